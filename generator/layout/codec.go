@@ -1,0 +1,207 @@
+package layout
+
+import (
+	"bytes"
+	"math"
+	"strconv"
+	"strings"
+
+	rankgenrt "github.com/rankgen/rankgen/runtime"
+)
+
+// Entry is an entry as the interpreted codec sees it: the id and, for each field of the
+// layout, its value as a key (see Field.Lo). For uint64 ids, ID is the decimal form.
+type Entry struct {
+	ID   string
+	Keys []uint64
+}
+
+// Check returns a *rankgenrt.RangeError when key is outside the field's range.
+func (f *Field) Check(key uint64) error {
+	if key >= f.Lo && key <= f.Hi {
+		return nil
+	}
+	return &rankgenrt.RangeError{Field: f.Name, Value: f.Format(key), Min: f.Format(f.Lo), Max: f.Format(f.Hi)}
+}
+
+// Format writes a key as the value it stands for: a number, true/false, an enum value's name,
+// or an RFC 3339 time.
+func (f *Field) Format(key uint64) string {
+	switch f.Kind {
+	case Int:
+		return strconv.FormatInt(IntOf(key), 10)
+	case Bool:
+		return strconv.FormatBool(key != 0)
+	case Enum:
+		if key < uint64(len(f.Values)) {
+			return f.Values[key]
+		}
+	case Time:
+		return f.TimeOf(key).Format("2006-01-02T15:04:05.999999Z07:00")
+	}
+	return strconv.FormatUint(key, 10)
+}
+
+// CheckID validates an id: a string of 1…MaxBytes bytes, or a canonical decimal uint64.
+func (l *Layout) CheckID(id string) error {
+	if l.IDType == IDUint64 {
+		n, err := strconv.ParseUint(id, 10, 64)
+		if err != nil || strconv.FormatUint(n, 10) != id {
+			return &rankgenrt.RangeError{Field: l.IDName, Value: strconv.Quote(id), Min: "0", Max: "18446744073709551615"}
+		}
+		return nil
+	}
+	if len(id) == 0 || len(id) > l.MaxBytes {
+		return rankgenrt.IDLengthError(l.IDName, len(id), l.MaxBytes)
+	}
+	return nil
+}
+
+// ScoreOf turns the mixed-radix integer P into the score Redis stores.
+func (l *Layout) ScoreOf(p uint64) float64 {
+	if l.Score == ScoreDecimal {
+		return float64(p) / l.Pow10()
+	}
+	return float64(p)
+}
+
+// POf recovers P from a score, refusing any score this layout cannot have produced.
+func (l *Layout) POf(score float64) (uint64, error) {
+	if math.IsNaN(score) || score < 0 || math.IsInf(score, 0) {
+		return 0, rankgenrt.BadScore(score, "not a finite non-negative number")
+	}
+	if l.Score == ScoreDecimal {
+		// fl(P / 10^w) is correctly rounded and the layout keeps it injective, so the true P is
+		// within one of round(score · 10^w): try the neighbours, exact by construction.
+		c := math.Round(score * l.Pow10())
+		for _, p := range [3]float64{c, c - 1, c + 1} {
+			if p >= 0 && p < float64(l.ScoreRadix) && p/l.Pow10() == score {
+				return uint64(p), nil
+			}
+		}
+		return 0, rankgenrt.BadScore(score, "not a value of the form P / 10^"+strconv.Itoa(l.DecimalPlaces)+" this layout writes")
+	}
+	if score != math.Trunc(score) {
+		return 0, rankgenrt.BadScore(score, "not an integer")
+	}
+	if score >= float64(l.ScoreRadix) {
+		return 0, rankgenrt.BadScore(score, "above the layout's largest score "+strconv.FormatUint(l.ScoreRadix-1, 10))
+	}
+	return uint64(score), nil
+}
+
+// Encode computes the (score, member) pair Redis stores for e.
+func (l *Layout) Encode(e Entry) (score float64, member string, err error) {
+	if len(e.Keys) != len(l.Fields) {
+		return 0, "", &rankgenrt.RangeError{Field: "entry", Value: strconv.Itoa(len(e.Keys)) + " fields", Min: strconv.Itoa(len(l.Fields)), Max: strconv.Itoa(len(l.Fields))}
+	}
+	for i, f := range l.Fields {
+		if err := f.Check(e.Keys[i]); err != nil {
+			return 0, "", err
+		}
+	}
+	if err := l.CheckID(e.ID); err != nil {
+		return 0, "", err
+	}
+	var p uint64
+	for i, f := range l.ScoreFields() {
+		p += f.Digit(e.Keys[i]) * f.Weight
+	}
+	if !l.HasPrefix() {
+		return l.ScoreOf(p), e.ID, nil
+	}
+	var b strings.Builder
+	b.Grow(l.PrefixLen + len(e.ID))
+	for i, f := range l.MemberFields() {
+		d := f.Digit(e.Keys[l.NumScore+i])
+		base := 10
+		if f.Hex {
+			base = 16
+		}
+		s := strconv.FormatUint(d, base)
+		b.WriteString(strings.Repeat("0", f.TextWidth-len(s)))
+		b.WriteString(s)
+		b.WriteString(l.Separator)
+	}
+	b.WriteString(e.ID)
+	return l.ScoreOf(p), b.String(), nil
+}
+
+// Decode recovers the entry from a (score, member) pair, refusing pairs this layout cannot
+// have produced.
+func (l *Layout) Decode(score float64, member string) (Entry, error) {
+	p, err := l.POf(score)
+	if err != nil {
+		return Entry{}, err
+	}
+	e := Entry{Keys: make([]uint64, len(l.Fields))}
+	for i, f := range l.ScoreFields() {
+		d := p / f.Weight % (f.MaxDigit + 1)
+		if d > f.Span() {
+			return Entry{}, rankgenrt.BadScore(score, f.Name+" digit "+strconv.FormatUint(d, 10)+" is outside its range")
+		}
+		e.Keys[i] = f.Key(d)
+	}
+	if len(member) < l.PrefixLen {
+		return Entry{}, rankgenrt.BadMember(member, "shorter than the "+strconv.Itoa(l.PrefixLen)+"-byte prefix")
+	}
+	for i, f := range l.MemberFields() {
+		text := member[f.Offset : f.Offset+f.TextWidth]
+		if member[f.Offset+f.TextWidth:f.Offset+f.TextWidth+len(l.Separator)] != l.Separator {
+			return Entry{}, rankgenrt.BadMember(member, "no separator after "+f.Name)
+		}
+		d, ok := parseDigits(text, f.Hex)
+		if !ok || d > f.Span() {
+			return Entry{}, rankgenrt.BadMember(member, f.Name+" text "+strconv.Quote(text)+" is not a digit of its range")
+		}
+		e.Keys[l.NumScore+i] = f.Key(d)
+	}
+	e.ID = member[l.PrefixLen:]
+	if err := l.CheckID(e.ID); err != nil {
+		return Entry{}, rankgenrt.BadMember(member, "bad id: "+err.Error())
+	}
+	return e, nil
+}
+
+// parseDigits reads fixed-width decimal or lower-case hex; it refuses signs, spaces and
+// upper-case hex, which would break byte order.
+func parseDigits(s string, hex bool) (uint64, bool) {
+	var d uint64
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		var v uint64
+		switch {
+		case c >= '0' && c <= '9':
+			v = uint64(c - '0')
+		case hex && c >= 'a' && c <= 'f':
+			v = uint64(c-'a') + 10
+		default:
+			return 0, false
+		}
+		base := uint64(10)
+		if hex {
+			base = 16
+		}
+		if d > (math.MaxUint64-v)/base {
+			return 0, false
+		}
+		d = d*base + v
+	}
+	return d, true
+}
+
+// Compare orders entries as Redis reads a board (ZREVRANGE): negative when a ranks before b.
+// Fields compare by digit, larger first; entries equal on every field compare by member bytes,
+// larger first, which (the prefix being equal) is the id's bytes.
+func (l *Layout) Compare(a, b Entry) int {
+	for i, f := range l.Fields {
+		da, db := f.Digit(a.Keys[i]), f.Digit(b.Keys[i])
+		if da != db {
+			if da > db {
+				return -1
+			}
+			return 1
+		}
+	}
+	return -bytes.Compare([]byte(a.ID), []byte(b.ID))
+}

@@ -1,0 +1,311 @@
+// Package layout turns a rankgen schema into the one model everything else is derived from:
+// for each field its radix, digit transform, place (score or member), weight or member offset,
+// and Go type; a canonical form and its fingerprint; and an interpreted codec over the model,
+// which serves the CLI and is the oracle generated code is tested against.
+//
+// The maths (see design.md §2): field i stores a digit d_i in [0, R_i), larger digit = ranks
+// first (desc: d = v − min; asc: d = max − v). The score is the mixed-radix integer
+// P = Σ d_i·W_i over the score fields (W_i = product of the radices after i), kept at most
+// 2^53 so a float64 holds it exactly. Fields after the score go into the member as a
+// fixed-width, order-preserving text prefix before the id.
+package layout
+
+import (
+	"math"
+	"math/bits"
+	"strings"
+	"time"
+)
+
+// Kind is the type of a field's values.
+type Kind int
+
+const (
+	Uint Kind = iota
+	Int
+	Bool
+	Enum
+	Time
+)
+
+var kindNames = []string{"uint", "int", "bool", "enum", "time"}
+
+func (k Kind) String() string { return kindNames[k] }
+
+// Order says which values rank first.
+type Order int
+
+const (
+	Desc Order = iota // higher values rank first
+	Asc               // lower values rank first (e.g. "reached earlier")
+)
+
+func (o Order) String() string { return [...]string{"desc", "asc"}[o] }
+
+// Place is where a field's digit is stored.
+type Place int
+
+const (
+	InScore Place = iota
+	InMember
+)
+
+func (p Place) String() string { return [...]string{"score", "member"}[p] }
+
+// RadixKind is how a field's width was declared; it also fixes how the field is written in
+// the member prefix.
+type RadixKind int
+
+const (
+	RadixBits   RadixKind = iota // bits: n → R = 2^n, written as zero-padded lower-case hex
+	RadixDigits                  // digits: n → R = 10^n, written as zero-padded decimal
+	RadixRange                   // from the range (min/max, bool, enum values), zero-padded decimal
+)
+
+// ScoreKind selects how the mixed-radix integer P becomes a float64 score.
+type ScoreKind int
+
+const (
+	ScoreInteger ScoreKind = iota // score = P
+	ScoreDecimal                  // score = P / 10^decimal_places (seed-style "value.fraction")
+)
+
+func (s ScoreKind) String() string { return [...]string{"integer", "decimal"}[s] }
+
+// Unit is the resolution of a time field.
+type Unit int
+
+const (
+	Second Unit = iota
+	Milli
+	Micro
+)
+
+func (u Unit) String() string { return [...]string{"s", "ms", "us"}[u] }
+
+// Duration is the length of one unit.
+func (u Unit) Duration() time.Duration {
+	return [...]time.Duration{time.Second, time.Millisecond, time.Microsecond}[u]
+}
+
+// IDType is the Go type of the member id.
+type IDType int
+
+const (
+	IDString IDType = iota
+	IDUint64
+)
+
+func (t IDType) String() string { return [...]string{"string", "uint64"}[t] }
+
+// Op is an update operation a board offers on a field.
+type Op string
+
+const (
+	OpAdd Op = "add" // signed delta
+	OpMax Op = "max" // keep the larger of old and new
+	OpMin Op = "min" // keep the smaller of old and new
+	OpSet Op = "set" // replace
+)
+
+// Overflow says what an update does at the edge of a field's range.
+type Overflow int
+
+const (
+	OverflowError    Overflow = iota // refuse the update, leave the entry unchanged
+	OverflowSaturate                 // clamp at the range's edge
+)
+
+func (o Overflow) String() string { return [...]string{"error", "saturate"}[o] }
+
+// Stamp says whether a time field is set to "now" on every update that changes the entry.
+type Stamp int
+
+const (
+	StampNone   Stamp = iota
+	StampClient       // the client's clock
+	StampServer       // Redis's TIME, one clock for every writer
+)
+
+func (s Stamp) String() string { return [...]string{"none", "client", "server"}[s] }
+
+// signBit maps int64 to uint64 preserving order: key = uint64(v) ^ signBit.
+const signBit = 1 << 63
+
+// MaxScore is the largest integer below which every integer is exact in a float64.
+const MaxScore = 1 << 53
+
+// Field is one field of the layout.
+type Field struct {
+	Name string // Go field name, as in the schema
+	Doc  string
+	Kind Kind
+
+	Order Order
+	Place Place
+
+	RadixKind RadixKind
+	Width     int    // n of bits: n or digits: n; 0 for RadixRange
+	MaxDigit  uint64 // R − 1: the largest digit the radix allows
+
+	// Lo and Hi are the range as keys: the value itself for uint, bool (0/1), enum (index);
+	// for int and time (in units since the Unix epoch) the int64 with its sign bit flipped,
+	// so keys order like values. Hi − Lo ≤ MaxDigit.
+	Lo, Hi uint64
+
+	Unit   Unit     // time fields
+	Values []string // enum fields, lowest first
+
+	Updates  []Op
+	Overflow Overflow
+	Stamp    Stamp
+
+	GoType string // uint8…uint64, int8…int64, bool, time.Time, or the enum's type name (= Name)
+
+	Weight uint64 // in the score: W_i
+
+	Offset    int  // in the member: byte offset of the field's text
+	TextWidth int  // in the member: bytes of the field's text
+	Hex       bool // in the member: lower-case hex (else decimal)
+
+	Line, Col int // position of the field in the schema
+}
+
+// Signed reports whether keys are sign-flipped int64 values (int and time fields).
+func (f *Field) Signed() bool { return f.Kind == Int || f.Kind == Time }
+
+// Radix is R, or 0 when R = 2^64 (a bits: 64 field).
+func (f *Field) Radix() uint64 { return f.MaxDigit + 1 }
+
+// Digit maps a key (already range-checked) to the stored digit: larger digit ranks first.
+func (f *Field) Digit(key uint64) uint64 {
+	if f.Order == Desc {
+		return key - f.Lo
+	}
+	return f.Hi - key
+}
+
+// Key maps a digit (at most Hi − Lo) back to the key.
+func (f *Field) Key(digit uint64) uint64 {
+	if f.Order == Desc {
+		return f.Lo + digit
+	}
+	return f.Hi - digit
+}
+
+// Span is Hi − Lo, the largest digit a value of the range produces.
+func (f *Field) Span() uint64 { return f.Hi - f.Lo }
+
+// IntKey is the key of a signed value; UnKey inverts it.
+func IntKey(v int64) uint64 { return uint64(v) ^ signBit }
+
+// IntOf returns the signed value of a key of an int or time field.
+func IntOf(key uint64) int64 { return int64(key ^ signBit) }
+
+// MinInt and MaxInt are the range of an int or time field (time: in units since the epoch).
+func (f *Field) MinInt() int64 { return IntOf(f.Lo) }
+func (f *Field) MaxInt() int64 { return IntOf(f.Hi) }
+
+// TimeOf converts a key of a time field to the instant it stands for (UTC).
+func (f *Field) TimeOf(key uint64) time.Time {
+	n := IntOf(key)
+	switch f.Unit {
+	case Milli:
+		return time.UnixMilli(n).UTC()
+	case Micro:
+		return time.UnixMicro(n).UTC()
+	}
+	return time.Unix(n, 0).UTC()
+}
+
+// TimeUnits is t truncated (floored) to the field's unit, in units since the Unix epoch.
+// ok is false when t is beyond what int64 units can count.
+func TimeUnits(t time.Time, u Unit) (n int64, ok bool) {
+	switch u {
+	case Milli:
+		if t.Unix() > math.MaxInt64/1000-1 || t.Unix() < math.MinInt64/1000+1 {
+			return 0, false
+		}
+		return t.UnixMilli(), true
+	case Micro:
+		if t.Unix() > math.MaxInt64/1000000-1 || t.Unix() < math.MinInt64/1000000+1 {
+			return 0, false
+		}
+		return t.UnixMicro(), true
+	}
+	return t.Unix(), true
+}
+
+// Layout is the computed, validated layout of a schema.
+type Layout struct {
+	File    string // the schema's file name, as given
+	Package string
+	Doc     string
+
+	IDName   string
+	IDType   IDType
+	MaxBytes int // string ids: the longest id accepted
+
+	Separator string
+
+	Score         ScoreKind
+	DecimalPlaces int // ScoreDecimal: the score is P / 10^DecimalPlaces
+
+	Fields   []*Field
+	NumScore int // Fields[:NumScore] are in the score, the rest in the member
+
+	ScoreRadix uint64 // Π R over the score fields: P ∈ [0, ScoreRadix)
+	ScoreLimit uint64 // the most distinct P the score kind holds exactly (2^53, or the decimal bound)
+
+	PrefixLen int // bytes before the id in a member (field texts and separators)
+
+	Canonical   string // canonical text of everything that decides the stored encoding
+	Fingerprint string // hex SHA-256 prefix of Canonical
+}
+
+// ScoreFields and MemberFields split Fields by place.
+func (l *Layout) ScoreFields() []*Field  { return l.Fields[:l.NumScore] }
+func (l *Layout) MemberFields() []*Field { return l.Fields[l.NumScore:] }
+
+// HasPrefix reports whether members carry a field prefix (and so the board needs an id index).
+func (l *Layout) HasPrefix() bool { return l.NumScore < len(l.Fields) }
+
+// Field returns the field with the given name, or nil.
+func (l *Layout) Field(name string) *Field {
+	for _, f := range l.Fields {
+		if f.Name == name {
+			return f
+		}
+	}
+	return nil
+}
+
+// ScoreBits is log2 of the score's radix product: the bits of capacity the score uses.
+func (l *Layout) ScoreBits() float64 { return log2u(l.ScoreRadix) }
+
+// Pow10 is 10^DecimalPlaces as a float64 (exact for every allowed DecimalPlaces).
+func (l *Layout) Pow10() float64 { return math.Pow10(l.DecimalPlaces) }
+
+func log2u(x uint64) float64 {
+	if x == 0 {
+		return 64
+	}
+	n := bits.Len64(x) - 1
+	return float64(n) + math.Log2(float64(x)/math.Exp2(float64(n)))
+}
+
+// Stem is the schema's file name without its extension ("arena" for arena.yaml); every
+// generated file is named after it.
+func (l *Layout) Stem() string {
+	s := l.File
+	for _, ext := range []string{".yaml", ".yml"} {
+		s = strings.TrimSuffix(s, ext)
+	}
+	return s
+}
+
+// GoFile is the name of the generated Go file.
+func (l *Layout) GoFile() string { return l.Stem() + ".rankgen.go" }
+
+// LuaFile is the name of the generated Lua script for one board operation.
+func (l *Layout) LuaFile(op string) string { return l.Stem() + "." + op + ".lua" }

@@ -1,0 +1,324 @@
+package layout
+
+import (
+	"fmt"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// scalar is one YAML scalar with its position, kept as text so that every later error can
+// point at it.
+type scalar struct {
+	Value     string
+	Line, Col int
+	Set       bool
+}
+
+// rawSchema is the schema as written, before validation: positions kept, nothing interpreted.
+type rawSchema struct {
+	Package, Doc, Separator, Score, DecimalPlaces scalar
+	ID                                            rawID
+	Fields                                        []rawField
+	FieldsPos                                     scalar
+}
+
+type rawID struct {
+	Name, Type, MaxBytes scalar
+	Line, Col            int
+	Set                  bool
+}
+
+type rawField struct {
+	Line, Col                                                       int
+	Name, Type, Bits, Digits, Order, Min, Max, Epoch, Unit, In, Doc scalar
+	Overflow, Stamp                                                 scalar
+	Values, Update                                                  []scalar
+	ValuesPos, UpdatePos                                            scalar
+}
+
+var (
+	topKeys   = []string{"package", "doc", "id", "separator", "score", "decimal_places", "fields"}
+	idKeys    = []string{"name", "type", "max_bytes"}
+	fieldKeys = []string{"name", "type", "bits", "digits", "order", "min", "max", "epoch", "unit",
+		"values", "in", "doc", "update", "overflow", "stamp"}
+)
+
+// parser collects diagnostics while walking the YAML node tree.
+type parser struct {
+	file  string
+	diags Diagnostics
+}
+
+func (p *parser) errorf(line, col int, format string, args ...any) {
+	p.diags = append(p.diags, Diagnostic{File: p.file, Line: line, Col: col, Message: fmt.Sprintf(format, args...)})
+}
+
+func (p *parser) errAt(s scalar, format string, args ...any) {
+	p.errorf(s.Line, s.Col, format, args...)
+}
+
+// parseRaw reads the YAML text into a rawSchema, reporting structural problems (malformed YAML,
+// unknown keys, wrong node kinds). It never panics.
+func parseRaw(file string, src []byte) (raw *rawSchema, diags Diagnostics) {
+	p := &parser{file: file}
+	defer func() {
+		if r := recover(); r != nil { // yaml.v3 has panicked on hostile input before; never let it reach the user
+			raw, diags = nil, Diagnostics{{File: file, Message: fmt.Sprintf("malformed YAML: %v", r)}}
+		}
+	}()
+	var doc yaml.Node
+	if err := yaml.Unmarshal(src, &doc); err != nil {
+		line, msg := yamlErrorLine(err)
+		if line > 0 {
+			p.errorf(line, 1, "malformed YAML: %s", msg)
+		} else {
+			p.diags = append(p.diags, Diagnostic{File: file, Message: "malformed YAML: " + msg})
+		}
+		return nil, p.diags
+	}
+	if doc.Kind == 0 || len(doc.Content) == 0 {
+		p.diags = append(p.diags, Diagnostic{File: file, Message: "the schema is empty; it needs at least package, id and fields"})
+		return nil, p.diags
+	}
+	root := deref(doc.Content[0])
+	if root.Kind != yaml.MappingNode {
+		p.errorf(root.Line, root.Column, "the schema must be a mapping of keys (package, id, fields, …), not a %s", kindName(root))
+		return nil, p.diags
+	}
+	raw = &rawSchema{}
+	p.mapping(root, "the schema", topKeys, func(key string, k, v *yaml.Node) {
+		switch key {
+		case "package":
+			raw.Package = p.scalar(v, key)
+		case "doc":
+			raw.Doc = p.scalar(v, key)
+		case "separator":
+			raw.Separator = p.scalar(v, key)
+		case "score":
+			raw.Score = p.scalar(v, key)
+		case "decimal_places":
+			raw.DecimalPlaces = p.scalar(v, key)
+		case "id":
+			raw.ID = p.id(v)
+		case "fields":
+			raw.FieldsPos = scalar{Line: k.Line, Col: k.Column, Set: true}
+			if v.Kind != yaml.SequenceNode {
+				p.errorf(v.Line, v.Column, "fields must be a list of fields (each starting with \"- name: …\"), not a %s", kindName(v))
+				return
+			}
+			for _, item := range v.Content {
+				raw.Fields = append(raw.Fields, p.field(deref(item)))
+			}
+		}
+	})
+	return raw, p.diags
+}
+
+func (p *parser) id(v *yaml.Node) rawID {
+	id := rawID{Line: v.Line, Col: v.Column, Set: true}
+	if v.Kind == yaml.ScalarNode { // "id: PlayerID" is a natural shorthand for the name alone
+		id.Name = p.scalar(v, "id")
+		return id
+	}
+	p.mapping(v, "id", idKeys, func(key string, _, v *yaml.Node) {
+		switch key {
+		case "name":
+			id.Name = p.scalar(v, key)
+		case "type":
+			id.Type = p.scalar(v, key)
+		case "max_bytes":
+			id.MaxBytes = p.scalar(v, key)
+		}
+	})
+	return id
+}
+
+func (p *parser) field(n *yaml.Node) rawField {
+	f := rawField{Line: n.Line, Col: n.Column}
+	if n.Kind != yaml.MappingNode {
+		p.errorf(n.Line, n.Column, "each field must be a mapping (\"- name: Points\" with type, bits …), not a %s", kindName(n))
+		return f
+	}
+	where := "a field"
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if k := n.Content[i]; k.Value == "name" && deref(n.Content[i+1]).Kind == yaml.ScalarNode {
+			where = fmt.Sprintf("field %q", deref(n.Content[i+1]).Value)
+		}
+	}
+	p.mapping(n, where, fieldKeys, func(key string, k, v *yaml.Node) {
+		s := func() scalar { return p.scalar(v, key) }
+		switch key {
+		case "name":
+			f.Name = s()
+		case "type":
+			f.Type = s()
+		case "bits":
+			f.Bits = s()
+		case "digits":
+			f.Digits = s()
+		case "order":
+			f.Order = s()
+		case "min":
+			f.Min = s()
+		case "max":
+			f.Max = s()
+		case "epoch":
+			f.Epoch = s()
+		case "unit":
+			f.Unit = s()
+		case "in":
+			f.In = s()
+		case "doc":
+			f.Doc = s()
+		case "overflow":
+			f.Overflow = s()
+		case "stamp":
+			f.Stamp = s()
+		case "values":
+			f.ValuesPos = scalar{Line: k.Line, Col: k.Column, Set: true}
+			f.Values = p.list(v, key)
+		case "update":
+			f.UpdatePos = scalar{Line: k.Line, Col: k.Column, Set: true}
+			f.Update = p.list(v, key)
+		}
+	})
+	return f
+}
+
+// mapping walks a mapping node, reporting unknown and repeated keys with a did-you-mean.
+func (p *parser) mapping(n *yaml.Node, where string, known []string, visit func(key string, k, v *yaml.Node)) {
+	n = deref(n)
+	if n.Kind != yaml.MappingNode {
+		p.errorf(n.Line, n.Column, "%s must be a mapping of keys, not a %s", where, kindName(n))
+		return
+	}
+	seen := map[string]bool{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := deref(n.Content[i]), deref(n.Content[i+1])
+		if k.Kind != yaml.ScalarNode {
+			p.errorf(k.Line, k.Column, "keys in %s must be plain words", where)
+			continue
+		}
+		if !contains(known, k.Value) {
+			msg := fmt.Sprintf("unknown key %q in %s", k.Value, where)
+			if s := suggest(k.Value, known); s != "" {
+				msg += fmt.Sprintf("; did you mean %q?", s)
+			} else {
+				msg += "; known keys are " + strings.Join(known, ", ")
+			}
+			p.errorf(k.Line, k.Column, "%s", msg)
+			continue
+		}
+		if seen[k.Value] {
+			p.errorf(k.Line, k.Column, "key %q is given twice in %s; keep one", k.Value, where)
+			continue
+		}
+		seen[k.Value] = true
+		visit(k.Value, k, v)
+	}
+}
+
+func (p *parser) scalar(n *yaml.Node, key string) scalar {
+	n = deref(n)
+	if n.Kind != yaml.ScalarNode {
+		p.errorf(n.Line, n.Column, "%s must be a single value, not a %s", key, kindName(n))
+		return scalar{Line: n.Line, Col: n.Column}
+	}
+	if n.Tag == "!!null" {
+		p.errorf(n.Line, n.Column, "%s is empty; give it a value or remove the key", key)
+		return scalar{Line: n.Line, Col: n.Column}
+	}
+	return scalar{Value: n.Value, Line: n.Line, Col: n.Column, Set: true}
+}
+
+func (p *parser) list(n *yaml.Node, key string) []scalar {
+	n = deref(n)
+	if n.Kind == yaml.ScalarNode && n.Tag != "!!null" { // "update: add" is a one-element list
+		return []scalar{p.scalar(n, key)}
+	}
+	if n.Kind != yaml.SequenceNode {
+		p.errorf(n.Line, n.Column, "%s must be a list like [a, b], not a %s", key, kindName(n))
+		return nil
+	}
+	out := make([]scalar, 0, len(n.Content))
+	for _, item := range n.Content {
+		out = append(out, p.scalar(item, key+" entry"))
+	}
+	return out
+}
+
+func deref(n *yaml.Node) *yaml.Node {
+	for i := 0; n.Kind == yaml.AliasNode && n.Alias != nil && i < 100; i++ {
+		n = n.Alias
+	}
+	return n
+}
+
+func kindName(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "mapping"
+	case yaml.SequenceNode:
+		return "list"
+	case yaml.ScalarNode:
+		if n.Tag == "!!null" {
+			return "empty value"
+		}
+		return "single value"
+	}
+	return "YAML node"
+}
+
+// yamlErrorLine extracts "line N" from a yaml.v3 error so it can be reported as file:N:1.
+func yamlErrorLine(err error) (int, string) {
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	var line int
+	if _, e := fmt.Sscanf(msg, "line %d:", &line); e == nil {
+		if i := strings.Index(msg, ":"); i >= 0 {
+			msg = strings.TrimSpace(msg[i+1:])
+		}
+		return line, msg
+	}
+	return 0, msg
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// suggest returns the known word closest to s, when it is close enough to be a typo.
+func suggest(s string, known []string) string {
+	best, bestD := "", 3
+	for _, k := range known {
+		if d := editDistance(strings.ToLower(s), k); d < bestD {
+			best, bestD = k, d
+		}
+	}
+	return best
+}
+
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}

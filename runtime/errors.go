@@ -1,0 +1,87 @@
+package runtime
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+)
+
+// Sentinel errors. Every error returned by generated code or by the interpreted codec matches
+// exactly one of them with errors.Is.
+var (
+	// ErrOutOfRange: a field value (or an id) lies outside what the layout can store.
+	ErrOutOfRange = errors.New("rankgen: value out of range")
+	// ErrBadScore: a score that this layout cannot have produced.
+	ErrBadScore = errors.New("rankgen: score not produced by this layout")
+	// ErrBadMember: a member that this layout cannot have produced.
+	ErrBadMember = errors.New("rankgen: member not produced by this layout")
+	// ErrOverflow: an update would move a field past its range (overflow: error).
+	ErrOverflow = errors.New("rankgen: update overflows field range")
+	// ErrNotFound: the board has no entry for the id.
+	ErrNotFound = errors.New("rankgen: entry not found")
+	// ErrLayoutMismatch: the board was written by a different layout (fingerprint differs).
+	ErrLayoutMismatch = errors.New("rankgen: board written by a different layout")
+)
+
+// RangeError reports a value outside a field's range. It matches ErrOutOfRange.
+type RangeError struct {
+	Field    string // schema name of the field, or of the id
+	Value    string // the offending value, formatted
+	Min, Max string // the accepted range, formatted
+}
+
+func (e *RangeError) Error() string {
+	return fmt.Sprintf("rankgen: %s = %s is out of range [%s, %s]", e.Field, e.Value, e.Min, e.Max)
+}
+
+// Is makes errors.Is(err, ErrOutOfRange) true.
+func (e *RangeError) Is(target error) bool { return target == ErrOutOfRange }
+
+// UintRangeError builds a RangeError for an unsigned value.
+func UintRangeError(field string, v, min, max uint64) error {
+	return &RangeError{Field: field, Value: strconv.FormatUint(v, 10), Min: strconv.FormatUint(min, 10), Max: strconv.FormatUint(max, 10)}
+}
+
+// IntRangeError builds a RangeError for a signed value.
+func IntRangeError(field string, v, min, max int64) error {
+	return &RangeError{Field: field, Value: strconv.FormatInt(v, 10), Min: strconv.FormatInt(min, 10), Max: strconv.FormatInt(max, 10)}
+}
+
+// IDLengthError reports a string id that is empty or longer than the layout allows.
+func IDLengthError(field string, n, max int) error {
+	return &RangeError{Field: field, Value: strconv.Itoa(n) + " bytes", Min: "1 byte", Max: strconv.Itoa(max) + " bytes"}
+}
+
+// DecodeError reports a score or member that the layout cannot have produced. It matches
+// ErrBadScore or ErrBadMember.
+type DecodeError struct {
+	Member bool   // false: the score is bad; true: the member is bad
+	Input  string // the score or member, formatted
+	Reason string // why, in words
+}
+
+func (e *DecodeError) Error() string {
+	what := "score"
+	if e.Member {
+		what = "member"
+	}
+	return fmt.Sprintf("rankgen: bad %s %s: %s", what, e.Input, e.Reason)
+}
+
+// Is makes errors.Is match ErrBadScore or ErrBadMember.
+func (e *DecodeError) Is(target error) bool {
+	if e.Member {
+		return target == ErrBadMember
+	}
+	return target == ErrBadScore
+}
+
+// BadScore builds a DecodeError for a score.
+func BadScore(score float64, reason string) error {
+	return &DecodeError{Input: strconv.FormatFloat(score, 'g', -1, 64), Reason: reason}
+}
+
+// BadMember builds a DecodeError for a member.
+func BadMember(member string, reason string) error {
+	return &DecodeError{Member: true, Input: strconv.Quote(member), Reason: reason}
+}

@@ -1,0 +1,22 @@
+package runtime
+
+// Version is the version of the contract between generated code and this package. Generated
+// code records the version it was generated for and fails to compile when the two drift:
+//
+//	const _ = rankgenrt.EnforceVersion(Version - rankgenrt.MinVersion)
+//	const _ = rankgenrt.EnforceVersion(rankgenrt.MaxVersion - Version)
+//
+// Either constant expression overflows the unsigned EnforceVersion when the generated code is
+// older than MinVersion or newer than MaxVersion, so a stale package is a compile error, not a
+// silent mis-decode.
+const Version = 1
+
+// MinVersion and MaxVersion bound the generated-code versions this runtime supports.
+const (
+	MinVersion = 1
+	MaxVersion = Version
+)
+
+// EnforceVersion is used by generated code to assert, at compile time, that it is paired with
+// a compatible runtime. See Version.
+type EnforceVersion uint
