@@ -279,8 +279,8 @@ func (v *validator) field(raw *rawField, names map[string]scalar) *Field {
 	only(raw.Min, "min", Uint, Int, Time)
 	only(raw.Max, "max", Uint, Int, Time)
 	only(raw.ValuesPos, "values", Enum)
-	only(raw.Bits, "bits", Uint, Int, Enum, Time)
-	only(raw.Digits, "digits", Uint, Int, Enum, Time)
+	only(raw.Bits, "bits", Uint, Int, Bool, Enum, Time)
+	only(raw.Digits, "digits", Uint, Int, Bool, Enum, Time)
 	if raw.Bits.Set && raw.Digits.Set {
 		v.errAt(raw.Digits, "%s has both bits and digits; give one width: bits: n (radix 2^n) or digits: n (radix 10^n)", label)
 	}
@@ -816,8 +816,34 @@ func (v *validator) scoreOverflow(l *Layout, at *rawField, product, limit *big.I
 	if l.Score == ScoreDecimal {
 		holds = fmt.Sprintf("with decimal_places: %d the score stays exact only below %s, %.1f bits", l.DecimalPlaces, limit, has)
 	}
-	v.errorf(at.Line, at.Col, "the score needs %.1f bits (%s) but %s; narrow a field (fewer bits or digits, or a tighter min/max), or move the last fields to the member with \"in: member\"",
-		need, strings.Join(parts, " + "), holds)
+	v.errorf(at.Line, at.Col, "the score needs %.1f bits (%s; the radices multiply to %s, above %s) but %s; narrow a field (%sfewer bits or digits, or a tighter min/max), or move the last fields to the member with \"in: member\"",
+		need, strings.Join(parts, " + "), product, limit, holds, narrowHint(l, product, limit))
+}
+
+// narrowHint names the widest the leading score field could be with the others unchanged, when
+// it is a uint (the usual "points" field): "Raw to max: 899, " or "Points to bits: 21, ".
+func narrowHint(l *Layout, product, limit *big.Int) string {
+	var f *Field
+	for _, g := range l.Fields {
+		if g.Place == InScore {
+			f = g
+			break
+		}
+	}
+	if f == nil || f.Kind != Uint {
+		return ""
+	}
+	r := new(big.Int).SetUint64(f.MaxDigit)
+	r.Add(r, big.NewInt(1))
+	rest := new(big.Int).Div(product, r)
+	fit := new(big.Int).Div(limit, rest) // the largest radix the field may have
+	if fit.Cmp(big.NewInt(2)) < 0 {
+		return ""
+	}
+	if f.RadixKind == RadixBits {
+		return fmt.Sprintf("e.g. %s to bits: %d, ", f.Name, fit.BitLen()-1)
+	}
+	return fmt.Sprintf("e.g. %s to max: %s, ", f.Name, new(big.Int).Add(new(big.Int).SetUint64(f.Lo), new(big.Int).Sub(fit, big.NewInt(1))))
 }
 
 // bitsOfOne corrects log2(R−1) to log2(R) for the per-field breakdown.
