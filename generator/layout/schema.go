@@ -13,6 +13,7 @@ type scalar struct {
 	Value     string
 	Line, Col int
 	Set       bool
+	Bad       bool // given but unusable (wrong kind, empty, misspelt): already reported
 }
 
 // rawSchema is the schema as written, before validation: positions kept, nothing interpreted.
@@ -26,11 +27,12 @@ type rawSchema struct {
 type rawID struct {
 	Name, Type, MaxBytes scalar
 	Line, Col            int
-	Set                  bool
+	Set, Bad             bool
 }
 
 type rawField struct {
 	Line, Col                                                       int
+	Bad                                                             bool // not a mapping: already reported
 	Name, Type, Bits, Digits, Order, Min, Max, Epoch, Unit, In, Doc scalar
 	Overflow, Stamp                                                 scalar
 	Values, Update                                                  []scalar
@@ -87,7 +89,7 @@ func parseRaw(file string, src []byte) (raw *rawSchema, diags Diagnostics) {
 		return nil, p.diags
 	}
 	raw = &rawSchema{}
-	p.mapping(root, "the schema", topKeys, func(key string, k, v *yaml.Node) {
+	misspelt, _ := p.mapping(root, "the schema", topKeys, func(key string, k, v *yaml.Node) {
 		switch key {
 		case "package":
 			raw.Package = p.scalar(v, key)
@@ -103,8 +105,9 @@ func parseRaw(file string, src []byte) (raw *rawSchema, diags Diagnostics) {
 			raw.ID = p.id(v)
 		case "fields":
 			raw.FieldsPos = scalar{Line: k.Line, Col: k.Column, Set: true}
-			if v.Kind != yaml.SequenceNode {
+			if v = deref(v); v.Kind != yaml.SequenceNode {
 				p.errorf(v.Line, v.Column, "fields must be a list of fields (each starting with \"- name: …\"), not a %s", kindName(v))
+				raw.FieldsPos.Bad = true
 				return
 			}
 			for _, item := range v.Content {
@@ -112,7 +115,21 @@ func parseRaw(file string, src []byte) (raw *rawSchema, diags Diagnostics) {
 			}
 		}
 	})
+	markBad(misspelt, map[string]*scalar{"package": &raw.Package, "decimal_places": &raw.DecimalPlaces, "fields": &raw.FieldsPos})
+	if contains(misspelt, "id") && !raw.ID.Set {
+		raw.ID.Bad = true
+	}
 	return raw, p.diags
+}
+
+// markBad marks the keys a did-you-mean suggested, when they are not given, as already
+// reported: "unknown key \"pakage\"; did you mean \"package\"?" says all there is to say.
+func markBad(misspelt []string, slots map[string]*scalar) {
+	for _, key := range misspelt {
+		if s := slots[key]; s != nil && !s.Set {
+			s.Bad = true
+		}
+	}
 }
 
 func (p *parser) id(v *yaml.Node) rawID {
@@ -121,7 +138,7 @@ func (p *parser) id(v *yaml.Node) rawID {
 		id.Name = p.scalar(v, "id")
 		return id
 	}
-	p.mapping(v, "id", idKeys, func(key string, _, v *yaml.Node) {
+	misspelt, ok := p.mapping(v, "id", idKeys, func(key string, _, v *yaml.Node) {
 		switch key {
 		case "name":
 			id.Name = p.scalar(v, key)
@@ -131,6 +148,8 @@ func (p *parser) id(v *yaml.Node) rawID {
 			id.MaxBytes = p.scalar(v, key)
 		}
 	})
+	id.Bad = !ok
+	markBad(misspelt, map[string]*scalar{"name": &id.Name, "type": &id.Type, "max_bytes": &id.MaxBytes})
 	return id
 }
 
@@ -138,6 +157,7 @@ func (p *parser) field(n *yaml.Node) rawField {
 	f := rawField{Line: n.Line, Col: n.Column}
 	if n.Kind != yaml.MappingNode {
 		p.errorf(n.Line, n.Column, "each field must be a mapping (\"- name: Points\" with type, bits …), not a %s", kindName(n))
+		f.Bad = true
 		return f
 	}
 	where := "a field"
@@ -146,7 +166,7 @@ func (p *parser) field(n *yaml.Node) rawField {
 			where = fmt.Sprintf("field %q", deref(n.Content[i+1]).Value)
 		}
 	}
-	p.mapping(n, where, fieldKeys, func(key string, k, v *yaml.Node) {
+	misspelt, _ := p.mapping(n, where, fieldKeys, func(key string, k, v *yaml.Node) {
 		s := func() scalar { return p.scalar(v, key) }
 		switch key {
 		case "name":
@@ -177,21 +197,27 @@ func (p *parser) field(n *yaml.Node) rawField {
 			f.Stamp = s()
 		case "values":
 			f.ValuesPos = scalar{Line: k.Line, Col: k.Column, Set: true}
-			f.Values = p.list(v, key)
+			f.Values, f.ValuesPos.Bad = p.list(v, key)
 		case "update":
 			f.UpdatePos = scalar{Line: k.Line, Col: k.Column, Set: true}
-			f.Update = p.list(v, key)
+			f.Update, f.UpdatePos.Bad = p.list(v, key)
 		}
+	})
+	markBad(misspelt, map[string]*scalar{
+		"name": &f.Name, "type": &f.Type, "bits": &f.Bits, "digits": &f.Digits, "order": &f.Order,
+		"min": &f.Min, "max": &f.Max, "epoch": &f.Epoch, "unit": &f.Unit, "in": &f.In, "doc": &f.Doc,
+		"overflow": &f.Overflow, "stamp": &f.Stamp, "values": &f.ValuesPos, "update": &f.UpdatePos,
 	})
 	return f
 }
 
-// mapping walks a mapping node, reporting unknown and repeated keys with a did-you-mean.
-func (p *parser) mapping(n *yaml.Node, where string, known []string, visit func(key string, k, v *yaml.Node)) {
+// mapping walks a mapping node, reporting unknown and repeated keys with a did-you-mean. It
+// returns the known keys it suggested for misspelt ones, and false when n is not a mapping.
+func (p *parser) mapping(n *yaml.Node, where string, known []string, visit func(key string, k, v *yaml.Node)) (misspelt []string, ok bool) {
 	n = deref(n)
 	if n.Kind != yaml.MappingNode {
 		p.errorf(n.Line, n.Column, "%s must be a mapping of keys, not a %s", where, kindName(n))
-		return
+		return nil, false
 	}
 	seen := map[string]bool{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
@@ -204,6 +230,7 @@ func (p *parser) mapping(n *yaml.Node, where string, known []string, visit func(
 			msg := fmt.Sprintf("unknown key %q in %s", k.Value, where)
 			if s := suggest(k.Value, known); s != "" {
 				msg += fmt.Sprintf("; did you mean %q?", s)
+				misspelt = append(misspelt, s)
 			} else {
 				msg += "; known keys are " + strings.Join(known, ", ")
 			}
@@ -217,35 +244,37 @@ func (p *parser) mapping(n *yaml.Node, where string, known []string, visit func(
 		seen[k.Value] = true
 		visit(k.Value, k, v)
 	}
+	return misspelt, true
 }
 
 func (p *parser) scalar(n *yaml.Node, key string) scalar {
 	n = deref(n)
 	if n.Kind != yaml.ScalarNode {
 		p.errorf(n.Line, n.Column, "%s must be a single value, not a %s", key, kindName(n))
-		return scalar{Line: n.Line, Col: n.Column}
+		return scalar{Line: n.Line, Col: n.Column, Bad: true}
 	}
 	if n.Tag == "!!null" {
 		p.errorf(n.Line, n.Column, "%s is empty; give it a value or remove the key", key)
-		return scalar{Line: n.Line, Col: n.Column}
+		return scalar{Line: n.Line, Col: n.Column, Bad: true}
 	}
 	return scalar{Value: n.Value, Line: n.Line, Col: n.Column, Set: true}
 }
 
-func (p *parser) list(n *yaml.Node, key string) []scalar {
+// list reads a list of single values; bad is true when n is not a list (already reported).
+func (p *parser) list(n *yaml.Node, key string) (items []scalar, bad bool) {
 	n = deref(n)
 	if n.Kind == yaml.ScalarNode && n.Tag != "!!null" { // "update: add" is a one-element list
-		return []scalar{p.scalar(n, key)}
+		return []scalar{p.scalar(n, key)}, false
 	}
 	if n.Kind != yaml.SequenceNode {
 		p.errorf(n.Line, n.Column, "%s must be a list like [a, b], not a %s", key, kindName(n))
-		return nil
+		return nil, true
 	}
 	out := make([]scalar, 0, len(n.Content))
 	for _, item := range n.Content {
 		out = append(out, p.scalar(item, key+" entry"))
 	}
-	return out
+	return out, false
 }
 
 func deref(n *yaml.Node) *yaml.Node {

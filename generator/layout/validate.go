@@ -53,7 +53,9 @@ func (v *validator) layout(raw *rawSchema) *Layout {
 	l := &Layout{File: file0(v.file), Separator: ":", MaxBytes: DefaultMaxBytes}
 
 	if !raw.Package.Set {
-		v.errorf(1, 1, "missing package: add \"package: arena\" (the Go package name of the generated code)")
+		if !raw.Package.Bad {
+			v.errorf(1, 1, "missing package: add \"package: arena\" (the Go package name of the generated code)")
+		}
 	} else if !token.IsIdentifier(raw.Package.Value) || token.IsKeyword(raw.Package.Value) || raw.Package.Value == "_" {
 		v.errAt(raw.Package, "package %q is not a Go package name; use a lower-case word like \"arena\"", raw.Package.Value)
 	} else {
@@ -73,7 +75,7 @@ func (v *validator) layout(raw *rawSchema) *Layout {
 	names := map[string]scalar{}
 	v.id(raw.ID, l, names)
 
-	if !raw.FieldsPos.Set || len(raw.Fields) == 0 {
+	if !raw.FieldsPos.Bad && (!raw.FieldsPos.Set || len(raw.Fields) == 0) {
 		at := raw.FieldsPos
 		if !at.Set {
 			at = scalar{Line: 1, Col: 1}
@@ -115,6 +117,9 @@ func (v *validator) score(raw *rawSchema, l *Layout) {
 	case "", "integer":
 	case "decimal":
 		l.Score = ScoreDecimal
+		if raw.DecimalPlaces.Bad {
+			return
+		}
 		if !raw.DecimalPlaces.Set {
 			v.errAt(raw.Score, "score: decimal needs decimal_places: N (how many digits of the layout go after the decimal point)")
 			return
@@ -138,11 +143,16 @@ func (v *validator) score(raw *rawSchema, l *Layout) {
 }
 
 func (v *validator) id(raw rawID, l *Layout, names map[string]scalar) {
+	if raw.Bad {
+		return
+	}
 	if !raw.Set {
 		v.errorf(1, 1, "missing id: add \"id: {name: PlayerID}\" (the member id's Go field name)")
 		return
 	}
-	if !raw.Name.Set {
+	if raw.Name.Bad {
+		// already reported
+	} else if !raw.Name.Set {
 		v.errorf(raw.Line, raw.Col, "id has no name; add \"name: PlayerID\" (its Go field name)")
 	} else if v.goName(raw.Name, "id name") {
 		l.IDName = raw.Name.Value
@@ -211,9 +221,14 @@ var allowedOps = map[Kind][]Op{
 }
 
 func (v *validator) field(raw *rawField, names map[string]scalar) *Field {
+	if raw.Bad {
+		return nil
+	}
 	f := &Field{Line: raw.Line, Col: raw.Col, Doc: strings.TrimSpace(raw.Doc.Value)}
 	before := len(v.diags)
-	if !raw.Name.Set {
+	if raw.Name.Bad {
+		// already reported
+	} else if !raw.Name.Set {
 		v.errorf(raw.Line, raw.Col, "field has no name; add \"name: Points\" (its Go field name)")
 	} else if v.goName(raw.Name, "field name") {
 		if prev, dup := names[raw.Name.Value]; dup {
@@ -237,6 +252,9 @@ func (v *validator) field(raw *rawField, names map[string]scalar) *Field {
 	case "time":
 		f.Kind = Time
 	case "":
+		if raw.Type.Bad {
+			return nil
+		}
 		at := raw.Type
 		if !at.Set {
 			at = scalar{Line: raw.Line, Col: raw.Col}
@@ -257,6 +275,9 @@ func (v *validator) field(raw *rawField, names map[string]scalar) *Field {
 	case "asc":
 		f.Order = Asc
 	case "":
+		if raw.Order.Bad {
+			break
+		}
 		v.errorf(raw.Line, raw.Col, "%s has no order; add \"order: desc\" (higher ranks first) or \"order: asc\" (lower ranks first)", label)
 	default:
 		v.errAt(raw.Order, "%s: order must be desc (higher ranks first) or asc (lower ranks first), not %q", label, raw.Order.Value)
@@ -286,6 +307,11 @@ func (v *validator) field(raw *rawField, names map[string]scalar) *Field {
 	}
 	if len(v.diags) > before {
 		return nil
+	}
+	for _, s := range []scalar{raw.Bits, raw.Digits, raw.Min, raw.Max, raw.Epoch, raw.Unit, raw.ValuesPos} {
+		if s.Bad { // reported already; the range cannot be worked out without it
+			return nil
+		}
 	}
 
 	// The radix.
