@@ -73,7 +73,8 @@ func parseRaw(file string, src []byte) (raw *rawSchema, diags Diagnostics) {
 	if err := yaml.Unmarshal(src, &doc); err != nil {
 		line, msg := yamlErrorLine(err)
 		if line > 0 {
-			p.errorf(line, 1, "malformed YAML: %s", msg)
+			col, hint := yamlHint(src, line, msg)
+			p.errorf(line, col, "malformed YAML: %s%s", msg, hint)
 		} else {
 			p.diags = append(p.diags, Diagnostic{File: file, Message: "malformed YAML: " + msg})
 		}
@@ -141,11 +142,11 @@ func (p *parser) id(v *yaml.Node) rawID {
 	misspelt, ok := p.mapping(v, "id", idKeys, func(key string, _, v *yaml.Node) {
 		switch key {
 		case "name":
-			id.Name = p.scalar(v, key)
+			id.Name = p.scalar(v, "id "+key)
 		case "type":
-			id.Type = p.scalar(v, key)
+			id.Type = p.scalar(v, "id "+key)
 		case "max_bytes":
-			id.MaxBytes = p.scalar(v, key)
+			id.MaxBytes = p.scalar(v, "id "+key)
 		}
 	})
 	id.Bad = !ok
@@ -167,7 +168,7 @@ func (p *parser) field(n *yaml.Node) rawField {
 		}
 	}
 	misspelt, _ := p.mapping(n, where, fieldKeys, func(key string, k, v *yaml.Node) {
-		s := func() scalar { return p.scalar(v, key) }
+		s := func() scalar { return p.scalar(v, key+" of "+where) }
 		switch key {
 		case "name":
 			f.Name = s()
@@ -197,10 +198,10 @@ func (p *parser) field(n *yaml.Node) rawField {
 			f.Stamp = s()
 		case "values":
 			f.ValuesPos = scalar{Line: k.Line, Col: k.Column, Set: true}
-			f.Values, f.ValuesPos.Bad = p.list(v, key)
+			f.Values, f.ValuesPos.Bad = p.list(v, key+" of "+where)
 		case "update":
 			f.UpdatePos = scalar{Line: k.Line, Col: k.Column, Set: true}
-			f.Update, f.UpdatePos.Bad = p.list(v, key)
+			f.Update, f.UpdatePos.Bad = p.list(v, key+" of "+where)
 		}
 	})
 	markBad(misspelt, map[string]*scalar{
@@ -254,7 +255,7 @@ func (p *parser) scalar(n *yaml.Node, key string) scalar {
 		return scalar{Line: n.Line, Col: n.Column, Bad: true}
 	}
 	if n.Tag == "!!null" {
-		p.errorf(n.Line, n.Column, "%s is empty; give it a value or remove the key", key)
+		p.errorf(n.Line, n.Column, "%s is empty; give it a value", key)
 		return scalar{Line: n.Line, Col: n.Column, Bad: true}
 	}
 	return scalar{Value: n.Value, Line: n.Line, Col: n.Column, Set: true}
@@ -310,6 +311,33 @@ func yamlErrorLine(err error) (int, string) {
 		return line, msg
 	}
 	return 0, msg
+}
+
+// yamlHint turns yaml.v3's terse errors into advice: where a tab indents the line, or what
+// is left open. It returns the column to report (1 unless a tab pins it down).
+func yamlHint(src []byte, line int, msg string) (int, string) {
+	lines := strings.Split(string(src), "\n")
+	if line <= len(lines) {
+		text := lines[line-1]
+		indent := text[:len(text)-len(strings.TrimLeft(text, " \t"))]
+		if i := strings.IndexByte(indent, '\t'); i >= 0 {
+			return i + 1, "; this line is indented with a tab: YAML indents with spaces only"
+		}
+	}
+	hints := []struct{ msg, hint string }{
+		{"did not find expected ',' or ']'", "; a [ list is not closed: add the ]"},
+		{"did not find expected ',' or '}'", "; a { mapping is not closed: add the }"},
+		{"found unexpected end of stream", "; a quote or bracket opened here is never closed"},
+		{"mapping values are not allowed in this context", "; a value holds \": \": put it in quotes, or check the indentation"},
+		{"did not find expected key", "; check the indentation of this line and the one before"},
+		{"found character that cannot start any token", "; put the value in quotes"},
+	}
+	for _, h := range hints {
+		if strings.Contains(msg, h.msg) {
+			return 1, h.hint
+		}
+	}
+	return 1, ""
 }
 
 func contains(list []string, s string) bool {

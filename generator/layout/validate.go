@@ -96,7 +96,7 @@ func (v *validator) layout(raw *rawSchema) *Layout {
 		return nil
 	}
 	if l.IDType == IDString && raw.ID.MaxBytes.Set && l.PrefixLen+l.MaxBytes > RedisMaxString {
-		v.errAt(raw.ID.MaxBytes, "max_bytes %d plus the %d-byte member prefix exceeds Redis's 512 MiB string limit; lower max_bytes", l.MaxBytes, l.PrefixLen)
+		v.errAt(raw.ID.MaxBytes, "max_bytes %d plus the %d-byte member prefix exceeds Redis's 512 MiB string limit; lower max_bytes to at most %d", l.MaxBytes, l.PrefixLen, RedisMaxString-l.PrefixLen)
 		return nil
 	}
 	l.Canonical = canonical(l)
@@ -232,7 +232,7 @@ func (v *validator) field(raw *rawField, names map[string]scalar) *Field {
 		v.errorf(raw.Line, raw.Col, "field has no name; add \"name: Points\" (its Go field name)")
 	} else if v.goName(raw.Name, "field name") {
 		if prev, dup := names[raw.Name.Value]; dup {
-			v.errAt(raw.Name, "name %q is already used at line %d; names must be unique", raw.Name.Value, prev.Line)
+			v.errAt(raw.Name, "name %q is already used at line %d; names must be unique: rename one", raw.Name.Value, prev.Line)
 		} else {
 			names[raw.Name.Value] = raw.Name
 		}
@@ -291,7 +291,7 @@ func (v *validator) field(raw *rawField, names map[string]scalar) *Field {
 	// Keys that only some kinds take.
 	only := func(s scalar, key string, kinds ...Kind) {
 		if s.Set && !containsKind(kinds, f.Kind) {
-			v.errAt(s, "%s: %s does not apply to a %s field; remove it", label, key, f.Kind)
+			v.errAt(s, "%s: %s does not apply to %s field; remove it", label, key, aKind(f.Kind))
 		}
 	}
 	only(raw.Epoch, "epoch", Time)
@@ -358,6 +358,10 @@ func (v *validator) field(raw *rawField, names map[string]scalar) *Field {
 	}
 	span := new(big.Int).Sub(hi, lo)
 	if span.Sign() < 0 {
+		if raw.Epoch.Set {
+			v.errAt(raw.Epoch, "%s: epoch is after max; swap them", label)
+			return nil
+		}
 		v.errAt(raw.Min, "%s: min is above max; swap them", label)
 		return nil
 	}
@@ -498,11 +502,11 @@ func (v *validator) numRange(raw *rawField, f *Field, label string, radix *big.I
 		}
 	}
 	if radix == nil && (hi == nil || lo == nil && f.Kind == Int) {
-		need := "max"
+		need := "bits: n, digits: n, or max: N (the range is then 0 … N)"
 		if f.Kind == Int {
-			need = "min and max"
+			need = "bits: n (a two's-complement range), digits: n with min: or max:, or both min: and max:"
 		}
-		v.errorf(raw.Line, raw.Col, "%s needs a width: give bits: n, digits: n, or %s", label, need)
+		v.errorf(raw.Line, raw.Col, "%s needs a width: add %s", label, need)
 		return nil, nil, false
 	}
 	last := func() *big.Int { return new(big.Int).Sub(radix, big.NewInt(1)) }
@@ -559,7 +563,7 @@ func (v *validator) timeRange(raw *rawField, f *Field, label string, radix *big.
 	instant := func(s scalar, key string) *big.Int {
 		t, err := time.Parse(time.RFC3339Nano, s.Value)
 		if err != nil {
-			v.errAt(s, "%s: %s must be an RFC 3339 time like 2026-01-01T00:00:00Z, not %q", label, key, s.Value)
+			v.errAt(s, "%s: %s must be an RFC 3339 time like 2026-01-01T00:00:00Z, not %q%s", label, key, s.Value, rfc3339Hint(s.Value))
 			return nil
 		}
 		n, good := TimeUnits(t, f.Unit)
@@ -568,7 +572,7 @@ func (v *validator) timeRange(raw *rawField, f *Field, label string, radix *big.
 			return nil
 		}
 		if !t.Truncate(f.Unit.Duration()).Equal(t) {
-			v.errAt(s, "%s: %s %s is finer than the unit %s; round it to whole %s", label, key, s.Value, f.Unit, f.Unit)
+			v.errAt(s, "%s: %s %s is finer than the unit %s; round it to whole %s", label, key, s.Value, f.Unit, unitWords[f.Unit])
 			return nil
 		}
 		return big.NewInt(n)
@@ -600,6 +604,26 @@ func (v *validator) timeRange(raw *rawField, f *Field, label string, radix *big.
 		return nil, nil, false
 	}
 	return lo, hi, true
+}
+
+var unitWords = map[Unit]string{Second: "seconds", Milli: "milliseconds", Micro: "microseconds"}
+
+// rfc3339Hint suggests the RFC 3339 form of a date or a "date time" written without T and zone.
+func rfc3339Hint(s string) string {
+	for _, layout := range []string{"2006-01-02", "2006-01-02 15:04:05", "2006-01-02T15:04:05", "2006-01-02 15:04:05Z07:00"} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return fmt.Sprintf(" (did you mean %s? RFC 3339 needs a date, a time and a zone)", t.Format(time.RFC3339))
+		}
+	}
+	return ""
+}
+
+// aKind is "a uint", "an int", "an enum" …
+func aKind(k Kind) string {
+	if k == Int || k == Enum {
+		return "an " + k.String()
+	}
+	return "a " + k.String()
 }
 
 func goType(f *Field, lo, hi *big.Int) string {
@@ -635,11 +659,11 @@ func (v *validator) updates(raw *rawField, f *Field, label string) {
 		}
 		op := Op(s.Value)
 		if !containsOp(allowedOps[f.Kind], op) {
-			v.errAt(s, "%s: update %q is not offered on a %s field; use %s", label, s.Value, f.Kind, opList(allowedOps[f.Kind]))
+			v.errAt(s, "%s: update %q is not offered on %s field; use %s", label, s.Value, aKind(f.Kind), opList(allowedOps[f.Kind]))
 			continue
 		}
 		if seen[op] {
-			v.errAt(s, "%s: update %q is listed twice", label, s.Value)
+			v.errAt(s, "%s: update %q is listed twice; remove one", label, s.Value)
 			continue
 		}
 		seen[op] = true
@@ -745,8 +769,12 @@ func (v *validator) place(raw *rawSchema, l *Layout) {
 		case in.Value == "member":
 			f.Place = InMember
 		case in.Value == "score" && spilled >= 0:
-			v.errAt(in, "field %q is placed in the score but comes after %q, which is in the member; member fields come after all score fields: move %q up, or place it in the member",
-				f.Name, l.Fields[spilled].Name, f.Name)
+			why := "which is in the member"
+			if raw.Fields[spilled].In.Value != "member" {
+				why = "which went to the member because the score was full"
+			}
+			v.errAt(in, "field %q is placed in the score but comes after %q, %s; member fields come after all score fields: move %q up, or place it in the member",
+				f.Name, l.Fields[spilled].Name, why, f.Name)
 			f.Place = InMember
 		case in.Value == "score":
 			f.Place = InScore
