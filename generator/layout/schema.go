@@ -1,7 +1,10 @@
 package layout
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
+	"io"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -70,7 +73,28 @@ func parseRaw(file string, src []byte) (raw *rawSchema, diags Diagnostics) {
 		}
 	}()
 	var doc yaml.Node
-	if err := yaml.Unmarshal(src, &doc); err != nil {
+	dec := yaml.NewDecoder(bytes.NewReader(src))
+	err := dec.Decode(&doc)
+	if errors.Is(err, io.EOF) {
+		err = nil // an empty file: reported below
+	}
+	if err == nil && doc.Kind != 0 {
+		// yaml.Unmarshal would silently ignore every document after the first.
+		var next yaml.Node
+		if e := dec.Decode(&next); !errors.Is(e, io.EOF) {
+			if e != nil {
+				err = e
+			} else {
+				line := next.Line
+				if len(next.Content) > 0 {
+					line = next.Content[0].Line
+				}
+				p.errorf(line, 1, "a schema is one YAML document, but a second starts here (after \"---\"); merge it into the first")
+				return nil, p.diags
+			}
+		}
+	}
+	if err != nil {
 		line, msg := yamlErrorLine(err)
 		if line > 0 {
 			col, hint := yamlHint(src, line, msg)
@@ -168,7 +192,7 @@ func (p *parser) field(n *yaml.Node) rawField {
 		}
 	}
 	misspelt, _ := p.mapping(n, where, fieldKeys, func(key string, k, v *yaml.Node) {
-		s := func() scalar { return p.scalar(v, key+" of "+where) }
+		s := func() scalar { return p.scalar(v, key+" in "+where) }
 		switch key {
 		case "name":
 			f.Name = s()
@@ -198,10 +222,10 @@ func (p *parser) field(n *yaml.Node) rawField {
 			f.Stamp = s()
 		case "values":
 			f.ValuesPos = scalar{Line: k.Line, Col: k.Column, Set: true}
-			f.Values, f.ValuesPos.Bad = p.list(v, key+" of "+where)
+			f.Values, f.ValuesPos.Bad = p.list(v, key+" in "+where)
 		case "update":
 			f.UpdatePos = scalar{Line: k.Line, Col: k.Column, Set: true}
-			f.Update, f.UpdatePos.Bad = p.list(v, key+" of "+where)
+			f.Update, f.UpdatePos.Bad = p.list(v, key+" in "+where)
 		}
 	})
 	markBad(misspelt, map[string]*scalar{
@@ -273,7 +297,7 @@ func (p *parser) list(n *yaml.Node, key string) (items []scalar, bad bool) {
 	}
 	out := make([]scalar, 0, len(n.Content))
 	for _, item := range n.Content {
-		out = append(out, p.scalar(item, key+" entry"))
+		out = append(out, p.scalar(item, "each entry of "+key))
 	}
 	return out, false
 }
@@ -330,6 +354,7 @@ func yamlHint(src []byte, line int, msg string) (int, string) {
 		{"found unexpected end of stream", "; a quote or bracket opened here is never closed"},
 		{"mapping values are not allowed in this context", "; a value holds \": \": put it in quotes, or check the indentation"},
 		{"did not find expected key", "; check the indentation of this line and the one before"},
+		{"did not find expected '-' indicator", "; check the indentation of this line and the one before"},
 		{"found character that cannot start any token", "; put the value in quotes"},
 	}
 	for _, h := range hints {
