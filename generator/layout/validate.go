@@ -930,6 +930,9 @@ func canonical(l *Layout) string {
 		if f.Kind == Time {
 			fmt.Fprintf(&b, " unit=%s", f.Unit)
 		}
+		if f.Kind == Enum {
+			fmt.Fprintf(&b, " values=%s", strings.Join(f.Values, ","))
+		}
 		if f.Place == InMember {
 			fmt.Fprintf(&b, " text=%d hex=%t", f.TextWidth, f.Hex)
 		}
