@@ -65,12 +65,11 @@ func (f *Field) Lifetime() string {
 		}
 		return t.Format("2006-01-02")
 	}
-	w := f.WidthText()
-	if f.RadixKind != RadixRange {
-		w = strings.Replace(w, " ", "", 1)
-		w = strings.TrimPrefix(strings.TrimPrefix(w, "bits"), "digits") + " " + strings.Fields(f.WidthText())[0]
+	if f.RadixKind == RadixRange {
+		return fmt.Sprintf("%d %s from %s last until %s", f.MaxDigit+1, f.Unit, day(from), day(until))
 	}
-	return fmt.Sprintf("%s of %s from %s last until %s", w, f.Unit, day(from), day(until))
+	w := strings.Fields(f.WidthText()) // "bits 36" → "36 bits"
+	return fmt.Sprintf("%s %s of %s from %s last until %s", w[1], w[0], f.Unit, day(from), day(until))
 }
 
 // MemberPattern shows the member's shape, e.g. "<ReachedAt:9 hex>:<PlayerID>".
