@@ -1,0 +1,165 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// Run runs a generated script: EVALSHA, falling back to EVAL (which caches the script again)
+// when the server answers NOSCRIPT. Error replies of rankgen's scripts become typed errors
+// (see ReplyError); any other error is returned as it is.
+func Run(ctx context.Context, c redis.Scripter, s *redis.Script, keys []string, args ...any) (any, error) {
+	v, err := s.Run(ctx, c, keys, args...).Result()
+	if err != nil {
+		return nil, ReplyError(err)
+	}
+	return v, nil
+}
+
+// Load caches scripts on the server — on every master of a Cluster, on every shard of a
+// Ring — so that EVALSHA succeeds inside pipelines and transactions, which cannot fall back
+// to EVAL. Generated packages call it from Board.Load with all their scripts.
+func Load(ctx context.Context, c redis.UniversalClient, scripts ...*redis.Script) error {
+	load := func(ctx context.Context, c redis.Scripter) error {
+		for _, s := range scripts {
+			if err := s.Load(ctx, c).Err(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	switch c := c.(type) {
+	case *redis.ClusterClient:
+		return c.ForEachMaster(ctx, func(ctx context.Context, m *redis.Client) error { return load(ctx, m) })
+	case *redis.Ring:
+		return c.ForEachShard(ctx, func(ctx context.Context, s *redis.Client) error { return load(ctx, s) })
+	}
+	return load(ctx, c)
+}
+
+// ReplyPrefix starts every error reply of a rankgen script: RANKGEN_<CODE> <detail>.
+const ReplyPrefix = "RANKGEN_"
+
+// Error codes of the scripts' error replies, and the sentinel each one matches.
+var replyCodes = map[string]error{
+	"OUT_OF_RANGE":    ErrOutOfRange,
+	"OVERFLOW":        ErrOverflow,
+	"NOT_FOUND":       ErrNotFound,
+	"LAYOUT_MISMATCH": ErrLayoutMismatch,
+	"BAD_SCORE":       ErrBadScore,
+	"BAD_MEMBER":      ErrBadMember,
+}
+
+// ScriptError is an error reported by a generated script. It matches, with errors.Is, the
+// sentinel of its code (ErrOverflow for RANKGEN_OVERFLOW, and so on).
+type ScriptError struct {
+	Code   string // OVERFLOW, OUT_OF_RANGE, NOT_FOUND, LAYOUT_MISMATCH, BAD_SCORE, BAD_MEMBER
+	Detail string // the script's words: field, value, range
+	kind   error
+}
+
+func (e *ScriptError) Error() string { return "rankgen: " + e.kind.Error()[len("rankgen: "):] + ": " + e.Detail }
+
+// Unwrap returns the sentinel the error matches.
+func (e *ScriptError) Unwrap() error { return e.kind }
+
+// ParseReply turns the text of a script's error reply, or of a per-entry error in a batch
+// reply ("RANKGEN_OVERFLOW field=Points ..."), into a typed error. ok is false when the text
+// is not a rankgen error.
+func ParseReply(msg string) (err error, ok bool) {
+	rest, found := strings.CutPrefix(msg, ReplyPrefix)
+	if !found {
+		return nil, false
+	}
+	code, detail, _ := strings.Cut(rest, " ")
+	kind, known := replyCodes[code]
+	if !known {
+		return nil, false
+	}
+	// A script raising its error with error() gets " script: <sha>, on @user_script:<line>."
+	// appended by the server; rankgen's scripts reply with redis.error_reply, but be safe.
+	if i := strings.Index(detail, " script: "); i >= 0 {
+		detail = detail[:i]
+	}
+	if code == "OUT_OF_RANGE" {
+		if re := rangeError(detail); re != nil {
+			return re, true
+		}
+	}
+	return &ScriptError{Code: code, Detail: detail, kind: kind}, true
+}
+
+// rangeError reads "field=F value=V min=A max=B" into a *RangeError.
+func rangeError(detail string) *RangeError {
+	var re RangeError
+	for _, part := range strings.Fields(detail) {
+		k, v, _ := strings.Cut(part, "=")
+		switch k {
+		case "field":
+			re.Field = v
+		case "value":
+			re.Value = v
+		case "min":
+			re.Min = v
+		case "max":
+			re.Max = v
+		}
+	}
+	if re.Field == "" {
+		return nil
+	}
+	return &re
+}
+
+// ReplyError maps an error reply of a rankgen script to its typed error and returns any other
+// error unchanged.
+func ReplyError(err error) error {
+	var re redis.Error
+	if err == nil || !errors.As(err, &re) {
+		return err
+	}
+	if typed, ok := ParseReply(re.Error()); ok {
+		return typed
+	}
+	return err
+}
+
+// Expiry is a board's expiry, applied by every write script to all of the board's keys in
+// the same script as the write (PEXPIRE or PEXPIREAT), so that it can never be lost.
+type Expiry struct {
+	mode string // "", "px" (TTL) or "pxat" (absolute, Unix milliseconds)
+	ms   int64
+}
+
+// TTL is an expiry d after every write (rounded up to whole milliseconds, at least 1).
+func TTL(d time.Duration) Expiry {
+	ms := (d + time.Millisecond - 1) / time.Millisecond
+	if ms < 1 {
+		ms = 1
+	}
+	return Expiry{mode: "px", ms: int64(ms)}
+}
+
+// ExpireAt is an expiry at the instant t (to the millisecond).
+func ExpireAt(t time.Time) Expiry {
+	return Expiry{mode: "pxat", ms: t.UnixMilli()}
+}
+
+// Args are the two leading arguments of every write script: the mode and its milliseconds.
+func (e Expiry) Args() (mode string, ms int64) { return e.mode, e.ms }
+
+// String describes the expiry.
+func (e Expiry) String() string {
+	switch e.mode {
+	case "px":
+		return fmt.Sprintf("ttl %dms", e.ms)
+	case "pxat":
+		return "expire at " + time.UnixMilli(e.ms).UTC().Format(time.RFC3339Nano)
+	}
+	return "no expiry"
+}
