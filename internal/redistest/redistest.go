@@ -98,17 +98,23 @@ func External() bool { return shared.private == nil && shared.opts != nil }
 // confine itself to keys made by Key or under Prefix.
 func Client(tb testing.TB) *redis.Client {
 	tb.Helper()
+	return ClientWith(tb, nil)
+}
+
+// ClientWith is Client with options changed by edit (e.g. Protocol: 2 for a RESP2 client).
+func ClientWith(tb testing.TB, edit func(*redis.Options)) *redis.Client {
+	tb.Helper()
 	if !shared.main {
 		tb.Fatal("redistest: call redistest.Main(m) from TestMain to use the shared server")
 	}
-	c := redis.NewClient(shared.opts)
+	opts := *shared.opts
+	if edit != nil {
+		edit(&opts)
+	}
+	c := redis.NewClient(&opts)
 	tb.Cleanup(func() { _ = c.Close() })
 	if err := c.Ping(context.Background()).Err(); err != nil {
 		tb.Fatalf("redistest: PING %s: %v", shared.opts.Addr, err)
-	}
-	if External() {
-		prefix := Prefix(tb)
-		tb.Cleanup(func() { deleteKeys(tb, shared.opts, prefix) })
 	}
 	return c
 }
@@ -147,7 +153,8 @@ var prefixes sync.Map // testing.TB → string
 var unsafeChars = regexp.MustCompile(`[^A-Za-z0-9_.-]+`)
 
 // Prefix returns a key prefix unique to this test (and to this run of the test binary), of the
-// form "rgtest:<run>:<test>:<n>:". It contains no hash-tag braces and no glob characters.
+// form "rgtest:<run>:<test>:<n>:". It contains no hash-tag braces and no glob characters. On a
+// server named by REDIS_URL, every key containing the prefix is deleted when the test ends.
 func Prefix(tb testing.TB) string {
 	if p, ok := prefixes.Load(tb); ok {
 		return p.(string)
@@ -157,8 +164,15 @@ func Prefix(tb testing.TB) string {
 		name = name[:60]
 	}
 	p := fmt.Sprintf("rgtest:%s:%s:%d:", runID, name, counter.Add(1))
-	actual, _ := prefixes.LoadOrStore(tb, p)
-	tb.Cleanup(func() { prefixes.Delete(tb) })
+	actual, loaded := prefixes.LoadOrStore(tb, p)
+	if !loaded {
+		tb.Cleanup(func() {
+			prefixes.Delete(tb)
+			if External() {
+				deleteKeys(tb, shared.opts, p)
+			}
+		})
+	}
 	return actual.(string)
 }
 
