@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/rankgen/rankgen/internal/redistest"
+	rankgenrt "github.com/rankgen/rankgen/runtime"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -30,6 +31,11 @@ func TestTrapNOSCRIPT(t *testing.T) {
 	if ok, _ := script.Exists(ctx, c).Result(); len(ok) != 1 || !ok[0] {
 		t.Fatalf("SCRIPT EXISTS after the fallback = %v; want the script cached again", ok)
 	}
+	c.ScriptFlush(ctx)
+	if v, err := rankgenrt.Run(ctx, c, script, []string{k}); err != nil || v != int64(3) {
+		t.Fatalf("rankgenrt.Run after SCRIPT FLUSH = %v, %v; want 3", v, err)
+	}
+	c.Decr(ctx, k)
 
 	c.ScriptFlush(ctx)
 	pipe := c.Pipeline()
@@ -42,7 +48,7 @@ func TestTrapNOSCRIPT(t *testing.T) {
 	if n, _ := c.Get(ctx, k).Int64(); n != 2 {
 		t.Fatalf("counter = %d after the failed pipeline; want 2 (nothing ran)", n)
 	}
-	if err := script.Load(ctx, c).Err(); err != nil {
+	if err := rankgenrt.Load(ctx, c, script); err != nil { // the guard generated code uses
 		t.Fatal(err)
 	}
 	pipe = c.Pipeline()
@@ -65,8 +71,8 @@ func TestTrapNOSCRIPT(t *testing.T) {
 	}
 }
 
-// §7.9: on a cluster, all keys of a script must hash to one slot; a board key K without braces
-// becomes {K} and {K}:idx, which share K's slot. A plain EVAL may silently touch an undeclared
+// §7.9: on a cluster, all keys of a script must hash to one slot; a board key K keeps its side
+// keys in K's slot ({K}:idx, or K's own tag). A plain EVAL may silently touch an undeclared
 // key in another slot (when it is local); a #!lua shebang makes that an error, so generated
 // scripts carry one.
 func TestTrapCROSSSLOT(t *testing.T) {
@@ -82,14 +88,19 @@ func TestTrapCROSSSLOT(t *testing.T) {
 		t.Fatalf("EVAL on %q and %q: %v; want CROSSSLOT", a, b, err)
 	}
 
-	board := p + "board" // the user's key, without a hash tag
-	z, idx := "{"+board+"}", "{"+board+"}:idx"
-	if sz, si := c.ClusterKeySlot(ctx, z).Val(), c.ClusterKeySlot(ctx, idx).Val(); sz != si {
-		t.Fatalf("%q and %q in slots %d and %d; want one", z, idx, sz, si)
+	// rankgen's board keys: the sorted set is the user's key K, its side keys are {K}:idx and
+	// {K}:meta (the tag {K} hashes like K itself); a K with a tag keeps it.
+	for _, board := range []string{p + "board", "{" + p + "t}board"} {
+		for _, side := range []string{rankgenrt.IndexKey(board), rankgenrt.MetaKey(board)} {
+			if sb, ss := c.ClusterKeySlot(ctx, board).Val(), c.ClusterKeySlot(ctx, side).Val(); sb != ss {
+				t.Fatalf("%q and %q in slots %d and %d; want one", board, side, sb, ss)
+			}
+			if err := c.Eval(ctx, set2, []string{board, side}).Err(); err != nil {
+				t.Fatalf("EVAL on %q and %q: %v", board, side, err)
+			}
+		}
 	}
-	if err := c.Eval(ctx, set2, []string{z, idx}).Err(); err != nil {
-		t.Fatalf("EVAL on %q and %q: %v", z, idx, err)
-	}
+	z, idx := p+"board", rankgenrt.IndexKey(p+"board")
 
 	const undeclared = "redis.call('SET', KEYS[1], 1) return redis.call('SET', ARGV[1], 1)"
 	if err := c.Eval(ctx, undeclared, []string{z}, b).Err(); err != nil {
