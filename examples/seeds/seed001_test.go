@@ -188,7 +188,7 @@ func TestSeed001LuaAddRoundsTwice(t *testing.T) {
 	l := load(t, "seed001_zranking")
 	z := seed001New(seed001Start, seed001End)
 	r := rng(t)
-	off, n := 0, 100_000
+	off, n := 0, 30_000
 	for i := 0; i < n; i++ {
 		old := r.Int64N(100_000)
 		delta := r.Int64N(1000)
