@@ -67,7 +67,9 @@ func (l *Layout) ScoreOf(p uint64) float64 {
 
 // POf recovers P from a score, refusing any score this layout cannot have produced.
 func (l *Layout) POf(score float64) (uint64, error) {
-	if math.IsNaN(score) || score < 0 || math.IsInf(score, 0) {
+	// -0 is refused too: Encode never writes it, and a decoder that accepted it would not be
+	// canonical (Encode of the result gives +0).
+	if math.IsNaN(score) || math.Signbit(score) || math.IsInf(score, 0) {
 		return 0, rankgenrt.BadScore(score, "not a finite non-negative number")
 	}
 	if l.Score == ScoreDecimal {
