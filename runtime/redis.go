@@ -21,6 +21,16 @@ func Run(ctx context.Context, c redis.Scripter, s *redis.Script, keys []string, 
 	return v, nil
 }
 
+// RunRO runs a read-only generated script (declared flags=no-writes): EVALSHA_RO, falling
+// back to EVAL_RO on NOSCRIPT. It may run on a replica.
+func RunRO(ctx context.Context, c redis.Scripter, s *redis.Script, keys []string, args ...any) (any, error) {
+	v, err := s.RunRO(ctx, c, keys, args...).Result()
+	if err != nil {
+		return nil, ReplyError(err)
+	}
+	return v, nil
+}
+
 // Load caches scripts on the server — on every master of a Cluster, on every shard of a
 // Ring — so that EVALSHA succeeds inside pipelines and transactions, which cannot fall back
 // to EVAL. Generated packages call it from Board.Load with all their scripts.
@@ -63,7 +73,9 @@ type ScriptError struct {
 	kind   error
 }
 
-func (e *ScriptError) Error() string { return "rankgen: " + e.kind.Error()[len("rankgen: "):] + ": " + e.Detail }
+func (e *ScriptError) Error() string {
+	return "rankgen: " + e.kind.Error()[len("rankgen: "):] + ": " + e.Detail
+}
 
 // Unwrap returns the sentinel the error matches.
 func (e *ScriptError) Unwrap() error { return e.kind }
@@ -149,6 +161,9 @@ func TTL(d time.Duration) Expiry {
 func ExpireAt(t time.Time) Expiry {
 	return Expiry{mode: "pxat", ms: t.UnixMilli()}
 }
+
+// IsZero reports whether the expiry is unset (the board's keys never expire).
+func (e Expiry) IsZero() bool { return e.mode == "" }
 
 // Args are the two leading arguments of every write script: the mode and its milliseconds.
 func (e Expiry) Args() (mode string, ms int64) { return e.mode, e.ms }

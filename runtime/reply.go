@@ -1,0 +1,165 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// Item is one entry of a batch update's reply: an error, or the entry's new score and member.
+type Item struct {
+	Err    error
+	Score  float64
+	Member string
+}
+
+// Items reads the reply of a batch update script: n triples of (error text, score, member),
+// the error text empty on success.
+func Items(v any, n int) ([]Item, error) {
+	a, ok := v.([]any)
+	if !ok || len(a) != 3*n {
+		return nil, fmt.Errorf("rankgen: batch reply: want %d values, got %T of length %d", 3*n, v, len(a))
+	}
+	items := make([]Item, n)
+	for i := range items {
+		msg, _ := a[3*i].(string)
+		if msg != "" {
+			if err, ok := ParseReply(msg); ok {
+				items[i].Err = err
+			} else {
+				items[i].Err = errors.New("rankgen: " + msg)
+			}
+			continue
+		}
+		score, member, err := scoreMember(a[3*i+1], a[3*i+2])
+		if err != nil {
+			return nil, err
+		}
+		items[i].Score, items[i].Member = score, member
+	}
+	return items, nil
+}
+
+func scoreMember(s, m any) (float64, string, error) {
+	st, ok1 := s.(string)
+	mt, ok2 := m.(string)
+	if !ok1 || !ok2 {
+		return 0, "", fmt.Errorf("rankgen: reply: want score and member strings, got %T and %T", s, m)
+	}
+	score, err := ParseScore(st)
+	return score, mt, err
+}
+
+// ParseScore reads a score as Redis or a script writes it. Only strconv.ParseFloat is used:
+// servers format scores differently (%.17g, shortest round-trip, integer digits), and every
+// form parses back to the same double.
+func ParseScore(s string) (float64, error) {
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return 0, &DecodeError{Input: strconv.Quote(s), Reason: "not a number"}
+	}
+	return f, nil
+}
+
+// FormatScore writes a score as plain decimal digits (never an exponent, hex or −0), the
+// form every Redis version parses to the same double.
+func FormatScore(f float64) string {
+	if f == 0 {
+		return "0"
+	}
+	return strconv.FormatFloat(f, 'f', -1, 64)
+}
+
+// Pair is a member and its score, as a range reply lists them.
+type Pair struct {
+	Member string
+	Score  float64
+}
+
+// Pairs reads a flat member, score, member, score … reply (WITHSCORES inside a script).
+func Pairs(v any) ([]Pair, error) {
+	a, ok := v.([]any)
+	if !ok || len(a)%2 != 0 {
+		return nil, fmt.Errorf("rankgen: range reply: want member, score pairs, got %T", v)
+	}
+	ps := make([]Pair, len(a)/2)
+	for i := range ps {
+		score, member, err := scoreMember(a[2*i+1], a[2*i])
+		if err != nil {
+			return nil, err
+		}
+		ps[i] = Pair{Member: member, Score: score}
+	}
+	return ps, nil
+}
+
+// Window reads the reply of the around and after scripts: {start, {member, score, …}}.
+func Window(v any) (start int64, ps []Pair, err error) {
+	a, ok := v.([]any)
+	if !ok || len(a) != 2 {
+		return 0, nil, fmt.Errorf("rankgen: window reply: want {start, pairs}, got %T", v)
+	}
+	start, ok = a[0].(int64)
+	if !ok {
+		return 0, nil, fmt.Errorf("rankgen: window reply: start is %T", a[0])
+	}
+	ps, err = Pairs(a[1])
+	return start, ps, err
+}
+
+// NotFound is the error of a read or update that names an id the board has no entry for.
+func NotFound(id string) error {
+	return &ScriptError{Code: "NOT_FOUND", Detail: "id " + strconv.Quote(id), kind: ErrNotFound}
+}
+
+// Claim makes sure the meta key of a board records fingerprint fp: it writes it when the key
+// is missing (SET NX GET, one command) and returns an ErrLayoutMismatch error when the key
+// records another layout. Boards whose members are bare ids call it once before their first
+// write that bypasses the scripts (Best's plain ZADD GT).
+func Claim(ctx context.Context, c redis.Cmdable, metaKey, fp string) error {
+	old, err := c.SetArgs(ctx, metaKey, fp, redis.SetArgs{Mode: "NX", Get: true}).Result()
+	switch {
+	case errors.Is(err, redis.Nil):
+		return nil
+	case err != nil:
+		return err
+	case old != fp:
+		return &ScriptError{Code: "LAYOUT_MISMATCH", Detail: "board has layout " + old + ", this code writes layout " + fp, kind: ErrLayoutMismatch}
+	}
+	return nil
+}
+
+// Flags reads a reply of n integers 0 or 1 (Best's "kept the given entry").
+func Flags(v any, n int) ([]bool, error) {
+	a, ok := v.([]any)
+	if !ok || len(a) != n {
+		return nil, fmt.Errorf("rankgen: flags reply: want %d values, got %T", n, v)
+	}
+	out := make([]bool, n)
+	for i, x := range a {
+		out[i] = x == int64(1)
+	}
+	return out, nil
+}
+
+// ZPairs converts a go-redis range reply.
+func ZPairs(zs []redis.Z) []Pair {
+	ps := make([]Pair, len(zs))
+	for i, z := range zs {
+		m, _ := z.Member.(string)
+		ps[i] = Pair{Member: m, Score: z.Score}
+	}
+	return ps
+}
+
+// ScoreMember reads the reply {score, member} of the get script.
+func ScoreMember(v any) (float64, string, error) {
+	a, ok := v.([]any)
+	if !ok || len(a) != 2 {
+		return 0, "", fmt.Errorf("rankgen: get reply: want {score, member}, got %T", v)
+	}
+	return scoreMember(a[0], a[1])
+}
