@@ -1,0 +1,451 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/rankgen/rankgen/generator/layout"
+)
+
+func init() {
+	register(&command{
+		name:  "encode",
+		args:  "< entries.jsonl",
+		short: "encode JSON entries (one per line) to scores and members",
+		long: `Encode reads entries from stdin, one JSON object per line, keyed by the schema's names: the
+id and every field. Values are written as in Go: numbers for uint and int fields (exact to
+the last digit, also beyond 2^53), true/false for bool, the value's name for enum, an RFC 3339
+time for time fields (truncated to the field's unit, as generated Encode does). A uint64 id
+is a number (or a string of digits); a string id a string.
+
+For each entry it prints the pair Redis stores, using the same layout the generated code is
+tested against:
+
+	{"score": 4503599627370495, "member": "alice"}
+
+The score is printed so that parsing it as a float64 gives the stored double exactly. Blank
+lines are skipped. An entry that cannot be encoded (unknown or missing key, wrong type,
+value out of range) is reported on stderr as stdin:LINE: message, and encoding goes on.
+
+Exit status: 0 when every line encoded, 1 when any failed (or on schema errors), 2 on usage
+errors.`,
+		flags: func(fs *flag.FlagSet) func(*env, []string) int {
+			schema := fs.String("schema", "", "the schema `file` (required)")
+			return func(e *env, args []string) int {
+				if *schema == "" {
+					return usageFail(e, commands["encode"], "-schema is required")
+				}
+				if len(args) > 0 {
+					return usageFail(e, commands["encode"], "encode reads entries from stdin and takes no arguments")
+				}
+				l, ok := loadSchema(e, "encode", *schema)
+				if !ok {
+					return exitFail
+				}
+				return eachLine(e, func(line []byte) (string, error) {
+					entry, err := entryFromJSON(l, line)
+					if err != nil {
+						return "", err
+					}
+					score, member, err := l.Encode(entry)
+					if err != nil {
+						return "", err
+					}
+					return encodingJSON(score, member), nil
+				})
+			}
+		},
+	})
+	register(&command{
+		name:  "decode",
+		args:  "[SCORE [MEMBER]]",
+		short: "decode scores and members back to JSON entries",
+		long: `Decode turns what Redis stores back into entries: with arguments, the one pair SCORE MEMBER
+(as redis-cli prints them); without, JSON lines on stdin like
+
+	{"score": 4503599627370495, "member": "alice"}
+
+(the score may also be a string). For each it prints the entry as one JSON object keyed by
+the schema's names, in the form encode reads. Without a member only the score's fields are
+decoded (the answer to "what does score 108201125491 mean?").
+
+A score or member this layout cannot have produced (not an integer, out of range, a wrong
+prefix width or bad digits) is reported on stderr as stdin:LINE: message (or for arguments
+without the line), and decoding goes on.
+
+Exit status: 0 when everything decoded, 1 when anything failed (or on schema errors), 2 on
+usage errors.`,
+		flags: func(fs *flag.FlagSet) func(*env, []string) int {
+			schema := fs.String("schema", "", "the schema `file` (required)")
+			return func(e *env, args []string) int {
+				if *schema == "" {
+					return usageFail(e, commands["decode"], "-schema is required")
+				}
+				if len(args) > 2 {
+					return usageFail(e, commands["decode"], "decode takes at most SCORE and MEMBER")
+				}
+				l, ok := loadSchema(e, "decode", *schema)
+				if !ok {
+					return exitFail
+				}
+				if len(args) > 0 {
+					score, err := parseScore(args[0])
+					if err == nil {
+						var out string
+						member, has := "", len(args) == 2
+						if has {
+							member = args[1]
+						}
+						if out, err = decodeJSON(l, score, member, has); err == nil {
+							fmt.Fprintln(e.stdout, out)
+							return exitOK
+						}
+					}
+					e.errorf("decode", "%s", errText(err))
+					return exitFail
+				}
+				return eachLine(e, func(line []byte) (string, error) {
+					score, member, has, err := encodingFromJSON(line)
+					if err != nil {
+						return "", err
+					}
+					return decodeJSON(l, score, member, has)
+				})
+			}
+		},
+	})
+}
+
+// eachLine runs f on every non-blank line of stdin, printing its result or, on stderr, its
+// error with the line number.
+func eachLine(e *env, f func(line []byte) (string, error)) int {
+	r := bufio.NewReader(e.stdin)
+	code := exitOK
+	for n := 1; ; n++ {
+		line, err := r.ReadBytes('\n')
+		if len(bytes.TrimSpace(line)) > 0 {
+			out, ferr := f(line)
+			if ferr != nil {
+				fmt.Fprintf(e.stderr, "stdin:%d: %s\n", n, errText(ferr))
+				code = exitFail
+			} else {
+				fmt.Fprintln(e.stdout, out)
+			}
+		}
+		if err == io.EOF {
+			return code
+		}
+		if err != nil {
+			fmt.Fprintf(e.stderr, "stdin:%d: %v\n", n, err)
+			return exitFail
+		}
+	}
+}
+
+// errText drops the "rankgen: " prefix of the runtime's errors: the CLI's messages are
+// already the tool's.
+func errText(err error) string { return strings.TrimPrefix(err.Error(), "rankgen: ") }
+
+// entryFromJSON reads one entry object into the interpreted codec's Entry.
+func entryFromJSON(l *layout.Layout, line []byte) (layout.Entry, error) {
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(line, &obj); err != nil {
+		return layout.Entry{}, fmt.Errorf("not a JSON object: %v", jsonErr(err))
+	}
+	known := []string{l.IDName}
+	for _, f := range l.Fields {
+		known = append(known, f.Name)
+	}
+	var unknown []string
+	for k := range obj {
+		if !slices.Contains(known, k) {
+			unknown = append(unknown, k)
+		}
+	}
+	if len(unknown) > 0 {
+		slices.Sort(unknown)
+		msg := fmt.Sprintf("unknown key %q", unknown[0])
+		if s := closest(unknown[0], known); s != "" {
+			msg += fmt.Sprintf("; did you mean %q?", s)
+		} else {
+			msg += "; the keys are " + strings.Join(known, ", ")
+		}
+		return layout.Entry{}, errors.New(msg)
+	}
+	var missing []string
+	for _, k := range known {
+		if _, ok := obj[k]; !ok {
+			missing = append(missing, k)
+		}
+	}
+	if len(missing) > 0 {
+		return layout.Entry{}, fmt.Errorf("missing %s (an entry gives the id and every field)", strings.Join(missing, ", "))
+	}
+	e := layout.Entry{Keys: make([]uint64, len(l.Fields))}
+	id, err := idFromJSON(l, obj[l.IDName])
+	if err != nil {
+		return layout.Entry{}, err
+	}
+	e.ID = id
+	for i, f := range l.Fields {
+		if e.Keys[i], err = keyFromJSON(f, obj[f.Name]); err != nil {
+			return layout.Entry{}, err
+		}
+	}
+	return e, nil
+}
+
+func closest(s string, known []string) string {
+	best, bestD := "", 3
+	for _, k := range known {
+		if d := editDistance(strings.ToLower(s), strings.ToLower(k)); d < bestD {
+			best, bestD = k, d
+		}
+	}
+	return best
+}
+
+// jsonValue decodes one JSON value keeping numbers as their text.
+func jsonValue(raw json.RawMessage) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+func jsonErr(err error) string { return strings.TrimPrefix(err.Error(), "json: ") }
+
+func describe(v any) string {
+	switch v := v.(type) {
+	case nil:
+		return "null"
+	case json.Number:
+		return "the number " + v.String()
+	case string:
+		return "the string " + strconv.Quote(v)
+	case bool:
+		return strconv.FormatBool(v)
+	case []any:
+		return "a list"
+	}
+	return "an object"
+}
+
+// wholeText returns the digits of a JSON number or numeric string, refusing fractions and
+// exponents (which would hide rounding).
+func wholeText(v any) (string, bool) {
+	switch v := v.(type) {
+	case json.Number:
+		return v.String(), true
+	case string:
+		return v, v != ""
+	}
+	return "", false
+}
+
+func idFromJSON(l *layout.Layout, raw json.RawMessage) (string, error) {
+	v, err := jsonValue(raw)
+	if err != nil {
+		return "", fmt.Errorf("%s: %s", l.IDName, jsonErr(err))
+	}
+	if l.IDType == layout.IDUint64 {
+		s, ok := wholeText(v)
+		n, perr := strconv.ParseUint(s, 10, 64)
+		if !ok || perr != nil {
+			return "", fmt.Errorf("%s: want a whole number from 0 to %d, got %s", l.IDName, uint64(math.MaxUint64), describe(v))
+		}
+		return strconv.FormatUint(n, 10), nil
+	}
+	s, ok := v.(string)
+	if !ok {
+		return "", fmt.Errorf("%s: want a string, got %s", l.IDName, describe(v))
+	}
+	return s, nil
+}
+
+// keyFromJSON converts one field's JSON value to the layout's key (see layout.Field.Lo); the
+// range check is the codec's.
+func keyFromJSON(f *layout.Field, raw json.RawMessage) (uint64, error) {
+	v, err := jsonValue(raw)
+	if err != nil {
+		return 0, fmt.Errorf("%s: %s", f.Name, jsonErr(err))
+	}
+	switch f.Kind {
+	case layout.Uint:
+		s, ok := wholeText(v)
+		n, perr := strconv.ParseUint(s, 10, 64)
+		if !ok || perr != nil {
+			return 0, fmt.Errorf("%s: want a whole number from %s to %s, got %s", f.Name, f.Format(f.Lo), f.Format(f.Hi), describe(v))
+		}
+		return n, nil
+	case layout.Int:
+		s, ok := wholeText(v)
+		n, perr := strconv.ParseInt(s, 10, 64)
+		if !ok || perr != nil {
+			return 0, fmt.Errorf("%s: want a whole number from %s to %s, got %s", f.Name, f.Format(f.Lo), f.Format(f.Hi), describe(v))
+		}
+		return layout.IntKey(n), nil
+	case layout.Bool:
+		b, ok := v.(bool)
+		if !ok {
+			return 0, fmt.Errorf("%s: want true or false, got %s", f.Name, describe(v))
+		}
+		if b {
+			return 1, nil
+		}
+		return 0, nil
+	case layout.Enum:
+		s, ok := v.(string)
+		i := slices.Index(f.Values, s)
+		if !ok || i < 0 {
+			return 0, fmt.Errorf("%s: want one of %s, got %s", f.Name, strings.Join(f.Values, ", "), describe(v))
+		}
+		return uint64(i), nil
+	case layout.Time:
+		s, ok := v.(string)
+		t, perr := time.Parse(time.RFC3339Nano, s)
+		if !ok || perr != nil {
+			return 0, fmt.Errorf("%s: want an RFC 3339 time like 2026-01-01T00:00:00Z, got %s", f.Name, describe(v))
+		}
+		n, ok := layout.TimeUnits(t, f.Unit)
+		if !ok {
+			return 0, fmt.Errorf("%s: %s is out of range [%s, %s]", f.Name, s, f.Format(f.Lo), f.Format(f.Hi))
+		}
+		return layout.IntKey(n), nil
+	}
+	return 0, fmt.Errorf("%s: unsupported field kind %s", f.Name, f.Kind)
+}
+
+// formatScore prints a score so that strconv.ParseFloat gives it back exactly, in plain
+// decimal (no exponent), as Redis accepts it.
+func formatScore(score float64) string { return strconv.FormatFloat(score, 'f', -1, 64) }
+
+func jsonString(s string) string {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.Encode(s) // a string always encodes
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+func encodingJSON(score float64, member string) string {
+	return `{"score": ` + formatScore(score) + `, "member": ` + jsonString(member) + `}`
+}
+
+// encodingFromJSON reads {"score": …, "member": …}; member is optional.
+func encodingFromJSON(line []byte) (score float64, member string, has bool, err error) {
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(line, &obj); err != nil {
+		return 0, "", false, fmt.Errorf("not a JSON object: %v", jsonErr(err))
+	}
+	for k := range obj {
+		if k != "score" && k != "member" {
+			return 0, "", false, fmt.Errorf("unknown key %q; an encoding has score and member", k)
+		}
+	}
+	raw, ok := obj["score"]
+	if !ok {
+		return 0, "", false, errors.New("missing score")
+	}
+	v, err := jsonValue(raw)
+	if err != nil {
+		return 0, "", false, fmt.Errorf("score: %s", jsonErr(err))
+	}
+	var text string
+	switch v := v.(type) {
+	case json.Number:
+		text = v.String()
+	case string:
+		text = v
+	default:
+		return 0, "", false, fmt.Errorf("score: want a number, got %s", describe(v))
+	}
+	if score, err = parseScore(text); err != nil {
+		return 0, "", false, err
+	}
+	if raw, ok := obj["member"]; ok {
+		v, err := jsonValue(raw)
+		if err != nil {
+			return 0, "", false, fmt.Errorf("member: %s", jsonErr(err))
+		}
+		s, ok := v.(string)
+		if !ok {
+			return 0, "", false, fmt.Errorf("member: want a string, got %s", describe(v))
+		}
+		return score, s, true, nil
+	}
+	return score, "", false, nil
+}
+
+func parseScore(s string) (float64, error) {
+	f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	if err != nil {
+		return 0, fmt.Errorf("score %q is not a number", s)
+	}
+	return f, nil
+}
+
+// decodeJSON decodes (score, member) with the interpreted codec and prints the entry. Without
+// a member only the score's fields are decoded: the codec is given a member with the
+// smallest valid prefix and a placeholder id, and those parts are left out of the answer.
+func decodeJSON(l *layout.Layout, score float64, member string, hasMember bool) (string, error) {
+	if !hasMember {
+		var b strings.Builder
+		for _, f := range l.MemberFields() {
+			b.WriteString(strings.Repeat("0", f.TextWidth))
+			b.WriteString(l.Separator)
+		}
+		b.WriteString("0")
+		member = b.String()
+	}
+	entry, err := l.Decode(score, member)
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	b.WriteString("{")
+	sep := ""
+	put := func(k, v string) {
+		b.WriteString(sep + jsonString(k) + ": " + v)
+		sep = ", "
+	}
+	if hasMember {
+		switch {
+		case l.IDType == layout.IDUint64:
+			put(l.IDName, entry.ID)
+		case !utf8.ValidString(entry.ID):
+			return "", fmt.Errorf("%s %q is not valid UTF-8, which JSON cannot carry exactly", l.IDName, entry.ID)
+		default:
+			put(l.IDName, jsonString(entry.ID))
+		}
+	}
+	fields := l.Fields
+	if !hasMember {
+		fields = l.ScoreFields()
+	}
+	for i, f := range fields {
+		key := entry.Keys[i]
+		switch f.Kind {
+		case layout.Uint, layout.Int, layout.Bool:
+			put(f.Name, f.Format(key))
+		default:
+			put(f.Name, jsonString(f.Format(key)))
+		}
+	}
+	b.WriteString("}")
+	return b.String(), nil
+}

@@ -1,0 +1,232 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"math"
+	"math/big"
+	"strings"
+
+	"github.com/rankgen/rankgen/generator"
+	"github.com/rankgen/rankgen/generator/layout"
+)
+
+func init() {
+	register(&command{
+		name:  "explain",
+		args:  "schema.yaml",
+		short: "print a schema's layout: fields, weights, capacity, time ranges",
+		long: `Explain prints the layout a schema produces, the same table that heads the generated Go
+file: for each field its Go type, place (score or member), width, weight in the score or
+bytes in the member, order and range; then the score's capacity and headroom (bits used of
+the 53 a float64 holds exactly, or of the decimal bound), the member's shape, for each time
+field the dates its range covers ("31 bits of s from 2026-01-01 last until 2094-01-19"), and
+the layout fingerprint.
+
+With -json it prints the layout as one JSON document instead (format 1; keys are stable and
+only ever added). Values that can exceed 2^53 (ranges, radices) are strings.
+
+Exit status: 0 on success, 1 on schema errors, 2 on usage errors.`,
+		flags: func(fs *flag.FlagSet) func(*env, []string) int {
+			asJSON := fs.Bool("json", false, "print the layout as a JSON document")
+			return func(e *env, args []string) int {
+				if len(args) != 1 {
+					return usageFail(e, commands["explain"], "explain takes exactly one schema")
+				}
+				l, ok := loadSchema(e, "explain", args[0])
+				if !ok {
+					return exitFail
+				}
+				if *asJSON {
+					enc := json.NewEncoder(e.stdout)
+					enc.SetEscapeHTML(false)
+					enc.SetIndent("", "  ")
+					if err := enc.Encode(layoutJSON(l)); err != nil {
+						e.errorf("explain", "%v", err)
+						return exitFail
+					}
+					return exitOK
+				}
+				fmt.Fprint(e.stdout, explainText(l))
+				return exitOK
+			}
+		},
+	})
+}
+
+func explainText(l *layout.Layout) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: package %s\n", l.File, l.Package)
+	if l.Doc != "" {
+		fmt.Fprintf(&b, "%s\n", l.Doc)
+	}
+	switch l.IDType {
+	case layout.IDUint64:
+		fmt.Fprintf(&b, "id: %s (uint64, written in decimal)\n", l.IDName)
+	default:
+		fmt.Fprintf(&b, "id: %s (string, 1 to %d bytes)\n", l.IDName, l.MaxBytes)
+	}
+	b.WriteString("\n")
+	b.WriteString(l.Table())
+	if names := fileNames(l); names != nil {
+		fmt.Fprintf(&b, "files: %s\n", strings.Join(names, ", "))
+	}
+	return b.String()
+}
+
+// explainDoc is the -json document. Field order is the output order; keep it stable and
+// only add keys.
+type explainDoc struct {
+	Format      int        `json:"format"`
+	Schema      string     `json:"schema"`
+	Package     string     `json:"package"`
+	Doc         string     `json:"doc,omitempty"`
+	Fingerprint string     `json:"fingerprint"`
+	ID          idDoc      `json:"id"`
+	Score       scoreDoc   `json:"score"`
+	Member      memberDoc  `json:"member"`
+	Fields      []fieldDoc `json:"fields"`
+	Files       []string   `json:"files"`
+	Canonical   []string   `json:"canonical"`
+}
+
+type idDoc struct {
+	Name     string `json:"name"`
+	Type     string `json:"type"`
+	MaxBytes int    `json:"max_bytes,omitempty"`
+}
+
+type scoreDoc struct {
+	Kind          string  `json:"kind"`
+	DecimalPlaces int     `json:"decimal_places,omitempty"`
+	Fields        int     `json:"fields"`
+	Radix         uint64  `json:"radix"`
+	Limit         uint64  `json:"limit"`
+	BitsUsed      float64 `json:"bits_used"`
+	BitsLeft      float64 `json:"bits_left"`
+}
+
+type memberDoc struct {
+	Separator   string `json:"separator"`
+	PrefixBytes int    `json:"prefix_bytes"`
+	Pattern     string `json:"pattern"`
+	Index       bool   `json:"index"`
+}
+
+type fieldDoc struct {
+	Name      string   `json:"name"`
+	Doc       string   `json:"doc,omitempty"`
+	Type      string   `json:"type"`
+	GoType    string   `json:"go_type"`
+	Order     string   `json:"order"`
+	Place     string   `json:"place"`
+	WidthKind string   `json:"width_kind"`
+	Width     int      `json:"width,omitempty"`
+	Radix     string   `json:"radix"`
+	Min       string   `json:"min"`
+	Max       string   `json:"max"`
+	Values    []string `json:"values,omitempty"`
+	Unit      string   `json:"unit,omitempty"`
+	Lifetime  string   `json:"lifetime,omitempty"`
+	Weight    uint64   `json:"weight,omitempty"`
+	Offset    *int     `json:"offset,omitempty"`
+	Bytes     int      `json:"bytes,omitempty"`
+	Encoding  string   `json:"encoding,omitempty"`
+	Updates   []string `json:"updates,omitempty"`
+	Overflow  string   `json:"overflow,omitempty"`
+	Stamp     string   `json:"stamp,omitempty"`
+}
+
+func layoutJSON(l *layout.Layout) explainDoc {
+	d := explainDoc{
+		Format:      1,
+		Schema:      l.File,
+		Package:     l.Package,
+		Doc:         l.Doc,
+		Fingerprint: l.Fingerprint,
+		ID:          idDoc{Name: l.IDName, Type: l.IDType.String()},
+		Score: scoreDoc{
+			Kind:          l.Score.String(),
+			DecimalPlaces: l.DecimalPlaces,
+			Fields:        l.NumScore,
+			Radix:         l.ScoreRadix,
+			Limit:         l.ScoreLimit,
+			BitsUsed:      round2(l.ScoreBits()),
+			BitsLeft:      round2(log2(l.ScoreLimit) - l.ScoreBits()),
+		},
+		Member: memberDoc{
+			Separator:   l.Separator,
+			PrefixBytes: l.PrefixLen,
+			Pattern:     l.MemberPattern(),
+			Index:       l.HasPrefix(),
+		},
+		Fields:    []fieldDoc{},
+		Files:     fileNames(l),
+		Canonical: strings.Split(strings.TrimSuffix(l.Canonical, "\n"), "\n"),
+	}
+	if l.IDType == layout.IDString {
+		d.ID.MaxBytes = l.MaxBytes
+	}
+	for _, f := range l.Fields {
+		fd := fieldDoc{
+			Name:      f.Name,
+			Doc:       f.Doc,
+			Type:      f.Kind.String(),
+			GoType:    f.GoType,
+			Order:     f.Order.String(),
+			Place:     f.Place.String(),
+			WidthKind: [...]string{"bits", "digits", "range"}[f.RadixKind],
+			Width:     f.Width,
+			Radix:     new(big.Int).Add(new(big.Int).SetUint64(f.MaxDigit), big.NewInt(1)).String(),
+			Min:       f.Format(f.Lo),
+			Max:       f.Format(f.Hi),
+			Values:    f.Values,
+		}
+		if f.Kind == layout.Time {
+			fd.Unit = f.Unit.String()
+			fd.Lifetime = f.Lifetime()
+		}
+		if f.Place == layout.InScore {
+			fd.Weight = f.Weight
+		} else {
+			off := f.Offset
+			fd.Offset = &off
+			fd.Bytes = f.TextWidth
+			fd.Encoding = "decimal"
+			if f.Hex {
+				fd.Encoding = "hex"
+			}
+		}
+		for _, op := range f.Updates {
+			fd.Updates = append(fd.Updates, string(op))
+		}
+		if len(f.Updates) > 0 {
+			fd.Overflow = f.Overflow.String()
+		}
+		if f.Stamp != layout.StampNone {
+			fd.Stamp = f.Stamp.String()
+		}
+		d.Fields = append(d.Fields, fd)
+	}
+	return d
+}
+
+// log2 of a capacity (at most 2^53, so float64(x) is exact).
+func log2(x uint64) float64 { return math.Log2(float64(x)) }
+
+func round2(x float64) float64 { return math.Round(x*100) / 100 }
+
+// fileNames lists the files generate writes for l, or nil if generation fails (generate
+// reports that failure; explain is about the layout).
+func fileNames(l *layout.Layout) []string {
+	files, err := generator.FromLayout(l)
+	if err != nil {
+		return nil
+	}
+	names := make([]string, len(files))
+	for i, f := range files {
+		names[i] = f.Name
+	}
+	return names
+}

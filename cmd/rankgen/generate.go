@@ -1,0 +1,344 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/rankgen/rankgen/generator"
+	"github.com/rankgen/rankgen/generator/layout"
+)
+
+func init() {
+	register(&command{
+		name:  "generate",
+		args:  "schema.yaml…",
+		short: "write the generated files of one or more schemas",
+		long: `Generate parses each schema and writes its generated files: <stem>.rankgen.go (the Go
+package: Entry, Encode, Decode, Compare, Board) and one <stem>.<op>.lua script per board
+update operation, where <stem> is the schema's file name without .yaml.
+
+Files go to the schema's own directory, or to -o dir. Only files whose bytes change are
+written (so unchanged files keep their modification times), and files that carry the
+generated-code header for this schema but are no longer produced (a removed update
+operation, say) are deleted. Nothing else in the directory is touched.
+
+All of a schema's errors are printed, one per line as file:line:col: message, and nothing is
+written for that schema. Run it from a go:generate directive beside the schema:
+
+	//go:generate go tool rankgen generate arena.yaml
+
+Exit status: 0 when every schema generated, 1 on schema or I/O errors, 2 on usage errors.`,
+		flags: func(fs *flag.FlagSet) func(*env, []string) int {
+			out := fs.String("o", "", "write the files to `dir` (default: the schema's directory)")
+			verbose := fs.Bool("v", false, "list each file written or deleted on stderr")
+			return func(e *env, args []string) int {
+				return generateOrCheck(e, "generate", *out, args, false, *verbose)
+			}
+		},
+	})
+	register(&command{
+		name:  "check",
+		args:  "schema.yaml…",
+		short: "verify that committed generated files are up to date",
+		long: `Check does everything generate does except write: it compares what generate would write
+with what is in the output directory (the schema's directory, or -o dir) and fails when a
+file is stale, missing, or orphaned (it carries the generated-code header for this schema
+but the schema no longer produces it).
+
+For each such file it prints a unified diff on stdout, from the files on disk to the files
+generate would write (so "rankgen check … | patch -p0", run from the same directory, brings
+them up to date), and a one-line summary on stderr. Use it in CI to catch a schema edited
+without regenerating, or generated code edited by hand.
+
+Exit status: 0 when everything is up to date, 1 when anything is stale, missing or
+orphaned (or on schema and I/O errors), 2 on usage errors.`,
+		flags: func(fs *flag.FlagSet) func(*env, []string) int {
+			out := fs.String("o", "", "compare with the files in `dir` (default: the schema's directory)")
+			return func(e *env, args []string) int {
+				return generateOrCheck(e, "check", *out, args, true, false)
+			}
+		},
+	})
+}
+
+// target is one schema's generated files and where they go.
+type target struct {
+	schema string // path as given on the command line
+	dir    string // output directory as given (for messages), "" = current
+	l      *layout.Layout
+	files  []generator.File
+}
+
+// change is one file that differs between disk and what generate produces.
+type change struct {
+	path     string // path for messages (output dir as given + name)
+	disk     string // path on disk
+	old, new []byte // old nil: missing; new nil: orphaned
+	mode     fs.FileMode
+}
+
+func (c change) what() string {
+	switch {
+	case c.old == nil:
+		return "missing"
+	case c.new == nil:
+		return "orphaned (no longer generated)"
+	}
+	return "stale"
+}
+
+func generateOrCheck(e *env, cmd, out string, args []string, check, verbose bool) int {
+	if len(args) == 0 {
+		return usageFail(e, commands[cmd], "no schema given")
+	}
+	var targets []*target
+	failed := false
+	for _, schema := range args {
+		l, ok := loadSchema(e, cmd, schema)
+		if !ok {
+			failed = true
+			continue
+		}
+		files, err := generator.FromLayout(l)
+		if err != nil {
+			printError(e, cmd, err)
+			failed = true
+			continue
+		}
+		dir := out
+		if dir == "" {
+			dir = filepath.Dir(schema)
+		}
+		targets = append(targets, &target{schema: schema, dir: filepath.Clean(dir), l: l, files: files})
+	}
+	if !sameDirRules(e, cmd, targets) {
+		return exitFail
+	}
+	var changes []change
+	for _, t := range targets {
+		cs, err := plan(e, t)
+		if err != nil {
+			e.errorf(cmd, "%v", err)
+			failed = true
+			continue
+		}
+		changes = append(changes, cs...)
+	}
+	if check {
+		for _, c := range changes {
+			oldName, newName := c.path, c.path
+			if c.old == nil {
+				oldName = "/dev/null"
+			}
+			if c.new == nil {
+				newName = "/dev/null"
+			}
+			fmt.Fprint(e.stdout, unifiedDiff(oldName, newName, c.old, c.new))
+		}
+		for _, c := range changes {
+			e.errorf(cmd, "%s is %s", c.path, c.what())
+		}
+		if len(changes) > 0 {
+			fmt.Fprintf(e.stderr, "rankgen check: %d generated file(s) out of date; run rankgen generate (or go generate) and commit the result\n", len(changes))
+			failed = true
+		}
+	} else if !apply(e, cmd, changes, verbose) {
+		failed = true
+	}
+	if failed {
+		return exitFail
+	}
+	return exitOK
+}
+
+// sameDirRules refuses two schemas that would write into one directory with different Go
+// packages or with the same stem (their files would overwrite each other).
+func sameDirRules(e *env, cmd string, targets []*target) bool {
+	ok := true
+	byDir := map[string]*target{}
+	byFile := map[string]*target{}
+	for _, t := range targets {
+		dir := e.path(t.dir)
+		if first := byDir[dir]; first != nil && first.l.Package != t.l.Package {
+			e.errorf(cmd, "%s (package %s) and %s (package %s) would both write into %s; one directory holds one Go package: give each its own -o",
+				first.schema, first.l.Package, t.schema, t.l.Package, t.dir)
+			ok = false
+		} else if first == nil {
+			byDir[dir] = t
+		}
+		for _, f := range t.files {
+			key := filepath.Join(dir, f.Name)
+			if first := byFile[key]; first != nil && first != t {
+				e.errorf(cmd, "%s and %s both generate %s", first.schema, t.schema, filepath.Join(t.dir, f.Name))
+				ok = false
+			}
+			byFile[key] = t
+		}
+	}
+	return ok
+}
+
+// plan compares a target's files with its output directory: changed or missing files, and
+// orphans (files carrying this schema's generated header that it no longer produces).
+func plan(e *env, t *target) ([]change, error) {
+	dir := e.path(t.dir)
+	var changes []change
+	produced := map[string]bool{}
+	for _, f := range t.files {
+		produced[f.Name] = true
+		disk := filepath.Join(dir, f.Name)
+		c := change{path: filepath.Join(t.dir, f.Name), disk: disk, new: f.Data, mode: 0o644}
+		old, err := os.ReadFile(disk)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			changes = append(changes, c)
+			continue
+		case err != nil:
+			return nil, err
+		}
+		if !bytes.Equal(old, f.Data) {
+			c.old = old
+			if info, err := os.Stat(disk); err == nil {
+				c.mode = info.Mode().Perm()
+			}
+			changes = append(changes, c)
+		}
+	}
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return changes, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var orphans []change
+	for _, ent := range entries {
+		if produced[ent.Name()] || !ent.Type().IsRegular() {
+			continue
+		}
+		disk := filepath.Join(dir, ent.Name())
+		data, err := readHead(disk)
+		if err != nil {
+			return nil, err
+		}
+		if !generator.IsGenerated(data, t.l.File) {
+			continue
+		}
+		full, err := os.ReadFile(disk)
+		if err != nil {
+			return nil, err
+		}
+		orphans = append(orphans, change{path: filepath.Join(t.dir, ent.Name()), disk: disk, old: full})
+	}
+	sort.Slice(orphans, func(i, j int) bool { return orphans[i].path < orphans[j].path })
+	return append(changes, orphans...), nil
+}
+
+// readHead reads the first few KiB of a file: enough for the generated-code header.
+func readHead(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	buf := make([]byte, 4096)
+	n, err := io.ReadFull(f, buf)
+	if err == io.EOF || err == io.ErrUnexpectedEOF {
+		err = nil
+	}
+	return buf[:n], err
+}
+
+// apply writes changed and missing files (atomically: a temporary file renamed into place)
+// and deletes orphans.
+func apply(e *env, cmd string, changes []change, verbose bool) bool {
+	ok := true
+	for _, c := range changes {
+		var err error
+		if c.new == nil {
+			err = os.Remove(c.disk)
+		} else {
+			err = writeFile(c.disk, c.new, c.mode)
+		}
+		if err != nil {
+			e.errorf(cmd, "%v", err)
+			ok = false
+			continue
+		}
+		if verbose {
+			verb := "wrote"
+			if c.new == nil {
+				verb = "deleted"
+			}
+			fmt.Fprintf(e.stderr, "%s %s\n", verb, c.path)
+		}
+	}
+	return ok
+}
+
+func writeFile(path string, data []byte, mode fs.FileMode) error {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	_, werr := tmp.Write(data)
+	cerr := tmp.Close()
+	if werr == nil {
+		werr = cerr
+	}
+	if werr == nil {
+		werr = os.Chmod(tmp.Name(), mode)
+	}
+	if werr == nil {
+		werr = os.Rename(tmp.Name(), path)
+	}
+	if werr != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("writing %s: %w", path, werr)
+	}
+	return nil
+}
+
+// loadSchema reads and parses a schema, printing every diagnostic on failure.
+func loadSchema(e *env, cmd, schema string) (*layout.Layout, bool) {
+	src, err := os.ReadFile(e.path(schema))
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			e.errorf(cmd, "%s: no such file", schema)
+		} else {
+			e.errorf(cmd, "%v", err)
+		}
+		return nil, false
+	}
+	l, err := layout.Parse(schema, src)
+	if err != nil {
+		printError(e, cmd, err)
+		return nil, false
+	}
+	return l, true
+}
+
+// printError prints schema diagnostics one per line (file:line:col: message), other errors
+// after the command's name.
+func printError(e *env, cmd string, err error) {
+	var ds layout.Diagnostics
+	if errors.As(err, &ds) {
+		for _, d := range ds {
+			fmt.Fprintln(e.stderr, d.String())
+		}
+		return
+	}
+	e.errorf(cmd, "%s", strings.TrimSpace(err.Error()))
+}

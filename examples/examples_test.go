@@ -1,0 +1,105 @@
+package examples
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/rankgen/rankgen/generator/layout"
+)
+
+// directive is one "//go:generate … rankgen generate -o DIR SCHEMA" line of gen.go.
+type directive struct {
+	line   string
+	out    string
+	schema string
+}
+
+var directiveRE = regexp.MustCompile(`^//go:generate go run github\.com/rankgen/rankgen/cmd/rankgen generate -o (\S+) (\S+)$`)
+
+func directives(t *testing.T) []directive {
+	t.Helper()
+	src, err := os.ReadFile("gen.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ds []directive
+	for _, line := range strings.Split(string(src), "\n") {
+		if !strings.HasPrefix(line, "//go:generate") {
+			continue
+		}
+		m := directiveRE.FindStringSubmatch(line)
+		if m == nil {
+			t.Fatalf("gen.go: directive %q is not of the form %s", line, directiveRE)
+		}
+		ds = append(ds, directive{line: line, out: m[1], schema: m[2]})
+	}
+	return ds
+}
+
+// TestDirectives checks that gen.go has exactly one directive per schema in schemas/, and that
+// each writes into generated/<the schema's package>.
+func TestDirectives(t *testing.T) {
+	schemas, err := filepath.Glob("schemas/*.yaml")
+	if err != nil || len(schemas) == 0 {
+		t.Fatalf("no schemas: %v", err)
+	}
+	bySchema := map[string]directive{}
+	for _, d := range directives(t) {
+		if _, dup := bySchema[d.schema]; dup {
+			t.Errorf("gen.go: %s has two directives", d.schema)
+		}
+		bySchema[d.schema] = d
+	}
+	for _, s := range schemas {
+		d, ok := bySchema[s]
+		if !ok {
+			pkg := "<package>"
+			if src, err := os.ReadFile(s); err == nil {
+				if l, err := layout.Parse(s, src); err == nil {
+					pkg = l.Package
+				}
+			}
+			t.Errorf("gen.go has no directive for %s; add:\n//go:generate go run github.com/rankgen/rankgen/cmd/rankgen generate -o generated/%s %s", s, pkg, s)
+			continue
+		}
+		delete(bySchema, s)
+		src, err := os.ReadFile(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		l, err := layout.Parse(s, src)
+		if err != nil {
+			t.Errorf("%v", err)
+			continue
+		}
+		if want := "generated/" + l.Package; d.out != want {
+			t.Errorf("gen.go writes %s into %s; use -o %s (one directory per package)", s, d.out, want)
+		}
+	}
+	for s := range bySchema {
+		t.Errorf("gen.go has a directive for %s, which does not exist", s)
+	}
+}
+
+// TestGeneratedUpToDate runs "rankgen check" for every directive: the committed packages in
+// generated/ must be exactly what "go generate ./examples/..." writes.
+func TestGeneratedUpToDate(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the rankgen command; scripts/test.sh also runs rankgen check")
+	}
+	bin := filepath.Join(t.TempDir(), "rankgen")
+	build := exec.Command("go", "build", "-o", bin, "github.com/rankgen/rankgen/cmd/rankgen")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	for _, d := range directives(t) {
+		cmd := exec.Command(bin, "check", "-o", d.out, d.schema)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Errorf("%s is stale (%v); run go generate ./examples/... and commit:\n%s", d.out, err, out)
+		}
+	}
+}

@@ -1,0 +1,20 @@
+// Package examples holds rankgen's example schemas (schemas/*.yaml) and, committed, the
+// packages generated from them (generated/<package>/). Regenerate them all with
+//
+//	go generate ./examples/...
+//
+// One directive per schema, writing into generated/<its package>; add a line when you add a
+// schema (TestDirectives fails until you do). CI runs "rankgen check" on the same lines, so a
+// schema edited without regenerating fails the build.
+package examples
+
+//go:generate go run github.com/rankgen/rankgen/cmd/rankgen generate -o generated/arena schemas/arena.yaml
+//go:generate go run github.com/rankgen/rankgen/cmd/rankgen generate -o generated/racing schemas/racing.yaml
+//go:generate go run github.com/rankgen/rankgen/cmd/rankgen generate -o generated/season schemas/season.yaml
+//go:generate go run github.com/rankgen/rankgen/cmd/rankgen generate -o generated/seed000member schemas/seed000_member.yaml
+//go:generate go run github.com/rankgen/rankgen/cmd/rankgen generate -o generated/seed001zranking schemas/seed001_zranking.yaml
+//go:generate go run github.com/rankgen/rankgen/cmd/rankgen generate -o generated/seed002binary schemas/seed002_binary.yaml
+//go:generate go run github.com/rankgen/rankgen/cmd/rankgen generate -o generated/seed002decimal schemas/seed002_decimal.yaml
+//go:generate go run github.com/rankgen/rankgen/cmd/rankgen generate -o generated/seed002keysort schemas/seed002_keysort.yaml
+//go:generate go run github.com/rankgen/rankgen/cmd/rankgen generate -o generated/seed003scaling schemas/seed003_scaling.yaml
+//go:generate go run github.com/rankgen/rankgen/cmd/rankgen generate -o generated/seed004shift schemas/seed004_shift.yaml

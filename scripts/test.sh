@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# The whole rankgen test suite, on a fresh Debian/Ubuntu machine with Go installed:
+#
+#	bash scripts/test.sh
+#
+# It installs redis-server (the integration tests start private servers on free loopback
+# ports; set REDIS_URL to use another server), downloads the Go modules, then runs gofmt,
+# go vet, staticcheck, go test ./..., short fuzz runs and rankgen check of the committed
+# examples. It stops at the first failing step and exits non-zero.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# Pinned tools. staticcheck 2026.2.2 (module version v0.8.2) supports Go 1.26.
+STATICCHECK="honnef.co/go/tools/cmd/staticcheck@v0.8.2"
+# Fuzz targets run briefly on every build: "package target" per line; add yours here.
+FUZZ_TIME="${FUZZ_TIME:-15s}"
+FUZZ_TARGETS=(
+	"./generator/layout FuzzParse"
+	"./cmd/rankgen FuzzCodecLines"
+)
+
+step() { printf '\n==> %s\n' "$*"; }
+start=$SECONDS
+
+step "redis-server and redis-cli"
+if ! command -v redis-server >/dev/null || ! command -v redis-cli >/dev/null; then
+	sudo=""
+	if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+	export DEBIAN_FRONTEND=noninteractive
+	$sudo apt-get install -y redis-server redis-tools || {
+		$sudo apt-get update
+		$sudo apt-get install -y redis-server redis-tools
+	}
+fi
+redis-server --version
+
+step "go $(go env GOVERSION): module download"
+go mod download
+
+step "gofmt"
+unformatted=$(find . -name '*.go' -not -path './.git/*' -not -path '*/testdata/*' -print0 | xargs -0 gofmt -l)
+if [ -n "$unformatted" ]; then
+	echo "these files are not gofmt'ed (run gofmt -w on them):"
+	echo "$unformatted"
+	exit 1
+fi
+
+step "go vet ./..."
+go vet ./...
+
+step "staticcheck ./..."
+go run "$STATICCHECK" ./...
+
+step "go test ./..."
+go test ./...
+
+step "fuzz ($FUZZ_TIME each)"
+for t in "${FUZZ_TARGETS[@]}"; do
+	read -r pkg target <<<"$t"
+	echo "--- $target in $pkg"
+	if ! go test -list "^${target}\$" "$pkg" | grep -qx "$target"; then
+		echo "fuzz target $target not found in $pkg (fix FUZZ_TARGETS in scripts/test.sh)"
+		exit 1
+	fi
+	go test -run '^$' -fuzz "^${target}\$" -fuzztime "$FUZZ_TIME" "$pkg"
+done
+
+step "rankgen check of the committed examples"
+bin=$(mktemp -d)
+trap 'rm -rf "$bin"' EXIT
+go build -o "$bin/rankgen" ./cmd/rankgen
+n=0
+while read -r out schema; do
+	(cd examples && "$bin/rankgen" check -o "$out" "$schema")
+	n=$((n + 1))
+done < <(sed -n 's|^//go:generate go run github.com/rankgen/rankgen/cmd/rankgen generate -o \([^ ]*\) \([^ ]*\)$|\1 \2|p' examples/gen.go)
+if [ "$n" -eq 0 ]; then
+	echo "no go:generate directives found in examples/gen.go"
+	exit 1
+fi
+echo "$n example packages up to date"
+
+step "all passed in $((SECONDS - start))s"
