@@ -584,21 +584,20 @@ func (c *codec) encode() jen.Code {
 		for _, f := range l.MemberFields() {
 			end := f.Offset + f.TextWidth
 			text := jen.Id(buf).Index(jen.Lit(f.Offset), jen.Lit(end))
+			put := "PutDec"
+			if f.Hex {
+				put = "PutHex"
+			}
 			if f.Kind == layout.Bool {
-				one, zero := "1", "0"
+				// A bool's digit is 0 or 1: write 0, then 1 where it ranks first.
 				cond := ev(f)
 				if f.Order == layout.Asc {
 					cond = jen.Op("!").Add(ev(f))
 				}
-				at := jen.Id(buf).Index(jen.Lit(f.Offset))
 				body = append(body,
-					at.Clone().Op("=").LitByte(zero[0]),
-					jen.If(cond).Block(at.Clone().Op("=").LitByte(one[0])))
+					jen.Qual(runtimePath, put).Call(text, jen.Lit(0)),
+					jen.If(cond).Block(jen.Qual(runtimePath, put).Call(text.Clone(), jen.Lit(1))))
 			} else {
-				put := "PutDec"
-				if f.Hex {
-					put = "PutHex"
-				}
 				body = append(body, jen.Qual(runtimePath, put).Call(text, c.digit(f)))
 			}
 			body = append(body, jen.Copy(jen.Id(buf).Index(jen.Lit(end), jen.Empty()), c.konst("separator")))
