@@ -101,6 +101,34 @@ func TestErrors(t *testing.T) {
 	})
 }
 
+// TestAllErrorsAtOnce: a schema with many independent mistakes gets one diagnostic for each,
+// in file order, from a single Parse.
+func TestAllErrorsAtOnce(t *testing.T) {
+	a, err := txtar.ParseFile(filepath.Join("testdata", "errors", "many_errors.txtar"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	schema, _ := section(a, "schema.yaml")
+	_, err = Parse("schema.yaml", schema)
+	var ds Diagnostics
+	if !errors.As(err, &ds) {
+		t.Fatalf("Parse error %v is not Diagnostics", err)
+	}
+	if len(ds) < 5 {
+		t.Fatalf("%d diagnostics, want at least 5:\n%v", len(ds), err)
+	}
+	lines := map[int]bool{}
+	for i, d := range ds {
+		lines[d.Line] = true
+		if i > 0 && ds[i-1].Line >= d.Line {
+			t.Errorf("diagnostic %d (line %d) does not follow line %d", i, d.Line, ds[i-1].Line)
+		}
+	}
+	if len(lines) != len(ds) {
+		t.Errorf("%d diagnostics on %d lines", len(ds), len(lines))
+	}
+}
+
 // TestExamplesInTestdata keeps testdata/layouts/example_*.txtar equal to examples/schemas (it
 // runs before TestLayouts, so one go test -update both copies a new example and fills its layout).
 func TestExamplesInTestdata(t *testing.T) {
