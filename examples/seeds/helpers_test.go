@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"testing"
 	"time"
 
@@ -125,3 +126,5 @@ func mustRead(t testing.TB, path string) []byte {
 	}
 	return b
 }
+
+func parseFloat(s string) (float64, error) { return strconv.ParseFloat(s, 64) }
