@@ -16,6 +16,7 @@ STATICCHECK="honnef.co/go/tools/cmd/staticcheck@v0.8.2"
 FUZZ_TIME="${FUZZ_TIME:-15s}"
 FUZZ_TARGETS=(
 	"./generator/layout FuzzParse"
+	"./generator/layout FuzzCodec"
 	"./cmd/rankgen FuzzCodecLines"
 )
 
@@ -58,7 +59,8 @@ step "fuzz ($FUZZ_TIME each)"
 for t in "${FUZZ_TARGETS[@]}"; do
 	read -r pkg target <<<"$t"
 	echo "--- $target in $pkg"
-	if ! go test -list "^${target}\$" "$pkg" | grep -qx "$target"; then
+	listed=$(go test -list "^${target}\$" "$pkg")
+	if ! grep -qx "$target" <<<"$listed"; then
 		echo "fuzz target $target not found in $pkg (fix FUZZ_TARGETS in scripts/test.sh)"
 		exit 1
 	fi
