@@ -121,8 +121,9 @@ func (b *board) scripts() {
 	for _, op := range b.ops() {
 		all = append(all, jen.Id(scriptVar(op)))
 	}
-	f.Comment("scripts lists every script, for Load.")
-	f.Var().Id("scripts").Op("=").Index().Op("*").Qual(redisPath, "Script").Values(all...)
+	b.comment("Scripts returns the board's scripts, in a fixed order. Board.Load caches them all; they are exported for running a board's scripts in your own pipelines or transactions (after Load), where go-redis cannot fall back from EVALSHA to EVAL.")
+	f.Func().Id("Scripts").Params().Index().Op("*").Qual(redisPath, "Script").Block(
+		jen.Return(jen.Index().Op("*").Qual(redisPath, "Script").Values(all...)))
 	f.Line()
 }
 
@@ -182,7 +183,7 @@ concurrent use; create it once per key and reuse it.`, side)
 	f.Line()
 	b.comment("Load caches the board's scripts on the server (on every master of a Cluster). Scripts run\noutside a pipeline reload themselves; call Load before running them in a pipeline, where a\nserver that lacks a script (after a restart or SCRIPT FLUSH) answers NOSCRIPT.")
 	recvDecl(f).Id("Load").Params(ctxParam()).Error().Block(
-		jen.Return(rt("Load").Call(jen.Id("ctx"), jen.Id("b").Dot("c"), jen.Id("scripts").Op("..."))))
+		jen.Return(rt("Load").Call(jen.Id("ctx"), jen.Id("b").Dot("c"), jen.Id("Scripts").Call().Op("..."))))
 	f.Line()
 
 	f.Comment("Ranked is an entry with its 1-based rank on the board.")

@@ -1,0 +1,337 @@
+package boardspec
+
+import (
+	"errors"
+	"math/rand/v2"
+	"reflect"
+	"slices"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/rankgen/rankgen/generator/layout"
+	"github.com/rankgen/rankgen/internal/redistest"
+	rankgenrt "github.com/rankgen/rankgen/runtime"
+)
+
+// upd is one field update in layout terms.
+type upd struct {
+	id    string
+	fi    int
+	op    layout.Op
+	delta int64  // add
+	key   uint64 // max, min, set
+}
+
+func methodName(f *layout.Field, op layout.Op) string {
+	return map[layout.Op]string{layout.OpAdd: "Add", layout.OpMax: "Max", layout.OpMin: "Min", layout.OpSet: "Set"}[op] + f.Name
+}
+
+// updates applies a batch through <Op><Field>Many and returns the per-update results in
+// layout terms.
+func (b *board) updates(fi int, op layout.Op, us []upd) ([]layout.Entry, []error, error) {
+	b.t.Helper()
+	f := b.ex.l.Fields[fi]
+	m := b.v.MethodByName(methodName(f, op) + "Many")
+	st := m.Type().In(1)
+	slice := reflect.MakeSlice(st, len(us), len(us))
+	for i, u := range us {
+		slice.Index(i).Field(0).Set(b.ex.id(u.id))
+		if op == layout.OpAdd {
+			slice.Index(i).Field(1).SetInt(u.delta)
+		} else {
+			slice.Index(i).Field(1).Set(b.ex.value(b.t, fi, u.key))
+		}
+	}
+	out := b.call(methodName(f, op)+"Many", slice)
+	if err := errOf(out[1]); err != nil {
+		return nil, nil, err
+	}
+	res := out[0]
+	entries := make([]layout.Entry, len(us))
+	errs := make([]error, len(us))
+	for i := range us {
+		r := res.Index(i)
+		if err := errOf(r.FieldByName("Err")); err != nil {
+			errs[i] = err
+			continue
+		}
+		entries[i] = b.ex.interp(b.t, r.FieldByName("Entry"))
+	}
+	return entries, errs, nil
+}
+
+// applyModel applies a batch to the model, checking each result the board returned.
+func (b *board) applyModel(m *model, fi int, op layout.Op, us []upd, got []layout.Entry, errs []error, t0, t1 time.Time) {
+	b.t.Helper()
+	l := b.ex.l
+	for i, u := range us {
+		keys, changed, err := m.update(u.id, fi, op, u.delta, u.key)
+		if err != nil || errs[i] != nil {
+			if !errors.Is(errs[i], err) || err == nil {
+				b.t.Fatalf("%s %s(%q): board error %v, model error %v", b.ex.name, methodName(l.Fields[fi], op), u.id, errs[i], err)
+			}
+			continue
+		}
+		if changed {
+			for si, s := range l.Fields {
+				if s.Stamp == layout.StampNone || si == fi {
+					continue
+				}
+				k := got[i].Keys[si]
+				lo, _ := layout.TimeUnits(t0, s.Unit)
+				hi, _ := layout.TimeUnits(t1, s.Unit)
+				if v := layout.IntOf(k); v < lo || v > hi {
+					b.t.Fatalf("%s: stamp %s = %s outside [%v, %v]", b.ex.name, s.Name, s.Format(k), t0, t1)
+				}
+				keys[si] = k
+			}
+		}
+		m.entries[u.id] = keys
+		want := layout.Entry{ID: u.id, Keys: keys}
+		if got[i].ID != u.id || !slices.Equal(got[i].Keys, keys) {
+			b.t.Fatalf("%s %s(%q, %d/%d): returned %s, model %s", b.ex.name, methodName(l.Fields[fi], op), u.id, u.delta, u.key, fmtKeys(l, got[i].Keys), fmtKeys(l, want.Keys))
+		}
+	}
+}
+
+func randomUpdate(r *rand.Rand, l *layout.Layout, ids []string, fi int, op layout.Op) upd {
+	f := l.Fields[fi]
+	u := upd{id: ids[r.IntN(len(ids))], fi: fi, op: op}
+	switch op {
+	case layout.OpAdd:
+		span := int64(min(f.Span(), 1<<40))
+		switch r.IntN(5) {
+		case 0:
+			u.delta = span + 1 - r.Int64N(3) // near or past the edge
+		case 1:
+			u.delta = -span - 1 + r.Int64N(3)
+		default:
+			u.delta = r.Int64N(201) - 60
+		}
+	default:
+		u.key = randomEntry(r, l, "x").Keys[fi]
+	}
+	return u
+}
+
+// TestOpsMatchCodec drives each example board with random sequences of every write and
+// compares the whole board (score bits, members, index) with the interpreted codec after
+// every operation, and every read with the model's order.
+func TestOpsMatchCodec(t *testing.T) {
+	for _, ex := range examples(t) {
+		t.Run(ex.name, func(t *testing.T) {
+			c := redistest.Client(t)
+			key := redistest.Key(t, "{ops}")
+			b := ex.board(t, c, key)
+			m := newModel(ex.l)
+			r := rand.New(rand.NewPCG(1, uint64(len(ex.name))))
+			ids := ex.ids()
+			type fop struct {
+				fi int
+				op layout.Op
+			}
+			var fops []fop
+			for i, f := range ex.l.Fields {
+				for _, op := range f.Updates {
+					fops = append(fops, fop{i, op})
+				}
+			}
+			for step := 0; step < 600; step++ {
+				switch k := r.IntN(10); {
+				case k == 0:
+					e := randomEntry(r, ex.l, ids[r.IntN(len(ids))])
+					if err := errOf(b.call("Set", ex.gen(t, e))[0]); err != nil {
+						t.Fatal(err)
+					}
+					m.entries[e.ID] = e.Keys
+				case k == 1:
+					e := randomEntry(r, ex.l, ids[r.IntN(len(ids))])
+					out := b.call("Best", ex.gen(t, e))
+					if err := errOf(out[1]); err != nil {
+						t.Fatal(err)
+					}
+					old, ok := m.entries[e.ID]
+					want := !ok || ex.l.Compare(e, layout.Entry{ID: e.ID, Keys: old}) < 0
+					if out[0].Bool() != want {
+						t.Fatalf("step %d: Best kept=%v, model %v", step, out[0].Bool(), want)
+					}
+					if want {
+						m.entries[e.ID] = e.Keys
+					}
+				case k == 2 && step%5 == 0:
+					n := r.IntN(3) + 1
+					var rm []reflect.Value
+					var want int64
+					seen := map[string]bool{}
+					for i := 0; i < n; i++ {
+						id := ids[r.IntN(len(ids))]
+						rm = append(rm, ex.id(id))
+						if _, ok := m.entries[id]; ok && !seen[id] {
+							want++
+						}
+						seen[id] = true
+					}
+					args := make([]any, len(rm))
+					for i := range rm {
+						args[i] = rm[i]
+					}
+					out := b.call("Remove", args...)
+					if err := errOf(out[1]); err != nil || out[0].Int() != want {
+						t.Fatalf("step %d: Remove = %d, %v; want %d", step, out[0].Int(), err, want)
+					}
+					for id := range seen {
+						delete(m.entries, id)
+					}
+				case k == 3 && step%7 == 0:
+					keep := int64(r.IntN(len(ids)))
+					sorted := m.sorted()
+					out := b.call("Trim", keep)
+					want := max(0, int64(len(sorted))-keep)
+					if err := errOf(out[1]); err != nil || out[0].Int() != want {
+						t.Fatalf("step %d: Trim(%d) = %d, %v; want %d", step, keep, out[0].Int(), err, want)
+					}
+					for _, e := range sorted[min(int(keep), len(sorted)):] {
+						delete(m.entries, e.ID)
+					}
+				default:
+					fo := fops[r.IntN(len(fops))]
+					n := 1
+					if r.IntN(3) == 0 {
+						n = 2 + r.IntN(5)
+					}
+					us := make([]upd, n)
+					for i := range us {
+						us[i] = randomUpdate(r, ex.l, ids, fo.fi, fo.op)
+					}
+					t0 := time.Now()
+					got, errs, err := b.updates(fo.fi, fo.op, us)
+					t1 := time.Now()
+					if err != nil {
+						t.Fatalf("step %d: %v", step, err)
+					}
+					b.applyModel(m, fo.fi, fo.op, us, got, errs, t0, t1)
+				}
+				b.checkState(m, "step "+strconv.Itoa(step))
+				if step%50 == 49 {
+					b.checkReads(m, r)
+				}
+			}
+		})
+	}
+}
+
+// checkReads compares every read with the model.
+func (b *board) checkReads(m *model, r *rand.Rand) {
+	b.t.Helper()
+	l := b.ex.l
+	sorted := m.sorted()
+	ranked := func(out []reflect.Value, what string) []layout.Entry {
+		b.t.Helper()
+		if err := errOf(out[len(out)-1]); err != nil {
+			b.t.Fatalf("%s: %v", what, err)
+		}
+		var es []layout.Entry
+		for i := 0; i < out[0].Len(); i++ {
+			rv := out[0].Index(i)
+			if rv.FieldByName("Rank").IsValid() {
+				if rank := rv.FieldByName("Rank").Int(); rank < 1 {
+					b.t.Fatalf("%s: rank %d", what, rank)
+				}
+				es = append(es, b.ex.interp(b.t, rv.FieldByName("Entry")))
+			} else {
+				es = append(es, b.ex.interp(b.t, rv))
+			}
+		}
+		return es
+	}
+	same := func(what string, got, want []layout.Entry) {
+		b.t.Helper()
+		if len(got) != len(want) {
+			b.t.Fatalf("%s: %d entries, want %d", what, len(got), len(want))
+		}
+		for i := range got {
+			if got[i].ID != want[i].ID || !slices.Equal(got[i].Keys, want[i].Keys) {
+				b.t.Fatalf("%s: entry %d = %q %s, want %q %s", what, i, got[i].ID, fmtKeys(l, got[i].Keys), want[i].ID, fmtKeys(l, want[i].Keys))
+			}
+		}
+	}
+	out := b.call("Count")
+	if errOf(out[1]) != nil || out[0].Int() != int64(len(sorted)) {
+		b.t.Fatalf("Count = %d, want %d", out[0].Int(), len(sorted))
+	}
+	same("Top", ranked(b.call("Top", int64(len(sorted)+3)), "Top"), sorted)
+	same("Page(2,3)", ranked(b.call("Page", int64(2), int64(3)), "Page"), sorted[min(2, len(sorted)):min(5, len(sorted))])
+	// After pages through the whole board, 3 at a time.
+	cur := reflect.New(b.v.MethodByName("After").Type().In(1)).Elem()
+	var all []layout.Entry
+	for i := 0; i < 20; i++ {
+		out := b.call("After", cur, int64(3))
+		page := ranked([]reflect.Value{out[0], out[2]}, "After")
+		if len(page) == 0 {
+			break
+		}
+		for j := 0; j < out[0].Len(); j++ {
+			if got, want := out[0].Index(j).FieldByName("Rank").Int(), int64(len(all)+j+1); got != want {
+				b.t.Fatalf("After: rank %d, want %d", got, want)
+			}
+		}
+		all = append(all, page...)
+		cur = out[1]
+	}
+	same("After", all, sorted)
+	for pos, e := range sorted {
+		id := b.ex.id(e.ID)
+		out := b.call("Get", id)
+		if err := errOf(out[1]); err != nil {
+			b.t.Fatalf("Get(%q): %v", e.ID, err)
+		}
+		same("Get", []layout.Entry{b.ex.interp(b.t, out[0])}, []layout.Entry{e})
+		out = b.call("Rank", id)
+		if errOf(out[1]) != nil || out[0].Int() != int64(pos+1) {
+			b.t.Fatalf("Rank(%q) = %d, %v; want %d", e.ID, out[0].Int(), errOf(out[1]), pos+1)
+		}
+		before, after := r.IntN(3), r.IntN(3)
+		same("Around", ranked(b.call("Around", id, int64(before), int64(after)), "Around"), sorted[max(0, pos-before):min(len(sorted), pos+after+1)])
+		if l.NumScore > 0 {
+			lead := l.Fields[0]
+			var ahead int64
+			for _, o := range sorted {
+				if lead.Digit(o.Keys[0]) > lead.Digit(e.Keys[0]) {
+					ahead++
+				}
+			}
+			out := b.call("CompetitionRank", id)
+			if errOf(out[1]) != nil || out[0].Int() != ahead+1 {
+				b.t.Fatalf("CompetitionRank(%q) = %d, %v; want %d", e.ID, out[0].Int(), errOf(out[1]), ahead+1)
+			}
+		}
+	}
+	// A missing id.
+	missing := b.ex.ids()[0]
+	if _, ok := m.entries[missing]; !ok {
+		for _, method := range []string{"Get", "Rank", "CompetitionRank"} {
+			if l.NumScore == 0 && method == "CompetitionRank" {
+				continue
+			}
+			out := b.call(method, b.ex.id(missing))
+			if err := errOf(out[1]); !errors.Is(err, rankgenrt.ErrNotFound) {
+				b.t.Fatalf("%s(missing) error %v, want ErrNotFound", method, err)
+			}
+		}
+	}
+	// Range on the leading field.
+	if l.NumScore > 0 && len(sorted) > 0 {
+		lead := l.Fields[0]
+		a, c := sorted[r.IntN(len(sorted))].Keys[0], sorted[r.IntN(len(sorted))].Keys[0]
+		lo, hi := min(a, c), max(a, c)
+		var want []layout.Entry
+		for _, e := range sorted {
+			if e.Keys[0] >= lo && e.Keys[0] <= hi {
+				want = append(want, e)
+			}
+		}
+		got := ranked(b.call("Range"+lead.Name, b.ex.value(b.t, 0, lo), b.ex.value(b.t, 0, hi), int64(0), int64(100)), "Range")
+		same("Range"+lead.Name, got, want)
+	}
+}
