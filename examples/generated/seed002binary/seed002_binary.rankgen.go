@@ -183,8 +183,12 @@ var (
 	scriptCompetition  = redis.NewScript(luaCompetition)
 )
 
-// scripts lists every script, for Load.
-var scripts = []*redis.Script{scriptSet, scriptBest, scriptRemove, scriptTrim, scriptAddPoints, scriptSetPoints, scriptSetPaid, scriptSetReachedAt, scriptAround, scriptAfter, scriptCompetition}
+// Scripts returns the board's scripts, in a fixed order. Board.Load caches them all; they are
+// exported for running a board's scripts in your own pipelines or transactions (after Load), where
+// go-redis cannot fall back from EVALSHA to EVAL.
+func Scripts() []*redis.Script {
+	return []*redis.Script{scriptSet, scriptBest, scriptRemove, scriptTrim, scriptAddPoints, scriptSetPoints, scriptSetPaid, scriptSetReachedAt, scriptAround, scriptAfter, scriptCompetition}
+}
 
 // Board is a leaderboard of Entry values in a Redis sorted set, read best first. Its key is given
 // to NewBoard; its meta key (the layout fingerprint) is a second key in the same hash slot, so the
@@ -243,7 +247,7 @@ func (b *Board) Keys() []string {
 // outside a pipeline reload themselves; call Load before running them in a pipeline, where a
 // server that lacks a script (after a restart or SCRIPT FLUSH) answers NOSCRIPT.
 func (b *Board) Load(ctx context.Context) error {
-	return rankgenrt.Load(ctx, b.c, scripts...)
+	return rankgenrt.Load(ctx, b.c, Scripts()...)
 }
 
 // Ranked is an entry with its 1-based rank on the board.
