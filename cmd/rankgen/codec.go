@@ -20,9 +20,10 @@ import (
 
 func init() {
 	register(&command{
-		name:  "encode",
-		args:  "< entries.jsonl",
-		short: "encode JSON entries (one per line) to scores and members",
+		name:     "encode",
+		args:     "< entries.jsonl",
+		required: []string{"schema"},
+		short:    "encode JSON entries (one per line) to scores and members",
 		long: `Encode reads entries from stdin, one JSON object per line, keyed by the schema's names: the
 id and every field. Values are written as in Go: numbers for uint and int fields (exact to
 the last digit, also beyond 2^53), true/false for bool, the value's name for enum, an RFC 3339
@@ -68,9 +69,10 @@ errors.`,
 		},
 	})
 	register(&command{
-		name:  "decode",
-		args:  "[SCORE [MEMBER]]",
-		short: "decode scores and members back to JSON entries",
+		name:     "decode",
+		args:     "[SCORE [MEMBER]]",
+		required: []string{"schema"},
+		short:    "decode scores and members back to JSON entries",
 		long: `Decode turns what Redis stores back into entries: with arguments, the one pair SCORE MEMBER
 (as redis-cli prints them); without, JSON lines on stdin like
 
@@ -81,8 +83,8 @@ the schema's names, in the form encode reads. Without a member only the score's 
 decoded (the answer to "what does score 108201125491 mean?").
 
 A score or member this layout cannot have produced (not an integer, out of range, a wrong
-prefix width or bad digits) is reported on stderr as stdin:LINE: message (or for arguments
-without the line), and decoding goes on.
+prefix width or bad digits) is reported on stderr as stdin:LINE: message (for arguments, as
+"rankgen decode: message"), and decoding goes on.
 
 Exit status: 0 when everything decoded, 1 when anything failed (or on schema errors), 2 on
 usage errors.`,

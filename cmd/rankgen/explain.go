@@ -21,8 +21,8 @@ func init() {
 file: for each field its Go type, place (score or member), width, weight in the score or
 bytes in the member, order and range; then the score's capacity and headroom (bits used of
 the 53 a float64 holds exactly, or of the decimal bound), the member's shape, for each time
-field the dates its range covers ("31 bits of s from 2026-01-01 last until 2094-01-19"), and
-the layout fingerprint.
+field the dates its range covers ("31 bits of s from 2026-01-01 last until 2094-01-19"), the
+layout fingerprint, and the files generate writes.
 
 With -json it prints the layout as one JSON document instead (format 1; keys are stable and
 only ever added). Values that can exceed 2^53 (ranges, radices) are strings.

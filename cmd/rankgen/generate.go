@@ -23,7 +23,8 @@ func init() {
 		short: "write the generated files of one or more schemas",
 		long: `Generate parses each schema and writes its generated files: <stem>.rankgen.go (the Go
 package: Entry, Encode, Decode, Compare, Board) and one <stem>.<op>.lua script per board
-update operation, where <stem> is the schema's file name without .yaml.
+operation (writes, field updates, reads), where <stem> is the schema's file name without
+.yaml.
 
 Files go to the schema's own directory, or to -o dir. Only files whose bytes change are
 written (so unchanged files keep their modification times), and files that carry the

@@ -29,6 +29,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -69,10 +70,13 @@ func (e *env) errorf(cmd, format string, args ...any) {
 // command is one subcommand. Each lives in its own file and registers itself from init, so
 // a new command is a new file.
 type command struct {
-	name  string
-	args  string // synopsis after the flags, e.g. "schema.yaml…"
-	short string // one line for the command list
-	long  string // the help text: what it does, its output and exit codes
+	name string
+	args string // synopsis after the flags, e.g. "schema.yaml…"
+	// required names flags the command cannot run without; the synopsis shows them
+	// without brackets.
+	required []string
+	short    string // one line for the command list
+	long     string // the help text: what it does, its output and exit codes
 	// flags declares the command's flags on fs and returns the function that runs it with the
 	// remaining arguments. Usage errors are reported with usageError.
 	flags func(fs *flag.FlagSet) func(e *env, args []string) int
@@ -169,12 +173,14 @@ func synopsis(c *command) string {
 	fs := flag.NewFlagSet(c.name, flag.ContinueOnError)
 	c.flags(fs)
 	fs.VisitAll(func(f *flag.Flag) {
-		name, _ := flag.UnquoteUsage(f)
-		if name == "" {
-			s += " [-" + f.Name + "]"
-		} else {
-			s += " [-" + f.Name + " " + name + "]"
+		arg := "-" + f.Name
+		if name, _ := flag.UnquoteUsage(f); name != "" {
+			arg += " " + name
 		}
+		if !slices.Contains(c.required, f.Name) {
+			arg = "[" + arg + "]"
+		}
+		s += " " + arg
 	})
 	if c.args != "" {
 		s += " " + c.args
