@@ -488,10 +488,7 @@ func (c *codec) digit(f *layout.Field) jen.Code {
 			v = c.fc(f, "Max").Op("-").Add(ev(f))
 		}
 		if f.GoType == "uint64" {
-			if desc && f.Lo == 0 {
-				return v
-			}
-			return jen.Parens(v)
+			return v
 		}
 		return jen.Uint64().Call(v)
 	case layout.Int:
@@ -545,7 +542,11 @@ func (c *codec) encode() jen.Code {
 				bools = append(bools, jen.If(cond).Block(jen.Id("p").Op("+=").Add(c.fc(f, "Weight"))))
 				continue
 			}
-			term := jen.Add(c.digit(f)).Op("*").Add(c.fc(f, "Weight"))
+			d := c.digit(f)
+			if f.Kind == layout.Uint && f.GoType == "uint64" && (f.Order == layout.Asc || f.Lo > 0) {
+				d = jen.Parens(d) // a bare difference: parenthesize before multiplying
+			}
+			term := jen.Add(d).Op("*").Add(c.fc(f, "Weight"))
 			if sum == nil {
 				sum = term
 			} else {
@@ -571,7 +572,9 @@ func (c *codec) encode() jen.Code {
 		member = jen.Qual("strconv", "FormatUint").Call(id, jen.Lit(10))
 	}
 	if l.HasPrefix() {
-		body = append(body, jen.Comment(fmt.Sprintf("The member is %s; fixed-width digits keep byte order equal to rank order.", l.MemberPattern())))
+		body = append(body,
+			jen.Comment(fmt.Sprintf("The member is %s:", l.MemberPattern())),
+			jen.Comment("fixed-width digits keep its byte order equal to the rank order."))
 		buf := "prefix"
 		size := c.konst("prefixLen")
 		if l.IDType == layout.IDUint64 {
