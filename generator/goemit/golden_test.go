@@ -185,7 +185,6 @@ func firstDiff(want, got []byte) string {
 	return "(same lines, different bytes)"
 }
 
-
 // TestGeneratedCompiles writes every golden output, with the Lua scripts its board embeds,
 // into a module that requires this checkout, and runs go vet on it.
 func TestGeneratedCompiles(t *testing.T) {
