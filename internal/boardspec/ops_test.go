@@ -120,104 +120,137 @@ func randomUpdate(r *rand.Rand, l *layout.Layout, ids []string, fi int, op layou
 // every operation, and every read with the model's order.
 func TestOpsMatchCodec(t *testing.T) {
 	for _, ex := range examples(t) {
-		t.Run(ex.name, func(t *testing.T) {
-			c := redistest.Client(t)
-			key := redistest.Key(t, "{ops}")
-			b := ex.board(t, c, key)
-			m := newModel(ex.l)
-			r := rand.New(rand.NewPCG(1, uint64(len(ex.name))))
-			ids := ex.ids()
-			type fop struct {
-				fi int
-				op layout.Op
+		for _, ttl := range []bool{false, true} {
+			name := ex.name
+			if ttl {
+				name += "/ttl"
 			}
-			var fops []fop
-			for i, f := range ex.l.Fields {
-				for _, op := range f.Updates {
-					fops = append(fops, fop{i, op})
-				}
+			t.Run(name, func(t *testing.T) { opsMatchCodec(t, ex, ttl) })
+		}
+	}
+}
+
+func opsMatchCodec(t *testing.T, ex *example, ttl bool) {
+	c := redistest.Client(t)
+	key := redistest.Key(t, "{ops}")
+	var opts []reflect.Value
+	if ttl {
+		opts = append(opts, ex.withTTL.Call([]reflect.Value{reflect.ValueOf(time.Hour)})[0])
+	}
+	b := ex.board(t, c, key, opts...)
+	m := newModel(ex.l)
+	r := rand.New(rand.NewPCG(1, uint64(len(ex.name))))
+	ids := ex.ids()
+	type fop struct {
+		fi int
+		op layout.Op
+	}
+	var fops []fop
+	for i, f := range ex.l.Fields {
+		for _, op := range f.Updates {
+			fops = append(fops, fop{i, op})
+		}
+	}
+	for step := 0; step < 600; step++ {
+		switch k := r.IntN(10); {
+		case k == 0:
+			e := randomEntry(r, ex.l, ids[r.IntN(len(ids))])
+			if err := errOf(b.call("Set", ex.gen(t, e))[0]); err != nil {
+				t.Fatal(err)
 			}
-			for step := 0; step < 600; step++ {
-				switch k := r.IntN(10); {
-				case k == 0:
-					e := randomEntry(r, ex.l, ids[r.IntN(len(ids))])
-					if err := errOf(b.call("Set", ex.gen(t, e))[0]); err != nil {
-						t.Fatal(err)
-					}
-					m.entries[e.ID] = e.Keys
-				case k == 1:
-					e := randomEntry(r, ex.l, ids[r.IntN(len(ids))])
-					out := b.call("Best", ex.gen(t, e))
-					if err := errOf(out[1]); err != nil {
-						t.Fatal(err)
-					}
-					old, ok := m.entries[e.ID]
-					want := !ok || ex.l.Compare(e, layout.Entry{ID: e.ID, Keys: old}) < 0
-					if out[0].Bool() != want {
-						t.Fatalf("step %d: Best kept=%v, model %v", step, out[0].Bool(), want)
-					}
-					if want {
-						m.entries[e.ID] = e.Keys
-					}
-				case k == 2 && step%5 == 0:
-					n := r.IntN(3) + 1
-					var rm []reflect.Value
-					var want int64
-					seen := map[string]bool{}
-					for i := 0; i < n; i++ {
-						id := ids[r.IntN(len(ids))]
-						rm = append(rm, ex.id(id))
-						if _, ok := m.entries[id]; ok && !seen[id] {
-							want++
-						}
-						seen[id] = true
-					}
-					args := make([]any, len(rm))
-					for i := range rm {
-						args[i] = rm[i]
-					}
-					out := b.call("Remove", args...)
-					if err := errOf(out[1]); err != nil || out[0].Int() != want {
-						t.Fatalf("step %d: Remove = %d, %v; want %d", step, out[0].Int(), err, want)
-					}
-					for id := range seen {
-						delete(m.entries, id)
-					}
-				case k == 3 && step%7 == 0:
-					keep := int64(r.IntN(len(ids)))
-					sorted := m.sorted()
-					out := b.call("Trim", keep)
-					want := max(0, int64(len(sorted))-keep)
-					if err := errOf(out[1]); err != nil || out[0].Int() != want {
-						t.Fatalf("step %d: Trim(%d) = %d, %v; want %d", step, keep, out[0].Int(), err, want)
-					}
-					for _, e := range sorted[min(int(keep), len(sorted)):] {
-						delete(m.entries, e.ID)
-					}
-				default:
-					fo := fops[r.IntN(len(fops))]
-					n := 1
-					if r.IntN(3) == 0 {
-						n = 2 + r.IntN(5)
-					}
-					us := make([]upd, n)
-					for i := range us {
-						us[i] = randomUpdate(r, ex.l, ids, fo.fi, fo.op)
-					}
-					t0 := time.Now()
-					got, errs, err := b.updates(fo.fi, fo.op, us)
-					t1 := time.Now()
-					if err != nil {
-						t.Fatalf("step %d: %v", step, err)
-					}
-					b.applyModel(m, fo.fi, fo.op, us, got, errs, t0, t1)
-				}
-				b.checkState(m, "step "+strconv.Itoa(step))
-				if step%50 == 49 {
-					b.checkReads(m, r)
-				}
+			m.entries[e.ID] = e.Keys
+		case k == 1:
+			e := randomEntry(r, ex.l, ids[r.IntN(len(ids))])
+			out := b.call("Best", ex.gen(t, e))
+			if err := errOf(out[1]); err != nil {
+				t.Fatal(err)
 			}
-		})
+			old, ok := m.entries[e.ID]
+			want := !ok || ex.l.Compare(e, layout.Entry{ID: e.ID, Keys: old}) < 0
+			if out[0].Bool() != want {
+				t.Fatalf("step %d: Best kept=%v, model %v", step, out[0].Bool(), want)
+			}
+			if want {
+				m.entries[e.ID] = e.Keys
+			}
+		case k == 2 && step%5 == 0:
+			n := r.IntN(3) + 1
+			var rm []reflect.Value
+			var want int64
+			seen := map[string]bool{}
+			for i := 0; i < n; i++ {
+				id := ids[r.IntN(len(ids))]
+				rm = append(rm, ex.id(id))
+				if _, ok := m.entries[id]; ok && !seen[id] {
+					want++
+				}
+				seen[id] = true
+			}
+			args := make([]any, len(rm))
+			for i := range rm {
+				args[i] = rm[i]
+			}
+			out := b.call("Remove", args...)
+			if err := errOf(out[1]); err != nil || out[0].Int() != want {
+				t.Fatalf("step %d: Remove = %d, %v; want %d", step, out[0].Int(), err, want)
+			}
+			for id := range seen {
+				delete(m.entries, id)
+			}
+		case k == 3 && step%7 == 0:
+			keep := int64(r.IntN(len(ids)))
+			sorted := m.sorted()
+			out := b.call("Trim", keep)
+			want := max(0, int64(len(sorted))-keep)
+			if err := errOf(out[1]); err != nil || out[0].Int() != want {
+				t.Fatalf("step %d: Trim(%d) = %d, %v; want %d", step, keep, out[0].Int(), err, want)
+			}
+			for _, e := range sorted[min(int(keep), len(sorted)):] {
+				delete(m.entries, e.ID)
+			}
+		default:
+			fo := fops[r.IntN(len(fops))]
+			n := 1
+			if r.IntN(3) == 0 {
+				n = 2 + r.IntN(5)
+			}
+			us := make([]upd, n)
+			for i := range us {
+				us[i] = randomUpdate(r, ex.l, ids, fo.fi, fo.op)
+			}
+			t0 := time.Now()
+			got, errs, err := b.updates(fo.fi, fo.op, us)
+			t1 := time.Now()
+			if err != nil {
+				t.Fatalf("step %d: %v", step, err)
+			}
+			b.applyModel(m, fo.fi, fo.op, us, got, errs, t0, t1)
+		}
+		b.checkState(m, "step "+strconv.Itoa(step))
+		if ttl {
+			b.checkTTL()
+		}
+		if step%50 == 49 {
+			b.checkReads(m, r)
+		}
+	}
+}
+
+// checkTTL checks that every existing key of the board expires within the hour.
+func (b *board) checkTTL() {
+	b.t.Helper()
+	keys := b.v.MethodByName("Keys").Call(nil)[0].Interface().([]string)
+	for _, k := range keys {
+		d, err := b.c.PTTL(ctx, k).Result()
+		if err != nil {
+			b.t.Fatal(err)
+		}
+		if d == -2 { // absent
+			continue
+		}
+		if d <= 59*time.Minute || d > time.Hour {
+			b.t.Fatalf("PTTL %s = %v; want about an hour", k, d)
+		}
 	}
 }
 
