@@ -69,10 +69,38 @@ func explainText(l *layout.Layout) string {
 	}
 	b.WriteString("\n")
 	b.WriteString(l.Table())
+	b.WriteString(memberLength(l))
 	if names := fileNames(l); names != nil {
 		fmt.Fprintf(&b, "files: %s\n", strings.Join(names, ", "))
 	}
 	return b.String()
+}
+
+// listpackValue is Redis's default zset-max-listpack-value (zset-max-ziplist-value before
+// 7.0): a sorted set with a longer member leaves the compact listpack encoding.
+const listpackValue = 64
+
+// memberLength states the longest member the layout writes, and whether it can exceed what
+// Redis keeps in its compact encoding for small sets.
+func memberLength(l *layout.Layout) string {
+	idMax := idMaxBytes(l)
+	n := l.PrefixLen + idMax
+	s := fmt.Sprintf("member length: at most %d bytes", n)
+	if l.PrefixLen > 0 {
+		s += fmt.Sprintf(" (%d-byte prefix + id of up to %d)", l.PrefixLen, idMax)
+	}
+	if n > listpackValue {
+		s += fmt.Sprintf("; members over %d bytes move small boards out of Redis's compact listpack encoding (zset-max-listpack-value)", listpackValue)
+	}
+	return s + "\n"
+}
+
+// idMaxBytes is the longest id: max_bytes, or the 20 digits of the largest uint64.
+func idMaxBytes(l *layout.Layout) int {
+	if l.IDType == layout.IDUint64 {
+		return len("18446744073709551615")
+	}
+	return l.MaxBytes
 }
 
 // explainDoc is the -json document. Field order is the output order; keep it stable and
@@ -110,6 +138,7 @@ type scoreDoc struct {
 type memberDoc struct {
 	Separator   string `json:"separator"`
 	PrefixBytes int    `json:"prefix_bytes"`
+	MaxBytes    int    `json:"max_bytes"`
 	Pattern     string `json:"pattern"`
 	Index       bool   `json:"index"`
 }
@@ -158,6 +187,7 @@ func layoutJSON(l *layout.Layout) explainDoc {
 		Member: memberDoc{
 			Separator:   l.Separator,
 			PrefixBytes: l.PrefixLen,
+			MaxBytes:    l.PrefixLen + idMaxBytes(l),
 			Pattern:     l.MemberPattern(),
 			Index:       l.HasPrefix(),
 		},
