@@ -21,6 +21,7 @@ import (
 	"github.com/rankgen/rankgen/examples/generated/seed004shift"
 	"github.com/rankgen/rankgen/generator/layout"
 	"github.com/rankgen/rankgen/internal/redistest"
+	"github.com/redis/go-redis/v9"
 )
 
 func TestMain(m *testing.M) { redistest.Main(m) }
@@ -80,22 +81,23 @@ func (g gen[E]) sortPairs(ps []pair) error {
 
 // example is one example schema with its generated package.
 type example struct {
-	name   string // package name
-	schema string // file under examples/schemas
-	codec  codec
+	name     string // package name
+	schema   string // file under examples/schemas
+	codec    codec
+	newBoard func(c redis.UniversalClient, key string) any // the package's NewBoard
 }
 
 var examples = []example{
-	{"arena", "arena.yaml", gen[arena.Entry]{arena.Decode, arena.Entry.Encode, arena.Compare}},
-	{"racing", "racing.yaml", gen[racing.Entry]{racing.Decode, racing.Entry.Encode, racing.Compare}},
-	{"season", "season.yaml", gen[season.Entry]{season.Decode, season.Entry.Encode, season.Compare}},
-	{"seed000member", "seed000_member.yaml", gen[seed000member.Entry]{seed000member.Decode, seed000member.Entry.Encode, seed000member.Compare}},
-	{"seed001zranking", "seed001_zranking.yaml", gen[seed001zranking.Entry]{seed001zranking.Decode, seed001zranking.Entry.Encode, seed001zranking.Compare}},
-	{"seed002binary", "seed002_binary.yaml", gen[seed002binary.Entry]{seed002binary.Decode, seed002binary.Entry.Encode, seed002binary.Compare}},
-	{"seed002decimal", "seed002_decimal.yaml", gen[seed002decimal.Entry]{seed002decimal.Decode, seed002decimal.Entry.Encode, seed002decimal.Compare}},
-	{"seed002keysort", "seed002_keysort.yaml", gen[seed002keysort.Entry]{seed002keysort.Decode, seed002keysort.Entry.Encode, seed002keysort.Compare}},
-	{"seed003scaling", "seed003_scaling.yaml", gen[seed003scaling.Entry]{seed003scaling.Decode, seed003scaling.Entry.Encode, seed003scaling.Compare}},
-	{"seed004shift", "seed004_shift.yaml", gen[seed004shift.Entry]{seed004shift.Decode, seed004shift.Entry.Encode, seed004shift.Compare}},
+	{"arena", "arena.yaml", gen[arena.Entry]{arena.Decode, arena.Entry.Encode, arena.Compare}, func(c redis.UniversalClient, k string) any { return arena.NewBoard(c, k) }},
+	{"racing", "racing.yaml", gen[racing.Entry]{racing.Decode, racing.Entry.Encode, racing.Compare}, func(c redis.UniversalClient, k string) any { return racing.NewBoard(c, k) }},
+	{"season", "season.yaml", gen[season.Entry]{season.Decode, season.Entry.Encode, season.Compare}, func(c redis.UniversalClient, k string) any { return season.NewBoard(c, k) }},
+	{"seed000member", "seed000_member.yaml", gen[seed000member.Entry]{seed000member.Decode, seed000member.Entry.Encode, seed000member.Compare}, func(c redis.UniversalClient, k string) any { return seed000member.NewBoard(c, k) }},
+	{"seed001zranking", "seed001_zranking.yaml", gen[seed001zranking.Entry]{seed001zranking.Decode, seed001zranking.Entry.Encode, seed001zranking.Compare}, func(c redis.UniversalClient, k string) any { return seed001zranking.NewBoard(c, k) }},
+	{"seed002binary", "seed002_binary.yaml", gen[seed002binary.Entry]{seed002binary.Decode, seed002binary.Entry.Encode, seed002binary.Compare}, func(c redis.UniversalClient, k string) any { return seed002binary.NewBoard(c, k) }},
+	{"seed002decimal", "seed002_decimal.yaml", gen[seed002decimal.Entry]{seed002decimal.Decode, seed002decimal.Entry.Encode, seed002decimal.Compare}, func(c redis.UniversalClient, k string) any { return seed002decimal.NewBoard(c, k) }},
+	{"seed002keysort", "seed002_keysort.yaml", gen[seed002keysort.Entry]{seed002keysort.Decode, seed002keysort.Entry.Encode, seed002keysort.Compare}, func(c redis.UniversalClient, k string) any { return seed002keysort.NewBoard(c, k) }},
+	{"seed003scaling", "seed003_scaling.yaml", gen[seed003scaling.Entry]{seed003scaling.Decode, seed003scaling.Entry.Encode, seed003scaling.Compare}, func(c redis.UniversalClient, k string) any { return seed003scaling.NewBoard(c, k) }},
+	{"seed004shift", "seed004_shift.yaml", gen[seed004shift.Entry]{seed004shift.Decode, seed004shift.Entry.Encode, seed004shift.Compare}, func(c redis.UniversalClient, k string) any { return seed004shift.NewBoard(c, k) }},
 }
 
 // parse reads and parses an example schema.

@@ -1,0 +1,4 @@
+package boardtest
+
+// The generated boards' side of the benchmarks.
+var genUpdates []genBench

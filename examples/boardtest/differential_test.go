@@ -1,0 +1,412 @@
+package boardtest
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rankgen/rankgen/generator/layout"
+	"github.com/rankgen/rankgen/internal/oracle"
+	"github.com/rankgen/rankgen/internal/redistest"
+	rankgenrt "github.com/rankgen/rankgen/runtime"
+	"github.com/redis/go-redis/v9"
+)
+
+// TestDifferential applies the same random sequence of operations to every example's generated
+// Board on the real server and to the in-memory model over the interpreted codec: Set, SetMany,
+// Best, BestMany, every declared field update (single and batch, with overflow, out-of-range
+// values and repeated ids), Remove, Trim, and the reads Get, Rank, Top, Count. After every
+// operation the results agree (errors by sentinel) and the stored state is identical: the same
+// (score, member) pairs bit for bit in the same order, and the same id → member index.
+//
+// -diff.seeds N runs N sequences per example instead of one (seeds 42, 43, …).
+func TestDifferential(t *testing.T) {
+	c := redistest.Client(t)
+	for _, ex := range examples {
+		for seed := uint64(42); seed < 42+uint64(*diffSeeds); seed++ {
+			name := ex.name
+			if *diffSeeds > 1 {
+				name = fmt.Sprintf("%s/seed=%d", ex.name, seed)
+			}
+			t.Run(name, func(t *testing.T) { runDifferential(t, c, ex, seed) })
+		}
+	}
+}
+
+var diffSeeds = flag.Int("diff.seeds", 1, "random operation sequences per example in TestDifferential")
+
+func runDifferential(t *testing.T, c *redis.Client, ex example, seed uint64) {
+	l := parse(t, ex.schema)
+	d := &diff{
+		t:   t,
+		c:   c,
+		l:   l,
+		b:   newRBoard(l, ex.newBoard(c, redistest.Key(t, "board"))),
+		m:   newModel(l),
+		rng: newRand(t, seed),
+	}
+	for range 24 {
+		d.ids = append(d.ids, oracle.RandomID(l, d.rng))
+	}
+	for d.step = 1; d.step <= 400; d.step++ {
+		d.randomOp()
+		d.checkState()
+		if t.Failed() {
+			t.Fatalf("stopped at step %d", d.step)
+		}
+	}
+}
+
+type diff struct {
+	t    *testing.T
+	c    *redis.Client
+	l    *layout.Layout
+	b    *rboard
+	m    *model
+	rng  *rand.Rand
+	ids  []string
+	step int
+}
+
+func (d *diff) errorf(format string, args ...any) {
+	d.t.Helper()
+	d.t.Errorf("step %d: "+format, append([]any{d.step}, args...)...)
+}
+
+func (d *diff) id() string { return d.ids[d.rng.IntN(len(d.ids))] }
+
+// entry returns a random entry for a pool id: random, or the current entry moved by one digit
+// in one field (near ties, for Best), or with one field out of range.
+func (d *diff) entry() layout.Entry {
+	e := oracle.RandomEntry(d.l, d.rng)
+	e.ID = d.id()
+	if old, ok := d.m.entries[e.ID]; ok && d.rng.IntN(3) == 0 {
+		e.Keys = slices.Clone(old)
+		i := d.rng.IntN(len(d.l.Fields))
+		f := d.l.Fields[i]
+		if e.Keys[i] < f.Hi && (e.Keys[i] == f.Lo || d.rng.IntN(2) == 0) {
+			e.Keys[i]++
+		} else if e.Keys[i] > f.Lo {
+			e.Keys[i]--
+		}
+	}
+	if d.rng.IntN(12) == 0 {
+		i := d.rng.IntN(len(d.l.Fields))
+		if bad := oracle.OutOfRange(d.l.Fields[i]); len(bad) > 0 {
+			e.Keys[i] = bad[d.rng.IntN(len(bad))]
+		}
+	}
+	return e
+}
+
+// updatable lists the (field, op) pairs the board offers.
+func (d *diff) updatable() []fieldOp {
+	var ops []fieldOp
+	for i, f := range d.l.Fields {
+		for _, k := range f.Updates {
+			ops = append(ops, fieldOp{Field: i, Kind: k})
+		}
+	}
+	return ops
+}
+
+// fieldOp returns a random update of kind o for id: deltas small, to the edge, past it, or
+// huge; values in range, at the edges, or out of range.
+func (d *diff) fieldOp(o fieldOp, id string) fieldOp {
+	f := d.l.Fields[o.Field]
+	if o.Kind != layout.OpAdd {
+		o.Key = oracle.RandomKey(f, d.rng)
+		if bad := oracle.OutOfRange(f); len(bad) > 0 && d.rng.IntN(8) == 0 {
+			o.Key = bad[d.rng.IntN(len(bad))]
+		}
+		return o
+	}
+	cur := d.m.zero()[o.Field]
+	if keys, ok := d.m.entries[id]; ok {
+		cur = keys[o.Field]
+	}
+	span := int64(min(f.Span(), math.MaxInt64/4))
+	val := func(k uint64) int64 { return d.m.value(f, k).Int64() }
+	switch d.rng.IntN(7) {
+	case 0: // exactly to an edge
+		if d.rng.IntN(2) == 0 {
+			o.Delta = val(f.Hi) - val(cur)
+		} else {
+			o.Delta = val(f.Lo) - val(cur)
+		}
+	case 1: // one past an edge
+		if d.rng.IntN(2) == 0 {
+			o.Delta = val(f.Hi) - val(cur) + 1
+		} else {
+			o.Delta = val(f.Lo) - val(cur) - 1
+		}
+	case 2: // anywhere in ±span
+		o.Delta = d.rng.Int64N(2*span+1) - span
+	case 3: // huge
+		o.Delta = []int64{math.MaxInt64, math.MinInt64, 1 << 53, -(1 << 53), 1<<53 + 1}[d.rng.IntN(5)]
+	default: // small
+		o.Delta = d.rng.Int64N(11) - 5
+	}
+	return o
+}
+
+// stampsFrom returns a stamper that takes stamped values from the board's entry after checking
+// them against the clock window of the call.
+func (d *diff) stampsFrom(got layout.Entry, before, after time.Time) stamper {
+	return func(i int) (uint64, error) {
+		if got.Keys == nil {
+			return 0, errors.New("the board returned no entry")
+		}
+		k := got.Keys[i]
+		return k, stampWindow(d.l.Fields[i], k, before, after)
+	}
+}
+
+func (d *diff) randomOp() {
+	ops := d.updatable()
+	switch r := d.rng.IntN(100); {
+	case r < 12:
+		e := d.entry()
+		got, want := d.b.set(e), d.m.set(e)
+		d.compareErr(fmt.Sprintf("Set(%s)", d.fmt(e)), got, want)
+	case r < 17:
+		es := make([]layout.Entry, 1+d.rng.IntN(5))
+		for i := range es {
+			es[i] = d.entry()
+		}
+		got := d.b.setMany(es)
+		var want error
+		for _, e := range es { // all validated first: nothing is written when one is bad
+			if _, _, err := d.l.Encode(e); err != nil && want == nil {
+				want = err
+			}
+		}
+		if want == nil {
+			for _, e := range es {
+				d.m.set(e)
+			}
+		}
+		d.compareErr(fmt.Sprintf("SetMany(%d)", len(es)), got, want)
+	case r < 27:
+		e := d.entry()
+		got, err := d.b.best(e)
+		want, werr := d.m.best(e)
+		d.compareErr(fmt.Sprintf("Best(%s)", d.fmt(e)), err, werr)
+		if got != want {
+			d.errorf("Best(%s) = %v; the model says %v", d.fmt(e), got, want)
+		}
+	case r < 32:
+		es := make([]layout.Entry, 1+d.rng.IntN(5))
+		for i := range es {
+			es[i] = d.entry()
+		}
+		got, err := d.b.bestMany(es)
+		var werr error
+		for _, e := range es {
+			if _, _, err := d.l.Encode(e); err != nil && werr == nil {
+				werr = err
+			}
+		}
+		var want []bool
+		if werr == nil {
+			for _, e := range es {
+				kept, _ := d.m.best(e)
+				want = append(want, kept)
+			}
+		}
+		d.compareErr(fmt.Sprintf("BestMany(%d)", len(es)), err, werr)
+		if werr == nil && !slices.Equal(got, want) {
+			d.errorf("BestMany = %v; the model says %v", got, want)
+		}
+	case r < 62 && len(ops) > 0:
+		id := d.id()
+		o := d.fieldOp(ops[d.rng.IntN(len(ops))], id)
+		before := time.Now()
+		got, err := d.b.update(id, o)
+		after := time.Now()
+		want, werr := d.m.update(id, o, d.stampsFrom(got, before, after))
+		what := fmt.Sprintf("%s(%q, %s)", d.b.method(o), id, o.String(d.l))
+		d.compareErr(what, err, werr)
+		if err == nil && werr == nil {
+			d.compareEntry(what, got, want)
+		}
+	case r < 77 && len(ops) > 0:
+		kind := ops[d.rng.IntN(len(ops))]
+		n := 1 + d.rng.IntN(6)
+		ids, batch := make([]string, n), make([]fieldOp, n)
+		for i := range n {
+			ids[i] = d.id()
+			batch[i] = d.fieldOp(kind, ids[i])
+		}
+		before := time.Now()
+		res, err := d.b.updateMany(ids, batch)
+		after := time.Now()
+		what := fmt.Sprintf("%sMany(%d)", d.b.method(kind), n)
+		if err != nil {
+			d.errorf("%s: %v", what, err)
+			return
+		}
+		for i := range n {
+			want, werr := d.m.update(ids[i], batch[i], d.stampsFrom(res[i].Entry, before, after))
+			w := fmt.Sprintf("%s[%d] (%q, %s)", what, i, ids[i], batch[i].String(d.l))
+			d.compareErr(w, res[i].Err, werr)
+			if res[i].Err == nil && werr == nil {
+				d.compareEntry(w, res[i].Entry, want)
+			}
+		}
+	case r < 85:
+		ids := make([]string, 1+d.rng.IntN(3))
+		for i := range ids {
+			ids[i] = d.id()
+		}
+		ids = slices.Compact(ids)
+		got, err := d.b.remove(ids...)
+		want, werr := d.m.remove(ids...)
+		d.compareErr("Remove", err, werr)
+		if got != want {
+			d.errorf("Remove(%q) = %d; the model says %d", ids, got, want)
+		}
+	case r < 88:
+		keep := int64(d.rng.IntN(len(d.m.entries)+3)) - 1
+		if d.rng.IntN(2) == 0 { // keep most, usually
+			keep = int64(len(d.m.entries)) - int64(d.rng.IntN(3))
+		}
+		got, err := d.b.trim(keep)
+		want, werr := d.m.trim(keep)
+		d.compareErr(fmt.Sprintf("Trim(%d)", keep), err, werr)
+		if got != want {
+			d.errorf("Trim(%d) = %d; the model says %d", keep, got, want)
+		}
+	default:
+		d.reads()
+	}
+}
+
+// reads compares Get, Rank, Top and Count with the model.
+func (d *diff) reads() {
+	id := d.id()
+	got, err := d.b.get(id)
+	keys, ok := d.m.entries[id]
+	var werr error
+	if !ok {
+		werr = rankgenrt.ErrNotFound
+	}
+	d.compareErr(fmt.Sprintf("Get(%q)", id), err, werr)
+	if err == nil && ok {
+		d.compareEntry(fmt.Sprintf("Get(%q)", id), got, layout.Entry{ID: id, Keys: keys})
+	}
+	rank, err := d.b.rank(id)
+	wrank, werr := d.m.rank(id)
+	d.compareErr(fmt.Sprintf("Rank(%q)", id), err, werr)
+	if rank != wrank && werr == nil {
+		d.errorf("Rank(%q) = %d; the model says %d", id, rank, wrank)
+	}
+	n := int64(d.rng.IntN(len(d.m.entries) + 3))
+	top, err := d.b.top(n)
+	if err != nil {
+		d.errorf("Top(%d): %v", n, err)
+	}
+	all := d.m.sorted()
+	if int64(len(all)) > n {
+		all = all[:n]
+	}
+	if len(top) != len(all) {
+		d.errorf("Top(%d) has %d entries; the model %d", n, len(top), len(all))
+		return
+	}
+	for i, r := range top {
+		if r.Rank != int64(i+1) {
+			d.errorf("Top(%d)[%d].Rank = %d", n, i, r.Rank)
+		}
+		d.compareEntry(fmt.Sprintf("Top(%d)[%d]", n, i), r.Entry, all[i])
+	}
+	if cnt, err := d.b.count(); err != nil || cnt != int64(len(d.m.entries)) {
+		d.errorf("Count = %d, %v; the model has %d", cnt, err, len(d.m.entries))
+	}
+}
+
+func (d *diff) compareErr(what string, got, want error) {
+	d.t.Helper()
+	if !sameError(got, want) {
+		d.errorf("%s: board error %v; the model's %v", what, got, want)
+	}
+}
+
+func (d *diff) compareEntry(what string, got, want layout.Entry) {
+	d.t.Helper()
+	if got.ID != want.ID || !slices.Equal(got.Keys, want.Keys) {
+		d.errorf("%s: board entry %s; the model's %s", what, d.fmt(got), d.fmt(want))
+	}
+}
+
+func (d *diff) fmt(e layout.Entry) string {
+	parts := []string{fmt.Sprintf("%q", e.ID)}
+	for i, f := range d.l.Fields {
+		if i < len(e.Keys) {
+			parts = append(parts, f.Name+"="+f.Format(e.Keys[i]))
+		}
+	}
+	return "{" + strings.Join(parts, " ") + "}"
+}
+
+// checkState compares everything stored under the board's keys with the model: the sorted set
+// pair by pair (scores by their bits) in board order, and the index or meta key.
+func (d *diff) checkState() {
+	d.t.Helper()
+	keys := d.b.keys()
+	zs, err := d.c.ZRangeArgsWithScores(ctx, redis.ZRangeArgs{Key: keys[0], Start: 0, Stop: -1, Rev: true}).Result()
+	if err != nil {
+		d.errorf("ZRANGE: %v", err)
+		return
+	}
+	want := d.m.sorted()
+	if len(zs) != len(want) {
+		d.errorf("the board holds %d members; the model %d", len(zs), len(want))
+		return
+	}
+	members := map[string]string{}
+	for i, z := range zs {
+		score, member, err := d.l.Encode(want[i])
+		if err != nil {
+			d.errorf("model entry %s: %v", d.fmt(want[i]), err)
+			return
+		}
+		if math.Float64bits(z.Score) != math.Float64bits(score) || z.Member != member {
+			d.errorf("position %d holds (%v, %q); the model (%v, %q) = %s", i, z.Score, z.Member, score, member, d.fmt(want[i]))
+			return
+		}
+		members[want[i].ID] = member
+	}
+	if d.l.HasPrefix() {
+		idx, err := d.c.HGetAll(ctx, keys[1]).Result()
+		if err != nil {
+			d.errorf("HGETALL %s: %v", keys[1], err)
+			return
+		}
+		if fp, ok := idx[""]; ok {
+			if fp != d.l.Fingerprint {
+				d.errorf("index fingerprint %q; want %q", fp, d.l.Fingerprint)
+			}
+			delete(idx, "")
+		}
+		if len(idx) != len(members) {
+			d.errorf("the index has %d ids; the board %d", len(idx), len(members))
+		}
+		for id, m := range members {
+			if idx[id] != m {
+				d.errorf("the index maps %q to %q; the board holds %q", id, idx[id], m)
+			}
+		}
+	} else {
+		fp, err := d.c.Get(ctx, keys[1]).Result()
+		if err != redis.Nil && (err != nil || fp != d.l.Fingerprint) {
+			d.errorf("meta key %s = %q, %v; want %q", keys[1], fp, err, d.l.Fingerprint)
+		}
+	}
+}
