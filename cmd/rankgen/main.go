@@ -12,6 +12,7 @@
 //	explain   print a schema's layout: fields, weights, capacity, time ranges
 //	encode    encode JSON entries (one per line) to scores and members
 //	decode    decode scores and members back to JSON entries
+//	reindex   build a board's id → member index from its sorted set
 //	version   print rankgen's version and its generated-code version
 //
 // Run "rankgen -h" for every command's flags, "rankgen <command> -h" for one.

@@ -2,12 +2,19 @@ package seeds_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"fmt"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/rankgen/rankgen/internal/redistest"
+	rankgenrt "github.com/rankgen/rankgen/runtime"
 )
 
 // buildCLI builds cmd/rankgen into the test's temporary directory and returns its path.
@@ -47,6 +54,45 @@ func TestCLI(t *testing.T) {
 	cli := buildCLI(t)
 	t.Run("SeedVectors", func(t *testing.T) { testCLISeedVectors(t, cli) })
 	t.Run("SeedTraps", func(t *testing.T) { testCLISeedTraps(t, cli) })
+	t.Run("Reindex", func(t *testing.T) { testCLIReindex(t, cli) })
+}
+
+// "rankgen reindex" adopts a board seed 000 wrote; it refuses (exit 1, naming the id) while an
+// id has two members, and a rerun reports everything already right.
+func testCLIReindex(t *testing.T, cli string) {
+	c := redistest.Client(t)
+	ctx := context.Background()
+	opts := c.Options()
+	url := fmt.Sprintf("redis://%s/%d", opts.Addr, opts.DB)
+	key := redistest.Key(t, "rank:zset")
+	written := seed000Board(t, c, key, 50)
+	s, m, _ := seed000EncodeEntry(1, 1721059999, "user:3")
+	c.ZAdd(ctx, key, redis.Z{Score: s, Member: m})
+
+	schema := "../schemas/seed000_member.yaml"
+	_, errOut, code := runCLI(t, cli, "", "reindex", "-schema", schema, "-redis", url, key)
+	if code != 1 || !strings.Contains(errOut, `id "user:3" has 2 members`) || !strings.Contains(errOut, "nothing written") {
+		t.Fatalf("reindex with a duplicate: exit %d, %q", code, errOut)
+	}
+	c.ZRem(ctx, key, m)
+	out, errOut, code := runCLI(t, cli, "", "reindex", "-schema", schema, "-redis", url, key)
+	if code != 0 || !strings.Contains(out, "50 members") || !strings.Contains(out, "50 written, 0 already right") {
+		t.Fatalf("reindex: exit %d, %q %q", code, out, errOut)
+	}
+	for id, m := range written {
+		if got := c.HGet(ctx, rankgenrt.IndexKey(key), id).Val(); got != m {
+			t.Fatalf("index[%q] = %q, want %q", id, got, m)
+		}
+	}
+	out, _, code = runCLI(t, cli, "", "reindex", "-schema", schema, "-redis", url, key)
+	if code != 0 || !strings.Contains(out, "0 written, 50 already right, 0 removed") {
+		t.Fatalf("reindex rerun: exit %d, %q", code, out)
+	}
+	// A layout without a member prefix keeps no index.
+	_, errOut, code = runCLI(t, cli, "", "reindex", "-schema", "../schemas/seed001_zranking.yaml", "-redis", url, key)
+	if code != 0 || !strings.Contains(errOut, "nothing to do") {
+		t.Fatalf("reindex of a bare-id layout: exit %d, %q", code, errOut)
+	}
 }
 
 func testCLISeedVectors(t *testing.T, cli string) {
