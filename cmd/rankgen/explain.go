@@ -68,8 +68,14 @@ func explainText(l *layout.Layout) string {
 		fmt.Fprintf(&b, "id: %s (string, 1 to %d bytes)\n", l.IDName, l.MaxBytes)
 	}
 	b.WriteString("\n")
-	b.WriteString(l.Table())
-	b.WriteString(memberLength(l))
+	// The member's length goes with the other capacity lines, before the fingerprint.
+	table := l.Table()
+	if i := strings.LastIndex(table, "\nfingerprint: "); i >= 0 {
+		table = table[:i+1] + memberLength(l) + table[i+1:]
+	} else {
+		table += memberLength(l)
+	}
+	b.WriteString(table)
 	if names := fileNames(l); names != nil {
 		fmt.Fprintf(&b, "files: %s\n", strings.Join(names, ", "))
 	}
