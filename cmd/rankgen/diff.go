@@ -125,7 +125,7 @@ func splitLines(text []byte) []string {
 
 // maxEdits bounds the Myers search; beyond it (files that share almost nothing) the diff is
 // "delete everything, insert everything", still correct, just not minimal.
-const maxEdits = 4000
+const maxEdits = 2000
 
 // diffLines returns a shortest edit script from a to b (Myers' O(ND) algorithm, after
 // trimming the common prefix and suffix), with deletions before insertions in each change.

@@ -247,3 +247,22 @@ func TestUnifiedDiffShape(t *testing.T) {
 		t.Errorf("to nothing: got %q, want %q", got, want)
 	}
 }
+
+// TestUnifiedDiffLarge covers the fallback for texts that share almost nothing (more than
+// maxEdits changes): still a correct diff, and hunks stay in order around common lines.
+func TestUnifiedDiffLarge(t *testing.T) {
+	var a, b strings.Builder
+	for i := 0; i < 1500; i++ {
+		fmt.Fprintf(&a, "old %d\n", i)
+		fmt.Fprintf(&b, "new %d\n", i)
+	}
+	old := "head\n" + a.String() + "tail\n"
+	new := "head\n" + b.String() + "tail\n"
+	d := unifiedDiff("a", "b", []byte(old), []byte(new))
+	if got := applyDiff(t, []byte(old), d); string(got) != new {
+		t.Fatalf("large diff does not apply")
+	}
+	if n := strings.Count(d, "\n-"); n != 1500 {
+		t.Errorf("large diff deletes %d lines, want 1500", n)
+	}
+}
