@@ -170,7 +170,8 @@ type data struct {
 	Target      *field
 	Touched     []*field // fields the script reads or writes: the target, then the stamps
 	Stamps      []*field
-	ServerClock bool
+	ServerClock bool // some stamp reads Redis's TIME
+	ClientClock bool // some stamp reads the client's clock (ARGV[3])
 	Saturate    bool
 	KeepLarger  bool // max/min: keep the larger digit
 
@@ -191,8 +192,11 @@ type field struct {
 	Width    int
 	Hex      bool
 	Format   string
+	Wide     bool   // member field whose digits reach 2^53: handled as text
+	SpanText string // Wide: the text of the largest digit
 
 	// Stamps.
+	Server             bool // Redis's clock, else the client's
 	Div                string // Unix microseconds per unit
 	UnitName           string
 	MinUnits, MaxUnits string
@@ -270,12 +274,15 @@ func newField(l *layout.Layout, f *layout.Field, index int) *field {
 			verb = "x"
 		}
 		g.Format = "%0" + strconv.Itoa(f.TextWidth) + verb
+		if f.Span() >= exact {
+			g.Wide, g.SpanText = true, digitText(f, f.Span())
+		}
 	}
 	return g
 }
 
 func updateData(l *layout.Layout, f *layout.Field, op layout.Op) (*data, error) {
-	if f.Span() >= exact {
+	if f.Span() >= exact && (op == layout.OpAdd || f.Place == layout.InScore) {
 		return nil, fmt.Errorf("luaemit: field %s: update %s needs exact arithmetic on its digits, but its range holds %s values, beyond Lua's exact 2^53; narrow it", f.Name, op, strconv.FormatUint(f.Span(), 10)+"+1")
 	}
 	d := newData(l)
@@ -318,14 +325,9 @@ func updateData(l *layout.Layout, f *layout.Field, op layout.Op) (*data, error) 
 		d.Touched = append(d.Touched, g)
 		d.Stamps = append(d.Stamps, g)
 		if s.Stamp == layout.StampServer {
-			d.ServerClock = true
-		}
-	}
-	if d.ServerClock {
-		for _, s := range l.Fields {
-			if s.Stamp == layout.StampClient && s != f {
-				return nil, fmt.Errorf("luaemit: fields stamp from both the client's and the server's clock; pick one")
-			}
+			d.ServerClock, g.Server = true, true
+		} else {
+			d.ClientClock = true
 		}
 	}
 	return d, nil

@@ -96,13 +96,14 @@ if fp and fp ~= FINGERPRINT then
   return redis.error_reply('RANKGEN_LAYOUT_MISMATCH board has layout ' .. fp .. ', this code writes layout ' .. FINGERPRINT)
 end
 
-local now_us = nil
-local function now()
-  if not now_us then
+-- server_now is Redis's clock in Unix microseconds, read once.
+local server_us = nil
+local function server_now()
+  if not server_us then
     local t = redis.call('TIME')
-    now_us = tonumber(t[1]) * 1000000 + tonumber(t[2])
+    server_us = tonumber(t[1]) * 1000000 + tonumber(t[2])
   end
-  return now_us
+  return server_us
 end
 
 -- apply returns the new digit of Paid, or nil and an error.
@@ -134,7 +135,7 @@ for i = 1, n do
   local nd, err = apply(d, ARGV[3 + 2 * i])
   local s2
   if not err and (nd ~= d or not st.exists) then
-    local v = math.floor(now() / 1000000)
+    local v = math.floor(server_now() / 1000000)
     s2 = 3914709247 - v
     if s2 < 0 or s2 > 2147483647 then
       err = 'RANKGEN_OUT_OF_RANGE field=ReachedAt value=' .. string.format('%d', v) .. 's min=2026-01-01T00:00:00Z max=2094-01-19T03:14:07Z'

@@ -117,12 +117,9 @@ if fp and fp ~= FINGERPRINT then
   return redis.error_reply('RANKGEN_LAYOUT_MISMATCH board has layout ' .. fp .. ', this code writes layout ' .. FINGERPRINT)
 end
 
-local now_us = nil
-local function now()
-  if not now_us then
-    now_us = tonumber(now_arg)
-  end
-  return now_us
+-- client_now is the client's clock in Unix microseconds.
+local function client_now()
+  return tonumber(now_arg)
 end
 
 -- apply returns the new digit of Wins, or nil and an error.
@@ -155,7 +152,7 @@ for i = 1, n do
   local nd, err = apply(d, ARGV[3 + 2 * i])
   local s2
   if not err and (nd ~= d or not st.exists) then
-    local v = math.floor(now() / 1000)
+    local v = math.floor(client_now() / 1000)
     s2 = 3966248855551 - v
     if s2 < 0 or s2 > 2199023255551 then
       err = 'RANKGEN_OUT_OF_RANGE field=ReachedAt value=' .. string.format('%d', v) .. 'ms min=2026-01-01T00:00:00Z max=2095-09-07T15:47:35.551Z'
