@@ -5,6 +5,8 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"go/parser"
+	"go/token"
 	"io"
 	"io/fs"
 	"os"
@@ -29,7 +31,8 @@ operation (writes, field updates, reads), where <stem> is the schema's file name
 Files go to the schema's own directory, or to -o dir. Only files whose bytes change are
 written (so unchanged files keep their modification times), and files that carry the
 generated-code header for this schema but are no longer produced (a removed update
-operation, say) are deleted. Nothing else in the directory is touched.
+operation, say) are deleted. Nothing else in the directory is touched. A directory whose
+other Go files declare a different package is refused: the result would not compile.
 
 All of a schema's errors are printed, one per line as file:line:col: message, and nothing is
 written for that schema. Run it from a go:generate directive beside the schema:
@@ -120,7 +123,7 @@ func generateOrCheck(e *env, cmd, out string, args []string, check, verbose bool
 		}
 		targets = append(targets, &target{schema: schema, dir: filepath.Clean(dir), l: l, files: files})
 	}
-	if !sameDirRules(e, cmd, targets) {
+	if !sameDirRules(e, cmd, targets) || !packageRules(e, cmd, targets) {
 		return exitFail
 	}
 	var changes []change
@@ -182,6 +185,41 @@ func sameDirRules(e *env, cmd string, targets []*target) bool {
 				ok = false
 			}
 			byFile[key] = t
+		}
+	}
+	return ok
+}
+
+// packageRules refuses to write a package into a directory whose other Go files (not
+// generated from this schema) declare a different package: the result would not compile,
+// and the fix is in the schema's package: key or in -o.
+func packageRules(e *env, cmd string, targets []*target) bool {
+	ok := true
+	for _, t := range targets {
+		dir := e.path(t.dir)
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			continue // a missing directory is created; other errors surface when writing
+		}
+		for _, ent := range entries {
+			name := ent.Name()
+			if !ent.Type().IsRegular() || !strings.HasSuffix(name, ".go") || strings.HasPrefix(name, ".") || name == t.l.GoFile() {
+				continue
+			}
+			f, err := parser.ParseFile(token.NewFileSet(), filepath.Join(dir, name), nil, parser.PackageClauseOnly)
+			if err != nil {
+				continue // not Go we can read; the compiler will say more
+			}
+			pkg := f.Name.Name
+			if strings.HasSuffix(name, "_test.go") {
+				pkg = strings.TrimSuffix(pkg, "_test")
+			}
+			if pkg != t.l.Package {
+				e.errorf(cmd, "%s declares package %s, but %s generates package %s into the same directory; set \"package: %s\" in the schema, or write elsewhere with -o",
+					filepath.Join(t.dir, name), f.Name.Name, t.schema, t.l.Package, pkg)
+				ok = false
+				break
+			}
 		}
 	}
 	return ok

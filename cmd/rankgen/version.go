@@ -44,20 +44,23 @@ func moduleVersion() string {
 	if !ok {
 		return "(unknown: built without module information)"
 	}
+	var m *debug.Module
+	if bi.Main.Path == modulePath {
+		m = &bi.Main
+	} else { // built inside another module's build list
+		for _, d := range bi.Deps {
+			if d.Path == modulePath {
+				m = d
+			}
+		}
+	}
 	version := ""
-	switch {
-	case bi.Main.Path == modulePath:
-		version = bi.Main.Version
-	default: // built as a dependency: go tool rankgen, go run github.com/rankgen/rankgen/cmd/rankgen
-		for _, m := range bi.Deps {
-			if m.Path == modulePath {
-				version = m.Version
-				if m.Replace != nil {
-					version += " => " + m.Replace.Path
-					if m.Replace.Version != "" {
-						version += " " + m.Replace.Version
-					}
-				}
+	if m != nil {
+		version = m.Version
+		if m.Replace != nil { // a replace directive: say where the code came from
+			version += " => " + m.Replace.Path
+			if m.Replace.Version != "" && m.Replace.Version != "(devel)" {
+				version += " " + m.Replace.Version
 			}
 		}
 	}
