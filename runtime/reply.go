@@ -163,3 +163,16 @@ func ScoreMember(v any) (float64, string, error) {
 	}
 	return scoreMember(a[0], a[1])
 }
+
+// DigitText writes digit d as the fixed-width text a member holds (width characters of
+// lower-case hex or decimal). Field updates on member fields too wide for exact doubles pass
+// their values to the scripts this way.
+func DigitText(d uint64, width int, hex bool) string {
+	b := make([]byte, width)
+	if hex {
+		PutHex(b, d)
+	} else {
+		PutDec(b, d)
+	}
+	return string(b)
+}

@@ -384,6 +384,10 @@ func (b *board) update(fd *layout.Field, op layout.Op) {
 			errNil().Block(jen.Id("res").Index(jen.Id("i")).Dot("Err").Op("=").Err(), jen.Continue()),
 		)
 		val = jen.Id("d")
+		if fd.Place == layout.InMember && fd.Span() >= 1<<53 {
+			// Too wide for exact doubles: the script takes the digit's fixed-width text.
+			val = rt("DigitText").Call(jen.Id("d"), jen.Lit(fd.TextWidth), jen.Lit(fd.Hex))
+		}
 	}
 	loop = append(loop,
 		jen.Id("args").Op("=").Append(jen.Id("args"), jen.Id("u").Dot(l.IDName), val),
