@@ -150,7 +150,7 @@ func TestBoardAdoptsSeed000(t *testing.T) {
 	written := seed000Board(t, c, key, 300)
 	b := seed000member.NewBoard(c, key)
 
-	rep, err := reindex000(ctx, c, key)
+	rep, err := b.Reindex(ctx)
 	if err != nil || rep.Written != 300 {
 		t.Fatalf("Reindex = %+v, %v", rep, err)
 	}
@@ -240,7 +240,7 @@ func TestBoardAdoptsSeed000(t *testing.T) {
 		}
 	}
 	// A rerun of Reindex on the live board changes nothing.
-	if rep, err := reindex000(ctx, c, key); err != nil || rep.Written != 0 || rep.Unchanged != 300 {
+	if rep, err := b.Reindex(ctx); err != nil || rep.Written != 0 || rep.Unchanged != 300 {
 		t.Fatalf("Reindex rerun = %+v, %v", rep, err)
 	}
 }
@@ -326,12 +326,4 @@ func TestBoardAdoptsSeed001(t *testing.T) {
 	if got := c.ZScore(ctx, key, "twice").Val(); got != exact {
 		t.Fatalf("after Set: %v, want %v", got, exact)
 	}
-}
-
-// reindex000 adopts a seed 000 board: rankgenrt.Reindex with the generated Decode.
-func reindex000(ctx context.Context, c redis.UniversalClient, key string) (rankgenrt.ReindexReport, error) {
-	return rankgenrt.Reindex(ctx, c, key, seed000member.Fingerprint, func(score float64, member string) (string, error) {
-		e, err := seed000member.Decode(score, member)
-		return e.UserID, err
-	})
 }

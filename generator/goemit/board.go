@@ -27,6 +27,7 @@ func emitBoard(f *jen.File, l *layout.Layout) {
 		}
 	}
 	b.reads()
+	b.reindex()
 	b.helpers()
 }
 

@@ -82,7 +82,8 @@ func (e Entry) Encode() (score float64, member string, err error) {
 		return 0, "", rankgenrt.IDLengthError("UserID", n, userIDMaxBytes)
 	}
 	p := e.Primary * primaryWeight
-	// The member is <ReachedAt:10 dec>:<UserID>; fixed-width digits keep byte order equal to rank order.
+	// The member is <ReachedAt:10 dec>:<UserID>:
+	// fixed-width digits keep its byte order equal to the rank order.
 	var prefix [prefixLen]byte
 	rankgenrt.PutDec(prefix[0:10], uint64(reachedAtMax-reachedAtSec))
 	copy(prefix[10:], separator)
@@ -639,6 +640,20 @@ func (b *Board) CompetitionRank(ctx context.Context, id string) (int64, error) {
 	}
 	r, _ := v.(int64)
 	return r, nil
+}
+
+// Reindex builds the board's index (id → member) from the members already in its sorted set: how
+// a board that other code wrote with this layout is adopted. It reads the whole set first and
+// writes nothing when a member does not decode (ErrBadScore, ErrBadMember) or an id has more than
+// one member (ErrDuplicateID; the report lists them). It is idempotent and safe to rerun: it
+// corrects wrong entries, removes entries of ids no longer in the set, and writes each entry only
+// while its member is still in the set, so it never undoes a concurrent write of this Board.
+// Members written meanwhile by other code are not indexed: stop such writers first.
+func (b *Board) Reindex(ctx context.Context) (rankgenrt.ReindexReport, error) {
+	return rankgenrt.Reindex(ctx, b.c, b.keys[0], Fingerprint, func(score float64, member string) (string, error) {
+		e, err := Decode(score, member)
+		return e.UserID, err
+	})
 }
 
 // args starts the arguments of a write script: the expiry, then room for n more.
