@@ -17,6 +17,7 @@ FUZZ_TIME="${FUZZ_TIME:-15s}"
 FUZZ_TARGETS=(
 	"./generator/layout FuzzParse"
 	"./generator/layout FuzzCodec"
+	"./examples/proptest FuzzDecode"
 	"./cmd/rankgen FuzzCodecLines"
 )
 
