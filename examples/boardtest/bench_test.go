@@ -13,12 +13,12 @@ package boardtest
 import (
 	"fmt"
 	"math/rand/v2"
-	"strconv"
 	"sync/atomic"
 	"testing"
 
 	"github.com/rankgen/rankgen/generator/layout"
 	"github.com/rankgen/rankgen/internal/redistest"
+	rankgenrt "github.com/rankgen/rankgen/runtime"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -27,24 +27,26 @@ const (
 	batchSize    = 100   // entries per batch / pipeline
 )
 
-// benchBoard is a board of benchEntries random entries written with the interpreted codec.
+// benchBoard is a board of benchEntries random entries written with the interpreted codec, with
+// its id → member index when the layout has a member prefix.
 type benchBoard struct {
 	l       *layout.Layout
 	key     string
-	index   string // the id → member index, for layouts with a member prefix
 	ids     []string
+	members []string
 	entries []layout.Entry
 }
 
-func newBenchBoard(b *testing.B, c *redis.Client, schema, key, index string) *benchBoard {
+func newBenchBoard(b *testing.B, c *redis.Client, schema, key string) *benchBoard {
 	b.Helper()
 	l := parse(b, schema)
 	rng := rand.New(rand.NewPCG(1, 2))
-	bb := &benchBoard{l: l, key: key, index: index, entries: randomEntries(rng, l, benchEntries)}
+	bb := &benchBoard{l: l, key: key, entries: randomEntries(rng, l, benchEntries)}
 	pipe := c.Pipeline()
-	for _, e := range bb.entries {
+	for n, e := range bb.entries {
 		// Start every field near the middle of its range: updates alternate +1 and −1 (delta),
 		// so they stay in range however long the benchmark runs.
+		e.Keys = make([]uint64, len(l.Fields))
 		for i, f := range l.Fields {
 			span := f.Span()
 			d := rng.Uint64N(span/2 + 1)
@@ -53,15 +55,17 @@ func newBenchBoard(b *testing.B, c *redis.Client, schema, key, index string) *be
 			}
 			e.Keys[i] = f.Key(d)
 		}
+		bb.entries[n] = e
 		score, member, err := l.Encode(e)
 		if err != nil {
 			b.Fatal(err)
 		}
 		pipe.ZAdd(ctx, key, redis.Z{Score: score, Member: member})
-		if l.HasPrefix() && index != "" {
-			pipe.HSet(ctx, index, e.ID, member)
+		if l.HasPrefix() {
+			pipe.HSet(ctx, rankgenrt.IndexKey(key), e.ID, member)
 		}
 		bb.ids = append(bb.ids, e.ID)
+		bb.members = append(bb.members, member)
 	}
 	if _, err := pipe.Exec(ctx); err != nil {
 		b.Fatal(err)
@@ -77,7 +81,15 @@ type op func(c *redis.Client, i int) error
 
 // runModes runs an operation once per caller (mode=seq: one caller, each call waits for its
 // reply) and from 32 concurrent callers (mode=par: the server is the bottleneck).
-func runModes(b *testing.B, name string, c *redis.Client, f op) {
+func runModes(b *testing.B, name string, c *redis.Client, f op) { runModesN(b, name, c, 0, f) }
+
+// runModesN is runModes for operations on perOp entries each, reporting entries/s.
+func runModesN(b *testing.B, name string, c *redis.Client, perOp int, f op) {
+	report := func(b *testing.B) {
+		if perOp > 0 {
+			b.ReportMetric(float64(perOp)*float64(b.N)/b.Elapsed().Seconds(), "entries/s")
+		}
+	}
 	b.Run("mode=seq/impl="+name, func(b *testing.B) {
 		i := 0
 		for b.Loop() {
@@ -86,6 +98,7 @@ func runModes(b *testing.B, name string, c *redis.Client, f op) {
 			}
 			i++
 		}
+		report(b)
 	})
 	b.Run("mode=par/impl="+name, func(b *testing.B) {
 		var n atomic.Int64
@@ -99,6 +112,7 @@ func runModes(b *testing.B, name string, c *redis.Client, f op) {
 				}
 			}
 		})
+		report(b)
 	})
 }
 
@@ -145,48 +159,169 @@ return string.format('%d', p)`)
 // updateTarget names, per example, the field a single update adds to.
 var updateTarget = map[string]string{"racing": "Laps", "arena": "Points", "season": "Points"}
 
-// BenchmarkUpdate: a single "add 1 to a field" on an existing entry, one round trip per call.
-func BenchmarkUpdate(b *testing.B) {
+// benchExamples are the boards benchmarked: racing (score only, no stamp), arena (score only,
+// the server's TIME stamped on every update) and season (member prefix, id index, client stamp).
+var benchExamples = []string{"racing", "arena", "season"}
+
+// forExamples runs f for every benchmarked example; board(impl) makes a fresh board of
+// benchEntries entries for one implementation, so that implementations never see each other's
+// writes.
+func forExamples(b *testing.B, f func(b *testing.B, l *layout.Layout, c *redis.Client, board func(impl string) *benchBoard)) {
 	c := benchClient(b)
-	for _, ex := range []example{exampleNamed("racing"), exampleNamed("arena"), exampleNamed("season")} {
-		b.Run("ex="+ex.name, func(b *testing.B) {
-			k := redistest.Key(b, ex.name)
-			l := parse(b, ex.schema)
-			idx := ""
-			if l.HasPrefix() {
-				idx = k + ":idx"
-			}
-			bb := newBenchBoard(b, c, ex.schema, k, idx)
-			f := l.Field(updateTarget[ex.name])
-			ids := bb.ids
-			runModes(b, "zincrby", c, func(c *redis.Client, i int) error {
-				return c.ZIncrBy(ctx, k, float64(delta(i))*float64(f.Weight), ids[i%len(ids)]).Err()
+	for _, name := range benchExamples {
+		ex := exampleNamed(name)
+		b.Run("ex="+name, func(b *testing.B) {
+			f(b, parse(b, ex.schema), c, func(impl string) *benchBoard {
+				return newBenchBoard(b, c, ex.schema, redistest.Key(b, name+"-"+impl))
 			})
-			if !l.HasPrefix() {
-				s := minimalAdd(f)
-				runModes(b, "minimal-lua", c, func(c *redis.Client, i int) error {
-					return s.Run(ctx, c, []string{k}, ids[i%len(ids)], delta(i)).Err()
-				})
-			} else {
-				prefixes := make([]string, len(bb.entries))
-				for i, e := range bb.entries {
-					_, m, _ := l.Encode(e)
-					prefixes[i] = m[:l.PrefixLen]
-				}
-				runModes(b, "minimal-lua", c, func(c *redis.Client, i int) error {
-					j := i % len(ids)
-					return minimalAddPrefix.Run(ctx, c, []string{k, idx}, ids[j], delta(i), prefixes[j],
-						f.Weight, f.MaxDigit+1, f.Span()).Err()
-				})
+		})
+	}
+}
+
+// BenchmarkUpdate: add ±1 to a field of an existing entry, one call per update: ZINCRBY (no range
+// check, no decode), the minimal hand-written Lua, and the generated Add<Field>.
+func BenchmarkUpdate(b *testing.B) {
+	forExamples(b, func(b *testing.B, l *layout.Layout, c *redis.Client, board func(string) *benchBoard) {
+		f := l.Field(updateTarget[l.Package])
+		zb := board("zincrby")
+		runModes(b, "zincrby", c, func(c *redis.Client, i int) error {
+			return c.ZIncrBy(ctx, zb.key, float64(delta(i))*float64(f.Weight), zb.members[i%benchEntries]).Err()
+		})
+		lb := board("lua")
+		minimal := minimalScript(b, c, l, lb)
+		runModes(b, "minimal-lua", c, func(c *redis.Client, i int) error { return minimal(c, i, delta(i)).Err() })
+		g := genFor(b, l.Package, c, board("generated"))
+		runModes(b, "generated", c, func(_ *redis.Client, i int) error { return g.update(i, delta(i)) })
+	})
+}
+
+// minimalScript returns a function that runs the minimal hand-written Lua for the i-th id with
+// a delta, on a Scripter (a client or a pipeline); the script is loaded first.
+func minimalScript(b *testing.B, c *redis.Client, l *layout.Layout, bb *benchBoard) func(redis.Scripter, int, int64) *redis.Cmd {
+	f := l.Field(updateTarget[l.Package])
+	if !l.HasPrefix() {
+		s := minimalAdd(f)
+		if err := s.Load(ctx, c).Err(); err != nil {
+			b.Fatal(err)
+		}
+		return func(c redis.Scripter, i int, d int64) *redis.Cmd {
+			return s.EvalSha(ctx, c, []string{bb.key}, bb.ids[i%benchEntries], d)
+		}
+	}
+	if err := minimalAddPrefix.Load(ctx, c).Err(); err != nil {
+		b.Fatal(err)
+	}
+	keys := []string{bb.key, rankgenrt.IndexKey(bb.key)}
+	return func(c redis.Scripter, i int, d int64) *redis.Cmd {
+		j := i % benchEntries
+		return minimalAddPrefix.EvalSha(ctx, c, keys, bb.ids[j], d, bb.members[j][:l.PrefixLen],
+			f.Weight, f.MaxDigit+1, f.Span())
+	}
+}
+
+// BenchmarkBatch: 100 updates per call, reported in entries/s: ZINCRBY pipelined, the minimal Lua
+// pipelined (EVALSHA ×100 in one round trip), and the generated Add<Field>Many (one script call).
+func BenchmarkBatch(b *testing.B) {
+	forExamples(b, func(b *testing.B, l *layout.Layout, c *redis.Client, board func(string) *benchBoard) {
+		f := l.Field(updateTarget[l.Package])
+		zb := board("zincrby")
+		runBatch(b, "zincrby-pipeline", c, func(c *redis.Client, i int) error {
+			pipe := c.Pipeline()
+			for j := range batchSize {
+				pipe.ZIncrBy(ctx, zb.key, float64(delta(i))*float64(f.Weight), zb.members[(i*batchSize+j)%benchEntries])
 			}
-			for _, g := range genUpdates {
-				if g.ex == ex.name {
-					bench := g.new(b, c, bb)
-					runModes(b, "generated", c, bench)
+			_, err := pipe.Exec(ctx)
+			return err
+		})
+		lb := board("lua")
+		minimal := minimalScript(b, c, l, lb)
+		runBatch(b, "minimal-lua-pipeline", c, func(c *redis.Client, i int) error {
+			pipe := c.Pipeline()
+			for j := range batchSize {
+				minimal(pipe, i*batchSize+j, delta(i))
+			}
+			_, err := pipe.Exec(ctx)
+			return err
+		})
+		g := genFor(b, l.Package, c, board("generated"))
+		runBatch(b, "generated-many", c, func(_ *redis.Client, i int) error {
+			return g.many(i*batchSize, batchSize, delta(i))
+		})
+	})
+}
+
+// runBatch is runModes for batches of batchSize updates, adding an entries/s metric.
+func runBatch(b *testing.B, name string, c *redis.Client, f op) { runModesN(b, name, c, batchSize, f) }
+
+// BenchmarkBest: submit an entry to keep the better of old and new: plain ZADD (always writes,
+// no comparison), ZADD GT issued directly, and the generated Best (ZADD GT fast path where the
+// member is the bare id; a script that compares whole tuples where it carries a prefix).
+func BenchmarkBest(b *testing.B) {
+	forExamples(b, func(b *testing.B, l *layout.Layout, c *redis.Client, board func(string) *benchBoard) {
+		zb := board("zadd")
+		g := genFor(b, l.Package, c, zb)
+		runModes(b, "zadd", c, func(c *redis.Client, i int) error {
+			return c.ZAdd(ctx, zb.key, g.bestZ[i%len(g.bestZ)]).Err()
+		})
+		gb := board("zadd-gt")
+		runModes(b, "zadd-gt", c, func(c *redis.Client, i int) error {
+			return c.ZAddArgs(ctx, gb.key, redis.ZAddArgs{GT: true, Ch: true, Members: []redis.Z{g.bestZ[i%len(g.bestZ)]}}).Err()
+		})
+		gen := genFor(b, l.Package, c, board("generated"))
+		runModes(b, "generated", c, func(_ *redis.Client, i int) error { return gen.best(i) })
+	})
+}
+
+// BenchmarkTop100: the first 100 entries: ZRANGE … REV WITHSCORES issued directly (pairs only)
+// and the generated Top(100) (decoded, typed entries with ranks).
+func BenchmarkTop100(b *testing.B) {
+	forExamples(b, func(b *testing.B, l *layout.Layout, c *redis.Client, board func(string) *benchBoard) {
+		bb := board("read")
+		runModes(b, "zrange", c, func(c *redis.Client, i int) error {
+			return c.ZRangeArgsWithScores(ctx, redis.ZRangeArgs{Key: bb.key, Start: 0, Stop: 99, Rev: true}).Err()
+		})
+		g := genFor(b, l.Package, c, bb)
+		runModes(b, "generated", c, func(_ *redis.Client, i int) error {
+			n, err := g.top(100)
+			if err == nil && n != 100 {
+				err = fmt.Errorf("Top(100) returned %d entries", n)
+			}
+			return err
+		})
+	})
+}
+
+// BenchmarkDecode100: decoding the 100 pairs of a Top(100) with the generated Decode, without the
+// round trip: the share of decoding in BenchmarkTop100.
+func BenchmarkDecode100(b *testing.B) {
+	forExamples(b, func(b *testing.B, l *layout.Layout, c *redis.Client, board func(string) *benchBoard) {
+		bb := board("decode")
+		zs, err := c.ZRangeArgsWithScores(ctx, redis.ZRangeArgs{Key: bb.key, Start: 0, Stop: 99, Rev: true}).Result()
+		if err != nil {
+			b.Fatal(err)
+		}
+		g := genFor(b, l.Package, c, bb)
+		b.Run("mode=seq/impl=generated", func(b *testing.B) {
+			for b.Loop() {
+				if _, err := g.decode(zs); err != nil {
+					b.Fatal(err)
 				}
 			}
 		})
-	}
+	})
+}
+
+// BenchmarkRank: an entry's 1-based rank by id: ZREVRANK of the member issued directly, and the
+// generated Rank (ZREVRANK of the id, or a read-only script through the index).
+func BenchmarkRank(b *testing.B) {
+	forExamples(b, func(b *testing.B, l *layout.Layout, c *redis.Client, board func(string) *benchBoard) {
+		bb := board("read")
+		runModes(b, "zrevrank", c, func(c *redis.Client, i int) error {
+			return c.ZRevRank(ctx, bb.key, bb.members[i%benchEntries]).Err()
+		})
+		g := genFor(b, l.Package, c, bb)
+		runModes(b, "generated", c, func(_ *redis.Client, i int) error { return g.rank(i) })
+	})
 }
 
 func exampleNamed(name string) example {
@@ -197,11 +332,3 @@ func exampleNamed(name string) example {
 	}
 	panic("no example " + name)
 }
-
-// genBench builds the generated board's side of a benchmark for one example.
-type genBench struct {
-	ex  string
-	new func(b *testing.B, c *redis.Client, bb *benchBoard) op
-}
-
-var _ = strconv.Itoa
