@@ -327,3 +327,26 @@ func TestBoardAdoptsSeed001(t *testing.T) {
 		t.Fatalf("after Set: %v, want %v", got, exact)
 	}
 }
+
+// Why a seed 000 board must be reindexed before the generated board writes to it: the board
+// finds an entry by id through its index, so an id the index lacks is a new entry, and its
+// first update adds a second member beside the one the seed wrote. Reindex first (above).
+func TestBoardBeforeReindexAddsASecondMember(t *testing.T) {
+	c := redistest.Client(t)
+	ctx := context.Background()
+	key := redistest.Key(t, "rank:zset")
+	written := seed000Board(t, c, key, 3)
+	b := seed000member.NewBoard(c, key)
+	if _, err := b.Get(ctx, "user:1"); !errors.Is(err, rankgenrt.ErrNotFound) {
+		t.Fatalf("Get before Reindex = %v, want ErrNotFound (the index is empty)", err)
+	}
+	if _, err := b.AddPrimary(ctx, "user:1", 1); err != nil {
+		t.Fatal(err)
+	}
+	if n := c.ZCard(ctx, key).Val(); n != 4 || c.ZScore(ctx, key, written["user:1"]).Err() != nil {
+		t.Fatalf("%d members; expected the seed's member of user:1 plus a new one", n)
+	}
+	if _, err := b.Reindex(ctx); !errors.Is(err, rankgenrt.ErrDuplicateID) {
+		t.Fatalf("Reindex = %v, want ErrDuplicateID naming user:1", err)
+	}
+}
