@@ -8,7 +8,6 @@ import (
 	"math/big"
 	"strings"
 
-	"github.com/rankgen/rankgen/generator"
 	"github.com/rankgen/rankgen/generator/layout"
 )
 
@@ -21,8 +20,8 @@ func init() {
 file: for each field its Go type, place (score or member), width, weight in the score or
 bytes in the member, order and range; then the score's capacity and headroom (bits used of
 the 53 a float64 holds exactly, or of the decimal bound), the member's shape, for each time
-field the dates its range covers ("31 bits of s from 2026-01-01 last until 2094-01-19"), the
-layout fingerprint, and the files generate writes.
+field the dates its range covers ("31 bits of s from 2026-01-01 last until 2094-01-19"), and
+the layout fingerprint.
 
 With -json it prints the layout as one JSON document instead (format 1; keys are stable and
 only ever added). Values that can exceed 2^53 (ranges, radices) are strings.
@@ -76,9 +75,6 @@ func explainText(l *layout.Layout) string {
 		table += memberLength(l)
 	}
 	b.WriteString(table)
-	if names := fileNames(l); names != nil {
-		fmt.Fprintf(&b, "files: %s\n", strings.Join(names, ", "))
-	}
 	return b.String()
 }
 
@@ -198,7 +194,6 @@ func layoutJSON(l *layout.Layout) explainDoc {
 			Index:       l.HasPrefix(),
 		},
 		Fields:    []fieldDoc{},
-		Files:     fileNames(l),
 		Canonical: strings.Split(strings.TrimSuffix(l.Canonical, "\n"), "\n"),
 	}
 	if l.IDType == layout.IDString {
@@ -252,17 +247,3 @@ func layoutJSON(l *layout.Layout) explainDoc {
 func log2(x uint64) float64 { return math.Log2(float64(x)) }
 
 func round2(x float64) float64 { return math.Round(x*100) / 100 }
-
-// fileNames lists the files generate writes for l, or nil if generation fails (generate
-// reports that failure; explain is about the layout).
-func fileNames(l *layout.Layout) []string {
-	files, err := generator.FromLayout(l)
-	if err != nil {
-		return nil
-	}
-	names := make([]string, len(files))
-	for i, f := range files {
-		names[i] = f.Name
-	}
-	return names
-}
