@@ -169,52 +169,13 @@ func checkOutOfRange[E any](t *testing.T, l *layout.Layout, c codec[E], rng *ran
 	}
 }
 
-// damage returns a (score, member) near a valid one that the layout may or may not have
-// written: off-by-one and non-finite scores, bytes changed, cut or added in the member.
-func damage(rng *rand.Rand, l *layout.Layout, score float64, member string) (float64, string) {
-	if rng.IntN(3) != 0 {
-		scores := []float64{math.NaN(), math.Inf(1), math.Inf(-1), math.Copysign(0, -1), -score, score + 1, score - 1,
-			math.Nextafter(score, math.Inf(1)), math.Nextafter(score, math.Inf(-1)), score * 10, score / 10, score + 0.5,
-			l.ScoreOf(l.ScoreRadix), l.ScoreOf(l.ScoreRadix - 1), 1 << 53, math.MaxFloat64, math.Float64frombits(rng.Uint64()),
-			float64(rng.Uint64N(l.ScoreRadix)), l.ScoreOf(rng.Uint64N(l.ScoreRadix))}
-		score = scores[rng.IntN(len(scores))]
-	}
-	if rng.IntN(3) != 0 {
-		b := []byte(member)
-		switch rng.IntN(8) {
-		case 0:
-			b = b[:rng.IntN(len(b)+1)]
-		case 1:
-			if len(b) > 0 {
-				b[rng.IntN(len(b))] = "AFagz :|-+0 9\x00\xff"[rng.IntN(15)]
-			}
-		case 2:
-			if len(b) > 0 {
-				b[rng.IntN(len(b))] = byte(rng.IntN(256))
-			}
-		case 3:
-			b = append(b, "0x:"[rng.IntN(3)])
-		case 4:
-			b = append([]byte{"0+-"[rng.IntN(3)]}, b...)
-		case 5:
-			b = b[:min(len(b), l.PrefixLen)]
-		case 6:
-			b = append(b[:min(len(b), l.PrefixLen)], []string{"0", "01", "18446744073709551616", "18446744073709551615", "99999999999999999999", strings.Repeat("y", l.MaxBytes+1)}[rng.IntN(6)]...)
-		default:
-			b = append(b, b...)
-		}
-		member = string(b)
-	}
-	return score, member
-}
-
 // checkDamaged: on damaged input, generated and interpreted Decode agree (the same entry, or
 // errors of the same kind).
 func checkDamaged[E any](t *testing.T, l *layout.Layout, c codec[E], rng *rand.Rand, items []item[E]) {
 	accepted, refused := 0, 0
 	for range len(items) {
 		it := items[rng.IntN(len(items))]
-		score, member := damage(rng, l, it.score, it.member)
+		score, member := oracle.Damage(rng, l, it.score, it.member)
 		if agreeDecode(t, l, c, score, member) {
 			accepted++
 		} else {
@@ -278,7 +239,7 @@ func FuzzDecode(f *testing.F) {
 				f.Fatal(err)
 			}
 			f.Add(uint8(i), s, m)
-			ds, dm := damage(rng, l, s, m)
+			ds, dm := oracle.Damage(rng, l, s, m)
 			f.Add(uint8(i), ds, dm)
 		}
 		f.Add(uint8(i), math.NaN(), "")

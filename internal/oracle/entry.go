@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/rankgen/rankgen/generator/layout"
@@ -247,4 +248,43 @@ func RandomID(l *layout.Layout, rng *rand.Rand) string {
 		}
 	}
 	return string(b)
+}
+
+// Damage returns a (score, member) near a valid one that the layout may or may not have
+// written: off-by-one and non-finite scores, bytes changed, cut or added in the member.
+func Damage(rng *rand.Rand, l *layout.Layout, score float64, member string) (float64, string) {
+	if rng.IntN(3) != 0 {
+		scores := []float64{math.NaN(), math.Inf(1), math.Inf(-1), math.Copysign(0, -1), -score, score + 1, score - 1,
+			math.Nextafter(score, math.Inf(1)), math.Nextafter(score, math.Inf(-1)), score * 10, score / 10, score + 0.5,
+			l.ScoreOf(l.ScoreRadix), l.ScoreOf(l.ScoreRadix - 1), 1 << 53, math.MaxFloat64, math.Float64frombits(rng.Uint64()),
+			float64(rng.Uint64N(l.ScoreRadix)), l.ScoreOf(rng.Uint64N(l.ScoreRadix))}
+		score = scores[rng.IntN(len(scores))]
+	}
+	if rng.IntN(3) != 0 {
+		b := []byte(member)
+		switch rng.IntN(8) {
+		case 0:
+			b = b[:rng.IntN(len(b)+1)]
+		case 1:
+			if len(b) > 0 {
+				b[rng.IntN(len(b))] = "AFagz :|-+0 9\x00\xff"[rng.IntN(15)]
+			}
+		case 2:
+			if len(b) > 0 {
+				b[rng.IntN(len(b))] = byte(rng.IntN(256))
+			}
+		case 3:
+			b = append(b, "0x:"[rng.IntN(3)])
+		case 4:
+			b = append([]byte{"0+-"[rng.IntN(3)]}, b...)
+		case 5:
+			b = b[:min(len(b), l.PrefixLen)]
+		case 6:
+			b = append(b[:min(len(b), l.PrefixLen)], []string{"0", "01", "18446744073709551616", "18446744073709551615", "99999999999999999999", strings.Repeat("y", l.MaxBytes+1)}[rng.IntN(6)]...)
+		default:
+			b = append(b, b...)
+		}
+		member = string(b)
+	}
+	return score, member
 }
