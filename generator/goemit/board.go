@@ -91,7 +91,7 @@ func (b *board) ops() []string {
 	ops := []string{luaemit.OpSet, luaemit.OpBest, luaemit.OpRemove, luaemit.OpTrim}
 	for _, f := range l.Fields {
 		for _, op := range f.Updates {
-			ops = append(ops, luaemit.UpdateOp(op, f))
+			ops = append(ops, luaemit.UpdateOp(op, f), luaemit.UpdateOp(op, f)+luaemit.ManySuffix)
 		}
 	}
 	if l.HasPrefix() {
@@ -364,16 +364,26 @@ func (b *board) update(fd *layout.Field, op layout.Op) {
 		arg = "delta"
 	}
 	b.comment("%s", wrap(doc))
-	recvDecl(f).Id(name).Params(ctxParam(), jen.Id("id").Add(b.idType()), jen.Id(arg).Add(valueType(fd, op))).Params(jen.Id("Entry"), jen.Error()).Block(
-		jen.List(jen.Id("r"), jen.Err()).Op(":=").Id("b").Dot(name+"Many").Call(jen.Id("ctx"), jen.Index().Id("Update").Types(valueType(fd, op)).Values(jen.Values(jen.Dict{
-			jen.Id(l.IDName): jen.Id("id"), jen.Id("Value"): jen.Id(arg),
-		}))),
-		errNil().Block(jen.Return(jen.Id("Entry").Values(), jen.Err())),
+	var one []jen.Code
+	one = append(one, b.checkID(jen.Id("id"), func(err jen.Code) jen.Code { return jen.Return(jen.Id("Entry").Values(), err) }))
+	var val1 jen.Code = jen.Id(arg)
+	if op != layout.OpAdd {
+		one = append(one,
+			jen.List(jen.Id("d"), jen.Err()).Op(":=").Id(digitFunc(fd)).Call(jen.Id("v")),
+			errNil().Block(jen.Return(jen.Id("Entry").Values(), jen.Err())))
+		val1 = b.digitArg(fd)
+	}
+	one = append(one,
+		jen.Var().Id("r").Index(jen.Lit(1)).Id("Result"),
+		jen.If(jen.Err().Op(":=").Id("b").Dot("apply").Call(jen.Id("ctx"), jen.Id(scriptVar(sop)),
+			jen.Append(jen.Id("b").Dot("updateArgs").Call(jen.Lit(1)), jen.Id("id"), val1), jen.Id("r").Index(jen.Op(":")), jen.Index().Int().Values(jen.Lit(0))),
+			jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Id("Entry").Values(), jen.Err())),
 		jen.Return(jen.Id("r").Index(jen.Lit(0)).Dot("Entry"), jen.Id("r").Index(jen.Lit(0)).Dot("Err")),
 	)
+	recvDecl(f).Id(name).Params(ctxParam(), jen.Id("id").Add(b.idType()), jen.Id(arg).Add(valueType(fd, op))).Params(jen.Id("Entry"), jen.Error()).Block(one...)
 	f.Line()
 	b.comment("%s", wrap(fmt.Sprintf("%sMany applies many %s updates in one script call, atomic as a whole, in order (an id may appear more than once). Each update succeeds or fails on its own: its Result holds the new entry or the error that left that entry unchanged. The error return is for failures of the whole call (connection, ErrLayoutMismatch), which change nothing.", name, name)))
-	val := jen.Id("u").Dot("Value")
+	var val jen.Code = jen.Id("u").Dot("Value")
 	loop := []jen.Code{
 		b.checkID(jen.Id("u").Dot(l.IDName), func(err jen.Code) jen.Code {
 			return jen.Block(jen.Id("res").Index(jen.Id("i")).Dot("Err").Op("=").Add(err), jen.Continue())
@@ -384,11 +394,7 @@ func (b *board) update(fd *layout.Field, op layout.Op) {
 			jen.List(jen.Id("d"), jen.Err()).Op(":=").Id(digitFunc(fd)).Call(jen.Id("u").Dot("Value")),
 			errNil().Block(jen.Id("res").Index(jen.Id("i")).Dot("Err").Op("=").Err(), jen.Continue()),
 		)
-		val = jen.Id("d")
-		if fd.Place == layout.InMember && fd.Span() >= 1<<53 {
-			// Too wide for exact doubles: the script takes the digit's fixed-width text.
-			val = rt("DigitText").Call(jen.Id("d"), jen.Lit(fd.TextWidth), jen.Lit(fd.Hex))
-		}
+		val = b.digitArg(fd)
 	}
 	loop = append(loop,
 		jen.Id("args").Op("=").Append(jen.Id("args"), jen.Id("u").Dot(l.IDName), val),
@@ -399,7 +405,7 @@ func (b *board) update(fd *layout.Field, op layout.Op) {
 		jen.Id("args").Op(":=").Id("b").Dot("updateArgs").Call(jen.Len(jen.Id("updates"))),
 		jen.Id("sent").Op(":=").Make(jen.Index().Int(), jen.Lit(0), jen.Len(jen.Id("updates"))),
 		jen.For(jen.List(jen.Id("i"), jen.Id("u")).Op(":=").Range().Id("updates")).Block(loop...),
-		jen.If(jen.Err().Op(":=").Id("b").Dot("apply").Call(jen.Id("ctx"), jen.Id(scriptVar(sop)), jen.Id("args"), jen.Id("res"), jen.Id("sent")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
+		jen.If(jen.Err().Op(":=").Id("b").Dot("apply").Call(jen.Id("ctx"), jen.Id(scriptVar(sop+luaemit.ManySuffix)), jen.Id("args"), jen.Id("res"), jen.Id("sent")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
 		jen.Return(jen.Id("res"), jen.Nil()),
 	)
 	f.Line()
@@ -423,6 +429,15 @@ func wrap(s string) string {
 		n += len(w)
 	}
 	return b.String()
+}
+
+// digitArg is how the digit d of a field's new value goes to a script: the number, or for a
+// member field too wide for exact doubles its fixed-width text.
+func (b *board) digitArg(fd *layout.Field) jen.Code {
+	if fd.Place == layout.InMember && fd.Span() >= 1<<53 {
+		return rt("DigitText").Call(jen.Id("d"), jen.Lit(fd.TextWidth), jen.Lit(fd.Hex))
+	}
+	return jen.Id("d")
 }
 
 func digitFunc(fd *layout.Field) string { return "digitOf" + fd.Name }

@@ -45,8 +45,13 @@ const (
 	OpCompetition = "competition" // when the leading field is in the score
 )
 
-// UpdateOp names the script of one field update, e.g. "add_points" for add on Points.
+// UpdateOp names the script of one field update, e.g. "add_points" for add on Points; the
+// script of its batch form is named UpdateOp(…) + ManySuffix. The two do the same arithmetic;
+// the single one is straight-line code, a third cheaper than the batch loop for one update.
 func UpdateOp(op layout.Op, f *layout.Field) string { return string(op) + "_" + snake(f.Name) }
+
+// ManySuffix ends the op name of a batch update script.
+const ManySuffix = "_many"
 
 // Scripts renders every script of the layout, in a fixed order: set, best, remove, trim, the
 // field updates in field order, then the reads.
@@ -91,7 +96,15 @@ func Scripts(l *layout.Layout) ([]Script, error) {
 			if err != nil {
 				return nil, err
 			}
-			if err := add(UpdateOp(op, f), "update", d); err != nil {
+			one := *d
+			one.Usage = []string{d.Usage[0],
+				"ARGV[3]: the client's clock in Unix microseconds (client stamps); ARGV[4], ARGV[5]: the id and " + d.arg + ".",
+				"A missing id starts from the zero entry. Returns {error text ('' when none), score, member}."}
+			if err := add(UpdateOp(op, f), "update1", &one); err != nil {
+				return nil, err
+			}
+			d.Title += " (batch)"
+			if err := add(UpdateOp(op, f)+ManySuffix, "update", d); err != nil {
 				return nil, err
 			}
 		}
@@ -176,6 +189,8 @@ type data struct {
 	KeepLarger  bool // max/min: keep the larger digit
 
 	Lead *field // competition
+
+	arg string // what an update's argument is, in words
 }
 
 type field struct {
@@ -297,6 +312,7 @@ func updateData(l *layout.Layout, f *layout.Field, op layout.Op) (*data, error) 
 	if op == layout.OpAdd {
 		arg = "the signed delta"
 	}
+	d.arg = arg
 	d.Usage = []string{
 		"ARGV[1], ARGV[2]: expiry mode ('', 'px' or 'pxat') and its milliseconds, applied to both keys.",
 		"ARGV[3]: the client's clock in Unix microseconds (client stamps); ARGV[4..]: id, " + arg + " pairs.",

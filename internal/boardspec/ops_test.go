@@ -32,6 +32,20 @@ func methodName(f *layout.Field, op layout.Op) string {
 func (b *board) updates(fi int, op layout.Op, us []upd) ([]layout.Entry, []error, error) {
 	b.t.Helper()
 	f := b.ex.l.Fields[fi]
+	if len(us) == 1 && us[0].id != "" { // the single form, its own straight-line script
+		arg := reflect.ValueOf(us[0].delta)
+		if op != layout.OpAdd {
+			arg = b.ex.value(b.t, fi, us[0].key)
+		}
+		out := b.call(methodName(f, op), b.ex.id(us[0].id), arg)
+		if err := errOf(out[1]); err != nil {
+			if errors.Is(err, rankgenrt.ErrLayoutMismatch) {
+				return nil, nil, err
+			}
+			return []layout.Entry{{}}, []error{err}, nil
+		}
+		return []layout.Entry{b.ex.interp(b.t, out[0])}, []error{nil}, nil
+	}
 	m := b.v.MethodByName(methodName(f, op) + "Many")
 	st := m.Type().In(1)
 	slice := reflect.MakeSlice(st, len(us), len(us))

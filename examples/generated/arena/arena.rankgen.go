@@ -151,14 +151,26 @@ var luaTrim string
 //go:embed arena.add_points.lua
 var luaAddPoints string
 
+//go:embed arena.add_points_many.lua
+var luaAddPointsMany string
+
 //go:embed arena.max_points.lua
 var luaMaxPoints string
+
+//go:embed arena.max_points_many.lua
+var luaMaxPointsMany string
 
 //go:embed arena.set_points.lua
 var luaSetPoints string
 
+//go:embed arena.set_points_many.lua
+var luaSetPointsMany string
+
 //go:embed arena.set_paid.lua
 var luaSetPaid string
+
+//go:embed arena.set_paid_many.lua
+var luaSetPaidMany string
 
 //go:embed arena.around.lua
 var luaAround string
@@ -170,24 +182,28 @@ var luaAfter string
 var luaCompetition string
 
 var (
-	scriptSet         = redis.NewScript(luaSet)
-	scriptBest        = redis.NewScript(luaBest)
-	scriptRemove      = redis.NewScript(luaRemove)
-	scriptTrim        = redis.NewScript(luaTrim)
-	scriptAddPoints   = redis.NewScript(luaAddPoints)
-	scriptMaxPoints   = redis.NewScript(luaMaxPoints)
-	scriptSetPoints   = redis.NewScript(luaSetPoints)
-	scriptSetPaid     = redis.NewScript(luaSetPaid)
-	scriptAround      = redis.NewScript(luaAround)
-	scriptAfter       = redis.NewScript(luaAfter)
-	scriptCompetition = redis.NewScript(luaCompetition)
+	scriptSet           = redis.NewScript(luaSet)
+	scriptBest          = redis.NewScript(luaBest)
+	scriptRemove        = redis.NewScript(luaRemove)
+	scriptTrim          = redis.NewScript(luaTrim)
+	scriptAddPoints     = redis.NewScript(luaAddPoints)
+	scriptAddPointsMany = redis.NewScript(luaAddPointsMany)
+	scriptMaxPoints     = redis.NewScript(luaMaxPoints)
+	scriptMaxPointsMany = redis.NewScript(luaMaxPointsMany)
+	scriptSetPoints     = redis.NewScript(luaSetPoints)
+	scriptSetPointsMany = redis.NewScript(luaSetPointsMany)
+	scriptSetPaid       = redis.NewScript(luaSetPaid)
+	scriptSetPaidMany   = redis.NewScript(luaSetPaidMany)
+	scriptAround        = redis.NewScript(luaAround)
+	scriptAfter         = redis.NewScript(luaAfter)
+	scriptCompetition   = redis.NewScript(luaCompetition)
 )
 
 // Scripts returns the board's scripts, in a fixed order. Board.Load caches them all; they are
 // exported for running a board's scripts in your own pipelines or transactions (after Load), where
 // go-redis cannot fall back from EVALSHA to EVAL.
 func Scripts() []*redis.Script {
-	return []*redis.Script{scriptSet, scriptBest, scriptRemove, scriptTrim, scriptAddPoints, scriptMaxPoints, scriptSetPoints, scriptSetPaid, scriptAround, scriptAfter, scriptCompetition}
+	return []*redis.Script{scriptSet, scriptBest, scriptRemove, scriptTrim, scriptAddPoints, scriptAddPointsMany, scriptMaxPoints, scriptMaxPointsMany, scriptSetPoints, scriptSetPointsMany, scriptSetPaid, scriptSetPaidMany, scriptAround, scriptAfter, scriptCompetition}
 }
 
 // Board is a leaderboard of Entry values in a Redis sorted set, read best first. Its key is given
@@ -402,11 +418,11 @@ func (b *Board) Trim(ctx context.Context, keep int64) (int64, error) {
 // value when zero is outside its range). When the update changes the entry, it also sets ReachedAt
 // (server clock) to now.
 func (b *Board) AddPoints(ctx context.Context, id string, delta int64) (Entry, error) {
-	r, err := b.AddPointsMany(ctx, []Update[int64]{{
-		PlayerID: id,
-		Value:    delta,
-	}})
-	if err != nil {
+	if err := checkID(id); err != nil {
+		return Entry{}, err
+	}
+	var r [1]Result
+	if err := b.apply(ctx, scriptAddPoints, append(b.updateArgs(1), id, delta), r[:], []int{0}); err != nil {
 		return Entry{}, err
 	}
 	return r[0].Entry, r[0].Err
@@ -430,7 +446,7 @@ func (b *Board) AddPointsMany(ctx context.Context, updates []Update[int64]) ([]R
 		args = append(args, u.PlayerID, u.Value)
 		sent = append(sent, i)
 	}
-	if err := b.apply(ctx, scriptAddPoints, args, res, sent); err != nil {
+	if err := b.apply(ctx, scriptAddPointsMany, args, res, sent); err != nil {
 		return nil, err
 	}
 	return res, nil
@@ -441,11 +457,15 @@ func (b *Board) AddPointsMany(ctx context.Context, updates []Update[int64]) ([]R
 // lowest-ranking value when zero is outside its range). When the update changes the entry, it also
 // sets ReachedAt (server clock) to now.
 func (b *Board) MaxPoints(ctx context.Context, id string, v uint32) (Entry, error) {
-	r, err := b.MaxPointsMany(ctx, []Update[uint32]{{
-		PlayerID: id,
-		Value:    v,
-	}})
+	if err := checkID(id); err != nil {
+		return Entry{}, err
+	}
+	d, err := digitOfPoints(v)
 	if err != nil {
+		return Entry{}, err
+	}
+	var r [1]Result
+	if err := b.apply(ctx, scriptMaxPoints, append(b.updateArgs(1), id, d), r[:], []int{0}); err != nil {
 		return Entry{}, err
 	}
 	return r[0].Entry, r[0].Err
@@ -474,7 +494,7 @@ func (b *Board) MaxPointsMany(ctx context.Context, updates []Update[uint32]) ([]
 		args = append(args, u.PlayerID, d)
 		sent = append(sent, i)
 	}
-	if err := b.apply(ctx, scriptMaxPoints, args, res, sent); err != nil {
+	if err := b.apply(ctx, scriptMaxPointsMany, args, res, sent); err != nil {
 		return nil, err
 	}
 	return res, nil
@@ -485,11 +505,15 @@ func (b *Board) MaxPointsMany(ctx context.Context, updates []Update[uint32]) ([]
 // is outside its range). When the update changes the entry, it also sets ReachedAt (server clock)
 // to now.
 func (b *Board) SetPoints(ctx context.Context, id string, v uint32) (Entry, error) {
-	r, err := b.SetPointsMany(ctx, []Update[uint32]{{
-		PlayerID: id,
-		Value:    v,
-	}})
+	if err := checkID(id); err != nil {
+		return Entry{}, err
+	}
+	d, err := digitOfPoints(v)
 	if err != nil {
+		return Entry{}, err
+	}
+	var r [1]Result
+	if err := b.apply(ctx, scriptSetPoints, append(b.updateArgs(1), id, d), r[:], []int{0}); err != nil {
 		return Entry{}, err
 	}
 	return r[0].Entry, r[0].Err
@@ -518,7 +542,7 @@ func (b *Board) SetPointsMany(ctx context.Context, updates []Update[uint32]) ([]
 		args = append(args, u.PlayerID, d)
 		sent = append(sent, i)
 	}
-	if err := b.apply(ctx, scriptSetPoints, args, res, sent); err != nil {
+	if err := b.apply(ctx, scriptSetPointsMany, args, res, sent); err != nil {
 		return nil, err
 	}
 	return res, nil
@@ -529,11 +553,15 @@ func (b *Board) SetPointsMany(ctx context.Context, updates []Update[uint32]) ([]
 // outside its range). When the update changes the entry, it also sets ReachedAt (server clock) to
 // now.
 func (b *Board) SetPaid(ctx context.Context, id string, v bool) (Entry, error) {
-	r, err := b.SetPaidMany(ctx, []Update[bool]{{
-		PlayerID: id,
-		Value:    v,
-	}})
+	if err := checkID(id); err != nil {
+		return Entry{}, err
+	}
+	d, err := digitOfPaid(v)
 	if err != nil {
+		return Entry{}, err
+	}
+	var r [1]Result
+	if err := b.apply(ctx, scriptSetPaid, append(b.updateArgs(1), id, d), r[:], []int{0}); err != nil {
 		return Entry{}, err
 	}
 	return r[0].Entry, r[0].Err
@@ -562,7 +590,7 @@ func (b *Board) SetPaidMany(ctx context.Context, updates []Update[bool]) ([]Resu
 		args = append(args, u.PlayerID, d)
 		sent = append(sent, i)
 	}
-	if err := b.apply(ctx, scriptSetPaid, args, res, sent); err != nil {
+	if err := b.apply(ctx, scriptSetPaidMany, args, res, sent); err != nil {
 		return nil, err
 	}
 	return res, nil

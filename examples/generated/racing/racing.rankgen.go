@@ -133,17 +133,32 @@ var luaTrim string
 //go:embed racing.add_laps.lua
 var luaAddLaps string
 
+//go:embed racing.add_laps_many.lua
+var luaAddLapsMany string
+
 //go:embed racing.set_laps.lua
 var luaSetLaps string
+
+//go:embed racing.set_laps_many.lua
+var luaSetLapsMany string
 
 //go:embed racing.add_race_time.lua
 var luaAddRaceTime string
 
+//go:embed racing.add_race_time_many.lua
+var luaAddRaceTimeMany string
+
 //go:embed racing.min_race_time.lua
 var luaMinRaceTime string
 
+//go:embed racing.min_race_time_many.lua
+var luaMinRaceTimeMany string
+
 //go:embed racing.set_race_time.lua
 var luaSetRaceTime string
+
+//go:embed racing.set_race_time_many.lua
+var luaSetRaceTimeMany string
 
 //go:embed racing.around.lua
 var luaAround string
@@ -155,25 +170,30 @@ var luaAfter string
 var luaCompetition string
 
 var (
-	scriptSet         = redis.NewScript(luaSet)
-	scriptBest        = redis.NewScript(luaBest)
-	scriptRemove      = redis.NewScript(luaRemove)
-	scriptTrim        = redis.NewScript(luaTrim)
-	scriptAddLaps     = redis.NewScript(luaAddLaps)
-	scriptSetLaps     = redis.NewScript(luaSetLaps)
-	scriptAddRaceTime = redis.NewScript(luaAddRaceTime)
-	scriptMinRaceTime = redis.NewScript(luaMinRaceTime)
-	scriptSetRaceTime = redis.NewScript(luaSetRaceTime)
-	scriptAround      = redis.NewScript(luaAround)
-	scriptAfter       = redis.NewScript(luaAfter)
-	scriptCompetition = redis.NewScript(luaCompetition)
+	scriptSet             = redis.NewScript(luaSet)
+	scriptBest            = redis.NewScript(luaBest)
+	scriptRemove          = redis.NewScript(luaRemove)
+	scriptTrim            = redis.NewScript(luaTrim)
+	scriptAddLaps         = redis.NewScript(luaAddLaps)
+	scriptAddLapsMany     = redis.NewScript(luaAddLapsMany)
+	scriptSetLaps         = redis.NewScript(luaSetLaps)
+	scriptSetLapsMany     = redis.NewScript(luaSetLapsMany)
+	scriptAddRaceTime     = redis.NewScript(luaAddRaceTime)
+	scriptAddRaceTimeMany = redis.NewScript(luaAddRaceTimeMany)
+	scriptMinRaceTime     = redis.NewScript(luaMinRaceTime)
+	scriptMinRaceTimeMany = redis.NewScript(luaMinRaceTimeMany)
+	scriptSetRaceTime     = redis.NewScript(luaSetRaceTime)
+	scriptSetRaceTimeMany = redis.NewScript(luaSetRaceTimeMany)
+	scriptAround          = redis.NewScript(luaAround)
+	scriptAfter           = redis.NewScript(luaAfter)
+	scriptCompetition     = redis.NewScript(luaCompetition)
 )
 
 // Scripts returns the board's scripts, in a fixed order. Board.Load caches them all; they are
 // exported for running a board's scripts in your own pipelines or transactions (after Load), where
 // go-redis cannot fall back from EVALSHA to EVAL.
 func Scripts() []*redis.Script {
-	return []*redis.Script{scriptSet, scriptBest, scriptRemove, scriptTrim, scriptAddLaps, scriptSetLaps, scriptAddRaceTime, scriptMinRaceTime, scriptSetRaceTime, scriptAround, scriptAfter, scriptCompetition}
+	return []*redis.Script{scriptSet, scriptBest, scriptRemove, scriptTrim, scriptAddLaps, scriptAddLapsMany, scriptSetLaps, scriptSetLapsMany, scriptAddRaceTime, scriptAddRaceTimeMany, scriptMinRaceTime, scriptMinRaceTimeMany, scriptSetRaceTime, scriptSetRaceTimeMany, scriptAround, scriptAfter, scriptCompetition}
 }
 
 // Board is a leaderboard of Entry values in a Redis sorted set, read best first. Its key is given
@@ -384,11 +404,8 @@ func (b *Board) Trim(ctx context.Context, keep int64) (int64, error) {
 // starts from the zero entry (each field's zero value, or its lowest-ranking value when zero is
 // outside its range).
 func (b *Board) AddLaps(ctx context.Context, id uint64, delta int64) (Entry, error) {
-	r, err := b.AddLapsMany(ctx, []Update[int64]{{
-		Car:   id,
-		Value: delta,
-	}})
-	if err != nil {
+	var r [1]Result
+	if err := b.apply(ctx, scriptAddLaps, append(b.updateArgs(1), id, delta), r[:], []int{0}); err != nil {
 		return Entry{}, err
 	}
 	return r[0].Entry, r[0].Err
@@ -406,7 +423,7 @@ func (b *Board) AddLapsMany(ctx context.Context, updates []Update[int64]) ([]Res
 		args = append(args, u.Car, u.Value)
 		sent = append(sent, i)
 	}
-	if err := b.apply(ctx, scriptAddLaps, args, res, sent); err != nil {
+	if err := b.apply(ctx, scriptAddLapsMany, args, res, sent); err != nil {
 		return nil, err
 	}
 	return res, nil
@@ -416,11 +433,12 @@ func (b *Board) AddLapsMany(ctx context.Context, updates []Update[int64]) ([]Res
 // starts from the zero entry (each field's zero value, or its lowest-ranking value when zero is
 // outside its range).
 func (b *Board) SetLaps(ctx context.Context, id uint64, v uint16) (Entry, error) {
-	r, err := b.SetLapsMany(ctx, []Update[uint16]{{
-		Car:   id,
-		Value: v,
-	}})
+	d, err := digitOfLaps(v)
 	if err != nil {
+		return Entry{}, err
+	}
+	var r [1]Result
+	if err := b.apply(ctx, scriptSetLaps, append(b.updateArgs(1), id, d), r[:], []int{0}); err != nil {
 		return Entry{}, err
 	}
 	return r[0].Entry, r[0].Err
@@ -443,7 +461,7 @@ func (b *Board) SetLapsMany(ctx context.Context, updates []Update[uint16]) ([]Re
 		args = append(args, u.Car, d)
 		sent = append(sent, i)
 	}
-	if err := b.apply(ctx, scriptSetLaps, args, res, sent); err != nil {
+	if err := b.apply(ctx, scriptSetLapsMany, args, res, sent); err != nil {
 		return nil, err
 	}
 	return res, nil
@@ -453,11 +471,8 @@ func (b *Board) SetLapsMany(ctx context.Context, updates []Update[uint16]) ([]Re
 // range, and returns the new entry. An id without an entry starts from the zero entry (each
 // field's zero value, or its lowest-ranking value when zero is outside its range).
 func (b *Board) AddRaceTime(ctx context.Context, id uint64, delta int64) (Entry, error) {
-	r, err := b.AddRaceTimeMany(ctx, []Update[int64]{{
-		Car:   id,
-		Value: delta,
-	}})
-	if err != nil {
+	var r [1]Result
+	if err := b.apply(ctx, scriptAddRaceTime, append(b.updateArgs(1), id, delta), r[:], []int{0}); err != nil {
 		return Entry{}, err
 	}
 	return r[0].Entry, r[0].Err
@@ -475,7 +490,7 @@ func (b *Board) AddRaceTimeMany(ctx context.Context, updates []Update[int64]) ([
 		args = append(args, u.Car, u.Value)
 		sent = append(sent, i)
 	}
-	if err := b.apply(ctx, scriptAddRaceTime, args, res, sent); err != nil {
+	if err := b.apply(ctx, scriptAddRaceTimeMany, args, res, sent); err != nil {
 		return nil, err
 	}
 	return res, nil
@@ -485,11 +500,12 @@ func (b *Board) AddRaceTimeMany(ctx context.Context, updates []Update[int64]) ([
 // entry. An id without an entry starts from the zero entry (each field's zero value, or its
 // lowest-ranking value when zero is outside its range).
 func (b *Board) MinRaceTime(ctx context.Context, id uint64, v uint32) (Entry, error) {
-	r, err := b.MinRaceTimeMany(ctx, []Update[uint32]{{
-		Car:   id,
-		Value: v,
-	}})
+	d, err := digitOfRaceTime(v)
 	if err != nil {
+		return Entry{}, err
+	}
+	var r [1]Result
+	if err := b.apply(ctx, scriptMinRaceTime, append(b.updateArgs(1), id, d), r[:], []int{0}); err != nil {
 		return Entry{}, err
 	}
 	return r[0].Entry, r[0].Err
@@ -512,7 +528,7 @@ func (b *Board) MinRaceTimeMany(ctx context.Context, updates []Update[uint32]) (
 		args = append(args, u.Car, d)
 		sent = append(sent, i)
 	}
-	if err := b.apply(ctx, scriptMinRaceTime, args, res, sent); err != nil {
+	if err := b.apply(ctx, scriptMinRaceTimeMany, args, res, sent); err != nil {
 		return nil, err
 	}
 	return res, nil
@@ -522,11 +538,12 @@ func (b *Board) MinRaceTimeMany(ctx context.Context, updates []Update[uint32]) (
 // an entry starts from the zero entry (each field's zero value, or its lowest-ranking value when
 // zero is outside its range).
 func (b *Board) SetRaceTime(ctx context.Context, id uint64, v uint32) (Entry, error) {
-	r, err := b.SetRaceTimeMany(ctx, []Update[uint32]{{
-		Car:   id,
-		Value: v,
-	}})
+	d, err := digitOfRaceTime(v)
 	if err != nil {
+		return Entry{}, err
+	}
+	var r [1]Result
+	if err := b.apply(ctx, scriptSetRaceTime, append(b.updateArgs(1), id, d), r[:], []int{0}); err != nil {
 		return Entry{}, err
 	}
 	return r[0].Entry, r[0].Err
@@ -549,7 +566,7 @@ func (b *Board) SetRaceTimeMany(ctx context.Context, updates []Update[uint32]) (
 		args = append(args, u.Car, d)
 		sent = append(sent, i)
 	}
-	if err := b.apply(ctx, scriptSetRaceTime, args, res, sent); err != nil {
+	if err := b.apply(ctx, scriptSetRaceTimeMany, args, res, sent); err != nil {
 		return nil, err
 	}
 	return res, nil

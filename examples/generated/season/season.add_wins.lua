@@ -5,8 +5,8 @@
 -- Layout 2672ff33eeb45072. KEYS[1] is the board (a sorted set), KEYS[2] its index (a hash id -> member,
 -- whose field "" holds the layout fingerprint); both share one hash slot.
 -- ARGV[1], ARGV[2]: expiry mode ('', 'px' or 'pxat') and its milliseconds, applied to both keys.
--- ARGV[3]: the client's clock in Unix microseconds (client stamps); ARGV[4..]: id, the signed delta pairs.
--- A missing id starts from the zero entry. Returns, per pair, error text ('' when none), score, member.
+-- ARGV[3]: the client's clock in Unix microseconds (client stamps); ARGV[4], ARGV[5]: the id and the signed delta.
+-- A missing id starts from the zero entry. Returns {error text ('' when none), score, member}.
 local board, aux = KEYS[1], KEYS[2]
 
 local FINGERPRINT = '2672ff33eeb45072'
@@ -32,52 +32,6 @@ local function score_p(text)
     error({err = 'RANKGEN_BAD_SCORE ' .. text .. ' is not a score of layout 2672ff33eeb45072'})
   end
   return p
-end
-
--- many calls cmd on key with the items of list as arguments, in chunks that stay below Lua's
--- stack limit, and appends what each call returns to out (when given).
-local function many(cmd, key, list, out)
-  for i = 1, #list, 4000 do
-    local r = redis.call(cmd, key, unpack(list, i, math.min(i + 3999, #list)))
-    if out then
-      for j = 1, #r do
-        out[#out + 1] = r[j]
-      end
-    end
-  end
-end
-
--- lookup reads the layout fingerprint and the current member (false when absent) of each
--- id, with its score, in a constant number of calls.
-local function lookup(ids)
-  local members, scores = {}, {}
-  local got = {}
-  local list = {''}
-  for i = 1, #ids do
-    list[i + 1] = ids[i]
-  end
-  many('HMGET', aux, list, got)
-  local fp = got[1]
-  local present = {}
-  for i = 1, #ids do
-    members[i] = got[i + 1]
-    if members[i] then
-      present[#present + 1] = members[i]
-    end
-  end
-  local sc = {}
-  many('ZMSCORE', board, present, sc)
-  local j = 0
-  for i = 1, #ids do
-    if members[i] then
-      j = j + 1
-      scores[i] = sc[j]
-      if not sc[j] then
-        error({err = 'RANKGEN_BAD_MEMBER the index maps ' .. ids[i] .. ' to a member the board lacks'})
-      end
-    end
-  end
-  return fp, members, scores
 end
 
 -- Wins: 4 hex characters of the member at byte 1; digits 0..65535.
@@ -106,13 +60,9 @@ local function put_2(st, d)
   st.m = string.sub(st.m, 1, 6 - 1) .. string.format('%011x', d) .. string.sub(st.m, 16 + 1)
 end
 
-local mode, ms, now_arg = ARGV[1], ARGV[2], ARGV[3]
-local n = (#ARGV - 3) / 2
-local ids = {}
-for i = 1, n do
-  ids[i] = ARGV[2 + 2 * i]
-end
-local fp, members, scores = lookup(ids)
+local mode, ms, now_arg, id = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
+local got = redis.call('HMGET', aux, '', id)
+local fp, old = got[1], got[2]
 if fp and fp ~= FINGERPRINT then
   return redis.error_reply('RANKGEN_LAYOUT_MISMATCH board has layout ' .. fp .. ', this code writes layout ' .. FINGERPRINT)
 end
@@ -135,62 +85,47 @@ local function apply(d, arg)
   return nd
 end
 
-local state, order, out = {}, {}, {}
-for i = 1, n do
-  local id = ids[i]
-  local st = state[id]
-  if not st then
-    if members[i] then
-      st = {old = members[i], m = members[i], p = score_p(scores[i]), exists = true}
-    else
-      st = {old = false, m = '0000|00000000000|' .. id, p = 0, exists = false}
-    end
-    state[id] = st
-    order[#order + 1] = id
+local st
+if old then
+  local s = redis.call('ZSCORE', board, old)
+  if not s then
+    return redis.error_reply('RANKGEN_BAD_MEMBER the index maps ' .. id .. ' to a member the board lacks')
   end
-  local d = get_1(st)
-  local nd, err = apply(d, ARGV[3 + 2 * i])
-  local s2
-  if not err and (nd ~= d or not st.exists) then
-    local v = math.floor(client_now() / 1000)
-    s2 = 3966248855551 - v
-    if s2 < 0 or s2 > 2199023255551 then
-      err = 'RANKGEN_OUT_OF_RANGE field=ReachedAt value=' .. string.format('%d', v) .. 'ms min=2026-01-01T00:00:00Z max=2095-09-07T15:47:35.551Z'
-    end
-  end
-  if err then
-    out[3 * i - 2], out[3 * i - 1], out[3 * i] = err, '', ''
-  else
-    if nd ~= d or not st.exists then
-      put_1(st, nd)
-      put_2(st, s2)
-      st.exists, st.dirty = true, true
-    end
-    out[3 * i - 2], out[3 * i - 1], out[3 * i] = '', score_text(st.p), st.m
-  end
+  st = {m = old, p = score_p(s), exists = true}
+else
+  st = {m = '0000|00000000000|' .. id, p = 0, exists = false}
 end
-
-local zadd, zrem, hset = {}, {}, {}
-for _, id in ipairs(order) do
-  local st = state[id]
-  if st.dirty then
-    if st.old and st.old ~= st.m then
-      zrem[#zrem + 1] = st.old
-    end
-    hset[#hset + 1] = id
-    hset[#hset + 1] = st.m
-    zadd[#zadd + 1] = score_text(st.p)
-    zadd[#zadd + 1] = st.m
-  end
+local d = get_1(st)
+local nd, err = apply(d, ARGV[5])
+if err then
+  return {err, '', ''}
 end
-if #zadd > 0 then
-  many('ZREM', board, zrem)
-  many('ZADD', board, zadd)
-  if not fp then
-    hset[#hset + 1] = ''
-    hset[#hset + 1] = FINGERPRINT
+if nd == d and st.exists then
+  if mode == 'px' then
+    redis.call('PEXPIRE', board, ms)
+    redis.call('PEXPIRE', aux, ms)
+  elseif mode == 'pxat' then
+    redis.call('PEXPIREAT', board, ms)
+    redis.call('PEXPIREAT', aux, ms)
   end
-  many('HSET', aux, hset)
+  return {'', score_text(st.p), st.m}
+end
+local v2 = math.floor(client_now() / 1000)
+local s2 = 3966248855551 - v2
+if s2 < 0 or s2 > 2199023255551 then
+  return {'RANKGEN_OUT_OF_RANGE field=ReachedAt value=' .. string.format('%d', v2) .. 'ms min=2026-01-01T00:00:00Z max=2095-09-07T15:47:35.551Z', '', ''}
+end
+put_1(st, nd)
+put_2(st, s2)
+local text = score_text(st.p)
+if old and old ~= st.m then
+  redis.call('ZREM', board, old)
+end
+redis.call('ZADD', board, text, st.m)
+if fp then
+  redis.call('HSET', aux, id, st.m)
+else
+  redis.call('HSET', aux, id, st.m, '', FINGERPRINT)
 end
 if mode == 'px' then
   redis.call('PEXPIRE', board, ms)
@@ -199,4 +134,4 @@ elseif mode == 'pxat' then
   redis.call('PEXPIREAT', board, ms)
   redis.call('PEXPIREAT', aux, ms)
 end
-return out
+return {'', text, st.m}

@@ -232,17 +232,32 @@ var luaTrim string
 //go:embed season.add_points.lua
 var luaAddPoints string
 
+//go:embed season.add_points_many.lua
+var luaAddPointsMany string
+
 //go:embed season.max_tier.lua
 var luaMaxTier string
+
+//go:embed season.max_tier_many.lua
+var luaMaxTierMany string
 
 //go:embed season.set_tier.lua
 var luaSetTier string
 
+//go:embed season.set_tier_many.lua
+var luaSetTierMany string
+
 //go:embed season.add_wins.lua
 var luaAddWins string
 
+//go:embed season.add_wins_many.lua
+var luaAddWinsMany string
+
 //go:embed season.set_wins.lua
 var luaSetWins string
+
+//go:embed season.set_wins_many.lua
+var luaSetWinsMany string
 
 //go:embed season.get.lua
 var luaGet string
@@ -260,27 +275,32 @@ var luaAfter string
 var luaCompetition string
 
 var (
-	scriptSet         = redis.NewScript(luaSet)
-	scriptBest        = redis.NewScript(luaBest)
-	scriptRemove      = redis.NewScript(luaRemove)
-	scriptTrim        = redis.NewScript(luaTrim)
-	scriptAddPoints   = redis.NewScript(luaAddPoints)
-	scriptMaxTier     = redis.NewScript(luaMaxTier)
-	scriptSetTier     = redis.NewScript(luaSetTier)
-	scriptAddWins     = redis.NewScript(luaAddWins)
-	scriptSetWins     = redis.NewScript(luaSetWins)
-	scriptGet         = redis.NewScript(luaGet)
-	scriptRank        = redis.NewScript(luaRank)
-	scriptAround      = redis.NewScript(luaAround)
-	scriptAfter       = redis.NewScript(luaAfter)
-	scriptCompetition = redis.NewScript(luaCompetition)
+	scriptSet           = redis.NewScript(luaSet)
+	scriptBest          = redis.NewScript(luaBest)
+	scriptRemove        = redis.NewScript(luaRemove)
+	scriptTrim          = redis.NewScript(luaTrim)
+	scriptAddPoints     = redis.NewScript(luaAddPoints)
+	scriptAddPointsMany = redis.NewScript(luaAddPointsMany)
+	scriptMaxTier       = redis.NewScript(luaMaxTier)
+	scriptMaxTierMany   = redis.NewScript(luaMaxTierMany)
+	scriptSetTier       = redis.NewScript(luaSetTier)
+	scriptSetTierMany   = redis.NewScript(luaSetTierMany)
+	scriptAddWins       = redis.NewScript(luaAddWins)
+	scriptAddWinsMany   = redis.NewScript(luaAddWinsMany)
+	scriptSetWins       = redis.NewScript(luaSetWins)
+	scriptSetWinsMany   = redis.NewScript(luaSetWinsMany)
+	scriptGet           = redis.NewScript(luaGet)
+	scriptRank          = redis.NewScript(luaRank)
+	scriptAround        = redis.NewScript(luaAround)
+	scriptAfter         = redis.NewScript(luaAfter)
+	scriptCompetition   = redis.NewScript(luaCompetition)
 )
 
 // Scripts returns the board's scripts, in a fixed order. Board.Load caches them all; they are
 // exported for running a board's scripts in your own pipelines or transactions (after Load), where
 // go-redis cannot fall back from EVALSHA to EVAL.
 func Scripts() []*redis.Script {
-	return []*redis.Script{scriptSet, scriptBest, scriptRemove, scriptTrim, scriptAddPoints, scriptMaxTier, scriptSetTier, scriptAddWins, scriptSetWins, scriptGet, scriptRank, scriptAround, scriptAfter, scriptCompetition}
+	return []*redis.Script{scriptSet, scriptBest, scriptRemove, scriptTrim, scriptAddPoints, scriptAddPointsMany, scriptMaxTier, scriptMaxTierMany, scriptSetTier, scriptSetTierMany, scriptAddWins, scriptAddWinsMany, scriptSetWins, scriptSetWinsMany, scriptGet, scriptRank, scriptAround, scriptAfter, scriptCompetition}
 }
 
 // Board is a leaderboard of Entry values in a Redis sorted set, read best first. Its key is given
@@ -459,11 +479,11 @@ func (b *Board) Trim(ctx context.Context, keep int64) (int64, error) {
 // value, or its lowest-ranking value when zero is outside its range). When the update changes the
 // entry, it also sets ReachedAt (client clock) to now.
 func (b *Board) AddPoints(ctx context.Context, id string, delta int64) (Entry, error) {
-	r, err := b.AddPointsMany(ctx, []Update[int64]{{
-		UserID: id,
-		Value:  delta,
-	}})
-	if err != nil {
+	if err := checkID(id); err != nil {
+		return Entry{}, err
+	}
+	var r [1]Result
+	if err := b.apply(ctx, scriptAddPoints, append(b.updateArgs(1), id, delta), r[:], []int{0}); err != nil {
 		return Entry{}, err
 	}
 	return r[0].Entry, r[0].Err
@@ -487,7 +507,7 @@ func (b *Board) AddPointsMany(ctx context.Context, updates []Update[int64]) ([]R
 		args = append(args, u.UserID, u.Value)
 		sent = append(sent, i)
 	}
-	if err := b.apply(ctx, scriptAddPoints, args, res, sent); err != nil {
+	if err := b.apply(ctx, scriptAddPointsMany, args, res, sent); err != nil {
 		return nil, err
 	}
 	return res, nil
@@ -498,11 +518,15 @@ func (b *Board) AddPointsMany(ctx context.Context, updates []Update[int64]) ([]R
 // value when zero is outside its range). When the update changes the entry, it also sets ReachedAt
 // (client clock) to now.
 func (b *Board) MaxTier(ctx context.Context, id string, v Tier) (Entry, error) {
-	r, err := b.MaxTierMany(ctx, []Update[Tier]{{
-		UserID: id,
-		Value:  v,
-	}})
+	if err := checkID(id); err != nil {
+		return Entry{}, err
+	}
+	d, err := digitOfTier(v)
 	if err != nil {
+		return Entry{}, err
+	}
+	var r [1]Result
+	if err := b.apply(ctx, scriptMaxTier, append(b.updateArgs(1), id, d), r[:], []int{0}); err != nil {
 		return Entry{}, err
 	}
 	return r[0].Entry, r[0].Err
@@ -531,7 +555,7 @@ func (b *Board) MaxTierMany(ctx context.Context, updates []Update[Tier]) ([]Resu
 		args = append(args, u.UserID, d)
 		sent = append(sent, i)
 	}
-	if err := b.apply(ctx, scriptMaxTier, args, res, sent); err != nil {
+	if err := b.apply(ctx, scriptMaxTierMany, args, res, sent); err != nil {
 		return nil, err
 	}
 	return res, nil
@@ -542,11 +566,15 @@ func (b *Board) MaxTierMany(ctx context.Context, updates []Update[Tier]) ([]Resu
 // outside its range). When the update changes the entry, it also sets ReachedAt (client clock) to
 // now.
 func (b *Board) SetTier(ctx context.Context, id string, v Tier) (Entry, error) {
-	r, err := b.SetTierMany(ctx, []Update[Tier]{{
-		UserID: id,
-		Value:  v,
-	}})
+	if err := checkID(id); err != nil {
+		return Entry{}, err
+	}
+	d, err := digitOfTier(v)
 	if err != nil {
+		return Entry{}, err
+	}
+	var r [1]Result
+	if err := b.apply(ctx, scriptSetTier, append(b.updateArgs(1), id, d), r[:], []int{0}); err != nil {
 		return Entry{}, err
 	}
 	return r[0].Entry, r[0].Err
@@ -575,7 +603,7 @@ func (b *Board) SetTierMany(ctx context.Context, updates []Update[Tier]) ([]Resu
 		args = append(args, u.UserID, d)
 		sent = append(sent, i)
 	}
-	if err := b.apply(ctx, scriptSetTier, args, res, sent); err != nil {
+	if err := b.apply(ctx, scriptSetTierMany, args, res, sent); err != nil {
 		return nil, err
 	}
 	return res, nil
@@ -587,11 +615,11 @@ func (b *Board) SetTierMany(ctx context.Context, updates []Update[Tier]) ([]Resu
 // outside its range). When the update changes the entry, it also sets ReachedAt (client clock) to
 // now.
 func (b *Board) AddWins(ctx context.Context, id string, delta int64) (Entry, error) {
-	r, err := b.AddWinsMany(ctx, []Update[int64]{{
-		UserID: id,
-		Value:  delta,
-	}})
-	if err != nil {
+	if err := checkID(id); err != nil {
+		return Entry{}, err
+	}
+	var r [1]Result
+	if err := b.apply(ctx, scriptAddWins, append(b.updateArgs(1), id, delta), r[:], []int{0}); err != nil {
 		return Entry{}, err
 	}
 	return r[0].Entry, r[0].Err
@@ -615,7 +643,7 @@ func (b *Board) AddWinsMany(ctx context.Context, updates []Update[int64]) ([]Res
 		args = append(args, u.UserID, u.Value)
 		sent = append(sent, i)
 	}
-	if err := b.apply(ctx, scriptAddWins, args, res, sent); err != nil {
+	if err := b.apply(ctx, scriptAddWinsMany, args, res, sent); err != nil {
 		return nil, err
 	}
 	return res, nil
@@ -626,11 +654,15 @@ func (b *Board) AddWinsMany(ctx context.Context, updates []Update[int64]) ([]Res
 // outside its range). When the update changes the entry, it also sets ReachedAt (client clock) to
 // now.
 func (b *Board) SetWins(ctx context.Context, id string, v uint16) (Entry, error) {
-	r, err := b.SetWinsMany(ctx, []Update[uint16]{{
-		UserID: id,
-		Value:  v,
-	}})
+	if err := checkID(id); err != nil {
+		return Entry{}, err
+	}
+	d, err := digitOfWins(v)
 	if err != nil {
+		return Entry{}, err
+	}
+	var r [1]Result
+	if err := b.apply(ctx, scriptSetWins, append(b.updateArgs(1), id, d), r[:], []int{0}); err != nil {
 		return Entry{}, err
 	}
 	return r[0].Entry, r[0].Err
@@ -659,7 +691,7 @@ func (b *Board) SetWinsMany(ctx context.Context, updates []Update[uint16]) ([]Re
 		args = append(args, u.UserID, d)
 		sent = append(sent, i)
 	}
-	if err := b.apply(ctx, scriptSetWins, args, res, sent); err != nil {
+	if err := b.apply(ctx, scriptSetWinsMany, args, res, sent); err != nil {
 		return nil, err
 	}
 	return res, nil

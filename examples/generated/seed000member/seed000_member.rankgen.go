@@ -150,11 +150,20 @@ var luaTrim string
 //go:embed seed000_member.add_primary.lua
 var luaAddPrimary string
 
+//go:embed seed000_member.add_primary_many.lua
+var luaAddPrimaryMany string
+
 //go:embed seed000_member.set_primary.lua
 var luaSetPrimary string
 
+//go:embed seed000_member.set_primary_many.lua
+var luaSetPrimaryMany string
+
 //go:embed seed000_member.set_reached_at.lua
 var luaSetReachedAt string
+
+//go:embed seed000_member.set_reached_at_many.lua
+var luaSetReachedAtMany string
 
 //go:embed seed000_member.get.lua
 var luaGet string
@@ -172,25 +181,28 @@ var luaAfter string
 var luaCompetition string
 
 var (
-	scriptSet          = redis.NewScript(luaSet)
-	scriptBest         = redis.NewScript(luaBest)
-	scriptRemove       = redis.NewScript(luaRemove)
-	scriptTrim         = redis.NewScript(luaTrim)
-	scriptAddPrimary   = redis.NewScript(luaAddPrimary)
-	scriptSetPrimary   = redis.NewScript(luaSetPrimary)
-	scriptSetReachedAt = redis.NewScript(luaSetReachedAt)
-	scriptGet          = redis.NewScript(luaGet)
-	scriptRank         = redis.NewScript(luaRank)
-	scriptAround       = redis.NewScript(luaAround)
-	scriptAfter        = redis.NewScript(luaAfter)
-	scriptCompetition  = redis.NewScript(luaCompetition)
+	scriptSet              = redis.NewScript(luaSet)
+	scriptBest             = redis.NewScript(luaBest)
+	scriptRemove           = redis.NewScript(luaRemove)
+	scriptTrim             = redis.NewScript(luaTrim)
+	scriptAddPrimary       = redis.NewScript(luaAddPrimary)
+	scriptAddPrimaryMany   = redis.NewScript(luaAddPrimaryMany)
+	scriptSetPrimary       = redis.NewScript(luaSetPrimary)
+	scriptSetPrimaryMany   = redis.NewScript(luaSetPrimaryMany)
+	scriptSetReachedAt     = redis.NewScript(luaSetReachedAt)
+	scriptSetReachedAtMany = redis.NewScript(luaSetReachedAtMany)
+	scriptGet              = redis.NewScript(luaGet)
+	scriptRank             = redis.NewScript(luaRank)
+	scriptAround           = redis.NewScript(luaAround)
+	scriptAfter            = redis.NewScript(luaAfter)
+	scriptCompetition      = redis.NewScript(luaCompetition)
 )
 
 // Scripts returns the board's scripts, in a fixed order. Board.Load caches them all; they are
 // exported for running a board's scripts in your own pipelines or transactions (after Load), where
 // go-redis cannot fall back from EVALSHA to EVAL.
 func Scripts() []*redis.Script {
-	return []*redis.Script{scriptSet, scriptBest, scriptRemove, scriptTrim, scriptAddPrimary, scriptSetPrimary, scriptSetReachedAt, scriptGet, scriptRank, scriptAround, scriptAfter, scriptCompetition}
+	return []*redis.Script{scriptSet, scriptBest, scriptRemove, scriptTrim, scriptAddPrimary, scriptAddPrimaryMany, scriptSetPrimary, scriptSetPrimaryMany, scriptSetReachedAt, scriptSetReachedAtMany, scriptGet, scriptRank, scriptAround, scriptAfter, scriptCompetition}
 }
 
 // Board is a leaderboard of Entry values in a Redis sorted set, read best first. Its key is given
@@ -369,11 +381,11 @@ func (b *Board) Trim(ctx context.Context, keep int64) (int64, error) {
 // without an entry starts from the zero entry (each field's zero value, or its lowest-ranking
 // value when zero is outside its range).
 func (b *Board) AddPrimary(ctx context.Context, id string, delta int64) (Entry, error) {
-	r, err := b.AddPrimaryMany(ctx, []Update[int64]{{
-		UserID: id,
-		Value:  delta,
-	}})
-	if err != nil {
+	if err := checkID(id); err != nil {
+		return Entry{}, err
+	}
+	var r [1]Result
+	if err := b.apply(ctx, scriptAddPrimary, append(b.updateArgs(1), id, delta), r[:], []int{0}); err != nil {
 		return Entry{}, err
 	}
 	return r[0].Entry, r[0].Err
@@ -397,7 +409,7 @@ func (b *Board) AddPrimaryMany(ctx context.Context, updates []Update[int64]) ([]
 		args = append(args, u.UserID, u.Value)
 		sent = append(sent, i)
 	}
-	if err := b.apply(ctx, scriptAddPrimary, args, res, sent); err != nil {
+	if err := b.apply(ctx, scriptAddPrimaryMany, args, res, sent); err != nil {
 		return nil, err
 	}
 	return res, nil
@@ -407,11 +419,15 @@ func (b *Board) AddPrimaryMany(ctx context.Context, updates []Update[int64]) ([]
 // entry starts from the zero entry (each field's zero value, or its lowest-ranking value when zero
 // is outside its range).
 func (b *Board) SetPrimary(ctx context.Context, id string, v uint64) (Entry, error) {
-	r, err := b.SetPrimaryMany(ctx, []Update[uint64]{{
-		UserID: id,
-		Value:  v,
-	}})
+	if err := checkID(id); err != nil {
+		return Entry{}, err
+	}
+	d, err := digitOfPrimary(v)
 	if err != nil {
+		return Entry{}, err
+	}
+	var r [1]Result
+	if err := b.apply(ctx, scriptSetPrimary, append(b.updateArgs(1), id, d), r[:], []int{0}); err != nil {
 		return Entry{}, err
 	}
 	return r[0].Entry, r[0].Err
@@ -440,7 +456,7 @@ func (b *Board) SetPrimaryMany(ctx context.Context, updates []Update[uint64]) ([
 		args = append(args, u.UserID, d)
 		sent = append(sent, i)
 	}
-	if err := b.apply(ctx, scriptSetPrimary, args, res, sent); err != nil {
+	if err := b.apply(ctx, scriptSetPrimaryMany, args, res, sent); err != nil {
 		return nil, err
 	}
 	return res, nil
@@ -450,11 +466,15 @@ func (b *Board) SetPrimaryMany(ctx context.Context, updates []Update[uint64]) ([
 // without an entry starts from the zero entry (each field's zero value, or its lowest-ranking
 // value when zero is outside its range).
 func (b *Board) SetReachedAt(ctx context.Context, id string, v time.Time) (Entry, error) {
-	r, err := b.SetReachedAtMany(ctx, []Update[time.Time]{{
-		UserID: id,
-		Value:  v,
-	}})
+	if err := checkID(id); err != nil {
+		return Entry{}, err
+	}
+	d, err := digitOfReachedAt(v)
 	if err != nil {
+		return Entry{}, err
+	}
+	var r [1]Result
+	if err := b.apply(ctx, scriptSetReachedAt, append(b.updateArgs(1), id, d), r[:], []int{0}); err != nil {
 		return Entry{}, err
 	}
 	return r[0].Entry, r[0].Err
@@ -483,7 +503,7 @@ func (b *Board) SetReachedAtMany(ctx context.Context, updates []Update[time.Time
 		args = append(args, u.UserID, d)
 		sent = append(sent, i)
 	}
-	if err := b.apply(ctx, scriptSetReachedAt, args, res, sent); err != nil {
+	if err := b.apply(ctx, scriptSetReachedAtMany, args, res, sent); err != nil {
 		return nil, err
 	}
 	return res, nil

@@ -157,11 +157,20 @@ var luaTrim string
 //go:embed seed001_zranking.add_value.lua
 var luaAddValue string
 
+//go:embed seed001_zranking.add_value_many.lua
+var luaAddValueMany string
+
 //go:embed seed001_zranking.set_value.lua
 var luaSetValue string
 
+//go:embed seed001_zranking.set_value_many.lua
+var luaSetValueMany string
+
 //go:embed seed001_zranking.set_updated_at.lua
 var luaSetUpdatedAt string
+
+//go:embed seed001_zranking.set_updated_at_many.lua
+var luaSetUpdatedAtMany string
 
 //go:embed seed001_zranking.around.lua
 var luaAround string
@@ -173,23 +182,26 @@ var luaAfter string
 var luaCompetition string
 
 var (
-	scriptSet          = redis.NewScript(luaSet)
-	scriptBest         = redis.NewScript(luaBest)
-	scriptRemove       = redis.NewScript(luaRemove)
-	scriptTrim         = redis.NewScript(luaTrim)
-	scriptAddValue     = redis.NewScript(luaAddValue)
-	scriptSetValue     = redis.NewScript(luaSetValue)
-	scriptSetUpdatedAt = redis.NewScript(luaSetUpdatedAt)
-	scriptAround       = redis.NewScript(luaAround)
-	scriptAfter        = redis.NewScript(luaAfter)
-	scriptCompetition  = redis.NewScript(luaCompetition)
+	scriptSet              = redis.NewScript(luaSet)
+	scriptBest             = redis.NewScript(luaBest)
+	scriptRemove           = redis.NewScript(luaRemove)
+	scriptTrim             = redis.NewScript(luaTrim)
+	scriptAddValue         = redis.NewScript(luaAddValue)
+	scriptAddValueMany     = redis.NewScript(luaAddValueMany)
+	scriptSetValue         = redis.NewScript(luaSetValue)
+	scriptSetValueMany     = redis.NewScript(luaSetValueMany)
+	scriptSetUpdatedAt     = redis.NewScript(luaSetUpdatedAt)
+	scriptSetUpdatedAtMany = redis.NewScript(luaSetUpdatedAtMany)
+	scriptAround           = redis.NewScript(luaAround)
+	scriptAfter            = redis.NewScript(luaAfter)
+	scriptCompetition      = redis.NewScript(luaCompetition)
 )
 
 // Scripts returns the board's scripts, in a fixed order. Board.Load caches them all; they are
 // exported for running a board's scripts in your own pipelines or transactions (after Load), where
 // go-redis cannot fall back from EVALSHA to EVAL.
 func Scripts() []*redis.Script {
-	return []*redis.Script{scriptSet, scriptBest, scriptRemove, scriptTrim, scriptAddValue, scriptSetValue, scriptSetUpdatedAt, scriptAround, scriptAfter, scriptCompetition}
+	return []*redis.Script{scriptSet, scriptBest, scriptRemove, scriptTrim, scriptAddValue, scriptAddValueMany, scriptSetValue, scriptSetValueMany, scriptSetUpdatedAt, scriptSetUpdatedAtMany, scriptAround, scriptAfter, scriptCompetition}
 }
 
 // Board is a leaderboard of Entry values in a Redis sorted set, read best first. Its key is given
@@ -403,11 +415,11 @@ func (b *Board) Trim(ctx context.Context, keep int64) (int64, error) {
 // entry starts from the zero entry (each field's zero value, or its lowest-ranking value when zero
 // is outside its range).
 func (b *Board) AddValue(ctx context.Context, id string, delta int64) (Entry, error) {
-	r, err := b.AddValueMany(ctx, []Update[int64]{{
-		UID:   id,
-		Value: delta,
-	}})
-	if err != nil {
+	if err := checkID(id); err != nil {
+		return Entry{}, err
+	}
+	var r [1]Result
+	if err := b.apply(ctx, scriptAddValue, append(b.updateArgs(1), id, delta), r[:], []int{0}); err != nil {
 		return Entry{}, err
 	}
 	return r[0].Entry, r[0].Err
@@ -431,7 +443,7 @@ func (b *Board) AddValueMany(ctx context.Context, updates []Update[int64]) ([]Re
 		args = append(args, u.UID, u.Value)
 		sent = append(sent, i)
 	}
-	if err := b.apply(ctx, scriptAddValue, args, res, sent); err != nil {
+	if err := b.apply(ctx, scriptAddValueMany, args, res, sent); err != nil {
 		return nil, err
 	}
 	return res, nil
@@ -441,11 +453,15 @@ func (b *Board) AddValueMany(ctx context.Context, updates []Update[int64]) ([]Re
 // entry starts from the zero entry (each field's zero value, or its lowest-ranking value when zero
 // is outside its range).
 func (b *Board) SetValue(ctx context.Context, id string, v uint64) (Entry, error) {
-	r, err := b.SetValueMany(ctx, []Update[uint64]{{
-		UID:   id,
-		Value: v,
-	}})
+	if err := checkID(id); err != nil {
+		return Entry{}, err
+	}
+	d, err := digitOfValue(v)
 	if err != nil {
+		return Entry{}, err
+	}
+	var r [1]Result
+	if err := b.apply(ctx, scriptSetValue, append(b.updateArgs(1), id, d), r[:], []int{0}); err != nil {
 		return Entry{}, err
 	}
 	return r[0].Entry, r[0].Err
@@ -474,7 +490,7 @@ func (b *Board) SetValueMany(ctx context.Context, updates []Update[uint64]) ([]R
 		args = append(args, u.UID, d)
 		sent = append(sent, i)
 	}
-	if err := b.apply(ctx, scriptSetValue, args, res, sent); err != nil {
+	if err := b.apply(ctx, scriptSetValueMany, args, res, sent); err != nil {
 		return nil, err
 	}
 	return res, nil
@@ -484,11 +500,15 @@ func (b *Board) SetValueMany(ctx context.Context, updates []Update[uint64]) ([]R
 // without an entry starts from the zero entry (each field's zero value, or its lowest-ranking
 // value when zero is outside its range).
 func (b *Board) SetUpdatedAt(ctx context.Context, id string, v time.Time) (Entry, error) {
-	r, err := b.SetUpdatedAtMany(ctx, []Update[time.Time]{{
-		UID:   id,
-		Value: v,
-	}})
+	if err := checkID(id); err != nil {
+		return Entry{}, err
+	}
+	d, err := digitOfUpdatedAt(v)
 	if err != nil {
+		return Entry{}, err
+	}
+	var r [1]Result
+	if err := b.apply(ctx, scriptSetUpdatedAt, append(b.updateArgs(1), id, d), r[:], []int{0}); err != nil {
 		return Entry{}, err
 	}
 	return r[0].Entry, r[0].Err
@@ -517,7 +537,7 @@ func (b *Board) SetUpdatedAtMany(ctx context.Context, updates []Update[time.Time
 		args = append(args, u.UID, d)
 		sent = append(sent, i)
 	}
-	if err := b.apply(ctx, scriptSetUpdatedAt, args, res, sent); err != nil {
+	if err := b.apply(ctx, scriptSetUpdatedAtMany, args, res, sent); err != nil {
 		return nil, err
 	}
 	return res, nil

@@ -151,14 +151,26 @@ var luaTrim string
 //go:embed seed002_binary.add_points.lua
 var luaAddPoints string
 
+//go:embed seed002_binary.add_points_many.lua
+var luaAddPointsMany string
+
 //go:embed seed002_binary.set_points.lua
 var luaSetPoints string
+
+//go:embed seed002_binary.set_points_many.lua
+var luaSetPointsMany string
 
 //go:embed seed002_binary.set_paid.lua
 var luaSetPaid string
 
+//go:embed seed002_binary.set_paid_many.lua
+var luaSetPaidMany string
+
 //go:embed seed002_binary.set_reached_at.lua
 var luaSetReachedAt string
+
+//go:embed seed002_binary.set_reached_at_many.lua
+var luaSetReachedAtMany string
 
 //go:embed seed002_binary.around.lua
 var luaAround string
@@ -170,24 +182,28 @@ var luaAfter string
 var luaCompetition string
 
 var (
-	scriptSet          = redis.NewScript(luaSet)
-	scriptBest         = redis.NewScript(luaBest)
-	scriptRemove       = redis.NewScript(luaRemove)
-	scriptTrim         = redis.NewScript(luaTrim)
-	scriptAddPoints    = redis.NewScript(luaAddPoints)
-	scriptSetPoints    = redis.NewScript(luaSetPoints)
-	scriptSetPaid      = redis.NewScript(luaSetPaid)
-	scriptSetReachedAt = redis.NewScript(luaSetReachedAt)
-	scriptAround       = redis.NewScript(luaAround)
-	scriptAfter        = redis.NewScript(luaAfter)
-	scriptCompetition  = redis.NewScript(luaCompetition)
+	scriptSet              = redis.NewScript(luaSet)
+	scriptBest             = redis.NewScript(luaBest)
+	scriptRemove           = redis.NewScript(luaRemove)
+	scriptTrim             = redis.NewScript(luaTrim)
+	scriptAddPoints        = redis.NewScript(luaAddPoints)
+	scriptAddPointsMany    = redis.NewScript(luaAddPointsMany)
+	scriptSetPoints        = redis.NewScript(luaSetPoints)
+	scriptSetPointsMany    = redis.NewScript(luaSetPointsMany)
+	scriptSetPaid          = redis.NewScript(luaSetPaid)
+	scriptSetPaidMany      = redis.NewScript(luaSetPaidMany)
+	scriptSetReachedAt     = redis.NewScript(luaSetReachedAt)
+	scriptSetReachedAtMany = redis.NewScript(luaSetReachedAtMany)
+	scriptAround           = redis.NewScript(luaAround)
+	scriptAfter            = redis.NewScript(luaAfter)
+	scriptCompetition      = redis.NewScript(luaCompetition)
 )
 
 // Scripts returns the board's scripts, in a fixed order. Board.Load caches them all; they are
 // exported for running a board's scripts in your own pipelines or transactions (after Load), where
 // go-redis cannot fall back from EVALSHA to EVAL.
 func Scripts() []*redis.Script {
-	return []*redis.Script{scriptSet, scriptBest, scriptRemove, scriptTrim, scriptAddPoints, scriptSetPoints, scriptSetPaid, scriptSetReachedAt, scriptAround, scriptAfter, scriptCompetition}
+	return []*redis.Script{scriptSet, scriptBest, scriptRemove, scriptTrim, scriptAddPoints, scriptAddPointsMany, scriptSetPoints, scriptSetPointsMany, scriptSetPaid, scriptSetPaidMany, scriptSetReachedAt, scriptSetReachedAtMany, scriptAround, scriptAfter, scriptCompetition}
 }
 
 // Board is a leaderboard of Entry values in a Redis sorted set, read best first. Its key is given
@@ -401,11 +417,11 @@ func (b *Board) Trim(ctx context.Context, keep int64) (int64, error) {
 // without an entry starts from the zero entry (each field's zero value, or its lowest-ranking
 // value when zero is outside its range).
 func (b *Board) AddPoints(ctx context.Context, id string, delta int64) (Entry, error) {
-	r, err := b.AddPointsMany(ctx, []Update[int64]{{
-		Player: id,
-		Value:  delta,
-	}})
-	if err != nil {
+	if err := checkID(id); err != nil {
+		return Entry{}, err
+	}
+	var r [1]Result
+	if err := b.apply(ctx, scriptAddPoints, append(b.updateArgs(1), id, delta), r[:], []int{0}); err != nil {
 		return Entry{}, err
 	}
 	return r[0].Entry, r[0].Err
@@ -429,7 +445,7 @@ func (b *Board) AddPointsMany(ctx context.Context, updates []Update[int64]) ([]R
 		args = append(args, u.Player, u.Value)
 		sent = append(sent, i)
 	}
-	if err := b.apply(ctx, scriptAddPoints, args, res, sent); err != nil {
+	if err := b.apply(ctx, scriptAddPointsMany, args, res, sent); err != nil {
 		return nil, err
 	}
 	return res, nil
@@ -439,11 +455,15 @@ func (b *Board) AddPointsMany(ctx context.Context, updates []Update[int64]) ([]R
 // entry starts from the zero entry (each field's zero value, or its lowest-ranking value when zero
 // is outside its range).
 func (b *Board) SetPoints(ctx context.Context, id string, v uint32) (Entry, error) {
-	r, err := b.SetPointsMany(ctx, []Update[uint32]{{
-		Player: id,
-		Value:  v,
-	}})
+	if err := checkID(id); err != nil {
+		return Entry{}, err
+	}
+	d, err := digitOfPoints(v)
 	if err != nil {
+		return Entry{}, err
+	}
+	var r [1]Result
+	if err := b.apply(ctx, scriptSetPoints, append(b.updateArgs(1), id, d), r[:], []int{0}); err != nil {
 		return Entry{}, err
 	}
 	return r[0].Entry, r[0].Err
@@ -472,7 +492,7 @@ func (b *Board) SetPointsMany(ctx context.Context, updates []Update[uint32]) ([]
 		args = append(args, u.Player, d)
 		sent = append(sent, i)
 	}
-	if err := b.apply(ctx, scriptSetPoints, args, res, sent); err != nil {
+	if err := b.apply(ctx, scriptSetPointsMany, args, res, sent); err != nil {
 		return nil, err
 	}
 	return res, nil
@@ -482,11 +502,15 @@ func (b *Board) SetPointsMany(ctx context.Context, updates []Update[uint32]) ([]
 // starts from the zero entry (each field's zero value, or its lowest-ranking value when zero is
 // outside its range).
 func (b *Board) SetPaid(ctx context.Context, id string, v bool) (Entry, error) {
-	r, err := b.SetPaidMany(ctx, []Update[bool]{{
-		Player: id,
-		Value:  v,
-	}})
+	if err := checkID(id); err != nil {
+		return Entry{}, err
+	}
+	d, err := digitOfPaid(v)
 	if err != nil {
+		return Entry{}, err
+	}
+	var r [1]Result
+	if err := b.apply(ctx, scriptSetPaid, append(b.updateArgs(1), id, d), r[:], []int{0}); err != nil {
 		return Entry{}, err
 	}
 	return r[0].Entry, r[0].Err
@@ -515,7 +539,7 @@ func (b *Board) SetPaidMany(ctx context.Context, updates []Update[bool]) ([]Resu
 		args = append(args, u.Player, d)
 		sent = append(sent, i)
 	}
-	if err := b.apply(ctx, scriptSetPaid, args, res, sent); err != nil {
+	if err := b.apply(ctx, scriptSetPaidMany, args, res, sent); err != nil {
 		return nil, err
 	}
 	return res, nil
@@ -525,11 +549,15 @@ func (b *Board) SetPaidMany(ctx context.Context, updates []Update[bool]) ([]Resu
 // without an entry starts from the zero entry (each field's zero value, or its lowest-ranking
 // value when zero is outside its range).
 func (b *Board) SetReachedAt(ctx context.Context, id string, v time.Time) (Entry, error) {
-	r, err := b.SetReachedAtMany(ctx, []Update[time.Time]{{
-		Player: id,
-		Value:  v,
-	}})
+	if err := checkID(id); err != nil {
+		return Entry{}, err
+	}
+	d, err := digitOfReachedAt(v)
 	if err != nil {
+		return Entry{}, err
+	}
+	var r [1]Result
+	if err := b.apply(ctx, scriptSetReachedAt, append(b.updateArgs(1), id, d), r[:], []int{0}); err != nil {
 		return Entry{}, err
 	}
 	return r[0].Entry, r[0].Err
@@ -558,7 +586,7 @@ func (b *Board) SetReachedAtMany(ctx context.Context, updates []Update[time.Time
 		args = append(args, u.Player, d)
 		sent = append(sent, i)
 	}
-	if err := b.apply(ctx, scriptSetReachedAt, args, res, sent); err != nil {
+	if err := b.apply(ctx, scriptSetReachedAtMany, args, res, sent); err != nil {
 		return nil, err
 	}
 	return res, nil

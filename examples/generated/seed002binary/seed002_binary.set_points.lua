@@ -5,8 +5,8 @@
 -- Layout 1cd0381c1cfff9fb. KEYS[1] is the board (a sorted set), KEYS[2] its meta key (the layout
 -- fingerprint); both share one hash slot.
 -- ARGV[1], ARGV[2]: expiry mode ('', 'px' or 'pxat') and its milliseconds, applied to both keys.
--- ARGV[3]: the client's clock in Unix microseconds (client stamps); ARGV[4..]: id, the digit of the new value pairs.
--- A missing id starts from the zero entry. Returns, per pair, error text ('' when none), score, member.
+-- ARGV[3]: the client's clock in Unix microseconds (client stamps); ARGV[4], ARGV[5]: the id and the digit of the new value.
+-- A missing id starts from the zero entry. Returns {error text ('' when none), score, member}.
 local board, aux = KEYS[1], KEYS[2]
 
 local FINGERPRINT = '1cd0381c1cfff9fb'
@@ -34,31 +34,6 @@ local function score_p(text)
   return p
 end
 
--- many calls cmd on key with the items of list as arguments, in chunks that stay below Lua's
--- stack limit, and appends what each call returns to out (when given).
-local function many(cmd, key, list, out)
-  for i = 1, #list, 4000 do
-    local r = redis.call(cmd, key, unpack(list, i, math.min(i + 3999, #list)))
-    if out then
-      for j = 1, #r do
-        out[#out + 1] = r[j]
-      end
-    end
-  end
-end
-
--- lookup reads the layout fingerprint and the current member (false when absent) of each
--- id, with its score, in a constant number of calls.
-local function lookup(ids)
-  local members, scores = {}, {}
-  local fp = redis.call('GET', aux)
-  many('ZMSCORE', board, ids, scores)
-  for i = 1, #ids do
-    members[i] = scores[i] and ids[i]
-  end
-  return fp, members, scores
-end
-
 -- Points: digit of the score, weight 1073741824, radix 8388608; digits 0..8388607.
 local function get_1(st)
   local d = math.floor(st.p / 1073741824) % 8388608
@@ -72,13 +47,8 @@ local function put_1(st, d)
   st.p = st.p + (d - get_1(st)) * 1073741824
 end
 
-local mode, ms, now_arg = ARGV[1], ARGV[2], ARGV[3]
-local n = (#ARGV - 3) / 2
-local ids = {}
-for i = 1, n do
-  ids[i] = ARGV[2 + 2 * i]
-end
-local fp, members, scores = lookup(ids)
+local mode, ms, now_arg, id = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
+local fp = redis.call('GET', aux)
 if fp and fp ~= FINGERPRINT then
   return redis.error_reply('RANKGEN_LAYOUT_MISMATCH board has layout ' .. fp .. ', this code writes layout ' .. FINGERPRINT)
 end
@@ -95,45 +65,33 @@ local function apply(d, arg)
   return a
 end
 
-local state, order, out = {}, {}, {}
-for i = 1, n do
-  local id = ids[i]
-  local st = state[id]
-  if not st then
-    if members[i] then
-      st = {old = members[i], m = members[i], p = score_p(scores[i]), exists = true}
-    else
-      st = {old = false, m = '' .. id, p = 0, exists = false}
-    end
-    state[id] = st
-    order[#order + 1] = id
-  end
-  local d = get_1(st)
-  local nd, err = apply(d, ARGV[3 + 2 * i])
-  if err then
-    out[3 * i - 2], out[3 * i - 1], out[3 * i] = err, '', ''
-  else
-    if nd ~= d or not st.exists then
-      put_1(st, nd)
-      st.exists, st.dirty = true, true
-    end
-    out[3 * i - 2], out[3 * i - 1], out[3 * i] = '', score_text(st.p), st.m
-  end
+local st
+local s = redis.call('ZSCORE', board, id)
+if s then
+  st = {m = id, p = score_p(s), exists = true}
+else
+  st = {m = id, p = 0, exists = false}
 end
-
-local zadd, zrem, hset = {}, {}, {}
-for _, id in ipairs(order) do
-  local st = state[id]
-  if st.dirty then
-    zadd[#zadd + 1] = score_text(st.p)
-    zadd[#zadd + 1] = st.m
-  end
+local d = get_1(st)
+local nd, err = apply(d, ARGV[5])
+if err then
+  return {err, '', ''}
 end
-if #zadd > 0 then
-  many('ZADD', board, zadd)
-  if not fp then
-    redis.call('SET', aux, FINGERPRINT)
+if nd == d and st.exists then
+  if mode == 'px' then
+    redis.call('PEXPIRE', board, ms)
+    redis.call('PEXPIRE', aux, ms)
+  elseif mode == 'pxat' then
+    redis.call('PEXPIREAT', board, ms)
+    redis.call('PEXPIREAT', aux, ms)
   end
+  return {'', score_text(st.p), st.m}
+end
+put_1(st, nd)
+local text = score_text(st.p)
+redis.call('ZADD', board, text, st.m)
+if not fp then
+  redis.call('SET', aux, FINGERPRINT)
 end
 if mode == 'px' then
   redis.call('PEXPIRE', board, ms)
@@ -142,4 +100,4 @@ elseif mode == 'pxat' then
   redis.call('PEXPIREAT', board, ms)
   redis.call('PEXPIREAT', aux, ms)
 end
-return out
+return {'', text, st.m}

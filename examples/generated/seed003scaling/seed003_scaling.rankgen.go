@@ -142,11 +142,20 @@ var luaTrim string
 //go:embed seed003_scaling.add_raw.lua
 var luaAddRaw string
 
+//go:embed seed003_scaling.add_raw_many.lua
+var luaAddRawMany string
+
 //go:embed seed003_scaling.set_raw.lua
 var luaSetRaw string
 
+//go:embed seed003_scaling.set_raw_many.lua
+var luaSetRawMany string
+
 //go:embed seed003_scaling.set_at.lua
 var luaSetAt string
+
+//go:embed seed003_scaling.set_at_many.lua
+var luaSetAtMany string
 
 //go:embed seed003_scaling.around.lua
 var luaAround string
@@ -163,8 +172,11 @@ var (
 	scriptRemove      = redis.NewScript(luaRemove)
 	scriptTrim        = redis.NewScript(luaTrim)
 	scriptAddRaw      = redis.NewScript(luaAddRaw)
+	scriptAddRawMany  = redis.NewScript(luaAddRawMany)
 	scriptSetRaw      = redis.NewScript(luaSetRaw)
+	scriptSetRawMany  = redis.NewScript(luaSetRawMany)
 	scriptSetAt       = redis.NewScript(luaSetAt)
+	scriptSetAtMany   = redis.NewScript(luaSetAtMany)
 	scriptAround      = redis.NewScript(luaAround)
 	scriptAfter       = redis.NewScript(luaAfter)
 	scriptCompetition = redis.NewScript(luaCompetition)
@@ -174,7 +186,7 @@ var (
 // exported for running a board's scripts in your own pipelines or transactions (after Load), where
 // go-redis cannot fall back from EVALSHA to EVAL.
 func Scripts() []*redis.Script {
-	return []*redis.Script{scriptSet, scriptBest, scriptRemove, scriptTrim, scriptAddRaw, scriptSetRaw, scriptSetAt, scriptAround, scriptAfter, scriptCompetition}
+	return []*redis.Script{scriptSet, scriptBest, scriptRemove, scriptTrim, scriptAddRaw, scriptAddRawMany, scriptSetRaw, scriptSetRawMany, scriptSetAt, scriptSetAtMany, scriptAround, scriptAfter, scriptCompetition}
 }
 
 // Board is a leaderboard of Entry values in a Redis sorted set, read best first. Its key is given
@@ -388,11 +400,11 @@ func (b *Board) Trim(ctx context.Context, keep int64) (int64, error) {
 // starts from the zero entry (each field's zero value, or its lowest-ranking value when zero is
 // outside its range).
 func (b *Board) AddRaw(ctx context.Context, id string, delta int64) (Entry, error) {
-	r, err := b.AddRawMany(ctx, []Update[int64]{{
-		Member: id,
-		Value:  delta,
-	}})
-	if err != nil {
+	if err := checkID(id); err != nil {
+		return Entry{}, err
+	}
+	var r [1]Result
+	if err := b.apply(ctx, scriptAddRaw, append(b.updateArgs(1), id, delta), r[:], []int{0}); err != nil {
 		return Entry{}, err
 	}
 	return r[0].Entry, r[0].Err
@@ -416,7 +428,7 @@ func (b *Board) AddRawMany(ctx context.Context, updates []Update[int64]) ([]Resu
 		args = append(args, u.Member, u.Value)
 		sent = append(sent, i)
 	}
-	if err := b.apply(ctx, scriptAddRaw, args, res, sent); err != nil {
+	if err := b.apply(ctx, scriptAddRawMany, args, res, sent); err != nil {
 		return nil, err
 	}
 	return res, nil
@@ -426,11 +438,15 @@ func (b *Board) AddRawMany(ctx context.Context, updates []Update[int64]) ([]Resu
 // starts from the zero entry (each field's zero value, or its lowest-ranking value when zero is
 // outside its range).
 func (b *Board) SetRaw(ctx context.Context, id string, v uint16) (Entry, error) {
-	r, err := b.SetRawMany(ctx, []Update[uint16]{{
-		Member: id,
-		Value:  v,
-	}})
+	if err := checkID(id); err != nil {
+		return Entry{}, err
+	}
+	d, err := digitOfRaw(v)
 	if err != nil {
+		return Entry{}, err
+	}
+	var r [1]Result
+	if err := b.apply(ctx, scriptSetRaw, append(b.updateArgs(1), id, d), r[:], []int{0}); err != nil {
 		return Entry{}, err
 	}
 	return r[0].Entry, r[0].Err
@@ -459,7 +475,7 @@ func (b *Board) SetRawMany(ctx context.Context, updates []Update[uint16]) ([]Res
 		args = append(args, u.Member, d)
 		sent = append(sent, i)
 	}
-	if err := b.apply(ctx, scriptSetRaw, args, res, sent); err != nil {
+	if err := b.apply(ctx, scriptSetRawMany, args, res, sent); err != nil {
 		return nil, err
 	}
 	return res, nil
@@ -469,11 +485,15 @@ func (b *Board) SetRawMany(ctx context.Context, updates []Update[uint16]) ([]Res
 // starts from the zero entry (each field's zero value, or its lowest-ranking value when zero is
 // outside its range).
 func (b *Board) SetAt(ctx context.Context, id string, v time.Time) (Entry, error) {
-	r, err := b.SetAtMany(ctx, []Update[time.Time]{{
-		Member: id,
-		Value:  v,
-	}})
+	if err := checkID(id); err != nil {
+		return Entry{}, err
+	}
+	d, err := digitOfAt(v)
 	if err != nil {
+		return Entry{}, err
+	}
+	var r [1]Result
+	if err := b.apply(ctx, scriptSetAt, append(b.updateArgs(1), id, d), r[:], []int{0}); err != nil {
 		return Entry{}, err
 	}
 	return r[0].Entry, r[0].Err
@@ -502,7 +522,7 @@ func (b *Board) SetAtMany(ctx context.Context, updates []Update[time.Time]) ([]R
 		args = append(args, u.Member, d)
 		sent = append(sent, i)
 	}
-	if err := b.apply(ctx, scriptSetAt, args, res, sent); err != nil {
+	if err := b.apply(ctx, scriptSetAtMany, args, res, sent); err != nil {
 		return nil, err
 	}
 	return res, nil

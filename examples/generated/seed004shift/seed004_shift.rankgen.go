@@ -142,11 +142,20 @@ var luaTrim string
 //go:embed seed004_shift.add_points.lua
 var luaAddPoints string
 
+//go:embed seed004_shift.add_points_many.lua
+var luaAddPointsMany string
+
 //go:embed seed004_shift.set_points.lua
 var luaSetPoints string
 
+//go:embed seed004_shift.set_points_many.lua
+var luaSetPointsMany string
+
 //go:embed seed004_shift.set_at.lua
 var luaSetAt string
+
+//go:embed seed004_shift.set_at_many.lua
+var luaSetAtMany string
 
 //go:embed seed004_shift.around.lua
 var luaAround string
@@ -158,23 +167,26 @@ var luaAfter string
 var luaCompetition string
 
 var (
-	scriptSet         = redis.NewScript(luaSet)
-	scriptBest        = redis.NewScript(luaBest)
-	scriptRemove      = redis.NewScript(luaRemove)
-	scriptTrim        = redis.NewScript(luaTrim)
-	scriptAddPoints   = redis.NewScript(luaAddPoints)
-	scriptSetPoints   = redis.NewScript(luaSetPoints)
-	scriptSetAt       = redis.NewScript(luaSetAt)
-	scriptAround      = redis.NewScript(luaAround)
-	scriptAfter       = redis.NewScript(luaAfter)
-	scriptCompetition = redis.NewScript(luaCompetition)
+	scriptSet           = redis.NewScript(luaSet)
+	scriptBest          = redis.NewScript(luaBest)
+	scriptRemove        = redis.NewScript(luaRemove)
+	scriptTrim          = redis.NewScript(luaTrim)
+	scriptAddPoints     = redis.NewScript(luaAddPoints)
+	scriptAddPointsMany = redis.NewScript(luaAddPointsMany)
+	scriptSetPoints     = redis.NewScript(luaSetPoints)
+	scriptSetPointsMany = redis.NewScript(luaSetPointsMany)
+	scriptSetAt         = redis.NewScript(luaSetAt)
+	scriptSetAtMany     = redis.NewScript(luaSetAtMany)
+	scriptAround        = redis.NewScript(luaAround)
+	scriptAfter         = redis.NewScript(luaAfter)
+	scriptCompetition   = redis.NewScript(luaCompetition)
 )
 
 // Scripts returns the board's scripts, in a fixed order. Board.Load caches them all; they are
 // exported for running a board's scripts in your own pipelines or transactions (after Load), where
 // go-redis cannot fall back from EVALSHA to EVAL.
 func Scripts() []*redis.Script {
-	return []*redis.Script{scriptSet, scriptBest, scriptRemove, scriptTrim, scriptAddPoints, scriptSetPoints, scriptSetAt, scriptAround, scriptAfter, scriptCompetition}
+	return []*redis.Script{scriptSet, scriptBest, scriptRemove, scriptTrim, scriptAddPoints, scriptAddPointsMany, scriptSetPoints, scriptSetPointsMany, scriptSetAt, scriptSetAtMany, scriptAround, scriptAfter, scriptCompetition}
 }
 
 // Board is a leaderboard of Entry values in a Redis sorted set, read best first. Its key is given
@@ -388,11 +400,11 @@ func (b *Board) Trim(ctx context.Context, keep int64) (int64, error) {
 // without an entry starts from the zero entry (each field's zero value, or its lowest-ranking
 // value when zero is outside its range).
 func (b *Board) AddPoints(ctx context.Context, id string, delta int64) (Entry, error) {
-	r, err := b.AddPointsMany(ctx, []Update[int64]{{
-		UserID: id,
-		Value:  delta,
-	}})
-	if err != nil {
+	if err := checkID(id); err != nil {
+		return Entry{}, err
+	}
+	var r [1]Result
+	if err := b.apply(ctx, scriptAddPoints, append(b.updateArgs(1), id, delta), r[:], []int{0}); err != nil {
 		return Entry{}, err
 	}
 	return r[0].Entry, r[0].Err
@@ -416,7 +428,7 @@ func (b *Board) AddPointsMany(ctx context.Context, updates []Update[int64]) ([]R
 		args = append(args, u.UserID, u.Value)
 		sent = append(sent, i)
 	}
-	if err := b.apply(ctx, scriptAddPoints, args, res, sent); err != nil {
+	if err := b.apply(ctx, scriptAddPointsMany, args, res, sent); err != nil {
 		return nil, err
 	}
 	return res, nil
@@ -426,11 +438,15 @@ func (b *Board) AddPointsMany(ctx context.Context, updates []Update[int64]) ([]R
 // entry starts from the zero entry (each field's zero value, or its lowest-ranking value when zero
 // is outside its range).
 func (b *Board) SetPoints(ctx context.Context, id string, v uint32) (Entry, error) {
-	r, err := b.SetPointsMany(ctx, []Update[uint32]{{
-		UserID: id,
-		Value:  v,
-	}})
+	if err := checkID(id); err != nil {
+		return Entry{}, err
+	}
+	d, err := digitOfPoints(v)
 	if err != nil {
+		return Entry{}, err
+	}
+	var r [1]Result
+	if err := b.apply(ctx, scriptSetPoints, append(b.updateArgs(1), id, d), r[:], []int{0}); err != nil {
 		return Entry{}, err
 	}
 	return r[0].Entry, r[0].Err
@@ -459,7 +475,7 @@ func (b *Board) SetPointsMany(ctx context.Context, updates []Update[uint32]) ([]
 		args = append(args, u.UserID, d)
 		sent = append(sent, i)
 	}
-	if err := b.apply(ctx, scriptSetPoints, args, res, sent); err != nil {
+	if err := b.apply(ctx, scriptSetPointsMany, args, res, sent); err != nil {
 		return nil, err
 	}
 	return res, nil
@@ -469,11 +485,15 @@ func (b *Board) SetPointsMany(ctx context.Context, updates []Update[uint32]) ([]
 // starts from the zero entry (each field's zero value, or its lowest-ranking value when zero is
 // outside its range).
 func (b *Board) SetAt(ctx context.Context, id string, v time.Time) (Entry, error) {
-	r, err := b.SetAtMany(ctx, []Update[time.Time]{{
-		UserID: id,
-		Value:  v,
-	}})
+	if err := checkID(id); err != nil {
+		return Entry{}, err
+	}
+	d, err := digitOfAt(v)
 	if err != nil {
+		return Entry{}, err
+	}
+	var r [1]Result
+	if err := b.apply(ctx, scriptSetAt, append(b.updateArgs(1), id, d), r[:], []int{0}); err != nil {
 		return Entry{}, err
 	}
 	return r[0].Entry, r[0].Err
@@ -502,7 +522,7 @@ func (b *Board) SetAtMany(ctx context.Context, updates []Update[time.Time]) ([]R
 		args = append(args, u.UserID, d)
 		sent = append(sent, i)
 	}
-	if err := b.apply(ctx, scriptSetAt, args, res, sent); err != nil {
+	if err := b.apply(ctx, scriptSetAtMany, args, res, sent); err != nil {
 		return nil, err
 	}
 	return res, nil
