@@ -211,7 +211,7 @@ type field struct {
 	SpanText string // Wide: the text of the largest digit
 
 	// Stamps.
-	Server             bool // Redis's clock, else the client's
+	Server             bool   // Redis's clock, else the client's
 	Div                string // Unix microseconds per unit
 	UnitName           string
 	MinUnits, MaxUnits string
