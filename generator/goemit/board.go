@@ -39,7 +39,6 @@ type board struct {
 func rt(name string) *jen.Statement { return jen.Qual(runtimePath, name) }
 func rd(name string) *jen.Statement { return jen.Qual(redisPath, name) }
 func ctxParam() jen.Code            { return jen.Id("ctx").Qual("context", "Context") }
-func recv() *jen.Statement          { return jen.Func().Params(jen.Id("b").Op("*").Id("Board")) }
 func errNil() *jen.Statement        { return jen.If(jen.Err().Op("!=").Nil()) }
 
 // comment writes doc text as // lines (one jennifer comment per paragraph line).

@@ -2,7 +2,6 @@ package boardspec
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -166,14 +165,6 @@ type model struct {
 
 func newModel(l *layout.Layout) *model { return &model{l: l, entries: map[string][]uint64{}} }
 
-func (m *model) clone() *model {
-	c := newModel(m.l)
-	for id, k := range m.entries {
-		c.entries[id] = slices.Clone(k)
-	}
-	return c
-}
-
 // sorted returns the entries in the board's order.
 func (m *model) sorted() []layout.Entry {
 	var es []layout.Entry
@@ -183,8 +174,6 @@ func (m *model) sorted() []layout.Entry {
 	slices.SortFunc(es, m.l.Compare)
 	return es
 }
-
-var errUnchanged = errors.New("unchanged")
 
 // update applies a field update to the model. arg is the delta (add) or the value's key. It
 // returns the new keys, whether the entry changed, and the error kind (ErrOverflow).
@@ -269,24 +258,6 @@ func (b *board) checkState(m *model, where string) {
 			b.t.Fatalf("%s: index differs:\n got %q\nwant %q", where, h, index)
 		}
 	}
-}
-
-// snapshot dumps every key of the board, to prove an operation changed nothing.
-func (b *board) snapshot() map[string]string {
-	b.t.Helper()
-	side := rankgenrt.MetaKey(b.key)
-	if b.ex.l.HasPrefix() {
-		side = rankgenrt.IndexKey(b.key)
-	}
-	out := map[string]string{}
-	for _, k := range []string{b.key, side} {
-		v, err := b.c.Dump(ctx, k).Result()
-		if err != nil && !errors.Is(err, redis.Nil) {
-			b.t.Fatal(err)
-		}
-		out[k] = v
-	}
-	return out
 }
 
 // randomEntry draws an entry with every field in range, often at an edge.

@@ -1,0 +1,105 @@
+package runtime
+
+import (
+	"errors"
+	"testing"
+	"time"
+)
+
+func TestSideKeys(t *testing.T) {
+	for _, c := range []struct{ key, idx, tag string }{
+		{"lb", "{lb}:idx", "lb"},
+		{"game:{42}:board", "game:{42}:board:idx", "42"},
+		{"{}x", "{}x:idx", "{}x"},   // an empty tag hashes the whole key; it contains "}", so it is not wrapped
+		{"a{b", "{a{b}:idx", "a{b"}, // no closing brace: the whole key is hashed, and wrapping keeps that
+		{"a}b", "a}b:idx", "a}b"},
+	} {
+		if got := IndexKey(c.key); got != c.idx {
+			t.Errorf("IndexKey(%q) = %q, want %q", c.key, got, c.idx)
+		}
+		if got := HashTag(c.key); got != c.tag {
+			t.Errorf("HashTag(%q) = %q, want %q", c.key, got, c.tag)
+		}
+		// Where the key is wrapped or tagged, the side key hashes exactly like the key.
+		if c.key != "{}x" && c.key != "a}b" && HashTag(IndexKey(c.key)) != HashTag(c.key) {
+			t.Errorf("IndexKey(%q) = %q hashes on %q, the key on %q", c.key, IndexKey(c.key), HashTag(IndexKey(c.key)), HashTag(c.key))
+		}
+	}
+	if MetaKey("lb") != "{lb}:meta" {
+		t.Errorf("MetaKey = %q", MetaKey("lb"))
+	}
+}
+
+func TestParseReply(t *testing.T) {
+	for _, c := range []struct {
+		msg  string
+		want error
+	}{
+		{"RANKGEN_OVERFLOW field=Points delta=5 min=0 max=9", ErrOverflow},
+		{"RANKGEN_OUT_OF_RANGE field=ReachedAt value=1ms min=a max=b", ErrOutOfRange},
+		{"RANKGEN_LAYOUT_MISMATCH board has layout x", ErrLayoutMismatch},
+		{"RANKGEN_BAD_SCORE 1.5 is not a score script: abc, on @user_script:9.", ErrBadScore},
+		{"RANKGEN_BAD_MEMBER x", ErrBadMember},
+		{"RANKGEN_NOT_FOUND id", ErrNotFound},
+	} {
+		err, ok := ParseReply(c.msg)
+		if !ok || !errors.Is(err, c.want) {
+			t.Errorf("ParseReply(%q) = %v, %v; want %v", c.msg, err, ok, c.want)
+		}
+	}
+	err, _ := ParseReply("RANKGEN_OUT_OF_RANGE field=ReachedAt value=1ms min=a max=b")
+	var re *RangeError
+	if !errors.As(err, &re) || re.Field != "ReachedAt" || re.Value != "1ms" || re.Min != "a" || re.Max != "b" {
+		t.Errorf("OUT_OF_RANGE = %#v", err)
+	}
+	err, _ = ParseReply("RANKGEN_BAD_SCORE 1.5 script: abc, on @user_script:9.")
+	if se := (*ScriptError)(nil); !errors.As(err, &se) || se.Detail != "1.5" {
+		t.Errorf("BAD_SCORE detail not trimmed: %v", err)
+	}
+	for _, msg := range []string{"ERR unknown", "RANKGEN_NOPE x", "NOSCRIPT No matching script"} {
+		if _, ok := ParseReply(msg); ok {
+			t.Errorf("ParseReply(%q) recognised", msg)
+		}
+	}
+}
+
+func TestExpiry(t *testing.T) {
+	if !(Expiry{}).IsZero() {
+		t.Error("zero Expiry not IsZero")
+	}
+	if m, ms := TTL(1500 * time.Microsecond).Args(); m != "px" || ms != 2 {
+		t.Errorf("TTL(1.5ms) = %s %d; want px 2 (rounded up)", m, ms)
+	}
+	if _, ms := TTL(0).Args(); ms != 1 {
+		t.Errorf("TTL(0) = %d ms; want 1", ms)
+	}
+	at := time.UnixMilli(1795000000123)
+	if m, ms := ExpireAt(at).Args(); m != "pxat" || ms != 1795000000123 {
+		t.Errorf("ExpireAt = %s %d", m, ms)
+	}
+}
+
+func TestReplies(t *testing.T) {
+	items, err := Items([]any{"", "12", "m", "RANKGEN_OVERFLOW field=P", "", ""}, 2)
+	if err != nil || items[0].Score != 12 || items[0].Member != "m" || !errors.Is(items[1].Err, ErrOverflow) {
+		t.Fatalf("Items = %+v, %v", items, err)
+	}
+	if _, err := Items([]any{"", "x", "m"}, 1); err == nil {
+		t.Error("Items accepted a bad score")
+	}
+	if _, err := Items([]any{"", "1"}, 1); err == nil {
+		t.Error("Items accepted a short reply")
+	}
+	start, ps, err := Window([]any{int64(3), []any{"a", "9007199254740991", "b", "0.1"}})
+	if err != nil || start != 3 || ps[0] != (Pair{"a", 1<<53 - 1}) || ps[1] != (Pair{"b", 0.1}) {
+		t.Fatalf("Window = %d %+v %v", start, ps, err)
+	}
+	for f, want := range map[float64]string{0: "0", 1 << 53: "9007199254740992", 0.00001234: "0.00001234", 1e21: "1000000000000000000000"} {
+		if got := FormatScore(f); got != want {
+			t.Errorf("FormatScore(%v) = %s, want %s", f, got, want)
+		}
+	}
+	if DigitText(255, 4, true) != "00ff" || DigitText(42, 5, false) != "00042" {
+		t.Error("DigitText")
+	}
+}
