@@ -1,0 +1,37 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"testing"
+
+	"github.com/rankgen/rankgen/internal/redistest"
+)
+
+func TestMain(m *testing.M) { redistest.Main(m) }
+
+const want = `cy's 80 kept: false
+dee: 120 points, reached after ana: true
+overflow refused, dee unchanged
+batch: cy → 95 | bo: true
+1. ana   120 paid=false
+2. bo    120 paid=false
+3. dee   120 paid=false
+4. cy     95 paid=true
+bo: rank 2 competition rank 1
+around bo: 1:ana 2:bo 3:dee
+100..130 points: 3 players
+pages: ana bo | dee cy
+count: 4
+`
+
+// TestDemo runs the README's example against the test server.
+func TestDemo(t *testing.T) {
+	var out bytes.Buffer
+	if err := run(context.Background(), &out, redistest.Client(t), redistest.Key(t, "{arena}")); err != nil {
+		t.Fatal(err)
+	}
+	if out.String() != want {
+		t.Fatalf("output:\n%s\nwant:\n%s", out.String(), want)
+	}
+}
