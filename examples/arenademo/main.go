@@ -84,7 +84,7 @@ func run(ctx context.Context, w io.Writer, c redis.UniversalClient, key string) 
 	for _, r := range around {
 		fmt.Fprint(w, " ", r.Rank, ":", r.PlayerID)
 	}
-	fmt.Fprintln(w, )
+	fmt.Fprintln(w)
 	band, _ := board.RangePoints(ctx, 100, 130, 0, 10)
 	fmt.Fprintln(w, "100..130 points:", len(band), "players")
 	page, cur, _ := board.After(ctx, arena.Cursor{}, 2)
