@@ -729,7 +729,6 @@ func (c *codec) decode() jen.Code {
 				Block(failScore(fmt.Sprintf("not a whole number in [0, %d)", l.ScoreRadix))),
 			jen.Id("p").Op(":=").Uint64().Call(jen.Id("score")))
 	}
-	body = append(body, jen.Var().Id("e").Id("Entry"))
 
 	for i, f := range l.ScoreFields() {
 		var d *jen.Statement
@@ -805,7 +804,7 @@ func (c *codec) decode() jen.Code {
 have written gives a *rankgenrt.DecodeError (errors.Is rankgenrt.ErrBadScore or ErrBadMember);
 Decode never panics, whatever its input.`
 	return jen.Comment(lineComment(doc)).Line().
-		Func().Id("Decode").Params(jen.Id("score").Float64(), jen.Id("member").String()).Params(jen.Id("Entry"), jen.Error()).
+		Func().Id("Decode").Params(jen.Id("score").Float64(), jen.Id("member").String()).Params(jen.Id("e").Id("Entry"), jen.Id("err").Error()).
 		Block(body...)
 }
 

@@ -90,12 +90,11 @@ func (e Entry) Encode() (score float64, member string, err error) {
 // Decode recovers the entry from a score and member read from Redis. A pair this layout cannot
 // have written gives a *rankgenrt.DecodeError (errors.Is rankgenrt.ErrBadScore or ErrBadMember);
 // Decode never panics, whatever its input.
-func Decode(score float64, member string) (Entry, error) {
+func Decode(score float64, member string) (e Entry, err error) {
 	p, ok := pOf(score)
 	if !ok {
 		return Entry{}, rankgenrt.BadScore(score, "not P / 10^6 for a whole number P below 8589934592000000")
 	}
-	var e Entry
 	e.Value = p / valueWeight
 	d := p % updatedAtRadix
 	if d > updatedAtMax-updatedAtMin {

@@ -89,14 +89,13 @@ func (e Entry) Encode() (score float64, member string, err error) {
 // Decode recovers the entry from a score and member read from Redis. A pair this layout cannot
 // have written gives a *rankgenrt.DecodeError (errors.Is rankgenrt.ErrBadScore or ErrBadMember);
 // Decode never panics, whatever its input.
-func Decode(score float64, member string) (Entry, error) {
+func Decode(score float64, member string) (e Entry, err error) {
 	// Every score this layout writes is a whole number in [0, scoreBound). The negated
 	// comparison also refuses NaN; the sign bit refuses -0, which Encode never writes.
 	if math.Signbit(score) || !(score < scoreBound) || score != math.Trunc(score) {
 		return Entry{}, rankgenrt.BadScore(score, "not a whole number in [0, 9007199254740992)")
 	}
 	p := uint64(score)
-	var e Entry
 	e.Points = uint32(p / pointsWeight)
 	d := p % atRadix
 	if d > atMax-atMin {
