@@ -12,9 +12,14 @@ package boardtest
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
+	"strconv"
+	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/rankgen/rankgen/generator/layout"
 	"github.com/rankgen/rankgen/internal/redistest"
@@ -84,26 +89,38 @@ type op func(c *redis.Client, i int) error
 func runModes(b *testing.B, name string, c *redis.Client, f op) { runModesN(b, name, c, 0, f) }
 
 // runModesN is runModes for operations on perOp entries each, reporting entries/s.
+//
+// Besides ns/op, every run reports the CPU time the operation costs, which does not depend on
+// how busy the machine is: srv-us/op, the redis-server's (from INFO cpu; the server is private
+// to this test binary unless REDIS_URL is set), and cli-us/op, this process's (getrusage).
 func runModesN(b *testing.B, name string, c *redis.Client, perOp int, f op) {
+	var srv0, cli0 float64
+	start := func(b *testing.B) {
+		srv0, cli0 = serverCPU(b, c), clientCPU()
+		b.ResetTimer()
+	}
 	report := func(b *testing.B) {
+		b.StopTimer()
+		n := float64(b.N)
+		b.ReportMetric((serverCPU(b, c)-srv0)*1e6/n, "srv-us/op")
+		b.ReportMetric((clientCPU()-cli0)*1e6/n, "cli-us/op")
 		if perOp > 0 {
-			b.ReportMetric(float64(perOp)*float64(b.N)/b.Elapsed().Seconds(), "entries/s")
+			b.ReportMetric(float64(perOp)*n/b.Elapsed().Seconds(), "entries/s")
 		}
 	}
 	b.Run("mode=seq/impl="+name, func(b *testing.B) {
-		i := 0
-		for b.Loop() {
+		start(b)
+		for i := 0; i < b.N; i++ {
 			if err := f(c, i); err != nil {
 				b.Fatal(err)
 			}
-			i++
 		}
 		report(b)
 	})
 	b.Run("mode=par/impl="+name, func(b *testing.B) {
 		var n atomic.Int64
 		b.SetParallelism(16)
-		b.ResetTimer()
+		start(b)
 		b.RunParallel(func(pb *testing.PB) {
 			for pb.Next() {
 				if err := f(c, int(n.Add(1))); err != nil {
@@ -114,6 +131,35 @@ func runModesN(b *testing.B, name string, c *redis.Client, perOp int, f op) {
 		})
 		report(b)
 	})
+}
+
+// serverCPU is the CPU time (user + system, seconds) the server has used.
+func serverCPU(b *testing.B, c *redis.Client) float64 {
+	info, err := c.Info(ctx, "cpu").Result()
+	if err != nil {
+		b.Fatal(err)
+	}
+	var total float64
+	for _, line := range strings.Split(info, "\n") {
+		k, v, _ := strings.Cut(strings.TrimSpace(line), ":")
+		if k == "used_cpu_sys" || k == "used_cpu_user" {
+			f, err := strconv.ParseFloat(v, 64)
+			if err != nil {
+				b.Fatalf("INFO cpu: %s: %v", line, err)
+			}
+			total += f
+		}
+	}
+	return total
+}
+
+// clientCPU is the CPU time (user + system, seconds) this process has used.
+func clientCPU() float64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return math.NaN()
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
 }
 
 // benchClient is a client with a pool large enough for the parallel runs.

@@ -161,6 +161,14 @@ func (d *diff) fieldOp(o fieldOp, id string) fieldOp {
 func (d *diff) stampsFrom(got layout.Entry, before, after time.Time) stamper {
 	return func(i int) (uint64, error) {
 		if got.Keys == nil {
+			// The board refused the update: right when the clock was outside the stamped
+			// field's range during the whole call.
+			f := d.l.Fields[i]
+			lo, _ := layout.TimeUnits(before, f.Unit)
+			hi, _ := layout.TimeUnits(after, f.Unit)
+			if hi < f.MinInt() || lo > f.MaxInt() {
+				return 0, &rankgenrt.RangeError{Field: f.Name}
+			}
 			return 0, errors.New("the board returned no entry")
 		}
 		k := got.Keys[i]

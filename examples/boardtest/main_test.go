@@ -9,6 +9,11 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/rankgen/rankgen/examples/boardtest/internal/random/r01"
+	"github.com/rankgen/rankgen/examples/boardtest/internal/random/r02"
+	"github.com/rankgen/rankgen/examples/boardtest/internal/random/r12"
+	"github.com/rankgen/rankgen/examples/boardtest/internal/random/r27"
+	"github.com/rankgen/rankgen/examples/boardtest/internal/random/r32"
 	"github.com/rankgen/rankgen/examples/generated/arena"
 	"github.com/rankgen/rankgen/examples/generated/racing"
 	"github.com/rankgen/rankgen/examples/generated/season"
@@ -98,12 +103,22 @@ var examples = []example{
 	{"seed002keysort", "seed002_keysort.yaml", gen[seed002keysort.Entry]{seed002keysort.Decode, seed002keysort.Entry.Encode, seed002keysort.Compare}, func(c redis.UniversalClient, k string) any { return seed002keysort.NewBoard(c, k) }},
 	{"seed003scaling", "seed003_scaling.yaml", gen[seed003scaling.Entry]{seed003scaling.Decode, seed003scaling.Entry.Encode, seed003scaling.Compare}, func(c redis.UniversalClient, k string) any { return seed003scaling.NewBoard(c, k) }},
 	{"seed004shift", "seed004_shift.yaml", gen[seed004shift.Entry]{seed004shift.Decode, seed004shift.Entry.Encode, seed004shift.Compare}, func(c redis.UniversalClient, k string) any { return seed004shift.NewBoard(c, k) }},
+	// Boards generated from random schemas (internal/oracle.RandomSchema), committed under
+	// internal/random and kept fresh by TestRandomBoardsFresh.
+	{"r01", "internal/random/r01/r01.yaml", gen[r01.Entry]{r01.Decode, r01.Entry.Encode, r01.Compare}, func(c redis.UniversalClient, k string) any { return r01.NewBoard(c, k) }},
+	{"r02", "internal/random/r02/r02.yaml", gen[r02.Entry]{r02.Decode, r02.Entry.Encode, r02.Compare}, func(c redis.UniversalClient, k string) any { return r02.NewBoard(c, k) }},
+	{"r12", "internal/random/r12/r12.yaml", gen[r12.Entry]{r12.Decode, r12.Entry.Encode, r12.Compare}, func(c redis.UniversalClient, k string) any { return r12.NewBoard(c, k) }},
+	{"r27", "internal/random/r27/r27.yaml", gen[r27.Entry]{r27.Decode, r27.Entry.Encode, r27.Compare}, func(c redis.UniversalClient, k string) any { return r27.NewBoard(c, k) }},
+	{"r32", "internal/random/r32/r32.yaml", gen[r32.Entry]{r32.Decode, r32.Entry.Encode, r32.Compare}, func(c redis.UniversalClient, k string) any { return r32.NewBoard(c, k) }},
 }
 
-// parse reads and parses an example schema.
+// parse reads and parses a schema: a file name under examples/schemas, or a path.
 func parse(tb testing.TB, schema string) *layout.Layout {
 	tb.Helper()
-	file := filepath.Join("..", "schemas", schema)
+	file := schema
+	if filepath.Base(schema) == schema { // an example's schema
+		file = filepath.Join("..", "schemas", schema)
+	}
 	src, err := os.ReadFile(file)
 	if err != nil {
 		tb.Fatal(err)

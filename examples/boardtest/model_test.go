@@ -123,8 +123,8 @@ func (m *model) update(id string, o fieldOp, stamp stamper) (layout.Entry, error
 	keys := slices.Clone(old)
 	keys[o.Field] = next
 	if next != cur || !exists {
-		for i, g := range m.l.Fields {
-			if g.Stamp != layout.StampNone {
+		for i, g := range m.l.Fields { // every stamped field but the one the update sets
+			if g.Stamp != layout.StampNone && i != o.Field {
 				v, err := stamp(i)
 				if err != nil {
 					return layout.Entry{}, err
