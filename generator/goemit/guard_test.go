@@ -94,4 +94,3 @@ func TestGuardsFailToCompile(t *testing.T) {
 		}
 	}
 }
-
