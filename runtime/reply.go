@@ -176,3 +176,19 @@ func DigitText(d uint64, width int, hex bool) string {
 	}
 	return string(b)
 }
+
+// WideDelta writes an add's delta for a member field too wide for exact doubles: "hi:lo",
+// the magnitude split into limbs of base 2^32 (hex fields) or 10^9 (decimal fields), with
+// the sign in front.
+func WideDelta(delta int64, hex bool) string {
+	m := uint64(delta)
+	sign := ""
+	if delta < 0 {
+		m, sign = -m, "-"
+	}
+	base := uint64(1e9)
+	if hex {
+		base = 1 << 32
+	}
+	return sign + strconv.FormatUint(m/base, 10) + ":" + strconv.FormatUint(m%base, 10)
+}

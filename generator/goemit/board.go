@@ -366,6 +366,9 @@ func (b *board) update(fd *layout.Field, op layout.Op) {
 	var one []jen.Code
 	one = append(one, b.checkID(jen.Id("id"), func(err jen.Code) jen.Code { return jen.Return(jen.Id("Entry").Values(), err) }))
 	var val1 jen.Code = jen.Id(arg)
+	if op == layout.OpAdd && wide(fd) {
+		val1 = rt("WideDelta").Call(jen.Id(arg), jen.Lit(fd.Hex))
+	}
 	if op != layout.OpAdd {
 		one = append(one,
 			jen.List(jen.Id("d"), jen.Err()).Op(":=").Id(digitFunc(fd)).Call(jen.Id("v")),
@@ -383,6 +386,9 @@ func (b *board) update(fd *layout.Field, op layout.Op) {
 	f.Line()
 	b.comment("%s", wrap(fmt.Sprintf("%sMany applies many %s updates in one script call, atomic as a whole, in order (an id may appear more than once). Each update succeeds or fails on its own: its Result holds the new entry or the error that left that entry unchanged. The error return is for failures of the whole call (connection, ErrLayoutMismatch), which change nothing.", name, name)))
 	var val jen.Code = jen.Id("u").Dot("Value")
+	if op == layout.OpAdd && wide(fd) {
+		val = rt("WideDelta").Call(jen.Id("u").Dot("Value"), jen.Lit(fd.Hex))
+	}
 	loop := []jen.Code{
 		b.checkID(jen.Id("u").Dot(l.IDName), func(err jen.Code) jen.Code {
 			return jen.Block(jen.Id("res").Index(jen.Id("i")).Dot("Err").Op("=").Add(err), jen.Continue())
@@ -433,11 +439,14 @@ func wrap(s string) string {
 // digitArg is how the digit d of a field's new value goes to a script: the number, or for a
 // member field too wide for exact doubles its fixed-width text.
 func (b *board) digitArg(fd *layout.Field) jen.Code {
-	if fd.Place == layout.InMember && fd.Span() >= 1<<53 {
+	if wide(fd) {
 		return rt("DigitText").Call(jen.Id("d"), jen.Lit(fd.TextWidth), jen.Lit(fd.Hex))
 	}
 	return jen.Id("d")
 }
+
+// wide reports a member field whose digits reach 2^53, which the scripts handle as text.
+func wide(fd *layout.Field) bool { return fd.Place == layout.InMember && fd.Span() >= 1<<53 }
 
 func digitFunc(fd *layout.Field) string { return "digitOf" + fd.Name }
 

@@ -210,6 +210,13 @@ type field struct {
 	Wide     bool   // member field whose digits reach 2^53: handled as text
 	SpanText string // Wide: the text of the largest digit
 
+	// Wide add: the text splits into a high part (HiWidth characters) and a low limb of
+	// base LimbBase (2^32 in hex, 10^9 in decimal), each exact in a double.
+	HiWidth        int
+	LimbBase       string
+	SpanHi, SpanLo string
+	LimbFormat     string
+
 	// Stamps.
 	Server             bool   // Redis's clock, else the client's
 	Div                string // Unix microseconds per unit
@@ -291,13 +298,20 @@ func newField(l *layout.Layout, f *layout.Field, index int) *field {
 		g.Format = "%0" + strconv.Itoa(f.TextWidth) + verb
 		if f.Span() >= exact {
 			g.Wide, g.SpanText = true, digitText(f, f.Span())
+			base, k, verb := uint64(1e9), 9, "d"
+			if f.Hex {
+				base, k, verb = 1<<32, 8, "x"
+			}
+			g.HiWidth, g.LimbBase = f.TextWidth-k, num(base)
+			g.SpanHi, g.SpanLo = num(f.Span()/base), num(f.Span()%base)
+			g.LimbFormat = fmt.Sprintf("%%0%d%s%%0%d%s", f.TextWidth-k, verb, k, verb)
 		}
 	}
 	return g
 }
 
 func updateData(l *layout.Layout, f *layout.Field, op layout.Op) (*data, error) {
-	if f.Span() >= exact && (op == layout.OpAdd || f.Place == layout.InScore) {
+	if f.Span() >= exact && f.Place == layout.InScore {
 		return nil, fmt.Errorf("luaemit: field %s: update %s needs exact arithmetic on its digits, but its range holds %s values, beyond Lua's exact 2^53; narrow it", f.Name, op, strconv.FormatUint(f.Span(), 10)+"+1")
 	}
 	d := newData(l)
