@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rankgen/rankgen/generator"
 	"github.com/rankgen/rankgen/generator/layout"
 )
 
@@ -97,6 +98,28 @@ func TestGeneratedUpToDate(t *testing.T) {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	for _, d := range directives(t) {
+		// Read the files here too: go test caches results by the files a test opens (and by
+		// its imports, generator among them), not by what a child process reads.
+		entries, err := os.ReadDir(d.out)
+		if err != nil {
+			t.Errorf("%s: %v; run go generate ./examples/...", d.out, err)
+			continue
+		}
+		if _, err := os.ReadFile(d.schema); err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range entries {
+			if e.IsDir() {
+				continue
+			}
+			data, err := os.ReadFile(filepath.Join(d.out, e.Name()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.HasSuffix(e.Name(), "_test.go") && !generator.IsGenerated(data, filepath.Base(d.schema)) {
+				t.Errorf("%s/%s is not generated from %s; generated/<package>/ holds only generated files and tests", d.out, e.Name(), d.schema)
+			}
+		}
 		cmd := exec.Command(bin, "check", "-o", d.out, d.schema)
 		if out, err := cmd.CombinedOutput(); err != nil {
 			t.Errorf("%s is stale (%v); run go generate ./examples/... and commit:\n%s", d.out, err, out)
