@@ -16,6 +16,9 @@ import (
 	"github.com/rankgen/rankgen/examples/generated/arena"
 	"github.com/rankgen/rankgen/examples/generated/racing"
 	"github.com/rankgen/rankgen/examples/generated/season"
+	"github.com/rankgen/rankgen/examples/generated/seed000member"
+	"github.com/rankgen/rankgen/examples/generated/seed001zranking"
+	"github.com/rankgen/rankgen/examples/generated/seed002decimal"
 	"github.com/rankgen/rankgen/generator/layout"
 	"github.com/rankgen/rankgen/generator/luaemit"
 	"github.com/rankgen/rankgen/internal/redistest"
@@ -37,11 +40,15 @@ type example struct {
 
 func examples(t testing.TB) []*example {
 	mk := func(name string, newBoard, decode, ttl, at any) *example {
-		src, err := os.ReadFile(filepath.Join("..", "..", "examples", "schemas", name+".yaml"))
+		file := map[string]string{"seed000member": "seed000_member", "seed001zranking": "seed001_zranking", "seed002decimal": "seed002_decimal"}[name]
+		if file == "" {
+			file = name
+		}
+		src, err := os.ReadFile(filepath.Join("..", "..", "examples", "schemas", file+".yaml"))
 		if err != nil {
 			t.Fatal(err)
 		}
-		l, err := layout.Parse(name+".yaml", src)
+		l, err := layout.Parse(file+".yaml", src)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -51,6 +58,9 @@ func examples(t testing.TB) []*example {
 		mk("arena", arena.NewBoard, arena.Decode, arena.WithTTL, arena.WithExpireAt),
 		mk("racing", racing.NewBoard, racing.Decode, racing.WithTTL, racing.WithExpireAt),
 		mk("season", season.NewBoard, season.Decode, season.WithTTL, season.WithExpireAt),
+		mk("seed000member", seed000member.NewBoard, seed000member.Decode, seed000member.WithTTL, seed000member.WithExpireAt),
+		mk("seed001zranking", seed001zranking.NewBoard, seed001zranking.Decode, seed001zranking.WithTTL, seed001zranking.WithExpireAt),
+		mk("seed002decimal", seed002decimal.NewBoard, seed002decimal.Decode, seed002decimal.WithTTL, seed002decimal.WithExpireAt),
 	}
 }
 
