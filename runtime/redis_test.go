@@ -80,12 +80,12 @@ func TestExpiry(t *testing.T) {
 }
 
 func TestReplies(t *testing.T) {
-	items, err := Items([]any{"", "12", "m", "RANKGEN_OVERFLOW field=P", "", ""}, 2)
-	if err != nil || items[0].Score != 12 || items[0].Member != "m" || !errors.Is(items[1].Err, ErrOverflow) {
+	items, err := Items([]any{"", int64(12), "m", "RANKGEN_OVERFLOW field=P", "", ""}, 2)
+	if err != nil || items[0].P != 12 || items[0].Member != "m" || !errors.Is(items[1].Err, ErrOverflow) {
 		t.Fatalf("Items = %+v, %v", items, err)
 	}
-	if _, err := Items([]any{"", "x", "m"}, 1); err == nil {
-		t.Error("Items accepted a bad score")
+	if _, err := Items([]any{"", "12", "m"}, 1); err == nil {
+		t.Error("Items accepted a P that is not an integer")
 	}
 	if _, err := Items([]any{"", "1"}, 1); err == nil {
 		t.Error("Items accepted a short reply")

@@ -9,19 +9,21 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// Item is one entry of a batch update's reply: an error, or the entry's new score and member.
+// Item is one entry of a field update's reply: an error, or the entry's new mixed-radix
+// score integer P (the generated code turns it into the score exactly as Encode does) and
+// member.
 type Item struct {
 	Err    error
-	Score  float64
+	P      uint64
 	Member string
 }
 
-// Items reads the reply of a batch update script: n triples of (error text, score, member),
-// the error text empty on success.
+// Items reads the reply of a field update script: n triples of (error text, P, member), the
+// error text empty on success. P travels as an integer reply: exact, as every P is below 2^53.
 func Items(v any, n int) ([]Item, error) {
 	a, ok := v.([]any)
 	if !ok || len(a) != 3*n {
-		return nil, fmt.Errorf("rankgen: batch reply: want %d values, got %T of length %d", 3*n, v, len(a))
+		return nil, fmt.Errorf("rankgen: update reply: want %d values, got %T of length %d", 3*n, v, len(a))
 	}
 	items := make([]Item, n)
 	for i := range items {
@@ -34,11 +36,12 @@ func Items(v any, n int) ([]Item, error) {
 			}
 			continue
 		}
-		score, member, err := scoreMember(a[3*i+1], a[3*i+2])
-		if err != nil {
-			return nil, err
+		p, ok1 := a[3*i+1].(int64)
+		m, ok2 := a[3*i+2].(string)
+		if !ok1 || !ok2 || p < 0 {
+			return nil, fmt.Errorf("rankgen: update reply: want P and member, got %T and %T", a[3*i+1], a[3*i+2])
 		}
-		items[i].Score, items[i].Member = score, member
+		items[i].P, items[i].Member = uint64(p), m
 	}
 	return items, nil
 }

@@ -634,7 +634,7 @@ func (b *board) helpers() {
 		jen.For(jen.List(jen.Id("j"), jen.Id("it")).Op(":=").Range().Id("items")).Block(
 			jen.Id("r").Op(":=").Op("&").Id("res").Index(jen.Id("sent").Index(jen.Id("j"))),
 			jen.If(jen.Id("it").Dot("Err").Op("!=").Nil()).Block(jen.Id("r").Dot("Err").Op("=").Id("it").Dot("Err"), jen.Continue()),
-			jen.List(jen.Id("r").Dot("Entry"), jen.Id("r").Dot("Err")).Op("=").Id("Decode").Call(jen.Id("it").Dot("Score"), jen.Id("it").Dot("Member")),
+			jen.List(jen.Id("r").Dot("Entry"), jen.Id("r").Dot("Err")).Op("=").Id("Decode").Call(jen.Id("scoreOfP").Call(jen.Id("it").Dot("P")), jen.Id("it").Dot("Member")),
 		),
 		jen.Return(jen.Nil()),
 	)
@@ -659,7 +659,7 @@ func (b *board) helpers() {
 		)
 		f.Line()
 	}
-	if l.NumScore > 0 {
+	{
 		f.Comment("scoreOfP is the score of the mixed-radix integer p, as Encode computes it.")
 		body := jen.Float64().Call(jen.Id("p"))
 		if l.Score == layout.ScoreDecimal {

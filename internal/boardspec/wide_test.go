@@ -68,8 +68,8 @@ fields:
 		if err != nil {
 			t.Fatal(err)
 		}
-		if items[0].Member != member || math.Float64bits(items[0].Score) != math.Float64bits(score) {
-			t.Fatalf("%s(%d): got %q %v, want %q %v", step.op, step.key, items[0].Member, items[0].Score, member, score)
+		if items[0].Member != member || math.Float64bits(l.ScoreOf(items[0].P)) != math.Float64bits(score) {
+			t.Fatalf("%s(%d): got %q %v, want %q %v", step.op, step.key, items[0].Member, items[0].P, member, score)
 		}
 		if got := c.ZScore(ctx, key, member).Val(); got != score {
 			t.Fatalf("%s: stored score %v", step.op, got)

@@ -108,7 +108,7 @@ if nd == d and st.exists then
     redis.call('PEXPIREAT', board, ms)
     redis.call('PEXPIREAT', aux, ms)
   end
-  return {'', score_text(st.p), st.m}
+  return {'', st.p, st.m}
 end
 local v2 = math.floor(server_now() / 1000000)
 local s2 = 3914709247 - v2
@@ -117,8 +117,7 @@ if s2 < 0 or s2 > 2147483647 then
 end
 put_1(st, nd)
 put_2(st, s2)
-local text = score_text(st.p)
-redis.call('ZADD', board, text, st.m)
+redis.call('ZADD', board, st.p, st.m)
 if not fp then
   redis.call('SET', aux, FINGERPRINT)
 end
@@ -129,4 +128,4 @@ elseif mode == 'pxat' then
   redis.call('PEXPIREAT', board, ms)
   redis.call('PEXPIREAT', aux, ms)
 end
-return {'', text, st.m}
+return {'', st.p, st.m}

@@ -165,7 +165,7 @@ for i = 1, n do
       put_2(st, s2)
       st.exists, st.dirty = true, true
     end
-    out[3 * i - 2], out[3 * i - 1], out[3 * i] = '', score_text(st.p), st.m
+    out[3 * i - 2], out[3 * i - 1], out[3 * i] = '', st.p, st.m
   end
 end
 
@@ -178,7 +178,7 @@ for _, id in ipairs(order) do
     end
     hset[#hset + 1] = id
     hset[#hset + 1] = st.m
-    zadd[#zadd + 1] = score_text(st.p)
+    zadd[#zadd + 1] = st.p
     zadd[#zadd + 1] = st.m
   end
 end

@@ -107,7 +107,7 @@ if nd == d and st.exists then
     redis.call('PEXPIREAT', board, ms)
     redis.call('PEXPIREAT', aux, ms)
   end
-  return {'', score_text(st.p), st.m}
+  return {'', st.p, st.m}
 end
 local v2 = math.floor(client_now() / 1000)
 local s2 = 3966248855551 - v2
@@ -116,11 +116,10 @@ if s2 < 0 or s2 > 2199023255551 then
 end
 put_1(st, nd)
 put_2(st, s2)
-local text = score_text(st.p)
 if old and old ~= st.m then
   redis.call('ZREM', board, old)
 end
-redis.call('ZADD', board, text, st.m)
+redis.call('ZADD', board, st.p, st.m)
 if fp then
   redis.call('HSET', aux, id, st.m)
 else
@@ -133,4 +132,4 @@ elseif mode == 'pxat' then
   redis.call('PEXPIREAT', board, ms)
   redis.call('PEXPIREAT', aux, ms)
 end
-return {'', text, st.m}
+return {'', st.p, st.m}

@@ -122,7 +122,7 @@ for i = 1, n do
       put_1(st, nd)
       st.exists, st.dirty = true, true
     end
-    out[3 * i - 2], out[3 * i - 1], out[3 * i] = '', score_text(st.p), st.m
+    out[3 * i - 2], out[3 * i - 1], out[3 * i] = '', st.p, st.m
   end
 end
 

@@ -85,11 +85,10 @@ if nd == d and st.exists then
     redis.call('PEXPIREAT', board, ms)
     redis.call('PEXPIREAT', aux, ms)
   end
-  return {'', score_text(st.p), st.m}
+  return {'', st.p, st.m}
 end
 put_1(st, nd)
-local text = score_text(st.p)
-redis.call('ZADD', board, text, st.m)
+redis.call('ZADD', board, st.p, st.m)
 if not fp then
   redis.call('SET', aux, FINGERPRINT)
 end
@@ -100,4 +99,4 @@ elseif mode == 'pxat' then
   redis.call('PEXPIREAT', board, ms)
   redis.call('PEXPIREAT', aux, ms)
 end
-return {'', text, st.m}
+return {'', st.p, st.m}

@@ -118,7 +118,7 @@ for i = 1, n do
       put_1(st, nd)
       st.exists, st.dirty = true, true
     end
-    out[3 * i - 2], out[3 * i - 1], out[3 * i] = '', score_text(st.p), st.m
+    out[3 * i - 2], out[3 * i - 1], out[3 * i] = '', st.p, st.m
   end
 end
 
@@ -126,7 +126,7 @@ local zadd, zrem, hset = {}, {}, {}
 for _, id in ipairs(order) do
   local st = state[id]
   if st.dirty then
-    zadd[#zadd + 1] = score_text(st.p)
+    zadd[#zadd + 1] = st.p
     zadd[#zadd + 1] = st.m
   end
 end

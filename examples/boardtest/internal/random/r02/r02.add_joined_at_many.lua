@@ -143,7 +143,7 @@ for i = 1, n do
       put_1(st, nd)
       st.exists, st.dirty = true, true
     end
-    out[3 * i - 2], out[3 * i - 1], out[3 * i] = '', score_text(st.p), st.m
+    out[3 * i - 2], out[3 * i - 1], out[3 * i] = '', st.p, st.m
   end
 end
 
@@ -156,7 +156,7 @@ for _, id in ipairs(order) do
     end
     hset[#hset + 1] = id
     hset[#hset + 1] = st.m
-    zadd[#zadd + 1] = score_text(st.p)
+    zadd[#zadd + 1] = st.p
     zadd[#zadd + 1] = st.m
   end
 end

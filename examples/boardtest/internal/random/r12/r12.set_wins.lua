@@ -130,7 +130,7 @@ if nd == d and st.exists then
     redis.call('PEXPIREAT', board, ms)
     redis.call('PEXPIREAT', aux, ms)
   end
-  return {'', score_text(st.p), st.m}
+  return {'', st.p, st.m}
 end
 local v2 = math.floor(client_now() / 1000000)
 local s2 = 1477645131 - v2
@@ -145,11 +145,10 @@ end
 put_1(st, nd)
 put_2(st, s2)
 put_3(st, s3)
-local text = score_text(st.p)
 if old and old ~= st.m then
   redis.call('ZREM', board, old)
 end
-redis.call('ZADD', board, text, st.m)
+redis.call('ZADD', board, st.p, st.m)
 if fp then
   redis.call('HSET', aux, id, st.m)
 else
@@ -162,4 +161,4 @@ elseif mode == 'pxat' then
   redis.call('PEXPIREAT', board, ms)
   redis.call('PEXPIREAT', aux, ms)
 end
-return {'', text, st.m}
+return {'', st.p, st.m}

@@ -95,14 +95,13 @@ if nd == d and st.exists then
     redis.call('PEXPIREAT', board, ms)
     redis.call('PEXPIREAT', aux, ms)
   end
-  return {'', score_text(st.p), st.m}
+  return {'', st.p, st.m}
 end
 put_1(st, nd)
-local text = score_text(st.p)
 if old and old ~= st.m then
   redis.call('ZREM', board, old)
 end
-redis.call('ZADD', board, text, st.m)
+redis.call('ZADD', board, score_text(st.p), st.m)
 if fp then
   redis.call('HSET', aux, id, st.m)
 else
@@ -115,4 +114,4 @@ elseif mode == 'pxat' then
   redis.call('PEXPIREAT', board, ms)
   redis.call('PEXPIREAT', aux, ms)
 end
-return {'', text, st.m}
+return {'', st.p, st.m}

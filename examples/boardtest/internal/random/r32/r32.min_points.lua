@@ -112,7 +112,7 @@ if nd == d and st.exists then
     redis.call('PEXPIREAT', board, ms)
     redis.call('PEXPIREAT', aux, ms)
   end
-  return {'', score_text(st.p), st.m}
+  return {'', st.p, st.m}
 end
 local v2 = math.floor(server_now() / 1000000)
 local s2 = 3317584420 - v2
@@ -121,11 +121,10 @@ if s2 < 0 or s2 > 593533335 then
 end
 put_1(st, nd)
 put_2(st, s2)
-local text = score_text(st.p)
 if old and old ~= st.m then
   redis.call('ZREM', board, old)
 end
-redis.call('ZADD', board, text, st.m)
+redis.call('ZADD', board, st.p, st.m)
 if fp then
   redis.call('HSET', aux, id, st.m)
 else
@@ -138,4 +137,4 @@ elseif mode == 'pxat' then
   redis.call('PEXPIREAT', board, ms)
   redis.call('PEXPIREAT', aux, ms)
 end
-return {'', text, st.m}
+return {'', st.p, st.m}
