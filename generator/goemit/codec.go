@@ -16,12 +16,14 @@ import (
 // Compare. Function bodies are built before the constant block, so that the block holds
 // exactly the constants the code uses (staticcheck flags unused ones).
 type codec struct {
-	l    *layout.Layout
-	used map[string]bool // constant names referenced so far; only looked up, never iterated
+	l     *layout.Layout
+	used  map[string]bool           // constant names referenced so far; only looked up, never iterated
+	bases map[*layout.Field]string // each field's unexported base name; only looked up
 }
 
 func emitCodec(f *jen.File, l *layout.Layout) {
-	c := &codec{l: l, used: map[string]bool{}}
+	bases, _ := baseNames(l) // Generate has checked the error
+	c := &codec{l: l, used: map[string]bool{}, bases: bases}
 	entry := c.entryType()
 	encode := c.encode()
 	decode := c.decode()
@@ -82,16 +84,41 @@ func lowerCamel(s string) string {
 	return string(r)
 }
 
+// baseNames gives every field the unexported name its constants and locals start with: its
+// name in lowerCamel, or, for the rare fields whose lowerCamel forms coincide (ID and Id),
+// that form followed by the field's position. It fails when names still coincide.
+func baseNames(l *layout.Layout) (map[*layout.Field]string, error) {
+	count := map[string]int{}
+	for _, f := range l.Fields {
+		count[lowerCamel(f.Name)]++
+	}
+	bases := map[*layout.Field]string{}
+	seen := map[string]string{}
+	for i, f := range l.Fields {
+		b := lowerCamel(f.Name)
+		if count[b] > 1 {
+			b += strconv.Itoa(i + 1)
+		}
+		if other, dup := seen[b]; dup {
+			return nil, fmt.Errorf("goemit: fields %s and %s both become the Go name %s; rename one", other, f.Name, b)
+		}
+		seen[b] = f.Name
+		bases[f] = b
+	}
+	return bases, nil
+}
+
 // konst refers to a package-level constant, recording that the constant block needs it.
 func (c *codec) konst(name string) *jen.Statement {
 	c.used[name] = true
 	return jen.Id(name)
 }
 
-// fc is the constant of field f with the given suffix (Min, Max, MinSec, MaxSec, Weight,
-// Radix). No suffix is a suffix of another, so two fields' constants never clash.
+// fc is the constant of field f with the given suffix: Min, Max, SecLo, SecHi, Weight, Radix
+// (and Names for an enum's names). No suffix is a suffix of another, and none ends like an
+// Encode local (Sec, Ms, Us), so no two names clash.
 func (c *codec) fc(f *layout.Field, suffix string) *jen.Statement {
-	return c.konst(lowerCamel(f.Name) + suffix)
+	return c.konst(c.bases[f] + suffix)
 }
 
 func (c *codec) idMaxBytes() *jen.Statement { return c.konst(lowerCamel(c.l.IDName) + "MaxBytes") }
@@ -155,9 +182,9 @@ func unitInfo(u layout.Unit) (perSec int64, method, suffix, words string) {
 }
 
 // timeLocal is the Encode local holding a time field's value in units.
-func timeLocal(f *layout.Field) string {
+func (c *codec) timeLocal(f *layout.Field) string {
 	_, _, suffix, _ := unitInfo(f.Unit)
-	return lowerCamel(f.Name) + suffix
+	return c.bases[f] + suffix
 }
 
 func floorDiv(a, b int64) int64 {
@@ -210,7 +237,7 @@ func (c *codec) constants() jen.Code {
 		defs = append(defs, d)
 	}
 	for _, f := range l.Fields {
-		n := lowerCamel(f.Name)
+		n := c.bases[f]
 		switch f.Kind {
 		case layout.Uint:
 			add(n+"Min", unum(f.Lo), "")
@@ -223,8 +250,8 @@ func (c *codec) constants() jen.Code {
 			add(n+"Min", inum(f.MinInt()), fmt.Sprintf("%s, in %s since the Unix epoch", f.Format(f.Lo), words))
 			add(n+"Max", inum(f.MaxInt()), f.Format(f.Hi))
 			lo, hi := secBounds(f)
-			add(n+"MinSec", inum(lo), "the range in whole seconds")
-			add(n+"MaxSec", inum(hi), "")
+			add(n+"SecLo", inum(lo), "the range in whole seconds")
+			add(n+"SecHi", inum(hi), "")
 		}
 		if f.Place == layout.InScore {
 			add(n+"Weight", pow2(f.Weight), "")
@@ -314,7 +341,7 @@ func fieldDoc(f *layout.Field) string {
 func (c *codec) enumType(f *layout.Field) jen.Code {
 	name := f.Name
 	recv := strings.ToLower(name[:1])
-	names := lowerCamel(name) + "Names"
+	names := c.bases[f] + "Names"
 	first, last := f.Values[0], f.Values[len(f.Values)-1]
 	rangeErr := func(value jen.Code) jen.Code {
 		return rangeError(name, value, first, last)
@@ -447,11 +474,11 @@ func (c *codec) check(f *layout.Field, fail func(jen.Code) jen.Code) []jen.Code 
 		return []jen.Code{jen.If(ev(f).Op(">").Id(enumLast(f))).Block(fail(err))}
 	case layout.Time:
 		_, method, _, _ := unitInfo(f.Unit)
-		local := timeLocal(f)
+		local := c.timeLocal(f)
 		var conds []jen.Code
 		var out []jen.Code
 		if f.Unit != layout.Second {
-			conds = append(conds, jen.Id("sec").Op("<").Add(c.fc(f, "MinSec")), jen.Id("sec").Op(">").Add(c.fc(f, "MaxSec")))
+			conds = append(conds, jen.Id("sec").Op("<").Add(c.fc(f, "SecLo")), jen.Id("sec").Op(">").Add(c.fc(f, "SecHi")))
 		}
 		if f.MinInt() > math.MinInt64 {
 			conds = append(conds, jen.Id(local).Op("<").Add(c.fc(f, "Min")))
@@ -502,9 +529,9 @@ func (c *codec) digit(f *layout.Field) jen.Code {
 		return jen.Uint64().Call(c.fc(f, "Max").Op("-").Add(x))
 	case layout.Time:
 		if desc {
-			return jen.Uint64().Call(jen.Id(timeLocal(f)).Op("-").Add(c.fc(f, "Min")))
+			return jen.Uint64().Call(jen.Id(c.timeLocal(f)).Op("-").Add(c.fc(f, "Min")))
 		}
-		return jen.Uint64().Call(c.fc(f, "Max").Op("-").Id(timeLocal(f)))
+		return jen.Uint64().Call(c.fc(f, "Max").Op("-").Id(c.timeLocal(f)))
 	case layout.Enum:
 		if desc {
 			return jen.Uint64().Call(ev(f))
