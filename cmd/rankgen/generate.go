@@ -178,13 +178,28 @@ func sameDirRules(e *env, cmd string, targets []*target) bool {
 		} else if first == nil {
 			byDir[dir] = t
 		}
+		// One message per pair of schemas, naming the first file they both write.
+		clashes := map[*target][]string{}
+		var order []*target
 		for _, f := range t.files {
 			key := filepath.Join(dir, f.Name)
 			if first := byFile[key]; first != nil && first != t {
-				e.errorf(cmd, "%s and %s both generate %s", first.schema, t.schema, filepath.Join(t.dir, f.Name))
-				ok = false
+				if clashes[first] == nil {
+					order = append(order, first)
+				}
+				clashes[first] = append(clashes[first], filepath.Join(t.dir, f.Name))
+				continue
 			}
 			byFile[key] = t
+		}
+		for _, first := range order {
+			files := clashes[first]
+			more := ""
+			if len(files) > 1 {
+				more = " (among others)"
+			}
+			e.errorf(cmd, "%s and %s both generate %s%s; give them different file names or output directories", first.schema, t.schema, files[0], more)
+			ok = false
 		}
 	}
 	return ok
