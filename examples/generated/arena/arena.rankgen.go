@@ -775,7 +775,7 @@ func (b *Board) apply(ctx context.Context, s *redis.Script, args []any, res []Re
 			r.Err = it.Err
 			continue
 		}
-		r.Entry, r.Err = Decode(it.Score, it.Member)
+		r.Entry, r.Err = Decode(scoreOfP(it.P), it.Member)
 	}
 	return nil
 }

@@ -47,19 +47,19 @@ const Fingerprint = "2672ff33eeb45072"
 // so that a larger digit ranks first. The score is P = Σ digit·Weight, a whole number below 2^53.
 // Member fields are fixed-width text before the id: <Wins:4 hex>|<ReachedAt:11 hex>|<UserID>.
 const (
-	pointsMin       = 0
-	pointsMax       = 1099511627775
-	pointsWeight    = 4
-	tierWeight      = 1
-	tierRadix       = 4
-	reachedAtMin    = 1767225600000 // 2026-01-01T00:00:00Z, in milliseconds since the Unix epoch
-	reachedAtMax    = 3966248855551 // 2095-09-07T15:47:35.551Z
-	reachedAtMinSec = 1767225600    // the range in whole seconds
-	reachedAtMaxSec = 3966248855
-	scoreBound      = 1 << 42 // every score is a whole number below this
-	prefixLen       = 17      // bytes of the member before the id
-	separator       = "|"
-	userIDMaxBytes  = 48 // the longest id accepted
+	pointsMin      = 0
+	pointsMax      = 1099511627775
+	pointsWeight   = 4
+	tierWeight     = 1
+	tierRadix      = 4
+	reachedAtMin   = 1767225600000 // 2026-01-01T00:00:00Z, in milliseconds since the Unix epoch
+	reachedAtMax   = 3966248855551 // 2095-09-07T15:47:35.551Z
+	reachedAtSecLo = 1767225600    // the range in whole seconds
+	reachedAtSecHi = 3966248855
+	scoreBound     = 1 << 42 // every score is a whole number below this
+	prefixLen      = 17      // bytes of the member before the id
+	separator      = "|"
+	userIDMaxBytes = 48 // the longest id accepted
 )
 
 // Entry is one entry of the board: the id, then the fields, most significant first.
@@ -142,7 +142,7 @@ func (e Entry) Encode() (score float64, member string, err error) {
 	}
 	reachedAtMs := e.ReachedAt.UnixMilli()
 	// UnixMilli wraps around far outside the range, so whole seconds are checked too.
-	if sec := e.ReachedAt.Unix(); sec < reachedAtMinSec || sec > reachedAtMaxSec || reachedAtMs < reachedAtMin || reachedAtMs > reachedAtMax {
+	if sec := e.ReachedAt.Unix(); sec < reachedAtSecLo || sec > reachedAtSecHi || reachedAtMs < reachedAtMin || reachedAtMs > reachedAtMax {
 		return 0, "", rankgenrt.TimeRangeError("ReachedAt", e.ReachedAt, "2026-01-01T00:00:00Z", "2095-09-07T15:47:35.551Z")
 	}
 	if n := len(e.UserID); n == 0 || n > userIDMaxBytes {

@@ -46,17 +46,17 @@ const Fingerprint = "8ad3dfeb118136db"
 // so that a larger digit ranks first. The score is P = Σ digit·Weight, a whole number below 2^53.
 // Member fields are fixed-width text before the id: <Paid:1 dec>-<ReachedAt:13 dec>-<Player>.
 const (
-	pointsMin       = 0
-	pointsMax       = 9007199254740991
-	pointsWeight    = 1
-	reachedAtMin    = 0             // 1970-01-01T00:00:00Z, in milliseconds since the Unix epoch
-	reachedAtMax    = 9999999999999 // 2286-11-20T17:46:39.999Z
-	reachedAtMinSec = 0             // the range in whole seconds
-	reachedAtMaxSec = 9999999999
-	scoreBound      = 1 << 53 // every score is a whole number below this
-	prefixLen       = 16      // bytes of the member before the id
-	separator       = "-"
-	playerMaxBytes  = 64 // the longest id accepted
+	pointsMin      = 0
+	pointsMax      = 9007199254740991
+	pointsWeight   = 1
+	reachedAtMin   = 0             // 1970-01-01T00:00:00Z, in milliseconds since the Unix epoch
+	reachedAtMax   = 9999999999999 // 2286-11-20T17:46:39.999Z
+	reachedAtSecLo = 0             // the range in whole seconds
+	reachedAtSecHi = 9999999999
+	scoreBound     = 1 << 53 // every score is a whole number below this
+	prefixLen      = 16      // bytes of the member before the id
+	separator      = "-"
+	playerMaxBytes = 64 // the longest id accepted
 )
 
 // Entry is one entry of the board: the id, then the fields, most significant first.
@@ -82,7 +82,7 @@ func (e Entry) Encode() (score float64, member string, err error) {
 	}
 	reachedAtMs := e.ReachedAt.UnixMilli()
 	// UnixMilli wraps around far outside the range, so whole seconds are checked too.
-	if sec := e.ReachedAt.Unix(); sec < reachedAtMinSec || sec > reachedAtMaxSec || reachedAtMs < reachedAtMin || reachedAtMs > reachedAtMax {
+	if sec := e.ReachedAt.Unix(); sec < reachedAtSecLo || sec > reachedAtSecHi || reachedAtMs < reachedAtMin || reachedAtMs > reachedAtMax {
 		return 0, "", rankgenrt.TimeRangeError("ReachedAt", e.ReachedAt, "1970-01-01T00:00:00Z", "2286-11-20T17:46:39.999Z")
 	}
 	if n := len(e.Player); n == 0 || n > playerMaxBytes {

@@ -50,8 +50,8 @@ const Fingerprint = "3c05b741da65cab8"
 const (
 	levelMin       = 3837767552979130 // 2091-08-12T14:32:32.97913Z, in microseconds since the Unix epoch
 	levelMax       = 3837767552979641 // 2091-08-12T14:32:32.979641Z
-	levelMinSec    = 3837767552       // the range in whole seconds
-	levelMaxSec    = 3837767552
+	levelSecLo     = 3837767552       // the range in whole seconds
+	levelSecHi     = 3837767552
 	levelWeight    = 5
 	winsWeight     = 1
 	winsRadix      = 5
@@ -210,7 +210,7 @@ func (r *Rating) UnmarshalText(text []byte) error {
 func (e Entry) Encode() (score float64, member string, err error) {
 	levelUs := e.Level.UnixMicro()
 	// UnixMicro wraps around far outside the range, so whole seconds are checked too.
-	if sec := e.Level.Unix(); sec < levelMinSec || sec > levelMaxSec || levelUs < levelMin || levelUs > levelMax {
+	if sec := e.Level.Unix(); sec < levelSecLo || sec > levelSecHi || levelUs < levelMin || levelUs > levelMax {
 		return 0, "", rankgenrt.TimeRangeError("Level", e.Level, "2091-08-12T14:32:32.97913Z", "2091-08-12T14:32:32.979641Z")
 	}
 	if e.Wins > WinsTierTwo {

@@ -50,8 +50,8 @@ const Fingerprint = "a2eec73259db9fcb"
 const (
 	winsMin          = 5099600395037417 // 2131-08-08T03:39:55.037417Z, in microseconds since the Unix epoch
 	winsMax          = 5100600395037416 // 2131-08-19T17:26:35.037416Z
-	winsMinSec       = 5099600395       // the range in whole seconds
-	winsMaxSec       = 5100600395
+	winsSecLo        = 5099600395       // the range in whole seconds
+	winsSecHi        = 5100600395
 	winsWeight       = 1
 	levelMin         = 123660
 	levelMax         = 88271868681252
@@ -59,8 +59,8 @@ const (
 	streakMax        = 1477645131       // 2016-10-28T08:58:51Z
 	killsMin         = 4823378495425830 // 2122-11-06T03:21:35.42583Z, in microseconds since the Unix epoch
 	killsMax         = 4823378495433216 // 2122-11-06T03:21:35.433216Z
-	killsMinSec      = 4823378495       // the range in whole seconds
-	killsMaxSec      = 4823378495
+	killsSecLo       = 4823378495       // the range in whole seconds
+	killsSecHi       = 4823378495
 	qMin             = 5604511692315728
 	qMax             = 5604836166559561
 	scoreBound       = 1000000000000 // every score is a whole number below this
@@ -97,7 +97,7 @@ type Entry struct {
 func (e Entry) Encode() (score float64, member string, err error) {
 	winsUs := e.Wins.UnixMicro()
 	// UnixMicro wraps around far outside the range, so whole seconds are checked too.
-	if sec := e.Wins.Unix(); sec < winsMinSec || sec > winsMaxSec || winsUs < winsMin || winsUs > winsMax {
+	if sec := e.Wins.Unix(); sec < winsSecLo || sec > winsSecHi || winsUs < winsMin || winsUs > winsMax {
 		return 0, "", rankgenrt.TimeRangeError("Wins", e.Wins, "2131-08-08T03:39:55.037417Z", "2131-08-19T17:26:35.037416Z")
 	}
 	if e.Level < levelMin || e.Level > levelMax {
@@ -109,7 +109,7 @@ func (e Entry) Encode() (score float64, member string, err error) {
 	}
 	killsUs := e.Kills.UnixMicro()
 	// UnixMicro wraps around far outside the range, so whole seconds are checked too.
-	if sec := e.Kills.Unix(); sec < killsMinSec || sec > killsMaxSec || killsUs < killsMin || killsUs > killsMax {
+	if sec := e.Kills.Unix(); sec < killsSecLo || sec > killsSecHi || killsUs < killsMin || killsUs > killsMax {
 		return 0, "", rankgenrt.TimeRangeError("Kills", e.Kills, "2122-11-06T03:21:35.42583Z", "2122-11-06T03:21:35.433216Z")
 	}
 	if e.Q < qMin || e.Q > qMax {

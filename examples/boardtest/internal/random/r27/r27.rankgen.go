@@ -47,8 +47,8 @@ const Fingerprint = "e9e5f13aff2897e2"
 const (
 	seasonMin       = 4231300565946 // 2104-02-01T09:16:05.946Z, in milliseconds since the Unix epoch
 	seasonMax       = 4231300567993 // 2104-02-01T09:16:07.993Z
-	seasonMinSec    = 4231300565    // the range in whole seconds
-	seasonMaxSec    = 4231300567
+	seasonSecLo     = 4231300565    // the range in whole seconds
+	seasonSecHi     = 4231300567
 	seasonWeight    = 51539607552
 	updatedAtMin    = 79060122256
 	updatedAtMax    = 79060122258
@@ -56,8 +56,8 @@ const (
 	updatedAtRadix  = 3
 	goldMin         = 1964214614786 // 2032-03-29T23:10:14.786Z, in milliseconds since the Unix epoch
 	goldMax         = 1981394483969 // 2032-10-14T19:21:23.969Z
-	goldMinSec      = 1964214614    // the range in whole seconds
-	goldMaxSec      = 1981394483
+	goldSecLo       = 1964214614    // the range in whole seconds
+	goldSecHi       = 1981394483
 	goldWeight      = 1
 	goldRadix       = 1 << 34
 	lapMin          = -643993
@@ -93,7 +93,7 @@ type Entry struct {
 func (e Entry) Encode() (score float64, member string, err error) {
 	seasonMs := e.Season.UnixMilli()
 	// UnixMilli wraps around far outside the range, so whole seconds are checked too.
-	if sec := e.Season.Unix(); sec < seasonMinSec || sec > seasonMaxSec || seasonMs < seasonMin || seasonMs > seasonMax {
+	if sec := e.Season.Unix(); sec < seasonSecLo || sec > seasonSecHi || seasonMs < seasonMin || seasonMs > seasonMax {
 		return 0, "", rankgenrt.TimeRangeError("Season", e.Season, "2104-02-01T09:16:05.946Z", "2104-02-01T09:16:07.993Z")
 	}
 	if e.UpdatedAt < updatedAtMin || e.UpdatedAt > updatedAtMax {
@@ -101,7 +101,7 @@ func (e Entry) Encode() (score float64, member string, err error) {
 	}
 	goldMs := e.Gold.UnixMilli()
 	// UnixMilli wraps around far outside the range, so whole seconds are checked too.
-	if sec := e.Gold.Unix(); sec < goldMinSec || sec > goldMaxSec || goldMs < goldMin || goldMs > goldMax {
+	if sec := e.Gold.Unix(); sec < goldSecLo || sec > goldSecHi || goldMs < goldMin || goldMs > goldMax {
 		return 0, "", rankgenrt.TimeRangeError("Gold", e.Gold, "2032-03-29T23:10:14.786Z", "2032-10-14T19:21:23.969Z")
 	}
 	if e.Lap < lapMin || e.Lap > lapMax {
