@@ -68,8 +68,9 @@ local function get_1(st)
   return d
 end
 
-local function put_1(st, d)
-  st.p = st.p + (d - get_1(st)) * 4294967296
+-- put_1 stores digit d in place of old.
+local function put_1(st, d, old)
+  st.p = st.p + (d - old) * 4294967296
 end
 
 -- ReachedAt: digit of the score, weight 2, radix 2147483648; digits 0..2147483647.
@@ -81,8 +82,9 @@ local function get_2(st)
   return d
 end
 
-local function put_2(st, d)
-  st.p = st.p + (d - get_2(st)) * 2
+-- put_2 stores digit d in place of old.
+local function put_2(st, d, old)
+  st.p = st.p + (d - old) * 2
 end
 
 local mode, ms, now_arg = ARGV[1], ARGV[2], ARGV[3]
@@ -145,8 +147,8 @@ for i = 1, n do
     out[3 * i - 2], out[3 * i - 1], out[3 * i] = err, '', ''
   else
     if nd ~= d or not st.exists then
-      put_1(st, nd)
-      put_2(st, s2)
+      put_1(st, nd, d)
+      put_2(st, s2, get_2(st))
       st.exists, st.dirty = true, true
     end
     out[3 * i - 2], out[3 * i - 1], out[3 * i] = '', st.p, st.m

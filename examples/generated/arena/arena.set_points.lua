@@ -43,8 +43,9 @@ local function get_1(st)
   return d
 end
 
-local function put_1(st, d)
-  st.p = st.p + (d - get_1(st)) * 4294967296
+-- put_1 stores digit d in place of old.
+local function put_1(st, d, old)
+  st.p = st.p + (d - old) * 4294967296
 end
 
 -- ReachedAt: digit of the score, weight 2, radix 2147483648; digits 0..2147483647.
@@ -56,8 +57,9 @@ local function get_2(st)
   return d
 end
 
-local function put_2(st, d)
-  st.p = st.p + (d - get_2(st)) * 2
+-- put_2 stores digit d in place of old.
+local function put_2(st, d, old)
+  st.p = st.p + (d - old) * 2
 end
 
 local mode, ms, now_arg, id = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
@@ -115,8 +117,8 @@ local s2 = 3914709247 - v2
 if s2 < 0 or s2 > 2147483647 then
   return {'RANKGEN_OUT_OF_RANGE field=ReachedAt value=' .. string.format('%d', v2) .. 's min=2026-01-01T00:00:00Z max=2094-01-19T03:14:07Z', '', ''}
 end
-put_1(st, nd)
-put_2(st, s2)
+put_1(st, nd, d)
+put_2(st, s2, get_2(st))
 redis.call('ZADD', board, st.p, st.m)
 if not fp then
   redis.call('SET', aux, FINGERPRINT)

@@ -43,8 +43,9 @@ local function get_1(st)
   return d
 end
 
-local function put_1(st, d)
-  st.p = st.p + (d - get_1(st)) * 4
+-- put_1 stores digit d in place of old.
+local function put_1(st, d, old)
+  st.p = st.p + (d - old) * 4
 end
 
 -- ReachedAt: 11 hex characters of the member at byte 6; digits 0..2199023255551.
@@ -56,7 +57,8 @@ local function get_2(st)
   return d
 end
 
-local function put_2(st, d)
+-- put_2 stores digit d in place of old.
+local function put_2(st, d, old)
   st.m = string.sub(st.m, 1, 6 - 1) .. string.format('%011x', d) .. string.sub(st.m, 16 + 1)
 end
 
@@ -119,8 +121,8 @@ local s2 = 3966248855551 - v2
 if s2 < 0 or s2 > 2199023255551 then
   return {'RANKGEN_OUT_OF_RANGE field=ReachedAt value=' .. string.format('%d', v2) .. 'ms min=2026-01-01T00:00:00Z max=2095-09-07T15:47:35.551Z', '', ''}
 end
-put_1(st, nd)
-put_2(st, s2)
+put_1(st, nd, d)
+put_2(st, s2, get_2(st))
 if old and old ~= st.m then
   redis.call('ZREM', board, old)
 end

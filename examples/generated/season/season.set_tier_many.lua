@@ -89,8 +89,9 @@ local function get_1(st)
   return d
 end
 
-local function put_1(st, d)
-  st.p = st.p + (d - get_1(st)) * 1
+-- put_1 stores digit d in place of old.
+local function put_1(st, d, old)
+  st.p = st.p + (d - old) * 1
 end
 
 -- ReachedAt: 11 hex characters of the member at byte 6; digits 0..2199023255551.
@@ -102,7 +103,8 @@ local function get_2(st)
   return d
 end
 
-local function put_2(st, d)
+-- put_2 stores digit d in place of old.
+local function put_2(st, d, old)
   st.m = string.sub(st.m, 1, 6 - 1) .. string.format('%011x', d) .. string.sub(st.m, 16 + 1)
 end
 
@@ -161,8 +163,8 @@ for i = 1, n do
     out[3 * i - 2], out[3 * i - 1], out[3 * i] = err, '', ''
   else
     if nd ~= d or not st.exists then
-      put_1(st, nd)
-      put_2(st, s2)
+      put_1(st, nd, d)
+      put_2(st, s2, get_2(st))
       st.exists, st.dirty = true, true
     end
     out[3 * i - 2], out[3 * i - 1], out[3 * i] = '', st.p, st.m

@@ -43,8 +43,9 @@ local function get_1(st)
   return d
 end
 
-local function put_1(st, d)
-  st.p = st.p + (d - get_1(st)) * 512
+-- put_1 stores digit d in place of old.
+local function put_1(st, d, old)
+  st.p = st.p + (d - old) * 512
 end
 
 local mode, ms, now_arg, id = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
@@ -96,7 +97,7 @@ if nd == d and st.exists then
   end
   return {'', st.p, st.m}
 end
-put_1(st, nd)
+put_1(st, nd, d)
 if old and old ~= st.m then
   redis.call('ZREM', board, old)
 end

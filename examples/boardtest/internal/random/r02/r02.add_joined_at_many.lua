@@ -89,8 +89,9 @@ local function get_1(st)
   return d
 end
 
-local function put_1(st, d)
-  st.p = st.p + (d - get_1(st)) * 512
+-- put_1 stores digit d in place of old.
+local function put_1(st, d, old)
+  st.p = st.p + (d - old) * 512
 end
 
 local mode, ms, now_arg = ARGV[1], ARGV[2], ARGV[3]
@@ -140,7 +141,7 @@ for i = 1, n do
     out[3 * i - 2], out[3 * i - 1], out[3 * i] = err, '', ''
   else
     if nd ~= d or not st.exists then
-      put_1(st, nd)
+      put_1(st, nd, d)
       st.exists, st.dirty = true, true
     end
     out[3 * i - 2], out[3 * i - 1], out[3 * i] = '', st.p, st.m

@@ -43,8 +43,9 @@ local function get_1(st)
   return d
 end
 
-local function put_1(st, d)
-  st.p = st.p + (d - get_1(st)) * 1
+-- put_1 stores digit d in place of old.
+local function put_1(st, d, old)
+  st.p = st.p + (d - old) * 1
 end
 
 -- Streak: 5 decimal characters of the member at byte 16; digits 0..99999.
@@ -56,7 +57,8 @@ local function get_2(st)
   return d
 end
 
-local function put_2(st, d)
+-- put_2 stores digit d in place of old.
+local function put_2(st, d, old)
   st.m = string.sub(st.m, 1, 16 - 1) .. string.format('%05d', d) .. string.sub(st.m, 20 + 1)
 end
 
@@ -69,7 +71,8 @@ local function get_3(st)
   return d
 end
 
-local function put_3(st, d)
+-- put_3 stores digit d in place of old.
+local function put_3(st, d, old)
   st.m = string.sub(st.m, 1, 22 - 1) .. string.format('%04d', d) .. string.sub(st.m, 25 + 1)
 end
 
@@ -142,9 +145,9 @@ local s3 = v3 - 4823378495425830
 if s3 < 0 or s3 > 7386 then
   return {'RANKGEN_OUT_OF_RANGE field=Kills value=' .. string.format('%d', v3) .. 'us min=2122-11-06T03:21:35.42583Z max=2122-11-06T03:21:35.433216Z', '', ''}
 end
-put_1(st, nd)
-put_2(st, s2)
-put_3(st, s3)
+put_1(st, nd, d)
+put_2(st, s2, get_2(st))
+put_3(st, s3, get_3(st))
 if old and old ~= st.m then
   redis.call('ZREM', board, old)
 end

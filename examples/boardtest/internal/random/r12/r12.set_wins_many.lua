@@ -89,8 +89,9 @@ local function get_1(st)
   return d
 end
 
-local function put_1(st, d)
-  st.p = st.p + (d - get_1(st)) * 1
+-- put_1 stores digit d in place of old.
+local function put_1(st, d, old)
+  st.p = st.p + (d - old) * 1
 end
 
 -- Streak: 5 decimal characters of the member at byte 16; digits 0..99999.
@@ -102,7 +103,8 @@ local function get_2(st)
   return d
 end
 
-local function put_2(st, d)
+-- put_2 stores digit d in place of old.
+local function put_2(st, d, old)
   st.m = string.sub(st.m, 1, 16 - 1) .. string.format('%05d', d) .. string.sub(st.m, 20 + 1)
 end
 
@@ -115,7 +117,8 @@ local function get_3(st)
   return d
 end
 
-local function put_3(st, d)
+-- put_3 stores digit d in place of old.
+local function put_3(st, d, old)
   st.m = string.sub(st.m, 1, 22 - 1) .. string.format('%04d', d) .. string.sub(st.m, 25 + 1)
 end
 
@@ -192,9 +195,9 @@ for i = 1, n do
     out[3 * i - 2], out[3 * i - 1], out[3 * i] = err, '', ''
   else
     if nd ~= d or not st.exists then
-      put_1(st, nd)
-      put_2(st, s2)
-      put_3(st, s3)
+      put_1(st, nd, d)
+      put_2(st, s2, get_2(st))
+      put_3(st, s3, get_3(st))
       st.exists, st.dirty = true, true
     end
     out[3 * i - 2], out[3 * i - 1], out[3 * i] = '', st.p, st.m

@@ -48,7 +48,8 @@ local function get_1(st)
   return d
 end
 
-local function put_1(st, d)
+-- put_1 stores digit d in place of old.
+local function put_1(st, d, old)
   st.m = string.sub(st.m, 1, 1 - 1) .. string.format('%04d', d) .. string.sub(st.m, 4 + 1)
 end
 
@@ -96,7 +97,7 @@ if nd == d and st.exists then
   end
   return {'', st.p, st.m}
 end
-put_1(st, nd)
+put_1(st, nd, d)
 if old and old ~= st.m then
   redis.call('ZREM', board, old)
 end

@@ -43,7 +43,8 @@ local function get_1(st)
   return d
 end
 
-local function put_1(st, d)
+-- put_1 stores digit d in place of old.
+local function put_1(st, d, old)
   st.m = string.sub(st.m, 1, 14 - 1) .. string.format('%06d', d) .. string.sub(st.m, 19 + 1)
 end
 
@@ -56,7 +57,8 @@ local function get_2(st)
   return d
 end
 
-local function put_2(st, d)
+-- put_2 stores digit d in place of old.
+local function put_2(st, d, old)
   st.m = string.sub(st.m, 1, 21 - 1) .. string.format('%08x', d) .. string.sub(st.m, 28 + 1)
 end
 
@@ -120,8 +122,8 @@ local s2 = 3317584420 - v2
 if s2 < 0 or s2 > 593533335 then
   return {'RANKGEN_OUT_OF_RANGE field=Lap value=' .. string.format('%d', v2) .. 's min=2056-04-27T08:51:25Z max=2075-02-16T23:13:40Z', '', ''}
 end
-put_1(st, nd)
-put_2(st, s2)
+put_1(st, nd, d)
+put_2(st, s2, get_2(st))
 if old and old ~= st.m then
   redis.call('ZREM', board, old)
 end

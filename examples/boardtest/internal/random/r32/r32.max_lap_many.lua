@@ -89,7 +89,8 @@ local function get_1(st)
   return d
 end
 
-local function put_1(st, d)
+-- put_1 stores digit d in place of old.
+local function put_1(st, d, old)
   st.m = string.sub(st.m, 1, 21 - 1) .. string.format('%08x', d) .. string.sub(st.m, 28 + 1)
 end
 
@@ -135,7 +136,7 @@ for i = 1, n do
     out[3 * i - 2], out[3 * i - 1], out[3 * i] = err, '', ''
   else
     if nd ~= d or not st.exists then
-      put_1(st, nd)
+      put_1(st, nd, d)
       st.exists, st.dirty = true, true
     end
     out[3 * i - 2], out[3 * i - 1], out[3 * i] = '', st.p, st.m

@@ -89,8 +89,9 @@ local function get_1(st)
   return d
 end
 
-local function put_1(st, d)
-  st.p = st.p + (d - get_1(st)) * 1
+-- put_1 stores digit d in place of old.
+local function put_1(st, d, old)
+  st.p = st.p + (d - old) * 1
 end
 
 -- Lap: 8 hex characters of the member at byte 21; digits 0..593533335.
@@ -102,7 +103,8 @@ local function get_2(st)
   return d
 end
 
-local function put_2(st, d)
+-- put_2 stores digit d in place of old.
+local function put_2(st, d, old)
   st.m = string.sub(st.m, 1, 21 - 1) .. string.format('%08x', d) .. string.sub(st.m, 28 + 1)
 end
 
@@ -166,8 +168,8 @@ for i = 1, n do
     out[3 * i - 2], out[3 * i - 1], out[3 * i] = err, '', ''
   else
     if nd ~= d or not st.exists then
-      put_1(st, nd)
-      put_2(st, s2)
+      put_1(st, nd, d)
+      put_2(st, s2, get_2(st))
       st.exists, st.dirty = true, true
     end
     out[3 * i - 2], out[3 * i - 1], out[3 * i] = '', st.p, st.m

@@ -89,7 +89,8 @@ local function get_1(st)
   return d
 end
 
-local function put_1(st, d)
+-- put_1 stores digit d in place of old.
+local function put_1(st, d, old)
   st.m = string.sub(st.m, 1, 1 - 1) .. string.format('%01d', d) .. string.sub(st.m, 1 + 1)
 end
 
@@ -102,7 +103,8 @@ local function get_2(st)
   return d
 end
 
-local function put_2(st, d)
+-- put_2 stores digit d in place of old.
+local function put_2(st, d, old)
   st.m = string.sub(st.m, 1, 21 - 1) .. string.format('%08x', d) .. string.sub(st.m, 28 + 1)
 end
 
@@ -166,8 +168,8 @@ for i = 1, n do
     out[3 * i - 2], out[3 * i - 1], out[3 * i] = err, '', ''
   else
     if nd ~= d or not st.exists then
-      put_1(st, nd)
-      put_2(st, s2)
+      put_1(st, nd, d)
+      put_2(st, s2, get_2(st))
       st.exists, st.dirty = true, true
     end
     out[3 * i - 2], out[3 * i - 1], out[3 * i] = '', st.p, st.m
