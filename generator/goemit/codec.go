@@ -630,7 +630,9 @@ func (c *codec) encode() jen.Code {
 			} else {
 				body = append(body, jen.Qual(runtimePath, put).Call(text, c.digit(f)))
 			}
-			body = append(body, jen.Copy(jen.Id(buf).Index(jen.Lit(end), jen.Empty()), c.konst("separator")))
+			if l.Separator != "" {
+				body = append(body, jen.Copy(jen.Id(buf).Index(jen.Lit(end), jen.Empty()), c.konst("separator")))
+			}
 		}
 		if l.IDType == layout.IDUint64 {
 			member = jen.String().Call(jen.Qual("strconv", "AppendUint").Call(jen.Id(buf).Index(jen.Empty(), c.konst("prefixLen")), id, jen.Lit(10)))
@@ -784,6 +786,9 @@ func (c *codec) decode() jen.Code {
 		shape := l.MemberPattern()
 		cond := jen.Len(jen.Id("member")).Op("<").Add(c.konst("prefixLen"))
 		for _, f := range l.MemberFields() {
+			if l.Separator == "" {
+				break
+			}
 			at := f.Offset + f.TextWidth
 			cond.Op("||").Id("member").Index(jen.Lit(at), jen.Lit(at+len(l.Separator))).Op("!=").Add(c.konst("separator"))
 		}
