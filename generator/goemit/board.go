@@ -63,10 +63,15 @@ func (b *board) idText(id jen.Code) jen.Code {
 
 // checkID validates a string id (uint64 ids are always valid) and runs fail(err) on error.
 func (b *board) checkID(id jen.Code, fail func(jen.Code) jen.Code) jen.Code {
+	return b.checkIDThen(id, func(err jen.Code) []jen.Code { return []jen.Code{fail(err)} })
+}
+
+// checkIDThen is checkID with several statements on failure.
+func (b *board) checkIDThen(id jen.Code, fail func(jen.Code) []jen.Code) jen.Code {
 	if b.l.IDType == layout.IDUint64 {
 		return jen.Null()
 	}
-	return jen.If(jen.Err().Op(":=").Id("checkID").Call(id), jen.Err().Op("!=").Nil()).Block(fail(jen.Err()))
+	return jen.If(jen.Err().Op(":=").Id("checkID").Call(id), jen.Err().Op("!=").Nil()).Block(fail(jen.Err())...)
 }
 
 // camel turns a script op ("add_points") into an identifier suffix ("AddPoints").
@@ -336,11 +341,6 @@ func (b *board) update(fd *layout.Field, op layout.Op) {
 	switch op {
 	case layout.OpAdd:
 		what = fmt.Sprintf("adds delta to the %s of the entry of id", fd.Name)
-		if fd.Overflow == layout.OverflowSaturate {
-			what += fmt.Sprintf(", clamping the result to %s's range", fd.Name)
-		} else {
-			what += fmt.Sprintf("; a result outside %s's range is refused with ErrOverflow and leaves the entry unchanged", fd.Name)
-		}
 	case layout.OpMax:
 		what = fmt.Sprintf("raises the %s of the entry of id to v when v is larger", fd.Name)
 	case layout.OpMin:
@@ -354,7 +354,15 @@ func (b *board) update(fd *layout.Field, op layout.Op) {
 			stamps = append(stamps, fmt.Sprintf("%s (%s clock)", s.Name, s.Stamp))
 		}
 	}
-	doc := fmt.Sprintf("%s %s, and returns the new entry. An id without an entry starts from the zero entry (each field's zero value, or its lowest-ranking value when zero is outside its range).", name, what)
+	doc := fmt.Sprintf("%s %s and returns the new entry.", name, what)
+	if op == layout.OpAdd {
+		if fd.Overflow == layout.OverflowSaturate {
+			doc += fmt.Sprintf(" A result outside %s's range is clamped to its edge.", fd.Name)
+		} else {
+			doc += fmt.Sprintf(" A result outside %s's range is refused with an error matching ErrOverflow, leaving the entry unchanged.", fd.Name)
+		}
+	}
+	doc += " An id without an entry starts from the zero entry (each field's zero value, or its lowest-ranking value when zero is outside its range)."
 	if len(stamps) > 0 {
 		doc += " When the update changes the entry, it also sets " + strings.Join(stamps, ", ") + " to now."
 	}
@@ -390,8 +398,8 @@ func (b *board) update(fd *layout.Field, op layout.Op) {
 		val = rt("WideDelta").Call(jen.Id("u").Dot("Value"), jen.Lit(fd.Hex))
 	}
 	loop := []jen.Code{
-		b.checkID(jen.Id("u").Dot(l.IDName), func(err jen.Code) jen.Code {
-			return jen.Block(jen.Id("res").Index(jen.Id("i")).Dot("Err").Op("=").Add(err), jen.Continue())
+		b.checkIDThen(jen.Id("u").Dot(l.IDName), func(err jen.Code) []jen.Code {
+			return []jen.Code{jen.Id("res").Index(jen.Id("i")).Dot("Err").Op("=").Add(err), jen.Continue()}
 		}),
 	}
 	if op != layout.OpAdd {

@@ -411,11 +411,11 @@ func (b *Board) Trim(ctx context.Context, keep int64) (int64, error) {
 	return n, err
 }
 
-// AddPoints adds delta to the Points of the entry of id; a result outside Points's range is
-// refused with ErrOverflow and leaves the entry unchanged, and returns the new entry. An id
-// without an entry starts from the zero entry (each field's zero value, or its lowest-ranking
-// value when zero is outside its range). When the update changes the entry, it also sets ReachedAt
-// (server clock) to now.
+// AddPoints adds delta to the Points of the entry of id and returns the new entry. A result
+// outside Points's range is refused with an error matching ErrOverflow, leaving the entry
+// unchanged. An id without an entry starts from the zero entry (each field's zero value, or its
+// lowest-ranking value when zero is outside its range). When the update changes the entry, it also
+// sets ReachedAt (server clock) to now.
 func (b *Board) AddPoints(ctx context.Context, id string, delta int64) (Entry, error) {
 	if err := checkID(id); err != nil {
 		return Entry{}, err
@@ -437,10 +437,8 @@ func (b *Board) AddPointsMany(ctx context.Context, updates []Update[int64]) ([]R
 	sent := make([]int, 0, len(updates))
 	for i, u := range updates {
 		if err := checkID(u.PlayerID); err != nil {
-			{
-				res[i].Err = err
-				continue
-			}
+			res[i].Err = err
+			continue
 		}
 		args = append(args, u.PlayerID, u.Value)
 		sent = append(sent, i)
@@ -451,7 +449,7 @@ func (b *Board) AddPointsMany(ctx context.Context, updates []Update[int64]) ([]R
 	return res, nil
 }
 
-// MaxPoints raises the Points of the entry of id to v when v is larger, and returns the new entry.
+// MaxPoints raises the Points of the entry of id to v when v is larger and returns the new entry.
 // An id without an entry starts from the zero entry (each field's zero value, or its
 // lowest-ranking value when zero is outside its range). When the update changes the entry, it also
 // sets ReachedAt (server clock) to now.
@@ -480,10 +478,8 @@ func (b *Board) MaxPointsMany(ctx context.Context, updates []Update[uint32]) ([]
 	sent := make([]int, 0, len(updates))
 	for i, u := range updates {
 		if err := checkID(u.PlayerID); err != nil {
-			{
-				res[i].Err = err
-				continue
-			}
+			res[i].Err = err
+			continue
 		}
 		d, err := digitOfPoints(u.Value)
 		if err != nil {
@@ -499,7 +495,7 @@ func (b *Board) MaxPointsMany(ctx context.Context, updates []Update[uint32]) ([]
 	return res, nil
 }
 
-// SetPoints sets the Points of the entry of id to v, and returns the new entry. An id without an
+// SetPoints sets the Points of the entry of id to v and returns the new entry. An id without an
 // entry starts from the zero entry (each field's zero value, or its lowest-ranking value when zero
 // is outside its range). When the update changes the entry, it also sets ReachedAt (server clock)
 // to now.
@@ -528,10 +524,8 @@ func (b *Board) SetPointsMany(ctx context.Context, updates []Update[uint32]) ([]
 	sent := make([]int, 0, len(updates))
 	for i, u := range updates {
 		if err := checkID(u.PlayerID); err != nil {
-			{
-				res[i].Err = err
-				continue
-			}
+			res[i].Err = err
+			continue
 		}
 		d, err := digitOfPoints(u.Value)
 		if err != nil {
@@ -547,7 +541,7 @@ func (b *Board) SetPointsMany(ctx context.Context, updates []Update[uint32]) ([]
 	return res, nil
 }
 
-// SetPaid sets the Paid of the entry of id to v, and returns the new entry. An id without an entry
+// SetPaid sets the Paid of the entry of id to v and returns the new entry. An id without an entry
 // starts from the zero entry (each field's zero value, or its lowest-ranking value when zero is
 // outside its range). When the update changes the entry, it also sets ReachedAt (server clock) to
 // now.
@@ -576,10 +570,8 @@ func (b *Board) SetPaidMany(ctx context.Context, updates []Update[bool]) ([]Resu
 	sent := make([]int, 0, len(updates))
 	for i, u := range updates {
 		if err := checkID(u.PlayerID); err != nil {
-			{
-				res[i].Err = err
-				continue
-			}
+			res[i].Err = err
+			continue
 		}
 		d, err := digitOfPaid(u.Value)
 		if err != nil {

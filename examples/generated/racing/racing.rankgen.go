@@ -398,10 +398,10 @@ func (b *Board) Trim(ctx context.Context, keep int64) (int64, error) {
 	return n, err
 }
 
-// AddLaps adds delta to the Laps of the entry of id; a result outside Laps's range is refused with
-// ErrOverflow and leaves the entry unchanged, and returns the new entry. An id without an entry
-// starts from the zero entry (each field's zero value, or its lowest-ranking value when zero is
-// outside its range).
+// AddLaps adds delta to the Laps of the entry of id and returns the new entry. A result outside
+// Laps's range is refused with an error matching ErrOverflow, leaving the entry unchanged. An id
+// without an entry starts from the zero entry (each field's zero value, or its lowest-ranking
+// value when zero is outside its range).
 func (b *Board) AddLaps(ctx context.Context, id uint64, delta int64) (Entry, error) {
 	var r [1]Result
 	if err := b.apply(ctx, scriptAddLaps, append(b.updateArgs(1), id, delta), r[:], []int{0}); err != nil {
@@ -428,7 +428,7 @@ func (b *Board) AddLapsMany(ctx context.Context, updates []Update[int64]) ([]Res
 	return res, nil
 }
 
-// SetLaps sets the Laps of the entry of id to v, and returns the new entry. An id without an entry
+// SetLaps sets the Laps of the entry of id to v and returns the new entry. An id without an entry
 // starts from the zero entry (each field's zero value, or its lowest-ranking value when zero is
 // outside its range).
 func (b *Board) SetLaps(ctx context.Context, id uint64, v uint16) (Entry, error) {
@@ -466,9 +466,9 @@ func (b *Board) SetLapsMany(ctx context.Context, updates []Update[uint16]) ([]Re
 	return res, nil
 }
 
-// AddRaceTime adds delta to the RaceTime of the entry of id, clamping the result to RaceTime's
-// range, and returns the new entry. An id without an entry starts from the zero entry (each
-// field's zero value, or its lowest-ranking value when zero is outside its range).
+// AddRaceTime adds delta to the RaceTime of the entry of id and returns the new entry. A result
+// outside RaceTime's range is clamped to its edge. An id without an entry starts from the zero
+// entry (each field's zero value, or its lowest-ranking value when zero is outside its range).
 func (b *Board) AddRaceTime(ctx context.Context, id uint64, delta int64) (Entry, error) {
 	var r [1]Result
 	if err := b.apply(ctx, scriptAddRaceTime, append(b.updateArgs(1), id, delta), r[:], []int{0}); err != nil {
@@ -495,7 +495,7 @@ func (b *Board) AddRaceTimeMany(ctx context.Context, updates []Update[int64]) ([
 	return res, nil
 }
 
-// MinRaceTime lowers the RaceTime of the entry of id to v when v is smaller, and returns the new
+// MinRaceTime lowers the RaceTime of the entry of id to v when v is smaller and returns the new
 // entry. An id without an entry starts from the zero entry (each field's zero value, or its
 // lowest-ranking value when zero is outside its range).
 func (b *Board) MinRaceTime(ctx context.Context, id uint64, v uint32) (Entry, error) {
@@ -533,7 +533,7 @@ func (b *Board) MinRaceTimeMany(ctx context.Context, updates []Update[uint32]) (
 	return res, nil
 }
 
-// SetRaceTime sets the RaceTime of the entry of id to v, and returns the new entry. An id without
+// SetRaceTime sets the RaceTime of the entry of id to v and returns the new entry. An id without
 // an entry starts from the zero entry (each field's zero value, or its lowest-ranking value when
 // zero is outside its range).
 func (b *Board) SetRaceTime(ctx context.Context, id uint64, v uint32) (Entry, error) {

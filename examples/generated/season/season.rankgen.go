@@ -473,10 +473,10 @@ func (b *Board) Trim(ctx context.Context, keep int64) (int64, error) {
 	return n, err
 }
 
-// AddPoints adds delta to the Points of the entry of id, clamping the result to Points's range,
-// and returns the new entry. An id without an entry starts from the zero entry (each field's zero
-// value, or its lowest-ranking value when zero is outside its range). When the update changes the
-// entry, it also sets ReachedAt (client clock) to now.
+// AddPoints adds delta to the Points of the entry of id and returns the new entry. A result
+// outside Points's range is clamped to its edge. An id without an entry starts from the zero entry
+// (each field's zero value, or its lowest-ranking value when zero is outside its range). When the
+// update changes the entry, it also sets ReachedAt (client clock) to now.
 func (b *Board) AddPoints(ctx context.Context, id string, delta int64) (Entry, error) {
 	if err := checkID(id); err != nil {
 		return Entry{}, err
@@ -498,10 +498,8 @@ func (b *Board) AddPointsMany(ctx context.Context, updates []Update[int64]) ([]R
 	sent := make([]int, 0, len(updates))
 	for i, u := range updates {
 		if err := checkID(u.UserID); err != nil {
-			{
-				res[i].Err = err
-				continue
-			}
+			res[i].Err = err
+			continue
 		}
 		args = append(args, u.UserID, u.Value)
 		sent = append(sent, i)
@@ -512,7 +510,7 @@ func (b *Board) AddPointsMany(ctx context.Context, updates []Update[int64]) ([]R
 	return res, nil
 }
 
-// MaxTier raises the Tier of the entry of id to v when v is larger, and returns the new entry. An
+// MaxTier raises the Tier of the entry of id to v when v is larger and returns the new entry. An
 // id without an entry starts from the zero entry (each field's zero value, or its lowest-ranking
 // value when zero is outside its range). When the update changes the entry, it also sets ReachedAt
 // (client clock) to now.
@@ -541,10 +539,8 @@ func (b *Board) MaxTierMany(ctx context.Context, updates []Update[Tier]) ([]Resu
 	sent := make([]int, 0, len(updates))
 	for i, u := range updates {
 		if err := checkID(u.UserID); err != nil {
-			{
-				res[i].Err = err
-				continue
-			}
+			res[i].Err = err
+			continue
 		}
 		d, err := digitOfTier(u.Value)
 		if err != nil {
@@ -560,7 +556,7 @@ func (b *Board) MaxTierMany(ctx context.Context, updates []Update[Tier]) ([]Resu
 	return res, nil
 }
 
-// SetTier sets the Tier of the entry of id to v, and returns the new entry. An id without an entry
+// SetTier sets the Tier of the entry of id to v and returns the new entry. An id without an entry
 // starts from the zero entry (each field's zero value, or its lowest-ranking value when zero is
 // outside its range). When the update changes the entry, it also sets ReachedAt (client clock) to
 // now.
@@ -589,10 +585,8 @@ func (b *Board) SetTierMany(ctx context.Context, updates []Update[Tier]) ([]Resu
 	sent := make([]int, 0, len(updates))
 	for i, u := range updates {
 		if err := checkID(u.UserID); err != nil {
-			{
-				res[i].Err = err
-				continue
-			}
+			res[i].Err = err
+			continue
 		}
 		d, err := digitOfTier(u.Value)
 		if err != nil {
@@ -608,11 +602,11 @@ func (b *Board) SetTierMany(ctx context.Context, updates []Update[Tier]) ([]Resu
 	return res, nil
 }
 
-// AddWins adds delta to the Wins of the entry of id; a result outside Wins's range is refused with
-// ErrOverflow and leaves the entry unchanged, and returns the new entry. An id without an entry
-// starts from the zero entry (each field's zero value, or its lowest-ranking value when zero is
-// outside its range). When the update changes the entry, it also sets ReachedAt (client clock) to
-// now.
+// AddWins adds delta to the Wins of the entry of id and returns the new entry. A result outside
+// Wins's range is refused with an error matching ErrOverflow, leaving the entry unchanged. An id
+// without an entry starts from the zero entry (each field's zero value, or its lowest-ranking
+// value when zero is outside its range). When the update changes the entry, it also sets ReachedAt
+// (client clock) to now.
 func (b *Board) AddWins(ctx context.Context, id string, delta int64) (Entry, error) {
 	if err := checkID(id); err != nil {
 		return Entry{}, err
@@ -634,10 +628,8 @@ func (b *Board) AddWinsMany(ctx context.Context, updates []Update[int64]) ([]Res
 	sent := make([]int, 0, len(updates))
 	for i, u := range updates {
 		if err := checkID(u.UserID); err != nil {
-			{
-				res[i].Err = err
-				continue
-			}
+			res[i].Err = err
+			continue
 		}
 		args = append(args, u.UserID, u.Value)
 		sent = append(sent, i)
@@ -648,7 +640,7 @@ func (b *Board) AddWinsMany(ctx context.Context, updates []Update[int64]) ([]Res
 	return res, nil
 }
 
-// SetWins sets the Wins of the entry of id to v, and returns the new entry. An id without an entry
+// SetWins sets the Wins of the entry of id to v and returns the new entry. An id without an entry
 // starts from the zero entry (each field's zero value, or its lowest-ranking value when zero is
 // outside its range). When the update changes the entry, it also sets ReachedAt (client clock) to
 // now.
@@ -677,10 +669,8 @@ func (b *Board) SetWinsMany(ctx context.Context, updates []Update[uint16]) ([]Re
 	sent := make([]int, 0, len(updates))
 	for i, u := range updates {
 		if err := checkID(u.UserID); err != nil {
-			{
-				res[i].Err = err
-				continue
-			}
+			res[i].Err = err
+			continue
 		}
 		d, err := digitOfWins(u.Value)
 		if err != nil {

@@ -375,10 +375,10 @@ func (b *Board) Trim(ctx context.Context, keep int64) (int64, error) {
 	return n, err
 }
 
-// AddPrimary adds delta to the Primary of the entry of id; a result outside Primary's range is
-// refused with ErrOverflow and leaves the entry unchanged, and returns the new entry. An id
-// without an entry starts from the zero entry (each field's zero value, or its lowest-ranking
-// value when zero is outside its range).
+// AddPrimary adds delta to the Primary of the entry of id and returns the new entry. A result
+// outside Primary's range is refused with an error matching ErrOverflow, leaving the entry
+// unchanged. An id without an entry starts from the zero entry (each field's zero value, or its
+// lowest-ranking value when zero is outside its range).
 func (b *Board) AddPrimary(ctx context.Context, id string, delta int64) (Entry, error) {
 	if err := checkID(id); err != nil {
 		return Entry{}, err
@@ -400,10 +400,8 @@ func (b *Board) AddPrimaryMany(ctx context.Context, updates []Update[int64]) ([]
 	sent := make([]int, 0, len(updates))
 	for i, u := range updates {
 		if err := checkID(u.UserID); err != nil {
-			{
-				res[i].Err = err
-				continue
-			}
+			res[i].Err = err
+			continue
 		}
 		args = append(args, u.UserID, u.Value)
 		sent = append(sent, i)
@@ -414,7 +412,7 @@ func (b *Board) AddPrimaryMany(ctx context.Context, updates []Update[int64]) ([]
 	return res, nil
 }
 
-// SetPrimary sets the Primary of the entry of id to v, and returns the new entry. An id without an
+// SetPrimary sets the Primary of the entry of id to v and returns the new entry. An id without an
 // entry starts from the zero entry (each field's zero value, or its lowest-ranking value when zero
 // is outside its range).
 func (b *Board) SetPrimary(ctx context.Context, id string, v uint64) (Entry, error) {
@@ -442,10 +440,8 @@ func (b *Board) SetPrimaryMany(ctx context.Context, updates []Update[uint64]) ([
 	sent := make([]int, 0, len(updates))
 	for i, u := range updates {
 		if err := checkID(u.UserID); err != nil {
-			{
-				res[i].Err = err
-				continue
-			}
+			res[i].Err = err
+			continue
 		}
 		d, err := digitOfPrimary(u.Value)
 		if err != nil {
@@ -461,9 +457,9 @@ func (b *Board) SetPrimaryMany(ctx context.Context, updates []Update[uint64]) ([
 	return res, nil
 }
 
-// SetReachedAt sets the ReachedAt of the entry of id to v, and returns the new entry. An id
-// without an entry starts from the zero entry (each field's zero value, or its lowest-ranking
-// value when zero is outside its range).
+// SetReachedAt sets the ReachedAt of the entry of id to v and returns the new entry. An id without
+// an entry starts from the zero entry (each field's zero value, or its lowest-ranking value when
+// zero is outside its range).
 func (b *Board) SetReachedAt(ctx context.Context, id string, v time.Time) (Entry, error) {
 	if err := checkID(id); err != nil {
 		return Entry{}, err
@@ -489,10 +485,8 @@ func (b *Board) SetReachedAtMany(ctx context.Context, updates []Update[time.Time
 	sent := make([]int, 0, len(updates))
 	for i, u := range updates {
 		if err := checkID(u.UserID); err != nil {
-			{
-				res[i].Err = err
-				continue
-			}
+			res[i].Err = err
+			continue
 		}
 		d, err := digitOfReachedAt(u.Value)
 		if err != nil {

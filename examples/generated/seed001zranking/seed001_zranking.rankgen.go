@@ -409,10 +409,10 @@ func (b *Board) Trim(ctx context.Context, keep int64) (int64, error) {
 	return n, err
 }
 
-// AddValue adds delta to the Value of the entry of id; a result outside Value's range is refused
-// with ErrOverflow and leaves the entry unchanged, and returns the new entry. An id without an
-// entry starts from the zero entry (each field's zero value, or its lowest-ranking value when zero
-// is outside its range).
+// AddValue adds delta to the Value of the entry of id and returns the new entry. A result outside
+// Value's range is refused with an error matching ErrOverflow, leaving the entry unchanged. An id
+// without an entry starts from the zero entry (each field's zero value, or its lowest-ranking
+// value when zero is outside its range).
 func (b *Board) AddValue(ctx context.Context, id string, delta int64) (Entry, error) {
 	if err := checkID(id); err != nil {
 		return Entry{}, err
@@ -434,10 +434,8 @@ func (b *Board) AddValueMany(ctx context.Context, updates []Update[int64]) ([]Re
 	sent := make([]int, 0, len(updates))
 	for i, u := range updates {
 		if err := checkID(u.UID); err != nil {
-			{
-				res[i].Err = err
-				continue
-			}
+			res[i].Err = err
+			continue
 		}
 		args = append(args, u.UID, u.Value)
 		sent = append(sent, i)
@@ -448,7 +446,7 @@ func (b *Board) AddValueMany(ctx context.Context, updates []Update[int64]) ([]Re
 	return res, nil
 }
 
-// SetValue sets the Value of the entry of id to v, and returns the new entry. An id without an
+// SetValue sets the Value of the entry of id to v and returns the new entry. An id without an
 // entry starts from the zero entry (each field's zero value, or its lowest-ranking value when zero
 // is outside its range).
 func (b *Board) SetValue(ctx context.Context, id string, v uint64) (Entry, error) {
@@ -476,10 +474,8 @@ func (b *Board) SetValueMany(ctx context.Context, updates []Update[uint64]) ([]R
 	sent := make([]int, 0, len(updates))
 	for i, u := range updates {
 		if err := checkID(u.UID); err != nil {
-			{
-				res[i].Err = err
-				continue
-			}
+			res[i].Err = err
+			continue
 		}
 		d, err := digitOfValue(u.Value)
 		if err != nil {
@@ -495,9 +491,9 @@ func (b *Board) SetValueMany(ctx context.Context, updates []Update[uint64]) ([]R
 	return res, nil
 }
 
-// SetUpdatedAt sets the UpdatedAt of the entry of id to v, and returns the new entry. An id
-// without an entry starts from the zero entry (each field's zero value, or its lowest-ranking
-// value when zero is outside its range).
+// SetUpdatedAt sets the UpdatedAt of the entry of id to v and returns the new entry. An id without
+// an entry starts from the zero entry (each field's zero value, or its lowest-ranking value when
+// zero is outside its range).
 func (b *Board) SetUpdatedAt(ctx context.Context, id string, v time.Time) (Entry, error) {
 	if err := checkID(id); err != nil {
 		return Entry{}, err
@@ -523,10 +519,8 @@ func (b *Board) SetUpdatedAtMany(ctx context.Context, updates []Update[time.Time
 	sent := make([]int, 0, len(updates))
 	for i, u := range updates {
 		if err := checkID(u.UID); err != nil {
-			{
-				res[i].Err = err
-				continue
-			}
+			res[i].Err = err
+			continue
 		}
 		d, err := digitOfUpdatedAt(u.Value)
 		if err != nil {

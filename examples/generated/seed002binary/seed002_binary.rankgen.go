@@ -411,10 +411,10 @@ func (b *Board) Trim(ctx context.Context, keep int64) (int64, error) {
 	return n, err
 }
 
-// AddPoints adds delta to the Points of the entry of id; a result outside Points's range is
-// refused with ErrOverflow and leaves the entry unchanged, and returns the new entry. An id
-// without an entry starts from the zero entry (each field's zero value, or its lowest-ranking
-// value when zero is outside its range).
+// AddPoints adds delta to the Points of the entry of id and returns the new entry. A result
+// outside Points's range is refused with an error matching ErrOverflow, leaving the entry
+// unchanged. An id without an entry starts from the zero entry (each field's zero value, or its
+// lowest-ranking value when zero is outside its range).
 func (b *Board) AddPoints(ctx context.Context, id string, delta int64) (Entry, error) {
 	if err := checkID(id); err != nil {
 		return Entry{}, err
@@ -436,10 +436,8 @@ func (b *Board) AddPointsMany(ctx context.Context, updates []Update[int64]) ([]R
 	sent := make([]int, 0, len(updates))
 	for i, u := range updates {
 		if err := checkID(u.Player); err != nil {
-			{
-				res[i].Err = err
-				continue
-			}
+			res[i].Err = err
+			continue
 		}
 		args = append(args, u.Player, u.Value)
 		sent = append(sent, i)
@@ -450,7 +448,7 @@ func (b *Board) AddPointsMany(ctx context.Context, updates []Update[int64]) ([]R
 	return res, nil
 }
 
-// SetPoints sets the Points of the entry of id to v, and returns the new entry. An id without an
+// SetPoints sets the Points of the entry of id to v and returns the new entry. An id without an
 // entry starts from the zero entry (each field's zero value, or its lowest-ranking value when zero
 // is outside its range).
 func (b *Board) SetPoints(ctx context.Context, id string, v uint32) (Entry, error) {
@@ -478,10 +476,8 @@ func (b *Board) SetPointsMany(ctx context.Context, updates []Update[uint32]) ([]
 	sent := make([]int, 0, len(updates))
 	for i, u := range updates {
 		if err := checkID(u.Player); err != nil {
-			{
-				res[i].Err = err
-				continue
-			}
+			res[i].Err = err
+			continue
 		}
 		d, err := digitOfPoints(u.Value)
 		if err != nil {
@@ -497,7 +493,7 @@ func (b *Board) SetPointsMany(ctx context.Context, updates []Update[uint32]) ([]
 	return res, nil
 }
 
-// SetPaid sets the Paid of the entry of id to v, and returns the new entry. An id without an entry
+// SetPaid sets the Paid of the entry of id to v and returns the new entry. An id without an entry
 // starts from the zero entry (each field's zero value, or its lowest-ranking value when zero is
 // outside its range).
 func (b *Board) SetPaid(ctx context.Context, id string, v bool) (Entry, error) {
@@ -525,10 +521,8 @@ func (b *Board) SetPaidMany(ctx context.Context, updates []Update[bool]) ([]Resu
 	sent := make([]int, 0, len(updates))
 	for i, u := range updates {
 		if err := checkID(u.Player); err != nil {
-			{
-				res[i].Err = err
-				continue
-			}
+			res[i].Err = err
+			continue
 		}
 		d, err := digitOfPaid(u.Value)
 		if err != nil {
@@ -544,9 +538,9 @@ func (b *Board) SetPaidMany(ctx context.Context, updates []Update[bool]) ([]Resu
 	return res, nil
 }
 
-// SetReachedAt sets the ReachedAt of the entry of id to v, and returns the new entry. An id
-// without an entry starts from the zero entry (each field's zero value, or its lowest-ranking
-// value when zero is outside its range).
+// SetReachedAt sets the ReachedAt of the entry of id to v and returns the new entry. An id without
+// an entry starts from the zero entry (each field's zero value, or its lowest-ranking value when
+// zero is outside its range).
 func (b *Board) SetReachedAt(ctx context.Context, id string, v time.Time) (Entry, error) {
 	if err := checkID(id); err != nil {
 		return Entry{}, err
@@ -572,10 +566,8 @@ func (b *Board) SetReachedAtMany(ctx context.Context, updates []Update[time.Time
 	sent := make([]int, 0, len(updates))
 	for i, u := range updates {
 		if err := checkID(u.Player); err != nil {
-			{
-				res[i].Err = err
-				continue
-			}
+			res[i].Err = err
+			continue
 		}
 		d, err := digitOfReachedAt(u.Value)
 		if err != nil {

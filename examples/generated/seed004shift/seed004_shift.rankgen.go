@@ -394,10 +394,10 @@ func (b *Board) Trim(ctx context.Context, keep int64) (int64, error) {
 	return n, err
 }
 
-// AddPoints adds delta to the Points of the entry of id; a result outside Points's range is
-// refused with ErrOverflow and leaves the entry unchanged, and returns the new entry. An id
-// without an entry starts from the zero entry (each field's zero value, or its lowest-ranking
-// value when zero is outside its range).
+// AddPoints adds delta to the Points of the entry of id and returns the new entry. A result
+// outside Points's range is refused with an error matching ErrOverflow, leaving the entry
+// unchanged. An id without an entry starts from the zero entry (each field's zero value, or its
+// lowest-ranking value when zero is outside its range).
 func (b *Board) AddPoints(ctx context.Context, id string, delta int64) (Entry, error) {
 	if err := checkID(id); err != nil {
 		return Entry{}, err
@@ -419,10 +419,8 @@ func (b *Board) AddPointsMany(ctx context.Context, updates []Update[int64]) ([]R
 	sent := make([]int, 0, len(updates))
 	for i, u := range updates {
 		if err := checkID(u.UserID); err != nil {
-			{
-				res[i].Err = err
-				continue
-			}
+			res[i].Err = err
+			continue
 		}
 		args = append(args, u.UserID, u.Value)
 		sent = append(sent, i)
@@ -433,7 +431,7 @@ func (b *Board) AddPointsMany(ctx context.Context, updates []Update[int64]) ([]R
 	return res, nil
 }
 
-// SetPoints sets the Points of the entry of id to v, and returns the new entry. An id without an
+// SetPoints sets the Points of the entry of id to v and returns the new entry. An id without an
 // entry starts from the zero entry (each field's zero value, or its lowest-ranking value when zero
 // is outside its range).
 func (b *Board) SetPoints(ctx context.Context, id string, v uint32) (Entry, error) {
@@ -461,10 +459,8 @@ func (b *Board) SetPointsMany(ctx context.Context, updates []Update[uint32]) ([]
 	sent := make([]int, 0, len(updates))
 	for i, u := range updates {
 		if err := checkID(u.UserID); err != nil {
-			{
-				res[i].Err = err
-				continue
-			}
+			res[i].Err = err
+			continue
 		}
 		d, err := digitOfPoints(u.Value)
 		if err != nil {
@@ -480,7 +476,7 @@ func (b *Board) SetPointsMany(ctx context.Context, updates []Update[uint32]) ([]
 	return res, nil
 }
 
-// SetAt sets the At of the entry of id to v, and returns the new entry. An id without an entry
+// SetAt sets the At of the entry of id to v and returns the new entry. An id without an entry
 // starts from the zero entry (each field's zero value, or its lowest-ranking value when zero is
 // outside its range).
 func (b *Board) SetAt(ctx context.Context, id string, v time.Time) (Entry, error) {
@@ -508,10 +504,8 @@ func (b *Board) SetAtMany(ctx context.Context, updates []Update[time.Time]) ([]R
 	sent := make([]int, 0, len(updates))
 	for i, u := range updates {
 		if err := checkID(u.UserID); err != nil {
-			{
-				res[i].Err = err
-				continue
-			}
+			res[i].Err = err
+			continue
 		}
 		d, err := digitOfAt(u.Value)
 		if err != nil {

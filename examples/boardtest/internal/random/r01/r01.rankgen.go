@@ -569,7 +569,7 @@ func (b *Board) Trim(ctx context.Context, keep int64) (int64, error) {
 	return n, err
 }
 
-// MaxWins raises the Wins of the entry of id to v when v is larger, and returns the new entry. An
+// MaxWins raises the Wins of the entry of id to v when v is larger and returns the new entry. An
 // id without an entry starts from the zero entry (each field's zero value, or its lowest-ranking
 // value when zero is outside its range).
 func (b *Board) MaxWins(ctx context.Context, id string, v Wins) (Entry, error) {
@@ -597,10 +597,8 @@ func (b *Board) MaxWinsMany(ctx context.Context, updates []Update[Wins]) ([]Resu
 	sent := make([]int, 0, len(updates))
 	for i, u := range updates {
 		if err := checkID(u.Handle); err != nil {
-			{
-				res[i].Err = err
-				continue
-			}
+			res[i].Err = err
+			continue
 		}
 		d, err := digitOfWins(u.Value)
 		if err != nil {
@@ -616,7 +614,7 @@ func (b *Board) MaxWinsMany(ctx context.Context, updates []Update[Wins]) ([]Resu
 	return res, nil
 }
 
-// MaxRaceTime raises the RaceTime of the entry of id to v when v is larger, and returns the new
+// MaxRaceTime raises the RaceTime of the entry of id to v when v is larger and returns the new
 // entry. An id without an entry starts from the zero entry (each field's zero value, or its
 // lowest-ranking value when zero is outside its range).
 func (b *Board) MaxRaceTime(ctx context.Context, id string, v int32) (Entry, error) {
@@ -644,10 +642,8 @@ func (b *Board) MaxRaceTimeMany(ctx context.Context, updates []Update[int32]) ([
 	sent := make([]int, 0, len(updates))
 	for i, u := range updates {
 		if err := checkID(u.Handle); err != nil {
-			{
-				res[i].Err = err
-				continue
-			}
+			res[i].Err = err
+			continue
 		}
 		d, err := digitOfRaceTime(u.Value)
 		if err != nil {
@@ -663,7 +659,7 @@ func (b *Board) MaxRaceTimeMany(ctx context.Context, updates []Update[int32]) ([
 	return res, nil
 }
 
-// MinRaceTime lowers the RaceTime of the entry of id to v when v is smaller, and returns the new
+// MinRaceTime lowers the RaceTime of the entry of id to v when v is smaller and returns the new
 // entry. An id without an entry starts from the zero entry (each field's zero value, or its
 // lowest-ranking value when zero is outside its range).
 func (b *Board) MinRaceTime(ctx context.Context, id string, v int32) (Entry, error) {
@@ -691,10 +687,8 @@ func (b *Board) MinRaceTimeMany(ctx context.Context, updates []Update[int32]) ([
 	sent := make([]int, 0, len(updates))
 	for i, u := range updates {
 		if err := checkID(u.Handle); err != nil {
-			{
-				res[i].Err = err
-				continue
-			}
+			res[i].Err = err
+			continue
 		}
 		d, err := digitOfRaceTime(u.Value)
 		if err != nil {
@@ -710,7 +704,7 @@ func (b *Board) MinRaceTimeMany(ctx context.Context, updates []Update[int32]) ([
 	return res, nil
 }
 
-// SetRaceTime sets the RaceTime of the entry of id to v, and returns the new entry. An id without
+// SetRaceTime sets the RaceTime of the entry of id to v and returns the new entry. An id without
 // an entry starts from the zero entry (each field's zero value, or its lowest-ranking value when
 // zero is outside its range).
 func (b *Board) SetRaceTime(ctx context.Context, id string, v int32) (Entry, error) {
@@ -738,10 +732,8 @@ func (b *Board) SetRaceTimeMany(ctx context.Context, updates []Update[int32]) ([
 	sent := make([]int, 0, len(updates))
 	for i, u := range updates {
 		if err := checkID(u.Handle); err != nil {
-			{
-				res[i].Err = err
-				continue
-			}
+			res[i].Err = err
+			continue
 		}
 		d, err := digitOfRaceTime(u.Value)
 		if err != nil {

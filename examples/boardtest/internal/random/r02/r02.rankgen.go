@@ -429,7 +429,7 @@ func (b *Board) Trim(ctx context.Context, keep int64) (int64, error) {
 	return n, err
 }
 
-// SetJoinedAt sets the JoinedAt of the entry of id to v, and returns the new entry. An id without
+// SetJoinedAt sets the JoinedAt of the entry of id to v and returns the new entry. An id without
 // an entry starts from the zero entry (each field's zero value, or its lowest-ranking value when
 // zero is outside its range).
 func (b *Board) SetJoinedAt(ctx context.Context, id string, v int64) (Entry, error) {
@@ -457,10 +457,8 @@ func (b *Board) SetJoinedAtMany(ctx context.Context, updates []Update[int64]) ([
 	sent := make([]int, 0, len(updates))
 	for i, u := range updates {
 		if err := checkID(u.ID); err != nil {
-			{
-				res[i].Err = err
-				continue
-			}
+			res[i].Err = err
+			continue
 		}
 		d, err := digitOfJoinedAt(u.Value)
 		if err != nil {
@@ -476,9 +474,9 @@ func (b *Board) SetJoinedAtMany(ctx context.Context, updates []Update[int64]) ([
 	return res, nil
 }
 
-// AddJoinedAt adds delta to the JoinedAt of the entry of id, clamping the result to JoinedAt's
-// range, and returns the new entry. An id without an entry starts from the zero entry (each
-// field's zero value, or its lowest-ranking value when zero is outside its range).
+// AddJoinedAt adds delta to the JoinedAt of the entry of id and returns the new entry. A result
+// outside JoinedAt's range is clamped to its edge. An id without an entry starts from the zero
+// entry (each field's zero value, or its lowest-ranking value when zero is outside its range).
 func (b *Board) AddJoinedAt(ctx context.Context, id string, delta int64) (Entry, error) {
 	if err := checkID(id); err != nil {
 		return Entry{}, err
@@ -500,10 +498,8 @@ func (b *Board) AddJoinedAtMany(ctx context.Context, updates []Update[int64]) ([
 	sent := make([]int, 0, len(updates))
 	for i, u := range updates {
 		if err := checkID(u.ID); err != nil {
-			{
-				res[i].Err = err
-				continue
-			}
+			res[i].Err = err
+			continue
 		}
 		args = append(args, u.ID, u.Value)
 		sent = append(sent, i)
@@ -514,7 +510,7 @@ func (b *Board) AddJoinedAtMany(ctx context.Context, updates []Update[int64]) ([
 	return res, nil
 }
 
-// MinJoinedAt lowers the JoinedAt of the entry of id to v when v is smaller, and returns the new
+// MinJoinedAt lowers the JoinedAt of the entry of id to v when v is smaller and returns the new
 // entry. An id without an entry starts from the zero entry (each field's zero value, or its
 // lowest-ranking value when zero is outside its range).
 func (b *Board) MinJoinedAt(ctx context.Context, id string, v int64) (Entry, error) {
@@ -542,10 +538,8 @@ func (b *Board) MinJoinedAtMany(ctx context.Context, updates []Update[int64]) ([
 	sent := make([]int, 0, len(updates))
 	for i, u := range updates {
 		if err := checkID(u.ID); err != nil {
-			{
-				res[i].Err = err
-				continue
-			}
+			res[i].Err = err
+			continue
 		}
 		d, err := digitOfJoinedAt(u.Value)
 		if err != nil {
@@ -561,7 +555,7 @@ func (b *Board) MinJoinedAtMany(ctx context.Context, updates []Update[int64]) ([
 	return res, nil
 }
 
-// MaxJoinedAt raises the JoinedAt of the entry of id to v when v is larger, and returns the new
+// MaxJoinedAt raises the JoinedAt of the entry of id to v when v is larger and returns the new
 // entry. An id without an entry starts from the zero entry (each field's zero value, or its
 // lowest-ranking value when zero is outside its range).
 func (b *Board) MaxJoinedAt(ctx context.Context, id string, v int64) (Entry, error) {
@@ -589,10 +583,8 @@ func (b *Board) MaxJoinedAtMany(ctx context.Context, updates []Update[int64]) ([
 	sent := make([]int, 0, len(updates))
 	for i, u := range updates {
 		if err := checkID(u.ID); err != nil {
-			{
-				res[i].Err = err
-				continue
-			}
+			res[i].Err = err
+			continue
 		}
 		d, err := digitOfJoinedAt(u.Value)
 		if err != nil {
@@ -608,7 +600,7 @@ func (b *Board) MaxJoinedAtMany(ctx context.Context, updates []Update[int64]) ([
 	return res, nil
 }
 
-// SetGold sets the Gold of the entry of id to v, and returns the new entry. An id without an entry
+// SetGold sets the Gold of the entry of id to v and returns the new entry. An id without an entry
 // starts from the zero entry (each field's zero value, or its lowest-ranking value when zero is
 // outside its range).
 func (b *Board) SetGold(ctx context.Context, id string, v int64) (Entry, error) {
@@ -636,10 +628,8 @@ func (b *Board) SetGoldMany(ctx context.Context, updates []Update[int64]) ([]Res
 	sent := make([]int, 0, len(updates))
 	for i, u := range updates {
 		if err := checkID(u.ID); err != nil {
-			{
-				res[i].Err = err
-				continue
-			}
+			res[i].Err = err
+			continue
 		}
 		d, err := digitOfGold(u.Value)
 		if err != nil {

@@ -434,7 +434,7 @@ func (b *Board) Trim(ctx context.Context, keep int64) (int64, error) {
 	return n, err
 }
 
-// MinWins lowers the Wins of the entry of id to v when v is smaller, and returns the new entry. An
+// MinWins lowers the Wins of the entry of id to v when v is smaller and returns the new entry. An
 // id without an entry starts from the zero entry (each field's zero value, or its lowest-ranking
 // value when zero is outside its range). When the update changes the entry, it also sets Streak
 // (client clock), Kills (server clock) to now.
@@ -463,10 +463,8 @@ func (b *Board) MinWinsMany(ctx context.Context, updates []Update[time.Time]) ([
 	sent := make([]int, 0, len(updates))
 	for i, u := range updates {
 		if err := checkID(u.PlayerID); err != nil {
-			{
-				res[i].Err = err
-				continue
-			}
+			res[i].Err = err
+			continue
 		}
 		d, err := digitOfWins(u.Value)
 		if err != nil {
@@ -482,7 +480,7 @@ func (b *Board) MinWinsMany(ctx context.Context, updates []Update[time.Time]) ([
 	return res, nil
 }
 
-// SetWins sets the Wins of the entry of id to v, and returns the new entry. An id without an entry
+// SetWins sets the Wins of the entry of id to v and returns the new entry. An id without an entry
 // starts from the zero entry (each field's zero value, or its lowest-ranking value when zero is
 // outside its range). When the update changes the entry, it also sets Streak (client clock), Kills
 // (server clock) to now.
@@ -511,10 +509,8 @@ func (b *Board) SetWinsMany(ctx context.Context, updates []Update[time.Time]) ([
 	sent := make([]int, 0, len(updates))
 	for i, u := range updates {
 		if err := checkID(u.PlayerID); err != nil {
-			{
-				res[i].Err = err
-				continue
-			}
+			res[i].Err = err
+			continue
 		}
 		d, err := digitOfWins(u.Value)
 		if err != nil {

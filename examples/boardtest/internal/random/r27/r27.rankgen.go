@@ -447,7 +447,7 @@ func (b *Board) Trim(ctx context.Context, keep int64) (int64, error) {
 	return n, err
 }
 
-// SetSeason sets the Season of the entry of id to v, and returns the new entry. An id without an
+// SetSeason sets the Season of the entry of id to v and returns the new entry. An id without an
 // entry starts from the zero entry (each field's zero value, or its lowest-ranking value when zero
 // is outside its range).
 func (b *Board) SetSeason(ctx context.Context, id uint64, v time.Time) (Entry, error) {
@@ -485,10 +485,10 @@ func (b *Board) SetSeasonMany(ctx context.Context, updates []Update[time.Time]) 
 	return res, nil
 }
 
-// AddUpdatedAt adds delta to the UpdatedAt of the entry of id; a result outside UpdatedAt's range
-// is refused with ErrOverflow and leaves the entry unchanged, and returns the new entry. An id
-// without an entry starts from the zero entry (each field's zero value, or its lowest-ranking
-// value when zero is outside its range).
+// AddUpdatedAt adds delta to the UpdatedAt of the entry of id and returns the new entry. A result
+// outside UpdatedAt's range is refused with an error matching ErrOverflow, leaving the entry
+// unchanged. An id without an entry starts from the zero entry (each field's zero value, or its
+// lowest-ranking value when zero is outside its range).
 func (b *Board) AddUpdatedAt(ctx context.Context, id uint64, delta int64) (Entry, error) {
 	var r [1]Result
 	if err := b.apply(ctx, scriptAddUpdatedAt, append(b.updateArgs(1), id, delta), r[:], []int{0}); err != nil {
@@ -515,7 +515,7 @@ func (b *Board) AddUpdatedAtMany(ctx context.Context, updates []Update[int64]) (
 	return res, nil
 }
 
-// MaxUpdatedAt raises the UpdatedAt of the entry of id to v when v is larger, and returns the new
+// MaxUpdatedAt raises the UpdatedAt of the entry of id to v when v is larger and returns the new
 // entry. An id without an entry starts from the zero entry (each field's zero value, or its
 // lowest-ranking value when zero is outside its range).
 func (b *Board) MaxUpdatedAt(ctx context.Context, id uint64, v uint64) (Entry, error) {
@@ -553,7 +553,7 @@ func (b *Board) MaxUpdatedAtMany(ctx context.Context, updates []Update[uint64]) 
 	return res, nil
 }
 
-// MaxGold raises the Gold of the entry of id to v when v is larger, and returns the new entry. An
+// MaxGold raises the Gold of the entry of id to v when v is larger and returns the new entry. An
 // id without an entry starts from the zero entry (each field's zero value, or its lowest-ranking
 // value when zero is outside its range).
 func (b *Board) MaxGold(ctx context.Context, id uint64, v time.Time) (Entry, error) {
@@ -591,7 +591,7 @@ func (b *Board) MaxGoldMany(ctx context.Context, updates []Update[time.Time]) ([
 	return res, nil
 }
 
-// MaxLap raises the Lap of the entry of id to v when v is larger, and returns the new entry. An id
+// MaxLap raises the Lap of the entry of id to v when v is larger and returns the new entry. An id
 // without an entry starts from the zero entry (each field's zero value, or its lowest-ranking
 // value when zero is outside its range).
 func (b *Board) MaxLap(ctx context.Context, id uint64, v int32) (Entry, error) {
@@ -629,8 +629,8 @@ func (b *Board) MaxLapMany(ctx context.Context, updates []Update[int32]) ([]Resu
 	return res, nil
 }
 
-// MinLap lowers the Lap of the entry of id to v when v is smaller, and returns the new entry. An
-// id without an entry starts from the zero entry (each field's zero value, or its lowest-ranking
+// MinLap lowers the Lap of the entry of id to v when v is smaller and returns the new entry. An id
+// without an entry starts from the zero entry (each field's zero value, or its lowest-ranking
 // value when zero is outside its range).
 func (b *Board) MinLap(ctx context.Context, id uint64, v int32) (Entry, error) {
 	d, err := digitOfLap(v)

@@ -549,7 +549,7 @@ func (b *Board) Trim(ctx context.Context, keep int64) (int64, error) {
 	return n, err
 }
 
-// SetPriority sets the Priority of the entry of id to v, and returns the new entry. An id without
+// SetPriority sets the Priority of the entry of id to v and returns the new entry. An id without
 // an entry starts from the zero entry (each field's zero value, or its lowest-ranking value when
 // zero is outside its range). When the update changes the entry, it also sets Lap (server clock)
 // to now.
@@ -578,10 +578,8 @@ func (b *Board) SetPriorityMany(ctx context.Context, updates []Update[uint32]) (
 	sent := make([]int, 0, len(updates))
 	for i, u := range updates {
 		if err := checkID(u.UserID); err != nil {
-			{
-				res[i].Err = err
-				continue
-			}
+			res[i].Err = err
+			continue
 		}
 		d, err := digitOfPriority(u.Value)
 		if err != nil {
@@ -597,7 +595,7 @@ func (b *Board) SetPriorityMany(ctx context.Context, updates []Update[uint32]) (
 	return res, nil
 }
 
-// MinPriority lowers the Priority of the entry of id to v when v is smaller, and returns the new
+// MinPriority lowers the Priority of the entry of id to v when v is smaller and returns the new
 // entry. An id without an entry starts from the zero entry (each field's zero value, or its
 // lowest-ranking value when zero is outside its range). When the update changes the entry, it also
 // sets Lap (server clock) to now.
@@ -626,10 +624,8 @@ func (b *Board) MinPriorityMany(ctx context.Context, updates []Update[uint32]) (
 	sent := make([]int, 0, len(updates))
 	for i, u := range updates {
 		if err := checkID(u.UserID); err != nil {
-			{
-				res[i].Err = err
-				continue
-			}
+			res[i].Err = err
+			continue
 		}
 		d, err := digitOfPriority(u.Value)
 		if err != nil {
@@ -645,7 +641,7 @@ func (b *Board) MinPriorityMany(ctx context.Context, updates []Update[uint32]) (
 	return res, nil
 }
 
-// MaxPriority raises the Priority of the entry of id to v when v is larger, and returns the new
+// MaxPriority raises the Priority of the entry of id to v when v is larger and returns the new
 // entry. An id without an entry starts from the zero entry (each field's zero value, or its
 // lowest-ranking value when zero is outside its range). When the update changes the entry, it also
 // sets Lap (server clock) to now.
@@ -674,10 +670,8 @@ func (b *Board) MaxPriorityMany(ctx context.Context, updates []Update[uint32]) (
 	sent := make([]int, 0, len(updates))
 	for i, u := range updates {
 		if err := checkID(u.UserID); err != nil {
-			{
-				res[i].Err = err
-				continue
-			}
+			res[i].Err = err
+			continue
 		}
 		d, err := digitOfPriority(u.Value)
 		if err != nil {
@@ -693,8 +687,8 @@ func (b *Board) MaxPriorityMany(ctx context.Context, updates []Update[uint32]) (
 	return res, nil
 }
 
-// MinPoints lowers the Points of the entry of id to v when v is smaller, and returns the new
-// entry. An id without an entry starts from the zero entry (each field's zero value, or its
+// MinPoints lowers the Points of the entry of id to v when v is smaller and returns the new entry.
+// An id without an entry starts from the zero entry (each field's zero value, or its
 // lowest-ranking value when zero is outside its range). When the update changes the entry, it also
 // sets Lap (server clock) to now.
 func (b *Board) MinPoints(ctx context.Context, id string, v Points) (Entry, error) {
@@ -722,10 +716,8 @@ func (b *Board) MinPointsMany(ctx context.Context, updates []Update[Points]) ([]
 	sent := make([]int, 0, len(updates))
 	for i, u := range updates {
 		if err := checkID(u.UserID); err != nil {
-			{
-				res[i].Err = err
-				continue
-			}
+			res[i].Err = err
+			continue
 		}
 		d, err := digitOfPoints(u.Value)
 		if err != nil {
@@ -741,7 +733,7 @@ func (b *Board) MinPointsMany(ctx context.Context, updates []Update[Points]) ([]
 	return res, nil
 }
 
-// SetPoints sets the Points of the entry of id to v, and returns the new entry. An id without an
+// SetPoints sets the Points of the entry of id to v and returns the new entry. An id without an
 // entry starts from the zero entry (each field's zero value, or its lowest-ranking value when zero
 // is outside its range). When the update changes the entry, it also sets Lap (server clock) to
 // now.
@@ -770,10 +762,8 @@ func (b *Board) SetPointsMany(ctx context.Context, updates []Update[Points]) ([]
 	sent := make([]int, 0, len(updates))
 	for i, u := range updates {
 		if err := checkID(u.UserID); err != nil {
-			{
-				res[i].Err = err
-				continue
-			}
+			res[i].Err = err
+			continue
 		}
 		d, err := digitOfPoints(u.Value)
 		if err != nil {
@@ -789,7 +779,7 @@ func (b *Board) SetPointsMany(ctx context.Context, updates []Update[Points]) ([]
 	return res, nil
 }
 
-// SetDelta sets the Delta of the entry of id to v, and returns the new entry. An id without an
+// SetDelta sets the Delta of the entry of id to v and returns the new entry. An id without an
 // entry starts from the zero entry (each field's zero value, or its lowest-ranking value when zero
 // is outside its range). When the update changes the entry, it also sets Lap (server clock) to
 // now.
@@ -818,10 +808,8 @@ func (b *Board) SetDeltaMany(ctx context.Context, updates []Update[bool]) ([]Res
 	sent := make([]int, 0, len(updates))
 	for i, u := range updates {
 		if err := checkID(u.UserID); err != nil {
-			{
-				res[i].Err = err
-				continue
-			}
+			res[i].Err = err
+			continue
 		}
 		d, err := digitOfDelta(u.Value)
 		if err != nil {
@@ -837,11 +825,11 @@ func (b *Board) SetDeltaMany(ctx context.Context, updates []Update[bool]) ([]Res
 	return res, nil
 }
 
-// AddBonus adds delta to the Bonus of the entry of id; a result outside Bonus's range is refused
-// with ErrOverflow and leaves the entry unchanged, and returns the new entry. An id without an
-// entry starts from the zero entry (each field's zero value, or its lowest-ranking value when zero
-// is outside its range). When the update changes the entry, it also sets Lap (server clock) to
-// now.
+// AddBonus adds delta to the Bonus of the entry of id and returns the new entry. A result outside
+// Bonus's range is refused with an error matching ErrOverflow, leaving the entry unchanged. An id
+// without an entry starts from the zero entry (each field's zero value, or its lowest-ranking
+// value when zero is outside its range). When the update changes the entry, it also sets Lap
+// (server clock) to now.
 func (b *Board) AddBonus(ctx context.Context, id string, delta int64) (Entry, error) {
 	if err := checkID(id); err != nil {
 		return Entry{}, err
@@ -863,10 +851,8 @@ func (b *Board) AddBonusMany(ctx context.Context, updates []Update[int64]) ([]Re
 	sent := make([]int, 0, len(updates))
 	for i, u := range updates {
 		if err := checkID(u.UserID); err != nil {
-			{
-				res[i].Err = err
-				continue
-			}
+			res[i].Err = err
+			continue
 		}
 		args = append(args, u.UserID, u.Value)
 		sent = append(sent, i)
@@ -877,8 +863,8 @@ func (b *Board) AddBonusMany(ctx context.Context, updates []Update[int64]) ([]Re
 	return res, nil
 }
 
-// MinLap lowers the Lap of the entry of id to v when v is smaller, and returns the new entry. An
-// id without an entry starts from the zero entry (each field's zero value, or its lowest-ranking
+// MinLap lowers the Lap of the entry of id to v when v is smaller and returns the new entry. An id
+// without an entry starts from the zero entry (each field's zero value, or its lowest-ranking
 // value when zero is outside its range).
 func (b *Board) MinLap(ctx context.Context, id string, v time.Time) (Entry, error) {
 	if err := checkID(id); err != nil {
@@ -905,10 +891,8 @@ func (b *Board) MinLapMany(ctx context.Context, updates []Update[time.Time]) ([]
 	sent := make([]int, 0, len(updates))
 	for i, u := range updates {
 		if err := checkID(u.UserID); err != nil {
-			{
-				res[i].Err = err
-				continue
-			}
+			res[i].Err = err
+			continue
 		}
 		d, err := digitOfLap(u.Value)
 		if err != nil {
@@ -924,7 +908,7 @@ func (b *Board) MinLapMany(ctx context.Context, updates []Update[time.Time]) ([]
 	return res, nil
 }
 
-// MaxLap raises the Lap of the entry of id to v when v is larger, and returns the new entry. An id
+// MaxLap raises the Lap of the entry of id to v when v is larger and returns the new entry. An id
 // without an entry starts from the zero entry (each field's zero value, or its lowest-ranking
 // value when zero is outside its range).
 func (b *Board) MaxLap(ctx context.Context, id string, v time.Time) (Entry, error) {
@@ -952,10 +936,8 @@ func (b *Board) MaxLapMany(ctx context.Context, updates []Update[time.Time]) ([]
 	sent := make([]int, 0, len(updates))
 	for i, u := range updates {
 		if err := checkID(u.UserID); err != nil {
-			{
-				res[i].Err = err
-				continue
-			}
+			res[i].Err = err
+			continue
 		}
 		d, err := digitOfLap(u.Value)
 		if err != nil {
