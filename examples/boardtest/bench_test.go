@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -96,6 +97,7 @@ func runModes(b *testing.B, name string, c *redis.Client, f op) { runModesN(b, n
 func runModesN(b *testing.B, name string, c *redis.Client, perOp int, f op) {
 	var srv0, cli0 float64
 	start := func(b *testing.B) {
+		runtime.GC() // the setup's garbage is not the operation's cost
 		srv0, cli0 = serverCPU(b, c), clientCPU()
 		b.ResetTimer()
 	}
