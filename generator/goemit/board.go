@@ -520,7 +520,9 @@ func (b *board) reads() {
 	f.Comment("Page returns limit entries from the 0-based position offset, best first.")
 	recvDecl(f).Id("Page").Params(ctxParam(), jen.List(jen.Id("offset"), jen.Id("limit")).Int64()).Params(jen.Index().Id("Ranked"), jen.Error()).Block(
 		jen.If(jen.Id("offset").Op("<").Lit(0).Op("||").Id("limit").Op("<=").Lit(0)).Block(jen.Return(jen.Nil(), jen.Nil())),
-		jen.List(jen.Id("zs"), jen.Err()).Op(":=").Id("b").Dot("c").Dot("ZRevRangeWithScores").Call(jen.Id("ctx"), jen.Id("b").Dot("keys").Index(jen.Lit(0)), jen.Id("offset"), jen.Id("offset").Op("+").Id("limit").Op("-").Lit(1)).Dot("Result").Call(),
+		jen.Id("stop").Op(":=").Id("offset").Op("+").Id("limit").Op("-").Lit(1),
+		jen.If(jen.Id("stop").Op("<").Id("offset")).Block(jen.Id("stop").Op("=").Lit(-1).Comment("offset + limit overflows: to the end")),
+		jen.List(jen.Id("zs"), jen.Err()).Op(":=").Id("b").Dot("c").Dot("ZRevRangeWithScores").Call(jen.Id("ctx"), jen.Id("b").Dot("keys").Index(jen.Lit(0)), jen.Id("offset"), jen.Id("stop")).Dot("Result").Call(),
 		errNil().Block(jen.Return(jen.Nil(), jen.Err())),
 		jen.Return(jen.Id("rankedPairs").Call(jen.Id("offset"), rt("ZPairs").Call(jen.Id("zs")))),
 	)

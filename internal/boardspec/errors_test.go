@@ -248,3 +248,24 @@ func TestExpiryAppliedByEveryWrite(t *testing.T) {
 		}
 	}
 }
+
+// TestHugeLimits: limits near MaxInt64 read to the end instead of overflowing.
+func TestHugeLimits(t *testing.T) {
+	c := redistest.Client(t)
+	b := racing.NewBoard(c, redistest.Key(t, "{racing}"))
+	for car := uint64(1); car <= 5; car++ {
+		if _, err := b.AddLaps(ctx, car, int64(car)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const huge = 1<<63 - 1
+	if p, err := b.Page(ctx, 2, huge); err != nil || len(p) != 3 || p[0].Rank != 3 {
+		t.Fatalf("Page(2, MaxInt64) = %+v, %v", p, err)
+	}
+	if p, err := b.Around(ctx, 4, 1, huge); err != nil || len(p) != 5 || p[0].Car != 5 || p[1].Rank != 2 {
+		t.Fatalf("Around(4, 1, MaxInt64) = %+v, %v", p, err)
+	}
+	if p, _, err := b.After(ctx, racing.Cursor{}, huge); err != nil || len(p) != 5 {
+		t.Fatalf("After(top, MaxInt64) = %+v, %v", p, err)
+	}
+}

@@ -48,4 +48,8 @@ end
 if limit <= 0 then
   return {start, {}}
 end
-return {start, redis.call('ZREVRANGE', board, start, start + limit - 1, 'WITHSCORES')}
+local stop = start + limit - 1
+if stop > 2 ^ 52 then
+  stop = -1
+end
+return {start, redis.call('ZREVRANGE', board, start, stop, 'WITHSCORES')}

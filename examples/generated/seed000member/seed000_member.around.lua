@@ -17,4 +17,8 @@ if not r then
   return redis.error_reply('RANKGEN_BAD_MEMBER the index maps ' .. ARGV[1] .. ' to a member the board lacks')
 end
 local start = math.max(0, r - tonumber(ARGV[2]))
-return {start, redis.call('ZREVRANGE', board, start, r + tonumber(ARGV[3]), 'WITHSCORES')}
+local stop = r + tonumber(ARGV[3])
+if stop > 2 ^ 52 then
+  stop = -1
+end
+return {start, redis.call('ZREVRANGE', board, start, stop, 'WITHSCORES')}

@@ -14,4 +14,8 @@ if not r then
   return false
 end
 local start = math.max(0, r - tonumber(ARGV[2]))
-return {start, redis.call('ZREVRANGE', board, start, r + tonumber(ARGV[3]), 'WITHSCORES')}
+local stop = r + tonumber(ARGV[3])
+if stop > 2 ^ 52 then
+  stop = -1
+end
+return {start, redis.call('ZREVRANGE', board, start, stop, 'WITHSCORES')}

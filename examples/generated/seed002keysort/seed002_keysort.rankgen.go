@@ -621,7 +621,11 @@ func (b *Board) Page(ctx context.Context, offset, limit int64) ([]Ranked, error)
 	if offset < 0 || limit <= 0 {
 		return nil, nil
 	}
-	zs, err := b.c.ZRevRangeWithScores(ctx, b.keys[0], offset, offset+limit-1).Result()
+	stop := offset + limit - 1
+	if stop < offset {
+		stop = -1 // offset + limit overflows: to the end
+	}
+	zs, err := b.c.ZRevRangeWithScores(ctx, b.keys[0], offset, stop).Result()
 	if err != nil {
 		return nil, err
 	}
