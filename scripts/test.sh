@@ -13,7 +13,7 @@ cd "$(dirname "$0")/.."
 # Pinned tools. staticcheck 2026.2.2 (module version v0.8.2) supports Go 1.26.
 STATICCHECK="honnef.co/go/tools/cmd/staticcheck@v0.8.2"
 # Fuzz targets run briefly on every build: "package target" per line; add yours here.
-FUZZ_TIME="${FUZZ_TIME:-15s}"
+FUZZ_TIME="${FUZZ_TIME:-10s}"
 FUZZ_TARGETS=(
 	"./generator/layout FuzzParse"
 	"./generator/layout FuzzCodec"
@@ -21,8 +21,8 @@ FUZZ_TARGETS=(
 	"./cmd/rankgen FuzzCodecLines"
 )
 
-step() { printf '\n==> %s\n' "$*"; }
 start=$SECONDS
+step() { printf '\n==> %s [%ds]\n' "$*" $((SECONDS - start)); }
 
 step "redis-server and redis-cli"
 if ! command -v redis-server >/dev/null || ! command -v redis-cli >/dev/null; then
