@@ -17,7 +17,7 @@ import (
 // exactly the constants the code uses (staticcheck flags unused ones).
 type codec struct {
 	l     *layout.Layout
-	used  map[string]bool           // constant names referenced so far; only looked up, never iterated
+	used  map[string]bool          // constant names referenced so far; only looked up, never iterated
 	bases map[*layout.Field]string // each field's unexported base name; only looked up
 }
 
