@@ -20,7 +20,9 @@ var update = flag.Bool("update", false, "rewrite the stdout, stderr and exit sec
 //
 //   - the archive comment holds the command: lines starting "#" are notes, lines starting
 //     "> " are setup steps (a "rankgen …" command that must succeed, "cp FROM TO", "rm
-//     FILE", or "edit FILE OLD NEW", which replaces the first OLD), and the one line starting "rankgen "
+//     FILE", or "edit FILE OLD NEW", which replaces the first OLD; "> stdout-lines N" compares
+//     only the first N lines of stdout, for output that shows generated text the emitters'
+//     own goldens cover), and the one line starting "rankgen "
 //     is the command under test; arguments may be Go-quoted strings;
 //   - the files are written to a temporary directory, the command's working directory,
 //     except "stdin" (its input), and "stdout", "stderr" and "exit" (what it must print and
@@ -71,10 +73,17 @@ func runScript(t *testing.T, file string) {
 		}
 	}
 	var args []string
+	stdoutLines := -1 // compare all of stdout
 	for _, line := range strings.Split(string(a.Comment), "\n") {
 		line = strings.TrimSpace(line)
 		switch {
 		case line == "" || strings.HasPrefix(line, "#"):
+		case strings.HasPrefix(line, "> stdout-lines "):
+			n, err := strconv.Atoi(strings.TrimPrefix(line, "> stdout-lines "))
+			if err != nil {
+				t.Fatalf("%s: bad %q", file, line)
+			}
+			stdoutLines = n
 		case strings.HasPrefix(line, "> "):
 			setup(t, dir, splitArgs(t, strings.TrimPrefix(line, "> ")))
 		case strings.HasPrefix(line, "rankgen ") || line == "rankgen":
@@ -91,7 +100,12 @@ func runScript(t *testing.T, file string) {
 	}
 	var stdout, stderr bytes.Buffer
 	code := runIn(&env{stdin: bytes.NewReader(stdin), stdout: &stdout, stderr: &stderr, dir: dir}, args)
-	got := map[string]string{"stdout": stdout.String(), "stderr": stderr.String(), "exit": fmt.Sprintf("%d\n", code)}
+	out := stdout.String()
+	if stdoutLines >= 0 {
+		lines := strings.SplitAfter(out, "\n")
+		out = strings.Join(lines[:min(stdoutLines, len(lines))], "")
+	}
+	got := map[string]string{"stdout": out, "stderr": stderr.String(), "exit": fmt.Sprintf("%d\n", code)}
 	if *update {
 		var kept []txtar.File
 		for _, f := range a.Files {
