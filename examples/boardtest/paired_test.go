@@ -1,0 +1,112 @@
+package boardtest
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/rankgen/rankgen/generator/layout"
+	"github.com/redis/go-redis/v9"
+)
+
+// BenchmarkPaired measures the ratios of the README directly, robust to a busy machine: each
+// round runs 20 calls of the baseline and 20 of the generated operation, alternating which goes
+// first, so that both sides see the same load. It reports
+//
+//	ratio-wall  baseline time / generated time (≥ 1: the generated operation is as fast)
+//	ratio-cpu   baseline CPU / generated CPU, server and client together (the throughput ratio
+//	            when the machine is CPU-bound)
+//	gen-us      generated wall time per call
+//
+// Run it with: go test -run '^$' -bench Paired -count 6 ./examples/boardtest
+func BenchmarkPaired(b *testing.B) {
+	forExamples(b, func(b *testing.B, l *layout.Layout, c *redis.Client, board func(string) *benchBoard) {
+		f := l.Field(updateTarget[l.Package])
+
+		zb := board("zincrby")
+		zincrby := func(c *redis.Client, i int) error {
+			return c.ZIncrBy(ctx, zb.key, float64(delta(i))*float64(f.Weight), zb.members[i%benchEntries]).Err()
+		}
+		minimal := minimalScript(b, c, l, board("lua"))
+		gu := genFor(b, l.Package, c, board("generated"))
+		runPaired(b, "op=Update/base=minimal-lua", c, func(c *redis.Client, i int) error { return minimal(c, i, delta(i)).Err() },
+			func(_ *redis.Client, i int) error { return gu.update(i, delta(i)) })
+		runPaired(b, "op=Update/base=zincrby", c, zincrby,
+			func(_ *redis.Client, i int) error { return gu.update(i, delta(i)) })
+
+		zbb := board("zincrby-batch")
+		lbb := minimalScript(b, c, l, board("lua-batch"))
+		gb := genFor(b, l.Package, c, board("generated-batch"))
+		many := func(_ *redis.Client, i int) error { return gb.many(i*batchSize, batchSize, delta(i)) }
+		runPaired(b, "op=Batch/base=zincrby-pipeline", c, func(c *redis.Client, i int) error {
+			pipe := c.Pipeline()
+			for j := range batchSize {
+				pipe.ZIncrBy(ctx, zbb.key, float64(delta(i))*float64(f.Weight), zbb.members[(i*batchSize+j)%benchEntries])
+			}
+			_, err := pipe.Exec(ctx)
+			return err
+		}, many)
+		runPaired(b, "op=Batch/base=minimal-lua-pipeline", c, func(c *redis.Client, i int) error {
+			pipe := c.Pipeline()
+			for j := range batchSize {
+				lbb(pipe, i*batchSize+j, delta(i))
+			}
+			_, err := pipe.Exec(ctx)
+			return err
+		}, many)
+
+		bz := board("best-zadd")
+		g := genFor(b, l.Package, c, board("best-generated"))
+		runPaired(b, "op=Best/base=zadd", c, func(c *redis.Client, i int) error {
+			return c.ZAdd(ctx, bz.key, g.bestZ[i%len(g.bestZ)]).Err()
+		}, func(_ *redis.Client, i int) error { return g.best(i) })
+		bgt := board("best-zadd-gt")
+		runPaired(b, "op=Best/base=zadd-gt", c, func(c *redis.Client, i int) error {
+			return c.ZAddArgs(ctx, bgt.key, redis.ZAddArgs{GT: true, Ch: true, Members: []redis.Z{g.bestZ[i%len(g.bestZ)]}}).Err()
+		}, func(_ *redis.Client, i int) error { return g.best(i) })
+
+		rb := board("read")
+		gr := genFor(b, l.Package, c, rb)
+		runPaired(b, "op=Top100/base=zrange", c, func(c *redis.Client, i int) error {
+			return c.ZRangeArgsWithScores(ctx, redis.ZRangeArgs{Key: rb.key, Start: 0, Stop: 99, Rev: true}).Err()
+		}, func(_ *redis.Client, i int) error {
+			n, err := gr.top(100)
+			if err == nil && n != 100 {
+				err = fmt.Errorf("Top(100) returned %d entries", n)
+			}
+			return err
+		})
+		runPaired(b, "op=Rank/base=zrevrank", c, func(c *redis.Client, i int) error {
+			return c.ZRevRank(ctx, rb.key, rb.members[i%benchEntries]).Err()
+		}, func(_ *redis.Client, i int) error { return gr.rank(i) })
+	})
+}
+
+// runPaired alternates rounds of the baseline and the generated operation; see BenchmarkPaired.
+func runPaired(b *testing.B, name string, c *redis.Client, base, gen op) {
+	const perRound = 20
+	b.Run(name, func(b *testing.B) {
+		var wall [2]time.Duration
+		var cpu [2]float64
+		sides := [2]op{base, gen}
+		i := 0
+		for round := 0; b.Loop(); round++ {
+			for k := range 2 {
+				side := (k + round) % 2 // alternate which side goes first
+				srv0, cli0, t0 := serverCPU(b, c), clientCPU(), time.Now()
+				for j := range perRound {
+					if err := sides[side](c, i+j); err != nil {
+						b.Fatal(err)
+					}
+				}
+				wall[side] += time.Since(t0)
+				cpu[side] += serverCPU(b, c) - srv0 + clientCPU() - cli0
+			}
+			i += perRound
+		}
+		calls := float64(b.N * perRound)
+		b.ReportMetric(float64(wall[0])/float64(wall[1]), "ratio-wall")
+		b.ReportMetric(cpu[0]/cpu[1], "ratio-cpu")
+		b.ReportMetric(float64(wall[1].Microseconds())/calls, "gen-us")
+	})
+}
