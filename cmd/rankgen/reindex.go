@@ -16,9 +16,10 @@ import (
 
 func init() {
 	register(&command{
-		name:  "reindex",
-		args:  "KEY",
-		short: "build a board's id → member index from its sorted set",
+		name:     "reindex",
+		args:     "KEY",
+		required: []string{"schema"},
+		short:    "build a board's id → member index from its sorted set",
 		long: `Reindex adopts a board that other code wrote with the schema's layout (a hand-made scheme such
 as seed 000's "<inverted time>:<id>" members): when members carry a field prefix, a generated
 Board finds an entry by id through an index (a hash id → member beside the set, in the same
