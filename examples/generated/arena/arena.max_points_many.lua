@@ -10,12 +10,13 @@
 local board, aux = KEYS[1], KEYS[2]
 
 local FINGERPRINT = '536846ae2512a559'
+local floor, fmt, sub, tonumber = math.floor, string.format, string.sub, tonumber
 local RADIX = 4503599627370496
 
 -- p_of returns the score as the mixed-radix integer P, or nil when this layout cannot have
 -- written it.
 local function p_of(s)
-  if s >= 0 and s < RADIX and s == math.floor(s) then
+  if s >= 0 and s < RADIX and s == floor(s) then
     return s
   end
   return nil
@@ -23,7 +24,7 @@ end
 
 -- score_text writes P as plain decimal digits (exact: P < 2^53).
 local function score_text(p)
-  return string.format('%d', p)
+  return fmt('%d', p)
 end
 
 local function score_p(text)
@@ -60,31 +61,33 @@ local function lookup(ids)
 end
 
 -- Points: digit of the score, weight 4294967296, radix 1048576; digits 0..1048575.
-local function get_1(st)
-  local d = math.floor(st.p / 4294967296) % 1048576
+-- get_1 reads its digit from the entry's P and member.
+local function get_1(p, m)
+  local d = floor(p / 4294967296) % 1048576
   if d > 1048575 then
-    error({err = 'RANKGEN_BAD_SCORE Points digit ' .. string.format('%d', d) .. ' is outside its range'})
+    error({err = 'RANKGEN_BAD_SCORE Points digit ' .. fmt('%d', d) .. ' is outside its range'})
   end
   return d
 end
 
--- put_1 stores digit d in place of old.
-local function put_1(st, d, old)
-  st.p = st.p + (d - old) * 4294967296
+-- put_1 returns P and the member with digit d in place of old.
+local function put_1(p, m, d, old)
+  return p + (d - old) * 4294967296, m
 end
 
 -- ReachedAt: digit of the score, weight 2, radix 2147483648; digits 0..2147483647.
-local function get_2(st)
-  local d = math.floor(st.p / 2) % 2147483648
+-- get_2 reads its digit from the entry's P and member.
+local function get_2(p, m)
+  local d = floor(p / 2) % 2147483648
   if d > 2147483647 then
-    error({err = 'RANKGEN_BAD_SCORE ReachedAt digit ' .. string.format('%d', d) .. ' is outside its range'})
+    error({err = 'RANKGEN_BAD_SCORE ReachedAt digit ' .. fmt('%d', d) .. ' is outside its range'})
   end
   return d
 end
 
--- put_2 stores digit d in place of old.
-local function put_2(st, d, old)
-  st.p = st.p + (d - old) * 2
+-- put_2 returns P and the member with digit d in place of old.
+local function put_2(p, m, d, old)
+  return p + (d - old) * 2, m
 end
 
 local mode, ms, now_arg = ARGV[1], ARGV[2], ARGV[3]
@@ -111,7 +114,7 @@ end
 -- apply returns the new digit of Points, or nil and an error.
 local function apply(d, arg)
   local a = tonumber(arg)
-  if not a or a ~= math.floor(a) then
+  if not a or a ~= floor(a) then
     return nil, 'RANKGEN_OUT_OF_RANGE field=Points value=' .. arg .. ' min=0 max=1048575'
   end
   if a < 0 or a > 1048575 then
@@ -120,47 +123,49 @@ local function apply(d, arg)
   return math.max(d, a)
 end
 
-local state, order, out = {}, {}, {}
+-- seen[id] says what this call knows of id: 0 = no entry yet, 1 = stored and unchanged, 2 =
+-- changed here; P[id] holds its P (its member is the id).
+local seen, P, order, out = {}, {}, {}, {}
 for i = 1, n do
   local id = ids[i]
-  local st = state[id]
-  if not st then
+  local state, p, m = seen[id], P[id], id
+  if not state then
     if members[i] then
-      st = {old = members[i], m = members[i], p = score_p(scores[i]), exists = true}
+      state, p = 1, score_p(scores[i])
     else
-      st = {old = false, m = id, p = 0, exists = false}
+      state, p = 0, 0
     end
-    state[id] = st
     order[#order + 1] = id
   end
-  local d = get_1(st)
+  local d = get_1(p, m)
   local nd, err = apply(d, ARGV[3 + 2 * i])
   local s2
-  if not err and (nd ~= d or not st.exists) then
-    local v = math.floor(server_now() / 1000000)
+  if not err and (nd ~= d or state == 0) then
+    local v = floor(server_now() / 1000000)
     s2 = 3914709247 - v
     if s2 < 0 or s2 > 2147483647 then
-      err = 'RANKGEN_OUT_OF_RANGE field=ReachedAt value=' .. string.format('%d', v) .. 's min=2026-01-01T00:00:00Z max=2094-01-19T03:14:07Z'
+      err = 'RANKGEN_OUT_OF_RANGE field=ReachedAt value=' .. fmt('%d', v) .. 's min=2026-01-01T00:00:00Z max=2094-01-19T03:14:07Z'
     end
   end
   if err then
     out[3 * i - 2], out[3 * i - 1], out[3 * i] = err, '', ''
   else
-    if nd ~= d or not st.exists then
-      put_1(st, nd, d)
-      put_2(st, s2, get_2(st))
-      st.exists, st.dirty = true, true
+    if nd ~= d or state == 0 then
+      p, m = put_1(p, m, nd, d)
+      p, m = put_2(p, m, s2, get_2(p, m))
+      state = 2
     end
-    out[3 * i - 2], out[3 * i - 1], out[3 * i] = '', st.p, st.m
+    out[3 * i - 2], out[3 * i - 1], out[3 * i] = '', p, m
   end
+  seen[id], P[id] = state, p
 end
 
 local zadd, zrem, hset = {}, {}, {}
-for _, id in ipairs(order) do
-  local st = state[id]
-  if st.dirty then
-    zadd[#zadd + 1] = st.p
-    zadd[#zadd + 1] = st.m
+for k = 1, #order do
+  local id = order[k]
+  if seen[id] == 2 then
+    zadd[#zadd + 1] = P[id]
+    zadd[#zadd + 1] = id
   end
 end
 if #zadd > 0 then

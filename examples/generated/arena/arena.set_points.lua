@@ -10,12 +10,13 @@
 local board, aux = KEYS[1], KEYS[2]
 
 local FINGERPRINT = '536846ae2512a559'
+local floor, fmt, sub, tonumber = math.floor, string.format, string.sub, tonumber
 local RADIX = 4503599627370496
 
 -- p_of returns the score as the mixed-radix integer P, or nil when this layout cannot have
 -- written it.
 local function p_of(s)
-  if s >= 0 and s < RADIX and s == math.floor(s) then
+  if s >= 0 and s < RADIX and s == floor(s) then
     return s
   end
   return nil
@@ -23,7 +24,7 @@ end
 
 -- score_text writes P as plain decimal digits (exact: P < 2^53).
 local function score_text(p)
-  return string.format('%d', p)
+  return fmt('%d', p)
 end
 
 local function score_p(text)
@@ -35,31 +36,33 @@ local function score_p(text)
 end
 
 -- Points: digit of the score, weight 4294967296, radix 1048576; digits 0..1048575.
-local function get_1(st)
-  local d = math.floor(st.p / 4294967296) % 1048576
+-- get_1 reads its digit from the entry's P and member.
+local function get_1(p, m)
+  local d = floor(p / 4294967296) % 1048576
   if d > 1048575 then
-    error({err = 'RANKGEN_BAD_SCORE Points digit ' .. string.format('%d', d) .. ' is outside its range'})
+    error({err = 'RANKGEN_BAD_SCORE Points digit ' .. fmt('%d', d) .. ' is outside its range'})
   end
   return d
 end
 
--- put_1 stores digit d in place of old.
-local function put_1(st, d, old)
-  st.p = st.p + (d - old) * 4294967296
+-- put_1 returns P and the member with digit d in place of old.
+local function put_1(p, m, d, old)
+  return p + (d - old) * 4294967296, m
 end
 
 -- ReachedAt: digit of the score, weight 2, radix 2147483648; digits 0..2147483647.
-local function get_2(st)
-  local d = math.floor(st.p / 2) % 2147483648
+-- get_2 reads its digit from the entry's P and member.
+local function get_2(p, m)
+  local d = floor(p / 2) % 2147483648
   if d > 2147483647 then
-    error({err = 'RANKGEN_BAD_SCORE ReachedAt digit ' .. string.format('%d', d) .. ' is outside its range'})
+    error({err = 'RANKGEN_BAD_SCORE ReachedAt digit ' .. fmt('%d', d) .. ' is outside its range'})
   end
   return d
 end
 
--- put_2 stores digit d in place of old.
-local function put_2(st, d, old)
-  st.p = st.p + (d - old) * 2
+-- put_2 returns P and the member with digit d in place of old.
+local function put_2(p, m, d, old)
+  return p + (d - old) * 2, m
 end
 
 local mode, ms, now_arg, id = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
@@ -81,7 +84,7 @@ end
 -- apply returns the new digit of Points, or nil and an error.
 local function apply(d, arg)
   local a = tonumber(arg)
-  if not a or a ~= math.floor(a) then
+  if not a or a ~= floor(a) then
     return nil, 'RANKGEN_OUT_OF_RANGE field=Points value=' .. arg .. ' min=0 max=1048575'
   end
   if a < 0 or a > 1048575 then
@@ -90,19 +93,19 @@ local function apply(d, arg)
   return a
 end
 
-local st
+local p, m, exists
 local s = redis.call('ZSCORE', board, id)
 if s then
-  st = {m = id, p = score_p(s), exists = true}
+  p, m, exists = score_p(s), id, true
 else
-  st = {m = id, p = 0, exists = false}
+  p, m, exists = 0, id, false
 end
-local d = get_1(st)
+local d = get_1(p, m)
 local nd, err = apply(d, ARGV[5])
 if err then
   return {err, '', ''}
 end
-if nd == d and st.exists then
+if nd == d and exists then
   if mode == 'px' then
     redis.call('PEXPIRE', board, ms)
     redis.call('PEXPIRE', aux, ms)
@@ -110,16 +113,16 @@ if nd == d and st.exists then
     redis.call('PEXPIREAT', board, ms)
     redis.call('PEXPIREAT', aux, ms)
   end
-  return {'', st.p, st.m}
+  return {'', p, m}
 end
-local v2 = math.floor(server_now() / 1000000)
+local v2 = floor(server_now() / 1000000)
 local s2 = 3914709247 - v2
 if s2 < 0 or s2 > 2147483647 then
-  return {'RANKGEN_OUT_OF_RANGE field=ReachedAt value=' .. string.format('%d', v2) .. 's min=2026-01-01T00:00:00Z max=2094-01-19T03:14:07Z', '', ''}
+  return {'RANKGEN_OUT_OF_RANGE field=ReachedAt value=' .. fmt('%d', v2) .. 's min=2026-01-01T00:00:00Z max=2094-01-19T03:14:07Z', '', ''}
 end
-put_1(st, nd, d)
-put_2(st, s2, get_2(st))
-redis.call('ZADD', board, st.p, st.m)
+p, m = put_1(p, m, nd, d)
+p, m = put_2(p, m, s2, get_2(p, m))
+redis.call('ZADD', board, p, m)
 if not fp then
   redis.call('SET', aux, FINGERPRINT)
 end
@@ -130,4 +133,4 @@ elseif mode == 'pxat' then
   redis.call('PEXPIREAT', board, ms)
   redis.call('PEXPIREAT', aux, ms)
 end
-return {'', st.p, st.m}
+return {'', p, m}

@@ -10,12 +10,13 @@
 local board, aux = KEYS[1], KEYS[2]
 
 local FINGERPRINT = '2538b8ec6418bfa7'
+local floor, fmt, sub, tonumber = math.floor, string.format, string.sub, tonumber
 local RADIX = 1000000000000
 
 -- p_of returns the score as the mixed-radix integer P, or nil when this layout cannot have
 -- written it.
 local function p_of(s)
-  if s >= 0 and s < RADIX and s == math.floor(s) then
+  if s >= 0 and s < RADIX and s == floor(s) then
     return s
   end
   return nil
@@ -23,7 +24,7 @@ end
 
 -- score_text writes P as plain decimal digits (exact: P < 2^53).
 local function score_text(p)
-  return string.format('%d', p)
+  return fmt('%d', p)
 end
 
 local function score_p(text)
@@ -60,17 +61,18 @@ local function lookup(ids)
 end
 
 -- RaceTime: digit of the score, weight 1, radix 1000000000; digits 0..999999999.
-local function get_1(st)
-  local d = math.floor(st.p / 1) % 1000000000
+-- get_1 reads its digit from the entry's P and member.
+local function get_1(p, m)
+  local d = floor(p / 1) % 1000000000
   if d > 999999999 then
-    error({err = 'RANKGEN_BAD_SCORE RaceTime digit ' .. string.format('%d', d) .. ' is outside its range'})
+    error({err = 'RANKGEN_BAD_SCORE RaceTime digit ' .. fmt('%d', d) .. ' is outside its range'})
   end
   return d
 end
 
--- put_1 stores digit d in place of old.
-local function put_1(st, d, old)
-  st.p = st.p + (d - old) * 1
+-- put_1 returns P and the member with digit d in place of old.
+local function put_1(p, m, d, old)
+  return p + (d - old) * 1, m
 end
 
 local mode, ms, now_arg = ARGV[1], ARGV[2], ARGV[3]
@@ -87,7 +89,7 @@ end
 -- apply returns the new digit of RaceTime, or nil and an error.
 local function apply(d, arg)
   local a = tonumber(arg)
-  if not a or a ~= math.floor(a) then
+  if not a or a ~= floor(a) then
     return nil, 'RANKGEN_OUT_OF_RANGE field=RaceTime value=' .. arg .. ' min=0 max=999999999'
   end
   if a < 0 or a > 999999999 then
@@ -96,38 +98,40 @@ local function apply(d, arg)
   return a
 end
 
-local state, order, out = {}, {}, {}
+-- seen[id] says what this call knows of id: 0 = no entry yet, 1 = stored and unchanged, 2 =
+-- changed here; P[id] holds its P (its member is the id).
+local seen, P, order, out = {}, {}, {}, {}
 for i = 1, n do
   local id = ids[i]
-  local st = state[id]
-  if not st then
+  local state, p, m = seen[id], P[id], id
+  if not state then
     if members[i] then
-      st = {old = members[i], m = members[i], p = score_p(scores[i]), exists = true}
+      state, p = 1, score_p(scores[i])
     else
-      st = {old = false, m = id, p = 999999999, exists = false}
+      state, p = 0, 999999999
     end
-    state[id] = st
     order[#order + 1] = id
   end
-  local d = get_1(st)
+  local d = get_1(p, m)
   local nd, err = apply(d, ARGV[3 + 2 * i])
   if err then
     out[3 * i - 2], out[3 * i - 1], out[3 * i] = err, '', ''
   else
-    if nd ~= d or not st.exists then
-      put_1(st, nd, d)
-      st.exists, st.dirty = true, true
+    if nd ~= d or state == 0 then
+      p, m = put_1(p, m, nd, d)
+      state = 2
     end
-    out[3 * i - 2], out[3 * i - 1], out[3 * i] = '', st.p, st.m
+    out[3 * i - 2], out[3 * i - 1], out[3 * i] = '', p, m
   end
+  seen[id], P[id] = state, p
 end
 
 local zadd, zrem, hset = {}, {}, {}
-for _, id in ipairs(order) do
-  local st = state[id]
-  if st.dirty then
-    zadd[#zadd + 1] = st.p
-    zadd[#zadd + 1] = st.m
+for k = 1, #order do
+  local id = order[k]
+  if seen[id] == 2 then
+    zadd[#zadd + 1] = P[id]
+    zadd[#zadd + 1] = id
   end
 end
 if #zadd > 0 then

@@ -10,12 +10,13 @@
 local board, aux = KEYS[1], KEYS[2]
 
 local FINGERPRINT = '2672ff33eeb45072'
+local floor, fmt, sub, tonumber = math.floor, string.format, string.sub, tonumber
 local RADIX = 4398046511104
 
 -- p_of returns the score as the mixed-radix integer P, or nil when this layout cannot have
 -- written it.
 local function p_of(s)
-  if s >= 0 and s < RADIX and s == math.floor(s) then
+  if s >= 0 and s < RADIX and s == floor(s) then
     return s
   end
   return nil
@@ -23,7 +24,7 @@ end
 
 -- score_text writes P as plain decimal digits (exact: P < 2^53).
 local function score_text(p)
-  return string.format('%d', p)
+  return fmt('%d', p)
 end
 
 local function score_p(text)
@@ -35,31 +36,33 @@ local function score_p(text)
 end
 
 -- Tier: digit of the score, weight 1, radix 4; digits 0..3.
-local function get_1(st)
-  local d = math.floor(st.p / 1) % 4
+-- get_1 reads its digit from the entry's P and member.
+local function get_1(p, m)
+  local d = floor(p / 1) % 4
   if d > 3 then
-    error({err = 'RANKGEN_BAD_SCORE Tier digit ' .. string.format('%d', d) .. ' is outside its range'})
+    error({err = 'RANKGEN_BAD_SCORE Tier digit ' .. fmt('%d', d) .. ' is outside its range'})
   end
   return d
 end
 
--- put_1 stores digit d in place of old.
-local function put_1(st, d, old)
-  st.p = st.p + (d - old) * 1
+-- put_1 returns P and the member with digit d in place of old.
+local function put_1(p, m, d, old)
+  return p + (d - old) * 1, m
 end
 
 -- ReachedAt: 11 hex characters of the member at byte 6; digits 0..2199023255551.
-local function get_2(st)
-  local d = tonumber(string.sub(st.m, 6, 16), 16)
+-- get_2 reads its digit from the entry's P and member.
+local function get_2(p, m)
+  local d = tonumber(sub(m, 6, 16), 16)
   if not d or d > 2199023255551 then
-    error({err = 'RANKGEN_BAD_MEMBER ReachedAt text ' .. string.sub(st.m, 6, 16) .. ' is not a digit of its range'})
+    error({err = 'RANKGEN_BAD_MEMBER ReachedAt text ' .. sub(m, 6, 16) .. ' is not a digit of its range'})
   end
   return d
 end
 
--- put_2 stores digit d in place of old.
-local function put_2(st, d, old)
-  st.m = string.sub(st.m, 1, 6 - 1) .. string.format('%011x', d) .. string.sub(st.m, 16 + 1)
+-- put_2 returns P and the member with digit d in place of old.
+local function put_2(p, m, d, old)
+  return p, sub(m, 1, 6 - 1) .. fmt('%011x', d) .. sub(m, 16 + 1)
 end
 
 local mode, ms, now_arg, id = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
@@ -77,7 +80,7 @@ end
 -- apply returns the new digit of Tier, or nil and an error.
 local function apply(d, arg)
   local a = tonumber(arg)
-  if not a or a ~= math.floor(a) then
+  if not a or a ~= floor(a) then
     return nil, 'RANKGEN_OUT_OF_RANGE field=Tier value=' .. arg .. ' min=bronze max=platinum'
   end
   if a < 0 or a > 3 then
@@ -86,22 +89,22 @@ local function apply(d, arg)
   return math.max(d, a)
 end
 
-local st
+local p, m, exists
 if old then
   local s = redis.call('ZSCORE', board, old)
   if not s then
     return redis.error_reply('RANKGEN_BAD_MEMBER the index maps ' .. id .. ' to a member the board lacks')
   end
-  st = {m = old, p = score_p(s), exists = true}
+  p, m, exists = score_p(s), old, true
 else
-  st = {m = '0000|00000000000|' .. id, p = 0, exists = false}
+  p, m, exists = 0, '0000|00000000000|' .. id, false
 end
-local d = get_1(st)
+local d = get_1(p, m)
 local nd, err = apply(d, ARGV[5])
 if err then
   return {err, '', ''}
 end
-if nd == d and st.exists then
+if nd == d and exists then
   if mode == 'px' then
     redis.call('PEXPIRE', board, ms)
     redis.call('PEXPIRE', aux, ms)
@@ -109,23 +112,23 @@ if nd == d and st.exists then
     redis.call('PEXPIREAT', board, ms)
     redis.call('PEXPIREAT', aux, ms)
   end
-  return {'', st.p, st.m}
+  return {'', p, m}
 end
-local v2 = math.floor(client_now() / 1000)
+local v2 = floor(client_now() / 1000)
 local s2 = 3966248855551 - v2
 if s2 < 0 or s2 > 2199023255551 then
-  return {'RANKGEN_OUT_OF_RANGE field=ReachedAt value=' .. string.format('%d', v2) .. 'ms min=2026-01-01T00:00:00Z max=2095-09-07T15:47:35.551Z', '', ''}
+  return {'RANKGEN_OUT_OF_RANGE field=ReachedAt value=' .. fmt('%d', v2) .. 'ms min=2026-01-01T00:00:00Z max=2095-09-07T15:47:35.551Z', '', ''}
 end
-put_1(st, nd, d)
-put_2(st, s2, get_2(st))
-if old and old ~= st.m then
+p, m = put_1(p, m, nd, d)
+p, m = put_2(p, m, s2, get_2(p, m))
+if old and old ~= m then
   redis.call('ZREM', board, old)
 end
-redis.call('ZADD', board, st.p, st.m)
+redis.call('ZADD', board, p, m)
 if fp then
-  redis.call('HSET', aux, id, st.m)
+  redis.call('HSET', aux, id, m)
 else
-  redis.call('HSET', aux, id, st.m, '', FINGERPRINT)
+  redis.call('HSET', aux, id, m, '', FINGERPRINT)
 end
 if mode == 'px' then
   redis.call('PEXPIRE', board, ms)
@@ -134,4 +137,4 @@ elseif mode == 'pxat' then
   redis.call('PEXPIREAT', board, ms)
   redis.call('PEXPIREAT', aux, ms)
 end
-return {'', st.p, st.m}
+return {'', p, m}

@@ -10,12 +10,13 @@
 local board, aux = KEYS[1], KEYS[2]
 
 local FINGERPRINT = '728e7ee7b00c4e5e'
+local floor, fmt, sub, tonumber = math.floor, string.format, string.sub, tonumber
 local RADIX = 9007199254740992
 
 -- p_of returns the score as the mixed-radix integer P, or nil when this layout cannot have
 -- written it.
 local function p_of(s)
-  if s >= 0 and s < RADIX and s == math.floor(s) then
+  if s >= 0 and s < RADIX and s == floor(s) then
     return s
   end
   return nil
@@ -23,7 +24,7 @@ end
 
 -- score_text writes P as plain decimal digits (exact: P < 2^53).
 local function score_text(p)
-  return string.format('%d', p)
+  return fmt('%d', p)
 end
 
 local function score_p(text)
@@ -35,17 +36,18 @@ local function score_p(text)
 end
 
 -- Primary: digit of the score, weight 1, radix 9007199254740992; digits 0..9007199254740991.
-local function get_1(st)
-  local d = math.floor(st.p / 1) % 9007199254740992
+-- get_1 reads its digit from the entry's P and member.
+local function get_1(p, m)
+  local d = floor(p / 1) % 9007199254740992
   if d > 9007199254740991 then
-    error({err = 'RANKGEN_BAD_SCORE Primary digit ' .. string.format('%d', d) .. ' is outside its range'})
+    error({err = 'RANKGEN_BAD_SCORE Primary digit ' .. fmt('%d', d) .. ' is outside its range'})
   end
   return d
 end
 
--- put_1 stores digit d in place of old.
-local function put_1(st, d, old)
-  st.p = st.p + (d - old) * 1
+-- put_1 returns P and the member with digit d in place of old.
+local function put_1(p, m, d, old)
+  return p + (d - old) * 1, m
 end
 
 local mode, ms, now_arg, id = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
@@ -58,7 +60,7 @@ end
 -- apply returns the new digit of Primary, or nil and an error.
 local function apply(d, arg)
   local a = tonumber(arg)
-  if not a or a ~= math.floor(a) then
+  if not a or a ~= floor(a) then
     return nil, 'RANKGEN_OUT_OF_RANGE field=Primary value=' .. arg .. ' min=0 max=9007199254740991'
   end
   local nd = d + a
@@ -68,22 +70,22 @@ local function apply(d, arg)
   return nd
 end
 
-local st
+local p, m, exists
 if old then
   local s = redis.call('ZSCORE', board, old)
   if not s then
     return redis.error_reply('RANKGEN_BAD_MEMBER the index maps ' .. id .. ' to a member the board lacks')
   end
-  st = {m = old, p = score_p(s), exists = true}
+  p, m, exists = score_p(s), old, true
 else
-  st = {m = '3155759999:' .. id, p = 0, exists = false}
+  p, m, exists = 0, '3155759999:' .. id, false
 end
-local d = get_1(st)
+local d = get_1(p, m)
 local nd, err = apply(d, ARGV[5])
 if err then
   return {err, '', ''}
 end
-if nd == d and st.exists then
+if nd == d and exists then
   if mode == 'px' then
     redis.call('PEXPIRE', board, ms)
     redis.call('PEXPIRE', aux, ms)
@@ -91,17 +93,17 @@ if nd == d and st.exists then
     redis.call('PEXPIREAT', board, ms)
     redis.call('PEXPIREAT', aux, ms)
   end
-  return {'', st.p, st.m}
+  return {'', p, m}
 end
-put_1(st, nd, d)
-if old and old ~= st.m then
+p, m = put_1(p, m, nd, d)
+if old and old ~= m then
   redis.call('ZREM', board, old)
 end
-redis.call('ZADD', board, st.p, st.m)
+redis.call('ZADD', board, p, m)
 if fp then
-  redis.call('HSET', aux, id, st.m)
+  redis.call('HSET', aux, id, m)
 else
-  redis.call('HSET', aux, id, st.m, '', FINGERPRINT)
+  redis.call('HSET', aux, id, m, '', FINGERPRINT)
 end
 if mode == 'px' then
   redis.call('PEXPIRE', board, ms)
@@ -110,4 +112,4 @@ elseif mode == 'pxat' then
   redis.call('PEXPIREAT', board, ms)
   redis.call('PEXPIREAT', aux, ms)
 end
-return {'', st.p, st.m}
+return {'', p, m}

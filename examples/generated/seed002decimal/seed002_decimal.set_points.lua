@@ -10,13 +10,14 @@
 local board, aux = KEYS[1], KEYS[2]
 
 local FINGERPRINT = '0eef64db29cc8631'
+local floor, fmt, sub, tonumber = math.floor, string.format, string.sub, tonumber
 local RADIX = 5242880000000000
 local POW = 10000000000
 
 -- p_of recovers the mixed-radix integer P of a score P / 10^10 (division is correctly rounded, so P
 -- is within one of the rounded product), or nil when this layout cannot have written it.
 local function p_of(s)
-  local c = math.floor(s * POW + 0.5)
+  local c = floor(s * POW + 0.5)
   for _, p in ipairs({c, c - 1, c + 1}) do
     if p >= 0 and p < RADIX and p / POW == s then
       return p
@@ -28,7 +29,7 @@ end
 -- score_text writes P / 10^10 as plain decimal digits: the exact decimal whose correctly
 -- rounded double is the score (never an exponent, never -0).
 local function score_text(p)
-  return string.format('%d.%010d', math.floor(p / POW), p % POW)
+  return fmt('%d.%010d', floor(p / POW), p % POW)
 end
 
 local function score_p(text)
@@ -40,17 +41,18 @@ local function score_p(text)
 end
 
 -- Points: digit of the score, weight 10000000000, radix 524288; digits 0..524287.
-local function get_1(st)
-  local d = math.floor(st.p / 10000000000) % 524288
+-- get_1 reads its digit from the entry's P and member.
+local function get_1(p, m)
+  local d = floor(p / 10000000000) % 524288
   if d > 524287 then
-    error({err = 'RANKGEN_BAD_SCORE Points digit ' .. string.format('%d', d) .. ' is outside its range'})
+    error({err = 'RANKGEN_BAD_SCORE Points digit ' .. fmt('%d', d) .. ' is outside its range'})
   end
   return d
 end
 
--- put_1 stores digit d in place of old.
-local function put_1(st, d, old)
-  st.p = st.p + (d - old) * 10000000000
+-- put_1 returns P and the member with digit d in place of old.
+local function put_1(p, m, d, old)
+  return p + (d - old) * 10000000000, m
 end
 
 local mode, ms, now_arg, id = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
@@ -62,7 +64,7 @@ end
 -- apply returns the new digit of Points, or nil and an error.
 local function apply(d, arg)
   local a = tonumber(arg)
-  if not a or a ~= math.floor(a) then
+  if not a or a ~= floor(a) then
     return nil, 'RANKGEN_OUT_OF_RANGE field=Points value=' .. arg .. ' min=0 max=524287'
   end
   if a < 0 or a > 524287 then
@@ -71,19 +73,19 @@ local function apply(d, arg)
   return a
 end
 
-local st
+local p, m, exists
 local s = redis.call('ZSCORE', board, id)
 if s then
-  st = {m = id, p = score_p(s), exists = true}
+  p, m, exists = score_p(s), id, true
 else
-  st = {m = id, p = 0, exists = false}
+  p, m, exists = 0, id, false
 end
-local d = get_1(st)
+local d = get_1(p, m)
 local nd, err = apply(d, ARGV[5])
 if err then
   return {err, '', ''}
 end
-if nd == d and st.exists then
+if nd == d and exists then
   if mode == 'px' then
     redis.call('PEXPIRE', board, ms)
     redis.call('PEXPIRE', aux, ms)
@@ -91,10 +93,10 @@ if nd == d and st.exists then
     redis.call('PEXPIREAT', board, ms)
     redis.call('PEXPIREAT', aux, ms)
   end
-  return {'', st.p, st.m}
+  return {'', p, m}
 end
-put_1(st, nd, d)
-redis.call('ZADD', board, score_text(st.p), st.m)
+p, m = put_1(p, m, nd, d)
+redis.call('ZADD', board, score_text(p), m)
 if not fp then
   redis.call('SET', aux, FINGERPRINT)
 end
@@ -105,4 +107,4 @@ elseif mode == 'pxat' then
   redis.call('PEXPIREAT', board, ms)
   redis.call('PEXPIREAT', aux, ms)
 end
-return {'', st.p, st.m}
+return {'', p, m}

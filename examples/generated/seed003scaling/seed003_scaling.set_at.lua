@@ -10,12 +10,13 @@
 local board, aux = KEYS[1], KEYS[2]
 
 local FINGERPRINT = 'a5476d0a310c27fb'
+local floor, fmt, sub, tonumber = math.floor, string.format, string.sub, tonumber
 local RADIX = 9000000000000000
 
 -- p_of returns the score as the mixed-radix integer P, or nil when this layout cannot have
 -- written it.
 local function p_of(s)
-  if s >= 0 and s < RADIX and s == math.floor(s) then
+  if s >= 0 and s < RADIX and s == floor(s) then
     return s
   end
   return nil
@@ -23,7 +24,7 @@ end
 
 -- score_text writes P as plain decimal digits (exact: P < 2^53).
 local function score_text(p)
-  return string.format('%d', p)
+  return fmt('%d', p)
 end
 
 local function score_p(text)
@@ -35,17 +36,18 @@ local function score_p(text)
 end
 
 -- At: digit of the score, weight 1, radix 10000000000000; digits 0..2147483647.
-local function get_1(st)
-  local d = math.floor(st.p / 1) % 10000000000000
+-- get_1 reads its digit from the entry's P and member.
+local function get_1(p, m)
+  local d = floor(p / 1) % 10000000000000
   if d > 2147483647 then
-    error({err = 'RANKGEN_BAD_SCORE At digit ' .. string.format('%d', d) .. ' is outside its range'})
+    error({err = 'RANKGEN_BAD_SCORE At digit ' .. fmt('%d', d) .. ' is outside its range'})
   end
   return d
 end
 
--- put_1 stores digit d in place of old.
-local function put_1(st, d, old)
-  st.p = st.p + (d - old) * 1
+-- put_1 returns P and the member with digit d in place of old.
+local function put_1(p, m, d, old)
+  return p + (d - old) * 1, m
 end
 
 local mode, ms, now_arg, id = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
@@ -57,7 +59,7 @@ end
 -- apply returns the new digit of At, or nil and an error.
 local function apply(d, arg)
   local a = tonumber(arg)
-  if not a or a ~= math.floor(a) then
+  if not a or a ~= floor(a) then
     return nil, 'RANKGEN_OUT_OF_RANGE field=At value=' .. arg .. ' min=1970-01-01T00:00:00Z max=2038-01-19T03:14:07Z'
   end
   if a < 0 or a > 2147483647 then
@@ -66,19 +68,19 @@ local function apply(d, arg)
   return a
 end
 
-local st
+local p, m, exists
 local s = redis.call('ZSCORE', board, id)
 if s then
-  st = {m = id, p = score_p(s), exists = true}
+  p, m, exists = score_p(s), id, true
 else
-  st = {m = id, p = 2147483647, exists = false}
+  p, m, exists = 2147483647, id, false
 end
-local d = get_1(st)
+local d = get_1(p, m)
 local nd, err = apply(d, ARGV[5])
 if err then
   return {err, '', ''}
 end
-if nd == d and st.exists then
+if nd == d and exists then
   if mode == 'px' then
     redis.call('PEXPIRE', board, ms)
     redis.call('PEXPIRE', aux, ms)
@@ -86,10 +88,10 @@ if nd == d and st.exists then
     redis.call('PEXPIREAT', board, ms)
     redis.call('PEXPIREAT', aux, ms)
   end
-  return {'', st.p, st.m}
+  return {'', p, m}
 end
-put_1(st, nd, d)
-redis.call('ZADD', board, st.p, st.m)
+p, m = put_1(p, m, nd, d)
+redis.call('ZADD', board, p, m)
 if not fp then
   redis.call('SET', aux, FINGERPRINT)
 end
@@ -100,4 +102,4 @@ elseif mode == 'pxat' then
   redis.call('PEXPIREAT', board, ms)
   redis.call('PEXPIREAT', aux, ms)
 end
-return {'', st.p, st.m}
+return {'', p, m}

@@ -10,12 +10,13 @@
 local board, aux = KEYS[1], KEYS[2]
 
 local FINGERPRINT = '3c05b741da65cab8'
+local floor, fmt, sub, tonumber = math.floor, string.format, string.sub, tonumber
 local RADIX = 2560
 
 -- p_of returns the score as the mixed-radix integer P, or nil when this layout cannot have
 -- written it.
 local function p_of(s)
-  if s >= 0 and s < RADIX and s == math.floor(s) then
+  if s >= 0 and s < RADIX and s == floor(s) then
     return s
   end
   return nil
@@ -23,7 +24,7 @@ end
 
 -- score_text writes P as plain decimal digits (exact: P < 2^53).
 local function score_text(p)
-  return string.format('%d', p)
+  return fmt('%d', p)
 end
 
 local function score_p(text)
@@ -81,17 +82,18 @@ local function lookup(ids)
 end
 
 -- RaceTime: 6 decimal characters of the member at byte 1; digits 0..256269.
-local function get_1(st)
-  local d = tonumber(string.sub(st.m, 1, 6), 10)
+-- get_1 reads its digit from the entry's P and member.
+local function get_1(p, m)
+  local d = tonumber(sub(m, 1, 6), 10)
   if not d or d > 256269 then
-    error({err = 'RANKGEN_BAD_MEMBER RaceTime text ' .. string.sub(st.m, 1, 6) .. ' is not a digit of its range'})
+    error({err = 'RANKGEN_BAD_MEMBER RaceTime text ' .. sub(m, 1, 6) .. ' is not a digit of its range'})
   end
   return d
 end
 
--- put_1 stores digit d in place of old.
-local function put_1(st, d, old)
-  st.m = string.sub(st.m, 1, 1 - 1) .. string.format('%06d', d) .. string.sub(st.m, 6 + 1)
+-- put_1 returns P and the member with digit d in place of old.
+local function put_1(p, m, d, old)
+  return p, sub(m, 1, 1 - 1) .. fmt('%06d', d) .. sub(m, 6 + 1)
 end
 
 local mode, ms, now_arg = ARGV[1], ARGV[2], ARGV[3]
@@ -108,7 +110,7 @@ end
 -- apply returns the new digit of RaceTime, or nil and an error.
 local function apply(d, arg)
   local a = tonumber(arg)
-  if not a or a ~= math.floor(a) then
+  if not a or a ~= floor(a) then
     return nil, 'RANKGEN_OUT_OF_RANGE field=RaceTime value=' .. arg .. ' min=97 max=256366'
   end
   if a < 0 or a > 256269 then
@@ -117,43 +119,47 @@ local function apply(d, arg)
   return math.min(d, a)
 end
 
-local state, order, out = {}, {}, {}
+-- seen[id] says what this call knows of id: 0 = no entry yet, 1 = stored and unchanged, 2 =
+-- changed here; P[id] and M[id] hold its P and member.
+local seen, P, M, old, order, out = {}, {}, {}, {}, {}, {}
 for i = 1, n do
   local id = ids[i]
-  local st = state[id]
-  if not st then
+  local state, p, m = seen[id], P[id], M[id]
+  if not state then
     if members[i] then
-      st = {old = members[i], m = members[i], p = score_p(scores[i]), exists = true}
+      state, p, m = 1, score_p(scores[i]), members[i]
     else
-      st = {old = false, m = '000000:7:7fffff:0000:' .. id, p = 0, exists = false}
+      state, p, m = 0, 0, '000000:7:7fffff:0000:' .. id
     end
-    state[id] = st
+    old[id] = members[i]
     order[#order + 1] = id
   end
-  local d = get_1(st)
+  local d = get_1(p, m)
   local nd, err = apply(d, ARGV[3 + 2 * i])
   if err then
     out[3 * i - 2], out[3 * i - 1], out[3 * i] = err, '', ''
   else
-    if nd ~= d or not st.exists then
-      put_1(st, nd, d)
-      st.exists, st.dirty = true, true
+    if nd ~= d or state == 0 then
+      p, m = put_1(p, m, nd, d)
+      state = 2
     end
-    out[3 * i - 2], out[3 * i - 1], out[3 * i] = '', st.p, st.m
+    out[3 * i - 2], out[3 * i - 1], out[3 * i] = '', p, m
   end
+  seen[id], P[id], M[id] = state, p, m
 end
 
 local zadd, zrem, hset = {}, {}, {}
-for _, id in ipairs(order) do
-  local st = state[id]
-  if st.dirty then
-    if st.old and st.old ~= st.m then
-      zrem[#zrem + 1] = st.old
+for k = 1, #order do
+  local id = order[k]
+  if seen[id] == 2 then
+    local m = M[id]
+    if old[id] and old[id] ~= m then
+      zrem[#zrem + 1] = old[id]
     end
     hset[#hset + 1] = id
-    hset[#hset + 1] = st.m
-    zadd[#zadd + 1] = st.p
-    zadd[#zadd + 1] = st.m
+    hset[#hset + 1] = m
+    zadd[#zadd + 1] = P[id]
+    zadd[#zadd + 1] = m
   end
 end
 if #zadd > 0 then

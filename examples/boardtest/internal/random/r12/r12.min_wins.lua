@@ -10,12 +10,13 @@
 local board, aux = KEYS[1], KEYS[2]
 
 local FINGERPRINT = 'a2eec73259db9fcb'
+local floor, fmt, sub, tonumber = math.floor, string.format, string.sub, tonumber
 local RADIX = 1000000000000
 
 -- p_of returns the score as the mixed-radix integer P, or nil when this layout cannot have
 -- written it.
 local function p_of(s)
-  if s >= 0 and s < RADIX and s == math.floor(s) then
+  if s >= 0 and s < RADIX and s == floor(s) then
     return s
   end
   return nil
@@ -23,7 +24,7 @@ end
 
 -- score_text writes P as plain decimal digits (exact: P < 2^53).
 local function score_text(p)
-  return string.format('%d', p)
+  return fmt('%d', p)
 end
 
 local function score_p(text)
@@ -35,45 +36,48 @@ local function score_p(text)
 end
 
 -- Wins: digit of the score, weight 1, radix 1000000000000; digits 0..999999999999.
-local function get_1(st)
-  local d = math.floor(st.p / 1) % 1000000000000
+-- get_1 reads its digit from the entry's P and member.
+local function get_1(p, m)
+  local d = floor(p / 1) % 1000000000000
   if d > 999999999999 then
-    error({err = 'RANKGEN_BAD_SCORE Wins digit ' .. string.format('%d', d) .. ' is outside its range'})
+    error({err = 'RANKGEN_BAD_SCORE Wins digit ' .. fmt('%d', d) .. ' is outside its range'})
   end
   return d
 end
 
--- put_1 stores digit d in place of old.
-local function put_1(st, d, old)
-  st.p = st.p + (d - old) * 1
+-- put_1 returns P and the member with digit d in place of old.
+local function put_1(p, m, d, old)
+  return p + (d - old) * 1, m
 end
 
 -- Streak: 5 decimal characters of the member at byte 16; digits 0..99999.
-local function get_2(st)
-  local d = tonumber(string.sub(st.m, 16, 20), 10)
+-- get_2 reads its digit from the entry's P and member.
+local function get_2(p, m)
+  local d = tonumber(sub(m, 16, 20), 10)
   if not d or d > 99999 then
-    error({err = 'RANKGEN_BAD_MEMBER Streak text ' .. string.sub(st.m, 16, 20) .. ' is not a digit of its range'})
+    error({err = 'RANKGEN_BAD_MEMBER Streak text ' .. sub(m, 16, 20) .. ' is not a digit of its range'})
   end
   return d
 end
 
--- put_2 stores digit d in place of old.
-local function put_2(st, d, old)
-  st.m = string.sub(st.m, 1, 16 - 1) .. string.format('%05d', d) .. string.sub(st.m, 20 + 1)
+-- put_2 returns P and the member with digit d in place of old.
+local function put_2(p, m, d, old)
+  return p, sub(m, 1, 16 - 1) .. fmt('%05d', d) .. sub(m, 20 + 1)
 end
 
 -- Kills: 4 decimal characters of the member at byte 22; digits 0..7386.
-local function get_3(st)
-  local d = tonumber(string.sub(st.m, 22, 25), 10)
+-- get_3 reads its digit from the entry's P and member.
+local function get_3(p, m)
+  local d = tonumber(sub(m, 22, 25), 10)
   if not d or d > 7386 then
-    error({err = 'RANKGEN_BAD_MEMBER Kills text ' .. string.sub(st.m, 22, 25) .. ' is not a digit of its range'})
+    error({err = 'RANKGEN_BAD_MEMBER Kills text ' .. sub(m, 22, 25) .. ' is not a digit of its range'})
   end
   return d
 end
 
--- put_3 stores digit d in place of old.
-local function put_3(st, d, old)
-  st.m = string.sub(st.m, 1, 22 - 1) .. string.format('%04d', d) .. string.sub(st.m, 25 + 1)
+-- put_3 returns P and the member with digit d in place of old.
+local function put_3(p, m, d, old)
+  return p, sub(m, 1, 22 - 1) .. fmt('%04d', d) .. sub(m, 25 + 1)
 end
 
 local mode, ms, now_arg, id = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
@@ -101,7 +105,7 @@ end
 -- apply returns the new digit of Wins, or nil and an error.
 local function apply(d, arg)
   local a = tonumber(arg)
-  if not a or a ~= math.floor(a) then
+  if not a or a ~= floor(a) then
     return nil, 'RANKGEN_OUT_OF_RANGE field=Wins value=' .. arg .. ' min=2131-08-08T03:39:55.037417Z max=2131-08-19T17:26:35.037416Z'
   end
   if a < 0 or a > 999999999999 then
@@ -110,22 +114,22 @@ local function apply(d, arg)
   return math.min(d, a)
 end
 
-local st
+local p, m, exists
 if old then
   local s = redis.call('ZSCORE', board, old)
   if not s then
     return redis.error_reply('RANKGEN_BAD_MEMBER the index maps ' .. id .. ' to a member the board lacks')
   end
-  st = {m = old, p = score_p(s), exists = true}
+  p, m, exists = score_p(s), old, true
 else
-  st = {m = '00000000000000:00000:0000:000000000000:' .. id, p = 0, exists = false}
+  p, m, exists = 0, '00000000000000:00000:0000:000000000000:' .. id, false
 end
-local d = get_1(st)
+local d = get_1(p, m)
 local nd, err = apply(d, ARGV[5])
 if err then
   return {err, '', ''}
 end
-if nd == d and st.exists then
+if nd == d and exists then
   if mode == 'px' then
     redis.call('PEXPIRE', board, ms)
     redis.call('PEXPIRE', aux, ms)
@@ -133,29 +137,29 @@ if nd == d and st.exists then
     redis.call('PEXPIREAT', board, ms)
     redis.call('PEXPIREAT', aux, ms)
   end
-  return {'', st.p, st.m}
+  return {'', p, m}
 end
-local v2 = math.floor(client_now() / 1000000)
+local v2 = floor(client_now() / 1000000)
 local s2 = 1477645131 - v2
 if s2 < 0 or s2 > 99999 then
-  return {'RANKGEN_OUT_OF_RANGE field=Streak value=' .. string.format('%d', v2) .. 's min=2016-10-27T05:12:12Z max=2016-10-28T08:58:51Z', '', ''}
+  return {'RANKGEN_OUT_OF_RANGE field=Streak value=' .. fmt('%d', v2) .. 's min=2016-10-27T05:12:12Z max=2016-10-28T08:58:51Z', '', ''}
 end
-local v3 = math.floor(server_now() / 1)
+local v3 = floor(server_now() / 1)
 local s3 = v3 - 4823378495425830
 if s3 < 0 or s3 > 7386 then
-  return {'RANKGEN_OUT_OF_RANGE field=Kills value=' .. string.format('%d', v3) .. 'us min=2122-11-06T03:21:35.42583Z max=2122-11-06T03:21:35.433216Z', '', ''}
+  return {'RANKGEN_OUT_OF_RANGE field=Kills value=' .. fmt('%d', v3) .. 'us min=2122-11-06T03:21:35.42583Z max=2122-11-06T03:21:35.433216Z', '', ''}
 end
-put_1(st, nd, d)
-put_2(st, s2, get_2(st))
-put_3(st, s3, get_3(st))
-if old and old ~= st.m then
+p, m = put_1(p, m, nd, d)
+p, m = put_2(p, m, s2, get_2(p, m))
+p, m = put_3(p, m, s3, get_3(p, m))
+if old and old ~= m then
   redis.call('ZREM', board, old)
 end
-redis.call('ZADD', board, st.p, st.m)
+redis.call('ZADD', board, p, m)
 if fp then
-  redis.call('HSET', aux, id, st.m)
+  redis.call('HSET', aux, id, m)
 else
-  redis.call('HSET', aux, id, st.m, '', FINGERPRINT)
+  redis.call('HSET', aux, id, m, '', FINGERPRINT)
 end
 if mode == 'px' then
   redis.call('PEXPIRE', board, ms)
@@ -164,4 +168,4 @@ elseif mode == 'pxat' then
   redis.call('PEXPIREAT', board, ms)
   redis.call('PEXPIREAT', aux, ms)
 end
-return {'', st.p, st.m}
+return {'', p, m}

@@ -10,12 +10,13 @@
 local board, aux = KEYS[1], KEYS[2]
 
 local FINGERPRINT = 'a2eec73259db9fcb'
+local floor, fmt, sub, tonumber = math.floor, string.format, string.sub, tonumber
 local RADIX = 1000000000000
 
 -- p_of returns the score as the mixed-radix integer P, or nil when this layout cannot have
 -- written it.
 local function p_of(s)
-  if s >= 0 and s < RADIX and s == math.floor(s) then
+  if s >= 0 and s < RADIX and s == floor(s) then
     return s
   end
   return nil
@@ -23,7 +24,7 @@ end
 
 -- score_text writes P as plain decimal digits (exact: P < 2^53).
 local function score_text(p)
-  return string.format('%d', p)
+  return fmt('%d', p)
 end
 
 local function score_p(text)
@@ -81,45 +82,48 @@ local function lookup(ids)
 end
 
 -- Wins: digit of the score, weight 1, radix 1000000000000; digits 0..999999999999.
-local function get_1(st)
-  local d = math.floor(st.p / 1) % 1000000000000
+-- get_1 reads its digit from the entry's P and member.
+local function get_1(p, m)
+  local d = floor(p / 1) % 1000000000000
   if d > 999999999999 then
-    error({err = 'RANKGEN_BAD_SCORE Wins digit ' .. string.format('%d', d) .. ' is outside its range'})
+    error({err = 'RANKGEN_BAD_SCORE Wins digit ' .. fmt('%d', d) .. ' is outside its range'})
   end
   return d
 end
 
--- put_1 stores digit d in place of old.
-local function put_1(st, d, old)
-  st.p = st.p + (d - old) * 1
+-- put_1 returns P and the member with digit d in place of old.
+local function put_1(p, m, d, old)
+  return p + (d - old) * 1, m
 end
 
 -- Streak: 5 decimal characters of the member at byte 16; digits 0..99999.
-local function get_2(st)
-  local d = tonumber(string.sub(st.m, 16, 20), 10)
+-- get_2 reads its digit from the entry's P and member.
+local function get_2(p, m)
+  local d = tonumber(sub(m, 16, 20), 10)
   if not d or d > 99999 then
-    error({err = 'RANKGEN_BAD_MEMBER Streak text ' .. string.sub(st.m, 16, 20) .. ' is not a digit of its range'})
+    error({err = 'RANKGEN_BAD_MEMBER Streak text ' .. sub(m, 16, 20) .. ' is not a digit of its range'})
   end
   return d
 end
 
--- put_2 stores digit d in place of old.
-local function put_2(st, d, old)
-  st.m = string.sub(st.m, 1, 16 - 1) .. string.format('%05d', d) .. string.sub(st.m, 20 + 1)
+-- put_2 returns P and the member with digit d in place of old.
+local function put_2(p, m, d, old)
+  return p, sub(m, 1, 16 - 1) .. fmt('%05d', d) .. sub(m, 20 + 1)
 end
 
 -- Kills: 4 decimal characters of the member at byte 22; digits 0..7386.
-local function get_3(st)
-  local d = tonumber(string.sub(st.m, 22, 25), 10)
+-- get_3 reads its digit from the entry's P and member.
+local function get_3(p, m)
+  local d = tonumber(sub(m, 22, 25), 10)
   if not d or d > 7386 then
-    error({err = 'RANKGEN_BAD_MEMBER Kills text ' .. string.sub(st.m, 22, 25) .. ' is not a digit of its range'})
+    error({err = 'RANKGEN_BAD_MEMBER Kills text ' .. sub(m, 22, 25) .. ' is not a digit of its range'})
   end
   return d
 end
 
--- put_3 stores digit d in place of old.
-local function put_3(st, d, old)
-  st.m = string.sub(st.m, 1, 22 - 1) .. string.format('%04d', d) .. string.sub(st.m, 25 + 1)
+-- put_3 returns P and the member with digit d in place of old.
+local function put_3(p, m, d, old)
+  return p, sub(m, 1, 22 - 1) .. fmt('%04d', d) .. sub(m, 25 + 1)
 end
 
 local mode, ms, now_arg = ARGV[1], ARGV[2], ARGV[3]
@@ -151,7 +155,7 @@ end
 -- apply returns the new digit of Wins, or nil and an error.
 local function apply(d, arg)
   local a = tonumber(arg)
-  if not a or a ~= math.floor(a) then
+  if not a or a ~= floor(a) then
     return nil, 'RANKGEN_OUT_OF_RANGE field=Wins value=' .. arg .. ' min=2131-08-08T03:39:55.037417Z max=2131-08-19T17:26:35.037416Z'
   end
   if a < 0 or a > 999999999999 then
@@ -160,61 +164,65 @@ local function apply(d, arg)
   return math.min(d, a)
 end
 
-local state, order, out = {}, {}, {}
+-- seen[id] says what this call knows of id: 0 = no entry yet, 1 = stored and unchanged, 2 =
+-- changed here; P[id] and M[id] hold its P and member.
+local seen, P, M, old, order, out = {}, {}, {}, {}, {}, {}
 for i = 1, n do
   local id = ids[i]
-  local st = state[id]
-  if not st then
+  local state, p, m = seen[id], P[id], M[id]
+  if not state then
     if members[i] then
-      st = {old = members[i], m = members[i], p = score_p(scores[i]), exists = true}
+      state, p, m = 1, score_p(scores[i]), members[i]
     else
-      st = {old = false, m = '00000000000000:00000:0000:000000000000:' .. id, p = 0, exists = false}
+      state, p, m = 0, 0, '00000000000000:00000:0000:000000000000:' .. id
     end
-    state[id] = st
+    old[id] = members[i]
     order[#order + 1] = id
   end
-  local d = get_1(st)
+  local d = get_1(p, m)
   local nd, err = apply(d, ARGV[3 + 2 * i])
   local s2
-  if not err and (nd ~= d or not st.exists) then
-    local v = math.floor(client_now() / 1000000)
+  if not err and (nd ~= d or state == 0) then
+    local v = floor(client_now() / 1000000)
     s2 = 1477645131 - v
     if s2 < 0 or s2 > 99999 then
-      err = 'RANKGEN_OUT_OF_RANGE field=Streak value=' .. string.format('%d', v) .. 's min=2016-10-27T05:12:12Z max=2016-10-28T08:58:51Z'
+      err = 'RANKGEN_OUT_OF_RANGE field=Streak value=' .. fmt('%d', v) .. 's min=2016-10-27T05:12:12Z max=2016-10-28T08:58:51Z'
     end
   end
   local s3
-  if not err and (nd ~= d or not st.exists) then
-    local v = math.floor(server_now() / 1)
+  if not err and (nd ~= d or state == 0) then
+    local v = floor(server_now() / 1)
     s3 = v - 4823378495425830
     if s3 < 0 or s3 > 7386 then
-      err = 'RANKGEN_OUT_OF_RANGE field=Kills value=' .. string.format('%d', v) .. 'us min=2122-11-06T03:21:35.42583Z max=2122-11-06T03:21:35.433216Z'
+      err = 'RANKGEN_OUT_OF_RANGE field=Kills value=' .. fmt('%d', v) .. 'us min=2122-11-06T03:21:35.42583Z max=2122-11-06T03:21:35.433216Z'
     end
   end
   if err then
     out[3 * i - 2], out[3 * i - 1], out[3 * i] = err, '', ''
   else
-    if nd ~= d or not st.exists then
-      put_1(st, nd, d)
-      put_2(st, s2, get_2(st))
-      put_3(st, s3, get_3(st))
-      st.exists, st.dirty = true, true
+    if nd ~= d or state == 0 then
+      p, m = put_1(p, m, nd, d)
+      p, m = put_2(p, m, s2, get_2(p, m))
+      p, m = put_3(p, m, s3, get_3(p, m))
+      state = 2
     end
-    out[3 * i - 2], out[3 * i - 1], out[3 * i] = '', st.p, st.m
+    out[3 * i - 2], out[3 * i - 1], out[3 * i] = '', p, m
   end
+  seen[id], P[id], M[id] = state, p, m
 end
 
 local zadd, zrem, hset = {}, {}, {}
-for _, id in ipairs(order) do
-  local st = state[id]
-  if st.dirty then
-    if st.old and st.old ~= st.m then
-      zrem[#zrem + 1] = st.old
+for k = 1, #order do
+  local id = order[k]
+  if seen[id] == 2 then
+    local m = M[id]
+    if old[id] and old[id] ~= m then
+      zrem[#zrem + 1] = old[id]
     end
     hset[#hset + 1] = id
-    hset[#hset + 1] = st.m
-    zadd[#zadd + 1] = st.p
-    zadd[#zadd + 1] = st.m
+    hset[#hset + 1] = m
+    zadd[#zadd + 1] = P[id]
+    zadd[#zadd + 1] = m
   end
 end
 if #zadd > 0 then

@@ -10,13 +10,14 @@
 local board, aux = KEYS[1], KEYS[2]
 
 local FINGERPRINT = 'e9e5f13aff2897e2'
+local floor, fmt, sub, tonumber = math.floor, string.format, string.sub, tonumber
 local RADIX = 105553116266496
 local POW = 10000000
 
 -- p_of recovers the mixed-radix integer P of a score P / 10^7 (division is correctly rounded, so P
 -- is within one of the rounded product), or nil when this layout cannot have written it.
 local function p_of(s)
-  local c = math.floor(s * POW + 0.5)
+  local c = floor(s * POW + 0.5)
   for _, p in ipairs({c, c - 1, c + 1}) do
     if p >= 0 and p < RADIX and p / POW == s then
       return p
@@ -28,7 +29,7 @@ end
 -- score_text writes P / 10^7 as plain decimal digits: the exact decimal whose correctly
 -- rounded double is the score (never an exponent, never -0).
 local function score_text(p)
-  return string.format('%d.%07d', math.floor(p / POW), p % POW)
+  return fmt('%d.%07d', floor(p / POW), p % POW)
 end
 
 local function score_p(text)
@@ -86,17 +87,18 @@ local function lookup(ids)
 end
 
 -- UpdatedAt: digit of the score, weight 17179869184, radix 3; digits 0..2.
-local function get_1(st)
-  local d = math.floor(st.p / 17179869184) % 3
+-- get_1 reads its digit from the entry's P and member.
+local function get_1(p, m)
+  local d = floor(p / 17179869184) % 3
   if d > 2 then
-    error({err = 'RANKGEN_BAD_SCORE UpdatedAt digit ' .. string.format('%d', d) .. ' is outside its range'})
+    error({err = 'RANKGEN_BAD_SCORE UpdatedAt digit ' .. fmt('%d', d) .. ' is outside its range'})
   end
   return d
 end
 
--- put_1 stores digit d in place of old.
-local function put_1(st, d, old)
-  st.p = st.p + (d - old) * 17179869184
+-- put_1 returns P and the member with digit d in place of old.
+local function put_1(p, m, d, old)
+  return p + (d - old) * 17179869184, m
 end
 
 local mode, ms, now_arg = ARGV[1], ARGV[2], ARGV[3]
@@ -113,7 +115,7 @@ end
 -- apply returns the new digit of UpdatedAt, or nil and an error.
 local function apply(d, arg)
   local a = tonumber(arg)
-  if not a or a ~= math.floor(a) then
+  if not a or a ~= floor(a) then
     return nil, 'RANKGEN_OUT_OF_RANGE field=UpdatedAt value=' .. arg .. ' min=79060122256 max=79060122258'
   end
   local nd = d - a
@@ -123,43 +125,47 @@ local function apply(d, arg)
   return nd
 end
 
-local state, order, out = {}, {}, {}
+-- seen[id] says what this call knows of id: 0 = no entry yet, 1 = stored and unchanged, 2 =
+-- changed here; P[id] and M[id] hold its P and member.
+local seen, P, M, old, order, out = {}, {}, {}, {}, {}, {}
 for i = 1, n do
   local id = ids[i]
-  local st = state[id]
-  if not st then
+  local state, p, m = seen[id], P[id], M[id]
+  if not state then
     if members[i] then
-      st = {old = members[i], m = members[i], p = score_p(scores[i]), exists = true}
+      state, p, m = 1, score_p(scores[i]), members[i]
     else
-      st = {old = false, m = '0000:' .. id, p = 0, exists = false}
+      state, p, m = 0, 0, '0000:' .. id
     end
-    state[id] = st
+    old[id] = members[i]
     order[#order + 1] = id
   end
-  local d = get_1(st)
+  local d = get_1(p, m)
   local nd, err = apply(d, ARGV[3 + 2 * i])
   if err then
     out[3 * i - 2], out[3 * i - 1], out[3 * i] = err, '', ''
   else
-    if nd ~= d or not st.exists then
-      put_1(st, nd, d)
-      st.exists, st.dirty = true, true
+    if nd ~= d or state == 0 then
+      p, m = put_1(p, m, nd, d)
+      state = 2
     end
-    out[3 * i - 2], out[3 * i - 1], out[3 * i] = '', st.p, st.m
+    out[3 * i - 2], out[3 * i - 1], out[3 * i] = '', p, m
   end
+  seen[id], P[id], M[id] = state, p, m
 end
 
 local zadd, zrem, hset = {}, {}, {}
-for _, id in ipairs(order) do
-  local st = state[id]
-  if st.dirty then
-    if st.old and st.old ~= st.m then
-      zrem[#zrem + 1] = st.old
+for k = 1, #order do
+  local id = order[k]
+  if seen[id] == 2 then
+    local m = M[id]
+    if old[id] and old[id] ~= m then
+      zrem[#zrem + 1] = old[id]
     end
     hset[#hset + 1] = id
-    hset[#hset + 1] = st.m
-    zadd[#zadd + 1] = score_text(st.p)
-    zadd[#zadd + 1] = st.m
+    hset[#hset + 1] = m
+    zadd[#zadd + 1] = score_text(P[id])
+    zadd[#zadd + 1] = m
   end
 end
 if #zadd > 0 then

@@ -7,13 +7,14 @@
 -- ARGV[1]: the id. Returns the rank, or nil when the id has no entry.
 local board, aux = KEYS[1], KEYS[2]
 
+local floor, fmt, sub, tonumber = math.floor, string.format, string.sub, tonumber
 local RADIX = 105553116266496
 local POW = 10000000
 
 -- p_of recovers the mixed-radix integer P of a score P / 10^7 (division is correctly rounded, so P
 -- is within one of the rounded product), or nil when this layout cannot have written it.
 local function p_of(s)
-  local c = math.floor(s * POW + 0.5)
+  local c = floor(s * POW + 0.5)
   for _, p in ipairs({c, c - 1, c + 1}) do
     if p >= 0 and p < RADIX and p / POW == s then
       return p
@@ -25,7 +26,7 @@ end
 -- score_text writes P / 10^7 as plain decimal digits: the exact decimal whose correctly
 -- rounded double is the score (never an exponent, never -0).
 local function score_text(p)
-  return string.format('%d.%07d', math.floor(p / POW), p % POW)
+  return fmt('%d.%07d', floor(p / POW), p % POW)
 end
 
 local function score_p(text)

@@ -10,13 +10,14 @@
 local board, aux = KEYS[1], KEYS[2]
 
 local FINGERPRINT = 'e9e5f13aff2897e2'
+local floor, fmt, sub, tonumber = math.floor, string.format, string.sub, tonumber
 local RADIX = 105553116266496
 local POW = 10000000
 
 -- p_of recovers the mixed-radix integer P of a score P / 10^7 (division is correctly rounded, so P
 -- is within one of the rounded product), or nil when this layout cannot have written it.
 local function p_of(s)
-  local c = math.floor(s * POW + 0.5)
+  local c = floor(s * POW + 0.5)
   for _, p in ipairs({c, c - 1, c + 1}) do
     if p >= 0 and p < RADIX and p / POW == s then
       return p
@@ -28,7 +29,7 @@ end
 -- score_text writes P / 10^7 as plain decimal digits: the exact decimal whose correctly
 -- rounded double is the score (never an exponent, never -0).
 local function score_text(p)
-  return string.format('%d.%07d', math.floor(p / POW), p % POW)
+  return fmt('%d.%07d', floor(p / POW), p % POW)
 end
 
 local function score_p(text)
@@ -40,17 +41,18 @@ local function score_p(text)
 end
 
 -- Gold: digit of the score, weight 1, radix 17179869184; digits 0..17179869183.
-local function get_1(st)
-  local d = math.floor(st.p / 1) % 17179869184
+-- get_1 reads its digit from the entry's P and member.
+local function get_1(p, m)
+  local d = floor(p / 1) % 17179869184
   if d > 17179869183 then
-    error({err = 'RANKGEN_BAD_SCORE Gold digit ' .. string.format('%d', d) .. ' is outside its range'})
+    error({err = 'RANKGEN_BAD_SCORE Gold digit ' .. fmt('%d', d) .. ' is outside its range'})
   end
   return d
 end
 
--- put_1 stores digit d in place of old.
-local function put_1(st, d, old)
-  st.p = st.p + (d - old) * 1
+-- put_1 returns P and the member with digit d in place of old.
+local function put_1(p, m, d, old)
+  return p + (d - old) * 1, m
 end
 
 local mode, ms, now_arg, id = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
@@ -63,7 +65,7 @@ end
 -- apply returns the new digit of Gold, or nil and an error.
 local function apply(d, arg)
   local a = tonumber(arg)
-  if not a or a ~= math.floor(a) then
+  if not a or a ~= floor(a) then
     return nil, 'RANKGEN_OUT_OF_RANGE field=Gold value=' .. arg .. ' min=2032-03-29T23:10:14.786Z max=2032-10-14T19:21:23.969Z'
   end
   if a < 0 or a > 17179869183 then
@@ -72,22 +74,22 @@ local function apply(d, arg)
   return math.min(d, a)
 end
 
-local st
+local p, m, exists
 if old then
   local s = redis.call('ZSCORE', board, old)
   if not s then
     return redis.error_reply('RANKGEN_BAD_MEMBER the index maps ' .. id .. ' to a member the board lacks')
   end
-  st = {m = old, p = score_p(s), exists = true}
+  p, m, exists = score_p(s), old, true
 else
-  st = {m = '0000:' .. id, p = 0, exists = false}
+  p, m, exists = 0, '0000:' .. id, false
 end
-local d = get_1(st)
+local d = get_1(p, m)
 local nd, err = apply(d, ARGV[5])
 if err then
   return {err, '', ''}
 end
-if nd == d and st.exists then
+if nd == d and exists then
   if mode == 'px' then
     redis.call('PEXPIRE', board, ms)
     redis.call('PEXPIRE', aux, ms)
@@ -95,17 +97,17 @@ if nd == d and st.exists then
     redis.call('PEXPIREAT', board, ms)
     redis.call('PEXPIREAT', aux, ms)
   end
-  return {'', st.p, st.m}
+  return {'', p, m}
 end
-put_1(st, nd, d)
-if old and old ~= st.m then
+p, m = put_1(p, m, nd, d)
+if old and old ~= m then
   redis.call('ZREM', board, old)
 end
-redis.call('ZADD', board, score_text(st.p), st.m)
+redis.call('ZADD', board, score_text(p), m)
 if fp then
-  redis.call('HSET', aux, id, st.m)
+  redis.call('HSET', aux, id, m)
 else
-  redis.call('HSET', aux, id, st.m, '', FINGERPRINT)
+  redis.call('HSET', aux, id, m, '', FINGERPRINT)
 end
 if mode == 'px' then
   redis.call('PEXPIRE', board, ms)
@@ -114,4 +116,4 @@ elseif mode == 'pxat' then
   redis.call('PEXPIREAT', board, ms)
   redis.call('PEXPIREAT', aux, ms)
 end
-return {'', st.p, st.m}
+return {'', p, m}

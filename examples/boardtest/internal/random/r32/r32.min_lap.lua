@@ -10,12 +10,13 @@
 local board, aux = KEYS[1], KEYS[2]
 
 local FINGERPRINT = 'b1b430f6a6f76b38'
+local floor, fmt, sub, tonumber = math.floor, string.format, string.sub, tonumber
 local RADIX = 16777216
 
 -- p_of returns the score as the mixed-radix integer P, or nil when this layout cannot have
 -- written it.
 local function p_of(s)
-  if s >= 0 and s < RADIX and s == math.floor(s) then
+  if s >= 0 and s < RADIX and s == floor(s) then
     return s
   end
   return nil
@@ -23,7 +24,7 @@ end
 
 -- score_text writes P as plain decimal digits (exact: P < 2^53).
 local function score_text(p)
-  return string.format('%d', p)
+  return fmt('%d', p)
 end
 
 local function score_p(text)
@@ -35,17 +36,18 @@ local function score_p(text)
 end
 
 -- Lap: 8 hex characters of the member at byte 21; digits 0..593533335.
-local function get_1(st)
-  local d = tonumber(string.sub(st.m, 21, 28), 16)
+-- get_1 reads its digit from the entry's P and member.
+local function get_1(p, m)
+  local d = tonumber(sub(m, 21, 28), 16)
   if not d or d > 593533335 then
-    error({err = 'RANKGEN_BAD_MEMBER Lap text ' .. string.sub(st.m, 21, 28) .. ' is not a digit of its range'})
+    error({err = 'RANKGEN_BAD_MEMBER Lap text ' .. sub(m, 21, 28) .. ' is not a digit of its range'})
   end
   return d
 end
 
--- put_1 stores digit d in place of old.
-local function put_1(st, d, old)
-  st.m = string.sub(st.m, 1, 21 - 1) .. string.format('%08x', d) .. string.sub(st.m, 28 + 1)
+-- put_1 returns P and the member with digit d in place of old.
+local function put_1(p, m, d, old)
+  return p, sub(m, 1, 21 - 1) .. fmt('%08x', d) .. sub(m, 28 + 1)
 end
 
 local mode, ms, now_arg, id = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
@@ -58,7 +60,7 @@ end
 -- apply returns the new digit of Lap, or nil and an error.
 local function apply(d, arg)
   local a = tonumber(arg)
-  if not a or a ~= math.floor(a) then
+  if not a or a ~= floor(a) then
     return nil, 'RANKGEN_OUT_OF_RANGE field=Lap value=' .. arg .. ' min=2056-04-27T08:51:25Z max=2075-02-16T23:13:40Z'
   end
   if a < 0 or a > 593533335 then
@@ -67,22 +69,22 @@ local function apply(d, arg)
   return math.max(d, a)
 end
 
-local st
+local p, m, exists
 if old then
   local s = redis.call('ZSCORE', board, old)
   if not s then
     return redis.error_reply('RANKGEN_BAD_MEMBER the index maps ' .. id .. ' to a member the board lacks')
   end
-  st = {m = old, p = score_p(s), exists = true}
+  p, m, exists = score_p(s), old, true
 else
-  st = {m = '4:00000000:1:000000:00000000:' .. id, p = 16777215, exists = false}
+  p, m, exists = 16777215, '4:00000000:1:000000:00000000:' .. id, false
 end
-local d = get_1(st)
+local d = get_1(p, m)
 local nd, err = apply(d, ARGV[5])
 if err then
   return {err, '', ''}
 end
-if nd == d and st.exists then
+if nd == d and exists then
   if mode == 'px' then
     redis.call('PEXPIRE', board, ms)
     redis.call('PEXPIRE', aux, ms)
@@ -90,17 +92,17 @@ if nd == d and st.exists then
     redis.call('PEXPIREAT', board, ms)
     redis.call('PEXPIREAT', aux, ms)
   end
-  return {'', st.p, st.m}
+  return {'', p, m}
 end
-put_1(st, nd, d)
-if old and old ~= st.m then
+p, m = put_1(p, m, nd, d)
+if old and old ~= m then
   redis.call('ZREM', board, old)
 end
-redis.call('ZADD', board, st.p, st.m)
+redis.call('ZADD', board, p, m)
 if fp then
-  redis.call('HSET', aux, id, st.m)
+  redis.call('HSET', aux, id, m)
 else
-  redis.call('HSET', aux, id, st.m, '', FINGERPRINT)
+  redis.call('HSET', aux, id, m, '', FINGERPRINT)
 end
 if mode == 'px' then
   redis.call('PEXPIRE', board, ms)
@@ -109,4 +111,4 @@ elseif mode == 'pxat' then
   redis.call('PEXPIREAT', board, ms)
   redis.call('PEXPIREAT', aux, ms)
 end
-return {'', st.p, st.m}
+return {'', p, m}
