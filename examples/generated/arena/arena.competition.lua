@@ -38,5 +38,5 @@ if not s then
   return false
 end
 -- Entries ahead on Points are those whose P reaches the next band of its weight.
-local band = (math.floor(score_p(s) / 4294967296) + 1) * 4294967296
+local band = (floor(score_p(s) / 4294967296) + 1) * 4294967296
 return 1 + redis.call('ZCOUNT', board, score_text(band), '+inf')

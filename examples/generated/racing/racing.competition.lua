@@ -38,5 +38,5 @@ if not s then
   return false
 end
 -- Entries ahead on Laps are those whose P reaches the next band of its weight.
-local band = (math.floor(score_p(s) / 1000000000) + 1) * 1000000000
+local band = (floor(score_p(s) / 1000000000) + 1) * 1000000000
 return 1 + redis.call('ZCOUNT', board, score_text(band), '+inf')

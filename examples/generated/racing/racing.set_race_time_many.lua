@@ -126,7 +126,7 @@ for i = 1, n do
   seen[id], P[id] = state, p
 end
 
-local zadd, zrem, hset = {}, {}, {}
+local zadd = {}
 for k = 1, #order do
   local id = order[k]
   if seen[id] == 2 then

@@ -38,5 +38,5 @@ if not s then
   return false
 end
 -- Entries ahead on Points are those whose P reaches the next band of its weight.
-local band = (math.floor(score_p(s) / 1073741824) + 1) * 1073741824
+local band = (floor(score_p(s) / 1073741824) + 1) * 1073741824
 return 1 + redis.call('ZCOUNT', board, score_text(band), '+inf')

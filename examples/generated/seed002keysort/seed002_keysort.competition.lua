@@ -41,5 +41,5 @@ if not s then
   return redis.error_reply('RANKGEN_BAD_MEMBER the index maps ' .. ARGV[1] .. ' to a member the board lacks')
 end
 -- Entries ahead on Points are those whose P reaches the next band of its weight.
-local band = (math.floor(score_p(s) / 1) + 1) * 1
+local band = (floor(score_p(s) / 1) + 1) * 1
 return 1 + redis.call('ZCOUNT', board, score_text(band), '+inf')

@@ -38,5 +38,5 @@ if not s then
   return false
 end
 -- Entries ahead on Raw are those whose P reaches the next band of its weight.
-local band = (math.floor(score_p(s) / 10000000000000) + 1) * 10000000000000
+local band = (floor(score_p(s) / 10000000000000) + 1) * 10000000000000
 return 1 + redis.call('ZCOUNT', board, score_text(band), '+inf')
