@@ -362,7 +362,7 @@ func (b *board) update(fd *layout.Field, op layout.Op) {
 			doc += fmt.Sprintf(" A result outside %s's range is refused with an error matching ErrOverflow, leaving the entry unchanged.", fd.Name)
 		}
 	}
-	doc += " An id without an entry starts from the zero entry (each field's zero value, or its lowest-ranking value when zero is outside its range)."
+	doc += " An id without an entry starts from the zero entry (0, false, the first enum value, or the Unix epoch for a time; a field's lowest-ranking value when that is outside its range)."
 	if len(stamps) > 0 {
 		doc += " When the update changes the entry, it also sets " + strings.Join(stamps, ", ") + " to now."
 	}

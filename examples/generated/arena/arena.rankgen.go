@@ -413,9 +413,9 @@ func (b *Board) Trim(ctx context.Context, keep int64) (int64, error) {
 
 // AddPoints adds delta to the Points of the entry of id and returns the new entry. A result
 // outside Points's range is refused with an error matching ErrOverflow, leaving the entry
-// unchanged. An id without an entry starts from the zero entry (each field's zero value, or its
-// lowest-ranking value when zero is outside its range). When the update changes the entry, it also
-// sets ReachedAt (server clock) to now.
+// unchanged. An id without an entry starts from the zero entry (0, false, the first enum value, or
+// the Unix epoch for a time; a field's lowest-ranking value when that is outside its range). When
+// the update changes the entry, it also sets ReachedAt (server clock) to now.
 func (b *Board) AddPoints(ctx context.Context, id string, delta int64) (Entry, error) {
 	if err := checkID(id); err != nil {
 		return Entry{}, err
@@ -450,9 +450,9 @@ func (b *Board) AddPointsMany(ctx context.Context, updates []Update[int64]) ([]R
 }
 
 // MaxPoints raises the Points of the entry of id to v when v is larger and returns the new entry.
-// An id without an entry starts from the zero entry (each field's zero value, or its
-// lowest-ranking value when zero is outside its range). When the update changes the entry, it also
-// sets ReachedAt (server clock) to now.
+// An id without an entry starts from the zero entry (0, false, the first enum value, or the Unix
+// epoch for a time; a field's lowest-ranking value when that is outside its range). When the
+// update changes the entry, it also sets ReachedAt (server clock) to now.
 func (b *Board) MaxPoints(ctx context.Context, id string, v uint32) (Entry, error) {
 	if err := checkID(id); err != nil {
 		return Entry{}, err
@@ -496,9 +496,9 @@ func (b *Board) MaxPointsMany(ctx context.Context, updates []Update[uint32]) ([]
 }
 
 // SetPoints sets the Points of the entry of id to v and returns the new entry. An id without an
-// entry starts from the zero entry (each field's zero value, or its lowest-ranking value when zero
-// is outside its range). When the update changes the entry, it also sets ReachedAt (server clock)
-// to now.
+// entry starts from the zero entry (0, false, the first enum value, or the Unix epoch for a time;
+// a field's lowest-ranking value when that is outside its range). When the update changes the
+// entry, it also sets ReachedAt (server clock) to now.
 func (b *Board) SetPoints(ctx context.Context, id string, v uint32) (Entry, error) {
 	if err := checkID(id); err != nil {
 		return Entry{}, err
@@ -542,9 +542,9 @@ func (b *Board) SetPointsMany(ctx context.Context, updates []Update[uint32]) ([]
 }
 
 // SetPaid sets the Paid of the entry of id to v and returns the new entry. An id without an entry
-// starts from the zero entry (each field's zero value, or its lowest-ranking value when zero is
-// outside its range). When the update changes the entry, it also sets ReachedAt (server clock) to
-// now.
+// starts from the zero entry (0, false, the first enum value, or the Unix epoch for a time; a
+// field's lowest-ranking value when that is outside its range). When the update changes the entry,
+// it also sets ReachedAt (server clock) to now.
 func (b *Board) SetPaid(ctx context.Context, id string, v bool) (Entry, error) {
 	if err := checkID(id); err != nil {
 		return Entry{}, err

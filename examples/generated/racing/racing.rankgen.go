@@ -400,8 +400,8 @@ func (b *Board) Trim(ctx context.Context, keep int64) (int64, error) {
 
 // AddLaps adds delta to the Laps of the entry of id and returns the new entry. A result outside
 // Laps's range is refused with an error matching ErrOverflow, leaving the entry unchanged. An id
-// without an entry starts from the zero entry (each field's zero value, or its lowest-ranking
-// value when zero is outside its range).
+// without an entry starts from the zero entry (0, false, the first enum value, or the Unix epoch
+// for a time; a field's lowest-ranking value when that is outside its range).
 func (b *Board) AddLaps(ctx context.Context, id uint64, delta int64) (Entry, error) {
 	var r [1]Result
 	if err := b.apply(ctx, scriptAddLaps, append(b.updateArgs(1), id, delta), r[:], []int{0}); err != nil {
@@ -429,8 +429,8 @@ func (b *Board) AddLapsMany(ctx context.Context, updates []Update[int64]) ([]Res
 }
 
 // SetLaps sets the Laps of the entry of id to v and returns the new entry. An id without an entry
-// starts from the zero entry (each field's zero value, or its lowest-ranking value when zero is
-// outside its range).
+// starts from the zero entry (0, false, the first enum value, or the Unix epoch for a time; a
+// field's lowest-ranking value when that is outside its range).
 func (b *Board) SetLaps(ctx context.Context, id uint64, v uint16) (Entry, error) {
 	d, err := digitOfLaps(v)
 	if err != nil {
@@ -468,7 +468,8 @@ func (b *Board) SetLapsMany(ctx context.Context, updates []Update[uint16]) ([]Re
 
 // AddRaceTime adds delta to the RaceTime of the entry of id and returns the new entry. A result
 // outside RaceTime's range is clamped to its edge. An id without an entry starts from the zero
-// entry (each field's zero value, or its lowest-ranking value when zero is outside its range).
+// entry (0, false, the first enum value, or the Unix epoch for a time; a field's lowest-ranking
+// value when that is outside its range).
 func (b *Board) AddRaceTime(ctx context.Context, id uint64, delta int64) (Entry, error) {
 	var r [1]Result
 	if err := b.apply(ctx, scriptAddRaceTime, append(b.updateArgs(1), id, delta), r[:], []int{0}); err != nil {
@@ -496,8 +497,8 @@ func (b *Board) AddRaceTimeMany(ctx context.Context, updates []Update[int64]) ([
 }
 
 // MinRaceTime lowers the RaceTime of the entry of id to v when v is smaller and returns the new
-// entry. An id without an entry starts from the zero entry (each field's zero value, or its
-// lowest-ranking value when zero is outside its range).
+// entry. An id without an entry starts from the zero entry (0, false, the first enum value, or the
+// Unix epoch for a time; a field's lowest-ranking value when that is outside its range).
 func (b *Board) MinRaceTime(ctx context.Context, id uint64, v uint32) (Entry, error) {
 	d, err := digitOfRaceTime(v)
 	if err != nil {
@@ -534,8 +535,8 @@ func (b *Board) MinRaceTimeMany(ctx context.Context, updates []Update[uint32]) (
 }
 
 // SetRaceTime sets the RaceTime of the entry of id to v and returns the new entry. An id without
-// an entry starts from the zero entry (each field's zero value, or its lowest-ranking value when
-// zero is outside its range).
+// an entry starts from the zero entry (0, false, the first enum value, or the Unix epoch for a
+// time; a field's lowest-ranking value when that is outside its range).
 func (b *Board) SetRaceTime(ctx context.Context, id uint64, v uint32) (Entry, error) {
 	d, err := digitOfRaceTime(v)
 	if err != nil {

@@ -475,8 +475,9 @@ func (b *Board) Trim(ctx context.Context, keep int64) (int64, error) {
 
 // AddPoints adds delta to the Points of the entry of id and returns the new entry. A result
 // outside Points's range is clamped to its edge. An id without an entry starts from the zero entry
-// (each field's zero value, or its lowest-ranking value when zero is outside its range). When the
-// update changes the entry, it also sets ReachedAt (client clock) to now.
+// (0, false, the first enum value, or the Unix epoch for a time; a field's lowest-ranking value
+// when that is outside its range). When the update changes the entry, it also sets ReachedAt
+// (client clock) to now.
 func (b *Board) AddPoints(ctx context.Context, id string, delta int64) (Entry, error) {
 	if err := checkID(id); err != nil {
 		return Entry{}, err
@@ -511,9 +512,9 @@ func (b *Board) AddPointsMany(ctx context.Context, updates []Update[int64]) ([]R
 }
 
 // MaxTier raises the Tier of the entry of id to v when v is larger and returns the new entry. An
-// id without an entry starts from the zero entry (each field's zero value, or its lowest-ranking
-// value when zero is outside its range). When the update changes the entry, it also sets ReachedAt
-// (client clock) to now.
+// id without an entry starts from the zero entry (0, false, the first enum value, or the Unix
+// epoch for a time; a field's lowest-ranking value when that is outside its range). When the
+// update changes the entry, it also sets ReachedAt (client clock) to now.
 func (b *Board) MaxTier(ctx context.Context, id string, v Tier) (Entry, error) {
 	if err := checkID(id); err != nil {
 		return Entry{}, err
@@ -557,9 +558,9 @@ func (b *Board) MaxTierMany(ctx context.Context, updates []Update[Tier]) ([]Resu
 }
 
 // SetTier sets the Tier of the entry of id to v and returns the new entry. An id without an entry
-// starts from the zero entry (each field's zero value, or its lowest-ranking value when zero is
-// outside its range). When the update changes the entry, it also sets ReachedAt (client clock) to
-// now.
+// starts from the zero entry (0, false, the first enum value, or the Unix epoch for a time; a
+// field's lowest-ranking value when that is outside its range). When the update changes the entry,
+// it also sets ReachedAt (client clock) to now.
 func (b *Board) SetTier(ctx context.Context, id string, v Tier) (Entry, error) {
 	if err := checkID(id); err != nil {
 		return Entry{}, err
@@ -604,9 +605,9 @@ func (b *Board) SetTierMany(ctx context.Context, updates []Update[Tier]) ([]Resu
 
 // AddWins adds delta to the Wins of the entry of id and returns the new entry. A result outside
 // Wins's range is refused with an error matching ErrOverflow, leaving the entry unchanged. An id
-// without an entry starts from the zero entry (each field's zero value, or its lowest-ranking
-// value when zero is outside its range). When the update changes the entry, it also sets ReachedAt
-// (client clock) to now.
+// without an entry starts from the zero entry (0, false, the first enum value, or the Unix epoch
+// for a time; a field's lowest-ranking value when that is outside its range). When the update
+// changes the entry, it also sets ReachedAt (client clock) to now.
 func (b *Board) AddWins(ctx context.Context, id string, delta int64) (Entry, error) {
 	if err := checkID(id); err != nil {
 		return Entry{}, err
@@ -641,9 +642,9 @@ func (b *Board) AddWinsMany(ctx context.Context, updates []Update[int64]) ([]Res
 }
 
 // SetWins sets the Wins of the entry of id to v and returns the new entry. An id without an entry
-// starts from the zero entry (each field's zero value, or its lowest-ranking value when zero is
-// outside its range). When the update changes the entry, it also sets ReachedAt (client clock) to
-// now.
+// starts from the zero entry (0, false, the first enum value, or the Unix epoch for a time; a
+// field's lowest-ranking value when that is outside its range). When the update changes the entry,
+// it also sets ReachedAt (client clock) to now.
 func (b *Board) SetWins(ctx context.Context, id string, v uint16) (Entry, error) {
 	if err := checkID(id); err != nil {
 		return Entry{}, err

@@ -377,8 +377,8 @@ func (b *Board) Trim(ctx context.Context, keep int64) (int64, error) {
 
 // AddPrimary adds delta to the Primary of the entry of id and returns the new entry. A result
 // outside Primary's range is refused with an error matching ErrOverflow, leaving the entry
-// unchanged. An id without an entry starts from the zero entry (each field's zero value, or its
-// lowest-ranking value when zero is outside its range).
+// unchanged. An id without an entry starts from the zero entry (0, false, the first enum value, or
+// the Unix epoch for a time; a field's lowest-ranking value when that is outside its range).
 func (b *Board) AddPrimary(ctx context.Context, id string, delta int64) (Entry, error) {
 	if err := checkID(id); err != nil {
 		return Entry{}, err
@@ -413,8 +413,8 @@ func (b *Board) AddPrimaryMany(ctx context.Context, updates []Update[int64]) ([]
 }
 
 // SetPrimary sets the Primary of the entry of id to v and returns the new entry. An id without an
-// entry starts from the zero entry (each field's zero value, or its lowest-ranking value when zero
-// is outside its range).
+// entry starts from the zero entry (0, false, the first enum value, or the Unix epoch for a time;
+// a field's lowest-ranking value when that is outside its range).
 func (b *Board) SetPrimary(ctx context.Context, id string, v uint64) (Entry, error) {
 	if err := checkID(id); err != nil {
 		return Entry{}, err
@@ -458,8 +458,8 @@ func (b *Board) SetPrimaryMany(ctx context.Context, updates []Update[uint64]) ([
 }
 
 // SetReachedAt sets the ReachedAt of the entry of id to v and returns the new entry. An id without
-// an entry starts from the zero entry (each field's zero value, or its lowest-ranking value when
-// zero is outside its range).
+// an entry starts from the zero entry (0, false, the first enum value, or the Unix epoch for a
+// time; a field's lowest-ranking value when that is outside its range).
 func (b *Board) SetReachedAt(ctx context.Context, id string, v time.Time) (Entry, error) {
 	if err := checkID(id); err != nil {
 		return Entry{}, err

@@ -411,8 +411,8 @@ func (b *Board) Trim(ctx context.Context, keep int64) (int64, error) {
 
 // AddValue adds delta to the Value of the entry of id and returns the new entry. A result outside
 // Value's range is refused with an error matching ErrOverflow, leaving the entry unchanged. An id
-// without an entry starts from the zero entry (each field's zero value, or its lowest-ranking
-// value when zero is outside its range).
+// without an entry starts from the zero entry (0, false, the first enum value, or the Unix epoch
+// for a time; a field's lowest-ranking value when that is outside its range).
 func (b *Board) AddValue(ctx context.Context, id string, delta int64) (Entry, error) {
 	if err := checkID(id); err != nil {
 		return Entry{}, err
@@ -447,8 +447,8 @@ func (b *Board) AddValueMany(ctx context.Context, updates []Update[int64]) ([]Re
 }
 
 // SetValue sets the Value of the entry of id to v and returns the new entry. An id without an
-// entry starts from the zero entry (each field's zero value, or its lowest-ranking value when zero
-// is outside its range).
+// entry starts from the zero entry (0, false, the first enum value, or the Unix epoch for a time;
+// a field's lowest-ranking value when that is outside its range).
 func (b *Board) SetValue(ctx context.Context, id string, v uint64) (Entry, error) {
 	if err := checkID(id); err != nil {
 		return Entry{}, err
@@ -492,8 +492,8 @@ func (b *Board) SetValueMany(ctx context.Context, updates []Update[uint64]) ([]R
 }
 
 // SetUpdatedAt sets the UpdatedAt of the entry of id to v and returns the new entry. An id without
-// an entry starts from the zero entry (each field's zero value, or its lowest-ranking value when
-// zero is outside its range).
+// an entry starts from the zero entry (0, false, the first enum value, or the Unix epoch for a
+// time; a field's lowest-ranking value when that is outside its range).
 func (b *Board) SetUpdatedAt(ctx context.Context, id string, v time.Time) (Entry, error) {
 	if err := checkID(id); err != nil {
 		return Entry{}, err

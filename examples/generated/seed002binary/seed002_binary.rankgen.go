@@ -413,8 +413,8 @@ func (b *Board) Trim(ctx context.Context, keep int64) (int64, error) {
 
 // AddPoints adds delta to the Points of the entry of id and returns the new entry. A result
 // outside Points's range is refused with an error matching ErrOverflow, leaving the entry
-// unchanged. An id without an entry starts from the zero entry (each field's zero value, or its
-// lowest-ranking value when zero is outside its range).
+// unchanged. An id without an entry starts from the zero entry (0, false, the first enum value, or
+// the Unix epoch for a time; a field's lowest-ranking value when that is outside its range).
 func (b *Board) AddPoints(ctx context.Context, id string, delta int64) (Entry, error) {
 	if err := checkID(id); err != nil {
 		return Entry{}, err
@@ -449,8 +449,8 @@ func (b *Board) AddPointsMany(ctx context.Context, updates []Update[int64]) ([]R
 }
 
 // SetPoints sets the Points of the entry of id to v and returns the new entry. An id without an
-// entry starts from the zero entry (each field's zero value, or its lowest-ranking value when zero
-// is outside its range).
+// entry starts from the zero entry (0, false, the first enum value, or the Unix epoch for a time;
+// a field's lowest-ranking value when that is outside its range).
 func (b *Board) SetPoints(ctx context.Context, id string, v uint32) (Entry, error) {
 	if err := checkID(id); err != nil {
 		return Entry{}, err
@@ -494,8 +494,8 @@ func (b *Board) SetPointsMany(ctx context.Context, updates []Update[uint32]) ([]
 }
 
 // SetPaid sets the Paid of the entry of id to v and returns the new entry. An id without an entry
-// starts from the zero entry (each field's zero value, or its lowest-ranking value when zero is
-// outside its range).
+// starts from the zero entry (0, false, the first enum value, or the Unix epoch for a time; a
+// field's lowest-ranking value when that is outside its range).
 func (b *Board) SetPaid(ctx context.Context, id string, v bool) (Entry, error) {
 	if err := checkID(id); err != nil {
 		return Entry{}, err
@@ -539,8 +539,8 @@ func (b *Board) SetPaidMany(ctx context.Context, updates []Update[bool]) ([]Resu
 }
 
 // SetReachedAt sets the ReachedAt of the entry of id to v and returns the new entry. An id without
-// an entry starts from the zero entry (each field's zero value, or its lowest-ranking value when
-// zero is outside its range).
+// an entry starts from the zero entry (0, false, the first enum value, or the Unix epoch for a
+// time; a field's lowest-ranking value when that is outside its range).
 func (b *Board) SetReachedAt(ctx context.Context, id string, v time.Time) (Entry, error) {
 	if err := checkID(id); err != nil {
 		return Entry{}, err

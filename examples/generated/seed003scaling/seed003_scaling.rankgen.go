@@ -396,8 +396,8 @@ func (b *Board) Trim(ctx context.Context, keep int64) (int64, error) {
 
 // AddRaw adds delta to the Raw of the entry of id and returns the new entry. A result outside
 // Raw's range is refused with an error matching ErrOverflow, leaving the entry unchanged. An id
-// without an entry starts from the zero entry (each field's zero value, or its lowest-ranking
-// value when zero is outside its range).
+// without an entry starts from the zero entry (0, false, the first enum value, or the Unix epoch
+// for a time; a field's lowest-ranking value when that is outside its range).
 func (b *Board) AddRaw(ctx context.Context, id string, delta int64) (Entry, error) {
 	if err := checkID(id); err != nil {
 		return Entry{}, err
@@ -432,8 +432,8 @@ func (b *Board) AddRawMany(ctx context.Context, updates []Update[int64]) ([]Resu
 }
 
 // SetRaw sets the Raw of the entry of id to v and returns the new entry. An id without an entry
-// starts from the zero entry (each field's zero value, or its lowest-ranking value when zero is
-// outside its range).
+// starts from the zero entry (0, false, the first enum value, or the Unix epoch for a time; a
+// field's lowest-ranking value when that is outside its range).
 func (b *Board) SetRaw(ctx context.Context, id string, v uint16) (Entry, error) {
 	if err := checkID(id); err != nil {
 		return Entry{}, err
@@ -477,8 +477,8 @@ func (b *Board) SetRawMany(ctx context.Context, updates []Update[uint16]) ([]Res
 }
 
 // SetAt sets the At of the entry of id to v and returns the new entry. An id without an entry
-// starts from the zero entry (each field's zero value, or its lowest-ranking value when zero is
-// outside its range).
+// starts from the zero entry (0, false, the first enum value, or the Unix epoch for a time; a
+// field's lowest-ranking value when that is outside its range).
 func (b *Board) SetAt(ctx context.Context, id string, v time.Time) (Entry, error) {
 	if err := checkID(id); err != nil {
 		return Entry{}, err

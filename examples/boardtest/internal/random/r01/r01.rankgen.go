@@ -570,8 +570,8 @@ func (b *Board) Trim(ctx context.Context, keep int64) (int64, error) {
 }
 
 // MaxWins raises the Wins of the entry of id to v when v is larger and returns the new entry. An
-// id without an entry starts from the zero entry (each field's zero value, or its lowest-ranking
-// value when zero is outside its range).
+// id without an entry starts from the zero entry (0, false, the first enum value, or the Unix
+// epoch for a time; a field's lowest-ranking value when that is outside its range).
 func (b *Board) MaxWins(ctx context.Context, id string, v Wins) (Entry, error) {
 	if err := checkID(id); err != nil {
 		return Entry{}, err
@@ -615,8 +615,8 @@ func (b *Board) MaxWinsMany(ctx context.Context, updates []Update[Wins]) ([]Resu
 }
 
 // MaxRaceTime raises the RaceTime of the entry of id to v when v is larger and returns the new
-// entry. An id without an entry starts from the zero entry (each field's zero value, or its
-// lowest-ranking value when zero is outside its range).
+// entry. An id without an entry starts from the zero entry (0, false, the first enum value, or the
+// Unix epoch for a time; a field's lowest-ranking value when that is outside its range).
 func (b *Board) MaxRaceTime(ctx context.Context, id string, v int32) (Entry, error) {
 	if err := checkID(id); err != nil {
 		return Entry{}, err
@@ -660,8 +660,8 @@ func (b *Board) MaxRaceTimeMany(ctx context.Context, updates []Update[int32]) ([
 }
 
 // MinRaceTime lowers the RaceTime of the entry of id to v when v is smaller and returns the new
-// entry. An id without an entry starts from the zero entry (each field's zero value, or its
-// lowest-ranking value when zero is outside its range).
+// entry. An id without an entry starts from the zero entry (0, false, the first enum value, or the
+// Unix epoch for a time; a field's lowest-ranking value when that is outside its range).
 func (b *Board) MinRaceTime(ctx context.Context, id string, v int32) (Entry, error) {
 	if err := checkID(id); err != nil {
 		return Entry{}, err
@@ -705,8 +705,8 @@ func (b *Board) MinRaceTimeMany(ctx context.Context, updates []Update[int32]) ([
 }
 
 // SetRaceTime sets the RaceTime of the entry of id to v and returns the new entry. An id without
-// an entry starts from the zero entry (each field's zero value, or its lowest-ranking value when
-// zero is outside its range).
+// an entry starts from the zero entry (0, false, the first enum value, or the Unix epoch for a
+// time; a field's lowest-ranking value when that is outside its range).
 func (b *Board) SetRaceTime(ctx context.Context, id string, v int32) (Entry, error) {
 	if err := checkID(id); err != nil {
 		return Entry{}, err

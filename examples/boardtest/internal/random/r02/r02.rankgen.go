@@ -430,8 +430,8 @@ func (b *Board) Trim(ctx context.Context, keep int64) (int64, error) {
 }
 
 // SetJoinedAt sets the JoinedAt of the entry of id to v and returns the new entry. An id without
-// an entry starts from the zero entry (each field's zero value, or its lowest-ranking value when
-// zero is outside its range).
+// an entry starts from the zero entry (0, false, the first enum value, or the Unix epoch for a
+// time; a field's lowest-ranking value when that is outside its range).
 func (b *Board) SetJoinedAt(ctx context.Context, id string, v int64) (Entry, error) {
 	if err := checkID(id); err != nil {
 		return Entry{}, err
@@ -476,7 +476,8 @@ func (b *Board) SetJoinedAtMany(ctx context.Context, updates []Update[int64]) ([
 
 // AddJoinedAt adds delta to the JoinedAt of the entry of id and returns the new entry. A result
 // outside JoinedAt's range is clamped to its edge. An id without an entry starts from the zero
-// entry (each field's zero value, or its lowest-ranking value when zero is outside its range).
+// entry (0, false, the first enum value, or the Unix epoch for a time; a field's lowest-ranking
+// value when that is outside its range).
 func (b *Board) AddJoinedAt(ctx context.Context, id string, delta int64) (Entry, error) {
 	if err := checkID(id); err != nil {
 		return Entry{}, err
@@ -511,8 +512,8 @@ func (b *Board) AddJoinedAtMany(ctx context.Context, updates []Update[int64]) ([
 }
 
 // MinJoinedAt lowers the JoinedAt of the entry of id to v when v is smaller and returns the new
-// entry. An id without an entry starts from the zero entry (each field's zero value, or its
-// lowest-ranking value when zero is outside its range).
+// entry. An id without an entry starts from the zero entry (0, false, the first enum value, or the
+// Unix epoch for a time; a field's lowest-ranking value when that is outside its range).
 func (b *Board) MinJoinedAt(ctx context.Context, id string, v int64) (Entry, error) {
 	if err := checkID(id); err != nil {
 		return Entry{}, err
@@ -556,8 +557,8 @@ func (b *Board) MinJoinedAtMany(ctx context.Context, updates []Update[int64]) ([
 }
 
 // MaxJoinedAt raises the JoinedAt of the entry of id to v when v is larger and returns the new
-// entry. An id without an entry starts from the zero entry (each field's zero value, or its
-// lowest-ranking value when zero is outside its range).
+// entry. An id without an entry starts from the zero entry (0, false, the first enum value, or the
+// Unix epoch for a time; a field's lowest-ranking value when that is outside its range).
 func (b *Board) MaxJoinedAt(ctx context.Context, id string, v int64) (Entry, error) {
 	if err := checkID(id); err != nil {
 		return Entry{}, err
@@ -601,8 +602,8 @@ func (b *Board) MaxJoinedAtMany(ctx context.Context, updates []Update[int64]) ([
 }
 
 // SetGold sets the Gold of the entry of id to v and returns the new entry. An id without an entry
-// starts from the zero entry (each field's zero value, or its lowest-ranking value when zero is
-// outside its range).
+// starts from the zero entry (0, false, the first enum value, or the Unix epoch for a time; a
+// field's lowest-ranking value when that is outside its range).
 func (b *Board) SetGold(ctx context.Context, id string, v int64) (Entry, error) {
 	if err := checkID(id); err != nil {
 		return Entry{}, err

@@ -435,9 +435,9 @@ func (b *Board) Trim(ctx context.Context, keep int64) (int64, error) {
 }
 
 // MinWins lowers the Wins of the entry of id to v when v is smaller and returns the new entry. An
-// id without an entry starts from the zero entry (each field's zero value, or its lowest-ranking
-// value when zero is outside its range). When the update changes the entry, it also sets Streak
-// (client clock), Kills (server clock) to now.
+// id without an entry starts from the zero entry (0, false, the first enum value, or the Unix
+// epoch for a time; a field's lowest-ranking value when that is outside its range). When the
+// update changes the entry, it also sets Streak (client clock), Kills (server clock) to now.
 func (b *Board) MinWins(ctx context.Context, id string, v time.Time) (Entry, error) {
 	if err := checkID(id); err != nil {
 		return Entry{}, err
@@ -481,9 +481,9 @@ func (b *Board) MinWinsMany(ctx context.Context, updates []Update[time.Time]) ([
 }
 
 // SetWins sets the Wins of the entry of id to v and returns the new entry. An id without an entry
-// starts from the zero entry (each field's zero value, or its lowest-ranking value when zero is
-// outside its range). When the update changes the entry, it also sets Streak (client clock), Kills
-// (server clock) to now.
+// starts from the zero entry (0, false, the first enum value, or the Unix epoch for a time; a
+// field's lowest-ranking value when that is outside its range). When the update changes the entry,
+// it also sets Streak (client clock), Kills (server clock) to now.
 func (b *Board) SetWins(ctx context.Context, id string, v time.Time) (Entry, error) {
 	if err := checkID(id); err != nil {
 		return Entry{}, err

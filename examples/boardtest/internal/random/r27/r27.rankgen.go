@@ -448,8 +448,8 @@ func (b *Board) Trim(ctx context.Context, keep int64) (int64, error) {
 }
 
 // SetSeason sets the Season of the entry of id to v and returns the new entry. An id without an
-// entry starts from the zero entry (each field's zero value, or its lowest-ranking value when zero
-// is outside its range).
+// entry starts from the zero entry (0, false, the first enum value, or the Unix epoch for a time;
+// a field's lowest-ranking value when that is outside its range).
 func (b *Board) SetSeason(ctx context.Context, id uint64, v time.Time) (Entry, error) {
 	d, err := digitOfSeason(v)
 	if err != nil {
@@ -487,8 +487,8 @@ func (b *Board) SetSeasonMany(ctx context.Context, updates []Update[time.Time]) 
 
 // AddUpdatedAt adds delta to the UpdatedAt of the entry of id and returns the new entry. A result
 // outside UpdatedAt's range is refused with an error matching ErrOverflow, leaving the entry
-// unchanged. An id without an entry starts from the zero entry (each field's zero value, or its
-// lowest-ranking value when zero is outside its range).
+// unchanged. An id without an entry starts from the zero entry (0, false, the first enum value, or
+// the Unix epoch for a time; a field's lowest-ranking value when that is outside its range).
 func (b *Board) AddUpdatedAt(ctx context.Context, id uint64, delta int64) (Entry, error) {
 	var r [1]Result
 	if err := b.apply(ctx, scriptAddUpdatedAt, append(b.updateArgs(1), id, delta), r[:], []int{0}); err != nil {
@@ -516,8 +516,8 @@ func (b *Board) AddUpdatedAtMany(ctx context.Context, updates []Update[int64]) (
 }
 
 // MaxUpdatedAt raises the UpdatedAt of the entry of id to v when v is larger and returns the new
-// entry. An id without an entry starts from the zero entry (each field's zero value, or its
-// lowest-ranking value when zero is outside its range).
+// entry. An id without an entry starts from the zero entry (0, false, the first enum value, or the
+// Unix epoch for a time; a field's lowest-ranking value when that is outside its range).
 func (b *Board) MaxUpdatedAt(ctx context.Context, id uint64, v uint64) (Entry, error) {
 	d, err := digitOfUpdatedAt(v)
 	if err != nil {
@@ -554,8 +554,8 @@ func (b *Board) MaxUpdatedAtMany(ctx context.Context, updates []Update[uint64]) 
 }
 
 // MaxGold raises the Gold of the entry of id to v when v is larger and returns the new entry. An
-// id without an entry starts from the zero entry (each field's zero value, or its lowest-ranking
-// value when zero is outside its range).
+// id without an entry starts from the zero entry (0, false, the first enum value, or the Unix
+// epoch for a time; a field's lowest-ranking value when that is outside its range).
 func (b *Board) MaxGold(ctx context.Context, id uint64, v time.Time) (Entry, error) {
 	d, err := digitOfGold(v)
 	if err != nil {
@@ -592,8 +592,8 @@ func (b *Board) MaxGoldMany(ctx context.Context, updates []Update[time.Time]) ([
 }
 
 // MaxLap raises the Lap of the entry of id to v when v is larger and returns the new entry. An id
-// without an entry starts from the zero entry (each field's zero value, or its lowest-ranking
-// value when zero is outside its range).
+// without an entry starts from the zero entry (0, false, the first enum value, or the Unix epoch
+// for a time; a field's lowest-ranking value when that is outside its range).
 func (b *Board) MaxLap(ctx context.Context, id uint64, v int32) (Entry, error) {
 	d, err := digitOfLap(v)
 	if err != nil {
@@ -630,8 +630,8 @@ func (b *Board) MaxLapMany(ctx context.Context, updates []Update[int32]) ([]Resu
 }
 
 // MinLap lowers the Lap of the entry of id to v when v is smaller and returns the new entry. An id
-// without an entry starts from the zero entry (each field's zero value, or its lowest-ranking
-// value when zero is outside its range).
+// without an entry starts from the zero entry (0, false, the first enum value, or the Unix epoch
+// for a time; a field's lowest-ranking value when that is outside its range).
 func (b *Board) MinLap(ctx context.Context, id uint64, v int32) (Entry, error) {
 	d, err := digitOfLap(v)
 	if err != nil {

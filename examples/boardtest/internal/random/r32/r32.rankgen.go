@@ -550,9 +550,9 @@ func (b *Board) Trim(ctx context.Context, keep int64) (int64, error) {
 }
 
 // SetPriority sets the Priority of the entry of id to v and returns the new entry. An id without
-// an entry starts from the zero entry (each field's zero value, or its lowest-ranking value when
-// zero is outside its range). When the update changes the entry, it also sets Lap (server clock)
-// to now.
+// an entry starts from the zero entry (0, false, the first enum value, or the Unix epoch for a
+// time; a field's lowest-ranking value when that is outside its range). When the update changes
+// the entry, it also sets Lap (server clock) to now.
 func (b *Board) SetPriority(ctx context.Context, id string, v uint32) (Entry, error) {
 	if err := checkID(id); err != nil {
 		return Entry{}, err
@@ -596,9 +596,9 @@ func (b *Board) SetPriorityMany(ctx context.Context, updates []Update[uint32]) (
 }
 
 // MinPriority lowers the Priority of the entry of id to v when v is smaller and returns the new
-// entry. An id without an entry starts from the zero entry (each field's zero value, or its
-// lowest-ranking value when zero is outside its range). When the update changes the entry, it also
-// sets Lap (server clock) to now.
+// entry. An id without an entry starts from the zero entry (0, false, the first enum value, or the
+// Unix epoch for a time; a field's lowest-ranking value when that is outside its range). When the
+// update changes the entry, it also sets Lap (server clock) to now.
 func (b *Board) MinPriority(ctx context.Context, id string, v uint32) (Entry, error) {
 	if err := checkID(id); err != nil {
 		return Entry{}, err
@@ -642,9 +642,9 @@ func (b *Board) MinPriorityMany(ctx context.Context, updates []Update[uint32]) (
 }
 
 // MaxPriority raises the Priority of the entry of id to v when v is larger and returns the new
-// entry. An id without an entry starts from the zero entry (each field's zero value, or its
-// lowest-ranking value when zero is outside its range). When the update changes the entry, it also
-// sets Lap (server clock) to now.
+// entry. An id without an entry starts from the zero entry (0, false, the first enum value, or the
+// Unix epoch for a time; a field's lowest-ranking value when that is outside its range). When the
+// update changes the entry, it also sets Lap (server clock) to now.
 func (b *Board) MaxPriority(ctx context.Context, id string, v uint32) (Entry, error) {
 	if err := checkID(id); err != nil {
 		return Entry{}, err
@@ -688,9 +688,9 @@ func (b *Board) MaxPriorityMany(ctx context.Context, updates []Update[uint32]) (
 }
 
 // MinPoints lowers the Points of the entry of id to v when v is smaller and returns the new entry.
-// An id without an entry starts from the zero entry (each field's zero value, or its
-// lowest-ranking value when zero is outside its range). When the update changes the entry, it also
-// sets Lap (server clock) to now.
+// An id without an entry starts from the zero entry (0, false, the first enum value, or the Unix
+// epoch for a time; a field's lowest-ranking value when that is outside its range). When the
+// update changes the entry, it also sets Lap (server clock) to now.
 func (b *Board) MinPoints(ctx context.Context, id string, v Points) (Entry, error) {
 	if err := checkID(id); err != nil {
 		return Entry{}, err
@@ -734,9 +734,9 @@ func (b *Board) MinPointsMany(ctx context.Context, updates []Update[Points]) ([]
 }
 
 // SetPoints sets the Points of the entry of id to v and returns the new entry. An id without an
-// entry starts from the zero entry (each field's zero value, or its lowest-ranking value when zero
-// is outside its range). When the update changes the entry, it also sets Lap (server clock) to
-// now.
+// entry starts from the zero entry (0, false, the first enum value, or the Unix epoch for a time;
+// a field's lowest-ranking value when that is outside its range). When the update changes the
+// entry, it also sets Lap (server clock) to now.
 func (b *Board) SetPoints(ctx context.Context, id string, v Points) (Entry, error) {
 	if err := checkID(id); err != nil {
 		return Entry{}, err
@@ -780,9 +780,9 @@ func (b *Board) SetPointsMany(ctx context.Context, updates []Update[Points]) ([]
 }
 
 // SetDelta sets the Delta of the entry of id to v and returns the new entry. An id without an
-// entry starts from the zero entry (each field's zero value, or its lowest-ranking value when zero
-// is outside its range). When the update changes the entry, it also sets Lap (server clock) to
-// now.
+// entry starts from the zero entry (0, false, the first enum value, or the Unix epoch for a time;
+// a field's lowest-ranking value when that is outside its range). When the update changes the
+// entry, it also sets Lap (server clock) to now.
 func (b *Board) SetDelta(ctx context.Context, id string, v bool) (Entry, error) {
 	if err := checkID(id); err != nil {
 		return Entry{}, err
@@ -827,9 +827,9 @@ func (b *Board) SetDeltaMany(ctx context.Context, updates []Update[bool]) ([]Res
 
 // AddBonus adds delta to the Bonus of the entry of id and returns the new entry. A result outside
 // Bonus's range is refused with an error matching ErrOverflow, leaving the entry unchanged. An id
-// without an entry starts from the zero entry (each field's zero value, or its lowest-ranking
-// value when zero is outside its range). When the update changes the entry, it also sets Lap
-// (server clock) to now.
+// without an entry starts from the zero entry (0, false, the first enum value, or the Unix epoch
+// for a time; a field's lowest-ranking value when that is outside its range). When the update
+// changes the entry, it also sets Lap (server clock) to now.
 func (b *Board) AddBonus(ctx context.Context, id string, delta int64) (Entry, error) {
 	if err := checkID(id); err != nil {
 		return Entry{}, err
@@ -864,8 +864,8 @@ func (b *Board) AddBonusMany(ctx context.Context, updates []Update[int64]) ([]Re
 }
 
 // MinLap lowers the Lap of the entry of id to v when v is smaller and returns the new entry. An id
-// without an entry starts from the zero entry (each field's zero value, or its lowest-ranking
-// value when zero is outside its range).
+// without an entry starts from the zero entry (0, false, the first enum value, or the Unix epoch
+// for a time; a field's lowest-ranking value when that is outside its range).
 func (b *Board) MinLap(ctx context.Context, id string, v time.Time) (Entry, error) {
 	if err := checkID(id); err != nil {
 		return Entry{}, err
@@ -909,8 +909,8 @@ func (b *Board) MinLapMany(ctx context.Context, updates []Update[time.Time]) ([]
 }
 
 // MaxLap raises the Lap of the entry of id to v when v is larger and returns the new entry. An id
-// without an entry starts from the zero entry (each field's zero value, or its lowest-ranking
-// value when zero is outside its range).
+// without an entry starts from the zero entry (0, false, the first enum value, or the Unix epoch
+// for a time; a field's lowest-ranking value when that is outside its range).
 func (b *Board) MaxLap(ctx context.Context, id string, v time.Time) (Entry, error) {
 	if err := checkID(id); err != nil {
 		return Entry{}, err
