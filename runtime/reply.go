@@ -195,3 +195,16 @@ func WideDelta(delta int64, hex bool) string {
 	}
 	return sign + strconv.FormatUint(m/base, 10) + ":" + strconv.FormatUint(m%base, 10)
 }
+
+// Int reads an integer reply (a count or a rank), passing err through. A reply of another type
+// is an error, never a silent 0.
+func Int(v any, err error) (int64, error) {
+	if err != nil {
+		return 0, err
+	}
+	n, ok := v.(int64)
+	if !ok {
+		return 0, fmt.Errorf("rankgen: reply: want an integer, got %T", v)
+	}
+	return n, nil
+}

@@ -307,9 +307,7 @@ was stored.`)
 			b.checkID(jen.Id("id"), func(err jen.Code) jen.Code { return jen.Return(jen.Lit(0), err) }),
 			jen.Id("args").Op("=").Append(jen.Id("args"), jen.Id("id")),
 		),
-		jen.List(jen.Id("v"), jen.Err()).Op(":=").Add(run(luaemit.OpRemove, jen.Id("args").Op("..."))),
-		jen.List(jen.Id("n"), jen.Id("_")).Op(":=").Id("v").Assert(jen.Int64()),
-		jen.Return(jen.Id("n"), jen.Err()),
+		jen.Return(rt("Int").Call(run(luaemit.OpRemove, jen.Id("args").Op("...")))),
 	)
 	f.Line()
 	b.comment("Trim keeps the first keep entries, removes all below them and returns how many it removed.")
@@ -318,9 +316,7 @@ was stored.`)
 			jen.Id("Field"): jen.Lit("keep"), jen.Id("Value"): jen.Qual("strconv", "FormatInt").Call(jen.Id("keep"), jen.Lit(10)),
 			jen.Id("Min"): jen.Lit("0"), jen.Id("Max"): jen.Lit(fmt.Sprint(int64(math.MaxInt64))),
 		}))),
-		jen.List(jen.Id("v"), jen.Err()).Op(":=").Add(run(luaemit.OpTrim, jen.Append(jen.Id("b").Dot("args").Call(jen.Lit(1)), jen.Id("keep")).Op("..."))),
-		jen.List(jen.Id("n"), jen.Id("_")).Op(":=").Id("v").Assert(jen.Int64()),
-		jen.Return(jen.Id("n"), jen.Err()),
+		jen.Return(rt("Int").Call(run(luaemit.OpTrim, jen.Append(jen.Id("b").Dot("args").Call(jen.Lit(1)), jen.Id("keep")).Op("...")))),
 	)
 	f.Line()
 }
@@ -499,8 +495,8 @@ func (b *board) reads() {
 		rank = append(rank,
 			jen.List(jen.Id("v"), jen.Err()).Op(":=").Add(runRO(luaemit.OpRank, jen.Id("id"))),
 			notFound(jen.Lit(0)),
+			jen.List(jen.Id("r"), jen.Err()).Op(":=").Add(rt("Int").Call(jen.Id("v"), jen.Err())),
 			errNil().Block(jen.Return(jen.Lit(0), jen.Err())),
-			jen.List(jen.Id("r"), jen.Id("_")).Op(":=").Id("v").Assert(jen.Int64()),
 		)
 	} else {
 		rank = append(rank,
@@ -601,9 +597,7 @@ change: an entry is never returned twice nor skipped because others moved ahead 
 		checkID(jen.Lit(0)),
 		jen.List(jen.Id("v"), jen.Err()).Op(":=").Add(runRO(luaemit.OpCompetition, jen.Id("id"))),
 		notFound(jen.Lit(0)),
-		errNil().Block(jen.Return(jen.Lit(0), jen.Err())),
-		jen.List(jen.Id("r"), jen.Id("_")).Op(":=").Id("v").Assert(jen.Int64()),
-		jen.Return(jen.Id("r"), jen.Nil()),
+		jen.Return(rt("Int").Call(jen.Id("v"), jen.Err())),
 	)
 	f.Line()
 }

@@ -355,9 +355,7 @@ func (b *Board) Remove(ctx context.Context, ids ...string) (int64, error) {
 		}
 		args = append(args, id)
 	}
-	v, err := rankgenrt.Run(ctx, b.c, scriptRemove, b.keys, args...)
-	n, _ := v.(int64)
-	return n, err
+	return rankgenrt.Int(rankgenrt.Run(ctx, b.c, scriptRemove, b.keys, args...))
 }
 
 // Trim keeps the first keep entries, removes all below them and returns how many it removed.
@@ -370,9 +368,7 @@ func (b *Board) Trim(ctx context.Context, keep int64) (int64, error) {
 			Value: strconv.FormatInt(keep, 10),
 		}
 	}
-	v, err := rankgenrt.Run(ctx, b.c, scriptTrim, b.keys, append(b.args(1), keep)...)
-	n, _ := v.(int64)
-	return n, err
+	return rankgenrt.Int(rankgenrt.Run(ctx, b.c, scriptTrim, b.keys, append(b.args(1), keep)...))
 }
 
 // AddPrimary adds delta to the Primary of the entry of id and returns the new entry. A result
@@ -531,10 +527,10 @@ func (b *Board) Rank(ctx context.Context, id string) (int64, error) {
 	if errors.Is(err, redis.Nil) {
 		return 0, rankgenrt.NotFound(id)
 	}
+	r, err := rankgenrt.Int(v, err)
 	if err != nil {
 		return 0, err
 	}
-	r, _ := v.(int64)
 	return r + 1, nil
 }
 
@@ -652,11 +648,7 @@ func (b *Board) CompetitionRank(ctx context.Context, id string) (int64, error) {
 	if errors.Is(err, redis.Nil) {
 		return 0, rankgenrt.NotFound(id)
 	}
-	if err != nil {
-		return 0, err
-	}
-	r, _ := v.(int64)
-	return r, nil
+	return rankgenrt.Int(v, err)
 }
 
 // Reindex builds the board's index (id → member) from the members already in its sorted set: how
