@@ -200,6 +200,7 @@ type field struct {
 	Weight   string
 	Radix    string
 	Span     string
+	Guard    bool // score: the radix holds digits beyond the range, so a read digit is checked
 	Asc      bool
 	Min, Max string // the range, formatted for messages
 
@@ -288,6 +289,7 @@ func newField(l *layout.Layout, f *layout.Field, index int) *field {
 	}
 	if g.InScore {
 		g.Weight, g.Radix = num(f.Weight), num(f.MaxDigit+1)
+		g.Guard = f.MaxDigit > f.Span()
 	} else {
 		g.Off, g.Width, g.Hex = f.Offset+1, f.TextWidth, f.Hex
 		g.End = f.Offset + f.TextWidth

@@ -10,7 +10,7 @@
 local board, aux = KEYS[1], KEYS[2]
 
 local FINGERPRINT = '536846ae2512a559'
-local floor, fmt, sub, tonumber = math.floor, string.format, string.sub, tonumber
+local floor, fmt, tonumber = math.floor, string.format, tonumber
 local RADIX = 4503599627370496
 
 -- p_of returns the score as the mixed-radix integer P, or nil when this layout cannot have
@@ -20,11 +20,6 @@ local function p_of(s)
     return s
   end
   return nil
-end
-
--- score_text writes P as plain decimal digits (exact: P < 2^53).
-local function score_text(p)
-  return fmt('%d', p)
 end
 
 local function score_p(text)
@@ -38,11 +33,7 @@ end
 -- Paid: digit of the score, weight 1, radix 2; digits 0..1.
 -- get_1 reads its digit from the entry's P and member.
 local function get_1(p, m)
-  local d = floor(p / 1) % 2
-  if d > 1 then
-    error({err = 'RANKGEN_BAD_SCORE Paid digit ' .. fmt('%d', d) .. ' is outside its range'})
-  end
-  return d
+  return floor(p / 1) % 2
 end
 
 -- put_1 returns P and the member with digit d in place of old.
@@ -53,11 +44,7 @@ end
 -- ReachedAt: digit of the score, weight 2, radix 2147483648; digits 0..2147483647.
 -- get_2 reads its digit from the entry's P and member.
 local function get_2(p, m)
-  local d = floor(p / 2) % 2147483648
-  if d > 2147483647 then
-    error({err = 'RANKGEN_BAD_SCORE ReachedAt digit ' .. fmt('%d', d) .. ' is outside its range'})
-  end
-  return d
+  return floor(p / 2) % 2147483648
 end
 
 -- put_2 returns P and the member with digit d in place of old.

@@ -7,7 +7,8 @@
 -- ARGV[1]: the id. Returns the rank, or nil when the id has no entry.
 local board, aux = KEYS[1], KEYS[2]
 
-local floor, fmt, sub, tonumber = math.floor, string.format, string.sub, tonumber
+local floor, fmt, tonumber = math.floor, string.format, tonumber
+local sub = string.sub
 local RADIX = 9007199254740992
 
 -- p_of returns the score as the mixed-radix integer P, or nil when this layout cannot have
@@ -17,11 +18,6 @@ local function p_of(s)
     return s
   end
   return nil
-end
-
--- score_text writes P as plain decimal digits (exact: P < 2^53).
-local function score_text(p)
-  return fmt('%d', p)
 end
 
 local function score_p(text)
@@ -42,4 +38,5 @@ if not s then
 end
 -- Entries ahead on Primary are those whose P reaches the next band of its weight.
 local band = (floor(score_p(s) / 1) + 1) * 1
-return 1 + redis.call('ZCOUNT', board, score_text(band), '+inf')
+-- An integer P below 2^53 is sent as a Lua number, which Redis writes in plain digits.
+return 1 + redis.call('ZCOUNT', board, band, '+inf')

@@ -7,7 +7,7 @@
 -- ARGV[1]: the id. Returns the rank, or nil when the id has no entry.
 local board, aux = KEYS[1], KEYS[2]
 
-local floor, fmt, sub, tonumber = math.floor, string.format, string.sub, tonumber
+local floor, fmt, tonumber = math.floor, string.format, tonumber
 local RADIX = 8589934592000000
 local POW = 1000000
 
@@ -44,4 +44,5 @@ if not s then
 end
 -- Entries ahead on Value are those whose P reaches the next band of its weight.
 local band = (floor(score_p(s) / 1000000) + 1) * 1000000
+-- An integer P below 2^53 is sent as a Lua number, which Redis writes in plain digits.
 return 1 + redis.call('ZCOUNT', board, score_text(band), '+inf')

@@ -10,7 +10,7 @@
 local board, aux = KEYS[1], KEYS[2]
 
 local FINGERPRINT = 'be9df50ebfad7073'
-local floor, fmt, sub, tonumber = math.floor, string.format, string.sub, tonumber
+local floor, fmt, tonumber = math.floor, string.format, tonumber
 local RADIX = 8589934592000000
 local POW = 1000000
 

@@ -10,7 +10,7 @@
 local board, aux = KEYS[1], KEYS[2]
 
 local FINGERPRINT = 'be9df50ebfad7073'
-local floor, fmt, sub, tonumber = math.floor, string.format, string.sub, tonumber
+local floor, fmt, tonumber = math.floor, string.format, tonumber
 local RADIX = 8589934592000000
 local POW = 1000000
 
@@ -68,11 +68,7 @@ end
 -- Value: digit of the score, weight 1000000, radix 8589934592; digits 0..8589934591.
 -- get_1 reads its digit from the entry's P and member.
 local function get_1(p, m)
-  local d = floor(p / 1000000) % 8589934592
-  if d > 8589934591 then
-    error({err = 'RANKGEN_BAD_SCORE Value digit ' .. fmt('%d', d) .. ' is outside its range'})
-  end
-  return d
+  return floor(p / 1000000) % 8589934592
 end
 
 -- put_1 returns P and the member with digit d in place of old.

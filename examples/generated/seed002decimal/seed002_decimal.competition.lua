@@ -7,7 +7,7 @@
 -- ARGV[1]: the id. Returns the rank, or nil when the id has no entry.
 local board, aux = KEYS[1], KEYS[2]
 
-local floor, fmt, sub, tonumber = math.floor, string.format, string.sub, tonumber
+local floor, fmt, tonumber = math.floor, string.format, tonumber
 local RADIX = 5242880000000000
 local POW = 10000000000
 
@@ -44,4 +44,5 @@ if not s then
 end
 -- Entries ahead on Points are those whose P reaches the next band of its weight.
 local band = (floor(score_p(s) / 10000000000) + 1) * 10000000000
+-- An integer P below 2^53 is sent as a Lua number, which Redis writes in plain digits.
 return 1 + redis.call('ZCOUNT', board, score_text(band), '+inf')

@@ -10,7 +10,7 @@
 local board, aux = KEYS[1], KEYS[2]
 
 local FINGERPRINT = '0eef64db29cc8631'
-local floor, fmt, sub, tonumber = math.floor, string.format, string.sub, tonumber
+local floor, fmt, tonumber = math.floor, string.format, tonumber
 local RADIX = 5242880000000000
 local POW = 10000000000
 

@@ -10,7 +10,7 @@
 local board, aux = KEYS[1], KEYS[2]
 
 local FINGERPRINT = '0eef64db29cc8631'
-local floor, fmt, sub, tonumber = math.floor, string.format, string.sub, tonumber
+local floor, fmt, tonumber = math.floor, string.format, tonumber
 local RADIX = 5242880000000000
 local POW = 10000000000
 
@@ -68,11 +68,7 @@ end
 -- Points: digit of the score, weight 10000000000, radix 524288; digits 0..524287.
 -- get_1 reads its digit from the entry's P and member.
 local function get_1(p, m)
-  local d = floor(p / 10000000000) % 524288
-  if d > 524287 then
-    error({err = 'RANKGEN_BAD_SCORE Points digit ' .. fmt('%d', d) .. ' is outside its range'})
-  end
-  return d
+  return floor(p / 10000000000) % 524288
 end
 
 -- put_1 returns P and the member with digit d in place of old.

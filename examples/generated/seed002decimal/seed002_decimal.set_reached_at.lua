@@ -10,7 +10,7 @@
 local board, aux = KEYS[1], KEYS[2]
 
 local FINGERPRINT = '0eef64db29cc8631'
-local floor, fmt, sub, tonumber = math.floor, string.format, string.sub, tonumber
+local floor, fmt, tonumber = math.floor, string.format, tonumber
 local RADIX = 5242880000000000
 local POW = 10000000000
 
@@ -43,11 +43,7 @@ end
 -- ReachedAt: digit of the score, weight 1, radix 1000000000; digits 0..999999999.
 -- get_1 reads its digit from the entry's P and member.
 local function get_1(p, m)
-  local d = floor(p / 1) % 1000000000
-  if d > 999999999 then
-    error({err = 'RANKGEN_BAD_SCORE ReachedAt digit ' .. fmt('%d', d) .. ' is outside its range'})
-  end
-  return d
+  return floor(p / 1) % 1000000000
 end
 
 -- put_1 returns P and the member with digit d in place of old.

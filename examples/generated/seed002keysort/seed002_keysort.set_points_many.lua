@@ -10,7 +10,8 @@
 local board, aux = KEYS[1], KEYS[2]
 
 local FINGERPRINT = '8ad3dfeb118136db'
-local floor, fmt, sub, tonumber = math.floor, string.format, string.sub, tonumber
+local floor, fmt, tonumber = math.floor, string.format, tonumber
+local sub = string.sub
 local RADIX = 9007199254740992
 
 -- p_of returns the score as the mixed-radix integer P, or nil when this layout cannot have
@@ -20,11 +21,6 @@ local function p_of(s)
     return s
   end
   return nil
-end
-
--- score_text writes P as plain decimal digits (exact: P < 2^53).
-local function score_text(p)
-  return fmt('%d', p)
 end
 
 local function score_p(text)
@@ -84,11 +80,7 @@ end
 -- Points: digit of the score, weight 1, radix 9007199254740992; digits 0..9007199254740991.
 -- get_1 reads its digit from the entry's P and member.
 local function get_1(p, m)
-  local d = floor(p / 1) % 9007199254740992
-  if d > 9007199254740991 then
-    error({err = 'RANKGEN_BAD_SCORE Points digit ' .. fmt('%d', d) .. ' is outside its range'})
-  end
-  return d
+  return floor(p / 1) % 9007199254740992
 end
 
 -- put_1 returns P and the member with digit d in place of old.

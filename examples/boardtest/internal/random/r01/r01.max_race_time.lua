@@ -10,7 +10,8 @@
 local board, aux = KEYS[1], KEYS[2]
 
 local FINGERPRINT = '3c05b741da65cab8'
-local floor, fmt, sub, tonumber = math.floor, string.format, string.sub, tonumber
+local floor, fmt, tonumber = math.floor, string.format, tonumber
+local sub = string.sub
 local RADIX = 2560
 
 -- p_of returns the score as the mixed-radix integer P, or nil when this layout cannot have
@@ -20,11 +21,6 @@ local function p_of(s)
     return s
   end
   return nil
-end
-
--- score_text writes P as plain decimal digits (exact: P < 2^53).
-local function score_text(p)
-  return fmt('%d', p)
 end
 
 local function score_p(text)

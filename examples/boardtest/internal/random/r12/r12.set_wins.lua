@@ -10,7 +10,8 @@
 local board, aux = KEYS[1], KEYS[2]
 
 local FINGERPRINT = 'a2eec73259db9fcb'
-local floor, fmt, sub, tonumber = math.floor, string.format, string.sub, tonumber
+local floor, fmt, tonumber = math.floor, string.format, tonumber
+local sub = string.sub
 local RADIX = 1000000000000
 
 -- p_of returns the score as the mixed-radix integer P, or nil when this layout cannot have
@@ -20,11 +21,6 @@ local function p_of(s)
     return s
   end
   return nil
-end
-
--- score_text writes P as plain decimal digits (exact: P < 2^53).
-local function score_text(p)
-  return fmt('%d', p)
 end
 
 local function score_p(text)
@@ -38,11 +34,7 @@ end
 -- Wins: digit of the score, weight 1, radix 1000000000000; digits 0..999999999999.
 -- get_1 reads its digit from the entry's P and member.
 local function get_1(p, m)
-  local d = floor(p / 1) % 1000000000000
-  if d > 999999999999 then
-    error({err = 'RANKGEN_BAD_SCORE Wins digit ' .. fmt('%d', d) .. ' is outside its range'})
-  end
-  return d
+  return floor(p / 1) % 1000000000000
 end
 
 -- put_1 returns P and the member with digit d in place of old.

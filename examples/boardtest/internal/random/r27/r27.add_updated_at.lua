@@ -10,7 +10,8 @@
 local board, aux = KEYS[1], KEYS[2]
 
 local FINGERPRINT = 'e9e5f13aff2897e2'
-local floor, fmt, sub, tonumber = math.floor, string.format, string.sub, tonumber
+local floor, fmt, tonumber = math.floor, string.format, tonumber
+local sub = string.sub
 local RADIX = 105553116266496
 local POW = 10000000
 
@@ -43,11 +44,7 @@ end
 -- UpdatedAt: digit of the score, weight 17179869184, radix 3; digits 0..2.
 -- get_1 reads its digit from the entry's P and member.
 local function get_1(p, m)
-  local d = floor(p / 17179869184) % 3
-  if d > 2 then
-    error({err = 'RANKGEN_BAD_SCORE UpdatedAt digit ' .. fmt('%d', d) .. ' is outside its range'})
-  end
-  return d
+  return floor(p / 17179869184) % 3
 end
 
 -- put_1 returns P and the member with digit d in place of old.

@@ -10,7 +10,8 @@
 local board, aux = KEYS[1], KEYS[2]
 
 local FINGERPRINT = 'e9e5f13aff2897e2'
-local floor, fmt, sub, tonumber = math.floor, string.format, string.sub, tonumber
+local floor, fmt, tonumber = math.floor, string.format, tonumber
+local sub = string.sub
 local RADIX = 105553116266496
 local POW = 10000000
 
