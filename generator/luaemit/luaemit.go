@@ -177,6 +177,7 @@ type data struct {
 	DecimalPlaces int
 	Pow           string
 	ScoreRadix    string
+	ScoreCheck    string // Lua conditions on p that every digit of a score field is in its range
 
 	// Field updates.
 	Kind        string // add, max, min or set
@@ -200,7 +201,6 @@ type field struct {
 	Weight   string
 	Radix    string
 	Span     string
-	Guard    bool // score: the radix holds digits beyond the range, so a read digit is checked
 	Asc      bool
 	Min, Max string // the range, formatted for messages
 
@@ -245,6 +245,18 @@ func newData(l *layout.Layout) *data {
 		p += ZeroDigit(f) * f.Weight
 	}
 	d.ZeroP = num(p)
+	// A score whose P has a digit beyond its field's range (possible only where the radix is
+	// wider than the range) was not written by this layout: p_of refuses it, so no script ever
+	// carries such a digit along unseen into a write.
+	for _, f := range l.ScoreFields() {
+		switch {
+		case f.MaxDigit == f.Span():
+		case f.Weight == 1:
+			d.ScoreCheck += fmt.Sprintf(" and p %% %d <= %d", f.MaxDigit+1, f.Span())
+		default:
+			d.ScoreCheck += fmt.Sprintf(" and floor(p / %d) %% %d <= %d", f.Weight, f.MaxDigit+1, f.Span())
+		}
+	}
 	var prefix strings.Builder
 	for _, f := range l.MemberFields() {
 		prefix.WriteString(digitText(f, ZeroDigit(f)))
@@ -289,7 +301,6 @@ func newField(l *layout.Layout, f *layout.Field, index int) *field {
 	}
 	if g.InScore {
 		g.Weight, g.Radix = num(f.Weight), num(f.MaxDigit+1)
-		g.Guard = f.MaxDigit > f.Span()
 	} else {
 		g.Off, g.Width, g.Hex = f.Offset+1, f.TextWidth, f.Hex
 		g.End = f.Offset + f.TextWidth

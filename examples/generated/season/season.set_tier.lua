@@ -16,9 +16,9 @@ local RADIX = 4398046511104
 
 -- p_of returns the score as the mixed-radix integer P, or nil when this layout cannot have
 -- written it.
-local function p_of(s)
-  if s >= 0 and s < RADIX and s == floor(s) then
-    return s
+local function p_of(p)
+  if p >= 0 and p < RADIX and p == floor(p) then
+    return p
   end
   return nil
 end

@@ -16,7 +16,7 @@ local POW = 1000000
 local function p_of(s)
   local c = floor(s * POW + 0.5)
   for _, p in ipairs({c, c - 1, c + 1}) do
-    if p >= 0 and p < RADIX and p / POW == s then
+    if p >= 0 and p < RADIX and p / POW == s and p % 1000000 <= 864000 then
       return p
     end
   end

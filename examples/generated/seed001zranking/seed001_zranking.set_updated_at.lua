@@ -19,7 +19,7 @@ local POW = 1000000
 local function p_of(s)
   local c = floor(s * POW + 0.5)
   for _, p in ipairs({c, c - 1, c + 1}) do
-    if p >= 0 and p < RADIX and p / POW == s then
+    if p >= 0 and p < RADIX and p / POW == s and p % 1000000 <= 864000 then
       return p
     end
   end
@@ -43,11 +43,7 @@ end
 -- UpdatedAt: digit of the score, weight 1, radix 1000000; digits 0..864000.
 -- get_1 reads its digit from the entry's P and member.
 local function get_1(p, m)
-  local d = floor(p / 1) % 1000000
-  if d > 864000 then
-    error({err = 'RANKGEN_BAD_SCORE UpdatedAt digit ' .. fmt('%d', d) .. ' is outside its range'})
-  end
-  return d
+  return floor(p / 1) % 1000000
 end
 
 -- put_1 returns P and the member with digit d in place of old.

@@ -16,9 +16,9 @@ local RADIX = 512000000000000
 
 -- p_of returns the score as the mixed-radix integer P, or nil when this layout cannot have
 -- written it.
-local function p_of(s)
-  if s >= 0 and s < RADIX and s == floor(s) then
-    return s
+local function p_of(p)
+  if p >= 0 and p < RADIX and p == floor(p) and floor(p / 512) % 1000000000000 <= 0 then
+    return p
   end
   return nil
 end
@@ -80,11 +80,7 @@ end
 -- JoinedAt: digit of the score, weight 512, radix 1000000000000; digits 0..0.
 -- get_1 reads its digit from the entry's P and member.
 local function get_1(p, m)
-  local d = floor(p / 512) % 1000000000000
-  if d > 0 then
-    error({err = 'RANKGEN_BAD_SCORE JoinedAt digit ' .. fmt('%d', d) .. ' is outside its range'})
-  end
-  return d
+  return floor(p / 512) % 1000000000000
 end
 
 -- put_1 returns P and the member with digit d in place of old.
