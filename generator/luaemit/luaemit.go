@@ -178,6 +178,9 @@ type data struct {
 	Pow           string
 	ScoreRadix    string
 	ScoreCheck    string // Lua conditions on p that every digit of a score field is in its range
+	MemberChecks  []memberCheck
+	WideMember    bool   // a member field too wide for doubles: checked by byte comparison
+	Separator     string // as a Lua literal
 
 	// Field updates.
 	Kind        string // add, max, min or set
@@ -192,6 +195,19 @@ type data struct {
 	Lead *field // competition
 
 	arg string // what an update's argument is, in words
+}
+
+// memberCheck is what member_of checks of one member field's text: fixed-width digits of its
+// class (decimal, or lower-case hex: tonumber alone would take upper case and spaces), a value
+// within the range, and the separator after it.
+type memberCheck struct {
+	Off, End       int // 1-based first and last byte of the text
+	Class          string
+	Base           int
+	Span           string
+	Wide           bool   // beyond exact doubles: compared as text with SpanText
+	SpanText       string // Wide: the text of the largest digit
+	SepOff, SepEnd int    // 1-based bytes of the separator after the text
 }
 
 type field struct {
@@ -256,6 +272,18 @@ func newData(l *layout.Layout) *data {
 		default:
 			d.ScoreCheck += fmt.Sprintf(" and floor(p / %d) %% %d <= %d", f.Weight, f.MaxDigit+1, f.Span())
 		}
+	}
+	d.Separator = luaString(l.Separator)
+	for _, f := range l.MemberFields() {
+		c := memberCheck{Off: f.Offset + 1, End: f.Offset + f.TextWidth, Class: "0-9", Base: 10, Span: num(f.Span())}
+		if f.Hex {
+			c.Class, c.Base = "0-9a-f", 16
+		}
+		c.SepOff, c.SepEnd = c.End+1, c.End+len(l.Separator)
+		if f.Span() >= exact {
+			c.Wide, c.SpanText, d.WideMember = true, digitText(f, f.Span()), true
+		}
+		d.MemberChecks = append(d.MemberChecks, c)
 	}
 	var prefix strings.Builder
 	for _, f := range l.MemberFields() {

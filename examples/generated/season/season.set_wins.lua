@@ -31,6 +31,21 @@ local function score_p(text)
   return p
 end
 
+-- member_of returns m when this layout can have written it (each prefix field fixed-width digits
+-- of its range, the separators in place, an id after them), else raises RANKGEN_BAD_MEMBER: a
+-- stored member is checked whole before any write, whichever fields the script touches.
+local function member_of(m)
+  local ok = #m > 17
+  ok = ok and not string.find(sub(m, 1, 4), '[^0-9a-f]') and sub(m, 5, 5) == '|'
+    and tonumber(sub(m, 1, 4), 16) <= 65535
+  ok = ok and not string.find(sub(m, 6, 16), '[^0-9a-f]') and sub(m, 17, 17) == '|'
+    and tonumber(sub(m, 6, 16), 16) <= 2199023255551
+  if not ok then
+    error({err = 'RANKGEN_BAD_MEMBER ' .. m .. ' is not a member of layout 2672ff33eeb45072'})
+  end
+  return m
+end
+
 -- Wins: 4 hex characters of the member at byte 1; digits 0..65535.
 -- get_1 reads its digit from the entry's P and member.
 local function get_1(p, m)
@@ -91,7 +106,7 @@ if old then
   if not s then
     return redis.error_reply('RANKGEN_BAD_MEMBER the index maps ' .. id .. ' to a member the board lacks')
   end
-  p, m, exists = score_p(s), old, true
+  p, m, exists = score_p(s), member_of(old), true
 else
   p, m, exists = 0, '0000|00000000000|' .. id, false
 end

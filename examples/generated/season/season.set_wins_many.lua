@@ -77,6 +77,21 @@ local function lookup(ids)
   return fp, members, scores
 end
 
+-- member_of returns m when this layout can have written it (each prefix field fixed-width digits
+-- of its range, the separators in place, an id after them), else raises RANKGEN_BAD_MEMBER: a
+-- stored member is checked whole before any write, whichever fields the script touches.
+local function member_of(m)
+  local ok = #m > 17
+  ok = ok and not string.find(sub(m, 1, 4), '[^0-9a-f]') and sub(m, 5, 5) == '|'
+    and tonumber(sub(m, 1, 4), 16) <= 65535
+  ok = ok and not string.find(sub(m, 6, 16), '[^0-9a-f]') and sub(m, 17, 17) == '|'
+    and tonumber(sub(m, 6, 16), 16) <= 2199023255551
+  if not ok then
+    error({err = 'RANKGEN_BAD_MEMBER ' .. m .. ' is not a member of layout 2672ff33eeb45072'})
+  end
+  return m
+end
+
 -- Wins: 4 hex characters of the member at byte 1; digits 0..65535.
 -- get_1 reads its digit from the entry's P and member.
 local function get_1(p, m)
@@ -143,7 +158,7 @@ for i = 1, n do
   local state, p, m = seen[id], P[id], M[id]
   if not state then
     if members[i] then
-      state, p, m = 1, score_p(scores[i]), members[i]
+      state, p, m = 1, score_p(scores[i]), member_of(members[i])
     else
       state, p, m = 0, 0, '0000|00000000000|' .. id
     end

@@ -31,6 +31,19 @@ local function score_p(text)
   return p
 end
 
+-- member_of returns m when this layout can have written it (each prefix field fixed-width digits
+-- of its range, the separators in place, an id after them), else raises RANKGEN_BAD_MEMBER: a
+-- stored member is checked whole before any write, whichever fields the script touches.
+local function member_of(m)
+  local ok = #m > 11
+  ok = ok and not string.find(sub(m, 1, 10), '[^0-9]') and sub(m, 11, 11) == ':'
+    and tonumber(sub(m, 1, 10), 10) <= 3155759999
+  if not ok then
+    error({err = 'RANKGEN_BAD_MEMBER ' .. m .. ' is not a member of layout 728e7ee7b00c4e5e'})
+  end
+  return m
+end
+
 -- ReachedAt: 10 decimal characters of the member at byte 1; digits 0..3155759999.
 -- get_1 reads its digit from the entry's P and member.
 local function get_1(p, m)
@@ -71,7 +84,7 @@ if old then
   if not s then
     return redis.error_reply('RANKGEN_BAD_MEMBER the index maps ' .. id .. ' to a member the board lacks')
   end
-  p, m, exists = score_p(s), old, true
+  p, m, exists = score_p(s), member_of(old), true
 else
   p, m, exists = 0, '3155759999:' .. id, false
 end

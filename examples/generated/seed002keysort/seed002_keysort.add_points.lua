@@ -31,6 +31,21 @@ local function score_p(text)
   return p
 end
 
+-- member_of returns m when this layout can have written it (each prefix field fixed-width digits
+-- of its range, the separators in place, an id after them), else raises RANKGEN_BAD_MEMBER: a
+-- stored member is checked whole before any write, whichever fields the script touches.
+local function member_of(m)
+  local ok = #m > 16
+  ok = ok and not string.find(sub(m, 1, 1), '[^0-9]') and sub(m, 2, 2) == '-'
+    and tonumber(sub(m, 1, 1), 10) <= 1
+  ok = ok and not string.find(sub(m, 3, 15), '[^0-9]') and sub(m, 16, 16) == '-'
+    and tonumber(sub(m, 3, 15), 10) <= 9999999999999
+  if not ok then
+    error({err = 'RANKGEN_BAD_MEMBER ' .. m .. ' is not a member of layout 8ad3dfeb118136db'})
+  end
+  return m
+end
+
 -- Points: digit of the score, weight 1, radix 9007199254740992; digits 0..9007199254740991.
 -- get_1 reads its digit from the entry's P and member.
 local function get_1(p, m)
@@ -68,7 +83,7 @@ if old then
   if not s then
     return redis.error_reply('RANKGEN_BAD_MEMBER the index maps ' .. id .. ' to a member the board lacks')
   end
-  p, m, exists = score_p(s), old, true
+  p, m, exists = score_p(s), member_of(old), true
 else
   p, m, exists = 0, '0-9999999999999-' .. id, false
 end

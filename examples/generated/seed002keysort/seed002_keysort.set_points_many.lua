@@ -77,6 +77,21 @@ local function lookup(ids)
   return fp, members, scores
 end
 
+-- member_of returns m when this layout can have written it (each prefix field fixed-width digits
+-- of its range, the separators in place, an id after them), else raises RANKGEN_BAD_MEMBER: a
+-- stored member is checked whole before any write, whichever fields the script touches.
+local function member_of(m)
+  local ok = #m > 16
+  ok = ok and not string.find(sub(m, 1, 1), '[^0-9]') and sub(m, 2, 2) == '-'
+    and tonumber(sub(m, 1, 1), 10) <= 1
+  ok = ok and not string.find(sub(m, 3, 15), '[^0-9]') and sub(m, 16, 16) == '-'
+    and tonumber(sub(m, 3, 15), 10) <= 9999999999999
+  if not ok then
+    error({err = 'RANKGEN_BAD_MEMBER ' .. m .. ' is not a member of layout 8ad3dfeb118136db'})
+  end
+  return m
+end
+
 -- Points: digit of the score, weight 1, radix 9007199254740992; digits 0..9007199254740991.
 -- get_1 reads its digit from the entry's P and member.
 local function get_1(p, m)
@@ -119,7 +134,7 @@ for i = 1, n do
   local state, p, m = seen[id], P[id], M[id]
   if not state then
     if members[i] then
-      state, p, m = 1, score_p(scores[i]), members[i]
+      state, p, m = 1, score_p(scores[i]), member_of(members[i])
     else
       state, p, m = 0, 0, '0-9999999999999-' .. id
     end

@@ -31,6 +31,25 @@ local function score_p(text)
   return p
 end
 
+-- member_of returns m when this layout can have written it (each prefix field fixed-width digits
+-- of its range, the separators in place, an id after them), else raises RANKGEN_BAD_MEMBER: a
+-- stored member is checked whole before any write, whichever fields the script touches.
+local function member_of(m)
+  local ok = #m > 21
+  ok = ok and not string.find(sub(m, 1, 6), '[^0-9]') and sub(m, 7, 7) == ':'
+    and tonumber(sub(m, 1, 6), 10) <= 256269
+  ok = ok and not string.find(sub(m, 8, 8), '[^0-9]') and sub(m, 9, 9) == ':'
+    and tonumber(sub(m, 8, 8), 10) <= 7
+  ok = ok and not string.find(sub(m, 10, 15), '[^0-9a-f]') and sub(m, 16, 16) == ':'
+    and tonumber(sub(m, 10, 15), 16) <= 8388607
+  ok = ok and not string.find(sub(m, 17, 20), '[^0-9]') and sub(m, 21, 21) == ':'
+    and tonumber(sub(m, 17, 20), 10) <= 30
+  if not ok then
+    error({err = 'RANKGEN_BAD_MEMBER ' .. m .. ' is not a member of layout 3c05b741da65cab8'})
+  end
+  return m
+end
+
 -- RaceTime: 6 decimal characters of the member at byte 1; digits 0..256269.
 -- get_1 reads its digit from the entry's P and member.
 local function get_1(p, m)
@@ -71,7 +90,7 @@ if old then
   if not s then
     return redis.error_reply('RANKGEN_BAD_MEMBER the index maps ' .. id .. ' to a member the board lacks')
   end
-  p, m, exists = score_p(s), old, true
+  p, m, exists = score_p(s), member_of(old), true
 else
   p, m, exists = 0, '000000:7:7fffff:0000:' .. id, false
 end

@@ -31,6 +31,21 @@ local function score_p(text)
   return p
 end
 
+-- member_of returns m when this layout can have written it (each prefix field fixed-width digits
+-- of its range, the separators in place, an id after them), else raises RANKGEN_BAD_MEMBER: a
+-- stored member is checked whole before any write, whichever fields the script touches.
+local function member_of(m)
+  local ok = #m > 25
+  ok = ok and not string.find(sub(m, 1, 10), '[^0-9]') and sub(m, 11, 11) == ':'
+    and tonumber(sub(m, 1, 10), 10) <= 0
+  ok = ok and not string.find(sub(m, 12, 24), '[^0-9]') and sub(m, 25, 25) == ':'
+    and tonumber(sub(m, 12, 24), 10) <= 5270426354679
+  if not ok then
+    error({err = 'RANKGEN_BAD_MEMBER ' .. m .. ' is not a member of layout 61350c49cd5be40f'})
+  end
+  return m
+end
+
 -- JoinedAt: digit of the score, weight 512, radix 1000000000000; digits 0..0.
 -- get_1 reads its digit from the entry's P and member.
 local function get_1(p, m)
@@ -72,7 +87,7 @@ if old then
   if not s then
     return redis.error_reply('RANKGEN_BAD_MEMBER the index maps ' .. id .. ' to a member the board lacks')
   end
-  p, m, exists = score_p(s), old, true
+  p, m, exists = score_p(s), member_of(old), true
 else
   p, m, exists = 0, '0000000000:0000000000000:' .. id, false
 end

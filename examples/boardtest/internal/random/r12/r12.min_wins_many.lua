@@ -77,6 +77,25 @@ local function lookup(ids)
   return fp, members, scores
 end
 
+-- member_of returns m when this layout can have written it (each prefix field fixed-width digits
+-- of its range, the separators in place, an id after them), else raises RANKGEN_BAD_MEMBER: a
+-- stored member is checked whole before any write, whichever fields the script touches.
+local function member_of(m)
+  local ok = #m > 39
+  ok = ok and not string.find(sub(m, 1, 14), '[^0-9]') and sub(m, 15, 15) == ':'
+    and tonumber(sub(m, 1, 14), 10) <= 88271868557592
+  ok = ok and not string.find(sub(m, 16, 20), '[^0-9]') and sub(m, 21, 21) == ':'
+    and tonumber(sub(m, 16, 20), 10) <= 99999
+  ok = ok and not string.find(sub(m, 22, 25), '[^0-9]') and sub(m, 26, 26) == ':'
+    and tonumber(sub(m, 22, 25), 10) <= 7386
+  ok = ok and not string.find(sub(m, 27, 38), '[^0-9]') and sub(m, 39, 39) == ':'
+    and tonumber(sub(m, 27, 38), 10) <= 324474243833
+  if not ok then
+    error({err = 'RANKGEN_BAD_MEMBER ' .. m .. ' is not a member of layout a2eec73259db9fcb'})
+  end
+  return m
+end
+
 -- Wins: digit of the score, weight 1, radix 1000000000000; digits 0..999999999999.
 -- get_1 reads its digit from the entry's P and member.
 local function get_1(p, m)
@@ -164,7 +183,7 @@ for i = 1, n do
   local state, p, m = seen[id], P[id], M[id]
   if not state then
     if members[i] then
-      state, p, m = 1, score_p(scores[i]), members[i]
+      state, p, m = 1, score_p(scores[i]), member_of(members[i])
     else
       state, p, m = 0, 0, '00000000000000:00000:0000:000000000000:' .. id
     end

@@ -87,6 +87,19 @@ local function lookup(ids)
   return fp, members, scores
 end
 
+-- member_of returns m when this layout can have written it (each prefix field fixed-width digits
+-- of its range, the separators in place, an id after them), else raises RANKGEN_BAD_MEMBER: a
+-- stored member is checked whole before any write, whichever fields the script touches.
+local function member_of(m)
+  local ok = #m > 5
+  ok = ok and not string.find(sub(m, 1, 4), '[^0-9]') and sub(m, 5, 5) == ':'
+    and tonumber(sub(m, 1, 4), 10) <= 1414
+  if not ok then
+    error({err = 'RANKGEN_BAD_MEMBER ' .. m .. ' is not a member of layout e9e5f13aff2897e2'})
+  end
+  return m
+end
+
 -- UpdatedAt: digit of the score, weight 17179869184, radix 3; digits 0..2.
 -- get_1 reads its digit from the entry's P and member.
 local function get_1(p, m)
@@ -130,7 +143,7 @@ for i = 1, n do
   local state, p, m = seen[id], P[id], M[id]
   if not state then
     if members[i] then
-      state, p, m = 1, score_p(scores[i]), members[i]
+      state, p, m = 1, score_p(scores[i]), member_of(members[i])
     else
       state, p, m = 0, 0, '0000:' .. id
     end

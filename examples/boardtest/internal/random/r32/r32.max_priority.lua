@@ -31,6 +31,27 @@ local function score_p(text)
   return p
 end
 
+-- member_of returns m when this layout can have written it (each prefix field fixed-width digits
+-- of its range, the separators in place, an id after them), else raises RANKGEN_BAD_MEMBER: a
+-- stored member is checked whole before any write, whichever fields the script touches.
+local function member_of(m)
+  local ok = #m > 29
+  ok = ok and not string.find(sub(m, 1, 1), '[^0-9]') and sub(m, 2, 2) == ':'
+    and tonumber(sub(m, 1, 1), 10) <= 4
+  ok = ok and not string.find(sub(m, 3, 10), '[^0-9]') and sub(m, 11, 11) == ':'
+    and tonumber(sub(m, 3, 10), 10) <= 59174028
+  ok = ok and not string.find(sub(m, 12, 12), '[^0-9]') and sub(m, 13, 13) == ':'
+    and tonumber(sub(m, 12, 12), 10) <= 1
+  ok = ok and not string.find(sub(m, 14, 19), '[^0-9]') and sub(m, 20, 20) == ':'
+    and tonumber(sub(m, 14, 19), 10) <= 614378
+  ok = ok and not string.find(sub(m, 21, 28), '[^0-9a-f]') and sub(m, 29, 29) == ':'
+    and tonumber(sub(m, 21, 28), 16) <= 593533335
+  if not ok then
+    error({err = 'RANKGEN_BAD_MEMBER ' .. m .. ' is not a member of layout b1b430f6a6f76b38'})
+  end
+  return m
+end
+
 -- Priority: digit of the score, weight 1, radix 16777216; digits 0..16777215.
 -- get_1 reads its digit from the entry's P and member.
 local function get_1(p, m)
@@ -92,7 +113,7 @@ if old then
   if not s then
     return redis.error_reply('RANKGEN_BAD_MEMBER the index maps ' .. id .. ' to a member the board lacks')
   end
-  p, m, exists = score_p(s), old, true
+  p, m, exists = score_p(s), member_of(old), true
 else
   p, m, exists = 16777215, '4:00000000:1:000000:00000000:' .. id, false
 end

@@ -77,6 +77,27 @@ local function lookup(ids)
   return fp, members, scores
 end
 
+-- member_of returns m when this layout can have written it (each prefix field fixed-width digits
+-- of its range, the separators in place, an id after them), else raises RANKGEN_BAD_MEMBER: a
+-- stored member is checked whole before any write, whichever fields the script touches.
+local function member_of(m)
+  local ok = #m > 29
+  ok = ok and not string.find(sub(m, 1, 1), '[^0-9]') and sub(m, 2, 2) == ':'
+    and tonumber(sub(m, 1, 1), 10) <= 4
+  ok = ok and not string.find(sub(m, 3, 10), '[^0-9]') and sub(m, 11, 11) == ':'
+    and tonumber(sub(m, 3, 10), 10) <= 59174028
+  ok = ok and not string.find(sub(m, 12, 12), '[^0-9]') and sub(m, 13, 13) == ':'
+    and tonumber(sub(m, 12, 12), 10) <= 1
+  ok = ok and not string.find(sub(m, 14, 19), '[^0-9]') and sub(m, 20, 20) == ':'
+    and tonumber(sub(m, 14, 19), 10) <= 614378
+  ok = ok and not string.find(sub(m, 21, 28), '[^0-9a-f]') and sub(m, 29, 29) == ':'
+    and tonumber(sub(m, 21, 28), 16) <= 593533335
+  if not ok then
+    error({err = 'RANKGEN_BAD_MEMBER ' .. m .. ' is not a member of layout b1b430f6a6f76b38'})
+  end
+  return m
+end
+
 -- Lap: 8 hex characters of the member at byte 21; digits 0..593533335.
 -- get_1 reads its digit from the entry's P and member.
 local function get_1(p, m)
@@ -123,7 +144,7 @@ for i = 1, n do
   local state, p, m = seen[id], P[id], M[id]
   if not state then
     if members[i] then
-      state, p, m = 1, score_p(scores[i]), members[i]
+      state, p, m = 1, score_p(scores[i]), member_of(members[i])
     else
       state, p, m = 0, 16777215, '4:00000000:1:000000:00000000:' .. id
     end
