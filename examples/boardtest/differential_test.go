@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/rankgen/rankgen/generator/layout"
+	"github.com/rankgen/rankgen/internal/boardmodel"
 	"github.com/rankgen/rankgen/internal/oracle"
 	"github.com/rankgen/rankgen/internal/redistest"
 	rankgenrt "github.com/rankgen/rankgen/runtime"
@@ -47,8 +48,8 @@ func runDifferential(t *testing.T, c *redis.Client, ex example, seed uint64) {
 		t:   t,
 		c:   c,
 		l:   l,
-		b:   newRBoard(l, ex.newBoard(c, redistest.Key(t, "board"))),
-		m:   newModel(l),
+		b:   boardmodel.NewBoard(l, ex.newBoard(c, redistest.Key(t, "board"))),
+		m:   boardmodel.New(l),
 		rng: newRand(t, seed),
 	}
 	for range 24 {
@@ -67,8 +68,8 @@ type diff struct {
 	t    *testing.T
 	c    *redis.Client
 	l    *layout.Layout
-	b    *rboard
-	m    *model
+	b    *boardmodel.Board
+	m    *boardmodel.Model
 	rng  *rand.Rand
 	ids  []string
 	step int
@@ -86,7 +87,7 @@ func (d *diff) id() string { return d.ids[d.rng.IntN(len(d.ids))] }
 func (d *diff) entry() layout.Entry {
 	e := oracle.RandomEntry(d.l, d.rng)
 	e.ID = d.id()
-	if old, ok := d.m.entries[e.ID]; ok && d.rng.IntN(3) == 0 {
+	if old, ok := d.m.Entries[e.ID]; ok && d.rng.IntN(3) == 0 {
 		e.Keys = slices.Clone(old)
 		i := d.rng.IntN(len(d.l.Fields))
 		f := d.l.Fields[i]
@@ -106,11 +107,11 @@ func (d *diff) entry() layout.Entry {
 }
 
 // updatable lists the (field, op) pairs the board offers.
-func (d *diff) updatable() []fieldOp {
-	var ops []fieldOp
+func (d *diff) updatable() []boardmodel.Update {
+	var ops []boardmodel.Update
 	for i, f := range d.l.Fields {
 		for _, k := range f.Updates {
-			ops = append(ops, fieldOp{Field: i, Kind: k})
+			ops = append(ops, boardmodel.Update{Field: i, Op: k})
 		}
 	}
 	return ops
@@ -118,21 +119,21 @@ func (d *diff) updatable() []fieldOp {
 
 // fieldOp returns a random update of kind o for id: deltas small, to the edge, past it, or
 // huge; values in range, at the edges, or out of range.
-func (d *diff) fieldOp(o fieldOp, id string) fieldOp {
+func (d *diff) fieldOp(o boardmodel.Update, id string) boardmodel.Update {
 	f := d.l.Fields[o.Field]
-	if o.Kind != layout.OpAdd {
+	if o.Op != layout.OpAdd {
 		o.Key = oracle.RandomKey(f, d.rng)
 		if bad := oracle.OutOfRange(f); len(bad) > 0 && d.rng.IntN(8) == 0 {
 			o.Key = bad[d.rng.IntN(len(bad))]
 		}
 		return o
 	}
-	cur := d.m.zero()[o.Field]
-	if keys, ok := d.m.entries[id]; ok {
+	cur := boardmodel.Zero(d.l)[o.Field]
+	if keys, ok := d.m.Entries[id]; ok {
 		cur = keys[o.Field]
 	}
 	span := int64(min(f.Span(), math.MaxInt64/4))
-	val := func(k uint64) int64 { return d.m.value(f, k).Int64() }
+	val := func(k uint64) int64 { return boardmodel.Value(f, k).Int64() }
 	switch d.rng.IntN(7) {
 	case 0: // exactly to an edge
 		if d.rng.IntN(2) == 0 {
@@ -156,9 +157,9 @@ func (d *diff) fieldOp(o fieldOp, id string) fieldOp {
 	return o
 }
 
-// stampsFrom returns a stamper that takes stamped values from the board's entry after checking
+// stampsFrom returns a Stamper that takes stamped values from the board's entry after checking
 // them against the clock window of the call.
-func (d *diff) stampsFrom(got layout.Entry, before, after time.Time) stamper {
+func (d *diff) stampsFrom(got layout.Entry, before, after time.Time) boardmodel.Stamper {
 	return func(i int) (uint64, error) {
 		if got.Keys == nil {
 			// The board refused the update: right when the clock was outside the stamped
@@ -172,7 +173,7 @@ func (d *diff) stampsFrom(got layout.Entry, before, after time.Time) stamper {
 			return 0, errors.New("the board returned no entry")
 		}
 		k := got.Keys[i]
-		return k, stampWindow(d.l.Fields[i], k, before, after)
+		return k, boardmodel.StampWindow(d.l.Fields[i], k, before, after)
 	}
 }
 
@@ -181,14 +182,14 @@ func (d *diff) randomOp() {
 	switch r := d.rng.IntN(100); {
 	case r < 12:
 		e := d.entry()
-		got, want := d.b.set(e), d.m.set(e)
+		got, want := d.b.Set(e), d.m.Set(e)
 		d.compareErr(fmt.Sprintf("Set(%s)", d.fmt(e)), got, want)
 	case r < 17:
 		es := make([]layout.Entry, 1+d.rng.IntN(5))
 		for i := range es {
 			es[i] = d.entry()
 		}
-		got := d.b.setMany(es)
+		got := d.b.SetMany(es)
 		var want error
 		for _, e := range es { // all validated first: nothing is written when one is bad
 			if _, _, err := d.l.Encode(e); err != nil && want == nil {
@@ -197,14 +198,14 @@ func (d *diff) randomOp() {
 		}
 		if want == nil {
 			for _, e := range es {
-				d.m.set(e)
+				d.m.Set(e)
 			}
 		}
 		d.compareErr(fmt.Sprintf("SetMany(%d)", len(es)), got, want)
 	case r < 27:
 		e := d.entry()
-		got, err := d.b.best(e)
-		want, werr := d.m.best(e)
+		got, err := d.b.Best(e)
+		want, werr := d.m.Best(e)
 		d.compareErr(fmt.Sprintf("Best(%s)", d.fmt(e)), err, werr)
 		if got != want {
 			d.errorf("Best(%s) = %v; the model says %v", d.fmt(e), got, want)
@@ -214,7 +215,7 @@ func (d *diff) randomOp() {
 		for i := range es {
 			es[i] = d.entry()
 		}
-		got, err := d.b.bestMany(es)
+		got, err := d.b.BestMany(es)
 		var werr error
 		for _, e := range es {
 			if _, _, err := d.l.Encode(e); err != nil && werr == nil {
@@ -224,7 +225,7 @@ func (d *diff) randomOp() {
 		var want []bool
 		if werr == nil {
 			for _, e := range es {
-				kept, _ := d.m.best(e)
+				kept, _ := d.m.Best(e)
 				want = append(want, kept)
 			}
 		}
@@ -236,10 +237,10 @@ func (d *diff) randomOp() {
 		id := d.id()
 		o := d.fieldOp(ops[d.rng.IntN(len(ops))], id)
 		before := time.Now()
-		got, err := d.b.update(id, o)
+		got, err := d.b.Update(id, o)
 		after := time.Now()
-		want, werr := d.m.update(id, o, d.stampsFrom(got, before, after))
-		what := fmt.Sprintf("%s(%q, %s)", d.b.method(o), id, o.String(d.l))
+		want, werr := d.m.Update(id, o, d.stampsFrom(got, before, after))
+		what := fmt.Sprintf("%s(%q, %s)", d.b.Method(o), id, o.String(d.l))
 		d.compareErr(what, err, werr)
 		if err == nil && werr == nil {
 			d.compareEntry(what, got, want)
@@ -247,21 +248,21 @@ func (d *diff) randomOp() {
 	case r < 77 && len(ops) > 0:
 		kind := ops[d.rng.IntN(len(ops))]
 		n := 1 + d.rng.IntN(6)
-		ids, batch := make([]string, n), make([]fieldOp, n)
+		ids, batch := make([]string, n), make([]boardmodel.Update, n)
 		for i := range n {
 			ids[i] = d.id()
 			batch[i] = d.fieldOp(kind, ids[i])
 		}
 		before := time.Now()
-		res, err := d.b.updateMany(ids, batch)
+		res, err := d.b.UpdateMany(ids, batch)
 		after := time.Now()
-		what := fmt.Sprintf("%sMany(%d)", d.b.method(kind), n)
+		what := fmt.Sprintf("%sMany(%d)", d.b.Method(kind), n)
 		if err != nil {
 			d.errorf("%s: %v", what, err)
 			return
 		}
 		for i := range n {
-			want, werr := d.m.update(ids[i], batch[i], d.stampsFrom(res[i].Entry, before, after))
+			want, werr := d.m.Update(ids[i], batch[i], d.stampsFrom(res[i].Entry, before, after))
 			w := fmt.Sprintf("%s[%d] (%q, %s)", what, i, ids[i], batch[i].String(d.l))
 			d.compareErr(w, res[i].Err, werr)
 			if res[i].Err == nil && werr == nil {
@@ -274,19 +275,19 @@ func (d *diff) randomOp() {
 			ids[i] = d.id()
 		}
 		ids = slices.Compact(ids)
-		got, err := d.b.remove(ids...)
-		want, werr := d.m.remove(ids...)
+		got, err := d.b.Remove(ids...)
+		want, werr := d.m.Remove(ids...)
 		d.compareErr("Remove", err, werr)
 		if got != want {
 			d.errorf("Remove(%q) = %d; the model says %d", ids, got, want)
 		}
 	case r < 88:
-		keep := int64(d.rng.IntN(len(d.m.entries)+3)) - 1
+		keep := int64(d.rng.IntN(len(d.m.Entries)+3)) - 1
 		if d.rng.IntN(2) == 0 { // keep most, usually
-			keep = int64(len(d.m.entries)) - int64(d.rng.IntN(3))
+			keep = int64(len(d.m.Entries)) - int64(d.rng.IntN(3))
 		}
-		got, err := d.b.trim(keep)
-		want, werr := d.m.trim(keep)
+		got, err := d.b.Trim(keep)
+		want, werr := d.m.Trim(keep)
 		d.compareErr(fmt.Sprintf("Trim(%d)", keep), err, werr)
 		if got != want {
 			d.errorf("Trim(%d) = %d; the model says %d", keep, got, want)
@@ -299,8 +300,8 @@ func (d *diff) randomOp() {
 // reads compares Get, Rank, Top and Count with the model.
 func (d *diff) reads() {
 	id := d.id()
-	got, err := d.b.get(id)
-	keys, ok := d.m.entries[id]
+	got, err := d.b.Get(id)
+	keys, ok := d.m.Entries[id]
 	var werr error
 	if !ok {
 		werr = rankgenrt.ErrNotFound
@@ -309,18 +310,18 @@ func (d *diff) reads() {
 	if err == nil && ok {
 		d.compareEntry(fmt.Sprintf("Get(%q)", id), got, layout.Entry{ID: id, Keys: keys})
 	}
-	rank, err := d.b.rank(id)
-	wrank, werr := d.m.rank(id)
+	rank, err := d.b.Rank(id)
+	wrank, werr := d.m.Rank(id)
 	d.compareErr(fmt.Sprintf("Rank(%q)", id), err, werr)
 	if rank != wrank && werr == nil {
 		d.errorf("Rank(%q) = %d; the model says %d", id, rank, wrank)
 	}
-	n := int64(d.rng.IntN(len(d.m.entries) + 3))
-	top, err := d.b.top(n)
+	n := int64(d.rng.IntN(len(d.m.Entries) + 3))
+	top, err := d.b.Top(n)
 	if err != nil {
 		d.errorf("Top(%d): %v", n, err)
 	}
-	all := d.m.sorted()
+	all := d.m.Sorted()
 	if int64(len(all)) > n {
 		all = all[:n]
 	}
@@ -334,14 +335,14 @@ func (d *diff) reads() {
 		}
 		d.compareEntry(fmt.Sprintf("Top(%d)[%d]", n, i), r.Entry, all[i])
 	}
-	if cnt, err := d.b.count(); err != nil || cnt != int64(len(d.m.entries)) {
-		d.errorf("Count = %d, %v; the model has %d", cnt, err, len(d.m.entries))
+	if cnt, err := d.b.Count(); err != nil || cnt != int64(len(d.m.Entries)) {
+		d.errorf("Count = %d, %v; the model has %d", cnt, err, len(d.m.Entries))
 	}
 }
 
 func (d *diff) compareErr(what string, got, want error) {
 	d.t.Helper()
-	if !sameError(got, want) {
+	if !boardmodel.SameError(got, want) {
 		d.errorf("%s: board error %v; the model's %v", what, got, want)
 	}
 }
@@ -367,29 +368,29 @@ func (d *diff) fmt(e layout.Entry) string {
 // pair by pair (scores by their bits) in board order, and the index or meta key.
 func (d *diff) checkState() {
 	d.t.Helper()
-	keys := d.b.keys()
+	keys := d.b.Keys()
 	zs, err := d.c.ZRangeArgsWithScores(ctx, redis.ZRangeArgs{Key: keys[0], Start: 0, Stop: -1, Rev: true}).Result()
 	if err != nil {
 		d.errorf("ZRANGE: %v", err)
 		return
 	}
-	want := d.m.sorted()
+	want, err := d.m.Pairs()
+	if err != nil {
+		d.errorf("%v", err)
+		return
+	}
 	if len(zs) != len(want) {
 		d.errorf("the board holds %d members; the model %d", len(zs), len(want))
 		return
 	}
 	members := map[string]string{}
 	for i, z := range zs {
-		score, member, err := d.l.Encode(want[i])
-		if err != nil {
-			d.errorf("model entry %s: %v", d.fmt(want[i]), err)
+		w := want[i]
+		if math.Float64bits(z.Score) != math.Float64bits(w.Score) || z.Member != w.Member {
+			d.errorf("position %d holds (%v, %q); the model (%v, %q) = %s", i, z.Score, z.Member, w.Score, w.Member, d.fmt(w.Entry))
 			return
 		}
-		if math.Float64bits(z.Score) != math.Float64bits(score) || z.Member != member {
-			d.errorf("position %d holds (%v, %q); the model (%v, %q) = %s", i, z.Score, z.Member, score, member, d.fmt(want[i]))
-			return
-		}
-		members[want[i].ID] = member
+		members[w.Entry.ID] = w.Member
 	}
 	if d.l.HasPrefix() {
 		idx, err := d.c.HGetAll(ctx, keys[1]).Result()

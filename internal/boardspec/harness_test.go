@@ -8,8 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"slices"
-	"strconv"
 	"testing"
 	"time"
 
@@ -20,7 +18,7 @@ import (
 	"github.com/rankgen/rankgen/examples/generated/seed001zranking"
 	"github.com/rankgen/rankgen/examples/generated/seed002decimal"
 	"github.com/rankgen/rankgen/generator/layout"
-	"github.com/rankgen/rankgen/generator/luaemit"
+	"github.com/rankgen/rankgen/internal/boardmodel"
 	"github.com/rankgen/rankgen/internal/redistest"
 	rankgenrt "github.com/rankgen/rankgen/runtime"
 	"github.com/redis/go-redis/v9"
@@ -66,61 +64,25 @@ func examples(t testing.TB) []*example {
 
 // board is a generated *Board with the helpers to call it in layout terms.
 type board struct {
+	*boardmodel.Board
 	t   testing.TB
 	ex  *example
-	v   reflect.Value
 	c   redis.UniversalClient
 	key string
 }
 
 func (ex *example) board(t testing.TB, c redis.UniversalClient, key string, opts ...reflect.Value) *board {
 	args := append([]reflect.Value{reflect.ValueOf(c), reflect.ValueOf(key)}, opts...)
-	return &board{t: t, ex: ex, v: ex.newBoard.Call(args)[0], c: c, key: key}
+	return &board{Board: boardmodel.NewBoard(ex.l, ex.newBoard.Call(args)[0].Interface()), t: t, ex: ex, c: c, key: key}
 }
 
+// call calls a method of the board (see boardmodel.Board.Call); a missing one fails the test.
 func (b *board) call(method string, args ...any) []reflect.Value {
 	b.t.Helper()
-	m := b.v.MethodByName(method)
-	if !m.IsValid() {
+	if !b.V.MethodByName(method).IsValid() {
 		b.t.Fatalf("%s: no method %s", b.ex.name, method)
 	}
-	in := []reflect.Value{reflect.ValueOf(ctx)}
-	for i, a := range args {
-		v, ok := a.(reflect.Value)
-		if !ok {
-			v = reflect.ValueOf(a)
-		}
-		var pt reflect.Type
-		if mt := m.Type(); mt.IsVariadic() && i+1 >= mt.NumIn()-1 {
-			pt = mt.In(mt.NumIn() - 1).Elem()
-		} else {
-			pt = mt.In(i + 1)
-		}
-		if v.Type() != pt && v.Type().ConvertibleTo(pt) {
-			v = v.Convert(pt)
-		}
-		in = append(in, v)
-	}
-	return m.Call(in)
-}
-
-func errOf(v reflect.Value) error {
-	if v.IsNil() {
-		return nil
-	}
-	return v.Interface().(error)
-}
-
-// id converts a test id to the package's id type.
-func (ex *example) id(id string) reflect.Value {
-	if ex.l.IDType == layout.IDUint64 {
-		n, err := strconv.ParseUint(id, 10, 64)
-		if err != nil {
-			panic(err)
-		}
-		return reflect.ValueOf(n)
-	}
-	return reflect.ValueOf(id)
+	return b.Call(method, args...)
 }
 
 // gen converts an interpreted entry to the generated Entry.
@@ -131,7 +93,7 @@ func (ex *example) gen(t testing.TB, e layout.Entry) reflect.Value {
 		t.Fatalf("%s: Encode %v: %v", ex.name, e, err)
 	}
 	out := ex.decode.Call([]reflect.Value{reflect.ValueOf(score), reflect.ValueOf(member)})
-	if err := errOf(out[1]); err != nil {
+	if err := boardmodel.ErrOf(out[1]); err != nil {
 		t.Fatalf("%s: generated Decode: %v", ex.name, err)
 	}
 	return out[0]
@@ -141,7 +103,7 @@ func (ex *example) gen(t testing.TB, e layout.Entry) reflect.Value {
 func (ex *example) interp(t testing.TB, e reflect.Value) layout.Entry {
 	t.Helper()
 	out := e.MethodByName("Encode").Call(nil)
-	if err := errOf(out[2]); err != nil {
+	if err := boardmodel.ErrOf(out[2]); err != nil {
 		t.Fatalf("%s: generated Encode: %v", ex.name, err)
 	}
 	le, err := ex.l.Decode(out[0].Float(), out[1].String())
@@ -153,83 +115,16 @@ func (ex *example) interp(t testing.TB, e reflect.Value) layout.Entry {
 
 // value is the generated Go value of field i for key.
 func (ex *example) value(t testing.TB, i int, key uint64) reflect.Value {
-	e := layout.Entry{ID: "1", Keys: zeroKeys(ex.l)}
+	e := layout.Entry{ID: "1", Keys: boardmodel.Zero(ex.l)}
 	e.Keys[i] = key
 	return ex.gen(t, e).FieldByName(ex.l.Fields[i].Name)
-}
-
-func zeroKeys(l *layout.Layout) []uint64 {
-	keys := make([]uint64, len(l.Fields))
-	for i, f := range l.Fields {
-		keys[i] = f.Key(luaemit.ZeroDigit(f))
-	}
-	return keys
-}
-
-// ---- the model: the board as the interpreted codec sees it ----
-
-type model struct {
-	l       *layout.Layout
-	entries map[string][]uint64
-}
-
-func newModel(l *layout.Layout) *model { return &model{l: l, entries: map[string][]uint64{}} }
-
-// sorted returns the entries in the board's order.
-func (m *model) sorted() []layout.Entry {
-	var es []layout.Entry
-	for id, k := range m.entries {
-		es = append(es, layout.Entry{ID: id, Keys: k})
-	}
-	slices.SortFunc(es, m.l.Compare)
-	return es
-}
-
-// update applies a field update to the model. arg is the delta (add) or the value's key. It
-// returns the new keys, whether the entry changed, and the error kind (ErrOverflow).
-func (m *model) update(id string, fi int, op layout.Op, delta int64, key uint64) ([]uint64, bool, error) {
-	f := m.l.Fields[fi]
-	old, exists := m.entries[id]
-	if !exists {
-		old = zeroKeys(m.l)
-	}
-	d := f.Digit(old[fi])
-	var nd uint64
-	switch op {
-	case layout.OpAdd:
-		x := int64(d)
-		if f.Order == layout.Desc {
-			x += delta
-		} else {
-			x -= delta
-		}
-		if x < 0 || x > int64(f.Span()) {
-			if f.Overflow == layout.OverflowError {
-				return old, false, rankgenrt.ErrOverflow
-			}
-			x = max(0, min(x, int64(f.Span())))
-		}
-		nd = uint64(x)
-	case layout.OpSet:
-		nd = f.Digit(key)
-	case layout.OpMax, layout.OpMin:
-		a := f.Digit(key)
-		larger := (op == layout.OpMax) == (f.Order == layout.Desc)
-		nd = d
-		if larger && a > d || !larger && a < d {
-			nd = a
-		}
-	}
-	keys := slices.Clone(old)
-	keys[fi] = f.Key(nd)
-	return keys, nd != d || !exists, nil
 }
 
 // ---- state checks ----
 
 // checkState compares the board in Redis with the model, bit for bit: every (score, member)
 // pair, and the index.
-func (b *board) checkState(m *model, where string) {
+func (b *board) checkState(m *boardmodel.Model, where string) {
 	b.t.Helper()
 	l := b.ex.l
 	zs, err := b.c.ZRangeWithScores(ctx, b.key, 0, -1).Result()
@@ -240,15 +135,15 @@ func (b *board) checkState(m *model, where string) {
 	for _, z := range zs {
 		got[z.Member.(string)] = math.Float64bits(z.Score)
 	}
+	pairs, err := m.Pairs()
+	if err != nil {
+		b.t.Fatalf("%s: %v", where, err)
+	}
 	want := map[string]uint64{}
 	index := map[string]string{}
-	for id, k := range m.entries {
-		score, member, err := l.Encode(layout.Entry{ID: id, Keys: k})
-		if err != nil {
-			b.t.Fatalf("%s: model entry %q: %v", where, id, err)
-		}
-		want[member] = math.Float64bits(score)
-		index[id] = member
+	for _, p := range pairs {
+		want[p.Member] = math.Float64bits(p.Score)
+		index[p.Entry.ID] = p.Member
 	}
 	if !reflect.DeepEqual(got, want) {
 		b.t.Fatalf("%s: %s board differs from the model:\n got %v\nwant %v", where, b.ex.name, got, want)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/rankgen/rankgen/generator/layout"
+	"github.com/rankgen/rankgen/internal/boardmodel"
 	"github.com/rankgen/rankgen/internal/redistest"
 	rankgenrt "github.com/rankgen/rankgen/runtime"
 )
@@ -23,10 +24,6 @@ type upd struct {
 	key   uint64 // max, min, set
 }
 
-func methodName(f *layout.Field, op layout.Op) string {
-	return map[layout.Op]string{layout.OpAdd: "Add", layout.OpMax: "Max", layout.OpMin: "Min", layout.OpSet: "Set"}[op] + f.Name
-}
-
 // updates applies a batch through <Op><Field>Many and returns the per-update results in
 // layout terms.
 func (b *board) updates(fi int, op layout.Op, us []upd) ([]layout.Entry, []error, error) {
@@ -37,8 +34,8 @@ func (b *board) updates(fi int, op layout.Op, us []upd) ([]layout.Entry, []error
 		if op != layout.OpAdd {
 			arg = b.ex.value(b.t, fi, us[0].key)
 		}
-		out := b.call(methodName(f, op), b.ex.id(us[0].id), arg)
-		if err := errOf(out[1]); err != nil {
+		out := b.call(boardmodel.MethodName(f, op), boardmodel.ID(b.ex.l, us[0].id), arg)
+		if err := boardmodel.ErrOf(out[1]); err != nil {
 			if errors.Is(err, rankgenrt.ErrLayoutMismatch) {
 				return nil, nil, err
 			}
@@ -46,19 +43,19 @@ func (b *board) updates(fi int, op layout.Op, us []upd) ([]layout.Entry, []error
 		}
 		return []layout.Entry{b.ex.interp(b.t, out[0])}, []error{nil}, nil
 	}
-	m := b.v.MethodByName(methodName(f, op) + "Many")
+	m := b.V.MethodByName(boardmodel.MethodName(f, op) + "Many")
 	st := m.Type().In(1)
 	slice := reflect.MakeSlice(st, len(us), len(us))
 	for i, u := range us {
-		slice.Index(i).Field(0).Set(b.ex.id(u.id))
+		slice.Index(i).Field(0).Set(boardmodel.ID(b.ex.l, u.id))
 		if op == layout.OpAdd {
 			slice.Index(i).Field(1).SetInt(u.delta)
 		} else {
 			slice.Index(i).Field(1).Set(b.ex.value(b.t, fi, u.key))
 		}
 	}
-	out := b.call(methodName(f, op)+"Many", slice)
-	if err := errOf(out[1]); err != nil {
+	out := b.call(boardmodel.MethodName(f, op)+"Many", slice)
+	if err := boardmodel.ErrOf(out[1]); err != nil {
 		return nil, nil, err
 	}
 	res := out[0]
@@ -66,7 +63,7 @@ func (b *board) updates(fi int, op layout.Op, us []upd) ([]layout.Entry, []error
 	errs := make([]error, len(us))
 	for i := range us {
 		r := res.Index(i)
-		if err := errOf(r.FieldByName("Err")); err != nil {
+		if err := boardmodel.ErrOf(r.FieldByName("Err")); err != nil {
 			errs[i] = err
 			continue
 		}
@@ -76,14 +73,14 @@ func (b *board) updates(fi int, op layout.Op, us []upd) ([]layout.Entry, []error
 }
 
 // applyModel applies a batch to the model, checking each result the board returned.
-func (b *board) applyModel(m *model, fi int, op layout.Op, us []upd, got []layout.Entry, errs []error, t0, t1 time.Time) {
+func (b *board) applyModel(m *boardmodel.Model, fi int, op layout.Op, us []upd, got []layout.Entry, errs []error, t0, t1 time.Time) {
 	b.t.Helper()
 	l := b.ex.l
 	for i, u := range us {
-		keys, changed, err := m.update(u.id, fi, op, u.delta, u.key)
+		keys, changed, err := m.Next(u.id, boardmodel.Update{Field: fi, Op: op, Delta: u.delta, Key: u.key})
 		if err != nil || errs[i] != nil {
 			if !errors.Is(errs[i], err) || err == nil {
-				b.t.Fatalf("%s %s(%q): board error %v, model error %v", b.ex.name, methodName(l.Fields[fi], op), u.id, errs[i], err)
+				b.t.Fatalf("%s %s(%q): board error %v, model error %v", b.ex.name, boardmodel.MethodName(l.Fields[fi], op), u.id, errs[i], err)
 			}
 			continue
 		}
@@ -101,10 +98,10 @@ func (b *board) applyModel(m *model, fi int, op layout.Op, us []upd, got []layou
 				keys[si] = k
 			}
 		}
-		m.entries[u.id] = keys
+		m.Entries[u.id] = keys
 		want := layout.Entry{ID: u.id, Keys: keys}
 		if got[i].ID != u.id || !slices.Equal(got[i].Keys, keys) {
-			b.t.Fatalf("%s %s(%q, %d/%d): returned %s, model %s", b.ex.name, methodName(l.Fields[fi], op), u.id, u.delta, u.key, fmtKeys(l, got[i].Keys), fmtKeys(l, want.Keys))
+			b.t.Fatalf("%s %s(%q, %d/%d): returned %s, model %s", b.ex.name, boardmodel.MethodName(l.Fields[fi], op), u.id, u.delta, u.key, fmtKeys(l, got[i].Keys), fmtKeys(l, want.Keys))
 		}
 	}
 }
@@ -152,7 +149,7 @@ func opsMatchCodec(t *testing.T, ex *example, ttl bool) {
 		opts = append(opts, ex.withTTL.Call([]reflect.Value{reflect.ValueOf(time.Hour)})[0])
 	}
 	b := ex.board(t, c, key, opts...)
-	m := newModel(ex.l)
+	m := boardmodel.New(ex.l)
 	r := rand.New(rand.NewPCG(1, uint64(len(ex.name))))
 	ids := ex.ids()
 	type fop struct {
@@ -169,23 +166,23 @@ func opsMatchCodec(t *testing.T, ex *example, ttl bool) {
 		switch k := r.IntN(10); {
 		case k == 0:
 			e := randomEntry(r, ex.l, ids[r.IntN(len(ids))])
-			if err := errOf(b.call("Set", ex.gen(t, e))[0]); err != nil {
+			if err := boardmodel.ErrOf(b.call("Set", ex.gen(t, e))[0]); err != nil {
 				t.Fatal(err)
 			}
-			m.entries[e.ID] = e.Keys
+			m.Entries[e.ID] = e.Keys
 		case k == 1:
 			e := randomEntry(r, ex.l, ids[r.IntN(len(ids))])
 			out := b.call("Best", ex.gen(t, e))
-			if err := errOf(out[1]); err != nil {
+			if err := boardmodel.ErrOf(out[1]); err != nil {
 				t.Fatal(err)
 			}
-			old, ok := m.entries[e.ID]
+			old, ok := m.Entries[e.ID]
 			want := !ok || ex.l.Compare(e, layout.Entry{ID: e.ID, Keys: old}) < 0
 			if out[0].Bool() != want {
 				t.Fatalf("step %d: Best kept=%v, model %v", step, out[0].Bool(), want)
 			}
 			if want {
-				m.entries[e.ID] = e.Keys
+				m.Entries[e.ID] = e.Keys
 			}
 		case k == 2 && step%5 == 0:
 			n := r.IntN(3) + 1
@@ -194,8 +191,8 @@ func opsMatchCodec(t *testing.T, ex *example, ttl bool) {
 			seen := map[string]bool{}
 			for i := 0; i < n; i++ {
 				id := ids[r.IntN(len(ids))]
-				rm = append(rm, ex.id(id))
-				if _, ok := m.entries[id]; ok && !seen[id] {
+				rm = append(rm, boardmodel.ID(ex.l, id))
+				if _, ok := m.Entries[id]; ok && !seen[id] {
 					want++
 				}
 				seen[id] = true
@@ -205,22 +202,22 @@ func opsMatchCodec(t *testing.T, ex *example, ttl bool) {
 				args[i] = rm[i]
 			}
 			out := b.call("Remove", args...)
-			if err := errOf(out[1]); err != nil || out[0].Int() != want {
+			if err := boardmodel.ErrOf(out[1]); err != nil || out[0].Int() != want {
 				t.Fatalf("step %d: Remove = %d, %v; want %d", step, out[0].Int(), err, want)
 			}
 			for id := range seen {
-				delete(m.entries, id)
+				delete(m.Entries, id)
 			}
 		case k == 3 && step%7 == 0:
 			keep := int64(r.IntN(len(ids)))
-			sorted := m.sorted()
+			sorted := m.Sorted()
 			out := b.call("Trim", keep)
 			want := max(0, int64(len(sorted))-keep)
-			if err := errOf(out[1]); err != nil || out[0].Int() != want {
+			if err := boardmodel.ErrOf(out[1]); err != nil || out[0].Int() != want {
 				t.Fatalf("step %d: Trim(%d) = %d, %v; want %d", step, keep, out[0].Int(), err, want)
 			}
 			for _, e := range sorted[min(int(keep), len(sorted)):] {
-				delete(m.entries, e.ID)
+				delete(m.Entries, e.ID)
 			}
 		default:
 			fo := fops[r.IntN(len(fops))]
@@ -253,7 +250,7 @@ func opsMatchCodec(t *testing.T, ex *example, ttl bool) {
 // checkTTL checks that every existing key of the board expires within the hour.
 func (b *board) checkTTL() {
 	b.t.Helper()
-	keys := b.v.MethodByName("Keys").Call(nil)[0].Interface().([]string)
+	keys := b.V.MethodByName("Keys").Call(nil)[0].Interface().([]string)
 	for _, k := range keys {
 		d, err := b.c.PTTL(ctx, k).Result()
 		if err != nil {
@@ -269,13 +266,13 @@ func (b *board) checkTTL() {
 }
 
 // checkReads compares every read with the model.
-func (b *board) checkReads(m *model, r *rand.Rand) {
+func (b *board) checkReads(m *boardmodel.Model, r *rand.Rand) {
 	b.t.Helper()
 	l := b.ex.l
-	sorted := m.sorted()
+	sorted := m.Sorted()
 	ranked := func(out []reflect.Value, what string) []layout.Entry {
 		b.t.Helper()
-		if err := errOf(out[len(out)-1]); err != nil {
+		if err := boardmodel.ErrOf(out[len(out)-1]); err != nil {
 			b.t.Fatalf("%s: %v", what, err)
 		}
 		var es []layout.Entry
@@ -304,13 +301,13 @@ func (b *board) checkReads(m *model, r *rand.Rand) {
 		}
 	}
 	out := b.call("Count")
-	if errOf(out[1]) != nil || out[0].Int() != int64(len(sorted)) {
+	if boardmodel.ErrOf(out[1]) != nil || out[0].Int() != int64(len(sorted)) {
 		b.t.Fatalf("Count = %d, want %d", out[0].Int(), len(sorted))
 	}
 	same("Top", ranked(b.call("Top", int64(len(sorted)+3)), "Top"), sorted)
 	same("Page(2,3)", ranked(b.call("Page", int64(2), int64(3)), "Page"), sorted[min(2, len(sorted)):min(5, len(sorted))])
 	// After pages through the whole board, 3 at a time.
-	cur := reflect.New(b.v.MethodByName("After").Type().In(1)).Elem()
+	cur := reflect.New(b.V.MethodByName("After").Type().In(1)).Elem()
 	var all []layout.Entry
 	for i := 0; i < 20; i++ {
 		out := b.call("After", cur, int64(3))
@@ -328,15 +325,15 @@ func (b *board) checkReads(m *model, r *rand.Rand) {
 	}
 	same("After", all, sorted)
 	for pos, e := range sorted {
-		id := b.ex.id(e.ID)
+		id := boardmodel.ID(b.ex.l, e.ID)
 		out := b.call("Get", id)
-		if err := errOf(out[1]); err != nil {
+		if err := boardmodel.ErrOf(out[1]); err != nil {
 			b.t.Fatalf("Get(%q): %v", e.ID, err)
 		}
 		same("Get", []layout.Entry{b.ex.interp(b.t, out[0])}, []layout.Entry{e})
 		out = b.call("Rank", id)
-		if errOf(out[1]) != nil || out[0].Int() != int64(pos+1) {
-			b.t.Fatalf("Rank(%q) = %d, %v; want %d", e.ID, out[0].Int(), errOf(out[1]), pos+1)
+		if boardmodel.ErrOf(out[1]) != nil || out[0].Int() != int64(pos+1) {
+			b.t.Fatalf("Rank(%q) = %d, %v; want %d", e.ID, out[0].Int(), boardmodel.ErrOf(out[1]), pos+1)
 		}
 		before, after := r.IntN(3), r.IntN(3)
 		same("Around", ranked(b.call("Around", id, int64(before), int64(after)), "Around"), sorted[max(0, pos-before):min(len(sorted), pos+after+1)])
@@ -349,20 +346,20 @@ func (b *board) checkReads(m *model, r *rand.Rand) {
 				}
 			}
 			out := b.call("CompetitionRank", id)
-			if errOf(out[1]) != nil || out[0].Int() != ahead+1 {
-				b.t.Fatalf("CompetitionRank(%q) = %d, %v; want %d", e.ID, out[0].Int(), errOf(out[1]), ahead+1)
+			if boardmodel.ErrOf(out[1]) != nil || out[0].Int() != ahead+1 {
+				b.t.Fatalf("CompetitionRank(%q) = %d, %v; want %d", e.ID, out[0].Int(), boardmodel.ErrOf(out[1]), ahead+1)
 			}
 		}
 	}
 	// A missing id.
 	missing := b.ex.ids()[0]
-	if _, ok := m.entries[missing]; !ok {
+	if _, ok := m.Entries[missing]; !ok {
 		for _, method := range []string{"Get", "Rank", "CompetitionRank"} {
 			if l.NumScore == 0 && method == "CompetitionRank" {
 				continue
 			}
-			out := b.call(method, b.ex.id(missing))
-			if err := errOf(out[1]); !errors.Is(err, rankgenrt.ErrNotFound) {
+			out := b.call(method, boardmodel.ID(b.ex.l, missing))
+			if err := boardmodel.ErrOf(out[1]); !errors.Is(err, rankgenrt.ErrNotFound) {
 				b.t.Fatalf("%s(missing) error %v, want ErrNotFound", method, err)
 			}
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/rankgen/rankgen/generator/layout"
 	"github.com/rankgen/rankgen/generator/luaemit"
+	"github.com/rankgen/rankgen/internal/boardmodel"
 	"github.com/rankgen/rankgen/internal/redistest"
 	rankgenrt "github.com/rankgen/rankgen/runtime"
 	"github.com/redis/go-redis/v9"
@@ -39,7 +40,7 @@ fields:
 	key := redistest.Key(t, "{wide}")
 	keys := []string{key, rankgenrt.IndexKey(key)}
 	big := l.Fields[1]
-	cur := layout.Entry{ID: "a", Keys: zeroKeys(l)}
+	cur := layout.Entry{ID: "a", Keys: boardmodel.Zero(l)}
 	for _, step := range []struct {
 		op  string
 		key uint64
@@ -111,7 +112,7 @@ fields:
 	c := redistest.Client(t)
 	key := redistest.Key(t, "{wideadd}")
 	keys := []string{key, rankgenrt.IndexKey(key)}
-	cur := layout.Entry{ID: "a", Keys: zeroKeys(l)}
+	cur := layout.Entry{ID: "a", Keys: boardmodel.Zero(l)}
 	rng := rand.New(rand.NewPCG(7, 7))
 	deltas := []int64{math.MaxInt64, math.MinInt64, 1, -1, 0, 1 << 32, -(1 << 32), 1e9, -1e9, 4294967295, -4294967296}
 	for step := 0; step < 400; step++ {

@@ -1,0 +1,275 @@
+// Package boardmodel is the in-memory model of a generated Board, built on the interpreted
+// codec (generator/layout): the reference the board tests compare every generated Board with.
+// It holds entries as layout keys, by id, and applies each Board operation as the generated
+// Board documents it.
+package boardmodel
+
+import (
+	"errors"
+	"fmt"
+	"math/big"
+	"slices"
+	"time"
+
+	"github.com/rankgen/rankgen/generator/layout"
+	"github.com/rankgen/rankgen/generator/luaemit"
+	rankgenrt "github.com/rankgen/rankgen/runtime"
+)
+
+// Model is a board in memory: Entries maps each id to its keys.
+type Model struct {
+	Layout  *layout.Layout
+	Entries map[string][]uint64
+}
+
+// New returns an empty model of a board with layout l.
+func New(l *layout.Layout) *Model {
+	return &Model{Layout: l, Entries: map[string][]uint64{}}
+}
+
+// Zero is the entry an update starts from when the id has none: each field's Go zero value
+// (0, false, the first enum value; for a time, the Unix epoch), or its lowest-ranking value
+// when zero is outside its range.
+func Zero(l *layout.Layout) []uint64 {
+	keys := make([]uint64, len(l.Fields))
+	for i, f := range l.Fields {
+		keys[i] = f.Key(luaemit.ZeroDigit(f))
+	}
+	return keys
+}
+
+// Sorted returns the entries in board order (layout.Compare: the first ranks first).
+func (m *Model) Sorted() []layout.Entry {
+	out := make([]layout.Entry, 0, len(m.Entries))
+	for id, keys := range m.Entries {
+		out = append(out, layout.Entry{ID: id, Keys: keys})
+	}
+	slices.SortFunc(out, m.Layout.Compare)
+	return out
+}
+
+// Set stores an entry; an invalid one is refused with the interpreted codec's error.
+func (m *Model) Set(e layout.Entry) error {
+	if _, _, err := m.Layout.Encode(e); err != nil {
+		return err
+	}
+	m.Entries[e.ID] = slices.Clone(e.Keys)
+	return nil
+}
+
+// Best stores e when the id has no entry or e ranks strictly before it, and reports whether
+// it did.
+func (m *Model) Best(e layout.Entry) (bool, error) {
+	if _, _, err := m.Layout.Encode(e); err != nil {
+		return false, err
+	}
+	if old, ok := m.Entries[e.ID]; ok && m.Layout.Compare(e, layout.Entry{ID: e.ID, Keys: old}) >= 0 {
+		return false, nil
+	}
+	m.Entries[e.ID] = slices.Clone(e.Keys)
+	return true, nil
+}
+
+// Update is one field update: Op is add (Delta) or set/max/min (Key, a layout key).
+type Update struct {
+	Field int // index in Fields
+	Op    layout.Op
+	Delta int64
+	Key   uint64
+}
+
+// String describes u in l's terms, for test messages.
+func (u Update) String(l *layout.Layout) string {
+	f := l.Fields[u.Field]
+	if u.Op == layout.OpAdd {
+		return fmt.Sprintf("add %s %+d", f.Name, u.Delta)
+	}
+	return fmt.Sprintf("%s %s %s", u.Op, f.Name, f.Format(u.Key))
+}
+
+// Next computes an update without applying it: the keys the entry of id takes (stamped fields
+// left as they were), and whether the update writes (the field changes or the id had no
+// entry). An add out of the field's range saturates or fails with ErrOverflow as the field
+// declares; max and min keep the larger or smaller value (keys order like values, signed ones
+// included).
+func (m *Model) Next(id string, u Update) (keys []uint64, changed bool, err error) {
+	if err := m.Layout.CheckID(id); err != nil {
+		return nil, false, err
+	}
+	f := m.Layout.Fields[u.Field]
+	old, exists := m.Entries[id]
+	if !exists {
+		old = Zero(m.Layout)
+	}
+	cur := old[u.Field]
+	var next uint64
+	switch u.Op {
+	case layout.OpAdd:
+		v := new(big.Int).Add(Value(f, cur), big.NewInt(u.Delta))
+		lo, hi := Value(f, f.Lo), Value(f, f.Hi)
+		switch {
+		case v.Cmp(lo) >= 0 && v.Cmp(hi) <= 0:
+			next = key(f, v)
+		case f.Overflow == layout.OverflowSaturate && v.Cmp(lo) < 0:
+			next = f.Lo
+		case f.Overflow == layout.OverflowSaturate:
+			next = f.Hi
+		default:
+			return nil, false, rankgenrt.ErrOverflow
+		}
+	default:
+		if err := f.Check(u.Key); err != nil {
+			return nil, false, err
+		}
+		switch u.Op {
+		case layout.OpSet:
+			next = u.Key
+		case layout.OpMax:
+			next = max(cur, u.Key)
+		case layout.OpMin:
+			next = min(cur, u.Key)
+		}
+	}
+	keys = slices.Clone(old)
+	keys[u.Field] = next
+	return keys, next != cur || !exists, nil
+}
+
+// Stamper gives the value a stamped field takes; a test reads it from the board's reply and
+// checks it against the clock (StampWindow), since the model cannot know the instant the
+// board saw.
+type Stamper func(field int) (uint64, error)
+
+// Update applies a field update and returns the new entry: when the update writes, every
+// stamped field but the one it sets takes its value from stamp. On error the entry is
+// unchanged.
+func (m *Model) Update(id string, u Update, stamp Stamper) (layout.Entry, error) {
+	keys, changed, err := m.Next(id, u)
+	if err != nil {
+		return layout.Entry{}, err
+	}
+	if changed {
+		for i, g := range m.Layout.Fields {
+			if g.Stamp != layout.StampNone && i != u.Field {
+				v, err := stamp(i)
+				if err != nil {
+					return layout.Entry{}, err
+				}
+				keys[i] = v
+			}
+		}
+	}
+	m.Entries[id] = keys
+	return layout.Entry{ID: id, Keys: keys}, nil
+}
+
+// Value is the number key stands for in field f (signed for int and time fields).
+func Value(f *layout.Field, key uint64) *big.Int {
+	if f.Signed() {
+		return big.NewInt(layout.IntOf(key))
+	}
+	return new(big.Int).SetUint64(key)
+}
+
+// key is the key of a value known to be in range.
+func key(f *layout.Field, v *big.Int) uint64 {
+	if f.Signed() {
+		return layout.IntKey(v.Int64())
+	}
+	return v.Uint64()
+}
+
+// Remove deletes ids and returns how many had entries.
+func (m *Model) Remove(ids ...string) (int64, error) {
+	for _, id := range ids {
+		if err := m.Layout.CheckID(id); err != nil {
+			return 0, err
+		}
+	}
+	var n int64
+	for _, id := range ids {
+		if _, ok := m.Entries[id]; ok {
+			delete(m.Entries, id)
+			n++
+		}
+	}
+	return n, nil
+}
+
+// Trim keeps the first keep entries and returns how many it removed.
+func (m *Model) Trim(keep int64) (int64, error) {
+	if keep < 0 {
+		return 0, rankgenrt.ErrOutOfRange
+	}
+	all := m.Sorted()
+	if int64(len(all)) <= keep {
+		return 0, nil
+	}
+	for _, e := range all[keep:] {
+		delete(m.Entries, e.ID)
+	}
+	return int64(len(all)) - keep, nil
+}
+
+// Rank is the 1-based position of id, or ErrNotFound.
+func (m *Model) Rank(id string) (int64, error) {
+	if _, ok := m.Entries[id]; !ok {
+		return 0, rankgenrt.ErrNotFound
+	}
+	for i, e := range m.Sorted() {
+		if e.ID == id {
+			return int64(i + 1), nil
+		}
+	}
+	panic("boardmodel: an id in Entries is missing from Sorted")
+}
+
+// SameError reports whether the board's error and the model's are both nil or match the same
+// sentinel.
+func SameError(got, want error) bool {
+	if got == nil || want == nil {
+		return got == nil && want == nil
+	}
+	for _, s := range []error{rankgenrt.ErrOutOfRange, rankgenrt.ErrOverflow, rankgenrt.ErrNotFound,
+		rankgenrt.ErrLayoutMismatch, rankgenrt.ErrBadScore, rankgenrt.ErrBadMember} {
+		if errors.Is(want, s) {
+			return errors.Is(got, s)
+		}
+	}
+	return false
+}
+
+// StampWindow checks a stamped value read from the board: the instant it stands for,
+// truncated to the field's unit, lies between before and after (truncated likewise).
+func StampWindow(f *layout.Field, key uint64, before, after time.Time) error {
+	lo, _ := layout.TimeUnits(before, f.Unit)
+	hi, _ := layout.TimeUnits(after, f.Unit)
+	got := layout.IntOf(key)
+	if got < lo || got > hi {
+		return fmt.Errorf("stamp %s = %s, not within [%s, %s]", f.Name, f.Format(key),
+			before.UTC().Format(time.RFC3339Nano), after.UTC().Format(time.RFC3339Nano))
+	}
+	return nil
+}
+
+// Pair is an entry with its encoding: the (score, member) pair the board stores for it.
+type Pair struct {
+	Entry  layout.Entry
+	Score  float64
+	Member string
+}
+
+// Pairs encodes the entries in board order: what the sorted set holds, first-ranked first
+// (ZREVRANGE order).
+func (m *Model) Pairs() ([]Pair, error) {
+	es := m.Sorted()
+	ps := make([]Pair, len(es))
+	for i, e := range es {
+		score, member, err := m.Layout.Encode(e)
+		if err != nil {
+			return nil, fmt.Errorf("model entry %q: %w", e.ID, err)
+		}
+		ps[i] = Pair{Entry: e, Score: score, Member: member}
+	}
+	return ps, nil
+}
