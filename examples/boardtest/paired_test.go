@@ -55,6 +55,19 @@ func BenchmarkPaired(b *testing.B) {
 			return err
 		}, many)
 
+		if mb := minimalBatch(b, c, l, board("lua-one-call")); mb != nil {
+			runPaired(b, "op=Batch/base=minimal-lua-batch", c, mb, many)
+			// The floor: how far the minimal batch itself is from pipelined ZINCRBY.
+			runPaired(b, "op=MinimalBatch/base=zincrby-pipeline", c, func(c *redis.Client, i int) error {
+				pipe := c.Pipeline()
+				for j := range batchSize {
+					pipe.ZIncrBy(ctx, zbb.key, float64(delta(i))*float64(f.Weight), zbb.members[(i*batchSize+j)%benchEntries])
+				}
+				_, err := pipe.Exec(ctx)
+				return err
+			}, mb)
+		}
+
 		bz := board("best-zadd")
 		g := genFor(b, l.Package, c, board("best-generated"))
 		runPaired(b, "op=Best/base=zadd", c, func(c *redis.Client, i int) error {
