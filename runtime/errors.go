@@ -21,6 +21,9 @@ var (
 	ErrNotFound = errors.New("rankgen: entry not found")
 	// ErrLayoutMismatch: the board was written by a different layout (fingerprint differs).
 	ErrLayoutMismatch = errors.New("rankgen: board written by a different layout")
+	// ErrNotIndexed: a board whose members carry a prefix has entries but no index: it was
+	// written by other code, and writing before Reindex would give an id a second member.
+	ErrNotIndexed = errors.New("rankgen: board has entries but no index; run Reindex first")
 )
 
 // RangeError reports a value outside a field's range. It matches ErrOutOfRange.

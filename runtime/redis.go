@@ -61,6 +61,7 @@ var replyCodes = map[string]error{
 	"OVERFLOW":        ErrOverflow,
 	"NOT_FOUND":       ErrNotFound,
 	"LAYOUT_MISMATCH": ErrLayoutMismatch,
+	"NOT_INDEXED":     ErrNotIndexed,
 	"BAD_SCORE":       ErrBadScore,
 	"BAD_MEMBER":      ErrBadMember,
 }
@@ -68,7 +69,7 @@ var replyCodes = map[string]error{
 // ScriptError is an error reported by a generated script. It matches, with errors.Is, the
 // sentinel of its code (ErrOverflow for RANKGEN_OVERFLOW, and so on).
 type ScriptError struct {
-	Code   string // OVERFLOW, OUT_OF_RANGE, NOT_FOUND, LAYOUT_MISMATCH, BAD_SCORE, BAD_MEMBER
+	Code   string // OVERFLOW, OUT_OF_RANGE, NOT_FOUND, LAYOUT_MISMATCH, NOT_INDEXED, BAD_SCORE, BAD_MEMBER
 	Detail string // the script's words: field, value, range
 	kind   error
 }

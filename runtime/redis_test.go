@@ -38,6 +38,7 @@ func TestParseReply(t *testing.T) {
 		{"RANKGEN_OVERFLOW field=Points delta=5 min=0 max=9", ErrOverflow},
 		{"RANKGEN_OUT_OF_RANGE field=ReachedAt value=1ms min=a max=b", ErrOutOfRange},
 		{"RANKGEN_LAYOUT_MISMATCH board has layout x", ErrLayoutMismatch},
+		{"RANKGEN_NOT_INDEXED the board has entries", ErrNotIndexed},
 		{"RANKGEN_BAD_SCORE 1.5 is not a score script: abc, on @user_script:9.", ErrBadScore},
 		{"RANKGEN_BAD_MEMBER x", ErrBadMember},
 		{"RANKGEN_NOT_FOUND id", ErrNotFound},
@@ -80,15 +81,20 @@ func TestExpiry(t *testing.T) {
 }
 
 func TestReplies(t *testing.T) {
-	items, err := Items([]any{"", int64(12), "m", "RANKGEN_OVERFLOW field=P", "", ""}, 2)
+	items, err := Items([]any{int64(12), "m", "RANKGEN_OVERFLOW field=P", ""}, 2)
 	if err != nil || items[0].P != 12 || items[0].Member != "m" || !errors.Is(items[1].Err, ErrOverflow) {
 		t.Fatalf("Items = %+v, %v", items, err)
 	}
-	if _, err := Items([]any{"", "12", "m"}, 1); err == nil {
-		t.Error("Items accepted a P that is not an integer")
-	}
-	if _, err := Items([]any{"", "1"}, 1); err == nil {
-		t.Error("Items accepted a short reply")
+	for _, bad := range [][]any{
+		{"", int64(1)},       // no error text, no P
+		{1.5, "m"},           // P not an integer reply
+		{int64(-1), "m"},     // negative P
+		{int64(1), int64(2)}, // member not a string
+		{int64(1)},           // short
+	} {
+		if _, err := Items(bad, 1); err == nil {
+			t.Errorf("Items accepted %v", bad)
+		}
 	}
 	start, ps, err := Window([]any{int64(3), []any{"a", "9007199254740991", "b", "0.1"}})
 	if err != nil || start != 3 || ps[0] != (Pair{"a", 1<<53 - 1}) || ps[1] != (Pair{"b", 0.1}) {

@@ -328,10 +328,12 @@ func TestBoardAdoptsSeed001(t *testing.T) {
 	}
 }
 
-// Why a seed 000 board must be reindexed before the generated board writes to it: the board
-// finds an entry by id through its index, so an id the index lacks is a new entry, and its
-// first update adds a second member beside the one the seed wrote. Reindex first (above).
-func TestBoardBeforeReindexAddsASecondMember(t *testing.T) {
+// A seed 000 board must be reindexed before the generated board writes to it: the board finds
+// an entry by id through its index, so an id the index lacks would look new and its first update
+// would add a second member beside the one the seed wrote. Every write script refuses a board
+// that has entries but no index (ErrNotIndexed) and leaves it as it was; after Reindex the same
+// update changes the seed's member in place.
+func TestBoardBeforeReindexIsRefused(t *testing.T) {
 	c := redistest.Client(t)
 	ctx := context.Background()
 	key := redistest.Key(t, "rank:zset")
@@ -340,13 +342,45 @@ func TestBoardBeforeReindexAddsASecondMember(t *testing.T) {
 	if _, err := b.Get(ctx, "user:1"); !errors.Is(err, rankgenrt.ErrNotFound) {
 		t.Fatalf("Get before Reindex = %v, want ErrNotFound (the index is empty)", err)
 	}
-	if _, err := b.AddPrimary(ctx, "user:1", 1); err != nil {
+	before := c.ZRangeWithScores(ctx, key, 0, -1).Val()
+	writes := map[string]error{}
+	_, writes["AddPrimary"] = b.AddPrimary(ctx, "user:1", 1)
+	res, err := b.AddPrimaryMany(ctx, []seed000member.Update[int64]{{UserID: "user:1", Value: 1}})
+	writes["AddPrimaryMany"] = err
+	writes["Set"] = b.Set(ctx, seed000member.Entry{UserID: "user:1", Primary: 5, ReachedAt: time.Unix(1721059200, 0).UTC()})
+	_, writes["Best"] = b.Best(ctx, seed000member.Entry{UserID: "user:1", Primary: 5, ReachedAt: time.Unix(1721059200, 0).UTC()})
+	_, writes["Remove"] = b.Remove(ctx, "user:1")
+	_, writes["Trim"] = b.Trim(ctx, 1)
+	for what, err := range writes {
+		if !errors.Is(err, rankgenrt.ErrNotIndexed) {
+			t.Errorf("%s before Reindex = %v, want ErrNotIndexed", what, err)
+		}
+	}
+	if res != nil {
+		t.Errorf("AddPrimaryMany results %v on a refused call", res)
+	}
+	if after := c.ZRangeWithScores(ctx, key, 0, -1).Val(); !slices.Equal(before, after) {
+		t.Fatalf("refused writes changed the board: %v, then %v", before, after)
+	}
+	if n := c.Exists(ctx, rankgenrt.IndexKey(key)).Val(); n != 0 {
+		t.Fatalf("refused writes created the index")
+	}
+
+	if _, err := b.Reindex(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if n := c.ZCard(ctx, key).Val(); n != 4 || c.ZScore(ctx, key, written["user:1"]).Err() != nil {
-		t.Fatalf("%d members; expected the seed's member of user:1 plus a new one", n)
+	e, err := b.AddPrimary(ctx, "user:1", 1)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if _, err := b.Reindex(ctx); !errors.Is(err, rankgenrt.ErrDuplicateID) {
-		t.Fatalf("Reindex = %v, want ErrDuplicateID naming user:1", err)
+	score, member, err := e.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := c.ZCard(ctx, key).Val(); n != 3 || member != written["user:1"] || c.ZScore(ctx, key, member).Val() != score {
+		t.Fatalf("after Reindex: %d members, user:1 at %q; want the seed's member %q updated in place", n, member, written["user:1"])
+	}
+	if got, err := b.Get(ctx, "user:1"); err != nil || got != e {
+		t.Fatalf("Get = %+v, %v; want %+v", got, err, e)
 	}
 }

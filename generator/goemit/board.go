@@ -134,15 +134,16 @@ func (b *board) scripts() {
 
 func (b *board) types() {
 	f, l := b.f, b.l
-	side := "meta key (the layout fingerprint)"
+	side, adopt := "meta key (the layout fingerprint)", ""
 	if l.HasPrefix() {
 		side = "index (a hash id → member, which also records the layout fingerprint)"
+		adopt = " Entries written by other code, without an index, are refused (ErrNotIndexed) until Reindex adopts them."
 	}
-	b.comment(`Board is a leaderboard of Entry values in a Redis sorted set, read best first. Its key is
+	b.comment("%s", wrap(fmt.Sprintf(`Board is a leaderboard of Entry values in a Redis sorted set, read best first. Its key is
 given to NewBoard; its %s is a second key in the same hash slot, so the board works on
 Redis Cluster. Every write is one atomic script that refuses a board written by another
-layout (ErrLayoutMismatch) and leaves the board unchanged on any error. A Board is safe for
-concurrent use; create it once per key and reuse it.`, side)
+layout (ErrLayoutMismatch) and leaves the board unchanged on any error.%s A Board is safe for
+concurrent use; create it once per key and reuse it.`, side, adopt)))
 	fields := []jen.Code{
 		jen.Id("c").Qual(redisPath, "UniversalClient"),
 		jen.Id("keys").Index().String().Comment("the sorted set, then its " + map[bool]string{true: "index", false: "meta key"}[l.HasPrefix()]),

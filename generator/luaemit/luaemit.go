@@ -99,7 +99,7 @@ func Scripts(l *layout.Layout) ([]Script, error) {
 			one := *d
 			one.Usage = []string{d.Usage[0],
 				"ARGV[3]: the client's clock in Unix microseconds (client stamps); ARGV[4], ARGV[5]: the id and " + d.arg + ".",
-				"A missing id starts from the zero entry. Returns {error text ('' when none), score, member}."}
+				"A missing id starts from the zero entry. Returns {P, member}, or {error text, ''}."}
 			if err := add(UpdateOp(op, f), "update1", &one); err != nil {
 				return nil, err
 			}
@@ -371,7 +371,7 @@ func updateData(l *layout.Layout, f *layout.Field, op layout.Op) (*data, error) 
 	d.Usage = []string{
 		"ARGV[1], ARGV[2]: expiry mode ('', 'px' or 'pxat') and its milliseconds, applied to both keys.",
 		"ARGV[3]: the client's clock in Unix microseconds (client stamps); ARGV[4..]: id, " + arg + " pairs.",
-		"A missing id starts from the zero entry. Returns, per pair, error text ('' when none), score, member.",
+		"A missing id starts from the zero entry. Returns, per pair, P and member, or error text and ''.",
 	}
 	d.Kind = string(op)
 	d.Target = newField(l, f, 1)

@@ -231,7 +231,7 @@ func SameError(got, want error) bool {
 		return got == nil && want == nil
 	}
 	for _, s := range []error{rankgenrt.ErrOutOfRange, rankgenrt.ErrOverflow, rankgenrt.ErrNotFound,
-		rankgenrt.ErrLayoutMismatch, rankgenrt.ErrBadScore, rankgenrt.ErrBadMember} {
+		rankgenrt.ErrLayoutMismatch, rankgenrt.ErrNotIndexed, rankgenrt.ErrBadScore, rankgenrt.ErrBadMember} {
 		if errors.Is(want, s) {
 			return errors.Is(got, s)
 		}

@@ -10,16 +10,21 @@ local board, aux = KEYS[1], KEYS[2]
 
 local FINGERPRINT = '2538b8ec6418bfa7'
 -- many calls cmd on key with the items of list as arguments, in chunks that stay below Lua's
--- stack limit, and appends what each call returns to out (when given).
-local function many(cmd, key, list, out)
+-- stack limit, and returns the replies as one list (none for an empty list).
+local function many(cmd, key, list)
+  if #list == 0 then
+    return {}
+  elseif #list <= 4000 then
+    return redis.call(cmd, key, unpack(list))
+  end
+  local out = {}
   for i = 1, #list, 4000 do
     local r = redis.call(cmd, key, unpack(list, i, math.min(i + 3999, #list)))
-    if out then
-      for j = 1, #r do
-        out[#out + 1] = r[j]
-      end
+    for j = 1, #r do
+      out[#out + 1] = r[j]
     end
   end
+  return out
 end
 
 -- lookup reads the layout fingerprint and the current member (false when absent) of each
@@ -27,7 +32,7 @@ end
 local function lookup(ids)
   local members, scores = {}, {}
   local fp = redis.call('GET', aux)
-  many('ZMSCORE', board, ids, scores)
+  scores = many('ZMSCORE', board, ids)
   for i = 1, #ids do
     members[i] = scores[i] and ids[i]
   end

@@ -6,7 +6,7 @@
 -- fingerprint); both share one hash slot.
 -- ARGV[1], ARGV[2]: expiry mode ('', 'px' or 'pxat') and its milliseconds, applied to both keys.
 -- ARGV[3]: the client's clock in Unix microseconds (client stamps); ARGV[4..]: id, the digit of the new value pairs.
--- A missing id starts from the zero entry. Returns, per pair, error text ('' when none), score, member.
+-- A missing id starts from the zero entry. Returns, per pair, P and member, or error text and ''.
 local board, aux = KEYS[1], KEYS[2]
 
 local FINGERPRINT = '2538b8ec6418bfa7'
@@ -31,28 +31,21 @@ local function score_p(text)
 end
 
 -- many calls cmd on key with the items of list as arguments, in chunks that stay below Lua's
--- stack limit, and appends what each call returns to out (when given).
-local function many(cmd, key, list, out)
+-- stack limit, and returns the replies as one list (none for an empty list).
+local function many(cmd, key, list)
+  if #list == 0 then
+    return {}
+  elseif #list <= 4000 then
+    return redis.call(cmd, key, unpack(list))
+  end
+  local out = {}
   for i = 1, #list, 4000 do
     local r = redis.call(cmd, key, unpack(list, i, math.min(i + 3999, #list)))
-    if out then
-      for j = 1, #r do
-        out[#out + 1] = r[j]
-      end
+    for j = 1, #r do
+      out[#out + 1] = r[j]
     end
   end
-end
-
--- lookup reads the layout fingerprint and the current member (false when absent) of each
--- id, with its score, in a constant number of calls.
-local function lookup(ids)
-  local members, scores = {}, {}
-  local fp = redis.call('GET', aux)
-  many('ZMSCORE', board, ids, scores)
-  for i = 1, #ids do
-    members[i] = scores[i] and ids[i]
-  end
-  return fp, members, scores
+  return out
 end
 
 -- Laps: digit of the score, weight 1000000000, radix 1000; digits 0..999.
@@ -72,10 +65,11 @@ local ids = {}
 for i = 1, n do
   ids[i] = ARGV[2 + 2 * i]
 end
-local fp, members, scores = lookup(ids)
+local fp = redis.call('GET', aux)
 if fp and fp ~= FINGERPRINT then
   return redis.error_reply('RANKGEN_LAYOUT_MISMATCH board has layout ' .. fp .. ', this code writes layout ' .. FINGERPRINT)
 end
+local scores = many('ZMSCORE', board, ids)
 
 -- apply returns the new digit of Laps, or nil and an error.
 local function apply(d, arg)
@@ -89,40 +83,31 @@ local function apply(d, arg)
   return a
 end
 
--- seen[id] says what this call knows of id: 0 = no entry yet, 1 = stored and unchanged, 2 =
--- changed here; P[id] holds its P (its member is the id).
-local seen, P, order, out = {}, {}, {}, {}
+-- cur[id] is the P of an id whose entry exists (stored, or written earlier in this call). Every
+-- change is queued for one ZADD in order; the last pair of an id wins, as in this loop.
+local cur, out, zadd = {}, {}, {}
 for i = 1, n do
   local id = ids[i]
-  local state, p, m = seen[id], P[id], id
-  if not state then
-    if members[i] then
-      state, p = 1, score_p(scores[i])
+  local p, fresh = cur[id], false
+  if not p then
+    if scores[i] then
+      p = score_p(scores[i])
     else
-      state, p = 0, 999999999
+      p, fresh = 999999999, true
     end
-    order[#order + 1] = id
   end
-  local d = get_1(p, m)
+  local d = get_1(p, id)
   local nd, err = apply(d, ARGV[3 + 2 * i])
   if err then
-    out[3 * i - 2], out[3 * i - 1], out[3 * i] = err, '', ''
+    out[2 * i - 1], out[2 * i] = err, ''
   else
-    if nd ~= d or state == 0 then
-      p, m = put_1(p, m, nd, d)
-      state = 2
+    if nd ~= d or fresh then
+      p = put_1(p, id, nd, d)
+      zadd[#zadd + 1] = p
+      zadd[#zadd + 1] = id
     end
-    out[3 * i - 2], out[3 * i - 1], out[3 * i] = '', p, m
-  end
-  seen[id], P[id] = state, p
-end
-
-local zadd = {}
-for k = 1, #order do
-  local id = order[k]
-  if seen[id] == 2 then
-    zadd[#zadd + 1] = P[id]
-    zadd[#zadd + 1] = id
+    cur[id] = p
+    out[2 * i - 1], out[2 * i] = p, id
   end
 end
 if #zadd > 0 then

@@ -10,28 +10,32 @@ local board, aux = KEYS[1], KEYS[2]
 
 local FINGERPRINT = '2672ff33eeb45072'
 -- many calls cmd on key with the items of list as arguments, in chunks that stay below Lua's
--- stack limit, and appends what each call returns to out (when given).
-local function many(cmd, key, list, out)
+-- stack limit, and returns the replies as one list (none for an empty list).
+local function many(cmd, key, list)
+  if #list == 0 then
+    return {}
+  elseif #list <= 4000 then
+    return redis.call(cmd, key, unpack(list))
+  end
+  local out = {}
   for i = 1, #list, 4000 do
     local r = redis.call(cmd, key, unpack(list, i, math.min(i + 3999, #list)))
-    if out then
-      for j = 1, #r do
-        out[#out + 1] = r[j]
-      end
+    for j = 1, #r do
+      out[#out + 1] = r[j]
     end
   end
+  return out
 end
 
 -- lookup reads the layout fingerprint and the current member (false when absent) of each
 -- id, with its score, in a constant number of calls.
 local function lookup(ids)
   local members, scores = {}, {}
-  local got = {}
   local list = {''}
   for i = 1, #ids do
     list[i + 1] = ids[i]
   end
-  many('HMGET', aux, list, got)
+  local got = many('HMGET', aux, list)
   local fp = got[1]
   local present = {}
   for i = 1, #ids do
@@ -40,8 +44,7 @@ local function lookup(ids)
       present[#present + 1] = members[i]
     end
   end
-  local sc = {}
-  many('ZMSCORE', board, present, sc)
+  local sc = many('ZMSCORE', board, present)
   local j = 0
   for i = 1, #ids do
     if members[i] then
@@ -76,6 +79,11 @@ end
 local fp, members, scores = lookup(ids)
 if fp and fp ~= FINGERPRINT then
   return redis.error_reply('RANKGEN_LAYOUT_MISMATCH board has layout ' .. fp .. ', this code writes layout ' .. FINGERPRINT)
+end
+if not fp and redis.call('EXISTS', board) == 1 then
+  -- Entries without an index were written by other code: an id the index lacks would get a
+  -- second member. Checked once, while the index has no fingerprint.
+  return redis.error_reply('RANKGEN_NOT_INDEXED the board has entries but no index of layout ' .. FINGERPRINT .. '; adopt it with rankgen reindex (Board.Reindex)')
 end
 
 -- An entry replaces the current one only when it ranks strictly first: a higher score or, on

@@ -6,7 +6,7 @@
 -- whose field "" holds the layout fingerprint); both share one hash slot.
 -- ARGV[1], ARGV[2]: expiry mode ('', 'px' or 'pxat') and its milliseconds, applied to both keys.
 -- ARGV[3]: the client's clock in Unix microseconds (client stamps); ARGV[4], ARGV[5]: the id and the digit of the new value.
--- A missing id starts from the zero entry. Returns {error text ('' when none), score, member}.
+-- A missing id starts from the zero entry. Returns {P, member}, or {error text, ''}.
 local board, aux = KEYS[1], KEYS[2]
 
 local FINGERPRINT = '2672ff33eeb45072'
@@ -78,6 +78,11 @@ local fp, old = got[1], got[2]
 if fp and fp ~= FINGERPRINT then
   return redis.error_reply('RANKGEN_LAYOUT_MISMATCH board has layout ' .. fp .. ', this code writes layout ' .. FINGERPRINT)
 end
+if not fp and redis.call('EXISTS', board) == 1 then
+  -- Entries without an index were written by other code: an id the index lacks would get a
+  -- second member. Checked once, while the index has no fingerprint.
+  return redis.error_reply('RANKGEN_NOT_INDEXED the board has entries but no index of layout ' .. FINGERPRINT .. '; adopt it with rankgen reindex (Board.Reindex)')
+end
 
 -- client_now is the client's clock in Unix microseconds.
 local function client_now()
@@ -109,7 +114,7 @@ end
 local d = get_1(p, m)
 local nd, err = apply(d, ARGV[5])
 if err then
-  return {err, '', ''}
+  return {err, ''}
 end
 if nd == d and exists then
   if mode == 'px' then
@@ -119,12 +124,12 @@ if nd == d and exists then
     redis.call('PEXPIREAT', board, ms)
     redis.call('PEXPIREAT', aux, ms)
   end
-  return {'', p, m}
+  return {p, m}
 end
 local v2 = floor(client_now() / 1000)
 local s2 = 3966248855551 - v2
 if s2 < 0 or s2 > 2199023255551 then
-  return {'RANKGEN_OUT_OF_RANGE field=ReachedAt value=' .. fmt('%d', v2) .. 'ms min=2026-01-01T00:00:00Z max=2095-09-07T15:47:35.551Z', '', ''}
+  return {'RANKGEN_OUT_OF_RANGE field=ReachedAt value=' .. fmt('%d', v2) .. 'ms min=2026-01-01T00:00:00Z max=2095-09-07T15:47:35.551Z', ''}
 end
 p, m = put_1(p, m, nd, d)
 p, m = put_2(p, m, s2, get_2(p, m))
@@ -144,4 +149,4 @@ elseif mode == 'pxat' then
   redis.call('PEXPIREAT', board, ms)
   redis.call('PEXPIREAT', aux, ms)
 end
-return {'', p, m}
+return {p, m}

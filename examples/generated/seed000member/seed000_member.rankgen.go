@@ -208,7 +208,9 @@ func Scripts() []*redis.Script {
 // to NewBoard; its index (a hash id → member, which also records the layout fingerprint) is a
 // second key in the same hash slot, so the board works on Redis Cluster. Every write is one atomic
 // script that refuses a board written by another layout (ErrLayoutMismatch) and leaves the board
-// unchanged on any error. A Board is safe for concurrent use; create it once per key and reuse it.
+// unchanged on any error. Entries written by other code, without an index, are refused
+// (ErrNotIndexed) until Reindex adopts them. A Board is safe for concurrent use; create it once
+// per key and reuse it.
 type Board struct {
 	c    redis.UniversalClient
 	keys []string // the sorted set, then its index

@@ -6,7 +6,7 @@
 -- whose field "" holds the layout fingerprint); both share one hash slot.
 -- ARGV[1], ARGV[2]: expiry mode ('', 'px' or 'pxat') and its milliseconds, applied to both keys.
 -- ARGV[3]: the client's clock in Unix microseconds (client stamps); ARGV[4..]: id, the digit of the new value pairs.
--- A missing id starts from the zero entry. Returns, per pair, error text ('' when none), score, member.
+-- A missing id starts from the zero entry. Returns, per pair, P and member, or error text and ''.
 local board, aux = KEYS[1], KEYS[2]
 
 local FINGERPRINT = '61350c49cd5be40f'
@@ -32,28 +32,32 @@ local function score_p(text)
 end
 
 -- many calls cmd on key with the items of list as arguments, in chunks that stay below Lua's
--- stack limit, and appends what each call returns to out (when given).
-local function many(cmd, key, list, out)
+-- stack limit, and returns the replies as one list (none for an empty list).
+local function many(cmd, key, list)
+  if #list == 0 then
+    return {}
+  elseif #list <= 4000 then
+    return redis.call(cmd, key, unpack(list))
+  end
+  local out = {}
   for i = 1, #list, 4000 do
     local r = redis.call(cmd, key, unpack(list, i, math.min(i + 3999, #list)))
-    if out then
-      for j = 1, #r do
-        out[#out + 1] = r[j]
-      end
+    for j = 1, #r do
+      out[#out + 1] = r[j]
     end
   end
+  return out
 end
 
 -- lookup reads the layout fingerprint and the current member (false when absent) of each
 -- id, with its score, in a constant number of calls.
 local function lookup(ids)
   local members, scores = {}, {}
-  local got = {}
   local list = {''}
   for i = 1, #ids do
     list[i + 1] = ids[i]
   end
-  many('HMGET', aux, list, got)
+  local got = many('HMGET', aux, list)
   local fp = got[1]
   local present = {}
   for i = 1, #ids do
@@ -62,8 +66,7 @@ local function lookup(ids)
       present[#present + 1] = members[i]
     end
   end
-  local sc = {}
-  many('ZMSCORE', board, present, sc)
+  local sc = many('ZMSCORE', board, present)
   local j = 0
   for i = 1, #ids do
     if members[i] then
@@ -113,6 +116,11 @@ local fp, members, scores = lookup(ids)
 if fp and fp ~= FINGERPRINT then
   return redis.error_reply('RANKGEN_LAYOUT_MISMATCH board has layout ' .. fp .. ', this code writes layout ' .. FINGERPRINT)
 end
+if not fp and redis.call('EXISTS', board) == 1 then
+  -- Entries without an index were written by other code: an id the index lacks would get a
+  -- second member. Checked once, while the index has no fingerprint.
+  return redis.error_reply('RANKGEN_NOT_INDEXED the board has entries but no index of layout ' .. FINGERPRINT .. '; adopt it with rankgen reindex (Board.Reindex)')
+end
 
 -- apply returns the new digit of JoinedAt, or nil and an error.
 local function apply(d, arg)
@@ -127,7 +135,7 @@ local function apply(d, arg)
 end
 
 -- seen[id] says what this call knows of id: 0 = no entry yet, 1 = stored and unchanged, 2 =
--- changed here; P[id] and M[id] hold its P and member.
+-- changed here; P[id] and M[id] hold its P and member, old[id] its stored member.
 local seen, P, M, old, order, out = {}, {}, {}, {}, {}, {}
 for i = 1, n do
   local id = ids[i]
@@ -144,13 +152,13 @@ for i = 1, n do
   local d = get_1(p, m)
   local nd, err = apply(d, ARGV[3 + 2 * i])
   if err then
-    out[3 * i - 2], out[3 * i - 1], out[3 * i] = err, '', ''
+    out[2 * i - 1], out[2 * i] = err, ''
   else
     if nd ~= d or state == 0 then
       p, m = put_1(p, m, nd, d)
       state = 2
     end
-    out[3 * i - 2], out[3 * i - 1], out[3 * i] = '', p, m
+    out[2 * i - 1], out[2 * i] = p, m
   end
   seen[id], P[id], M[id] = state, p, m
 end

@@ -6,7 +6,7 @@
 -- whose field "" holds the layout fingerprint); both share one hash slot.
 -- ARGV[1], ARGV[2]: expiry mode ('', 'px' or 'pxat') and its milliseconds, applied to both keys.
 -- ARGV[3]: the client's clock in Unix microseconds (client stamps); ARGV[4], ARGV[5]: the id and the digit of the new value.
--- A missing id starts from the zero entry. Returns {error text ('' when none), score, member}.
+-- A missing id starts from the zero entry. Returns {P, member}, or {error text, ''}.
 local board, aux = KEYS[1], KEYS[2]
 
 local FINGERPRINT = 'a2eec73259db9fcb'
@@ -97,6 +97,11 @@ local fp, old = got[1], got[2]
 if fp and fp ~= FINGERPRINT then
   return redis.error_reply('RANKGEN_LAYOUT_MISMATCH board has layout ' .. fp .. ', this code writes layout ' .. FINGERPRINT)
 end
+if not fp and redis.call('EXISTS', board) == 1 then
+  -- Entries without an index were written by other code: an id the index lacks would get a
+  -- second member. Checked once, while the index has no fingerprint.
+  return redis.error_reply('RANKGEN_NOT_INDEXED the board has entries but no index of layout ' .. FINGERPRINT .. '; adopt it with rankgen reindex (Board.Reindex)')
+end
 
 -- server_now is Redis's clock in Unix microseconds, read once.
 local server_us = nil
@@ -138,7 +143,7 @@ end
 local d = get_1(p, m)
 local nd, err = apply(d, ARGV[5])
 if err then
-  return {err, '', ''}
+  return {err, ''}
 end
 if nd == d and exists then
   if mode == 'px' then
@@ -148,17 +153,17 @@ if nd == d and exists then
     redis.call('PEXPIREAT', board, ms)
     redis.call('PEXPIREAT', aux, ms)
   end
-  return {'', p, m}
+  return {p, m}
 end
 local v2 = floor(client_now() / 1000000)
 local s2 = 1477645131 - v2
 if s2 < 0 or s2 > 99999 then
-  return {'RANKGEN_OUT_OF_RANGE field=Streak value=' .. fmt('%d', v2) .. 's min=2016-10-27T05:12:12Z max=2016-10-28T08:58:51Z', '', ''}
+  return {'RANKGEN_OUT_OF_RANGE field=Streak value=' .. fmt('%d', v2) .. 's min=2016-10-27T05:12:12Z max=2016-10-28T08:58:51Z', ''}
 end
 local v3 = floor(server_now() / 1)
 local s3 = v3 - 4823378495425830
 if s3 < 0 or s3 > 7386 then
-  return {'RANKGEN_OUT_OF_RANGE field=Kills value=' .. fmt('%d', v3) .. 'us min=2122-11-06T03:21:35.42583Z max=2122-11-06T03:21:35.433216Z', '', ''}
+  return {'RANKGEN_OUT_OF_RANGE field=Kills value=' .. fmt('%d', v3) .. 'us min=2122-11-06T03:21:35.42583Z max=2122-11-06T03:21:35.433216Z', ''}
 end
 p, m = put_1(p, m, nd, d)
 p, m = put_2(p, m, s2, get_2(p, m))
@@ -179,4 +184,4 @@ elseif mode == 'pxat' then
   redis.call('PEXPIREAT', board, ms)
   redis.call('PEXPIREAT', aux, ms)
 end
-return {'', p, m}
+return {p, m}
