@@ -140,6 +140,30 @@ func Claim(ctx context.Context, c redis.Cmdable, metaKey, fp string) error {
 	return nil
 }
 
+// Verify reports whether the side key of a board (sideKey: its meta key, or its index when
+// index is true) records fingerprint fp, with one read-only command (GET, or HGET of the field
+// ""). It returns false and no error when no fingerprint is recorded yet (a board this layout
+// has not written), and an ErrLayoutMismatch error when another layout's is. Generated boards
+// call it once per Board before their first read, so that what they decode is this layout's.
+func Verify(ctx context.Context, c redis.Cmdable, sideKey string, index bool, fp string) (bool, error) {
+	var cmd *redis.StringCmd
+	if index {
+		cmd = c.HGet(ctx, sideKey, "")
+	} else {
+		cmd = c.Get(ctx, sideKey)
+	}
+	have, err := cmd.Result()
+	switch {
+	case errors.Is(err, redis.Nil):
+		return false, nil
+	case err != nil:
+		return false, err
+	case have != fp:
+		return false, &ScriptError{Code: "LAYOUT_MISMATCH", Detail: "board has layout " + have + ", this code reads layout " + fp, kind: ErrLayoutMismatch}
+	}
+	return true, nil
+}
+
 // Flags reads a reply of n integers 0 or 1 (Best's "kept the given entry").
 func Flags(v any, n int) ([]bool, error) {
 	a, ok := v.([]any)

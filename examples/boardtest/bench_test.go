@@ -34,7 +34,7 @@ const (
 )
 
 // benchBoard is a board of benchEntries random entries written with the interpreted codec, with
-// its id → member index when the layout has a member prefix.
+// its id → member index when the layout has a member prefix, and the layout's fingerprint.
 type benchBoard struct {
 	l       *layout.Layout
 	key     string
@@ -72,6 +72,12 @@ func newBenchBoard(b *testing.B, c *redis.Client, schema, key string) *benchBoar
 		}
 		bb.ids = append(bb.ids, e.ID)
 		bb.members = append(bb.members, member)
+	}
+	// The layout's fingerprint, as its first generated write (or Reindex) records it.
+	if l.HasPrefix() {
+		pipe.HSet(ctx, rankgenrt.IndexKey(key), "", l.Fingerprint)
+	} else {
+		pipe.Set(ctx, rankgenrt.MetaKey(key), l.Fingerprint, 0)
 	}
 	if _, err := pipe.Exec(ctx); err != nil {
 		b.Fatal(err)

@@ -24,6 +24,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	rankgenrt "github.com/rankgen/rankgen/runtime"
@@ -209,12 +210,14 @@ func Scripts() []*redis.Script {
 // second key in the same hash slot, so the board works on Redis Cluster. Every write is one atomic
 // script that refuses a board written by another layout (ErrLayoutMismatch) and leaves the board
 // unchanged on any error. Entries written by other code, without an index, are refused
-// (ErrNotIndexed) until Reindex adopts them. A Board is safe for concurrent use; create it once
-// per key and reuse it.
+// (ErrNotIndexed) until Reindex adopts them. Reads check the fingerprint once per Board, with one
+// command before the first. A Board is safe for concurrent use; create it once per key and reuse
+// it.
 type Board struct {
-	c    redis.UniversalClient
-	keys []string // the sorted set, then its index
-	exp  rankgenrt.Expiry
+	c        redis.UniversalClient
+	keys     []string // the sorted set, then its index
+	exp      rankgenrt.Expiry
+	verified atomic.Bool // the index records Fingerprint: reads need not check it
 }
 
 // Option configures a Board.
@@ -500,9 +503,27 @@ func (b *Board) SetReachedAtMany(ctx context.Context, updates []Update[time.Time
 	return res, nil
 }
 
+// verify checks, once per Board, that the board's index records Fingerprint before a read trusts
+// what it decodes: a board of another layout is an error matching ErrLayoutMismatch, not entries
+// misread. A board that records no fingerprint yet (empty, or written only by other code) is read
+// as it is, and checked again on the next read.
+func (b *Board) verify(ctx context.Context) error {
+	if b.verified.Load() {
+		return nil
+	}
+	ok, err := rankgenrt.Verify(ctx, b.c, b.keys[1], true, Fingerprint)
+	if ok {
+		b.verified.Store(true)
+	}
+	return err
+}
+
 // Get returns the entry of id, or an error matching ErrNotFound.
 func (b *Board) Get(ctx context.Context, id string) (Entry, error) {
 	if err := checkID(id); err != nil {
+		return Entry{}, err
+	}
+	if err := b.verify(ctx); err != nil {
 		return Entry{}, err
 	}
 	v, err := rankgenrt.RunRO(ctx, b.c, scriptGet, b.keys, id)
@@ -523,6 +544,9 @@ func (b *Board) Get(ctx context.Context, id string) (Entry, error) {
 // ErrNotFound.
 func (b *Board) Rank(ctx context.Context, id string) (int64, error) {
 	if err := checkID(id); err != nil {
+		return 0, err
+	}
+	if err := b.verify(ctx); err != nil {
 		return 0, err
 	}
 	v, err := rankgenrt.RunRO(ctx, b.c, scriptRank, b.keys, id)
@@ -546,6 +570,9 @@ func (b *Board) Page(ctx context.Context, offset, limit int64) ([]Ranked, error)
 	if offset < 0 || limit <= 0 {
 		return nil, nil
 	}
+	if err := b.verify(ctx); err != nil {
+		return nil, err
+	}
 	stop := offset + limit - 1
 	if stop < offset {
 		stop = -1 // offset + limit overflows: to the end
@@ -561,6 +588,9 @@ func (b *Board) Page(ctx context.Context, offset, limit int64) ([]Ranked, error)
 // it, or an error matching ErrNotFound.
 func (b *Board) Around(ctx context.Context, id string, before, after int64) ([]Ranked, error) {
 	if err := checkID(id); err != nil {
+		return nil, err
+	}
+	if err := b.verify(ctx); err != nil {
 		return nil, err
 	}
 	v, err := rankgenrt.RunRO(ctx, b.c, scriptAround, b.keys, id, max(before, 0), max(after, 0))
@@ -581,6 +611,9 @@ func (b *Board) Around(ctx context.Context, id string, before, after int64) ([]R
 // last one (the same cursor when there are none). Paging by cursor is stable while scores change:
 // an entry is never returned twice nor skipped because others moved ahead of it.
 func (b *Board) After(ctx context.Context, cur Cursor, limit int64) ([]Ranked, Cursor, error) {
+	if err := b.verify(ctx); err != nil {
+		return nil, cur, err
+	}
 	v, err := rankgenrt.RunRO(ctx, b.c, scriptAfter, b.keys, rankgenrt.FormatScore(cur.Score), cur.Member, limit)
 	if err != nil {
 		return nil, cur, err
@@ -599,6 +632,9 @@ func (b *Board) After(ctx context.Context, cur Cursor, limit int64) ([]Ranked, C
 
 // Count returns the number of entries.
 func (b *Board) Count(ctx context.Context) (int64, error) {
+	if err := b.verify(ctx); err != nil {
+		return 0, err
+	}
 	return b.c.ZCard(ctx, b.keys[0]).Result()
 }
 
@@ -616,6 +652,9 @@ func (b *Board) RangePrimary(ctx context.Context, lo, hi uint64, offset, limit i
 	}
 	if dlo > dhi || offset < 0 || limit <= 0 {
 		return nil, nil
+	}
+	if err := b.verify(ctx); err != nil {
+		return nil, err
 	}
 	// Primary's digits dlo…dhi are the scores of P in [dlo·W, (dhi+1)·W), W = 1.
 	zs, err := b.c.ZRangeArgsWithScores(ctx, redis.ZRangeArgs{
@@ -644,6 +683,9 @@ func (b *Board) RangePrimary(ctx context.Context, lo, hi uint64, offset, limit i
 // matching ErrNotFound.
 func (b *Board) CompetitionRank(ctx context.Context, id string) (int64, error) {
 	if err := checkID(id); err != nil {
+		return 0, err
+	}
+	if err := b.verify(ctx); err != nil {
 		return 0, err
 	}
 	v, err := rankgenrt.RunRO(ctx, b.c, scriptCompetition, b.keys, id)

@@ -191,13 +191,14 @@ func Scripts() []*redis.Script {
 // Board is a leaderboard of Entry values in a Redis sorted set, read best first. Its key is given
 // to NewBoard; its meta key (the layout fingerprint) is a second key in the same hash slot, so the
 // board works on Redis Cluster. Every write is one atomic script that refuses a board written by
-// another layout (ErrLayoutMismatch) and leaves the board unchanged on any error. A Board is safe
-// for concurrent use; create it once per key and reuse it.
+// another layout (ErrLayoutMismatch) and leaves the board unchanged on any error. Reads check the
+// fingerprint once per Board, with one command before the first. A Board is safe for concurrent
+// use; create it once per key and reuse it.
 type Board struct {
-	c       redis.UniversalClient
-	keys    []string // the sorted set, then its meta key
-	exp     rankgenrt.Expiry
-	claimed atomic.Bool // the meta key records Fingerprint: Best may use a plain ZADD GT
+	c        redis.UniversalClient
+	keys     []string // the sorted set, then its meta key
+	exp      rankgenrt.Expiry
+	verified atomic.Bool // the meta key records Fingerprint: reads need not check it, Best may use a plain ZADD GT
 }
 
 // Option configures a Board.
@@ -330,13 +331,13 @@ func (b *Board) Best(ctx context.Context, e Entry) (bool, error) {
 // claim records Fingerprint in the meta key once per Board (SET NX GET), so that the plain ZADD GT
 // of Best never writes a board of another layout.
 func (b *Board) claim(ctx context.Context) error {
-	if b.claimed.Load() {
+	if b.verified.Load() {
 		return nil
 	}
 	if err := rankgenrt.Claim(ctx, b.c, b.keys[1], Fingerprint); err != nil {
 		return err
 	}
-	b.claimed.Store(true)
+	b.verified.Store(true)
 	return nil
 }
 
@@ -517,9 +518,27 @@ func (b *Board) SetAtMany(ctx context.Context, updates []Update[time.Time]) ([]R
 	return res, nil
 }
 
+// verify checks, once per Board, that the board's meta key records Fingerprint before a read
+// trusts what it decodes: a board of another layout is an error matching ErrLayoutMismatch, not
+// entries misread. A board that records no fingerprint yet (empty, or written only by other code)
+// is read as it is, and checked again on the next read.
+func (b *Board) verify(ctx context.Context) error {
+	if b.verified.Load() {
+		return nil
+	}
+	ok, err := rankgenrt.Verify(ctx, b.c, b.keys[1], false, Fingerprint)
+	if ok {
+		b.verified.Store(true)
+	}
+	return err
+}
+
 // Get returns the entry of id, or an error matching ErrNotFound.
 func (b *Board) Get(ctx context.Context, id string) (Entry, error) {
 	if err := checkID(id); err != nil {
+		return Entry{}, err
+	}
+	if err := b.verify(ctx); err != nil {
 		return Entry{}, err
 	}
 	score, err := b.c.ZScore(ctx, b.keys[0], id).Result()
@@ -536,6 +555,9 @@ func (b *Board) Get(ctx context.Context, id string) (Entry, error) {
 // ErrNotFound.
 func (b *Board) Rank(ctx context.Context, id string) (int64, error) {
 	if err := checkID(id); err != nil {
+		return 0, err
+	}
+	if err := b.verify(ctx); err != nil {
 		return 0, err
 	}
 	r, err := b.c.ZRevRank(ctx, b.keys[0], id).Result()
@@ -558,6 +580,9 @@ func (b *Board) Page(ctx context.Context, offset, limit int64) ([]Ranked, error)
 	if offset < 0 || limit <= 0 {
 		return nil, nil
 	}
+	if err := b.verify(ctx); err != nil {
+		return nil, err
+	}
 	stop := offset + limit - 1
 	if stop < offset {
 		stop = -1 // offset + limit overflows: to the end
@@ -573,6 +598,9 @@ func (b *Board) Page(ctx context.Context, offset, limit int64) ([]Ranked, error)
 // it, or an error matching ErrNotFound.
 func (b *Board) Around(ctx context.Context, id string, before, after int64) ([]Ranked, error) {
 	if err := checkID(id); err != nil {
+		return nil, err
+	}
+	if err := b.verify(ctx); err != nil {
 		return nil, err
 	}
 	v, err := rankgenrt.RunRO(ctx, b.c, scriptAround, b.keys, id, max(before, 0), max(after, 0))
@@ -593,6 +621,9 @@ func (b *Board) Around(ctx context.Context, id string, before, after int64) ([]R
 // last one (the same cursor when there are none). Paging by cursor is stable while scores change:
 // an entry is never returned twice nor skipped because others moved ahead of it.
 func (b *Board) After(ctx context.Context, cur Cursor, limit int64) ([]Ranked, Cursor, error) {
+	if err := b.verify(ctx); err != nil {
+		return nil, cur, err
+	}
 	v, err := rankgenrt.RunRO(ctx, b.c, scriptAfter, b.keys, rankgenrt.FormatScore(cur.Score), cur.Member, limit)
 	if err != nil {
 		return nil, cur, err
@@ -611,6 +642,9 @@ func (b *Board) After(ctx context.Context, cur Cursor, limit int64) ([]Ranked, C
 
 // Count returns the number of entries.
 func (b *Board) Count(ctx context.Context) (int64, error) {
+	if err := b.verify(ctx); err != nil {
+		return 0, err
+	}
 	return b.c.ZCard(ctx, b.keys[0]).Result()
 }
 
@@ -628,6 +662,9 @@ func (b *Board) RangePoints(ctx context.Context, lo, hi uint32, offset, limit in
 	}
 	if dlo > dhi || offset < 0 || limit <= 0 {
 		return nil, nil
+	}
+	if err := b.verify(ctx); err != nil {
+		return nil, err
 	}
 	// Points's digits dlo…dhi are the scores of P in [dlo·W, (dhi+1)·W), W = 4294967296.
 	zs, err := b.c.ZRangeArgsWithScores(ctx, redis.ZRangeArgs{
@@ -656,6 +693,9 @@ func (b *Board) RangePoints(ctx context.Context, lo, hi uint32, offset, limit in
 // matching ErrNotFound.
 func (b *Board) CompetitionRank(ctx context.Context, id string) (int64, error) {
 	if err := checkID(id); err != nil {
+		return 0, err
+	}
+	if err := b.verify(ctx); err != nil {
 		return 0, err
 	}
 	v, err := rankgenrt.RunRO(ctx, b.c, scriptCompetition, b.keys, id)
