@@ -85,6 +85,15 @@ func TestReplies(t *testing.T) {
 	if err != nil || items[0].P != 12 || items[0].Member != "m" || !errors.Is(items[1].Err, ErrOverflow) {
 		t.Fatalf("Items = %+v, %v", items, err)
 	}
+	bare, err := BareItems([]any{int64(12), "RANKGEN_OVERFLOW field=P"}, 2)
+	if err != nil || bare[0].P != 12 || bare[0].Member != "" || !errors.Is(bare[1].Err, ErrOverflow) {
+		t.Fatalf("BareItems = %+v, %v", bare, err)
+	}
+	for _, bad := range [][]any{{""}, {1.5}, {int64(-1)}, {int64(1), int64(2)}, {}} {
+		if _, err := BareItems(bad, 1); err == nil {
+			t.Errorf("BareItems accepted %v", bad)
+		}
+	}
 	for _, bad := range [][]any{
 		{"", int64(1)},       // no error text, no P
 		{1.5, "m"},           // P not an integer reply

@@ -28,27 +28,59 @@ func Items(v any, n int) ([]Item, error) {
 	}
 	items := make([]Item, n)
 	for i := range items {
-		switch x := a[2*i].(type) {
-		case int64:
-			m, ok := a[2*i+1].(string)
-			if x < 0 || !ok {
-				return nil, fmt.Errorf("rankgen: update reply: want P and member, got %d and %T", x, a[2*i+1])
-			}
-			items[i].P, items[i].Member = uint64(x), m
-		case string:
-			if x == "" {
-				return nil, fmt.Errorf("rankgen: update reply: empty error text")
-			}
-			if err, ok := ParseReply(x); ok {
-				items[i].Err = err
-			} else {
-				items[i].Err = errors.New("rankgen: " + x)
-			}
-		default:
-			return nil, fmt.Errorf("rankgen: update reply: want P or error text, got %T", x)
+		if err := items[i].read(a[2*i]); err != nil {
+			return nil, err
+		}
+		if items[i].Err != nil {
+			continue
+		}
+		m, ok := a[2*i+1].(string)
+		if !ok {
+			return nil, fmt.Errorf("rankgen: update reply: want a member, got %T", a[2*i+1])
+		}
+		items[i].Member = m
+	}
+	return items, nil
+}
+
+// BareItems reads the reply of a field update script of a layout whose members are bare ids: n
+// values, each P on success or the error text on failure. Member is left empty: it is the id
+// the caller sent.
+func BareItems(v any, n int) ([]Item, error) {
+	a, ok := v.([]any)
+	if !ok || len(a) != n {
+		return nil, fmt.Errorf("rankgen: update reply: want %d values, got %T of length %d", n, v, len(a))
+	}
+	items := make([]Item, n)
+	for i := range items {
+		if err := items[i].read(a[i]); err != nil {
+			return nil, err
 		}
 	}
 	return items, nil
+}
+
+// read sets it from one P-or-error value of an update reply.
+func (it *Item) read(x any) error {
+	switch x := x.(type) {
+	case int64:
+		if x < 0 {
+			return fmt.Errorf("rankgen: update reply: negative P %d", x)
+		}
+		it.P = uint64(x)
+	case string:
+		if x == "" {
+			return fmt.Errorf("rankgen: update reply: empty error text")
+		}
+		if err, ok := ParseReply(x); ok {
+			it.Err = err
+		} else {
+			it.Err = errors.New("rankgen: " + x)
+		}
+	default:
+		return fmt.Errorf("rankgen: update reply: want P or error text, got %T", x)
+	}
+	return nil
 }
 
 func scoreMember(s, m any) (float64, string, error) {

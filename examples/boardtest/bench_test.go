@@ -290,9 +290,10 @@ func stampedPrefix(l *layout.Layout, member string) string {
 }
 
 // minimalBatchAdd is the hand-written baseline of a batch of adds on a score-only layout, in one
-// script call: ZMSCORE of all ids, the digit arithmetic and range check of each, one ZADD. It is
-// what a careful hand would write, and the floor for any update that must read before it
-// writes: no fingerprint, no validation of stored scores, no result per update.
+// script call: ZMSCORE of all ids, the digit arithmetic and range check of each, one ZADD, and
+// the new scores as the reply. It is what a careful hand would write, and the floor for any
+// update that must read before it writes: no fingerprint, no validation of stored scores, no
+// error per update (one overflow fails the whole batch).
 func minimalBatchAdd(f *layout.Field) *redis.Script {
 	return redis.NewScript(fmt.Sprintf(`local n = #ARGV / 2
 local ids = {}
@@ -300,7 +301,7 @@ for i = 1, n do
   ids[i] = ARGV[2 * i - 1]
 end
 local sc = redis.call('ZMSCORE', KEYS[1], unpack(ids))
-local zadd = {}
+local zadd, out = {}, {}
 for i = 1, n do
   local p = tonumber(sc[i]) or 0
   local d = math.floor(p / %[1]d) %% %[2]d
@@ -309,10 +310,10 @@ for i = 1, n do
     return redis.error_reply('OVERFLOW')
   end
   p = p + (nd - d) * %[1]d
-  zadd[2 * i - 1], zadd[2 * i] = p, ids[i]
+  zadd[2 * i - 1], zadd[2 * i], out[i] = p, ids[i], p
 end
 redis.call('ZADD', KEYS[1], unpack(zadd))
-return n`, f.Weight, f.MaxDigit+1, f.Span()))
+return out`, f.Weight, f.MaxDigit+1, f.Span()))
 }
 
 // minimalBatch returns a function that runs minimalBatchAdd for n ids from the i-th, or nil for

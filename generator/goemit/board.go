@@ -656,17 +656,27 @@ func (b *board) helpers() {
 		jen.Return(jen.Append(jen.Id("args"), now)),
 	)
 	f.Line()
-	f.Comment("apply runs a field update script for the updates at positions sent and fills in res.")
+	doc = "apply runs a field update script for the updates at positions sent and fills in res."
+	read, member := "Items", jen.Code(jen.Id("it").Dot("Member"))
+	var memberNote jen.Code = jen.Null()
+	if !l.HasPrefix() {
+		doc = "apply runs a field update script for the updates at positions sent, whose ids are args[3+2j], and\nfills in res."
+		read = "BareItems"
+		member = b.idText(jen.Id("args").Index(jen.Lit(3).Op("+").Lit(2).Op("*").Id("j")).Assert(b.idType()))
+		memberNote = jen.Comment("The reply holds P alone: the member is the id sent.")
+	}
+	b.comment("%s", doc)
 	recvDecl(f).Id("apply").Params(ctxParam(), jen.Id("s").Op("*").Add(rd("Script")), jen.Id("args").Index().Any(), jen.Id("res").Index().Id("Result"), jen.Id("sent").Index().Int()).Error().Block(
 		jen.If(jen.Len(jen.Id("sent")).Op("==").Lit(0)).Block(jen.Return(jen.Nil())),
 		jen.List(jen.Id("v"), jen.Err()).Op(":=").Add(rt("Run")).Call(jen.Id("ctx"), jen.Id("b").Dot("c"), jen.Id("s"), jen.Id("b").Dot("keys"), jen.Id("args").Op("...")),
 		errNil().Block(jen.Return(jen.Err())),
-		jen.List(jen.Id("items"), jen.Err()).Op(":=").Add(rt("Items")).Call(jen.Id("v"), jen.Len(jen.Id("sent"))),
+		jen.List(jen.Id("items"), jen.Err()).Op(":=").Add(rt(read)).Call(jen.Id("v"), jen.Len(jen.Id("sent"))),
 		errNil().Block(jen.Return(jen.Err())),
 		jen.For(jen.List(jen.Id("j"), jen.Id("it")).Op(":=").Range().Id("items")).Block(
 			jen.Id("r").Op(":=").Op("&").Id("res").Index(jen.Id("sent").Index(jen.Id("j"))),
 			jen.If(jen.Id("it").Dot("Err").Op("!=").Nil()).Block(jen.Id("r").Dot("Err").Op("=").Id("it").Dot("Err"), jen.Continue()),
-			jen.List(jen.Id("r").Dot("Entry"), jen.Id("r").Dot("Err")).Op("=").Id("Decode").Call(jen.Id("scoreOfP").Call(jen.Id("it").Dot("P")), jen.Id("it").Dot("Member")),
+			memberNote,
+			jen.List(jen.Id("r").Dot("Entry"), jen.Id("r").Dot("Err")).Op("=").Id("Decode").Call(jen.Id("scoreOfP").Call(jen.Id("it").Dot("P")), member),
 		),
 		jen.Return(jen.Nil()),
 	)

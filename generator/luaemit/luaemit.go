@@ -99,11 +99,15 @@ func Scripts(l *layout.Layout) ([]Script, error) {
 			one := *d
 			one.Usage = []string{d.Usage[0],
 				"ARGV[3]: the client's clock in Unix microseconds (client stamps); ARGV[4], ARGV[5]: the id and " + d.arg + ".",
-				"A missing id starts from the zero entry. Returns {P, member}, or {error text, ''}."}
+				"A missing id starts from the zero entry. Returns " + replyOne(l) + "."}
 			if err := add(UpdateOp(op, f), "update1", &one); err != nil {
 				return nil, err
 			}
 			d.Title += " (batch)"
+			if !d.Prefix {
+				// The batch loop reads and writes the target's digit inline.
+				d.Touched = d.Touched[1:]
+			}
 			if err := add(UpdateOp(op, f)+ManySuffix, "update", d); err != nil {
 				return nil, err
 			}
@@ -371,7 +375,7 @@ func updateData(l *layout.Layout, f *layout.Field, op layout.Op) (*data, error) 
 	d.Usage = []string{
 		"ARGV[1], ARGV[2]: expiry mode ('', 'px' or 'pxat') and its milliseconds, applied to both keys.",
 		"ARGV[3]: the client's clock in Unix microseconds (client stamps); ARGV[4..]: id, " + arg + " pairs.",
-		"A missing id starts from the zero entry. Returns, per pair, P and member, or error text and ''.",
+		"A missing id starts from the zero entry. Returns, per pair, " + replyMany(l) + ".",
 	}
 	d.Kind = string(op)
 	d.Target = newField(l, f, 1)
@@ -402,6 +406,22 @@ func updateData(l *layout.Layout, f *layout.Field, op layout.Op) (*data, error) 
 		}
 	}
 	return d, nil
+}
+
+// replyOne and replyMany describe a field update's reply: the new P, or the error text, and
+// with a member prefix the new member beside it (else the member is the id the caller sent).
+func replyOne(l *layout.Layout) string {
+	if l.HasPrefix() {
+		return "{P, member}, or {error text, ''}"
+	}
+	return "{P}, or {error text}"
+}
+
+func replyMany(l *layout.Layout) string {
+	if l.HasPrefix() {
+		return "P and member, or error text and ''"
+	}
+	return "P, or error text"
 }
 
 func absInt(v int64) uint64 {

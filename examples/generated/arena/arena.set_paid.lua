@@ -6,7 +6,7 @@
 -- fingerprint); both share one hash slot.
 -- ARGV[1], ARGV[2]: expiry mode ('', 'px' or 'pxat') and its milliseconds, applied to both keys.
 -- ARGV[3]: the client's clock in Unix microseconds (client stamps); ARGV[4], ARGV[5]: the id and the digit of the new value.
--- A missing id starts from the zero entry. Returns {P, member}, or {error text, ''}.
+-- A missing id starts from the zero entry. Returns {P}, or {error text}.
 local board, aux = KEYS[1], KEYS[2]
 
 local FINGERPRINT = '536846ae2512a559'
@@ -90,7 +90,7 @@ end
 local d = get_1(p, m)
 local nd, err = apply(d, ARGV[5])
 if err then
-  return {err, ''}
+  return {err}
 end
 if nd == d and exists then
   if mode == 'px' then
@@ -100,12 +100,12 @@ if nd == d and exists then
     redis.call('PEXPIREAT', board, ms)
     redis.call('PEXPIREAT', aux, ms)
   end
-  return {p, m}
+  return {p}
 end
 local v2 = floor(server_now() / 1000000)
 local s2 = 3914709247 - v2
 if s2 < 0 or s2 > 2147483647 then
-  return {'RANKGEN_OUT_OF_RANGE field=ReachedAt value=' .. fmt('%d', v2) .. 's min=2026-01-01T00:00:00Z max=2094-01-19T03:14:07Z', ''}
+  return {'RANKGEN_OUT_OF_RANGE field=ReachedAt value=' .. fmt('%d', v2) .. 's min=2026-01-01T00:00:00Z max=2094-01-19T03:14:07Z'}
 end
 p, m = put_1(p, m, nd, d)
 p, m = put_2(p, m, s2, get_2(p, m))
@@ -120,4 +120,4 @@ elseif mode == 'pxat' then
   redis.call('PEXPIREAT', board, ms)
   redis.call('PEXPIREAT', aux, ms)
 end
-return {p, m}
+return {p}

@@ -6,7 +6,7 @@
 -- fingerprint); both share one hash slot.
 -- ARGV[1], ARGV[2]: expiry mode ('', 'px' or 'pxat') and its milliseconds, applied to both keys.
 -- ARGV[3]: the client's clock in Unix microseconds (client stamps); ARGV[4..]: id, the digit of the new value pairs.
--- A missing id starts from the zero entry. Returns, per pair, P and member, or error text and ''.
+-- A missing id starts from the zero entry. Returns, per pair, P, or error text.
 local board, aux = KEYS[1], KEYS[2]
 
 local FINGERPRINT = '1cd0381c1cfff9fb'
@@ -48,17 +48,6 @@ local function many(cmd, key, list)
   return out
 end
 
--- Paid: digit of the score, weight 536870912, radix 2; digits 0..1.
--- get_1 reads its digit from the entry's P and member.
-local function get_1(p, m)
-  return floor(p / 536870912) % 2
-end
-
--- put_1 returns P and the member with digit d in place of old.
-local function put_1(p, m, d, old)
-  return p + (d - old) * 536870912, m
-end
-
 local mode, ms, now_arg = ARGV[1], ARGV[2], ARGV[3]
 local n = (#ARGV - 3) / 2
 local ids = {}
@@ -84,7 +73,8 @@ local function apply(d, arg)
 end
 
 -- cur[id] is the P of an id whose entry exists (stored, or written earlier in this call). Every
--- change is queued for one ZADD in order; the last pair of an id wins, as in this loop.
+-- change is queued for one ZADD in order; the last pair of an id wins, as in this loop. The
+-- digit of Paid is floor(P / 536870912) % 2, inline: this loop is the batch's cost.
 local cur, out, zadd = {}, {}, {}
 for i = 1, n do
   local id = ids[i]
@@ -96,18 +86,17 @@ for i = 1, n do
       p, fresh = 0, true
     end
   end
-  local d = get_1(p, id)
+  local d = floor(p / 536870912) % 2
   local nd, err = apply(d, ARGV[3 + 2 * i])
   if err then
-    out[2 * i - 1], out[2 * i] = err, ''
+    out[i] = err
   else
     if nd ~= d or fresh then
-      p = put_1(p, id, nd, d)
+      p = p + (nd - d) * 536870912
       zadd[#zadd + 1] = p
       zadd[#zadd + 1] = id
     end
-    cur[id] = p
-    out[2 * i - 1], out[2 * i] = p, id
+    cur[id], out[i] = p, p
   end
 end
 if #zadd > 0 then

@@ -6,7 +6,7 @@
 -- fingerprint); both share one hash slot.
 -- ARGV[1], ARGV[2]: expiry mode ('', 'px' or 'pxat') and its milliseconds, applied to both keys.
 -- ARGV[3]: the client's clock in Unix microseconds (client stamps); ARGV[4], ARGV[5]: the id and the digit of the new value.
--- A missing id starts from the zero entry. Returns {P, member}, or {error text, ''}.
+-- A missing id starts from the zero entry. Returns {P}, or {error text}.
 local board, aux = KEYS[1], KEYS[2]
 
 local FINGERPRINT = 'a5476d0a310c27fb'
@@ -69,7 +69,7 @@ end
 local d = get_1(p, m)
 local nd, err = apply(d, ARGV[5])
 if err then
-  return {err, ''}
+  return {err}
 end
 if nd == d and exists then
   if mode == 'px' then
@@ -79,7 +79,7 @@ if nd == d and exists then
     redis.call('PEXPIREAT', board, ms)
     redis.call('PEXPIREAT', aux, ms)
   end
-  return {p, m}
+  return {p}
 end
 p, m = put_1(p, m, nd, d)
 redis.call('ZADD', board, p, m)
@@ -93,4 +93,4 @@ elseif mode == 'pxat' then
   redis.call('PEXPIREAT', board, ms)
   redis.call('PEXPIREAT', aux, ms)
 end
-return {p, m}
+return {p}

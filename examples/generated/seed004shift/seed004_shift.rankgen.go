@@ -718,7 +718,8 @@ func (b *Board) updateArgs(n int) []any {
 	return append(args, "")
 }
 
-// apply runs a field update script for the updates at positions sent and fills in res.
+// apply runs a field update script for the updates at positions sent, whose ids are args[3+2j],
+// and fills in res.
 func (b *Board) apply(ctx context.Context, s *redis.Script, args []any, res []Result, sent []int) error {
 	if len(sent) == 0 {
 		return nil
@@ -727,7 +728,7 @@ func (b *Board) apply(ctx context.Context, s *redis.Script, args []any, res []Re
 	if err != nil {
 		return err
 	}
-	items, err := rankgenrt.Items(v, len(sent))
+	items, err := rankgenrt.BareItems(v, len(sent))
 	if err != nil {
 		return err
 	}
@@ -737,7 +738,8 @@ func (b *Board) apply(ctx context.Context, s *redis.Script, args []any, res []Re
 			r.Err = it.Err
 			continue
 		}
-		r.Entry, r.Err = Decode(scoreOfP(it.P), it.Member)
+		// The reply holds P alone: the member is the id sent.
+		r.Entry, r.Err = Decode(scoreOfP(it.P), args[3+2*j].(string))
 	}
 	return nil
 }
