@@ -176,8 +176,9 @@ func benchClient(b *testing.B) *redis.Client {
 }
 
 // minimalAdd is the hand-written baseline of a single-field add on a score-only layout: ZSCORE,
-// the digit arithmetic and range check of the field, ZADD, and the new score as exact text.
-func minimalAdd(f *layout.Field) *redis.Script {
+// the digit arithmetic and range check of the field, the server-clock stamps the layout declares
+// (the same work as the generated update), ZADD, and the new score as exact text.
+func minimalAdd(l *layout.Layout, f *layout.Field) *redis.Script {
 	return redis.NewScript(fmt.Sprintf(`local s = redis.call('ZSCORE', KEYS[1], ARGV[1])
 local p = s and tonumber(s) or 0
 local d = math.floor(p / %[1]d) %% %[2]d
@@ -186,8 +187,35 @@ if nd < 0 or nd > %[3]d then
   return redis.error_reply('OVERFLOW')
 end
 p = p + (nd - d) * %[1]d
-redis.call('ZADD', KEYS[1], string.format('%%d', p), ARGV[1])
-return string.format('%%d', p)`, f.Weight, f.MaxDigit+1, f.Span()))
+%[4]s%[5]sredis.call('ZADD', KEYS[1], string.format('%%d', p), ARGV[1])
+return string.format('%%d', p)`, f.Weight, f.MaxDigit+1, f.Span(), serverClock(l), serverStamps(l, "")))
+}
+
+// serverClock is the hand-written Lua that reads Redis's clock into now (Unix microseconds) when
+// the layout has a `stamp: server` field in the score.
+func serverClock(l *layout.Layout) string {
+	if serverStamps(l, "") == "" {
+		return ""
+	}
+	return "local t = redis.call('TIME')\nlocal now = tonumber(t[1]) * 1000000 + tonumber(t[2])\n"
+}
+
+// serverStamps is the hand-written Lua that sets every `stamp: server` field of P to now (see
+// serverClock), indented by indent; empty when the layout has none.
+func serverStamps(l *layout.Layout, indent string) string {
+	var b strings.Builder
+	for _, f := range l.Fields {
+		if f.Stamp != layout.StampServer || f.Place != layout.InScore {
+			continue
+		}
+		div := f.Unit.Duration() / time.Microsecond
+		digit := fmt.Sprintf("math.floor(now / %d) - %d", div, f.MinInt())
+		if f.Order == layout.Asc {
+			digit = fmt.Sprintf("%d - math.floor(now / %d)", f.MaxInt(), div)
+		}
+		fmt.Fprintf(&b, "%[1]sp = p + (%[2]s - math.floor(p / %[3]d) %% %[4]d) * %[3]d\n", indent, digit, f.Weight, f.MaxDigit+1)
+	}
+	return b.String()
 }
 
 // minimalAddPrefix is the hand-written baseline for a layout with a member prefix: HGET the
@@ -254,7 +282,7 @@ func BenchmarkUpdate(b *testing.B) {
 func minimalScript(b *testing.B, c *redis.Client, l *layout.Layout, bb *benchBoard) func(redis.Scripter, int, int64) *redis.Cmd {
 	f := l.Field(updateTarget[l.Package])
 	if !l.HasPrefix() {
-		s := minimalAdd(f)
+		s := minimalAdd(l, f)
 		if err := s.Load(ctx, c).Err(); err != nil {
 			b.Fatal(err)
 		}
@@ -290,12 +318,12 @@ func stampedPrefix(l *layout.Layout, member string) string {
 }
 
 // minimalBatchAdd is the hand-written baseline of a batch of adds on a score-only layout, in one
-// script call: ZMSCORE of all ids, the digit arithmetic and range check of each, one ZADD, and
-// the new scores as the reply. It is what a careful hand would write, and the floor for any
+// script call: ZMSCORE of all ids, the digit arithmetic and range check of each (and the
+// server-clock stamps the layout declares), one ZADD, and the new scores as the reply. It is what a careful hand would write, and the floor for any
 // update that must read before it writes: no fingerprint, no validation of stored scores, no
 // error per update (one overflow fails the whole batch).
-func minimalBatchAdd(f *layout.Field) *redis.Script {
-	return redis.NewScript(fmt.Sprintf(`local n = #ARGV / 2
+func minimalBatchAdd(l *layout.Layout, f *layout.Field) *redis.Script {
+	return redis.NewScript(fmt.Sprintf(`%[5]slocal n = #ARGV / 2
 local ids = {}
 for i = 1, n do
   ids[i] = ARGV[2 * i - 1]
@@ -310,10 +338,10 @@ for i = 1, n do
     return redis.error_reply('OVERFLOW')
   end
   p = p + (nd - d) * %[1]d
-  zadd[2 * i - 1], zadd[2 * i], out[i] = p, ids[i], p
+%[4]s  zadd[2 * i - 1], zadd[2 * i], out[i] = p, ids[i], p
 end
 redis.call('ZADD', KEYS[1], unpack(zadd))
-return out`, f.Weight, f.MaxDigit+1, f.Span()))
+return out`, f.Weight, f.MaxDigit+1, f.Span(), serverStamps(l, "  "), serverClock(l)))
 }
 
 // minimalBatch returns a function that runs minimalBatchAdd for n ids from the i-th, or nil for
@@ -322,7 +350,7 @@ func minimalBatch(b *testing.B, c *redis.Client, l *layout.Layout, bb *benchBoar
 	if l.HasPrefix() {
 		return nil
 	}
-	s := minimalBatchAdd(l.Field(updateTarget[l.Package]))
+	s := minimalBatchAdd(l, l.Field(updateTarget[l.Package]))
 	if err := s.Load(ctx, c).Err(); err != nil {
 		b.Fatal(err)
 	}
@@ -451,4 +479,71 @@ func exampleNamed(name string) example {
 		}
 	}
 	panic("no example " + name)
+}
+
+// BenchmarkBatchStages takes the minimal batch (minimalBatchAdd on racing, 100 ids) apart, to
+// show where a checked batch spends the server's time: scripts that stop after each stage —
+// receiving the arguments, reading the scores (ZMSCORE), the arithmetic, writing (ZADD) — beside
+// pipelined ZINCRBY. Compare their srv-us/op: a batch must read before it writes, and the read
+// and the write through Lua cost about as much as the whole unchecked pipeline.
+func BenchmarkBatchStages(b *testing.B) {
+	c := benchClient(b)
+	ex := exampleNamed("racing")
+	l := parse(b, ex.schema)
+	f := l.Field(updateTarget[l.Package])
+	stages := []struct{ name, body string }{
+		{"args", `return #ARGV`},
+		{"zmscore", `local n = #ARGV / 2
+local ids = {}
+for i = 1, n do
+  ids[i] = ARGV[2 * i - 1]
+end
+local sc = redis.call('ZMSCORE', KEYS[1], unpack(ids))
+return #sc`},
+		{"arithmetic", fmt.Sprintf(`local n = #ARGV / 2
+local ids = {}
+for i = 1, n do
+  ids[i] = ARGV[2 * i - 1]
+end
+local sc = redis.call('ZMSCORE', KEYS[1], unpack(ids))
+local zadd, out = {}, {}
+for i = 1, n do
+  local p = tonumber(sc[i]) or 0
+  local d = math.floor(p / %[1]d) %% %[2]d
+  local nd = d + tonumber(ARGV[2 * i])
+  if nd < 0 or nd > %[3]d then
+    return redis.error_reply('OVERFLOW')
+  end
+  p = p + (nd - d) * %[1]d
+  zadd[2 * i - 1], zadd[2 * i], out[i] = p, ids[i], p
+end
+return #zadd`, f.Weight, f.MaxDigit+1, f.Span())},
+	}
+	zb := newBenchBoard(b, c, ex.schema, redistest.Key(b, "stages-zincrby"))
+	runBatch(b, "zincrby-pipeline", c, func(c *redis.Client, i int) error {
+		pipe := c.Pipeline()
+		for j := range batchSize {
+			pipe.ZIncrBy(ctx, zb.key, float64(delta(i))*float64(f.Weight), zb.members[(i*batchSize+j)%benchEntries])
+		}
+		_, err := pipe.Exec(ctx)
+		return err
+	})
+	bb := newBenchBoard(b, c, ex.schema, redistest.Key(b, "stages"))
+	args := func(i int) []any {
+		a := make([]any, 0, 2*batchSize)
+		for j := range batchSize {
+			a = append(a, bb.ids[(i*batchSize+j)%benchEntries], delta(i))
+		}
+		return a
+	}
+	for _, st := range stages {
+		s := redis.NewScript(st.body)
+		if err := s.Load(ctx, c).Err(); err != nil {
+			b.Fatal(err)
+		}
+		runBatch(b, "stage-"+st.name, c, func(c *redis.Client, i int) error {
+			return s.EvalSha(ctx, c, []string{bb.key}, args(i)...).Err()
+		})
+	}
+	runBatch(b, "stage-zadd", c, minimalBatch(b, c, l, bb))
 }
