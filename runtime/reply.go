@@ -172,18 +172,21 @@ func Claim(ctx context.Context, c redis.Cmdable, metaKey, fp string) error {
 	return nil
 }
 
-// Verify reports whether the side key of a board (sideKey: its meta key, or its index when
-// index is true) records fingerprint fp, with one read-only command (GET, or HGET of the field
-// ""). It returns false and no error when no fingerprint is recorded yet (a board this layout
-// has not written), and an ErrLayoutMismatch error when another layout's is. Generated boards
-// call it once per Board before their first read, so that what they decode is this layout's.
-func Verify(ctx context.Context, c redis.Cmdable, sideKey string, index bool, fp string) (bool, error) {
-	var cmd *redis.StringCmd
+// FingerprintCmd queues on c (a client or a pipeline) the read of the layout fingerprint a
+// board records in its side key: GET of its meta key, or HGET of its index's field "" when
+// index is true. Generated boards pipeline it before a read command until they have seen their
+// own fingerprint, so that the check costs no round trip of its own.
+func FingerprintCmd(ctx context.Context, c redis.Cmdable, sideKey string, index bool) *redis.StringCmd {
 	if index {
-		cmd = c.HGet(ctx, sideKey, "")
-	} else {
-		cmd = c.Get(ctx, sideKey)
+		return c.HGet(ctx, sideKey, "")
 	}
+	return c.Get(ctx, sideKey)
+}
+
+// CheckFingerprint reads the reply of a FingerprintCmd: true when the board records fp, false
+// and no error when it records none yet (a board this layout has not written), an
+// ErrLayoutMismatch error when it records another layout's, or the command's own error.
+func CheckFingerprint(cmd *redis.StringCmd, fp string) (bool, error) {
 	have, err := cmd.Result()
 	switch {
 	case errors.Is(err, redis.Nil):

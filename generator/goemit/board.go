@@ -142,9 +142,9 @@ func (b *board) types() {
 	b.comment("%s", wrap(fmt.Sprintf(`Board is a leaderboard of Entry values in a Redis sorted set, read best first. Its key is
 given to NewBoard; its %s is a second key in the same hash slot, so the board works on
 Redis Cluster. Every write is one atomic script that refuses a board written by another
-layout (ErrLayoutMismatch) and leaves the board unchanged on any error.%s Reads check the
-fingerprint once per Board, with one command before the first. A Board is safe for concurrent
-use; create it once per key and reuse it.`, side, adopt)))
+layout (ErrLayoutMismatch) and leaves the board unchanged on any error.%s Reads refuse another
+layout's board too, within their one round trip. A Board is safe for concurrent use; create it
+once per key and reuse it.`, side, adopt)))
 	fields := []jen.Code{
 		jen.Id("c").Qual(redisPath, "UniversalClient"),
 		jen.Id("keys").Index().String().Comment("the sorted set, then its " + map[bool]string{true: "index", false: "meta key"}[l.HasPrefix()]),
@@ -460,23 +460,30 @@ func digitFunc(fd *layout.Field) string { return "digitOf" + fd.Name }
 
 func (b *board) reads() {
 	f, l := b.f, b.l
-	side := "meta key"
-	if l.HasPrefix() {
-		side = "index"
-	}
-	b.comment(`verify checks, once per Board, that the board's %s records Fingerprint before a read
-trusts what it decodes: a board of another layout is an error matching ErrLayoutMismatch, not
-entries misread. A board that records no fingerprint yet (empty, or written only by other code)
-is read as it is, and checked again on the next read.`, side)
-	recvDecl(f).Id("verify").Params(ctxParam()).Error().Block(
-		jen.If(jen.Id("b").Dot("verified").Dot("Load").Call()).Block(jen.Return(jen.Nil())),
-		jen.List(jen.Id("ok"), jen.Err()).Op(":=").Add(rt("Verify")).Call(jen.Id("ctx"), jen.Id("b").Dot("c"), jen.Id("b").Dot("keys").Index(jen.Lit(1)), jen.Lit(l.HasPrefix()), jen.Id("Fingerprint")),
+	b.comment(`read sends one read command, which cmd queues on the client or on a pipeline. Until this
+Board has seen its own fingerprint on the board, the fingerprint's read is pipelined before the
+command, in the same round trip: another layout's is an error matching ErrLayoutMismatch, not
+entries misread. A board that records no fingerprint yet is read as it is.`)
+	recvDecl(f).Id("read").Params(ctxParam(), jen.Id("cmd").Func().Params(rd("Cmdable"))).Error().Block(
+		jen.If(jen.Id("b").Dot("verified").Dot("Load").Call()).Block(
+			jen.Id("cmd").Call(jen.Id("b").Dot("c")),
+			jen.Return(jen.Nil()),
+		),
+		jen.Id("pipe").Op(":=").Id("b").Dot("c").Dot("Pipeline").Call(),
+		jen.Id("fp").Op(":=").Add(rt("FingerprintCmd")).Call(jen.Id("ctx"), jen.Id("pipe"), jen.Id("b").Dot("keys").Index(jen.Lit(1)), jen.Lit(l.HasPrefix())),
+		jen.Id("cmd").Call(jen.Id("pipe")),
+		jen.List(jen.Id("_"), jen.Id("_")).Op("=").Id("pipe").Dot("Exec").Call(jen.Id("ctx")).Comment("each command keeps its own reply and error"),
+		jen.List(jen.Id("ok"), jen.Err()).Op(":=").Add(rt("CheckFingerprint")).Call(jen.Id("fp"), jen.Id("Fingerprint")),
 		jen.If(jen.Id("ok")).Block(jen.Id("b").Dot("verified").Dot("Store").Call(jen.True())),
 		jen.Return(jen.Err()),
 	)
 	f.Line()
-	verify := func(ret ...jen.Code) jen.Code {
-		return jen.If(jen.Err().Op(":=").Id("b").Dot("verify").Call(jen.Id("ctx")), jen.Err().Op("!=").Nil()).Block(jen.Return(append(ret, jen.Err())...))
+	// readCmd declares v, runs make(c) through b.read, and returns ret... on error.
+	readCmd := func(typ string, make func(c jen.Code) jen.Code, ret ...jen.Code) jen.Code {
+		return jen.Var().Id("cmd").Op("*").Add(rd(typ)).Line().
+			If(jen.Err().Op(":=").Id("b").Dot("read").Call(jen.Id("ctx"), jen.Func().Params(jen.Id("c").Add(rd("Cmdable"))).Block(
+				jen.Id("cmd").Op("=").Add(make(jen.Id("c"))),
+			)), jen.Err().Op("!=").Nil()).Block(jen.Return(append(ret, jen.Err())...))
 	}
 	notFound := func(ret ...jen.Code) jen.Code {
 		return jen.If(jen.Qual("errors", "Is").Call(jen.Err(), rd("Nil"))).Block(jen.Return(append(ret, rt("NotFound").Call(b.idText(jen.Id("id"))))...))
@@ -488,7 +495,7 @@ is read as it is, and checked again on the next read.`, side)
 	// Get.
 	f.Comment("Get returns the entry of id, or an error matching ErrNotFound.")
 	var get []jen.Code
-	get = append(get, checkID(jen.Id("Entry").Values()), verify(jen.Id("Entry").Values()))
+	get = append(get, checkID(jen.Id("Entry").Values()))
 	if l.HasPrefix() {
 		get = append(get,
 			jen.List(jen.Id("v"), jen.Err()).Op(":=").Add(runRO(luaemit.OpGet, jen.Id("id"))),
@@ -499,8 +506,11 @@ is read as it is, and checked again on the next read.`, side)
 			jen.Return(jen.Id("Decode").Call(jen.Id("score"), jen.Id("member"))),
 		)
 	} else {
+		get = append(get, readCmd("FloatCmd", func(c jen.Code) jen.Code {
+			return jen.Add(c).Dot("ZScore").Call(jen.Id("ctx"), jen.Id("b").Dot("keys").Index(jen.Lit(0)), b.idText(jen.Id("id")))
+		}, jen.Id("Entry").Values()))
 		get = append(get,
-			jen.List(jen.Id("score"), jen.Err()).Op(":=").Id("b").Dot("c").Dot("ZScore").Call(jen.Id("ctx"), jen.Id("b").Dot("keys").Index(jen.Lit(0)), b.idText(jen.Id("id"))).Dot("Result").Call(),
+			jen.List(jen.Id("score"), jen.Err()).Op(":=").Id("cmd").Dot("Result").Call(),
 			notFound(jen.Id("Entry").Values()),
 			errNil().Block(jen.Return(jen.Id("Entry").Values(), jen.Err())),
 			jen.Return(jen.Id("Decode").Call(jen.Id("score"), b.idText(jen.Id("id")))),
@@ -512,7 +522,7 @@ is read as it is, and checked again on the next read.`, side)
 	// Rank.
 	b.comment("Rank returns the 1-based position of the entry of id in the board's order, or an error matching ErrNotFound.")
 	var rank []jen.Code
-	rank = append(rank, checkID(jen.Lit(0)), verify(jen.Lit(0)))
+	rank = append(rank, checkID(jen.Lit(0)))
 	if l.HasPrefix() {
 		rank = append(rank,
 			jen.List(jen.Id("v"), jen.Err()).Op(":=").Add(runRO(luaemit.OpRank, jen.Id("id"))),
@@ -521,8 +531,11 @@ is read as it is, and checked again on the next read.`, side)
 			errNil().Block(jen.Return(jen.Lit(0), jen.Err())),
 		)
 	} else {
+		rank = append(rank, readCmd("IntCmd", func(c jen.Code) jen.Code {
+			return jen.Add(c).Dot("ZRevRank").Call(jen.Id("ctx"), jen.Id("b").Dot("keys").Index(jen.Lit(0)), b.idText(jen.Id("id")))
+		}, jen.Lit(0)))
 		rank = append(rank,
-			jen.List(jen.Id("r"), jen.Err()).Op(":=").Id("b").Dot("c").Dot("ZRevRank").Call(jen.Id("ctx"), jen.Id("b").Dot("keys").Index(jen.Lit(0)), b.idText(jen.Id("id"))).Dot("Result").Call(),
+			jen.List(jen.Id("r"), jen.Err()).Op(":=").Id("cmd").Dot("Result").Call(),
 			notFound(jen.Lit(0)),
 			errNil().Block(jen.Return(jen.Lit(0), jen.Err())),
 		)
@@ -538,10 +551,12 @@ is read as it is, and checked again on the next read.`, side)
 	f.Comment("Page returns limit entries from the 0-based position offset, best first.")
 	recvDecl(f).Id("Page").Params(ctxParam(), jen.List(jen.Id("offset"), jen.Id("limit")).Int64()).Params(jen.Index().Id("Ranked"), jen.Error()).Block(
 		jen.If(jen.Id("offset").Op("<").Lit(0).Op("||").Id("limit").Op("<=").Lit(0)).Block(jen.Return(jen.Nil(), jen.Nil())),
-		verify(jen.Nil()),
 		jen.Id("stop").Op(":=").Id("offset").Op("+").Id("limit").Op("-").Lit(1),
 		jen.If(jen.Id("stop").Op("<").Id("offset")).Block(jen.Id("stop").Op("=").Lit(-1).Comment("offset + limit overflows: to the end")),
-		jen.List(jen.Id("zs"), jen.Err()).Op(":=").Id("b").Dot("c").Dot("ZRevRangeWithScores").Call(jen.Id("ctx"), jen.Id("b").Dot("keys").Index(jen.Lit(0)), jen.Id("offset"), jen.Id("stop")).Dot("Result").Call(),
+		readCmd("ZSliceCmd", func(c jen.Code) jen.Code {
+			return jen.Add(c).Dot("ZRevRangeWithScores").Call(jen.Id("ctx"), jen.Id("b").Dot("keys").Index(jen.Lit(0)), jen.Id("offset"), jen.Id("stop"))
+		}, jen.Nil()),
+		jen.List(jen.Id("zs"), jen.Err()).Op(":=").Id("cmd").Dot("Result").Call(),
 		errNil().Block(jen.Return(jen.Nil(), jen.Err())),
 		jen.Return(jen.Id("rankedPairs").Call(jen.Id("offset"), rt("ZPairs").Call(jen.Id("zs")))),
 	)
@@ -549,7 +564,6 @@ is read as it is, and checked again on the next read.`, side)
 	b.comment("Around returns the entry of id with up to before entries ahead of it and after entries behind it, or an error matching ErrNotFound.")
 	recvDecl(f).Id("Around").Params(ctxParam(), jen.Id("id").Add(b.idType()), jen.List(jen.Id("before"), jen.Id("after")).Int64()).Params(jen.Index().Id("Ranked"), jen.Error()).Block(
 		checkID(jen.Nil()),
-		verify(jen.Nil()),
 		jen.List(jen.Id("v"), jen.Err()).Op(":=").Add(runRO(luaemit.OpAround, jen.Id("id"), jen.Max(jen.Id("before"), jen.Lit(0)), jen.Max(jen.Id("after"), jen.Lit(0)))),
 		notFound(jen.Nil()),
 		errNil().Block(jen.Return(jen.Nil(), jen.Err())),
@@ -562,7 +576,6 @@ is read as it is, and checked again on the next read.`, side)
 the last one (the same cursor when there are none). Paging by cursor is stable while scores
 change: an entry is never returned twice nor skipped because others moved ahead of it.`)
 	recvDecl(f).Id("After").Params(ctxParam(), jen.Id("cur").Id("Cursor"), jen.Id("limit").Int64()).Params(jen.Index().Id("Ranked"), jen.Id("Cursor"), jen.Error()).Block(
-		verify(jen.Nil(), jen.Id("cur")),
 		jen.List(jen.Id("v"), jen.Err()).Op(":=").Add(runRO(luaemit.OpAfter, rt("FormatScore").Call(jen.Id("cur").Dot("Score")), jen.Id("cur").Dot("Member"), jen.Id("limit"))),
 		errNil().Block(jen.Return(jen.Nil(), jen.Id("cur"), jen.Err())),
 		jen.List(jen.Id("start"), jen.Id("ps"), jen.Err()).Op(":=").Add(rt("Window")).Call(jen.Id("v")),
@@ -575,8 +588,10 @@ change: an entry is never returned twice nor skipped because others moved ahead 
 	f.Line()
 	f.Comment("Count returns the number of entries.")
 	recvDecl(f).Id("Count").Params(ctxParam()).Params(jen.Int64(), jen.Error()).Block(
-		verify(jen.Lit(0)),
-		jen.Return(jen.Id("b").Dot("c").Dot("ZCard").Call(jen.Id("ctx"), jen.Id("b").Dot("keys").Index(jen.Lit(0))).Dot("Result").Call()))
+		readCmd("IntCmd", func(c jen.Code) jen.Code {
+			return jen.Add(c).Dot("ZCard").Call(jen.Id("ctx"), jen.Id("b").Dot("keys").Index(jen.Lit(0)))
+		}, jen.Lit(0)),
+		jen.Return(jen.Id("cmd").Dot("Result").Call()))
 	f.Line()
 
 	if l.NumScore == 0 {
@@ -599,18 +614,21 @@ change: an entry is never returned twice nor skipped because others moved ahead 
 		jen.List(jen.Id("dhi"), jen.Err()).Op(":=").Id(digitFunc(lead)).Call(jen.Id("hi")),
 		errNil().Block(jen.Return(jen.Nil(), jen.Err())),
 		jen.If(cmp.Op("||").Id("offset").Op("<").Lit(0).Op("||").Id("limit").Op("<=").Lit(0)).Block(jen.Return(jen.Nil(), jen.Nil())),
-		verify(jen.Nil()),
 		swap,
 		jen.Comment(fmt.Sprintf("%s's digits dlo…dhi are the scores of P in [dlo·W, (dhi+1)·W), W = %d.", lead.Name, lead.Weight)),
-		jen.List(jen.Id("zs"), jen.Err()).Op(":=").Id("b").Dot("c").Dot("ZRangeArgsWithScores").Call(jen.Id("ctx"), rd("ZRangeArgs").Values(jen.Dict{
-			jen.Id("Key"):     jen.Id("b").Dot("keys").Index(jen.Lit(0)),
-			jen.Id("Start"):   jen.Lit("(").Op("+").Add(rt("FormatScore")).Call(jen.Id("scoreOfP").Call(jen.Parens(jen.Id("dhi").Op("+").Lit(1)).Op("*").Lit(int(lead.Weight)))),
-			jen.Id("Stop"):    rt("FormatScore").Call(jen.Id("scoreOfP").Call(jen.Id("dlo").Op("*").Lit(int(lead.Weight)))),
-			jen.Id("ByScore"): jen.True(),
-			jen.Id("Rev"):     jen.True(),
-			jen.Id("Offset"):  jen.Id("offset"),
-			jen.Id("Count"):   jen.Id("limit"),
-		})).Dot("Result").Call(),
+		jen.Var().Id("cmd").Op("*").Add(rd("ZSliceCmd")),
+		jen.If(jen.Err().Op(":=").Id("b").Dot("read").Call(jen.Id("ctx"), jen.Func().Params(jen.Id("c").Add(rd("Cmdable"))).Block(
+			jen.Id("cmd").Op("=").Id("c").Dot("ZRangeArgsWithScores").Call(jen.Id("ctx"), rd("ZRangeArgs").Values(jen.Dict{
+				jen.Id("Key"):     jen.Id("b").Dot("keys").Index(jen.Lit(0)),
+				jen.Id("Start"):   jen.Lit("(").Op("+").Add(rt("FormatScore")).Call(jen.Id("scoreOfP").Call(jen.Parens(jen.Id("dhi").Op("+").Lit(1)).Op("*").Lit(int(lead.Weight)))),
+				jen.Id("Stop"):    rt("FormatScore").Call(jen.Id("scoreOfP").Call(jen.Id("dlo").Op("*").Lit(int(lead.Weight)))),
+				jen.Id("ByScore"): jen.True(),
+				jen.Id("Rev"):     jen.True(),
+				jen.Id("Offset"):  jen.Id("offset"),
+				jen.Id("Count"):   jen.Id("limit"),
+			})),
+		)), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
+		jen.List(jen.Id("zs"), jen.Err()).Op(":=").Id("cmd").Dot("Result").Call(),
 		errNil().Block(jen.Return(jen.Nil(), jen.Err())),
 		jen.Id("out").Op(":=").Make(jen.Index().Id("Entry"), jen.Len(jen.Id("zs"))),
 		jen.For(jen.List(jen.Id("i"), jen.Id("p")).Op(":=").Range().Add(rt("ZPairs")).Call(jen.Id("zs"))).Block(
@@ -622,7 +640,6 @@ change: an entry is never returned twice nor skipped because others moved ahead 
 	b.comment("%s", wrap(fmt.Sprintf("CompetitionRank returns 1 + the number of entries with a better %s than the entry of id (\"1224\" ranking: equal %s share a rank), counted with ZCOUNT in O(log n), or an error matching ErrNotFound.", lead.Name, lead.Name)))
 	recvDecl(f).Id("CompetitionRank").Params(ctxParam(), jen.Id("id").Add(b.idType())).Params(jen.Int64(), jen.Error()).Block(
 		checkID(jen.Lit(0)),
-		verify(jen.Lit(0)),
 		jen.List(jen.Id("v"), jen.Err()).Op(":=").Add(runRO(luaemit.OpCompetition, jen.Id("id"))),
 		notFound(jen.Lit(0)),
 		jen.Return(rt("Int").Call(jen.Id("v"), jen.Err())),

@@ -52,65 +52,69 @@ func TestReadsRefuseAnotherLayout(t *testing.T) {
 	}
 }
 
-// commandCounter counts the commands a client sends, pipelined ones included.
-type commandCounter struct{ n atomic.Int64 }
+// commandCounter counts the commands a client sends, and its round trips (a pipeline is one).
+type commandCounter struct{ cmds, trips atomic.Int64 }
 
 func (h *commandCounter) DialHook(next redis.DialHook) redis.DialHook { return next }
 func (h *commandCounter) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 	return func(ctx context.Context, cmd redis.Cmder) error {
-		h.n.Add(1)
+		h.cmds.Add(1)
+		h.trips.Add(1)
 		return next(ctx, cmd)
 	}
 }
 func (h *commandCounter) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
 	return func(ctx context.Context, cmds []redis.Cmder) error {
-		h.n.Add(int64(len(cmds)))
+		h.cmds.Add(int64(len(cmds)))
+		h.trips.Add(1)
 		return next(ctx, cmds)
 	}
 }
 
-// TestReadsVerifyOncePerBoard: a Board checks the fingerprint with one extra command before its
-// first read, and never again once it has seen its own; a board with no fingerprint yet is read
-// (and checked again next time), and a write's own check makes no difference to that.
-func TestReadsVerifyOncePerBoard(t *testing.T) {
+// TestReadsCheckInTheirRoundTrip: every read is one round trip. Until a Board has seen its own
+// fingerprint, a read command goes out pipelined behind the fingerprint's read (2 commands, 1
+// round trip); from then on alone. A board with no fingerprint yet is read, and checked again
+// next time. Read scripts check the fingerprint themselves: always 1 command.
+func TestReadsCheckInTheirRoundTrip(t *testing.T) {
 	c := redistest.Client(t)
+	// Open the connection first: its handshake (HELLO, CLIENT SETINFO) is not a read's.
+	if _, err := c.Pipelined(ctx, func(p redis.Pipeliner) error { return p.Ping(ctx).Err() }); err != nil {
+		t.Fatal(err)
+	}
 	h := &commandCounter{}
 	c.AddHook(h)
 	key := redistest.Key(t, "{arena}")
 	a := arena.NewBoard(c, key)
-	count := func(f func() error) int64 {
+	check := func(what string, wantCmds int64, f func() error) {
 		t.Helper()
-		n := h.n.Load()
-		if err := f(); err != nil {
-			t.Fatal(err)
+		cmds, trips := h.cmds.Load(), h.trips.Load()
+		if err := f(); err != nil && !errors.Is(err, rankgenrt.ErrNotFound) {
+			t.Fatalf("%s: %v", what, err)
 		}
-		return h.n.Load() - n
+		if n := h.trips.Load() - trips; n != 1 {
+			t.Errorf("%s: %d round trips, want 1", what, n)
+		}
+		if n := h.cmds.Load() - cmds; n != wantCmds {
+			t.Errorf("%s: %d commands, want %d", what, n, wantCmds)
+		}
 	}
 	top := func() error { _, err := a.Top(ctx, 10); return err }
+	around := func() error { _, err := a.Around(ctx, "x", 1, 1); return err }
 
-	if n := count(top); n != 2 {
-		t.Fatalf("Top of an empty board: %d commands, want 2 (the check and ZRANGE)", n)
-	}
-	if n := count(top); n != 2 {
-		t.Fatalf("Top again, still no fingerprint: %d commands, want 2", n)
-	}
+	check("Top of an empty board", 2, top)
+	check("Top again, still no fingerprint", 2, top)
+	check("Around", 1, around)
 	if err := a.Set(ctx, arena.Entry{PlayerID: "x", Points: 3, ReachedAt: time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC)}); err != nil {
 		t.Fatal(err)
 	}
-	if n := count(top); n != 2 {
-		t.Fatalf("first Top after a write: %d commands, want 2", n)
-	}
+	check("first Top after a write", 2, top)
 	for range 3 {
-		if n := count(top); n != 1 {
-			t.Fatalf("Top once verified: %d commands, want 1", n)
-		}
+		check("Top once verified", 1, top)
 	}
-	if n := count(func() error { _, err := a.Rank(ctx, "x"); return err }); n != 1 {
-		t.Fatalf("Rank once verified: %d commands, want 1", n)
-	}
+	check("Rank once verified", 1, func() error { _, err := a.Rank(ctx, "x"); return err })
+	check("Around once verified", 1, around)
 	// A second Board of the same key checks for itself.
 	b := arena.NewBoard(c, key)
-	if n := count(func() error { _, err := b.Count(ctx); return err }); n != 2 {
-		t.Fatalf("first Count of a new Board: %d commands, want 2", n)
-	}
+	check("first Count of a new Board", 2, func() error { _, err := b.Count(ctx); return err })
+	check("second Count", 1, func() error { _, err := b.Count(ctx); return err })
 }

@@ -27,6 +27,11 @@ local function score_p(text)
   return p
 end
 
+local FINGERPRINT = '2538b8ec6418bfa7'
+local fp = redis.call('GET', aux)
+if fp and fp ~= FINGERPRINT then
+  return redis.error_reply('RANKGEN_LAYOUT_MISMATCH board has layout ' .. fp .. ', this code reads layout ' .. FINGERPRINT)
+end
 local m = ARGV[1]
 local s = redis.call('ZSCORE', board, m)
 if not s then

@@ -7,7 +7,12 @@
 -- ARGV[1]: the id. Returns {score, member}, or nil when the id has no entry.
 local board, aux = KEYS[1], KEYS[2]
 
-local m = redis.call('HGET', aux, ARGV[1])
+local FINGERPRINT = '8ad3dfeb118136db'
+local got = redis.call('HMGET', aux, '', ARGV[1])
+local fp, m = got[1], got[2]
+if fp and fp ~= FINGERPRINT then
+  return redis.error_reply('RANKGEN_LAYOUT_MISMATCH board has layout ' .. fp .. ', this code reads layout ' .. FINGERPRINT)
+end
 if not m then
   return false
 end

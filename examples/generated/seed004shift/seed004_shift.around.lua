@@ -8,6 +8,11 @@
 -- Returns {position of the first entry, {member, score, ...}}, or nil when the id has no entry.
 local board, aux = KEYS[1], KEYS[2]
 
+local FINGERPRINT = 'a036222474eca15f'
+local fp = redis.call('GET', aux)
+if fp and fp ~= FINGERPRINT then
+  return redis.error_reply('RANKGEN_LAYOUT_MISMATCH board has layout ' .. fp .. ', this code reads layout ' .. FINGERPRINT)
+end
 local m = ARGV[1]
 local r = redis.call('ZREVRANK', board, m)
 if not r then

@@ -269,9 +269,8 @@ func Scripts() []*redis.Script {
 // second key in the same hash slot, so the board works on Redis Cluster. Every write is one atomic
 // script that refuses a board written by another layout (ErrLayoutMismatch) and leaves the board
 // unchanged on any error. Entries written by other code, without an index, are refused
-// (ErrNotIndexed) until Reindex adopts them. Reads check the fingerprint once per Board, with one
-// command before the first. A Board is safe for concurrent use; create it once per key and reuse
-// it.
+// (ErrNotIndexed) until Reindex adopts them. Reads refuse another layout's board too, within their
+// one round trip. A Board is safe for concurrent use; create it once per key and reuse it.
 type Board struct {
 	c        redis.UniversalClient
 	keys     []string // the sorted set, then its index
@@ -527,15 +526,20 @@ func (b *Board) SetWinsMany(ctx context.Context, updates []Update[time.Time]) ([
 	return res, nil
 }
 
-// verify checks, once per Board, that the board's index records Fingerprint before a read trusts
-// what it decodes: a board of another layout is an error matching ErrLayoutMismatch, not entries
-// misread. A board that records no fingerprint yet (empty, or written only by other code) is read
-// as it is, and checked again on the next read.
-func (b *Board) verify(ctx context.Context) error {
+// read sends one read command, which cmd queues on the client or on a pipeline. Until this Board
+// has seen its own fingerprint on the board, the fingerprint's read is pipelined before the
+// command, in the same round trip: another layout's is an error matching ErrLayoutMismatch, not
+// entries misread. A board that records no fingerprint yet is read as it is.
+func (b *Board) read(ctx context.Context, cmd func(redis.Cmdable)) error {
 	if b.verified.Load() {
+		cmd(b.c)
 		return nil
 	}
-	ok, err := rankgenrt.Verify(ctx, b.c, b.keys[1], true, Fingerprint)
+	pipe := b.c.Pipeline()
+	fp := rankgenrt.FingerprintCmd(ctx, pipe, b.keys[1], true)
+	cmd(pipe)
+	_, _ = pipe.Exec(ctx) // each command keeps its own reply and error
+	ok, err := rankgenrt.CheckFingerprint(fp, Fingerprint)
 	if ok {
 		b.verified.Store(true)
 	}
@@ -545,9 +549,6 @@ func (b *Board) verify(ctx context.Context) error {
 // Get returns the entry of id, or an error matching ErrNotFound.
 func (b *Board) Get(ctx context.Context, id string) (Entry, error) {
 	if err := checkID(id); err != nil {
-		return Entry{}, err
-	}
-	if err := b.verify(ctx); err != nil {
 		return Entry{}, err
 	}
 	v, err := rankgenrt.RunRO(ctx, b.c, scriptGet, b.keys, id)
@@ -568,9 +569,6 @@ func (b *Board) Get(ctx context.Context, id string) (Entry, error) {
 // ErrNotFound.
 func (b *Board) Rank(ctx context.Context, id string) (int64, error) {
 	if err := checkID(id); err != nil {
-		return 0, err
-	}
-	if err := b.verify(ctx); err != nil {
 		return 0, err
 	}
 	v, err := rankgenrt.RunRO(ctx, b.c, scriptRank, b.keys, id)
@@ -594,14 +592,17 @@ func (b *Board) Page(ctx context.Context, offset, limit int64) ([]Ranked, error)
 	if offset < 0 || limit <= 0 {
 		return nil, nil
 	}
-	if err := b.verify(ctx); err != nil {
-		return nil, err
-	}
 	stop := offset + limit - 1
 	if stop < offset {
 		stop = -1 // offset + limit overflows: to the end
 	}
-	zs, err := b.c.ZRevRangeWithScores(ctx, b.keys[0], offset, stop).Result()
+	var cmd *redis.ZSliceCmd
+	if err := b.read(ctx, func(c redis.Cmdable) {
+		cmd = c.ZRevRangeWithScores(ctx, b.keys[0], offset, stop)
+	}); err != nil {
+		return nil, err
+	}
+	zs, err := cmd.Result()
 	if err != nil {
 		return nil, err
 	}
@@ -612,9 +613,6 @@ func (b *Board) Page(ctx context.Context, offset, limit int64) ([]Ranked, error)
 // it, or an error matching ErrNotFound.
 func (b *Board) Around(ctx context.Context, id string, before, after int64) ([]Ranked, error) {
 	if err := checkID(id); err != nil {
-		return nil, err
-	}
-	if err := b.verify(ctx); err != nil {
 		return nil, err
 	}
 	v, err := rankgenrt.RunRO(ctx, b.c, scriptAround, b.keys, id, max(before, 0), max(after, 0))
@@ -635,9 +633,6 @@ func (b *Board) Around(ctx context.Context, id string, before, after int64) ([]R
 // last one (the same cursor when there are none). Paging by cursor is stable while scores change:
 // an entry is never returned twice nor skipped because others moved ahead of it.
 func (b *Board) After(ctx context.Context, cur Cursor, limit int64) ([]Ranked, Cursor, error) {
-	if err := b.verify(ctx); err != nil {
-		return nil, cur, err
-	}
 	v, err := rankgenrt.RunRO(ctx, b.c, scriptAfter, b.keys, rankgenrt.FormatScore(cur.Score), cur.Member, limit)
 	if err != nil {
 		return nil, cur, err
@@ -656,10 +651,13 @@ func (b *Board) After(ctx context.Context, cur Cursor, limit int64) ([]Ranked, C
 
 // Count returns the number of entries.
 func (b *Board) Count(ctx context.Context) (int64, error) {
-	if err := b.verify(ctx); err != nil {
+	var cmd *redis.IntCmd
+	if err := b.read(ctx, func(c redis.Cmdable) {
+		cmd = c.ZCard(ctx, b.keys[0])
+	}); err != nil {
 		return 0, err
 	}
-	return b.c.ZCard(ctx, b.keys[0]).Result()
+	return cmd.Result()
 }
 
 // RangeWins returns, best first, the entries whose Wins lies in [lo, hi], skipping offset of them
@@ -677,19 +675,22 @@ func (b *Board) RangeWins(ctx context.Context, lo, hi time.Time, offset, limit i
 	if dlo > dhi || offset < 0 || limit <= 0 {
 		return nil, nil
 	}
-	if err := b.verify(ctx); err != nil {
+	// Wins's digits dlo…dhi are the scores of P in [dlo·W, (dhi+1)·W), W = 1.
+	var cmd *redis.ZSliceCmd
+	if err := b.read(ctx, func(c redis.Cmdable) {
+		cmd = c.ZRangeArgsWithScores(ctx, redis.ZRangeArgs{
+			ByScore: true,
+			Count:   limit,
+			Key:     b.keys[0],
+			Offset:  offset,
+			Rev:     true,
+			Start:   "(" + rankgenrt.FormatScore(scoreOfP((dhi+1)*1)),
+			Stop:    rankgenrt.FormatScore(scoreOfP(dlo * 1)),
+		})
+	}); err != nil {
 		return nil, err
 	}
-	// Wins's digits dlo…dhi are the scores of P in [dlo·W, (dhi+1)·W), W = 1.
-	zs, err := b.c.ZRangeArgsWithScores(ctx, redis.ZRangeArgs{
-		ByScore: true,
-		Count:   limit,
-		Key:     b.keys[0],
-		Offset:  offset,
-		Rev:     true,
-		Start:   "(" + rankgenrt.FormatScore(scoreOfP((dhi+1)*1)),
-		Stop:    rankgenrt.FormatScore(scoreOfP(dlo * 1)),
-	}).Result()
+	zs, err := cmd.Result()
 	if err != nil {
 		return nil, err
 	}
@@ -707,9 +708,6 @@ func (b *Board) RangeWins(ctx context.Context, lo, hi time.Time, offset, limit i
 // ErrNotFound.
 func (b *Board) CompetitionRank(ctx context.Context, id string) (int64, error) {
 	if err := checkID(id); err != nil {
-		return 0, err
-	}
-	if err := b.verify(ctx); err != nil {
 		return 0, err
 	}
 	v, err := rankgenrt.RunRO(ctx, b.c, scriptCompetition, b.keys, id)

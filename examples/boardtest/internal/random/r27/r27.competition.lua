@@ -38,7 +38,12 @@ local function score_p(text)
   return p
 end
 
-local m = redis.call('HGET', aux, ARGV[1])
+local FINGERPRINT = 'e9e5f13aff2897e2'
+local got = redis.call('HMGET', aux, '', ARGV[1])
+local fp, m = got[1], got[2]
+if fp and fp ~= FINGERPRINT then
+  return redis.error_reply('RANKGEN_LAYOUT_MISMATCH board has layout ' .. fp .. ', this code reads layout ' .. FINGERPRINT)
+end
 if not m then
   return false
 end

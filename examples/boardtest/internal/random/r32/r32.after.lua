@@ -8,6 +8,12 @@
 -- Returns {position of the first entry, {member, score, ...}}.
 local board, aux = KEYS[1], KEYS[2]
 
+local FINGERPRINT = 'b1b430f6a6f76b38'
+local fp = redis.call('HGET', aux, '')
+if fp and fp ~= FINGERPRINT then
+  return redis.error_reply('RANKGEN_LAYOUT_MISMATCH board has layout ' .. fp .. ', this code reads layout ' .. FINGERPRINT)
+end
+
 -- bytes_gt reports whether a sorts after b as Redis compares members (memcmp, then length).
 -- Lua's own string comparison follows the server's locale, so it is not used.
 local function bytes_gt(a, b)
