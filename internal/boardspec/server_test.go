@@ -104,6 +104,19 @@ func TestCluster(t *testing.T) {
 	if r, err := b.Around(ctx, "u", 1, 1); err != nil || len(r) != 2 || r[1].Rank != 2 || r[0].UserID != "u" {
 		t.Fatalf("Around = %+v, %v", r, err)
 	}
+	// A bare-id board: its first read pipelines the meta key's GET with the read command, both
+	// in one slot.
+	ak := redistest.Key(t, "arena")
+	a := arena.NewBoard(c, ak)
+	if _, err := a.AddPoints(ctx, "p", 3); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := arena.NewBoard(c, ak).Count(ctx); err != nil || n != 1 {
+		t.Fatalf("Count on Cluster = %d, %v", n, err)
+	}
+	if e, err := a.Get(ctx, "p"); err != nil || e.Points != 3 {
+		t.Fatalf("Get on Cluster = %+v, %v", e, err)
+	}
 	slot := func(k string) int64 { return c.ClusterKeySlot(ctx, k).Val() }
 	if slot(key) != slot(rankgenrt.IndexKey(key)) {
 		t.Fatalf("slots differ: %s %s", key, rankgenrt.IndexKey(key))
