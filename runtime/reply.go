@@ -155,23 +155,6 @@ func NotFound(id string) error {
 	return &ScriptError{Code: "NOT_FOUND", Detail: "id " + strconv.Quote(id), kind: ErrNotFound}
 }
 
-// Claim makes sure the meta key of a board records fingerprint fp: it writes it when the key
-// is missing (SET NX GET, one command) and returns an ErrLayoutMismatch error when the key
-// records another layout. Boards whose members are bare ids call it once before their first
-// write that bypasses the scripts (Best's plain ZADD GT).
-func Claim(ctx context.Context, c redis.Cmdable, metaKey, fp string) error {
-	old, err := c.SetArgs(ctx, metaKey, fp, redis.SetArgs{Mode: "NX", Get: true}).Result()
-	switch {
-	case errors.Is(err, redis.Nil):
-		return nil
-	case err != nil:
-		return err
-	case old != fp:
-		return &ScriptError{Code: "LAYOUT_MISMATCH", Detail: "board has layout " + old + ", this code writes layout " + fp, kind: ErrLayoutMismatch}
-	}
-	return nil
-}
-
 // FingerprintCmd queues on c (a client or a pipeline) the read of the layout fingerprint a
 // board records in its side key: GET of its meta key, or HGET of its index's field "" when
 // index is true. Generated boards pipeline it before a read command until they have seen their

@@ -250,10 +250,11 @@ func (b *board) writes() {
 	if !l.HasPrefix() {
 		b.comment(`Best stores e unless the board's entry for its id ranks at least as high; it reports whether
 e was stored. Whole tuples are compared: members are bare ids here, so the score alone
-orders them and a plain ZADD GT does the work (through the script when the board expires).`)
+orders them and a plain ZADD GT does the work — once this Board has seen the board record its
+fingerprint. Until then, and when the board expires, Best runs the script, which checks the
+fingerprint and records it with its write: one round trip either way.`)
 		fast := append([]jen.Code{}, encode...)
 		fast = append(fast,
-			jen.If(jen.Err().Op(":=").Id("b").Dot("claim").Call(jen.Id("ctx")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.False(), jen.Err())),
 			jen.List(jen.Id("n"), jen.Err()).Op(":=").Id("b").Dot("c").Dot("ZAddArgs").Call(jen.Id("ctx"), jen.Id("b").Dot("keys").Index(jen.Lit(0)), rd("ZAddArgs").Values(jen.Dict{
 				jen.Id("GT"):      jen.True(),
 				jen.Id("Ch"):      jen.True(),
@@ -262,20 +263,15 @@ orders them and a plain ZADD GT does the work (through the script when the board
 			jen.Return(jen.Id("n").Op("==").Lit(1), jen.Err()),
 		)
 		recvDecl(f).Id("Best").Params(ctxParam(), jen.Id("e").Id("Entry")).Params(jen.Bool(), jen.Error()).Block(
-			jen.If(jen.Op("!").Id("b").Dot("exp").Dot("IsZero").Call()).Block(
+			jen.If(jen.Op("!").Id("b").Dot("exp").Dot("IsZero").Call().Op("||").Op("!").Id("b").Dot("verified").Dot("Load").Call()).Block(
 				jen.List(jen.Id("kept"), jen.Err()).Op(":=").Id("b").Dot("BestMany").Call(jen.Id("ctx"), jen.Index().Id("Entry").Values(jen.Id("e"))),
 				errNil().Block(jen.Return(jen.False(), jen.Err())),
+				jen.If(jen.Id("kept").Index(jen.Lit(0))).Block(
+					jen.Id("b").Dot("verified").Dot("Store").Call(jen.True()).Comment("the script wrote, so the board records Fingerprint"),
+				),
 				jen.Return(jen.Id("kept").Index(jen.Lit(0)), jen.Nil()),
 			),
 			jen.Block(fast...),
-		)
-		f.Line()
-		b.comment("claim records Fingerprint in the meta key once per Board (SET NX GET), so that the plain\nZADD GT of Best never writes a board of another layout.")
-		recvDecl(f).Id("claim").Params(ctxParam()).Error().Block(
-			jen.If(jen.Id("b").Dot("verified").Dot("Load").Call()).Block(jen.Return(jen.Nil())),
-			jen.If(jen.Err().Op(":=").Add(rt("Claim")).Call(jen.Id("ctx"), jen.Id("b").Dot("c"), jen.Id("b").Dot("keys").Index(jen.Lit(1)), jen.Id("Fingerprint")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
-			jen.Id("b").Dot("verified").Dot("Store").Call(jen.True()),
-			jen.Return(jen.Nil()),
 		)
 	} else {
 		b.comment(`Best stores e unless the board's entry for its id ranks at least as high, comparing whole

@@ -52,14 +52,19 @@ func TestReadsRefuseAnotherLayout(t *testing.T) {
 	}
 }
 
-// commandCounter counts the commands a client sends, and its round trips (a pipeline is one).
-type commandCounter struct{ cmds, trips atomic.Int64 }
+// commandCounter counts the commands a client sends, and its round trips (a pipeline is one);
+// last is the name of the last command sent alone.
+type commandCounter struct {
+	cmds, trips atomic.Int64
+	last        atomic.Value
+}
 
 func (h *commandCounter) DialHook(next redis.DialHook) redis.DialHook { return next }
 func (h *commandCounter) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 	return func(ctx context.Context, cmd redis.Cmder) error {
 		h.cmds.Add(1)
 		h.trips.Add(1)
+		h.last.Store(cmd.Name())
 		return next(ctx, cmd)
 	}
 }
@@ -81,10 +86,13 @@ func TestReadsCheckInTheirRoundTrip(t *testing.T) {
 	if _, err := c.Pipelined(ctx, func(p redis.Pipeliner) error { return p.Ping(ctx).Err() }); err != nil {
 		t.Fatal(err)
 	}
-	h := &commandCounter{}
-	c.AddHook(h)
 	key := redistest.Key(t, "{arena}")
 	a := arena.NewBoard(c, key)
+	if err := a.Load(ctx); err != nil { // else a script's first EVALSHA is NOSCRIPT, then EVAL
+		t.Fatal(err)
+	}
+	h := &commandCounter{}
+	c.AddHook(h)
 	check := func(what string, wantCmds int64, f func() error) {
 		t.Helper()
 		cmds, trips := h.cmds.Load(), h.trips.Load()
@@ -117,4 +125,34 @@ func TestReadsCheckInTheirRoundTrip(t *testing.T) {
 	b := arena.NewBoard(c, key)
 	check("first Count of a new Board", 2, func() error { _, err := b.Count(ctx); return err })
 	check("second Count", 1, func() error { _, err := b.Count(ctx); return err })
+}
+
+// TestBestOneRoundTrip: Best on a bare-id board runs its script (which checks and records the
+// fingerprint) until the script has written once, then the plain ZADD GT: one command each time.
+func TestBestOneRoundTrip(t *testing.T) {
+	c := redistest.Client(t)
+	if _, err := c.Pipelined(ctx, func(p redis.Pipeliner) error { return p.Ping(ctx).Err() }); err != nil {
+		t.Fatal(err)
+	}
+	key := redistest.Key(t, "{arena}")
+	a := arena.NewBoard(c, key)
+	if err := a.Load(ctx); err != nil { // else the first EVALSHA is NOSCRIPT, then EVAL
+		t.Fatal(err)
+	}
+	h := &commandCounter{}
+	c.AddHook(h)
+	at := time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC)
+	for i, want := range []string{"evalsha", "zadd", "zadd"} {
+		cmds := h.cmds.Load()
+		kept, err := a.Best(ctx, arena.Entry{PlayerID: "x", Points: uint32(10 + i), ReachedAt: at})
+		if err != nil || !kept {
+			t.Fatalf("Best #%d = %v, %v", i, kept, err)
+		}
+		if n, last := h.cmds.Load()-cmds, h.last.Load(); n != 1 || last != want {
+			t.Errorf("Best #%d: %d commands, last %v; want 1, %s", i, n, last, want)
+		}
+	}
+	if fp := c.Get(ctx, rankgenrt.MetaKey(key)).Val(); fp != arena.Fingerprint {
+		t.Errorf("meta key = %q, want the fingerprint", fp)
+	}
 }

@@ -316,21 +316,23 @@ func (b *Board) SetMany(ctx context.Context, entries []Entry) error {
 
 // Best stores e unless the board's entry for its id ranks at least as high; it reports whether e
 // was stored. Whole tuples are compared: members are bare ids here, so the score alone orders them
-// and a plain ZADD GT does the work (through the script when the board expires).
+// and a plain ZADD GT does the work — once this Board has seen the board record its fingerprint.
+// Until then, and when the board expires, Best runs the script, which checks the fingerprint and
+// records it with its write: one round trip either way.
 func (b *Board) Best(ctx context.Context, e Entry) (bool, error) {
-	if !b.exp.IsZero() {
+	if !b.exp.IsZero() || !b.verified.Load() {
 		kept, err := b.BestMany(ctx, []Entry{e})
 		if err != nil {
 			return false, err
+		}
+		if kept[0] {
+			b.verified.Store(true) // the script wrote, so the board records Fingerprint
 		}
 		return kept[0], nil
 	}
 	{
 		score, member, err := e.Encode()
 		if err != nil {
-			return false, err
-		}
-		if err := b.claim(ctx); err != nil {
 			return false, err
 		}
 		n, err := b.c.ZAddArgs(ctx, b.keys[0], redis.ZAddArgs{
@@ -343,19 +345,6 @@ func (b *Board) Best(ctx context.Context, e Entry) (bool, error) {
 		}).Result()
 		return n == 1, err
 	}
-}
-
-// claim records Fingerprint in the meta key once per Board (SET NX GET), so that the plain ZADD GT
-// of Best never writes a board of another layout.
-func (b *Board) claim(ctx context.Context) error {
-	if b.verified.Load() {
-		return nil
-	}
-	if err := rankgenrt.Claim(ctx, b.c, b.keys[1], Fingerprint); err != nil {
-		return err
-	}
-	b.verified.Store(true)
-	return nil
 }
 
 // BestMany applies Best to many entries in one script call, atomically and in order, and reports
