@@ -9,6 +9,7 @@
 //
 //	generate  write the generated files of one or more schemas
 //	check     verify that committed generated files are up to date
+//	breaking  report the changes to a schema that break stored boards or Go callers
 //	explain   print a schema's layout: fields, weights, capacity, time ranges
 //	encode    encode JSON entries (one per line) to scores and members
 //	decode    decode scores and members back to JSON entries
@@ -97,7 +98,7 @@ func sortedCommands() []*command {
 	for _, c := range commands {
 		cs = append(cs, c)
 	}
-	order := map[string]int{"generate": 0, "check": 1, "explain": 2, "encode": 3, "decode": 4}
+	order := map[string]int{"generate": 0, "check": 1, "breaking": 2, "explain": 3, "encode": 4, "decode": 5}
 	rank := func(c *command) int {
 		if r, ok := order[c.name]; ok {
 			return r
