@@ -3,6 +3,8 @@ package seeds_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"math/rand/v2"
 	"testing"
 	"time"
 
@@ -57,5 +59,64 @@ func TestUpdateRefusesForeignMember(t *testing.T) {
 				t.Errorf("foreign entry changed: %v, %v; want score 40 under the same member", s, err)
 			}
 		})
+	}
+}
+
+// The update scripts' member check agrees with the generated Decode on every member: on 3,000
+// members, valid ones and ones with one byte of the prefix replaced (upper case, other digits,
+// punctuation, the separator elsewhere), an update refuses the member with ErrBadMember exactly
+// when Decode does. Each update adds 0, so an accepted member is left as it was.
+func TestMemberCheckAgreesWithDecode(t *testing.T) {
+	c := redistest.Client(t)
+	ctx := context.Background()
+	key := redistest.Key(t, "{members}")
+	b := season.NewBoard(c, key)
+	if err := b.Load(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Set(ctx, season.Entry{UserID: "seed", ReachedAt: time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC)}); err != nil {
+		t.Fatal(err) // records the fingerprint
+	}
+	rng := rand.New(rand.NewPCG(11, 12))
+	alphabet := []byte("0123456789abcdefABCDEF|: g-")
+	refused, accepted := 0, 0
+	for i := range 3000 {
+		e := season.Entry{
+			UserID:    fmt.Sprintf("u%d", i),
+			Points:    rng.Uint64N(1 << 40),
+			Wins:      uint16(rng.Uint32()),
+			ReachedAt: time.UnixMilli(1767225600000 + rng.Int64N(2199023255551)).UTC(),
+		}
+		score, member, err := e.Encode()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i%4 != 0 { // three in four: one byte of the prefix replaced
+			m := []byte(member)
+			m[rng.IntN(17)] = alphabet[rng.IntN(len(alphabet))]
+			member = string(m)
+		}
+		_, decodeErr := season.Decode(score, member)
+		pipe := c.Pipeline()
+		pipe.ZAdd(ctx, key, redis.Z{Score: score, Member: member})
+		pipe.HSet(ctx, b.Keys()[1], e.UserID, member)
+		if _, err := pipe.Exec(ctx); err != nil {
+			t.Fatal(err)
+		}
+		_, err = b.AddWins(ctx, e.UserID, 0)
+		if errors.Is(err, rankgenrt.ErrBadMember) != (decodeErr != nil) {
+			t.Fatalf("member %q: update %v, Decode %v", member, err, decodeErr)
+		}
+		if decodeErr != nil {
+			refused++
+		} else {
+			accepted++
+			if err != nil {
+				t.Fatalf("member %q: %v", member, err)
+			}
+		}
+	}
+	if refused < 500 || accepted < 750 {
+		t.Fatalf("%d refused, %d accepted: the mutations do not exercise both sides", refused, accepted)
 	}
 }

@@ -11,6 +11,7 @@ package luaemit
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"text/template"
@@ -182,6 +183,7 @@ type data struct {
 	Pow           string
 	ScoreRadix    string
 	ScoreCheck    string // Lua conditions on p that every digit of a score field is in its range
+	PrefixPattern string // Lua literal: an anchored pattern of the member prefix's shape
 	MemberChecks  []memberCheck
 	WideMember    bool   // a member field too wide for doubles: checked by byte comparison
 	Separator     string // as a Lua literal
@@ -201,17 +203,14 @@ type data struct {
 	arg string // what an update's argument is, in words
 }
 
-// memberCheck is what member_of checks of one member field's text: fixed-width digits of its
-// class (decimal, or lower-case hex: tonumber alone would take upper case and spaces), a value
-// within the range, and the separator after it.
+// memberCheck is the range check member_of makes of one member field's text, for a field whose
+// range is narrower than its text can write (the text's shape is checked by PrefixPattern).
 type memberCheck struct {
-	Off, End       int // 1-based first and last byte of the text
-	Class          string
-	Base           int
-	Span           string
-	Wide           bool   // beyond exact doubles: compared as text with SpanText
-	SpanText       string // Wide: the text of the largest digit
-	SepOff, SepEnd int    // 1-based bytes of the separator after the text
+	Off, End int // 1-based first and last byte of the text
+	Base     int
+	Span     string
+	Wide     bool   // beyond exact doubles: compared as text with SpanText
+	SpanText string // Wide: the text of the largest digit
 }
 
 type field struct {
@@ -278,17 +277,28 @@ func newData(l *layout.Layout) *data {
 		}
 	}
 	d.Separator = luaString(l.Separator)
+	pattern := "^"
 	for _, f := range l.MemberFields() {
-		c := memberCheck{Off: f.Offset + 1, End: f.Offset + f.TextWidth, Class: "0-9", Base: 10, Span: num(f.Span())}
+		// Fixed-width digits of the field's class (lower-case hex or decimal: tonumber alone
+		// would take upper case and spaces), then the separator.
+		class := "[0-9]"
 		if f.Hex {
-			c.Class, c.Base = "0-9a-f", 16
+			class = "[0-9a-f]"
 		}
-		c.SepOff, c.SepEnd = c.End+1, c.End+len(l.Separator)
+		pattern += strings.Repeat(class, f.TextWidth) + patternEscape(l.Separator)
+		if f.Span() >= maxText(f) {
+			continue // every text of the class is in range
+		}
+		c := memberCheck{Off: f.Offset + 1, End: f.Offset + f.TextWidth, Base: 10, Span: num(f.Span())}
+		if f.Hex {
+			c.Base = 16
+		}
 		if f.Span() >= exact {
 			c.Wide, c.SpanText, d.WideMember = true, digitText(f, f.Span()), true
 		}
 		d.MemberChecks = append(d.MemberChecks, c)
 	}
+	d.PrefixPattern = luaString(pattern)
 	var prefix strings.Builder
 	for _, f := range l.MemberFields() {
 		prefix.WriteString(digitText(f, ZeroDigit(f)))
@@ -429,6 +439,41 @@ func absInt(v int64) uint64 {
 		return uint64(-v)
 	}
 	return uint64(v)
+}
+
+// maxText is the largest digit a member field's fixed-width text can write.
+func maxText(f *layout.Field) uint64 {
+	base := uint64(10)
+	if f.Hex {
+		base = 16
+	}
+	m := uint64(1)
+	for range f.TextWidth {
+		if m > math.MaxUint64/base {
+			return math.MaxUint64
+		}
+		m *= base
+	}
+	return m - 1
+}
+
+// patternEscape writes s as a Lua pattern that matches it literally: "%" before every
+// punctuation byte, and %z for NUL, which Lua 5.1 patterns cannot hold.
+func patternEscape(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == 0:
+			b.WriteString("%z")
+		case c < 0x80 && !(c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'):
+			b.WriteByte('%')
+			b.WriteByte(c)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
 }
 
 // luaString quotes s as a Lua string literal, byte for byte.

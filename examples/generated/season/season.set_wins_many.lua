@@ -80,15 +80,13 @@ local function lookup(ids)
   return fp, members, scores
 end
 
--- member_of returns m when this layout can have written it (each prefix field fixed-width digits
--- of its range, the separators in place, an id after them), else raises RANKGEN_BAD_MEMBER: a
--- stored member is checked whole before any write, whichever fields the script touches.
+-- member_of returns m when this layout can have written it (the prefix's shape: fixed-width
+-- digits and separators, one anchored pattern; the ranges narrower than their text; an id after
+-- them), else raises RANKGEN_BAD_MEMBER: a stored member is checked whole before any write,
+-- whichever fields the script touches.
 local function member_of(m)
-  local ok = #m > 17
-  ok = ok and not string.find(sub(m, 1, 4), '[^0-9a-f]') and sub(m, 5, 5) == '|'
-    and tonumber(sub(m, 1, 4), 16) <= 65535
-  ok = ok and not string.find(sub(m, 6, 16), '[^0-9a-f]') and sub(m, 17, 17) == '|'
-    and tonumber(sub(m, 6, 16), 16) <= 2199023255551
+  local ok = #m > 17 and string.find(m, '^[0-9a-f][0-9a-f][0-9a-f][0-9a-f]%|[0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f]%|')
+  ok = ok and tonumber(sub(m, 6, 16), 16) <= 2199023255551
   if not ok then
     error({err = 'RANKGEN_BAD_MEMBER ' .. m .. ' is not a member of layout 2672ff33eeb45072'})
   end

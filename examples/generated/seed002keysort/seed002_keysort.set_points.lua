@@ -31,15 +31,13 @@ local function score_p(text)
   return p
 end
 
--- member_of returns m when this layout can have written it (each prefix field fixed-width digits
--- of its range, the separators in place, an id after them), else raises RANKGEN_BAD_MEMBER: a
--- stored member is checked whole before any write, whichever fields the script touches.
+-- member_of returns m when this layout can have written it (the prefix's shape: fixed-width
+-- digits and separators, one anchored pattern; the ranges narrower than their text; an id after
+-- them), else raises RANKGEN_BAD_MEMBER: a stored member is checked whole before any write,
+-- whichever fields the script touches.
 local function member_of(m)
-  local ok = #m > 16
-  ok = ok and not string.find(sub(m, 1, 1), '[^0-9]') and sub(m, 2, 2) == '-'
-    and tonumber(sub(m, 1, 1), 10) <= 1
-  ok = ok and not string.find(sub(m, 3, 15), '[^0-9]') and sub(m, 16, 16) == '-'
-    and tonumber(sub(m, 3, 15), 10) <= 9999999999999
+  local ok = #m > 16 and string.find(m, '^[0-9]%-[0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9]%-')
+  ok = ok and tonumber(sub(m, 1, 1), 10) <= 1
   if not ok then
     error({err = 'RANKGEN_BAD_MEMBER ' .. m .. ' is not a member of layout 8ad3dfeb118136db'})
   end

@@ -80,19 +80,16 @@ local function lookup(ids)
   return fp, members, scores
 end
 
--- member_of returns m when this layout can have written it (each prefix field fixed-width digits
--- of its range, the separators in place, an id after them), else raises RANKGEN_BAD_MEMBER: a
--- stored member is checked whole before any write, whichever fields the script touches.
+-- member_of returns m when this layout can have written it (the prefix's shape: fixed-width
+-- digits and separators, one anchored pattern; the ranges narrower than their text; an id after
+-- them), else raises RANKGEN_BAD_MEMBER: a stored member is checked whole before any write,
+-- whichever fields the script touches.
 local function member_of(m)
-  local ok = #m > 21
-  ok = ok and not string.find(sub(m, 1, 6), '[^0-9]') and sub(m, 7, 7) == ':'
-    and tonumber(sub(m, 1, 6), 10) <= 256269
-  ok = ok and not string.find(sub(m, 8, 8), '[^0-9]') and sub(m, 9, 9) == ':'
-    and tonumber(sub(m, 8, 8), 10) <= 7
-  ok = ok and not string.find(sub(m, 10, 15), '[^0-9a-f]') and sub(m, 16, 16) == ':'
-    and tonumber(sub(m, 10, 15), 16) <= 8388607
-  ok = ok and not string.find(sub(m, 17, 20), '[^0-9]') and sub(m, 21, 21) == ':'
-    and tonumber(sub(m, 17, 20), 10) <= 30
+  local ok = #m > 21 and string.find(m, '^[0-9][0-9][0-9][0-9][0-9][0-9]%:[0-9]%:[0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f]%:[0-9][0-9][0-9][0-9]%:')
+  ok = ok and tonumber(sub(m, 1, 6), 10) <= 256269
+  ok = ok and tonumber(sub(m, 8, 8), 10) <= 7
+  ok = ok and tonumber(sub(m, 10, 15), 16) <= 8388607
+  ok = ok and tonumber(sub(m, 17, 20), 10) <= 30
   if not ok then
     error({err = 'RANKGEN_BAD_MEMBER ' .. m .. ' is not a member of layout 3c05b741da65cab8'})
   end

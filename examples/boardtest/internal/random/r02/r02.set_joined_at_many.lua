@@ -80,15 +80,14 @@ local function lookup(ids)
   return fp, members, scores
 end
 
--- member_of returns m when this layout can have written it (each prefix field fixed-width digits
--- of its range, the separators in place, an id after them), else raises RANKGEN_BAD_MEMBER: a
--- stored member is checked whole before any write, whichever fields the script touches.
+-- member_of returns m when this layout can have written it (the prefix's shape: fixed-width
+-- digits and separators, one anchored pattern; the ranges narrower than their text; an id after
+-- them), else raises RANKGEN_BAD_MEMBER: a stored member is checked whole before any write,
+-- whichever fields the script touches.
 local function member_of(m)
-  local ok = #m > 25
-  ok = ok and not string.find(sub(m, 1, 10), '[^0-9]') and sub(m, 11, 11) == ':'
-    and tonumber(sub(m, 1, 10), 10) <= 0
-  ok = ok and not string.find(sub(m, 12, 24), '[^0-9]') and sub(m, 25, 25) == ':'
-    and tonumber(sub(m, 12, 24), 10) <= 5270426354679
+  local ok = #m > 25 and string.find(m, '^[0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9]%:[0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9]%:')
+  ok = ok and tonumber(sub(m, 1, 10), 10) <= 0
+  ok = ok and tonumber(sub(m, 12, 24), 10) <= 5270426354679
   if not ok then
     error({err = 'RANKGEN_BAD_MEMBER ' .. m .. ' is not a member of layout 61350c49cd5be40f'})
   end

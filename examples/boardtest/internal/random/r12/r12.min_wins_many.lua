@@ -80,19 +80,15 @@ local function lookup(ids)
   return fp, members, scores
 end
 
--- member_of returns m when this layout can have written it (each prefix field fixed-width digits
--- of its range, the separators in place, an id after them), else raises RANKGEN_BAD_MEMBER: a
--- stored member is checked whole before any write, whichever fields the script touches.
+-- member_of returns m when this layout can have written it (the prefix's shape: fixed-width
+-- digits and separators, one anchored pattern; the ranges narrower than their text; an id after
+-- them), else raises RANKGEN_BAD_MEMBER: a stored member is checked whole before any write,
+-- whichever fields the script touches.
 local function member_of(m)
-  local ok = #m > 39
-  ok = ok and not string.find(sub(m, 1, 14), '[^0-9]') and sub(m, 15, 15) == ':'
-    and tonumber(sub(m, 1, 14), 10) <= 88271868557592
-  ok = ok and not string.find(sub(m, 16, 20), '[^0-9]') and sub(m, 21, 21) == ':'
-    and tonumber(sub(m, 16, 20), 10) <= 99999
-  ok = ok and not string.find(sub(m, 22, 25), '[^0-9]') and sub(m, 26, 26) == ':'
-    and tonumber(sub(m, 22, 25), 10) <= 7386
-  ok = ok and not string.find(sub(m, 27, 38), '[^0-9]') and sub(m, 39, 39) == ':'
-    and tonumber(sub(m, 27, 38), 10) <= 324474243833
+  local ok = #m > 39 and string.find(m, '^[0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9]%:[0-9][0-9][0-9][0-9][0-9]%:[0-9][0-9][0-9][0-9]%:[0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9]%:')
+  ok = ok and tonumber(sub(m, 1, 14), 10) <= 88271868557592
+  ok = ok and tonumber(sub(m, 22, 25), 10) <= 7386
+  ok = ok and tonumber(sub(m, 27, 38), 10) <= 324474243833
   if not ok then
     error({err = 'RANKGEN_BAD_MEMBER ' .. m .. ' is not a member of layout a2eec73259db9fcb'})
   end

@@ -90,13 +90,13 @@ local function lookup(ids)
   return fp, members, scores
 end
 
--- member_of returns m when this layout can have written it (each prefix field fixed-width digits
--- of its range, the separators in place, an id after them), else raises RANKGEN_BAD_MEMBER: a
--- stored member is checked whole before any write, whichever fields the script touches.
+-- member_of returns m when this layout can have written it (the prefix's shape: fixed-width
+-- digits and separators, one anchored pattern; the ranges narrower than their text; an id after
+-- them), else raises RANKGEN_BAD_MEMBER: a stored member is checked whole before any write,
+-- whichever fields the script touches.
 local function member_of(m)
-  local ok = #m > 5
-  ok = ok and not string.find(sub(m, 1, 4), '[^0-9]') and sub(m, 5, 5) == ':'
-    and tonumber(sub(m, 1, 4), 10) <= 1414
+  local ok = #m > 5 and string.find(m, '^[0-9][0-9][0-9][0-9]%:')
+  ok = ok and tonumber(sub(m, 1, 4), 10) <= 1414
   if not ok then
     error({err = 'RANKGEN_BAD_MEMBER ' .. m .. ' is not a member of layout e9e5f13aff2897e2'})
   end

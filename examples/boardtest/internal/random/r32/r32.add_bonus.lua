@@ -31,21 +31,17 @@ local function score_p(text)
   return p
 end
 
--- member_of returns m when this layout can have written it (each prefix field fixed-width digits
--- of its range, the separators in place, an id after them), else raises RANKGEN_BAD_MEMBER: a
--- stored member is checked whole before any write, whichever fields the script touches.
+-- member_of returns m when this layout can have written it (the prefix's shape: fixed-width
+-- digits and separators, one anchored pattern; the ranges narrower than their text; an id after
+-- them), else raises RANKGEN_BAD_MEMBER: a stored member is checked whole before any write,
+-- whichever fields the script touches.
 local function member_of(m)
-  local ok = #m > 29
-  ok = ok and not string.find(sub(m, 1, 1), '[^0-9]') and sub(m, 2, 2) == ':'
-    and tonumber(sub(m, 1, 1), 10) <= 4
-  ok = ok and not string.find(sub(m, 3, 10), '[^0-9]') and sub(m, 11, 11) == ':'
-    and tonumber(sub(m, 3, 10), 10) <= 59174028
-  ok = ok and not string.find(sub(m, 12, 12), '[^0-9]') and sub(m, 13, 13) == ':'
-    and tonumber(sub(m, 12, 12), 10) <= 1
-  ok = ok and not string.find(sub(m, 14, 19), '[^0-9]') and sub(m, 20, 20) == ':'
-    and tonumber(sub(m, 14, 19), 10) <= 614378
-  ok = ok and not string.find(sub(m, 21, 28), '[^0-9a-f]') and sub(m, 29, 29) == ':'
-    and tonumber(sub(m, 21, 28), 16) <= 593533335
+  local ok = #m > 29 and string.find(m, '^[0-9]%:[0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9]%:[0-9]%:[0-9][0-9][0-9][0-9][0-9][0-9]%:[0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f]%:')
+  ok = ok and tonumber(sub(m, 1, 1), 10) <= 4
+  ok = ok and tonumber(sub(m, 3, 10), 10) <= 59174028
+  ok = ok and tonumber(sub(m, 12, 12), 10) <= 1
+  ok = ok and tonumber(sub(m, 14, 19), 10) <= 614378
+  ok = ok and tonumber(sub(m, 21, 28), 16) <= 593533335
   if not ok then
     error({err = 'RANKGEN_BAD_MEMBER ' .. m .. ' is not a member of layout b1b430f6a6f76b38'})
   end
