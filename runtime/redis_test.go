@@ -81,25 +81,28 @@ func TestExpiry(t *testing.T) {
 }
 
 func TestReplies(t *testing.T) {
-	items, err := Items([]any{int64(12), "m", "RANKGEN_OVERFLOW field=P", ""}, 2)
+	items, err := Items([]any{"12", "m", "RANKGEN_OVERFLOW field=P", ""}, 2)
 	if err != nil || items[0].P != 12 || items[0].Member != "m" || !errors.Is(items[1].Err, ErrOverflow) {
 		t.Fatalf("Items = %+v, %v", items, err)
 	}
-	bare, err := BareItems([]any{int64(12), "RANKGEN_OVERFLOW field=P"}, 2)
+	bare, err := BareItems([]any{"12", "RANKGEN_OVERFLOW field=P"}, 2)
 	if err != nil || bare[0].P != 12 || bare[0].Member != "" || !errors.Is(bare[1].Err, ErrOverflow) {
 		t.Fatalf("BareItems = %+v, %v", bare, err)
 	}
-	for _, bad := range [][]any{{""}, {1.5}, {int64(-1)}, {int64(1), int64(2)}, {}} {
+	if max, err := BareItems([]any{"9007199254740991"}, 1); err != nil || max[0].P != 1<<53-1 {
+		t.Errorf("BareItems(2^53 - 1) = %+v, %v", max, err)
+	}
+	for _, bad := range [][]any{{""}, {int64(12)}, {"1.5"}, {"9007199254740992"}, {"1e+15"}, {"12", "13"}, {}} {
 		if _, err := BareItems(bad, 1); err == nil {
 			t.Errorf("BareItems accepted %v", bad)
 		}
 	}
 	for _, bad := range [][]any{
-		{"", int64(1)},       // no error text, no P
-		{1.5, "m"},           // P not an integer reply
-		{int64(-1), "m"},     // negative P
-		{int64(1), int64(2)}, // member not a string
-		{int64(1)},           // short
+		{"", "m"},        // no error text, no P
+		{int64(12), "m"}, // P not text
+		{"-1", "m"},      // not a whole number
+		{"12", int64(2)}, // member not a string
+		{"12"},           // short
 	} {
 		if _, err := Items(bad, 1); err == nil {
 			t.Errorf("Items accepted %v", bad)

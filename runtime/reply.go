@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -19,8 +20,7 @@ type Item struct {
 }
 
 // Items reads the reply of a field update script: n pairs, each either (P, member) on success or
-// (error text, "") on failure. P travels as an integer reply: exact, as every P is below 2^53,
-// and cheaper for the server than a formatted double.
+// (error text, "") on failure, P as decimal text.
 func Items(v any, n int) ([]Item, error) {
 	a, ok := v.([]any)
 	if !ok || len(a) != 2*n {
@@ -44,7 +44,7 @@ func Items(v any, n int) ([]Item, error) {
 }
 
 // BareItems reads the reply of a field update script of a layout whose members are bare ids: n
-// values, each P on success or the error text on failure. Member is left empty: it is the id
+// values, each P (decimal text) on success or the error text on failure. Member is left empty: it is the id
 // the caller sent.
 func BareItems(v any, n int) ([]Item, error) {
 	a, ok := v.([]any)
@@ -60,25 +60,30 @@ func BareItems(v any, n int) ([]Item, error) {
 	return items, nil
 }
 
-// read sets it from one P-or-error value of an update reply.
+// read sets it from one P-or-error value of an update reply: P as decimal text (scripts write
+// it with string.format('%.17g'), which prints a whole number below 2^53 in plain digits), or
+// the error text, which starts with RANKGEN_.
 func (it *Item) read(x any) error {
-	switch x := x.(type) {
-	case int64:
-		if x < 0 {
-			return fmt.Errorf("rankgen: update reply: negative P %d", x)
+	s, ok := x.(string)
+	switch {
+	case !ok:
+		return fmt.Errorf("rankgen: update reply: want P or error text, got %T", x)
+	case s == "":
+		return fmt.Errorf("rankgen: update reply: empty error text")
+	case s[0] >= '0' && s[0] <= '9':
+		p, err := strconv.ParseUint(s, 10, 64)
+		if err != nil || p >= 1<<53 {
+			return fmt.Errorf("rankgen: update reply: P %q is not a whole number below 2^53", s)
 		}
-		it.P = uint64(x)
-	case string:
-		if x == "" {
-			return fmt.Errorf("rankgen: update reply: empty error text")
-		}
-		if err, ok := ParseReply(x); ok {
+		it.P = p
+	case strings.HasPrefix(s, ReplyPrefix):
+		if err, ok := ParseReply(s); ok {
 			it.Err = err
 		} else {
-			it.Err = errors.New("rankgen: " + x)
+			it.Err = errors.New("rankgen: " + s)
 		}
 	default:
-		return fmt.Errorf("rankgen: update reply: want P or error text, got %T", x)
+		return fmt.Errorf("rankgen: update reply: want P or error text, got %q", s)
 	}
 	return nil
 }

@@ -90,7 +90,7 @@ if nd == d and exists then
     redis.call('PEXPIREAT', board, ms)
     redis.call('PEXPIREAT', aux, ms)
   end
-  return {p}
+  return {fmt('%.17g', p)}
 end
 p, m = put_1(p, m, nd, d)
 redis.call('ZADD', board, score_text(p), m)
@@ -104,4 +104,4 @@ elseif mode == 'pxat' then
   redis.call('PEXPIREAT', board, ms)
   redis.call('PEXPIREAT', aux, ms)
 end
-return {p}
+return {fmt('%.17g', p)}
