@@ -319,9 +319,10 @@ func stampedPrefix(l *layout.Layout, member string) string {
 
 // minimalBatchAdd is the hand-written baseline of a batch of adds on a score-only layout, in one
 // script call: ZMSCORE of all ids, the digit arithmetic and range check of each (and the
-// server-clock stamps the layout declares), one ZADD, and the new scores as the reply. It is what a careful hand would write, and the floor for any
-// update that must read before it writes: no fingerprint, no validation of stored scores, no
-// error per update (one overflow fails the whole batch).
+// server-clock stamps the layout declares), one ZADD, and the new scores as the reply, as text
+// like minimalAdd's (a Lua number would be truncated). It is what a careful hand would write,
+// and the floor for any update that must read before it writes: no fingerprint, no validation
+// of stored scores, no error per update (one overflow fails the whole batch).
 func minimalBatchAdd(l *layout.Layout, f *layout.Field) *redis.Script {
 	return redis.NewScript(fmt.Sprintf(`%[5]slocal n = #ARGV / 2
 local ids = {}
@@ -338,7 +339,7 @@ for i = 1, n do
     return redis.error_reply('OVERFLOW')
   end
   p = p + (nd - d) * %[1]d
-%[4]s  zadd[2 * i - 1], zadd[2 * i], out[i] = p, ids[i], p
+%[4]s  zadd[2 * i - 1], zadd[2 * i], out[i] = p, ids[i], string.format('%%d', p)
 end
 redis.call('ZADD', KEYS[1], unpack(zadd))
 return out`, f.Weight, f.MaxDigit+1, f.Span(), serverStamps(l, "  "), serverClock(l)))
@@ -515,7 +516,7 @@ for i = 1, n do
     return redis.error_reply('OVERFLOW')
   end
   p = p + (nd - d) * %[1]d
-  zadd[2 * i - 1], zadd[2 * i], out[i] = p, ids[i], p
+  zadd[2 * i - 1], zadd[2 * i], out[i] = p, ids[i], string.format('%%d', p)
 end
 return #zadd`, f.Weight, f.MaxDigit+1, f.Span())},
 	}

@@ -101,7 +101,7 @@ if nd == d and exists then
     redis.call('PEXPIREAT', board, ms)
     redis.call('PEXPIREAT', aux, ms)
   end
-  return {fmt('%.17g', p)}
+  return {fmt('%d', p)}
 end
 local v2 = floor(server_now() / 1000000)
 local s2 = 3914709247 - v2
@@ -121,4 +121,4 @@ elseif mode == 'pxat' then
   redis.call('PEXPIREAT', board, ms)
   redis.call('PEXPIREAT', aux, ms)
 end
-return {fmt('%.17g', p)}
+return {fmt('%d', p)}

@@ -127,7 +127,7 @@ for i = 1, n do
       zadd[#zadd + 1] = p
       zadd[#zadd + 1] = id
     end
-    cur[id], out[i] = p, fmt('%.17g', p)
+    cur[id], out[i] = p, fmt('%d', p)
   end
 end
 if #zadd > 0 then

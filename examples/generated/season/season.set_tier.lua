@@ -122,7 +122,7 @@ if nd == d and exists then
     redis.call('PEXPIREAT', board, ms)
     redis.call('PEXPIREAT', aux, ms)
   end
-  return {fmt('%.17g', p), m}
+  return {fmt('%d', p), m}
 end
 local v2 = floor(client_now() / 1000)
 local s2 = 3966248855551 - v2
@@ -147,4 +147,4 @@ elseif mode == 'pxat' then
   redis.call('PEXPIREAT', board, ms)
   redis.call('PEXPIREAT', aux, ms)
 end
-return {fmt('%.17g', p), m}
+return {fmt('%d', p), m}

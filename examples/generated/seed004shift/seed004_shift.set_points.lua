@@ -79,7 +79,7 @@ if nd == d and exists then
     redis.call('PEXPIREAT', board, ms)
     redis.call('PEXPIREAT', aux, ms)
   end
-  return {fmt('%.17g', p)}
+  return {fmt('%d', p)}
 end
 p, m = put_1(p, m, nd, d)
 redis.call('ZADD', board, p, m)
@@ -93,4 +93,4 @@ elseif mode == 'pxat' then
   redis.call('PEXPIREAT', board, ms)
   redis.call('PEXPIREAT', aux, ms)
 end
-return {fmt('%.17g', p)}
+return {fmt('%d', p)}

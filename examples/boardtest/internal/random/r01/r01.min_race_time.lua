@@ -109,7 +109,7 @@ if nd == d and exists then
     redis.call('PEXPIREAT', board, ms)
     redis.call('PEXPIREAT', aux, ms)
   end
-  return {fmt('%.17g', p), m}
+  return {fmt('%d', p), m}
 end
 p, m = put_1(p, m, nd, d)
 if old and old ~= m then
@@ -128,4 +128,4 @@ elseif mode == 'pxat' then
   redis.call('PEXPIREAT', board, ms)
   redis.call('PEXPIREAT', aux, ms)
 end
-return {fmt('%.17g', p), m}
+return {fmt('%d', p), m}

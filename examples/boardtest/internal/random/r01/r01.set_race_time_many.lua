@@ -163,7 +163,7 @@ for i = 1, n do
       p, m = put_1(p, m, nd, d)
       state = 2
     end
-    out[2 * i - 1], out[2 * i] = fmt('%.17g', p), m
+    out[2 * i - 1], out[2 * i] = fmt('%d', p), m
   end
   seen[id], P[id], M[id] = state, p, m
 end

@@ -149,7 +149,7 @@ if nd == d and exists then
     redis.call('PEXPIREAT', board, ms)
     redis.call('PEXPIREAT', aux, ms)
   end
-  return {fmt('%.17g', p), m}
+  return {fmt('%d', p), m}
 end
 local v2 = floor(client_now() / 1000000)
 local s2 = 1477645131 - v2
@@ -180,4 +180,4 @@ elseif mode == 'pxat' then
   redis.call('PEXPIREAT', board, ms)
   redis.call('PEXPIREAT', aux, ms)
 end
-return {fmt('%.17g', p), m}
+return {fmt('%d', p), m}

@@ -135,7 +135,7 @@ if nd == d and exists then
     redis.call('PEXPIREAT', board, ms)
     redis.call('PEXPIREAT', aux, ms)
   end
-  return {fmt('%.17g', p), m}
+  return {fmt('%d', p), m}
 end
 local v2 = floor(server_now() / 1000000)
 local s2 = 3317584420 - v2
@@ -160,4 +160,4 @@ elseif mode == 'pxat' then
   redis.call('PEXPIREAT', board, ms)
   redis.call('PEXPIREAT', aux, ms)
 end
-return {fmt('%.17g', p), m}
+return {fmt('%d', p), m}
