@@ -324,13 +324,23 @@ func stampedPrefix(l *layout.Layout, member string) string {
 // and the floor for any update that must read before it writes: no fingerprint, no validation
 // of stored scores, no error per update (one overflow fails the whole batch).
 func minimalBatchAdd(l *layout.Layout, f *layout.Field) *redis.Script {
-	return redis.NewScript(fmt.Sprintf(`%[5]slocal n = #ARGV / 2
+	st := minimalBatchStages(l, f)
+	return redis.NewScript(st.read + st.arithmetic + st.write + "return out")
+}
+
+// batchStages is minimalBatchAdd's source cut after each stage.
+type batchStages struct{ read, arithmetic, write string }
+
+func minimalBatchStages(l *layout.Layout, f *layout.Field) batchStages {
+	return batchStages{
+		read: serverClock(l) + `local n = #ARGV / 2
 local ids = {}
 for i = 1, n do
   ids[i] = ARGV[2 * i - 1]
 end
 local sc = redis.call('ZMSCORE', KEYS[1], unpack(ids))
-local zadd, out = {}, {}
+`,
+		arithmetic: fmt.Sprintf(`local zadd, out = {}, {}
 for i = 1, n do
   local p = tonumber(sc[i]) or 0
   local d = math.floor(p / %[1]d) %% %[2]d
@@ -341,8 +351,22 @@ for i = 1, n do
   p = p + (nd - d) * %[1]d
 %[4]s  zadd[2 * i - 1], zadd[2 * i], out[i] = p, ids[i], string.format('%%d', p)
 end
-redis.call('ZADD', KEYS[1], unpack(zadd))
-return out`, f.Weight, f.MaxDigit+1, f.Span(), serverStamps(l, "  "), serverClock(l)))
+`, f.Weight, f.MaxDigit+1, f.Span(), serverStamps(l, "  ")),
+		write: "redis.call('ZADD', KEYS[1], unpack(zadd))\n",
+	}
+}
+
+// zincrbyPipeline is the unchecked baseline of a batch: batchSize ZINCRBYs of f's weight times
+// the delta, pipelined.
+func zincrbyPipeline(bb *benchBoard, f *layout.Field) op {
+	return func(c *redis.Client, i int) error {
+		pipe := c.Pipeline()
+		for j := range batchSize {
+			pipe.ZIncrBy(ctx, bb.key, float64(delta(i))*float64(f.Weight), bb.members[(i*batchSize+j)%benchEntries])
+		}
+		_, err := pipe.Exec(ctx)
+		return err
+	}
 }
 
 // minimalBatch returns a function that runs minimalBatchAdd for n ids from the i-th, or nil for
@@ -370,15 +394,7 @@ func minimalBatch(b *testing.B, c *redis.Client, l *layout.Layout, bb *benchBoar
 func BenchmarkBatch(b *testing.B) {
 	forExamples(b, func(b *testing.B, l *layout.Layout, c *redis.Client, board func(string) *benchBoard) {
 		f := l.Field(updateTarget[l.Package])
-		zb := board("zincrby")
-		runBatch(b, "zincrby-pipeline", c, func(c *redis.Client, i int) error {
-			pipe := c.Pipeline()
-			for j := range batchSize {
-				pipe.ZIncrBy(ctx, zb.key, float64(delta(i))*float64(f.Weight), zb.members[(i*batchSize+j)%benchEntries])
-			}
-			_, err := pipe.Exec(ctx)
-			return err
-		})
+		runBatch(b, "zincrby-pipeline", c, zincrbyPipeline(board("zincrby"), f))
 		lb := board("lua")
 		minimal := minimalScript(b, c, l, lb)
 		runBatch(b, "minimal-lua-pipeline", c, func(c *redis.Client, i int) error {
@@ -492,43 +508,13 @@ func BenchmarkBatchStages(b *testing.B) {
 	ex := exampleNamed("racing")
 	l := parse(b, ex.schema)
 	f := l.Field(updateTarget[l.Package])
+	st := minimalBatchStages(l, f)
 	stages := []struct{ name, body string }{
-		{"args", `return #ARGV`},
-		{"zmscore", `local n = #ARGV / 2
-local ids = {}
-for i = 1, n do
-  ids[i] = ARGV[2 * i - 1]
-end
-local sc = redis.call('ZMSCORE', KEYS[1], unpack(ids))
-return #sc`},
-		{"arithmetic", fmt.Sprintf(`local n = #ARGV / 2
-local ids = {}
-for i = 1, n do
-  ids[i] = ARGV[2 * i - 1]
-end
-local sc = redis.call('ZMSCORE', KEYS[1], unpack(ids))
-local zadd, out = {}, {}
-for i = 1, n do
-  local p = tonumber(sc[i]) or 0
-  local d = math.floor(p / %[1]d) %% %[2]d
-  local nd = d + tonumber(ARGV[2 * i])
-  if nd < 0 or nd > %[3]d then
-    return redis.error_reply('OVERFLOW')
-  end
-  p = p + (nd - d) * %[1]d
-  zadd[2 * i - 1], zadd[2 * i], out[i] = p, ids[i], string.format('%%d', p)
-end
-return #zadd`, f.Weight, f.MaxDigit+1, f.Span())},
+		{"args", "return #ARGV"},
+		{"zmscore", st.read + "return #sc"},
+		{"arithmetic", st.read + st.arithmetic + "return #zadd"},
 	}
-	zb := newBenchBoard(b, c, ex.schema, redistest.Key(b, "stages-zincrby"))
-	runBatch(b, "zincrby-pipeline", c, func(c *redis.Client, i int) error {
-		pipe := c.Pipeline()
-		for j := range batchSize {
-			pipe.ZIncrBy(ctx, zb.key, float64(delta(i))*float64(f.Weight), zb.members[(i*batchSize+j)%benchEntries])
-		}
-		_, err := pipe.Exec(ctx)
-		return err
-	})
+	runBatch(b, "zincrby-pipeline", c, zincrbyPipeline(newBenchBoard(b, c, ex.schema, redistest.Key(b, "stages-zincrby")), f))
 	bb := newBenchBoard(b, c, ex.schema, redistest.Key(b, "stages"))
 	args := func(i int) []any {
 		a := make([]any, 0, 2*batchSize)

@@ -38,14 +38,7 @@ func BenchmarkPaired(b *testing.B) {
 		lbb := minimalScript(b, c, l, board("lua-batch"))
 		gb := genFor(b, l.Package, c, board("generated-batch"))
 		many := func(_ *redis.Client, i int) error { return gb.many(i*batchSize, batchSize, delta(i)) }
-		runPaired(b, "op=Batch/base=zincrby-pipeline", c, func(c *redis.Client, i int) error {
-			pipe := c.Pipeline()
-			for j := range batchSize {
-				pipe.ZIncrBy(ctx, zbb.key, float64(delta(i))*float64(f.Weight), zbb.members[(i*batchSize+j)%benchEntries])
-			}
-			_, err := pipe.Exec(ctx)
-			return err
-		}, many)
+		runPaired(b, "op=Batch/base=zincrby-pipeline", c, zincrbyPipeline(zbb, f), many)
 		runPaired(b, "op=Batch/base=minimal-lua-pipeline", c, func(c *redis.Client, i int) error {
 			pipe := c.Pipeline()
 			for j := range batchSize {
@@ -58,14 +51,7 @@ func BenchmarkPaired(b *testing.B) {
 		if mb := minimalBatch(b, c, l, board("lua-one-call")); mb != nil {
 			runPaired(b, "op=Batch/base=minimal-lua-batch", c, mb, many)
 			// The floor: how far the minimal batch itself is from pipelined ZINCRBY.
-			runPaired(b, "op=MinimalBatch/base=zincrby-pipeline", c, func(c *redis.Client, i int) error {
-				pipe := c.Pipeline()
-				for j := range batchSize {
-					pipe.ZIncrBy(ctx, zbb.key, float64(delta(i))*float64(f.Weight), zbb.members[(i*batchSize+j)%benchEntries])
-				}
-				_, err := pipe.Exec(ctx)
-				return err
-			}, mb)
+			runPaired(b, "op=MinimalBatch/base=zincrby-pipeline", c, zincrbyPipeline(zbb, f), mb)
 		}
 
 		bz := board("best-zadd")
