@@ -612,9 +612,8 @@ change: an entry is never returned twice nor skipped because others moved ahead 
 		jen.If(cmp.Op("||").Id("offset").Op("<").Lit(0).Op("||").Id("limit").Op("<=").Lit(0)).Block(jen.Return(jen.Nil(), jen.Nil())),
 		swap,
 		jen.Comment(fmt.Sprintf("%s's digits dlo…dhi are the scores of P in [dlo·W, (dhi+1)·W), W = %d.", lead.Name, lead.Weight)),
-		jen.Var().Id("cmd").Op("*").Add(rd("ZSliceCmd")),
-		jen.If(jen.Err().Op(":=").Id("b").Dot("read").Call(jen.Id("ctx"), jen.Func().Params(jen.Id("c").Add(rd("Cmdable"))).Block(
-			jen.Id("cmd").Op("=").Id("c").Dot("ZRangeArgsWithScores").Call(jen.Id("ctx"), rd("ZRangeArgs").Values(jen.Dict{
+		readCmd("ZSliceCmd", func(c jen.Code) jen.Code {
+			return jen.Add(c).Dot("ZRangeArgsWithScores").Call(jen.Id("ctx"), rd("ZRangeArgs").Values(jen.Dict{
 				jen.Id("Key"):     jen.Id("b").Dot("keys").Index(jen.Lit(0)),
 				jen.Id("Start"):   jen.Lit("(").Op("+").Add(rt("FormatScore")).Call(jen.Id("scoreOfP").Call(jen.Parens(jen.Id("dhi").Op("+").Lit(1)).Op("*").Lit(int(lead.Weight)))),
 				jen.Id("Stop"):    rt("FormatScore").Call(jen.Id("scoreOfP").Call(jen.Id("dlo").Op("*").Lit(int(lead.Weight)))),
@@ -622,8 +621,8 @@ change: an entry is never returned twice nor skipped because others moved ahead 
 				jen.Id("Rev"):     jen.True(),
 				jen.Id("Offset"):  jen.Id("offset"),
 				jen.Id("Count"):   jen.Id("limit"),
-			})),
-		)), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
+			}))
+		}, jen.Nil()),
 		jen.List(jen.Id("zs"), jen.Err()).Op(":=").Id("cmd").Dot("Result").Call(),
 		errNil().Block(jen.Return(jen.Nil(), jen.Err())),
 		jen.Id("out").Op(":=").Make(jen.Index().Id("Entry"), jen.Len(jen.Id("zs"))),
