@@ -21,48 +21,43 @@ type Item struct {
 
 // Items reads the reply of a field update script: n pairs, each either (P, member) on success or
 // (error text, "") on failure, P as decimal text.
-func Items(v any, n int) ([]Item, error) {
-	a, ok := v.([]any)
-	if !ok || len(a) != 2*n {
-		return nil, fmt.Errorf("rankgen: update reply: want %d values, got %T of length %d", 2*n, v, len(a))
-	}
-	items := make([]Item, n)
-	for i := range items {
-		if err := items[i].read(a[2*i]); err != nil {
-			return nil, err
-		}
-		if items[i].Err != nil {
-			continue
-		}
-		m, ok := a[2*i+1].(string)
-		if !ok {
-			return nil, fmt.Errorf("rankgen: update reply: want a member, got %T", a[2*i+1])
-		}
-		items[i].Member = m
-	}
-	return items, nil
-}
+func Items(v any, n int) ([]Item, error) { return readItems(v, n, true) }
 
 // BareItems reads the reply of a field update script of a layout whose members are bare ids: n
-// values, each P (decimal text) on success or the error text on failure. Member is left empty: it is the id
-// the caller sent.
-func BareItems(v any, n int) ([]Item, error) {
+// values, each P (decimal text) on success or the error text on failure. Member is left empty:
+// it is the id the caller sent.
+func BareItems(v any, n int) ([]Item, error) { return readItems(v, n, false) }
+
+func readItems(v any, n int, withMember bool) ([]Item, error) {
+	stride := 1
+	if withMember {
+		stride = 2
+	}
 	a, ok := v.([]any)
-	if !ok || len(a) != n {
-		return nil, fmt.Errorf("rankgen: update reply: want %d values, got %T of length %d", n, v, len(a))
+	if !ok || len(a) != stride*n {
+		return nil, fmt.Errorf("rankgen: update reply: want %d values, got %T of length %d", stride*n, v, len(a))
 	}
 	items := make([]Item, n)
 	for i := range items {
-		if err := items[i].read(a[i]); err != nil {
+		it := &items[i]
+		if err := it.read(a[stride*i]); err != nil {
 			return nil, err
 		}
+		if !withMember || it.Err != nil {
+			continue
+		}
+		m, ok := a[stride*i+1].(string)
+		if !ok {
+			return nil, fmt.Errorf("rankgen: update reply: want a member, got %T", a[stride*i+1])
+		}
+		it.Member = m
 	}
 	return items, nil
 }
 
 // read sets it from one P-or-error value of an update reply: P as decimal text (scripts write
-// it with string.format('%.17g'), which prints a whole number below 2^53 in plain digits), or
-// the error text, which starts with RANKGEN_.
+// it with string.format('%d'): P is a whole number below 2^53), or the error text, which starts
+// with RANKGEN_.
 func (it *Item) read(x any) error {
 	s, ok := x.(string)
 	switch {

@@ -474,7 +474,7 @@ entries misread. A board that records no fingerprint yet is read as it is.`)
 		jen.Return(jen.Err()),
 	)
 	f.Line()
-	// readCmd declares v, runs make(c) through b.read, and returns ret... on error.
+	// readCmd declares cmd, sets it to make(c) through b.read, and returns ret..., err on error.
 	readCmd := func(typ string, make func(c jen.Code) jen.Code, ret ...jen.Code) jen.Code {
 		return jen.Var().Id("cmd").Op("*").Add(rd(typ)).Line().
 			If(jen.Err().Op(":=").Id("b").Dot("read").Call(jen.Id("ctx"), jen.Func().Params(jen.Id("c").Add(rd("Cmdable"))).Block(
