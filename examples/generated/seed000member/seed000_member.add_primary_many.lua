@@ -148,12 +148,13 @@ for i = 1, n do
     old[id] = members[i]
     order[#order + 1] = id
   end
+  local fresh = state == 0
   local d = get_1(p, m)
   local nd, err = apply(d, ARGV[3 + 2 * i])
   if err then
     out[2 * i - 1], out[2 * i] = err, ''
   else
-    if nd ~= d or state == 0 then
+    if nd ~= d or fresh then
       p, m = put_1(p, m, nd, d)
       state = 2
     end

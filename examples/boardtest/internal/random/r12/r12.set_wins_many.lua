@@ -194,10 +194,11 @@ for i = 1, n do
     old[id] = members[i]
     order[#order + 1] = id
   end
+  local fresh = state == 0
   local d = get_1(p, m)
   local nd, err = apply(d, ARGV[3 + 2 * i])
   local s2
-  if not err and (nd ~= d or state == 0) then
+  if not err and (nd ~= d or fresh) then
     local v = floor(client_now() / 1000000)
     s2 = 1477645131 - v
     if s2 < 0 or s2 > 99999 then
@@ -205,7 +206,7 @@ for i = 1, n do
     end
   end
   local s3
-  if not err and (nd ~= d or state == 0) then
+  if not err and (nd ~= d or fresh) then
     local v = floor(server_now() / 1)
     s3 = v - 4823378495425830
     if s3 < 0 or s3 > 7386 then
@@ -215,7 +216,7 @@ for i = 1, n do
   if err then
     out[2 * i - 1], out[2 * i] = err, ''
   else
-    if nd ~= d or state == 0 then
+    if nd ~= d or fresh then
       p, m = put_1(p, m, nd, d)
       p, m = put_2(p, m, s2, get_2(p, m))
       p, m = put_3(p, m, s3, get_3(p, m))

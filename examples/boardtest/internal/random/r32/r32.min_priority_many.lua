@@ -176,10 +176,11 @@ for i = 1, n do
     old[id] = members[i]
     order[#order + 1] = id
   end
+  local fresh = state == 0
   local d = get_1(p, m)
   local nd, err = apply(d, ARGV[3 + 2 * i])
   local s2
-  if not err and (nd ~= d or state == 0) then
+  if not err and (nd ~= d or fresh) then
     local v = floor(server_now() / 1000000)
     s2 = 3317584420 - v
     if s2 < 0 or s2 > 593533335 then
@@ -189,7 +190,7 @@ for i = 1, n do
   if err then
     out[2 * i - 1], out[2 * i] = err, ''
   else
-    if nd ~= d or state == 0 then
+    if nd ~= d or fresh then
       p, m = put_1(p, m, nd, d)
       p, m = put_2(p, m, s2, get_2(p, m))
       state = 2
