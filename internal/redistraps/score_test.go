@@ -12,7 +12,7 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// §7.1: every integer in [−2^53, 2^53] is exact; beyond, ZADD, ZINCRBY and Lua round half to
+// R1: every integer in [−2^53, 2^53] is exact; beyond, ZADD, ZINCRBY and Lua round half to
 // even without an error. So every field is range-checked before any arithmetic.
 func TestTrap2p53Boundary(t *testing.T) {
 	c := redistest.Client(t)
@@ -77,7 +77,7 @@ return string.format('%.17g', n) .. ' ' .. string.format('%.17g', n + 1)`,
 	}
 }
 
-// §7.2: −0 is stored as +0 by a listpack (small set) but kept by a skiplist (large set): the
+// R3: −0 is stored as +0 by a listpack (small set) but kept by a skiplist (large set): the
 // same board would answer differently by size. go-redis writes −0 as "-0", so rankgen must never
 // produce it.
 func TestTrapNegativeZero(t *testing.T) {
@@ -129,7 +129,7 @@ func TestTrapNegativeZero(t *testing.T) {
 
 var plainDecimal = regexp.MustCompile(`^[0-9]+(\.[0-9]+)?$`)
 
-// §7.2: ZADD parses with strtod (7.x, Valkey) or fast_float (8.0), which differ on hex floats
+// R2: ZADD parses with strtod (7.x, Valkey) or fast_float (8.0), which differ on hex floats
 // and overflow; NaN is refused by all. rankgen sends only plain decimal text, which go-redis
 // writes with strconv.AppendFloat(f, 'f', -1), and which every version reads back exactly.
 func TestTrapZADDParsing(t *testing.T) {
@@ -197,7 +197,7 @@ func TestTrapZADDParsing(t *testing.T) {
 	}
 }
 
-// §7.3: reply formatting differs by version (7.0: %.17g, so 1e17 is "1e+17"; 7.2+: integer
+// R4: reply formatting differs by version (7.0: %.17g, so 1e17 is "1e+17"; 7.2+: integer
 // digits, shortest round-trip otherwise). Scores are compared as doubles parsed by ParseFloat,
 // never as text.
 func TestTrapReplyFormatting(t *testing.T) {
@@ -233,7 +233,7 @@ func TestTrapReplyFormatting(t *testing.T) {
 	}
 }
 
-// §7.7: non-negative doubles order exactly as their bit patterns, subnormals and +Inf included,
+// R5: non-negative doubles order exactly as their bit patterns, subnormals and +Inf included,
 // through ZADD and through Lua, and ZADD GT keeps the larger pattern: a 62-bit key
 // reinterpreted as a double is a valid score.
 func TestTrapBitPatternOrder(t *testing.T) {
