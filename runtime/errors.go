@@ -28,7 +28,40 @@ var (
 	// scripts never produce (another program's script under the same name, a proxy in the
 	// way); nothing is read from it.
 	ErrBadReply = errors.New("rankgen: unexpected reply")
+	// ErrWrongType: a board key holds a value of another type (a string where the board's
+	// sorted set is, …), so other code uses the key; nothing was written. The server's reply
+	// (WRONGTYPE) stays reachable with errors.As as a redis.Error.
+	ErrWrongType = errors.New("rankgen: a board key holds another type of value")
+	// ErrServerFull: the server refused a write because it reached maxmemory under the
+	// noeviction policy (an OOM reply); nothing was written. Free memory or raise maxmemory.
+	// The server's reply stays reachable with errors.As as a redis.Error.
+	ErrServerFull = errors.New("rankgen: the server is out of memory")
 )
+
+// ServerError is a server's error reply that callers branch on: it matches its sentinel
+// (ErrWrongType, ErrServerFull) with errors.Is, and the server's reply itself (go-redis's
+// redis.Error) with errors.As.
+type ServerError struct {
+	Code  string // the reply's code word: WRONGTYPE, OOM
+	Reply error  // the server's error reply, as go-redis returned it
+	kind  error
+}
+
+func (e *ServerError) Error() string {
+	return e.kind.Error() + ": " + e.Reply.Error()
+}
+
+// Unwrap returns the sentinel and the server's reply, so that both errors.Is(err, ErrWrongType)
+// and errors.As(err, &redisErr) hold.
+func (e *ServerError) Unwrap() []error { return []error{e.kind, e.Reply} }
+
+// serverCodes are the codes of server error replies that become a ServerError, and the
+// sentinel each one matches. The code word is protocol; the words after it are prose that
+// changes between releases, and are never read.
+var serverCodes = map[string]error{
+	"WRONGTYPE": ErrWrongType,
+	"OOM":       ErrServerFull,
+}
 
 // ReplyShapeError reports a reply of a shape rankgen never produces. It matches ErrBadReply.
 type ReplyShapeError struct {

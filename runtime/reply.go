@@ -175,7 +175,7 @@ func CheckFingerprint(cmd *redis.StringCmd, fp string) (bool, error) {
 	case errors.Is(err, redis.Nil):
 		return false, nil
 	case err != nil:
-		return false, err
+		return false, ReplyError(err)
 	case have != fp:
 		return false, &ScriptError{Code: "LAYOUT_MISMATCH", Detail: "board has layout " + have + ", this code reads layout " + fp, kind: ErrLayoutMismatch}
 	}
@@ -253,7 +253,7 @@ func WideDelta(delta int64, hex bool) string {
 // is an error, never a silent 0.
 func Int(v any, err error) (int64, error) {
 	if err != nil {
-		return 0, err
+		return 0, ReplyError(err)
 	}
 	n, ok := v.(int64)
 	if !ok {
