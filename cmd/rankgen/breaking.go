@@ -45,54 +45,56 @@ usage errors.`,
 		flags: func(fs *flag.FlagSet) func(*env, []string) int {
 			against := fs.String("against", "", "the earlier schema: a `file`, or git:REF (required)")
 			format := fs.String("format", "text", "output `format`: text, json or github")
-			return func(e *env, args []string) int {
-				c := commands["breaking"]
-				if *against == "" {
-					return usageFail(e, c, "-against is required")
-				}
-				if len(args) != 1 {
-					return usageFail(e, c, "breaking takes exactly one schema")
-				}
-				if *format != "text" && *format != "json" && *format != "github" {
-					return usageFail(e, c, fmt.Sprintf("-format must be text, json or github, not %q", *format))
-				}
-				newSrc, err := os.ReadFile(e.path(args[0]))
-				if err != nil {
-					e.errorf("breaking", "%v", err)
-					return exitFail
-				}
-				oldName, oldSrc, err := e.earlier(*against, args[0])
-				if err != nil {
-					e.errorf("breaking", "%v", err)
-					return exitFail
-				}
-				oldL, err1 := layout.Parse(oldName, oldSrc)
-				newL, err2 := layout.Parse(args[0], newSrc)
-				if err1 != nil || err2 != nil {
-					for _, err := range []error{err1, err2} {
-						if err != nil {
-							printError(e, "breaking", err)
-						}
-					}
-					return exitFail
-				}
-				changes := breaking.Compare(
-					breaking.Schema{Layout: oldL, Src: oldSrc, Name: oldName},
-					breaking.Schema{Layout: newL, Src: newSrc, Name: args[0]})
-				if err := writeChanges(e, *format, changes); err != nil {
-					e.errorf("breaking", "%v", err)
-					return exitFail
-				}
-				if len(changes) == 0 {
-					return exitOK
-				}
-				if oldL.Fingerprint != newL.Fingerprint {
-					fmt.Fprintf(e.stderr, "rankgen breaking: the layout fingerprint changes from %s to %s: boards the old layout wrote are refused (ErrLayoutMismatch) until migrated; or use a new key\n", oldL.Fingerprint, newL.Fingerprint)
-				}
-				return exitFail
-			}
+			return func(e *env, args []string) int { return runBreaking(e, *against, *format, args) }
 		},
 	})
+}
+
+func runBreaking(e *env, against, format string, args []string) int {
+	c := commands["breaking"]
+	if against == "" {
+		return usageFail(e, c, "-against is required")
+	}
+	if len(args) != 1 {
+		return usageFail(e, c, "breaking takes exactly one schema")
+	}
+	if format != "text" && format != "json" && format != "github" {
+		return usageFail(e, c, fmt.Sprintf("-format must be text, json or github, not %q", format))
+	}
+	newSrc, err := os.ReadFile(e.path(args[0]))
+	if err != nil {
+		e.errorf("breaking", "%v", err)
+		return exitFail
+	}
+	oldName, oldSrc, err := e.earlier(against, args[0])
+	if err != nil {
+		e.errorf("breaking", "%v", err)
+		return exitFail
+	}
+	oldL, err1 := layout.Parse(oldName, oldSrc)
+	newL, err2 := layout.Parse(args[0], newSrc)
+	if err1 != nil || err2 != nil {
+		for _, err := range []error{err1, err2} {
+			if err != nil {
+				printError(e, "breaking", err)
+			}
+		}
+		return exitFail
+	}
+	changes := breaking.Compare(
+		breaking.Schema{Layout: oldL, Src: oldSrc, Name: oldName},
+		breaking.Schema{Layout: newL, Src: newSrc, Name: args[0]})
+	if err := writeChanges(e, format, changes); err != nil {
+		e.errorf("breaking", "%v", err)
+		return exitFail
+	}
+	if len(changes) == 0 {
+		return exitOK
+	}
+	if oldL.Fingerprint != newL.Fingerprint {
+		fmt.Fprintf(e.stderr, "rankgen breaking: the layout fingerprint changes from %s to %s: boards the old layout wrote are refused (ErrLayoutMismatch) until migrated; or use a new key\n", oldL.Fingerprint, newL.Fingerprint)
+	}
+	return exitFail
 }
 
 // earlier reads the schema given to -against: a file, or git:REF for schema at that revision.

@@ -43,29 +43,7 @@ Exit status: 0 when every line encoded, 1 when any failed (or on schema errors),
 errors.`,
 		flags: func(fs *flag.FlagSet) func(*env, []string) int {
 			schema := fs.String("schema", "", "the schema `file` (required)")
-			return func(e *env, args []string) int {
-				if *schema == "" {
-					return usageFail(e, commands["encode"], "-schema is required")
-				}
-				if len(args) > 0 {
-					return usageFail(e, commands["encode"], "encode reads entries from stdin and takes no arguments")
-				}
-				l, ok := loadSchema(e, "encode", *schema)
-				if !ok {
-					return exitFail
-				}
-				return eachLine(e, func(line []byte) (string, error) {
-					entry, err := entryFromJSON(l, line)
-					if err != nil {
-						return "", err
-					}
-					score, member, err := l.Encode(entry)
-					if err != nil {
-						return "", err
-					}
-					return encodingJSON(score, member), nil
-				})
-			}
+			return func(e *env, args []string) int { return runEncode(e, *schema, args) }
 		},
 	})
 	register(&command{
@@ -90,43 +68,74 @@ Exit status: 0 when everything decoded, 1 when anything failed (or on schema err
 usage errors.`,
 		flags: func(fs *flag.FlagSet) func(*env, []string) int {
 			schema := fs.String("schema", "", "the schema `file` (required)")
-			return func(e *env, args []string) int {
-				if *schema == "" {
-					return usageFail(e, commands["decode"], "-schema is required")
-				}
-				if len(args) > 2 {
-					return usageFail(e, commands["decode"], "decode takes at most SCORE and MEMBER")
-				}
-				l, ok := loadSchema(e, "decode", *schema)
-				if !ok {
-					return exitFail
-				}
-				if len(args) > 0 {
-					score, err := parseScore(args[0])
-					if err == nil {
-						var out string
-						member, has := "", len(args) == 2
-						if has {
-							member = args[1]
-						}
-						if out, err = decodeJSON(l, score, member, has); err == nil {
-							fmt.Fprintln(e.stdout, out)
-							return exitOK
-						}
-					}
-					e.errorf("decode", "%s", errText(err))
-					return exitFail
-				}
-				return eachLine(e, func(line []byte) (string, error) {
-					score, member, has, err := encodingFromJSON(line)
-					if err != nil {
-						return "", err
-					}
-					return decodeJSON(l, score, member, has)
-				})
-			}
+			return func(e *env, args []string) int { return runDecode(e, *schema, args) }
 		},
 	})
+}
+
+func runEncode(e *env, schema string, args []string) int {
+	if schema == "" {
+		return usageFail(e, commands["encode"], "-schema is required")
+	}
+	if len(args) > 0 {
+		return usageFail(e, commands["encode"], "encode reads entries from stdin and takes no arguments")
+	}
+	l, ok := loadSchema(e, "encode", schema)
+	if !ok {
+		return exitFail
+	}
+	return eachLine(e, func(line []byte) (string, error) {
+		entry, err := entryFromJSON(l, line)
+		if err != nil {
+			return "", err
+		}
+		score, member, err := l.Encode(entry)
+		if err != nil {
+			return "", err
+		}
+		return encodingJSON(score, member), nil
+	})
+}
+
+func runDecode(e *env, schema string, args []string) int {
+	if schema == "" {
+		return usageFail(e, commands["decode"], "-schema is required")
+	}
+	if len(args) > 2 {
+		return usageFail(e, commands["decode"], "decode takes at most SCORE and MEMBER")
+	}
+	l, ok := loadSchema(e, "decode", schema)
+	if !ok {
+		return exitFail
+	}
+	if len(args) > 0 {
+		return decodeArgs(e, l, args)
+	}
+	return eachLine(e, func(line []byte) (string, error) {
+		score, member, has, err := encodingFromJSON(line)
+		if err != nil {
+			return "", err
+		}
+		return decodeJSON(l, score, member, has)
+	})
+}
+
+// decodeArgs decodes SCORE [MEMBER] given as arguments.
+func decodeArgs(e *env, l *layout.Layout, args []string) int {
+	score, err := parseScore(args[0])
+	if err == nil {
+		var out string
+		member, has := "", len(args) == 2
+		if has {
+			member = args[1]
+		}
+		if out, err = decodeJSON(l, score, member, has); err == nil {
+			fmt.Fprintln(e.stdout, out)
+			return exitOK
+		}
+	}
+	e.errorf("decode", "%s", errText(err))
+	return exitFail
 }
 
 // eachLine runs f on every non-blank line of stdin, printing its result or, on stderr, its
