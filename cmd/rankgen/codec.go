@@ -16,6 +16,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/rankgen/rankgen/generator/layout"
+	"github.com/rankgen/rankgen/internal/suggest"
 )
 
 func init() {
@@ -187,7 +188,7 @@ func entryFromJSON(l *layout.Layout, line []byte) (layout.Entry, error) {
 	if len(unknown) > 0 {
 		slices.Sort(unknown)
 		msg := fmt.Sprintf("unknown key %q", unknown[0])
-		if s := closest(unknown[0], known); s != "" {
+		if s := suggest.Closest(unknown[0], known); s != "" {
 			msg += fmt.Sprintf("; did you mean %q?", s)
 		} else {
 			msg += "; the keys are " + strings.Join(known, ", ")
@@ -215,16 +216,6 @@ func entryFromJSON(l *layout.Layout, line []byte) (layout.Entry, error) {
 		}
 	}
 	return e, nil
-}
-
-func closest(s string, known []string) string {
-	best, bestD := "", 3
-	for _, k := range known {
-		if d := editDistance(strings.ToLower(s), strings.ToLower(k)); d < bestD {
-			best, bestD = k, d
-		}
-	}
-	return best
 }
 
 // jsonValue decodes one JSON value keeping numbers as their text.

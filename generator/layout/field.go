@@ -5,6 +5,8 @@ import (
 	"math/big"
 	"strconv"
 	"strings"
+
+	"github.com/rankgen/rankgen/internal/suggest"
 )
 
 // Field rules: one schema field becomes a *Field with its kind, order, radix and range, or
@@ -74,7 +76,7 @@ func (v *validator) fieldKind(raw *rawField, f *Field, label string) bool {
 		v.errAt(at, "%s has no type; add \"type:\" with one of uint, int, bool, enum, time", label)
 	default:
 		msg := fmt.Sprintf("%s has unknown type %q; use one of uint, int, bool, enum, time", label, raw.Type.Value)
-		if s := suggest(raw.Type.Value, kindNames); s != "" {
+		if s := suggest.Closest(raw.Type.Value, kindNames); s != "" {
 			msg = fmt.Sprintf("%s has unknown type %q; did you mean %q?", label, raw.Type.Value, s)
 		}
 		v.errAt(raw.Type, "%s", msg)

@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/rankgen/rankgen/internal/suggest"
 	"gopkg.in/yaml.v3"
 )
 
@@ -282,7 +283,7 @@ func (p *parser) mapping(n *yaml.Node, where string, known []string, visit func(
 		}
 		if !contains(known, k.Value) {
 			msg := fmt.Sprintf("unknown key %q in %s", k.Value, where)
-			if s := suggest(k.Value, known); s != "" {
+			if s := suggest.Closest(k.Value, known); s != "" {
 				msg += fmt.Sprintf("; did you mean %q?", s)
 				misspelt = append(misspelt, s)
 			} else {
@@ -401,49 +402,4 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
-}
-
-// suggest returns the known word closest to s, when it is close enough to be a typo.
-// Words of up to 4 bytes may be one edit away, longer ones two; swapping two neighbouring
-// letters is one edit.
-func suggest(s string, known []string) string {
-	best, bestD := "", 2
-	if len(s) > 4 {
-		bestD = 3
-	}
-	for _, k := range known {
-		if d := editDistance(strings.ToLower(s), k); d < bestD {
-			best, bestD = k, d
-		}
-	}
-	return best
-}
-
-// editDistance is the optimal string alignment distance: insertions, deletions,
-// substitutions and transpositions of neighbours, each costing one.
-func editDistance(a, b string) int {
-	if len(a) > 64 || len(b) > 64 {
-		return 64 // not a typo of a schema word
-	}
-	d := make([][]int, len(a)+1)
-	for i := range d {
-		d[i] = make([]int, len(b)+1)
-		d[i][0] = i
-	}
-	for j := range d[0] {
-		d[0][j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
-			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
-				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
-			}
-		}
-	}
-	return d[len(a)][len(b)]
 }

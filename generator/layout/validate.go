@@ -5,6 +5,8 @@ import (
 	"go/token"
 	"strconv"
 	"strings"
+
+	"github.com/rankgen/rankgen/internal/suggest"
 )
 
 // Limits of the schema language.
@@ -118,7 +120,7 @@ func (v *validator) score(raw *rawSchema, l *Layout) {
 		l.DecimalPlaces = n
 	default:
 		msg := fmt.Sprintf("unknown score kind %q; use integer (the default) or decimal", raw.Score.Value)
-		if s := suggest(raw.Score.Value, []string{"integer", "decimal"}); s != "" {
+		if s := suggest.Closest(raw.Score.Value, []string{"integer", "decimal"}); s != "" {
 			msg = fmt.Sprintf("unknown score kind %q; did you mean %q?", raw.Score.Value, s)
 		}
 		v.errAt(raw.Score, "%s", msg)
