@@ -193,6 +193,21 @@ func (f *Field) Key(digit uint64) uint64 {
 	return f.Hi - digit
 }
 
+// ZeroDigit is the digit a field takes in the entry that an update of a missing id starts
+// from: the field's Go zero value (0, false, the first enum value, for time the Unix epoch)
+// when it lies in the field's range, else the field's lowest-ranking value (digit 0). It is a
+// board rule: the Lua scripts and the board model both start from it.
+func (f *Field) ZeroDigit() uint64 {
+	var key uint64
+	if f.Signed() {
+		key = IntKey(0)
+	}
+	if key < f.Lo || key > f.Hi {
+		return 0
+	}
+	return f.Digit(key)
+}
+
 // Span is Hi − Lo, the largest digit a value of the range produces.
 func (f *Field) Span() uint64 { return f.Hi - f.Lo }
 
