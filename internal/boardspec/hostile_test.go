@@ -247,3 +247,43 @@ func TestBestRefusesForeignStoredEntry(t *testing.T) {
 		})
 	}
 }
+
+// An index entry that points at another id's member is never followed: every script that
+// reads the index (reads and writes) refuses it with ErrBadMember and changes nothing, so
+// Get("p") never returns q's entry and no write of p touches q.
+func TestIndexPointingAtAnotherIDRefused(t *testing.T) {
+	c := redistest.Client(t)
+	for _, ex := range examples(t) {
+		if !ex.l.HasPrefix() {
+			continue
+		}
+		t.Run(ex.name, func(t *testing.T) {
+			b := ex.board(t, c, redistest.Key(t, "{idx}"))
+			ids := b.fill(2)
+			p, q := ids[0], ids[1]
+			if err := c.HSet(ctx, rankgenrt.IndexKey(b.key), p, b.memberOf(q)).Err(); err != nil {
+				t.Fatal(err)
+			}
+			what := "an index entry of " + p + " pointing at " + q + "'s member"
+			reads := map[string][]any{"Get": {}, "Rank": {}, "Around": {int64(1), int64(1)}}
+			if b.V.MethodByName("CompetitionRank").IsValid() {
+				reads["CompetitionRank"] = nil
+			}
+			for name, more := range reads {
+				out := b.fresh().call(name, append([]any{boardmodel.ID(ex.l, p)}, more...)...)
+				if err := boardmodel.ErrOf(out[len(out)-1]); !errors.Is(err, rankgenrt.ErrBadMember) {
+					t.Errorf("%s with %s: %v, want ErrBadMember", name, what, err)
+				}
+			}
+			b.refusedAll(p, rankgenrt.ErrBadMember, what)
+			before := dump(t, c, b.key, rankgenrt.IndexKey(b.key))
+			if _, err := b.Remove(p); !errors.Is(err, rankgenrt.ErrBadMember) {
+				t.Errorf("Remove with %s: %v, want ErrBadMember", what, err)
+			}
+			if err := b.Set(layout.Entry{ID: p, Keys: boardmodel.Zero(ex.l)}); !errors.Is(err, rankgenrt.ErrBadMember) {
+				t.Errorf("Set with %s: %v, want ErrBadMember", what, err)
+			}
+			sameSnapshot(t, "Remove and Set with "+what, before, dump(t, c, b.key, rankgenrt.IndexKey(b.key)))
+		})
+	}
+}

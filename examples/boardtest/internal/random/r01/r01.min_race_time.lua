@@ -49,6 +49,16 @@ local function member_of(m)
   return m
 end
 
+-- owned returns m, the member the index maps id to, when it is id's (its text after the prefix
+-- is id), else raises RANKGEN_BAD_MEMBER: an index entry that points at another id's member
+-- is never followed.
+local function owned(id, m)
+  if string.sub(m, 21 + 1) ~= id then
+    error({err = 'RANKGEN_BAD_MEMBER the index maps ' .. id .. ' to the member of another id'})
+  end
+  return m
+end
+
 -- RaceTime: 6 decimal characters of the member at byte 1; digits 0..256269.
 -- get_1 reads its digit from the entry's P and member.
 local function get_1(p, m)
@@ -94,7 +104,7 @@ if old then
   if not s then
     return redis.error_reply('RANKGEN_BAD_MEMBER the index maps ' .. id .. ' to a member the board lacks')
   end
-  p, m, exists = score_p(s), member_of(old), true
+  p, m, exists = score_p(s), member_of(owned(id, old)), true
 else
   p, m, exists = 0, '000000:7:7fffff:0000:' .. id, false
 end

@@ -50,6 +50,16 @@ local function member_of(m)
   return m
 end
 
+-- owned returns m, the member the index maps id to, when it is id's (its text after the prefix
+-- is id), else raises RANKGEN_BAD_MEMBER: an index entry that points at another id's member
+-- is never followed.
+local function owned(id, m)
+  if string.sub(m, 29 + 1) ~= id then
+    error({err = 'RANKGEN_BAD_MEMBER the index maps ' .. id .. ' to the member of another id'})
+  end
+  return m
+end
+
 -- Priority: digit of the score, weight 1, radix 16777216; digits 0..16777215.
 -- get_1 reads its digit from the entry's P and member.
 local function get_1(p, m)
@@ -116,7 +126,7 @@ if old then
   if not s then
     return redis.error_reply('RANKGEN_BAD_MEMBER the index maps ' .. id .. ' to a member the board lacks')
   end
-  p, m, exists = score_p(s), member_of(old), true
+  p, m, exists = score_p(s), member_of(owned(id, old)), true
 else
   p, m, exists = 16777215, '4:00000000:1:000000:00000000:' .. id, false
 end
