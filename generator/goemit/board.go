@@ -14,8 +14,9 @@ import (
 // Board type with its options, then one method group per operation of the catalogue, in its
 // order (writes, field updates, reads), then the helpers they share. Every method is one
 // round trip.
-func emitBoard(f *jen.File, l *layout.Layout) {
-	b := &board{l: l, f: f}
+func emitBoard(f *jen.File, c *codec) {
+	l := c.l
+	b := &board{l: l, f: f, c: c}
 	ops := catalog.Ops(l)
 	b.scripts(catalog.Scripts(l))
 	b.boardType()
@@ -52,6 +53,7 @@ var emitters = map[catalog.Kind]func(*board, catalog.Op){
 type board struct {
 	l *layout.Layout
 	f *jen.File
+	c *codec // the codec's constants and range checks, which the board's methods share
 }
 
 func rt(name string) *jen.Statement { return jen.Qual(runtimePath, name) }
@@ -105,8 +107,9 @@ func (b *board) scripts(ops []catalog.Op) {
 		f.Var().Id(text).String()
 		f.Line()
 		vars = append(vars, jen.Id(op.Script()).Op("=").Qual(redisPath, "NewScript").Call(jen.Id(text)))
-		all = append(all, jen.Id(op.Script()))
+		all = append(all, jen.Line().Id(op.Script()))
 	}
+	all = append(all, jen.Line()) // one entry per line
 	f.Var().Defs(vars...)
 	f.Line()
 	b.comment("Scripts returns the board's scripts, in a fixed order. Board.Load caches them all; they are exported for running a board's scripts in your own pipelines or transactions (after Load), where go-redis cannot fall back from EVALSHA to EVAL.")

@@ -21,9 +21,15 @@ type codec struct {
 	bases map[*layout.Field]string // each field's unexported base name; only looked up
 }
 
-func emitCodec(f *jen.File, l *layout.Layout) {
+func newCodec(l *layout.Layout) *codec {
 	bases, _ := baseNames(l) // Generate has checked the error
-	c := &codec{l: l, used: map[string]bool{}, bases: bases}
+	return &codec{l: l, used: map[string]bool{}, bases: bases}
+}
+
+// emitCodec adds the codec to the file. The constant block is left empty, to be filled by
+// constants() once the whole file is built: the board's methods use the constants too.
+func emitCodec(f *jen.File, c *codec) (constBlock *jen.Statement) {
+	l := c.l
 	entry := c.entryType()
 	encode := c.encode()
 	decode := c.decode()
@@ -44,7 +50,8 @@ func emitCodec(f *jen.File, l *layout.Layout) {
 	f.Comment("changes how entries are stored or ordered, so a board written by another layout is refused.")
 	f.Const().Id("Fingerprint").Op("=").Lit(l.Fingerprint)
 	f.Line()
-	f.Add(c.constants())
+	constBlock = &jen.Statement{}
+	f.Add(constBlock)
 	f.Line()
 	f.Add(entry)
 	for _, fd := range l.Fields {
@@ -63,6 +70,7 @@ func emitCodec(f *jen.File, l *layout.Layout) {
 	}
 	f.Line()
 	f.Add(compare)
+	return constBlock
 }
 
 // ---- names ----
@@ -420,8 +428,17 @@ func rangeError(field string, value jen.Code, min, max string) jen.Code {
 // ev is the field's value in Encode: e.X.
 func ev(f *layout.Field) *jen.Statement { return jen.Id("e").Dot(f.Name) }
 
-// check is the range check of one field in Encode; fail wraps the error in a return.
-func (c *codec) check(f *layout.Field, fail func(jen.Code) jen.Code) []jen.Code {
+// value is a field's value in generated code: each call gives a fresh expression (jennifer
+// statements grow in place), e.X in Encode, v in a digitOf function.
+type value func() *jen.Statement
+
+// entryValue is field f of Encode's receiver: e.X.
+func entryValue(f *layout.Field) value { return func() *jen.Statement { return ev(f) } }
+
+// check is the range check of field f's value v, the one checker of Encode and of the board's
+// updates; fail wraps the error in a return. A time field's check declares its local in units
+// (timeLocal), which digit reads.
+func (c *codec) check(f *layout.Field, v value, fail func(jen.Code) jen.Code) []jen.Code {
 	or := func(conds []jen.Code) jen.Code {
 		s := jen.Empty()
 		for i, cond := range conds {
@@ -436,42 +453,42 @@ func (c *codec) check(f *layout.Field, fail func(jen.Code) jen.Code) []jen.Code 
 	case layout.Uint:
 		var conds []jen.Code
 		if f.Lo > 0 {
-			conds = append(conds, ev(f).Op("<").Add(c.fc(f, "Min")))
+			conds = append(conds, v().Op("<").Add(c.fc(f, "Min")))
 		}
 		if f.Hi < typeMaxU(f.GoType) {
-			conds = append(conds, ev(f).Op(">").Add(c.fc(f, "Max")))
+			conds = append(conds, v().Op(">").Add(c.fc(f, "Max")))
 		}
 		if len(conds) == 0 {
 			return nil
 		}
-		v := ev(f)
+		arg := v()
 		if f.GoType != "uint64" {
-			v = jen.Uint64().Call(ev(f))
+			arg = jen.Uint64().Call(v())
 		}
-		return []jen.Code{jen.If(or(conds)).Block(fail(jen.Qual(runtimePath, "UintRangeError").Call(jen.Lit(f.Name), v, c.fc(f, "Min"), c.fc(f, "Max"))))}
+		return []jen.Code{jen.If(or(conds)).Block(fail(jen.Qual(runtimePath, "UintRangeError").Call(jen.Lit(f.Name), arg, c.fc(f, "Min"), c.fc(f, "Max"))))}
 	case layout.Int:
 		tmin, tmax := typeBoundsI(f.GoType)
 		var conds []jen.Code
 		if f.MinInt() > tmin {
-			conds = append(conds, ev(f).Op("<").Add(c.fc(f, "Min")))
+			conds = append(conds, v().Op("<").Add(c.fc(f, "Min")))
 		}
 		if f.MaxInt() < tmax {
-			conds = append(conds, ev(f).Op(">").Add(c.fc(f, "Max")))
+			conds = append(conds, v().Op(">").Add(c.fc(f, "Max")))
 		}
 		if len(conds) == 0 {
 			return nil
 		}
-		v := ev(f)
+		arg := v()
 		if f.GoType != "int64" {
-			v = jen.Int64().Call(ev(f))
+			arg = jen.Int64().Call(v())
 		}
-		return []jen.Code{jen.If(or(conds)).Block(fail(jen.Qual(runtimePath, "IntRangeError").Call(jen.Lit(f.Name), v, c.fc(f, "Min"), c.fc(f, "Max"))))}
+		return []jen.Code{jen.If(or(conds)).Block(fail(jen.Qual(runtimePath, "IntRangeError").Call(jen.Lit(f.Name), arg, c.fc(f, "Min"), c.fc(f, "Max"))))}
 	case layout.Enum:
 		if uint64(len(f.Values)-1) >= typeMaxU(enumUnderlying(f)) {
 			return nil
 		}
-		err := rangeError(f.Name, ev(f).Dot("String").Call(), f.Values[0], f.Values[len(f.Values)-1])
-		return []jen.Code{jen.If(ev(f).Op(">").Id(enumLast(f))).Block(fail(err))}
+		err := rangeError(f.Name, v().Dot("String").Call(), f.Values[0], f.Values[len(f.Values)-1])
+		return []jen.Code{jen.If(v().Op(">").Id(enumLast(f))).Block(fail(err))}
 	case layout.Time:
 		_, method, _, _ := unitInfo(f.Unit)
 		local := c.timeLocal(f)
@@ -486,12 +503,12 @@ func (c *codec) check(f *layout.Field, fail func(jen.Code) jen.Code) []jen.Code 
 		if f.MaxInt() < math.MaxInt64 {
 			conds = append(conds, jen.Id(local).Op(">").Add(c.fc(f, "Max")))
 		}
-		out = append(out, jen.Id(local).Op(":=").Add(ev(f)).Dot(method).Call())
-		err := fail(jen.Qual(runtimePath, "TimeRangeError").Call(jen.Lit(f.Name), ev(f), jen.Lit(f.Format(f.Lo)), jen.Lit(f.Format(f.Hi))))
+		out = append(out, jen.Id(local).Op(":=").Add(v()).Dot(method).Call())
+		err := fail(jen.Qual(runtimePath, "TimeRangeError").Call(jen.Lit(f.Name), v(), jen.Lit(f.Format(f.Lo)), jen.Lit(f.Format(f.Hi))))
 		if f.Unit != layout.Second {
 			out = append(out,
 				jen.Comment(fmt.Sprintf("%s wraps around far outside the range, so whole seconds are checked too.", method)),
-				jen.If(jen.Id("sec").Op(":=").Add(ev(f)).Dot("Unix").Call(), or(conds)).Block(err))
+				jen.If(jen.Id("sec").Op(":=").Add(v()).Dot("Unix").Call(), or(conds)).Block(err))
 		} else if len(conds) > 0 {
 			out = append(out, jen.If(or(conds)).Block(err))
 		}
@@ -500,28 +517,28 @@ func (c *codec) check(f *layout.Field, fail func(jen.Code) jen.Code) []jen.Code 
 	return nil // bool: every value is in range
 }
 
-// digit is the uint64 digit of a non-bool field in Encode (after its check).
-func (c *codec) digit(f *layout.Field) jen.Code {
+// digit is the uint64 digit of a non-bool field's value v, after its check.
+func (c *codec) digit(f *layout.Field, v value) jen.Code {
 	desc := f.Order == layout.Desc
 	switch f.Kind {
 	case layout.Uint:
-		var v jen.Code
+		var d jen.Code
 		switch {
 		case desc && f.Lo == 0:
-			v = ev(f)
+			d = v()
 		case desc:
-			v = ev(f).Op("-").Add(c.fc(f, "Min"))
+			d = v().Op("-").Add(c.fc(f, "Min"))
 		default:
-			v = c.fc(f, "Max").Op("-").Add(ev(f))
+			d = c.fc(f, "Max").Op("-").Add(v())
 		}
 		if f.GoType == "uint64" {
-			return v
+			return d
 		}
-		return jen.Uint64().Call(v)
+		return jen.Uint64().Call(d)
 	case layout.Int:
-		x := ev(f)
+		x := v()
 		if f.GoType != "int64" {
-			x = jen.Int64().Call(ev(f))
+			x = jen.Int64().Call(v())
 		}
 		if desc {
 			return jen.Uint64().Call(x.Op("-").Add(c.fc(f, "Min")))
@@ -534,9 +551,9 @@ func (c *codec) digit(f *layout.Field) jen.Code {
 		return jen.Uint64().Call(c.fc(f, "Max").Op("-").Id(c.timeLocal(f)))
 	case layout.Enum:
 		if desc {
-			return jen.Uint64().Call(ev(f))
+			return jen.Uint64().Call(v())
 		}
-		return jen.Uint64().Call(jen.Id(enumLast(f)).Op("-").Add(ev(f)))
+		return jen.Uint64().Call(jen.Id(enumLast(f)).Op("-").Add(v()))
 	}
 	panic("goemit: digit of a bool field")
 }
@@ -546,7 +563,7 @@ func (c *codec) encode() jen.Code {
 	fail := func(err jen.Code) jen.Code { return jen.Return(jen.Lit(0), jen.Lit(""), err) }
 	var body []jen.Code
 	for _, f := range l.Fields {
-		body = append(body, c.check(f, fail)...)
+		body = append(body, c.check(f, entryValue(f), fail)...)
 	}
 	if l.IDType == layout.IDString {
 		body = append(body, jen.If(
@@ -569,7 +586,7 @@ func (c *codec) encode() jen.Code {
 				bools = append(bools, jen.If(cond).Block(jen.Id("p").Op("+=").Add(c.fc(f, "Weight"))))
 				continue
 			}
-			d := c.digit(f)
+			d := c.digit(f, entryValue(f))
 			if f.Kind == layout.Uint && f.GoType == "uint64" && (f.Order == layout.Asc || f.Lo > 0) {
 				d = jen.Parens(d) // a bare difference: parenthesize before multiplying
 			}
@@ -628,7 +645,7 @@ func (c *codec) encode() jen.Code {
 					jen.Qual(runtimePath, put).Call(text, jen.Lit(0)),
 					jen.If(cond).Block(jen.Qual(runtimePath, put).Call(text.Clone(), jen.Lit(1))))
 			} else {
-				body = append(body, jen.Qual(runtimePath, put).Call(text, c.digit(f)))
+				body = append(body, jen.Qual(runtimePath, put).Call(text, c.digit(f, entryValue(f))))
 			}
 			if l.Separator != "" {
 				body = append(body, jen.Copy(jen.Id(buf).Index(jen.Lit(end), jen.Empty()), c.konst("separator")))

@@ -176,26 +176,32 @@ func (b *board) count(catalog.Op) {
 func (b *board) rangeLead(op catalog.Op) {
 	lead := b.l.Fields[0]
 	b.comment("%s", wrap(fmt.Sprintf("%s returns, best first, the entries whose %s lies in [lo, hi], skipping offset of them and returning at most limit. It is one ZRANGE BYSCORE: %s leads the score, so the range is a band of scores. Bounds outside %s's range are an error matching ErrOutOfRange.", op.Methods[0], lead.Name, lead.Name, lead.Name)))
-	lowFirst := lead.Order == layout.Desc // value order = digit order
-	cmp := jen.Id("dlo").Op(">").Id("dhi")
-	swap := jen.Null()
-	if !lowFirst {
-		cmp = jen.Id("dlo").Op("<").Id("dhi")
-		swap = jen.List(jen.Id("dlo"), jen.Id("dhi")).Op("=").List(jen.Id("dhi"), jen.Id("dlo"))
+	fail := func(err jen.Code) jen.Code { return jen.Return(jen.Nil(), err) }
+	body := b.digitStmts(lead, "dlo", func() *jen.Statement { return jen.Id("lo") }, fail)
+	body = append(body, b.digitStmts(lead, "dhi", func() *jen.Statement { return jen.Id("hi") }, fail)...)
+	// Digits order like values for desc fields, against them for asc ones.
+	if lead.Order == layout.Desc {
+		body = append(body, jen.If(jen.Id("dlo").Op(">").Id("dhi").Op("||").Id("offset").Op("<").Lit(0).Op("||").Id("limit").Op("<=").Lit(0)).Block(jen.Return(jen.Nil(), jen.Nil())))
+	} else {
+		body = append(body,
+			jen.If(jen.Id("dlo").Op("<").Id("dhi").Op("||").Id("offset").Op("<").Lit(0).Op("||").Id("limit").Op("<=").Lit(0)).Block(jen.Return(jen.Nil(), jen.Nil())),
+			jen.List(jen.Id("dlo"), jen.Id("dhi")).Op("=").List(jen.Id("dhi"), jen.Id("dlo")))
 	}
-	recvDecl(b.f).Id(op.Methods[0]).Params(ctxParam(), jen.List(jen.Id("lo"), jen.Id("hi")).Add(goType(lead)), jen.List(jen.Id("offset"), jen.Id("limit")).Int64()).Params(jen.Index().Id("Entry"), jen.Error()).Block(
-		jen.List(jen.Id("dlo"), jen.Err()).Op(":=").Id(digitFunc(lead)).Call(jen.Id("lo")),
-		errNil().Block(jen.Return(jen.Nil(), jen.Err())),
-		jen.List(jen.Id("dhi"), jen.Err()).Op(":=").Id(digitFunc(lead)).Call(jen.Id("hi")),
-		errNil().Block(jen.Return(jen.Nil(), jen.Err())),
-		jen.If(cmp.Op("||").Id("offset").Op("<").Lit(0).Op("||").Id("limit").Op("<=").Lit(0)).Block(jen.Return(jen.Nil(), jen.Nil())),
-		swap,
-		jen.Comment(fmt.Sprintf("%s's digits dlo…dhi are the scores of P in [dlo·W, (dhi+1)·W), W = %d.", lead.Name, lead.Weight)),
+	body = append(body, b.rangeQuery(lead)...)
+	recvDecl(b.f).Id(op.Methods[0]).Params(ctxParam(), jen.List(jen.Id("lo"), jen.Id("hi")).Add(goType(lead)), jen.List(jen.Id("offset"), jen.Id("limit")).Int64()).Params(jen.Index().Id("Entry"), jen.Error()).Block(body...)
+	b.f.Line()
+}
+
+// rangeQuery reads and decodes the band of scores of the leading field's digits dlo…dhi.
+func (b *board) rangeQuery(lead *layout.Field) []jen.Code {
+	weight := b.c.bases[lead] + "Weight"
+	return []jen.Code{
+		jen.Comment(fmt.Sprintf("%s's digits dlo…dhi are the scores of P in [dlo·W, (dhi+1)·W), W = %s.", lead.Name, weight)),
 		readCmd("ZSliceCmd", func(c jen.Code) jen.Code {
 			return jen.Add(c).Dot("ZRangeArgsWithScores").Call(jen.Id("ctx"), rd("ZRangeArgs").Values(jen.Dict{
 				jen.Id("Key"):     board0(),
-				jen.Id("Start"):   jen.Lit("(").Op("+").Add(rt("FormatScore")).Call(jen.Id("scoreOfP").Call(jen.Parens(jen.Id("dhi").Op("+").Lit(1)).Op("*").Lit(int(lead.Weight)))),
-				jen.Id("Stop"):    rt("FormatScore").Call(jen.Id("scoreOfP").Call(jen.Id("dlo").Op("*").Lit(int(lead.Weight)))),
+				jen.Id("Start"):   jen.Lit("(").Op("+").Add(rt("FormatScore")).Call(jen.Id("scoreOfP").Call(jen.Parens(jen.Id("dhi").Op("+").Lit(1)).Op("*").Add(b.c.fc(lead, "Weight")))),
+				jen.Id("Stop"):    rt("FormatScore").Call(jen.Id("scoreOfP").Call(jen.Id("dlo").Op("*").Add(b.c.fc(lead, "Weight")))),
 				jen.Id("ByScore"): jen.True(),
 				jen.Id("Rev"):     jen.True(),
 				jen.Id("Offset"):  jen.Id("offset"),
@@ -209,8 +215,7 @@ func (b *board) rangeLead(op catalog.Op) {
 			jen.If(jen.List(jen.Id("out").Index(jen.Id("i")), jen.Err()).Op("=").Id("Decode").Call(jen.Id("p").Dot("Score"), jen.Id("p").Dot("Member")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
 		),
 		jen.Return(jen.Id("out"), jen.Nil()),
-	)
-	b.f.Line()
+	}
 }
 
 // competition emits CompetitionRank.

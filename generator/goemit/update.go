@@ -76,9 +76,7 @@ func (b *board) updateOne(op catalog.Op) {
 		val = rt("WideDelta").Call(jen.Id(arg), jen.Lit(fd.Hex))
 	}
 	if u != layout.OpAdd {
-		body = append(body,
-			jen.List(jen.Id("d"), jen.Err()).Op(":=").Id(digitFunc(fd)).Call(jen.Id("v")),
-			errNil().Block(jen.Return(jen.Id("Entry").Values(), jen.Err())))
+		body = append(body, b.digitStmts(fd, "d", param, func(err jen.Code) jen.Code { return jen.Return(jen.Id("Entry").Values(), err) })...)
 		val = b.digitArg(fd)
 	}
 	body = append(body,
@@ -105,10 +103,10 @@ func (b *board) updateMany(op catalog.Op) {
 		}),
 	}
 	if u != layout.OpAdd {
-		loop = append(loop,
-			jen.List(jen.Id("d"), jen.Err()).Op(":=").Id(digitFunc(fd)).Call(jen.Id("u").Dot("Value")),
-			errNil().Block(jen.Id("res").Index(jen.Id("i")).Dot("Err").Op("=").Err(), jen.Continue()),
-		)
+		uv := func() *jen.Statement { return jen.Id("u").Dot("Value") }
+		loop = append(loop, b.digitStmts(fd, "d", uv, func(err jen.Code) jen.Code {
+			return jen.Id("res").Index(jen.Id("i")).Dot("Err").Op("=").Add(err).Line().Continue()
+		})...)
 		val = b.digitArg(fd)
 	}
 	loop = append(loop,

@@ -84,16 +84,14 @@ fingerprint and records it with its write: one round trip either way.`)
 			),
 			jen.Return(jen.Id("kept").Index(jen.Lit(0)), jen.Nil()),
 		),
-		jen.Block(
-			jen.List(jen.Id("score"), jen.Id("member"), jen.Err()).Op(":=").Id("e").Dot("Encode").Call(),
-			errNil().Block(jen.Return(jen.False(), jen.Err())),
-			jen.List(jen.Id("n"), jen.Err()).Op(":=").Id("b").Dot("c").Dot("ZAddArgs").Call(jen.Id("ctx"), jen.Id("b").Dot("keys").Index(jen.Lit(0)), rd("ZAddArgs").Values(jen.Dict{
-				jen.Id("GT"):      jen.True(),
-				jen.Id("Ch"):      jen.True(),
-				jen.Id("Members"): jen.Index().Add(rd("Z")).Values(jen.Values(jen.Dict{jen.Id("Score"): jen.Id("score"), jen.Id("Member"): jen.Id("member")})),
-			})).Dot("Result").Call(),
-			jen.Return(jen.Id("n").Op("==").Lit(1), jen.Err()),
-		),
+		jen.List(jen.Id("score"), jen.Id("member"), jen.Err()).Op(":=").Id("e").Dot("Encode").Call(),
+		errNil().Block(jen.Return(jen.False(), jen.Err())),
+		jen.List(jen.Id("n"), jen.Err()).Op(":=").Id("b").Dot("c").Dot("ZAddArgs").Call(jen.Id("ctx"), board0(), rd("ZAddArgs").Values(jen.Dict{
+			jen.Id("GT"):      jen.True(),
+			jen.Id("Ch"):      jen.True(),
+			jen.Id("Members"): jen.Index().Add(rd("Z")).Values(jen.Values(jen.Dict{jen.Id("Score"): jen.Id("score"), jen.Id("Member"): jen.Id("member")})),
+		})).Dot("Result").Call(),
+		jen.Return(jen.Id("n").Op("==").Lit(1), jen.Err()),
 	)
 }
 

@@ -152,6 +152,7 @@ func tidy(s string) string {
 // data is what the templates see.
 type data struct {
 	File, Title, Op, Fingerprint string
+	Header                       string // the generated-code marker, layout.Header
 	Usage                        []string
 	Args                         catalog.Args // the script's arguments: templates render their ARGV positions
 	ReadOnly                     bool         // flags=no-writes
@@ -231,6 +232,7 @@ func num(v uint64) string { return strconv.FormatUint(v, 10) }
 func newData(l *layout.Layout) *data {
 	d := &data{
 		File:          l.File,
+		Header:        layout.Header(l.File),
 		Fingerprint:   l.Fingerprint,
 		Prefix:        l.HasPrefix(),
 		PrefixLen:     l.PrefixLen,
