@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"math/big"
 	"strconv"
-	"strings"
 
+	"github.com/rankgen/rankgen/internal/quote"
 	"github.com/rankgen/rankgen/internal/suggest"
 )
 
@@ -16,10 +16,10 @@ func (v *validator) field(raw *rawField, names map[string]scalar) *Field {
 	if raw.Bad {
 		return nil
 	}
-	f := &Field{Line: raw.Line, Col: raw.Col, Doc: strings.TrimSpace(raw.Doc.Value)}
+	f := &Field{Line: raw.Line, Col: raw.Col, Doc: v.doc(raw.Doc)}
 	before := len(v.diags)
 	v.fieldName(raw, f, names)
-	label := fmt.Sprintf("field %q", f.Name)
+	label := "field " + quote.Short(f.Name)
 	if !v.fieldKind(raw, f, label) {
 		return nil
 	}
@@ -75,9 +75,9 @@ func (v *validator) fieldKind(raw *rawField, f *Field, label string) bool {
 		}
 		v.errAt(at, "%s has no type; add \"type:\" with one of uint, int, bool, enum, time", label)
 	default:
-		msg := fmt.Sprintf("%s has unknown type %q; use one of uint, int, bool, enum, time", label, raw.Type.Value)
+		msg := fmt.Sprintf("%s has unknown type %s; use one of uint, int, bool, enum, time", label, quote.Short(raw.Type.Value))
 		if s := suggest.Closest(raw.Type.Value, kindNames); s != "" {
-			msg = fmt.Sprintf("%s has unknown type %q; did you mean %q?", label, raw.Type.Value, s)
+			msg = fmt.Sprintf("%s has unknown type %s; did you mean %q?", label, quote.Short(raw.Type.Value), s)
 		}
 		v.errAt(raw.Type, "%s", msg)
 	}

@@ -18,6 +18,7 @@ var ReservedNames = []string{
 func (v *validator) goName(s scalar, what string) bool {
 	name := s.Value
 	switch {
+	case v.tooLong(s, what):
 	case token.IsKeyword(name):
 		v.errAt(s, "%s %q is a Go keyword; use an exported name like %q", what, name, exported(name))
 	case !token.IsIdentifier(name):

@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/rankgen/rankgen/internal/quote"
 	"github.com/rankgen/rankgen/internal/suggest"
 	"gopkg.in/yaml.v3"
 )
@@ -57,7 +58,24 @@ type parser struct {
 }
 
 func (p *parser) errorf(line, col int, format string, args ...any) {
+	for i, a := range args {
+		if s, ok := a.(string); ok && len(s) > quote.MaxShown {
+			args[i] = shown(s)
+		}
+	}
 	p.diags = append(p.diags, Diagnostic{File: p.file, Line: line, Col: col, Message: fmt.Sprintf(format, args...)})
+}
+
+// shown is a long string argument of a diagnostic: %q quotes only its start (a schema value
+// may be a megabyte), other verbs print it whole (the message's own sentences).
+type shown string
+
+func (s shown) Format(f fmt.State, verb rune) {
+	if verb == 'q' {
+		io.WriteString(f, quote.Short(string(s)))
+		return
+	}
+	io.WriteString(f, string(s))
 }
 
 func (p *parser) errAt(s scalar, format string, args ...any) {
@@ -214,7 +232,7 @@ func (p *parser) field(n *yaml.Node) rawField {
 	where := "a field"
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		if k := n.Content[i]; k.Value == "name" && deref(n.Content[i+1]).Kind == yaml.ScalarNode {
-			where = fmt.Sprintf("field %q", deref(n.Content[i+1]).Value)
+			where = "field " + quote.Short(deref(n.Content[i+1]).Value)
 		}
 	}
 	misspelt, _ := p.mapping(n, where, fieldKeys, func(key string, k, v *yaml.Node) {
@@ -282,7 +300,7 @@ func (p *parser) mapping(n *yaml.Node, where string, known []string, visit func(
 			continue
 		}
 		if !contains(known, k.Value) {
-			msg := fmt.Sprintf("unknown key %q in %s", k.Value, where)
+			msg := fmt.Sprintf("unknown key %s in %s", quote.Short(k.Value), where)
 			if s := suggest.Closest(k.Value, known); s != "" {
 				msg += fmt.Sprintf("; did you mean %q?", s)
 				misspelt = append(misspelt, s)
