@@ -17,13 +17,18 @@ func (v *validator) field(raw *rawField, names map[string]scalar) *Field {
 		return nil
 	}
 	f := &Field{Line: raw.Line, Col: raw.Col, Doc: v.doc(raw.Doc)}
-	before := len(v.diags)
-	v.fieldName(raw, f, names)
+	if !v.fieldName(raw, f, names) {
+		if v.misnamed == nil {
+			v.misnamed = map[*Field]bool{}
+		}
+		v.misnamed[f] = true
+	}
 	label := "field " + quote.Short(f.Name)
 	if !v.fieldKind(raw, f, label) {
 		return nil
 	}
-	v.fieldOrder(raw, f, label)
+	v.fieldOrder(raw, f, label) // the name and order do not decide the range: go on after theirs
+	before := len(v.diags)
 	v.fieldKeys(raw, f, label)
 	if len(v.diags) > before || anyBad(raw.Bits, raw.Digits, raw.Min, raw.Max, raw.Epoch, raw.Unit, raw.ValuesPos) {
 		return nil
@@ -41,8 +46,8 @@ func (v *validator) field(raw *rawField, names map[string]scalar) *Field {
 	return f
 }
 
-// fieldName checks the field's Go name and claims it in names.
-func (v *validator) fieldName(raw *rawField, f *Field, names map[string]scalar) {
+// fieldName checks the field's Go name and claims it in names; false when it is refused.
+func (v *validator) fieldName(raw *rawField, f *Field, names map[string]scalar) bool {
 	f.Name = raw.Name.Value
 	switch {
 	case raw.Name.Bad: // already reported
@@ -52,10 +57,12 @@ func (v *validator) fieldName(raw *rawField, f *Field, names map[string]scalar) 
 	default:
 		if prev, dup := names[raw.Name.Value]; dup {
 			v.errAt(raw.Name, "name %q is already used at line %d; names must be unique: rename one", raw.Name.Value, prev.Line)
-		} else {
-			names[raw.Name.Value] = raw.Name
+			return false
 		}
+		names[raw.Name.Value] = raw.Name
+		return true
 	}
+	return false
 }
 
 var kindsByName = map[string]Kind{"uint": Uint, "int": Int, "bool": Bool, "enum": Enum, "time": Time}

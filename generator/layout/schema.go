@@ -146,8 +146,46 @@ func (p *parser) yamlError(src []byte, err error) {
 		p.diags = append(p.diags, Diagnostic{File: p.file, Message: "malformed YAML: " + msg})
 		return
 	}
-	col, hint := yamlHint(src, line, msg)
-	p.errorf(line, col, "malformed YAML: %s%s", msg, hint)
+	at := blockErrorLine(src, line, msg)
+	col, hint := yamlHint(src, at, msg)
+	if at != line && col == 1 { // point at the key indented wrongly
+		text := strings.SplitN(string(src), "\n", at+1)[at-1]
+		col = len(text) - len(strings.TrimLeft(text, " ")) + 1
+	}
+	p.errorf(at, col, "malformed YAML: %s%s", msg, hint)
+}
+
+// blockErrorLine finds the line a block-structure error is about. yaml.v3 reports "did not
+// find expected key" and "… '-' indicator" at the line where the enclosing block starts, which
+// may be far above the line indented wrongly; the first prefix of the file (in whole lines)
+// that fails with the same message ends at that line. A prefix fails whenever a shorter one
+// does, so a binary search finds it in a few parses.
+func blockErrorLine(src []byte, line int, msg string) int {
+	if !strings.HasPrefix(msg, "did not find expected key") && !strings.HasPrefix(msg, "did not find expected '-' indicator") {
+		return line
+	}
+	lines := bytes.SplitAfter(src, []byte("\n"))
+	fails := func(k int) bool {
+		var doc yaml.Node
+		err := yaml.Unmarshal(bytes.Join(lines[:k], nil), &doc)
+		if err == nil {
+			return false
+		}
+		_, m := yamlErrorLine(err)
+		return m == msg
+	}
+	lo, hi := line, len(lines) // the answer is in [lo, hi]; all of the file fails
+	if lo < 1 || lo > hi || !fails(hi) {
+		return line
+	}
+	for lo < hi {
+		if mid := (lo + hi) / 2; fails(mid) {
+			hi = mid
+		} else {
+			lo = mid + 1
+		}
+	}
+	return lo
 }
 
 // schema reads the top-level mapping.

@@ -41,6 +41,7 @@ func Parse(file string, src []byte) (*Layout, error) {
 
 type validator struct {
 	parser
+	misnamed map[*Field]bool // fields whose name is refused: no enum constants are derived from it
 }
 
 func (v *validator) layout(raw *rawSchema) *Layout {
@@ -50,7 +51,9 @@ func (v *validator) layout(raw *rawSchema) *Layout {
 	l.Doc = v.doc(raw.Doc)
 	v.separator(raw.Separator, l)
 
+	scoreErrs := len(v.diags)
 	v.score(raw, l)
+	scoreOK := len(v.diags) == scoreErrs
 
 	names := map[string]scalar{}
 	v.id(raw.ID, l, names)
@@ -67,16 +70,18 @@ func (v *validator) layout(raw *rawSchema) *Layout {
 			l.Fields = append(l.Fields, f)
 		}
 	}
-	v.enumNames(l, names)
-	if len(v.diags) > 0 {
+	v.enumNames(l)
+	// Placement needs every field's radix and the score's kind; it does not need names,
+	// orders or updates, so errors there do not hide the score's capacity.
+	if len(l.Fields) == 0 || len(l.Fields) < len(raw.Fields) || !scoreOK {
 		return nil
 	}
+	placeErrs := len(v.diags)
 	v.place(raw, l)
-	if len(v.diags) > 0 {
-		return nil
-	}
-	if l.IDType == IDString && raw.ID.MaxBytes.Set && l.PrefixLen+l.MaxBytes > RedisMaxString {
+	if len(v.diags) == placeErrs && l.IDType == IDString && raw.ID.MaxBytes.Set && l.PrefixLen+l.MaxBytes > RedisMaxString {
 		v.errAt(raw.ID.MaxBytes, "max_bytes %d plus the %d-byte member prefix exceeds Redis's 512 MiB string limit; lower max_bytes to at most %d", l.MaxBytes, l.PrefixLen, RedisMaxString-l.PrefixLen)
+	}
+	if len(v.diags) > 0 {
 		return nil
 	}
 	l.Canonical = canonical(l)
