@@ -3,11 +3,11 @@
 // and Go type; a canonical form and its fingerprint; and an interpreted codec over the model,
 // which serves the CLI and is the oracle generated code is tested against.
 //
-// The maths (see design.md §2): field i stores a digit d_i in [0, R_i), larger digit = ranks
-// first (desc: d = v − min; asc: d = max − v). The score is the mixed-radix integer
-// P = Σ d_i·W_i over the score fields (W_i = product of the radices after i), kept at most
-// 2^53 so a float64 holds it exactly. Fields after the score go into the member as a
-// fixed-width, order-preserving text prefix before the id.
+// The maths (README: "Fields", "Score and member"): field i stores a digit d_i in [0, R_i),
+// larger digit = ranks first (desc: d = v − min; asc: d = max − v). The score is the
+// mixed-radix integer P = Σ d_i·W_i over the score fields (W_i = product of the radices after
+// i), kept at most 2^53 so a float64 holds it exactly. Fields after the score go into the
+// member as a fixed-width, order-preserving text prefix before the id.
 package layout
 
 import (
