@@ -40,7 +40,9 @@ func Generate(l *layout.Layout) ([]byte, error) {
 
 	var buf bytes.Buffer
 	if err := f.Render(&buf); err != nil {
-		return nil, fmt.Errorf("goemit: rendering %s: %w", l.GoFile(), err)
+		// jennifer appends the whole unformatted source to its error: keep the first line.
+		msg, _, _ := strings.Cut(err.Error(), "\n")
+		return nil, fmt.Errorf("goemit: rendering %s: %s", l.GoFile(), strings.TrimSuffix(msg, " while formatting source:"))
 	}
 	out, err := format.Source(groupImports(buf.Bytes()))
 	if err != nil {

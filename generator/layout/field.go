@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"math/big"
 	"strconv"
-	"strings"
 
+	"github.com/rankgen/rankgen/internal/quote"
 	"github.com/rankgen/rankgen/internal/suggest"
 )
 
@@ -16,14 +16,19 @@ func (v *validator) field(raw *rawField, names map[string]scalar) *Field {
 	if raw.Bad {
 		return nil
 	}
-	f := &Field{Line: raw.Line, Col: raw.Col, Doc: strings.TrimSpace(raw.Doc.Value)}
-	before := len(v.diags)
-	v.fieldName(raw, f, names)
-	label := fmt.Sprintf("field %q", f.Name)
+	f := &Field{Line: raw.Line, Col: raw.Col, Doc: v.doc(raw.Doc)}
+	if !v.fieldName(raw, f, names) {
+		if v.misnamed == nil {
+			v.misnamed = map[*Field]bool{}
+		}
+		v.misnamed[f] = true
+	}
+	label := "field " + quote.Short(f.Name)
 	if !v.fieldKind(raw, f, label) {
 		return nil
 	}
-	v.fieldOrder(raw, f, label)
+	v.fieldOrder(raw, f, label) // the name and order do not decide the range: go on after theirs
+	before := len(v.diags)
 	v.fieldKeys(raw, f, label)
 	if len(v.diags) > before || anyBad(raw.Bits, raw.Digits, raw.Min, raw.Max, raw.Epoch, raw.Unit, raw.ValuesPos) {
 		return nil
@@ -41,8 +46,8 @@ func (v *validator) field(raw *rawField, names map[string]scalar) *Field {
 	return f
 }
 
-// fieldName checks the field's Go name and claims it in names.
-func (v *validator) fieldName(raw *rawField, f *Field, names map[string]scalar) {
+// fieldName checks the field's Go name and claims it in names; false when it is refused.
+func (v *validator) fieldName(raw *rawField, f *Field, names map[string]scalar) bool {
 	f.Name = raw.Name.Value
 	switch {
 	case raw.Name.Bad: // already reported
@@ -52,10 +57,12 @@ func (v *validator) fieldName(raw *rawField, f *Field, names map[string]scalar) 
 	default:
 		if prev, dup := names[raw.Name.Value]; dup {
 			v.errAt(raw.Name, "name %q is already used at line %d; names must be unique: rename one", raw.Name.Value, prev.Line)
-		} else {
-			names[raw.Name.Value] = raw.Name
+			return false
 		}
+		names[raw.Name.Value] = raw.Name
+		return true
 	}
+	return false
 }
 
 var kindsByName = map[string]Kind{"uint": Uint, "int": Int, "bool": Bool, "enum": Enum, "time": Time}
@@ -75,9 +82,9 @@ func (v *validator) fieldKind(raw *rawField, f *Field, label string) bool {
 		}
 		v.errAt(at, "%s has no type; add \"type:\" with one of uint, int, bool, enum, time", label)
 	default:
-		msg := fmt.Sprintf("%s has unknown type %q; use one of uint, int, bool, enum, time", label, raw.Type.Value)
+		msg := fmt.Sprintf("%s has unknown type %s; use one of uint, int, bool, enum, time", label, quote.Short(raw.Type.Value))
 		if s := suggest.Closest(raw.Type.Value, kindNames); s != "" {
-			msg = fmt.Sprintf("%s has unknown type %q; did you mean %q?", label, raw.Type.Value, s)
+			msg = fmt.Sprintf("%s has unknown type %s; did you mean %q?", label, quote.Short(raw.Type.Value), s)
 		}
 		v.errAt(raw.Type, "%s", msg)
 	}

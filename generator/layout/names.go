@@ -18,6 +18,7 @@ var ReservedNames = []string{
 func (v *validator) goName(s scalar, what string) bool {
 	name := s.Value
 	switch {
+	case v.tooLong(s, what):
 	case token.IsKeyword(name):
 		v.errAt(s, "%s %q is a Go keyword; use an exported name like %q", what, name, exported(name))
 	case !token.IsIdentifier(name):
@@ -66,18 +67,18 @@ func EnumConst(f *Field, value string) string {
 }
 
 // enumNames checks that enum types and constants clash with no other package-level name.
-func (v *validator) enumNames(l *Layout, fieldNames map[string]scalar) {
+func (v *validator) enumNames(l *Layout) {
 	taken := map[string]string{}
 	for _, r := range ReservedNames {
 		taken[r] = "a name rankgen generates"
 	}
 	for _, f := range l.Fields {
-		if f.Kind == Enum {
+		if f.Kind == Enum && !v.misnamed[f] {
 			taken[f.Name] = fmt.Sprintf("the enum type of field %q", f.Name)
 		}
 	}
 	for _, f := range l.Fields {
-		if f.Kind != Enum {
+		if f.Kind != Enum || v.misnamed[f] {
 			continue
 		}
 		for _, val := range f.Values {

@@ -24,6 +24,10 @@ func (v *validator) enumValues(raw *rawField, f *Field, label string) bool {
 			ok = false
 			continue
 		}
+		if v.tooLong(s, label+": enum value") {
+			ok = false
+			continue
+		}
 		if !isWord(s.Value) {
 			v.errAt(s, "%s: enum value %q must be a word of letters, digits and _ (it becomes a Go constant)", label, s.Value)
 			ok = false

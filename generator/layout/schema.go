@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/rankgen/rankgen/internal/quote"
 	"github.com/rankgen/rankgen/internal/suggest"
 	"gopkg.in/yaml.v3"
 )
@@ -57,7 +58,24 @@ type parser struct {
 }
 
 func (p *parser) errorf(line, col int, format string, args ...any) {
+	for i, a := range args {
+		if s, ok := a.(string); ok && len(s) > quote.MaxShown {
+			args[i] = shown(s)
+		}
+	}
 	p.diags = append(p.diags, Diagnostic{File: p.file, Line: line, Col: col, Message: fmt.Sprintf(format, args...)})
+}
+
+// shown is a long string argument of a diagnostic: %q quotes only its start (a schema value
+// may be a megabyte), other verbs print it whole (the message's own sentences).
+type shown string
+
+func (s shown) Format(f fmt.State, verb rune) {
+	if verb == 'q' {
+		io.WriteString(f, quote.Short(string(s)))
+		return
+	}
+	io.WriteString(f, string(s))
 }
 
 func (p *parser) errAt(s scalar, format string, args ...any) {
@@ -128,8 +146,46 @@ func (p *parser) yamlError(src []byte, err error) {
 		p.diags = append(p.diags, Diagnostic{File: p.file, Message: "malformed YAML: " + msg})
 		return
 	}
-	col, hint := yamlHint(src, line, msg)
-	p.errorf(line, col, "malformed YAML: %s%s", msg, hint)
+	at := blockErrorLine(src, line, msg)
+	col, hint := yamlHint(src, at, msg)
+	if at != line && col == 1 { // point at the key indented wrongly
+		text := strings.SplitN(string(src), "\n", at+1)[at-1]
+		col = len(text) - len(strings.TrimLeft(text, " ")) + 1
+	}
+	p.errorf(at, col, "malformed YAML: %s%s", msg, hint)
+}
+
+// blockErrorLine finds the line a block-structure error is about. yaml.v3 reports "did not
+// find expected key" and "… '-' indicator" at the line where the enclosing block starts, which
+// may be far above the line indented wrongly; the first prefix of the file (in whole lines)
+// that fails with the same message ends at that line. A prefix fails whenever a shorter one
+// does, so a binary search finds it in a few parses.
+func blockErrorLine(src []byte, line int, msg string) int {
+	if !strings.HasPrefix(msg, "did not find expected key") && !strings.HasPrefix(msg, "did not find expected '-' indicator") {
+		return line
+	}
+	lines := bytes.SplitAfter(src, []byte("\n"))
+	fails := func(k int) bool {
+		var doc yaml.Node
+		err := yaml.Unmarshal(bytes.Join(lines[:k], nil), &doc)
+		if err == nil {
+			return false
+		}
+		_, m := yamlErrorLine(err)
+		return m == msg
+	}
+	lo, hi := line, len(lines) // the answer is in [lo, hi]; all of the file fails
+	if lo < 1 || lo > hi || !fails(hi) {
+		return line
+	}
+	for lo < hi {
+		if mid := (lo + hi) / 2; fails(mid) {
+			hi = mid
+		} else {
+			lo = mid + 1
+		}
+	}
+	return lo
 }
 
 // schema reads the top-level mapping.
@@ -214,7 +270,7 @@ func (p *parser) field(n *yaml.Node) rawField {
 	where := "a field"
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		if k := n.Content[i]; k.Value == "name" && deref(n.Content[i+1]).Kind == yaml.ScalarNode {
-			where = fmt.Sprintf("field %q", deref(n.Content[i+1]).Value)
+			where = "field " + quote.Short(deref(n.Content[i+1]).Value)
 		}
 	}
 	misspelt, _ := p.mapping(n, where, fieldKeys, func(key string, k, v *yaml.Node) {
@@ -282,7 +338,7 @@ func (p *parser) mapping(n *yaml.Node, where string, known []string, visit func(
 			continue
 		}
 		if !contains(known, k.Value) {
-			msg := fmt.Sprintf("unknown key %q in %s", k.Value, where)
+			msg := fmt.Sprintf("unknown key %s in %s", quote.Short(k.Value), where)
 			if s := suggest.Closest(k.Value, known); s != "" {
 				msg += fmt.Sprintf("; did you mean %q?", s)
 				misspelt = append(misspelt, s)

@@ -5,7 +5,10 @@ import (
 	"go/token"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
+	"github.com/rankgen/rankgen/internal/quote"
 	"github.com/rankgen/rankgen/internal/suggest"
 )
 
@@ -14,7 +17,9 @@ const (
 	MaxBits          = 64
 	MaxDigits        = 19        // 10^19 − 1 still fits a uint64
 	MaxDecimalPlaces = 15        // beyond, the decimal bound leaves almost nothing for the integer part
-	MaxSeparator     = 8         // bytes
+	MaxSeparator     = 8         // bytes, printable ASCII
+	MaxNameBytes     = 64        // the package, the id, fields and enum values
+	MaxDocBytes      = 4096      // each doc, in bytes
 	DefaultMaxBytes  = 64        // string ids
 	RedisMaxString   = 512 << 20 // a Redis string (and so a member) is at most 512 MiB
 )
@@ -36,30 +41,19 @@ func Parse(file string, src []byte) (*Layout, error) {
 
 type validator struct {
 	parser
+	misnamed map[*Field]bool // fields whose name is refused: no enum constants are derived from it
 }
 
 func (v *validator) layout(raw *rawSchema) *Layout {
 	l := &Layout{File: file0(v.file), Separator: ":", MaxBytes: DefaultMaxBytes}
 
-	if !raw.Package.Set {
-		if !raw.Package.Bad {
-			v.errorf(1, 1, "missing package: add \"package: arena\" (the Go package name of the generated code)")
-		}
-	} else if !token.IsIdentifier(raw.Package.Value) || token.IsKeyword(raw.Package.Value) || raw.Package.Value == "_" {
-		v.errAt(raw.Package, "package %q is not a Go package name; use a lower-case word like \"arena\"", raw.Package.Value)
-	} else {
-		l.Package = raw.Package.Value
-	}
-	l.Doc = strings.TrimSpace(raw.Doc.Value)
+	v.packageName(raw.Package, l)
+	l.Doc = v.doc(raw.Doc)
+	v.separator(raw.Separator, l)
 
-	if raw.Separator.Set {
-		if len(raw.Separator.Value) > MaxSeparator {
-			v.errAt(raw.Separator, "separator %q is %d bytes; keep it at most %d (\":\" is usual)", raw.Separator.Value, len(raw.Separator.Value), MaxSeparator)
-		}
-		l.Separator = raw.Separator.Value
-	}
-
+	scoreErrs := len(v.diags)
 	v.score(raw, l)
+	scoreOK := len(v.diags) == scoreErrs
 
 	names := map[string]scalar{}
 	v.id(raw.ID, l, names)
@@ -76,21 +70,86 @@ func (v *validator) layout(raw *rawSchema) *Layout {
 			l.Fields = append(l.Fields, f)
 		}
 	}
-	v.enumNames(l, names)
-	if len(v.diags) > 0 {
+	v.enumNames(l)
+	// Placement needs every field's radix and the score's kind; it does not need names,
+	// orders or updates, so errors there do not hide the score's capacity.
+	if len(l.Fields) == 0 || len(l.Fields) < len(raw.Fields) || !scoreOK {
 		return nil
 	}
+	placeErrs := len(v.diags)
 	v.place(raw, l)
-	if len(v.diags) > 0 {
-		return nil
-	}
-	if l.IDType == IDString && raw.ID.MaxBytes.Set && l.PrefixLen+l.MaxBytes > RedisMaxString {
+	if len(v.diags) == placeErrs && l.IDType == IDString && raw.ID.MaxBytes.Set && l.PrefixLen+l.MaxBytes > RedisMaxString {
 		v.errAt(raw.ID.MaxBytes, "max_bytes %d plus the %d-byte member prefix exceeds Redis's 512 MiB string limit; lower max_bytes to at most %d", l.MaxBytes, l.PrefixLen, RedisMaxString-l.PrefixLen)
+	}
+	if len(v.diags) > 0 {
 		return nil
 	}
 	l.Canonical = canonical(l)
 	l.Fingerprint = fingerprint(l.Canonical)
 	return l
+}
+
+func (v *validator) packageName(s scalar, l *Layout) {
+	switch {
+	case !s.Set:
+		if !s.Bad {
+			v.errorf(1, 1, "missing package: add \"package: arena\" (the Go package name of the generated code)")
+		}
+	case v.tooLong(s, "package"):
+	case !token.IsIdentifier(s.Value) || token.IsKeyword(s.Value) || s.Value == "_":
+		v.errAt(s, "package %q is not a Go package name; use a lower-case word like \"arena\"", s.Value)
+	default:
+		l.Package = s.Value
+	}
+}
+
+// separator goes into every member and, as a literal, into the generated Go and Lua: a few
+// printable ASCII bytes.
+func (v *validator) separator(s scalar, l *Layout) {
+	if !s.Set {
+		return
+	}
+	if len(s.Value) > MaxSeparator {
+		v.errAt(s, "separator %q is %d bytes; keep it at most %d (\":\" is usual)", s.Value, len(s.Value), MaxSeparator)
+		return
+	}
+	for i := 0; i < len(s.Value); i++ {
+		if c := s.Value[i]; c < ' ' || c > '~' {
+			v.errAt(s, "separator %q holds byte 0x%02x; use printable ASCII (\":\" is usual)", s.Value, c)
+			return
+		}
+	}
+	l.Separator = s.Value
+}
+
+// doc is a schema or field doc: it becomes a Go comment, so it is printable text (newlines and
+// tabs allowed) of at most MaxDocBytes.
+func (v *validator) doc(s scalar) string {
+	if len(s.Value) > MaxDocBytes {
+		v.errAt(s, "doc is %d bytes; keep it at most %d", len(s.Value), MaxDocBytes)
+		return ""
+	}
+	if !utf8.ValidString(s.Value) {
+		v.errAt(s, "doc is not valid UTF-8; write it as text")
+		return ""
+	}
+	for _, r := range s.Value {
+		if !unicode.IsPrint(r) && r != '\n' && r != '\t' {
+			v.errAt(s, "doc holds the control character %U; use printable text (newlines and tabs are fine)", r)
+			return ""
+		}
+	}
+	return strings.TrimSpace(s.Value)
+}
+
+// tooLong reports a name over MaxNameBytes: names become Go identifiers, method names and
+// file names.
+func (v *validator) tooLong(s scalar, what string) bool {
+	if len(s.Value) <= MaxNameBytes {
+		return false
+	}
+	v.errAt(s, "%s %s is too long; keep names at most %d bytes", what, quote.Short(s.Value), MaxNameBytes)
+	return true
 }
 
 func file0(f string) string {
@@ -119,9 +178,9 @@ func (v *validator) score(raw *rawSchema, l *Layout) {
 		}
 		l.DecimalPlaces = n
 	default:
-		msg := fmt.Sprintf("unknown score kind %q; use integer (the default) or decimal", raw.Score.Value)
+		msg := fmt.Sprintf("unknown score kind %s; use integer (the default) or decimal", quote.Short(raw.Score.Value))
 		if s := suggest.Closest(raw.Score.Value, []string{"integer", "decimal"}); s != "" {
-			msg = fmt.Sprintf("unknown score kind %q; did you mean %q?", raw.Score.Value, s)
+			msg = fmt.Sprintf("unknown score kind %s; did you mean %q?", quote.Short(raw.Score.Value), s)
 		}
 		v.errAt(raw.Score, "%s", msg)
 	}
