@@ -14,17 +14,8 @@ import (
 	"github.com/rankgen/rankgen/examples/boardtest/internal/random/r12"
 	"github.com/rankgen/rankgen/examples/boardtest/internal/random/r27"
 	"github.com/rankgen/rankgen/examples/boardtest/internal/random/r32"
-	"github.com/rankgen/rankgen/examples/generated/arena"
-	"github.com/rankgen/rankgen/examples/generated/racing"
-	"github.com/rankgen/rankgen/examples/generated/season"
-	"github.com/rankgen/rankgen/examples/generated/seed000member"
-	"github.com/rankgen/rankgen/examples/generated/seed001zranking"
-	"github.com/rankgen/rankgen/examples/generated/seed002binary"
-	"github.com/rankgen/rankgen/examples/generated/seed002decimal"
-	"github.com/rankgen/rankgen/examples/generated/seed002keysort"
-	"github.com/rankgen/rankgen/examples/generated/seed003scaling"
-	"github.com/rankgen/rankgen/examples/generated/seed004shift"
 	"github.com/rankgen/rankgen/generator/layout"
+	"github.com/rankgen/rankgen/internal/exampleboards"
 	"github.com/rankgen/rankgen/internal/redistest"
 	"github.com/redis/go-redis/v9"
 )
@@ -47,25 +38,21 @@ type pair struct {
 	Member string
 }
 
-// gen adapts a generated package (its Entry type E) to codec.
-type gen[E any] struct {
-	decode  func(float64, string) (E, error)
-	encode  func(E) (float64, string, error)
-	compare func(a, b E) int
-}
+// gen adapts a generated package's codec to codec.
+type gen struct{ exampleboards.Codec }
 
-func (g gen[E]) roundTrip(score float64, member string) (float64, string, error) {
-	e, err := g.decode(score, member)
+func (g gen) roundTrip(score float64, member string) (float64, string, error) {
+	e, err := g.Decode(score, member)
 	if err != nil {
 		return 0, "", err
 	}
-	return g.encode(e)
+	return g.Encode(e)
 }
 
-func (g gen[E]) sortPairs(ps []pair) error {
-	es := make([]E, len(ps))
+func (g gen) sortPairs(ps []pair) error {
+	es := make([]any, len(ps))
 	for i, p := range ps {
-		e, err := g.decode(p.Score, p.Member)
+		e, err := g.Decode(p.Score, p.Member)
 		if err != nil {
 			return err
 		}
@@ -75,7 +62,7 @@ func (g gen[E]) sortPairs(ps []pair) error {
 	for i := range idx {
 		idx[i] = i
 	}
-	slices.SortStableFunc(idx, func(a, b int) int { return g.compare(es[a], es[b]) })
+	slices.SortStableFunc(idx, func(a, b int) int { return g.Compare(es[a], es[b]) })
 	out := make([]pair, len(ps))
 	for i, j := range idx {
 		out[i] = ps[j]
@@ -87,29 +74,28 @@ func (g gen[E]) sortPairs(ps []pair) error {
 // example is one example schema with its generated package.
 type example struct {
 	name     string // package name
-	schema   string // file under examples/schemas
+	schema   string // file under examples/schemas, or a path from this directory
 	codec    codec
 	newBoard func(c redis.UniversalClient, key string) any // the package's NewBoard
 }
 
-var examples = []example{
-	{"arena", "arena.yaml", gen[arena.Entry]{arena.Decode, arena.Entry.Encode, arena.Compare}, func(c redis.UniversalClient, k string) any { return arena.NewBoard(c, k) }},
-	{"racing", "racing.yaml", gen[racing.Entry]{racing.Decode, racing.Entry.Encode, racing.Compare}, func(c redis.UniversalClient, k string) any { return racing.NewBoard(c, k) }},
-	{"season", "season.yaml", gen[season.Entry]{season.Decode, season.Entry.Encode, season.Compare}, func(c redis.UniversalClient, k string) any { return season.NewBoard(c, k) }},
-	{"seed000member", "seed000_member.yaml", gen[seed000member.Entry]{seed000member.Decode, seed000member.Entry.Encode, seed000member.Compare}, func(c redis.UniversalClient, k string) any { return seed000member.NewBoard(c, k) }},
-	{"seed001zranking", "seed001_zranking.yaml", gen[seed001zranking.Entry]{seed001zranking.Decode, seed001zranking.Entry.Encode, seed001zranking.Compare}, func(c redis.UniversalClient, k string) any { return seed001zranking.NewBoard(c, k) }},
-	{"seed002binary", "seed002_binary.yaml", gen[seed002binary.Entry]{seed002binary.Decode, seed002binary.Entry.Encode, seed002binary.Compare}, func(c redis.UniversalClient, k string) any { return seed002binary.NewBoard(c, k) }},
-	{"seed002decimal", "seed002_decimal.yaml", gen[seed002decimal.Entry]{seed002decimal.Decode, seed002decimal.Entry.Encode, seed002decimal.Compare}, func(c redis.UniversalClient, k string) any { return seed002decimal.NewBoard(c, k) }},
-	{"seed002keysort", "seed002_keysort.yaml", gen[seed002keysort.Entry]{seed002keysort.Decode, seed002keysort.Entry.Encode, seed002keysort.Compare}, func(c redis.UniversalClient, k string) any { return seed002keysort.NewBoard(c, k) }},
-	{"seed003scaling", "seed003_scaling.yaml", gen[seed003scaling.Entry]{seed003scaling.Decode, seed003scaling.Entry.Encode, seed003scaling.Compare}, func(c redis.UniversalClient, k string) any { return seed003scaling.NewBoard(c, k) }},
-	{"seed004shift", "seed004_shift.yaml", gen[seed004shift.Entry]{seed004shift.Decode, seed004shift.Entry.Encode, seed004shift.Compare}, func(c redis.UniversalClient, k string) any { return seed004shift.NewBoard(c, k) }},
-	// Boards generated from random schemas (internal/oracle.RandomSchema), committed under
-	// internal/random and kept fresh by TestRandomBoardsFresh.
-	{"r01", "internal/random/r01/r01.yaml", gen[r01.Entry]{r01.Decode, r01.Entry.Encode, r01.Compare}, func(c redis.UniversalClient, k string) any { return r01.NewBoard(c, k) }},
-	{"r02", "internal/random/r02/r02.yaml", gen[r02.Entry]{r02.Decode, r02.Entry.Encode, r02.Compare}, func(c redis.UniversalClient, k string) any { return r02.NewBoard(c, k) }},
-	{"r12", "internal/random/r12/r12.yaml", gen[r12.Entry]{r12.Decode, r12.Entry.Encode, r12.Compare}, func(c redis.UniversalClient, k string) any { return r12.NewBoard(c, k) }},
-	{"r27", "internal/random/r27/r27.yaml", gen[r27.Entry]{r27.Decode, r27.Entry.Encode, r27.Compare}, func(c redis.UniversalClient, k string) any { return r27.NewBoard(c, k) }},
-	{"r32", "internal/random/r32/r32.yaml", gen[r32.Entry]{r32.Decode, r32.Entry.Encode, r32.Compare}, func(c redis.UniversalClient, k string) any { return r32.NewBoard(c, k) }},
+// examples are every example of internal/exampleboards, then boards generated from random
+// schemas (internal/oracle.RandomSchema), committed under internal/random and kept fresh by
+// TestRandomBoardsFresh.
+var examples = append(fromList(exampleboards.All()), fromList([]exampleboards.Example{
+	{Name: "r01", Schema: "internal/random/r01/r01.yaml", Codec: exampleboards.CodecOf(r01.Entry.Encode, r01.Decode, r01.Compare), NewBoard: r01.NewBoard},
+	{Name: "r02", Schema: "internal/random/r02/r02.yaml", Codec: exampleboards.CodecOf(r02.Entry.Encode, r02.Decode, r02.Compare), NewBoard: r02.NewBoard},
+	{Name: "r12", Schema: "internal/random/r12/r12.yaml", Codec: exampleboards.CodecOf(r12.Entry.Encode, r12.Decode, r12.Compare), NewBoard: r12.NewBoard},
+	{Name: "r27", Schema: "internal/random/r27/r27.yaml", Codec: exampleboards.CodecOf(r27.Entry.Encode, r27.Decode, r27.Compare), NewBoard: r27.NewBoard},
+	{Name: "r32", Schema: "internal/random/r32/r32.yaml", Codec: exampleboards.CodecOf(r32.Entry.Encode, r32.Decode, r32.Compare), NewBoard: r32.NewBoard},
+})...)
+
+func fromList(exs []exampleboards.Example) []example {
+	out := make([]example, len(exs))
+	for i, ex := range exs {
+		out[i] = example{ex.Name, ex.Schema, gen{ex.Codec}, func(c redis.UniversalClient, k string) any { return ex.Board(c, k) }}
+	}
+	return out
 }
 
 // parse reads and parses a schema: a file name under examples/schemas, or a path.

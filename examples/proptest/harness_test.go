@@ -3,29 +3,23 @@ package proptest
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"testing"
 
-	"github.com/rankgen/rankgen/examples/generated/arena"
-	"github.com/rankgen/rankgen/examples/generated/racing"
-	"github.com/rankgen/rankgen/examples/generated/season"
-	"github.com/rankgen/rankgen/examples/generated/seed000member"
-	"github.com/rankgen/rankgen/examples/generated/seed001zranking"
-	"github.com/rankgen/rankgen/examples/generated/seed002binary"
-	"github.com/rankgen/rankgen/examples/generated/seed002decimal"
-	"github.com/rankgen/rankgen/examples/generated/seed002keysort"
-	"github.com/rankgen/rankgen/examples/generated/seed003scaling"
-	"github.com/rankgen/rankgen/examples/generated/seed004shift"
 	"github.com/rankgen/rankgen/generator/layout"
+	"github.com/rankgen/rankgen/internal/exampleboards"
+	"github.com/rankgen/rankgen/internal/oracle"
 )
 
 // codec is one generated package's codec, seen through its exported functions. E is the
-// package's Entry type.
+// package's Entry type, or any holding it.
 type codec[E any] struct {
 	schema      string // file name in examples/schemas
 	fingerprint string
 	encode      func(E) (float64, string, error)
 	decode      func(float64, string) (E, error)
 	compare     func(a, b E) int
+	toGenerated func(*layout.Layout, layout.Entry) E // the generated Entry of an interpreted one
 }
 
 // example is a codec with its type erased, so that one table lists every example.
@@ -47,18 +41,21 @@ func exampleOf[E any](name string, c codec[E]) example {
 	}
 }
 
-var examples = []example{
-	exampleOf("arena", codec[arena.Entry]{"arena.yaml", arena.Fingerprint, arena.Entry.Encode, arena.Decode, arena.Compare}),
-	exampleOf("racing", codec[racing.Entry]{"racing.yaml", racing.Fingerprint, racing.Entry.Encode, racing.Decode, racing.Compare}),
-	exampleOf("season", codec[season.Entry]{"season.yaml", season.Fingerprint, season.Entry.Encode, season.Decode, season.Compare}),
-	exampleOf("seed000member", codec[seed000member.Entry]{"seed000_member.yaml", seed000member.Fingerprint, seed000member.Entry.Encode, seed000member.Decode, seed000member.Compare}),
-	exampleOf("seed001zranking", codec[seed001zranking.Entry]{"seed001_zranking.yaml", seed001zranking.Fingerprint, seed001zranking.Entry.Encode, seed001zranking.Decode, seed001zranking.Compare}),
-	exampleOf("seed002binary", codec[seed002binary.Entry]{"seed002_binary.yaml", seed002binary.Fingerprint, seed002binary.Entry.Encode, seed002binary.Decode, seed002binary.Compare}),
-	exampleOf("seed002decimal", codec[seed002decimal.Entry]{"seed002_decimal.yaml", seed002decimal.Fingerprint, seed002decimal.Entry.Encode, seed002decimal.Decode, seed002decimal.Compare}),
-	exampleOf("seed002keysort", codec[seed002keysort.Entry]{"seed002_keysort.yaml", seed002keysort.Fingerprint, seed002keysort.Entry.Encode, seed002keysort.Decode, seed002keysort.Compare}),
-	exampleOf("seed003scaling", codec[seed003scaling.Entry]{"seed003_scaling.yaml", seed003scaling.Fingerprint, seed003scaling.Entry.Encode, seed003scaling.Decode, seed003scaling.Compare}),
-	exampleOf("seed004shift", codec[seed004shift.Entry]{"seed004_shift.yaml", seed004shift.Fingerprint, seed004shift.Entry.Encode, seed004shift.Decode, seed004shift.Compare}),
-}
+// examples are every example of internal/exampleboards, their entries travelling as any.
+var examples = func() []example {
+	var out []example
+	for _, ex := range exampleboards.All() {
+		out = append(out, exampleOf(ex.Name, codec[any]{
+			ex.Schema, ex.Fingerprint, ex.Codec.Encode, ex.Codec.Decode, ex.Codec.Compare,
+			func(l *layout.Layout, e layout.Entry) any {
+				p := reflect.New(ex.Codec.Entry())
+				oracle.ToGenerated(l, e, p.Interface())
+				return p.Elem().Interface()
+			},
+		}))
+	}
+	return out
+}()
 
 var layouts = map[string]*layout.Layout{}
 

@@ -74,8 +74,7 @@ func checkCodec[E any](t *testing.T, l *layout.Layout, c codec[E], n int) {
 				e.ID = prev.ID
 			}
 		}
-		var g E
-		oracle.ToGenerated(l, e, &g)
+		g := c.toGenerated(l, e)
 		score, member, err := c.encode(g)
 		if err != nil {
 			t.Fatalf("generated Encode(%+v): %v", g, err)
@@ -135,8 +134,7 @@ func checkOutOfRange[E any](t *testing.T, l *layout.Layout, c codec[E], rng *ran
 	tried := 0
 	try := func(e layout.Entry, field string) {
 		tried++
-		var g E
-		oracle.ToGenerated(l, e, &g)
+		g := c.toGenerated(l, e)
 		_, _, gerr := c.encode(g)
 		_, _, lerr := l.Encode(e)
 		var re *rankgenrt.RangeError

@@ -27,29 +27,14 @@ type genPkg struct {
 	compare func(a, b any) int
 }
 
-func pkg[E interface {
-	Encode() (float64, string, error)
-}](schema string, decode func(float64, string) (E, error), compare func(a, b E) int) genPkg {
-	return genPkg{
-		schema: schema,
-		entry:  reflect.TypeFor[E](),
-		decode: func(s float64, m string) (any, error) {
-			e, err := decode(s, m)
-			return e, err
-		},
-		compare: func(a, b any) int { return compare(a.(E), b.(E)) },
+// genPkgs are the generated packages of the seeds (internal/exampleboards).
+var genPkgs = func() []genPkg {
+	var out []genPkg
+	for _, ex := range seedExamples() {
+		out = append(out, genPkg{ex.SchemaName(), ex.Codec.Entry(), ex.Codec.Decode, ex.Codec.Compare})
 	}
-}
-
-var genPkgs = []genPkg{
-	pkg("seed000_member", seed000member.Decode, seed000member.Compare),
-	pkg("seed001_zranking", seed001zranking.Decode, seed001zranking.Compare),
-	pkg("seed002_binary", seed002binary.Decode, seed002binary.Compare),
-	pkg("seed002_decimal", seed002decimal.Decode, seed002decimal.Compare),
-	pkg("seed002_keysort", seed002keysort.Decode, seed002keysort.Compare),
-	pkg("seed003_scaling", seed003scaling.Decode, seed003scaling.Compare),
-	pkg("seed004_shift", seed004shift.Decode, seed004shift.Compare),
-}
+	return out
+}()
 
 // toGen builds the generated Entry for an interpreted entry.
 func (g genPkg) toGen(t testing.TB, l *layout.Layout, e layout.Entry) any {

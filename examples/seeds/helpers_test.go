@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/rankgen/rankgen/generator/layout"
+	"github.com/rankgen/rankgen/internal/exampleboards"
 )
 
 // load parses examples/schemas/<name>.yaml.
@@ -26,6 +27,17 @@ func load(t testing.TB, name string) *layout.Layout {
 		t.Fatalf("%s: %v", path, err)
 	}
 	return l
+}
+
+// seedExamples are the examples of internal/exampleboards that reproduce a seed.
+func seedExamples() []exampleboards.Example {
+	var out []exampleboards.Example
+	for _, ex := range exampleboards.All() {
+		if ex.Seed() {
+			out = append(out, ex)
+		}
+	}
+	return out
 }
 
 // parseFile parses a schema kept in testdata (schemas that must be refused live there, not in

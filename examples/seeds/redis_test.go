@@ -16,10 +16,14 @@ import (
 
 func TestMain(m *testing.M) { redistest.Main(m) }
 
-var seedSchemas = []string{
-	"seed000_member", "seed001_zranking", "seed002_binary", "seed002_decimal", "seed002_keysort",
-	"seed003_scaling", "seed004_shift",
-}
+// seedSchemas are the seeds' schema names ("seed000_member", …).
+var seedSchemas = func() []string {
+	var out []string
+	for _, ex := range seedExamples() {
+		out = append(out, ex.SchemaName())
+	}
+	return out
+}()
 
 // randomEntry draws every field uniformly from its range, the ends often, and an id of 1…12
 // bytes drawn from a few letters, ":", "-", NUL and bytes ≥ 0x80 (ties order by raw bytes).

@@ -5,20 +5,13 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"reflect"
 	"testing"
 	"time"
 
-	"github.com/rankgen/rankgen/examples/generated/arena"
-	"github.com/rankgen/rankgen/examples/generated/racing"
-	"github.com/rankgen/rankgen/examples/generated/season"
-	"github.com/rankgen/rankgen/examples/generated/seed000member"
-	"github.com/rankgen/rankgen/examples/generated/seed001zranking"
-	"github.com/rankgen/rankgen/examples/generated/seed002decimal"
 	"github.com/rankgen/rankgen/generator/layout"
 	"github.com/rankgen/rankgen/internal/boardmodel"
+	"github.com/rankgen/rankgen/internal/exampleboards"
 	"github.com/rankgen/rankgen/internal/redistest"
 	rankgenrt "github.com/rankgen/rankgen/runtime"
 	"github.com/redis/go-redis/v9"
@@ -36,30 +29,15 @@ type example struct {
 	withTTL, withExpireAt reflect.Value
 }
 
+// examples are the examples of internal/exampleboards this package drives: boards with bare
+// ids and with a member prefix, integer and decimal scores, server and client stamps.
 func examples(t testing.TB) []*example {
-	mk := func(name string, newBoard, decode, ttl, at any) *example {
-		file := map[string]string{"seed000member": "seed000_member", "seed001zranking": "seed001_zranking", "seed002decimal": "seed002_decimal"}[name]
-		if file == "" {
-			file = name
-		}
-		src, err := os.ReadFile(filepath.Join("..", "..", "examples", "schemas", file+".yaml"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		l, err := layout.Parse(file+".yaml", src)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return &example{name, l, reflect.ValueOf(newBoard), reflect.ValueOf(decode), reflect.ValueOf(ttl), reflect.ValueOf(at)}
+	var out []*example
+	for _, ex := range exampleboards.Named(t, "arena", "racing", "season", "seed000member", "seed001zranking", "seed002decimal") {
+		out = append(out, &example{ex.Name, ex.Layout(t), reflect.ValueOf(ex.NewBoard), reflect.ValueOf(ex.Decode),
+			reflect.ValueOf(ex.WithTTL), reflect.ValueOf(ex.WithExpireAt)})
 	}
-	return []*example{
-		mk("arena", arena.NewBoard, arena.Decode, arena.WithTTL, arena.WithExpireAt),
-		mk("racing", racing.NewBoard, racing.Decode, racing.WithTTL, racing.WithExpireAt),
-		mk("season", season.NewBoard, season.Decode, season.WithTTL, season.WithExpireAt),
-		mk("seed000member", seed000member.NewBoard, seed000member.Decode, seed000member.WithTTL, seed000member.WithExpireAt),
-		mk("seed001zranking", seed001zranking.NewBoard, seed001zranking.Decode, seed001zranking.WithTTL, seed001zranking.WithExpireAt),
-		mk("seed002decimal", seed002decimal.NewBoard, seed002decimal.Decode, seed002decimal.WithTTL, seed002decimal.WithExpireAt),
-	}
+	return out
 }
 
 // board is a generated *Board with the helpers to call it in layout terms.

@@ -16,7 +16,8 @@
 //	}
 //
 // Tests that change server-wide state (SCRIPT FLUSH, CONFIG SET) start a server of their own
-// with Start, and cluster tests use StartCluster; both always run a private redis-server.
+// with Start, and cluster tests use StartCluster (three masters with a replica each, or the
+// cluster named by REDIS_CLUSTER_ADDRS).
 package redistest
 
 import (

@@ -117,10 +117,22 @@ func startOnce(bin string, cluster bool) (*Server, error) {
 		"--loglevel", "warning",
 	}
 	if cluster {
+		// The bus port is picked too: the default, port + 10000, may be taken or above 65535.
+		bus, err := freePort()
+		if err != nil {
+			_ = os.RemoveAll(dir)
+			return nil, err
+		}
 		args = append(args,
 			"--cluster-enabled", "yes",
+			"--cluster-port", strconv.Itoa(bus),
 			"--cluster-config-file", "nodes.conf",
-			"--cluster-node-timeout", "5000")
+			"--cluster-node-timeout", "5000",
+			// A replica syncs at once, not after the default 5 s wait for more replicas, and its
+			// master pings it every second (not 10), so that the replica's offset moves from 0
+			// and the cluster lists it as available within a second.
+			"--repl-diskless-sync-delay", "0",
+			"--repl-ping-replica-period", "1")
 	}
 	s := &Server{
 		Addr:   net.JoinHostPort("127.0.0.1", strconv.Itoa(port)),
@@ -148,19 +160,29 @@ func startOnce(bin string, cluster bool) (*Server, error) {
 	return s, nil
 }
 
-// waitReady waits until the server answers PING.
+// waitReady waits until the server accepts connections, then until it answers PING. (Dialing
+// first: a go-redis pool whose dials were refused backs off for a second before dialing again.)
 func (s *Server) waitReady(timeout time.Duration) error {
-	c := redis.NewClient(&redis.Options{Addr: s.Addr, MaxRetries: -1, DialTimeout: 200 * time.Millisecond})
-	defer c.Close()
 	deadline := time.Now().Add(timeout)
 	for {
-		select {
-		case <-s.exited:
-			if strings.Contains(s.Log(), "Address already in use") {
-				return errors.New("port in use")
-			}
-			return fmt.Errorf("exited: %v", s.cmd.ProcessState)
-		default:
+		if err := s.exitError(); err != nil {
+			return err
+		}
+		conn, err := net.DialTimeout("tcp", s.Addr, 200*time.Millisecond)
+		if err == nil {
+			_ = conn.Close()
+			break
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("not listening after %v: %w", timeout, err)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	c := redis.NewClient(&redis.Options{Addr: s.Addr, MaxRetries: -1, DialTimeout: 200 * time.Millisecond})
+	defer c.Close()
+	for {
+		if err := s.exitError(); err != nil {
+			return err
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
 		err := c.Ping(ctx).Err()
@@ -172,6 +194,19 @@ func (s *Server) waitReady(timeout time.Duration) error {
 			return fmt.Errorf("no PING reply after %v: %w", timeout, err)
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// exitError reports, once the server has exited, why.
+func (s *Server) exitError() error {
+	select {
+	case <-s.exited:
+		if strings.Contains(s.Log(), "Address already in use") {
+			return errors.New("port in use")
+		}
+		return fmt.Errorf("exited: %v", s.cmd.ProcessState)
+	default:
+		return nil
 	}
 }
 

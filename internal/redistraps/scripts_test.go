@@ -1,6 +1,7 @@
 package redistraps
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 
@@ -73,8 +74,8 @@ func TestTrapNOSCRIPT(t *testing.T) {
 
 // R11: on a cluster, all keys of a script must hash to one slot; a board key K keeps its side
 // keys in K's slot ({K}:idx, or K's own tag). A plain EVAL may silently touch an undeclared
-// key in another slot (when it is local); a #!lua shebang makes that an error, so generated
-// scripts carry one.
+// key in another slot when the same master serves it; a #!lua shebang makes that an error, so
+// generated scripts carry one.
 func TestTrapCROSSSLOT(t *testing.T) {
 	c := redistest.StartCluster(t)
 	p := redistest.Prefix(t)
@@ -101,6 +102,7 @@ func TestTrapCROSSSLOT(t *testing.T) {
 		}
 	}
 	z, idx := p+"board", rankgenrt.IndexKey(p+"board")
+	b = localKeyInAnotherSlot(t, c, z)
 
 	const undeclared = "redis.call('SET', KEYS[1], 1) return redis.call('SET', ARGV[1], 1)"
 	if err := c.Eval(ctx, undeclared, []string{z}, b).Err(); err != nil {
@@ -113,4 +115,20 @@ func TestTrapCROSSSLOT(t *testing.T) {
 	if err := c.Eval(ctx, "#!lua\n"+undeclared, []string{z}, idx).Err(); err != nil {
 		t.Fatalf("#!lua EVAL touching %q in the same slot: %v", idx, err)
 	}
+}
+
+// localKeyInAnotherSlot returns a key under the test's prefix whose slot differs from key's but
+// is served by the same master.
+func localKeyInAnotherSlot(t *testing.T, c *redis.ClusterClient, key string) string {
+	t.Helper()
+	slot := c.ClusterKeySlot(ctx, key).Val()
+	master := redistest.SlotMaster(t, c, slot)
+	for i := range 1000 {
+		k := redistest.Key(t, "local"+strconv.Itoa(i))
+		if s := c.ClusterKeySlot(ctx, k).Val(); s != slot && redistest.SlotMaster(t, c, s) == master {
+			return k
+		}
+	}
+	t.Fatalf("no key in another slot of %q's master among 1,000 tries", key)
+	return ""
 }

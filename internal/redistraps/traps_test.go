@@ -4,11 +4,10 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/rankgen/rankgen/generator/layout"
+	"github.com/rankgen/rankgen/internal/exampleboards"
 	"github.com/rankgen/rankgen/internal/redistest"
 	"github.com/redis/go-redis/v9"
 )
@@ -62,22 +61,20 @@ func newRand(t *testing.T, seed uint64) *rand.Rand {
 	return rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
 }
 
-// example parses one of the example schemas.
+// examples are the names of every example of internal/exampleboards.
+var examples = func() []string {
+	var out []string
+	for _, ex := range exampleboards.All() {
+		out = append(out, ex.Name)
+	}
+	return out
+}()
+
+// example parses the schema of the example named name.
 func example(t *testing.T, name string) *layout.Layout {
 	t.Helper()
-	file := filepath.Join("..", "..", "examples", "schemas", name+".yaml")
-	src, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	l, err := layout.Parse(file, src)
-	if err != nil {
-		t.Fatalf("%s: %v", file, err)
-	}
-	return l
+	return exampleboards.Named(t, name)[0].Layout(t)
 }
-
-var examples = []string{"arena", "racing", "season"}
 
 // randomUint returns a random integer below 2^bits, with the bit length itself uniformly
 // random, so that small and large values are equally likely.

@@ -1,0 +1,156 @@
+// Package exampleboards lists the generated example packages (examples/generated) in one
+// place, for the tests that run every example: each entry names the package and its schema,
+// and carries its codec with the Entry type erased and its functions as values. A new example
+// is added here once; TestEveryGeneratedPackageListed fails until it is.
+package exampleboards
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/rankgen/rankgen/examples/generated/arena"
+	"github.com/rankgen/rankgen/examples/generated/racing"
+	"github.com/rankgen/rankgen/examples/generated/season"
+	"github.com/rankgen/rankgen/examples/generated/seed000member"
+	"github.com/rankgen/rankgen/examples/generated/seed001zranking"
+	"github.com/rankgen/rankgen/examples/generated/seed002binary"
+	"github.com/rankgen/rankgen/examples/generated/seed002decimal"
+	"github.com/rankgen/rankgen/examples/generated/seed002keysort"
+	"github.com/rankgen/rankgen/examples/generated/seed003scaling"
+	"github.com/rankgen/rankgen/examples/generated/seed004shift"
+	"github.com/rankgen/rankgen/generator/layout"
+	"github.com/redis/go-redis/v9"
+)
+
+// Example is one generated package.
+type Example struct {
+	Name        string // package name: its directory under examples/generated
+	Schema      string // its schema's file name under examples/schemas
+	Fingerprint string // the package's Fingerprint constant
+	Codec       Codec  // Encode, Decode and Compare, the Entry type erased
+
+	// The package's functions, for tests that call them through reflection.
+	NewBoard     any // func(redis.UniversalClient, string, ...Option) *Board
+	Decode       any // func(float64, string) (Entry, error)
+	WithTTL      any // func(time.Duration) Option
+	WithExpireAt any // func(time.Time) Option
+}
+
+// All returns every example, in a fixed order.
+func All() []Example {
+	return []Example{
+		{Name: "arena", Schema: "arena.yaml", Fingerprint: arena.Fingerprint, Codec: CodecOf(arena.Entry.Encode, arena.Decode, arena.Compare),
+			NewBoard: arena.NewBoard, Decode: arena.Decode, WithTTL: arena.WithTTL, WithExpireAt: arena.WithExpireAt},
+		{Name: "racing", Schema: "racing.yaml", Fingerprint: racing.Fingerprint, Codec: CodecOf(racing.Entry.Encode, racing.Decode, racing.Compare),
+			NewBoard: racing.NewBoard, Decode: racing.Decode, WithTTL: racing.WithTTL, WithExpireAt: racing.WithExpireAt},
+		{Name: "season", Schema: "season.yaml", Fingerprint: season.Fingerprint, Codec: CodecOf(season.Entry.Encode, season.Decode, season.Compare),
+			NewBoard: season.NewBoard, Decode: season.Decode, WithTTL: season.WithTTL, WithExpireAt: season.WithExpireAt},
+		{Name: "seed000member", Schema: "seed000_member.yaml", Fingerprint: seed000member.Fingerprint, Codec: CodecOf(seed000member.Entry.Encode, seed000member.Decode, seed000member.Compare),
+			NewBoard: seed000member.NewBoard, Decode: seed000member.Decode, WithTTL: seed000member.WithTTL, WithExpireAt: seed000member.WithExpireAt},
+		{Name: "seed001zranking", Schema: "seed001_zranking.yaml", Fingerprint: seed001zranking.Fingerprint, Codec: CodecOf(seed001zranking.Entry.Encode, seed001zranking.Decode, seed001zranking.Compare),
+			NewBoard: seed001zranking.NewBoard, Decode: seed001zranking.Decode, WithTTL: seed001zranking.WithTTL, WithExpireAt: seed001zranking.WithExpireAt},
+		{Name: "seed002binary", Schema: "seed002_binary.yaml", Fingerprint: seed002binary.Fingerprint, Codec: CodecOf(seed002binary.Entry.Encode, seed002binary.Decode, seed002binary.Compare),
+			NewBoard: seed002binary.NewBoard, Decode: seed002binary.Decode, WithTTL: seed002binary.WithTTL, WithExpireAt: seed002binary.WithExpireAt},
+		{Name: "seed002decimal", Schema: "seed002_decimal.yaml", Fingerprint: seed002decimal.Fingerprint, Codec: CodecOf(seed002decimal.Entry.Encode, seed002decimal.Decode, seed002decimal.Compare),
+			NewBoard: seed002decimal.NewBoard, Decode: seed002decimal.Decode, WithTTL: seed002decimal.WithTTL, WithExpireAt: seed002decimal.WithExpireAt},
+		{Name: "seed002keysort", Schema: "seed002_keysort.yaml", Fingerprint: seed002keysort.Fingerprint, Codec: CodecOf(seed002keysort.Entry.Encode, seed002keysort.Decode, seed002keysort.Compare),
+			NewBoard: seed002keysort.NewBoard, Decode: seed002keysort.Decode, WithTTL: seed002keysort.WithTTL, WithExpireAt: seed002keysort.WithExpireAt},
+		{Name: "seed003scaling", Schema: "seed003_scaling.yaml", Fingerprint: seed003scaling.Fingerprint, Codec: CodecOf(seed003scaling.Entry.Encode, seed003scaling.Decode, seed003scaling.Compare),
+			NewBoard: seed003scaling.NewBoard, Decode: seed003scaling.Decode, WithTTL: seed003scaling.WithTTL, WithExpireAt: seed003scaling.WithExpireAt},
+		{Name: "seed004shift", Schema: "seed004_shift.yaml", Fingerprint: seed004shift.Fingerprint, Codec: CodecOf(seed004shift.Entry.Encode, seed004shift.Decode, seed004shift.Compare),
+			NewBoard: seed004shift.NewBoard, Decode: seed004shift.Decode, WithTTL: seed004shift.WithTTL, WithExpireAt: seed004shift.WithExpireAt},
+	}
+}
+
+// Seed reports whether the example reproduces a hand-made scheme (see examples/seeds).
+func (ex Example) Seed() bool { return strings.HasPrefix(ex.Name, "seed") }
+
+// SchemaName is the schema's file name without .yaml ("seed000_member").
+func (ex Example) SchemaName() string { return strings.TrimSuffix(ex.Schema, ".yaml") }
+
+// Layout parses the example's schema (named by its file name, as rankgen generate names it).
+func (ex Example) Layout(tb testing.TB) *layout.Layout {
+	tb.Helper()
+	src, err := os.ReadFile(SchemaPath(ex.Schema))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	l, err := layout.Parse(ex.Schema, src)
+	if err != nil {
+		tb.Fatalf("%s: %v", ex.Schema, err)
+	}
+	return l
+}
+
+// Board calls the package's NewBoard with c, key and options made by WithTTL or WithExpireAt,
+// and returns the *Board.
+func (ex Example) Board(c redis.UniversalClient, key string, opts ...any) any {
+	args := []reflect.Value{reflect.ValueOf(c), reflect.ValueOf(key)}
+	for _, o := range opts {
+		args = append(args, reflect.ValueOf(o))
+	}
+	return reflect.ValueOf(ex.NewBoard).Call(args)[0].Interface()
+}
+
+// Named returns the examples with the given names, in that order; an unknown name fails the
+// test.
+func Named(tb testing.TB, names ...string) []Example {
+	tb.Helper()
+	all := All()
+	out := make([]Example, 0, len(names))
+	for _, name := range names {
+		i := 0
+		for i < len(all) && all[i].Name != name {
+			i++
+		}
+		if i == len(all) {
+			tb.Fatalf("exampleboards: no example %q", name)
+		}
+		out = append(out, all[i])
+	}
+	return out
+}
+
+// Root is the repository's root directory.
+func Root() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "..", "..")
+}
+
+// SchemaPath is the path of examples/schemas/<file>.
+func SchemaPath(file string) string { return filepath.Join(Root(), "examples", "schemas", file) }
+
+// Codec is a generated package's codec with its Entry type erased: entries travel as any,
+// each holding the package's Entry.
+type Codec interface {
+	Encode(e any) (float64, string, error)
+	Decode(score float64, member string) (any, error)
+	Compare(a, b any) int
+	Entry() reflect.Type // the package's Entry type
+}
+
+// CodecOf erases the Entry type of a package's Entry.Encode, Decode and Compare.
+func CodecOf[E any](encode func(E) (float64, string, error), decode func(float64, string) (E, error), compare func(a, b E) int) Codec {
+	return codec[E]{encode, decode, compare}
+}
+
+type codec[E any] struct {
+	encode  func(E) (float64, string, error)
+	decode  func(float64, string) (E, error)
+	compare func(a, b E) int
+}
+
+func (c codec[E]) Encode(e any) (float64, string, error) { return c.encode(e.(E)) }
+
+func (c codec[E]) Decode(score float64, member string) (any, error) {
+	e, err := c.decode(score, member)
+	return e, err
+}
+
+func (c codec[E]) Compare(a, b any) int { return c.compare(a.(E), b.(E)) }
+
+func (c codec[E]) Entry() reflect.Type { return reflect.TypeFor[E]() }
