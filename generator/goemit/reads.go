@@ -147,8 +147,11 @@ func (b *board) around(op catalog.Op) {
 func (b *board) after(op catalog.Op) {
 	b.comment(`After returns up to limit entries that rank after the cursor, best first, and the cursor of
 the last one (the same cursor when there are none). Paging by cursor is stable while scores
-change: an entry is never returned twice nor skipped because others moved ahead of it.`)
+change: an entry is never returned twice nor skipped because others moved ahead of it. A
+cursor whose score is NaN marks no place: it is refused (ErrBadScore) before anything is sent.`)
 	recvDecl(b.f).Id("After").Params(ctxParam(), jen.Id("cur").Id("Cursor"), jen.Id("limit").Int64()).Params(jen.Index().Id("Ranked"), jen.Id("Cursor"), jen.Error()).Block(
+		jen.If(jen.Qual("math", "IsNaN").Call(jen.Id("cur").Dot("Score"))).Block(
+			jen.Return(jen.Nil(), jen.Id("cur"), rt("BadScore").Call(jen.Id("cur").Dot("Score"), jen.Lit("a cursor's score is a number, never NaN")))),
 		jen.List(jen.Id("v"), jen.Err()).Op(":=").Add(runRO(op, rt("FormatScore").Call(jen.Id("cur").Dot("Score")), jen.Id("cur").Dot("Member"), jen.Id("limit"))),
 		errNil().Block(jen.Return(jen.Nil(), jen.Id("cur"), jen.Err())),
 		jen.List(jen.Id("start"), jen.Id("ps"), jen.Err()).Op(":=").Add(reader(op, jen.Id("v"))),

@@ -1,11 +1,13 @@
 package boardspec
 
 import (
+	"context"
 	"errors"
 	"math"
 	"reflect"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/rankgen/rankgen/generator/layout"
@@ -284,6 +286,69 @@ func TestIndexPointingAtAnotherIDRefused(t *testing.T) {
 				t.Errorf("Set with %s: %v, want ErrBadMember", what, err)
 			}
 			sameSnapshot(t, "Remove and Set with "+what, before, dump(t, c, b.key, rankgenrt.IndexKey(b.key)))
+		})
+	}
+}
+
+// sentCounter counts the commands a client sends.
+type sentCounter struct{ n atomic.Int64 }
+
+func (s *sentCounter) DialHook(next redis.DialHook) redis.DialHook { return next }
+
+func (s *sentCounter) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		s.n.Add(1)
+		return next(ctx, cmd)
+	}
+}
+
+func (s *sentCounter) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		s.n.Add(int64(len(cmds)))
+		return next(ctx, cmds)
+	}
+}
+
+// Trim takes every keep up to math.MaxInt64 (numbers reach Redis as exact integer text, never
+// in exponent form), and After refuses a NaN cursor with ErrBadScore before any round trip; an
+// infinite cursor is a place like any other (before the top, or past the end).
+func TestHugeTrimAndNonFiniteCursor(t *testing.T) {
+	c := redistest.Client(t)
+	sent := &sentCounter{}
+	c.AddHook(sent)
+	for _, ex := range examples(t) {
+		t.Run(ex.name, func(t *testing.T) {
+			b := ex.board(t, c, redistest.Key(t, "{huge}"))
+			b.fill(3)
+			for _, keep := range []int64{math.MaxInt64, 1e17, 1<<53 + 1, 3} {
+				if n, err := b.Trim(keep); err != nil || n != 0 {
+					t.Fatalf("Trim(%d) of 3 entries = %d, %v; want 0, nil", keep, n, err)
+				}
+			}
+			if n, err := b.Trim(1); err != nil || n != 2 {
+				t.Fatalf("Trim(1) of 3 entries = %d, %v; want 2, nil", n, err)
+			}
+			cursorT := b.V.MethodByName("After").Type().In(1)
+			after := func(score float64) (int, error) {
+				cur := reflect.New(cursorT).Elem()
+				cur.FieldByName("Score").SetFloat(score)
+				cur.FieldByName("Member").SetString("m")
+				out := b.call("After", cur, int64(10))
+				return out[0].Len(), boardmodel.ErrOf(out[2])
+			}
+			before := sent.n.Load()
+			if _, err := after(math.NaN()); !errors.Is(err, rankgenrt.ErrBadScore) {
+				t.Errorf("After(NaN cursor): %v, want ErrBadScore", err)
+			}
+			if n := sent.n.Load() - before; n != 0 {
+				t.Errorf("After(NaN cursor) sent %d commands, want none", n)
+			}
+			if n, err := after(math.Inf(1)); err != nil || n != 1 {
+				t.Errorf("After(+Inf cursor) = %d entries, %v; want the 1 entry", n, err)
+			}
+			if n, err := after(math.Inf(-1)); err != nil || n != 0 {
+				t.Errorf("After(-Inf cursor) = %d entries, %v; want none", n, err)
+			}
 		})
 	}
 }

@@ -111,7 +111,7 @@ if s2 < 0 or s2 > 2147483647 then
 end
 p, m = put_1(p, m, nd, d)
 p, m = put_2(p, m, s2, get_2(p, m))
-redis.call('ZADD', board, p, m)
+redis.call('ZADD', board, fmt('%d', p), m)
 if not fp then
   redis.call('SET', aux, FINGERPRINT)
 end

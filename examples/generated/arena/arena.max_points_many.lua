@@ -125,7 +125,7 @@ for i = 1, n do
     if nd ~= d or fresh then
       p = p + (nd - d) * 4294967296
       p = put_2(p, id, s2, get_2(p, id))
-      zadd[#zadd + 1] = p
+      zadd[#zadd + 1] = fmt('%d', p)
       zadd[#zadd + 1] = id
     end
     cur[id], out[i] = p, fmt('%d', p)

@@ -85,7 +85,7 @@ if nd == d and exists then
   return {fmt('%d', p)}
 end
 p, m = put_1(p, m, nd, d)
-redis.call('ZADD', board, p, m)
+redis.call('ZADD', board, fmt('%d', p), m)
 if not fp then
   redis.call('SET', aux, FINGERPRINT)
 end

@@ -51,5 +51,5 @@ if not s then
 end
 -- Entries ahead on Value are those whose P reaches the next band of its weight.
 local band = (floor(score_p(s) / 1000000) + 1) * 1000000
--- An integer P below 2^53 is sent as a Lua number, which Redis writes in plain digits.
+-- Sent as exact text: an integer P below 2^53 in plain digits.
 return 1 + redis.call('ZCOUNT', board, score_text(band), '+inf')

@@ -95,7 +95,7 @@ for i = 1, n do
   else
     if nd ~= d or fresh then
       p = p + (nd - d) * 1073741824
-      zadd[#zadd + 1] = p
+      zadd[#zadd + 1] = fmt('%d', p)
       zadd[#zadd + 1] = id
     end
     cur[id], out[i] = p, fmt('%d', p)

@@ -15,7 +15,15 @@ local fp = redis.call('GET', aux)
 if fp and fp ~= FINGERPRINT then
   return redis.error_reply('RANKGEN_LAYOUT_MISMATCH board has layout ' .. fp .. ', this code writes layout ' .. FINGERPRINT)
 end
-local removed = redis.call('ZREMRANGEBYRANK', board, 0, -keep - 1)
+
+-- keep may be any int64, beyond exact doubles: only the rank of the last entry to drop, below
+-- the board's size, reaches Redis, as exact integer text.
+local drop = redis.call('ZCARD', board) - keep
+local removed = 0
+if drop > 0 then
+  local last = string.format('%d', drop - 1)
+  removed = redis.call('ZREMRANGEBYRANK', board, 0, last)
+end
 if mode == 'px' then
   redis.call('PEXPIRE', board, ms)
   redis.call('PEXPIRE', aux, ms)

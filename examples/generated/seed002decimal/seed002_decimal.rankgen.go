@@ -707,8 +707,12 @@ func (b *Board) Around(ctx context.Context, id string, before, after int64) ([]R
 
 // After returns up to limit entries that rank after the cursor, best first, and the cursor of the
 // last one (the same cursor when there are none). Paging by cursor is stable while scores change:
-// an entry is never returned twice nor skipped because others moved ahead of it.
+// an entry is never returned twice nor skipped because others moved ahead of it. A cursor whose
+// score is NaN marks no place: it is refused (ErrBadScore) before anything is sent.
 func (b *Board) After(ctx context.Context, cur Cursor, limit int64) ([]Ranked, Cursor, error) {
+	if math.IsNaN(cur.Score) {
+		return nil, cur, rankgenrt.BadScore(cur.Score, "a cursor's score is a number, never NaN")
+	}
 	v, err := rankgenrt.RunRO(ctx, b.c, scriptAfter, b.keys, rankgenrt.FormatScore(cur.Score), cur.Member, limit)
 	if err != nil {
 		return nil, cur, err

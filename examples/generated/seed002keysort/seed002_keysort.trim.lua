@@ -38,21 +38,30 @@ if not fp and redis.call('EXISTS', board) == 1 then
   -- second member. Checked once, while the index has no fingerprint.
   return redis.error_reply('RANKGEN_NOT_INDEXED the board has entries but no index of layout ' .. FINGERPRINT .. '; adopt it with rankgen reindex (Board.Reindex)')
 end
-local gone = redis.call('ZRANGE', board, 0, -keep - 1)
-local ids = {}
-for i = 1, #gone do
-  ids[i] = string.sub(gone[i], 16 + 1)
-end
--- An index entry leaves with the member it points at, never another: a member written by other
--- code may end with another id's text, or hold no id at all (the field '' is the fingerprint).
-local at, owned = many('HMGET', aux, ids), {}
-for i = 1, #gone do
-  if ids[i] ~= '' and at[i] == gone[i] then
-    owned[#owned + 1] = ids[i]
+
+-- keep may be any int64, beyond exact doubles: only the rank of the last entry to drop, below
+-- the board's size, reaches Redis, as exact integer text.
+local drop = redis.call('ZCARD', board) - keep
+local removed = 0
+if drop > 0 then
+  local last = string.format('%d', drop - 1)
+  local gone = redis.call('ZRANGE', board, 0, last)
+  local ids = {}
+  for i = 1, #gone do
+    ids[i] = string.sub(gone[i], 16 + 1)
   end
+  -- An index entry leaves with the member it points at, never another: a member written by
+  -- other code may end with another id's text, or hold no id at all (the field '' is the
+  -- fingerprint).
+  local at, owned = many('HMGET', aux, ids), {}
+  for i = 1, #gone do
+    if ids[i] ~= '' and at[i] == gone[i] then
+      owned[#owned + 1] = ids[i]
+    end
+  end
+  many('HDEL', aux, owned)
+  removed = redis.call('ZREMRANGEBYRANK', board, 0, last)
 end
-many('HDEL', aux, owned)
-local removed = redis.call('ZREMRANGEBYRANK', board, 0, -keep - 1)
 if mode == 'px' then
   redis.call('PEXPIRE', board, ms)
   redis.call('PEXPIRE', aux, ms)

@@ -23,4 +23,6 @@ local stop = r + tonumber(ARGV[3])
 if stop > 2 ^ 52 then
   stop = -1
 end
-return {start, redis.call('ZREVRANGE', board, start, stop, 'WITHSCORES')}
+-- Numbers reach Redis as exact integer text: Redis would write a Lua number of 10^17 or more
+-- in exponent form, which no command takes as an integer.
+return {start, redis.call('ZREVRANGE', board, string.format('%d', start), string.format('%d', stop), 'WITHSCORES')}

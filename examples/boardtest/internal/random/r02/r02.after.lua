@@ -38,7 +38,7 @@ if cm ~= '' then
     start = redis.call('ZCOUNT', board, '(' .. cs, '+inf')
     local off = 0
     while true do
-      local band = redis.call('ZRANGE', board, cs, cs, 'BYSCORE', 'REV', 'LIMIT', off, 256)
+      local band = redis.call('ZRANGE', board, cs, cs, 'BYSCORE', 'REV', 'LIMIT', string.format('%d', off), '256')
       local k = 0
       while k < #band and bytes_gt(band[k + 1], cm) do
         k = k + 1
@@ -58,4 +58,6 @@ local stop = start + limit - 1
 if stop > 2 ^ 52 then
   stop = -1
 end
-return {start, redis.call('ZREVRANGE', board, start, stop, 'WITHSCORES')}
+-- Numbers reach Redis as exact integer text: Redis would write a Lua number of 10^17 or more
+-- in exponent form, which no command takes as an integer.
+return {start, redis.call('ZREVRANGE', board, string.format('%d', start), string.format('%d', stop), 'WITHSCORES')}

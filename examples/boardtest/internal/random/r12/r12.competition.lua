@@ -57,5 +57,5 @@ if not s then
 end
 -- Entries ahead on Wins are those whose P reaches the next band of its weight.
 local band = (floor(score_p(s) / 1) + 1) * 1
--- An integer P below 2^53 is sent as a Lua number, which Redis writes in plain digits.
-return 1 + redis.call('ZCOUNT', board, band, '+inf')
+-- Sent as exact text: an integer P below 2^53 in plain digits.
+return 1 + redis.call('ZCOUNT', board, fmt('%d', band), '+inf')

@@ -179,7 +179,7 @@ p, m = put_3(p, m, s3, get_3(p, m))
 if old and old ~= m then
   redis.call('ZREM', board, old)
 end
-redis.call('ZADD', board, p, m)
+redis.call('ZADD', board, fmt('%d', p), m)
 if fp then
   redis.call('HSET', aux, id, m)
 else

@@ -67,5 +67,5 @@ if not s then
 end
 -- Entries ahead on Season are those whose P reaches the next band of its weight.
 local band = (floor(score_p(s) / 51539607552) + 1) * 51539607552
--- An integer P below 2^53 is sent as a Lua number, which Redis writes in plain digits.
+-- Sent as exact text: an integer P below 2^53 in plain digits.
 return 1 + redis.call('ZCOUNT', board, score_text(band), '+inf')

@@ -128,7 +128,7 @@ p, m = put_1(p, m, nd, d)
 if old and old ~= m then
   redis.call('ZREM', board, old)
 end
-redis.call('ZADD', board, p, m)
+redis.call('ZADD', board, fmt('%d', p), m)
 if fp then
   redis.call('HSET', aux, id, m)
 else

@@ -225,7 +225,7 @@ for k = 1, #order do
     end
     hset[#hset + 1] = id
     hset[#hset + 1] = m
-    zadd[#zadd + 1] = P[id]
+    zadd[#zadd + 1] = fmt('%d', P[id])
     zadd[#zadd + 1] = m
   end
 end

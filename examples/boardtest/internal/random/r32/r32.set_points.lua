@@ -159,7 +159,7 @@ p, m = put_2(p, m, s2, get_2(p, m))
 if old and old ~= m then
   redis.call('ZREM', board, old)
 end
-redis.call('ZADD', board, p, m)
+redis.call('ZADD', board, fmt('%d', p), m)
 if fp then
   redis.call('HSET', aux, id, m)
 else
