@@ -80,7 +80,7 @@ type comparer struct {
 // the encoding is positional) or of the same name (SOURCE). old or new is nil when the other
 // schema has no such field.
 type pair struct {
-	pos      int // 0-based position in the new schema (in the old one when new is nil)
+	pos      int // 0-based position: in both schemas (WIRE), in the old one (SOURCE)
 	old, new *layout.Field
 }
 
