@@ -24,7 +24,90 @@ var (
 	// ErrNotIndexed: a board whose members carry a prefix has entries but no index: it was
 	// written by other code, and writing before Reindex would give an id a second member.
 	ErrNotIndexed = errors.New("rankgen: board has entries but no index; run Reindex first")
+	// ErrBadReply: the server answered with a reply of a shape that rankgen's commands and
+	// scripts never produce (another program's script under the same name, a proxy in the
+	// way); nothing is read from it.
+	ErrBadReply = errors.New("rankgen: unexpected reply")
+	// ErrWrongType: a board key holds a value of another type (a string where the board's
+	// sorted set is, …), so other code uses the key; nothing was written. The server's reply
+	// (WRONGTYPE) stays reachable with errors.As as a redis.Error.
+	ErrWrongType = errors.New("rankgen: a board key holds another type of value")
+	// ErrServerFull: the server refused a write because it reached maxmemory under the
+	// noeviction policy (an OOM reply); nothing was written. Free memory or raise maxmemory.
+	// The server's reply stays reachable with errors.As as a redis.Error.
+	ErrServerFull = errors.New("rankgen: the server is out of memory")
 )
+
+// ServerError is a server's error reply that callers branch on: it matches its sentinel
+// (ErrWrongType, ErrServerFull) with errors.Is, and the server's reply itself (go-redis's
+// redis.Error) with errors.As.
+type ServerError struct {
+	Code  string // the reply's code word: WRONGTYPE, OOM
+	Reply error  // the server's error reply, as go-redis returned it
+	kind  error
+}
+
+func (e *ServerError) Error() string {
+	return e.kind.Error() + ": " + e.Reply.Error()
+}
+
+// Unwrap returns the sentinel and the server's reply, so that both errors.Is(err, ErrWrongType)
+// and errors.As(err, &redisErr) hold.
+func (e *ServerError) Unwrap() []error { return []error{e.kind, e.Reply} }
+
+// serverCodes are the codes of server error replies that become a ServerError, and the
+// sentinel each one matches. The code word is protocol; the words after it are prose that
+// changes between releases, and are never read.
+var serverCodes = map[string]error{
+	"WRONGTYPE": ErrWrongType,
+	"OOM":       ErrServerFull,
+}
+
+// ReplyShapeError reports a reply of a shape rankgen never produces. It matches ErrBadReply.
+type ReplyShapeError struct {
+	Reply string // the command or script that replied: "update", "reindex", "ZRANGE", …
+	Want  string // the shape expected
+	Got   string // what came instead: its type and length, or a short quote of its text
+}
+
+func (e *ReplyShapeError) Error() string {
+	return fmt.Sprintf("rankgen: %s reply: want %s, got %s", e.Reply, e.Want, e.Got)
+}
+
+// Is makes errors.Is(err, ErrBadReply) true.
+func (e *ReplyShapeError) Is(target error) bool { return target == ErrBadReply }
+
+// badReply builds a ReplyShapeError, describing got without ever quoting more than a short
+// prefix of it.
+func badReply(reply, want string, got any) error {
+	return &ReplyShapeError{Reply: reply, Want: want, Got: describe(got)}
+}
+
+// quoteLimit is how many bytes of a bad input an error quotes.
+const quoteLimit = 40
+
+// describe names a reply value short: a quoted prefix of text, the length of an array, or the
+// Go type of anything else.
+func describe(v any) string {
+	switch v := v.(type) {
+	case nil:
+		return "nil"
+	case string:
+		return quoteShort(v)
+	case []any:
+		return fmt.Sprintf("an array of %d", len(v))
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+// quoteShort quotes s, or only its first bytes followed by how long it is, so that an error
+// about a huge input stays short.
+func quoteShort(s string) string {
+	if len(s) <= quoteLimit {
+		return strconv.Quote(s)
+	}
+	return strconv.Quote(s[:quoteLimit]) + "… (" + strconv.Itoa(len(s)) + " bytes)"
+}
 
 // RangeError reports a value outside a field's range. It matches ErrOutOfRange.
 type RangeError struct {

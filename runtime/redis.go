@@ -129,15 +129,26 @@ func rangeError(detail string) *RangeError {
 	return &re
 }
 
-// ReplyError maps an error reply of a rankgen script to its typed error and returns any other
-// error unchanged.
+// ReplyError turns an error reply into a typed error: a rankgen script's RANKGEN_<CODE> reply
+// into its ScriptError or RangeError, a WRONGTYPE or OOM reply (of a script or of a plain
+// command) into a ServerError. Any other error is returned unchanged, and so is an error that
+// is already typed.
 func ReplyError(err error) error {
 	var re redis.Error
 	if err == nil || !errors.As(err, &re) {
 		return err
 	}
-	if typed, ok := ParseReply(re.Error()); ok {
+	var typed *ServerError
+	if errors.As(err, &typed) {
+		return err
+	}
+	msg := re.Error()
+	if typed, ok := ParseReply(msg); ok {
 		return typed
+	}
+	code, _, _ := strings.Cut(msg, " ")
+	if kind, ok := serverCodes[code]; ok {
+		return &ServerError{Code: code, Reply: err, kind: kind}
 	}
 	return err
 }

@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"errors"
+	"strings"
 	"testing"
 	"time"
 )
@@ -93,9 +94,12 @@ func TestReplies(t *testing.T) {
 		t.Errorf("BareItems(2^53 - 1) = %+v, %v", max, err)
 	}
 	for _, bad := range [][]any{{""}, {int64(12)}, {"1.5"}, {"9007199254740992"}, {"1e+15"}, {"12", "13"}, {}} {
-		if _, err := BareItems(bad, 1); err == nil {
-			t.Errorf("BareItems accepted %v", bad)
+		if _, err := BareItems(bad, 1); !errors.Is(err, ErrBadReply) {
+			t.Errorf("BareItems(%v) = %v; want ErrBadReply", bad, err)
 		}
+	}
+	if items, err := BareItems([]any{"RANKGEN_NEWER_CODE x"}, 1); err != nil || !errors.Is(items[0].Err, ErrBadReply) {
+		t.Errorf("BareItems of an unknown error code = %+v, %v; want an item error matching ErrBadReply", items, err)
 	}
 	for _, bad := range [][]any{
 		{"", "m"},        // no error text, no P
@@ -104,9 +108,34 @@ func TestReplies(t *testing.T) {
 		{"12", int64(2)}, // member not a string
 		{"12"},           // short
 	} {
-		if _, err := Items(bad, 1); err == nil {
-			t.Errorf("Items accepted %v", bad)
+		if _, err := Items(bad, 1); !errors.Is(err, ErrBadReply) {
+			t.Errorf("Items(%v) = %v; want ErrBadReply", bad, err)
 		}
+	}
+	huge := strings.Repeat("9", 1<<20)
+	if _, err := BareItems([]any{huge}, 1); !errors.Is(err, ErrBadReply) || len(err.Error()) > 200 {
+		t.Errorf("BareItems of a 1 MiB P: error of %d bytes (%.80s…); want a short ErrBadReply", len(err.Error()), err)
+	}
+	if flags, err := Flags([]any{int64(1), int64(0)}, 2); err != nil || !flags[0] || flags[1] {
+		t.Errorf("Flags = %v, %v", flags, err)
+	}
+	for _, bad := range []any{[]any{int64(2)}, []any{"1"}, []any{}, "1", nil} {
+		if _, err := Flags(bad, 1); !errors.Is(err, ErrBadReply) {
+			t.Errorf("Flags(%#v) = %v; want ErrBadReply", bad, err)
+		}
+	}
+	for _, bad := range []any{"1", []any{}, []any{"1", "a"}, []any{int64(1), "a"}, []any{int64(1), []any{"m"}}, []any{int64(1), []any{int64(3), "1"}}} {
+		if _, _, err := Window(bad); !errors.Is(err, ErrBadReply) {
+			t.Errorf("Window(%#v) = %v; want ErrBadReply", bad, err)
+		}
+	}
+	for _, bad := range []any{"1", []any{"1"}, []any{"1", int64(2)}} {
+		if _, _, err := ScoreMember(bad); !errors.Is(err, ErrBadReply) {
+			t.Errorf("ScoreMember(%#v) = %v; want ErrBadReply", bad, err)
+		}
+	}
+	if _, err := Int("3", nil); !errors.Is(err, ErrBadReply) {
+		t.Errorf("Int(\"3\") = %v; want ErrBadReply", err)
 	}
 	start, ps, err := Window([]any{int64(3), []any{"a", "9007199254740991", "b", "0.1"}})
 	if err != nil || start != 3 || ps[0] != (Pair{"a", 1<<53 - 1}) || ps[1] != (Pair{"b", 0.1}) {

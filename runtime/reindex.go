@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -91,123 +93,197 @@ return removed
 // matches ErrBadMember or ErrDuplicateID); it refuses an index claimed by another layout
 // (ErrLayoutMismatch); and it writes each entry only while its member is still in the set, so
 // a generated Board writing at the same time is never undone. Members written meanwhile by
-// other code are not indexed: stop such writers, or rerun.
+// other code are not indexed: stop such writers, or rerun. A reply of a shape its commands
+// never produce is an error matching ErrBadReply.
 func Reindex(ctx context.Context, c redis.UniversalClient, key, fingerprint string, idOf func(score float64, member string) (string, error)) (ReindexReport, error) {
-	var rep ReindexReport
-	index := IndexKey(key)
-	if have, err := c.HGet(ctx, index, "").Result(); err == nil && have != fingerprint {
-		return rep, fmt.Errorf("%w: the index %s has layout %s, this code writes layout %s", ErrLayoutMismatch, index, have, fingerprint)
-	} else if err != nil && err != redis.Nil {
-		return rep, err
+	r := &reindexer{c: c, key: key, index: IndexKey(key), fingerprint: fingerprint, idOf: idOf}
+	if err := r.checkClaim(ctx); err != nil {
+		return r.rep, err
 	}
+	if err := r.scan(ctx); err != nil {
+		return r.rep, err
+	}
+	if err := r.refuseBadOrDuplicate(); err != nil {
+		return r.rep, err
+	}
+	if err := r.writeIndex(ctx); err != nil {
+		return r.rep, err
+	}
+	return r.rep, r.removeStale(ctx)
+}
 
-	members := map[string]map[string]bool{} // id → its members
-	var firstBad error
+// reindexer holds one Reindex run: the board, what the scan found, and the report so far.
+type reindexer struct {
+	c                       redis.UniversalClient
+	key, index, fingerprint string
+	idOf                    func(score float64, member string) (string, error)
+
+	members  map[string]map[string]bool // id → its members, as the scan found them
+	firstBad error                      // idOf's error for the first member it refused
+	rep      ReindexReport
+}
+
+// checkClaim refuses an index that records another layout's fingerprint.
+func (r *reindexer) checkClaim(ctx context.Context) error {
+	have, err := r.c.HGet(ctx, r.index, "").Result()
+	switch {
+	case errors.Is(err, redis.Nil):
+		return nil
+	case err != nil:
+		return err
+	case have != r.fingerprint:
+		return fmt.Errorf("%w: the index %s has layout %s, this code writes layout %s", ErrLayoutMismatch, r.index, have, r.fingerprint)
+	}
+	return nil
+}
+
+// scan reads the whole sorted set a page at a time and groups its members by id, listing the
+// members idOf refuses in the report.
+func (r *reindexer) scan(ctx context.Context) error {
+	r.members = map[string]map[string]bool{}
 	for start := int64(0); ; start += reindexPage {
-		zs, err := c.ZRangeWithScores(ctx, key, start, start+reindexPage-1).Result()
+		zs, err := r.c.ZRangeWithScores(ctx, r.key, start, start+reindexPage-1).Result()
 		if err != nil {
-			return rep, err
+			return err
 		}
 		for _, z := range zs {
-			m := z.Member.(string)
-			id, err := idOf(z.Score, m)
-			if err != nil {
-				rep.Bad = append(rep.Bad, fmt.Sprintf("%q (score %v)", m, z.Score))
-				if firstBad == nil {
-					firstBad = err
-				}
-				continue
+			m, ok := z.Member.(string)
+			if !ok {
+				return badReply("ZRANGE", "a member string", z.Member)
 			}
-			if members[id] == nil {
-				members[id] = map[string]bool{}
-			}
-			members[id][m] = true
+			r.add(z.Score, m)
 		}
 		if len(zs) < reindexPage {
 			break
 		}
 	}
-	ids := make([]string, 0, len(members))
-	for id, ms := range members {
-		rep.Members += len(ms)
-		if len(ms) > 1 {
-			if rep.Duplicates == nil {
-				rep.Duplicates = map[string][]string{}
-			}
-			list := make([]string, 0, len(ms))
-			for m := range ms {
-				list = append(list, m)
-			}
-			sort.Strings(list)
-			rep.Duplicates[id] = list
-		}
-		ids = append(ids, id)
+	// A member met twice (the set moved between pages) counts once.
+	r.rep.Members = len(r.rep.Bad)
+	for _, ms := range r.members {
+		r.rep.Members += len(ms)
 	}
-	rep.Members += len(rep.Bad)
-	if len(rep.Bad) > 0 {
-		return rep, fmt.Errorf("reindex %s: %d members this layout cannot have written, nothing written (first: %s): %w", key, len(rep.Bad), rep.Bad[0], firstBad)
-	}
-	if len(rep.Duplicates) > 0 {
-		dup := make([]string, 0, len(rep.Duplicates))
-		for id := range rep.Duplicates {
-			dup = append(dup, fmt.Sprintf("%q", id))
-		}
-		sort.Strings(dup)
-		if len(dup) > 5 {
-			dup = append(dup[:5], "…")
-		}
-		return rep, fmt.Errorf("%w: reindex %s: %d ids have more than one member (%s); remove the extra members, then rerun; nothing written",
-			ErrDuplicateID, key, len(rep.Duplicates), strings.Join(dup, ", "))
-	}
+	return nil
+}
 
-	sort.Strings(ids)
-	keys := []string{key, index}
+// add files one stored pair under its id, or under Bad when the layout cannot have written it.
+func (r *reindexer) add(score float64, m string) {
+	id, err := r.idOf(score, m)
+	if err != nil {
+		r.rep.Bad = append(r.rep.Bad, fmt.Sprintf("%q (score %v)", m, score))
+		if r.firstBad == nil {
+			r.firstBad = err
+		}
+		return
+	}
+	if r.members[id] == nil {
+		r.members[id] = map[string]bool{}
+	}
+	r.members[id][m] = true
+}
+
+// refuseBadOrDuplicate lists the ids with more than one member in the report, and refuses to
+// write anything when there are such ids or members the layout cannot have written.
+func (r *reindexer) refuseBadOrDuplicate() error {
+	for id, ms := range r.members {
+		if len(ms) > 1 {
+			if r.rep.Duplicates == nil {
+				r.rep.Duplicates = map[string][]string{}
+			}
+			r.rep.Duplicates[id] = slices.Sorted(maps.Keys(ms))
+		}
+	}
+	if len(r.rep.Bad) > 0 {
+		return fmt.Errorf("reindex %s: %d members this layout cannot have written, nothing written (first: %s): %w", r.key, len(r.rep.Bad), r.rep.Bad[0], r.firstBad)
+	}
+	if len(r.rep.Duplicates) == 0 {
+		return nil
+	}
+	dup := make([]string, 0, len(r.rep.Duplicates))
+	for id := range r.rep.Duplicates {
+		dup = append(dup, fmt.Sprintf("%q", id))
+	}
+	sort.Strings(dup)
+	if len(dup) > 5 {
+		dup = append(dup[:5], "…")
+	}
+	return fmt.Errorf("%w: reindex %s: %d ids have more than one member (%s); remove the extra members, then rerun; nothing written",
+		ErrDuplicateID, r.key, len(r.rep.Duplicates), strings.Join(dup, ", "))
+}
+
+// writeIndex sets the index entries a page of ids at a time (at least one call, which claims
+// an empty index for the layout).
+func (r *reindexer) writeIndex(ctx context.Context) error {
+	ids := slices.Sorted(maps.Keys(r.members))
 	for i := 0; i < len(ids) || i == 0; i += reindexPage {
-		args := []any{fingerprint}
+		args := []any{r.fingerprint}
 		for _, id := range ids[i:min(i+reindexPage, len(ids))] {
-			for m := range members[id] {
+			for m := range r.members[id] {
 				args = append(args, id, m)
 			}
 		}
-		v, err := Run(ctx, c, reindexWrite, keys, args...)
+		v, err := Run(ctx, r.c, reindexWrite, []string{r.key, r.index}, args...)
 		if err != nil {
-			return rep, err
+			return err
 		}
-		n, ok := v.([]any)
-		if !ok || len(n) != 4 {
-			return rep, fmt.Errorf("reindex %s: unexpected reply %v", key, v)
+		n, err := counts(v, 4)
+		if err != nil {
+			return err
 		}
-		rep.Written += int(n[0].(int64))
-		rep.Unchanged += int(n[1].(int64))
-		rep.Skipped += int(n[2].(int64))
-		if conflicts := n[3].(int64); conflicts > 0 {
-			return rep, fmt.Errorf("%w: reindex %s: %d ids gained a second member while indexing; rerun", ErrDuplicateID, key, conflicts)
+		r.rep.Written += int(n[0])
+		r.rep.Unchanged += int(n[1])
+		r.rep.Skipped += int(n[2])
+		if conflicts := n[3]; conflicts > 0 {
+			return fmt.Errorf("%w: reindex %s: %d ids gained a second member while indexing; rerun", ErrDuplicateID, r.key, conflicts)
 		}
 	}
+	return nil
+}
 
-	// Entries of ids the board no longer holds.
+// removeStale deletes the index entries of ids whose member the scan did not find.
+func (r *reindexer) removeStale(ctx context.Context) error {
+	stale, err := r.staleEntries(ctx)
+	if err != nil {
+		return err
+	}
+	for i := 0; i < len(stale); i += 2 * reindexPage {
+		n, err := Int(Run(ctx, r.c, reindexRemove, []string{r.key, r.index}, stale[i:min(i+2*reindexPage, len(stale))]...))
+		if err != nil {
+			return err
+		}
+		r.rep.Removed += int(n)
+	}
+	return nil
+}
+
+// staleEntries lists, as id, member pairs, the index entries that point at a member the scan
+// did not find (the fingerprint field "" left out).
+func (r *reindexer) staleEntries(ctx context.Context) ([]any, error) {
 	var stale []any
-	iter := c.HScan(ctx, index, 0, "", reindexPage).Iterator()
+	iter := r.c.HScan(ctx, r.index, 0, "", reindexPage).Iterator()
 	for iter.Next(ctx) {
 		id := iter.Val()
 		if !iter.Next(ctx) {
-			break
+			return nil, badReply("HSCAN", "field, value pairs", "an odd number of strings")
 		}
 		m := iter.Val()
-		if id == "" || members[id][m] {
-			continue
+		if id != "" && !r.members[id][m] {
+			stale = append(stale, id, m)
 		}
-		stale = append(stale, id, m)
 	}
-	if err := iter.Err(); err != nil {
-		return rep, err
+	return stale, iter.Err()
+}
+
+// counts reads a script reply of n integers.
+func counts(v any, n int) ([]int64, error) {
+	a, ok := v.([]any)
+	if !ok || len(a) != n {
+		return nil, badReply("reindex", fmt.Sprintf("%d integers", n), v)
 	}
-	for i := 0; i < len(stale); i += 2 * reindexPage {
-		v, err := Run(ctx, c, reindexRemove, keys, stale[i:min(i+2*reindexPage, len(stale))]...)
-		if err != nil {
-			return rep, err
+	out := make([]int64, n)
+	for i, x := range a {
+		if out[i], ok = x.(int64); !ok {
+			return nil, badReply("reindex", "an integer", x)
 		}
-		rep.Removed += int(v.(int64))
 	}
-	return rep, nil
+	return out, nil
 }

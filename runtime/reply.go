@@ -35,7 +35,7 @@ func readItems(v any, n int, withMember bool) ([]Item, error) {
 	}
 	a, ok := v.([]any)
 	if !ok || len(a) != stride*n {
-		return nil, fmt.Errorf("rankgen: update reply: want %d values, got %T of length %d", stride*n, v, len(a))
+		return nil, badReply("update", fmt.Sprintf("%d values", stride*n), v)
 	}
 	items := make([]Item, n)
 	for i := range items {
@@ -48,7 +48,7 @@ func readItems(v any, n int, withMember bool) ([]Item, error) {
 		}
 		m, ok := a[stride*i+1].(string)
 		if !ok {
-			return nil, fmt.Errorf("rankgen: update reply: want a member, got %T", a[stride*i+1])
+			return nil, badReply("update", "a member", a[stride*i+1])
 		}
 		it.Member = m
 	}
@@ -62,23 +62,23 @@ func (it *Item) read(x any) error {
 	s, ok := x.(string)
 	switch {
 	case !ok:
-		return fmt.Errorf("rankgen: update reply: want P or error text, got %T", x)
+		return badReply("update", "P or error text", x)
 	case s == "":
-		return fmt.Errorf("rankgen: update reply: empty error text")
+		return badReply("update", "P or error text", s)
 	case s[0] >= '0' && s[0] <= '9':
 		p, err := strconv.ParseUint(s, 10, 64)
 		if err != nil || p >= 1<<53 {
-			return fmt.Errorf("rankgen: update reply: P %q is not a whole number below 2^53", s)
+			return badReply("update", "P, a whole number below 2^53", s)
 		}
 		it.P = p
 	case strings.HasPrefix(s, ReplyPrefix):
 		if err, ok := ParseReply(s); ok {
 			it.Err = err
 		} else {
-			it.Err = errors.New("rankgen: " + s)
+			it.Err = badReply("update", "a known "+ReplyPrefix+" error code", s)
 		}
 	default:
-		return fmt.Errorf("rankgen: update reply: want P or error text, got %q", s)
+		return badReply("update", "P or error text", s)
 	}
 	return nil
 }
@@ -87,7 +87,7 @@ func scoreMember(s, m any) (float64, string, error) {
 	st, ok1 := s.(string)
 	mt, ok2 := m.(string)
 	if !ok1 || !ok2 {
-		return 0, "", fmt.Errorf("rankgen: reply: want score and member strings, got %T and %T", s, m)
+		return 0, "", badReply("range", "score and member strings", []any{s, m})
 	}
 	score, err := ParseScore(st)
 	return score, mt, err
@@ -123,7 +123,7 @@ type Pair struct {
 func Pairs(v any) ([]Pair, error) {
 	a, ok := v.([]any)
 	if !ok || len(a)%2 != 0 {
-		return nil, fmt.Errorf("rankgen: range reply: want member, score pairs, got %T", v)
+		return nil, badReply("range", "member, score pairs", v)
 	}
 	ps := make([]Pair, len(a)/2)
 	for i := range ps {
@@ -140,11 +140,11 @@ func Pairs(v any) ([]Pair, error) {
 func Window(v any) (start int64, ps []Pair, err error) {
 	a, ok := v.([]any)
 	if !ok || len(a) != 2 {
-		return 0, nil, fmt.Errorf("rankgen: window reply: want {start, pairs}, got %T", v)
+		return 0, nil, badReply("window", "{start, pairs}", v)
 	}
 	start, ok = a[0].(int64)
 	if !ok {
-		return 0, nil, fmt.Errorf("rankgen: window reply: start is %T", a[0])
+		return 0, nil, badReply("window", "an integer start", a[0])
 	}
 	ps, err = Pairs(a[1])
 	return start, ps, err
@@ -175,7 +175,7 @@ func CheckFingerprint(cmd *redis.StringCmd, fp string) (bool, error) {
 	case errors.Is(err, redis.Nil):
 		return false, nil
 	case err != nil:
-		return false, err
+		return false, ReplyError(err)
 	case have != fp:
 		return false, &ScriptError{Code: "LAYOUT_MISMATCH", Detail: "board has layout " + have + ", this code reads layout " + fp, kind: ErrLayoutMismatch}
 	}
@@ -186,11 +186,17 @@ func CheckFingerprint(cmd *redis.StringCmd, fp string) (bool, error) {
 func Flags(v any, n int) ([]bool, error) {
 	a, ok := v.([]any)
 	if !ok || len(a) != n {
-		return nil, fmt.Errorf("rankgen: flags reply: want %d values, got %T", n, v)
+		return nil, badReply("flags", fmt.Sprintf("%d values", n), v)
 	}
 	out := make([]bool, n)
 	for i, x := range a {
-		out[i] = x == int64(1)
+		switch x {
+		case int64(0):
+		case int64(1):
+			out[i] = true
+		default:
+			return nil, badReply("flags", "0 or 1", x)
+		}
 	}
 	return out, nil
 }
@@ -209,7 +215,7 @@ func ZPairs(zs []redis.Z) []Pair {
 func ScoreMember(v any) (float64, string, error) {
 	a, ok := v.([]any)
 	if !ok || len(a) != 2 {
-		return 0, "", fmt.Errorf("rankgen: get reply: want {score, member}, got %T", v)
+		return 0, "", badReply("get", "{score, member}", v)
 	}
 	return scoreMember(a[0], a[1])
 }
@@ -247,11 +253,11 @@ func WideDelta(delta int64, hex bool) string {
 // is an error, never a silent 0.
 func Int(v any, err error) (int64, error) {
 	if err != nil {
-		return 0, err
+		return 0, ReplyError(err)
 	}
 	n, ok := v.(int64)
 	if !ok {
-		return 0, fmt.Errorf("rankgen: reply: want an integer, got %T", v)
+		return 0, badReply("integer", "an integer", v)
 	}
 	return n, nil
 }

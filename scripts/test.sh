@@ -4,9 +4,9 @@
 #	bash scripts/test.sh
 #
 # It installs redis-server (the integration tests start private servers on free loopback
-# ports; set REDIS_URL to use another server), downloads the Go modules, then runs gofmt,
-# go vet, staticcheck, go test ./..., short fuzz runs and rankgen check of the committed
-# examples. It stops at the first failing step and exits non-zero.
+# ports; set REDIS_URL to use another server), downloads the Go modules, checks that
+# go.mod/go.sum are tidy, then runs gofmt, go vet, staticcheck, go test ./..., short fuzz
+# runs and rankgen check of the committed examples. It stops at the first failing step and exits non-zero.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -38,6 +38,13 @@ redis-server --version
 
 step "go $(go env GOVERSION): module download"
 go mod download
+
+step "go mod tidy"
+if ! tidy=$(go mod tidy -diff 2>&1); then
+	echo "go.mod/go.sum are not tidy: run 'go mod tidy' and commit the result. The difference:"
+	echo "$tidy"
+	exit 1
+fi
 
 step "gofmt"
 unformatted=$(find . -name '*.go' -not -path './.git/*' -not -path '*/testdata/*' -print0 | xargs -0 gofmt -l)

@@ -1,13 +1,11 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"math"
 	"slices"
 	"strconv"
@@ -16,6 +14,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/rankgen/rankgen/generator/layout"
+	"github.com/rankgen/rankgen/internal/quote"
+	"github.com/rankgen/rankgen/internal/suggest"
 )
 
 func init() {
@@ -43,29 +43,7 @@ Exit status: 0 when every line encoded, 1 when any failed (or on schema errors),
 errors.`,
 		flags: func(fs *flag.FlagSet) func(*env, []string) int {
 			schema := fs.String("schema", "", "the schema `file` (required)")
-			return func(e *env, args []string) int {
-				if *schema == "" {
-					return usageFail(e, commands["encode"], "-schema is required")
-				}
-				if len(args) > 0 {
-					return usageFail(e, commands["encode"], "encode reads entries from stdin and takes no arguments")
-				}
-				l, ok := loadSchema(e, "encode", *schema)
-				if !ok {
-					return exitFail
-				}
-				return eachLine(e, func(line []byte) (string, error) {
-					entry, err := entryFromJSON(l, line)
-					if err != nil {
-						return "", err
-					}
-					score, member, err := l.Encode(entry)
-					if err != nil {
-						return "", err
-					}
-					return encodingJSON(score, member), nil
-				})
-			}
+			return func(e *env, args []string) int { return runEncode(e, *schema, args) }
 		},
 	})
 	register(&command{
@@ -90,69 +68,74 @@ Exit status: 0 when everything decoded, 1 when anything failed (or on schema err
 usage errors.`,
 		flags: func(fs *flag.FlagSet) func(*env, []string) int {
 			schema := fs.String("schema", "", "the schema `file` (required)")
-			return func(e *env, args []string) int {
-				if *schema == "" {
-					return usageFail(e, commands["decode"], "-schema is required")
-				}
-				if len(args) > 2 {
-					return usageFail(e, commands["decode"], "decode takes at most SCORE and MEMBER")
-				}
-				l, ok := loadSchema(e, "decode", *schema)
-				if !ok {
-					return exitFail
-				}
-				if len(args) > 0 {
-					score, err := parseScore(args[0])
-					if err == nil {
-						var out string
-						member, has := "", len(args) == 2
-						if has {
-							member = args[1]
-						}
-						if out, err = decodeJSON(l, score, member, has); err == nil {
-							fmt.Fprintln(e.stdout, out)
-							return exitOK
-						}
-					}
-					e.errorf("decode", "%s", errText(err))
-					return exitFail
-				}
-				return eachLine(e, func(line []byte) (string, error) {
-					score, member, has, err := encodingFromJSON(line)
-					if err != nil {
-						return "", err
-					}
-					return decodeJSON(l, score, member, has)
-				})
-			}
+			return func(e *env, args []string) int { return runDecode(e, *schema, args) }
 		},
 	})
 }
 
-// eachLine runs f on every non-blank line of stdin, printing its result or, on stderr, its
-// error with the line number.
-func eachLine(e *env, f func(line []byte) (string, error)) int {
-	r := bufio.NewReader(e.stdin)
-	code := exitOK
-	for n := 1; ; n++ {
-		line, err := r.ReadBytes('\n')
-		if len(bytes.TrimSpace(line)) > 0 {
-			out, ferr := f(line)
-			if ferr != nil {
-				fmt.Fprintf(e.stderr, "stdin:%d: %s\n", n, errText(ferr))
-				code = exitFail
-			} else {
-				fmt.Fprintln(e.stdout, out)
-			}
-		}
-		if err == io.EOF {
-			return code
-		}
+func runEncode(e *env, schema string, args []string) int {
+	if schema == "" {
+		return usageFail(e, commands["encode"], "-schema is required")
+	}
+	if len(args) > 0 {
+		return usageFail(e, commands["encode"], "encode reads entries from stdin and takes no arguments")
+	}
+	l, ok := loadSchema(e, "encode", schema)
+	if !ok {
+		return exitFail
+	}
+	return eachLine(e, lineLimit(l), func(line []byte) (string, error) {
+		entry, err := entryFromJSON(l, line)
 		if err != nil {
-			fmt.Fprintf(e.stderr, "stdin:%d: %v\n", n, err)
-			return exitFail
+			return "", err
+		}
+		score, member, err := l.Encode(entry)
+		if err != nil {
+			return "", err
+		}
+		return encodingJSON(score, member), nil
+	})
+}
+
+func runDecode(e *env, schema string, args []string) int {
+	if schema == "" {
+		return usageFail(e, commands["decode"], "-schema is required")
+	}
+	if len(args) > 2 {
+		return usageFail(e, commands["decode"], "decode takes at most SCORE and MEMBER")
+	}
+	l, ok := loadSchema(e, "decode", schema)
+	if !ok {
+		return exitFail
+	}
+	if len(args) > 0 {
+		return decodeArgs(e, l, args)
+	}
+	return eachLine(e, lineLimit(l), func(line []byte) (string, error) {
+		score, member, has, err := encodingFromJSON(line)
+		if err != nil {
+			return "", err
+		}
+		return decodeJSON(l, score, member, has)
+	})
+}
+
+// decodeArgs decodes SCORE [MEMBER] given as arguments.
+func decodeArgs(e *env, l *layout.Layout, args []string) int {
+	score, err := parseScore(args[0])
+	if err == nil {
+		var out string
+		member, has := "", len(args) == 2
+		if has {
+			member = args[1]
+		}
+		if out, err = decodeJSON(l, score, member, has); err == nil {
+			fmt.Fprintln(e.stdout, out)
+			return exitOK
 		}
 	}
+	e.errorf("decode", "%s", errText(err))
+	return exitFail
 }
 
 // errText drops the "rankgen: " prefix of the runtime's errors: the CLI's messages are
@@ -161,9 +144,9 @@ func errText(err error) string { return strings.TrimPrefix(err.Error(), "rankgen
 
 // entryFromJSON reads one entry object into the interpreted codec's Entry.
 func entryFromJSON(l *layout.Layout, line []byte) (layout.Entry, error) {
-	var obj map[string]json.RawMessage
-	if err := json.Unmarshal(line, &obj); err != nil {
-		return layout.Entry{}, fmt.Errorf("not a JSON object: %v", jsonErr(err))
+	obj, err := jsonObject(line)
+	if err != nil {
+		return layout.Entry{}, err
 	}
 	known := []string{l.IDName}
 	for _, f := range l.Fields {
@@ -177,8 +160,8 @@ func entryFromJSON(l *layout.Layout, line []byte) (layout.Entry, error) {
 	}
 	if len(unknown) > 0 {
 		slices.Sort(unknown)
-		msg := fmt.Sprintf("unknown key %q", unknown[0])
-		if s := closest(unknown[0], known); s != "" {
+		msg := fmt.Sprintf("unknown key %s", quote.Short(unknown[0]))
+		if s := suggest.Closest(unknown[0], known); s != "" {
 			msg += fmt.Sprintf("; did you mean %q?", s)
 		} else {
 			msg += "; the keys are " + strings.Join(known, ", ")
@@ -208,16 +191,6 @@ func entryFromJSON(l *layout.Layout, line []byte) (layout.Entry, error) {
 	return e, nil
 }
 
-func closest(s string, known []string) string {
-	best, bestD := "", 3
-	for _, k := range known {
-		if d := editDistance(strings.ToLower(s), strings.ToLower(k)); d < bestD {
-			best, bestD = k, d
-		}
-	}
-	return best
-}
-
 // jsonValue decodes one JSON value keeping numbers as their text.
 func jsonValue(raw json.RawMessage) (any, error) {
 	dec := json.NewDecoder(bytes.NewReader(raw))
@@ -238,7 +211,7 @@ func describe(v any) string {
 	case json.Number:
 		return "the number " + v.String()
 	case string:
-		return "the string " + strconv.Quote(v)
+		return "the string " + quote.Short(v)
 	case bool:
 		return strconv.FormatBool(v)
 	case []any:
@@ -350,13 +323,13 @@ func encodingJSON(score float64, member string) string {
 
 // encodingFromJSON reads {"score": …, "member": …}; member is optional.
 func encodingFromJSON(line []byte) (score float64, member string, has bool, err error) {
-	var obj map[string]json.RawMessage
-	if err := json.Unmarshal(line, &obj); err != nil {
-		return 0, "", false, fmt.Errorf("not a JSON object: %v", jsonErr(err))
+	obj, err := jsonObject(line)
+	if err != nil {
+		return 0, "", false, err
 	}
 	for k := range obj {
 		if k != "score" && k != "member" {
-			return 0, "", false, fmt.Errorf("unknown key %q; an encoding has score and member", k)
+			return 0, "", false, fmt.Errorf("unknown key %s; an encoding has score and member", quote.Short(k))
 		}
 	}
 	raw, ok := obj["score"]
@@ -393,14 +366,6 @@ func encodingFromJSON(line []byte) (score float64, member string, has bool, err 
 	return score, "", false, nil
 }
 
-func parseScore(s string) (float64, error) {
-	f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
-	if err != nil {
-		return 0, fmt.Errorf("score %q is not a number", s)
-	}
-	return f, nil
-}
-
 // decodeJSON decodes (score, member) with the interpreted codec and prints the entry. Without
 // a member only the score's fields are decoded: the codec is given a member with the
 // smallest valid prefix and a placeholder id, and those parts are left out of the answer.
@@ -413,6 +378,9 @@ func decodeJSON(l *layout.Layout, score float64, member string, hasMember bool) 
 		}
 		b.WriteString("0")
 		member = b.String()
+	}
+	if longest := l.PrefixLen + idMaxBytes(l); len(member) > longest {
+		return "", fmt.Errorf("bad member %s: longer than any member of this layout (at most %d bytes)", quote.Short(member), longest)
 	}
 	entry, err := l.Decode(score, member)
 	if err != nil {
@@ -430,7 +398,7 @@ func decodeJSON(l *layout.Layout, score float64, member string, hasMember bool) 
 		case l.IDType == layout.IDUint64:
 			put(l.IDName, entry.ID)
 		case !utf8.ValidString(entry.ID):
-			return "", fmt.Errorf("%s %q is not valid UTF-8, which JSON cannot carry exactly", l.IDName, entry.ID)
+			return "", fmt.Errorf("%s %s is not valid UTF-8, which JSON cannot carry exactly", l.IDName, quote.Short(entry.ID))
 		default:
 			put(l.IDName, jsonString(entry.ID))
 		}

@@ -55,7 +55,7 @@ func FuzzCodecLines(f *testing.F) {
 			},
 		} {
 			var stdout, stderr bytes.Buffer
-			code := eachLine(&env{stdin: strings.NewReader(line), stdout: &stdout, stderr: &stderr}, run)
+			code := eachLine(&env{stdin: strings.NewReader(line), stdout: &stdout, stderr: &stderr}, lineLimit(l), run)
 			lines := strings.Count(stdout.String(), "\n") + strings.Count(stderr.String(), "\n")
 			if lines != 1 || (code == 0) != (stderr.Len() == 0) {
 				t.Fatalf("line %q: exit %d, stdout %q, stderr %q", line, code, stdout.String(), stderr.String())

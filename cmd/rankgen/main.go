@@ -34,6 +34,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/rankgen/rankgen/internal/suggest"
 )
 
 func main() {
@@ -42,10 +44,9 @@ func main() {
 
 // Exit codes.
 const (
-	exitOK     = 0 // success
-	exitFail   = 1 // schema errors, stale output, bad input lines, I/O errors
-	exitUsage  = 2 // the command line is wrong
-	maxSuggest = 2 // edit distance for "did you mean"
+	exitOK    = 0 // success
+	exitFail  = 1 // schema errors, stale output, bad input lines, I/O errors
+	exitUsage = 2 // the command line is wrong
 )
 
 // env is what a command runs against: its streams and the directory relative paths start
@@ -228,34 +229,13 @@ func commandHelp(c *command) string {
 }
 
 func didYouMean(name string) string {
-	best, bestD := "", maxSuggest+1
+	names := make([]string, 0, len(commands))
 	for n := range commands {
-		if d := editDistance(name, n); d < bestD || d == bestD && n < best {
-			best, bestD = n, d
-		}
+		names = append(names, n)
 	}
-	if best == "" {
-		return ""
+	slices.Sort(names)
+	if best := suggest.Closest(name, names); best != "" {
+		return fmt.Sprintf("; did you mean %q?", best)
 	}
-	return fmt.Sprintf("; did you mean %q?", best)
-}
-
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
+	return ""
 }

@@ -57,7 +57,7 @@ type pair struct {
 }
 
 // revOrder sorts pairs as ZREVRANGE reads them: higher score first, equal scores by member
-// bytes, larger first (design.md §7.6).
+// bytes, larger first (docs/redis-facts.md R6).
 func revOrder(ps []pair) []pair {
 	ps = slices.Clone(ps)
 	slices.SortStableFunc(ps, func(a, b pair) int {

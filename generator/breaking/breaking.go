@@ -11,13 +11,11 @@
 //     compare fields by name.
 //
 // Every change has a stable rule ID (FIELD_RADIX, UPDATE_REMOVED, …) that scripts and CI
-// configuration can match.
+// configuration can match. Rules lists them all, each with its category, purpose and check.
 package breaking
 
 import (
 	"fmt"
-	"slices"
-	"strings"
 
 	"github.com/rankgen/rankgen/generator/layout"
 	"gopkg.in/yaml.v3"
@@ -65,8 +63,11 @@ func (s Schema) name() string {
 // in schema order.
 func Compare(old, new Schema) []Change {
 	c := &comparer{old: old, new: new}
-	c.wire()
-	c.source()
+	// The fingerprint covers everything that decides the stored encoding.
+	if old.Layout.Fingerprint != new.Layout.Fingerprint {
+		c.run(Wire, c.byPosition())
+	}
+	c.run(Source, c.byName())
 	return c.out
 }
 
@@ -75,194 +76,101 @@ type comparer struct {
 	out      []Change
 }
 
-func (c *comparer) add(cat Category, rule string, file string, line, col int, format string, args ...any) {
-	c.out = append(c.out, Change{Category: cat, Rule: rule, File: file, Line: line, Col: col, Message: fmt.Sprintf(format, args...)})
+// pair is two fields the rules of scope eachField compare: at the same position (WIRE, as
+// the encoding is positional) or of the same name (SOURCE). old or new is nil when the other
+// schema has no such field.
+type pair struct {
+	pos      int // 0-based position in the new schema (in the old one when new is nil)
+	old, new *layout.Field
 }
 
-// atKey adds a change positioned at a top-level key of the new schema (path: "id", "name").
-func (c *comparer) atKey(cat Category, rule string, path []string, format string, args ...any) {
-	line, col := keyPos(c.new.Src, path...)
-	c.add(cat, rule, c.new.name(), line, col, format, args...)
-}
-
-func (c *comparer) atField(cat Category, rule string, f *layout.Field, format string, args ...any) {
-	c.add(cat, rule, c.new.name(), f.Line, f.Col, format, args...)
-}
-
-func (c *comparer) atOldField(cat Category, rule string, f *layout.Field, format string, args ...any) {
-	c.add(cat, rule, c.old.name(), f.Line, f.Col, format, args...)
-}
-
-func (c *comparer) wire() {
-	o, n := c.old.Layout, c.new.Layout
-	if o.Fingerprint == n.Fingerprint {
-		return // the fingerprint covers everything that decides the stored encoding
-	}
-	before := len(c.out)
-	if o.Score != n.Score || o.DecimalPlaces != n.DecimalPlaces {
-		c.atKey(Wire, "SCORE", []string{"score"}, "the score changes from %s to %s: every stored score reads as another number", scoreText(o), scoreText(n))
-	}
-	if o.IDType != n.IDType {
-		c.atKey(Wire, "ID_TYPE", []string{"id", "type"}, "the id changes from %s to %s: %s", o.IDType, n.IDType,
-			map[layout.IDType]string{
-				layout.IDUint64: "stored ids that are not canonical decimals no longer decode",
-				layout.IDString: "stored ids still read, as text, but the old code cannot read ids the new one writes",
-			}[n.IDType])
-	}
-	if o.HasPrefix() && n.HasPrefix() && o.Separator != n.Separator {
-		c.atKey(Wire, "SEPARATOR", []string{"separator"}, "the member separator changes from %q to %q: stored members no longer split into fields", o.Separator, n.Separator)
-	}
-	for i := range max(len(o.Fields), len(n.Fields)) {
-		switch {
-		case i >= len(n.Fields):
-			f := o.Fields[i]
-			c.atOldField(Wire, "FIELD_COUNT", f, "field %d (%s) is gone: the tuple has %d fields, not %d, and every stored entry carries its digit", i+1, f.Name, len(n.Fields), len(o.Fields))
-		case i >= len(o.Fields):
-			f := n.Fields[i]
-			c.atField(Wire, "FIELD_COUNT", f, "field %d (%s) is new: the tuple has %d fields, not %d, and no stored entry carries its digit", i+1, f.Name, len(n.Fields), len(o.Fields))
-		default:
-			c.field(i, o.Fields[i], n.Fields[i])
+func (c *comparer) byPosition() []pair {
+	o, n := c.old.Layout.Fields, c.new.Layout.Fields
+	pairs := make([]pair, max(len(o), len(n)))
+	for i := range pairs {
+		pairs[i].pos = i
+		if i < len(o) {
+			pairs[i].old = o[i]
 		}
+		if i < len(n) {
+			pairs[i].new = n[i]
+		}
+	}
+	return pairs
+}
+
+func (c *comparer) byName() []pair {
+	var pairs []pair
+	for i, of := range c.old.Layout.Fields {
+		pairs = append(pairs, pair{pos: i, old: of, new: c.new.Layout.Field(of.Name)})
+	}
+	return pairs
+}
+
+// run applies the rules of one category in table order: those on the whole schema, then
+// those on each pair of fields (a check that returns true ends the pair: what follows from it
+// is not reported again), then the fallbacks when nothing else was found.
+func (c *comparer) run(cat Category, pairs []pair) {
+	before := len(c.out)
+	c.each(cat, wholeSchema, pair{})
+	for _, p := range pairs {
+		c.each(cat, eachField, p)
 	}
 	if len(c.out) == before {
-		// Unreachable while the rules above cover the canonical layout; kept so that a rule
-		// missing for a future schema key still fails CI.
-		c.atKey(Wire, "LAYOUT", nil, "the layout fingerprint changes from %s to %s", o.Fingerprint, n.Fingerprint)
+		c.each(cat, fallback, pair{})
 	}
 }
 
-// field compares the field at position i of both layouts.
-func (c *comparer) field(i int, o, n *layout.Field) {
-	name := n.Name
-	if o.Name != n.Name {
-		name = fmt.Sprintf("%s, was %s", n.Name, o.Name)
-	}
-	at := func(rule, format string, args ...any) {
-		c.atField(Wire, rule, n, "field %d (%s): %s", i+1, name, fmt.Sprintf(format, args...))
-	}
-	if o.Kind != n.Kind {
-		at("FIELD_KIND", "type %s → %s: its stored digits mean other values", o.Kind, n.Kind)
-		return // the rest follows from the kind
-	}
-	if o.Place != n.Place {
-		at("FIELD_PLACE", "moves from the %s to the %s: stored entries hold it where the new code does not read it", o.Place, n.Place)
-	}
-	if o.Order != n.Order {
-		at("FIELD_ORDER", "order %s → %s: every stored digit is mirrored, so stored entries rank backwards on it", o.Order, n.Order)
-	}
-	inScore := o.Place == layout.InScore && n.Place == layout.InScore
-	if o.MaxDigit != n.MaxDigit {
-		radix := fmt.Sprintf("radix %s → %s", radixText(o), radixText(n))
-		switch {
-		case inScore && i == 0 && o.Weight == n.Weight:
-			at("FIELD_RADIX", "%s: it leads the score with the same weight, so stored digits keep their values; only what it can hold changes", radix)
-		case inScore && i == 0:
-			at("FIELD_RADIX", "%s: stored scores give it other digits", radix)
-		case inScore:
-			at("FIELD_RADIX", "%s: stored scores give it other digits, and every field before it another weight", radix)
-		default:
-			at("FIELD_RADIX", "%s: its stored digits are read against another radix", radix)
-		}
-	}
-	if inScore && o.Weight != n.Weight {
-		at("FIELD_WEIGHT", "weight %d → %d (a field after it changed width or place): stored scores give it other values", o.Weight, n.Weight)
-	}
-	switch {
-	case o.Kind == layout.Enum && !slices.Equal(o.Values, n.Values):
-		at("FIELD_ENUM_VALUES", "values [%s] → [%s]: stored digits name other values", strings.Join(o.Values, " "), strings.Join(n.Values, " "))
-	case o.Kind == layout.Time && o.Unit != n.Unit:
-		at("FIELD_UNIT", "unit %s → %s: stored digits count other units", o.Unit, n.Unit)
-	case o.Lo != n.Lo || o.Hi != n.Hi:
-		// A digit is the offset of a value from the range's low end (desc) or high end (asc).
-		end, moved := "low", o.Lo != n.Lo
-		if n.Order == layout.Asc {
-			end, moved = "high", o.Hi != n.Hi
-		}
-		rng := fmt.Sprintf("range %s … %s → %s … %s", o.Format(o.Lo), o.Format(o.Hi), n.Format(n.Lo), n.Format(n.Hi))
-		switch {
-		case moved:
-			at("FIELD_RANGE", "%s: a stored digit is an offset from the range's %s end, which moves", rng, end)
-		case o.MaxDigit == n.MaxDigit: // with a new radix, the range only follows the width
-			at("FIELD_RANGE", "%s: stored digits keep their values (the %s end stays), but values outside the new range no longer decode", rng, end)
-		}
-	}
-	if o.Place == layout.InMember && n.Place == layout.InMember && (o.TextWidth != n.TextWidth || o.Hex != n.Hex) {
-		at("FIELD_TEXT", "member text %s → %s: stored members no longer split into fields", textShape(o), textShape(n))
-	}
-}
-
-func (c *comparer) source() {
-	o, n := c.old.Layout, c.new.Layout
-	if o.Package != n.Package {
-		c.atKey(Source, "PACKAGE", []string{"package"}, "package %s → %s: imports of the generated package break", o.Package, n.Package)
-	}
-	if o.IDName != n.IDName {
-		c.atKey(Source, "ID_NAME", []string{"id", "name"}, "Entry.%s is now Entry.%s (and Update.%s)", o.IDName, n.IDName, n.IDName)
-	}
-	if o.IDType != n.IDType {
-		c.atKey(Source, "ID_GO_TYPE", []string{"id", "type"}, "ids are %s, not %s, in Entry, Update and every method taking an id", goID(n), goID(o))
-	}
-	for _, of := range o.Fields {
-		nf := n.Field(of.Name)
-		if nf == nil {
-			c.atOldField(Source, "FIELD_REMOVED", of, "field %s is gone: Entry.%s and its methods no longer exist", of.Name, of.Name)
-			continue
-		}
-		if of.GoType != nf.GoType {
-			c.atField(Source, "FIELD_GO_TYPE", nf, "Entry.%s is %s, not %s", nf.Name, nf.GoType, of.GoType)
-		}
-		for _, op := range of.Updates {
-			if !slices.Contains(nf.Updates, op) {
-				m := methodName(op, nf.Name)
-				c.atField(Source, "UPDATE_REMOVED", nf, "update %s of %s is gone: Board.%s and Board.%sMany no longer exist", op, nf.Name, m, m)
-			}
-		}
-		if of.Kind == layout.Enum && nf.Kind == layout.Enum {
-			for _, v := range of.Values {
-				if !slices.Contains(nf.Values, v) {
-					c.atField(Source, "ENUM_VALUE_REMOVED", nf, "enum value %s of %s is gone, and with it its constant", v, nf.Name)
-				}
-			}
+// each runs the checks of one category and scope on p, until one returns true.
+func (c *comparer) each(cat Category, s scope, p pair) {
+	for i := range ruleTable {
+		r := &ruleTable[i]
+		if r.Category == cat && r.scope == s && r.check(&probe{c: c, rule: r, pair: p}) {
+			return
 		}
 	}
 }
 
-func scoreText(l *layout.Layout) string {
-	if l.Score == layout.ScoreDecimal {
-		return fmt.Sprintf("decimal with %d places", l.DecimalPlaces)
-	}
-	return "integer"
+// probe is what a rule's check sees: both layouts, the pair of fields (rules of scope
+// eachField), and ways to report a change under the rule.
+type probe struct {
+	c    *comparer
+	rule *Rule
+	pair
 }
 
-func radixText(f *layout.Field) string {
-	switch {
-	case f.MaxDigit == ^uint64(0):
-		return "2^64"
-	case f.RadixKind == layout.RadixBits:
-		return fmt.Sprintf("%d (bits %d)", f.MaxDigit+1, f.Width)
-	case f.RadixKind == layout.RadixDigits:
-		return fmt.Sprintf("%d (digits %d)", f.MaxDigit+1, f.Width)
-	}
-	return fmt.Sprint(f.MaxDigit + 1)
+func (p *probe) oldL() *layout.Layout { return p.c.old.Layout }
+func (p *probe) newL() *layout.Layout { return p.c.new.Layout }
+
+func (p *probe) add(file string, line, col int, format string, args ...any) {
+	p.c.out = append(p.c.out, Change{Category: p.rule.Category, Rule: p.rule.ID, File: file, Line: line, Col: col, Message: fmt.Sprintf(format, args...)})
 }
 
-func textShape(f *layout.Field) string {
-	if f.Hex {
-		return fmt.Sprintf("%d hex characters", f.TextWidth)
-	}
-	return fmt.Sprintf("%d decimal digits", f.TextWidth)
+// atKey reports a change positioned at a key of the new schema (path: "id", "name").
+func (p *probe) atKey(path []string, format string, args ...any) {
+	line, col := keyPos(p.c.new.Src, path...)
+	p.add(p.c.new.name(), line, col, format, args...)
 }
 
-func goID(l *layout.Layout) string {
-	if l.IDType == layout.IDUint64 {
-		return "uint64"
-	}
-	return "string"
+// atField reports a change positioned at a field of the new schema.
+func (p *probe) atField(f *layout.Field, format string, args ...any) {
+	p.add(p.c.new.name(), f.Line, f.Col, format, args...)
 }
 
-// methodName is the Board method of an update: Add<F>, Max<F>, Min<F> or Set<F>.
-func methodName(op layout.Op, field string) string {
-	return strings.ToUpper(string(op[:1])) + string(op[1:]) + field
+// atOldField reports a change positioned at a field of the old schema, for what the new one
+// no longer has.
+func (p *probe) atOldField(f *layout.Field, format string, args ...any) {
+	p.add(p.c.old.name(), f.Line, f.Col, format, args...)
+}
+
+// wire reports a change of the pair's new field, prefixed with its position and name (and
+// its old name when it was renamed).
+func (p *probe) wire(format string, args ...any) {
+	name := p.new.Name
+	if p.old.Name != p.new.Name {
+		name = fmt.Sprintf("%s, was %s", p.new.Name, p.old.Name)
+	}
+	p.atField(p.new, "field %d (%s): %s", p.pos+1, name, fmt.Sprintf(format, args...))
 }
 
 // keyPos finds a key of the schema's YAML by its path of mapping keys ("id", "type"): the line

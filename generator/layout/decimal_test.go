@@ -26,7 +26,7 @@ func decimalText(p uint64, w int) string {
 	return s[:len(s)-w] + "." + s[len(s)-w:]
 }
 
-// theLimit is the bound design.md §2.6 asks for, derived independently: with
+// theLimit is the decimal-score bound of docs/codec.md, derived independently: with
 // 2^(m−1) < 10^w < 2^m, every X = fl(P / 10^w) below 2^(53−m) has ulp(X) ≤ 2^(−m) < 10^−w, so
 // consecutive P map to distinct, increasing doubles; P < 2^(53−m) · 10^w keeps X there.
 func theLimit(w int) uint64 {

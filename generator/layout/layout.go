@@ -3,7 +3,7 @@
 // and Go type; a canonical form and its fingerprint; and an interpreted codec over the model,
 // which serves the CLI and is the oracle generated code is tested against.
 //
-// The maths (see design.md §2): field i stores a digit d_i in [0, R_i), larger digit = ranks
+// The maths (docs/codec.md): field i stores a digit d_i in [0, R_i), larger digit = ranks
 // first (desc: d = v − min; asc: d = max − v). The score is the mixed-radix integer
 // P = Σ d_i·W_i over the score fields (W_i = product of the radices after i), kept at most
 // 2^53 so a float64 holds it exactly. Fields after the score go into the member as a
@@ -191,6 +191,21 @@ func (f *Field) Key(digit uint64) uint64 {
 		return f.Lo + digit
 	}
 	return f.Hi - digit
+}
+
+// ZeroDigit is the digit a field takes in the entry that an update of a missing id starts
+// from: the field's Go zero value (0, false, the first enum value, for time the Unix epoch)
+// when it lies in the field's range, else the field's lowest-ranking value (digit 0). It is a
+// board rule: the Lua scripts and the board model both start from it.
+func (f *Field) ZeroDigit() uint64 {
+	var key uint64
+	if f.Signed() {
+		key = IntKey(0)
+	}
+	if key < f.Lo || key > f.Hi {
+		return 0
+	}
+	return f.Digit(key)
 }
 
 // Span is Hi − Lo, the largest digit a value of the range produces.

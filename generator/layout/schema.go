@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/rankgen/rankgen/internal/suggest"
 	"gopkg.in/yaml.v3"
 )
 
@@ -72,11 +73,30 @@ func parseRaw(file string, src []byte) (raw *rawSchema, diags Diagnostics) {
 			raw, diags = nil, Diagnostics{{File: file, Message: fmt.Sprintf("malformed YAML: %v", r)}}
 		}
 	}()
+	doc := p.document(src)
+	if doc == nil {
+		return nil, p.diags
+	}
+	if doc.Kind == 0 || len(doc.Content) == 0 {
+		p.diags = append(p.diags, Diagnostic{File: file, Message: "the schema is empty; it needs at least package, id and fields"})
+		return nil, p.diags
+	}
+	root := deref(doc.Content[0])
+	if root.Kind != yaml.MappingNode {
+		p.errorf(root.Line, root.Column, "the schema must be a mapping of keys (package, id, fields, …), not a %s", kindName(root))
+		return nil, p.diags
+	}
+	return p.schema(root), p.diags
+}
+
+// document decodes the one YAML document of src; nil when it is malformed or followed by a
+// second document (reported).
+func (p *parser) document(src []byte) *yaml.Node {
 	var doc yaml.Node
 	dec := yaml.NewDecoder(bytes.NewReader(src))
 	err := dec.Decode(&doc)
 	if errors.Is(err, io.EOF) {
-		err = nil // an empty file: reported below
+		err = nil // an empty file: reported by the caller
 	}
 	if err == nil && doc.Kind != 0 {
 		// yaml.Unmarshal would silently ignore every document after the first.
@@ -90,30 +110,31 @@ func parseRaw(file string, src []byte) (raw *rawSchema, diags Diagnostics) {
 					line = next.Content[0].Line
 				}
 				p.errorf(line, 1, "a schema is one YAML document, but a second starts here (after \"---\"); merge it into the first")
-				return nil, p.diags
+				return nil
 			}
 		}
 	}
 	if err != nil {
-		line, msg := yamlErrorLine(err)
-		if line > 0 {
-			col, hint := yamlHint(src, line, msg)
-			p.errorf(line, col, "malformed YAML: %s%s", msg, hint)
-		} else {
-			p.diags = append(p.diags, Diagnostic{File: file, Message: "malformed YAML: " + msg})
-		}
-		return nil, p.diags
+		p.yamlError(src, err)
+		return nil
 	}
-	if doc.Kind == 0 || len(doc.Content) == 0 {
-		p.diags = append(p.diags, Diagnostic{File: file, Message: "the schema is empty; it needs at least package, id and fields"})
-		return nil, p.diags
+	return &doc
+}
+
+// yamlError reports a yaml.v3 syntax error at its line, with advice where there is some.
+func (p *parser) yamlError(src []byte, err error) {
+	line, msg := yamlErrorLine(err)
+	if line == 0 {
+		p.diags = append(p.diags, Diagnostic{File: p.file, Message: "malformed YAML: " + msg})
+		return
 	}
-	root := deref(doc.Content[0])
-	if root.Kind != yaml.MappingNode {
-		p.errorf(root.Line, root.Column, "the schema must be a mapping of keys (package, id, fields, …), not a %s", kindName(root))
-		return nil, p.diags
-	}
-	raw = &rawSchema{}
+	col, hint := yamlHint(src, line, msg)
+	p.errorf(line, col, "malformed YAML: %s%s", msg, hint)
+}
+
+// schema reads the top-level mapping.
+func (p *parser) schema(root *yaml.Node) *rawSchema {
+	raw := &rawSchema{}
 	misspelt, _ := p.mapping(root, "the schema", topKeys, func(key string, k, v *yaml.Node) {
 		switch key {
 		case "package":
@@ -130,21 +151,26 @@ func parseRaw(file string, src []byte) (raw *rawSchema, diags Diagnostics) {
 			raw.ID = p.id(v)
 		case "fields":
 			raw.FieldsPos = scalar{Line: k.Line, Col: k.Column, Set: true}
-			if v = deref(v); v.Kind != yaml.SequenceNode {
-				p.errorf(v.Line, v.Column, "fields must be a list of fields (each starting with \"- name: …\"), not a %s", kindName(v))
-				raw.FieldsPos.Bad = true
-				return
-			}
-			for _, item := range v.Content {
-				raw.Fields = append(raw.Fields, p.field(deref(item)))
-			}
+			raw.Fields, raw.FieldsPos.Bad = p.fields(v)
 		}
 	})
 	markBad(misspelt, map[string]*scalar{"package": &raw.Package, "decimal_places": &raw.DecimalPlaces, "fields": &raw.FieldsPos})
 	if contains(misspelt, "id") && !raw.ID.Set {
 		raw.ID.Bad = true
 	}
-	return raw, p.diags
+	return raw
+}
+
+// fields reads the list of fields; bad is true when v is not a list (reported).
+func (p *parser) fields(v *yaml.Node) (fields []rawField, bad bool) {
+	if v = deref(v); v.Kind != yaml.SequenceNode {
+		p.errorf(v.Line, v.Column, "fields must be a list of fields (each starting with \"- name: …\"), not a %s", kindName(v))
+		return nil, true
+	}
+	for _, item := range v.Content {
+		fields = append(fields, p.field(deref(item)))
+	}
+	return fields, false
 }
 
 // markBad marks the keys a did-you-mean suggested, when they are not given, as already
@@ -257,7 +283,7 @@ func (p *parser) mapping(n *yaml.Node, where string, known []string, visit func(
 		}
 		if !contains(known, k.Value) {
 			msg := fmt.Sprintf("unknown key %q in %s", k.Value, where)
-			if s := suggest(k.Value, known); s != "" {
+			if s := suggest.Closest(k.Value, known); s != "" {
 				msg += fmt.Sprintf("; did you mean %q?", s)
 				misspelt = append(misspelt, s)
 			} else {
@@ -376,49 +402,4 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
-}
-
-// suggest returns the known word closest to s, when it is close enough to be a typo.
-// Words of up to 4 bytes may be one edit away, longer ones two; swapping two neighbouring
-// letters is one edit.
-func suggest(s string, known []string) string {
-	best, bestD := "", 2
-	if len(s) > 4 {
-		bestD = 3
-	}
-	for _, k := range known {
-		if d := editDistance(strings.ToLower(s), k); d < bestD {
-			best, bestD = k, d
-		}
-	}
-	return best
-}
-
-// editDistance is the optimal string alignment distance: insertions, deletions,
-// substitutions and transpositions of neighbours, each costing one.
-func editDistance(a, b string) int {
-	if len(a) > 64 || len(b) > 64 {
-		return 64 // not a typo of a schema word
-	}
-	d := make([][]int, len(a)+1)
-	for i := range d {
-		d[i] = make([]int, len(b)+1)
-		d[i][0] = i
-	}
-	for j := range d[0] {
-		d[0][j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
-			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
-				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
-			}
-		}
-	}
-	return d[len(a)][len(b)]
 }

@@ -15,8 +15,8 @@ import (
 	"strconv"
 	"strings"
 	"text/template"
-	"unicode"
 
+	"github.com/rankgen/rankgen/generator/catalog"
 	"github.com/rankgen/rankgen/generator/layout"
 	"github.com/rankgen/rankgen/templates"
 )
@@ -33,116 +33,99 @@ var tmpl = template.Must(templates.Parse(nil))
 // exact is 2^53: the Lua side keeps every number it computes below it.
 const exact = 1 << 53
 
-// Op names of the scripts that every layout has, and of the ones that depend on it.
-const (
-	OpSet         = "set"
-	OpBest        = "best"
-	OpRemove      = "remove"
-	OpTrim        = "trim"
-	OpGet         = "get"  // member prefix only: id → member through the index
-	OpRank        = "rank" // member prefix only
-	OpAround      = "around"
-	OpAfter       = "after"
-	OpCompetition = "competition" // when the leading field is in the score
-)
-
-// UpdateOp names the script of one field update, e.g. "add_points" for add on Points; the
-// script of its batch form is named UpdateOp(…) + ManySuffix. The two do the same arithmetic;
-// the single one is straight-line code, a third cheaper than the batch loop for one update.
-func UpdateOp(op layout.Op, f *layout.Field) string { return string(op) + "_" + snake(f.Name) }
-
-// ManySuffix ends the op name of a batch update script.
-const ManySuffix = "_many"
-
-// Scripts renders every script of the layout, in a fixed order: set, best, remove, trim, the
-// field updates in field order, then the reads.
+// Scripts renders the script of every operation of the layout that has one, in catalogue
+// order: set, best, remove, trim, the field updates in field order, then the reads.
 func Scripts(l *layout.Layout) ([]Script, error) {
 	var out []Script
-	add := func(op, tmplName string, d *data) error {
-		d.Op = op
+	for _, op := range catalog.Scripts(l) {
+		d, err := scriptData(l, op)
+		if err != nil {
+			return nil, err
+		}
 		var b bytes.Buffer
-		if err := tmpl.ExecuteTemplate(&b, tmplName, d); err != nil {
-			return fmt.Errorf("luaemit: %s: %w", op, err)
+		if err := tmpl.ExecuteTemplate(&b, op.Template, d); err != nil {
+			return nil, fmt.Errorf("luaemit: %s: %w", op.Name, err)
 		}
-		out = append(out, Script{Op: op, File: l.LuaFile(op), Source: tidy(b.String())})
-		return nil
-	}
-	base := func(title string, readOnly, scores bool, usage ...string) *data {
-		d := newData(l)
-		d.Title, d.ReadOnly, d.Scores, d.Usage = title, readOnly, scores, usage
-		return d
-	}
-	writeUsage := "ARGV[1], ARGV[2]: expiry mode ('', 'px' or 'pxat') and its milliseconds, applied to both keys."
-	steps := []struct {
-		op, tmpl string
-		d        *data
-	}{
-		{OpSet, "set", base("set: upsert whole entries.", false, false, writeUsage,
-			"ARGV[3..]: score, member pairs (encoded by the Go codec). Returns the number of pairs.")},
-		{OpBest, "best", base("best: keep, per id, whichever of the current and the given entry ranks first (whole tuple).", false, true, writeUsage,
-			"ARGV[3..]: score, member pairs. Returns 1 (kept the given entry) or 0 for each pair.")},
-		{OpRemove, "remove", base("remove: delete entries by id.", false, false, writeUsage,
-			"ARGV[3..]: ids. Returns how many entries were removed.")},
-		{OpTrim, "trim", base("trim: keep the first ARGV[3] entries, drop the rest.", false, false, writeUsage,
-			"ARGV[3]: how many entries to keep. Returns how many were removed.")},
-	}
-	for _, s := range steps {
-		if err := add(s.op, s.tmpl, s.d); err != nil {
-			return nil, err
-		}
-	}
-	for _, f := range l.Fields {
-		for _, op := range f.Updates {
-			d, err := updateData(l, f, op)
-			if err != nil {
-				return nil, err
-			}
-			one := *d
-			one.Usage = []string{d.Usage[0],
-				"ARGV[3]: the client's clock in Unix microseconds (client stamps); ARGV[4], ARGV[5]: the id and " + d.arg + ".",
-				"A missing id starts from the zero entry. Returns " + replyOne(l) + "."}
-			if err := add(UpdateOp(op, f), "update1", &one); err != nil {
-				return nil, err
-			}
-			d.Title += " (batch)"
-			if !d.Prefix {
-				// The batch loop reads and writes the target's digit inline.
-				d.Touched = d.Touched[1:]
-			}
-			if err := add(UpdateOp(op, f)+ManySuffix, "update", d); err != nil {
-				return nil, err
-			}
-		}
-	}
-	if l.HasPrefix() {
-		if err := add(OpGet, "get", base("get: an entry's score and member by id.", true, false,
-			"ARGV[1]: the id. Returns {score, member}, or nil when the id has no entry.")); err != nil {
-			return nil, err
-		}
-		if err := add(OpRank, "rank", base("rank: an entry's 0-based position, best first, by id.", true, false,
-			"ARGV[1]: the id. Returns the position, or nil when the id has no entry.")); err != nil {
-			return nil, err
-		}
-	}
-	if err := add(OpAround, "around", base("around: the entries around an id, best first.", true, false,
-		"ARGV[1]: the id; ARGV[2], ARGV[3]: how many entries before and after it.",
-		"Returns {position of the first entry, {member, score, ...}}, or nil when the id has no entry.")); err != nil {
-		return nil, err
-	}
-	if err := add(OpAfter, "after", base("after: a keyset page, the entries that rank after a cursor (score, member).", true, false,
-		"ARGV[1], ARGV[2]: the cursor's score and member (member '' = from the top); ARGV[3]: the page size.",
-		"Returns {position of the first entry, {member, score, ...}}.")); err != nil {
-		return nil, err
-	}
-	if l.NumScore > 0 {
-		d := base("competition: 1 + the number of entries ahead on "+l.Fields[0].Name+" (equal "+l.Fields[0].Name+" share a rank).", true, false,
-			"ARGV[1]: the id. Returns the rank, or nil when the id has no entry.")
-		d.Lead = newField(l, l.Fields[0], 0)
-		if err := add(OpCompetition, "competition", d); err != nil {
-			return nil, err
-		}
+		out = append(out, Script{Op: op.Name, File: l.LuaFile(op.Name), Source: tidy(b.String())})
 	}
 	return out, nil
+}
+
+// scriptData is what the template of op sees.
+func scriptData(l *layout.Layout, op catalog.Op) (*data, error) {
+	var d *data
+	if op.Kind == catalog.Update {
+		var err error
+		if d, err = updateData(l, op); err != nil {
+			return nil, err
+		}
+	} else {
+		d = newData(l)
+		d.Title, d.Usage = prose(l, op)
+		d.Scores = op.Kind == catalog.Best
+	}
+	d.Op, d.Args, d.ReadOnly = op.Name, op.Args, op.ReadOnly
+	if op.Kind == catalog.Competition {
+		d.Lead = newField(l, l.Fields[0], 0)
+	}
+	return d, nil
+}
+
+// prose is the title and usage lines of a script other than a field update, its argument
+// positions read from the catalogue.
+func prose(l *layout.Layout, op catalog.Op) (title string, usage []string) {
+	a := op.Args
+	many := fmt.Sprintf("ARGV[%d..]", a.Fixed()+1)
+	switch op.Kind {
+	case catalog.Set:
+		return "set: upsert whole entries.", []string{expiryUsage(a),
+			many + ": score, member pairs (encoded by the Go codec). Returns the number of pairs."}
+	case catalog.Best:
+		return "best: keep, per id, whichever of the current and the given entry ranks first (whole tuple).", []string{expiryUsage(a),
+			many + ": score, member pairs. Returns 1 (kept the given entry) or 0 for each pair."}
+	case catalog.Remove:
+		return "remove: delete entries by id.", []string{expiryUsage(a), many + ": ids. Returns how many entries were removed."}
+	case catalog.Trim:
+		return "trim: keep the first " + argv(a, catalog.ArgKeep) + " entries, drop the rest.", []string{expiryUsage(a),
+			argv(a, catalog.ArgKeep) + ": how many entries to keep. Returns how many were removed."}
+	case catalog.Get:
+		return "get: an entry's score and member by id.", []string{
+			argv(a, catalog.ArgID) + ": the id. Returns {score, member}, or nil when the id has no entry."}
+	case catalog.Rank:
+		return "rank: an entry's 0-based position, best first, by id.", []string{
+			argv(a, catalog.ArgID) + ": the id. Returns the position, or nil when the id has no entry."}
+	case catalog.Around:
+		return "around: the entries around an id, best first.", []string{
+			argv(a, catalog.ArgID) + ": the id; " + argv(a, catalog.ArgBefore, catalog.ArgAfter) + ": how many entries before and after it.",
+			"Returns {position of the first entry, {member, score, ...}}, or nil when the id has no entry."}
+	case catalog.After:
+		return "after: a keyset page, the entries that rank after a cursor (score, member).", []string{
+			argv(a, catalog.ArgScore, catalog.ArgMember) + ": the cursor's score and member (member '' = from the top); " + argv(a, catalog.ArgLimit) + ": the page size.",
+			"Returns {position of the first entry, {member, score, ...}}."}
+	case catalog.Competition:
+		lead := l.Fields[0].Name
+		return "competition: 1 + the number of entries ahead on " + lead + " (equal " + lead + " share a rank).", []string{
+			argv(a, catalog.ArgID) + ": the id. Returns the rank, or nil when the id has no entry."}
+	}
+	panic("luaemit: no prose for operation kind " + string(op.Kind))
+}
+
+func expiryUsage(a catalog.Args) string {
+	return argv(a, catalog.ArgMode, catalog.ArgMS) + ": expiry mode ('', 'px' or 'pxat') and its milliseconds, applied to both keys."
+}
+
+// argv writes the ARGV positions of head arguments: "ARGV[1], ARGV[2]". An argument the
+// catalogue does not give the script is a bug in rankgen, caught by every golden test.
+func argv(a catalog.Args, names ...string) string {
+	var parts []string
+	for _, name := range names {
+		i, err := a.At(name)
+		if err != nil {
+			panic(err)
+		}
+		parts = append(parts, fmt.Sprintf("ARGV[%d]", i))
+	}
+	return strings.Join(parts, ", ")
 }
 
 // tidy drops trailing spaces and runs of blank lines that template actions leave behind.
@@ -170,8 +153,9 @@ func tidy(s string) string {
 type data struct {
 	File, Title, Op, Fingerprint string
 	Usage                        []string
-	ReadOnly                     bool // flags=no-writes
-	Scores                       bool // lookup also reads scores
+	Args                         catalog.Args // the script's arguments: templates render their ARGV positions
+	ReadOnly                     bool         // flags=no-writes
+	Scores                       bool         // lookup also reads scores
 
 	Prefix     bool
 	PrefixLen  int
@@ -199,8 +183,6 @@ type data struct {
 	KeepLarger  bool // max/min: keep the larger digit
 
 	Lead *field // competition
-
-	arg string // what an update's argument is, in words
 }
 
 // memberCheck is the range check member_of makes of one member field's text, for a field whose
@@ -261,7 +243,7 @@ func newData(l *layout.Layout) *data {
 	}
 	var p uint64
 	for _, f := range l.ScoreFields() {
-		p += ZeroDigit(f) * f.Weight
+		p += f.ZeroDigit() * f.Weight
 	}
 	d.ZeroP = num(p)
 	// A score whose P has a digit beyond its field's range (possible only where the radix is
@@ -301,25 +283,11 @@ func newData(l *layout.Layout) *data {
 	d.PrefixPattern = luaString(pattern)
 	var prefix strings.Builder
 	for _, f := range l.MemberFields() {
-		prefix.WriteString(digitText(f, ZeroDigit(f)))
+		prefix.WriteString(digitText(f, f.ZeroDigit()))
 		prefix.WriteString(l.Separator)
 	}
 	d.ZeroPrefix = luaString(prefix.String())
 	return d
-}
-
-// ZeroDigit is the digit a field takes in the entry that an update of a missing id starts
-// from: the field's Go zero value (0, false, the first enum value, for time the Unix epoch)
-// when it lies in the field's range, else the field's lowest-ranking value (digit 0).
-func ZeroDigit(f *layout.Field) uint64 {
-	var key uint64
-	if f.Signed() {
-		key = layout.IntKey(0)
-	}
-	if key < f.Lo || key > f.Hi {
-		return 0
-	}
-	return f.Digit(key)
 }
 
 func digitText(f *layout.Field, d uint64) string {
@@ -365,43 +333,67 @@ func newField(l *layout.Layout, f *layout.Field, index int) *field {
 	return g
 }
 
-func updateData(l *layout.Layout, f *layout.Field, op layout.Op) (*data, error) {
+// updateData is what a field update's template sees: update1 for the single form, update for
+// the batch loop.
+func updateData(l *layout.Layout, op catalog.Op) (*data, error) {
+	f, u := op.Field, op.Update
 	if f.Span() >= exact && f.Place == layout.InScore {
-		return nil, fmt.Errorf("luaemit: field %s: update %s needs exact arithmetic on its digits, but its range holds %s values, beyond Lua's exact 2^53; narrow it", f.Name, op, strconv.FormatUint(f.Span(), 10)+"+1")
+		return nil, fmt.Errorf("luaemit: field %s: update %s needs exact arithmetic on its digits, but its range holds %s values, beyond Lua's exact 2^53; narrow it", f.Name, u, strconv.FormatUint(f.Span(), 10)+"+1")
 	}
 	d := newData(l)
 	d.Scores = true
-	d.Title = fmt.Sprintf("%s %s: %s", op, f.Name, map[layout.Op]string{
-		layout.OpAdd: "add a signed delta to " + f.Name,
-		layout.OpMax: "keep the larger of the current and the given " + f.Name,
-		layout.OpMin: "keep the smaller of the current and the given " + f.Name,
-		layout.OpSet: "set " + f.Name,
-	}[op])
-	arg := "the digit of the new value"
-	if op == layout.OpAdd {
-		arg = "the signed delta"
-	}
-	d.arg = arg
-	d.Usage = []string{
-		"ARGV[1], ARGV[2]: expiry mode ('', 'px' or 'pxat') and its milliseconds, applied to both keys.",
-		"ARGV[3]: the client's clock in Unix microseconds (client stamps); ARGV[4..]: id, " + arg + " pairs.",
-		"A missing id starts from the zero entry. Returns, per pair, " + replyMany(l) + ".",
-	}
-	d.Kind = string(op)
+	d.Title, d.Usage = updateProse(l, op)
+	d.Kind = string(u)
 	d.Target = newField(l, f, 1)
 	d.Touched = []*field{d.Target}
 	d.Saturate = f.Overflow == layout.OverflowSaturate
-	larger := op == layout.OpMax
+	larger := u == layout.OpMax
 	if f.Order == layout.Asc {
 		larger = !larger
 	}
 	d.KeepLarger = larger
+	if err := addStamps(l, f, d); err != nil {
+		return nil, err
+	}
+	if op.Batch && !d.Prefix {
+		// The batch loop reads and writes the target's digit inline.
+		d.Touched = d.Touched[1:]
+	}
+	return d, nil
+}
+
+// updateProse is a field update script's title and usage lines.
+func updateProse(l *layout.Layout, op catalog.Op) (title string, usage []string) {
+	f, a := op.Field, op.Args
+	title = fmt.Sprintf("%s %s: %s", op.Update, f.Name, map[layout.Op]string{
+		layout.OpAdd: "add a signed delta to " + f.Name,
+		layout.OpMax: "keep the larger of the current and the given " + f.Name,
+		layout.OpMin: "keep the smaller of the current and the given " + f.Name,
+		layout.OpSet: "set " + f.Name,
+	}[op.Update])
+	arg := "the digit of the new value"
+	if op.Update == layout.OpAdd {
+		arg = "the signed delta"
+	}
+	clock := argv(a, catalog.ArgClock) + ": the client's clock in Unix microseconds (client stamps); "
+	if op.Batch {
+		return title + " (batch)", []string{expiryUsage(a),
+			clock + fmt.Sprintf("ARGV[%d..]", a.Fixed()+1) + ": id, " + arg + " pairs.",
+			"A missing id starts from the zero entry. Returns, per pair, " + replyMany(l) + "."}
+	}
+	return title, []string{expiryUsage(a),
+		clock + argv(a, catalog.ArgID, catalog.ArgValue) + ": the id and " + arg + ".",
+		"A missing id starts from the zero entry. Returns " + replyOne(l) + "."}
+}
+
+// addStamps adds to d the stamped fields an update of f sets when it changes the entry.
+func addStamps(l *layout.Layout, f *layout.Field, d *data) error {
 	for _, s := range l.Fields {
 		if s.Stamp == layout.StampNone || s == f {
 			continue
 		}
 		if s.Span() >= exact || absInt(s.MinInt()) >= exact || absInt(s.MaxInt()) >= exact {
-			return nil, fmt.Errorf("luaemit: field %s: stamping needs its range within ±2^53 units", s.Name)
+			return fmt.Errorf("luaemit: field %s: stamping needs its range within ±2^53 units", s.Name)
 		}
 		g := newField(l, s, len(d.Touched)+1)
 		g.Div = map[layout.Unit]string{layout.Second: "1000000", layout.Milli: "1000", layout.Micro: "1"}[s.Unit]
@@ -415,7 +407,7 @@ func updateData(l *layout.Layout, f *layout.Field, op layout.Op) (*data, error) 
 			d.ClientClock = true
 		}
 	}
-	return d, nil
+	return nil
 }
 
 // replyOne and replyMany describe a field update's reply: the new P, or the error text, and
@@ -493,21 +485,5 @@ func luaString(s string) string {
 		}
 	}
 	b.WriteByte('\'')
-	return b.String()
-}
-
-// snake turns a Go name into lower_snake_case: ReachedAt → reached_at, HTTPCode → http_code.
-func snake(name string) string {
-	rs := []rune(name)
-	var b strings.Builder
-	for i, r := range rs {
-		if unicode.IsUpper(r) {
-			if i > 0 && (unicode.IsLower(rs[i-1]) || unicode.IsDigit(rs[i-1]) || (i+1 < len(rs) && unicode.IsLower(rs[i+1]) && unicode.IsUpper(rs[i-1]))) {
-				b.WriteByte('_')
-			}
-			r = unicode.ToLower(r)
-		}
-		b.WriteRune(r)
-	}
 	return b.String()
 }

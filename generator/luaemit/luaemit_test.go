@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rankgen/rankgen/generator/catalog"
 	"github.com/rankgen/rankgen/generator/layout"
 	"golang.org/x/tools/txtar"
 	"math/rand/v2"
@@ -77,6 +78,10 @@ func TestScriptShape(t *testing.T) {
 		}
 		b, _ := Scripts(l)
 		seen := map[string]bool{}
+		ops := catalog.Scripts(l)
+		if len(ops) != len(a) {
+			t.Fatalf("%s: %d scripts for %d scripted operations", l.File, len(a), len(ops))
+		}
 		for i, s := range a {
 			if s != b[i] {
 				t.Fatalf("%s: not deterministic", s.File)
@@ -86,7 +91,10 @@ func TestScriptShape(t *testing.T) {
 			}
 			seen[s.File] = true
 			lines := strings.SplitN(s.Source, "\n", 3)
-			ro := map[string]bool{OpGet: true, OpRank: true, OpAround: true, OpAfter: true, OpCompetition: true}[s.Op]
+			if s.Op != ops[i].Name {
+				t.Fatalf("%s: script %d is %s, the catalogue's is %s", l.File, i, s.Op, ops[i].Name)
+			}
+			ro := ops[i].ReadOnly
 			wantShebang := "#!lua"
 			if ro {
 				wantShebang += " flags=no-writes"
@@ -111,10 +119,19 @@ func mustGlob(t *testing.T) []string {
 	return schemas
 }
 
-func TestSnake(t *testing.T) {
-	for in, want := range map[string]string{"Points": "points", "ReachedAt": "reached_at", "HTTPCode": "http_code", "UserID": "user_id", "Level2Up": "level2_up"} {
-		if got := snake(in); got != want {
-			t.Errorf("snake(%q) = %q, want %q", in, got, want)
+// TestCatalogueTemplates checks that every scripted operation of every example names a
+// template that exists.
+func TestCatalogueTemplates(t *testing.T) {
+	for _, path := range mustGlob(t) {
+		src, _ := os.ReadFile(path)
+		l, err := layout.Parse(filepath.Base(path), src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, op := range catalog.Scripts(l) {
+			if tmpl.Lookup(op.Template) == nil {
+				t.Errorf("%s: operation %s names template %q, which templates/ lacks", l.File, op.Name, op.Template)
+			}
 		}
 	}
 }

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/rankgen/rankgen/generator/layout"
-	"github.com/rankgen/rankgen/generator/luaemit"
 	rankgenrt "github.com/rankgen/rankgen/runtime"
 )
 
@@ -33,7 +32,7 @@ func New(l *layout.Layout) *Model {
 func Zero(l *layout.Layout) []uint64 {
 	keys := make([]uint64, len(l.Fields))
 	for i, f := range l.Fields {
-		keys[i] = f.Key(luaemit.ZeroDigit(f))
+		keys[i] = f.Key(f.ZeroDigit())
 	}
 	return keys
 }

@@ -26,7 +26,6 @@ import (
 	"fmt"
 	"os"
 	"regexp"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -46,7 +45,6 @@ var (
 		main    bool           // Main is running the tests
 		opts    *redis.Options // options of the shared server
 		private *Server        // the private server, when REDIS_URL is unset
-		version string
 	}
 	runID   = newRunID()
 	counter atomic.Int64
@@ -117,35 +115,6 @@ func ClientWith(tb testing.TB, edit func(*redis.Options)) *redis.Client {
 		tb.Fatalf("redistest: PING %s: %v", shared.opts.Addr, err)
 	}
 	return c
-}
-
-// Version returns the shared server's redis_version (e.g. "7.0.15").
-func Version(tb testing.TB) string {
-	tb.Helper()
-	shared.Lock()
-	defer shared.Unlock()
-	if shared.version == "" {
-		c := Client(tb)
-		v, err := serverVersion(context.Background(), c)
-		if err != nil {
-			tb.Fatalf("redistest: %v", err)
-		}
-		shared.version = v
-	}
-	return shared.version
-}
-
-func serverVersion(ctx context.Context, c redis.UniversalClient) (string, error) {
-	info, err := c.Info(ctx, "server").Result()
-	if err != nil {
-		return "", fmt.Errorf("INFO server: %w", err)
-	}
-	for _, line := range strings.Split(info, "\n") {
-		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "redis_version:"); ok {
-			return v, nil
-		}
-	}
-	return "", fmt.Errorf("INFO server has no redis_version")
 }
 
 var prefixes sync.Map // testing.TB → string

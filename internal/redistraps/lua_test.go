@@ -9,7 +9,7 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// §7.4: tostring and .. format numbers with %.14g, and so does cjson: 2^53 − 1 becomes
+// R7: tostring and .. format numbers with %.14g, and so does cjson: 2^53 − 1 becomes
 // 9.007199254741e+15, and ZADD of that text stores 9007199254741000. redis.call formats a number
 // argument exactly, and string.format('%.17g') is exact: generated Lua uses only those.
 func TestTrapLuaTostring(t *testing.T) {
@@ -37,7 +37,7 @@ return table.concat({tostring(n), '' .. n, cjson.encode({n}), string.format('%.1
 	}
 }
 
-// §7.4: a number returned from a script is truncated to an integer (3.9 → 3); exact values go
+// R8: a number returned from a script is truncated to an integer (3.9 → 3); exact values go
 // back as strings made with string.format('%.17g'). {double = n} arrives as text under RESP2 and
 // as a double under RESP3, so generated scripts avoid it.
 func TestTrapLuaReturnTruncated(t *testing.T) {
@@ -78,7 +78,7 @@ func TestTrapLuaReturnTruncated(t *testing.T) {
 	}
 }
 
-// §7.5: tonumber(redis.call('ZSCORE', …)) is exact, whatever text the version's ZSCORE reply
+// R9: tonumber(redis.call('ZSCORE', …)) is exact, whatever text the version's ZSCORE reply
 // uses inside Lua.
 func TestTrapLuaTonumberZscore(t *testing.T) {
 	c := redistest.Client(t)
@@ -109,7 +109,7 @@ return out`, []string{k}, members...)
 	}
 }
 
-// §7.5: math.floor(a / b) and a % b are exact on doubles for integers below 2^53 — the digit
+// R9: math.floor(a / b) and a % b are exact on doubles for integers below 2^53 — the digit
 // arithmetic of generated Lua. Checked against uint64 arithmetic on random and adversarial pairs.
 func TestTrapLuaFloorModExact(t *testing.T) {
 	c := redistest.Client(t)
@@ -158,7 +158,7 @@ return out`
 	t.Logf("%d pairs exact", checked)
 }
 
-// §7.5: the bit library is 32-bit signed with shift counts mod 32, so it cannot pack fields.
+// R9: the bit library is 32-bit signed with shift counts mod 32, so it cannot pack fields.
 // struct.unpack('>I4I4', struct.pack('>d', x)) gives the exact halves of a double's bits;
 // '>i8' goes through a double and is lossy above 2^53.
 func TestTrapLuaBit32(t *testing.T) {

@@ -27,7 +27,7 @@ func randomBytes(rng *rand.Rand, n int) string {
 	return string(b)
 }
 
-// §7.6: equal scores order by member bytes — memcmp as unsigned bytes, then length — binary
+// R6: equal scores order by member bytes — memcmp as unsigned bytes, then length — binary
 // safe (NUL, bytes ≥ 0x80), and ZREVRANGE is the exact reverse of ZRANGE, ties included.
 func TestTrapTiesByMemberBytes(t *testing.T) {
 	c := redistest.Client(t)
@@ -76,7 +76,7 @@ func TestTrapTiesByMemberBytes(t *testing.T) {
 	}
 }
 
-// §2.4 and §7.6 together: for every example layout, entries with equal fields and binary ids
+// R6 and the reading order of docs/codec.md together: for every example layout, entries with equal fields and binary ids
 // (and entries differing in any field) read back from ZREVRANGE in exactly the order of the
 // interpreted Compare — the order the generated Compare must reproduce.
 func TestTrapCompareIsRedisOrder(t *testing.T) {

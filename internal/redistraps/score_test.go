@@ -1,6 +1,7 @@
 package redistraps
 
 import (
+	"errors"
 	"math"
 	"regexp"
 	"slices"
@@ -9,10 +10,11 @@ import (
 
 	"github.com/rankgen/rankgen/generator/layout"
 	"github.com/rankgen/rankgen/internal/redistest"
+	rankgenrt "github.com/rankgen/rankgen/runtime"
 	"github.com/redis/go-redis/v9"
 )
 
-// §7.1: every integer in [−2^53, 2^53] is exact; beyond, ZADD, ZINCRBY and Lua round half to
+// R1: every integer in [−2^53, 2^53] is exact; beyond, ZADD, ZINCRBY and Lua round half to
 // even without an error. So every field is range-checked before any arithmetic.
 func TestTrap2p53Boundary(t *testing.T) {
 	c := redistest.Client(t)
@@ -77,7 +79,7 @@ return string.format('%.17g', n) .. ' ' .. string.format('%.17g', n + 1)`,
 	}
 }
 
-// §7.2: −0 is stored as +0 by a listpack (small set) but kept by a skiplist (large set): the
+// R3: −0 is stored as +0 by a listpack (small set) but kept by a skiplist (large set): the
 // same board would answer differently by size. go-redis writes −0 as "-0", so rankgen must never
 // produce it.
 func TestTrapNegativeZero(t *testing.T) {
@@ -129,49 +131,93 @@ func TestTrapNegativeZero(t *testing.T) {
 
 var plainDecimal = regexp.MustCompile(`^[0-9]+(\.[0-9]+)?$`)
 
-// §7.2: ZADD parses with strtod (7.x, Valkey) or fast_float (8.0), which differ on hex floats
-// and overflow; NaN is refused by all. rankgen sends only plain decimal text, which go-redis
-// writes with strconv.AppendFloat(f, 'f', -1), and which every version reads back exactly.
+// scoreParser is how a server reads ZADD's score text. The two parsers servers use differ on
+// hex floats and on overflow, and on nothing rankgen writes.
+type scoreParser string
+
+const (
+	strtodParser    scoreParser = "strtod (hex read, overflow refused)"
+	fastFloatParser scoreParser = "fast_float (hex refused, overflow stored as +inf)"
+)
+
+// probeScoreParser asks the server which parser it has: ZADD of the hex float 0x1p3 and of the
+// overflowing 1e309, under members "hex" and "ovf" of k. A server that answers neither way
+// fails the test: docs/redis-facts.md R2 must then learn its behaviour.
+func probeScoreParser(t *testing.T, c *redis.Client, k string) scoreParser {
+	t.Helper()
+	hexErr := c.Do(ctx, "ZADD", k, "0x1p3", "hex").Err()
+	ovfErr := c.Do(ctx, "ZADD", k, "1e309", "ovf").Err()
+	switch {
+	case hexErr == nil && ovfErr != nil:
+		if got := zscore(t, c, k, "hex"); got != 8 {
+			t.Fatalf("ZADD 0x1p3 stored %v; a strtod parser reads it as 8", got)
+		}
+		return strtodParser
+	case hexErr != nil && ovfErr == nil:
+		if got := zscore(t, c, k, "ovf"); !math.IsInf(got, 1) {
+			t.Fatalf("ZADD 1e309 stored %v; a fast_float parser stores +inf", got)
+		}
+		return fastFloatParser
+	}
+	t.Fatalf("a score parser of neither known kind: ZADD 0x1p3 → %v, ZADD 1e309 → %v", hexErr, ovfErr)
+	return ""
+}
+
+// R2: ZADD parses scores with strtod or with fast_float, which differ on hex floats and on
+// overflow; NaN and non-numbers are refused by both. The test probes which parser the server
+// has (never its version: an 8.0 pre-release reporting 7.9.224 already has fast_float), then
+// asserts what that parser means for rankgen, and that rankgen's own score text — plain
+// decimal, written by rankgenrt.FormatScore and by go-redis — reads back bit for bit as
+// strconv.ParseFloat reads it, which both parsers do because both round correctly.
 func TestTrapZADDParsing(t *testing.T) {
 	c := redistest.Client(t)
 	k := redistest.Key(t, "z")
-	major, _ := version(t)
 
 	for _, text := range []string{"nan", "NaN", "-nan", "abc", ""} {
 		if err := c.Do(ctx, "ZADD", k, text, "x").Err(); err == nil {
 			t.Errorf("ZADD %q accepted; want an error", text)
 		}
 	}
-	hexErr := c.Do(ctx, "ZADD", k, "0x1p3", "hex").Err()
-	ovfErr := c.Do(ctx, "ZADD", k, "1e309", "ovf").Err()
-	if major < 8 { // strtod: hex accepted, overflow refused
-		if hexErr != nil || zscore(t, c, k, "hex") != 8 {
-			t.Errorf("7.x ZADD 0x1p3: %v; want it read as 8", hexErr)
+	parser := probeScoreParser(t, c, k)
+	t.Logf("score parser: %s", parser)
+	switch parser {
+	case strtodParser:
+		// Foreign hex text is just another spelling of a number: it stores the double rankgen's
+		// plain decimal for that number stores.
+		if err := c.Do(ctx, "ZADD", k, rankgenrt.FormatScore(8), "dec").Err(); err != nil {
+			t.Fatal(err)
 		}
-		if ovfErr == nil {
-			t.Errorf("7.x ZADD 1e309 accepted; want an error")
+		if hex, dec := zscore(t, c, k, "hex"), zscore(t, c, k, "dec"); !sameBits(hex, dec) {
+			t.Errorf("ZADD 0x1p3 stored %v, ZADD 8 stored %v; want one double", hex, dec)
 		}
-	} else { // fast_float: hex refused, overflow is +Inf
-		if hexErr == nil {
-			t.Errorf("8.x ZADD 0x1p3 accepted; want an error")
-		}
-		if ovfErr != nil || !math.IsInf(zscore(t, c, k, "ovf"), 1) {
-			t.Errorf("8.x ZADD 1e309: %v; want +Inf", ovfErr)
+	case fastFloatParser:
+		// Other code can store +inf by overflowing; no layout writes it, and every decoder
+		// refuses it as a score it cannot have produced.
+		stored := zscore(t, c, k, "ovf")
+		for _, name := range examples {
+			if p, err := example(t, name).POf(stored); !errors.Is(err, rankgenrt.ErrBadScore) {
+				t.Errorf("%s: a stored %v decodes to P = %d, %v; want ErrBadScore", name, stored, p, err)
+			}
 		}
 	}
 
 	// Every score rankgen produces is written as plain decimal and read back bit for bit,
-	// through RESP3 (a double) and RESP2 (text parsed by ParseFloat).
+	// through RESP3 (a double) and RESP2 (text parsed by ParseFloat): sent as rankgenrt's text
+	// (as board scripts receive scores) and as go-redis writes a float64 (as Best's ZADD does).
 	rng := newRand(t, 7)
 	scores := scoresWeProduce(rng, 20000)
 	k2 := redistest.Key(t, "roundtrip")
 	pipe := c.Pipeline()
 	for i, s := range scores {
-		text := strconv.FormatFloat(s, 'f', -1, 64)
-		if !plainDecimal.MatchString(text) {
-			t.Fatalf("score %v is written as %q: not plain decimal", s, text)
+		text := rankgenrt.FormatScore(s)
+		if !plainDecimal.MatchString(text) || text != strconv.FormatFloat(s, 'f', -1, 64) {
+			t.Fatalf("score %v is written as %q: not go-redis's plain decimal", s, text)
 		}
-		pipe.ZAdd(ctx, k2, redis.Z{Score: s, Member: strconv.Itoa(i)})
+		if f, err := strconv.ParseFloat(text, 64); err != nil || !sameBits(f, s) {
+			t.Fatalf("score %v is written as %q, which reads back as %v", s, text, f)
+		}
+		pipe.Do(ctx, "ZADD", k2, text, "t"+strconv.Itoa(i))
+		pipe.ZAdd(ctx, k2, redis.Z{Score: s, Member: "f" + strconv.Itoa(i)})
 	}
 	if _, err := pipe.Exec(ctx); err != nil {
 		t.Fatal(err)
@@ -182,33 +228,63 @@ func TestTrapZADDParsing(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(zs) != len(scores) {
-			t.Fatalf("RESP%d: %d members; want %d", cl.Options().Protocol, len(zs), len(scores))
+		if len(zs) != 2*len(scores) {
+			t.Fatalf("RESP%d: %d members; want %d", cl.Options().Protocol, len(zs), 2*len(scores))
 		}
 		bad := 0
 		for _, z := range zs {
-			i, _ := strconv.Atoi(z.Member.(string))
+			m := z.Member.(string)
+			i, _ := strconv.Atoi(m[1:])
 			if !sameBits(z.Score, scores[i]) && bad < 5 {
 				bad++
-				t.Errorf("RESP%d: score %v (%#x) read back as %v (%#x)", cl.Options().Protocol,
-					scores[i], math.Float64bits(scores[i]), z.Score, math.Float64bits(z.Score))
+				t.Errorf("RESP%d: score %v (%#x) sent as %s read back as %v (%#x)", cl.Options().Protocol,
+					scores[i], math.Float64bits(scores[i]), m[:1], z.Score, math.Float64bits(z.Score))
 			}
 		}
 	}
 }
 
-// §7.3: reply formatting differs by version (7.0: %.17g, so 1e17 is "1e+17"; 7.2+: integer
-// digits, shortest round-trip otherwise). Scores are compared as doubles parsed by ParseFloat,
-// never as text.
+// replyStyle is how a server writes a score in a RESP2 reply.
+type replyStyle string
+
+const (
+	printf17g     replyStyle = "%.17g"                         // 1e17 → "1e+17", 0.1 → "0.10000000000000001"
+	shortestDigit replyStyle = "integer digits, else shortest" // 1e17 → "100000000000000000", 0.1 → "0.1"
+)
+
+// probeReplyStyle reads back the score 1e17 under member "probe" of k, whose text tells the two
+// styles apart; a server that writes it another way fails the test (docs/redis-facts.md R4
+// must then learn its style).
+func probeReplyStyle(t *testing.T, c *redis.Client, k string) replyStyle {
+	t.Helper()
+	c.ZAdd(ctx, k, redis.Z{Score: 1e17, Member: "probe"})
+	text, err := c.Do(ctx, "ZSCORE", k, "probe").Text()
+	if err != nil {
+		t.Fatal(err)
+	}
+	switch text {
+	case "1e+17":
+		return printf17g
+	case "100000000000000000":
+		return shortestDigit
+	}
+	t.Fatalf("ZSCORE of 1e17 is %q: a reply style of neither known kind", text)
+	return ""
+}
+
+// R4: reply formatting differs between servers (%.17g, so 1e17 is "1e+17"; or integer digits
+// and the shortest round-trip text otherwise). The test probes the server's style, asserts it
+// writes every score that way, and that ParseFloat reads every reply back exactly: scores are
+// compared as doubles, never as text.
 func TestTrapReplyFormatting(t *testing.T) {
 	c := resp2(t)
 	k := redistest.Key(t, "z")
-	major, minor := version(t)
-	old := major < 7 || major == 7 && minor < 2
+	style := probeReplyStyle(t, c, k)
+	t.Logf("reply style: %s", style)
 
 	for _, tc := range []struct {
-		score    float64
-		old, new string
+		score   float64
+		g17, sh string
 	}{
 		{1e17, "1e+17", "100000000000000000"},
 		{0.1, "0.10000000000000001", "0.1"},
@@ -220,12 +296,12 @@ func TestTrapReplyFormatting(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := tc.new
-		if old {
-			want = tc.old
+		want := tc.sh
+		if style == printf17g {
+			want = tc.g17
 		}
 		if text != want {
-			t.Errorf("%s: ZSCORE of %v is %q; want %q", redistest.Version(t), tc.score, text, want)
+			t.Errorf("ZSCORE of %v is %q; want %q, as the %s style writes it", tc.score, text, want, style)
 		}
 		if f, err := strconv.ParseFloat(text, 64); err != nil || !sameBits(f, tc.score) {
 			t.Errorf("ParseFloat(%q) = %v, %v; want %v exactly", text, f, err, tc.score)
@@ -233,7 +309,7 @@ func TestTrapReplyFormatting(t *testing.T) {
 	}
 }
 
-// §7.7: non-negative doubles order exactly as their bit patterns, subnormals and +Inf included,
+// R5: non-negative doubles order exactly as their bit patterns, subnormals and +Inf included,
 // through ZADD and through Lua, and ZADD GT keeps the larger pattern: a 62-bit key
 // reinterpreted as a double is a valid score.
 func TestTrapBitPatternOrder(t *testing.T) {

@@ -9,7 +9,7 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// §7.8: after SCRIPT FLUSH, go-redis Script.Run falls back from EVALSHA to EVAL (which caches the
+// R10: after SCRIPT FLUSH, go-redis Script.Run falls back from EVALSHA to EVAL (which caches the
 // script again); inside a pipeline there is no fallback and EVALSHA fails with NOSCRIPT until
 // the script is loaded again. FUNCTION LOAD survives SCRIPT FLUSH. (A server of its own: SCRIPT
 // FLUSH is server-wide.)
@@ -71,7 +71,7 @@ func TestTrapNOSCRIPT(t *testing.T) {
 	}
 }
 
-// §7.9: on a cluster, all keys of a script must hash to one slot; a board key K keeps its side
+// R11: on a cluster, all keys of a script must hash to one slot; a board key K keeps its side
 // keys in K's slot ({K}:idx, or K's own tag). A plain EVAL may silently touch an undeclared
 // key in another slot (when it is local); a #!lua shebang makes that an error, so generated
 // scripts carry one.

@@ -6,8 +6,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/rankgen/rankgen/generator/layout"
@@ -22,21 +20,6 @@ var ctx = context.Background()
 // resp2 returns a RESP2 client of the shared server: its replies carry scores as text.
 func resp2(t *testing.T) *redis.Client {
 	return redistest.ClientWith(t, func(o *redis.Options) { o.Protocol = 2 })
-}
-
-// version returns the server's (major, minor) version.
-func version(t *testing.T) (major, minor int) {
-	v := redistest.Version(t)
-	parts := strings.SplitN(v, ".", 3)
-	if len(parts) < 2 {
-		t.Fatalf("redis_version %q", v)
-	}
-	major, err1 := strconv.Atoi(parts[0])
-	minor, err2 := strconv.Atoi(parts[1])
-	if err1 != nil || err2 != nil {
-		t.Fatalf("redis_version %q", v)
-	}
-	return major, minor
 }
 
 // eval runs a Lua script and fails the test on error.

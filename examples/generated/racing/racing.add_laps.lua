@@ -23,7 +23,9 @@ local function p_of(p)
 end
 
 local function score_p(text)
-  local p = p_of(tonumber(text))
+  local s = tonumber(text)
+  -- -0, which the skiplist encoding keeps, is refused as Decode refuses it: Encode never writes it.
+  local p = (s ~= 0 or 1 / s > 0) and p_of(s)
   if not p then
     error({err = 'RANKGEN_BAD_SCORE ' .. text .. ' is not a score of layout 2538b8ec6418bfa7'})
   end

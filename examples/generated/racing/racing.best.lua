@@ -9,6 +9,28 @@
 local board, aux = KEYS[1], KEYS[2]
 
 local FINGERPRINT = '2538b8ec6418bfa7'
+local floor, fmt, tonumber = math.floor, string.format, tonumber
+local RADIX = 1000000000000
+
+-- p_of returns the score as the mixed-radix integer P, or nil when this layout cannot have
+-- written it.
+local function p_of(p)
+  if p >= 0 and p < RADIX and p == floor(p) then
+    return p
+  end
+  return nil
+end
+
+local function score_p(text)
+  local s = tonumber(text)
+  -- -0, which the skiplist encoding keeps, is refused as Decode refuses it: Encode never writes it.
+  local p = (s ~= 0 or 1 / s > 0) and p_of(s)
+  if not p then
+    error({err = 'RANKGEN_BAD_SCORE ' .. text .. ' is not a score of layout 2538b8ec6418bfa7'})
+  end
+  return p
+end
+
 -- many calls cmd on key with the items of list as arguments, in chunks that stay below Lua's
 -- stack limit, and returns the replies as one list (none for an empty list).
 local function many(cmd, key, list)
@@ -57,7 +79,13 @@ for i = 1, n do
   local id = ids[i]
   local st = state[id]
   if not st then
-    st = {old = members[i], m = members[i], s = members[i] and tonumber(scores[i])}
+    -- The stored entry is checked whole before it is compared: one this layout cannot have
+    -- written is refused, never silently kept or replaced.
+    local m = members[i]
+    if m then
+      score_p(scores[i])
+    end
+    st = {old = m, m = m, s = m and tonumber(scores[i])}
     state[id] = st
     order[#order + 1] = id
   end

@@ -9,6 +9,38 @@
 local board, aux = KEYS[1], KEYS[2]
 
 local FINGERPRINT = 'be9df50ebfad7073'
+local floor, fmt, tonumber = math.floor, string.format, tonumber
+local RADIX = 8589934592000000
+local POW = 1000000
+
+-- p_of recovers the mixed-radix integer P of a score P / 10^6 (division is correctly rounded, so P
+-- is within one of the rounded product), or nil when this layout cannot have written it.
+local function p_of(s)
+  local c = floor(s * POW + 0.5)
+  for _, p in ipairs({c, c - 1, c + 1}) do
+    if p >= 0 and p < RADIX and p / POW == s and p % 1000000 <= 864000 then
+      return p
+    end
+  end
+  return nil
+end
+
+-- score_text writes P / 10^6 as plain decimal digits: the exact decimal whose correctly
+-- rounded double is the score (never an exponent, never -0).
+local function score_text(p)
+  return fmt('%d.%06d', floor(p / POW), p % POW)
+end
+
+local function score_p(text)
+  local s = tonumber(text)
+  -- -0, which the skiplist encoding keeps, is refused as Decode refuses it: Encode never writes it.
+  local p = (s ~= 0 or 1 / s > 0) and p_of(s)
+  if not p then
+    error({err = 'RANKGEN_BAD_SCORE ' .. text .. ' is not a score of layout be9df50ebfad7073'})
+  end
+  return p
+end
+
 -- many calls cmd on key with the items of list as arguments, in chunks that stay below Lua's
 -- stack limit, and returns the replies as one list (none for an empty list).
 local function many(cmd, key, list)
@@ -57,7 +89,13 @@ for i = 1, n do
   local id = ids[i]
   local st = state[id]
   if not st then
-    st = {old = members[i], m = members[i], s = members[i] and tonumber(scores[i])}
+    -- The stored entry is checked whole before it is compared: one this layout cannot have
+    -- written is refused, never silently kept or replaced.
+    local m = members[i]
+    if m then
+      score_p(scores[i])
+    end
+    st = {old = m, m = m, s = m and tonumber(scores[i])}
     state[id] = st
     order[#order + 1] = id
   end

@@ -33,7 +33,9 @@ local function score_text(p)
 end
 
 local function score_p(text)
-  local p = p_of(tonumber(text))
+  local s = tonumber(text)
+  -- -0, which the skiplist encoding keeps, is refused as Decode refuses it: Encode never writes it.
+  local p = (s ~= 0 or 1 / s > 0) and p_of(s)
   if not p then
     error({err = 'RANKGEN_BAD_SCORE ' .. text .. ' is not a score of layout 0eef64db29cc8631'})
   end

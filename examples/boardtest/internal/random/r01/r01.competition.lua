@@ -21,7 +21,9 @@ local function p_of(p)
 end
 
 local function score_p(text)
-  local p = p_of(tonumber(text))
+  local s = tonumber(text)
+  -- -0, which the skiplist encoding keeps, is refused as Decode refuses it: Encode never writes it.
+  local p = (s ~= 0 or 1 / s > 0) and p_of(s)
   if not p then
     error({err = 'RANKGEN_BAD_SCORE ' .. text .. ' is not a score of layout 3c05b741da65cab8'})
   end
@@ -29,6 +31,17 @@ local function score_p(text)
 end
 
 local FINGERPRINT = '3c05b741da65cab8'
+
+-- owned returns m, the member the index maps id to, when it is id's (its text after the prefix
+-- is id), else raises RANKGEN_BAD_MEMBER: an index entry that points at another id's member
+-- is never followed.
+local function owned(id, m)
+  if string.sub(m, 21 + 1) ~= id then
+    error({err = 'RANKGEN_BAD_MEMBER the index maps ' .. id .. ' to the member of another id'})
+  end
+  return m
+end
+
 local got = redis.call('HMGET', aux, '', ARGV[1])
 local fp, m = got[1], got[2]
 if fp and fp ~= FINGERPRINT then
@@ -37,6 +50,7 @@ end
 if not m then
   return false
 end
+owned(ARGV[1], m)
 local s = redis.call('ZSCORE', board, m)
 if not s then
   return redis.error_reply('RANKGEN_BAD_MEMBER the index maps ' .. ARGV[1] .. ' to a member the board lacks')

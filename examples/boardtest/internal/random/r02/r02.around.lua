@@ -9,6 +9,17 @@
 local board, aux = KEYS[1], KEYS[2]
 
 local FINGERPRINT = '61350c49cd5be40f'
+
+-- owned returns m, the member the index maps id to, when it is id's (its text after the prefix
+-- is id), else raises RANKGEN_BAD_MEMBER: an index entry that points at another id's member
+-- is never followed.
+local function owned(id, m)
+  if string.sub(m, 25 + 1) ~= id then
+    error({err = 'RANKGEN_BAD_MEMBER the index maps ' .. id .. ' to the member of another id'})
+  end
+  return m
+end
+
 local got = redis.call('HMGET', aux, '', ARGV[1])
 local fp, m = got[1], got[2]
 if fp and fp ~= FINGERPRINT then
@@ -17,6 +28,7 @@ end
 if not m then
   return false
 end
+owned(ARGV[1], m)
 local r = redis.call('ZREVRANK', board, m)
 if not r then
   return redis.error_reply('RANKGEN_BAD_MEMBER the index maps ' .. ARGV[1] .. ' to a member the board lacks')

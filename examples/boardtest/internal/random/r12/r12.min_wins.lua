@@ -24,7 +24,9 @@ local function p_of(p)
 end
 
 local function score_p(text)
-  local p = p_of(tonumber(text))
+  local s = tonumber(text)
+  -- -0, which the skiplist encoding keeps, is refused as Decode refuses it: Encode never writes it.
+  local p = (s ~= 0 or 1 / s > 0) and p_of(s)
   if not p then
     error({err = 'RANKGEN_BAD_SCORE ' .. text .. ' is not a score of layout a2eec73259db9fcb'})
   end
@@ -42,6 +44,16 @@ local function member_of(m)
   ok = ok and tonumber(sub(m, 27, 38), 10) <= 324474243833
   if not ok then
     error({err = 'RANKGEN_BAD_MEMBER ' .. m .. ' is not a member of layout a2eec73259db9fcb'})
+  end
+  return m
+end
+
+-- owned returns m, the member the index maps id to, when it is id's (its text after the prefix
+-- is id), else raises RANKGEN_BAD_MEMBER: an index entry that points at another id's member
+-- is never followed.
+local function owned(id, m)
+  if string.sub(m, 39 + 1) ~= id then
+    error({err = 'RANKGEN_BAD_MEMBER the index maps ' .. id .. ' to the member of another id'})
   end
   return m
 end
@@ -132,7 +144,7 @@ if old then
   if not s then
     return redis.error_reply('RANKGEN_BAD_MEMBER the index maps ' .. id .. ' to a member the board lacks')
   end
-  p, m, exists = score_p(s), member_of(old), true
+  p, m, exists = score_p(s), member_of(owned(id, old)), true
 else
   p, m, exists = 0, '00000000000000:00000:0000:000000000000:' .. id, false
 end

@@ -43,7 +43,15 @@ local ids = {}
 for i = 1, #gone do
   ids[i] = string.sub(gone[i], 39 + 1)
 end
-many('HDEL', aux, ids)
+-- An index entry leaves with the member it points at, never another: a member written by other
+-- code may end with another id's text, or hold no id at all (the field '' is the fingerprint).
+local at, owned = many('HMGET', aux, ids), {}
+for i = 1, #gone do
+  if ids[i] ~= '' and at[i] == gone[i] then
+    owned[#owned + 1] = ids[i]
+  end
+end
+many('HDEL', aux, owned)
 local removed = redis.call('ZREMRANGEBYRANK', board, 0, -keep - 1)
 if mode == 'px' then
   redis.call('PEXPIRE', board, ms)

@@ -9,6 +9,39 @@
 local board, aux = KEYS[1], KEYS[2]
 
 local FINGERPRINT = 'e9e5f13aff2897e2'
+local floor, fmt, tonumber = math.floor, string.format, tonumber
+local sub = string.sub
+local RADIX = 105553116266496
+local POW = 10000000
+
+-- p_of recovers the mixed-radix integer P of a score P / 10^7 (division is correctly rounded, so P
+-- is within one of the rounded product), or nil when this layout cannot have written it.
+local function p_of(s)
+  local c = floor(s * POW + 0.5)
+  for _, p in ipairs({c, c - 1, c + 1}) do
+    if p >= 0 and p < RADIX and p / POW == s then
+      return p
+    end
+  end
+  return nil
+end
+
+-- score_text writes P / 10^7 as plain decimal digits: the exact decimal whose correctly
+-- rounded double is the score (never an exponent, never -0).
+local function score_text(p)
+  return fmt('%d.%07d', floor(p / POW), p % POW)
+end
+
+local function score_p(text)
+  local s = tonumber(text)
+  -- -0, which the skiplist encoding keeps, is refused as Decode refuses it: Encode never writes it.
+  local p = (s ~= 0 or 1 / s > 0) and p_of(s)
+  if not p then
+    error({err = 'RANKGEN_BAD_SCORE ' .. text .. ' is not a score of layout e9e5f13aff2897e2'})
+  end
+  return p
+end
+
 -- many calls cmd on key with the items of list as arguments, in chunks that stay below Lua's
 -- stack limit, and returns the replies as one list (none for an empty list).
 local function many(cmd, key, list)
@@ -27,6 +60,16 @@ local function many(cmd, key, list)
   return out
 end
 
+-- owned returns m, the member the index maps id to, when it is id's (its text after the prefix
+-- is id), else raises RANKGEN_BAD_MEMBER: an index entry that points at another id's member
+-- is never followed.
+local function owned(id, m)
+  if string.sub(m, 5 + 1) ~= id then
+    error({err = 'RANKGEN_BAD_MEMBER the index maps ' .. id .. ' to the member of another id'})
+  end
+  return m
+end
+
 -- lookup reads the layout fingerprint and the current member (false when absent) of each
 -- id, with its score, in a constant number of calls.
 local function lookup(ids)
@@ -41,6 +84,9 @@ local function lookup(ids)
   for i = 1, #ids do
     members[i] = got[i + 1]
     if members[i] then
+      if fp == FINGERPRINT then
+        owned(ids[i], members[i]) -- another layout's index is refused as such by the caller
+      end
       present[#present + 1] = members[i]
     end
   end
@@ -70,6 +116,19 @@ local function bytes_gt(a, b)
   return #a > #b
 end
 
+-- member_of returns m when this layout can have written it (the prefix's shape: fixed-width
+-- digits and separators, one anchored pattern; the ranges narrower than their text; an id after
+-- them), else raises RANKGEN_BAD_MEMBER: a stored member is checked whole before any write,
+-- whichever fields the script touches.
+local function member_of(m)
+  local ok = #m > 5 and string.find(m, '^[0-9][0-9][0-9][0-9]%:')
+  ok = ok and tonumber(sub(m, 1, 4), 10) <= 1414
+  if not ok then
+    error({err = 'RANKGEN_BAD_MEMBER ' .. m .. ' is not a member of layout e9e5f13aff2897e2'})
+  end
+  return m
+end
+
 local mode, ms = ARGV[1], ARGV[2]
 local n = (#ARGV - 2) / 2
 local ids = {}
@@ -93,7 +152,14 @@ for i = 1, n do
   local id = ids[i]
   local st = state[id]
   if not st then
-    st = {old = members[i], m = members[i], s = members[i] and tonumber(scores[i])}
+    -- The stored entry is checked whole before it is compared: one this layout cannot have
+    -- written is refused, never silently kept or replaced.
+    local m = members[i]
+    if m then
+      score_p(scores[i])
+      member_of(m)
+    end
+    st = {old = m, m = m, s = m and tonumber(scores[i])}
     state[id] = st
     order[#order + 1] = id
   end

@@ -27,6 +27,16 @@ local function many(cmd, key, list)
   return out
 end
 
+-- owned returns m, the member the index maps id to, when it is id's (its text after the prefix
+-- is id), else raises RANKGEN_BAD_MEMBER: an index entry that points at another id's member
+-- is never followed.
+local function owned(id, m)
+  if string.sub(m, 29 + 1) ~= id then
+    error({err = 'RANKGEN_BAD_MEMBER the index maps ' .. id .. ' to the member of another id'})
+  end
+  return m
+end
+
 -- lookup reads the layout fingerprint and the current member (false when absent) of each
 -- id, in a constant number of calls.
 local function lookup(ids)
@@ -41,6 +51,9 @@ local function lookup(ids)
   for i = 1, #ids do
     members[i] = got[i + 1]
     if members[i] then
+      if fp == FINGERPRINT then
+        owned(ids[i], members[i]) -- another layout's index is refused as such by the caller
+      end
       present[#present + 1] = members[i]
     end
   end

@@ -1,0 +1,307 @@
+package breaking
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/rankgen/rankgen/generator/layout"
+)
+
+// Rule is one kind of breaking change: a stable ID that scripts and CI configuration can
+// match, its category, what it detects in one line, and the check that detects it.
+type Rule struct {
+	ID       string   `json:"id"`
+	Category Category `json:"category"`
+	Purpose  string   `json:"purpose"`
+	scope    scope
+	// check reports the rule's changes through p. For rules of scope eachField, true means
+	// the pair's later rules follow from this change and are not reported.
+	check func(p *probe) bool
+}
+
+// scope says what a rule's check compares.
+type scope int
+
+const (
+	wholeSchema scope = iota // the two schemas, once
+	eachField                // each pair of fields: by position for WIRE, by name for SOURCE
+	fallback                 // the two schemas, once, when no other rule of the category fired
+)
+
+// Rules returns every rule, WIRE first, in the order Compare reports them.
+func Rules() []Rule { return slices.Clone(ruleTable) }
+
+// ruleTable is the registry: Compare runs exactly these checks, in this order within each
+// category and scope.
+var ruleTable = []Rule{
+	{"SCORE", Wire, "the score kind or its decimal places change: every stored score reads as another number", wholeSchema, checkScore},
+	{"ID_TYPE", Wire, "the id's type changes between string and uint64", wholeSchema, checkIDType},
+	{"SEPARATOR", Wire, "the member separator changes while the member carries a field prefix", wholeSchema, checkSeparator},
+	{"FIELD_COUNT", Wire, "a field is added or removed: stored entries carry another number of digits", eachField, checkFieldCount},
+	{"FIELD_KIND", Wire, "a field's type changes: its stored digits mean other values", eachField, checkFieldKind},
+	{"FIELD_PLACE", Wire, "a field moves between the score and the member", eachField, checkFieldPlace},
+	{"FIELD_ORDER", Wire, "a field's order flips: stored entries rank backwards on it", eachField, checkFieldOrder},
+	{"FIELD_RADIX", Wire, "a field's width (its radix) changes", eachField, checkFieldRadix},
+	{"FIELD_WEIGHT", Wire, "a score field's weight changes, as a field after it changed width or place", eachField, checkFieldWeight},
+	{"FIELD_ENUM_VALUES", Wire, "an enum's values change or are reordered: stored digits name other values", eachField, checkFieldEnumValues},
+	{"FIELD_UNIT", Wire, "a time field's unit changes: stored digits count other units", eachField, checkFieldUnit},
+	{"FIELD_RANGE", Wire, "a field's range (min, max or a time's epoch) changes", eachField, checkFieldRange},
+	{"FIELD_TEXT", Wire, "a member field's text width or hex/decimal form changes", eachField, checkFieldText},
+	{"LAYOUT", Wire, "the layout fingerprint changes and no other rule says why (a gap in the rules)", fallback, checkLayout},
+	{"PACKAGE", Source, "the Go package name changes", wholeSchema, checkPackage},
+	{"ID_NAME", Source, "the id's Go field name changes", wholeSchema, checkIDName},
+	{"ID_GO_TYPE", Source, "the id's Go type changes (string or uint64)", wholeSchema, checkIDGoType},
+	{"FIELD_REMOVED", Source, "a field is gone (or renamed): its Entry field and Board methods no longer exist", eachField, checkFieldRemoved},
+	{"FIELD_GO_TYPE", Source, "a field's Go type changes", eachField, checkFieldGoType},
+	{"UPDATE_REMOVED", Source, "an update is dropped from a field's update list: its Board methods no longer exist", eachField, checkUpdateRemoved},
+	{"ENUM_VALUE_REMOVED", Source, "an enum value is gone, and with it its Go constant", eachField, checkEnumValueRemoved},
+}
+
+func checkScore(p *probe) bool {
+	o, n := p.oldL(), p.newL()
+	if o.Score != n.Score || o.DecimalPlaces != n.DecimalPlaces {
+		p.atKey([]string{"score"}, "the score changes from %s to %s: every stored score reads as another number", scoreText(o), scoreText(n))
+	}
+	return false
+}
+
+func checkIDType(p *probe) bool {
+	o, n := p.oldL(), p.newL()
+	if o.IDType != n.IDType {
+		p.atKey([]string{"id", "type"}, "the id changes from %s to %s: %s", o.IDType, n.IDType,
+			map[layout.IDType]string{
+				layout.IDUint64: "stored ids that are not canonical decimals no longer decode",
+				layout.IDString: "stored ids still read, as text, but the old code cannot read ids the new one writes",
+			}[n.IDType])
+	}
+	return false
+}
+
+func checkSeparator(p *probe) bool {
+	o, n := p.oldL(), p.newL()
+	if o.HasPrefix() && n.HasPrefix() && o.Separator != n.Separator {
+		p.atKey([]string{"separator"}, "the member separator changes from %q to %q: stored members no longer split into fields", o.Separator, n.Separator)
+	}
+	return false
+}
+
+func checkFieldCount(p *probe) bool {
+	no, nn := len(p.oldL().Fields), len(p.newL().Fields)
+	switch {
+	case p.new == nil:
+		p.atOldField(p.old, "field %d (%s) is gone: the tuple has %d fields, not %d, and every stored entry carries its digit", p.pos+1, p.old.Name, nn, no)
+	case p.old == nil:
+		p.atField(p.new, "field %d (%s) is new: the tuple has %d fields, not %d, and no stored entry carries its digit", p.pos+1, p.new.Name, nn, no)
+	default:
+		return false
+	}
+	return true
+}
+
+func checkFieldKind(p *probe) bool {
+	if p.old.Kind == p.new.Kind {
+		return false
+	}
+	p.wire("type %s → %s: its stored digits mean other values", p.old.Kind, p.new.Kind)
+	return true // the rest follows from the kind
+}
+
+func checkFieldPlace(p *probe) bool {
+	if p.old.Place != p.new.Place {
+		p.wire("moves from the %s to the %s: stored entries hold it where the new code does not read it", p.old.Place, p.new.Place)
+	}
+	return false
+}
+
+func checkFieldOrder(p *probe) bool {
+	if p.old.Order != p.new.Order {
+		p.wire("order %s → %s: every stored digit is mirrored, so stored entries rank backwards on it", p.old.Order, p.new.Order)
+	}
+	return false
+}
+
+func bothInScore(p *probe) bool {
+	return p.old.Place == layout.InScore && p.new.Place == layout.InScore
+}
+
+func checkFieldRadix(p *probe) bool {
+	o, n := p.old, p.new
+	if o.MaxDigit == n.MaxDigit {
+		return false
+	}
+	radix := fmt.Sprintf("radix %s → %s", radixText(o), radixText(n))
+	switch {
+	case bothInScore(p) && p.pos == 0 && o.Weight == n.Weight:
+		p.wire("%s: it leads the score with the same weight, so stored digits keep their values; only what it can hold changes", radix)
+	case bothInScore(p) && p.pos == 0:
+		p.wire("%s: stored scores give it other digits", radix)
+	case bothInScore(p):
+		p.wire("%s: stored scores give it other digits, and every field before it another weight", radix)
+	default:
+		p.wire("%s: its stored digits are read against another radix", radix)
+	}
+	return false
+}
+
+func checkFieldWeight(p *probe) bool {
+	if bothInScore(p) && p.old.Weight != p.new.Weight {
+		p.wire("weight %d → %d (a field after it changed width or place): stored scores give it other values", p.old.Weight, p.new.Weight)
+	}
+	return false
+}
+
+func enumValuesDiffer(p *probe) bool {
+	return p.old.Kind == layout.Enum && !slices.Equal(p.old.Values, p.new.Values)
+}
+
+func unitDiffers(p *probe) bool {
+	return p.old.Kind == layout.Time && p.old.Unit != p.new.Unit
+}
+
+func checkFieldEnumValues(p *probe) bool {
+	if enumValuesDiffer(p) {
+		p.wire("values [%s] → [%s]: stored digits name other values", strings.Join(p.old.Values, " "), strings.Join(p.new.Values, " "))
+	}
+	return false
+}
+
+func checkFieldUnit(p *probe) bool {
+	if !enumValuesDiffer(p) && unitDiffers(p) {
+		p.wire("unit %s → %s: stored digits count other units", p.old.Unit, p.new.Unit)
+	}
+	return false
+}
+
+// checkFieldRange reports a moved range unless new enum values or a new unit already explain
+// it.
+func checkFieldRange(p *probe) bool {
+	o, n := p.old, p.new
+	if enumValuesDiffer(p) || unitDiffers(p) || o.Lo == n.Lo && o.Hi == n.Hi {
+		return false
+	}
+	// A digit is the offset of a value from the range's low end (desc) or high end (asc).
+	end, moved := "low", o.Lo != n.Lo
+	if n.Order == layout.Asc {
+		end, moved = "high", o.Hi != n.Hi
+	}
+	rng := fmt.Sprintf("range %s … %s → %s … %s", o.Format(o.Lo), o.Format(o.Hi), n.Format(n.Lo), n.Format(n.Hi))
+	switch {
+	case moved:
+		p.wire("%s: a stored digit is an offset from the range's %s end, which moves", rng, end)
+	case o.MaxDigit == n.MaxDigit: // with a new radix, the range only follows the width
+		p.wire("%s: stored digits keep their values (the %s end stays), but values outside the new range no longer decode", rng, end)
+	}
+	return false
+}
+
+func checkFieldText(p *probe) bool {
+	o, n := p.old, p.new
+	if o.Place == layout.InMember && n.Place == layout.InMember && (o.TextWidth != n.TextWidth || o.Hex != n.Hex) {
+		p.wire("member text %s → %s: stored members no longer split into fields", textShape(o), textShape(n))
+	}
+	return false
+}
+
+// checkLayout keeps a rule missing for a future schema key from passing CI silently: it is
+// unreachable while the rules above cover the canonical layout.
+func checkLayout(p *probe) bool {
+	p.atKey(nil, "the layout fingerprint changes from %s to %s", p.oldL().Fingerprint, p.newL().Fingerprint)
+	return false
+}
+
+func checkPackage(p *probe) bool {
+	if o, n := p.oldL(), p.newL(); o.Package != n.Package {
+		p.atKey([]string{"package"}, "package %s → %s: imports of the generated package break", o.Package, n.Package)
+	}
+	return false
+}
+
+func checkIDName(p *probe) bool {
+	if o, n := p.oldL(), p.newL(); o.IDName != n.IDName {
+		p.atKey([]string{"id", "name"}, "Entry.%s is now Entry.%s (and Update.%s)", o.IDName, n.IDName, n.IDName)
+	}
+	return false
+}
+
+func checkIDGoType(p *probe) bool {
+	if o, n := p.oldL(), p.newL(); o.IDType != n.IDType {
+		p.atKey([]string{"id", "type"}, "ids are %s, not %s, in Entry, Update and every method taking an id", goID(n), goID(o))
+	}
+	return false
+}
+
+func checkFieldRemoved(p *probe) bool {
+	if p.new != nil {
+		return false
+	}
+	p.atOldField(p.old, "field %s is gone: Entry.%s and its methods no longer exist", p.old.Name, p.old.Name)
+	return true
+}
+
+func checkFieldGoType(p *probe) bool {
+	if p.old.GoType != p.new.GoType {
+		p.atField(p.new, "Entry.%s is %s, not %s", p.new.Name, p.new.GoType, p.old.GoType)
+	}
+	return false
+}
+
+func checkUpdateRemoved(p *probe) bool {
+	for _, op := range p.old.Updates {
+		if !slices.Contains(p.new.Updates, op) {
+			m := methodName(op, p.new.Name)
+			p.atField(p.new, "update %s of %s is gone: Board.%s and Board.%sMany no longer exist", op, p.new.Name, m, m)
+		}
+	}
+	return false
+}
+
+func checkEnumValueRemoved(p *probe) bool {
+	if p.old.Kind != layout.Enum || p.new.Kind != layout.Enum {
+		return false
+	}
+	for _, v := range p.old.Values {
+		if !slices.Contains(p.new.Values, v) {
+			p.atField(p.new, "enum value %s of %s is gone, and with it its constant", v, p.new.Name)
+		}
+	}
+	return false
+}
+
+func scoreText(l *layout.Layout) string {
+	if l.Score == layout.ScoreDecimal {
+		return fmt.Sprintf("decimal with %d places", l.DecimalPlaces)
+	}
+	return "integer"
+}
+
+func radixText(f *layout.Field) string {
+	switch {
+	case f.MaxDigit == ^uint64(0):
+		return "2^64"
+	case f.RadixKind == layout.RadixBits:
+		return fmt.Sprintf("%d (bits %d)", f.MaxDigit+1, f.Width)
+	case f.RadixKind == layout.RadixDigits:
+		return fmt.Sprintf("%d (digits %d)", f.MaxDigit+1, f.Width)
+	}
+	return fmt.Sprint(f.MaxDigit + 1)
+}
+
+func textShape(f *layout.Field) string {
+	if f.Hex {
+		return fmt.Sprintf("%d hex characters", f.TextWidth)
+	}
+	return fmt.Sprintf("%d decimal digits", f.TextWidth)
+}
+
+func goID(l *layout.Layout) string {
+	if l.IDType == layout.IDUint64 {
+		return "uint64"
+	}
+	return "string"
+}
+
+// methodName is the Board method of an update: Add<F>, Max<F>, Min<F> or Set<F>.
+func methodName(op layout.Op, field string) string {
+	return strings.ToUpper(string(op[:1])) + string(op[1:]) + field
+}

@@ -1,0 +1,92 @@
+package catalog
+
+import (
+	"fmt"
+	"slices"
+)
+
+// Names of script arguments.
+const (
+	ArgMode   = "mode"   // expiry mode: '', 'px' or 'pxat'
+	ArgMS     = "ms"     // the expiry's milliseconds
+	ArgClock  = "clock"  // the client's clock in Unix microseconds (client stamps)
+	ArgID     = "id"     // an entry's id
+	ArgValue  = "value"  // an update's delta or new digit
+	ArgScore  = "score"  // an encoded score (a cursor's, for after)
+	ArgMember = "member" // an encoded member (a cursor's, for after)
+	ArgKeep   = "keep"   // trim: how many entries to keep
+	ArgBefore = "before" // around: how many entries before the id
+	ArgAfter  = "after"  // around: how many entries after the id
+	ArgLimit  = "limit"  // after: the page size
+)
+
+// Args is the argument layout of a script (its ARGV): the Head arguments once, in order, then
+// the Each group repeated once per item. The Go side appends them in the same order.
+type Args struct {
+	Head []string
+	Each []string // nil: no repeated group
+}
+
+// At is the 1-based ARGV position of the Head argument name.
+func (a Args) At(name string) (int, error) {
+	if i := slices.Index(a.Head, name); i >= 0 {
+		return i + 1, nil
+	}
+	return 0, fmt.Errorf("catalog: no argument %q in %v", name, a.Head)
+}
+
+// First is the 1-based ARGV position of argument name in the first repeated group.
+func (a Args) First(name string) (int, error) {
+	if k := slices.Index(a.Each, name); k >= 0 {
+		return len(a.Head) + k + 1, nil
+	}
+	return 0, fmt.Errorf("catalog: no repeated argument %q in %v", name, a.Each)
+}
+
+// Base is the constant of the ARGV position of argument name in the i-th group (1-based i):
+// ARGV[Base + Stride * i].
+func (a Args) Base(name string) (int, error) {
+	first, err := a.First(name)
+	return first - a.Stride(), err
+}
+
+// Index is the 0-based index of argument name in the first repeated group of the Go
+// argument slice: the j-th group's is Index + Stride * j.
+func (a Args) Index(name string) (int, error) {
+	first, err := a.First(name)
+	return first - 1, err
+}
+
+// Stride is the number of arguments in one repeated group.
+func (a Args) Stride() int { return len(a.Each) }
+
+// Fixed is the number of Head arguments: the repeated groups start after them.
+func (a Args) Fixed() int { return len(a.Head) }
+
+// Reply is the shape of a script's reply.
+type Reply string
+
+// The reply shapes, each read by one function of package runtime (Reader).
+const (
+	ReplyNone      Reply = ""           // no script
+	ReplyCount     Reply = "count"      // an integer
+	ReplyFlags     Reply = "flags"      // per entry, 1 (stored) or 0
+	ReplyItems     Reply = "items"      // per update, {P, member} or {error text, ''}
+	ReplyBareItems Reply = "bare_items" // per update, {P} or {error text}: the member is the id sent
+	ReplyEntry     Reply = "entry"      // {score, member}, or nil when the id has no entry
+	ReplyPosition  Reply = "position"   // an integer, or nil when the id has no entry
+	ReplyWindow    Reply = "window"     // {position of the first entry, {member, score, ...}}
+)
+
+// Reader is the function of package runtime (rankgenrt) that reads the reply.
+func (r Reply) Reader() string {
+	return map[Reply]string{
+		ReplyCount:     "Int",
+		ReplyFlags:     "Flags",
+		ReplyItems:     "Items",
+		ReplyBareItems: "BareItems",
+		ReplyEntry:     "ScoreMember",
+		ReplyPosition:  "Int",
+		ReplyWindow:    "Window",
+	}[r]
+}

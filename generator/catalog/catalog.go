@@ -1,0 +1,192 @@
+// Package catalog lists a layout's board operations: every method of the generated Board, in
+// the order the generated file declares them, with the Lua script (if any) that runs it.
+//
+// It is the one model both emitters read: generator/luaemit renders one script per operation
+// that has a template, generator/goemit emits the Board methods, and internal/boardmodel keeps
+// one model case per operation kind. An operation's script arguments are declared here once
+// (Args) and rendered into the templates as ARGV positions and into the Go side as slice
+// indexes, so neither restates them.
+package catalog
+
+import (
+	"slices"
+	"strings"
+	"unicode"
+
+	"github.com/rankgen/rankgen/generator/layout"
+)
+
+// Kind is what an operation does; the emitters and the board model dispatch on it.
+type Kind string
+
+// The kinds of board operation. A layout has one operation of each kind, except Update, which
+// it has twice (single and batch) for every update a field declares, and Competition and
+// Range, which need a leading score field.
+const (
+	Set         Kind = "set"         // upsert whole entries
+	Best        Kind = "best"        // keep the better of the stored and the given entry
+	Remove      Kind = "remove"      // delete entries by id
+	Trim        Kind = "trim"        // keep the first n entries
+	Update      Kind = "update"      // one field update (add, max, min or set)
+	Get         Kind = "get"         // an entry by id
+	Rank        Kind = "rank"        // an entry's position by id
+	Page        Kind = "page"        // entries by position
+	Around      Kind = "around"      // the entries around an id
+	After       Kind = "after"       // a keyset page after a cursor
+	Count       Kind = "count"       // the number of entries
+	Range       Kind = "range"       // entries whose leading field lies in a band
+	Competition Kind = "competition" // 1 + the entries ahead on the leading field
+)
+
+// Kinds lists every kind, in catalogue order.
+var Kinds = []Kind{Set, Best, Remove, Trim, Update, Get, Rank, Page, Around, After, Count, Range, Competition}
+
+// Op is one board operation of a layout.
+type Op struct {
+	Name     string        // the script's name, also its file's infix: "set", "add_points", "add_points_many"
+	Kind     Kind          //
+	Template string        // the template in templates/ that renders its script; "" = no script (one Redis command)
+	ReadOnly bool          // never writes (its script declares flags=no-writes)
+	Field    *layout.Field // Update: the field it updates
+	Update   layout.Op     // Update: add, max, min or set
+	Batch    bool          // takes many ids or entries in one call
+	Args     Args          // its script's arguments
+	Reply    Reply         // its script's reply
+	Methods  []string      // the generated Board methods that perform it, in file order
+}
+
+// Scripted reports whether the operation runs a Lua script.
+func (o Op) Scripted() bool { return o.Template != "" }
+
+// Script is the name of the Go variable that holds the operation's script: "scriptAddPoints".
+func (o Op) Script() string { return "script" + Camel(o.Name) }
+
+// ManySuffix ends the name of an update's batch form: "add_points_many".
+const ManySuffix = "_many"
+
+// Ops lists every board operation of l in catalogue order: the writes (set, best, remove,
+// trim), each field's updates in field and declaration order (single, then batch), then the
+// reads (get, rank, page, around, after, count, and with a leading score field range and
+// competition).
+func Ops(l *layout.Layout) []Op {
+	ops := writes()
+	for _, f := range l.Fields {
+		for _, u := range f.Updates {
+			ops = append(ops, updates(l, f, u)...)
+		}
+	}
+	return append(ops, reads(l)...)
+}
+
+// Scripts lists the operations of l that run a script, in catalogue order.
+func Scripts(l *layout.Layout) []Op {
+	var out []Op
+	for _, op := range Ops(l) {
+		if op.Scripted() {
+			out = append(out, op)
+		}
+	}
+	return out
+}
+
+// ExpiryArgs are the arguments every write script starts with: the expiry it applies to both
+// keys.
+func ExpiryArgs() []string { return []string{ArgMode, ArgMS} }
+
+// UpdateArgs is the argument layout of a field update's batch script: the expiry, the
+// client's clock, then id, value pairs. The single form sends one pair as Head arguments.
+func UpdateArgs() Args {
+	return Args{Head: append(ExpiryArgs(), ArgClock), Each: []string{ArgID, ArgValue}}
+}
+
+func writes() []Op {
+	expiry := ExpiryArgs()
+	return []Op{
+		{Name: "set", Kind: Set, Template: "set", Batch: true, Methods: []string{"Set", "SetMany"},
+			Args: Args{Head: expiry, Each: []string{ArgScore, ArgMember}}, Reply: ReplyCount},
+		{Name: "best", Kind: Best, Template: "best", Batch: true, Methods: []string{"Best", "BestMany"},
+			Args: Args{Head: expiry, Each: []string{ArgScore, ArgMember}}, Reply: ReplyFlags},
+		{Name: "remove", Kind: Remove, Template: "remove", Batch: true, Methods: []string{"Remove"},
+			Args: Args{Head: expiry, Each: []string{ArgID}}, Reply: ReplyCount},
+		{Name: "trim", Kind: Trim, Template: "trim", Methods: []string{"Trim"},
+			Args: Args{Head: append(ExpiryArgs(), ArgKeep)}, Reply: ReplyCount},
+	}
+}
+
+// updates is a field update's two operations: the single one (straight-line code, a third
+// cheaper than the batch loop for one update) and its batch form.
+func updates(l *layout.Layout, f *layout.Field, u layout.Op) []Op {
+	name, method := UpdateName(u, f), UpdateMethod(u, f)
+	reply := ReplyBareItems
+	if l.HasPrefix() {
+		reply = ReplyItems // the member changes with the update
+	}
+	batch := UpdateArgs()
+	one := Op{Name: name, Kind: Update, Template: "update1", Field: f, Update: u, Reply: reply,
+		Args: Args{Head: append(slices.Clip(batch.Head), batch.Each...)}, Methods: []string{method}}
+	many := Op{Name: name + ManySuffix, Kind: Update, Template: "update", Field: f, Update: u, Batch: true, Reply: reply,
+		Args: batch, Methods: []string{method + "Many"}}
+	return []Op{one, many}
+}
+
+func reads(l *layout.Layout) []Op {
+	byID := Args{Head: []string{ArgID}}
+	get := Op{Name: "get", Kind: Get, ReadOnly: true, Methods: []string{"Get"}}
+	rank := Op{Name: "rank", Kind: Rank, ReadOnly: true, Methods: []string{"Rank"}}
+	if l.HasPrefix() {
+		// The member is found through the index, in the script that reads the entry.
+		get.Template, get.Args, get.Reply = "get", byID, ReplyEntry
+		rank.Template, rank.Args, rank.Reply = "rank", byID, ReplyPosition
+	}
+	ops := []Op{get, rank,
+		{Name: "page", Kind: Page, ReadOnly: true, Methods: []string{"Top", "Page"}},
+		{Name: "around", Kind: Around, Template: "around", ReadOnly: true, Methods: []string{"Around"},
+			Args: Args{Head: []string{ArgID, ArgBefore, ArgAfter}}, Reply: ReplyWindow},
+		{Name: "after", Kind: After, Template: "after", ReadOnly: true, Methods: []string{"After"},
+			Args: Args{Head: []string{ArgScore, ArgMember, ArgLimit}}, Reply: ReplyWindow},
+		{Name: "count", Kind: Count, ReadOnly: true, Methods: []string{"Count"}},
+	}
+	if l.NumScore > 0 {
+		ops = append(ops,
+			Op{Name: "range", Kind: Range, ReadOnly: true, Methods: []string{"Range" + l.Fields[0].Name}},
+			Op{Name: "competition", Kind: Competition, Template: "competition", ReadOnly: true,
+				Methods: []string{"CompetitionRank"}, Args: byID, Reply: ReplyPosition})
+	}
+	return ops
+}
+
+// UpdateName is the script name of one field update: "add_points" for add on Points.
+func UpdateName(u layout.Op, f *layout.Field) string { return string(u) + "_" + snake(f.Name) }
+
+// UpdateMethod is the Board method of one field update: "AddPoints" for add on Points.
+func UpdateMethod(u layout.Op, f *layout.Field) string { return Camel(string(u)) + f.Name }
+
+// Camel turns a script name ("add_points") into an identifier suffix ("AddPoints").
+func Camel(name string) string {
+	var sb strings.Builder
+	for _, part := range strings.Split(name, "_") {
+		if part == "" {
+			continue
+		}
+		r := []rune(part)
+		r[0] = unicode.ToUpper(r[0])
+		sb.WriteString(string(r))
+	}
+	return sb.String()
+}
+
+// snake turns a Go name into lower_snake_case: ReachedAt → reached_at, HTTPCode → http_code.
+func snake(name string) string {
+	rs := []rune(name)
+	var b strings.Builder
+	for i, r := range rs {
+		if unicode.IsUpper(r) {
+			if i > 0 && (unicode.IsLower(rs[i-1]) || unicode.IsDigit(rs[i-1]) || (i+1 < len(rs) && unicode.IsLower(rs[i+1]) && unicode.IsUpper(rs[i-1]))) {
+				b.WriteByte('_')
+			}
+			r = unicode.ToLower(r)
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}

@@ -1,0 +1,97 @@
+package goemit
+
+import (
+	"fmt"
+
+	"github.com/dave/jennifer/jen"
+)
+
+// boardType declares type Board.
+func (b *board) boardType() {
+	f, l := b.f, b.l
+	side, adopt := "meta key (the layout fingerprint)", ""
+	if l.HasPrefix() {
+		side = "index (a hash id → member, which also records the layout fingerprint)"
+		adopt = " Entries written by other code, without an index, are refused (ErrNotIndexed) until Reindex adopts them."
+	}
+	b.comment("%s", wrap(fmt.Sprintf(`Board is a leaderboard of Entry values in a Redis sorted set, read best first. Its key is
+given to NewBoard; its %s is a second key in the same hash slot, so the board works on
+Redis Cluster. Every write is one atomic script that refuses a board written by another
+layout (ErrLayoutMismatch) and leaves the board unchanged on any error.%s Reads refuse another
+layout's board too, within their one round trip. A Board is safe for concurrent use; create it
+once per key and reuse it.`, side, adopt)))
+	fields := []jen.Code{
+		jen.Id("c").Qual(redisPath, "UniversalClient"),
+		jen.Id("keys").Index().String().Comment("the sorted set, then its " + map[bool]string{true: "index", false: "meta key"}[l.HasPrefix()]),
+		jen.Id("exp").Add(rt("Expiry")),
+	}
+	verified := "the index records Fingerprint: reads need not check it"
+	if !l.HasPrefix() {
+		verified = "the meta key records Fingerprint: reads need not check it, Best may use a plain ZADD GT"
+	}
+	fields = append(fields, jen.Id("verified").Qual("sync/atomic", "Bool").Comment(verified))
+	f.Type().Id("Board").Struct(fields...)
+	f.Line()
+}
+
+// options declares Option and its constructors.
+func (b *board) options() {
+	f := b.f
+	f.Comment("Option configures a Board.")
+	f.Type().Id("Option").Func().Params(jen.Op("*").Id("Board"))
+	f.Line()
+	b.comment("WithTTL makes the board's keys expire d after every write. The expiry is set by the write's\nown script, on all of the board's keys, so it is never lost.")
+	f.Func().Id("WithTTL").Params(jen.Id("d").Qual("time", "Duration")).Id("Option").Block(
+		jen.Return(jen.Func().Params(jen.Id("b").Op("*").Id("Board")).Block(jen.Id("b").Dot("exp").Op("=").Add(rt("TTL")).Call(jen.Id("d")))))
+	f.Line()
+	b.comment("WithExpireAt makes the board's keys expire at t (to the millisecond), set by every write's\nown script on all of the board's keys.")
+	f.Func().Id("WithExpireAt").Params(jen.Id("t").Qual("time", "Time")).Id("Option").Block(
+		jen.Return(jen.Func().Params(jen.Id("b").Op("*").Id("Board")).Block(jen.Id("b").Dot("exp").Op("=").Add(rt("ExpireAt")).Call(jen.Id("t")))))
+	f.Line()
+}
+
+// constructor declares NewBoard and the methods that describe a Board: Key, Keys, Load.
+func (b *board) constructor() {
+	f, l := b.f, b.l
+	sideKey := "MetaKey"
+	if l.HasPrefix() {
+		sideKey = "IndexKey"
+	}
+	f.Comment("NewBoard returns the board stored under key.")
+	f.Func().Id("NewBoard").Params(jen.Id("c").Qual(redisPath, "UniversalClient"), jen.Id("key").String(), jen.Id("opts").Op("...").Id("Option")).Op("*").Id("Board").Block(
+		jen.Id("b").Op(":=").Op("&").Id("Board").Values(jen.Dict{
+			jen.Id("c"):    jen.Id("c"),
+			jen.Id("keys"): jen.Index().String().Values(jen.Id("key"), rt(sideKey).Call(jen.Id("key"))),
+		}),
+		jen.For(jen.List(jen.Id("_"), jen.Id("o")).Op(":=").Range().Id("opts")).Block(jen.Id("o").Call(jen.Id("b"))),
+		jen.Return(jen.Id("b")),
+	)
+	f.Line()
+	f.Comment("Key returns the board's key.")
+	recvDecl(f).Id("Key").Params().String().Block(jen.Return(jen.Id("b").Dot("keys").Index(jen.Lit(0))))
+	f.Line()
+	b.comment("Keys returns every key the board uses: the sorted set, then its %s.", map[bool]string{true: "index", false: "meta key"}[l.HasPrefix()])
+	recvDecl(f).Id("Keys").Params().Index().String().Block(jen.Return(jen.Append(jen.Index().String().Values(), jen.Id("b").Dot("keys").Op("..."))))
+	f.Line()
+	b.comment("Load caches the board's scripts on the server (on every master of a Cluster). Scripts run\noutside a pipeline reload themselves; call Load before running them in a pipeline, where a\nserver that lacks a script (after a restart or SCRIPT FLUSH) answers NOSCRIPT.")
+	recvDecl(f).Id("Load").Params(ctxParam()).Error().Block(
+		jen.Return(rt("Load").Call(jen.Id("ctx"), jen.Id("b").Dot("c"), jen.Id("Scripts").Call().Op("..."))))
+	f.Line()
+}
+
+// resultTypes declares the types the methods take and return beside Entry.
+func (b *board) resultTypes() {
+	f, l := b.f, b.l
+	f.Comment("Ranked is an entry with its 1-based rank on the board.")
+	f.Type().Id("Ranked").Struct(jen.Id("Rank").Int64(), jen.Id("Entry"))
+	f.Line()
+	b.comment("Cursor marks a place in the board for After: the score and member of the last entry seen.\nThe zero Cursor is the top of the board.")
+	f.Type().Id("Cursor").Struct(jen.Id("Score").Float64(), jen.Id("Member").String())
+	f.Line()
+	f.Comment("Update is one update of a batch: the id, and the delta or value.")
+	f.Type().Id("Update").Types(jen.Id("V").Any()).Struct(jen.Id(l.IDName).Add(b.idType()), jen.Id("Value").Id("V"))
+	f.Line()
+	f.Comment("Result is the outcome of one update of a batch: the new entry, or the error that left it unchanged.")
+	f.Type().Id("Result").Struct(jen.Id("Entry").Id("Entry"), jen.Id("Err").Error())
+	f.Line()
+}

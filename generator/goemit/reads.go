@@ -1,0 +1,227 @@
+package goemit
+
+import (
+	"fmt"
+
+	"github.com/dave/jennifer/jen"
+	"github.com/rankgen/rankgen/generator/catalog"
+	"github.com/rankgen/rankgen/generator/layout"
+)
+
+// read emits Board.read, the helper every read that is not a script sends its command through.
+func (b *board) read() {
+	b.comment(`read sends one read command, which cmd queues on the client or on a pipeline. Until this
+Board has seen its own fingerprint on the board, the fingerprint's read is pipelined before the
+command, in the same round trip: another layout's is an error matching ErrLayoutMismatch, not
+entries misread. A board that records no fingerprint yet is read as it is.`)
+	recvDecl(b.f).Id("read").Params(ctxParam(), jen.Id("cmd").Func().Params(rd("Cmdable"))).Error().Block(
+		jen.If(jen.Id("b").Dot("verified").Dot("Load").Call()).Block(
+			jen.Id("cmd").Call(jen.Id("b").Dot("c")),
+			jen.Return(jen.Nil()),
+		),
+		jen.Id("pipe").Op(":=").Id("b").Dot("c").Dot("Pipeline").Call(),
+		jen.Id("fp").Op(":=").Add(rt("FingerprintCmd")).Call(jen.Id("ctx"), jen.Id("pipe"), jen.Id("b").Dot("keys").Index(jen.Lit(1)), jen.Lit(b.l.HasPrefix())),
+		jen.Id("cmd").Call(jen.Id("pipe")),
+		jen.List(jen.Id("_"), jen.Id("_")).Op("=").Id("pipe").Dot("Exec").Call(jen.Id("ctx")).Comment("each command keeps its own reply and error"),
+		jen.List(jen.Id("ok"), jen.Err()).Op(":=").Add(rt("CheckFingerprint")).Call(jen.Id("fp"), jen.Id("Fingerprint")),
+		jen.If(jen.Id("ok")).Block(jen.Id("b").Dot("verified").Dot("Store").Call(jen.True())),
+		jen.Return(jen.Err()),
+	)
+	b.f.Line()
+}
+
+// readCmd declares cmd, sets it to make(c) through b.read, and returns ret..., err on error.
+func readCmd(typ string, make func(c jen.Code) jen.Code, ret ...jen.Code) jen.Code {
+	return jen.Var().Id("cmd").Op("*").Add(rd(typ)).Line().
+		If(jen.Err().Op(":=").Id("b").Dot("read").Call(jen.Id("ctx"), jen.Func().Params(jen.Id("c").Add(rd("Cmdable"))).Block(
+			jen.Id("cmd").Op("=").Add(make(jen.Id("c"))),
+		)), jen.Err().Op("!=").Nil()).Block(jen.Return(append(ret, jen.Err())...))
+}
+
+// notFound returns ret..., ErrNotFound for id when err is redis.Nil.
+func (b *board) notFound(ret ...jen.Code) jen.Code {
+	return jen.If(jen.Qual("errors", "Is").Call(jen.Err(), rd("Nil"))).Block(jen.Return(append(ret, rt("NotFound").Call(b.idText(jen.Id("id"))))...))
+}
+
+// checkIDReturn checks id and returns ret..., err when it is invalid.
+func (b *board) checkIDReturn(ret ...jen.Code) jen.Code {
+	return b.checkID(jen.Id("id"), func(err jen.Code) jen.Code { return jen.Return(append(ret, err)...) })
+}
+
+// board0 is the sorted set's key, b.keys[0].
+func board0() jen.Code { return jen.Id("b").Dot("keys").Index(jen.Lit(0)) }
+
+// get emits Get: the script through the index, or ZSCORE of the bare id.
+func (b *board) get(op catalog.Op) {
+	zero := jen.Id("Entry").Values()
+	b.f.Comment("Get returns the entry of id, or an error matching ErrNotFound.")
+	body := []jen.Code{b.checkIDReturn(zero)}
+	if op.Scripted() {
+		body = append(body,
+			jen.List(jen.Id("v"), jen.Err()).Op(":=").Add(runRO(op, jen.Id("id"))),
+			b.notFound(zero),
+			errNil().Block(jen.Return(zero, jen.Err())),
+			jen.List(jen.Id("score"), jen.Id("member"), jen.Err()).Op(":=").Add(reader(op, jen.Id("v"))),
+			errNil().Block(jen.Return(zero, jen.Err())),
+			jen.Return(jen.Id("Decode").Call(jen.Id("score"), jen.Id("member"))),
+		)
+	} else {
+		body = append(body,
+			readCmd("FloatCmd", func(c jen.Code) jen.Code {
+				return jen.Add(c).Dot("ZScore").Call(jen.Id("ctx"), board0(), b.idText(jen.Id("id")))
+			}, zero),
+			jen.List(jen.Id("score"), jen.Err()).Op(":=").Id("cmd").Dot("Result").Call(),
+			b.notFound(zero),
+			errNil().Block(jen.Return(zero, jen.Err())),
+			jen.Return(jen.Id("Decode").Call(jen.Id("score"), b.idText(jen.Id("id")))),
+		)
+	}
+	recvDecl(b.f).Id("Get").Params(ctxParam(), jen.Id("id").Add(b.idType())).Params(jen.Id("Entry"), jen.Error()).Block(body...)
+	b.f.Line()
+}
+
+// rank emits Rank: the script through the index, or ZREVRANK of the bare id.
+func (b *board) rank(op catalog.Op) {
+	b.comment("Rank returns the 1-based position of the entry of id in the board's order, or an error matching ErrNotFound.")
+	body := []jen.Code{b.checkIDReturn(jen.Lit(0))}
+	if op.Scripted() {
+		body = append(body,
+			jen.List(jen.Id("v"), jen.Err()).Op(":=").Add(runRO(op, jen.Id("id"))),
+			b.notFound(jen.Lit(0)),
+			jen.List(jen.Id("r"), jen.Err()).Op(":=").Add(reader(op, jen.Id("v"), jen.Err())),
+			errNil().Block(jen.Return(jen.Lit(0), jen.Err())),
+		)
+	} else {
+		body = append(body,
+			readCmd("IntCmd", func(c jen.Code) jen.Code {
+				return jen.Add(c).Dot("ZRevRank").Call(jen.Id("ctx"), board0(), b.idText(jen.Id("id")))
+			}, jen.Lit(0)),
+			jen.List(jen.Id("r"), jen.Err()).Op(":=").Id("cmd").Dot("Result").Call(),
+			b.notFound(jen.Lit(0)),
+			errNil().Block(jen.Return(jen.Lit(0), jen.Err())),
+		)
+	}
+	body = append(body, jen.Return(jen.Id("r").Op("+").Lit(1), jen.Nil()))
+	recvDecl(b.f).Id("Rank").Params(ctxParam(), jen.Id("id").Add(b.idType())).Params(jen.Int64(), jen.Error()).Block(body...)
+	b.f.Line()
+}
+
+// page emits Top and Page: one ZREVRANGE.
+func (b *board) page(catalog.Op) {
+	f := b.f
+	f.Comment("Top returns the first n entries, best first.")
+	recvDecl(f).Id("Top").Params(ctxParam(), jen.Id("n").Int64()).Params(jen.Index().Id("Ranked"), jen.Error()).Block(
+		jen.Return(jen.Id("b").Dot("Page").Call(jen.Id("ctx"), jen.Lit(0), jen.Id("n"))))
+	f.Line()
+	f.Comment("Page returns limit entries from the 0-based position offset, best first.")
+	recvDecl(f).Id("Page").Params(ctxParam(), jen.List(jen.Id("offset"), jen.Id("limit")).Int64()).Params(jen.Index().Id("Ranked"), jen.Error()).Block(
+		jen.If(jen.Id("offset").Op("<").Lit(0).Op("||").Id("limit").Op("<=").Lit(0)).Block(jen.Return(jen.Nil(), jen.Nil())),
+		jen.Id("stop").Op(":=").Id("offset").Op("+").Id("limit").Op("-").Lit(1),
+		jen.If(jen.Id("stop").Op("<").Id("offset")).Block(jen.Id("stop").Op("=").Lit(-1).Comment("offset + limit overflows: to the end")),
+		readCmd("ZSliceCmd", func(c jen.Code) jen.Code {
+			return jen.Add(c).Dot("ZRevRangeWithScores").Call(jen.Id("ctx"), board0(), jen.Id("offset"), jen.Id("stop"))
+		}, jen.Nil()),
+		jen.List(jen.Id("zs"), jen.Err()).Op(":=").Id("cmd").Dot("Result").Call(),
+		errNil().Block(jen.Return(jen.Nil(), jen.Err())),
+		jen.Return(jen.Id("rankedPairs").Call(jen.Id("offset"), rt("ZPairs").Call(jen.Id("zs")))),
+	)
+	f.Line()
+}
+
+// around emits Around.
+func (b *board) around(op catalog.Op) {
+	b.comment("Around returns the entry of id with up to before entries ahead of it and after entries behind it, or an error matching ErrNotFound.")
+	recvDecl(b.f).Id("Around").Params(ctxParam(), jen.Id("id").Add(b.idType()), jen.List(jen.Id("before"), jen.Id("after")).Int64()).Params(jen.Index().Id("Ranked"), jen.Error()).Block(
+		b.checkIDReturn(jen.Nil()),
+		jen.List(jen.Id("v"), jen.Err()).Op(":=").Add(runRO(op, jen.Id("id"), jen.Max(jen.Id("before"), jen.Lit(0)), jen.Max(jen.Id("after"), jen.Lit(0)))),
+		b.notFound(jen.Nil()),
+		errNil().Block(jen.Return(jen.Nil(), jen.Err())),
+		jen.List(jen.Id("start"), jen.Id("ps"), jen.Err()).Op(":=").Add(reader(op, jen.Id("v"))),
+		errNil().Block(jen.Return(jen.Nil(), jen.Err())),
+		jen.Return(jen.Id("rankedPairs").Call(jen.Id("start"), jen.Id("ps"))),
+	)
+	b.f.Line()
+}
+
+// after emits After.
+func (b *board) after(op catalog.Op) {
+	b.comment(`After returns up to limit entries that rank after the cursor, best first, and the cursor of
+the last one (the same cursor when there are none). Paging by cursor is stable while scores
+change: an entry is never returned twice nor skipped because others moved ahead of it.`)
+	recvDecl(b.f).Id("After").Params(ctxParam(), jen.Id("cur").Id("Cursor"), jen.Id("limit").Int64()).Params(jen.Index().Id("Ranked"), jen.Id("Cursor"), jen.Error()).Block(
+		jen.List(jen.Id("v"), jen.Err()).Op(":=").Add(runRO(op, rt("FormatScore").Call(jen.Id("cur").Dot("Score")), jen.Id("cur").Dot("Member"), jen.Id("limit"))),
+		errNil().Block(jen.Return(jen.Nil(), jen.Id("cur"), jen.Err())),
+		jen.List(jen.Id("start"), jen.Id("ps"), jen.Err()).Op(":=").Add(reader(op, jen.Id("v"))),
+		errNil().Block(jen.Return(jen.Nil(), jen.Id("cur"), jen.Err())),
+		jen.List(jen.Id("page"), jen.Err()).Op(":=").Id("rankedPairs").Call(jen.Id("start"), jen.Id("ps")),
+		jen.If(jen.Err().Op("!=").Nil().Op("||").Len(jen.Id("ps")).Op("==").Lit(0)).Block(jen.Return(jen.Id("page"), jen.Id("cur"), jen.Err())),
+		jen.Id("last").Op(":=").Id("ps").Index(jen.Len(jen.Id("ps")).Op("-").Lit(1)),
+		jen.Return(jen.Id("page"), jen.Id("Cursor").Values(jen.Id("last").Dot("Score"), jen.Id("last").Dot("Member")), jen.Nil()),
+	)
+	b.f.Line()
+}
+
+// count emits Count: one ZCARD.
+func (b *board) count(catalog.Op) {
+	b.f.Comment("Count returns the number of entries.")
+	recvDecl(b.f).Id("Count").Params(ctxParam()).Params(jen.Int64(), jen.Error()).Block(
+		readCmd("IntCmd", func(c jen.Code) jen.Code {
+			return jen.Add(c).Dot("ZCard").Call(jen.Id("ctx"), board0())
+		}, jen.Lit(0)),
+		jen.Return(jen.Id("cmd").Dot("Result").Call()))
+	b.f.Line()
+}
+
+// rangeLead emits Range<Lead>: one ZRANGE BYSCORE over the band of the leading field.
+func (b *board) rangeLead(op catalog.Op) {
+	lead := b.l.Fields[0]
+	b.comment("%s", wrap(fmt.Sprintf("%s returns, best first, the entries whose %s lies in [lo, hi], skipping offset of them and returning at most limit. It is one ZRANGE BYSCORE: %s leads the score, so the range is a band of scores. Bounds outside %s's range are an error matching ErrOutOfRange.", op.Methods[0], lead.Name, lead.Name, lead.Name)))
+	lowFirst := lead.Order == layout.Desc // value order = digit order
+	cmp := jen.Id("dlo").Op(">").Id("dhi")
+	swap := jen.Null()
+	if !lowFirst {
+		cmp = jen.Id("dlo").Op("<").Id("dhi")
+		swap = jen.List(jen.Id("dlo"), jen.Id("dhi")).Op("=").List(jen.Id("dhi"), jen.Id("dlo"))
+	}
+	recvDecl(b.f).Id(op.Methods[0]).Params(ctxParam(), jen.List(jen.Id("lo"), jen.Id("hi")).Add(goType(lead)), jen.List(jen.Id("offset"), jen.Id("limit")).Int64()).Params(jen.Index().Id("Entry"), jen.Error()).Block(
+		jen.List(jen.Id("dlo"), jen.Err()).Op(":=").Id(digitFunc(lead)).Call(jen.Id("lo")),
+		errNil().Block(jen.Return(jen.Nil(), jen.Err())),
+		jen.List(jen.Id("dhi"), jen.Err()).Op(":=").Id(digitFunc(lead)).Call(jen.Id("hi")),
+		errNil().Block(jen.Return(jen.Nil(), jen.Err())),
+		jen.If(cmp.Op("||").Id("offset").Op("<").Lit(0).Op("||").Id("limit").Op("<=").Lit(0)).Block(jen.Return(jen.Nil(), jen.Nil())),
+		swap,
+		jen.Comment(fmt.Sprintf("%s's digits dlo…dhi are the scores of P in [dlo·W, (dhi+1)·W), W = %d.", lead.Name, lead.Weight)),
+		readCmd("ZSliceCmd", func(c jen.Code) jen.Code {
+			return jen.Add(c).Dot("ZRangeArgsWithScores").Call(jen.Id("ctx"), rd("ZRangeArgs").Values(jen.Dict{
+				jen.Id("Key"):     board0(),
+				jen.Id("Start"):   jen.Lit("(").Op("+").Add(rt("FormatScore")).Call(jen.Id("scoreOfP").Call(jen.Parens(jen.Id("dhi").Op("+").Lit(1)).Op("*").Lit(int(lead.Weight)))),
+				jen.Id("Stop"):    rt("FormatScore").Call(jen.Id("scoreOfP").Call(jen.Id("dlo").Op("*").Lit(int(lead.Weight)))),
+				jen.Id("ByScore"): jen.True(),
+				jen.Id("Rev"):     jen.True(),
+				jen.Id("Offset"):  jen.Id("offset"),
+				jen.Id("Count"):   jen.Id("limit"),
+			}))
+		}, jen.Nil()),
+		jen.List(jen.Id("zs"), jen.Err()).Op(":=").Id("cmd").Dot("Result").Call(),
+		errNil().Block(jen.Return(jen.Nil(), jen.Err())),
+		jen.Id("out").Op(":=").Make(jen.Index().Id("Entry"), jen.Len(jen.Id("zs"))),
+		jen.For(jen.List(jen.Id("i"), jen.Id("p")).Op(":=").Range().Add(rt("ZPairs")).Call(jen.Id("zs"))).Block(
+			jen.If(jen.List(jen.Id("out").Index(jen.Id("i")), jen.Err()).Op("=").Id("Decode").Call(jen.Id("p").Dot("Score"), jen.Id("p").Dot("Member")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
+		),
+		jen.Return(jen.Id("out"), jen.Nil()),
+	)
+	b.f.Line()
+}
+
+// competition emits CompetitionRank.
+func (b *board) competition(op catalog.Op) {
+	lead := b.l.Fields[0]
+	b.comment("%s", wrap(fmt.Sprintf("CompetitionRank returns 1 + the number of entries with a better %s than the entry of id (\"1224\" ranking: equal %s share a rank), counted with ZCOUNT in O(log n), or an error matching ErrNotFound.", lead.Name, lead.Name)))
+	recvDecl(b.f).Id("CompetitionRank").Params(ctxParam(), jen.Id("id").Add(b.idType())).Params(jen.Int64(), jen.Error()).Block(
+		b.checkIDReturn(jen.Lit(0)),
+		jen.List(jen.Id("v"), jen.Err()).Op(":=").Add(runRO(op, jen.Id("id"))),
+		b.notFound(jen.Lit(0)),
+		jen.Return(reader(op, jen.Id("v"), jen.Err())),
+	)
+	b.f.Line()
+}

@@ -1,0 +1,35 @@
+package layout
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"strings"
+)
+
+// canonical is the text of everything that decides how entries are stored: the fingerprint
+// changes exactly when this does. Names (Go-level) are left out on purpose.
+func canonical(l *Layout) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "rankgen layout 1\nscore %s %d\nseparator %q\nid %s\n", l.Score, l.DecimalPlaces, l.Separator, l.IDType)
+	for _, f := range l.Fields {
+		fmt.Fprintf(&b, "field %s %s %s radix-1=%d min=%s max=%s", f.Place, f.Kind, f.Order, f.MaxDigit, f.Format(f.Lo), f.Format(f.Hi))
+		if f.Kind == Time {
+			fmt.Fprintf(&b, " unit=%s", f.Unit)
+		}
+		if f.Kind == Enum {
+			fmt.Fprintf(&b, " values=%s", strings.Join(f.Values, ","))
+		}
+		if f.Place == InMember {
+			fmt.Fprintf(&b, " text=%d hex=%t", f.TextWidth, f.Hex)
+		}
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// fingerprint is the first 8 bytes of the canonical form's SHA-256, in hex.
+func fingerprint(canonical string) string {
+	sum := sha256.Sum256([]byte(canonical))
+	return hex.EncodeToString(sum[:8])
+}

@@ -1,0 +1,92 @@
+package layout
+
+import (
+	"fmt"
+	"go/token"
+	"strings"
+	"unicode"
+)
+
+// ReservedNames are package-level or method names of the generated code; fields, the id and
+// enum constants must not take them.
+var ReservedNames = []string{
+	"Entry", "Encode", "Decode", "Compare", "Fingerprint", "Layout", "Board", "NewBoard",
+	"Option", "String", "Ranked", "Cursor", "Scripts",
+}
+
+// goName checks that s is an exported Go identifier that clashes with nothing generated.
+func (v *validator) goName(s scalar, what string) bool {
+	name := s.Value
+	switch {
+	case token.IsKeyword(name):
+		v.errAt(s, "%s %q is a Go keyword; use an exported name like %q", what, name, exported(name))
+	case !token.IsIdentifier(name):
+		v.errAt(s, "%s %q is not a Go identifier; use letters, digits and _ , starting with an upper-case letter", what, name)
+	case !token.IsExported(name):
+		v.errAt(s, "%s %q is unexported; start it with an upper-case letter: %q", what, name, exported(name))
+	case contains(ReservedNames, name):
+		v.errAt(s, "%s %q clashes with a name rankgen generates; pick another (e.g. %q)", what, name, name+"Value")
+	default:
+		return true
+	}
+	return false
+}
+
+func exported(s string) string {
+	if s == "" {
+		return "Name"
+	}
+	r := []rune(s)
+	r[0] = unicode.ToUpper(r[0])
+	out := string(r)
+	if !token.IsIdentifier(out) {
+		return "Name"
+	}
+	return out
+}
+
+// EnumConst is the Go constant generated for an enum value: the field name, then the value in
+// CamelCase (Tier, "gold" → TierGold).
+func EnumConst(f *Field, value string) string {
+	var b strings.Builder
+	b.WriteString(f.Name)
+	up := true
+	for _, r := range value {
+		if r == '_' {
+			up = true
+			continue
+		}
+		if up {
+			r = unicode.ToUpper(r)
+			up = false
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// enumNames checks that enum types and constants clash with no other package-level name.
+func (v *validator) enumNames(l *Layout, fieldNames map[string]scalar) {
+	taken := map[string]string{}
+	for _, r := range ReservedNames {
+		taken[r] = "a name rankgen generates"
+	}
+	for _, f := range l.Fields {
+		if f.Kind == Enum {
+			taken[f.Name] = fmt.Sprintf("the enum type of field %q", f.Name)
+		}
+	}
+	for _, f := range l.Fields {
+		if f.Kind != Enum {
+			continue
+		}
+		for _, val := range f.Values {
+			c := EnumConst(f, val)
+			if what, clash := taken[c]; clash {
+				v.errorf(f.Line, f.Col, "field %q: enum value %q becomes the Go constant %s, which is already %s; rename the value", f.Name, val, c, what)
+				continue
+			}
+			taken[c] = fmt.Sprintf("the constant for %q of field %q", val, f.Name)
+		}
+	}
+}

@@ -1,0 +1,130 @@
+package boardmodel
+
+import (
+	"reflect"
+
+	"github.com/rankgen/rankgen/generator/catalog"
+	"github.com/rankgen/rankgen/generator/layout"
+	rankgenrt "github.com/rankgen/rankgen/runtime"
+)
+
+// Cases names, for every kind of catalogue operation, the Model method that says what its
+// generated methods (catalog.Op.Methods) do: the board tests compare the two.
+var Cases = map[catalog.Kind]string{
+	catalog.Set:         "Set",
+	catalog.Best:        "Best",
+	catalog.Remove:      "Remove",
+	catalog.Trim:        "Trim",
+	catalog.Update:      "Update",
+	catalog.Get:         "Get",
+	catalog.Rank:        "Rank",
+	catalog.Page:        "Page",
+	catalog.Around:      "Around",
+	catalog.After:       "After",
+	catalog.Count:       "Count",
+	catalog.Range:       "Range",
+	catalog.Competition: "Competition",
+}
+
+// HasCase reports whether the model has a case for the operation's kind.
+func HasCase(op catalog.Op) bool {
+	name, ok := Cases[op.Kind]
+	if !ok {
+		return false
+	}
+	_, ok = reflect.TypeFor[*Model]().MethodByName(name)
+	return ok
+}
+
+// Get is the entry of id, or ErrNotFound.
+func (m *Model) Get(id string) (layout.Entry, error) {
+	keys, ok := m.Entries[id]
+	if !ok {
+		return layout.Entry{}, rankgenrt.ErrNotFound
+	}
+	return layout.Entry{ID: id, Keys: keys}, nil
+}
+
+// Page is up to limit entries from the 0-based position offset, best first (Top(n) is
+// Page(0, n)); none for a negative offset or a limit below 1.
+func (m *Model) Page(offset, limit int64) []layout.Entry {
+	all := m.Sorted()
+	if offset < 0 || limit <= 0 || offset >= int64(len(all)) {
+		return nil
+	}
+	return all[offset:min(int64(len(all)), offset+min(limit, int64(len(all))))]
+}
+
+// Count is the number of entries.
+func (m *Model) Count() int64 { return int64(len(m.Entries)) }
+
+// Around is the entry of id with up to before entries ahead of it and after entries behind
+// it (negative counts as 0), or ErrNotFound.
+func (m *Model) Around(id string, before, after int64) ([]layout.Entry, error) {
+	r, err := m.Rank(id)
+	if err != nil {
+		return nil, err
+	}
+	pos := r - 1
+	all := m.Sorted()
+	return all[max(0, pos-max(before, 0)):min(int64(len(all)), pos+max(after, 0)+1)], nil
+}
+
+// After is up to limit entries that rank after the cursor (score, member) as the sorted set
+// orders pairs (score, then member bytes, both descending), best first; member "" is the top.
+func (m *Model) After(score float64, member string, limit int64) ([]layout.Entry, error) {
+	ps, err := m.Pairs()
+	if err != nil {
+		return nil, err
+	}
+	var out []layout.Entry
+	for _, p := range ps {
+		if int64(len(out)) >= limit {
+			break
+		}
+		if member == "" || p.Score < score || p.Score == score && p.Member < member {
+			out = append(out, p.Entry)
+		}
+	}
+	return out, nil
+}
+
+// Range is, best first, the entries whose leading field's key lies in [lo, hi] (none when lo >
+// hi), skipping offset of them and returning at most limit; bounds outside the field's range
+// are ErrOutOfRange.
+func (m *Model) Range(lo, hi uint64, offset, limit int64) ([]layout.Entry, error) {
+	lead := m.Layout.Fields[0]
+	if err := lead.Check(lo); err != nil {
+		return nil, err
+	}
+	if err := lead.Check(hi); err != nil {
+		return nil, err
+	}
+	var band []layout.Entry
+	for _, e := range m.Sorted() {
+		if e.Keys[0] >= lo && e.Keys[0] <= hi {
+			band = append(band, e)
+		}
+	}
+	if offset < 0 || limit <= 0 || offset >= int64(len(band)) {
+		return nil, nil
+	}
+	return band[offset:min(int64(len(band)), offset+min(limit, int64(len(band))))], nil
+}
+
+// Competition is 1 + the number of entries whose leading field ranks before the entry of id
+// ("1224" ranking), or ErrNotFound.
+func (m *Model) Competition(id string) (int64, error) {
+	keys, ok := m.Entries[id]
+	if !ok {
+		return 0, rankgenrt.ErrNotFound
+	}
+	lead := m.Layout.Fields[0]
+	var ahead int64
+	for _, other := range m.Entries {
+		if lead.Digit(other[0]) > lead.Digit(keys[0]) {
+			ahead++
+		}
+	}
+	return ahead + 1, nil
+}
