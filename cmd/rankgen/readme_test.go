@@ -57,3 +57,17 @@ func TestREADME(t *testing.T) {
 		t.Errorf("README's decode sample is out of date; the command prints:\n%s", decoded)
 	}
 }
+
+// TestEveryCommandDocumented: every registered command has a section in README's CLI
+// reference.
+func TestEveryCommandDocumented(t *testing.T) {
+	data, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range sortedCommands() {
+		if !regexp.MustCompile(`(?m)^### .*\b` + regexp.QuoteMeta(c.name) + `\b`).Match(data) {
+			t.Errorf("README.md has no ### section for rankgen %s", c.name)
+		}
+	}
+}
