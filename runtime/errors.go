@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+
+	"github.com/rankgen/rankgen/internal/quote"
 )
 
 // Sentinel errors. Every error returned by generated code or by the interpreted codec matches
@@ -83,9 +85,6 @@ func badReply(reply, want string, got any) error {
 	return &ReplyShapeError{Reply: reply, Want: want, Got: describe(got)}
 }
 
-// quoteLimit is how many bytes of a bad input an error quotes.
-const quoteLimit = 40
-
 // describe names a reply value short: a quoted prefix of text, the length of an array, or the
 // Go type of anything else.
 func describe(v any) string {
@@ -93,20 +92,11 @@ func describe(v any) string {
 	case nil:
 		return "nil"
 	case string:
-		return quoteShort(v)
+		return quote.Short(v)
 	case []any:
 		return fmt.Sprintf("an array of %d", len(v))
 	}
 	return fmt.Sprintf("%T", v)
-}
-
-// quoteShort quotes s, or only its first bytes followed by how long it is, so that an error
-// about a huge input stays short.
-func quoteShort(s string) string {
-	if len(s) <= quoteLimit {
-		return strconv.Quote(s)
-	}
-	return strconv.Quote(s[:quoteLimit]) + "… (" + strconv.Itoa(len(s)) + " bytes)"
 }
 
 // RangeError reports a value outside a field's range. It matches ErrOutOfRange.
@@ -169,5 +159,5 @@ func BadScore(score float64, reason string) error {
 
 // BadMember builds a DecodeError for a member.
 func BadMember(member string, reason string) error {
-	return &DecodeError{Member: true, Input: strconv.Quote(member), Reason: reason}
+	return &DecodeError{Member: true, Input: quote.Short(member), Reason: reason}
 }

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/rankgen/rankgen/internal/quote"
+
 	"github.com/redis/go-redis/v9"
 )
 
@@ -99,7 +101,7 @@ func scoreMember(s, m any) (float64, string, error) {
 func ParseScore(s string) (float64, error) {
 	f, err := strconv.ParseFloat(s, 64)
 	if err != nil {
-		return 0, &DecodeError{Input: strconv.Quote(s), Reason: "not a number"}
+		return 0, &DecodeError{Input: quote.Short(s), Reason: "not a number"}
 	}
 	return f, nil
 }
@@ -152,7 +154,7 @@ func Window(v any) (start int64, ps []Pair, err error) {
 
 // NotFound is the error of a read or update that names an id the board has no entry for.
 func NotFound(id string) error {
-	return &ScriptError{Code: "NOT_FOUND", Detail: "id " + strconv.Quote(id), kind: ErrNotFound}
+	return &ScriptError{Code: "NOT_FOUND", Detail: "id " + quote.Short(id), kind: ErrNotFound}
 }
 
 // FingerprintCmd queues on c (a client or a pipeline) the read of the layout fingerprint a
