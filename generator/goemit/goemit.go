@@ -1,5 +1,8 @@
-// Package goemit writes the Go side of a rankgen layout: the codec (Entry, Encode, Decode,
-// Compare, enum types) in codec.go, and the Redis board in board.go.
+// Package goemit writes the Go side of a rankgen layout: the codec (codec.go: the constant
+// block, Entry and enum types, Encode, Decode, Compare) and the Redis board (board.go: the
+// scripts, the Board type, then one method group per operation of generator/catalog, from
+// writes.go, update.go and reads.go, and the helpers they share in support.go). Each emitting
+// function writes one generated declaration or method group.
 //
 // Emission walks the layout's slices in order and never iterates a map, so the same layout
 // always renders to the same bytes.
