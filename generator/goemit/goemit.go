@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/dave/jennifer/jen"
+	"github.com/rankgen/rankgen/generator/catalog"
 	"github.com/rankgen/rankgen/generator/layout"
 	rankgenrt "github.com/rankgen/rankgen/runtime"
 )
@@ -29,6 +30,11 @@ const (
 func Generate(l *layout.Layout) ([]byte, error) {
 	if _, err := baseNames(l); err != nil {
 		return nil, err
+	}
+	for _, op := range catalog.Ops(l) {
+		if emitters[op.Kind] == nil {
+			return nil, fmt.Errorf("goemit: %s: no emitter for operations of kind %s (a bug in rankgen; please report it)", op.Name, op.Kind)
+		}
 	}
 	f := jen.NewFile(l.Package)
 	f.HeaderComment(layout.Header(l.File))

@@ -61,7 +61,10 @@ func scriptData(l *layout.Layout, op catalog.Op) (*data, error) {
 		}
 	} else {
 		d = newData(l)
-		d.Title, d.Usage = prose(l, op)
+		var ok bool
+		if d.Title, d.Usage, ok = prose(l, op); !ok {
+			return nil, fmt.Errorf("luaemit: %s: no title and usage for operations of kind %s (a bug in rankgen; please report it)", op.Name, op.Kind)
+		}
 		d.Scores = op.Kind == catalog.Best
 	}
 	d.Op, d.Args, d.ReadOnly = op.Name, op.Args, op.ReadOnly
@@ -72,42 +75,42 @@ func scriptData(l *layout.Layout, op catalog.Op) (*data, error) {
 }
 
 // prose is the title and usage lines of a script other than a field update, its argument
-// positions read from the catalogue.
-func prose(l *layout.Layout, op catalog.Op) (title string, usage []string) {
+// positions read from the catalogue; ok is false for a kind it does not know.
+func prose(l *layout.Layout, op catalog.Op) (title string, usage []string, ok bool) {
 	a := op.Args
 	many := fmt.Sprintf("ARGV[%d..]", a.Fixed()+1)
 	switch op.Kind {
 	case catalog.Set:
 		return "set: upsert whole entries.", []string{expiryUsage(a),
-			many + ": score, member pairs (encoded by the Go codec). Returns the number of pairs."}
+			many + ": score, member pairs (encoded by the Go codec). Returns the number of pairs."}, true
 	case catalog.Best:
 		return "best: keep, per id, whichever of the current and the given entry ranks first (whole tuple).", []string{expiryUsage(a),
-			many + ": score, member pairs. Returns 1 (kept the given entry) or 0 for each pair."}
+			many + ": score, member pairs. Returns 1 (kept the given entry) or 0 for each pair."}, true
 	case catalog.Remove:
-		return "remove: delete entries by id.", []string{expiryUsage(a), many + ": ids. Returns how many entries were removed."}
+		return "remove: delete entries by id.", []string{expiryUsage(a), many + ": ids. Returns how many entries were removed."}, true
 	case catalog.Trim:
 		return "trim: keep the first " + argv(a, catalog.ArgKeep) + " entries, drop the rest.", []string{expiryUsage(a),
-			argv(a, catalog.ArgKeep) + ": how many entries to keep. Returns how many were removed."}
+			argv(a, catalog.ArgKeep) + ": how many entries to keep. Returns how many were removed."}, true
 	case catalog.Get:
 		return "get: an entry's score and member by id.", []string{
-			argv(a, catalog.ArgID) + ": the id. Returns {score, member}, or nil when the id has no entry."}
+			argv(a, catalog.ArgID) + ": the id. Returns {score, member}, or nil when the id has no entry."}, true
 	case catalog.Rank:
 		return "rank: an entry's 0-based position, best first, by id.", []string{
-			argv(a, catalog.ArgID) + ": the id. Returns the position, or nil when the id has no entry."}
+			argv(a, catalog.ArgID) + ": the id. Returns the position, or nil when the id has no entry."}, true
 	case catalog.Around:
 		return "around: the entries around an id, best first.", []string{
 			argv(a, catalog.ArgID) + ": the id; " + argv(a, catalog.ArgBefore, catalog.ArgAfter) + ": how many entries before and after it.",
-			"Returns {position of the first entry, {member, score, ...}}, or nil when the id has no entry."}
+			"Returns {position of the first entry, {member, score, ...}}, or nil when the id has no entry."}, true
 	case catalog.After:
 		return "after: a keyset page, the entries that rank after a cursor (score, member).", []string{
 			argv(a, catalog.ArgScore, catalog.ArgMember) + ": the cursor's score and member (member '' = from the top); " + argv(a, catalog.ArgLimit) + ": the page size.",
-			"Returns {position of the first entry, {member, score, ...}}."}
+			"Returns {position of the first entry, {member, score, ...}}."}, true
 	case catalog.Competition:
 		lead := l.Fields[0].Name
 		return "competition: 1 + the number of entries ahead on " + lead + " (equal " + lead + " share a rank).", []string{
-			argv(a, catalog.ArgID) + ": the id. Returns the rank, or nil when the id has no entry."}
+			argv(a, catalog.ArgID) + ": the id. Returns the rank, or nil when the id has no entry."}, true
 	}
-	panic("luaemit: no prose for operation kind " + string(op.Kind))
+	return "", nil, false
 }
 
 func expiryUsage(a catalog.Args) string {
