@@ -122,9 +122,9 @@ func (c *codec) konst(name string) *jen.Statement {
 	return jen.Id(name)
 }
 
-// fc is the constant of field f with the given suffix: Min, Max, SecLo, SecHi, Weight, Radix
-// (and Names for an enum's names). No suffix is a suffix of another, and none ends like an
-// Encode local (Sec, Ms, Us), so no two names clash.
+// fc is the constant of field f with the given suffix: Min, Max, SecLo, SecHi, Weight, Radix,
+// Off, End (and Names for an enum's names). No suffix is a suffix of another, and none ends
+// like an Encode local (Sec, Ms, Us), so no two names clash.
 func (c *codec) fc(f *layout.Field, suffix string) *jen.Statement {
 	return c.konst(c.bases[f] + suffix)
 }

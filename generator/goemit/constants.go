@@ -43,6 +43,9 @@ func (c *codec) constants() jen.Code {
 		if f.Place == layout.InScore {
 			add(n+"Weight", pow2(f.Weight), "")
 			add(n+"Radix", pow2(f.Radix()), "")
+		} else {
+			add(n+"Off", jen.Lit(f.Offset), fmt.Sprintf("%s's text is member[%sOff:%sEnd]", f.Name, n, n))
+			add(n+"End", jen.Lit(f.Offset+f.TextWidth), "")
 		}
 	}
 	if l.Score == layout.ScoreDecimal {

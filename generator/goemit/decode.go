@@ -173,12 +173,17 @@ func (c *codec) decodeMemberFields(declared locals) []jen.Code {
 	l := c.l
 	shape := l.MemberPattern()
 	cond := jen.Len(jen.Id("member")).Op("<").Add(c.konst("prefixLen"))
-	for _, f := range l.MemberFields() {
+	fields := l.MemberFields()
+	for i, f := range fields {
 		if l.Separator == "" {
 			break
 		}
-		at := f.Offset + f.TextWidth
-		cond.Op("||").Id("member").Index(jen.Lit(at), jen.Lit(at+len(l.Separator))).Op("!=").Add(c.konst("separator"))
+		// The separator runs from the field's end to the next field, or to the id.
+		next := c.konst("prefixLen")
+		if i+1 < len(fields) {
+			next = c.fc(fields[i+1], "Off")
+		}
+		cond.Op("||").Id("member").Index(c.fc(f, "End"), next).Op("!=").Add(c.konst("separator"))
 	}
 	body := []jen.Code{
 		jen.Comment(fmt.Sprintf("The member is %s.", shape)),
@@ -200,7 +205,7 @@ func (c *codec) decodeMemberFields(declared locals) []jen.Code {
 			bad = bad.Op("||").Id("d").Op(">").Add(c.span(f))
 		}
 		body = append(body,
-			jen.List(jen.Id("d"), jen.Id("ok")).Op(declared.op("d", "ok")).Qual(runtimePath, parse).Call(jen.Id("member").Index(jen.Lit(f.Offset), jen.Lit(f.Offset+f.TextWidth))),
+			jen.List(jen.Id("d"), jen.Id("ok")).Op(declared.op("d", "ok")).Qual(runtimePath, parse).Call(jen.Id("member").Index(c.fc(f, "Off"), c.fc(f, "End"))),
 			jen.If(bad).Block(failMember(fmt.Sprintf("%s is not %d %s digits of its range", f.Name, f.TextWidth, what))),
 			jen.Id("e").Dot(f.Name).Op("=").Add(c.value(f, jen.Id("d"))))
 	}

@@ -254,8 +254,7 @@ func (c *codec) encodePrefix() ([]jen.Code, jen.Code) {
 		body = append(body, jen.Var().Id(buf).Index(c.konst("prefixLen")).Byte())
 	}
 	for _, f := range l.MemberFields() {
-		end := f.Offset + f.TextWidth
-		text := jen.Id(buf).Index(jen.Lit(f.Offset), jen.Lit(end))
+		text := jen.Id(buf).Index(c.fc(f, "Off"), c.fc(f, "End"))
 		put := "PutDec"
 		if f.Hex {
 			put = "PutHex"
@@ -269,7 +268,7 @@ func (c *codec) encodePrefix() ([]jen.Code, jen.Code) {
 			body = append(body, jen.Qual(runtimePath, put).Call(text, c.digit(f, entryValue(f))))
 		}
 		if l.Separator != "" {
-			body = append(body, jen.Copy(jen.Id(buf).Index(jen.Lit(end), jen.Empty()), c.konst("separator")))
+			body = append(body, jen.Copy(jen.Id(buf).Index(c.fc(f, "End"), jen.Empty()), c.konst("separator")))
 		}
 	}
 	if l.IDType == layout.IDUint64 {
