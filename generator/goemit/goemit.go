@@ -1,5 +1,8 @@
-// Package goemit writes the Go side of a rankgen layout: the codec (Entry, Encode, Decode,
-// Compare, enum types) in codec.go, and the Redis board in board.go.
+// Package goemit writes the Go side of a rankgen layout: the codec (codec.go: the constant
+// block, Entry and enum types, Encode, Decode, Compare) and the Redis board (board.go: the
+// scripts, the Board type, then one method group per operation of generator/catalog, from
+// writes.go, update.go and reads.go, and the helpers they share in support.go). Each emitting
+// function writes one generated declaration or method group.
 //
 // Emission walks the layout's slices in order and never iterates a map, so the same layout
 // always renders to the same bytes.
@@ -12,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/dave/jennifer/jen"
+	"github.com/rankgen/rankgen/generator/catalog"
 	"github.com/rankgen/rankgen/generator/layout"
 	rankgenrt "github.com/rankgen/rankgen/runtime"
 )
@@ -26,6 +30,11 @@ const (
 func Generate(l *layout.Layout) ([]byte, error) {
 	if _, err := baseNames(l); err != nil {
 		return nil, err
+	}
+	for _, op := range catalog.Ops(l) {
+		if emitters[op.Kind] == nil {
+			return nil, fmt.Errorf("goemit: %s: no emitter for operations of kind %s (a bug in rankgen; please report it)", op.Name, op.Kind)
+		}
 	}
 	f := jen.NewFile(l.Package)
 	f.HeaderComment(layout.Header(l.File))

@@ -9,7 +9,8 @@ import (
 // reindex emits Board.Reindex for layouts whose members carry a prefix: it builds the id →
 // member index from the members already in the sorted set (adopting a board that other code,
 // such as seed 000's hand-made scheme, wrote with the same layout), through rankgenrt.Reindex
-// with the generated Decode. Owned by helper D (issue 3); emitBoard calls it.
+// with the generated Decode. emitBoard calls it after the operations of the catalogue: it
+// runs no script of its own.
 func (b *board) reindex() {
 	l, f := b.l, b.f
 	if !l.HasPrefix() {

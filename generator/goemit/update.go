@@ -127,7 +127,7 @@ func (b *board) updateMany(op catalog.Op) {
 // member field too wide for exact doubles its fixed-width text.
 func (b *board) digitArg(fd *layout.Field) jen.Code {
 	if wide(fd) {
-		return rt("DigitText").Call(jen.Id("d"), jen.Lit(fd.TextWidth), jen.Lit(fd.Hex))
+		return rt("DigitText").Call(jen.Id("d"), b.c.fc(fd, "End").Op("-").Add(b.c.fc(fd, "Off")), jen.Lit(fd.Hex))
 	}
 	return jen.Id("d")
 }

@@ -1,6 +1,8 @@
 // Package luaemit renders a layout's Lua scripts from the templates in templates/: one
-// script per board operation, each with the layout's constants (radices, weights, widths,
-// member offsets, 10^w for decimal scores, the fingerprint) written into its text.
+// script per operation of generator/catalog that has a template, each with the layout's
+// constants (radices, weights, widths, member offsets, 10^w for decimal scores, the
+// fingerprint) and the catalogue's argument positions written into its text. luaemit.go
+// renders, data.go builds what the templates see, lua.go writes Lua literals.
 //
 // The scripts do the digit arithmetic of the Go codec on Lua's doubles, which is exact
 // below 2^53 (math.floor and %, never the 32-bit bit library); they take every key as KEYS
@@ -11,8 +13,6 @@ package luaemit
 import (
 	"bytes"
 	"fmt"
-	"math"
-	"strconv"
 	"strings"
 	"text/template"
 
@@ -61,7 +61,10 @@ func scriptData(l *layout.Layout, op catalog.Op) (*data, error) {
 		}
 	} else {
 		d = newData(l)
-		d.Title, d.Usage = prose(l, op)
+		var ok bool
+		if d.Title, d.Usage, ok = prose(l, op); !ok {
+			return nil, fmt.Errorf("luaemit: %s: no title and usage for operations of kind %s (a bug in rankgen; please report it)", op.Name, op.Kind)
+		}
 		d.Scores = op.Kind == catalog.Best
 	}
 	d.Op, d.Args, d.ReadOnly = op.Name, op.Args, op.ReadOnly
@@ -72,42 +75,42 @@ func scriptData(l *layout.Layout, op catalog.Op) (*data, error) {
 }
 
 // prose is the title and usage lines of a script other than a field update, its argument
-// positions read from the catalogue.
-func prose(l *layout.Layout, op catalog.Op) (title string, usage []string) {
+// positions read from the catalogue; ok is false for a kind it does not know.
+func prose(l *layout.Layout, op catalog.Op) (title string, usage []string, ok bool) {
 	a := op.Args
 	many := fmt.Sprintf("ARGV[%d..]", a.Fixed()+1)
 	switch op.Kind {
 	case catalog.Set:
 		return "set: upsert whole entries.", []string{expiryUsage(a),
-			many + ": score, member pairs (encoded by the Go codec). Returns the number of pairs."}
+			many + ": score, member pairs (encoded by the Go codec). Returns the number of pairs."}, true
 	case catalog.Best:
 		return "best: keep, per id, whichever of the current and the given entry ranks first (whole tuple).", []string{expiryUsage(a),
-			many + ": score, member pairs. Returns 1 (kept the given entry) or 0 for each pair."}
+			many + ": score, member pairs. Returns 1 (kept the given entry) or 0 for each pair."}, true
 	case catalog.Remove:
-		return "remove: delete entries by id.", []string{expiryUsage(a), many + ": ids. Returns how many entries were removed."}
+		return "remove: delete entries by id.", []string{expiryUsage(a), many + ": ids. Returns how many entries were removed."}, true
 	case catalog.Trim:
 		return "trim: keep the first " + argv(a, catalog.ArgKeep) + " entries, drop the rest.", []string{expiryUsage(a),
-			argv(a, catalog.ArgKeep) + ": how many entries to keep. Returns how many were removed."}
+			argv(a, catalog.ArgKeep) + ": how many entries to keep. Returns how many were removed."}, true
 	case catalog.Get:
 		return "get: an entry's score and member by id.", []string{
-			argv(a, catalog.ArgID) + ": the id. Returns {score, member}, or nil when the id has no entry."}
+			argv(a, catalog.ArgID) + ": the id. Returns {score, member}, or nil when the id has no entry."}, true
 	case catalog.Rank:
 		return "rank: an entry's 0-based position, best first, by id.", []string{
-			argv(a, catalog.ArgID) + ": the id. Returns the position, or nil when the id has no entry."}
+			argv(a, catalog.ArgID) + ": the id. Returns the position, or nil when the id has no entry."}, true
 	case catalog.Around:
 		return "around: the entries around an id, best first.", []string{
 			argv(a, catalog.ArgID) + ": the id; " + argv(a, catalog.ArgBefore, catalog.ArgAfter) + ": how many entries before and after it.",
-			"Returns {position of the first entry, {member, score, ...}}, or nil when the id has no entry."}
+			"Returns {position of the first entry, {member, score, ...}}, or nil when the id has no entry."}, true
 	case catalog.After:
 		return "after: a keyset page, the entries that rank after a cursor (score, member).", []string{
 			argv(a, catalog.ArgScore, catalog.ArgMember) + ": the cursor's score and member (member '' = from the top); " + argv(a, catalog.ArgLimit) + ": the page size.",
-			"Returns {position of the first entry, {member, score, ...}}."}
+			"Returns {position of the first entry, {member, score, ...}}."}, true
 	case catalog.Competition:
 		lead := l.Fields[0].Name
 		return "competition: 1 + the number of entries ahead on " + lead + " (equal " + lead + " share a rank).", []string{
-			argv(a, catalog.ArgID) + ": the id. Returns the rank, or nil when the id has no entry."}
+			argv(a, catalog.ArgID) + ": the id. Returns the rank, or nil when the id has no entry."}, true
 	}
-	panic("luaemit: no prose for operation kind " + string(op.Kind))
+	return "", nil, false
 }
 
 func expiryUsage(a catalog.Args) string {
@@ -126,366 +129,4 @@ func argv(a catalog.Args, names ...string) string {
 		parts = append(parts, fmt.Sprintf("ARGV[%d]", i))
 	}
 	return strings.Join(parts, ", ")
-}
-
-// tidy drops trailing spaces and runs of blank lines that template actions leave behind.
-func tidy(s string) string {
-	lines := strings.Split(s, "\n")
-	var b strings.Builder
-	blank := false
-	for _, line := range lines {
-		line = strings.TrimRight(line, " \t")
-		if line == "" {
-			if blank {
-				continue
-			}
-			blank = true
-		} else {
-			blank = false
-		}
-		b.WriteString(line)
-		b.WriteByte('\n')
-	}
-	return strings.TrimRight(b.String(), "\n") + "\n"
-}
-
-// data is what the templates see.
-type data struct {
-	File, Title, Op, Fingerprint string
-	Header                       string // the generated-code marker, layout.Header
-	Usage                        []string
-	Args                         catalog.Args // the script's arguments: templates render their ARGV positions
-	ReadOnly                     bool         // flags=no-writes
-	Scores                       bool         // lookup also reads scores
-
-	Prefix     bool
-	PrefixLen  int
-	ZeroPrefix string // Lua literal: the member prefix of the zero entry
-	ZeroP      string // P of the zero entry
-
-	Decimal       bool
-	DecimalPlaces int
-	Pow           string
-	ScoreRadix    string
-	ScoreCheck    string // Lua conditions on p that every digit of a score field is in its range
-	PrefixPattern string // Lua literal: an anchored pattern of the member prefix's shape
-	MemberChecks  []memberCheck
-	WideMember    bool   // a member field too wide for doubles: checked by byte comparison
-	Separator     string // as a Lua literal
-
-	// Field updates.
-	Kind        string // add, max, min or set
-	Target      *field
-	Touched     []*field // fields the script reads or writes: the target, then the stamps
-	Stamps      []*field
-	ServerClock bool // some stamp reads Redis's TIME
-	ClientClock bool // some stamp reads the client's clock (ARGV[3])
-	Saturate    bool
-	KeepLarger  bool // max/min: keep the larger digit
-
-	Lead *field // competition
-}
-
-// memberCheck is the range check member_of makes of one member field's text, for a field whose
-// range is narrower than its text can write (the text's shape is checked by PrefixPattern).
-type memberCheck struct {
-	Off, End int // 1-based first and last byte of the text
-	Base     int
-	Span     string
-	Wide     bool   // beyond exact doubles: compared as text with SpanText
-	SpanText string // Wide: the text of the largest digit
-}
-
-type field struct {
-	Name     string
-	Index    int
-	InScore  bool
-	Weight   string
-	Radix    string
-	Span     string
-	Asc      bool
-	Min, Max string // the range, formatted for messages
-
-	Off, End int // member: 1-based first and last byte of the text
-	Width    int
-	Hex      bool
-	Format   string
-	Wide     bool   // member field whose digits reach 2^53: handled as text
-	SpanText string // Wide: the text of the largest digit
-
-	// Wide add: the text splits into a high part (HiWidth characters) and a low limb of
-	// base LimbBase (2^32 in hex, 10^9 in decimal), each exact in a double.
-	HiWidth        int
-	LimbBase       string
-	SpanHi, SpanLo string
-	LimbFormat     string
-
-	// Stamps.
-	Server             bool   // Redis's clock, else the client's
-	Div                string // Unix microseconds per unit
-	UnitName           string
-	MinUnits, MaxUnits string
-}
-
-func num(v uint64) string { return strconv.FormatUint(v, 10) }
-
-func newData(l *layout.Layout) *data {
-	d := &data{
-		File:          l.File,
-		Header:        layout.Header(l.File),
-		Fingerprint:   l.Fingerprint,
-		Prefix:        l.HasPrefix(),
-		PrefixLen:     l.PrefixLen,
-		Decimal:       l.Score == layout.ScoreDecimal,
-		DecimalPlaces: l.DecimalPlaces,
-		ScoreRadix:    num(l.ScoreRadix),
-	}
-	if d.Decimal {
-		d.Pow = "1" + strings.Repeat("0", l.DecimalPlaces)
-	}
-	var p uint64
-	for _, f := range l.ScoreFields() {
-		p += f.ZeroDigit() * f.Weight
-	}
-	d.ZeroP = num(p)
-	// A score whose P has a digit beyond its field's range (possible only where the radix is
-	// wider than the range) was not written by this layout: p_of refuses it, so no script ever
-	// carries such a digit along unseen into a write.
-	for _, f := range l.ScoreFields() {
-		switch {
-		case f.MaxDigit == f.Span():
-		case f.Weight == 1:
-			d.ScoreCheck += fmt.Sprintf(" and p %% %d <= %d", f.MaxDigit+1, f.Span())
-		default:
-			d.ScoreCheck += fmt.Sprintf(" and floor(p / %d) %% %d <= %d", f.Weight, f.MaxDigit+1, f.Span())
-		}
-	}
-	d.Separator = luaString(l.Separator)
-	pattern := "^"
-	for _, f := range l.MemberFields() {
-		// Fixed-width digits of the field's class (lower-case hex or decimal: tonumber alone
-		// would take upper case and spaces), then the separator.
-		class := "[0-9]"
-		if f.Hex {
-			class = "[0-9a-f]"
-		}
-		pattern += strings.Repeat(class, f.TextWidth) + patternEscape(l.Separator)
-		if f.Span() >= maxText(f) {
-			continue // every text of the class is in range
-		}
-		c := memberCheck{Off: f.Offset + 1, End: f.Offset + f.TextWidth, Base: 10, Span: num(f.Span())}
-		if f.Hex {
-			c.Base = 16
-		}
-		if f.Span() >= exact {
-			c.Wide, c.SpanText, d.WideMember = true, digitText(f, f.Span()), true
-		}
-		d.MemberChecks = append(d.MemberChecks, c)
-	}
-	d.PrefixPattern = luaString(pattern)
-	var prefix strings.Builder
-	for _, f := range l.MemberFields() {
-		prefix.WriteString(digitText(f, f.ZeroDigit()))
-		prefix.WriteString(l.Separator)
-	}
-	d.ZeroPrefix = luaString(prefix.String())
-	return d
-}
-
-func digitText(f *layout.Field, d uint64) string {
-	base := 10
-	if f.Hex {
-		base = 16
-	}
-	s := strconv.FormatUint(d, base)
-	return strings.Repeat("0", f.TextWidth-len(s)) + s
-}
-
-func newField(l *layout.Layout, f *layout.Field, index int) *field {
-	g := &field{
-		Name:    f.Name,
-		Index:   index,
-		InScore: f.Place == layout.InScore,
-		Span:    num(f.Span()),
-		Asc:     f.Order == layout.Asc,
-		Min:     strings.ReplaceAll(f.Format(f.Lo), " ", "_"),
-		Max:     strings.ReplaceAll(f.Format(f.Hi), " ", "_"),
-	}
-	if g.InScore {
-		g.Weight, g.Radix = num(f.Weight), num(f.MaxDigit+1)
-	} else {
-		g.Off, g.Width, g.Hex = f.Offset+1, f.TextWidth, f.Hex
-		g.End = f.Offset + f.TextWidth
-		verb := "d"
-		if f.Hex {
-			verb = "x"
-		}
-		g.Format = "%0" + strconv.Itoa(f.TextWidth) + verb
-		if f.Span() >= exact {
-			g.Wide, g.SpanText = true, digitText(f, f.Span())
-			base, k, verb := uint64(1e9), 9, "d"
-			if f.Hex {
-				base, k, verb = 1<<32, 8, "x"
-			}
-			g.HiWidth, g.LimbBase = f.TextWidth-k, num(base)
-			g.SpanHi, g.SpanLo = num(f.Span()/base), num(f.Span()%base)
-			g.LimbFormat = fmt.Sprintf("%%0%d%s%%0%d%s", f.TextWidth-k, verb, k, verb)
-		}
-	}
-	return g
-}
-
-// updateData is what a field update's template sees: update1 for the single form, update for
-// the batch loop.
-func updateData(l *layout.Layout, op catalog.Op) (*data, error) {
-	f, u := op.Field, op.Update
-	if f.Span() >= exact && f.Place == layout.InScore {
-		return nil, fmt.Errorf("luaemit: field %s: update %s needs exact arithmetic on its digits, but its range holds %s values, beyond Lua's exact 2^53; narrow it", f.Name, u, strconv.FormatUint(f.Span(), 10)+"+1")
-	}
-	d := newData(l)
-	d.Scores = true
-	d.Title, d.Usage = updateProse(l, op)
-	d.Kind = string(u)
-	d.Target = newField(l, f, 1)
-	d.Touched = []*field{d.Target}
-	d.Saturate = f.Overflow == layout.OverflowSaturate
-	larger := u == layout.OpMax
-	if f.Order == layout.Asc {
-		larger = !larger
-	}
-	d.KeepLarger = larger
-	if err := addStamps(l, f, d); err != nil {
-		return nil, err
-	}
-	if op.Batch && !d.Prefix {
-		// The batch loop reads and writes the target's digit inline.
-		d.Touched = d.Touched[1:]
-	}
-	return d, nil
-}
-
-// updateProse is a field update script's title and usage lines.
-func updateProse(l *layout.Layout, op catalog.Op) (title string, usage []string) {
-	f, a := op.Field, op.Args
-	title = fmt.Sprintf("%s %s: %s", op.Update, f.Name, map[layout.Op]string{
-		layout.OpAdd: "add a signed delta to " + f.Name,
-		layout.OpMax: "keep the larger of the current and the given " + f.Name,
-		layout.OpMin: "keep the smaller of the current and the given " + f.Name,
-		layout.OpSet: "set " + f.Name,
-	}[op.Update])
-	arg := "the digit of the new value"
-	if op.Update == layout.OpAdd {
-		arg = "the signed delta"
-	}
-	clock := argv(a, catalog.ArgClock) + ": the client's clock in Unix microseconds (client stamps); "
-	if op.Batch {
-		return title + " (batch)", []string{expiryUsage(a),
-			clock + fmt.Sprintf("ARGV[%d..]", a.Fixed()+1) + ": id, " + arg + " pairs.",
-			"A missing id starts from the zero entry. Returns, per pair, " + replyMany(l) + "."}
-	}
-	return title, []string{expiryUsage(a),
-		clock + argv(a, catalog.ArgID, catalog.ArgValue) + ": the id and " + arg + ".",
-		"A missing id starts from the zero entry. Returns " + replyOne(l) + "."}
-}
-
-// addStamps adds to d the stamped fields an update of f sets when it changes the entry.
-func addStamps(l *layout.Layout, f *layout.Field, d *data) error {
-	for _, s := range l.Fields {
-		if s.Stamp == layout.StampNone || s == f {
-			continue
-		}
-		if s.Span() >= exact || absInt(s.MinInt()) >= exact || absInt(s.MaxInt()) >= exact {
-			return fmt.Errorf("luaemit: field %s: stamping needs its range within ±2^53 units", s.Name)
-		}
-		g := newField(l, s, len(d.Touched)+1)
-		g.Div = map[layout.Unit]string{layout.Second: "1000000", layout.Milli: "1000", layout.Micro: "1"}[s.Unit]
-		g.UnitName = s.Unit.String()
-		g.MinUnits, g.MaxUnits = strconv.FormatInt(s.MinInt(), 10), strconv.FormatInt(s.MaxInt(), 10)
-		d.Touched = append(d.Touched, g)
-		d.Stamps = append(d.Stamps, g)
-		if s.Stamp == layout.StampServer {
-			d.ServerClock, g.Server = true, true
-		} else {
-			d.ClientClock = true
-		}
-	}
-	return nil
-}
-
-// replyOne and replyMany describe a field update's reply: the new P, or the error text, and
-// with a member prefix the new member beside it (else the member is the id the caller sent).
-func replyOne(l *layout.Layout) string {
-	if l.HasPrefix() {
-		return "{P, member}, or {error text, ''}"
-	}
-	return "{P}, or {error text}"
-}
-
-func replyMany(l *layout.Layout) string {
-	if l.HasPrefix() {
-		return "P and member, or error text and ''"
-	}
-	return "P, or error text"
-}
-
-func absInt(v int64) uint64 {
-	if v < 0 {
-		return uint64(-v)
-	}
-	return uint64(v)
-}
-
-// maxText is the largest digit a member field's fixed-width text can write.
-func maxText(f *layout.Field) uint64 {
-	base := uint64(10)
-	if f.Hex {
-		base = 16
-	}
-	m := uint64(1)
-	for range f.TextWidth {
-		if m > math.MaxUint64/base {
-			return math.MaxUint64
-		}
-		m *= base
-	}
-	return m - 1
-}
-
-// patternEscape writes s as a Lua pattern that matches it literally: "%" before every
-// punctuation byte, and %z for NUL, which Lua 5.1 patterns cannot hold.
-func patternEscape(s string) string {
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c == 0:
-			b.WriteString("%z")
-		case c < 0x80 && !(c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'):
-			b.WriteByte('%')
-			b.WriteByte(c)
-		default:
-			b.WriteByte(c)
-		}
-	}
-	return b.String()
-}
-
-// luaString quotes s as a Lua string literal, byte for byte.
-func luaString(s string) string {
-	var b strings.Builder
-	b.WriteByte('\'')
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c == '\'' || c == '\\':
-			b.WriteByte('\\')
-			b.WriteByte(c)
-		case c >= 0x20 && c < 0x7f:
-			b.WriteByte(c)
-		default:
-			fmt.Fprintf(&b, "\\%03d", c)
-		}
-	}
-	b.WriteByte('\'')
-	return b.String()
 }

@@ -53,10 +53,14 @@ const (
 	pointsWeight   = 4
 	tierWeight     = 1
 	tierRadix      = 4
+	winsOff        = 0 // Wins's text is member[winsOff:winsEnd]
+	winsEnd        = 4
 	reachedAtMin   = 1767225600000 // 2026-01-01T00:00:00Z, in milliseconds since the Unix epoch
 	reachedAtMax   = 3966248855551 // 2095-09-07T15:47:35.551Z
 	reachedAtSecLo = 1767225600    // the range in whole seconds
 	reachedAtSecHi = 3966248855
+	reachedAtOff   = 5 // ReachedAt's text is member[reachedAtOff:reachedAtEnd]
+	reachedAtEnd   = 16
 	scoreBound     = 1 << 42 // every score is a whole number below this
 	prefixLen      = 17      // bytes of the member before the id
 	separator      = "|"
@@ -154,10 +158,10 @@ func (e Entry) Encode() (score float64, member string, err error) {
 	// The member is <Wins:4 hex>|<ReachedAt:11 hex>|<UserID>:
 	// fixed-width digits keep its byte order equal to the rank order.
 	var prefix [prefixLen]byte
-	rankgenrt.PutHex(prefix[0:4], uint64(e.Wins))
-	copy(prefix[4:], separator)
-	rankgenrt.PutHex(prefix[5:16], uint64(reachedAtMax-reachedAtMs))
-	copy(prefix[16:], separator)
+	rankgenrt.PutHex(prefix[winsOff:winsEnd], uint64(e.Wins))
+	copy(prefix[winsEnd:], separator)
+	rankgenrt.PutHex(prefix[reachedAtOff:reachedAtEnd], uint64(reachedAtMax-reachedAtMs))
+	copy(prefix[reachedAtEnd:], separator)
 	return float64(p), string(prefix[:]) + e.UserID, nil
 }
 
@@ -174,15 +178,15 @@ func Decode(score float64, member string) (e Entry, err error) {
 	e.Points = p / pointsWeight
 	e.Tier = Tier(p % tierRadix)
 	// The member is <Wins:4 hex>|<ReachedAt:11 hex>|<UserID>.
-	if len(member) < prefixLen || member[4:5] != separator || member[16:17] != separator {
+	if len(member) < prefixLen || member[winsEnd:reachedAtOff] != separator || member[reachedAtEnd:prefixLen] != separator {
 		return Entry{}, rankgenrt.BadMember(member, "not of the form <Wins:4 hex>|<ReachedAt:11 hex>|<UserID>")
 	}
-	d, ok := rankgenrt.ParseHex(member[0:4])
+	d, ok := rankgenrt.ParseHex(member[winsOff:winsEnd])
 	if !ok {
 		return Entry{}, rankgenrt.BadMember(member, "Wins is not 4 lower-case hex digits of its range")
 	}
 	e.Wins = uint16(d)
-	d, ok = rankgenrt.ParseHex(member[5:16])
+	d, ok = rankgenrt.ParseHex(member[reachedAtOff:reachedAtEnd])
 	if !ok || d > reachedAtMax-reachedAtMin {
 		return Entry{}, rankgenrt.BadMember(member, "ReachedAt is not 11 lower-case hex digits of its range")
 	}

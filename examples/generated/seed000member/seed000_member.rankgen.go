@@ -51,8 +51,10 @@ const (
 	primaryWeight  = 1
 	reachedAtMin   = 0          // 1970-01-01T00:00:00Z, in seconds since the Unix epoch
 	reachedAtMax   = 3155759999 // 2069-12-31T23:59:59Z
-	scoreBound     = 1 << 53    // every score is a whole number below this
-	prefixLen      = 11         // bytes of the member before the id
+	reachedAtOff   = 0          // ReachedAt's text is member[reachedAtOff:reachedAtEnd]
+	reachedAtEnd   = 10
+	scoreBound     = 1 << 53 // every score is a whole number below this
+	prefixLen      = 11      // bytes of the member before the id
 	separator      = ":"
 	userIDMaxBytes = 64 // the longest id accepted
 )
@@ -86,8 +88,8 @@ func (e Entry) Encode() (score float64, member string, err error) {
 	// The member is <ReachedAt:10 dec>:<UserID>:
 	// fixed-width digits keep its byte order equal to the rank order.
 	var prefix [prefixLen]byte
-	rankgenrt.PutDec(prefix[0:10], uint64(reachedAtMax-reachedAtSec))
-	copy(prefix[10:], separator)
+	rankgenrt.PutDec(prefix[reachedAtOff:reachedAtEnd], uint64(reachedAtMax-reachedAtSec))
+	copy(prefix[reachedAtEnd:], separator)
 	return float64(p), string(prefix[:]) + e.UserID, nil
 }
 
@@ -103,10 +105,10 @@ func Decode(score float64, member string) (e Entry, err error) {
 	p := uint64(score)
 	e.Primary = p
 	// The member is <ReachedAt:10 dec>:<UserID>.
-	if len(member) < prefixLen || member[10:11] != separator {
+	if len(member) < prefixLen || member[reachedAtEnd:prefixLen] != separator {
 		return Entry{}, rankgenrt.BadMember(member, "not of the form <ReachedAt:10 dec>:<UserID>")
 	}
-	d, ok := rankgenrt.ParseDec(member[0:10])
+	d, ok := rankgenrt.ParseDec(member[reachedAtOff:reachedAtEnd])
 	if !ok || d > reachedAtMax-reachedAtMin {
 		return Entry{}, rankgenrt.BadMember(member, "ReachedAt is not 10 decimal digits of its range")
 	}

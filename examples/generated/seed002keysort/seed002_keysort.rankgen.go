@@ -50,10 +50,14 @@ const (
 	pointsMin      = 0
 	pointsMax      = 9007199254740991
 	pointsWeight   = 1
+	paidOff        = 0 // Paid's text is member[paidOff:paidEnd]
+	paidEnd        = 1
 	reachedAtMin   = 0             // 1970-01-01T00:00:00Z, in milliseconds since the Unix epoch
 	reachedAtMax   = 9999999999999 // 2286-11-20T17:46:39.999Z
 	reachedAtSecLo = 0             // the range in whole seconds
 	reachedAtSecHi = 9999999999
+	reachedAtOff   = 2 // ReachedAt's text is member[reachedAtOff:reachedAtEnd]
+	reachedAtEnd   = 15
 	scoreBound     = 1 << 53 // every score is a whole number below this
 	prefixLen      = 16      // bytes of the member before the id
 	separator      = "-"
@@ -93,13 +97,13 @@ func (e Entry) Encode() (score float64, member string, err error) {
 	// The member is <Paid:1 dec>-<ReachedAt:13 dec>-<Player>:
 	// fixed-width digits keep its byte order equal to the rank order.
 	var prefix [prefixLen]byte
-	rankgenrt.PutDec(prefix[0:1], 0)
+	rankgenrt.PutDec(prefix[paidOff:paidEnd], 0)
 	if e.Paid {
-		rankgenrt.PutDec(prefix[0:1], 1)
+		rankgenrt.PutDec(prefix[paidOff:paidEnd], 1)
 	}
-	copy(prefix[1:], separator)
-	rankgenrt.PutDec(prefix[2:15], uint64(reachedAtMax-reachedAtMs))
-	copy(prefix[15:], separator)
+	copy(prefix[paidEnd:], separator)
+	rankgenrt.PutDec(prefix[reachedAtOff:reachedAtEnd], uint64(reachedAtMax-reachedAtMs))
+	copy(prefix[reachedAtEnd:], separator)
 	return float64(p), string(prefix[:]) + e.Player, nil
 }
 
@@ -115,15 +119,15 @@ func Decode(score float64, member string) (e Entry, err error) {
 	p := uint64(score)
 	e.Points = p
 	// The member is <Paid:1 dec>-<ReachedAt:13 dec>-<Player>.
-	if len(member) < prefixLen || member[1:2] != separator || member[15:16] != separator {
+	if len(member) < prefixLen || member[paidEnd:reachedAtOff] != separator || member[reachedAtEnd:prefixLen] != separator {
 		return Entry{}, rankgenrt.BadMember(member, "not of the form <Paid:1 dec>-<ReachedAt:13 dec>-<Player>")
 	}
-	d, ok := rankgenrt.ParseDec(member[0:1])
+	d, ok := rankgenrt.ParseDec(member[paidOff:paidEnd])
 	if !ok || d > 1 {
 		return Entry{}, rankgenrt.BadMember(member, "Paid is not 1 decimal digits of its range")
 	}
 	e.Paid = d == 1
-	d, ok = rankgenrt.ParseDec(member[2:15])
+	d, ok = rankgenrt.ParseDec(member[reachedAtOff:reachedAtEnd])
 	if !ok {
 		return Entry{}, rankgenrt.BadMember(member, "ReachedAt is not 13 decimal digits of its range")
 	}

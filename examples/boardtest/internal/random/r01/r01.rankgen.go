@@ -58,12 +58,20 @@ const (
 	winsRadix      = 5
 	raceTimeMin    = 97
 	raceTimeMax    = 256366
+	raceTimeOff    = 0 // RaceTime's text is member[raceTimeOff:raceTimeEnd]
+	raceTimeEnd    = 6
+	ratingOff      = 7 // Rating's text is member[ratingOff:ratingEnd]
+	ratingEnd      = 8
 	bonusMin       = 0
 	bonusMax       = 8388607
+	bonusOff       = 9 // Bonus's text is member[bonusOff:bonusEnd]
+	bonusEnd       = 15
 	balanceMin     = 3648071214 // 2085-08-08T01:06:54Z, in seconds since the Unix epoch
 	balanceMax     = 3648071244 // 2085-08-08T01:07:24Z
-	scoreBound     = 2560       // every score is a whole number below this
-	prefixLen      = 21         // bytes of the member before the id
+	balanceOff     = 16         // Balance's text is member[balanceOff:balanceEnd]
+	balanceEnd     = 20
+	scoreBound     = 2560 // every score is a whole number below this
+	prefixLen      = 21   // bytes of the member before the id
 	separator      = ":"
 	handleMaxBytes = 64 // the longest id accepted
 )
@@ -238,14 +246,14 @@ func (e Entry) Encode() (score float64, member string, err error) {
 	// The member is <RaceTime:6 dec>:<Rating:1 dec>:<Bonus:6 hex>:<Balance:4 dec>:<Handle>:
 	// fixed-width digits keep its byte order equal to the rank order.
 	var prefix [prefixLen]byte
-	rankgenrt.PutDec(prefix[0:6], uint64(raceTimeMax-int64(e.RaceTime)))
-	copy(prefix[6:], separator)
-	rankgenrt.PutDec(prefix[7:8], uint64(RatingOk-e.Rating))
-	copy(prefix[8:], separator)
-	rankgenrt.PutHex(prefix[9:15], uint64(bonusMax-e.Bonus))
-	copy(prefix[15:], separator)
-	rankgenrt.PutDec(prefix[16:20], uint64(balanceMax-balanceSec))
-	copy(prefix[20:], separator)
+	rankgenrt.PutDec(prefix[raceTimeOff:raceTimeEnd], uint64(raceTimeMax-int64(e.RaceTime)))
+	copy(prefix[raceTimeEnd:], separator)
+	rankgenrt.PutDec(prefix[ratingOff:ratingEnd], uint64(RatingOk-e.Rating))
+	copy(prefix[ratingEnd:], separator)
+	rankgenrt.PutHex(prefix[bonusOff:bonusEnd], uint64(bonusMax-e.Bonus))
+	copy(prefix[bonusEnd:], separator)
+	rankgenrt.PutDec(prefix[balanceOff:balanceEnd], uint64(balanceMax-balanceSec))
+	copy(prefix[balanceEnd:], separator)
 	return float64(p), string(prefix[:]) + e.Handle, nil
 }
 
@@ -262,25 +270,25 @@ func Decode(score float64, member string) (e Entry, err error) {
 	e.Level = time.UnixMicro(levelMax - int64(p/levelWeight)).UTC()
 	e.Wins = Wins(p % winsRadix)
 	// The member is <RaceTime:6 dec>:<Rating:1 dec>:<Bonus:6 hex>:<Balance:4 dec>:<Handle>.
-	if len(member) < prefixLen || member[6:7] != separator || member[8:9] != separator || member[15:16] != separator || member[20:21] != separator {
+	if len(member) < prefixLen || member[raceTimeEnd:ratingOff] != separator || member[ratingEnd:bonusOff] != separator || member[bonusEnd:balanceOff] != separator || member[balanceEnd:prefixLen] != separator {
 		return Entry{}, rankgenrt.BadMember(member, "not of the form <RaceTime:6 dec>:<Rating:1 dec>:<Bonus:6 hex>:<Balance:4 dec>:<Handle>")
 	}
-	d, ok := rankgenrt.ParseDec(member[0:6])
+	d, ok := rankgenrt.ParseDec(member[raceTimeOff:raceTimeEnd])
 	if !ok || d > raceTimeMax-raceTimeMin {
 		return Entry{}, rankgenrt.BadMember(member, "RaceTime is not 6 decimal digits of its range")
 	}
 	e.RaceTime = int32(raceTimeMax - int64(d))
-	d, ok = rankgenrt.ParseDec(member[7:8])
+	d, ok = rankgenrt.ParseDec(member[ratingOff:ratingEnd])
 	if !ok || d > uint64(RatingOk) {
 		return Entry{}, rankgenrt.BadMember(member, "Rating is not 1 decimal digits of its range")
 	}
 	e.Rating = RatingOk - Rating(d)
-	d, ok = rankgenrt.ParseHex(member[9:15])
+	d, ok = rankgenrt.ParseHex(member[bonusOff:bonusEnd])
 	if !ok || d > bonusMax {
 		return Entry{}, rankgenrt.BadMember(member, "Bonus is not 6 lower-case hex digits of its range")
 	}
 	e.Bonus = uint32(bonusMax - d)
-	d, ok = rankgenrt.ParseDec(member[16:20])
+	d, ok = rankgenrt.ParseDec(member[balanceOff:balanceEnd])
 	if !ok || d > balanceMax-balanceMin {
 		return Entry{}, rankgenrt.BadMember(member, "Balance is not 4 decimal digits of its range")
 	}

@@ -56,8 +56,12 @@ const (
 	lossesRadix    = 1 << 9
 	goldMin        = 9223372036854775807
 	goldMax        = 9223372036854775807
+	goldOff        = 0 // Gold's text is member[goldOff:goldEnd]
+	goldEnd        = 10
 	regionMin      = 1683601534223163788
 	regionMax      = 1683606804649518467
+	regionOff      = 11 // Region's text is member[regionOff:regionEnd]
+	regionEnd      = 24
 	scoreBound     = 512000000000000 // every score is a whole number below this
 	prefixLen      = 25              // bytes of the member before the id
 	separator      = ":"
@@ -106,10 +110,10 @@ func (e Entry) Encode() (score float64, member string, err error) {
 	// The member is <Gold:10 dec>:<Region:13 dec>:<ID>:
 	// fixed-width digits keep its byte order equal to the rank order.
 	var prefix [prefixLen]byte
-	rankgenrt.PutDec(prefix[0:10], uint64(goldMax-e.Gold))
-	copy(prefix[10:], separator)
-	rankgenrt.PutDec(prefix[11:24], uint64(regionMax-e.Region))
-	copy(prefix[24:], separator)
+	rankgenrt.PutDec(prefix[goldOff:goldEnd], uint64(goldMax-e.Gold))
+	copy(prefix[goldEnd:], separator)
+	rankgenrt.PutDec(prefix[regionOff:regionEnd], uint64(regionMax-e.Region))
+	copy(prefix[regionEnd:], separator)
 	return float64(p), string(prefix[:]) + e.ID, nil
 }
 
@@ -130,15 +134,15 @@ func Decode(score float64, member string) (e Entry, err error) {
 	e.JoinedAt = joinedAtMax - int64(d)
 	e.Losses = lossesMin + p%lossesRadix
 	// The member is <Gold:10 dec>:<Region:13 dec>:<ID>.
-	if len(member) < prefixLen || member[10:11] != separator || member[24:25] != separator {
+	if len(member) < prefixLen || member[goldEnd:regionOff] != separator || member[regionEnd:prefixLen] != separator {
 		return Entry{}, rankgenrt.BadMember(member, "not of the form <Gold:10 dec>:<Region:13 dec>:<ID>")
 	}
-	d, ok := rankgenrt.ParseDec(member[0:10])
+	d, ok := rankgenrt.ParseDec(member[goldOff:goldEnd])
 	if !ok || d > goldMax-goldMin {
 		return Entry{}, rankgenrt.BadMember(member, "Gold is not 10 decimal digits of its range")
 	}
 	e.Gold = goldMax - int64(d)
-	d, ok = rankgenrt.ParseDec(member[11:24])
+	d, ok = rankgenrt.ParseDec(member[regionOff:regionEnd])
 	if !ok || d > regionMax-regionMin {
 		return Entry{}, rankgenrt.BadMember(member, "Region is not 13 decimal digits of its range")
 	}

@@ -56,14 +56,22 @@ const (
 	winsWeight       = 1
 	levelMin         = 123660
 	levelMax         = 88271868681252
-	streakMin        = 1477545132       // 2016-10-27T05:12:12Z, in seconds since the Unix epoch
-	streakMax        = 1477645131       // 2016-10-28T08:58:51Z
+	levelOff         = 0 // Level's text is member[levelOff:levelEnd]
+	levelEnd         = 14
+	streakMin        = 1477545132 // 2016-10-27T05:12:12Z, in seconds since the Unix epoch
+	streakMax        = 1477645131 // 2016-10-28T08:58:51Z
+	streakOff        = 15         // Streak's text is member[streakOff:streakEnd]
+	streakEnd        = 20
 	killsMin         = 4823378495425830 // 2122-11-06T03:21:35.42583Z, in microseconds since the Unix epoch
 	killsMax         = 4823378495433216 // 2122-11-06T03:21:35.433216Z
 	killsSecLo       = 4823378495       // the range in whole seconds
 	killsSecHi       = 4823378495
+	killsOff         = 21 // Kills's text is member[killsOff:killsEnd]
+	killsEnd         = 25
 	qMin             = 5604511692315728
 	qMax             = 5604836166559561
+	qOff             = 26 // Q's text is member[qOff:qEnd]
+	qEnd             = 38
 	scoreBound       = 1000000000000 // every score is a whole number below this
 	prefixLen        = 39            // bytes of the member before the id
 	separator        = ":"
@@ -123,14 +131,14 @@ func (e Entry) Encode() (score float64, member string, err error) {
 	// The member is <Level:14 dec>:<Streak:5 dec>:<Kills:4 dec>:<Q:12 dec>:<PlayerID>:
 	// fixed-width digits keep its byte order equal to the rank order.
 	var prefix [prefixLen]byte
-	rankgenrt.PutDec(prefix[0:14], levelMax-e.Level)
-	copy(prefix[14:], separator)
-	rankgenrt.PutDec(prefix[15:20], uint64(streakMax-streakSec))
-	copy(prefix[20:], separator)
-	rankgenrt.PutDec(prefix[21:25], uint64(killsUs-killsMin))
-	copy(prefix[25:], separator)
-	rankgenrt.PutDec(prefix[26:38], e.Q-qMin)
-	copy(prefix[38:], separator)
+	rankgenrt.PutDec(prefix[levelOff:levelEnd], levelMax-e.Level)
+	copy(prefix[levelEnd:], separator)
+	rankgenrt.PutDec(prefix[streakOff:streakEnd], uint64(streakMax-streakSec))
+	copy(prefix[streakEnd:], separator)
+	rankgenrt.PutDec(prefix[killsOff:killsEnd], uint64(killsUs-killsMin))
+	copy(prefix[killsEnd:], separator)
+	rankgenrt.PutDec(prefix[qOff:qEnd], e.Q-qMin)
+	copy(prefix[qEnd:], separator)
 	return float64(p), string(prefix[:]) + e.PlayerID, nil
 }
 
@@ -146,25 +154,25 @@ func Decode(score float64, member string) (e Entry, err error) {
 	p := uint64(score)
 	e.Wins = time.UnixMicro(winsMin + int64(p)).UTC()
 	// The member is <Level:14 dec>:<Streak:5 dec>:<Kills:4 dec>:<Q:12 dec>:<PlayerID>.
-	if len(member) < prefixLen || member[14:15] != separator || member[20:21] != separator || member[25:26] != separator || member[38:39] != separator {
+	if len(member) < prefixLen || member[levelEnd:streakOff] != separator || member[streakEnd:killsOff] != separator || member[killsEnd:qOff] != separator || member[qEnd:prefixLen] != separator {
 		return Entry{}, rankgenrt.BadMember(member, "not of the form <Level:14 dec>:<Streak:5 dec>:<Kills:4 dec>:<Q:12 dec>:<PlayerID>")
 	}
-	d, ok := rankgenrt.ParseDec(member[0:14])
+	d, ok := rankgenrt.ParseDec(member[levelOff:levelEnd])
 	if !ok || d > levelMax-levelMin {
 		return Entry{}, rankgenrt.BadMember(member, "Level is not 14 decimal digits of its range")
 	}
 	e.Level = levelMax - d
-	d, ok = rankgenrt.ParseDec(member[15:20])
+	d, ok = rankgenrt.ParseDec(member[streakOff:streakEnd])
 	if !ok {
 		return Entry{}, rankgenrt.BadMember(member, "Streak is not 5 decimal digits of its range")
 	}
 	e.Streak = time.Unix(streakMax-int64(d), 0).UTC()
-	d, ok = rankgenrt.ParseDec(member[21:25])
+	d, ok = rankgenrt.ParseDec(member[killsOff:killsEnd])
 	if !ok || d > killsMax-killsMin {
 		return Entry{}, rankgenrt.BadMember(member, "Kills is not 4 decimal digits of its range")
 	}
 	e.Kills = time.UnixMicro(killsMin + int64(d)).UTC()
-	d, ok = rankgenrt.ParseDec(member[26:38])
+	d, ok = rankgenrt.ParseDec(member[qOff:qEnd])
 	if !ok || d > qMax-qMin {
 		return Entry{}, rankgenrt.BadMember(member, "Q is not 12 decimal digits of its range")
 	}

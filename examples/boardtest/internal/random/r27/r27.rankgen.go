@@ -63,6 +63,8 @@ const (
 	goldRadix       = 1 << 34
 	lapMin          = -643993
 	lapMax          = -642579
+	lapOff          = 0 // Lap's text is member[lapOff:lapEnd]
+	lapEnd          = 4
 	scoreBound      = 105553116266496 // P is a whole number below this
 	scoreScale      = 1e7             // the score is P / 10^7
 	prefixLen       = 5               // bytes of the member before the id
@@ -114,8 +116,8 @@ func (e Entry) Encode() (score float64, member string, err error) {
 	// The member is <Lap:4 dec>:<Car>:
 	// fixed-width digits keep its byte order equal to the rank order.
 	var buf [prefixLen + 20]byte // 20: the longest uint64 in decimal
-	rankgenrt.PutDec(buf[0:4], uint64(int64(e.Lap)-lapMin))
-	copy(buf[4:], separator)
+	rankgenrt.PutDec(buf[lapOff:lapEnd], uint64(int64(e.Lap)-lapMin))
+	copy(buf[lapEnd:], separator)
 	return float64(p) / scoreScale, string(strconv.AppendUint(buf[:prefixLen], e.Car, 10)), nil
 }
 
@@ -131,10 +133,10 @@ func Decode(score float64, member string) (e Entry, err error) {
 	e.UpdatedAt = updatedAtMax - p/updatedAtWeight%updatedAtRadix
 	e.Gold = time.UnixMilli(goldMax - int64(p%goldRadix)).UTC()
 	// The member is <Lap:4 dec>:<Car>.
-	if len(member) < prefixLen || member[4:5] != separator {
+	if len(member) < prefixLen || member[lapEnd:prefixLen] != separator {
 		return Entry{}, rankgenrt.BadMember(member, "not of the form <Lap:4 dec>:<Car>")
 	}
-	d, ok := rankgenrt.ParseDec(member[0:4])
+	d, ok := rankgenrt.ParseDec(member[lapOff:lapEnd])
 	if !ok || d > lapMax-lapMin {
 		return Entry{}, rankgenrt.BadMember(member, "Lap is not 4 decimal digits of its range")
 	}

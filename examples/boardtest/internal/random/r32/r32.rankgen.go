@@ -53,14 +53,24 @@ const (
 	priorityMin    = 0
 	priorityMax    = 16777215
 	priorityWeight = 1
+	pointsOff      = 0 // Points's text is member[pointsOff:pointsEnd]
+	pointsEnd      = 1
 	xpMin          = 7388804781420541954
 	xpMax          = 7388804781479715982
+	xpOff          = 2 // Xp's text is member[xpOff:xpEnd]
+	xpEnd          = 10
+	deltaOff       = 11 // Delta's text is member[deltaOff:deltaEnd]
+	deltaEnd       = 12
 	bonusMin       = 49
 	bonusMax       = 614427
+	bonusOff       = 13 // Bonus's text is member[bonusOff:bonusEnd]
+	bonusEnd       = 19
 	lapMin         = 2724051085 // 2056-04-27T08:51:25Z, in seconds since the Unix epoch
 	lapMax         = 3317584420 // 2075-02-16T23:13:40Z
-	scoreBound     = 1 << 24    // every score is a whole number below this
-	prefixLen      = 29         // bytes of the member before the id
+	lapOff         = 20         // Lap's text is member[lapOff:lapEnd]
+	lapEnd         = 28
+	scoreBound     = 1 << 24 // every score is a whole number below this
+	prefixLen      = 29      // bytes of the member before the id
 	separator      = ":"
 	userIDMaxBytes = 64 // the longest id accepted
 )
@@ -169,19 +179,19 @@ func (e Entry) Encode() (score float64, member string, err error) {
 	// The member is <Points:1 dec>:<Xp:8 dec>:<Delta:1 dec>:<Bonus:6 dec>:<Lap:8 hex>:<UserID>:
 	// fixed-width digits keep its byte order equal to the rank order.
 	var prefix [prefixLen]byte
-	rankgenrt.PutDec(prefix[0:1], uint64(PointsWest-e.Points))
-	copy(prefix[1:], separator)
-	rankgenrt.PutDec(prefix[2:10], xpMax-e.Xp)
-	copy(prefix[10:], separator)
-	rankgenrt.PutDec(prefix[11:12], 0)
+	rankgenrt.PutDec(prefix[pointsOff:pointsEnd], uint64(PointsWest-e.Points))
+	copy(prefix[pointsEnd:], separator)
+	rankgenrt.PutDec(prefix[xpOff:xpEnd], xpMax-e.Xp)
+	copy(prefix[xpEnd:], separator)
+	rankgenrt.PutDec(prefix[deltaOff:deltaEnd], 0)
 	if !e.Delta {
-		rankgenrt.PutDec(prefix[11:12], 1)
+		rankgenrt.PutDec(prefix[deltaOff:deltaEnd], 1)
 	}
-	copy(prefix[12:], separator)
-	rankgenrt.PutDec(prefix[13:19], uint64(bonusMax-int64(e.Bonus)))
-	copy(prefix[19:], separator)
-	rankgenrt.PutHex(prefix[20:28], uint64(lapMax-lapSec))
-	copy(prefix[28:], separator)
+	copy(prefix[deltaEnd:], separator)
+	rankgenrt.PutDec(prefix[bonusOff:bonusEnd], uint64(bonusMax-int64(e.Bonus)))
+	copy(prefix[bonusEnd:], separator)
+	rankgenrt.PutHex(prefix[lapOff:lapEnd], uint64(lapMax-lapSec))
+	copy(prefix[lapEnd:], separator)
 	return float64(p), string(prefix[:]) + e.UserID, nil
 }
 
@@ -197,30 +207,30 @@ func Decode(score float64, member string) (e Entry, err error) {
 	p := uint64(score)
 	e.Priority = uint32(priorityMax - p)
 	// The member is <Points:1 dec>:<Xp:8 dec>:<Delta:1 dec>:<Bonus:6 dec>:<Lap:8 hex>:<UserID>.
-	if len(member) < prefixLen || member[1:2] != separator || member[10:11] != separator || member[12:13] != separator || member[19:20] != separator || member[28:29] != separator {
+	if len(member) < prefixLen || member[pointsEnd:xpOff] != separator || member[xpEnd:deltaOff] != separator || member[deltaEnd:bonusOff] != separator || member[bonusEnd:lapOff] != separator || member[lapEnd:prefixLen] != separator {
 		return Entry{}, rankgenrt.BadMember(member, "not of the form <Points:1 dec>:<Xp:8 dec>:<Delta:1 dec>:<Bonus:6 dec>:<Lap:8 hex>:<UserID>")
 	}
-	d, ok := rankgenrt.ParseDec(member[0:1])
+	d, ok := rankgenrt.ParseDec(member[pointsOff:pointsEnd])
 	if !ok || d > uint64(PointsWest) {
 		return Entry{}, rankgenrt.BadMember(member, "Points is not 1 decimal digits of its range")
 	}
 	e.Points = PointsWest - Points(d)
-	d, ok = rankgenrt.ParseDec(member[2:10])
+	d, ok = rankgenrt.ParseDec(member[xpOff:xpEnd])
 	if !ok || d > xpMax-xpMin {
 		return Entry{}, rankgenrt.BadMember(member, "Xp is not 8 decimal digits of its range")
 	}
 	e.Xp = xpMax - d
-	d, ok = rankgenrt.ParseDec(member[11:12])
+	d, ok = rankgenrt.ParseDec(member[deltaOff:deltaEnd])
 	if !ok || d > 1 {
 		return Entry{}, rankgenrt.BadMember(member, "Delta is not 1 decimal digits of its range")
 	}
 	e.Delta = d == 0
-	d, ok = rankgenrt.ParseDec(member[13:19])
+	d, ok = rankgenrt.ParseDec(member[bonusOff:bonusEnd])
 	if !ok || d > bonusMax-bonusMin {
 		return Entry{}, rankgenrt.BadMember(member, "Bonus is not 6 decimal digits of its range")
 	}
 	e.Bonus = int32(bonusMax - int64(d))
-	d, ok = rankgenrt.ParseHex(member[20:28])
+	d, ok = rankgenrt.ParseHex(member[lapOff:lapEnd])
 	if !ok || d > lapMax-lapMin {
 		return Entry{}, rankgenrt.BadMember(member, "Lap is not 8 lower-case hex digits of its range")
 	}

@@ -1,0 +1,298 @@
+package luaemit
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/rankgen/rankgen/generator/catalog"
+	"github.com/rankgen/rankgen/generator/layout"
+)
+
+// data is what the templates see.
+type data struct {
+	File, Title, Op, Fingerprint string
+	Header                       string // the generated-code marker, layout.Header
+	Usage                        []string
+	Args                         catalog.Args // the script's arguments: templates render their ARGV positions
+	ReadOnly                     bool         // flags=no-writes
+	Scores                       bool         // lookup also reads scores
+
+	Prefix     bool
+	PrefixLen  int
+	ZeroPrefix string // Lua literal: the member prefix of the zero entry
+	ZeroP      string // P of the zero entry
+
+	Decimal       bool
+	DecimalPlaces int
+	Pow           string
+	ScoreRadix    string
+	ScoreCheck    string // Lua conditions on p that every digit of a score field is in its range
+	PrefixPattern string // Lua literal: an anchored pattern of the member prefix's shape
+	MemberChecks  []memberCheck
+	WideMember    bool   // a member field too wide for doubles: checked by byte comparison
+	Separator     string // as a Lua literal
+
+	// Field updates.
+	Kind        string // add, max, min or set
+	Target      *field
+	Touched     []*field // fields the script reads or writes: the target, then the stamps
+	Stamps      []*field
+	ServerClock bool // some stamp reads Redis's TIME
+	ClientClock bool // some stamp reads the client's clock (ARGV[3])
+	Saturate    bool
+	KeepLarger  bool // max/min: keep the larger digit
+
+	Lead *field // competition
+}
+
+// memberCheck is the range check member_of makes of one member field's text, for a field whose
+// range is narrower than its text can write (the text's shape is checked by PrefixPattern).
+type memberCheck struct {
+	Off, End int // 1-based first and last byte of the text
+	Base     int
+	Span     string
+	Wide     bool   // beyond exact doubles: compared as text with SpanText
+	SpanText string // Wide: the text of the largest digit
+}
+
+type field struct {
+	Name     string
+	Index    int
+	InScore  bool
+	Weight   string
+	Radix    string
+	Span     string
+	Asc      bool
+	Min, Max string // the range, formatted for messages
+
+	Off, End int // member: 1-based first and last byte of the text
+	Width    int
+	Hex      bool
+	Format   string
+	Wide     bool   // member field whose digits reach 2^53: handled as text
+	SpanText string // Wide: the text of the largest digit
+
+	// Wide add: the text splits into a high part (HiWidth characters) and a low limb of
+	// base LimbBase (2^32 in hex, 10^9 in decimal), each exact in a double.
+	HiWidth        int
+	LimbBase       string
+	SpanHi, SpanLo string
+	LimbFormat     string
+
+	// Stamps.
+	Server             bool   // Redis's clock, else the client's
+	Div                string // Unix microseconds per unit
+	UnitName           string
+	MinUnits, MaxUnits string
+}
+
+// newData is what every template sees of the layout.
+func newData(l *layout.Layout) *data {
+	d := &data{
+		File:          l.File,
+		Header:        layout.Header(l.File),
+		Fingerprint:   l.Fingerprint,
+		Prefix:        l.HasPrefix(),
+		PrefixLen:     l.PrefixLen,
+		Decimal:       l.Score == layout.ScoreDecimal,
+		DecimalPlaces: l.DecimalPlaces,
+		ScoreRadix:    num(l.ScoreRadix),
+		Separator:     luaString(l.Separator),
+	}
+	if d.Decimal {
+		d.Pow = "1" + strings.Repeat("0", l.DecimalPlaces)
+	}
+	d.ZeroP, d.ZeroPrefix = zeroEntry(l)
+	d.ScoreCheck = scoreCheck(l)
+	d.PrefixPattern, d.MemberChecks, d.WideMember = memberShape(l)
+	return d
+}
+
+// zeroEntry is the P and the member prefix (a Lua literal) of the entry an update of a
+// missing id starts from.
+func zeroEntry(l *layout.Layout) (p, prefix string) {
+	var zp uint64
+	for _, f := range l.ScoreFields() {
+		zp += f.ZeroDigit() * f.Weight
+	}
+	var b strings.Builder
+	for _, f := range l.MemberFields() {
+		b.WriteString(digitText(f, f.ZeroDigit()))
+		b.WriteString(l.Separator)
+	}
+	return num(zp), luaString(b.String())
+}
+
+// scoreCheck is the Lua conditions on p that every digit of a score field is in its range. A
+// score whose P has a digit beyond its field's range (possible only where the radix is wider
+// than the range) was not written by this layout: p_of refuses it, so no script ever carries
+// such a digit along unseen into a write.
+func scoreCheck(l *layout.Layout) string {
+	var check string
+	for _, f := range l.ScoreFields() {
+		switch {
+		case f.MaxDigit == f.Span():
+		case f.Weight == 1:
+			check += fmt.Sprintf(" and p %% %d <= %d", f.MaxDigit+1, f.Span())
+		default:
+			check += fmt.Sprintf(" and floor(p / %d) %% %d <= %d", f.Weight, f.MaxDigit+1, f.Span())
+		}
+	}
+	return check
+}
+
+// memberShape is what member_of checks of a member prefix: an anchored Lua pattern of its
+// shape, the range checks of fields narrower than their text, and whether one of those is
+// too wide for doubles.
+func memberShape(l *layout.Layout) (pattern string, checks []memberCheck, wide bool) {
+	pattern = "^"
+	for _, f := range l.MemberFields() {
+		// Fixed-width digits of the field's class (lower-case hex or decimal: tonumber alone
+		// would take upper case and spaces), then the separator.
+		class := "[0-9]"
+		if f.Hex {
+			class = "[0-9a-f]"
+		}
+		pattern += strings.Repeat(class, f.TextWidth) + patternEscape(l.Separator)
+		if f.Span() >= maxText(f) {
+			continue // every text of the class is in range
+		}
+		c := memberCheck{Off: f.Offset + 1, End: f.Offset + f.TextWidth, Base: 10, Span: num(f.Span())}
+		if f.Hex {
+			c.Base = 16
+		}
+		if f.Span() >= exact {
+			c.Wide, c.SpanText, wide = true, digitText(f, f.Span()), true
+		}
+		checks = append(checks, c)
+	}
+	return luaString(pattern), checks, wide
+}
+
+func newField(l *layout.Layout, f *layout.Field, index int) *field {
+	g := &field{
+		Name:    f.Name,
+		Index:   index,
+		InScore: f.Place == layout.InScore,
+		Span:    num(f.Span()),
+		Asc:     f.Order == layout.Asc,
+		Min:     strings.ReplaceAll(f.Format(f.Lo), " ", "_"),
+		Max:     strings.ReplaceAll(f.Format(f.Hi), " ", "_"),
+	}
+	if g.InScore {
+		g.Weight, g.Radix = num(f.Weight), num(f.MaxDigit+1)
+	} else {
+		g.Off, g.Width, g.Hex = f.Offset+1, f.TextWidth, f.Hex
+		g.End = f.Offset + f.TextWidth
+		verb := "d"
+		if f.Hex {
+			verb = "x"
+		}
+		g.Format = "%0" + strconv.Itoa(f.TextWidth) + verb
+		if f.Span() >= exact {
+			g.Wide, g.SpanText = true, digitText(f, f.Span())
+			base, k, verb := uint64(1e9), 9, "d"
+			if f.Hex {
+				base, k, verb = 1<<32, 8, "x"
+			}
+			g.HiWidth, g.LimbBase = f.TextWidth-k, num(base)
+			g.SpanHi, g.SpanLo = num(f.Span()/base), num(f.Span()%base)
+			g.LimbFormat = fmt.Sprintf("%%0%d%s%%0%d%s", f.TextWidth-k, verb, k, verb)
+		}
+	}
+	return g
+}
+
+// updateData is what a field update's template sees: update1 for the single form, update for
+// the batch loop.
+func updateData(l *layout.Layout, op catalog.Op) (*data, error) {
+	f, u := op.Field, op.Update
+	if f.Span() >= exact && f.Place == layout.InScore {
+		return nil, fmt.Errorf("luaemit: field %s: update %s needs exact arithmetic on its digits, but its range holds %s values, beyond Lua's exact 2^53; narrow it", f.Name, u, strconv.FormatUint(f.Span(), 10)+"+1")
+	}
+	d := newData(l)
+	d.Scores = true
+	d.Title, d.Usage = updateProse(l, op)
+	d.Kind = string(u)
+	d.Target = newField(l, f, 1)
+	d.Touched = []*field{d.Target}
+	d.Saturate = f.Overflow == layout.OverflowSaturate
+	larger := u == layout.OpMax
+	if f.Order == layout.Asc {
+		larger = !larger
+	}
+	d.KeepLarger = larger
+	if err := addStamps(l, f, d); err != nil {
+		return nil, err
+	}
+	if op.Batch && !d.Prefix {
+		// The batch loop reads and writes the target's digit inline.
+		d.Touched = d.Touched[1:]
+	}
+	return d, nil
+}
+
+// updateProse is a field update script's title and usage lines.
+func updateProse(l *layout.Layout, op catalog.Op) (title string, usage []string) {
+	f, a := op.Field, op.Args
+	title = fmt.Sprintf("%s %s: %s", op.Update, f.Name, map[layout.Op]string{
+		layout.OpAdd: "add a signed delta to " + f.Name,
+		layout.OpMax: "keep the larger of the current and the given " + f.Name,
+		layout.OpMin: "keep the smaller of the current and the given " + f.Name,
+		layout.OpSet: "set " + f.Name,
+	}[op.Update])
+	arg := "the digit of the new value"
+	if op.Update == layout.OpAdd {
+		arg = "the signed delta"
+	}
+	clock := argv(a, catalog.ArgClock) + ": the client's clock in Unix microseconds (client stamps); "
+	if op.Batch {
+		return title + " (batch)", []string{expiryUsage(a),
+			clock + fmt.Sprintf("ARGV[%d..]", a.Fixed()+1) + ": id, " + arg + " pairs.",
+			"A missing id starts from the zero entry. Returns, per pair, " + replyMany(l) + "."}
+	}
+	return title, []string{expiryUsage(a),
+		clock + argv(a, catalog.ArgID, catalog.ArgValue) + ": the id and " + arg + ".",
+		"A missing id starts from the zero entry. Returns " + replyOne(l) + "."}
+}
+
+// addStamps adds to d the stamped fields an update of f sets when it changes the entry.
+func addStamps(l *layout.Layout, f *layout.Field, d *data) error {
+	for _, s := range l.Fields {
+		if s.Stamp == layout.StampNone || s == f {
+			continue
+		}
+		if s.Span() >= exact || absInt(s.MinInt()) >= exact || absInt(s.MaxInt()) >= exact {
+			return fmt.Errorf("luaemit: field %s: stamping needs its range within ±2^53 units", s.Name)
+		}
+		g := newField(l, s, len(d.Touched)+1)
+		g.Div = map[layout.Unit]string{layout.Second: "1000000", layout.Milli: "1000", layout.Micro: "1"}[s.Unit]
+		g.UnitName = s.Unit.String()
+		g.MinUnits, g.MaxUnits = strconv.FormatInt(s.MinInt(), 10), strconv.FormatInt(s.MaxInt(), 10)
+		d.Touched = append(d.Touched, g)
+		d.Stamps = append(d.Stamps, g)
+		if s.Stamp == layout.StampServer {
+			d.ServerClock, g.Server = true, true
+		} else {
+			d.ClientClock = true
+		}
+	}
+	return nil
+}
+
+// replyOne and replyMany describe a field update's reply: the new P, or the error text, and
+// with a member prefix the new member beside it (else the member is the id the caller sent).
+func replyOne(l *layout.Layout) string {
+	if l.HasPrefix() {
+		return "{P, member}, or {error text, ''}"
+	}
+	return "{P}, or {error text}"
+}
+
+func replyMany(l *layout.Layout) string {
+	if l.HasPrefix() {
+		return "P and member, or error text and ''"
+	}
+	return "P, or error text"
+}
