@@ -73,6 +73,7 @@ func Scripts(l *layout.Layout) ([]Script, error) {
 		return d
 	}
 	writeUsage := "ARGV[1], ARGV[2]: expiry mode ('', 'px' or 'pxat') and its milliseconds, applied to both keys."
+	deleting := func(d *data) *data { d.AllowOOM = true; return d }
 	steps := []struct {
 		op, tmpl string
 		d        *data
@@ -81,10 +82,10 @@ func Scripts(l *layout.Layout) ([]Script, error) {
 			"ARGV[3..]: score, member pairs (encoded by the Go codec). Returns the number of pairs.")},
 		{OpBest, "best", base("best: keep, per id, whichever of the current and the given entry ranks first (whole tuple).", false, true, writeUsage,
 			"ARGV[3..]: score, member pairs. Returns 1 (kept the given entry) or 0 for each pair.")},
-		{OpRemove, "remove", base("remove: delete entries by id.", false, false, writeUsage,
-			"ARGV[3..]: ids. Returns how many entries were removed.")},
-		{OpTrim, "trim", base("trim: keep the first ARGV[3] entries, drop the rest.", false, false, writeUsage,
-			"ARGV[3]: how many entries to keep. Returns how many were removed.")},
+		{OpRemove, "remove", deleting(base("remove: delete entries by id.", false, false, writeUsage,
+			"ARGV[3..]: ids. Returns how many entries were removed."))},
+		{OpTrim, "trim", deleting(base("trim: keep the first ARGV[3] entries, drop the rest.", false, false, writeUsage,
+			"ARGV[3]: how many entries to keep. Returns how many were removed."))},
 	}
 	for _, s := range steps {
 		if err := add(s.op, s.tmpl, s.d); err != nil {
@@ -171,6 +172,7 @@ type data struct {
 	File, Title, Op, Fingerprint string
 	Usage                        []string
 	ReadOnly                     bool // flags=no-writes
+	AllowOOM                     bool // flags=allow-oom: the script only deletes
 	Scores                       bool // lookup also reads scores
 
 	Prefix     bool
