@@ -43,16 +43,19 @@ var Kinds = []Kind{Set, Best, Remove, Trim, Update, Get, Rank, Page, Around, Aft
 
 // Op is one board operation of a layout.
 type Op struct {
-	Name     string        // the script's name, also its file's infix: "set", "add_points", "add_points_many"
-	Kind     Kind          //
-	Template string        // the template in templates/ that renders its script; "" = no script (one Redis command)
-	ReadOnly bool          // never writes (its script declares flags=no-writes)
-	Field    *layout.Field // Update: the field it updates
-	Update   layout.Op     // Update: add, max, min or set
-	Batch    bool          // takes many ids or entries in one call
-	Args     Args          // its script's arguments
-	Reply    Reply         // its script's reply
-	Methods  []string      // the generated Board methods that perform it, in file order
+	Name     string // the script's name, also its file's infix: "set", "add_points", "add_points_many"
+	Kind     Kind   //
+	Template string // the template in templates/ that renders its script; "" = no script (one Redis command)
+	ReadOnly bool   // never writes (its script declares flags=no-writes)
+	// OnlyDeletes: its script calls only commands a server full to its maxmemory accepts
+	// (reads, deletes, the expiry), so it declares flags=allow-oom: a full board can shrink.
+	OnlyDeletes bool
+	Field       *layout.Field // Update: the field it updates
+	Update      layout.Op     // Update: add, max, min or set
+	Batch       bool          // takes many ids or entries in one call
+	Args        Args          // its script's arguments
+	Reply       Reply         // its script's reply
+	Methods     []string      // the generated Board methods that perform it, in file order
 }
 
 // Scripted reports whether the operation runs a Lua script.
@@ -106,9 +109,9 @@ func writes() []Op {
 			Args: Args{Head: expiry, Each: []string{ArgScore, ArgMember}}, Reply: ReplyCount},
 		{Name: "best", Kind: Best, Template: "best", Batch: true, Methods: []string{"Best", "BestMany"},
 			Args: Args{Head: expiry, Each: []string{ArgScore, ArgMember}}, Reply: ReplyFlags},
-		{Name: "remove", Kind: Remove, Template: "remove", Batch: true, Methods: []string{"Remove"},
+		{Name: "remove", Kind: Remove, Template: "remove", Batch: true, OnlyDeletes: true, Methods: []string{"Remove"},
 			Args: Args{Head: expiry, Each: []string{ArgID}}, Reply: ReplyCount},
-		{Name: "trim", Kind: Trim, Template: "trim", Methods: []string{"Trim"},
+		{Name: "trim", Kind: Trim, Template: "trim", OnlyDeletes: true, Methods: []string{"Trim"},
 			Args: Args{Head: append(ExpiryArgs(), ArgKeep)}, Reply: ReplyCount},
 	}
 }

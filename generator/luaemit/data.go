@@ -16,6 +16,7 @@ type data struct {
 	Usage                        []string
 	Args                         catalog.Args // the script's arguments: templates render their ARGV positions
 	ReadOnly                     bool         // flags=no-writes
+	AllowOOM                     bool         // flags=allow-oom: the script only deletes
 	Scores                       bool         // lookup also reads scores
 
 	Prefix     bool

@@ -67,7 +67,7 @@ func scriptData(l *layout.Layout, op catalog.Op) (*data, error) {
 		}
 		d.Scores = op.Kind == catalog.Best
 	}
-	d.Op, d.Args, d.ReadOnly = op.Name, op.Args, op.ReadOnly
+	d.Op, d.Args, d.ReadOnly, d.AllowOOM = op.Name, op.Args, op.ReadOnly, op.OnlyDeletes
 	if op.Kind == catalog.Competition {
 		d.Lead = newField(l, l.Fields[0], 0)
 	}

@@ -98,6 +98,8 @@ func TestScriptShape(t *testing.T) {
 			wantShebang := "#!lua"
 			if ro {
 				wantShebang += " flags=no-writes"
+			} else if ops[i].OnlyDeletes {
+				wantShebang += " flags=allow-oom" // they only delete: a full server still runs them
 			}
 			if lines[0] != wantShebang || lines[1] != "-- "+layout.Header(l.File) {
 				t.Fatalf("%s: header %q", s.File, lines[:2])

@@ -352,3 +352,48 @@ func TestHugeTrimAndNonFiniteCursor(t *testing.T) {
 		})
 	}
 }
+
+// Batches beyond one command's 4,000 arguments (the scripts chunk them) work on every board:
+// SetMany, a batch update, Remove and Trim, with their index.
+func TestBatchesBeyondOneChunk(t *testing.T) {
+	c := redistest.Client(t)
+	for _, ex := range examples(t) {
+		t.Run(ex.name, func(t *testing.T) {
+			b := ex.board(t, c, redistest.Key(t, "{chunks}"))
+			m := boardmodel.New(ex.l)
+			ids := b.fill(5000)
+			for i, id := range ids {
+				e := layout.Entry{ID: id, Keys: boardmodel.Zero(ex.l)}
+				f := ex.l.Fields[0]
+				e.Keys[0] = f.Lo + uint64(i)%(f.Span()+1)
+				if err := m.Set(e); err != nil {
+					t.Fatal(err)
+				}
+			}
+			b.checkState(m, "SetMany of 5000")
+			if n, err := b.Remove(ids[:4500]...); err != nil || n != 4500 {
+				t.Fatalf("Remove of 4500 ids = %d, %v", n, err)
+			}
+			if _, err := m.Remove(ids[:4500]...); err != nil {
+				t.Fatal(err)
+			}
+			b.checkState(m, "Remove of 4500")
+			for i, id := range b.fill(4600) { // id0…id4599 again, as fill writes them
+				e := layout.Entry{ID: id, Keys: boardmodel.Zero(ex.l)}
+				f := ex.l.Fields[0]
+				e.Keys[0] = f.Lo + uint64(i)%(f.Span()+1)
+				if err := m.Set(e); err != nil {
+					t.Fatal(err)
+				}
+			}
+			b.checkState(m, "SetMany of 4600 over 500")
+			if n, err := b.Trim(1); err != nil || n != 4999 {
+				t.Fatalf("Trim(1) of 5000 = %d, %v", n, err)
+			}
+			if _, err := m.Trim(1); err != nil {
+				t.Fatal(err)
+			}
+			b.checkState(m, "Trim(1) of 5000")
+		})
+	}
+}

@@ -34,21 +34,26 @@ local function score_p(text)
 end
 
 -- many calls cmd on key with the items of list as arguments, in chunks that stay below Lua's
--- stack limit, and returns the replies as one list (none for an empty list).
+-- stack limit (an even size: pairs stay whole), and returns the replies as one list (none for
+-- an empty list), or the sum of a command's counts (ZADD, HSET, HDEL).
 local function many(cmd, key, list)
   if #list == 0 then
     return {}
   elseif #list <= 4000 then
     return redis.call(cmd, key, unpack(list))
   end
-  local out = {}
+  local out, count = {}, nil
   for i = 1, #list, 4000 do
     local r = redis.call(cmd, key, unpack(list, i, math.min(i + 3999, #list)))
-    for j = 1, #r do
-      out[#out + 1] = r[j]
+    if type(r) == 'number' then
+      count = (count or 0) + r
+    else
+      for j = 1, #r do
+        out[#out + 1] = r[j]
+      end
     end
   end
-  return out
+  return count or out
 end
 
 -- owned returns m, the member the index maps id to, when it is id's (its text after the prefix
