@@ -56,6 +56,8 @@ type Op struct {
 	Args        Args          // its script's arguments
 	Reply       Reply         // its script's reply
 	Methods     []string      // the generated Board methods that perform it, in file order
+	Title       string        // its script's one-line title
+	Usage       []string      // its script's usage lines: {name} is an argument, {each} the repeated group
 }
 
 // Scripted reports whether the operation runs a Lua script.
@@ -106,13 +108,20 @@ func writes() []Op {
 	expiry := ExpiryArgs()
 	return []Op{
 		{Name: "set", Kind: Set, Template: "set", Batch: true, Methods: []string{"Set", "SetMany"},
-			Args: Args{Head: expiry, Each: []string{ArgScore, ArgMember}}, Reply: ReplyCount},
+			Args: Args{Head: expiry, Each: []string{ArgScore, ArgMember}}, Reply: ReplyCount,
+			Title: "set: upsert whole entries.", Usage: []string{expiryDoc,
+				"{each}: score, member pairs (encoded by the Go codec). Returns the number of pairs."}},
 		{Name: "best", Kind: Best, Template: "best", Batch: true, Methods: []string{"Best", "BestMany"},
-			Args: Args{Head: expiry, Each: []string{ArgScore, ArgMember}}, Reply: ReplyFlags},
+			Args: Args{Head: expiry, Each: []string{ArgScore, ArgMember}}, Reply: ReplyFlags,
+			Title: "best: keep, per id, whichever of the current and the given entry ranks first (whole tuple).", Usage: []string{expiryDoc,
+				"{each}: score, member pairs. Returns 1 (kept the given entry) or 0 for each pair."}},
 		{Name: "remove", Kind: Remove, Template: "remove", Batch: true, OnlyDeletes: true, Methods: []string{"Remove"},
-			Args: Args{Head: expiry, Each: []string{ArgID}}, Reply: ReplyCount},
+			Args: Args{Head: expiry, Each: []string{ArgID}}, Reply: ReplyCount,
+			Title: "remove: delete entries by id.", Usage: []string{expiryDoc, "{each}: ids. Returns how many entries were removed."}},
 		{Name: "trim", Kind: Trim, Template: "trim", OnlyDeletes: true, Methods: []string{"Trim"},
-			Args: Args{Head: append(ExpiryArgs(), ArgKeep)}, Reply: ReplyCount},
+			Args: Args{Head: append(ExpiryArgs(), ArgKeep)}, Reply: ReplyCount,
+			Title: "trim: keep the first {keep} entries, drop the rest.", Usage: []string{expiryDoc,
+				"{keep}: how many entries to keep. Returns how many were removed."}},
 	}
 }
 
@@ -129,6 +138,8 @@ func updates(l *layout.Layout, f *layout.Field, u layout.Op) []Op {
 		Args: Args{Head: append(slices.Clip(batch.Head), batch.Each...)}, Methods: []string{method}}
 	many := Op{Name: name + ManySuffix, Kind: Update, Template: "update", Field: f, Update: u, Batch: true, Reply: reply,
 		Args: batch, Methods: []string{method + "Many"}}
+	one.Title, one.Usage = updateDoc(l, one)
+	many.Title, many.Usage = updateDoc(l, many)
 	return []Op{one, many}
 }
 
@@ -139,21 +150,34 @@ func reads(l *layout.Layout) []Op {
 	if l.HasPrefix() {
 		// The member is found through the index, in the script that reads the entry.
 		get.Template, get.Args, get.Reply = "get", byID, ReplyEntry
+		get.Title, get.Usage = "get: an entry's score and member by id.", []string{
+			"{id}: the id. Returns {score, member}, or nil when the id has no entry."}
 		rank.Template, rank.Args, rank.Reply = "rank", byID, ReplyPosition
+		rank.Title, rank.Usage = "rank: an entry's 0-based position, best first, by id.", []string{
+			"{id}: the id. Returns the position, or nil when the id has no entry."}
 	}
 	ops := []Op{get, rank,
 		{Name: "page", Kind: Page, ReadOnly: true, Methods: []string{"Top", "Page"}},
 		{Name: "around", Kind: Around, Template: "around", ReadOnly: true, Methods: []string{"Around"},
-			Args: Args{Head: []string{ArgID, ArgBefore, ArgAfter}}, Reply: ReplyWindow},
+			Args: Args{Head: []string{ArgID, ArgBefore, ArgAfter}}, Reply: ReplyWindow,
+			Title: "around: the entries around an id, best first.", Usage: []string{
+				"{id}: the id; {before}, {after}: how many entries before and after it.",
+				"Returns {position of the first entry, {member, score, ...}}, or nil when the id has no entry."}},
 		{Name: "after", Kind: After, Template: "after", ReadOnly: true, Methods: []string{"After"},
-			Args: Args{Head: []string{ArgScore, ArgMember, ArgLimit}}, Reply: ReplyWindow},
+			Args: Args{Head: []string{ArgScore, ArgMember, ArgLimit}}, Reply: ReplyWindow,
+			Title: "after: a keyset page, the entries that rank after a cursor (score, member).", Usage: []string{
+				"{score}, {member}: the cursor's score and member (member '' = from the top); {limit}: the page size.",
+				"Returns {position of the first entry, {member, score, ...}}."}},
 		{Name: "count", Kind: Count, ReadOnly: true, Methods: []string{"Count"}},
 	}
 	if l.NumScore > 0 {
+		lead := l.Fields[0].Name
 		ops = append(ops,
-			Op{Name: "range", Kind: Range, ReadOnly: true, Methods: []string{"Range" + l.Fields[0].Name}},
+			Op{Name: "range", Kind: Range, ReadOnly: true, Methods: []string{"Range" + lead}},
 			Op{Name: "competition", Kind: Competition, Template: "competition", ReadOnly: true,
-				Methods: []string{"CompetitionRank"}, Args: byID, Reply: ReplyPosition})
+				Methods: []string{"CompetitionRank"}, Args: byID, Reply: ReplyPosition,
+				Title: "competition: 1 + the number of entries ahead on " + lead + " (equal " + lead + " share a rank).",
+				Usage: []string{"{id}: the id. Returns the rank, or nil when the id has no entry."}})
 	}
 	return ops
 }

@@ -86,6 +86,9 @@ func TestOps(t *testing.T) {
 				}
 				continue
 			}
+			if op.Title == "" || len(op.Usage) == 0 {
+				t.Errorf("%s: %s has no title or usage for its script (doc.go)", l.File, op.Name)
+			}
 			if r := op.Reply.Reader(); !readers[r] {
 				t.Errorf("%s: %s replies %q, read by rankgenrt.%s, which package runtime lacks", l.File, op.Name, op.Reply, r)
 			}

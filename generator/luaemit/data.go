@@ -214,7 +214,6 @@ func updateData(l *layout.Layout, op catalog.Op) (*data, error) {
 	}
 	d := newData(l)
 	d.Scores = true
-	d.Title, d.Usage = updateProse(l, op)
 	d.Kind = string(u)
 	d.Target = newField(l, f, 1)
 	d.Touched = []*field{d.Target}
@@ -232,30 +231,6 @@ func updateData(l *layout.Layout, op catalog.Op) (*data, error) {
 		d.Touched = d.Touched[1:]
 	}
 	return d, nil
-}
-
-// updateProse is a field update script's title and usage lines.
-func updateProse(l *layout.Layout, op catalog.Op) (title string, usage []string) {
-	f, a := op.Field, op.Args
-	title = fmt.Sprintf("%s %s: %s", op.Update, f.Name, map[layout.Op]string{
-		layout.OpAdd: "add a signed delta to " + f.Name,
-		layout.OpMax: "keep the larger of the current and the given " + f.Name,
-		layout.OpMin: "keep the smaller of the current and the given " + f.Name,
-		layout.OpSet: "set " + f.Name,
-	}[op.Update])
-	arg := "the digit of the new value"
-	if op.Update == layout.OpAdd {
-		arg = "the signed delta"
-	}
-	clock := argv(a, catalog.ArgClock) + ": the client's clock in Unix microseconds (client stamps); "
-	if op.Batch {
-		return title + " (batch)", []string{expiryUsage(a),
-			clock + fmt.Sprintf("ARGV[%d..]", a.Fixed()+1) + ": id, " + arg + " pairs.",
-			"A missing id starts from the zero entry. Returns, per pair, " + replyMany(l) + "."}
-	}
-	return title, []string{expiryUsage(a),
-		clock + argv(a, catalog.ArgID, catalog.ArgValue) + ": the id and " + arg + ".",
-		"A missing id starts from the zero entry. Returns " + replyOne(l) + "."}
 }
 
 // addStamps adds to d the stamped fields an update of f sets when it changes the entry.
@@ -280,20 +255,4 @@ func addStamps(l *layout.Layout, f *layout.Field, d *data) error {
 		}
 	}
 	return nil
-}
-
-// replyOne and replyMany describe a field update's reply: the new P, or the error text, and
-// with a member prefix the new member beside it (else the member is the id the caller sent).
-func replyOne(l *layout.Layout) string {
-	if l.HasPrefix() {
-		return "{P, member}, or {error text, ''}"
-	}
-	return "{P}, or {error text}"
-}
-
-func replyMany(l *layout.Layout) string {
-	if l.HasPrefix() {
-		return "P and member, or error text and ''"
-	}
-	return "P, or error text"
 }

@@ -13,7 +13,7 @@ package luaemit
 import (
 	"bytes"
 	"fmt"
-	"strings"
+	"regexp"
 	"text/template"
 
 	"github.com/rankgen/rankgen/generator/catalog"
@@ -61,72 +61,44 @@ func scriptData(l *layout.Layout, op catalog.Op) (*data, error) {
 		}
 	} else {
 		d = newData(l)
-		var ok bool
-		if d.Title, d.Usage, ok = prose(l, op); !ok {
-			return nil, fmt.Errorf("luaemit: %s: no title and usage for operations of kind %s (a bug in rankgen; please report it)", op.Name, op.Kind)
-		}
 		d.Scores = op.Kind == catalog.Best
 	}
 	d.Op, d.Args, d.ReadOnly, d.AllowOOM = op.Name, op.Args, op.ReadOnly, op.OnlyDeletes
+	var err error
+	if d.Title, err = positions(op.Title, op.Args); err != nil {
+		return nil, fmt.Errorf("luaemit: %s: %w", op.Name, err)
+	}
+	for _, line := range op.Usage {
+		u, err := positions(line, op.Args)
+		if err != nil {
+			return nil, fmt.Errorf("luaemit: %s: %w", op.Name, err)
+		}
+		d.Usage = append(d.Usage, u)
+	}
 	if op.Kind == catalog.Competition {
 		d.Lead = newField(l, l.Fields[0], 0)
 	}
 	return d, nil
 }
 
-// prose is the title and usage lines of a script other than a field update, its argument
-// positions read from the catalogue; ok is false for a kind it does not know.
-func prose(l *layout.Layout, op catalog.Op) (title string, usage []string, ok bool) {
-	a := op.Args
-	many := fmt.Sprintf("ARGV[%d..]", a.Fixed()+1)
-	switch op.Kind {
-	case catalog.Set:
-		return "set: upsert whole entries.", []string{expiryUsage(a),
-			many + ": score, member pairs (encoded by the Go codec). Returns the number of pairs."}, true
-	case catalog.Best:
-		return "best: keep, per id, whichever of the current and the given entry ranks first (whole tuple).", []string{expiryUsage(a),
-			many + ": score, member pairs. Returns 1 (kept the given entry) or 0 for each pair."}, true
-	case catalog.Remove:
-		return "remove: delete entries by id.", []string{expiryUsage(a), many + ": ids. Returns how many entries were removed."}, true
-	case catalog.Trim:
-		return "trim: keep the first " + argv(a, catalog.ArgKeep) + " entries, drop the rest.", []string{expiryUsage(a),
-			argv(a, catalog.ArgKeep) + ": how many entries to keep. Returns how many were removed."}, true
-	case catalog.Get:
-		return "get: an entry's score and member by id.", []string{
-			argv(a, catalog.ArgID) + ": the id. Returns {score, member}, or nil when the id has no entry."}, true
-	case catalog.Rank:
-		return "rank: an entry's 0-based position, best first, by id.", []string{
-			argv(a, catalog.ArgID) + ": the id. Returns the position, or nil when the id has no entry."}, true
-	case catalog.Around:
-		return "around: the entries around an id, best first.", []string{
-			argv(a, catalog.ArgID) + ": the id; " + argv(a, catalog.ArgBefore, catalog.ArgAfter) + ": how many entries before and after it.",
-			"Returns {position of the first entry, {member, score, ...}}, or nil when the id has no entry."}, true
-	case catalog.After:
-		return "after: a keyset page, the entries that rank after a cursor (score, member).", []string{
-			argv(a, catalog.ArgScore, catalog.ArgMember) + ": the cursor's score and member (member '' = from the top); " + argv(a, catalog.ArgLimit) + ": the page size.",
-			"Returns {position of the first entry, {member, score, ...}}."}, true
-	case catalog.Competition:
-		lead := l.Fields[0].Name
-		return "competition: 1 + the number of entries ahead on " + lead + " (equal " + lead + " share a rank).", []string{
-			argv(a, catalog.ArgID) + ": the id. Returns the rank, or nil when the id has no entry."}, true
-	}
-	return "", nil, false
-}
+// placeholder is an argument named in the catalogue's script docs: {id}, {each}. Other braces
+// ({P, member}, {P}) are Lua tables, left as they are.
+var placeholder = regexp.MustCompile(`\{[a-z]+\}`)
 
-func expiryUsage(a catalog.Args) string {
-	return argv(a, catalog.ArgMode, catalog.ArgMS) + ": expiry mode ('', 'px' or 'pxat') and its milliseconds, applied to both keys."
-}
-
-// argv writes the ARGV positions of head arguments: "ARGV[1], ARGV[2]". An argument the
-// catalogue does not give the script is a bug in rankgen, caught by every golden test.
-func argv(a catalog.Args, names ...string) string {
-	var parts []string
-	for _, name := range names {
-		i, err := a.At(name)
-		if err != nil {
-			panic(err)
+// positions renders the catalogue's doc text with ARGV positions: {name} becomes ARGV[n],
+// {each} the first position of the repeated group, ARGV[n..].
+func positions(text string, a catalog.Args) (string, error) {
+	var err error
+	out := placeholder.ReplaceAllStringFunc(text, func(m string) string {
+		name := m[1 : len(m)-1]
+		if name == "each" {
+			return fmt.Sprintf("ARGV[%d..]", a.Fixed()+1)
 		}
-		parts = append(parts, fmt.Sprintf("ARGV[%d]", i))
-	}
-	return strings.Join(parts, ", ")
+		i, e := a.At(name)
+		if e != nil {
+			err = fmt.Errorf("doc text %q: %w", text, e)
+		}
+		return fmt.Sprintf("ARGV[%d]", i)
+	})
+	return out, err
 }

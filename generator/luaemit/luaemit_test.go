@@ -138,6 +138,20 @@ func TestCatalogueTemplates(t *testing.T) {
 	}
 }
 
+// TestPositions checks how the catalogue's doc text becomes ARGV positions: arguments and the
+// repeated group are rendered, Lua tables are left alone, an argument the script lacks is an
+// error.
+func TestPositions(t *testing.T) {
+	a := catalog.UpdateArgs()
+	got, err := positions("{mode}, {clock}; {each}: pairs. Returns {P, member} or {P}.", a)
+	if want := "ARGV[1], ARGV[3]; ARGV[4..]: pairs. Returns {P, member} or {P}."; err != nil || got != want {
+		t.Errorf("positions = %q, %v; want %q", got, err, want)
+	}
+	if _, err := positions("{keep}: how many", a); err == nil {
+		t.Error("positions of an argument the script lacks: want an error")
+	}
+}
+
 func TestLuaString(t *testing.T) {
 	if got, want := luaString("a'\\\x00\xff|"), `'a\'\\\000\255|'`; got != want {
 		t.Errorf("luaString = %s, want %s", got, want)

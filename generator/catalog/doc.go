@@ -1,0 +1,46 @@
+package catalog
+
+import (
+	"fmt"
+
+	"github.com/rankgen/rankgen/generator/layout"
+)
+
+// A script's title and usage lines head its text. They name arguments as {name} and the
+// repeated group as {each}; the Lua emitter renders them as ARGV positions from Args, so the
+// text never restates a position.
+
+// expiryDoc is the usage line of every write script's first arguments.
+const expiryDoc = "{mode}, {ms}: expiry mode ('', 'px' or 'pxat') and its milliseconds, applied to both keys."
+
+// updateDoc is a field update script's title and usage.
+func updateDoc(l *layout.Layout, op Op) (title string, usage []string) {
+	f := op.Field
+	title = fmt.Sprintf("%s %s: %s", op.Update, f.Name, map[layout.Op]string{
+		layout.OpAdd: "add a signed delta to " + f.Name,
+		layout.OpMax: "keep the larger of the current and the given " + f.Name,
+		layout.OpMin: "keep the smaller of the current and the given " + f.Name,
+		layout.OpSet: "set " + f.Name,
+	}[op.Update])
+	arg := "the digit of the new value"
+	if op.Update == layout.OpAdd {
+		arg = "the signed delta"
+	}
+	clock := "{clock}: the client's clock in Unix microseconds (client stamps); "
+	// The reply: the new P, or the error text, and with a member prefix the new member beside
+	// it (else the member is the id the caller sent).
+	if op.Batch {
+		reply := "P, or error text"
+		if l.HasPrefix() {
+			reply = "P and member, or error text and ''"
+		}
+		return title + " (batch)", []string{expiryDoc, clock + "{each}: id, " + arg + " pairs.",
+			"A missing id starts from the zero entry. Returns, per pair, " + reply + "."}
+	}
+	reply := "{P}, or {error text}"
+	if l.HasPrefix() {
+		reply = "{P, member}, or {error text, ''}"
+	}
+	return title, []string{expiryDoc, clock + "{id}, {value}: the id and " + arg + ".",
+		"A missing id starts from the zero entry. Returns " + reply + "."}
+}
