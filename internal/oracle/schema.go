@@ -64,6 +64,7 @@ var enumWords = []string{
 
 var separators = []string{":", ":", ":", "|", "/", "#", "::", "-", ".", "", "~>"}
 
+// schema writes a random schema: the package, the score kind, the id, then the fields.
 func (g *schemaGen) schema(pkg string) []byte {
 	if g.chance(0.5) {
 		g.line("# random schema")
@@ -72,10 +73,20 @@ func (g *schemaGen) schema(pkg string) []byte {
 	if g.chance(0.5) {
 		g.line("doc: %q", "Random board number "+fmt.Sprint(g.rng.IntN(1000))+".")
 	}
+	limit := g.scoreKind()
+	names := g.rng.Perm(len(fieldNames)) // drawn before the id: the random stream is part of the committed random boards
+	g.id()
+	if g.chance(0.5) {
+		g.line("separator: %q", g.pick(separators...))
+	}
+	g.fields(names, limit)
+	return []byte(g.b.String())
+}
 
-	// Score kind and the score's capacity (an independent statement of the bound in
-	// layout.scoreLimit: with 2^(m−1) < 10^w < 2^m, every P below 2^(53−m)·10^w maps to a
-	// double whose spacing is below 10^−w).
+// scoreKind writes the score kind and returns the score's capacity (an independent statement
+// of the bound in layout.scoreLimit: with 2^(m−1) < 10^w < 2^m, every P below 2^(53−m)·10^w
+// maps to a double whose spacing is below 10^−w).
+func (g *schemaGen) scoreKind() *big.Int {
 	limit := new(big.Int).Lsh(big.NewInt(1), 53)
 	if g.chance(0.25) {
 		w := g.between(1, 15)
@@ -89,8 +100,11 @@ func (g *schemaGen) schema(pkg string) []byte {
 	} else if g.chance(0.2) {
 		g.line("score: integer")
 	}
+	return limit
+}
 
-	names := g.rng.Perm(len(fieldNames))
+// id writes the id, in one of the forms the schema accepts.
+func (g *schemaGen) id() {
 	idName := idNames[g.rng.IntN(len(idNames))]
 	idUint := g.chance(0.3)
 	switch {
@@ -112,10 +126,11 @@ func (g *schemaGen) schema(pkg string) []byte {
 			g.line("  max_bytes: %s", g.pick("1", "8", "16", "64", "200", "1000"))
 		}
 	}
-	if g.chance(0.5) {
-		g.line("separator: %q", g.pick(separators...))
-	}
+}
 
+// fields writes 1 to 6 fields; those that fit the score's capacity go there (unless drawn
+// into the member), the rest spill into the member.
+func (g *schemaGen) fields(names []int, limit *big.Int) {
 	g.line("fields:")
 	n := g.between(1, 6)
 	product := big.NewInt(1)
@@ -125,29 +140,12 @@ func (g *schemaGen) schema(pkg string) []byte {
 		for {
 			spec := g.field(name)
 			next := new(big.Int).Mul(product, spec.radix)
-			fits := !spilled && next.Cmp(limit) <= 0
-			in := ""
-			switch {
-			case spilled:
-				// After the first member field every field is in the member.
-				if g.chance(0.3) {
-					in = "member"
-				}
-			case i > 0 && g.chance(0.15):
-				in = "member"
-				spilled = true
-			case i == 0 && g.chance(0.03):
-				in = "member" // a member-only layout: the score is always 0
-				spilled = true
-			case fits:
-				if g.chance(0.2) {
-					in = "score"
-				}
-				product = next
-			case i == 0:
+			in, scored, ok := g.place(i, !spilled && next.Cmp(limit) <= 0, &spilled)
+			if !ok {
 				continue // the leading field must fit: draw another
-			default:
-				spilled = true // default placement spills the rest into the member
+			}
+			if scored {
+				product = next
 			}
 			g.b.WriteString(spec.text)
 			if in != "" {
@@ -156,7 +154,33 @@ func (g *schemaGen) schema(pkg string) []byte {
 			break
 		}
 	}
-	return []byte(g.b.String())
+}
+
+// place draws where field i goes ("" = the default placement) given whether it fits the
+// score, and reports whether it lands in the score; ok is false when a leading field does
+// not fit.
+func (g *schemaGen) place(i int, fits bool, spilled *bool) (in string, scored, ok bool) {
+	switch {
+	case *spilled:
+		// After the first member field every field is in the member.
+		if g.chance(0.3) {
+			in = "member"
+		}
+	case i > 0 && g.chance(0.15):
+		in, *spilled = "member", true
+	case i == 0 && g.chance(0.03):
+		in, *spilled = "member", true // a member-only layout: the score is always 0
+	case fits:
+		if g.chance(0.2) {
+			in = "score"
+		}
+		return in, true, true
+	case i == 0:
+		return "", false, false
+	default:
+		*spilled = true // default placement spills the rest into the member
+	}
+	return in, false, true
 }
 
 type fieldSpec struct {
