@@ -379,7 +379,7 @@ func decodeJSON(l *layout.Layout, score float64, member string, hasMember bool) 
 		b.WriteString("0")
 		member = b.String()
 	}
-	if longest := l.PrefixLen + idMaxBytes(l); len(member) > longest {
+	if longest := l.MaxMemberBytes(); len(member) > longest {
 		return "", fmt.Errorf("bad member %s: longer than any member of this layout (at most %d bytes)", quote.Short(member), longest)
 	}
 	entry, err := l.Decode(score, member)
