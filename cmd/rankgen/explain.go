@@ -42,7 +42,7 @@ a year), 2 on usage errors.`,
 				if !ok {
 					return exitFail
 				}
-				if !timeLint(e, l, *strict) {
+				if !timeLint(e, args[0], l, *strict) {
 					return exitFail
 				}
 				if *asJSON {

@@ -113,7 +113,7 @@ func generateOrCheck(e *env, cmd, out string, args []string, check, verbose, str
 	failed := false
 	for _, schema := range args {
 		l, ok := loadSchema(e, cmd, schema)
-		if !ok || !check && !timeLint(e, l, strict) {
+		if !ok || !check && !timeLint(e, schema, l, strict) {
 			failed = true
 			continue
 		}
@@ -390,14 +390,14 @@ func loadSchema(e *env, cmd, schema string) (*layout.Layout, bool) {
 	return l, true
 }
 
-// timeLint reports the time fields of l whose range has ended or ends within a year: as
+// timeLint reports the time fields of l (the schema file given as schema) whose range has ended or ends within a year: as
 // warnings, or under strict as errors (it then returns false).
-func timeLint(e *env, l *layout.Layout, strict bool) bool {
+func timeLint(e *env, schema string, l *layout.Layout, strict bool) bool {
 	severity := "warning"
 	if strict {
 		severity = "error"
 	}
-	findings := vet.TimeRanges(vet.Schema{Layout: l}, vet.Options{Now: e.clock(), Years: 1})
+	findings := vet.TimeRanges(vet.Schema{Layout: l, Name: schema}, vet.Options{Now: e.clock(), Years: 1})
 	for _, f := range findings {
 		fmt.Fprintf(e.stderr, "%s:%d:%d: %s %s: %s; fix: %s\n", f.File, f.Line, f.Col, severity, f.Rule, f.Message, f.Fix)
 	}

@@ -78,7 +78,7 @@ func runVet(e *env, r vetRun, args []string) int {
 			code = exitFail
 			continue
 		}
-		findings = append(findings, vet.Check(vet.Schema{Layout: l, Src: src}, vet.Options{Now: e.clock(), Years: r.years})...)
+		findings = append(findings, vet.Check(vet.Schema{Layout: l, Src: src, Name: schema}, vet.Options{Now: e.clock(), Years: r.years})...)
 	}
 	writeFindings(e, r.format, findings)
 	for _, f := range findings {
