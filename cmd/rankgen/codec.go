@@ -64,11 +64,20 @@ A score or member this layout cannot have produced (not an integer, out of range
 prefix width or bad digits) is reported on stderr as stdin:LINE: message (for arguments, as
 "rankgen decode: message"), and decoding goes on.
 
-Exit status: 0 when everything decoded, 1 when anything failed (or on schema errors), 2 on
-usage errors.`,
+A schema other than the one that wrote a board decodes its entries to wrong numbers without a
+word. -fingerprint F (the board's layout fingerprint, as rankgen explain prints it) or -key KEY
+(read from the board KEY on -redis: its meta key, or its index's field "") makes decode refuse
+a schema whose fingerprint differs, saying both.
+
+Exit status: 0 when everything decoded, 1 when anything failed (or on schema errors, or a
+fingerprint that differs), 2 on usage errors.`,
 		flags: func(fs *flag.FlagSet) func(*env, []string) int {
 			schema := fs.String("schema", "", "the schema `file` (required)")
-			return func(e *env, args []string) int { return runDecode(e, *schema, args) }
+			var g guard
+			fs.StringVar(&g.fingerprint, "fingerprint", "", "refuse to decode unless the schema's layout fingerprint is `F` (the board's)")
+			fs.StringVar(&g.key, "key", "", "refuse to decode unless the schema's layout is the one the board `KEY` records")
+			fs.StringVar(&g.url, "redis", "", "with -key: the server, as a redis:// `URL` (default $REDIS_URL, else redis://localhost:6379)")
+			return func(e *env, args []string) int { return runDecode(e, *schema, g, args) }
 		},
 	})
 }
@@ -97,15 +106,18 @@ func runEncode(e *env, schema string, args []string) int {
 	})
 }
 
-func runDecode(e *env, schema string, args []string) int {
+func runDecode(e *env, schema string, g guard, args []string) int {
 	if schema == "" {
 		return usageFail(e, commands["decode"], "-schema is required")
 	}
 	if len(args) > 2 {
 		return usageFail(e, commands["decode"], "decode takes at most SCORE and MEMBER")
 	}
+	if msg := g.usage(); msg != "" {
+		return usageFail(e, commands["decode"], msg)
+	}
 	l, ok := loadSchema(e, "decode", schema)
-	if !ok {
+	if !ok || !g.allows(e, l) {
 		return exitFail
 	}
 	if len(args) > 0 {
@@ -379,7 +391,7 @@ func decodeJSON(l *layout.Layout, score float64, member string, hasMember bool) 
 		b.WriteString("0")
 		member = b.String()
 	}
-	if longest := l.PrefixLen + idMaxBytes(l); len(member) > longest {
+	if longest := l.MaxMemberBytes(); len(member) > longest {
 		return "", fmt.Errorf("bad member %s: longer than any member of this layout (at most %d bytes)", quote.Short(member), longest)
 	}
 	entry, err := l.Decode(score, member)

@@ -23,18 +23,26 @@ the 53 a float64 holds exactly, or of the decimal bound), the member's shape, fo
 field the dates its range covers ("31 bits of s from 2026-01-01 last until 2094-01-19"), and
 the layout fingerprint.
 
+A time field whose range has ended, or ends within a year, is reported on stderr as a warning
+with the date; with -strict it is an error (exit 1, nothing printed).
+
 With -json it prints the layout as one JSON document instead (format 1; keys are stable and
 only ever added). Values that can exceed 2^53 (ranges, radices) are strings.
 
-Exit status: 0 on success, 1 on schema errors, 2 on usage errors.`,
+Exit status: 0 on success, 1 on schema errors (and, with -strict, time ranges ending within
+a year), 2 on usage errors.`,
 		flags: func(fs *flag.FlagSet) func(*env, []string) int {
 			asJSON := fs.Bool("json", false, "print the layout as a JSON document")
+			strict := fs.Bool("strict", false, "treat a time range that has ended or ends within a year as an error")
 			return func(e *env, args []string) int {
 				if len(args) != 1 {
 					return usageFail(e, commands["explain"], "explain takes exactly one schema")
 				}
 				l, ok := loadSchema(e, "explain", args[0])
 				if !ok {
+					return exitFail
+				}
+				if !timeLint(e, args[0], l, *strict) {
 					return exitFail
 				}
 				if *asJSON {
@@ -85,7 +93,7 @@ const listpackValue = 64
 // memberLength states the longest member the layout writes, and whether it can exceed what
 // Redis keeps in its compact encoding for small sets.
 func memberLength(l *layout.Layout) string {
-	idMax := idMaxBytes(l)
+	idMax := l.MaxIDBytes()
 	n := l.PrefixLen + idMax
 	s := fmt.Sprintf("member length: at most %d bytes", n)
 	if l.PrefixLen > 0 {
@@ -95,14 +103,6 @@ func memberLength(l *layout.Layout) string {
 		s += fmt.Sprintf("; members over %d bytes move small boards out of Redis's compact listpack encoding (zset-max-listpack-value)", listpackValue)
 	}
 	return s + "\n"
-}
-
-// idMaxBytes is the longest id: max_bytes, or the 20 digits of the largest uint64.
-func idMaxBytes(l *layout.Layout) int {
-	if l.IDType == layout.IDUint64 {
-		return len("18446744073709551615")
-	}
-	return l.MaxBytes
 }
 
 // explainDoc is the -json document. Field order is the output order; keep it stable and
@@ -189,7 +189,7 @@ func layoutJSON(l *layout.Layout) explainDoc {
 		Member: memberDoc{
 			Separator:   l.Separator,
 			PrefixBytes: l.PrefixLen,
-			MaxBytes:    l.PrefixLen + idMaxBytes(l),
+			MaxBytes:    l.PrefixLen + l.MaxIDBytes(),
 			Pattern:     l.MemberPattern(),
 			Index:       l.HasPrefix(),
 		},

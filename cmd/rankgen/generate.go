@@ -16,6 +16,7 @@ import (
 
 	"github.com/rankgen/rankgen/generator"
 	"github.com/rankgen/rankgen/generator/layout"
+	"github.com/rankgen/rankgen/generator/vet"
 )
 
 func init() {
@@ -34,6 +35,10 @@ generated-code header for this schema but are no longer produced (a removed upda
 operation, say) are deleted. Nothing else in the directory is touched. A directory whose
 other Go files declare a different package is refused: the result would not compile.
 
+A time field whose range has ended, or ends within a year, is reported as a warning with the
+date (rankgen vet's TIME_ENDED and TIME_ENDS_SOON); with -strict it is an error and nothing is
+written for that schema.
+
 All of a schema's errors are printed, one per line as file:line:col: message, and nothing is
 written for that schema. Run it from a go:generate directive beside the schema:
 
@@ -43,8 +48,9 @@ Exit status: 0 when every schema generated, 1 on schema or I/O errors, 2 on usag
 		flags: func(fs *flag.FlagSet) func(*env, []string) int {
 			out := fs.String("o", "", "write the files to `dir` (default: the schema's directory)")
 			verbose := fs.Bool("v", false, "list each file written or deleted on stderr")
+			strict := fs.Bool("strict", false, "treat a time range that has ended or ends within a year as an error")
 			return func(e *env, args []string) int {
-				return generateOrCheck(e, "generate", *out, args, false, *verbose)
+				return generateOrCheck(e, "generate", *out, args, false, *verbose, *strict)
 			}
 		},
 	})
@@ -67,7 +73,7 @@ orphaned (or on schema and I/O errors), 2 on usage errors.`,
 		flags: func(fs *flag.FlagSet) func(*env, []string) int {
 			out := fs.String("o", "", "compare with the files in `dir` (default: the schema's directory)")
 			return func(e *env, args []string) int {
-				return generateOrCheck(e, "check", *out, args, true, false)
+				return generateOrCheck(e, "check", *out, args, true, false, false)
 			}
 		},
 	})
@@ -99,7 +105,7 @@ func (c change) what() string {
 	return "stale"
 }
 
-func generateOrCheck(e *env, cmd, out string, args []string, check, verbose bool) int {
+func generateOrCheck(e *env, cmd, out string, args []string, check, verbose, strict bool) int {
 	if len(args) == 0 {
 		return usageFail(e, commands[cmd], "no schema given")
 	}
@@ -107,7 +113,7 @@ func generateOrCheck(e *env, cmd, out string, args []string, check, verbose bool
 	failed := false
 	for _, schema := range args {
 		l, ok := loadSchema(e, cmd, schema)
-		if !ok {
+		if !ok || !check && !timeLint(e, schema, l, strict) {
 			failed = true
 			continue
 		}
@@ -382,6 +388,20 @@ func loadSchema(e *env, cmd, schema string) (*layout.Layout, bool) {
 		return nil, false
 	}
 	return l, true
+}
+
+// timeLint reports the time fields of l (the schema file given as schema) whose range has ended or ends within a year: as
+// warnings, or under strict as errors (it then returns false).
+func timeLint(e *env, schema string, l *layout.Layout, strict bool) bool {
+	severity := "warning"
+	if strict {
+		severity = "error"
+	}
+	findings := vet.TimeRanges(vet.Schema{Layout: l, Name: schema}, vet.Options{Now: e.clock(), Years: 1})
+	for _, f := range findings {
+		fmt.Fprintf(e.stderr, "%s:%d:%d: %s %s: %s; fix: %s\n", f.File, f.Line, f.Col, severity, f.Rule, f.Message, f.Fix)
+	}
+	return !strict || len(findings) == 0
 }
 
 // printError prints schema diagnostics one per line (file:line:col: message), other errors

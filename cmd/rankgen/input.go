@@ -23,7 +23,7 @@ import (
 // byte escaped as \u00XX, plus room for the fields and the keys. A longer line is refused
 // without being held in memory.
 func lineLimit(l *layout.Layout) int {
-	return 64<<10 + 6*(l.PrefixLen+idMaxBytes(l))
+	return 64<<10 + 6*l.MaxMemberBytes()
 }
 
 // eachLine runs f on every non-blank line of stdin, printing its result or, on stderr, its

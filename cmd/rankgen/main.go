@@ -10,6 +10,7 @@
 //	generate  write the generated files of one or more schemas
 //	check     verify that committed generated files are up to date
 //	breaking  report the changes to a schema that break stored boards or Go callers
+//	vet       report schemas that are legal but risky, each with a fix
 //	explain   print a schema's layout: fields, weights, capacity, time ranges
 //	encode    encode JSON entries (one per line) to scores and members
 //	decode    decode scores and members back to JSON entries
@@ -34,6 +35,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/rankgen/rankgen/internal/suggest"
 )
@@ -55,6 +57,15 @@ type env struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
 	dir            string
+	now            func() time.Time // the clock time-range checks read; nil = time.Now
+}
+
+// clock is the time that time-range checks measure from.
+func (e *env) clock() time.Time {
+	if e.now == nil {
+		return time.Now()
+	}
+	return e.now()
 }
 
 // path resolves a path given on the command line.
@@ -99,7 +110,7 @@ func sortedCommands() []*command {
 	for _, c := range commands {
 		cs = append(cs, c)
 	}
-	order := map[string]int{"generate": 0, "check": 1, "breaking": 2, "explain": 3, "encode": 4, "decode": 5}
+	order := map[string]int{"generate": 0, "check": 1, "breaking": 2, "vet": 3, "explain": 4, "encode": 5, "decode": 6}
 	rank := func(c *command) int {
 		if r, ok := order[c.name]; ok {
 			return r

@@ -10,9 +10,13 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"golang.org/x/tools/txtar"
 )
+
+// testClock is the date every script runs on, so that time-range findings do not age.
+func testClock() time.Time { return time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC) }
 
 var update = flag.Bool("update", false, "rewrite the stdout, stderr and exit sections of testdata/*.txtar")
 
@@ -99,7 +103,7 @@ func runScript(t *testing.T, file string) {
 		t.Fatalf("%s: no command under test", file)
 	}
 	var stdout, stderr bytes.Buffer
-	code := runIn(&env{stdin: bytes.NewReader(stdin), stdout: &stdout, stderr: &stderr, dir: dir}, args)
+	code := runIn(&env{stdin: bytes.NewReader(stdin), stdout: &stdout, stderr: &stderr, dir: dir, now: testClock}, args)
 	out := stdout.String()
 	if stdoutLines >= 0 {
 		lines := strings.SplitAfter(out, "\n")

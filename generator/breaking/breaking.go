@@ -18,7 +18,6 @@ import (
 	"fmt"
 
 	"github.com/rankgen/rankgen/generator/layout"
-	"gopkg.in/yaml.v3"
 )
 
 // Category says what a change breaks.
@@ -148,7 +147,7 @@ func (p *probe) add(file string, line, col int, format string, args ...any) {
 
 // atKey reports a change positioned at a key of the new schema (path: "id", "name").
 func (p *probe) atKey(path []string, format string, args ...any) {
-	line, col := keyPos(p.c.new.Src, path...)
+	line, col := layout.KeyPos(p.c.new.Src, path...)
 	p.add(p.c.new.name(), line, col, format, args...)
 }
 
@@ -171,33 +170,4 @@ func (p *probe) wire(format string, args ...any) {
 		name = fmt.Sprintf("%s, was %s", p.new.Name, p.old.Name)
 	}
 	p.atField(p.new, "field %d (%s): %s", p.pos+1, name, fmt.Sprintf(format, args...))
-}
-
-// keyPos finds a key of the schema's YAML by its path of mapping keys ("id", "type"): the line
-// and column of the deepest key present, or 1:1.
-func keyPos(src []byte, path ...string) (line, col int) {
-	line, col = 1, 1
-	var doc yaml.Node
-	if yaml.Unmarshal(src, &doc) != nil || len(doc.Content) == 0 {
-		return
-	}
-	node := doc.Content[0]
-	for _, key := range path {
-		if node.Kind != yaml.MappingNode {
-			return
-		}
-		var next *yaml.Node
-		for i := 0; i+1 < len(node.Content); i += 2 {
-			if node.Content[i].Value == key {
-				line, col = node.Content[i].Line, node.Content[i].Column
-				next = node.Content[i+1]
-				break
-			}
-		}
-		if next == nil {
-			return
-		}
-		node = next
-	}
-	return
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"gopkg.in/yaml.v3"
 )
 
 // Diagnostic is one problem found in a schema, positioned in the schema file.
@@ -39,4 +41,33 @@ func (ds Diagnostics) sorted() Diagnostics {
 		return ds[i].Col < ds[j].Col
 	})
 	return ds
+}
+
+// KeyPos finds a key of the schema's YAML by its path of mapping keys ("id", "type"): the line
+// and column of the deepest key present, or 1:1.
+func KeyPos(src []byte, path ...string) (line, col int) {
+	line, col = 1, 1
+	var doc yaml.Node
+	if yaml.Unmarshal(src, &doc) != nil || len(doc.Content) == 0 {
+		return
+	}
+	node := doc.Content[0]
+	for _, key := range path {
+		if node.Kind != yaml.MappingNode {
+			return
+		}
+		var next *yaml.Node
+		for i := 0; i+1 < len(node.Content); i += 2 {
+			if node.Content[i].Value == key {
+				line, col = node.Content[i].Line, node.Content[i].Column
+				next = node.Content[i+1]
+				break
+			}
+		}
+		if next == nil {
+			return
+		}
+		node = next
+	}
+	return
 }

@@ -331,3 +331,14 @@ func Header(schemaFile string) string {
 
 // LuaFile is the name of the generated Lua script for one board operation.
 func (l *Layout) LuaFile(op string) string { return l.Stem() + "." + op + ".lua" }
+
+// MaxIDBytes is the longest id: max_bytes, or the 20 digits of the largest uint64.
+func (l *Layout) MaxIDBytes() int {
+	if l.IDType == IDUint64 {
+		return len("18446744073709551615")
+	}
+	return l.MaxBytes
+}
+
+// MaxMemberBytes is the longest member the layout writes: the field prefix and the longest id.
+func (l *Layout) MaxMemberBytes() int { return l.PrefixLen + l.MaxIDBytes() }
