@@ -23,7 +23,7 @@ func converter(of, nf *layout.Field) (func(uint64) (uint64, error), error) {
 	case of.Kind == layout.Time && nf.Kind == layout.Time:
 		return timeConverter(of, nf), nil
 	}
-	return nil, fmt.Errorf("field %s: type %s → %s has no mapping of values (only uint, int and bool convert into each other; enums map by value name, times by instant): keep the type, or rename the field and give the new one a -default",
+	return nil, fmt.Errorf("field %s: type %s → %s has no mapping of values (only uint, int and bool convert into each other, enums map by value name and times by instant): keep the type, or rename the field and give the new one a -default",
 		nf.Name, of.Kind, nf.Kind)
 }
 

@@ -26,6 +26,17 @@ var ErrNoMapping = errors.New("rankgen migrate: no mapping")
 // value, a coarser time unit, an id of another type). Nothing is written.
 var ErrMisfit = errors.New("rankgen migrate: stored values do not fit the new layout")
 
+// NoMappingError lists every problem of a mapping, sorted. It matches ErrNoMapping.
+type NoMappingError struct {
+	Problems []string
+}
+
+func (e *NoMappingError) Error() string {
+	return ErrNoMapping.Error() + ": " + strings.Join(e.Problems, "; ")
+}
+
+func (e *NoMappingError) Unwrap() error { return ErrNoMapping }
+
 // Mapping says how the fields of the old layout become those of the new one. Fields are
 // mapped by name; everything else is explicit.
 type Mapping struct {
@@ -74,7 +85,7 @@ func NewPlan(old, new *layout.Layout, m Mapping) (*Plan, error) {
 		case hasDefault:
 			key, err := ParseValue(nf, text)
 			if err != nil {
-				bad("-default %s=%s: %v", nf.Name, text, err)
+				bad("-default %s=%s: %s", nf.Name, text, strings.TrimPrefix(err.Error(), "rankgen: "))
 			}
 			p.fields[i] = source{from: -1, def: key}
 		default:
@@ -102,7 +113,7 @@ func NewPlan(old, new *layout.Layout, m Mapping) (*Plan, error) {
 	}
 	if len(problems) > 0 {
 		sort.Strings(problems)
-		return nil, fmt.Errorf("%w: %s", ErrNoMapping, strings.Join(problems, "; "))
+		return nil, &NoMappingError{Problems: problems}
 	}
 	p.id = planID(old, new, m)
 	return p, nil
