@@ -174,7 +174,7 @@ func reports(old, new *layout.Layout, rule string) bool {
 
 // writeBoard stores entries as a generated Board of l would: the pairs, the index (prefix
 // layouts) or meta key, claiming l's fingerprint.
-func writeBoard(t testing.TB, c *redis.Client, l *layout.Layout, key string, entries []string) {
+func writeBoard(t testing.TB, c redis.UniversalClient, l *layout.Layout, key string, entries []string) {
 	t.Helper()
 	ctx := context.Background()
 	for _, text := range entries {
@@ -215,7 +215,7 @@ func parseEntry(t testing.TB, l *layout.Layout, text string) layout.Entry {
 }
 
 // readBoard decodes every stored pair of key with l, as sorted "id Field=value ..." lines.
-func readBoard(t testing.TB, c *redis.Client, l *layout.Layout, key string) []string {
+func readBoard(t testing.TB, c redis.UniversalClient, l *layout.Layout, key string) []string {
 	t.Helper()
 	zs, err := c.ZRangeWithScores(context.Background(), key, 0, -1).Result()
 	if err != nil {
@@ -245,7 +245,7 @@ func sorted(s []string) []string { return slices.Sorted(slices.Values(s)) }
 
 // assertClaims checks that both side keys of the migrated board claim the new layout (or the
 // one the old layout did not use is absent), so writers of any old layout are refused.
-func assertClaims(t testing.TB, c *redis.Client, key, fp string) {
+func assertClaims(t testing.TB, c redis.UniversalClient, key, fp string) {
 	t.Helper()
 	ctx := context.Background()
 	idx, ierr := c.HGet(ctx, rankgenrt.IndexKey(key), "").Result()

@@ -285,3 +285,52 @@ func TestKilledMidMigrationResumes(t *testing.T) {
 	}
 	assertClaims(t, c, key, new.Fingerprint)
 }
+
+// TestClusterKeepsOneSlot migrates boards on a Redis Cluster, with and without a hash tag in
+// their key, between a bare-id layout and a member-prefix one: every script's keys share the
+// board's slot (a CROSSSLOT error would fail it).
+func TestClusterKeepsOneSlot(t *testing.T) {
+	ctx := context.Background()
+	c := redistest.StartCluster(t)
+	bare := schema(t, "bare.yaml", "", points20)
+	prefixed := schema(t, "prefixed.yaml", "", points20+wins)
+	for _, name := range []string{"board", "{tag}board"} {
+		key := redistest.Key(t, name)
+		writeBoard(t, c, bare, key, []string{"ann Points=1", "bob Points=2"})
+		p, err := migrate.NewPlan(bare, prefixed, migrate.Mapping{Defaults: map[string]string{"Wins": "4"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := migrate.Run(ctx, c, p, migrate.Options{Key: key}); err != nil {
+			t.Fatalf("%s: %v", key, err)
+		}
+		back, err := migrate.NewPlan(prefixed, bare, migrate.Mapping{Drops: []string{"Wins"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := migrate.Run(ctx, c, back, migrate.Options{Key: key}); err != nil {
+			t.Fatalf("%s, back: %v", key, err)
+		}
+		if got := readBoard(t, c, bare, key); strings.Join(got, ",") != "ann Points=1,bob Points=2" {
+			t.Errorf("%s reads %q after the round trip", key, got)
+		}
+		assertClaims(t, c, key, bare.Fingerprint)
+	}
+}
+
+func TestEmptyBoard(t *testing.T) {
+	ctx := context.Background()
+	c := redistest.Client(t)
+	key := redistest.Key(t, "empty")
+	old := schema(t, "old.yaml", "", points20)
+	new := schema(t, "new.yaml", "", points20+wins)
+	p, err := migrate.NewPlan(old, new, migrate.Mapping{Defaults: map[string]string{"Wins": "0"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := migrate.Run(ctx, c, p, migrate.Options{Key: key})
+	if err != nil || !rep.Switched || rep.Entries != 0 {
+		t.Fatalf("Run: %+v, %v; want an empty board switched", rep, err)
+	}
+	assertClaims(t, c, key, new.Fingerprint)
+}
