@@ -334,3 +334,55 @@ func TestEmptyBoard(t *testing.T) {
 	}
 	assertClaims(t, c, key, new.Fingerprint)
 }
+
+// TestRerunWithOtherOptions stops a migration mid-copy, then reruns it with another default:
+// in place, the copy starts over and every entry gets the new default; at -to-key, the
+// half-built copy of another plan is refused (ErrConflict).
+func TestRerunWithOtherOptions(t *testing.T) {
+	c := redistest.Client(t)
+	old := schema(t, "old.yaml", "", points20)
+	new := schema(t, "new.yaml", "", points20+paid)
+	plan := func(def string) *migrate.Plan {
+		p, err := migrate.NewPlan(old, new, migrate.Mapping{Defaults: map[string]string{"Paid": def}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	for _, toKey := range []bool{false, true} {
+		key := redistest.Key(t, fmt.Sprint("board", toKey))
+		o := migrate.Options{Key: key, Batch: 10}
+		if toKey {
+			o.ToKey = key + "new"
+		}
+		var entries, want []string
+		for i := range 300 {
+			entries = append(entries, fmt.Sprintf("id%03d Points=%d", i, i))
+			want = append(want, fmt.Sprintf("id%03d Points=%d Paid=false", i, i))
+		}
+		writeBoard(t, c, old, key, entries)
+		ctx, stop := context.WithCancel(context.Background())
+		o.Progress = func(p migrate.Progress) {
+			if p.Phase == "copy" {
+				stop()
+			}
+		}
+		if _, err := migrate.Run(ctx, c, plan("true"), o); !errors.Is(err, context.Canceled) {
+			t.Fatalf("to-key %t: the stopped run: %v", toKey, err)
+		}
+		o.Progress = nil
+		rep, err := migrate.Run(context.Background(), c, plan("false"), o)
+		if toKey {
+			if !errors.Is(err, migrate.ErrConflict) {
+				t.Errorf("-to-key rerun with another plan: %+v, %v; want ErrConflict", rep, err)
+			}
+			continue
+		}
+		if err != nil || rep.Resumed || rep.Copied != 300 {
+			t.Fatalf("rerun: %+v, %v; want a fresh copy of 300 entries", rep, err)
+		}
+		if got := readBoard(t, c, new, key); strings.Join(got, ",") != strings.Join(want, ",") {
+			t.Errorf("after the rerun the board reads %d entries, not the %d with the new default", len(got), len(want))
+		}
+	}
+}
