@@ -1,0 +1,225 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/rankgen/rankgen/generator/layout"
+	"github.com/rankgen/rankgen/migrate"
+)
+
+func init() {
+	register(&command{
+		name:     "migrate",
+		args:     "KEY",
+		required: []string{"from", "to"},
+		short:    "re-encode a live board from an earlier schema's layout to the schema's",
+		long: `Migrate re-encodes the board KEY, written with the layout of an earlier schema (-from), to the
+layout of the schema -to, as package migrate does from Go. Fields are mapped by name: -rename
+Old=New maps a renamed field, -default Field=VALUE gives a new field its value in every entry,
+-drop Field drops the values of a field the new schema lacks (all three repeat). uint, int and
+bool fields convert into each other, enums map by value name, times by instant.
+
+It first reads the whole board and maps every entry: when one does not fit the new layout (a
+narrowed range, a removed enum value, a coarser time unit) it stops before writing anything
+and lists the offending ids (at most -max-ids, with their count). It then copies the board in
+batches into a key of the same hash slot, recording its progress there with each batch;
+verifies the copy (the entry count, and a sample of entries decoded with both layouts); and
+switches it in with one script (the board, its index and its layout claim), after which
+writers of the old layout are refused (ErrLayoutMismatch). With -to-key KEY2 the copy is built
+at KEY2 and both boards are left. The source is not modified before the switch, and a run
+interrupted at any point (even by kill -9) resumes when run again with the same options.
+
+-from is a file, or git:REF for the -to file at a git revision (as for breaking).
+
+Progress (entries done, rate, ETA) goes to a terminal's stderr; nothing when stderr is not a
+terminal. -json writes progress and the result as JSON lines on stdout instead.
+
+The server is -redis (a redis:// URL), else $REDIS_URL, else redis://localhost:6379.
+
+Exit status: 0 when the board is migrated (or was already), 1 on schema, mapping, misfit,
+verification or Redis errors, 2 on usage errors.`,
+		flags: func(fs *flag.FlagSet) func(*env, []string) int {
+			o := &migrateFlags{renames: map[string]string{}, defaults: map[string]string{}}
+			fs.StringVar(&o.from, "from", "", "the earlier schema: a `file`, or git:REF (required)")
+			fs.StringVar(&o.to, "to", "", "the new schema `file` (required)")
+			fs.StringVar(&o.url, "redis", "", "the server, as a redis:// `URL` (default $REDIS_URL, else redis://localhost:6379)")
+			fs.StringVar(&o.toKey, "to-key", "", "build the copy at `KEY2` and leave KEY as it is")
+			fs.Func("rename", "map the old field `Old=New` (repeatable)", pairFlag("rename", o.renames))
+			fs.Func("default", "give the new field `Field=VALUE` in every entry (repeatable)", pairFlag("default", o.defaults))
+			fs.Func("drop", "drop the old `Field`'s values (repeatable)", func(s string) error { o.drops = append(o.drops, s); return nil })
+			fs.IntVar(&o.batch, "batch", 500, "entries per batch")
+			fs.IntVar(&o.maxIDs, "max-ids", 10, "list at most `N` entries that do not fit")
+			fs.BoolVar(&o.json, "json", false, "write progress and the result as JSON lines on stdout")
+			return func(e *env, args []string) int {
+				// Flags may follow KEY, as in "migrate … KEY -to-key KEY2".
+				if len(args) > 1 {
+					if err := fs.Parse(args[1:]); err != nil {
+						return usageFail(e, commands["migrate"], err.Error())
+					}
+					args = append(args[:1], fs.Args()...)
+				}
+				return runMigrate(e, o, args)
+			}
+		},
+	})
+}
+
+type migrateFlags struct {
+	from, to, url, toKey string
+	renames, defaults    map[string]string
+	drops                []string
+	batch, maxIDs        int
+	json                 bool
+}
+
+func pairFlag(name string, into map[string]string) func(string) error {
+	return func(s string) error {
+		k, v, ok := strings.Cut(s, "=")
+		if !ok || k == "" {
+			return fmt.Errorf("-%s wants NAME=VALUE, not %q", name, s)
+		}
+		if _, dup := into[k]; dup {
+			return fmt.Errorf("-%s %s given twice", name, k)
+		}
+		into[k] = v
+		return nil
+	}
+}
+
+func runMigrate(e *env, o *migrateFlags, args []string) int {
+	c := commands["migrate"]
+	switch {
+	case o.from == "" || o.to == "":
+		return usageFail(e, c, "-from and -to are required")
+	case len(args) != 1:
+		return usageFail(e, c, "migrate takes the board's KEY")
+	case o.batch < 1 || o.maxIDs < 1:
+		return usageFail(e, c, "-batch and -max-ids must be at least 1")
+	}
+	p, ok := migrationPlan(e, o)
+	if !ok {
+		return exitFail
+	}
+	opts, err := redis.ParseURL(redisURL(o.url))
+	if err != nil {
+		return usageFail(e, c, fmt.Sprintf("-redis %q: %v", redisURL(o.url), err))
+	}
+	rc := redis.NewClient(opts)
+	defer rc.Close()
+	rep, err := migrate.Run(context.Background(), rc, p, migrate.Options{
+		Key: args[0], ToKey: o.toKey, Batch: o.batch, MaxMisfits: o.maxIDs, Progress: progressPrinter(e, o.json),
+	})
+	if err != nil {
+		e.errorf("migrate", "%s", strings.TrimPrefix(err.Error(), "rankgen migrate: "))
+		return exitFail
+	}
+	printMigrateReport(e, o.json, rep)
+	return exitOK
+}
+
+// migrationPlan loads both schemas and checks the mapping.
+func migrationPlan(e *env, o *migrateFlags) (*migrate.Plan, bool) {
+	newL, ok := loadSchema(e, "migrate", o.to)
+	if !ok {
+		return nil, false
+	}
+	oldName, oldSrc, err := e.earlier(o.from, o.to)
+	if err != nil {
+		e.errorf("migrate", "%v", err)
+		return nil, false
+	}
+	oldL, err := layout.Parse(oldName, oldSrc)
+	if err != nil {
+		printError(e, "migrate", err)
+		return nil, false
+	}
+	p, err := migrate.NewPlan(oldL, newL, migrate.Mapping{Renames: o.renames, Defaults: o.defaults, Drops: o.drops})
+	var nm *migrate.NoMappingError
+	if errors.As(err, &nm) {
+		e.errorf("migrate", "no mapping from %s to %s:\n  %s", oldName, o.to, strings.Join(nm.Problems, "\n  "))
+		return nil, false
+	}
+	return p, true
+}
+
+func redisURL(flagValue string) string {
+	if flagValue != "" {
+		return flagValue
+	}
+	if env := os.Getenv("REDIS_URL"); env != "" {
+		return env
+	}
+	return "redis://localhost:6379"
+}
+
+// progressPrinter reports progress as JSON lines on stdout (-json), on one rewritten line of
+// a terminal's stderr, or not at all.
+func progressPrinter(e *env, asJSON bool) func(migrate.Progress) {
+	if asJSON {
+		enc := json.NewEncoder(e.stdout)
+		return func(p migrate.Progress) {
+			rate, eta := rateAndETA(p)
+			_ = enc.Encode(map[string]any{"phase": p.Phase, "done": p.Done, "total": p.Total, "per_second": int64(rate), "eta_seconds": int64(eta.Seconds())})
+		}
+	}
+	if f, ok := e.stderr.(*os.File); !ok || !isTerminal(f) {
+		return nil
+	}
+	var last time.Time
+	return func(p migrate.Progress) {
+		if time.Since(last) < 200*time.Millisecond && p.Done < p.Total {
+			return
+		}
+		last = time.Now()
+		rate, eta := rateAndETA(p)
+		fmt.Fprintf(e.stderr, "\r\033[Kmigrate: %s %d/%d entries, %.0f/s, ETA %s", p.Phase, p.Done, p.Total, rate, eta.Round(time.Second))
+		if p.Done >= p.Total {
+			fmt.Fprintln(e.stderr)
+		}
+	}
+}
+
+func rateAndETA(p migrate.Progress) (float64, time.Duration) {
+	secs := p.Elapsed.Seconds()
+	if secs <= 0 || p.Done == 0 {
+		return 0, 0
+	}
+	rate := float64(p.Done) / secs
+	left := max(p.Total-p.Done, 0)
+	return rate, time.Duration(float64(left) / rate * float64(time.Second))
+}
+
+func isTerminal(f *os.File) bool {
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+func printMigrateReport(e *env, asJSON bool, rep migrate.Report) {
+	if asJSON {
+		enc := json.NewEncoder(e.stdout)
+		_ = enc.Encode(map[string]any{"result": map[string]any{
+			"key": rep.Key, "copy": rep.Dest, "entries": rep.Entries, "copied": rep.Copied, "kept": rep.Kept,
+			"resumed": rep.Resumed, "sampled": rep.Sampled, "switched": rep.Switched, "already_done": rep.AlreadyDone,
+		}})
+		return
+	}
+	switch {
+	case rep.AlreadyDone:
+		fmt.Fprintf(e.stdout, "%s: already migrated (%d entries); nothing to do\n", rep.Dest, rep.Entries)
+	case rep.Switched:
+		fmt.Fprintf(e.stdout, "%s: %d entries migrated (%d copied, %d kept from an earlier run), %d verified by sample; switched in\n",
+			rep.Key, rep.Entries, rep.Copied, rep.Kept, rep.Sampled)
+	default:
+		fmt.Fprintf(e.stdout, "%s: %d entries migrated to %s (%d copied, %d kept), %d verified by sample; %s left as it was\n",
+			rep.Key, rep.Entries, rep.Dest, rep.Copied, rep.Kept, rep.Sampled, rep.Key)
+	}
+}

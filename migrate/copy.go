@@ -1,0 +1,168 @@
+package migrate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+
+	"github.com/redis/go-redis/v9"
+
+	rankgenrt "github.com/rankgen/rankgen/runtime"
+)
+
+func flag(b bool) string {
+	if b {
+		return "1"
+	}
+	return "0"
+}
+
+// begin starts the progress record, or resumes the one a run of the same plan left.
+func (m *migration) begin(ctx context.Context) error {
+	v, err := run(ctx, m.c, beginScript, []string{m.k.dest, m.k.destAux, m.k.prog},
+		m.p.id, m.p.New.Fingerprint, flag(m.p.New.HasPrefix()), flag(m.k.inPlace))
+	if err != nil {
+		return err
+	}
+	a, ok := v.([]any)
+	if !ok || len(a) != 3 {
+		return fmt.Errorf("%w: migration progress %v", rankgenrt.ErrBadReply, v)
+	}
+	m.phase, _ = a[0].(string)
+	m.cursor, _ = a[1].(string)
+	done, _ := a[2].(string)
+	m.rep.Resumed = m.phase != "copy" || m.cursor != "0" || done != "0"
+	m.rep.AlreadyDone = m.phase == "done"
+	return nil
+}
+
+// copyAll copies the source from where the progress record stands, one script per batch.
+func (m *migration) copyAll(ctx context.Context) error {
+	if m.phase != "copy" {
+		return nil
+	}
+	from, err := strconv.ParseUint(m.cursor, 10, 64)
+	if err != nil {
+		return fmt.Errorf("%w: migration cursor %.40q", rankgenrt.ErrBadReply, m.cursor)
+	}
+	var done int64
+	return m.scan(ctx, from, func(batch []entry, next uint64) error {
+		if err := m.copyBatch(ctx, batch, from, next); err != nil {
+			return err
+		}
+		from = next
+		done += int64(len(batch))
+		m.progress("copy", done)
+		return nil
+	})
+}
+
+func (m *migration) copyBatch(ctx context.Context, batch []entry, from, next uint64) error {
+	args := make([]any, 0, 6+3*len(batch))
+	args = append(args, m.p.id, m.p.New.Fingerprint, flag(m.p.New.HasPrefix()),
+		strconv.FormatUint(from, 10), strconv.FormatUint(next, 10), len(batch))
+	for _, e := range batch {
+		id, score, member, err := m.p.Recode(e.score, e.member)
+		if err != nil { // written since the check: stop, the source is untouched
+			return fmt.Errorf("%s: %w (changed since the check; rerun)", m.k.src, err)
+		}
+		args = append(args, id, strconv.FormatFloat(score, 'g', -1, 64), member)
+	}
+	v, err := run(ctx, m.c, copyScript, []string{m.k.dest, m.k.destAux, m.k.prog}, args...)
+	if err != nil {
+		return err
+	}
+	a, ok := v.([]any)
+	if !ok || len(a) != 2 {
+		return fmt.Errorf("%w: copy reply %v", rankgenrt.ErrBadReply, v)
+	}
+	copied, _ := a[0].(int64)
+	kept, _ := a[1].(int64)
+	m.rep.Copied += copied
+	m.rep.Kept += kept
+	return nil
+}
+
+// verify compares the copy with the source: the entry count, and a random sample of the
+// source's entries decoded with the old layout, mapped, and compared with the copy's entry
+// for the same id decoded with the new layout.
+func (m *migration) verify(ctx context.Context) error {
+	n, err := m.c.ZCard(ctx, m.k.src).Result()
+	if err != nil {
+		return err
+	}
+	got, err := m.c.ZCard(ctx, m.k.dest).Result()
+	if err != nil {
+		return err
+	}
+	if n != got {
+		return m.changed(ctx, fmt.Errorf("%w: %s has %d entries, the copy %s has %d", ErrChanged, m.k.src, n, m.k.dest, got))
+	}
+	sample, err := m.c.ZRandMemberWithScores(ctx, m.k.src, m.o.Sample).Result()
+	if err != nil {
+		return err
+	}
+	for _, z := range sample {
+		if err := m.verifyOne(ctx, z); err != nil {
+			return m.changed(ctx, err)
+		}
+	}
+	m.rep.Sampled = len(sample)
+	return nil
+}
+
+// verifyOne checks one source entry against the copy, decoded both ways.
+func (m *migration) verifyOne(ctx context.Context, z redis.Z) error {
+	member, _ := z.Member.(string)
+	old, err := m.p.Old.Decode(z.Score, member)
+	if err != nil {
+		return fmt.Errorf("%w: %s: %v", ErrChanged, m.k.src, err)
+	}
+	want, err := m.p.Map(old)
+	if err != nil {
+		return fmt.Errorf("%w: %s: %v", ErrChanged, m.k.src, err)
+	}
+	gotMember := old.ID
+	if m.p.New.HasPrefix() {
+		if gotMember, err = m.c.HGet(ctx, m.k.destAux, old.ID).Result(); err != nil {
+			return fmt.Errorf("%w: the copy's index has no id %q: %v", ErrChanged, old.ID, err)
+		}
+	}
+	score, err := m.c.ZScore(ctx, m.k.dest, gotMember).Result()
+	if err != nil {
+		return fmt.Errorf("%w: the copy has no member for id %q: %v", ErrChanged, old.ID, err)
+	}
+	got, err := m.p.New.Decode(score, gotMember)
+	if err != nil || got.ID != want.ID || !slices.Equal(got.Keys, want.Keys) {
+		return fmt.Errorf("%w: id %q reads differently in the copy (%v)", ErrChanged, old.ID, err)
+	}
+	return nil
+}
+
+// changed handles a verification failure: an in-place copy is dropped (it is the
+// migration's own key, and a rerun starts again), a copy at -to-key is left as it is.
+func (m *migration) changed(ctx context.Context, err error) error {
+	if m.k.inPlace {
+		if derr := m.c.Del(ctx, m.k.dest, m.k.destAux, m.k.prog).Err(); derr != nil {
+			return errors.Join(err, derr)
+		}
+	}
+	return err
+}
+
+// finish switches the copy in (in place), or records the migration as done (-to-key).
+func (m *migration) finish(ctx context.Context) error {
+	if !m.k.inPlace {
+		return m.c.HSet(ctx, m.k.prog, "phase", "done").Err()
+	}
+	_, err := run(ctx, m.c, switchScript,
+		[]string{m.k.src, m.k.srcIdx, m.k.srcMeta, m.k.dest, m.k.destAux, m.k.prog},
+		m.p.id, m.p.Old.Fingerprint, flag(m.p.Old.HasPrefix()), m.p.New.Fingerprint, flag(m.p.New.HasPrefix()))
+	if err != nil {
+		return err
+	}
+	m.rep.Switched = true
+	return nil
+}

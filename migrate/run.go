@@ -1,0 +1,267 @@
+package migrate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/rankgen/rankgen/generator/layout"
+	rankgenrt "github.com/rankgen/rankgen/runtime"
+)
+
+// Options says which board to migrate, where to, and how.
+type Options struct {
+	Key   string // the board to migrate
+	ToKey string // when set, the copy stays there and Key is left as it is; else the copy replaces Key
+
+	Batch      int            // entries per read and per write script (default 500)
+	MaxMisfits int            // misfits listed in a MisfitError (default 10; all are counted)
+	Sample     int            // entries the verification decodes both ways (default 100)
+	Progress   func(Progress) // called after each batch of the check and copy passes, if set
+}
+
+// Progress is where a migration stands.
+type Progress struct {
+	Phase   string // "check" (reading the source) or "copy"
+	Done    int64  // entries of the source read in this phase (a scan may read one twice)
+	Total   int64  // entries of the source when the migration started
+	Elapsed time.Duration
+}
+
+// Report says what Run did.
+type Report struct {
+	Key, Dest   string // the source, and the key the copy was built in
+	Entries     int64  // entries of the source when the migration started
+	Copied      int64  // entries written to the copy by this run
+	Kept        int64  // entries the copy already had (a resumed run, or a new-layout writer)
+	Resumed     bool   // this run continued an interrupted migration
+	Sampled     int    // entries verified by decoding both ways
+	Switched    bool   // the copy replaced Key
+	AlreadyDone bool   // nothing to do: the migration had completed before
+}
+
+// keys are the keys one migration touches.
+type keys struct {
+	src, srcIdx, srcMeta string
+	dest, destAux, prog  string
+	inPlace              bool
+}
+
+func keysFor(p *Plan, o Options) keys {
+	k := keys{src: o.Key, srcIdx: rankgenrt.IndexKey(o.Key), srcMeta: rankgenrt.MetaKey(o.Key), dest: o.ToKey}
+	if k.dest == "" {
+		k.inPlace = true
+		k.dest = rankgenrt.SideKey(o.Key, "migrate:board") // in the source's hash slot
+	}
+	k.destAux = auxKey(p.New, k.dest)
+	k.prog = rankgenrt.SideKey(k.dest, "migrate")
+	return k
+}
+
+func auxKey(l *layout.Layout, key string) string {
+	if l.HasPrefix() {
+		return rankgenrt.IndexKey(key)
+	}
+	return rankgenrt.MetaKey(key)
+}
+
+// Run migrates the board o.Key from p.Old to p.New: it reads the whole source and stops with
+// a *MisfitError (ErrMisfit) when an entry does not map; copies it in batches into a key of
+// the same hash slot (or o.ToKey), recording its progress there in the same script as each
+// batch; verifies the copy (entry count, and a sample decoded with both layouts); and then,
+// unless o.ToKey is set, replaces the source with the copy in one script. The source is not
+// modified before that switch. A run interrupted at any point (even kill -9) is resumed by
+// running it again with the same plan, and ends in the same state.
+func Run(ctx context.Context, c redis.UniversalClient, p *Plan, o Options) (Report, error) {
+	o = o.withDefaults()
+	m := &migration{c: c, p: p, o: o, k: keysFor(p, o), start: time.Now()}
+	m.rep = Report{Key: o.Key, Dest: m.k.dest}
+	if done, err := m.alreadyDone(ctx); done || err != nil {
+		return m.rep, err
+	}
+	steps := []func(context.Context) error{m.checkSource, m.checkAll, m.begin, m.copyAll, m.verify, m.finish}
+	for _, step := range steps {
+		if err := step(ctx); err != nil || m.rep.AlreadyDone {
+			return m.rep, err
+		}
+	}
+	return m.rep, nil
+}
+
+func (o Options) withDefaults() Options {
+	if o.Batch <= 0 {
+		o.Batch = 500
+	}
+	if o.MaxMisfits <= 0 {
+		o.MaxMisfits = 10
+	}
+	if o.Sample <= 0 {
+		o.Sample = 100
+	}
+	return o
+}
+
+// migration is one Run: its plan, keys and report so far.
+type migration struct {
+	c     redis.UniversalClient
+	p     *Plan
+	o     Options
+	k     keys
+	start time.Time
+	rep   Report
+
+	phase, cursor string // where the copy stands
+}
+
+// alreadyDone reports an in-place migration whose switch has happened: no progress record,
+// and the source claims the new layout.
+func (m *migration) alreadyDone(ctx context.Context) (bool, error) {
+	if !m.k.inPlace {
+		return false, nil
+	}
+	n, err := m.c.Exists(ctx, m.k.prog).Result()
+	if err != nil || n > 0 {
+		return false, err
+	}
+	have, err := claim(ctx, m.c, m.p.New, m.k.src)
+	if err != nil || have != m.p.New.Fingerprint {
+		return false, err
+	}
+	m.rep.AlreadyDone = true
+	m.rep.Entries, err = m.c.ZCard(ctx, m.k.src).Result()
+	return true, err
+}
+
+// claim reads the fingerprint a board's side key records for a layout of l's kind ("" when
+// none).
+func claim(ctx context.Context, c redis.UniversalClient, l *layout.Layout, key string) (string, error) {
+	var v string
+	var err error
+	if l.HasPrefix() {
+		v, err = c.HGet(ctx, rankgenrt.IndexKey(key), "").Result()
+	} else {
+		v, err = c.Get(ctx, rankgenrt.MetaKey(key)).Result()
+	}
+	if errors.Is(err, redis.Nil) {
+		return "", nil
+	}
+	return v, err
+}
+
+// checkSource refuses a source that another layout claims, and counts its entries.
+func (m *migration) checkSource(ctx context.Context) error {
+	have, err := claim(ctx, m.c, m.p.Old, m.k.src)
+	if err != nil {
+		return err
+	}
+	if have != "" && have != m.p.Old.Fingerprint {
+		return fmt.Errorf("%w: %s has layout %s, the old schema is layout %s", rankgenrt.ErrLayoutMismatch, m.k.src, have, m.p.Old.Fingerprint)
+	}
+	m.rep.Entries, err = m.c.ZCard(ctx, m.k.src).Result()
+	return err
+}
+
+// entry is one stored pair of the source.
+type entry struct {
+	member string
+	score  float64
+}
+
+// scan reads the source a batch at a time from cursor, calling f with each batch and the
+// cursor after it, until the scan ends; f may stop it with an error.
+func (m *migration) scan(ctx context.Context, cursor uint64, f func(batch []entry, next uint64) error) error {
+	for {
+		kv, next, err := m.c.ZScan(ctx, m.k.src, cursor, "", int64(m.o.Batch)).Result()
+		if err != nil {
+			return err
+		}
+		if len(kv)%2 != 0 {
+			return fmt.Errorf("%w: ZSCAN returned an odd number of strings", rankgenrt.ErrBadReply)
+		}
+		batch := make([]entry, 0, len(kv)/2)
+		for i := 0; i < len(kv); i += 2 {
+			score, err := strconv.ParseFloat(kv[i+1], 64)
+			if err != nil {
+				return fmt.Errorf("%w: ZSCAN score %.40q", rankgenrt.ErrBadReply, kv[i+1])
+			}
+			batch = append(batch, entry{member: kv[i], score: score})
+		}
+		if err := f(batch, next); err != nil {
+			return err
+		}
+		if next == 0 {
+			return nil
+		}
+		cursor = next
+	}
+}
+
+func (m *migration) progress(phase string, done int64) {
+	if m.o.Progress != nil {
+		m.o.Progress(Progress{Phase: phase, Done: done, Total: m.rep.Entries, Elapsed: time.Since(m.start)})
+	}
+}
+
+// Misfit is one stored entry that does not map to the new layout.
+type Misfit struct {
+	ID  string // the entry's id, or its member quoted when the old layout cannot decode it
+	Err error
+}
+
+// MisfitError lists the entries that do not map (at most Options.MaxMisfits of them) and
+// counts them all. It matches ErrMisfit.
+type MisfitError struct {
+	Key   string
+	Count int
+	First []Misfit
+}
+
+func (e *MisfitError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "rankgen migrate: %s: %d entries do not fit the new layout, nothing written", e.Key, e.Count)
+	for _, f := range e.First {
+		fmt.Fprintf(&b, "\n  %s: %s", f.ID, strings.TrimPrefix(f.Err.Error(), ErrMisfit.Error()+": "))
+	}
+	if e.Count > len(e.First) {
+		fmt.Fprintf(&b, "\n  … and %d more", e.Count-len(e.First))
+	}
+	return b.String()
+}
+
+func (e *MisfitError) Unwrap() error { return ErrMisfit }
+
+// checkAll maps every entry of the source before anything is written.
+func (m *migration) checkAll(ctx context.Context) error {
+	mis := &MisfitError{Key: m.k.src}
+	var done int64
+	err := m.scan(ctx, 0, func(batch []entry, _ uint64) error {
+		for _, e := range batch {
+			if id, _, _, err := m.p.Recode(e.score, e.member); err != nil {
+				mis.add(id, e, err, m.o.MaxMisfits)
+			}
+		}
+		done += int64(len(batch))
+		m.progress("check", done)
+		return nil
+	})
+	if err == nil && mis.Count > 0 {
+		return mis
+	}
+	return err
+}
+
+func (e *MisfitError) add(id string, en entry, err error, max int) {
+	e.Count++
+	if len(e.First) >= max {
+		return
+	}
+	if !errors.Is(err, ErrMisfit) { // the old layout cannot decode it
+		id, err = fmt.Sprintf("member %.60q (score %v)", en.member, en.score), fmt.Errorf("%w: the old layout cannot decode it: %v", ErrMisfit, err)
+	}
+	e.First = append(e.First, Misfit{ID: id, Err: err})
+}
