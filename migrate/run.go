@@ -11,6 +11,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/rankgen/rankgen/generator/layout"
+	"github.com/rankgen/rankgen/internal/quote"
 	rankgenrt "github.com/rankgen/rankgen/runtime"
 )
 
@@ -209,8 +210,18 @@ func (m *migration) progress(phase string, done int64) {
 
 // Misfit is one stored entry that does not map to the new layout.
 type Misfit struct {
-	ID  string // the entry's id, or its member quoted when the old layout cannot decode it
-	Err error
+	ID     string  // the entry's id ("" when the old layout cannot decode it)
+	Member string  // the stored member
+	Score  float64 // the stored pair's score
+	Err    error
+}
+
+// String names the entry, quoted short: by id, or by its stored pair when it has none.
+func (f Misfit) String() string {
+	if f.ID != "" {
+		return quote.Short(f.ID)
+	}
+	return fmt.Sprintf("member %s (score %v)", quote.Short(f.Member), f.Score)
 }
 
 // MisfitError lists the entries that do not map (at most Options.MaxMisfits of them) and
@@ -225,7 +236,7 @@ func (e *MisfitError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "rankgen migrate: %s: %d entries do not fit the new layout, nothing written", e.Key, e.Count)
 	for _, f := range e.First {
-		fmt.Fprintf(&b, "\n  %s: %s", f.ID, strings.TrimPrefix(f.Err.Error(), ErrMisfit.Error()+": "))
+		fmt.Fprintf(&b, "\n  %s: %s", f, strings.TrimPrefix(f.Err.Error(), ErrMisfit.Error()+": "))
 	}
 	if e.Count > len(e.First) {
 		fmt.Fprintf(&b, "\n  … and %d more", e.Count-len(e.First))
@@ -261,7 +272,7 @@ func (e *MisfitError) add(id string, en entry, err error, max int) {
 		return
 	}
 	if !errors.Is(err, ErrMisfit) { // the old layout cannot decode it
-		id, err = fmt.Sprintf("member %.60q (score %v)", en.member, en.score), fmt.Errorf("%w: the old layout cannot decode it: %v", ErrMisfit, err)
+		id, err = "", fmt.Errorf("%w: the old layout cannot decode it: %v", ErrMisfit, err)
 	}
-	e.First = append(e.First, Misfit{ID: id, Err: err})
+	e.First = append(e.First, Misfit{ID: id, Member: en.member, Score: en.score, Err: err})
 }

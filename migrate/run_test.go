@@ -386,3 +386,21 @@ func TestRerunWithOtherOptions(t *testing.T) {
 		}
 	}
 }
+
+func TestUndecodableMemberStops(t *testing.T) {
+	c := redistest.Client(t)
+	key := redistest.Key(t, "board")
+	old := schema(t, "old.yaml", "", points20+wins)
+	writeBoard(t, c, old, key, []string{"ann Points=1 Wins=2"})
+	c.ZAdd(context.Background(), key, redis.Z{Score: 5, Member: "not\x00a member"})
+	p, err := migrate.NewPlan(old, schema(t, "new.yaml", "", pts("21")+wins), migrate.Mapping{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = migrate.Run(context.Background(), c, p, migrate.Options{Key: key})
+	var mis *migrate.MisfitError
+	if !errors.As(err, &mis) || mis.Count != 1 || mis.First[0].ID != "" ||
+		!strings.Contains(err.Error(), `member "not\x00a member" (score 5): the old layout cannot decode it`) {
+		t.Errorf("Run: %v; want the undecodable member listed, quoted", err)
+	}
+}

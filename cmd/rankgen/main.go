@@ -15,6 +15,7 @@
 //	encode    encode JSON entries (one per line) to scores and members
 //	decode    decode scores and members back to JSON entries
 //	reindex   build a board's id → member index from its sorted set
+//	migrate   re-encode a live board from an earlier layout to the schema's, resumably
 //	version   print rankgen's version and its generated-code version
 //
 // Run "rankgen -h" for every command's flags, "rankgen <command> -h" for one.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"time"
@@ -174,6 +175,12 @@ func progressPrinter(e *env, asJSON bool) func(migrate.Progress) {
 	if f, ok := e.stderr.(*os.File); !ok || !isTerminal(f) {
 		return nil
 	}
+	return terminalProgress(e.stderr)
+}
+
+// terminalProgress rewrites one line of w at most five times a second, and ends it when the
+// phase is complete.
+func terminalProgress(w io.Writer) func(migrate.Progress) {
 	var last time.Time
 	return func(p migrate.Progress) {
 		if time.Since(last) < 200*time.Millisecond && p.Done < p.Total {
@@ -181,9 +188,9 @@ func progressPrinter(e *env, asJSON bool) func(migrate.Progress) {
 		}
 		last = time.Now()
 		rate, eta := rateAndETA(p)
-		fmt.Fprintf(e.stderr, "\r\033[Kmigrate: %s %d/%d entries, %.0f/s, ETA %s", p.Phase, p.Done, p.Total, rate, eta.Round(time.Second))
+		fmt.Fprintf(w, "\r\033[Kmigrate: %s %d/%d entries, %.0f/s, ETA %s", p.Phase, p.Done, p.Total, rate, eta.Round(time.Second))
 		if p.Done >= p.Total {
-			fmt.Fprintln(e.stderr)
+			fmt.Fprintln(w)
 		}
 	}
 }

@@ -9,11 +9,13 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 
 	"github.com/rankgen/rankgen/generator/layout"
 	"github.com/rankgen/rankgen/internal/redistest"
+	"github.com/rankgen/rankgen/migrate"
 	rankgenrt "github.com/rankgen/rankgen/runtime"
 )
 
@@ -90,5 +92,17 @@ func TestMigrateCommand(t *testing.T) {
 		if got, err := c.ZScore(ctx, "board", member).Result(); err != nil || got != score {
 			t.Errorf("%s: score %v (%v), want %v", id, got, err, score)
 		}
+	}
+}
+
+func TestTerminalProgress(t *testing.T) {
+	var w bytes.Buffer
+	show := terminalProgress(&w)
+	show(migrate.Progress{Phase: "copy", Done: 2000, Total: 10000, Elapsed: 2 * time.Second})
+	show(migrate.Progress{Phase: "copy", Done: 2500, Total: 10000, Elapsed: 2100 * time.Millisecond}) // within 200 ms: not shown
+	show(migrate.Progress{Phase: "copy", Done: 10000, Total: 10000, Elapsed: 5 * time.Second})
+	want := "\r\033[Kmigrate: copy 2000/10000 entries, 1000/s, ETA 8s" + "\r\033[Kmigrate: copy 10000/10000 entries, 2000/s, ETA 0s\n"
+	if w.String() != want {
+		t.Errorf("terminal progress %q, want %q", w.String(), want)
 	}
 }
