@@ -75,6 +75,9 @@ func explainText(l *layout.Layout) string {
 		table += memberLength(l)
 	}
 	b.WriteString(table)
+	if s := l.SuggestBits62(); s != "" {
+		b.WriteString(s + "\n")
+	}
 	return b.String()
 }
 

@@ -27,10 +27,22 @@ func RandomSchema(rng *rand.Rand, pkg string) []byte {
 	return g.schema(pkg)
 }
 
-type schemaGen struct {
-	rng *rand.Rand
-	b   strings.Builder
+// RandomBits62Schema is RandomSchema with "score: bits62": a score of up to 62 bits, each
+// score field at most 45 bits wide (wider fields spill into the member, as the layout places
+// them).
+func RandomBits62Schema(rng *rand.Rand, pkg string) []byte {
+	g := &schemaGen{rng: rng, bits62: true}
+	return g.schema(pkg)
 }
+
+type schemaGen struct {
+	rng    *rand.Rand
+	b      strings.Builder
+	bits62 bool
+}
+
+// bits62Field is the widest radix a bits62 score field may have (layout.MaxBits62Radix).
+var bits62Field = new(big.Int).Lsh(big.NewInt(1), 45)
 
 func (g *schemaGen) line(format string, args ...any) {
 	fmt.Fprintf(&g.b, format, args...)
@@ -77,7 +89,10 @@ func (g *schemaGen) schema(pkg string) []byte {
 	// layout.scoreLimit: with 2^(m−1) < 10^w < 2^m, every P below 2^(53−m)·10^w maps to a
 	// double whose spacing is below 10^−w).
 	limit := new(big.Int).Lsh(big.NewInt(1), 53)
-	if g.chance(0.25) {
+	if g.bits62 {
+		g.line("score: bits62")
+		limit = new(big.Int).Lsh(big.NewInt(1), 62)
+	} else if g.chance(0.25) {
 		w := g.between(1, 15)
 		g.line("score: decimal")
 		g.line("decimal_places: %d", w)
@@ -125,7 +140,7 @@ func (g *schemaGen) schema(pkg string) []byte {
 		for {
 			spec := g.field(name)
 			next := new(big.Int).Mul(product, spec.radix)
-			fits := !spilled && next.Cmp(limit) <= 0
+			fits := !spilled && next.Cmp(limit) <= 0 && (!g.bits62 || spec.radix.Cmp(bits62Field) < 0)
 			in := ""
 			switch {
 			case spilled:
