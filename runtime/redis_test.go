@@ -90,10 +90,10 @@ func TestReplies(t *testing.T) {
 	if err != nil || bare[0].P != 12 || bare[0].Member != "" || !errors.Is(bare[1].Err, ErrOverflow) {
 		t.Fatalf("BareItems = %+v, %v", bare, err)
 	}
-	if max, err := BareItems([]any{"9007199254740991"}, 1); err != nil || max[0].P != 1<<53-1 {
-		t.Errorf("BareItems(2^53 - 1) = %+v, %v", max, err)
+	if max, err := BareItems([]any{"4611686018427387903"}, 1); err != nil || max[0].P != 1<<62-1 {
+		t.Errorf("BareItems(2^62 - 1) = %+v, %v", max, err)
 	}
-	for _, bad := range [][]any{{""}, {int64(12)}, {"1.5"}, {"9007199254740992"}, {"1e+15"}, {"12", "13"}, {}} {
+	for _, bad := range [][]any{{""}, {int64(12)}, {"1.5"}, {"4611686018427387904"}, {"1e+15"}, {"12", "13"}, {}} {
 		if _, err := BareItems(bad, 1); !errors.Is(err, ErrBadReply) {
 			t.Errorf("BareItems(%v) = %v; want ErrBadReply", bad, err)
 		}

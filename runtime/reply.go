@@ -57,9 +57,9 @@ func readItems(v any, n int, withMember bool) ([]Item, error) {
 	return items, nil
 }
 
-// read sets it from one P-or-error value of an update reply: P as decimal text (scripts write
-// it with string.format('%d'): P is a whole number below 2^53), or the error text, which starts
-// with RANKGEN_.
+// read sets it from one P-or-error value of an update reply: P as decimal text (a whole number
+// below 2^53, or below 2^62 for a bits62 layout, whose Decode checks it against its own bound),
+// or the error text, which starts with RANKGEN_.
 func (it *Item) read(x any) error {
 	s, ok := x.(string)
 	switch {
@@ -69,8 +69,8 @@ func (it *Item) read(x any) error {
 		return badReply("update", "P or error text", s)
 	case s[0] >= '0' && s[0] <= '9':
 		p, err := strconv.ParseUint(s, 10, 64)
-		if err != nil || p >= 1<<53 {
-			return badReply("update", "P, a whole number below 2^53", s)
+		if err != nil || p >= 1<<62 {
+			return badReply("update", "P, a whole number below 2^62", s)
 		}
 		it.P = p
 	case strings.HasPrefix(s, ReplyPrefix):

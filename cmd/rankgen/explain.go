@@ -83,6 +83,9 @@ func explainText(l *layout.Layout) string {
 		table += memberLength(l)
 	}
 	b.WriteString(table)
+	if s := l.SuggestBits62(); s != "" {
+		b.WriteString(s + "\n")
+	}
 	return b.String()
 }
 

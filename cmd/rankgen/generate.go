@@ -117,6 +117,9 @@ func generateOrCheck(e *env, cmd, out string, args []string, check, verbose, str
 			failed = true
 			continue
 		}
+		if s := l.SuggestBits62(); s != "" && !check {
+			fmt.Fprintf(e.stderr, "%s: %s\n", schema, s)
+		}
 		files, err := generator.FromLayout(l)
 		if err != nil {
 			printError(e, cmd, err)

@@ -9,6 +9,10 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/rankgen/rankgen/examples/boardtest/internal/random/b01"
+	"github.com/rankgen/rankgen/examples/boardtest/internal/random/b02"
+	"github.com/rankgen/rankgen/examples/boardtest/internal/random/b03"
+	"github.com/rankgen/rankgen/examples/boardtest/internal/random/b04"
 	"github.com/rankgen/rankgen/examples/boardtest/internal/random/r01"
 	"github.com/rankgen/rankgen/examples/boardtest/internal/random/r02"
 	"github.com/rankgen/rankgen/examples/boardtest/internal/random/r12"
@@ -80,7 +84,7 @@ type example struct {
 }
 
 // examples are every example of internal/exampleboards, then boards generated from random
-// schemas (internal/oracle.RandomSchema), committed under internal/random and kept fresh by
+// schemas (internal/oracle.RandomSchema, and RandomBits62Schema for b01…), committed under internal/random and kept fresh by
 // TestRandomBoardsFresh.
 var examples = append(fromList(exampleboards.All()), fromList([]exampleboards.Example{
 	{Name: "r01", Schema: "internal/random/r01/r01.yaml", Codec: exampleboards.CodecOf(r01.Entry.Encode, r01.Decode, r01.Compare), NewBoard: r01.NewBoard},
@@ -88,6 +92,10 @@ var examples = append(fromList(exampleboards.All()), fromList([]exampleboards.Ex
 	{Name: "r12", Schema: "internal/random/r12/r12.yaml", Codec: exampleboards.CodecOf(r12.Entry.Encode, r12.Decode, r12.Compare), NewBoard: r12.NewBoard},
 	{Name: "r27", Schema: "internal/random/r27/r27.yaml", Codec: exampleboards.CodecOf(r27.Entry.Encode, r27.Decode, r27.Compare), NewBoard: r27.NewBoard},
 	{Name: "r32", Schema: "internal/random/r32/r32.yaml", Codec: exampleboards.CodecOf(r32.Entry.Encode, r32.Decode, r32.Compare), NewBoard: r32.NewBoard},
+	{Name: "b01", Schema: "internal/random/b01/b01.yaml", Codec: exampleboards.CodecOf(b01.Entry.Encode, b01.Decode, b01.Compare), NewBoard: b01.NewBoard},
+	{Name: "b02", Schema: "internal/random/b02/b02.yaml", Codec: exampleboards.CodecOf(b02.Entry.Encode, b02.Decode, b02.Compare), NewBoard: b02.NewBoard},
+	{Name: "b03", Schema: "internal/random/b03/b03.yaml", Codec: exampleboards.CodecOf(b03.Entry.Encode, b03.Decode, b03.Compare), NewBoard: b03.NewBoard},
+	{Name: "b04", Schema: "internal/random/b04/b04.yaml", Codec: exampleboards.CodecOf(b04.Entry.Encode, b04.Decode, b04.Compare), NewBoard: b04.NewBoard},
 })...)
 
 func fromList(exs []exampleboards.Example) []example {

@@ -20,14 +20,30 @@ var update = flag.Bool("update", false, "rewrite the boards generated from rando
 // member, overflow saturate, client and server stamps, decimal scores, uint64 ids.
 var randomSeeds = []uint64{1, 2, 12, 27, 32}
 
+// randomBits62Seeds are the oracle.RandomBits62Schema seeds of the committed bits62 boards
+// (packages b01, …): score: bits62 layouts of up to 62 bits, some spilling into the member.
+var randomBits62Seeds = []uint64{1, 2, 3, 4}
+
+// randomBoards names each committed random board and its schema.
+func randomBoards() map[string][]byte {
+	boards := map[string][]byte{}
+	for _, seed := range randomSeeds {
+		pkg := fmt.Sprintf("r%02d", seed)
+		boards[pkg] = oracle.RandomSchema(rand.New(rand.NewPCG(seed, 99)), pkg)
+	}
+	for _, seed := range randomBits62Seeds {
+		pkg := fmt.Sprintf("b%02d", seed)
+		boards[pkg] = oracle.RandomBits62Schema(rand.New(rand.NewPCG(seed, 99)), pkg)
+	}
+	return boards
+}
+
 // TestRandomBoardsFresh regenerates the boards under internal/random from their seeds and checks
 // that the committed schema and files are byte for byte what rankgen generates today
 // (-update rewrites them).
 func TestRandomBoardsFresh(t *testing.T) {
-	for _, seed := range randomSeeds {
-		pkg := fmt.Sprintf("r%02d", seed)
+	for pkg, src := range randomBoards() {
 		dir := filepath.Join("internal", "random", pkg)
-		src := oracle.RandomSchema(rand.New(rand.NewPCG(seed, 99)), pkg)
 		files, err := generator.Generate(pkg+".yaml", src)
 		if err != nil {
 			t.Fatalf("%s: %v", pkg, err)

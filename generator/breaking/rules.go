@@ -269,8 +269,11 @@ func checkEnumValueRemoved(p *probe) bool {
 }
 
 func scoreText(l *layout.Layout) string {
-	if l.Score == layout.ScoreDecimal {
+	switch l.Score {
+	case layout.ScoreDecimal:
 		return fmt.Sprintf("decimal with %d places", l.DecimalPlaces)
+	case layout.ScoreBits62:
+		return "bits62 (bit patterns)"
 	}
 	return "integer"
 }

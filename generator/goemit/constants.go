@@ -48,7 +48,9 @@ func (c *codec) constants() jen.Code {
 			add(n+"End", jen.Lit(f.Offset+f.TextWidth), "")
 		}
 	}
-	if l.Score == layout.ScoreDecimal {
+	if l.Score == layout.ScoreBits62 {
+		add("scoreBound", pow2(l.ScoreRadix), "the score's bit pattern P is below this")
+	} else if l.Score == layout.ScoreDecimal {
 		add("scoreBound", pow2(l.ScoreRadix), "P is a whole number below this")
 	} else {
 		add("scoreBound", pow2(l.ScoreRadix), "every score is a whole number below this")
@@ -68,6 +70,9 @@ func (c *codec) constants() jen.Code {
 		comment = append(comment, "so that a larger digit ranks first. Every field lives in the member prefix; the score is 0.")
 	case l.Score == layout.ScoreDecimal:
 		comment = append(comment, "so that a larger digit ranks first. The score is P / scoreScale, P = Σ digit·Weight.")
+	case l.Score == layout.ScoreBits62:
+		comment = append(comment, "so that a larger digit ranks first. The score is the float64 whose bit pattern is P = Σ digit·Weight,",
+			"below 2^62: non-negative doubles order as their patterns.")
 	default:
 		comment = append(comment, "so that a larger digit ranks first. The score is P = Σ digit·Weight, a whole number below 2^53.")
 	}

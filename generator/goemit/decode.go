@@ -129,6 +129,13 @@ func (c *codec) decodeP(declared locals) []jen.Code {
 		return []jen.Code{
 			jen.List(jen.Id("p"), jen.Id("ok")).Op(":=").Id("pOf").Call(jen.Id("score")),
 			jen.If(jen.Op("!").Id("ok")).Block(failScore(fmt.Sprintf("not P / 10^%d for a whole number P below %d", l.DecimalPlaces, l.ScoreRadix)))}
+	case l.Score == layout.ScoreBits62:
+		return []jen.Code{
+			jen.Comment("Every score this layout writes is the double whose bit pattern is below scoreBound;"),
+			jen.Comment("a negative score (-0 included), NaN or Inf has a pattern above it."),
+			jen.Id("p").Op(":=").Qual("math", "Float64bits").Call(jen.Id("score")),
+			jen.If(jen.Id("p").Op(">=").Add(c.konst("scoreBound"))).
+				Block(failScore(fmt.Sprintf("not a bit pattern below %d", l.ScoreRadix)))}
 	}
 	return []jen.Code{
 		jen.Comment("Every score this layout writes is a whole number in [0, scoreBound). The negated"),

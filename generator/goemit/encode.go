@@ -177,8 +177,11 @@ func (c *codec) encode() jen.Code {
 	if l.NumScore > 0 {
 		body = append(body, c.encodeP()...)
 		score = jen.Float64().Call(jen.Id("p"))
-		if l.Score == layout.ScoreDecimal {
+		switch l.Score {
+		case layout.ScoreDecimal:
 			score = jen.Float64().Call(jen.Id("p")).Op("/").Add(c.konst("scoreScale"))
+		case layout.ScoreBits62:
+			score = jen.Qual("math", "Float64frombits").Call(jen.Id("p"))
 		}
 	}
 	id := jen.Id("e").Dot(l.IDName)

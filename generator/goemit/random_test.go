@@ -41,6 +41,9 @@ func TestRandomSchemas(t *testing.T) {
 	for i := 0; i < randomSchemas; {
 		pkg := fmt.Sprintf("p%02d", i)
 		src := oracle.RandomSchema(rng, pkg)
+		if i%3 == 2 { // a third of them with score: bits62
+			src = oracle.RandomBits62Schema(rng, pkg)
+		}
 		l, err := layout.Parse(pkg+".yaml", src)
 		if err != nil {
 			t.Fatalf("RandomSchema gave an invalid schema: %v\n%s", err, src)
@@ -381,10 +384,13 @@ func driverSource(ls []*layout.Layout) string {
 // coverage summarizes what the random layouts exercised.
 func coverage(ls []*layout.Layout) string {
 	var kinds [5][2][2]int // kind, place, order
-	decimal, uint64IDs, prefixed := 0, 0, 0
+	decimal, bits62, uint64IDs, prefixed := 0, 0, 0, 0
 	for _, l := range ls {
 		if l.Score == layout.ScoreDecimal {
 			decimal++
+		}
+		if l.Score == layout.ScoreBits62 {
+			bits62++
 		}
 		if l.IDType == layout.IDUint64 {
 			uint64IDs++
@@ -397,7 +403,7 @@ func coverage(ls []*layout.Layout) string {
 		}
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d decimal scores, %d uint64 ids, %d with a member prefix; fields (score desc/asc, member desc/asc):", decimal, uint64IDs, prefixed)
+	fmt.Fprintf(&b, "%d decimal scores, %d bits62 scores, %d uint64 ids, %d with a member prefix; fields (score desc/asc, member desc/asc):", decimal, bits62, uint64IDs, prefixed)
 	for k, byPlace := range kinds {
 		fmt.Fprintf(&b, " %s %d/%d %d/%d", layout.Kind(k), byPlace[0][0], byPlace[0][1], byPlace[1][0], byPlace[1][1])
 	}

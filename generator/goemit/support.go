@@ -116,8 +116,11 @@ func (b *board) checkIDFunc() {
 func (b *board) scoreOfP() {
 	b.f.Comment("scoreOfP is the score of the mixed-radix integer p, as Encode computes it.")
 	body := jen.Float64().Call(jen.Id("p"))
-	if b.l.Score == layout.ScoreDecimal {
+	switch b.l.Score {
+	case layout.ScoreDecimal:
 		body = jen.Float64().Call(jen.Id("p")).Op("/").Add(b.c.konst("scoreScale"))
+	case layout.ScoreBits62:
+		body = jen.Qual("math", "Float64frombits").Call(jen.Id("p"))
 	}
 	b.f.Func().Id("scoreOfP").Params(jen.Id("p").Uint64()).Float64().Block(jen.Return(body))
 	b.f.Line()

@@ -59,8 +59,11 @@ func (l *Layout) CheckID(id string) error {
 
 // ScoreOf turns the mixed-radix integer P into the score Redis stores.
 func (l *Layout) ScoreOf(p uint64) float64 {
-	if l.Score == ScoreDecimal {
+	switch l.Score {
+	case ScoreDecimal:
 		return float64(p) / l.Pow10()
+	case ScoreBits62:
+		return math.Float64frombits(p)
 	}
 	return float64(p)
 }
@@ -71,6 +74,13 @@ func (l *Layout) POf(score float64) (uint64, error) {
 	// canonical (Encode of the result gives +0).
 	if math.IsNaN(score) || math.Signbit(score) || math.IsInf(score, 0) {
 		return 0, rankgenrt.BadScore(score, "not a finite non-negative number")
+	}
+	if l.Score == ScoreBits62 {
+		// Every pattern below ScoreRadix is some P; the sign bit, NaN and Inf lie above it.
+		if p := math.Float64bits(score); p < l.ScoreRadix {
+			return p, nil
+		}
+		return 0, rankgenrt.BadScore(score, "a bit pattern above the layout's largest "+strconv.FormatUint(l.ScoreRadix-1, 10))
 	}
 	if l.Score == ScoreDecimal {
 		// fl(P / 10^w) is correctly rounded and the layout keeps it injective, so the true P is

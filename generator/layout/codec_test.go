@@ -146,6 +146,9 @@ func TestCodecProperties(t *testing.T) {
 	for i := 0; i < 400; i++ {
 		layouts = append(layouts, mustParse(t, string(oracle.RandomSchema(rng, "p"))))
 	}
+	for i := 0; i < 200; i++ {
+		layouts = append(layouts, mustParse(t, string(oracle.RandomBits62Schema(rng, "p"))))
+	}
 	for _, l := range layouts {
 		entries := randomEntries(rng, l, 40)
 		enc := make([]encoded, len(entries))
@@ -230,6 +233,9 @@ func TestDecodeGarbage(t *testing.T) {
 	for i := 0; i < 300; i++ {
 		layouts = append(layouts, mustParse(t, string(oracle.RandomSchema(rng, "p"))))
 	}
+	for i := 0; i < 150; i++ {
+		layouts = append(layouts, mustParse(t, string(oracle.RandomBits62Schema(rng, "p"))))
+	}
 	for _, l := range layouts {
 		for _, e := range randomEntries(rng, l, 10) {
 			score, member, err := l.Encode(e)
@@ -283,7 +289,7 @@ func checkGarbage(t *testing.T, l *layout.Layout, score float64, member string) 
 	badScore(-1, "a negative score")
 	badScore(-math.SmallestNonzeroFloat64, "a tiny negative score")
 	badScore(l.ScoreOf(l.ScoreRadix-1)*2+1, "a score beyond the radix")
-	if l.ScoreRadix < 1<<53 {
+	if l.ScoreRadix < 1<<53 || l.Score == layout.ScoreBits62 {
 		badScore(l.ScoreOf(l.ScoreRadix), "the first score beyond the radix")
 	}
 	if l.Score == layout.ScoreInteger && score < 1<<51 {

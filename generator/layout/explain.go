@@ -98,6 +98,9 @@ func (l *Layout) Table() string {
 	tw.Flush()
 	fmt.Fprintln(&b)
 	switch l.Score {
+	case ScoreBits62:
+		fmt.Fprintf(&b, "score: bits62, the double whose bit pattern is P < %d; %.2f of 62 bits used (%.2f left)\n", l.ScoreRadix, l.ScoreBits(), 62-l.ScoreBits())
+		fmt.Fprintln(&b, "bits62: redis-cli shows such scores as tiny or odd numbers (e.g. 4.9e-324); only rankgen decodes them. Never run ZINCRBY or weighted ZUNIONSTORE/ZINTERSTORE on this board: arithmetic on these doubles corrupts entries")
 	case ScoreDecimal:
 		fmt.Fprintf(&b, "score: decimal, P / 10^%d; P < %d uses %.2f bits of the %.2f this keeps exact (%.2f left)\n",
 			l.DecimalPlaces, l.ScoreRadix, l.ScoreBits(), log2u(l.ScoreLimit), log2u(l.ScoreLimit)-l.ScoreBits())

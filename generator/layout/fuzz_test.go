@@ -96,7 +96,11 @@ func FuzzParse(f *testing.F) {
 
 // checkAccepted checks the invariants every accepted layout must hold.
 func checkAccepted(t *testing.T, l *layout.Layout, src []byte) {
-	if l.ScoreRadix == 0 || l.ScoreRadix > l.ScoreLimit || l.ScoreLimit > 1<<53 || len(l.Fields) == 0 || len(l.Fingerprint) != 16 {
+	limit := uint64(layout.MaxScore)
+	if l.Score == layout.ScoreBits62 {
+		limit = layout.MaxBits62
+	}
+	if l.ScoreRadix == 0 || l.ScoreRadix > l.ScoreLimit || l.ScoreLimit > limit || len(l.Fields) == 0 || len(l.Fingerprint) != 16 {
 		t.Fatalf("inconsistent layout: ScoreRadix %d ScoreLimit %d fields %d fingerprint %q", l.ScoreRadix, l.ScoreLimit, len(l.Fields), l.Fingerprint)
 	}
 	again, err := layout.Parse("f.yaml", src)

@@ -68,9 +68,10 @@ type ScoreKind int
 const (
 	ScoreInteger ScoreKind = iota // score = P
 	ScoreDecimal                  // score = P / 10^decimal_places (seed-style "value.fraction")
+	ScoreBits62                   // score = the float64 whose bit pattern is P (P < 2^62)
 )
 
-func (s ScoreKind) String() string { return [...]string{"integer", "decimal"}[s] }
+func (s ScoreKind) String() string { return [...]string{"integer", "decimal", "bits62"}[s] }
 
 // Unit is the resolution of a time field.
 type Unit int
@@ -134,6 +135,14 @@ const signBit = 1 << 63
 
 // MaxScore is the largest integer below which every integer is exact in a float64.
 const MaxScore = 1 << 53
+
+// MaxBits62 bounds P for score: bits62. Every pattern below it is a non-negative finite double
+// (sign bit clear, exponent below 0x7FF), and such doubles order exactly as their patterns.
+const MaxBits62 = 1 << 62
+
+// MaxBits62Radix bounds each field's radix in a bits62 score: scripts split P into 8-bit limbs
+// and divide by a radix R exactly while 256·R ≤ 2^53.
+const MaxBits62Radix = 1 << 45
 
 // Field is one field of the layout.
 type Field struct {
@@ -270,7 +279,7 @@ type Layout struct {
 	NumScore int // Fields[:NumScore] are in the score, the rest in the member
 
 	ScoreRadix uint64 // Π R over the score fields: P ∈ [0, ScoreRadix)
-	ScoreLimit uint64 // the most distinct P the score kind holds exactly (2^53, or the decimal bound)
+	ScoreLimit uint64 // the most distinct P the score kind holds exactly (2^53, 2^62, or the decimal bound)
 
 	PrefixLen int // bytes before the id in a member (field texts and separators)
 

@@ -42,7 +42,7 @@ func (v *validator) place(raw *rawSchema, l *Layout) {
 		case spilled >= 0:
 			f.Place = InMember
 		default: // in the score while it fits; the leading field must fit
-			if new(big.Int).Mul(product, r).Cmp(limit) <= 0 {
+			if new(big.Int).Mul(product, r).Cmp(limit) <= 0 && (l.Score != ScoreBits62 || f.MaxDigit < MaxBits62Radix || i == 0) {
 				f.Place = InScore
 			} else if i == 0 {
 				f.Place = InScore
@@ -66,8 +66,45 @@ func (v *validator) place(raw *rawSchema, l *Layout) {
 	}
 	l.NumScore = spilled
 	l.ScoreRadix = product.Uint64()
+	if l.Score == ScoreBits62 {
+		v.bits62Radices(raw, l)
+	}
 	weigh(l)
 	memberText(l)
+}
+
+// bits62Radices refuses a score field wider than the scripts' exact division allows (default
+// placement sends such a field to the member unless it leads).
+func (v *validator) bits62Radices(raw *rawSchema, l *Layout) {
+	for i, f := range l.ScoreFields() {
+		if f.MaxDigit >= MaxBits62Radix {
+			at := raw.Fields[i]
+			v.errorf(at.Line, at.Col, "field %q needs %.1f bits, but a bits62 score holds at most 45 bits per field (its scripts divide P by each radix exactly, 8 bits at a time, in doubles exact to 53 bits); narrow it, split it into two fields, or use score: integer",
+				f.Name, log2u(f.MaxDigit)+bitsOfOne(f.MaxDigit))
+		}
+	}
+}
+
+// FitsBits62 reports whether every field of the layout would fit a bits62 score: the
+// suggestion for an integer layout that spills into the member.
+func (l *Layout) FitsBits62() bool {
+	product := big.NewInt(1)
+	for _, f := range l.Fields {
+		if f.MaxDigit >= MaxBits62Radix {
+			return false
+		}
+		product.Mul(product, new(big.Int).SetUint64(f.MaxDigit+1))
+	}
+	return product.Cmp(big.NewInt(MaxBits62)) <= 0
+}
+
+// SuggestBits62 is the advice for a layout whose fields spill into the member although all of
+// them would fit a bits62 score, or "".
+func (l *Layout) SuggestBits62() string {
+	if l.Score != ScoreInteger || !l.HasPrefix() || !l.FitsBits62() {
+		return ""
+	}
+	return "suggestion: every field fits \"score: bits62\" (62 bits in the score's bit pattern): no member prefix, no id index, fewer commands per update"
 }
 
 // weigh gives each score field its weight: the product of the radices after it.
@@ -102,6 +139,9 @@ func memberText(l *Layout) {
 // For decimal scores, P / 10^w stays injective (and decodable) while the spacing of doubles
 // around the largest score is below 10^-w: with X < 2^(E+1), ulp(X) = 2^(E−52) < 10^−w.
 func scoreLimit(l *Layout) *big.Int {
+	if l.Score == ScoreBits62 {
+		return big.NewInt(MaxBits62)
+	}
 	limit := big.NewInt(MaxScore)
 	if l.Score != ScoreDecimal {
 		return limit
@@ -136,7 +176,10 @@ func (v *validator) scoreOverflow(l *Layout, at *rawField, product, limit *big.I
 	}
 	need, has := bigLog2(product), bigLog2(limit)
 	holds := fmt.Sprintf("a float64 score holds %.1f bits exactly (2^53)", has)
-	if l.Score == ScoreDecimal {
+	switch l.Score {
+	case ScoreBits62:
+		holds = fmt.Sprintf("a bits62 score holds %.1f bits (2^62 bit patterns)", has)
+	case ScoreDecimal:
 		holds = fmt.Sprintf("with decimal_places: %d the score stays exact only below %s, %.1f bits", l.DecimalPlaces, limit, has)
 	}
 	v.errorf(at.Line, at.Col, "the score needs %.1f bits (%s; the radices multiply to %s, above %s) but %s; narrow a field (%sfewer bits or digits, or a tighter min/max), or move the last fields to the member with \"in: member\"",

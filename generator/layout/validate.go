@@ -162,6 +162,8 @@ func file0(f string) string {
 func (v *validator) score(raw *rawSchema, l *Layout) {
 	switch raw.Score.Value {
 	case "", "integer":
+	case "bits62":
+		l.Score = ScoreBits62
 	case "decimal":
 		l.Score = ScoreDecimal
 		if raw.DecimalPlaces.Bad {
@@ -178,8 +180,8 @@ func (v *validator) score(raw *rawSchema, l *Layout) {
 		}
 		l.DecimalPlaces = n
 	default:
-		msg := fmt.Sprintf("unknown score kind %s; use integer (the default) or decimal", quote.Short(raw.Score.Value))
-		if s := suggest.Closest(raw.Score.Value, []string{"integer", "decimal"}); s != "" {
+		msg := fmt.Sprintf("unknown score kind %s; use integer (the default), decimal or bits62", quote.Short(raw.Score.Value))
+		if s := suggest.Closest(raw.Score.Value, []string{"integer", "decimal", "bits62"}); s != "" {
 			msg = fmt.Sprintf("unknown score kind %s; did you mean %q?", quote.Short(raw.Score.Value), s)
 		}
 		v.errAt(raw.Score, "%s", msg)

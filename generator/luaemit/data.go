@@ -26,6 +26,9 @@ type data struct {
 
 	Decimal       bool
 	DecimalPlaces int
+	Bits62        bool   // P is the score's bit pattern, carried as a table of score digits
+	Radices       string // Bits62: Lua table of the score fields' radices, most significant first
+	Spans         string // Bits62: Lua table of their largest digits
 	Pow           string
 	ScoreRadix    string
 	ScoreCheck    string // Lua conditions on p that every digit of a score field is in its range
@@ -61,6 +64,7 @@ type field struct {
 	Name     string
 	Index    int
 	InScore  bool
+	Digit    int // Bits62 score field: its position in the table of score digits (1-based)
 	Weight   string
 	Radix    string
 	Span     string
@@ -106,6 +110,10 @@ func newData(l *layout.Layout) *data {
 	}
 	d.ZeroP, d.ZeroPrefix = zeroEntry(l)
 	d.ScoreCheck = scoreCheck(l)
+	if l.Score == layout.ScoreBits62 {
+		d.Bits62 = true
+		d.Radices, d.Spans, d.ZeroP = bits62Tables(l)
+	}
 	d.PrefixPattern, d.MemberChecks, d.WideMember = memberShape(l)
 	return d
 }
@@ -123,6 +131,20 @@ func zeroEntry(l *layout.Layout) (p, prefix string) {
 		b.WriteString(l.Separator)
 	}
 	return num(zp), luaString(b.String())
+}
+
+// bits62Tables writes the score fields' radices, largest digits and the zero entry's digits as
+// Lua tables: a bits62 script carries P as its score digits and packs them into the pattern
+// only to write a score.
+func bits62Tables(l *layout.Layout) (radices, spans, zero string) {
+	var r, s, z []string
+	for _, f := range l.ScoreFields() {
+		r = append(r, num(f.MaxDigit+1))
+		s = append(s, num(f.Span()))
+		z = append(z, num(f.ZeroDigit()))
+	}
+	table := func(xs []string) string { return "{" + strings.Join(xs, ", ") + "}" }
+	return table(r), table(s), table(z)
 }
 
 // scoreCheck is the Lua conditions on p that every digit of a score field is in its range. A
@@ -183,6 +205,11 @@ func newField(l *layout.Layout, f *layout.Field, index int) *field {
 	}
 	if g.InScore {
 		g.Weight, g.Radix = num(f.Weight), num(f.MaxDigit+1)
+		for i, h := range l.Fields {
+			if h == f {
+				g.Digit = i + 1
+			}
+		}
 	} else {
 		g.Off, g.Width, g.Hex = f.Offset+1, f.TextWidth, f.Hex
 		g.End = f.Offset + f.TextWidth

@@ -13,6 +13,8 @@ import (
 	"testing"
 
 	"github.com/rankgen/rankgen/examples/generated/arena"
+	"github.com/rankgen/rankgen/examples/generated/duel"
+	"github.com/rankgen/rankgen/examples/generated/duelint"
 	"github.com/rankgen/rankgen/examples/generated/racing"
 	"github.com/rankgen/rankgen/examples/generated/season"
 	"github.com/rankgen/rankgen/examples/generated/seed000member"
@@ -45,6 +47,10 @@ func All() []Example {
 	return []Example{
 		{Name: "arena", Schema: "arena.yaml", Fingerprint: arena.Fingerprint, Codec: CodecOf(arena.Entry.Encode, arena.Decode, arena.Compare),
 			NewBoard: arena.NewBoard, Decode: arena.Decode, WithTTL: arena.WithTTL, WithExpireAt: arena.WithExpireAt},
+		{Name: "duel", Schema: "duel.yaml", Fingerprint: duel.Fingerprint, Codec: CodecOf(duel.Entry.Encode, duel.Decode, duel.Compare),
+			NewBoard: duel.NewBoard, Decode: duel.Decode, WithTTL: duel.WithTTL, WithExpireAt: duel.WithExpireAt},
+		{Name: "duelint", Schema: "duel_integer.yaml", Fingerprint: duelint.Fingerprint, Codec: CodecOf(duelint.Entry.Encode, duelint.Decode, duelint.Compare),
+			NewBoard: duelint.NewBoard, Decode: duelint.Decode, WithTTL: duelint.WithTTL, WithExpireAt: duelint.WithExpireAt},
 		{Name: "racing", Schema: "racing.yaml", Fingerprint: racing.Fingerprint, Codec: CodecOf(racing.Entry.Encode, racing.Decode, racing.Compare),
 			NewBoard: racing.NewBoard, Decode: racing.Decode, WithTTL: racing.WithTTL, WithExpireAt: racing.WithExpireAt},
 		{Name: "season", Schema: "season.yaml", Fingerprint: season.Fingerprint, Codec: CodecOf(season.Entry.Encode, season.Decode, season.Compare),

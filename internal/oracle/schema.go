@@ -27,10 +27,22 @@ func RandomSchema(rng *rand.Rand, pkg string) []byte {
 	return g.schema(pkg)
 }
 
-type schemaGen struct {
-	rng *rand.Rand
-	b   strings.Builder
+// RandomBits62Schema is RandomSchema with "score: bits62": a score of up to 62 bits, each
+// score field at most 45 bits wide (wider fields spill into the member, as the layout places
+// them).
+func RandomBits62Schema(rng *rand.Rand, pkg string) []byte {
+	g := &schemaGen{rng: rng, bits62: true}
+	return g.schema(pkg)
 }
+
+type schemaGen struct {
+	rng    *rand.Rand
+	b      strings.Builder
+	bits62 bool
+}
+
+// bits62Field is the widest radix a bits62 score field may have (layout.MaxBits62Radix).
+var bits62Field = new(big.Int).Lsh(big.NewInt(1), 45)
 
 func (g *schemaGen) line(format string, args ...any) {
 	fmt.Fprintf(&g.b, format, args...)
@@ -88,7 +100,10 @@ func (g *schemaGen) schema(pkg string) []byte {
 // maps to a double whose spacing is below 10^−w).
 func (g *schemaGen) scoreKind() *big.Int {
 	limit := new(big.Int).Lsh(big.NewInt(1), 53)
-	if g.chance(0.25) {
+	if g.bits62 {
+		g.line("score: bits62")
+		limit = new(big.Int).Lsh(big.NewInt(1), 62)
+	} else if g.chance(0.25) {
 		w := g.between(1, 15)
 		g.line("score: decimal")
 		g.line("decimal_places: %d", w)
@@ -140,7 +155,8 @@ func (g *schemaGen) fields(names []int, limit *big.Int) {
 		for {
 			spec := g.field(name)
 			next := new(big.Int).Mul(product, spec.radix)
-			in, scored, ok := g.place(i, !spilled && next.Cmp(limit) <= 0, &spilled)
+			fits := !spilled && next.Cmp(limit) <= 0 && (!g.bits62 || spec.radix.Cmp(bits62Field) < 0)
+			in, scored, ok := g.place(i, fits, &spilled)
 			if !ok {
 				continue // the leading field must fit: draw another
 			}
