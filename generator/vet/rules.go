@@ -136,15 +136,12 @@ func checkDecimalBound(p *probe) {
 
 func checkFits62(p *probe) {
 	l := p.l()
-	if !l.HasPrefix() || l.Score != layout.ScoreInteger {
-		return
+	if !l.HasPrefix() || l.Score != layout.ScoreInteger || !l.FitsBits62() {
+		return // layout.FitsBits62 is the one rule of what a bits62 score holds
 	}
 	total := big.NewInt(1)
 	for _, f := range l.Fields {
 		total.Mul(total, new(big.Int).Add(new(big.Int).SetUint64(f.MaxDigit), big.NewInt(1)))
-	}
-	if total.Cmp(new(big.Int).Lsh(big.NewInt(1), bits62)) > 0 {
-		return
 	}
 	first := l.MemberFields()[0]
 	p.atField(first, "score: bits62 keeps every field in the score: no member prefix, no id index, shorter members",
