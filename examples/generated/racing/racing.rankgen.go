@@ -499,8 +499,9 @@ func (b *Board) AddRaceTimeMany(ctx context.Context, updates []Update[int64]) ([
 }
 
 // MinRaceTime lowers the RaceTime of the entry of id to v when v is smaller and returns the new
-// entry. An id without an entry starts from the zero entry (0, false, the first enum value, or the
-// Unix epoch for a time; a field's lowest-ranking value when that is outside its range).
+// entry. An id without an entry takes v as its RaceTime (its first min is the value submitted),
+// the other fields starting from the zero entry (0, false, the first enum value, or the Unix epoch
+// for a time; a field's lowest-ranking value when that is outside its range).
 func (b *Board) MinRaceTime(ctx context.Context, id uint64, v uint32) (Entry, error) {
 	d, err := digitOfRaceTime(v)
 	if err != nil {

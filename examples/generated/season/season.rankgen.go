@@ -536,9 +536,10 @@ func (b *Board) AddPointsMany(ctx context.Context, updates []Update[int64]) ([]R
 }
 
 // MaxTier raises the Tier of the entry of id to v when v is larger and returns the new entry. An
-// id without an entry starts from the zero entry (0, false, the first enum value, or the Unix
-// epoch for a time; a field's lowest-ranking value when that is outside its range). When the
-// update changes the entry, it also sets ReachedAt (client clock) to now.
+// id without an entry takes v as its Tier (its first max is the value submitted), the other fields
+// starting from the zero entry (0, false, the first enum value, or the Unix epoch for a time; a
+// field's lowest-ranking value when that is outside its range). When the update changes the entry,
+// it also sets ReachedAt (client clock) to now.
 func (b *Board) MaxTier(ctx context.Context, id string, v Tier) (Entry, error) {
 	if err := checkID(id); err != nil {
 		return Entry{}, err

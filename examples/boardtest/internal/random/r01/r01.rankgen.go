@@ -596,8 +596,9 @@ func (b *Board) Trim(ctx context.Context, keep int64) (int64, error) {
 }
 
 // MaxWins raises the Wins of the entry of id to v when v is larger and returns the new entry. An
-// id without an entry starts from the zero entry (0, false, the first enum value, or the Unix
-// epoch for a time; a field's lowest-ranking value when that is outside its range).
+// id without an entry takes v as its Wins (its first max is the value submitted), the other fields
+// starting from the zero entry (0, false, the first enum value, or the Unix epoch for a time; a
+// field's lowest-ranking value when that is outside its range).
 func (b *Board) MaxWins(ctx context.Context, id string, v Wins) (Entry, error) {
 	if err := checkID(id); err != nil {
 		return Entry{}, err
@@ -641,8 +642,9 @@ func (b *Board) MaxWinsMany(ctx context.Context, updates []Update[Wins]) ([]Resu
 }
 
 // MaxRaceTime raises the RaceTime of the entry of id to v when v is larger and returns the new
-// entry. An id without an entry starts from the zero entry (0, false, the first enum value, or the
-// Unix epoch for a time; a field's lowest-ranking value when that is outside its range).
+// entry. An id without an entry takes v as its RaceTime (its first max is the value submitted),
+// the other fields starting from the zero entry (0, false, the first enum value, or the Unix epoch
+// for a time; a field's lowest-ranking value when that is outside its range).
 func (b *Board) MaxRaceTime(ctx context.Context, id string, v int32) (Entry, error) {
 	if err := checkID(id); err != nil {
 		return Entry{}, err
@@ -686,8 +688,9 @@ func (b *Board) MaxRaceTimeMany(ctx context.Context, updates []Update[int32]) ([
 }
 
 // MinRaceTime lowers the RaceTime of the entry of id to v when v is smaller and returns the new
-// entry. An id without an entry starts from the zero entry (0, false, the first enum value, or the
-// Unix epoch for a time; a field's lowest-ranking value when that is outside its range).
+// entry. An id without an entry takes v as its RaceTime (its first min is the value submitted),
+// the other fields starting from the zero entry (0, false, the first enum value, or the Unix epoch
+// for a time; a field's lowest-ranking value when that is outside its range).
 func (b *Board) MinRaceTime(ctx context.Context, id string, v int32) (Entry, error) {
 	if err := checkID(id); err != nil {
 		return Entry{}, err

@@ -536,8 +536,9 @@ func (b *Board) AddJoinedAtMany(ctx context.Context, updates []Update[int64]) ([
 }
 
 // MinJoinedAt lowers the JoinedAt of the entry of id to v when v is smaller and returns the new
-// entry. An id without an entry starts from the zero entry (0, false, the first enum value, or the
-// Unix epoch for a time; a field's lowest-ranking value when that is outside its range).
+// entry. An id without an entry takes v as its JoinedAt (its first min is the value submitted),
+// the other fields starting from the zero entry (0, false, the first enum value, or the Unix epoch
+// for a time; a field's lowest-ranking value when that is outside its range).
 func (b *Board) MinJoinedAt(ctx context.Context, id string, v int64) (Entry, error) {
 	if err := checkID(id); err != nil {
 		return Entry{}, err
@@ -581,8 +582,9 @@ func (b *Board) MinJoinedAtMany(ctx context.Context, updates []Update[int64]) ([
 }
 
 // MaxJoinedAt raises the JoinedAt of the entry of id to v when v is larger and returns the new
-// entry. An id without an entry starts from the zero entry (0, false, the first enum value, or the
-// Unix epoch for a time; a field's lowest-ranking value when that is outside its range).
+// entry. An id without an entry takes v as its JoinedAt (its first max is the value submitted),
+// the other fields starting from the zero entry (0, false, the first enum value, or the Unix epoch
+// for a time; a field's lowest-ranking value when that is outside its range).
 func (b *Board) MaxJoinedAt(ctx context.Context, id string, v int64) (Entry, error) {
 	if err := checkID(id); err != nil {
 		return Entry{}, err

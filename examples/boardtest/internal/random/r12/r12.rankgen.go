@@ -457,9 +457,10 @@ func (b *Board) Trim(ctx context.Context, keep int64) (int64, error) {
 }
 
 // MinWins lowers the Wins of the entry of id to v when v is smaller and returns the new entry. An
-// id without an entry starts from the zero entry (0, false, the first enum value, or the Unix
-// epoch for a time; a field's lowest-ranking value when that is outside its range). When the
-// update changes the entry, it also sets Streak (client clock), Kills (server clock) to now.
+// id without an entry takes v as its Wins (its first min is the value submitted), the other fields
+// starting from the zero entry (0, false, the first enum value, or the Unix epoch for a time; a
+// field's lowest-ranking value when that is outside its range). When the update changes the entry,
+// it also sets Streak (client clock), Kills (server clock) to now.
 func (b *Board) MinWins(ctx context.Context, id string, v time.Time) (Entry, error) {
 	if err := checkID(id); err != nil {
 		return Entry{}, err

@@ -540,8 +540,9 @@ func (b *Board) AddUpdatedAtMany(ctx context.Context, updates []Update[int64]) (
 }
 
 // MaxUpdatedAt raises the UpdatedAt of the entry of id to v when v is larger and returns the new
-// entry. An id without an entry starts from the zero entry (0, false, the first enum value, or the
-// Unix epoch for a time; a field's lowest-ranking value when that is outside its range).
+// entry. An id without an entry takes v as its UpdatedAt (its first max is the value submitted),
+// the other fields starting from the zero entry (0, false, the first enum value, or the Unix epoch
+// for a time; a field's lowest-ranking value when that is outside its range).
 func (b *Board) MaxUpdatedAt(ctx context.Context, id uint64, v uint64) (Entry, error) {
 	d, err := digitOfUpdatedAt(v)
 	if err != nil {
@@ -578,8 +579,9 @@ func (b *Board) MaxUpdatedAtMany(ctx context.Context, updates []Update[uint64]) 
 }
 
 // MaxGold raises the Gold of the entry of id to v when v is larger and returns the new entry. An
-// id without an entry starts from the zero entry (0, false, the first enum value, or the Unix
-// epoch for a time; a field's lowest-ranking value when that is outside its range).
+// id without an entry takes v as its Gold (its first max is the value submitted), the other fields
+// starting from the zero entry (0, false, the first enum value, or the Unix epoch for a time; a
+// field's lowest-ranking value when that is outside its range).
 func (b *Board) MaxGold(ctx context.Context, id uint64, v time.Time) (Entry, error) {
 	d, err := digitOfGold(v)
 	if err != nil {
@@ -616,8 +618,9 @@ func (b *Board) MaxGoldMany(ctx context.Context, updates []Update[time.Time]) ([
 }
 
 // MaxLap raises the Lap of the entry of id to v when v is larger and returns the new entry. An id
-// without an entry starts from the zero entry (0, false, the first enum value, or the Unix epoch
-// for a time; a field's lowest-ranking value when that is outside its range).
+// without an entry takes v as its Lap (its first max is the value submitted), the other fields
+// starting from the zero entry (0, false, the first enum value, or the Unix epoch for a time; a
+// field's lowest-ranking value when that is outside its range).
 func (b *Board) MaxLap(ctx context.Context, id uint64, v int32) (Entry, error) {
 	d, err := digitOfLap(v)
 	if err != nil {
@@ -654,8 +657,9 @@ func (b *Board) MaxLapMany(ctx context.Context, updates []Update[int32]) ([]Resu
 }
 
 // MinLap lowers the Lap of the entry of id to v when v is smaller and returns the new entry. An id
-// without an entry starts from the zero entry (0, false, the first enum value, or the Unix epoch
-// for a time; a field's lowest-ranking value when that is outside its range).
+// without an entry takes v as its Lap (its first min is the value submitted), the other fields
+// starting from the zero entry (0, false, the first enum value, or the Unix epoch for a time; a
+// field's lowest-ranking value when that is outside its range).
 func (b *Board) MinLap(ctx context.Context, id uint64, v int32) (Entry, error) {
 	d, err := digitOfLap(v)
 	if err != nil {

@@ -634,9 +634,10 @@ func (b *Board) SetPriorityMany(ctx context.Context, updates []Update[uint32]) (
 }
 
 // MinPriority lowers the Priority of the entry of id to v when v is smaller and returns the new
-// entry. An id without an entry starts from the zero entry (0, false, the first enum value, or the
-// Unix epoch for a time; a field's lowest-ranking value when that is outside its range). When the
-// update changes the entry, it also sets Lap (server clock) to now.
+// entry. An id without an entry takes v as its Priority (its first min is the value submitted),
+// the other fields starting from the zero entry (0, false, the first enum value, or the Unix epoch
+// for a time; a field's lowest-ranking value when that is outside its range). When the update
+// changes the entry, it also sets Lap (server clock) to now.
 func (b *Board) MinPriority(ctx context.Context, id string, v uint32) (Entry, error) {
 	if err := checkID(id); err != nil {
 		return Entry{}, err
@@ -680,9 +681,10 @@ func (b *Board) MinPriorityMany(ctx context.Context, updates []Update[uint32]) (
 }
 
 // MaxPriority raises the Priority of the entry of id to v when v is larger and returns the new
-// entry. An id without an entry starts from the zero entry (0, false, the first enum value, or the
-// Unix epoch for a time; a field's lowest-ranking value when that is outside its range). When the
-// update changes the entry, it also sets Lap (server clock) to now.
+// entry. An id without an entry takes v as its Priority (its first max is the value submitted),
+// the other fields starting from the zero entry (0, false, the first enum value, or the Unix epoch
+// for a time; a field's lowest-ranking value when that is outside its range). When the update
+// changes the entry, it also sets Lap (server clock) to now.
 func (b *Board) MaxPriority(ctx context.Context, id string, v uint32) (Entry, error) {
 	if err := checkID(id); err != nil {
 		return Entry{}, err
@@ -726,9 +728,10 @@ func (b *Board) MaxPriorityMany(ctx context.Context, updates []Update[uint32]) (
 }
 
 // MinPoints lowers the Points of the entry of id to v when v is smaller and returns the new entry.
-// An id without an entry starts from the zero entry (0, false, the first enum value, or the Unix
-// epoch for a time; a field's lowest-ranking value when that is outside its range). When the
-// update changes the entry, it also sets Lap (server clock) to now.
+// An id without an entry takes v as its Points (its first min is the value submitted), the other
+// fields starting from the zero entry (0, false, the first enum value, or the Unix epoch for a
+// time; a field's lowest-ranking value when that is outside its range). When the update changes
+// the entry, it also sets Lap (server clock) to now.
 func (b *Board) MinPoints(ctx context.Context, id string, v Points) (Entry, error) {
 	if err := checkID(id); err != nil {
 		return Entry{}, err
@@ -895,8 +898,9 @@ func (b *Board) AddBonusMany(ctx context.Context, updates []Update[int64]) ([]Re
 }
 
 // MinLap lowers the Lap of the entry of id to v when v is smaller and returns the new entry. An id
-// without an entry starts from the zero entry (0, false, the first enum value, or the Unix epoch
-// for a time; a field's lowest-ranking value when that is outside its range).
+// without an entry takes v as its Lap (its first min is the value submitted), the other fields
+// starting from the zero entry (0, false, the first enum value, or the Unix epoch for a time; a
+// field's lowest-ranking value when that is outside its range).
 func (b *Board) MinLap(ctx context.Context, id string, v time.Time) (Entry, error) {
 	if err := checkID(id); err != nil {
 		return Entry{}, err
@@ -940,8 +944,9 @@ func (b *Board) MinLapMany(ctx context.Context, updates []Update[time.Time]) ([]
 }
 
 // MaxLap raises the Lap of the entry of id to v when v is larger and returns the new entry. An id
-// without an entry starts from the zero entry (0, false, the first enum value, or the Unix epoch
-// for a time; a field's lowest-ranking value when that is outside its range).
+// without an entry takes v as its Lap (its first max is the value submitted), the other fields
+// starting from the zero entry (0, false, the first enum value, or the Unix epoch for a time; a
+// field's lowest-ranking value when that is outside its range).
 func (b *Board) MaxLap(ctx context.Context, id string, v time.Time) (Entry, error) {
 	if err := checkID(id); err != nil {
 		return Entry{}, err
