@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/rankgen/rankgen/examples/generated/arena"
+	"github.com/rankgen/rankgen/examples/generated/laps"
 	"github.com/rankgen/rankgen/examples/generated/racing"
 	"github.com/rankgen/rankgen/examples/generated/season"
 	"github.com/rankgen/rankgen/examples/generated/seed000member"
@@ -45,6 +46,8 @@ func All() []Example {
 	return []Example{
 		{Name: "arena", Schema: "arena.yaml", Fingerprint: arena.Fingerprint, Codec: CodecOf(arena.Entry.Encode, arena.Decode, arena.Compare),
 			NewBoard: arena.NewBoard, Decode: arena.Decode, WithTTL: arena.WithTTL, WithExpireAt: arena.WithExpireAt},
+		{Name: "laps", Schema: "laps.yaml", Fingerprint: laps.Fingerprint, Codec: CodecOf(laps.Entry.Encode, laps.Decode, laps.Compare),
+			NewBoard: laps.NewBoard, Decode: laps.Decode, WithTTL: laps.WithTTL, WithExpireAt: laps.WithExpireAt},
 		{Name: "racing", Schema: "racing.yaml", Fingerprint: racing.Fingerprint, Codec: CodecOf(racing.Entry.Encode, racing.Decode, racing.Compare),
 			NewBoard: racing.NewBoard, Decode: racing.Decode, WithTTL: racing.WithTTL, WithExpireAt: racing.WithExpireAt},
 		{Name: "season", Schema: "season.yaml", Fingerprint: season.Fingerprint, Codec: CodecOf(season.Entry.Encode, season.Decode, season.Compare),
