@@ -70,9 +70,9 @@ func explainText(l *layout.Layout) string {
 	// The member's length goes with the other capacity lines, before the fingerprint.
 	table := l.Table()
 	if i := strings.LastIndex(table, "\nfingerprint: "); i >= 0 {
-		table = table[:i+1] + memberLength(l) + table[i+1:]
+		table = table[:i+1] + memberLength(l) + tiesRule(l) + table[i+1:]
 	} else {
-		table += memberLength(l)
+		table += memberLength(l) + tiesRule(l)
 	}
 	b.WriteString(table)
 	return b.String()
@@ -95,6 +95,16 @@ func memberLength(l *layout.Layout) string {
 		s += fmt.Sprintf("; members over %d bytes move small boards out of Redis's compact listpack encoding (zset-max-listpack-value)", listpackValue)
 	}
 	return s + "\n"
+}
+
+// tiesRule states how entries equal on every field are ordered: by the id's bytes, larger
+// first, for that is how Redis reads equal scores in reverse. Users read "then by id" as
+// ascending, so explain says it in so many words.
+func tiesRule(l *layout.Layout) string {
+	if l.IDType == layout.IDUint64 {
+		return "ties: entries equal on every field rank by the id's decimal text, larger bytes first (9, then 10, then 1), not ascending\n"
+	}
+	return "ties: entries equal on every field rank by the id's bytes, larger first (\"b\" before \"ab\" before \"a\"), not ascending\n"
 }
 
 // idMaxBytes is the longest id: max_bytes, or the 20 digits of the largest uint64.
