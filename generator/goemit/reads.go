@@ -128,12 +128,23 @@ func (b *board) page(catalog.Op) {
 	f.Line()
 }
 
-// around emits Around.
+// around emits Around and AroundFilled, which share one script: its fill argument says which.
 func (b *board) around(op catalog.Op) {
 	b.comment("Around returns the entry of id with up to before entries ahead of it and after entries behind it, or an error matching ErrNotFound.")
 	recvDecl(b.f).Id("Around").Params(ctxParam(), jen.Id("id").Add(b.idType()), jen.List(jen.Id("before"), jen.Id("after")).Int64()).Params(jen.Index().Id("Ranked"), jen.Error()).Block(
+		jen.Return(jen.Id("b").Dot("around").Call(jen.Id("ctx"), jen.Id("id"), jen.Id("before"), jen.Id("after"), jen.Lit("0"))))
+	b.f.Line()
+	b.comment(`AroundFilled is Around with the window kept whole at the ends of the board: what the top
+cuts from before is taken after, and what the end cuts from after is taken before, so the
+first entry still sees before + after others when the board has them. The entry of id is in
+the window; or an error matching ErrNotFound.`)
+	recvDecl(b.f).Id("AroundFilled").Params(ctxParam(), jen.Id("id").Add(b.idType()), jen.List(jen.Id("before"), jen.Id("after")).Int64()).Params(jen.Index().Id("Ranked"), jen.Error()).Block(
+		jen.Return(jen.Id("b").Dot("around").Call(jen.Id("ctx"), jen.Id("id"), jen.Id("before"), jen.Id("after"), jen.Lit("1"))))
+	b.f.Line()
+	b.f.Comment("around runs the around script; fill is \"1\" to fill the window from the other side.")
+	recvDecl(b.f).Id("around").Params(ctxParam(), jen.Id("id").Add(b.idType()), jen.List(jen.Id("before"), jen.Id("after")).Int64(), jen.Id("fill").String()).Params(jen.Index().Id("Ranked"), jen.Error()).Block(
 		b.checkIDReturn(jen.Nil()),
-		jen.List(jen.Id("v"), jen.Err()).Op(":=").Add(runRO(op, jen.Id("id"), jen.Max(jen.Id("before"), jen.Lit(0)), jen.Max(jen.Id("after"), jen.Lit(0)))),
+		jen.List(jen.Id("v"), jen.Err()).Op(":=").Add(runRO(op, jen.Id("id"), jen.Max(jen.Id("before"), jen.Lit(0)), jen.Max(jen.Id("after"), jen.Lit(0)), jen.Id("fill"))),
 		b.notFound(jen.Nil()),
 		errNil().Block(jen.Return(jen.Nil(), jen.Err())),
 		jen.List(jen.Id("start"), jen.Id("ps"), jen.Err()).Op(":=").Add(reader(op, jen.Id("v"))),

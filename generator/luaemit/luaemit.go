@@ -61,7 +61,7 @@ func scriptData(l *layout.Layout, op catalog.Op) (*data, error) {
 		}
 	} else {
 		d = newData(l)
-		d.Scores = op.Kind == catalog.Best
+		d.Scores = op.Kind == catalog.Best || op.Kind == catalog.GetMany
 	}
 	d.Op, d.Args, d.ReadOnly, d.AllowOOM = op.Name, op.Args, op.ReadOnly, op.OnlyDeletes
 	var err error

@@ -24,6 +24,10 @@ var Cases = map[catalog.Kind]string{
 	catalog.Count:       "Count",
 	catalog.Range:       "Range",
 	catalog.Competition: "Competition",
+	catalog.GetMany:     "GetMany",
+	catalog.RankMany:    "RankMany",
+	catalog.Bottom:      "PageFromEnd",
+	catalog.Standing:    "Standing",
 }
 
 // HasCase reports whether the model has a case for the operation's kind.
@@ -127,4 +131,64 @@ func (m *Model) Competition(id string) (int64, error) {
 		}
 	}
 	return ahead + 1, nil
+}
+
+// AroundFilled is Around with the window kept whole at the ends: what the top cuts from before
+// is taken after, what the end cuts from after is taken before.
+func (m *Model) AroundFilled(id string, before, after int64) ([]layout.Entry, error) {
+	r, err := m.Rank(id)
+	if err != nil {
+		return nil, err
+	}
+	all := m.Sorted()
+	n, pos := int64(len(all)), r-1
+	before, after = max(before, 0), max(after, 0)
+	start, stop := max(0, pos-before), pos+after // stop inclusive
+	if start == 0 {
+		stop = before + after
+	} else if stop > n-1 {
+		start = max(0, n-1-before-after)
+	}
+	return all[start:min(n, stop+1)], nil
+}
+
+// GetMany is the entry of each id, and whether it has one.
+func (m *Model) GetMany(ids ...string) ([]layout.Entry, []bool) {
+	es, found := make([]layout.Entry, len(ids)), make([]bool, len(ids))
+	for i, id := range ids {
+		if keys, ok := m.Entries[id]; ok {
+			es[i], found[i] = layout.Entry{ID: id, Keys: keys}, true
+		}
+	}
+	return es, found
+}
+
+// RankMany is the 1-based rank of each id, 0 for an id without an entry.
+func (m *Model) RankMany(ids ...string) []int64 {
+	out := make([]int64, len(ids))
+	for i, id := range ids {
+		out[i], _ = m.Rank(id)
+	}
+	return out
+}
+
+// PageFromEnd is up to limit entries ending offset entries before the end, best first
+// (Bottom(n) is PageFromEnd(0, n)), with the 1-based rank of the first; none for a negative
+// offset or a limit below 1.
+func (m *Model) PageFromEnd(offset, limit int64) (first int64, es []layout.Entry) {
+	all := m.Sorted()
+	n := int64(len(all))
+	if offset < 0 || limit <= 0 || offset >= n {
+		return 0, nil
+	}
+	stop := n - offset // exclusive
+	start := max(0, stop-limit)
+	return start + 1, all[start:stop]
+}
+
+// Standing is the 1-based rank of id and the number of entries, or ErrNotFound. Percentile is
+// 100·(count − rank)/count; PageOf(size) is (rank − 1)/size + 1.
+func (m *Model) Standing(id string) (rank, count int64, err error) {
+	rank, err = m.Rank(id)
+	return rank, m.Count(), err
 }
