@@ -18,6 +18,8 @@ type readOps struct {
 	bottom     func(n int64) error  // Bottom(n)
 	around     func(i int) error    // AroundFilled(id_i, 5, 5)
 	percentile func(i int) error    // Percentile(id_i)
+	tuple      func(i int) error    // CompetitionRankTuple(id_i)
+	dense      func(i int) error    // DenseRank(id_i)
 }
 
 // readsFor adapts the generated Board of racing (bare ids) or season (member prefix, index).
@@ -47,6 +49,8 @@ func readsFor(b *testing.B, name string, c *redis.Client, bb *benchBoard) readOp
 			bottom:     func(n int64) error { r, err := board.Bottom(ctx, n); return check(len(r), int(n), err) },
 			around:     func(i int) error { r, err := board.AroundFilled(ctx, car(i), 5, 5); return check(len(r), 11, err) },
 			percentile: func(i int) error { _, err := board.Percentile(ctx, car(i)); return err },
+			tuple:      func(i int) error { _, err := board.CompetitionRankTuple(ctx, car(i)); return err },
+			dense:      func(i int) error { _, err := board.DenseRank(ctx, car(i)); return err },
 		}
 	case "season":
 		board := season.NewBoard(c, bb.key)
@@ -63,6 +67,8 @@ func readsFor(b *testing.B, name string, c *redis.Client, bb *benchBoard) readOp
 			bottom:     func(n int64) error { r, err := board.Bottom(ctx, n); return check(len(r), int(n), err) },
 			around:     func(i int) error { r, err := board.AroundFilled(ctx, at(i), 5, 5); return check(len(r), 11, err) },
 			percentile: func(i int) error { _, err := board.Percentile(ctx, at(i)); return err },
+			tuple:      func(i int) error { _, err := board.CompetitionRankTuple(ctx, at(i)); return err },
+			dense:      func(i int) error { _, err := board.DenseRank(ctx, at(i)); return err },
 		}
 	}
 	b.Fatalf("no read adapter for %s", name)
@@ -112,6 +118,16 @@ func BenchmarkReadsPaired(b *testing.B) {
 				_, err := pipe.Exec(ctx)
 				return err
 			}, func(_ *redis.Client, i int) error { return g.percentile(i) })
+			// A hand-written "1224" rank: the entry's score, then ZCOUNT of the higher ones.
+			above := func(c *redis.Client, i int) error {
+				s, err := c.ZScore(ctx, bb.key, bb.members[i%benchEntries]).Result()
+				if err != nil {
+					return err
+				}
+				return c.ZCount(ctx, bb.key, "("+strconv.FormatFloat(s, 'f', -1, 64), "+inf").Err()
+			}
+			runPaired(b, "op=CompetitionRankTuple/base=zscore+zcount", c, above, func(_ *redis.Client, i int) error { return g.tuple(i) })
+			runPaired(b, "op=DenseRank/base=zscore+zcount", c, above, func(_ *redis.Client, i int) error { return g.dense(i) })
 		})
 	}
 }

@@ -40,11 +40,12 @@ const (
 	RankMany    Kind = "rank_many"   // positions of many ids
 	Bottom      Kind = "bottom"      // entries by position counted from the end
 	Standing    Kind = "standing"    // an entry's position and the board's size: percentile, page
+	Dense       Kind = "dense"       // 1 + the distinct leading-field values ahead ("1223")
 )
 
 // Kinds lists every kind, in catalogue order.
 var Kinds = []Kind{Set, Best, Remove, Trim, Update, Get, Rank, Page, Around, After, Count, Range, Competition,
-	GetMany, RankMany, Bottom, Standing}
+	GetMany, RankMany, Bottom, Standing, Dense}
 
 // Op is one board operation of a layout.
 type Op struct {
@@ -198,8 +199,13 @@ func reads(l *layout.Layout) []Op {
 		ops = append(ops,
 			Op{Name: "range", Kind: Range, ReadOnly: true, Methods: []string{"Range" + lead}},
 			Op{Name: "competition", Kind: Competition, Template: "competition", ReadOnly: true,
-				Methods: []string{"CompetitionRank"}, Args: byID, Reply: ReplyPosition,
-				Title: "competition: 1 + the number of entries ahead on " + lead + " (equal " + lead + " share a rank).",
+				Methods: []string{"CompetitionRank", "CompetitionRankTuple"}, Args: Args{Head: []string{ArgID, ArgWeight}}, Reply: ReplyPosition,
+				Title: "competition: 1 + the number of entries ahead on the score's leading fields (equal ones share a rank).",
+				Usage: []string{"{id}: the id; {weight}: the weight of the last field that counts (" + lead + "'s: on " + lead + " alone; 1: on every score field).",
+					"Returns the rank, or nil when the id has no entry."}},
+			Op{Name: "dense", Kind: Dense, Template: "dense", ReadOnly: true,
+				Methods: []string{"DenseRank"}, Args: byID, Reply: ReplyPosition,
+				Title: "dense: 1 + the number of distinct " + lead + " values ahead (\"1223\" ranking).",
 				Usage: []string{"{id}: the id. Returns the rank, or nil when the id has no entry."}})
 	}
 	return ops

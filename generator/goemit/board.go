@@ -52,6 +52,7 @@ var emitters = map[catalog.Kind]func(*board, catalog.Op){
 	catalog.RankMany:    (*board).rankMany,
 	catalog.Bottom:      (*board).bottom,
 	catalog.Standing:    (*board).standing,
+	catalog.Dense:       (*board).dense,
 }
 
 type board struct {

@@ -75,7 +75,7 @@ func scriptData(l *layout.Layout, op catalog.Op) (*data, error) {
 		}
 		d.Usage = append(d.Usage, u)
 	}
-	if op.Kind == catalog.Competition {
+	if op.Kind == catalog.Competition || op.Kind == catalog.Dense {
 		d.Lead = newField(l, l.Fields[0], 0)
 	}
 	return d, nil

@@ -28,6 +28,7 @@ var Cases = map[catalog.Kind]string{
 	catalog.RankMany:    "RankMany",
 	catalog.Bottom:      "PageFromEnd",
 	catalog.Standing:    "Standing",
+	catalog.Dense:       "Dense",
 }
 
 // HasCase reports whether the model has a case for the operation's kind.
@@ -191,4 +192,42 @@ func (m *Model) PageFromEnd(offset, limit int64) (first int64, es []layout.Entry
 func (m *Model) Standing(id string) (rank, count int64, err error) {
 	rank, err = m.Rank(id)
 	return rank, m.Count(), err
+}
+
+// CompetitionTuple is 1 + the number of entries whose score fields, taken together, rank
+// before those of the entry of id (member fields do not count), or ErrNotFound.
+func (m *Model) CompetitionTuple(id string) (int64, error) {
+	keys, ok := m.Entries[id]
+	if !ok {
+		return 0, rankgenrt.ErrNotFound
+	}
+	var ahead int64
+	for _, other := range m.Entries {
+		for i, f := range m.Layout.Fields[:m.Layout.NumScore] {
+			if d, e := f.Digit(other[i]), f.Digit(keys[i]); d != e {
+				if d > e {
+					ahead++
+				}
+				break
+			}
+		}
+	}
+	return ahead + 1, nil
+}
+
+// Dense is 1 + the number of distinct leading-field values that rank before the entry of id
+// ("1223" ranking), or ErrNotFound.
+func (m *Model) Dense(id string) (int64, error) {
+	keys, ok := m.Entries[id]
+	if !ok {
+		return 0, rankgenrt.ErrNotFound
+	}
+	lead := m.Layout.Fields[0]
+	ahead := map[uint64]bool{}
+	for _, other := range m.Entries {
+		if d := lead.Digit(other[0]); d > lead.Digit(keys[0]) {
+			ahead[d] = true
+		}
+	}
+	return int64(len(ahead)) + 1, nil
 }

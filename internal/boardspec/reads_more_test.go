@@ -11,8 +11,9 @@ import (
 	rankgenrt "github.com/rankgen/rankgen/runtime"
 )
 
-// checkMoreReads compares GetMany, RankMany, Bottom, PageFromEnd, AroundFilled, Percentile and
-// PageOf with the model, on the board as the random writes left it.
+// checkMoreReads compares GetMany, RankMany, Bottom, PageFromEnd, AroundFilled, Percentile,
+// PageOf, CompetitionRankTuple and DenseRank with the model, on the board as the random writes
+// left it.
 func (b *board) checkMoreReads(m *boardmodel.Model, r *rand.Rand) {
 	b.t.Helper()
 	l := b.ex.l
@@ -72,6 +73,10 @@ func (b *board) checkMoreReads(m *boardmodel.Model, r *rand.Rand) {
 		if want := 100 * float64(count-rank) / float64(count); boardmodel.ErrOf(out[1]) != nil || out[0].Float() != want {
 			b.t.Fatalf("Percentile(%q) = %v, %v; want %v", e.ID, out[0].Float(), boardmodel.ErrOf(out[1]), want)
 		}
+		if l.NumScore > 0 {
+			b.sameRank("CompetitionRankTuple", e.ID, b.call("CompetitionRankTuple", id), m.CompetitionTuple)
+			b.sameRank("DenseRank", e.ID, b.call("DenseRank", id), m.Dense)
+		}
 		size := int64(1 + r.IntN(4))
 		out = b.call("PageOf", id, size)
 		if want := (rank-1)/size + 1; boardmodel.ErrOf(out[1]) != nil || out[0].Int() != want {
@@ -80,7 +85,11 @@ func (b *board) checkMoreReads(m *boardmodel.Model, r *rand.Rand) {
 	}
 	missing := b.ex.ids()[0]
 	if _, ok := m.Entries[missing]; !ok {
-		for _, call := range [][]any{{"Percentile"}, {"PageOf", int64(3)}, {"AroundFilled", int64(1), int64(1)}} {
+		calls := [][]any{{"Percentile"}, {"PageOf", int64(3)}, {"AroundFilled", int64(1), int64(1)}}
+		if l.NumScore > 0 {
+			calls = append(calls, []any{"CompetitionRankTuple"}, []any{"DenseRank"})
+		}
+		for _, call := range calls {
 			out := b.call(call[0].(string), append([]any{boardmodel.ID(l, missing)}, call[1:]...)...)
 			if err := boardmodel.ErrOf(out[len(out)-1]); !errors.Is(err, rankgenrt.ErrNotFound) {
 				b.t.Fatalf("%s(missing) error %v, want ErrNotFound", call[0], err)
@@ -104,5 +113,14 @@ func (b *board) sameRanked(what string, out []reflect.Value, first int64, want [
 		if rank := rv.FieldByName("Rank").Int(); rank != first+int64(i) || got.ID != w.ID || !slices.Equal(got.Keys, w.Keys) {
 			b.t.Fatalf("%s[%d] = rank %d %q %s; want rank %d %q %s", what, i, rank, got.ID, fmtKeys(b.ex.l, got.Keys), first+int64(i), w.ID, fmtKeys(b.ex.l, w.Keys))
 		}
+	}
+}
+
+// sameRank checks a rank reply for id against the model's.
+func (b *board) sameRank(what, id string, out []reflect.Value, model func(string) (int64, error)) {
+	b.t.Helper()
+	want, _ := model(id)
+	if err := boardmodel.ErrOf(out[1]); err != nil || out[0].Int() != want {
+		b.t.Fatalf("%s(%q) = %d, %v; want %d", what, id, out[0].Int(), err, want)
 	}
 }

@@ -41,6 +41,8 @@ func TestReadsRefuseAnotherLayout(t *testing.T) {
 	_, reads["AroundFilled"] = a.AroundFilled(ctx, "x", 1, 1)
 	_, reads["Percentile"] = a.Percentile(ctx, "x")
 	_, reads["PageOf"] = a.PageOf(ctx, "x", 10)
+	_, reads["CompetitionRankTuple"] = a.CompetitionRankTuple(ctx, "x")
+	_, reads["DenseRank"] = a.DenseRank(ctx, "x")
 	for what, err := range reads {
 		if !errors.Is(err, rankgenrt.ErrLayoutMismatch) {
 			t.Errorf("arena %s on another layout's board: %v; want ErrLayoutMismatch", what, err)
@@ -140,6 +142,8 @@ func TestReadsCheckInTheirRoundTrip(t *testing.T) {
 	check("AroundFilled", 1, func() error { _, err := a.AroundFilled(ctx, "x", 1, 1); return err })
 	check("Percentile", 1, func() error { _, err := a.Percentile(ctx, "x"); return err })
 	check("PageOf", 1, func() error { _, err := a.PageOf(ctx, "x", 10); return err })
+	check("CompetitionRankTuple", 1, func() error { _, err := a.CompetitionRankTuple(ctx, "x"); return err })
+	check("DenseRank", 1, func() error { _, err := a.DenseRank(ctx, "x"); return err })
 	// A second Board of the same key checks for itself.
 	b := arena.NewBoard(c, key)
 	check("first Count of a new Board", 2, func() error { _, err := b.Count(ctx); return err })

@@ -180,6 +180,9 @@ var luaStanding string
 //go:embed racing.competition.lua
 var luaCompetition string
 
+//go:embed racing.dense.lua
+var luaDense string
+
 var (
 	scriptSet             = redis.NewScript(luaSet)
 	scriptBest            = redis.NewScript(luaBest)
@@ -202,6 +205,7 @@ var (
 	scriptBottom          = redis.NewScript(luaBottom)
 	scriptStanding        = redis.NewScript(luaStanding)
 	scriptCompetition     = redis.NewScript(luaCompetition)
+	scriptDense           = redis.NewScript(luaDense)
 )
 
 // Scripts returns the board's scripts, in a fixed order. Board.Load caches them all; they are
@@ -230,6 +234,7 @@ func Scripts() []*redis.Script {
 		scriptBottom,
 		scriptStanding,
 		scriptCompetition,
+		scriptDense,
 	}
 }
 
@@ -904,7 +909,30 @@ func (b *Board) RangeLaps(ctx context.Context, lo, hi uint16, offset, limit int6
 // ("1224" ranking: equal Laps share a rank), counted with ZCOUNT in O(log n), or an error matching
 // ErrNotFound.
 func (b *Board) CompetitionRank(ctx context.Context, id uint64) (int64, error) {
-	v, err := rankgenrt.RunRO(ctx, b.c, scriptCompetition, b.keys, id)
+	return b.competition(ctx, id, lapsWeight)
+}
+
+// CompetitionRankTuple is CompetitionRank on the whole score (Laps, RaceTime): 1 + the number of
+// entries whose score fields rank before the entry of id; entries equal on every field share a
+// rank. Or an error matching ErrNotFound.
+func (b *Board) CompetitionRankTuple(ctx context.Context, id uint64) (int64, error) {
+	return b.competition(ctx, id, 1)
+}
+
+// competition runs the competition script: entries tie when equal on the score fields down to the one of weight w.
+func (b *Board) competition(ctx context.Context, id uint64, w uint64) (int64, error) {
+	v, err := rankgenrt.RunRO(ctx, b.c, scriptCompetition, b.keys, id, w)
+	if errors.Is(err, redis.Nil) {
+		return 0, rankgenrt.NotFound(strconv.FormatUint(id, 10))
+	}
+	return rankgenrt.Int(v, err)
+}
+
+// DenseRank returns 1 + the number of distinct Laps values ahead of the entry of id ("1223"
+// ranking: equal Laps share a rank and the next value takes the next rank), or an error matching
+// ErrNotFound. The script steps once per distinct value ahead, O(log n) each.
+func (b *Board) DenseRank(ctx context.Context, id uint64) (int64, error) {
+	v, err := rankgenrt.RunRO(ctx, b.c, scriptDense, b.keys, id)
 	if errors.Is(err, redis.Nil) {
 		return 0, rankgenrt.NotFound(strconv.FormatUint(id, 10))
 	}

@@ -261,6 +261,9 @@ var luaStanding string
 //go:embed r12.competition.lua
 var luaCompetition string
 
+//go:embed r12.dense.lua
+var luaDense string
+
 var (
 	scriptSet         = redis.NewScript(luaSet)
 	scriptBest        = redis.NewScript(luaBest)
@@ -279,6 +282,7 @@ var (
 	scriptBottom      = redis.NewScript(luaBottom)
 	scriptStanding    = redis.NewScript(luaStanding)
 	scriptCompetition = redis.NewScript(luaCompetition)
+	scriptDense       = redis.NewScript(luaDense)
 )
 
 // Scripts returns the board's scripts, in a fixed order. Board.Load caches them all; they are
@@ -303,6 +307,7 @@ func Scripts() []*redis.Script {
 		scriptBottom,
 		scriptStanding,
 		scriptCompetition,
+		scriptDense,
 	}
 }
 
@@ -889,10 +894,36 @@ func (b *Board) RangeWins(ctx context.Context, lo, hi time.Time, offset, limit i
 // ("1224" ranking: equal Wins share a rank), counted with ZCOUNT in O(log n), or an error matching
 // ErrNotFound.
 func (b *Board) CompetitionRank(ctx context.Context, id string) (int64, error) {
+	return b.competition(ctx, id, winsWeight)
+}
+
+// CompetitionRankTuple is CompetitionRank on the whole score (Wins): 1 + the number of entries
+// whose score fields rank before the entry of id; the fields in the member do not count: entries
+// equal on the score fields share a rank. Or an error matching ErrNotFound.
+func (b *Board) CompetitionRankTuple(ctx context.Context, id string) (int64, error) {
+	return b.competition(ctx, id, 1)
+}
+
+// competition runs the competition script: entries tie when equal on the score fields down to the one of weight w.
+func (b *Board) competition(ctx context.Context, id string, w uint64) (int64, error) {
 	if err := checkID(id); err != nil {
 		return 0, err
 	}
-	v, err := rankgenrt.RunRO(ctx, b.c, scriptCompetition, b.keys, id)
+	v, err := rankgenrt.RunRO(ctx, b.c, scriptCompetition, b.keys, id, w)
+	if errors.Is(err, redis.Nil) {
+		return 0, rankgenrt.NotFound(id)
+	}
+	return rankgenrt.Int(v, err)
+}
+
+// DenseRank returns 1 + the number of distinct Wins values ahead of the entry of id ("1223"
+// ranking: equal Wins share a rank and the next value takes the next rank), or an error matching
+// ErrNotFound. The script steps once per distinct value ahead, O(log n) each.
+func (b *Board) DenseRank(ctx context.Context, id string) (int64, error) {
+	if err := checkID(id); err != nil {
+		return 0, err
+	}
+	v, err := rankgenrt.RunRO(ctx, b.c, scriptDense, b.keys, id)
 	if errors.Is(err, redis.Nil) {
 		return 0, rankgenrt.NotFound(id)
 	}
