@@ -20,6 +20,7 @@ type readOps struct {
 	percentile func(i int) error    // Percentile(id_i)
 	tuple      func(i int) error    // CompetitionRankTuple(id_i)
 	dense      func(i int) error    // DenseRank(id_i)
+	countAll   func() error         // Count<Lead>Between over the leading field's whole range
 }
 
 // readsFor adapts the generated Board of racing (bare ids) or season (member prefix, index).
@@ -51,6 +52,7 @@ func readsFor(b *testing.B, name string, c *redis.Client, bb *benchBoard) readOp
 			percentile: func(i int) error { _, err := board.Percentile(ctx, car(i)); return err },
 			tuple:      func(i int) error { _, err := board.CompetitionRankTuple(ctx, car(i)); return err },
 			dense:      func(i int) error { _, err := board.DenseRank(ctx, car(i)); return err },
+			countAll:   func() error { return countAll(board.CountLapsBetween(ctx, 0, 999)) },
 		}
 	case "season":
 		board := season.NewBoard(c, bb.key)
@@ -69,6 +71,7 @@ func readsFor(b *testing.B, name string, c *redis.Client, bb *benchBoard) readOp
 			percentile: func(i int) error { _, err := board.Percentile(ctx, at(i)); return err },
 			tuple:      func(i int) error { _, err := board.CompetitionRankTuple(ctx, at(i)); return err },
 			dense:      func(i int) error { _, err := board.DenseRank(ctx, at(i)); return err },
+			countAll:   func() error { return countAll(board.CountPointsBetween(ctx, 0, 1<<40-1)) },
 		}
 	}
 	b.Fatalf("no read adapter for %s", name)
@@ -128,8 +131,19 @@ func BenchmarkReadsPaired(b *testing.B) {
 			}
 			runPaired(b, "op=CompetitionRankTuple/base=zscore+zcount", c, above, func(_ *redis.Client, i int) error { return g.tuple(i) })
 			runPaired(b, "op=DenseRank/base=zscore+zcount", c, above, func(_ *redis.Client, i int) error { return g.dense(i) })
+			runPaired(b, "op=CountBetween/base=zcount", c, func(c *redis.Client, i int) error {
+				return c.ZCount(ctx, bb.key, "-inf", "+inf").Err()
+			}, func(_ *redis.Client, i int) error { return g.countAll() })
 		})
 	}
+}
+
+// countAll checks that a count over the whole range saw every benchmark entry.
+func countAll(n int64, err error) error {
+	if err == nil && n != benchEntries {
+		err = fmt.Errorf("counted %d entries, want %d", n, benchEntries)
+	}
+	return err
 }
 
 // membersAt is the members of the benchmark board's ids i … i+n−1 (modulo their number).

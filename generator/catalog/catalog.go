@@ -41,11 +41,12 @@ const (
 	Bottom      Kind = "bottom"      // entries by position counted from the end
 	Standing    Kind = "standing"    // an entry's position and the board's size: percentile, page
 	Dense       Kind = "dense"       // 1 + the distinct leading-field values ahead ("1223")
+	CountRange  Kind = "count_range" // the number of entries whose leading field lies in a band
 )
 
 // Kinds lists every kind, in catalogue order.
 var Kinds = []Kind{Set, Best, Remove, Trim, Update, Get, Rank, Page, Around, After, Count, Range, Competition,
-	GetMany, RankMany, Bottom, Standing, Dense}
+	GetMany, RankMany, Bottom, Standing, Dense, CountRange}
 
 // Op is one board operation of a layout.
 type Op struct {
@@ -198,6 +199,7 @@ func reads(l *layout.Layout) []Op {
 		lead := l.Fields[0].Name
 		ops = append(ops,
 			Op{Name: "range", Kind: Range, ReadOnly: true, Methods: []string{"Range" + lead}},
+			Op{Name: "count_range", Kind: CountRange, ReadOnly: true, Methods: []string{"Count" + lead + "Between"}},
 			Op{Name: "competition", Kind: Competition, Template: "competition", ReadOnly: true,
 				Methods: []string{"CompetitionRank", "CompetitionRankTuple"}, Args: Args{Head: []string{ArgID, ArgWeight}}, Reply: ReplyPosition,
 				Title: "competition: 1 + the number of entries ahead on the score's leading fields (equal ones share a rank).",

@@ -53,6 +53,7 @@ var emitters = map[catalog.Kind]func(*board, catalog.Op){
 	catalog.Bottom:      (*board).bottom,
 	catalog.Standing:    (*board).standing,
 	catalog.Dense:       (*board).dense,
+	catalog.CountRange:  (*board).countRange,
 }
 
 type board struct {

@@ -207,6 +207,31 @@ func (b *board) rangeLead(op catalog.Op) {
 	b.f.Line()
 }
 
+// countRange emits Count<Lead>Between: one ZCOUNT over the band of the leading field.
+func (b *board) countRange(op catalog.Op) {
+	lead := b.l.Fields[0]
+	b.comment("%s", wrap(fmt.Sprintf("%s returns the number of entries whose %s lies in [lo, hi], with one ZCOUNT in O(log n): %s leads the score, so the range is a band of scores. Bounds outside %s's range are an error matching ErrOutOfRange.", op.Methods[0], lead.Name, lead.Name, lead.Name)))
+	fail := func(err jen.Code) jen.Code { return jen.Return(jen.Lit(0), err) }
+	body := b.digitStmts(lead, "dlo", func() *jen.Statement { return jen.Id("lo") }, fail)
+	body = append(body, b.digitStmts(lead, "dhi", func() *jen.Statement { return jen.Id("hi") }, fail)...)
+	if lead.Order == layout.Desc {
+		body = append(body, jen.If(jen.Id("dlo").Op(">").Id("dhi")).Block(jen.Return(jen.Lit(0), jen.Nil())))
+	} else {
+		body = append(body,
+			jen.If(jen.Id("dlo").Op("<").Id("dhi")).Block(jen.Return(jen.Lit(0), jen.Nil())),
+			jen.List(jen.Id("dlo"), jen.Id("dhi")).Op("=").List(jen.Id("dhi"), jen.Id("dlo")))
+	}
+	body = append(body,
+		readCmd("IntCmd", func(c jen.Code) jen.Code {
+			return jen.Add(c).Dot("ZCount").Call(jen.Id("ctx"), board0(),
+				rt("FormatScore").Call(jen.Id("scoreOfP").Call(jen.Id("dlo").Op("*").Add(b.c.fc(lead, "Weight")))),
+				jen.Lit("(").Op("+").Add(rt("FormatScore")).Call(jen.Id("scoreOfP").Call(jen.Parens(jen.Id("dhi").Op("+").Lit(1)).Op("*").Add(b.c.fc(lead, "Weight")))))
+		}, jen.Lit(0)),
+		jen.Return(jen.Id("cmd").Dot("Result").Call()))
+	recvDecl(b.f).Id(op.Methods[0]).Params(ctxParam(), jen.List(jen.Id("lo"), jen.Id("hi")).Add(goType(lead))).Params(jen.Int64(), jen.Error()).Block(body...)
+	b.f.Line()
+}
+
 // rangeQuery reads and decodes the band of scores of the leading field's digits dlo…dhi.
 func (b *board) rangeQuery(lead *layout.Field) []jen.Code {
 	weight := b.c.bases[lead] + "Weight"

@@ -29,6 +29,7 @@ var Cases = map[catalog.Kind]string{
 	catalog.Bottom:      "PageFromEnd",
 	catalog.Standing:    "Standing",
 	catalog.Dense:       "Dense",
+	catalog.CountRange:  "CountRange",
 }
 
 // HasCase reports whether the model has a case for the operation's kind.
@@ -230,4 +231,11 @@ func (m *Model) Dense(id string) (int64, error) {
 		}
 	}
 	return int64(len(ahead)) + 1, nil
+}
+
+// CountRange is the number of entries whose leading field's key lies in [lo, hi] (0 when lo >
+// hi); bounds outside the field's range are ErrOutOfRange.
+func (m *Model) CountRange(lo, hi uint64) (int64, error) {
+	band, err := m.Range(lo, hi, 0, int64(len(m.Entries))+1)
+	return int64(len(band)), err
 }

@@ -12,7 +12,7 @@ import (
 )
 
 // checkMoreReads compares GetMany, RankMany, Bottom, PageFromEnd, AroundFilled, Percentile,
-// PageOf, CompetitionRankTuple and DenseRank with the model, on the board as the random writes
+// PageOf, CompetitionRankTuple, DenseRank and Count<Lead>Between with the model, on the board as the random writes
 // left it.
 func (b *board) checkMoreReads(m *boardmodel.Model, r *rand.Rand) {
 	b.t.Helper()
@@ -81,6 +81,20 @@ func (b *board) checkMoreReads(m *boardmodel.Model, r *rand.Rand) {
 		out = b.call("PageOf", id, size)
 		if want := (rank-1)/size + 1; boardmodel.ErrOf(out[1]) != nil || out[0].Int() != want {
 			b.t.Fatalf("PageOf(%q, %d) = %d, %v; want %d", e.ID, size, out[0].Int(), boardmodel.ErrOf(out[1]), want)
+		}
+	}
+	if l.NumScore > 0 && len(sorted) > 0 {
+		lead := l.Fields[0]
+		a, c := sorted[r.IntN(len(sorted))].Keys[0], sorted[r.IntN(len(sorted))].Keys[0]
+		for _, band := range [][2]uint64{{min(a, c), max(a, c)}, {max(a, c), min(a, c)}, {lead.Lo, lead.Hi}} {
+			want, err := m.CountRange(band[0], band[1])
+			if err != nil {
+				b.t.Fatal(err)
+			}
+			out := b.call("Count"+lead.Name+"Between", b.ex.value(b.t, 0, band[0]), b.ex.value(b.t, 0, band[1]))
+			if boardmodel.ErrOf(out[1]) != nil || out[0].Int() != want {
+				b.t.Fatalf("Count%sBetween(%s, %s) = %d, %v; want %d", lead.Name, lead.Format(band[0]), lead.Format(band[1]), out[0].Int(), boardmodel.ErrOf(out[1]), want)
+			}
 		}
 	}
 	missing := b.ex.ids()[0]

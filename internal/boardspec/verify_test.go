@@ -43,6 +43,7 @@ func TestReadsRefuseAnotherLayout(t *testing.T) {
 	_, reads["PageOf"] = a.PageOf(ctx, "x", 10)
 	_, reads["CompetitionRankTuple"] = a.CompetitionRankTuple(ctx, "x")
 	_, reads["DenseRank"] = a.DenseRank(ctx, "x")
+	_, reads["CountPointsBetween"] = a.CountPointsBetween(ctx, 0, 100)
 	for what, err := range reads {
 		if !errors.Is(err, rankgenrt.ErrLayoutMismatch) {
 			t.Errorf("arena %s on another layout's board: %v; want ErrLayoutMismatch", what, err)

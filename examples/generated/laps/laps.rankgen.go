@@ -865,6 +865,31 @@ func (b *Board) RangeBestLap(ctx context.Context, lo, hi uint32, offset, limit i
 	return out, nil
 }
 
+// CountBestLapBetween returns the number of entries whose BestLap lies in [lo, hi], with one
+// ZCOUNT in O(log n): BestLap leads the score, so the range is a band of scores. Bounds outside
+// BestLap's range are an error matching ErrOutOfRange.
+func (b *Board) CountBestLapBetween(ctx context.Context, lo, hi uint32) (int64, error) {
+	dlo, err := digitOfBestLap(lo)
+	if err != nil {
+		return 0, err
+	}
+	dhi, err := digitOfBestLap(hi)
+	if err != nil {
+		return 0, err
+	}
+	if dlo < dhi {
+		return 0, nil
+	}
+	dlo, dhi = dhi, dlo
+	var cmd *redis.IntCmd
+	if err := b.read(ctx, func(c redis.Cmdable) {
+		cmd = c.ZCount(ctx, b.keys[0], rankgenrt.FormatScore(scoreOfP(dlo*bestLapWeight)), "("+rankgenrt.FormatScore(scoreOfP((dhi+1)*bestLapWeight)))
+	}); err != nil {
+		return 0, err
+	}
+	return cmd.Result()
+}
+
 // CompetitionRank returns 1 + the number of entries with a better BestLap than the entry of id
 // ("1224" ranking: equal BestLap share a rank), counted with ZCOUNT in O(log n), or an error
 // matching ErrNotFound.

@@ -905,6 +905,30 @@ func (b *Board) RangeLaps(ctx context.Context, lo, hi uint16, offset, limit int6
 	return out, nil
 }
 
+// CountLapsBetween returns the number of entries whose Laps lies in [lo, hi], with one ZCOUNT in
+// O(log n): Laps leads the score, so the range is a band of scores. Bounds outside Laps's range
+// are an error matching ErrOutOfRange.
+func (b *Board) CountLapsBetween(ctx context.Context, lo, hi uint16) (int64, error) {
+	dlo, err := digitOfLaps(lo)
+	if err != nil {
+		return 0, err
+	}
+	dhi, err := digitOfLaps(hi)
+	if err != nil {
+		return 0, err
+	}
+	if dlo > dhi {
+		return 0, nil
+	}
+	var cmd *redis.IntCmd
+	if err := b.read(ctx, func(c redis.Cmdable) {
+		cmd = c.ZCount(ctx, b.keys[0], rankgenrt.FormatScore(scoreOfP(dlo*lapsWeight)), "("+rankgenrt.FormatScore(scoreOfP((dhi+1)*lapsWeight)))
+	}); err != nil {
+		return 0, err
+	}
+	return cmd.Result()
+}
+
 // CompetitionRank returns 1 + the number of entries with a better Laps than the entry of id
 // ("1224" ranking: equal Laps share a rank), counted with ZCOUNT in O(log n), or an error matching
 // ErrNotFound.

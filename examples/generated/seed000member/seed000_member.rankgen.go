@@ -861,6 +861,30 @@ func (b *Board) RangePrimary(ctx context.Context, lo, hi uint64, offset, limit i
 	return out, nil
 }
 
+// CountPrimaryBetween returns the number of entries whose Primary lies in [lo, hi], with one
+// ZCOUNT in O(log n): Primary leads the score, so the range is a band of scores. Bounds outside
+// Primary's range are an error matching ErrOutOfRange.
+func (b *Board) CountPrimaryBetween(ctx context.Context, lo, hi uint64) (int64, error) {
+	dlo, err := digitOfPrimary(lo)
+	if err != nil {
+		return 0, err
+	}
+	dhi, err := digitOfPrimary(hi)
+	if err != nil {
+		return 0, err
+	}
+	if dlo > dhi {
+		return 0, nil
+	}
+	var cmd *redis.IntCmd
+	if err := b.read(ctx, func(c redis.Cmdable) {
+		cmd = c.ZCount(ctx, b.keys[0], rankgenrt.FormatScore(scoreOfP(dlo*primaryWeight)), "("+rankgenrt.FormatScore(scoreOfP((dhi+1)*primaryWeight)))
+	}); err != nil {
+		return 0, err
+	}
+	return cmd.Result()
+}
+
 // CompetitionRank returns 1 + the number of entries with a better Primary than the entry of id
 // ("1224" ranking: equal Primary share a rank), counted with ZCOUNT in O(log n), or an error
 // matching ErrNotFound.

@@ -924,6 +924,30 @@ func (b *Board) RangePoints(ctx context.Context, lo, hi uint32, offset, limit in
 	return out, nil
 }
 
+// CountPointsBetween returns the number of entries whose Points lies in [lo, hi], with one ZCOUNT
+// in O(log n): Points leads the score, so the range is a band of scores. Bounds outside Points's
+// range are an error matching ErrOutOfRange.
+func (b *Board) CountPointsBetween(ctx context.Context, lo, hi uint32) (int64, error) {
+	dlo, err := digitOfPoints(lo)
+	if err != nil {
+		return 0, err
+	}
+	dhi, err := digitOfPoints(hi)
+	if err != nil {
+		return 0, err
+	}
+	if dlo > dhi {
+		return 0, nil
+	}
+	var cmd *redis.IntCmd
+	if err := b.read(ctx, func(c redis.Cmdable) {
+		cmd = c.ZCount(ctx, b.keys[0], rankgenrt.FormatScore(scoreOfP(dlo*pointsWeight)), "("+rankgenrt.FormatScore(scoreOfP((dhi+1)*pointsWeight)))
+	}); err != nil {
+		return 0, err
+	}
+	return cmd.Result()
+}
+
 // CompetitionRank returns 1 + the number of entries with a better Points than the entry of id
 // ("1224" ranking: equal Points share a rank), counted with ZCOUNT in O(log n), or an error
 // matching ErrNotFound.

@@ -867,6 +867,30 @@ func (b *Board) RangeRaw(ctx context.Context, lo, hi uint16, offset, limit int64
 	return out, nil
 }
 
+// CountRawBetween returns the number of entries whose Raw lies in [lo, hi], with one ZCOUNT in
+// O(log n): Raw leads the score, so the range is a band of scores. Bounds outside Raw's range are
+// an error matching ErrOutOfRange.
+func (b *Board) CountRawBetween(ctx context.Context, lo, hi uint16) (int64, error) {
+	dlo, err := digitOfRaw(lo)
+	if err != nil {
+		return 0, err
+	}
+	dhi, err := digitOfRaw(hi)
+	if err != nil {
+		return 0, err
+	}
+	if dlo > dhi {
+		return 0, nil
+	}
+	var cmd *redis.IntCmd
+	if err := b.read(ctx, func(c redis.Cmdable) {
+		cmd = c.ZCount(ctx, b.keys[0], rankgenrt.FormatScore(scoreOfP(dlo*rawWeight)), "("+rankgenrt.FormatScore(scoreOfP((dhi+1)*rawWeight)))
+	}); err != nil {
+		return 0, err
+	}
+	return cmd.Result()
+}
+
 // CompetitionRank returns 1 + the number of entries with a better Raw than the entry of id ("1224"
 // ranking: equal Raw share a rank), counted with ZCOUNT in O(log n), or an error matching
 // ErrNotFound.

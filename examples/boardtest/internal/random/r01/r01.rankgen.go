@@ -1120,6 +1120,31 @@ func (b *Board) RangeLevel(ctx context.Context, lo, hi time.Time, offset, limit 
 	return out, nil
 }
 
+// CountLevelBetween returns the number of entries whose Level lies in [lo, hi], with one ZCOUNT in
+// O(log n): Level leads the score, so the range is a band of scores. Bounds outside Level's range
+// are an error matching ErrOutOfRange.
+func (b *Board) CountLevelBetween(ctx context.Context, lo, hi time.Time) (int64, error) {
+	dlo, err := digitOfLevel(lo)
+	if err != nil {
+		return 0, err
+	}
+	dhi, err := digitOfLevel(hi)
+	if err != nil {
+		return 0, err
+	}
+	if dlo < dhi {
+		return 0, nil
+	}
+	dlo, dhi = dhi, dlo
+	var cmd *redis.IntCmd
+	if err := b.read(ctx, func(c redis.Cmdable) {
+		cmd = c.ZCount(ctx, b.keys[0], rankgenrt.FormatScore(scoreOfP(dlo*levelWeight)), "("+rankgenrt.FormatScore(scoreOfP((dhi+1)*levelWeight)))
+	}); err != nil {
+		return 0, err
+	}
+	return cmd.Result()
+}
+
 // CompetitionRank returns 1 + the number of entries with a better Level than the entry of id
 // ("1224" ranking: equal Level share a rank), counted with ZCOUNT in O(log n), or an error
 // matching ErrNotFound.

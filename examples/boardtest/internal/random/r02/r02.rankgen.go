@@ -1014,6 +1014,31 @@ func (b *Board) RangeJoinedAt(ctx context.Context, lo, hi int64, offset, limit i
 	return out, nil
 }
 
+// CountJoinedAtBetween returns the number of entries whose JoinedAt lies in [lo, hi], with one
+// ZCOUNT in O(log n): JoinedAt leads the score, so the range is a band of scores. Bounds outside
+// JoinedAt's range are an error matching ErrOutOfRange.
+func (b *Board) CountJoinedAtBetween(ctx context.Context, lo, hi int64) (int64, error) {
+	dlo, err := digitOfJoinedAt(lo)
+	if err != nil {
+		return 0, err
+	}
+	dhi, err := digitOfJoinedAt(hi)
+	if err != nil {
+		return 0, err
+	}
+	if dlo < dhi {
+		return 0, nil
+	}
+	dlo, dhi = dhi, dlo
+	var cmd *redis.IntCmd
+	if err := b.read(ctx, func(c redis.Cmdable) {
+		cmd = c.ZCount(ctx, b.keys[0], rankgenrt.FormatScore(scoreOfP(dlo*joinedAtWeight)), "("+rankgenrt.FormatScore(scoreOfP((dhi+1)*joinedAtWeight)))
+	}); err != nil {
+		return 0, err
+	}
+	return cmd.Result()
+}
+
 // CompetitionRank returns 1 + the number of entries with a better JoinedAt than the entry of id
 // ("1224" ranking: equal JoinedAt share a rank), counted with ZCOUNT in O(log n), or an error
 // matching ErrNotFound.

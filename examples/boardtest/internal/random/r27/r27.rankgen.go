@@ -1018,6 +1018,30 @@ func (b *Board) RangeSeason(ctx context.Context, lo, hi time.Time, offset, limit
 	return out, nil
 }
 
+// CountSeasonBetween returns the number of entries whose Season lies in [lo, hi], with one ZCOUNT
+// in O(log n): Season leads the score, so the range is a band of scores. Bounds outside Season's
+// range are an error matching ErrOutOfRange.
+func (b *Board) CountSeasonBetween(ctx context.Context, lo, hi time.Time) (int64, error) {
+	dlo, err := digitOfSeason(lo)
+	if err != nil {
+		return 0, err
+	}
+	dhi, err := digitOfSeason(hi)
+	if err != nil {
+		return 0, err
+	}
+	if dlo > dhi {
+		return 0, nil
+	}
+	var cmd *redis.IntCmd
+	if err := b.read(ctx, func(c redis.Cmdable) {
+		cmd = c.ZCount(ctx, b.keys[0], rankgenrt.FormatScore(scoreOfP(dlo*seasonWeight)), "("+rankgenrt.FormatScore(scoreOfP((dhi+1)*seasonWeight)))
+	}); err != nil {
+		return 0, err
+	}
+	return cmd.Result()
+}
+
 // CompetitionRank returns 1 + the number of entries with a better Season than the entry of id
 // ("1224" ranking: equal Season share a rank), counted with ZCOUNT in O(log n), or an error
 // matching ErrNotFound.

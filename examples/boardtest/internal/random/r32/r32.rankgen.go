@@ -1331,6 +1331,31 @@ func (b *Board) RangePriority(ctx context.Context, lo, hi uint32, offset, limit 
 	return out, nil
 }
 
+// CountPriorityBetween returns the number of entries whose Priority lies in [lo, hi], with one
+// ZCOUNT in O(log n): Priority leads the score, so the range is a band of scores. Bounds outside
+// Priority's range are an error matching ErrOutOfRange.
+func (b *Board) CountPriorityBetween(ctx context.Context, lo, hi uint32) (int64, error) {
+	dlo, err := digitOfPriority(lo)
+	if err != nil {
+		return 0, err
+	}
+	dhi, err := digitOfPriority(hi)
+	if err != nil {
+		return 0, err
+	}
+	if dlo < dhi {
+		return 0, nil
+	}
+	dlo, dhi = dhi, dlo
+	var cmd *redis.IntCmd
+	if err := b.read(ctx, func(c redis.Cmdable) {
+		cmd = c.ZCount(ctx, b.keys[0], rankgenrt.FormatScore(scoreOfP(dlo*priorityWeight)), "("+rankgenrt.FormatScore(scoreOfP((dhi+1)*priorityWeight)))
+	}); err != nil {
+		return 0, err
+	}
+	return cmd.Result()
+}
+
 // CompetitionRank returns 1 + the number of entries with a better Priority than the entry of id
 // ("1224" ranking: equal Priority share a rank), counted with ZCOUNT in O(log n), or an error
 // matching ErrNotFound.
