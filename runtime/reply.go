@@ -263,3 +263,59 @@ func Int(v any, err error) (int64, error) {
 	}
 	return n, nil
 }
+
+// Entries reads the reply of the get_many script: a score and a member per id (n ids), both
+// "" when the id has no entry (found[i] false).
+func Entries(v any, n int) (ps []Pair, found []bool, err error) {
+	a, ok := v.([]any)
+	if !ok || len(a) != 2*n {
+		return nil, nil, badReply("get_many", fmt.Sprintf("%d score, member pairs", n), v)
+	}
+	ps, found = make([]Pair, n), make([]bool, n)
+	for i := range ps {
+		if a[2*i] == "" && a[2*i+1] == "" {
+			continue
+		}
+		score, member, err := scoreMember(a[2*i], a[2*i+1])
+		if err != nil {
+			return nil, nil, err
+		}
+		ps[i], found[i] = Pair{Member: member, Score: score}, true
+	}
+	return ps, found, nil
+}
+
+// Positions reads the reply of the rank_many script: a 0-based position per id (n ids), -1
+// when the id has no entry.
+func Positions(v any, n int) ([]int64, error) {
+	a, ok := v.([]any)
+	if !ok || len(a) != n {
+		return nil, badReply("rank_many", fmt.Sprintf("%d positions", n), v)
+	}
+	out := make([]int64, n)
+	for i, x := range a {
+		r, ok := x.(int64)
+		if !ok || r < -1 {
+			return nil, badReply("rank_many", "a position or -1", x)
+		}
+		out[i] = r
+	}
+	return out, nil
+}
+
+// Standing reads the reply of the standing script: {0-based position, number of entries}.
+func Standing(v any, err error) (pos, count int64, _ error) {
+	if err != nil {
+		return 0, 0, ReplyError(err)
+	}
+	a, ok := v.([]any)
+	if !ok || len(a) != 2 {
+		return 0, 0, badReply("standing", "{position, count}", v)
+	}
+	pos, ok1 := a[0].(int64)
+	count, ok2 := a[1].(int64)
+	if !ok1 || !ok2 || pos < 0 || count <= pos {
+		return 0, 0, badReply("standing", "a position below the count", v)
+	}
+	return pos, count, nil
+}

@@ -78,9 +78,9 @@ func explainText(l *layout.Layout) string {
 	// The member's length goes with the other capacity lines, before the fingerprint.
 	table := l.Table()
 	if i := strings.LastIndex(table, "\nfingerprint: "); i >= 0 {
-		table = table[:i+1] + memberLength(l) + table[i+1:]
+		table = table[:i+1] + memberLength(l) + tiesRule(l) + table[i+1:]
 	} else {
-		table += memberLength(l)
+		table += memberLength(l) + tiesRule(l)
 	}
 	b.WriteString(table)
 	if s := l.SuggestBits62(); s != "" {
@@ -107,6 +107,17 @@ func memberLength(l *layout.Layout) string {
 	}
 	return s + "\n"
 }
+
+// tiesRule states how entries equal on every field are ordered: by the id's bytes, larger
+// first, for that is how Redis reads equal scores in reverse. Users read "then by id" as
+// ascending, so explain says it in so many words.
+func tiesRule(l *layout.Layout) string {
+	if l.IDType == layout.IDUint64 {
+		return "ties: entries equal on every field rank by the id's decimal text, larger bytes first (9, then 10, then 1), not ascending\n"
+	}
+	return "ties: entries equal on every field rank by the id's bytes, larger first (\"b\" before \"ab\" before \"a\"), not ascending\n"
+}
+
 
 // explainDoc is the -json document. Field order is the output order; keep it stable and
 // only add keys.

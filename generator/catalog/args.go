@@ -17,7 +17,10 @@ const (
 	ArgKeep   = "keep"   // trim: how many entries to keep
 	ArgBefore = "before" // around: how many entries before the id
 	ArgAfter  = "after"  // around: how many entries after the id
-	ArgLimit  = "limit"  // after: the page size
+	ArgLimit  = "limit"  // after, bottom: the page size
+	ArgFill   = "fill"   // around: '1' fills the window from the other side at an end
+	ArgOffset = "offset" // bottom: how many of the last entries to skip
+	ArgWeight = "weight" // competition: the weight of the last field that counts for ties
 )
 
 // Args is the argument layout of a script (its ARGV): the Head arguments once, in order, then
@@ -76,6 +79,9 @@ const (
 	ReplyEntry     Reply = "entry"      // {score, member}, or nil when the id has no entry
 	ReplyPosition  Reply = "position"   // an integer, or nil when the id has no entry
 	ReplyWindow    Reply = "window"     // {position of the first entry, {member, score, ...}}
+	ReplyEntries   Reply = "entries"    // per id, score and member ('' and '' when absent)
+	ReplyPositions Reply = "positions"  // per id, its position (-1 when absent)
+	ReplyStanding  Reply = "standing"   // {position, count}, or nil when the id has no entry
 )
 
 // Reader is the function of package runtime (rankgenrt) that reads the reply.
@@ -88,5 +94,8 @@ func (r Reply) Reader() string {
 		ReplyEntry:     "ScoreMember",
 		ReplyPosition:  "Int",
 		ReplyWindow:    "Window",
+		ReplyEntries:   "Entries",
+		ReplyPositions: "Positions",
+		ReplyStanding:  "Standing",
 	}[r]
 }

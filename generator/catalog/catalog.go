@@ -36,10 +36,17 @@ const (
 	Count       Kind = "count"       // the number of entries
 	Range       Kind = "range"       // entries whose leading field lies in a band
 	Competition Kind = "competition" // 1 + the entries ahead on the leading field
+	GetMany     Kind = "get_many"    // entries of many ids, missing ones reported per id
+	RankMany    Kind = "rank_many"   // positions of many ids
+	Bottom      Kind = "bottom"      // entries by position counted from the end
+	Standing    Kind = "standing"    // an entry's position and the board's size: percentile, page
+	Dense       Kind = "dense"       // 1 + the distinct leading-field values ahead ("1223")
+	CountRange  Kind = "count_range" // the number of entries whose leading field lies in a band
 )
 
 // Kinds lists every kind, in catalogue order.
-var Kinds = []Kind{Set, Best, Remove, Trim, Update, Get, Rank, Page, Around, After, Count, Range, Competition}
+var Kinds = []Kind{Set, Best, Remove, Trim, Update, Get, Rank, Page, Around, After, Count, Range, Competition,
+	GetMany, RankMany, Bottom, Standing, Dense, CountRange}
 
 // Op is one board operation of a layout.
 type Op struct {
@@ -158,10 +165,11 @@ func reads(l *layout.Layout) []Op {
 	}
 	ops := []Op{get, rank,
 		{Name: "page", Kind: Page, ReadOnly: true, Methods: []string{"Top", "Page"}},
-		{Name: "around", Kind: Around, Template: "around", ReadOnly: true, Methods: []string{"Around"},
-			Args: Args{Head: []string{ArgID, ArgBefore, ArgAfter}}, Reply: ReplyWindow,
+		{Name: "around", Kind: Around, Template: "around", ReadOnly: true, Methods: []string{"Around", "AroundFilled"},
+			Args: Args{Head: []string{ArgID, ArgBefore, ArgAfter, ArgFill}}, Reply: ReplyWindow,
 			Title: "around: the entries around an id, best first.", Usage: []string{
-				"{id}: the id; {before}, {after}: how many entries before and after it.",
+				"{id}: the id; {before}, {after}: how many entries before and after it; {fill}: '1' to",
+				"fill the window from the other side where it meets an end of the board.",
 				"Returns {position of the first entry, {member, score, ...}}, or nil when the id has no entry."}},
 		{Name: "after", Kind: After, Template: "after", ReadOnly: true, Methods: []string{"After"},
 			Args: Args{Head: []string{ArgScore, ArgMember, ArgLimit}}, Reply: ReplyWindow,
@@ -169,14 +177,37 @@ func reads(l *layout.Layout) []Op {
 				"{score}, {member}: the cursor's score and member (member '' = from the top); {limit}: the page size.",
 				"Returns {position of the first entry, {member, score, ...}}."}},
 		{Name: "count", Kind: Count, ReadOnly: true, Methods: []string{"Count"}},
+		{Name: "get_many", Kind: GetMany, Template: "get_many", ReadOnly: true, Batch: true, Methods: []string{"GetMany"},
+			Args: Args{Each: []string{ArgID}}, Reply: ReplyEntries,
+			Title: "get_many: the entries of many ids in one call.", Usage: []string{
+				"{each}: ids. Returns score, member per id, both '' when the id has no entry."}},
+		{Name: "rank_many", Kind: RankMany, Template: "rank_many", ReadOnly: true, Batch: true, Methods: []string{"RankMany"},
+			Args: Args{Each: []string{ArgID}}, Reply: ReplyPositions,
+			Title: "rank_many: the 0-based positions, best first, of many ids in one call.", Usage: []string{
+				"{each}: ids. Returns a position per id, -1 when the id has no entry."}},
+		{Name: "bottom", Kind: Bottom, Template: "bottom", ReadOnly: true, Methods: []string{"Bottom", "PageFromEnd"},
+			Args: Args{Head: []string{ArgOffset, ArgLimit}}, Reply: ReplyWindow,
+			Title: "bottom: a page counted from the end of the board, best first.", Usage: []string{
+				"{offset}: how many of the last entries to skip; {limit}: the page size.",
+				"Returns {position of the first entry, {member, score, ...}}."}},
+		{Name: "standing", Kind: Standing, Template: "standing", ReadOnly: true, Methods: []string{"Percentile", "PageOf"},
+			Args: byID, Reply: ReplyStanding,
+			Title: "standing: an entry's 0-based position and the number of entries, read together.", Usage: []string{
+				"{id}: the id. Returns {position, count}, or nil when the id has no entry."}},
 	}
 	if l.NumScore > 0 {
 		lead := l.Fields[0].Name
 		ops = append(ops,
 			Op{Name: "range", Kind: Range, ReadOnly: true, Methods: []string{"Range" + lead}},
+			Op{Name: "count_range", Kind: CountRange, ReadOnly: true, Methods: []string{"Count" + lead + "Between"}},
 			Op{Name: "competition", Kind: Competition, Template: "competition", ReadOnly: true,
-				Methods: []string{"CompetitionRank"}, Args: byID, Reply: ReplyPosition,
-				Title: "competition: 1 + the number of entries ahead on " + lead + " (equal " + lead + " share a rank).",
+				Methods: []string{"CompetitionRank", "CompetitionRankTuple"}, Args: Args{Head: []string{ArgID, ArgWeight}}, Reply: ReplyPosition,
+				Title: "competition: 1 + the number of entries ahead on the score's leading fields (equal ones share a rank).",
+				Usage: []string{"{id}: the id; {weight}: the weight of the last field that counts (" + lead + "'s: on " + lead + " alone; 1: on every score field).",
+					"Returns the rank, or nil when the id has no entry."}},
+			Op{Name: "dense", Kind: Dense, Template: "dense", ReadOnly: true,
+				Methods: []string{"DenseRank"}, Args: byID, Reply: ReplyPosition,
+				Title: "dense: 1 + the number of distinct " + lead + " values ahead (\"1223\" ranking).",
 				Usage: []string{"{id}: the id. Returns the rank, or nil when the id has no entry."}})
 	}
 	return ops

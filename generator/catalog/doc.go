@@ -26,6 +26,10 @@ func updateDoc(l *layout.Layout, op Op) (title string, usage []string) {
 	if op.Update == layout.OpAdd {
 		arg = "the signed delta"
 	}
+	missing := "A missing id starts from the zero entry."
+	if op.Update == layout.OpMax || op.Update == layout.OpMin {
+		missing = "A missing id takes the given " + f.Name + ", the other fields starting from the zero entry."
+	}
 	clock := "{clock}: the client's clock in Unix microseconds (client stamps); "
 	// The reply: the new P, or the error text, and with a member prefix the new member beside
 	// it (else the member is the id the caller sent).
@@ -35,12 +39,12 @@ func updateDoc(l *layout.Layout, op Op) (title string, usage []string) {
 			reply = "P and member, or error text and ''"
 		}
 		return title + " (batch)", []string{expiryDoc, clock + "{each}: id, " + arg + " pairs.",
-			"A missing id starts from the zero entry. Returns, per pair, " + reply + "."}
+			missing + " Returns, per pair, " + reply + "."}
 	}
 	reply := "{P}, or {error text}"
 	if l.HasPrefix() {
 		reply = "{P, member}, or {error text, ''}"
 	}
 	return title, []string{expiryDoc, clock + "{id}, {value}: the id and " + arg + ".",
-		"A missing id starts from the zero entry. Returns " + reply + "."}
+		missing + " Returns " + reply + "."}
 }

@@ -48,6 +48,12 @@ var emitters = map[catalog.Kind]func(*board, catalog.Op){
 	catalog.Count:       (*board).count,
 	catalog.Range:       (*board).rangeLead,
 	catalog.Competition: (*board).competition,
+	catalog.GetMany:     (*board).getMany,
+	catalog.RankMany:    (*board).rankMany,
+	catalog.Bottom:      (*board).bottom,
+	catalog.Standing:    (*board).standing,
+	catalog.Dense:       (*board).dense,
+	catalog.CountRange:  (*board).countRange,
 }
 
 type board struct {

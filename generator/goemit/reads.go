@@ -2,6 +2,7 @@ package goemit
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/dave/jennifer/jen"
 	"github.com/rankgen/rankgen/generator/catalog"
@@ -128,12 +129,23 @@ func (b *board) page(catalog.Op) {
 	f.Line()
 }
 
-// around emits Around.
+// around emits Around and AroundFilled, which share one script: its fill argument says which.
 func (b *board) around(op catalog.Op) {
 	b.comment("Around returns the entry of id with up to before entries ahead of it and after entries behind it, or an error matching ErrNotFound.")
 	recvDecl(b.f).Id("Around").Params(ctxParam(), jen.Id("id").Add(b.idType()), jen.List(jen.Id("before"), jen.Id("after")).Int64()).Params(jen.Index().Id("Ranked"), jen.Error()).Block(
+		jen.Return(jen.Id("b").Dot("around").Call(jen.Id("ctx"), jen.Id("id"), jen.Id("before"), jen.Id("after"), jen.Lit("0"))))
+	b.f.Line()
+	b.comment(`AroundFilled is Around with the window kept whole at the ends of the board: what the top
+cuts from before is taken after, and what the end cuts from after is taken before, so the
+first entry still sees before + after others when the board has them. The entry of id is in
+the window; or an error matching ErrNotFound.`)
+	recvDecl(b.f).Id("AroundFilled").Params(ctxParam(), jen.Id("id").Add(b.idType()), jen.List(jen.Id("before"), jen.Id("after")).Int64()).Params(jen.Index().Id("Ranked"), jen.Error()).Block(
+		jen.Return(jen.Id("b").Dot("around").Call(jen.Id("ctx"), jen.Id("id"), jen.Id("before"), jen.Id("after"), jen.Lit("1"))))
+	b.f.Line()
+	b.f.Comment("around runs the around script; fill is \"1\" to fill the window from the other side.")
+	recvDecl(b.f).Id("around").Params(ctxParam(), jen.Id("id").Add(b.idType()), jen.List(jen.Id("before"), jen.Id("after")).Int64(), jen.Id("fill").String()).Params(jen.Index().Id("Ranked"), jen.Error()).Block(
 		b.checkIDReturn(jen.Nil()),
-		jen.List(jen.Id("v"), jen.Err()).Op(":=").Add(runRO(op, jen.Id("id"), jen.Max(jen.Id("before"), jen.Lit(0)), jen.Max(jen.Id("after"), jen.Lit(0)))),
+		jen.List(jen.Id("v"), jen.Err()).Op(":=").Add(runRO(op, jen.Id("id"), jen.Max(jen.Id("before"), jen.Lit(0)), jen.Max(jen.Id("after"), jen.Lit(0)), jen.Id("fill"))),
 		b.notFound(jen.Nil()),
 		errNil().Block(jen.Return(jen.Nil(), jen.Err())),
 		jen.List(jen.Id("start"), jen.Id("ps"), jen.Err()).Op(":=").Add(reader(op, jen.Id("v"))),
@@ -195,6 +207,31 @@ func (b *board) rangeLead(op catalog.Op) {
 	b.f.Line()
 }
 
+// countRange emits Count<Lead>Between: one ZCOUNT over the band of the leading field.
+func (b *board) countRange(op catalog.Op) {
+	lead := b.l.Fields[0]
+	b.comment("%s", wrap(fmt.Sprintf("%s returns the number of entries whose %s lies in [lo, hi], with one ZCOUNT in O(log n): %s leads the score, so the range is a band of scores. Bounds outside %s's range are an error matching ErrOutOfRange.", op.Methods[0], lead.Name, lead.Name, lead.Name)))
+	fail := func(err jen.Code) jen.Code { return jen.Return(jen.Lit(0), err) }
+	body := b.digitStmts(lead, "dlo", func() *jen.Statement { return jen.Id("lo") }, fail)
+	body = append(body, b.digitStmts(lead, "dhi", func() *jen.Statement { return jen.Id("hi") }, fail)...)
+	if lead.Order == layout.Desc {
+		body = append(body, jen.If(jen.Id("dlo").Op(">").Id("dhi")).Block(jen.Return(jen.Lit(0), jen.Nil())))
+	} else {
+		body = append(body,
+			jen.If(jen.Id("dlo").Op("<").Id("dhi")).Block(jen.Return(jen.Lit(0), jen.Nil())),
+			jen.List(jen.Id("dlo"), jen.Id("dhi")).Op("=").List(jen.Id("dhi"), jen.Id("dlo")))
+	}
+	body = append(body,
+		readCmd("IntCmd", func(c jen.Code) jen.Code {
+			return jen.Add(c).Dot("ZCount").Call(jen.Id("ctx"), board0(),
+				rt("FormatScore").Call(jen.Id("scoreOfP").Call(jen.Id("dlo").Op("*").Add(b.c.fc(lead, "Weight")))),
+				jen.Lit("(").Op("+").Add(rt("FormatScore")).Call(jen.Id("scoreOfP").Call(jen.Parens(jen.Id("dhi").Op("+").Lit(1)).Op("*").Add(b.c.fc(lead, "Weight")))))
+		}, jen.Lit(0)),
+		jen.Return(jen.Id("cmd").Dot("Result").Call()))
+	recvDecl(b.f).Id(op.Methods[0]).Params(ctxParam(), jen.List(jen.Id("lo"), jen.Id("hi")).Add(goType(lead))).Params(jen.Int64(), jen.Error()).Block(body...)
+	b.f.Line()
+}
+
 // rangeQuery reads and decodes the band of scores of the leading field's digits dlo…dhi.
 func (b *board) rangeQuery(lead *layout.Field) []jen.Code {
 	weight := b.c.bases[lead] + "Weight"
@@ -221,11 +258,41 @@ func (b *board) rangeQuery(lead *layout.Field) []jen.Code {
 	}
 }
 
-// competition emits CompetitionRank.
+// competition emits CompetitionRank and CompetitionRankTuple, which share one script: the
+// weight of the last field that counts for ties says which.
 func (b *board) competition(op catalog.Op) {
 	lead := b.l.Fields[0]
 	b.comment("%s", wrap(fmt.Sprintf("CompetitionRank returns 1 + the number of entries with a better %s than the entry of id (\"1224\" ranking: equal %s share a rank), counted with ZCOUNT in O(log n), or an error matching ErrNotFound.", lead.Name, lead.Name)))
 	recvDecl(b.f).Id("CompetitionRank").Params(ctxParam(), jen.Id("id").Add(b.idType())).Params(jen.Int64(), jen.Error()).Block(
+		jen.Return(jen.Id("b").Dot("competition").Call(jen.Id("ctx"), jen.Id("id"), b.c.fc(lead, "Weight"))))
+	b.f.Line()
+	var names []string
+	for _, f := range b.l.Fields[:b.l.NumScore] {
+		names = append(names, f.Name)
+	}
+	tied := "entries equal on every field share a rank"
+	if b.l.NumScore < len(b.l.Fields) {
+		tied = "the fields in the member do not count: entries equal on the score fields share a rank"
+	}
+	b.comment("%s", wrap(fmt.Sprintf("CompetitionRankTuple is CompetitionRank on the whole score (%s): 1 + the number of entries whose score fields rank before the entry of id; %s. Or an error matching ErrNotFound.", strings.Join(names, ", "), tied)))
+	recvDecl(b.f).Id("CompetitionRankTuple").Params(ctxParam(), jen.Id("id").Add(b.idType())).Params(jen.Int64(), jen.Error()).Block(
+		jen.Return(jen.Id("b").Dot("competition").Call(jen.Id("ctx"), jen.Id("id"), jen.Lit(1))))
+	b.f.Line()
+	b.f.Comment("competition runs the competition script: entries tie when equal on the score fields down to the one of weight w.")
+	recvDecl(b.f).Id("competition").Params(ctxParam(), jen.Id("id").Add(b.idType()), jen.Id("w").Uint64()).Params(jen.Int64(), jen.Error()).Block(
+		b.checkIDReturn(jen.Lit(0)),
+		jen.List(jen.Id("v"), jen.Err()).Op(":=").Add(runRO(op, jen.Id("id"), jen.Id("w"))),
+		b.notFound(jen.Lit(0)),
+		jen.Return(reader(op, jen.Id("v"), jen.Err())),
+	)
+	b.f.Line()
+}
+
+// dense emits DenseRank.
+func (b *board) dense(op catalog.Op) {
+	lead := b.l.Fields[0]
+	b.comment("%s", wrap(fmt.Sprintf("DenseRank returns 1 + the number of distinct %s values ahead of the entry of id (\"1223\" ranking: equal %s share a rank and the next value takes the next rank), or an error matching ErrNotFound. The script steps once per distinct value ahead, O(log n) each.", lead.Name, lead.Name)))
+	recvDecl(b.f).Id("DenseRank").Params(ctxParam(), jen.Id("id").Add(b.idType())).Params(jen.Int64(), jen.Error()).Block(
 		b.checkIDReturn(jen.Lit(0)),
 		jen.List(jen.Id("v"), jen.Err()).Op(":=").Add(runRO(op, jen.Id("id"))),
 		b.notFound(jen.Lit(0)),

@@ -44,7 +44,13 @@ func (b *board) updateDoc(name string, fd *layout.Field, op layout.Op) string {
 			doc += fmt.Sprintf(" A result outside %s's range is refused with an error matching ErrOverflow, leaving the entry unchanged.", fd.Name)
 		}
 	}
-	doc += " An id without an entry starts from the zero entry (0, false, the first enum value, or the Unix epoch for a time; a field's lowest-ranking value when that is outside its range)."
+	zero := "the zero entry (0, false, the first enum value, or the Unix epoch for a time; a field's lowest-ranking value when that is outside its range)"
+	if op == layout.OpMax || op == layout.OpMin {
+		// The first write of a best-of field is the value itself, never min or max against a zero.
+		doc += fmt.Sprintf(" An id without an entry takes v as its %s (its first %s is the value submitted), the other fields starting from %s.", fd.Name, op, zero)
+	} else {
+		doc += " An id without an entry starts from " + zero + "."
+	}
 	var stamps []string
 	for _, s := range b.l.Fields {
 		if s.Stamp != layout.StampNone && s != fd {

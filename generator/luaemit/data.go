@@ -46,6 +46,7 @@ type data struct {
 	ClientClock bool // some stamp reads the client's clock (ARGV[3])
 	Saturate    bool
 	KeepLarger  bool // max/min: keep the larger digit
+	BestOf      bool // max/min: an id's first write takes the submitted value (apply's fresh)
 
 	Lead *field // competition
 }
@@ -250,6 +251,7 @@ func updateData(l *layout.Layout, op catalog.Op) (*data, error) {
 		larger = !larger
 	}
 	d.KeepLarger = larger
+	d.BestOf = u == layout.OpMax || u == layout.OpMin
 	if err := addStamps(l, f, d); err != nil {
 		return nil, err
 	}

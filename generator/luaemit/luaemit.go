@@ -61,7 +61,7 @@ func scriptData(l *layout.Layout, op catalog.Op) (*data, error) {
 		}
 	} else {
 		d = newData(l)
-		d.Scores = op.Kind == catalog.Best
+		d.Scores = op.Kind == catalog.Best || op.Kind == catalog.GetMany
 	}
 	d.Op, d.Args, d.ReadOnly, d.AllowOOM = op.Name, op.Args, op.ReadOnly, op.OnlyDeletes
 	var err error
@@ -75,7 +75,7 @@ func scriptData(l *layout.Layout, op catalog.Op) (*data, error) {
 		}
 		d.Usage = append(d.Usage, u)
 	}
-	if op.Kind == catalog.Competition {
+	if op.Kind == catalog.Competition || op.Kind == catalog.Dense {
 		d.Lead = newField(l, l.Fields[0], 0)
 	}
 	return d, nil

@@ -90,7 +90,8 @@ func (u Update) String(l *layout.Layout) string {
 // left as they were), and whether the update writes (the field changes or the id had no
 // entry). An add out of the field's range saturates or fails with ErrOverflow as the field
 // declares; max and min keep the larger or smaller value (keys order like values, signed ones
-// included).
+// included), and on an id without an entry store the value submitted (the other fields start
+// from Zero).
 func (m *Model) Next(id string, u Update) (keys []uint64, changed bool, err error) {
 	if err := m.Layout.CheckID(id); err != nil {
 		return nil, false, err
@@ -123,10 +124,13 @@ func (m *Model) Next(id string, u Update) (keys []uint64, changed bool, err erro
 		switch u.Op {
 		case layout.OpSet:
 			next = u.Key
-		case layout.OpMax:
-			next = max(cur, u.Key)
-		case layout.OpMin:
-			next = min(cur, u.Key)
+		case layout.OpMax, layout.OpMin:
+			next = u.Key // the first write of a best-of field takes the value submitted
+			if exists && u.Op == layout.OpMax {
+				next = max(cur, u.Key)
+			} else if exists {
+				next = min(cur, u.Key)
+			}
 		}
 	}
 	keys = slices.Clone(old)

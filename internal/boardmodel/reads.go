@@ -24,6 +24,12 @@ var Cases = map[catalog.Kind]string{
 	catalog.Count:       "Count",
 	catalog.Range:       "Range",
 	catalog.Competition: "Competition",
+	catalog.GetMany:     "GetMany",
+	catalog.RankMany:    "RankMany",
+	catalog.Bottom:      "PageFromEnd",
+	catalog.Standing:    "Standing",
+	catalog.Dense:       "Dense",
+	catalog.CountRange:  "CountRange",
 }
 
 // HasCase reports whether the model has a case for the operation's kind.
@@ -127,4 +133,109 @@ func (m *Model) Competition(id string) (int64, error) {
 		}
 	}
 	return ahead + 1, nil
+}
+
+// AroundFilled is Around with the window kept whole at the ends: what the top cuts from before
+// is taken after, what the end cuts from after is taken before.
+func (m *Model) AroundFilled(id string, before, after int64) ([]layout.Entry, error) {
+	r, err := m.Rank(id)
+	if err != nil {
+		return nil, err
+	}
+	all := m.Sorted()
+	n, pos := int64(len(all)), r-1
+	before, after = max(before, 0), max(after, 0)
+	start, stop := max(0, pos-before), pos+after // stop inclusive
+	if start == 0 {
+		stop = before + after
+	} else if stop > n-1 {
+		start = max(0, n-1-before-after)
+	}
+	return all[start:min(n, stop+1)], nil
+}
+
+// GetMany is the entry of each id, and whether it has one.
+func (m *Model) GetMany(ids ...string) ([]layout.Entry, []bool) {
+	es, found := make([]layout.Entry, len(ids)), make([]bool, len(ids))
+	for i, id := range ids {
+		if keys, ok := m.Entries[id]; ok {
+			es[i], found[i] = layout.Entry{ID: id, Keys: keys}, true
+		}
+	}
+	return es, found
+}
+
+// RankMany is the 1-based rank of each id, 0 for an id without an entry.
+func (m *Model) RankMany(ids ...string) []int64 {
+	out := make([]int64, len(ids))
+	for i, id := range ids {
+		out[i], _ = m.Rank(id)
+	}
+	return out
+}
+
+// PageFromEnd is up to limit entries ending offset entries before the end, best first
+// (Bottom(n) is PageFromEnd(0, n)), with the 1-based rank of the first; none for a negative
+// offset or a limit below 1.
+func (m *Model) PageFromEnd(offset, limit int64) (first int64, es []layout.Entry) {
+	all := m.Sorted()
+	n := int64(len(all))
+	if offset < 0 || limit <= 0 || offset >= n {
+		return 0, nil
+	}
+	stop := n - offset // exclusive
+	start := max(0, stop-limit)
+	return start + 1, all[start:stop]
+}
+
+// Standing is the 1-based rank of id and the number of entries, or ErrNotFound. Percentile is
+// 100·(count − rank)/count; PageOf(size) is (rank − 1)/size + 1.
+func (m *Model) Standing(id string) (rank, count int64, err error) {
+	rank, err = m.Rank(id)
+	return rank, m.Count(), err
+}
+
+// CompetitionTuple is 1 + the number of entries whose score fields, taken together, rank
+// before those of the entry of id (member fields do not count), or ErrNotFound.
+func (m *Model) CompetitionTuple(id string) (int64, error) {
+	keys, ok := m.Entries[id]
+	if !ok {
+		return 0, rankgenrt.ErrNotFound
+	}
+	var ahead int64
+	for _, other := range m.Entries {
+		for i, f := range m.Layout.Fields[:m.Layout.NumScore] {
+			if d, e := f.Digit(other[i]), f.Digit(keys[i]); d != e {
+				if d > e {
+					ahead++
+				}
+				break
+			}
+		}
+	}
+	return ahead + 1, nil
+}
+
+// Dense is 1 + the number of distinct leading-field values that rank before the entry of id
+// ("1223" ranking), or ErrNotFound.
+func (m *Model) Dense(id string) (int64, error) {
+	keys, ok := m.Entries[id]
+	if !ok {
+		return 0, rankgenrt.ErrNotFound
+	}
+	lead := m.Layout.Fields[0]
+	ahead := map[uint64]bool{}
+	for _, other := range m.Entries {
+		if d := lead.Digit(other[0]); d > lead.Digit(keys[0]) {
+			ahead[d] = true
+		}
+	}
+	return int64(len(ahead)) + 1, nil
+}
+
+// CountRange is the number of entries whose leading field's key lies in [lo, hi] (0 when lo >
+// hi); bounds outside the field's range are ErrOutOfRange.
+func (m *Model) CountRange(lo, hi uint64) (int64, error) {
+	band, err := m.Range(lo, hi, 0, int64(len(m.Entries))+1)
+	return int64(len(band)), err
 }

@@ -329,6 +329,7 @@ func (b *board) checkReads(m *boardmodel.Model, r *rand.Rand) {
 		cur = out[1]
 	}
 	same("After", all, sorted)
+	b.checkMoreReads(m, r)
 	for pos, e := range sorted {
 		id := boardmodel.ID(b.ex.l, e.ID)
 		out := b.call("Get", id)

@@ -34,6 +34,16 @@ func TestReadsRefuseAnotherLayout(t *testing.T) {
 	_, _, reads["After"] = a.After(ctx, arena.Cursor{}, 10)
 	_, reads["Count"] = a.Count(ctx)
 	_, reads["RangePoints"] = a.RangePoints(ctx, 0, 100, 0, 10)
+	_, reads["GetMany"] = a.GetMany(ctx, "x", "y")
+	_, reads["RankMany"] = a.RankMany(ctx, "x", "y")
+	_, reads["Bottom"] = a.Bottom(ctx, 10)
+	_, reads["PageFromEnd"] = a.PageFromEnd(ctx, 1, 10)
+	_, reads["AroundFilled"] = a.AroundFilled(ctx, "x", 1, 1)
+	_, reads["Percentile"] = a.Percentile(ctx, "x")
+	_, reads["PageOf"] = a.PageOf(ctx, "x", 10)
+	_, reads["CompetitionRankTuple"] = a.CompetitionRankTuple(ctx, "x")
+	_, reads["DenseRank"] = a.DenseRank(ctx, "x")
+	_, reads["CountPointsBetween"] = a.CountPointsBetween(ctx, 0, 100)
 	for what, err := range reads {
 		if !errors.Is(err, rankgenrt.ErrLayoutMismatch) {
 			t.Errorf("arena %s on another layout's board: %v; want ErrLayoutMismatch", what, err)
@@ -49,6 +59,12 @@ func TestReadsRefuseAnotherLayout(t *testing.T) {
 	}
 	if _, err := s.Top(ctx, 10); !errors.Is(err, rankgenrt.ErrLayoutMismatch) {
 		t.Errorf("season Top: %v", err)
+	}
+	if _, err := s.GetMany(ctx, "u", "v"); !errors.Is(err, rankgenrt.ErrLayoutMismatch) {
+		t.Errorf("season GetMany: %v", err)
+	}
+	if _, err := s.RankMany(ctx, "u", "v"); !errors.Is(err, rankgenrt.ErrLayoutMismatch) {
+		t.Errorf("season RankMany: %v", err)
 	}
 }
 
@@ -121,6 +137,14 @@ func TestReadsCheckInTheirRoundTrip(t *testing.T) {
 	}
 	check("Rank once verified", 1, func() error { _, err := a.Rank(ctx, "x"); return err })
 	check("Around once verified", 1, around)
+	check("GetMany", 1, func() error { _, err := a.GetMany(ctx, "x", "y", "z"); return err })
+	check("RankMany", 1, func() error { _, err := a.RankMany(ctx, "x", "y", "z"); return err })
+	check("Bottom", 1, func() error { _, err := a.Bottom(ctx, 10); return err })
+	check("AroundFilled", 1, func() error { _, err := a.AroundFilled(ctx, "x", 1, 1); return err })
+	check("Percentile", 1, func() error { _, err := a.Percentile(ctx, "x"); return err })
+	check("PageOf", 1, func() error { _, err := a.PageOf(ctx, "x", 10); return err })
+	check("CompetitionRankTuple", 1, func() error { _, err := a.CompetitionRankTuple(ctx, "x"); return err })
+	check("DenseRank", 1, func() error { _, err := a.DenseRank(ctx, "x"); return err })
 	// A second Board of the same key checks for itself.
 	b := arena.NewBoard(c, key)
 	check("first Count of a new Board", 2, func() error { _, err := b.Count(ctx); return err })

@@ -15,6 +15,7 @@ import (
 	"github.com/rankgen/rankgen/examples/generated/arena"
 	"github.com/rankgen/rankgen/examples/generated/duel"
 	"github.com/rankgen/rankgen/examples/generated/duelint"
+	"github.com/rankgen/rankgen/examples/generated/laps"
 	"github.com/rankgen/rankgen/examples/generated/racing"
 	"github.com/rankgen/rankgen/examples/generated/season"
 	"github.com/rankgen/rankgen/examples/generated/seed000member"
@@ -51,6 +52,8 @@ func All() []Example {
 			NewBoard: duel.NewBoard, Decode: duel.Decode, WithTTL: duel.WithTTL, WithExpireAt: duel.WithExpireAt},
 		{Name: "duelint", Schema: "duel_integer.yaml", Fingerprint: duelint.Fingerprint, Codec: CodecOf(duelint.Entry.Encode, duelint.Decode, duelint.Compare),
 			NewBoard: duelint.NewBoard, Decode: duelint.Decode, WithTTL: duelint.WithTTL, WithExpireAt: duelint.WithExpireAt},
+		{Name: "laps", Schema: "laps.yaml", Fingerprint: laps.Fingerprint, Codec: CodecOf(laps.Entry.Encode, laps.Decode, laps.Compare),
+			NewBoard: laps.NewBoard, Decode: laps.Decode, WithTTL: laps.WithTTL, WithExpireAt: laps.WithExpireAt},
 		{Name: "racing", Schema: "racing.yaml", Fingerprint: racing.Fingerprint, Codec: CodecOf(racing.Entry.Encode, racing.Decode, racing.Compare),
 			NewBoard: racing.NewBoard, Decode: racing.Decode, WithTTL: racing.WithTTL, WithExpireAt: racing.WithExpireAt},
 		{Name: "season", Schema: "season.yaml", Fingerprint: season.Fingerprint, Codec: CodecOf(season.Entry.Encode, season.Decode, season.Compare),

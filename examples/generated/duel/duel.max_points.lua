@@ -6,7 +6,7 @@
 -- fingerprint); both share one hash slot.
 -- ARGV[1], ARGV[2]: expiry mode ('', 'px' or 'pxat') and its milliseconds, applied to both keys.
 -- ARGV[3]: the client's clock in Unix microseconds (client stamps); ARGV[4], ARGV[5]: the id and the digit of the new value.
--- A missing id starts from the zero entry. Returns {P}, or {error text}.
+-- A missing id takes the given Points, the other fields starting from the zero entry. Returns {P}, or {error text}.
 local board, aux = KEYS[1], KEYS[2]
 
 local FINGERPRINT = 'ff364d6ad2a0a804'
@@ -144,8 +144,9 @@ local function server_now()
   return server_us
 end
 
--- apply returns the new digit of Points, or nil and an error.
-local function apply(d, arg)
+-- apply returns the new digit of Points, or nil and an error. fresh: the id has no
+-- entry yet, and its first max takes the submitted value.
+local function apply(d, arg, fresh)
   local a = tonumber(arg)
   if not a or a ~= floor(a) then
     return nil, 'RANKGEN_OUT_OF_RANGE field=Points value=' .. arg .. ' min=0 max=16777215'
@@ -153,7 +154,7 @@ local function apply(d, arg)
   if a < 0 or a > 16777215 then
     return nil, 'RANKGEN_OUT_OF_RANGE field=Points value=digit:' .. arg .. ' min=0 max=16777215'
   end
-  return math.max(d, a)
+  return fresh and a or math.max(d, a)
 end
 
 local p, m, exists
@@ -164,7 +165,7 @@ else
   p, m, exists = {0, 0, 0, 0}, id, false
 end
 local d = get_1(p, m)
-local nd, err = apply(d, ARGV[5])
+local nd, err = apply(d, ARGV[5], not exists)
 if err then
   return {err}
 end

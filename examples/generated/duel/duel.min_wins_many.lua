@@ -6,7 +6,7 @@
 -- fingerprint); both share one hash slot.
 -- ARGV[1], ARGV[2]: expiry mode ('', 'px' or 'pxat') and its milliseconds, applied to both keys.
 -- ARGV[3]: the client's clock in Unix microseconds (client stamps); ARGV[4..]: id, the digit of the new value pairs.
--- A missing id starts from the zero entry. Returns, per pair, P, or error text.
+-- A missing id takes the given Wins, the other fields starting from the zero entry. Returns, per pair, P, or error text.
 local board, aux = KEYS[1], KEYS[2]
 
 local FINGERPRINT = 'ff364d6ad2a0a804'
@@ -162,8 +162,9 @@ local function server_now()
   return server_us
 end
 
--- apply returns the new digit of Wins, or nil and an error.
-local function apply(d, arg)
+-- apply returns the new digit of Wins, or nil and an error. fresh: the id has no
+-- entry yet, and its first min takes the submitted value.
+local function apply(d, arg, fresh)
   local a = tonumber(arg)
   if not a or a ~= floor(a) then
     return nil, 'RANKGEN_OUT_OF_RANGE field=Wins value=' .. arg .. ' min=0 max=255'
@@ -171,7 +172,7 @@ local function apply(d, arg)
   if a < 0 or a > 255 then
     return nil, 'RANKGEN_OUT_OF_RANGE field=Wins value=digit:' .. arg .. ' min=0 max=255'
   end
-  return math.min(d, a)
+  return fresh and a or math.min(d, a)
 end
 
 -- cur[id] is the P of an id whose entry exists (stored, or written earlier in this call). Every
@@ -189,7 +190,7 @@ for i = 1, n do
     end
   end
   local d = p[2]
-  local nd, err = apply(d, ARGV[3 + 2 * i])
+  local nd, err = apply(d, ARGV[3 + 2 * i], fresh)
   local s2
   if not err and (nd ~= d or fresh) then
     local v = floor(server_now() / 1000000)

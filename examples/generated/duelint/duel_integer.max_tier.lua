@@ -6,7 +6,7 @@
 -- whose field "" holds the layout fingerprint); both share one hash slot.
 -- ARGV[1], ARGV[2]: expiry mode ('', 'px' or 'pxat') and its milliseconds, applied to both keys.
 -- ARGV[3]: the client's clock in Unix microseconds (client stamps); ARGV[4], ARGV[5]: the id and the digit of the new value.
--- A missing id starts from the zero entry. Returns {P, member}, or {error text, ''}.
+-- A missing id takes the given Tier, the other fields starting from the zero entry. Returns {P, member}, or {error text, ''}.
 local board, aux = KEYS[1], KEYS[2]
 
 local FINGERPRINT = '63a1eb60130b8f60'
@@ -103,8 +103,9 @@ local function server_now()
   return server_us
 end
 
--- apply returns the new digit of Tier, or nil and an error.
-local function apply(d, arg)
+-- apply returns the new digit of Tier, or nil and an error. fresh: the id has no
+-- entry yet, and its first max takes the submitted value.
+local function apply(d, arg, fresh)
   local a = tonumber(arg)
   if not a or a ~= floor(a) then
     return nil, 'RANKGEN_OUT_OF_RANGE field=Tier value=' .. arg .. ' min=bronze max=gold'
@@ -112,7 +113,7 @@ local function apply(d, arg)
   if a < 0 or a > 2 then
     return nil, 'RANKGEN_OUT_OF_RANGE field=Tier value=digit:' .. arg .. ' min=bronze max=gold'
   end
-  return math.max(d, a)
+  return fresh and a or math.max(d, a)
 end
 
 local p, m, exists
@@ -126,7 +127,7 @@ else
   p, m, exists = 0, '0000000:' .. id, false
 end
 local d = get_1(p, m)
-local nd, err = apply(d, ARGV[5])
+local nd, err = apply(d, ARGV[5], not exists)
 if err then
   return {err, ''}
 end

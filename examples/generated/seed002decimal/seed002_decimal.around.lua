@@ -4,7 +4,8 @@
 -- around: the entries around an id, best first.
 -- Layout 0eef64db29cc8631. KEYS[1] is the board (a sorted set), KEYS[2] its meta key (the layout
 -- fingerprint); both share one hash slot.
--- ARGV[1]: the id; ARGV[2], ARGV[3]: how many entries before and after it.
+-- ARGV[1]: the id; ARGV[2], ARGV[3]: how many entries before and after it; ARGV[4]: '1' to
+-- fill the window from the other side where it meets an end of the board.
 -- Returns {position of the first entry, {member, score, ...}}, or nil when the id has no entry.
 local board, aux = KEYS[1], KEYS[2]
 
@@ -18,8 +19,17 @@ local r = redis.call('ZREVRANK', board, m)
 if not r then
   return false
 end
-local start = math.max(0, r - tonumber(ARGV[2]))
-local stop = r + tonumber(ARGV[3])
+local before, after = tonumber(ARGV[2]), tonumber(ARGV[3])
+local start, stop = math.max(0, r - before), r + after
+if ARGV[4] == '1' then
+  -- The window keeps its size at the ends: what is cut at one end is taken from the other.
+  local last = redis.call('ZCARD', board) - 1
+  if start == 0 then
+    stop = before + after
+  elseif stop > last then
+    start = math.max(0, last - before - after)
+  end
+end
 if stop > 2 ^ 52 then
   stop = -1
 end

@@ -6,7 +6,7 @@
 -- whose field "" holds the layout fingerprint); both share one hash slot.
 -- ARGV[1], ARGV[2]: expiry mode ('', 'px' or 'pxat') and its milliseconds, applied to both keys.
 -- ARGV[3]: the client's clock in Unix microseconds (client stamps); ARGV[4..]: id, the digit of the new value pairs.
--- A missing id starts from the zero entry. Returns, per pair, P and member, or error text and ''.
+-- A missing id takes the given Gems, the other fields starting from the zero entry. Returns, per pair, P and member, or error text and ''.
 local board, aux = KEYS[1], KEYS[2]
 
 local FINGERPRINT = 'a7d866bbd92be37e'
@@ -227,13 +227,14 @@ if not fp and redis.call('EXISTS', board) == 1 then
   return redis.error_reply('RANKGEN_NOT_INDEXED the board has entries but no index of layout ' .. FINGERPRINT .. '; adopt it with rankgen reindex (Board.Reindex)')
 end
 
--- apply returns the new digit of Gems, or nil and an error.
+-- apply returns the new digit of Gems, or nil and an error. fresh: the id has no
+-- entry yet, and its first max takes the submitted value.
 -- Gems is handled as its 15-character text: arg is the new value's text.
-local function apply(d, arg)
+local function apply(d, arg, fresh)
   if #arg ~= 15 or string.find(arg, '[^0-9a-f]') or bytes_gt(arg, '3ffffffffffffff') then
     return nil, 'RANKGEN_OUT_OF_RANGE field=Gems value=digit:' .. arg .. ' min=-288230376151916829 max=-205086'
   end
-  if bytes_gt(arg, d) then
+  if fresh or bytes_gt(arg, d) then
     return arg
   end
   return d
@@ -256,7 +257,7 @@ for i = 1, n do
   end
   local fresh = state == 0
   local d = get_1(p, m)
-  local nd, err = apply(d, ARGV[3 + 2 * i])
+  local nd, err = apply(d, ARGV[3 + 2 * i], fresh)
   if err then
     out[2 * i - 1], out[2 * i] = err, ''
   else

@@ -6,7 +6,7 @@
 -- fingerprint); both share one hash slot.
 -- ARGV[1], ARGV[2]: expiry mode ('', 'px' or 'pxat') and its milliseconds, applied to both keys.
 -- ARGV[3]: the client's clock in Unix microseconds (client stamps); ARGV[4], ARGV[5]: the id and the digit of the new value.
--- A missing id starts from the zero entry. Returns {P}, or {error text}.
+-- A missing id takes the given Paid, the other fields starting from the zero entry. Returns {P}, or {error text}.
 local board, aux = KEYS[1], KEYS[2]
 
 local FINGERPRINT = 'c12bc17bb98511d6'
@@ -123,8 +123,9 @@ if fp and fp ~= FINGERPRINT then
   return redis.error_reply('RANKGEN_LAYOUT_MISMATCH board has layout ' .. fp .. ', this code writes layout ' .. FINGERPRINT)
 end
 
--- apply returns the new digit of Paid, or nil and an error.
-local function apply(d, arg)
+-- apply returns the new digit of Paid, or nil and an error. fresh: the id has no
+-- entry yet, and its first max takes the submitted value.
+local function apply(d, arg, fresh)
   local a = tonumber(arg)
   if not a or a ~= floor(a) then
     return nil, 'RANKGEN_OUT_OF_RANGE field=Paid value=' .. arg .. ' min=silver max=mid'
@@ -132,7 +133,7 @@ local function apply(d, arg)
   if a < 0 or a > 1 then
     return nil, 'RANKGEN_OUT_OF_RANGE field=Paid value=digit:' .. arg .. ' min=silver max=mid'
   end
-  return math.min(d, a)
+  return fresh and a or math.min(d, a)
 end
 
 local p, m, exists
@@ -143,7 +144,7 @@ else
   p, m, exists = {0, 0, 1}, id, false
 end
 local d = get_1(p, m)
-local nd, err = apply(d, ARGV[5])
+local nd, err = apply(d, ARGV[5], not exists)
 if err then
   return {err}
 end

@@ -6,7 +6,7 @@
 -- fingerprint); both share one hash slot.
 -- ARGV[1], ARGV[2]: expiry mode ('', 'px' or 'pxat') and its milliseconds, applied to both keys.
 -- ARGV[3]: the client's clock in Unix microseconds (client stamps); ARGV[4..]: id, the digit of the new value pairs.
--- A missing id starts from the zero entry. Returns, per pair, P, or error text.
+-- A missing id takes the given Paid, the other fields starting from the zero entry. Returns, per pair, P, or error text.
 local board, aux = KEYS[1], KEYS[2]
 
 local FINGERPRINT = 'c12bc17bb98511d6'
@@ -141,8 +141,9 @@ if fp and fp ~= FINGERPRINT then
 end
 local scores = many('ZMSCORE', board, ids)
 
--- apply returns the new digit of Paid, or nil and an error.
-local function apply(d, arg)
+-- apply returns the new digit of Paid, or nil and an error. fresh: the id has no
+-- entry yet, and its first max takes the submitted value.
+local function apply(d, arg, fresh)
   local a = tonumber(arg)
   if not a or a ~= floor(a) then
     return nil, 'RANKGEN_OUT_OF_RANGE field=Paid value=' .. arg .. ' min=silver max=mid'
@@ -150,7 +151,7 @@ local function apply(d, arg)
   if a < 0 or a > 1 then
     return nil, 'RANKGEN_OUT_OF_RANGE field=Paid value=digit:' .. arg .. ' min=silver max=mid'
   end
-  return math.min(d, a)
+  return fresh and a or math.min(d, a)
 end
 
 -- cur[id] is the P of an id whose entry exists (stored, or written earlier in this call). Every
@@ -168,7 +169,7 @@ for i = 1, n do
     end
   end
   local d = p[3]
-  local nd, err = apply(d, ARGV[3 + 2 * i])
+  local nd, err = apply(d, ARGV[3 + 2 * i], fresh)
   if err then
     out[i] = err
   else

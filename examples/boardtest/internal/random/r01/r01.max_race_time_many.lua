@@ -6,7 +6,7 @@
 -- whose field "" holds the layout fingerprint); both share one hash slot.
 -- ARGV[1], ARGV[2]: expiry mode ('', 'px' or 'pxat') and its milliseconds, applied to both keys.
 -- ARGV[3]: the client's clock in Unix microseconds (client stamps); ARGV[4..]: id, the digit of the new value pairs.
--- A missing id starts from the zero entry. Returns, per pair, P and member, or error text and ''.
+-- A missing id takes the given RaceTime, the other fields starting from the zero entry. Returns, per pair, P and member, or error text and ''.
 local board, aux = KEYS[1], KEYS[2]
 
 local FINGERPRINT = '3c05b741da65cab8'
@@ -147,8 +147,9 @@ if not fp and redis.call('EXISTS', board) == 1 then
   return redis.error_reply('RANKGEN_NOT_INDEXED the board has entries but no index of layout ' .. FINGERPRINT .. '; adopt it with rankgen reindex (Board.Reindex)')
 end
 
--- apply returns the new digit of RaceTime, or nil and an error.
-local function apply(d, arg)
+-- apply returns the new digit of RaceTime, or nil and an error. fresh: the id has no
+-- entry yet, and its first max takes the submitted value.
+local function apply(d, arg, fresh)
   local a = tonumber(arg)
   if not a or a ~= floor(a) then
     return nil, 'RANKGEN_OUT_OF_RANGE field=RaceTime value=' .. arg .. ' min=97 max=256366'
@@ -156,7 +157,7 @@ local function apply(d, arg)
   if a < 0 or a > 256269 then
     return nil, 'RANKGEN_OUT_OF_RANGE field=RaceTime value=digit:' .. arg .. ' min=97 max=256366'
   end
-  return math.min(d, a)
+  return fresh and a or math.min(d, a)
 end
 
 -- seen[id] says what this call knows of id: 0 = no entry yet, 1 = stored and unchanged, 2 =
@@ -176,7 +177,7 @@ for i = 1, n do
   end
   local fresh = state == 0
   local d = get_1(p, m)
-  local nd, err = apply(d, ARGV[3 + 2 * i])
+  local nd, err = apply(d, ARGV[3 + 2 * i], fresh)
   if err then
     out[2 * i - 1], out[2 * i] = err, ''
   else

@@ -6,7 +6,7 @@
 -- whose field "" holds the layout fingerprint); both share one hash slot.
 -- ARGV[1], ARGV[2]: expiry mode ('', 'px' or 'pxat') and its milliseconds, applied to both keys.
 -- ARGV[3]: the client's clock in Unix microseconds (client stamps); ARGV[4], ARGV[5]: the id and the digit of the new value.
--- A missing id starts from the zero entry. Returns {P, member}, or {error text, ''}.
+-- A missing id takes the given RaceTime, the other fields starting from the zero entry. Returns {P, member}, or {error text, ''}.
 local board, aux = KEYS[1], KEYS[2]
 
 local FINGERPRINT = '3c05b741da65cab8'
@@ -86,8 +86,9 @@ if not fp and redis.call('EXISTS', board) == 1 then
   return redis.error_reply('RANKGEN_NOT_INDEXED the board has entries but no index of layout ' .. FINGERPRINT .. '; adopt it with rankgen reindex (Board.Reindex)')
 end
 
--- apply returns the new digit of RaceTime, or nil and an error.
-local function apply(d, arg)
+-- apply returns the new digit of RaceTime, or nil and an error. fresh: the id has no
+-- entry yet, and its first min takes the submitted value.
+local function apply(d, arg, fresh)
   local a = tonumber(arg)
   if not a or a ~= floor(a) then
     return nil, 'RANKGEN_OUT_OF_RANGE field=RaceTime value=' .. arg .. ' min=97 max=256366'
@@ -95,7 +96,7 @@ local function apply(d, arg)
   if a < 0 or a > 256269 then
     return nil, 'RANKGEN_OUT_OF_RANGE field=RaceTime value=digit:' .. arg .. ' min=97 max=256366'
   end
-  return math.max(d, a)
+  return fresh and a or math.max(d, a)
 end
 
 local p, m, exists
@@ -109,7 +110,7 @@ else
   p, m, exists = 0, '000000:7:7fffff:0000:' .. id, false
 end
 local d = get_1(p, m)
-local nd, err = apply(d, ARGV[5])
+local nd, err = apply(d, ARGV[5], not exists)
 if err then
   return {err, ''}
 end

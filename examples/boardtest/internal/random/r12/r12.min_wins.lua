@@ -6,7 +6,7 @@
 -- whose field "" holds the layout fingerprint); both share one hash slot.
 -- ARGV[1], ARGV[2]: expiry mode ('', 'px' or 'pxat') and its milliseconds, applied to both keys.
 -- ARGV[3]: the client's clock in Unix microseconds (client stamps); ARGV[4], ARGV[5]: the id and the digit of the new value.
--- A missing id starts from the zero entry. Returns {P, member}, or {error text, ''}.
+-- A missing id takes the given Wins, the other fields starting from the zero entry. Returns {P, member}, or {error text, ''}.
 local board, aux = KEYS[1], KEYS[2]
 
 local FINGERPRINT = 'a2eec73259db9fcb'
@@ -126,8 +126,9 @@ local function client_now()
   return tonumber(now_arg)
 end
 
--- apply returns the new digit of Wins, or nil and an error.
-local function apply(d, arg)
+-- apply returns the new digit of Wins, or nil and an error. fresh: the id has no
+-- entry yet, and its first min takes the submitted value.
+local function apply(d, arg, fresh)
   local a = tonumber(arg)
   if not a or a ~= floor(a) then
     return nil, 'RANKGEN_OUT_OF_RANGE field=Wins value=' .. arg .. ' min=2131-08-08T03:39:55.037417Z max=2131-08-19T17:26:35.037416Z'
@@ -135,7 +136,7 @@ local function apply(d, arg)
   if a < 0 or a > 999999999999 then
     return nil, 'RANKGEN_OUT_OF_RANGE field=Wins value=digit:' .. arg .. ' min=2131-08-08T03:39:55.037417Z max=2131-08-19T17:26:35.037416Z'
   end
-  return math.min(d, a)
+  return fresh and a or math.min(d, a)
 end
 
 local p, m, exists
@@ -149,7 +150,7 @@ else
   p, m, exists = 0, '00000000000000:00000:0000:000000000000:' .. id, false
 end
 local d = get_1(p, m)
-local nd, err = apply(d, ARGV[5])
+local nd, err = apply(d, ARGV[5], not exists)
 if err then
   return {err, ''}
 end

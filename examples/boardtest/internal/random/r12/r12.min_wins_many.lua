@@ -6,7 +6,7 @@
 -- whose field "" holds the layout fingerprint); both share one hash slot.
 -- ARGV[1], ARGV[2]: expiry mode ('', 'px' or 'pxat') and its milliseconds, applied to both keys.
 -- ARGV[3]: the client's clock in Unix microseconds (client stamps); ARGV[4..]: id, the digit of the new value pairs.
--- A missing id starts from the zero entry. Returns, per pair, P and member, or error text and ''.
+-- A missing id takes the given Wins, the other fields starting from the zero entry. Returns, per pair, P and member, or error text and ''.
 local board, aux = KEYS[1], KEYS[2]
 
 local FINGERPRINT = 'a2eec73259db9fcb'
@@ -187,8 +187,9 @@ local function client_now()
   return tonumber(now_arg)
 end
 
--- apply returns the new digit of Wins, or nil and an error.
-local function apply(d, arg)
+-- apply returns the new digit of Wins, or nil and an error. fresh: the id has no
+-- entry yet, and its first min takes the submitted value.
+local function apply(d, arg, fresh)
   local a = tonumber(arg)
   if not a or a ~= floor(a) then
     return nil, 'RANKGEN_OUT_OF_RANGE field=Wins value=' .. arg .. ' min=2131-08-08T03:39:55.037417Z max=2131-08-19T17:26:35.037416Z'
@@ -196,7 +197,7 @@ local function apply(d, arg)
   if a < 0 or a > 999999999999 then
     return nil, 'RANKGEN_OUT_OF_RANGE field=Wins value=digit:' .. arg .. ' min=2131-08-08T03:39:55.037417Z max=2131-08-19T17:26:35.037416Z'
   end
-  return math.min(d, a)
+  return fresh and a or math.min(d, a)
 end
 
 -- seen[id] says what this call knows of id: 0 = no entry yet, 1 = stored and unchanged, 2 =
@@ -216,7 +217,7 @@ for i = 1, n do
   end
   local fresh = state == 0
   local d = get_1(p, m)
-  local nd, err = apply(d, ARGV[3 + 2 * i])
+  local nd, err = apply(d, ARGV[3 + 2 * i], fresh)
   local s2
   if not err and (nd ~= d or fresh) then
     local v = floor(client_now() / 1000000)

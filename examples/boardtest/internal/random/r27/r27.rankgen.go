@@ -248,8 +248,23 @@ var luaAround string
 //go:embed r27.after.lua
 var luaAfter string
 
+//go:embed r27.get_many.lua
+var luaGetMany string
+
+//go:embed r27.rank_many.lua
+var luaRankMany string
+
+//go:embed r27.bottom.lua
+var luaBottom string
+
+//go:embed r27.standing.lua
+var luaStanding string
+
 //go:embed r27.competition.lua
 var luaCompetition string
+
+//go:embed r27.dense.lua
+var luaDense string
 
 var (
 	scriptSet              = redis.NewScript(luaSet)
@@ -272,7 +287,12 @@ var (
 	scriptRank             = redis.NewScript(luaRank)
 	scriptAround           = redis.NewScript(luaAround)
 	scriptAfter            = redis.NewScript(luaAfter)
+	scriptGetMany          = redis.NewScript(luaGetMany)
+	scriptRankMany         = redis.NewScript(luaRankMany)
+	scriptBottom           = redis.NewScript(luaBottom)
+	scriptStanding         = redis.NewScript(luaStanding)
 	scriptCompetition      = redis.NewScript(luaCompetition)
+	scriptDense            = redis.NewScript(luaDense)
 )
 
 // Scripts returns the board's scripts, in a fixed order. Board.Load caches them all; they are
@@ -300,7 +320,12 @@ func Scripts() []*redis.Script {
 		scriptRank,
 		scriptAround,
 		scriptAfter,
+		scriptGetMany,
+		scriptRankMany,
+		scriptBottom,
+		scriptStanding,
 		scriptCompetition,
+		scriptDense,
 	}
 }
 
@@ -540,8 +565,9 @@ func (b *Board) AddUpdatedAtMany(ctx context.Context, updates []Update[int64]) (
 }
 
 // MaxUpdatedAt raises the UpdatedAt of the entry of id to v when v is larger and returns the new
-// entry. An id without an entry starts from the zero entry (0, false, the first enum value, or the
-// Unix epoch for a time; a field's lowest-ranking value when that is outside its range).
+// entry. An id without an entry takes v as its UpdatedAt (its first max is the value submitted),
+// the other fields starting from the zero entry (0, false, the first enum value, or the Unix epoch
+// for a time; a field's lowest-ranking value when that is outside its range).
 func (b *Board) MaxUpdatedAt(ctx context.Context, id uint64, v uint64) (Entry, error) {
 	d, err := digitOfUpdatedAt(v)
 	if err != nil {
@@ -578,8 +604,9 @@ func (b *Board) MaxUpdatedAtMany(ctx context.Context, updates []Update[uint64]) 
 }
 
 // MaxGold raises the Gold of the entry of id to v when v is larger and returns the new entry. An
-// id without an entry starts from the zero entry (0, false, the first enum value, or the Unix
-// epoch for a time; a field's lowest-ranking value when that is outside its range).
+// id without an entry takes v as its Gold (its first max is the value submitted), the other fields
+// starting from the zero entry (0, false, the first enum value, or the Unix epoch for a time; a
+// field's lowest-ranking value when that is outside its range).
 func (b *Board) MaxGold(ctx context.Context, id uint64, v time.Time) (Entry, error) {
 	d, err := digitOfGold(v)
 	if err != nil {
@@ -616,8 +643,9 @@ func (b *Board) MaxGoldMany(ctx context.Context, updates []Update[time.Time]) ([
 }
 
 // MaxLap raises the Lap of the entry of id to v when v is larger and returns the new entry. An id
-// without an entry starts from the zero entry (0, false, the first enum value, or the Unix epoch
-// for a time; a field's lowest-ranking value when that is outside its range).
+// without an entry takes v as its Lap (its first max is the value submitted), the other fields
+// starting from the zero entry (0, false, the first enum value, or the Unix epoch for a time; a
+// field's lowest-ranking value when that is outside its range).
 func (b *Board) MaxLap(ctx context.Context, id uint64, v int32) (Entry, error) {
 	d, err := digitOfLap(v)
 	if err != nil {
@@ -654,8 +682,9 @@ func (b *Board) MaxLapMany(ctx context.Context, updates []Update[int32]) ([]Resu
 }
 
 // MinLap lowers the Lap of the entry of id to v when v is smaller and returns the new entry. An id
-// without an entry starts from the zero entry (0, false, the first enum value, or the Unix epoch
-// for a time; a field's lowest-ranking value when that is outside its range).
+// without an entry takes v as its Lap (its first min is the value submitted), the other fields
+// starting from the zero entry (0, false, the first enum value, or the Unix epoch for a time; a
+// field's lowest-ranking value when that is outside its range).
 func (b *Board) MinLap(ctx context.Context, id uint64, v int32) (Entry, error) {
 	d, err := digitOfLap(v)
 	if err != nil {
@@ -771,7 +800,20 @@ func (b *Board) Page(ctx context.Context, offset, limit int64) ([]Ranked, error)
 // Around returns the entry of id with up to before entries ahead of it and after entries behind
 // it, or an error matching ErrNotFound.
 func (b *Board) Around(ctx context.Context, id uint64, before, after int64) ([]Ranked, error) {
-	v, err := rankgenrt.RunRO(ctx, b.c, scriptAround, b.keys, id, max(before, 0), max(after, 0))
+	return b.around(ctx, id, before, after, "0")
+}
+
+// AroundFilled is Around with the window kept whole at the ends of the board: what the top cuts
+// from before is taken after, and what the end cuts from after is taken before, so the first entry
+// still sees before + after others when the board has them. The entry of id is in the window; or
+// an error matching ErrNotFound.
+func (b *Board) AroundFilled(ctx context.Context, id uint64, before, after int64) ([]Ranked, error) {
+	return b.around(ctx, id, before, after, "1")
+}
+
+// around runs the around script; fill is "1" to fill the window from the other side.
+func (b *Board) around(ctx context.Context, id uint64, before, after int64, fill string) ([]Ranked, error) {
+	v, err := rankgenrt.RunRO(ctx, b.c, scriptAround, b.keys, id, max(before, 0), max(after, 0), fill)
 	if errors.Is(err, redis.Nil) {
 		return nil, rankgenrt.NotFound(strconv.FormatUint(id, 10))
 	}
@@ -820,6 +862,119 @@ func (b *Board) Count(ctx context.Context) (int64, error) {
 	return cmd.Result()
 }
 
+// GetMany returns, in one round trip, a Result per id in the order given: the entry, or an Err
+// matching ErrNotFound when the id has none. An invalid id fails the whole call before anything is
+// sent.
+func (b *Board) GetMany(ctx context.Context, ids ...uint64) ([]Result, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	args := make([]any, len(ids))
+	for i, id := range ids {
+		args[i] = id
+	}
+	v, err := rankgenrt.RunRO(ctx, b.c, scriptGetMany, b.keys, args...)
+	if err != nil {
+		return nil, err
+	}
+	ps, found, err := rankgenrt.Entries(v, len(ids))
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Result, len(ids))
+	for i, p := range ps {
+		if !found[i] {
+			out[i].Err = rankgenrt.NotFound(strconv.FormatUint(ids[i], 10))
+			continue
+		}
+		if out[i].Entry, err = Decode(p.Score, p.Member); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// RankMany returns, in one round trip, the 1-based rank of each id in the order given, 0 for an id
+// without an entry. An invalid id fails the whole call before anything is sent.
+func (b *Board) RankMany(ctx context.Context, ids ...uint64) ([]int64, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	args := make([]any, len(ids))
+	for i, id := range ids {
+		args[i] = id
+	}
+	v, err := rankgenrt.RunRO(ctx, b.c, scriptRankMany, b.keys, args...)
+	if err != nil {
+		return nil, err
+	}
+	rs, err := rankgenrt.Positions(v, len(ids))
+	if err != nil {
+		return nil, err
+	}
+	for i := range rs {
+		rs[i]++ // 0-based to 1-based; a missing id's -1 becomes 0
+	}
+	return rs, nil
+}
+
+// Bottom returns the last n entries, best first (the board's last entry last).
+func (b *Board) Bottom(ctx context.Context, n int64) ([]Ranked, error) {
+	return b.PageFromEnd(ctx, 0, n)
+}
+
+// PageFromEnd returns up to limit entries that end offset entries before the end of the board,
+// best first, with their ranks: PageFromEnd(0, 10) is the last ten, PageFromEnd(10, 10) the ten
+// before them. The board's size is read in the same script, so the page is exact.
+func (b *Board) PageFromEnd(ctx context.Context, offset, limit int64) ([]Ranked, error) {
+	if offset < 0 || limit <= 0 {
+		return nil, nil
+	}
+	v, err := rankgenrt.RunRO(ctx, b.c, scriptBottom, b.keys, offset, limit)
+	if err != nil {
+		return nil, err
+	}
+	start, ps, err := rankgenrt.Window(v)
+	if err != nil {
+		return nil, err
+	}
+	return rankedPairs(start, ps)
+}
+
+// Percentile returns the share of the board's entries that rank behind the entry of id, in
+// percent: 0 for the last entry, 100·(n−1)/n for the first of n; or an error matching
+// ErrNotFound. Its position and the board's size are read together, in one script call.
+func (b *Board) Percentile(ctx context.Context, id uint64) (float64, error) {
+	pos, count, err := b.standing(ctx, id)
+	if err != nil {
+		return 0, err
+	}
+	return 100 * float64(count-1-pos) / float64(count), nil
+}
+
+// PageOf returns the 1-based page of pageSize entries that holds the entry of id (Page(ctx,
+// (page-1)*pageSize, pageSize) returns it), or an error matching ErrNotFound; a pageSize below 1
+// is an error matching ErrOutOfRange.
+func (b *Board) PageOf(ctx context.Context, id uint64, pageSize int64) (int64, error) {
+	if pageSize < 1 {
+		return 0, rankgenrt.IntRangeError("pageSize", pageSize, 1, int64(9223372036854775807))
+	}
+	pos, _, err := b.standing(ctx, id)
+	if err != nil {
+		return 0, err
+	}
+	return pos/pageSize + 1, nil
+}
+
+// standing reads the 0-based position of the entry of id and the number of entries.
+func (b *Board) standing(ctx context.Context, id uint64) (pos, count int64, err error) {
+	v, err := rankgenrt.RunRO(ctx, b.c, scriptStanding, b.keys, id)
+	if errors.Is(err, redis.Nil) {
+		return 0, 0, rankgenrt.NotFound(strconv.FormatUint(id, 10))
+	}
+	return rankgenrt.Standing(v, err)
+}
+
 // RangeSeason returns, best first, the entries whose Season lies in [lo, hi], skipping offset of
 // them and returning at most limit. It is one ZRANGE BYSCORE: Season leads the score, so the range
 // is a band of scores. Bounds outside Season's range are an error matching ErrOutOfRange.
@@ -863,11 +1018,58 @@ func (b *Board) RangeSeason(ctx context.Context, lo, hi time.Time, offset, limit
 	return out, nil
 }
 
+// CountSeasonBetween returns the number of entries whose Season lies in [lo, hi], with one ZCOUNT
+// in O(log n): Season leads the score, so the range is a band of scores. Bounds outside Season's
+// range are an error matching ErrOutOfRange.
+func (b *Board) CountSeasonBetween(ctx context.Context, lo, hi time.Time) (int64, error) {
+	dlo, err := digitOfSeason(lo)
+	if err != nil {
+		return 0, err
+	}
+	dhi, err := digitOfSeason(hi)
+	if err != nil {
+		return 0, err
+	}
+	if dlo > dhi {
+		return 0, nil
+	}
+	var cmd *redis.IntCmd
+	if err := b.read(ctx, func(c redis.Cmdable) {
+		cmd = c.ZCount(ctx, b.keys[0], rankgenrt.FormatScore(scoreOfP(dlo*seasonWeight)), "("+rankgenrt.FormatScore(scoreOfP((dhi+1)*seasonWeight)))
+	}); err != nil {
+		return 0, err
+	}
+	return cmd.Result()
+}
+
 // CompetitionRank returns 1 + the number of entries with a better Season than the entry of id
 // ("1224" ranking: equal Season share a rank), counted with ZCOUNT in O(log n), or an error
 // matching ErrNotFound.
 func (b *Board) CompetitionRank(ctx context.Context, id uint64) (int64, error) {
-	v, err := rankgenrt.RunRO(ctx, b.c, scriptCompetition, b.keys, id)
+	return b.competition(ctx, id, seasonWeight)
+}
+
+// CompetitionRankTuple is CompetitionRank on the whole score (Season, UpdatedAt, Gold): 1 + the
+// number of entries whose score fields rank before the entry of id; the fields in the member do
+// not count: entries equal on the score fields share a rank. Or an error matching ErrNotFound.
+func (b *Board) CompetitionRankTuple(ctx context.Context, id uint64) (int64, error) {
+	return b.competition(ctx, id, 1)
+}
+
+// competition runs the competition script: entries tie when equal on the score fields down to the one of weight w.
+func (b *Board) competition(ctx context.Context, id uint64, w uint64) (int64, error) {
+	v, err := rankgenrt.RunRO(ctx, b.c, scriptCompetition, b.keys, id, w)
+	if errors.Is(err, redis.Nil) {
+		return 0, rankgenrt.NotFound(strconv.FormatUint(id, 10))
+	}
+	return rankgenrt.Int(v, err)
+}
+
+// DenseRank returns 1 + the number of distinct Season values ahead of the entry of id ("1223"
+// ranking: equal Season share a rank and the next value takes the next rank), or an error matching
+// ErrNotFound. The script steps once per distinct value ahead, O(log n) each.
+func (b *Board) DenseRank(ctx context.Context, id uint64) (int64, error) {
+	v, err := rankgenrt.RunRO(ctx, b.c, scriptDense, b.keys, id)
 	if errors.Is(err, redis.Nil) {
 		return 0, rankgenrt.NotFound(strconv.FormatUint(id, 10))
 	}

@@ -6,7 +6,7 @@
 -- whose field "" holds the layout fingerprint); both share one hash slot.
 -- ARGV[1], ARGV[2]: expiry mode ('', 'px' or 'pxat') and its milliseconds, applied to both keys.
 -- ARGV[3]: the client's clock in Unix microseconds (client stamps); ARGV[4], ARGV[5]: the id and the digit of the new value.
--- A missing id starts from the zero entry. Returns {P, member}, or {error text, ''}.
+-- A missing id takes the given Lap, the other fields starting from the zero entry. Returns {P, member}, or {error text, ''}.
 local board, aux = KEYS[1], KEYS[2]
 
 local FINGERPRINT = 'b1b430f6a6f76b38'
@@ -87,8 +87,9 @@ if not fp and redis.call('EXISTS', board) == 1 then
   return redis.error_reply('RANKGEN_NOT_INDEXED the board has entries but no index of layout ' .. FINGERPRINT .. '; adopt it with rankgen reindex (Board.Reindex)')
 end
 
--- apply returns the new digit of Lap, or nil and an error.
-local function apply(d, arg)
+-- apply returns the new digit of Lap, or nil and an error. fresh: the id has no
+-- entry yet, and its first max takes the submitted value.
+local function apply(d, arg, fresh)
   local a = tonumber(arg)
   if not a or a ~= floor(a) then
     return nil, 'RANKGEN_OUT_OF_RANGE field=Lap value=' .. arg .. ' min=2056-04-27T08:51:25Z max=2075-02-16T23:13:40Z'
@@ -96,7 +97,7 @@ local function apply(d, arg)
   if a < 0 or a > 593533335 then
     return nil, 'RANKGEN_OUT_OF_RANGE field=Lap value=digit:' .. arg .. ' min=2056-04-27T08:51:25Z max=2075-02-16T23:13:40Z'
   end
-  return math.min(d, a)
+  return fresh and a or math.min(d, a)
 end
 
 local p, m, exists
@@ -110,7 +111,7 @@ else
   p, m, exists = 16777215, '4:00000000:1:000000:00000000:' .. id, false
 end
 local d = get_1(p, m)
-local nd, err = apply(d, ARGV[5])
+local nd, err = apply(d, ARGV[5], not exists)
 if err then
   return {err, ''}
 end

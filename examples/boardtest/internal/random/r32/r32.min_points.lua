@@ -6,7 +6,7 @@
 -- whose field "" holds the layout fingerprint); both share one hash slot.
 -- ARGV[1], ARGV[2]: expiry mode ('', 'px' or 'pxat') and its milliseconds, applied to both keys.
 -- ARGV[3]: the client's clock in Unix microseconds (client stamps); ARGV[4], ARGV[5]: the id and the digit of the new value.
--- A missing id starts from the zero entry. Returns {P, member}, or {error text, ''}.
+-- A missing id takes the given Points, the other fields starting from the zero entry. Returns {P, member}, or {error text, ''}.
 local board, aux = KEYS[1], KEYS[2]
 
 local FINGERPRINT = 'b1b430f6a6f76b38'
@@ -112,8 +112,9 @@ local function server_now()
   return server_us
 end
 
--- apply returns the new digit of Points, or nil and an error.
-local function apply(d, arg)
+-- apply returns the new digit of Points, or nil and an error. fresh: the id has no
+-- entry yet, and its first min takes the submitted value.
+local function apply(d, arg, fresh)
   local a = tonumber(arg)
   if not a or a ~= floor(a) then
     return nil, 'RANKGEN_OUT_OF_RANGE field=Points value=' .. arg .. ' min=low max=west'
@@ -121,7 +122,7 @@ local function apply(d, arg)
   if a < 0 or a > 4 then
     return nil, 'RANKGEN_OUT_OF_RANGE field=Points value=digit:' .. arg .. ' min=low max=west'
   end
-  return math.max(d, a)
+  return fresh and a or math.max(d, a)
 end
 
 local p, m, exists
@@ -135,7 +136,7 @@ else
   p, m, exists = 16777215, '4:00000000:1:000000:00000000:' .. id, false
 end
 local d = get_1(p, m)
-local nd, err = apply(d, ARGV[5])
+local nd, err = apply(d, ARGV[5], not exists)
 if err then
   return {err, ''}
 end
