@@ -19,7 +19,7 @@ func (b *board) set(op catalog.Op) {
 	recvDecl(f).Id("SetMany").Params(ctxParam(), jen.Id("entries").Index().Id("Entry")).Error().Block(
 		jen.If(jen.Len(jen.Id("entries")).Op("==").Lit(0)).Block(jen.Return(jen.Nil())),
 		b.encodeAll(op),
-		jen.List(jen.Id("_"), jen.Err()).Op(":=").Add(run(op, jen.Id("args").Op("..."))),
+		jen.List(jen.Id("_"), jen.Err()).Op(":=").Add(run(op, jen.Id("args"))),
 		jen.Return(jen.Err()),
 	)
 	f.Line()
@@ -49,7 +49,7 @@ func (b *board) best(op catalog.Op) {
 	recvDecl(f).Id("BestMany").Params(ctxParam(), jen.Id("entries").Index().Id("Entry")).Params(jen.Index().Bool(), jen.Error()).Block(
 		jen.If(jen.Len(jen.Id("entries")).Op("==").Lit(0)).Block(jen.Return(jen.Nil(), jen.Nil())),
 		b.encodeAll(op, jen.Nil()),
-		jen.List(jen.Id("v"), jen.Err()).Op(":=").Add(run(op, jen.Id("args").Op("..."))),
+		jen.List(jen.Id("v"), jen.Err()).Op(":=").Add(run(op, jen.Id("args"))),
 		errNil().Block(jen.Return(jen.Nil(), jen.Err())),
 		jen.Return(reader(op, jen.Id("v"), jen.Len(jen.Id("entries")))),
 	)
@@ -106,7 +106,7 @@ func (b *board) remove(op catalog.Op) {
 			b.checkID(jen.Id("id"), func(err jen.Code) jen.Code { return jen.Return(jen.Lit(0), err) }),
 			jen.Id("args").Op("=").Append(jen.Id("args"), jen.Id("id")),
 		),
-		jen.Return(reader(op, run(op, jen.Id("args").Op("...")))),
+		jen.Return(reader(op, run(op, jen.Id("args")))),
 	)
 	f.Line()
 }
@@ -120,7 +120,7 @@ func (b *board) trim(op catalog.Op) {
 			jen.Id("Field"): jen.Lit("keep"), jen.Id("Value"): jen.Qual("strconv", "FormatInt").Call(jen.Id("keep"), jen.Lit(10)),
 			jen.Id("Min"): jen.Lit("0"), jen.Id("Max"): jen.Lit(fmt.Sprint(int64(math.MaxInt64))),
 		}))),
-		jen.Return(reader(op, run(op, jen.Append(jen.Id("b").Dot("args").Call(jen.Lit(1)), jen.Id("keep")).Op("...")))),
+		jen.Return(reader(op, run(op, jen.Append(jen.Id("b").Dot("args").Call(jen.Lit(1)), jen.Id("keep"))))),
 	)
 	f.Line()
 }
