@@ -2,6 +2,7 @@ package boardtest
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"reflect"
 	"testing"
@@ -34,6 +35,7 @@ func arenaReplays(b *arena.Board) []replayCase {
 			func(ctx context.Context) (any, error) { return nil, b.Set(ctx, low) }},
 		{"SetMany", func(ctx context.Context) error { _, err := b.Remove(ctx, "a", "b"); return err },
 			func(ctx context.Context) (any, error) { return nil, b.SetMany(ctx, others[:2]) }},
+		{"Best", set(low), func(ctx context.Context) (any, error) { return b.Best(ctx, high) }},
 		{"BestMany", set(low), func(ctx context.Context) (any, error) { return b.BestMany(ctx, []arena.Entry{high}) }},
 		{"Remove", set(low), func(ctx context.Context) (any, error) { return b.Remove(ctx, "a") }},
 		{"Trim", set(others...), func(ctx context.Context) (any, error) { return b.Trim(ctx, 1) }},
@@ -200,5 +202,41 @@ func TestAckMemory(t *testing.T) {
 	t.Logf("ack memory: %d bytes for %d writes, %.0f bytes per recorded write", total, writes, per)
 	if per > 160 {
 		t.Errorf("%.0f bytes per recorded write, want at most 160", per)
+	}
+}
+
+// TestBestChecksFingerprint: a Board that has seen its fingerprint (a read, a Best that wrote)
+// still has Best check it: after the board is deleted and recreated by another layout's code,
+// Best is refused with ErrLayoutMismatch and writes nothing.
+func TestBestChecksFingerprint(t *testing.T) {
+	c := redistest.Client(t)
+	b := arena.NewBoard(c, redistest.Key(t, "recreated"))
+	at := time.Unix(1800000000, 0)
+	for points := uint32(1); points <= 2; points++ {
+		if kept, err := b.Best(ctx, arena.Entry{PlayerID: "a", Points: points, ReachedAt: at}); err != nil || !kept {
+			t.Fatalf("Best = %v, %v", kept, err)
+		}
+	}
+	if _, err := b.Get(ctx, "a"); err != nil {
+		t.Fatal(err)
+	}
+	keys := b.Keys()
+	if err := c.Del(ctx, keys...).Err(); err != nil {
+		t.Fatal(err)
+	}
+	// Another layout's code recreates the board: its fingerprint, its encoding.
+	if err := c.Set(ctx, keys[1], "0123456789abcdef", 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.ZAdd(ctx, keys[0], redis.Z{Score: 7, Member: "a"}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	before := dump(t, c, keys)
+	kept, err := b.Best(ctx, arena.Entry{PlayerID: "a", Points: 1000, ReachedAt: at})
+	if !errors.Is(err, rankgenrt.ErrLayoutMismatch) || kept {
+		t.Fatalf("Best on another layout's board = %v, %v; want ErrLayoutMismatch", kept, err)
+	}
+	if after := dump(t, c, keys); !reflect.DeepEqual(before, after) {
+		t.Errorf("Best wrote into another layout's board:\nbefore %v\nafter  %v", before, after)
 	}
 }

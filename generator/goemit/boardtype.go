@@ -27,11 +27,8 @@ once per key and reuse it.`, side, adopt)))
 		jen.Id("tokens").Op("*").Add(rt("Tokens")).Comment("one per write call: exactly-once writes"),
 		jen.Id("dedup").String().Comment("the dedup window, as the scripts' argument"),
 	}
-	verified := "the index records Fingerprint: reads need not check it"
-	if !l.HasPrefix() {
-		verified = "the meta key records Fingerprint: reads need not check it, Best may use a plain ZADD GT"
-	}
-	fields = append(fields, jen.Id("verified").Qual("sync/atomic", "Bool").Comment(verified))
+	verified := "the %s records Fingerprint: reads need not check it"
+	fields = append(fields, jen.Id("verified").Qual("sync/atomic", "Bool").Comment(fmt.Sprintf(verified, map[bool]string{true: "index", false: "meta key"}[l.HasPrefix()])))
 	f.Type().Id("Board").Struct(fields...)
 	f.Line()
 }

@@ -39,11 +39,16 @@ func (b *board) encodeAll(op catalog.Op, ret ...jen.Code) jen.Code {
 // best emits Best and BestMany.
 func (b *board) best(op catalog.Op) {
 	f := b.f
-	if b.l.HasPrefix() {
-		b.bestByScript()
-	} else {
-		b.bestByZAdd()
+	how := "comparing whole tuples (score, then the member's field prefix), never field by field"
+	if !b.l.HasPrefix() {
+		how = "comparing whole tuples (members are bare ids here, so the score alone orders them)"
 	}
+	b.comment("Best stores e unless the board's entry for its id ranks at least as high, %s; it reports whether e was stored. It runs the best script, as every write does, so the layout fingerprint is checked and the write applied exactly once.", how)
+	recvDecl(f).Id("Best").Params(ctxParam(), jen.Id("e").Id("Entry")).Params(jen.Bool(), jen.Error()).Block(
+		jen.List(jen.Id("kept"), jen.Err()).Op(":=").Id("b").Dot("BestMany").Call(jen.Id("ctx"), jen.Index().Id("Entry").Values(jen.Id("e"))),
+		errNil().Block(jen.Return(jen.False(), jen.Err())),
+		jen.Return(jen.Id("kept").Index(jen.Lit(0)), jen.Nil()),
+	)
 	f.Line()
 	b.comment("BestMany applies Best to many entries in one script call, atomically and in order, and\nreports for each whether it was stored. It validates every entry first and writes nothing\nwhen one is invalid.")
 	recvDecl(f).Id("BestMany").Params(ctxParam(), jen.Id("entries").Index().Id("Entry")).Params(jen.Index().Bool(), jen.Error()).Block(
@@ -54,45 +59,6 @@ func (b *board) best(op catalog.Op) {
 		jen.Return(reader(op, jen.Id("v"), jen.Len(jen.Id("entries")))),
 	)
 	f.Line()
-}
-
-// bestByScript emits Best for a member prefix: the whole tuple is compared by the script.
-func (b *board) bestByScript() {
-	b.comment(`Best stores e unless the board's entry for its id ranks at least as high, comparing whole
-tuples (score, then the member's field prefix), never field by field; it reports whether e
-was stored.`)
-	recvDecl(b.f).Id("Best").Params(ctxParam(), jen.Id("e").Id("Entry")).Params(jen.Bool(), jen.Error()).Block(
-		jen.List(jen.Id("kept"), jen.Err()).Op(":=").Id("b").Dot("BestMany").Call(jen.Id("ctx"), jen.Index().Id("Entry").Values(jen.Id("e"))),
-		errNil().Block(jen.Return(jen.False(), jen.Err())),
-		jen.Return(jen.Id("kept").Index(jen.Lit(0)), jen.Nil()),
-	)
-}
-
-// bestByZAdd emits Best for bare-id members: a plain ZADD GT once the fingerprint is seen.
-func (b *board) bestByZAdd() {
-	b.comment(`Best stores e unless the board's entry for its id ranks at least as high; it reports whether
-e was stored. Whole tuples are compared: members are bare ids here, so the score alone
-orders them and a plain ZADD GT does the work — once this Board has seen the board record its
-fingerprint. Until then, and when the board expires, Best runs the script, which checks the
-fingerprint and records it with its write: one round trip either way.`)
-	recvDecl(b.f).Id("Best").Params(ctxParam(), jen.Id("e").Id("Entry")).Params(jen.Bool(), jen.Error()).Block(
-		jen.If(jen.Op("!").Id("b").Dot("exp").Dot("IsZero").Call().Op("||").Op("!").Id("b").Dot("verified").Dot("Load").Call()).Block(
-			jen.List(jen.Id("kept"), jen.Err()).Op(":=").Id("b").Dot("BestMany").Call(jen.Id("ctx"), jen.Index().Id("Entry").Values(jen.Id("e"))),
-			errNil().Block(jen.Return(jen.False(), jen.Err())),
-			jen.If(jen.Id("kept").Index(jen.Lit(0))).Block(
-				jen.Id("b").Dot("verified").Dot("Store").Call(jen.True()).Comment("the script wrote, so the board records Fingerprint"),
-			),
-			jen.Return(jen.Id("kept").Index(jen.Lit(0)), jen.Nil()),
-		),
-		jen.List(jen.Id("score"), jen.Id("member"), jen.Err()).Op(":=").Id("e").Dot("Encode").Call(),
-		errNil().Block(jen.Return(jen.False(), jen.Err())),
-		jen.List(jen.Id("n"), jen.Err()).Op(":=").Id("b").Dot("c").Dot("ZAddArgs").Call(jen.Id("ctx"), board0(), rd("ZAddArgs").Values(jen.Dict{
-			jen.Id("GT"):      jen.True(),
-			jen.Id("Ch"):      jen.True(),
-			jen.Id("Members"): jen.Index().Add(rd("Z")).Values(jen.Values(jen.Dict{jen.Id("Score"): jen.Id("score"), jen.Id("Member"): jen.Id("member")})),
-		})).Dot("Result").Call(),
-		jen.Return(jen.Id("n").Op("==").Lit(1), jen.Err()),
-	)
 }
 
 // remove emits Remove.

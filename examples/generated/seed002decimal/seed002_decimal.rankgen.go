@@ -252,7 +252,7 @@ type Board struct {
 	exp      rankgenrt.Expiry
 	tokens   *rankgenrt.Tokens // one per write call: exactly-once writes
 	dedup    string            // the dedup window, as the scripts' argument
-	verified atomic.Bool       // the meta key records Fingerprint: reads need not check it, Best may use a plain ZADD GT
+	verified atomic.Bool       // the meta key records Fingerprint: reads need not check it
 }
 
 // Option configures a Board.
@@ -366,35 +366,16 @@ func (b *Board) SetMany(ctx context.Context, entries []Entry) error {
 	return err
 }
 
-// Best stores e unless the board's entry for its id ranks at least as high; it reports whether e
-// was stored. Whole tuples are compared: members are bare ids here, so the score alone orders them
-// and a plain ZADD GT does the work — once this Board has seen the board record its fingerprint.
-// Until then, and when the board expires, Best runs the script, which checks the fingerprint and
-// records it with its write: one round trip either way.
+// Best stores e unless the board's entry for its id ranks at least as high, comparing whole tuples
+// (members are bare ids here, so the score alone orders them); it reports whether e was stored. It
+// runs the best script, as every write does, so the layout fingerprint is checked and the write
+// applied exactly once.
 func (b *Board) Best(ctx context.Context, e Entry) (bool, error) {
-	if !b.exp.IsZero() || !b.verified.Load() {
-		kept, err := b.BestMany(ctx, []Entry{e})
-		if err != nil {
-			return false, err
-		}
-		if kept[0] {
-			b.verified.Store(true) // the script wrote, so the board records Fingerprint
-		}
-		return kept[0], nil
-	}
-	score, member, err := e.Encode()
+	kept, err := b.BestMany(ctx, []Entry{e})
 	if err != nil {
 		return false, err
 	}
-	n, err := b.c.ZAddArgs(ctx, b.keys[0], redis.ZAddArgs{
-		Ch: true,
-		GT: true,
-		Members: []redis.Z{{
-			Member: member,
-			Score:  score,
-		}},
-	}).Result()
-	return n == 1, err
+	return kept[0], nil
 }
 
 // BestMany applies Best to many entries in one script call, atomically and in order, and reports

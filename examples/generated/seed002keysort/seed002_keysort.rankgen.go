@@ -384,6 +384,8 @@ func (b *Board) SetMany(ctx context.Context, entries []Entry) error {
 
 // Best stores e unless the board's entry for its id ranks at least as high, comparing whole tuples
 // (score, then the member's field prefix), never field by field; it reports whether e was stored.
+// It runs the best script, as every write does, so the layout fingerprint is checked and the write
+// applied exactly once.
 func (b *Board) Best(ctx context.Context, e Entry) (bool, error) {
 	kept, err := b.BestMany(ctx, []Entry{e})
 	if err != nil {
