@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -120,6 +121,7 @@ func killStormAdds(t *testing.T, addr string, b stormAdds, calls int, every time
 	var single, batch [workers]stormWorker
 	stop := make(chan struct{})
 	storm := killStorm(addr, every, stop)
+	var uncertain atomic.Int64
 	call := func(w *stormWorker, f func(context.Context, string) error, id string) {
 		err := f(ctx, id)
 		var ue *rankgenrt.UncertainError
@@ -128,6 +130,7 @@ func killStormAdds(t *testing.T, addr string, b stormAdds, calls int, every time
 			w.acked++
 		case errors.As(err, &ue):
 			w.failed = append(w.failed, ue.Token)
+			uncertain.Add(1)
 		default:
 			t.Errorf("%s: %v, want success or ErrUncertain", id, err)
 		}
@@ -137,7 +140,9 @@ func killStormAdds(t *testing.T, addr string, b stormAdds, calls int, every time
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for range calls {
+			// Until some call has failed too (a few seconds at most), so that resending is tested.
+			deadline := time.Now().Add(5 * time.Second)
+			for i := 0; i < calls || (uncertain.Load() == 0 && time.Now().Before(deadline)); i++ {
 				call(&single[w], b.add, fmt.Sprintf("p%d", w))
 				call(&batch[w], b.addTwo, fmt.Sprintf("b%d", w))
 			}
