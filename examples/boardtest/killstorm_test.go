@@ -107,9 +107,12 @@ func TestKillStormAddsOnce(t *testing.T) {
 	srv := redistest.Start(t)
 	c := redis.NewClient(&redis.Options{Addr: srv.Addr, PoolSize: 8})
 	defer c.Close()
+	// A token is remembered for one to two dedup windows, and the resends come after the whole
+	// storm: the long storm outlasts the default minute, so the window covers it.
+	window := 10 * time.Minute
 	for name, board := range map[string]stormAdds{
-		"arena":  arenaAdds(arena.NewBoard(c, "storm:arena")),
-		"season": seasonAdds(season.NewBoard(c, "storm:season")),
+		"arena":  arenaAdds(arena.NewBoard(c, "storm:arena", arena.WithDedupWindow(window))),
+		"season": seasonAdds(season.NewBoard(c, "storm:season", season.WithDedupWindow(window))),
 	} {
 		t.Run(name, func(t *testing.T) { killStormAdds(t, srv.Addr, board, calls, every) })
 	}
