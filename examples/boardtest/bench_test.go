@@ -419,8 +419,8 @@ func BenchmarkBatch(b *testing.B) {
 func runBatch(b *testing.B, name string, c *redis.Client, f op) { runModesN(b, name, c, batchSize, f) }
 
 // BenchmarkBest: submit an entry to keep the better of old and new: plain ZADD (always writes,
-// no comparison), ZADD GT issued directly, and the generated Best (ZADD GT fast path where the
-// member is the bare id; a script that compares whole tuples where it carries a prefix).
+// no comparison), ZADD GT issued directly, and the generated Best (its script, which checks the
+// fingerprint and the stored entry, compares whole tuples and records the call's token).
 func BenchmarkBest(b *testing.B) {
 	forExamples(b, func(b *testing.B, l *layout.Layout, c *redis.Client, board func(string) *benchBoard) {
 		zb := board("zadd")

@@ -4,12 +4,14 @@ import (
 	"math/rand/v2"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/rankgen/rankgen/examples/generated/arena"
 	"github.com/rankgen/rankgen/examples/generated/racing"
 	"github.com/rankgen/rankgen/examples/generated/season"
 	"github.com/rankgen/rankgen/generator/layout"
 	"github.com/rankgen/rankgen/internal/oracle"
+	rankgenrt "github.com/rankgen/rankgen/runtime"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -44,6 +46,11 @@ func bestEntries(b *testing.B, bb *benchBoard, n int) ([]layout.Entry, []redis.Z
 }
 
 func genFor(b *testing.B, name string, c *redis.Client, bb *benchBoard) genOps {
+	return genForDedup(b, name, c, bb, rankgenrt.DefaultDedupWindow)
+}
+
+// genForDedup is genFor with the board's dedup window set (0: exactly-once writes off).
+func genForDedup(b *testing.B, name string, c *redis.Client, bb *benchBoard, window time.Duration) genOps {
 	es, zs := bestEntries(b, bb, benchEntries)
 	members := make([]string, len(bb.entries))
 	for i, e := range bb.entries {
@@ -53,7 +60,7 @@ func genFor(b *testing.B, name string, c *redis.Client, bb *benchBoard) genOps {
 	ids := bb.ids
 	switch name {
 	case "racing":
-		board := racing.NewBoard(c, bb.key)
+		board := racing.NewBoard(c, bb.key, racing.WithDedupWindow(window))
 		cars := make([]uint64, len(ids))
 		for i, id := range ids {
 			cars[i], _ = strconv.ParseUint(id, 10, 64)
@@ -83,7 +90,7 @@ func genFor(b *testing.B, name string, c *redis.Client, bb *benchBoard) genOps {
 			return len(ps), nil
 		}
 	case "arena":
-		board := arena.NewBoard(c, bb.key)
+		board := arena.NewBoard(c, bb.key, arena.WithDedupWindow(window))
 		gen := make([]arena.Entry, len(es))
 		for i, e := range es {
 			oracle.ToGenerated(bb.l, e, &gen[i])
@@ -109,7 +116,7 @@ func genFor(b *testing.B, name string, c *redis.Client, bb *benchBoard) genOps {
 			return len(ps), nil
 		}
 	case "season":
-		board := season.NewBoard(c, bb.key)
+		board := season.NewBoard(c, bb.key, season.WithDedupWindow(window))
 		gen := make([]season.Entry, len(es))
 		for i, e := range es {
 			oracle.ToGenerated(bb.l, e, &gen[i])

@@ -109,3 +109,26 @@ func runPaired(b *testing.B, name string, c *redis.Client, base, gen op) {
 		b.ReportMetric(float64(wall[1].Microseconds())/calls, "gen-us")
 	})
 }
+
+// BenchmarkPairedDedup measures what exactly-once writes cost, paired as in BenchmarkPaired:
+// each write with dedup off (the baseline) against the default window (recording its token),
+// for a single update, a batch of 100, and Best; and Best, with dedup on and off, against plain
+// ZADD (off: the cost of its script alone).
+//
+//	go test -run '^$' -bench PairedDedup -count 6 -benchtime 60x ./examples/boardtest
+func BenchmarkPairedDedup(b *testing.B) {
+	forExamples(b, func(b *testing.B, l *layout.Layout, c *redis.Client, board func(string) *benchBoard) {
+		off := genForDedup(b, l.Package, c, board("dedup-off"), 0)
+		on := genFor(b, l.Package, c, board("dedup-on"))
+		runPaired(b, "op=Update/base=dedup-off", c, func(_ *redis.Client, i int) error { return off.update(i, delta(i)) },
+			func(_ *redis.Client, i int) error { return on.update(i, delta(i)) })
+		runPaired(b, "op=Batch/base=dedup-off", c, func(_ *redis.Client, i int) error { return off.many(i*batchSize, batchSize, delta(i)) },
+			func(_ *redis.Client, i int) error { return on.many(i*batchSize, batchSize, delta(i)) })
+		runPaired(b, "op=Best/base=dedup-off", c, func(_ *redis.Client, i int) error { return off.best(i) },
+			func(_ *redis.Client, i int) error { return on.best(i) })
+		bz := board("best-zadd")
+		zadd := func(c *redis.Client, i int) error { return c.ZAdd(ctx, bz.key, off.bestZ[i%len(off.bestZ)]).Err() }
+		runPaired(b, "op=Best/base=zadd", c, zadd, func(_ *redis.Client, i int) error { return on.best(i) })
+		runPaired(b, "op=BestDedupOff/base=zadd", c, zadd, func(_ *redis.Client, i int) error { return off.best(i) })
+	})
+}

@@ -9,6 +9,8 @@ import (
 const (
 	ArgMode   = "mode"   // expiry mode: '', 'px' or 'pxat'
 	ArgMS     = "ms"     // the expiry's milliseconds
+	ArgToken  = "token"  // a write call's idempotency token
+	ArgWindow = "window" // the dedup window in whole seconds: how long tokens are remembered; "0" = off
 	ArgClock  = "clock"  // the client's clock in Unix microseconds (client stamps)
 	ArgID     = "id"     // an entry's id
 	ArgValue  = "value"  // an update's delta or new digit

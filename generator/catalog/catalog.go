@@ -101,33 +101,34 @@ func Scripts(l *layout.Layout) []Op {
 	return out
 }
 
-// ExpiryArgs are the arguments every write script starts with: the expiry it applies to both
-// keys.
-func ExpiryArgs() []string { return []string{ArgMode, ArgMS} }
+// WriteArgs are the arguments every write script starts with: the expiry it applies to the
+// board's keys, then the call's idempotency token and the dedup window (exactly-once writes:
+// the script records the token with its reply, and answers a resend with that reply).
+func WriteArgs() []string { return []string{ArgMode, ArgMS, ArgToken, ArgWindow} }
 
-// UpdateArgs is the argument layout of a field update's batch script: the expiry, the
-// client's clock, then id, value pairs. The single form sends one pair as Head arguments.
+// UpdateArgs is the argument layout of a field update's batch script: the write arguments,
+// the client's clock, then id, value pairs. The single form sends one pair as Head arguments.
 func UpdateArgs() Args {
-	return Args{Head: append(ExpiryArgs(), ArgClock), Each: []string{ArgID, ArgValue}}
+	return Args{Head: append(WriteArgs(), ArgClock), Each: []string{ArgID, ArgValue}}
 }
 
 func writes() []Op {
-	expiry := ExpiryArgs()
+	expiry := WriteArgs()
 	return []Op{
 		{Name: "set", Kind: Set, Template: "set", Batch: true, Methods: []string{"Set", "SetMany"},
 			Args: Args{Head: expiry, Each: []string{ArgScore, ArgMember}}, Reply: ReplyCount,
-			Title: "set: upsert whole entries.", Usage: []string{expiryDoc,
+			Title: "set: upsert whole entries.", Usage: []string{expiryDoc, tokenDoc,
 				"{each}: score, member pairs (encoded by the Go codec). Returns the number of pairs."}},
 		{Name: "best", Kind: Best, Template: "best", Batch: true, Methods: []string{"Best", "BestMany"},
 			Args: Args{Head: expiry, Each: []string{ArgScore, ArgMember}}, Reply: ReplyFlags,
-			Title: "best: keep, per id, whichever of the current and the given entry ranks first (whole tuple).", Usage: []string{expiryDoc,
+			Title: "best: keep, per id, whichever of the current and the given entry ranks first (whole tuple).", Usage: []string{expiryDoc, tokenDoc,
 				"{each}: score, member pairs. Returns 1 (kept the given entry) or 0 for each pair."}},
 		{Name: "remove", Kind: Remove, Template: "remove", Batch: true, OnlyDeletes: true, Methods: []string{"Remove"},
 			Args: Args{Head: expiry, Each: []string{ArgID}}, Reply: ReplyCount,
-			Title: "remove: delete entries by id.", Usage: []string{expiryDoc, "{each}: ids. Returns how many entries were removed."}},
+			Title: "remove: delete entries by id.", Usage: []string{expiryDoc, tokenDoc, "{each}: ids. Returns how many entries were removed."}},
 		{Name: "trim", Kind: Trim, Template: "trim", OnlyDeletes: true, Methods: []string{"Trim"},
-			Args: Args{Head: append(ExpiryArgs(), ArgKeep)}, Reply: ReplyCount,
-			Title: "trim: keep the first {keep} entries, drop the rest.", Usage: []string{expiryDoc,
+			Args: Args{Head: append(WriteArgs(), ArgKeep)}, Reply: ReplyCount,
+			Title: "trim: keep the first {keep} entries, drop the rest.", Usage: []string{expiryDoc, tokenDoc,
 				"{keep}: how many entries to keep. Returns how many were removed."}},
 	}
 }

@@ -113,12 +113,14 @@ func TestArgs(t *testing.T) {
 		arg  string
 		want int
 	}{
-		{"At", a.At, ArgClock, 3},
-		{"First", a.First, ArgID, 4},
-		{"First", a.First, ArgValue, 5},
-		{"Base", a.Base, ArgID, 2},
-		{"Base", a.Base, ArgValue, 3},
-		{"Index", a.Index, ArgID, 3},
+		{"At", a.At, ArgToken, 3},
+		{"At", a.At, ArgWindow, 4},
+		{"At", a.At, ArgClock, 5},
+		{"First", a.First, ArgID, 6},
+		{"First", a.First, ArgValue, 7},
+		{"Base", a.Base, ArgID, 4},
+		{"Base", a.Base, ArgValue, 5},
+		{"Index", a.Index, ArgID, 5},
 	} {
 		if got, err := c.f(c.arg); err != nil || got != c.want {
 			t.Errorf("%s(%s) = %d, %v; want %d", c.name, c.arg, got, err, c.want)

@@ -13,6 +13,9 @@ import (
 // expiryDoc is the usage line of every write script's first arguments.
 const expiryDoc = "{mode}, {ms}: expiry mode ('', 'px' or 'pxat') and its milliseconds, applied to both keys."
 
+// tokenDoc is the usage line of every write script's exactly-once arguments.
+const tokenDoc = "{token}, {window}: the call's idempotency token, and how many seconds tokens are remembered (0 = off)."
+
 // updateDoc is a field update script's title and usage.
 func updateDoc(l *layout.Layout, op Op) (title string, usage []string) {
 	f := op.Field
@@ -38,13 +41,13 @@ func updateDoc(l *layout.Layout, op Op) (title string, usage []string) {
 		if l.HasPrefix() {
 			reply = "P and member, or error text and ''"
 		}
-		return title + " (batch)", []string{expiryDoc, clock + "{each}: id, " + arg + " pairs.",
+		return title + " (batch)", []string{expiryDoc, tokenDoc, clock + "{each}: id, " + arg + " pairs.",
 			missing + " Returns, per pair, " + reply + "."}
 	}
 	reply := "{P}, or {error text}"
 	if l.HasPrefix() {
 		reply = "{P, member}, or {error text, ''}"
 	}
-	return title, []string{expiryDoc, clock + "{id}, {value}: the id and " + arg + ".",
+	return title, []string{expiryDoc, tokenDoc, clock + "{id}, {value}: the id and " + arg + ".",
 		missing + " Returns " + reply + "."}
 }

@@ -128,9 +128,9 @@ func recvDecl(f *jen.File) *jen.Statement {
 	return f.Func().Params(jen.Id("b").Op("*").Id("Board"))
 }
 
-// run calls a write script: rankgenrt.Run(ctx, b.c, script, b.keys, args...).
+// run calls a write script under the call's token: b.write(ctx, script, args).
 func run(op catalog.Op, args jen.Code) *jen.Statement {
-	return rt("Run").Call(jen.Id("ctx"), jen.Id("b").Dot("c"), jen.Id(op.Script()), jen.Id("b").Dot("keys"), args)
+	return jen.Id("b").Dot("write").Call(jen.Id("ctx"), jen.Id(op.Script()), args)
 }
 
 // runRO calls a read-only script.

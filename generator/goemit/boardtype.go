@@ -22,14 +22,13 @@ layout's board too, within their one round trip. A Board is safe for concurrent 
 once per key and reuse it.`, side, adopt)))
 	fields := []jen.Code{
 		jen.Id("c").Qual(redisPath, "UniversalClient"),
-		jen.Id("keys").Index().String().Comment("the sorted set, then its " + map[bool]string{true: "index", false: "meta key"}[l.HasPrefix()]),
+		jen.Id("keys").Index().String().Comment("the sorted set, its " + map[bool]string{true: "index", false: "meta key"}[l.HasPrefix()] + ", the two ack keys"),
 		jen.Id("exp").Add(rt("Expiry")),
+		jen.Id("tokens").Op("*").Add(rt("Tokens")).Comment("one per write call: exactly-once writes"),
+		jen.Id("dedup").String().Comment("the dedup window, as the scripts' argument"),
 	}
-	verified := "the index records Fingerprint: reads need not check it"
-	if !l.HasPrefix() {
-		verified = "the meta key records Fingerprint: reads need not check it, Best may use a plain ZADD GT"
-	}
-	fields = append(fields, jen.Id("verified").Qual("sync/atomic", "Bool").Comment(verified))
+	verified := "the %s records Fingerprint: reads need not check it"
+	fields = append(fields, jen.Id("verified").Qual("sync/atomic", "Bool").Comment(fmt.Sprintf(verified, map[bool]string{true: "index", false: "meta key"}[l.HasPrefix()])))
 	f.Type().Id("Board").Struct(fields...)
 	f.Line()
 }
@@ -48,6 +47,10 @@ func (b *board) options() {
 	f.Func().Id("WithExpireAt").Params(jen.Id("t").Qual("time", "Time")).Id("Option").Block(
 		jen.Return(jen.Func().Params(jen.Id("b").Op("*").Id("Board")).Block(jen.Id("b").Dot("exp").Op("=").Add(rt("ExpireAt")).Call(jen.Id("t")))))
 	f.Line()
+	b.comment("WithDedupWindow sets how long, at least, the board remembers each write call's token, so that a resend of the call (go-redis's own after a lost reply, or yours with rankgenrt.WithIdempotencyKey) is applied once: rankgenrt.DefaultDedupWindow (a minute) unless set, in whole seconds (rounded up); 0 turns exactly-once writes off. Every writer of a board should use the same window.")
+	f.Func().Id("WithDedupWindow").Params(jen.Id("d").Qual("time", "Duration")).Id("Option").Block(
+		jen.Return(jen.Func().Params(jen.Id("b").Op("*").Id("Board")).Block(jen.Id("b").Dot("dedup").Op("=").Add(rt("DedupArg")).Call(jen.Id("d")))))
+	f.Line()
 }
 
 // constructor declares NewBoard and the methods that describe a Board: Key, Keys, Load.
@@ -59,9 +62,12 @@ func (b *board) constructor() {
 	}
 	f.Comment("NewBoard returns the board stored under key.")
 	f.Func().Id("NewBoard").Params(jen.Id("c").Qual(redisPath, "UniversalClient"), jen.Id("key").String(), jen.Id("opts").Op("...").Id("Option")).Op("*").Id("Board").Block(
+		jen.Id("ack").Op(":=").Add(rt("AckKeys")).Call(jen.Id("key")),
 		jen.Id("b").Op(":=").Op("&").Id("Board").Values(jen.Dict{
-			jen.Id("c"):    jen.Id("c"),
-			jen.Id("keys"): jen.Index().String().Values(jen.Id("key"), rt(sideKey).Call(jen.Id("key"))),
+			jen.Id("c"):      jen.Id("c"),
+			jen.Id("keys"):   jen.Index().String().Values(jen.Id("key"), rt(sideKey).Call(jen.Id("key")), jen.Id("ack").Index(jen.Lit(0)), jen.Id("ack").Index(jen.Lit(1))),
+			jen.Id("tokens"): rt("NewTokens").Call(),
+			jen.Id("dedup"):  rt("DedupArg").Call(rt("DefaultDedupWindow")),
 		}),
 		jen.For(jen.List(jen.Id("_"), jen.Id("o")).Op(":=").Range().Id("opts")).Block(jen.Id("o").Call(jen.Id("b"))),
 		jen.Return(jen.Id("b")),
@@ -70,7 +76,7 @@ func (b *board) constructor() {
 	f.Comment("Key returns the board's key.")
 	recvDecl(f).Id("Key").Params().String().Block(jen.Return(jen.Id("b").Dot("keys").Index(jen.Lit(0))))
 	f.Line()
-	b.comment("Keys returns every key the board uses: the sorted set, then its %s.", map[bool]string{true: "index", false: "meta key"}[l.HasPrefix()])
+	b.comment("Keys returns every key the board uses: the sorted set, its %s, and the two ack keys (the recorded tokens of recent writes, which expire by themselves).", map[bool]string{true: "index", false: "meta key"}[l.HasPrefix()])
 	recvDecl(f).Id("Keys").Params().Index().String().Block(jen.Return(jen.Append(jen.Index().String().Values(), jen.Id("b").Dot("keys").Op("..."))))
 	f.Line()
 	b.comment("Load caches the board's scripts on the server (on every master of a Cluster). Scripts run\noutside a pipeline reload themselves; call Load before running them in a pipeline, where a\nserver that lacks a script (after a restart or SCRIPT FLUSH) answers NOSCRIPT.")

@@ -23,14 +23,27 @@ func (b *board) helpers() {
 }
 
 // argsHelpers emits args and updateArgs, which start a script's arguments in the catalogue's
-// order.
+// order, and write, which runs a write script under the call's token.
 func (b *board) argsHelpers() {
 	f, l := b.f, b.l
-	expiry, ua := len(catalog.ExpiryArgs()), catalog.UpdateArgs()
-	f.Comment("args starts the arguments of a write script: the expiry, then room for n more.")
+	head := catalog.Args{Head: catalog.WriteArgs()}
+	token, _ := head.At(catalog.ArgToken)
+	expiry, ua := head.Fixed(), catalog.UpdateArgs()
+	b.comment("args starts the arguments of a write script: the expiry, the place of the call's token (write fills it in), the dedup window, then room for n more.")
 	recvDecl(f).Id("args").Params(jen.Id("n").Int()).Index().Any().Block(
 		jen.List(jen.Id("mode"), jen.Id("ms")).Op(":=").Id("b").Dot("exp").Dot("Args").Call(),
-		jen.Return(jen.Append(jen.Make(jen.Index().Any(), jen.Lit(0), jen.Lit(expiry).Op("+").Id("n")), jen.Id("mode"), jen.Id("ms"))),
+		jen.Return(jen.Append(jen.Make(jen.Index().Any(), jen.Lit(0), jen.Lit(expiry).Op("+").Id("n")), jen.Id("mode"), jen.Id("ms"), jen.Lit(""), jen.Id("b").Dot("dedup"))),
+	)
+	f.Line()
+	f.Comment("tokenArg is the index of the call's token in a write script's arguments.")
+	f.Const().Id("tokenArg").Op("=").Lit(token - 1)
+	f.Line()
+	b.comment("write runs a write script with args (started by args) under the call's token: the script answers a resend, after a lost reply, with its first reply and writes nothing again, and a failure without a reply is a *rankgenrt.UncertainError (ErrUncertain) that carries the token.")
+	recvDecl(f).Id("write").Params(ctxParam(), jen.Id("s").Op("*").Add(rd("Script")), jen.Id("args").Index().Any()).Params(jen.Any(), jen.Error()).Block(
+		jen.List(jen.Id("token"), jen.Err()).Op(":=").Id("b").Dot("tokens").Dot("Next").Call(jen.Id("ctx")),
+		errNil().Block(jen.Return(jen.Nil(), jen.Err())),
+		jen.Id("args").Index(jen.Id("tokenArg")).Op("=").Id("token"),
+		jen.Return(rt("RunWrite").Call(jen.Id("ctx"), jen.Id("b").Dot("c"), jen.Id("s"), jen.Id("b").Dot("keys"), jen.Id("token"), jen.Id("args").Op("..."))),
 	)
 	f.Line()
 	clientStamp := false
@@ -38,10 +51,10 @@ func (b *board) argsHelpers() {
 		clientStamp = clientStamp || fd.Stamp == layout.StampClient
 	}
 	now := jen.Code(jen.Lit(""))
-	doc := "updateArgs starts the arguments of a field update script: the expiry, an unused clock, then room for n id, value pairs."
+	doc := "updateArgs starts the arguments of a field update script: the write arguments, an unused clock, then room for n id, value pairs."
 	if clientStamp {
 		now = jen.Qual("time", "Now").Call().Dot("UnixMicro").Call()
-		doc = "updateArgs starts the arguments of a field update script: the expiry, the client's clock (Unix microseconds, for client stamps), then room for n id, value pairs."
+		doc = "updateArgs starts the arguments of a field update script: the write arguments, the client's clock (Unix microseconds, for client stamps), then room for n id, value pairs."
 	}
 	b.comment("%s", doc)
 	recvDecl(f).Id("updateArgs").Params(jen.Id("n").Int()).Index().Any().Block(
@@ -67,7 +80,7 @@ func (b *board) apply() {
 	b.comment("%s", doc)
 	recvDecl(b.f).Id("apply").Params(ctxParam(), jen.Id("s").Op("*").Add(rd("Script")), jen.Id("args").Index().Any(), jen.Id("res").Index().Id("Result"), jen.Id("sent").Index().Int()).Error().Block(
 		jen.If(jen.Len(jen.Id("sent")).Op("==").Lit(0)).Block(jen.Return(jen.Nil())),
-		jen.List(jen.Id("v"), jen.Err()).Op(":=").Add(rt("Run")).Call(jen.Id("ctx"), jen.Id("b").Dot("c"), jen.Id("s"), jen.Id("b").Dot("keys"), jen.Id("args").Op("...")),
+		jen.List(jen.Id("v"), jen.Err()).Op(":=").Id("b").Dot("write").Call(jen.Id("ctx"), jen.Id("s"), jen.Id("args")),
 		errNil().Block(jen.Return(jen.Err())),
 		jen.List(jen.Id("items"), jen.Err()).Op(":=").Add(rt(read)).Call(jen.Id("v"), jen.Len(jen.Id("sent"))),
 		errNil().Block(jen.Return(jen.Err())),

@@ -19,7 +19,7 @@ func (b *board) set(op catalog.Op) {
 	recvDecl(f).Id("SetMany").Params(ctxParam(), jen.Id("entries").Index().Id("Entry")).Error().Block(
 		jen.If(jen.Len(jen.Id("entries")).Op("==").Lit(0)).Block(jen.Return(jen.Nil())),
 		b.encodeAll(op),
-		jen.List(jen.Id("_"), jen.Err()).Op(":=").Add(run(op, jen.Id("args").Op("..."))),
+		jen.List(jen.Id("_"), jen.Err()).Op(":=").Add(run(op, jen.Id("args"))),
 		jen.Return(jen.Err()),
 	)
 	f.Line()
@@ -39,60 +39,26 @@ func (b *board) encodeAll(op catalog.Op, ret ...jen.Code) jen.Code {
 // best emits Best and BestMany.
 func (b *board) best(op catalog.Op) {
 	f := b.f
-	if b.l.HasPrefix() {
-		b.bestByScript()
-	} else {
-		b.bestByZAdd()
+	how := "comparing whole tuples (score, then the member's field prefix), never field by field"
+	if !b.l.HasPrefix() {
+		how = "comparing whole tuples (members are bare ids here, so the score alone orders them)"
 	}
+	b.comment("Best stores e unless the board's entry for its id ranks at least as high, %s; it reports whether e was stored. It runs the best script, as every write does, so the layout fingerprint is checked and the write applied exactly once.", how)
+	recvDecl(f).Id("Best").Params(ctxParam(), jen.Id("e").Id("Entry")).Params(jen.Bool(), jen.Error()).Block(
+		jen.List(jen.Id("kept"), jen.Err()).Op(":=").Id("b").Dot("BestMany").Call(jen.Id("ctx"), jen.Index().Id("Entry").Values(jen.Id("e"))),
+		errNil().Block(jen.Return(jen.False(), jen.Err())),
+		jen.Return(jen.Id("kept").Index(jen.Lit(0)), jen.Nil()),
+	)
 	f.Line()
 	b.comment("BestMany applies Best to many entries in one script call, atomically and in order, and\nreports for each whether it was stored. It validates every entry first and writes nothing\nwhen one is invalid.")
 	recvDecl(f).Id("BestMany").Params(ctxParam(), jen.Id("entries").Index().Id("Entry")).Params(jen.Index().Bool(), jen.Error()).Block(
 		jen.If(jen.Len(jen.Id("entries")).Op("==").Lit(0)).Block(jen.Return(jen.Nil(), jen.Nil())),
 		b.encodeAll(op, jen.Nil()),
-		jen.List(jen.Id("v"), jen.Err()).Op(":=").Add(run(op, jen.Id("args").Op("..."))),
+		jen.List(jen.Id("v"), jen.Err()).Op(":=").Add(run(op, jen.Id("args"))),
 		errNil().Block(jen.Return(jen.Nil(), jen.Err())),
 		jen.Return(reader(op, jen.Id("v"), jen.Len(jen.Id("entries")))),
 	)
 	f.Line()
-}
-
-// bestByScript emits Best for a member prefix: the whole tuple is compared by the script.
-func (b *board) bestByScript() {
-	b.comment(`Best stores e unless the board's entry for its id ranks at least as high, comparing whole
-tuples (score, then the member's field prefix), never field by field; it reports whether e
-was stored.`)
-	recvDecl(b.f).Id("Best").Params(ctxParam(), jen.Id("e").Id("Entry")).Params(jen.Bool(), jen.Error()).Block(
-		jen.List(jen.Id("kept"), jen.Err()).Op(":=").Id("b").Dot("BestMany").Call(jen.Id("ctx"), jen.Index().Id("Entry").Values(jen.Id("e"))),
-		errNil().Block(jen.Return(jen.False(), jen.Err())),
-		jen.Return(jen.Id("kept").Index(jen.Lit(0)), jen.Nil()),
-	)
-}
-
-// bestByZAdd emits Best for bare-id members: a plain ZADD GT once the fingerprint is seen.
-func (b *board) bestByZAdd() {
-	b.comment(`Best stores e unless the board's entry for its id ranks at least as high; it reports whether
-e was stored. Whole tuples are compared: members are bare ids here, so the score alone
-orders them and a plain ZADD GT does the work — once this Board has seen the board record its
-fingerprint. Until then, and when the board expires, Best runs the script, which checks the
-fingerprint and records it with its write: one round trip either way.`)
-	recvDecl(b.f).Id("Best").Params(ctxParam(), jen.Id("e").Id("Entry")).Params(jen.Bool(), jen.Error()).Block(
-		jen.If(jen.Op("!").Id("b").Dot("exp").Dot("IsZero").Call().Op("||").Op("!").Id("b").Dot("verified").Dot("Load").Call()).Block(
-			jen.List(jen.Id("kept"), jen.Err()).Op(":=").Id("b").Dot("BestMany").Call(jen.Id("ctx"), jen.Index().Id("Entry").Values(jen.Id("e"))),
-			errNil().Block(jen.Return(jen.False(), jen.Err())),
-			jen.If(jen.Id("kept").Index(jen.Lit(0))).Block(
-				jen.Id("b").Dot("verified").Dot("Store").Call(jen.True()).Comment("the script wrote, so the board records Fingerprint"),
-			),
-			jen.Return(jen.Id("kept").Index(jen.Lit(0)), jen.Nil()),
-		),
-		jen.List(jen.Id("score"), jen.Id("member"), jen.Err()).Op(":=").Id("e").Dot("Encode").Call(),
-		errNil().Block(jen.Return(jen.False(), jen.Err())),
-		jen.List(jen.Id("n"), jen.Err()).Op(":=").Id("b").Dot("c").Dot("ZAddArgs").Call(jen.Id("ctx"), board0(), rd("ZAddArgs").Values(jen.Dict{
-			jen.Id("GT"):      jen.True(),
-			jen.Id("Ch"):      jen.True(),
-			jen.Id("Members"): jen.Index().Add(rd("Z")).Values(jen.Values(jen.Dict{jen.Id("Score"): jen.Id("score"), jen.Id("Member"): jen.Id("member")})),
-		})).Dot("Result").Call(),
-		jen.Return(jen.Id("n").Op("==").Lit(1), jen.Err()),
-	)
 }
 
 // remove emits Remove.
@@ -106,7 +72,7 @@ func (b *board) remove(op catalog.Op) {
 			b.checkID(jen.Id("id"), func(err jen.Code) jen.Code { return jen.Return(jen.Lit(0), err) }),
 			jen.Id("args").Op("=").Append(jen.Id("args"), jen.Id("id")),
 		),
-		jen.Return(reader(op, run(op, jen.Id("args").Op("...")))),
+		jen.Return(reader(op, run(op, jen.Id("args")))),
 	)
 	f.Line()
 }
@@ -120,7 +86,7 @@ func (b *board) trim(op catalog.Op) {
 			jen.Id("Field"): jen.Lit("keep"), jen.Id("Value"): jen.Qual("strconv", "FormatInt").Call(jen.Id("keep"), jen.Lit(10)),
 			jen.Id("Min"): jen.Lit("0"), jen.Id("Max"): jen.Lit(fmt.Sprint(int64(math.MaxInt64))),
 		}))),
-		jen.Return(reader(op, run(op, jen.Append(jen.Id("b").Dot("args").Call(jen.Lit(1)), jen.Id("keep")).Op("...")))),
+		jen.Return(reader(op, run(op, jen.Append(jen.Id("b").Dot("args").Call(jen.Lit(1)), jen.Id("keep"))))),
 	)
 	f.Line()
 }

@@ -144,7 +144,7 @@ func TestCatalogueTemplates(t *testing.T) {
 func TestPositions(t *testing.T) {
 	a := catalog.UpdateArgs()
 	got, err := positions("{mode}, {clock}; {each}: pairs. Returns {P, member} or {P}.", a)
-	if want := "ARGV[1], ARGV[3]; ARGV[4..]: pairs. Returns {P, member} or {P}."; err != nil || got != want {
+	if want := "ARGV[1], ARGV[5]; ARGV[6..]: pairs. Returns {P, member} or {P}."; err != nil || got != want {
 		t.Errorf("positions = %q, %v; want %q", got, err, want)
 	}
 	if _, err := positions("{keep}: how many", a); err == nil {

@@ -58,12 +58,13 @@ func TestOverflowErrorLeavesEntryUnchanged(t *testing.T) {
 	if !got.ReachedAt.After(e.ReachedAt) {
 		t.Fatalf("ReachedAt not stamped by the server: %v", got.ReachedAt)
 	}
-	// Unchanged value: no write, no stamp.
-	before = dump(t, c, b.Keys()...)
+	// Unchanged value: no write, no stamp (the ack keys record the call, as for every write
+	// that succeeds).
+	before = dump(t, c, boardKeys(b.Keys())...)
 	if again, err := b.MaxPoints(ctx, "p", 5); err != nil || again != got {
 		t.Fatalf("MaxPoints(lower) = %+v, %v; want %+v unchanged", again, err, got)
 	}
-	sameSnapshot(t, "a MaxPoints that changes nothing", before, dump(t, c, b.Keys()...))
+	sameSnapshot(t, "a MaxPoints that changes nothing", before, dump(t, c, boardKeys(b.Keys())...))
 }
 
 func TestSaturateClamps(t *testing.T) {
@@ -221,7 +222,8 @@ func TestExpiryAppliedByEveryWrite(t *testing.T) {
 		if err := w.do(b); err != nil {
 			t.Fatalf("%s: %v", w.name, err)
 		}
-		for _, k := range b.Keys() {
+		checkAckTTL(t, c, b.Keys())
+		for _, k := range boardKeys(b.Keys()) {
 			if d := c.PTTL(ctx, k).Val(); d <= 59*time.Minute || d > time.Hour {
 				t.Fatalf("%s: PTTL %s = %v; want about an hour", w.name, k, d)
 			}
@@ -229,7 +231,7 @@ func TestExpiryAppliedByEveryWrite(t *testing.T) {
 		if err := w.do(ba); err != nil {
 			t.Fatalf("%s: %v", w.name, err)
 		}
-		for _, k := range ba.Keys() {
+		for _, k := range boardKeys(ba.Keys()) {
 			ms, err := c.Do(ctx, "PEXPIRETIME", k).Int64()
 			if err != nil || ms != at.UnixMilli() {
 				t.Fatalf("%s: PEXPIRETIME %s = %d, %v; want %d", w.name, k, ms, err, at.UnixMilli())
@@ -242,7 +244,8 @@ func TestExpiryAppliedByEveryWrite(t *testing.T) {
 	if _, err := a.Best(ctx, arena.Entry{PlayerID: "p", Points: 1, ReachedAt: t0}); err != nil {
 		t.Fatal(err)
 	}
-	for _, k := range a.Keys() {
+	checkAckTTL(t, c, a.Keys())
+	for _, k := range boardKeys(a.Keys()) {
 		if d := c.PTTL(ctx, k).Val(); d <= 0 || d > time.Minute {
 			t.Fatalf("arena Best: PTTL %s = %v", k, d)
 		}
@@ -267,5 +270,24 @@ func TestHugeLimits(t *testing.T) {
 	}
 	if p, _, err := b.After(ctx, racing.Cursor{}, huge); err != nil || len(p) != 5 {
 		t.Fatalf("After(top, MaxInt64) = %+v, %v", p, err)
+	}
+}
+
+// boardKeys are the keys of Board.Keys() that hold the board (the sorted set and its index or
+// meta key), without the ack keys, which hold recorded write tokens and expire by themselves.
+func boardKeys(keys []string) []string { return keys[:2] }
+
+// checkAckTTL checks that the ack keys of Board.Keys(), where they exist, expire within two
+// dedup windows, whatever the board's own expiry.
+func checkAckTTL(t testing.TB, c redis.UniversalClient, keys []string) {
+	t.Helper()
+	for _, k := range keys[2:] {
+		d, err := c.PTTL(ctx, k).Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d != -2 && (d <= 0 || d > 2*rankgenrt.DefaultDedupWindow) {
+			t.Fatalf("PTTL %s = %v; want at most two dedup windows", k, d)
+		}
 	}
 }

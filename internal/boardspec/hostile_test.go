@@ -110,8 +110,7 @@ func TestTrimRemovesOnlyItsOwnIndexEntries(t *testing.T) {
 	}
 }
 
-// fresh is another Board on the same key, one that has not seen the board's fingerprint (so
-// Best runs its script, not its plain ZADD GT path).
+// fresh is another Board on the same key, one that has not seen the board's fingerprint.
 func (b *board) fresh() *board { return b.ex.board(b.t, b.c, b.key) }
 
 // writeTries are calls that write the entry of id: Best with an entry that would win and one

@@ -251,7 +251,8 @@ func opsMatchCodec(t *testing.T, ex *example, ttl bool) {
 func (b *board) checkTTL() {
 	b.t.Helper()
 	keys := b.V.MethodByName("Keys").Call(nil)[0].Interface().([]string)
-	for _, k := range keys {
+	checkAckTTL(b.t, b.c, keys)
+	for _, k := range boardKeys(keys) {
 		d, err := b.c.PTTL(ctx, k).Result()
 		if err != nil {
 			b.t.Fatal(err)

@@ -61,7 +61,7 @@ func TestNoScriptAfterFlush(t *testing.T) {
 
 	pipelined := func() error {
 		pipe := c.Pipeline()
-		cmd := season.Scripts()[0].EvalSha(ctx, pipe, b.Keys(), "", 0, "4", "0000|00000000000|v")
+		cmd := season.Scripts()[0].EvalSha(ctx, pipe, b.Keys(), "", 0, "", "0", "4", "0000|00000000000|v") // no expiry, dedup off
 		_, _ = pipe.Exec(ctx)
 		return cmd.Err()
 	}

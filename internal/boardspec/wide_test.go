@@ -49,7 +49,7 @@ fields:
 		{"min_big", 1 << 60}, {"set_big", 1<<53 + 1}, {"max_big", 1<<53 + 2}, {"set_big", 0},
 	} {
 		text := rankgenrt.DigitText(big.Digit(step.key), big.TextWidth, big.Hex)
-		v, err := rankgenrt.Run(ctx, c, byOp[step.op], keys, "", 0, "", "a", text)
+		v, err := rankgenrt.Run(ctx, c, byOp[step.op], keys, "", 0, "", "0", "", "a", text) // no expiry, dedup off, no clock
 		if err != nil {
 			t.Fatalf("%s(%d): %v", step.op, step.key, err)
 		}
@@ -77,7 +77,7 @@ fields:
 		}
 	}
 	// A malformed text is refused.
-	v, err := rankgenrt.Run(ctx, c, byOp["set_big"], keys, "", 0, "", "a", "zz")
+	v, err := rankgenrt.Run(ctx, c, byOp["set_big"], keys, "", 0, "", "0", "", "a", "zz")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,7 +123,7 @@ fields:
 			delta = int64(rng.Uint64())
 		}
 		op := "add_" + map[int]string{1: "big", 2: "dec", 3: "neg"}[fi]
-		v, err := rankgenrt.Run(ctx, c, byOp[op], keys, "", 0, "", "a", rankgenrt.WideDelta(delta, f.Hex))
+		v, err := rankgenrt.Run(ctx, c, byOp[op], keys, "", 0, "", "0", "", "a", rankgenrt.WideDelta(delta, f.Hex)) // no expiry, dedup off, no clock
 		if err != nil {
 			t.Fatal(err)
 		}

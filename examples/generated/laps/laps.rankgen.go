@@ -231,9 +231,11 @@ func Scripts() []*redis.Script {
 // create it once per key and reuse it.
 type Board struct {
 	c        redis.UniversalClient
-	keys     []string // the sorted set, then its meta key
+	keys     []string // the sorted set, its meta key, the two ack keys
 	exp      rankgenrt.Expiry
-	verified atomic.Bool // the meta key records Fingerprint: reads need not check it, Best may use a plain ZADD GT
+	tokens   *rankgenrt.Tokens // one per write call: exactly-once writes
+	dedup    string            // the dedup window, as the scripts' argument
+	verified atomic.Bool       // the meta key records Fingerprint: reads need not check it
 }
 
 // Option configures a Board.
@@ -255,11 +257,25 @@ func WithExpireAt(t time.Time) Option {
 	}
 }
 
+// WithDedupWindow sets how long, at least, the board remembers each write call's token, so that a
+// resend of the call (go-redis's own after a lost reply, or yours with
+// rankgenrt.WithIdempotencyKey) is applied once: rankgenrt.DefaultDedupWindow (a minute) unless
+// set, in whole seconds (rounded up); 0 turns exactly-once writes off. Every writer of a board
+// should use the same window.
+func WithDedupWindow(d time.Duration) Option {
+	return func(b *Board) {
+		b.dedup = rankgenrt.DedupArg(d)
+	}
+}
+
 // NewBoard returns the board stored under key.
 func NewBoard(c redis.UniversalClient, key string, opts ...Option) *Board {
+	ack := rankgenrt.AckKeys(key)
 	b := &Board{
-		c:    c,
-		keys: []string{key, rankgenrt.MetaKey(key)},
+		c:      c,
+		dedup:  rankgenrt.DedupArg(rankgenrt.DefaultDedupWindow),
+		keys:   []string{key, rankgenrt.MetaKey(key), ack[0], ack[1]},
+		tokens: rankgenrt.NewTokens(),
 	}
 	for _, o := range opts {
 		o(b)
@@ -272,7 +288,8 @@ func (b *Board) Key() string {
 	return b.keys[0]
 }
 
-// Keys returns every key the board uses: the sorted set, then its meta key.
+// Keys returns every key the board uses: the sorted set, its meta key, and the two ack keys (the
+// recorded tokens of recent writes, which expire by themselves).
 func (b *Board) Keys() []string {
 	return append([]string{}, b.keys...)
 }
@@ -328,39 +345,20 @@ func (b *Board) SetMany(ctx context.Context, entries []Entry) error {
 		}
 		args = append(args, rankgenrt.FormatScore(score), member)
 	}
-	_, err := rankgenrt.Run(ctx, b.c, scriptSet, b.keys, args...)
+	_, err := b.write(ctx, scriptSet, args)
 	return err
 }
 
-// Best stores e unless the board's entry for its id ranks at least as high; it reports whether e
-// was stored. Whole tuples are compared: members are bare ids here, so the score alone orders them
-// and a plain ZADD GT does the work — once this Board has seen the board record its fingerprint.
-// Until then, and when the board expires, Best runs the script, which checks the fingerprint and
-// records it with its write: one round trip either way.
+// Best stores e unless the board's entry for its id ranks at least as high, comparing whole tuples
+// (members are bare ids here, so the score alone orders them); it reports whether e was stored. It
+// runs the best script, as every write does, so the layout fingerprint is checked and the write
+// applied exactly once.
 func (b *Board) Best(ctx context.Context, e Entry) (bool, error) {
-	if !b.exp.IsZero() || !b.verified.Load() {
-		kept, err := b.BestMany(ctx, []Entry{e})
-		if err != nil {
-			return false, err
-		}
-		if kept[0] {
-			b.verified.Store(true) // the script wrote, so the board records Fingerprint
-		}
-		return kept[0], nil
-	}
-	score, member, err := e.Encode()
+	kept, err := b.BestMany(ctx, []Entry{e})
 	if err != nil {
 		return false, err
 	}
-	n, err := b.c.ZAddArgs(ctx, b.keys[0], redis.ZAddArgs{
-		Ch: true,
-		GT: true,
-		Members: []redis.Z{{
-			Member: member,
-			Score:  score,
-		}},
-	}).Result()
-	return n == 1, err
+	return kept[0], nil
 }
 
 // BestMany applies Best to many entries in one script call, atomically and in order, and reports
@@ -378,7 +376,7 @@ func (b *Board) BestMany(ctx context.Context, entries []Entry) ([]bool, error) {
 		}
 		args = append(args, rankgenrt.FormatScore(score), member)
 	}
-	v, err := rankgenrt.Run(ctx, b.c, scriptBest, b.keys, args...)
+	v, err := b.write(ctx, scriptBest, args)
 	if err != nil {
 		return nil, err
 	}
@@ -397,7 +395,7 @@ func (b *Board) Remove(ctx context.Context, ids ...string) (int64, error) {
 		}
 		args = append(args, id)
 	}
-	return rankgenrt.Int(rankgenrt.Run(ctx, b.c, scriptRemove, b.keys, args...))
+	return rankgenrt.Int(b.write(ctx, scriptRemove, args))
 }
 
 // Trim keeps the first keep entries, removes all below them and returns how many it removed.
@@ -410,7 +408,7 @@ func (b *Board) Trim(ctx context.Context, keep int64) (int64, error) {
 			Value: strconv.FormatInt(keep, 10),
 		}
 	}
-	return rankgenrt.Int(rankgenrt.Run(ctx, b.c, scriptTrim, b.keys, append(b.args(1), keep)...))
+	return rankgenrt.Int(b.write(ctx, scriptTrim, append(b.args(1), keep)))
 }
 
 // MinBestLap lowers the BestLap of the entry of id to v when v is smaller and returns the new
@@ -930,26 +928,42 @@ func (b *Board) DenseRank(ctx context.Context, id string) (int64, error) {
 	return rankgenrt.Int(v, err)
 }
 
-// args starts the arguments of a write script: the expiry, then room for n more.
+// args starts the arguments of a write script: the expiry, the place of the call's token (write
+// fills it in), the dedup window, then room for n more.
 func (b *Board) args(n int) []any {
 	mode, ms := b.exp.Args()
-	return append(make([]any, 0, 2+n), mode, ms)
+	return append(make([]any, 0, 4+n), mode, ms, "", b.dedup)
 }
 
-// updateArgs starts the arguments of a field update script: the expiry, an unused clock, then room
-// for n id, value pairs.
+// tokenArg is the index of the call's token in a write script's arguments.
+const tokenArg = 2
+
+// write runs a write script with args (started by args) under the call's token: the script answers
+// a resend, after a lost reply, with its first reply and writes nothing again, and a failure
+// without a reply is a *rankgenrt.UncertainError (ErrUncertain) that carries the token.
+func (b *Board) write(ctx context.Context, s *redis.Script, args []any) (any, error) {
+	token, err := b.tokens.Next(ctx)
+	if err != nil {
+		return nil, err
+	}
+	args[tokenArg] = token
+	return rankgenrt.RunWrite(ctx, b.c, s, b.keys, token, args...)
+}
+
+// updateArgs starts the arguments of a field update script: the write arguments, an unused clock,
+// then room for n id, value pairs.
 func (b *Board) updateArgs(n int) []any {
 	args := b.args(1 + 2*n)
 	return append(args, "")
 }
 
-// apply runs a field update script for the updates at positions sent, whose ids are args[3+2j],
+// apply runs a field update script for the updates at positions sent, whose ids are args[5+2j],
 // and fills in res.
 func (b *Board) apply(ctx context.Context, s *redis.Script, args []any, res []Result, sent []int) error {
 	if len(sent) == 0 {
 		return nil
 	}
-	v, err := rankgenrt.Run(ctx, b.c, s, b.keys, args...)
+	v, err := b.write(ctx, s, args)
 	if err != nil {
 		return err
 	}
@@ -964,7 +978,7 @@ func (b *Board) apply(ctx context.Context, s *redis.Script, args []any, res []Re
 			continue
 		}
 		// The reply holds P alone: the member is the id sent.
-		r.Entry, r.Err = Decode(scoreOfP(it.P), args[3+2*j].(string))
+		r.Entry, r.Err = Decode(scoreOfP(it.P), args[5+2*j].(string))
 	}
 	return nil
 }

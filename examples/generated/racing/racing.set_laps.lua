@@ -3,13 +3,54 @@
 --
 -- set Laps: set Laps
 -- Layout 2538b8ec6418bfa7. KEYS[1] is the board (a sorted set), KEYS[2] its meta key (the layout
--- fingerprint); both share one hash slot.
+-- fingerprint), KEYS[3] and KEYS[4] its ack keys (recorded
+-- write tokens and their replies); all share one hash slot.
 -- ARGV[1], ARGV[2]: expiry mode ('', 'px' or 'pxat') and its milliseconds, applied to both keys.
--- ARGV[3]: the client's clock in Unix microseconds (client stamps); ARGV[4], ARGV[5]: the id and the digit of the new value.
+-- ARGV[3], ARGV[4]: the call's idempotency token, and how many seconds tokens are remembered (0 = off).
+-- ARGV[5]: the client's clock in Unix microseconds (client stamps); ARGV[6], ARGV[7]: the id and the digit of the new value.
 -- A missing id starts from the zero entry. Returns {P}, or {error text}.
 local board, aux = KEYS[1], KEYS[2]
 
 local FINGERPRINT = '2538b8ec6418bfa7'
+-- Exactly once: the client resends a script whose reply it lost, and the call's token tells
+-- the resend apart. Tokens are recorded with their replies in the ack key of the current dedup
+-- window of Redis's clock (KEYS[3] and KEYS[4] take turns; field '' holds the window's number)
+-- and looked up in it and the previous one, so a token is remembered for one to two windows.
+-- A token found is a resend: it gets the first reply, and nothing is written again.
+local ack_window, ack_token = tonumber(ARGV[4]), ARGV[3]
+local ack_key, ack_bucket, ack_fresh, ack_time
+if ack_window > 0 then
+  ack_time = redis.call('TIME')
+  ack_bucket = math.floor(tonumber(ack_time[1]) / ack_window)
+  ack_key = KEYS[3 + ack_bucket % 2]
+  local got = redis.call('HMGET', ack_key, '', ack_token)
+  ack_fresh = got[1] == string.format('%d', ack_bucket)
+  local first = ack_fresh and got[2]
+  if not first then
+    got = redis.call('HMGET', KEYS[4 - ack_bucket % 2], '', ack_token)
+    first = got[1] == string.format('%d', ack_bucket - 1) and got[2]
+  end
+  if first then
+    return cmsgpack.unpack(first)
+  end
+end
+
+-- done records the reply r of a call that succeeded under its token, and returns it. A window's
+-- ack key found holding an older window is started afresh; it expires when the next window
+-- ends, after which no lookup reads it.
+local function done(r)
+  if ack_window > 0 then
+    if not ack_fresh then
+      redis.call('DEL', ack_key)
+      redis.call('HSET', ack_key, '', string.format('%d', ack_bucket), ack_token, cmsgpack.pack(r))
+      redis.call('PEXPIREAT', ack_key, string.format('%d', (ack_bucket + 2) * ack_window * 1000))
+    else
+      redis.call('HSET', ack_key, ack_token, cmsgpack.pack(r))
+    end
+  end
+  return r
+end
+
 local floor, fmt, tonumber = math.floor, string.format, tonumber
 local RADIX = 1000000000000
 
@@ -43,7 +84,7 @@ local function put_1(p, m, d, old)
   return p + (d - old) * 1000000000, m
 end
 
-local mode, ms, now_arg, id = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
+local mode, ms, now_arg, id = ARGV[1], ARGV[2], ARGV[5], ARGV[6]
 local fp = redis.call('GET', aux)
 if fp and fp ~= FINGERPRINT then
   return redis.error_reply('RANKGEN_LAYOUT_MISMATCH board has layout ' .. fp .. ', this code writes layout ' .. FINGERPRINT)
@@ -69,7 +110,7 @@ else
   p, m, exists = 999999999, id, false
 end
 local d = get_1(p, m)
-local nd, err = apply(d, ARGV[5])
+local nd, err = apply(d, ARGV[7])
 if err then
   return {err}
 end
@@ -81,7 +122,7 @@ if nd == d and exists then
     redis.call('PEXPIREAT', board, ms)
     redis.call('PEXPIREAT', aux, ms)
   end
-  return {fmt('%d', p)}
+  return done({fmt('%d', p)})
 end
 p, m = put_1(p, m, nd, d)
 redis.call('ZADD', board, fmt('%d', p), m)
@@ -95,4 +136,4 @@ elseif mode == 'pxat' then
   redis.call('PEXPIREAT', board, ms)
   redis.call('PEXPIREAT', aux, ms)
 end
-return {fmt('%d', p)}
+return done({fmt('%d', p)})

@@ -283,9 +283,11 @@ func Scripts() []*redis.Script {
 // one round trip. A Board is safe for concurrent use; create it once per key and reuse it.
 type Board struct {
 	c        redis.UniversalClient
-	keys     []string // the sorted set, then its index
+	keys     []string // the sorted set, its index, the two ack keys
 	exp      rankgenrt.Expiry
-	verified atomic.Bool // the index records Fingerprint: reads need not check it
+	tokens   *rankgenrt.Tokens // one per write call: exactly-once writes
+	dedup    string            // the dedup window, as the scripts' argument
+	verified atomic.Bool       // the index records Fingerprint: reads need not check it
 }
 
 // Option configures a Board.
@@ -307,11 +309,25 @@ func WithExpireAt(t time.Time) Option {
 	}
 }
 
+// WithDedupWindow sets how long, at least, the board remembers each write call's token, so that a
+// resend of the call (go-redis's own after a lost reply, or yours with
+// rankgenrt.WithIdempotencyKey) is applied once: rankgenrt.DefaultDedupWindow (a minute) unless
+// set, in whole seconds (rounded up); 0 turns exactly-once writes off. Every writer of a board
+// should use the same window.
+func WithDedupWindow(d time.Duration) Option {
+	return func(b *Board) {
+		b.dedup = rankgenrt.DedupArg(d)
+	}
+}
+
 // NewBoard returns the board stored under key.
 func NewBoard(c redis.UniversalClient, key string, opts ...Option) *Board {
+	ack := rankgenrt.AckKeys(key)
 	b := &Board{
-		c:    c,
-		keys: []string{key, rankgenrt.IndexKey(key)},
+		c:      c,
+		dedup:  rankgenrt.DedupArg(rankgenrt.DefaultDedupWindow),
+		keys:   []string{key, rankgenrt.IndexKey(key), ack[0], ack[1]},
+		tokens: rankgenrt.NewTokens(),
 	}
 	for _, o := range opts {
 		o(b)
@@ -324,7 +340,8 @@ func (b *Board) Key() string {
 	return b.keys[0]
 }
 
-// Keys returns every key the board uses: the sorted set, then its index.
+// Keys returns every key the board uses: the sorted set, its index, and the two ack keys (the
+// recorded tokens of recent writes, which expire by themselves).
 func (b *Board) Keys() []string {
 	return append([]string{}, b.keys...)
 }
@@ -380,12 +397,14 @@ func (b *Board) SetMany(ctx context.Context, entries []Entry) error {
 		}
 		args = append(args, rankgenrt.FormatScore(score), member)
 	}
-	_, err := rankgenrt.Run(ctx, b.c, scriptSet, b.keys, args...)
+	_, err := b.write(ctx, scriptSet, args)
 	return err
 }
 
 // Best stores e unless the board's entry for its id ranks at least as high, comparing whole tuples
 // (score, then the member's field prefix), never field by field; it reports whether e was stored.
+// It runs the best script, as every write does, so the layout fingerprint is checked and the write
+// applied exactly once.
 func (b *Board) Best(ctx context.Context, e Entry) (bool, error) {
 	kept, err := b.BestMany(ctx, []Entry{e})
 	if err != nil {
@@ -409,7 +428,7 @@ func (b *Board) BestMany(ctx context.Context, entries []Entry) ([]bool, error) {
 		}
 		args = append(args, rankgenrt.FormatScore(score), member)
 	}
-	v, err := rankgenrt.Run(ctx, b.c, scriptBest, b.keys, args...)
+	v, err := b.write(ctx, scriptBest, args)
 	if err != nil {
 		return nil, err
 	}
@@ -428,7 +447,7 @@ func (b *Board) Remove(ctx context.Context, ids ...string) (int64, error) {
 		}
 		args = append(args, id)
 	}
-	return rankgenrt.Int(rankgenrt.Run(ctx, b.c, scriptRemove, b.keys, args...))
+	return rankgenrt.Int(b.write(ctx, scriptRemove, args))
 }
 
 // Trim keeps the first keep entries, removes all below them and returns how many it removed.
@@ -441,7 +460,7 @@ func (b *Board) Trim(ctx context.Context, keep int64) (int64, error) {
 			Value: strconv.FormatInt(keep, 10),
 		}
 	}
-	return rankgenrt.Int(rankgenrt.Run(ctx, b.c, scriptTrim, b.keys, append(b.args(1), keep)...))
+	return rankgenrt.Int(b.write(ctx, scriptTrim, append(b.args(1), keep)))
 }
 
 // SetDeadline sets the Deadline of the entry of id to v and returns the new entry. An id without
@@ -876,14 +895,30 @@ func (b *Board) Reindex(ctx context.Context) (rankgenrt.ReindexReport, error) {
 	})
 }
 
-// args starts the arguments of a write script: the expiry, then room for n more.
+// args starts the arguments of a write script: the expiry, the place of the call's token (write
+// fills it in), the dedup window, then room for n more.
 func (b *Board) args(n int) []any {
 	mode, ms := b.exp.Args()
-	return append(make([]any, 0, 2+n), mode, ms)
+	return append(make([]any, 0, 4+n), mode, ms, "", b.dedup)
 }
 
-// updateArgs starts the arguments of a field update script: the expiry, an unused clock, then room
-// for n id, value pairs.
+// tokenArg is the index of the call's token in a write script's arguments.
+const tokenArg = 2
+
+// write runs a write script with args (started by args) under the call's token: the script answers
+// a resend, after a lost reply, with its first reply and writes nothing again, and a failure
+// without a reply is a *rankgenrt.UncertainError (ErrUncertain) that carries the token.
+func (b *Board) write(ctx context.Context, s *redis.Script, args []any) (any, error) {
+	token, err := b.tokens.Next(ctx)
+	if err != nil {
+		return nil, err
+	}
+	args[tokenArg] = token
+	return rankgenrt.RunWrite(ctx, b.c, s, b.keys, token, args...)
+}
+
+// updateArgs starts the arguments of a field update script: the write arguments, an unused clock,
+// then room for n id, value pairs.
 func (b *Board) updateArgs(n int) []any {
 	args := b.args(1 + 2*n)
 	return append(args, "")
@@ -894,7 +929,7 @@ func (b *Board) apply(ctx context.Context, s *redis.Script, args []any, res []Re
 	if len(sent) == 0 {
 		return nil
 	}
-	v, err := rankgenrt.Run(ctx, b.c, s, b.keys, args...)
+	v, err := b.write(ctx, s, args)
 	if err != nil {
 		return err
 	}

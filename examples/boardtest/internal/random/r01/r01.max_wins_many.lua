@@ -3,13 +3,54 @@
 --
 -- max Wins: keep the larger of the current and the given Wins (batch)
 -- Layout 3c05b741da65cab8. KEYS[1] is the board (a sorted set), KEYS[2] its index (a hash id -> member,
--- whose field "" holds the layout fingerprint); both share one hash slot.
+-- whose field "" holds the layout fingerprint), KEYS[3] and KEYS[4] its ack keys (recorded
+-- write tokens and their replies); all share one hash slot.
 -- ARGV[1], ARGV[2]: expiry mode ('', 'px' or 'pxat') and its milliseconds, applied to both keys.
--- ARGV[3]: the client's clock in Unix microseconds (client stamps); ARGV[4..]: id, the digit of the new value pairs.
+-- ARGV[3], ARGV[4]: the call's idempotency token, and how many seconds tokens are remembered (0 = off).
+-- ARGV[5]: the client's clock in Unix microseconds (client stamps); ARGV[6..]: id, the digit of the new value pairs.
 -- A missing id takes the given Wins, the other fields starting from the zero entry. Returns, per pair, P and member, or error text and ''.
 local board, aux = KEYS[1], KEYS[2]
 
 local FINGERPRINT = '3c05b741da65cab8'
+-- Exactly once: the client resends a script whose reply it lost, and the call's token tells
+-- the resend apart. Tokens are recorded with their replies in the ack key of the current dedup
+-- window of Redis's clock (KEYS[3] and KEYS[4] take turns; field '' holds the window's number)
+-- and looked up in it and the previous one, so a token is remembered for one to two windows.
+-- A token found is a resend: it gets the first reply, and nothing is written again.
+local ack_window, ack_token = tonumber(ARGV[4]), ARGV[3]
+local ack_key, ack_bucket, ack_fresh, ack_time
+if ack_window > 0 then
+  ack_time = redis.call('TIME')
+  ack_bucket = math.floor(tonumber(ack_time[1]) / ack_window)
+  ack_key = KEYS[3 + ack_bucket % 2]
+  local got = redis.call('HMGET', ack_key, '', ack_token)
+  ack_fresh = got[1] == string.format('%d', ack_bucket)
+  local first = ack_fresh and got[2]
+  if not first then
+    got = redis.call('HMGET', KEYS[4 - ack_bucket % 2], '', ack_token)
+    first = got[1] == string.format('%d', ack_bucket - 1) and got[2]
+  end
+  if first then
+    return cmsgpack.unpack(first)
+  end
+end
+
+-- done records the reply r of a call that succeeded under its token, and returns it. A window's
+-- ack key found holding an older window is started afresh; it expires when the next window
+-- ends, after which no lookup reads it.
+local function done(r)
+  if ack_window > 0 then
+    if not ack_fresh then
+      redis.call('DEL', ack_key)
+      redis.call('HSET', ack_key, '', string.format('%d', ack_bucket), ack_token, cmsgpack.pack(r))
+      redis.call('PEXPIREAT', ack_key, string.format('%d', (ack_bucket + 2) * ack_window * 1000))
+    else
+      redis.call('HSET', ack_key, ack_token, cmsgpack.pack(r))
+    end
+  end
+  return r
+end
+
 local floor, fmt, tonumber = math.floor, string.format, tonumber
 local sub = string.sub
 local RADIX = 2560
@@ -127,11 +168,11 @@ local function put_1(p, m, d, old)
   return p + (d - old) * 1, m
 end
 
-local mode, ms, now_arg = ARGV[1], ARGV[2], ARGV[3]
-local n = (#ARGV - 3) / 2
+local mode, ms, now_arg = ARGV[1], ARGV[2], ARGV[5]
+local n = (#ARGV - 5) / 2
 local ids = {}
 for i = 1, n do
-  ids[i] = ARGV[2 + 2 * i]
+  ids[i] = ARGV[4 + 2 * i]
 end
 local fp, members, scores = lookup(ids)
 if fp and fp ~= FINGERPRINT then
@@ -173,7 +214,7 @@ for i = 1, n do
   end
   local fresh = state == 0
   local d = get_1(p, m)
-  local nd, err = apply(d, ARGV[3 + 2 * i], fresh)
+  local nd, err = apply(d, ARGV[5 + 2 * i], fresh)
   if err then
     out[2 * i - 1], out[2 * i] = err, ''
   else
@@ -216,4 +257,4 @@ elseif mode == 'pxat' then
   redis.call('PEXPIREAT', board, ms)
   redis.call('PEXPIREAT', aux, ms)
 end
-return out
+return done(out)

@@ -3,14 +3,56 @@
 --
 -- remove: delete entries by id.
 -- allow-oom: a server full to its maxmemory still runs it, for it calls only commands that
--- such a server accepts (deletes, reads, the expiry): a full board can always be shrunk.
+-- such a server accepts (deletes, reads, the expiry) and records its token (a few bytes,
+-- expiring): a full board can always be shrunk.
 -- Layout 3c05b741da65cab8. KEYS[1] is the board (a sorted set), KEYS[2] its index (a hash id -> member,
--- whose field "" holds the layout fingerprint); both share one hash slot.
+-- whose field "" holds the layout fingerprint), KEYS[3] and KEYS[4] its ack keys (recorded
+-- write tokens and their replies); all share one hash slot.
 -- ARGV[1], ARGV[2]: expiry mode ('', 'px' or 'pxat') and its milliseconds, applied to both keys.
--- ARGV[3..]: ids. Returns how many entries were removed.
+-- ARGV[3], ARGV[4]: the call's idempotency token, and how many seconds tokens are remembered (0 = off).
+-- ARGV[5..]: ids. Returns how many entries were removed.
 local board, aux = KEYS[1], KEYS[2]
 
 local FINGERPRINT = '3c05b741da65cab8'
+-- Exactly once: the client resends a script whose reply it lost, and the call's token tells
+-- the resend apart. Tokens are recorded with their replies in the ack key of the current dedup
+-- window of Redis's clock (KEYS[3] and KEYS[4] take turns; field '' holds the window's number)
+-- and looked up in it and the previous one, so a token is remembered for one to two windows.
+-- A token found is a resend: it gets the first reply, and nothing is written again.
+local ack_window, ack_token = tonumber(ARGV[4]), ARGV[3]
+local ack_key, ack_bucket, ack_fresh, ack_time
+if ack_window > 0 then
+  ack_time = redis.call('TIME')
+  ack_bucket = math.floor(tonumber(ack_time[1]) / ack_window)
+  ack_key = KEYS[3 + ack_bucket % 2]
+  local got = redis.call('HMGET', ack_key, '', ack_token)
+  ack_fresh = got[1] == string.format('%d', ack_bucket)
+  local first = ack_fresh and got[2]
+  if not first then
+    got = redis.call('HMGET', KEYS[4 - ack_bucket % 2], '', ack_token)
+    first = got[1] == string.format('%d', ack_bucket - 1) and got[2]
+  end
+  if first then
+    return cmsgpack.unpack(first)
+  end
+end
+
+-- done records the reply r of a call that succeeded under its token, and returns it. A window's
+-- ack key found holding an older window is started afresh; it expires when the next window
+-- ends, after which no lookup reads it.
+local function done(r)
+  if ack_window > 0 then
+    if not ack_fresh then
+      redis.call('DEL', ack_key)
+      redis.call('HSET', ack_key, '', string.format('%d', ack_bucket), ack_token, cmsgpack.pack(r))
+      redis.call('PEXPIREAT', ack_key, string.format('%d', (ack_bucket + 2) * ack_window * 1000))
+    else
+      redis.call('HSET', ack_key, ack_token, cmsgpack.pack(r))
+    end
+  end
+  return r
+end
+
 -- many calls cmd on key with the items of list as arguments, in chunks that stay below Lua's
 -- stack limit (an even size: pairs stay whole), and returns the replies as one list (none for
 -- an empty list), or the sum of a command's counts (ZADD, HSET, HDEL).
@@ -69,7 +111,7 @@ end
 
 local mode, ms = ARGV[1], ARGV[2]
 local ids = {}
-for i = 3, #ARGV do
+for i = 5, #ARGV do
   ids[#ids + 1] = ARGV[i]
 end
 local fp, members = lookup(ids)
@@ -102,4 +144,4 @@ elseif mode == 'pxat' then
   redis.call('PEXPIREAT', board, ms)
   redis.call('PEXPIREAT', aux, ms)
 end
-return removed
+return done(removed)

@@ -1,0 +1,242 @@
+package boardtest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/rankgen/rankgen/examples/generated/arena"
+	"github.com/rankgen/rankgen/examples/generated/season"
+	"github.com/rankgen/rankgen/internal/redistest"
+	rankgenrt "github.com/rankgen/rankgen/runtime"
+	"github.com/redis/go-redis/v9"
+)
+
+// replayCase is one write call to replay: setup puts the board in the state the call expects
+// (without a token of the test's choosing), call is the write under test.
+type replayCase struct {
+	name  string
+	setup func(ctx context.Context) error
+	call  func(ctx context.Context) (any, error)
+}
+
+func arenaReplays(b *arena.Board) []replayCase {
+	low := arena.Entry{PlayerID: "a", Points: 10, ReachedAt: time.Unix(1800000000, 0)}
+	high := arena.Entry{PlayerID: "a", Points: 20, ReachedAt: time.Unix(1800000000, 0)}
+	others := []arena.Entry{low, {PlayerID: "b", Points: 5, ReachedAt: low.ReachedAt}, {PlayerID: "c", Points: 1, ReachedAt: low.ReachedAt}}
+	set := func(es ...arena.Entry) func(context.Context) error {
+		return func(ctx context.Context) error { return b.SetMany(ctx, es) }
+	}
+	return []replayCase{
+		{"Set", func(ctx context.Context) error { _, err := b.Remove(ctx, "a"); return err },
+			func(ctx context.Context) (any, error) { return nil, b.Set(ctx, low) }},
+		{"SetMany", func(ctx context.Context) error { _, err := b.Remove(ctx, "a", "b"); return err },
+			func(ctx context.Context) (any, error) { return nil, b.SetMany(ctx, others[:2]) }},
+		{"Best", set(low), func(ctx context.Context) (any, error) { return b.Best(ctx, high) }},
+		{"BestMany", set(low), func(ctx context.Context) (any, error) { return b.BestMany(ctx, []arena.Entry{high}) }},
+		{"Remove", set(low), func(ctx context.Context) (any, error) { return b.Remove(ctx, "a") }},
+		{"Trim", set(others...), func(ctx context.Context) (any, error) { return b.Trim(ctx, 1) }},
+		{"AddPoints", set(low), func(ctx context.Context) (any, error) { return b.AddPoints(ctx, "a", 5) }},
+		{"AddPointsMany", set(low), func(ctx context.Context) (any, error) {
+			return b.AddPointsMany(ctx, []arena.Update[int64]{{PlayerID: "a", Value: 5}, {PlayerID: "b", Value: 1}})
+		}},
+		{"MaxPoints", set(low), func(ctx context.Context) (any, error) { return b.MaxPoints(ctx, "a", 30) }},
+		{"SetPaidMany", set(low), func(ctx context.Context) (any, error) {
+			return b.SetPaidMany(ctx, []arena.Update[bool]{{PlayerID: "a", Value: true}})
+		}},
+	}
+}
+
+func seasonReplays(b *season.Board) []replayCase {
+	at := time.UnixMilli(1800000000000)
+	low := season.Entry{UserID: "a", Points: 10, Tier: season.TierSilver, ReachedAt: at}
+	high := season.Entry{UserID: "a", Points: 20, Tier: season.TierGold, ReachedAt: at}
+	others := []season.Entry{low, {UserID: "b", Points: 5, ReachedAt: at}, {UserID: "c", Points: 1, ReachedAt: at}}
+	set := func(es ...season.Entry) func(context.Context) error {
+		return func(ctx context.Context) error { return b.SetMany(ctx, es) }
+	}
+	return []replayCase{
+		{"Set", func(ctx context.Context) error { _, err := b.Remove(ctx, "a"); return err },
+			func(ctx context.Context) (any, error) { return nil, b.Set(ctx, low) }},
+		{"Best", set(low), func(ctx context.Context) (any, error) { return b.Best(ctx, high) }},
+		{"BestMany", set(low), func(ctx context.Context) (any, error) { return b.BestMany(ctx, []season.Entry{high}) }},
+		{"Remove", set(low), func(ctx context.Context) (any, error) { return b.Remove(ctx, "a") }},
+		{"Trim", set(others...), func(ctx context.Context) (any, error) { return b.Trim(ctx, 1) }},
+		{"AddPoints", set(low), func(ctx context.Context) (any, error) { return b.AddPoints(ctx, "a", 5) }},
+		{"AddPointsMany", set(low), func(ctx context.Context) (any, error) {
+			return b.AddPointsMany(ctx, []season.Update[int64]{{UserID: "a", Value: 5}, {UserID: "b", Value: 1}})
+		}},
+		{"MaxTierMany", set(low), func(ctx context.Context) (any, error) {
+			return b.MaxTierMany(ctx, []season.Update[season.Tier]{{UserID: "a", Value: season.TierGold}})
+		}},
+	}
+}
+
+// TestReplayWritesOnce: a write sent twice under one token (the same idempotency key) is
+// applied once: the second call gets the first one's reply and leaves the board as it finds
+// it, even when the board changed in between (setup restores what the first call changed).
+func TestReplayWritesOnce(t *testing.T) {
+	c := redistest.Client(t)
+	boards := map[string]func(key string) ([]string, []replayCase){
+		"arena": func(key string) ([]string, []replayCase) {
+			b := arena.NewBoard(c, key)
+			return b.Keys(), arenaReplays(b)
+		},
+		"season": func(key string) ([]string, []replayCase) {
+			b := season.NewBoard(c, key)
+			return b.Keys(), seasonReplays(b)
+		},
+	}
+	for name, board := range boards {
+		_, cases := board("")
+		for i := range cases {
+			t.Run(name+"/"+cases[i].name, func(t *testing.T) {
+				keys, cs := board(redistest.Key(t, "replay"))
+				tc := cs[i]
+				ctx := rankgenrt.WithIdempotencyKey(context.Background(), "replay-"+tc.name)
+				if err := tc.setup(context.Background()); err != nil {
+					t.Fatal(err)
+				}
+				first, err := tc.call(ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := tc.setup(context.Background()); err != nil {
+					t.Fatal(err)
+				}
+				before := dump(t, c, keys)
+				again, err := tc.call(ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !reflect.DeepEqual(first, again) {
+					t.Errorf("replay answered %+v, the first call %+v", again, first)
+				}
+				if after := dump(t, c, keys); !reflect.DeepEqual(before, after) {
+					t.Errorf("replay wrote:\nbefore %v\nafter  %v", before, after)
+				}
+			})
+		}
+	}
+}
+
+// TestDedupWindowRotates: with a window of 1s a token is remembered for at least a second and
+// forgotten within three; the ack keys then expire by themselves, so their memory is bounded
+// by the writes of two windows.
+func TestDedupWindowRotates(t *testing.T) {
+	c := redistest.Client(t)
+	b := arena.NewBoard(c, redistest.Key(t, "rotate"), arena.WithDedupWindow(time.Second))
+	ctx := rankgenrt.WithIdempotencyKey(context.Background(), "rotating")
+	add := func() uint32 {
+		t.Helper()
+		e, err := b.AddPoints(ctx, "a", 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return e.Points
+	}
+	if p := add(); p != 1 {
+		t.Fatalf("first add: Points %d, want 1", p)
+	}
+	time.Sleep(900 * time.Millisecond)
+	if p := add(); p != 1 {
+		t.Fatalf("resent within the window: Points %d, want 1 (applied once)", p)
+	}
+	ack := b.Keys()[2:]
+	deadline := time.Now().Add(4 * time.Second)
+	for n := int64(1); n > 0; {
+		if time.Now().After(deadline) {
+			t.Fatalf("ack keys %v still exist 4s after the last write", ack)
+		}
+		time.Sleep(100 * time.Millisecond)
+		var err error
+		if n, err = c.Exists(context.Background(), ack...).Result(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if p := add(); p != 2 {
+		t.Fatalf("the same key after its window: Points %d, want 2 (forgotten)", p)
+	}
+}
+
+// TestDedupOff: with a window of 0 writes record nothing (no ack keys), and a resend under the
+// same key applies again.
+func TestDedupOff(t *testing.T) {
+	c := redistest.Client(t)
+	b := season.NewBoard(c, redistest.Key(t, "off"), season.WithDedupWindow(0))
+	ctx := rankgenrt.WithIdempotencyKey(context.Background(), "same")
+	for want := uint64(1); want <= 2; want++ {
+		e, err := b.AddPoints(ctx, "a", 1)
+		if err != nil || e.Points != want {
+			t.Fatalf("AddPoints = %d, %v; want %d", e.Points, err, want)
+		}
+	}
+	if n, err := c.Exists(context.Background(), b.Keys()[2:]...).Result(); err != nil || n != 0 {
+		t.Fatalf("%d ack keys with dedup off (%v), want none", n, err)
+	}
+}
+
+// TestAckMemory bounds the memory of a recorded write: the ack key's size per token of a single
+// update (the most frequent write), with go-redis's default tokens.
+func TestAckMemory(t *testing.T) {
+	c := redistest.Client(t)
+	b := arena.NewBoard(c, redistest.Key(t, "memory"), arena.WithDedupWindow(time.Hour))
+	const writes = 2000
+	for i := range writes {
+		if _, err := b.AddPoints(context.Background(), fmt.Sprint("p", i%50), 1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var total int64
+	for _, k := range b.Keys()[2:] {
+		n, err := c.MemoryUsage(context.Background(), k, 0).Result()
+		if err != nil && err != redis.Nil {
+			t.Fatal(err)
+		}
+		total += n
+	}
+	per := float64(total) / writes
+	t.Logf("ack memory: %d bytes for %d writes, %.0f bytes per recorded write", total, writes, per)
+	if per > 160 {
+		t.Errorf("%.0f bytes per recorded write, want at most 160", per)
+	}
+}
+
+// TestBestChecksFingerprint: a Board that has seen its fingerprint (a read, a Best that wrote)
+// still has Best check it: after the board is deleted and recreated by another layout's code,
+// Best is refused with ErrLayoutMismatch and writes nothing.
+func TestBestChecksFingerprint(t *testing.T) {
+	c := redistest.Client(t)
+	b := arena.NewBoard(c, redistest.Key(t, "recreated"))
+	at := time.Unix(1800000000, 0)
+	for points := uint32(1); points <= 2; points++ {
+		if kept, err := b.Best(ctx, arena.Entry{PlayerID: "a", Points: points, ReachedAt: at}); err != nil || !kept {
+			t.Fatalf("Best = %v, %v", kept, err)
+		}
+	}
+	if _, err := b.Get(ctx, "a"); err != nil {
+		t.Fatal(err)
+	}
+	keys := b.Keys()
+	if err := c.Del(ctx, keys...).Err(); err != nil {
+		t.Fatal(err)
+	}
+	// Another layout's code recreates the board: its fingerprint, its encoding.
+	if err := c.Set(ctx, keys[1], "0123456789abcdef", 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.ZAdd(ctx, keys[0], redis.Z{Score: 7, Member: "a"}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	before := dump(t, c, keys)
+	kept, err := b.Best(ctx, arena.Entry{PlayerID: "a", Points: 1000, ReachedAt: at})
+	if !errors.Is(err, rankgenrt.ErrLayoutMismatch) || kept {
+		t.Fatalf("Best on another layout's board = %v, %v; want ErrLayoutMismatch", kept, err)
+	}
+	if after := dump(t, c, keys); !reflect.DeepEqual(before, after) {
+		t.Errorf("Best wrote into another layout's board:\nbefore %v\nafter  %v", before, after)
+	}
+}
