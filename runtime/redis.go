@@ -153,6 +153,16 @@ func ReplyError(err error) error {
 	return err
 }
 
+// TypeError gives a plain read command's error the type a script's error would have
+// (ReplyError): generated reads that send one Redis command pass it through here, so that
+// WRONGTYPE and OOM replies match ErrWrongType and ErrServerFull whichever way a read went out.
+// redis.Nil and transport errors stay as they are.
+func TypeError(c redis.Cmder) {
+	if err := c.Err(); err != nil {
+		c.SetErr(ReplyError(err))
+	}
+}
+
 // Expiry is a board's expiry, applied by every write script to all of the board's keys in
 // the same script as the write (PEXPIRE or PEXPIREAT), so that it can never be lost.
 type Expiry struct {

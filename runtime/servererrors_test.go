@@ -60,10 +60,27 @@ func TestWrongTypeIsTyped(t *testing.T) {
 	wantServerError(t, "Around", err, rankgenrt.ErrWrongType, "WRONGTYPE")
 	_, _, err = a.After(ctx, arena.Cursor{}, 10)
 	wantServerError(t, "After", err, rankgenrt.ErrWrongType, "WRONGTYPE")
-	_, err = a.Get(ctx, "p")
-	wantServerError(t, "ReplyError of Get's reply", rankgenrt.ReplyError(err), rankgenrt.ErrWrongType, "WRONGTYPE")
-	_, err = a.Count(ctx)
-	wantServerError(t, "ReplyError of Count's reply", rankgenrt.ReplyError(err), rankgenrt.ErrWrongType, "WRONGTYPE")
+	// Reads that go out as one plain command are typed too, before and after the Board has
+	// verified its fingerprint (two paths in the generated read helper).
+	vkey := redistest.Key(t, "verified")
+	verified := arena.NewBoard(c, vkey)
+	if err := verified.Set(ctx, arena.Entry{PlayerID: "p", Points: 1, ReachedAt: at}); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := verified.Count(ctx); err != nil || n != 1 { // the Board sees its fingerprint
+		t.Fatalf("Count = %d, %v", n, err)
+	}
+	if err := c.Set(ctx, vkey, foreign, 0).Err(); err != nil { // replaced by other code
+		t.Fatal(err)
+	}
+	for _, board := range []*arena.Board{a, verified} {
+		_, err = board.Get(ctx, "p")
+		wantServerError(t, "Get", err, rankgenrt.ErrWrongType, "WRONGTYPE")
+		_, err = board.Count(ctx)
+		wantServerError(t, "Count", err, rankgenrt.ErrWrongType, "WRONGTYPE")
+		_, err = board.Top(ctx, 10)
+		wantServerError(t, "Top", err, rankgenrt.ErrWrongType, "WRONGTYPE")
+	}
 	if got, err := c.Get(ctx, key).Result(); err != nil || got != foreign {
 		t.Errorf("the key holds %q, %v after the refused writes; want %q", got, err, foreign)
 	}

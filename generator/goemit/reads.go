@@ -11,19 +11,21 @@ import (
 
 // read emits Board.read, the helper every read that is not a script sends its command through.
 func (b *board) read() {
-	b.comment(`read sends one read command, which cmd queues on the client or on a pipeline. Until this
-Board has seen its own fingerprint on the board, the fingerprint's read is pipelined before the
-command, in the same round trip: another layout's is an error matching ErrLayoutMismatch, not
-entries misread. A board that records no fingerprint yet is read as it is.`)
-	recvDecl(b.f).Id("read").Params(ctxParam(), jen.Id("cmd").Func().Params(rd("Cmdable"))).Error().Block(
+	b.comment(`read sends one read command, which cmd queues on the client or on a pipeline and returns.
+Until this Board has seen its own fingerprint on the board, the fingerprint's read is pipelined
+before the command, in the same round trip: another layout's is an error matching
+ErrLayoutMismatch, not entries misread. A board that records no fingerprint yet is read as it
+is. The command's own error is typed as a script's is (ErrWrongType, ErrServerFull).`)
+	recvDecl(b.f).Id("read").Params(ctxParam(), jen.Id("cmd").Func().Params(rd("Cmdable")).Add(rd("Cmder"))).Error().Block(
 		jen.If(jen.Id("b").Dot("verified").Dot("Load").Call()).Block(
-			jen.Id("cmd").Call(jen.Id("b").Dot("c")),
+			rt("TypeError").Call(jen.Id("cmd").Call(jen.Id("b").Dot("c"))),
 			jen.Return(jen.Nil()),
 		),
 		jen.Id("pipe").Op(":=").Id("b").Dot("c").Dot("Pipeline").Call(),
 		jen.Id("fp").Op(":=").Add(rt("FingerprintCmd")).Call(jen.Id("ctx"), jen.Id("pipe"), jen.Id("b").Dot("keys").Index(jen.Lit(1)), jen.Lit(b.l.HasPrefix())),
-		jen.Id("cmd").Call(jen.Id("pipe")),
+		jen.Id("c").Op(":=").Id("cmd").Call(jen.Id("pipe")),
 		jen.List(jen.Id("_"), jen.Id("_")).Op("=").Id("pipe").Dot("Exec").Call(jen.Id("ctx")).Comment("each command keeps its own reply and error"),
+		rt("TypeError").Call(jen.Id("c")),
 		jen.List(jen.Id("ok"), jen.Err()).Op(":=").Add(rt("CheckFingerprint")).Call(jen.Id("fp"), jen.Id("Fingerprint")),
 		jen.If(jen.Id("ok")).Block(jen.Id("b").Dot("verified").Dot("Store").Call(jen.True())),
 		jen.Return(jen.Err()),
@@ -34,8 +36,9 @@ entries misread. A board that records no fingerprint yet is read as it is.`)
 // readCmd declares cmd, sets it to make(c) through b.read, and returns ret..., err on error.
 func readCmd(typ string, make func(c jen.Code) jen.Code, ret ...jen.Code) jen.Code {
 	return jen.Var().Id("cmd").Op("*").Add(rd(typ)).Line().
-		If(jen.Err().Op(":=").Id("b").Dot("read").Call(jen.Id("ctx"), jen.Func().Params(jen.Id("c").Add(rd("Cmdable"))).Block(
+		If(jen.Err().Op(":=").Id("b").Dot("read").Call(jen.Id("ctx"), jen.Func().Params(jen.Id("c").Add(rd("Cmdable"))).Add(rd("Cmder")).Block(
 			jen.Id("cmd").Op("=").Add(make(jen.Id("c"))),
+			jen.Return(jen.Id("cmd")),
 		)), jen.Err().Op("!=").Nil()).Block(jen.Return(append(ret, jen.Err())...))
 }
 

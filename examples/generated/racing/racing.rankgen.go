@@ -598,19 +598,21 @@ func (b *Board) SetRaceTimeMany(ctx context.Context, updates []Update[uint32]) (
 	return res, nil
 }
 
-// read sends one read command, which cmd queues on the client or on a pipeline. Until this Board
-// has seen its own fingerprint on the board, the fingerprint's read is pipelined before the
-// command, in the same round trip: another layout's is an error matching ErrLayoutMismatch, not
-// entries misread. A board that records no fingerprint yet is read as it is.
-func (b *Board) read(ctx context.Context, cmd func(redis.Cmdable)) error {
+// read sends one read command, which cmd queues on the client or on a pipeline and returns. Until
+// this Board has seen its own fingerprint on the board, the fingerprint's read is pipelined before
+// the command, in the same round trip: another layout's is an error matching ErrLayoutMismatch,
+// not entries misread. A board that records no fingerprint yet is read as it is. The command's own
+// error is typed as a script's is (ErrWrongType, ErrServerFull).
+func (b *Board) read(ctx context.Context, cmd func(redis.Cmdable) redis.Cmder) error {
 	if b.verified.Load() {
-		cmd(b.c)
+		rankgenrt.TypeError(cmd(b.c))
 		return nil
 	}
 	pipe := b.c.Pipeline()
 	fp := rankgenrt.FingerprintCmd(ctx, pipe, b.keys[1], false)
-	cmd(pipe)
+	c := cmd(pipe)
 	_, _ = pipe.Exec(ctx) // each command keeps its own reply and error
+	rankgenrt.TypeError(c)
 	ok, err := rankgenrt.CheckFingerprint(fp, Fingerprint)
 	if ok {
 		b.verified.Store(true)
@@ -621,8 +623,9 @@ func (b *Board) read(ctx context.Context, cmd func(redis.Cmdable)) error {
 // Get returns the entry of id, or an error matching ErrNotFound.
 func (b *Board) Get(ctx context.Context, id uint64) (Entry, error) {
 	var cmd *redis.FloatCmd
-	if err := b.read(ctx, func(c redis.Cmdable) {
+	if err := b.read(ctx, func(c redis.Cmdable) redis.Cmder {
 		cmd = c.ZScore(ctx, b.keys[0], strconv.FormatUint(id, 10))
+		return cmd
 	}); err != nil {
 		return Entry{}, err
 	}
@@ -640,8 +643,9 @@ func (b *Board) Get(ctx context.Context, id uint64) (Entry, error) {
 // ErrNotFound.
 func (b *Board) Rank(ctx context.Context, id uint64) (int64, error) {
 	var cmd *redis.IntCmd
-	if err := b.read(ctx, func(c redis.Cmdable) {
+	if err := b.read(ctx, func(c redis.Cmdable) redis.Cmder {
 		cmd = c.ZRevRank(ctx, b.keys[0], strconv.FormatUint(id, 10))
+		return cmd
 	}); err != nil {
 		return 0, err
 	}
@@ -670,8 +674,9 @@ func (b *Board) Page(ctx context.Context, offset, limit int64) ([]Ranked, error)
 		stop = -1 // offset + limit overflows: to the end
 	}
 	var cmd *redis.ZSliceCmd
-	if err := b.read(ctx, func(c redis.Cmdable) {
+	if err := b.read(ctx, func(c redis.Cmdable) redis.Cmder {
 		cmd = c.ZRevRangeWithScores(ctx, b.keys[0], offset, stop)
+		return cmd
 	}); err != nil {
 		return nil, err
 	}
@@ -739,8 +744,9 @@ func (b *Board) After(ctx context.Context, cur Cursor, limit int64) ([]Ranked, C
 // Count returns the number of entries.
 func (b *Board) Count(ctx context.Context) (int64, error) {
 	var cmd *redis.IntCmd
-	if err := b.read(ctx, func(c redis.Cmdable) {
+	if err := b.read(ctx, func(c redis.Cmdable) redis.Cmder {
 		cmd = c.ZCard(ctx, b.keys[0])
+		return cmd
 	}); err != nil {
 		return 0, err
 	}
@@ -877,7 +883,7 @@ func (b *Board) RangeLaps(ctx context.Context, lo, hi uint16, offset, limit int6
 	}
 	// Laps's digits dlo…dhi are the scores of P in [dlo·W, (dhi+1)·W), W = lapsWeight.
 	var cmd *redis.ZSliceCmd
-	if err := b.read(ctx, func(c redis.Cmdable) {
+	if err := b.read(ctx, func(c redis.Cmdable) redis.Cmder {
 		cmd = c.ZRangeArgsWithScores(ctx, redis.ZRangeArgs{
 			ByScore: true,
 			Count:   limit,
@@ -887,6 +893,7 @@ func (b *Board) RangeLaps(ctx context.Context, lo, hi uint16, offset, limit int6
 			Start:   "(" + rankgenrt.FormatScore(scoreOfP((dhi+1)*lapsWeight)),
 			Stop:    rankgenrt.FormatScore(scoreOfP(dlo * lapsWeight)),
 		})
+		return cmd
 	}); err != nil {
 		return nil, err
 	}
@@ -919,8 +926,9 @@ func (b *Board) CountLapsBetween(ctx context.Context, lo, hi uint16) (int64, err
 		return 0, nil
 	}
 	var cmd *redis.IntCmd
-	if err := b.read(ctx, func(c redis.Cmdable) {
+	if err := b.read(ctx, func(c redis.Cmdable) redis.Cmder {
 		cmd = c.ZCount(ctx, b.keys[0], rankgenrt.FormatScore(scoreOfP(dlo*lapsWeight)), "("+rankgenrt.FormatScore(scoreOfP((dhi+1)*lapsWeight)))
+		return cmd
 	}); err != nil {
 		return 0, err
 	}

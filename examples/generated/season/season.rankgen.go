@@ -749,19 +749,21 @@ func (b *Board) SetWinsMany(ctx context.Context, updates []Update[uint16]) ([]Re
 	return res, nil
 }
 
-// read sends one read command, which cmd queues on the client or on a pipeline. Until this Board
-// has seen its own fingerprint on the board, the fingerprint's read is pipelined before the
-// command, in the same round trip: another layout's is an error matching ErrLayoutMismatch, not
-// entries misread. A board that records no fingerprint yet is read as it is.
-func (b *Board) read(ctx context.Context, cmd func(redis.Cmdable)) error {
+// read sends one read command, which cmd queues on the client or on a pipeline and returns. Until
+// this Board has seen its own fingerprint on the board, the fingerprint's read is pipelined before
+// the command, in the same round trip: another layout's is an error matching ErrLayoutMismatch,
+// not entries misread. A board that records no fingerprint yet is read as it is. The command's own
+// error is typed as a script's is (ErrWrongType, ErrServerFull).
+func (b *Board) read(ctx context.Context, cmd func(redis.Cmdable) redis.Cmder) error {
 	if b.verified.Load() {
-		cmd(b.c)
+		rankgenrt.TypeError(cmd(b.c))
 		return nil
 	}
 	pipe := b.c.Pipeline()
 	fp := rankgenrt.FingerprintCmd(ctx, pipe, b.keys[1], true)
-	cmd(pipe)
+	c := cmd(pipe)
 	_, _ = pipe.Exec(ctx) // each command keeps its own reply and error
+	rankgenrt.TypeError(c)
 	ok, err := rankgenrt.CheckFingerprint(fp, Fingerprint)
 	if ok {
 		b.verified.Store(true)
@@ -820,8 +822,9 @@ func (b *Board) Page(ctx context.Context, offset, limit int64) ([]Ranked, error)
 		stop = -1 // offset + limit overflows: to the end
 	}
 	var cmd *redis.ZSliceCmd
-	if err := b.read(ctx, func(c redis.Cmdable) {
+	if err := b.read(ctx, func(c redis.Cmdable) redis.Cmder {
 		cmd = c.ZRevRangeWithScores(ctx, b.keys[0], offset, stop)
+		return cmd
 	}); err != nil {
 		return nil, err
 	}
@@ -892,8 +895,9 @@ func (b *Board) After(ctx context.Context, cur Cursor, limit int64) ([]Ranked, C
 // Count returns the number of entries.
 func (b *Board) Count(ctx context.Context) (int64, error) {
 	var cmd *redis.IntCmd
-	if err := b.read(ctx, func(c redis.Cmdable) {
+	if err := b.read(ctx, func(c redis.Cmdable) redis.Cmder {
 		cmd = c.ZCard(ctx, b.keys[0])
+		return cmd
 	}); err != nil {
 		return 0, err
 	}
@@ -1039,7 +1043,7 @@ func (b *Board) RangePoints(ctx context.Context, lo, hi uint64, offset, limit in
 	}
 	// Points's digits dlo…dhi are the scores of P in [dlo·W, (dhi+1)·W), W = pointsWeight.
 	var cmd *redis.ZSliceCmd
-	if err := b.read(ctx, func(c redis.Cmdable) {
+	if err := b.read(ctx, func(c redis.Cmdable) redis.Cmder {
 		cmd = c.ZRangeArgsWithScores(ctx, redis.ZRangeArgs{
 			ByScore: true,
 			Count:   limit,
@@ -1049,6 +1053,7 @@ func (b *Board) RangePoints(ctx context.Context, lo, hi uint64, offset, limit in
 			Start:   "(" + rankgenrt.FormatScore(scoreOfP((dhi+1)*pointsWeight)),
 			Stop:    rankgenrt.FormatScore(scoreOfP(dlo * pointsWeight)),
 		})
+		return cmd
 	}); err != nil {
 		return nil, err
 	}
@@ -1081,8 +1086,9 @@ func (b *Board) CountPointsBetween(ctx context.Context, lo, hi uint64) (int64, e
 		return 0, nil
 	}
 	var cmd *redis.IntCmd
-	if err := b.read(ctx, func(c redis.Cmdable) {
+	if err := b.read(ctx, func(c redis.Cmdable) redis.Cmder {
 		cmd = c.ZCount(ctx, b.keys[0], rankgenrt.FormatScore(scoreOfP(dlo*pointsWeight)), "("+rankgenrt.FormatScore(scoreOfP((dhi+1)*pointsWeight)))
+		return cmd
 	}); err != nil {
 		return 0, err
 	}

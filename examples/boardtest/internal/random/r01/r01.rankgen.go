@@ -822,19 +822,21 @@ func (b *Board) SetRaceTimeMany(ctx context.Context, updates []Update[int32]) ([
 	return res, nil
 }
 
-// read sends one read command, which cmd queues on the client or on a pipeline. Until this Board
-// has seen its own fingerprint on the board, the fingerprint's read is pipelined before the
-// command, in the same round trip: another layout's is an error matching ErrLayoutMismatch, not
-// entries misread. A board that records no fingerprint yet is read as it is.
-func (b *Board) read(ctx context.Context, cmd func(redis.Cmdable)) error {
+// read sends one read command, which cmd queues on the client or on a pipeline and returns. Until
+// this Board has seen its own fingerprint on the board, the fingerprint's read is pipelined before
+// the command, in the same round trip: another layout's is an error matching ErrLayoutMismatch,
+// not entries misread. A board that records no fingerprint yet is read as it is. The command's own
+// error is typed as a script's is (ErrWrongType, ErrServerFull).
+func (b *Board) read(ctx context.Context, cmd func(redis.Cmdable) redis.Cmder) error {
 	if b.verified.Load() {
-		cmd(b.c)
+		rankgenrt.TypeError(cmd(b.c))
 		return nil
 	}
 	pipe := b.c.Pipeline()
 	fp := rankgenrt.FingerprintCmd(ctx, pipe, b.keys[1], true)
-	cmd(pipe)
+	c := cmd(pipe)
 	_, _ = pipe.Exec(ctx) // each command keeps its own reply and error
+	rankgenrt.TypeError(c)
 	ok, err := rankgenrt.CheckFingerprint(fp, Fingerprint)
 	if ok {
 		b.verified.Store(true)
@@ -893,8 +895,9 @@ func (b *Board) Page(ctx context.Context, offset, limit int64) ([]Ranked, error)
 		stop = -1 // offset + limit overflows: to the end
 	}
 	var cmd *redis.ZSliceCmd
-	if err := b.read(ctx, func(c redis.Cmdable) {
+	if err := b.read(ctx, func(c redis.Cmdable) redis.Cmder {
 		cmd = c.ZRevRangeWithScores(ctx, b.keys[0], offset, stop)
+		return cmd
 	}); err != nil {
 		return nil, err
 	}
@@ -965,8 +968,9 @@ func (b *Board) After(ctx context.Context, cur Cursor, limit int64) ([]Ranked, C
 // Count returns the number of entries.
 func (b *Board) Count(ctx context.Context) (int64, error) {
 	var cmd *redis.IntCmd
-	if err := b.read(ctx, func(c redis.Cmdable) {
+	if err := b.read(ctx, func(c redis.Cmdable) redis.Cmder {
 		cmd = c.ZCard(ctx, b.keys[0])
+		return cmd
 	}); err != nil {
 		return 0, err
 	}
@@ -1113,7 +1117,7 @@ func (b *Board) RangeLevel(ctx context.Context, lo, hi time.Time, offset, limit 
 	dlo, dhi = dhi, dlo
 	// Level's digits dlo…dhi are the scores of P in [dlo·W, (dhi+1)·W), W = levelWeight.
 	var cmd *redis.ZSliceCmd
-	if err := b.read(ctx, func(c redis.Cmdable) {
+	if err := b.read(ctx, func(c redis.Cmdable) redis.Cmder {
 		cmd = c.ZRangeArgsWithScores(ctx, redis.ZRangeArgs{
 			ByScore: true,
 			Count:   limit,
@@ -1123,6 +1127,7 @@ func (b *Board) RangeLevel(ctx context.Context, lo, hi time.Time, offset, limit 
 			Start:   "(" + rankgenrt.FormatScore(scoreOfP((dhi+1)*levelWeight)),
 			Stop:    rankgenrt.FormatScore(scoreOfP(dlo * levelWeight)),
 		})
+		return cmd
 	}); err != nil {
 		return nil, err
 	}
@@ -1156,8 +1161,9 @@ func (b *Board) CountLevelBetween(ctx context.Context, lo, hi time.Time) (int64,
 	}
 	dlo, dhi = dhi, dlo
 	var cmd *redis.IntCmd
-	if err := b.read(ctx, func(c redis.Cmdable) {
+	if err := b.read(ctx, func(c redis.Cmdable) redis.Cmder {
 		cmd = c.ZCount(ctx, b.keys[0], rankgenrt.FormatScore(scoreOfP(dlo*levelWeight)), "("+rankgenrt.FormatScore(scoreOfP((dhi+1)*levelWeight)))
+		return cmd
 	}); err != nil {
 		return 0, err
 	}
