@@ -118,7 +118,6 @@ func tiesRule(l *layout.Layout) string {
 	return "ties: entries equal on every field rank by the id's bytes, larger first (\"b\" before \"ab\" before \"a\"), not ascending\n"
 }
 
-
 // explainDoc is the -json document. Field order is the output order; keep it stable and
 // only add keys.
 type explainDoc struct {
