@@ -8,6 +8,8 @@ import (
 	"math/big"
 	"strings"
 
+	"github.com/rankgen/rankgen/generator/catalog"
+
 	"github.com/rankgen/rankgen/generator/layout"
 )
 
@@ -132,6 +134,36 @@ type explainDoc struct {
 	Fields      []fieldDoc `json:"fields"`
 	Files       []string   `json:"files"`
 	Canonical   []string   `json:"canonical"`
+	Operations  []opDoc    `json:"operations"`
+}
+
+// opDoc is one board operation of the catalogue: what the generated Board can do, and which
+// script (if any) does it.
+type opDoc struct {
+	Name     string   `json:"name"`
+	Kind     string   `json:"kind"`
+	Script   string   `json:"script,omitempty"` // the Lua file; absent when one Redis command does it
+	ReadOnly bool     `json:"read_only"`
+	Batch    bool     `json:"batch"`
+	Field    string   `json:"field,omitempty"`
+	Update   string   `json:"update,omitempty"`
+	Methods  []string `json:"methods"`
+}
+
+// operationsJSON lists the layout's board operations, in the catalogue's order.
+func operationsJSON(l *layout.Layout) []opDoc {
+	var out []opDoc
+	for _, op := range catalog.Ops(l) {
+		d := opDoc{Name: op.Name, Kind: string(op.Kind), ReadOnly: op.ReadOnly, Batch: op.Batch, Methods: op.Methods}
+		if op.Scripted() {
+			d.Script = l.LuaFile(op.Name)
+		}
+		if op.Field != nil {
+			d.Field, d.Update = op.Field.Name, string(op.Update)
+		}
+		out = append(out, d)
+	}
+	return out
 }
 
 type idDoc struct {
@@ -206,8 +238,9 @@ func layoutJSON(l *layout.Layout) explainDoc {
 			Pattern:     l.MemberPattern(),
 			Index:       l.HasPrefix(),
 		},
-		Fields:    []fieldDoc{},
-		Canonical: strings.Split(strings.TrimSuffix(l.Canonical, "\n"), "\n"),
+		Fields:     []fieldDoc{},
+		Canonical:  strings.Split(strings.TrimSuffix(l.Canonical, "\n"), "\n"),
+		Operations: operationsJSON(l),
 	}
 	if l.IDType == layout.IDString {
 		d.ID.MaxBytes = l.MaxBytes
