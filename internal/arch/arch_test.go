@@ -154,6 +154,9 @@ func TestRulesBite(t *testing.T) {
 		{"generator/goemit", "generator/luaemit", false},
 		{"generator/luaemit", "generator/goemit", false},
 		{"internal/boardmodel", "generator/luaemit", false},
+		{"internal/boardmodel", "generator/goemit", false},
+		{"generator/catalog", "generator/goemit", false},
+		{"generator/catalog", "generator/luaemit", false},
 		{"runtime", "generator/layout", false},
 		{"generator/goemit", "generator/layout", true},
 		{"generator", "runtime", true},         // through goemit
