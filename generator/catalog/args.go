@@ -22,7 +22,7 @@ const (
 	ArgLimit  = "limit"  // after, bottom: the page size
 	ArgFill   = "fill"   // around: '1' fills the window from the other side at an end
 	ArgOffset = "offset" // bottom: how many of the last entries to skip
-	ArgWeight = "weight" // competition: the weight of the last field that counts for ties
+	ArgTied   = "tied"   // competition: how many leading score fields count for ties
 )
 
 // Args is the argument layout of a script (its ARGV): the Head arguments once, in order, then

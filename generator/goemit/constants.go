@@ -56,6 +56,7 @@ func (c *codec) constants() jen.Code {
 		add("scoreBound", pow2(l.ScoreRadix), "every score is a whole number below this")
 	}
 	add("scoreScale", jen.Id(fmt.Sprintf("1e%d", l.DecimalPlaces)), fmt.Sprintf("the score is P / 10^%d", l.DecimalPlaces))
+	add("scoreFields", jen.Lit(l.NumScore), "fields in the score")
 	add("prefixLen", jen.Lit(l.PrefixLen), "bytes of the member before the id")
 	add("separator", jen.Lit(l.Separator), "")
 	if l.IDType == layout.IDString {

@@ -262,12 +262,12 @@ func (b *board) rangeQuery(lead *layout.Field) []jen.Code {
 }
 
 // competition emits CompetitionRank and CompetitionRankTuple, which share one script: the
-// weight of the last field that counts for ties says which.
+// number of leading score fields that count for ties says which.
 func (b *board) competition(op catalog.Op) {
 	lead := b.l.Fields[0]
 	b.comment("%s", wrap(fmt.Sprintf("CompetitionRank returns 1 + the number of entries with a better %s than the entry of id (\"1224\" ranking: equal %s share a rank), counted with ZCOUNT in O(log n), or an error matching ErrNotFound.", lead.Name, lead.Name)))
 	recvDecl(b.f).Id("CompetitionRank").Params(ctxParam(), jen.Id("id").Add(b.idType())).Params(jen.Int64(), jen.Error()).Block(
-		jen.Return(jen.Id("b").Dot("competition").Call(jen.Id("ctx"), jen.Id("id"), b.c.fc(lead, "Weight"))))
+		jen.Return(jen.Id("b").Dot("competition").Call(jen.Id("ctx"), jen.Id("id"), jen.Lit(1))))
 	b.f.Line()
 	var names []string
 	for _, f := range b.l.Fields[:b.l.NumScore] {
@@ -279,12 +279,12 @@ func (b *board) competition(op catalog.Op) {
 	}
 	b.comment("%s", wrap(fmt.Sprintf("CompetitionRankTuple is CompetitionRank on the whole score (%s): 1 + the number of entries whose score fields rank before the entry of id; %s. Or an error matching ErrNotFound.", strings.Join(names, ", "), tied)))
 	recvDecl(b.f).Id("CompetitionRankTuple").Params(ctxParam(), jen.Id("id").Add(b.idType())).Params(jen.Int64(), jen.Error()).Block(
-		jen.Return(jen.Id("b").Dot("competition").Call(jen.Id("ctx"), jen.Id("id"), jen.Lit(1))))
+		jen.Return(jen.Id("b").Dot("competition").Call(jen.Id("ctx"), jen.Id("id"), b.c.konst("scoreFields"))))
 	b.f.Line()
-	b.f.Comment("competition runs the competition script: entries tie when equal on the score fields down to the one of weight w.")
-	recvDecl(b.f).Id("competition").Params(ctxParam(), jen.Id("id").Add(b.idType()), jen.Id("w").Uint64()).Params(jen.Int64(), jen.Error()).Block(
+	b.f.Comment("competition runs the competition script: entries tie when equal on the first tied score fields.")
+	recvDecl(b.f).Id("competition").Params(ctxParam(), jen.Id("id").Add(b.idType()), jen.Id("tied").Int()).Params(jen.Int64(), jen.Error()).Block(
 		b.checkIDReturn(jen.Lit(0)),
-		jen.List(jen.Id("v"), jen.Err()).Op(":=").Add(runRO(op, jen.Id("id"), jen.Id("w"))),
+		jen.List(jen.Id("v"), jen.Err()).Op(":=").Add(runRO(op, jen.Id("id"), jen.Id("tied"))),
 		b.notFound(jen.Lit(0)),
 		jen.Return(reader(op, jen.Id("v"), jen.Err())),
 	)

@@ -29,6 +29,7 @@ type data struct {
 	Bits62        bool   // P is the score's bit pattern, carried as a table of score digits
 	Radices       string // Bits62: Lua table of the score fields' radices, most significant first
 	Spans         string // Bits62: Lua table of their largest digits
+	Weights       string // not Bits62: Lua table of the score fields' weights, most significant first
 	Pow           string
 	ScoreRadix    string
 	ScoreCheck    string // Lua conditions on p that every digit of a score field is in its range
@@ -114,6 +115,8 @@ func newData(l *layout.Layout) *data {
 	if l.Score == layout.ScoreBits62 {
 		d.Bits62 = true
 		d.Radices, d.Spans, d.ZeroP = bits62Tables(l)
+	} else {
+		d.Weights = scoreWeights(l)
 	}
 	d.PrefixPattern, d.MemberChecks, d.WideMember = memberShape(l)
 	return d
@@ -284,4 +287,13 @@ func addStamps(l *layout.Layout, f *layout.Field, d *data) error {
 		}
 	}
 	return nil
+}
+
+// scoreWeights is the Lua table of the score fields' weights (each below 2^53, exact).
+func scoreWeights(l *layout.Layout) string {
+	ws := make([]string, l.NumScore)
+	for i, f := range l.Fields[:l.NumScore] {
+		ws[i] = strconv.FormatUint(f.Weight, 10)
+	}
+	return "{" + strings.Join(ws, ", ") + "}"
 }

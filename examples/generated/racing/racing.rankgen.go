@@ -51,6 +51,7 @@ const (
 	raceTimeWeight = 1
 	raceTimeRadix  = 1000000000
 	scoreBound     = 1000000000000 // every score is a whole number below this
+	scoreFields    = 2             // fields in the score
 )
 
 // Entry is one entry of the board: the id, then the fields, most significant first.
@@ -939,19 +940,19 @@ func (b *Board) CountLapsBetween(ctx context.Context, lo, hi uint16) (int64, err
 // ("1224" ranking: equal Laps share a rank), counted with ZCOUNT in O(log n), or an error matching
 // ErrNotFound.
 func (b *Board) CompetitionRank(ctx context.Context, id uint64) (int64, error) {
-	return b.competition(ctx, id, lapsWeight)
+	return b.competition(ctx, id, 1)
 }
 
 // CompetitionRankTuple is CompetitionRank on the whole score (Laps, RaceTime): 1 + the number of
 // entries whose score fields rank before the entry of id; entries equal on every field share a
 // rank. Or an error matching ErrNotFound.
 func (b *Board) CompetitionRankTuple(ctx context.Context, id uint64) (int64, error) {
-	return b.competition(ctx, id, 1)
+	return b.competition(ctx, id, scoreFields)
 }
 
-// competition runs the competition script: entries tie when equal on the score fields down to the one of weight w.
-func (b *Board) competition(ctx context.Context, id uint64, w uint64) (int64, error) {
-	v, err := rankgenrt.RunRO(ctx, b.c, scriptCompetition, b.keys, id, w)
+// competition runs the competition script: entries tie when equal on the first tied score fields.
+func (b *Board) competition(ctx context.Context, id uint64, tied int) (int64, error) {
+	v, err := rankgenrt.RunRO(ctx, b.c, scriptCompetition, b.keys, id, tied)
 	if errors.Is(err, redis.Nil) {
 		return 0, rankgenrt.NotFound(strconv.FormatUint(id, 10))
 	}

@@ -4,7 +4,7 @@
 -- competition: 1 + the number of entries ahead on the score's leading fields (equal ones share a rank).
 -- Layout 1cd0381c1cfff9fb. KEYS[1] is the board (a sorted set), KEYS[2] its meta key (the layout
 -- fingerprint); both share one hash slot.
--- ARGV[1]: the id; ARGV[2]: the weight of the last field that counts (Points's: on Points alone; 1: on every score field).
+-- ARGV[1]: the id; ARGV[2]: how many leading score fields count (1: Points alone).
 -- Returns the rank, or nil when the id has no entry.
 local board, aux = KEYS[1], KEYS[2]
 
@@ -40,9 +40,10 @@ local s = redis.call('ZSCORE', board, m)
 if not s then
   return false
 end
--- Entries ahead on the fields that count are those whose P reaches the next band of the
--- last one's weight (whole digits: Points's weight counts Points alone, 1 every score field).
-local w = tonumber(ARGV[2])
+-- Entries ahead on the first k score fields (the ones that count for ties) are those whose P
+-- reaches the next band of the k-th field's digit.
+local k = tonumber(ARGV[2])
+local w = ({1073741824, 536870912, 1})[k] -- the k-th score field's weight
 local band = (floor(score_p(s) / w) + 1) * w
 -- Sent as exact text: an integer P below 2^53 in plain digits.
 return 1 + redis.call('ZCOUNT', board, fmt('%d', band), '+inf')

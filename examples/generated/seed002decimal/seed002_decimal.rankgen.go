@@ -57,6 +57,7 @@ const (
 	reachedAtRadix  = 1000000000
 	scoreBound      = 5242880000000000 // P is a whole number below this
 	scoreScale      = 1e10             // the score is P / 10^10
+	scoreFields     = 3                // fields in the score
 	playerMaxBytes  = 64               // the longest id accepted
 )
 
@@ -977,22 +978,22 @@ func (b *Board) CountPointsBetween(ctx context.Context, lo, hi uint32) (int64, e
 // ("1224" ranking: equal Points share a rank), counted with ZCOUNT in O(log n), or an error
 // matching ErrNotFound.
 func (b *Board) CompetitionRank(ctx context.Context, id string) (int64, error) {
-	return b.competition(ctx, id, pointsWeight)
+	return b.competition(ctx, id, 1)
 }
 
 // CompetitionRankTuple is CompetitionRank on the whole score (Points, Paid, ReachedAt): 1 + the
 // number of entries whose score fields rank before the entry of id; entries equal on every field
 // share a rank. Or an error matching ErrNotFound.
 func (b *Board) CompetitionRankTuple(ctx context.Context, id string) (int64, error) {
-	return b.competition(ctx, id, 1)
+	return b.competition(ctx, id, scoreFields)
 }
 
-// competition runs the competition script: entries tie when equal on the score fields down to the one of weight w.
-func (b *Board) competition(ctx context.Context, id string, w uint64) (int64, error) {
+// competition runs the competition script: entries tie when equal on the first tied score fields.
+func (b *Board) competition(ctx context.Context, id string, tied int) (int64, error) {
 	if err := checkID(id); err != nil {
 		return 0, err
 	}
-	v, err := rankgenrt.RunRO(ctx, b.c, scriptCompetition, b.keys, id, w)
+	v, err := rankgenrt.RunRO(ctx, b.c, scriptCompetition, b.keys, id, tied)
 	if errors.Is(err, redis.Nil) {
 		return 0, rankgenrt.NotFound(id)
 	}

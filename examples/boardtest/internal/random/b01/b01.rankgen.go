@@ -57,6 +57,7 @@ const (
 	gemsOff        = 0 // Gems's text is member[gemsOff:gemsEnd]
 	gemsEnd        = 15
 	scoreBound     = 5335694566 // the score's bit pattern P is below this
+	scoreFields    = 2          // fields in the score
 	prefixLen      = 16         // bytes of the member before the id
 	separator      = ":"
 )
@@ -983,19 +984,19 @@ func (b *Board) CountRaceTimeBetween(ctx context.Context, lo, hi int64) (int64, 
 // ("1224" ranking: equal RaceTime share a rank), counted with ZCOUNT in O(log n), or an error
 // matching ErrNotFound.
 func (b *Board) CompetitionRank(ctx context.Context, id uint64) (int64, error) {
-	return b.competition(ctx, id, raceTimeWeight)
+	return b.competition(ctx, id, 1)
 }
 
 // CompetitionRankTuple is CompetitionRank on the whole score (RaceTime, Streak): 1 + the number of
 // entries whose score fields rank before the entry of id; the fields in the member do not count:
 // entries equal on the score fields share a rank. Or an error matching ErrNotFound.
 func (b *Board) CompetitionRankTuple(ctx context.Context, id uint64) (int64, error) {
-	return b.competition(ctx, id, 1)
+	return b.competition(ctx, id, scoreFields)
 }
 
-// competition runs the competition script: entries tie when equal on the score fields down to the one of weight w.
-func (b *Board) competition(ctx context.Context, id uint64, w uint64) (int64, error) {
-	v, err := rankgenrt.RunRO(ctx, b.c, scriptCompetition, b.keys, id, w)
+// competition runs the competition script: entries tie when equal on the first tied score fields.
+func (b *Board) competition(ctx context.Context, id uint64, tied int) (int64, error) {
+	v, err := rankgenrt.RunRO(ctx, b.c, scriptCompetition, b.keys, id, tied)
 	if errors.Is(err, redis.Nil) {
 		return 0, rankgenrt.NotFound(strconv.FormatUint(id, 10))
 	}

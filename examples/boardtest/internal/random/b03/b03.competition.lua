@@ -4,7 +4,7 @@
 -- competition: 1 + the number of entries ahead on the score's leading fields (equal ones share a rank).
 -- Layout 7d760468301f463e. KEYS[1] is the board (a sorted set), KEYS[2] its meta key (the layout
 -- fingerprint); both share one hash slot.
--- ARGV[1]: the id; ARGV[2]: the weight of the last field that counts (Laps's: on Laps alone; 1: on every score field).
+-- ARGV[1]: the id; ARGV[2]: how many leading score fields count (1: Laps alone).
 -- Returns the rank, or nil when the id has no entry.
 local board, aux = KEYS[1], KEYS[2]
 
@@ -114,11 +114,10 @@ local s = redis.call('ZSCORE', board, m)
 if not s then
   return false
 end
--- Entries ahead on the fields that count are those whose P reaches the next band of the
--- last one's weight (whole digits: Laps's weight counts Laps alone, 1 every score field).
--- P's digits are a table here: weight 1 counts every score digit, any other weight the lead's.
-local band = score_p(s)
-local k = ARGV[2] == '1' and #band or 1
+-- Entries ahead on the first k score fields (the ones that count for ties) are those whose P
+-- reaches the next band of the k-th field's digit.
+local k = tonumber(ARGV[2])
+local band = score_p(s) -- P's score digits, most significant first
 band[k] = band[k] + 1 -- may reach the radix: pattern() carries it exactly
 for i = k + 1, #band do
   band[i] = 0

@@ -63,6 +63,7 @@ const (
 	medalWeight    = 1
 	medalRadix     = 1 << 17
 	scoreBound     = 671088640 // the score's bit pattern P is below this
+	scoreFields    = 4         // fields in the score
 	userIDMaxBytes = 8         // the longest id accepted
 )
 
@@ -839,22 +840,22 @@ func (b *Board) CountLapsBetween(ctx context.Context, lo, hi Laps) (int64, error
 // ("1224" ranking: equal Laps share a rank), counted with ZCOUNT in O(log n), or an error matching
 // ErrNotFound.
 func (b *Board) CompetitionRank(ctx context.Context, id string) (int64, error) {
-	return b.competition(ctx, id, lapsWeight)
+	return b.competition(ctx, id, 1)
 }
 
 // CompetitionRankTuple is CompetitionRank on the whole score (Laps, Region, Lap, Medal): 1 + the
 // number of entries whose score fields rank before the entry of id; entries equal on every field
 // share a rank. Or an error matching ErrNotFound.
 func (b *Board) CompetitionRankTuple(ctx context.Context, id string) (int64, error) {
-	return b.competition(ctx, id, 1)
+	return b.competition(ctx, id, scoreFields)
 }
 
-// competition runs the competition script: entries tie when equal on the score fields down to the one of weight w.
-func (b *Board) competition(ctx context.Context, id string, w uint64) (int64, error) {
+// competition runs the competition script: entries tie when equal on the first tied score fields.
+func (b *Board) competition(ctx context.Context, id string, tied int) (int64, error) {
 	if err := checkID(id); err != nil {
 		return 0, err
 	}
-	v, err := rankgenrt.RunRO(ctx, b.c, scriptCompetition, b.keys, id, w)
+	v, err := rankgenrt.RunRO(ctx, b.c, scriptCompetition, b.keys, id, tied)
 	if errors.Is(err, redis.Nil) {
 		return 0, rankgenrt.NotFound(id)
 	}

@@ -62,6 +62,7 @@ const (
 	paidOff     = 14 // Paid's text is member[paidOff:paidEnd]
 	paidEnd     = 15
 	scoreBound  = 1 << 42 // the score's bit pattern P is below this
+	scoreFields = 1       // fields in the score
 	prefixLen   = 16      // bytes of the member before the id
 	separator   = ":"
 	carMaxBytes = 64 // the longest id accepted
@@ -851,22 +852,22 @@ func (b *Board) CountTierBetween(ctx context.Context, lo, hi uint32) (int64, err
 // ("1224" ranking: equal Tier share a rank), counted with ZCOUNT in O(log n), or an error matching
 // ErrNotFound.
 func (b *Board) CompetitionRank(ctx context.Context, id string) (int64, error) {
-	return b.competition(ctx, id, tierWeight)
+	return b.competition(ctx, id, 1)
 }
 
 // CompetitionRankTuple is CompetitionRank on the whole score (Tier): 1 + the number of entries
 // whose score fields rank before the entry of id; the fields in the member do not count: entries
 // equal on the score fields share a rank. Or an error matching ErrNotFound.
 func (b *Board) CompetitionRankTuple(ctx context.Context, id string) (int64, error) {
-	return b.competition(ctx, id, 1)
+	return b.competition(ctx, id, scoreFields)
 }
 
-// competition runs the competition script: entries tie when equal on the score fields down to the one of weight w.
-func (b *Board) competition(ctx context.Context, id string, w uint64) (int64, error) {
+// competition runs the competition script: entries tie when equal on the first tied score fields.
+func (b *Board) competition(ctx context.Context, id string, tied int) (int64, error) {
 	if err := checkID(id); err != nil {
 		return 0, err
 	}
-	v, err := rankgenrt.RunRO(ctx, b.c, scriptCompetition, b.keys, id, w)
+	v, err := rankgenrt.RunRO(ctx, b.c, scriptCompetition, b.keys, id, tied)
 	if errors.Is(err, redis.Nil) {
 		return 0, rankgenrt.NotFound(id)
 	}

@@ -63,6 +63,7 @@ const (
 	regionOff      = 11 // Region's text is member[regionOff:regionEnd]
 	regionEnd      = 24
 	scoreBound     = 512000000000000 // every score is a whole number below this
+	scoreFields    = 2               // fields in the score
 	prefixLen      = 25              // bytes of the member before the id
 	separator      = ":"
 	idMaxBytes     = 64 // the longest id accepted
@@ -1068,22 +1069,22 @@ func (b *Board) CountJoinedAtBetween(ctx context.Context, lo, hi int64) (int64, 
 // ("1224" ranking: equal JoinedAt share a rank), counted with ZCOUNT in O(log n), or an error
 // matching ErrNotFound.
 func (b *Board) CompetitionRank(ctx context.Context, id string) (int64, error) {
-	return b.competition(ctx, id, joinedAtWeight)
+	return b.competition(ctx, id, 1)
 }
 
 // CompetitionRankTuple is CompetitionRank on the whole score (JoinedAt, Losses): 1 + the number of
 // entries whose score fields rank before the entry of id; the fields in the member do not count:
 // entries equal on the score fields share a rank. Or an error matching ErrNotFound.
 func (b *Board) CompetitionRankTuple(ctx context.Context, id string) (int64, error) {
-	return b.competition(ctx, id, 1)
+	return b.competition(ctx, id, scoreFields)
 }
 
-// competition runs the competition script: entries tie when equal on the score fields down to the one of weight w.
-func (b *Board) competition(ctx context.Context, id string, w uint64) (int64, error) {
+// competition runs the competition script: entries tie when equal on the first tied score fields.
+func (b *Board) competition(ctx context.Context, id string, tied int) (int64, error) {
 	if err := checkID(id); err != nil {
 		return 0, err
 	}
-	v, err := rankgenrt.RunRO(ctx, b.c, scriptCompetition, b.keys, id, w)
+	v, err := rankgenrt.RunRO(ctx, b.c, scriptCompetition, b.keys, id, tied)
 	if errors.Is(err, redis.Nil) {
 		return 0, rankgenrt.NotFound(id)
 	}

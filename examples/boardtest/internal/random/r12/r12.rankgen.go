@@ -73,6 +73,7 @@ const (
 	qOff             = 26 // Q's text is member[qOff:qEnd]
 	qEnd             = 38
 	scoreBound       = 1000000000000 // every score is a whole number below this
+	scoreFields      = 1             // fields in the score
 	prefixLen        = 39            // bytes of the member before the id
 	separator        = ":"
 	playerIDMaxBytes = 64 // the longest id accepted
@@ -943,22 +944,22 @@ func (b *Board) CountWinsBetween(ctx context.Context, lo, hi time.Time) (int64, 
 // ("1224" ranking: equal Wins share a rank), counted with ZCOUNT in O(log n), or an error matching
 // ErrNotFound.
 func (b *Board) CompetitionRank(ctx context.Context, id string) (int64, error) {
-	return b.competition(ctx, id, winsWeight)
+	return b.competition(ctx, id, 1)
 }
 
 // CompetitionRankTuple is CompetitionRank on the whole score (Wins): 1 + the number of entries
 // whose score fields rank before the entry of id; the fields in the member do not count: entries
 // equal on the score fields share a rank. Or an error matching ErrNotFound.
 func (b *Board) CompetitionRankTuple(ctx context.Context, id string) (int64, error) {
-	return b.competition(ctx, id, 1)
+	return b.competition(ctx, id, scoreFields)
 }
 
-// competition runs the competition script: entries tie when equal on the score fields down to the one of weight w.
-func (b *Board) competition(ctx context.Context, id string, w uint64) (int64, error) {
+// competition runs the competition script: entries tie when equal on the first tied score fields.
+func (b *Board) competition(ctx context.Context, id string, tied int) (int64, error) {
 	if err := checkID(id); err != nil {
 		return 0, err
 	}
-	v, err := rankgenrt.RunRO(ctx, b.c, scriptCompetition, b.keys, id, w)
+	v, err := rankgenrt.RunRO(ctx, b.c, scriptCompetition, b.keys, id, tied)
 	if errors.Is(err, redis.Nil) {
 		return 0, rankgenrt.NotFound(id)
 	}

@@ -4,7 +4,7 @@
 -- competition: 1 + the number of entries ahead on the score's leading fields (equal ones share a rank).
 -- Layout e9e5f13aff2897e2. KEYS[1] is the board (a sorted set), KEYS[2] its index (a hash id -> member,
 -- whose field "" holds the layout fingerprint); both share one hash slot.
--- ARGV[1]: the id; ARGV[2]: the weight of the last field that counts (Season's: on Season alone; 1: on every score field).
+-- ARGV[1]: the id; ARGV[2]: how many leading score fields count (1: Season alone).
 -- Returns the rank, or nil when the id has no entry.
 local board, aux = KEYS[1], KEYS[2]
 
@@ -66,9 +66,10 @@ local s = redis.call('ZSCORE', board, m)
 if not s then
   return redis.error_reply('RANKGEN_BAD_MEMBER the index maps ' .. ARGV[1] .. ' to a member the board lacks')
 end
--- Entries ahead on the fields that count are those whose P reaches the next band of the
--- last one's weight (whole digits: Season's weight counts Season alone, 1 every score field).
-local w = tonumber(ARGV[2])
+-- Entries ahead on the first k score fields (the ones that count for ties) are those whose P
+-- reaches the next band of the k-th field's digit.
+local k = tonumber(ARGV[2])
+local w = ({51539607552, 17179869184, 1})[k] -- the k-th score field's weight
 local band = (floor(score_p(s) / w) + 1) * w
 -- Sent as exact text: an integer P below 2^53 in plain digits.
 return 1 + redis.call('ZCOUNT', board, score_text(band), '+inf')
