@@ -29,6 +29,7 @@ type data struct {
 	Bits62        bool   // P is the score's bit pattern, carried as a table of score digits
 	Radices       string // Bits62: Lua table of the score fields' radices, most significant first
 	Spans         string // Bits62: Lua table of their largest digits
+	Plan          bits62Plan
 	Weights       string // not Bits62: Lua table of the score fields' weights, most significant first
 	Pow           string
 	ScoreRadix    string
@@ -115,6 +116,7 @@ func newData(l *layout.Layout) *data {
 	if l.Score == layout.ScoreBits62 {
 		d.Bits62 = true
 		d.Radices, d.Spans, d.ZeroP = bits62Tables(l)
+		d.Plan = planBits62(l)
 	} else {
 		d.Weights = scoreWeights(l)
 	}
