@@ -142,7 +142,7 @@ func runModesN(b *testing.B, name string, c *redis.Client, perOp int, f op) {
 }
 
 // serverCPU is the CPU time (user + system, seconds) the server has used.
-func serverCPU(b *testing.B, c *redis.Client) float64 {
+func serverCPU(b testing.TB, c *redis.Client) float64 {
 	info, err := c.Info(ctx, "cpu").Result()
 	if err != nil {
 		b.Fatal(err)

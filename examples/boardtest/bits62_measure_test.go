@@ -5,8 +5,11 @@ import (
 	"flag"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -80,28 +83,213 @@ func duelInteger(c redis.UniversalClient, key string) duelOps {
 }
 
 // TestMeasureBits62 (run with -bits62.measure=1000000) fills one board of each layout with the
-// same entries on one server and prints, per layout, memory per entry and operation rates.
+// same entries on one server and prints memory per entry and, per operation, the rate of one
+// caller (round-trip bound on loopback), the rate of measureCallers concurrent callers (the
+// server saturated) and the server's CPU time per operation, each as a bits62 : prefix ratio.
+// The two boards take turns in rounds, so both see the same machine load.
 func TestMeasureBits62(t *testing.T) {
 	n := *measureBits62
 	if n == 0 {
 		t.Skip("a measurement for README, not a check: run with -bits62.measure=1000000")
 	}
-	c := redistest.Client(t)
+	c, sent := redistest.Client(t), &sentCommands{}
+	c.AddHook(sent)
 	ids := make([]string, n)
 	for i := range ids {
 		ids[i] = "player:" + strconv.Itoa(i)
 	}
-	var lines []string
-	for _, mk := range []func(redis.UniversalClient, string) duelOps{duelBits62, duelInteger} {
-		key := redistest.Key(t, "m"+strconv.Itoa(len(lines)))
-		ops := mk(c, key)
-		lines = append(lines, measureDuel(t, c, ops, ids))
-		c.Del(ctx, key, key+":idx", key+":meta")
-		for _, k := range c.Keys(ctx, redistest.Key(t, "*")).Val() {
-			c.Del(ctx, k)
+	boards := []duelOps{duelBits62(c, redistest.Key(t, "bits62")), duelInteger(c, redistest.Key(t, "prefix"))}
+	var mem [2]float64
+	for i, ops := range boards {
+		mem[i] = loadDuel(t, c, ops, ids)
+	}
+	lines := []string{fmt.Sprintf("%-30s %-34s %-34s %s", "", boards[0].name, boards[1].name, "ratio"),
+		fmt.Sprintf("%-30s %-34s %-34s %.2fx", "memory per entry", fmt.Sprintf("%.1f B", mem[0]), fmt.Sprintf("%.1f B", mem[1]), mem[0]/mem[1])}
+	for _, m := range duelMeasures(ids) {
+		var got [2]duelRates
+		for round := 0; round < measureRounds; round++ {
+			for j := range boards {
+				i := (j + round) % 2 // who goes first alternates
+				got[i].add(measureOp(t, c, sent, m, boards[i]))
+			}
+		}
+		lines = append(lines, got[0].lines(m.name, got[1])...)
+	}
+	t.Logf("load average %s\n%s", loadAverage(), strings.Join(lines, "\n"))
+}
+
+// measureCallers is how many concurrent callers saturate the server; measureRounds how many
+// turns each board takes per operation.
+const measureCallers, measureRounds = 16, 4
+
+// duelMeasure is one operation measured: count calls of run (each on per entries) per round.
+type duelMeasure struct {
+	name       string
+	count, per int
+	run        func(ops duelOps, i int) error
+}
+
+func duelMeasures(ids []string) []duelMeasure {
+	pick := func(i int) string { return ids[(i*7919)%len(ids)] }
+	return []duelMeasure{
+		{"single update", 5000, 1, func(ops duelOps, i int) error { return ops.add(ctx, pick(i)) }},
+		{"batch update", 10, 1000, func(ops duelOps, i int) error {
+			b := make([]string, 1000)
+			for j := range b {
+				b[j] = pick(i*1000 + j)
+			}
+			return ops.addN(ctx, b)
+		}},
+		{"Rank", 5000, 1, func(ops duelOps, i int) error { return ops.rank(ctx, pick(i)) }},
+		{"Top(100)", 1250, 1, func(ops duelOps, _ int) error { return ops.top100(ctx) }},
+	}
+}
+
+// duelRates sums one board's measurements of one operation over the rounds.
+type duelRates struct {
+	entries          float64 // entries operated on, per mode
+	seqSecs, parSecs float64 // wall time of one caller, of measureCallers callers
+	serverSecs       float64 // the server's CPU time over both modes
+	execSecs         float64 // the time its commands ran (INFO commandstats), over both modes
+}
+
+func (r *duelRates) add(o duelRates) {
+	r.entries += o.entries
+	r.seqSecs += o.seqSecs
+	r.parSecs += o.parSecs
+	r.serverSecs += o.serverSecs
+	r.execSecs += o.execSecs
+}
+
+// lines writes r (bits62) beside o (prefix): rates in entries/s, server CPU in µs per entry,
+// and the ratios, each oriented so that above 1 means bits62 does better.
+func (r duelRates) lines(name string, o duelRates) []string {
+	row := func(what, unit string, a, b, ratio float64) string {
+		return fmt.Sprintf("%-30s %-34s %-34s %.2fx", name+": "+what, fmt.Sprintf("%.1f %s", a, unit), fmt.Sprintf("%.1f %s", b, unit), ratio)
+	}
+	seqA, seqB := r.entries/r.seqSecs, o.entries/o.seqSecs
+	parA, parB := r.entries/r.parSecs, o.entries/o.parSecs
+	cpuA, cpuB := r.serverSecs*1e6/(2*r.entries), o.serverSecs*1e6/(2*o.entries)
+	execA, execB := r.execSecs*1e6/(2*r.entries), o.execSecs*1e6/(2*o.entries)
+	return []string{
+		row("1 caller", "/s", seqA, seqB, seqA/seqB),
+		row(fmt.Sprintf("%d callers", measureCallers), "/s", parA, parB, parA/parB),
+		row("server CPU", "us", cpuA, cpuB, cpuB/cpuA),
+		row("commands' time", "us", execA, execB, execB/execA),
+	}
+}
+
+// measureOp runs m.count calls on ops from one caller, then from measureCallers callers.
+func measureOp(t *testing.T, c *redis.Client, sent *sentCommands, m duelMeasure, ops duelOps) duelRates {
+	sent.names.Clear()
+	if err := c.ConfigResetStat(ctx).Err(); err != nil {
+		t.Fatal(err)
+	}
+	cpu0 := serverCPU(t, c)
+	start := time.Now()
+	for i := 0; i < m.count; i++ {
+		if err := m.run(ops, i); err != nil {
+			t.Fatal(err)
 		}
 	}
-	t.Logf("\n%s", strings.Join(lines, "\n"))
+	seq := time.Since(start).Seconds()
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	start = time.Now()
+	for g := 0; g < measureCallers; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := int(next.Add(1)); i <= m.count; i = int(next.Add(1)) {
+				if err := m.run(ops, m.count+i); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	par := time.Since(start).Seconds()
+	return duelRates{entries: float64(m.count * m.per), seqSecs: seq, parSecs: par,
+		serverSecs: serverCPU(t, c) - cpu0, execSecs: commandSecs(t, c, sent)}
+}
+
+// commandSecs is the time the commands the client sent have run since the last CONFIG
+// RESETSTAT, by INFO commandstats. A script's EVALSHA time includes the commands it calls,
+// which commandstats also lists under their own names, so only names the client sent count.
+func commandSecs(t *testing.T, c *redis.Client, sent *sentCommands) float64 {
+	info, err := c.Info(ctx, "commandstats").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var usec float64
+	for _, line := range strings.Split(info, "\n") {
+		name, stats, ok := strings.Cut(strings.TrimSpace(line), ":")
+		if !ok || !sent.has(strings.TrimPrefix(name, "cmdstat_")) {
+			continue
+		}
+		for _, kv := range strings.Split(stats, ",") {
+			if v, ok := strings.CutPrefix(kv, "usec="); ok {
+				f, err := strconv.ParseFloat(v, 64)
+				if err != nil {
+					t.Fatalf("INFO commandstats: %s: %v", line, err)
+				}
+				usec += f
+			}
+		}
+	}
+	return usec / 1e6
+}
+
+// sentCommands is a client hook that records the names of the commands the client sends,
+// but for the measurement's own INFO and CONFIG.
+type sentCommands struct{ names sync.Map }
+
+func (s *sentCommands) has(name string) bool { _, ok := s.names.Load(name); return ok }
+
+func (s *sentCommands) note(cmd redis.Cmder) {
+	if n := cmd.Name(); n != "info" && n != "config" {
+		s.names.Store(n, true)
+	}
+}
+
+func (s *sentCommands) DialHook(next redis.DialHook) redis.DialHook { return next }
+
+func (s *sentCommands) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		s.note(cmd)
+		return next(ctx, cmd)
+	}
+}
+
+func (s *sentCommands) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		for _, cmd := range cmds {
+			s.note(cmd)
+		}
+		return next(ctx, cmds)
+	}
+}
+
+// loadDuel fills ops's board with ids (random entries) and returns the memory per entry.
+func loadDuel(t *testing.T, c *redis.Client, ops duelOps, ids []string) float64 {
+	rng := rand.New(rand.NewPCG(62, 4))
+	before := usedMemory(t, c)
+	for i := 0; i < len(ids); i += 1000 {
+		if err := ops.load(ctx, ids[i:min(i+1000, len(ids))], rng); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return float64(usedMemory(t, c)-before) / float64(len(ids))
+}
+
+// loadAverage is the machine's load over the last 1, 5 and 15 minutes, for the record.
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "unknown"
+	}
+	return strings.Join(strings.Fields(string(b))[:3], " ")
 }
 
 func usedMemory(t *testing.T, c redis.UniversalClient) int64 {
@@ -114,37 +302,4 @@ func usedMemory(t *testing.T, c redis.UniversalClient) int64 {
 	}
 	t.Fatal("no used_memory in INFO memory")
 	return 0
-}
-
-func measureDuel(t *testing.T, c redis.UniversalClient, ops duelOps, ids []string) string {
-	rng := rand.New(rand.NewPCG(62, 4))
-	before := usedMemory(t, c)
-	for i := 0; i < len(ids); i += 1000 {
-		if err := ops.load(ctx, ids[i:min(i+1000, len(ids))], rng); err != nil {
-			t.Fatal(err)
-		}
-	}
-	perEntry := float64(usedMemory(t, c)-before) / float64(len(ids))
-	rate := func(count int, f func(i int) error) float64 {
-		start := time.Now()
-		for i := 0; i < count; i++ {
-			if err := f(i); err != nil {
-				t.Fatal(err)
-			}
-		}
-		return float64(count) / time.Since(start).Seconds()
-	}
-	pick := func(i int) string { return ids[(i*7919)%len(ids)] }
-	single := rate(20000, func(i int) error { return ops.add(ctx, pick(i)) })
-	batch := rate(40, func(i int) error {
-		b := make([]string, 1000)
-		for j := range b {
-			b[j] = pick(i*1000 + j)
-		}
-		return ops.addN(ctx, b)
-	}) * 1000
-	rank := rate(20000, func(i int) error { return ops.rank(ctx, pick(i)) })
-	top := rate(5000, func(int) error { return ops.top100(ctx) })
-	return fmt.Sprintf("%-36s %7.1f B/entry  add %8.0f/s  batch add %9.0f/s  rank %8.0f/s  top100 %7.0f/s",
-		ops.name, perEntry, single, batch, rank, top)
 }
