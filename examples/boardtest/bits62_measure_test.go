@@ -19,7 +19,7 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-var measureBits62 = flag.Int("bits62.measure", 0, "measure duel (bits62) against duelint (integer score + member prefix) at this many entries, for README")
+var measureBits62 = flag.Int("bits62.measure", 0, "measure duel (bits62) against duelint (integer score + member prefix) at this many entries, for README (-1: only the costs inside one script)")
 
 // duelOps is what the measurement does to one board, whichever layout it has.
 type duelOps struct {
@@ -94,6 +94,10 @@ func TestMeasureBits62(t *testing.T) {
 	}
 	c, sent := redistest.Client(t), &sentCommands{}
 	c.AddHook(sent)
+	if n < 0 { // -bits62.measure=-1: only the script pieces
+		t.Logf("load average %s\n%s", loadAverage(), strings.Join(measureScriptPieces(t, c), "\n"))
+		return
+	}
 	ids := make([]string, n)
 	for i := range ids {
 		ids[i] = "player:" + strconv.Itoa(i)
@@ -115,6 +119,7 @@ func TestMeasureBits62(t *testing.T) {
 		}
 		lines = append(lines, got[0].lines(m.name, got[1])...)
 	}
+	lines = append(lines, measureScriptPieces(t, c)...)
 	t.Logf("load average %s\n%s", loadAverage(), strings.Join(lines, "\n"))
 }
 
@@ -302,4 +307,65 @@ func usedMemory(t *testing.T, c redis.UniversalClient) int64 {
 	}
 	t.Fatal("no used_memory in INFO memory")
 	return 0
+}
+
+// scriptPieces times, inside one script on the server, what a bits62 update adds and what a
+// prefix update adds, per call: the bits62 arithmetic of an update (split the stored score
+// into digits, set two of them, write the score text and the decimal reply), ZADD of a bits62
+// score text against ZADD of an integer, and the index commands a prefix update adds. It runs
+// the duel example's own functions (the library part of its add_points script).
+const scriptPieces = `
+local N = tonumber(ARGV[1])
+local function us()
+  local t = redis.call('TIME')
+  return tonumber(t[1]) * 1000000 + tonumber(t[2])
+end
+local function time(f)
+  local t0 = us()
+  for k = 1, N do
+    f(k)
+  end
+  return string.format('%.2f', (us() - t0) / N)
+end
+local s = tonumber(score_text({123456, 77, 2, 200000000}))
+local texts62, textsInt = {}, {}
+for k = 1, N do
+  texts62[k] = score_text({123456, 77, 2, 200000000 + k})
+  textsInt[k] = string.format('%d', 4503599627370496 + k * 977)
+end
+return {
+  'bits62 arithmetic', time(function(k)
+    local p = with(with(p_of(s), 1, 123457), 4, 200000000 + k)
+    return score_text(p) .. p_text(p)
+  end),
+  'ZADD bits62 text', time(function(k) redis.call('ZADD', KEYS[1], texts62[k], 'm') end),
+  'ZADD integer text', time(function(k) redis.call('ZADD', KEYS[1], textsInt[k], 'm') end),
+  'HMGET index', time(function(k) redis.call('HMGET', KEYS[2], '', 'player:1') end),
+  'HSET index', time(function(k) redis.call('HSET', KEYS[2], 'player:1', textsInt[k]) end),
+  'ZREM', time(function(k) redis.call('ZREM', KEYS[1], 'other') end),
+  'empty loop', time(function(k) end),
+}
+`
+
+// measureScriptPieces runs scriptPieces over the duel library and returns its lines.
+func measureScriptPieces(t *testing.T, c *redis.Client) []string {
+	src, err := os.ReadFile("../generated/duel/duel.add_points.lua")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lib := string(src)
+	start, end := strings.Index(lib, "local floor, fmt, tonumber"), strings.Index(lib, "local function score_p(")
+	if start < 0 || end < start {
+		t.Fatal("duel.add_points.lua: no library part found")
+	}
+	keys := []string{redistest.Key(t, "pieces"), redistest.Key(t, "pieces:idx")}
+	reply, err := c.Eval(ctx, lib[start:end]+scriptPieces, keys, 20000).StringSlice()
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := []string{"inside one script, per call:"}
+	for i := 0; i+1 < len(reply); i += 2 {
+		lines = append(lines, fmt.Sprintf("  %-28s %s us", reply[i], reply[i+1]))
+	}
+	return lines
 }

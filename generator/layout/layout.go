@@ -140,8 +140,8 @@ const MaxScore = 1 << 53
 // (sign bit clear, exponent below 0x7FF), and such doubles order exactly as their patterns.
 const MaxBits62 = 1 << 62
 
-// MaxBits62Radix bounds each field's radix in a bits62 score: scripts split P into 8-bit limbs
-// and divide by a radix R exactly while 256·R ≤ 2^53.
+// MaxBits62Radix bounds each field's radix in a bits62 score: scripts divide P by a radix R in
+// limbs of 8 bits or more, exactly while 256·R ≤ 2^53.
 const MaxBits62Radix = 1 << 45
 
 // Field is one field of the layout.
