@@ -101,7 +101,7 @@ func (b *Board) WithBands(between, is any) *Board {
 func (b *Board) prefix(keys []uint64) reflect.Value {
 	v := b.is.Call([]reflect.Value{b.FieldValue(0, keys[0])})[0]
 	for i := 1; i < len(keys); i++ {
-		v = v.MethodByName(b.Layout.Fields[i].Name+"Is").Call([]reflect.Value{b.FieldValue(i, keys[i])})[0]
+		v = v.MethodByName(b.Layout.Fields[i].Name + "Is").Call([]reflect.Value{b.FieldValue(i, keys[i])})[0]
 	}
 	return v
 }
