@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -116,7 +117,7 @@ func rangeError(detail string) *RangeError {
 		case "field":
 			re.Field = v
 		case "value":
-			re.Value = v
+			re.Value = stampValue(v)
 		case "min":
 			re.Min = v
 		case "max":
@@ -127,6 +128,27 @@ func rangeError(detail string) *RangeError {
 		return nil
 	}
 	return &re
+}
+
+// stampValue formats the value of a stamp the scripts found out of range, which they send as
+// whole units since the Unix epoch with the unit's name ("1795384169s", "…ms", "…us"), as RFC
+// 3339 like the range's ends (TimeFormat). Any other value (a number, "digit:7") is kept.
+func stampValue(v string) string {
+	for _, u := range []struct {
+		name string
+		of   func(int64) time.Time
+	}{{"us", time.UnixMicro}, {"ms", time.UnixMilli}, {"s", func(n int64) time.Time { return time.Unix(n, 0) }}} {
+		digits, ok := strings.CutSuffix(v, u.name)
+		if !ok {
+			continue
+		}
+		n, err := strconv.ParseInt(digits, 10, 64)
+		if err != nil {
+			return v
+		}
+		return u.of(n).UTC().Format(TimeFormat)
+	}
+	return v
 }
 
 // ReplyError turns an error reply into a typed error: a rankgen script's RANKGEN_<CODE> reply

@@ -51,8 +51,23 @@ func TestParseReply(t *testing.T) {
 	}
 	err, _ := ParseReply("RANKGEN_OUT_OF_RANGE field=ReachedAt value=1ms min=a max=b")
 	var re *RangeError
-	if !errors.As(err, &re) || re.Field != "ReachedAt" || re.Value != "1ms" || re.Min != "a" || re.Max != "b" {
+	if !errors.As(err, &re) || re.Field != "ReachedAt" || re.Value != "1970-01-01T00:00:00.001Z" || re.Min != "a" || re.Max != "b" {
 		t.Errorf("OUT_OF_RANGE = %#v", err)
+	}
+	// A stamp out of range comes as whole units since the Unix epoch and reads as RFC 3339, like
+	// the range's ends; other values stay as sent.
+	for msg, want := range map[string]string{
+		"value=1795384169s":        "2026-11-22T21:49:29Z",
+		"value=1795384169123ms":    "2026-11-22T21:49:29.123Z",
+		"value=1795384169123456us": "2026-11-22T21:49:29.123456Z",
+		"value=-5":                 "-5",
+		"value=digit:12":           "digit:12",
+		"value=12xs":               "12xs",
+	} {
+		err, _ := ParseReply("RANKGEN_OUT_OF_RANGE field=ReachedAt " + msg + " min=2026-01-01T00:00:00Z max=2026-01-02T12:24:31Z")
+		if !errors.As(err, &re) || re.Value != want {
+			t.Errorf("OUT_OF_RANGE %s: value %q; want %q", msg, re.Value, want)
+		}
 	}
 	err, _ = ParseReply("RANKGEN_BAD_SCORE 1.5 script: abc, on @user_script:9.")
 	if se := (*ScriptError)(nil); !errors.As(err, &se) || se.Detail != "1.5" {

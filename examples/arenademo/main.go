@@ -87,6 +87,19 @@ func run(ctx context.Context, w io.Writer, c redis.UniversalClient, key string) 
 	fmt.Fprintln(w)
 	band, _ := board.RangePoints(ctx, 100, 130, 0, 10)
 	fmt.Fprintln(w, "100..130 points:", len(band), "players")
+	ranked, _ := board.Between(ctx, arena.PointsBetween(100, 130), 0, 10)
+	fmt.Fprint(w, "100..130 points, ranked:")
+	for _, r := range ranked {
+		fmt.Fprint(w, " ", r.Rank, ":", r.PlayerID)
+	}
+	sameDay, _ := board.CountBetween(ctx, arena.PointsIs(120).ReachedAtBetween(day, day.Add(time.Hour)))
+	fmt.Fprintln(w, " | 120 points within the hour:", sameDay)
+	near, _ := board.AroundScore(ctx, arena.PointsIs(100), 1, 1)
+	fmt.Fprint(w, "around 100 points:")
+	for _, r := range near {
+		fmt.Fprint(w, " ", r.Rank, ":", r.PlayerID, "=", r.Points)
+	}
+	fmt.Fprintln(w)
 	page, cur, _ := board.After(ctx, arena.Cursor{}, 2)
 	next, _, _ := board.After(ctx, cur, 2)
 	fmt.Fprintln(w, "pages:", page[0].PlayerID, page[1].PlayerID, "|", next[0].PlayerID, next[1].PlayerID)

@@ -21,6 +21,8 @@ batch: cy → 95 | bo: true
 bo: rank 2 competition rank 1
 around bo: 1:ana 2:bo 3:dee
 100..130 points: 3 players
+100..130 points, ranked: 1:ana 2:bo 3:dee | 120 points within the hour: 2
+around 100 points: 3:dee=120 4:cy=95
 pages: ana bo | dee cy
 count: 4
 `

@@ -22,7 +22,8 @@ import (
 // TestDifferential applies the same random sequence of operations to every example's generated
 // Board on the real server and to the in-memory model over the interpreted codec: Set, SetMany,
 // Best, BestMany, every declared field update (single and batch, with overflow, out-of-range
-// values and repeated ids), Remove, Trim, and the reads Get, Rank, Top, Count. After every
+// values and repeated ids), Remove, Trim, and the reads Get, Rank, Top, Count and those of
+// moreReads (GetMany … the band reads). After every
 // operation the results agree (errors by sentinel) and the stored state is identical: the same
 // (score, member) pairs bit for bit in the same order, and the same id → member index.
 //
@@ -51,6 +52,13 @@ func runDifferential(t *testing.T, c *redis.Client, ex example, seed uint64) {
 		b:   boardmodel.NewBoard(l, ex.newBoard(c, redistest.Key(t, "board"))),
 		m:   boardmodel.New(l),
 		rng: newRand(t, seed),
+	}
+	if l.NumScore > 0 {
+		roots, ok := bandRoots[ex.name]
+		if !ok {
+			t.Fatalf("%s has score fields but no band constructors in bandRoots", ex.name)
+		}
+		d.b.WithBands(roots[0], roots[1])
 	}
 	for range 24 {
 		d.ids = append(d.ids, oracle.RandomID(l, d.rng))
@@ -338,6 +346,7 @@ func (d *diff) reads() {
 	if cnt, err := d.b.Count(); err != nil || cnt != int64(len(d.m.Entries)) {
 		d.errorf("Count = %d, %v; the model has %d", cnt, err, len(d.m.Entries))
 	}
+	d.moreReads()
 }
 
 func (d *diff) compareErr(what string, got, want error) {

@@ -23,6 +23,8 @@ const (
 	ArgFill   = "fill"   // around: '1' fills the window from the other side at an end
 	ArgOffset = "offset" // bottom: how many of the last entries to skip
 	ArgTied   = "tied"   // competition: how many leading score fields count for ties
+	ArgLo     = "lo"     // band: the band's lowest score, as exact text
+	ArgHi     = "hi"     // band: the score just above the band, as exact text
 )
 
 // Args is the argument layout of a script (its ARGV): the Head arguments once, in order, then

@@ -44,9 +44,17 @@ const (
 	CountRange  Kind = "count_range" // the number of entries whose leading field lies in a band
 )
 
+// The kinds of the band reads, which need a score field: a band of a leading prefix of the
+// score fields, and the place a score prefix or an entry would take.
+const (
+	Band        Kind = "band"         // entries, with ranks, in a band of a prefix of the score fields
+	CountBand   Kind = "count_band"   // the number of entries in such a band
+	AroundScore Kind = "around_score" // the entries around where a score prefix or an entry would rank
+)
+
 // Kinds lists every kind, in catalogue order.
 var Kinds = []Kind{Set, Best, Remove, Trim, Update, Get, Rank, Page, Around, After, Count, Range, Competition,
-	GetMany, RankMany, Bottom, Standing, Dense, CountRange}
+	GetMany, RankMany, Bottom, Standing, Dense, CountRange, Band, CountBand, AroundScore}
 
 // Op is one board operation of a layout.
 type Op struct {
@@ -210,8 +218,30 @@ func reads(l *layout.Layout) []Op {
 				Methods: []string{"DenseRank"}, Args: byID, Reply: ReplyPosition,
 				Title: "dense: 1 + the number of distinct " + lead + " values ahead (\"1223\" ranking).",
 				Usage: []string{"{id}: the id. Returns the rank, or nil when the id has no entry."}})
+		ops = append(ops, bands()...)
 	}
 	return ops
+}
+
+// bands are the reads of a band of the score's leading fields (a Band: equal on some fields,
+// between two values on the next), which is a band of scores, and of the place a score prefix
+// or an entry would take.
+func bands() []Op {
+	return []Op{
+		{Name: "band", Kind: Band, Template: "band", ReadOnly: true, Methods: []string{"Between"},
+			Args: Args{Head: []string{ArgLo, ArgHi, ArgOffset, ArgLimit}}, Reply: ReplyWindow,
+			Title: "band: the entries whose score lies in [lo, hi), best first, with their positions.", Usage: []string{
+				"{lo}, {hi}: the band's lowest score and the score above it, as exact text; {offset}: how many",
+				"of the band's entries to skip; {limit}: the page size. Returns {the number of entries",
+				"ahead of the band, {member, score, ...}}."}},
+		{Name: "count_band", Kind: CountBand, ReadOnly: true, Methods: []string{"CountBetween"}},
+		{Name: "around_score", Kind: AroundScore, Template: "around_score", ReadOnly: true, Methods: []string{"AroundScore"},
+			Args: Args{Head: []string{ArgScore, ArgMember, ArgBefore, ArgAfter}}, Reply: ReplyWindow,
+			Title: "around_score: the entries around the place a score (and member) would take, best first.", Usage: []string{
+				"{score}, {member}: the place: an entry's score and member, or with member '' the place",
+				"before every entry of that score; {before}, {after}: how many entries before and from it.",
+				"Returns {position of the first entry, {member, score, ...}}."}},
+	}
 }
 
 // UpdateName is the script name of one field update: "add_points" for add on Points.

@@ -54,6 +54,9 @@ var emitters = map[catalog.Kind]func(*board, catalog.Op){
 	catalog.Standing:    (*board).standing,
 	catalog.Dense:       (*board).dense,
 	catalog.CountRange:  (*board).countRange,
+	catalog.Band:        (*board).band,
+	catalog.CountBand:   (*board).countBand,
+	catalog.AroundScore: (*board).aroundScore,
 }
 
 type board struct {

@@ -140,9 +140,9 @@ func (b *board) scoreOfP() {
 }
 
 // needsDigit reports whether the board computes digits of fd's values: for a set, max or min
-// update, or for the range of the leading field.
+// update, or for the bands of the score fields.
 func (b *board) needsDigit(fd *layout.Field) bool {
-	if b.l.NumScore > 0 && fd == b.l.Fields[0] {
+	if fd.Place == layout.InScore {
 		return true
 	}
 	for _, op := range fd.Updates {

@@ -12,7 +12,12 @@ import (
 var ReservedNames = []string{
 	"Entry", "Encode", "Decode", "Compare", "Fingerprint", "Layout", "Board", "NewBoard",
 	"Option", "String", "Ranked", "Cursor", "Scripts",
+	"Band", "Place",
 }
+
+// bandSuffixes end the names of the band API generated for a score field F: the functions or
+// methods FBetween and FIs, and the type FPrefix.
+var bandSuffixes = []string{"Between", "Is", "Prefix"}
 
 // goName checks that s is an exported Go identifier that clashes with nothing generated.
 func (v *validator) goName(s scalar, what string) bool {
@@ -75,6 +80,17 @@ func (v *validator) enumNames(l *Layout) {
 	for _, f := range l.Fields {
 		if f.Kind == Enum && !v.misnamed[f] {
 			taken[f.Name] = fmt.Sprintf("the enum type of field %q", f.Name)
+		}
+	}
+	// Any field may be placed in the score, so every field's band names are kept free.
+	for _, f := range l.Fields {
+		for _, suffix := range bandSuffixes {
+			name := f.Name + suffix
+			if what, clash := taken[name]; clash && !v.misnamed[f] {
+				v.errorf(f.Line, f.Col, "field %q: its band API name %s is already %s; rename one of them", f.Name, name, what)
+				continue
+			}
+			taken[name] = fmt.Sprintf("the band API name %s of field %q", name, f.Name)
 		}
 	}
 	for _, f := range l.Fields {

@@ -19,6 +19,8 @@ type Board struct {
 	Layout *layout.Layout
 	V      reflect.Value // the *Board
 	entryT reflect.Type
+
+	between, is reflect.Value // the leading score field's band constructors (WithBands)
 }
 
 // NewBoard adapts board, a generated *Board of layout l.

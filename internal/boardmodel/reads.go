@@ -30,6 +30,9 @@ var Cases = map[catalog.Kind]string{
 	catalog.Standing:    "Standing",
 	catalog.Dense:       "Dense",
 	catalog.CountRange:  "CountRange",
+	catalog.Band:        "Band",
+	catalog.CountBand:   "CountBand",
+	catalog.AroundScore: "AroundScore",
 }
 
 // HasCase reports whether the model has a case for the operation's kind.

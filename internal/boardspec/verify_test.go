@@ -44,6 +44,9 @@ func TestReadsRefuseAnotherLayout(t *testing.T) {
 	_, reads["CompetitionRankTuple"] = a.CompetitionRankTuple(ctx, "x")
 	_, reads["DenseRank"] = a.DenseRank(ctx, "x")
 	_, reads["CountPointsBetween"] = a.CountPointsBetween(ctx, 0, 100)
+	_, reads["Between"] = a.Between(ctx, arena.PointsBetween(0, 100), 0, 10)
+	_, reads["CountBetween"] = a.CountBetween(ctx, arena.PointsIs(5).ReachedAtBetween(time.Unix(1767225600, 0), time.Unix(1800000000, 0)))
+	_, reads["AroundScore"] = a.AroundScore(ctx, arena.PointsIs(5), 2, 2)
 	for what, err := range reads {
 		if !errors.Is(err, rankgenrt.ErrLayoutMismatch) {
 			t.Errorf("arena %s on another layout's board: %v; want ErrLayoutMismatch", what, err)
@@ -145,6 +148,9 @@ func TestReadsCheckInTheirRoundTrip(t *testing.T) {
 	check("PageOf", 1, func() error { _, err := a.PageOf(ctx, "x", 10); return err })
 	check("CompetitionRankTuple", 1, func() error { _, err := a.CompetitionRankTuple(ctx, "x"); return err })
 	check("DenseRank", 1, func() error { _, err := a.DenseRank(ctx, "x"); return err })
+	check("Between", 1, func() error { _, err := a.Between(ctx, arena.PointsBetween(0, 100), 0, 10); return err })
+	check("CountBetween", 1, func() error { _, err := a.CountBetween(ctx, arena.PointsBetween(0, 100)); return err })
+	check("AroundScore", 1, func() error { _, err := a.AroundScore(ctx, arena.PointsIs(3), 1, 1); return err })
 	// A second Board of the same key checks for itself.
 	b := arena.NewBoard(c, key)
 	check("first Count of a new Board", 2, func() error { _, err := b.Count(ctx); return err })

@@ -250,6 +250,12 @@ var luaCompetition string
 //go:embed b02.dense.lua
 var luaDense string
 
+//go:embed b02.band.lua
+var luaBand string
+
+//go:embed b02.around_score.lua
+var luaAroundScore string
+
 var (
 	scriptSet         = redis.NewScript(luaSet)
 	scriptBest        = redis.NewScript(luaBest)
@@ -269,6 +275,8 @@ var (
 	scriptStanding    = redis.NewScript(luaStanding)
 	scriptCompetition = redis.NewScript(luaCompetition)
 	scriptDense       = redis.NewScript(luaDense)
+	scriptBand        = redis.NewScript(luaBand)
+	scriptAroundScore = redis.NewScript(luaAroundScore)
 )
 
 // Scripts returns the board's scripts, in a fixed order. Board.Load caches them all; they are
@@ -294,6 +302,8 @@ func Scripts() []*redis.Script {
 		scriptStanding,
 		scriptCompetition,
 		scriptDense,
+		scriptBand,
+		scriptAroundScore,
 	}
 }
 
@@ -1017,6 +1027,223 @@ func (b *Board) DenseRank(ctx context.Context, id string) (int64, error) {
 	return rankgenrt.Int(v, err)
 }
 
+// Band is a band of the board's order: the entries whose leading score fields equal given values
+// and whose next score field lies between two values. Build one with BonusBetween(lo, hi), or
+// BonusIs(v)… to fix fields first; read it with Between and CountBetween. The zero Band is
+// empty. A value outside its field's range makes the read that takes the band fail with
+// ErrOutOfRange.
+type Band struct {
+	lo, hi uint64 // the band is the scores of P in [lo, hi)
+	err    error  // the first value out of range
+}
+
+// Place is where a score prefix (a <Field>Prefix) or a whole Entry would rank: AroundScore reads
+// the entries around it.
+type Place interface {
+	place() (float64, string, error)
+}
+
+// place is the entry's own score and member.
+func (e Entry) place() (float64, string, error) {
+	return e.Encode()
+}
+
+// scorePrefix is the leading score fields fixed so far: their scores are those of P in [p, end).
+type scorePrefix struct {
+	p, end uint64
+	err    error // the first value out of range
+}
+
+// fix narrows the prefix to the next field's digit d, of the given weight.
+func (s scorePrefix) fix(d, weight uint64) scorePrefix {
+	return scorePrefix{s.p + d*weight, s.p + (d+1)*weight, nil}
+}
+
+// band is the band of the next field's digits dlo…dhi, of the given weight, under the prefix.
+func (s scorePrefix) band(dlo, dhi, weight uint64) Band {
+	if dlo > dhi {
+		return Band{}
+	}
+	return Band{
+		hi: s.p + (dhi+1)*weight,
+		lo: s.p + dlo*weight,
+	}
+}
+
+// place is the place before every entry of the prefix: the lowest score of the entries ahead of it.
+func (s scorePrefix) place() (float64, string, error) {
+	return scoreOfP(s.end), "", s.err
+}
+
+// BonusPrefix is the entries whose Bonus is a given value: a Place for AroundScore, narrowed to a
+// Band by StreakBetween or to the next Prefix by StreakIs.
+type BonusPrefix struct {
+	scorePrefix
+}
+
+// BonusBetween is the band of entries whose Bonus lies in [lo, hi] (empty when lo > hi).
+func BonusBetween(lo, hi uint16) Band {
+	dlo, err := digitOfBonus(lo)
+	if err != nil {
+		return Band{err: err}
+	}
+	dhi, err := digitOfBonus(hi)
+	if err != nil {
+		return Band{err: err}
+	}
+	return scorePrefix{}.band(dlo, dhi, bonusWeight)
+}
+
+// BonusIs fixes Bonus to v.
+func BonusIs(v uint16) BonusPrefix {
+	d, err := digitOfBonus(v)
+	if err != nil {
+		return BonusPrefix{scorePrefix{err: err}}
+	}
+	return BonusPrefix{scorePrefix{}.fix(d, bonusWeight)}
+}
+
+// StreakPrefix is the entries whose Bonus, Streak are given values: a Place for AroundScore,
+// narrowed to a Band by PaidBetween or to the next Prefix by PaidIs.
+type StreakPrefix struct {
+	scorePrefix
+}
+
+// StreakBetween is the band of entries whose Streak lies in [lo, hi] among the entries of the
+// prefix (empty when lo > hi).
+func (p BonusPrefix) StreakBetween(lo, hi time.Time) Band {
+	if p.err != nil {
+		return Band{err: p.err}
+	}
+	dlo, err := digitOfStreak(lo)
+	if err != nil {
+		return Band{err: err}
+	}
+	dhi, err := digitOfStreak(hi)
+	if err != nil {
+		return Band{err: err}
+	}
+	return p.scorePrefix.band(dhi, dlo, streakWeight)
+}
+
+// StreakIs fixes Streak to v.
+func (p BonusPrefix) StreakIs(v time.Time) StreakPrefix {
+	if p.err != nil {
+		return StreakPrefix{scorePrefix{err: p.err}}
+	}
+	d, err := digitOfStreak(v)
+	if err != nil {
+		return StreakPrefix{scorePrefix{err: err}}
+	}
+	return StreakPrefix{p.scorePrefix.fix(d, streakWeight)}
+}
+
+// PaidPrefix is the entries whose Bonus, Streak, Paid are given values: a Place for AroundScore.
+type PaidPrefix struct {
+	scorePrefix
+}
+
+// PaidBetween is the band of entries whose Paid lies in [lo, hi] among the entries of the prefix
+// (empty when lo > hi).
+func (p StreakPrefix) PaidBetween(lo, hi Paid) Band {
+	if p.err != nil {
+		return Band{err: p.err}
+	}
+	dlo, err := digitOfPaid(lo)
+	if err != nil {
+		return Band{err: err}
+	}
+	dhi, err := digitOfPaid(hi)
+	if err != nil {
+		return Band{err: err}
+	}
+	return p.scorePrefix.band(dhi, dlo, paidWeight)
+}
+
+// PaidIs fixes Paid to v.
+func (p StreakPrefix) PaidIs(v Paid) PaidPrefix {
+	if p.err != nil {
+		return PaidPrefix{scorePrefix{err: p.err}}
+	}
+	d, err := digitOfPaid(v)
+	if err != nil {
+		return PaidPrefix{scorePrefix{err: err}}
+	}
+	return PaidPrefix{p.scorePrefix.fix(d, paidWeight)}
+}
+
+// Between returns, best first with their ranks, up to limit entries of the band, skipping offset
+// of them: Between(ctx, BonusBetween(lo, hi), 0, 10) is the best ten whose Bonus lies in [lo, hi].
+// The band is a band of scores: one script counts the entries ahead of it (ZCOUNT) and reads the
+// page (ZRANGE … BYSCORE REV LIMIT), O(log n + offset + limit). A band built from a value out of
+// range is an error matching ErrOutOfRange.
+func (b *Board) Between(ctx context.Context, band Band, offset, limit int64) ([]Ranked, error) {
+	if band.err != nil {
+		return nil, band.err
+	}
+	if band.lo >= band.hi || offset < 0 || limit <= 0 {
+		return nil, nil
+	}
+	v, err := rankgenrt.RunRO(ctx, b.c, scriptBand, b.keys, rankgenrt.FormatScore(scoreOfP(band.lo)), rankgenrt.FormatScore(scoreOfP(band.hi)), offset, limit)
+	if err != nil {
+		return nil, err
+	}
+	ahead, ps, err := rankgenrt.Window(v)
+	if err != nil {
+		return nil, err
+	}
+	return rankedPairs(ahead+offset, ps)
+}
+
+// CountBetween returns the number of entries in the band, with one ZCOUNT in O(log n). A band
+// built from a value out of range is an error matching ErrOutOfRange.
+func (b *Board) CountBetween(ctx context.Context, band Band) (int64, error) {
+	if band.err != nil {
+		return 0, band.err
+	}
+	if band.lo >= band.hi {
+		return 0, nil
+	}
+	var cmd *redis.IntCmd
+	if err := b.read(ctx, func(c redis.Cmdable) redis.Cmder {
+		cmd = c.ZCount(ctx, b.keys[0], rankgenrt.FormatScore(scoreOfP(band.lo)), "("+rankgenrt.FormatScore(scoreOfP(band.hi)))
+		return cmd
+	}); err != nil {
+		return 0, err
+	}
+	return cmd.Result()
+}
+
+// AroundScore returns, best first with their ranks, up to before entries that rank ahead of the
+// place and up to after entries from it on: AroundScore(ctx, BonusIs(v), 5, 5) is the five entries
+// just better than every entry whose Bonus is v, then the first five of them (or of the entries
+// after, when none has v). A whole Entry is a place too: the entries around where it would rank,
+// itself included when it is on the board. A place built from a value out of range is an error
+// matching ErrOutOfRange, as is a nil place.
+func (b *Board) AroundScore(ctx context.Context, at Place, before, after int64) ([]Ranked, error) {
+	if at == nil {
+		return nil, &rankgenrt.RangeError{
+			Field: "place",
+			Max:   "an Entry",
+			Min:   "a BonusPrefix",
+			Value: "nil",
+		}
+	}
+	score, member, err := at.place()
+	if err != nil {
+		return nil, err
+	}
+	v, err := rankgenrt.RunRO(ctx, b.c, scriptAroundScore, b.keys, rankgenrt.FormatScore(score), member, max(before, 0), max(after, 0))
+	if err != nil {
+		return nil, err
+	}
+	start, ps, err := rankgenrt.Window(v)
+	if err != nil {
+		return nil, err
+	}
+	return rankedPairs(start, ps)
+}
+
 // args starts the arguments of a write script: the expiry, the place of the call's token (write
 // fills it in), the dedup window, then room for n more.
 func (b *Board) args(n int) []any {
@@ -1107,6 +1334,16 @@ func digitOfBonus(v uint16) (uint64, error) {
 		return 0, rankgenrt.UintRangeError("Bonus", uint64(v), bonusMin, bonusMax)
 	}
 	return uint64(v), nil
+}
+
+// digitOfStreak is the stored digit of a Streak value (larger digit ranks first).
+func digitOfStreak(v time.Time) (uint64, error) {
+	streakMs := v.UnixMilli()
+	// UnixMilli wraps around far outside the range, so whole seconds are checked too.
+	if sec := v.Unix(); sec < streakSecLo || sec > streakSecHi || streakMs < streakMin || streakMs > streakMax {
+		return 0, rankgenrt.TimeRangeError("Streak", v, "2068-02-20T20:41:41.807Z", "2068-02-22T09:58:39.534Z")
+	}
+	return uint64(streakMax - streakMs), nil
 }
 
 // digitOfPaid is the stored digit of a Paid value (larger digit ranks first).

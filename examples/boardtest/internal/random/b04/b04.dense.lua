@@ -136,13 +136,21 @@ if not s then
 end
 -- One step per distinct Tier ahead: the lowest score of the next band up names its
 -- value, and the walk jumps past that band (O(log n) a step).
-local rank, band = 1, (floor(score_p(s) / 1) + 1) * 1
-while band < RADIX do
-  local next = redis.call('ZRANGE', board, fmt('%d', band), '+inf', 'BYSCORE', 'LIMIT', '0', '1', 'WITHSCORES')
+-- above returns the digits of the lowest P whose Tier ranks just before that of the digits p.
+local function above(p)
+  local band = {p[1] + 1}
+  for i = 2, #RADICES do
+    band[i] = 0
+  end
+  return band
+end
+local rank, band = 1, above(score_p(s))
+while band[1] < RADICES[1] do
+  local next = redis.call('ZRANGE', board, score_text(band), '+inf', 'BYSCORE', 'LIMIT', '0', '1', 'WITHSCORES')
   if #next == 0 then
     break
   end
   rank = rank + 1
-  band = (floor(score_p(next[2]) / 1) + 1) * 1
+  band = above(score_p(next[2]))
 end
 return rank

@@ -232,6 +232,12 @@ var luaCompetition string
 //go:embed b04.dense.lua
 var luaDense string
 
+//go:embed b04.band.lua
+var luaBand string
+
+//go:embed b04.around_score.lua
+var luaAroundScore string
+
 var (
 	scriptSet             = redis.NewScript(luaSet)
 	scriptBest            = redis.NewScript(luaBest)
@@ -249,6 +255,8 @@ var (
 	scriptStanding        = redis.NewScript(luaStanding)
 	scriptCompetition     = redis.NewScript(luaCompetition)
 	scriptDense           = redis.NewScript(luaDense)
+	scriptBand            = redis.NewScript(luaBand)
+	scriptAroundScore     = redis.NewScript(luaAroundScore)
 )
 
 // Scripts returns the board's scripts, in a fixed order. Board.Load caches them all; they are
@@ -272,6 +280,8 @@ func Scripts() []*redis.Script {
 		scriptStanding,
 		scriptCompetition,
 		scriptDense,
+		scriptBand,
+		scriptAroundScore,
 	}
 }
 
@@ -886,6 +896,152 @@ func (b *Board) DenseRank(ctx context.Context, id string) (int64, error) {
 		return 0, rankgenrt.NotFound(id)
 	}
 	return rankgenrt.Int(v, err)
+}
+
+// Band is a band of the board's order: the entries whose leading score fields equal given values
+// and whose next score field lies between two values. Build one with TierBetween(lo, hi), or
+// TierIs(v)… to fix fields first; read it with Between and CountBetween. The zero Band is empty.
+// A value outside its field's range makes the read that takes the band fail with ErrOutOfRange.
+type Band struct {
+	lo, hi uint64 // the band is the scores of P in [lo, hi)
+	err    error  // the first value out of range
+}
+
+// Place is where a score prefix (a <Field>Prefix) or a whole Entry would rank: AroundScore reads
+// the entries around it.
+type Place interface {
+	place() (float64, string, error)
+}
+
+// place is the entry's own score and member.
+func (e Entry) place() (float64, string, error) {
+	return e.Encode()
+}
+
+// scorePrefix is the leading score fields fixed so far: their scores are those of P in [p, end).
+type scorePrefix struct {
+	p, end uint64
+	err    error // the first value out of range
+}
+
+// fix narrows the prefix to the next field's digit d, of the given weight.
+func (s scorePrefix) fix(d, weight uint64) scorePrefix {
+	return scorePrefix{s.p + d*weight, s.p + (d+1)*weight, nil}
+}
+
+// band is the band of the next field's digits dlo…dhi, of the given weight, under the prefix.
+func (s scorePrefix) band(dlo, dhi, weight uint64) Band {
+	if dlo > dhi {
+		return Band{}
+	}
+	return Band{
+		hi: s.p + (dhi+1)*weight,
+		lo: s.p + dlo*weight,
+	}
+}
+
+// place is the place before every entry of the prefix: the lowest score of the entries ahead of it.
+func (s scorePrefix) place() (float64, string, error) {
+	return scoreOfP(s.end), "", s.err
+}
+
+// TierPrefix is the entries whose Tier is a given value: a Place for AroundScore.
+type TierPrefix struct {
+	scorePrefix
+}
+
+// TierBetween is the band of entries whose Tier lies in [lo, hi] (empty when lo > hi).
+func TierBetween(lo, hi uint32) Band {
+	dlo, err := digitOfTier(lo)
+	if err != nil {
+		return Band{err: err}
+	}
+	dhi, err := digitOfTier(hi)
+	if err != nil {
+		return Band{err: err}
+	}
+	return scorePrefix{}.band(dlo, dhi, tierWeight)
+}
+
+// TierIs fixes Tier to v.
+func TierIs(v uint32) TierPrefix {
+	d, err := digitOfTier(v)
+	if err != nil {
+		return TierPrefix{scorePrefix{err: err}}
+	}
+	return TierPrefix{scorePrefix{}.fix(d, tierWeight)}
+}
+
+// Between returns, best first with their ranks, up to limit entries of the band, skipping offset
+// of them: Between(ctx, TierBetween(lo, hi), 0, 10) is the best ten whose Tier lies in [lo, hi].
+// The band is a band of scores: one script counts the entries ahead of it (ZCOUNT) and reads the
+// page (ZRANGE … BYSCORE REV LIMIT), O(log n + offset + limit). A band built from a value out of
+// range is an error matching ErrOutOfRange.
+func (b *Board) Between(ctx context.Context, band Band, offset, limit int64) ([]Ranked, error) {
+	if band.err != nil {
+		return nil, band.err
+	}
+	if band.lo >= band.hi || offset < 0 || limit <= 0 {
+		return nil, nil
+	}
+	v, err := rankgenrt.RunRO(ctx, b.c, scriptBand, b.keys, rankgenrt.FormatScore(scoreOfP(band.lo)), rankgenrt.FormatScore(scoreOfP(band.hi)), offset, limit)
+	if err != nil {
+		return nil, err
+	}
+	ahead, ps, err := rankgenrt.Window(v)
+	if err != nil {
+		return nil, err
+	}
+	return rankedPairs(ahead+offset, ps)
+}
+
+// CountBetween returns the number of entries in the band, with one ZCOUNT in O(log n). A band
+// built from a value out of range is an error matching ErrOutOfRange.
+func (b *Board) CountBetween(ctx context.Context, band Band) (int64, error) {
+	if band.err != nil {
+		return 0, band.err
+	}
+	if band.lo >= band.hi {
+		return 0, nil
+	}
+	var cmd *redis.IntCmd
+	if err := b.read(ctx, func(c redis.Cmdable) redis.Cmder {
+		cmd = c.ZCount(ctx, b.keys[0], rankgenrt.FormatScore(scoreOfP(band.lo)), "("+rankgenrt.FormatScore(scoreOfP(band.hi)))
+		return cmd
+	}); err != nil {
+		return 0, err
+	}
+	return cmd.Result()
+}
+
+// AroundScore returns, best first with their ranks, up to before entries that rank ahead of the
+// place and up to after entries from it on: AroundScore(ctx, TierIs(v), 5, 5) is the five entries
+// just better than every entry whose Tier is v, then the first five of them (or of the entries
+// after, when none has v). A whole Entry is a place too: the entries around where it would rank,
+// itself included when it is on the board. A place built from a value out of range is an error
+// matching ErrOutOfRange, as is a nil place.
+func (b *Board) AroundScore(ctx context.Context, at Place, before, after int64) ([]Ranked, error) {
+	if at == nil {
+		return nil, &rankgenrt.RangeError{
+			Field: "place",
+			Max:   "an Entry",
+			Min:   "a TierPrefix",
+			Value: "nil",
+		}
+	}
+	score, member, err := at.place()
+	if err != nil {
+		return nil, err
+	}
+	v, err := rankgenrt.RunRO(ctx, b.c, scriptAroundScore, b.keys, rankgenrt.FormatScore(score), member, max(before, 0), max(after, 0))
+	if err != nil {
+		return nil, err
+	}
+	start, ps, err := rankgenrt.Window(v)
+	if err != nil {
+		return nil, err
+	}
+	return rankedPairs(start, ps)
 }
 
 // Reindex builds the board's index (id → member) from the members already in its sorted set: how
