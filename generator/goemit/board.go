@@ -54,6 +54,7 @@ var emitters = map[catalog.Kind]func(*board, catalog.Op){
 	catalog.Standing:    (*board).standing,
 	catalog.Dense:       (*board).dense,
 	catalog.CountRange:  (*board).countRange,
+	catalog.Changes:     (*board).changes,
 }
 
 type board struct {

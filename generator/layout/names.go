@@ -12,6 +12,7 @@ import (
 var ReservedNames = []string{
 	"Entry", "Encode", "Decode", "Compare", "Fingerprint", "Layout", "Board", "NewBoard",
 	"Option", "String", "Ranked", "Cursor", "Scripts",
+	"Change", "Changes", "Apply",
 }
 
 // goName checks that s is an exported Go identifier that clashes with nothing generated.
@@ -77,6 +78,7 @@ func (v *validator) enumNames(l *Layout) {
 			taken[f.Name] = fmt.Sprintf("the enum type of field %q", f.Name)
 		}
 	}
+	v.changeNames(l, taken)
 	for _, f := range l.Fields {
 		if f.Kind != Enum || v.misnamed[f] {
 			continue

@@ -19,6 +19,8 @@ type Board struct {
 	Layout *layout.Layout
 	V      reflect.Value // the *Board
 	entryT reflect.Type
+	// changes are the package's change constructors (UseChanges), by field and update.
+	changes map[Update]reflect.Value
 }
 
 // NewBoard adapts board, a generated *Board of layout l.

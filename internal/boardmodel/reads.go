@@ -30,6 +30,7 @@ var Cases = map[catalog.Kind]string{
 	catalog.Standing:    "Standing",
 	catalog.Dense:       "Dense",
 	catalog.CountRange:  "CountRange",
+	catalog.Changes:     "Changes",
 }
 
 // HasCase reports whether the model has a case for the operation's kind.
