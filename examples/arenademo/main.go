@@ -67,6 +67,15 @@ func run(ctx context.Context, w io.Writer, c redis.UniversalClient, key string) 
 		return err
 	}
 	fmt.Fprintln(w, "batch: cy →", res[0].Entry.Points, "| bo:", res[1].Err != nil)
+	// Several field updates in one write: one script, one stamp, all or none.
+	eli, err := board.Update(ctx, "eli", arena.AddPoints(90), arena.SetPaid(true))
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(w, "eli:", eli.Points, "points, paid:", eli.Paid)
+	if _, err := board.Update(ctx, "eli", arena.SetPaid(false), arena.AddPoints(1<<20)); errors.Is(err, rankgenrt.ErrOverflow) {
+		fmt.Fprintln(w, "list refused as a whole, eli still paid")
+	}
 
 	// Reads: each one round trip.
 	top, err := board.Top(ctx, 10)

@@ -14,17 +14,20 @@ const want = `cy's 80 kept: false
 dee: 120 points, reached after ana: true
 overflow refused, dee unchanged
 batch: cy → 95 | bo: true
+eli: 90 points, paid: true
+list refused as a whole, eli still paid
 1. ana   120 paid=false
 2. bo    120 paid=false
 3. dee   120 paid=false
 4. cy     95 paid=true
+5. eli    90 paid=true
 bo: rank 2 competition rank 1
 around bo: 1:ana 2:bo 3:dee
 100..130 points: 3 players
 100..130 points, ranked: 1:ana 2:bo 3:dee | 120 points within the hour: 2
 around 100 points: 3:dee=120 4:cy=95
 pages: ana bo | dee cy
-count: 4
+count: 5
 `
 
 // TestDemo runs the README's example against the test server.

@@ -22,8 +22,9 @@ import (
 // TestDifferential applies the same random sequence of operations to every example's generated
 // Board on the real server and to the in-memory model over the interpreted codec: Set, SetMany,
 // Best, BestMany, every declared field update (single and batch, with overflow, out-of-range
-// values and repeated ids), Remove, Trim, and the reads Get, Rank, Top, Count and those of
-// moreReads (GetMany … the band reads). After every
+// values and repeated ids), change lists (Update and UpdateMany: several fields at once, all
+// or none, a field twice refused), Remove, Trim, and the reads Get, Rank, Top, Count and those
+// of moreReads (GetMany … the band reads). After every
 // operation the results agree (errors by sentinel) and the stored state is identical: the same
 // (score, member) pairs bit for bit in the same order, and the same id → member index.
 //
@@ -62,6 +63,9 @@ func runDifferential(t *testing.T, c *redis.Client, ex example, seed uint64) {
 	}
 	for range 24 {
 		d.ids = append(d.ids, oracle.RandomID(l, d.rng))
+	}
+	if err := d.b.UseChanges(changeFuncs(ex.name)); err != nil {
+		t.Fatal(err)
 	}
 	for d.step = 1; d.step <= 400; d.step++ {
 		d.randomOp()
@@ -187,6 +191,10 @@ func (d *diff) stampsFrom(got layout.Entry, before, after time.Time) boardmodel.
 
 func (d *diff) randomOp() {
 	ops := d.updatable()
+	if len(ops) > 0 && d.rng.IntN(6) == 0 {
+		d.randomChanges() // change lists: Update and UpdateMany
+		return
+	}
 	switch r := d.rng.IntN(100); {
 	case r < 12:
 		e := d.entry()

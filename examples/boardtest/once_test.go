@@ -47,6 +47,12 @@ func arenaReplays(b *arena.Board) []replayCase {
 		{"SetPaidMany", set(low), func(ctx context.Context) (any, error) {
 			return b.SetPaidMany(ctx, []arena.Update[bool]{{PlayerID: "a", Value: true}})
 		}},
+		{"Update", set(low), func(ctx context.Context) (any, error) {
+			return b.Update(ctx, "a", arena.AddPoints(5), arena.SetPaid(true))
+		}},
+		{"UpdateMany", set(low), func(ctx context.Context) (any, error) {
+			return b.UpdateMany(ctx, []arena.Changes{{PlayerID: "a", Apply: []arena.Change{arena.MaxPoints(30)}}, {PlayerID: "b", Apply: []arena.Change{arena.AddPoints(1)}}})
+		}},
 	}
 }
 
@@ -71,6 +77,12 @@ func seasonReplays(b *season.Board) []replayCase {
 		}},
 		{"MaxTierMany", set(low), func(ctx context.Context) (any, error) {
 			return b.MaxTierMany(ctx, []season.Update[season.Tier]{{UserID: "a", Value: season.TierGold}})
+		}},
+		{"Update", set(low), func(ctx context.Context) (any, error) {
+			return b.Update(ctx, "a", season.AddWins(2), season.MaxTier(season.TierGold), season.AddPoints(5))
+		}},
+		{"UpdateMany", set(low), func(ctx context.Context) (any, error) {
+			return b.UpdateMany(ctx, []season.Changes{{UserID: "a", Apply: []season.Change{season.AddWins(1)}}, {UserID: "b", Apply: []season.Change{season.SetWins(4)}}})
 		}},
 	}
 }

@@ -250,7 +250,7 @@ func checkUpdateRemoved(p *probe) bool {
 	for _, op := range p.old.Updates {
 		if !slices.Contains(p.new.Updates, op) {
 			m := methodName(op, p.new.Name)
-			p.atField(p.new, "update %s of %s is gone: Board.%s and Board.%sMany no longer exist", op, p.new.Name, m, m)
+			p.atField(p.new, "update %s of %s is gone: Board.%s, Board.%sMany and the change %s no longer exist", op, p.new.Name, m, m, m)
 		}
 	}
 	return false

@@ -57,6 +57,7 @@ var emitters = map[catalog.Kind]func(*board, catalog.Op){
 	catalog.Band:        (*board).band,
 	catalog.CountBand:   (*board).countBand,
 	catalog.AroundScore: (*board).aroundScore,
+	catalog.Changes:     (*board).changes,
 }
 
 type board struct {

@@ -13,6 +13,7 @@ var ReservedNames = []string{
 	"Entry", "Encode", "Decode", "Compare", "Fingerprint", "Layout", "Board", "NewBoard",
 	"Option", "String", "Ranked", "Cursor", "Scripts",
 	"Band", "Place",
+	"Change", "Changes", "Apply",
 }
 
 // bandSuffixes end the names of the band API generated for a score field F: the functions or
@@ -93,6 +94,7 @@ func (v *validator) enumNames(l *Layout) {
 			taken[name] = fmt.Sprintf("the band API name %s of field %q", name, f.Name)
 		}
 	}
+	v.changeNames(l, taken)
 	for _, f := range l.Fields {
 		if f.Kind != Enum || v.misnamed[f] {
 			continue

@@ -50,6 +50,13 @@ type data struct {
 	KeepLarger  bool // max/min: keep the larger digit
 	BestOf      bool // max/min: an id's first write takes the submitted value (apply's fresh)
 
+	Fn string // the Lua function that applies the update: apply, or add_points in a changes script
+
+	// Change lists (the changes script).
+	Changes    []*data // one per field update: Fn, Kind, Target, Saturate, KeepLarger, BestOf and Slot
+	Slot       int     // a change's argument: ARGV[at + Slot], where ARGV[at] is the id
+	WideTarget bool    // some change's field is too wide for doubles (compared as text)
+
 	Lead *field // competition
 }
 
@@ -93,6 +100,7 @@ type field struct {
 	Div                string // Unix microseconds per unit
 	UnitName           string
 	MinUnits, MaxUnits string
+	Named              []int // changes script: the slots of the field's own updates; stamped when all are ''
 }
 
 // newData is what every template sees of the layout.
@@ -242,21 +250,13 @@ func newField(l *layout.Layout, f *layout.Field, index int) *field {
 // the batch loop.
 func updateData(l *layout.Layout, op catalog.Op) (*data, error) {
 	f, u := op.Field, op.Update
-	if f.Span() >= exact && f.Place == layout.InScore {
-		return nil, fmt.Errorf("luaemit: field %s: update %s needs exact arithmetic on its digits, but its range holds %s values, beyond Lua's exact 2^53; narrow it", f.Name, u, strconv.FormatUint(f.Span(), 10)+"+1")
+	if err := exactUpdate(f, u); err != nil {
+		return nil, err
 	}
 	d := newData(l)
 	d.Scores = true
-	d.Kind = string(u)
-	d.Target = newField(l, f, 1)
+	setApply(d, f, u, newField(l, f, 1), "apply")
 	d.Touched = []*field{d.Target}
-	d.Saturate = f.Overflow == layout.OverflowSaturate
-	larger := u == layout.OpMax
-	if f.Order == layout.Asc {
-		larger = !larger
-	}
-	d.KeepLarger = larger
-	d.BestOf = u == layout.OpMax || u == layout.OpMin
 	if err := addStamps(l, f, d); err != nil {
 		return nil, err
 	}
@@ -267,27 +267,58 @@ func updateData(l *layout.Layout, op catalog.Op) (*data, error) {
 	return d, nil
 }
 
+// setApply sets in d what the apply function of update u of field f needs: its name fn, the
+// update, the field (target) and its rules.
+func setApply(d *data, f *layout.Field, u layout.Op, target *field, fn string) {
+	d.Fn, d.Kind, d.Target = fn, string(u), target
+	d.Saturate = f.Overflow == layout.OverflowSaturate
+	larger := u == layout.OpMax
+	if f.Order == layout.Asc {
+		larger = !larger
+	}
+	d.KeepLarger = larger
+	d.BestOf = u == layout.OpMax || u == layout.OpMin
+}
+
 // addStamps adds to d the stamped fields an update of f sets when it changes the entry.
 func addStamps(l *layout.Layout, f *layout.Field, d *data) error {
 	for _, s := range l.Fields {
 		if s.Stamp == layout.StampNone || s == f {
 			continue
 		}
-		if s.Span() >= exact || absInt(s.MinInt()) >= exact || absInt(s.MaxInt()) >= exact {
-			return fmt.Errorf("luaemit: field %s: stamping needs its range within ±2^53 units", s.Name)
-		}
 		g := newField(l, s, len(d.Touched)+1)
-		g.Div = map[layout.Unit]string{layout.Second: "1000000", layout.Milli: "1000", layout.Micro: "1"}[s.Unit]
-		g.UnitName = s.Unit.String()
-		g.MinUnits, g.MaxUnits = strconv.FormatInt(s.MinInt(), 10), strconv.FormatInt(s.MaxInt(), 10)
+		if err := setStamp(g, s); err != nil {
+			return err
+		}
 		d.Touched = append(d.Touched, g)
 		d.Stamps = append(d.Stamps, g)
 		if s.Stamp == layout.StampServer {
-			d.ServerClock, g.Server = true, true
+			d.ServerClock = true
 		} else {
 			d.ClientClock = true
 		}
 	}
+	return nil
+}
+
+// exactUpdate refuses an update of a score field whose digits reach 2^53.
+func exactUpdate(f *layout.Field, u layout.Op) error {
+	if f.Span() >= exact && f.Place == layout.InScore {
+		return fmt.Errorf("luaemit: field %s: update %s needs exact arithmetic on its digits, but its range holds %s values, beyond Lua's exact 2^53; narrow it", f.Name, u, strconv.FormatUint(f.Span(), 10)+"+1")
+	}
+	return nil
+}
+
+// setStamp sets in g, the accessors of the stamped field s, what its stamp needs: the clock,
+// the unit and the range in units.
+func setStamp(g *field, s *layout.Field) error {
+	if s.Span() >= exact || absInt(s.MinInt()) >= exact || absInt(s.MaxInt()) >= exact {
+		return fmt.Errorf("luaemit: field %s: stamping needs its range within ±2^53 units", s.Name)
+	}
+	g.Server = s.Stamp == layout.StampServer
+	g.Div = map[layout.Unit]string{layout.Second: "1000000", layout.Milli: "1000", layout.Micro: "1"}[s.Unit]
+	g.UnitName = s.Unit.String()
+	g.MinUnits, g.MaxUnits = strconv.FormatInt(s.MinInt(), 10), strconv.FormatInt(s.MaxInt(), 10)
 	return nil
 }
 

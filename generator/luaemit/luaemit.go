@@ -54,17 +54,20 @@ func Scripts(l *layout.Layout) ([]Script, error) {
 // scriptData is what the template of op sees.
 func scriptData(l *layout.Layout, op catalog.Op) (*data, error) {
 	var d *data
-	if op.Kind == catalog.Update {
-		var err error
-		if d, err = updateData(l, op); err != nil {
-			return nil, err
-		}
-	} else {
+	var err error
+	switch op.Kind {
+	case catalog.Update:
+		d, err = updateData(l, op)
+	case catalog.Changes:
+		d, err = changesData(l, op)
+	default:
 		d = newData(l)
 		d.Scores = op.Kind == catalog.Best || op.Kind == catalog.GetMany
 	}
+	if err != nil {
+		return nil, err
+	}
 	d.Op, d.Args, d.ReadOnly, d.AllowOOM = op.Name, op.Args, op.ReadOnly, op.OnlyDeletes
-	var err error
 	if d.Title, err = positions(op.Title, op.Args); err != nil {
 		return nil, fmt.Errorf("luaemit: %s: %w", op.Name, err)
 	}

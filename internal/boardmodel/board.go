@@ -21,6 +21,8 @@ type Board struct {
 	entryT reflect.Type
 
 	between, is reflect.Value // the leading score field's band constructors (WithBands)
+	// changes are the package's change constructors (UseChanges), by field and update.
+	changes map[Update]reflect.Value
 }
 
 // NewBoard adapts board, a generated *Board of layout l.

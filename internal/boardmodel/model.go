@@ -96,13 +96,24 @@ func (m *Model) Next(id string, u Update) (keys []uint64, changed bool, err erro
 	if err := m.Layout.CheckID(id); err != nil {
 		return nil, false, err
 	}
-	f := m.Layout.Fields[u.Field]
 	old, exists := m.Entries[id]
 	if !exists {
 		old = Zero(m.Layout)
 	}
+	next, err := m.next(old, exists, u)
+	if err != nil {
+		return nil, false, err
+	}
+	keys = slices.Clone(old)
+	keys[u.Field] = next
+	return keys, next != old[u.Field] || !exists, nil
+}
+
+// next is the value field u.Field takes when u applies to an entry whose keys are old; exists
+// says whether the id had an entry before the call (a first min or max takes the value).
+func (m *Model) next(old []uint64, exists bool, u Update) (next uint64, err error) {
+	f := m.Layout.Fields[u.Field]
 	cur := old[u.Field]
-	var next uint64
 	switch u.Op {
 	case layout.OpAdd:
 		v := new(big.Int).Add(Value(f, cur), big.NewInt(u.Delta))
@@ -115,11 +126,11 @@ func (m *Model) Next(id string, u Update) (keys []uint64, changed bool, err erro
 		case f.Overflow == layout.OverflowSaturate:
 			next = f.Hi
 		default:
-			return nil, false, rankgenrt.ErrOverflow
+			return 0, rankgenrt.ErrOverflow
 		}
 	default:
 		if err := f.Check(u.Key); err != nil {
-			return nil, false, err
+			return 0, err
 		}
 		switch u.Op {
 		case layout.OpSet:
@@ -133,9 +144,7 @@ func (m *Model) Next(id string, u Update) (keys []uint64, changed bool, err erro
 			}
 		}
 	}
-	keys = slices.Clone(old)
-	keys[u.Field] = next
-	return keys, next != cur || !exists, nil
+	return next, nil
 }
 
 // Stamper gives the value a stamped field takes; a test reads it from the board's reply and
@@ -234,7 +243,8 @@ func SameError(got, want error) bool {
 		return got == nil && want == nil
 	}
 	for _, s := range []error{rankgenrt.ErrOutOfRange, rankgenrt.ErrOverflow, rankgenrt.ErrNotFound,
-		rankgenrt.ErrLayoutMismatch, rankgenrt.ErrNotIndexed, rankgenrt.ErrBadScore, rankgenrt.ErrBadMember} {
+		rankgenrt.ErrLayoutMismatch, rankgenrt.ErrNotIndexed, rankgenrt.ErrBadScore, rankgenrt.ErrBadMember,
+		rankgenrt.ErrBadChange} {
 		if errors.Is(want, s) {
 			return errors.Is(got, s)
 		}

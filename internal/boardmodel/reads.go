@@ -33,6 +33,7 @@ var Cases = map[catalog.Kind]string{
 	catalog.Band:        "Band",
 	catalog.CountBand:   "CountBand",
 	catalog.AroundScore: "AroundScore",
+	catalog.Changes:     "Changes",
 }
 
 // HasCase reports whether the model has a case for the operation's kind.

@@ -63,6 +63,9 @@ func TestFullServerShrinksThroughRemoveAndTrim(t *testing.T) {
 	if !errors.Is(refused, rankgenrt.ErrServerFull) {
 		t.Fatalf("the full server took 1,000 more Sets, or refused one with %v; want ErrServerFull", refused)
 	}
+	if _, err := sb.Update(ctx, "new-list", season.AddWins(1), season.AddPoints(1)); !errors.Is(err, rankgenrt.ErrServerFull) {
+		t.Errorf("season Update on a full server: %v; want ErrServerFull", err)
+	}
 
 	ttl := season.NewBoard(c, sk, season.WithTTL(time.Hour))
 	if got, err := ttl.Remove(ctx, "user-0000000-"+strings.Repeat("x", 24), "user-0000001-"+strings.Repeat("x", 24)); err != nil || got != 2 {

@@ -21,6 +21,7 @@ import (
 	_ "embed"
 	"errors"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -153,6 +154,9 @@ var luaAddLaps string
 //go:embed laps.add_laps_many.lua
 var luaAddLapsMany string
 
+//go:embed laps.changes.lua
+var luaChanges string
+
 //go:embed laps.around.lua
 var luaAround string
 
@@ -194,6 +198,7 @@ var (
 	scriptSetBestLapMany = redis.NewScript(luaSetBestLapMany)
 	scriptAddLaps        = redis.NewScript(luaAddLaps)
 	scriptAddLapsMany    = redis.NewScript(luaAddLapsMany)
+	scriptChanges        = redis.NewScript(luaChanges)
 	scriptAround         = redis.NewScript(luaAround)
 	scriptAfter          = redis.NewScript(luaAfter)
 	scriptGetMany        = redis.NewScript(luaGetMany)
@@ -221,6 +226,7 @@ func Scripts() []*redis.Script {
 		scriptSetBestLapMany,
 		scriptAddLaps,
 		scriptAddLapsMany,
+		scriptChanges,
 		scriptAround,
 		scriptAfter,
 		scriptGetMany,
@@ -548,6 +554,138 @@ func (b *Board) AddLapsMany(ctx context.Context, updates []Update[int64]) ([]Res
 		return nil, err
 	}
 	return res, nil
+}
+
+// Change is one field update of a change list (Board.Update, Board.UpdateMany), made by
+// MinBestLap, SetBestLap or AddLaps. A zero Change is refused.
+type Change struct {
+	field string // the field it updates: a list changes each field at most once
+	slot  int    // the place of its value among its id's arguments; 0 = a zero Change
+	value any    // the delta or the new digit, as the changes script takes it
+	err   error  // a value outside the field's range, returned by Update
+}
+
+// The changes script takes, per id, the id and then one argument per field update, in this order:
+// a list fills in its changes and leaves the others "".
+const (
+	changeArgs       = 4 // arguments per id
+	changeMinBestLap = 1
+	changeSetBestLap = 2
+	changeAddLaps    = 3
+)
+
+// MinBestLap is the change of Board.Update that lowers BestLap to v when v is smaller, as
+// Board.MinBestLap does.
+func MinBestLap(v uint32) Change {
+	d, err := digitOfBestLap(v)
+	if err != nil {
+		return Change{field: "BestLap", slot: changeMinBestLap, err: err}
+	}
+	return Change{field: "BestLap", slot: changeMinBestLap, value: d}
+}
+
+// SetBestLap is the change of Board.Update that sets BestLap to v, as Board.SetBestLap does.
+func SetBestLap(v uint32) Change {
+	d, err := digitOfBestLap(v)
+	if err != nil {
+		return Change{field: "BestLap", slot: changeSetBestLap, err: err}
+	}
+	return Change{field: "BestLap", slot: changeSetBestLap, value: d}
+}
+
+// AddLaps is the change of Board.Update that adds delta to Laps, as Board.AddLaps does.
+func AddLaps(delta int64) Change {
+	return Change{field: "Laps", slot: changeAddLaps, value: delta}
+}
+
+// Changes is the change list of one id, for UpdateMany.
+type Changes struct {
+	Driver string
+	Apply  []Change
+}
+
+// Update applies changes to the entry of id in one script call and returns the new entry: all of
+// them or, when one fails (a value out of range, an add that overflows), none, with an error
+// naming the field. Each change works as its field's update method does: an id without an entry
+// starts from the zero entry, and its first min or max takes the value given. Changes of distinct
+// fields do not depend on their order; a list that changes a field twice, or holds a zero Change,
+// is refused with an error matching rankgenrt.ErrBadChange before anything is sent. An empty list
+// leaves an entry as it is (and stores the zero entry for an id without one).
+func (b *Board) Update(ctx context.Context, id string, changes ...Change) (Entry, error) {
+	res, err := b.UpdateMany(ctx, []Changes{{Driver: id, Apply: changes}})
+	if err != nil {
+		return Entry{}, err
+	}
+	return res[0].Entry, res[0].Err
+}
+
+// UpdateMany applies many change lists in one script call, atomic as a whole, in order (an id may
+// appear more than once: a later list starts from what an earlier one left). Each list is applied
+// or refused on its own, as Update does: its Result holds the new entry or the error that left
+// that entry unchanged. The error return is for failures of the whole call (connection,
+// ErrLayoutMismatch), which change nothing.
+func (b *Board) UpdateMany(ctx context.Context, lists []Changes) ([]Result, error) {
+	res := make([]Result, len(lists))
+	args := slices.Grow(b.updateArgs(0), changeArgs*len(lists))
+	sent := make([]int, 0, len(lists))
+	for i, l := range lists {
+		group, err := changeGroup(l.Driver, l.Apply)
+		if err != nil {
+			res[i].Err = err
+			continue
+		}
+		args = append(args, group...)
+		sent = append(sent, i)
+	}
+	if len(sent) == 0 {
+		return res, nil
+	}
+	v, err := b.write(ctx, scriptChanges, args)
+	if err != nil {
+		return nil, err
+	}
+	items, err := rankgenrt.Items(v, len(sent))
+	if err != nil {
+		return nil, err
+	}
+	for j, it := range items {
+		r := &res[sent[j]]
+		if it.Err != nil {
+			r.Err = it.Err
+			continue
+		}
+		r.Entry, r.Err = Decode(scoreOfP(it.P), it.Member)
+	}
+	return res, nil
+}
+
+// changeGroup is the changes script's arguments for one id's change list: the id, then per field
+// update its value, or "" when the list lacks it. An invalid id, a value out of range, a field
+// changed twice or a zero Change is refused: nothing of the list is sent.
+func changeGroup(id string, changes []Change) ([]any, error) {
+	if err := checkID(id); err != nil {
+		return nil, err
+	}
+	g := make([]any, changeArgs)
+	g[0] = id
+	for k := 1; k < changeArgs; k++ {
+		g[k] = ""
+	}
+	for j, c := range changes {
+		switch {
+		case c.err != nil:
+			return nil, c.err
+		case c.slot == 0:
+			return nil, rankgenrt.ZeroChangeError()
+		}
+		for _, prev := range changes[:j] {
+			if prev.field == c.field {
+				return nil, rankgenrt.FieldTwiceError(c.field)
+			}
+		}
+		g[c.slot] = c.value
+	}
+	return g, nil
 }
 
 // read sends one read command, which cmd queues on the client or on a pipeline and returns. Until

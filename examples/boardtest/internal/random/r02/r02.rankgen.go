@@ -23,6 +23,7 @@ import (
 	_ "embed"
 	"errors"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -220,6 +221,9 @@ var luaSetGold string
 //go:embed r02.set_gold_many.lua
 var luaSetGoldMany string
 
+//go:embed r02.changes.lua
+var luaChanges string
+
 //go:embed r02.get.lua
 var luaGet string
 
@@ -271,6 +275,7 @@ var (
 	scriptMaxJoinedAtMany = redis.NewScript(luaMaxJoinedAtMany)
 	scriptSetGold         = redis.NewScript(luaSetGold)
 	scriptSetGoldMany     = redis.NewScript(luaSetGoldMany)
+	scriptChanges         = redis.NewScript(luaChanges)
 	scriptGet             = redis.NewScript(luaGet)
 	scriptRank            = redis.NewScript(luaRank)
 	scriptAround          = redis.NewScript(luaAround)
@@ -304,6 +309,7 @@ func Scripts() []*redis.Script {
 		scriptMaxJoinedAtMany,
 		scriptSetGold,
 		scriptSetGoldMany,
+		scriptChanges,
 		scriptGet,
 		scriptRank,
 		scriptAround,
@@ -725,6 +731,160 @@ func (b *Board) SetGoldMany(ctx context.Context, updates []Update[int64]) ([]Res
 		return nil, err
 	}
 	return res, nil
+}
+
+// Change is one field update of a change list (Board.Update, Board.UpdateMany), made by
+// SetJoinedAt, AddJoinedAt, MinJoinedAt, MaxJoinedAt or SetGold. A zero Change is refused.
+type Change struct {
+	field string // the field it updates: a list changes each field at most once
+	slot  int    // the place of its value among its id's arguments; 0 = a zero Change
+	value any    // the delta or the new digit, as the changes script takes it
+	err   error  // a value outside the field's range, returned by Update
+}
+
+// The changes script takes, per id, the id and then one argument per field update, in this order:
+// a list fills in its changes and leaves the others "".
+const (
+	changeArgs        = 6 // arguments per id
+	changeSetJoinedAt = 1
+	changeAddJoinedAt = 2
+	changeMinJoinedAt = 3
+	changeMaxJoinedAt = 4
+	changeSetGold     = 5
+)
+
+// SetJoinedAt is the change of Board.Update that sets JoinedAt to v, as Board.SetJoinedAt does.
+func SetJoinedAt(v int64) Change {
+	d, err := digitOfJoinedAt(v)
+	if err != nil {
+		return Change{field: "JoinedAt", slot: changeSetJoinedAt, err: err}
+	}
+	return Change{field: "JoinedAt", slot: changeSetJoinedAt, value: d}
+}
+
+// AddJoinedAt is the change of Board.Update that adds delta to JoinedAt, as Board.AddJoinedAt
+// does.
+func AddJoinedAt(delta int64) Change {
+	return Change{field: "JoinedAt", slot: changeAddJoinedAt, value: delta}
+}
+
+// MinJoinedAt is the change of Board.Update that lowers JoinedAt to v when v is smaller, as
+// Board.MinJoinedAt does.
+func MinJoinedAt(v int64) Change {
+	d, err := digitOfJoinedAt(v)
+	if err != nil {
+		return Change{field: "JoinedAt", slot: changeMinJoinedAt, err: err}
+	}
+	return Change{field: "JoinedAt", slot: changeMinJoinedAt, value: d}
+}
+
+// MaxJoinedAt is the change of Board.Update that raises JoinedAt to v when v is larger, as
+// Board.MaxJoinedAt does.
+func MaxJoinedAt(v int64) Change {
+	d, err := digitOfJoinedAt(v)
+	if err != nil {
+		return Change{field: "JoinedAt", slot: changeMaxJoinedAt, err: err}
+	}
+	return Change{field: "JoinedAt", slot: changeMaxJoinedAt, value: d}
+}
+
+// SetGold is the change of Board.Update that sets Gold to v, as Board.SetGold does.
+func SetGold(v int64) Change {
+	d, err := digitOfGold(v)
+	if err != nil {
+		return Change{field: "Gold", slot: changeSetGold, err: err}
+	}
+	return Change{field: "Gold", slot: changeSetGold, value: d}
+}
+
+// Changes is the change list of one id, for UpdateMany.
+type Changes struct {
+	ID    string
+	Apply []Change
+}
+
+// Update applies changes to the entry of id in one script call and returns the new entry: all of
+// them or, when one fails (a value out of range, an add that overflows), none, with an error
+// naming the field. Each change works as its field's update method does: an id without an entry
+// starts from the zero entry, and its first min or max takes the value given. Changes of distinct
+// fields do not depend on their order; a list that changes a field twice, or holds a zero Change,
+// is refused with an error matching rankgenrt.ErrBadChange before anything is sent. An empty list
+// leaves an entry as it is (and stores the zero entry for an id without one).
+func (b *Board) Update(ctx context.Context, id string, changes ...Change) (Entry, error) {
+	res, err := b.UpdateMany(ctx, []Changes{{ID: id, Apply: changes}})
+	if err != nil {
+		return Entry{}, err
+	}
+	return res[0].Entry, res[0].Err
+}
+
+// UpdateMany applies many change lists in one script call, atomic as a whole, in order (an id may
+// appear more than once: a later list starts from what an earlier one left). Each list is applied
+// or refused on its own, as Update does: its Result holds the new entry or the error that left
+// that entry unchanged. The error return is for failures of the whole call (connection,
+// ErrLayoutMismatch), which change nothing.
+func (b *Board) UpdateMany(ctx context.Context, lists []Changes) ([]Result, error) {
+	res := make([]Result, len(lists))
+	args := slices.Grow(b.updateArgs(0), changeArgs*len(lists))
+	sent := make([]int, 0, len(lists))
+	for i, l := range lists {
+		group, err := changeGroup(l.ID, l.Apply)
+		if err != nil {
+			res[i].Err = err
+			continue
+		}
+		args = append(args, group...)
+		sent = append(sent, i)
+	}
+	if len(sent) == 0 {
+		return res, nil
+	}
+	v, err := b.write(ctx, scriptChanges, args)
+	if err != nil {
+		return nil, err
+	}
+	items, err := rankgenrt.Items(v, len(sent))
+	if err != nil {
+		return nil, err
+	}
+	for j, it := range items {
+		r := &res[sent[j]]
+		if it.Err != nil {
+			r.Err = it.Err
+			continue
+		}
+		r.Entry, r.Err = Decode(scoreOfP(it.P), it.Member)
+	}
+	return res, nil
+}
+
+// changeGroup is the changes script's arguments for one id's change list: the id, then per field
+// update its value, or "" when the list lacks it. An invalid id, a value out of range, a field
+// changed twice or a zero Change is refused: nothing of the list is sent.
+func changeGroup(id string, changes []Change) ([]any, error) {
+	if err := checkID(id); err != nil {
+		return nil, err
+	}
+	g := make([]any, changeArgs)
+	g[0] = id
+	for k := 1; k < changeArgs; k++ {
+		g[k] = ""
+	}
+	for j, c := range changes {
+		switch {
+		case c.err != nil:
+			return nil, c.err
+		case c.slot == 0:
+			return nil, rankgenrt.ZeroChangeError()
+		}
+		for _, prev := range changes[:j] {
+			if prev.field == c.field {
+				return nil, rankgenrt.FieldTwiceError(c.field)
+			}
+		}
+		g[c.slot] = c.value
+	}
+	return g, nil
 }
 
 // read sends one read command, which cmd queues on the client or on a pipeline and returns. Until

@@ -26,6 +26,7 @@ import (
 	_ "embed"
 	"errors"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -338,6 +339,9 @@ var luaMaxLap string
 //go:embed r32.max_lap_many.lua
 var luaMaxLapMany string
 
+//go:embed r32.changes.lua
+var luaChanges string
+
 //go:embed r32.get.lua
 var luaGet string
 
@@ -397,6 +401,7 @@ var (
 	scriptMinLapMany      = redis.NewScript(luaMinLapMany)
 	scriptMaxLap          = redis.NewScript(luaMaxLap)
 	scriptMaxLapMany      = redis.NewScript(luaMaxLapMany)
+	scriptChanges         = redis.NewScript(luaChanges)
 	scriptGet             = redis.NewScript(luaGet)
 	scriptRank            = redis.NewScript(luaRank)
 	scriptAround          = redis.NewScript(luaAround)
@@ -438,6 +443,7 @@ func Scripts() []*redis.Script {
 		scriptMinLapMany,
 		scriptMaxLap,
 		scriptMaxLapMany,
+		scriptChanges,
 		scriptGet,
 		scriptRank,
 		scriptAround,
@@ -1042,6 +1048,202 @@ func (b *Board) MaxLapMany(ctx context.Context, updates []Update[time.Time]) ([]
 		return nil, err
 	}
 	return res, nil
+}
+
+// Change is one field update of a change list (Board.Update, Board.UpdateMany), made by
+// SetPriority, MinPriority, MaxPriority, MinPoints, SetPoints, SetDelta, AddBonus, MinLap or
+// MaxLap. A zero Change is refused.
+type Change struct {
+	field string // the field it updates: a list changes each field at most once
+	slot  int    // the place of its value among its id's arguments; 0 = a zero Change
+	value any    // the delta or the new digit, as the changes script takes it
+	err   error  // a value outside the field's range, returned by Update
+}
+
+// The changes script takes, per id, the id and then one argument per field update, in this order:
+// a list fills in its changes and leaves the others "".
+const (
+	changeArgs        = 10 // arguments per id
+	changeSetPriority = 1
+	changeMinPriority = 2
+	changeMaxPriority = 3
+	changeMinPoints   = 4
+	changeSetPoints   = 5
+	changeSetDelta    = 6
+	changeAddBonus    = 7
+	changeMinLap      = 8
+	changeMaxLap      = 9
+)
+
+// SetPriority is the change of Board.Update that sets Priority to v, as Board.SetPriority does.
+func SetPriority(v uint32) Change {
+	d, err := digitOfPriority(v)
+	if err != nil {
+		return Change{field: "Priority", slot: changeSetPriority, err: err}
+	}
+	return Change{field: "Priority", slot: changeSetPriority, value: d}
+}
+
+// MinPriority is the change of Board.Update that lowers Priority to v when v is smaller, as
+// Board.MinPriority does.
+func MinPriority(v uint32) Change {
+	d, err := digitOfPriority(v)
+	if err != nil {
+		return Change{field: "Priority", slot: changeMinPriority, err: err}
+	}
+	return Change{field: "Priority", slot: changeMinPriority, value: d}
+}
+
+// MaxPriority is the change of Board.Update that raises Priority to v when v is larger, as
+// Board.MaxPriority does.
+func MaxPriority(v uint32) Change {
+	d, err := digitOfPriority(v)
+	if err != nil {
+		return Change{field: "Priority", slot: changeMaxPriority, err: err}
+	}
+	return Change{field: "Priority", slot: changeMaxPriority, value: d}
+}
+
+// MinPoints is the change of Board.Update that lowers Points to v when v is smaller, as
+// Board.MinPoints does.
+func MinPoints(v Points) Change {
+	d, err := digitOfPoints(v)
+	if err != nil {
+		return Change{field: "Points", slot: changeMinPoints, err: err}
+	}
+	return Change{field: "Points", slot: changeMinPoints, value: d}
+}
+
+// SetPoints is the change of Board.Update that sets Points to v, as Board.SetPoints does.
+func SetPoints(v Points) Change {
+	d, err := digitOfPoints(v)
+	if err != nil {
+		return Change{field: "Points", slot: changeSetPoints, err: err}
+	}
+	return Change{field: "Points", slot: changeSetPoints, value: d}
+}
+
+// SetDelta is the change of Board.Update that sets Delta to v, as Board.SetDelta does.
+func SetDelta(v bool) Change {
+	d := digitOfDelta(v)
+	return Change{field: "Delta", slot: changeSetDelta, value: d}
+}
+
+// AddBonus is the change of Board.Update that adds delta to Bonus, as Board.AddBonus does.
+func AddBonus(delta int64) Change {
+	return Change{field: "Bonus", slot: changeAddBonus, value: delta}
+}
+
+// MinLap is the change of Board.Update that lowers Lap to v when v is smaller, as Board.MinLap
+// does.
+func MinLap(v time.Time) Change {
+	d, err := digitOfLap(v)
+	if err != nil {
+		return Change{field: "Lap", slot: changeMinLap, err: err}
+	}
+	return Change{field: "Lap", slot: changeMinLap, value: d}
+}
+
+// MaxLap is the change of Board.Update that raises Lap to v when v is larger, as Board.MaxLap
+// does.
+func MaxLap(v time.Time) Change {
+	d, err := digitOfLap(v)
+	if err != nil {
+		return Change{field: "Lap", slot: changeMaxLap, err: err}
+	}
+	return Change{field: "Lap", slot: changeMaxLap, value: d}
+}
+
+// Changes is the change list of one id, for UpdateMany.
+type Changes struct {
+	UserID string
+	Apply  []Change
+}
+
+// Update applies changes to the entry of id in one script call and returns the new entry: all of
+// them or, when one fails (a value out of range, an add that overflows), none, with an error
+// naming the field. Each change works as its field's update method does: an id without an entry
+// starts from the zero entry, and its first min or max takes the value given. Changes of distinct
+// fields do not depend on their order; a list that changes a field twice, or holds a zero Change,
+// is refused with an error matching rankgenrt.ErrBadChange before anything is sent. An empty list
+// leaves an entry as it is (and stores the zero entry for an id without one). When the changes
+// move the entry (or create it), Lap (server clock) is set to now, once, unless the list changes
+// it.
+func (b *Board) Update(ctx context.Context, id string, changes ...Change) (Entry, error) {
+	res, err := b.UpdateMany(ctx, []Changes{{UserID: id, Apply: changes}})
+	if err != nil {
+		return Entry{}, err
+	}
+	return res[0].Entry, res[0].Err
+}
+
+// UpdateMany applies many change lists in one script call, atomic as a whole, in order (an id may
+// appear more than once: a later list starts from what an earlier one left). Each list is applied
+// or refused on its own, as Update does: its Result holds the new entry or the error that left
+// that entry unchanged. The error return is for failures of the whole call (connection,
+// ErrLayoutMismatch), which change nothing.
+func (b *Board) UpdateMany(ctx context.Context, lists []Changes) ([]Result, error) {
+	res := make([]Result, len(lists))
+	args := slices.Grow(b.updateArgs(0), changeArgs*len(lists))
+	sent := make([]int, 0, len(lists))
+	for i, l := range lists {
+		group, err := changeGroup(l.UserID, l.Apply)
+		if err != nil {
+			res[i].Err = err
+			continue
+		}
+		args = append(args, group...)
+		sent = append(sent, i)
+	}
+	if len(sent) == 0 {
+		return res, nil
+	}
+	v, err := b.write(ctx, scriptChanges, args)
+	if err != nil {
+		return nil, err
+	}
+	items, err := rankgenrt.Items(v, len(sent))
+	if err != nil {
+		return nil, err
+	}
+	for j, it := range items {
+		r := &res[sent[j]]
+		if it.Err != nil {
+			r.Err = it.Err
+			continue
+		}
+		r.Entry, r.Err = Decode(scoreOfP(it.P), it.Member)
+	}
+	return res, nil
+}
+
+// changeGroup is the changes script's arguments for one id's change list: the id, then per field
+// update its value, or "" when the list lacks it. An invalid id, a value out of range, a field
+// changed twice or a zero Change is refused: nothing of the list is sent.
+func changeGroup(id string, changes []Change) ([]any, error) {
+	if err := checkID(id); err != nil {
+		return nil, err
+	}
+	g := make([]any, changeArgs)
+	g[0] = id
+	for k := 1; k < changeArgs; k++ {
+		g[k] = ""
+	}
+	for j, c := range changes {
+		switch {
+		case c.err != nil:
+			return nil, c.err
+		case c.slot == 0:
+			return nil, rankgenrt.ZeroChangeError()
+		}
+		for _, prev := range changes[:j] {
+			if prev.field == c.field {
+				return nil, rankgenrt.FieldTwiceError(c.field)
+			}
+		}
+		g[c.slot] = c.value
+	}
+	return g, nil
 }
 
 // read sends one read command, which cmd queues on the client or on a pipeline and returns. Until

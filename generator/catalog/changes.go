@@ -1,0 +1,57 @@
+package catalog
+
+import "github.com/rankgen/rankgen/generator/layout"
+
+// FieldUpdate is one field update a change list can hold: AddPoints, MinLapMs, …
+type FieldUpdate struct {
+	Field  *layout.Field
+	Update layout.Op
+}
+
+// Name is the update's script name, which is also its argument's name in the changes script:
+// "add_points".
+func (u FieldUpdate) Name() string { return UpdateName(u.Update, u.Field) }
+
+// Method is the update's method name, which is also its change constructor's: "AddPoints".
+func (u FieldUpdate) Method() string { return UpdateMethod(u.Update, u.Field) }
+
+// FieldUpdates lists every update the fields of l declare, in field and declaration order:
+// the changes a change list can hold, and the order the changes script applies them in.
+func FieldUpdates(l *layout.Layout) []FieldUpdate {
+	var out []FieldUpdate
+	for _, f := range l.Fields {
+		for _, u := range f.Updates {
+			out = append(out, FieldUpdate{Field: f, Update: u})
+		}
+	}
+	return out
+}
+
+// ChangesArgs is the argument layout of the changes script: the write arguments and the
+// client's clock, then per id the id and one argument per field update (FieldUpdates order,
+// named by the update), "" for an update the id's change list lacks.
+func ChangesArgs(l *layout.Layout) Args {
+	each := []string{ArgID}
+	for _, u := range FieldUpdates(l) {
+		each = append(each, u.Name())
+	}
+	return Args{Head: append(WriteArgs(), ArgClock), Each: each}
+}
+
+// changes is the change-list operation of a layout whose fields declare updates: Update
+// applies several field updates to one id in one write, UpdateMany does so for many ids. One
+// script serves both (a batch of one); none when no field declares an update.
+func changes(l *layout.Layout) []Op {
+	if len(FieldUpdates(l)) == 0 {
+		return nil
+	}
+	reply := "P and member, or error text and ''"
+	return []Op{{Name: "changes", Kind: Changes, Template: "changes", Batch: true,
+		Methods: []string{"Update", "UpdateMany"}, Args: ChangesArgs(l), Reply: ReplyItems,
+		Title: "changes: apply a list of field updates to each id, all or none per id, with one stamp.",
+		Usage: []string{expiryDoc, tokenDoc,
+			"{clock}: the client's clock in Unix microseconds (client stamps); {each}: per id, the id,",
+			"then the argument of each field update (as the field's own update script takes it), '' for none.",
+			"An id without an entry starts from the zero entry, and its first min or max takes the given value.",
+			"An id's updates are all applied or, when one fails, none. Returns, per id, " + reply + "."}}}
+}

@@ -1,0 +1,57 @@
+package luaemit
+
+import (
+	"github.com/rankgen/rankgen/generator/catalog"
+	"github.com/rankgen/rankgen/generator/layout"
+)
+
+// changesData is what the changes template sees: one apply function per field update (named
+// by the update: add_points), one accessor per field that an update or a stamp touches, and
+// the stamps, each with the slots of its own field's updates (a list that changes a stamped
+// field sets it, and the stamp leaves it alone).
+func changesData(l *layout.Layout, op catalog.Op) (*data, error) {
+	d := newData(l)
+	d.Scores = true
+	fields := map[*layout.Field]*field{}
+	touch := func(f *layout.Field) *field {
+		if g, ok := fields[f]; ok {
+			return g
+		}
+		g := newField(l, f, len(d.Touched)+1)
+		fields[f] = g
+		d.Touched = append(d.Touched, g)
+		return g
+	}
+	slots := map[*layout.Field][]int{}
+	for _, u := range catalog.FieldUpdates(l) {
+		f := u.Field
+		if err := exactUpdate(f, u.Update); err != nil {
+			return nil, err
+		}
+		c := &data{}
+		setApply(c, f, u.Update, touch(f), u.Name())
+		slot, err := op.Args.Index(u.Name())
+		if err != nil {
+			return nil, err
+		}
+		id, _ := op.Args.Index(catalog.ArgID)
+		c.Slot = slot - id
+		slots[f] = append(slots[f], c.Slot)
+		d.Changes = append(d.Changes, c)
+		d.WideTarget = d.WideTarget || c.Target.Wide
+	}
+	for _, s := range l.Fields {
+		if s.Stamp == layout.StampNone {
+			continue
+		}
+		g := touch(s)
+		if err := setStamp(g, s); err != nil {
+			return nil, err
+		}
+		g.Named = slots[s]
+		d.Stamps = append(d.Stamps, g)
+		d.ServerClock = d.ServerClock || g.Server
+		d.ClientClock = d.ClientClock || !g.Server
+	}
+	return d, nil
+}

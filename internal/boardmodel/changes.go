@@ -1,0 +1,168 @@
+package boardmodel
+
+import (
+	"fmt"
+	"reflect"
+	"runtime"
+	"slices"
+	"strings"
+
+	"github.com/rankgen/rankgen/generator/catalog"
+	"github.com/rankgen/rankgen/generator/layout"
+	rankgenrt "github.com/rankgen/rankgen/runtime"
+)
+
+// Changes applies a change list to id as the generated Update does. The list is checked in its
+// order first, as the generated code checks it before sending anything: the id, then each
+// change's value (set, max and min values in range) and that it changes a field not changed
+// before (else ErrBadChange). The updates then apply in catalogue order (catalog.FieldUpdates),
+// all or none: the first failure (an add that overflows, a stamp out of range) leaves the
+// entry as it was. Changes of distinct fields do not depend on their order; a min or max of
+// an id without an entry takes the value. The entry is written when it is new or a field
+// moves, and then every stamped field the list does not change takes its value from stamp.
+func (m *Model) Changes(id string, us []Update, stamp Stamper) (layout.Entry, error) {
+	if err := m.checkChanges(id, us); err != nil {
+		return layout.Entry{}, err
+	}
+	old, exists := m.Entries[id]
+	if !exists {
+		old = Zero(m.Layout)
+	}
+	keys, changed := slices.Clone(old), !exists
+	named := map[int]bool{}
+	for _, u := range m.catalogueOrder(us) {
+		next, err := m.next(keys, exists, u)
+		if err != nil {
+			return layout.Entry{}, err
+		}
+		changed = changed || next != keys[u.Field]
+		keys[u.Field], named[u.Field] = next, true
+	}
+	if changed {
+		for i, g := range m.Layout.Fields {
+			if g.Stamp == layout.StampNone || named[i] {
+				continue
+			}
+			v, err := stamp(i)
+			if err != nil {
+				return layout.Entry{}, err
+			}
+			keys[i] = v
+		}
+	}
+	m.Entries[id] = keys
+	return layout.Entry{ID: id, Keys: keys}, nil
+}
+
+// checkChanges checks a change list as the generated code does before sending it.
+func (m *Model) checkChanges(id string, us []Update) error {
+	if err := m.Layout.CheckID(id); err != nil {
+		return err
+	}
+	for j, u := range us {
+		f := m.Layout.Fields[u.Field]
+		if u.Op != layout.OpAdd {
+			if err := f.Check(u.Key); err != nil {
+				return err
+			}
+		}
+		for _, prev := range us[:j] {
+			if prev.Field == u.Field {
+				return rankgenrt.FieldTwiceError(f.Name)
+			}
+		}
+	}
+	return nil
+}
+
+// catalogueOrder sorts a list's updates as the changes script applies them: by field, then
+// by the field's declaration of the update.
+func (m *Model) catalogueOrder(us []Update) []Update {
+	out := slices.Clone(us)
+	slices.SortStableFunc(out, func(a, b Update) int {
+		if a.Field != b.Field {
+			return a.Field - b.Field
+		}
+		ups := m.Layout.Fields[a.Field].Updates
+		return slices.Index(ups, a.Op) - slices.Index(ups, b.Op)
+	})
+	return out
+}
+
+// UseChanges gives b the generated package's change constructors (AddPoints, …), which
+// reflection cannot find by name, in catalogue order (catalog.FieldUpdates). It fails when one
+// is missing, extra or out of place.
+func (b *Board) UseChanges(fns []any) error {
+	ups := catalog.FieldUpdates(b.Layout)
+	if len(fns) != len(ups) {
+		return fmt.Errorf("boardmodel: %d change constructors for %d field updates", len(fns), len(ups))
+	}
+	b.changes = map[Update]reflect.Value{}
+	for i, fn := range fns {
+		v := reflect.ValueOf(fn)
+		name := runtime.FuncForPC(v.Pointer()).Name()
+		if !strings.HasSuffix(name, "."+ups[i].Method()) {
+			return fmt.Errorf("boardmodel: change constructor %d is %s; want %s", i, name, ups[i].Method())
+		}
+		b.changes[b.changeKey(ups[i].Field, ups[i].Update)] = v
+	}
+	return nil
+}
+
+func (b *Board) changeKey(f *layout.Field, op layout.Op) Update {
+	return Update{Field: slices.Index(b.Layout.Fields, f), Op: op}
+}
+
+// change is u as the generated Change, made by its constructor.
+func (b *Board) change(u Update) reflect.Value {
+	fn, ok := b.changes[Update{Field: u.Field, Op: u.Op}]
+	if !ok {
+		panic("boardmodel: no change constructor for " + b.Method(u) + "; call UseChanges")
+	}
+	return fn.Call([]reflect.Value{b.arg(u)})[0]
+}
+
+// changeList is us as a []Change.
+func (b *Board) changeList(us []Update) reflect.Value {
+	t := reflect.SliceOf(b.V.MethodByName("Update").Type().In(2).Elem())
+	s := reflect.MakeSlice(t, len(us), len(us))
+	for i, u := range us {
+		s.Index(i).Set(b.change(u))
+	}
+	return s
+}
+
+// Changes applies a change list to id through Update and returns the entry.
+func (b *Board) Changes(id string, us []Update) (layout.Entry, error) {
+	args := []any{ID(b.Layout, id)}
+	for _, u := range us {
+		args = append(args, b.change(u))
+	}
+	out := b.Call("Update", args...)
+	if err := ErrOf(out[1]); err != nil {
+		return layout.Entry{}, err
+	}
+	return b.FromEntry(out[0]), nil
+}
+
+// ChangesMany applies a change list to each id through one UpdateMany call.
+func (b *Board) ChangesMany(ids []string, lists [][]Update) ([]Result, error) {
+	s := reflect.MakeSlice(b.V.MethodByName("UpdateMany").Type().In(1), len(ids), len(ids))
+	for i, id := range ids {
+		v := s.Index(i)
+		v.FieldByName(b.Layout.IDName).Set(ID(b.Layout, id))
+		v.FieldByName("Apply").Set(b.changeList(lists[i]))
+	}
+	out := b.Call("UpdateMany", s)
+	if err := ErrOf(out[1]); err != nil {
+		return nil, err
+	}
+	res := make([]Result, out[0].Len())
+	for i := range res {
+		r := out[0].Index(i)
+		if res[i].Err = ErrOf(r.FieldByName("Err")); res[i].Err == nil {
+			res[i].Entry = b.FromEntry(r.FieldByName("Entry"))
+		}
+	}
+	return res, nil
+}
