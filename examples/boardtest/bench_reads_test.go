@@ -67,10 +67,13 @@ func readsFor(b *testing.B, name string, c *redis.Client, bb *benchBoard) readOp
 			dense:      func(i int) error { _, err := board.DenseRank(ctx, car(i)); return err },
 			countAll:   func() error { return countAll(board.CountLapsBetween(ctx, 0, 999)) },
 
-			top:          func(n int64) error { r, err := board.Top(ctx, n); return check(len(r), int(n), err) },
-			rank:         func(i int) error { _, err := board.Rank(ctx, car(i)); return err },
-			aroundPlain:  func(i int) error { _, err := board.Around(ctx, car(i), 5, 5); return err },
-			between:      func() error { r, err := board.Between(ctx, racing.LapsBetween(400, 420), 0, 10); return check(len(r), 10, err) },
+			top:         func(n int64) error { r, err := board.Top(ctx, n); return check(len(r), int(n), err) },
+			rank:        func(i int) error { _, err := board.Rank(ctx, car(i)); return err },
+			aroundPlain: func(i int) error { _, err := board.Around(ctx, car(i), 5, 5); return err },
+			between: func() error {
+				r, err := board.Between(ctx, racing.LapsBetween(400, 420), 0, 10)
+				return check(len(r), 10, err)
+			},
 			countBetween: func() error { _, err := board.CountBetween(ctx, racing.LapsBetween(400, 420)); return err },
 			aroundScore: func(i int) error {
 				r, err := board.AroundScore(ctx, racing.LapsIs(lead(i)), 5, 5)
@@ -78,7 +81,9 @@ func readsFor(b *testing.B, name string, c *redis.Client, bb *benchBoard) readOp
 			},
 			bandMin: score(racing.Entry{Car: 1, Laps: 400, RaceTime: 999999999}.Encode()),
 			bandMax: score(racing.Entry{Car: 1, Laps: 420}.Encode()),
-			placeOf: func(i int) float64 { return score(racing.Entry{Car: 1, Laps: lead(i) + 1, RaceTime: 999999999}.Encode()) },
+			placeOf: func(i int) float64 {
+				return score(racing.Entry{Car: 1, Laps: lead(i) + 1, RaceTime: 999999999}.Encode())
+			},
 		}
 	case "season":
 		board := season.NewBoard(c, bb.key)
@@ -102,10 +107,13 @@ func readsFor(b *testing.B, name string, c *redis.Client, bb *benchBoard) readOp
 			dense:      func(i int) error { _, err := board.DenseRank(ctx, at(i)); return err },
 			countAll:   func() error { return countAll(board.CountPointsBetween(ctx, 0, 1<<40-1)) },
 
-			top:          func(n int64) error { r, err := board.Top(ctx, n); return check(len(r), int(n), err) },
-			rank:         func(i int) error { _, err := board.Rank(ctx, at(i)); return err },
-			aroundPlain:  func(i int) error { _, err := board.Around(ctx, at(i), 5, 5); return err },
-			between:      func() error { r, err := board.Between(ctx, season.PointsBetween(bandLo, bandHi), 0, 10); return check(len(r), 10, err) },
+			top:         func(n int64) error { r, err := board.Top(ctx, n); return check(len(r), int(n), err) },
+			rank:        func(i int) error { _, err := board.Rank(ctx, at(i)); return err },
+			aroundPlain: func(i int) error { _, err := board.Around(ctx, at(i), 5, 5); return err },
+			between: func() error {
+				r, err := board.Between(ctx, season.PointsBetween(bandLo, bandHi), 0, 10)
+				return check(len(r), 10, err)
+			},
 			countBetween: func() error { _, err := board.CountBetween(ctx, season.PointsBetween(bandLo, bandHi)); return err },
 			aroundScore: func(i int) error {
 				r, err := board.AroundScore(ctx, season.PointsIs(lead(i)), 5, 5)
