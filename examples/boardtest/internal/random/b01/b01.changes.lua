@@ -56,86 +56,91 @@ end
 local floor, fmt, tonumber = math.floor, string.format, tonumber
 local sub = string.sub
 local RADICES, SPANS = {2667847283, 2}, {2667847282, 1}
+local NARROW, HIGH = 2, 5335694566
+local LIMBS, BASE = '>I2I3I3', 16777216
 
 -- A bits62 score is the double whose IEEE-754 bit pattern is P. Scripts carry P as its score
--- digits (most significant first) and reach the pattern through struct's '>d' as eight byte
--- limbs; every step is exact in doubles (a radix is at most 2^45, so limb * radix + carry and
--- remainder * 256 + limb stay within 2^53). The 32-bit bit library is never used.
+-- digits (most significant first). The first NARROW digits make Q = P div G, below HIGH <= 2^53,
+-- in plain doubles; the others (wide, their radices multiplying to G) are divided out of P or
+-- multiplied into it on three limbs that struct reads from the pattern, most significant first,
+-- the lower two of BASE each: each step stays below radix * BASE <= 2^53, so all is exact. The
+-- 32-bit bit library is never used.
 
 -- p_of splits a score's pattern into its digits, or returns nil when this layout cannot have
--- written it: a sign bit, NaN, Inf or a pattern of RADIX and above leaves a nonzero quotient.
+-- written it: a sign bit, NaN, Inf or a pattern of RADIX and above leaves Q at HIGH or above.
 local function p_of(s)
-  local b = {struct.unpack('>BBBBBBBB', struct.pack('>d', s))}
-  local p = {}
-  for i = #RADICES, 1, -1 do
-    local r, rem = RADICES[i], 0
-    for j = 1, 8 do
-      local v = rem * 256 + b[j]
-      local q = floor(v / r)
-      b[j], rem = q, v - q * r
-    end
-    if rem > SPANS[i] then
+  local l1, l2, l3 = struct.unpack(LIMBS, struct.pack('>d', s))
+  local p = {0, 0}
+  for i = #RADICES, NARROW + 1, -1 do
+    local r = RADICES[i]
+    local q1 = floor(l1 / r)
+    local v = (l1 - q1 * r) * BASE + l2
+    local q2 = floor(v / r)
+    v = (v - q2 * r) * BASE + l3
+    local q3 = floor(v / r)
+    p[i], l1, l2, l3 = v - q3 * r, q1, q2, q3
+    if p[i] > SPANS[i] then
       return nil
     end
-    p[i] = rem
   end
-  for j = 1, 8 do
-    if b[j] ~= 0 then
+  local q = (l1 * BASE + l2) * BASE + l3 -- rounded only when at least 2^53, so still refused
+  if q >= HIGH then
+    return nil
+  end
+  for i = NARROW, 1, -1 do
+    local d = q % RADICES[i]
+    if d > SPANS[i] then
       return nil
     end
+    p[i], q = d, (q - d) / RADICES[i]
   end
   return p
 end
 
--- pattern returns P = Σ digit · weight (Horner's rule over the radices) as eight byte limbs,
--- most significant first.
+-- pattern returns the eight bytes of P = Σ digit · weight (Horner's rule over the radices). A
+-- digit may equal its radix (a band's bound): it carries into the digit above, exactly.
 local function pattern(p)
-  local b = {0, 0, 0, 0, 0, 0, 0, 0}
-  for i = 1, #RADICES do
-    local r, carry = RADICES[i], p[i]
-    for j = 8, 1, -1 do
-      local v = b[j] * r + carry
-      carry = floor(v / 256)
-      b[j] = v - carry * 256
-    end
+  local q = p[1]
+  for i = 2, NARROW do
+    q = q * RADICES[i] + p[i]
   end
-  return b
+  local l3 = q % BASE
+  q = (q - l3) / BASE
+  local l2 = q % BASE
+  local l1 = (q - l2) / BASE
+  for i = NARROW + 1, #RADICES do
+    local r = RADICES[i]
+    local v = l3 * r + p[i]
+    local c = floor(v / BASE)
+    l3, v = v - c * BASE, l2 * r + c
+    c = floor(v / BASE)
+    l2, l1 = v - c * BASE, l1 * r + c
+  end
+  return struct.pack(LIMBS, l1, l2, l3)
 end
 
 -- score_text writes the double whose pattern is P with 17 significant digits, which the
 -- server's strtod turns back into exactly that double (subnormals included).
 local function score_text(p)
-  local b = pattern(p)
-  local x = struct.unpack('>d', struct.pack('>BBBBBBBB', b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8]))
+  local x = struct.unpack('>d', pattern(p))
   return fmt('%.17g', x)
 end
 
--- p_text writes P in decimal, for replies: three base-10^7 chunks by long division of the limbs.
+-- p_text writes P in decimal, for replies. P = hi * 2^32 + lo, and 2^32 = 42949 * 10^5 + 67296,
+-- so P = (hi * 42949 + c div 10^5) * 10^5 + c mod 10^5 with c = hi * 67296 + lo < 2^48.
 local function p_text(p)
-  local b, chunk = pattern(p), {}
-  for c = 1, 3 do
-    local rem = 0
-    for j = 1, 8 do
-      local v = rem * 256 + b[j]
-      b[j] = floor(v / 10000000)
-      rem = v - b[j] * 10000000
-    end
-    chunk[c] = rem
+  local hi, lo = struct.unpack('>I4I4', pattern(p))
+  local c = hi * 67296 + lo
+  local top, low = hi * 42949 + floor(c / 100000), c % 100000
+  if top > 0 then
+    return fmt('%d%05d', top, low)
   end
-  if chunk[3] > 0 then
-    return fmt('%d%07d%07d', chunk[3], chunk[2], chunk[1])
-  elseif chunk[2] > 0 then
-    return fmt('%d%07d', chunk[2], chunk[1])
-  end
-  return fmt('%d', chunk[1])
+  return fmt('%d', low)
 end
 
 -- with returns a copy of the digits p with digit i set to d.
 local function with(p, i, d)
-  local q = {}
-  for j = 1, #p do
-    q[j] = p[j]
-  end
+  local q = {unpack(p)}
   q[i] = d
   return q
 end
