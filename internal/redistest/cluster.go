@@ -55,6 +55,12 @@ func (cl *Cluster) Stop() {
 // instead, and deletes the test's keys afterwards.
 func StartCluster(tb testing.TB) *redis.ClusterClient {
 	tb.Helper()
+	return StartClusterWith(tb, nil)
+}
+
+// StartClusterWith is StartCluster with the client's options changed by edit (e.g. PoolSize).
+func StartClusterWith(tb testing.TB, edit func(*redis.ClusterOptions)) *redis.ClusterClient {
+	tb.Helper()
 	var opts *redis.ClusterOptions
 	external := false
 	switch addrs := os.Getenv("REDIS_CLUSTER_ADDRS"); {
@@ -74,6 +80,9 @@ func StartCluster(tb testing.TB) *redis.ClusterClient {
 		}
 		tb.Cleanup(cl.Stop)
 		opts = &redis.ClusterOptions{Addrs: cl.Addrs()}
+	}
+	if edit != nil {
+		edit(opts)
 	}
 	c := redis.NewClusterClient(opts)
 	tb.Cleanup(func() { _ = c.Close() })
