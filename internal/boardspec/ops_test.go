@@ -12,8 +12,8 @@ import (
 	"github.com/rankgen/rankgen/generator/layout"
 	"github.com/rankgen/rankgen/internal/boardmodel"
 	"github.com/rankgen/rankgen/internal/redistest"
-	"github.com/redis/go-redis/v9"
 	rankgenrt "github.com/rankgen/rankgen/runtime"
+	"github.com/redis/go-redis/v9"
 )
 
 // upd is one field update in layout terms.
