@@ -86,9 +86,18 @@ const clusterAttempts = 4
 // fewer replicas acknowledged in time is a *ReplicationError (ErrNotReplicated). On a
 // ClusterClient the pair goes to the master of keys[0]'s slot, again after a redirection or a
 // failover (same token: applied once); a Ring is refused, its WAIT having no master to follow.
+// A ClusterClient whose write got no reply reloads its slot map, so that the next call reaches
+// the master that serves the board's slot by then.
 func RunWriteWait(ctx context.Context, c redis.UniversalClient, s *redis.Script, keys []string, token string, r Replicas, args ...any) (any, error) {
 	if r.IsZero() {
-		return RunWrite(ctx, c, s, keys, token, args...)
+		v, err := RunWrite(ctx, c, s, keys, token, args...)
+		if cc, ok := c.(*redis.ClusterClient); ok && errors.Is(err, ErrUncertain) {
+			// go-redis retries a dead master's address until its next periodic reload of the
+			// slot map (ClusterStateReloadInterval, a minute by default): reload now, so that
+			// the next call finds the replica promoted in its place.
+			cc.ReloadState(ctx)
+		}
+		return v, err
 	}
 	switch c := c.(type) {
 	case *redis.Ring:

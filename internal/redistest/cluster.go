@@ -112,7 +112,12 @@ func stopSharedCluster() {
 // startCluster starts the nodes, joins them with redis-cli and waits until the cluster serves
 // every slot, each with a replica.
 func startCluster() (*Cluster, error) {
-	cl, err := startNodes(2 * clusterMasters)
+	return startClusterWith(defaultNodeTimeout)
+}
+
+// startClusterWith is startCluster with the nodes' cluster-node-timeout.
+func startClusterWith(nodeTimeout time.Duration) (*Cluster, error) {
+	cl, err := startNodes(2*clusterMasters, nodeTimeout)
 	if err != nil {
 		return nil, err
 	}
@@ -128,7 +133,7 @@ func startCluster() (*Cluster, error) {
 }
 
 // startNodes starts n cluster-enabled redis-servers at once.
-func startNodes(n int) (*Cluster, error) {
+func startNodes(n int, nodeTimeout time.Duration) (*Cluster, error) {
 	cl := &Cluster{Nodes: make([]*Server, n)}
 	errs := make([]error, n)
 	var wg sync.WaitGroup
@@ -136,7 +141,7 @@ func startNodes(n int) (*Cluster, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			cl.Nodes[i], errs[i] = start(true)
+			cl.Nodes[i], errs[i] = startNode(true, nodeTimeout)
 		}()
 	}
 	wg.Wait()
