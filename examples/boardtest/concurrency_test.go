@@ -31,7 +31,10 @@ func concurrentID(i int) string { return fmt.Sprintf("player-%03d", i) }
 // updates that succeeded (Tier: the largest MaxTier that succeeded): no lost update.
 func TestConcurrentSeason(t *testing.T) {
 	t.Parallel()
-	c := redistest.ClientWith(t, func(o *redis.Options) { o.PoolSize = writers })
+	redistest.RunTargets(t, func(t *testing.T, tg redistest.Target) { concurrentSeason(t, tg.WithPoolSize(t, writers)) })
+}
+
+func concurrentSeason(t *testing.T, c redis.UniversalClient) {
 	b := season.NewBoard(c, redistest.Key(t, "season"))
 	start := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
 	var initial []season.Entry
@@ -155,7 +158,10 @@ func TestConcurrentSeason(t *testing.T) {
 // its start plus the sum of the deltas that succeeded.
 func TestConcurrentArenaOverflow(t *testing.T) {
 	t.Parallel()
-	c := redistest.ClientWith(t, func(o *redis.Options) { o.PoolSize = writers })
+	redistest.RunTargets(t, func(t *testing.T, tg redistest.Target) { concurrentArenaOverflow(t, tg.WithPoolSize(t, writers)) })
+}
+
+func concurrentArenaOverflow(t *testing.T, c redis.UniversalClient) {
 	b := arena.NewBoard(c, redistest.Key(t, "arena"))
 	const top = 1<<20 - 1
 	const start = top - 150

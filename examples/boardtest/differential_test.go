@@ -28,23 +28,25 @@ import (
 // operation the results agree (errors by sentinel) and the stored state is identical: the same
 // (score, member) pairs bit for bit in the same order, and the same id → member index.
 //
+// It runs on the single server and on the cluster (fewer steps there unless -cluster.full).
 // -diff.seeds N runs N sequences per example instead of one (seeds 42, 43, …).
 func TestDifferential(t *testing.T) {
-	c := redistest.Client(t)
-	for _, ex := range examples {
-		for seed := uint64(42); seed < 42+uint64(*diffSeeds); seed++ {
-			name := ex.name
-			if *diffSeeds > 1 {
-				name = fmt.Sprintf("%s/seed=%d", ex.name, seed)
+	redistest.RunTargets(t, func(t *testing.T, tg redistest.Target) {
+		for _, ex := range examples {
+			for seed := uint64(42); seed < 42+uint64(*diffSeeds); seed++ {
+				name := ex.name
+				if *diffSeeds > 1 {
+					name = fmt.Sprintf("%s/seed=%d", ex.name, seed)
+				}
+				t.Run(name, func(t *testing.T) { runDifferential(t, tg.Client, ex, seed, tg.Size(400, 150)) })
 			}
-			t.Run(name, func(t *testing.T) { runDifferential(t, c, ex, seed) })
 		}
-	}
+	})
 }
 
 var diffSeeds = flag.Int("diff.seeds", 1, "random operation sequences per example in TestDifferential")
 
-func runDifferential(t *testing.T, c *redis.Client, ex example, seed uint64) {
+func runDifferential(t *testing.T, c redis.UniversalClient, ex example, seed uint64, steps int) {
 	l := parse(t, ex.schema)
 	d := &diff{
 		t:   t,
@@ -67,7 +69,7 @@ func runDifferential(t *testing.T, c *redis.Client, ex example, seed uint64) {
 	if err := d.b.UseChanges(changeFuncs(ex.name)); err != nil {
 		t.Fatal(err)
 	}
-	for d.step = 1; d.step <= 400; d.step++ {
+	for d.step = 1; d.step <= steps; d.step++ {
 		d.randomOp()
 		d.checkState()
 		if t.Failed() {
@@ -78,7 +80,7 @@ func runDifferential(t *testing.T, c *redis.Client, ex example, seed uint64) {
 
 type diff struct {
 	t    *testing.T
-	c    *redis.Client
+	c    redis.UniversalClient
 	l    *layout.Layout
 	b    *boardmodel.Board
 	m    *boardmodel.Model

@@ -7,6 +7,7 @@ import (
 	"github.com/rankgen/rankgen/generator/layout"
 	"github.com/rankgen/rankgen/internal/boardmodel"
 	"github.com/rankgen/rankgen/internal/redistest"
+	"github.com/redis/go-redis/v9"
 )
 
 // TestFirstMinMaxTakesValue checks, on every example's board on the real server, that the
@@ -14,7 +15,10 @@ import (
 // against the zero entry), the other unstamped fields at their zero, in the single and the
 // batch form; and that a second update in the same batch then compares with it.
 func TestFirstMinMaxTakesValue(t *testing.T) {
-	c := redistest.Client(t)
+	redistest.RunTargets(t, func(t *testing.T, tg redistest.Target) { firstMinMaxTakesValue(t, tg.Client) })
+}
+
+func firstMinMaxTakesValue(t *testing.T, c redis.UniversalClient) {
 	for _, ex := range examples {
 		l := parse(t, ex.schema)
 		for fi, f := range l.Fields {

@@ -98,23 +98,38 @@ type stormWorker struct {
 // client's default retries. The stored total of every id equals its acknowledged adds plus a
 // subset of its failed ones, never more; resending every failed call with its token then makes
 // it exactly the number of calls. RANKGEN_LONG=1 runs the long storm of the issue (250 calls per
-// worker and kind, a kill every 200µs).
+// worker and kind, a kill every 200µs). On a private server ("single"), and on the cluster
+// ("cluster"), where the storm hits the master of each board's slot.
 func TestKillStormAddsOnce(t *testing.T) {
 	calls, every := 40, time.Millisecond
 	if os.Getenv("RANKGEN_LONG") == "1" {
 		calls, every = 250, 200*time.Microsecond
 	}
-	srv := redistest.Start(t)
-	c := redis.NewClient(&redis.Options{Addr: srv.Addr, PoolSize: 8})
-	defer c.Close()
+	t.Run("single", func(t *testing.T) {
+		srv := redistest.Start(t)
+		c := redis.NewClient(&redis.Options{Addr: srv.Addr, PoolSize: 8})
+		defer c.Close()
+		killStormBoards(t, c, "storm:", func(string) string { return srv.Addr }, calls, every)
+	})
+	t.Run("cluster", func(t *testing.T) {
+		c := redistest.StartClusterWith(t, func(o *redis.ClusterOptions) { o.PoolSize = 8 })
+		master := func(key string) string { return redistest.SlotMaster(t, c, c.ClusterKeySlot(ctx, key).Val()) }
+		killStormBoards(t, c, redistest.Prefix(t), master, calls, every)
+	})
+}
+
+// killStormBoards runs the storm on an arena and a season board under prefix, killing the
+// connections of the node master(key) names.
+func killStormBoards(t *testing.T, c redis.UniversalClient, prefix string, master func(key string) string, calls int, every time.Duration) {
 	// A token is remembered for one to two dedup windows, and the resends come after the whole
 	// storm: the long storm outlasts the default minute, so the window covers it.
 	window := 10 * time.Minute
-	for name, board := range map[string]stormAdds{
-		"arena":  arenaAdds(arena.NewBoard(c, "storm:arena", arena.WithDedupWindow(window))),
-		"season": seasonAdds(season.NewBoard(c, "storm:season", season.WithDedupWindow(window))),
+	for name, board := range map[string]func(key string) stormAdds{
+		"arena":  func(key string) stormAdds { return arenaAdds(arena.NewBoard(c, key, arena.WithDedupWindow(window))) },
+		"season": func(key string) stormAdds { return seasonAdds(season.NewBoard(c, key, season.WithDedupWindow(window))) },
 	} {
-		t.Run(name, func(t *testing.T) { killStormAdds(t, srv.Addr, board, calls, every) })
+		key := prefix + name
+		t.Run(name, func(t *testing.T) { killStormAdds(t, master(key), board(key), calls, every) })
 	}
 }
 

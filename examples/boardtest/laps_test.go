@@ -5,13 +5,18 @@ import (
 
 	"github.com/rankgen/rankgen/examples/generated/laps"
 	"github.com/rankgen/rankgen/internal/redistest"
+	"github.com/redis/go-redis/v9"
 )
 
 // TestLapsBestLap is the racing-laps example as a game uses it: a driver's first lap is their
 // best lap (not min(0, lap) = 0), a slower one keeps it, a faster one replaces it, and laps run
 // start from zero; the fastest driver ranks first.
 func TestLapsBestLap(t *testing.T) {
-	b := laps.NewBoard(redistest.Client(t), redistest.Key(t, "laps"))
+	redistest.RunTargets(t, func(t *testing.T, tg redistest.Target) { lapsBestLap(t, tg.Client) })
+}
+
+func lapsBestLap(t *testing.T, c redis.UniversalClient) {
+	b := laps.NewBoard(c, redistest.Key(t, "laps"))
 	steps := []struct {
 		driver string
 		lap    uint32

@@ -91,7 +91,10 @@ func seasonReplays(b *season.Board) []replayCase {
 // applied once: the second call gets the first one's reply and leaves the board as it finds
 // it, even when the board changed in between (setup restores what the first call changed).
 func TestReplayWritesOnce(t *testing.T) {
-	c := redistest.Client(t)
+	redistest.RunTargets(t, func(t *testing.T, tg redistest.Target) { replayWritesOnce(t, tg.Client) })
+}
+
+func replayWritesOnce(t *testing.T, c redis.UniversalClient) {
 	boards := map[string]func(key string) ([]string, []replayCase){
 		"arena": func(key string) ([]string, []replayCase) {
 			b := arena.NewBoard(c, key)
@@ -139,7 +142,10 @@ func TestReplayWritesOnce(t *testing.T) {
 // forgotten within three; the ack keys then expire by themselves, so their memory is bounded
 // by the writes of two windows.
 func TestDedupWindowRotates(t *testing.T) {
-	c := redistest.Client(t)
+	redistest.RunTargets(t, func(t *testing.T, tg redistest.Target) { dedupWindowRotates(t, tg.Client) })
+}
+
+func dedupWindowRotates(t *testing.T, c redis.UniversalClient) {
 	b := arena.NewBoard(c, redistest.Key(t, "rotate"), arena.WithDedupWindow(time.Second))
 	ctx := rankgenrt.WithIdempotencyKey(context.Background(), "rotating")
 	add := func() uint32 {
@@ -177,7 +183,10 @@ func TestDedupWindowRotates(t *testing.T) {
 // TestDedupOff: with a window of 0 writes record nothing (no ack keys), and a resend under the
 // same key applies again.
 func TestDedupOff(t *testing.T) {
-	c := redistest.Client(t)
+	redistest.RunTargets(t, func(t *testing.T, tg redistest.Target) { dedupOff(t, tg.Client) })
+}
+
+func dedupOff(t *testing.T, c redis.UniversalClient) {
 	b := season.NewBoard(c, redistest.Key(t, "off"), season.WithDedupWindow(0))
 	ctx := rankgenrt.WithIdempotencyKey(context.Background(), "same")
 	for want := uint64(1); want <= 2; want++ {
@@ -194,7 +203,10 @@ func TestDedupOff(t *testing.T) {
 // TestAckMemory bounds the memory of a recorded write: the ack key's size per token of a single
 // update (the most frequent write), with go-redis's default tokens.
 func TestAckMemory(t *testing.T) {
-	c := redistest.Client(t)
+	redistest.RunTargets(t, func(t *testing.T, tg redistest.Target) { ackMemory(t, tg.Client) })
+}
+
+func ackMemory(t *testing.T, c redis.UniversalClient) {
 	b := arena.NewBoard(c, redistest.Key(t, "memory"), arena.WithDedupWindow(time.Hour))
 	const writes = 2000
 	for i := range writes {
@@ -221,7 +233,10 @@ func TestAckMemory(t *testing.T) {
 // still has Best check it: after the board is deleted and recreated by another layout's code,
 // Best is refused with ErrLayoutMismatch and writes nothing.
 func TestBestChecksFingerprint(t *testing.T) {
-	c := redistest.Client(t)
+	redistest.RunTargets(t, func(t *testing.T, tg redistest.Target) { bestChecksFingerprint(t, tg.Client) })
+}
+
+func bestChecksFingerprint(t *testing.T, c redis.UniversalClient) {
 	b := arena.NewBoard(c, redistest.Key(t, "recreated"))
 	at := time.Unix(1800000000, 0)
 	for points := uint32(1); points <= 2; points++ {

@@ -16,7 +16,7 @@ import (
 )
 
 // dump is everything stored under a board's keys, scores as bits.
-func dump(t *testing.T, c *redis.Client, keys []string) map[string]any {
+func dump(t *testing.T, c redis.UniversalClient, keys []string) map[string]any {
 	t.Helper()
 	out := map[string]any{}
 	zs, err := c.ZRangeWithScores(ctx, keys[0], 0, -1).Result()
@@ -43,7 +43,10 @@ func dump(t *testing.T, c *redis.Client, keys []string) map[string]any {
 // with overflow: saturate it clamps at the edge it passed, in both directions and for an asc
 // field. Out-of-range values of set/max updates return ErrOutOfRange and change nothing.
 func TestOverflow(t *testing.T) {
-	c := redistest.Client(t)
+	redistest.RunTargets(t, func(t *testing.T, tg redistest.Target) { overflow(t, tg.Client) })
+}
+
+func overflow(t *testing.T, c redis.UniversalClient) {
 	when := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
 
 	t.Run("arena error", func(t *testing.T) {

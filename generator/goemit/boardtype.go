@@ -26,6 +26,7 @@ once per key and reuse it.`, side, adopt)))
 		jen.Id("exp").Add(rt("Expiry")),
 		jen.Id("tokens").Op("*").Add(rt("Tokens")).Comment("one per write call: exactly-once writes"),
 		jen.Id("dedup").String().Comment("the dedup window, as the scripts' argument"),
+		jen.Id("replicas").Add(rt("Replicas")).Comment("how many replicas every write waits for (WithReplicas)"),
 	}
 	verified := "the %s records Fingerprint: reads need not check it"
 	fields = append(fields, jen.Id("verified").Qual("sync/atomic", "Bool").Comment(fmt.Sprintf(verified, map[bool]string{true: "index", false: "meta key"}[l.HasPrefix()])))
@@ -51,6 +52,15 @@ func (b *board) options() {
 	f.Func().Id("WithDedupWindow").Params(jen.Id("d").Qual("time", "Duration")).Id("Option").Block(
 		jen.Return(jen.Func().Params(jen.Id("b").Op("*").Id("Board")).Block(jen.Id("b").Dot("dedup").Op("=").Add(rt("DedupArg")).Call(jen.Id("d")))))
 	f.Line()
+	b.withReplicas()
+}
+
+// withReplicas declares WithReplicas, the option that makes every write wait for replicas.
+func (b *board) withReplicas() {
+	b.comment("WithReplicas makes every write wait, in its own round trip, until n replicas of the board's master have it (Redis's WAIT, sent after the write's script on the same connection), for at most timeout. A write that fewer replicas acknowledged in time returns an error matching rankgenrt.ErrNotReplicated: the master applied it, and it may or may not survive a failover; resending it with its token (rankgenrt.ReplicationError) applies nothing again and waits again. Replication stays asynchronous: an acknowledged write survives the failure of its master when the replica promoted is one that acknowledged it. Needs a *redis.Client or a *redis.ClusterClient.")
+	b.f.Func().Id("WithReplicas").Params(jen.Id("n").Int(), jen.Id("timeout").Qual("time", "Duration")).Id("Option").Block(
+		jen.Return(jen.Func().Params(jen.Id("b").Op("*").Id("Board")).Block(jen.Id("b").Dot("replicas").Op("=").Add(rt("WaitReplicas")).Call(jen.Id("n"), jen.Id("timeout")))))
+	b.f.Line()
 }
 
 // constructor declares NewBoard and the methods that describe a Board: Key, Keys, Load.

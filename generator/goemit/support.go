@@ -38,12 +38,12 @@ func (b *board) argsHelpers() {
 	f.Comment("tokenArg is the index of the call's token in a write script's arguments.")
 	f.Const().Id("tokenArg").Op("=").Lit(token - 1)
 	f.Line()
-	b.comment("write runs a write script with args (started by args) under the call's token: the script answers a resend, after a lost reply, with its first reply and writes nothing again, and a failure without a reply is a *rankgenrt.UncertainError (ErrUncertain) that carries the token.")
+	b.comment("write runs a write script with args (started by args) under the call's token: the script answers a resend, after a lost reply, with its first reply and writes nothing again, and a failure without a reply is a *rankgenrt.UncertainError (ErrUncertain) that carries the token. With WithReplicas the write then waits for the board's replicas (rankgenrt.ErrNotReplicated when too few acknowledge it in time).")
 	recvDecl(f).Id("write").Params(ctxParam(), jen.Id("s").Op("*").Add(rd("Script")), jen.Id("args").Index().Any()).Params(jen.Any(), jen.Error()).Block(
 		jen.List(jen.Id("token"), jen.Err()).Op(":=").Id("b").Dot("tokens").Dot("Next").Call(jen.Id("ctx")),
 		errNil().Block(jen.Return(jen.Nil(), jen.Err())),
 		jen.Id("args").Index(jen.Id("tokenArg")).Op("=").Id("token"),
-		jen.Return(rt("RunWrite").Call(jen.Id("ctx"), jen.Id("b").Dot("c"), jen.Id("s"), jen.Id("b").Dot("keys"), jen.Id("token"), jen.Id("args").Op("..."))),
+		jen.Return(rt("RunWriteWait").Call(jen.Id("ctx"), jen.Id("b").Dot("c"), jen.Id("s"), jen.Id("b").Dot("keys"), jen.Id("token"), jen.Id("b").Dot("replicas"), jen.Id("args").Op("..."))),
 	)
 	f.Line()
 	clientStamp := false

@@ -14,7 +14,10 @@ import (
 // TestAfterStableWhenCursorMoves: a keyset page continues after the cursor's (score, member)
 // even when the cursor's own entry has moved or left, ties included, with current ranks.
 func TestAfterStableWhenCursorMoves(t *testing.T) {
-	c := redistest.Client(t)
+	redistest.RunTargets(t, func(t *testing.T, tg redistest.Target) { afterStableWhenCursorMoves(t, tg.Client) })
+}
+
+func afterStableWhenCursorMoves(t *testing.T, c redis.UniversalClient) {
 	t0 := time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC)
 
 	t.Run("arena", func(t *testing.T) {
@@ -85,7 +88,7 @@ func TestAfterStableWhenCursorMoves(t *testing.T) {
 
 // checkAfter compares After(cursor) with the board's current order filtered to what sorts
 // after the cursor.
-func checkAfter(t *testing.T, c *redis.Client, key string, cs float64, cm string, after func(float64, string, int64) ([]string, []int64)) {
+func checkAfter(t *testing.T, c redis.UniversalClient, key string, cs float64, cm string, after func(float64, string, int64) ([]string, []int64)) {
 	t.Helper()
 	zs, err := c.ZRevRangeWithScores(ctx, key, 0, -1).Result()
 	if err != nil {

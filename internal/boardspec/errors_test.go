@@ -36,7 +36,10 @@ func dump(t *testing.T, c redis.UniversalClient, keys ...string) map[string]stri
 }
 
 func TestOverflowErrorLeavesEntryUnchanged(t *testing.T) {
-	c := redistest.Client(t)
+	redistest.RunTargets(t, func(t *testing.T, tg redistest.Target) { overflowErrorLeavesEntryUnchanged(t, tg.Client) })
+}
+
+func overflowErrorLeavesEntryUnchanged(t *testing.T, c redis.UniversalClient) {
 	b := arena.NewBoard(c, redistest.Key(t, "{arena}"))
 	e := arena.Entry{PlayerID: "p", Points: 1<<20 - 2, ReachedAt: time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC), Paid: true}
 	if err := b.Set(ctx, e); err != nil {
@@ -68,7 +71,10 @@ func TestOverflowErrorLeavesEntryUnchanged(t *testing.T) {
 }
 
 func TestSaturateClamps(t *testing.T) {
-	c := redistest.Client(t)
+	redistest.RunTargets(t, func(t *testing.T, tg redistest.Target) { saturateClamps(t, tg.Client) })
+}
+
+func saturateClamps(t *testing.T, c redis.UniversalClient) {
 	rb := racing.NewBoard(c, redistest.Key(t, "{racing}"))
 	if _, err := rb.SetLaps(ctx, 9, 3); err != nil {
 		t.Fatal(err)
@@ -92,7 +98,10 @@ func TestSaturateClamps(t *testing.T) {
 }
 
 func TestBatchReportsPerEntryErrors(t *testing.T) {
-	c := redistest.Client(t)
+	redistest.RunTargets(t, func(t *testing.T, tg redistest.Target) { batchReportsPerEntryErrors(t, tg.Client) })
+}
+
+func batchReportsPerEntryErrors(t *testing.T, c redis.UniversalClient) {
 	b := arena.NewBoard(c, redistest.Key(t, "{arena}"))
 	res, err := b.AddPointsMany(ctx, []arena.Update[int64]{
 		{PlayerID: "a", Value: 10},
@@ -119,7 +128,10 @@ func TestBatchReportsPerEntryErrors(t *testing.T) {
 }
 
 func TestOutOfRangeRefusedBeforeRedis(t *testing.T) {
-	c := redistest.Client(t)
+	redistest.RunTargets(t, func(t *testing.T, tg redistest.Target) { outOfRangeRefusedBeforeRedis(t, tg.Client) })
+}
+
+func outOfRangeRefusedBeforeRedis(t *testing.T, c redis.UniversalClient) {
 	b := season.NewBoard(c, redistest.Key(t, "{season}"))
 	if _, err := b.AddWins(ctx, "u", 1); err != nil {
 		t.Fatal(err)
@@ -143,7 +155,10 @@ func TestOutOfRangeRefusedBeforeRedis(t *testing.T) {
 // TestLayoutMismatch: a board whose fingerprint is another layout's refuses every write and
 // stays exactly as it was.
 func TestLayoutMismatch(t *testing.T) {
-	c := redistest.Client(t)
+	redistest.RunTargets(t, func(t *testing.T, tg redistest.Target) { layoutMismatch(t, tg.Client) })
+}
+
+func layoutMismatch(t *testing.T, c redis.UniversalClient) {
 	const other = "0123456789abcdef"
 
 	ak := redistest.Key(t, "{arena}")
@@ -196,7 +211,10 @@ func TestLayoutMismatch(t *testing.T) {
 // TestExpiryAppliedByEveryWrite: with WithTTL every write sets the TTL of both keys in its
 // own script; with WithExpireAt the absolute expiry.
 func TestExpiryAppliedByEveryWrite(t *testing.T) {
-	c := redistest.Client(t)
+	redistest.RunTargets(t, func(t *testing.T, tg redistest.Target) { expiryAppliedByEveryWrite(t, tg.Client) })
+}
+
+func expiryAppliedByEveryWrite(t *testing.T, c redis.UniversalClient) {
 	key := redistest.Key(t, "{season}")
 	b := season.NewBoard(c, key, season.WithTTL(time.Hour))
 	at := time.Now().Add(2 * time.Hour).Truncate(time.Millisecond)
@@ -254,7 +272,10 @@ func TestExpiryAppliedByEveryWrite(t *testing.T) {
 
 // TestHugeLimits: limits near MaxInt64 read to the end instead of overflowing.
 func TestHugeLimits(t *testing.T) {
-	c := redistest.Client(t)
+	redistest.RunTargets(t, func(t *testing.T, tg redistest.Target) { hugeLimits(t, tg.Client) })
+}
+
+func hugeLimits(t *testing.T, c redis.UniversalClient) {
 	b := racing.NewBoard(c, redistest.Key(t, "{racing}"))
 	for car := uint64(1); car <= 5; car++ {
 		if _, err := b.AddLaps(ctx, car, int64(car)); err != nil {

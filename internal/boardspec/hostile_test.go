@@ -59,7 +59,10 @@ func (b *board) memberOf(id string) string {
 // whose text ends with another id's (or with nothing, the fingerprint's field "") is removed
 // from the board alone.
 func TestTrimRemovesOnlyItsOwnIndexEntries(t *testing.T) {
-	c := redistest.Client(t)
+	redistest.RunTargets(t, func(t *testing.T, tg redistest.Target) { trimRemovesOnlyItsOwnIndexEntries(t, tg.Client) })
+}
+
+func trimRemovesOnlyItsOwnIndexEntries(t *testing.T, c redis.UniversalClient) {
 	for _, ex := range examples(t) {
 		if !ex.l.HasPrefix() {
 			continue
@@ -163,7 +166,10 @@ func (b *board) refusedAll(id string, want error, what string) {
 // write script as Decode refuses it, with ErrBadScore and the board unchanged; a stored 0 is an
 // entry like any other, for both.
 func TestStoredNegativeZero(t *testing.T) {
-	c := redistest.Client(t)
+	redistest.RunTargets(t, func(t *testing.T, tg redistest.Target) { storedNegativeZero(t, tg.Client) })
+}
+
+func storedNegativeZero(t *testing.T, c redis.UniversalClient) {
 	kept := 0
 	for _, ex := range examples(t) {
 		for _, n := range []int{3, 140} {
@@ -211,7 +217,10 @@ func TestStoredNegativeZero(t *testing.T) {
 // board with a member prefix, a member that this layout cannot have written is refused with
 // ErrBadScore or ErrBadMember — never silently kept or overwritten — and the board is unchanged.
 func TestBestRefusesForeignStoredEntry(t *testing.T) {
-	c := redistest.Client(t)
+	redistest.RunTargets(t, func(t *testing.T, tg redistest.Target) { bestRefusesForeignStoredEntry(t, tg.Client) })
+}
+
+func bestRefusesForeignStoredEntry(t *testing.T, c redis.UniversalClient) {
 	for _, ex := range examples(t) {
 		for _, score := range []float64{math.Inf(1), math.Inf(-1), 1e300, -1, 0.5} {
 			t.Run(ex.name+"/"+strconv.FormatFloat(score, 'g', -1, 64), func(t *testing.T) {
@@ -253,7 +262,10 @@ func TestBestRefusesForeignStoredEntry(t *testing.T) {
 // reads the index (reads and writes) refuses it with ErrBadMember and changes nothing, so
 // Get("p") never returns q's entry and no write of p touches q.
 func TestIndexPointingAtAnotherIDRefused(t *testing.T) {
-	c := redistest.Client(t)
+	redistest.RunTargets(t, func(t *testing.T, tg redistest.Target) { indexPointingAtAnotherIDRefused(t, tg.Client) })
+}
+
+func indexPointingAtAnotherIDRefused(t *testing.T, c redis.UniversalClient) {
 	for _, ex := range examples(t) {
 		if !ex.l.HasPrefix() {
 			continue
@@ -312,7 +324,10 @@ func (s *sentCounter) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.
 // in exponent form), and After refuses a NaN cursor with ErrBadScore before any round trip; an
 // infinite cursor is a place like any other (before the top, or past the end).
 func TestHugeTrimAndNonFiniteCursor(t *testing.T) {
-	c := redistest.Client(t)
+	redistest.RunTargets(t, func(t *testing.T, tg redistest.Target) { hugeTrimAndNonFiniteCursor(t, tg.Client) })
+}
+
+func hugeTrimAndNonFiniteCursor(t *testing.T, c redis.UniversalClient) {
 	sent := &sentCounter{}
 	c.AddHook(sent)
 	for _, ex := range examples(t) {
@@ -355,7 +370,10 @@ func TestHugeTrimAndNonFiniteCursor(t *testing.T) {
 // Batches beyond one command's 4,000 arguments (the scripts chunk them) work on every board:
 // SetMany, a batch update, Remove and Trim, with their index.
 func TestBatchesBeyondOneChunk(t *testing.T) {
-	c := redistest.Client(t)
+	redistest.RunTargets(t, func(t *testing.T, tg redistest.Target) { batchesBeyondOneChunk(t, tg.Client) })
+}
+
+func batchesBeyondOneChunk(t *testing.T, c redis.UniversalClient) {
 	for _, ex := range examples(t) {
 		t.Run(ex.name, func(t *testing.T) {
 			b := ex.board(t, c, redistest.Key(t, "{chunks}"))

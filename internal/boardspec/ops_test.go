@@ -13,6 +13,7 @@ import (
 	"github.com/rankgen/rankgen/internal/boardmodel"
 	"github.com/rankgen/rankgen/internal/redistest"
 	rankgenrt "github.com/rankgen/rankgen/runtime"
+	"github.com/redis/go-redis/v9"
 )
 
 // upd is one field update in layout terms.
@@ -130,19 +131,20 @@ func randomUpdate(r *rand.Rand, l *layout.Layout, ids []string, fi int, op layou
 // compares the whole board (score bits, members, index) with the interpreted codec after
 // every operation, and every read with the model's order.
 func TestOpsMatchCodec(t *testing.T) {
-	for _, ex := range examples(t) {
-		for _, ttl := range []bool{false, true} {
-			name := ex.name
-			if ttl {
-				name += "/ttl"
+	redistest.RunTargets(t, func(t *testing.T, tg redistest.Target) {
+		for _, ex := range examples(t) {
+			for _, ttl := range []bool{false, true} {
+				name := ex.name
+				if ttl {
+					name += "/ttl"
+				}
+				t.Run(name, func(t *testing.T) { opsMatchCodec(t, tg.Client, ex, ttl, tg.Size(600, 200)) })
 			}
-			t.Run(name, func(t *testing.T) { opsMatchCodec(t, ex, ttl) })
 		}
-	}
+	})
 }
 
-func opsMatchCodec(t *testing.T, ex *example, ttl bool) {
-	c := redistest.Client(t)
+func opsMatchCodec(t *testing.T, c redis.UniversalClient, ex *example, ttl bool, steps int) {
 	key := redistest.Key(t, "{ops}")
 	var opts []reflect.Value
 	if ttl {
@@ -162,7 +164,7 @@ func opsMatchCodec(t *testing.T, ex *example, ttl bool) {
 			fops = append(fops, fop{i, op})
 		}
 	}
-	for step := 0; step < 600; step++ {
+	for step := 0; step < steps; step++ {
 		switch k := r.IntN(10); {
 		case k == 0:
 			e := randomEntry(r, ex.l, ids[r.IntN(len(ids))])

@@ -133,7 +133,10 @@ func TestCluster(t *testing.T) {
 // TestClientStampAndServerStamp: season stamps ReachedAt from the client's clock, arena from
 // Redis's TIME; both only when the update changes the entry.
 func TestStamps(t *testing.T) {
-	c := redistest.Client(t)
+	redistest.RunTargets(t, func(t *testing.T, tg redistest.Target) { stamps(t, tg.Client) })
+}
+
+func stamps(t *testing.T, c redis.UniversalClient) {
 	s := season.NewBoard(c, redistest.Key(t, "{season}"))
 	t0 := time.Now().Truncate(time.Millisecond)
 	e, err := s.AddWins(ctx, "u", 2)

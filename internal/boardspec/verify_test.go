@@ -17,7 +17,10 @@ import (
 // TestReadsRefuseAnotherLayout: every read of a board whose fingerprint is another layout's
 // fails with ErrLayoutMismatch instead of decoding that layout's entries as this one's.
 func TestReadsRefuseAnotherLayout(t *testing.T) {
-	c := redistest.Client(t)
+	redistest.RunTargets(t, func(t *testing.T, tg redistest.Target) { readsRefuseAnotherLayout(t, tg.Client) })
+}
+
+func readsRefuseAnotherLayout(t *testing.T, c redis.UniversalClient) {
 	const other = "0123456789abcdef"
 
 	ak := redistest.Key(t, "{arena}")
@@ -100,7 +103,10 @@ func (h *commandCounter) ProcessPipelineHook(next redis.ProcessPipelineHook) red
 // round trip); from then on alone. A board with no fingerprint yet is read, and checked again
 // next time. Read scripts check the fingerprint themselves: always 1 command.
 func TestReadsCheckInTheirRoundTrip(t *testing.T) {
-	c := redistest.Client(t)
+	redistest.RunTargets(t, func(t *testing.T, tg redistest.Target) { readsCheckInTheirRoundTrip(t, tg.Client) })
+}
+
+func readsCheckInTheirRoundTrip(t *testing.T, c redis.UniversalClient) {
 	// Open the connection first: its handshake (HELLO, CLIENT SETINFO) is not a read's.
 	if _, err := c.Pipelined(ctx, func(p redis.Pipeliner) error { return p.Ping(ctx).Err() }); err != nil {
 		t.Fatal(err)
@@ -160,7 +166,10 @@ func TestReadsCheckInTheirRoundTrip(t *testing.T) {
 // TestBestOneRoundTrip: Best on a bare-id board runs its script every time (which checks the
 // fingerprint and records the call's token): one command each time.
 func TestBestOneRoundTrip(t *testing.T) {
-	c := redistest.Client(t)
+	redistest.RunTargets(t, func(t *testing.T, tg redistest.Target) { bestOneRoundTrip(t, tg.Client) })
+}
+
+func bestOneRoundTrip(t *testing.T, c redis.UniversalClient) {
 	if _, err := c.Pipelined(ctx, func(p redis.Pipeliner) error { return p.Ping(ctx).Err() }); err != nil {
 		t.Fatal(err)
 	}

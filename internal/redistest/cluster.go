@@ -55,6 +55,12 @@ func (cl *Cluster) Stop() {
 // instead, and deletes the test's keys afterwards.
 func StartCluster(tb testing.TB) *redis.ClusterClient {
 	tb.Helper()
+	return StartClusterWith(tb, nil)
+}
+
+// StartClusterWith is StartCluster with the client's options changed by edit (e.g. PoolSize).
+func StartClusterWith(tb testing.TB, edit func(*redis.ClusterOptions)) *redis.ClusterClient {
+	tb.Helper()
 	var opts *redis.ClusterOptions
 	external := false
 	switch addrs := os.Getenv("REDIS_CLUSTER_ADDRS"); {
@@ -74,6 +80,9 @@ func StartCluster(tb testing.TB) *redis.ClusterClient {
 		}
 		tb.Cleanup(cl.Stop)
 		opts = &redis.ClusterOptions{Addrs: cl.Addrs()}
+	}
+	if edit != nil {
+		edit(opts)
 	}
 	c := redis.NewClusterClient(opts)
 	tb.Cleanup(func() { _ = c.Close() })
@@ -103,7 +112,12 @@ func stopSharedCluster() {
 // startCluster starts the nodes, joins them with redis-cli and waits until the cluster serves
 // every slot, each with a replica.
 func startCluster() (*Cluster, error) {
-	cl, err := startNodes(2 * clusterMasters)
+	return startClusterWith(defaultNodeTimeout)
+}
+
+// startClusterWith is startCluster with the nodes' cluster-node-timeout.
+func startClusterWith(nodeTimeout time.Duration) (*Cluster, error) {
+	cl, err := startNodes(2*clusterMasters, nodeTimeout)
 	if err != nil {
 		return nil, err
 	}
@@ -119,7 +133,7 @@ func startCluster() (*Cluster, error) {
 }
 
 // startNodes starts n cluster-enabled redis-servers at once.
-func startNodes(n int) (*Cluster, error) {
+func startNodes(n int, nodeTimeout time.Duration) (*Cluster, error) {
 	cl := &Cluster{Nodes: make([]*Server, n)}
 	errs := make([]error, n)
 	var wg sync.WaitGroup
@@ -127,7 +141,7 @@ func startNodes(n int) (*Cluster, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			cl.Nodes[i], errs[i] = start(true)
+			cl.Nodes[i], errs[i] = startNode(true, nodeTimeout)
 		}()
 	}
 	wg.Wait()

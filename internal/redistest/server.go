@@ -79,13 +79,22 @@ func serverPath() (string, error) {
 // start starts redis-server on a free loopback port, retrying with another port when the one
 // picked was taken in the meantime.
 func start(cluster bool) (*Server, error) {
+	return startNode(cluster, defaultNodeTimeout)
+}
+
+// defaultNodeTimeout is cluster-node-timeout of a cluster node: how long a master may be
+// unreachable before it is failed over.
+const defaultNodeTimeout = 5 * time.Second
+
+// startNode is start with the cluster-node-timeout of a cluster node.
+func startNode(cluster bool, nodeTimeout time.Duration) (*Server, error) {
 	bin, err := serverPath()
 	if err != nil {
 		return nil, err
 	}
 	var last error
 	for range 5 {
-		s, err := startOnce(bin, cluster)
+		s, err := startOnce(bin, cluster, nodeTimeout)
 		if err == nil {
 			return s, nil
 		}
@@ -97,7 +106,7 @@ func start(cluster bool) (*Server, error) {
 	return nil, last
 }
 
-func startOnce(bin string, cluster bool) (*Server, error) {
+func startOnce(bin string, cluster bool, nodeTimeout time.Duration) (*Server, error) {
 	port, err := freePort()
 	if err != nil {
 		return nil, err
@@ -127,7 +136,7 @@ func startOnce(bin string, cluster bool) (*Server, error) {
 			"--cluster-enabled", "yes",
 			"--cluster-port", strconv.Itoa(bus),
 			"--cluster-config-file", "nodes.conf",
-			"--cluster-node-timeout", "5000",
+			"--cluster-node-timeout", strconv.FormatInt(nodeTimeout.Milliseconds(), 10),
 			// A replica syncs at once, not after the default 5 s wait for more replicas, and its
 			// master pings it every second (not 10), so that the replica's offset moves from 0
 			// and the cluster lists it as available within a second.

@@ -13,7 +13,10 @@ import (
 // 9.007199254741e+15, and ZADD of that text stores 9007199254741000. redis.call formats a number
 // argument exactly, and string.format('%.17g') is exact: generated Lua uses only those.
 func TestTrapLuaTostring(t *testing.T) {
-	c := redistest.Client(t)
+	redistest.RunTargets(t, func(t *testing.T, tg redistest.Target) { trapLuaTostring(t, tg.Client) })
+}
+
+func trapLuaTostring(t *testing.T, c redis.UniversalClient) {
 	k := redistest.Key(t, "z")
 	got := evalString(t, c, `
 local n = tonumber(ARGV[1])
@@ -41,7 +44,10 @@ return table.concat({tostring(n), '' .. n, cjson.encode({n}), string.format('%.1
 // back as strings made with string.format('%.17g'). {double = n} arrives as text under RESP2 and
 // as a double under RESP3, so generated scripts avoid it.
 func TestTrapLuaReturnTruncated(t *testing.T) {
-	c := redistest.Client(t)
+	redistest.RunTargets(t, func(t *testing.T, tg redistest.Target) { trapLuaReturnTruncated(t, tg.Client) })
+}
+
+func trapLuaReturnTruncated(t *testing.T, c redis.UniversalClient) {
 	for src, want := range map[string]int64{
 		"return 3.9":        3,
 		"return -3.9":       -3,
@@ -81,7 +87,10 @@ func TestTrapLuaReturnTruncated(t *testing.T) {
 // R9: tonumber(redis.call('ZSCORE', …)) is exact, whatever text the version's ZSCORE reply
 // uses inside Lua.
 func TestTrapLuaTonumberZscore(t *testing.T) {
-	c := redistest.Client(t)
+	redistest.RunTargets(t, func(t *testing.T, tg redistest.Target) { trapLuaTonumberZscore(t, tg.Client) })
+}
+
+func trapLuaTonumberZscore(t *testing.T, c redis.UniversalClient) {
 	k := redistest.Key(t, "z")
 	rng := newRand(t, 5)
 	scores := scoresWeProduce(rng, 5000)
@@ -112,7 +121,10 @@ return out`, []string{k}, members...)
 // R9: math.floor(a / b) and a % b are exact on doubles for integers below 2^53 — the digit
 // arithmetic of generated Lua. Checked against uint64 arithmetic on random and adversarial pairs.
 func TestTrapLuaFloorModExact(t *testing.T) {
-	c := redistest.Client(t)
+	redistest.RunTargets(t, func(t *testing.T, tg redistest.Target) { trapLuaFloorModExact(t, tg.Client) })
+}
+
+func trapLuaFloorModExact(t *testing.T, c redis.UniversalClient) {
 	rng := newRand(t, 11)
 	const script = `
 local out = {}
@@ -162,7 +174,10 @@ return out`
 // struct.unpack('>I4I4', struct.pack('>d', x)) gives the exact halves of a double's bits;
 // '>i8' goes through a double and is lossy above 2^53.
 func TestTrapLuaBit32(t *testing.T) {
-	c := redistest.Client(t)
+	redistest.RunTargets(t, func(t *testing.T, tg redistest.Target) { trapLuaBit32(t, tg.Client) })
+}
+
+func trapLuaBit32(t *testing.T, c redis.UniversalClient) {
 	got := evalString(t, c, `return table.concat({
   bit.lshift(1, 32), bit.lshift(1, 31), bit.bor(2^32, 1), bit.band(2^40 + 5, 2^40 + 7), bit.tobit(2^32 + 5)
 }, ' ')`, nil)

@@ -30,7 +30,10 @@ func randomBytes(rng *rand.Rand, n int) string {
 // R6: equal scores order by member bytes — memcmp as unsigned bytes, then length — binary
 // safe (NUL, bytes ≥ 0x80), and ZREVRANGE is the exact reverse of ZRANGE, ties included.
 func TestTrapTiesByMemberBytes(t *testing.T) {
-	c := redistest.Client(t)
+	redistest.RunTargets(t, func(t *testing.T, tg redistest.Target) { trapTiesByMemberBytes(t, tg.Client) })
+}
+
+func trapTiesByMemberBytes(t *testing.T, c redis.UniversalClient) {
 	rng := newRand(t, 13)
 	seen := map[string]bool{}
 	var members []string
@@ -80,7 +83,10 @@ func TestTrapTiesByMemberBytes(t *testing.T) {
 // (and entries differing in any field) read back from ZREVRANGE in exactly the order of the
 // interpreted Compare — the order the generated Compare must reproduce.
 func TestTrapCompareIsRedisOrder(t *testing.T) {
-	c := redistest.Client(t)
+	redistest.RunTargets(t, func(t *testing.T, tg redistest.Target) { trapCompareIsRedisOrder(t, tg.Client) })
+}
+
+func trapCompareIsRedisOrder(t *testing.T, c redis.UniversalClient) {
 	for _, name := range examples {
 		t.Run(name, func(t *testing.T) {
 			l := example(t, name)

@@ -17,7 +17,10 @@ import (
 // R1: every integer in [−2^53, 2^53] is exact; beyond, ZADD, ZINCRBY and Lua round half to
 // even without an error. So every field is range-checked before any arithmetic.
 func TestTrap2p53Boundary(t *testing.T) {
-	c := redistest.Client(t)
+	redistest.RunTargets(t, func(t *testing.T, tg redistest.Target) { trap2p53Boundary(t, tg.Client) })
+}
+
+func trap2p53Boundary(t *testing.T, c redis.UniversalClient) {
 	k := redistest.Key(t, "z")
 
 	for _, v := range []float64{1<<53 - 2, 1<<53 - 1, 1 << 53, -(1 << 53), -(1<<53 - 1)} {
@@ -88,7 +91,10 @@ return string.format('%.17g', n) .. ' ' .. string.format('%.17g', n + 1)`,
 // same board would answer differently by size. go-redis writes −0 as "-0", so rankgen must never
 // produce it.
 func TestTrapNegativeZero(t *testing.T) {
-	c := redistest.Client(t)
+	redistest.RunTargets(t, func(t *testing.T, tg redistest.Target) { trapNegativeZero(t, tg.Client) })
+}
+
+func trapNegativeZero(t *testing.T, c redis.UniversalClient) {
 	small, big := redistest.Key(t, "small"), redistest.Key(t, "big")
 	negZero := math.Copysign(0, -1)
 
@@ -318,7 +324,10 @@ func TestTrapReplyFormatting(t *testing.T) {
 // through ZADD and through Lua, and ZADD GT keeps the larger pattern: a 62-bit key
 // reinterpreted as a double is a valid score.
 func TestTrapBitPatternOrder(t *testing.T) {
-	c := redistest.Client(t)
+	redistest.RunTargets(t, func(t *testing.T, tg redistest.Target) { trapBitPatternOrder(t, tg.Client) })
+}
+
+func trapBitPatternOrder(t *testing.T, c redis.UniversalClient) {
 	k, kl := redistest.Key(t, "z"), redistest.Key(t, "lua")
 	rng := newRand(t, 77)
 	bits := []uint64{0, 1, 2, 0x000FFFFFFFFFFFFF, 0x0010000000000000, 0x7FEFFFFFFFFFFFFF, 0x7FF0000000000000}

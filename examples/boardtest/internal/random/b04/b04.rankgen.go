@@ -302,9 +302,10 @@ type Board struct {
 	c        redis.UniversalClient
 	keys     []string // the sorted set, its index, the two ack keys
 	exp      rankgenrt.Expiry
-	tokens   *rankgenrt.Tokens // one per write call: exactly-once writes
-	dedup    string            // the dedup window, as the scripts' argument
-	verified atomic.Bool       // the index records Fingerprint: reads need not check it
+	tokens   *rankgenrt.Tokens  // one per write call: exactly-once writes
+	dedup    string             // the dedup window, as the scripts' argument
+	replicas rankgenrt.Replicas // how many replicas every write waits for (WithReplicas)
+	verified atomic.Bool        // the index records Fingerprint: reads need not check it
 }
 
 // Option configures a Board.
@@ -334,6 +335,20 @@ func WithExpireAt(t time.Time) Option {
 func WithDedupWindow(d time.Duration) Option {
 	return func(b *Board) {
 		b.dedup = rankgenrt.DedupArg(d)
+	}
+}
+
+// WithReplicas makes every write wait, in its own round trip, until n replicas of the board's
+// master have it (Redis's WAIT, sent after the write's script on the same connection), for at most
+// timeout. A write that fewer replicas acknowledged in time returns an error matching
+// rankgenrt.ErrNotReplicated: the master applied it, and it may or may not survive a failover;
+// resending it with its token (rankgenrt.ReplicationError) applies nothing again and waits again.
+// Replication stays asynchronous: an acknowledged write survives the failure of its master when
+// the replica promoted is one that acknowledged it. Needs a *redis.Client or a
+// *redis.ClusterClient.
+func WithReplicas(n int, timeout time.Duration) Option {
+	return func(b *Board) {
+		b.replicas = rankgenrt.WaitReplicas(n, timeout)
 	}
 }
 
@@ -1188,14 +1203,16 @@ const tokenArg = 2
 
 // write runs a write script with args (started by args) under the call's token: the script answers
 // a resend, after a lost reply, with its first reply and writes nothing again, and a failure
-// without a reply is a *rankgenrt.UncertainError (ErrUncertain) that carries the token.
+// without a reply is a *rankgenrt.UncertainError (ErrUncertain) that carries the token. With
+// WithReplicas the write then waits for the board's replicas (rankgenrt.ErrNotReplicated when too
+// few acknowledge it in time).
 func (b *Board) write(ctx context.Context, s *redis.Script, args []any) (any, error) {
 	token, err := b.tokens.Next(ctx)
 	if err != nil {
 		return nil, err
 	}
 	args[tokenArg] = token
-	return rankgenrt.RunWrite(ctx, b.c, s, b.keys, token, args...)
+	return rankgenrt.RunWriteWait(ctx, b.c, s, b.keys, token, b.replicas, args...)
 }
 
 // updateArgs starts the arguments of a field update script: the write arguments, an unused clock,
