@@ -72,8 +72,9 @@ func Slot(key string) int {
 }
 
 // ShardKeys returns the keys of the shards of the sharded board key with the given number of
-// shards: shard i is "{key:shards:i:n}", with n the least whole number that puts its hash slot
-// in the middle half of the i-th of shards equal parts of the slot space. A cluster whose
+// shards: shard i is "key{key:shards:i:n}" — it starts with key, so a SCAN MATCH "key{*" finds
+// the board's keys — with n the least whole number that puts its hash slot (that of its hash
+// tag, "key:shards:i:n") in the middle half of the i-th of shards equal parts of the slot space. A cluster whose
 // masters own equal runs of slots (as redis-cli --cluster create makes them) thus holds
 // shards/masters shards on each master when shards is a multiple of the masters. The count is
 // in the key, so a board resharded to another count never shares a key with the old one.
@@ -82,14 +83,14 @@ func ShardKeys(key string, shards int) ([]string, error) {
 		return nil, IntRangeError("shards", int64(shards), 1, MaxShards)
 	}
 	if strings.ContainsAny(key, "{}") {
-		return nil, &KeyError{Key: quote.Short(key), Reason: "a sharded board's key holds no brace: each shard's key is the hash tag {key:shards:i:n}"}
+		return nil, &KeyError{Key: quote.Short(key), Reason: "a sharded board's key holds no brace: each shard's key holds the hash tag {key:shards:i:n}"}
 	}
 	keys := make([]string, shards)
 	for i := range keys {
 		lo, hi := i*ClusterSlots/shards, (i+1)*ClusterSlots/shards
 		quarter := (hi - lo) / 4
 		lo, hi = lo+quarter, hi-quarter
-		base := "{" + key + ":" + strconv.Itoa(shards) + ":" + strconv.Itoa(i) + ":"
+		base := key + "{" + key + ":" + strconv.Itoa(shards) + ":" + strconv.Itoa(i) + ":"
 		for n := 0; ; n++ {
 			k := base + strconv.Itoa(n) + "}"
 			if s := Slot(k); s >= lo && s < hi {
@@ -113,9 +114,9 @@ func GroupByShard(n, shards int, id func(i int) string) [][]int {
 }
 
 // Scatter calls call for each shard with items (a group of GroupByShard), all at once, each in
-// its own goroutine, and returns their errors joined (nil when none failed). Every call gets
-// the same context: the generated code puts the batch's one write token in it, so that
-// resending the whole batch under that token applies each shard's part exactly once.
+// its own goroutine, and returns the first error in shard order (nil when none failed).
+// Every call gets the same context: the generated code puts a batch write's one token in it,
+// so that resending the whole batch under that token applies each shard's part exactly once.
 func Scatter(ctx context.Context, groups [][]int, call func(ctx context.Context, shard int, items []int) error) error {
 	errs := make([]error, len(groups))
 	var wg sync.WaitGroup
@@ -130,37 +131,70 @@ func Scatter(ctx context.Context, groups [][]int, call func(ctx context.Context,
 		}()
 	}
 	wg.Wait()
-	return errors.Join(errs...)
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// EveryShard is the groups of Scatter that call every one of shards once.
+func EveryShard(shards int) [][]int {
+	groups := make([][]int, shards)
+	for i := range groups {
+		groups[i] = []int{i}
+	}
+	return groups
+}
+
+// Sum adds up per-shard counts.
+func Sum(counts []int64) int64 {
+	var n int64
+	for _, c := range counts {
+		n += c
+	}
+	return n
 }
 
 // MergeSorted merges lists, each already in the order of cmp, into one list in that order
 // and returns its first n elements (all of them when n < 0). Equal elements keep the order of
 // their lists. It costs O(n log k) for k lists.
-func MergeSorted[T any](lists [][]T, n int, cmp func(a, b T) int) []T {
-	h := &mergeHeap[T]{cmp: cmp}
-	total := 0
+func MergeSorted[T any](lists [][]T, n int64, cmp func(a, b T) int) []T {
+	var out []T
+	merge(lists, n, cmp, func(_ int, x T) { out = append(out, x) })
+	if out == nil {
+		out = []T{}
+	}
+	return out
+}
+
+// Shares returns how many elements of each list are among the first n of their merge
+// (MergeSorted(lists, n, cmp)).
+func Shares[T any](lists [][]T, n int64, cmp func(a, b T) int) []int64 {
+	shares := make([]int64, len(lists))
+	merge(lists, n, cmp, func(list int, _ T) { shares[list]++ })
+	return shares
+}
+
+// merge visits the first n elements of the merge of lists (all when n < 0) in order.
+func merge[T any](lists [][]T, n int64, cmp func(a, b T) int, visit func(list int, x T)) {
+	h := &mergeHeap[T]{lists: lists, cmp: cmp}
 	for i, l := range lists {
-		total += len(l)
 		if len(l) > 0 {
 			h.heads = append(h.heads, mergeHead{list: i})
 		}
 	}
-	h.lists = lists
 	heap.Init(h)
-	if n < 0 || n > total {
-		n = total
-	}
-	out := make([]T, 0, n)
-	for len(out) < n {
+	for ; n != 0 && h.Len() > 0; n-- {
 		top := &h.heads[0]
-		out = append(out, lists[top.list][top.at])
+		visit(top.list, lists[top.list][top.at])
 		if top.at++; top.at == len(lists[top.list]) {
 			heap.Pop(h)
 		} else {
 			heap.Fix(h, 0)
 		}
 	}
-	return out
 }
 
 type mergeHead struct{ list, at int }
@@ -246,3 +280,46 @@ func (p *Pipe) Exec(ctx context.Context) {
 		ps.cmd.SetErr(ReplyError(ps.cmd.Err()))
 	}
 }
+
+// Pick returns the elements of xs at the positions at, in that order.
+func Pick[T any](xs []T, at []int) []T {
+	out := make([]T, len(at))
+	for j, i := range at {
+		out[j] = xs[i]
+	}
+	return out
+}
+
+// AroundBounds is the window of Around on a board of count entries, as the around script
+// computes it: the 0-based positions start…stop (stop < count) around position r, with up to
+// before entries ahead and after behind; fill keeps the window whole at the board's ends.
+// before and after are at least 0.
+func AroundBounds(r, before, after, count int64, fill bool) (start, stop int64) {
+	before, after = min(before, count), min(after, count) // no window is wider than the board
+	start, stop = max(0, r-before), r+after
+	last := count - 1
+	if fill {
+		if start == 0 {
+			stop = before + after
+		} else if stop > last {
+			start = max(0, last-before-after)
+		}
+	}
+	return start, min(stop, last)
+}
+
+// ErrReshardDrift: a resharded board does not hold what its source holds at the end of the
+// copy — the source was written during Reshard, which needs its writers stopped.
+var ErrReshardDrift = errors.New("rankgen: the source board changed during Reshard")
+
+// DriftError reports a Reshard whose copy and source differ in size. It matches
+// ErrReshardDrift.
+type DriftError struct{ Source, Copy int64 }
+
+func (e *DriftError) Error() string {
+	return "rankgen: the source board changed during Reshard: it holds " + strconv.FormatInt(e.Source, 10) +
+		" entries, the copy " + strconv.FormatInt(e.Copy, 10) + "; stop its writers and run Reshard again"
+}
+
+// Is makes errors.Is(err, ErrReshardDrift) true.
+func (e *DriftError) Is(target error) bool { return target == ErrReshardDrift }

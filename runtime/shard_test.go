@@ -57,7 +57,7 @@ func TestShardKeys(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"{lb:6:0:12}", "{lb:6:1:0}", "{lb:6:2:20}", "{lb:6:3:0}", "{lb:6:4:32}", "{lb:6:5:23}"}
+	want := []string{"lb{lb:6:0:12}", "lb{lb:6:1:0}", "lb{lb:6:2:20}", "lb{lb:6:3:0}", "lb{lb:6:4:32}", "lb{lb:6:5:23}"}
 	if !slices.Equal(keys, want) {
 		t.Errorf("ShardKeys(lb, 6) = %q, want %q", keys, want)
 	}
@@ -102,13 +102,22 @@ func TestMergeSorted(t *testing.T) {
 		}
 		slices.SortFunc(all, func(a, b int) int { return cmp.Compare(b, a) })
 		n := rng.IntN(len(all)+3) - 1
-		got := MergeSorted(lists, n, func(a, b int) int { return cmp.Compare(b, a) })
+		got := MergeSorted(lists, int64(n), func(a, b int) int { return cmp.Compare(b, a) })
 		want := all
 		if n >= 0 && n < len(all) {
 			want = all[:n]
 		}
 		if !slices.Equal(got, want) {
 			t.Fatalf("MergeSorted(%v, %d) = %v, want %v", lists, n, got, want)
+		}
+		// Shares: taking each list's share from its head and merging gives the same prefix.
+		shares := Shares(lists, int64(n), func(a, b int) int { return cmp.Compare(b, a) })
+		var heads [][]int
+		for i, l := range lists {
+			heads = append(heads, l[:shares[i]])
+		}
+		if again := MergeSorted(heads, -1, func(a, b int) int { return cmp.Compare(b, a) }); !slices.Equal(again, want) {
+			t.Fatalf("Shares(%v, %d) = %v: their merge %v, want %v", lists, n, shares, again, want)
 		}
 	}
 }
