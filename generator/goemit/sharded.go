@@ -193,7 +193,11 @@ func (s *sharded) checkIDs(ret ...jen.Code) jen.Code {
 // remove emits Remove.
 func (s *sharded) remove(catalog.Op) {
 	f := s.f
-	s.comment("Remove deletes the entries of the given ids, with one script call per shard that holds some of them, all at once, and returns how many there were. An invalid id fails the call before anything is sent.")
+	invalid := ""
+	if s.l.IDType == layout.IDString {
+		invalid = " An invalid id fails the call before anything is sent."
+	}
+	s.comment("Remove deletes the entries of the given ids, with one script call per shard that holds some of them, all at once, and returns how many there were.%s", invalid)
 	sRecv(f).Id("Remove").Params(ctxParam(), id("ids").Op("...").Add(s.idType())).Params(jen.Int64(), jen.Error()).Block(
 		s.checkIDs(jen.Lit(0)),
 		jen.List(ctx(), jen.Err()).Op(":=").Add(sDot("batch").Call(ctx())),
@@ -369,7 +373,11 @@ func (s *sharded) count(catalog.Op) {
 
 // getMany emits GetMany.
 func (s *sharded) getMany(catalog.Op) {
-	s.comment("GetMany returns a Result per id in the order given, as Board.GetMany does, with one script call per shard that holds some of the ids, all at once. An invalid id fails the whole call before anything is sent.")
+	invalid := ""
+	if s.l.IDType == layout.IDString {
+		invalid = " An invalid id fails the whole call before anything is sent."
+	}
+	s.comment("GetMany returns a Result per id in the order given, as Board.GetMany does, with one script call per shard that holds some of the ids, all at once.%s", invalid)
 	sRecv(s.f).Id("GetMany").Params(ctxParam(), id("ids").Op("...").Add(s.idType())).Params(jen.Index().Id("Result"), jen.Error()).Block(
 		s.checkIDs(jen.Nil()),
 		jen.Return(id("gather").Call(ctx(), id("s"), id("ids"), jen.Func().Params(id("id").Add(s.idType())).Add(s.idType()).Block(jen.Return(id("id"))),

@@ -1233,8 +1233,7 @@ func (s *ShardedBoard) BestMany(ctx context.Context, entries []Entry) ([]bool, e
 }
 
 // Remove deletes the entries of the given ids, with one script call per shard that holds some of
-// them, all at once, and returns how many there were. An invalid id fails the call before anything
-// is sent.
+// them, all at once, and returns how many there were.
 func (s *ShardedBoard) Remove(ctx context.Context, ids ...uint64) (int64, error) {
 	ctx, err := s.batch(ctx)
 	if err != nil {
@@ -1506,8 +1505,7 @@ func (s *ShardedBoard) Count(ctx context.Context) (int64, error) {
 }
 
 // GetMany returns a Result per id in the order given, as Board.GetMany does, with one script call
-// per shard that holds some of the ids, all at once. An invalid id fails the whole call before
-// anything is sent.
+// per shard that holds some of the ids, all at once.
 func (s *ShardedBoard) GetMany(ctx context.Context, ids ...uint64) ([]Result, error) {
 	return gather(ctx, s, ids, func(id uint64) uint64 {
 		return id
