@@ -59,7 +59,7 @@ func scaleSharded(b *racing.ShardedBoard) scaleOps {
 
 // scaleResult is one board's measurements.
 type scaleResult struct {
-	loadRate, updateRate, rankRate float64 // per second
+	loadRate, updateRate, rankRate float64    // per second
 	updateCPU, rankCPU             [2]float64 // server CPU µs per call: masters, all nodes (with the replicas)
 	top, rank                      [2]time.Duration
 	bytesPerEntry                  float64
@@ -252,4 +252,3 @@ func latency(t *testing.T, n int, call func(*rand.Rand) error) [2]time.Duration 
 	slices.Sort(ds)
 	return [2]time.Duration{ds[n/2], ds[n*99/100]}
 }
-
