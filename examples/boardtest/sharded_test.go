@@ -343,3 +343,41 @@ func TestReshard(t *testing.T) {
 		})
 	}
 }
+
+// Long runs of equal scores: every shard holds more than one band (256) of entries tied with
+// the one ranked, so counting the ties ahead reads the run on; ranks and windows still equal
+// the one-key board's.
+func TestShardedLongTies(t *testing.T) {
+	for _, tg := range targets(t) {
+		t.Run(tg.name, func(t *testing.T) {
+			sharded, err := racing.NewShardedBoard(tg.c, redistest.Key(t, "ties"), 3)
+			if err != nil {
+				t.Fatal(err)
+			}
+			one := racing.NewBoard(tg.c, redistest.Key(t, "one"))
+			var es []racing.Entry
+			for i := range 3000 { // about 500 of each score per shard
+				es = append(es, racing.Entry{Car: uint64(i), Laps: 7, RaceTime: uint32(1000 + i%2)}) // two scores only
+			}
+			for _, b := range []interface {
+				SetMany(context.Context, []racing.Entry) error
+			}{sharded, one} {
+				if err := b.SetMany(ctx, es); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for car := uint64(0); car < 3000; car += 71 {
+				got, err := sharded.Rank(ctx, car)
+				want, werr := one.Rank(ctx, car)
+				if err != nil || werr != nil || got != want {
+					t.Errorf("Rank(%d) = %d, %v; the one-key board's %d, %v", car, got, err, want, werr)
+				}
+				gw, err := sharded.AroundFilled(ctx, car, 3, 2)
+				ww, werr := one.AroundFilled(ctx, car, 3, 2)
+				if err != nil || werr != nil || !reflect.DeepEqual(gw, ww) {
+					t.Errorf("AroundFilled(%d) = %v, %v; the one-key board's %v, %v", car, gw, err, ww, werr)
+				}
+			}
+		})
+	}
+}

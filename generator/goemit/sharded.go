@@ -270,7 +270,7 @@ func (s *sharded) get(catalog.Op) {
 
 // rank emits Rank.
 func (s *sharded) rank(catalog.Op) {
-	s.comment("Rank returns the 1-based position of the entry of id among all shards, or an error matching ErrNotFound: the entry from its shard, then, in one pipelined round, how many entries of every shard rank ahead of it (greater scores, and equal scores with greater members), each counted in its shard by the after script in O(log n).")
+	s.comment("Rank returns the 1-based position of the entry of id among all shards, or an error matching ErrNotFound: the entry from its shard, then, in one pipelined round, how many entries of every shard rank ahead of it: greater scores (ZCOUNT, O(log n)) and equal scores with greater members (the run of equal scores).")
 	sRecv(s.f).Id("Rank").Params(ctxParam(), id("id").Add(s.idType())).Params(jen.Int64(), jen.Error()).Block(
 		jen.List(id("pos"), jen.Id("_"), jen.Err()).Op(":=").Add(sDot("standing").Call(ctx(), id("id"))),
 		retErr(jen.Lit(0)),
@@ -310,18 +310,18 @@ func (s *sharded) around(catalog.Op) {
 	sRecv(f).Id("AroundFilled").Params(ctxParam(), id("id").Add(s.idType()), jen.List(id("before"), id("after")).Int64()).Params(ranked(), jen.Error()).Block(
 		jen.Return(sDot("around").Call(ctx(), id("id"), id("before"), id("after"), jen.True())))
 	f.Line()
-	s.comment("around reads the window around the entry of id. Of the entries ahead of it in the window, a shard holds at most r-start, the last ones before its own start; of those behind, at most stop-r, from its start on: each shard reads that range, and the merge holds the window.")
+	s.comment("around reads the window around the entry of id, at position r. Of the entries ahead of it in the window, a shard holds at most r-start, the last of those it has ahead of the entry; of those behind, at most stop-r, the first after them: each shard reads that range, and the merge holds the window.")
 	sRecv(f).Id("around").Params(ctxParam(), id("id").Add(s.idType()), jen.List(id("before"), id("after")).Int64(), id("fill").Bool()).Params(ranked(), jen.Error()).Block(
 		jen.List(id("e"), jen.Err()).Op(":=").Add(shardOf(id("id")).Dot("Get").Call(ctx(), id("id"))),
 		retErr(jen.Nil()),
 		jen.List(id("cur"), jen.Err()).Op(":=").Id("cursorOf").Call(id("e")),
 		retErr(jen.Nil()),
-		jen.List(id("starts"), jen.Id("_"), id("count"), jen.Err()).Op(":=").Add(sDot("afterAll").Call(ctx(), id("cur"), jen.Lit(0))),
+		jen.List(id("ahead"), id("count"), jen.Err()).Op(":=").Add(sDot("ahead").Call(ctx(), id("cur"))),
 		retErr(jen.Nil()),
-		id("r").Op(":=").Add(rt("Sum")).Call(id("starts")).Op("-").Lit(1).Comment("the entry's 0-based position: its shard's start counts it"),
+		id("r").Op(":=").Add(rt("Sum")).Call(id("ahead")).Comment("the entry's 0-based position"),
 		jen.List(id("start"), id("stop")).Op(":=").Add(rt("AroundBounds")).Call(id("r"), jen.Max(id("before"), jen.Lit(0)), jen.Max(id("after"), jen.Lit(0)), id("count"), id("fill")),
 		jen.List(id("parts"), jen.Err()).Op(":=").Add(sDot("ranges").Call(ctx(), jen.Func().Params(id("i").Int()).Params(jen.Int64(), jen.Int64()).Block(
-			jen.Return(jen.Max(jen.Lit(0), id("starts").Index(id("i")).Op("-").Lit(1).Op("-").Parens(id("r").Op("-").Id("start"))), id("starts").Index(id("i")).Op("+").Parens(id("stop").Op("-").Id("r"))),
+			jen.Return(jen.Max(jen.Lit(0), id("ahead").Index(id("i")).Op("-").Parens(id("r").Op("-").Id("start"))), id("ahead").Index(id("i")).Op("+").Parens(id("stop").Op("-").Id("r"))),
 		))),
 		retErr(jen.Nil()),
 		id("merged").Op(":=").Add(rt("MergeSorted")).Call(id("parts"), jen.Lit(-1), id("compareRanked")),
@@ -341,7 +341,7 @@ func (s *sharded) after(catalog.Op) {
 	sRecv(s.f).Id("After").Params(ctxParam(), id("cur").Id("Cursor"), id("limit").Int64()).Params(ranked(), jen.Id("Cursor"), jen.Error()).Block(
 		jen.If(jen.Qual("math", "IsNaN").Call(id("cur").Dot("Score"))).Block(
 			jen.Return(jen.Nil(), id("cur"), rt("BadScore").Call(id("cur").Dot("Score"), jen.Lit("a cursor's score is a number, never NaN")))),
-		jen.List(id("starts"), id("pages"), jen.Id("_"), jen.Err()).Op(":=").Add(sDot("afterAll").Call(ctx(), id("cur"), id("limit"))),
+		jen.List(id("starts"), id("pages"), jen.Err()).Op(":=").Add(sDot("afterAll").Call(ctx(), id("cur"), id("limit"))),
 		retErr(jen.Nil(), id("cur")),
 		id("page").Op(":=").Id("renumber").Call(rt("MergeSorted").Call(id("pages"), id("limit"), id("compareRanked")), rt("Sum").Call(id("starts"))),
 		jen.If(jen.Len(id("page")).Op("==").Lit(0)).Block(jen.Return(id("page"), id("cur"), jen.Nil())),
@@ -436,15 +436,15 @@ func (s *sharded) standing(catalog.Op) {
 		jen.Return(id("pos").Op("/").Id("pageSize").Op("+").Lit(1), jen.Nil()),
 	)
 	f.Line()
-	s.comment("standing reads the 0-based position of the entry of id among all shards and the number of entries: the entry from its shard, then every shard's count of the entries at or ahead of it, and its size, in one pipelined round.")
+	s.comment("standing reads the 0-based position of the entry of id among all shards and the number of entries: the entry from its shard, then every shard's count of the entries ahead of it, and its size, in one pipelined round (ahead).")
 	sRecv(f).Id("standing").Params(ctxParam(), id("id").Add(s.idType())).Params(jen.List(id("pos"), id("count")).Int64(), jen.Err().Error()).Block(
 		jen.List(id("e"), jen.Err()).Op(":=").Add(shardOf(id("id")).Dot("Get").Call(ctx(), id("id"))),
 		retErr(jen.Lit(0), jen.Lit(0)),
 		jen.List(id("cur"), jen.Err()).Op(":=").Id("cursorOf").Call(id("e")),
 		retErr(jen.Lit(0), jen.Lit(0)),
-		jen.List(id("starts"), jen.Id("_"), id("count"), jen.Err()).Op(":=").Add(sDot("afterAll").Call(ctx(), id("cur"), jen.Lit(0))),
+		jen.List(id("ahead"), id("count"), jen.Err()).Op(":=").Add(sDot("ahead").Call(ctx(), id("cur"))),
 		retErr(jen.Lit(0), jen.Lit(0)),
-		jen.Return(rt("Sum").Call(id("starts")).Op("-").Lit(1), id("count"), jen.Nil()).Comment("the entry's own shard counts it"),
+		jen.Return(rt("Sum").Call(id("ahead")), id("count"), jen.Nil()),
 	)
 	f.Line()
 }

@@ -12,6 +12,7 @@ func (s *sharded) helpers() {
 	s.readAll()
 	s.ranges()
 	s.afterAll()
+	s.ahead()
 	s.small()
 }
 
@@ -130,28 +131,77 @@ func (s *sharded) afterAll() {
 		jen.Return(id("cmds")),
 	)
 	f.Line()
-	s.comment("afterAll runs the after script of every shard from cur, with each shard's size, in one pipelined round: per shard, how many of its entries rank at or before cur and up to limit entries after it; and the number of entries of all shards.")
-	sRecv(f).Id("afterAll").Params(ctxParam(), id("cur").Id("Cursor"), id("limit").Int64()).Params(id("starts").Index().Int64(), id("pages").Index().Index().Id("Ranked"), id("count").Int64(), jen.Err().Error()).Block(
+	s.comment("afterAll runs the after script of every shard from cur, in one pipelined round: per shard, how many of its entries rank at or before cur, and up to limit entries after it.")
+	sRecv(f).Id("afterAll").Params(ctxParam(), id("cur").Id("Cursor"), id("limit").Int64()).Params(id("starts").Index().Int64(), id("pages").Index().Index().Id("Ranked"), jen.Err().Error()).Block(
 		id("pipe").Op(":=").Add(rt("NewPipe")).Call(sDot("c")),
 		id("windows").Op(":=").Add(sDot("queueAfter").Call(ctx(), id("pipe"), id("cur"), id("limit"))),
-		id("sizes").Op(":=").Make(jen.Index().Op("*").Add(rd("IntCmd")), jen.Len(sDot("shards"))),
-		jen.For(jen.List(id("i"), id("b")).Op(":=").Range().Add(sDot("shards"))).Block(
-			id("sizes").Index(id("i")).Op("=").Id("pipe").Dot("ZCard").Call(ctx(), id("b").Dot("keys").Index(jen.Lit(0))),
-		),
 		id("pipe").Dot("Exec").Call(ctx()),
 		id("starts").Op(",").Id("pages").Op("=").Make(jen.Index().Int64(), jen.Len(sDot("shards"))).Op(",").Make(jen.Index().Index().Id("Ranked"), jen.Len(sDot("shards"))),
 		jen.For(jen.List(id("i"), id("w")).Op(":=").Range().Id("windows")).Block(
 			jen.List(id("v"), jen.Err()).Op(":=").Id("w").Dot("Result").Call(),
-			retErr(jen.Nil(), jen.Nil(), jen.Lit(0)),
+			retErr(jen.Nil(), jen.Nil()),
 			jen.List(id("start"), id("ps"), jen.Err()).Op(":=").Add(rt("Window")).Call(id("v")),
-			retErr(jen.Nil(), jen.Nil(), jen.Lit(0)),
+			retErr(jen.Nil(), jen.Nil()),
+			id("starts").Index(id("i")).Op("=").Id("start"),
 			jen.If(jen.List(id("pages").Index(id("i")), jen.Err()).Op("=").Id("rankedPairs").Call(jen.Lit(0), id("ps")), jen.Err().Op("!=").Nil()).Block(
-				jen.Return(jen.Nil(), jen.Nil(), jen.Lit(0), jen.Err())),
-			jen.List(id("n"), jen.Err()).Op(":=").Id("sizes").Index(id("i")).Dot("Result").Call(),
-			retErr(jen.Nil(), jen.Nil(), jen.Lit(0)),
-			id("starts").Index(id("i")).Op(",").Id("count").Op("=").Id("start").Op(",").Id("count").Op("+").Id("n"),
+				jen.Return(jen.Nil(), jen.Nil(), jen.Err())),
 		),
-		jen.Return(id("starts"), id("pages"), id("count"), jen.Nil()),
+		jen.Return(id("starts"), id("pages"), jen.Nil()),
+	)
+	f.Line()
+}
+
+// ahead emits ahead and tiesAhead: every shard's count of the entries ahead of a cursor, with
+// plain commands (ZCOUNT and the run of equal scores), pipelined.
+func (s *sharded) ahead() {
+	f := s.f
+	zrange := func(offset jen.Code) jen.Code {
+		d := jen.Dict{id("Key"): id("key"), id("Start"): id("score"), id("Stop"): id("score"), id("ByScore"): jen.True(), id("Rev"): jen.True(), id("Count"): id("tieBand")}
+		if offset != nil {
+			d[id("Offset")] = offset
+		}
+		return rd("ZRangeArgs").Values(d)
+	}
+	f.Comment("tieBand is how many entries of a run of equal scores ahead reads per round trip.")
+	f.Const().Id("tieBand").Op("=").Lit(256)
+	f.Line()
+	s.comment("ahead counts, on every shard, the entries that rank ahead of cur — greater scores (ZCOUNT), and equal scores with greater members (the run of equal scores, best first) — and adds up the shards' sizes, in one pipelined round; only a run of more than tieBand equal scores ahead takes more.")
+	sRecv(f).Id("ahead").Params(ctxParam(), id("cur").Id("Cursor")).Params(id("counts").Index().Int64(), id("total").Int64(), jen.Err().Error()).Block(
+		id("score").Op(":=").Add(rt("FormatScore")).Call(id("cur").Dot("Score")),
+		id("greater").Op(",").Id("sizes").Op(":=").Make(jen.Index().Op("*").Add(rd("IntCmd")), jen.Len(sDot("shards"))).Op(",").Make(jen.Index().Op("*").Add(rd("IntCmd")), jen.Len(sDot("shards"))),
+		jen.List(id("runs"), jen.Err()).Op(":=").Add(sDot("readAll").Call(ctx(), jen.Func().Params(id("c").Add(rd("Cmdable")), id("i").Int(), id("key").String()).Add(rd("Cmder")).Block(
+			id("greater").Index(id("i")).Op("=").Id("c").Dot("ZCount").Call(ctx(), id("key"), jen.Lit("(").Op("+").Id("score"), jen.Lit("+inf")),
+			id("sizes").Index(id("i")).Op("=").Id("c").Dot("ZCard").Call(ctx(), id("key")),
+			jen.Return(id("c").Dot("ZRangeArgs").Call(ctx(), zrange(nil))),
+		))),
+		retErr(jen.Nil(), jen.Lit(0)),
+		id("counts").Op("=").Make(jen.Index().Int64(), jen.Len(sDot("shards"))),
+		jen.For(jen.List(id("i"), id("run")).Op(":=").Range().Id("runs")).Block(
+			jen.List(id("band"), jen.Err()).Op(":=").Id("run").Assert(jen.Op("*").Add(rd("StringSliceCmd"))).Dot("Result").Call(),
+			retErr(jen.Nil(), jen.Lit(0)),
+			jen.List(id("n"), jen.Err()).Op(":=").Id("greater").Index(id("i")).Dot("Result").Call(),
+			retErr(jen.Nil(), jen.Lit(0)),
+			jen.List(id("size"), jen.Err()).Op(":=").Id("sizes").Index(id("i")).Dot("Result").Call(),
+			retErr(jen.Nil(), jen.Lit(0)),
+			jen.List(id("ties"), jen.Err()).Op(":=").Add(sDot("tiesAhead").Call(ctx(), sDot("shards").Index(id("i")).Dot("keys").Index(jen.Lit(0)), id("score"), id("cur").Dot("Member"), id("band"))),
+			retErr(jen.Nil(), jen.Lit(0)),
+			id("counts").Index(id("i")).Op(",").Id("total").Op("=").Id("n").Op("+").Id("ties").Op(",").Id("total").Op("+").Id("size"),
+		),
+		jen.Return(id("counts"), id("total"), jen.Nil()),
+	)
+	f.Line()
+	s.comment("tiesAhead counts the members greater than member (Redis's order of equal scores: their bytes) in the run of entries of score on key whose first members, best first, are band, reading the run on while all of a full band is ahead.")
+	sRecv(f).Id("tiesAhead").Params(ctxParam(), jen.List(id("key"), id("score"), id("member")).String(), id("band").Index().String()).Params(jen.Int64(), jen.Error()).Block(
+		jen.Var().Id("k").Int64(),
+		jen.For(id("offset").Op(":=").Int64().Call(jen.Lit(0)), jen.Empty(), id("offset").Op("+=").Id("tieBand")).Block(
+			id("i").Op(":=").Lit(0),
+			jen.For(id("i").Op("<").Len(id("band")).Op("&&").Id("band").Index(id("i")).Op(">").Id("member")).Block(id("i").Op("++")),
+			id("k").Op("+=").Int64().Call(id("i")),
+			jen.If(id("i").Op("<").Len(id("band")).Op("||").Len(id("band")).Op("<").Id("tieBand")).Block(jen.Return(id("k"), jen.Nil())),
+			jen.Var().Id("err").Error(),
+			jen.If(jen.List(id("band"), jen.Err()).Op("=").Add(sDot("c").Dot("ZRangeArgs").Call(ctx(), zrange(id("offset").Op("+").Id("tieBand")))).Dot("Result").Call(), jen.Err().Op("!=").Nil()).Block(
+				jen.Return(jen.Lit(0), rt("ReplyError").Call(jen.Err()))),
+		),
 	)
 	f.Line()
 }

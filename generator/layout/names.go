@@ -12,6 +12,7 @@ import (
 var ReservedNames = []string{
 	"Entry", "Encode", "Decode", "Compare", "Fingerprint", "Layout", "Board", "NewBoard",
 	"Option", "String", "Ranked", "Cursor", "Scripts",
+	"ShardedBoard", "NewShardedBoard", "ReshardProgress",
 }
 
 // goName checks that s is an exported Go identifier that clashes with nothing generated.

@@ -1314,8 +1314,8 @@ func (s *ShardedBoard) Get(ctx context.Context, id uint64) (Entry, error) {
 
 // Rank returns the 1-based position of the entry of id among all shards, or an error matching
 // ErrNotFound: the entry from its shard, then, in one pipelined round, how many entries of every
-// shard rank ahead of it (greater scores, and equal scores with greater members), each counted in
-// its shard by the after script in O(log n).
+// shard rank ahead of it: greater scores (ZCOUNT, O(log n)) and equal scores with greater members
+// (the run of equal scores).
 func (s *ShardedBoard) Rank(ctx context.Context, id uint64) (int64, error) {
 	pos, _, err := s.standing(ctx, id)
 	if err != nil {
@@ -1361,9 +1361,10 @@ func (s *ShardedBoard) AroundFilled(ctx context.Context, id uint64, before, afte
 	return s.around(ctx, id, before, after, true)
 }
 
-// around reads the window around the entry of id. Of the entries ahead of it in the window, a
-// shard holds at most r-start, the last ones before its own start; of those behind, at most
-// stop-r, from its start on: each shard reads that range, and the merge holds the window.
+// around reads the window around the entry of id, at position r. Of the entries ahead of it in the
+// window, a shard holds at most r-start, the last of those it has ahead of the entry; of those
+// behind, at most stop-r, the first after them: each shard reads that range, and the merge holds
+// the window.
 func (s *ShardedBoard) around(ctx context.Context, id uint64, before, after int64, fill bool) ([]Ranked, error) {
 	e, err := s.shard(id).Get(ctx, id)
 	if err != nil {
@@ -1373,14 +1374,14 @@ func (s *ShardedBoard) around(ctx context.Context, id uint64, before, after int6
 	if err != nil {
 		return nil, err
 	}
-	starts, _, count, err := s.afterAll(ctx, cur, 0)
+	ahead, count, err := s.ahead(ctx, cur)
 	if err != nil {
 		return nil, err
 	}
-	r := rankgenrt.Sum(starts) - 1 // the entry's 0-based position: its shard's start counts it
+	r := rankgenrt.Sum(ahead) // the entry's 0-based position
 	start, stop := rankgenrt.AroundBounds(r, max(before, 0), max(after, 0), count, fill)
 	parts, err := s.ranges(ctx, func(i int) (int64, int64) {
-		return max(0, starts[i]-1-(r-start)), starts[i] + (stop - r)
+		return max(0, ahead[i]-(r-start)), ahead[i] + (stop - r)
 	})
 	if err != nil {
 		return nil, err
@@ -1406,7 +1407,7 @@ func (s *ShardedBoard) After(ctx context.Context, cur Cursor, limit int64) ([]Ra
 	if math.IsNaN(cur.Score) {
 		return nil, cur, rankgenrt.BadScore(cur.Score, "a cursor's score is a number, never NaN")
 	}
-	starts, pages, _, err := s.afterAll(ctx, cur, limit)
+	starts, pages, err := s.afterAll(ctx, cur, limit)
 	if err != nil {
 		return nil, cur, err
 	}
@@ -1514,8 +1515,8 @@ func (s *ShardedBoard) PageOf(ctx context.Context, id uint64, pageSize int64) (i
 }
 
 // standing reads the 0-based position of the entry of id among all shards and the number of
-// entries: the entry from its shard, then every shard's count of the entries at or ahead of it,
-// and its size, in one pipelined round.
+// entries: the entry from its shard, then every shard's count of the entries ahead of it, and its
+// size, in one pipelined round (ahead).
 func (s *ShardedBoard) standing(ctx context.Context, id uint64) (pos, count int64, err error) {
 	e, err := s.shard(id).Get(ctx, id)
 	if err != nil {
@@ -1525,11 +1526,11 @@ func (s *ShardedBoard) standing(ctx context.Context, id uint64) (pos, count int6
 	if err != nil {
 		return 0, 0, err
 	}
-	starts, _, count, err := s.afterAll(ctx, cur, 0)
+	ahead, count, err := s.ahead(ctx, cur)
 	if err != nil {
 		return 0, 0, err
 	}
-	return rankgenrt.Sum(starts) - 1, count, nil // the entry's own shard counts it
+	return rankgenrt.Sum(ahead), count, nil
 }
 
 // CountLapsBetween returns the number of entries whose Laps lies in [lo, hi]:
@@ -1738,37 +1739,105 @@ func (s *ShardedBoard) queueAfter(ctx context.Context, pipe *rankgenrt.Pipe, cur
 	return cmds
 }
 
-// afterAll runs the after script of every shard from cur, with each shard's size, in one pipelined
-// round: per shard, how many of its entries rank at or before cur and up to limit entries after
-// it; and the number of entries of all shards.
-func (s *ShardedBoard) afterAll(ctx context.Context, cur Cursor, limit int64) (starts []int64, pages [][]Ranked, count int64, err error) {
+// afterAll runs the after script of every shard from cur, in one pipelined round: per shard, how
+// many of its entries rank at or before cur, and up to limit entries after it.
+func (s *ShardedBoard) afterAll(ctx context.Context, cur Cursor, limit int64) (starts []int64, pages [][]Ranked, err error) {
 	pipe := rankgenrt.NewPipe(s.c)
 	windows := s.queueAfter(ctx, pipe, cur, limit)
-	sizes := make([]*redis.IntCmd, len(s.shards))
-	for i, b := range s.shards {
-		sizes[i] = pipe.ZCard(ctx, b.keys[0])
-	}
 	pipe.Exec(ctx)
 	starts, pages = make([]int64, len(s.shards)), make([][]Ranked, len(s.shards))
 	for i, w := range windows {
 		v, err := w.Result()
 		if err != nil {
-			return nil, nil, 0, err
+			return nil, nil, err
 		}
 		start, ps, err := rankgenrt.Window(v)
 		if err != nil {
-			return nil, nil, 0, err
+			return nil, nil, err
 		}
+		starts[i] = start
 		if pages[i], err = rankedPairs(0, ps); err != nil {
-			return nil, nil, 0, err
+			return nil, nil, err
 		}
-		n, err := sizes[i].Result()
-		if err != nil {
-			return nil, nil, 0, err
-		}
-		starts[i], count = start, count+n
 	}
-	return starts, pages, count, nil
+	return starts, pages, nil
+}
+
+// tieBand is how many entries of a run of equal scores ahead reads per round trip.
+const tieBand = 256
+
+// ahead counts, on every shard, the entries that rank ahead of cur — greater scores (ZCOUNT),
+// and equal scores with greater members (the run of equal scores, best first) — and adds up the
+// shards' sizes, in one pipelined round; only a run of more than tieBand equal scores ahead takes
+// more.
+func (s *ShardedBoard) ahead(ctx context.Context, cur Cursor) (counts []int64, total int64, err error) {
+	score := rankgenrt.FormatScore(cur.Score)
+	greater, sizes := make([]*redis.IntCmd, len(s.shards)), make([]*redis.IntCmd, len(s.shards))
+	runs, err := s.readAll(ctx, func(c redis.Cmdable, i int, key string) redis.Cmder {
+		greater[i] = c.ZCount(ctx, key, "("+score, "+inf")
+		sizes[i] = c.ZCard(ctx, key)
+		return c.ZRangeArgs(ctx, redis.ZRangeArgs{
+			ByScore: true,
+			Count:   tieBand,
+			Key:     key,
+			Rev:     true,
+			Start:   score,
+			Stop:    score,
+		})
+	})
+	if err != nil {
+		return nil, 0, err
+	}
+	counts = make([]int64, len(s.shards))
+	for i, run := range runs {
+		band, err := run.(*redis.StringSliceCmd).Result()
+		if err != nil {
+			return nil, 0, err
+		}
+		n, err := greater[i].Result()
+		if err != nil {
+			return nil, 0, err
+		}
+		size, err := sizes[i].Result()
+		if err != nil {
+			return nil, 0, err
+		}
+		ties, err := s.tiesAhead(ctx, s.shards[i].keys[0], score, cur.Member, band)
+		if err != nil {
+			return nil, 0, err
+		}
+		counts[i], total = n+ties, total+size
+	}
+	return counts, total, nil
+}
+
+// tiesAhead counts the members greater than member (Redis's order of equal scores: their bytes) in
+// the run of entries of score on key whose first members, best first, are band, reading the run on
+// while all of a full band is ahead.
+func (s *ShardedBoard) tiesAhead(ctx context.Context, key, score, member string, band []string) (int64, error) {
+	var k int64
+	for offset := int64(0); ; offset += tieBand {
+		i := 0
+		for i < len(band) && band[i] > member {
+			i++
+		}
+		k += int64(i)
+		if i < len(band) || len(band) < tieBand {
+			return k, nil
+		}
+		var err error
+		if band, err = s.c.ZRangeArgs(ctx, redis.ZRangeArgs{
+			ByScore: true,
+			Count:   tieBand,
+			Key:     key,
+			Offset:  offset + tieBand,
+			Rev:     true,
+			Start:   score,
+			Stop:    score,
+		}).Result(); err != nil {
+			return 0, rankgenrt.ReplyError(err)
+		}
+	}
 }
 
 // encodable reports the first entry that Encode refuses.
