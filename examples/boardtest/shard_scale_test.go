@@ -101,14 +101,14 @@ func TestShardScale(t *testing.T) {
 	row("AddLaps CPU, all nodes (µs)", one.updateCPU[1], sh.updateCPU[1], "")
 	row("Rank CPU, masters (µs)", one.rankCPU[0], sh.rankCPU[0], "")
 	row("Rank CPU, all nodes (µs)", one.rankCPU[1], sh.rankCPU[1], "")
-	row("Top(100) p50 (µs)", us(one.top[0]), us(sh.top[0]), "")
-	row("Top(100) p99 (µs)", us(one.top[1]), us(sh.top[1]), "")
-	row("Rank p50 (µs)", us(one.rank[0]), us(sh.rank[0]), "")
-	row("Rank p99 (µs)", us(one.rank[1]), us(sh.rank[1]), "")
+	row("Top(100) p50 (µs)", micros(one.top[0]), micros(sh.top[0]), "")
+	row("Top(100) p99 (µs)", micros(one.top[1]), micros(sh.top[1]), "")
+	row("Rank p50 (µs)", micros(one.rank[0]), micros(sh.rank[0]), "")
+	row("Rank p99 (µs)", micros(one.rank[1]), micros(sh.rank[1]), "")
 	row("memory (bytes/entry)", one.bytesPerEntry, sh.bytesPerEntry, "")
 }
 
-func us(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
+func micros(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
 
 func measureScale(t *testing.T, c *redis.ClusterClient, ops scaleOps, n int) scaleResult {
 	var r scaleResult
@@ -128,10 +128,10 @@ func measureScale(t *testing.T, c *redis.ClusterClient, ops scaleOps, n int) sca
 	}
 	r.bytesPerEntry = float64(mem) / float64(n)
 	car := func(rng *rand.Rand) uint64 { return uint64(rng.IntN(n)) * 7 }
-	r.updateRate, r.updateCPU = throughput(t, c, func(rng *rand.Rand) error { return ops.add(ctx, car(rng)) })
-	r.rankRate, r.rankCPU = throughput(t, c, func(rng *rand.Rand) error { return ops.rank(ctx, car(rng)) })
-	r.top = latency(t, 1000, func(*rand.Rand) error { return ops.top100(ctx) })
-	r.rank = latency(t, 2000, func(rng *rand.Rand) error { return ops.rank(ctx, car(rng)) })
+	r.updateRate, r.updateCPU = scaleThroughput(t, c, func(rng *rand.Rand) error { return ops.add(ctx, car(rng)) })
+	r.rankRate, r.rankCPU = scaleThroughput(t, c, func(rng *rand.Rand) error { return ops.rank(ctx, car(rng)) })
+	r.top = scaleLatency(t, 1000, func(*rand.Rand) error { return ops.top100(ctx) })
+	r.rank = scaleLatency(t, 2000, func(rng *rand.Rand) error { return ops.rank(ctx, car(rng)) })
 	t.Logf("%s: %+v", ops.name, r)
 	return r
 }
@@ -170,10 +170,10 @@ func loadScale(ops scaleOps, n int, rng *rand.Rand) error {
 	return nil
 }
 
-// throughput runs call from -shard.callers goroutines for -shard.period and returns calls/s
+// scaleThroughput runs call from -shard.callers goroutines for -shard.period and returns calls/s
 // and the server CPU time per call, in µs, of the masters and of all nodes.
-func throughput(t *testing.T, c *redis.ClusterClient, call func(*rand.Rand) error) (float64, [2]float64) {
-	m0, all0 := clusterCPU(t, c)
+func scaleThroughput(t *testing.T, c *redis.ClusterClient, call func(*rand.Rand) error) (float64, [2]float64) {
+	m0, all0 := shardClusterCPU(t, c)
 	var done atomic.Int64
 	var wg sync.WaitGroup
 	deadline := time.Now().Add(*shardPeriod)
@@ -194,14 +194,14 @@ func throughput(t *testing.T, c *redis.ClusterClient, call func(*rand.Rand) erro
 	start := time.Now()
 	wg.Wait()
 	rate := float64(done.Load()) / time.Since(start).Seconds()
-	m1, all1 := clusterCPU(t, c)
+	m1, all1 := shardClusterCPU(t, c)
 	n := float64(done.Load())
 	return rate, [2]float64{(m1 - m0) * 1e6 / n, (all1 - all0) * 1e6 / n}
 }
 
-// clusterCPU is the CPU time (user + system, seconds, from INFO cpu) the cluster's masters and
+// shardClusterCPU is the CPU time (user + system, seconds, from INFO cpu) the cluster's masters and
 // all its nodes have used.
-func clusterCPU(t *testing.T, c *redis.ClusterClient) (masters, all float64) {
+func shardClusterCPU(t *testing.T, c *redis.ClusterClient) (masters, all float64) {
 	var mu sync.Mutex
 	read := func(isMaster bool) func(context.Context, *redis.Client) error {
 		return func(ctx context.Context, n *redis.Client) error {
@@ -238,8 +238,8 @@ func clusterCPU(t *testing.T, c *redis.ClusterClient) (masters, all float64) {
 	return masters, all
 }
 
-// latency times n calls of one caller and returns the p50 and p99.
-func latency(t *testing.T, n int, call func(*rand.Rand) error) [2]time.Duration {
+// scaleLatency times n calls of one caller and returns the p50 and p99.
+func scaleLatency(t *testing.T, n int, call func(*rand.Rand) error) [2]time.Duration {
 	rng := rand.New(rand.NewPCG(5, 5))
 	ds := make([]time.Duration, n)
 	for i := range ds {

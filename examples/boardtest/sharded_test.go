@@ -65,9 +65,9 @@ func newSharded(tb testing.TB, ex example, c redis.UniversalClient, key string, 
 	return out[0].Interface()
 }
 
-// targets are the two kinds of server every sharded test runs on: a single server (the
+// shardTargets are the two kinds of server every sharded test runs on: a single server (the
 // shards side by side) and the private 3-master cluster (the shards spread over the masters).
-func targets(t *testing.T) []struct {
+func shardTargets(t *testing.T) []struct {
 	name   string
 	c      redis.UniversalClient
 	shards int
@@ -87,7 +87,7 @@ func targets(t *testing.T) []struct {
 // a whole walk of After pages, Count<Lead>Between — with the same read of a one-key Board
 // holding the same entries. It also checks that every entry lives on its id's shard.
 func TestShardedDifferential(t *testing.T) {
-	for _, tg := range targets(t) {
+	for _, tg := range shardTargets(t) {
 		for _, ex := range examples {
 			t.Run(tg.name+"/"+ex.name, func(t *testing.T) {
 				runShardedDifferential(t, tg.c, ex, tg.shards, 42)
@@ -107,7 +107,7 @@ func runShardedDifferential(t *testing.T, c redis.UniversalClient, ex example, s
 	for d.step = 1; d.step <= 160; d.step++ {
 		d.randomOp()
 		if d.step%5 == 0 {
-			syncBoard(t, one, d.m.Sorted())
+			syncOneKey(t, one, d.m.Sorted())
 			compareSharded(d, one)
 			checkPlacement(d, sharded, shards)
 		}
@@ -117,8 +117,8 @@ func runShardedDifferential(t *testing.T, c redis.UniversalClient, ex example, s
 	}
 }
 
-// syncBoard makes one hold exactly the entries es.
-func syncBoard(t *testing.T, one *boardmodel.Board, es []layout.Entry) {
+// syncOneKey makes one hold exactly the entries es.
+func syncOneKey(t *testing.T, one *boardmodel.Board, es []layout.Entry) {
 	if _, err := one.Trim(0); err != nil {
 		t.Fatal(err)
 	}
@@ -136,7 +136,7 @@ func compareSharded(d *diff, one *boardmodel.Board) {
 		d.t.Helper()
 		got, want := d.b.Call(name, args...), one.Call(name, args...)
 		for i := range got {
-			if !sameValue(got[i], want[i]) {
+			if !sameResult(got[i], want[i]) {
 				d.errorf("%s%v: sharded %v; one-key board %v", name, args, got[i], want[i])
 			}
 		}
@@ -165,16 +165,16 @@ func compareSharded(d *diff, one *boardmodel.Board) {
 		lo, hi := d.b.FieldValue(0, oracle.RandomKey(f, d.rng)), d.b.FieldValue(0, oracle.RandomKey(f, d.rng))
 		same(name, lo, hi)
 	}
-	walkAfter(d, one, int64(1+d.rng.IntN(5)))
+	walkAfterBoth(d, one, int64(1+d.rng.IntN(5)))
 }
 
-// walkAfter pages through both boards with After and compares every page and cursor.
-func walkAfter(d *diff, one *boardmodel.Board, limit int64) {
+// walkAfterBoth pages through both boards with After and compares every page and cursor.
+func walkAfterBoth(d *diff, one *boardmodel.Board, limit int64) {
 	cur := reflect.Zero(d.b.V.MethodByName("After").Type().In(1))
 	for page := 0; page <= len(d.m.Entries); page++ {
 		got, want := d.b.Call("After", cur, limit), one.Call("After", cur, limit)
 		for i := range got {
-			if !sameValue(got[i], want[i]) {
+			if !sameResult(got[i], want[i]) {
 				d.errorf("After page %d (limit %d): sharded %v; one-key board %v", page, limit, got[i], want[i])
 				return
 			}
@@ -187,9 +187,9 @@ func walkAfter(d *diff, one *boardmodel.Board, limit int64) {
 	d.errorf("After(limit %d) never reached the end of %d entries", limit, len(d.m.Entries))
 }
 
-// sameValue compares two results: errors by sentinel, empty slices whether nil or not, the rest
+// sameResult compares two results: errors by sentinel, empty slices whether nil or not, the rest
 // deeply.
-func sameValue(a, b reflect.Value) bool {
+func sameResult(a, b reflect.Value) bool {
 	if a.Type().Implements(reflect.TypeFor[error]()) {
 		return boardmodel.SameError(boardmodel.ErrOf(a), boardmodel.ErrOf(b))
 	}
@@ -202,7 +202,7 @@ func sameValue(a, b reflect.Value) bool {
 		}
 		for i := range a.Len() {
 			ra, rb := a.Index(i), b.Index(i)
-			if !sameValue(ra.Field(1), rb.Field(1)) || (boardmodel.ErrOf(ra.Field(1)) == nil && !reflect.DeepEqual(ra.Field(0).Interface(), rb.Field(0).Interface())) {
+			if !sameResult(ra.Field(1), rb.Field(1)) || (boardmodel.ErrOf(ra.Field(1)) == nil && !reflect.DeepEqual(ra.Field(0).Interface(), rb.Field(0).Interface())) {
 				return false
 			}
 		}
@@ -279,7 +279,7 @@ func TestShardedConstructorErrors(t *testing.T) {
 // its progress, it copies every entry once, to its new shard; a source written during the copy
 // is reported (ErrReshardDrift).
 func TestReshard(t *testing.T) {
-	for _, tg := range targets(t) {
+	for _, tg := range shardTargets(t) {
 		t.Run(tg.name, func(t *testing.T) {
 			key := redistest.Key(t, "lb")
 			src, err := racing.NewShardedBoard(tg.c, key, 3)
@@ -348,7 +348,7 @@ func TestReshard(t *testing.T) {
 // the one ranked, so counting the ties ahead reads the run on; ranks and windows still equal
 // the one-key board's.
 func TestShardedLongTies(t *testing.T) {
-	for _, tg := range targets(t) {
+	for _, tg := range shardTargets(t) {
 		t.Run(tg.name, func(t *testing.T) {
 			sharded, err := racing.NewShardedBoard(tg.c, redistest.Key(t, "ties"), 3)
 			if err != nil {
