@@ -45,6 +45,7 @@ func Generate(l *layout.Layout) ([]byte, error) {
 	c := newCodec(l)
 	constBlock := emitCodec(f, c)
 	emitBoard(f, c)
+	emitSharded(f, c)
 	constBlock.Add(c.constants())
 
 	var buf bytes.Buffer

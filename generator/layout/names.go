@@ -14,6 +14,7 @@ var ReservedNames = []string{
 	"Option", "String", "Ranked", "Cursor", "Scripts",
 	"Band", "Place",
 	"Change", "Changes", "Apply",
+	"ShardedBoard", "NewShardedBoard", "ReshardProgress",
 }
 
 // bandSuffixes end the names of the band API generated for a score field F: the functions or

@@ -1,0 +1,383 @@
+package boardtest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+	"strconv"
+	"testing"
+
+	"github.com/rankgen/rankgen/examples/boardtest/internal/random/b01"
+	"github.com/rankgen/rankgen/examples/boardtest/internal/random/b02"
+	"github.com/rankgen/rankgen/examples/boardtest/internal/random/b03"
+	"github.com/rankgen/rankgen/examples/boardtest/internal/random/b04"
+	"github.com/rankgen/rankgen/examples/boardtest/internal/random/r01"
+	"github.com/rankgen/rankgen/examples/boardtest/internal/random/r02"
+	"github.com/rankgen/rankgen/examples/boardtest/internal/random/r12"
+	"github.com/rankgen/rankgen/examples/boardtest/internal/random/r27"
+	"github.com/rankgen/rankgen/examples/boardtest/internal/random/r32"
+	"github.com/rankgen/rankgen/examples/generated/arena"
+	"github.com/rankgen/rankgen/examples/generated/duel"
+	"github.com/rankgen/rankgen/examples/generated/duelint"
+	"github.com/rankgen/rankgen/examples/generated/laps"
+	"github.com/rankgen/rankgen/examples/generated/racing"
+	"github.com/rankgen/rankgen/examples/generated/season"
+	"github.com/rankgen/rankgen/examples/generated/seed000member"
+	"github.com/rankgen/rankgen/examples/generated/seed001zranking"
+	"github.com/rankgen/rankgen/examples/generated/seed002binary"
+	"github.com/rankgen/rankgen/examples/generated/seed002decimal"
+	"github.com/rankgen/rankgen/examples/generated/seed002keysort"
+	"github.com/rankgen/rankgen/examples/generated/seed003scaling"
+	"github.com/rankgen/rankgen/examples/generated/seed004shift"
+	"github.com/rankgen/rankgen/generator/layout"
+	"github.com/rankgen/rankgen/internal/boardmodel"
+	"github.com/rankgen/rankgen/internal/oracle"
+	"github.com/rankgen/rankgen/internal/redistest"
+	rankgenrt "github.com/rankgen/rankgen/runtime"
+	"github.com/redis/go-redis/v9"
+)
+
+// shardedBoards are the examples' NewShardedBoard functions, by example name.
+var shardedBoards = map[string]any{
+	"arena": arena.NewShardedBoard, "duel": duel.NewShardedBoard, "duelint": duelint.NewShardedBoard,
+	"laps": laps.NewShardedBoard, "racing": racing.NewShardedBoard, "season": season.NewShardedBoard,
+	"seed000member": seed000member.NewShardedBoard, "seed001zranking": seed001zranking.NewShardedBoard,
+	"seed002binary": seed002binary.NewShardedBoard, "seed002decimal": seed002decimal.NewShardedBoard,
+	"seed002keysort": seed002keysort.NewShardedBoard, "seed003scaling": seed003scaling.NewShardedBoard,
+	"seed004shift": seed004shift.NewShardedBoard,
+	"r01":          r01.NewShardedBoard, "r02": r02.NewShardedBoard, "r12": r12.NewShardedBoard, "r27": r27.NewShardedBoard,
+	"r32": r32.NewShardedBoard, "b01": b01.NewShardedBoard, "b02": b02.NewShardedBoard, "b03": b03.NewShardedBoard,
+	"b04": b04.NewShardedBoard,
+}
+
+// newSharded calls the example's NewShardedBoard.
+func newSharded(tb testing.TB, ex example, c redis.UniversalClient, key string, shards int) any {
+	tb.Helper()
+	fn, ok := shardedBoards[ex.name]
+	if !ok {
+		tb.Fatalf("no NewShardedBoard listed for example %s", ex.name)
+	}
+	out := reflect.ValueOf(fn).Call([]reflect.Value{reflect.ValueOf(c), reflect.ValueOf(key), reflect.ValueOf(shards)})
+	if err := boardmodel.ErrOf(out[1]); err != nil {
+		tb.Fatalf("NewShardedBoard(%q, %d): %v", key, shards, err)
+	}
+	return out[0].Interface()
+}
+
+// shardTargets are the two kinds of server every sharded test runs on: a single server (the
+// shards side by side) and the private 3-master cluster (the shards spread over the masters).
+func shardTargets(t *testing.T) []struct {
+	name   string
+	c      redis.UniversalClient
+	shards int
+} {
+	return []struct {
+		name   string
+		c      redis.UniversalClient
+		shards int
+	}{{"single", redistest.Client(t), 4}, {"cluster", redistest.StartCluster(t), 6}}
+}
+
+// TestShardedDifferential applies random operations (those of TestDifferential: writes, field
+// updates single and batch, Remove, Trim, and the reads Get, Rank, Top, Count) to every
+// example's ShardedBoard and to the in-memory model, on a single server and on the real
+// cluster, and every few steps compares every merged read of the ShardedBoard — Count, Top,
+// Page, Rank and Get of every id, GetMany, RankMany, Around, AroundFilled, Percentile, PageOf,
+// a whole walk of After pages, Count<Lead>Between — with the same read of a one-key Board
+// holding the same entries. It also checks that every entry lives on its id's shard.
+func TestShardedDifferential(t *testing.T) {
+	for _, tg := range shardTargets(t) {
+		for _, ex := range examples {
+			t.Run(tg.name+"/"+ex.name, func(t *testing.T) {
+				runShardedDifferential(t, tg.c, ex, tg.shards, 42)
+			})
+		}
+	}
+}
+
+func runShardedDifferential(t *testing.T, c redis.UniversalClient, ex example, shards int, seed uint64) {
+	l := parse(t, ex.schema)
+	sharded := newSharded(t, ex, c, redistest.Key(t, "sharded"), shards)
+	d := &diff{t: t, l: l, b: boardmodel.NewBoard(l, sharded), m: boardmodel.New(l), rng: newRand(t, seed)}
+	one := boardmodel.NewBoard(l, ex.newBoard(c, redistest.Key(t, "one")))
+	for range 24 {
+		d.ids = append(d.ids, oracle.RandomID(l, d.rng))
+	}
+	for d.step = 1; d.step <= 160; d.step++ {
+		d.randomOp()
+		if d.step%5 == 0 {
+			syncOneKey(t, one, d.m.Sorted())
+			compareSharded(d, one)
+			checkPlacement(d, sharded, shards)
+		}
+		if t.Failed() {
+			t.Fatalf("stopped at step %d", d.step)
+		}
+	}
+}
+
+// syncOneKey makes one hold exactly the entries es.
+func syncOneKey(t *testing.T, one *boardmodel.Board, es []layout.Entry) {
+	if _, err := one.Trim(0); err != nil {
+		t.Fatal(err)
+	}
+	if len(es) > 0 {
+		if err := one.SetMany(es); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// compareSharded compares the merged reads of the sharded board d.b with those of one.
+func compareSharded(d *diff, one *boardmodel.Board) {
+	n := len(d.m.Entries)
+	same := func(name string, args ...any) {
+		d.t.Helper()
+		got, want := d.b.Call(name, args...), one.Call(name, args...)
+		for i := range got {
+			if !sameResult(got[i], want[i]) {
+				d.errorf("%s%v: sharded %v; one-key board %v", name, args, got[i], want[i])
+			}
+		}
+	}
+	same("Count")
+	same("Top", int64(d.rng.IntN(n+3)))
+	same("Page", int64(d.rng.IntN(n+2)), int64(1+d.rng.IntN(6)))
+	ids := make([]any, len(d.ids))
+	for i, id := range d.ids {
+		ids[i] = boardmodel.ID(d.l, id)
+		same("Rank", ids[i])
+		same("Get", ids[i])
+	}
+	same("GetMany", ids...)
+	same("RankMany", ids...)
+	for range 4 {
+		id := boardmodel.ID(d.l, d.id())
+		before, after := int64(d.rng.IntN(5)), int64(d.rng.IntN(5))
+		same("Around", id, before, after)
+		same("AroundFilled", id, before, after)
+		same("Percentile", id)
+		same("PageOf", id, int64(1+d.rng.IntN(5)))
+	}
+	if name := "Count" + d.l.Fields[0].Name + "Between"; d.b.V.MethodByName(name).IsValid() {
+		f := d.l.Fields[0]
+		lo, hi := d.b.FieldValue(0, oracle.RandomKey(f, d.rng)), d.b.FieldValue(0, oracle.RandomKey(f, d.rng))
+		same(name, lo, hi)
+	}
+	walkAfterBoth(d, one, int64(1+d.rng.IntN(5)))
+}
+
+// walkAfterBoth pages through both boards with After and compares every page and cursor.
+func walkAfterBoth(d *diff, one *boardmodel.Board, limit int64) {
+	cur := reflect.Zero(d.b.V.MethodByName("After").Type().In(1))
+	for page := 0; page <= len(d.m.Entries); page++ {
+		got, want := d.b.Call("After", cur, limit), one.Call("After", cur, limit)
+		for i := range got {
+			if !sameResult(got[i], want[i]) {
+				d.errorf("After page %d (limit %d): sharded %v; one-key board %v", page, limit, got[i], want[i])
+				return
+			}
+		}
+		if got[0].Len() == 0 {
+			return
+		}
+		cur = got[1]
+	}
+	d.errorf("After(limit %d) never reached the end of %d entries", limit, len(d.m.Entries))
+}
+
+// sameResult compares two results: errors by sentinel, empty slices whether nil or not, the rest
+// deeply.
+func sameResult(a, b reflect.Value) bool {
+	if a.Type().Implements(reflect.TypeFor[error]()) {
+		return boardmodel.SameError(boardmodel.ErrOf(a), boardmodel.ErrOf(b))
+	}
+	if a.Kind() == reflect.Slice && a.Len() == 0 && b.Len() == 0 {
+		return true
+	}
+	if a.Kind() == reflect.Slice && a.Type().Elem().Name() == "Result" {
+		if a.Len() != b.Len() {
+			return false
+		}
+		for i := range a.Len() {
+			ra, rb := a.Index(i), b.Index(i)
+			if !sameResult(ra.Field(1), rb.Field(1)) || (boardmodel.ErrOf(ra.Field(1)) == nil && !reflect.DeepEqual(ra.Field(0).Interface(), rb.Field(0).Interface())) {
+				return false
+			}
+		}
+		return true
+	}
+	return reflect.DeepEqual(a.Interface(), b.Interface())
+}
+
+// checkPlacement checks that shard i holds exactly the model's entries whose id ShardOf maps
+// to i.
+func checkPlacement(d *diff, sharded any, shards int) {
+	d.t.Helper()
+	boards := reflect.ValueOf(sharded).MethodByName("Shards").Call(nil)[0]
+	want := make([]int, shards)
+	for id := range d.m.Entries {
+		want[rankgenrt.ShardOf(id, shards)]++
+	}
+	for i := range boards.Len() {
+		shard := boardmodel.NewBoard(d.l, boards.Index(i).Interface())
+		top, err := shard.Top(1 << 40)
+		if err != nil {
+			d.errorf("shard %d: Top: %v", i, err)
+			return
+		}
+		for _, r := range top {
+			if s := rankgenrt.ShardOf(r.Entry.ID, shards); s != i {
+				d.errorf("shard %d holds %q, whose shard is %d", i, r.Entry.ID, s)
+			}
+		}
+		if len(top) != want[i] {
+			d.errorf("shard %d holds %d entries; the model has %d of its ids", i, len(top), want[i])
+		}
+	}
+}
+
+// On the 3-master cluster, the 6 shards of a board land on every master.
+func TestShardedSpread(t *testing.T) {
+	c := redistest.StartCluster(t)
+	b, err := racing.NewShardedBoard(c, redistest.Key(t, "spread"), 6)
+	if err != nil {
+		t.Fatal(err)
+	}
+	masters := map[string]int{}
+	for _, shard := range b.Shards() {
+		m, err := c.MasterForKey(ctx, shard.Key())
+		if err != nil {
+			t.Fatal(err)
+		}
+		masters[m.Options().Addr]++
+	}
+	if len(masters) != 3 {
+		t.Errorf("6 shards on %d masters (%v); want all 3", len(masters), masters)
+	}
+	for m, n := range masters {
+		if n != 2 {
+			t.Errorf("master %s holds %d shards; want 2 each (%v)", m, n, masters)
+		}
+	}
+}
+
+func TestShardedConstructorErrors(t *testing.T) {
+	c := redistest.Client(t)
+	for _, shards := range []int{0, -3, rankgenrt.MaxShards + 1} {
+		if _, err := racing.NewShardedBoard(c, "lb", shards); !errors.Is(err, rankgenrt.ErrOutOfRange) {
+			t.Errorf("NewShardedBoard(lb, %d): %v, want ErrOutOfRange", shards, err)
+		}
+	}
+	if _, err := racing.NewShardedBoard(c, "lb{x}", 2); !errors.Is(err, rankgenrt.ErrBadKey) {
+		t.Errorf("NewShardedBoard(lb{x}): %v, want ErrBadKey", err)
+	}
+}
+
+// Reshard moves a board to another shard count: interrupted after two pages and resumed from
+// its progress, it copies every entry once, to its new shard; a source written during the copy
+// is reported (ErrReshardDrift).
+func TestReshard(t *testing.T) {
+	for _, tg := range shardTargets(t) {
+		t.Run(tg.name, func(t *testing.T) {
+			key := redistest.Key(t, "lb")
+			src, err := racing.NewShardedBoard(tg.c, key, 3)
+			if err != nil {
+				t.Fatal(err)
+			}
+			dst, err := racing.NewShardedBoard(tg.c, key, tg.shards)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var es []racing.Entry
+			for i := range 200 {
+				es = append(es, racing.Entry{Car: uint64(i * 7919), Laps: uint16(i % 13), RaceTime: uint32(i * 31 % 1000)})
+			}
+			if err := src.SetMany(ctx, es); err != nil {
+				t.Fatal(err)
+			}
+			stop, cancel := context.WithCancel(ctx)
+			pages := 0
+			at, err := src.Reshard(stop, dst, racing.ReshardProgress{}, 16, func(racing.ReshardProgress) {
+				if pages++; pages == 2 {
+					cancel()
+				}
+			})
+			if !errors.Is(err, context.Canceled) || at.Copied != 32 {
+				t.Fatalf("interrupted Reshard: %+v, %v; want 32 copied and context.Canceled", at, err)
+			}
+			at, err = src.Reshard(ctx, dst, at, 16, nil)
+			if err != nil || at.Copied != 200 || at.Shard != 3 {
+				t.Fatalf("resumed Reshard: %+v, %v", at, err)
+			}
+			want, _ := src.Top(ctx, 1000)
+			got, err := dst.Top(ctx, 1000)
+			if err != nil || !reflect.DeepEqual(got, want) {
+				t.Fatalf("resharded Top: %v (%d entries), want the source's %d", err, len(got), len(want))
+			}
+			for i, shard := range dst.Shards() {
+				top, _ := shard.Top(ctx, 1000)
+				for _, r := range top {
+					if s := rankgenrt.ShardOf(fmt.Sprint(r.Car), tg.shards); s != i {
+						t.Errorf("car %d copied to shard %d; its shard is %d", r.Car, i, s)
+					}
+				}
+			}
+			// A write to the source during a copy (here: removing an entry already copied)
+			// is caught by the final count.
+			dst2, _ := racing.NewShardedBoard(tg.c, redistest.Key(t, "lb2"), 2)
+			once := false
+			_, err = src.Reshard(ctx, dst2, racing.ReshardProgress{}, 64, func(at racing.ReshardProgress) {
+				if !once {
+					once = true
+					car, _ := strconv.ParseUint(at.After.Member, 10, 64)
+					if n, err := src.Remove(ctx, car); n != 1 || err != nil {
+						t.Errorf("Remove(%d) = %d, %v", car, n, err)
+					}
+				}
+			})
+			if !errors.Is(err, rankgenrt.ErrReshardDrift) {
+				t.Errorf("Reshard of a source written during the copy: %v, want ErrReshardDrift", err)
+			}
+		})
+	}
+}
+
+// Long runs of equal scores: every shard holds more than one band (256) of entries tied with
+// the one ranked, so counting the ties ahead reads the run on; ranks and windows still equal
+// the one-key board's.
+func TestShardedLongTies(t *testing.T) {
+	for _, tg := range shardTargets(t) {
+		t.Run(tg.name, func(t *testing.T) {
+			sharded, err := racing.NewShardedBoard(tg.c, redistest.Key(t, "ties"), 3)
+			if err != nil {
+				t.Fatal(err)
+			}
+			one := racing.NewBoard(tg.c, redistest.Key(t, "one"))
+			var es []racing.Entry
+			for i := range 3000 { // about 500 of each score per shard
+				es = append(es, racing.Entry{Car: uint64(i), Laps: 7, RaceTime: uint32(1000 + i%2)}) // two scores only
+			}
+			for _, b := range []interface {
+				SetMany(context.Context, []racing.Entry) error
+			}{sharded, one} {
+				if err := b.SetMany(ctx, es); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for car := uint64(0); car < 3000; car += 71 {
+				got, err := sharded.Rank(ctx, car)
+				want, werr := one.Rank(ctx, car)
+				if err != nil || werr != nil || got != want {
+					t.Errorf("Rank(%d) = %d, %v; the one-key board's %d, %v", car, got, err, want, werr)
+				}
+				gw, err := sharded.AroundFilled(ctx, car, 3, 2)
+				ww, werr := one.AroundFilled(ctx, car, 3, 2)
+				if err != nil || werr != nil || !reflect.DeepEqual(gw, ww) {
+					t.Errorf("AroundFilled(%d) = %v, %v; the one-key board's %v, %v", car, gw, err, ww, werr)
+				}
+			}
+		})
+	}
+}

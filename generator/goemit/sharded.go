@@ -1,0 +1,507 @@
+package goemit
+
+import (
+	"github.com/dave/jennifer/jen"
+	"github.com/rankgen/rankgen/generator/catalog"
+	"github.com/rankgen/rankgen/generator/layout"
+)
+
+// emitSharded adds the ShardedBoard to the file: one leaderboard over several Boards (its
+// shards), each under its own hash tag. Its methods are thin: a write goes to the shard of its
+// id (a batch to every shard it touches, at once), and a read asks every shard in one pipeline
+// and merges the answers with runtime's layout-free machinery (rankgenrt.MergeSorted, Shares,
+// Scatter, Pipe) and the layout's Compare.
+func emitSharded(f *jen.File, c *codec) {
+	s := &sharded{board: &board{l: c.l, f: f, c: c}}
+	s.shardedType()
+	s.constructor()
+	for _, op := range catalog.Ops(c.l) {
+		if emit := shardedEmitters[op.Kind]; emit != nil {
+			emit(s, op)
+		}
+	}
+	s.reshard()
+	s.helpers()
+}
+
+// shardedEmitters emits the ShardedBoard methods of each kind of operation. Kinds without an
+// entry (ranges of the leading field, competition and dense ranks, pages from the end) are
+// read from the shards themselves (ShardedBoard.Shards); the type's comment says so.
+var shardedEmitters = map[catalog.Kind]func(*sharded, catalog.Op){
+	catalog.Set:        (*sharded).set,
+	catalog.Best:       (*sharded).best,
+	catalog.Remove:     (*sharded).remove,
+	catalog.Trim:       (*sharded).trim,
+	catalog.Update:     (*sharded).update,
+	catalog.Get:        (*sharded).get,
+	catalog.Rank:       (*sharded).rank,
+	catalog.Page:       (*sharded).page,
+	catalog.Around:     (*sharded).around,
+	catalog.After:      (*sharded).after,
+	catalog.Count:      (*sharded).count,
+	catalog.GetMany:    (*sharded).getMany,
+	catalog.RankMany:   (*sharded).rankMany,
+	catalog.Standing:   (*sharded).standing,
+	catalog.CountRange: (*sharded).countRange,
+}
+
+// ShardedMethods lists the catalogued Board methods a ShardedBoard also has.
+func ShardedMethods(ops []catalog.Op) []string {
+	var out []string
+	for _, op := range ops {
+		if shardedEmitters[op.Kind] != nil {
+			out = append(out, op.Methods...)
+		}
+	}
+	return out
+}
+
+type sharded struct {
+	*board
+}
+
+func sRecv(f *jen.File) *jen.Statement {
+	return f.Func().Params(jen.Id("s").Op("*").Id("ShardedBoard"))
+}
+
+// Short names for the generated code's identifiers.
+func id(name string) *jen.Statement   { return jen.Id(name) }
+func sDot(name string) *jen.Statement { return jen.Id("s").Dot(name) }
+func ctx() *jen.Statement             { return jen.Id("ctx") }
+func ranked() *jen.Statement          { return jen.Index().Id("Ranked") }
+func retErr(ret ...jen.Code) jen.Code {
+	return errNil().Block(jen.Return(append(ret, jen.Err())...))
+}
+
+// shardOf is s.shard(<id>): the Board that holds the id.
+func shardOf(idExpr jen.Code) *jen.Statement { return sDot("shard").Call(idExpr) }
+
+// shardedType declares ShardedBoard.
+func (s *sharded) shardedType() {
+	idText := "the id's text"
+	if s.l.IDType == layout.IDUint64 {
+		idText = "the id's decimal text"
+	}
+	s.comment(`ShardedBoard is one leaderboard of Entry values spread over several sorted sets, its shards, so that it outgrows one Redis node: each shard is a Board under its own hash tag, and on Redis Cluster the shards spread over the masters (rankgenrt.ShardKeys). An id always lives on the same shard — rankgenrt.ShardOf: FNV-1a 64 of %s, modulo the number of shards — so every write is one atomic script on one shard, in one round trip, and a batch is one script per shard it touches, all sent at once. Reads ask every shard in one pipeline (one round trip per node, the nodes at once) and merge the answers by Compare, or add them up, so ranks, pages and counts are exactly those of one Board holding the same entries. A read that needs an entry first (Rank, Around, RankMany, Percentile, PageOf) takes one more round, and Around one more again; such a read is not a snapshot: a write that lands between its rounds may shift its answer by that write. Ranges of the leading field, competition and dense ranks and pages from the end are not merged: read them from the shards (Shards). A ShardedBoard is safe for concurrent use.`, idText)
+	s.f.Type().Id("ShardedBoard").Struct(
+		jen.Id("c").Qual(redisPath, "UniversalClient"),
+		jen.Id("shards").Index().Op("*").Id("Board").Comment("shard i holds the ids that rankgenrt.ShardOf maps to i"),
+		jen.Id("tokens").Op("*").Add(rt("Tokens")).Comment("one per batch write, shared by its shards' scripts"),
+	)
+	s.f.Line()
+}
+
+// constructor declares NewShardedBoard and Shards, Keys, Load.
+func (s *sharded) constructor() {
+	f := s.f
+	s.comment(`NewShardedBoard returns the board stored under key in shards sorted sets, named by rankgenrt.ShardKeys ("key{key:shards:i:n}"); the options apply to every shard. A shard count outside [1, rankgenrt.MaxShards] is an error matching ErrOutOfRange, a key holding a brace one matching ErrBadKey. Every process must use the same count: changing it is a migration (Reshard).`)
+	f.Func().Id("NewShardedBoard").Params(jen.Id("c").Qual(redisPath, "UniversalClient"), id("key").String(), id("shards").Int(), id("opts").Op("...").Id("Option")).Params(jen.Op("*").Id("ShardedBoard"), jen.Error()).Block(
+		jen.List(id("keys"), jen.Err()).Op(":=").Add(rt("ShardKeys")).Call(id("key"), id("shards")),
+		retErr(jen.Nil()),
+		id("s").Op(":=").Op("&").Id("ShardedBoard").Values(jen.Dict{
+			id("c"):      id("c"),
+			id("shards"): jen.Make(jen.Index().Op("*").Id("Board"), jen.Len(id("keys"))),
+			id("tokens"): rt("NewTokens").Call(),
+		}),
+		jen.For(jen.List(id("i"), id("k")).Op(":=").Range().Id("keys")).Block(
+			sDot("shards").Index(id("i")).Op("=").Id("NewBoard").Call(id("c"), id("k"), id("opts").Op("...")),
+		),
+		jen.Return(id("s"), jen.Nil()),
+	)
+	f.Line()
+	s.comment("Shards returns the shards, in order: shard i holds the ids that rankgenrt.ShardOf maps to i. Each is a whole Board, for the reads a ShardedBoard does not merge.")
+	sRecv(f).Id("Shards").Params().Index().Op("*").Id("Board").Block(
+		jen.Return(jen.Append(jen.Index().Op("*").Id("Board").Values(), sDot("shards").Op("..."))))
+	f.Line()
+	f.Comment("Keys returns every key of every shard, shard by shard.")
+	sRecv(f).Id("Keys").Params().Index().String().Block(
+		jen.Var().Id("keys").Index().String(),
+		jen.For(jen.List(jen.Id("_"), id("b")).Op(":=").Range().Add(sDot("shards"))).Block(
+			id("keys").Op("=").Append(id("keys"), id("b").Dot("keys").Op("...")),
+		),
+		jen.Return(id("keys")),
+	)
+	f.Line()
+	s.comment("Load caches the board's scripts on the server (on every master of a Cluster), as Board.Load does: the shards share them.")
+	sRecv(f).Id("Load").Params(ctxParam()).Error().Block(
+		jen.Return(rt("Load").Call(ctx(), sDot("c"), jen.Id("Scripts").Call().Op("..."))))
+	f.Line()
+}
+
+// set emits Set and SetMany.
+func (s *sharded) set(catalog.Op) {
+	f, idf := s.f, s.l.IDName
+	f.Comment("Set stores e on its shard, replacing the entry of its id if there is one.")
+	sRecv(f).Id("Set").Params(ctxParam(), id("e").Id("Entry")).Error().Block(
+		jen.Return(shardOf(id("e").Dot(idf)).Dot("Set").Call(ctx(), id("e"))))
+	f.Line()
+	s.comment(`SetMany stores many entries with one script call per shard that holds some of them, all at once; each shard's part is atomic, and for an id given twice the last entry wins. It validates every entry first and writes nothing when one is invalid. When a shard's call fails, the other shards' parts stand; a failure with ErrUncertain carries the batch's token: resend the whole batch under it (rankgenrt.WithIdempotencyKey) and every shard's part is applied exactly once.`)
+	sRecv(f).Id("SetMany").Params(ctxParam(), id("entries").Index().Id("Entry")).Error().Block(
+		jen.If(jen.Err().Op(":=").Id("encodable").Call(id("entries")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
+		jen.List(ctx(), jen.Err()).Op(":=").Add(sDot("batch").Call(ctx())),
+		errNil().Block(jen.Return(jen.Err())),
+		jen.Return(sDot("scatter").Call(ctx(), jen.Len(id("entries")), s.idAt("entries", ""),
+			s.shardCall(jen.Return(id("b").Dot("SetMany").Call(ctx(), rt("Pick").Call(id("entries"), id("at"))))))),
+	)
+	f.Line()
+}
+
+// idAt is func(i int) <id type> { return <items>[i].<id> } (or <items>[i] when field is "-").
+func (s *sharded) idAt(items, field string) jen.Code {
+	v := id(items).Index(id("i"))
+	if field != "-" {
+		v = v.Dot(s.l.IDName)
+	}
+	return jen.Func().Params(id("i").Int()).Add(s.idType()).Block(jen.Return(v))
+}
+
+// shardCall is func(ctx context.Context, b *Board, at []int) error { body }.
+func (s *sharded) shardCall(body ...jen.Code) jen.Code {
+	return jen.Func().Params(ctxParam(), id("b").Op("*").Id("Board"), id("at").Index().Int()).Error().Block(body...)
+}
+
+// best emits Best and BestMany.
+func (s *sharded) best(catalog.Op) {
+	f := s.f
+	f.Comment("Best applies Board.Best on the shard of e's id.")
+	sRecv(f).Id("Best").Params(ctxParam(), id("e").Id("Entry")).Params(jen.Bool(), jen.Error()).Block(
+		jen.Return(shardOf(id("e").Dot(s.l.IDName)).Dot("Best").Call(ctx(), id("e"))))
+	f.Line()
+	s.comment("BestMany applies Board.BestMany with one script call per shard that holds some of the entries, all at once, and reports for each entry whether it was stored. It validates every entry first and writes nothing when one is invalid; a failed shard's call is resent as SetMany's is.")
+	sRecv(f).Id("BestMany").Params(ctxParam(), id("entries").Index().Id("Entry")).Params(jen.Index().Bool(), jen.Error()).Block(
+		jen.If(jen.Err().Op(":=").Id("encodable").Call(id("entries")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
+		jen.List(ctx(), jen.Err()).Op(":=").Add(sDot("batch").Call(ctx())),
+		retErr(jen.Nil()),
+		jen.Return(id("gather").Call(ctx(), id("s"), id("entries"), s.idOfItem(jen.Id("Entry")), jen.Parens(jen.Op("*").Id("Board")).Dot("BestMany"))),
+	)
+	f.Line()
+}
+
+// idOfItem is func(x <typ>) <id type> { return x.<id> }.
+func (s *sharded) idOfItem(typ jen.Code) jen.Code {
+	return jen.Func().Params(id("x").Add(typ)).Add(s.idType()).Block(jen.Return(id("x").Dot(s.l.IDName)))
+}
+
+// checkIDs refuses an invalid id among ids before anything is sent (string ids only).
+func (s *sharded) checkIDs(ret ...jen.Code) jen.Code {
+	if s.l.IDType == layout.IDUint64 {
+		return jen.Null()
+	}
+	return jen.For(jen.List(jen.Id("_"), id("id")).Op(":=").Range().Id("ids")).Block(s.checkIDReturn(ret...))
+}
+
+// remove emits Remove.
+func (s *sharded) remove(catalog.Op) {
+	f := s.f
+	invalid := ""
+	if s.l.IDType == layout.IDString {
+		invalid = " An invalid id fails the call before anything is sent."
+	}
+	s.comment("Remove deletes the entries of the given ids, with one script call per shard that holds some of them, all at once, and returns how many there were.%s", invalid)
+	sRecv(f).Id("Remove").Params(ctxParam(), id("ids").Op("...").Add(s.idType())).Params(jen.Int64(), jen.Error()).Block(
+		s.checkIDs(jen.Lit(0)),
+		jen.List(ctx(), jen.Err()).Op(":=").Add(sDot("batch").Call(ctx())),
+		retErr(jen.Lit(0)),
+		jen.Var().Id("removed").Qual("sync/atomic", "Int64"),
+		jen.Err().Op("=").Add(sDot("scatter").Call(ctx(), jen.Len(id("ids")), s.idAt("ids", "-"), s.shardCall(
+			jen.List(id("n"), jen.Err()).Op(":=").Id("b").Dot("Remove").Call(ctx(), rt("Pick").Call(id("ids"), id("at")).Op("...")),
+			id("removed").Dot("Add").Call(id("n")),
+			jen.Return(jen.Err()),
+		))),
+		jen.Return(id("removed").Dot("Load").Call(), jen.Err()),
+	)
+	f.Line()
+}
+
+// trim emits Trim: the global cut, then one trim per shard.
+func (s *sharded) trim(catalog.Op) {
+	f := s.f
+	s.comment(`Trim keeps the board's first keep entries, across all shards, removes all below them and returns how many it removed. It reads the first keep entries of every shard (one pipelined round, as Page does) to learn how many of each shard's entries are among the board's first keep, then trims every shard to its share with one script each, all at once. Each shard's trim is atomic; a write that lands between the two rounds may move the cut by that write, and the board never keeps more than keep entries.`)
+	sRecv(f).Id("Trim").Params(ctxParam(), id("keep").Int64()).Params(jen.Int64(), jen.Error()).Block(
+		jen.If(id("keep").Op("<").Lit(0)).Block(jen.Return(jen.Lit(0), rt("IntRangeError").Call(jen.Lit("keep"), id("keep"), jen.Lit(0), jen.Qual("math", "MaxInt64")))),
+		id("shares").Op(":=").Make(jen.Index().Int64(), jen.Len(sDot("shards"))),
+		jen.If(id("keep").Op(">").Lit(0)).Block(
+			jen.List(id("heads"), jen.Err()).Op(":=").Add(sDot("heads").Call(ctx(), id("keep"))),
+			retErr(jen.Lit(0)),
+			id("shares").Op("=").Add(rt("Shares")).Call(id("heads"), id("keep"), id("compareRanked")),
+		),
+		jen.List(ctx(), jen.Err()).Op(":=").Add(sDot("batch").Call(ctx())),
+		retErr(jen.Lit(0)),
+		jen.Var().Id("removed").Qual("sync/atomic", "Int64"),
+		jen.Err().Op("=").Add(rt("Scatter")).Call(ctx(), rt("EveryShard").Call(jen.Len(sDot("shards"))),
+			jen.Func().Params(ctxParam(), id("i").Int(), jen.Id("_").Index().Int()).Error().Block(
+				jen.List(id("n"), jen.Err()).Op(":=").Add(sDot("shards").Index(id("i")).Dot("Trim").Call(ctx(), id("shares").Index(id("i")))),
+				id("removed").Dot("Add").Call(id("n")),
+				jen.Return(jen.Err()),
+			)),
+		jen.Return(id("removed").Dot("Load").Call(), jen.Err()),
+	)
+	f.Line()
+}
+
+// update emits a field update on the id's shard, or its batch form over the shards.
+func (s *sharded) update(op catalog.Op) {
+	f, name, u := s.f, op.Methods[0], op.Update
+	arg := updateArg(u)
+	if !op.Batch {
+		s.comment("%s applies Board.%s on the shard of id.", name, name)
+		sRecv(f).Id(name).Params(ctxParam(), id("id").Add(s.idType()), id(arg).Add(valueType(op.Field, u))).Params(jen.Id("Entry"), jen.Error()).Block(
+			jen.Return(shardOf(id("id")).Dot(name).Call(ctx(), id("id"), id(arg))))
+		f.Line()
+		return
+	}
+	s.comment("%s applies Board.%s with one script call per shard that holds some of the updates, all at once, each shard's part atomic and in order; the Results are in the order of updates. A failed shard's call is resent as SetMany's is.", name, name)
+	typ := jen.Id("Update").Types(valueType(op.Field, u))
+	sRecv(f).Id(name).Params(ctxParam(), id("updates").Index().Add(typ)).Params(jen.Index().Id("Result"), jen.Error()).Block(
+		jen.List(ctx(), jen.Err()).Op(":=").Add(sDot("batch").Call(ctx())),
+		retErr(jen.Nil()),
+		jen.Return(id("gather").Call(ctx(), id("s"), id("updates"), s.idOfItem(jen.Id("Update").Types(valueType(op.Field, u))), jen.Parens(jen.Op("*").Id("Board")).Dot(name))),
+	)
+	f.Line()
+}
+
+// get emits Get.
+func (s *sharded) get(catalog.Op) {
+	s.f.Comment("Get returns the entry of id from its shard, or an error matching ErrNotFound.")
+	sRecv(s.f).Id("Get").Params(ctxParam(), id("id").Add(s.idType())).Params(jen.Id("Entry"), jen.Error()).Block(
+		jen.Return(shardOf(id("id")).Dot("Get").Call(ctx(), id("id"))))
+	s.f.Line()
+}
+
+// rank emits Rank.
+func (s *sharded) rank(catalog.Op) {
+	s.comment("Rank returns the 1-based position of the entry of id among all shards, or an error matching ErrNotFound: the entry from its shard, then, in one pipelined round, how many entries of every shard rank ahead of it: greater scores (ZCOUNT, O(log n)) and equal scores with greater members (the run of equal scores).")
+	sRecv(s.f).Id("Rank").Params(ctxParam(), id("id").Add(s.idType())).Params(jen.Int64(), jen.Error()).Block(
+		jen.List(id("pos"), jen.Id("_"), jen.Err()).Op(":=").Add(sDot("standing").Call(ctx(), id("id"))),
+		retErr(jen.Lit(0)),
+		jen.Return(id("pos").Op("+").Lit(1), jen.Nil()),
+	)
+	s.f.Line()
+}
+
+// page emits Top and Page.
+func (s *sharded) page(catalog.Op) {
+	f := s.f
+	f.Comment("Top returns the first n entries of the board, best first.")
+	sRecv(f).Id("Top").Params(ctxParam(), id("n").Int64()).Params(ranked(), jen.Error()).Block(
+		jen.Return(sDot("Page").Call(ctx(), jen.Lit(0), id("n"))))
+	f.Line()
+	s.comment("Page returns limit entries from the 0-based position offset, best first. Every shard reads its first offset + limit entries, in one pipelined round, and they are merged by Compare: the cost grows with offset, so page deep boards with After.")
+	sRecv(f).Id("Page").Params(ctxParam(), jen.List(id("offset"), id("limit")).Int64()).Params(ranked(), jen.Error()).Block(
+		jen.If(id("offset").Op("<").Lit(0).Op("||").Id("limit").Op("<=").Lit(0)).Block(jen.Return(jen.Nil(), jen.Nil())),
+		id("n").Op(":=").Id("offset").Op("+").Id("limit"),
+		jen.If(id("n").Op("<").Id("offset")).Block(id("n").Op("=").Qual("math", "MaxInt64").Comment("offset + limit overflows: to the end")),
+		jen.List(id("heads"), jen.Err()).Op(":=").Add(sDot("heads").Call(ctx(), id("n"))),
+		retErr(jen.Nil()),
+		id("merged").Op(":=").Add(rt("MergeSorted")).Call(id("heads"), id("n"), id("compareRanked")),
+		jen.Return(id("renumber").Call(id("merged").Index(jen.Min(id("offset"), jen.Int64().Call(jen.Len(id("merged")))).Op(":")), id("offset")), jen.Nil()),
+	)
+	f.Line()
+}
+
+// around emits Around and AroundFilled.
+func (s *sharded) around(catalog.Op) {
+	f := s.f
+	s.comment("Around returns the entry of id with up to before entries ahead of it and after entries behind it, as Board.Around does, or an error matching ErrNotFound. It takes three rounds: the entry, its position (as Rank), then the window's part of every shard, pipelined.")
+	sRecv(f).Id("Around").Params(ctxParam(), id("id").Add(s.idType()), jen.List(id("before"), id("after")).Int64()).Params(ranked(), jen.Error()).Block(
+		jen.Return(sDot("around").Call(ctx(), id("id"), id("before"), id("after"), jen.False())))
+	f.Line()
+	s.comment("AroundFilled is Around with the window kept whole at the ends of the board, as Board.AroundFilled does.")
+	sRecv(f).Id("AroundFilled").Params(ctxParam(), id("id").Add(s.idType()), jen.List(id("before"), id("after")).Int64()).Params(ranked(), jen.Error()).Block(
+		jen.Return(sDot("around").Call(ctx(), id("id"), id("before"), id("after"), jen.True())))
+	f.Line()
+	s.comment("around reads the window around the entry of id, at position r. Of the entries ahead of it in the window, a shard holds at most r-start, the last of those it has ahead of the entry; of those behind, at most stop-r, the first after them: each shard reads that range, and the merge holds the window.")
+	sRecv(f).Id("around").Params(ctxParam(), id("id").Add(s.idType()), jen.List(id("before"), id("after")).Int64(), id("fill").Bool()).Params(ranked(), jen.Error()).Block(
+		jen.List(id("e"), jen.Err()).Op(":=").Add(shardOf(id("id")).Dot("Get").Call(ctx(), id("id"))),
+		retErr(jen.Nil()),
+		jen.List(id("cur"), jen.Err()).Op(":=").Id("cursorOf").Call(id("e")),
+		retErr(jen.Nil()),
+		jen.List(id("ahead"), id("count"), jen.Err()).Op(":=").Add(sDot("ahead").Call(ctx(), id("cur"))),
+		retErr(jen.Nil()),
+		id("r").Op(":=").Add(rt("Sum")).Call(id("ahead")).Comment("the entry's 0-based position"),
+		jen.List(id("start"), id("stop")).Op(":=").Add(rt("AroundBounds")).Call(id("r"), jen.Max(id("before"), jen.Lit(0)), jen.Max(id("after"), jen.Lit(0)), id("count"), id("fill")),
+		jen.List(id("parts"), jen.Err()).Op(":=").Add(sDot("ranges").Call(ctx(), jen.Func().Params(id("i").Int()).Params(jen.Int64(), jen.Int64()).Block(
+			jen.Return(jen.Max(jen.Lit(0), id("ahead").Index(id("i")).Op("-").Parens(id("r").Op("-").Id("start"))), id("ahead").Index(id("i")).Op("+").Parens(id("stop").Op("-").Id("r"))),
+		))),
+		retErr(jen.Nil()),
+		id("merged").Op(":=").Add(rt("MergeSorted")).Call(id("parts"), jen.Lit(-1), id("compareRanked")),
+		id("k").Op(":=").Qual("slices", "IndexFunc").Call(id("merged"), jen.Func().Params(id("x").Id("Ranked")).Bool().Block(
+			jen.Return(jen.Id("Compare").Call(id("x").Dot("Entry"), id("e")).Op("==").Lit(0)))),
+		jen.If(id("k").Op("<").Lit(0)).Block(jen.Return(jen.Nil(), rt("NotFound").Call(s.idText(id("id")))).Comment("removed between the rounds")),
+		id("lo").Op(":=").Max(jen.Lit(0), id("k").Op("-").Int().Call(id("r").Op("-").Id("start"))),
+		id("hi").Op(":=").Min(jen.Len(id("merged")), id("k").Op("+").Int().Call(id("stop").Op("-").Id("r")).Op("+").Lit(1)),
+		jen.Return(id("renumber").Call(id("merged").Index(id("lo").Op(":").Id("hi")), id("r").Op("-").Int64().Call(id("k").Op("-").Id("lo"))), jen.Nil()),
+	)
+	f.Line()
+}
+
+// after emits After.
+func (s *sharded) after(catalog.Op) {
+	s.comment("After returns up to limit entries that rank after the cursor, best first, and the cursor of the last one (the same cursor when there are none), as Board.After does: every shard's after script runs from the cursor, in one pipelined round, and the pages merge by Compare; an entry's rank is its shard-summed position. A cursor whose score is NaN is refused (ErrBadScore) before anything is sent.")
+	sRecv(s.f).Id("After").Params(ctxParam(), id("cur").Id("Cursor"), id("limit").Int64()).Params(ranked(), jen.Id("Cursor"), jen.Error()).Block(
+		jen.If(jen.Qual("math", "IsNaN").Call(id("cur").Dot("Score"))).Block(
+			jen.Return(jen.Nil(), id("cur"), rt("BadScore").Call(id("cur").Dot("Score"), jen.Lit("a cursor's score is a number, never NaN")))),
+		jen.List(id("starts"), id("pages"), jen.Err()).Op(":=").Add(sDot("afterAll").Call(ctx(), id("cur"), id("limit"))),
+		retErr(jen.Nil(), id("cur")),
+		id("page").Op(":=").Id("renumber").Call(rt("MergeSorted").Call(id("pages"), id("limit"), id("compareRanked")), rt("Sum").Call(id("starts"))),
+		jen.If(jen.Len(id("page")).Op("==").Lit(0)).Block(jen.Return(id("page"), id("cur"), jen.Nil())),
+		jen.List(id("next"), jen.Err()).Op(":=").Id("cursorOf").Call(id("page").Index(jen.Len(id("page")).Op("-").Lit(1)).Dot("Entry")),
+		retErr(jen.Nil(), id("cur")),
+		jen.Return(id("page"), id("next"), jen.Nil()),
+	)
+	s.f.Line()
+}
+
+// count emits Count.
+func (s *sharded) count(catalog.Op) {
+	s.f.Comment("Count returns the number of entries of all shards, read in one pipelined round.")
+	sRecv(s.f).Id("Count").Params(ctxParam()).Params(jen.Int64(), jen.Error()).Block(
+		jen.List(id("cmds"), jen.Err()).Op(":=").Add(sDot("readAll").Call(ctx(), jen.Func().Params(id("c").Add(rd("Cmdable")), jen.Id("_").Int(), id("key").String()).Add(rd("Cmder")).Block(
+			jen.Return(id("c").Dot("ZCard").Call(ctx(), id("key"))),
+		))),
+		retErr(jen.Lit(0)),
+		jen.Var().Id("n").Int64(),
+		jen.For(jen.List(jen.Id("_"), id("cmd")).Op(":=").Range().Id("cmds")).Block(
+			jen.List(id("k"), jen.Err()).Op(":=").Id("cmd").Assert(jen.Op("*").Add(rd("IntCmd"))).Dot("Result").Call(),
+			retErr(jen.Lit(0)),
+			id("n").Op("+=").Id("k"),
+		),
+		jen.Return(id("n"), jen.Nil()),
+	)
+	s.f.Line()
+}
+
+// getMany emits GetMany.
+func (s *sharded) getMany(catalog.Op) {
+	invalid := ""
+	if s.l.IDType == layout.IDString {
+		invalid = " An invalid id fails the whole call before anything is sent."
+	}
+	s.comment("GetMany returns a Result per id in the order given, as Board.GetMany does, with one script call per shard that holds some of the ids, all at once.%s", invalid)
+	sRecv(s.f).Id("GetMany").Params(ctxParam(), id("ids").Op("...").Add(s.idType())).Params(jen.Index().Id("Result"), jen.Error()).Block(
+		s.checkIDs(jen.Nil()),
+		jen.Return(id("gather").Call(ctx(), id("s"), id("ids"), jen.Func().Params(id("id").Add(s.idType())).Add(s.idType()).Block(jen.Return(id("id"))),
+			jen.Func().Params(id("b").Op("*").Id("Board"), ctxParam(), id("ids").Index().Add(s.idType())).Params(jen.Index().Id("Result"), jen.Error()).Block(
+				jen.Return(id("b").Dot("GetMany").Call(ctx(), id("ids").Op("..."))),
+			))),
+	)
+	s.f.Line()
+}
+
+// rankMany emits RankMany.
+func (s *sharded) rankMany(catalog.Op) {
+	s.comment("RankMany returns the 1-based rank of each id in the order given, 0 for an id without an entry, in two rounds: the entries (GetMany), then one pipelined round in which every shard counts the entries ahead of each of them (ids × shards after-script calls).")
+	sRecv(s.f).Id("RankMany").Params(ctxParam(), id("ids").Op("...").Add(s.idType())).Params(jen.Index().Int64(), jen.Error()).Block(
+		jen.List(id("found"), jen.Err()).Op(":=").Add(sDot("GetMany").Call(ctx(), id("ids").Op("..."))),
+		retErr(jen.Nil()),
+		id("pipe").Op(":=").Add(rt("NewPipe")).Call(sDot("c")),
+		id("calls").Op(":=").Make(jen.Index().Index().Op("*").Add(rd("Cmd")), jen.Len(id("found"))),
+		jen.For(jen.List(id("i"), id("r")).Op(":=").Range().Id("found")).Block(
+			jen.If(id("r").Dot("Err").Op("!=").Nil()).Block(jen.Continue().Comment("no entry: rank 0")),
+			jen.List(id("cur"), jen.Err()).Op(":=").Id("cursorOf").Call(id("r").Dot("Entry")),
+			retErr(jen.Nil()),
+			id("calls").Index(id("i")).Op("=").Add(sDot("queueAfter").Call(ctx(), id("pipe"), id("cur"), jen.Lit(0))),
+		),
+		id("pipe").Dot("Exec").Call(ctx()),
+		id("ranks").Op(":=").Make(jen.Index().Int64(), jen.Len(id("ids"))),
+		jen.For(jen.List(id("i"), id("cmds")).Op(":=").Range().Id("calls")).Block(
+			jen.For(jen.List(jen.Id("_"), id("cmd")).Op(":=").Range().Id("cmds")).Block(
+				jen.List(id("v"), jen.Err()).Op(":=").Id("cmd").Dot("Result").Call(),
+				retErr(jen.Nil()),
+				jen.List(id("start"), jen.Id("_"), jen.Err()).Op(":=").Add(rt("Window")).Call(id("v")),
+				retErr(jen.Nil()),
+				id("ranks").Index(id("i")).Op("+=").Id("start").Comment("the entry's own shard counts it: the sum is 1-based"),
+			),
+		),
+		jen.Return(id("ranks"), jen.Nil()),
+	)
+	s.f.Line()
+}
+
+// standing emits Percentile, PageOf and standing.
+func (s *sharded) standing(catalog.Op) {
+	f := s.f
+	s.comment("Percentile returns the share of the board's entries that rank behind the entry of id, in percent, as Board.Percentile does, or an error matching ErrNotFound. Its position and the board's size are read in the same pipelined round.")
+	sRecv(f).Id("Percentile").Params(ctxParam(), id("id").Add(s.idType())).Params(jen.Float64(), jen.Error()).Block(
+		jen.List(id("pos"), id("count"), jen.Err()).Op(":=").Add(sDot("standing").Call(ctx(), id("id"))),
+		retErr(jen.Lit(0)),
+		jen.Return(jen.Lit(100).Op("*").Float64().Call(id("count").Op("-").Lit(1).Op("-").Id("pos")).Op("/").Float64().Call(id("count")), jen.Nil()),
+	)
+	f.Line()
+	s.comment("PageOf returns the 1-based page of pageSize entries that holds the entry of id (Page(ctx, (page-1)*pageSize, pageSize) returns it), or an error matching ErrNotFound; a pageSize below 1 is an error matching ErrOutOfRange.")
+	sRecv(f).Id("PageOf").Params(ctxParam(), id("id").Add(s.idType()), id("pageSize").Int64()).Params(jen.Int64(), jen.Error()).Block(
+		jen.If(id("pageSize").Op("<").Lit(1)).Block(jen.Return(jen.Lit(0), rt("IntRangeError").Call(jen.Lit("pageSize"), id("pageSize"), jen.Lit(1), jen.Qual("math", "MaxInt64")))),
+		jen.List(id("pos"), jen.Id("_"), jen.Err()).Op(":=").Add(sDot("standing").Call(ctx(), id("id"))),
+		retErr(jen.Lit(0)),
+		jen.Return(id("pos").Op("/").Id("pageSize").Op("+").Lit(1), jen.Nil()),
+	)
+	f.Line()
+	s.comment("standing reads the 0-based position of the entry of id among all shards and the number of entries: the entry from its shard, then every shard's count of the entries ahead of it, and its size, in one pipelined round (ahead).")
+	sRecv(f).Id("standing").Params(ctxParam(), id("id").Add(s.idType())).Params(jen.List(id("pos"), id("count")).Int64(), jen.Err().Error()).Block(
+		jen.List(id("e"), jen.Err()).Op(":=").Add(shardOf(id("id")).Dot("Get").Call(ctx(), id("id"))),
+		retErr(jen.Lit(0), jen.Lit(0)),
+		jen.List(id("cur"), jen.Err()).Op(":=").Id("cursorOf").Call(id("e")),
+		retErr(jen.Lit(0), jen.Lit(0)),
+		jen.List(id("ahead"), id("count"), jen.Err()).Op(":=").Add(sDot("ahead").Call(ctx(), id("cur"))),
+		retErr(jen.Lit(0), jen.Lit(0)),
+		jen.Return(rt("Sum").Call(id("ahead")), id("count"), jen.Nil()),
+	)
+	f.Line()
+}
+
+// countRange emits Count<Lead>Between: the shards' counts added up.
+func (s *sharded) countRange(op catalog.Op) {
+	name := op.Methods[0]
+	lead := s.l.Fields[0]
+	s.comment("%s returns the number of entries whose %s lies in [lo, hi]: Board.%s on every shard, all at once, added up.", name, lead.Name, name)
+	sRecv(s.f).Id(name).Params(ctxParam(), jen.List(id("lo"), id("hi")).Add(goType(lead))).Params(jen.Int64(), jen.Error()).Block(
+		jen.Var().Id("n").Qual("sync/atomic", "Int64"),
+		jen.Err().Op(":=").Add(rt("Scatter")).Call(ctx(), rt("EveryShard").Call(jen.Len(sDot("shards"))),
+			jen.Func().Params(ctxParam(), id("i").Int(), jen.Id("_").Index().Int()).Error().Block(
+				jen.List(id("k"), jen.Err()).Op(":=").Add(sDot("shards").Index(id("i")).Dot(name).Call(ctx(), id("lo"), id("hi"))),
+				id("n").Dot("Add").Call(id("k")),
+				jen.Return(jen.Err()),
+			)),
+		jen.Return(id("n").Dot("Load").Call(), jen.Err()),
+	)
+	s.f.Line()
+}
+
+// reshard emits ReshardProgress and Reshard, the migration to another shard count.
+func (s *sharded) reshard() {
+	f := s.f
+	s.comment("ReshardProgress is how far Reshard got: the source shard it copies and the cursor of the last entry it copied from that shard. The zero value is the start.")
+	f.Type().Id("ReshardProgress").Struct(
+		jen.Id("Shard").Int().Comment("the source shard being copied; the number of shards when done"),
+		jen.Id("After").Id("Cursor").Comment("the last entry copied from it"),
+		jen.Id("Copied").Int64().Comment("entries copied so far"),
+	)
+	f.Line()
+	s.comment(`Reshard copies every entry of s into dst — the same board under another shard count (NewShardedBoard with the same key and another count names other keys) or another key — shard by shard, in keyset pages (Board.After) of pageSize entries, each stored in dst with one SetMany, and reports its progress after every page. Storing a page twice leaves dst as storing it once (SetMany replaces an id's entry), so a Reshard that stopped is resumed by calling it again from the last progress it returned or reported (or from the zero value): no entry is lost or doubled. At the end it checks that dst holds as many entries as s: a difference is an error matching ErrReshardDrift. Its limit: s must not be written during the copy (stop the writers, Reshard, then move readers and writers to dst and delete s's keys, Keys); a write to an entry already copied would be missing from dst.`)
+	sRecv(f).Id("Reshard").Params(ctxParam(), id("dst").Op("*").Id("ShardedBoard"), id("from").Id("ReshardProgress"), id("pageSize").Int64(), id("progress").Func().Params(jen.Id("ReshardProgress"))).Params(jen.Id("ReshardProgress"), jen.Error()).Block(
+		jen.If(id("pageSize").Op("<").Lit(1)).Block(jen.Return(id("from"), rt("IntRangeError").Call(jen.Lit("pageSize"), id("pageSize"), jen.Lit(1), jen.Qual("math", "MaxInt64")))),
+		jen.If(id("from").Dot("Shard").Op("<").Lit(0).Op("||").Id("from").Dot("Shard").Op(">").Len(sDot("shards"))).Block(
+			jen.Return(id("from"), rt("IntRangeError").Call(jen.Lit("from.Shard"), jen.Int64().Call(id("from").Dot("Shard")), jen.Lit(0), jen.Int64().Call(jen.Len(sDot("shards")))))),
+		id("at").Op(":=").Id("from"),
+		jen.For(jen.Id("at").Dot("Shard").Op("<").Len(sDot("shards"))).Block(
+			jen.List(id("page"), id("next"), jen.Err()).Op(":=").Add(sDot("shards").Index(id("at").Dot("Shard")).Dot("After").Call(ctx(), id("at").Dot("After"), id("pageSize"))),
+			retErr(id("at")),
+			jen.If(jen.Len(id("page")).Op("==").Lit(0)).Block(
+				id("at").Op("=").Id("ReshardProgress").Values(jen.Dict{id("Shard"): id("at").Dot("Shard").Op("+").Lit(1), id("Copied"): id("at").Dot("Copied")}),
+				jen.Continue(),
+			),
+			id("entries").Op(":=").Make(jen.Index().Id("Entry"), jen.Len(id("page"))),
+			jen.For(jen.List(id("i"), id("r")).Op(":=").Range().Id("page")).Block(id("entries").Index(id("i")).Op("=").Id("r").Dot("Entry")),
+			jen.If(jen.Err().Op(":=").Id("dst").Dot("SetMany").Call(ctx(), id("entries")), jen.Err().Op("!=").Nil()).Block(jen.Return(id("at"), jen.Err())),
+			id("at").Dot("After").Op(",").Id("at").Dot("Copied").Op("=").Id("next").Op(",").Id("at").Dot("Copied").Op("+").Int64().Call(jen.Len(id("page"))),
+			jen.If(id("progress").Op("!=").Nil()).Block(id("progress").Call(id("at"))),
+		),
+		jen.List(id("want"), jen.Err()).Op(":=").Add(sDot("Count").Call(ctx())),
+		retErr(id("at")),
+		jen.List(id("got"), jen.Err()).Op(":=").Id("dst").Dot("Count").Call(ctx()),
+		retErr(id("at")),
+		jen.If(id("got").Op("!=").Id("want")).Block(jen.Return(id("at"), jen.Op("&").Add(rt("DriftError")).Values(jen.Dict{id("Source"): id("want"), id("Copy"): id("got")}))),
+		jen.Return(id("at"), jen.Nil()),
+	)
+	f.Line()
+}

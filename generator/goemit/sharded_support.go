@@ -1,0 +1,236 @@
+package goemit
+
+import (
+	"github.com/dave/jennifer/jen"
+	"github.com/rankgen/rankgen/generator/catalog"
+)
+
+// helpers emits the unexported methods and functions the ShardedBoard's methods share.
+func (s *sharded) helpers() {
+	s.routing()
+	s.gather()
+	s.readAll()
+	s.ranges()
+	s.afterAll()
+	s.ahead()
+	s.small()
+}
+
+// routing emits shard, batch and scatter.
+func (s *sharded) routing() {
+	f := s.f
+	f.Comment("shard returns the shard that holds id.")
+	sRecv(f).Id("shard").Params(id("id").Add(s.idType())).Op("*").Id("Board").Block(
+		jen.Return(sDot("shards").Index(rt("ShardOf").Call(s.idText(id("id")), jen.Len(sDot("shards"))))))
+	f.Line()
+	s.comment("batch gives a batch write's context its one write token (the caller's idempotency key, if any): every shard's script of the batch runs under it, so that resending the batch under it applies each part once.")
+	sRecv(f).Id("batch").Params(ctxParam()).Params(jen.Qual("context", "Context"), jen.Error()).Block(
+		jen.List(id("token"), jen.Err()).Op(":=").Add(sDot("tokens").Dot("Next").Call(ctx())),
+		retErr(ctx()),
+		jen.Return(rt("WithIdempotencyKey").Call(ctx(), id("token")), jen.Nil()),
+	)
+	f.Line()
+	s.comment("scatter calls call, all at once, with each shard that holds some of n items and the positions of its items; id(i) is the id of item i. It returns the first shard's error.")
+	sRecv(f).Id("scatter").Params(ctxParam(), id("n").Int(), id("id").Func().Params(jen.Int()).Add(s.idType()), id("call").Func().Params(jen.Qual("context", "Context"), jen.Op("*").Id("Board"), jen.Index().Int()).Error()).Error().Block(
+		id("groups").Op(":=").Add(rt("GroupByShard")).Call(id("n"), jen.Len(sDot("shards")), jen.Func().Params(id("i").Int()).String().Block(
+			jen.Return(s.idText(id("id").Call(id("i")))))),
+		jen.Return(rt("Scatter").Call(ctx(), id("groups"), jen.Func().Params(ctxParam(), id("shard").Int(), id("at").Index().Int()).Error().Block(
+			jen.Return(id("call").Call(ctx(), sDot("shards").Index(id("shard")), id("at"))),
+		))),
+	)
+	f.Line()
+}
+
+// gather emits the generic batch helper: items to their shards, results back in order.
+func (s *sharded) gather() {
+	f := s.f
+	s.comment("gather sends items to their shards with one call per shard that holds some of them, all at once, and returns call's results in the order of items.")
+	f.Func().Id("gather").Types(jen.List(id("T"), id("R")).Any()).Params(
+		ctxParam(), id("s").Op("*").Id("ShardedBoard"), id("items").Index().Id("T"), id("idOf").Func().Params(id("T")).Add(s.idType()),
+		id("call").Func().Params(jen.Op("*").Id("Board"), jen.Qual("context", "Context"), jen.Index().Id("T")).Params(jen.Index().Id("R"), jen.Error()),
+	).Params(jen.Index().Id("R"), jen.Error()).Block(
+		jen.If(jen.Len(id("items")).Op("==").Lit(0)).Block(jen.Return(jen.Nil(), jen.Nil())),
+		id("out").Op(":=").Make(jen.Index().Id("R"), jen.Len(id("items"))),
+		jen.Err().Op(":=").Add(sDot("scatter").Call(ctx(), jen.Len(id("items")), jen.Func().Params(id("i").Int()).Add(s.idType()).Block(jen.Return(id("idOf").Call(id("items").Index(id("i"))))),
+			s.shardCall(
+				jen.List(id("rs"), jen.Err()).Op(":=").Id("call").Call(id("b"), ctx(), rt("Pick").Call(id("items"), id("at"))),
+				retErr(),
+				jen.For(jen.List(id("j"), id("i")).Op(":=").Range().Id("at")).Block(id("out").Index(id("i")).Op("=").Id("rs").Index(id("j"))),
+				jen.Return(jen.Nil()),
+			))),
+		retErr(jen.Nil()),
+		jen.Return(id("out"), jen.Nil()),
+	)
+	f.Line()
+}
+
+// readAll emits readAll: one plain command per shard, pipelined, with the fingerprint check.
+func (s *sharded) readAll() {
+	s.comment(`readAll sends one read command to every shard, which cmd queues on a pipeline for the shard's sorted set key, in one round trip per node (the nodes at once), and returns the commands in shard order. As Board.read does, a shard not yet seen to record Fingerprint has it read in the same pipeline: another layout's board is an error matching ErrLayoutMismatch.`)
+	sRecv(s.f).Id("readAll").Params(ctxParam(), id("cmd").Func().Params(rd("Cmdable"), jen.Int(), jen.String()).Add(rd("Cmder"))).Params(jen.Index().Add(rd("Cmder")), jen.Error()).Block(
+		id("pipe").Op(":=").Add(sDot("c").Dot("Pipeline").Call()),
+		id("fps").Op(":=").Make(jen.Index().Op("*").Add(rd("StringCmd")), jen.Len(sDot("shards"))),
+		id("cmds").Op(":=").Make(jen.Index().Add(rd("Cmder")), jen.Len(sDot("shards"))),
+		jen.For(jen.List(id("i"), id("b")).Op(":=").Range().Add(sDot("shards"))).Block(
+			jen.If(jen.Op("!").Id("b").Dot("verified").Dot("Load").Call()).Block(
+				id("fps").Index(id("i")).Op("=").Add(rt("FingerprintCmd")).Call(ctx(), id("pipe"), id("b").Dot("keys").Index(jen.Lit(1)), jen.Lit(s.l.HasPrefix()))),
+			id("cmds").Index(id("i")).Op("=").Id("cmd").Call(id("pipe"), id("i"), id("b").Dot("keys").Index(jen.Lit(0))),
+		),
+		jen.List(jen.Id("_"), jen.Id("_")).Op("=").Id("pipe").Dot("Exec").Call(ctx()).Comment("each command keeps its own reply and error"),
+		jen.For(jen.List(id("i"), id("b")).Op(":=").Range().Add(sDot("shards"))).Block(
+			rt("TypeError").Call(id("cmds").Index(id("i"))),
+			jen.If(id("fps").Index(id("i")).Op("==").Nil()).Block(jen.Continue()),
+			jen.List(id("ok"), jen.Err()).Op(":=").Add(rt("CheckFingerprint")).Call(id("fps").Index(id("i")), jen.Id("Fingerprint")),
+			retErr(jen.Nil()),
+			jen.If(id("ok")).Block(id("b").Dot("verified").Dot("Store").Call(jen.True())),
+		),
+		jen.Return(id("cmds"), jen.Nil()),
+	)
+	s.f.Line()
+}
+
+// ranges emits heads and ranges: entries by position of every shard, decoded.
+func (s *sharded) ranges() {
+	f := s.f
+	f.Comment("heads reads the first n entries of every shard (all of them when n is math.MaxInt64).")
+	sRecv(f).Id("heads").Params(ctxParam(), id("n").Int64()).Params(jen.Index().Index().Id("Ranked"), jen.Error()).Block(
+		id("stop").Op(":=").Id("n").Op("-").Lit(1),
+		jen.If(id("n").Op("==").Qual("math", "MaxInt64")).Block(id("stop").Op("=").Lit(-1)),
+		jen.Return(sDot("ranges").Call(ctx(), jen.Func().Params(jen.Int()).Params(jen.Int64(), jen.Int64()).Block(jen.Return(jen.Lit(0), id("stop"))))),
+	)
+	f.Line()
+	s.comment("ranges reads, from every shard i, its entries at the 0-based positions bounds(i), best first, in one pipelined round.")
+	sRecv(f).Id("ranges").Params(ctxParam(), id("bounds").Func().Params(jen.Int()).Params(jen.Int64(), jen.Int64())).Params(jen.Index().Index().Id("Ranked"), jen.Error()).Block(
+		jen.List(id("cmds"), jen.Err()).Op(":=").Add(sDot("readAll").Call(ctx(), jen.Func().Params(id("c").Add(rd("Cmdable")), id("i").Int(), id("key").String()).Add(rd("Cmder")).Block(
+			jen.List(id("start"), id("stop")).Op(":=").Id("bounds").Call(id("i")),
+			jen.Return(id("c").Dot("ZRevRangeWithScores").Call(ctx(), id("key"), id("start"), id("stop"))),
+		))),
+		retErr(jen.Nil()),
+		id("lists").Op(":=").Make(jen.Index().Index().Id("Ranked"), jen.Len(id("cmds"))),
+		jen.For(jen.List(id("i"), id("cmd")).Op(":=").Range().Id("cmds")).Block(
+			jen.List(id("zs"), jen.Err()).Op(":=").Id("cmd").Assert(jen.Op("*").Add(rd("ZSliceCmd"))).Dot("Result").Call(),
+			retErr(jen.Nil()),
+			jen.If(jen.List(id("lists").Index(id("i")), jen.Err()).Op("=").Id("rankedPairs").Call(jen.Lit(0), rt("ZPairs").Call(id("zs"))), jen.Err().Op("!=").Nil()).Block(
+				jen.Return(jen.Nil(), jen.Err())),
+		),
+		jen.Return(id("lists"), jen.Nil()),
+	)
+	f.Line()
+}
+
+// afterAll emits queueAfter and afterAll: the after script from one cursor on every shard.
+func (s *sharded) afterAll() {
+	f := s.f
+	after := catalog.Op{Name: "after"}
+	s.comment("queueAfter queues on pipe the after script of every shard from cur with limit: each call answers how many of its shard's entries rank at or before cur, and up to limit entries after it.")
+	sRecv(f).Id("queueAfter").Params(ctxParam(), id("pipe").Op("*").Add(rt("Pipe")), id("cur").Id("Cursor"), id("limit").Int64()).Index().Op("*").Add(rd("Cmd")).Block(
+		id("cmds").Op(":=").Make(jen.Index().Op("*").Add(rd("Cmd")), jen.Len(sDot("shards"))),
+		jen.For(jen.List(id("i"), id("b")).Op(":=").Range().Add(sDot("shards"))).Block(
+			id("cmds").Index(id("i")).Op("=").Id("pipe").Dot("RunRO").Call(ctx(), id(after.Script()), id("b").Dot("keys"), rt("FormatScore").Call(id("cur").Dot("Score")), id("cur").Dot("Member"), id("limit")),
+		),
+		jen.Return(id("cmds")),
+	)
+	f.Line()
+	s.comment("afterAll runs the after script of every shard from cur, in one pipelined round: per shard, how many of its entries rank at or before cur, and up to limit entries after it.")
+	sRecv(f).Id("afterAll").Params(ctxParam(), id("cur").Id("Cursor"), id("limit").Int64()).Params(id("starts").Index().Int64(), id("pages").Index().Index().Id("Ranked"), jen.Err().Error()).Block(
+		id("pipe").Op(":=").Add(rt("NewPipe")).Call(sDot("c")),
+		id("windows").Op(":=").Add(sDot("queueAfter").Call(ctx(), id("pipe"), id("cur"), id("limit"))),
+		id("pipe").Dot("Exec").Call(ctx()),
+		id("starts").Op(",").Id("pages").Op("=").Make(jen.Index().Int64(), jen.Len(sDot("shards"))).Op(",").Make(jen.Index().Index().Id("Ranked"), jen.Len(sDot("shards"))),
+		jen.For(jen.List(id("i"), id("w")).Op(":=").Range().Id("windows")).Block(
+			jen.List(id("v"), jen.Err()).Op(":=").Id("w").Dot("Result").Call(),
+			retErr(jen.Nil(), jen.Nil()),
+			jen.List(id("start"), id("ps"), jen.Err()).Op(":=").Add(rt("Window")).Call(id("v")),
+			retErr(jen.Nil(), jen.Nil()),
+			id("starts").Index(id("i")).Op("=").Id("start"),
+			jen.If(jen.List(id("pages").Index(id("i")), jen.Err()).Op("=").Id("rankedPairs").Call(jen.Lit(0), id("ps")), jen.Err().Op("!=").Nil()).Block(
+				jen.Return(jen.Nil(), jen.Nil(), jen.Err())),
+		),
+		jen.Return(id("starts"), id("pages"), jen.Nil()),
+	)
+	f.Line()
+}
+
+// ahead emits ahead and tiesAhead: every shard's count of the entries ahead of a cursor, with
+// plain commands (ZCOUNT and the run of equal scores), pipelined.
+func (s *sharded) ahead() {
+	f := s.f
+	zrange := func(offset jen.Code) jen.Code {
+		d := jen.Dict{id("Key"): id("key"), id("Start"): id("score"), id("Stop"): id("score"), id("ByScore"): jen.True(), id("Rev"): jen.True(), id("Count"): id("tieBand")}
+		if offset != nil {
+			d[id("Offset")] = offset
+		}
+		return rd("ZRangeArgs").Values(d)
+	}
+	f.Comment("tieBand is how many entries of a run of equal scores ahead reads per round trip.")
+	f.Const().Id("tieBand").Op("=").Lit(256)
+	f.Line()
+	s.comment("ahead counts, on every shard, the entries that rank ahead of cur — greater scores (ZCOUNT), and equal scores with greater members (the run of equal scores, best first) — and adds up the shards' sizes, in one pipelined round; only a run of more than tieBand equal scores ahead takes more.")
+	sRecv(f).Id("ahead").Params(ctxParam(), id("cur").Id("Cursor")).Params(id("counts").Index().Int64(), id("total").Int64(), jen.Err().Error()).Block(
+		id("score").Op(":=").Add(rt("FormatScore")).Call(id("cur").Dot("Score")),
+		id("greater").Op(",").Id("sizes").Op(":=").Make(jen.Index().Op("*").Add(rd("IntCmd")), jen.Len(sDot("shards"))).Op(",").Make(jen.Index().Op("*").Add(rd("IntCmd")), jen.Len(sDot("shards"))),
+		jen.List(id("runs"), jen.Err()).Op(":=").Add(sDot("readAll").Call(ctx(), jen.Func().Params(id("c").Add(rd("Cmdable")), id("i").Int(), id("key").String()).Add(rd("Cmder")).Block(
+			id("greater").Index(id("i")).Op("=").Id("c").Dot("ZCount").Call(ctx(), id("key"), jen.Lit("(").Op("+").Id("score"), jen.Lit("+inf")),
+			id("sizes").Index(id("i")).Op("=").Id("c").Dot("ZCard").Call(ctx(), id("key")),
+			jen.Return(id("c").Dot("ZRangeArgs").Call(ctx(), zrange(nil))),
+		))),
+		retErr(jen.Nil(), jen.Lit(0)),
+		id("counts").Op("=").Make(jen.Index().Int64(), jen.Len(sDot("shards"))),
+		jen.For(jen.List(id("i"), id("run")).Op(":=").Range().Id("runs")).Block(
+			jen.List(id("band"), jen.Err()).Op(":=").Id("run").Assert(jen.Op("*").Add(rd("StringSliceCmd"))).Dot("Result").Call(),
+			retErr(jen.Nil(), jen.Lit(0)),
+			jen.List(id("n"), jen.Err()).Op(":=").Id("greater").Index(id("i")).Dot("Result").Call(),
+			retErr(jen.Nil(), jen.Lit(0)),
+			jen.List(id("size"), jen.Err()).Op(":=").Id("sizes").Index(id("i")).Dot("Result").Call(),
+			retErr(jen.Nil(), jen.Lit(0)),
+			jen.List(id("ties"), jen.Err()).Op(":=").Add(sDot("tiesAhead").Call(ctx(), sDot("shards").Index(id("i")).Dot("keys").Index(jen.Lit(0)), id("score"), id("cur").Dot("Member"), id("band"))),
+			retErr(jen.Nil(), jen.Lit(0)),
+			id("counts").Index(id("i")).Op(",").Id("total").Op("=").Id("n").Op("+").Id("ties").Op(",").Id("total").Op("+").Id("size"),
+		),
+		jen.Return(id("counts"), id("total"), jen.Nil()),
+	)
+	f.Line()
+	s.comment("tiesAhead counts the members greater than member (Redis's order of equal scores: their bytes) in the run of entries of score on key whose first members, best first, are band, reading the run on while all of a full band is ahead.")
+	sRecv(f).Id("tiesAhead").Params(ctxParam(), jen.List(id("key"), id("score"), id("member")).String(), id("band").Index().String()).Params(jen.Int64(), jen.Error()).Block(
+		jen.Var().Id("k").Int64(),
+		jen.For(id("offset").Op(":=").Int64().Call(jen.Lit(0)), jen.Empty(), id("offset").Op("+=").Id("tieBand")).Block(
+			id("i").Op(":=").Lit(0),
+			jen.For(id("i").Op("<").Len(id("band")).Op("&&").Id("band").Index(id("i")).Op(">").Id("member")).Block(id("i").Op("++")),
+			id("k").Op("+=").Int64().Call(id("i")),
+			jen.If(id("i").Op("<").Len(id("band")).Op("||").Len(id("band")).Op("<").Id("tieBand")).Block(jen.Return(id("k"), jen.Nil())),
+			jen.Var().Id("err").Error(),
+			jen.If(jen.List(id("band"), jen.Err()).Op("=").Add(sDot("c").Dot("ZRangeArgs").Call(ctx(), zrange(id("offset").Op("+").Id("tieBand")))).Dot("Result").Call(), jen.Err().Op("!=").Nil()).Block(
+				jen.Return(jen.Lit(0), rt("ReplyError").Call(jen.Err()))),
+		),
+	)
+	f.Line()
+}
+
+// small emits encodable, cursorOf, compareRanked and renumber.
+func (s *sharded) small() {
+	f := s.f
+	f.Comment("encodable reports the first entry that Encode refuses.")
+	f.Func().Id("encodable").Params(id("entries").Index().Id("Entry")).Error().Block(
+		jen.For(jen.List(jen.Id("_"), id("e")).Op(":=").Range().Id("entries")).Block(
+			jen.If(jen.List(jen.Id("_"), jen.Id("_"), jen.Err()).Op(":=").Id("e").Dot("Encode").Call(), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
+		),
+		jen.Return(jen.Nil()),
+	)
+	f.Line()
+	f.Comment("cursorOf is the cursor of e: its stored score and member.")
+	f.Func().Id("cursorOf").Params(id("e").Id("Entry")).Params(jen.Id("Cursor"), jen.Error()).Block(
+		jen.List(id("score"), id("member"), jen.Err()).Op(":=").Id("e").Dot("Encode").Call(),
+		jen.Return(jen.Id("Cursor").Values(id("score"), id("member")), jen.Err()),
+	)
+	f.Line()
+	f.Comment("compareRanked orders ranked entries as the board does.")
+	f.Func().Id("compareRanked").Params(jen.List(id("a"), id("b")).Id("Ranked")).Int().Block(
+		jen.Return(jen.Id("Compare").Call(id("a").Dot("Entry"), id("b").Dot("Entry"))))
+	f.Line()
+	f.Comment("renumber gives merged entries their ranks: start is the 0-based position of the first.")
+	f.Func().Id("renumber").Params(id("rs").Index().Id("Ranked"), id("start").Int64()).Index().Id("Ranked").Block(
+		jen.For(id("i").Op(":=").Range().Id("rs")).Block(id("rs").Index(id("i")).Dot("Rank").Op("=").Id("start").Op("+").Int64().Call(id("i")).Op("+").Lit(1)),
+		jen.Return(id("rs")),
+	)
+	f.Line()
+}

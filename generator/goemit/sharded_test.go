@@ -1,0 +1,72 @@
+package goemit
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"go/types"
+	"strings"
+	"testing"
+
+	"github.com/rankgen/rankgen/generator/catalog"
+)
+
+// TestShardedMethods checks that the ShardedBoard generated for every golden layout declares
+// each Board method of the operations it merges (ShardedMethods), with the Board method's
+// exact signature, so that a ShardedBoard can replace a Board in code that uses them.
+func TestShardedMethods(t *testing.T) {
+	for _, g := range readGoldens(t) {
+		l := parse(t, g.stem, g.schema)
+		src, err := Generate(l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		board, sharded := signatures(t, src, "Board"), signatures(t, src, "ShardedBoard")
+		names := ShardedMethods(catalog.Ops(l))
+		if len(names) == 0 {
+			t.Fatalf("%s: no sharded methods", g.stem)
+		}
+		for _, m := range names {
+			switch {
+			case sharded[m] == "":
+				t.Errorf("%s: the generated ShardedBoard lacks method %s", g.stem, m)
+			case sharded[m] != board[m]:
+				t.Errorf("%s: ShardedBoard.%s%s; Board.%s%s", g.stem, m, sharded[m], m, board[m])
+			}
+		}
+	}
+}
+
+// signatures are the methods declared on *recv in a generated file, each with its parameter
+// and result types.
+func signatures(t *testing.T, src []byte, recv string) map[string]string {
+	t.Helper()
+	f, err := parser.ParseFile(token.NewFileSet(), "gen.go", src, parser.SkipObjectResolution)
+	if err != nil {
+		t.Fatal(err)
+	}
+	list := func(fl *ast.FieldList) string {
+		var parts []string
+		if fl != nil {
+			for _, p := range fl.List {
+				for range max(1, len(p.Names)) {
+					parts = append(parts, types.ExprString(p.Type))
+				}
+			}
+		}
+		return "(" + strings.Join(parts, ", ") + ")"
+	}
+	out := map[string]string{}
+	for _, d := range f.Decls {
+		fd, ok := d.(*ast.FuncDecl)
+		if !ok || fd.Recv == nil {
+			continue
+		}
+		if star, ok := fd.Recv.List[0].Type.(*ast.StarExpr); ok {
+			if id, ok := star.X.(*ast.Ident); ok && id.Name == recv {
+				out[fd.Name.Name] = list(fd.Type.Params) + " " + list(fd.Type.Results)
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,325 @@
+package runtime
+
+import (
+	"container/heap"
+	"context"
+	"errors"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/rankgen/rankgen/internal/quote"
+	"github.com/redis/go-redis/v9"
+)
+
+// Sharded boards.
+//
+// A sharded board spreads one leaderboard over several sorted sets, its shards, each a whole
+// board under its own hash tag, so that the shards can live on different masters of a Redis
+// Cluster. An id always lives on one shard (ShardOf), so every write stays one atomic script
+// on one shard; reads ask every shard and merge (MergeSorted) or add up what they answer.
+
+// MaxShards bounds the number of shards of a sharded board: a read asks every shard, so more
+// shards than masters buys nothing, and ShardKeys searches tags in O(shards²).
+const MaxShards = 1024
+
+// ClusterSlots is the number of hash slots of Redis Cluster.
+const ClusterSlots = 16384
+
+// ErrBadKey: a board key that cannot name a sharded board: it holds a brace, which would end
+// (or start) the shard's hash tag early.
+var ErrBadKey = errors.New("rankgen: key cannot be used")
+
+// KeyError reports a key that cannot be used. It matches ErrBadKey.
+type KeyError struct {
+	Key    string // the key, quoted short
+	Reason string
+}
+
+func (e *KeyError) Error() string { return "rankgen: key " + e.Key + ": " + e.Reason }
+
+// Is makes errors.Is(err, ErrBadKey) true.
+func (e *KeyError) Is(target error) bool { return target == ErrBadKey }
+
+// ShardOf returns the shard, in [0, shards), of the id whose canonical text is id (a string
+// id's bytes; a uint64 id's decimal digits): FNV-1a 64 of those bytes, modulo shards. It never
+// changes for a given id and shard count; changing the count is a migration (see Reshard in the
+// generated package).
+func ShardOf(id string, shards int) int {
+	const offset64, prime64 = 14695981039346656037, 1099511628211
+	h := uint64(offset64)
+	for i := 0; i < len(id); i++ {
+		h ^= uint64(id[i])
+		h *= prime64
+	}
+	return int(h % uint64(shards))
+}
+
+// Slot is the Redis Cluster hash slot of key: CRC16 (XMODEM) of its hash tag, modulo 16384.
+func Slot(key string) int {
+	var crc uint16
+	for _, c := range []byte(HashTag(key)) {
+		crc ^= uint16(c) << 8
+		for range 8 {
+			if crc&0x8000 != 0 {
+				crc = crc<<1 ^ 0x1021
+			} else {
+				crc <<= 1
+			}
+		}
+	}
+	return int(crc % ClusterSlots)
+}
+
+// ShardKeys returns the keys of the shards of the sharded board key with the given number of
+// shards: shard i is "key{key:shards:i:n}" — it starts with key, so a SCAN MATCH "key{*" finds
+// the board's keys — with n the least whole number that puts its hash slot (that of its hash
+// tag, "key:shards:i:n") in the middle half of the i-th of shards equal parts of the slot space. A cluster whose
+// masters own equal runs of slots (as redis-cli --cluster create makes them) thus holds
+// shards/masters shards on each master when shards is a multiple of the masters. The count is
+// in the key, so a board resharded to another count never shares a key with the old one.
+func ShardKeys(key string, shards int) ([]string, error) {
+	if shards < 1 || shards > MaxShards {
+		return nil, IntRangeError("shards", int64(shards), 1, MaxShards)
+	}
+	if strings.ContainsAny(key, "{}") {
+		return nil, &KeyError{Key: quote.Short(key), Reason: "a sharded board's key holds no brace: each shard's key holds the hash tag {key:shards:i:n}"}
+	}
+	keys := make([]string, shards)
+	for i := range keys {
+		lo, hi := i*ClusterSlots/shards, (i+1)*ClusterSlots/shards
+		quarter := (hi - lo) / 4
+		lo, hi = lo+quarter, hi-quarter
+		base := key + "{" + key + ":" + strconv.Itoa(shards) + ":" + strconv.Itoa(i) + ":"
+		for n := 0; ; n++ {
+			k := base + strconv.Itoa(n) + "}"
+			if s := Slot(k); s >= lo && s < hi {
+				keys[i] = k
+				break
+			}
+		}
+	}
+	return keys, nil
+}
+
+// GroupByShard returns, for each of shards, the positions in [0, n) of the items whose id
+// (id(i), its canonical text) maps to it, in order.
+func GroupByShard(n, shards int, id func(i int) string) [][]int {
+	groups := make([][]int, shards)
+	for i := range n {
+		s := ShardOf(id(i), shards)
+		groups[s] = append(groups[s], i)
+	}
+	return groups
+}
+
+// Scatter calls call for each shard with items (a group of GroupByShard), all at once, each in
+// its own goroutine, and returns the first error in shard order (nil when none failed).
+// Every call gets the same context: the generated code puts a batch write's one token in it,
+// so that resending the whole batch under that token applies each shard's part exactly once.
+func Scatter(ctx context.Context, groups [][]int, call func(ctx context.Context, shard int, items []int) error) error {
+	errs := make([]error, len(groups))
+	var wg sync.WaitGroup
+	for s, items := range groups {
+		if len(items) == 0 {
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[s] = call(ctx, s, items)
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// EveryShard is the groups of Scatter that call every one of shards once.
+func EveryShard(shards int) [][]int {
+	groups := make([][]int, shards)
+	for i := range groups {
+		groups[i] = []int{i}
+	}
+	return groups
+}
+
+// Sum adds up per-shard counts.
+func Sum(counts []int64) int64 {
+	var n int64
+	for _, c := range counts {
+		n += c
+	}
+	return n
+}
+
+// MergeSorted merges lists, each already in the order of cmp, into one list in that order
+// and returns its first n elements (all of them when n < 0). Equal elements keep the order of
+// their lists. It costs O(n log k) for k lists.
+func MergeSorted[T any](lists [][]T, n int64, cmp func(a, b T) int) []T {
+	var out []T
+	merge(lists, n, cmp, func(_ int, x T) { out = append(out, x) })
+	if out == nil {
+		out = []T{}
+	}
+	return out
+}
+
+// Shares returns how many elements of each list are among the first n of their merge
+// (MergeSorted(lists, n, cmp)).
+func Shares[T any](lists [][]T, n int64, cmp func(a, b T) int) []int64 {
+	shares := make([]int64, len(lists))
+	merge(lists, n, cmp, func(list int, _ T) { shares[list]++ })
+	return shares
+}
+
+// merge visits the first n elements of the merge of lists (all when n < 0) in order.
+func merge[T any](lists [][]T, n int64, cmp func(a, b T) int, visit func(list int, x T)) {
+	h := &mergeHeap[T]{lists: lists, cmp: cmp}
+	for i, l := range lists {
+		if len(l) > 0 {
+			h.heads = append(h.heads, mergeHead{list: i})
+		}
+	}
+	heap.Init(h)
+	for ; n != 0 && h.Len() > 0; n-- {
+		top := &h.heads[0]
+		visit(top.list, lists[top.list][top.at])
+		if top.at++; top.at == len(lists[top.list]) {
+			heap.Pop(h)
+		} else {
+			heap.Fix(h, 0)
+		}
+	}
+}
+
+type mergeHead struct{ list, at int }
+
+// mergeHeap orders the lists' current heads by cmp, ties by list.
+type mergeHeap[T any] struct {
+	lists [][]T
+	heads []mergeHead
+	cmp   func(a, b T) int
+}
+
+func (h *mergeHeap[T]) Len() int { return len(h.heads) }
+func (h *mergeHeap[T]) Less(i, j int) bool {
+	a, b := h.heads[i], h.heads[j]
+	if c := h.cmp(h.lists[a.list][a.at], h.lists[b.list][b.at]); c != 0 {
+		return c < 0
+	}
+	return a.list < b.list
+}
+func (h *mergeHeap[T]) Swap(i, j int) { h.heads[i], h.heads[j] = h.heads[j], h.heads[i] }
+func (h *mergeHeap[T]) Push(x any)    { h.heads = append(h.heads, x.(mergeHead)) }
+func (h *mergeHeap[T]) Pop() any {
+	last := h.heads[len(h.heads)-1]
+	h.heads = h.heads[:len(h.heads)-1]
+	return last
+}
+
+// Pipe is a pipeline of commands and read-only script calls sent together: on a Cluster,
+// go-redis sends each node its commands in one write, all nodes at once, so a read that asks
+// every shard costs one round trip per node, in parallel. Plain commands are queued on the
+// embedded Pipeliner.
+type Pipe struct {
+	redis.Pipeliner
+	c       redis.UniversalClient
+	scripts []pipedScript
+}
+
+type pipedScript struct {
+	s    *redis.Script
+	keys []string
+	args []any
+	cmd  *redis.Cmd
+}
+
+// NewPipe starts a pipeline on c.
+func NewPipe(c redis.UniversalClient) *Pipe {
+	return &Pipe{Pipeliner: c.Pipeline(), c: c}
+}
+
+// RunRO queues a read-only script call (EVALSHA_RO); its reply or error is in the returned
+// command after Exec.
+func (p *Pipe) RunRO(ctx context.Context, s *redis.Script, keys []string, args ...any) *redis.Cmd {
+	cmd := s.EvalShaRO(ctx, p.Pipeliner, keys, args...)
+	p.scripts = append(p.scripts, pipedScript{s: s, keys: keys, args: args, cmd: cmd})
+	return cmd
+}
+
+// Exec sends the pipeline. A pipeline cannot fall back from EVALSHA to EVAL, so the script
+// calls that met a server without the script (NOSCRIPT: after a restart, a failover or SCRIPT
+// FLUSH) are sent again with EVAL_RO, which caches the script there, in a second pipeline.
+// Every command keeps its own reply and error; script errors are typed as RunRO types them.
+func (p *Pipe) Exec(ctx context.Context) {
+	_, _ = p.Pipeliner.Exec(ctx)
+	var again []pipedScript
+	for _, ps := range p.scripts {
+		if redis.HasErrorPrefix(ps.cmd.Err(), "NOSCRIPT") {
+			again = append(again, ps)
+		}
+	}
+	if len(again) > 0 {
+		retry := p.c.Pipeline()
+		cmds := make([]*redis.Cmd, len(again))
+		for i, ps := range again {
+			cmds[i] = ps.s.EvalRO(ctx, retry, ps.keys, ps.args...)
+		}
+		_, _ = retry.Exec(ctx)
+		for i, ps := range again {
+			ps.cmd.SetVal(cmds[i].Val())
+			ps.cmd.SetErr(cmds[i].Err())
+		}
+	}
+	for _, ps := range p.scripts {
+		ps.cmd.SetErr(ReplyError(ps.cmd.Err()))
+	}
+}
+
+// Pick returns the elements of xs at the positions at, in that order.
+func Pick[T any](xs []T, at []int) []T {
+	out := make([]T, len(at))
+	for j, i := range at {
+		out[j] = xs[i]
+	}
+	return out
+}
+
+// AroundBounds is the window of Around on a board of count entries, as the around script
+// computes it: the 0-based positions start…stop (stop < count) around position r, with up to
+// before entries ahead and after behind; fill keeps the window whole at the board's ends.
+// before and after are at least 0.
+func AroundBounds(r, before, after, count int64, fill bool) (start, stop int64) {
+	before, after = min(before, count), min(after, count) // no window is wider than the board
+	start, stop = max(0, r-before), r+after
+	last := count - 1
+	if fill {
+		if start == 0 {
+			stop = before + after
+		} else if stop > last {
+			start = max(0, last-before-after)
+		}
+	}
+	return start, min(stop, last)
+}
+
+// ErrReshardDrift: a resharded board does not hold what its source holds at the end of the
+// copy — the source was written during Reshard, which needs its writers stopped.
+var ErrReshardDrift = errors.New("rankgen: the source board changed during Reshard")
+
+// DriftError reports a Reshard whose copy and source differ in size. It matches
+// ErrReshardDrift.
+type DriftError struct{ Source, Copy int64 }
+
+func (e *DriftError) Error() string {
+	return "rankgen: the source board changed during Reshard: it holds " + strconv.FormatInt(e.Source, 10) +
+		" entries, the copy " + strconv.FormatInt(e.Copy, 10) + "; stop its writers and run Reshard again"
+}
+
+// Is makes errors.Is(err, ErrReshardDrift) true.
+func (e *DriftError) Is(target error) bool { return target == ErrReshardDrift }

@@ -1,0 +1,199 @@
+package runtime
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"hash/fnv"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+	"testing"
+
+	"github.com/rankgen/rankgen/internal/redistest"
+	"github.com/redis/go-redis/v9"
+)
+
+// The shard of an id is part of the stored format: these vectors must never change (README,
+// "Sharded boards", lists the same ones).
+func TestShardOfVectors(t *testing.T) {
+	for _, v := range []struct {
+		id        string
+		hash      uint64
+		of6, of64 int
+	}{
+		{"", 0xcbf29ce484222325, 5, 37},
+		{"0", 0xaf63ad4c86019caf, 5, 47},
+		{"1", 0xaf63ac4c86019afc, 4, 60},
+		{"42", 0x07ee7e07b4b19223, 1, 35},
+		{"alice", 0x508b2abb65a03907, 5, 7},
+		{"18446744073709551615", 0xedf2a76b38fc3c54, 2, 20},
+	} {
+		h := fnv.New64a()
+		h.Write([]byte(v.id))
+		if h.Sum64() != v.hash {
+			t.Errorf("FNV-1a 64 of %q = %#x, want %#x", v.id, h.Sum64(), v.hash)
+		}
+		if got := ShardOf(v.id, 6); got != v.of6 || int(v.hash%6) != v.of6 {
+			t.Errorf("ShardOf(%q, 6) = %d, want %d", v.id, got, v.of6)
+		}
+		if got := ShardOf(v.id, 64); got != v.of64 || int(v.hash%64) != v.of64 {
+			t.Errorf("ShardOf(%q, 64) = %d, want %d", v.id, got, v.of64)
+		}
+	}
+}
+
+func TestSlot(t *testing.T) {
+	// Values from the Redis Cluster specification and CLUSTER KEYSLOT.
+	for key, want := range map[string]int{"foo": 12182, "bar": 5061, "123456789": 12739, "{user1000}.following": 3443} {
+		if got := Slot(key); got != want {
+			t.Errorf("Slot(%q) = %d, want %d", key, got, want)
+		}
+	}
+}
+
+func TestShardKeys(t *testing.T) {
+	keys, err := ShardKeys("lb", 6)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"lb{lb:6:0:12}", "lb{lb:6:1:0}", "lb{lb:6:2:20}", "lb{lb:6:3:0}", "lb{lb:6:4:32}", "lb{lb:6:5:23}"}
+	if !slices.Equal(keys, want) {
+		t.Errorf("ShardKeys(lb, 6) = %q, want %q", keys, want)
+	}
+	for _, shards := range []int{1, 2, 3, 6, 7, 64, MaxShards} {
+		keys, err := ShardKeys("game:board", shards)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, k := range keys {
+			part := ClusterSlots / shards
+			if s := Slot(k); s < i*ClusterSlots/shards || s >= (i+1)*ClusterSlots/shards {
+				t.Errorf("shards=%d: key %q has slot %d, outside part %d (≈%d slots from %d)", shards, k, s, i, part, i*ClusterSlots/shards)
+			}
+			if MetaKey(k) != k+":meta" || Slot(MetaKey(k)) != Slot(k) {
+				t.Errorf("side key %q of shard %q leaves its slot", MetaKey(k), k)
+			}
+		}
+	}
+	for _, bad := range []int{0, -1, MaxShards + 1} {
+		if _, err := ShardKeys("lb", bad); !errors.Is(err, ErrOutOfRange) {
+			t.Errorf("ShardKeys(lb, %d): %v, want ErrOutOfRange", bad, err)
+		}
+	}
+	for _, bad := range []string{"a{b", "lb}", "{x}"} {
+		if _, err := ShardKeys(bad, 2); !errors.Is(err, ErrBadKey) {
+			t.Errorf("ShardKeys(%q): %v, want ErrBadKey", bad, err)
+		}
+	}
+}
+
+func TestMergeSorted(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 200 {
+		lists := make([][]int, rng.IntN(6))
+		var all []int
+		for i := range lists {
+			for range rng.IntN(12) {
+				lists[i] = append(lists[i], rng.IntN(20))
+			}
+			slices.SortFunc(lists[i], func(a, b int) int { return cmp.Compare(b, a) }) // descending
+			all = append(all, lists[i]...)
+		}
+		slices.SortFunc(all, func(a, b int) int { return cmp.Compare(b, a) })
+		n := rng.IntN(len(all)+3) - 1
+		got := MergeSorted(lists, int64(n), func(a, b int) int { return cmp.Compare(b, a) })
+		want := all
+		if n >= 0 && n < len(all) {
+			want = all[:n]
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("MergeSorted(%v, %d) = %v, want %v", lists, n, got, want)
+		}
+		// Shares: taking each list's share from its head and merging gives the same prefix.
+		shares := Shares(lists, int64(n), func(a, b int) int { return cmp.Compare(b, a) })
+		var heads [][]int
+		for i, l := range lists {
+			heads = append(heads, l[:shares[i]])
+		}
+		if again := MergeSorted(heads, -1, func(a, b int) int { return cmp.Compare(b, a) }); !slices.Equal(again, want) {
+			t.Fatalf("Shares(%v, %d) = %v: their merge %v, want %v", lists, n, shares, again, want)
+		}
+	}
+}
+
+func TestGroupAndScatter(t *testing.T) {
+	ids := []string{"a", "b", "c", "d", "e", "f", "g"}
+	groups := GroupByShard(len(ids), 3, func(i int) string { return ids[i] })
+	seen := 0
+	for s, g := range groups {
+		for _, i := range g {
+			if ShardOf(ids[i], 3) != s {
+				t.Errorf("%q grouped on shard %d, belongs to %d", ids[i], s, ShardOf(ids[i], 3))
+			}
+			seen++
+		}
+	}
+	if seen != len(ids) {
+		t.Fatalf("groups hold %d items, want %d", seen, len(ids))
+	}
+	called := make([]int, 3)
+	err := Scatter(context.Background(), groups, func(_ context.Context, s int, items []int) error {
+		called[s] = len(items)
+		if s == 1 {
+			return ErrNotFound
+		}
+		return nil
+	})
+	if !errors.Is(err, ErrNotFound) {
+		t.Errorf("Scatter: %v, want the failing shard's ErrNotFound", err)
+	}
+	for s, g := range groups {
+		if called[s] != len(g) {
+			t.Errorf("shard %d called with %d items, want %d", s, called[s], len(g))
+		}
+	}
+}
+
+// A pipeline cannot fall back to EVAL by itself: Pipe resends the calls that met NOSCRIPT.
+func TestPipeReloadsScripts(t *testing.T) {
+	ctx := context.Background()
+	for _, target := range []struct {
+		name string
+		c    redis.UniversalClient
+	}{{"single", redistest.Client(t)}, {"cluster", redistest.StartCluster(t)}} {
+		t.Run(target.name, func(t *testing.T) {
+			c := target.c
+			s := redis.NewScript("#!lua flags=no-writes\nreturn redis.call('ZCARD', KEYS[1])")
+			keys, err := ShardKeys(redistest.Key(t, "pipe"), 6)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, k := range keys {
+				for j := range i {
+					if err := c.ZAdd(ctx, k, redis.Z{Score: 1, Member: strconv.Itoa(j)}).Err(); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			if err := c.ScriptFlush(ctx).Err(); err != nil {
+				t.Fatal(err)
+			}
+			for round := range 2 { // the second round finds the scripts cached by the first
+				p := NewPipe(c)
+				cmds := make([]*redis.Cmd, len(keys))
+				cards := make([]*redis.IntCmd, len(keys))
+				for i, k := range keys {
+					cmds[i] = p.RunRO(ctx, s, []string{k})
+					cards[i] = p.ZCard(ctx, k)
+				}
+				p.Exec(ctx)
+				for i := range keys {
+					if n, err := cmds[i].Int64(); err != nil || n != int64(i) || cards[i].Val() != int64(i) {
+						t.Errorf("round %d, shard %d: script %d, %v; ZCARD %d", round, i, n, err, cards[i].Val())
+					}
+				}
+			}
+		})
+	}
+}
