@@ -26,9 +26,9 @@ type data struct {
 
 	Decimal       bool
 	DecimalPlaces int
-	Bits62        bool   // P is the score's bit pattern, carried as a table of score digits
+	Bits62        bool       // P is the score's bit pattern, carried as a table of score digits
 	Plan          bits62Plan // Bits62: how the scripts split P exactly
-	Weights       string // not Bits62: Lua table of the score fields' weights, most significant first
+	Weights       string     // not Bits62: Lua table of the score fields' weights, most significant first
 	Pow           string
 	ScoreRadix    string
 	ScoreCheck    string // Lua conditions on p that every digit of a score field is in its range
