@@ -26,9 +26,8 @@ type data struct {
 
 	Decimal       bool
 	DecimalPlaces int
-	Bits62        bool       // P is the score's bit pattern, carried as a table of score digits
-	Plan          bits62Plan // Bits62: how the scripts split P exactly
-	Weights       string     // not Bits62: Lua table of the score fields' weights, most significant first
+	Bits62        bool   // P is the score's bit pattern, carried as a table of score digits
+	Weights       string // not Bits62: Lua table of the score fields' weights, most significant first
 	Pow           string
 	ScoreRadix    string
 	ScoreCheck    string // Lua conditions on p that every digit of a score field is in its range
@@ -36,6 +35,8 @@ type data struct {
 	MemberChecks  []memberCheck
 	WideMember    bool   // a member field too wide for doubles: checked by byte comparison
 	Separator     string // as a Lua literal
+
+	Plan bits62Plan // Bits62: how the scripts split P exactly
 
 	// Field updates.
 	Kind        string // add, max, min or set
