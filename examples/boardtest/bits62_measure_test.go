@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"strconv"
@@ -309,45 +310,42 @@ func usedMemory(t *testing.T, c redis.UniversalClient) int64 {
 	return 0
 }
 
-// scriptPieces times, inside one script on the server, what a bits62 update adds and what a
-// prefix update adds, per call: the bits62 arithmetic of an update (split the stored score
-// into digits, set two of them, write the score text and the decimal reply), ZADD of a bits62
-// score text against ZADD of an integer, and the index commands a prefix update adds. It runs
-// the duel example's own functions (the library part of its add_points script).
+// scriptPieces runs, inside one script on the server, N times one of what a bits62 update adds
+// or what a prefix update adds (ARGV[2] names it): the bits62 arithmetic of an update (split
+// the stored score into digits, set two of them, write the score text and the decimal reply),
+// ZADD of a bits62 score text or of an integer, and the index commands a prefix update adds.
+// It runs the duel example's own functions (the library part of its add_points script).
 const scriptPieces = `
-local N = tonumber(ARGV[1])
-local function us()
-  local t = redis.call('TIME')
-  return tonumber(t[1]) * 1000000 + tonumber(t[2])
-end
-local function time(f)
-  local t0 = us()
-  for k = 1, N do
-    f(k)
-  end
-  return string.format('%.2f', (us() - t0) / N)
-end
+local N, piece, run = tonumber(ARGV[1]), ARGV[2], ARGV[3] == '1' -- run '0': the set-up alone
 local s = tonumber(score_text({123456, 77, 2, 200000000}))
-local texts62, textsInt = {}, {}
+local texts = {}
 for k = 1, N do
-  texts62[k] = score_text({123456, 77, 2, 200000000 + k})
-  textsInt[k] = string.format('%d', 4503599627370496 + k * 977)
+  texts[k] = piece == 'ZADD bits62 text' and score_text({123456, 77, 2, 200000000 + k})
+    or string.format('%d', 4503599627370496 + k * 977)
 end
-return {
-  'bits62 arithmetic', time(function(k)
+local pieces = {
+  ['bits62 arithmetic'] = function(k)
     local p = with(with(p_of(s), 1, 123457), 4, 200000000 + k)
     return score_text(p) .. p_text(p)
-  end),
-  'ZADD bits62 text', time(function(k) redis.call('ZADD', KEYS[1], texts62[k], 'm') end),
-  'ZADD integer text', time(function(k) redis.call('ZADD', KEYS[1], textsInt[k], 'm') end),
-  'HMGET index', time(function(k) redis.call('HMGET', KEYS[2], '', 'player:1') end),
-  'HSET index', time(function(k) redis.call('HSET', KEYS[2], 'player:1', textsInt[k]) end),
-  'ZREM', time(function(k) redis.call('ZREM', KEYS[1], 'other') end),
-  'empty loop', time(function(k) end),
+  end,
+  ['ZADD bits62 text'] = function(k) redis.call('ZADD', KEYS[1], texts[k], 'm') end,
+  ['ZADD integer text'] = function(k) redis.call('ZADD', KEYS[1], texts[k], 'm') end,
+  ['GET meta'] = function(k) redis.call('GET', KEYS[2]) end,
+  ['HMGET index'] = function(k) redis.call('HMGET', KEYS[2], '', 'player:1') end,
+  ['HSET index'] = function(k) redis.call('HSET', KEYS[2], 'player:1', texts[k]) end,
+  ['ZREM'] = function(k) redis.call('ZREM', KEYS[1], 'other') end,
+  ['empty loop'] = function(k) end,
 }
+local f = pieces[piece]
+for k = 1, run and N or 0 do
+  f(k)
+end
+return N
 `
 
-// measureScriptPieces runs scriptPieces over the duel library and returns its lines.
+// measureScriptPieces runs each piece of scriptPieces over the duel library and returns the
+// server's CPU time per call (INFO cpu deltas, less those of the set-up alone; the least of 5
+// runs, which the machine's other load disturbs least).
 func measureScriptPieces(t *testing.T, c *redis.Client) []string {
 	src, err := os.ReadFile("../generated/duel/duel.add_points.lua")
 	if err != nil {
@@ -359,13 +357,23 @@ func measureScriptPieces(t *testing.T, c *redis.Client) []string {
 		t.Fatal("duel.add_points.lua: no library part found")
 	}
 	keys := []string{redistest.Key(t, "pieces"), redistest.Key(t, "pieces:idx")}
-	reply, err := c.Eval(ctx, lib[start:end]+scriptPieces, keys, 20000).StringSlice()
-	if err != nil {
-		t.Fatal(err)
+	script := redis.NewScript(lib[start:end] + scriptPieces)
+	cpu := func(n int, piece string, run int) float64 {
+		least := math.Inf(1)
+		for range 5 {
+			cpu0 := serverCPU(t, c)
+			if err := script.Run(ctx, c, keys, n, piece, run).Err(); err != nil {
+				t.Fatal(err)
+			}
+			least = min(least, serverCPU(t, c)-cpu0)
+		}
+		return least
 	}
-	lines := []string{"inside one script, per call:"}
-	for i := 0; i+1 < len(reply); i += 2 {
-		lines = append(lines, fmt.Sprintf("  %-28s %s us", reply[i], reply[i+1]))
+	lines := []string{"server CPU per call, inside one script:"}
+	for _, piece := range []string{"bits62 arithmetic", "ZADD bits62 text", "ZADD integer text", "GET meta", "HMGET index", "HSET index", "ZREM", "empty loop"} {
+		const n = 20000
+		us := (cpu(n, piece, 1) - cpu(n, piece, 0)) * 1e6 / n
+		lines = append(lines, fmt.Sprintf("  %-28s %.2f us", piece, us))
 	}
 	return lines
 }
