@@ -24,17 +24,19 @@ var measureBits62 = flag.Int("bits62.measure", 0, "measure duel (bits62) against
 
 // duelOps is what the measurement does to one board, whichever layout it has.
 type duelOps struct {
-	name   string
-	load   func(ctx context.Context, ids []string, rng *rand.Rand) error
-	add    func(ctx context.Context, id string) error
-	addN   func(ctx context.Context, ids []string) error
-	rank   func(ctx context.Context, id string) error
-	top100 func(ctx context.Context) error
+	name    string
+	load    func(ctx context.Context, ids []string, rng *rand.Rand) error
+	add     func(ctx context.Context, id string) error
+	addBare func(ctx context.Context, id string) error // add without exactly-once (dedup window 0)
+	addN    func(ctx context.Context, ids []string) error
+	rank    func(ctx context.Context, id string) error
+	top100  func(ctx context.Context) error
 }
 
 func duelBits62(c redis.UniversalClient, key string) duelOps {
-	b := duel.NewBoard(c, key)
+	b, bare := duel.NewBoard(c, key), duel.NewBoard(c, key, duel.WithDedupWindow(0))
 	return duelOps{name: "bits62 (duel)",
+		addBare: func(ctx context.Context, id string) error { _, err := bare.AddPoints(ctx, id, 1); return err },
 		load: func(ctx context.Context, ids []string, rng *rand.Rand) error {
 			es := make([]duel.Entry, len(ids))
 			for i, id := range ids {
@@ -59,8 +61,9 @@ func duelBits62(c redis.UniversalClient, key string) duelOps {
 }
 
 func duelInteger(c redis.UniversalClient, key string) duelOps {
-	b := duelint.NewBoard(c, key)
+	b, bare := duelint.NewBoard(c, key), duelint.NewBoard(c, key, duelint.WithDedupWindow(0))
 	return duelOps{name: "integer + member prefix (duelint)",
+		addBare: func(ctx context.Context, id string) error { _, err := bare.AddPoints(ctx, id, 1); return err },
 		load: func(ctx context.Context, ids []string, rng *rand.Rand) error {
 			es := make([]duelint.Entry, len(ids))
 			for i, id := range ids {
@@ -108,8 +111,8 @@ func TestMeasureBits62(t *testing.T) {
 	for i, ops := range boards {
 		mem[i] = loadDuel(t, c, ops, ids)
 	}
-	lines := []string{fmt.Sprintf("%-30s %-34s %-34s %s", "", boards[0].name, boards[1].name, "ratio"),
-		fmt.Sprintf("%-30s %-34s %-34s %.2fx", "memory per entry", fmt.Sprintf("%.1f B", mem[0]), fmt.Sprintf("%.1f B", mem[1]), mem[0]/mem[1])}
+	lines := []string{fmt.Sprintf("%-40s %-34s %-34s %s", "", boards[0].name, boards[1].name, "ratio"),
+		fmt.Sprintf("%-40s %-34s %-34s %.2fx", "memory per entry", fmt.Sprintf("%.1f B", mem[0]), fmt.Sprintf("%.1f B", mem[1]), mem[0]/mem[1])}
 	for _, m := range duelMeasures(ids) {
 		var got [2]duelRates
 		for round := 0; round < measureRounds; round++ {
@@ -120,6 +123,7 @@ func TestMeasureBits62(t *testing.T) {
 		}
 		lines = append(lines, got[0].lines(m.name, got[1])...)
 	}
+	lines = append(lines, measureFloor(t, c), "")
 	lines = append(lines, measureScriptPieces(t, c)...)
 	t.Logf("load average %s\n%s", loadAverage(), strings.Join(lines, "\n"))
 }
@@ -139,6 +143,7 @@ func duelMeasures(ids []string) []duelMeasure {
 	pick := func(i int) string { return ids[(i*7919)%len(ids)] }
 	return []duelMeasure{
 		{"single update", 5000, 1, func(ops duelOps, i int) error { return ops.add(ctx, pick(i)) }},
+		{"single update, no dedup", 5000, 1, func(ops duelOps, i int) error { return ops.addBare(ctx, pick(i)) }},
 		{"batch update", 10, 1000, func(ops duelOps, i int) error {
 			b := make([]string, 1000)
 			for j := range b {
@@ -171,7 +176,7 @@ func (r *duelRates) add(o duelRates) {
 // and the ratios, each oriented so that above 1 means bits62 does better.
 func (r duelRates) lines(name string, o duelRates) []string {
 	row := func(what, unit string, a, b, ratio float64) string {
-		return fmt.Sprintf("%-30s %-34s %-34s %.2fx", name+": "+what, fmt.Sprintf("%.1f %s", a, unit), fmt.Sprintf("%.1f %s", b, unit), ratio)
+		return fmt.Sprintf("%-40s %-34s %-34s %.2fx", name+": "+what, fmt.Sprintf("%.1f %s", a, unit), fmt.Sprintf("%.1f %s", b, unit), ratio)
 	}
 	seqA, seqB := r.entries/r.seqSecs, o.entries/o.seqSecs
 	parA, parB := r.entries/r.parSecs, o.entries/o.parSecs
@@ -376,4 +381,22 @@ func measureScriptPieces(t *testing.T, c *redis.Client) []string {
 		lines = append(lines, fmt.Sprintf("  %-28s %.2f us", piece, us))
 	}
 	return lines
+}
+
+// measureFloor is the server's CPU time per call of a script that does nothing, from one
+// caller: what every single update pays (request, EVALSHA, reply) before its own work.
+func measureFloor(t *testing.T, c *redis.Client) string {
+	script := redis.NewScript("return 1")
+	const n = 5000
+	least := math.Inf(1)
+	for range 4 {
+		cpu0 := serverCPU(t, c)
+		for range n {
+			if err := script.Run(ctx, c, nil).Err(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		least = min(least, serverCPU(t, c)-cpu0)
+	}
+	return fmt.Sprintf("%-40s %.1f us per call (server CPU, least of 4 runs)", "EVALSHA of 'return 1'", least*1e6/n)
 }
