@@ -349,7 +349,7 @@ return N
 `
 
 // measureScriptPieces runs each piece of scriptPieces over the duel library and returns the
-// server's CPU time per call (INFO cpu deltas, less those of the set-up alone; the least of 5
+// server's CPU time per call (INFO cpu deltas, less those of the set-up alone; the least of 10
 // runs, which the machine's other load disturbs least).
 func measureScriptPieces(t *testing.T, c *redis.Client) []string {
 	src, err := os.ReadFile("../generated/duel/duel.add_points.lua")
@@ -365,7 +365,7 @@ func measureScriptPieces(t *testing.T, c *redis.Client) []string {
 	script := redis.NewScript(lib[start:end] + scriptPieces)
 	cpu := func(n int, piece string, run int) float64 {
 		least := math.Inf(1)
-		for range 5 {
+		for range 10 {
 			cpu0 := serverCPU(t, c)
 			if err := script.Run(ctx, c, keys, n, piece, run).Err(); err != nil {
 				t.Fatal(err)
