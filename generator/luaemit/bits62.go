@@ -14,14 +14,15 @@ import (
 // struct reads straight from the pattern's eight bytes. The scripts spell the digits out one by
 // one with the radices as constants: this arithmetic is most of a bits62 update's own work.
 type bits62Plan struct {
-	High   string // the product of the leading digits' radices: every valid Q is below it (≤ 2^53)
-	Limbs  string // struct format of the pattern as three unsigned limbs, most significant first
-	Base   string // 2^(8·bytes) of the two lower limbs
-	Wide   []planDigit
-	Below  []planDigit // the leading digits but the first, least significant first
-	Horner string      // Lua expression of Q from the digits p[i]
-	Checks string      // Lua condition that some digit d<i> is beyond its field's span, or ""
-	Digits string      // Lua table constructor of the digits d1, d2, …
+	Radices string // Lua table of the score digits' radices, most significant first
+	High    string // the product of the leading digits' radices: every valid Q is below it (≤ 2^53)
+	Limbs   string // struct format of the pattern as three unsigned limbs, most significant first
+	Base    string // 2^(8·bytes) of the two lower limbs
+	Wide    []planDigit
+	Below   []planDigit // the leading digits but the first, least significant first
+	Horner  string      // Lua expression of Q from the digits p[i]
+	Checks  string      // Lua condition that some digit d<i> is beyond its field's span, or ""
+	Digits  string      // Lua table constructor of the digits d1, d2, …
 }
 
 // planDigit is one score digit: its index in the table of digits (1-based) and its radix.
@@ -46,7 +47,7 @@ func planBits62(l *layout.Layout) bits62Plan {
 	}
 	p := bits62Plan{High: num(high), Horner: "p[1]"}
 	widest := uint64(1)
-	var checks, digits []string
+	var checks, digits, radices []string
 	for i, f := range fields {
 		d := planDigit{Index: i + 1, Radix: num(f.MaxDigit + 1)}
 		switch {
@@ -61,6 +62,7 @@ func planBits62(l *layout.Layout) bits62Plan {
 			checks = append(checks, fmt.Sprintf("d%d > %d", i+1, f.Span()))
 		}
 		digits = append(digits, fmt.Sprintf("d%d", i+1))
+		radices = append(radices, d.Radix)
 	}
 	bytes := 3
 	for bytes > 1 && widest > 1<<(53-8*bytes) {
@@ -70,6 +72,7 @@ func planBits62(l *layout.Layout) bits62Plan {
 	p.Base = num(1 << (8 * bytes))
 	p.Checks = strings.Join(checks, " or ")
 	p.Digits = "{" + strings.Join(digits, ", ") + "}"
+	p.Radices = "{" + strings.Join(radices, ", ") + "}"
 	return p
 }
 
