@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"strconv"
@@ -23,17 +24,19 @@ var measureBits62 = flag.Int("bits62.measure", 0, "measure duel (bits62) against
 
 // duelOps is what the measurement does to one board, whichever layout it has.
 type duelOps struct {
-	name   string
-	load   func(ctx context.Context, ids []string, rng *rand.Rand) error
-	add    func(ctx context.Context, id string) error
-	addN   func(ctx context.Context, ids []string) error
-	rank   func(ctx context.Context, id string) error
-	top100 func(ctx context.Context) error
+	name    string
+	load    func(ctx context.Context, ids []string, rng *rand.Rand) error
+	add     func(ctx context.Context, id string) error
+	addBare func(ctx context.Context, id string) error // add without exactly-once (dedup window 0)
+	addN    func(ctx context.Context, ids []string) error
+	rank    func(ctx context.Context, id string) error
+	top100  func(ctx context.Context) error
 }
 
 func duelBits62(c redis.UniversalClient, key string) duelOps {
-	b := duel.NewBoard(c, key)
+	b, bare := duel.NewBoard(c, key), duel.NewBoard(c, key, duel.WithDedupWindow(0))
 	return duelOps{name: "bits62 (duel)",
+		addBare: func(ctx context.Context, id string) error { _, err := bare.AddPoints(ctx, id, 1); return err },
 		load: func(ctx context.Context, ids []string, rng *rand.Rand) error {
 			es := make([]duel.Entry, len(ids))
 			for i, id := range ids {
@@ -58,8 +61,9 @@ func duelBits62(c redis.UniversalClient, key string) duelOps {
 }
 
 func duelInteger(c redis.UniversalClient, key string) duelOps {
-	b := duelint.NewBoard(c, key)
+	b, bare := duelint.NewBoard(c, key), duelint.NewBoard(c, key, duelint.WithDedupWindow(0))
 	return duelOps{name: "integer + member prefix (duelint)",
+		addBare: func(ctx context.Context, id string) error { _, err := bare.AddPoints(ctx, id, 1); return err },
 		load: func(ctx context.Context, ids []string, rng *rand.Rand) error {
 			es := make([]duelint.Entry, len(ids))
 			for i, id := range ids {
@@ -107,8 +111,8 @@ func TestMeasureBits62(t *testing.T) {
 	for i, ops := range boards {
 		mem[i] = loadDuel(t, c, ops, ids)
 	}
-	lines := []string{fmt.Sprintf("%-30s %-34s %-34s %s", "", boards[0].name, boards[1].name, "ratio"),
-		fmt.Sprintf("%-30s %-34s %-34s %.2fx", "memory per entry", fmt.Sprintf("%.1f B", mem[0]), fmt.Sprintf("%.1f B", mem[1]), mem[0]/mem[1])}
+	lines := []string{fmt.Sprintf("%-40s %-34s %-34s %s", "", boards[0].name, boards[1].name, "ratio"),
+		fmt.Sprintf("%-40s %-34s %-34s %.2fx", "memory per entry", fmt.Sprintf("%.1f B", mem[0]), fmt.Sprintf("%.1f B", mem[1]), mem[0]/mem[1])}
 	for _, m := range duelMeasures(ids) {
 		var got [2]duelRates
 		for round := 0; round < measureRounds; round++ {
@@ -119,6 +123,7 @@ func TestMeasureBits62(t *testing.T) {
 		}
 		lines = append(lines, got[0].lines(m.name, got[1])...)
 	}
+	lines = append(lines, measureFloor(t, c), "")
 	lines = append(lines, measureScriptPieces(t, c)...)
 	t.Logf("load average %s\n%s", loadAverage(), strings.Join(lines, "\n"))
 }
@@ -138,6 +143,7 @@ func duelMeasures(ids []string) []duelMeasure {
 	pick := func(i int) string { return ids[(i*7919)%len(ids)] }
 	return []duelMeasure{
 		{"single update", 5000, 1, func(ops duelOps, i int) error { return ops.add(ctx, pick(i)) }},
+		{"single update, no dedup", 5000, 1, func(ops duelOps, i int) error { return ops.addBare(ctx, pick(i)) }},
 		{"batch update", 10, 1000, func(ops duelOps, i int) error {
 			b := make([]string, 1000)
 			for j := range b {
@@ -170,7 +176,7 @@ func (r *duelRates) add(o duelRates) {
 // and the ratios, each oriented so that above 1 means bits62 does better.
 func (r duelRates) lines(name string, o duelRates) []string {
 	row := func(what, unit string, a, b, ratio float64) string {
-		return fmt.Sprintf("%-30s %-34s %-34s %.2fx", name+": "+what, fmt.Sprintf("%.1f %s", a, unit), fmt.Sprintf("%.1f %s", b, unit), ratio)
+		return fmt.Sprintf("%-40s %-34s %-34s %.2fx", name+": "+what, fmt.Sprintf("%.1f %s", a, unit), fmt.Sprintf("%.1f %s", b, unit), ratio)
 	}
 	seqA, seqB := r.entries/r.seqSecs, o.entries/o.seqSecs
 	parA, parB := r.entries/r.parSecs, o.entries/o.parSecs
@@ -309,45 +315,42 @@ func usedMemory(t *testing.T, c redis.UniversalClient) int64 {
 	return 0
 }
 
-// scriptPieces times, inside one script on the server, what a bits62 update adds and what a
-// prefix update adds, per call: the bits62 arithmetic of an update (split the stored score
-// into digits, set two of them, write the score text and the decimal reply), ZADD of a bits62
-// score text against ZADD of an integer, and the index commands a prefix update adds. It runs
-// the duel example's own functions (the library part of its add_points script).
+// scriptPieces runs, inside one script on the server, N times one of what a bits62 update adds
+// or what a prefix update adds (ARGV[2] names it): the bits62 arithmetic of an update (split
+// the stored score into digits, set two of them, write the score text and the decimal reply),
+// ZADD of a bits62 score text or of an integer, and the index commands a prefix update adds.
+// It runs the duel example's own functions (the library part of its add_points script).
 const scriptPieces = `
-local N = tonumber(ARGV[1])
-local function us()
-  local t = redis.call('TIME')
-  return tonumber(t[1]) * 1000000 + tonumber(t[2])
-end
-local function time(f)
-  local t0 = us()
-  for k = 1, N do
-    f(k)
-  end
-  return string.format('%.2f', (us() - t0) / N)
-end
+local N, piece, run = tonumber(ARGV[1]), ARGV[2], ARGV[3] == '1' -- run '0': the set-up alone
 local s = tonumber(score_text({123456, 77, 2, 200000000}))
-local texts62, textsInt = {}, {}
+local texts = {}
 for k = 1, N do
-  texts62[k] = score_text({123456, 77, 2, 200000000 + k})
-  textsInt[k] = string.format('%d', 4503599627370496 + k * 977)
+  texts[k] = piece == 'ZADD bits62 text' and score_text({123456, 77, 2, 200000000 + k})
+    or string.format('%d', 4503599627370496 + k * 977)
 end
-return {
-  'bits62 arithmetic', time(function(k)
+local pieces = {
+  ['bits62 arithmetic'] = function(k)
     local p = with(with(p_of(s), 1, 123457), 4, 200000000 + k)
     return score_text(p) .. p_text(p)
-  end),
-  'ZADD bits62 text', time(function(k) redis.call('ZADD', KEYS[1], texts62[k], 'm') end),
-  'ZADD integer text', time(function(k) redis.call('ZADD', KEYS[1], textsInt[k], 'm') end),
-  'HMGET index', time(function(k) redis.call('HMGET', KEYS[2], '', 'player:1') end),
-  'HSET index', time(function(k) redis.call('HSET', KEYS[2], 'player:1', textsInt[k]) end),
-  'ZREM', time(function(k) redis.call('ZREM', KEYS[1], 'other') end),
-  'empty loop', time(function(k) end),
+  end,
+  ['ZADD bits62 text'] = function(k) redis.call('ZADD', KEYS[1], texts[k], 'm') end,
+  ['ZADD integer text'] = function(k) redis.call('ZADD', KEYS[1], texts[k], 'm') end,
+  ['GET meta'] = function(k) redis.call('GET', KEYS[2]) end,
+  ['HMGET index'] = function(k) redis.call('HMGET', KEYS[2], '', 'player:1') end,
+  ['HSET index'] = function(k) redis.call('HSET', KEYS[2], 'player:1', texts[k]) end,
+  ['ZREM'] = function(k) redis.call('ZREM', KEYS[1], 'other') end,
+  ['empty loop'] = function(k) end,
 }
+local f = pieces[piece]
+for k = 1, run and N or 0 do
+  f(k)
+end
+return N
 `
 
-// measureScriptPieces runs scriptPieces over the duel library and returns its lines.
+// measureScriptPieces runs each piece of scriptPieces over the duel library and returns the
+// server's CPU time per call (INFO cpu deltas, less those of the set-up alone; the least of 10
+// runs, which the machine's other load disturbs least).
 func measureScriptPieces(t *testing.T, c *redis.Client) []string {
 	src, err := os.ReadFile("../generated/duel/duel.add_points.lua")
 	if err != nil {
@@ -359,13 +362,41 @@ func measureScriptPieces(t *testing.T, c *redis.Client) []string {
 		t.Fatal("duel.add_points.lua: no library part found")
 	}
 	keys := []string{redistest.Key(t, "pieces"), redistest.Key(t, "pieces:idx")}
-	reply, err := c.Eval(ctx, lib[start:end]+scriptPieces, keys, 20000).StringSlice()
-	if err != nil {
-		t.Fatal(err)
+	script := redis.NewScript(lib[start:end] + scriptPieces)
+	cpu := func(n int, piece string, run int) float64 {
+		least := math.Inf(1)
+		for range 10 {
+			cpu0 := serverCPU(t, c)
+			if err := script.Run(ctx, c, keys, n, piece, run).Err(); err != nil {
+				t.Fatal(err)
+			}
+			least = min(least, serverCPU(t, c)-cpu0)
+		}
+		return least
 	}
-	lines := []string{"inside one script, per call:"}
-	for i := 0; i+1 < len(reply); i += 2 {
-		lines = append(lines, fmt.Sprintf("  %-28s %s us", reply[i], reply[i+1]))
+	lines := []string{"server CPU per call, inside one script:"}
+	for _, piece := range []string{"bits62 arithmetic", "ZADD bits62 text", "ZADD integer text", "GET meta", "HMGET index", "HSET index", "ZREM", "empty loop"} {
+		const n = 20000
+		us := (cpu(n, piece, 1) - cpu(n, piece, 0)) * 1e6 / n
+		lines = append(lines, fmt.Sprintf("  %-28s %.2f us", piece, us))
 	}
 	return lines
+}
+
+// measureFloor is the server's CPU time per call of a script that does nothing, from one
+// caller: what every single update pays (request, EVALSHA, reply) before its own work.
+func measureFloor(t *testing.T, c *redis.Client) string {
+	script := redis.NewScript("return 1")
+	const n = 5000
+	least := math.Inf(1)
+	for range 4 {
+		cpu0 := serverCPU(t, c)
+		for range n {
+			if err := script.Run(ctx, c, nil).Err(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		least = min(least, serverCPU(t, c)-cpu0)
+	}
+	return fmt.Sprintf("%-40s %.1f us per call (server CPU, least of 4 runs)", "EVALSHA of 'return 1'", least*1e6/n)
 }

@@ -11,14 +11,24 @@ import (
 // which hold 53 bits. The leading (most significant) score digits make a quotient Q = P div G
 // below 2^53, computed with plain doubles; the remaining (wide) digits, whose radices multiply
 // to G, are divided out of P, or multiplied into it, by long arithmetic on three limbs that
-// struct reads straight from the pattern's eight bytes. Few wide digits and large limbs keep
-// the scripts' work per update to a handful of operations.
+// struct reads straight from the pattern's eight bytes. The scripts spell the digits out one by
+// one with the radices as constants: this arithmetic is most of a bits62 update's own work.
 type bits62Plan struct {
-	Narrow int    // how many leading score digits Q holds
-	High   string // the product of their radices: every valid Q is below it (at most 2^53)
-	Limbs  string // struct format of the pattern as three unsigned limbs, most significant first
-	Base   string // 2^(8·bytes) of the two lower limbs
-	Slots  string // a Lua table literal with one slot per score digit
+	Radices string // Lua table of the score digits' radices, most significant first
+	High    string // the product of the leading digits' radices: every valid Q is below it (≤ 2^53)
+	Limbs   string // struct format of the pattern as three unsigned limbs, most significant first
+	Base    string // 2^(8·bytes) of the two lower limbs
+	Wide    []planDigit
+	Below   []planDigit // the leading digits but the first, least significant first
+	Horner  string      // Lua expression of Q from the digits p[i]
+	Checks  string      // Lua condition that some digit d<i> is beyond its field's span, or ""
+	Digits  string      // Lua table constructor of the digits d1, d2, …
+}
+
+// planDigit is one score digit: its index in the table of digits (1-based) and its radix.
+type planDigit struct {
+	Index int
+	Radix string
 }
 
 // planBits62 takes as many leading digits into Q as 2^53 allows, and sizes the lower limbs as
@@ -35,19 +45,50 @@ func planBits62(l *layout.Layout) bits62Plan {
 		}
 		narrow, high = narrow+1, high*r
 	}
+	p := bits62Plan{High: num(high), Horner: "p[1]"}
 	widest := uint64(1)
-	for _, f := range fields[narrow:] {
-		widest = max(widest, f.MaxDigit+1)
+	var checks, digits, radices []string
+	for i, f := range fields {
+		d := planDigit{Index: i + 1, Radix: num(f.MaxDigit + 1)}
+		switch {
+		case i >= narrow:
+			p.Wide = append([]planDigit{d}, p.Wide...)
+			widest = max(widest, f.MaxDigit+1)
+		case i > 0:
+			p.Below = append([]planDigit{d}, p.Below...)
+			p.Horner = fmt.Sprintf("%s * %s + p[%d]", parenthesized(p.Horner), d.Radix, d.Index)
+		}
+		if f.Span() < f.MaxDigit { // a radix wider than the range: the digit is checked
+			checks = append(checks, fmt.Sprintf("d%d > %d", i+1, f.Span()))
+		}
+		digits = append(digits, fmt.Sprintf("d%d", i+1))
+		radices = append(radices, d.Radix)
 	}
 	bytes := 3
 	for bytes > 1 && widest > 1<<(53-8*bytes) {
 		bytes--
 	}
-	return bits62Plan{
-		Narrow: narrow,
-		High:   num(high),
-		Limbs:  fmt.Sprintf("'>I%dI%dI%d'", 8-2*bytes, bytes, bytes),
-		Base:   num(1 << (8 * bytes)),
-		Slots:  "{" + strings.TrimSuffix(strings.Repeat("0, ", len(fields)), ", ") + "}",
+	p.Limbs = fmt.Sprintf("'>I%dI%dI%d'", 8-2*bytes, bytes, bytes)
+	p.Base = num(1 << (8 * bytes))
+	p.Checks = strings.Join(checks, " or ")
+	p.Digits = "{" + strings.Join(digits, ", ") + "}"
+	p.Radices = "{" + strings.Join(radices, ", ") + "}"
+	return p
+}
+
+// parenthesized wraps a sum in parentheses before it is multiplied.
+func parenthesized(e string) string {
+	if strings.Contains(e, " + ") {
+		return "(" + e + ")"
 	}
+	return e
+}
+
+// WideUp is the wide digits most significant first: the order pattern multiplies them in.
+func (p bits62Plan) WideUp() []planDigit {
+	up := make([]planDigit, len(p.Wide))
+	for i, d := range p.Wide {
+		up[len(p.Wide)-1-i] = d
+	}
+	return up
 }

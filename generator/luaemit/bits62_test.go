@@ -101,7 +101,7 @@ func TestBits62Arithmetic(t *testing.T) {
 	plans := map[string]int{}
 	for i, l := range ls {
 		d := newData(l)
-		plans[fmt.Sprintf("%s narrow %d/%d", d.Plan.Limbs, d.Plan.Narrow, len(l.ScoreFields()))]++
+		plans[fmt.Sprintf("%s wide %d/%d", d.Plan.Limbs, len(d.Plan.Wide), len(l.ScoreFields()))]++
 		var lib bytes.Buffer
 		if err := tmpl.ExecuteTemplate(&lib, "score", d); err != nil {
 			t.Fatal(err)

@@ -27,9 +27,6 @@ type data struct {
 	Decimal       bool
 	DecimalPlaces int
 	Bits62        bool   // P is the score's bit pattern, carried as a table of score digits
-	Radices       string // Bits62: Lua table of the score fields' radices, most significant first
-	Spans         string // Bits62: Lua table of their largest digits
-	Plan          bits62Plan
 	Weights       string // not Bits62: Lua table of the score fields' weights, most significant first
 	Pow           string
 	ScoreRadix    string
@@ -38,6 +35,8 @@ type data struct {
 	MemberChecks  []memberCheck
 	WideMember    bool   // a member field too wide for doubles: checked by byte comparison
 	Separator     string // as a Lua literal
+
+	Plan bits62Plan // Bits62: how the scripts split P exactly
 
 	// Field updates.
 	Kind        string // add, max, min or set
@@ -123,7 +122,7 @@ func newData(l *layout.Layout) *data {
 	d.ScoreCheck = scoreCheck(l)
 	if l.Score == layout.ScoreBits62 {
 		d.Bits62 = true
-		d.Radices, d.Spans, d.ZeroP = bits62Tables(l)
+		d.ZeroP = bits62Zero(l)
 		d.Plan = planBits62(l)
 	} else {
 		d.Weights = scoreWeights(l)
@@ -147,18 +146,14 @@ func zeroEntry(l *layout.Layout) (p, prefix string) {
 	return num(zp), luaString(b.String())
 }
 
-// bits62Tables writes the score fields' radices, largest digits and the zero entry's digits as
-// Lua tables: a bits62 script carries P as its score digits and packs them into the pattern
-// only to write a score.
-func bits62Tables(l *layout.Layout) (radices, spans, zero string) {
-	var r, s, z []string
+// bits62Zero writes the zero entry's score digits as a Lua table: a bits62 script carries P as
+// its score digits and packs them into the pattern only to write a score.
+func bits62Zero(l *layout.Layout) string {
+	var z []string
 	for _, f := range l.ScoreFields() {
-		r = append(r, num(f.MaxDigit+1))
-		s = append(s, num(f.Span()))
 		z = append(z, num(f.ZeroDigit()))
 	}
-	table := func(xs []string) string { return "{" + strings.Join(xs, ", ") + "}" }
-	return table(r), table(s), table(z)
+	return "{" + strings.Join(z, ", ") + "}"
 }
 
 // scoreCheck is the Lua conditions on p that every digit of a score field is in its range. A
