@@ -263,3 +263,8 @@ func (s Season) SeasonArgs() (from, until int64) { return s.Start.UnixMicro(), s
 // (index, meta, ack) derive from it, so they share its hash slot; a base with a hash tag
 // ("{lb}:weekly") keeps every season in that slot.
 func SeasonKey(base string, s Season) string { return base + ":" + strconv.FormatInt(s.ID, 10) }
+
+// OffsetRangeError is the *RangeError of a season-anchored field's offset outside its width.
+func OffsetRangeError(field string, v time.Duration, min, max string) error {
+	return &RangeError{Field: field, Value: v.String(), Min: min, Max: max}
+}

@@ -50,6 +50,8 @@ type data struct {
 	BestOf      bool // max/min: an id's first write takes the submitted value (apply's fresh)
 
 	Lead *field // competition
+
+	Season bool // a periodic layout: update scripts take the season's bounds (Unix µs)
 }
 
 // memberCheck is the range check member_of makes of one member field's text, for a field whose
@@ -92,6 +94,7 @@ type field struct {
 	Div                string // Unix microseconds per unit
 	UnitName           string
 	MinUnits, MaxUnits string
+	Season             bool // epoch: season: the stamp is the offset from the season's start
 }
 
 // newData is what every template sees of the layout.
@@ -106,6 +109,7 @@ func newData(l *layout.Layout) *data {
 		DecimalPlaces: l.DecimalPlaces,
 		ScoreRadix:    num(l.ScoreRadix),
 		Separator:     luaString(l.Separator),
+		Season:        l.Season != nil,
 	}
 	if d.Decimal {
 		d.Pow = "1" + strings.Repeat("0", l.DecimalPlaces)
@@ -278,6 +282,7 @@ func addStamps(l *layout.Layout, f *layout.Field, d *data) error {
 		g.Div = map[layout.Unit]string{layout.Second: "1000000", layout.Milli: "1000", layout.Micro: "1"}[s.Unit]
 		g.UnitName = s.Unit.String()
 		g.MinUnits, g.MaxUnits = strconv.FormatInt(s.MinInt(), 10), strconv.FormatInt(s.MaxInt(), 10)
+		g.Season = s.Season
 		d.Touched = append(d.Touched, g)
 		d.Stamps = append(d.Stamps, g)
 		if s.Stamp == layout.StampServer {
