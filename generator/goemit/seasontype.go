@@ -2,6 +2,7 @@ package goemit
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/dave/jennifer/jen"
 	rankgenrt "github.com/rankgen/rankgen/runtime"
@@ -59,8 +60,8 @@ func (b *board) calendarSpec() jen.Dict {
 	spec := b.l.Season.Spec()
 	d := jen.Dict{jen.Id("Period"): rt(map[rankgenrt.Period]string{rankgenrt.Daily: "Daily", rankgenrt.Weekly: "Weekly", rankgenrt.Monthly: "Monthly", rankgenrt.Yearly: "Yearly", rankgenrt.Fixed: "Fixed"}[spec.Period])}
 	if spec.Period == rankgenrt.Fixed {
-		d[jen.Id("Every")] = jen.Lit(int64(spec.Every.Seconds())).Op("*").Qual("time", "Second")
-		d[jen.Id("Origin")] = jen.Qual("time", "Unix").Call(jen.Lit(spec.Origin.Unix()), jen.Lit(0))
+		d[jen.Id("Every")] = inum(int64(spec.Every/time.Second)).Op("*").Qual("time", "Second")
+		d[jen.Id("Origin")] = jen.Qual("time", "Unix").Call(inum(spec.Origin.Unix()), jen.Lit(0))
 		return d
 	}
 	switch spec.Period {
