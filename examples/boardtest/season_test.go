@@ -257,3 +257,39 @@ func weeklyServerStamps(t *testing.T, c redis.UniversalClient) {
 		t.Errorf("stamp %v (offset %v) outside [%v, %v]", at, e.ReachedAt, before, after)
 	}
 }
+
+// TestSeasonClientStamps: a client stamp is checked by the script against the board's season
+// (the Seasons' clock, injected here, is the client's), and an update's season-anchored value
+// in Go before sending.
+func TestSeasonClientStamps(t *testing.T) {
+	c := redistest.Client(t)
+	now := serverNow(t, c)
+	ss := blitz.NewSeasons(c, "{blitz}:client", blitz.WithClock(func() time.Time { return now }))
+	s := ss.At(now.Add(time.Hour)) // a future season: Redis's clock is outside it too
+	b := ss.Board(s)
+	if _, err := b.AddPoints(ctx, "p", 1); !errors.Is(err, rankgenrt.ErrSeasonClosed) {
+		t.Errorf("stamps outside the season: %v; want ErrSeasonClosed", err)
+	}
+	for _, v := range []time.Duration{2 * time.Second, -time.Millisecond} {
+		if _, err := b.MinBest(ctx, "p", v); !errors.Is(err, rankgenrt.ErrSeasonClosed) {
+			t.Errorf("MinBest(%v): %v; want ErrSeasonClosed", v, err)
+		}
+		res, err := b.MinBestMany(ctx, []blitz.Update[time.Duration]{{ID: "p", Value: v}})
+		if err != nil || !errors.Is(res[0].Err, rankgenrt.ErrSeasonClosed) {
+			t.Errorf("MinBestMany(%v): %v, %v; want ErrSeasonClosed", v, res, err)
+		}
+	}
+	if n, _ := c.Exists(ctx, b.Keys()[:2]...).Result(); n != 0 {
+		t.Errorf("refused writes created %d keys", n)
+	}
+	// In its season, with the client's clock 700 ms into it, the stamp is exactly that offset.
+	cur := ss.At(serverNow(t, c))
+	now = cur.Start.Add(700 * time.Millisecond)
+	e, err := ss.Board(cur).AddPoints(ctx, "q", 2)
+	if errors.Is(err, rankgenrt.ErrSeasonClosed) {
+		t.Skip("the season ended during the call (Redis's clock stamps At)")
+	}
+	if err != nil || e.Best != 700*time.Millisecond || e.Points != 2 {
+		t.Errorf("AddPoints in season: %+v, %v; want Best 700ms", e, err)
+	}
+}

@@ -65,6 +65,9 @@ func (b *board) seasonCheck(e jen.Code, ret ...jen.Code) jen.Code {
 	var out []jen.Code
 	for _, f := range b.l.Fields {
 		if f.Season {
+			if len(out) > 0 {
+				out = append(out, jen.Line())
+			}
 			out = append(out, jen.If(jen.Err().Op(":=").Id("b").Dot("season").Dot("CheckOffset").Call(jen.Lit(f.Name), jen.Add(e).Dot(f.Name)), jen.Err().Op("!=").Nil()).Block(
 				jen.Return(append(ret, jen.Err())...)))
 		}
@@ -84,4 +87,13 @@ func (b *board) seasonClock(clientStamp bool, doc string) (jen.Code, string) {
 	}
 	doc = "updateArgs starts the arguments of a field update script: the write arguments, the board's clock (Unix microseconds, for client stamps), the season's bounds (the script refuses a stamp outside them), then room for n id, value pairs."
 	return jen.Id("b").Dot("now").Call().Dot("UnixMicro").Call(), doc
+}
+
+// seasonValueCheck refuses, before the script runs, a new value of a season-anchored field
+// outside the board's season (an update's v); nothing for other fields.
+func (b *board) seasonValueCheck(fd *layout.Field, v value, fail func(jen.Code) jen.Code) []jen.Code {
+	if !fd.Season {
+		return nil
+	}
+	return []jen.Code{jen.If(jen.Err().Op(":=").Id("b").Dot("season").Dot("CheckOffset").Call(jen.Lit(fd.Name), v()), jen.Err().Op("!=").Nil()).Block(fail(jen.Err()))}
 }

@@ -7,12 +7,14 @@
 //	field   type           place   width    weight / bytes  order                range
 //	Points  uint32         score   bits 20  ×1              desc (higher first)  0 … 1048575
 //	At      time.Duration  member  bits 11  bytes 0–2 hex   asc (earlier first)  0s … 2.047s
+//	Best    time.Duration  member  bits 11  bytes 4–6 hex   asc (earlier first)  0s … 2.047s
 //
 //	score: integer P < 1048576, 20.00 of 53 bits used (33.00 left)
-//	member: <At:3 hex>:<ID>, 4-byte prefix; an id → member index is kept beside the set
+//	member: <At:3 hex>:<Best:3 hex>:<ID>, 8-byte prefix; an id → member index is kept beside the set
 //	season: every 2s from 2026-01-01T00:00:00Z, 1 past season kept; one board per season under <key>:<season id> (its start in Unix seconds)
 //	At: 11 bits of ms from the season's start (up to 2.047s)
-//	fingerprint: 4ed3a7d10c48d96b
+//	Best: 11 bits of ms from the season's start (up to 2.047s)
+//	fingerprint: c3594a5369dea5af
 package blitz
 
 import (
@@ -39,11 +41,11 @@ const (
 
 // Fingerprint identifies the stored encoding: it changes exactly when a change to the schema
 // changes how entries are stored or ordered, so a board written by another layout is refused.
-const Fingerprint = "4ed3a7d10c48d96b"
+const Fingerprint = "c3594a5369dea5af"
 
 // The layout as constants. A field's digit is its value minus Min (desc) or Max minus its value (asc),
 // so that a larger digit ranks first. The score is P = Σ digit·Weight, a whole number below 2^53.
-// Member fields are fixed-width text before the id: <At:3 hex>:<ID>.
+// Member fields are fixed-width text before the id: <At:3 hex>:<Best:3 hex>:<ID>.
 const (
 	pointsMin    = 0
 	pointsMax    = 1048575
@@ -52,9 +54,13 @@ const (
 	atMax        = 2047 // 2.047s
 	atOff        = 0    // At's text is member[atOff:atEnd]
 	atEnd        = 3
+	bestMin      = 0    // 0s, in milliseconds from the season's start
+	bestMax      = 2047 // 2.047s
+	bestOff      = 4    // Best's text is member[bestOff:bestEnd]
+	bestEnd      = 7
 	scoreBound   = 1 << 20 // every score is a whole number below this
 	scoreFields  = 1       // fields in the score
-	prefixLen    = 4       // bytes of the member before the id
+	prefixLen    = 8       // bytes of the member before the id
 	separator    = ":"
 	idMaxBytes   = 64 // the longest id accepted
 )
@@ -69,6 +75,9 @@ type Entry struct {
 
 	// 0s … 2.047s from the start of the board's season, truncated to whole milliseconds; earlier ranks first.
 	At time.Duration
+
+	// 0s … 2.047s from the start of the board's season, truncated to whole milliseconds; earlier ranks first.
+	Best time.Duration
 }
 
 // Encode returns the score and member Redis stores for e. A field or id outside the layout
@@ -81,15 +90,21 @@ func (e Entry) Encode() (score float64, member string, err error) {
 	if e.At < 0 || atMs > atMax {
 		return 0, "", rankgenrt.OffsetRangeError("At", e.At, "0s", "2.047s")
 	}
+	bestMs := int64(e.Best / time.Millisecond)
+	if e.Best < 0 || bestMs > bestMax {
+		return 0, "", rankgenrt.OffsetRangeError("Best", e.Best, "0s", "2.047s")
+	}
 	if n := len(e.ID); n == 0 || n > idMaxBytes {
 		return 0, "", rankgenrt.IDLengthError("ID", n, idMaxBytes)
 	}
 	p := uint64(e.Points) * pointsWeight
-	// The member is <At:3 hex>:<ID>:
+	// The member is <At:3 hex>:<Best:3 hex>:<ID>:
 	// fixed-width digits keep its byte order equal to the rank order.
 	var prefix [prefixLen]byte
 	rankgenrt.PutHex(prefix[atOff:atEnd], uint64(atMax-atMs))
 	copy(prefix[atEnd:], separator)
+	rankgenrt.PutHex(prefix[bestOff:bestEnd], uint64(bestMax-bestMs))
+	copy(prefix[bestEnd:], separator)
 	return float64(p), string(prefix[:]) + e.ID, nil
 }
 
@@ -104,15 +119,20 @@ func Decode(score float64, member string) (e Entry, err error) {
 	}
 	p := uint64(score)
 	e.Points = uint32(p)
-	// The member is <At:3 hex>:<ID>.
-	if len(member) < prefixLen || member[atEnd:prefixLen] != separator {
-		return Entry{}, rankgenrt.BadMember(member, "not of the form <At:3 hex>:<ID>")
+	// The member is <At:3 hex>:<Best:3 hex>:<ID>.
+	if len(member) < prefixLen || member[atEnd:bestOff] != separator || member[bestEnd:prefixLen] != separator {
+		return Entry{}, rankgenrt.BadMember(member, "not of the form <At:3 hex>:<Best:3 hex>:<ID>")
 	}
 	d, ok := rankgenrt.ParseHex(member[atOff:atEnd])
 	if !ok || d > atMax-atMin {
 		return Entry{}, rankgenrt.BadMember(member, "At is not 3 lower-case hex digits of its range")
 	}
 	e.At = time.Duration(atMax-int64(d)) * time.Millisecond
+	d, ok = rankgenrt.ParseHex(member[bestOff:bestEnd])
+	if !ok || d > bestMax-bestMin {
+		return Entry{}, rankgenrt.BadMember(member, "Best is not 3 lower-case hex digits of its range")
+	}
+	e.Best = time.Duration(bestMax-int64(d)) * time.Millisecond
 	e.ID = member[prefixLen:]
 	if n := len(e.ID); n == 0 || n > idMaxBytes {
 		return Entry{}, rankgenrt.BadMember(member, "ID is not 1 to 64 bytes")
@@ -127,6 +147,9 @@ func Compare(a, b Entry) int {
 		return c
 	}
 	if c := cmp.Compare(a.At/time.Millisecond, b.At/time.Millisecond); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(a.Best/time.Millisecond, b.Best/time.Millisecond); c != 0 {
 		return c
 	}
 	// Equal fields: Redis compares the members' bytes, larger first, and with equal prefixes
@@ -154,6 +177,12 @@ var luaAddPoints string
 
 //go:embed blitz.add_points_many.lua
 var luaAddPointsMany string
+
+//go:embed blitz.min_best.lua
+var luaMinBest string
+
+//go:embed blitz.min_best_many.lua
+var luaMinBestMany string
 
 //go:embed blitz.get.lua
 var luaGet string
@@ -192,6 +221,8 @@ var (
 	scriptTrim          = redis.NewScript(luaTrim)
 	scriptAddPoints     = redis.NewScript(luaAddPoints)
 	scriptAddPointsMany = redis.NewScript(luaAddPointsMany)
+	scriptMinBest       = redis.NewScript(luaMinBest)
+	scriptMinBestMany   = redis.NewScript(luaMinBestMany)
 	scriptGet           = redis.NewScript(luaGet)
 	scriptRank          = redis.NewScript(luaRank)
 	scriptAround        = redis.NewScript(luaAround)
@@ -215,6 +246,8 @@ func Scripts() []*redis.Script {
 		scriptTrim,
 		scriptAddPoints,
 		scriptAddPointsMany,
+		scriptMinBest,
+		scriptMinBestMany,
 		scriptGet,
 		scriptRank,
 		scriptAround,
@@ -360,6 +393,9 @@ func (b *Board) SetMany(ctx context.Context, entries []Entry) error {
 		if err := b.season.CheckOffset("At", e.At); err != nil {
 			return err
 		}
+		if err := b.season.CheckOffset("Best", e.Best); err != nil {
+			return err
+		}
 		score, member, err := e.Encode()
 		if err != nil {
 			return err
@@ -392,6 +428,9 @@ func (b *Board) BestMany(ctx context.Context, entries []Entry) ([]bool, error) {
 	args := b.args(2 * len(entries))
 	for _, e := range entries {
 		if err := b.season.CheckOffset("At", e.At); err != nil {
+			return nil, err
+		}
+		if err := b.season.CheckOffset("Best", e.Best); err != nil {
 			return nil, err
 		}
 		score, member, err := e.Encode()
@@ -439,7 +478,7 @@ func (b *Board) Trim(ctx context.Context, keep int64) (int64, error) {
 // outside Points's range is refused with an error matching ErrOverflow, leaving the entry
 // unchanged. An id without an entry starts from the zero entry (0, false, the first enum value, or
 // the Unix epoch for a time; a field's lowest-ranking value when that is outside its range). When
-// the update changes the entry, it also sets At (server clock) to now.
+// the update changes the entry, it also sets At (server clock), Best (client clock) to now.
 func (b *Board) AddPoints(ctx context.Context, id string, delta int64) (Entry, error) {
 	if err := checkID(id); err != nil {
 		return Entry{}, err
@@ -468,6 +507,60 @@ func (b *Board) AddPointsMany(ctx context.Context, updates []Update[int64]) ([]R
 		sent = append(sent, i)
 	}
 	if err := b.apply(ctx, scriptAddPointsMany, args, res, sent); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// MinBest lowers the Best of the entry of id to v when v is smaller and returns the new entry. An
+// id without an entry takes v as its Best (its first min is the value submitted), the other fields
+// starting from the zero entry (0, false, the first enum value, or the Unix epoch for a time; a
+// field's lowest-ranking value when that is outside its range). When the update changes the entry,
+// it also sets At (server clock) to now.
+func (b *Board) MinBest(ctx context.Context, id string, v time.Duration) (Entry, error) {
+	if err := checkID(id); err != nil {
+		return Entry{}, err
+	}
+	if err := b.season.CheckOffset("Best", v); err != nil {
+		return Entry{}, err
+	}
+	d, err := digitOfBest(v)
+	if err != nil {
+		return Entry{}, err
+	}
+	var r [1]Result
+	if err := b.apply(ctx, scriptMinBest, append(b.updateArgs(1), id, d), r[:], []int{0}); err != nil {
+		return Entry{}, err
+	}
+	return r[0].Entry, r[0].Err
+}
+
+// MinBestMany applies many MinBest updates in one script call, atomic as a whole, in order (an id
+// may appear more than once). Each update succeeds or fails on its own: its Result holds the new
+// entry or the error that left that entry unchanged. The error return is for failures of the whole
+// call (connection, ErrLayoutMismatch), which change nothing.
+func (b *Board) MinBestMany(ctx context.Context, updates []Update[time.Duration]) ([]Result, error) {
+	res := make([]Result, len(updates))
+	args := b.updateArgs(len(updates))
+	sent := make([]int, 0, len(updates))
+	for i, u := range updates {
+		if err := checkID(u.ID); err != nil {
+			res[i].Err = err
+			continue
+		}
+		if err := b.season.CheckOffset("Best", u.Value); err != nil {
+			res[i].Err = err
+			continue
+		}
+		d, err := digitOfBest(u.Value)
+		if err != nil {
+			res[i].Err = err
+			continue
+		}
+		args = append(args, u.ID, d)
+		sent = append(sent, i)
+	}
+	if err := b.apply(ctx, scriptMinBestMany, args, res, sent); err != nil {
 		return nil, err
 	}
 	return res, nil
@@ -895,11 +988,12 @@ func (b *Board) write(ctx context.Context, s *redis.Script, args []any) (any, er
 	return rankgenrt.RunWrite(ctx, b.c, s, b.keys, token, args...)
 }
 
-// updateArgs starts the arguments of a field update script: the write arguments, an unused clock,
-// the season's bounds, then room for n id, value pairs.
+// updateArgs starts the arguments of a field update script: the write arguments, the board's clock
+// (Unix microseconds, for client stamps), the season's bounds (the script refuses a stamp outside
+// them), then room for n id, value pairs.
 func (b *Board) updateArgs(n int) []any {
 	args := b.args(3 + 2*n)
-	return append(args, "", b.from, b.until)
+	return append(args, b.now().UnixMicro(), b.from, b.until)
 }
 
 // apply runs a field update script for the updates at positions sent and fills in res.
@@ -961,6 +1055,15 @@ func digitOfPoints(v uint32) (uint64, error) {
 		return 0, rankgenrt.UintRangeError("Points", uint64(v), pointsMin, pointsMax)
 	}
 	return uint64(v), nil
+}
+
+// digitOfBest is the stored digit of a Best value (larger digit ranks first).
+func digitOfBest(v time.Duration) (uint64, error) {
+	bestMs := int64(v / time.Millisecond)
+	if v < 0 || bestMs > bestMax {
+		return 0, rankgenrt.OffsetRangeError("Best", v, "0s", "2.047s")
+	}
+	return uint64(bestMax - bestMs), nil
 }
 
 // calendar maps instants to the board's seasons: every 2s from 2026-01-01T00:00:00Z, 1 past season

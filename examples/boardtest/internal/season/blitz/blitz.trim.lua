@@ -5,7 +5,7 @@
 -- allow-oom: a server full to its maxmemory still runs it, for it calls only commands that
 -- such a server accepts (deletes, reads, the expiry) and records its token (a few bytes,
 -- expiring): a full board can always be shrunk.
--- Layout 4ed3a7d10c48d96b. KEYS[1] is the board (a sorted set), KEYS[2] its index (a hash id -> member,
+-- Layout c3594a5369dea5af. KEYS[1] is the board (a sorted set), KEYS[2] its index (a hash id -> member,
 -- whose field "" holds the layout fingerprint), KEYS[3] and KEYS[4] its ack keys (recorded
 -- write tokens and their replies); all share one hash slot.
 -- ARGV[1], ARGV[2]: expiry mode ('', 'px' or 'pxat') and its milliseconds, applied to both keys.
@@ -13,7 +13,7 @@
 -- ARGV[5]: how many entries to keep. Returns how many were removed.
 local board, aux = KEYS[1], KEYS[2]
 
-local FINGERPRINT = '4ed3a7d10c48d96b'
+local FINGERPRINT = 'c3594a5369dea5af'
 -- Exactly once: the client resends a script whose reply it lost, and the call's token tells
 -- the resend apart. Tokens are recorded with their replies in the ack key of the current dedup
 -- window of Redis's clock (KEYS[3] and KEYS[4] take turns; field '' holds the window's number)
@@ -97,7 +97,7 @@ if drop > 0 then
   local gone = redis.call('ZRANGE', board, 0, last)
   local ids = {}
   for i = 1, #gone do
-    ids[i] = string.sub(gone[i], 4 + 1)
+    ids[i] = string.sub(gone[i], 8 + 1)
   end
   -- An index entry leaves with the member it points at, never another: a member written by
   -- other code may end with another id's text, or hold no id at all (the field '' is the
