@@ -70,19 +70,18 @@ func (v *validator) seasonBlock(raw rawSeason) *Season {
 	if !raw.Set || raw.Bad || anyBad(raw.Every, raw.Starts, raw.Zone, raw.Keep) {
 		return nil
 	}
-	spec, ok := v.seasonEvery(raw)
-	if !ok {
+	// Every key is checked, so that all the block's problems are reported at once.
+	spec, okEvery := v.seasonEvery(raw)
+	keep, okKeep := v.seasonKeep(raw.Keep)
+	if !okEvery {
 		return nil
 	}
 	starts := raw.Starts.Value
 	if !raw.Starts.Set {
 		starts = defaultStarts[spec.Period]
 	}
-	if !v.seasonStarts(raw, &spec, starts) || !v.seasonZone(raw, &spec) {
-		return nil
-	}
-	keep, ok := v.seasonKeep(raw.Keep)
-	if !ok {
+	okStarts := v.seasonStarts(raw, &spec, starts)
+	if !v.seasonZone(raw, &spec) || !okStarts || !okKeep {
 		return nil
 	}
 	cal, err := rankgenrt.NewCalendar(spec)
@@ -229,6 +228,9 @@ func (v *validator) seasonKeep(s scalar) (int, bool) {
 // seasonRange is the range of a time field with epoch: season: offsets from the season's
 // start, 0 up to what the width holds, which must hold the longest season.
 func (v *validator) seasonRange(raw *rawField, f *Field, label string, radix *big.Int) (lo, hi *big.Int, ok bool) {
+	if v.season == nil && v.seasonRefused {
+		return nil, nil, false // the block's own errors say it all
+	}
 	if v.season == nil {
 		v.errAt(raw.Epoch, "%s: epoch: season needs a season: block (every, starts, zone, keep) at the top of the schema; add one, or give epoch an RFC 3339 time", label)
 		return nil, nil, false

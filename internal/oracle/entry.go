@@ -44,6 +44,13 @@ func FromGenerated(l *layout.Layout, v any) layout.Entry {
 				e.Keys[i] = 1
 			}
 		case layout.Time:
+			if d, ok := fv.Interface().(time.Duration); ok { // epoch: season: an offset, floored to the unit
+				e.Keys[i] = layout.IntKey(int64(d / f.Unit.Duration()))
+				if d < 0 && d%f.Unit.Duration() != 0 {
+					e.Keys[i]--
+				}
+				continue
+			}
 			t := fv.Interface().(time.Time)
 			n, ok := layout.TimeUnits(t, f.Unit)
 			switch {
@@ -86,6 +93,10 @@ func ToGenerated(l *layout.Layout, e layout.Entry, ptr any) {
 		case layout.Bool:
 			fv.SetBool(k != 0)
 		case layout.Time:
+			if f.Season {
+				fv.Set(reflect.ValueOf(f.OffsetOf(k)))
+				continue
+			}
 			fv.Set(reflect.ValueOf(f.TimeOf(k)))
 		}
 	}
