@@ -317,7 +317,7 @@ func (s *Season) Describe() string {
 
 // canonical is the season's line of the canonical form: the period, start and zone decide
 // what an offset and a season id mean; keep only decides expiry, so it is left out.
-func (s *Season) canonical() string {
+func (s *Season) Canonical() string {
 	spec := s.Spec()
 	switch spec.Period {
 	case rankgenrt.Fixed:
