@@ -38,6 +38,10 @@ type rawSeason struct {
 
 var seasonKeys = []string{"every", "starts", "zone", "keep"}
 
+// SeasonNames are the package-level names a periodic board's package adds; its fields, id and
+// enum constants must not take them either.
+var SeasonNames = []string{"Season", "Seasons", "SeasonsOption", "NewSeasons", "WithClock"}
+
 // MaxKeep bounds keep: a board kept longer than this many seasons is better not periodic.
 const MaxKeep = 10000
 
