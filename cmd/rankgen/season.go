@@ -62,4 +62,3 @@ func seasonValue(l *layout.Layout, f *layout.Field, key uint64, s *rankgenrt.Sea
 	}
 	return s.Start.Add(f.OffsetOf(key)).In(l.Season.Calendar.Location()).Format(time.RFC3339Nano)
 }
-

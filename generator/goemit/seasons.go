@@ -80,8 +80,8 @@ func (b *board) seasonCheck(e jen.Code, ret ...jen.Code) jen.Code {
 
 // seasonClock is the clock argument of a periodic layout's update scripts: the board's clock
 // (injectable through Seasons) for client stamps.
-func (b *board) seasonClock(clientStamp bool, doc string) (jen.Code, string) {
-	doc = "updateArgs starts the arguments of a field update script: the write arguments, an unused clock, the season's bounds, then room for n id, value pairs."
+func (b *board) seasonClock(clientStamp bool) (jen.Code, string) {
+	doc := "updateArgs starts the arguments of a field update script: the write arguments, an unused clock, the season's bounds, then room for n id, value pairs."
 	if !clientStamp {
 		return jen.Lit(""), doc
 	}

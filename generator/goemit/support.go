@@ -58,7 +58,7 @@ func (b *board) argsHelpers() {
 	}
 	rest := []jen.Code{jen.Id("args"), now}
 	if l.Season != nil {
-		now, doc = b.seasonClock(clientStamp, doc)
+		now, doc = b.seasonClock(clientStamp)
 		rest = []jen.Code{jen.Id("args"), now, jen.Id("b").Dot("from"), jen.Id("b").Dot("until")}
 	}
 	b.comment("%s", doc)
