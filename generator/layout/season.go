@@ -137,12 +137,14 @@ func (v *validator) seasonStarts(raw rawSeason, spec *rankgenrt.CalendarSpec, st
 		return true
 	}
 	words := strings.Fields(starts)
-	clock := words[len(words)-1:]
-	var day string
+	var day, clock string
+	if n := len(words); n > 0 {
+		clock = words[n-1]
+	}
 	if len(words) == 2 {
 		day = words[0]
 	}
-	ok := len(words) >= 1 && len(words) <= 2 && v.startClock(clock[0], spec)
+	ok := len(words) >= 1 && len(words) <= 2 && v.startClock(clock, spec)
 	switch spec.Period {
 	case rankgenrt.Daily:
 		ok = ok && len(words) == 1
