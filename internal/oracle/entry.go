@@ -131,6 +131,10 @@ func goTypeKeys(f *layout.Field) (lo, hi uint64) {
 		}
 		return 0, math.MaxUint32
 	case layout.Time:
+		if f.Season { // a time.Duration of whole units
+			k := int64(f.Unit.Duration())
+			return layout.IntKey(math.MinInt64 / k), layout.IntKey(math.MaxInt64 / k)
+		}
 		// Every int64 count of units is a time.Time; TimeUnits refuses the last few.
 		k := map[layout.Unit]int64{layout.Second: 1, layout.Milli: 1000, layout.Micro: 1000000}[f.Unit]
 		return layout.IntKey(math.MinInt64/k*k + 2*k), layout.IntKey(math.MaxInt64/k*k - 2*k)
