@@ -275,6 +275,8 @@ var refusals = []refusal{
 		want: "field Paid is new: give its value in migrated entries with -default Paid=VALUE"},
 	{name: "gone field not dropped", rule: "FIELD_COUNT", old: lay("", points20+paid), new: lay("", points20),
 		want: "field Paid is gone from the new layout: pass -drop Paid to drop its values, or -rename Paid=NEW"},
+	{name: "season calendar", rule: "SEASON", old: lay("season: {every: week, zone: Europe/Paris}", points20), new: lay("season: {every: week, zone: UTC}", points20),
+		want: "the season calendar changes: season boards and their offsets have no mapping"},
 	{name: "bad default and rename", rule: "FIELD_COUNT", old: lay("", points20), new: lay("", points20+tier),
 		mapping: migrate.Mapping{Defaults: map[string]string{"Tier": "diamond"}, Renames: map[string]string{"Score": "Points"}},
 		want:    "-default Tier=diamond: want one of bronze, silver, gold; -rename Score=Points: the old layout has no field Score"},

@@ -67,6 +67,7 @@ func NewPlan(old, new *layout.Layout, m Mapping) (*Plan, error) {
 	p := &Plan{Old: old, New: new, fields: make([]source, len(new.Fields))}
 	var problems []string
 	bad := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
+	checkSeason(old, new, bad)
 	target := p.targets(m, bad)
 	used := map[int]bool{}
 	for i, nf := range new.Fields {

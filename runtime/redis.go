@@ -65,6 +65,7 @@ var replyCodes = map[string]error{
 	"NOT_INDEXED":     ErrNotIndexed,
 	"BAD_SCORE":       ErrBadScore,
 	"BAD_MEMBER":      ErrBadMember,
+	"SEASON_CLOSED":   ErrSeasonClosed,
 }
 
 // ScriptError is an error reported by a generated script. It matches, with errors.Is, the

@@ -16,6 +16,7 @@ import (
 	"github.com/rankgen/rankgen/generator/layout"
 	"github.com/rankgen/rankgen/internal/quote"
 	"github.com/rankgen/rankgen/internal/suggest"
+	rankgenrt "github.com/rankgen/rankgen/runtime"
 )
 
 func init() {
@@ -27,7 +28,9 @@ func init() {
 		long: `Encode reads entries from stdin, one JSON object per line, keyed by the schema's names: the
 id and every field. Values are written as in Go: numbers for uint and int fields (exact to
 the last digit, also beyond 2^53), true/false for bool, the value's name for enum, an RFC 3339
-time for time fields (truncated to the field's unit, as generated Encode does). A uint64 id
+time for time fields (truncated to the field's unit, as generated Encode does); for a time with
+epoch: season, its offset from the season's start as a duration (36h0m5s) or an RFC 3339 time,
+measured from the start of the season that contains it. A uint64 id
 is a number (or a string of digits); a string id a string.
 
 For each entry it prints the pair Redis stores, using the same layout the generated code is
@@ -64,6 +67,9 @@ A score or member this layout cannot have produced (not an integer, out of range
 prefix width or bad digits) is reported on stderr as stdin:LINE: message (for arguments, as
 "rankgen decode: message"), and decoding goes on.
 
+A time with epoch: season decodes to its offset from the season's start (36h0m5s); with
+-season S (a season id, or an RFC 3339 time in the season) to the instant in that season.
+
 A schema other than the one that wrote a board decodes its entries to wrong numbers without a
 word. -fingerprint F (the board's layout fingerprint, as rankgen explain prints it) or -key KEY
 (read from the board KEY on -redis: its meta key, or its index's field "") makes decode refuse
@@ -77,7 +83,9 @@ fingerprint that differs), 2 on usage errors.`,
 			fs.StringVar(&g.fingerprint, "fingerprint", "", "refuse to decode unless the schema's layout fingerprint is `F` (the board's)")
 			fs.StringVar(&g.key, "key", "", "refuse to decode unless the schema's layout is the one the board `KEY` records")
 			fs.StringVar(&g.url, "redis", "", "with -key: the server, as a redis:// `URL` (default $REDIS_URL, else redis://localhost:6379)")
-			return func(e *env, args []string) int { return runDecode(e, *schema, g, args) }
+			var sf seasonFlag
+			fs.StringVar(&sf.text, "season", "", "a periodic board's season, by its `id` or an RFC 3339 time in it: season-anchored times print as instants")
+			return func(e *env, args []string) int { return runDecode(e, *schema, g, sf, args) }
 		},
 	})
 }
@@ -106,7 +114,7 @@ func runEncode(e *env, schema string, args []string) int {
 	})
 }
 
-func runDecode(e *env, schema string, g guard, args []string) int {
+func runDecode(e *env, schema string, g guard, sf seasonFlag, args []string) int {
 	if schema == "" {
 		return usageFail(e, commands["decode"], "-schema is required")
 	}
@@ -120,20 +128,25 @@ func runDecode(e *env, schema string, g guard, args []string) int {
 	if !ok || !g.allows(e, l) {
 		return exitFail
 	}
+	season, err := sf.resolve(l)
+	if err != nil {
+		e.errorf("decode", "%s", err)
+		return exitFail
+	}
 	if len(args) > 0 {
-		return decodeArgs(e, l, args)
+		return decodeArgs(e, l, season, args)
 	}
 	return eachLine(e, lineLimit(l), func(line []byte) (string, error) {
 		score, member, has, err := encodingFromJSON(line)
 		if err != nil {
 			return "", err
 		}
-		return decodeJSON(l, score, member, has)
+		return decodeJSON(l, season, score, member, has)
 	})
 }
 
 // decodeArgs decodes SCORE [MEMBER] given as arguments.
-func decodeArgs(e *env, l *layout.Layout, args []string) int {
+func decodeArgs(e *env, l *layout.Layout, season *rankgenrt.Season, args []string) int {
 	score, err := parseScore(args[0])
 	if err == nil {
 		var out string
@@ -141,7 +154,7 @@ func decodeArgs(e *env, l *layout.Layout, args []string) int {
 		if has {
 			member = args[1]
 		}
-		if out, err = decodeJSON(l, score, member, has); err == nil {
+		if out, err = decodeJSON(l, season, score, member, has); err == nil {
 			fmt.Fprintln(e.stdout, out)
 			return exitOK
 		}
@@ -196,7 +209,15 @@ func entryFromJSON(l *layout.Layout, line []byte) (layout.Entry, error) {
 	}
 	e.ID = id
 	for i, f := range l.Fields {
-		if e.Keys[i], err = keyFromJSON(f, obj[f.Name]); err != nil {
+		if f.Season {
+			var v any
+			if v, err = jsonValue(obj[f.Name]); err == nil {
+				e.Keys[i], err = seasonKeyFromJSON(l, f, v)
+			}
+		} else {
+			e.Keys[i], err = keyFromJSON(f, obj[f.Name])
+		}
+		if err != nil {
 			return layout.Entry{}, err
 		}
 	}
@@ -381,7 +402,8 @@ func encodingFromJSON(line []byte) (score float64, member string, has bool, err 
 // decodeJSON decodes (score, member) with the interpreted codec and prints the entry. Without
 // a member only the score's fields are decoded: the codec is given a member with the
 // smallest valid prefix and a placeholder id, and those parts are left out of the answer.
-func decodeJSON(l *layout.Layout, score float64, member string, hasMember bool) (string, error) {
+// With a season, season-anchored times print as instants in it.
+func decodeJSON(l *layout.Layout, season *rankgenrt.Season, score float64, member string, hasMember bool) (string, error) {
 	if !hasMember {
 		var b strings.Builder
 		for _, f := range l.MemberFields() {
@@ -424,6 +446,8 @@ func decodeJSON(l *layout.Layout, score float64, member string, hasMember bool) 
 		switch f.Kind {
 		case layout.Uint, layout.Int, layout.Bool:
 			put(f.Name, f.Format(key))
+		case layout.Time:
+			put(f.Name, jsonString(seasonValue(l, f, key, season)))
 		default:
 			put(f.Name, jsonString(f.Format(key)))
 		}

@@ -51,7 +51,7 @@ func FuzzCodecLines(f *testing.F) {
 				if err != nil {
 					return "", err
 				}
-				return decodeJSON(l, score, member, has)
+				return decodeJSON(l, nil, score, member, has)
 			},
 		} {
 			var stdout, stderr bytes.Buffer

@@ -41,10 +41,11 @@ func exampleOf[E any](name string, c codec[E]) example {
 	}
 }
 
-// examples are every example of internal/exampleboards, their entries travelling as any.
+// examples are every example of internal/exampleboards, periodic ones included (their codec
+// needs no season), their entries travelling as any.
 var examples = func() []example {
 	var out []example
-	for _, ex := range exampleboards.All() {
+	for _, ex := range append(exampleboards.All(), exampleboards.Periodic()...) {
 		out = append(out, exampleOf(ex.Name, codec[any]{
 			ex.Schema, ex.Fingerprint, ex.Codec.Encode, ex.Codec.Decode, ex.Codec.Compare,
 			func(l *layout.Layout, e layout.Entry) any {

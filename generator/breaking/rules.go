@@ -48,6 +48,7 @@ var ruleTable = []Rule{
 	{"FIELD_UNIT", Wire, "a time field's unit changes: stored digits count other units", eachField, checkFieldUnit},
 	{"FIELD_RANGE", Wire, "a field's range (min, max or a time's epoch) changes", eachField, checkFieldRange},
 	{"FIELD_TEXT", Wire, "a member field's text width or hex/decimal form changes", eachField, checkFieldText},
+	{"SEASON", Wire, "a board's season calendar (period, start, zone) comes, goes or changes: season ids, keys and season-anchored offsets mean other instants", wholeSchema, checkSeason},
 	{"LAYOUT", Wire, "the layout fingerprint changes and no other rule says why (a gap in the rules)", fallback, checkLayout},
 	{"PACKAGE", Source, "the Go package name changes", wholeSchema, checkPackage},
 	{"ID_NAME", Source, "the id's Go field name changes", wholeSchema, checkIDName},
@@ -56,6 +57,7 @@ var ruleTable = []Rule{
 	{"FIELD_GO_TYPE", Source, "a field's Go type changes", eachField, checkFieldGoType},
 	{"UPDATE_REMOVED", Source, "an update is dropped from a field's update list: its Board methods no longer exist", eachField, checkUpdateRemoved},
 	{"ENUM_VALUE_REMOVED", Source, "an enum value is gone, and with it its Go constant", eachField, checkEnumValueRemoved},
+	{"SEASONS_API", Source, "a board becomes periodic or stops being: NewBoard gains or loses its Season, Seasons comes or goes", wholeSchema, checkSeasonsAPI},
 }
 
 func checkScore(p *probe) bool {

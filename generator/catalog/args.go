@@ -103,3 +103,9 @@ func (r Reply) Reader() string {
 		ReplyStanding:  "Standing",
 	}[r]
 }
+
+// Arguments of a periodic layout's update scripts: the bounds of the board's season.
+const (
+	ArgFrom  = "season_from"  // the season's start, Unix microseconds
+	ArgUntil = "season_until" // its end (excluded)
+)

@@ -122,6 +122,16 @@ func UpdateArgs() Args {
 	return Args{Head: append(WriteArgs(), ArgClock), Each: []string{ArgID, ArgValue}}
 }
 
+// UpdateArgsOf is UpdateArgs for the layout l: a periodic layout's update scripts also take
+// their season's bounds, which stamps are measured from and checked against.
+func UpdateArgsOf(l *layout.Layout) Args {
+	a := UpdateArgs()
+	if l.Season != nil {
+		a.Head = append(a.Head, ArgFrom, ArgUntil)
+	}
+	return a
+}
+
 func writes() []Op {
 	expiry := WriteArgs()
 	return []Op{
@@ -151,7 +161,7 @@ func updates(l *layout.Layout, f *layout.Field, u layout.Op) []Op {
 	if l.HasPrefix() {
 		reply = ReplyItems // the member changes with the update
 	}
-	batch := UpdateArgs()
+	batch := UpdateArgsOf(l)
 	one := Op{Name: name, Kind: Update, Template: "update1", Field: f, Update: u, Reply: reply,
 		Args: Args{Head: append(slices.Clip(batch.Head), batch.Each...)}, Methods: []string{method}}
 	many := Op{Name: name + ManySuffix, Kind: Update, Template: "update", Field: f, Update: u, Batch: true, Reply: reply,

@@ -27,15 +27,16 @@ func FieldUpdates(l *layout.Layout) []FieldUpdate {
 	return out
 }
 
-// ChangesArgs is the argument layout of the changes script: the write arguments and the
-// client's clock, then per id the id and one argument per field update (FieldUpdates order,
-// named by the update), "" for an update the id's change list lacks.
+// ChangesArgs is the argument layout of the changes script: the head of a field update's
+// (write arguments, the client's clock, a periodic layout's season bounds), then per id the id
+// and one argument per field update (FieldUpdates order, named by the update), "" for an
+// update the id's change list lacks.
 func ChangesArgs(l *layout.Layout) Args {
 	each := []string{ArgID}
 	for _, u := range FieldUpdates(l) {
 		each = append(each, u.Name())
 	}
-	return Args{Head: append(WriteArgs(), ArgClock), Each: each}
+	return Args{Head: UpdateArgsOf(l).Head, Each: each}
 }
 
 // changes is the change-list operation of a layout whose fields declare updates: Update

@@ -31,6 +31,7 @@ func emitBoard(f *jen.File, c *codec) {
 	}
 	b.reindex()
 	b.helpers()
+	b.seasons()
 }
 
 // emitters emits the Board methods of each kind of operation (op.Methods).

@@ -30,6 +30,7 @@ once per key and reuse it.`, side, adopt)))
 	}
 	verified := "the %s records Fingerprint: reads need not check it"
 	fields = append(fields, jen.Id("verified").Qual("sync/atomic", "Bool").Comment(fmt.Sprintf(verified, map[bool]string{true: "index", false: "meta key"}[l.HasPrefix()])))
+	fields = append(fields, b.seasonFields()...)
 	f.Type().Id("Board").Struct(fields...)
 	f.Line()
 }
@@ -70,15 +71,20 @@ func (b *board) constructor() {
 	if l.HasPrefix() {
 		sideKey = "IndexKey"
 	}
-	f.Comment("NewBoard returns the board stored under key.")
-	f.Func().Id("NewBoard").Params(jen.Id("c").Qual(redisPath, "UniversalClient"), jen.Id("key").String(), jen.Id("opts").Op("...").Id("Option")).Op("*").Id("Board").Block(
+	doc, params := "NewBoard returns the board stored under key.", []jen.Code{jen.Id("c").Qual(redisPath, "UniversalClient"), jen.Id("key").String()}
+	dict := jen.Dict{
+		jen.Id("c"):      jen.Id("c"),
+		jen.Id("keys"):   jen.Index().String().Values(jen.Id("key"), rt(sideKey).Call(jen.Id("key")), jen.Id("ack").Index(jen.Lit(0)), jen.Id("ack").Index(jen.Lit(1))),
+		jen.Id("tokens"): rt("NewTokens").Call(),
+		jen.Id("dedup"):  rt("DedupArg").Call(rt("DefaultDedupWindow")),
+	}
+	if l.Season != nil {
+		doc, params = b.seasonConstructor(dict, params)
+	}
+	b.comment("%s", doc)
+	f.Func().Id("NewBoard").Params(append(params, jen.Id("opts").Op("...").Id("Option"))...).Op("*").Id("Board").Block(
 		jen.Id("ack").Op(":=").Add(rt("AckKeys")).Call(jen.Id("key")),
-		jen.Id("b").Op(":=").Op("&").Id("Board").Values(jen.Dict{
-			jen.Id("c"):      jen.Id("c"),
-			jen.Id("keys"):   jen.Index().String().Values(jen.Id("key"), rt(sideKey).Call(jen.Id("key")), jen.Id("ack").Index(jen.Lit(0)), jen.Id("ack").Index(jen.Lit(1))),
-			jen.Id("tokens"): rt("NewTokens").Call(),
-			jen.Id("dedup"):  rt("DedupArg").Call(rt("DefaultDedupWindow")),
-		}),
+		jen.Id("b").Op(":=").Op("&").Id("Board").Values(dict),
 		jen.For(jen.List(jen.Id("_"), jen.Id("o")).Op(":=").Range().Id("opts")).Block(jen.Id("o").Call(jen.Id("b"))),
 		jen.Return(jen.Id("b")),
 	)

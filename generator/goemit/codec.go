@@ -147,6 +147,9 @@ func enumUnderlying(f *layout.Field) string {
 
 // goType is the Go type of a field.
 func goType(f *layout.Field) jen.Code {
+	if f.Season {
+		return jen.Qual("time", "Duration")
+	}
 	if f.Kind == layout.Time {
 		return jen.Qual("time", "Time")
 	}

@@ -20,6 +20,10 @@ func (c *codec) compare() jen.Code {
 		case layout.Bool:
 			cmpx = jen.Qual(runtimePath, "CompareBool").Call(a, b)
 		case layout.Time:
+			if f.Season { // offsets compare in whole units, as stored
+				cmpx = jen.Qual("cmp", "Compare").Call(a.Op("/").Add(unitDuration(f.Unit)), b.Op("/").Add(unitDuration(f.Unit)))
+				break
+			}
 			_, method, _, _ := unitInfo(f.Unit)
 			cmpx = jen.Qual("cmp", "Compare").Call(a.Dot(method).Call(), b.Dot(method).Call())
 		default:

@@ -34,6 +34,11 @@ func (c *codec) constants() jen.Code {
 			add(n+"Max", inum(f.MaxInt()), "")
 		case layout.Time:
 			_, _, _, words := unitInfo(f.Unit)
+			if f.Season {
+				add(n+"Min", inum(f.MinInt()), fmt.Sprintf("%s, in %s from the season's start", f.Format(f.Lo), words))
+				add(n+"Max", inum(f.MaxInt()), f.Format(f.Hi))
+				break
+			}
 			add(n+"Min", inum(f.MinInt()), fmt.Sprintf("%s, in %s since the Unix epoch", f.Format(f.Lo), words))
 			add(n+"Max", inum(f.MaxInt()), f.Format(f.Hi))
 			lo, hi := secBounds(f)

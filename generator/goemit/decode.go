@@ -39,6 +39,9 @@ func (c *codec) value(f *layout.Field, d jen.Code) jen.Code {
 		} else {
 			units = c.fc(f, "Max").Op("-").Int64().Call(d)
 		}
+		if f.Season {
+			return jen.Qual("time", "Duration").Call(units).Op("*").Add(unitDuration(f.Unit))
+		}
 		if f.Unit == layout.Second {
 			return jen.Qual("time", "Unix").Call(units, jen.Lit(0)).Dot("UTC").Call()
 		}

@@ -34,6 +34,9 @@ func (c *codec) check(f *layout.Field, v value, fail func(jen.Code) jen.Code) []
 		err := rangeError(f.Name, v().Dot("String").Call(), f.Values[0], f.Values[len(f.Values)-1])
 		return []jen.Code{jen.If(v().Op(">").Id(enumLast(f))).Block(fail(err))}
 	case layout.Time:
+		if f.Season {
+			return c.checkOffset(f, v, fail)
+		}
 		return c.checkTime(f, v, fail)
 	}
 	return nil // bool: every value is in range

@@ -51,6 +51,10 @@ func fieldDoc(f *layout.Field) string {
 		if f.Order == layout.Asc {
 			order = "earlier ranks first"
 		}
+		if f.Season {
+			fmt.Fprintf(&b, "%s from the start of the board's season, truncated to whole %s; %s.", f.Range(), words, order)
+			break
+		}
 		fmt.Fprintf(&b, "%s, truncated to whole %s; %s.", f.Range(), words, order)
 	default:
 		fmt.Fprintf(&b, "%s, %s.", f.Range(), order)

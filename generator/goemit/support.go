@@ -28,7 +28,7 @@ func (b *board) argsHelpers() {
 	f, l := b.f, b.l
 	head := catalog.Args{Head: catalog.WriteArgs()}
 	token, _ := head.At(catalog.ArgToken)
-	expiry, ua := head.Fixed(), catalog.UpdateArgs()
+	expiry, ua := head.Fixed(), catalog.UpdateArgsOf(l)
 	b.comment("args starts the arguments of a write script: the expiry, the place of the call's token (write fills it in), the dedup window, then room for n more.")
 	recvDecl(f).Id("args").Params(jen.Id("n").Int()).Index().Any().Block(
 		jen.List(jen.Id("mode"), jen.Id("ms")).Op(":=").Id("b").Dot("exp").Dot("Args").Call(),
@@ -56,17 +56,22 @@ func (b *board) argsHelpers() {
 		now = jen.Qual("time", "Now").Call().Dot("UnixMicro").Call()
 		doc = "updateArgs starts the arguments of a field update script: the write arguments, the client's clock (Unix microseconds, for client stamps), then room for n id, value pairs."
 	}
+	rest := []jen.Code{jen.Id("args"), now}
+	if l.Season != nil {
+		now, doc = b.seasonClock(clientStamp)
+		rest = []jen.Code{jen.Id("args"), now, jen.Id("b").Dot("from"), jen.Id("b").Dot("until")}
+	}
 	b.comment("%s", doc)
 	recvDecl(f).Id("updateArgs").Params(jen.Id("n").Int()).Index().Any().Block(
 		jen.Id("args").Op(":=").Id("b").Dot("args").Call(jen.Lit(ua.Fixed()-expiry).Op("+").Lit(ua.Stride()).Op("*").Id("n")),
-		jen.Return(jen.Append(jen.Id("args"), now)),
+		jen.Return(jen.Append(rest...)),
 	)
 	f.Line()
 }
 
 // apply emits Board.apply, which runs a field update script and reads its reply.
 func (b *board) apply() {
-	l, ua := b.l, catalog.UpdateArgs()
+	l, ua := b.l, catalog.UpdateArgsOf(b.l)
 	doc := "apply runs a field update script for the updates at positions sent and fills in res."
 	read, member := catalog.ReplyItems.Reader(), jen.Code(jen.Id("it").Dot("Member"))
 	var memberNote jen.Code = jen.Null()

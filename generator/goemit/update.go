@@ -82,7 +82,9 @@ func (b *board) updateOne(op catalog.Op) {
 		val = rt("WideDelta").Call(jen.Id(arg), jen.Lit(fd.Hex))
 	}
 	if u != layout.OpAdd {
-		body = append(body, b.digitStmts(fd, "d", param, func(err jen.Code) jen.Code { return jen.Return(jen.Id("Entry").Values(), err) })...)
+		fail := func(err jen.Code) jen.Code { return jen.Return(jen.Id("Entry").Values(), err) }
+		body = append(body, b.seasonValueCheck(fd, param, fail)...)
+		body = append(body, b.digitStmts(fd, "d", param, fail)...)
 		val = b.digitArg(fd)
 	}
 	body = append(body,
@@ -110,9 +112,11 @@ func (b *board) updateMany(op catalog.Op) {
 	}
 	if u != layout.OpAdd {
 		uv := func() *jen.Statement { return jen.Id("u").Dot("Value") }
-		loop = append(loop, b.digitStmts(fd, "d", uv, func(err jen.Code) jen.Code {
+		fail := func(err jen.Code) jen.Code {
 			return jen.Id("res").Index(jen.Id("i")).Dot("Err").Op("=").Add(err).Line().Continue()
-		})...)
+		}
+		loop = append(loop, b.seasonValueCheck(fd, uv, fail)...)
+		loop = append(loop, b.digitStmts(fd, "d", uv, fail)...)
 		val = b.digitArg(fd)
 	}
 	loop = append(loop,

@@ -12,10 +12,16 @@ import (
 func canonical(l *Layout) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "rankgen layout 1\nscore %s %d\nseparator %q\nid %s\n", l.Score, l.DecimalPlaces, l.Separator, l.IDType)
+	if l.Season != nil {
+		b.WriteString(l.Season.Canonical())
+	}
 	for _, f := range l.Fields {
 		fmt.Fprintf(&b, "field %s %s %s radix-1=%d min=%s max=%s", f.Place, f.Kind, f.Order, f.MaxDigit, f.Format(f.Lo), f.Format(f.Hi))
 		if f.Kind == Time {
 			fmt.Fprintf(&b, " unit=%s", f.Unit)
+		}
+		if f.Season {
+			b.WriteString(" epoch=season")
 		}
 		if f.Kind == Enum {
 			fmt.Fprintf(&b, " values=%s", strings.Join(f.Values, ","))

@@ -37,6 +37,9 @@ func (f *Field) Format(key uint64) string {
 			return f.Values[key]
 		}
 	case Time:
+		if f.Season {
+			return f.OffsetOf(key).String()
+		}
 		return f.TimeOf(key).Format("2006-01-02T15:04:05.999999Z07:00")
 	}
 	return strconv.FormatUint(key, 10)

@@ -58,6 +58,9 @@ func (f *Field) Slot() string {
 // Lifetime describes a time field's range in dates: "36 bits of ms from 2026-01-01 last until
 // 2028-03-06".
 func (f *Field) Lifetime() string {
+	if f.Season {
+		return f.seasonLifetime()
+	}
 	from, until := f.TimeOf(f.Lo), f.TimeOf(f.Hi)
 	day := func(t time.Time) string {
 		if t.Year() < 0 || t.Year() > 9999 {
@@ -111,6 +114,9 @@ func (l *Layout) Table() string {
 		fmt.Fprintf(&b, "member: %s, %d-byte prefix; an id → member index is kept beside the set\n", l.MemberPattern(), l.PrefixLen)
 	} else {
 		fmt.Fprintf(&b, "member: the %s itself (%s)\n", l.IDName, l.IDType)
+	}
+	if l.Season != nil {
+		fmt.Fprintf(&b, "season: %s; one board per season under <key>:<season id> (its start in Unix seconds)\n", l.Season.Describe())
 	}
 	for _, f := range l.Fields {
 		if f.Kind == Time {

@@ -271,6 +271,9 @@ func goType(f *Field, lo, hi *big.Int) string {
 	case Enum:
 		return f.Name
 	case Time:
+		if f.Season {
+			return "time.Duration"
+		}
 		return "time.Time"
 	case Uint:
 		for _, n := range []uint{8, 16, 32} {

@@ -169,7 +169,11 @@ type Field struct {
 	Overflow Overflow
 	Stamp    Stamp
 
-	GoType string // uint8…uint64, int8…int64, bool, time.Time, or the enum's type name (= Name)
+	GoType string // uint8…uint64, int8…int64, bool, time.Time, time.Duration, or the enum's type name (= Name)
+
+	// Season: a time field with epoch: season, whose keys are offsets from the start of the
+	// board's season (in units, from 0) and whose Go type is time.Duration.
+	Season bool
 
 	Weight uint64 // in the score: W_i
 
@@ -277,6 +281,8 @@ type Layout struct {
 
 	Fields   []*Field
 	NumScore int // Fields[:NumScore] are in the score, the rest in the member
+
+	Season *Season // a periodic board's calendar; nil for a board that is not
 
 	ScoreRadix uint64 // Π R over the score fields: P ∈ [0, ScoreRadix)
 	ScoreLimit uint64 // the most distinct P the score kind holds exactly (2^53, 2^62, or the decimal bound)

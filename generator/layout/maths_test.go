@@ -193,6 +193,9 @@ func goTypeOf(f *layout.Field) string {
 	case layout.Enum:
 		return f.Name
 	case layout.Time:
+		if f.Season {
+			return "time.Duration" // an offset from the season's start
+		}
 		return "time.Time"
 	case layout.Uint:
 		for _, n := range []int{8, 16, 32, 64} {

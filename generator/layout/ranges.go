@@ -136,6 +136,9 @@ func (v *validator) timeRange(raw *rawField, f *Field, label string, radix *big.
 		v.errAt(raw.Unit, "%s: unit must be s, ms or us, not %q", label, raw.Unit.Value)
 		return nil, nil, false
 	}
+	if raw.Epoch.Value == "season" {
+		return v.seasonRange(raw, f, label, radix)
+	}
 	if raw.Epoch.Set && raw.Min.Set {
 		v.errAt(raw.Min, "%s: epoch and min are the same anchor (the start of the range); keep one", label)
 		return nil, nil, false

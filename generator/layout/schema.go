@@ -27,6 +27,7 @@ type rawSchema struct {
 	ID                                            rawID
 	Fields                                        []rawField
 	FieldsPos                                     scalar
+	Season                                        rawSeason
 }
 
 type rawID struct {
@@ -45,7 +46,7 @@ type rawField struct {
 }
 
 var (
-	topKeys   = []string{"package", "doc", "id", "separator", "score", "decimal_places", "fields"}
+	topKeys   = []string{"package", "doc", "id", "separator", "score", "decimal_places", "fields", "season"}
 	idKeys    = []string{"name", "type", "max_bytes"}
 	fieldKeys = []string{"name", "type", "bits", "digits", "order", "min", "max", "epoch", "unit",
 		"values", "in", "doc", "update", "overflow", "stamp"}
@@ -208,6 +209,8 @@ func (p *parser) schema(root *yaml.Node) *rawSchema {
 		case "fields":
 			raw.FieldsPos = scalar{Line: k.Line, Col: k.Column, Set: true}
 			raw.Fields, raw.FieldsPos.Bad = p.fields(v)
+		case "season":
+			raw.Season = p.season(k, v)
 		}
 	})
 	markBad(misspelt, map[string]*scalar{"package": &raw.Package, "decimal_places": &raw.DecimalPlaces, "fields": &raw.FieldsPos})

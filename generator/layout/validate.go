@@ -42,6 +42,9 @@ func Parse(file string, src []byte) (*Layout, error) {
 type validator struct {
 	parser
 	misnamed map[*Field]bool // fields whose name is refused: no enum constants are derived from it
+	season   *Season         // the season block, which epoch: season fields are measured in
+	// seasonRefused: the season block is given but refused (reported); its fields say no more.
+	seasonRefused bool
 }
 
 func (v *validator) layout(raw *rawSchema) *Layout {
@@ -57,6 +60,9 @@ func (v *validator) layout(raw *rawSchema) *Layout {
 
 	names := map[string]scalar{}
 	v.id(raw.ID, l, names)
+	v.season = v.seasonBlock(raw.Season)
+	v.seasonRefused = raw.Season.Set && v.season == nil
+	l.Season = v.season
 
 	if !raw.FieldsPos.Bad && (!raw.FieldsPos.Set || len(raw.Fields) == 0) {
 		at := raw.FieldsPos

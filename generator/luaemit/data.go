@@ -57,6 +57,8 @@ type data struct {
 	WideTarget bool    // some change's field is too wide for doubles (compared as text)
 
 	Lead *field // competition
+
+	Season bool // a periodic layout: update scripts take the season's bounds (Unix µs)
 }
 
 // memberCheck is the range check member_of makes of one member field's text, for a field whose
@@ -100,6 +102,7 @@ type field struct {
 	UnitName           string
 	MinUnits, MaxUnits string
 	Named              []int // changes script: the slots of the field's own updates; stamped when all are ''
+	Season             bool  // epoch: season: the stamp is the offset from the season's start
 }
 
 // newData is what every template sees of the layout.
@@ -114,6 +117,7 @@ func newData(l *layout.Layout) *data {
 		DecimalPlaces: l.DecimalPlaces,
 		ScoreRadix:    num(l.ScoreRadix),
 		Separator:     luaString(l.Separator),
+		Season:        l.Season != nil,
 	}
 	if d.Decimal {
 		d.Pow = "1" + strings.Repeat("0", l.DecimalPlaces)
@@ -314,6 +318,7 @@ func setStamp(g *field, s *layout.Field) error {
 	g.Div = map[layout.Unit]string{layout.Second: "1000000", layout.Milli: "1000", layout.Micro: "1"}[s.Unit]
 	g.UnitName = s.Unit.String()
 	g.MinUnits, g.MaxUnits = strconv.FormatInt(s.MinInt(), 10), strconv.FormatInt(s.MaxInt(), 10)
+	g.Season = s.Season
 	return nil
 }
 

@@ -51,7 +51,8 @@ func (p *probe) horizonTarget() time.Time {
 
 func checkTimeEnded(p *probe) {
 	for _, f := range p.l().Fields {
-		if end := f.TimeOf(f.Hi); f.Kind == layout.Time && end.Before(p.opts.Now) {
+		// A season-anchored field never ends: its range is an offset within each season.
+		if end := f.TimeOf(f.Hi); f.Kind == layout.Time && !f.Season && end.Before(p.opts.Now) {
 			p.atField(f, widenTime(f, p.horizonTarget()), "%s's range ended at %s (%s): every write of a current time fails",
 				f.Name, end.Format(time.RFC3339), f.Lifetime())
 		}
@@ -62,7 +63,7 @@ func checkTimeEndsSoon(p *probe) {
 	horizon := p.opts.Now.AddDate(p.opts.Years, 0, 0)
 	for _, f := range p.l().Fields {
 		end := f.TimeOf(f.Hi)
-		if f.Kind == layout.Time && !end.Before(p.opts.Now) && end.Before(horizon) {
+		if f.Kind == layout.Time && !f.Season && !end.Before(p.opts.Now) && end.Before(horizon) {
 			p.atField(f, widenTime(f, p.horizonTarget()), "%s's range ends at %s, within %d years (%s): writes of later times will fail",
 				f.Name, end.Format(time.RFC3339), p.opts.Years, f.Lifetime())
 		}

@@ -25,6 +25,7 @@ import (
 	"github.com/rankgen/rankgen/examples/generated/seed002keysort"
 	"github.com/rankgen/rankgen/examples/generated/seed003scaling"
 	"github.com/rankgen/rankgen/examples/generated/seed004shift"
+	"github.com/rankgen/rankgen/examples/generated/weekly"
 	"github.com/rankgen/rankgen/generator/layout"
 	"github.com/redis/go-redis/v9"
 )
@@ -72,6 +73,16 @@ func All() []Example {
 			NewBoard: seed003scaling.NewBoard, Decode: seed003scaling.Decode, WithTTL: seed003scaling.WithTTL, WithExpireAt: seed003scaling.WithExpireAt},
 		{Name: "seed004shift", Schema: "seed004_shift.yaml", Fingerprint: seed004shift.Fingerprint, Codec: CodecOf(seed004shift.Entry.Encode, seed004shift.Decode, seed004shift.Compare),
 			NewBoard: seed004shift.NewBoard, Decode: seed004shift.Decode, WithTTL: seed004shift.WithTTL, WithExpireAt: seed004shift.WithExpireAt},
+	}
+}
+
+// Periodic returns the examples whose boards are periodic (a season: block). Their codec is
+// like any other's, but their NewBoard takes the board's season, so the suites that drive
+// boards through All leave them out; examples/boardtest/season_test.go drives them.
+func Periodic() []Example {
+	return []Example{
+		{Name: "weekly", Schema: "weekly.yaml", Fingerprint: weekly.Fingerprint, Codec: CodecOf(weekly.Entry.Encode, weekly.Decode, weekly.Compare),
+			NewBoard: weekly.NewBoard, Decode: weekly.Decode, WithTTL: weekly.WithTTL, WithExpireAt: weekly.WithExpireAt},
 	}
 }
 

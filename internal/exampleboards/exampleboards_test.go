@@ -20,7 +20,7 @@ func TestEveryGeneratedPackageListed(t *testing.T) {
 		}
 	}
 	listed := map[string]bool{}
-	for _, ex := range All() {
+	for _, ex := range append(All(), Periodic()...) {
 		listed[ex.Name] = true
 		if !onDisk[ex.Name] {
 			t.Errorf("%s is listed but examples/generated/%s does not exist", ex.Name, ex.Name)

@@ -44,6 +44,13 @@ func FromGenerated(l *layout.Layout, v any) layout.Entry {
 				e.Keys[i] = 1
 			}
 		case layout.Time:
+			if d, ok := fv.Interface().(time.Duration); ok { // epoch: season: an offset, floored to the unit
+				e.Keys[i] = layout.IntKey(int64(d / f.Unit.Duration()))
+				if d < 0 && d%f.Unit.Duration() != 0 {
+					e.Keys[i]--
+				}
+				continue
+			}
 			t := fv.Interface().(time.Time)
 			n, ok := layout.TimeUnits(t, f.Unit)
 			switch {
@@ -86,6 +93,10 @@ func ToGenerated(l *layout.Layout, e layout.Entry, ptr any) {
 		case layout.Bool:
 			fv.SetBool(k != 0)
 		case layout.Time:
+			if f.Season {
+				fv.Set(reflect.ValueOf(f.OffsetOf(k)))
+				continue
+			}
 			fv.Set(reflect.ValueOf(f.TimeOf(k)))
 		}
 	}
@@ -120,6 +131,10 @@ func goTypeKeys(f *layout.Field) (lo, hi uint64) {
 		}
 		return 0, math.MaxUint32
 	case layout.Time:
+		if f.Season { // a time.Duration of whole units
+			k := int64(f.Unit.Duration())
+			return layout.IntKey(math.MinInt64 / k), layout.IntKey(math.MaxInt64 / k)
+		}
 		// Every int64 count of units is a time.Time; TimeUnits refuses the last few.
 		k := map[layout.Unit]int64{layout.Second: 1, layout.Milli: 1000, layout.Micro: 1000000}[f.Unit]
 		return layout.IntKey(math.MinInt64/k*k + 2*k), layout.IntKey(math.MaxInt64/k*k - 2*k)

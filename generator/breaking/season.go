@@ -1,0 +1,38 @@
+package breaking
+
+import "github.com/rankgen/rankgen/generator/layout"
+
+// seasonText names a layout's season for messages: its calendar, or "not periodic".
+func seasonText(l *layout.Layout) string {
+	if l.Season == nil {
+		return "not periodic"
+	}
+	return l.Season.Describe()
+}
+
+// seasonKey is the season's canonical line: what decides season ids and offsets.
+func seasonKey(l *layout.Layout) string {
+	if l.Season == nil {
+		return ""
+	}
+	return l.Season.Canonical()
+}
+
+func checkSeason(p *probe) bool {
+	o, n := p.oldL(), p.newL()
+	if seasonKey(o) != seasonKey(n) {
+		p.atKey([]string{"season"}, "the season changes from %s to %s: season ids, board keys and season-anchored offsets mean other instants (start the new calendar under a new base key)", seasonText(o), seasonText(n))
+	}
+	return false
+}
+
+func checkSeasonsAPI(p *probe) bool {
+	o, n := p.oldL(), p.newL()
+	switch {
+	case o.Season == nil && n.Season != nil:
+		p.atKey([]string{"season"}, "the board becomes periodic: NewBoard takes the board's Season, and boards come from Seasons.Board")
+	case o.Season != nil && n.Season == nil:
+		p.atKey([]string{"season"}, "the board stops being periodic: Seasons and Season are gone, and NewBoard no longer takes a Season")
+	}
+	return false
+}

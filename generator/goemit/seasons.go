@@ -1,0 +1,99 @@
+package goemit
+
+import (
+	"github.com/dave/jennifer/jen"
+	"github.com/rankgen/rankgen/generator/layout"
+)
+
+// unitDuration is the time.Duration constant of a unit: time.Second, …
+func unitDuration(u layout.Unit) jen.Code {
+	return jen.Qual("time", map[layout.Unit]string{layout.Second: "Second", layout.Milli: "Millisecond", layout.Micro: "Microsecond"}[u])
+}
+
+// checkOffset declares a season-anchored field's local in units (its offset, a time.Duration
+// from the season's start, truncated to the unit) and refuses a negative offset or one past
+// the width. Whether it lies inside a given season is the season board's check.
+func (c *codec) checkOffset(f *layout.Field, v value, fail func(jen.Code) jen.Code) []jen.Code {
+	local := c.timeLocal(f)
+	err := fail(jen.Qual(runtimePath, "OffsetRangeError").Call(jen.Lit(f.Name), v(), jen.Lit(f.Format(f.Lo)), jen.Lit(f.Format(f.Hi))))
+	return []jen.Code{
+		jen.Id(local).Op(":=").Int64().Call(v().Op("/").Add(unitDuration(f.Unit))),
+		jen.If(v().Op("<").Lit(0).Op("||").Id(local).Op(">").Add(c.fc(f, "Max"))).Block(err),
+	}
+}
+
+// seasonFields are the Board's fields of a periodic layout: its season, the season's bounds
+// as the update scripts take them, and the clock of client stamps.
+func (b *board) seasonFields() []jen.Code {
+	if b.l.Season == nil {
+		return nil
+	}
+	return []jen.Code{
+		jen.Id("season").Id("Season").Comment("the season the board holds"),
+		jen.List(jen.Id("from"), jen.Id("until")).Int64().Comment("the season's bounds in Unix microseconds, for the scripts"),
+		jen.Id("now").Func().Params().Qual("time", "Time").Comment("the clock of client stamps"),
+	}
+}
+
+// seasonConstructor adds the season to NewBoard's parameters and to the Board it builds, with
+// the season's expiry, and returns NewBoard's doc.
+func (b *board) seasonConstructor(dict jen.Dict, params []jen.Code) (string, []jen.Code) {
+	dict[jen.Id("season")] = jen.Id("s")
+	dict[jen.Id("from")] = jen.Id("s").Dot("Start").Dot("UnixMicro").Call()
+	dict[jen.Id("until")] = jen.Id("s").Dot("End").Dot("UnixMicro").Call()
+	dict[jen.Id("exp")] = rt("ExpireAt").Call(jen.Id("expiryOf").Call(jen.Id("s")))
+	dict[jen.Id("now")] = jen.Qual("time", "Now")
+	doc := "NewBoard returns the board of season s stored under key (Seasons.Board names the key after the season). Its keys expire when keepSeasons more seasons have ended after s, set by every write's own script (WithTTL or WithExpireAt replace that)."
+	if b.hasSeasonField() {
+		doc += " Writes refuse times outside s with an error matching rankgenrt.ErrSeasonClosed: a season-anchored value outside [0, s.Len()), and a stamp whose clock (Redis's, for server stamps) reads outside s."
+	}
+	return doc, append(params, jen.Id("s").Id("Season"))
+}
+
+func (b *board) hasSeasonField() bool {
+	for _, f := range b.l.Fields {
+		if f.Season {
+			return true
+		}
+	}
+	return false
+}
+
+// seasonCheck refuses, before any write, an entry whose season-anchored fields lie outside the
+// board's season; ret... precede the error in the return.
+func (b *board) seasonCheck(e jen.Code, ret ...jen.Code) jen.Code {
+	var out []jen.Code
+	for _, f := range b.l.Fields {
+		if f.Season {
+			if len(out) > 0 {
+				out = append(out, jen.Line())
+			}
+			out = append(out, jen.If(jen.Err().Op(":=").Id("b").Dot("season").Dot("CheckOffset").Call(jen.Lit(f.Name), jen.Add(e).Dot(f.Name)), jen.Err().Op("!=").Nil()).Block(
+				jen.Return(append(ret, jen.Err())...)))
+		}
+	}
+	if len(out) == 0 {
+		return jen.Null()
+	}
+	return jen.Add(out...)
+}
+
+// seasonClock is the clock argument of a periodic layout's update scripts: the board's clock
+// (injectable through Seasons) for client stamps.
+func (b *board) seasonClock(clientStamp bool) (jen.Code, string) {
+	doc := "updateArgs starts the arguments of a field update script: the write arguments, an unused clock, the season's bounds, then room for n id, value pairs."
+	if !clientStamp {
+		return jen.Lit(""), doc
+	}
+	doc = "updateArgs starts the arguments of a field update script: the write arguments, the board's clock (Unix microseconds, for client stamps), the season's bounds (the script refuses a stamp outside them), then room for n id, value pairs."
+	return jen.Id("b").Dot("now").Call().Dot("UnixMicro").Call(), doc
+}
+
+// seasonValueCheck refuses, before the script runs, a new value of a season-anchored field
+// outside the board's season (an update's v); nothing for other fields.
+func (b *board) seasonValueCheck(fd *layout.Field, v value, fail func(jen.Code) jen.Code) []jen.Code {
+	if !fd.Season {
+		return nil
+	}
+	return []jen.Code{jen.If(jen.Err().Op(":=").Id("b").Dot("season").Dot("CheckOffset").Call(jen.Lit(fd.Name), v()), jen.Err().Op("!=").Nil()).Block(fail(jen.Err()))}
+}

@@ -1,0 +1,270 @@
+package runtime
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+)
+
+// Period is how a calendar's seasons repeat.
+type Period int
+
+// The periods of a season calendar: four civil ones, which follow a time zone's wall clock
+// (daylight saving included), and a fixed duration.
+const (
+	Daily Period = iota + 1
+	Weekly
+	Monthly
+	Yearly
+	Fixed
+)
+
+var periodNames = map[Period]string{Daily: "day", Weekly: "week", Monthly: "month", Yearly: "year", Fixed: "fixed"}
+
+func (p Period) String() string {
+	if s, ok := periodNames[p]; ok {
+		return s
+	}
+	return "period(" + strconv.Itoa(int(p)) + ")"
+}
+
+// CalendarSpec describes a season calendar. Generated code fills it from the schema's season
+// block, which the generator has validated.
+type CalendarSpec struct {
+	Period       Period
+	Every        time.Duration // Fixed: each season's length, whole seconds
+	Origin       time.Time     // Fixed: the start of one season (any one: seasons tile time both ways)
+	Month        time.Month    // Yearly: the month seasons start in
+	Day          int           // Monthly, Yearly: the day of the month seasons start on (1–28, Yearly: of Month)
+	Weekday      time.Weekday  // Weekly: the weekday seasons start on
+	Hour, Minute int           // civil periods: the wall-clock time seasons start at
+	Zone         string        // civil periods: the IANA time zone of that wall clock
+}
+
+// Calendar maps instants to seasons. It is immutable and safe for concurrent use.
+type Calendar struct {
+	spec    CalendarSpec
+	loc     *time.Location
+	longest time.Duration
+}
+
+// Season is one period of a calendar: the instants from Start (included) to End (excluded).
+// ID is Start in Unix seconds: stable (it depends only on the calendar), unique, ordered like
+// the seasons, and readable without the calendar (date -d @ID); board keys end with it.
+type Season struct {
+	ID         int64
+	Start, End time.Time
+}
+
+// Contains reports whether t lies in the season: Start ≤ t < End.
+func (s Season) Contains(t time.Time) bool { return !t.Before(s.Start) && t.Before(s.End) }
+
+// Len is the season's length (a civil day may last 23 or 25 hours).
+func (s Season) Len() time.Duration { return s.End.Sub(s.Start) }
+
+func (s Season) String() string {
+	return fmt.Sprintf("season %d [%s, %s)", s.ID, s.Start.Format(time.RFC3339), s.End.Format(time.RFC3339))
+}
+
+// NewCalendar checks spec and returns its calendar.
+func NewCalendar(spec CalendarSpec) (*Calendar, error) {
+	c := &Calendar{spec: spec, loc: time.UTC}
+	switch spec.Period {
+	case Fixed:
+		if spec.Every < time.Second || spec.Every%time.Second != 0 {
+			return nil, fmt.Errorf("rankgen: a fixed season lasts whole seconds, at least one, not %v", spec.Every)
+		}
+		c.longest = spec.Every
+		return c, nil
+	case Daily, Weekly, Monthly, Yearly:
+	default:
+		return nil, fmt.Errorf("rankgen: unknown season period %d", spec.Period)
+	}
+	if spec.Hour < 0 || spec.Hour > 23 || spec.Minute < 0 || spec.Minute > 59 {
+		return nil, fmt.Errorf("rankgen: seasons start at a time of day, not %02d:%02d", spec.Hour, spec.Minute)
+	}
+	if (spec.Period == Monthly || spec.Period == Yearly) && (spec.Day < 1 || spec.Day > maxStartDay(spec)) {
+		return nil, fmt.Errorf("rankgen: seasons start on day 1 to %d of the month, not %d", maxStartDay(spec), spec.Day)
+	}
+	loc, err := time.LoadLocation(spec.Zone)
+	if err != nil || spec.Zone == "" || spec.Zone == "Local" {
+		return nil, fmt.Errorf("rankgen: unknown time zone %q (an IANA name such as Europe/Paris or UTC)", spec.Zone)
+	}
+	c.loc = loc
+	c.longest = civilLongest(spec.Period) + maxLengthening(loc)
+	return c, nil
+}
+
+// maxStartDay is the last day of the month seasons may start on: one every month (or every
+// year, February's 29th excluded) has.
+func maxStartDay(spec CalendarSpec) int {
+	if spec.Period == Yearly && spec.Month >= time.January && spec.Month <= time.December {
+		return time.Date(2026, spec.Month+1, 0, 0, 0, 0, 0, time.UTC).Day()
+	}
+	return 28
+}
+
+// MustCalendar is NewCalendar for a spec the generator validated; it panics on an invalid
+// one, which only a Go toolchain without the zone could make (generated packages embed the
+// zone database, time/tzdata).
+func MustCalendar(spec CalendarSpec) *Calendar {
+	c, err := NewCalendar(spec)
+	if err != nil {
+		panic(err)
+	}
+	return c
+}
+
+// Spec returns the calendar's spec.
+func (c *Calendar) Spec() CalendarSpec { return c.spec }
+
+// Location is the calendar's time zone (UTC for fixed periods).
+func (c *Calendar) Location() *time.Location { return c.loc }
+
+// At returns the season that contains t.
+func (c *Calendar) At(t time.Time) Season {
+	if c.spec.Period == Fixed {
+		return c.fixedAt(t)
+	}
+	s := c.civilAt(t)
+	// A start that daylight saving moved (a wall-clock time that does not exist that day) is
+	// still the previous season's end, so the seasons tile time; step once if t fell outside.
+	if t.Before(s.Start) {
+		s = c.civilAt(s.Start.Add(-time.Nanosecond))
+	} else if !t.Before(s.End) {
+		s = c.civilAt(s.End)
+	}
+	return s
+}
+
+func (c *Calendar) fixedAt(t time.Time) Season {
+	every, origin := int64(c.spec.Every/time.Second), c.spec.Origin.Unix()
+	d := t.Unix() - origin // Unix() floors, so an instant inside a second belongs to it
+	k := d / every
+	if d%every != 0 && d < 0 {
+		k--
+	}
+	start := time.Unix(origin+k*every, 0).UTC()
+	return Season{ID: start.Unix(), Start: start, End: start.Add(c.spec.Every)}
+}
+
+// civilAt computes the season of t on the wall clock of the calendar's zone: the latest start
+// at or before t's civil date, and the next start after it.
+func (c *Calendar) civilAt(t time.Time) Season {
+	l := t.In(c.loc)
+	y, m, d := l.Date()
+	at := func(y int, m time.Month, d int) time.Time {
+		return time.Date(y, m, d, c.spec.Hour, c.spec.Minute, 0, 0, c.loc)
+	}
+	var start, end func(k int) time.Time // the k-th start before (k = 0: on or after t's civil date)
+	switch c.spec.Period {
+	case Daily:
+		start = func(k int) time.Time { return at(y, m, d-k) }
+		end = func(k int) time.Time { return at(y, m, d-k+1) }
+	case Weekly:
+		back := (int(l.Weekday()) - int(c.spec.Weekday) + 7) % 7
+		start = func(k int) time.Time { return at(y, m, d-back-7*k) }
+		end = func(k int) time.Time { return at(y, m, d-back-7*k+7) }
+	case Monthly:
+		start = func(k int) time.Time { return at(y, m-time.Month(k), c.spec.Day) }
+		end = func(k int) time.Time { return at(y, m-time.Month(k)+1, c.spec.Day) }
+	default: // Yearly
+		start = func(k int) time.Time { return at(y-k, c.spec.Month, c.spec.Day) }
+		end = func(k int) time.Time { return at(y-k+1, c.spec.Month, c.spec.Day) }
+	}
+	k := 0
+	if start(0).After(t) {
+		k = 1
+	}
+	s := start(k)
+	return Season{ID: s.Unix(), Start: s, End: end(k)}
+}
+
+// Next is the season after s.
+func (c *Calendar) Next(s Season) Season { return c.At(s.End) }
+
+// Prev is the season before s.
+func (c *Calendar) Prev(s Season) Season { return c.At(s.Start.Add(-time.Nanosecond)) }
+
+// ByID returns the season whose ID is id, or an error when id is not the start of a season.
+func (c *Calendar) ByID(id int64) (Season, error) {
+	s := c.At(time.Unix(id, 0))
+	if s.ID != id {
+		return Season{}, fmt.Errorf("rankgen: %d is not a season id of this calendar (the season at that instant is %d)", id, s.ID)
+	}
+	return s, nil
+}
+
+// Longest bounds the length of every season: the period's longest civil length (a 31-day
+// month, a 366-day year) plus the largest step back daylight saving makes in the zone
+// (scanned over its changes from 1970 to 2200: an hour in Europe/Paris); the fixed length.
+func (c *Calendar) Longest() time.Duration { return c.longest }
+
+func civilLongest(p Period) time.Duration {
+	day := 24 * time.Hour
+	return map[Period]time.Duration{Daily: day, Weekly: 7 * day, Monthly: 31 * day, Yearly: 366 * day}[p]
+}
+
+// maxLengthening is the largest step back of a zone's UTC offset (the hour an autumn change
+// adds to a day).
+func maxLengthening(loc *time.Location) time.Duration {
+	var most time.Duration
+	t, stop := time.Date(1970, 1, 1, 0, 0, 0, 0, loc), time.Date(2200, 1, 1, 0, 0, 0, 0, loc)
+	for i := 0; i < 4096 && t.Before(stop); i++ { // a zone changes at most a few times a year
+		_, end := t.ZoneBounds()
+		if !end.After(t) { // no further change (or none known)
+			break
+		}
+		_, before := t.Zone()
+		_, after := end.Zone()
+		if d := time.Duration(before-after) * time.Second; d > most {
+			most = d
+		}
+		t = end
+	}
+	return most
+}
+
+// ErrSeasonClosed: a write's time (Redis's clock for server stamps, the client's for client
+// stamps, or a season-anchored value given) lies outside the season of the board it targets.
+// Nothing was written; the write belongs to another season's board.
+var ErrSeasonClosed = errors.New("rankgen: time outside the board's season")
+
+// SeasonError is a write refused for a time outside its board's season; it matches
+// ErrSeasonClosed.
+type SeasonError struct {
+	Field  string // the season-anchored field
+	Value  string // the refused time or offset, formatted
+	Season Season // the board's season
+}
+
+func (e *SeasonError) Error() string {
+	return fmt.Sprintf("rankgen: %s = %s is outside %s", e.Field, e.Value, e.Season)
+}
+
+// Unwrap returns ErrSeasonClosed.
+func (e *SeasonError) Unwrap() error { return ErrSeasonClosed }
+
+// CheckOffset returns a *SeasonError when the offset d of field from the season's start lies
+// outside the season: d < 0 or d ≥ its length.
+func (s Season) CheckOffset(field string, d time.Duration) error {
+	if d >= 0 && d < s.Len() {
+		return nil
+	}
+	return &SeasonError{Field: field, Value: d.String() + " from the start", Season: s}
+}
+
+// SeasonArgs are a season's bounds as a write script takes them: Unix microseconds of its
+// start and end.
+func (s Season) SeasonArgs() (from, until int64) { return s.Start.UnixMicro(), s.End.UnixMicro() }
+
+// SeasonKey is the key of a season's board: base + ":" + the season's id. Its side keys
+// (index, meta, ack) derive from it, so they share its hash slot; a base with a hash tag
+// ("{lb}:weekly") keeps every season in that slot.
+func SeasonKey(base string, s Season) string { return base + ":" + strconv.FormatInt(s.ID, 10) }
+
+// OffsetRangeError is the *RangeError of a season-anchored field's offset outside its width.
+func OffsetRangeError(field string, v time.Duration, min, max string) error {
+	return &RangeError{Field: field, Value: v.String(), Min: min, Max: max}
+}

@@ -1,0 +1,187 @@
+package runtime
+
+import (
+	"errors"
+	"testing"
+	"time"
+)
+
+func mustCal(t *testing.T, spec CalendarSpec) *Calendar {
+	t.Helper()
+	c, err := NewCalendar(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func zone(t *testing.T, name string) *time.Location {
+	t.Helper()
+	loc, err := time.LoadLocation(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return loc
+}
+
+// civil is a wall-clock instant in loc.
+func civil(loc *time.Location, y int, m time.Month, d, h, min int) time.Time {
+	return time.Date(y, m, d, h, min, 0, 0, loc)
+}
+
+// TestSeasonsAcrossDST checks weekly and daily seasons over the spring and autumn changes of
+// two zones, against lengths worked out by hand (a week of 167 or 169 hours, a day of 23 or 25).
+func TestSeasonsAcrossDST(t *testing.T) {
+	paris, ny := zone(t, "Europe/Paris"), zone(t, "America/New_York")
+	cases := []struct {
+		name      string
+		spec      CalendarSpec
+		at        time.Time
+		start     time.Time
+		wantHours float64
+	}{
+		// Paris springs forward on Sunday 2026-03-29 (02:00 → 03:00): that week lasts 167 h.
+		{"paris spring week", CalendarSpec{Period: Weekly, Weekday: time.Monday, Zone: "Europe/Paris"}, civil(paris, 2026, 3, 29, 12, 0), civil(paris, 2026, 3, 23, 0, 0), 167},
+		// and falls back on Sunday 2026-10-25 (03:00 → 02:00): 169 h.
+		{"paris autumn week", CalendarSpec{Period: Weekly, Weekday: time.Monday, Zone: "Europe/Paris"}, civil(paris, 2026, 10, 26, 0, 0).Add(-time.Nanosecond), civil(paris, 2026, 10, 19, 0, 0), 169},
+		{"paris spring day", CalendarSpec{Period: Daily, Zone: "Europe/Paris"}, civil(paris, 2026, 3, 29, 4, 0), civil(paris, 2026, 3, 29, 0, 0), 23},
+		{"paris autumn day", CalendarSpec{Period: Daily, Zone: "Europe/Paris"}, civil(paris, 2026, 10, 25, 23, 59), civil(paris, 2026, 10, 25, 0, 0), 25},
+		// New York springs forward on 2026-03-08 and falls back on 2026-11-01, both Sundays.
+		{"ny spring day", CalendarSpec{Period: Daily, Zone: "America/New_York"}, civil(ny, 2026, 3, 8, 3, 0), civil(ny, 2026, 3, 8, 0, 0), 23},
+		{"ny autumn week (sunday start)", CalendarSpec{Period: Weekly, Weekday: time.Sunday, Zone: "America/New_York"}, civil(ny, 2026, 11, 7, 23, 0), civil(ny, 2026, 11, 1, 0, 0), 169},
+		// A season starting at 02:30, a wall-clock time that 2026-03-08 lacks in New York: Go's
+		// time.Date reads it on the clock before the change (01:30 EST), so that day lasts 24 h
+		// and the next starts at 02:30 EDT.
+		{"ny gap start", CalendarSpec{Period: Daily, Hour: 2, Minute: 30, Zone: "America/New_York"}, civil(ny, 2026, 3, 8, 12, 0), time.Date(2026, 3, 8, 6, 30, 0, 0, time.UTC), 24},
+	}
+	for _, tc := range cases {
+		c := mustCal(t, tc.spec)
+		s := c.At(tc.at)
+		if !s.Start.Equal(tc.start) || s.Len().Hours() != tc.wantHours || !s.Contains(tc.at) {
+			t.Errorf("%s: At(%v) = %v (%v h); want start %v, %v h", tc.name, tc.at, s, s.Len().Hours(), tc.start, tc.wantHours)
+		}
+		if s.ID != s.Start.Unix() {
+			t.Errorf("%s: id %d is not the start's Unix seconds", tc.name, s.ID)
+		}
+	}
+}
+
+// TestSeasonsMonthsAndLeapYears: month lengths, a leap day, years, and boundaries exactly.
+func TestSeasonsMonthsAndLeapYears(t *testing.T) {
+	utc := time.UTC
+	month := mustCal(t, CalendarSpec{Period: Monthly, Day: 1, Zone: "UTC"})
+	for _, tc := range []struct {
+		at   time.Time
+		days int
+	}{
+		{civil(utc, 2028, 2, 29, 23, 59), 29}, // leap February
+		{civil(utc, 2027, 2, 28, 0, 0), 28},
+		{civil(utc, 2026, 1, 31, 23, 59), 31},
+		{civil(utc, 2026, 4, 30, 12, 0), 30},
+	} {
+		s := month.At(tc.at)
+		if s.Start.Day() != 1 || s.Start.Month() != tc.at.Month() || s.Len() != time.Duration(tc.days)*24*time.Hour {
+			t.Errorf("month At(%v) = %v; want %d days from the 1st", tc.at, s, tc.days)
+		}
+	}
+	year := mustCal(t, CalendarSpec{Period: Yearly, Month: time.January, Day: 1, Zone: "UTC"})
+	if s := year.At(civil(utc, 2028, 12, 31, 23, 59)); s.Len() != 366*24*time.Hour {
+		t.Errorf("leap year: %v", s)
+	}
+	// Boundaries: the start belongs to its season, the instant before to the previous one.
+	week := mustCal(t, CalendarSpec{Period: Weekly, Weekday: time.Monday, Zone: "Europe/Paris"})
+	s := week.At(time.Date(2026, 11, 23, 10, 0, 0, 0, utc))
+	if got := week.At(s.Start); got != s {
+		t.Errorf("At(start) = %v; want %v", got, s)
+	}
+	if got := week.At(s.Start.Add(-time.Nanosecond)); got.End != s.Start || week.Prev(s) != got || week.Next(got) != s {
+		t.Errorf("the season before %v is %v", s, got)
+	}
+	if got, err := week.ByID(s.ID); err != nil || got != s {
+		t.Errorf("ByID(%d) = %v, %v", s.ID, got, err)
+	}
+	if _, err := week.ByID(s.ID + 1); err == nil {
+		t.Errorf("ByID of a non-start accepted")
+	}
+}
+
+// TestSeasonsTile walks many consecutive seasons of every period: each starts where the last
+// ended, and every instant probed lies in the season At returns.
+func TestSeasonsTile(t *testing.T) {
+	specs := []CalendarSpec{
+		{Period: Daily, Hour: 2, Minute: 30, Zone: "America/New_York"},
+		{Period: Weekly, Weekday: time.Sunday, Hour: 1, Zone: "Europe/Paris"},
+		{Period: Monthly, Day: 28, Hour: 23, Minute: 59, Zone: "Australia/Lord_Howe"},
+		{Period: Yearly, Month: time.February, Day: 28, Zone: "UTC"},
+		{Period: Fixed, Every: 6 * time.Hour, Origin: time.Date(2026, 1, 1, 3, 0, 0, 0, time.UTC)},
+	}
+	for _, spec := range specs {
+		c := mustCal(t, spec)
+		s := c.At(time.Date(1999, 6, 1, 0, 0, 0, 0, time.UTC))
+		for i := 0; i < 400; i++ {
+			next := c.Next(s)
+			if next.Start != s.End || next.Len() <= 0 || next.Len() > c.Longest() {
+				t.Fatalf("%v: %v then %v (longest %v)", spec.Period, s, next, c.Longest())
+			}
+			mid := s.Start.Add(s.Len() / 3)
+			if c.At(mid) != s || c.At(s.End.Add(-time.Nanosecond)) != s {
+				t.Fatalf("%v: instants of %v map elsewhere", spec.Period, s)
+			}
+			s = next
+		}
+	}
+}
+
+func TestSeasonLongest(t *testing.T) {
+	for _, tc := range []struct {
+		spec CalendarSpec
+		want time.Duration
+	}{
+		{CalendarSpec{Period: Weekly, Zone: "Europe/Paris"}, 7*24*time.Hour + time.Hour},
+		{CalendarSpec{Period: Daily, Zone: "UTC"}, 24 * time.Hour},
+		{CalendarSpec{Period: Monthly, Day: 1, Zone: "America/New_York"}, 31*24*time.Hour + time.Hour},
+		// Lord Howe shifts by half an hour today, but by a whole one in 1981–1985.
+		{CalendarSpec{Period: Yearly, Month: 1, Day: 1, Zone: "Australia/Lord_Howe"}, 366*24*time.Hour + time.Hour},
+		{CalendarSpec{Period: Fixed, Every: 2 * time.Second}, 2 * time.Second},
+	} {
+		if got := mustCal(t, tc.spec).Longest(); got != tc.want {
+			t.Errorf("%v %s: longest %v; want %v", tc.spec.Period, tc.spec.Zone, got, tc.want)
+		}
+	}
+}
+
+func TestCalendarRefusesBadSpecs(t *testing.T) {
+	for _, spec := range []CalendarSpec{
+		{Period: Fixed, Every: 1500 * time.Millisecond},
+		{Period: Daily, Zone: "Mars/Olympus"},
+		{Period: Daily, Zone: ""},
+		{Period: Monthly, Day: 29, Zone: "UTC"},
+		{Period: Yearly, Month: time.February, Day: 29, Zone: "UTC"},
+		{Period: Daily, Hour: 24, Zone: "UTC"},
+		{Period: 99},
+	} {
+		if _, err := NewCalendar(spec); err == nil {
+			t.Errorf("%+v accepted", spec)
+		}
+	}
+}
+
+func TestSeasonErrors(t *testing.T) {
+	c := mustCal(t, CalendarSpec{Period: Fixed, Every: 2 * time.Second, Origin: time.Unix(0, 0)})
+	s := c.At(time.Unix(11, 5))
+	if s.ID != 10 || SeasonKey("lb", s) != "lb:10" {
+		t.Fatalf("season %v, key %s", s, SeasonKey("lb", s))
+	}
+	for _, d := range []time.Duration{-time.Nanosecond, 2 * time.Second} {
+		err := s.CheckOffset("ReachedAt", d)
+		if !errors.Is(err, ErrSeasonClosed) {
+			t.Errorf("offset %v: %v", d, err)
+		}
+	}
+	if err := s.CheckOffset("ReachedAt", 2*time.Second-1); err != nil {
+		t.Error(err)
+	}
+	if err, ok := ParseReply("RANKGEN_SEASON_CLOSED field=ReachedAt at=12000000us"); !ok || !errors.Is(err, ErrSeasonClosed) {
+		t.Errorf("script reply: %v %v", err, ok)
+	}
+}
