@@ -54,67 +54,44 @@ local function done(r)
 end
 
 local floor, fmt, tonumber = math.floor, string.format, tonumber
-local RADICES, SPANS = {10000, 134217728, 10}, {9999, 134217727, 1}
-local NARROW, HIGH = 3, 13421772800000
-local LIMBS, BASE = '>I2I3I3', 16777216
+local RADICES = {10000, 134217728, 10} -- the score digits' radices, most significant first (band walks)
+local HIGH, LIMBS, BASE = 13421772800000, '>I2I3I3', 16777216
 
 -- A bits62 score is the double whose IEEE-754 bit pattern is P. Scripts carry P as its score
--- digits (most significant first). The first NARROW digits make Q = P div G, below HIGH <= 2^53,
--- in plain doubles; the others (wide, their radices multiplying to G) are divided out of P or
+-- digits (most significant first). The leading digits make Q = P div G, below HIGH <= 2^53, in
+-- plain doubles; the others (wide, their radices multiplying to G) are divided out of P or
 -- multiplied into it on three limbs that struct reads from the pattern, most significant first,
 -- the lower two of BASE each: each step stays below radix * BASE <= 2^53, so all is exact. The
 -- 32-bit bit library is never used.
 
 -- p_of splits a score's pattern into its digits, or returns nil when this layout cannot have
--- written it: a sign bit, NaN, Inf or a pattern of RADIX and above leaves Q at HIGH or above.
+-- written it: a sign bit, NaN, Inf or a pattern at or above the product of the radices leaves Q
+-- at HIGH or above.
 local function p_of(s)
   local l1, l2, l3 = struct.unpack(LIMBS, struct.pack('>d', s))
-  local p = {0, 0, 0}
-  for i = #RADICES, NARROW + 1, -1 do
-    local r = RADICES[i]
-    local q1 = floor(l1 / r)
-    local v = (l1 - q1 * r) * BASE + l2
-    local q2 = floor(v / r)
-    v = (v - q2 * r) * BASE + l3
-    local q3 = floor(v / r)
-    p[i], l1, l2, l3 = v - q3 * r, q1, q2, q3
-    if p[i] > SPANS[i] then
-      return nil
-    end
-  end
   local q = (l1 * BASE + l2) * BASE + l3 -- rounded only when at least 2^53, so still refused
   if q >= HIGH then
     return nil
   end
-  for i = NARROW, 1, -1 do
-    local d = q % RADICES[i]
-    if d > SPANS[i] then
-      return nil
-    end
-    p[i], q = d, (q - d) / RADICES[i]
+  local d3 = q % 10
+  q = (q - d3) / 10
+  local d2 = q % 134217728
+  q = (q - d2) / 134217728
+  local d1 = q
+  if d3 > 1 then
+    return nil
   end
-  return p
+  return {d1, d2, d3}
 end
 
--- pattern returns the eight bytes of P = Σ digit · weight (Horner's rule over the radices). A
--- digit may equal its radix (a band's bound): it carries into the digit above, exactly.
+-- pattern returns the eight bytes of P = Q * G + the wide digits (Horner's rule). A digit may
+-- equal its radix (a band's bound): it carries into the digit above, exactly.
 local function pattern(p)
-  local q = p[1]
-  for i = 2, NARROW do
-    q = q * RADICES[i] + p[i]
-  end
+  local q = (p[1] * 134217728 + p[2]) * 10 + p[3]
   local l3 = q % BASE
   q = (q - l3) / BASE
   local l2 = q % BASE
   local l1 = (q - l2) / BASE
-  for i = NARROW + 1, #RADICES do
-    local r = RADICES[i]
-    local v = l3 * r + p[i]
-    local c = floor(v / BASE)
-    l3, v = v - c * BASE, l2 * r + c
-    c = floor(v / BASE)
-    l2, l1 = v - c * BASE, l1 * r + c
-  end
   return struct.pack(LIMBS, l1, l2, l3)
 end
 

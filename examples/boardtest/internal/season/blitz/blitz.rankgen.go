@@ -23,6 +23,7 @@ import (
 	_ "embed"
 	"errors"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -184,6 +185,9 @@ var luaMinBest string
 //go:embed blitz.min_best_many.lua
 var luaMinBestMany string
 
+//go:embed blitz.changes.lua
+var luaChanges string
+
 //go:embed blitz.get.lua
 var luaGet string
 
@@ -214,6 +218,12 @@ var luaCompetition string
 //go:embed blitz.dense.lua
 var luaDense string
 
+//go:embed blitz.band.lua
+var luaBand string
+
+//go:embed blitz.around_score.lua
+var luaAroundScore string
+
 var (
 	scriptSet           = redis.NewScript(luaSet)
 	scriptBest          = redis.NewScript(luaBest)
@@ -223,6 +233,7 @@ var (
 	scriptAddPointsMany = redis.NewScript(luaAddPointsMany)
 	scriptMinBest       = redis.NewScript(luaMinBest)
 	scriptMinBestMany   = redis.NewScript(luaMinBestMany)
+	scriptChanges       = redis.NewScript(luaChanges)
 	scriptGet           = redis.NewScript(luaGet)
 	scriptRank          = redis.NewScript(luaRank)
 	scriptAround        = redis.NewScript(luaAround)
@@ -233,6 +244,8 @@ var (
 	scriptStanding      = redis.NewScript(luaStanding)
 	scriptCompetition   = redis.NewScript(luaCompetition)
 	scriptDense         = redis.NewScript(luaDense)
+	scriptBand          = redis.NewScript(luaBand)
+	scriptAroundScore   = redis.NewScript(luaAroundScore)
 )
 
 // Scripts returns the board's scripts, in a fixed order. Board.Load caches them all; they are
@@ -248,6 +261,7 @@ func Scripts() []*redis.Script {
 		scriptAddPointsMany,
 		scriptMinBest,
 		scriptMinBestMany,
+		scriptChanges,
 		scriptGet,
 		scriptRank,
 		scriptAround,
@@ -258,6 +272,8 @@ func Scripts() []*redis.Script {
 		scriptStanding,
 		scriptCompetition,
 		scriptDense,
+		scriptBand,
+		scriptAroundScore,
 	}
 }
 
@@ -272,12 +288,13 @@ type Board struct {
 	c           redis.UniversalClient
 	keys        []string // the sorted set, its index, the two ack keys
 	exp         rankgenrt.Expiry
-	tokens      *rankgenrt.Tokens // one per write call: exactly-once writes
-	dedup       string            // the dedup window, as the scripts' argument
-	verified    atomic.Bool       // the index records Fingerprint: reads need not check it
-	season      Season            // the season the board holds
-	from, until int64             // the season's bounds in Unix microseconds, for the scripts
-	now         func() time.Time  // the clock of client stamps
+	tokens      *rankgenrt.Tokens  // one per write call: exactly-once writes
+	dedup       string             // the dedup window, as the scripts' argument
+	replicas    rankgenrt.Replicas // how many replicas every write waits for (WithReplicas)
+	verified    atomic.Bool        // the index records Fingerprint: reads need not check it
+	season      Season             // the season the board holds
+	from, until int64              // the season's bounds in Unix microseconds, for the scripts
+	now         func() time.Time   // the clock of client stamps
 }
 
 // Option configures a Board.
@@ -307,6 +324,20 @@ func WithExpireAt(t time.Time) Option {
 func WithDedupWindow(d time.Duration) Option {
 	return func(b *Board) {
 		b.dedup = rankgenrt.DedupArg(d)
+	}
+}
+
+// WithReplicas makes every write wait, in its own round trip, until n replicas of the board's
+// master have it (Redis's WAIT, sent after the write's script on the same connection), for at most
+// timeout. A write that fewer replicas acknowledged in time returns an error matching
+// rankgenrt.ErrNotReplicated: the master applied it, and it may or may not survive a failover;
+// resending it with its token (rankgenrt.ReplicationError) applies nothing again and waits again.
+// Replication stays asynchronous: an acknowledged write survives the failure of its master when
+// the replica promoted is one that acknowledged it. Needs a *redis.Client or a
+// *redis.ClusterClient.
+func WithReplicas(n int, timeout time.Duration) Option {
+	return func(b *Board) {
+		b.replicas = rankgenrt.WaitReplicas(n, timeout)
 	}
 }
 
@@ -564,6 +595,130 @@ func (b *Board) MinBestMany(ctx context.Context, updates []Update[time.Duration]
 		return nil, err
 	}
 	return res, nil
+}
+
+// Change is one field update of a change list (Board.Update, Board.UpdateMany), made by AddPoints
+// or MinBest. A zero Change is refused.
+type Change struct {
+	field string // the field it updates: a list changes each field at most once
+	slot  int    // the place of its value among its id's arguments; 0 = a zero Change
+	value any    // the delta or the new digit, as the changes script takes it
+	err   error  // a value outside the field's range, returned by Update
+}
+
+// The changes script takes, per id, the id and then one argument per field update, in this order:
+// a list fills in its changes and leaves the others "".
+const (
+	changeArgs      = 3 // arguments per id
+	changeAddPoints = 1
+	changeMinBest   = 2
+)
+
+// AddPoints is the change of Board.Update that adds delta to Points, as Board.AddPoints does.
+func AddPoints(delta int64) Change {
+	return Change{field: "Points", slot: changeAddPoints, value: delta}
+}
+
+// MinBest is the change of Board.Update that lowers Best to v when v is smaller, as Board.MinBest
+// does.
+func MinBest(v time.Duration) Change {
+	d, err := digitOfBest(v)
+	if err != nil {
+		return Change{field: "Best", slot: changeMinBest, err: err}
+	}
+	return Change{field: "Best", slot: changeMinBest, value: d}
+}
+
+// Changes is the change list of one id, for UpdateMany.
+type Changes struct {
+	ID    string
+	Apply []Change
+}
+
+// Update applies changes to the entry of id in one script call and returns the new entry: all of
+// them or, when one fails (a value out of range, an add that overflows), none, with an error
+// naming the field. Each change works as its field's update method does: an id without an entry
+// starts from the zero entry, and its first min or max takes the value given. Changes of distinct
+// fields do not depend on their order; a list that changes a field twice, or holds a zero Change,
+// is refused with an error matching rankgenrt.ErrBadChange before anything is sent. An empty list
+// leaves an entry as it is (and stores the zero entry for an id without one). When the changes
+// move the entry (or create it), At (server clock), Best (client clock) is set to now, once,
+// unless the list changes it.
+func (b *Board) Update(ctx context.Context, id string, changes ...Change) (Entry, error) {
+	res, err := b.UpdateMany(ctx, []Changes{{ID: id, Apply: changes}})
+	if err != nil {
+		return Entry{}, err
+	}
+	return res[0].Entry, res[0].Err
+}
+
+// UpdateMany applies many change lists in one script call, atomic as a whole, in order (an id may
+// appear more than once: a later list starts from what an earlier one left). Each list is applied
+// or refused on its own, as Update does: its Result holds the new entry or the error that left
+// that entry unchanged. The error return is for failures of the whole call (connection,
+// ErrLayoutMismatch), which change nothing.
+func (b *Board) UpdateMany(ctx context.Context, lists []Changes) ([]Result, error) {
+	res := make([]Result, len(lists))
+	args := slices.Grow(b.updateArgs(0), changeArgs*len(lists))
+	sent := make([]int, 0, len(lists))
+	for i, l := range lists {
+		group, err := changeGroup(l.ID, l.Apply)
+		if err != nil {
+			res[i].Err = err
+			continue
+		}
+		args = append(args, group...)
+		sent = append(sent, i)
+	}
+	if len(sent) == 0 {
+		return res, nil
+	}
+	v, err := b.write(ctx, scriptChanges, args)
+	if err != nil {
+		return nil, err
+	}
+	items, err := rankgenrt.Items(v, len(sent))
+	if err != nil {
+		return nil, err
+	}
+	for j, it := range items {
+		r := &res[sent[j]]
+		if it.Err != nil {
+			r.Err = it.Err
+			continue
+		}
+		r.Entry, r.Err = Decode(scoreOfP(it.P), it.Member)
+	}
+	return res, nil
+}
+
+// changeGroup is the changes script's arguments for one id's change list: the id, then per field
+// update its value, or "" when the list lacks it. An invalid id, a value out of range, a field
+// changed twice or a zero Change is refused: nothing of the list is sent.
+func changeGroup(id string, changes []Change) ([]any, error) {
+	if err := checkID(id); err != nil {
+		return nil, err
+	}
+	g := make([]any, changeArgs)
+	g[0] = id
+	for k := 1; k < changeArgs; k++ {
+		g[k] = ""
+	}
+	for j, c := range changes {
+		switch {
+		case c.err != nil:
+			return nil, c.err
+		case c.slot == 0:
+			return nil, rankgenrt.ZeroChangeError()
+		}
+		for _, prev := range changes[:j] {
+			if prev.field == c.field {
+				return nil, rankgenrt.FieldTwiceError(c.field)
+			}
+		}
+		g[c.slot] = c.value
+	}
+	return g, nil
 }
 
 // read sends one read command, which cmd queues on the client or on a pipeline and returns. Until
@@ -952,6 +1107,153 @@ func (b *Board) DenseRank(ctx context.Context, id string) (int64, error) {
 	return rankgenrt.Int(v, err)
 }
 
+// Band is a band of the board's order: the entries whose leading score fields equal given values
+// and whose next score field lies between two values. Build one with PointsBetween(lo, hi), or
+// PointsIs(v)… to fix fields first; read it with Between and CountBetween. The zero Band is
+// empty. A value outside its field's range makes the read that takes the band fail with
+// ErrOutOfRange.
+type Band struct {
+	lo, hi uint64 // the band is the scores of P in [lo, hi)
+	err    error  // the first value out of range
+}
+
+// Place is where a score prefix (a <Field>Prefix) or a whole Entry would rank: AroundScore reads
+// the entries around it.
+type Place interface {
+	place() (float64, string, error)
+}
+
+// place is the entry's own score and member.
+func (e Entry) place() (float64, string, error) {
+	return e.Encode()
+}
+
+// scorePrefix is the leading score fields fixed so far: their scores are those of P in [p, end).
+type scorePrefix struct {
+	p, end uint64
+	err    error // the first value out of range
+}
+
+// fix narrows the prefix to the next field's digit d, of the given weight.
+func (s scorePrefix) fix(d, weight uint64) scorePrefix {
+	return scorePrefix{s.p + d*weight, s.p + (d+1)*weight, nil}
+}
+
+// band is the band of the next field's digits dlo…dhi, of the given weight, under the prefix.
+func (s scorePrefix) band(dlo, dhi, weight uint64) Band {
+	if dlo > dhi {
+		return Band{}
+	}
+	return Band{
+		hi: s.p + (dhi+1)*weight,
+		lo: s.p + dlo*weight,
+	}
+}
+
+// place is the place before every entry of the prefix: the lowest score of the entries ahead of it.
+func (s scorePrefix) place() (float64, string, error) {
+	return scoreOfP(s.end), "", s.err
+}
+
+// PointsPrefix is the entries whose Points is a given value: a Place for AroundScore.
+type PointsPrefix struct {
+	scorePrefix
+}
+
+// PointsBetween is the band of entries whose Points lies in [lo, hi] (empty when lo > hi).
+func PointsBetween(lo, hi uint32) Band {
+	dlo, err := digitOfPoints(lo)
+	if err != nil {
+		return Band{err: err}
+	}
+	dhi, err := digitOfPoints(hi)
+	if err != nil {
+		return Band{err: err}
+	}
+	return scorePrefix{}.band(dlo, dhi, pointsWeight)
+}
+
+// PointsIs fixes Points to v.
+func PointsIs(v uint32) PointsPrefix {
+	d, err := digitOfPoints(v)
+	if err != nil {
+		return PointsPrefix{scorePrefix{err: err}}
+	}
+	return PointsPrefix{scorePrefix{}.fix(d, pointsWeight)}
+}
+
+// Between returns, best first with their ranks, up to limit entries of the band, skipping offset
+// of them: Between(ctx, PointsBetween(lo, hi), 0, 10) is the best ten whose Points lies in [lo,
+// hi]. The band is a band of scores: one script counts the entries ahead of it (ZCOUNT) and reads
+// the page (ZRANGE … BYSCORE REV LIMIT), O(log n + offset + limit). A band built from a value
+// out of range is an error matching ErrOutOfRange.
+func (b *Board) Between(ctx context.Context, band Band, offset, limit int64) ([]Ranked, error) {
+	if band.err != nil {
+		return nil, band.err
+	}
+	if band.lo >= band.hi || offset < 0 || limit <= 0 {
+		return nil, nil
+	}
+	v, err := rankgenrt.RunRO(ctx, b.c, scriptBand, b.keys, rankgenrt.FormatScore(scoreOfP(band.lo)), rankgenrt.FormatScore(scoreOfP(band.hi)), offset, limit)
+	if err != nil {
+		return nil, err
+	}
+	ahead, ps, err := rankgenrt.Window(v)
+	if err != nil {
+		return nil, err
+	}
+	return rankedPairs(ahead+offset, ps)
+}
+
+// CountBetween returns the number of entries in the band, with one ZCOUNT in O(log n). A band
+// built from a value out of range is an error matching ErrOutOfRange.
+func (b *Board) CountBetween(ctx context.Context, band Band) (int64, error) {
+	if band.err != nil {
+		return 0, band.err
+	}
+	if band.lo >= band.hi {
+		return 0, nil
+	}
+	var cmd *redis.IntCmd
+	if err := b.read(ctx, func(c redis.Cmdable) redis.Cmder {
+		cmd = c.ZCount(ctx, b.keys[0], rankgenrt.FormatScore(scoreOfP(band.lo)), "("+rankgenrt.FormatScore(scoreOfP(band.hi)))
+		return cmd
+	}); err != nil {
+		return 0, err
+	}
+	return cmd.Result()
+}
+
+// AroundScore returns, best first with their ranks, up to before entries that rank ahead of the
+// place and up to after entries from it on: AroundScore(ctx, PointsIs(v), 5, 5) is the five
+// entries just better than every entry whose Points is v, then the first five of them (or of the
+// entries after, when none has v). A whole Entry is a place too: the entries around where it would
+// rank, itself included when it is on the board. A place built from a value out of range is an
+// error matching ErrOutOfRange, as is a nil place.
+func (b *Board) AroundScore(ctx context.Context, at Place, before, after int64) ([]Ranked, error) {
+	if at == nil {
+		return nil, &rankgenrt.RangeError{
+			Field: "place",
+			Max:   "an Entry",
+			Min:   "a PointsPrefix",
+			Value: "nil",
+		}
+	}
+	score, member, err := at.place()
+	if err != nil {
+		return nil, err
+	}
+	v, err := rankgenrt.RunRO(ctx, b.c, scriptAroundScore, b.keys, rankgenrt.FormatScore(score), member, max(before, 0), max(after, 0))
+	if err != nil {
+		return nil, err
+	}
+	start, ps, err := rankgenrt.Window(v)
+	if err != nil {
+		return nil, err
+	}
+	return rankedPairs(start, ps)
+}
+
 // Reindex builds the board's index (id → member) from the members already in its sorted set: how
 // a board that other code wrote with this layout is adopted. It reads the whole set first and
 // writes nothing when a member does not decode (ErrBadScore, ErrBadMember) or an id has more than
@@ -978,14 +1280,16 @@ const tokenArg = 2
 
 // write runs a write script with args (started by args) under the call's token: the script answers
 // a resend, after a lost reply, with its first reply and writes nothing again, and a failure
-// without a reply is a *rankgenrt.UncertainError (ErrUncertain) that carries the token.
+// without a reply is a *rankgenrt.UncertainError (ErrUncertain) that carries the token. With
+// WithReplicas the write then waits for the board's replicas (rankgenrt.ErrNotReplicated when too
+// few acknowledge it in time).
 func (b *Board) write(ctx context.Context, s *redis.Script, args []any) (any, error) {
 	token, err := b.tokens.Next(ctx)
 	if err != nil {
 		return nil, err
 	}
 	args[tokenArg] = token
-	return rankgenrt.RunWrite(ctx, b.c, s, b.keys, token, args...)
+	return rankgenrt.RunWriteWait(ctx, b.c, s, b.keys, token, b.replicas, args...)
 }
 
 // updateArgs starts the arguments of a field update script: the write arguments, the board's clock
