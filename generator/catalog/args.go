@@ -23,6 +23,9 @@ const (
 	ArgFill   = "fill"   // around: '1' fills the window from the other side at an end
 	ArgOffset = "offset" // bottom: how many of the last entries to skip
 	ArgTied   = "tied"   // competition: how many leading score fields count for ties
+	ArgData   = "data"   // an entry's encoded data (boards with data fields)
+	ArgLo     = "lo"     // range: the lower score bound, as ZRANGE BYSCORE takes it
+	ArgHi     = "hi"     // range: the upper score bound
 )
 
 // Args is the argument layout of a script (its ARGV): the Head arguments once, in order, then
@@ -99,5 +102,9 @@ func (r Reply) Reader() string {
 		ReplyEntries:   "Entries",
 		ReplyPositions: "Positions",
 		ReplyStanding:  "Standing",
+
+		ReplyWindowData:  "WindowData",
+		ReplyEntryData:   "ScoreMemberData",
+		ReplyEntriesData: "EntriesData",
 	}[r]
 }

@@ -87,7 +87,7 @@ func Ops(l *layout.Layout) []Op {
 			ops = append(ops, updates(l, f, u)...)
 		}
 	}
-	return append(ops, reads(l)...)
+	return withData(l, append(ops, reads(l)...))
 }
 
 // Scripts lists the operations of l that run a script, in catalogue order.

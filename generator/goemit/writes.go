@@ -32,7 +32,8 @@ func (b *board) encodeAll(op catalog.Op, ret ...jen.Code) jen.Code {
 		For(jen.List(jen.Id("_"), jen.Id("e")).Op(":=").Range().Id("entries")).Block(
 		jen.List(jen.Id("score"), jen.Id("member"), jen.Err()).Op(":=").Id("e").Dot("Encode").Call(),
 		errNil().Block(jen.Return(append(ret, jen.Err())...)),
-		jen.Id("args").Op("=").Append(jen.Id("args"), rt("FormatScore").Call(jen.Id("score")), jen.Id("member")),
+		b.encodeData(ret...),
+		jen.Id("args").Op("=").Append(append([]jen.Code{jen.Id("args"), rt("FormatScore").Call(jen.Id("score")), jen.Id("member")}, b.dataArg()...)...),
 	)
 }
 

@@ -50,6 +50,9 @@ type data struct {
 	BestOf      bool // max/min: an id's first write takes the submitted value (apply's fresh)
 
 	Lead *field // competition
+
+	Data             bool   // the layout has data fields: KEYS[5] is the data hash
+	StoreFingerprint string // the stored-format fingerprint the data hash records
 }
 
 // memberCheck is the range check member_of makes of one member field's text, for a field whose
@@ -106,6 +109,9 @@ func newData(l *layout.Layout) *data {
 		DecimalPlaces: l.DecimalPlaces,
 		ScoreRadix:    num(l.ScoreRadix),
 		Separator:     luaString(l.Separator),
+
+		Data:             l.HasData(),
+		StoreFingerprint: l.StoreFingerprint,
 	}
 	if d.Decimal {
 		d.Pow = "1" + strings.Repeat("0", l.DecimalPlaces)
