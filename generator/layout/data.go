@@ -4,9 +4,11 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/rankgen/rankgen/internal/quote"
 	"github.com/rankgen/rankgen/internal/suggest"
+	rankgenrt "github.com/rankgen/rankgen/runtime"
 	"gopkg.in/yaml.v3"
 )
 
@@ -197,4 +199,85 @@ func (f *Field) DataRange() string {
 		return strings.Join(f.Values, ", ")
 	}
 	return f.Range()
+}
+
+// DataValue is one data field's value as the interpreted codec sees it: Text for a string,
+// else Key, as Field keys are (the value for uint, bool and enum; the int64 with its sign bit
+// flipped for int, and for time in units since the Unix epoch).
+type DataValue struct {
+	Key  uint64
+	Text string
+}
+
+// ZeroData is the data of an entry that has none (one a field update created): each field's
+// Go zero value, which the generated DecodeData returns for it.
+func (l *Layout) ZeroData() []DataValue {
+	vals := make([]DataValue, len(l.Data))
+	for i, f := range l.Data {
+		switch f.Kind {
+		case Int:
+			vals[i].Key = IntKey(0)
+		case Time:
+			n, _ := TimeUnits(time.Time{}, f.Unit)
+			vals[i].Key = IntKey(n)
+		}
+	}
+	return vals
+}
+
+// EncodeData writes data values as a board stores them (see package runtime: each value's
+// length, ':' and its text). A value out of its field's range or a string over its max_bytes is
+// an error matching ErrOutOfRange.
+func (l *Layout) EncodeData(vals []DataValue) (string, error) {
+	if len(vals) != len(l.Data) {
+		return "", fmt.Errorf("layout: %d data values for %d data fields", len(vals), len(l.Data))
+	}
+	var b []byte
+	for i, f := range l.Data {
+		v := vals[i]
+		switch {
+		case f.Kind == String && len(v.Text) > f.MaxBytes:
+			return "", rankgenrt.DataLengthError(f.Name, len(v.Text), f.MaxBytes)
+		case f.Kind == String:
+			b = rankgenrt.AppendDataText(b, v.Text)
+		case f.Kind == Time && (v.Key < f.Lo || v.Key > f.Hi):
+			return "", rankgenrt.TimeRangeError(f.Name, f.TimeOf(v.Key), f.Format(f.Lo), f.Format(f.Hi))
+		case f.Check(v.Key) != nil:
+			return "", f.Check(v.Key)
+		case f.Signed():
+			b = rankgenrt.AppendDataInt(b, IntOf(v.Key))
+		default:
+			b = rankgenrt.AppendDataUint(b, v.Key)
+		}
+	}
+	return string(b), nil
+}
+
+// DecodeData reads data as a board stores it; "" is ZeroData. Data this layout cannot have
+// written is an error matching ErrBadData.
+func (l *Layout) DecodeData(s string) ([]DataValue, error) {
+	if s == "" {
+		return l.ZeroData(), nil
+	}
+	texts, err := rankgenrt.DataTexts(s, len(l.Data))
+	if err != nil {
+		return nil, err
+	}
+	vals := make([]DataValue, len(l.Data))
+	for i, f := range l.Data {
+		switch {
+		case f.Kind == String:
+			vals[i].Text, err = rankgenrt.DataString(texts[i], f.Name, f.MaxBytes)
+		case f.Signed():
+			var n int64
+			n, err = rankgenrt.DataInt(texts[i], f.Name, IntOf(f.Lo), IntOf(f.Hi))
+			vals[i].Key = IntKey(n)
+		default:
+			vals[i].Key, err = rankgenrt.DataUint(texts[i], f.Name, f.Lo, f.Hi)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return vals, nil
 }

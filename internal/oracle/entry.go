@@ -56,6 +56,9 @@ func FromGenerated(l *layout.Layout, v any) layout.Entry {
 			}
 		}
 	}
+	if l.HasData() {
+		e.Data = dataFromGenerated(l, rv)
+	}
 	return e
 }
 
@@ -88,6 +91,9 @@ func ToGenerated(l *layout.Layout, e layout.Entry, ptr any) {
 		case layout.Time:
 			fv.Set(reflect.ValueOf(f.TimeOf(k)))
 		}
+	}
+	if l.HasData() {
+		dataToGenerated(l, e.Data, rv)
 	}
 }
 
