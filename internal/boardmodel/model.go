@@ -241,7 +241,7 @@ func SameError(got, want error) bool {
 		return got == nil && want == nil
 	}
 	for _, s := range []error{rankgenrt.ErrOutOfRange, rankgenrt.ErrOverflow, rankgenrt.ErrNotFound,
-		rankgenrt.ErrLayoutMismatch, rankgenrt.ErrNotIndexed, rankgenrt.ErrBadScore, rankgenrt.ErrBadMember} {
+		rankgenrt.ErrLayoutMismatch, rankgenrt.ErrNotIndexed, rankgenrt.ErrBadScore, rankgenrt.ErrBadMember, rankgenrt.ErrBadData} {
 		if errors.Is(want, s) {
 			return errors.Is(got, s)
 		}
