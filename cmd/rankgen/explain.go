@@ -138,6 +138,7 @@ type explainDoc struct {
 	// A layout with data fields: the fingerprint of everything stored (layout and data), and
 	// the data fields.
 	StoreFingerprint string    `json:"store_fingerprint,omitempty"`
+	DataFingerprint  string    `json:"data_fingerprint,omitempty"`
 	Data             []dataDoc `json:"data,omitempty"`
 }
 
@@ -308,7 +309,7 @@ func addDataJSON(d *explainDoc, l *layout.Layout) {
 	if !l.HasData() {
 		return
 	}
-	d.StoreFingerprint = l.StoreFingerprint
+	d.StoreFingerprint, d.DataFingerprint = l.StoreFingerprint, l.DataFingerprint
 	for _, f := range l.Data {
 		d.Data = append(d.Data, dataDoc{Name: f.Name, Type: f.Kind.String(), GoType: f.GoType, Values: f.DataRange(), MaxBytes: f.MaxBytes})
 	}

@@ -450,8 +450,8 @@ func (d *diff) checkData(key string) {
 		d.errorf("HGETALL %s: %v", key, err)
 		return
 	}
-	if fp, ok := got[""]; ok && fp != d.l.StoreFingerprint {
-		d.errorf("data fingerprint %q; want %q", fp, d.l.StoreFingerprint)
+	if fp, ok := got[""]; ok && fp != d.l.DataFingerprint {
+		d.errorf("data fingerprint %q; want %q", fp, d.l.DataFingerprint)
 	}
 	delete(got, "")
 	if len(got) != len(d.m.Data) {

@@ -211,7 +211,7 @@ func checkFieldText(p *probe) bool {
 // unreachable while the rules above cover the canonical layout.
 func checkLayout(p *probe) bool {
 	if o, n := p.oldL(), p.newL(); o.Fingerprint == n.Fingerprint {
-		p.atKey(nil, "the stored-format fingerprint changes from %s to %s", o.StoreFingerprint, n.StoreFingerprint)
+		p.atKey(nil, "the data fingerprint changes from %s to %s", o.DataFingerprint, n.DataFingerprint)
 		return false
 	}
 	p.atKey(nil, "the layout fingerprint changes from %s to %s", p.oldL().Fingerprint, p.newL().Fingerprint)

@@ -115,6 +115,6 @@ func dataDoc(l *layout.Layout) string {
 		return ""
 	}
 	return ` Each entry's Data lives in a hash beside the set (a fifth key of the same slot, which
-records the stored-format fingerprint StoreFingerprint); the scripts write, delete and expire it
+records the data format's fingerprint DataFingerprint); the scripts write, delete and expire it
 with the entries and read it with them.`
 }

@@ -78,8 +78,12 @@ func (c *codec) fingerprint(f *jen.File) {
 	f.Line()
 	if c.l.HasData() {
 		f.Comment("StoreFingerprint identifies everything the board stores: the layout and the entry data's")
-		f.Comment("stored format. The data hash records it, so data written by another format is refused.")
+		f.Comment("stored format (rankgen explain reports it).")
 		f.Const().Id("StoreFingerprint").Op("=").Lit(c.l.StoreFingerprint)
+		f.Line()
+		f.Comment("DataFingerprint identifies the entry data's stored format alone. The data hash records it,")
+		f.Comment("so data written in another format is refused, and data outlives a migration of the ranking.")
+		f.Const().Id("DataFingerprint").Op("=").Lit(c.l.DataFingerprint)
 		f.Line()
 	}
 }

@@ -135,5 +135,6 @@ func (l *Layout) dataTable() string {
 	}
 	tw.Flush()
 	fmt.Fprintf(&b, "stored-format fingerprint (layout and data): %s\n", l.StoreFingerprint)
+	fmt.Fprintf(&b, "data fingerprint (recorded in the data hash): %s\n", l.DataFingerprint)
 	return b.String()
 }

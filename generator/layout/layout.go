@@ -296,6 +296,9 @@ type Layout struct {
 	// data fields they equal Canonical and Fingerprint.
 	StoreCanonical   string
 	StoreFingerprint string
+	// DataFingerprint is the fingerprint of the data fields' stored format alone: the data hash
+	// records it, so that data outlives a migration of the ranking layout ("" without data).
+	DataFingerprint string
 }
 
 // ScoreFields and MemberFields split Fields by place.

@@ -89,6 +89,9 @@ func (v *validator) layout(raw *rawSchema) *Layout {
 	l.Fingerprint = fingerprint(l.Canonical)
 	l.StoreCanonical = l.Canonical + dataCanonical(l)
 	l.StoreFingerprint = fingerprint(l.StoreCanonical)
+	if l.HasData() {
+		l.DataFingerprint = fingerprint(dataCanonical(l))
+	}
 	return l
 }
 

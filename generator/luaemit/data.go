@@ -52,7 +52,7 @@ type data struct {
 	Lead *field // competition
 
 	Data             bool   // the layout has data fields: KEYS[5] is the data hash
-	StoreFingerprint string // the stored-format fingerprint the data hash records
+	DataFingerprint string // the data format's fingerprint, which the data hash records
 }
 
 // memberCheck is the range check member_of makes of one member field's text, for a field whose
@@ -111,7 +111,7 @@ func newData(l *layout.Layout) *data {
 		Separator:     luaString(l.Separator),
 
 		Data:             l.HasData(),
-		StoreFingerprint: l.StoreFingerprint,
+		DataFingerprint: l.DataFingerprint,
 	}
 	if d.Decimal {
 		d.Pow = "1" + strings.Repeat("0", l.DecimalPlaces)

@@ -5,7 +5,7 @@
 -- Layout fc67176e3f4b7bf3. KEYS[1] is the board (a sorted set), KEYS[2] its meta key (the layout
 -- fingerprint); both share one hash slot.
 -- KEYS[5] is its data, in the same slot: a hash id -> the entry's encoded data, whose field ""
--- holds the stored-format fingerprint 24a73db94107de9e.
+-- holds the data format's fingerprint c8100f5b185c8cd2.
 -- ARGV[1]: the id; ARGV[2], ARGV[3]: how many entries before and after it; ARGV[4]: '1' to
 -- fill the window from the other side where it meets an end of the board.
 -- Returns {position of the first entry, {member, score, ...}}, or nil when the id has no entry.
@@ -39,7 +39,7 @@ if stop > 2 ^ 52 then
 end
 -- The data hash records the stored format of the data it holds: another one is refused, never
 -- misread.
-local DATA_FINGERPRINT = '24a73db94107de9e'
+local DATA_FINGERPRINT = 'c8100f5b185c8cd2'
 local dfp = redis.call('HGET', dkey, '')
 if dfp and dfp ~= DATA_FINGERPRINT then
   return redis.error_reply('RANKGEN_LAYOUT_MISMATCH the board data has stored format ' .. dfp .. ', this code reads ' .. DATA_FINGERPRINT)

@@ -5,7 +5,7 @@
 -- Layout fc67176e3f4b7bf3. KEYS[1] is the board (a sorted set), KEYS[2] its meta key (the layout
 -- fingerprint); both share one hash slot.
 -- KEYS[5] is its data, in the same slot: a hash id -> the entry's encoded data, whose field ""
--- holds the stored-format fingerprint 24a73db94107de9e.
+-- holds the data format's fingerprint c8100f5b185c8cd2.
 -- ARGV[1]: the 0-based position of the first entry; ARGV[2]: the page size.
 -- Returns {offset, {member, score, ...}, {data, ...}}.
 local board, aux = KEYS[1], KEYS[2]
@@ -18,7 +18,7 @@ if fp and fp ~= FINGERPRINT then
 end
 -- The data hash records the stored format of the data it holds: another one is refused, never
 -- misread.
-local DATA_FINGERPRINT = '24a73db94107de9e'
+local DATA_FINGERPRINT = 'c8100f5b185c8cd2'
 local dfp = redis.call('HGET', dkey, '')
 if dfp and dfp ~= DATA_FINGERPRINT then
   return redis.error_reply('RANKGEN_LAYOUT_MISMATCH the board data has stored format ' .. dfp .. ', this code reads ' .. DATA_FINGERPRINT)

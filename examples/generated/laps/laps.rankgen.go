@@ -19,6 +19,7 @@
 //	Name  string  at most 32 bytes
 //	Car   Car     kart, formula, touring, rally
 //	stored-format fingerprint (layout and data): 24a73db94107de9e
+//	data fingerprint (recorded in the data hash): c8100f5b185c8cd2
 package laps
 
 import (
@@ -48,8 +49,12 @@ const (
 const Fingerprint = "fc67176e3f4b7bf3"
 
 // StoreFingerprint identifies everything the board stores: the layout and the entry data's
-// stored format. The data hash records it, so data written by another format is refused.
+// stored format (rankgen explain reports it).
 const StoreFingerprint = "24a73db94107de9e"
+
+// DataFingerprint identifies the entry data's stored format alone. The data hash records it,
+// so data written in another format is refused, and data outlives a migration of the ranking.
+const DataFingerprint = "c8100f5b185c8cd2"
 
 // The layout as constants. A field's digit is its value minus Min (desc) or Max minus its value (asc),
 // so that a larger digit ranks first. The score is P = Σ digit·Weight, a whole number below 2^53.
@@ -364,7 +369,7 @@ func Scripts() []*redis.Script {
 // another layout (ErrLayoutMismatch) and leaves the board unchanged on any error. Reads refuse
 // another layout's board too, within their one round trip. A Board is safe for concurrent use;
 // create it once per key and reuse it. Each entry's Data lives in a hash beside the set (a fifth
-// key of the same slot, which records the stored-format fingerprint StoreFingerprint); the scripts
+// key of the same slot, which records the data format's fingerprint DataFingerprint); the scripts
 // write, delete and expire it with the entries and read it with them.
 type Board struct {
 	c        redis.UniversalClient

@@ -9,7 +9,7 @@
 -- fingerprint), KEYS[3] and KEYS[4] its ack keys (recorded
 -- write tokens and their replies); all share one hash slot.
 -- KEYS[5] is its data, in the same slot: a hash id -> the entry's encoded data, whose field ""
--- holds the stored-format fingerprint 24a73db94107de9e.
+-- holds the data format's fingerprint c8100f5b185c8cd2.
 -- ARGV[1], ARGV[2]: expiry mode ('', 'px' or 'pxat') and its milliseconds, applied to both keys.
 -- ARGV[3], ARGV[4]: the call's idempotency token, and how many seconds tokens are remembered (0 = off).
 -- ARGV[5]: how many entries to keep. Returns how many were removed.
@@ -87,7 +87,7 @@ if fp and fp ~= FINGERPRINT then
 end
 -- The data hash records the stored format of the data it holds: another one is refused, never
 -- misread.
-local DATA_FINGERPRINT = '24a73db94107de9e'
+local DATA_FINGERPRINT = 'c8100f5b185c8cd2'
 local dfp = redis.call('HGET', dkey, '')
 if dfp and dfp ~= DATA_FINGERPRINT then
   return redis.error_reply('RANKGEN_LAYOUT_MISMATCH the board data has stored format ' .. dfp .. ', this code writes ' .. DATA_FINGERPRINT)
