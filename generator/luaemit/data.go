@@ -51,7 +51,7 @@ type data struct {
 
 	Lead *field // competition
 
-	Data             bool   // the layout has data fields: KEYS[5] is the data hash
+	Data            bool   // the layout has data fields: KEYS[5] is the data hash
 	DataFingerprint string // the data format's fingerprint, which the data hash records
 }
 
@@ -110,7 +110,7 @@ func newData(l *layout.Layout) *data {
 		ScoreRadix:    num(l.ScoreRadix),
 		Separator:     luaString(l.Separator),
 
-		Data:             l.HasData(),
+		Data:            l.HasData(),
 		DataFingerprint: l.DataFingerprint,
 	}
 	if d.Decimal {
