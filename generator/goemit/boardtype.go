@@ -105,6 +105,9 @@ func (b *board) resultTypes() {
 	f.Type().Id("Update").Types(jen.Id("V").Any()).Struct(jen.Id(l.IDName).Add(b.idType()), jen.Id("Value").Id("V"))
 	f.Line()
 	f.Comment("Result is the outcome of one update of a batch: the new entry, or the error that left it unchanged.")
+	if l.HasData() {
+		f.Comment("Field updates leave an entry's data as it is and do not read it: Entry.Data is zero here (Get returns it).")
+	}
 	f.Type().Id("Result").Struct(jen.Id("Entry").Id("Entry"), jen.Id("Err").Error())
 	f.Line()
 }

@@ -463,6 +463,7 @@ type Update[V any] struct {
 }
 
 // Result is the outcome of one update of a batch: the new entry, or the error that left it unchanged.
+// Field updates leave an entry's data as it is and do not read it: Entry.Data is zero here (Get returns it).
 type Result struct {
 	Entry Entry
 	Err   error
