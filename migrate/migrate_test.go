@@ -280,7 +280,14 @@ var refusals = []refusal{
 	{name: "bad default and rename", rule: "FIELD_COUNT", old: lay("", points20), new: lay("", points20+tier),
 		mapping: migrate.Mapping{Defaults: map[string]string{"Tier": "diamond"}, Renames: map[string]string{"Score": "Points"}},
 		want:    "-default Tier=diamond: want one of bronze, silver, gold; -rename Score=Points: the old layout has no field Score"},
+	{name: "data field added", rule: "DATA_COUNT", old: lay("", points20+nickData), new: lay("", points20+nickData+"  - name: Car\n    type: bool\n"),
+		want: "the data fields change (data fingerprint"},
+	{name: "data string narrowed", rule: "DATA_FORMAT", old: lay("", points20+nickData), new: lay("", points20+strings.Replace(nickData, "max_bytes: 8", "max_bytes: 4", 1)),
+		want: "migrate rewrites the sorted set and its index, not the data hash"},
 }
+
+// nickData declares one data field, a string.
+const nickData = "data:\n  - name: Nick\n    type: string\n    max_bytes: 8\n"
 
 func TestRefuseChangesWithoutMapping(t *testing.T) {
 	for _, c := range refusals {

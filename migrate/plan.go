@@ -112,6 +112,10 @@ func NewPlan(old, new *layout.Layout, m Mapping) (*Plan, error) {
 			bad("-drop %s: the old layout has no field %s", name, name)
 		}
 	}
+	if old.HasData() && new.HasData() && old.DataFingerprint != new.DataFingerprint {
+		// The data hash is keyed by id and outlives the switch; its values are another format's.
+		bad("the data fields change (data fingerprint %s → %s): migrate rewrites the sorted set and its index, not the data hash; delete the board's data hash (rankgenrt.DataKey) or write the data anew with Set", old.DataFingerprint, new.DataFingerprint)
+	}
 	if len(problems) > 0 {
 		sort.Strings(problems)
 		return nil, &NoMappingError{Problems: problems}

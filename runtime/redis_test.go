@@ -153,7 +153,7 @@ func TestReplies(t *testing.T) {
 		t.Errorf("Int(\"3\") = %v; want ErrBadReply", err)
 	}
 	start, ps, err := Window([]any{int64(3), []any{"a", "9007199254740991", "b", "0.1"}})
-	if err != nil || start != 3 || ps[0] != (Pair{"a", 1<<53 - 1}) || ps[1] != (Pair{"b", 0.1}) {
+	if err != nil || start != 3 || ps[0] != (Pair{Member: "a", Score: 1<<53 - 1}) || ps[1] != (Pair{Member: "b", Score: 0.1}) {
 		t.Fatalf("Window = %d %+v %v", start, ps, err)
 	}
 	for f, want := range map[float64]string{0: "0", 1 << 53: "9007199254740992", 0.00001234: "0.00001234", 1e21: "1000000000000000000000"} {

@@ -119,6 +119,7 @@ func FormatScore(f float64) string {
 type Pair struct {
 	Member string
 	Score  float64
+	Data   string // the entry's data, read by boards with data fields ("" where it has none)
 }
 
 // Pairs reads a flat member, score, member, score … reply (WITHSCORES inside a script).

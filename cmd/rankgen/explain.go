@@ -135,6 +135,20 @@ type explainDoc struct {
 	Files       []string   `json:"files"`
 	Canonical   []string   `json:"canonical"`
 	Operations  []opDoc    `json:"operations"`
+	// A layout with data fields: the fingerprint of everything stored (layout and data), and
+	// the data fields.
+	StoreFingerprint string    `json:"store_fingerprint,omitempty"`
+	DataFingerprint  string    `json:"data_fingerprint,omitempty"`
+	Data             []dataDoc `json:"data,omitempty"`
+}
+
+// dataDoc is one data field: stored beside the entry, never ranked.
+type dataDoc struct {
+	Name     string `json:"name"`
+	Type     string `json:"type"`
+	GoType   string `json:"go_type"`
+	Values   string `json:"values"`
+	MaxBytes int    `json:"max_bytes,omitempty"`
 }
 
 // opDoc is one board operation of the catalogue: what the generated Board can do, and which
@@ -286,7 +300,19 @@ func layoutJSON(l *layout.Layout) explainDoc {
 		}
 		d.Fields = append(d.Fields, fd)
 	}
+	addDataJSON(&d, l)
 	return d
+}
+
+// addDataJSON adds the data fields and the stored-format fingerprint of a layout that has them.
+func addDataJSON(d *explainDoc, l *layout.Layout) {
+	if !l.HasData() {
+		return
+	}
+	d.StoreFingerprint, d.DataFingerprint = l.StoreFingerprint, l.DataFingerprint
+	for _, f := range l.Data {
+		d.Data = append(d.Data, dataDoc{Name: f.Name, Type: f.Kind.String(), GoType: f.GoType, Values: f.DataRange(), MaxBytes: f.MaxBytes})
+	}
 }
 
 // log2 of a capacity (at most 2^53, so float64(x) is exact).

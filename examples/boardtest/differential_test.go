@@ -117,7 +117,26 @@ func (d *diff) entry() layout.Entry {
 			e.Keys[i] = bad[d.rng.IntN(len(bad))]
 		}
 	}
+	if d.l.HasData() && d.rng.IntN(8) > 0 { // else no data given: the zero Data
+		e.Data = d.data()
+	}
 	return e
+}
+
+// data returns random data for an entry, now and then a value its field refuses: a string one
+// byte over max_bytes, a key out of range.
+func (d *diff) data() []layout.DataValue {
+	vals := oracle.RandomData(d.l, d.rng)
+	if d.rng.IntN(12) == 0 {
+		i := d.rng.IntN(len(d.l.Data))
+		f := d.l.Data[i]
+		if f.Kind == layout.String {
+			vals[i].Text = strings.Repeat("x", f.MaxBytes+1)
+		} else if bad := oracle.OutOfRange(f); len(bad) > 0 {
+			vals[i].Key = bad[d.rng.IntN(len(bad))]
+		}
+	}
+	return vals
 }
 
 // updatable lists the (field, op) pairs the board offers.
@@ -210,7 +229,7 @@ func (d *diff) randomOp() {
 		got := d.b.SetMany(es)
 		var want error
 		for _, e := range es { // all validated first: nothing is written when one is bad
-			if _, _, err := d.l.Encode(e); err != nil && want == nil {
+			if err := d.m.Check(e); err != nil && want == nil {
 				want = err
 			}
 		}
@@ -236,7 +255,7 @@ func (d *diff) randomOp() {
 		got, err := d.b.BestMany(es)
 		var werr error
 		for _, e := range es {
-			if _, _, err := d.l.Encode(e); err != nil && werr == nil {
+			if err := d.m.Check(e); err != nil && werr == nil {
 				werr = err
 			}
 		}
@@ -319,14 +338,10 @@ func (d *diff) randomOp() {
 func (d *diff) reads() {
 	id := d.id()
 	got, err := d.b.Get(id)
-	keys, ok := d.m.Entries[id]
-	var werr error
-	if !ok {
-		werr = rankgenrt.ErrNotFound
-	}
+	want, werr := d.m.Get(id)
 	d.compareErr(fmt.Sprintf("Get(%q)", id), err, werr)
-	if err == nil && ok {
-		d.compareEntry(fmt.Sprintf("Get(%q)", id), got, layout.Entry{ID: id, Keys: keys})
+	if err == nil && werr == nil {
+		d.compareEntry(fmt.Sprintf("Get(%q)", id), got, want)
 	}
 	rank, err := d.b.Rank(id)
 	wrank, werr := d.m.Rank(id)
@@ -368,7 +383,7 @@ func (d *diff) compareErr(what string, got, want error) {
 
 func (d *diff) compareEntry(what string, got, want layout.Entry) {
 	d.t.Helper()
-	if got.ID != want.ID || !slices.Equal(got.Keys, want.Keys) {
+	if got.ID != want.ID || !slices.Equal(got.Keys, want.Keys) || !slices.Equal(got.Data, want.Data) {
 		d.errorf("%s: board entry %s; the model's %s", what, d.fmt(got), d.fmt(want))
 	}
 }
@@ -379,6 +394,9 @@ func (d *diff) fmt(e layout.Entry) string {
 		if i < len(e.Keys) {
 			parts = append(parts, f.Name+"="+f.Format(e.Keys[i]))
 		}
+	}
+	if e.Data != nil {
+		parts = append(parts, fmt.Sprintf("data=%+v", e.Data))
 	}
 	return "{" + strings.Join(parts, " ") + "}"
 }
@@ -435,6 +453,33 @@ func (d *diff) checkState() {
 		fp, err := d.c.Get(ctx, keys[1]).Result()
 		if err != redis.Nil && (err != nil || fp != d.l.Fingerprint) {
 			d.errorf("meta key %s = %q, %v; want %q", keys[1], fp, err, d.l.Fingerprint)
+		}
+	}
+	if d.l.HasData() {
+		d.checkData(keys[4])
+	}
+}
+
+// checkData compares the board's data hash with the model: the stored-format fingerprint,
+// and the data of exactly the entries Set or Best gave data, byte for byte.
+func (d *diff) checkData(key string) {
+	d.t.Helper()
+	got, err := d.c.HGetAll(ctx, key).Result()
+	if err != nil {
+		d.errorf("HGETALL %s: %v", key, err)
+		return
+	}
+	if fp, ok := got[""]; ok && fp != d.l.DataFingerprint {
+		d.errorf("data fingerprint %q; want %q", fp, d.l.DataFingerprint)
+	}
+	delete(got, "")
+	if len(got) != len(d.m.Data) {
+		d.errorf("the data hash has %d ids; the model %d", len(got), len(d.m.Data))
+	}
+	for id, vals := range d.m.Data {
+		want, err := d.l.EncodeData(vals)
+		if err != nil || got[id] != want {
+			d.errorf("the data of %q is %q; the model's %q (%v)", id, got[id], want, err)
 		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/rankgen/rankgen/examples/generated/arena"
+	"github.com/rankgen/rankgen/examples/generated/laps"
 	"github.com/rankgen/rankgen/examples/generated/season"
 	"github.com/rankgen/rankgen/internal/redistest"
 	rankgenrt "github.com/rankgen/rankgen/runtime"
@@ -103,6 +104,10 @@ func replayWritesOnce(t *testing.T, c redis.UniversalClient) {
 		"season": func(key string) ([]string, []replayCase) {
 			b := season.NewBoard(c, key)
 			return b.Keys(), seasonReplays(b)
+		},
+		"laps": func(key string) ([]string, []replayCase) {
+			b := laps.NewBoard(c, key)
+			return b.Keys(), lapsReplays(b)
 		},
 	}
 	for name, board := range boards {

@@ -35,6 +35,9 @@ func dump(t *testing.T, c redis.UniversalClient, keys []string) map[string]any {
 	case "string":
 		out["side"], _ = c.Get(ctx, keys[1]).Result()
 	}
+	if len(keys) > 4 { // a board with data fields: its data hash
+		out["data"], _ = c.HGetAll(ctx, keys[4]).Result()
+	}
 	return out
 }
 

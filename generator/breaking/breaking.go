@@ -62,8 +62,10 @@ func (s Schema) name() string {
 // in schema order.
 func Compare(old, new Schema) []Change {
 	c := &comparer{old: old, new: new}
-	// The fingerprint covers everything that decides the stored encoding.
-	if old.Layout.Fingerprint != new.Layout.Fingerprint {
+	// The fingerprints cover everything that decides the stored encoding: the ranking layout's,
+	// and the stored format's, which adds the entry data (a board whose schema had no data
+	// fields stores none, so the first ones break nothing).
+	if old.Layout.Fingerprint != new.Layout.Fingerprint || old.Layout.HasData() && old.Layout.DataFingerprint != new.Layout.DataFingerprint {
 		c.run(Wire, c.byPosition())
 	}
 	c.run(Source, c.byName())

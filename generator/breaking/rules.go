@@ -49,6 +49,8 @@ var ruleTable = []Rule{
 	{"FIELD_RANGE", Wire, "a field's range (min, max or a time's epoch) changes", eachField, checkFieldRange},
 	{"FIELD_TEXT", Wire, "a member field's text width or hex/decimal form changes", eachField, checkFieldText},
 	{"SEASON", Wire, "a board's season calendar (period, start, zone) comes, goes or changes: season ids, keys and season-anchored offsets mean other instants", wholeSchema, checkSeason},
+	{"DATA_COUNT", Wire, "a data field is added or removed: the data stored with each entry holds another number of values", wholeSchema, checkDataCount},
+	{"DATA_FORMAT", Wire, "a data field's type, range, enum values, unit or max_bytes changes: its stored values mean others", wholeSchema, checkDataFormat},
 	{"LAYOUT", Wire, "the layout fingerprint changes and no other rule says why (a gap in the rules)", fallback, checkLayout},
 	{"PACKAGE", Source, "the Go package name changes", wholeSchema, checkPackage},
 	{"ID_NAME", Source, "the id's Go field name changes", wholeSchema, checkIDName},
@@ -58,6 +60,8 @@ var ruleTable = []Rule{
 	{"UPDATE_REMOVED", Source, "an update is dropped from a field's update list: its Board methods no longer exist", eachField, checkUpdateRemoved},
 	{"ENUM_VALUE_REMOVED", Source, "an enum value is gone, and with it its Go constant", eachField, checkEnumValueRemoved},
 	{"SEASONS_API", Source, "a board becomes periodic or stops being: NewBoard gains or loses its Season, Seasons comes or goes", wholeSchema, checkSeasonsAPI},
+	{"DATA_REMOVED", Source, "a data field is gone (or renamed): its Data field no longer exists", wholeSchema, checkDataRemoved},
+	{"DATA_GO_TYPE", Source, "a data field's Go type changes", wholeSchema, checkDataGoType},
 }
 
 func checkScore(p *probe) bool {
@@ -208,6 +212,10 @@ func checkFieldText(p *probe) bool {
 // checkLayout keeps a rule missing for a future schema key from passing CI silently: it is
 // unreachable while the rules above cover the canonical layout.
 func checkLayout(p *probe) bool {
+	if o, n := p.oldL(), p.newL(); o.Fingerprint == n.Fingerprint {
+		p.atKey(nil, "the data fingerprint changes from %s to %s", o.DataFingerprint, n.DataFingerprint)
+		return false
+	}
 	p.atKey(nil, "the layout fingerprint changes from %s to %s", p.oldL().Fingerprint, p.newL().Fingerprint)
 	return false
 }

@@ -23,8 +23,9 @@ const (
 	ArgFill   = "fill"   // around: '1' fills the window from the other side at an end
 	ArgOffset = "offset" // bottom: how many of the last entries to skip
 	ArgTied   = "tied"   // competition: how many leading score fields count for ties
-	ArgLo     = "lo"     // band: the band's lowest score, as exact text
-	ArgHi     = "hi"     // band: the score just above the band, as exact text
+	ArgData   = "data"   // an entry's encoded data (boards with data fields)
+	ArgLo     = "lo"     // band, range: the lowest score, as exact text
+	ArgHi     = "hi"     // band: the score just above the band; range: the upper bound
 )
 
 // Args is the argument layout of a script (its ARGV): the Head arguments once, in order, then
@@ -101,6 +102,10 @@ func (r Reply) Reader() string {
 		ReplyEntries:   "Entries",
 		ReplyPositions: "Positions",
 		ReplyStanding:  "Standing",
+
+		ReplyWindowData:  "WindowData",
+		ReplyEntryData:   "ScoreMemberData",
+		ReplyEntriesData: "EntriesData",
 	}[r]
 }
 

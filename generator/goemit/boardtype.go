@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/dave/jennifer/jen"
+	"github.com/rankgen/rankgen/generator/layout"
 )
 
 // boardType declares type Board.
@@ -19,10 +20,10 @@ given to NewBoard; its %s is a second key in the same hash slot, so the board wo
 Redis Cluster. Every write is one atomic script that refuses a board written by another
 layout (ErrLayoutMismatch) and leaves the board unchanged on any error.%s Reads refuse another
 layout's board too, within their one round trip. A Board is safe for concurrent use; create it
-once per key and reuse it.`, side, adopt)))
+once per key and reuse it.%s`, side, adopt, dataDoc(l))))
 	fields := []jen.Code{
 		jen.Id("c").Qual(redisPath, "UniversalClient"),
-		jen.Id("keys").Index().String().Comment("the sorted set, its " + map[bool]string{true: "index", false: "meta key"}[l.HasPrefix()] + ", the two ack keys"),
+		jen.Id("keys").Index().String().Comment("the sorted set, its " + map[bool]string{true: "index", false: "meta key"}[l.HasPrefix()] + ", the two ack keys" + map[bool]string{true: ", the data hash", false: ""}[l.HasData()]),
 		jen.Id("exp").Add(rt("Expiry")),
 		jen.Id("tokens").Op("*").Add(rt("Tokens")).Comment("one per write call: exactly-once writes"),
 		jen.Id("dedup").String().Comment("the dedup window, as the scripts' argument"),
@@ -71,10 +72,16 @@ func (b *board) constructor() {
 	if l.HasPrefix() {
 		sideKey = "IndexKey"
 	}
+	keys := []jen.Code{jen.Id("key"), rt(sideKey).Call(jen.Id("key")), jen.Id("ack").Index(jen.Lit(0)), jen.Id("ack").Index(jen.Lit(1))}
+	keysDoc := "the sorted set, its %s, and the two ack keys (the recorded tokens of recent writes, which expire by themselves)."
+	if l.HasData() {
+		keys = append(keys, rt("DataKey").Call(jen.Id("key")))
+		keysDoc = "the sorted set, its %s, the two ack keys (the recorded tokens of recent writes, which expire by themselves) and the data hash."
+	}
 	doc, params := "NewBoard returns the board stored under key.", []jen.Code{jen.Id("c").Qual(redisPath, "UniversalClient"), jen.Id("key").String()}
 	dict := jen.Dict{
 		jen.Id("c"):      jen.Id("c"),
-		jen.Id("keys"):   jen.Index().String().Values(jen.Id("key"), rt(sideKey).Call(jen.Id("key")), jen.Id("ack").Index(jen.Lit(0)), jen.Id("ack").Index(jen.Lit(1))),
+		jen.Id("keys"):   jen.Index().String().Values(keys...),
 		jen.Id("tokens"): rt("NewTokens").Call(),
 		jen.Id("dedup"):  rt("DedupArg").Call(rt("DefaultDedupWindow")),
 	}
@@ -92,7 +99,7 @@ func (b *board) constructor() {
 	f.Comment("Key returns the board's key.")
 	recvDecl(f).Id("Key").Params().String().Block(jen.Return(jen.Id("b").Dot("keys").Index(jen.Lit(0))))
 	f.Line()
-	b.comment("Keys returns every key the board uses: the sorted set, its %s, and the two ack keys (the recorded tokens of recent writes, which expire by themselves).", map[bool]string{true: "index", false: "meta key"}[l.HasPrefix()])
+	b.comment("Keys returns every key the board uses: "+keysDoc, map[bool]string{true: "index", false: "meta key"}[l.HasPrefix()])
 	recvDecl(f).Id("Keys").Params().Index().String().Block(jen.Return(jen.Append(jen.Index().String().Values(), jen.Id("b").Dot("keys").Op("..."))))
 	f.Line()
 	b.comment("Load caches the board's scripts on the server (on every master of a Cluster). Scripts run\noutside a pipeline reload themselves; call Load before running them in a pipeline, where a\nserver that lacks a script (after a restart or SCRIPT FLUSH) answers NOSCRIPT.")
@@ -114,6 +121,19 @@ func (b *board) resultTypes() {
 	f.Type().Id("Update").Types(jen.Id("V").Any()).Struct(jen.Id(l.IDName).Add(b.idType()), jen.Id("Value").Id("V"))
 	f.Line()
 	f.Comment("Result is the outcome of one update of a batch: the new entry, or the error that left it unchanged.")
+	if l.HasData() {
+		f.Comment("Field updates leave an entry's data as it is and do not read it: Entry.Data is zero here (Get returns it).")
+	}
 	f.Type().Id("Result").Struct(jen.Id("Entry").Id("Entry"), jen.Id("Err").Error())
 	f.Line()
+}
+
+// dataDoc is what Board's doc says of the entry data, for a layout with data fields.
+func dataDoc(l *layout.Layout) string {
+	if !l.HasData() {
+		return ""
+	}
+	return ` Each entry's Data lives in a hash beside the set (a fifth key of the same slot, which
+records the data format's fingerprint DataFingerprint); the scripts write, delete and expire it
+with the entries and read it with them.`
 }

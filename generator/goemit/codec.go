@@ -43,6 +43,9 @@ func emitCodec(f *jen.File, c *codec) (constBlock *jen.Statement) {
 			f.Add(c.enumType(fd))
 		}
 	}
+	if l.HasData() {
+		c.dataTypes(f)
+	}
 	f.Line()
 	f.Add(c.encode())
 	f.Line()
@@ -73,6 +76,16 @@ func (c *codec) fingerprint(f *jen.File) {
 	f.Comment("changes how entries are stored or ordered, so a board written by another layout is refused.")
 	f.Const().Id("Fingerprint").Op("=").Lit(c.l.Fingerprint)
 	f.Line()
+	if c.l.HasData() {
+		f.Comment("StoreFingerprint identifies everything the board stores: the layout and the entry data's")
+		f.Comment("stored format (rankgen explain reports it).")
+		f.Const().Id("StoreFingerprint").Op("=").Lit(c.l.StoreFingerprint)
+		f.Line()
+		f.Comment("DataFingerprint identifies the entry data's stored format alone. The data hash records it,")
+		f.Comment("so data written in another format is refused, and data outlives a migration of the ranking.")
+		f.Const().Id("DataFingerprint").Op("=").Lit(c.l.DataFingerprint)
+		f.Line()
+	}
 }
 
 // lowerCamel turns an exported name into an unexported one: Points → points,
@@ -96,13 +109,14 @@ func lowerCamel(s string) string {
 // name in lowerCamel, or, for the rare fields whose lowerCamel forms coincide (ID and Id),
 // that form followed by the field's position. It fails when names still coincide.
 func baseNames(l *layout.Layout) (map[*layout.Field]string, error) {
+	all := append(append([]*layout.Field{}, l.Fields...), l.Data...)
 	count := map[string]int{}
-	for _, f := range l.Fields {
+	for _, f := range all {
 		count[lowerCamel(f.Name)]++
 	}
 	bases := map[*layout.Field]string{}
 	seen := map[string]string{}
-	for i, f := range l.Fields {
+	for i, f := range all {
 		b := lowerCamel(f.Name)
 		if count[b] > 1 {
 			b += strconv.Itoa(i + 1)

@@ -25,26 +25,7 @@ func (c *codec) constants() jen.Code {
 	}
 	for _, f := range l.Fields {
 		n := c.bases[f]
-		switch f.Kind {
-		case layout.Uint:
-			add(n+"Min", unum(f.Lo), "")
-			add(n+"Max", unum(f.Hi), "")
-		case layout.Int:
-			add(n+"Min", inum(f.MinInt()), "")
-			add(n+"Max", inum(f.MaxInt()), "")
-		case layout.Time:
-			_, _, _, words := unitInfo(f.Unit)
-			if f.Season {
-				add(n+"Min", inum(f.MinInt()), fmt.Sprintf("%s, in %s from the season's start", f.Format(f.Lo), words))
-				add(n+"Max", inum(f.MaxInt()), f.Format(f.Hi))
-				break
-			}
-			add(n+"Min", inum(f.MinInt()), fmt.Sprintf("%s, in %s since the Unix epoch", f.Format(f.Lo), words))
-			add(n+"Max", inum(f.MaxInt()), f.Format(f.Hi))
-			lo, hi := secBounds(f)
-			add(n+"SecLo", inum(lo), "the range in whole seconds")
-			add(n+"SecHi", inum(hi), "")
-		}
+		c.rangeConstants(f, add)
 		if f.Place == layout.InScore {
 			add(n+"Weight", pow2(f.Weight), "")
 			add(n+"Radix", pow2(f.Radix()), "")
@@ -53,6 +34,7 @@ func (c *codec) constants() jen.Code {
 			add(n+"End", jen.Lit(f.Offset+f.TextWidth), "")
 		}
 	}
+	c.dataConstants(add)
 	if l.Score == layout.ScoreBits62 {
 		add("scoreBound", pow2(l.ScoreRadix), "the score's bit pattern P is below this")
 	} else if l.Score == layout.ScoreDecimal {
@@ -86,4 +68,30 @@ func (c *codec) constants() jen.Code {
 		comment = append(comment, "Member fields are fixed-width text before the id: "+l.MemberPattern()+".")
 	}
 	return jen.Comment(lineComment(strings.Join(comment, "\n"))).Line().Const().Defs(defs...)
+}
+
+// rangeConstants are the constants of a field's range: Min and Max, and for a time field the
+// range in whole seconds.
+func (c *codec) rangeConstants(f *layout.Field, add func(name string, value jen.Code, comment string)) {
+	n := c.bases[f]
+	switch f.Kind {
+	case layout.Uint:
+		add(n+"Min", unum(f.Lo), "")
+		add(n+"Max", unum(f.Hi), "")
+	case layout.Int:
+		add(n+"Min", inum(f.MinInt()), "")
+		add(n+"Max", inum(f.MaxInt()), "")
+	case layout.Time:
+		_, _, _, words := unitInfo(f.Unit)
+		if f.Season {
+			add(n+"Min", inum(f.MinInt()), fmt.Sprintf("%s, in %s from the season's start", f.Format(f.Lo), words))
+			add(n+"Max", inum(f.MaxInt()), f.Format(f.Hi))
+			return
+		}
+		add(n+"Min", inum(f.MinInt()), fmt.Sprintf("%s, in %s since the Unix epoch", f.Format(f.Lo), words))
+		add(n+"Max", inum(f.MaxInt()), f.Format(f.Hi))
+		lo, hi := secBounds(f)
+		add(n+"SecLo", inum(lo), "the range in whole seconds")
+		add(n+"SecHi", inum(hi), "")
+	}
 }

@@ -23,6 +23,10 @@ func (c *codec) entryType() jen.Code {
 		fields = append(fields, jen.Line(), jen.Comment(lineComment(fieldDoc(f))), jen.Id(f.Name).Add(goType(f)))
 	}
 	doc := "Entry is one entry of the board: the id, then the fields, most significant first."
+	if l.HasData() {
+		fields = append(fields, jen.Line(), jen.Comment(lineComment("Data is the entry's data, stored and returned with it; it never ranks, and Encode and\nCompare ignore it (Set checks it with Data.Encode).")), jen.Id(layout.DataTypeName).Id(layout.DataTypeName))
+		doc = "Entry is one entry of the board: the id, then the fields, most significant first, then its data."
+	}
 	return jen.Comment(doc).Line().Type().Id("Entry").Struct(fields...)
 }
 
@@ -93,6 +97,9 @@ func (c *codec) enumType(f *layout.Field) jen.Code {
 		order = "lower"
 	}
 	doc := fmt.Sprintf("%s is the type of field %s: %s; %s values rank first.", name, name, strings.Join(f.Values, " < "), order)
+	if c.isData(f) {
+		doc = fmt.Sprintf("%s is the type of data field %s: %s.", name, name, strings.Join(f.Values, ", "))
+	}
 	if f.Doc != "" {
 		doc = f.Doc + "\n" + doc
 	}

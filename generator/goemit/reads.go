@@ -60,7 +60,9 @@ func (b *board) get(op catalog.Op) {
 	zero := jen.Id("Entry").Values()
 	b.f.Comment("Get returns the entry of id, or an error matching ErrNotFound.")
 	body := []jen.Code{b.checkIDReturn(zero)}
-	if op.Scripted() {
+	if b.l.HasData() {
+		body = append(body, b.getData(op)...)
+	} else if op.Scripted() {
 		body = append(body,
 			jen.List(jen.Id("v"), jen.Err()).Op(":=").Add(runRO(op, jen.Id("id"))),
 			b.notFound(zero),
@@ -111,13 +113,18 @@ func (b *board) rank(op catalog.Op) {
 }
 
 // page emits Top and Page: one ZREVRANGE.
-func (b *board) page(catalog.Op) {
+func (b *board) page(op catalog.Op) {
 	f := b.f
 	f.Comment("Top returns the first n entries, best first.")
 	recvDecl(f).Id("Top").Params(ctxParam(), jen.Id("n").Int64()).Params(jen.Index().Id("Ranked"), jen.Error()).Block(
 		jen.Return(jen.Id("b").Dot("Page").Call(jen.Id("ctx"), jen.Lit(0), jen.Id("n"))))
 	f.Line()
 	f.Comment("Page returns limit entries from the 0-based position offset, best first.")
+	if b.l.HasData() {
+		recvDecl(f).Id("Page").Params(ctxParam(), jen.List(jen.Id("offset"), jen.Id("limit")).Int64()).Params(jen.Index().Id("Ranked"), jen.Error()).Block(b.pageData(op)...)
+		f.Line()
+		return
+	}
 	recvDecl(f).Id("Page").Params(ctxParam(), jen.List(jen.Id("offset"), jen.Id("limit")).Int64()).Params(jen.Index().Id("Ranked"), jen.Error()).Block(
 		jen.If(jen.Id("offset").Op("<").Lit(0).Op("||").Id("limit").Op("<=").Lit(0)).Block(jen.Return(jen.Nil(), jen.Nil())),
 		jen.Id("stop").Op(":=").Id("offset").Op("+").Id("limit").Op("-").Lit(1),
@@ -205,7 +212,11 @@ func (b *board) rangeLead(op catalog.Op) {
 			jen.If(jen.Id("dlo").Op("<").Id("dhi").Op("||").Id("offset").Op("<").Lit(0).Op("||").Id("limit").Op("<=").Lit(0)).Block(jen.Return(jen.Nil(), jen.Nil())),
 			jen.List(jen.Id("dlo"), jen.Id("dhi")).Op("=").List(jen.Id("dhi"), jen.Id("dlo")))
 	}
-	body = append(body, b.rangeQuery(lead)...)
+	if b.l.HasData() {
+		body = append(body, b.rangeData(op, lead)...)
+	} else {
+		body = append(body, b.rangeQuery(lead)...)
+	}
 	recvDecl(b.f).Id(op.Methods[0]).Params(ctxParam(), jen.List(jen.Id("lo"), jen.Id("hi")).Add(goType(lead)), jen.List(jen.Id("offset"), jen.Id("limit")).Int64()).Params(jen.Index().Id("Entry"), jen.Error()).Block(body...)
 	b.f.Line()
 }

@@ -39,6 +39,7 @@ is sent.`)
 			),
 			jen.If(jen.List(jen.Id("out").Index(jen.Id("i")).Dot("Entry"), jen.Err()).Op("=").Id("Decode").Call(jen.Id("p").Dot("Score"), jen.Id("p").Dot("Member")), jen.Err().Op("!=").Nil()).Block(
 				jen.Return(jen.Nil(), jen.Err())),
+			b.decodeData(jen.Id("out").Index(jen.Id("i")).Dot("Entry"), jen.Id("p"), jen.Nil()),
 		),
 		jen.Return(jen.Id("out"), jen.Nil()),
 	)

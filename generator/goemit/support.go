@@ -108,6 +108,7 @@ func (b *board) rankedPairs() {
 		jen.For(jen.List(jen.Id("i"), jen.Id("p")).Op(":=").Range().Id("ps")).Block(
 			jen.List(jen.Id("e"), jen.Err()).Op(":=").Id("Decode").Call(jen.Id("p").Dot("Score"), jen.Id("p").Dot("Member")),
 			errNil().Block(jen.Return(jen.Nil(), jen.Err())),
+			b.decodeData(jen.Id("e"), jen.Id("p"), jen.Nil()),
 			jen.Id("out").Index(jen.Id("i")).Op("=").Id("Ranked").Values(jen.Dict{jen.Id("Rank"): jen.Id("start").Op("+").Int64().Call(jen.Id("i")).Op("+").Lit(1), jen.Id("Entry"): jen.Id("e")}),
 		),
 		jen.Return(jen.Id("out"), jen.Nil()),

@@ -33,7 +33,8 @@ func (b *board) encodeAll(op catalog.Op, ret ...jen.Code) jen.Code {
 		b.seasonCheck(jen.Id("e"), ret...),
 		jen.List(jen.Id("score"), jen.Id("member"), jen.Err()).Op(":=").Id("e").Dot("Encode").Call(),
 		errNil().Block(jen.Return(append(ret, jen.Err())...)),
-		jen.Id("args").Op("=").Append(jen.Id("args"), rt("FormatScore").Call(jen.Id("score")), jen.Id("member")),
+		b.encodeData(ret...),
+		jen.Id("args").Op("=").Append(append([]jen.Code{jen.Id("args"), rt("FormatScore").Call(jen.Id("score")), jen.Id("member")}, b.dataArg()...)...),
 	)
 }
 

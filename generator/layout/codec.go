@@ -14,6 +14,7 @@ import (
 type Entry struct {
 	ID   string
 	Keys []uint64
+	Data []DataValue // a layout with data fields: the entry's data (nil: none given); never ranked
 }
 
 // Check returns a *rankgenrt.RangeError when key is outside the field's range.

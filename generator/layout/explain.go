@@ -124,5 +124,23 @@ func (l *Layout) Table() string {
 		}
 	}
 	fmt.Fprintf(&b, "fingerprint: %s\n", l.Fingerprint)
+	if l.HasData() {
+		b.WriteString(l.dataTable())
+	}
+	return b.String()
+}
+
+// dataTable lists the data fields and the stored format's fingerprint, which covers them.
+func (l *Layout) dataTable() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "\ndata (stored beside each entry in one hash, returned with it, never ranked):\n")
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "data\ttype\tvalues")
+	for _, f := range l.Data {
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", f.Name, f.GoType, f.DataRange())
+	}
+	tw.Flush()
+	fmt.Fprintf(&b, "stored-format fingerprint (layout and data): %s\n", l.StoreFingerprint)
+	fmt.Fprintf(&b, "data fingerprint (recorded in the data hash): %s\n", l.DataFingerprint)
 	return b.String()
 }

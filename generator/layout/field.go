@@ -81,6 +81,8 @@ func (v *validator) fieldKind(raw *rawField, f *Field, label string) bool {
 			at = scalar{Line: raw.Line, Col: raw.Col}
 		}
 		v.errAt(at, "%s has no type; add \"type:\" with one of uint, int, bool, enum, time", label)
+	case raw.Type.Value == "string":
+		v.errAt(raw.Type, "%s: a string cannot rank; move it under data: (entry data, stored and returned with the entry, with max_bytes)", label)
 	default:
 		msg := fmt.Sprintf("%s has unknown type %s; use one of uint, int, bool, enum, time", label, quote.Short(raw.Type.Value))
 		if s := suggest.Closest(raw.Type.Value, kindNames); s != "" {

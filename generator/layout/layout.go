@@ -26,9 +26,10 @@ const (
 	Bool
 	Enum
 	Time
+	String // data fields only: bytes of at most MaxBytes
 )
 
-var kindNames = []string{"uint", "int", "bool", "enum", "time"}
+var kindNames = []string{"uint", "int", "bool", "enum", "time", "string"}
 
 func (k Kind) String() string { return kindNames[k] }
 
@@ -181,6 +182,8 @@ type Field struct {
 	TextWidth int  // in the member: bytes of the field's text
 	Hex       bool // in the member: lower-case hex (else decimal)
 
+	MaxBytes int // string data fields: the longest value accepted
+
 	Line, Col int // position of the field in the schema
 }
 
@@ -291,6 +294,17 @@ type Layout struct {
 
 	Canonical   string // canonical text of everything that decides the stored encoding
 	Fingerprint string // hex SHA-256 prefix of Canonical
+
+	// Data are the entry data fields: stored beside each entry, returned with it, never ranked.
+	Data []*Field
+	// StoreCanonical is Canonical followed by the data fields' stored format, and
+	// StoreFingerprint its fingerprint: the fingerprint of everything a board stores. Without
+	// data fields they equal Canonical and Fingerprint.
+	StoreCanonical   string
+	StoreFingerprint string
+	// DataFingerprint is the fingerprint of the data fields' stored format alone: the data hash
+	// records it, so that data outlives a migration of the ranking layout ("" without data).
+	DataFingerprint string
 }
 
 // ScoreFields and MemberFields split Fields by place.

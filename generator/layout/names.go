@@ -79,7 +79,8 @@ func (v *validator) enumNames(l *Layout) {
 	for _, r := range ReservedNames {
 		taken[r] = "a name rankgen generates"
 	}
-	for _, f := range l.Fields {
+	all := append(append([]*Field{}, l.Fields...), l.Data...)
+	for _, f := range all {
 		if f.Kind == Enum && !v.misnamed[f] {
 			taken[f.Name] = fmt.Sprintf("the enum type of field %q", f.Name)
 		}
@@ -96,7 +97,7 @@ func (v *validator) enumNames(l *Layout) {
 		}
 	}
 	v.changeNames(l, taken)
-	for _, f := range l.Fields {
+	for _, f := range all {
 		if f.Kind != Enum || v.misnamed[f] {
 			continue
 		}

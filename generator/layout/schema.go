@@ -28,6 +28,8 @@ type rawSchema struct {
 	Fields                                        []rawField
 	FieldsPos                                     scalar
 	Season                                        rawSeason
+	Data                                          []rawField // data: fields stored beside the entry, never ranked
+	DataPos                                       scalar
 }
 
 type rawID struct {
@@ -41,12 +43,13 @@ type rawField struct {
 	Bad                                                             bool // not a mapping: already reported
 	Name, Type, Bits, Digits, Order, Min, Max, Epoch, Unit, In, Doc scalar
 	Overflow, Stamp                                                 scalar
+	MaxBytes                                                        scalar // data strings
 	Values, Update                                                  []scalar
 	ValuesPos, UpdatePos                                            scalar
 }
 
 var (
-	topKeys   = []string{"package", "doc", "id", "separator", "score", "decimal_places", "fields", "season"}
+	topKeys   = []string{"package", "doc", "id", "separator", "score", "decimal_places", "fields", "season", "data"}
 	idKeys    = []string{"name", "type", "max_bytes"}
 	fieldKeys = []string{"name", "type", "bits", "digits", "order", "min", "max", "epoch", "unit",
 		"values", "in", "doc", "update", "overflow", "stamp"}
@@ -211,6 +214,9 @@ func (p *parser) schema(root *yaml.Node) *rawSchema {
 			raw.Fields, raw.FieldsPos.Bad = p.fields(v)
 		case "season":
 			raw.Season = p.season(k, v)
+		case "data":
+			raw.DataPos = scalar{Line: k.Line, Col: k.Column, Set: true}
+			raw.Data, raw.DataPos.Bad = p.dataFields(v)
 		}
 	})
 	markBad(misspelt, map[string]*scalar{"package": &raw.Package, "decimal_places": &raw.DecimalPlaces, "fields": &raw.FieldsPos})
@@ -227,7 +233,7 @@ func (p *parser) fields(v *yaml.Node) (fields []rawField, bad bool) {
 		return nil, true
 	}
 	for _, item := range v.Content {
-		fields = append(fields, p.field(deref(item)))
+		fields = append(fields, p.field(deref(item), fieldKeys, "field"))
 	}
 	return fields, false
 }
@@ -263,20 +269,22 @@ func (p *parser) id(v *yaml.Node) rawID {
 	return id
 }
 
-func (p *parser) field(n *yaml.Node) rawField {
+// field reads one field of fields (what = "field") or of data (what = "data field"), whose
+// known keys differ.
+func (p *parser) field(n *yaml.Node, keys []string, what string) rawField {
 	f := rawField{Line: n.Line, Col: n.Column}
 	if n.Kind != yaml.MappingNode {
-		p.errorf(n.Line, n.Column, "each field must be a mapping (\"- name: Points\" with type, bits …), not a %s", kindName(n))
+		p.errorf(n.Line, n.Column, "each %s must be a mapping (\"- name: Points\" with type, bits …), not a %s", what, kindName(n))
 		f.Bad = true
 		return f
 	}
-	where := "a field"
+	where := "a " + what
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		if k := n.Content[i]; k.Value == "name" && deref(n.Content[i+1]).Kind == yaml.ScalarNode {
-			where = "field " + quote.Short(deref(n.Content[i+1]).Value)
+			where = what + " " + quote.Short(deref(n.Content[i+1]).Value)
 		}
 	}
-	misspelt, _ := p.mapping(n, where, fieldKeys, func(key string, k, v *yaml.Node) {
+	misspelt, _ := p.mapping(n, where, keys, func(key string, k, v *yaml.Node) {
 		s := func() scalar { return p.scalar(v, key+" in "+where) }
 		switch key {
 		case "name":
@@ -305,6 +313,8 @@ func (p *parser) field(n *yaml.Node) rawField {
 			f.Overflow = s()
 		case "stamp":
 			f.Stamp = s()
+		case "max_bytes":
+			f.MaxBytes = s()
 		case "values":
 			f.ValuesPos = scalar{Line: k.Line, Col: k.Column, Set: true}
 			f.Values, f.ValuesPos.Bad = p.list(v, key+" in "+where)
@@ -317,6 +327,7 @@ func (p *parser) field(n *yaml.Node) rawField {
 		"name": &f.Name, "type": &f.Type, "bits": &f.Bits, "digits": &f.Digits, "order": &f.Order,
 		"min": &f.Min, "max": &f.Max, "epoch": &f.Epoch, "unit": &f.Unit, "in": &f.In, "doc": &f.Doc,
 		"overflow": &f.Overflow, "stamp": &f.Stamp, "values": &f.ValuesPos, "update": &f.UpdatePos,
+		"max_bytes": &f.MaxBytes,
 	})
 	return f
 }

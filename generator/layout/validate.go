@@ -76,6 +76,7 @@ func (v *validator) layout(raw *rawSchema) *Layout {
 			l.Fields = append(l.Fields, f)
 		}
 	}
+	v.dataLayout(raw, l, names)
 	v.enumNames(l)
 	// Placement needs every field's radix and the score's kind; it does not need names,
 	// orders or updates, so errors there do not hide the score's capacity.
@@ -92,6 +93,11 @@ func (v *validator) layout(raw *rawSchema) *Layout {
 	}
 	l.Canonical = canonical(l)
 	l.Fingerprint = fingerprint(l.Canonical)
+	l.StoreCanonical = l.Canonical + dataCanonical(l)
+	l.StoreFingerprint = fingerprint(l.StoreCanonical)
+	if l.HasData() {
+		l.DataFingerprint = fingerprint(dataCanonical(l))
+	}
 	return l
 }
 

@@ -58,7 +58,9 @@ type data struct {
 
 	Lead *field // competition
 
-	Season bool // a periodic layout: update scripts take the season's bounds (Unix µs)
+	Season          bool   // a periodic layout: update scripts take the season's bounds (Unix µs)
+	Data            bool   // the layout has data fields: KEYS[5] is the data hash
+	DataFingerprint string // the data format's fingerprint, which the data hash records
 }
 
 // memberCheck is the range check member_of makes of one member field's text, for a field whose
@@ -108,16 +110,18 @@ type field struct {
 // newData is what every template sees of the layout.
 func newData(l *layout.Layout) *data {
 	d := &data{
-		File:          l.File,
-		Header:        layout.Header(l.File),
-		Fingerprint:   l.Fingerprint,
-		Prefix:        l.HasPrefix(),
-		PrefixLen:     l.PrefixLen,
-		Decimal:       l.Score == layout.ScoreDecimal,
-		DecimalPlaces: l.DecimalPlaces,
-		ScoreRadix:    num(l.ScoreRadix),
-		Separator:     luaString(l.Separator),
-		Season:        l.Season != nil,
+		File:            l.File,
+		Header:          layout.Header(l.File),
+		Fingerprint:     l.Fingerprint,
+		Prefix:          l.HasPrefix(),
+		PrefixLen:       l.PrefixLen,
+		Decimal:         l.Score == layout.ScoreDecimal,
+		DecimalPlaces:   l.DecimalPlaces,
+		ScoreRadix:      num(l.ScoreRadix),
+		Separator:       luaString(l.Separator),
+		Season:          l.Season != nil,
+		Data:            l.HasData(),
+		DataFingerprint: l.DataFingerprint,
 	}
 	if d.Decimal {
 		d.Pow = "1" + strings.Repeat("0", l.DecimalPlaces)

@@ -68,6 +68,7 @@ func scriptData(l *layout.Layout, op catalog.Op) (*data, error) {
 		return nil, err
 	}
 	d.Op, d.Args, d.ReadOnly, d.AllowOOM = op.Name, op.Args, op.ReadOnly, op.OnlyDeletes
+	d.Data = d.Data && touchesData[op.Kind]
 	if d.Title, err = positions(op.Title, op.Args); err != nil {
 		return nil, fmt.Errorf("luaemit: %s: %w", op.Name, err)
 	}
@@ -104,4 +105,12 @@ func positions(text string, a catalog.Args) (string, error) {
 		return fmt.Sprintf("ARGV[%d]", i)
 	})
 	return out, err
+}
+
+// touchesData are the kinds of operation whose scripts use a board's data hash: the writes
+// (which store, delete or expire it with the entries) and the reads that return entries.
+var touchesData = map[catalog.Kind]bool{
+	catalog.Set: true, catalog.Best: true, catalog.Remove: true, catalog.Trim: true, catalog.Update: true,
+	catalog.Get: true, catalog.Page: true, catalog.Around: true, catalog.After: true, catalog.Bottom: true,
+	catalog.GetMany: true, catalog.Range: true,
 }

@@ -15,15 +15,17 @@ import (
 	rankgenrt "github.com/rankgen/rankgen/runtime"
 )
 
-// Model is a board in memory: Entries maps each id to its keys.
+// Model is a board in memory: Entries maps each id to its keys, and Data each id that Set or
+// Best stored data for to that data (a layout with data fields).
 type Model struct {
 	Layout  *layout.Layout
 	Entries map[string][]uint64
+	Data    map[string][]layout.DataValue
 }
 
 // New returns an empty model of a board with layout l.
 func New(l *layout.Layout) *Model {
-	return &Model{Layout: l, Entries: map[string][]uint64{}}
+	return &Model{Layout: l, Entries: map[string][]uint64{}, Data: map[string][]layout.DataValue{}}
 }
 
 // Zero is the entry an update starts from when the id has none: each field's Go zero value
@@ -41,7 +43,7 @@ func Zero(l *layout.Layout) []uint64 {
 func (m *Model) Sorted() []layout.Entry {
 	out := make([]layout.Entry, 0, len(m.Entries))
 	for id, keys := range m.Entries {
-		out = append(out, layout.Entry{ID: id, Keys: keys})
+		out = append(out, layout.Entry{ID: id, Keys: keys, Data: m.dataOf(id)})
 	}
 	slices.SortFunc(out, m.Layout.Compare)
 	return out
@@ -49,23 +51,25 @@ func (m *Model) Sorted() []layout.Entry {
 
 // Set stores an entry; an invalid one is refused with the interpreted codec's error.
 func (m *Model) Set(e layout.Entry) error {
-	if _, _, err := m.Layout.Encode(e); err != nil {
+	if err := m.Check(e); err != nil {
 		return err
 	}
 	m.Entries[e.ID] = slices.Clone(e.Keys)
+	m.storeData(e)
 	return nil
 }
 
 // Best stores e when the id has no entry or e ranks strictly before it, and reports whether
 // it did.
 func (m *Model) Best(e layout.Entry) (bool, error) {
-	if _, _, err := m.Layout.Encode(e); err != nil {
+	if err := m.Check(e); err != nil {
 		return false, err
 	}
 	if old, ok := m.Entries[e.ID]; ok && m.Layout.Compare(e, layout.Entry{ID: e.ID, Keys: old}) >= 0 {
 		return false, nil
 	}
 	m.Entries[e.ID] = slices.Clone(e.Keys)
+	m.storeData(e) // the data travels with the entry it was given with
 	return true, nil
 }
 
@@ -172,6 +176,7 @@ func (m *Model) Update(id string, u Update, stamp Stamper) (layout.Entry, error)
 		}
 	}
 	m.Entries[id] = keys
+	// A field update leaves the data as it is and does not read it: its result has none.
 	return layout.Entry{ID: id, Keys: keys}, nil
 }
 
@@ -202,6 +207,7 @@ func (m *Model) Remove(ids ...string) (int64, error) {
 	for _, id := range ids {
 		if _, ok := m.Entries[id]; ok {
 			delete(m.Entries, id)
+			delete(m.Data, id)
 			n++
 		}
 	}
@@ -219,6 +225,7 @@ func (m *Model) Trim(keep int64) (int64, error) {
 	}
 	for _, e := range all[keep:] {
 		delete(m.Entries, e.ID)
+		delete(m.Data, e.ID)
 	}
 	return int64(len(all)) - keep, nil
 }
@@ -244,7 +251,7 @@ func SameError(got, want error) bool {
 	}
 	for _, s := range []error{rankgenrt.ErrOutOfRange, rankgenrt.ErrOverflow, rankgenrt.ErrNotFound,
 		rankgenrt.ErrLayoutMismatch, rankgenrt.ErrNotIndexed, rankgenrt.ErrBadScore, rankgenrt.ErrBadMember,
-		rankgenrt.ErrBadChange} {
+		rankgenrt.ErrBadChange, rankgenrt.ErrBadData} {
 		if errors.Is(want, s) {
 			return errors.Is(got, s)
 		}
@@ -285,4 +292,40 @@ func (m *Model) Pairs() ([]Pair, error) {
 		ps[i] = Pair{Entry: e, Score: score, Member: member}
 	}
 	return ps, nil
+}
+
+// Check validates e as Set and Best do before writing: its fields, then its data (nil data
+// is the zero Data, which a generated Entry holds when none is given).
+func (m *Model) Check(e layout.Entry) error {
+	if _, _, err := m.Layout.Encode(e); err != nil {
+		return err
+	}
+	if !m.Layout.HasData() {
+		return nil
+	}
+	_, err := m.Layout.EncodeData(m.given(e))
+	return err
+}
+
+// given is the data Set stores for e.
+func (m *Model) given(e layout.Entry) []layout.DataValue {
+	if e.Data == nil {
+		return m.Layout.ZeroData()
+	}
+	return slices.Clone(e.Data)
+}
+
+func (m *Model) storeData(e layout.Entry) {
+	if m.Layout.HasData() {
+		m.Data[e.ID] = m.given(e)
+	}
+}
+
+// dataOf is the data a read returns for id: what Set or Best stored, nil for none or the zero
+// Data (which a generated board returns alike).
+func (m *Model) dataOf(id string) []layout.DataValue {
+	if d, ok := m.Data[id]; ok && !slices.Equal(d, m.Layout.ZeroData()) {
+		return d
+	}
+	return nil
 }

@@ -52,7 +52,7 @@ func (m *Model) Get(id string) (layout.Entry, error) {
 	if !ok {
 		return layout.Entry{}, rankgenrt.ErrNotFound
 	}
-	return layout.Entry{ID: id, Keys: keys}, nil
+	return layout.Entry{ID: id, Keys: keys, Data: m.dataOf(id)}, nil
 }
 
 // Page is up to limit entries from the 0-based position offset, best first (Top(n) is
@@ -163,7 +163,7 @@ func (m *Model) GetMany(ids ...string) ([]layout.Entry, []bool) {
 	es, found := make([]layout.Entry, len(ids)), make([]bool, len(ids))
 	for i, id := range ids {
 		if keys, ok := m.Entries[id]; ok {
-			es[i], found[i] = layout.Entry{ID: id, Keys: keys}, true
+			es[i], found[i] = layout.Entry{ID: id, Keys: keys, Data: m.dataOf(id)}, true
 		}
 	}
 	return es, found

@@ -63,6 +63,9 @@ func FromGenerated(l *layout.Layout, v any) layout.Entry {
 			}
 		}
 	}
+	if l.HasData() {
+		e.Data = dataFromGenerated(l, rv)
+	}
 	return e
 }
 
@@ -99,6 +102,9 @@ func ToGenerated(l *layout.Layout, e layout.Entry, ptr any) {
 			}
 			fv.Set(reflect.ValueOf(f.TimeOf(k)))
 		}
+	}
+	if l.HasData() {
+		dataToGenerated(l, e.Data, rv)
 	}
 }
 

@@ -5,10 +5,14 @@
 -- Layout fc67176e3f4b7bf3. KEYS[1] is the board (a sorted set), KEYS[2] its meta key (the layout
 -- fingerprint), KEYS[3] and KEYS[4] its ack keys (recorded
 -- write tokens and their replies); all share one hash slot.
+-- KEYS[5] is its data, in the same slot: a hash id -> the entry's encoded data, whose field ""
+-- holds the data format's fingerprint c8100f5b185c8cd2.
 -- ARGV[1], ARGV[2]: expiry mode ('', 'px' or 'pxat') and its milliseconds, applied to both keys.
 -- ARGV[3], ARGV[4]: the call's idempotency token, and how many seconds tokens are remembered (0 = off).
 -- ARGV[5..]: score, member pairs. Returns 1 (kept the given entry) or 0 for each pair.
+-- Each pair is followed by the entry's data (its encoded Data), stored when the entry is.
 local board, aux = KEYS[1], KEYS[2]
+local dkey = KEYS[5]
 
 local FINGERPRINT = 'fc67176e3f4b7bf3'
 -- Exactly once: the client resends a script whose reply it lost, and the call's token tells
@@ -108,14 +112,21 @@ local function lookup(ids)
 end
 
 local mode, ms = ARGV[1], ARGV[2]
-local n = (#ARGV - 4) / 2
+local n = (#ARGV - 4) / 3
 local ids = {}
 for i = 1, n do
-  ids[i] = string.sub(ARGV[4 + 2 * i], 0 + 1)
+  ids[i] = string.sub(ARGV[3 + 3 * i], 0 + 1)
 end
 local fp, members, scores = lookup(ids)
 if fp and fp ~= FINGERPRINT then
   return redis.error_reply('RANKGEN_LAYOUT_MISMATCH board has layout ' .. fp .. ', this code writes layout ' .. FINGERPRINT)
+end
+-- The data hash records the stored format of the data it holds: another one is refused, never
+-- misread.
+local DATA_FINGERPRINT = 'c8100f5b185c8cd2'
+local dfp = redis.call('HGET', dkey, '')
+if dfp and dfp ~= DATA_FINGERPRINT then
+  return redis.error_reply('RANKGEN_LAYOUT_MISMATCH the board data has stored format ' .. dfp .. ', this code writes ' .. DATA_FINGERPRINT)
 end
 
 -- An entry replaces the current one only when it ranks strictly first: a higher score or, on
@@ -135,20 +146,23 @@ for i = 1, n do
     state[id] = st
     order[#order + 1] = id
   end
-  local s, m = tonumber(ARGV[3 + 2 * i]), ARGV[4 + 2 * i]
+  local s, m = tonumber(ARGV[2 + 3 * i]), ARGV[3 + 3 * i]
   local better = not st.m or s > st.s
   if better then
-    st.s, st.m, st.text, st.dirty = s, m, ARGV[3 + 2 * i], true
+    st.s, st.m, st.text, st.dirty = s, m, ARGV[2 + 3 * i], true
+    st.d = ARGV[4 + 3 * i] -- data travels with the entry it was given with
     out[i] = 1
   else
     out[i] = 0
   end
 end
 
-local zadd, zrem, hset = {}, {}, {}
+local zadd, zrem, hset, hdata = {}, {}, {}, {}
 for _, id in ipairs(order) do
   local st = state[id]
   if st.dirty then
+    hdata[#hdata + 1] = id
+    hdata[#hdata + 1] = st.d
     zadd[#zadd + 1] = st.text
     zadd[#zadd + 1] = st.m
   end
@@ -158,12 +172,19 @@ if #zadd > 0 then
   if not fp then
     redis.call('SET', aux, FINGERPRINT)
   end
+  if not dfp then
+    hdata[#hdata + 1] = ''
+    hdata[#hdata + 1] = DATA_FINGERPRINT
+  end
+  many('HSET', dkey, hdata)
 end
 if mode == 'px' then
   redis.call('PEXPIRE', board, ms)
   redis.call('PEXPIRE', aux, ms)
+  redis.call('PEXPIRE', dkey, ms)
 elseif mode == 'pxat' then
   redis.call('PEXPIREAT', board, ms)
   redis.call('PEXPIREAT', aux, ms)
+  redis.call('PEXPIREAT', dkey, ms)
 end
 return done(out)

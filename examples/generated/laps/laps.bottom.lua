@@ -4,9 +4,13 @@
 -- bottom: a page counted from the end of the board, best first.
 -- Layout fc67176e3f4b7bf3. KEYS[1] is the board (a sorted set), KEYS[2] its meta key (the layout
 -- fingerprint); both share one hash slot.
+-- KEYS[5] is its data, in the same slot: a hash id -> the entry's encoded data, whose field ""
+-- holds the data format's fingerprint c8100f5b185c8cd2.
 -- ARGV[1]: how many of the last entries to skip; ARGV[2]: the page size.
 -- Returns {position of the first entry, {member, score, ...}}.
+-- Data: each entry's data (its hash field in KEYS[5], '' where it has none) comes with it.
 local board, aux = KEYS[1], KEYS[2]
+local dkey = KEYS[5]
 
 local FINGERPRINT = 'fc67176e3f4b7bf3'
 local fp = redis.call('GET', aux)
@@ -16,8 +20,31 @@ end
 local skip, limit = tonumber(ARGV[1]), tonumber(ARGV[2])
 local stop = redis.call('ZCARD', board) - 1 - skip
 if stop < 0 or limit <= 0 then
-  return {0, {}}
+  return {0, {}, {}}
 end
 local start = math.max(0, stop - limit + 1)
+-- The data hash records the stored format of the data it holds: another one is refused, never
+-- misread.
+local DATA_FINGERPRINT = 'c8100f5b185c8cd2'
+local dfp = redis.call('HGET', dkey, '')
+if dfp and dfp ~= DATA_FINGERPRINT then
+  return redis.error_reply('RANKGEN_LAYOUT_MISMATCH the board data has stored format ' .. dfp .. ', this code reads ' .. DATA_FINGERPRINT)
+end
+-- data_of returns the data of each entry of a flat member, score list, '' where an entry has
+-- none, read in chunks that stay below Lua's stack limit.
+local function data_of(list)
+  local ids, out = {}, {}
+  for i = 1, #list, 2 do
+    ids[#ids + 1] = string.sub(list[i], 0 + 1)
+  end
+  for i = 1, #ids, 4000 do
+    local got = redis.call('HMGET', dkey, unpack(ids, i, math.min(i + 3999, #ids)))
+    for j = 1, #got do
+      out[#out + 1] = got[j] or ''
+    end
+  end
+  return out
+end
 -- Numbers reach Redis as exact integer text (stop is below the board's size).
-return {start, redis.call('ZREVRANGE', board, string.format('%d', start), string.format('%d', stop), 'WITHSCORES')}
+local list = redis.call('ZREVRANGE', board, string.format('%d', start), string.format('%d', stop), 'WITHSCORES')
+return {start, list, data_of(list)}

@@ -4,8 +4,12 @@
 -- get_many: the entries of many ids in one call.
 -- Layout fc67176e3f4b7bf3. KEYS[1] is the board (a sorted set), KEYS[2] its meta key (the layout
 -- fingerprint); both share one hash slot.
+-- KEYS[5] is its data, in the same slot: a hash id -> the entry's encoded data, whose field ""
+-- holds the data format's fingerprint c8100f5b185c8cd2.
 -- ARGV[1..]: ids. Returns score, member per id, both '' when the id has no entry.
+-- With data: score, member and data per id, all '' when the id has no entry.
 local board, aux = KEYS[1], KEYS[2]
+local dkey = KEYS[5]
 
 local FINGERPRINT = 'fc67176e3f4b7bf3'
 -- many calls cmd on key with the items of list as arguments, in chunks that stay below Lua's
@@ -47,8 +51,17 @@ local fp, members, scores = lookup(ARGV)
 if fp and fp ~= FINGERPRINT then
   return redis.error_reply('RANKGEN_LAYOUT_MISMATCH board has layout ' .. fp .. ', this code reads layout ' .. FINGERPRINT)
 end
+-- The data hash records the stored format of the data it holds: another one is refused, never
+-- misread.
+local DATA_FINGERPRINT = 'c8100f5b185c8cd2'
+local dfp = redis.call('HGET', dkey, '')
+if dfp and dfp ~= DATA_FINGERPRINT then
+  return redis.error_reply('RANKGEN_LAYOUT_MISMATCH the board data has stored format ' .. dfp .. ', this code reads ' .. DATA_FINGERPRINT)
+end
+local data = many('HMGET', dkey, ARGV)
 local out = {}
 for i = 1, #ARGV do
-  out[2 * i - 1], out[2 * i] = scores[i] or '', members[i] or ''
+  out[3 * i - 2], out[3 * i - 1] = scores[i] or '', members[i] or ''
+  out[3 * i] = members[i] and data[i] or ''
 end
 return out

@@ -13,6 +13,13 @@
 //	score: integer P < 17592186044416, 44.00 of 53 bits used (9.00 left)
 //	member: the Driver itself (string)
 //	fingerprint: fc67176e3f4b7bf3
+//
+//	data (stored beside each entry in one hash, returned with it, never ranked):
+//	data  type    values
+//	Name  string  at most 32 bytes
+//	Car   Car     kart, formula, touring, rally
+//	stored-format fingerprint (layout and data): 24a73db94107de9e
+//	data fingerprint (recorded in the data hash): c8100f5b185c8cd2
 package laps
 
 import (
@@ -42,6 +49,14 @@ const (
 // changes how entries are stored or ordered, so a board written by another layout is refused.
 const Fingerprint = "fc67176e3f4b7bf3"
 
+// StoreFingerprint identifies everything the board stores: the layout and the entry data's
+// stored format (rankgen explain reports it).
+const StoreFingerprint = "24a73db94107de9e"
+
+// DataFingerprint identifies the entry data's stored format alone. The data hash records it,
+// so data written in another format is refused, and data outlives a migration of the ranking.
+const DataFingerprint = "c8100f5b185c8cd2"
+
 // The layout as constants. A field's digit is its value minus Min (desc) or Max minus its value (asc),
 // so that a larger digit ranks first. The score is P = Σ digit·Weight, a whole number below 2^53.
 const (
@@ -52,12 +67,14 @@ const (
 	lapsMax        = 1048575
 	lapsWeight     = 1
 	lapsRadix      = 1 << 20
+	dataFields     = 2       // values in an entry's stored data
+	nameMaxBytes   = 32      // the longest Name accepted
 	scoreBound     = 1 << 44 // every score is a whole number below this
 	scoreFields    = 2       // fields in the score
 	driverMaxBytes = 32      // the longest id accepted
 )
 
-// Entry is one entry of the board: the id, then the fields, most significant first.
+// Entry is one entry of the board: the id, then the fields, most significant first, then its data.
 type Entry struct {
 	// Driver is the entry's id: 1 to 32 bytes, any bytes.
 	Driver string
@@ -69,6 +86,113 @@ type Entry struct {
 	// Laps run.
 	// 0 … 1048575, higher ranks first.
 	Laps uint32
+
+	// Data is the entry's data, stored and returned with it; it never ranks, and Encode and
+	// Compare ignore it (Set checks it with Data.Encode).
+	Data Data
+}
+
+// The car the best lap was driven in.
+// Car is the type of data field Car: kart, formula, touring, rally.
+type Car uint8
+
+// Values of Car, lowest first.
+const (
+	CarKart Car = iota
+	CarFormula
+	CarTouring
+	CarRally
+)
+
+// An "invalid array index" compiler error here means that the values above changed;
+// regenerate this file with rankgen.
+func _() {
+	var x [1]struct{}
+	_ = x[CarKart-0]
+	_ = x[CarFormula-1]
+	_ = x[CarTouring-2]
+	_ = x[CarRally-3]
+}
+
+var carNames = [...]string{"kart", "formula", "touring", "rally"}
+
+// String returns the value's name as the schema spells it, or Car(n) for an unknown n.
+func (c Car) String() string {
+	if int(c) < len(carNames) {
+		return carNames[c]
+	}
+	return "Car(" + strconv.Itoa(int(c)) + ")"
+}
+
+// MarshalText writes the value's name, so entries encode to JSON the way rankgen's CLI reads
+// them.
+func (c Car) MarshalText() ([]byte, error) {
+	if int(c) >= len(carNames) {
+		return nil, &rankgenrt.RangeError{Field: "Car", Value: c.String(), Min: "kart", Max: "rally"}
+	}
+	return []byte(carNames[c]), nil
+}
+
+// UnmarshalText reads a value's name.
+func (c *Car) UnmarshalText(text []byte) error {
+	for i, n := range carNames {
+		if string(text) == n {
+			*c = Car(i)
+			return nil
+		}
+	}
+	return &rankgenrt.RangeError{Field: "Car", Value: strconv.Quote(string(text)), Min: "kart", Max: "rally"}
+}
+
+// Data is an entry's data: values stored beside the entry (in one hash of the board's hash
+// slot) and returned with it by every read, which never take part in its order. Set writes it
+// with the entry, Best when its entry is stored, Remove and Trim delete it with the entry, and
+// field updates leave it as it is (an entry an update creates has the zero Data).
+type Data struct {
+	// The driver's display name.
+	// At most 32 bytes, any bytes; a longer value is refused (ErrOutOfRange), never cut.
+	Name string
+
+	// The car the best lap was driven in.
+	// One of kart, formula, touring, rally.
+	Car Car
+}
+
+// Encode writes d as a board stores it. A value outside its field's range, or a string longer
+// than its max_bytes, is an error matching ErrOutOfRange: it is refused, never cut or clamped.
+func (d Data) Encode() (string, error) {
+	if len(d.Name) > nameMaxBytes {
+		return "", rankgenrt.DataLengthError("Name", len(d.Name), nameMaxBytes)
+	}
+	if d.Car > CarRally {
+		return "", &rankgenrt.RangeError{Field: "Car", Value: d.Car.String(), Min: "kart", Max: "rally"}
+	}
+	b := make([]byte, 0, 64)
+	b = rankgenrt.AppendDataText(b, d.Name)
+	b = rankgenrt.AppendDataUint(b, uint64(d.Car))
+	return string(b), nil
+}
+
+// DecodeData reads data as a board stores it; "" (an entry written without data, or by a field
+// update) is the zero Data. Data this layout cannot have written is an error matching
+// rankgenrt.ErrBadData; DecodeData never panics, whatever its input.
+func DecodeData(s string) (d Data, err error) {
+	if s == "" {
+		return d, nil
+	}
+	texts, err := rankgenrt.DataTexts(s, dataFields)
+	if err != nil {
+		return Data{}, err
+	}
+	var u uint64
+	if d.Name, err = rankgenrt.DataString(texts[0], "Name", nameMaxBytes); err != nil {
+		return Data{}, err
+	}
+	if u, err = rankgenrt.DataUint(texts[1], "Car", 0, uint64(CarRally)); err != nil {
+		return Data{}, err
+	}
+	d.Car = Car(u)
+	return d, nil
 }
 
 // Encode returns the score and member Redis stores for e. A field or id outside the layout
@@ -157,6 +281,12 @@ var luaAddLapsMany string
 //go:embed laps.changes.lua
 var luaChanges string
 
+//go:embed laps.get.lua
+var luaGet string
+
+//go:embed laps.page.lua
+var luaPage string
+
 //go:embed laps.around.lua
 var luaAround string
 
@@ -174,6 +304,9 @@ var luaBottom string
 
 //go:embed laps.standing.lua
 var luaStanding string
+
+//go:embed laps.range.lua
+var luaRange string
 
 //go:embed laps.competition.lua
 var luaCompetition string
@@ -199,12 +332,15 @@ var (
 	scriptAddLaps        = redis.NewScript(luaAddLaps)
 	scriptAddLapsMany    = redis.NewScript(luaAddLapsMany)
 	scriptChanges        = redis.NewScript(luaChanges)
+	scriptGet            = redis.NewScript(luaGet)
+	scriptPage           = redis.NewScript(luaPage)
 	scriptAround         = redis.NewScript(luaAround)
 	scriptAfter          = redis.NewScript(luaAfter)
 	scriptGetMany        = redis.NewScript(luaGetMany)
 	scriptRankMany       = redis.NewScript(luaRankMany)
 	scriptBottom         = redis.NewScript(luaBottom)
 	scriptStanding       = redis.NewScript(luaStanding)
+	scriptRange          = redis.NewScript(luaRange)
 	scriptCompetition    = redis.NewScript(luaCompetition)
 	scriptDense          = redis.NewScript(luaDense)
 	scriptBand           = redis.NewScript(luaBand)
@@ -227,12 +363,15 @@ func Scripts() []*redis.Script {
 		scriptAddLaps,
 		scriptAddLapsMany,
 		scriptChanges,
+		scriptGet,
+		scriptPage,
 		scriptAround,
 		scriptAfter,
 		scriptGetMany,
 		scriptRankMany,
 		scriptBottom,
 		scriptStanding,
+		scriptRange,
 		scriptCompetition,
 		scriptDense,
 		scriptBand,
@@ -245,10 +384,12 @@ func Scripts() []*redis.Script {
 // board works on Redis Cluster. Every write is one atomic script that refuses a board written by
 // another layout (ErrLayoutMismatch) and leaves the board unchanged on any error. Reads refuse
 // another layout's board too, within their one round trip. A Board is safe for concurrent use;
-// create it once per key and reuse it.
+// create it once per key and reuse it. Each entry's Data lives in a hash beside the set (a fifth
+// key of the same slot, which records the data format's fingerprint DataFingerprint); the scripts
+// write, delete and expire it with the entries and read it with them.
 type Board struct {
 	c        redis.UniversalClient
-	keys     []string // the sorted set, its meta key, the two ack keys
+	keys     []string // the sorted set, its meta key, the two ack keys, the data hash
 	exp      rankgenrt.Expiry
 	tokens   *rankgenrt.Tokens  // one per write call: exactly-once writes
 	dedup    string             // the dedup window, as the scripts' argument
@@ -306,7 +447,7 @@ func NewBoard(c redis.UniversalClient, key string, opts ...Option) *Board {
 	b := &Board{
 		c:      c,
 		dedup:  rankgenrt.DedupArg(rankgenrt.DefaultDedupWindow),
-		keys:   []string{key, rankgenrt.MetaKey(key), ack[0], ack[1]},
+		keys:   []string{key, rankgenrt.MetaKey(key), ack[0], ack[1], rankgenrt.DataKey(key)},
 		tokens: rankgenrt.NewTokens(),
 	}
 	for _, o := range opts {
@@ -320,8 +461,8 @@ func (b *Board) Key() string {
 	return b.keys[0]
 }
 
-// Keys returns every key the board uses: the sorted set, its meta key, and the two ack keys (the
-// recorded tokens of recent writes, which expire by themselves).
+// Keys returns every key the board uses: the sorted set, its meta key, the two ack keys (the
+// recorded tokens of recent writes, which expire by themselves) and the data hash.
 func (b *Board) Keys() []string {
 	return append([]string{}, b.keys...)
 }
@@ -353,6 +494,7 @@ type Update[V any] struct {
 }
 
 // Result is the outcome of one update of a batch: the new entry, or the error that left it unchanged.
+// Field updates leave an entry's data as it is and do not read it: Entry.Data is zero here (Get returns it).
 type Result struct {
 	Entry Entry
 	Err   error
@@ -369,13 +511,17 @@ func (b *Board) SetMany(ctx context.Context, entries []Entry) error {
 	if len(entries) == 0 {
 		return nil
 	}
-	args := b.args(2 * len(entries))
+	args := b.args(3 * len(entries))
 	for _, e := range entries {
 		score, member, err := e.Encode()
 		if err != nil {
 			return err
 		}
-		args = append(args, rankgenrt.FormatScore(score), member)
+		data, err := e.Data.Encode()
+		if err != nil {
+			return err
+		}
+		args = append(args, rankgenrt.FormatScore(score), member, data)
 	}
 	_, err := b.write(ctx, scriptSet, args)
 	return err
@@ -400,13 +546,17 @@ func (b *Board) BestMany(ctx context.Context, entries []Entry) ([]bool, error) {
 	if len(entries) == 0 {
 		return nil, nil
 	}
-	args := b.args(2 * len(entries))
+	args := b.args(3 * len(entries))
 	for _, e := range entries {
 		score, member, err := e.Encode()
 		if err != nil {
 			return nil, err
 		}
-		args = append(args, rankgenrt.FormatScore(score), member)
+		data, err := e.Data.Encode()
+		if err != nil {
+			return nil, err
+		}
+		args = append(args, rankgenrt.FormatScore(score), member, data)
 	}
 	v, err := b.write(ctx, scriptBest, args)
 	if err != nil {
@@ -730,21 +880,25 @@ func (b *Board) Get(ctx context.Context, id string) (Entry, error) {
 	if err := checkID(id); err != nil {
 		return Entry{}, err
 	}
-	var cmd *redis.FloatCmd
-	if err := b.read(ctx, func(c redis.Cmdable) redis.Cmder {
-		cmd = c.ZScore(ctx, b.keys[0], id)
-		return cmd
-	}); err != nil {
-		return Entry{}, err
-	}
-	score, err := cmd.Result()
+	v, err := rankgenrt.RunRO(ctx, b.c, scriptGet, b.keys, id)
 	if errors.Is(err, redis.Nil) {
 		return Entry{}, rankgenrt.NotFound(id)
 	}
 	if err != nil {
 		return Entry{}, err
 	}
-	return Decode(score, id)
+	p, err := rankgenrt.ScoreMemberData(v)
+	if err != nil {
+		return Entry{}, err
+	}
+	e, err := Decode(p.Score, p.Member)
+	if err != nil {
+		return Entry{}, err
+	}
+	if e.Data, err = DecodeData(p.Data); err != nil {
+		return Entry{}, err
+	}
+	return e, nil
 }
 
 // Rank returns the 1-based position of the entry of id in the board's order, or an error matching
@@ -780,22 +934,15 @@ func (b *Board) Page(ctx context.Context, offset, limit int64) ([]Ranked, error)
 	if offset < 0 || limit <= 0 {
 		return nil, nil
 	}
-	stop := offset + limit - 1
-	if stop < offset {
-		stop = -1 // offset + limit overflows: to the end
-	}
-	var cmd *redis.ZSliceCmd
-	if err := b.read(ctx, func(c redis.Cmdable) redis.Cmder {
-		cmd = c.ZRevRangeWithScores(ctx, b.keys[0], offset, stop)
-		return cmd
-	}); err != nil {
-		return nil, err
-	}
-	zs, err := cmd.Result()
+	v, err := rankgenrt.RunRO(ctx, b.c, scriptPage, b.keys, offset, limit)
 	if err != nil {
 		return nil, err
 	}
-	return rankedPairs(offset, rankgenrt.ZPairs(zs))
+	start, ps, err := rankgenrt.WindowData(v)
+	if err != nil {
+		return nil, err
+	}
+	return rankedPairs(start, ps)
 }
 
 // Around returns the entry of id with up to before entries ahead of it and after entries behind
@@ -824,7 +971,7 @@ func (b *Board) around(ctx context.Context, id string, before, after int64, fill
 	if err != nil {
 		return nil, err
 	}
-	start, ps, err := rankgenrt.Window(v)
+	start, ps, err := rankgenrt.WindowData(v)
 	if err != nil {
 		return nil, err
 	}
@@ -843,7 +990,7 @@ func (b *Board) After(ctx context.Context, cur Cursor, limit int64) ([]Ranked, C
 	if err != nil {
 		return nil, cur, err
 	}
-	start, ps, err := rankgenrt.Window(v)
+	start, ps, err := rankgenrt.WindowData(v)
 	if err != nil {
 		return nil, cur, err
 	}
@@ -885,7 +1032,7 @@ func (b *Board) GetMany(ctx context.Context, ids ...string) ([]Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	ps, found, err := rankgenrt.Entries(v, len(ids))
+	ps, found, err := rankgenrt.EntriesData(v, len(ids))
 	if err != nil {
 		return nil, err
 	}
@@ -896,6 +1043,9 @@ func (b *Board) GetMany(ctx context.Context, ids ...string) ([]Result, error) {
 			continue
 		}
 		if out[i].Entry, err = Decode(p.Score, p.Member); err != nil {
+			return nil, err
+		}
+		if out[i].Entry.Data, err = DecodeData(p.Data); err != nil {
 			return nil, err
 		}
 	}
@@ -945,7 +1095,7 @@ func (b *Board) PageFromEnd(ctx context.Context, offset, limit int64) ([]Ranked,
 	if err != nil {
 		return nil, err
 	}
-	start, ps, err := rankgenrt.Window(v)
+	start, ps, err := rankgenrt.WindowData(v)
 	if err != nil {
 		return nil, err
 	}
@@ -1006,28 +1156,20 @@ func (b *Board) RangeBestLap(ctx context.Context, lo, hi uint32, offset, limit i
 	}
 	dlo, dhi = dhi, dlo
 	// BestLap's digits dlo…dhi are the scores of P in [dlo·W, (dhi+1)·W), W = bestLapWeight.
-	var cmd *redis.ZSliceCmd
-	if err := b.read(ctx, func(c redis.Cmdable) redis.Cmder {
-		cmd = c.ZRangeArgsWithScores(ctx, redis.ZRangeArgs{
-			ByScore: true,
-			Count:   limit,
-			Key:     b.keys[0],
-			Offset:  offset,
-			Rev:     true,
-			Start:   "(" + rankgenrt.FormatScore(scoreOfP((dhi+1)*bestLapWeight)),
-			Stop:    rankgenrt.FormatScore(scoreOfP(dlo * bestLapWeight)),
-		})
-		return cmd
-	}); err != nil {
-		return nil, err
-	}
-	zs, err := cmd.Result()
+	v, err := rankgenrt.RunRO(ctx, b.c, scriptRange, b.keys, rankgenrt.FormatScore(scoreOfP(dlo*bestLapWeight)), "("+rankgenrt.FormatScore(scoreOfP((dhi+1)*bestLapWeight)), offset, limit)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]Entry, len(zs))
-	for i, p := range rankgenrt.ZPairs(zs) {
+	_, ps, err := rankgenrt.WindowData(v)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Entry, len(ps))
+	for i, p := range ps {
 		if out[i], err = Decode(p.Score, p.Member); err != nil {
+			return nil, err
+		}
+		if out[i].Data, err = DecodeData(p.Data); err != nil {
 			return nil, err
 		}
 	}
@@ -1345,6 +1487,9 @@ func rankedPairs(start int64, ps []rankgenrt.Pair) ([]Ranked, error) {
 	for i, p := range ps {
 		e, err := Decode(p.Score, p.Member)
 		if err != nil {
+			return nil, err
+		}
+		if e.Data, err = DecodeData(p.Data); err != nil {
 			return nil, err
 		}
 		out[i] = Ranked{

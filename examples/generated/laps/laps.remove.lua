@@ -8,10 +8,13 @@
 -- Layout fc67176e3f4b7bf3. KEYS[1] is the board (a sorted set), KEYS[2] its meta key (the layout
 -- fingerprint), KEYS[3] and KEYS[4] its ack keys (recorded
 -- write tokens and their replies); all share one hash slot.
+-- KEYS[5] is its data, in the same slot: a hash id -> the entry's encoded data, whose field ""
+-- holds the data format's fingerprint c8100f5b185c8cd2.
 -- ARGV[1], ARGV[2]: expiry mode ('', 'px' or 'pxat') and its milliseconds, applied to both keys.
 -- ARGV[3], ARGV[4]: the call's idempotency token, and how many seconds tokens are remembered (0 = off).
 -- ARGV[5..]: ids. Returns how many entries were removed.
 local board, aux = KEYS[1], KEYS[2]
+local dkey = KEYS[5]
 
 local FINGERPRINT = 'fc67176e3f4b7bf3'
 -- Exactly once: the client resends a script whose reply it lost, and the call's token tells
@@ -93,6 +96,13 @@ local fp, members = lookup(ids)
 if fp and fp ~= FINGERPRINT then
   return redis.error_reply('RANKGEN_LAYOUT_MISMATCH board has layout ' .. fp .. ', this code writes layout ' .. FINGERPRINT)
 end
+-- The data hash records the stored format of the data it holds: another one is refused, never
+-- misread.
+local DATA_FINGERPRINT = 'c8100f5b185c8cd2'
+local dfp = redis.call('HGET', dkey, '')
+if dfp and dfp ~= DATA_FINGERPRINT then
+  return redis.error_reply('RANKGEN_LAYOUT_MISMATCH the board data has stored format ' .. dfp .. ', this code writes ' .. DATA_FINGERPRINT)
+end
 local present, seen = {}, {}
 for i = 1, #ids do
   if members[i] and not seen[members[i]] then
@@ -105,12 +115,15 @@ if #present > 0 then
   for i = 1, #present, 4000 do
     removed = removed + redis.call('ZREM', board, unpack(present, i, math.min(i + 3999, #present)))
   end
+  many('HDEL', dkey, ids)
 end
 if mode == 'px' then
   redis.call('PEXPIRE', board, ms)
   redis.call('PEXPIRE', aux, ms)
+  redis.call('PEXPIRE', dkey, ms)
 elseif mode == 'pxat' then
   redis.call('PEXPIREAT', board, ms)
   redis.call('PEXPIREAT', aux, ms)
+  redis.call('PEXPIREAT', dkey, ms)
 end
 return done(removed)

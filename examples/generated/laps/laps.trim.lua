@@ -8,10 +8,13 @@
 -- Layout fc67176e3f4b7bf3. KEYS[1] is the board (a sorted set), KEYS[2] its meta key (the layout
 -- fingerprint), KEYS[3] and KEYS[4] its ack keys (recorded
 -- write tokens and their replies); all share one hash slot.
+-- KEYS[5] is its data, in the same slot: a hash id -> the entry's encoded data, whose field ""
+-- holds the data format's fingerprint c8100f5b185c8cd2.
 -- ARGV[1], ARGV[2]: expiry mode ('', 'px' or 'pxat') and its milliseconds, applied to both keys.
 -- ARGV[3], ARGV[4]: the call's idempotency token, and how many seconds tokens are remembered (0 = off).
 -- ARGV[5]: how many entries to keep. Returns how many were removed.
 local board, aux = KEYS[1], KEYS[2]
+local dkey = KEYS[5]
 
 local FINGERPRINT = 'fc67176e3f4b7bf3'
 -- Exactly once: the client resends a script whose reply it lost, and the call's token tells
@@ -53,11 +56,41 @@ local function done(r)
   return r
 end
 
+-- many calls cmd on key with the items of list as arguments, in chunks that stay below Lua's
+-- stack limit (an even size: pairs stay whole), and returns the replies as one list (none for
+-- an empty list), or the sum of a command's counts (ZADD, HSET, HDEL).
+local function many(cmd, key, list)
+  if #list == 0 then
+    return {}
+  elseif #list <= 4000 then
+    return redis.call(cmd, key, unpack(list))
+  end
+  local out, count = {}, nil
+  for i = 1, #list, 4000 do
+    local r = redis.call(cmd, key, unpack(list, i, math.min(i + 3999, #list)))
+    if type(r) == 'number' then
+      count = (count or 0) + r
+    else
+      for j = 1, #r do
+        out[#out + 1] = r[j]
+      end
+    end
+  end
+  return count or out
+end
+
 local mode, ms = ARGV[1], ARGV[2]
 local keep = tonumber(ARGV[5])
 local fp = redis.call('GET', aux)
 if fp and fp ~= FINGERPRINT then
   return redis.error_reply('RANKGEN_LAYOUT_MISMATCH board has layout ' .. fp .. ', this code writes layout ' .. FINGERPRINT)
+end
+-- The data hash records the stored format of the data it holds: another one is refused, never
+-- misread.
+local DATA_FINGERPRINT = 'c8100f5b185c8cd2'
+local dfp = redis.call('HGET', dkey, '')
+if dfp and dfp ~= DATA_FINGERPRINT then
+  return redis.error_reply('RANKGEN_LAYOUT_MISMATCH the board data has stored format ' .. dfp .. ', this code writes ' .. DATA_FINGERPRINT)
 end
 
 -- keep may be any int64, beyond exact doubles: only the rank of the last entry to drop, below
@@ -66,13 +99,17 @@ local drop = redis.call('ZCARD', board) - keep
 local removed = 0
 if drop > 0 then
   local last = string.format('%d', drop - 1)
+  -- Members are the ids: the data of the entries removed goes with them.
+  many('HDEL', dkey, redis.call('ZRANGE', board, 0, last))
   removed = redis.call('ZREMRANGEBYRANK', board, 0, last)
 end
 if mode == 'px' then
   redis.call('PEXPIRE', board, ms)
   redis.call('PEXPIRE', aux, ms)
+  redis.call('PEXPIRE', dkey, ms)
 elseif mode == 'pxat' then
   redis.call('PEXPIREAT', board, ms)
   redis.call('PEXPIREAT', aux, ms)
+  redis.call('PEXPIREAT', dkey, ms)
 end
 return done(removed)

@@ -1,0 +1,283 @@
+package layout
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/rankgen/rankgen/internal/quote"
+	"github.com/rankgen/rankgen/internal/suggest"
+	rankgenrt "github.com/rankgen/rankgen/runtime"
+	"gopkg.in/yaml.v3"
+)
+
+// Entry data: typed values stored beside an entry (a display name, a car) and returned with
+// it, which never take part in its order. Data fields use the field vocabulary (type, bits,
+// digits, min, max, epoch, unit, values, doc) and add type string with max_bytes; the keys
+// that only ranking has (order, in, update, overflow, stamp) are refused.
+
+// MaxDataBytes bounds a data string's max_bytes: data is read with every entry of a page, so a
+// value stays small.
+const MaxDataBytes = 1 << 20
+
+// DataTypeName is the generated Go type that holds an entry's data.
+const DataTypeName = "Data"
+
+var (
+	dataFieldKeys = []string{"name", "type", "max_bytes", "bits", "digits", "min", "max", "epoch", "unit",
+		"values", "doc", "order", "in", "update", "overflow", "stamp"}
+	dataKindNames = []string{"string", "uint", "int", "bool", "enum", "time"}
+)
+
+// HasData reports whether the layout declares data fields.
+func (l *Layout) HasData() bool { return len(l.Data) > 0 }
+
+// dataFields reads the list under data:; bad is true when v is not a list (reported).
+func (p *parser) dataFields(v *yaml.Node) (fields []rawField, bad bool) {
+	if v = deref(v); v.Kind != yaml.SequenceNode {
+		p.errorf(v.Line, v.Column, "data must be a list of data fields (each starting with \"- name: …\"), not a %s", kindName(v))
+		return nil, true
+	}
+	for _, item := range v.Content {
+		fields = append(fields, p.field(deref(item), dataFieldKeys, "data field"))
+	}
+	return fields, false
+}
+
+// dataLayout validates the data fields into l.Data, then their stored-format fingerprint.
+func (v *validator) dataLayout(raw *rawSchema, l *Layout, names map[string]scalar) {
+	if raw.DataPos.Set && !raw.DataPos.Bad && len(raw.Data) == 0 {
+		v.errAt(raw.DataPos, "data is empty; list data fields under it (\"- name: Nick\" with type: string and max_bytes) or remove it")
+	}
+	for i := range raw.Data {
+		if f := v.dataField(&raw.Data[i], names); f != nil {
+			l.Data = append(l.Data, f)
+		}
+	}
+	if len(raw.Data) == 0 {
+		return
+	}
+	if s, clash := names[DataTypeName]; clash {
+		v.errAt(s, "name %q is the generated type of the entry data; rename it (e.g. %q)", DataTypeName, DataTypeName+"Value")
+	}
+}
+
+// dataField checks one data field: its name (unique among all names), its type, and for every
+// type but string the width and range rules of fields.
+func (v *validator) dataField(raw *rawField, names map[string]scalar) *Field {
+	if raw.Bad {
+		return nil
+	}
+	f := &Field{Line: raw.Line, Col: raw.Col, Doc: v.doc(raw.Doc)}
+	if !v.fieldName(raw, f, names) {
+		if v.misnamed == nil {
+			v.misnamed = map[*Field]bool{}
+		}
+		v.misnamed[f] = true
+	}
+	label := "data field " + quote.Short(f.Name)
+	v.rankOnlyKeys(raw, label)
+	if raw.Type.Value == "string" {
+		return v.stringData(raw, f, label)
+	}
+	if _, ok := kindsByName[raw.Type.Value]; !ok {
+		v.dataKindError(raw, label)
+		return nil
+	}
+	if raw.MaxBytes.Set {
+		v.errAt(raw.MaxBytes, "%s: max_bytes applies to string data only; remove it", label)
+	}
+	before := len(v.diags)
+	f.Kind = kindsByName[raw.Type.Value]
+	v.fieldKeys(raw, f, label)
+	if len(v.diags) > before || anyBad(raw.Bits, raw.Digits, raw.Min, raw.Max, raw.Epoch, raw.Unit, raw.ValuesPos, raw.MaxBytes) {
+		return nil
+	}
+	radix, ok := v.fieldRadix(raw, f, label)
+	if !ok {
+		return nil
+	}
+	lo, hi, ok := v.fieldRange(raw, f, label, radix)
+	if !ok || !v.fieldFits(raw, f, label, lo, hi, radix) {
+		return nil
+	}
+	f.GoType = goType(f, lo, hi)
+	return f
+}
+
+// rankOnlyKeys refuses the keys that say how a field ranks: data never ranks.
+func (v *validator) rankOnlyKeys(raw *rawField, label string) {
+	for _, k := range []struct {
+		s   scalar
+		key string
+	}{{raw.Order, "order"}, {raw.In, "in"}, {raw.Overflow, "overflow"}, {raw.Stamp, "stamp"}, {raw.UpdatePos, "update"}} {
+		if k.s.Set {
+			v.errAt(k.s, "%s: %s does not apply to data, which never ranks and is written whole by Set and Best; remove it (or move the field under fields: to rank by it)", label, k.key)
+		}
+	}
+}
+
+// dataKindError reports a missing or unknown type of a data field.
+func (v *validator) dataKindError(raw *rawField, label string) {
+	switch {
+	case raw.Type.Value == "" && raw.Type.Bad:
+	case raw.Type.Value == "":
+		at := raw.Type
+		if !at.Set {
+			at = scalar{Line: raw.Line, Col: raw.Col}
+		}
+		v.errAt(at, "%s has no type; add \"type:\" with one of %s", label, strings.Join(dataKindNames, ", "))
+	default:
+		msg := fmt.Sprintf("%s has unknown type %s; use one of %s", label, quote.Short(raw.Type.Value), strings.Join(dataKindNames, ", "))
+		if s := suggest.Closest(raw.Type.Value, dataKindNames); s != "" {
+			msg = fmt.Sprintf("%s has unknown type %s; did you mean %q?", label, quote.Short(raw.Type.Value), s)
+		}
+		v.errAt(raw.Type, "%s", msg)
+	}
+}
+
+// stringData checks a string data field: max_bytes is required, and the width and range keys
+// do not apply.
+func (v *validator) stringData(raw *rawField, f *Field, label string) *Field {
+	f.Kind, f.GoType = String, "string"
+	for _, k := range []struct {
+		s   scalar
+		key string
+	}{{raw.Bits, "bits"}, {raw.Digits, "digits"}, {raw.Min, "min"}, {raw.Max, "max"}, {raw.Epoch, "epoch"}, {raw.Unit, "unit"}, {raw.ValuesPos, "values"}} {
+		if k.s.Set {
+			v.errAt(k.s, "%s: %s does not apply to a string; remove it (max_bytes bounds a string)", label, k.key)
+		}
+	}
+	switch {
+	case raw.MaxBytes.Bad:
+		return nil
+	case !raw.MaxBytes.Set:
+		v.errorf(raw.Line, raw.Col, "%s: a string needs max_bytes: N, the longest value accepted (longer ones are refused, never cut)", label)
+		return nil
+	}
+	n, err := strconv.Atoi(raw.MaxBytes.Value)
+	if err != nil || n < 1 || n > MaxDataBytes {
+		v.errAt(raw.MaxBytes, "%s: max_bytes must be a whole number from 1 to %d, not %q", label, MaxDataBytes, raw.MaxBytes.Value)
+		return nil
+	}
+	f.MaxBytes = n
+	return f
+}
+
+// dataCanonical is the text of the data fields' stored format: their kinds, ranges and order
+// (values are stored by position), not their names.
+func dataCanonical(l *Layout) string {
+	if !l.HasData() {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("data 1\n")
+	for _, f := range l.Data {
+		if f.Kind == String {
+			fmt.Fprintf(&b, "data string max_bytes=%d\n", f.MaxBytes)
+			continue
+		}
+		fmt.Fprintf(&b, "data %s min=%s max=%s", f.Kind, f.Format(f.Lo), f.Format(f.Hi))
+		if f.Kind == Time {
+			fmt.Fprintf(&b, " unit=%s", f.Unit)
+		}
+		if f.Kind == Enum {
+			fmt.Fprintf(&b, " values=%s", strings.Join(f.Values, ","))
+		}
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// DataRange describes a data field's values in words, for tables and docs.
+func (f *Field) DataRange() string {
+	switch f.Kind {
+	case String:
+		return fmt.Sprintf("at most %d bytes", f.MaxBytes)
+	case Enum:
+		return strings.Join(f.Values, ", ")
+	}
+	return f.Range()
+}
+
+// DataValue is one data field's value as the interpreted codec sees it: Text for a string,
+// else Key, as Field keys are (the value for uint, bool and enum; the int64 with its sign bit
+// flipped for int, and for time in units since the Unix epoch).
+type DataValue struct {
+	Key  uint64
+	Text string
+}
+
+// ZeroData is the data of an entry that has none (one a field update created): each field's
+// Go zero value, which the generated DecodeData returns for it.
+func (l *Layout) ZeroData() []DataValue {
+	vals := make([]DataValue, len(l.Data))
+	for i, f := range l.Data {
+		switch f.Kind {
+		case Int:
+			vals[i].Key = IntKey(0)
+		case Time:
+			n, _ := TimeUnits(time.Time{}, f.Unit)
+			vals[i].Key = IntKey(n)
+		}
+	}
+	return vals
+}
+
+// EncodeData writes data values as a board stores them (see package runtime: each value's
+// length, ':' and its text). A value out of its field's range or a string over its max_bytes is
+// an error matching ErrOutOfRange.
+func (l *Layout) EncodeData(vals []DataValue) (string, error) {
+	if len(vals) != len(l.Data) {
+		return "", fmt.Errorf("layout: %d data values for %d data fields", len(vals), len(l.Data))
+	}
+	var b []byte
+	for i, f := range l.Data {
+		v := vals[i]
+		switch {
+		case f.Kind == String && len(v.Text) > f.MaxBytes:
+			return "", rankgenrt.DataLengthError(f.Name, len(v.Text), f.MaxBytes)
+		case f.Kind == String:
+			b = rankgenrt.AppendDataText(b, v.Text)
+		case f.Kind == Time && (v.Key < f.Lo || v.Key > f.Hi):
+			return "", rankgenrt.TimeRangeError(f.Name, f.TimeOf(v.Key), f.Format(f.Lo), f.Format(f.Hi))
+		case f.Check(v.Key) != nil:
+			return "", f.Check(v.Key)
+		case f.Signed():
+			b = rankgenrt.AppendDataInt(b, IntOf(v.Key))
+		default:
+			b = rankgenrt.AppendDataUint(b, v.Key)
+		}
+	}
+	return string(b), nil
+}
+
+// DecodeData reads data as a board stores it; "" is ZeroData. Data this layout cannot have
+// written is an error matching ErrBadData.
+func (l *Layout) DecodeData(s string) ([]DataValue, error) {
+	if s == "" {
+		return l.ZeroData(), nil
+	}
+	texts, err := rankgenrt.DataTexts(s, len(l.Data))
+	if err != nil {
+		return nil, err
+	}
+	vals := make([]DataValue, len(l.Data))
+	for i, f := range l.Data {
+		switch {
+		case f.Kind == String:
+			vals[i].Text, err = rankgenrt.DataString(texts[i], f.Name, f.MaxBytes)
+		case f.Signed():
+			var n int64
+			n, err = rankgenrt.DataInt(texts[i], f.Name, IntOf(f.Lo), IntOf(f.Hi))
+			vals[i].Key = IntKey(n)
+		default:
+			vals[i].Key, err = rankgenrt.DataUint(texts[i], f.Name, f.Lo, f.Hi)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return vals, nil
+}
