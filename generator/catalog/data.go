@@ -47,7 +47,7 @@ func withData(l *layout.Layout, ops []Op) []Op {
 			op.Title = "range: the entries whose scores lie between {lo} and {hi}, best first, with their data."
 			op.Usage = []string{"{lo}, {hi}: score bounds as ZRANGE BYSCORE takes them; {offset}, {limit}: as its LIMIT.",
 				"Returns {0, {member, score, ...}, {data, ...}}."}
-		case Around, After, Bottom:
+		case Around, After, Bottom, Band, AroundScore:
 			op.Reply = ReplyWindowData
 			op.Usage = append(slices.Clip(op.Usage), dataDoc)
 		case GetMany:

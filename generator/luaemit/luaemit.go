@@ -112,5 +112,5 @@ func positions(text string, a catalog.Args) (string, error) {
 var touchesData = map[catalog.Kind]bool{
 	catalog.Set: true, catalog.Best: true, catalog.Remove: true, catalog.Trim: true, catalog.Update: true,
 	catalog.Get: true, catalog.Page: true, catalog.Around: true, catalog.After: true, catalog.Bottom: true,
-	catalog.GetMany: true, catalog.Range: true,
+	catalog.GetMany: true, catalog.Range: true, catalog.Changes: true, catalog.Band: true, catalog.AroundScore: true,
 }

@@ -4,10 +4,14 @@
 -- around_score: the entries around the place a score (and member) would take, best first.
 -- Layout fc67176e3f4b7bf3. KEYS[1] is the board (a sorted set), KEYS[2] its meta key (the layout
 -- fingerprint); both share one hash slot.
+-- KEYS[5] is its data, in the same slot: a hash id -> the entry's encoded data, whose field ""
+-- holds the data format's fingerprint c8100f5b185c8cd2.
 -- ARGV[1], ARGV[2]: the place: an entry's score and member, or with member '' the place
 -- before every entry of that score; ARGV[3], ARGV[4]: how many entries before and from it.
 -- Returns {position of the first entry, {member, score, ...}}.
+-- Data: each entry's data (its hash field in KEYS[5], '' where it has none) comes with it.
 local board, aux = KEYS[1], KEYS[2]
+local dkey = KEYS[5]
 
 local FINGERPRINT = 'fc67176e3f4b7bf3'
 local fp = redis.call('GET', aux)
@@ -59,11 +63,34 @@ end
 local before, after = tonumber(ARGV[3]), tonumber(ARGV[4])
 local start, stop = math.max(0, pos - before), pos + after - 1
 if stop < start then
-  return {start, {}}
+  return {start, {}, {}}
 end
 if stop > 2 ^ 52 then
   stop = -1
 end
+-- The data hash records the stored format of the data it holds: another one is refused, never
+-- misread.
+local DATA_FINGERPRINT = 'c8100f5b185c8cd2'
+local dfp = redis.call('HGET', dkey, '')
+if dfp and dfp ~= DATA_FINGERPRINT then
+  return redis.error_reply('RANKGEN_LAYOUT_MISMATCH the board data has stored format ' .. dfp .. ', this code reads ' .. DATA_FINGERPRINT)
+end
+-- data_of returns the data of each entry of a flat member, score list, '' where an entry has
+-- none, read in chunks that stay below Lua's stack limit.
+local function data_of(list)
+  local ids, out = {}, {}
+  for i = 1, #list, 2 do
+    ids[#ids + 1] = string.sub(list[i], 0 + 1)
+  end
+  for i = 1, #ids, 4000 do
+    local got = redis.call('HMGET', dkey, unpack(ids, i, math.min(i + 3999, #ids)))
+    for j = 1, #got do
+      out[#out + 1] = got[j] or ''
+    end
+  end
+  return out
+end
 -- Numbers reach Redis as exact integer text: Redis would write a Lua number of 10^17 or more
 -- in exponent form, which no command takes as an integer.
-return {start, redis.call('ZREVRANGE', board, string.format('%d', start), string.format('%d', stop), 'WITHSCORES')}
+local list = redis.call('ZREVRANGE', board, string.format('%d', start), string.format('%d', stop), 'WITHSCORES')
+return {start, list, data_of(list)}

@@ -4,10 +4,14 @@
 -- band: the entries whose score lies in [lo, hi), best first, with their positions.
 -- Layout fc67176e3f4b7bf3. KEYS[1] is the board (a sorted set), KEYS[2] its meta key (the layout
 -- fingerprint); both share one hash slot.
+-- KEYS[5] is its data, in the same slot: a hash id -> the entry's encoded data, whose field ""
+-- holds the data format's fingerprint c8100f5b185c8cd2.
 -- ARGV[1], ARGV[2]: the band's lowest score and the score above it, as exact text; ARGV[3]: how many
 -- of the band's entries to skip; ARGV[4]: the page size. Returns {the number of entries
 -- ahead of the band, {member, score, ...}}.
+-- Data: each entry's data (its hash field in KEYS[5], '' where it has none) comes with it.
 local board, aux = KEYS[1], KEYS[2]
+local dkey = KEYS[5]
 
 local FINGERPRINT = 'fc67176e3f4b7bf3'
 local fp = redis.call('GET', aux)
@@ -18,5 +22,28 @@ end
 -- the entries ahead of it are those scoring hi or more.
 local lo, hi = ARGV[1], ARGV[2]
 local ahead = redis.call('ZCOUNT', board, hi, '+inf')
+-- The data hash records the stored format of the data it holds: another one is refused, never
+-- misread.
+local DATA_FINGERPRINT = 'c8100f5b185c8cd2'
+local dfp = redis.call('HGET', dkey, '')
+if dfp and dfp ~= DATA_FINGERPRINT then
+  return redis.error_reply('RANKGEN_LAYOUT_MISMATCH the board data has stored format ' .. dfp .. ', this code reads ' .. DATA_FINGERPRINT)
+end
+-- data_of returns the data of each entry of a flat member, score list, '' where an entry has
+-- none, read in chunks that stay below Lua's stack limit.
+local function data_of(list)
+  local ids, out = {}, {}
+  for i = 1, #list, 2 do
+    ids[#ids + 1] = string.sub(list[i], 0 + 1)
+  end
+  for i = 1, #ids, 4000 do
+    local got = redis.call('HMGET', dkey, unpack(ids, i, math.min(i + 3999, #ids)))
+    for j = 1, #got do
+      out[#out + 1] = got[j] or ''
+    end
+  end
+  return out
+end
 -- Offset and limit reach Redis as the integer text the caller sent.
-return {ahead, redis.call('ZRANGE', board, '(' .. hi, lo, 'BYSCORE', 'REV', 'LIMIT', ARGV[3], ARGV[4], 'WITHSCORES')}
+local list = redis.call('ZRANGE', board, '(' .. hi, lo, 'BYSCORE', 'REV', 'LIMIT', ARGV[3], ARGV[4], 'WITHSCORES')
+return {ahead, list, data_of(list)}

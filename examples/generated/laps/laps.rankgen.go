@@ -1368,7 +1368,7 @@ func (b *Board) Between(ctx context.Context, band Band, offset, limit int64) ([]
 	if err != nil {
 		return nil, err
 	}
-	ahead, ps, err := rankgenrt.Window(v)
+	ahead, ps, err := rankgenrt.WindowData(v)
 	if err != nil {
 		return nil, err
 	}
@@ -1417,7 +1417,7 @@ func (b *Board) AroundScore(ctx context.Context, at Place, before, after int64) 
 	if err != nil {
 		return nil, err
 	}
-	start, ps, err := rankgenrt.Window(v)
+	start, ps, err := rankgenrt.WindowData(v)
 	if err != nil {
 		return nil, err
 	}

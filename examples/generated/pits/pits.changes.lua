@@ -5,6 +5,8 @@
 -- Layout 792c288c367c436d. KEYS[1] is the board (a sorted set), KEYS[2] its index (a hash id -> member,
 -- whose field "" holds the layout fingerprint), KEYS[3] and KEYS[4] its ack keys (recorded
 -- write tokens and their replies); all share one hash slot.
+-- KEYS[5] is its data, in the same slot: a hash id -> the entry's encoded data, whose field ""
+-- holds the data format's fingerprint 61fbb4dfb0d0b140.
 -- ARGV[1], ARGV[2]: expiry mode ('', 'px' or 'pxat') and its milliseconds, applied to both keys.
 -- ARGV[3], ARGV[4]: the call's idempotency token, and how many seconds tokens are remembered (0 = off).
 -- ARGV[5]: the client's clock in Unix microseconds (client stamps); ARGV[6..]: per id, the id,
@@ -12,6 +14,7 @@
 -- An id without an entry starts from the zero entry, and its first min or max takes the given value.
 -- An id's updates are all applied or, when one fails, none. Returns, per id, P and member, or error text and ''.
 local board, aux = KEYS[1], KEYS[2]
+local dkey = KEYS[5]
 
 local FINGERPRINT = '792c288c367c436d'
 -- Exactly once: the client resends a script whose reply it lost, and the call's token tells
@@ -297,8 +300,10 @@ end
 if mode == 'px' then
   redis.call('PEXPIRE', board, ms)
   redis.call('PEXPIRE', aux, ms)
+  redis.call('PEXPIRE', dkey, ms)
 elseif mode == 'pxat' then
   redis.call('PEXPIREAT', board, ms)
   redis.call('PEXPIREAT', aux, ms)
+  redis.call('PEXPIREAT', dkey, ms)
 end
 return done(out)
