@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"strconv"
 	"testing"
 
@@ -101,6 +102,14 @@ func runShardedDifferential(t *testing.T, c redis.UniversalClient, ex example, s
 	sharded := newSharded(t, ex, c, redistest.Key(t, "sharded"), shards)
 	d := &diff{t: t, l: l, b: boardmodel.NewBoard(l, sharded), m: boardmodel.New(l), rng: newRand(t, seed)}
 	one := boardmodel.NewBoard(l, ex.newBoard(c, redistest.Key(t, "one")))
+	if l.NumScore > 0 {
+		roots := bandRoots[ex.name]
+		d.b.WithBands(roots[0], roots[1])
+		one.WithBands(roots[0], roots[1])
+	}
+	if err := d.b.UseChanges(changeFuncs(ex.name)); err != nil {
+		t.Fatal(err)
+	}
 	for range 24 {
 		d.ids = append(d.ids, oracle.RandomID(l, d.rng))
 	}
@@ -166,6 +175,40 @@ func compareSharded(d *diff, one *boardmodel.Board) {
 		same(name, lo, hi)
 	}
 	walkAfterBoth(d, one, int64(1+d.rng.IntN(5)))
+	same("PageFromEnd", int64(d.rng.IntN(n+3)-1), int64(d.rng.IntN(6)-1))
+	same("Bottom", int64(d.rng.IntN(n+3)))
+	if d.l.NumScore > 0 {
+		for range 4 {
+			id := boardmodel.ID(d.l, d.id())
+			same("CompetitionRank", id)
+			same("CompetitionRankTuple", id)
+		}
+		compareShardedBands(d, same)
+	}
+}
+
+// compareShardedBands compares the band reads: Between and CountBetween on random bands (often
+// around stored entries), AroundScore at score prefixes and at whole entries.
+func compareShardedBands(d *diff, same func(name string, args ...any)) {
+	for range 3 {
+		keys := d.scoreKeys()
+		k := d.rng.IntN(d.l.NumScore)
+		f := d.l.Fields[k]
+		s := boardmodel.BandSpec{Eq: keys[:k], Lo: d.nearKey(f, keys[k]), Hi: d.nearKey(f, keys[k])}
+		if s.Lo > s.Hi && d.rng.IntN(4) > 0 {
+			s.Lo, s.Hi = s.Hi, s.Lo
+		}
+		band := d.b.BandValue(s)
+		same("CountBetween", band)
+		same("Between", band, int64(d.rng.IntN(4)-1), int64(d.rng.IntN(len(d.m.Entries)+3)-1))
+		before, after := int64(d.rng.IntN(5)-1), int64(d.rng.IntN(5)-1)
+		same("AroundScore", d.b.Prefix(d.scoreKeys()[:1+d.rng.IntN(d.l.NumScore)]), before, after)
+		e := d.entry()
+		if keys, ok := d.m.Entries[e.ID]; ok && d.rng.IntN(3) == 0 {
+			e.Keys = slices.Clone(keys) // the stored entry itself
+		}
+		same("AroundScore", d.b.Entry(e), before, after)
+	}
 }
 
 // walkAfterBoth pages through both boards with After and compares every page and cursor.
