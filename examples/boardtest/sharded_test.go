@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"reflect"
 	"slices"
 	"strconv"
@@ -81,11 +82,13 @@ func shardTargets(t *testing.T) []struct {
 }
 
 // TestShardedDifferential applies random operations (those of TestDifferential: writes, field
-// updates single and batch, Remove, Trim, and the reads Get, Rank, Top, Count) to every
-// example's ShardedBoard and to the in-memory model, on a single server and on the real
+// updates single and batch, change lists (Update, UpdateMany), Remove, Trim, and the reads) to
+// every example's ShardedBoard and to the in-memory model, on a single server and on the real
 // cluster, and every few steps compares every merged read of the ShardedBoard — Count, Top,
 // Page, Rank and Get of every id, GetMany, RankMany, Around, AroundFilled, Percentile, PageOf,
-// a whole walk of After pages, Count<Lead>Between — with the same read of a one-key Board
+// a whole walk of After pages, Count<Lead>Between, PageFromEnd, Bottom, CompetitionRank,
+// CompetitionRankTuple, and Between, CountBetween, AroundScore on random bands and places
+// (offsets and windows that overflow included) — with the same read of a one-key Board
 // holding the same entries. It also checks that every entry lives on its id's shard.
 func TestShardedDifferential(t *testing.T) {
 	for _, tg := range shardTargets(t) {
@@ -177,6 +180,7 @@ func compareSharded(d *diff, one *boardmodel.Board) {
 	walkAfterBoth(d, one, int64(1+d.rng.IntN(5)))
 	same("PageFromEnd", int64(d.rng.IntN(n+3)-1), int64(d.rng.IntN(6)-1))
 	same("Bottom", int64(d.rng.IntN(n+3)))
+	same("PageFromEnd", int64(d.rng.IntN(3)), int64(math.MaxInt64)) // offset + limit overflows
 	if d.l.NumScore > 0 {
 		for range 4 {
 			id := boardmodel.ID(d.l, d.id())
@@ -201,6 +205,7 @@ func compareShardedBands(d *diff, same func(name string, args ...any)) {
 		band := d.b.BandValue(s)
 		same("CountBetween", band)
 		same("Between", band, int64(d.rng.IntN(4)-1), int64(d.rng.IntN(len(d.m.Entries)+3)-1))
+		same("Between", band, int64(d.rng.IntN(3)), int64(math.MaxInt64))
 		before, after := int64(d.rng.IntN(5)-1), int64(d.rng.IntN(5)-1)
 		same("AroundScore", d.b.Prefix(d.scoreKeys()[:1+d.rng.IntN(d.l.NumScore)]), before, after)
 		e := d.entry()
@@ -208,6 +213,7 @@ func compareShardedBands(d *diff, same func(name string, args ...any)) {
 			e.Keys = slices.Clone(keys) // the stored entry itself
 		}
 		same("AroundScore", d.b.Entry(e), before, after)
+		same("AroundScore", d.b.Entry(e), int64(math.MaxInt64), int64(math.MaxInt64))
 	}
 }
 
