@@ -8,8 +8,10 @@ package runtime
 //
 // Either constant expression overflows the unsigned EnforceVersion when the generated code is
 // older than MinVersion or newer than MaxVersion, so a stale package is a compile error, not a
-// silent mis-decode.
-const Version = 1
+// silent mis-decode. Version 2 added what generated code of this release calls: writes that
+// wait for replicas, data replies, season calendars and the sharded-board machinery; code
+// generated for version 1 still runs on it.
+const Version = 2
 
 // MinVersion and MaxVersion bound the generated-code versions this runtime supports.
 const (

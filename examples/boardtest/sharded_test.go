@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"reflect"
+	"slices"
 	"strconv"
 	"testing"
 
@@ -80,11 +82,13 @@ func shardTargets(t *testing.T) []struct {
 }
 
 // TestShardedDifferential applies random operations (those of TestDifferential: writes, field
-// updates single and batch, Remove, Trim, and the reads Get, Rank, Top, Count) to every
-// example's ShardedBoard and to the in-memory model, on a single server and on the real
+// updates single and batch, change lists (Update, UpdateMany), Remove, Trim, and the reads) to
+// every example's ShardedBoard and to the in-memory model, on a single server and on the real
 // cluster, and every few steps compares every merged read of the ShardedBoard — Count, Top,
 // Page, Rank and Get of every id, GetMany, RankMany, Around, AroundFilled, Percentile, PageOf,
-// a whole walk of After pages, Count<Lead>Between — with the same read of a one-key Board
+// a whole walk of After pages, Count<Lead>Between, PageFromEnd, Bottom, CompetitionRank,
+// CompetitionRankTuple, and Between, CountBetween, AroundScore on random bands and places
+// (offsets and windows that overflow included) — with the same read of a one-key Board
 // holding the same entries. It also checks that every entry lives on its id's shard.
 func TestShardedDifferential(t *testing.T) {
 	for _, tg := range shardTargets(t) {
@@ -101,6 +105,14 @@ func runShardedDifferential(t *testing.T, c redis.UniversalClient, ex example, s
 	sharded := newSharded(t, ex, c, redistest.Key(t, "sharded"), shards)
 	d := &diff{t: t, l: l, b: boardmodel.NewBoard(l, sharded), m: boardmodel.New(l), rng: newRand(t, seed)}
 	one := boardmodel.NewBoard(l, ex.newBoard(c, redistest.Key(t, "one")))
+	if l.NumScore > 0 {
+		roots := bandRoots[ex.name]
+		d.b.WithBands(roots[0], roots[1])
+		one.WithBands(roots[0], roots[1])
+	}
+	if err := d.b.UseChanges(changeFuncs(ex.name)); err != nil {
+		t.Fatal(err)
+	}
 	for range 24 {
 		d.ids = append(d.ids, oracle.RandomID(l, d.rng))
 	}
@@ -166,6 +178,43 @@ func compareSharded(d *diff, one *boardmodel.Board) {
 		same(name, lo, hi)
 	}
 	walkAfterBoth(d, one, int64(1+d.rng.IntN(5)))
+	same("PageFromEnd", int64(d.rng.IntN(n+3)-1), int64(d.rng.IntN(6)-1))
+	same("Bottom", int64(d.rng.IntN(n+3)))
+	same("PageFromEnd", int64(d.rng.IntN(3)), int64(math.MaxInt64)) // offset + limit overflows
+	if d.l.NumScore > 0 {
+		for range 4 {
+			id := boardmodel.ID(d.l, d.id())
+			same("CompetitionRank", id)
+			same("CompetitionRankTuple", id)
+		}
+		compareShardedBands(d, same)
+	}
+}
+
+// compareShardedBands compares the band reads: Between and CountBetween on random bands (often
+// around stored entries), AroundScore at score prefixes and at whole entries.
+func compareShardedBands(d *diff, same func(name string, args ...any)) {
+	for range 3 {
+		keys := d.scoreKeys()
+		k := d.rng.IntN(d.l.NumScore)
+		f := d.l.Fields[k]
+		s := boardmodel.BandSpec{Eq: keys[:k], Lo: d.nearKey(f, keys[k]), Hi: d.nearKey(f, keys[k])}
+		if s.Lo > s.Hi && d.rng.IntN(4) > 0 {
+			s.Lo, s.Hi = s.Hi, s.Lo
+		}
+		band := d.b.BandValue(s)
+		same("CountBetween", band)
+		same("Between", band, int64(d.rng.IntN(4)-1), int64(d.rng.IntN(len(d.m.Entries)+3)-1))
+		same("Between", band, int64(d.rng.IntN(3)), int64(math.MaxInt64))
+		before, after := int64(d.rng.IntN(5)-1), int64(d.rng.IntN(5)-1)
+		same("AroundScore", d.b.Prefix(d.scoreKeys()[:1+d.rng.IntN(d.l.NumScore)]), before, after)
+		e := d.entry()
+		if keys, ok := d.m.Entries[e.ID]; ok && d.rng.IntN(3) == 0 {
+			e.Keys = slices.Clone(keys) // the stored entry itself
+		}
+		same("AroundScore", d.b.Entry(e), before, after)
+		same("AroundScore", d.b.Entry(e), int64(math.MaxInt64), int64(math.MaxInt64))
+	}
 }
 
 // walkAfterBoth pages through both boards with After and compares every page and cursor.

@@ -1,6 +1,8 @@
 package goemit
 
 import (
+	"slices"
+
 	"github.com/dave/jennifer/jen"
 	"github.com/rankgen/rankgen/generator/catalog"
 	"github.com/rankgen/rankgen/generator/layout"
@@ -25,27 +27,60 @@ func emitSharded(f *jen.File, c *codec) {
 	}
 	s.reshard()
 	s.helpers()
+	if slices.ContainsFunc(catalog.Ops(c.l), func(op catalog.Op) bool { return op.Kind == catalog.Band || op.Kind == catalog.AroundScore }) {
+		s.windows()
+	}
 }
 
-// shardedEmitters emits the ShardedBoard methods of each kind of operation. Kinds without an
-// entry (ranges of the leading field, competition and dense ranks, pages from the end) are
-// read from the shards themselves (ShardedBoard.Shards); the type's comment says so.
+// shardedEmitters emits the ShardedBoard methods of each kind of operation. The kinds without
+// an entry are those of shardedPerShard, read from the shards themselves (ShardedBoard.Shards);
+// the type's comment says so.
 var shardedEmitters = map[catalog.Kind]func(*sharded, catalog.Op){
-	catalog.Set:        (*sharded).set,
-	catalog.Best:       (*sharded).best,
-	catalog.Remove:     (*sharded).remove,
-	catalog.Trim:       (*sharded).trim,
-	catalog.Update:     (*sharded).update,
-	catalog.Get:        (*sharded).get,
-	catalog.Rank:       (*sharded).rank,
-	catalog.Page:       (*sharded).page,
-	catalog.Around:     (*sharded).around,
-	catalog.After:      (*sharded).after,
-	catalog.Count:      (*sharded).count,
-	catalog.GetMany:    (*sharded).getMany,
-	catalog.RankMany:   (*sharded).rankMany,
-	catalog.Standing:   (*sharded).standing,
-	catalog.CountRange: (*sharded).countRange,
+	catalog.Set:         (*sharded).set,
+	catalog.Best:        (*sharded).best,
+	catalog.Remove:      (*sharded).remove,
+	catalog.Trim:        (*sharded).trim,
+	catalog.Update:      (*sharded).update,
+	catalog.Get:         (*sharded).get,
+	catalog.Rank:        (*sharded).rank,
+	catalog.Page:        (*sharded).page,
+	catalog.Around:      (*sharded).around,
+	catalog.After:       (*sharded).after,
+	catalog.Count:       (*sharded).count,
+	catalog.GetMany:     (*sharded).getMany,
+	catalog.RankMany:    (*sharded).rankMany,
+	catalog.Standing:    (*sharded).standing,
+	catalog.CountRange:  (*sharded).countRange,
+	catalog.Changes:     (*sharded).changes,
+	catalog.CountBand:   (*sharded).countBand,
+	catalog.Band:        (*sharded).band,
+	catalog.AroundScore: (*sharded).aroundScore,
+	catalog.Bottom:      (*sharded).bottom,
+	catalog.Competition: (*sharded).competition,
+}
+
+// shardedPerShard are the kinds of operation a ShardedBoard does not merge, read from its
+// shards (ShardedBoard.Shards): Range<Lead> pages a band of the leading field by offset without
+// ranks (Between, merged, serves it), and DenseRank counts the distinct leading values ahead,
+// which across shards is their union, not a sum of the shards' counts. TestShardedMethods
+// fails on a Board method that is neither merged nor of these kinds.
+var shardedPerShard = map[catalog.Kind]bool{catalog.Range: true, catalog.Dense: true}
+
+// shardedWithout are the Board methods outside the catalogue that a ShardedBoard lacks: Key
+// (a ShardedBoard has a key per shard: Keys) and Reindex (it adopts one sorted set written by
+// other code: run it on each shard, Shards).
+var shardedWithout = []string{"Key", "Reindex"}
+
+// PerShardMethods lists the Board methods a ShardedBoard leaves to its shards: those of the
+// kinds of shardedPerShard among ops, and shardedWithout.
+func PerShardMethods(ops []catalog.Op) []string {
+	out := slices.Clone(shardedWithout)
+	for _, op := range ops {
+		if shardedPerShard[op.Kind] {
+			out = append(out, op.Methods...)
+		}
+	}
+	return out
 }
 
 // ShardedMethods lists the catalogued Board methods a ShardedBoard also has.
@@ -85,7 +120,7 @@ func (s *sharded) shardedType() {
 	if s.l.IDType == layout.IDUint64 {
 		idText = "the id's decimal text"
 	}
-	s.comment(`ShardedBoard is one leaderboard of Entry values spread over several sorted sets, its shards, so that it outgrows one Redis node: each shard is a Board under its own hash tag, and on Redis Cluster the shards spread over the masters (rankgenrt.ShardKeys). An id always lives on the same shard — rankgenrt.ShardOf: FNV-1a 64 of %s, modulo the number of shards — so every write is one atomic script on one shard, in one round trip, and a batch is one script per shard it touches, all sent at once. Reads ask every shard in one pipeline (one round trip per node, the nodes at once) and merge the answers by Compare, or add them up, so ranks, pages and counts are exactly those of one Board holding the same entries. A read that needs an entry first (Rank, Around, RankMany, Percentile, PageOf) takes one more round, and Around one more again; such a read is not a snapshot: a write that lands between its rounds may shift its answer by that write. Ranges of the leading field, competition and dense ranks and pages from the end are not merged: read them from the shards (Shards). A ShardedBoard is safe for concurrent use.`, idText)
+	s.comment(`ShardedBoard is one leaderboard of Entry values spread over several sorted sets, its shards, so that it outgrows one Redis node: each shard is a Board under its own hash tag, and on Redis Cluster the shards spread over the masters (rankgenrt.ShardKeys). An id always lives on the same shard — rankgenrt.ShardOf: FNV-1a 64 of %s, modulo the number of shards — so every write is one atomic script on one shard, in one round trip, and a batch is one script per shard it touches, all sent at once. Reads ask every shard in one pipeline (one round trip per node, the nodes at once) and merge the answers by Compare, or add them up, so ranks, pages and counts are exactly those of one Board holding the same entries. A read that needs an entry first (Rank, Around, RankMany, Percentile, PageOf, CompetitionRank) takes one more round, and Around one more again; such a read is not a snapshot: a write that lands between its rounds may shift its answer by that write. Offset reads (Page, Between, PageFromEnd) read offset + limit entries of every shard. The ranges of the leading field by offset (Range…) and DenseRank, whose distinct values ahead are a union across shards, not a sum, are not merged: read them from the shards (Shards), as Reindex. A ShardedBoard is safe for concurrent use.`, idText)
 	s.f.Type().Id("ShardedBoard").Struct(
 		jen.Id("c").Qual(redisPath, "UniversalClient"),
 		jen.Id("shards").Index().Op("*").Id("Board").Comment("shard i holds the ids that rankgenrt.ShardOf maps to i"),

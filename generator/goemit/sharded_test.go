@@ -5,6 +5,7 @@ import (
 	"go/parser"
 	"go/token"
 	"go/types"
+	"slices"
 	"strings"
 	"testing"
 
@@ -14,7 +15,9 @@ import (
 // TestShardedMethods checks that the ShardedBoard generated for every golden layout (but the
 // periodic ones, which have none) declares each Board method of the operations it merges
 // (ShardedMethods), with the Board method's exact signature, so that a ShardedBoard can
-// replace a Board in code that uses them.
+// replace a Board in code that uses them, and that it lacks no exported Board method but those
+// it documents as read from its shards (PerShardMethods), so that an operation added to Board
+// cannot be silently missing.
 func TestShardedMethods(t *testing.T) {
 	for _, g := range readGoldens(t) {
 		l := parse(t, g.stem, g.schema)
@@ -29,6 +32,12 @@ func TestShardedMethods(t *testing.T) {
 		names := ShardedMethods(catalog.Ops(l))
 		if len(names) == 0 {
 			t.Fatalf("%s: no sharded methods", g.stem)
+		}
+		perShard := PerShardMethods(catalog.Ops(l))
+		for m := range board {
+			if ast.IsExported(m) && sharded[m] == "" && !slices.Contains(perShard, m) {
+				t.Errorf("%s: ShardedBoard lacks Board.%s: merge it (shardedEmitters) or list its kind in shardedPerShard", g.stem, m)
+			}
 		}
 		for _, m := range names {
 			switch {

@@ -38,8 +38,8 @@ import (
 // The generated code and the runtime package must agree on their contract; either
 // constant fails to compile when they drift apart. Regenerate with the matching rankgen.
 const (
-	_ = rankgenrt.EnforceVersion(1 - rankgenrt.MinVersion)
-	_ = rankgenrt.EnforceVersion(rankgenrt.MaxVersion - 1)
+	_ = rankgenrt.EnforceVersion(2 - rankgenrt.MinVersion)
+	_ = rankgenrt.EnforceVersion(rankgenrt.MaxVersion - 2)
 )
 
 // Fingerprint identifies the stored encoding: it changes exactly when a change to the schema
@@ -1788,10 +1788,12 @@ func digitOfReachedAt(v time.Time) (uint64, error) {
 // shard it touches, all sent at once. Reads ask every shard in one pipeline (one round trip per
 // node, the nodes at once) and merge the answers by Compare, or add them up, so ranks, pages and
 // counts are exactly those of one Board holding the same entries. A read that needs an entry first
-// (Rank, Around, RankMany, Percentile, PageOf) takes one more round, and Around one more again;
-// such a read is not a snapshot: a write that lands between its rounds may shift its answer by
-// that write. Ranges of the leading field, competition and dense ranks and pages from the end are
-// not merged: read them from the shards (Shards). A ShardedBoard is safe for concurrent use.
+// (Rank, Around, RankMany, Percentile, PageOf, CompetitionRank) takes one more round, and Around
+// one more again; such a read is not a snapshot: a write that lands between its rounds may shift
+// its answer by that write. Offset reads (Page, Between, PageFromEnd) read offset + limit entries
+// of every shard. The ranges of the leading field by offset (Range…) and DenseRank, whose
+// distinct values ahead are a union across shards, not a sum, are not merged: read them from the
+// shards (Shards), as Reindex. A ShardedBoard is safe for concurrent use.
 type ShardedBoard struct {
 	c      redis.UniversalClient
 	shards []*Board          // shard i holds the ids that rankgenrt.ShardOf maps to i
@@ -2066,6 +2068,24 @@ func (s *ShardedBoard) MaxTierMany(ctx context.Context, updates []Update[Tier]) 
 	}, (*Board).MaxTierMany)
 }
 
+// Update applies Board.Update on the shard of id: one atomic script call.
+func (s *ShardedBoard) Update(ctx context.Context, id string, changes ...Change) (Entry, error) {
+	return s.shard(id).Update(ctx, id, changes...)
+}
+
+// UpdateMany applies Board.UpdateMany with one script call per shard that holds some of the lists,
+// all at once, each shard's part atomic and in order; the Results are in the order of lists. A
+// failed shard's call is resent as SetMany's is.
+func (s *ShardedBoard) UpdateMany(ctx context.Context, lists []Changes) ([]Result, error) {
+	ctx, err := s.batch(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return gather(ctx, s, lists, func(x Changes) string {
+		return x.PlayerID
+	}, (*Board).UpdateMany)
+}
+
 // Get returns the entry of id from its shard, or an error matching ErrNotFound.
 func (s *ShardedBoard) Get(ctx context.Context, id string) (Entry, error) {
 	return s.shard(id).Get(ctx, id)
@@ -2254,6 +2274,62 @@ func (s *ShardedBoard) RankMany(ctx context.Context, ids ...string) ([]int64, er
 	return ranks, nil
 }
 
+// Bottom returns the last n entries, best first (the board's last entry last).
+func (s *ShardedBoard) Bottom(ctx context.Context, n int64) ([]Ranked, error) {
+	return s.PageFromEnd(ctx, 0, n)
+}
+
+// PageFromEnd returns up to limit entries that end offset entries before the end of the board,
+// best first, with their ranks, as Board.PageFromEnd does. Every shard reads its last offset +
+// limit entries and its size in one pipelined round; the board's last offset + limit entries are
+// the last of their merge by Compare. The cost grows with offset, as Page's does.
+func (s *ShardedBoard) PageFromEnd(ctx context.Context, offset, limit int64) ([]Ranked, error) {
+	if offset < 0 || limit <= 0 {
+		return nil, nil
+	}
+	n := offset + limit
+	if n < offset {
+		n = math.MaxInt64 // offset + limit overflows: to the start
+	}
+	tails, count, err := s.tails(ctx, n)
+	if err != nil {
+		return nil, err
+	}
+	merged := rankgenrt.MergeSorted(tails, -1, compareRanked)
+	from := int64(len(merged)) - min(n, int64(len(merged)))
+	to := max(from, int64(len(merged))-offset)
+	return renumber(merged[from:to], count-int64(len(merged))+from), nil
+}
+
+// tails reads the last n entries of every shard, best first, and adds up the shards' sizes, in one
+// pipelined round.
+func (s *ShardedBoard) tails(ctx context.Context, n int64) (lists [][]Ranked, count int64, err error) {
+	sizes := make([]*redis.IntCmd, len(s.shards))
+	cmds, err := s.readAll(ctx, func(c redis.Cmdable, i int, key string) redis.Cmder {
+		sizes[i] = c.ZCard(ctx, key)
+		return c.ZRevRangeWithScores(ctx, key, -n, -1)
+	})
+	if err != nil {
+		return nil, 0, err
+	}
+	lists = make([][]Ranked, len(cmds))
+	for i, cmd := range cmds {
+		size, err := sizes[i].Result()
+		if err != nil {
+			return nil, 0, err
+		}
+		count += size
+		zs, err := cmd.(*redis.ZSliceCmd).Result()
+		if err != nil {
+			return nil, 0, err
+		}
+		if lists[i], err = rankedPairs(0, rankgenrt.ZPairs(zs)); err != nil {
+			return nil, 0, err
+		}
+	}
+	return lists, count, nil
+}
+
 // Percentile returns the share of the board's entries that rank behind the entry of id, in
 // percent, as Board.Percentile does, or an error matching ErrNotFound. Its position and the
 // board's size are read in the same pipelined round.
@@ -2308,6 +2384,137 @@ func (s *ShardedBoard) CountPointsBetween(ctx context.Context, lo, hi uint32) (i
 		return err
 	})
 	return n.Load(), err
+}
+
+// CompetitionRank returns 1 + the number of entries of all shards with a better Points than the
+// entry of id, as Board.CompetitionRank does, or an error matching ErrNotFound: the entry from its
+// shard, then every shard's count of the entries better on Points (one ZCOUNT each), pipelined,
+// added up.
+func (s *ShardedBoard) CompetitionRank(ctx context.Context, id string) (int64, error) {
+	return s.competition(ctx, id, 1)
+}
+
+// CompetitionRankTuple is CompetitionRank on the whole score, as Board.CompetitionRankTuple is: 1
+// + the number of entries of all shards whose score fields rank before the entry of id.
+func (s *ShardedBoard) CompetitionRankTuple(ctx context.Context, id string) (int64, error) {
+	return s.competition(ctx, id, scoreFields)
+}
+
+// competition counts, on every shard, the entries ahead of the place before every entry equal to
+// the entry of id on its first tied score fields (tiedPlace), and adds 1.
+func (s *ShardedBoard) competition(ctx context.Context, id string, tied int) (int64, error) {
+	e, err := s.shard(id).Get(ctx, id)
+	if err != nil {
+		return 0, err
+	}
+	score, member, err := tiedPlace(e, tied).place()
+	if err != nil {
+		return 0, err
+	}
+	pos, _, _, err := s.placeWindow(ctx, score, member, 0, 0)
+	if err != nil {
+		return 0, err
+	}
+	return pos + 1, nil
+}
+
+// tiedPlace is the place before every entry whose first tied score fields equal e's.
+func tiedPlace(e Entry, tied int) Place {
+	switch tied {
+	case 1:
+		return PointsIs(e.Points)
+	case 2:
+		return PointsIs(e.Points).WinsIs(e.Wins)
+	case 3:
+		return PointsIs(e.Points).WinsIs(e.Wins).TierIs(e.Tier)
+	default:
+		return PointsIs(e.Points).WinsIs(e.Wins).TierIs(e.Tier).ReachedAtIs(e.ReachedAt)
+	}
+}
+
+// Between returns, best first with their ranks, up to limit entries of the band, skipping offset
+// of them, as Board.Between does. Every shard runs the band script in one pipelined round: it
+// counts its entries ahead of the band (their sum is the band's first position) and reads its
+// first offset + limit entries of the band, which merge by Compare. The cost grows with offset:
+// O(shards × (log n + offset + limit)).
+func (s *ShardedBoard) Between(ctx context.Context, band Band, offset, limit int64) ([]Ranked, error) {
+	if band.err != nil {
+		return nil, band.err
+	}
+	if band.lo >= band.hi || offset < 0 || limit <= 0 {
+		return nil, nil
+	}
+	n := offset + limit
+	if n < offset {
+		n = math.MaxInt64 // offset + limit overflows: to the end
+	}
+	ahead, parts, err := s.windows(ctx, scriptBand, rankgenrt.FormatScore(scoreOfP(band.lo)), rankgenrt.FormatScore(scoreOfP(band.hi)), 0, n)
+	if err != nil {
+		return nil, err
+	}
+	merged := rankgenrt.MergeSorted(parts, n, compareRanked)
+	return renumber(merged[min(offset, int64(len(merged))):], rankgenrt.Sum(ahead)+offset), nil
+}
+
+// CountBetween returns the number of entries in the band: Board.CountBetween on every shard (one
+// ZCOUNT each, O(log n)), all at once, added up.
+func (s *ShardedBoard) CountBetween(ctx context.Context, band Band) (int64, error) {
+	var n atomic.Int64
+	err := rankgenrt.Scatter(ctx, rankgenrt.EveryShard(len(s.shards)), func(ctx context.Context, i int, _ []int) error {
+		k, err := s.shards[i].CountBetween(ctx, band)
+		n.Add(k)
+		return err
+	})
+	return n.Load(), err
+}
+
+// AroundScore returns, best first with their ranks, up to before entries that rank ahead of the
+// place and up to after entries from it on, as Board.AroundScore does. Every shard runs the
+// around_score script at the place in one pipelined round: of the window, a shard holds at most
+// its last before entries ahead of the place and its first after from it, which is what it reads;
+// the merge by Compare holds the window, and the shards' positions of the place add up to its
+// position. A nil place is refused as Board.AroundScore refuses it.
+func (s *ShardedBoard) AroundScore(ctx context.Context, at Place, before, after int64) ([]Ranked, error) {
+	if at == nil {
+		return s.shards[0].AroundScore(ctx, at, before, after) // its error, nothing sent
+	}
+	score, member, err := at.place()
+	if err != nil {
+		return nil, err
+	}
+	pos, ahead, merged, err := s.placeWindow(ctx, score, member, max(before, 0), max(after, 0))
+	if err != nil {
+		return nil, err
+	}
+	take := int(min(max(before, 0), pos)) // entries ahead of the place in the window
+	hi := ahead + int(min(max(after, 0), int64(len(merged)-ahead)))
+	return renumber(merged[ahead-take:hi], pos-int64(take)), nil
+}
+
+// placeWindow runs the around_score script of every shard at the place (score, member) with before
+// and after, in one pipelined round, and returns the place's 0-based position among all shards,
+// the merged entries the shards read, and how many of them, a prefix, rank ahead of the place:
+// greater scores, and equal scores with greater members (Redis's order of equal scores: their
+// bytes; the member ” is the place before every entry of its score).
+func (s *ShardedBoard) placeWindow(ctx context.Context, score float64, member string, before, after int64) (pos int64, ahead int, merged []Ranked, err error) {
+	starts, parts, err := s.windows(ctx, scriptAroundScore, rankgenrt.FormatScore(score), member, before, after)
+	if err != nil {
+		return 0, 0, nil, err
+	}
+	pos = rankgenrt.Sum(starts)
+	for _, part := range parts {
+		for _, r := range part {
+			cur, err := cursorOf(r.Entry)
+			if err != nil {
+				return 0, 0, nil, err
+			}
+			if cur.Score > score || cur.Score == score && cur.Member > member {
+				pos++ // a shard's start is its position of the place less the entries it read ahead of it
+				ahead++
+			}
+		}
+	}
+	return pos, ahead, rankgenrt.MergeSorted(parts, -1, compareRanked), nil
 }
 
 // ReshardProgress is how far Reshard got: the source shard it copies and the cursor of the last
@@ -2632,4 +2839,31 @@ func renumber(rs []Ranked, start int64) []Ranked {
 		rs[i].Rank = start + int64(i) + 1
 	}
 	return rs
+}
+
+// windows runs script, which answers {a count, entries}, on every shard with args, in one
+// pipelined round, and returns each shard's count and entries.
+func (s *ShardedBoard) windows(ctx context.Context, script *redis.Script, args ...any) (counts []int64, parts [][]Ranked, err error) {
+	pipe := rankgenrt.NewPipe(s.c)
+	cmds := make([]*redis.Cmd, len(s.shards))
+	for i, b := range s.shards {
+		cmds[i] = pipe.RunRO(ctx, script, b.keys, args...)
+	}
+	pipe.Exec(ctx)
+	counts, parts = make([]int64, len(s.shards)), make([][]Ranked, len(s.shards))
+	for i, cmd := range cmds {
+		v, err := cmd.Result()
+		if err != nil {
+			return nil, nil, err
+		}
+		n, ps, err := rankgenrt.Window(v)
+		if err != nil {
+			return nil, nil, err
+		}
+		counts[i] = n
+		if parts[i], err = rankedPairs(0, ps); err != nil {
+			return nil, nil, err
+		}
+	}
+	return counts, parts, nil
 }
