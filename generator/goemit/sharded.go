@@ -14,8 +14,10 @@ import (
 // and merges the answers with runtime's layout-free machinery (rankgenrt.MergeSorted, Shares,
 // Scatter, Pipe) and the layout's Compare.
 func emitSharded(f *jen.File, c *codec) {
-	if c.l.Season != nil {
-		return // a periodic layout's boards are per season; sharding them is not offered yet
+	if c.l.Season != nil || c.l.HasData() {
+		// Not offered yet: a periodic layout's boards are per season, and the merged reads do
+		// not fetch entry data.
+		return
 	}
 	s := &sharded{board: &board{l: c.l, f: f, c: c}}
 	s.shardedType()
