@@ -2,6 +2,8 @@ package boardtest
 
 import (
 	"errors"
+	"fmt"
+	"os"
 	"strings"
 	"testing"
 
@@ -72,5 +74,42 @@ func TestChangeSetData(t *testing.T) {
 	}
 	if e, err := b.Get(ctx, "a"); err != nil || e.Laps != 4 || e.Data != both {
 		t.Fatalf("refused lists changed a: %+v, %v", e, err)
+	}
+}
+
+// TestChangeSetDataAllOrNone: the changes script stores a list's data only when the list
+// applies. Laps refuses every failing change in Go before sending, so the script is run
+// directly with a BestLap digit out of range beside data, and another id's list, which
+// applies, in the same call.
+func TestChangeSetDataAllOrNone(t *testing.T) {
+	src, err := os.ReadFile("../generated/laps/laps.changes.lua")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := redistest.Client(t)
+	b := laps.NewBoard(c, redistest.Key(t, "laps"))
+	ada := laps.Data{Name: "Ada", Car: laps.CarKart}
+	if err := b.Set(ctx, laps.Entry{Driver: "a", BestLap: 61000, Data: ada}); err != nil {
+		t.Fatal(err)
+	}
+	bad, _ := laps.Data{Name: "Bad", Car: laps.CarRally}.Encode()
+	good, _ := laps.Data{Name: "Good", Car: laps.CarTouring}.Encode()
+	// Head: expiry mode and ms, token and window (off), the client's clock; then per id the
+	// id, MinBestLap, SetBestLap, AddLaps and the data.
+	args := []any{"", "0", "", "0", "",
+		"a", "", "16777216", "", bad,
+		"b", "", "", "1", good}
+	v, err := c.Eval(ctx, string(src), b.Keys(), args...).Slice()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(v) != 4 || !strings.Contains(fmt.Sprint(v[0]), "OUT_OF_RANGE") || v[2] == "" {
+		t.Fatalf("changes script replied %q; want an error for a and an entry for b", v)
+	}
+	if e, err := b.Get(ctx, "a"); err != nil || e.BestLap != 61000 || e.Data != ada {
+		t.Fatalf("a failing list wrote data: Get(a) = %+v, %v; want %+v", e, err, ada)
+	}
+	if e, err := b.Get(ctx, "b"); err != nil || e.Laps != 1 || e.Data.Name != "Good" {
+		t.Fatalf("Get(b) = %+v, %v; want Laps 1 and the data of its list", e, err)
 	}
 }
