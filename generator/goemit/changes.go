@@ -61,7 +61,11 @@ func (b *board) changeType(op catalog.Op, ups []catalog.FieldUpdate) {
 	if at, err := op.Args.Index(catalog.ArgData); err == nil {
 		defs = append(defs, jen.Id("changeData").Op("=").Lit(at-id))
 	}
-	b.comment("The changes script takes, per id, the id and then one argument per field update, in this order: a list fills in its changes and leaves the others \"\".")
+	order := "The changes script takes, per id, the id and then one argument per field update, in this order: a list fills in its changes and leaves the others \"\"."
+	if b.l.HasData() {
+		order += " Last comes the data: SetData's encoded Data, \"\" to leave the data as it is."
+	}
+	b.comment("%s", order)
 	b.f.Const().Defs(defs...)
 	b.f.Line()
 }

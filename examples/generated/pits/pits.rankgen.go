@@ -713,7 +713,8 @@ type Change struct {
 }
 
 // The changes script takes, per id, the id and then one argument per field update, in this order:
-// a list fills in its changes and leaves the others "".
+// a list fills in its changes and leaves the others "". Last comes the data: SetData's encoded
+// Data, "" to leave the data as it is.
 const (
 	changeArgs      = 4 // arguments per id
 	changeMinStopMs = 1
