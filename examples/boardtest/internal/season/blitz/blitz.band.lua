@@ -19,4 +19,5 @@ end
 local lo, hi = ARGV[1], ARGV[2]
 local ahead = redis.call('ZCOUNT', board, hi, '+inf')
 -- Offset and limit reach Redis as the integer text the caller sent.
-return {ahead, redis.call('ZRANGE', board, '(' .. hi, lo, 'BYSCORE', 'REV', 'LIMIT', ARGV[3], ARGV[4], 'WITHSCORES')}
+local list = redis.call('ZRANGE', board, '(' .. hi, lo, 'BYSCORE', 'REV', 'LIMIT', ARGV[3], ARGV[4], 'WITHSCORES')
+return {ahead, list}
