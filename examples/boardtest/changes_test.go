@@ -3,6 +3,7 @@ package boardtest
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/rankgen/rankgen/examples/boardtest/internal/random/b01"
@@ -41,7 +42,9 @@ func changeFuncs(name string) []any {
 
 // changeList returns a random change list for id: distinct fields in random order, each with
 // one of its updates (values as fieldOp draws them: edges, overflows, out of range), and now
-// and then a field twice, which the board refuses.
+// and then a field twice, which the board refuses. On a layout with data fields, a list now and
+// then sets the data too (SetData, at a random place, now and then with data its field refuses
+// or twice).
 func (d *diff) changeList(id string) []boardmodel.Update {
 	ops := d.updatable()
 	var list []boardmodel.Update
@@ -58,6 +61,22 @@ func (d *diff) changeList(id string) []boardmodel.Update {
 		f := list[d.rng.IntN(len(list))].Field
 		again := boardmodel.Update{Field: f, Op: d.l.Fields[f].Updates[d.rng.IntN(len(d.l.Fields[f].Updates))]}
 		list = append(list, d.fieldOp(again, id))
+	}
+	if d.l.HasData() && d.rng.IntN(3) == 0 {
+		list = d.withSetData(list)
+	}
+	return list
+}
+
+// withSetData puts a SetData into list at a random place, and now and then a second one.
+func (d *diff) withSetData(list []boardmodel.Update) []boardmodel.Update {
+	n := 1
+	if d.rng.IntN(16) == 0 {
+		n = 2
+	}
+	for range n {
+		at := d.rng.IntN(len(list) + 1)
+		list = slices.Insert(list, at, boardmodel.Update{Op: boardmodel.OpData, Data: d.data()})
 	}
 	return list
 }

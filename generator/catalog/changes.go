@@ -30,11 +30,15 @@ func FieldUpdates(l *layout.Layout) []FieldUpdate {
 // ChangesArgs is the argument layout of the changes script: the head of a field update's
 // (write arguments, the client's clock, a periodic layout's season bounds), then per id the id
 // and one argument per field update (FieldUpdates order, named by the update), "" for an
-// update the id's change list lacks.
+// update the id's change list lacks; on a layout with data fields, last the id's new data
+// (its encoded Data), "" to leave the data as it is.
 func ChangesArgs(l *layout.Layout) Args {
 	each := []string{ArgID}
 	for _, u := range FieldUpdates(l) {
 		each = append(each, u.Name())
+	}
+	if l.HasData() {
+		each = append(each, ArgData)
 	}
 	return Args{Head: UpdateArgsOf(l).Head, Each: each}
 }
@@ -47,12 +51,17 @@ func changes(l *layout.Layout) []Op {
 		return nil
 	}
 	reply := "P and member, or error text and ''"
+	usage := []string{expiryDoc, tokenDoc,
+		"{clock}: the client's clock in Unix microseconds (client stamps); {each}: per id, the id,",
+		"then the argument of each field update (as the field's own update script takes it), '' for none.",
+		"An id without an entry starts from the zero entry, and its first min or max takes the given value.",
+		"An id's updates are all applied or, when one fails, none. Returns, per id, " + reply + "."}
+	if l.HasData() {
+		usage = append(usage, "Last per id its new data (encoded Data), '' for none: stored when the id's list succeeds,",
+			"even when no field moves.")
+	}
 	return []Op{{Name: "changes", Kind: Changes, Template: "changes", Batch: true,
 		Methods: []string{"Update", "UpdateMany"}, Args: ChangesArgs(l), Reply: ReplyItems,
 		Title: "changes: apply a list of field updates to each id, all or none per id, with one stamp.",
-		Usage: []string{expiryDoc, tokenDoc,
-			"{clock}: the client's clock in Unix microseconds (client stamps); {each}: per id, the id,",
-			"then the argument of each field update (as the field's own update script takes it), '' for none.",
-			"An id without an entry starts from the zero entry, and its first min or max takes the given value.",
-			"An id's updates are all applied or, when one fails, none. Returns, per id, " + reply + "."}}}
+		Usage: usage}}
 }

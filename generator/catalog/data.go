@@ -10,8 +10,9 @@ import (
 // third argument beside its score and member, and every read that returns entries returns
 // their data in the same reply, so reads that are one Redis command on other boards (Get of a
 // bare id, Top and Page, the leading field's range) run a script on a board with data. Field
-// updates leave data as it is. A layout without data fields has exactly the operations it
-// would have without this file.
+// updates leave data as it is; a change list may replace it (ChangesArgs: the data last per
+// id). A layout without data fields has exactly the operations it would have without this
+// file.
 
 // The reply shapes of reads on a board with data fields.
 const (

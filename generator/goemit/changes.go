@@ -18,6 +18,9 @@ func (b *board) changes(op catalog.Op) {
 	for _, u := range ups {
 		b.changeConstructor(u)
 	}
+	if b.l.HasData() {
+		b.setDataChange()
+	}
 	b.changesType()
 	b.updateOneList()
 	b.updateLists(op)
@@ -33,13 +36,21 @@ func (b *board) changeType(op catalog.Op, ups []catalog.FieldUpdate) {
 	for i, u := range ups {
 		names[i] = u.Method()
 	}
-	b.comment("Change is one field update of a change list (Board.Update, Board.UpdateMany), made by %s. A zero Change is refused.", orList(names))
-	b.f.Type().Id("Change").Struct(
+	what := "one field update"
+	if b.l.HasData() {
+		names, what = append(names, dataChange), "one field update or the new data"
+	}
+	b.comment("Change is %s of a change list (Board.Update, Board.UpdateMany), made by %s. A zero Change is refused.", what, orList(names))
+	fields := []jen.Code{
 		jen.Id("field").String().Comment("the field it updates: a list changes each field at most once"),
 		jen.Id("slot").Int().Comment("the place of its value among its id's arguments; 0 = a zero Change"),
 		jen.Id("value").Any().Comment("the delta or the new digit, as the changes script takes it"),
 		jen.Id("err").Error().Comment("a value outside the field's range, returned by Update"),
-	)
+	}
+	if b.l.HasData() {
+		fields = append(fields, jen.Id("data").Id(layout.DataTypeName).Comment("SetData's data, which Update returns in Entry.Data"))
+	}
+	b.f.Type().Id("Change").Struct(fields...)
 	b.f.Line()
 	id, _ := op.Args.Index(catalog.ArgID)
 	defs := []jen.Code{jen.Id("changeArgs").Op("=").Lit(op.Args.Stride()).Comment("arguments per id")}
@@ -47,7 +58,14 @@ func (b *board) changeType(op catalog.Op, ups []catalog.FieldUpdate) {
 		at, _ := op.Args.Index(u.Name())
 		defs = append(defs, jen.Id(changeSlot(u)).Op("=").Lit(at-id))
 	}
-	b.comment("The changes script takes, per id, the id and then one argument per field update, in this order: a list fills in its changes and leaves the others \"\".")
+	if at, err := op.Args.Index(catalog.ArgData); err == nil {
+		defs = append(defs, jen.Id("changeData").Op("=").Lit(at-id))
+	}
+	order := "The changes script takes, per id, the id and then one argument per field update, in this order: a list fills in its changes and leaves the others \"\"."
+	if b.l.HasData() {
+		order += " Last comes the data: SetData's encoded Data, \"\" to leave the data as it is."
+	}
+	b.comment("%s", order)
 	b.f.Const().Defs(defs...)
 	b.f.Line()
 }
@@ -126,12 +144,19 @@ func (b *board) updateListDoc() string {
 	if len(stamps) > 0 {
 		doc += " When the changes move the entry (or create it), " + strings.Join(stamps, ", ") + " is set to now, once, unless the list changes it."
 	}
+	if b.l.HasData() {
+		doc += " A list may also hold SetData, which replaces the entry's data when the list applies; the returned Entry.Data is that data, or the zero Data for a list without SetData (which leaves the stored data as it is)."
+	}
 	return doc
 }
 
 // updateLists emits UpdateMany(ctx, lists).
 func (b *board) updateLists(op catalog.Op) {
-	b.comment("UpdateMany applies many change lists in one script call, atomic as a whole, in order (an id may appear more than once: a later list starts from what an earlier one left). Each list is applied or refused on its own, as Update does: its Result holds the new entry or the error that left that entry unchanged. The error return is for failures of the whole call (connection, ErrLayoutMismatch), which change nothing.")
+	doc := "UpdateMany applies many change lists in one script call, atomic as a whole, in order (an id may appear more than once: a later list starts from what an earlier one left). Each list is applied or refused on its own, as Update does: its Result holds the new entry or the error that left that entry unchanged. The error return is for failures of the whole call (connection, ErrLayoutMismatch), which change nothing."
+	if b.l.HasData() {
+		doc += " Result.Entry.Data is the data the list set (SetData), else the zero Data: a list without SetData leaves the stored data as it is and does not read it (Get returns it)."
+	}
+	b.comment("%s", doc)
 	res := func(i jen.Code) *jen.Statement { return jen.Id("res").Index(i) }
 	recvDecl(b.f).Id("UpdateMany").Params(ctxParam(), jen.Id("lists").Index().Id("Changes")).Params(jen.Index().Id("Result"), jen.Error()).Block(
 		jen.Id("res").Op(":=").Make(jen.Index().Id("Result"), jen.Len(jen.Id("lists"))),
@@ -152,6 +177,7 @@ func (b *board) updateLists(op catalog.Op) {
 			jen.Id("r").Op(":=").Op("&").Add(res(jen.Id("sent").Index(jen.Id("j")))),
 			jen.If(jen.Id("it").Dot("Err").Op("!=").Nil()).Block(jen.Id("r").Dot("Err").Op("=").Id("it").Dot("Err"), jen.Continue()),
 			jen.List(jen.Id("r").Dot("Entry"), jen.Id("r").Dot("Err")).Op("=").Id("Decode").Call(jen.Id("scoreOfP").Call(jen.Id("it").Dot("P")), jen.Id("it").Dot("Member")),
+			b.entryData(),
 		),
 		jen.Return(jen.Id("res"), jen.Nil()),
 	)

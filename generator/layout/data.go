@@ -24,6 +24,10 @@ const MaxDataBytes = 1 << 20
 // DataTypeName is the generated Go type that holds an entry's data.
 const DataTypeName = "Data"
 
+// DataChangeName is the generated change constructor that replaces an entry's data in a change
+// list.
+const DataChangeName = "SetData"
+
 var (
 	dataFieldKeys = []string{"name", "type", "max_bytes", "bits", "digits", "min", "max", "epoch", "unit",
 		"values", "doc", "order", "in", "update", "overflow", "stamp"}
@@ -60,6 +64,9 @@ func (v *validator) dataLayout(raw *rawSchema, l *Layout, names map[string]scala
 	}
 	if s, clash := names[DataTypeName]; clash {
 		v.errAt(s, "name %q is the generated type of the entry data; rename it (e.g. %q)", DataTypeName, DataTypeName+"Value")
+	}
+	if s, clash := names[DataChangeName]; clash {
+		v.errAt(s, "name %q is the generated change that sets the entry data; rename it (e.g. %q)", DataChangeName, DataChangeName+"Value")
 	}
 }
 

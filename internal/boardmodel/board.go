@@ -22,7 +22,8 @@ type Board struct {
 
 	between, is reflect.Value // the leading score field's band constructors (WithBands)
 	// changes are the package's change constructors (UseChanges), by field and update.
-	changes map[Update]reflect.Value
+	changes map[changeKey]reflect.Value
+	setData reflect.Value // SetData, on a layout with data fields
 }
 
 // NewBoard adapts board, a generated *Board of layout l.

@@ -20,10 +20,14 @@ import (
 // entry as it was. Changes of distinct fields do not depend on their order; a min or max of
 // an id without an entry takes the value. The entry is written when it is new or a field
 // moves, and then every stamped field the list does not change takes its value from stamp.
+// A SetData (OpData) in the list replaces the entry's data when the list applies, even when no
+// field moves, and is returned in the entry; without it the entry's Data is nil (the generated
+// Update does not read the stored data).
 func (m *Model) Changes(id string, us []Update, stamp Stamper) (layout.Entry, error) {
 	if err := m.checkChanges(id, us); err != nil {
 		return layout.Entry{}, err
 	}
+	us, data := splitData(us)
 	old, exists := m.Entries[id]
 	if !exists {
 		old = Zero(m.Layout)
@@ -51,7 +55,25 @@ func (m *Model) Changes(id string, us []Update, stamp Stamper) (layout.Entry, er
 		}
 	}
 	m.Entries[id] = keys
-	return layout.Entry{ID: id, Keys: keys}, nil
+	if data == nil {
+		return layout.Entry{ID: id, Keys: keys}, nil
+	}
+	m.Data[id] = data
+	return layout.Entry{ID: id, Keys: keys, Data: m.dataOf(id)}, nil
+}
+
+// splitData takes a list's SetData out of it: the field updates, and the data (nil: none).
+func splitData(us []Update) ([]Update, []layout.DataValue) {
+	var fields []Update
+	var data []layout.DataValue
+	for _, u := range us {
+		if u.Op == OpData {
+			data = slices.Clone(u.Data)
+		} else {
+			fields = append(fields, u)
+		}
+	}
+	return fields, data
 }
 
 // checkChanges checks a change list as the generated code does before sending it.
@@ -60,6 +82,12 @@ func (m *Model) checkChanges(id string, us []Update) error {
 		return err
 	}
 	for j, u := range us {
+		if u.Op == OpData {
+			if err := m.checkData(us[:j], u); err != nil {
+				return err
+			}
+			continue
+		}
 		f := m.Layout.Fields[u.Field]
 		if u.Op != layout.OpAdd {
 			if err := f.Check(u.Key); err != nil {
@@ -67,9 +95,23 @@ func (m *Model) checkChanges(id string, us []Update) error {
 			}
 		}
 		for _, prev := range us[:j] {
-			if prev.Field == u.Field {
+			if prev.Op != OpData && prev.Field == u.Field {
 				return rankgenrt.FieldTwiceError(f.Name)
 			}
+		}
+	}
+	return nil
+}
+
+// checkData checks a SetData as the generated SetData and changeGroup do: its data, then that
+// no earlier change of the list (prev) set the data.
+func (m *Model) checkData(prev []Update, u Update) error {
+	if _, err := m.Layout.EncodeData(u.Data); err != nil {
+		return err
+	}
+	for _, p := range prev {
+		if p.Op == OpData {
+			return rankgenrt.FieldTwiceError(layout.DataTypeName)
 		}
 	}
 	return nil
@@ -90,14 +132,21 @@ func (m *Model) catalogueOrder(us []Update) []Update {
 }
 
 // UseChanges gives b the generated package's change constructors (AddPoints, …), which
-// reflection cannot find by name, in catalogue order (catalog.FieldUpdates). It fails when one
-// is missing, extra or out of place.
+// reflection cannot find by name, in catalogue order (catalog.FieldUpdates), then SetData on a
+// layout with data fields. It fails when one is missing, extra or out of place.
 func (b *Board) UseChanges(fns []any) error {
 	ups := catalog.FieldUpdates(b.Layout)
+	if b.Layout.HasData() && len(fns) == len(ups)+1 {
+		v := reflect.ValueOf(fns[len(ups)])
+		if name := runtime.FuncForPC(v.Pointer()).Name(); !strings.HasSuffix(name, "."+layout.DataChangeName) {
+			return fmt.Errorf("boardmodel: the last change constructor is %s; want %s", name, layout.DataChangeName)
+		}
+		b.setData, fns = v, fns[:len(ups)]
+	}
 	if len(fns) != len(ups) {
 		return fmt.Errorf("boardmodel: %d change constructors for %d field updates", len(fns), len(ups))
 	}
-	b.changes = map[Update]reflect.Value{}
+	b.changes = map[changeKey]reflect.Value{}
 	for i, fn := range fns {
 		v := reflect.ValueOf(fn)
 		name := runtime.FuncForPC(v.Pointer()).Name()
@@ -109,13 +158,26 @@ func (b *Board) UseChanges(fns []any) error {
 	return nil
 }
 
-func (b *Board) changeKey(f *layout.Field, op layout.Op) Update {
-	return Update{Field: slices.Index(b.Layout.Fields, f), Op: op}
+// changeKey names a change constructor: the field's index and the update.
+type changeKey struct {
+	field int
+	op    layout.Op
+}
+
+func (b *Board) changeKey(f *layout.Field, op layout.Op) changeKey {
+	return changeKey{field: slices.Index(b.Layout.Fields, f), op: op}
 }
 
 // change is u as the generated Change, made by its constructor.
 func (b *Board) change(u Update) reflect.Value {
-	fn, ok := b.changes[Update{Field: u.Field, Op: u.Op}]
+	if u.Op == OpData {
+		if !b.setData.IsValid() {
+			panic("boardmodel: no SetData constructor; call UseChanges")
+		}
+		e := b.Entry(layout.Entry{ID: "0", Keys: Zero(b.Layout), Data: u.Data})
+		return b.setData.Call([]reflect.Value{e.FieldByName(layout.DataTypeName)})[0]
+	}
+	fn, ok := b.changes[changeKey{field: u.Field, op: u.Op}]
 	if !ok {
 		panic("boardmodel: no change constructor for " + b.Method(u) + "; call UseChanges")
 	}

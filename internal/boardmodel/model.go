@@ -73,16 +73,24 @@ func (m *Model) Best(e layout.Entry) (bool, error) {
 	return true, nil
 }
 
-// Update is one field update: Op is add (Delta) or set/max/min (Key, a layout key).
+// Update is one field update: Op is add (Delta) or set/max/min (Key, a layout key). In a
+// change list, Op may also be OpData (SetData): Data replaces the entry's data, Field is unused.
 type Update struct {
 	Field int // index in Fields
 	Op    layout.Op
 	Delta int64
 	Key   uint64
+	Data  []layout.DataValue
 }
+
+// OpData is the Op of a change list's SetData.
+const OpData layout.Op = "data"
 
 // String describes u in l's terms, for test messages.
 func (u Update) String(l *layout.Layout) string {
+	if u.Op == OpData {
+		return fmt.Sprintf("data %v", u.Data)
+	}
 	f := l.Fields[u.Field]
 	if u.Op == layout.OpAdd {
 		return fmt.Sprintf("add %s %+d", f.Name, u.Delta)

@@ -19,13 +19,14 @@ import (
 
 // changeFuncs are the change constructors of each example (the package functions of
 // Board.Update, which reflection cannot find by name), in catalogue order
-// (catalog.FieldUpdates); boardmodel.Board.UseChanges checks them against the layout.
+// (catalog.FieldUpdates), then SetData on a layout with data fields;
+// boardmodel.Board.UseChanges checks them against the layout.
 var changeFuncs = map[string][]any{
 	"arena":           {arena.AddPoints, arena.MaxPoints, arena.SetPoints, arena.SetPaid},
 	"duel":            {duel.AddPoints, duel.MaxPoints, duel.SetPoints, duel.AddWins, duel.MinWins, duel.SetTier, duel.MaxTier},
 	"duelint":         {duelint.AddPoints, duelint.MaxPoints, duelint.SetPoints, duelint.AddWins, duelint.MinWins, duelint.SetTier, duelint.MaxTier},
-	"laps":            {laps.MinBestLap, laps.SetBestLap, laps.AddLaps},
-	"pits":            {pits.MinStopMs, pits.SetStopMs},
+	"laps":            {laps.MinBestLap, laps.SetBestLap, laps.AddLaps, laps.SetData},
+	"pits":            {pits.MinStopMs, pits.SetStopMs, pits.SetData},
 	"racing":          {racing.AddLaps, racing.SetLaps, racing.AddRaceTime, racing.MinRaceTime, racing.SetRaceTime},
 	"season":          {season.AddPoints, season.MaxTier, season.SetTier, season.AddWins, season.SetWins},
 	"seed000member":   {seed000member.AddPrimary, seed000member.SetPrimary, seed000member.SetReachedAt},

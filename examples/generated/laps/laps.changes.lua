@@ -13,6 +13,8 @@
 -- then the argument of each field update (as the field's own update script takes it), '' for none.
 -- An id without an entry starts from the zero entry, and its first min or max takes the given value.
 -- An id's updates are all applied or, when one fails, none. Returns, per id, P and member, or error text and ''.
+-- Last per id its new data (encoded Data), '' for none: stored when the id's list succeeds,
+-- even when no field moves.
 local board, aux = KEYS[1], KEYS[2]
 local dkey = KEYS[5]
 
@@ -136,14 +138,21 @@ local function put_2(p, m, d, old)
 end
 
 local mode, ms, now_arg = ARGV[1], ARGV[2], ARGV[5]
-local n = (#ARGV - 5) / 4
+local n = (#ARGV - 5) / 5
 local ids = {}
 for i = 1, n do
-  ids[i] = ARGV[2 + 4 * i]
+  ids[i] = ARGV[1 + 5 * i]
 end
 local fp, members, scores = lookup(ids)
 if fp and fp ~= FINGERPRINT then
   return redis.error_reply('RANKGEN_LAYOUT_MISMATCH board has layout ' .. fp .. ', this code writes layout ' .. FINGERPRINT)
+end
+-- The data hash records the stored format of the data it holds: another one is refused, never
+-- misread.
+local DATA_FINGERPRINT = 'c8100f5b185c8cd2'
+local dfp = redis.call('HGET', dkey, '')
+if dfp and dfp ~= DATA_FINGERPRINT then
+  return redis.error_reply('RANKGEN_LAYOUT_MISMATCH the board data has stored format ' .. dfp .. ', this code writes ' .. DATA_FINGERPRINT)
 end
 
 -- min_best_lap returns the new digit of BestLap, or nil and an error. fresh: the id has no
@@ -238,8 +247,10 @@ end
 
 -- seen[id] says what this call knows of id: 0 = no entry yet, 1 = stored and unchanged, 2 =
 -- changed here; P[id] and M[id] hold its P and member, old[id] its stored member (false: none).
--- A later change list of the same id starts from what the earlier one left.
+-- A later change list of the same id starts from what the earlier one left. D[id] is the data
+-- the last successful list of id gives it (a list's data is stored only when the list succeeds).
 local seen, P, M, old, order, out = {}, {}, {}, {}, {}, {}
+local D = {}
 for i = 1, n do
   local id = ids[i]
   local state, p, m = seen[id], P[id], M[id]
@@ -252,12 +263,16 @@ for i = 1, n do
     old[id] = members[i]
     order[#order + 1] = id
   end
-  local np, nm, err = change(p, m, 2 + 4 * i, state == 0)
+  local np, nm, err = change(p, m, 1 + 5 * i, state == 0)
   if err then
     out[2 * i - 1], out[2 * i] = err, ''
   else
     if np then
       p, m, state = np, nm, 2
+    end
+    local data = ARGV[5 + 5 * i]
+    if data ~= '' then
+      D[id] = data
     end
     out[2 * i - 1], out[2 * i] = fmt('%d', p), m
   end
@@ -278,6 +293,21 @@ if #zadd > 0 then
   if not fp then
     redis.call('SET', aux, FINGERPRINT)
   end
+end
+local hdata = {}
+for k = 1, #order do
+  local id = order[k]
+  if D[id] then
+    hdata[#hdata + 1] = id
+    hdata[#hdata + 1] = D[id]
+  end
+end
+if #hdata > 0 then
+  if not dfp then
+    hdata[#hdata + 1] = ''
+    hdata[#hdata + 1] = DATA_FINGERPRINT
+  end
+  many('HSET', dkey, hdata)
 end
 if mode == 'px' then
   redis.call('PEXPIRE', board, ms)

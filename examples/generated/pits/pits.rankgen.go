@@ -702,21 +702,24 @@ func (b *Board) SetStopMsMany(ctx context.Context, updates []Update[uint16]) ([]
 	return res, nil
 }
 
-// Change is one field update of a change list (Board.Update, Board.UpdateMany), made by MinStopMs
-// or SetStopMs. A zero Change is refused.
+// Change is one field update or the new data of a change list (Board.Update, Board.UpdateMany),
+// made by MinStopMs, SetStopMs or SetData. A zero Change is refused.
 type Change struct {
 	field string // the field it updates: a list changes each field at most once
 	slot  int    // the place of its value among its id's arguments; 0 = a zero Change
 	value any    // the delta or the new digit, as the changes script takes it
 	err   error  // a value outside the field's range, returned by Update
+	data  Data   // SetData's data, which Update returns in Entry.Data
 }
 
 // The changes script takes, per id, the id and then one argument per field update, in this order:
-// a list fills in its changes and leaves the others "".
+// a list fills in its changes and leaves the others "". Last comes the data: SetData's encoded
+// Data, "" to leave the data as it is.
 const (
-	changeArgs      = 3 // arguments per id
+	changeArgs      = 4 // arguments per id
 	changeMinStopMs = 1
 	changeSetStopMs = 2
+	changeData      = 3
 )
 
 // MinStopMs is the change of Board.Update that lowers StopMs to v when v is smaller, as
@@ -732,6 +735,28 @@ func SetStopMs(v uint16) Change {
 	return Change{field: "StopMs", slot: changeSetStopMs, value: d}
 }
 
+// SetData is the change of Board.Update that replaces the entry's data with d. It is stored only
+// when the whole list applies, and then even when no field moves (an id without an entry gets the
+// zero entry with d); data that Data.Encode refuses is an error before anything is sent. A list
+// without SetData leaves the data as it is.
+func SetData(d Data) Change {
+	s, err := d.Encode()
+	if err != nil {
+		return Change{field: "Data", slot: changeData, err: err}
+	}
+	return Change{field: "Data", slot: changeData, value: s, data: d}
+}
+
+// listData is the data a change list sets, or the zero Data when it has no SetData.
+func listData(changes []Change) Data {
+	for _, c := range changes {
+		if c.slot == changeData {
+			return c.data
+		}
+	}
+	return Data{}
+}
+
 // Changes is the change list of one id, for UpdateMany.
 type Changes struct {
 	Crew  string
@@ -744,7 +769,9 @@ type Changes struct {
 // starts from the zero entry, and its first min or max takes the value given. Changes of distinct
 // fields do not depend on their order; a list that changes a field twice, or holds a zero Change,
 // is refused with an error matching rankgenrt.ErrBadChange before anything is sent. An empty list
-// leaves an entry as it is (and stores the zero entry for an id without one).
+// leaves an entry as it is (and stores the zero entry for an id without one). A list may also hold
+// SetData, which replaces the entry's data when the list applies; the returned Entry.Data is that
+// data, or the zero Data for a list without SetData (which leaves the stored data as it is).
 func (b *Board) Update(ctx context.Context, id string, changes ...Change) (Entry, error) {
 	res, err := b.UpdateMany(ctx, []Changes{{Crew: id, Apply: changes}})
 	if err != nil {
@@ -757,7 +784,9 @@ func (b *Board) Update(ctx context.Context, id string, changes ...Change) (Entry
 // appear more than once: a later list starts from what an earlier one left). Each list is applied
 // or refused on its own, as Update does: its Result holds the new entry or the error that left
 // that entry unchanged. The error return is for failures of the whole call (connection,
-// ErrLayoutMismatch), which change nothing.
+// ErrLayoutMismatch), which change nothing. Result.Entry.Data is the data the list set (SetData),
+// else the zero Data: a list without SetData leaves the stored data as it is and does not read it
+// (Get returns it).
 func (b *Board) UpdateMany(ctx context.Context, lists []Changes) ([]Result, error) {
 	res := make([]Result, len(lists))
 	args := slices.Grow(b.updateArgs(0), changeArgs*len(lists))
@@ -789,6 +818,9 @@ func (b *Board) UpdateMany(ctx context.Context, lists []Changes) ([]Result, erro
 			continue
 		}
 		r.Entry, r.Err = Decode(scoreOfP(it.P), it.Member)
+		if r.Err == nil {
+			r.Entry.Data = listData(lists[sent[j]].Apply)
+		}
 	}
 	return res, nil
 }
