@@ -96,7 +96,14 @@ func newFailover(t *testing.T, opts ...season.Option) *failover {
 	cl := redistest.NewCluster(t)
 	c := cl.Client(t, func(o *redis.ClusterOptions) { o.PoolSize = 2 * failoverWorkers })
 	key := redistest.Key(t, "board")
-	master, replica, err := cl.Shard(ctx, c.ClusterKeySlot(ctx, key).Val())
+	// A node may not know of its shard's replica until gossip has spread it: ask until one
+	// reports it, for a bounded time.
+	slot := c.ClusterKeySlot(ctx, key).Val()
+	master, replica, err := cl.Shard(ctx, slot)
+	for deadline := time.Now().Add(10 * time.Second); (err != nil || replica == nil) && time.Now().Before(deadline); {
+		time.Sleep(100 * time.Millisecond)
+		master, replica, err = cl.Shard(ctx, slot)
+	}
 	if err != nil || replica == nil {
 		t.Fatalf("the board's shard: master %v, replica %v, %v", master, replica, err)
 	}
