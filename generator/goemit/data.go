@@ -254,9 +254,9 @@ func (b *board) getData(op catalog.Op) []jen.Code {
 	}
 }
 
-// pageData is Page's body on a board with data: the page script reads the entries and their
-// data together.
-func (b *board) pageData(op catalog.Op) []jen.Code {
+// offsetPage is the body of a read of limit entries at offset that one script answers with a
+// window (Page on a board with data, PageFromEnd): empty for a negative offset or no limit.
+func offsetPage(op catalog.Op) []jen.Code {
 	return []jen.Code{
 		jen.If(jen.Id("offset").Op("<").Lit(0).Op("||").Id("limit").Op("<=").Lit(0)).Block(jen.Return(jen.Nil(), jen.Nil())),
 		jen.List(jen.Id("v"), jen.Err()).Op(":=").Add(runRO(op, jen.Id("offset"), jen.Id("limit"))),

@@ -121,7 +121,7 @@ func (b *board) page(op catalog.Op) {
 	f.Line()
 	f.Comment("Page returns limit entries from the 0-based position offset, best first.")
 	if b.l.HasData() {
-		recvDecl(f).Id("Page").Params(ctxParam(), jen.List(jen.Id("offset"), jen.Id("limit")).Int64()).Params(jen.Index().Id("Ranked"), jen.Error()).Block(b.pageData(op)...)
+		recvDecl(f).Id("Page").Params(ctxParam(), jen.List(jen.Id("offset"), jen.Id("limit")).Int64()).Params(jen.Index().Id("Ranked"), jen.Error()).Block(offsetPage(op)...) // the page script reads the entries and their data together
 		f.Line()
 		return
 	}

@@ -77,14 +77,7 @@ func (b *board) bottom(op catalog.Op) {
 	b.comment(`PageFromEnd returns up to limit entries that end offset entries before the end of the board,
 best first, with their ranks: PageFromEnd(0, 10) is the last ten, PageFromEnd(10, 10) the ten
 before them. The board's size is read in the same script, so the page is exact.`)
-	recvDecl(f).Id("PageFromEnd").Params(ctxParam(), jen.List(jen.Id("offset"), jen.Id("limit")).Int64()).Params(jen.Index().Id("Ranked"), jen.Error()).Block(
-		jen.If(jen.Id("offset").Op("<").Lit(0).Op("||").Id("limit").Op("<=").Lit(0)).Block(jen.Return(jen.Nil(), jen.Nil())),
-		jen.List(jen.Id("v"), jen.Err()).Op(":=").Add(runRO(op, jen.Id("offset"), jen.Id("limit"))),
-		errNil().Block(jen.Return(jen.Nil(), jen.Err())),
-		jen.List(jen.Id("start"), jen.Id("ps"), jen.Err()).Op(":=").Add(reader(op, jen.Id("v"))),
-		errNil().Block(jen.Return(jen.Nil(), jen.Err())),
-		jen.Return(jen.Id("rankedPairs").Call(jen.Id("start"), jen.Id("ps"))),
-	)
+	recvDecl(f).Id("PageFromEnd").Params(ctxParam(), jen.List(jen.Id("offset"), jen.Id("limit")).Int64()).Params(jen.Index().Id("Ranked"), jen.Error()).Block(offsetPage(op)...)
 	f.Line()
 }
 

@@ -76,13 +76,7 @@ func (v *validator) dataField(raw *rawField, names map[string]scalar) *Field {
 	if raw.Bad {
 		return nil
 	}
-	f := &Field{Line: raw.Line, Col: raw.Col, Doc: v.doc(raw.Doc)}
-	if !v.fieldName(raw, f, names) {
-		if v.misnamed == nil {
-			v.misnamed = map[*Field]bool{}
-		}
-		v.misnamed[f] = true
-	}
+	f := v.namedField(raw, names)
 	label := "data field " + quote.Short(f.Name)
 	v.rankOnlyKeys(raw, label)
 	if raw.Type.Value == "string" {

@@ -9,13 +9,9 @@ import (
 	"github.com/rankgen/rankgen/internal/suggest"
 )
 
-// Field rules: one schema field becomes a *Field with its kind, order, radix and range, or
-// nil with the problems reported. Each step reports its own errors; the steps after the keys
-// need every earlier one to have succeeded, as the range cannot be worked out otherwise.
-func (v *validator) field(raw *rawField, names map[string]scalar) *Field {
-	if raw.Bad {
-		return nil
-	}
+// namedField starts the *Field of raw with its position, doc and name (checked unique among
+// names); a field whose name is wrong is recorded as misnamed, so later name checks skip it.
+func (v *validator) namedField(raw *rawField, names map[string]scalar) *Field {
 	f := &Field{Line: raw.Line, Col: raw.Col, Doc: v.doc(raw.Doc)}
 	if !v.fieldName(raw, f, names) {
 		if v.misnamed == nil {
@@ -23,6 +19,17 @@ func (v *validator) field(raw *rawField, names map[string]scalar) *Field {
 		}
 		v.misnamed[f] = true
 	}
+	return f
+}
+
+// Field rules: one schema field becomes a *Field with its kind, order, radix and range, or
+// nil with the problems reported. Each step reports its own errors; the steps after the keys
+// need every earlier one to have succeeded, as the range cannot be worked out otherwise.
+func (v *validator) field(raw *rawField, names map[string]scalar) *Field {
+	if raw.Bad {
+		return nil
+	}
+	f := v.namedField(raw, names)
 	label := "field " + quote.Short(f.Name)
 	if !v.fieldKind(raw, f, label) {
 		return nil
