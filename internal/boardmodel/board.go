@@ -174,19 +174,7 @@ func (b *Board) UpdateMany(ids []string, us []Update) ([]Result, error) {
 		v.FieldByName(b.Layout.IDName).Set(ID(b.Layout, ids[i]))
 		v.FieldByName("Value").Set(b.arg(u))
 	}
-	out := b.Call(name, s)
-	if err := ErrOf(out[1]); err != nil {
-		return nil, err
-	}
-	res := make([]Result, out[0].Len())
-	for i := range res {
-		r := out[0].Index(i)
-		res[i].Err = ErrOf(r.FieldByName("Err"))
-		if res[i].Err == nil {
-			res[i].Entry = b.FromEntry(r.FieldByName("Entry"))
-		}
-	}
-	return res, nil
+	return b.results(b.Call(name, s))
 }
 
 // Remove calls Remove.
@@ -252,3 +240,19 @@ func (b *Board) Keys() []string {
 }
 
 func (b *Board) String() string { return fmt.Sprintf("%s board %v", b.Layout.Package, b.Keys()) }
+
+// results reads the ([]Result, error) a batch method returned: per item, its error or its
+// entry.
+func (b *Board) results(out []reflect.Value) ([]Result, error) {
+	if err := ErrOf(out[1]); err != nil {
+		return nil, err
+	}
+	res := make([]Result, out[0].Len())
+	for i := range res {
+		r := out[0].Index(i)
+		if res[i].Err = ErrOf(r.FieldByName("Err")); res[i].Err == nil {
+			res[i].Entry = b.FromEntry(r.FieldByName("Entry"))
+		}
+	}
+	return res, nil
+}

@@ -35,18 +35,7 @@ func (b *Board) ids(ids []string) []any {
 
 // GetMany calls GetMany: a Result per id.
 func (b *Board) GetMany(ids ...string) ([]Result, error) {
-	out := b.Call("GetMany", b.ids(ids)...)
-	if err := ErrOf(out[1]); err != nil {
-		return nil, err
-	}
-	res := make([]Result, out[0].Len())
-	for i := range res {
-		r := out[0].Index(i)
-		if res[i].Err = ErrOf(r.FieldByName("Err")); res[i].Err == nil {
-			res[i].Entry = b.FromEntry(r.FieldByName("Entry"))
-		}
-	}
-	return res, nil
+	return b.results(b.Call("GetMany", b.ids(ids)...))
 }
 
 // RankMany calls RankMany.

@@ -215,16 +215,5 @@ func (b *Board) ChangesMany(ids []string, lists [][]Update) ([]Result, error) {
 		v.FieldByName(b.Layout.IDName).Set(ID(b.Layout, id))
 		v.FieldByName("Apply").Set(b.changeList(lists[i]))
 	}
-	out := b.Call("UpdateMany", s)
-	if err := ErrOf(out[1]); err != nil {
-		return nil, err
-	}
-	res := make([]Result, out[0].Len())
-	for i := range res {
-		r := out[0].Index(i)
-		if res[i].Err = ErrOf(r.FieldByName("Err")); res[i].Err == nil {
-			res[i].Entry = b.FromEntry(r.FieldByName("Entry"))
-		}
-	}
-	return res, nil
+	return b.results(b.Call("UpdateMany", s))
 }
