@@ -10,7 +10,7 @@ import (
 
 // seasons emits what a periodic layout adds to the package: its calendar, the Season type,
 // the Seasons type (the calendar, an injectable clock and the boards of each season under a
-// base key) and Board.Season.
+// base key), its reads across seasons, and Board.Season.
 func (b *board) seasons() {
 	if b.l.Season == nil {
 		return
@@ -19,6 +19,7 @@ func (b *board) seasons() {
 	b.seasonsType()
 	b.seasonsCalendarMethods()
 	b.seasonsBoards()
+	b.seasonReads()
 }
 
 // calendar declares the calendar, keepSeasons, Season and expiryOf.

@@ -1586,3 +1586,69 @@ func (ss *Seasons) Existing(ctx context.Context) ([]Season, error) {
 func (b *Board) Season() Season {
 	return b.season
 }
+
+// Recent returns the current season and the n-1 before it, newest first: Recent(keepSeasons+1)
+// lists every season whose board may still exist.
+func (ss *Seasons) Recent(n int) []Season {
+	if n <= 0 {
+		return nil
+	}
+	out := make([]Season, 1, n)
+	out[0] = ss.Current()
+	for len(out) < n {
+		out = append(out, calendar.Prev(out[len(out)-1]))
+	}
+	return out
+}
+
+// SeasonResult is an id's standing on one season's board: its entry with its 1-based rank, or an
+// Err matching ErrNotFound when the id has no entry that season (or the season's board has
+// expired).
+type SeasonResult struct {
+	Season Season
+	Ranked
+	Err error
+}
+
+// History returns the entry and rank of id on the board of each season given, in that order
+// (Recent(5) for this season and the 4 before it). The reads go in one pipeline: one round trip on
+// a single server, one per node in parallel on a Cluster (a base with a hash tag keeps every
+// season on one node). Each season's read is exact on its own; an error other than a missing entry
+// fails the call.
+func (ss *Seasons) History(ctx context.Context, id string, seasons ...Season) ([]SeasonResult, error) {
+	if err := checkID(id); err != nil {
+		return nil, err
+	}
+	pipe := rankgenrt.NewPipe(ss.c)
+	cmds := make([]*redis.Cmd, len(seasons))
+	for i, s := range seasons {
+		cmds[i] = pipe.RunRO(ctx, scriptAround, ss.Board(s).keys, id, 0, 0, "0")
+	}
+	pipe.Exec(ctx)
+	out := make([]SeasonResult, len(seasons))
+	for i, s := range seasons {
+		out[i].Season = s
+		v, err := cmds[i].Result()
+		if errors.Is(err, redis.Nil) {
+			out[i].Err = rankgenrt.NotFound(id)
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		start, ps, err := rankgenrt.Window(v)
+		if err != nil {
+			return nil, err
+		}
+		rs, err := rankedPairs(start, ps)
+		if err != nil {
+			return nil, err
+		}
+		if len(rs) == 0 {
+			out[i].Err = rankgenrt.NotFound(id)
+			continue // the script answers nil for a missing id; an empty window is read the same
+		}
+		out[i].Ranked = rs[0]
+	}
+	return out, nil
+}
