@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -267,4 +268,27 @@ func SeasonKey(base string, s Season) string { return base + ":" + strconv.Forma
 // OffsetRangeError is the *RangeError of a season-anchored field's offset outside its width.
 func OffsetRangeError(field string, v time.Duration, min, max string) error {
 	return &RangeError{Field: field, Value: v.String(), Min: min, Max: max}
+}
+
+// SeasonClock returns the clock reading a write script refused for lying outside its board's
+// season (Redis's clock for server stamps, the client's for client stamps), from the script's
+// ErrSeasonClosed reply. ok is false for any other error, and for a refused season-anchored
+// value, which carries no clock.
+func SeasonClock(err error) (at time.Time, ok bool) {
+	var se *ScriptError
+	if !errors.As(err, &se) || se.Code != "SEASON_CLOSED" {
+		return time.Time{}, false
+	}
+	for _, part := range strings.Fields(se.Detail) {
+		v, found := strings.CutPrefix(part, "at=")
+		if !found {
+			continue
+		}
+		us, err := strconv.ParseInt(strings.TrimSuffix(v, "us"), 10, 64)
+		if err != nil || !strings.HasSuffix(v, "us") {
+			return time.Time{}, false
+		}
+		return time.UnixMicro(us), true
+	}
+	return time.Time{}, false
 }

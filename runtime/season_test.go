@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 )
@@ -184,4 +185,31 @@ func TestSeasonErrors(t *testing.T) {
 	if err, ok := ParseReply("RANKGEN_SEASON_CLOSED field=ReachedAt at=12000000us"); !ok || !errors.Is(err, ErrSeasonClosed) {
 		t.Errorf("script reply: %v %v", err, ok)
 	}
+}
+
+func TestSeasonClock(t *testing.T) {
+	refused, _ := ParseReply("RANKGEN_SEASON_CLOSED field=ReachedAt at=1795384169123456us season=1795000000000000..1795600000000000us")
+	if at, ok := SeasonClock(fmt.Errorf("wrapped: %w", refused)); !ok || at.UnixMicro() != 1795384169123456 {
+		t.Errorf("SeasonClock = %v, %v", at, ok)
+	}
+	for _, err := range []error{
+		nil,
+		ErrSeasonClosed,
+		&SeasonError{Field: "ReachedAt", Value: "-1s from the start"}, // a value given, no clock
+		mustReply(t, "RANKGEN_SEASON_CLOSED field=ReachedAt at=12s"),
+		mustReply(t, "RANKGEN_OVERFLOW field=Points at=12us"),
+	} {
+		if at, ok := SeasonClock(err); ok {
+			t.Errorf("SeasonClock(%v) = %v; want none", err, at)
+		}
+	}
+}
+
+func mustReply(t *testing.T, msg string) error {
+	t.Helper()
+	err, ok := ParseReply(msg)
+	if !ok {
+		t.Fatalf("ParseReply(%q) is not a rankgen error", msg)
+	}
+	return err
 }

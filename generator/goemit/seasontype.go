@@ -19,6 +19,7 @@ func (b *board) seasons() {
 	b.seasonsType()
 	b.seasonsCalendarMethods()
 	b.seasonsBoards()
+	b.seasonsLive()
 	b.seasonReads()
 }
 
@@ -169,5 +170,20 @@ func (b *board) seasonsBoards() {
 	f.Line()
 	f.Comment("Season returns the season the board holds.")
 	recvDecl(f).Id("Season").Params().Id("Season").Block(jen.Return(jen.Id("b").Dot("season")))
+	f.Line()
+}
+
+// seasonsLive declares Seasons.Live: a write on the current season's board that lands on the
+// season the script's clock reads, when this machine's clock and Redis's disagree about it.
+func (b *board) seasonsLive() {
+	f := b.f
+	b.comment("Live runs write on the board of the current season (the Seasons' clock; opts as for Board). A stamp is read by the write's script — Redis's clock for server stamps — and near a season's end, or with this machine's clock off Redis's, it can fall in another season: that board refuses the write (ErrSeasonClosed, nothing written), and Live runs write once more on the board of the season the script's clock read, so the write lands where its stamp belongs. Any other outcome is write's own: a refused season-anchored value (it has no clock), and a write whose client and server stamps read different seasons (no board can hold it). A batch write should return its first result's error for this to apply.")
+	seasonsRecv(f).Id("Live").Params(ctxParam(), jen.Id("write").Func().Params(jen.Id("ctx").Qual("context", "Context"), jen.Id("b").Op("*").Id("Board")).Error(), jen.Id("opts").Op("...").Id("Option")).Error().Block(
+		jen.Id("s").Op(":=").Id("ss").Dot("Current").Call(),
+		jen.Err().Op(":=").Id("write").Call(jen.Id("ctx"), jen.Id("ss").Dot("Board").Call(jen.Id("s"), jen.Id("opts").Op("..."))),
+		jen.List(jen.Id("at"), jen.Id("ok")).Op(":=").Add(rt("SeasonClock")).Call(jen.Err()),
+		jen.If(jen.Op("!").Id("ok").Op("||").Id("s").Dot("Contains").Call(jen.Id("at"))).Block(jen.Return(jen.Err())),
+		jen.Return(jen.Id("write").Call(jen.Id("ctx"), jen.Id("ss").Dot("Board").Call(jen.Id("calendar").Dot("At").Call(jen.Id("at")), jen.Id("opts").Op("...")))),
+	)
 	f.Line()
 }

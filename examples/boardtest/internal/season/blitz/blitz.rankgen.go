@@ -1500,6 +1500,24 @@ func (b *Board) Season() Season {
 	return b.season
 }
 
+// Live runs write on the board of the current season (the Seasons' clock; opts as for Board). A
+// stamp is read by the write's script — Redis's clock for server stamps — and near a season's
+// end, or with this machine's clock off Redis's, it can fall in another season: that board refuses
+// the write (ErrSeasonClosed, nothing written), and Live runs write once more on the board of the
+// season the script's clock read, so the write lands where its stamp belongs. Any other outcome is
+// write's own: a refused season-anchored value (it has no clock), and a write whose client and
+// server stamps read different seasons (no board can hold it). A batch write should return its
+// first result's error for this to apply.
+func (ss *Seasons) Live(ctx context.Context, write func(ctx context.Context, b *Board) error, opts ...Option) error {
+	s := ss.Current()
+	err := write(ctx, ss.Board(s, opts...))
+	at, ok := rankgenrt.SeasonClock(err)
+	if !ok || s.Contains(at) {
+		return err
+	}
+	return write(ctx, ss.Board(calendar.At(at), opts...))
+}
+
 // Recent returns the current season and the n-1 before it, newest first: Recent(keepSeasons+1)
 // lists every season whose board may still exist.
 func (ss *Seasons) Recent(n int) []Season {
