@@ -43,8 +43,8 @@ The score is printed so that parsing it as a float64 gives the stored double exa
 lines are skipped. An entry that cannot be encoded (unknown or missing key, wrong type,
 value out of range) is reported on stderr as stdin:LINE: message, and encoding goes on.
 
-Exit status: 0 when every line encoded, 1 when any failed (or on schema errors), 2 on usage
-errors.`
+Exit status: 0 when every line encoded, 1 when any failed (or on schema errors, or a -season
+that names no season), 2 on usage errors.`
 
 // decodeHelp is decode's help text.
 const decodeHelp = `Decode turns what Redis stores back into entries: with arguments, the one pair SCORE MEMBER
@@ -75,8 +75,8 @@ word. -fingerprint F (the board's layout fingerprint, as rankgen explain prints 
 (read from the board KEY on -redis: its meta key, or its index's field "") makes decode refuse
 a schema whose fingerprint differs, saying both.
 
-Exit status: 0 when everything decoded, 1 when anything failed (or on schema errors, or a
-fingerprint that differs), 2 on usage errors.`
+Exit status: 0 when everything decoded, 1 when anything failed (or on schema errors, a
+fingerprint that differs, or a -season that names no season), 2 on usage errors.`
 
 func init() {
 	register(&command{

@@ -39,7 +39,7 @@ after it), and the ids of the seasons before and after it; with -json, as the ob
 "season". An id that starts no season is an error naming the ids around it.
 
 Exit status: 0 on success, 1 on schema errors (and, with -strict, time ranges ending within
-a year), 2 on usage errors.`,
+a year; and a -season that names no season), 2 on usage errors.`,
 		flags: func(fs *flag.FlagSet) func(*env, []string) int {
 			asJSON := fs.Bool("json", false, "print the layout as a JSON document")
 			strict := fs.Bool("strict", false, "treat a time range that has ended or ends within a year as an error")

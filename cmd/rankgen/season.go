@@ -206,7 +206,7 @@ func isInstant(text string) bool {
 }
 
 // seasonExtras is what decode -season adds to an entry: the season's id, and the instants of
-// the season-anchored fields in it. A key whose offset lies outside the season is an error:
+// the season-anchored fields decoded, in it. A key whose offset lies outside the season is an error:
 // the season's board cannot hold it.
 func seasonExtras(l *layout.Layout, fields []*layout.Field, keys []uint64, s *rankgenrt.Season) (string, error) {
 	at, sep := "", ""
@@ -220,6 +220,9 @@ func seasonExtras(l *layout.Layout, fields []*layout.Field, keys []uint64, s *ra
 		}
 		at += sep + jsonString(f.Name) + ": " + jsonString(inZone(l, s.Start.Add(d)))
 		sep = ", "
+	}
+	if at == "" { // no season-anchored field among those decoded
+		return fmt.Sprintf(`, "season": %d`, s.ID), nil
 	}
 	return fmt.Sprintf(`, "season": %d, "at": {%s}`, s.ID, at), nil
 }
