@@ -90,9 +90,14 @@ func calendarWords(l *layout.Layout) string {
 }
 
 // inZone writes t in RFC 3339 in the calendar's zone (UTC for fixed periods): the wall clock
-// the schema speaks of, and with its UTC offset the exact instant.
+// the schema speaks of, and with its UTC offset the exact instant. RFC 3339 offsets are whole
+// minutes, so in an offset with seconds (local mean time before 1911 in Paris) t is in UTC.
 func inZone(l *layout.Layout, t time.Time) string {
-	return t.In(l.Season.Calendar.Location()).Format(time.RFC3339Nano)
+	local := t.In(l.Season.Calendar.Location())
+	if _, offset := local.Zone(); offset%60 != 0 {
+		return t.UTC().Format(time.RFC3339Nano)
+	}
+	return local.Format(time.RFC3339Nano)
 }
 
 // seasonBounds is "season 1795388400 [2026-11-23T00:00:00+01:00, 2026-11-30T00:00:00+01:00)".

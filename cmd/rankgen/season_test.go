@@ -249,3 +249,17 @@ func TestREADMESeasonSamples(t *testing.T) {
 		t.Errorf("README's decode -season sample is out of date; the command prints:\n%s", out)
 	}
 }
+
+// TestInZoneExact: every instant inZone writes parses back to itself, also where the zone's
+// offset has seconds (Paris's local mean time before 1911), which RFC 3339 cannot write.
+func TestInZoneExact(t *testing.T) {
+	l := loadWeekly(t)
+	for _, tm := range append(weeksAround(t), time.Date(1900, 6, 1, 12, 0, 0, 0, time.UTC), time.Date(0, 6, 1, 0, 0, 0, 0, time.UTC)) {
+		for _, at := range []time.Time{tm, l.Season.Calendar.At(tm).Start} {
+			back, err := time.Parse(time.RFC3339Nano, inZone(l, at))
+			if err != nil || !back.Equal(at) {
+				t.Errorf("inZone(%v) = %s, which reads back as %v", at, inZone(l, at), back)
+			}
+		}
+	}
+}
