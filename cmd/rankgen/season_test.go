@@ -19,7 +19,7 @@ import (
 
 const weeklySchema = "../../examples/schemas/weekly.yaml"
 
-func loadWeekly(t *testing.T) *layout.Layout {
+func loadWeekly(t testing.TB) *layout.Layout {
 	t.Helper()
 	src, err := os.ReadFile(weeklySchema)
 	if err != nil {
