@@ -217,7 +217,7 @@ func entryFromJSON(l *layout.Layout, flagged *rankgenrt.Season, line []byte) (la
 	if len(unknown) > 0 {
 		slices.Sort(unknown)
 		msg := fmt.Sprintf("unknown key %s", quote.Short(unknown[0]))
-		if s := suggest.Closest(unknown[0], known); s != "" {
+		if s := suggest.Closest(unknown[0], append(known, extras...)); s != "" {
 			msg += fmt.Sprintf("; did you mean %q?", s)
 		} else {
 			msg += "; the keys are " + strings.Join(known, ", ")
