@@ -22,6 +22,7 @@ FUZZ_TARGETS=(
 	"./generator/layout FuzzCodec"
 	"./examples/proptest FuzzDecode"
 	"./cmd/rankgen FuzzCodecLines"
+	"./cmd/rankgen FuzzSeasonLines"
 )
 
 start=$SECONDS

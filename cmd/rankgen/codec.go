@@ -19,19 +19,20 @@ import (
 	rankgenrt "github.com/rankgen/rankgen/runtime"
 )
 
-func init() {
-	register(&command{
-		name:     "encode",
-		args:     "< entries.jsonl",
-		required: []string{"schema"},
-		short:    "encode JSON entries (one per line) to scores and members",
-		long: `Encode reads entries from stdin, one JSON object per line, keyed by the schema's names: the
+// encodeHelp is encode's help text.
+const encodeHelp = `Encode reads entries from stdin, one JSON object per line, keyed by the schema's names: the
 id and every field. Values are written as in Go: numbers for uint and int fields (exact to
 the last digit, also beyond 2^53), true/false for bool, the value's name for enum, an RFC 3339
-time for time fields (truncated to the field's unit, as generated Encode does); for a time with
-epoch: season, its offset from the season's start as a duration (36h0m5s) or an RFC 3339 time,
-measured from the start of the season that contains it. A uint64 id
+time for time fields (truncated to the field's unit, as generated Encode does). A uint64 id
 is a number (or a string of digits); a string id a string.
+
+A time with epoch: season (a periodic board's) is its offset from the season's start, as a
+duration (36h0m5s). With -season S (a season id, the season's start in Unix seconds; or an
+RFC 3339 time in the season) it may also be an RFC 3339 time in that season, stored as its
+offset (truncated to the unit); a time or offset outside the season is refused, as that
+season's board refuses it. Without -season an instant is refused: the season it is measured
+from is named, never guessed. A line may name its own season with "season": ID and carry
+"at" instants, as decode -season prints them; they must agree with -season and the offsets.
 
 For each entry it prints the pair Redis stores, using the same layout the generated code is
 tested against:
@@ -42,19 +43,11 @@ The score is printed so that parsing it as a float64 gives the stored double exa
 lines are skipped. An entry that cannot be encoded (unknown or missing key, wrong type,
 value out of range) is reported on stderr as stdin:LINE: message, and encoding goes on.
 
-Exit status: 0 when every line encoded, 1 when any failed (or on schema errors), 2 on usage
-errors.`,
-		flags: func(fs *flag.FlagSet) func(*env, []string) int {
-			schema := fs.String("schema", "", "the schema `file` (required)")
-			return func(e *env, args []string) int { return runEncode(e, *schema, args) }
-		},
-	})
-	register(&command{
-		name:     "decode",
-		args:     "[SCORE [MEMBER]]",
-		required: []string{"schema"},
-		short:    "decode scores and members back to JSON entries",
-		long: `Decode turns what Redis stores back into entries: with arguments, the one pair SCORE MEMBER
+Exit status: 0 when every line encoded, 1 when any failed (or on schema errors, or a -season
+that names no season), 2 on usage errors.`
+
+// decodeHelp is decode's help text.
+const decodeHelp = `Decode turns what Redis stores back into entries: with arguments, the one pair SCORE MEMBER
 (as redis-cli prints them); without, JSON lines on stdin like
 
 	{"score": 4503599627370495, "member": "alice"}
@@ -67,16 +60,44 @@ A score or member this layout cannot have produced (not an integer, out of range
 prefix width or bad digits) is reported on stderr as stdin:LINE: message (for arguments, as
 "rankgen decode: message"), and decoding goes on.
 
-A time with epoch: season decodes to its offset from the season's start (36h0m5s); with
--season S (a season id, or an RFC 3339 time in the season) to the instant in that season.
+A time with epoch: season decodes to its offset from the season's start (36h0m5s). With
+-season S (a season id, the season's start in Unix seconds; or an RFC 3339 time in the
+season) each entry also ends with the season's id and, under "at", the instants of those
+times in that season, in the calendar's zone with its UTC offset (UTC for a fixed period):
+
+	{"PlayerID": "ann", "Points": 5, "ReachedAt": "10h0m0s", "Paid": true, "season": 1795388400, "at": {"ReachedAt": "2026-11-23T10:00:00+01:00"}}
+
+encode reads such lines back. An offset at or past the season's end is an error: that
+season's board cannot hold it.
 
 A schema other than the one that wrote a board decodes its entries to wrong numbers without a
 word. -fingerprint F (the board's layout fingerprint, as rankgen explain prints it) or -key KEY
 (read from the board KEY on -redis: its meta key, or its index's field "") makes decode refuse
 a schema whose fingerprint differs, saying both.
 
-Exit status: 0 when everything decoded, 1 when anything failed (or on schema errors, or a
-fingerprint that differs), 2 on usage errors.`,
+Exit status: 0 when everything decoded, 1 when anything failed (or on schema errors, a
+fingerprint that differs, or a -season that names no season), 2 on usage errors.`
+
+func init() {
+	register(&command{
+		name:     "encode",
+		args:     "< entries.jsonl",
+		required: []string{"schema"},
+		short:    "encode JSON entries (one per line) to scores and members",
+		long:     encodeHelp,
+		flags: func(fs *flag.FlagSet) func(*env, []string) int {
+			schema := fs.String("schema", "", "the schema `file` (required)")
+			var sf seasonFlag
+			sf.register(fs, "season-anchored times may be given as instants in it")
+			return func(e *env, args []string) int { return runEncode(e, *schema, sf, args) }
+		},
+	})
+	register(&command{
+		name:     "decode",
+		args:     "[SCORE [MEMBER]]",
+		required: []string{"schema"},
+		short:    "decode scores and members back to JSON entries",
+		long:     decodeHelp,
 		flags: func(fs *flag.FlagSet) func(*env, []string) int {
 			schema := fs.String("schema", "", "the schema `file` (required)")
 			var g guard
@@ -84,13 +105,13 @@ fingerprint that differs), 2 on usage errors.`,
 			fs.StringVar(&g.key, "key", "", "refuse to decode unless the schema's layout is the one the board `KEY` records")
 			fs.StringVar(&g.url, "redis", "", "with -key: the server, as a redis:// `URL` (default $REDIS_URL, else redis://localhost:6379)")
 			var sf seasonFlag
-			fs.StringVar(&sf.text, "season", "", "a periodic board's season, by its `id` or an RFC 3339 time in it: season-anchored times print as instants")
+			sf.register(fs, "season-anchored times print also as instants in it")
 			return func(e *env, args []string) int { return runDecode(e, *schema, g, sf, args) }
 		},
 	})
 }
 
-func runEncode(e *env, schema string, args []string) int {
+func runEncode(e *env, schema string, sf seasonFlag, args []string) int {
 	if schema == "" {
 		return usageFail(e, commands["encode"], "-schema is required")
 	}
@@ -101,8 +122,13 @@ func runEncode(e *env, schema string, args []string) int {
 	if !ok {
 		return exitFail
 	}
+	season, err := sf.resolve(l)
+	if err != nil {
+		e.errorf("encode", "%s", err)
+		return exitFail
+	}
 	return eachLine(e, lineLimit(l), func(line []byte) (string, error) {
-		entry, err := entryFromJSON(l, line)
+		entry, err := entryFromJSON(l, season, line)
 		if err != nil {
 			return "", err
 		}
@@ -167,8 +193,9 @@ func decodeArgs(e *env, l *layout.Layout, season *rankgenrt.Season, args []strin
 // already the tool's.
 func errText(err error) string { return strings.TrimPrefix(err.Error(), "rankgen: ") }
 
-// entryFromJSON reads one entry object into the interpreted codec's Entry.
-func entryFromJSON(l *layout.Layout, line []byte) (layout.Entry, error) {
+// entryFromJSON reads one entry object into the interpreted codec's Entry. flagged is
+// -season's season (nil without): season-anchored times are measured in it.
+func entryFromJSON(l *layout.Layout, flagged *rankgenrt.Season, line []byte) (layout.Entry, error) {
 	obj, err := jsonObject(line)
 	if err != nil {
 		return layout.Entry{}, err
@@ -177,16 +204,20 @@ func entryFromJSON(l *layout.Layout, line []byte) (layout.Entry, error) {
 	for _, f := range l.Fields {
 		known = append(known, f.Name)
 	}
+	var extras []string // what decode -season adds, which encode checks
+	if l.Season != nil {
+		extras = []string{"season", "at"}
+	}
 	var unknown []string
 	for k := range obj {
-		if !slices.Contains(known, k) {
+		if !slices.Contains(known, k) && !slices.Contains(extras, k) {
 			unknown = append(unknown, k)
 		}
 	}
 	if len(unknown) > 0 {
 		slices.Sort(unknown)
 		msg := fmt.Sprintf("unknown key %s", quote.Short(unknown[0]))
-		if s := suggest.Closest(unknown[0], known); s != "" {
+		if s := suggest.Closest(unknown[0], append(known, extras...)); s != "" {
 			msg += fmt.Sprintf("; did you mean %q?", s)
 		} else {
 			msg += "; the keys are " + strings.Join(known, ", ")
@@ -202,6 +233,10 @@ func entryFromJSON(l *layout.Layout, line []byte) (layout.Entry, error) {
 	if len(missing) > 0 {
 		return layout.Entry{}, fmt.Errorf("missing %s (an entry gives the id and every field)", strings.Join(missing, ", "))
 	}
+	season, err := lineSeason(l, flagged, obj["season"])
+	if err != nil {
+		return layout.Entry{}, err
+	}
 	e := layout.Entry{Keys: make([]uint64, len(l.Fields))}
 	id, err := idFromJSON(l, obj[l.IDName])
 	if err != nil {
@@ -212,7 +247,7 @@ func entryFromJSON(l *layout.Layout, line []byte) (layout.Entry, error) {
 		if f.Season {
 			var v any
 			if v, err = jsonValue(obj[f.Name]); err == nil {
-				e.Keys[i], err = seasonKeyFromJSON(l, f, v)
+				e.Keys[i], err = seasonKeyFromJSON(l, f, v, season)
 			}
 		} else {
 			e.Keys[i], err = keyFromJSON(f, obj[f.Name])
@@ -220,6 +255,9 @@ func entryFromJSON(l *layout.Layout, line []byte) (layout.Entry, error) {
 		if err != nil {
 			return layout.Entry{}, err
 		}
+	}
+	if err := checkInstants(l, obj["at"], season, e); err != nil {
+		return layout.Entry{}, err
 	}
 	return e, nil
 }
@@ -402,7 +440,7 @@ func encodingFromJSON(line []byte) (score float64, member string, has bool, err 
 // decodeJSON decodes (score, member) with the interpreted codec and prints the entry. Without
 // a member only the score's fields are decoded: the codec is given a member with the
 // smallest valid prefix and a placeholder id, and those parts are left out of the answer.
-// With a season, season-anchored times print as instants in it.
+// With a season, the entry ends with it and the instants of its season-anchored times.
 func decodeJSON(l *layout.Layout, season *rankgenrt.Season, score float64, member string, hasMember bool) (string, error) {
 	if !hasMember {
 		var b strings.Builder
@@ -446,11 +484,16 @@ func decodeJSON(l *layout.Layout, season *rankgenrt.Season, score float64, membe
 		switch f.Kind {
 		case layout.Uint, layout.Int, layout.Bool:
 			put(f.Name, f.Format(key))
-		case layout.Time:
-			put(f.Name, jsonString(seasonValue(l, f, key, season)))
 		default:
 			put(f.Name, jsonString(f.Format(key)))
 		}
+	}
+	if season != nil {
+		extras, err := seasonExtras(l, fields, entry.Keys, season)
+		if err != nil {
+			return "", err
+		}
+		b.WriteString(extras)
 	}
 	b.WriteString("}")
 	return b.String(), nil

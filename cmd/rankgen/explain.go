@@ -31,11 +31,20 @@ with the date; with -strict it is an error (exit 1, nothing printed).
 With -json it prints the layout as one JSON document instead (format 1; keys are stable and
 only ever added). Values that can exceed 2^53 (ranges, radices) are strings.
 
+For a periodic layout (a season: block), -season S (a season id, the season's start in Unix
+seconds; or an RFC 3339 time in the season) also prints that season: its start and end in
+the calendar's zone and in UTC, its length (a Paris week lasts 167, 168 or 169 hours), its
+board's key (<key>:<id>), when writes set that board to expire (the end of the keep-th season
+after it), and the ids of the seasons before and after it; with -json, as the object
+"season". An id that starts no season is an error naming the ids around it.
+
 Exit status: 0 on success, 1 on schema errors (and, with -strict, time ranges ending within
-a year), 2 on usage errors.`,
+a year; and a -season that names no season), 2 on usage errors.`,
 		flags: func(fs *flag.FlagSet) func(*env, []string) int {
 			asJSON := fs.Bool("json", false, "print the layout as a JSON document")
 			strict := fs.Bool("strict", false, "treat a time range that has ended or ends within a year as an error")
+			var sf seasonFlag
+			sf.register(fs, "also print that season (bounds, length, key, expiry, neighbours)")
 			return func(e *env, args []string) int {
 				if len(args) != 1 {
 					return usageFail(e, commands["explain"], "explain takes exactly one schema")
@@ -44,20 +53,32 @@ a year), 2 on usage errors.`,
 				if !ok {
 					return exitFail
 				}
+				season, err := sf.resolve(l)
+				if err != nil {
+					e.errorf("explain", "%s", err)
+					return exitFail
+				}
 				if !timeLint(e, args[0], l, *strict) {
 					return exitFail
 				}
 				if *asJSON {
+					doc := layoutJSON(l)
+					if season != nil {
+						doc.Season = seasonJSON(l, *season)
+					}
 					enc := json.NewEncoder(e.stdout)
 					enc.SetEscapeHTML(false)
 					enc.SetIndent("", "  ")
-					if err := enc.Encode(layoutJSON(l)); err != nil {
+					if err := enc.Encode(doc); err != nil {
 						e.errorf("explain", "%v", err)
 						return exitFail
 					}
 					return exitOK
 				}
 				fmt.Fprint(e.stdout, explainText(l))
+				if season != nil {
+					fmt.Fprint(e.stdout, seasonText(l, *season, sf.text))
+				}
 				return exitOK
 			}
 		},
@@ -140,6 +161,8 @@ type explainDoc struct {
 	StoreFingerprint string    `json:"store_fingerprint,omitempty"`
 	DataFingerprint  string    `json:"data_fingerprint,omitempty"`
 	Data             []dataDoc `json:"data,omitempty"`
+	// The season -season names, on a periodic layout.
+	Season *seasonDoc `json:"season,omitempty"`
 }
 
 // dataDoc is one data field: stored beside the entry, never ranked.

@@ -36,7 +36,7 @@ func FuzzCodecLines(f *testing.F) {
 		}
 		for _, run := range []func([]byte) (string, error){
 			func(b []byte) (string, error) {
-				e, err := entryFromJSON(l, b)
+				e, err := entryFromJSON(l, nil, b)
 				if err != nil {
 					return "", err
 				}

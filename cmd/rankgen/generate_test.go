@@ -117,7 +117,7 @@ func TestCodecJSONRoundTrip(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s: decodeJSON: %v", name, err)
 			}
-			back, err := entryFromJSON(l, []byte(js))
+			back, err := entryFromJSON(l, nil, []byte(js))
 			if err != nil {
 				t.Fatalf("%s: entryFromJSON(%s): %v", name, js, err)
 			}
