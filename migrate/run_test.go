@@ -209,7 +209,7 @@ const childEnv = "RANKGEN_MIGRATE_CHILD"
 
 // interruptionLayouts re-encodes the ranking and the data: a longer Name and a new Car.
 func interruptionLayouts(t testing.TB) (*layout.Layout, *layout.Layout, migrate.Mapping) {
-	old := schema(t, "old.yaml", "", points20+paid+data(str("Name", 12)))
+	old := schema(t, "old.yaml", "", points20+paid+data(str("Name", 16)))
 	new := schema(t, "new.yaml", "separator: \"|\"", pts("22")+field("Paid", "bool", "order: desc", "in: member")+tier+data(str("Name", 24), car))
 	return old, new, migrate.Mapping{Defaults: map[string]string{"Tier": "gold", "Car": "formula"}}
 }
