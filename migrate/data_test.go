@@ -401,3 +401,24 @@ func dataText(l *layout.Layout, vals []layout.DataValue) string {
 	}
 	return strings.Join(parts, " ")
 }
+
+// TestToKeyKeepsNewWritersData: data added in a dual-write window; the new code already wrote
+// an entry with data at KEY2, which the copy keeps, and the entries it copies stay without.
+func TestToKeyKeepsNewWritersData(t *testing.T) {
+	c := redistest.Client(t)
+	key, to := redistest.Key(t, "old"), redistest.Key(t, "new")
+	old, new := schema(t, "old.yaml", "", points20), schema(t, "new.yaml", "", points20+data(name8))
+	writeBoard(t, c, old, key, []string{"ann Points=1", "bob Points=2"})
+	writeDataBoard(t, c, new, to, []string{"ann Points=1 | Name=Ann"})
+	p, err := migrate.NewPlan(old, new, migrate.Mapping{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := migrate.Run(context.Background(), c, p, migrate.Options{Key: key, ToKey: to})
+	if err != nil || rep.Copied != 1 || rep.Kept != 1 || rep.Sampled != 2 {
+		t.Fatalf("Run: %+v, %v; want bob copied, ann kept, both verified", rep, err)
+	}
+	if got := readDataBoard(t, c, new, to); strings.Join(got, ",") != "ann Points=1 | Name=Ann,bob Points=2" {
+		t.Errorf("the copy reads %q", got)
+	}
+}

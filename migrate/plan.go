@@ -17,13 +17,14 @@ import (
 	"github.com/rankgen/rankgen/generator/layout"
 )
 
-// ErrNoMapping: the two layouts cannot be mapped as asked (a field's kind changes in a way no
-// value conversion covers, a new field has no default, an old one is neither mapped nor
-// dropped, a rename or default names no field). Nothing is read or written.
+// ErrNoMapping: the two layouts cannot be mapped as asked (a field's or data field's kind
+// changes in a way no value conversion covers, a new field has no default, an old one is
+// neither mapped nor dropped, a rename or default names no field). Nothing is read or written.
 var ErrNoMapping = errors.New("rankgen migrate: no mapping")
 
 // ErrMisfit: stored values that do not fit the new layout (a narrowed range, a removed enum
-// value, a coarser time unit, an id of another type). Nothing is written.
+// value, a coarser time unit, an id of another type, a data string over a shorter
+// max_bytes). Nothing is written.
 var ErrMisfit = errors.New("rankgen migrate: stored values do not fit the new layout")
 
 // NoMappingError lists every problem of a mapping, sorted. It matches ErrNoMapping.
