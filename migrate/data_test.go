@@ -422,3 +422,38 @@ func TestToKeyKeepsNewWritersData(t *testing.T) {
 		t.Errorf("the copy reads %q", got)
 	}
 }
+
+// TestDataChangedDuringMigration: data written or re-formatted under a migration (by writers
+// that were not stopped) is caught, by the verification or by the switch, and the board is
+// left as it was.
+func TestDataChangedDuringMigration(t *testing.T) {
+	old, new := schema(t, "old.yaml", "", points20+data(name8)), schema(t, "new.yaml", "", points20+data(str("Name", 9)))
+	for _, change := range []struct {
+		name  string
+		write func(c *redis.Client, dkey string)
+		want  string
+	}{
+		{"data added to an entry", func(c *redis.Client, dkey string) { c.HSet(context.Background(), dkey, "bob", "3:Bob") }, "holds data for 2 ids, the copy"},
+		{"data format changed", func(c *redis.Client, dkey string) { c.HSet(context.Background(), dkey, "", "0123456789abcdef") }, "now has data of format 0123456789abcdef"},
+	} {
+		c := redistest.Client(t)
+		key := redistest.Key(t, change.name)
+		entries := []string{"ann Points=1 | Name=Ann", "bob Points=2"}
+		writeDataBoard(t, c, old, key, entries)
+		p, err := migrate.NewPlan(old, new, migrate.Mapping{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = migrate.Run(context.Background(), c, p, migrate.Options{Key: key, Progress: func(pr migrate.Progress) {
+			if pr.Phase == "copy" {
+				change.write(c, rankgenrt.DataKey(key))
+			}
+		}})
+		if !errors.Is(err, migrate.ErrChanged) || !strings.Contains(err.Error(), change.want) {
+			t.Errorf("%s: Run: %v; want ErrChanged saying %q", change.name, err, change.want)
+		}
+		if n := c.ZCard(context.Background(), key).Val(); n != 2 || c.Get(context.Background(), rankgenrt.MetaKey(key)).Val() != old.Fingerprint {
+			t.Errorf("%s: the board has %d entries and claims %q after the refusal", change.name, n, c.Get(context.Background(), rankgenrt.MetaKey(key)).Val())
+		}
+	}
+}
