@@ -69,8 +69,8 @@ return {'copy', '0', '0'}
 // copied before, or written by a new-layout writer, and is kept) with its data, then the scan
 // cursor after the batch. ARGV: plan, new fingerprint, prefix (1/0), the cursor the batch
 // started at, the cursor after it ("0" when the scan ended), entries read, new data
-// fingerprint (empty without data), then id, score, member, data quadruples (data empty for none).
-// It returns {copied, kept, copied with data}.
+// fingerprint (empty without data), then id, score, member, data quadruples (data empty for
+// none). It returns {copied, kept, copied with data}.
 var copyScript = redis.NewScript(claimed + `
 local board, aux, prog, dkey = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local plan, fp, prefix, dfp = ARGV[1], ARGV[2], ARGV[3] == '1', ARGV[7]
@@ -114,8 +114,8 @@ return {copied, kept, withdata}
 // switchScript replaces the source with the copy, atomically. KEYS: source board, its index,
 // its meta key, the copy, the copy's side key, the progress record, the source's data hash,
 // the copy's. ARGV: plan, old fingerprint, old prefix (1/0), new fingerprint, new prefix
-// (1/0), old and new data fingerprints (empty without data). Both of the source's side keys end
-// up claiming the new fingerprint, so writers of either kind of old layout are refused
+// (1/0), old and new data fingerprints (empty without data). Both of the source's side keys
+// end up claiming the new fingerprint, so writers of either kind of old layout are refused
 // (RANKGEN_LAYOUT_MISMATCH, or NOT_INDEXED); the data hash is replaced by the copy's (deleted
 // when the new layout has no data, untouched when neither has); the source's time to live
 // carries over.
