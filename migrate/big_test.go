@@ -2,7 +2,6 @@ package migrate_test
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"os/exec"
 	"strconv"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/rankgen/rankgen/internal/redistest"
 	"github.com/rankgen/rankgen/migrate"
+	rankgenrt "github.com/rankgen/rankgen/runtime"
 )
 
 // bigEnv sizes the large-board test: RANKGEN_MIGRATE_BIG=1000000 migrates a board of a
@@ -65,6 +65,7 @@ func TestMigrateBigBoard(t *testing.T) {
 	ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
 	t.Logf("migrated %d entries in %v (%.0f entries/s); peak memory of the migrating process %d MiB", n, elapsed.Round(time.Millisecond), float64(n)/elapsed.Seconds(), ru.Maxrss/1024)
 
+	stored := readHash(t, c, rankgenrt.DataKey(key))
 	var seen int
 	iter := c.ZScan(ctx, key, 0, "", 10000).Iterator()
 	for iter.Next(ctx) {
@@ -76,7 +77,15 @@ func TestMigrateBigBoard(t *testing.T) {
 			t.Fatalf("%q: %v", member, err)
 		}
 		i, _ := strconv.Atoi(strings.TrimPrefix(e.ID, "id"))
-		if got, want := entryText(new, e), fmt.Sprintf("id%07d Points=%d Paid=%t Tier=gold", i, i%1000000, i%3 == 0); got != want {
+		got, want := entryText(new, e), bigWant(i)
+		if d := stored[e.ID]; d != "" {
+			vals, err := new.DecodeData(d)
+			if err != nil {
+				t.Fatalf("%s: data %q: %v", e.ID, d, err)
+			}
+			got += " | " + dataText(new, vals)
+		}
+		if got != want {
 			t.Fatalf("reads %q, want %q", got, want)
 		}
 		seen++
@@ -94,16 +103,47 @@ func fillBig(t *testing.T, c *redis.Client, key string, n int) {
 	for lo := 0; lo < n; lo += 10000 {
 		pipe := c.Pipeline()
 		for i := lo; i < min(lo+10000, n); i++ {
-			e := parseEntry(t, old, fmt.Sprintf("id%07d Points=%d Paid=%t", i, i%1000000, i%3 == 0))
+			text, _ := interruptionEntry(i)
+			ranking, d, hasData := strings.Cut(text, " | ")
+			e := parseEntry(t, old, ranking)
 			score, member, err := old.Encode(e)
 			if err != nil {
 				t.Fatal(err)
 			}
 			pipe.ZAdd(ctx, key, redis.Z{Score: score, Member: member})
+			if hasData {
+				s, err := old.EncodeData(parseData(t, old, d))
+				if err != nil {
+					t.Fatal(err)
+				}
+				pipe.HSet(ctx, rankgenrt.DataKey(key), e.ID, s)
+			}
 		}
 		if _, err := pipe.Exec(ctx); err != nil {
 			t.Fatal(err)
 		}
 	}
 	writeBoard(t, c, old, key, nil) // the layout claim
+	c.HSet(ctx, rankgenrt.DataKey(key), "", old.DataFingerprint)
+}
+
+func bigWant(i int) string {
+	_, want := interruptionEntry(i)
+	return want
+}
+
+// readHash reads a whole hash, a scan at a time.
+func readHash(t *testing.T, c *redis.Client, key string) map[string]string {
+	ctx := context.Background()
+	out := map[string]string{}
+	iter := c.HScan(ctx, key, 0, "", 10000).Iterator()
+	for iter.Next(ctx) {
+		k := iter.Val()
+		iter.Next(ctx)
+		out[k] = iter.Val()
+	}
+	if err := iter.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
 }

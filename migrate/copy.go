@@ -21,8 +21,8 @@ func flag(b bool) string {
 
 // begin starts the progress record, or resumes the one a run of the same plan left.
 func (m *migration) begin(ctx context.Context) error {
-	v, err := run(ctx, m.c, beginScript, []string{m.k.dest, m.k.destAux, m.k.prog},
-		m.p.id, m.p.New.Fingerprint, flag(m.p.New.HasPrefix()), flag(m.k.inPlace))
+	v, err := run(ctx, m.c, beginScript, []string{m.k.dest, m.k.destAux, m.k.prog, m.k.destData},
+		m.p.id, m.p.New.Fingerprint, flag(m.p.New.HasPrefix()), flag(m.k.inPlace), m.p.New.DataFingerprint)
 	if err != nil {
 		return err
 	}
@@ -59,29 +59,36 @@ func (m *migration) copyAll(ctx context.Context) error {
 	})
 }
 
+// copyBatch writes one batch of entries and their data into the copy, and the cursor after
+// it into the progress record, with one script.
 func (m *migration) copyBatch(ctx context.Context, batch []entry, from, next uint64) error {
-	args := make([]any, 0, 6+3*len(batch))
-	args = append(args, m.p.id, m.p.New.Fingerprint, flag(m.p.New.HasPrefix()),
-		strconv.FormatUint(from, 10), strconv.FormatUint(next, 10), len(batch))
-	for _, e := range batch {
-		id, score, member, err := m.p.Recode(e.score, e.member)
-		if err != nil { // written since the check: stop, the source is untouched
-			return fmt.Errorf("%s: %w (changed since the check; rerun)", m.k.src, err)
-		}
-		args = append(args, id, strconv.FormatFloat(score, 'g', -1, 64), member)
+	rs, err := m.recode(ctx, batch)
+	if err != nil {
+		return err
 	}
-	v, err := run(ctx, m.c, copyScript, []string{m.k.dest, m.k.destAux, m.k.prog}, args...)
+	args := make([]any, 0, 7+4*len(batch))
+	args = append(args, m.p.id, m.p.New.Fingerprint, flag(m.p.New.HasPrefix()),
+		strconv.FormatUint(from, 10), strconv.FormatUint(next, 10), len(batch), m.p.New.DataFingerprint)
+	for _, r := range rs {
+		if r.err != nil { // written since the check: stop, the source is untouched
+			return fmt.Errorf("%s: %w (changed since the check; rerun)", m.k.src, r.err)
+		}
+		args = append(args, r.id, strconv.FormatFloat(r.score, 'g', -1, 64), r.member, r.data)
+	}
+	v, err := run(ctx, m.c, copyScript, []string{m.k.dest, m.k.destAux, m.k.prog, m.k.destData}, args...)
 	if err != nil {
 		return err
 	}
 	a, ok := v.([]any)
-	if !ok || len(a) != 2 {
+	if !ok || len(a) != 3 {
 		return fmt.Errorf("%w: copy reply %v", rankgenrt.ErrBadReply, v)
 	}
 	copied, _ := a[0].(int64)
 	kept, _ := a[1].(int64)
+	withData, _ := a[2].(int64)
 	m.rep.Copied += copied
 	m.rep.Kept += kept
+	m.rep.WithData += withData
 	return nil
 }
 
@@ -99,6 +106,9 @@ func (m *migration) verify(ctx context.Context) error {
 	}
 	if n != got {
 		return m.changed(ctx, fmt.Errorf("%w: %s has %d entries, the copy %s has %d", ErrChanged, m.k.src, n, m.k.dest, got))
+	}
+	if err := m.verifyDataCount(ctx); err != nil {
+		return m.changed(ctx, err)
 	}
 	sample, err := m.c.ZRandMemberWithScores(ctx, m.k.src, m.o.Sample).Result()
 	if err != nil {
@@ -138,14 +148,14 @@ func (m *migration) verifyOne(ctx context.Context, z redis.Z) error {
 	if err != nil || got.ID != want.ID || !slices.Equal(got.Keys, want.Keys) {
 		return fmt.Errorf("%w: id %q reads differently in the copy (%v)", ErrChanged, old.ID, err)
 	}
-	return nil
+	return m.verifyData(ctx, old.ID)
 }
 
 // changed handles a verification failure: an in-place copy is dropped (it is the
 // migration's own key, and a rerun starts again), a copy at -to-key is left as it is.
 func (m *migration) changed(ctx context.Context, err error) error {
 	if m.k.inPlace {
-		if derr := m.c.Del(ctx, m.k.dest, m.k.destAux, m.k.prog).Err(); derr != nil {
+		if derr := m.c.Del(ctx, m.k.dest, m.k.destAux, m.k.destData, m.k.prog).Err(); derr != nil {
 			return errors.Join(err, derr)
 		}
 	}
@@ -158,8 +168,9 @@ func (m *migration) finish(ctx context.Context) error {
 		return m.c.HSet(ctx, m.k.prog, "phase", "done").Err()
 	}
 	_, err := run(ctx, m.c, switchScript,
-		[]string{m.k.src, m.k.srcIdx, m.k.srcMeta, m.k.dest, m.k.destAux, m.k.prog},
-		m.p.id, m.p.Old.Fingerprint, flag(m.p.Old.HasPrefix()), m.p.New.Fingerprint, flag(m.p.New.HasPrefix()))
+		[]string{m.k.src, m.k.srcIdx, m.k.srcMeta, m.k.dest, m.k.destAux, m.k.prog, m.k.srcData, m.k.destData},
+		m.p.id, m.p.Old.Fingerprint, flag(m.p.Old.HasPrefix()), m.p.New.Fingerprint, flag(m.p.New.HasPrefix()),
+		m.p.Old.DataFingerprint, m.p.New.DataFingerprint)
 	if err != nil {
 		return err
 	}

@@ -17,13 +17,14 @@ import (
 	"github.com/rankgen/rankgen/generator/layout"
 )
 
-// ErrNoMapping: the two layouts cannot be mapped as asked (a field's kind changes in a way no
-// value conversion covers, a new field has no default, an old one is neither mapped nor
-// dropped, a rename or default names no field). Nothing is read or written.
+// ErrNoMapping: the two layouts cannot be mapped as asked (a field's or data field's kind
+// changes in a way no value conversion covers, a new field has no default, an old one is
+// neither mapped nor dropped, a rename or default names no field). Nothing is read or written.
 var ErrNoMapping = errors.New("rankgen migrate: no mapping")
 
 // ErrMisfit: stored values that do not fit the new layout (a narrowed range, a removed enum
-// value, a coarser time unit, an id of another type). Nothing is written.
+// value, a coarser time unit, an id of another type, a data string over a shorter
+// max_bytes). Nothing is written.
 var ErrMisfit = errors.New("rankgen migrate: stored values do not fit the new layout")
 
 // NoMappingError lists every problem of a mapping, sorted. It matches ErrNoMapping.
@@ -37,20 +38,22 @@ func (e *NoMappingError) Error() string {
 
 func (e *NoMappingError) Unwrap() error { return ErrNoMapping }
 
-// Mapping says how the fields of the old layout become those of the new one. Fields are
-// mapped by name; everything else is explicit.
+// Mapping says how the fields and data fields of the old layout become those of the new one.
+// They are mapped by name (names are unique across fields and data in a schema); everything
+// else is explicit.
 type Mapping struct {
 	Renames  map[string]string // old field name → new field name
 	Defaults map[string]string // new field name → its value (as text) in every migrated entry
 	Drops    []string          // old fields the new layout lacks, whose values are dropped
 }
 
-// Plan is a checked mapping between two layouts: for each field of the new layout, where its
-// value comes from.
+// Plan is a checked mapping between two layouts: for each field and data field of the new
+// layout, where its value comes from.
 type Plan struct {
 	Old, New *layout.Layout
-	fields   []source // by new field
-	id       string   // identifies the plan in a migration's progress record
+	fields   []source     // by new field
+	data     []dataSource // by new data field
+	id       string       // identifies the plan in a migration's progress record
 }
 
 // source is where one new field's value comes from: an old field through a conversion, or a
@@ -64,25 +67,35 @@ type source struct {
 // NewPlan checks that m maps old onto new and returns the plan. Every problem is reported at
 // once, in an error matching ErrNoMapping.
 func NewPlan(old, new *layout.Layout, m Mapping) (*Plan, error) {
-	p := &Plan{Old: old, New: new, fields: make([]source, len(new.Fields))}
+	p := &Plan{Old: old, New: new}
 	var problems []string
 	bad := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
 	checkSeason(old, new, bad)
-	target := p.targets(m, bad)
-	used := map[int]bool{}
-	for i, nf := range new.Fields {
-		oi, fromOld := target[nf.Name]
+	checkNames(old, new, m, bad)
+	p.mapFields(m, bad)
+	p.mapData(m, bad)
+	p.checkTellable(bad)
+	if len(problems) > 0 {
+		sort.Strings(problems)
+		return nil, &NoMappingError{Problems: problems}
+	}
+	p.id = planID(old, new, m)
+	return p, nil
+}
+
+// mapFields sets where each new ranking field's value comes from.
+func (p *Plan) mapFields(m Mapping, bad func(string, ...any)) {
+	p.fields = make([]source, len(p.New.Fields))
+	from := assign("field", p.Old.Fields, p.New.Fields, m, bad)
+	for i, nf := range p.New.Fields {
 		text, hasDefault := m.Defaults[nf.Name]
 		switch {
-		case fromOld && hasDefault:
-			bad("-default %s: field %s is mapped from the old field %s; a default is only for a new field", nf.Name, nf.Name, old.Fields[oi].Name)
-		case fromOld:
-			used[oi] = true
-			conv, err := converter(old.Fields[oi], nf)
+		case from[i] >= 0:
+			conv, err := converter(p.Old.Fields[from[i]], nf)
 			if err != nil {
 				bad("%v", err)
 			}
-			p.fields[i] = source{from: oi, convert: conv}
+			p.fields[i] = source{from: from[i], convert: conv}
 		case hasDefault:
 			key, err := ParseValue(nf, text)
 			if err != nil {
@@ -93,49 +106,77 @@ func NewPlan(old, new *layout.Layout, m Mapping) (*Plan, error) {
 			bad("field %s is new: give its value in migrated entries with -default %s=VALUE", nf.Name, nf.Name)
 		}
 	}
+}
+
+// checkNames refuses a rename, default or drop that names nothing, and a rename between a
+// ranking field and a data field.
+func checkNames(old, new *layout.Layout, m Mapping, bad func(string, ...any)) {
+	for from, to := range m.Renames {
+		of, nf := anyField(old, from), anyField(new, to)
+		switch {
+		case of == nil:
+			bad("-rename %s=%s: the old layout has no field %s", from, to, from)
+		case nf == nil:
+			bad("-rename %s=%s: the new layout has no field %s", from, to, to)
+		case isData(old, from) != isData(new, to):
+			bad("-rename %s=%s: one is a ranking field and the other a data field; ranking fields map to ranking fields, data fields to data fields", from, to)
+		}
+	}
 	for name := range m.Defaults {
-		if fieldIndex(new, name) < 0 {
+		if anyField(new, name) == nil {
 			bad("-default %s: the new layout has no field %s", name, name)
 		}
 	}
-	for i, of := range old.Fields {
-		dropped := slices.Contains(m.Drops, of.Name)
-		switch {
-		case used[i] && dropped:
-			bad("-drop %s: field %s is mapped to the new layout; drop it or map it, not both", of.Name, of.Name)
-		case !used[i] && !dropped:
-			bad("field %s is gone from the new layout: pass -drop %s to drop its values, or -rename %s=NEW", of.Name, of.Name, of.Name)
-		}
-	}
 	for _, name := range m.Drops {
-		if fieldIndex(old, name) < 0 {
+		if anyField(old, name) == nil {
 			bad("-drop %s: the old layout has no field %s", name, name)
 		}
 	}
-	if old.HasData() && new.HasData() && old.DataFingerprint != new.DataFingerprint {
-		// The data hash is keyed by id and outlives the switch; its values are another format's.
-		bad("the data fields change (data fingerprint %s → %s): migrate rewrites the sorted set and its index, not the data hash; delete the board's data hash (rankgenrt.DataKey) or write the data anew with Set", old.DataFingerprint, new.DataFingerprint)
+}
+
+// assign maps one kind of values (ranking fields, or data fields: noun) of the old layout
+// onto the new one: for each new field, the index of the old field that feeds it, or -1. It
+// reports a default for a mapped field, and an old field neither mapped nor dropped.
+func assign(noun string, old, new []*layout.Field, m Mapping, bad func(string, ...any)) []int {
+	target := targets(old, new, m, bad)
+	from := make([]int, len(new))
+	used := map[int]bool{}
+	for i, nf := range new {
+		oi, fromOld := target[nf.Name]
+		from[i] = -1
+		if !fromOld {
+			continue
+		}
+		if _, hasDefault := m.Defaults[nf.Name]; hasDefault {
+			bad("-default %s: %s %s is mapped from the old %s %s; a default is only for a new %s", nf.Name, noun, nf.Name, noun, old[oi].Name, noun)
+			continue
+		}
+		used[oi] = true
+		from[i] = oi
 	}
-	if len(problems) > 0 {
-		sort.Strings(problems)
-		return nil, &NoMappingError{Problems: problems}
+	for i, of := range old {
+		dropped := slices.Contains(m.Drops, of.Name)
+		switch {
+		case used[i] && dropped:
+			bad("-drop %s: %s %s is mapped to the new layout; drop it or map it, not both", of.Name, noun, of.Name)
+		case !used[i] && !dropped:
+			bad("%s %s is gone from the new layout: pass -drop %s to drop its values, or -rename %s=NEW", noun, of.Name, of.Name, of.Name)
+		}
 	}
-	p.id = planID(old, new, m)
-	return p, nil
+	return from
 }
 
 // targets maps each new field name to the old field that feeds it: the renamed one, or the
-// old field of the same name that is not renamed away.
-func (p *Plan) targets(m Mapping, bad func(string, ...any)) map[string]int {
+// old field of the same name that is not renamed away. Renames into the other kind of
+// values are checkNames' to report.
+func targets(old, new []*layout.Field, m Mapping, bad func(string, ...any)) map[string]int {
 	target := map[string]int{}
 	renamedTo := map[string]string{}
-	for from, to := range m.Renames {
-		oi := fieldIndex(p.Old, from)
+	for _, from := range sortedKeys(m.Renames) {
+		to := m.Renames[from]
+		oi, ni := index(old, from), index(new, to)
 		switch {
-		case oi < 0:
-			bad("-rename %s=%s: the old layout has no field %s", from, to, from)
-		case fieldIndex(p.New, to) < 0:
-			bad("-rename %s=%s: the new layout has no field %s", from, to, to)
+		case oi < 0 || ni < 0:
 		case renamedTo[to] != "":
 			bad("-rename: fields %s and %s both become %s", renamedTo[to], from, to)
 		default:
@@ -143,26 +184,43 @@ func (p *Plan) targets(m Mapping, bad func(string, ...any)) map[string]int {
 			target[to] = oi
 		}
 	}
-	for oi, of := range p.Old.Fields {
+	for oi, of := range old {
 		if _, renamed := m.Renames[of.Name]; renamed {
 			continue
 		}
-		if _, taken := target[of.Name]; !taken && fieldIndex(p.New, of.Name) >= 0 {
+		if _, taken := target[of.Name]; !taken && index(new, of.Name) >= 0 {
 			target[of.Name] = oi
 		}
 	}
 	return target
 }
 
-func fieldIndex(l *layout.Layout, name string) int {
-	return slices.IndexFunc(l.Fields, func(f *layout.Field) bool { return f.Name == name })
+func index(fields []*layout.Field, name string) int {
+	return slices.IndexFunc(fields, func(f *layout.Field) bool { return f.Name == name })
 }
+
+// anyField is the field or data field of l with the given name, or nil.
+func anyField(l *layout.Layout, name string) *layout.Field {
+	if i := index(l.Fields, name); i >= 0 {
+		return l.Fields[i]
+	}
+	if i := index(l.Data, name); i >= 0 {
+		return l.Data[i]
+	}
+	return nil
+}
+
+func isData(l *layout.Layout, name string) bool { return index(l.Data, name) >= 0 }
 
 // planID is a digest of the two fingerprints and the mapping, so that a rerun resumes only a
 // migration of the same plan.
 func planID(old, new *layout.Layout, m Mapping) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s>%s\n", old.Fingerprint, new.Fingerprint)
+	if old.HasData() || new.HasData() {
+		// Data fingerprints leave out names, which the mapping goes by.
+		fmt.Fprintf(&b, "data %s %q>%s %q\n", old.DataFingerprint, names(old.Data), new.DataFingerprint, names(new.Data))
+	}
 	for _, k := range sortedKeys(m.Renames) {
 		fmt.Fprintf(&b, "rename %q=%q\n", k, m.Renames[k])
 	}
@@ -175,6 +233,14 @@ func planID(old, new *layout.Layout, m Mapping) string {
 	return hex.EncodeToString(sum[:8])
 }
 
+func names(fields []*layout.Field) []string {
+	var out []string
+	for _, f := range fields {
+		out = append(out, f.Name)
+	}
+	return out
+}
+
 func sortedKeys(m map[string]string) []string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
@@ -185,7 +251,8 @@ func sortedKeys(m map[string]string) []string {
 }
 
 // Map returns the entry of the new layout that e (decoded with the old one) becomes, or an
-// error matching ErrMisfit that says which value does not fit.
+// error matching ErrMisfit that says which value does not fit. Its data is mapped when it has
+// some and the new layout has data fields; an entry without data stays without.
 func (p *Plan) Map(e layout.Entry) (layout.Entry, error) {
 	if err := p.New.CheckID(e.ID); err != nil {
 		return layout.Entry{}, fmt.Errorf("%w: id: %v", ErrMisfit, err)
@@ -204,6 +271,13 @@ func (p *Plan) Map(e layout.Entry) (layout.Entry, error) {
 			return layout.Entry{}, fmt.Errorf("%w: %s: %v", ErrMisfit, p.New.Fields[i].Name, err)
 		}
 		out.Keys[i] = key
+	}
+	if e.Data != nil && p.New.HasData() {
+		data, err := p.MapData(e.Data)
+		if err != nil {
+			return layout.Entry{}, err
+		}
+		out.Data = data
 	}
 	return out, nil
 }

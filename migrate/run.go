@@ -40,6 +40,7 @@ type Report struct {
 	Entries     int64  // entries of the source when the migration started
 	Copied      int64  // entries written to the copy by this run
 	Kept        int64  // entries the copy already had (a resumed run, or a new-layout writer)
+	WithData    int64  // entries copied by this run with their data (the others have none)
 	Resumed     bool   // this run continued an interrupted migration
 	Sampled     int    // entries verified by decoding both ways
 	Switched    bool   // the copy replaced Key
@@ -48,9 +49,9 @@ type Report struct {
 
 // keys are the keys one migration touches.
 type keys struct {
-	src, srcIdx, srcMeta string
-	dest, destAux, prog  string
-	inPlace              bool
+	src, srcIdx, srcMeta, srcData string
+	dest, destAux, destData, prog string
+	inPlace                       bool
 }
 
 func keysFor(p *Plan, o Options) keys {
@@ -60,6 +61,7 @@ func keysFor(p *Plan, o Options) keys {
 		k.dest = rankgenrt.SideKey(o.Key, "migrate:board") // in the source's hash slot
 	}
 	k.destAux = auxKey(p.New, k.dest)
+	k.srcData, k.destData = rankgenrt.DataKey(k.src), rankgenrt.DataKey(k.dest)
 	k.prog = rankgenrt.SideKey(k.dest, "migrate")
 	return k
 }
@@ -133,6 +135,9 @@ func (m *migration) alreadyDone(ctx context.Context) (bool, error) {
 	if err != nil || have != m.p.New.Fingerprint {
 		return false, err
 	}
+	if done, err := m.dataDone(ctx); err != nil || !done {
+		return false, err
+	}
 	m.rep.AlreadyDone = true
 	m.rep.Entries, err = m.c.ZCard(ctx, m.k.src).Result()
 	return true, err
@@ -163,6 +168,9 @@ func (m *migration) checkSource(ctx context.Context) error {
 	if have != "" && have != m.p.Old.Fingerprint {
 		return fmt.Errorf("%w: %s has layout %s, the old schema is layout %s", rankgenrt.ErrLayoutMismatch, m.k.src, have, m.p.Old.Fingerprint)
 	}
+	if err := m.checkSourceData(ctx); err != nil {
+		return err
+	}
 	m.rep.Entries, err = m.c.ZCard(ctx, m.k.src).Result()
 	return err
 }
@@ -171,6 +179,14 @@ func (m *migration) checkSource(ctx context.Context) error {
 type entry struct {
 	member string
 	score  float64
+}
+
+// recoded is a source entry mapped to the new layout: its id, pair and data ("" for none),
+// or why it does not map.
+type recoded struct {
+	id, member, data string
+	score            float64
+	err              error
 }
 
 // scan reads the source a batch at a time from cursor, calling f with each batch and the
@@ -251,9 +267,13 @@ func (m *migration) checkAll(ctx context.Context) error {
 	mis := &MisfitError{Key: m.k.src}
 	var done int64
 	err := m.scan(ctx, 0, func(batch []entry, _ uint64) error {
-		for _, e := range batch {
-			if id, _, _, err := m.p.Recode(e.score, e.member); err != nil {
-				mis.add(id, e, err, m.o.MaxMisfits)
+		rs, err := m.recode(ctx, batch)
+		if err != nil {
+			return err
+		}
+		for i, r := range rs {
+			if r.err != nil {
+				mis.add(r.id, batch[i], r.err, m.o.MaxMisfits)
 			}
 		}
 		done += int64(len(batch))

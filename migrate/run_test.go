@@ -207,10 +207,23 @@ func TestRerunAfterSwitchIsDoneAndTTLCarriesOver(t *testing.T) {
 
 const childEnv = "RANKGEN_MIGRATE_CHILD"
 
+// interruptionLayouts re-encodes the ranking and the data: a longer Name and a new Car.
 func interruptionLayouts(t testing.TB) (*layout.Layout, *layout.Layout, migrate.Mapping) {
-	old := schema(t, "old.yaml", "", points20+paid)
-	new := schema(t, "new.yaml", "separator: \"|\"", pts("22")+field("Paid", "bool", "order: desc", "in: member")+tier)
-	return old, new, migrate.Mapping{Defaults: map[string]string{"Tier": "gold"}}
+	old := schema(t, "old.yaml", "", points20+paid+data(str("Name", 16)))
+	new := schema(t, "new.yaml", "separator: \"|\"", pts("22")+field("Paid", "bool", "order: desc", "in: member")+tier+data(str("Name", 24), car))
+	return old, new, migrate.Mapping{Defaults: map[string]string{"Tier": "gold", "Car": "formula"}}
+}
+
+// interruptionEntry is entry i of the interruption board, with the old layout and the new:
+// every fourth has no data.
+func interruptionEntry(i int) (old, new string) {
+	old = fmt.Sprintf("id%07d Points=%d Paid=%t", i, i%1000000, i%3 == 0)
+	new = old + " Tier=gold"
+	if i%4 != 0 {
+		old += fmt.Sprintf(" | Name=driver-%d", i)
+		new += fmt.Sprintf(" | Name=driver-%d Car=formula", i)
+	}
+	return old, new
 }
 
 func TestInterruptionChild(t *testing.T) {
@@ -240,10 +253,9 @@ func TestKilledMidMigrationResumes(t *testing.T) {
 	entries := make([]string, n)
 	want := make([]string, n)
 	for i := range entries {
-		entries[i] = fmt.Sprintf("id%04d Points=%d Paid=%t", i, i*7, i%3 == 0)
-		want[i] = fmt.Sprintf("id%04d Points=%d Paid=%t Tier=gold", i, i*7, i%3 == 0)
+		entries[i], want[i] = interruptionEntry(i)
 	}
-	writeBoard(t, c, old, key, entries)
+	writeDataBoard(t, c, old, key, entries)
 	prog := rankgenrt.SideKey(rankgenrt.SideKey(key, "migrate:board"), "migrate")
 
 	cmd := exec.Command(os.Args[0], "-test.run=^TestInterruptionChild$")
@@ -267,8 +279,8 @@ func TestKilledMidMigrationResumes(t *testing.T) {
 	if done >= n {
 		t.Fatalf("the child had copied all %d entries when killed", done)
 	}
-	if got := readBoard(t, c, old, key); len(got) != n {
-		t.Fatalf("the source has %d entries after the kill; want %d untouched", len(got), n)
+	if got := readDataBoard(t, c, old, key); strings.Join(got, "\n") != strings.Join(sorted(entries), "\n") {
+		t.Fatalf("the source reads %d entries after the kill; want the %d written, untouched", len(got), n)
 	}
 
 	p, err := migrate.NewPlan(old, new, m)
@@ -280,23 +292,23 @@ func TestKilledMidMigrationResumes(t *testing.T) {
 		t.Fatalf("rerun: %+v, %v; want resumed and switched", rep, err)
 	}
 	t.Logf("killed after %d of %d entries; the rerun copied %d, kept %d", done, n, rep.Copied, rep.Kept)
-	if got := readBoard(t, c, new, key); strings.Join(got, "\n") != strings.Join(sorted(want), "\n") {
+	if got := readDataBoard(t, c, new, key); strings.Join(got, "\n") != strings.Join(sorted(want), "\n") {
 		t.Errorf("after the rerun the board reads %d entries, not the %d mapped", len(got), n)
 	}
 	assertClaims(t, c, key, new.Fingerprint)
 }
 
 // TestClusterKeepsOneSlot migrates boards on a Redis Cluster, with and without a hash tag in
-// their key, between a bare-id layout and a member-prefix one: every script's keys share the
-// board's slot (a CROSSSLOT error would fail it).
+// their key, between a bare-id layout and a member-prefix one, their data rewritten: every
+// script's keys share the board's slot (a CROSSSLOT error would fail it).
 func TestClusterKeepsOneSlot(t *testing.T) {
 	ctx := context.Background()
 	c := redistest.StartCluster(t)
-	bare := schema(t, "bare.yaml", "", points20)
-	prefixed := schema(t, "prefixed.yaml", "", points20+wins)
+	bare := schema(t, "bare.yaml", "", points20+data(name8))
+	prefixed := schema(t, "prefixed.yaml", "", points20+wins+data(str("Name", 9)))
 	for _, name := range []string{"board", "{tag}board"} {
 		key := redistest.Key(t, name)
-		writeBoard(t, c, bare, key, []string{"ann Points=1", "bob Points=2"})
+		writeDataBoard(t, c, bare, key, []string{"ann Points=1 | Name=Ann", "bob Points=2"})
 		p, err := migrate.NewPlan(bare, prefixed, migrate.Mapping{Defaults: map[string]string{"Wins": "4"}})
 		if err != nil {
 			t.Fatal(err)
@@ -311,7 +323,7 @@ func TestClusterKeepsOneSlot(t *testing.T) {
 		if _, err := migrate.Run(ctx, c, back, migrate.Options{Key: key}); err != nil {
 			t.Fatalf("%s, back: %v", key, err)
 		}
-		if got := readBoard(t, c, bare, key); strings.Join(got, ",") != "ann Points=1,bob Points=2" {
+		if got := readDataBoard(t, c, bare, key); strings.Join(got, ",") != "ann Points=1 | Name=Ann,bob Points=2" {
 			t.Errorf("%s reads %q after the round trip", key, got)
 		}
 		assertClaims(t, c, key, bare.Fingerprint)

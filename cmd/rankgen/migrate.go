@@ -27,17 +27,21 @@ func init() {
 layout of the schema -to, as package migrate does from Go. Fields are mapped by name: -rename
 Old=New maps a renamed field, -default Field=VALUE gives a new field its value in every entry,
 -drop Field drops the values of a field the new schema lacks (all three repeat). uint, int and
-bool fields convert into each other, enums map by value name, times by instant.
+bool fields convert into each other, enums map by value name, times by instant. Data fields
+are mapped the same way (a new one without -default takes its Go zero value when that is in
+its range; a string keeps its bytes), and the board's data hash is rewritten with the board;
+entries without data stay without.
 
 It first reads the whole board and maps every entry: when one does not fit the new layout (a
-narrowed range, a removed enum value, a coarser time unit) it stops before writing anything
-and lists the offending ids (at most -max-ids, with their count). It then copies the board in
-batches into a key of the same hash slot, recording its progress there with each batch;
-verifies the copy (the entry count, and a sample of entries decoded with both layouts); and
-switches it in with one script (the board, its index and its layout claim), after which
-writers of the old layout are refused (ErrLayoutMismatch). With -to-key KEY2 the copy is built
-at KEY2 and both boards are left. The source is not modified before the switch, and a run
-interrupted at any point (even by kill -9) resumes when run again with the same options.
+narrowed range, a removed enum value, a coarser time unit, a string over a shorter max_bytes)
+it stops before writing anything and lists the offending ids (at most -max-ids, with their
+count). It then copies the board and its data in batches into keys of the same hash slot,
+recording its progress there with each batch; verifies the copy (the entry and data counts,
+and a sample of entries decoded with both layouts); and switches it in with one script (the
+board, its index, its layout claim and its data hash), after which writers of the old layout
+are refused (ErrLayoutMismatch). With -to-key KEY2 the copy is built at KEY2 (its data under
+KEY2's data hash) and both boards are left. The source is not modified before the switch, and
+a run interrupted at any point (even by kill -9) resumes when run again with the same options.
 
 -from is a file, or git:REF for the -to file at a git revision (as for breaking).
 
@@ -215,18 +219,22 @@ func printMigrateReport(e *env, asJSON bool, rep migrate.Report) {
 		enc := json.NewEncoder(e.stdout)
 		_ = enc.Encode(map[string]any{"result": map[string]any{
 			"key": rep.Key, "copy": rep.Dest, "entries": rep.Entries, "copied": rep.Copied, "kept": rep.Kept,
-			"resumed": rep.Resumed, "sampled": rep.Sampled, "switched": rep.Switched, "already_done": rep.AlreadyDone,
+			"with_data": rep.WithData, "resumed": rep.Resumed, "sampled": rep.Sampled, "switched": rep.Switched, "already_done": rep.AlreadyDone,
 		}})
 		return
+	}
+	copied := fmt.Sprintf("%d copied", rep.Copied)
+	if rep.WithData > 0 {
+		copied += fmt.Sprintf(", %d of them with data", rep.WithData)
 	}
 	switch {
 	case rep.AlreadyDone:
 		fmt.Fprintf(e.stdout, "%s: already migrated (%d entries); nothing to do\n", rep.Dest, rep.Entries)
 	case rep.Switched:
-		fmt.Fprintf(e.stdout, "%s: %d entries migrated (%d copied, %d kept from an earlier run), %d verified by sample; switched in\n",
-			rep.Key, rep.Entries, rep.Copied, rep.Kept, rep.Sampled)
+		fmt.Fprintf(e.stdout, "%s: %d entries migrated (%s, %d kept from an earlier run), %d verified by sample; switched in\n",
+			rep.Key, rep.Entries, copied, rep.Kept, rep.Sampled)
 	default:
-		fmt.Fprintf(e.stdout, "%s: %d entries migrated to %s (%d copied, %d kept), %d verified by sample; %s left as it was\n",
-			rep.Key, rep.Entries, rep.Dest, rep.Copied, rep.Kept, rep.Sampled, rep.Key)
+		fmt.Fprintf(e.stdout, "%s: %d entries migrated to %s (%s, %d kept), %d verified by sample; %s left as it was\n",
+			rep.Key, rep.Entries, rep.Dest, copied, rep.Kept, rep.Sampled, rep.Key)
 	}
 }

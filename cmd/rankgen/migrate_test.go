@@ -106,3 +106,47 @@ func TestTerminalProgress(t *testing.T) {
 		t.Errorf("terminal progress %q, want %q", w.String(), want)
 	}
 }
+
+// TestMigrateCommandData adds a data field to a board with data (the first keeps its names,
+// the new one takes its -default) and prints the entries copied with data.
+func TestMigrateCommandData(t *testing.T) {
+	dir := t.TempDir()
+	oldSrc := migrateOld + "data:\n  - name: Name\n    type: string\n    max_bytes: 8\n"
+	newSrc := oldSrc + "  - name: Car\n    type: enum\n    values: [kart, formula]\n"
+	for name, src := range map[string]string{"old.yaml": oldSrc, "new.yaml": newSrc} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	srv := redistest.Start(t)
+	c := srv.Client(t)
+	ctx := context.Background()
+	old, _ := layout.Parse("old", []byte(oldSrc))
+	newL, _ := layout.Parse("new", []byte(newSrc))
+	for id, name := range map[string]string{"ann": "Ann", "bob": ""} {
+		score, member, _ := old.Encode(layout.Entry{ID: id, Keys: []uint64{7}})
+		c.ZAdd(ctx, "board", redis.Z{Score: score, Member: member})
+		if name != "" {
+			d, _ := old.EncodeData([]layout.DataValue{{Text: name}})
+			c.HSet(ctx, rankgenrt.DataKey("board"), id, d, "", old.DataFingerprint)
+		}
+	}
+	c.Set(ctx, rankgenrt.MetaKey("board"), old.Fingerprint, 0)
+
+	var stdout, stderr bytes.Buffer
+	args := []string{"migrate", "-from", "old.yaml", "-to", "new.yaml", "-redis", "redis://" + srv.Options().Addr, "-default", "Car=formula", "board"}
+	if code := runIn(&env{stdout: &stdout, stderr: &stderr, dir: dir}, args); code != exitOK || stderr.Len() > 0 {
+		t.Fatalf("exit %d, stderr %q", code, stderr.String())
+	}
+	if want := "board: 2 entries migrated (2 copied, 1 of them with data, 0 kept from an earlier run), 2 verified by sample; switched in\n"; stdout.String() != want {
+		t.Errorf("stdout %q, want %q", stdout.String(), want)
+	}
+	d, err := c.HGet(ctx, rankgenrt.DataKey("board"), "ann").Result()
+	vals, derr := newL.DecodeData(d)
+	if err != nil || derr != nil || vals[0].Text != "Ann" || newL.Data[1].Format(vals[1].Key) != "formula" {
+		t.Errorf("ann's data %q (%v, %v) reads %+v; want Name Ann, Car formula", d, err, derr, vals)
+	}
+	if n := c.HLen(ctx, rankgenrt.DataKey("board")).Val(); n != 2 {
+		t.Errorf("the data hash has %d fields, want ann's and the fingerprint", n)
+	}
+}

@@ -11,15 +11,15 @@ import (
 // so its WIRE rules compare data fields by position, and its SOURCE rules by name. A data change
 // leaves the layout fingerprint as it is (data never ranks) and changes the stored-format
 // fingerprint: the new code then refuses the stored data (ErrLayoutMismatch) until the board's
-// data hash is rewritten or deleted.
+// data hash is rewritten (as rankgen migrate does) or deleted.
 
-const dataRefused = "the new code refuses the stored data (ErrLayoutMismatch) until the data hash is rewritten or deleted"
+const dataRefused = "the new code refuses the stored data (ErrLayoutMismatch) until the data hash is rewritten (rankgen migrate maps it) or deleted"
 
 func checkDataCount(p *probe) bool {
 	o, n := p.oldL().Data, p.newL().Data
 	refused := dataRefused
 	if len(n) == 0 {
-		refused = "the new code neither reads nor deletes the stored data: delete the board's data hash"
+		refused = "the new code neither reads nor deletes the stored data: delete the board's data hash (rankgen migrate -drop does)"
 	}
 	for i := len(n); i < len(o); i++ {
 		p.atOldField(o[i], "data field %d (%s) is gone: stored data holds %d values, the new code reads %d; %s", i+1, o[i].Name, len(o), len(n), refused)
