@@ -27,6 +27,9 @@ func (m *Model) Changes(id string, us []Update, stamp Stamper) (layout.Entry, er
 	if err := m.checkChanges(id, us); err != nil {
 		return layout.Entry{}, err
 	}
+	if err := m.checkListOffsets(us); err != nil {
+		return layout.Entry{}, err
+	}
 	us, data := splitData(us)
 	old, exists := m.Entries[id]
 	if !exists {
@@ -97,6 +100,20 @@ func (m *Model) checkChanges(id string, us []Update) error {
 		for _, prev := range us[:j] {
 			if prev.Op != OpData && prev.Field == u.Field {
 				return rankgenrt.FieldTwiceError(f.Name)
+			}
+		}
+	}
+	return nil
+}
+
+// checkListOffsets refuses a list that gives a season-anchored field a value outside the
+// season (ErrSeasonClosed), after the checks of the whole list and before any update applies:
+// a change constructor cannot know the board's season, the board checks it.
+func (m *Model) checkListOffsets(us []Update) error {
+	for _, u := range us {
+		if u.Op != OpData && u.Op != layout.OpAdd {
+			if err := m.checkOffset(m.Layout.Fields[u.Field], u.Key); err != nil {
+				return err
 			}
 		}
 	}
