@@ -19,17 +19,17 @@ const seasonMargin = 2 * time.Minute
 // start, rather than let the end refuse the test's writes: at most seasonMargin, once a week.
 // When the test ends, Redis's clock must still be inside the season: the run did not outlast
 // the margin.
-func liveSeason(t *testing.T, c redis.UniversalClient, ex example) rankgenrt.Season {
+func liveSeason(t *testing.T, c redis.UniversalClient, seasonAt func(time.Time) rankgenrt.Season) rankgenrt.Season {
 	t.Helper()
 	now := serverNow(t, c)
-	s := ex.seasonAt(now)
+	s := seasonAt(now)
 	if s.End.Sub(now) < seasonMargin {
 		t.Logf("%v ends in %v: waiting for the next season", s, s.End.Sub(now))
 		time.Sleep(s.End.Sub(now) + 10*time.Millisecond)
-		s = ex.seasonAt(serverNow(t, c))
+		s = seasonAt(serverNow(t, c))
 	}
 	if s.Len() < 2*seasonMargin {
-		t.Fatalf("%s: seasons of %v are too short for liveSeason", ex.name, s.Len())
+		t.Fatalf("seasons of %v are too short for liveSeason", s.Len())
 	}
 	t.Cleanup(func() {
 		if now, err := c.Time(ctx).Result(); err == nil && !s.Contains(now) {
@@ -45,5 +45,5 @@ func liveBoard(t *testing.T, c redis.UniversalClient, ex example, key string) an
 	if ex.seasonAt == nil {
 		return ex.newBoard(c, key)
 	}
-	return ex.boardIn(c, key, liveSeason(t, c, ex))
+	return ex.boardIn(c, key, liveSeason(t, c, ex.seasonAt))
 }
