@@ -35,6 +35,15 @@ func For(b *Board) *Model {
 	return m
 }
 
+// MaxKey is the highest key of field f that the model's board accepts: f.Hi, or for a
+// season-anchored field the offset of its season's last instant.
+func (m *Model) MaxKey(f *layout.Field) uint64 {
+	if m.Season == nil || !f.Season {
+		return f.Hi
+	}
+	return min(f.Hi, layout.IntKey(int64(m.Season.Len()/f.Unit.Duration())-1))
+}
+
 // InSeason reports whether field f's key k is a time the model's season holds: always for a
 // field that is not season-anchored or a model without a season.
 func (m *Model) InSeason(f *layout.Field, k uint64) bool {

@@ -5,6 +5,7 @@
 package exampleboards
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -135,6 +136,43 @@ func (ex Example) BoardIn(c redis.UniversalClient, key string, s rankgenrt.Seaso
 		panic("exampleboards: " + ex.Name + " is not periodic")
 	}
 	return ex.newBoard([]reflect.Value{reflect.ValueOf(c), reflect.ValueOf(key), reflect.ValueOf(s)}, opts)
+}
+
+// LiveSeason returns the season of a periodic package (seasonAt: its Seasons.At) that holds
+// Redis's clock now and for at least margin more: the season of a board whose stamped writes
+// must all succeed during a test that has no model of the season's end. Within margin of a
+// season's end (Sunday 23:58 in Paris for a weekly board and a margin of 2 minutes) it waits
+// for the next season to start rather than let the end refuse the test's writes: at most
+// margin, once a season. When the test ends, Redis's clock must still be inside the season,
+// which shows that the run did not outlast the margin.
+func LiveSeason(tb testing.TB, c redis.UniversalClient, seasonAt func(time.Time) rankgenrt.Season, margin time.Duration) rankgenrt.Season {
+	tb.Helper()
+	now := serverNow(tb, c)
+	s := seasonAt(now)
+	if s.End.Sub(now) < margin {
+		tb.Logf("%v ends in %v: waiting for the next season", s, s.End.Sub(now))
+		time.Sleep(s.End.Sub(now) + 10*time.Millisecond)
+		s = seasonAt(serverNow(tb, c))
+	}
+	if s.Len() < 2*margin {
+		tb.Fatalf("seasons of %v are too short for a margin of %v", s.Len(), margin)
+	}
+	tb.Cleanup(func() {
+		if now, err := c.Time(context.Background()).Result(); err == nil && !s.Contains(now) {
+			tb.Errorf("the run outlasted its season %v (now %v): raise the margin", s, now)
+		}
+	})
+	return s
+}
+
+// serverNow is Redis's clock.
+func serverNow(tb testing.TB, c redis.UniversalClient) time.Time {
+	tb.Helper()
+	now, err := c.Time(context.Background()).Result()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return now
 }
 
 func (ex Example) newBoard(args []reflect.Value, opts []any) any {
