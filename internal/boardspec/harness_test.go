@@ -192,4 +192,3 @@ func fmtKeys(l *layout.Layout, k []uint64) string {
 	}
 	return s
 }
-
