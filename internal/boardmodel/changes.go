@@ -16,18 +16,16 @@ import (
 // order first, as the generated code checks it before sending anything: the id, then each
 // change's value (set, max and min values in range) and that it changes a field not changed
 // before (else ErrBadChange). The updates then apply in catalogue order (catalog.FieldUpdates),
-// all or none: the first failure (an add that overflows, a stamp out of range) leaves the
-// entry as it was. Changes of distinct fields do not depend on their order; a min or max of
-// an id without an entry takes the value. The entry is written when it is new or a field
+// all or none: the first failure in that order (an add that overflows, a season-anchored value
+// outside the board's season, which the script checks as it applies the change; then a stamp
+// out of range or outside the season) leaves the entry as it was. Changes of distinct fields
+// do not depend on their order; a min or max of an id without an entry takes the value. The entry is written when it is new or a field
 // moves, and then every stamped field the list does not change takes its value from stamp.
 // A SetData (OpData) in the list replaces the entry's data when the list applies, even when no
 // field moves, and is returned in the entry; without it the entry's Data is nil (the generated
 // Update does not read the stored data).
 func (m *Model) Changes(id string, us []Update, stamp Stamper) (layout.Entry, error) {
 	if err := m.checkChanges(id, us); err != nil {
-		return layout.Entry{}, err
-	}
-	if err := m.checkListOffsets(us); err != nil {
 		return layout.Entry{}, err
 	}
 	us, data := splitData(us)
@@ -100,20 +98,6 @@ func (m *Model) checkChanges(id string, us []Update) error {
 		for _, prev := range us[:j] {
 			if prev.Op != OpData && prev.Field == u.Field {
 				return rankgenrt.FieldTwiceError(f.Name)
-			}
-		}
-	}
-	return nil
-}
-
-// checkListOffsets refuses a list that gives a season-anchored field a value outside the
-// season (ErrSeasonClosed), after the checks of the whole list and before any update applies:
-// a change constructor cannot know the board's season, the board checks it.
-func (m *Model) checkListOffsets(us []Update) error {
-	for _, u := range us {
-		if u.Op != OpData && u.Op != layout.OpAdd {
-			if err := m.checkOffset(m.Layout.Fields[u.Field], u.Key); err != nil {
-				return err
 			}
 		}
 	}
