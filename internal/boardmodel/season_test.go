@@ -105,7 +105,7 @@ func TestSeasonStamp(t *testing.T) {
 	if _, err := m.SeasonStamp(at, layout.Entry{}, straddle); !errors.Is(err, rankgenrt.ErrSeasonClosed) {
 		t.Errorf("a refusal across the end: %v; want ErrSeasonClosed", err)
 	}
-	if k, err := m.SeasonStamp(at, entry(week.Len()-time.Second), straddle); err != nil || k != entry(week.Len()-time.Second).Keys[at] {
+	if k, err := m.SeasonStamp(at, entry(week.Len()-time.Second), straddle); err != nil || k != entry(week.Len() - time.Second).Keys[at] {
 		t.Errorf("the last second's stamp across the end: %v, %v", k, err)
 	}
 	if _, err := m.SeasonStamp(at, entry(week.Len()), straddle); err == nil {
