@@ -44,12 +44,6 @@ func (m *Model) MaxKey(f *layout.Field) uint64 {
 	return min(f.Hi, layout.IntKey(int64(m.Season.Len()/f.Unit.Duration())-1))
 }
 
-// InSeason reports whether field f's key k is a time the model's season holds: always for a
-// field that is not season-anchored or a model without a season.
-func (m *Model) InSeason(f *layout.Field, k uint64) bool {
-	return m.checkOffset(f, k) == nil
-}
-
 // checkOffset refuses, as the generated code does before anything else, a season-anchored
 // value outside the season: an offset below 0 or at least the season's length.
 func (m *Model) checkOffset(f *layout.Field, k uint64) error {
