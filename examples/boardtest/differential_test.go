@@ -28,11 +28,11 @@ import (
 // operation the results agree (errors by sentinel) and the stored state is identical: the same
 // (score, member) pairs bit for bit in the same order, and the same id → member index.
 //
-// Periodic examples run twice: on the board of the present season and on that of the season
-// before it (…/past). Their season-anchored values are drawn inside the season (its first and
-// last instants often) and now and then just outside it, which the board must refuse with
-// ErrSeasonClosed and no change; stamps are checked against Redis's clock read around each
-// write, so the past season refuses every write that stamps.
+// Periodic examples run three times: on the board of the present season and on those of the
+// seasons before and after it (…/past, …/next). Their season-anchored values are drawn inside
+// the season (its first and last instants often) and now and then just outside it, which the
+// board must refuse with ErrSeasonClosed and no change; stamps are checked against Redis's
+// clock read around each write, so the past and next seasons refuse every write that stamps.
 //
 // It runs on the single server and on the cluster (fewer steps there unless -cluster.full).
 // -diff.seeds N runs N sequences per example instead of one (seeds 42, 43, …).
@@ -47,7 +47,8 @@ func TestDifferential(t *testing.T) {
 				t.Run(name, func(t *testing.T) { runDifferential(t, tg.Client, ex, seed, tg.Size(400, 150)) })
 			}
 			if ex.seasonAt != nil {
-				t.Run(ex.name+"/past", func(t *testing.T) { runPastSeason(t, tg.Client, ex, tg.Size(150, 60)) })
+				t.Run(ex.name+"/past", func(t *testing.T) { runOtherSeason(t, tg.Client, ex, -1, tg.Size(150, 60)) })
+				t.Run(ex.name+"/next", func(t *testing.T) { runOtherSeason(t, tg.Client, ex, +1, tg.Size(100, 40)) })
 			}
 		}
 	})
@@ -65,13 +66,17 @@ func runDifferential(t *testing.T, c redis.UniversalClient, ex example, seed uin
 	runDifferentialOn(t, c, ex, ex.newBoard(c, redistest.Key(t, "board")), seed, steps)
 }
 
-// runPastSeason drives the board of the season before the present one: Redis's clock is past
-// its end, so every write that must stamp a season-anchored field is refused with
-// ErrSeasonClosed and changes nothing, while Set, Best and the updates that change nothing
-// work as in any season.
-func runPastSeason(t *testing.T, c redis.UniversalClient, ex example, steps int) {
-	past := ex.seasonAt(ex.seasonAt(serverNow(t, c)).Start.Add(-time.Nanosecond))
-	runDifferentialOn(t, c, ex, ex.boardIn(c, redistest.Key(t, "past"), past), 7, steps)
+// runOtherSeason drives the board of the season before (dir −1) or after (+1) the present one:
+// Redis's clock is outside it, so every write that must stamp a season-anchored field is
+// refused with ErrSeasonClosed and changes nothing, while Set, Best and the updates that
+// change nothing work as in any season.
+func runOtherSeason(t *testing.T, c redis.UniversalClient, ex example, dir int, steps int) {
+	now := ex.seasonAt(serverNow(t, c))
+	s := ex.seasonAt(now.Start.Add(-time.Nanosecond))
+	if dir > 0 {
+		s = ex.seasonAt(now.End)
+	}
+	runDifferentialOn(t, c, ex, ex.boardIn(c, redistest.Key(t, "other"), s), uint64(7+dir), steps)
 }
 
 func runDifferentialOn(t *testing.T, c redis.UniversalClient, ex example, board any, seed uint64, steps int) {
