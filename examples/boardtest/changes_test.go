@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"time"
 
 	"github.com/rankgen/rankgen/examples/boardtest/internal/random/b01"
 	"github.com/rankgen/rankgen/examples/boardtest/internal/random/b02"
@@ -98,9 +97,9 @@ func (d *diff) randomChanges() {
 	if d.rng.IntN(2) == 0 {
 		id := d.id()
 		list := d.changeList(id)
-		before := time.Now()
+		before := d.clocks()
 		got, err := d.b.Changes(id, list)
-		after := time.Now()
+		after := d.clocks()
 		want, werr := d.m.Changes(id, list, d.stampsFrom(got, before, after))
 		what := fmt.Sprintf("Update(%q, %s)", id, d.listString(list))
 		d.compareErr(what, err, werr)
@@ -115,9 +114,9 @@ func (d *diff) randomChanges() {
 		ids[i] = d.id()
 		lists[i] = d.changeList(ids[i])
 	}
-	before := time.Now()
+	before := d.clocks()
 	res, err := d.b.ChangesMany(ids, lists)
-	after := time.Now()
+	after := d.clocks()
 	if err != nil {
 		d.errorf("UpdateMany(%d): %v", n, err)
 		return

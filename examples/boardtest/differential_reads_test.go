@@ -27,6 +27,7 @@ import (
 	"github.com/rankgen/rankgen/examples/generated/seed002keysort"
 	"github.com/rankgen/rankgen/examples/generated/seed003scaling"
 	"github.com/rankgen/rankgen/examples/generated/seed004shift"
+	"github.com/rankgen/rankgen/examples/generated/weekly"
 	"github.com/rankgen/rankgen/generator/layout"
 	"github.com/rankgen/rankgen/internal/boardmodel"
 	"github.com/rankgen/rankgen/internal/oracle"
@@ -51,6 +52,7 @@ var bandRoots = map[string][2]any{
 	"seed002keysort":  {seed002keysort.PointsBetween, seed002keysort.PointsIs},
 	"seed003scaling":  {seed003scaling.RawBetween, seed003scaling.RawIs},
 	"seed004shift":    {seed004shift.PointsBetween, seed004shift.PointsIs},
+	"weekly":          {weekly.PointsBetween, weekly.PointsIs},
 	"r01":             {r01.LevelBetween, r01.LevelIs},
 	"r02":             {r02.JoinedAtBetween, r02.JoinedAtIs},
 	"r12":             {r12.WinsBetween, r12.WinsIs},

@@ -28,11 +28,17 @@ import (
 // operation the results agree (errors by sentinel) and the stored state is identical: the same
 // (score, member) pairs bit for bit in the same order, and the same id → member index.
 //
+// Periodic examples run three times: on the board of the present season and on those of the
+// seasons before and after it (…/past, …/next). Their season-anchored values are drawn inside
+// the season (its first and last instants often) and now and then just outside it, which the
+// board must refuse with ErrSeasonClosed and no change; stamps are checked against Redis's
+// clock read around each write, so the past and next seasons refuse every write that stamps.
+//
 // It runs on the single server and on the cluster (fewer steps there unless -cluster.full).
 // -diff.seeds N runs N sequences per example instead of one (seeds 42, 43, …).
 func TestDifferential(t *testing.T) {
 	redistest.RunTargets(t, func(t *testing.T, tg redistest.Target) {
-		for _, ex := range examples {
+		for _, ex := range withPeriodic() {
 			for seed := uint64(42); seed < 42+uint64(*diffSeeds); seed++ {
 				name := ex.name
 				if *diffSeeds > 1 {
@@ -40,21 +46,51 @@ func TestDifferential(t *testing.T) {
 				}
 				t.Run(name, func(t *testing.T) { runDifferential(t, tg.Client, ex, seed, tg.Size(400, 150)) })
 			}
+			if ex.seasonAt != nil {
+				t.Run(ex.name+"/past", func(t *testing.T) { runOtherSeason(t, tg.Client, ex, -1, tg.Size(150, 60)) })
+				t.Run(ex.name+"/next", func(t *testing.T) { runOtherSeason(t, tg.Client, ex, +1, tg.Size(100, 40)) })
+			}
 		}
 	})
 }
 
 var diffSeeds = flag.Int("diff.seeds", 1, "random operation sequences per example in TestDifferential")
 
+// runDifferential drives the example's board: for a periodic example, that of the present
+// season. Its season may end during the run (a test at Monday 00:00 in Paris): the model then
+// expects exactly what the board must do, from Redis's clock read around each write (see
+// boardmodel.Model.SeasonStamp): stamps while the clock is inside the season, ErrSeasonClosed
+// once it is past the end, either for a write that straddles it. No run fails or is skipped
+// for the calendar, and every run checks the stamps of the season that holds Redis's clock.
 func runDifferential(t *testing.T, c redis.UniversalClient, ex example, seed uint64, steps int) {
+	runDifferentialOn(t, c, ex, ex.newBoard(c, redistest.Key(t, "board")), seed, steps)
+}
+
+// runOtherSeason drives the board of the season before (dir −1) or after (+1) the present one:
+// Redis's clock is outside it, so every write that must stamp a season-anchored field is
+// refused with ErrSeasonClosed and changes nothing, while Set, Best and the updates that
+// change nothing work as in any season.
+func runOtherSeason(t *testing.T, c redis.UniversalClient, ex example, dir int, steps int) {
+	now := ex.seasonAt(serverNow(t, c))
+	s := ex.seasonAt(now.Start.Add(-time.Nanosecond))
+	if dir > 0 {
+		s = ex.seasonAt(now.End)
+	}
+	runDifferentialOn(t, c, ex, ex.boardIn(c, redistest.Key(t, "other"), s), uint64(7+dir), steps)
+}
+
+func runDifferentialOn(t *testing.T, c redis.UniversalClient, ex example, board any, seed uint64, steps int) {
 	l := parse(t, ex.schema)
 	d := &diff{
 		t:   t,
 		c:   c,
 		l:   l,
-		b:   boardmodel.NewBoard(l, ex.newBoard(c, redistest.Key(t, "board"))),
-		m:   boardmodel.New(l),
+		b:   boardmodel.NewBoard(l, board),
 		rng: newRand(t, seed),
+	}
+	d.m = boardmodel.For(d.b)
+	if d.m.Season != nil {
+		t.Logf("%v", *d.m.Season)
 	}
 	if l.NumScore > 0 {
 		roots, ok := bandRoots[ex.name]
@@ -101,6 +137,11 @@ func (d *diff) id() string { return d.ids[d.rng.IntN(len(d.ids))] }
 func (d *diff) entry() layout.Entry {
 	e := oracle.RandomEntry(d.l, d.rng)
 	e.ID = d.id()
+	for i, f := range d.l.Fields {
+		if f.Season && d.m.Season != nil {
+			e.Keys[i] = d.seasonKey(f)
+		}
+	}
 	if old, ok := d.m.Entries[e.ID]; ok && d.rng.IntN(3) == 0 {
 		e.Keys = slices.Clone(old)
 		i := d.rng.IntN(len(d.l.Fields))
@@ -154,6 +195,10 @@ func (d *diff) updatable() []boardmodel.Update {
 // huge; values in range, at the edges, or out of range.
 func (d *diff) fieldOp(o boardmodel.Update, id string) boardmodel.Update {
 	f := d.l.Fields[o.Field]
+	if o.Op != layout.OpAdd && f.Season && d.m.Season != nil {
+		o.Key = d.seasonKey(f)
+		return o
+	}
 	if o.Op != layout.OpAdd {
 		o.Key = oracle.RandomKey(f, d.rng)
 		if bad := oracle.OutOfRange(f); len(bad) > 0 && d.rng.IntN(8) == 0 {
@@ -190,24 +235,62 @@ func (d *diff) fieldOp(o boardmodel.Update, id string) boardmodel.Update {
 	return o
 }
 
+// clocks are readings of the clocks a write's stamps may come from: the client's, and on a
+// periodic board Redis's (TIME), which decides the season of server stamps.
+type clocks struct{ local, server time.Time }
+
+// clocks reads them; around a write, once before the call and once after its reply.
+func (d *diff) clocks() clocks {
+	if d.m.Season == nil {
+		return clocks{local: time.Now()}
+	}
+	return clocks{server: serverNow(d.t, d.c), local: time.Now()}
+}
+
 // stampsFrom returns a Stamper that takes stamped values from the board's entry after checking
 // them against the clock window of the call.
-func (d *diff) stampsFrom(got layout.Entry, before, after time.Time) boardmodel.Stamper {
+func (d *diff) stampsFrom(got layout.Entry, before, after clocks) boardmodel.Stamper {
 	return func(i int) (uint64, error) {
+		f := d.l.Fields[i]
+		if f.Season && d.m.Season != nil {
+			w := boardmodel.Window{Before: before.server, After: after.server}
+			if f.Stamp == layout.StampClient {
+				w = boardmodel.Window{Before: before.local, After: after.local}
+			}
+			return d.m.SeasonStamp(i, got, w)
+		}
 		if got.Keys == nil {
 			// The board refused the update: right when the clock was outside the stamped
 			// field's range during the whole call.
-			f := d.l.Fields[i]
-			lo, _ := layout.TimeUnits(before, f.Unit)
-			hi, _ := layout.TimeUnits(after, f.Unit)
+			lo, _ := layout.TimeUnits(before.local, f.Unit)
+			hi, _ := layout.TimeUnits(after.local, f.Unit)
 			if hi < f.MinInt() || lo > f.MaxInt() {
 				return 0, &rankgenrt.RangeError{Field: f.Name}
 			}
 			return 0, errors.New("the board returned no entry")
 		}
 		k := got.Keys[i]
-		return k, boardmodel.StampWindow(d.l.Fields[i], k, before, after)
+		return k, boardmodel.StampWindow(f, k, before.local, after.local)
 	}
+}
+
+// seasonKey returns a key of season-anchored field f for the model's season: mostly inside
+// it, its first and last instants often, and now and then just outside it (its length, a
+// negative offset, the field's widest value), which the board refuses with ErrSeasonClosed.
+func (d *diff) seasonKey(f *layout.Field) uint64 {
+	n := int64(d.m.Season.Len() / f.Unit.Duration()) // offsets 0 … n−1
+	var off int64
+	switch r := d.rng.IntN(16); {
+	case r == 0:
+		off = []int64{n, n + 1, -1, layout.IntOf(f.Hi)}[d.rng.IntN(4)]
+	case r < 3:
+		off = 0
+	case r < 5:
+		off = n - 1
+	default:
+		off = d.rng.Int64N(n)
+	}
+	return layout.IntKey(off)
 }
 
 func (d *diff) randomOp() {
@@ -273,9 +356,9 @@ func (d *diff) randomOp() {
 	case r < 62 && len(ops) > 0:
 		id := d.id()
 		o := d.fieldOp(ops[d.rng.IntN(len(ops))], id)
-		before := time.Now()
+		before := d.clocks()
 		got, err := d.b.Update(id, o)
-		after := time.Now()
+		after := d.clocks()
 		want, werr := d.m.Update(id, o, d.stampsFrom(got, before, after))
 		what := fmt.Sprintf("%s(%q, %s)", d.b.Method(o), id, o.String(d.l))
 		d.compareErr(what, err, werr)
@@ -290,9 +373,9 @@ func (d *diff) randomOp() {
 			ids[i] = d.id()
 			batch[i] = d.fieldOp(kind, ids[i])
 		}
-		before := time.Now()
+		before := d.clocks()
 		res, err := d.b.UpdateMany(ids, batch)
-		after := time.Now()
+		after := d.clocks()
 		what := fmt.Sprintf("%sMany(%d)", d.b.Method(kind), n)
 		if err != nil {
 			d.errorf("%s: %v", what, err)

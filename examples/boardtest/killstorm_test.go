@@ -12,6 +12,7 @@ import (
 
 	"github.com/rankgen/rankgen/examples/generated/arena"
 	"github.com/rankgen/rankgen/examples/generated/season"
+	"github.com/rankgen/rankgen/examples/generated/weekly"
 	"github.com/rankgen/rankgen/internal/redistest"
 	rankgenrt "github.com/rankgen/rankgen/runtime"
 	"github.com/redis/go-redis/v9"
@@ -118,15 +119,19 @@ func TestKillStormAddsOnce(t *testing.T) {
 	})
 }
 
-// killStormBoards runs the storm on an arena and a season board under prefix, killing the
-// connections of the node master(key) names.
+// killStormBoards runs the storm on an arena, a season and a weekly board (of the present week)
+// under prefix, killing the connections of the node master(key) names.
 func killStormBoards(t *testing.T, c redis.UniversalClient, prefix string, master func(key string) string, calls int, every time.Duration) {
 	// A token is remembered for one to two dedup windows, and the resends come after the whole
 	// storm: the long storm outlasts the default minute, so the window covers it.
 	window := 10 * time.Minute
+	week := liveSeason(t, c, weeklyAt)
 	for name, board := range map[string]func(key string) stormAdds{
 		"arena":  func(key string) stormAdds { return arenaAdds(arena.NewBoard(c, key, arena.WithDedupWindow(window))) },
 		"season": func(key string) stormAdds { return seasonAdds(season.NewBoard(c, key, season.WithDedupWindow(window))) },
+		"weekly": func(key string) stormAdds {
+			return weeklyAdds(weekly.NewBoard(c, key, week, weekly.WithDedupWindow(window)))
+		},
 	} {
 		key := prefix + name
 		t.Run(name, func(t *testing.T) { killStormAdds(t, master(key), board(key), calls, every) })

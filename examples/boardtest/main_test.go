@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/rankgen/rankgen/examples/boardtest/internal/random/b01"
 	"github.com/rankgen/rankgen/examples/boardtest/internal/random/b02"
@@ -21,6 +22,7 @@ import (
 	"github.com/rankgen/rankgen/generator/layout"
 	"github.com/rankgen/rankgen/internal/exampleboards"
 	"github.com/rankgen/rankgen/internal/redistest"
+	rankgenrt "github.com/rankgen/rankgen/runtime"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -80,7 +82,12 @@ type example struct {
 	name     string // package name
 	schema   string // file under examples/schemas, or a path from this directory
 	codec    codec
-	newBoard func(c redis.UniversalClient, key string) any // the package's NewBoard
+	newBoard func(c redis.UniversalClient, key string) any // the package's NewBoard (periodic: of the present season)
+
+	// A periodic package's (nil for the others): the season of an instant, and the board of a
+	// given season.
+	seasonAt func(time.Time) rankgenrt.Season
+	boardIn  func(c redis.UniversalClient, key string, s rankgenrt.Season) any
 }
 
 // examples are every example of internal/exampleboards, then boards generated from random
@@ -98,10 +105,23 @@ var examples = append(fromList(exampleboards.All()), fromList([]exampleboards.Ex
 	{Name: "b04", Schema: "internal/random/b04/b04.yaml", Codec: exampleboards.CodecOf(b04.Entry.Encode, b04.Decode, b04.Compare), NewBoard: b04.NewBoard},
 })...)
 
+// periodicExamples are the periodic examples of internal/exampleboards (a season: block).
+// They are kept out of examples, which the sharded boards' tests iterate too; the suites that
+// drive periodic boards iterate withPeriodic.
+var periodicExamples = fromList(exampleboards.Periodic())
+
+// withPeriodic is examples, then periodicExamples.
+func withPeriodic() []example { return append(slices.Clip(examples), periodicExamples...) }
+
 func fromList(exs []exampleboards.Example) []example {
 	out := make([]example, len(exs))
 	for i, ex := range exs {
-		out[i] = example{ex.Name, ex.Schema, gen{ex.Codec}, func(c redis.UniversalClient, k string) any { return ex.Board(c, k) }}
+		out[i] = example{name: ex.Name, schema: ex.Schema, codec: gen{ex.Codec},
+			newBoard: func(c redis.UniversalClient, k string) any { return ex.Board(c, k) }}
+		if ex.SeasonAt != nil {
+			out[i].seasonAt = ex.SeasonAt
+			out[i].boardIn = func(c redis.UniversalClient, k string, s rankgenrt.Season) any { return ex.BoardIn(c, k, s) }
+		}
 	}
 	return out
 }

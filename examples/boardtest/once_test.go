@@ -11,6 +11,7 @@ import (
 	"github.com/rankgen/rankgen/examples/generated/arena"
 	"github.com/rankgen/rankgen/examples/generated/laps"
 	"github.com/rankgen/rankgen/examples/generated/season"
+	"github.com/rankgen/rankgen/examples/generated/weekly"
 	"github.com/rankgen/rankgen/internal/redistest"
 	rankgenrt "github.com/rankgen/rankgen/runtime"
 	"github.com/redis/go-redis/v9"
@@ -96,6 +97,7 @@ func TestReplayWritesOnce(t *testing.T) {
 }
 
 func replayWritesOnce(t *testing.T, c redis.UniversalClient) {
+	week := liveSeason(t, c, weeklyAt)
 	boards := map[string]func(key string) ([]string, []replayCase){
 		"arena": func(key string) ([]string, []replayCase) {
 			b := arena.NewBoard(c, key)
@@ -108,6 +110,10 @@ func replayWritesOnce(t *testing.T, c redis.UniversalClient) {
 		"laps": func(key string) ([]string, []replayCase) {
 			b := laps.NewBoard(c, key)
 			return b.Keys(), lapsReplays(b)
+		},
+		"weekly": func(key string) ([]string, []replayCase) {
+			b := weekly.NewBoard(c, key, week)
+			return b.Keys(), weeklyReplays(b)
 		},
 	}
 	for name, board := range boards {

@@ -9,8 +9,9 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// TestRedisOrderIsCompare stores 10,000 random entries of every example (ties on every field
-// common, ids with NUL, separator and bytes ≥ 0x80) and reads the board back with ZRANGE … REV:
+// TestRedisOrderIsCompare stores 10,000 random entries of every example (periodic ones too: their
+// codec needs no season; ties on every field common, ids with NUL, separator and bytes ≥ 0x80)
+// and reads the board back with ZRANGE … REV:
 // the pairs come back bit for bit, the generated Decode/Encode round-trips each of them, and
 // Redis's order is exactly the order of the generated Compare and of the interpreted one. On the
 // single server and on the cluster (2,000 entries there unless -cluster.full).
@@ -19,7 +20,7 @@ func TestRedisOrderIsCompare(t *testing.T) {
 }
 
 func redisOrderIsCompare(t *testing.T, c redis.UniversalClient, n int) {
-	for _, ex := range examples {
+	for _, ex := range withPeriodic() {
 		t.Run(ex.name, func(t *testing.T) {
 			l := parse(t, ex.schema)
 			rng := newRand(t, 1)

@@ -44,7 +44,9 @@ func dump(t *testing.T, c redis.UniversalClient, keys []string) map[string]any {
 // TestOverflow: an add past a field's range with overflow: error returns ErrOverflow and leaves
 // the board byte for byte as it was (single and batched: the other updates of the batch apply);
 // with overflow: saturate it clamps at the edge it passed, in both directions and for an asc
-// field. Out-of-range values of set/max updates return ErrOutOfRange and change nothing.
+// field. Out-of-range values of set/max updates return ErrOutOfRange and change nothing; on a
+// periodic board (weekly), times outside the board's week return ErrSeasonClosed and change
+// nothing (weeklyOverflow).
 func TestOverflow(t *testing.T) {
 	redistest.RunTargets(t, func(t *testing.T, tg redistest.Target) { overflow(t, tg.Client) })
 }
@@ -110,6 +112,8 @@ func overflow(t *testing.T, c redis.UniversalClient) {
 			t.Fatalf("refused updates changed the board:\n%v\n%v", before, after)
 		}
 	})
+
+	t.Run("weekly error and season", func(t *testing.T) { weeklyOverflow(t, c) })
 
 	t.Run("racing asc saturate", func(t *testing.T) {
 		b := racing.NewBoard(c, redistest.Key(t, "racing"))

@@ -16,9 +16,10 @@ import (
 // order first, as the generated code checks it before sending anything: the id, then each
 // change's value (set, max and min values in range) and that it changes a field not changed
 // before (else ErrBadChange). The updates then apply in catalogue order (catalog.FieldUpdates),
-// all or none: the first failure (an add that overflows, a stamp out of range) leaves the
-// entry as it was. Changes of distinct fields do not depend on their order; a min or max of
-// an id without an entry takes the value. The entry is written when it is new or a field
+// all or none: the first failure in that order (an add that overflows, a season-anchored value
+// outside the board's season, which the script checks as it applies the change; then a stamp
+// out of range or outside the season) leaves the entry as it was. Changes of distinct fields
+// do not depend on their order; a min or max of an id without an entry takes the value. The entry is written when it is new or a field
 // moves, and then every stamped field the list does not change takes its value from stamp.
 // A SetData (OpData) in the list replaces the entry's data when the list applies, even when no
 // field moves, and is returned in the entry; without it the entry's Data is nil (the generated

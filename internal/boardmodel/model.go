@@ -16,11 +16,13 @@ import (
 )
 
 // Model is a board in memory: Entries maps each id to its keys, and Data each id that Set or
-// Best stored data for to that data (a layout with data fields).
+// Best stored data for to that data (a layout with data fields). Season is the season a
+// periodic board holds (nil for a board that is not periodic; see For).
 type Model struct {
 	Layout  *layout.Layout
 	Entries map[string][]uint64
 	Data    map[string][]layout.DataValue
+	Season  *rankgenrt.Season
 }
 
 // New returns an empty model of a board with layout l.
@@ -141,6 +143,9 @@ func (m *Model) next(old []uint64, exists bool, u Update) (next uint64, err erro
 			return 0, rankgenrt.ErrOverflow
 		}
 	default:
+		if err := m.checkOffset(f, u.Key); err != nil {
+			return 0, err
+		}
 		if err := f.Check(u.Key); err != nil {
 			return 0, err
 		}
@@ -259,7 +264,7 @@ func SameError(got, want error) bool {
 	}
 	for _, s := range []error{rankgenrt.ErrOutOfRange, rankgenrt.ErrOverflow, rankgenrt.ErrNotFound,
 		rankgenrt.ErrLayoutMismatch, rankgenrt.ErrNotIndexed, rankgenrt.ErrBadScore, rankgenrt.ErrBadMember,
-		rankgenrt.ErrBadChange, rankgenrt.ErrBadData} {
+		rankgenrt.ErrBadChange, rankgenrt.ErrBadData, rankgenrt.ErrSeasonClosed} {
 		if errors.Is(want, s) {
 			return errors.Is(got, s)
 		}
@@ -302,9 +307,13 @@ func (m *Model) Pairs() ([]Pair, error) {
 	return ps, nil
 }
 
-// Check validates e as Set and Best do before writing: its fields, then its data (nil data
-// is the zero Data, which a generated Entry holds when none is given).
+// Check validates e as Set and Best do before writing: its season-anchored times against the
+// season, its fields, then its data (nil data is the zero Data, which a generated Entry holds
+// when none is given).
 func (m *Model) Check(e layout.Entry) error {
+	if err := m.checkOffsets(e.Keys); err != nil {
+		return err
+	}
 	if _, _, err := m.Layout.Encode(e); err != nil {
 		return err
 	}

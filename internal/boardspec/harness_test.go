@@ -27,18 +27,24 @@ type example struct {
 	l                     *layout.Layout
 	newBoard, decode      reflect.Value
 	withTTL, withExpireAt reflect.Value
+	seasonAt              func(time.Time) rankgenrt.Season // a periodic package's calendar; nil for the others
 }
 
 // examples are the examples of internal/exampleboards this package drives: boards with bare
-// ids and with a member prefix, integer and decimal scores, server and client stamps.
+// ids and with a member prefix, integer and decimal scores, server and client stamps, and a
+// periodic board (weekly).
 func examples(t testing.TB) []*example {
 	var out []*example
-	for _, ex := range exampleboards.Named(t, "arena", "racing", "season", "seed000member", "seed001zranking", "seed002decimal") {
+	for _, ex := range exampleboards.Named(t, "arena", "racing", "season", "seed000member", "seed001zranking", "seed002decimal", "weekly") {
 		out = append(out, &example{ex.Name, ex.Layout(t), reflect.ValueOf(ex.NewBoard), reflect.ValueOf(ex.Decode),
-			reflect.ValueOf(ex.WithTTL), reflect.ValueOf(ex.WithExpireAt)})
+			reflect.ValueOf(ex.WithTTL), reflect.ValueOf(ex.WithExpireAt), ex.SeasonAt})
 	}
 	return out
 }
+
+// seasonMargin is how long, at least, the season of a periodic board still lasts when a test
+// takes it (exampleboards.LiveSeason): far longer than any test of this package runs.
+const seasonMargin = 2 * time.Minute
 
 // board is a generated *Board with the helpers to call it in layout terms.
 type board struct {
@@ -49,8 +55,18 @@ type board struct {
 	key string
 }
 
+// board returns the example's board under key; a periodic one holds the season of Redis's
+// clock, which lasts the whole test (exampleboards.LiveSeason), so that its stamps succeed.
 func (ex *example) board(t testing.TB, c redis.UniversalClient, key string, opts ...reflect.Value) *board {
-	args := append([]reflect.Value{reflect.ValueOf(c), reflect.ValueOf(key)}, opts...)
+	args := []reflect.Value{reflect.ValueOf(c), reflect.ValueOf(key)}
+	if ex.seasonAt != nil {
+		args = append(args, reflect.ValueOf(exampleboards.LiveSeason(t, c, ex.seasonAt, seasonMargin)))
+	}
+	return ex.boardOf(t, c, key, append(args, opts...))
+}
+
+// boardOf calls NewBoard with args, which start with c and key.
+func (ex *example) boardOf(t testing.TB, c redis.UniversalClient, key string, args []reflect.Value) *board {
 	return &board{Board: boardmodel.NewBoard(ex.l, ex.newBoard.Call(args)[0].Interface()), t: t, ex: ex, c: c, key: key}
 }
 
@@ -143,17 +159,20 @@ func (b *board) checkState(m *boardmodel.Model, where string) {
 	}
 }
 
-// randomEntry draws an entry with every field in range, often at an edge.
-func randomEntry(r *rand.Rand, l *layout.Layout, id string) layout.Entry {
+// randomEntry draws an entry of model m's board with every field in range, often at an edge;
+// a season-anchored field, inside the model's season.
+func randomEntry(r *rand.Rand, m *boardmodel.Model, id string) layout.Entry {
+	l := m.Layout
 	e := layout.Entry{ID: id, Keys: make([]uint64, len(l.Fields))}
 	for i, f := range l.Fields {
+		hi := m.MaxKey(f)
 		switch r.IntN(6) {
 		case 0:
 			e.Keys[i] = f.Lo
 		case 1:
-			e.Keys[i] = f.Hi
+			e.Keys[i] = hi
 		default:
-			e.Keys[i] = f.Lo + r.Uint64N(min(f.Span(), 1000)+1)
+			e.Keys[i] = f.Lo + r.Uint64N(min(hi-f.Lo, 1000)+1)
 		}
 	}
 	return e
@@ -173,5 +192,3 @@ func fmtKeys(l *layout.Layout, k []uint64) string {
 	}
 	return s
 }
-
-var _ = time.Second

@@ -113,21 +113,30 @@ func trimRemovesOnlyItsOwnIndexEntries(t *testing.T, c redis.UniversalClient) {
 	}
 }
 
-// fresh is another Board on the same key, one that has not seen the board's fingerprint.
-func (b *board) fresh() *board { return b.ex.board(b.t, b.c, b.key) }
+// fresh is another Board on the same key (and season), one that has not seen the board's
+// fingerprint.
+func (b *board) fresh() *board {
+	args := []reflect.Value{reflect.ValueOf(b.c), reflect.ValueOf(b.key)}
+	if s, ok := b.Season(); ok {
+		args = append(args, reflect.ValueOf(s))
+	}
+	return b.ex.boardOf(b.t, b.c, b.key, args)
+}
 
 // writeTries are calls that write the entry of id: Best with an entry that would win and one
 // that would lose, and every field update of the layout in its single and batch forms. Each
-// returns its error (a batch: its call's, else its one update's).
+// returns its error (a batch: its call's, else its one update's). Their values are the highest
+// the board accepts (a season-anchored one inside the board's season).
 func (b *board) writeTries(id string) map[string]func() error {
 	l := b.ex.l
+	m := boardmodel.For(b.Board)
 	tries := map[string]func() error{}
 	for _, edge := range []string{"low", "high"} {
 		e := layout.Entry{ID: id, Keys: make([]uint64, len(l.Fields))}
 		for i, f := range l.Fields {
 			e.Keys[i] = f.Lo
 			if edge == "high" {
-				e.Keys[i] = f.Hi
+				e.Keys[i] = m.MaxKey(f)
 			}
 		}
 		tries["Best "+edge] = func() error { _, err := b.fresh().Best(e); return err }
@@ -135,7 +144,7 @@ func (b *board) writeTries(id string) map[string]func() error {
 	}
 	for fi, f := range l.Fields {
 		for _, op := range f.Updates {
-			u := boardmodel.Update{Field: fi, Op: op, Delta: 1, Key: f.Hi}
+			u := boardmodel.Update{Field: fi, Op: op, Delta: 1, Key: m.MaxKey(f)}
 			name := boardmodel.MethodName(f, op)
 			tries[name] = func() error { _, err := b.fresh().Update(id, u); return err }
 			tries[name+"Many"] = func() error {
@@ -377,7 +386,7 @@ func batchesBeyondOneChunk(t *testing.T, c redis.UniversalClient) {
 	for _, ex := range examples(t) {
 		t.Run(ex.name, func(t *testing.T) {
 			b := ex.board(t, c, redistest.Key(t, "{chunks}"))
-			m := boardmodel.New(ex.l)
+			m := boardmodel.For(b.Board)
 			ids := b.fill(5000)
 			for i, id := range ids {
 				e := layout.Entry{ID: id, Keys: boardmodel.Zero(ex.l)}

@@ -90,6 +90,14 @@ func (b *board) applyModel(m *boardmodel.Model, fi int, op layout.Op, us []upd, 
 				if s.Stamp == layout.StampNone || si == fi {
 					continue
 				}
+				if s.Season && m.Season != nil { // an offset from the season's start
+					k, err := m.SeasonStamp(si, got[i], boardmodel.Window{Before: t0, After: t1})
+					if err != nil {
+						b.t.Fatalf("%s: %v", b.ex.name, err)
+					}
+					keys[si] = k
+					continue
+				}
 				k := got[i].Keys[si]
 				lo, _ := layout.TimeUnits(t0, s.Unit)
 				hi, _ := layout.TimeUnits(t1, s.Unit)
@@ -107,8 +115,8 @@ func (b *board) applyModel(m *boardmodel.Model, fi int, op layout.Op, us []upd, 
 	}
 }
 
-func randomUpdate(r *rand.Rand, l *layout.Layout, ids []string, fi int, op layout.Op) upd {
-	f := l.Fields[fi]
+func randomUpdate(r *rand.Rand, m *boardmodel.Model, ids []string, fi int, op layout.Op) upd {
+	f := m.Layout.Fields[fi]
 	u := upd{id: ids[r.IntN(len(ids))], fi: fi, op: op}
 	switch op {
 	case layout.OpAdd:
@@ -122,7 +130,7 @@ func randomUpdate(r *rand.Rand, l *layout.Layout, ids []string, fi int, op layou
 			u.delta = r.Int64N(201) - 60
 		}
 	default:
-		u.key = randomEntry(r, l, "x").Keys[fi]
+		u.key = randomEntry(r, m, "x").Keys[fi]
 	}
 	return u
 }
@@ -151,7 +159,7 @@ func opsMatchCodec(t *testing.T, c redis.UniversalClient, ex *example, ttl bool,
 		opts = append(opts, ex.withTTL.Call([]reflect.Value{reflect.ValueOf(time.Hour)})[0])
 	}
 	b := ex.board(t, c, key, opts...)
-	m := boardmodel.New(ex.l)
+	m := boardmodel.For(b.Board)
 	r := rand.New(rand.NewPCG(1, uint64(len(ex.name))))
 	ids := ex.ids()
 	type fop struct {
@@ -167,13 +175,13 @@ func opsMatchCodec(t *testing.T, c redis.UniversalClient, ex *example, ttl bool,
 	for step := 0; step < steps; step++ {
 		switch k := r.IntN(10); {
 		case k == 0:
-			e := randomEntry(r, ex.l, ids[r.IntN(len(ids))])
+			e := randomEntry(r, m, ids[r.IntN(len(ids))])
 			if err := boardmodel.ErrOf(b.call("Set", ex.gen(t, e))[0]); err != nil {
 				t.Fatal(err)
 			}
 			m.Entries[e.ID] = e.Keys
 		case k == 1:
-			e := randomEntry(r, ex.l, ids[r.IntN(len(ids))])
+			e := randomEntry(r, m, ids[r.IntN(len(ids))])
 			out := b.call("Best", ex.gen(t, e))
 			if err := boardmodel.ErrOf(out[1]); err != nil {
 				t.Fatal(err)
@@ -229,7 +237,7 @@ func opsMatchCodec(t *testing.T, c redis.UniversalClient, ex *example, ttl bool,
 			}
 			us := make([]upd, n)
 			for i := range us {
-				us[i] = randomUpdate(r, ex.l, ids, fo.fi, fo.op)
+				us[i] = randomUpdate(r, m, ids, fo.fi, fo.op)
 			}
 			t0 := time.Now()
 			got, errs, err := b.updates(fo.fi, fo.op, us)

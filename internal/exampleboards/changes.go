@@ -15,6 +15,7 @@ import (
 	"github.com/rankgen/rankgen/examples/generated/seed002keysort"
 	"github.com/rankgen/rankgen/examples/generated/seed003scaling"
 	"github.com/rankgen/rankgen/examples/generated/seed004shift"
+	"github.com/rankgen/rankgen/examples/generated/weekly"
 )
 
 // changeFuncs are the change constructors of each example (the package functions of
@@ -36,6 +37,7 @@ var changeFuncs = map[string][]any{
 	"seed002keysort":  {seed002keysort.AddPoints, seed002keysort.SetPoints, seed002keysort.SetPaid, seed002keysort.SetReachedAt},
 	"seed003scaling":  {seed003scaling.AddRaw, seed003scaling.SetRaw, seed003scaling.SetAt},
 	"seed004shift":    {seed004shift.AddPoints, seed004shift.SetPoints, seed004shift.SetAt},
+	"weekly":          {weekly.AddPoints, weekly.MaxPoints, weekly.SetPoints, weekly.SetPaid},
 }
 
 // Changes returns the example's change constructors (AddPoints, …) in catalogue order, for

@@ -5,12 +5,14 @@
 package exampleboards
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"reflect"
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rankgen/rankgen/examples/generated/arena"
 	"github.com/rankgen/rankgen/examples/generated/duel"
@@ -28,6 +30,7 @@ import (
 	"github.com/rankgen/rankgen/examples/generated/seed004shift"
 	"github.com/rankgen/rankgen/examples/generated/weekly"
 	"github.com/rankgen/rankgen/generator/layout"
+	rankgenrt "github.com/rankgen/rankgen/runtime"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -39,10 +42,14 @@ type Example struct {
 	Codec       Codec  // Encode, Decode and Compare, the Entry type erased
 
 	// The package's functions, for tests that call them through reflection.
-	NewBoard     any // func(redis.UniversalClient, string, ...Option) *Board
+	NewBoard     any // func(redis.UniversalClient, string, ...Option) *Board; periodic: (…, string, Season, ...Option)
 	Decode       any // func(float64, string) (Entry, error)
 	WithTTL      any // func(time.Duration) Option
 	WithExpireAt any // func(time.Time) Option
+
+	// SeasonAt maps an instant to its season (the package's Seasons.At) for a periodic
+	// package, whose NewBoard takes the board's season; nil for the others.
+	SeasonAt func(time.Time) rankgenrt.Season
 }
 
 // All returns every example, in a fixed order.
@@ -80,12 +87,14 @@ func All() []Example {
 }
 
 // Periodic returns the examples whose boards are periodic (a season: block). Their codec is
-// like any other's, but their NewBoard takes the board's season, so the suites that drive
-// boards through All leave them out; examples/boardtest/season_test.go drives them.
+// like any other's; their NewBoard takes the board's season, which Board fills in (BoardIn
+// takes it). They are listed apart from All because not every suite drives them yet (the
+// sharded boards); those that do iterate both lists.
 func Periodic() []Example {
 	return []Example{
 		{Name: "weekly", Schema: "weekly.yaml", Fingerprint: weekly.Fingerprint, Codec: CodecOf(weekly.Entry.Encode, weekly.Decode, weekly.Compare),
-			NewBoard: weekly.NewBoard, Decode: weekly.Decode, WithTTL: weekly.WithTTL, WithExpireAt: weekly.WithExpireAt},
+			NewBoard: weekly.NewBoard, Decode: weekly.Decode, WithTTL: weekly.WithTTL, WithExpireAt: weekly.WithExpireAt,
+			SeasonAt: weekly.NewSeasons(nil, "").At},
 	}
 }
 
@@ -110,20 +119,74 @@ func (ex Example) Layout(tb testing.TB) *layout.Layout {
 }
 
 // Board calls the package's NewBoard with c, key and options made by WithTTL or WithExpireAt,
-// and returns the *Board.
+// and returns the *Board. A periodic package's board holds the season of the present instant
+// (the local clock, which is the test servers' clock); tests that must not see that season
+// end during their run choose the season themselves (BoardIn).
 func (ex Example) Board(c redis.UniversalClient, key string, opts ...any) any {
-	args := []reflect.Value{reflect.ValueOf(c), reflect.ValueOf(key)}
+	if ex.SeasonAt != nil {
+		return ex.BoardIn(c, key, ex.SeasonAt(time.Now()), opts...)
+	}
+	return ex.newBoard([]reflect.Value{reflect.ValueOf(c), reflect.ValueOf(key)}, opts)
+}
+
+// BoardIn returns a periodic package's *Board of season s under key (NewBoard(c, key, s,
+// opts...)).
+func (ex Example) BoardIn(c redis.UniversalClient, key string, s rankgenrt.Season, opts ...any) any {
+	if ex.SeasonAt == nil {
+		panic("exampleboards: " + ex.Name + " is not periodic")
+	}
+	return ex.newBoard([]reflect.Value{reflect.ValueOf(c), reflect.ValueOf(key), reflect.ValueOf(s)}, opts)
+}
+
+// LiveSeason returns the season of a periodic package (seasonAt: its Seasons.At) that holds
+// Redis's clock now and for at least margin more: the season of a board whose stamped writes
+// must all succeed during a test that has no model of the season's end. Within margin of a
+// season's end (Sunday 23:58 in Paris for a weekly board and a margin of 2 minutes) it waits
+// for the next season to start rather than let the end refuse the test's writes: at most
+// margin, once a season. When the test ends, Redis's clock must still be inside the season,
+// which shows that the run did not outlast the margin.
+func LiveSeason(tb testing.TB, c redis.UniversalClient, seasonAt func(time.Time) rankgenrt.Season, margin time.Duration) rankgenrt.Season {
+	tb.Helper()
+	now := serverNow(tb, c)
+	s := seasonAt(now)
+	if s.End.Sub(now) < margin {
+		tb.Logf("%v ends in %v: waiting for the next season", s, s.End.Sub(now))
+		time.Sleep(s.End.Sub(now) + 10*time.Millisecond)
+		s = seasonAt(serverNow(tb, c))
+	}
+	if s.Len() < 2*margin {
+		tb.Fatalf("seasons of %v are too short for a margin of %v", s.Len(), margin)
+	}
+	tb.Cleanup(func() {
+		if now, err := c.Time(context.Background()).Result(); err == nil && !s.Contains(now) {
+			tb.Errorf("the run outlasted its season %v (now %v): raise the margin", s, now)
+		}
+	})
+	return s
+}
+
+// serverNow is Redis's clock.
+func serverNow(tb testing.TB, c redis.UniversalClient) time.Time {
+	tb.Helper()
+	now, err := c.Time(context.Background()).Result()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return now
+}
+
+func (ex Example) newBoard(args []reflect.Value, opts []any) any {
 	for _, o := range opts {
 		args = append(args, reflect.ValueOf(o))
 	}
 	return reflect.ValueOf(ex.NewBoard).Call(args)[0].Interface()
 }
 
-// Named returns the examples with the given names, in that order; an unknown name fails the
-// test.
+// Named returns the examples with the given names (periodic ones included), in that order; an
+// unknown name fails the test.
 func Named(tb testing.TB, names ...string) []Example {
 	tb.Helper()
-	all := All()
+	all := append(All(), Periodic()...)
 	out := make([]Example, 0, len(names))
 	for _, name := range names {
 		i := 0

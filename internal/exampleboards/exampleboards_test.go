@@ -29,6 +29,10 @@ func TestEveryGeneratedPackageListed(t *testing.T) {
 			t.Errorf("%s: schema %s has package %s, fingerprint %s; the generated package %s (regenerate examples)",
 				ex.Name, ex.Schema, l.Package, l.Fingerprint, ex.Fingerprint)
 		}
+		if l := ex.Layout(t); (l.Season != nil) != (ex.SeasonAt != nil) {
+			t.Errorf("%s: periodic layout %v, SeasonAt given %v; a periodic package is listed in Periodic with its Seasons.At",
+				ex.Name, l.Season != nil, ex.SeasonAt != nil)
+		}
 		if ex.Codec.Entry().Name() != "Entry" {
 			t.Errorf("%s: codec of %v; want the package's Entry", ex.Name, ex.Codec.Entry())
 		}

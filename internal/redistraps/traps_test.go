@@ -61,10 +61,11 @@ func newRand(t *testing.T, seed uint64) *rand.Rand {
 	return rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
 }
 
-// examples are the names of every example of internal/exampleboards.
+// examples are the names of every example of internal/exampleboards, periodic ones included
+// (their layouts encode like any other).
 var examples = func() []string {
 	var out []string
-	for _, ex := range exampleboards.All() {
+	for _, ex := range append(exampleboards.All(), exampleboards.Periodic()...) {
 		out = append(out, ex.Name)
 	}
 	return out
