@@ -23,9 +23,10 @@ import (
 
 const (
 	failoverWorkers = 4
-	failoverOps     = 500                    // per worker, at most: 2,000 writes in all
+	failoverOps     = 1500                   // per worker, at most: 6,000 writes in all
 	failoverStopAt  = 100                    // the master is stopped after about this many writes per worker
-	failoverServed  = 800 * time.Millisecond // the writes stop this long after the promotion
+	failoverServed  = 800 * time.Millisecond // the writes stop this long after the promotion, once the new master served some
+	failoverGiveUp  = 10 * time.Second       // or this long after it, when it served none (a busy machine may reload the slot map late)
 	failoverPace    = 3 * time.Millisecond
 )
 
@@ -193,7 +194,7 @@ func (f *failover) run(t *testing.T, stop func(*testing.T)) *failoverReport {
 func (f *failover) worker(t *testing.T, s *stream, w int) {
 	counter := fmt.Sprintf("c%d", w)
 	for i := 0; i < failoverOps; i++ {
-		if p := s.promoted.Load(); p != 0 && time.Since(time.Unix(0, p)) > failoverServed {
+		if p := s.promoted.Load(); p != 0 && s.done(time.Since(time.Unix(0, p))) {
 			return
 		}
 		time.Sleep(failoverPace)
@@ -206,6 +207,14 @@ func (f *failover) worker(t *testing.T, s *stream, w int) {
 		}
 		s.record(t, w, i, id, err)
 	}
+}
+
+// done reports whether the writes can stop, since after the promotion: once the new master has
+// served a write per worker for failoverServed, or after failoverGiveUp in any case.
+func (s *stream) done(since time.Duration) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return since > failoverGiveUp || (since > failoverServed && s.rep.servedAfter >= failoverWorkers)
 }
 
 // record files one write's outcome.
