@@ -117,3 +117,27 @@ func (s *sharded) validEntries() {
 	decl.Id("encodable").Params(id("entries").Index().Id("Entry")).Error().Block(body...)
 	s.f.Line()
 }
+
+// typeDocExtra is what ShardedBoard's doc adds on a layout with data fields or a periodic one.
+func (s *sharded) typeDocExtra() string {
+	var doc string
+	if s.l.HasData() {
+		doc += " Each entry's Data lives on its shard, in the shard's data hash, and every merged read returns it with the entry, in the same round trip, as Board's reads do."
+	}
+	if s.l.Season != nil {
+		doc += " It holds one season, as a Board does (Seasons.Sharded): every shard is the season's Board, so each shard's writes set the season's expiry and refuse times outside it."
+	}
+	return doc
+}
+
+// reshardDocExtra is what Reshard's doc adds on a layout with data fields or a periodic one.
+func (s *sharded) reshardDocExtra() string {
+	var doc string
+	if s.l.HasData() {
+		doc += " Each entry is copied with its Data (the source's After reads it, dst's SetMany stores it on the entry's new shard)."
+	}
+	if s.l.Season != nil {
+		doc += " dst must hold the same season: its SetMany refuses season-anchored values outside its own season."
+	}
+	return doc
+}

@@ -1477,7 +1477,9 @@ func scoreOfP(p uint64) float64 {
 // its answer by that write. Offset reads (Page, Between, PageFromEnd) read offset + limit entries
 // of every shard. The ranges of the leading field by offset (Range…) and DenseRank, whose
 // distinct values ahead are a union across shards, not a sum, are not merged: read them from the
-// shards (Shards), as Reindex. A ShardedBoard is safe for concurrent use.
+// shards (Shards), as Reindex. Each entry's Data lives on its shard, in the shard's data hash, and
+// every merged read returns it with the entry, in the same round trip, as Board's reads do. A
+// ShardedBoard is safe for concurrent use.
 type ShardedBoard struct {
 	c      redis.UniversalClient
 	shards []*Board          // shard i holds the ids that rankgenrt.ShardOf maps to i
@@ -2109,7 +2111,8 @@ type ReshardProgress struct {
 // or doubled. At the end it checks that dst holds as many entries as s: a difference is an error
 // matching ErrReshardDrift. Its limit: s must not be written during the copy (stop the writers,
 // Reshard, then move readers and writers to dst and delete s's keys, Keys); a write to an entry
-// already copied would be missing from dst.
+// already copied would be missing from dst. Each entry is copied with its Data (the source's After
+// reads it, dst's SetMany stores it on the entry's new shard).
 func (s *ShardedBoard) Reshard(ctx context.Context, dst *ShardedBoard, from ReshardProgress, pageSize int64, progress func(ReshardProgress)) (ReshardProgress, error) {
 	if pageSize < 1 {
 		return from, rankgenrt.IntRangeError("pageSize", pageSize, 1, math.MaxInt64)

@@ -1513,7 +1513,9 @@ func (b *Board) Season() Season {
 // its answer by that write. Offset reads (Page, Between, PageFromEnd) read offset + limit entries
 // of every shard. The ranges of the leading field by offset (Range…) and DenseRank, whose
 // distinct values ahead are a union across shards, not a sum, are not merged: read them from the
-// shards (Shards), as Reindex. A ShardedBoard is safe for concurrent use.
+// shards (Shards), as Reindex. It holds one season, as a Board does (Seasons.Sharded): every shard
+// is the season's Board, so each shard's writes set the season's expiry and refuse times outside
+// it. A ShardedBoard is safe for concurrent use.
 type ShardedBoard struct {
 	c      redis.UniversalClient
 	shards []*Board          // shard i holds the ids that rankgenrt.ShardOf maps to i
@@ -2183,7 +2185,8 @@ type ReshardProgress struct {
 // or doubled. At the end it checks that dst holds as many entries as s: a difference is an error
 // matching ErrReshardDrift. Its limit: s must not be written during the copy (stop the writers,
 // Reshard, then move readers and writers to dst and delete s's keys, Keys); a write to an entry
-// already copied would be missing from dst.
+// already copied would be missing from dst. dst must hold the same season: its SetMany refuses
+// season-anchored values outside its own season.
 func (s *ShardedBoard) Reshard(ctx context.Context, dst *ShardedBoard, from ReshardProgress, pageSize int64, progress func(ReshardProgress)) (ReshardProgress, error) {
 	if pageSize < 1 {
 		return from, rankgenrt.IntRangeError("pageSize", pageSize, 1, math.MaxInt64)
