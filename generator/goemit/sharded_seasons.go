@@ -13,7 +13,7 @@ import (
 
 // seasonConstructorDoc is NewShardedBoard's doc on a periodic layout.
 func (s *sharded) seasonConstructorDoc() string {
-	doc := `NewShardedBoard returns the board of season season stored under key in shards sorted sets, named by rankgenrt.ShardKeys ("key{key:shards:i:n}"; Seasons.Sharded names key after the season); the options apply to every shard. Each shard is the season's Board (NewBoard): its keys expire when keepSeasons more seasons have ended after the season, set by every write's own script (WithTTL or WithExpireAt replace that).`
+	doc := `NewShardedBoard returns the board of the season given, stored under key in shards sorted sets, named by rankgenrt.ShardKeys ("key{key:shards:i:n}"; Seasons.Sharded names key after the season); the options apply to every shard. Each shard is the season's Board (NewBoard): its keys expire when keepSeasons more seasons have ended after the season, set by every write's own script (WithTTL or WithExpireAt replace that).`
 	if s.hasSeasonField() {
 		doc += ` Writes refuse times outside the season with an error matching rankgenrt.ErrSeasonClosed, on every shard as on a Board.`
 	}

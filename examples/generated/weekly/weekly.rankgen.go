@@ -1609,13 +1609,13 @@ type ShardedBoard struct {
 	tokens *rankgenrt.Tokens // one per batch write, shared by its shards' scripts
 }
 
-// NewShardedBoard returns the board of season season stored under key in shards sorted sets, named
-// by rankgenrt.ShardKeys ("key{key:shards:i:n}"; Seasons.Sharded names key after the season); the
-// options apply to every shard. Each shard is the season's Board (NewBoard): its keys expire when
-// keepSeasons more seasons have ended after the season, set by every write's own script (WithTTL
-// or WithExpireAt replace that). Writes refuse times outside the season with an error matching
-// rankgenrt.ErrSeasonClosed, on every shard as on a Board. A shard count outside [1,
-// rankgenrt.MaxShards] is an error matching ErrOutOfRange, a key holding a brace one matching
+// NewShardedBoard returns the board of the season given, stored under key in shards sorted sets,
+// named by rankgenrt.ShardKeys ("key{key:shards:i:n}"; Seasons.Sharded names key after the
+// season); the options apply to every shard. Each shard is the season's Board (NewBoard): its keys
+// expire when keepSeasons more seasons have ended after the season, set by every write's own
+// script (WithTTL or WithExpireAt replace that). Writes refuse times outside the season with an
+// error matching rankgenrt.ErrSeasonClosed, on every shard as on a Board. A shard count outside
+// [1, rankgenrt.MaxShards] is an error matching ErrOutOfRange, a key holding a brace one matching
 // ErrBadKey. Every process must use the same count: changing it is a migration (Reshard).
 func NewShardedBoard(c redis.UniversalClient, key string, season Season, shards int, opts ...Option) (*ShardedBoard, error) {
 	keys, err := rankgenrt.ShardKeys(key, shards)
