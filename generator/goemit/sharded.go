@@ -272,7 +272,7 @@ func (s *sharded) trim(catalog.Op) {
 		jen.If(id("keep").Op("<").Lit(0)).Block(jen.Return(jen.Lit(0), rt("IntRangeError").Call(jen.Lit("keep"), id("keep"), jen.Lit(0), jen.Qual("math", "MaxInt64")))),
 		id("shares").Op(":=").Make(jen.Index().Int64(), jen.Len(sDot("shards"))),
 		jen.If(id("keep").Op(">").Lit(0)).Block(
-			jen.List(id("heads"), jen.Err()).Op(":=").Add(sDot("heads").Call(ctx(), id("keep"))),
+			jen.List(id("heads"), jen.Err()).Op(":=").Add(s.trimHeads()),
 			retErr(jen.Lit(0)),
 			id("shares").Op("=").Add(rt("Shares")).Call(id("heads"), id("keep"), id("compareRanked")),
 		),

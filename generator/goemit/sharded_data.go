@@ -141,3 +141,12 @@ func (s *sharded) reshardDocExtra() string {
 	}
 	return doc
 }
+
+// trimHeads is Trim's read of every shard's first keep entries: s.heads(ctx, keep), or on a
+// board with data the same positions without their data, which Trim does not return.
+func (s *sharded) trimHeads() jen.Code {
+	if !s.l.HasData() {
+		return sDot("heads").Call(ctx(), id("keep"))
+	}
+	return sDot("bareRanges").Call(ctx(), jen.Func().Params(jen.Int()).Params(jen.Int64(), jen.Int64()).Block(jen.Return(jen.Lit(0), id("keep").Op("-").Lit(1))))
+}

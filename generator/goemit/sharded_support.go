@@ -101,10 +101,17 @@ func (s *sharded) ranges() {
 	f.Line()
 	if s.l.HasData() {
 		s.dataRanges()
+		s.plainRanges("bareRanges", "bareRanges reads, from every shard i, its entries at the 0-based positions bounds(i), best first, without their data (Trim only compares them), in one pipelined round.")
 		return
 	}
-	s.comment("ranges reads, from every shard i, its entries at the 0-based positions bounds(i), best first, in one pipelined round.")
-	sRecv(f).Id("ranges").Params(ctxParam(), id("bounds").Func().Params(jen.Int()).Params(jen.Int64(), jen.Int64())).Params(jen.Index().Index().Id("Ranked"), jen.Error()).Block(
+	s.plainRanges("ranges", "ranges reads, from every shard i, its entries at the 0-based positions bounds(i), best first, in one pipelined round.")
+}
+
+// plainRanges emits name: every shard's entries by position, with one ZREVRANGE each.
+func (s *sharded) plainRanges(name, doc string) {
+	f := s.f
+	s.comment("%s", doc)
+	sRecv(f).Id(name).Params(ctxParam(), id("bounds").Func().Params(jen.Int()).Params(jen.Int64(), jen.Int64())).Params(jen.Index().Index().Id("Ranked"), jen.Error()).Block(
 		jen.List(id("cmds"), jen.Err()).Op(":=").Add(sDot("readAll").Call(ctx(), jen.Func().Params(id("c").Add(rd("Cmdable")), id("i").Int(), id("key").String()).Add(rd("Cmder")).Block(
 			jen.List(id("start"), id("stop")).Op(":=").Id("bounds").Call(id("i")),
 			jen.Return(id("c").Dot("ZRevRangeWithScores").Call(ctx(), id("key"), id("start"), id("stop"))),

@@ -1609,7 +1609,9 @@ func (s *ShardedBoard) Trim(ctx context.Context, keep int64) (int64, error) {
 	}
 	shares := make([]int64, len(s.shards))
 	if keep > 0 {
-		heads, err := s.heads(ctx, keep)
+		heads, err := s.bareRanges(ctx, func(int) (int64, int64) {
+			return 0, keep - 1
+		})
 		if err != nil {
 			return 0, err
 		}
@@ -2297,6 +2299,29 @@ func (s *ShardedBoard) scriptWindows(ctx context.Context, script *redis.Script, 
 		}
 	}
 	return counts, parts, nil
+}
+
+// bareRanges reads, from every shard i, its entries at the 0-based positions bounds(i), best
+// first, without their data (Trim only compares them), in one pipelined round.
+func (s *ShardedBoard) bareRanges(ctx context.Context, bounds func(int) (int64, int64)) ([][]Ranked, error) {
+	cmds, err := s.readAll(ctx, func(c redis.Cmdable, i int, key string) redis.Cmder {
+		start, stop := bounds(i)
+		return c.ZRevRangeWithScores(ctx, key, start, stop)
+	})
+	if err != nil {
+		return nil, err
+	}
+	lists := make([][]Ranked, len(cmds))
+	for i, cmd := range cmds {
+		zs, err := cmd.(*redis.ZSliceCmd).Result()
+		if err != nil {
+			return nil, err
+		}
+		if lists[i], err = rankedPairs(0, rankgenrt.ZPairs(zs)); err != nil {
+			return nil, err
+		}
+	}
+	return lists, nil
 }
 
 // queueAfter queues on pipe the after script of every shard from cur with limit: each call answers
