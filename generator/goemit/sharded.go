@@ -14,22 +14,18 @@ import (
 // and merges the answers with runtime's layout-free machinery (rankgenrt.MergeSorted, Shares,
 // Scatter, Pipe) and the layout's Compare.
 func emitSharded(f *jen.File, c *codec) {
-	if c.l.Season != nil || c.l.HasData() {
-		// Not offered yet: a periodic layout's boards are per season, and the merged reads do
-		// not fetch entry data.
-		return
-	}
-	s := &sharded{board: &board{l: c.l, f: f, c: c}}
+	s := &sharded{board: &board{l: c.l, f: f, c: c}, ops: catalog.Ops(c.l)}
 	s.shardedType()
 	s.constructor()
-	for _, op := range catalog.Ops(c.l) {
+	s.seasons()
+	for _, op := range s.ops {
 		if emit := shardedEmitters[op.Kind]; emit != nil {
 			emit(s, op)
 		}
 	}
 	s.reshard()
 	s.helpers()
-	if slices.ContainsFunc(catalog.Ops(c.l), func(op catalog.Op) bool { return op.Kind == catalog.Band || op.Kind == catalog.AroundScore }) {
+	if slices.ContainsFunc(s.ops, func(op catalog.Op) bool { return op.Kind == catalog.Band || op.Kind == catalog.AroundScore }) {
 		s.windows()
 	}
 }
@@ -98,6 +94,13 @@ func ShardedMethods(ops []catalog.Op) []string {
 
 type sharded struct {
 	*board
+	ops []catalog.Op // the layout's operations
+}
+
+// op is the layout's operation of kind k (its first, for the kinds a layout has twice).
+func (s *sharded) op(k catalog.Kind) catalog.Op {
+	i := slices.IndexFunc(s.ops, func(op catalog.Op) bool { return op.Kind == k })
+	return s.ops[i]
 }
 
 func sRecv(f *jen.File) *jen.Statement {
@@ -122,7 +125,7 @@ func (s *sharded) shardedType() {
 	if s.l.IDType == layout.IDUint64 {
 		idText = "the id's decimal text"
 	}
-	s.comment(`ShardedBoard is one leaderboard of Entry values spread over several sorted sets, its shards, so that it outgrows one Redis node: each shard is a Board under its own hash tag, and on Redis Cluster the shards spread over the masters (rankgenrt.ShardKeys). An id always lives on the same shard — rankgenrt.ShardOf: FNV-1a 64 of %s, modulo the number of shards — so every write is one atomic script on one shard, in one round trip, and a batch is one script per shard it touches, all sent at once. Reads ask every shard in one pipeline (one round trip per node, the nodes at once) and merge the answers by Compare, or add them up, so ranks, pages and counts are exactly those of one Board holding the same entries. A read that needs an entry first (Rank, Around, RankMany, Percentile, PageOf, CompetitionRank) takes one more round, and Around one more again; such a read is not a snapshot: a write that lands between its rounds may shift its answer by that write. Offset reads (Page, Between, PageFromEnd) read offset + limit entries of every shard. The ranges of the leading field by offset (Range…) and DenseRank, whose distinct values ahead are a union across shards, not a sum, are not merged: read them from the shards (Shards), as Reindex. A ShardedBoard is safe for concurrent use.`, idText)
+	s.comment(`ShardedBoard is one leaderboard of Entry values spread over several sorted sets, its shards, so that it outgrows one Redis node: each shard is a Board under its own hash tag, and on Redis Cluster the shards spread over the masters (rankgenrt.ShardKeys). An id always lives on the same shard — rankgenrt.ShardOf: FNV-1a 64 of %s, modulo the number of shards — so every write is one atomic script on one shard, in one round trip, and a batch is one script per shard it touches, all sent at once. Reads ask every shard in one pipeline (one round trip per node, the nodes at once) and merge the answers by Compare, or add them up, so ranks, pages and counts are exactly those of one Board holding the same entries. A read that needs an entry first (Rank, Around, RankMany, Percentile, PageOf, CompetitionRank) takes one more round, and Around one more again; such a read is not a snapshot: a write that lands between its rounds may shift its answer by that write. Offset reads (Page, Between, PageFromEnd) read offset + limit entries of every shard. The ranges of the leading field by offset (Range…) and DenseRank, whose distinct values ahead are a union across shards, not a sum, are not merged: read them from the shards (Shards), as Reindex.%s A ShardedBoard is safe for concurrent use.`, idText, s.typeDocExtra())
 	s.f.Type().Id("ShardedBoard").Struct(
 		jen.Id("c").Qual(redisPath, "UniversalClient"),
 		jen.Id("shards").Index().Op("*").Id("Board").Comment("shard i holds the ids that rankgenrt.ShardOf maps to i"),
@@ -134,8 +137,16 @@ func (s *sharded) shardedType() {
 // constructor declares NewShardedBoard and Shards, Keys, Load.
 func (s *sharded) constructor() {
 	f := s.f
-	s.comment(`NewShardedBoard returns the board stored under key in shards sorted sets, named by rankgenrt.ShardKeys ("key{key:shards:i:n}"); the options apply to every shard. A shard count outside [1, rankgenrt.MaxShards] is an error matching ErrOutOfRange, a key holding a brace one matching ErrBadKey. Every process must use the same count: changing it is a migration (Reshard).`)
-	f.Func().Id("NewShardedBoard").Params(jen.Id("c").Qual(redisPath, "UniversalClient"), id("key").String(), id("shards").Int(), id("opts").Op("...").Id("Option")).Params(jen.Op("*").Id("ShardedBoard"), jen.Error()).Block(
+	params := []jen.Code{jen.Id("c").Qual(redisPath, "UniversalClient"), id("key").String()}
+	boardArgs := []jen.Code{id("c"), id("k")}
+	doc := `NewShardedBoard returns the board stored under key in shards sorted sets, named by rankgenrt.ShardKeys ("key{key:shards:i:n}"); the options apply to every shard.`
+	if s.l.Season != nil {
+		params, boardArgs = append(params, id("season").Id("Season")), append(boardArgs, id("season"))
+		doc = s.seasonConstructorDoc()
+	}
+	params = append(params, id("shards").Int(), id("opts").Op("...").Id("Option"))
+	s.comment("%s%s", doc, ` A shard count outside [1, rankgenrt.MaxShards] is an error matching ErrOutOfRange, a key holding a brace one matching ErrBadKey. Every process must use the same count: changing it is a migration (Reshard).`)
+	f.Func().Id("NewShardedBoard").Params(params...).Params(jen.Op("*").Id("ShardedBoard"), jen.Error()).Block(
 		jen.List(id("keys"), jen.Err()).Op(":=").Add(rt("ShardKeys")).Call(id("key"), id("shards")),
 		retErr(jen.Nil()),
 		id("s").Op(":=").Op("&").Id("ShardedBoard").Values(jen.Dict{
@@ -144,7 +155,7 @@ func (s *sharded) constructor() {
 			id("tokens"): rt("NewTokens").Call(),
 		}),
 		jen.For(jen.List(id("i"), id("k")).Op(":=").Range().Id("keys")).Block(
-			sDot("shards").Index(id("i")).Op("=").Id("NewBoard").Call(id("c"), id("k"), id("opts").Op("...")),
+			sDot("shards").Index(id("i")).Op("=").Id("NewBoard").Call(append(boardArgs, id("opts").Op("..."))...),
 		),
 		jen.Return(id("s"), jen.Nil()),
 	)
@@ -177,7 +188,7 @@ func (s *sharded) set(catalog.Op) {
 	f.Line()
 	s.comment(`SetMany stores many entries with one script call per shard that holds some of them, all at once; each shard's part is atomic, and for an id given twice the last entry wins. It validates every entry first and writes nothing when one is invalid. When a shard's call fails, the other shards' parts stand; a failure with ErrUncertain carries the batch's token: resend the whole batch under it (rankgenrt.WithIdempotencyKey) and every shard's part is applied exactly once.`)
 	sRecv(f).Id("SetMany").Params(ctxParam(), id("entries").Index().Id("Entry")).Error().Block(
-		jen.If(jen.Err().Op(":=").Id("encodable").Call(id("entries")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
+		jen.If(jen.Err().Op(":=").Add(s.encodable()).Call(id("entries")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
 		jen.List(ctx(), jen.Err()).Op(":=").Add(sDot("batch").Call(ctx())),
 		errNil().Block(jen.Return(jen.Err())),
 		jen.Return(sDot("scatter").Call(ctx(), jen.Len(id("entries")), s.idAt("entries", ""),
@@ -209,7 +220,7 @@ func (s *sharded) best(catalog.Op) {
 	f.Line()
 	s.comment("BestMany applies Board.BestMany with one script call per shard that holds some of the entries, all at once, and reports for each entry whether it was stored. It validates every entry first and writes nothing when one is invalid; a failed shard's call is resent as SetMany's is.")
 	sRecv(f).Id("BestMany").Params(ctxParam(), id("entries").Index().Id("Entry")).Params(jen.Index().Bool(), jen.Error()).Block(
-		jen.If(jen.Err().Op(":=").Id("encodable").Call(id("entries")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
+		jen.If(jen.Err().Op(":=").Add(s.encodable()).Call(id("entries")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
 		jen.List(ctx(), jen.Err()).Op(":=").Add(sDot("batch").Call(ctx())),
 		retErr(jen.Nil()),
 		jen.Return(id("gather").Call(ctx(), id("s"), id("entries"), s.idOfItem(jen.Id("Entry")), jen.Parens(jen.Op("*").Id("Board")).Dot("BestMany"))),
@@ -261,7 +272,7 @@ func (s *sharded) trim(catalog.Op) {
 		jen.If(id("keep").Op("<").Lit(0)).Block(jen.Return(jen.Lit(0), rt("IntRangeError").Call(jen.Lit("keep"), id("keep"), jen.Lit(0), jen.Qual("math", "MaxInt64")))),
 		id("shares").Op(":=").Make(jen.Index().Int64(), jen.Len(sDot("shards"))),
 		jen.If(id("keep").Op(">").Lit(0)).Block(
-			jen.List(id("heads"), jen.Err()).Op(":=").Add(sDot("heads").Call(ctx(), id("keep"))),
+			jen.List(id("heads"), jen.Err()).Op(":=").Add(s.trimHeads()),
 			retErr(jen.Lit(0)),
 			id("shares").Op("=").Add(rt("Shares")).Call(id("heads"), id("keep"), id("compareRanked")),
 		),
@@ -448,7 +459,7 @@ func (s *sharded) rankMany(catalog.Op) {
 			jen.For(jen.List(jen.Id("_"), id("cmd")).Op(":=").Range().Id("cmds")).Block(
 				jen.List(id("v"), jen.Err()).Op(":=").Id("cmd").Dot("Result").Call(),
 				retErr(jen.Nil()),
-				jen.List(id("start"), jen.Id("_"), jen.Err()).Op(":=").Add(rt("Window")).Call(id("v")),
+				jen.List(id("start"), jen.Id("_"), jen.Err()).Op(":=").Add(reader(s.op(catalog.After), id("v"))),
 				retErr(jen.Nil()),
 				id("ranks").Index(id("i")).Op("+=").Id("start").Comment("the entry's own shard counts it: the sum is 1-based"),
 			),
@@ -517,7 +528,7 @@ func (s *sharded) reshard() {
 		jen.Id("Copied").Int64().Comment("entries copied so far"),
 	)
 	f.Line()
-	s.comment(`Reshard copies every entry of s into dst — the same board under another shard count (NewShardedBoard with the same key and another count names other keys) or another key — shard by shard, in keyset pages (Board.After) of pageSize entries, each stored in dst with one SetMany, and reports its progress after every page. Storing a page twice leaves dst as storing it once (SetMany replaces an id's entry), so a Reshard that stopped is resumed by calling it again from the last progress it returned or reported (or from the zero value): no entry is lost or doubled. At the end it checks that dst holds as many entries as s: a difference is an error matching ErrReshardDrift. Its limit: s must not be written during the copy (stop the writers, Reshard, then move readers and writers to dst and delete s's keys, Keys); a write to an entry already copied would be missing from dst.`)
+	s.comment(`Reshard copies every entry of s into dst — the same board under another shard count (NewShardedBoard with the same key and another count names other keys) or another key — shard by shard, in keyset pages (Board.After) of pageSize entries, each stored in dst with one SetMany, and reports its progress after every page. Storing a page twice leaves dst as storing it once (SetMany replaces an id's entry), so a Reshard that stopped is resumed by calling it again from the last progress it returned or reported (or from the zero value): no entry is lost or doubled. At the end it checks that dst holds as many entries as s: a difference is an error matching ErrReshardDrift. Its limit: s must not be written during the copy (stop the writers, Reshard, then move readers and writers to dst and delete s's keys, Keys); a write to an entry already copied would be missing from dst.%s`, s.reshardDocExtra())
 	sRecv(f).Id("Reshard").Params(ctxParam(), id("dst").Op("*").Id("ShardedBoard"), id("from").Id("ReshardProgress"), id("pageSize").Int64(), id("progress").Func().Params(jen.Id("ReshardProgress"))).Params(jen.Id("ReshardProgress"), jen.Error()).Block(
 		jen.If(id("pageSize").Op("<").Lit(1)).Block(jen.Return(id("from"), rt("IntRangeError").Call(jen.Lit("pageSize"), id("pageSize"), jen.Lit(1), jen.Qual("math", "MaxInt64")))),
 		jen.If(id("from").Dot("Shard").Op("<").Lit(0).Op("||").Id("from").Dot("Shard").Op(">").Len(sDot("shards"))).Block(

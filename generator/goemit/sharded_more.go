@@ -95,6 +95,10 @@ func (s *sharded) aroundScore(op catalog.Op) {
 // windows emits windows: one read-only script that answers a window ({start, pairs}) run on
 // every shard with the same arguments, pipelined.
 func (s *sharded) windows() {
+	if s.l.HasData() {
+		s.dataWindows()
+		return
+	}
 	s.comment("windows runs script, which answers {a count, entries}, on every shard with args, in one pipelined round, and returns each shard's count and entries.")
 	sRecv(s.f).Id("windows").Params(ctxParam(), id("script").Op("*").Add(rd("Script")), id("args").Op("...").Any()).Params(id("counts").Index().Int64(), id("parts").Index().Index().Id("Ranked"), jen.Err().Error()).Block(
 		id("pipe").Op(":=").Add(rt("NewPipe")).Call(sDot("c")),
@@ -107,7 +111,7 @@ func (s *sharded) windows() {
 		jen.For(jen.List(id("i"), id("cmd")).Op(":=").Range().Id("cmds")).Block(
 			jen.List(id("v"), jen.Err()).Op(":=").Id("cmd").Dot("Result").Call(),
 			retErr(jen.Nil(), jen.Nil()),
-			jen.List(id("n"), id("ps"), jen.Err()).Op(":=").Add(rt("Window")).Call(id("v")),
+			jen.List(id("n"), id("ps"), jen.Err()).Op(":=").Add(rt("Window").Call(id("v"))),
 			retErr(jen.Nil(), jen.Nil()),
 			id("counts").Index(id("i")).Op("=").Id("n"),
 			jen.If(jen.List(id("parts").Index(id("i")), jen.Err()).Op("=").Id("rankedPairs").Call(jen.Lit(0), id("ps")), jen.Err().Op("!=").Nil()).Block(
@@ -138,6 +142,10 @@ func (s *sharded) bottom(catalog.Op) {
 		jen.Return(id("renumber").Call(id("merged").Index(id("from").Op(":").Id("to")), id("count").Op("-").Int64().Call(jen.Len(id("merged"))).Op("+").Id("from")), jen.Nil()),
 	)
 	f.Line()
+	if s.l.HasData() {
+		s.dataTails()
+		return
+	}
 	s.comment("tails reads the last n entries of every shard, best first, and adds up the shards' sizes, in one pipelined round.")
 	sRecv(f).Id("tails").Params(ctxParam(), id("n").Int64()).Params(id("lists").Index().Index().Id("Ranked"), id("count").Int64(), jen.Err().Error()).Block(
 		id("sizes").Op(":=").Make(jen.Index().Op("*").Add(rd("IntCmd")), jen.Len(sDot("shards"))),

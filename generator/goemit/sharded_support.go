@@ -99,8 +99,19 @@ func (s *sharded) ranges() {
 		jen.Return(sDot("ranges").Call(ctx(), jen.Func().Params(jen.Int()).Params(jen.Int64(), jen.Int64()).Block(jen.Return(jen.Lit(0), id("stop"))))),
 	)
 	f.Line()
-	s.comment("ranges reads, from every shard i, its entries at the 0-based positions bounds(i), best first, in one pipelined round.")
-	sRecv(f).Id("ranges").Params(ctxParam(), id("bounds").Func().Params(jen.Int()).Params(jen.Int64(), jen.Int64())).Params(jen.Index().Index().Id("Ranked"), jen.Error()).Block(
+	if s.l.HasData() {
+		s.dataRanges()
+		s.plainRanges("bareRanges", "bareRanges reads, from every shard i, its entries at the 0-based positions bounds(i), best first, without their data (Trim only compares them), in one pipelined round.")
+		return
+	}
+	s.plainRanges("ranges", "ranges reads, from every shard i, its entries at the 0-based positions bounds(i), best first, in one pipelined round.")
+}
+
+// plainRanges emits name: every shard's entries by position, with one ZREVRANGE each.
+func (s *sharded) plainRanges(name, doc string) {
+	f := s.f
+	s.comment("%s", doc)
+	sRecv(f).Id(name).Params(ctxParam(), id("bounds").Func().Params(jen.Int()).Params(jen.Int64(), jen.Int64())).Params(jen.Index().Index().Id("Ranked"), jen.Error()).Block(
 		jen.List(id("cmds"), jen.Err()).Op(":=").Add(sDot("readAll").Call(ctx(), jen.Func().Params(id("c").Add(rd("Cmdable")), id("i").Int(), id("key").String()).Add(rd("Cmder")).Block(
 			jen.List(id("start"), id("stop")).Op(":=").Id("bounds").Call(id("i")),
 			jen.Return(id("c").Dot("ZRevRangeWithScores").Call(ctx(), id("key"), id("start"), id("stop"))),
@@ -121,7 +132,7 @@ func (s *sharded) ranges() {
 // afterAll emits queueAfter and afterAll: the after script from one cursor on every shard.
 func (s *sharded) afterAll() {
 	f := s.f
-	after := catalog.Op{Name: "after"}
+	after := s.op(catalog.After)
 	s.comment("queueAfter queues on pipe the after script of every shard from cur with limit: each call answers how many of its shard's entries rank at or before cur, and up to limit entries after it.")
 	sRecv(f).Id("queueAfter").Params(ctxParam(), id("pipe").Op("*").Add(rt("Pipe")), id("cur").Id("Cursor"), id("limit").Int64()).Index().Op("*").Add(rd("Cmd")).Block(
 		id("cmds").Op(":=").Make(jen.Index().Op("*").Add(rd("Cmd")), jen.Len(sDot("shards"))),
@@ -140,7 +151,7 @@ func (s *sharded) afterAll() {
 		jen.For(jen.List(id("i"), id("w")).Op(":=").Range().Id("windows")).Block(
 			jen.List(id("v"), jen.Err()).Op(":=").Id("w").Dot("Result").Call(),
 			retErr(jen.Nil(), jen.Nil()),
-			jen.List(id("start"), id("ps"), jen.Err()).Op(":=").Add(rt("Window")).Call(id("v")),
+			jen.List(id("start"), id("ps"), jen.Err()).Op(":=").Add(reader(after, id("v"))),
 			retErr(jen.Nil(), jen.Nil()),
 			id("starts").Index(id("i")).Op("=").Id("start"),
 			jen.If(jen.List(id("pages").Index(id("i")), jen.Err()).Op("=").Id("rankedPairs").Call(jen.Lit(0), id("ps")), jen.Err().Op("!=").Nil()).Block(
@@ -206,17 +217,10 @@ func (s *sharded) ahead() {
 	f.Line()
 }
 
-// small emits encodable, cursorOf, compareRanked and renumber.
+// small emits encodable (validEntries), cursorOf, compareRanked and renumber.
 func (s *sharded) small() {
 	f := s.f
-	f.Comment("encodable reports the first entry that Encode refuses.")
-	f.Func().Id("encodable").Params(id("entries").Index().Id("Entry")).Error().Block(
-		jen.For(jen.List(jen.Id("_"), id("e")).Op(":=").Range().Id("entries")).Block(
-			jen.If(jen.List(jen.Id("_"), jen.Id("_"), jen.Err()).Op(":=").Id("e").Dot("Encode").Call(), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
-		),
-		jen.Return(jen.Nil()),
-	)
-	f.Line()
+	s.validEntries()
 	f.Comment("cursorOf is the cursor of e: its stored score and member.")
 	f.Func().Id("cursorOf").Params(id("e").Id("Entry")).Params(jen.Id("Cursor"), jen.Error()).Block(
 		jen.List(id("score"), id("member"), jen.Err()).Op(":=").Id("e").Dot("Encode").Call(),
