@@ -201,9 +201,21 @@ if not fp and redis.call('EXISTS', board) == 1 then
   return redis.error_reply('RANKGEN_NOT_INDEXED the board has entries but no index of layout ' .. FINGERPRINT .. '; adopt it with rankgen reindex (Board.Reindex)')
 end
 
--- The board holds one season, [season_from, season_until) in Unix microseconds: a stamp whose
--- clock reads outside it belongs to another season's board, and is refused, never wrapped.
+-- The board holds one season, [season_from, season_until) in Unix microseconds: a time outside
+-- it belongs to another season's board, and is refused, never wrapped or clamped.
 local season_from, season_until = tonumber(ARGV[6]), tonumber(ARGV[7])
+
+-- offset_closed returns the error of a season-anchored offset of name, v units of div
+-- microseconds from the season's start, at or past the season's end; nil when it lies in the
+-- season. v * div rounds only above 2^53, beyond any season's length, which stays exact.
+local function offset_closed(name, v, div, unit)
+  if v * div >= season_until - season_from then
+    return fmt('RANKGEN_SEASON_CLOSED field=%s offset=%d%s season=%d..%dus', name, v, unit, season_from, season_until)
+  end
+  return nil
+end
+
+-- season_closed returns the error of a stamp whose clock reads outside the season, else nil.
 local function season_closed(name, t)
   if t < season_from or t >= season_until then
     return fmt('RANKGEN_SEASON_CLOSED field=%s at=%dus season=%d..%dus', name, t, season_from, season_until)
@@ -230,6 +242,10 @@ local function apply(d, arg, fresh)
   end
   if a < 0 or a > 2047 then
     return nil, 'RANKGEN_OUT_OF_RANGE field=Best value=digit:' .. arg .. ' min=0s max=2.047s'
+  end
+  local closed = offset_closed('Best', 2047 - a, 1000, 'ms')
+  if closed then
+    return nil, closed -- a season-anchored value past the season's end
   end
   return fresh and a or math.max(d, a)
 end
