@@ -2,6 +2,7 @@ package boardtest
 
 import (
 	"errors"
+	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
@@ -16,9 +17,11 @@ import (
 	"github.com/rankgen/rankgen/examples/generated/weekly"
 	"github.com/rankgen/rankgen/generator/catalog"
 	"github.com/rankgen/rankgen/generator/layout"
+	"github.com/rankgen/rankgen/generator/luaemit"
 	"github.com/rankgen/rankgen/internal/redistest"
 	rankgenrt "github.com/rankgen/rankgen/runtime"
 	"github.com/redis/go-redis/v9"
+	"gopkg.in/yaml.v3"
 )
 
 // The season guards of the write scripts, called directly with an out-of-season offset: what
@@ -278,4 +281,115 @@ func TestBlitzScriptSeasonGuard(t *testing.T) {
 	if e, err := b.Get(ctx, "last"); err != nil || e.At != 1999*time.Millisecond || e.Best != 1999*time.Millisecond {
 		t.Errorf("stored %+v, %v", e, err)
 	}
+}
+
+// seasonVariants are periodic schemas whose season-anchored fields take every path of the set
+// and best scripts' guard: score digits of an integer, a decimal and a bits62 score, member
+// digits in decimal and hex, asc and desc. Each season lasts 2 s; every field is 11 bits of
+// milliseconds (up to 2047 ms), with a season field named Off.
+var seasonVariants = map[string]string{
+	"integer desc": `{field: {order: desc}}`,
+	"integer asc":  `{field: {order: asc}}`,
+	"decimal":      `{score: decimal, decimal_places: 3, field: {order: desc}}`,
+	"bits62":       `{score: bits62, field: {order: asc}}`,
+	"member hex":   `{field: {order: asc, in: member}}`,
+	"member dec":   `{field: {order: desc, in: member, digits: 4}}`,
+}
+
+// variantSchema writes the schema of a variant: Points, then Off (season-anchored), with the
+// variant's score options and Off's placement, order and width.
+func variantSchema(t *testing.T, spec string) string {
+	t.Helper()
+	var v struct {
+		Score         string            `yaml:"score"`
+		DecimalPlaces int               `yaml:"decimal_places"`
+		Field         map[string]string `yaml:"field"`
+	}
+	if err := yaml.Unmarshal([]byte(spec), &v); err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	b.WriteString("package: variant\nid: {name: ID}\nseason: {every: 2s, starts: 2026-01-01T00:00:00Z, keep: 1}\n")
+	if v.Score != "" {
+		fmt.Fprintf(&b, "score: %s\n", v.Score)
+	}
+	if v.DecimalPlaces > 0 {
+		fmt.Fprintf(&b, "decimal_places: %d\n", v.DecimalPlaces)
+	}
+	b.WriteString("fields:\n  - {name: Points, type: uint, bits: 8, order: desc}\n")
+	b.WriteString("  - {name: Off, type: time, unit: ms, epoch: season")
+	if v.Field["digits"] == "" {
+		b.WriteString(", bits: 11")
+	}
+	for _, k := range []string{"order", "in", "digits"} {
+		if v.Field[k] != "" {
+			fmt.Fprintf(&b, ", %s: %s", k, v.Field[k])
+		}
+	}
+	b.WriteString("}\n")
+	return b.String()
+}
+
+// TestSeasonGuardVariants: for every variant, the set and best scripts store an entry whose
+// offset is the season's last millisecond and refuse one at its end or later, up to the
+// width's last value, with ErrSeasonClosed naming Off and nothing written.
+func TestSeasonGuardVariants(t *testing.T) {
+	c := redistest.Client(t)
+	for name, spec := range seasonVariants {
+		schema := variantSchema(t, spec)
+		l, err := layout.Parse("variant.yaml", []byte(schema))
+		if err != nil {
+			t.Fatalf("%s: %v\n%s", name, err, schema)
+		}
+		scripts, err := luaemit.Scripts(l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		off := l.Field("Off")
+		from := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+		head := bounds(from, from.Add(2*time.Second))
+		for _, op := range catalog.Scripts(l) {
+			if op.Kind != catalog.Set && op.Kind != catalog.Best {
+				continue
+			}
+			r := rawScript{l: l, op: op, script: redis.NewScript(scriptNamed(t, scripts, op.Name))}
+			key := redistest.Key(t, "{variant "+name+" "+op.Name+"}")
+			keys := []string{key, rankgenrt.MetaKey(key), rankgenrt.AckKeys(key)[0], rankgenrt.AckKeys(key)[1]}
+			if l.HasPrefix() {
+				keys[1] = rankgenrt.IndexKey(key)
+			}
+			pair := func(id string, ms uint64) []any { // keys count from each field's Lo
+				score, member, err := l.Encode(layout.Entry{ID: id, Keys: []uint64{l.Field("Points").Lo + 7, off.Lo + ms}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				return []any{rankgenrt.FormatScore(score), member}
+			}
+			for _, ms := range []uint64{2000, 2001, off.Hi - off.Lo} {
+				_, err := r.script.Run(ctx, c, keys, r.args(t, head, pair("a", 1), pair("b", ms))...).Result()
+				wantClosed(t, fmt.Sprintf("%s %s, %d ms", name, op.Name, ms), err, "Off")
+			}
+			if n, err := c.Exists(ctx, keys...).Result(); err != nil || n != 0 {
+				t.Errorf("%s %s: refused calls wrote %d keys (%v)", name, op.Name, n, err)
+			}
+			if _, err := r.script.Run(ctx, c, keys, r.args(t, head, pair("a", 1999))...).Result(); err != nil {
+				t.Errorf("%s %s: the season's last millisecond: %v", name, op.Name, err)
+			}
+			if n, err := c.ZCard(ctx, key).Result(); err != nil || n != 1 {
+				t.Errorf("%s %s: %d entries stored (%v); want 1", name, op.Name, n, err)
+			}
+		}
+	}
+}
+
+// scriptNamed is the source of the script of operation name.
+func scriptNamed(t *testing.T, scripts []luaemit.Script, name string) string {
+	t.Helper()
+	for _, s := range scripts {
+		if s.Op == name {
+			return s.Source
+		}
+	}
+	t.Fatalf("no script %s", name)
+	return ""
 }

@@ -189,36 +189,32 @@ end
 -- it belongs to another season's board, and is refused, never wrapped or clamped.
 local season_from, season_until = tonumber(ARGV[5]), tonumber(ARGV[6])
 
--- offset_closed returns the error of a season-anchored offset of name, v units of div
--- microseconds from the season's start, at or past the season's end; nil when it lies in the
--- season. v * div rounds only above 2^53, beyond any season's length, which stays exact.
-local function offset_closed(name, v, div, unit)
-  if v * div >= season_until - season_from then
-    return fmt('RANKGEN_SEASON_CLOSED field=%s offset=%d%s season=%d..%dus', name, v, unit, season_from, season_until)
-  end
-  return nil
+-- A season-anchored offset of v units of div microseconds lies in the season when v * div <
+-- season_len (the product rounds only above 2^53, beyond any season's length, which is exact);
+-- offset_closed is the error of one that does not.
+local season_len = season_until - season_from
+local function offset_closed(name, v, unit)
+  return fmt('RANKGEN_SEASON_CLOSED field=%s offset=%d%s season=%d..%dus', name, v, unit, season_from, season_until)
 end
 
 -- season_entry returns nil when every season-anchored offset of the entry with score text s
 -- and member m lies in the board's season, else the error of the first that does not. A score
 -- or member this layout cannot have written is refused as such.
 local function season_entry(s, m)
-  local d, closed
+  local d
   d = tonumber(sub(m, 1, 3), 16)
   if not d or d > 2047 then
     error({err = 'RANKGEN_BAD_MEMBER At text ' .. sub(m, 1, 3) .. ' is not a digit of its range'})
   end
-  closed = offset_closed('At', 2047 - d, 1000, 'ms')
-  if closed then
-    return closed
+  if (2047 - d) * 1000 >= season_len then
+    return offset_closed('At', 2047 - d, 'ms')
   end
   d = tonumber(sub(m, 5, 7), 16)
   if not d or d > 2047 then
     error({err = 'RANKGEN_BAD_MEMBER Best text ' .. sub(m, 5, 7) .. ' is not a digit of its range'})
   end
-  closed = offset_closed('Best', 2047 - d, 1000, 'ms')
-  if closed then
-    return closed
+  if (2047 - d) * 1000 >= season_len then
+    return offset_closed('Best', 2047 - d, 'ms')
   end
   return nil
 end

@@ -219,14 +219,12 @@ end
 -- it belongs to another season's board, and is refused, never wrapped or clamped.
 local season_from, season_until = tonumber(ARGV[6]), tonumber(ARGV[7])
 
--- offset_closed returns the error of a season-anchored offset of name, v units of div
--- microseconds from the season's start, at or past the season's end; nil when it lies in the
--- season. v * div rounds only above 2^53, beyond any season's length, which stays exact.
-local function offset_closed(name, v, div, unit)
-  if v * div >= season_until - season_from then
-    return fmt('RANKGEN_SEASON_CLOSED field=%s offset=%d%s season=%d..%dus', name, v, unit, season_from, season_until)
-  end
-  return nil
+-- A season-anchored offset of v units of div microseconds lies in the season when v * div <
+-- season_len (the product rounds only above 2^53, beyond any season's length, which is exact);
+-- offset_closed is the error of one that does not.
+local season_len = season_until - season_from
+local function offset_closed(name, v, unit)
+  return fmt('RANKGEN_SEASON_CLOSED field=%s offset=%d%s season=%d..%dus', name, v, unit, season_from, season_until)
 end
 
 -- season_closed returns the error of a stamp whose clock reads outside the season, else nil.
@@ -275,9 +273,8 @@ local function min_best(d, arg, fresh)
   if a < 0 or a > 2047 then
     return nil, 'RANKGEN_OUT_OF_RANGE field=Best value=digit:' .. arg .. ' min=0s max=2.047s'
   end
-  local closed = offset_closed('Best', 2047 - a, 1000, 'ms')
-  if closed then
-    return nil, closed -- a season-anchored value past the season's end
+  if (2047 - a) * 1000 >= season_len then
+    return nil, offset_closed('Best', 2047 - a, 'ms') -- past the season's end
   end
   return fresh and a or math.max(d, a)
 end
