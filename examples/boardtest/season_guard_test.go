@@ -59,7 +59,7 @@ var tokens atomic.Int64
 // args builds the script's ARGV: the named head arguments (the write arguments default to a
 // 'px' expiry of 1000 ms, which would change the keys' expiry if the call wrote, a new token and
 // a dedup window of 60 s, which would record it), then the repeated groups.
-func (r rawScript) args(t *testing.T, head map[string]any, groups ...[]any) []any {
+func (r rawScript) args(t testing.TB, head map[string]any, groups ...[]any) []any {
 	t.Helper()
 	defaults := map[string]any{catalog.ArgMode: "px", catalog.ArgMS: "1000", catalog.ArgToken: "guard-" + strconv.FormatInt(tokens.Add(1), 10),
 		catalog.ArgWindow: "60", catalog.ArgClock: ""}
@@ -383,7 +383,7 @@ func TestSeasonGuardVariants(t *testing.T) {
 }
 
 // scriptNamed is the source of the script of operation name.
-func scriptNamed(t *testing.T, scripts []luaemit.Script, name string) string {
+func scriptNamed(t testing.TB, scripts []luaemit.Script, name string) string {
 	t.Helper()
 	for _, s := range scripts {
 		if s.Op == name {
