@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/rankgen/rankgen/examples/boardtest/internal/season/blitz"
+	"github.com/rankgen/rankgen/examples/generated/season"
 	"github.com/rankgen/rankgen/examples/generated/weekly"
 	"github.com/rankgen/rankgen/internal/redistest"
 	rankgenrt "github.com/rankgen/rankgen/runtime"
@@ -173,4 +174,28 @@ func readCalls(board any) []call {
 		}})
 	}
 	return out
+}
+
+// TestPrefixBoardWrongType: the same on a board that is not periodic but whose members carry a
+// prefix (the season example): a string at its sorted set's key is ErrWrongType for writes
+// (whose index-less check used to answer ErrNotIndexed) and for reads of an id (which used to
+// answer ErrNotFound without reading the set).
+func TestPrefixBoardWrongType(t *testing.T) {
+	c := redistest.Client(t)
+	b := season.NewBoard(c, redistest.Key(t, "{season}"))
+	if err := c.Set(ctx, b.Key(), "not a board", 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+	calls := append([]call{
+		{"Set", func() error { return b.Set(ctx, season.Entry{UserID: "p", Points: 1, ReachedAt: time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)}) }},
+		{"AddWins", func() error { _, err := b.AddWins(ctx, "p", 1); return err }},
+		{"Remove", func() error { _, err := b.Remove(ctx, "p"); return err }},
+		{"Trim", func() error { _, err := b.Trim(ctx, 1); return err }},
+		{"Reindex", func() error { _, err := b.Reindex(ctx); return err }},
+	}, readCalls(b)...)
+	for _, cl := range calls {
+		if err := cl.do(); !errors.Is(err, rankgenrt.ErrWrongType) {
+			t.Errorf("season %s on a string key: %v; want ErrWrongType", cl.name, err)
+		}
+	}
 }
