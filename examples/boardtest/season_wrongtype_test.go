@@ -187,7 +187,9 @@ func TestPrefixBoardWrongType(t *testing.T) {
 		t.Fatal(err)
 	}
 	calls := append([]call{
-		{"Set", func() error { return b.Set(ctx, season.Entry{UserID: "p", Points: 1, ReachedAt: time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)}) }},
+		{"Set", func() error {
+			return b.Set(ctx, season.Entry{UserID: "p", Points: 1, ReachedAt: time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)})
+		}},
 		{"AddWins", func() error { _, err := b.AddWins(ctx, "p", 1); return err }},
 		{"Remove", func() error { _, err := b.Remove(ctx, "p"); return err }},
 		{"Trim", func() error { _, err := b.Trim(ctx, 1); return err }},
