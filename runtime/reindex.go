@@ -97,19 +97,25 @@ return removed
 // never produce is an error matching ErrBadReply.
 func Reindex(ctx context.Context, c redis.UniversalClient, key, fingerprint string, idOf func(score float64, member string) (string, error)) (ReindexReport, error) {
 	r := &reindexer{c: c, key: key, index: IndexKey(key), fingerprint: fingerprint, idOf: idOf}
+	// A WRONGTYPE or OOM reply is typed as a script's would be (ErrWrongType, ErrServerFull).
+	return r.rep, ReplyError(r.run(ctx))
+}
+
+// run is Reindex's steps, in order; the first error stops it.
+func (r *reindexer) run(ctx context.Context) error {
 	if err := r.checkClaim(ctx); err != nil {
-		return r.rep, err
+		return err
 	}
 	if err := r.scan(ctx); err != nil {
-		return r.rep, err
+		return err
 	}
 	if err := r.refuseBadOrDuplicate(); err != nil {
-		return r.rep, err
+		return err
 	}
 	if err := r.writeIndex(ctx); err != nil {
-		return r.rep, err
+		return err
 	}
-	return r.rep, r.removeStale(ctx)
+	return r.removeStale(ctx)
 }
 
 // reindexer holds one Reindex run: the board, what the scan found, and the report so far.

@@ -97,7 +97,7 @@ func Ops(l *layout.Layout) []Op {
 		}
 	}
 	ops = append(ops, changes(l)...)
-	return withData(l, append(ops, reads(l)...))
+	return withData(l, withSeason(l, append(ops, reads(l)...)))
 }
 
 // Scripts lists the operations of l that run a script, in catalogue order.

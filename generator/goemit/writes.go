@@ -28,7 +28,7 @@ func (b *board) set(op catalog.Op) {
 // encodeAll declares args, the arguments of a script that takes (score, member) pairs, from
 // entries; an invalid entry returns ret..., err.
 func (b *board) encodeAll(op catalog.Op, ret ...jen.Code) jen.Code {
-	return jen.Id("args").Op(":=").Id("b").Dot("args").Call(jen.Lit(op.Args.Stride()).Op("*").Len(jen.Id("entries"))).Line().
+	return b.entryArgs(op, jen.Lit(op.Args.Stride()).Op("*").Len(jen.Id("entries"))).Line().
 		For(jen.List(jen.Id("_"), jen.Id("e")).Op(":=").Range().Id("entries")).Block(
 		b.seasonCheck(jen.Id("e"), ret...),
 		jen.List(jen.Id("score"), jen.Id("member"), jen.Err()).Op(":=").Id("e").Dot("Encode").Call(),

@@ -61,6 +61,12 @@ type data struct {
 	Season          bool   // a periodic layout: update scripts take the season's bounds (Unix µs)
 	Data            bool   // the layout has data fields: KEYS[5] is the data hash
 	DataFingerprint string // the data format's fingerprint, which the data hash records
+
+	// Season guards (season.go).
+	SeasonBounds  bool     // the script reads the season's bounds (season_from, season_until)
+	SeasonOffsets bool     // it checks season-anchored offsets against the season's length (offset_closed)
+	SeasonFields  []*field // set, best: the season-anchored fields each entry is checked on
+	SeasonInScore bool     // set, best: some SeasonFields are score fields, read from P
 }
 
 // memberCheck is the range check member_of makes of one member field's text, for a field whose
@@ -219,6 +225,9 @@ func newField(l *layout.Layout, f *layout.Field, index int) *field {
 		Asc:     f.Order == layout.Asc,
 		Min:     strings.ReplaceAll(f.Format(f.Lo), " ", "_"),
 		Max:     strings.ReplaceAll(f.Format(f.Hi), " ", "_"),
+	}
+	if f.Season {
+		seasonOffset(g, f)
 	}
 	if g.InScore {
 		g.Weight, g.Radix = num(f.Weight), num(f.MaxDigit+1)

@@ -79,6 +79,9 @@ func scriptData(l *layout.Layout, op catalog.Op) (*data, error) {
 		}
 		d.Usage = append(d.Usage, u)
 	}
+	if err := seasonGuards(l, op, d); err != nil {
+		return nil, err
+	}
 	if op.Kind == catalog.Competition || op.Kind == catalog.Dense {
 		d.Lead = newField(l, l.Fields[0], 0)
 	}
@@ -87,7 +90,7 @@ func scriptData(l *layout.Layout, op catalog.Op) (*data, error) {
 
 // placeholder is an argument named in the catalogue's script docs: {id}, {each}. Other braces
 // ({P, member}, {P}) are Lua tables, left as they are.
-var placeholder = regexp.MustCompile(`\{[a-z]+\}`)
+var placeholder = regexp.MustCompile(`\{[a-z_]+\}`)
 
 // positions renders the catalogue's doc text with ARGV positions: {name} becomes ARGV[n],
 // {each} the first position of the repeated group, ARGV[n..].

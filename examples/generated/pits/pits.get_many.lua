@@ -83,6 +83,11 @@ local fp, members, scores = lookup(ARGV)
 if fp and fp ~= FINGERPRINT then
   return redis.error_reply('RANKGEN_LAYOUT_MISMATCH board has layout ' .. fp .. ', this code reads layout ' .. FINGERPRINT)
 end
+if not fp then
+  -- No index: every id is missing. A board key of another type is refused as such
+  -- (WRONGTYPE), never read as an empty board.
+  redis.call('ZCARD', board)
+end
 -- The data hash records the stored format of the data it holds: another one is refused, never
 -- misread.
 local DATA_FINGERPRINT = '61fbb4dfb0d0b140'

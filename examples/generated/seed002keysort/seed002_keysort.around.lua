@@ -26,6 +26,11 @@ local fp, m = got[1], got[2]
 if fp and fp ~= FINGERPRINT then
   return redis.error_reply('RANKGEN_LAYOUT_MISMATCH board has layout ' .. fp .. ', this code reads layout ' .. FINGERPRINT)
 end
+if not fp then
+  -- No index: every id is missing. A board key of another type is refused as such
+  -- (WRONGTYPE), never read as an empty board.
+  redis.call('ZCARD', board)
+end
 if not m then
   return false
 end

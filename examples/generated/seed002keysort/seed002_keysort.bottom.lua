@@ -13,6 +13,11 @@ local fp = redis.call('HGET', aux, '')
 if fp and fp ~= FINGERPRINT then
   return redis.error_reply('RANKGEN_LAYOUT_MISMATCH board has layout ' .. fp .. ', this code reads layout ' .. FINGERPRINT)
 end
+if not fp then
+  -- No index: every id is missing. A board key of another type is refused as such
+  -- (WRONGTYPE), never read as an empty board.
+  redis.call('ZCARD', board)
+end
 local skip, limit = tonumber(ARGV[1]), tonumber(ARGV[2])
 local stop = redis.call('ZCARD', board) - 1 - skip
 if stop < 0 or limit <= 0 then

@@ -7,7 +7,9 @@
 -- write tokens and their replies); all share one hash slot.
 -- ARGV[1], ARGV[2]: expiry mode ('', 'px' or 'pxat') and its milliseconds, applied to both keys.
 -- ARGV[3], ARGV[4]: the call's idempotency token, and how many seconds tokens are remembered (0 = off).
--- ARGV[5..]: score, member pairs (encoded by the Go codec). Returns the number of pairs.
+-- ARGV[5], ARGV[6]: the board's season in Unix microseconds. An entry whose
+-- season-anchored offset lies at or past the season's end refuses the call, which writes nothing.
+-- ARGV[7..]: score, member pairs (encoded by the Go codec). Returns the number of pairs.
 local board, aux = KEYS[1], KEYS[2]
 
 local FINGERPRINT = '54a5e8087f965eef'
@@ -50,6 +52,28 @@ local function done(r)
   return r
 end
 
+local floor, fmt, tonumber = math.floor, string.format, tonumber
+local RADIX = 9007199254740992
+
+-- p_of returns the score as the mixed-radix integer P, or nil when this layout cannot have
+-- written it.
+local function p_of(p)
+  if p >= 0 and p < RADIX and p == floor(p) then
+    return p
+  end
+  return nil
+end
+
+local function score_p(text)
+  local s = tonumber(text)
+  -- -0, which the skiplist encoding keeps, is refused as Decode refuses it: Encode never writes it.
+  local p = (s ~= 0 or 1 / s > 0) and p_of(s)
+  if not p then
+    error({err = 'RANKGEN_BAD_SCORE ' .. text .. ' is not a score of layout 54a5e8087f965eef'})
+  end
+  return p
+end
+
 -- many calls cmd on key with the items of list as arguments, in chunks that stay below Lua's
 -- stack limit (an even size: pairs stay whole), and returns the replies as one list (none for
 -- an empty list), or the sum of a command's counts (ZADD, HSET, HDEL).
@@ -82,14 +106,47 @@ local function lookup(ids)
 end
 
 local mode, ms = ARGV[1], ARGV[2]
-local n = (#ARGV - 4) / 2
+local n = (#ARGV - 6) / 2
 local ids = {}
 for i = 1, n do
-  ids[i] = string.sub(ARGV[4 + 2 * i], 0 + 1)
+  ids[i] = string.sub(ARGV[6 + 2 * i], 0 + 1)
 end
 local fp, members = lookup(ids)
 if fp and fp ~= FINGERPRINT then
   return redis.error_reply('RANKGEN_LAYOUT_MISMATCH board has layout ' .. fp .. ', this code writes layout ' .. FINGERPRINT)
+end
+
+-- The board holds one season, [season_from, season_until) in Unix microseconds: a time outside
+-- it belongs to another season's board, and is refused, never wrapped or clamped.
+local season_from, season_until = tonumber(ARGV[5]), tonumber(ARGV[6])
+
+-- A season-anchored offset of v units of div microseconds lies in the season when v * div <
+-- season_len (the product rounds only above 2^53, beyond any season's length, which is exact);
+-- offset_closed is the error of one that does not.
+local season_len = season_until - season_from
+local function offset_closed(name, v, unit)
+  return fmt('RANKGEN_SEASON_CLOSED field=%s offset=%d%s season=%d..%dus', name, v, unit, season_from, season_until)
+end
+
+-- season_entry returns nil when every season-anchored offset of the entry with score text s
+-- and member m lies in the board's season, else the error of the first that does not. A score
+-- or member this layout cannot have written is refused as such.
+local function season_entry(s, m)
+  local p = score_p(s)
+  local d
+  d = floor(p / 2) % 1048576
+  if (1048575 - d) * 1000000 >= season_len then
+    return offset_closed('ReachedAt', 1048575 - d, 's')
+  end
+  return nil
+end
+
+-- Every entry is checked before anything is written: one outside the season refuses the call.
+for i = 1, n do
+  local closed = season_entry(ARGV[5 + 2 * i], ARGV[6 + 2 * i])
+  if closed then
+    return redis.error_reply(closed)
+  end
 end
 
 -- The last write of an id wins; each id is written once.
@@ -102,7 +159,7 @@ for i = 1, n do
     state[id] = st
     order[#order + 1] = id
   end
-  st.s, st.m = ARGV[3 + 2 * i], ARGV[4 + 2 * i]
+  st.s, st.m = ARGV[5 + 2 * i], ARGV[6 + 2 * i]
 end
 
 local zadd, zrem, hset = {}, {}, {}

@@ -119,9 +119,11 @@ if fp and fp ~= FINGERPRINT then
 end
 local scores = many('ZMSCORE', board, ids)
 
--- The board holds one season, [season_from, season_until) in Unix microseconds: a stamp whose
--- clock reads outside it belongs to another season's board, and is refused, never wrapped.
+-- The board holds one season, [season_from, season_until) in Unix microseconds: a time outside
+-- it belongs to another season's board, and is refused, never wrapped or clamped.
 local season_from, season_until = tonumber(ARGV[6]), tonumber(ARGV[7])
+
+-- season_closed returns the error of a stamp whose clock reads outside the season, else nil.
 local function season_closed(name, t)
   if t < season_from or t >= season_until then
     return fmt('RANKGEN_SEASON_CLOSED field=%s at=%dus season=%d..%dus', name, t, season_from, season_until)

@@ -68,6 +68,11 @@ local fp, members = lookup(ARGV)
 if fp and fp ~= FINGERPRINT then
   return redis.error_reply('RANKGEN_LAYOUT_MISMATCH board has layout ' .. fp .. ', this code reads layout ' .. FINGERPRINT)
 end
+if not fp then
+  -- No index: every id is missing. A board key of another type is refused as such
+  -- (WRONGTYPE), never read as an empty board.
+  redis.call('ZCARD', board)
+end
 local out = {}
 for i = 1, #ARGV do
   local r = members[i] and redis.call('ZREVRANK', board, members[i])

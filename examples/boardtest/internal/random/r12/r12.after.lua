@@ -13,6 +13,11 @@ local fp = redis.call('HGET', aux, '')
 if fp and fp ~= FINGERPRINT then
   return redis.error_reply('RANKGEN_LAYOUT_MISMATCH board has layout ' .. fp .. ', this code reads layout ' .. FINGERPRINT)
 end
+if not fp then
+  -- No index: every id is missing. A board key of another type is refused as such
+  -- (WRONGTYPE), never read as an empty board.
+  redis.call('ZCARD', board)
+end
 
 -- bytes_gt reports whether a sorts after b as Redis compares members (memcmp, then length).
 -- Lua's own string comparison follows the server's locale, so it is not used.

@@ -14,6 +14,11 @@ local fp = redis.call('HGET', aux, '')
 if fp and fp ~= FINGERPRINT then
   return redis.error_reply('RANKGEN_LAYOUT_MISMATCH board has layout ' .. fp .. ', this code reads layout ' .. FINGERPRINT)
 end
+if not fp then
+  -- No index: every id is missing. A board key of another type is refused as such
+  -- (WRONGTYPE), never read as an empty board.
+  redis.call('ZCARD', board)
+end
 -- The bounds are exact score text from the Go side: the band is every score in [lo, hi), and
 -- the entries ahead of it are those scoring hi or more.
 local lo, hi = ARGV[1], ARGV[2]

@@ -124,9 +124,10 @@ local fp, old = got[1], got[2]
 if fp and fp ~= FINGERPRINT then
   return redis.error_reply('RANKGEN_LAYOUT_MISMATCH board has layout ' .. fp .. ', this code writes layout ' .. FINGERPRINT)
 end
-if not fp and redis.call('EXISTS', board) == 1 then
+if not fp and redis.call('ZCARD', board) > 0 then
   -- Entries without an index were written by other code: an id the index lacks would get a
-  -- second member. Checked once, while the index has no fingerprint.
+  -- second member. Checked once, while the index has no fingerprint (ZCARD: a board key of
+  -- another type is refused as such, WRONGTYPE).
   return redis.error_reply('RANKGEN_NOT_INDEXED the board has entries but no index of layout ' .. FINGERPRINT .. '; adopt it with rankgen reindex (Board.Reindex)')
 end
 

@@ -206,15 +206,18 @@ local fp, members, scores = lookup(ids)
 if fp and fp ~= FINGERPRINT then
   return redis.error_reply('RANKGEN_LAYOUT_MISMATCH board has layout ' .. fp .. ', this code writes layout ' .. FINGERPRINT)
 end
-if not fp and redis.call('EXISTS', board) == 1 then
+if not fp and redis.call('ZCARD', board) > 0 then
   -- Entries without an index were written by other code: an id the index lacks would get a
-  -- second member. Checked once, while the index has no fingerprint.
+  -- second member. Checked once, while the index has no fingerprint (ZCARD: a board key of
+  -- another type is refused as such, WRONGTYPE).
   return redis.error_reply('RANKGEN_NOT_INDEXED the board has entries but no index of layout ' .. FINGERPRINT .. '; adopt it with rankgen reindex (Board.Reindex)')
 end
 
--- The board holds one season, [season_from, season_until) in Unix microseconds: a stamp whose
--- clock reads outside it belongs to another season's board, and is refused, never wrapped.
+-- The board holds one season, [season_from, season_until) in Unix microseconds: a time outside
+-- it belongs to another season's board, and is refused, never wrapped or clamped.
 local season_from, season_until = tonumber(ARGV[6]), tonumber(ARGV[7])
+
+-- season_closed returns the error of a stamp whose clock reads outside the season, else nil.
 local function season_closed(name, t)
   if t < season_from or t >= season_until then
     return fmt('RANKGEN_SEASON_CLOSED field=%s at=%dus season=%d..%dus', name, t, season_from, season_until)

@@ -7,7 +7,9 @@
 -- write tokens and their replies); all share one hash slot.
 -- ARGV[1], ARGV[2]: expiry mode ('', 'px' or 'pxat') and its milliseconds, applied to both keys.
 -- ARGV[3], ARGV[4]: the call's idempotency token, and how many seconds tokens are remembered (0 = off).
--- ARGV[5..]: score, member pairs. Returns 1 (kept the given entry) or 0 for each pair.
+-- ARGV[5], ARGV[6]: the board's season in Unix microseconds. An entry whose
+-- season-anchored offset lies at or past the season's end refuses the call, which writes nothing.
+-- ARGV[7..]: score, member pairs. Returns 1 (kept the given entry) or 0 for each pair.
 local board, aux = KEYS[1], KEYS[2]
 
 local FINGERPRINT = 'c3594a5369dea5af'
@@ -167,19 +169,62 @@ local function member_of(m)
 end
 
 local mode, ms = ARGV[1], ARGV[2]
-local n = (#ARGV - 4) / 2
+local n = (#ARGV - 6) / 2
 local ids = {}
 for i = 1, n do
-  ids[i] = string.sub(ARGV[4 + 2 * i], 8 + 1)
+  ids[i] = string.sub(ARGV[6 + 2 * i], 8 + 1)
 end
 local fp, members, scores = lookup(ids)
 if fp and fp ~= FINGERPRINT then
   return redis.error_reply('RANKGEN_LAYOUT_MISMATCH board has layout ' .. fp .. ', this code writes layout ' .. FINGERPRINT)
 end
-if not fp and redis.call('EXISTS', board) == 1 then
+if not fp and redis.call('ZCARD', board) > 0 then
   -- Entries without an index were written by other code: an id the index lacks would get a
-  -- second member. Checked once, while the index has no fingerprint.
+  -- second member. Checked once, while the index has no fingerprint (ZCARD: a board key of
+  -- another type is refused as such, WRONGTYPE).
   return redis.error_reply('RANKGEN_NOT_INDEXED the board has entries but no index of layout ' .. FINGERPRINT .. '; adopt it with rankgen reindex (Board.Reindex)')
+end
+
+-- The board holds one season, [season_from, season_until) in Unix microseconds: a time outside
+-- it belongs to another season's board, and is refused, never wrapped or clamped.
+local season_from, season_until = tonumber(ARGV[5]), tonumber(ARGV[6])
+
+-- A season-anchored offset of v units of div microseconds lies in the season when v * div <
+-- season_len (the product rounds only above 2^53, beyond any season's length, which is exact);
+-- offset_closed is the error of one that does not.
+local season_len = season_until - season_from
+local function offset_closed(name, v, unit)
+  return fmt('RANKGEN_SEASON_CLOSED field=%s offset=%d%s season=%d..%dus', name, v, unit, season_from, season_until)
+end
+
+-- season_entry returns nil when every season-anchored offset of the entry with score text s
+-- and member m lies in the board's season, else the error of the first that does not. A score
+-- or member this layout cannot have written is refused as such.
+local function season_entry(s, m)
+  local d
+  d = tonumber(sub(m, 1, 3), 16)
+  if not d or d > 2047 then
+    error({err = 'RANKGEN_BAD_MEMBER At text ' .. sub(m, 1, 3) .. ' is not a digit of its range'})
+  end
+  if (2047 - d) * 1000 >= season_len then
+    return offset_closed('At', 2047 - d, 'ms')
+  end
+  d = tonumber(sub(m, 5, 7), 16)
+  if not d or d > 2047 then
+    error({err = 'RANKGEN_BAD_MEMBER Best text ' .. sub(m, 5, 7) .. ' is not a digit of its range'})
+  end
+  if (2047 - d) * 1000 >= season_len then
+    return offset_closed('Best', 2047 - d, 'ms')
+  end
+  return nil
+end
+
+-- Every entry is checked before anything is written: one outside the season refuses the call.
+for i = 1, n do
+  local closed = season_entry(ARGV[5 + 2 * i], ARGV[6 + 2 * i])
+  if closed then
+    return redis.error_reply(closed)
+  end
 end
 
 -- An entry replaces the current one only when it ranks strictly first: a higher score or, on
@@ -200,13 +245,13 @@ for i = 1, n do
     state[id] = st
     order[#order + 1] = id
   end
-  local s, m = tonumber(ARGV[3 + 2 * i]), ARGV[4 + 2 * i]
+  local s, m = tonumber(ARGV[5 + 2 * i]), ARGV[6 + 2 * i]
   local better = not st.m or s > st.s
   if st.m and s == st.s then
     better = bytes_gt(string.sub(m, 1, 8), string.sub(st.m, 1, 8))
   end
   if better then
-    st.s, st.m, st.text, st.dirty = s, m, ARGV[3 + 2 * i], true
+    st.s, st.m, st.text, st.dirty = s, m, ARGV[5 + 2 * i], true
     out[i] = 1
   else
     out[i] = 0

@@ -195,15 +195,26 @@ local fp, members, scores = lookup(ids)
 if fp and fp ~= FINGERPRINT then
   return redis.error_reply('RANKGEN_LAYOUT_MISMATCH board has layout ' .. fp .. ', this code writes layout ' .. FINGERPRINT)
 end
-if not fp and redis.call('EXISTS', board) == 1 then
+if not fp and redis.call('ZCARD', board) > 0 then
   -- Entries without an index were written by other code: an id the index lacks would get a
-  -- second member. Checked once, while the index has no fingerprint.
+  -- second member. Checked once, while the index has no fingerprint (ZCARD: a board key of
+  -- another type is refused as such, WRONGTYPE).
   return redis.error_reply('RANKGEN_NOT_INDEXED the board has entries but no index of layout ' .. FINGERPRINT .. '; adopt it with rankgen reindex (Board.Reindex)')
 end
 
--- The board holds one season, [season_from, season_until) in Unix microseconds: a stamp whose
--- clock reads outside it belongs to another season's board, and is refused, never wrapped.
+-- The board holds one season, [season_from, season_until) in Unix microseconds: a time outside
+-- it belongs to another season's board, and is refused, never wrapped or clamped.
 local season_from, season_until = tonumber(ARGV[6]), tonumber(ARGV[7])
+
+-- A season-anchored offset of v units of div microseconds lies in the season when v * div <
+-- season_len (the product rounds only above 2^53, beyond any season's length, which is exact);
+-- offset_closed is the error of one that does not.
+local season_len = season_until - season_from
+local function offset_closed(name, v, unit)
+  return fmt('RANKGEN_SEASON_CLOSED field=%s offset=%d%s season=%d..%dus', name, v, unit, season_from, season_until)
+end
+
+-- season_closed returns the error of a stamp whose clock reads outside the season, else nil.
 local function season_closed(name, t)
   if t < season_from or t >= season_until then
     return fmt('RANKGEN_SEASON_CLOSED field=%s at=%dus season=%d..%dus', name, t, season_from, season_until)
@@ -230,6 +241,9 @@ local function apply(d, arg, fresh)
   end
   if a < 0 or a > 2047 then
     return nil, 'RANKGEN_OUT_OF_RANGE field=Best value=digit:' .. arg .. ' min=0s max=2.047s'
+  end
+  if (2047 - a) * 1000 >= season_len then
+    return nil, offset_closed('Best', 2047 - a, 'ms') -- past the season's end
   end
   return fresh and a or math.max(d, a)
 end

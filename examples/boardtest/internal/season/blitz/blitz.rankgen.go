@@ -419,7 +419,7 @@ func (b *Board) SetMany(ctx context.Context, entries []Entry) error {
 	if len(entries) == 0 {
 		return nil
 	}
-	args := b.args(2 * len(entries))
+	args := append(b.args(2+2*len(entries)), b.from, b.until) // the season's bounds: the script refuses an entry past its end
 	for _, e := range entries {
 		if err := b.season.CheckOffset("At", e.At); err != nil {
 			return err
@@ -456,7 +456,7 @@ func (b *Board) BestMany(ctx context.Context, entries []Entry) ([]bool, error) {
 	if len(entries) == 0 {
 		return nil, nil
 	}
-	args := b.args(2 * len(entries))
+	args := append(b.args(2+2*len(entries)), b.from, b.until) // the season's bounds: the script refuses an entry past its end
 	for _, e := range entries {
 		if err := b.season.CheckOffset("At", e.At); err != nil {
 			return nil, err

@@ -1,0 +1,64 @@
+package luaemit
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/rankgen/rankgen/generator/layout"
+)
+
+const seasonHead = "package: p\nid: {name: ID}\nseason: {every: week, starts: monday 00:00, zone: UTC, keep: 1}\n"
+
+// TestSeasonGuardsWhereNeeded: the set and best scripts take the season and check entries only
+// on a periodic layout with a season-anchored field; a field update checks the value of a
+// season-anchored field it updates, and other updates read no season unless they stamp.
+func TestSeasonGuardsWhereNeeded(t *testing.T) {
+	for _, tc := range []struct {
+		fields string
+		guard  map[string]bool // script name → checks offsets (offset_closed)
+	}{
+		{"  - {name: At, type: time, unit: s, epoch: season, bits: 20, order: asc, update: [min]}\n  - {name: Points, type: uint, bits: 20, order: desc, update: [add]}\n",
+			map[string]bool{"set": true, "best": true, "min_at": true, "min_at_many": true, "changes": true, "add_points": false, "add_points_many": false}},
+		{"  - {name: Points, type: uint, bits: 20, order: desc, update: [add]}\n",
+			map[string]bool{"set": false, "best": false, "add_points": false, "changes": false}},
+	} {
+		l, err := layout.Parse("p.yaml", []byte(seasonHead+"fields:\n"+tc.fields))
+		if err != nil {
+			t.Fatal(err)
+		}
+		scripts, err := Scripts(l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		seen := 0
+		for _, s := range scripts {
+			want, ok := tc.guard[s.Op]
+			if !ok {
+				continue
+			}
+			seen++
+			if got := strings.Contains(s.Source, "offset_closed"); got != want {
+				t.Errorf("%q: script %s checks offsets: %v; want %v", tc.fields, s.Op, got, want)
+			}
+			if takes := strings.Contains(s.Source, "season_from"); (s.Op == "set" || s.Op == "best") && takes != want {
+				t.Errorf("%q: script %s takes the season: %v; want %v", tc.fields, s.Op, takes, want)
+			}
+		}
+		if seen != len(tc.guard) {
+			t.Errorf("%q: %d of the scripts %v rendered", tc.fields, seen, tc.guard)
+		}
+	}
+}
+
+// TestSeasonOffsetBeyondExact: a season-anchored field whose offsets reach 2^53 units cannot
+// be checked exactly by the scripts: refused, with the width a season needs.
+func TestSeasonOffsetBeyondExact(t *testing.T) {
+	l, err := layout.Parse("p.yaml", []byte(seasonHead+"fields:\n  - {name: At, type: time, unit: us, epoch: season, bits: 60, order: asc, in: member}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Scripts(l)
+	if err == nil || !strings.Contains(err.Error(), "At") || !strings.Contains(err.Error(), "bits: 40") {
+		t.Errorf("Scripts = %v; want the refusal of At, which a week holds in bits: 40", err)
+	}
+}
