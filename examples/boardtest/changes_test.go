@@ -13,6 +13,7 @@ import (
 	"github.com/rankgen/rankgen/examples/boardtest/internal/random/r12"
 	"github.com/rankgen/rankgen/examples/boardtest/internal/random/r27"
 	"github.com/rankgen/rankgen/examples/boardtest/internal/random/r32"
+	"github.com/rankgen/rankgen/examples/boardtest/internal/season/blitz"
 	"github.com/rankgen/rankgen/internal/boardmodel"
 	"github.com/rankgen/rankgen/internal/exampleboards"
 	rankgenrt "github.com/rankgen/rankgen/runtime"
@@ -29,6 +30,8 @@ var randomChangeFuncs = map[string][]any{
 	"b01": {b01.AddRaceTime, b01.MaxRaceTime, b01.SetStreak, b01.SetGems, b01.MaxGems},
 	"b02": {b02.MinPaid, b02.MaxPaid, b02.SetPaid},
 	"b04": {b04.SetDeadline},
+	// blitz: see blitzExample.
+	"blitz": {blitz.AddPoints, blitz.MinBest},
 }
 
 // changeFuncs are the change constructors of the example or random board named name.

@@ -13,6 +13,7 @@ import (
 	"github.com/rankgen/rankgen/examples/boardtest/internal/random/r12"
 	"github.com/rankgen/rankgen/examples/boardtest/internal/random/r27"
 	"github.com/rankgen/rankgen/examples/boardtest/internal/random/r32"
+	"github.com/rankgen/rankgen/examples/boardtest/internal/season/blitz"
 	"github.com/rankgen/rankgen/examples/generated/arena"
 	"github.com/rankgen/rankgen/examples/generated/duel"
 	"github.com/rankgen/rankgen/examples/generated/duelint"
@@ -62,6 +63,7 @@ var bandRoots = map[string][2]any{
 	"b02":             {b02.BonusBetween, b02.BonusIs},
 	"b03":             {b03.LapsBetween, b03.LapsIs},
 	"b04":             {b04.TierBetween, b04.TierIs},
+	"blitz":           {blitz.PointsBetween, blitz.PointsIs},
 }
 
 // moreReads compares the reads beyond Get, Rank, Top and Count with the model: GetMany,
