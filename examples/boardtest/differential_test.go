@@ -61,8 +61,17 @@ var diffSeeds = flag.Int("diff.seeds", 1, "random operation sequences per exampl
 // blitzExample is the blitz board (internal/season), whose seasons last 2 seconds: its run
 // crosses season ends, with server and client stamps and a season-anchored field that
 // updates set. Too short-lived for the suites without a model of the season's end.
-var blitzExample = fromList([]exampleboards.Example{{Name: "blitz", Schema: "internal/season/blitz/blitz.yaml",
-	Codec: exampleboards.CodecOf(blitz.Entry.Encode, blitz.Decode, blitz.Compare), NewBoard: blitz.NewBoard, SeasonAt: blitz.NewSeasons(nil, "").At}})[0]
+// Its boards would expire one season after their own, within seconds, which a run on a busy
+// machine outlasts: here they live a minute (expiry has its own test, TestSeasonExpiry).
+var blitzExample = func() example {
+	seasonAt := blitz.NewSeasons(nil, "").At
+	ex := fromList([]exampleboards.Example{{Name: "blitz", Schema: "internal/season/blitz/blitz.yaml",
+		Codec: exampleboards.CodecOf(blitz.Entry.Encode, blitz.Decode, blitz.Compare), NewBoard: blitz.NewBoard, SeasonAt: seasonAt}})[0]
+	ttl := blitz.WithTTL(time.Minute)
+	ex.newBoard = func(c redis.UniversalClient, k string) any { return blitz.NewBoard(c, k, seasonAt(time.Now()), ttl) }
+	ex.boardIn = func(c redis.UniversalClient, k string, s rankgenrt.Season) any { return blitz.NewBoard(c, k, s, ttl) }
+	return ex
+}()
 
 // runDifferential drives the example's board: for a periodic example, that of the present
 // season. Its season may end during the run (a test at Monday 00:00 in Paris): the model then
