@@ -263,6 +263,12 @@ func (v *validator) seasonRange(raw *rawField, f *Field, label string, radix *bi
 	if most := big.NewInt(math.MaxInt64 / int64(f.Unit.Duration())); hi.Cmp(most) > 0 {
 		hi = most
 	}
+	// The write scripts check an offset against the season's length in exact doubles.
+	if hi.Cmp(new(big.Int).Lsh(big.NewInt(1), 53)) >= 0 {
+		v.errAt(firstSet(raw.Bits, raw.Digits), "%s: offsets from the season's start are checked in exact doubles, below 2^53 %s; the longest season is %s: bits: %d (or digits: %d) holds it",
+			label, f.Unit, v.season.LongestText(f.Unit), bits.Len64(longest-1), len(strconv.FormatUint(longest-1, 10)))
+		return nil, nil, false
+	}
 	return big.NewInt(0), hi, true
 }
 

@@ -79,9 +79,7 @@ func scriptData(l *layout.Layout, op catalog.Op) (*data, error) {
 		}
 		d.Usage = append(d.Usage, u)
 	}
-	if err := seasonGuards(l, op, d); err != nil {
-		return nil, err
-	}
+	seasonGuards(l, op, d)
 	if op.Kind == catalog.Competition || op.Kind == catalog.Dense {
 		d.Lead = newField(l, l.Fields[0], 0)
 	}

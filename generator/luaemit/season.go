@@ -1,9 +1,6 @@
 package luaemit
 
 import (
-	"fmt"
-	"math/bits"
-
 	"github.com/rankgen/rankgen/generator/catalog"
 	"github.com/rankgen/rankgen/generator/layout"
 )
@@ -24,10 +21,11 @@ func seasonOffset(g *field, f *layout.Field) {
 
 // seasonGuards sets in d which season guards the script of op makes on layout l: set and best
 // check every entry's season-anchored offsets, a field update or change list the values of the
-// season-anchored fields it updates; scripts that stamp read the bounds for their stamps.
-func seasonGuards(l *layout.Layout, op catalog.Op, d *data) error {
+// season-anchored fields it updates; scripts that stamp read the bounds for their stamps. The
+// offsets lie below 2^53 units (the schema's check), so the scripts compare them exactly.
+func seasonGuards(l *layout.Layout, op catalog.Op, d *data) {
 	if l.Season == nil {
-		return nil
+		return
 	}
 	var checked []*field
 	switch op.Kind {
@@ -48,24 +46,9 @@ func seasonGuards(l *layout.Layout, op catalog.Op, d *data) error {
 		}
 	}
 	for _, g := range checked {
-		if !g.Season {
-			continue
+		if g.Season {
+			d.SeasonOffsets = true
 		}
-		if err := exactOffset(l, l.Field(g.Name)); err != nil {
-			return err
-		}
-		d.SeasonOffsets = true
 	}
 	d.SeasonBounds = d.SeasonOffsets || len(d.Stamps) > 0
-	return nil
-}
-
-// exactOffset refuses a season-anchored field whose offsets reach 2^53 units: the scripts check
-// them against the season's length in exact doubles. No season needs that many.
-func exactOffset(l *layout.Layout, f *layout.Field) error {
-	if f.Span() < exact {
-		return nil
-	}
-	return fmt.Errorf("luaemit: field %s: the scripts check its offset against the season exactly, which needs its range below 2^53 units; narrow it to bits: %d (the longest season is %s)",
-		f.Name, bits.Len64(l.Season.LongestUnits(f.Unit)-1), l.Season.LongestText(f.Unit))
 }

@@ -49,16 +49,3 @@ func TestSeasonGuardsWhereNeeded(t *testing.T) {
 		}
 	}
 }
-
-// TestSeasonOffsetBeyondExact: a season-anchored field whose offsets reach 2^53 units cannot
-// be checked exactly by the scripts: refused, with the width a season needs.
-func TestSeasonOffsetBeyondExact(t *testing.T) {
-	l, err := layout.Parse("p.yaml", []byte(seasonHead+"fields:\n  - {name: At, type: time, unit: us, epoch: season, bits: 60, order: asc, in: member}\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = Scripts(l)
-	if err == nil || !strings.Contains(err.Error(), "At") || !strings.Contains(err.Error(), "bits: 40") {
-		t.Errorf("Scripts = %v; want the refusal of At, which a week holds in bits: 40", err)
-	}
-}
