@@ -291,6 +291,17 @@ func describe(v any) string {
 	return "an object"
 }
 
+// numberOrString is the text of a JSON number, or a string; ok is false for any other value.
+func numberOrString(v any) (text string, ok bool) {
+	switch v := v.(type) {
+	case json.Number:
+		return v.String(), true
+	case string:
+		return v, true
+	}
+	return "", false
+}
+
 // wholeText returns the digits of a JSON number or numeric string, refusing fractions and
 // exponents (which would hide rounding).
 func wholeText(v any) (string, bool) {
@@ -411,13 +422,8 @@ func encodingFromJSON(line []byte) (score float64, member string, has bool, err 
 	if err != nil {
 		return 0, "", false, fmt.Errorf("score: %s", jsonErr(err))
 	}
-	var text string
-	switch v := v.(type) {
-	case json.Number:
-		text = v.String()
-	case string:
-		text = v
-	default:
+	text, ok := numberOrString(v)
+	if !ok {
 		return 0, "", false, fmt.Errorf("score: want a number, got %s", describe(v))
 	}
 	if score, err = parseScore(text); err != nil {

@@ -115,13 +115,8 @@ func lineSeason(l *layout.Layout, flagged *rankgenrt.Season, raw json.RawMessage
 	if err != nil {
 		return nil, fmt.Errorf("season: %s", jsonErr(err))
 	}
-	var text string
-	switch v := v.(type) {
-	case json.Number:
-		text = v.String()
-	case string:
-		text = v
-	default:
+	text, ok := numberOrString(v)
+	if !ok {
 		return nil, fmt.Errorf("season: want a season id or an RFC 3339 time in the season, got %s", describe(v))
 	}
 	s, err := parseSeason(l, text)
