@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -278,4 +279,37 @@ func checkShardExpiry(t *testing.T, c redis.UniversalClient, b *weekly.ShardedBo
 			}
 		}
 	}
+}
+
+// TestShardedSeasonsExisting: ExistingSharded lists the seasons of which a shard of the sharded
+// board still exists (any shard: a season whose entries all hash to one shard counts), and
+// Existing the one-key boards only, on one server and on the cluster.
+func TestShardedSeasonsExisting(t *testing.T) {
+	redistest.RunTargets(t, func(t *testing.T, tg redistest.Target) {
+		now := time.Date(2027, 3, 10, 12, 0, 0, 0, time.UTC) // coming weeks: no board expires during the test
+		ss := weekly.NewSeasons(tg.Client, redistest.Key(t, "weeks"), weekly.WithClock(func() time.Time { return now }))
+		for _, s := range []weekly.Season{ss.Previous(1), ss.Previous(3)} {
+			sb, err := ss.Sharded(s, 3)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := sb.Set(ctx, weekly.Entry{PlayerID: "ann", Points: 1}); err != nil { // one shard only
+				t.Fatal(err)
+			}
+		}
+		if err := ss.Board(ss.Current()).Set(ctx, weekly.Entry{PlayerID: "bob", Points: 2}); err != nil {
+			t.Fatal(err)
+		}
+		sharded, err := ss.ExistingSharded(ctx, 3)
+		if err != nil || !slices.Equal(sharded, []weekly.Season{ss.Previous(1), ss.Previous(3)}) {
+			t.Errorf("ExistingSharded = %v, %v; want the last week and the one 3 weeks ago", sharded, err)
+		}
+		one, err := ss.Existing(ctx)
+		if err != nil || !slices.Equal(one, []weekly.Season{ss.Current()}) {
+			t.Errorf("Existing = %v, %v; want this week's one-key board", one, err)
+		}
+		if _, err := ss.ExistingSharded(ctx, 0); !errors.Is(err, rankgenrt.ErrOutOfRange) {
+			t.Errorf("ExistingSharded(0): %v; want ErrOutOfRange", err)
+		}
+	})
 }

@@ -141,7 +141,8 @@ func (b *board) seasonsCalendarMethods() {
 	f.Line()
 }
 
-// seasonsBoards declares Seasons.Board, Seasons.Existing and Board.Season.
+// seasonsBoards declares Seasons.Board, Seasons.Existing (and what it shares with
+// ExistingSharded) and Board.Season.
 func (b *board) seasonsBoards() {
 	f := b.f
 	b.comment("Board returns the board of season s, under <base>:<s.ID>, with the Seasons' clock; opts apply after the season's expiry (see NewBoard).")
@@ -153,18 +154,26 @@ func (b *board) seasonsBoards() {
 	f.Line()
 	b.comment("Existing returns the seasons, newest first, whose boards still exist: the current one and the keepSeasons before it (older ones have expired), checked with one EXISTS each in one pipeline.")
 	seasonsRecv(f).Id("Existing").Params(ctxParam()).Params(jen.Index().Id("Season"), jen.Error()).Block(
-		jen.Id("cands").Op(":=").Index().Id("Season").Values(jen.Id("ss").Dot("Current").Call()),
-		jen.For(jen.Len(jen.Id("cands")).Op("<=").Id("keepSeasons")).Block(
-			jen.Id("cands").Op("=").Append(jen.Id("cands"), jen.Id("calendar").Dot("Prev").Call(jen.Id("cands").Index(jen.Len(jen.Id("cands")).Op("-").Lit(1))))),
-		jen.Id("cmds").Op(":=").Make(jen.Index().Op("*").Qual(redisPath, "IntCmd"), jen.Len(jen.Id("cands"))),
-		jen.List(jen.Id("_"), jen.Err()).Op(":=").Id("ss").Dot("c").Dot("Pipelined").Call(jen.Id("ctx"), jen.Func().Params(jen.Id("p").Qual(redisPath, "Pipeliner")).Error().Block(
-			jen.For(jen.List(jen.Id("i"), jen.Id("s")).Op(":=").Range().Id("cands")).Block(
-				jen.Id("cmds").Index(jen.Id("i")).Op("=").Id("p").Dot("Exists").Call(jen.Id("ctx"), rt("SeasonKey").Call(jen.Id("ss").Dot("base"), jen.Id("s")))),
-			jen.Return(jen.Nil()))),
-		errNil().Block(jen.Return(jen.Nil(), jen.Err())),
+		jen.Return(jen.Id("ss").Dot("existing").Call(jen.Id("ctx"), jen.Func().Params(jen.Id("s").Id("Season")).Params(jen.Index().String(), jen.Error()).Block(
+			jen.Return(jen.Index().String().Values(rt("SeasonKey").Call(jen.Id("ss").Dot("base"), jen.Id("s"))), jen.Nil())))))
+	f.Line()
+	b.comment("existing returns, newest first, those of the current season and the keepSeasons before it for which one of keys(s) exists: one EXISTS a key, all in one pipeline.")
+	seasonsRecv(f).Id("existing").Params(ctxParam(), jen.Id("keys").Func().Params(jen.Id("Season")).Params(jen.Index().String(), jen.Error())).Params(jen.Index().Id("Season"), jen.Error()).Block(
+		jen.Id("cands").Op(":=").Id("ss").Dot("Recent").Call(jen.Id("keepSeasons").Op("+").Lit(1)),
+		jen.Id("cmds").Op(":=").Make(jen.Index().Index().Op("*").Qual(redisPath, "IntCmd"), jen.Len(jen.Id("cands"))),
+		jen.Id("pipe").Op(":=").Id("ss").Dot("c").Dot("Pipeline").Call(),
+		jen.For(jen.List(jen.Id("i"), jen.Id("s")).Op(":=").Range().Id("cands")).Block(
+			jen.List(jen.Id("ks"), jen.Err()).Op(":=").Id("keys").Call(jen.Id("s")),
+			errNil().Block(jen.Return(jen.Nil(), jen.Err())),
+			jen.For(jen.List(jen.Id("_"), jen.Id("k")).Op(":=").Range().Id("ks")).Block(
+				jen.Id("cmds").Index(jen.Id("i")).Op("=").Append(jen.Id("cmds").Index(jen.Id("i")), jen.Id("pipe").Dot("Exists").Call(jen.Id("ctx"), jen.Id("k")))),
+		),
+		jen.If(jen.List(jen.Id("_"), jen.Err()).Op(":=").Id("pipe").Dot("Exec").Call(jen.Id("ctx")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
 		jen.Var().Id("out").Index().Id("Season"),
 		jen.For(jen.List(jen.Id("i"), jen.Id("s")).Op(":=").Range().Id("cands")).Block(
-			jen.If(jen.Id("cmds").Index(jen.Id("i")).Dot("Val").Call().Op("==").Lit(1)).Block(jen.Id("out").Op("=").Append(jen.Id("out"), jen.Id("s")))),
+			jen.If(jen.Qual("slices", "ContainsFunc").Call(jen.Id("cmds").Index(jen.Id("i")), jen.Func().Params(jen.Id("c").Op("*").Qual(redisPath, "IntCmd")).Bool().Block(
+				jen.Return(jen.Id("c").Dot("Val").Call().Op("==").Lit(1))))).Block(
+				jen.Id("out").Op("=").Append(jen.Id("out"), jen.Id("s")))),
 		jen.Return(jen.Id("out"), jen.Nil()),
 	)
 	f.Line()

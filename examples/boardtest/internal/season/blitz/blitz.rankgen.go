@@ -1472,23 +1472,34 @@ func (ss *Seasons) Board(s Season, opts ...Option) *Board {
 // Existing returns the seasons, newest first, whose boards still exist: the current one and the
 // keepSeasons before it (older ones have expired), checked with one EXISTS each in one pipeline.
 func (ss *Seasons) Existing(ctx context.Context) ([]Season, error) {
-	cands := []Season{ss.Current()}
-	for len(cands) <= keepSeasons {
-		cands = append(cands, calendar.Prev(cands[len(cands)-1]))
-	}
-	cmds := make([]*redis.IntCmd, len(cands))
-	_, err := ss.c.Pipelined(ctx, func(p redis.Pipeliner) error {
-		for i, s := range cands {
-			cmds[i] = p.Exists(ctx, rankgenrt.SeasonKey(ss.base, s))
-		}
-		return nil
+	return ss.existing(ctx, func(s Season) ([]string, error) {
+		return []string{rankgenrt.SeasonKey(ss.base, s)}, nil
 	})
-	if err != nil {
+}
+
+// existing returns, newest first, those of the current season and the keepSeasons before it for
+// which one of keys(s) exists: one EXISTS a key, all in one pipeline.
+func (ss *Seasons) existing(ctx context.Context, keys func(Season) ([]string, error)) ([]Season, error) {
+	cands := ss.Recent(keepSeasons + 1)
+	cmds := make([][]*redis.IntCmd, len(cands))
+	pipe := ss.c.Pipeline()
+	for i, s := range cands {
+		ks, err := keys(s)
+		if err != nil {
+			return nil, err
+		}
+		for _, k := range ks {
+			cmds[i] = append(cmds[i], pipe.Exists(ctx, k))
+		}
+	}
+	if _, err := pipe.Exec(ctx); err != nil {
 		return nil, err
 	}
 	var out []Season
 	for i, s := range cands {
-		if cmds[i].Val() == 1 {
+		if slices.ContainsFunc(cmds[i], func(c *redis.IntCmd) bool {
+			return c.Val() == 1
+		}) {
 			out = append(out, s)
 		}
 	}
@@ -1655,7 +1666,8 @@ func (s *ShardedBoard) Load(ctx context.Context) error {
 // the season's Board, <base>:<s.ID>, with the Seasons' clock; opts apply after the season's
 // expiry. Its shards' keys start with that key, each under its own hash tag
 // ("<base>:<s.ID>{<base>:<s.ID>:shards:i:n}"), so a sharded season needs a base without braces
-// (else an error matching ErrBadKey). Existing finds the one-key boards only.
+// (else an error matching ErrBadKey). ExistingSharded lists the seasons whose sharded boards still
+// exist.
 func (ss *Seasons) Sharded(s Season, shards int, opts ...Option) (*ShardedBoard, error) {
 	sb, err := NewShardedBoard(ss.c, rankgenrt.SeasonKey(ss.base, s), s, shards, opts...)
 	if err != nil {
@@ -1665,6 +1677,15 @@ func (ss *Seasons) Sharded(s Season, shards int, opts ...Option) (*ShardedBoard,
 		b.now = ss.now
 	}
 	return sb, nil
+}
+
+// ExistingSharded is Existing for the seasons' sharded boards of shards shards (Sharded): the
+// seasons, newest first, of which one shard still exists, checked with one EXISTS a shard key in
+// one pipeline.
+func (ss *Seasons) ExistingSharded(ctx context.Context, shards int) ([]Season, error) {
+	return ss.existing(ctx, func(s Season) ([]string, error) {
+		return rankgenrt.ShardKeys(rankgenrt.SeasonKey(ss.base, s), shards)
+	})
 }
 
 // Season returns the season the board holds.
