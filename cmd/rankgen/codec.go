@@ -39,6 +39,13 @@ tested against:
 
 	{"score": 4503599627370495, "member": "alice"}
 
+On a schema with data: fields, an entry may give them too (a string for a string field,
+values as above for the others; a data field not given takes its Go zero value, as the
+generated Data does), and the pair gains "data", the value the board's data hash holds for
+the id ({key}:data), as generated Set writes it:
+
+	{"score": 17528221859843, "member": "ann", "data": "3:Ann1:3"}
+
 The score is printed so that parsing it as a float64 gives the stored double exactly. Blank
 lines are skipped. An entry that cannot be encoded (unknown or missing key, wrong type,
 value out of range) is reported on stderr as stdin:LINE: message, and encoding goes on.
@@ -53,7 +60,9 @@ const decodeHelp = `Decode turns what Redis stores back into entries: with argum
 	{"score": 4503599627370495, "member": "alice"}
 
 (the score may also be a string). For each it prints the entry as one JSON object keyed by
-the schema's names, in the form encode reads. Without a member only the score's fields are
+the schema's names, in the form encode reads. On a schema with data: fields a line may carry
+"data", the data hash's value for the id (HGET {key}:data ID), and a third argument DATA does
+the same: the entry then has its data fields too. Without a member only the score's fields are
 decoded (the answer to "what does score 108201125491 mean?").
 
 A score or member this layout cannot have produced (not an integer, out of range, a wrong
@@ -94,7 +103,7 @@ func init() {
 	})
 	register(&command{
 		name:     "decode",
-		args:     "[SCORE [MEMBER]]",
+		args:     "[SCORE [MEMBER [DATA]]]",
 		required: []string{"schema"},
 		short:    "decode scores and members back to JSON entries",
 		long:     decodeHelp,
@@ -133,10 +142,12 @@ func runEncode(e *env, schema string, sf seasonFlag, args []string) int {
 			return "", err
 		}
 		score, member, err := l.Encode(entry)
-		if err != nil {
-			return "", err
+		if err != nil || !l.HasData() {
+			return encodingJSON(score, member), err
 		}
-		return encodingJSON(score, member), nil
+		obj, _ := jsonObject(line) // entryFromJSON read it
+		data, err := dataFromJSON(l, obj)
+		return encodingDataJSON(score, member, data), err
 	})
 }
 
@@ -144,8 +155,8 @@ func runDecode(e *env, schema string, g guard, sf seasonFlag, args []string) int
 	if schema == "" {
 		return usageFail(e, commands["decode"], "-schema is required")
 	}
-	if len(args) > 2 {
-		return usageFail(e, commands["decode"], "decode takes at most SCORE and MEMBER")
+	if len(args) > 3 {
+		return usageFail(e, commands["decode"], "decode takes at most SCORE, MEMBER and DATA")
 	}
 	if msg := g.usage(); msg != "" {
 		return usageFail(e, commands["decode"], msg)
@@ -163,24 +174,45 @@ func runDecode(e *env, schema string, g guard, sf seasonFlag, args []string) int
 		return decodeArgs(e, l, season, args)
 	}
 	return eachLine(e, lineLimit(l), func(line []byte) (string, error) {
-		score, member, has, err := encodingFromJSON(line)
+		score, member, has, err := encodingFromJSON(line, l.HasData())
 		if err != nil {
 			return "", err
 		}
-		return decodeJSON(l, season, score, member, has)
+		var data *string
+		if l.HasData() {
+			obj, _ := jsonObject(line) // encodingFromJSON read it
+			text, has, err := dataFromEncoding(obj)
+			if err != nil {
+				return "", err
+			}
+			if has {
+				data = &text
+			}
+		}
+		return decodeJSON(l, season, score, member, has, data)
 	})
 }
 
-// decodeArgs decodes SCORE [MEMBER] given as arguments.
+// decodeArgs decodes SCORE [MEMBER [DATA]] given as arguments.
 func decodeArgs(e *env, l *layout.Layout, season *rankgenrt.Season, args []string) int {
 	score, err := parseScore(args[0])
 	if err == nil {
 		var out string
-		member, has := "", len(args) == 2
+		member, has := "", len(args) >= 2
 		if has {
 			member = args[1]
 		}
-		if out, err = decodeJSON(l, season, score, member, has); err == nil {
+		var data *string
+		if len(args) == 3 {
+			data = &args[2]
+			if !l.HasData() {
+				err = errors.New("DATA given, but this layout has no data fields")
+			}
+		}
+		if err == nil {
+			out, err = decodeJSON(l, season, score, member, has, data)
+		}
+		if err == nil {
 			fmt.Fprintln(e.stdout, out)
 			return exitOK
 		}
@@ -204,9 +236,9 @@ func entryFromJSON(l *layout.Layout, flagged *rankgenrt.Season, line []byte) (la
 	for _, f := range l.Fields {
 		known = append(known, f.Name)
 	}
-	var extras []string // what decode -season adds, which encode checks
+	extras := dataNames(l) // optional: a data field not given takes its zero value
 	if l.Season != nil {
-		extras = []string{"season", "at"}
+		extras = append(extras, "season", "at") // what decode -season adds, which encode checks
 	}
 	var unknown []string
 	for k := range obj {
@@ -221,6 +253,9 @@ func entryFromJSON(l *layout.Layout, flagged *rankgenrt.Season, line []byte) (la
 			msg += fmt.Sprintf("; did you mean %q?", s)
 		} else {
 			msg += "; the keys are " + strings.Join(known, ", ")
+			if l.HasData() {
+				msg += ", and the data fields " + strings.Join(dataNames(l), ", ")
+			}
 		}
 		return layout.Entry{}, errors.New(msg)
 	}
@@ -403,15 +438,20 @@ func encodingJSON(score float64, member string) string {
 	return `{"score": ` + formatScore(score) + `, "member": ` + jsonString(member) + `}`
 }
 
-// encodingFromJSON reads {"score": …, "member": …}; member is optional.
-func encodingFromJSON(line []byte) (score float64, member string, has bool, err error) {
+// encodingFromJSON reads {"score": …, "member": …}; member is optional, and so is "data" when
+// the layout has data fields (withData; see dataFromEncoding).
+func encodingFromJSON(line []byte, withData bool) (score float64, member string, has bool, err error) {
 	obj, err := jsonObject(line)
 	if err != nil {
 		return 0, "", false, err
 	}
 	for k := range obj {
-		if k != "score" && k != "member" {
-			return 0, "", false, fmt.Errorf("unknown key %s; an encoding has score and member", quote.Short(k))
+		if k != "score" && k != "member" && (k != dataKey || !withData) {
+			keys := "score and member"
+			if withData {
+				keys = "score, member and data"
+			}
+			return 0, "", false, fmt.Errorf("unknown key %s; an encoding has %s", quote.Short(k), keys)
 		}
 	}
 	raw, ok := obj["score"]
@@ -446,8 +486,9 @@ func encodingFromJSON(line []byte) (score float64, member string, has bool, err 
 // decodeJSON decodes (score, member) with the interpreted codec and prints the entry. Without
 // a member only the score's fields are decoded: the codec is given a member with the
 // smallest valid prefix and a placeholder id, and those parts are left out of the answer.
-// With a season, the entry ends with it and the instants of its season-anchored times.
-func decodeJSON(l *layout.Layout, season *rankgenrt.Season, score float64, member string, hasMember bool) (string, error) {
+// With data (the data hash's value for the id), the data fields follow the fields. With a
+// season, the entry ends with it and the instants of its season-anchored times.
+func decodeJSON(l *layout.Layout, season *rankgenrt.Season, score float64, member string, hasMember bool, data *string) (string, error) {
 	if !hasMember {
 		var b strings.Builder
 		for _, f := range l.MemberFields() {
@@ -492,6 +533,11 @@ func decodeJSON(l *layout.Layout, season *rankgenrt.Season, score float64, membe
 			put(f.Name, f.Format(key))
 		default:
 			put(f.Name, jsonString(f.Format(key)))
+		}
+	}
+	if data != nil {
+		if err := dataJSON(l, *data, put); err != nil {
+			return "", err
 		}
 	}
 	if season != nil {

@@ -37,7 +37,7 @@ func FuzzSeasonLines(f *testing.F) {
 		if err != nil {
 			return
 		}
-		out, err := decodeJSON(l, &season, score, member, true)
+		out, err := decodeJSON(l, &season, score, member, true, nil)
 		if err != nil {
 			t.Fatalf("%s encodes to (%v, %q), which decode -season refuses: %v", line, score, member, err)
 		}
@@ -54,8 +54,8 @@ func FuzzSeasonLines(f *testing.F) {
 
 // decodeLine runs decode -season's reading of a line, for its panics.
 func decodeLine(l *layout.Layout, season *rankgenrt.Season, line string) {
-	score, member, has, err := encodingFromJSON([]byte(line))
+	score, member, has, err := encodingFromJSON([]byte(line), l.HasData())
 	if err == nil {
-		decodeJSON(l, season, score, member, has)
+		decodeJSON(l, season, score, member, has, nil)
 	}
 }

@@ -47,11 +47,11 @@ func FuzzCodecLines(f *testing.F) {
 				return encodingJSON(score, member), nil
 			},
 			func(b []byte) (string, error) {
-				score, member, has, err := encodingFromJSON(b)
+				score, member, has, err := encodingFromJSON(b, l.HasData())
 				if err != nil {
 					return "", err
 				}
-				return decodeJSON(l, nil, score, member, has)
+				return decodeJSON(l, nil, score, member, has, nil)
 			},
 		} {
 			var stdout, stderr bytes.Buffer

@@ -113,7 +113,7 @@ func TestCodecJSONRoundTrip(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s: encode %+v: %v", name, e, err)
 			}
-			js, err := decodeJSON(l, nil, score, member, true)
+			js, err := decodeJSON(l, nil, score, member, true, nil)
 			if err != nil {
 				t.Fatalf("%s: decodeJSON: %v", name, err)
 			}
