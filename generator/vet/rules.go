@@ -42,6 +42,7 @@ var ruleTable = []Rule{
 	{"MEMBER_LONG", Warning, "the longest member exceeds 64 bytes: small boards leave Redis's compact listpack encoding", "shorten the id (max_bytes) or the member prefix, or raise zset-max-listpack-value", false, checkMemberLong},
 	{"DECIMAL_BOUND", Warning, "a decimal score uses all but under 1 bit of its exactness bound", "use fewer decimal_places (a higher bound), or narrow a score field", false, checkDecimalBound},
 	{"FITS_62_BITS", Warning, "fields spill into the member, but all of them fit in 62 bits", "score: bits62 keeps every field in the score: no member prefix, no id index", false, checkFits62},
+	{"DATA_ZERO", Warning, "a data field's range leaves out its Go zero value: Set and Best refuse an entry whose Data is zero", "include the zero in the range (min: 0), or give every entry its data", false, checkDataZero},
 }
 
 // horizonTarget is how long a suggested time range should last from now.
@@ -155,4 +156,23 @@ func log2(x uint64) float64 { return math.Log2(float64(x)) }
 func bigLog2(x *big.Int) float64 {
 	f, _ := new(big.Float).SetInt(x).Float64()
 	return math.Log2(f)
+}
+
+// checkDataZero finds the data fields whose range leaves out their Go zero value (a time's zero
+// is year 1, before any epoch): Set and Best of an entry whose Data is the zero value are then
+// refused with ErrOutOfRange, though an entry a field update creates reads as the zero Data.
+func checkDataZero(p *probe) {
+	l := p.l()
+	zero := l.ZeroData()
+	for i, f := range l.Data {
+		if f.Kind == layout.String || (zero[i].Key >= f.Lo && zero[i].Key <= f.Hi) {
+			continue
+		}
+		fix := "give every entry its data (Set and Best refuse the zero Data), or include the zero in the range (min: 0)"
+		if f.Kind == layout.Time {
+			fix = "give every entry its data (Set and Best refuse the zero Data); a time's zero (0001-01-01) lies before any epoch"
+		}
+		p.atField(f, fix, "%s's range (%s) leaves out its Go zero value %s: an entry's zero Data is invalid, so every Set and Best must give the entry its data",
+			f.Name, f.DataRange(), f.Format(zero[i].Key))
+	}
 }
