@@ -23,6 +23,7 @@ FUZZ_TARGETS=(
 	"./examples/proptest FuzzDecode"
 	"./cmd/rankgen FuzzCodecLines"
 	"./cmd/rankgen FuzzSeasonLines"
+	"./cmd/rankgen FuzzDataLines"
 )
 
 start=$SECONDS

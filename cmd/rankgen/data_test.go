@@ -124,7 +124,7 @@ func equalKeys(a, b []uint64) bool {
 	return fmt.Sprint(a) == fmt.Sprint(b)
 }
 
-func loadExample(t *testing.T, schema string) *layout.Layout {
+func loadExample(t testing.TB, schema string) *layout.Layout {
 	t.Helper()
 	src, err := os.ReadFile(filepath.Join("..", "..", "examples", "schemas", schema))
 	if err != nil {
