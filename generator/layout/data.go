@@ -89,21 +89,10 @@ func (v *validator) dataField(raw *rawField, names map[string]scalar) *Field {
 	if raw.MaxBytes.Set {
 		v.errAt(raw.MaxBytes, "%s: max_bytes applies to string data only; remove it", label)
 	}
-	before := len(v.diags)
 	f.Kind = kindsByName[raw.Type.Value]
-	v.fieldKeys(raw, f, label)
-	if len(v.diags) > before || anyBad(raw.Bits, raw.Digits, raw.Min, raw.Max, raw.Epoch, raw.Unit, raw.ValuesPos, raw.MaxBytes) {
+	if !v.fieldValues(raw, f, label, raw.MaxBytes) {
 		return nil
 	}
-	radix, ok := v.fieldRadix(raw, f, label)
-	if !ok {
-		return nil
-	}
-	lo, hi, ok := v.fieldRange(raw, f, label, radix)
-	if !ok || !v.fieldFits(raw, f, label, lo, hi, radix) {
-		return nil
-	}
-	f.GoType = goType(f, lo, hi)
 	return f
 }
 

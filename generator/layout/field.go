@@ -35,22 +35,32 @@ func (v *validator) field(raw *rawField, names map[string]scalar) *Field {
 		return nil
 	}
 	v.fieldOrder(raw, f, label) // the name and order do not decide the range: go on after theirs
+	if !v.fieldValues(raw, f, label) {
+		return nil
+	}
+	v.updates(raw, f, label)
+	return f
+}
+
+// fieldValues works out what values a field of a known kind holds — its keys, radix and range,
+// then its Go type — for ranking and data fields alike; false when a step reported a problem
+// (or a key was already bad: extra are the keys only the caller reads).
+func (v *validator) fieldValues(raw *rawField, f *Field, label string, extra ...scalar) bool {
 	before := len(v.diags)
 	v.fieldKeys(raw, f, label)
-	if len(v.diags) > before || anyBad(raw.Bits, raw.Digits, raw.Min, raw.Max, raw.Epoch, raw.Unit, raw.ValuesPos) {
-		return nil
+	if len(v.diags) > before || anyBad(append([]scalar{raw.Bits, raw.Digits, raw.Min, raw.Max, raw.Epoch, raw.Unit, raw.ValuesPos}, extra...)...) {
+		return false
 	}
 	radix, ok := v.fieldRadix(raw, f, label)
 	if !ok {
-		return nil
+		return false
 	}
 	lo, hi, ok := v.fieldRange(raw, f, label, radix)
 	if !ok || !v.fieldFits(raw, f, label, lo, hi, radix) {
-		return nil
+		return false
 	}
 	f.GoType = goType(f, lo, hi)
-	v.updates(raw, f, label)
-	return f
+	return true
 }
 
 // fieldName checks the field's Go name and claims it in names; false when it is refused.
