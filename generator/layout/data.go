@@ -9,7 +9,6 @@ import (
 	"github.com/rankgen/rankgen/internal/quote"
 	"github.com/rankgen/rankgen/internal/suggest"
 	rankgenrt "github.com/rankgen/rankgen/runtime"
-	"gopkg.in/yaml.v3"
 )
 
 // Entry data: typed values stored beside an entry (a display name, a car) and returned with
@@ -36,18 +35,6 @@ var (
 
 // HasData reports whether the layout declares data fields.
 func (l *Layout) HasData() bool { return len(l.Data) > 0 }
-
-// dataFields reads the list under data:; bad is true when v is not a list (reported).
-func (p *parser) dataFields(v *yaml.Node) (fields []rawField, bad bool) {
-	if v = deref(v); v.Kind != yaml.SequenceNode {
-		p.errorf(v.Line, v.Column, "data must be a list of data fields (each starting with \"- name: …\"), not a %s", kindName(v))
-		return nil, true
-	}
-	for _, item := range v.Content {
-		fields = append(fields, p.field(deref(item), dataFieldKeys, "data field"))
-	}
-	return fields, false
-}
 
 // dataLayout validates the data fields into l.Data, then their stored-format fingerprint.
 func (v *validator) dataLayout(raw *rawSchema, l *Layout, names map[string]scalar) {

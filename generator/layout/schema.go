@@ -211,12 +211,12 @@ func (p *parser) schema(root *yaml.Node) *rawSchema {
 			raw.ID = p.id(v)
 		case "fields":
 			raw.FieldsPos = scalar{Line: k.Line, Col: k.Column, Set: true}
-			raw.Fields, raw.FieldsPos.Bad = p.fields(v)
+			raw.Fields, raw.FieldsPos.Bad = p.fieldList(v, "fields", fieldKeys, "field")
 		case "season":
 			raw.Season = p.season(k, v)
 		case "data":
 			raw.DataPos = scalar{Line: k.Line, Col: k.Column, Set: true}
-			raw.Data, raw.DataPos.Bad = p.dataFields(v)
+			raw.Data, raw.DataPos.Bad = p.fieldList(v, "data", dataFieldKeys, "data field")
 		}
 	})
 	markBad(misspelt, map[string]*scalar{"package": &raw.Package, "decimal_places": &raw.DecimalPlaces, "fields": &raw.FieldsPos})
@@ -226,14 +226,15 @@ func (p *parser) schema(root *yaml.Node) *rawSchema {
 	return raw
 }
 
-// fields reads the list of fields; bad is true when v is not a list (reported).
-func (p *parser) fields(v *yaml.Node) (fields []rawField, bad bool) {
+// fieldList reads the list under key (fields:, data:), each item a field of what kind with the
+// keys it may have; bad is true when v is not a list (reported).
+func (p *parser) fieldList(v *yaml.Node, key string, keys []string, what string) (fields []rawField, bad bool) {
 	if v = deref(v); v.Kind != yaml.SequenceNode {
-		p.errorf(v.Line, v.Column, "fields must be a list of fields (each starting with \"- name: …\"), not a %s", kindName(v))
+		p.errorf(v.Line, v.Column, "%s must be a list of %ss (each starting with \"- name: …\"), not a %s", key, what, kindName(v))
 		return nil, true
 	}
 	for _, item := range v.Content {
-		fields = append(fields, p.field(deref(item), fieldKeys, "field"))
+		fields = append(fields, p.field(deref(item), keys, what))
 	}
 	return fields, false
 }
