@@ -256,10 +256,6 @@ func (s Season) CheckOffset(field string, d time.Duration) error {
 	return &SeasonError{Field: field, Value: d.String() + " from the start", Season: s}
 }
 
-// SeasonArgs are a season's bounds as a write script takes them: Unix microseconds of its
-// start and end.
-func (s Season) SeasonArgs() (from, until int64) { return s.Start.UnixMicro(), s.End.UnixMicro() }
-
 // SeasonKey is the key of a season's board: base + ":" + the season's id. Its side keys
 // (index, meta, ack) derive from it, so they share its hash slot; a base with a hash tag
 // ("{lb}:weekly") keeps every season in that slot.

@@ -100,6 +100,16 @@ func Ops(l *layout.Layout) []Op {
 	return withData(l, withSeason(l, append(ops, reads(l)...)))
 }
 
+// OpOf is the operation of kind k in ops (the first, for the kinds a layout has twice); ops
+// must have one, as every layout has the kinds it is asked for here.
+func OpOf(ops []Op, k Kind) Op {
+	i := slices.IndexFunc(ops, func(op Op) bool { return op.Kind == k })
+	if i < 0 {
+		panic("catalog: no operation of kind " + string(k))
+	}
+	return ops[i]
+}
+
 // Scripts lists the operations of l that run a script, in catalogue order.
 func Scripts(l *layout.Layout) []Op {
 	var out []Op

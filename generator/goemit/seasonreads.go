@@ -3,7 +3,6 @@ package goemit
 import (
 	"github.com/dave/jennifer/jen"
 	"github.com/rankgen/rankgen/generator/catalog"
-	"github.com/rankgen/rankgen/generator/layout"
 )
 
 // seasonReads declares what a periodic layout reads across seasons: Seasons.Recent (the
@@ -11,18 +10,7 @@ import (
 // several seasons' boards, in one pipeline), with its SeasonResult.
 func (b *board) seasonReads() {
 	b.recent()
-	b.history(catalogOp(b.l, catalog.Around))
-}
-
-// catalogOp is l's operation of kind k (the first, for a kind listed twice); every layout has
-// the kinds it is asked for.
-func catalogOp(l *layout.Layout, k catalog.Kind) catalog.Op {
-	for _, op := range catalog.Ops(l) {
-		if op.Kind == k {
-			return op
-		}
-	}
-	panic("catalog: layout has no operation of kind " + string(k))
+	b.history(catalog.OpOf(catalog.Ops(b.l), catalog.Around))
 }
 
 // recent emits Seasons.Recent.

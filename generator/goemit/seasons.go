@@ -2,6 +2,7 @@ package goemit
 
 import (
 	"github.com/dave/jennifer/jen"
+	"github.com/rankgen/rankgen/generator/catalog"
 	"github.com/rankgen/rankgen/generator/layout"
 )
 
@@ -44,33 +45,22 @@ func (b *board) seasonConstructor(dict jen.Dict, params []jen.Code) (string, []j
 	dict[jen.Id("exp")] = rt("ExpireAt").Call(jen.Id("expiryOf").Call(jen.Id("s")))
 	dict[jen.Id("now")] = jen.Qual("time", "Now")
 	doc := "NewBoard returns the board of season s stored under key (Seasons.Board names the key after the season). Its keys expire when keepSeasons more seasons have ended after s, set by every write's own script (WithTTL or WithExpireAt replace that)."
-	if b.hasSeasonField() {
+	if catalog.EntriesTakeSeason(b.l) {
 		doc += " Writes refuse times outside s with an error matching rankgenrt.ErrSeasonClosed: a season-anchored value outside [0, s.Len()), and a stamp whose clock (Redis's, for server stamps) reads outside s."
 	}
 	return doc, append(params, jen.Id("s").Id("Season"))
-}
-
-func (b *board) hasSeasonField() bool {
-	for _, f := range b.l.Fields {
-		if f.Season {
-			return true
-		}
-	}
-	return false
 }
 
 // seasonCheck refuses, before any write, an entry whose season-anchored fields lie outside the
 // board's season; ret... precede the error in the return.
 func (b *board) seasonCheck(e jen.Code, ret ...jen.Code) jen.Code {
 	var out []jen.Code
-	for _, f := range b.l.Fields {
-		if f.Season {
-			if len(out) > 0 {
-				out = append(out, jen.Line())
-			}
-			out = append(out, jen.If(jen.Err().Op(":=").Id("b").Dot("season").Dot("CheckOffset").Call(jen.Lit(f.Name), jen.Add(e).Dot(f.Name)), jen.Err().Op("!=").Nil()).Block(
-				jen.Return(append(ret, jen.Err())...)))
+	for _, f := range catalog.SeasonFields(b.l) {
+		if len(out) > 0 {
+			out = append(out, jen.Line())
 		}
+		out = append(out, jen.If(jen.Err().Op(":=").Id("b").Dot("season").Dot("CheckOffset").Call(jen.Lit(f.Name), jen.Add(e).Dot(f.Name)), jen.Err().Op("!=").Nil()).Block(
+			jen.Return(append(ret, jen.Err())...)))
 	}
 	if len(out) == 0 {
 		return jen.Null()

@@ -98,10 +98,7 @@ type sharded struct {
 }
 
 // op is the layout's operation of kind k (its first, for the kinds a layout has twice).
-func (s *sharded) op(k catalog.Kind) catalog.Op {
-	i := slices.IndexFunc(s.ops, func(op catalog.Op) bool { return op.Kind == k })
-	return s.ops[i]
-}
+func (s *sharded) op(k catalog.Kind) catalog.Op { return catalog.OpOf(s.ops, k) }
 
 func sRecv(f *jen.File) *jen.Statement {
 	return f.Func().Params(jen.Id("s").Op("*").Id("ShardedBoard"))

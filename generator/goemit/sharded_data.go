@@ -81,7 +81,7 @@ func (s *sharded) dataWindows() {
 // encodable, or on a periodic layout with season-anchored fields s.encodable, which needs the
 // board's season.
 func (s *sharded) encodable() *jen.Statement {
-	if s.hasSeasonField() {
+	if catalog.EntriesTakeSeason(s.l) {
 		return sDot("encodable")
 	}
 	return jen.Id("encodable")
@@ -101,7 +101,7 @@ func (s *sharded) validEntries() {
 		refused = append(refused, "whose Data is invalid")
 	}
 	var body []jen.Code
-	if s.hasSeasonField() {
+	if catalog.EntriesTakeSeason(s.l) {
 		refused = append([]string{"whose season-anchored fields lie outside the board's season"}, refused...)
 		body = append(body, id("b").Op(":=").Add(sDot("shards")).Index(jen.Lit(0)).Comment("every shard holds the board's season"))
 	}
@@ -111,7 +111,7 @@ func (s *sharded) validEntries() {
 	)
 	s.f.Comment("encodable reports the first entry " + orList(refused) + ".")
 	decl := s.f.Func()
-	if s.hasSeasonField() {
+	if catalog.EntriesTakeSeason(s.l) {
 		decl = decl.Params(id("s").Op("*").Id("ShardedBoard"))
 	}
 	decl.Id("encodable").Params(id("entries").Index().Id("Entry")).Error().Block(body...)

@@ -2,6 +2,7 @@ package goemit
 
 import (
 	"github.com/dave/jennifer/jen"
+	"github.com/rankgen/rankgen/generator/catalog"
 )
 
 // The ShardedBoard of a periodic layout holds one season, as a Board does: each of its shards
@@ -14,7 +15,7 @@ import (
 // seasonConstructorDoc is NewShardedBoard's doc on a periodic layout.
 func (s *sharded) seasonConstructorDoc() string {
 	doc := `NewShardedBoard returns the board of the season given, stored under key in shards sorted sets, named by rankgenrt.ShardKeys ("key{key:shards:i:n}"; Seasons.Sharded names key after the season); the options apply to every shard. Each shard is the season's Board (NewBoard): its keys expire when keepSeasons more seasons have ended after the season, set by every write's own script (WithTTL or WithExpireAt replace that).`
-	if s.hasSeasonField() {
+	if catalog.EntriesTakeSeason(s.l) {
 		doc += ` Writes refuse times outside the season with an error matching rankgenrt.ErrSeasonClosed, on every shard as on a Board.`
 	}
 	return doc
