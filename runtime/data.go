@@ -50,12 +50,21 @@ func AppendDataText(b []byte, text string) []byte {
 
 // AppendDataUint appends an unsigned value (a uint, an enum's index).
 func AppendDataUint(b []byte, v uint64) []byte {
-	return AppendDataText(b, strconv.FormatUint(v, 10))
+	var digits [20]byte // formatted on the stack: no allocation per value
+	return appendDataBytes(b, strconv.AppendUint(digits[:0], v, 10))
 }
 
 // AppendDataInt appends a signed value (an int, a time in units).
 func AppendDataInt(b []byte, v int64) []byte {
-	return AppendDataText(b, strconv.FormatInt(v, 10))
+	var digits [20]byte
+	return appendDataBytes(b, strconv.AppendInt(digits[:0], v, 10))
+}
+
+// appendDataBytes is AppendDataText for a value already in bytes.
+func appendDataBytes(b, text []byte) []byte {
+	b = strconv.AppendInt(b, int64(len(text)), 10)
+	b = append(b, ':')
+	return append(b, text...)
 }
 
 // AppendDataBool appends a bool as 0 or 1.
