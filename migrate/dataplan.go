@@ -2,7 +2,6 @@ package migrate
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/rankgen/rankgen/generator/layout"
@@ -105,8 +104,7 @@ func (p *Plan) checkTellable(bad func(string, ...any)) {
 	if p.Old.StoreFingerprint != p.New.StoreFingerprint {
 		return
 	}
-	moved := slices.ContainsFunc(p.fields, func(s source) bool { return s.from < 0 }) ||
-		slices.ContainsFunc(p.data, func(s dataSource) bool { return s.from < 0 })
+	moved := false // a default (from < 0) moves a value in too
 	for i, s := range p.fields {
 		moved = moved || s.from != i
 	}
