@@ -137,7 +137,11 @@ func runEncode(e *env, schema string, sf seasonFlag, args []string) int {
 		return exitFail
 	}
 	return eachLine(e, lineLimit(l), func(line []byte) (string, error) {
-		entry, err := entryFromJSON(l, season, line)
+		obj, err := jsonObject(line)
+		if err != nil {
+			return "", err
+		}
+		entry, err := entryFromObject(l, season, obj)
 		if err != nil {
 			return "", err
 		}
@@ -145,7 +149,6 @@ func runEncode(e *env, schema string, sf seasonFlag, args []string) int {
 		if err != nil || !l.HasData() {
 			return encodingJSON(score, member), err
 		}
-		obj, _ := jsonObject(line) // entryFromJSON read it
 		data, err := dataFromJSON(l, obj)
 		return encodingDataJSON(score, member, data), err
 	})
@@ -174,13 +177,16 @@ func runDecode(e *env, schema string, g guard, sf seasonFlag, args []string) int
 		return decodeArgs(e, l, season, args)
 	}
 	return eachLine(e, lineLimit(l), func(line []byte) (string, error) {
-		score, member, has, err := encodingFromJSON(line, l.HasData())
+		obj, err := jsonObject(line)
+		if err != nil {
+			return "", err
+		}
+		score, member, has, err := encodingFromObject(obj, l.HasData())
 		if err != nil {
 			return "", err
 		}
 		var data *string
 		if l.HasData() {
-			obj, _ := jsonObject(line) // encodingFromJSON read it
 			text, has, err := dataFromEncoding(obj)
 			if err != nil {
 				return "", err
@@ -232,6 +238,11 @@ func entryFromJSON(l *layout.Layout, flagged *rankgenrt.Season, line []byte) (la
 	if err != nil {
 		return layout.Entry{}, err
 	}
+	return entryFromObject(l, flagged, obj)
+}
+
+// entryFromObject is entryFromJSON of a line already read as an object.
+func entryFromObject(l *layout.Layout, flagged *rankgenrt.Season, obj map[string]json.RawMessage) (layout.Entry, error) {
 	known := []string{l.IDName}
 	for _, f := range l.Fields {
 		known = append(known, f.Name)
@@ -445,6 +456,11 @@ func encodingFromJSON(line []byte, withData bool) (score float64, member string,
 	if err != nil {
 		return 0, "", false, err
 	}
+	return encodingFromObject(obj, withData)
+}
+
+// encodingFromObject is encodingFromJSON of a line already read as an object.
+func encodingFromObject(obj map[string]json.RawMessage, withData bool) (score float64, member string, has bool, err error) {
 	for k := range obj {
 		if k != "score" && k != "member" && (k != dataKey || !withData) {
 			keys := "score and member"

@@ -74,8 +74,9 @@ func parseSeason(l *layout.Layout, text string) (rankgenrt.Season, error) {
 	case strconv.FormatInt(id, 10) != text:
 		return rankgenrt.Season{}, fmt.Errorf("%s is not a season id as board keys write it: write %d", quote.Short(text), id)
 	}
-	s := cal.At(time.Unix(id, 0))
-	if s.ID != id {
+	s, err := cal.ByID(id)
+	if err != nil {
+		s = cal.At(time.Unix(id, 0))
 		next := cal.Next(s)
 		return rankgenrt.Season{}, fmt.Errorf("%d starts no season (%s); the nearest season ids are %d (%s) and %d (%s)",
 			id, calendarWords(l), s.ID, inZone(l, s.Start), next.ID, inZone(l, next.Start))
