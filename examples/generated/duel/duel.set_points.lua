@@ -52,7 +52,6 @@ local function done(r)
 end
 
 local floor, fmt, tonumber = math.floor, string.format, tonumber
-local RADICES = {16777216, 256, 3, 268435456} -- the score digits' radices, most significant first (band walks)
 local HIGH, LIMBS, BASE = 12884901888, '>I2I3I3', 16777216
 
 -- A bits62 score is the double whose IEEE-754 bit pattern is P. Scripts carry P as its score

@@ -53,7 +53,6 @@ end
 
 local floor, fmt, tonumber = math.floor, string.format, tonumber
 local sub = string.sub
-local RADICES = {2667847283, 2} -- the score digits' radices, most significant first (band walks)
 local HIGH, LIMBS, BASE = 5335694566, '>I2I3I3', 16777216
 
 -- A bits62 score is the double whose IEEE-754 bit pattern is P. Scripts carry P as its score

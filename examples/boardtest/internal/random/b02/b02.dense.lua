@@ -8,7 +8,6 @@
 local board, aux = KEYS[1], KEYS[2]
 
 local floor, fmt, tonumber = math.floor, string.format, tonumber
-local RADICES = {10000, 134217728, 10} -- the score digits' radices, most significant first (band walks)
 local HIGH, LIMBS, BASE = 13421772800000, '>I2I3I3', 16777216
 
 -- A bits62 score is the double whose IEEE-754 bit pattern is P. Scripts carry P as its score
@@ -97,6 +96,7 @@ if not s then
 end
 -- One step per distinct Bonus ahead: the lowest score of the next band up names its
 -- value, and the walk jumps past that band (O(log n) a step).
+local RADICES = {10000, 134217728, 10} -- the score digits' radices, most significant first
 -- above returns the digits of the lowest P whose Bonus ranks just before that of the digits p.
 local function above(p)
   local band = {p[1] + 1}

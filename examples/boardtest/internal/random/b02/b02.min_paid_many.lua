@@ -52,7 +52,6 @@ local function done(r)
 end
 
 local floor, fmt, tonumber = math.floor, string.format, tonumber
-local RADICES = {10000, 134217728, 10} -- the score digits' radices, most significant first (band walks)
 local HIGH, LIMBS, BASE = 13421772800000, '>I2I3I3', 16777216
 
 -- A bits62 score is the double whose IEEE-754 bit pattern is P. Scripts carry P as its score

@@ -9,7 +9,6 @@
 local board, aux = KEYS[1], KEYS[2]
 
 local floor, fmt, tonumber = math.floor, string.format, tonumber
-local RADICES = {10, 2, 256, 131072} -- the score digits' radices, most significant first (band walks)
 local HIGH, LIMBS, BASE = 671088640, '>I2I3I3', 16777216
 
 -- A bits62 score is the double whose IEEE-754 bit pattern is P. Scripts carry P as its score

@@ -9,7 +9,6 @@ local board, aux = KEYS[1], KEYS[2]
 
 local floor, fmt, tonumber = math.floor, string.format, tonumber
 local sub = string.sub
-local RADICES = {4398046511104} -- the score digits' radices, most significant first (band walks)
 local HIGH, LIMBS, BASE = 4398046511104, '>I2I3I3', 16777216
 
 -- A bits62 score is the double whose IEEE-754 bit pattern is P. Scripts carry P as its score
@@ -114,6 +113,7 @@ if not s then
 end
 -- One step per distinct Tier ahead: the lowest score of the next band up names its
 -- value, and the walk jumps past that band (O(log n) a step).
+local RADICES = {4398046511104} -- the score digits' radices, most significant first
 -- above returns the digits of the lowest P whose Tier ranks just before that of the digits p.
 local function above(p)
   local band = {p[1] + 1}
