@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -311,6 +312,37 @@ func TestDataRefusedNeverCut(t *testing.T) {
 	c.HSet(ctx, b.Keys()[4], "", "0123456789abcdef")
 	if _, err := b.Top(ctx, 1); !errors.Is(err, rankgenrt.ErrLayoutMismatch) {
 		t.Errorf("Top with another data format recorded: %v; want ErrLayoutMismatch", err)
+	}
+}
+
+// TestDataForeignFormatRefusesWrites: once the data hash records another data format, every
+// write that touches data — Set, SetMany, Best, a change list with SetData, Remove, Trim — is
+// refused with ErrLayoutMismatch and leaves the board byte for byte as it was.
+func TestDataForeignFormatRefusesWrites(t *testing.T) {
+	c := redistest.Client(t)
+	b := laps.NewBoard(c, redistest.Key(t, "laps"))
+	a := laps.Entry{Driver: "a", BestLap: 5, Laps: 2, Data: laps.Data{Name: "Ann", Car: laps.CarRally}}
+	if err := b.SetMany(ctx, []laps.Entry{a, {Driver: "b", BestLap: 9, Data: laps.Data{Name: "Bo"}}}); err != nil {
+		t.Fatal(err)
+	}
+	c.HSet(ctx, b.Keys()[4], "", "0123456789abcdef")
+	before := dump(t, c, b.Keys())
+	newer := laps.Entry{Driver: "a", BestLap: 1, Data: laps.Data{Name: "Ann2"}}
+	writes := map[string]func() error{
+		"Set":     func() error { return b.Set(ctx, newer) },
+		"SetMany": func() error { return b.SetMany(ctx, []laps.Entry{newer}) },
+		"Best":    func() error { _, err := b.Best(ctx, newer); return err },
+		"Update":  func() error { _, err := b.Update(ctx, "a", laps.AddLaps(1), laps.SetData(newer.Data)); return err },
+		"Remove":  func() error { _, err := b.Remove(ctx, "b"); return err },
+		"Trim":    func() error { _, err := b.Trim(ctx, 1); return err },
+	}
+	for name, write := range writes {
+		if err := write(); !errors.Is(err, rankgenrt.ErrLayoutMismatch) {
+			t.Errorf("%s over another data format: %v; want ErrLayoutMismatch", name, err)
+		}
+		if after := dump(t, c, b.Keys()); !reflect.DeepEqual(after, before) {
+			t.Fatalf("%s over another data format changed the board:\n%v\nwas\n%v", name, after, before)
+		}
 	}
 }
 
