@@ -186,6 +186,17 @@ local function server_now()
   return server_us
 end
 
+-- stamp_digit_2 returns ReachedAt's digit for now, or nil and the error when now lies outside
+-- the field's range.
+local function stamp_digit_2()
+  local v = floor(server_now() / 1000000)
+  local s = 2035661055 - v
+  if s < 0 or s > 268435455 then
+    return nil, 'RANKGEN_OUT_OF_RANGE field=ReachedAt value=' .. fmt('%d', v) .. 's min=2026-01-01T00:00:00Z max=2034-07-04T21:24:15Z'
+  end
+  return s
+end
+
 -- apply returns the new digit of Wins, or nil and an error. fresh: the id has no
 -- entry yet, and its first min takes the submitted value.
 local function apply(d, arg, fresh)
@@ -221,10 +232,9 @@ if nd == d and exists then
   end
   return done({p_text(p)})
 end
-local v2 = floor(server_now() / 1000000)
-local s2 = 2035661055 - v2
-if s2 < 0 or s2 > 268435455 then
-  return {'RANKGEN_OUT_OF_RANGE field=ReachedAt value=' .. fmt('%d', v2) .. 's min=2026-01-01T00:00:00Z max=2034-07-04T21:24:15Z'}
+local s2, err2 = stamp_digit_2()
+if err2 then
+  return {err2}
 end
 p, m = put_1(p, m, nd, d)
 p, m = put_2(p, m, s2, get_2(p, m))

@@ -204,6 +204,17 @@ local function server_now()
   return server_us
 end
 
+-- stamp_digit_2 returns ReachedAt's digit for now, or nil and the error when now lies outside
+-- the field's range.
+local function stamp_digit_2()
+  local v = floor(server_now() / 1000000)
+  local s = 2035661055 - v
+  if s < 0 or s > 268435455 then
+    return nil, 'RANKGEN_OUT_OF_RANGE field=ReachedAt value=' .. fmt('%d', v) .. 's min=2026-01-01T00:00:00Z max=2034-07-04T21:24:15Z'
+  end
+  return s
+end
+
 -- apply returns the new digit of Points, or nil and an error.
 local function apply(d, arg)
   local a = tonumber(arg)
@@ -234,11 +245,7 @@ for i = 1, n do
   local nd, err = apply(d, ARGV[5 + 2 * i])
   local s2
   if not err and (nd ~= d or fresh) then
-    local v = floor(server_now() / 1000000)
-    s2 = 2035661055 - v
-    if s2 < 0 or s2 > 268435455 then
-      err = 'RANKGEN_OUT_OF_RANGE field=ReachedAt value=' .. fmt('%d', v) .. 's min=2026-01-01T00:00:00Z max=2034-07-04T21:24:15Z'
-    end
+    s2, err = stamp_digit_2()
   end
   if err then
     out[i] = err

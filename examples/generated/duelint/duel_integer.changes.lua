@@ -230,6 +230,17 @@ local function server_now()
   return server_us
 end
 
+-- stamp_digit_4 returns ReachedAt's digit for now, or nil and the error when now lies outside
+-- the field's range.
+local function stamp_digit_4()
+  local v = floor(server_now() / 1000000)
+  local s = 2035661055 - v
+  if s < 0 or s > 268435455 then
+    return nil, 'RANKGEN_OUT_OF_RANGE field=ReachedAt value=' .. fmt('%d', v) .. 's min=2026-01-01T00:00:00Z max=2034-07-04T21:24:15Z'
+  end
+  return s
+end
+
 -- add_points returns the new digit of Points, or nil and an error.
 local function add_points(d, arg)
   local a = tonumber(arg)
@@ -326,10 +337,9 @@ end
 -- stamp_4 returns P and the member with ReachedAt set to now, or nil, nil and an error when
 -- now lies outside its range.
 local function stamp_4(p, m)
-  local v = floor(server_now() / 1000000)
-  local s = 2035661055 - v
-  if s < 0 or s > 268435455 then
-    return nil, nil, 'RANKGEN_OUT_OF_RANGE field=ReachedAt value=' .. fmt('%d', v) .. 's min=2026-01-01T00:00:00Z max=2034-07-04T21:24:15Z'
+  local s, err = stamp_digit_4()
+  if err then
+    return nil, nil, err
   end
   return put_4(p, m, s, get_4(p, m))
 end

@@ -202,6 +202,17 @@ local function client_now()
   return tonumber(now_arg)
 end
 
+-- stamp_digit_2 returns ReachedAt's digit for now, or nil and the error when now lies outside
+-- the field's range.
+local function stamp_digit_2()
+  local v = floor(client_now() / 1000)
+  local s = 3966248855551 - v
+  if s < 0 or s > 2199023255551 then
+    return nil, 'RANKGEN_OUT_OF_RANGE field=ReachedAt value=' .. fmt('%d', v) .. 'ms min=2026-01-01T00:00:00Z max=2095-09-07T15:47:35.551Z'
+  end
+  return s
+end
+
 -- apply returns the new digit of Tier, or nil and an error. fresh: the id has no
 -- entry yet, and its first max takes the submitted value.
 local function apply(d, arg, fresh)
@@ -235,11 +246,7 @@ for i = 1, n do
   local nd, err = apply(d, ARGV[5 + 2 * i], fresh)
   local s2
   if not err and (nd ~= d or fresh) then
-    local v = floor(client_now() / 1000)
-    s2 = 3966248855551 - v
-    if s2 < 0 or s2 > 2199023255551 then
-      err = 'RANKGEN_OUT_OF_RANGE field=ReachedAt value=' .. fmt('%d', v) .. 'ms min=2026-01-01T00:00:00Z max=2095-09-07T15:47:35.551Z'
-    end
+    s2, err = stamp_digit_2()
   end
   if err then
     out[2 * i - 1], out[2 * i] = err, ''

@@ -145,6 +145,17 @@ local function client_now()
   return tonumber(now_arg)
 end
 
+-- stamp_digit_2 returns ReachedAt's digit for now, or nil and the error when now lies outside
+-- the field's range.
+local function stamp_digit_2()
+  local v = floor(client_now() / 1000)
+  local s = 3966248855551 - v
+  if s < 0 or s > 2199023255551 then
+    return nil, 'RANKGEN_OUT_OF_RANGE field=ReachedAt value=' .. fmt('%d', v) .. 'ms min=2026-01-01T00:00:00Z max=2095-09-07T15:47:35.551Z'
+  end
+  return s
+end
+
 -- apply returns the new digit of Wins, or nil and an error.
 local function apply(d, arg)
   local a = tonumber(arg)
@@ -182,10 +193,9 @@ if nd == d and exists then
   end
   return done({fmt('%d', p), m})
 end
-local v2 = floor(client_now() / 1000)
-local s2 = 3966248855551 - v2
-if s2 < 0 or s2 > 2199023255551 then
-  return {'RANKGEN_OUT_OF_RANGE field=ReachedAt value=' .. fmt('%d', v2) .. 'ms min=2026-01-01T00:00:00Z max=2095-09-07T15:47:35.551Z', ''}
+local s2, err2 = stamp_digit_2()
+if err2 then
+  return {err2, ''}
 end
 p, m = put_1(p, m, nd, d)
 p, m = put_2(p, m, s2, get_2(p, m))

@@ -176,6 +176,21 @@ local function server_now()
   return server_us
 end
 
+-- stamp_digit_3 returns ReachedAt's digit for now, or nil and the error when now lies outside
+-- the board's season or the field's range.
+local function stamp_digit_3()
+  local closed = season_closed('ReachedAt', server_now())
+  if closed then
+    return nil, closed
+  end
+  local v = floor(server_now() / 1000000) - floor(season_from / 1000000)
+  local s = 1048575 - v
+  if s < 0 or s > 1048575 then
+    return nil, 'RANKGEN_OUT_OF_RANGE field=ReachedAt value=' .. fmt('%d', v) .. 's min=0s max=291h16m15s'
+  end
+  return s
+end
+
 -- add_points returns the new digit of Points, or nil and an error.
 local function add_points(d, arg)
   local a = tonumber(arg)
@@ -229,14 +244,9 @@ end
 -- stamp_3 returns P and the member with ReachedAt set to now, or nil, nil and an error when
 -- now lies outside its range.
 local function stamp_3(p, m)
-  local closed = season_closed('ReachedAt', server_now())
-  if closed then
-    return nil, nil, closed
-  end
-  local v = floor(server_now() / 1000000) - floor(season_from / 1000000)
-  local s = 1048575 - v
-  if s < 0 or s > 1048575 then
-    return nil, nil, 'RANKGEN_OUT_OF_RANGE field=ReachedAt value=' .. fmt('%d', v) .. 's min=0s max=291h16m15s'
+  local s, err = stamp_digit_3()
+  if err then
+    return nil, nil, err
   end
   return put_3(p, m, s, get_3(p, m))
 end

@@ -123,6 +123,21 @@ local function server_now()
   return server_us
 end
 
+-- stamp_digit_2 returns ReachedAt's digit for now, or nil and the error when now lies outside
+-- the board's season or the field's range.
+local function stamp_digit_2()
+  local closed = season_closed('ReachedAt', server_now())
+  if closed then
+    return nil, closed
+  end
+  local v = floor(server_now() / 1000000) - floor(season_from / 1000000)
+  local s = 1048575 - v
+  if s < 0 or s > 1048575 then
+    return nil, 'RANKGEN_OUT_OF_RANGE field=ReachedAt value=' .. fmt('%d', v) .. 's min=0s max=291h16m15s'
+  end
+  return s
+end
+
 -- apply returns the new digit of Paid, or nil and an error.
 local function apply(d, arg)
   local a = tonumber(arg)
@@ -157,14 +172,9 @@ if nd == d and exists then
   end
   return done({fmt('%d', p)})
 end
-local closed2 = season_closed('ReachedAt', server_now())
-if closed2 then
-  return {closed2}
-end
-local v2 = floor(server_now() / 1000000) - floor(season_from / 1000000)
-local s2 = 1048575 - v2
-if s2 < 0 or s2 > 1048575 then
-  return {'RANKGEN_OUT_OF_RANGE field=ReachedAt value=' .. fmt('%d', v2) .. 's min=0s max=291h16m15s'}
+local s2, err2 = stamp_digit_2()
+if err2 then
+  return {err2}
 end
 p, m = put_1(p, m, nd, d)
 p, m = put_2(p, m, s2, get_2(p, m))

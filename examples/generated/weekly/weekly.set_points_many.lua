@@ -141,6 +141,21 @@ local function server_now()
   return server_us
 end
 
+-- stamp_digit_2 returns ReachedAt's digit for now, or nil and the error when now lies outside
+-- the board's season or the field's range.
+local function stamp_digit_2()
+  local closed = season_closed('ReachedAt', server_now())
+  if closed then
+    return nil, closed
+  end
+  local v = floor(server_now() / 1000000) - floor(season_from / 1000000)
+  local s = 1048575 - v
+  if s < 0 or s > 1048575 then
+    return nil, 'RANKGEN_OUT_OF_RANGE field=ReachedAt value=' .. fmt('%d', v) .. 's min=0s max=291h16m15s'
+  end
+  return s
+end
+
 -- apply returns the new digit of Points, or nil and an error.
 local function apply(d, arg)
   local a = tonumber(arg)
@@ -171,14 +186,7 @@ for i = 1, n do
   local nd, err = apply(d, ARGV[7 + 2 * i])
   local s2
   if not err and (nd ~= d or fresh) then
-    err = season_closed('ReachedAt', server_now())
-  end
-  if not err and (nd ~= d or fresh) then
-    local v = floor(server_now() / 1000000) - floor(season_from / 1000000)
-    s2 = 1048575 - v
-    if s2 < 0 or s2 > 1048575 then
-      err = 'RANKGEN_OUT_OF_RANGE field=ReachedAt value=' .. fmt('%d', v) .. 's min=0s max=291h16m15s'
-    end
+    s2, err = stamp_digit_2()
   end
   if err then
     out[i] = err

@@ -231,6 +231,28 @@ local function client_now()
   return tonumber(now_arg)
 end
 
+-- stamp_digit_2 returns Streak's digit for now, or nil and the error when now lies outside
+-- the field's range.
+local function stamp_digit_2()
+  local v = floor(client_now() / 1000000)
+  local s = 1477645131 - v
+  if s < 0 or s > 99999 then
+    return nil, 'RANKGEN_OUT_OF_RANGE field=Streak value=' .. fmt('%d', v) .. 's min=2016-10-27T05:12:12Z max=2016-10-28T08:58:51Z'
+  end
+  return s
+end
+
+-- stamp_digit_3 returns Kills's digit for now, or nil and the error when now lies outside
+-- the field's range.
+local function stamp_digit_3()
+  local v = floor(server_now() / 1)
+  local s = v - 4823378495425830
+  if s < 0 or s > 7386 then
+    return nil, 'RANKGEN_OUT_OF_RANGE field=Kills value=' .. fmt('%d', v) .. 'us min=2122-11-06T03:21:35.42583Z max=2122-11-06T03:21:35.433216Z'
+  end
+  return s
+end
+
 -- min_wins returns the new digit of Wins, or nil and an error. fresh: the id has no
 -- entry yet, and its first min takes the submitted value.
 local function min_wins(d, arg, fresh)
@@ -259,10 +281,9 @@ end
 -- stamp_2 returns P and the member with Streak set to now, or nil, nil and an error when
 -- now lies outside its range.
 local function stamp_2(p, m)
-  local v = floor(client_now() / 1000000)
-  local s = 1477645131 - v
-  if s < 0 or s > 99999 then
-    return nil, nil, 'RANKGEN_OUT_OF_RANGE field=Streak value=' .. fmt('%d', v) .. 's min=2016-10-27T05:12:12Z max=2016-10-28T08:58:51Z'
+  local s, err = stamp_digit_2()
+  if err then
+    return nil, nil, err
   end
   return put_2(p, m, s, get_2(p, m))
 end
@@ -270,10 +291,9 @@ end
 -- stamp_3 returns P and the member with Kills set to now, or nil, nil and an error when
 -- now lies outside its range.
 local function stamp_3(p, m)
-  local v = floor(server_now() / 1)
-  local s = v - 4823378495425830
-  if s < 0 or s > 7386 then
-    return nil, nil, 'RANKGEN_OUT_OF_RANGE field=Kills value=' .. fmt('%d', v) .. 'us min=2122-11-06T03:21:35.42583Z max=2122-11-06T03:21:35.433216Z'
+  local s, err = stamp_digit_3()
+  if err then
+    return nil, nil, err
   end
   return put_3(p, m, s, get_3(p, m))
 end

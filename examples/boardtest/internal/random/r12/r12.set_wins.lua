@@ -168,6 +168,28 @@ local function client_now()
   return tonumber(now_arg)
 end
 
+-- stamp_digit_2 returns Streak's digit for now, or nil and the error when now lies outside
+-- the field's range.
+local function stamp_digit_2()
+  local v = floor(client_now() / 1000000)
+  local s = 1477645131 - v
+  if s < 0 or s > 99999 then
+    return nil, 'RANKGEN_OUT_OF_RANGE field=Streak value=' .. fmt('%d', v) .. 's min=2016-10-27T05:12:12Z max=2016-10-28T08:58:51Z'
+  end
+  return s
+end
+
+-- stamp_digit_3 returns Kills's digit for now, or nil and the error when now lies outside
+-- the field's range.
+local function stamp_digit_3()
+  local v = floor(server_now() / 1)
+  local s = v - 4823378495425830
+  if s < 0 or s > 7386 then
+    return nil, 'RANKGEN_OUT_OF_RANGE field=Kills value=' .. fmt('%d', v) .. 'us min=2122-11-06T03:21:35.42583Z max=2122-11-06T03:21:35.433216Z'
+  end
+  return s
+end
+
 -- apply returns the new digit of Wins, or nil and an error.
 local function apply(d, arg)
   local a = tonumber(arg)
@@ -205,15 +227,13 @@ if nd == d and exists then
   end
   return done({fmt('%d', p), m})
 end
-local v2 = floor(client_now() / 1000000)
-local s2 = 1477645131 - v2
-if s2 < 0 or s2 > 99999 then
-  return {'RANKGEN_OUT_OF_RANGE field=Streak value=' .. fmt('%d', v2) .. 's min=2016-10-27T05:12:12Z max=2016-10-28T08:58:51Z', ''}
+local s2, err2 = stamp_digit_2()
+if err2 then
+  return {err2, ''}
 end
-local v3 = floor(server_now() / 1)
-local s3 = v3 - 4823378495425830
-if s3 < 0 or s3 > 7386 then
-  return {'RANKGEN_OUT_OF_RANGE field=Kills value=' .. fmt('%d', v3) .. 'us min=2122-11-06T03:21:35.42583Z max=2122-11-06T03:21:35.433216Z', ''}
+local s3, err3 = stamp_digit_3()
+if err3 then
+  return {err3, ''}
 end
 p, m = put_1(p, m, nd, d)
 p, m = put_2(p, m, s2, get_2(p, m))

@@ -229,6 +229,28 @@ local function client_now()
   return tonumber(now_arg)
 end
 
+-- stamp_digit_2 returns Streak's digit for now, or nil and the error when now lies outside
+-- the field's range.
+local function stamp_digit_2()
+  local v = floor(client_now() / 1000000)
+  local s = 1477645131 - v
+  if s < 0 or s > 99999 then
+    return nil, 'RANKGEN_OUT_OF_RANGE field=Streak value=' .. fmt('%d', v) .. 's min=2016-10-27T05:12:12Z max=2016-10-28T08:58:51Z'
+  end
+  return s
+end
+
+-- stamp_digit_3 returns Kills's digit for now, or nil and the error when now lies outside
+-- the field's range.
+local function stamp_digit_3()
+  local v = floor(server_now() / 1)
+  local s = v - 4823378495425830
+  if s < 0 or s > 7386 then
+    return nil, 'RANKGEN_OUT_OF_RANGE field=Kills value=' .. fmt('%d', v) .. 'us min=2122-11-06T03:21:35.42583Z max=2122-11-06T03:21:35.433216Z'
+  end
+  return s
+end
+
 -- apply returns the new digit of Wins, or nil and an error.
 local function apply(d, arg)
   local a = tonumber(arg)
@@ -261,19 +283,11 @@ for i = 1, n do
   local nd, err = apply(d, ARGV[5 + 2 * i])
   local s2
   if not err and (nd ~= d or fresh) then
-    local v = floor(client_now() / 1000000)
-    s2 = 1477645131 - v
-    if s2 < 0 or s2 > 99999 then
-      err = 'RANKGEN_OUT_OF_RANGE field=Streak value=' .. fmt('%d', v) .. 's min=2016-10-27T05:12:12Z max=2016-10-28T08:58:51Z'
-    end
+    s2, err = stamp_digit_2()
   end
   local s3
   if not err and (nd ~= d or fresh) then
-    local v = floor(server_now() / 1)
-    s3 = v - 4823378495425830
-    if s3 < 0 or s3 > 7386 then
-      err = 'RANKGEN_OUT_OF_RANGE field=Kills value=' .. fmt('%d', v) .. 'us min=2122-11-06T03:21:35.42583Z max=2122-11-06T03:21:35.433216Z'
-    end
+    s3, err = stamp_digit_3()
   end
   if err then
     out[2 * i - 1], out[2 * i] = err, ''

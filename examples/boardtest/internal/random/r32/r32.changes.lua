@@ -258,6 +258,17 @@ local function server_now()
   return server_us
 end
 
+-- stamp_digit_5 returns Lap's digit for now, or nil and the error when now lies outside
+-- the field's range.
+local function stamp_digit_5()
+  local v = floor(server_now() / 1000000)
+  local s = 3317584420 - v
+  if s < 0 or s > 593533335 then
+    return nil, 'RANKGEN_OUT_OF_RANGE field=Lap value=' .. fmt('%d', v) .. 's min=2056-04-27T08:51:25Z max=2075-02-16T23:13:40Z'
+  end
+  return s
+end
+
 -- set_priority returns the new digit of Priority, or nil and an error.
 local function set_priority(d, arg)
   local a = tonumber(arg)
@@ -375,10 +386,9 @@ end
 -- stamp_5 returns P and the member with Lap set to now, or nil, nil and an error when
 -- now lies outside its range.
 local function stamp_5(p, m)
-  local v = floor(server_now() / 1000000)
-  local s = 3317584420 - v
-  if s < 0 or s > 593533335 then
-    return nil, nil, 'RANKGEN_OUT_OF_RANGE field=Lap value=' .. fmt('%d', v) .. 's min=2056-04-27T08:51:25Z max=2075-02-16T23:13:40Z'
+  local s, err = stamp_digit_5()
+  if err then
+    return nil, nil, err
   end
   return put_5(p, m, s, get_5(p, m))
 end

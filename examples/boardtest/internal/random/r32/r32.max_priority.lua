@@ -150,6 +150,17 @@ local function server_now()
   return server_us
 end
 
+-- stamp_digit_2 returns Lap's digit for now, or nil and the error when now lies outside
+-- the field's range.
+local function stamp_digit_2()
+  local v = floor(server_now() / 1000000)
+  local s = 3317584420 - v
+  if s < 0 or s > 593533335 then
+    return nil, 'RANKGEN_OUT_OF_RANGE field=Lap value=' .. fmt('%d', v) .. 's min=2056-04-27T08:51:25Z max=2075-02-16T23:13:40Z'
+  end
+  return s
+end
+
 -- apply returns the new digit of Priority, or nil and an error. fresh: the id has no
 -- entry yet, and its first max takes the submitted value.
 local function apply(d, arg, fresh)
@@ -188,10 +199,9 @@ if nd == d and exists then
   end
   return done({fmt('%d', p), m})
 end
-local v2 = floor(server_now() / 1000000)
-local s2 = 3317584420 - v2
-if s2 < 0 or s2 > 593533335 then
-  return {'RANKGEN_OUT_OF_RANGE field=Lap value=' .. fmt('%d', v2) .. 's min=2056-04-27T08:51:25Z max=2075-02-16T23:13:40Z', ''}
+local s2, err2 = stamp_digit_2()
+if err2 then
+  return {err2, ''}
 end
 p, m = put_1(p, m, nd, d)
 p, m = put_2(p, m, s2, get_2(p, m))

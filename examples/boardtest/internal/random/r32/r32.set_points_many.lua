@@ -215,6 +215,17 @@ local function server_now()
   return server_us
 end
 
+-- stamp_digit_2 returns Lap's digit for now, or nil and the error when now lies outside
+-- the field's range.
+local function stamp_digit_2()
+  local v = floor(server_now() / 1000000)
+  local s = 3317584420 - v
+  if s < 0 or s > 593533335 then
+    return nil, 'RANKGEN_OUT_OF_RANGE field=Lap value=' .. fmt('%d', v) .. 's min=2056-04-27T08:51:25Z max=2075-02-16T23:13:40Z'
+  end
+  return s
+end
+
 -- apply returns the new digit of Points, or nil and an error.
 local function apply(d, arg)
   local a = tonumber(arg)
@@ -247,11 +258,7 @@ for i = 1, n do
   local nd, err = apply(d, ARGV[5 + 2 * i])
   local s2
   if not err and (nd ~= d or fresh) then
-    local v = floor(server_now() / 1000000)
-    s2 = 3317584420 - v
-    if s2 < 0 or s2 > 593533335 then
-      err = 'RANKGEN_OUT_OF_RANGE field=Lap value=' .. fmt('%d', v) .. 's min=2056-04-27T08:51:25Z max=2075-02-16T23:13:40Z'
-    end
+    s2, err = stamp_digit_2()
   end
   if err then
     out[2 * i - 1], out[2 * i] = err, ''

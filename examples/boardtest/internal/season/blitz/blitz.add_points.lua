@@ -179,6 +179,36 @@ local function client_now()
   return tonumber(now_arg)
 end
 
+-- stamp_digit_2 returns At's digit for now, or nil and the error when now lies outside
+-- the board's season or the field's range.
+local function stamp_digit_2()
+  local closed = season_closed('At', server_now())
+  if closed then
+    return nil, closed
+  end
+  local v = floor(server_now() / 1000) - floor(season_from / 1000)
+  local s = 2047 - v
+  if s < 0 or s > 2047 then
+    return nil, 'RANKGEN_OUT_OF_RANGE field=At value=' .. fmt('%d', v) .. 'ms min=0s max=2.047s'
+  end
+  return s
+end
+
+-- stamp_digit_3 returns Best's digit for now, or nil and the error when now lies outside
+-- the board's season or the field's range.
+local function stamp_digit_3()
+  local closed = season_closed('Best', client_now())
+  if closed then
+    return nil, closed
+  end
+  local v = floor(client_now() / 1000) - floor(season_from / 1000)
+  local s = 2047 - v
+  if s < 0 or s > 2047 then
+    return nil, 'RANKGEN_OUT_OF_RANGE field=Best value=' .. fmt('%d', v) .. 'ms min=0s max=2.047s'
+  end
+  return s
+end
+
 -- apply returns the new digit of Points, or nil and an error.
 local function apply(d, arg)
   local a = tonumber(arg)
@@ -217,23 +247,13 @@ if nd == d and exists then
   end
   return done({fmt('%d', p), m})
 end
-local closed2 = season_closed('At', server_now())
-if closed2 then
-  return {closed2, ''}
+local s2, err2 = stamp_digit_2()
+if err2 then
+  return {err2, ''}
 end
-local v2 = floor(server_now() / 1000) - floor(season_from / 1000)
-local s2 = 2047 - v2
-if s2 < 0 or s2 > 2047 then
-  return {'RANKGEN_OUT_OF_RANGE field=At value=' .. fmt('%d', v2) .. 'ms min=0s max=2.047s', ''}
-end
-local closed3 = season_closed('Best', client_now())
-if closed3 then
-  return {closed3, ''}
-end
-local v3 = floor(client_now() / 1000) - floor(season_from / 1000)
-local s3 = 2047 - v3
-if s3 < 0 or s3 > 2047 then
-  return {'RANKGEN_OUT_OF_RANGE field=Best value=' .. fmt('%d', v3) .. 'ms min=0s max=2.047s', ''}
+local s3, err3 = stamp_digit_3()
+if err3 then
+  return {err3, ''}
 end
 p, m = put_1(p, m, nd, d)
 p, m = put_2(p, m, s2, get_2(p, m))

@@ -250,6 +250,36 @@ local function client_now()
   return tonumber(now_arg)
 end
 
+-- stamp_digit_3 returns At's digit for now, or nil and the error when now lies outside
+-- the board's season or the field's range.
+local function stamp_digit_3()
+  local closed = season_closed('At', server_now())
+  if closed then
+    return nil, closed
+  end
+  local v = floor(server_now() / 1000) - floor(season_from / 1000)
+  local s = 2047 - v
+  if s < 0 or s > 2047 then
+    return nil, 'RANKGEN_OUT_OF_RANGE field=At value=' .. fmt('%d', v) .. 'ms min=0s max=2.047s'
+  end
+  return s
+end
+
+-- stamp_digit_2 returns Best's digit for now, or nil and the error when now lies outside
+-- the board's season or the field's range.
+local function stamp_digit_2()
+  local closed = season_closed('Best', client_now())
+  if closed then
+    return nil, closed
+  end
+  local v = floor(client_now() / 1000) - floor(season_from / 1000)
+  local s = 2047 - v
+  if s < 0 or s > 2047 then
+    return nil, 'RANKGEN_OUT_OF_RANGE field=Best value=' .. fmt('%d', v) .. 'ms min=0s max=2.047s'
+  end
+  return s
+end
+
 -- add_points returns the new digit of Points, or nil and an error.
 local function add_points(d, arg)
   local a = tonumber(arg)
@@ -282,14 +312,9 @@ end
 -- stamp_3 returns P and the member with At set to now, or nil, nil and an error when
 -- now lies outside its range.
 local function stamp_3(p, m)
-  local closed = season_closed('At', server_now())
-  if closed then
-    return nil, nil, closed
-  end
-  local v = floor(server_now() / 1000) - floor(season_from / 1000)
-  local s = 2047 - v
-  if s < 0 or s > 2047 then
-    return nil, nil, 'RANKGEN_OUT_OF_RANGE field=At value=' .. fmt('%d', v) .. 'ms min=0s max=2.047s'
+  local s, err = stamp_digit_3()
+  if err then
+    return nil, nil, err
   end
   return put_3(p, m, s, get_3(p, m))
 end
@@ -297,14 +322,9 @@ end
 -- stamp_2 returns P and the member with Best set to now, or nil, nil and an error when
 -- now lies outside its range.
 local function stamp_2(p, m)
-  local closed = season_closed('Best', client_now())
-  if closed then
-    return nil, nil, closed
-  end
-  local v = floor(client_now() / 1000) - floor(season_from / 1000)
-  local s = 2047 - v
-  if s < 0 or s > 2047 then
-    return nil, nil, 'RANKGEN_OUT_OF_RANGE field=Best value=' .. fmt('%d', v) .. 'ms min=0s max=2.047s'
+  local s, err = stamp_digit_2()
+  if err then
+    return nil, nil, err
   end
   return put_2(p, m, s, get_2(p, m))
 end

@@ -232,6 +232,21 @@ local function server_now()
   return server_us
 end
 
+-- stamp_digit_2 returns At's digit for now, or nil and the error when now lies outside
+-- the board's season or the field's range.
+local function stamp_digit_2()
+  local closed = season_closed('At', server_now())
+  if closed then
+    return nil, closed
+  end
+  local v = floor(server_now() / 1000) - floor(season_from / 1000)
+  local s = 2047 - v
+  if s < 0 or s > 2047 then
+    return nil, 'RANKGEN_OUT_OF_RANGE field=At value=' .. fmt('%d', v) .. 'ms min=0s max=2.047s'
+  end
+  return s
+end
+
 -- apply returns the new digit of Best, or nil and an error. fresh: the id has no
 -- entry yet, and its first min takes the submitted value.
 local function apply(d, arg, fresh)
@@ -268,14 +283,7 @@ for i = 1, n do
   local nd, err = apply(d, ARGV[7 + 2 * i], fresh)
   local s2
   if not err and (nd ~= d or fresh) then
-    err = season_closed('At', server_now())
-  end
-  if not err and (nd ~= d or fresh) then
-    local v = floor(server_now() / 1000) - floor(season_from / 1000)
-    s2 = 2047 - v
-    if s2 < 0 or s2 > 2047 then
-      err = 'RANKGEN_OUT_OF_RANGE field=At value=' .. fmt('%d', v) .. 'ms min=0s max=2.047s'
-    end
+    s2, err = stamp_digit_2()
   end
   if err then
     out[2 * i - 1], out[2 * i] = err, ''
