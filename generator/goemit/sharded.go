@@ -275,14 +275,7 @@ func (s *sharded) trim(catalog.Op) {
 		),
 		jen.List(ctx(), jen.Err()).Op(":=").Add(sDot("batch").Call(ctx())),
 		retErr(jen.Lit(0)),
-		jen.Var().Id("removed").Qual("sync/atomic", "Int64"),
-		jen.Err().Op("=").Add(rt("Scatter")).Call(ctx(), rt("EveryShard").Call(jen.Len(sDot("shards"))),
-			jen.Func().Params(ctxParam(), id("i").Int(), jen.Id("_").Index().Int()).Error().Block(
-				jen.List(id("n"), jen.Err()).Op(":=").Add(sDot("shards").Index(id("i")).Dot("Trim").Call(ctx(), id("shares").Index(id("i")))),
-				id("removed").Dot("Add").Call(id("n")),
-				jen.Return(jen.Err()),
-			)),
-		jen.Return(id("removed").Dot("Load").Call(), jen.Err()),
+		sumOver(sDot("shards").Index(id("i")).Dot("Trim").Call(ctx(), id("shares").Index(id("i")))),
 	)
 	f.Line()
 }
@@ -503,14 +496,7 @@ func (s *sharded) countRange(op catalog.Op) {
 	lead := s.l.Fields[0]
 	s.comment("%s returns the number of entries whose %s lies in [lo, hi]: Board.%s on every shard, all at once, added up.", name, lead.Name, name)
 	sRecv(s.f).Id(name).Params(ctxParam(), jen.List(id("lo"), id("hi")).Add(goType(lead))).Params(jen.Int64(), jen.Error()).Block(
-		jen.Var().Id("n").Qual("sync/atomic", "Int64"),
-		jen.Err().Op(":=").Add(rt("Scatter")).Call(ctx(), rt("EveryShard").Call(jen.Len(sDot("shards"))),
-			jen.Func().Params(ctxParam(), id("i").Int(), jen.Id("_").Index().Int()).Error().Block(
-				jen.List(id("k"), jen.Err()).Op(":=").Add(sDot("shards").Index(id("i")).Dot(name).Call(ctx(), id("lo"), id("hi"))),
-				id("n").Dot("Add").Call(id("k")),
-				jen.Return(jen.Err()),
-			)),
-		jen.Return(id("n").Dot("Load").Call(), jen.Err()),
+		sumOver(sDot("shards").Index(id("i")).Dot(name).Call(ctx(), id("lo"), id("hi"))),
 	)
 	s.f.Line()
 }

@@ -28,14 +28,7 @@ func (s *sharded) changes(catalog.Op) {
 func (s *sharded) countBand(catalog.Op) {
 	s.comment("CountBetween returns the number of entries in the band: Board.CountBetween on every shard (one ZCOUNT each, O(log n)), all at once, added up.")
 	sRecv(s.f).Id("CountBetween").Params(ctxParam(), id("band").Id("Band")).Params(jen.Int64(), jen.Error()).Block(
-		jen.Var().Id("n").Qual("sync/atomic", "Int64"),
-		jen.Err().Op(":=").Add(rt("Scatter")).Call(ctx(), rt("EveryShard").Call(jen.Len(sDot("shards"))),
-			jen.Func().Params(ctxParam(), id("i").Int(), jen.Id("_").Index().Int()).Error().Block(
-				jen.List(id("k"), jen.Err()).Op(":=").Add(sDot("shards").Index(id("i")).Dot("CountBetween").Call(ctx(), id("band"))),
-				id("n").Dot("Add").Call(id("k")),
-				jen.Return(jen.Err()),
-			)),
-		jen.Return(id("n").Dot("Load").Call(), jen.Err()),
+		sumOver(sDot("shards").Index(id("i")).Dot("CountBetween").Call(ctx(), id("band"))),
 	)
 	s.f.Line()
 }

@@ -9,11 +9,35 @@ import (
 func (s *sharded) helpers() {
 	s.routing()
 	s.gather()
+	s.sumShards()
 	s.readAll()
 	s.ranges()
 	s.afterAll()
 	s.ahead()
 	s.small()
+}
+
+// sumShards emits sumShards: a count asked of every shard at once, added up (Trim's removals,
+// the band counts).
+func (s *sharded) sumShards() {
+	s.f.Comment("sumShards runs count on every shard i at once and adds up what they return.")
+	sRecv(s.f).Id("sumShards").Params(ctxParam(), id("count").Func().Params(ctxParam(), id("i").Int()).Params(jen.Int64(), jen.Error())).Params(jen.Int64(), jen.Error()).Block(
+		jen.Var().Id("n").Qual("sync/atomic", "Int64"),
+		jen.Err().Op(":=").Add(rt("Scatter")).Call(ctx(), rt("EveryShard").Call(jen.Len(sDot("shards"))),
+			jen.Func().Params(ctxParam(), id("i").Int(), jen.Id("_").Index().Int()).Error().Block(
+				jen.List(id("k"), jen.Err()).Op(":=").Id("count").Call(ctx(), id("i")),
+				id("n").Dot("Add").Call(id("k")),
+				jen.Return(jen.Err()),
+			)),
+		jen.Return(id("n").Dot("Load").Call(), jen.Err()),
+	)
+	s.f.Line()
+}
+
+// sumOver is "return s.sumShards(ctx, func(ctx, i) (int64, error) { return call })": call is
+// the count of shard i (s.shards[i]).
+func sumOver(call jen.Code) jen.Code {
+	return jen.Return(sDot("sumShards").Call(ctx(), jen.Func().Params(ctxParam(), id("i").Int()).Params(jen.Int64(), jen.Error()).Block(jen.Return(call))))
 }
 
 // routing emits shard, batch and scatter.

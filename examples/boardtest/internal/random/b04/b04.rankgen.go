@@ -1444,13 +1444,9 @@ func (s *ShardedBoard) Trim(ctx context.Context, keep int64) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	var removed atomic.Int64
-	err = rankgenrt.Scatter(ctx, rankgenrt.EveryShard(len(s.shards)), func(ctx context.Context, i int, _ []int) error {
-		n, err := s.shards[i].Trim(ctx, shares[i])
-		removed.Add(n)
-		return err
+	return s.sumShards(ctx, func(ctx context.Context, i int) (int64, error) {
+		return s.shards[i].Trim(ctx, shares[i])
 	})
-	return removed.Load(), err
 }
 
 // SetDeadline applies Board.SetDeadline on the shard of id.
@@ -1780,13 +1776,9 @@ func (s *ShardedBoard) standing(ctx context.Context, id string) (pos, count int6
 // CountTierBetween returns the number of entries whose Tier lies in [lo, hi]:
 // Board.CountTierBetween on every shard, all at once, added up.
 func (s *ShardedBoard) CountTierBetween(ctx context.Context, lo, hi uint32) (int64, error) {
-	var n atomic.Int64
-	err := rankgenrt.Scatter(ctx, rankgenrt.EveryShard(len(s.shards)), func(ctx context.Context, i int, _ []int) error {
-		k, err := s.shards[i].CountTierBetween(ctx, lo, hi)
-		n.Add(k)
-		return err
+	return s.sumShards(ctx, func(ctx context.Context, i int) (int64, error) {
+		return s.shards[i].CountTierBetween(ctx, lo, hi)
 	})
-	return n.Load(), err
 }
 
 // CompetitionRank returns 1 + the number of entries of all shards with a better Tier than the
@@ -1856,13 +1848,9 @@ func (s *ShardedBoard) Between(ctx context.Context, band Band, offset, limit int
 // CountBetween returns the number of entries in the band: Board.CountBetween on every shard (one
 // ZCOUNT each, O(log n)), all at once, added up.
 func (s *ShardedBoard) CountBetween(ctx context.Context, band Band) (int64, error) {
-	var n atomic.Int64
-	err := rankgenrt.Scatter(ctx, rankgenrt.EveryShard(len(s.shards)), func(ctx context.Context, i int, _ []int) error {
-		k, err := s.shards[i].CountBetween(ctx, band)
-		n.Add(k)
-		return err
+	return s.sumShards(ctx, func(ctx context.Context, i int) (int64, error) {
+		return s.shards[i].CountBetween(ctx, band)
 	})
-	return n.Load(), err
 }
 
 // AroundScore returns, best first with their ranks, up to before entries that rank ahead of the
@@ -2031,6 +2019,17 @@ func gather[T, R any](ctx context.Context, s *ShardedBoard, items []T, idOf func
 		return nil, err
 	}
 	return out, nil
+}
+
+// sumShards runs count on every shard i at once and adds up what they return.
+func (s *ShardedBoard) sumShards(ctx context.Context, count func(ctx context.Context, i int) (int64, error)) (int64, error) {
+	var n atomic.Int64
+	err := rankgenrt.Scatter(ctx, rankgenrt.EveryShard(len(s.shards)), func(ctx context.Context, i int, _ []int) error {
+		k, err := count(ctx, i)
+		n.Add(k)
+		return err
+	})
+	return n.Load(), err
 }
 
 // readAll sends one read command to every shard, which cmd queues on a pipeline for the shard's
