@@ -81,7 +81,7 @@ func (b *board) constructor() {
 	doc, params := "NewBoard returns the board stored under key.", []jen.Code{jen.Id("c").Qual(redisPath, "UniversalClient"), jen.Id("key").String()}
 	dict := jen.Dict{
 		jen.Id("c"):      jen.Id("c"),
-		jen.Id("keys"):   jen.Index().String().Values(keys...),
+		jen.Id("keys"):   jen.Id("boardKeys").Call(jen.Id("key")),
 		jen.Id("tokens"): rt("NewTokens").Call(),
 		jen.Id("dedup"):  rt("DedupArg").Call(rt("DefaultDedupWindow")),
 	}
@@ -90,10 +90,15 @@ func (b *board) constructor() {
 	}
 	b.comment("%s", doc)
 	f.Func().Id("NewBoard").Params(append(params, jen.Id("opts").Op("...").Id("Option"))...).Op("*").Id("Board").Block(
-		jen.Id("ack").Op(":=").Add(rt("AckKeys")).Call(jen.Id("key")),
 		jen.Id("b").Op(":=").Op("&").Id("Board").Values(dict),
 		jen.For(jen.List(jen.Id("_"), jen.Id("o")).Op(":=").Range().Id("opts")).Block(jen.Id("o").Call(jen.Id("b"))),
 		jen.Return(jen.Id("b")),
+	)
+	f.Line()
+	b.comment("boardKeys are the keys of the board stored under key: "+keysDoc, map[bool]string{true: "index", false: "meta key"}[l.HasPrefix()])
+	f.Func().Id("boardKeys").Params(jen.Id("key").String()).Index().String().Block(
+		jen.Id("ack").Op(":=").Add(rt("AckKeys")).Call(jen.Id("key")),
+		jen.Return(jen.Index().String().Values(keys...)),
 	)
 	f.Line()
 	f.Comment("Key returns the board's key.")

@@ -46,7 +46,7 @@ func (b *board) history(op catalog.Op) {
 		jen.Id("cmds").Op(":=").Make(jen.Index().Op("*").Add(rd("Cmd")), jen.Len(jen.Id("seasons"))),
 		jen.For(jen.List(jen.Id("i"), jen.Id("s")).Op(":=").Range().Id("seasons")).Block(
 			jen.Id("cmds").Index(jen.Id("i")).Op("=").Id("pipe").Dot("RunRO").Call(jen.Id("ctx"), jen.Id(op.Script()),
-				jen.Id("ss").Dot("Board").Call(jen.Id("s")).Dot("keys"), jen.Id("id"), jen.Lit(0), jen.Lit(0), jen.Lit("0"))),
+				jen.Id("boardKeys").Call(rt("SeasonKey").Call(jen.Id("ss").Dot("base"), jen.Id("s"))), jen.Id("id"), jen.Lit(0), jen.Lit(0), jen.Lit("0"))),
 		jen.Id("pipe").Dot("Exec").Call(jen.Id("ctx")),
 		jen.Id("out").Op(":=").Make(jen.Index().Id("SeasonResult"), jen.Len(jen.Id("seasons"))),
 		jen.For(jen.List(jen.Id("i"), jen.Id("s")).Op(":=").Range().Id("seasons")).Block(

@@ -328,13 +328,12 @@ func WithReplicas(n int, timeout time.Duration) Option {
 // matching rankgenrt.ErrSeasonClosed: a season-anchored value outside [0, s.Len()), and a stamp
 // whose clock (Redis's, for server stamps) reads outside s.
 func NewBoard(c redis.UniversalClient, key string, s Season, opts ...Option) *Board {
-	ack := rankgenrt.AckKeys(key)
 	b := &Board{
 		c:      c,
 		dedup:  rankgenrt.DedupArg(rankgenrt.DefaultDedupWindow),
 		exp:    rankgenrt.ExpireAt(expiryOf(s)),
 		from:   s.Start.UnixMicro(),
-		keys:   []string{key, rankgenrt.MetaKey(key), ack[0], ack[1]},
+		keys:   boardKeys(key),
 		now:    time.Now,
 		season: s,
 		tokens: rankgenrt.NewTokens(),
@@ -344,6 +343,13 @@ func NewBoard(c redis.UniversalClient, key string, s Season, opts ...Option) *Bo
 		o(b)
 	}
 	return b
+}
+
+// boardKeys are the keys of the board stored under key: the sorted set, its meta key, and the two
+// ack keys (the recorded tokens of recent writes, which expire by themselves).
+func boardKeys(key string) []string {
+	ack := rankgenrt.AckKeys(key)
+	return []string{key, rankgenrt.MetaKey(key), ack[0], ack[1]}
 }
 
 // Key returns the board's key.
@@ -1651,7 +1657,7 @@ func (ss *Seasons) History(ctx context.Context, id string, seasons ...Season) ([
 	pipe := rankgenrt.NewPipe(ss.c)
 	cmds := make([]*redis.Cmd, len(seasons))
 	for i, s := range seasons {
-		cmds[i] = pipe.RunRO(ctx, scriptAround, ss.Board(s).keys, id, 0, 0, "0")
+		cmds[i] = pipe.RunRO(ctx, scriptAround, boardKeys(rankgenrt.SeasonKey(ss.base, s)), id, 0, 0, "0")
 	}
 	pipe.Exec(ctx)
 	out := make([]SeasonResult, len(seasons))

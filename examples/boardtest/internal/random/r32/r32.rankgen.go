@@ -522,17 +522,23 @@ func WithReplicas(n int, timeout time.Duration) Option {
 
 // NewBoard returns the board stored under key.
 func NewBoard(c redis.UniversalClient, key string, opts ...Option) *Board {
-	ack := rankgenrt.AckKeys(key)
 	b := &Board{
 		c:      c,
 		dedup:  rankgenrt.DedupArg(rankgenrt.DefaultDedupWindow),
-		keys:   []string{key, rankgenrt.IndexKey(key), ack[0], ack[1]},
+		keys:   boardKeys(key),
 		tokens: rankgenrt.NewTokens(),
 	}
 	for _, o := range opts {
 		o(b)
 	}
 	return b
+}
+
+// boardKeys are the keys of the board stored under key: the sorted set, its index, and the two ack
+// keys (the recorded tokens of recent writes, which expire by themselves).
+func boardKeys(key string) []string {
+	ack := rankgenrt.AckKeys(key)
+	return []string{key, rankgenrt.IndexKey(key), ack[0], ack[1]}
 }
 
 // Key returns the board's key.
