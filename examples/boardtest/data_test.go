@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/rankgen/rankgen/examples/generated/laps"
+	"github.com/rankgen/rankgen/examples/generated/pits"
 	"github.com/rankgen/rankgen/generator/layout"
 	"github.com/rankgen/rankgen/internal/boardmodel"
 	"github.com/rankgen/rankgen/internal/oracle"
@@ -397,6 +398,36 @@ func TestDataCodecMatchesInterpreted(t *testing.T) {
 		}
 		if err != nil && !errors.Is(err, rankgenrt.ErrBadData) {
 			t.Fatalf("DecodeData(%q): %v; want ErrBadData", s, err)
+		}
+	}
+}
+
+// TestReindexLeavesData: Reindex adopts a member-prefix board's entries (its index gone) and
+// leaves the data hash as it was; every entry reads back with its data.
+func TestReindexLeavesData(t *testing.T) {
+	c := redistest.Client(t)
+	b := pits.NewBoard(c, redistest.Key(t, "pits"))
+	at := time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
+	es := []pits.Entry{
+		{Crew: "ann", StopMs: 2400, At: at, Data: pits.Data{Team: "Rosso", Tyre: pits.TyreHard, Pro: true, Stops: -3}},
+		{Crew: "bob", StopMs: 2100, At: at.Add(time.Minute), Data: pits.Data{Team: "Blu", Stops: 7}},
+		{Crew: "cy", StopMs: 3000, At: at.Add(time.Hour)},
+	}
+	if err := b.SetMany(ctx, es); err != nil {
+		t.Fatal(err)
+	}
+	keys := b.Keys()
+	data := c.HGetAll(ctx, keys[4]).Val()
+	c.Del(ctx, keys[1]) // the index, as a board written by other code lacks it
+	if rep, err := b.Reindex(ctx); err != nil {
+		t.Fatalf("Reindex: %+v, %v", rep, err)
+	}
+	if after := c.HGetAll(ctx, keys[4]).Val(); !reflect.DeepEqual(after, data) {
+		t.Errorf("Reindex changed the data hash: %v; was %v", after, data)
+	}
+	for _, want := range es {
+		if got, err := b.Get(ctx, want.Crew); err != nil || got.Data != want.Data {
+			t.Errorf("%s after Reindex: %+v, %v; want data %+v", want.Crew, got, err, want.Data)
 		}
 	}
 }
