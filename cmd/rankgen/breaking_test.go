@@ -50,8 +50,8 @@ func TestBreakingAgainstGit(t *testing.T) {
 		return code, stdout.String(), stderr.String()
 	}
 	code, stdout, stderr := breakingIn("-against", "git:HEAD", "boards/arena.yaml")
-	want := "HEAD:boards/arena.yaml:23:5: WIRE FIELD_COUNT: field 3 (Paid) is gone"
-	if code != exitFail || !strings.Contains(stdout, "\n"+want) || !strings.Contains(stdout, "SOURCE FIELD_REMOVED") {
+	want := "HEAD:boards/arena.yaml:23:5: WIRE FIELD_COUNT: Paid is removed from position 3"
+	if code != exitFail || !strings.Contains("\n"+stdout, "\n"+want) || !strings.Contains(stdout, "SOURCE FIELD_REMOVED") {
 		t.Fatalf("breaking against git:HEAD = %d\n%s%s\nwant exit 1 and a line starting %q", code, stdout, stderr, want)
 	}
 	if code, _, _ := breakingIn("-against", "git:HEAD", "boards/../boards/arena.yaml"); code != exitFail {
