@@ -28,21 +28,28 @@ func init() {
 that breaks what the earlier one built, one per line as file:line:col: CATEGORY RULE: message.
 
 WIRE changes break stored boards: the entries the old layout wrote no longer decode or order
-the same (a field's width, order, range, unit, enum values, place or position; the score's
-decimal places; the member separator; the id's type). Fields are compared by position, as the
-encoding is positional, so a rename alone is not one. Whenever the layout fingerprint changes
-there is at least one, and the new code refuses the old boards (ErrLayoutMismatch): migrate them
-or move to a new key.
+the same (a field inserted, removed or moved; a field's width, order, range, unit, enum values,
+place or type; the score's decimal places; the member separator; the id's type). Fields are
+matched by name, as rankgen migrate maps them, so an inserted field is one finding with its
+name and position; a removed and an inserted field of the same Go type may be a rename, which
+the findings suggest (-rename Old=New). Whenever the layout fingerprint changes there is at
+least one, and the new code refuses the old boards (ErrLayoutMismatch): migrate them or move
+to a new key. After WIRE changes, a MIGRATE finding gives the rankgen migrate command with the
+-default, -drop and -rename flags the change needs (the defaults are values each field holds,
+for you to choose), the live season boards of a periodic board, and the shard keys of a
+sharded one; or says why migrate has no mapping.
 
 SOURCE changes break Go code that uses the generated package: a package, id, field, Board
 method (an update dropped from "update:") or enum constant is gone, or a Go type changed.
 Fields are compared by name.
 
 -against is the earlier schema: a file, or git:REF for the same file at a git revision (for
-example git:origin/main), read with "git show" in the schema's directory.
+example git:origin/main), read with "git show" in the schema's directory. A schema the
+revision lacks is new: it is reported as NEW and breaks nothing (exit 0).
 
--format text (the default), json (an array of {category, rule, file, line, col, message}), or
-github (workflow commands that annotate the pull request).
+-format text (the default), json (an array of {category, rule, file, line, col, message}; a
+MIGRATE item adds command and notes), or github (workflow commands that annotate the pull
+request: errors for WIRE and SOURCE, notices for NEW and MIGRATE).
 
 -list prints every rule instead, one per line with its category and purpose (-format json:
 an array of {id, category, purpose}), in the order changes are reported; it takes no schema.
