@@ -100,7 +100,8 @@ func timeConverter(of, nf *layout.Field) func(uint64) (uint64, error) {
 }
 
 // ParseValue reads a field's value as text (a number, true/false, an enum value's name, an
-// RFC 3339 time) and returns its key, range-checked.
+// RFC 3339 time, or for a season-anchored time its offset from the season's start as a Go
+// duration, "36h0m5s", as Field.Format writes it) and returns its key, range-checked.
 func ParseValue(f *layout.Field, s string) (uint64, error) {
 	key, err := parseKey(f, s)
 	if err != nil {
@@ -139,6 +140,9 @@ func parseKey(f *layout.Field, s string) (uint64, error) {
 		}
 		return uint64(i), nil
 	case layout.Time:
+		if f.Season {
+			return offsetKey(f, s)
+		}
 		t, err := time.Parse(time.RFC3339Nano, s)
 		if err != nil {
 			return 0, fmt.Errorf("want an RFC 3339 time like 2026-01-01T00:00:00Z")
@@ -150,4 +154,18 @@ func parseKey(f *layout.Field, s string) (uint64, error) {
 		return layout.IntKey(n), nil
 	}
 	return 0, fmt.Errorf("unsupported field type %s", f.Kind)
+}
+
+// offsetKey reads a season-anchored time: its offset from the season's start, a whole number
+// of the field's unit (an instant has no meaning without a season, and every season's board
+// is migrated with the same value).
+func offsetKey(f *layout.Field, s string) (uint64, error) {
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return 0, fmt.Errorf("want the offset from the season's start, a duration like 36h0m5s")
+	}
+	if d%f.Unit.Duration() != 0 {
+		return 0, fmt.Errorf("%s is not a whole number of %s", s, f.Unit)
+	}
+	return layout.IntKey(int64(d / f.Unit.Duration())), nil
 }

@@ -85,6 +85,9 @@ var ruleCases = []ruleCase{
 		mapping: migrate.Mapping{Drops: []string{"Tier"}},
 		entries: []string{"ann Points=10 Tier=gold Paid=true", "bob Points=20 Tier=bronze Paid=false"},
 		want:    []string{"ann Points=10 Paid=true", "bob Points=20 Paid=false"}},
+	{rule: "FIELD_MOVED", old: lay("", points20+paid+tier), new: lay("", points20+tier+paid),
+		entries: []string{"ann Points=10 Paid=true Tier=gold", "bob Points=20 Paid=false Tier=bronze"},
+		want:    []string{"ann Points=10 Tier=gold Paid=true", "bob Points=20 Tier=bronze Paid=false"}},
 	{rule: "FIELD_KIND", old: lay("", points20), new: lay("", field("Points", "int", "min: -1000", "max: 1000000", "order: desc")),
 		entries: []string{"ann Points=0", "bob Points=1000000"},
 		want:    []string{"ann Points=0", "bob Points=1000000"}},
@@ -165,6 +168,82 @@ func TestMigrateEveryWireRule(t *testing.T) {
 			}
 			assertClaims(t, rc, key, new.Fingerprint)
 		})
+	}
+}
+
+// TestSuggestedMigrations: for each change of ruleCases and dataCases, the mapping
+// breaking.Migrate proposes (what rankgen breaking prints as a rankgen migrate command) is one
+// NewPlan accepts, and it migrates the board, with its data, on a real server.
+func TestSuggestedMigrations(t *testing.T) {
+	type change struct {
+		name     string
+		old, new func(t testing.TB) *layout.Layout
+		entries  []string
+	}
+	var changes []change
+	for _, c := range ruleCases {
+		changes = append(changes, change{c.rule, c.old, c.new, c.entries})
+	}
+	for _, c := range dataCases {
+		if c.rule != "" {
+			changes = append(changes, change{c.name, c.old, c.new, c.entries})
+		}
+	}
+	for _, c := range changes {
+		t.Run(c.name, func(t *testing.T) {
+			old, new := c.old(t), c.new(t)
+			m := breaking.Migrate(old, new)
+			if m == nil {
+				t.Fatal("breaking.Migrate proposes nothing for a WIRE change")
+			}
+			p, err := migrate.NewPlan(old, new, suggested(m))
+			if err != nil {
+				t.Fatalf("the suggested mapping %+v: %v", m, err)
+			}
+			rc := redistest.Client(t)
+			key := redistest.Key(t, "board")
+			writeDataBoard(t, rc, old, key, c.entries)
+			rep, err := migrate.Run(context.Background(), rc, p, migrate.Options{Key: key})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !rep.Switched || rep.Copied != int64(len(c.entries)) {
+				t.Errorf("report %+v: want switched, %d copied", rep, len(c.entries))
+			}
+			if got := readBoard(t, rc, new, key); len(got) != len(c.entries) {
+				t.Errorf("the new layout reads %q", got)
+			}
+		})
+	}
+}
+
+func suggested(m *breaking.Migration) migrate.Mapping {
+	out := migrate.Mapping{Renames: map[string]string{}, Defaults: map[string]string{}, Drops: m.Drops}
+	for _, r := range m.Renames {
+		out.Renames[r.Old] = r.New
+	}
+	for _, d := range m.Defaults {
+		out.Defaults[d.Field] = d.Value
+	}
+	return out
+}
+
+// TestParseSeasonOffset: a season-anchored time is given as its offset from the season's
+// start, as Field.Format writes it, since the same value goes into every season's board.
+func TestParseSeasonOffset(t *testing.T) {
+	l := schema(t, "w.yaml", "season: {every: week, zone: Europe/Paris}",
+		field("At", "time", "unit: s", "epoch: season", "bits: 20", "order: asc"))
+	f := l.Fields[0]
+	for text, want := range map[string]int64{"0s": 0, "36h0m5s": 129605, f.Format(f.Hi): layout.IntOf(f.Hi)} {
+		key, err := migrate.ParseValue(f, text)
+		if err != nil || key != layout.IntKey(want) {
+			t.Errorf("ParseValue(%q) = %d, %v; want the offset %d s", text, layout.IntOf(key), err, want)
+		}
+	}
+	for _, text := range []string{"1970-01-01T00:00:00Z", "1.5s", "-1s", "2000h"} {
+		if _, err := migrate.ParseValue(f, text); err == nil {
+			t.Errorf("ParseValue(%q) accepted", text)
+		}
 	}
 }
 
@@ -298,6 +377,9 @@ var refusals = []refusal{
 	{name: "field renamed into data", rule: "FIELD_COUNT", old: lay("", points20+paid+nickData), new: lay("", points20+data(str("Nick", 8), field("Paid", "bool"))),
 		mapping: migrate.Mapping{Renames: map[string]string{"Paid": "Paid"}},
 		want:    "-rename Paid=Paid: one is a ranking field and the other a data field"},
+	{name: "fields of one type swapped", rule: "FIELD_MOVED", old: lay("", points20+field("Level", "uint", "bits: 20", "order: desc")),
+		new:  lay("", field("Level", "uint", "bits: 20", "order: desc")+points20),
+		want: "the old and new layouts store entries the same way"},
 	{name: "data fields swapped in the same format", old: lay("", points20+data(str("A", 8), str("B", 8))), new: lay("", points20+data(str("B", 8), str("A", 8))),
 		want: "the old and new layouts store entries the same way"},
 }

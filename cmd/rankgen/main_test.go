@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime/debug"
 	"strconv"
@@ -24,7 +25,8 @@ var update = flag.Bool("update", false, "rewrite the stdout, stderr and exit sec
 //
 //   - the archive comment holds the command: lines starting "#" are notes, lines starting
 //     "> " are setup steps (a "rankgen …" command that must succeed, "cp FROM TO", "rm
-//     FILE", or "edit FILE OLD NEW", which replaces the first OLD; "> stdout-lines N" compares
+//     FILE", "edit FILE OLD NEW", which replaces the first OLD, or "git …", run in the
+//     directory, which must succeed; "> stdout-lines N" compares
 //     only the first N lines of stdout, for output that shows generated text the emitters'
 //     own goldens cover), and the one line starting "rankgen "
 //     is the command under test; arguments may be Go-quoted strings;
@@ -166,6 +168,12 @@ func setup(t *testing.T, dir string, step []string) {
 		}
 		if err := os.WriteFile(p, bytes.Replace(data, []byte(step[2]), []byte(step[3]), 1), 0o644); err != nil {
 			t.Fatal(err)
+		}
+	case step[0] == "git":
+		cmd := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@example.com"}, step[1:]...)...)
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("setup %q: %v\n%s", step, err, out)
 		}
 	default:
 		t.Fatalf("unknown setup step %q", step)

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"errors"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -35,7 +36,7 @@ type stepResult struct {
 // examples/ci/rankgen.yml, as GitHub's bash would, in a fresh module that pins rankgen with
 // "go get -tool" (this checkout, offline) and keeps the arena board under git with origin/main
 // as the target branch. A safe change (a doc line and a new update) passes every step with no
-// annotation; a WIRE and SOURCE breaking change that also lengthens the id passes check and vet
+// annotation; a new board, listed in SCHEMAS, passes every step with a NEW notice; a WIRE and SOURCE breaking change that also lengthens the id passes check and vet
 // (a warning annotation) and fails breaking with error annotations on the changed lines; a
 // schema edited without go generate fails check and generate.
 func TestPRWorkflow(t *testing.T) {
@@ -59,11 +60,32 @@ func TestPRWorkflow(t *testing.T) {
 		}
 	}
 
+	// A pull request that adds a board lists its schema in SCHEMAS: breaking finds no such
+	// file on origin/main and reports it as new, a notice, and every step passes.
+	weekly, err := os.ReadFile("../../examples/schemas/weekly.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	repo.write(t, "weekly/weekly.yaml", string(weekly))
+	repo.write(t, "weekly/weekly.go", "// Package weekly keeps the weekly ladder.\npackage weekly\n\n//go:generate go tool rankgen generate weekly.yaml\n")
+	repo.commitGenerated(t, "weekly board")
+	added := wf
+	added.Env = maps.Clone(wf.Env)
+	added.Env["SCHEMAS"] += " weekly/weekly.yaml"
+	steps := repo.runSteps(t, added)
+	for _, id := range []string{"check", "generate", "vet"} {
+		if steps[id].code != 0 {
+			t.Errorf("new board: step %s exited %d:\n%s", id, steps[id].code, steps[id].output)
+		}
+	}
+	wantLines(t, "breaking", steps["breaking"], 0,
+		"::notice file=weekly/weekly.yaml,line=1,col=1,title=NEW::weekly/weekly.yaml is new: origin/main has no such file")
+
 	repo.edit(t, "board/arena.yaml", "bits: 31", "bits: 30")
 	repo.edit(t, "board/arena.yaml", "update: [add, max, min, set]", "update: [add, min, set]")
 	repo.edit(t, "board/arena.yaml", "max_bytes: 64", "max_bytes: 100")
 	repo.commitGenerated(t, "breaking change")
-	steps := repo.runSteps(t, wf)
+	steps = repo.runSteps(t, wf)
 	for _, id := range []string{"check", "generate", "vet"} {
 		if steps[id].code != 0 {
 			t.Errorf("breaking change: step %s exited %d:\n%s", id, steps[id].code, steps[id].output)

@@ -2,6 +2,7 @@ package breaking
 
 import (
 	"flag"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -67,7 +68,8 @@ func parse(t *testing.T, name string, src []byte) Schema {
 }
 
 // TestWireIffFingerprint: on pairs of random schemas, and on each schema beside itself, there
-// is a WIRE change exactly when the layout fingerprints differ, and it is never the LAYOUT
+// is a WIRE change exactly when the layout fingerprints differ or a field moves among fields
+// that store the same way (names are not in the fingerprint), and it is never the LAYOUT
 // fallback (a specific rule names every difference the fingerprint sees).
 func TestWireIffFingerprint(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
@@ -87,9 +89,55 @@ func TestWireIffFingerprint(t *testing.T) {
 					}
 				}
 			}
-			if differ := a.Layout.Fingerprint != b.Layout.Fingerprint; differ != (wire > 0) {
+			moved := len(matchFields(a.Layout.Fields, b.Layout.Fields).moved) > 0
+			if differ := a.Layout.Fingerprint != b.Layout.Fingerprint || moved; differ != (wire > 0) {
 				t.Errorf("fingerprints differ: %v, WIRE changes: %d\n%s\nvs\n%s", differ, wire, a.Layout.Canonical, b.Layout.Canonical)
 			}
 		}
 	}
+}
+
+// TestMigrate: what Migrate proposes for rankgen migrate on golden pairs: nothing without a
+// WIRE change; a drop for a removed field, a value the field can hold for an inserted one (its
+// Go zero, else the least of its range), a rename for a likely one.
+func TestMigrate(t *testing.T) {
+	for golden, want := range map[string]string{
+		"unchanged_docs":    "<nil>",
+		"rename_field":      "<nil>",
+		"remove_last_field": "renames [] defaults [] drops [Paid] periodic false",
+		"insert_field":      "renames [] defaults [{HintsUsed 0 its Go zero}] drops [] periodic false",
+		"rename_and_narrow": "renames [{Paid Premium}] defaults [] drops [] periodic false",
+		"swap_fields":       "renames [] defaults [] drops [] periodic false",
+		"data_removed":      "renames [] defaults [] drops [Car] periodic false",
+		"season_zone":       "renames [] defaults [] drops [] periodic true",
+	} {
+		old, new := goldenPair(t, golden)
+		m := Migrate(old.Layout, new.Layout)
+		got := "<nil>"
+		if m != nil {
+			got = fmt.Sprintf("renames %v defaults %v drops %v periodic %v", m.Renames, m.Defaults, m.Drops, m.Season != nil)
+		}
+		if got != want {
+			t.Errorf("%s: %s, want %s", golden, got, want)
+		}
+	}
+	head := "package: p\nid:\n  name: ID\n  max_bytes: 8\nfields:\n  - name: Points\n    type: uint\n    bits: 8\n    order: desc\n"
+	points := parse(t, "p.yaml", []byte(head)).Layout
+	at := parse(t, "t.yaml", []byte(head+"  - name: At\n    type: time\n    unit: s\n    epoch: 2026-01-01T00:00:00Z\n    bits: 20\n    order: asc\n")).Layout
+	if got, want := fmt.Sprint(Migrate(points, at).Defaults), "[{At 2026-01-01T00:00:00Z the least value of its range}]"; got != want {
+		t.Errorf("a new time field: default %s, want %s (its Go zero, year 1, is out of range)", got, want)
+	}
+}
+
+func goldenPair(t *testing.T, name string) (old, new Schema) {
+	t.Helper()
+	a, err := txtar.ParseFile(filepath.Join("testdata", name+".txtar"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := map[string][]byte{}
+	for _, f := range a.Files {
+		src[f.Name] = f.Data
+	}
+	return parse(t, "old.yaml", src["old.yaml"]), parse(t, "new.yaml", src["new.yaml"])
 }

@@ -25,7 +25,7 @@ type scope int
 
 const (
 	wholeSchema scope = iota // the two schemas, once
-	eachField                // each pair of fields: by position for WIRE, by name for SOURCE
+	eachField                // each pair of fields of the same name
 	fallback                 // the two schemas, once, when no other rule of the category fired
 )
 
@@ -38,7 +38,8 @@ var ruleTable = []Rule{
 	{"SCORE", Wire, "the score kind or its decimal places change: every stored score reads as another number", wholeSchema, checkScore},
 	{"ID_TYPE", Wire, "the id's type changes between string and uint64", wholeSchema, checkIDType},
 	{"SEPARATOR", Wire, "the member separator changes while the member carries a field prefix", wholeSchema, checkSeparator},
-	{"FIELD_COUNT", Wire, "a field is added or removed: stored entries carry another number of digits", eachField, checkFieldCount},
+	{"FIELD_COUNT", Wire, "a field is inserted or removed (fields match by name): stored entries hold no value for it, or one the new code does not read", eachField, checkFieldCount},
+	{"FIELD_MOVED", Wire, "a field moves to another position among the fields (matched by name): stored entries hold another field's value where the new code reads it", eachField, checkFieldMoved},
 	{"FIELD_KIND", Wire, "a field's type changes: its stored digits mean other values", eachField, checkFieldKind},
 	{"FIELD_PLACE", Wire, "a field moves between the score and the member", eachField, checkFieldPlace},
 	{"FIELD_ORDER", Wire, "a field's order flips: stored entries rank backwards on it", eachField, checkFieldOrder},
@@ -93,16 +94,51 @@ func checkSeparator(p *probe) bool {
 }
 
 func checkFieldCount(p *probe) bool {
-	no, nn := len(p.oldL().Fields), len(p.newL().Fields)
 	switch {
 	case p.new == nil:
-		p.atOldField(p.old, "field %d (%s) is gone: the tuple has %d fields, not %d, and every stored entry carries its digit", p.pos+1, p.old.Name, nn, no)
+		p.atOldField(p.old, "%s is removed from position %d, %s: stored entries hold its value, which the new code does not read (rankgen migrate drops it: -drop %s)%s",
+			p.old.Name, p.oldPos+1, neighbour(p.oldL().Fields, p.oldPos), p.old.Name, p.renameHint(p.old.Name))
 	case p.old == nil:
-		p.atField(p.new, "field %d (%s) is new: the tuple has %d fields, not %d, and no stored entry carries its digit", p.pos+1, p.new.Name, nn, no)
+		p.atField(p.new, "%s is inserted at position %d, %s: stored entries hold no value for it (rankgen migrate gives them one: -default %s=VALUE)%s",
+			p.new.Name, p.newPos+1, neighbour(p.newL().Fields, p.newPos), p.new.Name, p.renameHint(p.new.Name))
 	default:
 		return false
 	}
 	return true
+}
+
+// renameHint is what a likely rename involving the field adds to its message.
+func (p *probe) renameHint(name string) string {
+	r, ok := p.c.match.renameOf(name)
+	if !ok {
+		return ""
+	}
+	return fmt.Sprintf("; if %s is %s renamed (they have the same Go type), -rename %s=%s keeps the values instead", r.New, r.Old, r.Old, r.New)
+}
+
+// neighbour places the field at position i among fields by the one after it, or before it
+// when it comes last.
+func neighbour(fields []*layout.Field, i int) string {
+	switch {
+	case i+1 < len(fields):
+		return "before " + fields[i+1].Name
+	case i > 0:
+		return "after " + fields[i-1].Name + ", the last"
+	}
+	return "the only field"
+}
+
+func checkFieldMoved(p *probe) bool {
+	if !p.c.match.moved[p.new.Name] {
+		return false
+	}
+	fix := "rankgen migrate maps it by name"
+	if p.oldL().StoreFingerprint == p.newL().StoreFingerprint {
+		fix = "the layouts store entries the same way, so the new code reads old boards without ErrLayoutMismatch, and a migrated board could not be told from an old one: migrate through an intermediate schema that stores differently, or use a new key"
+	}
+	p.atField(p.new, "%s moves from position %d to %d, %s: stored entries hold another field's value where the new code reads it (%s)",
+		p.new.Name, p.oldPos+1, p.newPos+1, neighbour(p.newL().Fields, p.newPos), fix)
+	return false
 }
 
 func checkFieldKind(p *probe) bool {
@@ -138,9 +174,9 @@ func checkFieldRadix(p *probe) bool {
 	}
 	radix := fmt.Sprintf("radix %s → %s", radixText(o), radixText(n))
 	switch {
-	case bothInScore(p) && p.pos == 0 && o.Weight == n.Weight:
+	case bothInScore(p) && p.oldPos == 0 && p.newPos == 0 && o.Weight == n.Weight:
 		p.wire("%s: it leads the score with the same weight, so stored digits keep their values; only what it can hold changes", radix)
-	case bothInScore(p) && p.pos == 0:
+	case bothInScore(p) && p.oldPos == 0 && p.newPos == 0:
 		p.wire("%s: stored scores give it other digits", radix)
 	case bothInScore(p):
 		p.wire("%s: stored scores give it other digits, and every field before it another weight", radix)
@@ -150,8 +186,10 @@ func checkFieldRadix(p *probe) bool {
 	return false
 }
 
+// checkFieldWeight reports a weight that changes with a later field's width or place; one that
+// changes because a field is inserted, removed or moved follows from that change, reported.
 func checkFieldWeight(p *probe) bool {
-	if bothInScore(p) && p.old.Weight != p.new.Weight {
+	if bothInScore(p) && p.old.Weight != p.new.Weight && !p.c.match.rearranged() {
 		p.wire("weight %d → %d (a field after it changed width or place): stored scores give it other values", p.old.Weight, p.new.Weight)
 	}
 	return false
