@@ -166,9 +166,10 @@ func firstDiff(want, got []byte) string {
 	return "(same lines, different bytes)"
 }
 
-// TestGeneratedCompiles writes every edge golden output, with the Lua scripts its board
-// embeds, into a module that requires this checkout, and runs go vet on it (the examples'
-// packages are part of this module, built and vetted with it).
+// TestGeneratedCompiles writes every edge golden output, and the same layout's output with
+// sharded: true, with the Lua scripts its board embeds, into a module that requires this
+// checkout, and runs go vet on it (the examples' packages are part of this module, built and
+// vetted with it).
 func TestGeneratedCompiles(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a module with go vet; skipped with -short")
@@ -179,13 +180,21 @@ func TestGeneratedCompiles(t *testing.T) {
 			continue
 		}
 		l := parse(t, g.stem, g.schema)
-		write(t, filepath.Join(dir, g.stem, l.GoFile()), g.want)
+		// The golden as committed, and the same layout with its ShardedBoard (sharded: true).
+		l.Sharded = true
+		sharded, err := Generate(l)
+		if err != nil {
+			t.Fatal(err)
+		}
 		scripts, err := luaemit.Scripts(l)
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, s := range scripts {
-			write(t, filepath.Join(dir, g.stem, s.File), []byte(s.Source))
+		for pkgDir, code := range map[string][]byte{g.stem: g.want, g.stem + "_sharded": sharded} {
+			write(t, filepath.Join(dir, pkgDir, l.GoFile()), code)
+			for _, s := range scripts {
+				write(t, filepath.Join(dir, pkgDir, s.File), []byte(s.Source))
+			}
 		}
 	}
 	if out, err := goCmd(t, dir, "vet", "./..."); err != nil {
