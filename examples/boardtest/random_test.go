@@ -24,6 +24,11 @@ var randomSeeds = []uint64{1, 2, 12, 27, 32}
 // (packages b01, …): score: bits62 layouts of up to 62 bits, some spilling into the member.
 var randomBits62Seeds = []uint64{1, 2, 3, 4}
 
+// shardedRandom are the random boards whose schema also asks for a ShardedBoard (sharded:
+// true), for the sharded suites: a string id with a member prefix, and a uint64 id with a
+// bits62 score spilling into the member.
+var shardedRandom = map[string]bool{"r32": true, "b01": true}
+
 // randomBoards names each committed random board and its schema.
 func randomBoards() map[string][]byte {
 	boards := map[string][]byte{}
@@ -34,6 +39,10 @@ func randomBoards() map[string][]byte {
 	for _, seed := range randomBits62Seeds {
 		pkg := fmt.Sprintf("b%02d", seed)
 		boards[pkg] = oracle.RandomBits62Schema(rand.New(rand.NewPCG(seed, 99)), pkg)
+	}
+	for pkg := range shardedRandom {
+		line := "\npackage: " + pkg + "\n"
+		boards[pkg] = bytes.Replace(boards[pkg], []byte(line), []byte(line+"sharded: true\n"), 1)
 	}
 	return boards
 }

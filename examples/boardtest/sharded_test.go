@@ -11,28 +11,13 @@ import (
 	"testing"
 
 	"github.com/rankgen/rankgen/examples/boardtest/internal/random/b01"
-	"github.com/rankgen/rankgen/examples/boardtest/internal/random/b02"
-	"github.com/rankgen/rankgen/examples/boardtest/internal/random/b03"
-	"github.com/rankgen/rankgen/examples/boardtest/internal/random/b04"
-	"github.com/rankgen/rankgen/examples/boardtest/internal/random/r01"
-	"github.com/rankgen/rankgen/examples/boardtest/internal/random/r02"
-	"github.com/rankgen/rankgen/examples/boardtest/internal/random/r12"
-	"github.com/rankgen/rankgen/examples/boardtest/internal/random/r27"
 	"github.com/rankgen/rankgen/examples/boardtest/internal/random/r32"
-	"github.com/rankgen/rankgen/examples/generated/arena"
 	"github.com/rankgen/rankgen/examples/generated/duel"
-	"github.com/rankgen/rankgen/examples/generated/duelint"
 	"github.com/rankgen/rankgen/examples/generated/laps"
 	"github.com/rankgen/rankgen/examples/generated/pits"
 	"github.com/rankgen/rankgen/examples/generated/racing"
 	"github.com/rankgen/rankgen/examples/generated/season"
-	"github.com/rankgen/rankgen/examples/generated/seed000member"
-	"github.com/rankgen/rankgen/examples/generated/seed001zranking"
-	"github.com/rankgen/rankgen/examples/generated/seed002binary"
 	"github.com/rankgen/rankgen/examples/generated/seed002decimal"
-	"github.com/rankgen/rankgen/examples/generated/seed002keysort"
-	"github.com/rankgen/rankgen/examples/generated/seed003scaling"
-	"github.com/rankgen/rankgen/examples/generated/seed004shift"
 	"github.com/rankgen/rankgen/examples/generated/weekly"
 	"github.com/rankgen/rankgen/generator/layout"
 	"github.com/rankgen/rankgen/internal/boardmodel"
@@ -42,18 +27,34 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// shardedBoards are the examples' NewShardedBoard functions, by example name.
+// shardedBoards are the NewShardedBoard functions of the examples whose schema asks for one
+// (sharded: true), by example name; TestShardedExamplesListed keeps the list whole.
 var shardedBoards = map[string]any{
-	"arena": arena.NewShardedBoard, "duel": duel.NewShardedBoard, "duelint": duelint.NewShardedBoard,
-	"racing": racing.NewShardedBoard, "season": season.NewShardedBoard,
+	"duel": duel.NewShardedBoard, "racing": racing.NewShardedBoard, "season": season.NewShardedBoard,
 	"laps": laps.NewShardedBoard, "pits": pits.NewShardedBoard, "weekly": weekly.NewShardedBoard,
-	"seed000member": seed000member.NewShardedBoard, "seed001zranking": seed001zranking.NewShardedBoard,
-	"seed002binary": seed002binary.NewShardedBoard, "seed002decimal": seed002decimal.NewShardedBoard,
-	"seed002keysort": seed002keysort.NewShardedBoard, "seed003scaling": seed003scaling.NewShardedBoard,
-	"seed004shift": seed004shift.NewShardedBoard,
-	"r01":          r01.NewShardedBoard, "r02": r02.NewShardedBoard, "r12": r12.NewShardedBoard, "r27": r27.NewShardedBoard,
-	"r32": r32.NewShardedBoard, "b01": b01.NewShardedBoard, "b02": b02.NewShardedBoard, "b03": b03.NewShardedBoard,
-	"b04": b04.NewShardedBoard,
+	"seed002decimal": seed002decimal.NewShardedBoard,
+	"r32":            r32.NewShardedBoard, "b01": b01.NewShardedBoard,
+}
+
+// TestShardedExamplesListed: an example is in shardedBoards exactly when its schema says
+// sharded: true, so that every generated ShardedBoard runs in the sharded suites.
+func TestShardedExamplesListed(t *testing.T) {
+	for _, ex := range withPeriodic() {
+		if _, listed := shardedBoards[ex.name]; listed != parse(t, ex.schema).Sharded {
+			t.Errorf("%s: listed in shardedBoards %v, its schema's sharded: %v", ex.name, listed, !listed)
+		}
+	}
+}
+
+// shardedExamples are the examples (not periodic) that have a ShardedBoard.
+func shardedExamples() []example {
+	var out []example
+	for _, ex := range examples {
+		if shardedBoards[ex.name] != nil {
+			out = append(out, ex)
+		}
+	}
+	return out
 }
 
 // newSharded calls the example's NewShardedBoard; a periodic example's board holds the season
@@ -91,7 +92,7 @@ func shardTargets(t *testing.T) []struct {
 
 // TestShardedDifferential applies random operations (those of TestDifferential: writes, field
 // updates single and batch, change lists (Update, UpdateMany), Remove, Trim, and the reads) to
-// every example's ShardedBoard and to the in-memory model, on a single server and on the real
+// every sharded example's ShardedBoard and to the in-memory model, on a single server and on the real
 // cluster, and every few steps compares every merged read of the ShardedBoard — Count, Top,
 // Page, Rank and Get of every id, GetMany, RankMany, Around, AroundFilled, Percentile, PageOf,
 // a whole walk of After pages, Count<Lead>Between, PageFromEnd, Bottom, CompetitionRank,
@@ -102,7 +103,7 @@ func shardTargets(t *testing.T) []struct {
 // TestShardedSeasonDifferential.
 func TestShardedDifferential(t *testing.T) {
 	for _, tg := range shardTargets(t) {
-		for _, ex := range examples {
+		for _, ex := range shardedExamples() {
 			t.Run(tg.name+"/"+ex.name, func(t *testing.T) {
 				runShardedDifferential(t, tg.c, ex, tg.shards, 42)
 			})

@@ -63,6 +63,7 @@ var ruleTable = []Rule{
 	{"SEASONS_API", Source, "a board becomes periodic or stops being: NewBoard gains or loses its Season, Seasons comes or goes", wholeSchema, checkSeasonsAPI},
 	{"DATA_REMOVED", Source, "a data field is gone (or renamed): its Data field no longer exists", wholeSchema, checkDataRemoved},
 	{"DATA_GO_TYPE", Source, "a data field's Go type changes", wholeSchema, checkDataGoType},
+	{"SHARDED_API", Source, "sharded: true is dropped: ShardedBoard (and a periodic board's Seasons.Sharded) is no longer generated; adding it breaks nothing", wholeSchema, checkShardedAPI},
 }
 
 func checkScore(p *probe) bool {
@@ -255,6 +256,20 @@ func checkLayout(p *probe) bool {
 		return false
 	}
 	p.atKey(nil, "the layout fingerprint changes from %s to %s", p.oldL().Fingerprint, p.newL().Fingerprint)
+	return false
+}
+
+// checkShardedAPI reports dropping sharded: true, at the old schema's key: only the generated
+// API changes (no stored byte does), and only a removal breaks its users.
+func checkShardedAPI(p *probe) bool {
+	if o, n := p.oldL(), p.newL(); o.Sharded && !n.Sharded {
+		line, col := layout.KeyPos(p.c.old.Src, "sharded")
+		what := "ShardedBoard and NewShardedBoard are"
+		if o.Season != nil {
+			what = "ShardedBoard, NewShardedBoard, Seasons.Sharded and Seasons.ExistingSharded are"
+		}
+		p.add(p.c.old.name(), line, col, "sharded: true is gone: %s no longer generated", what)
+	}
 	return false
 }
 

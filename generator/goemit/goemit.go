@@ -45,7 +45,9 @@ func Generate(l *layout.Layout) ([]byte, error) {
 	c := newCodec(l)
 	constBlock := emitCodec(f, c)
 	emitBoard(f, c)
-	emitSharded(f, c)
+	if l.Sharded { // ShardedBoard is about 40% of a file: only where the schema asks for it
+		emitSharded(f, c)
+	}
 	constBlock.Add(c.constants())
 
 	var buf bytes.Buffer

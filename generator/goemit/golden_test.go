@@ -17,22 +17,23 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the generated sections of testdata/*.txtar")
 
-// A golden archive holds "-- schema.yaml --" (the input; the archive's name is the schema's
-// stem) and "-- <stem>.rankgen.go --" (the expected output). An archive whose comment starts
-// with "example: <path>" mirrors that example schema; -update copies it in.
+// The goldens are of two kinds. Every example schema (examples/schemas) is compared with its
+// committed package in examples/generated, which go generate ./examples/... writes and
+// rankgen check guards: the examples are their own goldens, kept once. Schemas at the edges
+// that no example covers are archives in testdata: "-- schema.yaml --" (the input; the
+// archive's name is the schema's stem) and "-- <stem>.rankgen.go --" (the expected output,
+// which -update rewrites).
 
 type golden struct {
-	path   string
-	stem   string
-	schema []byte
-	want   []byte // the committed output
+	path    string // where the expected output lives
+	stem    string
+	schema  []byte
+	want    []byte // the committed output
+	example bool   // an example schema, its output in examples/generated
 }
 
 func readGoldens(t *testing.T) []golden {
 	t.Helper()
-	if *update {
-		addExampleArchives(t)
-	}
 	paths, err := filepath.Glob("testdata/*.txtar")
 	if err != nil || len(paths) == 0 {
 		t.Fatalf("no golden archives: %v", err)
@@ -44,43 +45,38 @@ func readGoldens(t *testing.T) []golden {
 			t.Fatal(err)
 		}
 		g := golden{path: p, stem: strings.TrimSuffix(filepath.Base(p), ".txtar")}
-		if ex, ok := strings.CutPrefix(strings.SplitN(string(ar.Comment), "\n", 2)[0], "example: "); ok {
-			src, err := os.ReadFile(filepath.Join(repoRoot(t), ex))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !*update && !bytes.Equal(section(ar, "schema.yaml"), src) {
-				t.Errorf("%s: schema.yaml differs from %s; run go test ./generator/goemit -update", p, ex)
-			}
-			setSection(ar, "schema.yaml", src)
-		}
 		g.schema = section(ar, "schema.yaml")
 		g.want = section(ar, g.stem+".rankgen.go")
 		out = append(out, g)
 	}
-	return out
+	return append(out, exampleGoldens(t)...)
 }
 
-// addExampleArchives creates the archive of every example schema that has none yet.
-func addExampleArchives(t *testing.T) {
-	schemas, err := filepath.Glob(filepath.Join(repoRoot(t), "examples", "schemas", "*.yaml"))
-	if err != nil {
-		t.Fatal(err)
+// exampleGoldens are the example schemas, each with the Go file committed in
+// examples/generated/<package> (examples.TestDirectives keeps one directory per package).
+func exampleGoldens(t *testing.T) []golden {
+	t.Helper()
+	root := repoRoot(t)
+	schemas, err := filepath.Glob(filepath.Join(root, "examples", "schemas", "*.yaml"))
+	if err != nil || len(schemas) == 0 {
+		t.Fatalf("no example schemas: %v", err)
 	}
+	var out []golden
 	for _, s := range schemas {
 		stem := strings.TrimSuffix(filepath.Base(s), ".yaml")
-		path := filepath.Join("testdata", stem+".txtar")
-		if _, err := os.Stat(path); err == nil {
-			continue
-		}
-		ar := &txtar.Archive{Comment: []byte("example: examples/schemas/" + stem + ".yaml\n")}
 		src, err := os.ReadFile(s)
 		if err != nil {
 			t.Fatal(err)
 		}
-		setSection(ar, "schema.yaml", src)
-		write(t, path, txtar.Format(ar))
+		l := parse(t, stem, src)
+		path := filepath.Join(root, "examples", "generated", l.Package, l.GoFile())
+		want, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatalf("%v; run go generate ./examples/...", err)
+		}
+		out = append(out, golden{path: path, stem: stem, schema: src, want: want, example: true})
 	}
+	return out
 }
 
 func section(ar *txtar.Archive, name string) []byte {
@@ -128,7 +124,7 @@ func TestGolden(t *testing.T) {
 			if !bytes.HasPrefix(got, []byte("// "+layout.Header(g.stem+".yaml")+"\n")) {
 				t.Errorf("header: %q", got[:min(len(got), 80)])
 			}
-			if *update {
+			if *update && !g.example {
 				ar, err := txtar.ParseFile(g.path)
 				if err != nil {
 					t.Fatal(err)
@@ -141,29 +137,14 @@ func TestGolden(t *testing.T) {
 				return
 			}
 			if !bytes.Equal(got, g.want) {
-				t.Errorf("%s differs from %s; if the change is intended, run go test ./generator/goemit -update\n%s",
-					l.GoFile(), g.path, firstDiff(g.want, got))
+				fix := "go test ./generator/goemit -update"
+				if g.example {
+					fix = "go generate ./examples/..."
+				}
+				t.Errorf("%s differs from %s; if the change is intended, run %s\n%s",
+					l.GoFile(), g.path, fix, firstDiff(g.want, got))
 			}
 		})
-	}
-}
-
-// TestGoldensCoverExamples makes sure every example schema has its archive.
-func TestGoldensCoverExamples(t *testing.T) {
-	schemas, err := filepath.Glob(filepath.Join(repoRoot(t), "examples", "schemas", "*.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, s := range schemas {
-		stem := strings.TrimSuffix(filepath.Base(s), ".yaml")
-		ar, err := txtar.ParseFile(filepath.Join("testdata", stem+".txtar"))
-		if err != nil {
-			t.Errorf("example %s has no golden archive testdata/%s.txtar: %v", s, stem, err)
-			continue
-		}
-		if want := "example: examples/schemas/" + stem + ".yaml"; !strings.HasPrefix(string(ar.Comment), want) {
-			t.Errorf("testdata/%s.txtar: comment should start with %q", stem, want)
-		}
 	}
 }
 
@@ -185,22 +166,35 @@ func firstDiff(want, got []byte) string {
 	return "(same lines, different bytes)"
 }
 
-// TestGeneratedCompiles writes every golden output, with the Lua scripts its board embeds,
-// into a module that requires this checkout, and runs go vet on it.
+// TestGeneratedCompiles writes every edge golden output, and the same layout's output with
+// sharded: true, with the Lua scripts its board embeds, into a module that requires this
+// checkout, and runs go vet on it (the examples' packages are part of this module, built and
+// vetted with it).
 func TestGeneratedCompiles(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a module with go vet; skipped with -short")
 	}
 	dir := tempModule(t)
 	for _, g := range readGoldens(t) {
+		if g.example {
+			continue
+		}
 		l := parse(t, g.stem, g.schema)
-		write(t, filepath.Join(dir, g.stem, l.GoFile()), g.want)
+		// The golden as committed, and the same layout with its ShardedBoard (sharded: true).
+		l.Sharded = true
+		sharded, err := Generate(l)
+		if err != nil {
+			t.Fatal(err)
+		}
 		scripts, err := luaemit.Scripts(l)
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, s := range scripts {
-			write(t, filepath.Join(dir, g.stem, s.File), []byte(s.Source))
+		for pkgDir, code := range map[string][]byte{g.stem: g.want, g.stem + "_sharded": sharded} {
+			write(t, filepath.Join(dir, pkgDir, l.GoFile()), code)
+			for _, s := range scripts {
+				write(t, filepath.Join(dir, pkgDir, s.File), []byte(s.Source))
+			}
 		}
 	}
 	if out, err := goCmd(t, dir, "vet", "./..."); err != nil {

@@ -48,6 +48,7 @@ func TestRandomSchemas(t *testing.T) {
 		if err != nil {
 			t.Fatalf("RandomSchema gave an invalid schema: %v\n%s", err, src)
 		}
+		l.Sharded = true // build every random layout's ShardedBoard too
 		// The board embeds the Lua scripts, so a schema luaemit refuses (an update it cannot
 		// do exactly) has no complete package; draw another.
 		scripts, err := luaemit.Scripts(l)

@@ -13,7 +13,7 @@ import (
 )
 
 // TestShardedMethods checks that the ShardedBoard generated for every golden layout (periodic
-// ones and those with data fields included) declares each Board method of the operations it merges
+// ones and those with data fields included; each as if its schema said sharded: true) declares each Board method of the operations it merges
 // (ShardedMethods), with the Board method's exact signature, so that a ShardedBoard can
 // replace a Board in code that uses them, and that it lacks no exported Board method but those
 // it documents as read from its shards (PerShardMethods), so that an operation added to Board
@@ -21,6 +21,7 @@ import (
 func TestShardedMethods(t *testing.T) {
 	for _, g := range readGoldens(t) {
 		l := parse(t, g.stem, g.schema)
+		l.Sharded = true
 		src, err := Generate(l)
 		if err != nil {
 			t.Fatal(err)
@@ -43,6 +44,40 @@ func TestShardedMethods(t *testing.T) {
 			case sharded[m] != board[m]:
 				t.Errorf("%s: ShardedBoard.%s%s; Board.%s%s", g.stem, m, sharded[m], m, board[m])
 			}
+		}
+	}
+}
+
+// TestShardedOptIn: ShardedBoard (and a periodic layout's Seasons.Sharded) is generated only
+// when the schema says sharded: true, and nothing else in the file depends on it.
+func TestShardedOptIn(t *testing.T) {
+	for _, g := range readGoldens(t) {
+		l := parse(t, g.stem, g.schema)
+		for _, on := range []bool{false, true} {
+			l.Sharded = on
+			src, err := Generate(l)
+			if err != nil {
+				t.Fatal(err)
+			}
+			has := strings.Contains(string(src), "\ntype ShardedBoard struct")
+			seasons := len(signatures(t, src, "Seasons")) > 0
+			shardedSeasons := signatures(t, src, "Seasons")["Sharded"] != ""
+			if has != on || seasons && shardedSeasons != on {
+				t.Errorf("%s with sharded: %v: ShardedBoard generated %v, Seasons.Sharded %v", g.stem, on, has, shardedSeasons)
+			}
+			if on {
+				continue
+			}
+			without := string(src)
+			l.Sharded = true
+			with, err := Generate(l)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(without) >= len(with) {
+				t.Errorf("%s: the file without ShardedBoard is not smaller (%d vs %d bytes)", g.stem, len(without), len(with))
+			}
+			l.Sharded = false
 		}
 	}
 }

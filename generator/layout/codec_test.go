@@ -438,6 +438,10 @@ fields:
 		"min for epoch":           edit("epoch: 2026", "min: 2026"),
 		"score digits as a range": edit("digits: 3", "max: 999"),
 		"explicit default":        edit("order: desc, update: [add]}", "order: desc, update: [add], in: score}"),
+		"sharded":                 "sharded: true\n" + base,
+	}
+	if !mustParse(t, same["sharded"]).Sharded || mustParse(t, base).Sharded || mustParse(t, "sharded: false\n"+base).Sharded {
+		t.Error("sharded: true does not set Layout.Sharded, or its absence or false does")
 	}
 	for what, src := range same {
 		if got := mustParse(t, src).Fingerprint; got != fp {

@@ -287,6 +287,12 @@ type Layout struct {
 
 	Season *Season // a periodic board's calendar; nil for a board that is not
 
+	// Sharded: the schema asks for ShardedBoard (sharded: true), one board spread over several
+	// keys. Only the generated API depends on it, not a stored byte, so it is outside the
+	// canonical form and both fingerprints: a Board and a ShardedBoard shard of the same layout
+	// store the same entries the same way.
+	Sharded bool
+
 	ScoreRadix uint64 // Π R over the score fields: P ∈ [0, ScoreRadix)
 	ScoreLimit uint64 // the most distinct P the score kind holds exactly (2^53, 2^62, or the decimal bound)
 

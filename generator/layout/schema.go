@@ -24,6 +24,7 @@ type scalar struct {
 // rawSchema is the schema as written, before validation: positions kept, nothing interpreted.
 type rawSchema struct {
 	Package, Doc, Separator, Score, DecimalPlaces scalar
+	Sharded                                       scalar // whether to generate ShardedBoard
 	ID                                            rawID
 	Fields                                        []rawField
 	FieldsPos                                     scalar
@@ -49,7 +50,7 @@ type rawField struct {
 }
 
 var (
-	topKeys   = []string{"package", "doc", "id", "separator", "score", "decimal_places", "fields", "season", "data"}
+	topKeys   = []string{"package", "doc", "id", "separator", "score", "decimal_places", "fields", "season", "data", "sharded"}
 	idKeys    = []string{"name", "type", "max_bytes"}
 	fieldKeys = []string{"name", "type", "bits", "digits", "order", "min", "max", "epoch", "unit",
 		"values", "in", "doc", "update", "overflow", "stamp"}
@@ -207,6 +208,8 @@ func (p *parser) schema(root *yaml.Node) *rawSchema {
 			raw.Score = p.scalar(v, key)
 		case "decimal_places":
 			raw.DecimalPlaces = p.scalar(v, key)
+		case "sharded":
+			raw.Sharded = p.scalar(v, key)
 		case "id":
 			raw.ID = p.id(v)
 		case "fields":

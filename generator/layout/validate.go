@@ -53,6 +53,7 @@ func (v *validator) layout(raw *rawSchema) *Layout {
 	v.packageName(raw.Package, l)
 	l.Doc = v.doc(raw.Doc)
 	v.separator(raw.Separator, l)
+	l.Sharded = v.flag(raw.Sharded, "sharded")
 
 	scoreErrs := len(v.diags)
 	v.score(raw, l)
@@ -132,6 +133,21 @@ func (v *validator) separator(s scalar, l *Layout) {
 		}
 	}
 	l.Separator = s.Value
+}
+
+// flag is a yes-or-no option: true or false, as YAML writes them.
+func (v *validator) flag(s scalar, key string) bool {
+	if !s.Set {
+		return false
+	}
+	switch s.Value {
+	case "true":
+		return true
+	case "false":
+		return false
+	}
+	v.errAt(s, "%s must be true or false, not %q", key, s.Value)
+	return false
 }
 
 // doc is a schema or field doc: it becomes a Go comment, so it is printable text (newlines and
