@@ -82,7 +82,8 @@ season's board cannot hold it.
 A schema other than the one that wrote a board decodes its entries to wrong numbers without a
 word. -fingerprint F (the board's layout fingerprint, as rankgen explain prints it) or -key KEY
 (read from the board KEY on -redis: its meta key, or its index's field "") makes decode refuse
-a schema whose fingerprint differs, saying both.
+a schema whose fingerprint differs, saying both. An F that is not a fingerprint (16 lower-case
+hex digits; "" too) is a usage error, never "no check".
 
 Exit status: 0 when everything decoded, 1 when anything failed (or on schema errors, a
 fingerprint that differs, or a -season that names no season), 2 on usage errors.`
@@ -110,8 +111,8 @@ func init() {
 		flags: func(fs *flag.FlagSet) func(*env, []string) int {
 			schema := fs.String("schema", "", "the schema `file` (required)")
 			var g guard
-			fs.StringVar(&g.fingerprint, "fingerprint", "", "refuse to decode unless the schema's layout fingerprint is `F` (the board's)")
-			fs.StringVar(&g.key, "key", "", "refuse to decode unless the schema's layout is the one the board `KEY` records")
+			fs.Var(&g.fingerprint, "fingerprint", "refuse to decode unless the schema's layout fingerprint is `F` (the board's)")
+			fs.Var(&g.key, "key", "refuse to decode unless the schema's layout is the one the board `KEY` records")
 			fs.StringVar(&g.url, "redis", "", "with -key: the server, as a redis:// `URL` (default $REDIS_URL, else redis://localhost:6379)")
 			var sf seasonFlag
 			sf.register(fs, "season-anchored times print also as instants in it")
