@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/rankgen/rankgen/generator/layout"
 )
@@ -97,75 +96,4 @@ func timeConverter(of, nf *layout.Field) func(uint64) (uint64, error) {
 		}
 		return layout.IntKey(n / f), nil
 	}
-}
-
-// ParseValue reads a field's value as text (a number, true/false, an enum value's name, an
-// RFC 3339 time, or for a season-anchored time its offset from the season's start as a Go
-// duration, "36h0m5s", as Field.Format writes it) and returns its key, range-checked.
-func ParseValue(f *layout.Field, s string) (uint64, error) {
-	key, err := parseKey(f, s)
-	if err != nil {
-		return 0, err
-	}
-	return key, f.Check(key)
-}
-
-func parseKey(f *layout.Field, s string) (uint64, error) {
-	switch f.Kind {
-	case layout.Uint:
-		n, err := strconv.ParseUint(s, 10, 64)
-		if err != nil {
-			return 0, fmt.Errorf("want a whole number from %s to %s", f.Format(f.Lo), f.Format(f.Hi))
-		}
-		return n, nil
-	case layout.Int:
-		n, err := strconv.ParseInt(s, 10, 64)
-		if err != nil {
-			return 0, fmt.Errorf("want a whole number from %s to %s", f.Format(f.Lo), f.Format(f.Hi))
-		}
-		return layout.IntKey(n), nil
-	case layout.Bool:
-		b, err := strconv.ParseBool(s)
-		if err != nil || (s != "true" && s != "false") {
-			return 0, fmt.Errorf("want true or false")
-		}
-		if b {
-			return 1, nil
-		}
-		return 0, nil
-	case layout.Enum:
-		i := slices.Index(f.Values, s)
-		if i < 0 {
-			return 0, fmt.Errorf("want one of %s", strings.Join(f.Values, ", "))
-		}
-		return uint64(i), nil
-	case layout.Time:
-		if f.Season {
-			return offsetKey(f, s)
-		}
-		t, err := time.Parse(time.RFC3339Nano, s)
-		if err != nil {
-			return 0, fmt.Errorf("want an RFC 3339 time like 2026-01-01T00:00:00Z")
-		}
-		n, ok := layout.TimeUnits(t, f.Unit)
-		if !ok || !f.TimeOf(layout.IntKey(n)).Equal(t) {
-			return 0, fmt.Errorf("%s is not a whole number of %s, or out of range", s, f.Unit)
-		}
-		return layout.IntKey(n), nil
-	}
-	return 0, fmt.Errorf("unsupported field type %s", f.Kind)
-}
-
-// offsetKey reads a season-anchored time: its offset from the season's start, a whole number
-// of the field's unit (an instant has no meaning without a season, and every season's board
-// is migrated with the same value).
-func offsetKey(f *layout.Field, s string) (uint64, error) {
-	d, err := time.ParseDuration(s)
-	if err != nil {
-		return 0, fmt.Errorf("want the offset from the season's start, a duration like 36h0m5s")
-	}
-	if d%f.Unit.Duration() != 0 {
-		return 0, fmt.Errorf("%s is not a whole number of %s", s, f.Unit)
-	}
-	return layout.IntKey(int64(d / f.Unit.Duration())), nil
 }

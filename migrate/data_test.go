@@ -341,7 +341,7 @@ func parseData(t testing.TB, l *layout.Layout, text string) []layout.DataValue {
 		case l.Data[i].Kind == layout.String:
 			vals[i].Text = v
 		default:
-			key, err := migrate.ParseValue(l.Data[i], v)
+			key, err := l.Data[i].Parse(v)
 			if err != nil {
 				t.Fatalf("%s: %v", text, err)
 			}

@@ -40,7 +40,7 @@ func (p *Plan) mapData(m Mapping, bad func(string, ...any)) {
 		case hasDefault:
 			v, err := parseData(nf, text)
 			if err != nil {
-				bad("-default %s=%s: %s", nf.Name, text, strings.TrimPrefix(err.Error(), "rankgen: "))
+				bad("-default %s", strings.TrimPrefix(err.Error(), "rankgen: "))
 			}
 			p.data[i] = dataSource{from: -1, value: v}
 		case p.Old.HasData() && checkData(nf, zero[i]) != nil:
@@ -86,14 +86,14 @@ func checkData(f *layout.Field, v layout.DataValue) error {
 	return f.Check(v.Key)
 }
 
-// parseData reads a data field's value as text: a string as it is, any other type as
-// ParseValue reads a field's.
+// parseData reads a data field's value as text: a string as it is, any other type as the
+// layout reads a field's (layout.Field.Parse).
 func parseData(f *layout.Field, s string) (layout.DataValue, error) {
 	if f.Kind == layout.String {
 		v := layout.DataValue{Text: s}
 		return v, checkData(f, v)
 	}
-	key, err := ParseValue(f, s)
+	key, err := f.Parse(s)
 	return layout.DataValue{Key: key}, err
 }
 

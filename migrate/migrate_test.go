@@ -235,14 +235,14 @@ func TestParseSeasonOffset(t *testing.T) {
 		field("At", "time", "unit: s", "epoch: season", "bits: 20", "order: asc"))
 	f := l.Fields[0]
 	for text, want := range map[string]int64{"0s": 0, "36h0m5s": 129605, f.Format(f.Hi): layout.IntOf(f.Hi)} {
-		key, err := migrate.ParseValue(f, text)
+		key, err := f.Parse(text)
 		if err != nil || key != layout.IntKey(want) {
-			t.Errorf("ParseValue(%q) = %d, %v; want the offset %d s", text, layout.IntOf(key), err, want)
+			t.Errorf("Parse(%q) = %d, %v; want the offset %d s", text, layout.IntOf(key), err, want)
 		}
 	}
 	for _, text := range []string{"1970-01-01T00:00:00Z", "1.5s", "-1s", "2000h"} {
-		if _, err := migrate.ParseValue(f, text); err == nil {
-			t.Errorf("ParseValue(%q) accepted", text)
+		if _, err := f.Parse(text); err == nil {
+			t.Errorf("Parse(%q) accepted", text)
 		}
 	}
 }
@@ -285,7 +285,7 @@ func parseEntry(t testing.TB, l *layout.Layout, text string) layout.Entry {
 		if i < 0 {
 			t.Fatalf("%s: no field %s", text, name)
 		}
-		key, err := migrate.ParseValue(l.Fields[i], v)
+		key, err := l.Fields[i].Parse(v)
 		if err != nil {
 			t.Fatalf("%s: %v", text, err)
 		}
@@ -359,7 +359,10 @@ var refusals = []refusal{
 		want: "the season calendar changes: season boards and their offsets have no mapping"},
 	{name: "bad default and rename", rule: "FIELD_COUNT", old: lay("", points20), new: lay("", points20+tier),
 		mapping: migrate.Mapping{Defaults: map[string]string{"Tier": "diamond"}, Renames: map[string]string{"Score": "Points"}},
-		want:    "-default Tier=diamond: want one of bronze, silver, gold; -rename Score=Points: the old layout has no field Score"},
+		want:    "-default Tier: want one of bronze, silver, gold, not \"diamond\"; -rename Score=Points: the old layout has no field Score"},
+	{name: "default finer than its unit", rule: "FIELD_COUNT", old: lay("", points20), new: lay("", points20+when),
+		mapping: migrate.Mapping{Defaults: map[string]string{"At": "2026-03-01T00:00:00.9Z"}},
+		want:    "-default At = 2026-03-01T00:00:00.9Z is not a whole number of seconds (the field's unit); truncate or round it first"},
 	{name: "data string to uint", rule: "DATA_FORMAT", old: lay("", points20+nickData), new: lay("", points20+data(field("Nick", "uint", "bits: 8"))),
 		want: "data field Nick: type string → uint has no mapping of values (a string maps only to a string)"},
 	{name: "data enum to uint", rule: "DATA_FORMAT", old: lay("", points20+data(car)), new: lay("", points20+data(field("Car", "uint", "bits: 8"))),
@@ -368,7 +371,7 @@ var refusals = []refusal{
 		want: "data field Bonus is new and its Go zero value is outside its range (1 … 100): give its value in migrated entries with -default Bonus=VALUE"},
 	{name: "bad data default", rule: "DATA_COUNT", old: lay("", points20+nickData), new: lay("", points20+nickData+car+str("Team", 2)),
 		mapping: migrate.Mapping{Defaults: map[string]string{"Car": "bus", "Team": "abc"}},
-		want:    "-default Car=bus: want one of kart, formula, touring; -default Team=abc: Team = 3 bytes"},
+		want:    "-default Car: want one of kart, formula, touring, not \"bus\"; -default Team = 3 bytes"},
 	{name: "data default on a board without data", old: lay("", points20), new: lay("", points20+nickData),
 		mapping: migrate.Mapping{Defaults: map[string]string{"Nick": "x"}},
 		want:    "-default Nick: the old layout has no data, so migrated entries stay without data"},

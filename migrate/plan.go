@@ -97,9 +97,9 @@ func (p *Plan) mapFields(m Mapping, bad func(string, ...any)) {
 			}
 			p.fields[i] = source{from: from[i], convert: conv}
 		case hasDefault:
-			key, err := ParseValue(nf, text)
+			key, err := nf.Parse(text)
 			if err != nil {
-				bad("-default %s=%s: %s", nf.Name, text, strings.TrimPrefix(err.Error(), "rankgen: "))
+				bad("-default %s", strings.TrimPrefix(err.Error(), "rankgen: "))
 			}
 			p.fields[i] = source{from: -1, def: key}
 		default:

@@ -107,3 +107,29 @@ const TimeFormat = "2006-01-02T15:04:05.999999Z07:00"
 func TimeRangeError(field string, t time.Time, min, max string) error {
 	return &RangeError{Field: field, Value: t.UTC().Format(TimeFormat), Min: min, Max: max}
 }
+
+// TimeUnitError builds a RangeError for a time finer than its field's unit (a whole second,
+// millisecond or microsecond): it is refused, never truncated. The time is shown to the
+// nanosecond, so that the part the unit cannot hold shows.
+func TimeUnitError(field string, t time.Time, unit time.Duration) error {
+	return &RangeError{Field: field, Value: t.UTC().Format(time.RFC3339Nano), Unit: unitWords(unit)}
+}
+
+// OffsetUnitError builds a RangeError for an offset from the season's start finer than its
+// field's unit: it is refused, never truncated.
+func OffsetUnitError(field string, d, unit time.Duration) error {
+	return &RangeError{Field: field, Value: d.String(), Unit: unitWords(unit)}
+}
+
+// unitWords names a field's unit in words.
+func unitWords(unit time.Duration) string {
+	switch unit {
+	case time.Millisecond:
+		return "milliseconds"
+	case time.Microsecond:
+		return "microseconds"
+	case time.Second:
+		return "seconds"
+	}
+	return unit.String() + " units"
+}

@@ -99,14 +99,19 @@ func describe(v any) string {
 	return fmt.Sprintf("%T", v)
 }
 
-// RangeError reports a value outside a field's range. It matches ErrOutOfRange.
+// RangeError reports a value outside a field's range, or (Unit set) a time finer than the
+// field's unit, which the field cannot hold either. It matches ErrOutOfRange.
 type RangeError struct {
 	Field    string // schema name of the field, or of the id
 	Value    string // the offending value, formatted
 	Min, Max string // the accepted range, formatted
+	Unit     string // a time's value finer than the field's unit: the unit in words ("seconds")
 }
 
 func (e *RangeError) Error() string {
+	if e.Unit != "" {
+		return fmt.Sprintf("rankgen: %s = %s is not a whole number of %s (the field's unit); truncate or round it first", e.Field, e.Value, e.Unit)
+	}
 	return fmt.Sprintf("rankgen: %s = %s is out of range [%s, %s]", e.Field, e.Value, e.Min, e.Max)
 }
 

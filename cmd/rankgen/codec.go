@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"github.com/rankgen/rankgen/generator/layout"
@@ -23,16 +22,17 @@ import (
 const encodeHelp = `Encode reads entries from stdin, one JSON object per line, keyed by the schema's names: the
 id and every field. Values are written as in Go: numbers for uint and int fields (exact to
 the last digit, also beyond 2^53), true/false for bool, the value's name for enum, an RFC 3339
-time for time fields (truncated to the field's unit, as generated Encode does). A uint64 id
-is a number (or a string of digits); a string id a string.
+time for time fields, in whole units of the field (a finer time is refused, as generated
+Encode refuses it: never truncated). A uint64 id is a number (or a string of digits); a
+string id a string.
 
 A time with epoch: season (a periodic board's) is its offset from the season's start, as a
 duration (36h0m5s). With -season S (a season id, the season's start in Unix seconds; or an
 RFC 3339 time in the season) it may also be an RFC 3339 time in that season, stored as its
-offset (truncated to the unit); a time or offset outside the season is refused, as that
-season's board refuses it. Without -season an instant is refused: the season it is measured
-from is named, never guessed. A line may name its own season with "season": ID and carry
-"at" instants, as decode -season prints them; they must agree with -season and the offsets.
+offset; a time or offset outside the season is refused, as that season's board refuses it.
+Without -season an instant is refused: the season it is measured from is named, never
+guessed. A line may name its own season with "season": ID and carry "at" instants, as decode
+-season prints them; they must agree with -season and the offsets.
 
 For each entry it prints the pair Redis stores, using the same layout the generated code is
 tested against:
@@ -82,7 +82,8 @@ season's board cannot hold it.
 A schema other than the one that wrote a board decodes its entries to wrong numbers without a
 word. -fingerprint F (the board's layout fingerprint, as rankgen explain prints it) or -key KEY
 (read from the board KEY on -redis: its meta key, or its index's field "") makes decode refuse
-a schema whose fingerprint differs, saying both.
+a schema whose fingerprint differs, saying both. An F that is not a fingerprint (16 lower-case
+hex digits; "" too) is a usage error, never "no check".
 
 Exit status: 0 when everything decoded, 1 when anything failed (or on schema errors, a
 fingerprint that differs, or a -season that names no season), 2 on usage errors.`
@@ -110,8 +111,8 @@ func init() {
 		flags: func(fs *flag.FlagSet) func(*env, []string) int {
 			schema := fs.String("schema", "", "the schema `file` (required)")
 			var g guard
-			fs.StringVar(&g.fingerprint, "fingerprint", "", "refuse to decode unless the schema's layout fingerprint is `F` (the board's)")
-			fs.StringVar(&g.key, "key", "", "refuse to decode unless the schema's layout is the one the board `KEY` records")
+			fs.Var(&g.fingerprint, "fingerprint", "refuse to decode unless the schema's layout fingerprint is `F` (the board's)")
+			fs.Var(&g.key, "key", "refuse to decode unless the schema's layout is the one the board `KEY` records")
 			fs.StringVar(&g.url, "redis", "", "with -key: the server, as a redis:// `URL` (default $REDIS_URL, else redis://localhost:6379)")
 			var sf seasonFlag
 			sf.register(fs, "season-anchored times print also as instants in it")
@@ -380,57 +381,30 @@ func idFromJSON(l *layout.Layout, raw json.RawMessage) (string, error) {
 	return s, nil
 }
 
-// keyFromJSON converts one field's JSON value to the layout's key (see layout.Field.Lo); the
-// range check is the codec's.
+// keyFromJSON converts one field's JSON value to the layout's key (see layout.Field.Lo): a
+// value of the field's JSON type is read as its text by the layout's own parser, which
+// refuses anything the field cannot hold exactly.
 func keyFromJSON(f *layout.Field, raw json.RawMessage) (uint64, error) {
 	v, err := jsonValue(raw)
 	if err != nil {
 		return 0, fmt.Errorf("%s: %s", f.Name, jsonErr(err))
 	}
+	var text string
+	var ok bool
 	switch f.Kind {
-	case layout.Uint:
-		s, ok := wholeText(v)
-		n, perr := strconv.ParseUint(s, 10, 64)
-		if !ok || perr != nil {
-			return 0, fmt.Errorf("%s: want a whole number from %s to %s, got %s", f.Name, f.Format(f.Lo), f.Format(f.Hi), describe(v))
-		}
-		return n, nil
-	case layout.Int:
-		s, ok := wholeText(v)
-		n, perr := strconv.ParseInt(s, 10, 64)
-		if !ok || perr != nil {
-			return 0, fmt.Errorf("%s: want a whole number from %s to %s, got %s", f.Name, f.Format(f.Lo), f.Format(f.Hi), describe(v))
-		}
-		return layout.IntKey(n), nil
+	case layout.Uint, layout.Int:
+		text, ok = wholeText(v)
 	case layout.Bool:
-		b, ok := v.(bool)
-		if !ok {
-			return 0, fmt.Errorf("%s: want true or false, got %s", f.Name, describe(v))
-		}
-		if b {
-			return 1, nil
-		}
-		return 0, nil
-	case layout.Enum:
-		s, ok := v.(string)
-		i := slices.Index(f.Values, s)
-		if !ok || i < 0 {
-			return 0, fmt.Errorf("%s: want one of %s, got %s", f.Name, strings.Join(f.Values, ", "), describe(v))
-		}
-		return uint64(i), nil
-	case layout.Time:
-		s, ok := v.(string)
-		t, perr := time.Parse(time.RFC3339Nano, s)
-		if !ok || perr != nil {
-			return 0, fmt.Errorf("%s: want an RFC 3339 time like 2026-01-01T00:00:00Z, got %s", f.Name, describe(v))
-		}
-		n, ok := layout.TimeUnits(t, f.Unit)
-		if !ok {
-			return 0, fmt.Errorf("%s: %s is out of range [%s, %s]", f.Name, s, f.Format(f.Lo), f.Format(f.Hi))
-		}
-		return layout.IntKey(n), nil
+		var b bool
+		b, ok = v.(bool)
+		text = strconv.FormatBool(b)
+	case layout.Enum, layout.Time:
+		text, ok = v.(string)
 	}
-	return 0, fmt.Errorf("%s: unsupported field kind %s", f.Name, f.Kind)
+	if !ok {
+		return 0, fmt.Errorf("%s: want %s, got %s", f.Name, f.Want(), describe(v))
+	}
+	return f.Parse(text)
 }
 
 // formatScore prints a score so that strconv.ParseFloat gives it back exactly, in plain

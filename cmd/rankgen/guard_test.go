@@ -12,6 +12,7 @@ import (
 	"github.com/rankgen/rankgen/examples/generated/arena"
 	seasonboard "github.com/rankgen/rankgen/examples/generated/season"
 	"github.com/rankgen/rankgen/internal/redistest"
+	rankgenrt "github.com/rankgen/rankgen/runtime"
 )
 
 // TestDecodeGuard: decode -key reads the fingerprint a generated Board recorded on a real
@@ -43,6 +44,9 @@ func TestDecodeGuard(t *testing.T) {
 		t.Fatal(err)
 	}
 	if _, err := seasonboard.NewBoard(c, "season:s1").AddPoints(ctx, "bob", 77); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Set(ctx, rankgenrt.MetaKey("arena:hostile"), "\x1b[2J\r\nfake"+strings.Repeat("A", 3000), 0).Err(); err != nil {
 		t.Fatal(err)
 	}
 	scoreOf := func(key, member string) string {
@@ -82,6 +86,15 @@ func TestDecodeGuard(t *testing.T) {
 			[]string{"the board (-fingerprint) has layout " + arena.Fingerprint + ", but arena30.yaml builds layout "}},
 		{[]string{"-schema", "arena.yaml", "-fingerprint", arena.Fingerprint, "-key", "arena:weekly", arenaScore}, 2, "", []string{"give -fingerprint or -key, not both"}},
 		{[]string{"-schema", "arena.yaml", "-redis", url, arenaScore}, 2, "", []string{"-redis goes with -key KEY"}},
+		// An empty or malformed fingerprint is refused, not read as "no check".
+		{[]string{"-schema", "arena.yaml", "-fingerprint", "", arenaScore}, 2, "", []string{`-fingerprint "" is not a layout fingerprint`}},
+		{[]string{"-schema", "arena.yaml", "-fingerprint", "\x1b[2J" + strings.Repeat("f", 3000), arenaScore}, 2, "",
+			[]string{`-fingerprint "\x1b[2Jfffff`, `… (3004 bytes) is not a layout fingerprint`}},
+		{[]string{"-schema", "arena.yaml", "-fingerprint", strings.ToUpper(arena.Fingerprint), arenaScore}, 2, "", []string{"16 lower-case hex digits"}},
+		{[]string{"-schema", "arena.yaml", "-redis", url, "-key", "", arenaScore}, 2, "", []string{"-key is empty"}},
+		// Whatever a key holds where the fingerprint belongs is shown quoted and short.
+		{[]string{"-schema", "arena.yaml", "-redis", url, "-key", "arena:hostile", arenaScore}, 1, "",
+			[]string{`the board arena:hostile holds "\x1b[2J\r\nfake`, `… (3010 bytes) where its layout fingerprint belongs ({arena:hostile}:meta)`}},
 	} {
 		code, stdout, stderr := decode(tc.args...)
 		if code != tc.code || !strings.Contains(stdout, tc.stdout) {
@@ -96,7 +109,10 @@ func TestDecodeGuard(t *testing.T) {
 			}
 			rest = rest[i+len(want):]
 		}
-		if tc.code == 1 && stdout != "" {
+		if len(stderr) > 600 || strings.ContainsAny(stderr, "\x1b\r") || strings.Count(stderr, "\n") > 3 {
+			t.Errorf("decode %q: stderr (%d bytes) is long or carries control bytes: %.700q", tc.args, len(stderr), stderr)
+		}
+		if tc.code != 0 && stdout != "" {
 			t.Errorf("decode %q refused but printed %q", tc.args, stdout)
 		}
 	}

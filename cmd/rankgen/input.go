@@ -19,12 +19,16 @@ import (
 // way (encoding/json would turn bad UTF-8 into U+FFFD and keep the last of repeated keys),
 // and no message echoes more than a short prefix of what it refuses.
 
-// lineLimit is the longest input line worth reading for l: a member of the longest id, every
+// lineLimit is the longest input line worth reading for l: a member of the longest id and the
+// longest data (an encoding's "data", or an entry's data fields, which take no more), every
 // byte escaped as \u00XX, plus room for the fields and the keys. A longer line is refused
 // without being held in memory.
 func lineLimit(l *layout.Layout) int {
-	return 64<<10 + 6*l.MaxMemberBytes()
+	return lineSlack + 6*(l.MaxMemberBytes()+l.MaxStoredDataBytes())
 }
+
+// lineSlack is the room lineLimit leaves for the keys, the fields' values and white space.
+const lineSlack = 64 << 10
 
 // eachLine runs f on every non-blank line of stdin, printing its result or, on stderr, its
 // error with the line number. Lines over limit bytes are refused unread.
@@ -37,7 +41,7 @@ func eachLine(e *env, limit int, f func(line []byte) (string, error)) int {
 		var ferr error
 		switch {
 		case size > limit:
-			ferr = fmt.Errorf("the line is %d bytes, longer than any entry of this layout (at most %d); it starts %s", size, limit, quote.Short(string(line)))
+			ferr = fmt.Errorf("the line is %d bytes, more than any line of this layout needs (at most %d: its longest member and data with every byte escaped, and %d bytes for the rest); it starts %s", size, limit, lineSlack, quote.Short(string(line[:min(len(line), quote.MaxShown)])))
 		case len(bytes.TrimSpace(line)) > 0:
 			out, ferr = f(line)
 		}

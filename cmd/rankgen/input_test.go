@@ -3,7 +3,10 @@ package main
 import (
 	"bytes"
 	"io"
+	"os"
+	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -126,5 +129,53 @@ func TestHugeInputShortError(t *testing.T) {
 	code, _, stderr := cli(strings.NewReader(""), "decode", "-schema", "season.yaml", "1", "0001|00000000000|"+strings.Repeat("x", huge))
 	if code != exitFail || len(stderr) > 400 {
 		t.Errorf("decode, %d-byte member argument: exit %d, stderr (%d bytes) %.400q", huge, code, len(stderr), stderr)
+	}
+}
+
+// TestLongDataLines: the line limit counts the layout's data fields. A 70,000-byte string
+// data value (max_bytes 100000), plain or with every byte escaped, encodes, and its encoding
+// decodes back; a line beyond what any entry of the layout needs is refused, and the message
+// says what the limit counts.
+func TestLongDataLines(t *testing.T) {
+	dir := t.TempDir()
+	schema := `package: notes
+id:
+  name: ID
+  type: string
+  max_bytes: 64
+fields:
+  - name: Points
+    type: uint
+    bits: 20
+    order: desc
+data:
+  - name: Note
+    type: string
+    max_bytes: 100000
+`
+	if err := os.WriteFile(filepath.Join(dir, "notes.yaml"), []byte(schema), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run := func(stdin string, args ...string) (int, string, string) {
+		var out, errb bytes.Buffer
+		code := runIn(&env{stdin: strings.NewReader(stdin), stdout: &out, stderr: &errb, dir: dir}, args)
+		return code, out.String(), errb.String()
+	}
+	for _, note := range []string{strings.Repeat("n", 70000), strings.Repeat("\x01", 70000)} {
+		line := `{"ID": "ann", "Points": 7, "Note": ` + jsonString(note) + "}\n"
+		code, encoded, stderr := run(line, "encode", "-schema", "notes.yaml")
+		if code != exitOK || stderr != "" {
+			t.Fatalf("encode of a %d-byte line: exit %d, stderr %.300q", len(line), code, stderr)
+		}
+		code, decoded, stderr := run(encoded, "decode", "-schema", "notes.yaml")
+		if code != exitOK || decoded != `{"ID": "ann", "Points": 7, "Note": `+jsonString(note)+"}\n" {
+			t.Fatalf("decode of a %d-byte encoding: exit %d, stdout %.100q, stderr %.300q", len(encoded), code, decoded, stderr)
+		}
+	}
+	tooLong := `{"ID": "ann", "Points": 7, "Note": "` + strings.Repeat("\\u0001", 100001) + strings.Repeat(" ", 70<<10) + "\"}\n"
+	code, _, stderr := run(tooLong, "encode", "-schema", "notes.yaml")
+	want := "more than any line of this layout needs (at most 665962: its longest member and data with every byte escaped, and 65536 bytes for the rest); it starts " + strconv.Quote(tooLong[:64]) + "\n"
+	if code != exitFail || !strings.HasSuffix(stderr, want) {
+		t.Errorf("a %d-byte line: exit %d, stderr %.300q; want it refused with the limit", len(tooLong), code, stderr)
 	}
 }

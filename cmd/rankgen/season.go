@@ -132,29 +132,28 @@ func lineSeason(l *layout.Layout, flagged *rankgenrt.Season, raw json.RawMessage
 
 // seasonKeyFromJSON reads a season-anchored time: its offset from the season's start as a Go
 // duration ("36h0m5s", as decode prints it), or with a season an RFC 3339 instant in it. With
-// a season the time must lie in it, as the season's board requires.
+// a season the time must lie in it, as the season's board requires. Either is read exactly
+// (layout.Field.Parse, OffsetKey): an offset finer than the unit is refused.
 func seasonKeyFromJSON(l *layout.Layout, f *layout.Field, v any, s *rankgenrt.Season) (uint64, error) {
 	text, _ := v.(string)
-	d, err := time.ParseDuration(text)
-	if err != nil {
-		t, terr := time.Parse(time.RFC3339Nano, text)
-		switch {
-		case terr != nil:
+	if !isInstant(text) {
+		if _, err := time.ParseDuration(text); err != nil {
 			return 0, fmt.Errorf("%s: want the offset from the season's start (a duration like 36h0m5s) or an RFC 3339 time in the season, got %s", f.Name, describe(v))
-		case s == nil:
-			return 0, fmt.Errorf("%s: %s is an instant, but %s stores the offset from its season's start: pass -season (the season's id, or an RFC 3339 time in it), or give the offset (36h0m5s)", f.Name, quote.Short(text), f.Name)
-		case !s.Contains(t):
-			return 0, fmt.Errorf("%s: %s is outside %s; it lies in season %d", f.Name, quote.Short(text), seasonBounds(l, *s), l.Season.Calendar.At(t).ID)
 		}
-		d = t.Sub(s.Start)
+		key, err := f.Parse(text)
+		if err == nil && s != nil && f.OffsetOf(key) >= s.Len() {
+			return 0, fmt.Errorf("%s: %s is outside %s, which lasts %s", f.Name, quote.Short(text), seasonBounds(l, *s), s.Len())
+		}
+		return key, err
 	}
-	if s != nil && (d < 0 || d >= s.Len()) {
-		return 0, fmt.Errorf("%s: %s is outside %s, which lasts %s", f.Name, quote.Short(text), seasonBounds(l, *s), s.Len())
+	t, _ := time.Parse(time.RFC3339Nano, text)
+	switch {
+	case s == nil:
+		return 0, fmt.Errorf("%s: %s is an instant, but %s stores the offset from its season's start: pass -season (the season's id, or an RFC 3339 time in it), or give the offset (36h0m5s)", f.Name, quote.Short(text), f.Name)
+	case !s.Contains(t):
+		return 0, fmt.Errorf("%s: %s is outside %s; it lies in season %d", f.Name, quote.Short(text), seasonBounds(l, *s), l.Season.Calendar.At(t).ID)
 	}
-	if d < 0 || d/f.Unit.Duration() > time.Duration(f.MaxInt()) {
-		return 0, fmt.Errorf("%s: %s is out of range [%s, %s]", f.Name, quote.Short(text), f.Format(f.Lo), f.Format(f.Hi))
-	}
-	return layout.IntKey(int64(d / f.Unit.Duration())), nil
+	return f.OffsetKey(t.Sub(s.Start))
 }
 
 // checkInstants checks an encode line's "at" object (as decode -season prints it): for each

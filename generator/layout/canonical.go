@@ -34,6 +34,16 @@ func canonical(l *Layout) string {
 	return b.String()
 }
 
+// IsFingerprint reports whether s has the form of a layout fingerprint: 16 lower-case hex
+// digits.
+func IsFingerprint(s string) bool {
+	if len(s) != 16 {
+		return false
+	}
+	_, err := hex.DecodeString(s)
+	return err == nil && strings.ToLower(s) == s
+}
+
 // fingerprint is the first 8 bytes of the canonical form's SHA-256, in hex.
 func fingerprint(canonical string) string {
 	sum := sha256.Sum256([]byte(canonical))

@@ -2,10 +2,15 @@ package layout
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
+	"time"
 
+	"github.com/rankgen/rankgen/internal/quote"
 	rankgenrt "github.com/rankgen/rankgen/runtime"
 )
 
@@ -44,6 +49,150 @@ func (f *Field) Format(key uint64) string {
 		return f.TimeOf(key).Format("2006-01-02T15:04:05.999999Z07:00")
 	}
 	return strconv.FormatUint(key, 10)
+}
+
+// Parse reads a value as Format writes it and returns its key: the exact inverse of Format,
+// which every caller that reads a field's value as text shares (rankgen encode, migrate's
+// -default). Text that is not a value of the field is an error naming the field; a value
+// outside the range, or a time finer than the unit (never truncated), is a *RangeError
+// matching ErrOutOfRange.
+func (f *Field) Parse(text string) (uint64, error) {
+	switch f.Kind {
+	case Uint:
+		n, err := strconv.ParseUint(text, 10, 64)
+		if err != nil {
+			return 0, f.syntaxError(text)
+		}
+		return n, f.Check(n)
+	case Int:
+		n, err := strconv.ParseInt(text, 10, 64)
+		if err != nil {
+			return 0, f.syntaxError(text)
+		}
+		return IntKey(n), f.Check(IntKey(n))
+	case Bool:
+		switch text {
+		case "false":
+			return 0, nil
+		case "true":
+			return 1, nil
+		}
+	case Enum:
+		if i := slices.Index(f.Values, text); i >= 0 {
+			return uint64(i), nil
+		}
+	case Time:
+		if f.Season {
+			d, err := time.ParseDuration(text)
+			if err != nil {
+				return 0, f.syntaxError(text)
+			}
+			return f.OffsetKey(d)
+		}
+		t, err := parseInstant(text)
+		switch {
+		case errors.Is(err, errFarTime):
+			return 0, &rankgenrt.RangeError{Field: f.Name, Value: text, Min: f.Format(f.Lo), Max: f.Format(f.Hi)}
+		case err != nil:
+			return 0, f.syntaxError(text)
+		}
+		return f.TimeKey(t)
+	}
+	return 0, f.syntaxError(text)
+}
+
+// Want says in words what text Parse reads for the field.
+func (f *Field) Want() string {
+	switch f.Kind {
+	case Uint, Int:
+		return fmt.Sprintf("a whole number from %s to %s", f.Format(f.Lo), f.Format(f.Hi))
+	case Bool:
+		return "true or false"
+	case Enum:
+		return "one of " + strings.Join(f.Values, ", ")
+	case Time:
+		if f.Season {
+			return fmt.Sprintf("the offset from the season's start, a duration from %s to %s", f.Format(f.Lo), f.Format(f.Hi))
+		}
+		return fmt.Sprintf("an RFC 3339 time from %s to %s", f.Format(f.Lo), f.Format(f.Hi))
+	}
+	return "a string" // string data: the text itself, which has no key
+}
+
+func (f *Field) syntaxError(text string) error {
+	return fmt.Errorf("%s: want %s, not %s", f.Name, f.Want(), quote.Short(text))
+}
+
+// TimeKey is the key of instant t in a time field that is not season-anchored: a t outside
+// the range or finer than the unit is a *RangeError (ErrOutOfRange), never truncated. It
+// refuses what generated Encode refuses.
+func (f *Field) TimeKey(t time.Time) (uint64, error) {
+	n, ok := TimeUnits(t, f.Unit)
+	key := IntKey(n)
+	if !ok || key < f.Lo || key > f.Hi {
+		return 0, rankgenrt.TimeRangeError(f.Name, t, f.Format(f.Lo), f.Format(f.Hi))
+	}
+	if !f.TimeOf(key).Equal(t) {
+		return 0, rankgenrt.TimeUnitError(f.Name, t, f.Unit.Duration())
+	}
+	return key, nil
+}
+
+// OffsetKey is the key of offset d in a season-anchored field: a d outside the width or finer
+// than the unit is a *RangeError (ErrOutOfRange), never truncated.
+func (f *Field) OffsetKey(d time.Duration) (uint64, error) {
+	u := f.Unit.Duration()
+	if d < 0 || d/u > time.Duration(f.MaxInt()) {
+		return 0, rankgenrt.OffsetRangeError(f.Name, d, f.Format(f.Lo), f.Format(f.Hi))
+	}
+	if d%u != 0 {
+		return 0, rankgenrt.OffsetUnitError(f.Name, d, u)
+	}
+	return IntKey(int64(d / u)), nil
+}
+
+// gregorianCycle is 400 Gregorian years in seconds: the calendar repeats after it exactly.
+const gregorianCycle = 146097 * 24 * 60 * 60
+
+// errFarTime is parseInstant's error for a well-formed time beyond int64 seconds.
+var errFarTime = errors.New("beyond int64 seconds since 1970")
+
+// parseInstant reads RFC 3339, and the years beyond 0000 … 9999 that Format writes for a
+// range reaching past them ("-0001-…", "36812-…"): such a year is read as its equivalent in
+// 2000 … 2399, whole 400-year cycles away.
+func parseInstant(text string) (time.Time, error) {
+	notTime := errors.New("not an RFC 3339 time")
+	digits := strings.TrimPrefix(text, "-")
+	negative := len(digits) < len(text)
+	end := strings.IndexByte(digits, '-')
+	switch {
+	case end == 4 && !negative:
+		return time.Parse(time.RFC3339Nano, text)
+	case end < 4 || end > 12 || !negative && digits[0] == '0':
+		return time.Time{}, notTime
+	}
+	year, err := strconv.ParseUint(digits[:end], 10, 64) // digits only: no sign, no '+'
+	if err != nil {
+		return time.Time{}, notTime
+	}
+	y := int64(year)
+	if negative {
+		y = -y
+	}
+	same := (y%400+400)%400 + 2000
+	t, err := time.Parse(time.RFC3339Nano, strconv.FormatInt(same, 10)+digits[end:])
+	if err != nil {
+		return time.Time{}, err
+	}
+	shift, sec := (y-same)/400, t.Unix() // in cycles, then in seconds
+	if shift > math.MaxInt64/gregorianCycle || shift < math.MinInt64/gregorianCycle {
+		return time.Time{}, errFarTime
+	}
+	shift *= gregorianCycle
+	if shift > 0 && sec > math.MaxInt64-shift || shift < 0 && sec < math.MinInt64-shift {
+		return time.Time{}, errFarTime
+	}
+	return time.Unix(sec+shift, int64(t.Nanosecond())).UTC(), nil
 }
 
 // CheckID validates an id: a string of 1…MaxBytes bytes, or a canonical decimal uint64.

@@ -186,6 +186,21 @@ type DataValue struct {
 	Text string
 }
 
+// MaxStoredDataBytes is the longest data value a board of this layout stores for an id (its
+// data hash's value): each field's length, ':' and text, a string at its max_bytes and a
+// number at the 20 characters of the widest int64 or uint64; 0 without data fields.
+func (l *Layout) MaxStoredDataBytes() int {
+	n := 0
+	for _, f := range l.Data {
+		text := len("18446744073709551615")
+		if f.Kind == String {
+			text = f.MaxBytes
+		}
+		n += len(strconv.Itoa(text)) + 1 + text
+	}
+	return n
+}
+
 // ZeroData is the data of an entry that has none (one a field update created): each field's
 // Go zero value, which the generated DecodeData returns for it.
 func (l *Layout) ZeroData() []DataValue {

@@ -249,22 +249,22 @@ func (f *Field) TimeOf(key uint64) time.Time {
 	return time.Unix(n, 0).UTC()
 }
 
-// TimeUnits is t truncated (floored) to the field's unit, in units since the Unix epoch.
-// ok is false when t is beyond what int64 units can count.
+// TimeUnits is t truncated (floored) to the unit u, in units since the Unix epoch. ok is false
+// when that count is beyond int64; every count within it is reached, to its ends.
 func TimeUnits(t time.Time, u Unit) (n int64, ok bool) {
-	switch u {
-	case Milli:
-		if t.Unix() > math.MaxInt64/1000-1 || t.Unix() < math.MinInt64/1000+1 {
-			return 0, false
-		}
-		return t.UnixMilli(), true
-	case Micro:
-		if t.Unix() > math.MaxInt64/1000000-1 || t.Unix() < math.MinInt64/1000000+1 {
-			return 0, false
-		}
-		return t.UnixMicro(), true
+	perSec := int64(time.Second / u.Duration())
+	sec, sub := t.Unix(), int64(t.Nanosecond())/int64(u.Duration())
+	if sec < 0 { // count the whole seconds one nearer zero, so sec·perSec overflows only if n does
+		sec, sub = sec+1, sub-perSec
 	}
-	return t.Unix(), true
+	if sec > math.MaxInt64/perSec || sec < math.MinInt64/perSec {
+		return 0, false
+	}
+	n = sec * perSec
+	if sub > 0 && n > math.MaxInt64-sub || sub < 0 && n < math.MinInt64-sub {
+		return 0, false
+	}
+	return n + sub, true
 }
 
 // Layout is the computed, validated layout of a schema.
