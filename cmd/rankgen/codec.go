@@ -84,6 +84,8 @@ word. -fingerprint F (the board's layout fingerprint, as rankgen explain prints 
 (read from the board KEY on -redis: its meta key, or its index's field "") makes decode refuse
 a schema whose fingerprint differs, saying both. An F that is not a fingerprint (16 lower-case
 hex digits; "" too) is a usage error, never "no check".
+-key KEY of a season's board (its base key, ":" and the season's id, as Seasons.Board names
+it) also decodes in that season, as -season would (a -season naming another is an error).
 
 Exit status: 0 when everything decoded, 1 when anything failed (or on schema errors, a
 fingerprint that differs, or a -season that names no season), 2 on usage errors.`
@@ -166,12 +168,18 @@ func runDecode(e *env, schema string, g guard, sf seasonFlag, args []string) int
 		return usageFail(e, commands["decode"], msg)
 	}
 	l, ok := loadSchema(e, "decode", schema)
-	if !ok || !g.allows(e, l) {
+	if !ok {
 		return exitFail
 	}
 	season, err := sf.resolve(l)
+	if err == nil && g.key.set {
+		season, err = keySeason(l, g.key.value, season)
+	}
 	if err != nil {
 		e.errorf("decode", "%s", err)
+		return exitFail
+	}
+	if !g.allows(e, l) {
 		return exitFail
 	}
 	if len(args) > 0 {

@@ -8,9 +8,11 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rankgen/rankgen/examples/generated/arena"
 	seasonboard "github.com/rankgen/rankgen/examples/generated/season"
+	"github.com/rankgen/rankgen/examples/generated/weekly"
 	"github.com/rankgen/rankgen/internal/redistest"
 	rankgenrt "github.com/rankgen/rankgen/runtime"
 )
@@ -115,5 +117,48 @@ func TestDecodeGuard(t *testing.T) {
 		if tc.code != 0 && stdout != "" {
 			t.Errorf("decode %q refused but printed %q", tc.args, stdout)
 		}
+	}
+}
+
+// TestDecodeKeyNamesSeason: decode -key of a season's board (base ":" season id, as
+// Seasons.Board names it) decodes in that season, as -season would: the entry ends with the
+// season and the instants of its offsets. A -season naming another season, or a key ending
+// in an id that starts no season, is an error.
+func TestDecodeKeyNamesSeason(t *testing.T) {
+	srv := redistest.Start(t)
+	c := srv.Client(t)
+	ctx := context.Background()
+	url := "redis://" + srv.Addr
+	ss := weekly.NewSeasons(c, "ladder")
+	s := ss.At(time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC))
+	board := ss.Board(s)
+	if err := board.Set(ctx, weekly.Entry{PlayerID: "ann", Points: 5, ReachedAt: 10 * time.Hour, Paid: true}); err != nil {
+		t.Fatal(err)
+	}
+	score, member, err := weekly.Entry{PlayerID: "ann", Points: 5, ReachedAt: 10 * time.Hour, Paid: true}.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := rankgenrt.SeasonKey("ladder", s)
+	id := strconv.FormatInt(s.ID, 10)
+	decode := func(args ...string) (int, string, string) {
+		return seasonCLI("", append([]string{"decode", "-schema", "weekly.yaml", "-redis", url}, args...)...)
+	}
+	code, stdout, stderr := decode("-key", key, formatScore(score), member)
+	want := `{"PlayerID": "ann", "Points": 5, "ReachedAt": "10h0m0s", "Paid": true, "season": ` + id + `, "at": {"ReachedAt": "2026-11-23T10:00:00+01:00"}}` + "\n"
+	if code != 0 || stdout != want {
+		t.Errorf("decode -key %s: exit %d, %q%s; want %q", key, code, stdout, stderr, want)
+	}
+	if code, stdout, stderr = decode("-key", key, "-season", id, formatScore(score), member); code != 0 || stdout != want {
+		t.Errorf("decode -key %s -season %s: exit %d, %q%s; want %q", key, id, code, stdout, stderr, want)
+	}
+	next := strconv.FormatInt(ss.At(s.End).ID, 10)
+	code, stdout, stderr = decode("-key", key, "-season", next, formatScore(score), member)
+	if wantErr := "-season names season " + next + ", but -key \"" + key + "\" is the board of season " + id; code != 1 || stdout != "" || !strings.Contains(stderr, wantErr) {
+		t.Errorf("decode -key %s -season %s: exit %d, %q, stderr %q; want %q", key, next, code, stdout, stderr, wantErr)
+	}
+	code, stdout, stderr = decode("-key", "ladder:12345", formatScore(score), member)
+	if code != 1 || stdout != "" || !strings.Contains(stderr, `-key "ladder:12345" ends in no season of weekly.yaml: 12345 starts no season`) {
+		t.Errorf("decode -key ladder:12345: exit %d, %q, stderr %q; want the key's season refused", code, stdout, stderr)
 	}
 }

@@ -106,6 +106,24 @@ func seasonBounds(l *layout.Layout, s rankgenrt.Season) string {
 	return fmt.Sprintf("season %d [%s, %s)", s.ID, inZone(l, s.Start), inZone(l, s.End))
 }
 
+// keySeason is the season a periodic board's key names (its base, ":" and the season's id, as
+// rankgenrt.SeasonKey writes it), checked against flagged (-season's); flagged when the
+// layout has no seasons or the key ends in no season id.
+func keySeason(l *layout.Layout, key string, flagged *rankgenrt.Season) (*rankgenrt.Season, error) {
+	i := strings.LastIndexByte(key, ':')
+	if l.Season == nil || i < 0 || !idText.MatchString(key[i+1:]) {
+		return flagged, nil
+	}
+	s, err := parseSeason(l, key[i+1:])
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("-key %s ends in no season of %s: %v", quote.Short(key), l.File, err)
+	case flagged != nil && flagged.ID != s.ID:
+		return nil, fmt.Errorf("-season names season %d, but -key %s is the board of season %d", flagged.ID, quote.Short(key), s.ID)
+	}
+	return &s, nil
+}
+
 // lineSeason is the season an encode line is measured in: its "season" key (as decode
 // -season prints it), which must agree with -season, else -season; nil when neither names one.
 func lineSeason(l *layout.Layout, flagged *rankgenrt.Season, raw json.RawMessage) (*rankgenrt.Season, error) {

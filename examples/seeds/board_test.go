@@ -42,10 +42,10 @@ func TestBoardSeed002(t *testing.T) {
 	dec := seed002decimal.NewBoard(c, redistest.Key(t, "decimal"))
 	ks := seed002keysort.NewBoard(c, redistest.Key(t, "keysort"))
 	for _, r := range seed002Rows {
-		if err := bin.Set(ctx, seed002binary.Entry{Player: r.Player, Points: uint32(r.Points), Paid: r.Paid, ReachedAt: ms(r.TsMs)}); err != nil {
+		if err := bin.Set(ctx, seed002binary.Entry{Player: r.Player, Points: uint32(r.Points), Paid: r.Paid, ReachedAt: seedSeconds(r.TsMs)}); err != nil {
 			t.Fatal(err)
 		}
-		if err := dec.Set(ctx, seed002decimal.Entry{Player: r.Player, Points: uint32(r.Points), Paid: r.Paid, ReachedAt: ms(r.TsMs)}); err != nil {
+		if err := dec.Set(ctx, seed002decimal.Entry{Player: r.Player, Points: uint32(r.Points), Paid: r.Paid, ReachedAt: seedSeconds(r.TsMs)}); err != nil {
 			t.Fatal(err)
 		}
 		if err := ks.Set(ctx, seed002keysort.Entry{Player: r.Player, Points: uint64(r.Points), Paid: r.Paid, ReachedAt: ms(r.TsMs)}); err != nil {

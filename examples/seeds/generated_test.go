@@ -14,6 +14,7 @@ import (
 	"github.com/rankgen/rankgen/examples/generated/seed002keysort"
 	"github.com/rankgen/rankgen/examples/generated/seed003scaling"
 	"github.com/rankgen/rankgen/examples/generated/seed004shift"
+	"github.com/rankgen/rankgen/examples/generated/weekly"
 	"github.com/rankgen/rankgen/generator/layout"
 	rankgenrt "github.com/rankgen/rankgen/runtime"
 )
@@ -83,8 +84,13 @@ func encodeGen(x any) (float64, string, error) {
 	}).Encode()
 }
 
+// seedSeconds is a seed 002 time in milliseconds as the schemas of seconds take it: truncated,
+// as the seed's ts/1000 does (Encode refuses a time finer than its unit).
+func seedSeconds(ms int64) time.Time { return time.UnixMilli(ms).Truncate(time.Second) }
+
 // The issue's vectors through the generated packages, from typed Go values as users write
-// them (seed 002's times in milliseconds are truncated to the schema's unit by Encode).
+// them (seed 002's times in milliseconds truncated to seconds where the schema's unit is the
+// second; Encode refuses them untruncated).
 func TestGeneratedSeedVectors(t *testing.T) {
 	ms := func(n int64) time.Time { return time.UnixMilli(n) }
 	s := func(n int64) time.Time { return time.Unix(n, 0) }
@@ -96,16 +102,16 @@ func TestGeneratedSeedVectors(t *testing.T) {
 		member string
 	}
 	vectors := []vector{
-		{seed002binary.Entry{Player: "A", Points: 100, Paid: true, ReachedAt: ms(1571819021259)}, 108201125491, "A"},
-		{seed002binary.Entry{Player: "B", Points: 200, Paid: false, ReachedAt: ms(1571819021259)}, 215038436979, "B"},
-		{seed002binary.Entry{Player: "C", Points: 200, Paid: true, ReachedAt: ms(1571819021259)}, 215575307891, "C"},
-		{seed002binary.Entry{Player: "D", Points: 400, Paid: false, ReachedAt: ms(1571819021259)}, 429786801779, "D"},
-		{seed002binary.Entry{Player: "E", Points: 200, Paid: true, ReachedAt: ms(1571810001259)}, 215575316911, "E"},
-		{seed002decimal.Entry{Player: "A", Points: 100, Paid: true, ReachedAt: ms(1571819021259)}, 100.1290072179, "A"},
-		{seed002decimal.Entry{Player: "B", Points: 200, Paid: false, ReachedAt: ms(1571819021259)}, 200.0290072179, "B"},
-		{seed002decimal.Entry{Player: "C", Points: 200, Paid: true, ReachedAt: ms(1571819021259)}, 200.1290072179, "C"},
-		{seed002decimal.Entry{Player: "D", Points: 400, Paid: false, ReachedAt: ms(1571819021259)}, 400.0290072179, "D"},
-		{seed002decimal.Entry{Player: "E", Points: 200, Paid: true, ReachedAt: ms(1571810001259)}, 200.1290081199, "E"},
+		{seed002binary.Entry{Player: "A", Points: 100, Paid: true, ReachedAt: seedSeconds(1571819021259)}, 108201125491, "A"},
+		{seed002binary.Entry{Player: "B", Points: 200, Paid: false, ReachedAt: seedSeconds(1571819021259)}, 215038436979, "B"},
+		{seed002binary.Entry{Player: "C", Points: 200, Paid: true, ReachedAt: seedSeconds(1571819021259)}, 215575307891, "C"},
+		{seed002binary.Entry{Player: "D", Points: 400, Paid: false, ReachedAt: seedSeconds(1571819021259)}, 429786801779, "D"},
+		{seed002binary.Entry{Player: "E", Points: 200, Paid: true, ReachedAt: seedSeconds(1571810001259)}, 215575316911, "E"},
+		{seed002decimal.Entry{Player: "A", Points: 100, Paid: true, ReachedAt: seedSeconds(1571819021259)}, 100.1290072179, "A"},
+		{seed002decimal.Entry{Player: "B", Points: 200, Paid: false, ReachedAt: seedSeconds(1571819021259)}, 200.0290072179, "B"},
+		{seed002decimal.Entry{Player: "C", Points: 200, Paid: true, ReachedAt: seedSeconds(1571819021259)}, 200.1290072179, "C"},
+		{seed002decimal.Entry{Player: "D", Points: 400, Paid: false, ReachedAt: seedSeconds(1571819021259)}, 400.0290072179, "D"},
+		{seed002decimal.Entry{Player: "E", Points: 200, Paid: true, ReachedAt: seedSeconds(1571810001259)}, 200.1290081199, "E"},
 		{seed002keysort.Entry{Player: "A", Points: 100, Paid: true, ReachedAt: ms(1571819021259)}, 100, "1-8428180978740-A"},
 		{seed002keysort.Entry{Player: "B", Points: 200, Paid: false, ReachedAt: ms(1571819021259)}, 200, "0-8428180978740-B"},
 		{seed002keysort.Entry{Player: "E", Points: 200, Paid: true, ReachedAt: ms(1571810001259)}, 200, "1-8428189998740-E"},
@@ -124,6 +130,11 @@ func TestGeneratedSeedVectors(t *testing.T) {
 		if err != nil || score != v.score || member != v.member {
 			t.Errorf("%T %+v: Encode = (%v, %q, %v), want (%v, %q)", v.entry, v.entry, score, member, err, v.score, v.member)
 		}
+	}
+	_, _, err := seed002binary.Entry{Player: "A", Points: 100, Paid: true, ReachedAt: ms(1571819021259)}.Encode()
+	var re *rankgenrt.RangeError
+	if !errors.As(err, &re) || re.Unit != "seconds" || !errors.Is(err, rankgenrt.ErrOutOfRange) {
+		t.Errorf("Encode of a time finer than its unit (259 ms in a field of seconds): %v; want a *RangeError naming the unit", err)
 	}
 	// Decode gives the typed entry back (times at the schema's unit, in UTC).
 	e, err := seed002binary.Decode(108201125491, "A")
@@ -215,4 +226,61 @@ func mustScore(t testing.TB, s string) float64 {
 		t.Fatal(err)
 	}
 	return f
+}
+
+// TestEncodeRefusesFinerThanUnit: generated Encode refuses a time finer than its field's unit
+// with a *RangeError naming the unit, where it used to truncate (issue 19's case:
+// 2026-03-01T00:00:00.9Z in a field of seconds scored as 00Z), and the layout's parser refuses
+// the same time's text alike; the time in whole units encodes. A season-anchored offset
+// (weekly, seconds) likewise.
+func TestEncodeRefusesFinerThanUnit(t *testing.T) {
+	whole := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
+	for _, c := range []struct {
+		schema, field string
+		encode        func(at time.Time) error
+		extra         []time.Duration // finer than the unit
+	}{
+		{"seed002_binary", "ReachedAt", func(at time.Time) error {
+			_, _, err := seed002binary.Entry{Player: "A", Points: 100, Paid: true, ReachedAt: at}.Encode()
+			return err
+		}, []time.Duration{900 * time.Millisecond, time.Nanosecond, time.Second - time.Nanosecond}},
+		{"seed002_keysort", "ReachedAt", func(at time.Time) error {
+			_, _, err := seed002keysort.Entry{Player: "A", Points: 100, Paid: true, ReachedAt: at}.Encode()
+			return err
+		}, []time.Duration{time.Microsecond, time.Nanosecond, time.Millisecond - time.Nanosecond}},
+	} {
+		f := fieldOf(t, load(t, c.schema), c.field)
+		if err := c.encode(whole); err != nil {
+			t.Fatalf("%s: Encode of %s: %v", c.schema, whole, err)
+		}
+		for _, extra := range c.extra {
+			at := whole.Add(extra)
+			var re *rankgenrt.RangeError
+			if err := c.encode(at); !errors.As(err, &re) || re.Unit == "" || !errors.Is(err, rankgenrt.ErrOutOfRange) {
+				t.Errorf("%s: Encode of %s (%s finer than its unit %s): %v; want a *RangeError naming the unit", c.schema, at.Format(time.RFC3339Nano), extra, f.Unit, err)
+			}
+			if _, err := f.Parse(at.Format(time.RFC3339Nano)); !errors.As(err, &re) || re.Unit == "" {
+				t.Errorf("%s: layout Parse of %s: %v; want the same refusal", c.schema, at.Format(time.RFC3339Nano), err)
+			}
+		}
+	}
+	_, _, err := weekly.Entry{PlayerID: "ann", Points: 5, ReachedAt: 36*time.Hour + 500*time.Millisecond}.Encode()
+	var re *rankgenrt.RangeError
+	if !errors.As(err, &re) || re.Unit != "seconds" || re.Value != "36h0m0.5s" {
+		t.Errorf("weekly: Encode of an offset of 36h0m0.5s: %v; want a *RangeError naming the unit", err)
+	}
+	if _, _, err := (weekly.Entry{PlayerID: "ann", Points: 5, ReachedAt: 36 * time.Hour}).Encode(); err != nil {
+		t.Errorf("weekly: Encode of an offset of 36h: %v", err)
+	}
+}
+
+func fieldOf(t *testing.T, l *layout.Layout, name string) *layout.Field {
+	t.Helper()
+	for _, f := range l.Fields {
+		if f.Name == name {
+			return f
+		}
+	}
+	t.Fatalf("%s has no field %s", l.File, name)
+	return nil
 }

@@ -67,7 +67,7 @@ func dataFieldDoc(f *layout.Field) string {
 		b.WriteString("true or false.")
 	case layout.Time:
 		_, _, _, words := unitInfo(f.Unit)
-		fmt.Fprintf(&b, "%s, truncated to whole %s.", f.Range(), words)
+		fmt.Fprintf(&b, "%s, in whole %s (a finer time is refused).", f.Range(), words)
 	case layout.Enum:
 		fmt.Fprintf(&b, "One of %s.", strings.Join(f.Values, ", "))
 	default:

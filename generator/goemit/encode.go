@@ -110,15 +110,30 @@ func (c *codec) checkTime(f *layout.Field, v value, fail func(jen.Code) jen.Code
 	}
 	out := []jen.Code{jen.Id(local).Op(":=").Add(v()).Dot(method).Call()}
 	err := fail(jen.Qual(runtimePath, "TimeRangeError").Call(jen.Lit(f.Name), v(), jen.Lit(f.Format(f.Lo)), jen.Lit(f.Format(f.Hi))))
-	if f.Unit != layout.Second {
-		return append(out,
+	switch {
+	case f.Unit != layout.Second:
+		out = append(out,
 			jen.Comment(fmt.Sprintf("%s wraps around far outside the range, so whole seconds are checked too.", method)),
 			jen.If(jen.Id("sec").Op(":=").Add(v()).Dot("Unix").Call(), or(conds)).Block(err))
-	}
-	if len(conds) > 0 {
+	case len(conds) > 0:
 		out = append(out, jen.If(or(conds)).Block(err))
 	}
-	return out
+	return append(out, c.checkWholeUnits(f, v, fail))
+}
+
+// checkWholeUnits refuses a time finer than the field's unit: counting it in units would
+// truncate it, and a value is stored exactly or refused.
+func (c *codec) checkWholeUnits(f *layout.Field, v value, fail func(jen.Code) jen.Code) jen.Code {
+	if f.Season { // a time.Duration: a multiple of the unit or not
+		return jen.If(v().Op("%").Add(unitDuration(f.Unit)).Op("!=").Lit(0)).Block(
+			fail(jen.Qual(runtimePath, "OffsetUnitError").Call(jen.Lit(f.Name), v(), unitDuration(f.Unit))))
+	}
+	fraction := v().Dot("Nanosecond").Call()
+	if f.Unit != layout.Second {
+		fraction = fraction.Op("%").Int().Call(unitDuration(f.Unit))
+	}
+	return jen.If(fraction.Op("!=").Lit(0)).Block(
+		fail(jen.Qual(runtimePath, "TimeUnitError").Call(jen.Lit(f.Name), v(), unitDuration(f.Unit))))
 }
 
 // digit is the uint64 digit of a non-bool field's value v, after its check.
@@ -200,7 +215,8 @@ func (c *codec) encode() jen.Code {
 	body = append(body, jen.Return(score, member, jen.Nil()))
 
 	doc := `Encode returns the score and member Redis stores for e. A field or id outside the layout
-gives a *rankgenrt.RangeError (errors.Is rankgenrt.ErrOutOfRange) naming the field and value.`
+gives a *rankgenrt.RangeError (errors.Is rankgenrt.ErrOutOfRange) naming the field and value,
+and so does a time finer than its field's unit: it is refused, never truncated.`
 	return jen.Comment(lineComment(doc)).Line().
 		Func().Params(jen.Id("e").Id("Entry")).Id("Encode").Params().
 		Params(jen.Id("score").Float64(), jen.Id("member").String(), jen.Id("err").Error()).

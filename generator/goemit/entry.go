@@ -56,10 +56,10 @@ func fieldDoc(f *layout.Field) string {
 			order = "earlier ranks first"
 		}
 		if f.Season {
-			fmt.Fprintf(&b, "%s from the start of the board's season, truncated to whole %s; %s.", f.Range(), words, order)
+			fmt.Fprintf(&b, "%s from the start of the board's season, in whole %s (a finer offset is refused); %s.", f.Range(), words, order)
 			break
 		}
-		fmt.Fprintf(&b, "%s, truncated to whole %s; %s.", f.Range(), words, order)
+		fmt.Fprintf(&b, "%s, in whole %s (a finer time is refused); %s.", f.Range(), words, order)
 	default:
 		fmt.Fprintf(&b, "%s, %s.", f.Range(), order)
 	}

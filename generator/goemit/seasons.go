@@ -12,14 +12,16 @@ func unitDuration(u layout.Unit) jen.Code {
 }
 
 // checkOffset declares a season-anchored field's local in units (its offset, a time.Duration
-// from the season's start, truncated to the unit) and refuses a negative offset or one past
-// the width. Whether it lies inside a given season is the season board's check.
+// from the season's start, counted in the unit) and refuses a negative offset, one past the
+// width, and one finer than the unit. Whether it lies inside a given season is the season
+// board's check.
 func (c *codec) checkOffset(f *layout.Field, v value, fail func(jen.Code) jen.Code) []jen.Code {
 	local := c.timeLocal(f)
 	err := fail(jen.Qual(runtimePath, "OffsetRangeError").Call(jen.Lit(f.Name), v(), jen.Lit(f.Format(f.Lo)), jen.Lit(f.Format(f.Hi))))
 	return []jen.Code{
 		jen.Id(local).Op(":=").Int64().Call(v().Op("/").Add(unitDuration(f.Unit))),
 		jen.If(v().Op("<").Lit(0).Op("||").Id(local).Op(">").Add(c.fc(f, "Max"))).Block(err),
+		c.checkWholeUnits(f, v, fail),
 	}
 }
 

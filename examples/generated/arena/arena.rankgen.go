@@ -69,7 +69,7 @@ type Entry struct {
 	// 0 … 1048575, higher ranks first.
 	Points uint32
 
-	// 2026-01-01T00:00:00Z … 2094-01-19T03:14:07Z, truncated to whole seconds; earlier ranks first.
+	// 2026-01-01T00:00:00Z … 2094-01-19T03:14:07Z, in whole seconds (a finer time is refused); earlier ranks first.
 	ReachedAt time.Time
 
 	// true ranks first.
@@ -77,7 +77,8 @@ type Entry struct {
 }
 
 // Encode returns the score and member Redis stores for e. A field or id outside the layout
-// gives a *rankgenrt.RangeError (errors.Is rankgenrt.ErrOutOfRange) naming the field and value.
+// gives a *rankgenrt.RangeError (errors.Is rankgenrt.ErrOutOfRange) naming the field and value,
+// and so does a time finer than its field's unit: it is refused, never truncated.
 func (e Entry) Encode() (score float64, member string, err error) {
 	if e.Points > pointsMax {
 		return 0, "", rankgenrt.UintRangeError("Points", uint64(e.Points), pointsMin, pointsMax)
@@ -85,6 +86,9 @@ func (e Entry) Encode() (score float64, member string, err error) {
 	reachedAtSec := e.ReachedAt.Unix()
 	if reachedAtSec < reachedAtMin || reachedAtSec > reachedAtMax {
 		return 0, "", rankgenrt.TimeRangeError("ReachedAt", e.ReachedAt, "2026-01-01T00:00:00Z", "2094-01-19T03:14:07Z")
+	}
+	if e.ReachedAt.Nanosecond() != 0 {
+		return 0, "", rankgenrt.TimeUnitError("ReachedAt", e.ReachedAt, time.Second)
 	}
 	if n := len(e.PlayerID); n == 0 || n > playerIDMaxBytes {
 		return 0, "", rankgenrt.IDLengthError("PlayerID", n, playerIDMaxBytes)
@@ -1486,6 +1490,9 @@ func digitOfReachedAt(v time.Time) (uint64, error) {
 	reachedAtSec := v.Unix()
 	if reachedAtSec < reachedAtMin || reachedAtSec > reachedAtMax {
 		return 0, rankgenrt.TimeRangeError("ReachedAt", v, "2026-01-01T00:00:00Z", "2094-01-19T03:14:07Z")
+	}
+	if v.Nanosecond() != 0 {
+		return 0, rankgenrt.TimeUnitError("ReachedAt", v, time.Second)
 	}
 	return uint64(reachedAtMax - reachedAtSec), nil
 }

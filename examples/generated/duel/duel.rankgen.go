@@ -80,7 +80,7 @@ type Entry struct {
 	// bronze < silver < gold, higher ranks first.
 	Tier Tier
 
-	// 2026-01-01T00:00:00Z … 2034-07-04T21:24:15Z, truncated to whole seconds; earlier ranks first.
+	// 2026-01-01T00:00:00Z … 2034-07-04T21:24:15Z, in whole seconds (a finer time is refused); earlier ranks first.
 	ReachedAt time.Time
 }
 
@@ -134,7 +134,8 @@ func (t *Tier) UnmarshalText(text []byte) error {
 }
 
 // Encode returns the score and member Redis stores for e. A field or id outside the layout
-// gives a *rankgenrt.RangeError (errors.Is rankgenrt.ErrOutOfRange) naming the field and value.
+// gives a *rankgenrt.RangeError (errors.Is rankgenrt.ErrOutOfRange) naming the field and value,
+// and so does a time finer than its field's unit: it is refused, never truncated.
 func (e Entry) Encode() (score float64, member string, err error) {
 	if e.Points > pointsMax {
 		return 0, "", rankgenrt.UintRangeError("Points", uint64(e.Points), pointsMin, pointsMax)
@@ -145,6 +146,9 @@ func (e Entry) Encode() (score float64, member string, err error) {
 	reachedAtSec := e.ReachedAt.Unix()
 	if reachedAtSec < reachedAtMin || reachedAtSec > reachedAtMax {
 		return 0, "", rankgenrt.TimeRangeError("ReachedAt", e.ReachedAt, "2026-01-01T00:00:00Z", "2034-07-04T21:24:15Z")
+	}
+	if e.ReachedAt.Nanosecond() != 0 {
+		return 0, "", rankgenrt.TimeUnitError("ReachedAt", e.ReachedAt, time.Second)
 	}
 	if n := len(e.PlayerID); n == 0 || n > playerIDMaxBytes {
 		return 0, "", rankgenrt.IDLengthError("PlayerID", n, playerIDMaxBytes)
@@ -1782,6 +1786,9 @@ func digitOfReachedAt(v time.Time) (uint64, error) {
 	reachedAtSec := v.Unix()
 	if reachedAtSec < reachedAtMin || reachedAtSec > reachedAtMax {
 		return 0, rankgenrt.TimeRangeError("ReachedAt", v, "2026-01-01T00:00:00Z", "2034-07-04T21:24:15Z")
+	}
+	if v.Nanosecond() != 0 {
+		return 0, rankgenrt.TimeUnitError("ReachedAt", v, time.Second)
 	}
 	return uint64(reachedAtMax - reachedAtSec), nil
 }

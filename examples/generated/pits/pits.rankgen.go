@@ -93,7 +93,7 @@ type Entry struct {
 	StopMs uint16
 
 	// When the stop was made.
-	// 2026-01-01T00:00:00Z … 2583-06-23T06:20:44.415Z, truncated to whole milliseconds; later ranks first.
+	// 2026-01-01T00:00:00Z … 2583-06-23T06:20:44.415Z, in whole milliseconds (a finer time is refused); later ranks first.
 	At time.Time
 
 	// Data is the entry's data, stored and returned with it; it never ranks, and Encode and
@@ -220,12 +220,16 @@ func DecodeData(s string) (d Data, err error) {
 }
 
 // Encode returns the score and member Redis stores for e. A field or id outside the layout
-// gives a *rankgenrt.RangeError (errors.Is rankgenrt.ErrOutOfRange) naming the field and value.
+// gives a *rankgenrt.RangeError (errors.Is rankgenrt.ErrOutOfRange) naming the field and value,
+// and so does a time finer than its field's unit: it is refused, never truncated.
 func (e Entry) Encode() (score float64, member string, err error) {
 	atMs := e.At.UnixMilli()
 	// UnixMilli wraps around far outside the range, so whole seconds are checked too.
 	if sec := e.At.Unix(); sec < atSecLo || sec > atSecHi || atMs < atMin || atMs > atMax {
 		return 0, "", rankgenrt.TimeRangeError("At", e.At, "2026-01-01T00:00:00Z", "2583-06-23T06:20:44.415Z")
+	}
+	if e.At.Nanosecond()%int(time.Millisecond) != 0 {
+		return 0, "", rankgenrt.TimeUnitError("At", e.At, time.Millisecond)
 	}
 	if n := len(e.Crew); n == 0 || n > crewMaxBytes {
 		return 0, "", rankgenrt.IDLengthError("Crew", n, crewMaxBytes)

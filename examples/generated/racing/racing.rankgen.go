@@ -69,7 +69,8 @@ type Entry struct {
 }
 
 // Encode returns the score and member Redis stores for e. A field or id outside the layout
-// gives a *rankgenrt.RangeError (errors.Is rankgenrt.ErrOutOfRange) naming the field and value.
+// gives a *rankgenrt.RangeError (errors.Is rankgenrt.ErrOutOfRange) naming the field and value,
+// and so does a time finer than its field's unit: it is refused, never truncated.
 func (e Entry) Encode() (score float64, member string, err error) {
 	if e.Laps > lapsMax {
 		return 0, "", rankgenrt.UintRangeError("Laps", uint64(e.Laps), lapsMin, lapsMax)

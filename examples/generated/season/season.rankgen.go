@@ -83,7 +83,7 @@ type Entry struct {
 	// 0 … 65535, higher ranks first.
 	Wins uint16
 
-	// 2026-01-01T00:00:00Z … 2095-09-07T15:47:35.551Z, truncated to whole milliseconds; earlier ranks first.
+	// 2026-01-01T00:00:00Z … 2095-09-07T15:47:35.551Z, in whole milliseconds (a finer time is refused); earlier ranks first.
 	ReachedAt time.Time
 }
 
@@ -139,7 +139,8 @@ func (t *Tier) UnmarshalText(text []byte) error {
 }
 
 // Encode returns the score and member Redis stores for e. A field or id outside the layout
-// gives a *rankgenrt.RangeError (errors.Is rankgenrt.ErrOutOfRange) naming the field and value.
+// gives a *rankgenrt.RangeError (errors.Is rankgenrt.ErrOutOfRange) naming the field and value,
+// and so does a time finer than its field's unit: it is refused, never truncated.
 func (e Entry) Encode() (score float64, member string, err error) {
 	if e.Points > pointsMax {
 		return 0, "", rankgenrt.UintRangeError("Points", e.Points, pointsMin, pointsMax)
@@ -151,6 +152,9 @@ func (e Entry) Encode() (score float64, member string, err error) {
 	// UnixMilli wraps around far outside the range, so whole seconds are checked too.
 	if sec := e.ReachedAt.Unix(); sec < reachedAtSecLo || sec > reachedAtSecHi || reachedAtMs < reachedAtMin || reachedAtMs > reachedAtMax {
 		return 0, "", rankgenrt.TimeRangeError("ReachedAt", e.ReachedAt, "2026-01-01T00:00:00Z", "2095-09-07T15:47:35.551Z")
+	}
+	if e.ReachedAt.Nanosecond()%int(time.Millisecond) != 0 {
+		return 0, "", rankgenrt.TimeUnitError("ReachedAt", e.ReachedAt, time.Millisecond)
 	}
 	if n := len(e.UserID); n == 0 || n > userIDMaxBytes {
 		return 0, "", rankgenrt.IDLengthError("UserID", n, userIDMaxBytes)

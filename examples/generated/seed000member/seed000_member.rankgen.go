@@ -69,12 +69,13 @@ type Entry struct {
 	// 0 … 9007199254740991, higher ranks first.
 	Primary uint64
 
-	// 1970-01-01T00:00:00Z … 2069-12-31T23:59:59Z, truncated to whole seconds; earlier ranks first.
+	// 1970-01-01T00:00:00Z … 2069-12-31T23:59:59Z, in whole seconds (a finer time is refused); earlier ranks first.
 	ReachedAt time.Time
 }
 
 // Encode returns the score and member Redis stores for e. A field or id outside the layout
-// gives a *rankgenrt.RangeError (errors.Is rankgenrt.ErrOutOfRange) naming the field and value.
+// gives a *rankgenrt.RangeError (errors.Is rankgenrt.ErrOutOfRange) naming the field and value,
+// and so does a time finer than its field's unit: it is refused, never truncated.
 func (e Entry) Encode() (score float64, member string, err error) {
 	if e.Primary > primaryMax {
 		return 0, "", rankgenrt.UintRangeError("Primary", e.Primary, primaryMin, primaryMax)
@@ -82,6 +83,9 @@ func (e Entry) Encode() (score float64, member string, err error) {
 	reachedAtSec := e.ReachedAt.Unix()
 	if reachedAtSec < reachedAtMin || reachedAtSec > reachedAtMax {
 		return 0, "", rankgenrt.TimeRangeError("ReachedAt", e.ReachedAt, "1970-01-01T00:00:00Z", "2069-12-31T23:59:59Z")
+	}
+	if e.ReachedAt.Nanosecond() != 0 {
+		return 0, "", rankgenrt.TimeUnitError("ReachedAt", e.ReachedAt, time.Second)
 	}
 	if n := len(e.UserID); n == 0 || n > userIDMaxBytes {
 		return 0, "", rankgenrt.IDLengthError("UserID", n, userIDMaxBytes)
@@ -1377,6 +1381,9 @@ func digitOfReachedAt(v time.Time) (uint64, error) {
 	reachedAtSec := v.Unix()
 	if reachedAtSec < reachedAtMin || reachedAtSec > reachedAtMax {
 		return 0, rankgenrt.TimeRangeError("ReachedAt", v, "1970-01-01T00:00:00Z", "2069-12-31T23:59:59Z")
+	}
+	if v.Nanosecond() != 0 {
+		return 0, rankgenrt.TimeUnitError("ReachedAt", v, time.Second)
 	}
 	return uint64(reachedAtMax - reachedAtSec), nil
 }

@@ -67,12 +67,13 @@ type Entry struct {
 	// 0 … 8589934591, higher ranks first.
 	Value uint64
 
-	// 2026-05-01T00:00:00Z … 2026-05-11T00:00:00Z, truncated to whole seconds; earlier ranks first.
+	// 2026-05-01T00:00:00Z … 2026-05-11T00:00:00Z, in whole seconds (a finer time is refused); earlier ranks first.
 	UpdatedAt time.Time
 }
 
 // Encode returns the score and member Redis stores for e. A field or id outside the layout
-// gives a *rankgenrt.RangeError (errors.Is rankgenrt.ErrOutOfRange) naming the field and value.
+// gives a *rankgenrt.RangeError (errors.Is rankgenrt.ErrOutOfRange) naming the field and value,
+// and so does a time finer than its field's unit: it is refused, never truncated.
 func (e Entry) Encode() (score float64, member string, err error) {
 	if e.Value > valueMax {
 		return 0, "", rankgenrt.UintRangeError("Value", e.Value, valueMin, valueMax)
@@ -80,6 +81,9 @@ func (e Entry) Encode() (score float64, member string, err error) {
 	updatedAtSec := e.UpdatedAt.Unix()
 	if updatedAtSec < updatedAtMin || updatedAtSec > updatedAtMax {
 		return 0, "", rankgenrt.TimeRangeError("UpdatedAt", e.UpdatedAt, "2026-05-01T00:00:00Z", "2026-05-11T00:00:00Z")
+	}
+	if e.UpdatedAt.Nanosecond() != 0 {
+		return 0, "", rankgenrt.TimeUnitError("UpdatedAt", e.UpdatedAt, time.Second)
 	}
 	if n := len(e.UID); n == 0 || n > uidMaxBytes {
 		return 0, "", rankgenrt.IDLengthError("UID", n, uidMaxBytes)
@@ -1402,6 +1406,9 @@ func digitOfUpdatedAt(v time.Time) (uint64, error) {
 	updatedAtSec := v.Unix()
 	if updatedAtSec < updatedAtMin || updatedAtSec > updatedAtMax {
 		return 0, rankgenrt.TimeRangeError("UpdatedAt", v, "2026-05-01T00:00:00Z", "2026-05-11T00:00:00Z")
+	}
+	if v.Nanosecond() != 0 {
+		return 0, rankgenrt.TimeUnitError("UpdatedAt", v, time.Second)
 	}
 	return uint64(updatedAtMax - updatedAtSec), nil
 }

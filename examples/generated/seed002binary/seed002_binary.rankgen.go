@@ -72,12 +72,13 @@ type Entry struct {
 	// true ranks first.
 	Paid bool
 
-	// 2011-12-27T21:11:29Z … 2028-12-31T16:00:00Z, truncated to whole seconds; earlier ranks first.
+	// 2011-12-27T21:11:29Z … 2028-12-31T16:00:00Z, in whole seconds (a finer time is refused); earlier ranks first.
 	ReachedAt time.Time
 }
 
 // Encode returns the score and member Redis stores for e. A field or id outside the layout
-// gives a *rankgenrt.RangeError (errors.Is rankgenrt.ErrOutOfRange) naming the field and value.
+// gives a *rankgenrt.RangeError (errors.Is rankgenrt.ErrOutOfRange) naming the field and value,
+// and so does a time finer than its field's unit: it is refused, never truncated.
 func (e Entry) Encode() (score float64, member string, err error) {
 	if e.Points > pointsMax {
 		return 0, "", rankgenrt.UintRangeError("Points", uint64(e.Points), pointsMin, pointsMax)
@@ -85,6 +86,9 @@ func (e Entry) Encode() (score float64, member string, err error) {
 	reachedAtSec := e.ReachedAt.Unix()
 	if reachedAtSec < reachedAtMin || reachedAtSec > reachedAtMax {
 		return 0, "", rankgenrt.TimeRangeError("ReachedAt", e.ReachedAt, "2011-12-27T21:11:29Z", "2028-12-31T16:00:00Z")
+	}
+	if e.ReachedAt.Nanosecond() != 0 {
+		return 0, "", rankgenrt.TimeUnitError("ReachedAt", e.ReachedAt, time.Second)
 	}
 	if n := len(e.Player); n == 0 || n > playerMaxBytes {
 		return 0, "", rankgenrt.IDLengthError("Player", n, playerMaxBytes)
@@ -1486,6 +1490,9 @@ func digitOfReachedAt(v time.Time) (uint64, error) {
 	reachedAtSec := v.Unix()
 	if reachedAtSec < reachedAtMin || reachedAtSec > reachedAtMax {
 		return 0, rankgenrt.TimeRangeError("ReachedAt", v, "2011-12-27T21:11:29Z", "2028-12-31T16:00:00Z")
+	}
+	if v.Nanosecond() != 0 {
+		return 0, rankgenrt.TimeUnitError("ReachedAt", v, time.Second)
 	}
 	return uint64(reachedAtMax - reachedAtSec), nil
 }

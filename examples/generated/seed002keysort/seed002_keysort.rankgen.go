@@ -77,12 +77,13 @@ type Entry struct {
 	// true ranks first.
 	Paid bool
 
-	// 1970-01-01T00:00:00Z … 2286-11-20T17:46:39.999Z, truncated to whole milliseconds; earlier ranks first.
+	// 1970-01-01T00:00:00Z … 2286-11-20T17:46:39.999Z, in whole milliseconds (a finer time is refused); earlier ranks first.
 	ReachedAt time.Time
 }
 
 // Encode returns the score and member Redis stores for e. A field or id outside the layout
-// gives a *rankgenrt.RangeError (errors.Is rankgenrt.ErrOutOfRange) naming the field and value.
+// gives a *rankgenrt.RangeError (errors.Is rankgenrt.ErrOutOfRange) naming the field and value,
+// and so does a time finer than its field's unit: it is refused, never truncated.
 func (e Entry) Encode() (score float64, member string, err error) {
 	if e.Points > pointsMax {
 		return 0, "", rankgenrt.UintRangeError("Points", e.Points, pointsMin, pointsMax)
@@ -91,6 +92,9 @@ func (e Entry) Encode() (score float64, member string, err error) {
 	// UnixMilli wraps around far outside the range, so whole seconds are checked too.
 	if sec := e.ReachedAt.Unix(); sec < reachedAtSecLo || sec > reachedAtSecHi || reachedAtMs < reachedAtMin || reachedAtMs > reachedAtMax {
 		return 0, "", rankgenrt.TimeRangeError("ReachedAt", e.ReachedAt, "1970-01-01T00:00:00Z", "2286-11-20T17:46:39.999Z")
+	}
+	if e.ReachedAt.Nanosecond()%int(time.Millisecond) != 0 {
+		return 0, "", rankgenrt.TimeUnitError("ReachedAt", e.ReachedAt, time.Millisecond)
 	}
 	if n := len(e.Player); n == 0 || n > playerMaxBytes {
 		return 0, "", rankgenrt.IDLengthError("Player", n, playerMaxBytes)
@@ -1463,6 +1467,9 @@ func digitOfReachedAt(v time.Time) (uint64, error) {
 	// UnixMilli wraps around far outside the range, so whole seconds are checked too.
 	if sec := v.Unix(); sec < reachedAtSecLo || sec > reachedAtSecHi || reachedAtMs < reachedAtMin || reachedAtMs > reachedAtMax {
 		return 0, rankgenrt.TimeRangeError("ReachedAt", v, "1970-01-01T00:00:00Z", "2286-11-20T17:46:39.999Z")
+	}
+	if v.Nanosecond()%int(time.Millisecond) != 0 {
+		return 0, rankgenrt.TimeUnitError("ReachedAt", v, time.Millisecond)
 	}
 	return uint64(reachedAtMax - reachedAtMs), nil
 }

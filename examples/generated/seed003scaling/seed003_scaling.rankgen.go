@@ -66,12 +66,13 @@ type Entry struct {
 	// 0 … 899, higher ranks first.
 	Raw uint16
 
-	// 1970-01-01T00:00:00Z … 2038-01-19T03:14:07Z, truncated to whole seconds; earlier ranks first.
+	// 1970-01-01T00:00:00Z … 2038-01-19T03:14:07Z, in whole seconds (a finer time is refused); earlier ranks first.
 	At time.Time
 }
 
 // Encode returns the score and member Redis stores for e. A field or id outside the layout
-// gives a *rankgenrt.RangeError (errors.Is rankgenrt.ErrOutOfRange) naming the field and value.
+// gives a *rankgenrt.RangeError (errors.Is rankgenrt.ErrOutOfRange) naming the field and value,
+// and so does a time finer than its field's unit: it is refused, never truncated.
 func (e Entry) Encode() (score float64, member string, err error) {
 	if e.Raw > rawMax {
 		return 0, "", rankgenrt.UintRangeError("Raw", uint64(e.Raw), rawMin, rawMax)
@@ -79,6 +80,9 @@ func (e Entry) Encode() (score float64, member string, err error) {
 	atSec := e.At.Unix()
 	if atSec < atMin || atSec > atMax {
 		return 0, "", rankgenrt.TimeRangeError("At", e.At, "1970-01-01T00:00:00Z", "2038-01-19T03:14:07Z")
+	}
+	if e.At.Nanosecond() != 0 {
+		return 0, "", rankgenrt.TimeUnitError("At", e.At, time.Second)
 	}
 	if n := len(e.Member); n == 0 || n > memberMaxBytes {
 		return 0, "", rankgenrt.IDLengthError("Member", n, memberMaxBytes)
@@ -1386,6 +1390,9 @@ func digitOfAt(v time.Time) (uint64, error) {
 	atSec := v.Unix()
 	if atSec < atMin || atSec > atMax {
 		return 0, rankgenrt.TimeRangeError("At", v, "1970-01-01T00:00:00Z", "2038-01-19T03:14:07Z")
+	}
+	if v.Nanosecond() != 0 {
+		return 0, rankgenrt.TimeUnitError("At", v, time.Second)
 	}
 	return uint64(atMax - atSec), nil
 }

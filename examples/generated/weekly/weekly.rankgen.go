@@ -68,7 +68,7 @@ type Entry struct {
 	// 0 … 4294967295, higher ranks first.
 	Points uint32
 
-	// 0s … 291h16m15s from the start of the board's season, truncated to whole seconds; earlier ranks first.
+	// 0s … 291h16m15s from the start of the board's season, in whole seconds (a finer offset is refused); earlier ranks first.
 	ReachedAt time.Duration
 
 	// true ranks first.
@@ -76,11 +76,15 @@ type Entry struct {
 }
 
 // Encode returns the score and member Redis stores for e. A field or id outside the layout
-// gives a *rankgenrt.RangeError (errors.Is rankgenrt.ErrOutOfRange) naming the field and value.
+// gives a *rankgenrt.RangeError (errors.Is rankgenrt.ErrOutOfRange) naming the field and value,
+// and so does a time finer than its field's unit: it is refused, never truncated.
 func (e Entry) Encode() (score float64, member string, err error) {
 	reachedAtSec := int64(e.ReachedAt / time.Second)
 	if e.ReachedAt < 0 || reachedAtSec > reachedAtMax {
 		return 0, "", rankgenrt.OffsetRangeError("ReachedAt", e.ReachedAt, "0s", "291h16m15s")
+	}
+	if e.ReachedAt%time.Second != 0 {
+		return 0, "", rankgenrt.OffsetUnitError("ReachedAt", e.ReachedAt, time.Second)
 	}
 	if n := len(e.PlayerID); n == 0 || n > playerIDMaxBytes {
 		return 0, "", rankgenrt.IDLengthError("PlayerID", n, playerIDMaxBytes)
@@ -1451,6 +1455,9 @@ func digitOfReachedAt(v time.Duration) (uint64, error) {
 	reachedAtSec := int64(v / time.Second)
 	if v < 0 || reachedAtSec > reachedAtMax {
 		return 0, rankgenrt.OffsetRangeError("ReachedAt", v, "0s", "291h16m15s")
+	}
+	if v%time.Second != 0 {
+		return 0, rankgenrt.OffsetUnitError("ReachedAt", v, time.Second)
 	}
 	return uint64(reachedAtMax - reachedAtSec), nil
 }

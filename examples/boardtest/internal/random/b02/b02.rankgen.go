@@ -74,7 +74,7 @@ type Entry struct {
 	// 0 … 9999, higher ranks first.
 	Bonus uint16
 
-	// 2068-02-20T20:41:41.807Z … 2068-02-22T09:58:39.534Z, truncated to whole milliseconds; earlier ranks first.
+	// 2068-02-20T20:41:41.807Z … 2068-02-22T09:58:39.534Z, in whole milliseconds (a finer time is refused); earlier ranks first.
 	Streak time.Time
 
 	// Paid of the entry.
@@ -131,7 +131,8 @@ func (p *Paid) UnmarshalText(text []byte) error {
 }
 
 // Encode returns the score and member Redis stores for e. A field or id outside the layout
-// gives a *rankgenrt.RangeError (errors.Is rankgenrt.ErrOutOfRange) naming the field and value.
+// gives a *rankgenrt.RangeError (errors.Is rankgenrt.ErrOutOfRange) naming the field and value,
+// and so does a time finer than its field's unit: it is refused, never truncated.
 func (e Entry) Encode() (score float64, member string, err error) {
 	if e.Bonus > bonusMax {
 		return 0, "", rankgenrt.UintRangeError("Bonus", uint64(e.Bonus), bonusMin, bonusMax)
@@ -140,6 +141,9 @@ func (e Entry) Encode() (score float64, member string, err error) {
 	// UnixMilli wraps around far outside the range, so whole seconds are checked too.
 	if sec := e.Streak.Unix(); sec < streakSecLo || sec > streakSecHi || streakMs < streakMin || streakMs > streakMax {
 		return 0, "", rankgenrt.TimeRangeError("Streak", e.Streak, "2068-02-20T20:41:41.807Z", "2068-02-22T09:58:39.534Z")
+	}
+	if e.Streak.Nanosecond()%int(time.Millisecond) != 0 {
+		return 0, "", rankgenrt.TimeUnitError("Streak", e.Streak, time.Millisecond)
 	}
 	if e.Paid > PaidMid {
 		return 0, "", &rankgenrt.RangeError{Field: "Paid", Value: e.Paid.String(), Min: "silver", Max: "mid"}
@@ -1508,6 +1512,9 @@ func digitOfStreak(v time.Time) (uint64, error) {
 	// UnixMilli wraps around far outside the range, so whole seconds are checked too.
 	if sec := v.Unix(); sec < streakSecLo || sec > streakSecHi || streakMs < streakMin || streakMs > streakMax {
 		return 0, rankgenrt.TimeRangeError("Streak", v, "2068-02-20T20:41:41.807Z", "2068-02-22T09:58:39.534Z")
+	}
+	if v.Nanosecond()%int(time.Millisecond) != 0 {
+		return 0, rankgenrt.TimeUnitError("Streak", v, time.Millisecond)
 	}
 	return uint64(streakMax - streakMs), nil
 }

@@ -78,7 +78,7 @@ type Entry struct {
 	// true ranks first.
 	Region bool
 
-	// 2107-05-01T18:33:25.603Z … 2107-05-01T18:33:25.685Z, truncated to whole milliseconds; later ranks first.
+	// 2107-05-01T18:33:25.603Z … 2107-05-01T18:33:25.685Z, in whole milliseconds (a finer time is refused); later ranks first.
 	Lap time.Time
 
 	// 0 … 131071, higher ranks first.
@@ -143,7 +143,8 @@ func (l *Laps) UnmarshalText(text []byte) error {
 }
 
 // Encode returns the score and member Redis stores for e. A field or id outside the layout
-// gives a *rankgenrt.RangeError (errors.Is rankgenrt.ErrOutOfRange) naming the field and value.
+// gives a *rankgenrt.RangeError (errors.Is rankgenrt.ErrOutOfRange) naming the field and value,
+// and so does a time finer than its field's unit: it is refused, never truncated.
 func (e Entry) Encode() (score float64, member string, err error) {
 	if e.Laps > LapsBronze {
 		return 0, "", &rankgenrt.RangeError{Field: "Laps", Value: e.Laps.String(), Min: "red", Max: "bronze"}
@@ -152,6 +153,9 @@ func (e Entry) Encode() (score float64, member string, err error) {
 	// UnixMilli wraps around far outside the range, so whole seconds are checked too.
 	if sec := e.Lap.Unix(); sec < lapSecLo || sec > lapSecHi || lapMs < lapMin || lapMs > lapMax {
 		return 0, "", rankgenrt.TimeRangeError("Lap", e.Lap, "2107-05-01T18:33:25.603Z", "2107-05-01T18:33:25.685Z")
+	}
+	if e.Lap.Nanosecond()%int(time.Millisecond) != 0 {
+		return 0, "", rankgenrt.TimeUnitError("Lap", e.Lap, time.Millisecond)
 	}
 	if e.Medal > medalMax {
 		return 0, "", rankgenrt.UintRangeError("Medal", uint64(e.Medal), medalMin, medalMax)
@@ -1258,6 +1262,9 @@ func digitOfLap(v time.Time) (uint64, error) {
 	// UnixMilli wraps around far outside the range, so whole seconds are checked too.
 	if sec := v.Unix(); sec < lapSecLo || sec > lapSecHi || lapMs < lapMin || lapMs > lapMax {
 		return 0, rankgenrt.TimeRangeError("Lap", v, "2107-05-01T18:33:25.603Z", "2107-05-01T18:33:25.685Z")
+	}
+	if v.Nanosecond()%int(time.Millisecond) != 0 {
+		return 0, rankgenrt.TimeUnitError("Lap", v, time.Millisecond)
 	}
 	return uint64(lapMs - lapMin), nil
 }

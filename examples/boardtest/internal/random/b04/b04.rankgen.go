@@ -78,7 +78,7 @@ type Entry struct {
 	Tier uint32
 
 	// Laps of the entry.
-	// 2093-09-22T13:48:35.906505Z … 2093-09-23T17:35:15.906504Z, truncated to whole microseconds; earlier ranks first.
+	// 2093-09-22T13:48:35.906505Z … 2093-09-23T17:35:15.906504Z, in whole microseconds (a finer time is refused); earlier ranks first.
 	Laps time.Time
 
 	// false ranks first.
@@ -89,7 +89,8 @@ type Entry struct {
 }
 
 // Encode returns the score and member Redis stores for e. A field or id outside the layout
-// gives a *rankgenrt.RangeError (errors.Is rankgenrt.ErrOutOfRange) naming the field and value.
+// gives a *rankgenrt.RangeError (errors.Is rankgenrt.ErrOutOfRange) naming the field and value,
+// and so does a time finer than its field's unit: it is refused, never truncated.
 func (e Entry) Encode() (score float64, member string, err error) {
 	if e.Tier > tierMax {
 		return 0, "", rankgenrt.UintRangeError("Tier", uint64(e.Tier), tierMin, tierMax)
@@ -98,6 +99,9 @@ func (e Entry) Encode() (score float64, member string, err error) {
 	// UnixMicro wraps around far outside the range, so whole seconds are checked too.
 	if sec := e.Laps.Unix(); sec < lapsSecLo || sec > lapsSecHi || lapsUs < lapsMin || lapsUs > lapsMax {
 		return 0, "", rankgenrt.TimeRangeError("Laps", e.Laps, "2093-09-22T13:48:35.906505Z", "2093-09-23T17:35:15.906504Z")
+	}
+	if e.Laps.Nanosecond()%int(time.Microsecond) != 0 {
+		return 0, "", rankgenrt.TimeUnitError("Laps", e.Laps, time.Microsecond)
 	}
 	if n := len(e.Car); n == 0 || n > carMaxBytes {
 		return 0, "", rankgenrt.IDLengthError("Car", n, carMaxBytes)

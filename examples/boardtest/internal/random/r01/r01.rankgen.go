@@ -83,7 +83,7 @@ type Entry struct {
 	// Handle is the entry's id: 1 to 64 bytes, any bytes.
 	Handle string
 
-	// 2091-08-12T14:32:32.97913Z … 2091-08-12T14:32:32.979641Z, truncated to whole microseconds; earlier ranks first.
+	// 2091-08-12T14:32:32.97913Z … 2091-08-12T14:32:32.979641Z, in whole microseconds (a finer time is refused); earlier ranks first.
 	Level time.Time
 
 	// Wins of the entry.
@@ -99,7 +99,7 @@ type Entry struct {
 	// 0 … 8388607, lower ranks first.
 	Bonus uint32
 
-	// 2085-08-08T01:06:54Z … 2085-08-08T01:07:24Z, truncated to whole seconds; earlier ranks first.
+	// 2085-08-08T01:06:54Z … 2085-08-08T01:07:24Z, in whole seconds (a finer time is refused); earlier ranks first.
 	Balance time.Time
 }
 
@@ -217,12 +217,16 @@ func (r *Rating) UnmarshalText(text []byte) error {
 }
 
 // Encode returns the score and member Redis stores for e. A field or id outside the layout
-// gives a *rankgenrt.RangeError (errors.Is rankgenrt.ErrOutOfRange) naming the field and value.
+// gives a *rankgenrt.RangeError (errors.Is rankgenrt.ErrOutOfRange) naming the field and value,
+// and so does a time finer than its field's unit: it is refused, never truncated.
 func (e Entry) Encode() (score float64, member string, err error) {
 	levelUs := e.Level.UnixMicro()
 	// UnixMicro wraps around far outside the range, so whole seconds are checked too.
 	if sec := e.Level.Unix(); sec < levelSecLo || sec > levelSecHi || levelUs < levelMin || levelUs > levelMax {
 		return 0, "", rankgenrt.TimeRangeError("Level", e.Level, "2091-08-12T14:32:32.97913Z", "2091-08-12T14:32:32.979641Z")
+	}
+	if e.Level.Nanosecond()%int(time.Microsecond) != 0 {
+		return 0, "", rankgenrt.TimeUnitError("Level", e.Level, time.Microsecond)
 	}
 	if e.Wins > WinsTierTwo {
 		return 0, "", &rankgenrt.RangeError{Field: "Wins", Value: e.Wins.String(), Min: "master", Max: "tier_two"}
@@ -239,6 +243,9 @@ func (e Entry) Encode() (score float64, member string, err error) {
 	balanceSec := e.Balance.Unix()
 	if balanceSec < balanceMin || balanceSec > balanceMax {
 		return 0, "", rankgenrt.TimeRangeError("Balance", e.Balance, "2085-08-08T01:06:54Z", "2085-08-08T01:07:24Z")
+	}
+	if e.Balance.Nanosecond() != 0 {
+		return 0, "", rankgenrt.TimeUnitError("Balance", e.Balance, time.Second)
 	}
 	if n := len(e.Handle); n == 0 || n > handleMaxBytes {
 		return 0, "", rankgenrt.IDLengthError("Handle", n, handleMaxBytes)
@@ -1682,6 +1689,9 @@ func digitOfLevel(v time.Time) (uint64, error) {
 	// UnixMicro wraps around far outside the range, so whole seconds are checked too.
 	if sec := v.Unix(); sec < levelSecLo || sec > levelSecHi || levelUs < levelMin || levelUs > levelMax {
 		return 0, rankgenrt.TimeRangeError("Level", v, "2091-08-12T14:32:32.97913Z", "2091-08-12T14:32:32.979641Z")
+	}
+	if v.Nanosecond()%int(time.Microsecond) != 0 {
+		return 0, rankgenrt.TimeUnitError("Level", v, time.Microsecond)
 	}
 	return uint64(levelMax - levelUs), nil
 }

@@ -86,17 +86,17 @@ type Entry struct {
 	PlayerID string
 
 	// Wins of the entry.
-	// 2131-08-08T03:39:55.037417Z … 2131-08-19T17:26:35.037416Z, truncated to whole microseconds; later ranks first.
+	// 2131-08-08T03:39:55.037417Z … 2131-08-19T17:26:35.037416Z, in whole microseconds (a finer time is refused); later ranks first.
 	Wins time.Time
 
 	// 123660 … 88271868681252, lower ranks first.
 	Level uint64
 
 	// Streak of the entry.
-	// 2016-10-27T05:12:12Z … 2016-10-28T08:58:51Z, truncated to whole seconds; earlier ranks first.
+	// 2016-10-27T05:12:12Z … 2016-10-28T08:58:51Z, in whole seconds (a finer time is refused); earlier ranks first.
 	Streak time.Time
 
-	// 2122-11-06T03:21:35.42583Z … 2122-11-06T03:21:35.433216Z, truncated to whole microseconds; later ranks first.
+	// 2122-11-06T03:21:35.42583Z … 2122-11-06T03:21:35.433216Z, in whole microseconds (a finer time is refused); later ranks first.
 	Kills time.Time
 
 	// 5604511692315728 … 5604836166559561, higher ranks first.
@@ -104,12 +104,16 @@ type Entry struct {
 }
 
 // Encode returns the score and member Redis stores for e. A field or id outside the layout
-// gives a *rankgenrt.RangeError (errors.Is rankgenrt.ErrOutOfRange) naming the field and value.
+// gives a *rankgenrt.RangeError (errors.Is rankgenrt.ErrOutOfRange) naming the field and value,
+// and so does a time finer than its field's unit: it is refused, never truncated.
 func (e Entry) Encode() (score float64, member string, err error) {
 	winsUs := e.Wins.UnixMicro()
 	// UnixMicro wraps around far outside the range, so whole seconds are checked too.
 	if sec := e.Wins.Unix(); sec < winsSecLo || sec > winsSecHi || winsUs < winsMin || winsUs > winsMax {
 		return 0, "", rankgenrt.TimeRangeError("Wins", e.Wins, "2131-08-08T03:39:55.037417Z", "2131-08-19T17:26:35.037416Z")
+	}
+	if e.Wins.Nanosecond()%int(time.Microsecond) != 0 {
+		return 0, "", rankgenrt.TimeUnitError("Wins", e.Wins, time.Microsecond)
 	}
 	if e.Level < levelMin || e.Level > levelMax {
 		return 0, "", rankgenrt.UintRangeError("Level", e.Level, levelMin, levelMax)
@@ -118,10 +122,16 @@ func (e Entry) Encode() (score float64, member string, err error) {
 	if streakSec < streakMin || streakSec > streakMax {
 		return 0, "", rankgenrt.TimeRangeError("Streak", e.Streak, "2016-10-27T05:12:12Z", "2016-10-28T08:58:51Z")
 	}
+	if e.Streak.Nanosecond() != 0 {
+		return 0, "", rankgenrt.TimeUnitError("Streak", e.Streak, time.Second)
+	}
 	killsUs := e.Kills.UnixMicro()
 	// UnixMicro wraps around far outside the range, so whole seconds are checked too.
 	if sec := e.Kills.Unix(); sec < killsSecLo || sec > killsSecHi || killsUs < killsMin || killsUs > killsMax {
 		return 0, "", rankgenrt.TimeRangeError("Kills", e.Kills, "2122-11-06T03:21:35.42583Z", "2122-11-06T03:21:35.433216Z")
+	}
+	if e.Kills.Nanosecond()%int(time.Microsecond) != 0 {
+		return 0, "", rankgenrt.TimeUnitError("Kills", e.Kills, time.Microsecond)
 	}
 	if e.Q < qMin || e.Q > qMax {
 		return 0, "", rankgenrt.UintRangeError("Q", e.Q, qMin, qMax)
@@ -1395,6 +1405,9 @@ func digitOfWins(v time.Time) (uint64, error) {
 	// UnixMicro wraps around far outside the range, so whole seconds are checked too.
 	if sec := v.Unix(); sec < winsSecLo || sec > winsSecHi || winsUs < winsMin || winsUs > winsMax {
 		return 0, rankgenrt.TimeRangeError("Wins", v, "2131-08-08T03:39:55.037417Z", "2131-08-19T17:26:35.037416Z")
+	}
+	if v.Nanosecond()%int(time.Microsecond) != 0 {
+		return 0, rankgenrt.TimeUnitError("Wins", v, time.Microsecond)
 	}
 	return uint64(winsUs - winsMin), nil
 }

@@ -78,14 +78,14 @@ type Entry struct {
 	// Car is the entry's id, stored as its decimal text.
 	Car uint64
 
-	// 2104-02-01T09:16:05.946Z … 2104-02-01T09:16:07.993Z, truncated to whole milliseconds; later ranks first.
+	// 2104-02-01T09:16:05.946Z … 2104-02-01T09:16:07.993Z, in whole milliseconds (a finer time is refused); later ranks first.
 	Season time.Time
 
 	// UpdatedAt of the entry.
 	// 79060122256 … 79060122258, lower ranks first.
 	UpdatedAt uint64
 
-	// 2032-03-29T23:10:14.786Z … 2032-10-14T19:21:23.969Z, truncated to whole milliseconds; earlier ranks first.
+	// 2032-03-29T23:10:14.786Z … 2032-10-14T19:21:23.969Z, in whole milliseconds (a finer time is refused); earlier ranks first.
 	Gold time.Time
 
 	// Lap of the entry.
@@ -94,12 +94,16 @@ type Entry struct {
 }
 
 // Encode returns the score and member Redis stores for e. A field or id outside the layout
-// gives a *rankgenrt.RangeError (errors.Is rankgenrt.ErrOutOfRange) naming the field and value.
+// gives a *rankgenrt.RangeError (errors.Is rankgenrt.ErrOutOfRange) naming the field and value,
+// and so does a time finer than its field's unit: it is refused, never truncated.
 func (e Entry) Encode() (score float64, member string, err error) {
 	seasonMs := e.Season.UnixMilli()
 	// UnixMilli wraps around far outside the range, so whole seconds are checked too.
 	if sec := e.Season.Unix(); sec < seasonSecLo || sec > seasonSecHi || seasonMs < seasonMin || seasonMs > seasonMax {
 		return 0, "", rankgenrt.TimeRangeError("Season", e.Season, "2104-02-01T09:16:05.946Z", "2104-02-01T09:16:07.993Z")
+	}
+	if e.Season.Nanosecond()%int(time.Millisecond) != 0 {
+		return 0, "", rankgenrt.TimeUnitError("Season", e.Season, time.Millisecond)
 	}
 	if e.UpdatedAt < updatedAtMin || e.UpdatedAt > updatedAtMax {
 		return 0, "", rankgenrt.UintRangeError("UpdatedAt", e.UpdatedAt, updatedAtMin, updatedAtMax)
@@ -108,6 +112,9 @@ func (e Entry) Encode() (score float64, member string, err error) {
 	// UnixMilli wraps around far outside the range, so whole seconds are checked too.
 	if sec := e.Gold.Unix(); sec < goldSecLo || sec > goldSecHi || goldMs < goldMin || goldMs > goldMax {
 		return 0, "", rankgenrt.TimeRangeError("Gold", e.Gold, "2032-03-29T23:10:14.786Z", "2032-10-14T19:21:23.969Z")
+	}
+	if e.Gold.Nanosecond()%int(time.Millisecond) != 0 {
+		return 0, "", rankgenrt.TimeUnitError("Gold", e.Gold, time.Millisecond)
 	}
 	if e.Lap < lapMin || e.Lap > lapMax {
 		return 0, "", rankgenrt.IntRangeError("Lap", int64(e.Lap), lapMin, lapMax)
@@ -1617,6 +1624,9 @@ func digitOfSeason(v time.Time) (uint64, error) {
 	if sec := v.Unix(); sec < seasonSecLo || sec > seasonSecHi || seasonMs < seasonMin || seasonMs > seasonMax {
 		return 0, rankgenrt.TimeRangeError("Season", v, "2104-02-01T09:16:05.946Z", "2104-02-01T09:16:07.993Z")
 	}
+	if v.Nanosecond()%int(time.Millisecond) != 0 {
+		return 0, rankgenrt.TimeUnitError("Season", v, time.Millisecond)
+	}
 	return uint64(seasonMs - seasonMin), nil
 }
 
@@ -1634,6 +1644,9 @@ func digitOfGold(v time.Time) (uint64, error) {
 	// UnixMilli wraps around far outside the range, so whole seconds are checked too.
 	if sec := v.Unix(); sec < goldSecLo || sec > goldSecHi || goldMs < goldMin || goldMs > goldMax {
 		return 0, rankgenrt.TimeRangeError("Gold", v, "2032-03-29T23:10:14.786Z", "2032-10-14T19:21:23.969Z")
+	}
+	if v.Nanosecond()%int(time.Millisecond) != 0 {
+		return 0, rankgenrt.TimeUnitError("Gold", v, time.Millisecond)
 	}
 	return uint64(goldMax - goldMs), nil
 }

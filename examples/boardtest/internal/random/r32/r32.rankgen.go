@@ -98,7 +98,7 @@ type Entry struct {
 	// 49 … 614427, lower ranks first.
 	Bonus int32
 
-	// 2056-04-27T08:51:25Z … 2075-02-16T23:13:40Z, truncated to whole seconds; earlier ranks first.
+	// 2056-04-27T08:51:25Z … 2075-02-16T23:13:40Z, in whole seconds (a finer time is refused); earlier ranks first.
 	Lap time.Time
 }
 
@@ -156,7 +156,8 @@ func (p *Points) UnmarshalText(text []byte) error {
 }
 
 // Encode returns the score and member Redis stores for e. A field or id outside the layout
-// gives a *rankgenrt.RangeError (errors.Is rankgenrt.ErrOutOfRange) naming the field and value.
+// gives a *rankgenrt.RangeError (errors.Is rankgenrt.ErrOutOfRange) naming the field and value,
+// and so does a time finer than its field's unit: it is refused, never truncated.
 func (e Entry) Encode() (score float64, member string, err error) {
 	if e.Priority > priorityMax {
 		return 0, "", rankgenrt.UintRangeError("Priority", uint64(e.Priority), priorityMin, priorityMax)
@@ -173,6 +174,9 @@ func (e Entry) Encode() (score float64, member string, err error) {
 	lapSec := e.Lap.Unix()
 	if lapSec < lapMin || lapSec > lapMax {
 		return 0, "", rankgenrt.TimeRangeError("Lap", e.Lap, "2056-04-27T08:51:25Z", "2075-02-16T23:13:40Z")
+	}
+	if e.Lap.Nanosecond() != 0 {
+		return 0, "", rankgenrt.TimeUnitError("Lap", e.Lap, time.Second)
 	}
 	if n := len(e.UserID); n == 0 || n > userIDMaxBytes {
 		return 0, "", rankgenrt.IDLengthError("UserID", n, userIDMaxBytes)
@@ -1929,6 +1933,9 @@ func digitOfLap(v time.Time) (uint64, error) {
 	lapSec := v.Unix()
 	if lapSec < lapMin || lapSec > lapMax {
 		return 0, rankgenrt.TimeRangeError("Lap", v, "2056-04-27T08:51:25Z", "2075-02-16T23:13:40Z")
+	}
+	if v.Nanosecond() != 0 {
+		return 0, rankgenrt.TimeUnitError("Lap", v, time.Second)
 	}
 	return uint64(lapMax - lapSec), nil
 }

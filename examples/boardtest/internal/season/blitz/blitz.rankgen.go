@@ -74,15 +74,16 @@ type Entry struct {
 	// 0 … 1048575, higher ranks first.
 	Points uint32
 
-	// 0s … 2.047s from the start of the board's season, truncated to whole milliseconds; earlier ranks first.
+	// 0s … 2.047s from the start of the board's season, in whole milliseconds (a finer offset is refused); earlier ranks first.
 	At time.Duration
 
-	// 0s … 2.047s from the start of the board's season, truncated to whole milliseconds; earlier ranks first.
+	// 0s … 2.047s from the start of the board's season, in whole milliseconds (a finer offset is refused); earlier ranks first.
 	Best time.Duration
 }
 
 // Encode returns the score and member Redis stores for e. A field or id outside the layout
-// gives a *rankgenrt.RangeError (errors.Is rankgenrt.ErrOutOfRange) naming the field and value.
+// gives a *rankgenrt.RangeError (errors.Is rankgenrt.ErrOutOfRange) naming the field and value,
+// and so does a time finer than its field's unit: it is refused, never truncated.
 func (e Entry) Encode() (score float64, member string, err error) {
 	if e.Points > pointsMax {
 		return 0, "", rankgenrt.UintRangeError("Points", uint64(e.Points), pointsMin, pointsMax)
@@ -91,9 +92,15 @@ func (e Entry) Encode() (score float64, member string, err error) {
 	if e.At < 0 || atMs > atMax {
 		return 0, "", rankgenrt.OffsetRangeError("At", e.At, "0s", "2.047s")
 	}
+	if e.At%time.Millisecond != 0 {
+		return 0, "", rankgenrt.OffsetUnitError("At", e.At, time.Millisecond)
+	}
 	bestMs := int64(e.Best / time.Millisecond)
 	if e.Best < 0 || bestMs > bestMax {
 		return 0, "", rankgenrt.OffsetRangeError("Best", e.Best, "0s", "2.047s")
+	}
+	if e.Best%time.Millisecond != 0 {
+		return 0, "", rankgenrt.OffsetUnitError("Best", e.Best, time.Millisecond)
 	}
 	if n := len(e.ID); n == 0 || n > idMaxBytes {
 		return 0, "", rankgenrt.IDLengthError("ID", n, idMaxBytes)
@@ -1372,6 +1379,9 @@ func digitOfBest(v time.Duration) (uint64, error) {
 	bestMs := int64(v / time.Millisecond)
 	if v < 0 || bestMs > bestMax {
 		return 0, rankgenrt.OffsetRangeError("Best", v, "0s", "2.047s")
+	}
+	if v%time.Millisecond != 0 {
+		return 0, rankgenrt.OffsetUnitError("Best", v, time.Millisecond)
 	}
 	return uint64(bestMax - bestMs), nil
 }
