@@ -23,6 +23,11 @@ type Options struct {
 	// the rule the layouts imply. Boards with add updates refuse such ids whatever it says.
 	Merge Merge
 
+	// Shards and Now are RunBoard's: the board is a ShardedBoard of Shards shards (0: not
+	// sharded), and for a periodic layout Now's season is the current one (default: now).
+	Shards int
+	Now    time.Time
+
 	Batch      int            // entries per read and per write script (default 500)
 	MaxMisfits int            // misfits listed in a MisfitError (default 10; all are counted)
 	Sample     int            // entries the verification decodes both ways (default 100)
@@ -31,15 +36,21 @@ type Options struct {
 
 // Progress is where a migration stands.
 type Progress struct {
-	Phase   string // "check" (reading the source) or "copy"
-	Done    int64  // entries of the source read in this phase (a scan may read one twice)
-	Total   int64  // entries of the source when the migration started
+	// Phase is "check" (reading the source) or "copy"; RunBoard also reports "board" before
+	// each part of a board of several (Total: its entries) and "absent" for a part it skips.
+	Phase   string
+	Done    int64 // entries of the source read in this phase (a scan may read one twice)
+	Total   int64 // entries of the source when the migration started
 	Elapsed time.Duration
+
+	Part         Part // RunBoard: the part being migrated
+	Index, Parts int  // RunBoard: the part's number, from 1, and the board's parts
 }
 
 // Report says what Run did.
 type Report struct {
-	Key, Dest   string // the source, and the key the copy was built in
+	Part        Part   // RunBoard: the part of the board this report is about
+	Key, Dest   string // the source, and the board that holds the migrated entries (Key in place, else ToKey)
 	Entries     int64  // entries of the source when the migration started
 	Copied      int64  // entries written to the copy by this run
 	Kept        int64  // entries the copy already had (a resumed run, or a new-layout writer)
@@ -88,7 +99,10 @@ func auxKey(l *layout.Layout, key string) string {
 func Run(ctx context.Context, c redis.UniversalClient, p *Plan, o Options) (Report, error) {
 	o = o.withDefaults()
 	m := &migration{c: c, p: p, o: o, k: keysFor(p, o), start: time.Now(), merge: mergeRule(p, o)}
-	m.rep = Report{Key: o.Key, Dest: m.k.dest, Merge: m.merge}
+	m.rep = Report{Key: o.Key, Dest: o.Key, Merge: m.merge}
+	if o.ToKey != "" {
+		m.rep.Dest = o.ToKey
+	}
 	if done, err := m.alreadyDone(ctx); done || err != nil {
 		return m.rep, err
 	}
