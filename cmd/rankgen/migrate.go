@@ -68,7 +68,7 @@ verification or Redis errors, 2 on usage errors.`,
 			fs.StringVar(&o.to, "to", "", "the new schema `file` (required)")
 			fs.StringVar(&o.url, "redis", "", "the server, as a redis:// `URL` (default $REDIS_URL, else redis://localhost:6379)")
 			fs.StringVar(&o.toKey, "to-key", "", "build the copy at `KEY2` and leave KEY as it is")
-			fs.Func("merge", "with -to-key, keep for an id KEY2 holds: `best` (the entry that ranks first) or new (KEY2's)", func(s string) error {
+			fs.Func("merge", "with -to-key, what to keep for an id KEY2 holds: `best|new` (the entry that ranks first, or KEY2's)", func(s string) error {
 				m, err := migrate.ParseMerge(s)
 				o.merge = m
 				return err
@@ -301,10 +301,13 @@ func printMigrateReport(e *env, asJSON bool, rep migrate.Report) {
 			rep.Key, rep.Entries, copied, rep.Kept, rep.Sampled)
 	default:
 		merged := fmt.Sprintf("%d kept as %s had them", rep.Kept, rep.Dest)
-		if rep.Merge == migrate.MergeBest {
-			merged += fmt.Sprintf(", %d replaced by %s's better entry", rep.Replaced, rep.Key)
+		switch rep.Merge {
+		case migrate.MergeBest:
+			merged += fmt.Sprintf(", %d replaced by %s's better entry; -merge best", rep.Replaced, rep.Key)
+		case migrate.MergeNew:
+			merged += "; -merge new"
 		}
-		fmt.Fprintf(e.stdout, "%s: %d entries migrated to %s (%s, %s; -merge %s), %d verified by sample; %s left as it was\n",
-			rep.Key, rep.Entries, rep.Dest, copied, merged, rep.Merge, rep.Sampled, rep.Key)
+		fmt.Fprintf(e.stdout, "%s: %d entries migrated to %s (%s, %s), %d verified by sample; %s left as it was\n",
+			rep.Key, rep.Entries, rep.Dest, copied, merged, rep.Sampled, rep.Key)
 	}
 }
