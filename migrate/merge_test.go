@@ -256,3 +256,37 @@ func TestToKeyCopyKeepsExpiry(t *testing.T) {
 		}
 	}
 }
+
+// TestToKeyRerunAfterChangedFinishes: a write to KEY that has not reached KEY2 yet fails the
+// verification with ErrChanged naming both boards (no temporary key, no "<nil>"), and the
+// rerun copies KEY again and finishes.
+func TestToKeyRerunAfterChangedFinishes(t *testing.T) {
+	ctx := context.Background()
+	c := redistest.Client(t)
+	key, to := redistest.Key(t, "old"), redistest.Key(t, "new")
+	old := schema(t, "old.yaml", "", points20)
+	new := schema(t, "new.yaml", "", pts("24"))
+	p, err := migrate.NewPlan(old, new, migrate.Mapping{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeBoard(t, c, old, key, seasonEntries(300)) // more than a listpack: ZSCAN goes in batches
+	written := false
+	_, err = migrate.Run(ctx, c, p, migrate.Options{Key: key, ToKey: to, Batch: 10, Progress: func(pr migrate.Progress) {
+		if pr.Phase == "copy" && pr.Done >= pr.Total && !written { // after the last batch
+			written = true
+			writeBoard(t, c, old, key, []string{"zed Points=5"})
+		}
+	}})
+	msg := fmt.Sprint(err)
+	if !errors.Is(err, migrate.ErrChanged) || strings.Contains(msg, "<nil>") || strings.Contains(msg, "migrate:board") || !strings.Contains(msg, key) || !strings.Contains(msg, "rerun") {
+		t.Fatalf("Run with a write to KEY alone: %v; want ErrChanged naming %s, saying to rerun", err, key)
+	}
+	rep, err := migrate.Run(ctx, c, p, migrate.Options{Key: key, ToKey: to, Batch: 10})
+	if err != nil || rep.AlreadyDone {
+		t.Fatalf("rerun: %+v, %v; want it to copy again and finish", rep, err)
+	}
+	if got := readBoard(t, c, new, to); len(got) != 301 {
+		t.Errorf("the copy holds %d entries, want the 301 of KEY", len(got))
+	}
+}
