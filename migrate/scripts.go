@@ -110,8 +110,8 @@ for i = 11, #ARGV, 4 do
     cur, curscore = id, redis.call('ZSCORE', board, id)
   end
   local write = not curscore
-  if curscore and not (curscore == score and cur == member) then
-    local s, cs = tonumber(score), tonumber(curscore)
+  local s, cs = tonumber(score), curscore and tonumber(curscore)
+  if curscore and not (cs == s and cur == member) then -- scores compared as numbers, not texts
     if merge == 'same' then
       return redis.error_reply('MIGRATE_MERGE ' .. id)
     elseif merge == 'best' and (s > cs or (s == cs and bytes_gt(member, cur))) then
