@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/rankgen/rankgen/generator/layout"
+	"github.com/rankgen/rankgen/internal/quote"
 	rankgenrt "github.com/rankgen/rankgen/runtime"
 )
 
@@ -66,9 +68,10 @@ func (m *migration) copyBatch(ctx context.Context, batch []entry, from, next uin
 	if err != nil {
 		return err
 	}
-	args := make([]any, 0, 7+4*len(batch))
+	args := make([]any, 0, 10+4*len(batch))
 	args = append(args, m.p.id, m.p.New.Fingerprint, flag(m.p.New.HasPrefix()),
-		strconv.FormatUint(from, 10), strconv.FormatUint(next, 10), len(batch), m.p.New.DataFingerprint)
+		strconv.FormatUint(from, 10), strconv.FormatUint(next, 10), len(batch), m.p.New.DataFingerprint,
+		string(m.merge), m.expireAt, flag(m.p.carriesData()))
 	for _, r := range rs {
 		if r.err != nil { // written since the check: stop, the source is untouched
 			return fmt.Errorf("%s: %w (changed since the check; rerun)", m.k.src, r.err)
@@ -76,25 +79,32 @@ func (m *migration) copyBatch(ctx context.Context, batch []entry, from, next uin
 		args = append(args, r.id, strconv.FormatFloat(r.score, 'g', -1, 64), r.member, r.data)
 	}
 	v, err := run(ctx, m.c, copyScript, []string{m.k.dest, m.k.destAux, m.k.prog, m.k.destData}, args...)
+	var se *stateError
+	if errors.As(err, &se) && se.code == "MIGRATE_MERGE" {
+		return m.mergeRefused(se.detail)
+	}
 	if err != nil {
 		return err
 	}
 	a, ok := v.([]any)
-	if !ok || len(a) != 3 {
+	if !ok || len(a) != 4 {
 		return fmt.Errorf("%w: copy reply %v", rankgenrt.ErrBadReply, v)
 	}
 	copied, _ := a[0].(int64)
 	kept, _ := a[1].(int64)
 	withData, _ := a[2].(int64)
+	replaced, _ := a[3].(int64)
 	m.rep.Copied += copied
 	m.rep.Kept += kept
 	m.rep.WithData += withData
+	m.rep.Replaced += replaced
 	return nil
 }
 
 // verify compares the copy with the source: the entry count, and a random sample of the
 // source's entries decoded with the old layout, mapped, and compared with the copy's entry
-// for the same id decoded with the new layout.
+// for the same id decoded with the new layout. A copy at -to-key may hold more ids (new-layout
+// writers') and, by its merge rule, other entries for the ids it shares with the source.
 func (m *migration) verify(ctx context.Context) error {
 	n, err := m.c.ZCard(ctx, m.k.src).Result()
 	if err != nil {
@@ -104,11 +114,16 @@ func (m *migration) verify(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if n != got {
-		return m.changed(ctx, fmt.Errorf("%w: %s has %d entries, the copy %s has %d", ErrChanged, m.k.src, n, m.k.dest, got))
+	switch {
+	case m.k.inPlace && n != got:
+		return m.changed(ctx, fmt.Errorf("%w: %s has %d entries but its copy %d", ErrChanged, m.k.src, n, got))
+	case got < n:
+		return m.changed(ctx, fmt.Errorf("%w: %s has %d entries but %s only %d", ErrChanged, m.k.src, n, m.k.dest, got))
 	}
-	if err := m.verifyDataCount(ctx); err != nil {
-		return m.changed(ctx, err)
+	if m.k.inPlace {
+		if err := m.verifyDataCount(ctx); err != nil {
+			return m.changed(ctx, err)
+		}
 	}
 	sample, err := m.c.ZRandMemberWithScores(ctx, m.k.src, m.o.Sample).Result()
 	if err != nil {
@@ -123,7 +138,8 @@ func (m *migration) verify(ctx context.Context) error {
 	return nil
 }
 
-// verifyOne checks one source entry against the copy, decoded both ways.
+// verifyOne checks one source entry against the copy, decoded both ways: equal, or at -to-key
+// as the merge rule keeps it (at least as good, or KEY2's own).
 func (m *migration) verifyOne(ctx context.Context, z redis.Z) error {
 	member, _ := z.Member.(string)
 	old, err := m.p.Old.Decode(z.Score, member)
@@ -134,32 +150,69 @@ func (m *migration) verifyOne(ctx context.Context, z redis.Z) error {
 	if err != nil {
 		return fmt.Errorf("%w: %s: %v", ErrChanged, m.k.src, err)
 	}
+	copyName := "its copy"
+	if !m.k.inPlace {
+		copyName = m.k.dest
+	}
 	gotMember := old.ID
 	if m.p.New.HasPrefix() {
-		if gotMember, err = m.c.HGet(ctx, m.k.destAux, old.ID).Result(); err != nil {
-			return fmt.Errorf("%w: the copy's index has no id %q: %v", ErrChanged, old.ID, err)
+		gotMember, err = m.c.HGet(ctx, m.k.destAux, old.ID).Result()
+		if errors.Is(err, redis.Nil) {
+			return fmt.Errorf("%w: id %s is on %s but not on %s", ErrChanged, quote.Short(old.ID), m.k.src, copyName)
+		}
+		if err != nil {
+			return err
 		}
 	}
 	score, err := m.c.ZScore(ctx, m.k.dest, gotMember).Result()
+	if errors.Is(err, redis.Nil) {
+		return fmt.Errorf("%w: id %s is on %s but not on %s", ErrChanged, quote.Short(old.ID), m.k.src, copyName)
+	}
 	if err != nil {
-		return fmt.Errorf("%w: the copy has no member for id %q: %v", ErrChanged, old.ID, err)
+		return err
 	}
 	got, err := m.p.New.Decode(score, gotMember)
-	if err != nil || got.ID != want.ID || !slices.Equal(got.Keys, want.Keys) {
-		return fmt.Errorf("%w: id %q reads differently in the copy (%v)", ErrChanged, old.ID, err)
+	if err != nil {
+		return fmt.Errorf("%w: id %s on %s does not decode with the new layout: %v", ErrChanged, quote.Short(old.ID), copyName, err)
+	}
+	switch cmp := m.p.New.Compare(got, want); {
+	case m.merge == MergeNew:
+		return nil // KEY2's entry is kept, whatever it is
+	case m.merge == MergeBest && cmp < 0:
+		return nil // KEY2's entry ranks first, and is kept with its data
+	case cmp != 0 || got.ID != want.ID:
+		return fmt.Errorf("%w: id %s reads %s on %s but %s on %s", ErrChanged, quote.Short(old.ID),
+			entryText(m.p.Old, old), m.k.src, entryText(m.p.New, got), copyName)
+	case m.merge == MergeBest:
+		return nil // equal entries: KEY2's is kept, with its data
 	}
 	return m.verifyData(ctx, old.ID)
 }
 
+// entryText is an entry's fields as Name=value, for messages.
+func entryText(l *layout.Layout, e layout.Entry) string {
+	parts := make([]string, len(l.Fields))
+	for i, f := range l.Fields {
+		parts[i] = f.Name + "=" + f.Format(e.Keys[i])
+	}
+	return strings.Join(parts, " ")
+}
+
 // changed handles a verification failure: an in-place copy is dropped (it is the
-// migration's own key, and a rerun starts again), a copy at -to-key is left as it is.
+// migration's own key, and a rerun starts again); a copy at -to-key is kept, and its progress
+// set back to the start, so that a rerun copies the source again, merging it into what KEY2
+// holds.
 func (m *migration) changed(ctx context.Context, err error) error {
 	if m.k.inPlace {
 		if derr := m.c.Del(ctx, m.k.dest, m.k.destAux, m.k.destData, m.k.prog).Err(); derr != nil {
 			return errors.Join(err, derr)
 		}
+		return fmt.Errorf("%w; stop the writers of the old layout and rerun (the copy was dropped)", err)
 	}
-	return err
+	if rerr := m.c.HSet(ctx, m.k.prog, "phase", "copy", "cursor", "0", "done", "0").Err(); rerr != nil {
+		return errors.Join(err, rerr)
+	}
+	return fmt.Errorf("%w; rerun once writers have stopped or write both boards (the rerun copies %s again, merged into %s)", err, m.k.src, m.k.dest)
 }
 
 // finish switches the copy in (in place), or records the migration as done (-to-key).
@@ -171,6 +224,10 @@ func (m *migration) finish(ctx context.Context) error {
 		[]string{m.k.src, m.k.srcIdx, m.k.srcMeta, m.k.dest, m.k.destAux, m.k.prog, m.k.srcData, m.k.destData},
 		m.p.id, m.p.Old.Fingerprint, flag(m.p.Old.HasPrefix()), m.p.New.Fingerprint, flag(m.p.New.HasPrefix()),
 		m.p.Old.DataFingerprint, m.p.New.DataFingerprint)
+	var se *stateError
+	if errors.As(err, &se) && se.kind == ErrChanged {
+		return m.changed(ctx, fmt.Errorf("%w: %s", ErrChanged, se.detail))
+	}
 	if err != nil {
 		return err
 	}

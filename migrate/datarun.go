@@ -7,6 +7,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/rankgen/rankgen/internal/quote"
 	rankgenrt "github.com/rankgen/rankgen/runtime"
 )
 
@@ -118,7 +119,7 @@ func (m *migration) verifyDataCount(ctx context.Context) error {
 		return err
 	}
 	if n != got {
-		return fmt.Errorf("%w: %s holds data for %d ids, the copy %s for %d", ErrChanged, m.k.srcData, n, m.k.destData, got)
+		return fmt.Errorf("%w: %s has data for %d ids but its copy for %d", ErrChanged, m.k.src, n, got)
 	}
 	return nil
 }
@@ -139,7 +140,7 @@ func (m *migration) verifyData(ctx context.Context, id string) error {
 	srcNone, gotNone := serr != nil, gerr != nil
 	if srcNone || gotNone {
 		if srcNone != gotNone {
-			return fmt.Errorf("%w: id %q has data in only one of the source and the copy", ErrChanged, id)
+			return fmt.Errorf("%w: id %s has data on only one of %s and its copy", ErrChanged, quote.Short(id), m.k.src)
 		}
 		return nil
 	}
@@ -148,7 +149,7 @@ func (m *migration) verifyData(ctx context.Context, id string) error {
 		return fmt.Errorf("%w: %s: id %q: %v", ErrChanged, m.k.srcData, id, err)
 	}
 	if got != want { // stored data is canonical: one text per value
-		return fmt.Errorf("%w: id %q's data reads differently in the copy", ErrChanged, id)
+		return fmt.Errorf("%w: id %s's data reads differently on %s and its copy", ErrChanged, quote.Short(id), m.k.src)
 	}
 	return nil
 }

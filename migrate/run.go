@@ -19,6 +19,14 @@ import (
 type Options struct {
 	Key   string // the board to migrate
 	ToKey string // when set, the copy stays there and Key is left as it is; else the copy replaces Key
+	// Merge is what a copy at ToKey does with an id ToKey already holds (see Merge); "" picks
+	// the rule the layouts imply. Boards with add updates refuse such ids whatever it says.
+	Merge Merge
+
+	// Shards and Now are RunBoard's: the board is a ShardedBoard of Shards shards (0: not
+	// sharded), and for a periodic layout Now's season is the current one (default: now).
+	Shards int
+	Now    time.Time
 
 	Batch      int            // entries per read and per write script (default 500)
 	MaxMisfits int            // misfits listed in a MisfitError (default 10; all are counted)
@@ -28,18 +36,26 @@ type Options struct {
 
 // Progress is where a migration stands.
 type Progress struct {
-	Phase   string // "check" (reading the source) or "copy"
-	Done    int64  // entries of the source read in this phase (a scan may read one twice)
-	Total   int64  // entries of the source when the migration started
+	// Phase is "check" (reading the source) or "copy"; RunBoard also reports "board" before
+	// each part of a board of several (Total: its entries) and "absent" for a part it skips.
+	Phase   string
+	Done    int64 // entries of the source read in this phase (a scan may read one twice)
+	Total   int64 // entries of the source when the migration started
 	Elapsed time.Duration
+
+	Part         Part // RunBoard: the part being migrated
+	Index, Parts int  // RunBoard: the part's number, from 1, and the board's parts
 }
 
 // Report says what Run did.
 type Report struct {
-	Key, Dest   string // the source, and the key the copy was built in
+	Part        Part   // RunBoard: the part of the board this report is about
+	Key, Dest   string // the source, and the board that holds the migrated entries (Key in place, else ToKey)
 	Entries     int64  // entries of the source when the migration started
 	Copied      int64  // entries written to the copy by this run
 	Kept        int64  // entries the copy already had (a resumed run, or a new-layout writer)
+	Replaced    int64  // entries of ToKey that ranked after the source's, replaced (Merge best)
+	Merge       Merge  // the rule the copy at ToKey followed ("" in place)
 	WithData    int64  // entries copied by this run with their data (the others have none)
 	Resumed     bool   // this run continued an interrupted migration
 	Sampled     int    // entries verified by decoding both ways
@@ -82,12 +98,15 @@ func auxKey(l *layout.Layout, key string) string {
 // running it again with the same plan, and ends in the same state.
 func Run(ctx context.Context, c redis.UniversalClient, p *Plan, o Options) (Report, error) {
 	o = o.withDefaults()
-	m := &migration{c: c, p: p, o: o, k: keysFor(p, o), start: time.Now()}
-	m.rep = Report{Key: o.Key, Dest: m.k.dest}
+	m := &migration{c: c, p: p, o: o, k: keysFor(p, o), start: time.Now(), merge: mergeRule(p, o)}
+	m.rep = Report{Key: o.Key, Dest: o.Key, Merge: m.merge}
+	if o.ToKey != "" {
+		m.rep.Dest = o.ToKey
+	}
 	if done, err := m.alreadyDone(ctx); done || err != nil {
 		return m.rep, err
 	}
-	steps := []func(context.Context) error{m.checkSource, m.checkAll, m.begin, m.copyAll, m.verify, m.finish}
+	steps := []func(context.Context) error{m.checkSource, m.checkDest, m.checkAll, m.begin, m.copyAll, m.verify, m.finish}
 	for _, step := range steps {
 		if err := step(ctx); err != nil || m.rep.AlreadyDone {
 			return m.rep, err
@@ -119,6 +138,8 @@ type migration struct {
 	rep   Report
 
 	phase, cursor string // where the copy stands
+	merge         Merge  // the rule for ids the destination holds
+	expireAt      int64  // the source's expiry in Unix ms, or -1 for none
 }
 
 // alreadyDone reports an in-place migration whose switch has happened: no progress record,
@@ -171,7 +192,60 @@ func (m *migration) checkSource(ctx context.Context) error {
 	if err := m.checkSourceData(ctx); err != nil {
 		return err
 	}
+	if m.expireAt, err = m.sourceExpiry(ctx); err != nil {
+		return err
+	}
 	m.rep.Entries, err = m.c.ZCard(ctx, m.k.src).Result()
+	return err
+}
+
+// sourceExpiry is when the source expires (Unix ms, -1 for never): its sorted set's expiry,
+// or, on a board whose entries were all removed, its side keys'. The copy gets it too.
+func (m *migration) sourceExpiry(ctx context.Context) (int64, error) {
+	for _, k := range []string{m.k.src, m.k.srcIdx, m.k.srcMeta, m.k.srcData} {
+		// go-redis returns -1 (no expiry) and -2 (no key) as they are, not as milliseconds.
+		at, err := m.c.PExpireTime(ctx, k).Result()
+		switch {
+		case err != nil:
+			return 0, err
+		case at == -1:
+			return -1, nil
+		case at != -2:
+			return at.Milliseconds(), nil
+		}
+	}
+	return -1, nil
+}
+
+// checkDest refuses, before anything is written, a fresh copy into a KEY2 that holds entries
+// when a field takes add updates: an id both boards hold has part of its adds on each.
+func (m *migration) checkDest(ctx context.Context) error {
+	if m.merge != mergeSame {
+		return nil
+	}
+	plan, err := m.c.HGet(ctx, m.k.prog, "plan").Result()
+	if err != nil && !errors.Is(err, redis.Nil) {
+		return err
+	}
+	if plan == m.p.id { // resuming: the entries are this migration's, checked id by id
+		return nil
+	}
+	n, err := m.c.ZCard(ctx, m.k.dest).Result()
+	if err != nil || n == 0 {
+		return err
+	}
+	return fmt.Errorf("%w: %s already holds %d entries, and field %s takes add updates: an id written on both boards has part of its adds on each, which no rule can merge; stop the writers, delete %s and rerun (dual writing does not suit boards with add)",
+		ErrConflict, m.k.dest, n, addField(m.p), m.k.dest)
+}
+
+// mergeRefused reports an id KEY2 holds with another entry than the source's, on a board with
+// add updates; it forgets the copy's progress, so that a rerun starts by checking KEY2 again.
+func (m *migration) mergeRefused(id string) error {
+	err := fmt.Errorf("%w: %s holds id %s with another entry than %s's, and field %s takes add updates: an id written on both boards has part of its adds on each, which no rule can merge; stop the writers, delete %s and rerun (dual writing does not suit boards with add)",
+		ErrConflict, m.k.dest, quote.Short(id), m.k.src, addField(m.p), m.k.dest)
+	if derr := m.c.Del(context.Background(), m.k.prog).Err(); derr != nil {
+		return errors.Join(err, derr)
+	}
 	return err
 }
 

@@ -65,15 +65,22 @@ redis.call('HSET', prog, 'plan', plan, 'phase', 'copy', 'cursor', '0', 'done', '
 return {'copy', '0', '0'}
 `)
 
-// copyScript writes one batch: each entry whose id the destination lacks (an id it has was
-// copied before, or written by a new-layout writer, and is kept) with its data, then the scan
-// cursor after the batch. ARGV: plan, new fingerprint, prefix (1/0), the cursor the batch
-// started at, the cursor after it ("0" when the scan ended), entries read, new data
-// fingerprint (empty without data), then id, score, member, data quadruples (data empty for
-// none). It returns {copied, kept, copied with data}.
+// copyScript writes one batch: each entry whose id the destination lacks, with its data; an
+// id the destination holds (copied before, or written by a new-layout writer at -to-key) is
+// merged by the rule ARGV[8]: "" or "new" keeps the destination's entry, "best" keeps
+// whichever ranks first (a higher score, or on equal scores the member that sorts after, as
+// Best does), "same" refuses an entry that differs (MIGRATE_MERGE id). It then records the
+// scan cursor after the batch, and gives the destination's keys the source's expiry.
+// ARGV: plan, new fingerprint, prefix (1/0), the cursor the batch started at, the cursor
+// after it ("0" when the scan ended), entries read, new data fingerprint (empty without
+// data), merge rule, the source's expiry (Unix ms, or -1 for none), whether source entries
+// carry data (1/0: when not, a replaced entry keeps the destination's data), then id, score,
+// member, data quadruples (data empty for none). It returns {copied, kept, copied with data,
+// replaced}.
 var copyScript = redis.NewScript(claimed + `
 local board, aux, prog, dkey = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local plan, fp, prefix, dfp = ARGV[1], ARGV[2], ARGV[3] == '1', ARGV[7]
+local merge, expireat, srcdata = ARGV[8], tonumber(ARGV[9]), ARGV[10] == '1'
 local p = redis.call('HMGET', prog, 'plan', 'phase', 'cursor')
 if p[1] ~= plan or p[2] ~= 'copy' or p[3] ~= ARGV[4] then
   return redis.error_reply('MIGRATE_CONFLICT another migration of ' .. board .. ' is running (its progress moved)')
@@ -84,21 +91,46 @@ if have and have ~= fp then
 end
 local dhave, derr = data_claimed(dkey, dfp, board)
 if derr then return derr end
-local copied, kept, withdata = 0, 0, 0
-for i = 8, #ARGV, 4 do
+-- bytes_gt compares members as Redis does (memcmp, then length), not by the server's locale.
+local function bytes_gt(a, b)
+  for i = 1, math.min(#a, #b) do
+    local x, y = string.byte(a, i), string.byte(b, i)
+    if x ~= y then return x > y end
+  end
+  return #a > #b
+end
+local copied, kept, withdata, replaced = 0, 0, 0, 0
+for i = 11, #ARGV, 4 do
   local id, score, member, data = ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3]
-  local present
-  if prefix then present = redis.call('HEXISTS', aux, id) == 1 else present = redis.call('ZSCORE', board, id) end
-  if present then
-    kept = kept + 1
+  local cur, curscore
+  if prefix then
+    cur = redis.call('HGET', aux, id)
+    if cur then curscore = redis.call('ZSCORE', board, cur) end
   else
+    cur, curscore = id, redis.call('ZSCORE', board, id)
+  end
+  local write = not curscore
+  local s, cs = tonumber(score), curscore and tonumber(curscore)
+  if curscore and not (cs == s and cur == member) then -- scores compared as numbers, not texts
+    if merge == 'same' then
+      return redis.error_reply('MIGRATE_MERGE ' .. id)
+    elseif merge == 'best' and (s > cs or (s == cs and bytes_gt(member, cur))) then
+      write = true
+      replaced = replaced + 1
+      if cur ~= member then redis.call('ZREM', board, cur) end
+      if data == '' and srcdata then redis.call('HDEL', dkey, id) end -- the kept entry has none
+    end
+  end
+  if write then
     redis.call('ZADD', board, score, member)
     if prefix then redis.call('HSET', aux, id, member) end
     if data ~= '' then
       redis.call('HSET', dkey, id, data)
       withdata = withdata + 1
     end
-    copied = copied + 1
+    if not curscore then copied = copied + 1 end
+  else
+    kept = kept + 1
   end
 end
 if not have then
@@ -108,7 +140,12 @@ if withdata > 0 and not dhave then redis.call('HSET', dkey, '', dfp) end
 redis.call('HINCRBY', prog, 'done', ARGV[6])
 redis.call('HSET', prog, 'cursor', ARGV[5])
 if ARGV[5] == '0' then redis.call('HSET', prog, 'phase', 'copied') end
-return {copied, kept, withdata}
+if expireat > 0 then
+  for _, k in ipairs({board, aux, dkey, prog}) do
+    if redis.call('PEXPIREAT', k, expireat, 'NX') == 0 then redis.call('PEXPIREAT', k, expireat, 'GT') end
+  end
+end
+return {copied, kept, withdata, replaced}
 `)
 
 // switchScript replaces the source with the copy, atomically. KEYS: source board, its index,
@@ -135,7 +172,7 @@ if p[1] ~= plan or p[2] ~= 'copied' then
   return redis.error_reply('MIGRATE_CONFLICT another migration of ' .. src .. ' is running (its progress moved)')
 end
 if redis.call('EXISTS', tmpaux) == 0 then
-  return redis.error_reply('MIGRATE_CONFLICT the copy ' .. tmp .. ' has no layout claim (' .. tmpaux .. ')')
+  return redis.error_reply('MIGRATE_CONFLICT the copy of ' .. src .. ' has no layout claim; rerun to copy it again')
 end
 local have
 if oldprefix then have = redis.call('HGET', idx, '') else have = redis.call('GET', meta) end
@@ -144,18 +181,23 @@ if have and have ~= oldfp then
 end
 local n, m = redis.call('ZCARD', src), redis.call('ZCARD', tmp)
 if n ~= m then
-  return redis.error_reply('MIGRATE_CHANGED ' .. src .. ' has ' .. n .. ' entries, its copy ' .. m)
+  return redis.error_reply('MIGRATE_CHANGED ' .. src .. ' has ' .. n .. ' entries but its copy ' .. m)
 end
 if data then
   local dhave = redis.call('HGET', sdata, '')
   if dhave and dhave ~= olddfp then
-    return redis.error_reply('MIGRATE_CHANGED ' .. sdata .. ' now has data of format ' .. dhave .. ', not ' .. olddfp)
+    return redis.error_reply('MIGRATE_CHANGED ' .. src .. ' now has data of format ' .. dhave .. ', not ' .. olddfp)
   end
   if olddfp ~= '' and newdfp ~= '' and data_count(sdata) ~= data_count(tdata) then
-    return redis.error_reply('MIGRATE_CHANGED ' .. sdata .. ' holds data for ' .. data_count(sdata) .. ' ids, its copy ' .. data_count(tdata))
+    return redis.error_reply('MIGRATE_CHANGED ' .. src .. ' has data for ' .. data_count(sdata) .. ' ids but its copy for ' .. data_count(tdata))
   end
 end
-local ttl = redis.call('PTTL', src)
+-- The board's time to live: its sorted set's or, on a board whose entries were all removed,
+-- its side keys'.
+local ttl = -2
+for _, k in ipairs({src, idx, meta, sdata}) do
+  if ttl == -2 then ttl = redis.call('PTTL', k) end
+end
 redis.call('DEL', src, idx, meta, prog)
 if m > 0 then redis.call('RENAME', tmp, src) end
 if data then
@@ -185,12 +227,15 @@ func run(ctx context.Context, c redis.Scripter, s *redis.Script, keys []string, 
 		return v, err
 	}
 	msg := re.Error()
-	for code, kind := range map[string]error{"MIGRATE_CONFLICT ": ErrConflict, "MIGRATE_CHANGED ": ErrChanged} {
-		if detail, ok := strings.CutPrefix(msg, code); ok {
+	for _, code := range []struct {
+		prefix string
+		kind   error
+	}{{"MIGRATE_CONFLICT ", ErrConflict}, {"MIGRATE_CHANGED ", ErrChanged}, {"MIGRATE_MERGE ", ErrConflict}} {
+		if detail, ok := strings.CutPrefix(msg, code.prefix); ok {
 			if i := strings.Index(detail, " script: "); i >= 0 {
 				detail = detail[:i]
 			}
-			return nil, &stateError{kind: kind, detail: detail}
+			return nil, &stateError{kind: code.kind, code: strings.TrimSpace(code.prefix), detail: detail}
 		}
 	}
 	return nil, err
@@ -199,8 +244,10 @@ func run(ctx context.Context, c redis.Scripter, s *redis.Script, keys []string, 
 // stateError is a migration script's refusal; it matches its sentinel with errors.Is.
 type stateError struct {
 	kind   error
+	code   string // the script's reply code, MIGRATE_…
 	detail string
 }
 
 func (e *stateError) Error() string { return e.kind.Error() + ": " + e.detail }
+
 func (e *stateError) Unwrap() error { return e.kind }

@@ -190,7 +190,7 @@ func migrationFinding(e *env, m *breaking.Migration, against, schema string, old
 	if m.Season != nil {
 		f.Notes = append(f.Notes, liveSeasons(e, m.Season))
 	}
-	f.Notes = append(f.Notes, "a board used as a ShardedBoard of S shards is S boards: run it for each shard's key (rankgenrt.ShardKeys(KEY, S) returns them; SCAN 0 MATCH 'KEY{*' finds them)")
+	f.Notes = append(f.Notes, "a board used as a ShardedBoard of S shards is S boards: add -shards S, and the run migrates each shard's key (rankgenrt.ShardKeys(KEY, S))")
 	return f
 }
 
@@ -206,7 +206,7 @@ func liveSeasons(e *env, s *layout.Season) string {
 	if len(ids) > 6 {
 		ids = append(ids[:3], "…", ids[len(ids)-1])
 	}
-	return fmt.Sprintf("the board is periodic: keep+1 = %d live boards (the current season and the %d kept) must be migrated, one run each with KEY = BASE:ID, for the seasons %s as of now (Seasons.Existing lists those that exist)",
+	return fmt.Sprintf("the board is periodic: with KEY = its base, the run migrates its keep+1 = %d live boards (the current season and the %d kept), for the seasons %s as of now, and skips those absent",
 		s.Keep+1, s.Keep, strings.Join(ids, ", "))
 }
 

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -40,8 +41,17 @@ recording its progress there with each batch; verifies the copy (the entry and d
 and a sample of entries decoded with both layouts); and switches it in with one script (the
 board, its index, its layout claim and its data hash), after which writers of the old layout
 are refused (ErrLayoutMismatch). With -to-key KEY2 the copy is built at KEY2 (its data under
-KEY2's data hash) and both boards are left. The source is not modified before the switch, and
-a run interrupted at any point (even by kill -9) resumes when run again with the same options.
+KEY2's data hash) and both boards are left; an id KEY2 already holds (a dual-write window's
+new-layout writers) is merged by -merge: best keeps whichever entry ranks first, as Best does,
+new keeps KEY2's. The default is new when a field of the new schema offers set updates, else
+best; a board with add updates refuses ids KEY2 holds with another entry. Copies keep the
+source's expiry. The source is not modified before the switch, and a run interrupted at any
+point (even by kill -9) resumes when run again with the same options.
+
+A periodic board (a season: block) is migrated whole: KEY is its base, and each live season's
+board (the current one and the keep before it, KEY:ID) is migrated in turn, those absent
+skipped; -to-key KEY2 names the copies KEY2:ID. -shards S migrates each of the S shards of a
+ShardedBoard (in each season). A line on stderr names each part as it starts.
 
 -from is a file, or git:REF for the -to file at a git revision (as for breaking).
 
@@ -58,6 +68,12 @@ verification or Redis errors, 2 on usage errors.`,
 			fs.StringVar(&o.to, "to", "", "the new schema `file` (required)")
 			fs.StringVar(&o.url, "redis", "", "the server, as a redis:// `URL` (default $REDIS_URL, else redis://localhost:6379)")
 			fs.StringVar(&o.toKey, "to-key", "", "build the copy at `KEY2` and leave KEY as it is")
+			fs.Func("merge", "with -to-key, what to keep for an id KEY2 holds: `best|new` (the entry that ranks first, or KEY2's)", func(s string) error {
+				m, err := migrate.ParseMerge(s)
+				o.merge = m
+				return err
+			})
+			fs.IntVar(&o.shards, "shards", 0, "the board is a ShardedBoard of `S` shards: migrate each shard")
 			fs.Func("rename", "map the old field `Old=New` (repeatable)", pairFlag("rename", o.renames))
 			fs.Func("default", "give the new field `Field=VALUE` in every entry (repeatable)", pairFlag("default", o.defaults))
 			fs.Func("drop", "drop the old `Field`'s values (repeatable)", func(s string) error { o.drops = append(o.drops, s); return nil })
@@ -83,6 +99,8 @@ type migrateFlags struct {
 	renames, defaults    map[string]string
 	drops                []string
 	batch, maxIDs        int
+	shards               int
+	merge                migrate.Merge
 	json                 bool
 }
 
@@ -109,6 +127,10 @@ func runMigrate(e *env, o *migrateFlags, args []string) int {
 		return usageFail(e, c, "migrate takes the board's KEY")
 	case o.batch < 1 || o.maxIDs < 1:
 		return usageFail(e, c, "-batch and -max-ids must be at least 1")
+	case o.shards < 0:
+		return usageFail(e, c, "-shards must be at least 1 (or 0 for a board that is not sharded)")
+	case o.merge != "" && o.toKey == "":
+		return usageFail(e, c, "-merge is for -to-key: in place, the copy replaces KEY whole")
 	}
 	p, ok := migrationPlan(e, o)
 	if !ok {
@@ -120,14 +142,18 @@ func runMigrate(e *env, o *migrateFlags, args []string) int {
 	}
 	rc := redis.NewClient(opts)
 	defer rc.Close()
-	rep, err := migrate.Run(context.Background(), rc, p, migrate.Options{
-		Key: args[0], ToKey: o.toKey, Batch: o.batch, MaxMisfits: o.maxIDs, Progress: progressPrinter(e, o.json),
+	rep, err := migrate.RunBoard(context.Background(), rc, p, migrate.Options{
+		Key: args[0], ToKey: o.toKey, Merge: o.merge, Shards: o.shards, Now: e.clock(),
+		Batch: o.batch, MaxMisfits: o.maxIDs, Progress: progressPrinter(e, o.json),
 	})
+	for _, r := range rep.Parts {
+		printMigrateReport(e, o.json, r)
+	}
 	if err != nil {
-		e.errorf("migrate", "%s", strings.TrimPrefix(err.Error(), "rankgen migrate: "))
+		e.errorf("migrate", "%s", strings.Replace(err.Error(), "rankgen migrate: ", "", 1))
 		return exitFail
 	}
-	printMigrateReport(e, o.json, rep)
+	printAbsent(e, o.json, rep.Absent)
 	return exitOK
 }
 
@@ -166,20 +192,56 @@ func redisURL(flagValue string) string {
 	return "redis://localhost:6379"
 }
 
-// progressPrinter reports progress as JSON lines on stdout (-json), on one rewritten line of
-// a terminal's stderr, or not at all.
+// progressPrinter reports progress as JSON lines on stdout (-json), or else names each part
+// of a board of several on a line of stderr as it starts (or is skipped) and shows the
+// batches' progress on one rewritten line of a terminal's stderr.
 func progressPrinter(e *env, asJSON bool) func(migrate.Progress) {
 	if asJSON {
 		enc := json.NewEncoder(e.stdout)
 		return func(p migrate.Progress) {
 			rate, eta := rateAndETA(p)
-			_ = enc.Encode(map[string]any{"phase": p.Phase, "done": p.Done, "total": p.Total, "per_second": int64(rate), "eta_seconds": int64(eta.Seconds())})
+			line := map[string]any{"phase": p.Phase, "done": p.Done, "total": p.Total, "per_second": int64(rate), "eta_seconds": int64(eta.Seconds())}
+			if p.Parts > 1 {
+				line["part"], line["key"], line["index"], line["parts"] = p.Part.String(), p.Part.Key, p.Index, p.Parts
+			}
+			_ = enc.Encode(line)
 		}
 	}
-	if f, ok := e.stderr.(*os.File); !ok || !isTerminal(f) {
-		return nil
+	var batches func(migrate.Progress)
+	if f, ok := e.stderr.(*os.File); ok && isTerminal(f) {
+		batches = terminalProgress(e.stderr)
 	}
-	return terminalProgress(e.stderr)
+	return func(p migrate.Progress) {
+		switch {
+		case p.Phase == "board":
+			fmt.Fprintf(e.stderr, "migrate: %s (%d of %d): %s entries\n", p.Part, p.Index, p.Parts, thousands(p.Total))
+		case p.Phase == "absent":
+			fmt.Fprintf(e.stderr, "migrate: %s (%d of %d): absent, skipped\n", p.Part, p.Index, p.Parts)
+		case batches != nil:
+			batches(p)
+		}
+	}
+}
+
+// thousands writes n with a comma between groups of three digits.
+func thousands(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+// printAbsent lists the parts of the board that did not exist, and were skipped.
+func printAbsent(e *env, asJSON bool, absent []migrate.Part) {
+	enc := json.NewEncoder(e.stdout)
+	for _, p := range absent {
+		if asJSON {
+			_ = enc.Encode(map[string]any{"result": map[string]any{"key": p.Key, "part": p.String(), "absent": true}})
+			continue
+		}
+		fmt.Fprintf(e.stdout, "%s: absent (%s); skipped\n", p.Key, p)
+	}
 }
 
 // terminalProgress rewrites one line of w at most five times a second, and ends it when the
@@ -217,10 +279,14 @@ func isTerminal(f *os.File) bool {
 func printMigrateReport(e *env, asJSON bool, rep migrate.Report) {
 	if asJSON {
 		enc := json.NewEncoder(e.stdout)
-		_ = enc.Encode(map[string]any{"result": map[string]any{
+		result := map[string]any{
 			"key": rep.Key, "copy": rep.Dest, "entries": rep.Entries, "copied": rep.Copied, "kept": rep.Kept,
 			"with_data": rep.WithData, "resumed": rep.Resumed, "sampled": rep.Sampled, "switched": rep.Switched, "already_done": rep.AlreadyDone,
-		}})
+		}
+		if rep.Merge != "" {
+			result["merge"], result["replaced"] = rep.Merge, rep.Replaced
+		}
+		_ = enc.Encode(map[string]any{"result": result})
 		return
 	}
 	copied := fmt.Sprintf("%d copied", rep.Copied)
@@ -234,7 +300,14 @@ func printMigrateReport(e *env, asJSON bool, rep migrate.Report) {
 		fmt.Fprintf(e.stdout, "%s: %d entries migrated (%s, %d kept from an earlier run), %d verified by sample; switched in\n",
 			rep.Key, rep.Entries, copied, rep.Kept, rep.Sampled)
 	default:
-		fmt.Fprintf(e.stdout, "%s: %d entries migrated to %s (%s, %d kept), %d verified by sample; %s left as it was\n",
-			rep.Key, rep.Entries, rep.Dest, copied, rep.Kept, rep.Sampled, rep.Key)
+		merged := fmt.Sprintf("%d kept as %s had them", rep.Kept, rep.Dest)
+		switch rep.Merge {
+		case migrate.MergeBest:
+			merged += fmt.Sprintf(", %d replaced by %s's better entry; -merge best", rep.Replaced, rep.Key)
+		case migrate.MergeNew:
+			merged += "; -merge new"
+		}
+		fmt.Fprintf(e.stdout, "%s: %d entries migrated to %s (%s, %s), %d verified by sample; %s left as it was\n",
+			rep.Key, rep.Entries, rep.Dest, copied, merged, rep.Sampled, rep.Key)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -148,5 +149,55 @@ func TestMigrateCommandData(t *testing.T) {
 	}
 	if n := c.HLen(ctx, rankgenrt.DataKey("board")).Val(); n != 2 {
 		t.Errorf("the data hash has %d fields, want ann's and the fingerprint", n)
+	}
+}
+
+// TestMigrateCommandSeasons migrates a daily board with keep: 2 from its base key to KEY2:
+// stderr names each season as it starts (the absent one as skipped), stdout reports each
+// one, and the rerun finds them done.
+func TestMigrateCommandSeasons(t *testing.T) {
+	dir := t.TempDir()
+	oldSrc := strings.Replace(migrateOld, "fields:", "season: {every: day, zone: UTC, keep: 2}\nfields:", 1)
+	newSrc := strings.Replace(oldSrc, "bits: 20", "bits: 24", 1)
+	for name, src := range map[string]string{"old.yaml": oldSrc, "new.yaml": newSrc} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	srv := redistest.Start(t)
+	c := srv.Client(t)
+	ctx := context.Background()
+	old, _ := layout.Parse("old", []byte(oldSrc))
+	now := time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC)
+	today := old.Season.Calendar.At(now)
+	days := []int64{today.ID, today.ID - 86400, today.ID - 2*86400}
+	for _, id := range []int64{days[0], days[2]} { // yesterday has no board
+		key := fmt.Sprintf("daily:%d", id)
+		for i := range 1500 {
+			score, member, _ := old.Encode(layout.Entry{ID: fmt.Sprintf("p%04d", i), Keys: []uint64{uint64(i)}})
+			c.ZAdd(ctx, key, redis.Z{Score: score, Member: member})
+		}
+		c.Set(ctx, rankgenrt.MetaKey(key), old.Fingerprint, 0)
+	}
+	args := []string{"migrate", "-from", "old.yaml", "-to", "new.yaml", "-redis", "redis://" + srv.Options().Addr, "daily", "-to-key", "copy"}
+	var stdout, stderr bytes.Buffer
+	e := &env{stdout: &stdout, stderr: &stderr, dir: dir, now: func() time.Time { return now }}
+	if code := runIn(e, args); code != exitOK {
+		t.Fatalf("exit %d, stderr %q", code, stderr.String())
+	}
+	wantErr := fmt.Sprintf("migrate: season %d (1 of 3): 1,500 entries\nmigrate: season %d (2 of 3): absent, skipped\nmigrate: season %d (3 of 3): 1,500 entries\n", days[0], days[1], days[2])
+	if stderr.String() != wantErr {
+		t.Errorf("stderr:\n%s\nwant\n%s", stderr.String(), wantErr)
+	}
+	wantOut := fmt.Sprintf("daily:%[1]d: 1500 entries migrated to copy:%[1]d (1500 copied, 0 kept as copy:%[1]d had them, 0 replaced by daily:%[1]d's better entry; -merge best), 100 verified by sample; daily:%[1]d left as it was\n"+
+		"daily:%[3]d: 1500 entries migrated to copy:%[3]d (1500 copied, 0 kept as copy:%[3]d had them, 0 replaced by daily:%[3]d's better entry; -merge best), 100 verified by sample; daily:%[3]d left as it was\n"+
+		"daily:%[2]d: absent (season %[2]d); skipped\n", days[0], days[1], days[2])
+	if stdout.String() != wantOut {
+		t.Errorf("stdout:\n%s\nwant\n%s", stdout.String(), wantOut)
+	}
+	stdout.Reset()
+	stderr.Reset()
+	if code := runIn(e, args); code != exitOK || strings.Count(stdout.String(), "already migrated") != 2 {
+		t.Errorf("rerun: exit %d, stdout %q, stderr %q; want both seasons already migrated", code, stdout.String(), stderr.String())
 	}
 }
