@@ -6,10 +6,13 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
 
+	"github.com/rankgen/rankgen/internal/quote"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -22,7 +25,9 @@ import (
 // script that finds its token already recorded answers with the recorded reply and writes
 // nothing. The ack keys are two hashes in the board's hash slot that take turns, one per
 // dedup window of Redis's clock, each expiring two windows after it was started, so a token
-// is remembered for at least one window and memory stays bounded by the write rate.
+// is remembered for at least one window and memory stays bounded by the write rate. The
+// reply is recorded with the operation that made it (its script's name), so that a token
+// names one write: another operation under it is refused (ErrTokenReused) before it writes.
 
 // DefaultDedupWindow is how long, at least, a write's token is remembered by default: longer
 // than go-redis's own resends take with default timeouts (4 tries of at most 3 s read timeout
@@ -55,18 +60,44 @@ type idempotencyKey struct{}
 const maxIdempotencyKey = 128
 
 // WithIdempotencyKey returns a context whose write call uses key as its token instead of a
-// fresh one. Writes with the same key on the same board within the dedup window are applied
-// once; the others get the first one's reply. Use it to resend a write that failed with
-// ErrUncertain (key = its UncertainError.Token), or to make a write of your own idempotent
-// across processes. A key must be 1 to 128 bytes; use each key for one write.
+// fresh one. A write under the same key on the same board within the dedup window as an
+// earlier one of the same operation is not applied again and gets the first one's reply;
+// another operation under it is refused (ErrTokenReused). Use it to resend a write that
+// failed with ErrUncertain (key = its UncertainError.Token), or to make a write of your own
+// idempotent across processes. A key must be 1 to 128 bytes, plus a season binding
+// (InSeason); use each key for one write.
 func WithIdempotencyKey(ctx context.Context, key string) context.Context {
 	return context.WithValue(ctx, idempotencyKey{}, key)
 }
 
+// IdempotencyKey returns the context's idempotency key (WithIdempotencyKey), if it has one.
+func IdempotencyKey(ctx context.Context) (key string, ok bool) {
+	key, ok = ctx.Value(idempotencyKey{}).(string)
+	return key, ok
+}
+
+// InSeason binds key to the season whose ID is id: key@id. The board of that season uses it
+// as it is; Seasons.Live sends a write under it to that season's board and to no other, so
+// that a resend across a season boundary reaches the board the write was first sent to.
+func InSeason(key string, id int64) string { return key + "@" + strconv.FormatInt(id, 10) }
+
+// KeySeason returns the id of the season key is bound to (InSeason): ok is false for a key
+// that does not end with "@" and a season id in canonical decimal.
+func KeySeason(key string) (id int64, ok bool) {
+	at := strings.LastIndexByte(key, '@')
+	if at < 0 {
+		return 0, false
+	}
+	id, err := strconv.ParseInt(key[at+1:], 10, 64)
+	return id, err == nil && InSeason(key[:at], id) == key
+}
+
 // Tokens hands out the tokens of a Board's write calls: a random prefix per Tokens, then a
-// counter, so tokens never repeat across processes or calls.
+// counter, so tokens never repeat across processes or calls. A season's board binds each of
+// its tokens to its season (NewSeasonTokens).
 type Tokens struct {
 	prefix string
+	bind   string // "@<season id>" ending every token of a season's board; "" elsewhere
 	n      atomic.Uint64
 }
 
@@ -79,39 +110,115 @@ func NewTokens() *Tokens {
 	return &Tokens{prefix: hex.EncodeToString(b[:]) + "."}
 }
 
+// NewSeasonTokens returns the token source of the board of season id: every token it hands
+// out, the caller's idempotency keys included, is bound to that season (InSeason), so that
+// an UncertainError's Token names the board that may have applied the write.
+func NewSeasonTokens(id int64) *Tokens {
+	t := NewTokens()
+	t.bind = InSeason("", id)
+	return t
+}
+
 // Next returns the token of one write call: the context's idempotency key when it has one,
-// else a fresh token.
+// else a fresh token; on a season's board, bound to its season (a key bound to it already is
+// kept as it is).
 func (t *Tokens) Next(ctx context.Context) (string, error) {
-	if key, ok := ctx.Value(idempotencyKey{}).(string); ok {
+	if key, ok := IdempotencyKey(ctx); ok {
+		key = strings.TrimSuffix(key, t.bind)
 		if len(key) == 0 || len(key) > maxIdempotencyKey {
 			return "", &RangeError{Field: "idempotency key", Value: strconv.Itoa(len(key)) + " bytes", Min: "1 byte", Max: strconv.Itoa(maxIdempotencyKey) + " bytes"}
 		}
-		return key, nil
+		return key + t.bind, nil
 	}
-	return t.prefix + strconv.FormatUint(t.n.Add(1), 36), nil
+	return t.prefix + strconv.FormatUint(t.n.Add(1), 36) + t.bind, nil
 }
 
 // AckKeys are the board's two ack hashes (recorded write tokens and their replies), in the
 // board's hash slot.
 func AckKeys(key string) [2]string { return [2]string{SideKey(key, "ack0"), SideKey(key, "ack1")} }
 
-// DedupArg is the dedup window as a write script's argument: whole seconds, "0" when off.
-func DedupArg(window time.Duration) string {
-	if window <= 0 {
-		return "0"
-	}
-	return strconv.FormatInt(int64((window+time.Second-1)/time.Second), 10)
+// Dedup is a board's dedup window (WithDedupWindow) as its write scripts take it.
+type Dedup struct {
+	arg string // whole seconds, rounded up; "0" = off
+	err error  // a window no board can have (a negative one): every write is refused with it
 }
 
+// DedupWindow is the dedup window d: tokens remembered for at least d, in whole seconds
+// (rounded up; the largest Duration is 9223372037 s, which the scripts compute with
+// exactly), and 0 turning exactly-once writes off. A negative window is none: the board's
+// writes are refused with a *RangeError (ErrOutOfRange), never run without their token.
+func DedupWindow(d time.Duration) Dedup {
+	if d < 0 {
+		return Dedup{arg: "0", err: &RangeError{Field: "dedup window", Value: d.String(), Min: "0s", Max: time.Duration(math.MaxInt64).String()}}
+	}
+	secs := d / time.Second
+	if d%time.Second != 0 {
+		secs++ // rounded up without adding to d, which may be the largest Duration
+	}
+	return Dedup{arg: strconv.FormatInt(int64(secs), 10)}
+}
+
+// Arg is the window as a write script's argument: whole seconds, "0" when off.
+func (d Dedup) Arg() string { return d.arg }
+
+// Err is the error every write of a board with this window is refused with, nil for a valid
+// window.
+func (d Dedup) Err() error { return d.err }
+
+// ErrTokenReused: a write's idempotency key was used, within the dedup window, by another
+// operation on the board (a Set, then a Remove under the same key). Nothing was written: a
+// key names one write, and the write it names was another.
+var ErrTokenReused = errors.New("rankgen: idempotency key used by another operation")
+
+// TokenReusedError is a write refused because its token was first used by another operation.
+// It matches ErrTokenReused.
+type TokenReusedError struct {
+	Key   string // the token (idempotency key)
+	First string // the operation that used it first: its script's name ("set", "add_points_many")
+	Op    string // the operation refused
+}
+
+func (e *TokenReusedError) Error() string {
+	return fmt.Sprintf("rankgen: idempotency key %s was used by %s, not %s: nothing written (use each key for one write)", quote.Short(e.Key), e.First, e.Op)
+}
+
+// Is makes errors.Is(err, ErrTokenReused) true.
+func (e *TokenReusedError) Is(target error) bool { return target == ErrTokenReused }
+
 // RunWrite runs a write script (as Run does) whose token is token, and turns a failure
-// without a reply into an *UncertainError carrying the token; error replies of the server
-// mean the script did not run to completion and are returned as Run returns them.
+// without a reply into an *UncertainError carrying the token, and a token first used by
+// another operation into a *TokenReusedError; other error replies of the server mean the
+// script did not run to completion and are returned as Run returns them.
 func RunWrite(ctx context.Context, c redis.Scripter, s *redis.Script, keys []string, token string, args ...any) (any, error) {
 	v, err := Run(ctx, c, s, keys, args...)
-	if err != nil && !isReply(err) {
-		return nil, &UncertainError{Token: token, Err: err}
+	if err != nil {
+		return nil, writeError(err, token)
 	}
-	return v, err
+	return v, nil
+}
+
+// writeError is the error of a write script under token that failed with err (already
+// typed by ReplyError): uncertain without a reply, a *TokenReusedError for the scripts'
+// RANKGEN_TOKEN_REUSED reply ("first=<op> op=<op>"), else err.
+func writeError(err error, token string) error {
+	if !isReply(err) {
+		return &UncertainError{Token: token, Err: err}
+	}
+	var se *ScriptError
+	if !errors.As(err, &se) || se.Code != "TOKEN_REUSED" {
+		return err
+	}
+	re := &TokenReusedError{Key: token}
+	for _, part := range strings.Fields(se.Detail) {
+		k, v, _ := strings.Cut(part, "=")
+		switch k {
+		case "first":
+			re.First = v
+		case "op":
+			re.Op = v
+		}
+	}
+	return re
 }
 
 // isReply reports whether err is the server's answer (a script error reply, a typed rankgen

@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"errors"
+	"math"
 	"net"
 	"strings"
 	"testing"
@@ -47,13 +48,27 @@ func TestIdempotencyKey(t *testing.T) {
 	}
 }
 
-func TestDedupArg(t *testing.T) {
+// TestDedupWindow: a window becomes whole seconds rounded up, the largest Duration included
+// (adding a second to it overflowed, to a negative window the scripts read as off); 0 alone
+// is off, and a negative window refuses every write rather than turning exactly-once off.
+func TestDedupWindow(t *testing.T) {
 	for _, c := range []struct {
 		d    time.Duration
 		want string
-	}{{0, "0"}, {-time.Second, "0"}, {time.Millisecond, "1"}, {time.Minute, "60"}, {1500 * time.Millisecond, "2"}} {
-		if got := DedupArg(c.d); got != c.want {
-			t.Errorf("DedupArg(%v) = %q, want %q", c.d, got, c.want)
+	}{
+		{0, "0"}, {1, "1"}, {time.Millisecond, "1"}, {time.Second, "1"}, {time.Minute, "60"}, {1500 * time.Millisecond, "2"},
+		{math.MaxInt64, "9223372037"}, {math.MaxInt64 - time.Second + 1, "9223372036"}, {math.MaxInt64 - time.Second/2, "9223372037"}, {math.MaxInt64 / time.Second * time.Second, "9223372036"},
+	} {
+		w := DedupWindow(c.d)
+		if w.Arg() != c.want || w.Err() != nil {
+			t.Errorf("DedupWindow(%v) = %q, %v; want %q", c.d, w.Arg(), w.Err(), c.want)
+		}
+	}
+	for _, d := range []time.Duration{-1, -time.Second, math.MinInt64} {
+		err := DedupWindow(d).Err()
+		var re *RangeError
+		if !errors.Is(err, ErrOutOfRange) || !errors.As(err, &re) || re.Value != d.String() {
+			t.Errorf("DedupWindow(%v).Err() = %v; want a *RangeError quoting %v", d, err, d)
 		}
 	}
 }
@@ -93,5 +108,62 @@ func TestRunWriteUncertain(t *testing.T) {
 	}
 	if !isReply(&ScriptError{Code: "OVERFLOW", kind: ErrOverflow}) || !isReply(&RangeError{}) {
 		t.Errorf("typed script errors must count as replies")
+	}
+}
+
+// TestSeasonTokens: a season's board binds every token to its season, its own and the
+// caller's keys alike, and keeps a key bound to it already as it is; KeySeason reads the
+// binding back, and a key bound to another season is bound again (it names another write).
+func TestSeasonTokens(t *testing.T) {
+	const week = 1767567600
+	src := NewSeasonTokens(week)
+	fresh, err := src.Next(context.Background())
+	if id, ok := KeySeason(fresh); err != nil || !ok || id != week {
+		t.Fatalf("fresh token %q (%v): season %d, %v; want %d", fresh, err, id, ok, week)
+	}
+	for key, want := range map[string]string{
+		"order-1":                 InSeason("order-1", week),
+		InSeason("order-1", week): InSeason("order-1", week),
+		InSeason("order-1", 12):   InSeason(InSeason("order-1", 12), week),
+		"a@b.c":                   "a@b.c@1767567600",
+		strings.Repeat("k", 128):  strings.Repeat("k", 128) + "@1767567600",
+	} {
+		if got, err := src.Next(WithIdempotencyKey(context.Background(), key)); err != nil || got != want {
+			t.Errorf("Next(key %q) = %q, %v; want %q", key, got, err, want)
+		}
+	}
+	for _, bad := range []string{"", InSeason("", week), strings.Repeat("k", 129)} {
+		if _, err := src.Next(WithIdempotencyKey(context.Background(), bad)); !errors.Is(err, ErrOutOfRange) {
+			t.Errorf("Next(key %q): %v; want ErrOutOfRange", bad, err)
+		}
+	}
+	for _, key := range []string{"order-1", "a@", "a@+5", "a@05", "a@-0", "a@1x", "a@99999999999999999999"} {
+		if id, ok := KeySeason(key); ok {
+			t.Errorf("KeySeason(%q) = %d; want no season", key, id)
+		}
+	}
+	for key, want := range map[string]int64{"a@5": 5, "a@-86400": -86400, "@0": 0, "x@y@7": 7} {
+		if id, ok := KeySeason(key); !ok || id != want {
+			t.Errorf("KeySeason(%q) = %d, %v; want %d", key, id, ok, want)
+		}
+	}
+}
+
+// TestTokenReusedReply: the scripts' RANKGEN_TOKEN_REUSED reply becomes a *TokenReusedError
+// naming the key (quoted short) and both operations; other replies stay as they are.
+func TestTokenReusedReply(t *testing.T) {
+	reply, _ := ParseReply("RANKGEN_TOKEN_REUSED first=set op=remove")
+	key := "order-1" + strings.Repeat("x", 200)
+	err := writeError(reply, key)
+	var re *TokenReusedError
+	if !errors.Is(err, ErrTokenReused) || !errors.As(err, &re) || re.Key != key || re.First != "set" || re.Op != "remove" {
+		t.Fatalf("writeError = %#v; want a *TokenReusedError for set, then remove", err)
+	}
+	if msg := err.Error(); len(msg) > 200 || !strings.Contains(msg, "set") || !strings.Contains(msg, "remove") || !strings.Contains(msg, `"order-1`) {
+		t.Errorf("message %q: want the key quoted short and both operations", msg)
+	}
+	overflow, _ := ParseReply("RANKGEN_OVERFLOW field=Points")
+	if err := writeError(overflow, key); err != overflow {
+		t.Errorf("writeError(overflow) = %v; want it unchanged", err)
 	}
 }

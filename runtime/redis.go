@@ -66,12 +66,13 @@ var replyCodes = map[string]error{
 	"BAD_SCORE":       ErrBadScore,
 	"BAD_MEMBER":      ErrBadMember,
 	"SEASON_CLOSED":   ErrSeasonClosed,
+	"TOKEN_REUSED":    ErrTokenReused,
 }
 
 // ScriptError is an error reported by a generated script. It matches, with errors.Is, the
 // sentinel of its code (ErrOverflow for RANKGEN_OVERFLOW, and so on).
 type ScriptError struct {
-	Code   string // OVERFLOW, OUT_OF_RANGE, NOT_FOUND, LAYOUT_MISMATCH, NOT_INDEXED, BAD_SCORE, BAD_MEMBER
+	Code   string // OVERFLOW, OUT_OF_RANGE, NOT_FOUND, LAYOUT_MISMATCH, NOT_INDEXED, BAD_SCORE, BAD_MEMBER, SEASON_CLOSED, TOKEN_REUSED
 	Detail string // the script's words: field, value, range
 	kind   error
 }

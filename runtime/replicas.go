@@ -157,10 +157,7 @@ func runWait(ctx context.Context, c redis.Cmdable, s *redis.Script, keys []strin
 	}
 	v, err := eval.Result()
 	if err != nil {
-		if err = ReplyError(err); !isReply(err) {
-			return nil, &UncertainError{Token: token, Err: err}
-		}
-		return nil, err
+		return nil, writeError(ReplyError(err), token)
 	}
 	got, err := wait.Result()
 	if err != nil || got < int64(r.n) {

@@ -26,7 +26,7 @@ once per key and reuse it.%s`, side, adopt, dataDoc(l))))
 		jen.Id("keys").Index().String().Comment("the sorted set, its " + map[bool]string{true: "index", false: "meta key"}[l.HasPrefix()] + ", the two ack keys" + map[bool]string{true: ", the data hash", false: ""}[l.HasData()]),
 		jen.Id("exp").Add(rt("Expiry")),
 		jen.Id("tokens").Op("*").Add(rt("Tokens")).Comment("one per write call: exactly-once writes"),
-		jen.Id("dedup").String().Comment("the dedup window, as the scripts' argument"),
+		jen.Id("dedup").Add(rt("Dedup")).Comment("the dedup window (WithDedupWindow)"),
 		jen.Id("replicas").Add(rt("Replicas")).Comment("how many replicas every write waits for (WithReplicas)"),
 	}
 	verified := "the %s records Fingerprint: reads need not check it"
@@ -50,9 +50,9 @@ func (b *board) options() {
 	f.Func().Id("WithExpireAt").Params(jen.Id("t").Qual("time", "Time")).Id("Option").Block(
 		jen.Return(jen.Func().Params(jen.Id("b").Op("*").Id("Board")).Block(jen.Id("b").Dot("exp").Op("=").Add(rt("ExpireAt")).Call(jen.Id("t")))))
 	f.Line()
-	b.comment("WithDedupWindow sets how long, at least, the board remembers each write call's token, so that a resend of the call (go-redis's own after a lost reply, or yours with rankgenrt.WithIdempotencyKey) is applied once: rankgenrt.DefaultDedupWindow (a minute) unless set, in whole seconds (rounded up); 0 turns exactly-once writes off. Every writer of a board should use the same window.")
+	b.comment("WithDedupWindow sets how long, at least, the board remembers each write call's token, so that a resend of the call (go-redis's own after a lost reply, or yours with rankgenrt.WithIdempotencyKey) is applied once: rankgenrt.DefaultDedupWindow (a minute) unless set, in whole seconds (rounded up, the largest Duration included); 0 alone turns exactly-once writes off, and a negative d has every write refused (rankgenrt.ErrOutOfRange). Every writer of a board should use the same window.")
 	f.Func().Id("WithDedupWindow").Params(jen.Id("d").Qual("time", "Duration")).Id("Option").Block(
-		jen.Return(jen.Func().Params(jen.Id("b").Op("*").Id("Board")).Block(jen.Id("b").Dot("dedup").Op("=").Add(rt("DedupArg")).Call(jen.Id("d")))))
+		jen.Return(jen.Func().Params(jen.Id("b").Op("*").Id("Board")).Block(jen.Id("b").Dot("dedup").Op("=").Add(rt("DedupWindow")).Call(jen.Id("d")))))
 	f.Line()
 	b.withReplicas()
 }
@@ -79,11 +79,15 @@ func (b *board) constructor() {
 		keysDoc = "the sorted set, its %s, the two ack keys (the recorded tokens of recent writes, which expire by themselves) and the data hash."
 	}
 	doc, params := "NewBoard returns the board stored under key.", []jen.Code{jen.Id("c").Qual(redisPath, "UniversalClient"), jen.Id("key").String()}
+	tokens := rt("NewTokens").Call()
+	if l.Season != nil { // its tokens name its season: a resend through Seasons.Live comes back to it
+		tokens = rt("NewSeasonTokens").Call(jen.Id("s").Dot("ID"))
+	}
 	dict := jen.Dict{
 		jen.Id("c"):      jen.Id("c"),
 		jen.Id("keys"):   jen.Id("boardKeys").Call(jen.Id("key")),
-		jen.Id("tokens"): rt("NewTokens").Call(),
-		jen.Id("dedup"):  rt("DedupArg").Call(rt("DefaultDedupWindow")),
+		jen.Id("tokens"): tokens,
+		jen.Id("dedup"):  rt("DedupWindow").Call(rt("DefaultDedupWindow")),
 	}
 	if l.Season != nil {
 		doc, params = b.seasonConstructor(dict, params)

@@ -46,7 +46,7 @@ func (b *board) seasonConstructor(dict jen.Dict, params []jen.Code) (string, []j
 	dict[jen.Id("until")] = jen.Id("s").Dot("End").Dot("UnixMicro").Call()
 	dict[jen.Id("exp")] = rt("ExpireAt").Call(jen.Id("expiryOf").Call(jen.Id("s")))
 	dict[jen.Id("now")] = jen.Qual("time", "Now")
-	doc := "NewBoard returns the board of season s stored under key (Seasons.Board names the key after the season). Its keys expire when keepSeasons more seasons have ended after s, set by every write's own script (WithTTL or WithExpireAt replace that)."
+	doc := "NewBoard returns the board of season s stored under key (Seasons.Board names the key after the season). Its keys expire when keepSeasons more seasons have ended after s, set by every write's own script (WithTTL or WithExpireAt replace that). Its write tokens, idempotency keys included, are bound to s (rankgenrt.InSeason), so that Seasons.Live sends their resends to this board."
 	if catalog.EntriesTakeSeason(b.l) {
 		doc += " Writes refuse times outside s with an error matching rankgenrt.ErrSeasonClosed: a season-anchored value outside [0, s.Len()), and a stamp whose clock (Redis's, for server stamps) reads outside s."
 	}

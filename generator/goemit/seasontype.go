@@ -183,11 +183,20 @@ func (b *board) seasonsBoards() {
 }
 
 // seasonsLive declares Seasons.Live: a write on the current season's board that lands on the
-// season the script's clock reads, when this machine's clock and Redis's disagree about it.
+// season the script's clock reads, when this machine's clock and Redis's disagree about it,
+// and a resend under a season's token on the board of that season alone.
 func (b *board) seasonsLive() {
 	f := b.f
-	b.comment("Live runs write on the board of the current season (the Seasons' clock; opts as for Board). A stamp is read by the write's script — Redis's clock for server stamps — and near a season's end, or with this machine's clock off Redis's, it can fall in another season: that board refuses the write (ErrSeasonClosed, nothing written), and Live runs write once more on the board of the season the script's clock read, so the write lands where its stamp belongs. Any other outcome is write's own: a refused season-anchored value (it has no clock), and a write whose client and server stamps read different seasons (no board can hold it). A batch write should return its first result's error for this to apply.")
+	b.comment("Live runs write on the board of the current season (the Seasons' clock; opts as for Board). A stamp is read by the write's script — Redis's clock for server stamps — and near a season's end, or with this machine's clock off Redis's, it can fall in another season: that board refuses the write (ErrSeasonClosed, nothing written), and Live runs write once more on the board of the season the script's clock read, so the write lands where its stamp belongs. Any other outcome is write's own: a refused season-anchored value (it has no clock), and a write whose client and server stamps read different seasons (no board can hold it). A batch write should return its first result's error for this to apply.\n\nA season's board binds its write tokens to its season (rankgenrt.InSeason), so the Token of an UncertainError names the board that may have applied the write. Under an idempotency key bound to a season — such a Token resent, or a key of your own bound with rankgenrt.InSeason — Live runs write on that season's board and no other, even after the season ended: a write applied there gets its first reply, and one never applied is refused by a closed season's board (ErrSeasonClosed, nothing written) where the layout stamps its entries. The write is thus applied once in all seasons together. A key bound to none is bound to the season Live runs write on.")
 	seasonsRecv(f).Id("Live").Params(ctxParam(), jen.Id("write").Func().Params(jen.Id("ctx").Qual("context", "Context"), jen.Id("b").Op("*").Id("Board")).Error(), jen.Id("opts").Op("...").Id("Option")).Error().Block(
+		jen.If(jen.List(jen.Id("key"), jen.Id("ok")).Op(":=").Add(rt("IdempotencyKey")).Call(jen.Id("ctx")), jen.Id("ok")).Block(
+			jen.If(jen.List(jen.Id("id"), jen.Id("bound")).Op(":=").Add(rt("KeySeason")).Call(jen.Id("key")), jen.Id("bound")).Block(
+				jen.If(jen.List(jen.Id("s"), jen.Err()).Op(":=").Id("calendar").Dot("ByID").Call(jen.Id("id")), jen.Err().Op("==").Nil()).Block(
+					jen.Comment("A resend: only the board of the season its token names may have applied the write."),
+					jen.Return(jen.Id("write").Call(jen.Id("ctx"), jen.Id("ss").Dot("Board").Call(jen.Id("s"), jen.Id("opts").Op("...")))),
+				),
+			),
+		),
 		jen.Id("s").Op(":=").Id("ss").Dot("Current").Call(),
 		jen.Err().Op(":=").Id("write").Call(jen.Id("ctx"), jen.Id("ss").Dot("Board").Call(jen.Id("s"), jen.Id("opts").Op("..."))),
 		jen.List(jen.Id("at"), jen.Id("ok")).Op(":=").Add(rt("SeasonClock")).Call(jen.Err()),

@@ -32,14 +32,15 @@ func (b *board) argsHelpers() {
 	b.comment("args starts the arguments of a write script: the expiry, the place of the call's token (write fills it in), the dedup window, then room for n more.")
 	recvDecl(f).Id("args").Params(jen.Id("n").Int()).Index().Any().Block(
 		jen.List(jen.Id("mode"), jen.Id("ms")).Op(":=").Id("b").Dot("exp").Dot("Args").Call(),
-		jen.Return(jen.Append(jen.Make(jen.Index().Any(), jen.Lit(0), jen.Lit(expiry).Op("+").Id("n")), jen.Id("mode"), jen.Id("ms"), jen.Lit(""), jen.Id("b").Dot("dedup"))),
+		jen.Return(jen.Append(jen.Make(jen.Index().Any(), jen.Lit(0), jen.Lit(expiry).Op("+").Id("n")), jen.Id("mode"), jen.Id("ms"), jen.Lit(""), jen.Id("b").Dot("dedup").Dot("Arg").Call())),
 	)
 	f.Line()
 	f.Comment("tokenArg is the index of the call's token in a write script's arguments.")
 	f.Const().Id("tokenArg").Op("=").Lit(token - 1)
 	f.Line()
-	b.comment("write runs a write script with args (started by args) under the call's token: the script answers a resend, after a lost reply, with its first reply and writes nothing again, and a failure without a reply is a *rankgenrt.UncertainError (ErrUncertain) that carries the token. With WithReplicas the write then waits for the board's replicas (rankgenrt.ErrNotReplicated when too few acknowledge it in time).")
+	b.comment("write runs a write script with args (started by args) under the call's token: the script answers a resend, after a lost reply, with its first reply and writes nothing again, refuses another operation under the token (rankgenrt.ErrTokenReused), and a failure without a reply is a *rankgenrt.UncertainError (ErrUncertain) that carries the token. With WithReplicas the write then waits for the board's replicas (rankgenrt.ErrNotReplicated when too few acknowledge it in time).")
 	recvDecl(f).Id("write").Params(ctxParam(), jen.Id("s").Op("*").Add(rd("Script")), jen.Id("args").Index().Any()).Params(jen.Any(), jen.Error()).Block(
+		jen.If(jen.Err().Op(":=").Id("b").Dot("dedup").Dot("Err").Call(), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
 		jen.List(jen.Id("token"), jen.Err()).Op(":=").Id("b").Dot("tokens").Dot("Next").Call(jen.Id("ctx")),
 		errNil().Block(jen.Return(jen.Nil(), jen.Err())),
 		jen.Id("args").Index(jen.Id("tokenArg")).Op("=").Id("token"),

@@ -281,7 +281,7 @@ type Board struct {
 	keys     []string // the sorted set, its index, the two ack keys
 	exp      rankgenrt.Expiry
 	tokens   *rankgenrt.Tokens  // one per write call: exactly-once writes
-	dedup    string             // the dedup window, as the scripts' argument
+	dedup    rankgenrt.Dedup    // the dedup window (WithDedupWindow)
 	replicas rankgenrt.Replicas // how many replicas every write waits for (WithReplicas)
 	verified atomic.Bool        // the index records Fingerprint: reads need not check it
 }
@@ -308,11 +308,12 @@ func WithExpireAt(t time.Time) Option {
 // WithDedupWindow sets how long, at least, the board remembers each write call's token, so that a
 // resend of the call (go-redis's own after a lost reply, or yours with
 // rankgenrt.WithIdempotencyKey) is applied once: rankgenrt.DefaultDedupWindow (a minute) unless
-// set, in whole seconds (rounded up); 0 turns exactly-once writes off. Every writer of a board
-// should use the same window.
+// set, in whole seconds (rounded up, the largest Duration included); 0 alone turns exactly-once
+// writes off, and a negative d has every write refused (rankgenrt.ErrOutOfRange). Every writer of
+// a board should use the same window.
 func WithDedupWindow(d time.Duration) Option {
 	return func(b *Board) {
-		b.dedup = rankgenrt.DedupArg(d)
+		b.dedup = rankgenrt.DedupWindow(d)
 	}
 }
 
@@ -334,7 +335,7 @@ func WithReplicas(n int, timeout time.Duration) Option {
 func NewBoard(c redis.UniversalClient, key string, opts ...Option) *Board {
 	b := &Board{
 		c:      c,
-		dedup:  rankgenrt.DedupArg(rankgenrt.DefaultDedupWindow),
+		dedup:  rankgenrt.DedupWindow(rankgenrt.DefaultDedupWindow),
 		keys:   boardKeys(key),
 		tokens: rankgenrt.NewTokens(),
 	}
@@ -1288,18 +1289,22 @@ func (b *Board) Reindex(ctx context.Context) (rankgenrt.ReindexReport, error) {
 // fills it in), the dedup window, then room for n more.
 func (b *Board) args(n int) []any {
 	mode, ms := b.exp.Args()
-	return append(make([]any, 0, 4+n), mode, ms, "", b.dedup)
+	return append(make([]any, 0, 4+n), mode, ms, "", b.dedup.Arg())
 }
 
 // tokenArg is the index of the call's token in a write script's arguments.
 const tokenArg = 2
 
 // write runs a write script with args (started by args) under the call's token: the script answers
-// a resend, after a lost reply, with its first reply and writes nothing again, and a failure
-// without a reply is a *rankgenrt.UncertainError (ErrUncertain) that carries the token. With
-// WithReplicas the write then waits for the board's replicas (rankgenrt.ErrNotReplicated when too
-// few acknowledge it in time).
+// a resend, after a lost reply, with its first reply and writes nothing again, refuses another
+// operation under the token (rankgenrt.ErrTokenReused), and a failure without a reply is a
+// *rankgenrt.UncertainError (ErrUncertain) that carries the token. With WithReplicas the write
+// then waits for the board's replicas (rankgenrt.ErrNotReplicated when too few acknowledge it in
+// time).
 func (b *Board) write(ctx context.Context, s *redis.Script, args []any) (any, error) {
+	if err := b.dedup.Err(); err != nil {
+		return nil, err
+	}
 	token, err := b.tokens.Next(ctx)
 	if err != nil {
 		return nil, err

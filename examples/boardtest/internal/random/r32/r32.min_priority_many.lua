@@ -13,10 +13,11 @@ local board, aux = KEYS[1], KEYS[2]
 
 local FINGERPRINT = 'b1b430f6a6f76b38'
 -- Exactly once: the client resends a script whose reply it lost, and the call's token tells
--- the resend apart. Tokens are recorded with their replies in the ack key of the current dedup
--- window of Redis's clock (KEYS[3] and KEYS[4] take turns; field '' holds the window's number)
--- and looked up in it and the previous one, so a token is remembered for one to two windows.
--- A token found is a resend: it gets the first reply, and nothing is written again.
+-- the resend apart. Tokens are recorded with the operation and its reply in the ack key of the
+-- current dedup window of Redis's clock (KEYS[3] and KEYS[4] take turns; field '' holds the
+-- window's number) and looked up in it and the previous one, so a token is remembered for one
+-- to two windows. A token found is a resend: it gets the first reply, and nothing is written
+-- again; found recorded by another operation, it names another write, and is refused.
 local ack_window, ack_token = tonumber(ARGV[4]), ARGV[3]
 local ack_key, ack_bucket, ack_fresh, ack_time
 if ack_window > 0 then
@@ -31,21 +32,25 @@ if ack_window > 0 then
     first = got[1] == string.format('%d', ack_bucket - 1) and got[2]
   end
   if first then
-    return cmsgpack.unpack(first)
+    local op, reply = cmsgpack.unpack(first)
+    if op ~= 'min_priority_many' then
+      return redis.error_reply('RANKGEN_TOKEN_REUSED first=' .. (type(op) == 'string' and op or '?') .. ' op=min_priority_many')
+    end
+    return reply
   end
 end
 
--- done records the reply r of a call that succeeded under its token, and returns it. A window's
--- ack key found holding an older window is started afresh; it expires when the next window
--- ends, after which no lookup reads it.
+-- done records the operation and the reply r of a call that succeeded under its token, and
+-- returns r. A window's ack key found holding an older window is started afresh; it expires
+-- when the next window ends, after which no lookup reads it.
 local function done(r)
   if ack_window > 0 then
     if not ack_fresh then
       redis.call('DEL', ack_key)
-      redis.call('HSET', ack_key, '', string.format('%d', ack_bucket), ack_token, cmsgpack.pack(r))
+      redis.call('HSET', ack_key, '', string.format('%d', ack_bucket), ack_token, cmsgpack.pack('min_priority_many', r))
       redis.call('PEXPIREAT', ack_key, string.format('%d', (ack_bucket + 2) * ack_window * 1000))
     else
-      redis.call('HSET', ack_key, ack_token, cmsgpack.pack(r))
+      redis.call('HSET', ack_key, ack_token, cmsgpack.pack('min_priority_many', r))
     end
   end
   return r

@@ -296,7 +296,7 @@ type Board struct {
 	keys        []string // the sorted set, its index, the two ack keys
 	exp         rankgenrt.Expiry
 	tokens      *rankgenrt.Tokens  // one per write call: exactly-once writes
-	dedup       string             // the dedup window, as the scripts' argument
+	dedup       rankgenrt.Dedup    // the dedup window (WithDedupWindow)
 	replicas    rankgenrt.Replicas // how many replicas every write waits for (WithReplicas)
 	verified    atomic.Bool        // the index records Fingerprint: reads need not check it
 	season      Season             // the season the board holds
@@ -326,11 +326,12 @@ func WithExpireAt(t time.Time) Option {
 // WithDedupWindow sets how long, at least, the board remembers each write call's token, so that a
 // resend of the call (go-redis's own after a lost reply, or yours with
 // rankgenrt.WithIdempotencyKey) is applied once: rankgenrt.DefaultDedupWindow (a minute) unless
-// set, in whole seconds (rounded up); 0 turns exactly-once writes off. Every writer of a board
-// should use the same window.
+// set, in whole seconds (rounded up, the largest Duration included); 0 alone turns exactly-once
+// writes off, and a negative d has every write refused (rankgenrt.ErrOutOfRange). Every writer of
+// a board should use the same window.
 func WithDedupWindow(d time.Duration) Option {
 	return func(b *Board) {
-		b.dedup = rankgenrt.DedupArg(d)
+		b.dedup = rankgenrt.DedupWindow(d)
 	}
 }
 
@@ -350,19 +351,21 @@ func WithReplicas(n int, timeout time.Duration) Option {
 
 // NewBoard returns the board of season s stored under key (Seasons.Board names the key after the
 // season). Its keys expire when keepSeasons more seasons have ended after s, set by every write's
-// own script (WithTTL or WithExpireAt replace that). Writes refuse times outside s with an error
-// matching rankgenrt.ErrSeasonClosed: a season-anchored value outside [0, s.Len()), and a stamp
-// whose clock (Redis's, for server stamps) reads outside s.
+// own script (WithTTL or WithExpireAt replace that). Its write tokens, idempotency keys included,
+// are bound to s (rankgenrt.InSeason), so that Seasons.Live sends their resends to this board.
+// Writes refuse times outside s with an error matching rankgenrt.ErrSeasonClosed: a
+// season-anchored value outside [0, s.Len()), and a stamp whose clock (Redis's, for server stamps)
+// reads outside s.
 func NewBoard(c redis.UniversalClient, key string, s Season, opts ...Option) *Board {
 	b := &Board{
 		c:      c,
-		dedup:  rankgenrt.DedupArg(rankgenrt.DefaultDedupWindow),
+		dedup:  rankgenrt.DedupWindow(rankgenrt.DefaultDedupWindow),
 		exp:    rankgenrt.ExpireAt(expiryOf(s)),
 		from:   s.Start.UnixMicro(),
 		keys:   boardKeys(key),
 		now:    time.Now,
 		season: s,
-		tokens: rankgenrt.NewTokens(),
+		tokens: rankgenrt.NewSeasonTokens(s.ID),
 		until:  s.End.UnixMicro(),
 	}
 	for _, o := range opts {
@@ -1285,18 +1288,22 @@ func (b *Board) Reindex(ctx context.Context) (rankgenrt.ReindexReport, error) {
 // fills it in), the dedup window, then room for n more.
 func (b *Board) args(n int) []any {
 	mode, ms := b.exp.Args()
-	return append(make([]any, 0, 4+n), mode, ms, "", b.dedup)
+	return append(make([]any, 0, 4+n), mode, ms, "", b.dedup.Arg())
 }
 
 // tokenArg is the index of the call's token in a write script's arguments.
 const tokenArg = 2
 
 // write runs a write script with args (started by args) under the call's token: the script answers
-// a resend, after a lost reply, with its first reply and writes nothing again, and a failure
-// without a reply is a *rankgenrt.UncertainError (ErrUncertain) that carries the token. With
-// WithReplicas the write then waits for the board's replicas (rankgenrt.ErrNotReplicated when too
-// few acknowledge it in time).
+// a resend, after a lost reply, with its first reply and writes nothing again, refuses another
+// operation under the token (rankgenrt.ErrTokenReused), and a failure without a reply is a
+// *rankgenrt.UncertainError (ErrUncertain) that carries the token. With WithReplicas the write
+// then waits for the board's replicas (rankgenrt.ErrNotReplicated when too few acknowledge it in
+// time).
 func (b *Board) write(ctx context.Context, s *redis.Script, args []any) (any, error) {
+	if err := b.dedup.Err(); err != nil {
+		return nil, err
+	}
 	token, err := b.tokens.Next(ctx)
 	if err != nil {
 		return nil, err
@@ -1534,8 +1541,23 @@ func (b *Board) Season() Season {
 // season the script's clock read, so the write lands where its stamp belongs. Any other outcome is
 // write's own: a refused season-anchored value (it has no clock), and a write whose client and
 // server stamps read different seasons (no board can hold it). A batch write should return its
-// first result's error for this to apply.
+// first result's error for this to apply. A season's board binds its write tokens to its season
+// (rankgenrt.InSeason), so the Token of an UncertainError names the board that may have applied
+// the write. Under an idempotency key bound to a season — such a Token resent, or a key of your
+// own bound with rankgenrt.InSeason — Live runs write on that season's board and no other, even
+// after the season ended: a write applied there gets its first reply, and one never applied is
+// refused by a closed season's board (ErrSeasonClosed, nothing written) where the layout stamps
+// its entries. The write is thus applied once in all seasons together. A key bound to none is
+// bound to the season Live runs write on.
 func (ss *Seasons) Live(ctx context.Context, write func(ctx context.Context, b *Board) error, opts ...Option) error {
+	if key, ok := rankgenrt.IdempotencyKey(ctx); ok {
+		if id, bound := rankgenrt.KeySeason(key); bound {
+			if s, err := calendar.ByID(id); err == nil {
+				// A resend: only the board of the season its token names may have applied the write.
+				return write(ctx, ss.Board(s, opts...))
+			}
+		}
+	}
 	s := ss.Current()
 	err := write(ctx, ss.Board(s, opts...))
 	at, ok := rankgenrt.SeasonClock(err)
