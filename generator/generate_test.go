@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/rankgen/rankgen/generator/layout"
-	"github.com/rankgen/rankgen/internal/oracle"
+	"github.com/rankgen/rankgen/internal/testkit/oracle"
 )
 
 // schemas returns the example schemas and, with random, a set of random valid ones.
@@ -45,7 +45,7 @@ func schemas(t *testing.T, random bool) map[string][]byte {
 // find orphans, and the same bytes on every run.
 func TestGenerate(t *testing.T) { testGenerate(t, schemas(t, false)) }
 
-// TestGenerateRandom does the same for random valid schemas (internal/oracle): every schema
+// TestGenerateRandom does the same for random valid schemas (internal/testkit/oracle): every schema
 // layout.Parse accepts must generate, or the user gets an error without a position.
 func TestGenerateRandom(t *testing.T) { testGenerate(t, schemas(t, true)) }
 

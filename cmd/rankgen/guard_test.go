@@ -11,7 +11,7 @@ import (
 
 	"github.com/rankgen/rankgen/examples/generated/arena"
 	seasonboard "github.com/rankgen/rankgen/examples/generated/season"
-	"github.com/rankgen/rankgen/internal/redistest"
+	"github.com/rankgen/rankgen/internal/testkit/redistest"
 )
 
 // TestDecodeGuard: decode -key reads the fingerprint a generated Board recorded on a real

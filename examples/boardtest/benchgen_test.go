@@ -10,7 +10,7 @@ import (
 	"github.com/rankgen/rankgen/examples/generated/racing"
 	"github.com/rankgen/rankgen/examples/generated/season"
 	"github.com/rankgen/rankgen/generator/layout"
-	"github.com/rankgen/rankgen/internal/oracle"
+	"github.com/rankgen/rankgen/internal/testkit/oracle"
 	rankgenrt "github.com/rankgen/rankgen/runtime"
 	"github.com/redis/go-redis/v9"
 )

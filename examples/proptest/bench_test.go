@@ -11,7 +11,7 @@ import (
 	"github.com/rankgen/rankgen/examples/generated/racing"
 	"github.com/rankgen/rankgen/examples/generated/season"
 	"github.com/rankgen/rankgen/generator/layout"
-	"github.com/rankgen/rankgen/internal/oracle"
+	"github.com/rankgen/rankgen/internal/testkit/oracle"
 )
 
 // The practical limit for the arena layout: a codec written by hand with shifts and masks

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/rankgen/rankgen/generator/luaemit"
-	"github.com/rankgen/rankgen/internal/oracle"
+	"github.com/rankgen/rankgen/internal/testkit/oracle"
 	rankgenrt "github.com/rankgen/rankgen/runtime"
 )
 

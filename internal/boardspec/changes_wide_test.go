@@ -9,8 +9,8 @@ import (
 	"github.com/rankgen/rankgen/generator/catalog"
 	"github.com/rankgen/rankgen/generator/layout"
 	"github.com/rankgen/rankgen/generator/luaemit"
-	"github.com/rankgen/rankgen/internal/boardmodel"
-	"github.com/rankgen/rankgen/internal/redistest"
+	"github.com/rankgen/rankgen/internal/testkit/boardmodel"
+	"github.com/rankgen/rankgen/internal/testkit/redistest"
 	rankgenrt "github.com/rankgen/rankgen/runtime"
 	"github.com/redis/go-redis/v9"
 )

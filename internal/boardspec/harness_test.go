@@ -10,9 +10,9 @@ import (
 	"time"
 
 	"github.com/rankgen/rankgen/generator/layout"
-	"github.com/rankgen/rankgen/internal/boardmodel"
-	"github.com/rankgen/rankgen/internal/exampleboards"
-	"github.com/rankgen/rankgen/internal/redistest"
+	"github.com/rankgen/rankgen/internal/testkit/boardmodel"
+	"github.com/rankgen/rankgen/internal/testkit/exampleboards"
+	"github.com/rankgen/rankgen/internal/testkit/redistest"
 	rankgenrt "github.com/rankgen/rankgen/runtime"
 	"github.com/redis/go-redis/v9"
 )
@@ -30,7 +30,7 @@ type example struct {
 	seasonAt              func(time.Time) rankgenrt.Season // a periodic package's calendar; nil for the others
 }
 
-// examples are the examples of internal/exampleboards this package drives: boards with bare
+// examples are the examples of internal/testkit/exampleboards this package drives: boards with bare
 // ids and with a member prefix, integer and decimal scores, server and client stamps, and a
 // periodic board (weekly).
 func examples(t testing.TB) []*example {

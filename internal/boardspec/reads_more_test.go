@@ -7,7 +7,7 @@ import (
 	"slices"
 
 	"github.com/rankgen/rankgen/generator/layout"
-	"github.com/rankgen/rankgen/internal/boardmodel"
+	"github.com/rankgen/rankgen/internal/testkit/boardmodel"
 	rankgenrt "github.com/rankgen/rankgen/runtime"
 )
 

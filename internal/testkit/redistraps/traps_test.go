@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/rankgen/rankgen/generator/layout"
-	"github.com/rankgen/rankgen/internal/exampleboards"
-	"github.com/rankgen/rankgen/internal/redistest"
+	"github.com/rankgen/rankgen/internal/testkit/exampleboards"
+	"github.com/rankgen/rankgen/internal/testkit/redistest"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -61,7 +61,7 @@ func newRand(t *testing.T, seed uint64) *rand.Rand {
 	return rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
 }
 
-// examples are the names of every example of internal/exampleboards, periodic ones included
+// examples are the names of every example of internal/testkit/exampleboards, periodic ones included
 // (their layouts encode like any other).
 var examples = func() []string {
 	var out []string

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rankgen/rankgen/internal/redistest"
+	"github.com/rankgen/rankgen/internal/testkit/redistest"
 	rankgenrt "github.com/rankgen/rankgen/runtime"
 	"github.com/redis/go-redis/v9"
 )

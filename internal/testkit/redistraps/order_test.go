@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/rankgen/rankgen/generator/layout"
-	"github.com/rankgen/rankgen/internal/redistest"
+	"github.com/rankgen/rankgen/internal/testkit/redistest"
 	"github.com/redis/go-redis/v9"
 )
 

@@ -25,7 +25,7 @@ type rule struct {
 // readRules parses the rows between the imports:begin and imports:end markers.
 func readRules(t *testing.T) []rule {
 	t.Helper()
-	data, err := os.ReadFile("../../ARCHITECTURE.md")
+	data, err := os.ReadFile("../../../ARCHITECTURE.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,8 +153,8 @@ func TestRulesBite(t *testing.T) {
 	}{
 		{"generator/goemit", "generator/luaemit", false},
 		{"generator/luaemit", "generator/goemit", false},
-		{"internal/boardmodel", "generator/luaemit", false},
-		{"internal/boardmodel", "generator/goemit", false},
+		{"internal/testkit/boardmodel", "generator/luaemit", false},
+		{"internal/testkit/boardmodel", "generator/goemit", false},
 		{"generator/catalog", "generator/goemit", false},
 		{"generator/catalog", "generator/luaemit", false},
 		{"runtime", "generator/layout", false},

@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/rankgen/rankgen/generator/layout"
-	"github.com/rankgen/rankgen/internal/oracle"
+	"github.com/rankgen/rankgen/internal/testkit/oracle"
 )
 
 // Board drives any generated *Board through reflection, in the interpreted codec's terms

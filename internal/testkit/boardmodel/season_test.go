@@ -15,7 +15,7 @@ import (
 // stamped by the server) holding the week that starts Monday 2026-11-23 in Paris.
 func weeklyModel(t *testing.T) (*Model, rankgenrt.Season) {
 	t.Helper()
-	src, err := os.ReadFile(filepath.Join("..", "..", "examples", "schemas", "weekly.yaml"))
+	src, err := os.ReadFile(filepath.Join("..", "..", "..", "examples", "schemas", "weekly.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}

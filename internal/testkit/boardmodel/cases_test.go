@@ -17,7 +17,7 @@ func TestCases(t *testing.T) {
 			t.Errorf("the model has no case for operations of kind %s (Cases[%q] = %q)", k, k, Cases[k])
 		}
 	}
-	paths, err := filepath.Glob(filepath.Join("..", "..", "examples", "schemas", "*.yaml"))
+	paths, err := filepath.Glob(filepath.Join("..", "..", "..", "examples", "schemas", "*.yaml"))
 	if err != nil || len(paths) == 0 {
 		t.Fatalf("no example schemas: %v", err)
 	}

@@ -204,7 +204,7 @@ func Named(tb testing.TB, names ...string) []Example {
 // Root is the repository's root directory.
 func Root() string {
 	_, file, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(file), "..", "..")
+	return filepath.Join(filepath.Dir(file), "..", "..", "..")
 }
 
 // SchemaPath is the path of examples/schemas/<file>.

@@ -39,7 +39,7 @@ func TestEveryGeneratedPackageListed(t *testing.T) {
 	}
 	for name := range onDisk {
 		if !listed[name] {
-			t.Errorf("examples/generated/%s is not listed in internal/exampleboards.All", name)
+			t.Errorf("examples/generated/%s is not listed in internal/testkit/exampleboards.All", name)
 		}
 	}
 }
