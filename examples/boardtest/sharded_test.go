@@ -76,18 +76,26 @@ func newSharded(tb testing.TB, ex example, c redis.UniversalClient, key string, 
 	return out[0].Interface()
 }
 
-// shardTargets are the two kinds of server every sharded test runs on: a single server (the
-// shards side by side) and the private 3-master cluster (the shards spread over the masters).
-func shardTargets(t *testing.T) []struct {
+// shardTarget is a deployment a sharded test runs on, and the shard count it uses there.
+type shardTarget struct {
 	name   string
 	c      redis.UniversalClient
 	shards int
-} {
-	return []struct {
-		name   string
-		c      redis.UniversalClient
-		shards int
-	}{{"single", redistest.Client(t), 4}, {"cluster", redistest.StartCluster(t), 6}}
+}
+
+// shardTargets are the two kinds of server every sharded test runs on (redistest.Targets): a
+// single server (4 shards side by side) and the private 3-master cluster (6 shards spread over
+// the masters; not under -short).
+func shardTargets(t *testing.T) []shardTarget {
+	var out []shardTarget
+	for _, tg := range redistest.Targets(t) {
+		shards := 4
+		if tg.Cluster {
+			shards = 6
+		}
+		out = append(out, shardTarget{tg.Name, tg.Client, shards})
+	}
+	return out
 }
 
 // TestShardedDifferential applies random operations (those of TestDifferential: writes, field

@@ -52,7 +52,8 @@ func (cl *Cluster) Stop() {
 // panics or times out.
 //
 // When REDIS_CLUSTER_ADDRS is set (comma-separated host:port seeds), it uses that cluster
-// instead, and deletes the test's keys afterwards.
+// instead, and deletes the test's keys afterwards. Otherwise, under go test -short, it skips
+// the test (SkipClusterIfShort).
 func StartCluster(tb testing.TB) *redis.ClusterClient {
 	tb.Helper()
 	return StartClusterWith(tb, nil)
@@ -68,12 +69,14 @@ func StartClusterWith(tb testing.TB, edit func(*redis.ClusterOptions)) *redis.Cl
 		opts = &redis.ClusterOptions{Addrs: strings.Split(addrs, ",")}
 		external = true
 	case shared.main:
+		SkipClusterIfShort(tb)
 		sharedCluster.once.Do(func() { sharedCluster.c, sharedCluster.err = startCluster() })
 		if sharedCluster.err != nil {
 			tb.Fatalf("redistest: %v", sharedCluster.err)
 		}
 		opts = &redis.ClusterOptions{Addrs: sharedCluster.c.Addrs()}
 	default:
+		SkipClusterIfShort(tb)
 		cl, err := startCluster()
 		if err != nil {
 			tb.Fatalf("redistest: %v", err)
@@ -94,6 +97,16 @@ func StartClusterWith(tb testing.TB, edit func(*redis.ClusterOptions)) *redis.Cl
 		tb.Cleanup(func() { deleteClusterKeys(tb, c, prefix) })
 	}
 	return c
+}
+
+// SkipClusterIfShort skips the test under go test -short, which starts no Redis Cluster
+// (six servers, seconds to start): the short run tests on the single server, the full suite on
+// both (Targets).
+func SkipClusterIfShort(tb testing.TB) {
+	tb.Helper()
+	if testing.Short() {
+		tb.Skip("redistest: starts a Redis Cluster; skipped with -short")
+	}
 }
 
 var sharedCluster struct {

@@ -17,6 +17,7 @@ import (
 // range with one replica linked to its master, and a write through the cluster client reaches
 // every master. Its start time is logged.
 func TestClusterShape(t *testing.T) {
+	SkipClusterIfShort(t)
 	t0 := time.Now()
 	cl, err := startCluster()
 	if err != nil {
@@ -83,6 +84,7 @@ func TestClusterShape(t *testing.T) {
 // behind. It runs this package's test binary again, with a test that starts a cluster, writes
 // the nodes' addresses to a file and panics, then checks that no node still listens.
 func TestClusterGoneAfterPanic(t *testing.T) {
+	SkipClusterIfShort(t)
 	if file := os.Getenv("REDISTEST_PANIC_ADDRS"); file != "" {
 		cl, err := startCluster()
 		if err != nil {

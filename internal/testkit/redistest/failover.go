@@ -23,9 +23,11 @@ const FailoverNodeTimeout = time.Second
 // NewCluster starts a private cluster for this test alone (never the shared one, nor
 // REDIS_CLUSTER_ADDRS): three masters with a replica each and a short cluster-node-timeout
 // (FailoverNodeTimeout), for tests that kill or fail over its nodes. Its nodes are killed when
-// the test ends, or with the test binary when a test panics.
+// the test ends, or with the test binary when a test panics. Under go test -short it skips
+// the test (SkipClusterIfShort).
 func NewCluster(tb testing.TB) *Cluster {
 	tb.Helper()
+	SkipClusterIfShort(tb)
 	cl, err := startClusterWith(FailoverNodeTimeout)
 	if err != nil {
 		tb.Fatalf("redistest: %v", err)

@@ -16,18 +16,20 @@ type Target struct {
 	Client  redis.UniversalClient
 }
 
-// Targets are the deployments every board test runs against, "single" then "cluster". Keys
-// made by Key or under Prefix spread over the cluster's masters test by test; a board's keys
-// share its key's hash slot (see rankgenrt.SideKey), so its multi-key scripts run there.
+// Targets are the deployments every board test runs against, "single" then "cluster"; under
+// go test -short the single server alone, so that the short run starts no cluster. Keys made
+// by Key or under Prefix spread over the cluster's masters test by test; a board's keys share
+// its key's hash slot (see rankgenrt.SideKey), so its multi-key scripts run there.
 func Targets(tb testing.TB) []Target {
 	tb.Helper()
-	return []Target{
-		{Name: "single", Client: Client(tb)},
-		{Name: "cluster", Cluster: true, Client: StartCluster(tb)},
+	single := Target{Name: "single", Client: Client(tb)}
+	if testing.Short() {
+		return []Target{single}
 	}
+	return []Target{single, {Name: "cluster", Cluster: true, Client: StartCluster(tb)}}
 }
 
-// RunTargets runs f as one subtest per target ("single", "cluster").
+// RunTargets runs f as one subtest per target ("single", "cluster"; "single" alone under -short).
 func RunTargets(t *testing.T, f func(t *testing.T, tg Target)) {
 	t.Helper()
 	for _, tg := range Targets(t) {
