@@ -1,4 +1,4 @@
-package boardspec
+package boardtest
 
 import (
 	"errors"

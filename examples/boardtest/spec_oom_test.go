@@ -1,4 +1,4 @@
-package boardspec
+package boardtest
 
 import (
 	"errors"
@@ -100,7 +100,7 @@ func TestAllowOOMOnlyWhereEveryCommandMay(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	files, err := filepath.Glob(filepath.Join("..", "..", "examples", "generated", "*", "*.lua"))
+	files, err := filepath.Glob(filepath.Join("..", "generated", "*", "*.lua"))
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no generated scripts: %v", err)
 	}

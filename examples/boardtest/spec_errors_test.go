@@ -1,4 +1,4 @@
-package boardspec
+package boardtest
 
 import (
 	"errors"
@@ -22,7 +22,7 @@ func sameSnapshot(t *testing.T, what string, before, after map[string]string) {
 	}
 }
 
-func dump(t *testing.T, c redis.UniversalClient, keys ...string) map[string]string {
+func dumpKeys(t *testing.T, c redis.UniversalClient, keys ...string) map[string]string {
 	t.Helper()
 	out := map[string]string{}
 	for _, k := range keys {
@@ -45,14 +45,14 @@ func overflowErrorLeavesEntryUnchanged(t *testing.T, c redis.UniversalClient) {
 	if err := b.Set(ctx, e); err != nil {
 		t.Fatal(err)
 	}
-	before := dump(t, c, b.Keys()...)
+	before := dumpKeys(t, c, b.Keys()...)
 	for _, delta := range []int64{3, 1 << 40, -(1 << 20)} {
 		got, err := b.AddPoints(ctx, "p", delta)
 		var se *rankgenrt.ScriptError
 		if !errors.Is(err, rankgenrt.ErrOverflow) || !errors.As(err, &se) || !strings.Contains(se.Detail, "field=Points") {
 			t.Fatalf("AddPoints(%d) = %+v, %v; want ErrOverflow naming Points", delta, got, err)
 		}
-		sameSnapshot(t, "a refused AddPoints", before, dump(t, c, b.Keys()...))
+		sameSnapshot(t, "a refused AddPoints", before, dumpKeys(t, c, b.Keys()...))
 	}
 	got, err := b.AddPoints(ctx, "p", 1)
 	if err != nil || got.Points != 1<<20-1 {
@@ -63,11 +63,11 @@ func overflowErrorLeavesEntryUnchanged(t *testing.T, c redis.UniversalClient) {
 	}
 	// Unchanged value: no write, no stamp (the ack keys record the call, as for every write
 	// that succeeds).
-	before = dump(t, c, boardKeys(b.Keys())...)
+	before = dumpKeys(t, c, boardKeys(b.Keys())...)
 	if again, err := b.MaxPoints(ctx, "p", 5); err != nil || again != got {
 		t.Fatalf("MaxPoints(lower) = %+v, %v; want %+v unchanged", again, err, got)
 	}
-	sameSnapshot(t, "a MaxPoints that changes nothing", before, dump(t, c, boardKeys(b.Keys())...))
+	sameSnapshot(t, "a MaxPoints that changes nothing", before, dumpKeys(t, c, boardKeys(b.Keys())...))
 }
 
 func TestSaturateClamps(t *testing.T) {
@@ -136,7 +136,7 @@ func outOfRangeRefusedBeforeRedis(t *testing.T, c redis.UniversalClient) {
 	if _, err := b.AddWins(ctx, "u", 1); err != nil {
 		t.Fatal(err)
 	}
-	before := dump(t, c, b.Keys()...)
+	before := dumpKeys(t, c, b.Keys()...)
 	if _, err := b.MaxTier(ctx, "u", season.Tier(9)); !errors.Is(err, rankgenrt.ErrOutOfRange) {
 		t.Fatalf("MaxTier(9) = %v; want ErrOutOfRange", err)
 	}
@@ -149,7 +149,7 @@ func outOfRangeRefusedBeforeRedis(t *testing.T, c redis.UniversalClient) {
 	if _, err := b.Remove(ctx, ""); !errors.Is(err, rankgenrt.ErrOutOfRange) {
 		t.Fatalf("Remove(\"\") = %v; want ErrOutOfRange", err)
 	}
-	sameSnapshot(t, "refused writes", before, dump(t, c, b.Keys()...))
+	sameSnapshot(t, "refused writes", before, dumpKeys(t, c, b.Keys()...))
 }
 
 // TestLayoutMismatch: a board whose fingerprint is another layout's refuses every write and
@@ -166,7 +166,7 @@ func layoutMismatch(t *testing.T, c redis.UniversalClient) {
 	c.Set(ctx, rankgenrt.MetaKey(ak), other, 0)
 	a := arena.NewBoard(c, ak)
 	aTTL := arena.NewBoard(c, ak, arena.WithTTL(time.Hour))
-	before := dump(t, c, a.Keys()...)
+	before := dumpKeys(t, c, a.Keys()...)
 	e := arena.Entry{PlayerID: "x", Points: 9, ReachedAt: time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC)}
 	checks := map[string]error{}
 	checks["Set"] = a.Set(ctx, e)
@@ -186,13 +186,13 @@ func layoutMismatch(t *testing.T, c redis.UniversalClient) {
 	if res != nil {
 		t.Errorf("MaxPointsMany results %v on a refused call", res)
 	}
-	sameSnapshot(t, "refused writes", before, dump(t, c, a.Keys()...))
+	sameSnapshot(t, "refused writes", before, dumpKeys(t, c, a.Keys()...))
 
 	sk := redistest.Key(t, "{season}")
 	c.HSet(ctx, rankgenrt.IndexKey(sk), "", other, "u", "0000|00000000000|u")
 	c.ZAdd(ctx, sk, redis.Z{Score: 4, Member: "0000|00000000000|u"})
 	s := season.NewBoard(c, sk)
-	before = dump(t, c, s.Keys()...)
+	before = dumpKeys(t, c, s.Keys()...)
 	if err := s.Set(ctx, season.Entry{UserID: "u", ReachedAt: time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)}); !errors.Is(err, rankgenrt.ErrLayoutMismatch) {
 		t.Errorf("season Set: %v", err)
 	}
@@ -205,7 +205,7 @@ func layoutMismatch(t *testing.T, c redis.UniversalClient) {
 	if _, err := s.Remove(ctx, "u"); !errors.Is(err, rankgenrt.ErrLayoutMismatch) {
 		t.Errorf("season Remove: %v", err)
 	}
-	sameSnapshot(t, "refused season writes", before, dump(t, c, s.Keys()...))
+	sameSnapshot(t, "refused season writes", before, dumpKeys(t, c, s.Keys()...))
 }
 
 // TestExpiryAppliedByEveryWrite: with WithTTL every write sets the TTL of both keys in its

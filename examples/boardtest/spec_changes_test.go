@@ -1,4 +1,4 @@
-package boardspec
+package boardtest
 
 import (
 	"errors"
@@ -50,11 +50,11 @@ func TestUpdateAppliesTheListAtOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	keys := a.Keys()[:2]
-	snap := dump(t, c, keys...)
+	snap := dumpKeys(t, c, keys...)
 	if e, err := a.Update(ctx, "bo", arena.MaxPoints(4), arena.SetPaid(true)); err != nil || !e.ReachedAt.Equal(t0) {
 		t.Fatalf("a list that moves nothing = %+v, %v; want bo as it was (ReachedAt %v)", e, err, t0)
 	}
-	sameSnapshot(t, "a list that moves nothing", snap, dump(t, c, keys...))
+	sameSnapshot(t, "a list that moves nothing", snap, dumpKeys(t, c, keys...))
 }
 
 // TestUpdateAllOrNothing: when one change of a list fails, none is written, whatever the
@@ -67,7 +67,7 @@ func TestUpdateAllOrNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	keys := r.Keys()[:2]
-	snap := dump(t, c, keys...)
+	snap := dumpKeys(t, c, keys...)
 	lists := [][]racing.Change{
 		{racing.AddRaceTime(-5), racing.AddLaps(1000)}, // RaceTime alone would succeed (it saturates)
 		{racing.AddLaps(1000), racing.AddRaceTime(-5)},
@@ -86,7 +86,7 @@ func TestUpdateAllOrNothing(t *testing.T) {
 	if !errors.As(err, &re) || re.Field != "RaceTime" {
 		t.Errorf("Update with RaceTime out of range: %v; want a RangeError of RaceTime", err)
 	}
-	sameSnapshot(t, "failed lists", snap, dump(t, c, keys...))
+	sameSnapshot(t, "failed lists", snap, dumpKeys(t, c, keys...))
 }
 
 // TestUpdateFirstWriteTakesMinMax: a list that creates an entry gives its min or max the value
@@ -128,7 +128,7 @@ func TestUpdateRefusesBadLists(t *testing.T) {
 		t.Fatal(err)
 	}
 	keys := r.Keys()
-	snap := dump(t, c, keys...)
+	snap := dumpKeys(t, c, keys...)
 	_, err := r.Update(ctx, 7, racing.AddLaps(1), racing.AddRaceTime(9), racing.SetLaps(4))
 	var ce *rankgenrt.ChangeError
 	if !errors.Is(err, rankgenrt.ErrBadChange) || !errors.As(err, &ce) || ce.Field != "Laps" {
@@ -137,7 +137,7 @@ func TestUpdateRefusesBadLists(t *testing.T) {
 	if _, err := r.Update(ctx, 8, racing.AddLaps(1), racing.Change{}); !errors.Is(err, rankgenrt.ErrBadChange) {
 		t.Errorf("a zero Change: %v; want ErrBadChange", err)
 	}
-	sameSnapshot(t, "refused lists (nothing sent, no token recorded)", snap, dump(t, c, keys...))
+	sameSnapshot(t, "refused lists (nothing sent, no token recorded)", snap, dumpKeys(t, c, keys...))
 }
 
 // TestUpdateMany: each list succeeds or fails on its own, in order; a later list of the same id

@@ -1,7 +1,6 @@
-package boardspec
+package boardtest
 
 import (
-	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -12,17 +11,12 @@ import (
 	"github.com/rankgen/rankgen/generator/layout"
 	"github.com/rankgen/rankgen/internal/testkit/boardmodel"
 	"github.com/rankgen/rankgen/internal/testkit/exampleboards"
-	"github.com/rankgen/rankgen/internal/testkit/redistest"
 	rankgenrt "github.com/rankgen/rankgen/runtime"
 	"github.com/redis/go-redis/v9"
 )
 
-func TestMain(m *testing.M) { redistest.Main(m) }
-
-var ctx = context.Background()
-
 // example is a generated package seen through reflection, so that one harness drives all.
-type example struct {
+type specExample struct {
 	name                  string
 	l                     *layout.Layout
 	newBoard, decode      reflect.Value
@@ -33,31 +27,27 @@ type example struct {
 // examples are the examples of internal/testkit/exampleboards this package drives: boards with bare
 // ids and with a member prefix, integer and decimal scores, server and client stamps, and a
 // periodic board (weekly).
-func examples(t testing.TB) []*example {
-	var out []*example
+func specExamples(t testing.TB) []*specExample {
+	var out []*specExample
 	for _, ex := range exampleboards.Named(t, "arena", "racing", "season", "seed000member", "seed001zranking", "seed002decimal", "weekly") {
-		out = append(out, &example{ex.Name, ex.Layout(t), reflect.ValueOf(ex.NewBoard), reflect.ValueOf(ex.Decode),
+		out = append(out, &specExample{ex.Name, ex.Layout(t), reflect.ValueOf(ex.NewBoard), reflect.ValueOf(ex.Decode),
 			reflect.ValueOf(ex.WithTTL), reflect.ValueOf(ex.WithExpireAt), ex.SeasonAt})
 	}
 	return out
 }
 
-// seasonMargin is how long, at least, the season of a periodic board still lasts when a test
-// takes it (exampleboards.LiveSeason): far longer than any test of this package runs.
-const seasonMargin = 2 * time.Minute
-
 // board is a generated *Board with the helpers to call it in layout terms.
 type board struct {
 	*boardmodel.Board
 	t   testing.TB
-	ex  *example
+	ex  *specExample
 	c   redis.UniversalClient
 	key string
 }
 
 // board returns the example's board under key; a periodic one holds the season of Redis's
 // clock, which lasts the whole test (exampleboards.LiveSeason), so that its stamps succeed.
-func (ex *example) board(t testing.TB, c redis.UniversalClient, key string, opts ...reflect.Value) *board {
+func (ex *specExample) board(t testing.TB, c redis.UniversalClient, key string, opts ...reflect.Value) *board {
 	args := []reflect.Value{reflect.ValueOf(c), reflect.ValueOf(key)}
 	if ex.seasonAt != nil {
 		args = append(args, reflect.ValueOf(exampleboards.LiveSeason(t, c, ex.seasonAt, seasonMargin)))
@@ -66,7 +56,7 @@ func (ex *example) board(t testing.TB, c redis.UniversalClient, key string, opts
 }
 
 // boardOf calls NewBoard with args, which start with c and key.
-func (ex *example) boardOf(t testing.TB, c redis.UniversalClient, key string, args []reflect.Value) *board {
+func (ex *specExample) boardOf(t testing.TB, c redis.UniversalClient, key string, args []reflect.Value) *board {
 	return &board{Board: boardmodel.NewBoard(ex.l, ex.newBoard.Call(args)[0].Interface()), t: t, ex: ex, c: c, key: key}
 }
 
@@ -80,7 +70,7 @@ func (b *board) call(method string, args ...any) []reflect.Value {
 }
 
 // gen converts an interpreted entry to the generated Entry.
-func (ex *example) gen(t testing.TB, e layout.Entry) reflect.Value {
+func (ex *specExample) gen(t testing.TB, e layout.Entry) reflect.Value {
 	t.Helper()
 	score, member, err := ex.l.Encode(e)
 	if err != nil {
@@ -94,7 +84,7 @@ func (ex *example) gen(t testing.TB, e layout.Entry) reflect.Value {
 }
 
 // interp converts a generated Entry to the interpreted one, through its encoding.
-func (ex *example) interp(t testing.TB, e reflect.Value) layout.Entry {
+func (ex *specExample) interp(t testing.TB, e reflect.Value) layout.Entry {
 	t.Helper()
 	out := e.MethodByName("Encode").Call(nil)
 	if err := boardmodel.ErrOf(out[2]); err != nil {
@@ -108,7 +98,7 @@ func (ex *example) interp(t testing.TB, e reflect.Value) layout.Entry {
 }
 
 // value is the generated Go value of field i for key.
-func (ex *example) value(t testing.TB, i int, key uint64) reflect.Value {
+func (ex *specExample) value(t testing.TB, i int, key uint64) reflect.Value {
 	e := layout.Entry{ID: "1", Keys: boardmodel.Zero(ex.l)}
 	e.Keys[i] = key
 	return ex.gen(t, e).FieldByName(ex.l.Fields[i].Name)
@@ -178,7 +168,7 @@ func randomEntry(r *rand.Rand, m *boardmodel.Model, id string) layout.Entry {
 	return e
 }
 
-func (ex *example) ids() []string {
+func (ex *specExample) ids() []string {
 	if ex.l.IDType == layout.IDUint64 {
 		return []string{"0", "7", "42", "1000", "18446744073709551615", "99", "3", "12"}
 	}

@@ -1,4 +1,4 @@
-package boardspec
+package boardtest
 
 import (
 	"errors"
@@ -140,7 +140,7 @@ func randomUpdate(r *rand.Rand, m *boardmodel.Model, ids []string, fi int, op la
 // every operation, and every read with the model's order.
 func TestOpsMatchCodec(t *testing.T) {
 	redistest.RunTargets(t, func(t *testing.T, tg redistest.Target) {
-		for _, ex := range examples(t) {
+		for _, ex := range specExamples(t) {
 			for _, ttl := range []bool{false, true} {
 				name := ex.name
 				if ttl {
@@ -152,7 +152,7 @@ func TestOpsMatchCodec(t *testing.T) {
 	})
 }
 
-func opsMatchCodec(t *testing.T, c redis.UniversalClient, ex *example, ttl bool, steps int) {
+func opsMatchCodec(t *testing.T, c redis.UniversalClient, ex *specExample, ttl bool, steps int) {
 	key := redistest.Key(t, "{ops}")
 	var opts []reflect.Value
 	if ttl {

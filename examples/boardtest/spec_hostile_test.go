@@ -1,4 +1,4 @@
-package boardspec
+package boardtest
 
 import (
 	"context"
@@ -63,7 +63,7 @@ func TestTrimRemovesOnlyItsOwnIndexEntries(t *testing.T) {
 }
 
 func trimRemovesOnlyItsOwnIndexEntries(t *testing.T, c redis.UniversalClient) {
-	for _, ex := range examples(t) {
+	for _, ex := range specExamples(t) {
 		if !ex.l.HasPrefix() {
 			continue
 		}
@@ -162,12 +162,12 @@ func (b *board) writeTries(id string) map[string]func() error {
 // refusedAll checks that every write try fails with want and leaves the board as it was.
 func (b *board) refusedAll(id string, want error, what string) {
 	b.t.Helper()
-	before := dump(b.t.(*testing.T), b.c, b.key, rankgenrt.IndexKey(b.key), rankgenrt.MetaKey(b.key))
+	before := dumpKeys(b.t.(*testing.T), b.c, b.key, rankgenrt.IndexKey(b.key), rankgenrt.MetaKey(b.key))
 	for name, try := range b.writeTries(id) {
 		if err := try(); !errors.Is(err, want) {
 			b.t.Errorf("%s: %s on %s: %v, want %v", b.ex.name, name, what, err, want)
 		}
-		sameSnapshot(b.t.(*testing.T), name+" on "+what, before, dump(b.t.(*testing.T), b.c, b.key, rankgenrt.IndexKey(b.key), rankgenrt.MetaKey(b.key)))
+		sameSnapshot(b.t.(*testing.T), name+" on "+what, before, dumpKeys(b.t.(*testing.T), b.c, b.key, rankgenrt.IndexKey(b.key), rankgenrt.MetaKey(b.key)))
 	}
 }
 
@@ -180,7 +180,7 @@ func TestStoredNegativeZero(t *testing.T) {
 
 func storedNegativeZero(t *testing.T, c redis.UniversalClient) {
 	kept := 0
-	for _, ex := range examples(t) {
+	for _, ex := range specExamples(t) {
 		for _, n := range []int{3, 140} {
 			t.Run(ex.name+"/"+strconv.Itoa(n), func(t *testing.T) {
 				b := ex.board(t, c, redistest.Key(t, "{negzero}"))
@@ -230,7 +230,7 @@ func TestBestRefusesForeignStoredEntry(t *testing.T) {
 }
 
 func bestRefusesForeignStoredEntry(t *testing.T, c redis.UniversalClient) {
-	for _, ex := range examples(t) {
+	for _, ex := range specExamples(t) {
 		for _, score := range []float64{math.Inf(1), math.Inf(-1), 1e300, -1, 0.5} {
 			t.Run(ex.name+"/"+strconv.FormatFloat(score, 'g', -1, 64), func(t *testing.T) {
 				b := ex.board(t, c, redistest.Key(t, "{best}"))
@@ -275,7 +275,7 @@ func TestIndexPointingAtAnotherIDRefused(t *testing.T) {
 }
 
 func indexPointingAtAnotherIDRefused(t *testing.T, c redis.UniversalClient) {
-	for _, ex := range examples(t) {
+	for _, ex := range specExamples(t) {
 		if !ex.l.HasPrefix() {
 			continue
 		}
@@ -298,14 +298,14 @@ func indexPointingAtAnotherIDRefused(t *testing.T, c redis.UniversalClient) {
 				}
 			}
 			b.refusedAll(p, rankgenrt.ErrBadMember, what)
-			before := dump(t, c, b.key, rankgenrt.IndexKey(b.key))
+			before := dumpKeys(t, c, b.key, rankgenrt.IndexKey(b.key))
 			if _, err := b.Remove(p); !errors.Is(err, rankgenrt.ErrBadMember) {
 				t.Errorf("Remove with %s: %v, want ErrBadMember", what, err)
 			}
 			if err := b.Set(layout.Entry{ID: p, Keys: boardmodel.Zero(ex.l)}); !errors.Is(err, rankgenrt.ErrBadMember) {
 				t.Errorf("Set with %s: %v, want ErrBadMember", what, err)
 			}
-			sameSnapshot(t, "Remove and Set with "+what, before, dump(t, c, b.key, rankgenrt.IndexKey(b.key)))
+			sameSnapshot(t, "Remove and Set with "+what, before, dumpKeys(t, c, b.key, rankgenrt.IndexKey(b.key)))
 		})
 	}
 }
@@ -339,7 +339,7 @@ func TestHugeTrimAndNonFiniteCursor(t *testing.T) {
 func hugeTrimAndNonFiniteCursor(t *testing.T, c redis.UniversalClient) {
 	sent := &sentCounter{}
 	c.AddHook(sent)
-	for _, ex := range examples(t) {
+	for _, ex := range specExamples(t) {
 		t.Run(ex.name, func(t *testing.T) {
 			b := ex.board(t, c, redistest.Key(t, "{huge}"))
 			b.fill(3)
@@ -383,7 +383,7 @@ func TestBatchesBeyondOneChunk(t *testing.T) {
 }
 
 func batchesBeyondOneChunk(t *testing.T, c redis.UniversalClient) {
-	for _, ex := range examples(t) {
+	for _, ex := range specExamples(t) {
 		t.Run(ex.name, func(t *testing.T) {
 			b := ex.board(t, c, redistest.Key(t, "{chunks}"))
 			m := boardmodel.For(b.Board)
