@@ -113,13 +113,22 @@ func TestShardedDifferential(t *testing.T) {
 	for _, tg := range shardTargets(t) {
 		for _, ex := range shardedExamples() {
 			t.Run(tg.name+"/"+ex.name, func(t *testing.T) {
-				runShardedDifferential(t, tg.c, ex, tg.shards, 42)
+				runShardedDifferential(t, tg.c, ex, tg.shards, 42, shortSize(160, 60))
 			})
 		}
 	}
 }
 
-func runShardedDifferential(t *testing.T, c redis.UniversalClient, ex example, shards int, seed uint64) {
+// shortSize is full, or short under go test -short (the sharded tests' counts are the same on
+// both targets, so redistest.Target.Size does not apply).
+func shortSize(full, short int) int {
+	if testing.Short() {
+		return short
+	}
+	return full
+}
+
+func runShardedDifferential(t *testing.T, c redis.UniversalClient, ex example, shards int, seed uint64, steps int) {
 	l := parse(t, ex.schema)
 	sharded := newSharded(t, ex, c, redistest.Key(t, "sharded"), shards)
 	d := &diff{t: t, l: l, b: boardmodel.NewBoard(l, sharded), m: boardmodel.New(l), rng: newRand(t, seed)}
@@ -135,7 +144,7 @@ func runShardedDifferential(t *testing.T, c redis.UniversalClient, ex example, s
 	for range 24 {
 		d.ids = append(d.ids, oracle.RandomID(l, d.rng))
 	}
-	for d.step = 1; d.step <= 160; d.step++ {
+	for d.step = 1; d.step <= steps; d.step++ {
 		d.randomOp()
 		if d.step%5 == 0 {
 			syncOneKey(t, one, d.m.Sorted())

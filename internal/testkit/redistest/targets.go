@@ -52,9 +52,9 @@ var clusterFull = flag.Bool("cluster.full", false,
 
 // Size is how many operations (entries, steps, seeds) a test runs on the target: full on the
 // single server, and on the cluster too with -cluster.full; else trimmed, so that the default
-// suite (both targets) stays within its time budget.
+// suite (both targets) stays within its time budget. Under go test -short, trimmed everywhere.
 func (tg Target) Size(full, trimmed int) int {
-	if tg.Cluster && !*clusterFull {
+	if testing.Short() || tg.Cluster && !*clusterFull {
 		return trimmed
 	}
 	return full
