@@ -33,8 +33,12 @@ func schemas(t *testing.T, random bool) map[string][]byte {
 	if !random {
 		return out
 	}
+	n := 40 // random schemas; 10 under -short
+	if testing.Short() {
+		n = 10
+	}
 	rng := rand.New(rand.NewPCG(7, 11))
-	for i := 0; i < 40; i++ {
+	for i := 0; i < n; i++ {
 		out[fmt.Sprintf("random%02d.yaml", i)] = oracle.RandomSchema(rng, fmt.Sprintf("random%02d", i))
 	}
 	return out
