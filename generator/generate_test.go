@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/rankgen/rankgen/generator/layout"
-	"github.com/rankgen/rankgen/internal/oracle"
+	"github.com/rankgen/rankgen/internal/testkit/oracle"
 )
 
 // schemas returns the example schemas and, with random, a set of random valid ones.
@@ -33,8 +33,12 @@ func schemas(t *testing.T, random bool) map[string][]byte {
 	if !random {
 		return out
 	}
+	n := 40 // random schemas; 10 under -short
+	if testing.Short() {
+		n = 10
+	}
 	rng := rand.New(rand.NewPCG(7, 11))
-	for i := 0; i < 40; i++ {
+	for i := 0; i < n; i++ {
 		out[fmt.Sprintf("random%02d.yaml", i)] = oracle.RandomSchema(rng, fmt.Sprintf("random%02d", i))
 	}
 	return out
@@ -45,7 +49,7 @@ func schemas(t *testing.T, random bool) map[string][]byte {
 // find orphans, and the same bytes on every run.
 func TestGenerate(t *testing.T) { testGenerate(t, schemas(t, false)) }
 
-// TestGenerateRandom does the same for random valid schemas (internal/oracle): every schema
+// TestGenerateRandom does the same for random valid schemas (internal/testkit/oracle): every schema
 // layout.Parse accepts must generate, or the user gets an error without a position.
 func TestGenerateRandom(t *testing.T) { testGenerate(t, schemas(t, true)) }
 

@@ -13,7 +13,7 @@ import (
 
 	"github.com/rankgen/rankgen/generator/breaking"
 	"github.com/rankgen/rankgen/generator/layout"
-	"github.com/rankgen/rankgen/internal/redistest"
+	"github.com/rankgen/rankgen/internal/testkit/redistest"
 	"github.com/rankgen/rankgen/migrate"
 	rankgenrt "github.com/rankgen/rankgen/runtime"
 )

@@ -16,7 +16,7 @@ import (
 	"github.com/rankgen/rankgen/examples/generated/arena"
 	"github.com/rankgen/rankgen/examples/generated/season"
 	"github.com/rankgen/rankgen/generator/layout"
-	"github.com/rankgen/rankgen/internal/redistest"
+	"github.com/rankgen/rankgen/internal/testkit/redistest"
 	"github.com/rankgen/rankgen/migrate"
 	rankgenrt "github.com/rankgen/rankgen/runtime"
 )

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rankgen/rankgen/internal/redistest"
+	"github.com/rankgen/rankgen/internal/testkit/redistest"
 	"github.com/redis/go-redis/v9"
 )
 

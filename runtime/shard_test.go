@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/rankgen/rankgen/internal/redistest"
+	"github.com/rankgen/rankgen/internal/testkit/redistest"
 	"github.com/redis/go-redis/v9"
 )
 

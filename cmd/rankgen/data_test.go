@@ -13,8 +13,8 @@ import (
 	"github.com/rankgen/rankgen/examples/generated/laps"
 	"github.com/rankgen/rankgen/examples/generated/pits"
 	"github.com/rankgen/rankgen/generator/layout"
-	"github.com/rankgen/rankgen/internal/oracle"
-	"github.com/rankgen/rankgen/internal/redistest"
+	"github.com/rankgen/rankgen/internal/testkit/oracle"
+	"github.com/rankgen/rankgen/internal/testkit/redistest"
 	rankgenrt "github.com/rankgen/rankgen/runtime"
 )
 

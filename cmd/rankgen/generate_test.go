@@ -12,7 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/rankgen/rankgen/generator/layout"
-	"github.com/rankgen/rankgen/internal/oracle"
+	"github.com/rankgen/rankgen/internal/testkit/oracle"
 )
 
 func runOK(t *testing.T, dir string, stdin string, args ...string) string {

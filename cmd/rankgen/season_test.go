@@ -14,7 +14,7 @@ import (
 
 	"github.com/rankgen/rankgen/examples/generated/weekly"
 	"github.com/rankgen/rankgen/generator/layout"
-	"github.com/rankgen/rankgen/internal/redistest"
+	"github.com/rankgen/rankgen/internal/testkit/redistest"
 )
 
 const weeklySchema = "../../examples/schemas/weekly.yaml"

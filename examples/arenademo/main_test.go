@@ -5,7 +5,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/rankgen/rankgen/internal/redistest"
+	"github.com/rankgen/rankgen/internal/testkit/redistest"
 )
 
 func TestMain(m *testing.M) { redistest.Main(m) }

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/rankgen/rankgen/examples/generated/racing"
-	"github.com/rankgen/rankgen/internal/redistest"
+	"github.com/rankgen/rankgen/internal/testkit/redistest"
 	rankgenrt "github.com/rankgen/rankgen/runtime"
 )
 

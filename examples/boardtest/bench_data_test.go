@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/rankgen/rankgen/examples/generated/laps"
-	"github.com/rankgen/rankgen/internal/oracle"
+	"github.com/rankgen/rankgen/internal/testkit/oracle"
 	"github.com/redis/go-redis/v9"
 )
 

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/rankgen/rankgen/examples/generated/weekly"
-	"github.com/rankgen/rankgen/internal/redistest"
+	"github.com/rankgen/rankgen/internal/testkit/redistest"
 	"github.com/redis/go-redis/v9"
 )
 

@@ -7,8 +7,8 @@ import (
 
 	"github.com/rankgen/rankgen/examples/generated/laps"
 	"github.com/rankgen/rankgen/examples/generated/racing"
-	"github.com/rankgen/rankgen/internal/oracle"
-	"github.com/rankgen/rankgen/internal/redistest"
+	"github.com/rankgen/rankgen/internal/testkit/oracle"
+	"github.com/rankgen/rankgen/internal/testkit/redistest"
 	"github.com/redis/go-redis/v9"
 )
 

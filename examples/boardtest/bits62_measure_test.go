@@ -16,7 +16,7 @@ import (
 
 	"github.com/rankgen/rankgen/examples/generated/duel"
 	"github.com/rankgen/rankgen/examples/generated/duelint"
-	"github.com/rankgen/rankgen/internal/redistest"
+	"github.com/rankgen/rankgen/internal/testkit/redistest"
 	"github.com/redis/go-redis/v9"
 )
 

@@ -14,8 +14,8 @@ import (
 	"github.com/rankgen/rankgen/examples/boardtest/internal/random/r27"
 	"github.com/rankgen/rankgen/examples/boardtest/internal/random/r32"
 	"github.com/rankgen/rankgen/examples/boardtest/internal/season/blitz"
-	"github.com/rankgen/rankgen/internal/boardmodel"
-	"github.com/rankgen/rankgen/internal/exampleboards"
+	"github.com/rankgen/rankgen/internal/testkit/boardmodel"
+	"github.com/rankgen/rankgen/internal/testkit/exampleboards"
 	rankgenrt "github.com/rankgen/rankgen/runtime"
 )
 

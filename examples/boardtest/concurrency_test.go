@@ -11,7 +11,7 @@ import (
 
 	"github.com/rankgen/rankgen/examples/generated/arena"
 	"github.com/rankgen/rankgen/examples/generated/season"
-	"github.com/rankgen/rankgen/internal/redistest"
+	"github.com/rankgen/rankgen/internal/testkit/redistest"
 	rankgenrt "github.com/rankgen/rankgen/runtime"
 	"github.com/redis/go-redis/v9"
 )

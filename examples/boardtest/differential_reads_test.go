@@ -30,8 +30,8 @@ import (
 	"github.com/rankgen/rankgen/examples/generated/seed004shift"
 	"github.com/rankgen/rankgen/examples/generated/weekly"
 	"github.com/rankgen/rankgen/generator/layout"
-	"github.com/rankgen/rankgen/internal/boardmodel"
-	"github.com/rankgen/rankgen/internal/oracle"
+	"github.com/rankgen/rankgen/internal/testkit/boardmodel"
+	"github.com/rankgen/rankgen/internal/testkit/oracle"
 	rankgenrt "github.com/rankgen/rankgen/runtime"
 )
 

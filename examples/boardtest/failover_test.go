@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/rankgen/rankgen/examples/generated/season"
-	"github.com/rankgen/rankgen/internal/redistest"
+	"github.com/rankgen/rankgen/internal/testkit/redistest"
 	rankgenrt "github.com/rankgen/rankgen/runtime"
 	"github.com/redis/go-redis/v9"
 )

@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/rankgen/rankgen/examples/generated/laps"
-	"github.com/rankgen/rankgen/internal/redistest"
+	"github.com/rankgen/rankgen/internal/testkit/redistest"
 	"github.com/redis/go-redis/v9"
 )
 

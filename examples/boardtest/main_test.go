@@ -20,8 +20,8 @@ import (
 	"github.com/rankgen/rankgen/examples/boardtest/internal/random/r27"
 	"github.com/rankgen/rankgen/examples/boardtest/internal/random/r32"
 	"github.com/rankgen/rankgen/generator/layout"
-	"github.com/rankgen/rankgen/internal/exampleboards"
-	"github.com/rankgen/rankgen/internal/redistest"
+	"github.com/rankgen/rankgen/internal/testkit/exampleboards"
+	"github.com/rankgen/rankgen/internal/testkit/redistest"
 	rankgenrt "github.com/rankgen/rankgen/runtime"
 	"github.com/redis/go-redis/v9"
 )
@@ -90,8 +90,8 @@ type example struct {
 	boardIn  func(c redis.UniversalClient, key string, s rankgenrt.Season) any
 }
 
-// examples are every example of internal/exampleboards, then boards generated from random
-// schemas (internal/oracle.RandomSchema, and RandomBits62Schema for b01…), committed under internal/random and kept fresh by
+// examples are every example of internal/testkit/exampleboards, then boards generated from random
+// schemas (internal/testkit/oracle.RandomSchema, and RandomBits62Schema for b01…), committed under internal/random and kept fresh by
 // TestRandomBoardsFresh.
 var examples = append(fromList(exampleboards.All()), fromList([]exampleboards.Example{
 	{Name: "r01", Schema: "internal/random/r01/r01.yaml", Codec: exampleboards.CodecOf(r01.Entry.Encode, r01.Decode, r01.Compare), NewBoard: r01.NewBoard},
@@ -105,7 +105,7 @@ var examples = append(fromList(exampleboards.All()), fromList([]exampleboards.Ex
 	{Name: "b04", Schema: "internal/random/b04/b04.yaml", Codec: exampleboards.CodecOf(b04.Entry.Encode, b04.Decode, b04.Compare), NewBoard: b04.NewBoard},
 })...)
 
-// periodicExamples are the periodic examples of internal/exampleboards (a season: block).
+// periodicExamples are the periodic examples of internal/testkit/exampleboards (a season: block).
 // They are kept out of examples, which the sharded boards' tests iterate too; the suites that
 // drive periodic boards iterate withPeriodic.
 var periodicExamples = fromList(exampleboards.Periodic())

@@ -12,7 +12,7 @@ import (
 	"github.com/rankgen/rankgen/examples/generated/laps"
 	"github.com/rankgen/rankgen/examples/generated/season"
 	"github.com/rankgen/rankgen/examples/generated/weekly"
-	"github.com/rankgen/rankgen/internal/redistest"
+	"github.com/rankgen/rankgen/internal/testkit/redistest"
 	rankgenrt "github.com/rankgen/rankgen/runtime"
 	"github.com/redis/go-redis/v9"
 )

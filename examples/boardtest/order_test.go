@@ -5,7 +5,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/rankgen/rankgen/internal/redistest"
+	"github.com/rankgen/rankgen/internal/testkit/redistest"
 	"github.com/redis/go-redis/v9"
 )
 

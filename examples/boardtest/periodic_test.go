@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rankgen/rankgen/internal/exampleboards"
+	"github.com/rankgen/rankgen/internal/testkit/exampleboards"
 	rankgenrt "github.com/rankgen/rankgen/runtime"
 	"github.com/redis/go-redis/v9"
 )

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/rankgen/rankgen/generator"
-	"github.com/rankgen/rankgen/internal/oracle"
+	"github.com/rankgen/rankgen/internal/testkit/oracle"
 )
 
 var update = flag.Bool("update", false, "rewrite the boards generated from random schemas under internal/random")

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/rankgen/rankgen/examples/generated/weekly"
-	"github.com/rankgen/rankgen/internal/redistest"
+	"github.com/rankgen/rankgen/internal/testkit/redistest"
 	rankgenrt "github.com/rankgen/rankgen/runtime"
 )
 

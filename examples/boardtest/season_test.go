@@ -15,9 +15,9 @@ import (
 	"github.com/rankgen/rankgen/examples/generated/weekly"
 	"github.com/rankgen/rankgen/generator"
 	"github.com/rankgen/rankgen/generator/layout"
-	"github.com/rankgen/rankgen/internal/exampleboards"
-	"github.com/rankgen/rankgen/internal/oracle"
-	"github.com/rankgen/rankgen/internal/redistest"
+	"github.com/rankgen/rankgen/internal/testkit/exampleboards"
+	"github.com/rankgen/rankgen/internal/testkit/oracle"
+	"github.com/rankgen/rankgen/internal/testkit/redistest"
 	rankgenrt "github.com/rankgen/rankgen/runtime"
 	"github.com/redis/go-redis/v9"
 )

@@ -10,7 +10,7 @@ import (
 	"github.com/rankgen/rankgen/examples/boardtest/internal/season/blitz"
 	"github.com/rankgen/rankgen/examples/generated/season"
 	"github.com/rankgen/rankgen/examples/generated/weekly"
-	"github.com/rankgen/rankgen/internal/redistest"
+	"github.com/rankgen/rankgen/internal/testkit/redistest"
 	rankgenrt "github.com/rankgen/rankgen/runtime"
 )
 

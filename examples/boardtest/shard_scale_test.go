@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/rankgen/rankgen/examples/generated/racing"
-	"github.com/rankgen/rankgen/internal/redistest"
+	"github.com/rankgen/rankgen/internal/testkit/redistest"
 	"github.com/redis/go-redis/v9"
 )
 

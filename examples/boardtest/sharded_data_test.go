@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/rankgen/rankgen/examples/generated/laps"
-	"github.com/rankgen/rankgen/internal/redistest"
+	"github.com/rankgen/rankgen/internal/testkit/redistest"
 	rankgenrt "github.com/rankgen/rankgen/runtime"
 )
 

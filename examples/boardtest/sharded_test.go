@@ -20,9 +20,9 @@ import (
 	"github.com/rankgen/rankgen/examples/generated/seed002decimal"
 	"github.com/rankgen/rankgen/examples/generated/weekly"
 	"github.com/rankgen/rankgen/generator/layout"
-	"github.com/rankgen/rankgen/internal/boardmodel"
-	"github.com/rankgen/rankgen/internal/oracle"
-	"github.com/rankgen/rankgen/internal/redistest"
+	"github.com/rankgen/rankgen/internal/testkit/boardmodel"
+	"github.com/rankgen/rankgen/internal/testkit/oracle"
+	"github.com/rankgen/rankgen/internal/testkit/redistest"
 	rankgenrt "github.com/rankgen/rankgen/runtime"
 	"github.com/redis/go-redis/v9"
 )
@@ -76,18 +76,26 @@ func newSharded(tb testing.TB, ex example, c redis.UniversalClient, key string, 
 	return out[0].Interface()
 }
 
-// shardTargets are the two kinds of server every sharded test runs on: a single server (the
-// shards side by side) and the private 3-master cluster (the shards spread over the masters).
-func shardTargets(t *testing.T) []struct {
+// shardTarget is a deployment a sharded test runs on, and the shard count it uses there.
+type shardTarget struct {
 	name   string
 	c      redis.UniversalClient
 	shards int
-} {
-	return []struct {
-		name   string
-		c      redis.UniversalClient
-		shards int
-	}{{"single", redistest.Client(t), 4}, {"cluster", redistest.StartCluster(t), 6}}
+}
+
+// shardTargets are the two kinds of server every sharded test runs on (redistest.Targets): a
+// single server (4 shards side by side) and the private 3-master cluster (6 shards spread over
+// the masters; not under -short).
+func shardTargets(t *testing.T) []shardTarget {
+	var out []shardTarget
+	for _, tg := range redistest.Targets(t) {
+		shards := 4
+		if tg.Cluster {
+			shards = 6
+		}
+		out = append(out, shardTarget{tg.Name, tg.Client, shards})
+	}
+	return out
 }
 
 // TestShardedDifferential applies random operations (those of TestDifferential: writes, field
@@ -105,13 +113,22 @@ func TestShardedDifferential(t *testing.T) {
 	for _, tg := range shardTargets(t) {
 		for _, ex := range shardedExamples() {
 			t.Run(tg.name+"/"+ex.name, func(t *testing.T) {
-				runShardedDifferential(t, tg.c, ex, tg.shards, 42)
+				runShardedDifferential(t, tg.c, ex, tg.shards, 42, shortSize(160, 60))
 			})
 		}
 	}
 }
 
-func runShardedDifferential(t *testing.T, c redis.UniversalClient, ex example, shards int, seed uint64) {
+// shortSize is full, or short under go test -short (the sharded tests' counts are the same on
+// both targets, so redistest.Target.Size does not apply).
+func shortSize(full, short int) int {
+	if testing.Short() {
+		return short
+	}
+	return full
+}
+
+func runShardedDifferential(t *testing.T, c redis.UniversalClient, ex example, shards int, seed uint64, steps int) {
 	l := parse(t, ex.schema)
 	sharded := newSharded(t, ex, c, redistest.Key(t, "sharded"), shards)
 	d := &diff{t: t, l: l, b: boardmodel.NewBoard(l, sharded), m: boardmodel.New(l), rng: newRand(t, seed)}
@@ -127,7 +144,7 @@ func runShardedDifferential(t *testing.T, c redis.UniversalClient, ex example, s
 	for range 24 {
 		d.ids = append(d.ids, oracle.RandomID(l, d.rng))
 	}
-	for d.step = 1; d.step <= 160; d.step++ {
+	for d.step = 1; d.step <= steps; d.step++ {
 		d.randomOp()
 		if d.step%5 == 0 {
 			syncOneKey(t, one, d.m.Sorted())

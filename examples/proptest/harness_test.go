@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/rankgen/rankgen/generator/layout"
-	"github.com/rankgen/rankgen/internal/exampleboards"
-	"github.com/rankgen/rankgen/internal/oracle"
+	"github.com/rankgen/rankgen/internal/testkit/exampleboards"
+	"github.com/rankgen/rankgen/internal/testkit/oracle"
 )
 
 // codec is one generated package's codec, seen through its exported functions. E is the
@@ -41,7 +41,7 @@ func exampleOf[E any](name string, c codec[E]) example {
 	}
 }
 
-// examples are every example of internal/exampleboards, periodic ones included (their codec
+// examples are every example of internal/testkit/exampleboards, periodic ones included (their codec
 // needs no season), their entries travelling as any.
 var examples = func() []example {
 	var out []example

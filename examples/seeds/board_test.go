@@ -19,7 +19,7 @@ import (
 	"github.com/rankgen/rankgen/examples/generated/seed002keysort"
 	"github.com/rankgen/rankgen/examples/generated/seed003scaling"
 	"github.com/rankgen/rankgen/examples/generated/seed004shift"
-	"github.com/rankgen/rankgen/internal/redistest"
+	"github.com/rankgen/rankgen/internal/testkit/redistest"
 	rankgenrt "github.com/rankgen/rankgen/runtime"
 )
 

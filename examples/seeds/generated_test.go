@@ -28,7 +28,7 @@ type genPkg struct {
 	compare func(a, b any) int
 }
 
-// genPkgs are the generated packages of the seeds (internal/exampleboards).
+// genPkgs are the generated packages of the seeds (internal/testkit/exampleboards).
 var genPkgs = func() []genPkg {
 	var out []genPkg
 	for _, ex := range seedExamples() {

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/rankgen/rankgen/generator/layout"
-	"github.com/rankgen/rankgen/internal/exampleboards"
+	"github.com/rankgen/rankgen/internal/testkit/exampleboards"
 )
 
 // load parses examples/schemas/<name>.yaml.
@@ -29,7 +29,7 @@ func load(t testing.TB, name string) *layout.Layout {
 	return l
 }
 
-// seedExamples are the examples of internal/exampleboards that reproduce a seed.
+// seedExamples are the examples of internal/testkit/exampleboards that reproduce a seed.
 func seedExamples() []exampleboards.Example {
 	var out []exampleboards.Example
 	for _, ex := range exampleboards.All() {

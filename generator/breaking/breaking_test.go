@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/rankgen/rankgen/generator/layout"
-	"github.com/rankgen/rankgen/internal/oracle"
+	"github.com/rankgen/rankgen/internal/testkit/oracle"
 	"golang.org/x/tools/txtar"
 )
 

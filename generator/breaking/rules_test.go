@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rankgen/rankgen/internal/oracle"
+	"github.com/rankgen/rankgen/internal/testkit/oracle"
 	"golang.org/x/tools/txtar"
 )
 

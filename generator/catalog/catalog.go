@@ -2,7 +2,7 @@
 // the order the generated file declares them, with the Lua script (if any) that runs it.
 //
 // It is the one model both emitters read: generator/luaemit renders one script per operation
-// that has a template, generator/goemit emits the Board methods, and internal/boardmodel keeps
+// that has a template, generator/goemit emits the Board methods, and internal/testkit/boardmodel keeps
 // one model case per operation kind. An operation's script arguments are declared here once
 // (Args) and rendered into the templates as ARGV positions and into the Go side as slice
 // indexes, so neither restates them.

@@ -9,15 +9,19 @@ import (
 	"testing"
 
 	"github.com/rankgen/rankgen/generator/luaemit"
-	"github.com/rankgen/rankgen/internal/oracle"
+	"github.com/rankgen/rankgen/internal/testkit/oracle"
 	rankgenrt "github.com/rankgen/rankgen/runtime"
 )
 
 // TestDeterministicRandom generates code for random schemas twice, from two separate parses,
-// and compares the bytes.
+// and compares the bytes (100 schemas; 20 under -short).
 func TestDeterministicRandom(t *testing.T) {
+	n := 100
+	if testing.Short() {
+		n = 20
+	}
 	rng := rand.New(rand.NewPCG(31, 41))
-	for i := range 100 {
+	for i := range n {
 		src := oracle.RandomSchema(rng, fmt.Sprintf("p%d", i))
 		a, err := Generate(parse(t, "r", src))
 		if err != nil {

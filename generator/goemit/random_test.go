@@ -18,7 +18,7 @@ import (
 
 	"github.com/rankgen/rankgen/generator/layout"
 	"github.com/rankgen/rankgen/generator/luaemit"
-	"github.com/rankgen/rankgen/internal/oracle"
+	"github.com/rankgen/rankgen/internal/testkit/oracle"
 	rankgenrt "github.com/rankgen/rankgen/runtime"
 )
 
@@ -224,7 +224,7 @@ func requests(rng *rand.Rand, i int, l *layout.Layout) (string, []string) {
 
 // driverSource is a program that answers requests (see requests) through the generated
 // packages. Keys become Go values the way oracle.ToGenerated converts them, written out here
-// because a program outside this module cannot import internal/oracle.
+// because a program outside this module cannot import internal/testkit/oracle.
 func driverSource(ls []*layout.Layout) string {
 	var b strings.Builder
 	p := func(format string, args ...any) { fmt.Fprintf(&b, format+"\n", args...) }

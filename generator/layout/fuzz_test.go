@@ -11,7 +11,7 @@ import (
 	"golang.org/x/tools/txtar"
 
 	"github.com/rankgen/rankgen/generator/layout"
-	"github.com/rankgen/rankgen/internal/oracle"
+	"github.com/rankgen/rankgen/internal/testkit/oracle"
 	rankgenrt "github.com/rankgen/rankgen/runtime"
 )
 

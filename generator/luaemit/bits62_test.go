@@ -12,8 +12,8 @@ import (
 	"testing"
 
 	"github.com/rankgen/rankgen/generator/layout"
-	"github.com/rankgen/rankgen/internal/oracle"
-	"github.com/rankgen/rankgen/internal/redistest"
+	"github.com/rankgen/rankgen/internal/testkit/oracle"
+	"github.com/rankgen/rankgen/internal/testkit/redistest"
 )
 
 // bits62Probe runs the bits62 arithmetic of a layout's scripts (the "score" template) on cases

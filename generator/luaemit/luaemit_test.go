@@ -11,7 +11,7 @@ import (
 	"github.com/rankgen/rankgen/generator/layout"
 	"math/rand/v2"
 
-	"github.com/rankgen/rankgen/internal/oracle"
+	"github.com/rankgen/rankgen/internal/testkit/oracle"
 )
 
 // TestGolden renders the scripts of every example schema and compares them with the ones
