@@ -93,7 +93,9 @@ func NewCalendar(spec CalendarSpec) (*Calendar, error) {
 		return nil, fmt.Errorf("rankgen: unknown time zone %q (an IANA name such as Europe/Paris or UTC)", spec.Zone)
 	}
 	c.loc = loc
-	c.longest = civilLongest(spec.Period) + maxLengthening(loc)
+	// The fall is measured over spans longer than any season by two days, more than any
+	// zone's clocks ever stepped back at once.
+	c.longest = civilLongest(spec.Period) + maxLengthening(loc, civilLongest(spec.Period)+48*time.Hour)
 	return c, nil
 }
 
@@ -128,15 +130,20 @@ func (c *Calendar) At(t time.Time) Season {
 	if c.spec.Period == Fixed {
 		return c.fixedAt(t)
 	}
-	s := c.civilAt(t)
-	// A start that daylight saving moved (a wall-clock time that does not exist that day) is
-	// still the previous season's end, so the seasons tile time; step once if t fell outside.
-	if t.Before(s.Start) {
-		s = c.civilAt(s.Start.Add(-time.Nanosecond))
-	} else if !t.Before(s.End) {
-		s = c.civilAt(s.End)
+	// The season of t's civil date is a guess: the wall clock may read a time before the
+	// season's start (a start the clock skips, a day skipped whole) or after the next one
+	// (a clock set back past it). Starts never decrease, so step to the last start ≤ t.
+	n := c.civilIndex(t.In(c.loc))
+	start, end := c.civilStart(n), c.civilStart(n+1)
+	for start.After(t) {
+		n--
+		start, end = c.civilStart(n), start
 	}
-	return s
+	for !end.After(t) {
+		n++
+		start, end = end, c.civilStart(n+1)
+	}
+	return Season{ID: start.Unix(), Start: start, End: end}
 }
 
 func (c *Calendar) fixedAt(t time.Time) Season {
@@ -150,36 +157,94 @@ func (c *Calendar) fixedAt(t time.Time) Season {
 	return Season{ID: start.Unix(), Start: start, End: start.Add(c.spec.Every)}
 }
 
-// civilAt computes the season of t on the wall clock of the calendar's zone: the latest start
-// at or before t's civil date, and the next start after it.
-func (c *Calendar) civilAt(t time.Time) Season {
-	l := t.In(c.loc)
+// The civil periods number their start dates: the nth is day n after 1970-01-01 (Daily),
+// the first day of week n that is the start weekday (Weekly), month n of year 0 (Monthly),
+// year n (Yearly). civilStart(n) is the start of that date's season; a date whose start
+// equals the next date's (a day the clock skips) has an empty season, which At never
+// returns.
+
+const unixThursday = time.Thursday // 1970-01-01
+
+// civilIndex is the number of the start date on or before l's civil date.
+func (c *Calendar) civilIndex(l time.Time) int {
 	y, m, d := l.Date()
-	at := func(y int, m time.Month, d int) time.Time {
-		return time.Date(y, m, d, c.spec.Hour, c.spec.Minute, 0, 0, c.loc)
-	}
-	var start, end func(k int) time.Time // the k-th start before (k = 0: on or after t's civil date)
 	switch c.spec.Period {
 	case Daily:
-		start = func(k int) time.Time { return at(y, m, d-k) }
-		end = func(k int) time.Time { return at(y, m, d-k+1) }
+		return unixDays(y, m, d)
 	case Weekly:
-		back := (int(l.Weekday()) - int(c.spec.Weekday) + 7) % 7
-		start = func(k int) time.Time { return at(y, m, d-back-7*k) }
-		end = func(k int) time.Time { return at(y, m, d-back-7*k+7) }
+		return floorDiv(unixDays(y, m, d)-c.weekOffset(), 7)
 	case Monthly:
-		start = func(k int) time.Time { return at(y, m-time.Month(k), c.spec.Day) }
-		end = func(k int) time.Time { return at(y, m-time.Month(k)+1, c.spec.Day) }
+		return y*12 + int(m) - 1
 	default: // Yearly
-		start = func(k int) time.Time { return at(y-k, c.spec.Month, c.spec.Day) }
-		end = func(k int) time.Time { return at(y-k+1, c.spec.Month, c.spec.Day) }
+		return y
 	}
-	k := 0
-	if start(0).After(t) {
-		k = 1
+}
+
+// civilStart is the start of the nth date's season: the first instant whose wall clock reads
+// the start time on that date or later.
+func (c *Calendar) civilStart(n int) time.Time {
+	y, m, d := 1970, time.January, 1
+	switch c.spec.Period {
+	case Daily:
+		d += n
+	case Weekly:
+		d += 7*n + c.weekOffset()
+	case Monthly:
+		y, m, d = 0, time.Month(n+1), c.spec.Day
+	default: // Yearly
+		y, m, d = n, c.spec.Month, c.spec.Day
 	}
-	s := start(k)
-	return Season{ID: s.Unix(), Start: s, End: end(k)}
+	return firstAtOrAfter(c.loc, time.Date(y, m, d, c.spec.Hour, c.spec.Minute, 0, 0, time.UTC))
+}
+
+// weekOffset is the days from 1970-01-01 to the first start weekday.
+func (c *Calendar) weekOffset() int { return (int(c.spec.Weekday) - int(unixThursday) + 7) % 7 }
+
+func unixDays(y int, m time.Month, d int) int {
+	return int(floorDiv64(time.Date(y, m, d, 0, 0, 0, 0, time.UTC).Unix(), 86400))
+}
+
+func floorDiv(a, b int) int { return int(floorDiv64(int64(a), int64(b))) }
+
+func floorDiv64(a, b int64) int64 {
+	q := a / b
+	if a%b != 0 && (a < 0) != (b < 0) {
+		q--
+	}
+	return q
+}
+
+// firstAtOrAfter returns the first instant whose wall clock in loc reads the civil time wall
+// (given in UTC) or later. Where the clock skips wall, that is the instant of the skip; where
+// it reads wall twice, the first time. (time.Date is not this: it reads a skipped time on the
+// clock before the skip, which lands before the skip, at times on the previous day; and it
+// picks the second of two readings in some zones.)
+func firstAtOrAfter(loc *time.Location, wall time.Time) time.Time {
+	target := wall.Unix()
+	// Zone offsets stay under a day, so the clock reads before wall two days earlier; walk
+	// the zone's periods from there to the first in which the clock reaches wall.
+	t := time.Unix(target-2*86400, 0).In(loc)
+	for {
+		_, offset := t.Zone()
+		at := max(target-int64(offset), t.Unix()) // where this period's clock reads wall, or its start when it starts past wall
+		end := zoneEnd(t)
+		if end.IsZero() || at < end.Unix() {
+			return time.Unix(at, 0).In(loc)
+		}
+		t = end
+	}
+}
+
+// zoneEnd is when the zone period of t ends (zero: never). Past its last listed change a
+// zone follows a yearly rule, and there Go's ZoneBounds ends the last period of a leap year
+// on 31 December 00:00 UTC, before t on that day (golang/go#81583); the period lasts the
+// year, so its end is the next year's start, which changes no offset.
+func zoneEnd(t time.Time) time.Time {
+	_, end := t.ZoneBounds()
+	if !end.IsZero() && !end.After(t) {
+		end = end.Add(24 * time.Hour)
+	}
+	return end
 }
 
 // Next is the season after s.
@@ -198,7 +263,7 @@ func (c *Calendar) ByID(id int64) (Season, error) {
 }
 
 // Longest bounds the length of every season: the period's longest civil length (a 31-day
-// month, a 366-day year) plus the largest step back daylight saving makes in the zone
+// month, a 366-day year) plus the most the zone's clocks step back within one season
 // (scanned over its changes from 1970 to 2200: an hour in Europe/Paris); the fixed length.
 func (c *Calendar) Longest() time.Duration { return c.longest }
 
@@ -207,22 +272,35 @@ func civilLongest(p Period) time.Duration {
 	return map[Period]time.Duration{Daily: day, Weekly: 7 * day, Monthly: 31 * day, Yearly: 366 * day}[p]
 }
 
-// maxLengthening is the largest step back of a zone's UTC offset (the hour an autumn change
-// adds to a day).
-func maxLengthening(loc *time.Location) time.Duration {
-	var most time.Duration
+// maxLengthening is the most a zone's UTC offset falls within any span of the given length
+// (the hour an autumn change adds to a day; two changes back in one year add both to it).
+// A season's clock advances its civil length, so the season lasts that long plus the fall
+// of the offset over it.
+func maxLengthening(loc *time.Location, span time.Duration) time.Duration {
+	type change struct {
+		at            time.Time
+		before, after int // UTC offsets in seconds
+	}
+	var changes []change
 	t, stop := time.Date(1970, 1, 1, 0, 0, 0, 0, loc), time.Date(2200, 1, 1, 0, 0, 0, 0, loc)
 	for i := 0; i < 4096 && t.Before(stop); i++ { // a zone changes at most a few times a year
-		_, end := t.ZoneBounds()
-		if !end.After(t) { // no further change (or none known)
+		end := zoneEnd(t)
+		if end.IsZero() { // no further change
 			break
 		}
 		_, before := t.Zone()
 		_, after := end.Zone()
-		if d := time.Duration(before-after) * time.Second; d > most {
-			most = d
-		}
+		changes = append(changes, change{end, before, after})
 		t = end
+	}
+	var most time.Duration
+	for i, first := range changes {
+		for _, last := range changes[i:] {
+			if last.at.Sub(first.at) >= span {
+				break
+			}
+			most = max(most, time.Duration(first.before-last.after)*time.Second)
+		}
 	}
 	return most
 }

@@ -50,10 +50,14 @@ func TestSeasonsAcrossDST(t *testing.T) {
 		// New York springs forward on 2026-03-08 and falls back on 2026-11-01, both Sundays.
 		{"ny spring day", CalendarSpec{Period: Daily, Zone: "America/New_York"}, civil(ny, 2026, 3, 8, 3, 0), civil(ny, 2026, 3, 8, 0, 0), 23},
 		{"ny autumn week (sunday start)", CalendarSpec{Period: Weekly, Weekday: time.Sunday, Zone: "America/New_York"}, civil(ny, 2026, 11, 7, 23, 0), civil(ny, 2026, 11, 1, 0, 0), 169},
-		// A season starting at 02:30, a wall-clock time that 2026-03-08 lacks in New York: Go's
-		// time.Date reads it on the clock before the change (01:30 EST), so that day lasts 24 h
-		// and the next starts at 02:30 EDT.
-		{"ny gap start", CalendarSpec{Period: Daily, Hour: 2, Minute: 30, Zone: "America/New_York"}, civil(ny, 2026, 3, 8, 12, 0), time.Date(2026, 3, 8, 6, 30, 0, 0, time.UTC), 24},
+		// A season starting at 02:30, a wall-clock time that 2026-03-08 lacks in New York,
+		// starts when the clock passes it: at the change, 03:00 EDT. That day's season and
+		// the one before last 23.5 h.
+		{"ny gap start", CalendarSpec{Period: Daily, Hour: 2, Minute: 30, Zone: "America/New_York"}, civil(ny, 2026, 3, 8, 12, 0), time.Date(2026, 3, 8, 7, 0, 0, 0, time.UTC), 23.5},
+		{"ny before gap start", CalendarSpec{Period: Daily, Hour: 2, Minute: 30, Zone: "America/New_York"}, civil(ny, 2026, 3, 8, 1, 59), civil(ny, 2026, 3, 7, 2, 30), 23.5},
+		// Paris reads 02:30 twice on 2026-10-25; the season starts at the first (CEST), and
+		// lasts until 02:30 CET the next day: 25 h.
+		{"paris repeated start", CalendarSpec{Period: Daily, Hour: 2, Minute: 30, Zone: "Europe/Paris"}, civil(paris, 2026, 10, 25, 12, 0), time.Date(2026, 10, 25, 0, 30, 0, 0, time.UTC), 25},
 	}
 	for _, tc := range cases {
 		c := mustCal(t, tc.spec)
@@ -212,4 +216,65 @@ func mustReply(t *testing.T, msg string) error {
 		t.Fatalf("ParseReply(%q) is not a rankgen error", msg)
 	}
 	return err
+}
+
+// TestSeasonsWhereTheClockSkipsTheStart: the cases of clocks that skip a season's start
+// across midnight or skip a whole day. Each season contains the instant asked about, starts
+// where the one before ended, and is not empty.
+func TestSeasonsWhereTheClockSkipsTheStart(t *testing.T) {
+	havana, santiago, apia := zone(t, "America/Havana"), zone(t, "America/Santiago"), zone(t, "Pacific/Apia")
+	utc := func(y int, m time.Month, d, h int) time.Time { return time.Date(y, m, d, h, 0, 0, 0, time.UTC) }
+	cases := []struct {
+		name       string
+		spec       CalendarSpec
+		at         time.Time
+		start, end time.Time
+		nextEnd    time.Time
+	}{
+		// Havana springs from 2026-03-08 00:00 to 01:00: the day's season starts at the
+		// change, and the hour before it still belongs to 7 March.
+		{"havana 2026-03-07 23:30", CalendarSpec{Period: Daily, Zone: "America/Havana"}, civil(havana, 2026, 3, 7, 23, 30),
+			civil(havana, 2026, 3, 7, 0, 0), utc(2026, 3, 8, 5), civil(havana, 2026, 3, 9, 0, 0)},
+		// Santiago springs from 2026-09-06 00:00 to 01:00.
+		{"santiago 2026-09-05 23:30", CalendarSpec{Period: Daily, Zone: "America/Santiago"}, civil(santiago, 2026, 9, 5, 23, 30),
+			civil(santiago, 2026, 9, 5, 0, 0), utc(2026, 9, 6, 4), civil(santiago, 2026, 9, 7, 0, 0)},
+		// A week from Sunday 00:00 in Havana: 167 hours.
+		{"havana week", CalendarSpec{Period: Weekly, Weekday: time.Sunday, Zone: "America/Havana"}, civil(havana, 2026, 3, 7, 23, 30),
+			utc(2026, 3, 1, 5), utc(2026, 3, 8, 5), civil(havana, 2026, 3, 15, 0, 0)},
+		// Apia skipped Friday 2011-12-30: 29 December 23:59:59 (UTC−10) was followed by
+		// 31 December 00:00 (UTC+14). The 30th has no season.
+		{"apia 2011-12-29 23:30", CalendarSpec{Period: Daily, Zone: "Pacific/Apia"}, civil(apia, 2011, 12, 29, 23, 30),
+			civil(apia, 2011, 12, 29, 0, 0), civil(apia, 2011, 12, 31, 0, 0), civil(apia, 2012, 1, 1, 0, 0)},
+		{"apia noon", CalendarSpec{Period: Daily, Hour: 12, Zone: "Pacific/Apia"}, civil(apia, 2011, 12, 29, 23, 30),
+			civil(apia, 2011, 12, 29, 12, 0), civil(apia, 2011, 12, 31, 0, 0), civil(apia, 2011, 12, 31, 12, 0)},
+		// A week from Friday lasts six days when its Friday is skipped.
+		{"apia friday week", CalendarSpec{Period: Weekly, Weekday: time.Friday, Zone: "Pacific/Apia"}, civil(apia, 2011, 12, 29, 23, 30),
+			civil(apia, 2011, 12, 23, 0, 0), civil(apia, 2011, 12, 31, 0, 0), civil(apia, 2012, 1, 6, 0, 0)},
+	}
+	for _, tc := range cases {
+		c := mustCal(t, tc.spec)
+		s := c.At(tc.at)
+		if !s.Start.Equal(tc.start) || !s.End.Equal(tc.end) || !s.Contains(tc.at) {
+			t.Errorf("%s: At(%v) = %v; want [%v, %v)", tc.name, tc.at, s, tc.start.UTC(), tc.end.UTC())
+		}
+		next := c.Next(s)
+		if next.Start != s.End || !next.End.Equal(tc.nextEnd) || c.Prev(next) != s {
+			t.Errorf("%s: Next(%v) = %v; want [%v, %v)", tc.name, s, next, s.End.UTC(), tc.nextEnd.UTC())
+		}
+		if got, err := c.ByID(next.ID); err != nil || got != next {
+			t.Errorf("%s: ByID(%d) = %v, %v", tc.name, next.ID, got, err)
+		}
+	}
+}
+
+// TestSeasonLongestSpansTwoChanges: a season may hold two steps back of the clocks. The year
+// from 2023-10-27 in Scoresbysund holds the fall from UTC+0 to −1 of 29 October 2023 and,
+// with no spring between (in March 2024 the zone's standard time moved to −2, its summer time
+// to −1), the fall from −1 to −2 of 27 October 2024: 366 days (29 February) and 2 hours.
+func TestSeasonLongestSpansTwoChanges(t *testing.T) {
+	c := mustCal(t, CalendarSpec{Period: Yearly, Month: time.October, Day: 27, Zone: "America/Scoresbysund"})
+	s := c.At(time.Date(2024, 6, 1, 0, 0, 0, 0, time.UTC))
+	if want := 366*24*time.Hour + 2*time.Hour; s.Len() != want || c.Longest() < want {
+		t.Errorf("%v lasts %v, longest %v; want %v", s, s.Len(), c.Longest(), want)
+	}
 }
