@@ -80,7 +80,7 @@ func init() {
 			fs.StringVar(&o.addr, "addr", "127.0.0.1:8080", "listen on `host:port`")
 			fs.BoolVar(&o.allowRemote, "allow-remote", false, "allow an -addr that is not loopback: anyone who reaches it can read the board")
 			fs.IntVar(&o.shards, "shards", 0, "the board is a ShardedBoard of `S` shards")
-			fs.IntVar(&o.rows, "rows", 25, "entries per table")
+			fs.IntVar(&o.rows, "rows", 25, "show `N` entries per table")
 			fs.DurationVar(&o.refresh, "refresh", 5*time.Second, "refresh the page every `duration` (0: never)")
 			o.season.register(fs, "the season shown first")
 			return func(e *env, args []string) int { return runServe(e, o, args) }
