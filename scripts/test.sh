@@ -4,7 +4,8 @@
 #	bash scripts/test.sh
 #
 # It installs redis-server (the integration tests start private servers on free loopback
-# ports; set REDIS_URL to use another server), downloads the Go modules, checks that
+# ports; set REDIS_URL to use another server) and chromium (headless, for rankgen serve's
+# page), downloads the Go modules, checks that
 # go.mod/go.sum are tidy, then runs gofmt, go vet, staticcheck, go test ./..., short fuzz
 # runs and rankgen check of the committed examples. It stops at the first failing step and exits non-zero.
 set -euo pipefail
@@ -40,6 +41,18 @@ if ! command -v redis-server >/dev/null || ! command -v redis-cli >/dev/null; th
 	}
 fi
 redis-server --version
+
+step "chromium (rankgen serve's page is tested in headless Chromium)"
+if ! command -v chromium >/dev/null; then
+	sudo=""
+	if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+	export DEBIAN_FRONTEND=noninteractive
+	$sudo apt-get install -y chromium || {
+		$sudo apt-get update
+		$sudo apt-get install -y chromium
+	}
+fi
+chromium --version
 
 step "go $(go env GOVERSION): module download"
 go mod download

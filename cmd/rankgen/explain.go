@@ -6,11 +6,12 @@ import (
 	"fmt"
 	"math"
 	"math/big"
+	"os"
 	"strings"
 
 	"github.com/rankgen/rankgen/generator/catalog"
-
 	"github.com/rankgen/rankgen/generator/layout"
+	"github.com/rankgen/rankgen/generator/picture"
 )
 
 func init() {
@@ -38,6 +39,11 @@ board's key (<key>:<id>), when writes set that board to expire (the end of the k
 after it), and the ids of the seasons before and after it; with -json, as the object
 "season". An id that starts no season is an error naming the ids around it.
 
+With -svg FILE it also writes the layout as a picture to FILE, an SVG document: the score as
+a bar of bits (each field with its width, weight and order, and the headroom left), the
+member's bytes, the data fields and the fingerprints, for a pull request to show; -svg -
+writes the picture to stdout instead of the text.
+
 Exit status: 0 on success, 1 on schema errors (and, with -strict, time ranges ending within
 a year; and a -season that names no season), 2 on usage errors.`,
 		flags: func(fs *flag.FlagSet) func(*env, []string) int {
@@ -45,9 +51,13 @@ a year; and a -season that names no season), 2 on usage errors.`,
 			strict := fs.Bool("strict", false, "treat a time range that has ended or ends within a year as an error")
 			var sf seasonFlag
 			sf.register(fs, "also print that season (bounds, length, key, expiry, neighbours)")
+			svg := fs.String("svg", "", "also write the layout as an SVG picture to `FILE` (- for stdout, instead of the text)")
 			return func(e *env, args []string) int {
 				if len(args) != 1 {
 					return usageFail(e, commands["explain"], "explain takes exactly one schema")
+				}
+				if *svg == "-" && *asJSON {
+					return usageFail(e, commands["explain"], "-svg - writes the picture to stdout instead of the text; give -json or -svg -, not both")
 				}
 				l, ok := loadSchema(e, "explain", args[0])
 				if !ok {
@@ -60,6 +70,16 @@ a year; and a -season that names no season), 2 on usage errors.`,
 				}
 				if !timeLint(e, args[0], l, *strict) {
 					return exitFail
+				}
+				if *svg != "" {
+					if *svg == "-" {
+						e.stdout.Write(picture.SVG(l))
+						return exitOK
+					}
+					if err := os.WriteFile(e.path(*svg), picture.SVG(l), 0o644); err != nil {
+						e.errorf("explain", "%v", err)
+						return exitFail
+					}
 				}
 				if *asJSON {
 					doc := layoutJSON(l)

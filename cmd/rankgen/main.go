@@ -16,6 +16,7 @@
 //	decode    decode scores and members back to JSON entries
 //	reindex   build a board's id → member index from its sorted set
 //	migrate   re-encode a live board from an earlier layout to the schema's, resumably
+//	serve     serve a read-only web page onto a live board
 //	version   print rankgen's version and its generated-code version
 //
 // Run "rankgen -h" for every command's flags, "rankgen <command> -h" for one.

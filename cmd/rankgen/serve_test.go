@@ -1,0 +1,263 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/rankgen/rankgen/examples/generated/laps"
+	"github.com/rankgen/rankgen/examples/generated/weekly"
+	"github.com/rankgen/rankgen/generator/layout"
+	"github.com/rankgen/rankgen/internal/testkit/redistest"
+	rankgenrt "github.com/rankgen/rankgen/runtime"
+)
+
+// commandLog records the commands a client sends (a subcommand as "memory|usage").
+type commandLog struct {
+	mu    sync.Mutex
+	names map[string]bool
+}
+
+func recordCommands(c *redis.Client) *commandLog {
+	log := &commandLog{names: map[string]bool{}}
+	c.AddHook(log)
+	return log
+}
+
+func (g *commandLog) add(cmd redis.Cmder) {
+	name := strings.ToLower(cmd.Name())
+	if args := cmd.Args(); (name == "memory" || name == "client") && len(args) > 1 {
+		name += "|" + strings.ToLower(args[1].(string))
+	}
+	g.mu.Lock()
+	g.names[name] = true
+	g.mu.Unlock()
+}
+
+func (g *commandLog) DialHook(next redis.DialHook) redis.DialHook { return next }
+
+func (g *commandLog) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		g.add(cmd)
+		return next(ctx, cmd)
+	}
+}
+
+func (g *commandLog) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		for _, cmd := range cmds {
+			g.add(cmd)
+		}
+		return next(ctx, cmds)
+	}
+}
+
+// connectionCommand reports whether name is one go-redis sends as it connects (HELLO, CLIENT
+// SETINFO, …): they touch no key, and Redis flags them neither readonly nor write.
+func connectionCommand(name string) bool {
+	return slices.Contains([]string{"hello", "auth", "select", "ping"}, name) || strings.HasPrefix(name, "client|")
+}
+
+// checkReadOnly fails the test unless every command recorded is one Redis's command table
+// (COMMAND INFO) flags readonly, or a connection command it does not flag write.
+func (g *commandLog) checkReadOnly(t *testing.T, admin *redis.Client) {
+	t.Helper()
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if !g.names["zrevrange"] {
+		t.Fatalf("the commands recorded %v include no ZREVRANGE: the hook saw nothing", g.names)
+	}
+	for name := range g.names {
+		v, err := admin.Do(context.Background(), "COMMAND", "INFO", name).Slice()
+		if err != nil || len(v) != 1 {
+			t.Fatalf("COMMAND INFO %s: %v %v", name, v, err)
+		}
+		info, _ := v[0].([]any)
+		if info == nil && connectionCommand(name) {
+			continue // one this server does not know (CLIENT SETINFO before 7.2): it refused it
+		}
+		if len(info) < 3 {
+			t.Fatalf("COMMAND INFO %s: %v", name, v)
+		}
+		flags, _ := info[2].([]any)
+		if slices.Contains(flags, any("write")) || !slices.Contains(flags, any("readonly")) && !connectionCommand(name) {
+			t.Errorf("rankgen serve sent %s, which Redis does not flag readonly (flags %v)", name, flags)
+		}
+	}
+}
+
+// newTestServer serves key with l on c, as rankgen serve does.
+func newTestServer(t *testing.T, l *layout.Layout, c *redis.Client, key string, o serveOptions) *httptest.Server {
+	t.Helper()
+	if o.rows == 0 {
+		o.rows = 25
+	}
+	s, err := newServer(l, key, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.board.c = c
+	web := httptest.NewServer(s.handler())
+	t.Cleanup(web.Close)
+	return web
+}
+
+// getJSON reads /board.json with the query given.
+func getJSON(t *testing.T, web *httptest.Server, query string) (pageModel, int) {
+	t.Helper()
+	res, err := http.Get(web.URL + "/board.json?" + query)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var m pageModel
+	if err := json.NewDecoder(res.Body).Decode(&m); err != nil {
+		t.Fatal(err)
+	}
+	return m, res.StatusCode
+}
+
+// TestServeGuards: only GET, only to a loopback Host (unless -allow-remote), and every answer
+// carries the Content-Security-Policy that runs no inline script.
+func TestServeGuards(t *testing.T) {
+	srv := redistest.Start(t)
+	web := newTestServer(t, loadExample(t, "laps.yaml"), srv.Client(t), "laps:none", serveOptions{})
+	res, err := http.Post(web.URL+"/", "text/plain", strings.NewReader("x"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusMethodNotAllowed {
+		t.Errorf("POST: status %d, want 405", res.StatusCode)
+	}
+	req, _ := http.NewRequest("GET", web.URL+"/", nil)
+	req.Host = "attacker.example:8080" // a rebound DNS name
+	res, err = http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusForbidden {
+		t.Errorf("Host attacker.example: status %d, want 403", res.StatusCode)
+	}
+	res, err = http.Get(web.URL + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusOK || !strings.Contains(res.Header.Get("Content-Security-Policy"), "script-src 'self'") {
+		t.Errorf("GET /: status %d, Content-Security-Policy %q", res.StatusCode, res.Header.Get("Content-Security-Policy"))
+	}
+}
+
+// TestServeListen: -addr must be loopback unless -allow-remote says otherwise.
+func TestServeListen(t *testing.T) {
+	for addr, ok := range map[string]bool{"127.0.0.1:8080": true, "localhost:0": true, "[::1]:80": true, "127.3.4.5:1": true,
+		":8080": false, "0.0.0.0:8080": false, "192.168.1.2:8080": false, "example.com:80": false, "8080": false} {
+		if got := checkListen(addr, false) == ""; got != ok {
+			t.Errorf("checkListen(%q) allowed %v, want %v", addr, got, ok)
+		}
+	}
+	if msg := checkListen("0.0.0.0:8080", true); msg != "" {
+		t.Errorf("-allow-remote still refuses 0.0.0.0:8080: %s", msg)
+	}
+}
+
+// TestServeSeasonsAndShards: a periodic board's picker lists the current season and the kept
+// ones that exist; a sharded board reads one shard or all merged, in rank order; the id
+// search finds an entry on its shard.
+func TestServeSeasonsAndShards(t *testing.T) {
+	srv := redistest.Start(t)
+	c := srv.Client(t)
+	ctx := context.Background()
+
+	wl := loadExample(t, "weekly.yaml")
+	cal := wl.Season.Calendar
+	now := time.Now()
+	current := cal.At(now)
+	old := cal.Prev(cal.Prev(current))
+	for _, s := range []rankgenrt.Season{current, old} {
+		b := weekly.NewBoard(c, rankgenrt.SeasonKey("wk", s), s)
+		if err := b.Set(ctx, weekly.Entry{PlayerID: "p" + itoa(s.ID), Points: 5}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	web := newTestServer(t, wl, c, "wk", serveOptions{})
+	m, _ := getJSON(t, web, "")
+	var ids []int64
+	for _, o := range m.Seasons {
+		ids = append(ids, o.ID)
+	}
+	if !slices.Equal(ids, []int64{current.ID, old.ID}) || m.Season == nil || *m.Season != current.ID {
+		t.Errorf("seasons %v (shown %v), want %d then %d, showing the current one", ids, m.Season, current.ID, old.ID)
+	}
+	if m, _ = getJSON(t, web, "season="+itoa(old.ID)); m.Entries != 1 || len(m.Rows) != 1 || m.Error != "" {
+		t.Errorf("season %d: %d entries, rows %v, error %q", old.ID, m.Entries, m.Rows, m.Error)
+	}
+	if m, code := getJSON(t, web, "season=5"); code != http.StatusBadRequest || !strings.Contains(m.Error, "starts no season") {
+		t.Errorf("season=5: status %d, error %q", code, m.Error)
+	}
+
+	ll := loadExample(t, "laps.yaml")
+	sb, err := laps.NewShardedBoard(c, "sh", 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var entries []laps.Entry
+	for i := range 12 {
+		entries = append(entries, laps.Entry{Driver: "d" + itoa(int64(i)), BestLap: uint32(1000 + i*7%5), Laps: uint32(i)})
+	}
+	if err := sb.SetMany(ctx, entries); err != nil {
+		t.Fatal(err)
+	}
+	want, err := sb.Top(ctx, 12)
+	if err != nil {
+		t.Fatal(err)
+	}
+	web = newTestServer(t, ll, c, "sh", serveOptions{shards: 3, rows: 5})
+	m, _ = getJSON(t, web, "view=page&page=2")
+	if m.Entries != 12 || len(m.Keys) != 9 || len(m.Rows) != 5 {
+		t.Fatalf("sharded: %d entries, %d keys, %d rows; error %q", m.Entries, len(m.Keys), len(m.Rows), m.Error)
+	}
+	for i, r := range m.Rows {
+		if w := want[5+i]; r.ID != `"`+w.Driver+`"` || r.Rank != int64(6+i) {
+			t.Errorf("page 2 row %d: %s at rank %d, ShardedBoard.Top has %s at %d", i, r.ID, r.Rank, w.Driver, 6+i)
+		}
+	}
+	for _, k := range m.Keys {
+		if k.Entries != nil && !k.FingerprintOK {
+			t.Errorf("shard %s records %q, want the schema's fingerprint", k.Key, k.Fingerprint)
+		}
+	}
+	m, _ = getJSON(t, web, "view=id&id=d7")
+	shard := rankgenrt.ShardOf("d7", 3)
+	if len(m.Rows) != 1 || !m.Rows[0].Found || m.Rows[0].Shard == nil || *m.Rows[0].Shard != shard {
+		t.Errorf("id d7: rows %+v, want it alone, found on shard %d", m.Rows, shard)
+	}
+}
+
+// TestServeWrongLayout: a board that records another layout's fingerprint is shown with a
+// warning and no decoded value.
+func TestServeWrongLayout(t *testing.T) {
+	srv := redistest.Start(t)
+	c := srv.Client(t)
+	if err := laps.NewBoard(c, "lp").Set(context.Background(), laps.Entry{Driver: "ann", BestLap: 5, Laps: 1}); err != nil {
+		t.Fatal(err)
+	}
+	web := newTestServer(t, loadExample(t, "arena.yaml"), c, "lp", serveOptions{})
+	m, _ := getJSON(t, web, "")
+	if !strings.Contains(m.Warning, "wrong values") || len(m.Rows) != 1 || m.Rows[0].ID != "" || m.Rows[0].Error == "" {
+		t.Errorf("warning %q, rows %+v: want a warning and the row undecoded", m.Warning, m.Rows)
+	}
+}
+
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }
