@@ -103,11 +103,11 @@ func DedupArg(window time.Duration) string {
 	return strconv.FormatInt(int64((window+time.Second-1)/time.Second), 10)
 }
 
-// RunWrite runs a write script (as Run does) whose token is token, and turns a failure
+// RunWrite calls a write function (as Call does) whose token is token, and turns a failure
 // without a reply into an *UncertainError carrying the token; error replies of the server
-// mean the script did not run to completion and are returned as Run returns them.
-func RunWrite(ctx context.Context, c redis.Scripter, s *redis.Script, keys []string, token string, args ...any) (any, error) {
-	v, err := Run(ctx, c, s, keys, args...)
+// mean the function did not run to completion and are returned as Call returns them.
+func RunWrite(ctx context.Context, c redis.Cmdable, f *Function, keys []string, token string, args ...any) (any, error) {
+	v, err := Call(ctx, c, f, keys, args...)
 	if err != nil && !isReply(err) {
 		return nil, &UncertainError{Token: token, Err: err}
 	}

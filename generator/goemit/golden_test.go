@@ -185,7 +185,7 @@ func firstDiff(want, got []byte) string {
 	return "(same lines, different bytes)"
 }
 
-// TestGeneratedCompiles writes every golden output, with the Lua scripts its board embeds,
+// TestGeneratedCompiles writes every golden output, with the Lua library its board embeds,
 // into a module that requires this checkout, and runs go vet on it.
 func TestGeneratedCompiles(t *testing.T) {
 	if testing.Short() {
@@ -195,13 +195,11 @@ func TestGeneratedCompiles(t *testing.T) {
 	for _, g := range readGoldens(t) {
 		l := parse(t, g.stem, g.schema)
 		write(t, filepath.Join(dir, g.stem, l.GoFile()), g.want)
-		scripts, err := luaemit.Scripts(l)
+		lib, err := luaemit.Render(l)
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, s := range scripts {
-			write(t, filepath.Join(dir, g.stem, s.File), []byte(s.Source))
-		}
+		write(t, filepath.Join(dir, g.stem, lib.File), []byte(lib.Source))
 	}
 	if out, err := goCmd(t, dir, "vet", "./..."); err != nil {
 		t.Fatalf("go vet on the generated packages: %v\n%s", err, out)

@@ -17,7 +17,7 @@ func changesData(l *layout.Layout, op catalog.Op) (*data, error) {
 		if g, ok := fields[f]; ok {
 			return g
 		}
-		g := newField(l, f, len(d.Touched)+1)
+		g := newField(l, f)
 		fields[f] = g
 		d.Touched = append(d.Touched, g)
 		return g
