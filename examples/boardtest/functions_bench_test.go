@@ -1,8 +1,10 @@
 package boardtest
 
 import (
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rankgen/rankgen/examples/generated/arena"
 	"github.com/rankgen/rankgen/examples/generated/racing"
@@ -43,7 +45,8 @@ func BenchmarkPairedFunctions(b *testing.B) {
 			args     func(bb *benchBoard, i int) []any
 		}{
 			{"op=Update", update, func(bb *benchBoard, i int) []any {
-				return []any{"", 0, "", "0", "", bb.ids[i%benchEntries], delta(i)} // no expiry, dedup off, no clock
+				// No expiry, dedup off, the client's clock (for a field it stamps).
+				return []any{"", 0, "", "0", strconv.FormatInt(time.Now().UnixMicro(), 10), bb.ids[i%benchEntries], delta(i)}
 			}},
 			{"op=RankMany10", "rank_many", func(bb *benchBoard, i int) []any {
 				ids := make([]any, 10)
