@@ -12,6 +12,7 @@ import (
 
 // data is what the templates see.
 type data struct {
+	Shared                       bool   // a field update's body, shared by the updates like it (its title and apply function are not in it)
 	Library                      string // the library's name (its head only)
 	File, Title, Op, Fingerprint string
 	Header                       string // the generated-code marker, layout.Header
@@ -345,4 +346,12 @@ func scoreWeights(l *layout.Layout) string {
 		ws[i] = strconv.FormatUint(f.Weight, 10)
 	}
 	return "{" + strings.Join(ws, ", ") + "}"
+}
+
+// FnDecl declares the apply function Fn: a local function, or one of the library's table F.
+func (d *data) FnDecl() string {
+	if strings.HasPrefix(d.Fn, "F.") {
+		return "function " + d.Fn
+	}
+	return "local function " + d.Fn
 }

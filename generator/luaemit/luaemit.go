@@ -60,14 +60,25 @@ func Render(l *layout.Layout) (*Library, error) {
 		return nil, fmt.Errorf("luaemit: library: %w", err)
 	}
 	var fns []Function
+	var regs bytes.Buffer
+	u := updates{shared: map[string]string{}}
 	for _, op := range catalog.Scripts(l) {
 		d, err := scriptData(l, op)
 		if err != nil {
 			return nil, err
 		}
 		var body bytes.Buffer
+		if op.Kind == catalog.Update {
+			d.Shared = true
+		}
 		if err := tmpl.ExecuteTemplate(&body, op.Template, d); err != nil {
 			return nil, fmt.Errorf("luaemit: %s: %w", op.Name, err)
+		}
+		text := indent(tidy(body.String()))
+		if op.Kind == catalog.Update {
+			if text, err = u.call(&b, d, text); err != nil {
+				return nil, fmt.Errorf("luaemit: %s: %w", op.Name, err)
+			}
 		}
 		flags := ""
 		if op.ReadOnly {
@@ -75,17 +86,73 @@ func Render(l *layout.Layout) (*Library, error) {
 		} else if op.OnlyDeletes {
 			flags = "'allow-oom'"
 		}
-		text := indent(tidy(body.String()))
-		fmt.Fprintf(&b, "\nredis.register_function{function_name = '%s_%s', flags = {%s}, callback = function(KEYS, ARGV)\n  bind()\n%send}\n",
+		fmt.Fprintf(&regs, "\nredis.register_function{function_name = '%s_%s', flags = {%s}, callback = function(KEYS, ARGV)\n  bind()\n%send}\n",
 			unnamed, op.Name, flags, text)
-		fns = append(fns, Function{Op: op.Name, ReadOnly: op.ReadOnly, Body: text})
+		fns = append(fns, Function{Op: op.Name, ReadOnly: op.ReadOnly, Body: text + u.bodyOf[op.Name]})
 	}
+	b.Write(regs.Bytes())
 	src := tidy(b.String())
 	name := libraryName(l.Stem(), src)
 	for i := range fns {
 		fns[i].Name = name + "_" + fns[i].Op
 	}
 	return &Library{Name: name, File: l.LuaFile(), Source: strings.ReplaceAll(src, unnamed, name), Functions: fns}, nil
+}
+
+// updates writes the field updates once: near-identical updates (the same shape on other
+// fields, another kind of update) share one Lua function update_<n>(KEYS, ARGV, u), which
+// takes the field's accessors, its apply function and its weight in u.
+type updates struct {
+	shared  map[string]string // a shared function's body -> its name
+	bodyOf  map[string]string // operation -> the body of the shared function it calls
+	applies map[string]bool   // the apply functions written
+}
+
+// call writes to head what update d needs there (its apply function; the shared function of
+// its body, the first time) and returns its callback's body, which calls the shared function.
+func (u *updates) call(head *bytes.Buffer, d *data, body string) (string, error) {
+	if u.bodyOf == nil {
+		u.bodyOf, u.applies = map[string]string{}, map[string]bool{}
+	}
+	fn, ok := u.shared[body]
+	if !ok {
+		fn = fmt.Sprintf("update_%d", len(u.shared)+1)
+		u.shared[body] = fn
+		fmt.Fprintf(head, "\n-- %s is a field update (%s and those like it): u holds the field's get, put and apply\n-- functions, and its weight and radix (or digit) in the score.\nlocal function %s(KEYS, ARGV, u)\n%send\n", fn, d.Op, fn, body)
+	}
+	u.bodyOf[d.Op] = body
+	var local bytes.Buffer
+	for _, line := range append([]string{d.Title}, d.Usage...) {
+		fmt.Fprintf(&local, "-- %s\n", line)
+	}
+	// A batch applies its updates as the single form does: one apply function serves both.
+	apply := "F.apply_" + strings.TrimSuffix(d.Op, "_many")
+	dest := head
+	if u.applies[apply] {
+		dest = &bytes.Buffer{}
+	}
+	u.applies[apply] = true
+	if d.Target.Season {
+		// Its range depends on the call's season: the apply function reads the call's bounds.
+		apply, dest = "apply", &local
+		if err := tmpl.ExecuteTemplate(dest, "season_bounds", d); err != nil {
+			return "", err
+		}
+	}
+	d.Fn = apply
+	if err := tmpl.ExecuteTemplate(dest, "apply_fn", d); err != nil {
+		return "", err
+	}
+	dest.WriteString("\n")
+	g := d.Target
+	fmt.Fprintf(&local, "return %s(KEYS, ARGV, {get = F.get_%d, put = F.put_%d, apply = %s", fn, g.Index, g.Index, apply)
+	if g.InScore && d.Bits62 {
+		fmt.Fprintf(&local, ", digit = %d", g.Digit)
+	} else if g.InScore {
+		fmt.Fprintf(&local, ", weight = %s, radix = %s", g.Weight, g.Radix)
+	}
+	local.WriteString("})\n")
+	return indent(tidy(local.String())), nil
 }
 
 // libraryName is the stem (letters, digits and underscores only, as Redis wants) and 12 hex
