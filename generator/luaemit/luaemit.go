@@ -37,7 +37,7 @@ type Function struct {
 	Op       string // the operation: "set", "add_points", …
 	Name     string // its name on the server: <Library.Name>_<Op>
 	ReadOnly bool   // flagged no-writes: called with FCALL_RO
-	Body     string // the text of its callback
+	Body     string // the text of its callback (a field update's calls the head's shared update_<n>)
 }
 
 var tmpl = template.Must(templates.Parse(nil))
@@ -88,7 +88,7 @@ func Render(l *layout.Layout) (*Library, error) {
 		}
 		fmt.Fprintf(&regs, "\nredis.register_function{function_name = '%s_%s', flags = {%s}, callback = function(KEYS, ARGV)\n  bind()\n%send}\n",
 			unnamed, op.Name, flags, text)
-		fns = append(fns, Function{Op: op.Name, ReadOnly: op.ReadOnly, Body: text + u.bodyOf[op.Name]})
+		fns = append(fns, Function{Op: op.Name, ReadOnly: op.ReadOnly, Body: text})
 	}
 	b.Write(regs.Bytes())
 	src := tidy(b.String())
@@ -104,15 +104,14 @@ func Render(l *layout.Layout) (*Library, error) {
 // takes the field's accessors, its apply function and its weight in u.
 type updates struct {
 	shared  map[string]string // a shared function's body -> its name
-	bodyOf  map[string]string // operation -> the body of the shared function it calls
 	applies map[string]bool   // the apply functions written
 }
 
 // call writes to head what update d needs there (its apply function; the shared function of
 // its body, the first time) and returns its callback's body, which calls the shared function.
 func (u *updates) call(head *bytes.Buffer, d *data, body string) (string, error) {
-	if u.bodyOf == nil {
-		u.bodyOf, u.applies = map[string]string{}, map[string]bool{}
+	if u.applies == nil {
+		u.applies = map[string]bool{}
 	}
 	fn, ok := u.shared[body]
 	if !ok {
@@ -120,7 +119,6 @@ func (u *updates) call(head *bytes.Buffer, d *data, body string) (string, error)
 		u.shared[body] = fn
 		fmt.Fprintf(head, "\n-- %s is a field update (%s and those like it): u holds the field's get, put and apply\n-- functions, and its weight and radix (or digit) in the score.\nlocal function %s(KEYS, ARGV, u)\n%send\n", fn, d.Op, fn, body)
 	}
-	u.bodyOf[d.Op] = body
 	var local bytes.Buffer
 	for _, line := range append([]string{d.Title}, d.Usage...) {
 		fmt.Fprintf(&local, "-- %s\n", line)
