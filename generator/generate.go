@@ -42,13 +42,11 @@ func FromLayout(l *layout.Layout) ([]File, error) {
 		return nil, emitError(l, "the Go package", err)
 	}
 	files := []File{{Name: l.GoFile(), Data: code}}
-	scripts, err := luaemit.Scripts(l)
+	lib, err := luaemit.Render(l)
 	if err != nil {
-		return nil, emitError(l, "the Lua scripts", err)
+		return nil, emitError(l, "the Lua library", err)
 	}
-	for _, s := range scripts {
-		files = append(files, File{Name: s.File, Data: []byte(s.Source)})
-	}
+	files = append(files, File{Name: lib.File, Data: []byte(lib.Source)})
 	seen := map[string]bool{}
 	for _, f := range files {
 		if seen[f.Name] {

@@ -185,12 +185,12 @@ func (e *TokenReusedError) Error() string {
 // Is makes errors.Is(err, ErrTokenReused) true.
 func (e *TokenReusedError) Is(target error) bool { return target == ErrTokenReused }
 
-// RunWrite runs a write script (as Run does) whose token is token, and turns a failure
+// RunWrite calls a write function (as Call does) whose token is token, and turns a failure
 // without a reply into an *UncertainError carrying the token, and a token first used by
 // another operation into a *TokenReusedError; other error replies of the server mean the
-// script did not run to completion and are returned as Run returns them.
-func RunWrite(ctx context.Context, c redis.Scripter, s *redis.Script, keys []string, token string, args ...any) (any, error) {
-	v, err := Run(ctx, c, s, keys, args...)
+// function did not run to completion and are returned as Call returns them.
+func RunWrite(ctx context.Context, c redis.Cmdable, f *Function, keys []string, token string, args ...any) (any, error) {
+	v, err := Call(ctx, c, f, keys, args...)
 	if err != nil {
 		return nil, writeError(err, token)
 	}

@@ -94,7 +94,7 @@ func TestRunWriteUncertain(t *testing.T) {
 	ln.Close() // nothing listens there now: every try fails without a reply
 	c := redis.NewClient(&redis.Options{Addr: addr, MaxRetries: -1, DialTimeout: 200 * time.Millisecond})
 	defer c.Close()
-	_, err = RunWrite(context.Background(), c, redis.NewScript("return 1"), []string{"k"}, "tok-1")
+	_, err = RunWrite(context.Background(), c, NewLibrary("#!lua name=x\n").Function("f"), []string{"k"}, "tok-1")
 	var ue *UncertainError
 	if !errors.Is(err, ErrUncertain) || !errors.As(err, &ue) || ue.Token != "tok-1" {
 		t.Fatalf("err = %v, want an *UncertainError with token tok-1", err)

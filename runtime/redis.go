@@ -11,46 +11,16 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// Run runs a generated script: EVALSHA, falling back to EVAL (which caches the script again)
-// when the server answers NOSCRIPT. Error replies of rankgen's scripts become typed errors
-// (see ReplyError); any other error is returned as it is.
+// Run runs one of the runtime's own scripts (Reindex, migrate; generated boards call their
+// library's functions instead, see Call): EVALSHA, falling back to EVAL (which caches the
+// script again) when the server answers NOSCRIPT. Error replies of rankgen's scripts become
+// typed errors (see ReplyError); any other error is returned as it is.
 func Run(ctx context.Context, c redis.Scripter, s *redis.Script, keys []string, args ...any) (any, error) {
 	v, err := s.Run(ctx, c, keys, args...).Result()
 	if err != nil {
 		return nil, ReplyError(err)
 	}
 	return v, nil
-}
-
-// RunRO runs a read-only generated script (declared flags=no-writes): EVALSHA_RO, falling
-// back to EVAL_RO on NOSCRIPT. It may run on a replica.
-func RunRO(ctx context.Context, c redis.Scripter, s *redis.Script, keys []string, args ...any) (any, error) {
-	v, err := s.RunRO(ctx, c, keys, args...).Result()
-	if err != nil {
-		return nil, ReplyError(err)
-	}
-	return v, nil
-}
-
-// Load caches scripts on the server — on every master of a Cluster, on every shard of a
-// Ring — so that EVALSHA succeeds inside pipelines and transactions, which cannot fall back
-// to EVAL. Generated packages call it from Board.Load with all their scripts.
-func Load(ctx context.Context, c redis.UniversalClient, scripts ...*redis.Script) error {
-	load := func(ctx context.Context, c redis.Scripter) error {
-		for _, s := range scripts {
-			if err := s.Load(ctx, c).Err(); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	switch c := c.(type) {
-	case *redis.ClusterClient:
-		return c.ForEachMaster(ctx, func(ctx context.Context, m *redis.Client) error { return load(ctx, m) })
-	case *redis.Ring:
-		return c.ForEachShard(ctx, func(ctx context.Context, s *redis.Client) error { return load(ctx, s) })
-	}
-	return load(ctx, c)
 }
 
 // ReplyPrefix starts every error reply of a rankgen script: RANKGEN_<CODE> <detail>.

@@ -88,9 +88,9 @@ const clusterAttempts = 4
 // failover (same token: applied once); a Ring is refused, its WAIT having no master to follow.
 // A ClusterClient whose write got no reply reloads its slot map, so that the next call reaches
 // the master that serves the board's slot by then.
-func RunWriteWait(ctx context.Context, c redis.UniversalClient, s *redis.Script, keys []string, token string, r Replicas, args ...any) (any, error) {
+func RunWriteWait(ctx context.Context, c redis.UniversalClient, f *Function, keys []string, token string, r Replicas, args ...any) (any, error) {
 	if r.IsZero() {
-		v, err := RunWrite(ctx, c, s, keys, token, args...)
+		v, err := RunWrite(ctx, c, f, keys, token, args...)
 		if cc, ok := c.(*redis.ClusterClient); ok && errors.Is(err, ErrUncertain) {
 			// go-redis retries a dead master's address until its next periodic reload of the
 			// slot map (ClusterStateReloadInterval, a minute by default): reload now, so that
@@ -103,22 +103,22 @@ func RunWriteWait(ctx context.Context, c redis.UniversalClient, s *redis.Script,
 	case *redis.Ring:
 		return nil, errors.New("rankgen: waiting for replicas needs a *redis.Client or a *redis.ClusterClient, not a *redis.Ring")
 	case *redis.ClusterClient:
-		return runClusterWait(ctx, c, s, keys, token, r, args)
+		return runClusterWait(ctx, c, f, keys, token, r, args)
 	default:
-		return runWait(ctx, c, s, keys, token, r, args)
+		return runWait(ctx, c, f, keys, token, r, args)
 	}
 }
 
 // runClusterWait sends the write and its WAIT to the master of the board's slot, following the
 // cluster to a new master when the slot moved or its master failed.
-func runClusterWait(ctx context.Context, c *redis.ClusterClient, s *redis.Script, keys []string, token string, r Replicas, args []any) (any, error) {
+func runClusterWait(ctx context.Context, c *redis.ClusterClient, f *Function, keys []string, token string, r Replicas, args []any) (any, error) {
 	backoff := 100 * time.Millisecond
 	for attempt := 1; ; attempt++ {
 		node, err := c.MasterForKey(ctx, keys[0])
 		if err != nil {
 			return nil, err // nothing was sent
 		}
-		v, err := runWait(ctx, node, s, keys, token, r, args)
+		v, err := runWait(ctx, node, f, keys, token, r, args)
 		if attempt == clusterAttempts || !movedOn(err) || ctx.Err() != nil {
 			return v, err
 		}
@@ -148,12 +148,16 @@ func movedOn(err error) bool {
 		redis.IsMasterDownError(err) || redis.IsReadOnlyError(err) || redis.IsLoadingError(err)
 }
 
-// runWait pipelines EVALSHA and WAIT on c (one node), and again with EVAL when the node lacks
-// the script (a restarted or newly promoted master): NOSCRIPT means the script did not run.
-func runWait(ctx context.Context, c redis.Cmdable, s *redis.Script, keys []string, token string, r Replicas, args []any) (any, error) {
-	eval, wait := pipelineWait(ctx, c, r, func(p redis.Pipeliner) *redis.Cmd { return s.EvalSha(ctx, p, keys, args...) })
-	if redis.HasErrorPrefix(eval.Err(), "NOSCRIPT") {
-		eval, wait = pipelineWait(ctx, c, r, func(p redis.Pipeliner) *redis.Cmd { return s.Eval(ctx, p, keys, args...) })
+// runWait pipelines FCALL and WAIT on c (one node), and again after loading the library there
+// when the node lacks it (a restarted or newly promoted master): the function did not run.
+func runWait(ctx context.Context, c redis.Cmdable, f *Function, keys []string, token string, r Replicas, args []any) (any, error) {
+	call := func(p redis.Pipeliner) *redis.Cmd { return f.queue(ctx, p, false, keys, args) }
+	eval, wait := pipelineWait(ctx, c, r, call)
+	if missing(eval.Err()) {
+		if err := f.Lib.loadOn(ctx, c); err != nil {
+			return nil, err // nothing ran
+		}
+		eval, wait = pipelineWait(ctx, c, r, call)
 	}
 	v, err := eval.Result()
 	if err != nil {
@@ -166,7 +170,7 @@ func runWait(ctx context.Context, c redis.Cmdable, s *redis.Script, keys []strin
 	return v, nil
 }
 
-// pipelineWait sends the script command queued by eval and a WAIT for r in one pipeline.
+// pipelineWait sends the function call queued by eval and a WAIT for r in one pipeline.
 func pipelineWait(ctx context.Context, c redis.Cmdable, r Replicas, eval func(redis.Pipeliner) *redis.Cmd) (*redis.Cmd, *redis.IntCmd) {
 	pipe := c.Pipeline()
 	e := eval(pipe)

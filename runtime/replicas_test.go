@@ -24,10 +24,10 @@ func TestWaitReplicasTimeout(t *testing.T) {
 	}
 }
 
-// counterScript increments KEYS[1]; its text is unique per test run, so no server has it
-// cached and RunWriteWait's first EVALSHA meets NOSCRIPT.
-func counterScript(t *testing.T) *redis.Script {
-	return redis.NewScript("return redis.call('INCR', KEYS[1]) -- " + redistest.Prefix(t))
+// counterScript increments KEYS[1]; its library is unique per test run, so no server has it
+// and RunWriteWait's first FCALL finds the function missing.
+func counterScript(t *testing.T) *Function {
+	return testFunction(t, "return redis.call('INCR', KEYS[1])", "")
 }
 
 // TestRunWriteWaitSingle: on a server without replicas the write is applied and its WAIT for
@@ -48,7 +48,7 @@ func TestRunWriteWaitSingle(t *testing.T) {
 	if v, err := RunWriteWait(ctx, c, counterScript(t), []string{k}, "tok-2", WaitReplicas(0, time.Second)); err != nil || v != int64(2) {
 		t.Fatalf("RunWriteWait waiting for no replica = %v, %v; want 2", v, err)
 	}
-	bad := redis.NewScript("return redis.error_reply('RANKGEN_OVERFLOW field=X')")
+	bad := testFunction(t, "return redis.error_reply('RANKGEN_OVERFLOW field=X')", "")
 	if _, err := RunWriteWait(ctx, c, bad, []string{k}, "tok-3", WaitReplicas(1, 20*time.Millisecond)); !errors.Is(err, ErrOverflow) || errors.Is(err, ErrNotReplicated) {
 		t.Fatalf("script error under WAIT: %v; want ErrOverflow alone", err)
 	}

@@ -222,18 +222,18 @@ func (h *mergeHeap[T]) Pop() any {
 	return last
 }
 
-// Pipe is a pipeline of commands and read-only script calls sent together: on a Cluster,
+// Pipe is a pipeline of commands and read-only function calls sent together: on a Cluster,
 // go-redis sends each node its commands in one write, all nodes at once, so a read that asks
 // every shard costs one round trip per node, in parallel. Plain commands are queued on the
 // embedded Pipeliner.
 type Pipe struct {
 	redis.Pipeliner
-	c       redis.UniversalClient
-	scripts []pipedScript
+	c     redis.UniversalClient
+	calls []pipedCall
 }
 
-type pipedScript struct {
-	s    *redis.Script
+type pipedCall struct {
+	f    *Function
 	keys []string
 	args []any
 	cmd  *redis.Cmd
@@ -244,40 +244,45 @@ func NewPipe(c redis.UniversalClient) *Pipe {
 	return &Pipe{Pipeliner: c.Pipeline(), c: c}
 }
 
-// RunRO queues a read-only script call (EVALSHA_RO); its reply or error is in the returned
+// RunRO queues a read-only function call (FCALL_RO); its reply or error is in the returned
 // command after Exec.
-func (p *Pipe) RunRO(ctx context.Context, s *redis.Script, keys []string, args ...any) *redis.Cmd {
-	cmd := s.EvalShaRO(ctx, p.Pipeliner, keys, args...)
-	p.scripts = append(p.scripts, pipedScript{s: s, keys: keys, args: args, cmd: cmd})
+func (p *Pipe) RunRO(ctx context.Context, f *Function, keys []string, args ...any) *redis.Cmd {
+	cmd := f.queue(ctx, p.Pipeliner, true, keys, args)
+	p.calls = append(p.calls, pipedCall{f: f, keys: keys, args: args, cmd: cmd})
 	return cmd
 }
 
-// Exec sends the pipeline. A pipeline cannot fall back from EVALSHA to EVAL, so the script
-// calls that met a server without the script (NOSCRIPT: after a restart, a failover or SCRIPT
-// FLUSH) are sent again with EVAL_RO, which caches the script there, in a second pipeline.
-// Every command keeps its own reply and error; script errors are typed as RunRO types them.
+// Exec sends the pipeline. A pipeline cannot load a missing library between its commands, so
+// the calls that met a server without it (after a restart, a failover or FUNCTION FLUSH) are
+// sent again in a second pipeline, after their library is loaded where each one went. Every
+// command keeps its own reply and error; function errors are typed as RunRO types them.
 func (p *Pipe) Exec(ctx context.Context) {
 	_, _ = p.Pipeliner.Exec(ctx)
-	var again []pipedScript
-	for _, ps := range p.scripts {
-		if redis.HasErrorPrefix(ps.cmd.Err(), "NOSCRIPT") {
-			again = append(again, ps)
+	var again []pipedCall
+	for _, pc := range p.calls {
+		if missing(pc.cmd.Err()) {
+			again = append(again, pc)
 		}
 	}
 	if len(again) > 0 {
 		retry := p.c.Pipeline()
 		cmds := make([]*redis.Cmd, len(again))
-		for i, ps := range again {
-			cmds[i] = ps.s.EvalRO(ctx, retry, ps.keys, ps.args...)
+		for i, pc := range again {
+			if err := pc.f.Lib.loadFor(ctx, p.c, pc.keys); err != nil {
+				cmds[i] = redis.NewCmd(ctx)
+				cmds[i].SetErr(err)
+				continue
+			}
+			cmds[i] = pc.f.queue(ctx, retry, true, pc.keys, pc.args)
 		}
 		_, _ = retry.Exec(ctx)
-		for i, ps := range again {
-			ps.cmd.SetVal(cmds[i].Val())
-			ps.cmd.SetErr(cmds[i].Err())
+		for i, pc := range again {
+			pc.cmd.SetVal(cmds[i].Val())
+			pc.cmd.SetErr(cmds[i].Err())
 		}
 	}
-	for _, ps := range p.scripts {
-		ps.cmd.SetErr(ReplyError(ps.cmd.Err()))
+	for _, pc := range p.calls {
+		pc.cmd.SetErr(ReplyError(pc.cmd.Err()))
 	}
 }
 

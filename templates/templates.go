@@ -1,9 +1,10 @@
 // Package templates holds the Lua templates that generator/luaemit renders into a board's
-// scripts, one script per operation. The templates are text/template files embedded in the
-// binary; lib.lua.tmpl defines the pieces every script shares.
+// library: its head (lib.lua.tmpl's "library": what every function shares, defined once) and
+// one function body per operation. The templates are text/template files embedded in the
+// binary.
 //
-// go-redis runs a script by the SHA-1 of its exact text, so any change here changes every
-// generated script's SHA: the golden tests of generator/luaemit show such changes in review.
+// A library's name carries the hash of its exact text, so any change here gives every board
+// a new library to load: the golden tests of generator/luaemit show such changes in review.
 package templates
 
 import (

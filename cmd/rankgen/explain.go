@@ -199,7 +199,7 @@ type dataDoc struct {
 type opDoc struct {
 	Name     string   `json:"name"`
 	Kind     string   `json:"kind"`
-	Script   string   `json:"script,omitempty"` // the Lua file; absent when one Redis command does it
+	Script   string   `json:"script,omitempty"` // the Lua library file and the operation's function in it; absent when one Redis command does it
 	ReadOnly bool     `json:"read_only"`
 	Batch    bool     `json:"batch"`
 	Field    string   `json:"field,omitempty"`
@@ -213,7 +213,7 @@ func operationsJSON(l *layout.Layout) []opDoc {
 	for _, op := range catalog.Ops(l) {
 		d := opDoc{Name: op.Name, Kind: string(op.Kind), ReadOnly: op.ReadOnly, Batch: op.Batch, Methods: op.Methods}
 		if op.Scripted() {
-			d.Script = l.LuaFile(op.Name)
+			d.Script = l.LuaFile() + ":" + op.Name
 		}
 		if op.Field != nil {
 			d.Field, d.Update = op.Field.Name, string(op.Update)

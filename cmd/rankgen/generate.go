@@ -25,8 +25,8 @@ func init() {
 		args:  "schema.yaml…",
 		short: "write the generated files of one or more schemas",
 		long: `Generate parses each schema and writes its generated files: <stem>.rankgen.go (the Go
-package: Entry, Encode, Decode, Compare, Board) and one <stem>.<op>.lua script per board
-operation (writes, field updates, reads), where <stem> is the schema's file name without
+package: Entry, Encode, Decode, Compare, Board) and <stem>.rankgen.lua (its Lua library:
+one Redis function per board operation), where <stem> is the schema's file name without
 .yaml.
 
 Files go to the schema's own directory, or to -o dir. Only files whose bytes change are

@@ -38,14 +38,14 @@ func BenchmarkPairedSeasonGuard(b *testing.B) {
 // seasonGuardOp runs l's script of op (set or best) with batch entries a call on a board of its
 // own, whose season (when the script takes one) starts at from and lasts a week.
 func seasonGuardOp(b *testing.B, l *layout.Layout, name string, batch int, from time.Time) op {
-	scripts, err := luaemit.Scripts(l)
+	lib, err := luaemit.Render(l)
 	if err != nil {
 		b.Fatal(err)
 	}
 	var r rawScript
 	for _, o := range catalog.Scripts(l) {
 		if o.Name == name {
-			r = rawScript{l: l, op: o, script: redis.NewScript(scriptNamed(b, scripts, name))}
+			r = rawScript{l: l, op: o, script: scriptNamed(b, lib, name)}
 		}
 	}
 	key := "{guard}:" + name + strconv.Itoa(batch) + strconv.FormatBool(catalog.EntriesTakeSeason(l))
@@ -66,6 +66,6 @@ func seasonGuardOp(b *testing.B, l *layout.Layout, name string, batch int, from 
 			}
 			groups[j] = []any{rankgenrt.FormatScore(score), member}
 		}
-		return r.script.Run(ctx, c, keys, r.args(b, head, groups...)...).Err()
+		return r.run(ctx, c, keys, r.args(b, head, groups...)...).Err()
 	}
 }

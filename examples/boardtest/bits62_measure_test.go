@@ -352,14 +352,14 @@ return N
 // server's CPU time per call (INFO cpu deltas, less those of the set-up alone; the least of 10
 // runs, which the machine's other load disturbs least).
 func measureScriptPieces(t *testing.T, c *redis.Client) []string {
-	src, err := os.ReadFile("../generated/duel/duel.add_points.lua")
+	src, err := os.ReadFile("../generated/duel/duel.rankgen.lua")
 	if err != nil {
 		t.Fatal(err)
 	}
 	lib := string(src)
 	start, end := strings.Index(lib, "local floor, fmt, tonumber"), strings.Index(lib, "local function score_p(")
 	if start < 0 || end < start {
-		t.Fatal("duel.add_points.lua: no library part found")
+		t.Fatal("duel.rankgen.lua: no codec part found")
 	}
 	keys := []string{redistest.Key(t, "pieces"), redistest.Key(t, "pieces:idx")}
 	script := redis.NewScript(lib[start:end] + scriptPieces)

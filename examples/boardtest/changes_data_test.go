@@ -3,7 +3,6 @@ package boardtest
 import (
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 	"testing"
 
@@ -77,15 +76,11 @@ func TestChangeSetData(t *testing.T) {
 	}
 }
 
-// TestChangeSetDataAllOrNone: the changes script stores a list's data only when the list
-// applies. Laps refuses every failing change in Go before sending, so the script is run
+// TestChangeSetDataAllOrNone: the changes function stores a list's data only when the list
+// applies. Laps refuses every failing change in Go before sending, so the function is called
 // directly with a BestLap digit out of range beside data, and another id's list, which
 // applies, in the same call.
 func TestChangeSetDataAllOrNone(t *testing.T) {
-	src, err := os.ReadFile("../generated/laps/laps.changes.lua")
-	if err != nil {
-		t.Fatal(err)
-	}
 	c := redistest.Client(t)
 	b := laps.NewBoard(c, redistest.Key(t, "laps"))
 	ada := laps.Data{Name: "Ada", Car: laps.CarKart}
@@ -99,7 +94,10 @@ func TestChangeSetDataAllOrNone(t *testing.T) {
 	args := []any{"", "0", "", "0", "",
 		"a", "", "16777216", "", bad,
 		"b", "", "", "1", good}
-	v, err := c.Eval(ctx, string(src), b.Keys(), args...).Slice()
+	if err := b.Load(ctx); err != nil {
+		t.Fatal(err)
+	}
+	v, err := c.FCall(ctx, laps.Library().Function("changes").Name, b.Keys(), args...).Slice()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,7 +14,6 @@ import (
 
 	"github.com/rankgen/rankgen/examples/boardtest/internal/season/blitz"
 	"github.com/rankgen/rankgen/examples/generated/arena"
-	"github.com/rankgen/rankgen/generator/catalog"
 	"github.com/rankgen/rankgen/generator/luaemit"
 	"github.com/rankgen/rankgen/internal/testkit/redistest"
 	rankgenrt "github.com/rankgen/rankgen/runtime"
@@ -137,14 +136,15 @@ func tokenReusedEveryWrite(t *testing.T, c redis.UniversalClient) {
 	for _, ex := range withPeriodic() {
 		t.Run(ex.name, func(t *testing.T) {
 			l := parse(t, ex.schema)
-			scripts, err := luaemit.Scripts(l)
+			rendered, err := luaemit.Render(l)
 			if err != nil {
 				t.Fatal(err)
 			}
-			writes := map[string]*redis.Script{}
-			for i, op := range catalog.Scripts(l) {
-				if !op.ReadOnly {
-					writes[op.Name] = redis.NewScript(scripts[i].Source)
+			lib := rankgenrt.NewLibrary(rendered.Source)
+			writes := map[string]*rankgenrt.Function{}
+			for _, fn := range rendered.Functions {
+				if !fn.ReadOnly {
+					writes[fn.Op] = lib.Function(fn.Op)
 				}
 			}
 			if writes["remove"] == nil || len(writes) < 4 {
@@ -238,7 +238,7 @@ func (h *replyLoser) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.P
 
 func (h *replyLoser) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 	return func(ctx context.Context, cmd redis.Cmder) error {
-		if cmd.Name() != "evalsha" {
+		if cmd.Name() != "fcall" {
 			return next(ctx, cmd)
 		}
 		switch h.mode.Swap(keepReply) {
@@ -282,7 +282,7 @@ func TestLiveResendAcrossSeasons(t *testing.T) {
 				s = ss.Next(s)
 				time.Sleep(time.Until(s.Start.Add(50 * time.Millisecond)))
 			}
-			if err := ss.Board(s).Load(ctx); err != nil { // EVALSHA finds the scripts: the reply lost is the script's
+			if err := ss.Board(s).Load(ctx); err != nil { // FCALL finds the library: the reply lost is the function's
 				t.Fatal(err)
 			}
 			first := ctx

@@ -1,6 +1,7 @@
 package boardtest
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"maps"
@@ -28,25 +29,35 @@ import (
 // the generated Board refuses in Go before sending (Season.CheckOffset) the script refuses too,
 // for any caller, atomically and before writing anything.
 
-// rawScript is one generated script of a season board, run by hand.
+// rawScript is one generated function of a season board, called by hand.
 type rawScript struct {
 	l      *layout.Layout
 	op     catalog.Op
-	script *redis.Script
+	script *rankgenrt.Function
 }
 
-// loadScript reads the committed script of operation name of the layout in schema, whose
-// scripts lie in dir.
+// run calls the function with FCALL (its library loaded first), its error replies untyped.
+func (r rawScript) run(ctx context.Context, c redis.UniversalClient, keys []string, args ...any) *redis.Cmd {
+	if err := r.script.Lib.Load(ctx, c); err != nil {
+		cmd := redis.NewCmd(ctx)
+		cmd.SetErr(err)
+		return cmd
+	}
+	return c.FCall(ctx, r.script.Name, keys, args...)
+}
+
+// loadScript reads the committed library of the layout in schema, which lies in dir, for the
+// function of operation name.
 func loadScript(t *testing.T, schema, dir, name string) rawScript {
 	t.Helper()
 	l := parse(t, schema)
 	for _, op := range catalog.Scripts(l) {
 		if op.Name == name {
-			src, err := os.ReadFile(filepath.Join(dir, l.LuaFile(name)))
+			src, err := os.ReadFile(filepath.Join(dir, l.LuaFile()))
 			if err != nil {
 				t.Fatal(err)
 			}
-			return rawScript{l: l, op: op, script: redis.NewScript(string(src))}
+			return rawScript{l: l, op: op, script: rankgenrt.NewLibrary(string(src)).Function(name)}
 		}
 	}
 	t.Fatalf("%s has no script %s", schema, name)
@@ -166,7 +177,7 @@ func TestWeeklyScriptSeasonGuard(t *testing.T) {
 			for _, at := range []time.Duration{s.Len(), s.Len() + time.Hour, 1<<20*time.Second - time.Second} {
 				ok := encodeWeekly(t, weekly.Entry{PlayerID: "ok", Points: 1})
 				bad := encodeWeekly(t, weekly.Entry{PlayerID: "kept", Points: 99, ReachedAt: at})
-				_, err := r.script.Run(ctx, c, b.Keys(), r.args(t, bounds(s.Start, s.End), ok, bad)...).Result()
+				_, err := r.run(ctx, c, b.Keys(), r.args(t, bounds(s.Start, s.End), ok, bad)...).Result()
 				wantClosed(t, name+" ReachedAt "+at.String()+" in "+s.String(), err, "ReachedAt")
 			}
 			if after := boardState(t, c, b.Keys()); !reflect.DeepEqual(before, after) {
@@ -174,7 +185,7 @@ func TestWeeklyScriptSeasonGuard(t *testing.T) {
 			}
 			// The last second of the week is in it.
 			last := encodeWeekly(t, weekly.Entry{PlayerID: "last-" + name, Points: 5, ReachedAt: s.Len() - time.Second})
-			if _, err := r.script.Run(ctx, c, b.Keys(), r.args(t, bounds(s.Start, s.End), last)...).Result(); err != nil {
+			if _, err := r.run(ctx, c, b.Keys(), r.args(t, bounds(s.Start, s.End), last)...).Result(); err != nil {
 				t.Errorf("%s: the last second of %v: %v", name, s, err)
 			}
 			if e, err := b.Get(ctx, "last-"+name); err != nil || e.ReachedAt != s.Len()-time.Second {
@@ -185,7 +196,7 @@ func TestWeeklyScriptSeasonGuard(t *testing.T) {
 	// 168 hours is the short week's end, and a time of the long week.
 	r := loadScript(t, "weekly.yaml", dir, "set")
 	e := encodeWeekly(t, weekly.Entry{PlayerID: "h168", ReachedAt: 168 * time.Hour})
-	if _, err := r.script.Run(ctx, c, ss.Board(long).Keys(), r.args(t, bounds(long.Start, long.End), e)...).Result(); err != nil {
+	if _, err := r.run(ctx, c, ss.Board(long).Keys(), r.args(t, bounds(long.Start, long.End), e)...).Result(); err != nil {
 		t.Errorf("168h in the 169-hour week: %v", err)
 	}
 }
@@ -233,7 +244,7 @@ func TestBlitzScriptSeasonGuard(t *testing.T) {
 			"Best": {ID: "kept", Points: 50, Best: 2047 * time.Millisecond},
 		} {
 			ok := encodeBlitz(t, blitz.Entry{ID: "ok", Points: 1})
-			_, err := r.script.Run(ctx, c, b.Keys(), r.args(t, head, ok, encodeBlitz(t, e))...).Result()
+			_, err := r.run(ctx, c, b.Keys(), r.args(t, head, ok, encodeBlitz(t, e))...).Result()
 			wantClosed(t, name+" "+field, err, field)
 		}
 	}
@@ -252,7 +263,7 @@ func TestBlitzScriptSeasonGuard(t *testing.T) {
 		} else {
 			head[catalog.ArgID], head[catalog.ArgValue] = "kept", endDigit
 		}
-		v, err := r.script.Run(ctx, c, b.Keys(), r.args(t, head, groups...)...).Result()
+		v, err := r.run(ctx, c, b.Keys(), r.args(t, head, groups...)...).Result()
 		wantClosed(t, name, itemErr(t, v, err), "Best")
 	}
 	r := loadScript(t, "internal/season/blitz/blitz.yaml", dir, "changes")
@@ -267,7 +278,7 @@ func TestBlitzScriptSeasonGuard(t *testing.T) {
 	}
 	first, _ := r.op.Args.Index(catalog.ArgID)
 	group[at-first] = endDigit
-	v, err := r.script.Run(ctx, c, b.Keys(), r.args(t, update, group)...).Result()
+	v, err := r.run(ctx, c, b.Keys(), r.args(t, update, group)...).Result()
 	wantClosed(t, "changes", itemErr(t, v, err), "Best")
 	if after := boardState(t, c, b.Keys()); !reflect.DeepEqual(before, after) {
 		t.Errorf("refused calls changed the board: %v → %v", before, after)
@@ -275,7 +286,7 @@ func TestBlitzScriptSeasonGuard(t *testing.T) {
 	// 1999 ms, the season's last millisecond, is stored by set.
 	set := loadScript(t, "internal/season/blitz/blitz.yaml", dir, "set")
 	last := encodeBlitz(t, blitz.Entry{ID: "last", At: 1999 * time.Millisecond, Best: 1999 * time.Millisecond})
-	if _, err := set.script.Run(ctx, c, b.Keys(), set.args(t, head, last)...).Result(); err != nil {
+	if _, err := set.run(ctx, c, b.Keys(), set.args(t, head, last)...).Result(); err != nil {
 		t.Errorf("the season's last millisecond: %v", err)
 	}
 	if e, err := b.Get(ctx, "last"); err != nil || e.At != 1999*time.Millisecond || e.Best != 1999*time.Millisecond {
@@ -341,7 +352,7 @@ func TestSeasonGuardVariants(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v\n%s", name, err, schema)
 		}
-		scripts, err := luaemit.Scripts(l)
+		lib, err := luaemit.Render(l)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -352,7 +363,7 @@ func TestSeasonGuardVariants(t *testing.T) {
 			if op.Kind != catalog.Set && op.Kind != catalog.Best {
 				continue
 			}
-			r := rawScript{l: l, op: op, script: redis.NewScript(scriptNamed(t, scripts, op.Name))}
+			r := rawScript{l: l, op: op, script: scriptNamed(t, lib, op.Name)}
 			key := redistest.Key(t, "{variant "+name+" "+op.Name+"}")
 			keys := []string{key, rankgenrt.MetaKey(key), rankgenrt.AckKeys(key)[0], rankgenrt.AckKeys(key)[1]}
 			if l.HasPrefix() {
@@ -366,13 +377,13 @@ func TestSeasonGuardVariants(t *testing.T) {
 				return []any{rankgenrt.FormatScore(score), member}
 			}
 			for _, ms := range []uint64{2000, 2001, off.Hi - off.Lo} {
-				_, err := r.script.Run(ctx, c, keys, r.args(t, head, pair("a", 1), pair("b", ms))...).Result()
+				_, err := r.run(ctx, c, keys, r.args(t, head, pair("a", 1), pair("b", ms))...).Result()
 				wantClosed(t, fmt.Sprintf("%s %s, %d ms", name, op.Name, ms), err, "Off")
 			}
 			if n, err := c.Exists(ctx, keys...).Result(); err != nil || n != 0 {
 				t.Errorf("%s %s: refused calls wrote %d keys (%v)", name, op.Name, n, err)
 			}
-			if _, err := r.script.Run(ctx, c, keys, r.args(t, head, pair("a", 1999))...).Result(); err != nil {
+			if _, err := r.run(ctx, c, keys, r.args(t, head, pair("a", 1999))...).Result(); err != nil {
 				t.Errorf("%s %s: the season's last millisecond: %v", name, op.Name, err)
 			}
 			if n, err := c.ZCard(ctx, key).Result(); err != nil || n != 1 {
@@ -382,14 +393,14 @@ func TestSeasonGuardVariants(t *testing.T) {
 	}
 }
 
-// scriptNamed is the source of the script of operation name.
-func scriptNamed(t testing.TB, scripts []luaemit.Script, name string) string {
+// scriptNamed is the library's function of operation name.
+func scriptNamed(t testing.TB, lib *luaemit.Library, name string) *rankgenrt.Function {
 	t.Helper()
-	for _, s := range scripts {
-		if s.Op == name {
-			return s.Source
+	for _, fn := range lib.Functions {
+		if fn.Op == name {
+			return rankgenrt.NewLibrary(lib.Source).Function(name)
 		}
 	}
-	t.Fatalf("no script %s", name)
-	return ""
+	t.Fatalf("no function %s", name)
+	return nil
 }

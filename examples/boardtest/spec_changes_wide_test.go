@@ -12,7 +12,6 @@ import (
 	"github.com/rankgen/rankgen/internal/testkit/boardmodel"
 	"github.com/rankgen/rankgen/internal/testkit/redistest"
 	rankgenrt "github.com/rankgen/rankgen/runtime"
-	"github.com/redis/go-redis/v9"
 )
 
 // TestWideMemberChanges runs the changes script of a layout whose member fields reach beyond
@@ -31,16 +30,11 @@ fields:
 	if err != nil {
 		t.Fatal(err)
 	}
-	scripts, err := luaemit.Scripts(l)
+	lib, err := luaemit.Render(l)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var script *redis.Script
-	for _, s := range scripts {
-		if s.Op == "changes" {
-			script = redis.NewScript(s.Source)
-		}
-	}
+	script := rankgenrt.NewLibrary(lib.Source).Function("changes")
 	c := redistest.Client(t)
 	key := redistest.Key(t, "{widechanges}")
 	keys := []string{key, rankgenrt.IndexKey(key)}
@@ -70,7 +64,7 @@ fields:
 			args = append(args, argOf(u.Field, ch))
 			list = append(list, ch)
 		}
-		v, err := rankgenrt.Run(ctx, c, script, keys, args...)
+		v, err := rankgenrt.Call(ctx, c, script, keys, args...)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -100,32 +100,41 @@ func TestAllowOOMOnlyWhereEveryCommandMay(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	files, err := filepath.Glob(filepath.Join("..", "generated", "*", "*.lua"))
+	files, err := filepath.Glob(filepath.Join("..", "generated", "*", "*.rankgen.lua"))
 	if err != nil || len(files) == 0 {
-		t.Fatalf("no generated scripts: %v", err)
+		t.Fatalf("no generated libraries: %v", err)
 	}
 	call := regexp.MustCompile(`(?:redis\.call|many)\('([A-Z]+)', (\w+)`)
-	deleting := regexp.MustCompile(`\.(remove|trim)\.lua$`)
-	for _, f := range files {
-		src, err := os.ReadFile(f)
+	register := regexp.MustCompile(`(?m)^redis\.register_function\{function_name = '\w+_(\w+)', flags = \{([^}]*)\}`)
+	deleting := regexp.MustCompile(`^(remove|trim)$`)
+	for _, file := range files {
+		lib, err := os.ReadFile(file)
 		if err != nil {
 			t.Fatal(err)
 		}
-		shebang, _, _ := strings.Cut(string(src), "\n")
-		allow := strings.Contains(shebang, "allow-oom")
-		if allow != deleting.MatchString(f) {
-			t.Errorf("%s: %q; allow-oom belongs to Remove and Trim alone", f, shebang)
-		}
-		if !allow {
-			continue
-		}
-		for _, m := range call.FindAllStringSubmatch(string(src), -1) {
-			if m[2] == "ack_key" {
-				continue // the token's record
+		at := register.FindAllSubmatchIndex(lib, -1)
+		for i, m := range at {
+			end := len(lib)
+			if i+1 < len(at) {
+				end = at[i+1][0]
 			}
-			ci := info[strings.ToLower(m[1])]
-			if ci == nil || slices.Contains(ci.Flags, "denyoom") {
-				t.Errorf("%s (allow-oom) calls %s, which the server refuses when out of memory", f, m[1])
+			op, flags, src := string(lib[m[2]:m[3]]), string(lib[m[4]:m[5]]), lib[m[0]:end]
+			f := file + ": " + op
+			allow := strings.Contains(flags, "allow-oom")
+			if allow != deleting.MatchString(op) {
+				t.Errorf("%s: flags {%s}; allow-oom belongs to Remove and Trim alone", f, flags)
+			}
+			if !allow {
+				continue
+			}
+			for _, m := range call.FindAllStringSubmatch(string(src), -1) {
+				if m[2] == "ack_key" {
+					continue // the token's record
+				}
+				ci := info[strings.ToLower(m[1])]
+				if ci == nil || slices.Contains(ci.Flags, "denyoom") {
+					t.Errorf("%s (allow-oom) calls %s, which the server refuses when out of memory", f, m[1])
+				}
 			}
 		}
 	}

@@ -21,61 +21,67 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// TestEveryScriptCompiles loads every script of every example on the server: SCRIPT LOAD
-// compiles the Lua, so a template that renders bad Lua for some layout fails here.
-func TestEveryScriptCompiles(t *testing.T) {
+// TestEveryLibraryCompiles loads the library of every example on the server: FUNCTION LOAD
+// compiles the Lua and registers every function, so a template that renders bad Lua for some
+// layout (or a library over Lua's limits of locals and upvalues) fails here.
+func TestEveryLibraryCompiles(t *testing.T) {
 	c := redistest.Client(t)
-	all := [][]*redis.Script{arena.Scripts(), racing.Scripts(), season.Scripts(), seed000member.Scripts(),
-		seed001zranking.Scripts(), seed002binary.Scripts(), seed002decimal.Scripts(), seed002keysort.Scripts(),
-		seed003scaling.Scripts(), seed004shift.Scripts()}
-	n := 0
-	for _, scripts := range all {
-		for _, s := range scripts {
-			if err := s.Load(ctx, c).Err(); err != nil {
-				t.Fatalf("SCRIPT LOAD: %v", err)
-			}
-			n++
+	all := []*rankgenrt.Library{arena.Library(), racing.Library(), season.Library(), seed000member.Library(),
+		seed001zranking.Library(), seed002binary.Library(), seed002decimal.Library(), seed002keysort.Library(),
+		seed003scaling.Library(), seed004shift.Library()}
+	for _, lib := range all {
+		if err := lib.Load(ctx, c); err != nil {
+			t.Fatalf("FUNCTION LOAD %s: %v", lib.Name, err)
+		}
+		n, err := c.FunctionList(ctx, redis.FunctionListQuery{LibraryNamePattern: lib.Name}).First()
+		if err != nil || len(n.Functions) == 0 {
+			t.Fatalf("FUNCTION LIST %s: %+v, %v; want its functions", lib.Name, n, err)
 		}
 	}
-	t.Logf("%d scripts compiled", n)
 }
 
-// TestNoScriptAfterFlush: outside a pipeline a flushed script is re-sent (EVAL fallback);
-// inside a pipeline EVALSHA fails with NOSCRIPT until Board.Load caches the scripts again.
-func TestNoScriptAfterFlush(t *testing.T) {
-	srv := redistest.Start(t) // SCRIPT FLUSH is server-wide: a private server
+// TestFunctionAfterFlush: outside a pipeline a call that finds the library gone loads it again;
+// inside a pipeline FCALL fails (function not found) until Board.Load loads it again.
+func TestFunctionAfterFlush(t *testing.T) {
+	srv := redistest.Start(t) // FUNCTION FLUSH is server-wide: a private server
 	c := srv.Client(t)
 	b := season.NewBoard(c, "{s}")
 	if _, err := b.AddPoints(ctx, "u", 1); err != nil {
 		t.Fatal(err)
 	}
-	if err := c.ScriptFlush(ctx).Err(); err != nil {
+	if err := c.FunctionFlush(ctx).Err(); err != nil {
 		t.Fatal(err)
 	}
 	if e, err := b.AddPoints(ctx, "u", 1); err != nil || e.Points != 2 {
-		t.Fatalf("after SCRIPT FLUSH: %+v, %v; want the EVAL fallback to work", e, err)
+		t.Fatalf("after FUNCTION FLUSH: %+v, %v; want the call to load the library", e, err)
 	}
-	if _, err := b.Get(ctx, "u"); err != nil { // a read-only script too
+	if err := c.FunctionFlush(ctx).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Get(ctx, "u"); err != nil { // a read-only function too
 		t.Fatal(err)
 	}
 
+	set := season.Library().Function("set")
 	pipelined := func() error {
 		pipe := c.Pipeline()
-		cmd := season.Scripts()[0].EvalSha(ctx, pipe, b.Keys(), "", 0, "", "0", "4", "0000|00000000000|v") // no expiry, dedup off
+		cmd := pipe.FCall(ctx, set.Name, b.Keys(), "", 0, "", "0", "4", "0000|00000000000|v") // no expiry, dedup off
 		_, _ = pipe.Exec(ctx)
 		return cmd.Err()
 	}
-	if err := c.ScriptFlush(ctx).Err(); err != nil {
+	if err := c.FunctionFlush(ctx).Err(); err != nil {
 		t.Fatal(err)
 	}
-	if err := pipelined(); err == nil || !strings.HasPrefix(err.Error(), "NOSCRIPT") {
-		t.Fatalf("pipelined EVALSHA after SCRIPT FLUSH: %v; want NOSCRIPT", err)
+	if err := pipelined(); err == nil || !strings.Contains(err.Error(), "Function not found") {
+		t.Fatalf("pipelined FCALL after FUNCTION FLUSH: %v; want function not found", err)
 	}
-	if err := b.Load(ctx); err != nil {
-		t.Fatal(err)
+	for range 2 { // loading twice is harmless
+		if err := b.Load(ctx); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if err := pipelined(); err != nil {
-		t.Fatalf("pipelined EVALSHA after Load: %v", err)
+		t.Fatalf("pipelined FCALL after Load: %v", err)
 	}
 	if e, err := b.Get(ctx, "v"); err != nil || e.UserID != "v" || e.Points != 1 {
 		t.Fatalf("Get(v) = %+v, %v", e, err)

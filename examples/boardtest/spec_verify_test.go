@@ -113,7 +113,7 @@ func readsCheckInTheirRoundTrip(t *testing.T, c redis.UniversalClient) {
 	}
 	key := redistest.Key(t, "{arena}")
 	a := arena.NewBoard(c, key)
-	if err := a.Load(ctx); err != nil { // else a script's first EVALSHA is NOSCRIPT, then EVAL
+	if err := a.Load(ctx); err != nil { // else a function's first FCALL finds it missing, then loads it
 		t.Fatal(err)
 	}
 	h := &commandCounter{}
@@ -175,13 +175,13 @@ func bestOneRoundTrip(t *testing.T, c redis.UniversalClient) {
 	}
 	key := redistest.Key(t, "{arena}")
 	a := arena.NewBoard(c, key)
-	if err := a.Load(ctx); err != nil { // else the first EVALSHA is NOSCRIPT, then EVAL
+	if err := a.Load(ctx); err != nil { // else the first FCALL finds the library missing, then loads it
 		t.Fatal(err)
 	}
 	h := &commandCounter{}
 	c.AddHook(h)
 	at := time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC)
-	for i, want := range []string{"evalsha", "evalsha", "evalsha"} {
+	for i, want := range []string{"fcall", "fcall", "fcall"} {
 		cmds := h.cmds.Load()
 		kept, err := a.Best(ctx, arena.Entry{PlayerID: "x", Points: uint32(10 + i), ReachedAt: at})
 		if err != nil || !kept {

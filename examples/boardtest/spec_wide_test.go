@@ -12,7 +12,6 @@ import (
 	"github.com/rankgen/rankgen/internal/testkit/boardmodel"
 	"github.com/rankgen/rankgen/internal/testkit/redistest"
 	rankgenrt "github.com/rankgen/rankgen/runtime"
-	"github.com/redis/go-redis/v9"
 )
 
 // TestWideMemberField runs the set/max/min scripts of a 64-bit member field (digits beyond
@@ -28,13 +27,13 @@ fields:
 	if err != nil {
 		t.Fatal(err)
 	}
-	scripts, err := luaemit.Scripts(l)
+	lib, err := luaemit.Render(l)
 	if err != nil {
 		t.Fatal(err)
 	}
-	byOp := map[string]*redis.Script{}
-	for _, s := range scripts {
-		byOp[s.Op] = redis.NewScript(s.Source)
+	byOp := map[string]*rankgenrt.Function{}
+	for _, fn := range lib.Functions {
+		byOp[fn.Op] = rankgenrt.NewLibrary(lib.Source).Function(fn.Op)
 	}
 	c := redistest.Client(t)
 	key := redistest.Key(t, "{wide}")
@@ -49,7 +48,7 @@ fields:
 		{"min_big", 1 << 60}, {"set_big", 1<<53 + 1}, {"max_big", 1<<53 + 2}, {"set_big", 0},
 	} {
 		text := rankgenrt.DigitText(big.Digit(step.key), big.TextWidth, big.Hex)
-		v, err := rankgenrt.Run(ctx, c, byOp[step.op], keys, "", 0, "", "0", "", "a", text) // no expiry, dedup off, no clock
+		v, err := rankgenrt.Call(ctx, c, byOp[step.op], keys, "", 0, "", "0", "", "a", text) // no expiry, dedup off, no clock
 		if err != nil {
 			t.Fatalf("%s(%d): %v", step.op, step.key, err)
 		}
@@ -77,7 +76,7 @@ fields:
 		}
 	}
 	// A malformed text is refused.
-	v, err := rankgenrt.Run(ctx, c, byOp["set_big"], keys, "", 0, "", "0", "", "a", "zz")
+	v, err := rankgenrt.Call(ctx, c, byOp["set_big"], keys, "", 0, "", "0", "", "a", "zz")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,13 +100,13 @@ fields:
 	if err != nil {
 		t.Fatal(err)
 	}
-	scripts, err := luaemit.Scripts(l)
+	lib, err := luaemit.Render(l)
 	if err != nil {
 		t.Fatal(err)
 	}
-	byOp := map[string]*redis.Script{}
-	for _, s := range scripts {
-		byOp[s.Op] = redis.NewScript(s.Source)
+	byOp := map[string]*rankgenrt.Function{}
+	for _, fn := range lib.Functions {
+		byOp[fn.Op] = rankgenrt.NewLibrary(lib.Source).Function(fn.Op)
 	}
 	c := redistest.Client(t)
 	key := redistest.Key(t, "{wideadd}")
@@ -123,7 +122,7 @@ fields:
 			delta = int64(rng.Uint64())
 		}
 		op := "add_" + map[int]string{1: "big", 2: "dec", 3: "neg"}[fi]
-		v, err := rankgenrt.Run(ctx, c, byOp[op], keys, "", 0, "", "0", "", "a", rankgenrt.WideDelta(delta, f.Hex)) // no expiry, dedup off, no clock
+		v, err := rankgenrt.Call(ctx, c, byOp[op], keys, "", 0, "", "0", "", "a", rankgenrt.WideDelta(delta, f.Hex)) // no expiry, dedup off, no clock
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -11,16 +11,16 @@ import (
 	rankgenrt "github.com/rankgen/rankgen/runtime"
 )
 
-// TestStampOutOfRangeReadsAsTime runs season's AddPoints script on a real server with a client
+// TestStampOutOfRangeReadsAsTime calls season's add_points function on a real server with a client
 // clock past ReachedAt's range (2095-09-07): the update fails with a *RangeError whose value is
 // the clock as RFC 3339, like the range's ends, not a count of milliseconds.
 func TestStampOutOfRangeReadsAsTime(t *testing.T) {
 	c := redistest.Client(t)
 	b := season.NewBoard(c, redistest.Key(t, "season"))
-	addPoints := season.Scripts()[4] // set, best, remove, trim, then add_points
+	addPoints := season.Library().Function("add_points")
 	clock := time.Date(2100, 3, 4, 5, 6, 7, 891000000, time.UTC)
 	// mode, ms, token, window, clock, then the id and the delta.
-	v, err := addPoints.Run(ctx, c, b.Keys(), "", "0", "stamp-range", "0", strconv.FormatInt(clock.UnixMicro(), 10), "ana", 5).Result()
+	v, err := rankgenrt.Call(ctx, c, addPoints, b.Keys(), "", "0", "stamp-range", "0", strconv.FormatInt(clock.UnixMicro(), 10), "ana", 5)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -105,27 +105,25 @@ func (b *board) checkIDThen(id jen.Code, fail func(jen.Code) []jen.Code) jen.Cod
 	return jen.If(jen.Err().Op(":=").Id("checkID").Call(id), jen.Err().Op("!=").Nil()).Block(fail(jen.Err())...)
 }
 
-// scripts declares the embedded script of every scripted operation and Scripts().
+// scripts declares the embedded library, Library(), and the function of every scripted
+// operation.
 func (b *board) scripts(ops []catalog.Op) {
 	f, l := b.f, b.l
 	f.Anon("embed")
 	f.Line()
-	b.comment("The board's Lua scripts, generated beside this file from the same layout. go-redis runs\neach by the SHA-1 of its text (EVALSHA, with EVAL when the server lacks it).")
-	var vars, all []jen.Code
+	b.comment("luaLibrary is the board's Lua library, generated beside this file from the same layout: one\nRedis function per operation, called with FCALL (FCALL_RO for reads).")
+	f.Comment("//go:embed " + l.LuaFile())
+	f.Var().Id("luaLibrary").String()
+	f.Line()
+	var vars []jen.Code
+	vars = append(vars, jen.Id("library").Op("=").Add(rt("NewLibrary")).Call(jen.Id("luaLibrary")))
 	for _, op := range ops {
-		text := "lua" + catalog.Camel(op.Name)
-		f.Comment("//go:embed " + l.LuaFile(op.Name))
-		f.Var().Id(text).String()
-		f.Line()
-		vars = append(vars, jen.Id(op.Script()).Op("=").Qual(redisPath, "NewScript").Call(jen.Id(text)))
-		all = append(all, jen.Line().Id(op.Script()))
+		vars = append(vars, jen.Id(op.Script()).Op("=").Id("library").Dot("Function").Call(jen.Lit(op.Name)))
 	}
-	all = append(all, jen.Line()) // one entry per line
 	f.Var().Defs(vars...)
 	f.Line()
-	b.comment("Scripts returns the board's scripts, in a fixed order. Board.Load caches them all; they are exported for running a board's scripts in your own pipelines or transactions (after Load), where go-redis cannot fall back from EVALSHA to EVAL.")
-	f.Func().Id("Scripts").Params().Index().Op("*").Qual(redisPath, "Script").Block(
-		jen.Return(jen.Index().Op("*").Qual(redisPath, "Script").Values(all...)))
+	b.comment("Library returns the board's Lua library. Board.Load loads it; it is exported for calling a board's functions in your own pipelines or transactions (after Load), where a call that finds the library missing cannot load it first.")
+	f.Func().Id("Library").Params().Op("*").Add(rt("Library")).Block(jen.Return(jen.Id("library")))
 	f.Line()
 }
 

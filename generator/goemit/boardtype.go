@@ -111,9 +111,9 @@ func (b *board) constructor() {
 	b.comment("Keys returns every key the board uses: "+keysDoc, map[bool]string{true: "index", false: "meta key"}[l.HasPrefix()])
 	recvDecl(f).Id("Keys").Params().Index().String().Block(jen.Return(jen.Append(jen.Index().String().Values(), jen.Id("b").Dot("keys").Op("..."))))
 	f.Line()
-	b.comment("Load caches the board's scripts on the server (on every master of a Cluster). Scripts run\noutside a pipeline reload themselves; call Load before running them in a pipeline, where a\nserver that lacks a script (after a restart or SCRIPT FLUSH) answers NOSCRIPT.")
+	b.comment("Load loads the board's Lua library on the server (on every master of a Cluster). Calls made\noutside a pipeline load it themselves where it is missing; call Load before calling its\nfunctions in a pipeline, where a server that lacks it (after a restart or FUNCTION FLUSH)\nanswers that the function is not found.")
 	recvDecl(f).Id("Load").Params(ctxParam()).Error().Block(
-		jen.Return(rt("Load").Call(jen.Id("ctx"), jen.Id("b").Dot("c"), jen.Id("Scripts").Call().Op("..."))))
+		jen.Return(jen.Id("library").Dot("Load").Call(jen.Id("ctx"), jen.Id("b").Dot("c"))))
 	f.Line()
 }
 

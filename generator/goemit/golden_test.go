@@ -167,7 +167,7 @@ func firstDiff(want, got []byte) string {
 }
 
 // TestGeneratedCompiles writes every edge golden output, and the same layout's output with
-// sharded: true, with the Lua scripts its board embeds, into a module that requires this
+// sharded: true, with the Lua library its board embeds, into a module that requires this
 // checkout, and runs go vet on it (the examples' packages are part of this module, built and
 // vetted with it).
 func TestGeneratedCompiles(t *testing.T) {
@@ -186,15 +186,13 @@ func TestGeneratedCompiles(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		scripts, err := luaemit.Scripts(l)
+		lib, err := luaemit.Render(l)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for pkgDir, code := range map[string][]byte{g.stem: g.want, g.stem + "_sharded": sharded} {
 			write(t, filepath.Join(dir, pkgDir, l.GoFile()), code)
-			for _, s := range scripts {
-				write(t, filepath.Join(dir, pkgDir, s.File), []byte(s.Source))
-			}
+			write(t, filepath.Join(dir, pkgDir, lib.File), []byte(lib.Source))
 		}
 	}
 	if out, err := goCmd(t, dir, "vet", "./..."); err != nil {

@@ -80,13 +80,11 @@ func TestGuardsFailToCompile(t *testing.T) {
 		}
 		pkgDir := filepath.Join(dir, fmt.Sprintf("case%d", i))
 		write(t, filepath.Join(pkgDir, l.GoFile()), []byte(edited))
-		scripts, err := luaemit.Scripts(l)
+		lib, err := luaemit.Render(l)
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, s := range scripts {
-			write(t, filepath.Join(pkgDir, s.File), []byte(s.Source))
-		}
+		write(t, filepath.Join(pkgDir, lib.File), []byte(lib.Source))
 		out, err := goCmd(t, dir, "vet", "./"+filepath.Base(pkgDir))
 		switch {
 		case c.edits == nil && err != nil:

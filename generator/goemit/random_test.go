@@ -49,9 +49,9 @@ func TestRandomSchemas(t *testing.T) {
 			t.Fatalf("RandomSchema gave an invalid schema: %v\n%s", err, src)
 		}
 		l.Sharded = true // build every random layout's ShardedBoard too
-		// The board embeds the Lua scripts, so a schema luaemit refuses (an update it cannot
+		// The board embeds the Lua library, so a schema luaemit refuses (an update it cannot
 		// do exactly) has no complete package; draw another.
-		scripts, err := luaemit.Scripts(l)
+		lib, err := luaemit.Render(l)
 		if err != nil {
 			refusedByLua++
 			continue
@@ -62,9 +62,7 @@ func TestRandomSchemas(t *testing.T) {
 		}
 		write(t, filepath.Join(dir, pkg, l.GoFile()), out)
 		write(t, filepath.Join(dir, pkg, pkg+".yaml"), src)
-		for _, s := range scripts {
-			write(t, filepath.Join(dir, pkg, s.File), []byte(s.Source))
-		}
+		write(t, filepath.Join(dir, pkg, lib.File), []byte(lib.Source))
 		ls = append(ls, l)
 		i++
 	}

@@ -172,7 +172,7 @@ func (s *sharded) constructor() {
 	f.Line()
 	s.comment("Load caches the board's scripts on the server (on every master of a Cluster), as Board.Load does: the shards share them.")
 	sRecv(f).Id("Load").Params(ctxParam()).Error().Block(
-		jen.Return(rt("Load").Call(ctx(), sDot("c"), jen.Id("Scripts").Call().Op("..."))))
+		jen.Return(jen.Id("library").Dot("Load").Call(ctx(), sDot("c"))))
 	f.Line()
 }
 

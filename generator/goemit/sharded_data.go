@@ -28,7 +28,7 @@ func (s *sharded) dataRanges() {
 	)
 	f.Line()
 	s.comment("scriptWindows runs script, which answers a window of entries with their data ({a count, entries, data}), on every shard i with args(i), in one pipelined round, and returns each shard's count and entries.")
-	sRecv(f).Id("scriptWindows").Params(ctxParam(), id("script").Op("*").Add(rd("Script")), id("args").Func().Params(jen.Int()).Index().Any()).Params(id("counts").Index().Int64(), id("parts").Index().Index().Id("Ranked"), jen.Err().Error()).Block(
+	sRecv(f).Id("scriptWindows").Params(ctxParam(), id("script").Op("*").Add(rt("Function")), id("args").Func().Params(jen.Int()).Index().Any()).Params(id("counts").Index().Int64(), id("parts").Index().Index().Id("Ranked"), jen.Err().Error()).Block(
 		id("pipe").Op(":=").Add(rt("NewPipe")).Call(sDot("c")),
 		id("cmds").Op(":=").Make(jen.Index().Op("*").Add(rd("Cmd")), jen.Len(sDot("shards"))),
 		jen.For(jen.List(id("i"), id("b")).Op(":=").Range().Add(sDot("shards"))).Block(
@@ -71,7 +71,7 @@ func (s *sharded) dataTails() {
 // every shard.
 func (s *sharded) dataWindows() {
 	s.comment("windows runs script, which answers {a count, entries, data}, on every shard with args, in one pipelined round, and returns each shard's count and entries with their data.")
-	sRecv(s.f).Id("windows").Params(ctxParam(), id("script").Op("*").Add(rd("Script")), id("args").Op("...").Any()).Params(id("counts").Index().Int64(), id("parts").Index().Index().Id("Ranked"), jen.Err().Error()).Block(
+	sRecv(s.f).Id("windows").Params(ctxParam(), id("script").Op("*").Add(rt("Function")), id("args").Op("...").Any()).Params(id("counts").Index().Int64(), id("parts").Index().Index().Id("Ranked"), jen.Err().Error()).Block(
 		jen.Return(sDot("scriptWindows").Call(ctx(), id("script"), jen.Func().Params(jen.Int()).Index().Any().Block(jen.Return(id("args"))))),
 	)
 	s.f.Line()

@@ -39,7 +39,7 @@ func (b *board) argsHelpers() {
 	f.Const().Id("tokenArg").Op("=").Lit(token - 1)
 	f.Line()
 	b.comment("write runs a write script with args (started by args) under the call's token: the script answers a resend, after a lost reply, with its first reply and writes nothing again, refuses another operation under the token (rankgenrt.ErrTokenReused), and a failure without a reply is a *rankgenrt.UncertainError (ErrUncertain) that carries the token. With WithReplicas the write then waits for the board's replicas (rankgenrt.ErrNotReplicated when too few acknowledge it in time).")
-	recvDecl(f).Id("write").Params(ctxParam(), jen.Id("s").Op("*").Add(rd("Script")), jen.Id("args").Index().Any()).Params(jen.Any(), jen.Error()).Block(
+	recvDecl(f).Id("write").Params(ctxParam(), jen.Id("s").Op("*").Add(rt("Function")), jen.Id("args").Index().Any()).Params(jen.Any(), jen.Error()).Block(
 		jen.If(jen.Err().Op(":=").Id("b").Dot("dedup").Dot("Err").Call(), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
 		jen.List(jen.Id("token"), jen.Err()).Op(":=").Id("b").Dot("tokens").Dot("Next").Call(jen.Id("ctx")),
 		errNil().Block(jen.Return(jen.Nil(), jen.Err())),
@@ -84,7 +84,7 @@ func (b *board) apply() {
 		memberNote = jen.Comment("The reply holds P alone: the member is the id sent.")
 	}
 	b.comment("%s", doc)
-	recvDecl(b.f).Id("apply").Params(ctxParam(), jen.Id("s").Op("*").Add(rd("Script")), jen.Id("args").Index().Any(), jen.Id("res").Index().Id("Result"), jen.Id("sent").Index().Int()).Error().Block(
+	recvDecl(b.f).Id("apply").Params(ctxParam(), jen.Id("s").Op("*").Add(rt("Function")), jen.Id("args").Index().Any(), jen.Id("res").Index().Id("Result"), jen.Id("sent").Index().Int()).Error().Block(
 		jen.If(jen.Len(jen.Id("sent")).Op("==").Lit(0)).Block(jen.Return(jen.Nil())),
 		jen.List(jen.Id("v"), jen.Err()).Op(":=").Id("b").Dot("write").Call(jen.Id("ctx"), jen.Id("s"), jen.Id("args")),
 		errNil().Block(jen.Return(jen.Err())),

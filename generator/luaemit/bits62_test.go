@@ -107,7 +107,7 @@ func TestBits62Arithmetic(t *testing.T) {
 			t.Fatal(err)
 		}
 		cases, check := bits62Cases(rand.New(rand.NewPCG(uint64(i), 7)), l)
-		reply, err := c.Eval(context.Background(), lib.String()+bits62Probe, []string{redistest.Key(t, l.File)}, cases...).StringSlice()
+		reply, err := c.Eval(context.Background(), lib.String()+"bind()\n"+bits62Probe, []string{redistest.Key(t, l.File)}, cases...).StringSlice()
 		if err != nil {
 			t.Fatalf("%s: %v", l.File, err)
 		}

@@ -17,7 +17,7 @@ func changesData(l *layout.Layout, op catalog.Op) (*data, error) {
 		if g, ok := fields[f]; ok {
 			return g
 		}
-		g := newField(l, f, len(d.Touched)+1)
+		g := newField(l, f)
 		fields[f] = g
 		d.Touched = append(d.Touched, g)
 		return g
@@ -29,7 +29,10 @@ func changesData(l *layout.Layout, op catalog.Op) (*data, error) {
 			return nil, err
 		}
 		c := &data{}
-		setApply(c, f, u.Update, touch(f), u.Name())
+		setApply(c, f, u.Update, touch(f), "F.apply_"+u.Name()) // the library's, shared with the updates
+		if c.Target.Season {
+			c.Fn = "apply_" + u.Name() // its range depends on the call's season: the changes function's own
+		}
 		slot, err := op.Args.Index(u.Name())
 		if err != nil {
 			return nil, err

@@ -2,6 +2,7 @@ package luaemit
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -11,12 +12,13 @@ import (
 
 // data is what the templates see.
 type data struct {
+	Shared                       bool   // a field update's body, shared by the updates like it (its title and apply function are not in it)
+	Library                      string // the library's name (its head only)
 	File, Title, Op, Fingerprint string
 	Header                       string // the generated-code marker, layout.Header
 	Usage                        []string
 	Args                         catalog.Args // the script's arguments: templates render their ARGV positions
 	ReadOnly                     bool         // flags=no-writes
-	AllowOOM                     bool         // flags=allow-oom: the script only deletes
 	Scores                       bool         // lookup also reads scores
 
 	Prefix     bool
@@ -216,10 +218,12 @@ func memberShape(l *layout.Layout) (pattern string, checks []memberCheck, wide b
 	return luaString(pattern), checks, wide
 }
 
-func newField(l *layout.Layout, f *layout.Field, index int) *field {
+// newField is what the templates see of field f. Its Index is its place in the layout (from
+// 1), the same in every function of the library: get_<Index> and put_<Index> are defined once.
+func newField(l *layout.Layout, f *layout.Field) *field {
 	g := &field{
 		Name:    f.Name,
-		Index:   index,
+		Index:   slices.Index(l.Fields, f) + 1,
 		InScore: f.Place == layout.InScore,
 		Span:    num(f.Span()),
 		Asc:     f.Order == layout.Asc,
@@ -267,7 +271,7 @@ func updateData(l *layout.Layout, op catalog.Op) (*data, error) {
 	}
 	d := newData(l)
 	d.Scores = true
-	setApply(d, f, u, newField(l, f, 1), "apply")
+	setApply(d, f, u, newField(l, f), "apply")
 	d.Touched = []*field{d.Target}
 	if err := addStamps(l, f, d); err != nil {
 		return nil, err
@@ -298,7 +302,7 @@ func addStamps(l *layout.Layout, f *layout.Field, d *data) error {
 		if s.Stamp == layout.StampNone || s == f {
 			continue
 		}
-		g := newField(l, s, len(d.Touched)+1)
+		g := newField(l, s)
 		if err := setStamp(g, s); err != nil {
 			return err
 		}
@@ -342,4 +346,12 @@ func scoreWeights(l *layout.Layout) string {
 		ws[i] = strconv.FormatUint(f.Weight, 10)
 	}
 	return "{" + strings.Join(ws, ", ") + "}"
+}
+
+// FnDecl declares the apply function Fn: a local function, or one of the library's table F.
+func (d *data) FnDecl() string {
+	if strings.HasPrefix(d.Fn, "F.") {
+		return "function " + d.Fn
+	}
+	return "local function " + d.Fn
 }

@@ -1,19 +1,22 @@
-// Package luaemit renders a layout's Lua scripts from the templates in templates/: one
-// script per operation of generator/catalog that has a template, each with the layout's
-// constants (radices, weights, widths, member offsets, 10^w for decimal scores, the
-// fingerprint) and the catalogue's argument positions written into its text. luaemit.go
-// renders, data.go builds what the templates see, lua.go writes Lua literals.
+// Package luaemit renders a layout's Lua library from the templates in templates/: one
+// Redis Functions library per layout, whose head defines once what its functions share (the
+// layout's constants: radices, weights, widths, member offsets, 10^w for decimal scores, the
+// fingerprint; the score codec, the field accessors) and which registers one function per
+// operation of generator/catalog that has a template, with the catalogue's argument positions
+// written into its text. luaemit.go renders, data.go builds what the templates see, lua.go
+// writes Lua literals.
 //
-// The scripts do the digit arithmetic of the Go codec on Lua's doubles, which is exact
+// The functions do the digit arithmetic of the Go codec on Lua's doubles, which is exact
 // below 2^53 (math.floor and %, never the 32-bit bit library); they take every key as KEYS
-// and every id and value as ARGV, and declare their keys with a #!lua shebang so that an
-// undeclared key fails loudly on Redis Cluster.
+// and every id and value as ARGV, and the library makes no call to Redis when it loads.
 package luaemit
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"fmt"
 	"regexp"
+	"strings"
 	"text/template"
 
 	"github.com/rankgen/rankgen/generator/catalog"
@@ -21,11 +24,20 @@ import (
 	"github.com/rankgen/rankgen/templates"
 )
 
-// Script is one generated Lua script.
-type Script struct {
-	Op     string // the operation: "set", "add_points", …
-	File   string // its file name, l.LuaFile(Op)
-	Source string // its text
+// Library is a layout's generated Lua library.
+type Library struct {
+	Name      string // <stem>_<hash of the text>: the library's name and its functions' prefix
+	File      string // its file name, l.LuaFile()
+	Source    string // its text
+	Functions []Function
+}
+
+// Function is one function of the library, for one operation.
+type Function struct {
+	Op       string // the operation: "set", "add_points", …
+	Name     string // its name on the server: <Library.Name>_<Op>
+	ReadOnly bool   // flagged no-writes: called with FCALL_RO
+	Body     string // the text of its callback (a field update's calls the head's shared update_<n>)
 }
 
 var tmpl = template.Must(templates.Parse(nil))
@@ -33,22 +45,140 @@ var tmpl = template.Must(templates.Parse(nil))
 // exact is 2^53: the Lua side keeps every number it computes below it.
 const exact = 1 << 53
 
-// Scripts renders the script of every operation of the layout that has one, in catalogue
-// order: set, best, remove, trim, the field updates in field order, then the reads.
-func Scripts(l *layout.Layout) ([]Script, error) {
-	var out []Script
+// unnamed stands for the library's name while its text is hashed.
+const unnamed = "@LIBRARY@"
+
+// Render renders the layout's library: its head, then one function per operation that has a
+// template, in catalogue order (set, best, remove, trim, the field updates in field order,
+// then the reads).
+func Render(l *layout.Layout) (*Library, error) {
+	var b bytes.Buffer
+	head := newData(l)
+	head.Library = unnamed
+	head.Touched = allFields(l)
+	if err := tmpl.ExecuteTemplate(&b, "library", head); err != nil {
+		return nil, fmt.Errorf("luaemit: library: %w", err)
+	}
+	var fns []Function
+	var regs bytes.Buffer
+	u := updates{shared: map[string]string{}}
 	for _, op := range catalog.Scripts(l) {
 		d, err := scriptData(l, op)
 		if err != nil {
 			return nil, err
 		}
-		var b bytes.Buffer
-		if err := tmpl.ExecuteTemplate(&b, op.Template, d); err != nil {
+		var body bytes.Buffer
+		if op.Kind == catalog.Update {
+			d.Shared = true
+		}
+		if err := tmpl.ExecuteTemplate(&body, op.Template, d); err != nil {
 			return nil, fmt.Errorf("luaemit: %s: %w", op.Name, err)
 		}
-		out = append(out, Script{Op: op.Name, File: l.LuaFile(op.Name), Source: tidy(b.String())})
+		text := indent(tidy(body.String()))
+		if op.Kind == catalog.Update {
+			if text, err = u.call(&b, d, text); err != nil {
+				return nil, fmt.Errorf("luaemit: %s: %w", op.Name, err)
+			}
+		}
+		flags := ""
+		if op.ReadOnly {
+			flags = "'no-writes'"
+		} else if op.OnlyDeletes {
+			flags = "'allow-oom'"
+		}
+		fmt.Fprintf(&regs, "\nredis.register_function{function_name = '%s_%s', flags = {%s}, callback = function(KEYS, ARGV)\n  bind()\n%send}\n",
+			unnamed, op.Name, flags, text)
+		fns = append(fns, Function{Op: op.Name, ReadOnly: op.ReadOnly, Body: text})
 	}
-	return out, nil
+	b.Write(regs.Bytes())
+	src := tidy(b.String())
+	name := libraryName(l.Stem(), src)
+	for i := range fns {
+		fns[i].Name = name + "_" + fns[i].Op
+	}
+	return &Library{Name: name, File: l.LuaFile(), Source: strings.ReplaceAll(src, unnamed, name), Functions: fns}, nil
+}
+
+// updates writes the field updates once: near-identical updates (the same shape on other
+// fields, another kind of update) share one Lua function update_<n>(KEYS, ARGV, u), which
+// takes the operation's name (its tokens are recorded under it), the field's accessors, its
+// apply function and its weight in u.
+type updates struct {
+	shared  map[string]string // a shared function's body -> its name
+	applies map[string]bool   // the apply functions written
+}
+
+// call writes to head what update d needs there (its apply function; the shared function of
+// its body, the first time) and returns its callback's body, which calls the shared function.
+func (u *updates) call(head *bytes.Buffer, d *data, body string) (string, error) {
+	if u.applies == nil {
+		u.applies = map[string]bool{}
+	}
+	fn, ok := u.shared[body]
+	if !ok {
+		fn = fmt.Sprintf("update_%d", len(u.shared)+1)
+		u.shared[body] = fn
+		fmt.Fprintf(head, "\n-- %s is a field update (%s and those like it): u holds the operation's name, the field's\n-- get, put and apply functions, and its weight and radix (or digit) in the score.\nlocal function %s(KEYS, ARGV, u)\n%send\n", fn, d.Op, fn, body)
+	}
+	var local bytes.Buffer
+	for _, line := range append([]string{d.Title}, d.Usage...) {
+		fmt.Fprintf(&local, "-- %s\n", line)
+	}
+	// A batch applies its updates as the single form does: one apply function serves both.
+	apply := "F.apply_" + strings.TrimSuffix(d.Op, "_many")
+	dest := head
+	if u.applies[apply] {
+		dest = &bytes.Buffer{}
+	}
+	u.applies[apply] = true
+	if d.Target.Season {
+		// Its range depends on the call's season: the apply function reads the call's bounds.
+		apply, dest = "apply", &local
+		if err := tmpl.ExecuteTemplate(dest, "season_bounds", d); err != nil {
+			return "", err
+		}
+	}
+	d.Fn = apply
+	if err := tmpl.ExecuteTemplate(dest, "apply_fn", d); err != nil {
+		return "", err
+	}
+	dest.WriteString("\n")
+	g := d.Target
+	fmt.Fprintf(&local, "return %s(KEYS, ARGV, {op = '%s', get = F.get_%d, put = F.put_%d, apply = %s", fn, d.Op, g.Index, g.Index, apply)
+	if g.InScore && d.Bits62 {
+		fmt.Fprintf(&local, ", digit = %d", g.Digit)
+	} else if g.InScore {
+		fmt.Fprintf(&local, ", weight = %s, radix = %s", g.Weight, g.Radix)
+	}
+	local.WriteString("})\n")
+	return indent(tidy(local.String())), nil
+}
+
+// libraryName is the stem (letters, digits and underscores only, as Redis wants) and 12 hex
+// digits of the SHA-256 of the library's text.
+func libraryName(stem, src string) string {
+	safe := regexp.MustCompile(`[^A-Za-z0-9_]`).ReplaceAllString(stem, "_")
+	return fmt.Sprintf("%s_%x", safe, sha256.Sum256([]byte(src)))[:len(safe)+13]
+}
+
+// indent indents every line but the blank ones by two spaces: a callback's body.
+func indent(s string) string {
+	lines := strings.SplitAfter(s, "\n")
+	for i, line := range lines {
+		if strings.TrimSpace(line) != "" {
+			lines[i] = "  " + line
+		}
+	}
+	return strings.Join(lines, "")
+}
+
+// allFields is every field of the layout, for the accessors the library defines once.
+func allFields(l *layout.Layout) []*field {
+	out := make([]*field, len(l.Fields))
+	for i, f := range l.Fields {
+		out[i] = newField(l, f)
+	}
+	return out
 }
 
 // scriptData is what the template of op sees.
@@ -67,7 +197,7 @@ func scriptData(l *layout.Layout, op catalog.Op) (*data, error) {
 	if err != nil {
 		return nil, err
 	}
-	d.Op, d.Args, d.ReadOnly, d.AllowOOM = op.Name, op.Args, op.ReadOnly, op.OnlyDeletes
+	d.Op, d.Args, d.ReadOnly = op.Name, op.Args, op.ReadOnly
 	d.Data = d.Data && touchesData[op.Kind]
 	if d.Title, err = positions(op.Title, op.Args); err != nil {
 		return nil, fmt.Errorf("luaemit: %s: %w", op.Name, err)
@@ -81,7 +211,7 @@ func scriptData(l *layout.Layout, op catalog.Op) (*data, error) {
 	}
 	seasonGuards(l, op, d)
 	if op.Kind == catalog.Competition || op.Kind == catalog.Dense {
-		d.Lead = newField(l, l.Fields[0], 0)
+		d.Lead = newField(l, l.Fields[0])
 	}
 	return d, nil
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -14,11 +15,11 @@ import (
 	"github.com/rankgen/rankgen/internal/testkit/oracle"
 )
 
-// TestGolden renders the scripts of every example schema and compares them with the ones
-// committed in examples/generated/<package> (go generate ./examples/... writes them; rankgen
-// check guards them too, but builds the command, so this is the quick check of the emitter).
-// go-redis runs scripts by the SHA-1 of their exact text, so any byte that changes there
-// changes what servers cache: review such diffs.
+// TestGolden renders the library of every example schema and compares it with the one
+// committed in examples/generated/<package> (go generate ./examples/... writes it; rankgen
+// check guards it too, but builds the command, so this is the quick check of the emitter).
+// The library's name carries the hash of its exact text, so any byte that changes here gives
+// servers a new library to load: review such diffs.
 func TestGolden(t *testing.T) {
 	schemas, err := filepath.Glob(filepath.Join("..", "..", "examples", "schemas", "*.yaml"))
 	if err != nil || len(schemas) == 0 {
@@ -34,7 +35,7 @@ func TestGolden(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		scripts, err := Scripts(l)
+		lib, err := Render(l)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -43,69 +44,76 @@ func TestGolden(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		rendered := map[string]bool{}
-		for _, s := range scripts {
-			rendered[s.File] = true
-			want, err := os.ReadFile(filepath.Join(dir, s.File))
-			if err != nil || !bytes.Equal([]byte(s.Source), want) {
-				t.Errorf("%s: %s differs from the one in %s (run go generate ./examples/... and review the diff)", name, s.File, dir)
-			}
+		want, err := os.ReadFile(filepath.Join(dir, lib.File))
+		if err != nil || !bytes.Equal([]byte(lib.Source), want) {
+			t.Errorf("%s: %s differs from the one in %s (run go generate ./examples/... and review the diff)", name, lib.File, dir)
 		}
 		for _, c := range committed {
-			if !rendered[filepath.Base(c)] {
+			if filepath.Base(c) != lib.File {
 				t.Errorf("%s: %s is no longer rendered (run go generate ./examples/...)", name, c)
 			}
 		}
 	}
 }
 
-// TestScriptShape checks what every script must carry: the shebang first (read-only ones
-// flagged no-writes), the generated header, keys only through KEYS, no 14-digit number
-// formatting, no bit library, and a deterministic order and text.
-func TestScriptShape(t *testing.T) {
+// TestLibraryShape checks what the library must carry: its name first, then the generated
+// header; one function per scripted operation, in catalogue order, named <library>_<op> and
+// flagged as the operation needs (no-writes for reads, allow-oom for the ones that only
+// delete); keys only through KEYS, no 14-digit number formatting, no bit library; a
+// deterministic text, whose hash is in its name.
+func TestLibraryShape(t *testing.T) {
 	for _, path := range mustGlob(t) {
 		src, _ := os.ReadFile(path)
 		l, err := layout.Parse(filepath.Base(path), src)
 		if err != nil {
 			t.Fatal(err)
 		}
-		a, err := Scripts(l)
+		a, err := Render(l)
 		if err != nil {
 			t.Fatal(err)
 		}
-		b, _ := Scripts(l)
-		seen := map[string]bool{}
-		ops := catalog.Scripts(l)
-		if len(ops) != len(a) {
-			t.Fatalf("%s: %d scripts for %d scripted operations", l.File, len(a), len(ops))
+		b, _ := Render(l)
+		if a.Source != b.Source || a.Name != b.Name {
+			t.Fatalf("%s: not deterministic", a.File)
 		}
-		for i, s := range a {
-			if s != b[i] {
-				t.Fatalf("%s: not deterministic", s.File)
+		if a.File != l.LuaFile() || !strings.HasPrefix(a.Name, l.Stem()+"_") || len(a.Name) != len(l.Stem())+13 {
+			t.Fatalf("%s: misnamed %s", a.File, a.Name)
+		}
+		lines := strings.SplitN(a.Source, "\n", 3)
+		if lines[0] != "#!lua name="+a.Name || lines[1] != "-- "+layout.Header(l.File) {
+			t.Fatalf("%s: header %q", a.File, lines[:2])
+		}
+		ops := catalog.Scripts(l)
+		if len(ops) != len(a.Functions) {
+			t.Fatalf("%s: %d functions for %d scripted operations", l.File, len(a.Functions), len(ops))
+		}
+		registered := regexp.MustCompile(`(?m)^redis\.register_function\{function_name = '(\w+)', flags = \{([^}]*)\}`).FindAllStringSubmatch(a.Source, -1)
+		if len(registered) != len(ops) {
+			t.Fatalf("%s: %d functions registered for %d operations", a.File, len(registered), len(ops))
+		}
+		for i, fn := range a.Functions {
+			op := ops[i]
+			want := ""
+			if op.ReadOnly {
+				want = "'no-writes'"
+			} else if op.OnlyDeletes {
+				want = "'allow-oom'" // they only delete: a full server still runs them
 			}
-			if seen[s.File] || s.File != l.LuaFile(s.Op) {
-				t.Fatalf("%s: duplicate or misnamed", s.File)
+			if fn.Op != op.Name || fn.Name != a.Name+"_"+op.Name || fn.ReadOnly != op.ReadOnly ||
+				registered[i][1] != fn.Name || registered[i][2] != want {
+				t.Fatalf("%s: function %d is %+v registered as %q; want %s flagged {%s}", a.File, i, fn, registered[i][1:], op.Name, want)
 			}
-			seen[s.File] = true
-			lines := strings.SplitN(s.Source, "\n", 3)
-			if s.Op != ops[i].Name {
-				t.Fatalf("%s: script %d is %s, the catalogue's is %s", l.File, i, s.Op, ops[i].Name)
+		}
+		for _, banned := range []string{"tostring", "bit.", "cjson", "{double", "redis.call('KEYS'"} {
+			if strings.Contains(a.Source, banned) {
+				t.Errorf("%s uses %s", a.File, banned)
 			}
-			ro := ops[i].ReadOnly
-			wantShebang := "#!lua"
-			if ro {
-				wantShebang += " flags=no-writes"
-			} else if ops[i].OnlyDeletes {
-				wantShebang += " flags=allow-oom" // they only delete: a full server still runs them
-			}
-			if lines[0] != wantShebang || lines[1] != "-- "+layout.Header(l.File) {
-				t.Fatalf("%s: header %q", s.File, lines[:2])
-			}
-			for _, banned := range []string{"tostring", "bit.", "cjson", "{double", "redis.call('KEYS'"} {
-				if strings.Contains(s.Source, banned) {
-					t.Errorf("%s uses %s", s.File, banned)
-				}
-			}
+		}
+		if strings.Contains(a.Source, unnamed) {
+			t.Errorf("%s: the name placeholder is left in the text", a.File)
+		}
+		if want := libraryName(l.Stem(), strings.ReplaceAll(a.Source, a.Name, unnamed)); want != a.Name {
+			t.Errorf("%s: named %s; its text hashes to %s", a.File, a.Name, want)
 		}
 	}
 }
@@ -155,7 +163,7 @@ func TestLuaString(t *testing.T) {
 	}
 }
 
-// TestRandomSchemas renders the scripts of random valid schemas: every one renders, except
+// TestRandomSchemas renders the library of random valid schemas: every one renders, except
 // for the documented refusals (an update or stamp on a field too wide for exact Lua
 // arithmetic, or client and server stamps mixed).
 func TestRandomSchemas(t *testing.T) {
@@ -168,7 +176,7 @@ func TestRandomSchemas(t *testing.T) {
 		if err != nil {
 			t.Fatalf("random schema %d does not parse: %v\n%s", i, err, src)
 		}
-		_, err = Scripts(l)
+		_, err = Render(l)
 		if err != nil {
 			if !strings.Contains(err.Error(), "2^53") && !strings.Contains(err.Error(), "pick one") {
 				t.Fatalf("schema %d: %v\n%s", i, err, src)

@@ -32,7 +32,7 @@ func seasonGuards(l *layout.Layout, op catalog.Op, d *data) {
 	case catalog.Set, catalog.Best:
 		if catalog.EntriesTakeSeason(l) {
 			for _, f := range catalog.SeasonFields(l) {
-				g := newField(l, f, 0)
+				g := newField(l, f)
 				d.SeasonFields = append(d.SeasonFields, g)
 				d.SeasonInScore = d.SeasonInScore || g.InScore
 			}

@@ -26,21 +26,21 @@ func TestSeasonGuardsWhereNeeded(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		scripts, err := Scripts(l)
+		lib, err := Render(l)
 		if err != nil {
 			t.Fatal(err)
 		}
 		seen := 0
-		for _, s := range scripts {
+		for _, s := range lib.Functions {
 			want, ok := tc.guard[s.Op]
 			if !ok {
 				continue
 			}
 			seen++
-			if got := strings.Contains(s.Source, "offset_closed"); got != want {
+			if got := strings.Contains(s.Body, "offset_closed"); got != want {
 				t.Errorf("%q: script %s checks offsets: %v; want %v", tc.fields, s.Op, got, want)
 			}
-			if takes := strings.Contains(s.Source, "season_from"); (s.Op == "set" || s.Op == "best") && takes != want {
+			if takes := strings.Contains(s.Body, "season_from"); (s.Op == "set" || s.Op == "best") && takes != want {
 				t.Errorf("%q: script %s takes the season: %v; want %v", tc.fields, s.Op, takes, want)
 			}
 		}

@@ -246,138 +246,45 @@ func Compare(a, b Entry) int {
 	return strings.Compare(b.Driver, a.Driver)
 }
 
-// The board's Lua scripts, generated beside this file from the same layout. go-redis runs each by
-// the SHA-1 of its text (EVALSHA, with EVAL when the server lacks it).
+// luaLibrary is the board's Lua library, generated beside this file from the same layout: one
+// Redis function per operation, called with FCALL (FCALL_RO for reads).
 //
-//go:embed laps.set.lua
-var luaSet string
-
-//go:embed laps.best.lua
-var luaBest string
-
-//go:embed laps.remove.lua
-var luaRemove string
-
-//go:embed laps.trim.lua
-var luaTrim string
-
-//go:embed laps.min_best_lap.lua
-var luaMinBestLap string
-
-//go:embed laps.min_best_lap_many.lua
-var luaMinBestLapMany string
-
-//go:embed laps.set_best_lap.lua
-var luaSetBestLap string
-
-//go:embed laps.set_best_lap_many.lua
-var luaSetBestLapMany string
-
-//go:embed laps.add_laps.lua
-var luaAddLaps string
-
-//go:embed laps.add_laps_many.lua
-var luaAddLapsMany string
-
-//go:embed laps.changes.lua
-var luaChanges string
-
-//go:embed laps.get.lua
-var luaGet string
-
-//go:embed laps.page.lua
-var luaPage string
-
-//go:embed laps.around.lua
-var luaAround string
-
-//go:embed laps.after.lua
-var luaAfter string
-
-//go:embed laps.get_many.lua
-var luaGetMany string
-
-//go:embed laps.rank_many.lua
-var luaRankMany string
-
-//go:embed laps.bottom.lua
-var luaBottom string
-
-//go:embed laps.standing.lua
-var luaStanding string
-
-//go:embed laps.range.lua
-var luaRange string
-
-//go:embed laps.competition.lua
-var luaCompetition string
-
-//go:embed laps.dense.lua
-var luaDense string
-
-//go:embed laps.band.lua
-var luaBand string
-
-//go:embed laps.around_score.lua
-var luaAroundScore string
+//go:embed laps.rankgen.lua
+var luaLibrary string
 
 var (
-	scriptSet            = redis.NewScript(luaSet)
-	scriptBest           = redis.NewScript(luaBest)
-	scriptRemove         = redis.NewScript(luaRemove)
-	scriptTrim           = redis.NewScript(luaTrim)
-	scriptMinBestLap     = redis.NewScript(luaMinBestLap)
-	scriptMinBestLapMany = redis.NewScript(luaMinBestLapMany)
-	scriptSetBestLap     = redis.NewScript(luaSetBestLap)
-	scriptSetBestLapMany = redis.NewScript(luaSetBestLapMany)
-	scriptAddLaps        = redis.NewScript(luaAddLaps)
-	scriptAddLapsMany    = redis.NewScript(luaAddLapsMany)
-	scriptChanges        = redis.NewScript(luaChanges)
-	scriptGet            = redis.NewScript(luaGet)
-	scriptPage           = redis.NewScript(luaPage)
-	scriptAround         = redis.NewScript(luaAround)
-	scriptAfter          = redis.NewScript(luaAfter)
-	scriptGetMany        = redis.NewScript(luaGetMany)
-	scriptRankMany       = redis.NewScript(luaRankMany)
-	scriptBottom         = redis.NewScript(luaBottom)
-	scriptStanding       = redis.NewScript(luaStanding)
-	scriptRange          = redis.NewScript(luaRange)
-	scriptCompetition    = redis.NewScript(luaCompetition)
-	scriptDense          = redis.NewScript(luaDense)
-	scriptBand           = redis.NewScript(luaBand)
-	scriptAroundScore    = redis.NewScript(luaAroundScore)
+	library              = rankgenrt.NewLibrary(luaLibrary)
+	scriptSet            = library.Function("set")
+	scriptBest           = library.Function("best")
+	scriptRemove         = library.Function("remove")
+	scriptTrim           = library.Function("trim")
+	scriptMinBestLap     = library.Function("min_best_lap")
+	scriptMinBestLapMany = library.Function("min_best_lap_many")
+	scriptSetBestLap     = library.Function("set_best_lap")
+	scriptSetBestLapMany = library.Function("set_best_lap_many")
+	scriptAddLaps        = library.Function("add_laps")
+	scriptAddLapsMany    = library.Function("add_laps_many")
+	scriptChanges        = library.Function("changes")
+	scriptGet            = library.Function("get")
+	scriptPage           = library.Function("page")
+	scriptAround         = library.Function("around")
+	scriptAfter          = library.Function("after")
+	scriptGetMany        = library.Function("get_many")
+	scriptRankMany       = library.Function("rank_many")
+	scriptBottom         = library.Function("bottom")
+	scriptStanding       = library.Function("standing")
+	scriptRange          = library.Function("range")
+	scriptCompetition    = library.Function("competition")
+	scriptDense          = library.Function("dense")
+	scriptBand           = library.Function("band")
+	scriptAroundScore    = library.Function("around_score")
 )
 
-// Scripts returns the board's scripts, in a fixed order. Board.Load caches them all; they are
-// exported for running a board's scripts in your own pipelines or transactions (after Load), where
-// go-redis cannot fall back from EVALSHA to EVAL.
-func Scripts() []*redis.Script {
-	return []*redis.Script{
-		scriptSet,
-		scriptBest,
-		scriptRemove,
-		scriptTrim,
-		scriptMinBestLap,
-		scriptMinBestLapMany,
-		scriptSetBestLap,
-		scriptSetBestLapMany,
-		scriptAddLaps,
-		scriptAddLapsMany,
-		scriptChanges,
-		scriptGet,
-		scriptPage,
-		scriptAround,
-		scriptAfter,
-		scriptGetMany,
-		scriptRankMany,
-		scriptBottom,
-		scriptStanding,
-		scriptRange,
-		scriptCompetition,
-		scriptDense,
-		scriptBand,
-		scriptAroundScore,
-	}
+// Library returns the board's Lua library. Board.Load loads it; it is exported for calling a
+// board's functions in your own pipelines or transactions (after Load), where a call that finds
+// the library missing cannot load it first.
+func Library() *rankgenrt.Library {
+	return library
 }
 
 // Board is a leaderboard of Entry values in a Redis sorted set, read best first. Its key is given
@@ -475,11 +382,12 @@ func (b *Board) Keys() []string {
 	return append([]string{}, b.keys...)
 }
 
-// Load caches the board's scripts on the server (on every master of a Cluster). Scripts run
-// outside a pipeline reload themselves; call Load before running them in a pipeline, where a
-// server that lacks a script (after a restart or SCRIPT FLUSH) answers NOSCRIPT.
+// Load loads the board's Lua library on the server (on every master of a Cluster). Calls made
+// outside a pipeline load it themselves where it is missing; call Load before calling its
+// functions in a pipeline, where a server that lacks it (after a restart or FUNCTION FLUSH)
+// answers that the function is not found.
 func (b *Board) Load(ctx context.Context) error {
-	return rankgenrt.Load(ctx, b.c, Scripts()...)
+	return library.Load(ctx, b.c)
 }
 
 // Ranked is an entry with its 1-based rank on the board.
@@ -1480,7 +1388,7 @@ const tokenArg = 2
 // *rankgenrt.UncertainError (ErrUncertain) that carries the token. With WithReplicas the write
 // then waits for the board's replicas (rankgenrt.ErrNotReplicated when too few acknowledge it in
 // time).
-func (b *Board) write(ctx context.Context, s *redis.Script, args []any) (any, error) {
+func (b *Board) write(ctx context.Context, s *rankgenrt.Function, args []any) (any, error) {
 	if err := b.dedup.Err(); err != nil {
 		return nil, err
 	}
@@ -1501,7 +1409,7 @@ func (b *Board) updateArgs(n int) []any {
 
 // apply runs a field update script for the updates at positions sent, whose ids are args[5+2j],
 // and fills in res.
-func (b *Board) apply(ctx context.Context, s *redis.Script, args []any, res []Result, sent []int) error {
+func (b *Board) apply(ctx context.Context, s *rankgenrt.Function, args []any, res []Result, sent []int) error {
 	if len(sent) == 0 {
 		return nil
 	}
@@ -1633,7 +1541,7 @@ func (s *ShardedBoard) Keys() []string {
 // Load caches the board's scripts on the server (on every master of a Cluster), as Board.Load
 // does: the shards share them.
 func (s *ShardedBoard) Load(ctx context.Context) error {
-	return rankgenrt.Load(ctx, s.c, Scripts()...)
+	return library.Load(ctx, s.c)
 }
 
 // Set stores e on its shard, replacing the entry of its id if there is one.
@@ -2404,7 +2312,7 @@ func (s *ShardedBoard) ranges(ctx context.Context, bounds func(int) (int64, int6
 // scriptWindows runs script, which answers a window of entries with their data ({a count, entries,
 // data}), on every shard i with args(i), in one pipelined round, and returns each shard's count
 // and entries.
-func (s *ShardedBoard) scriptWindows(ctx context.Context, script *redis.Script, args func(int) []any) (counts []int64, parts [][]Ranked, err error) {
+func (s *ShardedBoard) scriptWindows(ctx context.Context, script *rankgenrt.Function, args func(int) []any) (counts []int64, parts [][]Ranked, err error) {
 	pipe := rankgenrt.NewPipe(s.c)
 	cmds := make([]*redis.Cmd, len(s.shards))
 	for i, b := range s.shards {
@@ -2597,7 +2505,7 @@ func renumber(rs []Ranked, start int64) []Ranked {
 
 // windows runs script, which answers {a count, entries, data}, on every shard with args, in one
 // pipelined round, and returns each shard's count and entries with their data.
-func (s *ShardedBoard) windows(ctx context.Context, script *redis.Script, args ...any) (counts []int64, parts [][]Ranked, err error) {
+func (s *ShardedBoard) windows(ctx context.Context, script *rankgenrt.Function, args ...any) (counts []int64, parts [][]Ranked, err error) {
 	return s.scriptWindows(ctx, script, func(int) []any {
 		return args
 	})

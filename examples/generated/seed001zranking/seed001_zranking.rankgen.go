@@ -144,123 +144,42 @@ func Compare(a, b Entry) int {
 	return strings.Compare(b.UID, a.UID)
 }
 
-// The board's Lua scripts, generated beside this file from the same layout. go-redis runs each by
-// the SHA-1 of its text (EVALSHA, with EVAL when the server lacks it).
+// luaLibrary is the board's Lua library, generated beside this file from the same layout: one
+// Redis function per operation, called with FCALL (FCALL_RO for reads).
 //
-//go:embed seed001_zranking.set.lua
-var luaSet string
-
-//go:embed seed001_zranking.best.lua
-var luaBest string
-
-//go:embed seed001_zranking.remove.lua
-var luaRemove string
-
-//go:embed seed001_zranking.trim.lua
-var luaTrim string
-
-//go:embed seed001_zranking.add_value.lua
-var luaAddValue string
-
-//go:embed seed001_zranking.add_value_many.lua
-var luaAddValueMany string
-
-//go:embed seed001_zranking.set_value.lua
-var luaSetValue string
-
-//go:embed seed001_zranking.set_value_many.lua
-var luaSetValueMany string
-
-//go:embed seed001_zranking.set_updated_at.lua
-var luaSetUpdatedAt string
-
-//go:embed seed001_zranking.set_updated_at_many.lua
-var luaSetUpdatedAtMany string
-
-//go:embed seed001_zranking.changes.lua
-var luaChanges string
-
-//go:embed seed001_zranking.around.lua
-var luaAround string
-
-//go:embed seed001_zranking.after.lua
-var luaAfter string
-
-//go:embed seed001_zranking.get_many.lua
-var luaGetMany string
-
-//go:embed seed001_zranking.rank_many.lua
-var luaRankMany string
-
-//go:embed seed001_zranking.bottom.lua
-var luaBottom string
-
-//go:embed seed001_zranking.standing.lua
-var luaStanding string
-
-//go:embed seed001_zranking.competition.lua
-var luaCompetition string
-
-//go:embed seed001_zranking.dense.lua
-var luaDense string
-
-//go:embed seed001_zranking.band.lua
-var luaBand string
-
-//go:embed seed001_zranking.around_score.lua
-var luaAroundScore string
+//go:embed seed001_zranking.rankgen.lua
+var luaLibrary string
 
 var (
-	scriptSet              = redis.NewScript(luaSet)
-	scriptBest             = redis.NewScript(luaBest)
-	scriptRemove           = redis.NewScript(luaRemove)
-	scriptTrim             = redis.NewScript(luaTrim)
-	scriptAddValue         = redis.NewScript(luaAddValue)
-	scriptAddValueMany     = redis.NewScript(luaAddValueMany)
-	scriptSetValue         = redis.NewScript(luaSetValue)
-	scriptSetValueMany     = redis.NewScript(luaSetValueMany)
-	scriptSetUpdatedAt     = redis.NewScript(luaSetUpdatedAt)
-	scriptSetUpdatedAtMany = redis.NewScript(luaSetUpdatedAtMany)
-	scriptChanges          = redis.NewScript(luaChanges)
-	scriptAround           = redis.NewScript(luaAround)
-	scriptAfter            = redis.NewScript(luaAfter)
-	scriptGetMany          = redis.NewScript(luaGetMany)
-	scriptRankMany         = redis.NewScript(luaRankMany)
-	scriptBottom           = redis.NewScript(luaBottom)
-	scriptStanding         = redis.NewScript(luaStanding)
-	scriptCompetition      = redis.NewScript(luaCompetition)
-	scriptDense            = redis.NewScript(luaDense)
-	scriptBand             = redis.NewScript(luaBand)
-	scriptAroundScore      = redis.NewScript(luaAroundScore)
+	library                = rankgenrt.NewLibrary(luaLibrary)
+	scriptSet              = library.Function("set")
+	scriptBest             = library.Function("best")
+	scriptRemove           = library.Function("remove")
+	scriptTrim             = library.Function("trim")
+	scriptAddValue         = library.Function("add_value")
+	scriptAddValueMany     = library.Function("add_value_many")
+	scriptSetValue         = library.Function("set_value")
+	scriptSetValueMany     = library.Function("set_value_many")
+	scriptSetUpdatedAt     = library.Function("set_updated_at")
+	scriptSetUpdatedAtMany = library.Function("set_updated_at_many")
+	scriptChanges          = library.Function("changes")
+	scriptAround           = library.Function("around")
+	scriptAfter            = library.Function("after")
+	scriptGetMany          = library.Function("get_many")
+	scriptRankMany         = library.Function("rank_many")
+	scriptBottom           = library.Function("bottom")
+	scriptStanding         = library.Function("standing")
+	scriptCompetition      = library.Function("competition")
+	scriptDense            = library.Function("dense")
+	scriptBand             = library.Function("band")
+	scriptAroundScore      = library.Function("around_score")
 )
 
-// Scripts returns the board's scripts, in a fixed order. Board.Load caches them all; they are
-// exported for running a board's scripts in your own pipelines or transactions (after Load), where
-// go-redis cannot fall back from EVALSHA to EVAL.
-func Scripts() []*redis.Script {
-	return []*redis.Script{
-		scriptSet,
-		scriptBest,
-		scriptRemove,
-		scriptTrim,
-		scriptAddValue,
-		scriptAddValueMany,
-		scriptSetValue,
-		scriptSetValueMany,
-		scriptSetUpdatedAt,
-		scriptSetUpdatedAtMany,
-		scriptChanges,
-		scriptAround,
-		scriptAfter,
-		scriptGetMany,
-		scriptRankMany,
-		scriptBottom,
-		scriptStanding,
-		scriptCompetition,
-		scriptDense,
-		scriptBand,
-		scriptAroundScore,
-	}
+// Library returns the board's Lua library. Board.Load loads it; it is exported for calling a
+// board's functions in your own pipelines or transactions (after Load), where a call that finds
+// the library missing cannot load it first.
+func Library() *rankgenrt.Library {
+	return library
 }
 
 // Board is a leaderboard of Entry values in a Redis sorted set, read best first. Its key is given
@@ -356,11 +275,12 @@ func (b *Board) Keys() []string {
 	return append([]string{}, b.keys...)
 }
 
-// Load caches the board's scripts on the server (on every master of a Cluster). Scripts run
-// outside a pipeline reload themselves; call Load before running them in a pipeline, where a
-// server that lacks a script (after a restart or SCRIPT FLUSH) answers NOSCRIPT.
+// Load loads the board's Lua library on the server (on every master of a Cluster). Calls made
+// outside a pipeline load it themselves where it is missing; call Load before calling its
+// functions in a pipeline, where a server that lacks it (after a restart or FUNCTION FLUSH)
+// answers that the function is not found.
 func (b *Board) Load(ctx context.Context) error {
-	return rankgenrt.Load(ctx, b.c, Scripts()...)
+	return library.Load(ctx, b.c)
 }
 
 // Ranked is an entry with its 1-based rank on the board.
@@ -1324,7 +1244,7 @@ const tokenArg = 2
 // *rankgenrt.UncertainError (ErrUncertain) that carries the token. With WithReplicas the write
 // then waits for the board's replicas (rankgenrt.ErrNotReplicated when too few acknowledge it in
 // time).
-func (b *Board) write(ctx context.Context, s *redis.Script, args []any) (any, error) {
+func (b *Board) write(ctx context.Context, s *rankgenrt.Function, args []any) (any, error) {
 	if err := b.dedup.Err(); err != nil {
 		return nil, err
 	}
@@ -1345,7 +1265,7 @@ func (b *Board) updateArgs(n int) []any {
 
 // apply runs a field update script for the updates at positions sent, whose ids are args[5+2j],
 // and fills in res.
-func (b *Board) apply(ctx context.Context, s *redis.Script, args []any, res []Result, sent []int) error {
+func (b *Board) apply(ctx context.Context, s *rankgenrt.Function, args []any, res []Result, sent []int) error {
 	if len(sent) == 0 {
 		return nil
 	}

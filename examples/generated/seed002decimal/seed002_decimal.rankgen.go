@@ -157,133 +157,44 @@ func Compare(a, b Entry) int {
 	return strings.Compare(b.Player, a.Player)
 }
 
-// The board's Lua scripts, generated beside this file from the same layout. go-redis runs each by
-// the SHA-1 of its text (EVALSHA, with EVAL when the server lacks it).
+// luaLibrary is the board's Lua library, generated beside this file from the same layout: one
+// Redis function per operation, called with FCALL (FCALL_RO for reads).
 //
-//go:embed seed002_decimal.set.lua
-var luaSet string
-
-//go:embed seed002_decimal.best.lua
-var luaBest string
-
-//go:embed seed002_decimal.remove.lua
-var luaRemove string
-
-//go:embed seed002_decimal.trim.lua
-var luaTrim string
-
-//go:embed seed002_decimal.add_points.lua
-var luaAddPoints string
-
-//go:embed seed002_decimal.add_points_many.lua
-var luaAddPointsMany string
-
-//go:embed seed002_decimal.set_points.lua
-var luaSetPoints string
-
-//go:embed seed002_decimal.set_points_many.lua
-var luaSetPointsMany string
-
-//go:embed seed002_decimal.set_paid.lua
-var luaSetPaid string
-
-//go:embed seed002_decimal.set_paid_many.lua
-var luaSetPaidMany string
-
-//go:embed seed002_decimal.set_reached_at.lua
-var luaSetReachedAt string
-
-//go:embed seed002_decimal.set_reached_at_many.lua
-var luaSetReachedAtMany string
-
-//go:embed seed002_decimal.changes.lua
-var luaChanges string
-
-//go:embed seed002_decimal.around.lua
-var luaAround string
-
-//go:embed seed002_decimal.after.lua
-var luaAfter string
-
-//go:embed seed002_decimal.get_many.lua
-var luaGetMany string
-
-//go:embed seed002_decimal.rank_many.lua
-var luaRankMany string
-
-//go:embed seed002_decimal.bottom.lua
-var luaBottom string
-
-//go:embed seed002_decimal.standing.lua
-var luaStanding string
-
-//go:embed seed002_decimal.competition.lua
-var luaCompetition string
-
-//go:embed seed002_decimal.dense.lua
-var luaDense string
-
-//go:embed seed002_decimal.band.lua
-var luaBand string
-
-//go:embed seed002_decimal.around_score.lua
-var luaAroundScore string
+//go:embed seed002_decimal.rankgen.lua
+var luaLibrary string
 
 var (
-	scriptSet              = redis.NewScript(luaSet)
-	scriptBest             = redis.NewScript(luaBest)
-	scriptRemove           = redis.NewScript(luaRemove)
-	scriptTrim             = redis.NewScript(luaTrim)
-	scriptAddPoints        = redis.NewScript(luaAddPoints)
-	scriptAddPointsMany    = redis.NewScript(luaAddPointsMany)
-	scriptSetPoints        = redis.NewScript(luaSetPoints)
-	scriptSetPointsMany    = redis.NewScript(luaSetPointsMany)
-	scriptSetPaid          = redis.NewScript(luaSetPaid)
-	scriptSetPaidMany      = redis.NewScript(luaSetPaidMany)
-	scriptSetReachedAt     = redis.NewScript(luaSetReachedAt)
-	scriptSetReachedAtMany = redis.NewScript(luaSetReachedAtMany)
-	scriptChanges          = redis.NewScript(luaChanges)
-	scriptAround           = redis.NewScript(luaAround)
-	scriptAfter            = redis.NewScript(luaAfter)
-	scriptGetMany          = redis.NewScript(luaGetMany)
-	scriptRankMany         = redis.NewScript(luaRankMany)
-	scriptBottom           = redis.NewScript(luaBottom)
-	scriptStanding         = redis.NewScript(luaStanding)
-	scriptCompetition      = redis.NewScript(luaCompetition)
-	scriptDense            = redis.NewScript(luaDense)
-	scriptBand             = redis.NewScript(luaBand)
-	scriptAroundScore      = redis.NewScript(luaAroundScore)
+	library                = rankgenrt.NewLibrary(luaLibrary)
+	scriptSet              = library.Function("set")
+	scriptBest             = library.Function("best")
+	scriptRemove           = library.Function("remove")
+	scriptTrim             = library.Function("trim")
+	scriptAddPoints        = library.Function("add_points")
+	scriptAddPointsMany    = library.Function("add_points_many")
+	scriptSetPoints        = library.Function("set_points")
+	scriptSetPointsMany    = library.Function("set_points_many")
+	scriptSetPaid          = library.Function("set_paid")
+	scriptSetPaidMany      = library.Function("set_paid_many")
+	scriptSetReachedAt     = library.Function("set_reached_at")
+	scriptSetReachedAtMany = library.Function("set_reached_at_many")
+	scriptChanges          = library.Function("changes")
+	scriptAround           = library.Function("around")
+	scriptAfter            = library.Function("after")
+	scriptGetMany          = library.Function("get_many")
+	scriptRankMany         = library.Function("rank_many")
+	scriptBottom           = library.Function("bottom")
+	scriptStanding         = library.Function("standing")
+	scriptCompetition      = library.Function("competition")
+	scriptDense            = library.Function("dense")
+	scriptBand             = library.Function("band")
+	scriptAroundScore      = library.Function("around_score")
 )
 
-// Scripts returns the board's scripts, in a fixed order. Board.Load caches them all; they are
-// exported for running a board's scripts in your own pipelines or transactions (after Load), where
-// go-redis cannot fall back from EVALSHA to EVAL.
-func Scripts() []*redis.Script {
-	return []*redis.Script{
-		scriptSet,
-		scriptBest,
-		scriptRemove,
-		scriptTrim,
-		scriptAddPoints,
-		scriptAddPointsMany,
-		scriptSetPoints,
-		scriptSetPointsMany,
-		scriptSetPaid,
-		scriptSetPaidMany,
-		scriptSetReachedAt,
-		scriptSetReachedAtMany,
-		scriptChanges,
-		scriptAround,
-		scriptAfter,
-		scriptGetMany,
-		scriptRankMany,
-		scriptBottom,
-		scriptStanding,
-		scriptCompetition,
-		scriptDense,
-		scriptBand,
-		scriptAroundScore,
-	}
+// Library returns the board's Lua library. Board.Load loads it; it is exported for calling a
+// board's functions in your own pipelines or transactions (after Load), where a call that finds
+// the library missing cannot load it first.
+func Library() *rankgenrt.Library {
+	return library
 }
 
 // Board is a leaderboard of Entry values in a Redis sorted set, read best first. Its key is given
@@ -379,11 +290,12 @@ func (b *Board) Keys() []string {
 	return append([]string{}, b.keys...)
 }
 
-// Load caches the board's scripts on the server (on every master of a Cluster). Scripts run
-// outside a pipeline reload themselves; call Load before running them in a pipeline, where a
-// server that lacks a script (after a restart or SCRIPT FLUSH) answers NOSCRIPT.
+// Load loads the board's Lua library on the server (on every master of a Cluster). Calls made
+// outside a pipeline load it themselves where it is missing; call Load before calling its
+// functions in a pipeline, where a server that lacks it (after a restart or FUNCTION FLUSH)
+// answers that the function is not found.
 func (b *Board) Load(ctx context.Context) error {
-	return rankgenrt.Load(ctx, b.c, Scripts()...)
+	return library.Load(ctx, b.c)
 }
 
 // Ranked is an entry with its 1-based rank on the board.
@@ -1419,7 +1331,7 @@ const tokenArg = 2
 // *rankgenrt.UncertainError (ErrUncertain) that carries the token. With WithReplicas the write
 // then waits for the board's replicas (rankgenrt.ErrNotReplicated when too few acknowledge it in
 // time).
-func (b *Board) write(ctx context.Context, s *redis.Script, args []any) (any, error) {
+func (b *Board) write(ctx context.Context, s *rankgenrt.Function, args []any) (any, error) {
 	if err := b.dedup.Err(); err != nil {
 		return nil, err
 	}
@@ -1440,7 +1352,7 @@ func (b *Board) updateArgs(n int) []any {
 
 // apply runs a field update script for the updates at positions sent, whose ids are args[5+2j],
 // and fills in res.
-func (b *Board) apply(ctx context.Context, s *redis.Script, args []any, res []Result, sent []int) error {
+func (b *Board) apply(ctx context.Context, s *rankgenrt.Function, args []any, res []Result, sent []int) error {
 	if len(sent) == 0 {
 		return nil
 	}
@@ -1579,7 +1491,7 @@ func (s *ShardedBoard) Keys() []string {
 // Load caches the board's scripts on the server (on every master of a Cluster), as Board.Load
 // does: the shards share them.
 func (s *ShardedBoard) Load(ctx context.Context) error {
-	return rankgenrt.Load(ctx, s.c, Scripts()...)
+	return library.Load(ctx, s.c)
 }
 
 // Set stores e on its shard, replacing the entry of its id if there is one.
@@ -2527,7 +2439,7 @@ func renumber(rs []Ranked, start int64) []Ranked {
 
 // windows runs script, which answers {a count, entries}, on every shard with args, in one
 // pipelined round, and returns each shard's count and entries.
-func (s *ShardedBoard) windows(ctx context.Context, script *redis.Script, args ...any) (counts []int64, parts [][]Ranked, err error) {
+func (s *ShardedBoard) windows(ctx context.Context, script *rankgenrt.Function, args ...any) (counts []int64, parts [][]Ranked, err error) {
 	pipe := rankgenrt.NewPipe(s.c)
 	cmds := make([]*redis.Cmd, len(s.shards))
 	for i, b := range s.shards {

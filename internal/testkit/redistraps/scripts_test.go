@@ -49,7 +49,7 @@ func TestTrapNOSCRIPT(t *testing.T) {
 	if n, _ := c.Get(ctx, k).Int64(); n != 2 {
 		t.Fatalf("counter = %d after the failed pipeline; want 2 (nothing ran)", n)
 	}
-	if err := rankgenrt.Load(ctx, c, script); err != nil { // the guard generated code uses
+	if err := script.Load(ctx, c).Err(); err != nil {
 		t.Fatal(err)
 	}
 	pipe = c.Pipeline()
@@ -69,6 +69,22 @@ func TestTrapNOSCRIPT(t *testing.T) {
 	c.ScriptFlush(ctx)
 	if n, err := c.FCall(ctx, "rgtest_incr", []string{k}).Int64(); err != nil || n != 5 {
 		t.Fatalf("FCALL after SCRIPT FLUSH = %d, %v; want 5", n, err)
+	}
+	// What generated boards rely on: loading a library again is refused as "already exists"
+	// (harmless: their names carry their text's hash), and after FUNCTION FLUSH a call answers
+	// "Function not found" without running, in a pipeline too, until the library is loaded.
+	if err := c.FunctionLoad(ctx, lib).Err(); err == nil || !strings.Contains(err.Error(), "already exists") {
+		t.Fatalf("FUNCTION LOAD again: %v; want already exists", err)
+	}
+	c.FunctionFlush(ctx)
+	pipe = c.Pipeline()
+	first := pipe.FCall(ctx, "rgtest_incr", []string{k})
+	_, _ = pipe.Exec(ctx)
+	if err := first.Err(); err == nil || !strings.Contains(err.Error(), "Function not found") {
+		t.Fatalf("pipelined FCALL after FUNCTION FLUSH: %v; want Function not found", err)
+	}
+	if n, err := rankgenrt.Call(ctx, c, rankgenrt.NewLibrary(lib).Function("incr"), []string{k}); err != nil || n != int64(6) {
+		t.Fatalf("rankgenrt.Call after FUNCTION FLUSH = %v, %v; want 6 (loaded, run once)", n, err)
 	}
 }
 

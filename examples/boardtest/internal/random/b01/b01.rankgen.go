@@ -148,153 +148,48 @@ func Compare(a, b Entry) int {
 	return rankgenrt.CompareDecimal(b.PlayerID, a.PlayerID)
 }
 
-// The board's Lua scripts, generated beside this file from the same layout. go-redis runs each by
-// the SHA-1 of its text (EVALSHA, with EVAL when the server lacks it).
+// luaLibrary is the board's Lua library, generated beside this file from the same layout: one
+// Redis function per operation, called with FCALL (FCALL_RO for reads).
 //
-//go:embed b01.set.lua
-var luaSet string
-
-//go:embed b01.best.lua
-var luaBest string
-
-//go:embed b01.remove.lua
-var luaRemove string
-
-//go:embed b01.trim.lua
-var luaTrim string
-
-//go:embed b01.add_race_time.lua
-var luaAddRaceTime string
-
-//go:embed b01.add_race_time_many.lua
-var luaAddRaceTimeMany string
-
-//go:embed b01.max_race_time.lua
-var luaMaxRaceTime string
-
-//go:embed b01.max_race_time_many.lua
-var luaMaxRaceTimeMany string
-
-//go:embed b01.set_streak.lua
-var luaSetStreak string
-
-//go:embed b01.set_streak_many.lua
-var luaSetStreakMany string
-
-//go:embed b01.set_gems.lua
-var luaSetGems string
-
-//go:embed b01.set_gems_many.lua
-var luaSetGemsMany string
-
-//go:embed b01.max_gems.lua
-var luaMaxGems string
-
-//go:embed b01.max_gems_many.lua
-var luaMaxGemsMany string
-
-//go:embed b01.changes.lua
-var luaChanges string
-
-//go:embed b01.get.lua
-var luaGet string
-
-//go:embed b01.rank.lua
-var luaRank string
-
-//go:embed b01.around.lua
-var luaAround string
-
-//go:embed b01.after.lua
-var luaAfter string
-
-//go:embed b01.get_many.lua
-var luaGetMany string
-
-//go:embed b01.rank_many.lua
-var luaRankMany string
-
-//go:embed b01.bottom.lua
-var luaBottom string
-
-//go:embed b01.standing.lua
-var luaStanding string
-
-//go:embed b01.competition.lua
-var luaCompetition string
-
-//go:embed b01.dense.lua
-var luaDense string
-
-//go:embed b01.band.lua
-var luaBand string
-
-//go:embed b01.around_score.lua
-var luaAroundScore string
+//go:embed b01.rankgen.lua
+var luaLibrary string
 
 var (
-	scriptSet             = redis.NewScript(luaSet)
-	scriptBest            = redis.NewScript(luaBest)
-	scriptRemove          = redis.NewScript(luaRemove)
-	scriptTrim            = redis.NewScript(luaTrim)
-	scriptAddRaceTime     = redis.NewScript(luaAddRaceTime)
-	scriptAddRaceTimeMany = redis.NewScript(luaAddRaceTimeMany)
-	scriptMaxRaceTime     = redis.NewScript(luaMaxRaceTime)
-	scriptMaxRaceTimeMany = redis.NewScript(luaMaxRaceTimeMany)
-	scriptSetStreak       = redis.NewScript(luaSetStreak)
-	scriptSetStreakMany   = redis.NewScript(luaSetStreakMany)
-	scriptSetGems         = redis.NewScript(luaSetGems)
-	scriptSetGemsMany     = redis.NewScript(luaSetGemsMany)
-	scriptMaxGems         = redis.NewScript(luaMaxGems)
-	scriptMaxGemsMany     = redis.NewScript(luaMaxGemsMany)
-	scriptChanges         = redis.NewScript(luaChanges)
-	scriptGet             = redis.NewScript(luaGet)
-	scriptRank            = redis.NewScript(luaRank)
-	scriptAround          = redis.NewScript(luaAround)
-	scriptAfter           = redis.NewScript(luaAfter)
-	scriptGetMany         = redis.NewScript(luaGetMany)
-	scriptRankMany        = redis.NewScript(luaRankMany)
-	scriptBottom          = redis.NewScript(luaBottom)
-	scriptStanding        = redis.NewScript(luaStanding)
-	scriptCompetition     = redis.NewScript(luaCompetition)
-	scriptDense           = redis.NewScript(luaDense)
-	scriptBand            = redis.NewScript(luaBand)
-	scriptAroundScore     = redis.NewScript(luaAroundScore)
+	library               = rankgenrt.NewLibrary(luaLibrary)
+	scriptSet             = library.Function("set")
+	scriptBest            = library.Function("best")
+	scriptRemove          = library.Function("remove")
+	scriptTrim            = library.Function("trim")
+	scriptAddRaceTime     = library.Function("add_race_time")
+	scriptAddRaceTimeMany = library.Function("add_race_time_many")
+	scriptMaxRaceTime     = library.Function("max_race_time")
+	scriptMaxRaceTimeMany = library.Function("max_race_time_many")
+	scriptSetStreak       = library.Function("set_streak")
+	scriptSetStreakMany   = library.Function("set_streak_many")
+	scriptSetGems         = library.Function("set_gems")
+	scriptSetGemsMany     = library.Function("set_gems_many")
+	scriptMaxGems         = library.Function("max_gems")
+	scriptMaxGemsMany     = library.Function("max_gems_many")
+	scriptChanges         = library.Function("changes")
+	scriptGet             = library.Function("get")
+	scriptRank            = library.Function("rank")
+	scriptAround          = library.Function("around")
+	scriptAfter           = library.Function("after")
+	scriptGetMany         = library.Function("get_many")
+	scriptRankMany        = library.Function("rank_many")
+	scriptBottom          = library.Function("bottom")
+	scriptStanding        = library.Function("standing")
+	scriptCompetition     = library.Function("competition")
+	scriptDense           = library.Function("dense")
+	scriptBand            = library.Function("band")
+	scriptAroundScore     = library.Function("around_score")
 )
 
-// Scripts returns the board's scripts, in a fixed order. Board.Load caches them all; they are
-// exported for running a board's scripts in your own pipelines or transactions (after Load), where
-// go-redis cannot fall back from EVALSHA to EVAL.
-func Scripts() []*redis.Script {
-	return []*redis.Script{
-		scriptSet,
-		scriptBest,
-		scriptRemove,
-		scriptTrim,
-		scriptAddRaceTime,
-		scriptAddRaceTimeMany,
-		scriptMaxRaceTime,
-		scriptMaxRaceTimeMany,
-		scriptSetStreak,
-		scriptSetStreakMany,
-		scriptSetGems,
-		scriptSetGemsMany,
-		scriptMaxGems,
-		scriptMaxGemsMany,
-		scriptChanges,
-		scriptGet,
-		scriptRank,
-		scriptAround,
-		scriptAfter,
-		scriptGetMany,
-		scriptRankMany,
-		scriptBottom,
-		scriptStanding,
-		scriptCompetition,
-		scriptDense,
-		scriptBand,
-		scriptAroundScore,
-	}
+// Library returns the board's Lua library. Board.Load loads it; it is exported for calling a
+// board's functions in your own pipelines or transactions (after Load), where a call that finds
+// the library missing cannot load it first.
+func Library() *rankgenrt.Library {
+	return library
 }
 
 // Board is a leaderboard of Entry values in a Redis sorted set, read best first. Its key is given
@@ -391,11 +286,12 @@ func (b *Board) Keys() []string {
 	return append([]string{}, b.keys...)
 }
 
-// Load caches the board's scripts on the server (on every master of a Cluster). Scripts run
-// outside a pipeline reload themselves; call Load before running them in a pipeline, where a
-// server that lacks a script (after a restart or SCRIPT FLUSH) answers NOSCRIPT.
+// Load loads the board's Lua library on the server (on every master of a Cluster). Calls made
+// outside a pipeline load it themselves where it is missing; call Load before calling its
+// functions in a pipeline, where a server that lacks it (after a restart or FUNCTION FLUSH)
+// answers that the function is not found.
 func (b *Board) Load(ctx context.Context) error {
-	return rankgenrt.Load(ctx, b.c, Scripts()...)
+	return library.Load(ctx, b.c)
 }
 
 // Ranked is an entry with its 1-based rank on the board.
@@ -1416,7 +1312,7 @@ const tokenArg = 2
 // *rankgenrt.UncertainError (ErrUncertain) that carries the token. With WithReplicas the write
 // then waits for the board's replicas (rankgenrt.ErrNotReplicated when too few acknowledge it in
 // time).
-func (b *Board) write(ctx context.Context, s *redis.Script, args []any) (any, error) {
+func (b *Board) write(ctx context.Context, s *rankgenrt.Function, args []any) (any, error) {
 	if err := b.dedup.Err(); err != nil {
 		return nil, err
 	}
@@ -1436,7 +1332,7 @@ func (b *Board) updateArgs(n int) []any {
 }
 
 // apply runs a field update script for the updates at positions sent and fills in res.
-func (b *Board) apply(ctx context.Context, s *redis.Script, args []any, res []Result, sent []int) error {
+func (b *Board) apply(ctx context.Context, s *rankgenrt.Function, args []any, res []Result, sent []int) error {
 	if len(sent) == 0 {
 		return nil
 	}
@@ -1562,7 +1458,7 @@ func (s *ShardedBoard) Keys() []string {
 // Load caches the board's scripts on the server (on every master of a Cluster), as Board.Load
 // does: the shards share them.
 func (s *ShardedBoard) Load(ctx context.Context) error {
-	return rankgenrt.Load(ctx, s.c, Scripts()...)
+	return library.Load(ctx, s.c)
 }
 
 // Set stores e on its shard, replacing the entry of its id if there is one.
@@ -2514,7 +2410,7 @@ func renumber(rs []Ranked, start int64) []Ranked {
 
 // windows runs script, which answers {a count, entries}, on every shard with args, in one
 // pipelined round, and returns each shard's count and entries.
-func (s *ShardedBoard) windows(ctx context.Context, script *redis.Script, args ...any) (counts []int64, parts [][]Ranked, err error) {
+func (s *ShardedBoard) windows(ctx context.Context, script *rankgenrt.Function, args ...any) (counts []int64, parts [][]Ranked, err error) {
 	pipe := rankgenrt.NewPipe(s.c)
 	cmds := make([]*redis.Cmd, len(s.shards))
 	for i, b := range s.shards {

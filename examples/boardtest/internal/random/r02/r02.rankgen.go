@@ -177,153 +177,48 @@ func Compare(a, b Entry) int {
 	return strings.Compare(b.ID, a.ID)
 }
 
-// The board's Lua scripts, generated beside this file from the same layout. go-redis runs each by
-// the SHA-1 of its text (EVALSHA, with EVAL when the server lacks it).
+// luaLibrary is the board's Lua library, generated beside this file from the same layout: one
+// Redis function per operation, called with FCALL (FCALL_RO for reads).
 //
-//go:embed r02.set.lua
-var luaSet string
-
-//go:embed r02.best.lua
-var luaBest string
-
-//go:embed r02.remove.lua
-var luaRemove string
-
-//go:embed r02.trim.lua
-var luaTrim string
-
-//go:embed r02.set_joined_at.lua
-var luaSetJoinedAt string
-
-//go:embed r02.set_joined_at_many.lua
-var luaSetJoinedAtMany string
-
-//go:embed r02.add_joined_at.lua
-var luaAddJoinedAt string
-
-//go:embed r02.add_joined_at_many.lua
-var luaAddJoinedAtMany string
-
-//go:embed r02.min_joined_at.lua
-var luaMinJoinedAt string
-
-//go:embed r02.min_joined_at_many.lua
-var luaMinJoinedAtMany string
-
-//go:embed r02.max_joined_at.lua
-var luaMaxJoinedAt string
-
-//go:embed r02.max_joined_at_many.lua
-var luaMaxJoinedAtMany string
-
-//go:embed r02.set_gold.lua
-var luaSetGold string
-
-//go:embed r02.set_gold_many.lua
-var luaSetGoldMany string
-
-//go:embed r02.changes.lua
-var luaChanges string
-
-//go:embed r02.get.lua
-var luaGet string
-
-//go:embed r02.rank.lua
-var luaRank string
-
-//go:embed r02.around.lua
-var luaAround string
-
-//go:embed r02.after.lua
-var luaAfter string
-
-//go:embed r02.get_many.lua
-var luaGetMany string
-
-//go:embed r02.rank_many.lua
-var luaRankMany string
-
-//go:embed r02.bottom.lua
-var luaBottom string
-
-//go:embed r02.standing.lua
-var luaStanding string
-
-//go:embed r02.competition.lua
-var luaCompetition string
-
-//go:embed r02.dense.lua
-var luaDense string
-
-//go:embed r02.band.lua
-var luaBand string
-
-//go:embed r02.around_score.lua
-var luaAroundScore string
+//go:embed r02.rankgen.lua
+var luaLibrary string
 
 var (
-	scriptSet             = redis.NewScript(luaSet)
-	scriptBest            = redis.NewScript(luaBest)
-	scriptRemove          = redis.NewScript(luaRemove)
-	scriptTrim            = redis.NewScript(luaTrim)
-	scriptSetJoinedAt     = redis.NewScript(luaSetJoinedAt)
-	scriptSetJoinedAtMany = redis.NewScript(luaSetJoinedAtMany)
-	scriptAddJoinedAt     = redis.NewScript(luaAddJoinedAt)
-	scriptAddJoinedAtMany = redis.NewScript(luaAddJoinedAtMany)
-	scriptMinJoinedAt     = redis.NewScript(luaMinJoinedAt)
-	scriptMinJoinedAtMany = redis.NewScript(luaMinJoinedAtMany)
-	scriptMaxJoinedAt     = redis.NewScript(luaMaxJoinedAt)
-	scriptMaxJoinedAtMany = redis.NewScript(luaMaxJoinedAtMany)
-	scriptSetGold         = redis.NewScript(luaSetGold)
-	scriptSetGoldMany     = redis.NewScript(luaSetGoldMany)
-	scriptChanges         = redis.NewScript(luaChanges)
-	scriptGet             = redis.NewScript(luaGet)
-	scriptRank            = redis.NewScript(luaRank)
-	scriptAround          = redis.NewScript(luaAround)
-	scriptAfter           = redis.NewScript(luaAfter)
-	scriptGetMany         = redis.NewScript(luaGetMany)
-	scriptRankMany        = redis.NewScript(luaRankMany)
-	scriptBottom          = redis.NewScript(luaBottom)
-	scriptStanding        = redis.NewScript(luaStanding)
-	scriptCompetition     = redis.NewScript(luaCompetition)
-	scriptDense           = redis.NewScript(luaDense)
-	scriptBand            = redis.NewScript(luaBand)
-	scriptAroundScore     = redis.NewScript(luaAroundScore)
+	library               = rankgenrt.NewLibrary(luaLibrary)
+	scriptSet             = library.Function("set")
+	scriptBest            = library.Function("best")
+	scriptRemove          = library.Function("remove")
+	scriptTrim            = library.Function("trim")
+	scriptSetJoinedAt     = library.Function("set_joined_at")
+	scriptSetJoinedAtMany = library.Function("set_joined_at_many")
+	scriptAddJoinedAt     = library.Function("add_joined_at")
+	scriptAddJoinedAtMany = library.Function("add_joined_at_many")
+	scriptMinJoinedAt     = library.Function("min_joined_at")
+	scriptMinJoinedAtMany = library.Function("min_joined_at_many")
+	scriptMaxJoinedAt     = library.Function("max_joined_at")
+	scriptMaxJoinedAtMany = library.Function("max_joined_at_many")
+	scriptSetGold         = library.Function("set_gold")
+	scriptSetGoldMany     = library.Function("set_gold_many")
+	scriptChanges         = library.Function("changes")
+	scriptGet             = library.Function("get")
+	scriptRank            = library.Function("rank")
+	scriptAround          = library.Function("around")
+	scriptAfter           = library.Function("after")
+	scriptGetMany         = library.Function("get_many")
+	scriptRankMany        = library.Function("rank_many")
+	scriptBottom          = library.Function("bottom")
+	scriptStanding        = library.Function("standing")
+	scriptCompetition     = library.Function("competition")
+	scriptDense           = library.Function("dense")
+	scriptBand            = library.Function("band")
+	scriptAroundScore     = library.Function("around_score")
 )
 
-// Scripts returns the board's scripts, in a fixed order. Board.Load caches them all; they are
-// exported for running a board's scripts in your own pipelines or transactions (after Load), where
-// go-redis cannot fall back from EVALSHA to EVAL.
-func Scripts() []*redis.Script {
-	return []*redis.Script{
-		scriptSet,
-		scriptBest,
-		scriptRemove,
-		scriptTrim,
-		scriptSetJoinedAt,
-		scriptSetJoinedAtMany,
-		scriptAddJoinedAt,
-		scriptAddJoinedAtMany,
-		scriptMinJoinedAt,
-		scriptMinJoinedAtMany,
-		scriptMaxJoinedAt,
-		scriptMaxJoinedAtMany,
-		scriptSetGold,
-		scriptSetGoldMany,
-		scriptChanges,
-		scriptGet,
-		scriptRank,
-		scriptAround,
-		scriptAfter,
-		scriptGetMany,
-		scriptRankMany,
-		scriptBottom,
-		scriptStanding,
-		scriptCompetition,
-		scriptDense,
-		scriptBand,
-		scriptAroundScore,
-	}
+// Library returns the board's Lua library. Board.Load loads it; it is exported for calling a
+// board's functions in your own pipelines or transactions (after Load), where a call that finds
+// the library missing cannot load it first.
+func Library() *rankgenrt.Library {
+	return library
 }
 
 // Board is a leaderboard of Entry values in a Redis sorted set, read best first. Its key is given
@@ -420,11 +315,12 @@ func (b *Board) Keys() []string {
 	return append([]string{}, b.keys...)
 }
 
-// Load caches the board's scripts on the server (on every master of a Cluster). Scripts run
-// outside a pipeline reload themselves; call Load before running them in a pipeline, where a
-// server that lacks a script (after a restart or SCRIPT FLUSH) answers NOSCRIPT.
+// Load loads the board's Lua library on the server (on every master of a Cluster). Calls made
+// outside a pipeline load it themselves where it is missing; call Load before calling its
+// functions in a pipeline, where a server that lacks it (after a restart or FUNCTION FLUSH)
+// answers that the function is not found.
 func (b *Board) Load(ctx context.Context) error {
-	return rankgenrt.Load(ctx, b.c, Scripts()...)
+	return library.Load(ctx, b.c)
 }
 
 // Ranked is an entry with its 1-based rank on the board.
@@ -1510,7 +1406,7 @@ const tokenArg = 2
 // *rankgenrt.UncertainError (ErrUncertain) that carries the token. With WithReplicas the write
 // then waits for the board's replicas (rankgenrt.ErrNotReplicated when too few acknowledge it in
 // time).
-func (b *Board) write(ctx context.Context, s *redis.Script, args []any) (any, error) {
+func (b *Board) write(ctx context.Context, s *rankgenrt.Function, args []any) (any, error) {
 	if err := b.dedup.Err(); err != nil {
 		return nil, err
 	}
@@ -1530,7 +1426,7 @@ func (b *Board) updateArgs(n int) []any {
 }
 
 // apply runs a field update script for the updates at positions sent and fills in res.
-func (b *Board) apply(ctx context.Context, s *redis.Script, args []any, res []Result, sent []int) error {
+func (b *Board) apply(ctx context.Context, s *rankgenrt.Function, args []any, res []Result, sent []int) error {
 	if len(sent) == 0 {
 		return nil
 	}

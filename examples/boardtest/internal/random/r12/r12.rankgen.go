@@ -219,123 +219,42 @@ func Compare(a, b Entry) int {
 	return strings.Compare(b.PlayerID, a.PlayerID)
 }
 
-// The board's Lua scripts, generated beside this file from the same layout. go-redis runs each by
-// the SHA-1 of its text (EVALSHA, with EVAL when the server lacks it).
+// luaLibrary is the board's Lua library, generated beside this file from the same layout: one
+// Redis function per operation, called with FCALL (FCALL_RO for reads).
 //
-//go:embed r12.set.lua
-var luaSet string
-
-//go:embed r12.best.lua
-var luaBest string
-
-//go:embed r12.remove.lua
-var luaRemove string
-
-//go:embed r12.trim.lua
-var luaTrim string
-
-//go:embed r12.min_wins.lua
-var luaMinWins string
-
-//go:embed r12.min_wins_many.lua
-var luaMinWinsMany string
-
-//go:embed r12.set_wins.lua
-var luaSetWins string
-
-//go:embed r12.set_wins_many.lua
-var luaSetWinsMany string
-
-//go:embed r12.changes.lua
-var luaChanges string
-
-//go:embed r12.get.lua
-var luaGet string
-
-//go:embed r12.rank.lua
-var luaRank string
-
-//go:embed r12.around.lua
-var luaAround string
-
-//go:embed r12.after.lua
-var luaAfter string
-
-//go:embed r12.get_many.lua
-var luaGetMany string
-
-//go:embed r12.rank_many.lua
-var luaRankMany string
-
-//go:embed r12.bottom.lua
-var luaBottom string
-
-//go:embed r12.standing.lua
-var luaStanding string
-
-//go:embed r12.competition.lua
-var luaCompetition string
-
-//go:embed r12.dense.lua
-var luaDense string
-
-//go:embed r12.band.lua
-var luaBand string
-
-//go:embed r12.around_score.lua
-var luaAroundScore string
+//go:embed r12.rankgen.lua
+var luaLibrary string
 
 var (
-	scriptSet         = redis.NewScript(luaSet)
-	scriptBest        = redis.NewScript(luaBest)
-	scriptRemove      = redis.NewScript(luaRemove)
-	scriptTrim        = redis.NewScript(luaTrim)
-	scriptMinWins     = redis.NewScript(luaMinWins)
-	scriptMinWinsMany = redis.NewScript(luaMinWinsMany)
-	scriptSetWins     = redis.NewScript(luaSetWins)
-	scriptSetWinsMany = redis.NewScript(luaSetWinsMany)
-	scriptChanges     = redis.NewScript(luaChanges)
-	scriptGet         = redis.NewScript(luaGet)
-	scriptRank        = redis.NewScript(luaRank)
-	scriptAround      = redis.NewScript(luaAround)
-	scriptAfter       = redis.NewScript(luaAfter)
-	scriptGetMany     = redis.NewScript(luaGetMany)
-	scriptRankMany    = redis.NewScript(luaRankMany)
-	scriptBottom      = redis.NewScript(luaBottom)
-	scriptStanding    = redis.NewScript(luaStanding)
-	scriptCompetition = redis.NewScript(luaCompetition)
-	scriptDense       = redis.NewScript(luaDense)
-	scriptBand        = redis.NewScript(luaBand)
-	scriptAroundScore = redis.NewScript(luaAroundScore)
+	library           = rankgenrt.NewLibrary(luaLibrary)
+	scriptSet         = library.Function("set")
+	scriptBest        = library.Function("best")
+	scriptRemove      = library.Function("remove")
+	scriptTrim        = library.Function("trim")
+	scriptMinWins     = library.Function("min_wins")
+	scriptMinWinsMany = library.Function("min_wins_many")
+	scriptSetWins     = library.Function("set_wins")
+	scriptSetWinsMany = library.Function("set_wins_many")
+	scriptChanges     = library.Function("changes")
+	scriptGet         = library.Function("get")
+	scriptRank        = library.Function("rank")
+	scriptAround      = library.Function("around")
+	scriptAfter       = library.Function("after")
+	scriptGetMany     = library.Function("get_many")
+	scriptRankMany    = library.Function("rank_many")
+	scriptBottom      = library.Function("bottom")
+	scriptStanding    = library.Function("standing")
+	scriptCompetition = library.Function("competition")
+	scriptDense       = library.Function("dense")
+	scriptBand        = library.Function("band")
+	scriptAroundScore = library.Function("around_score")
 )
 
-// Scripts returns the board's scripts, in a fixed order. Board.Load caches them all; they are
-// exported for running a board's scripts in your own pipelines or transactions (after Load), where
-// go-redis cannot fall back from EVALSHA to EVAL.
-func Scripts() []*redis.Script {
-	return []*redis.Script{
-		scriptSet,
-		scriptBest,
-		scriptRemove,
-		scriptTrim,
-		scriptMinWins,
-		scriptMinWinsMany,
-		scriptSetWins,
-		scriptSetWinsMany,
-		scriptChanges,
-		scriptGet,
-		scriptRank,
-		scriptAround,
-		scriptAfter,
-		scriptGetMany,
-		scriptRankMany,
-		scriptBottom,
-		scriptStanding,
-		scriptCompetition,
-		scriptDense,
-		scriptBand,
-		scriptAroundScore,
-	}
+// Library returns the board's Lua library. Board.Load loads it; it is exported for calling a
+// board's functions in your own pipelines or transactions (after Load), where a call that finds
+// the library missing cannot load it first.
+func Library() *rankgenrt.Library {
+	return library
 }
 
 // Board is a leaderboard of Entry values in a Redis sorted set, read best first. Its key is given
@@ -432,11 +351,12 @@ func (b *Board) Keys() []string {
 	return append([]string{}, b.keys...)
 }
 
-// Load caches the board's scripts on the server (on every master of a Cluster). Scripts run
-// outside a pipeline reload themselves; call Load before running them in a pipeline, where a
-// server that lacks a script (after a restart or SCRIPT FLUSH) answers NOSCRIPT.
+// Load loads the board's Lua library on the server (on every master of a Cluster). Calls made
+// outside a pipeline load it themselves where it is missing; call Load before calling its
+// functions in a pipeline, where a server that lacks it (after a restart or FUNCTION FLUSH)
+// answers that the function is not found.
 func (b *Board) Load(ctx context.Context) error {
-	return rankgenrt.Load(ctx, b.c, Scripts()...)
+	return library.Load(ctx, b.c)
 }
 
 // Ranked is an entry with its 1-based rank on the board.
@@ -1332,7 +1252,7 @@ const tokenArg = 2
 // *rankgenrt.UncertainError (ErrUncertain) that carries the token. With WithReplicas the write
 // then waits for the board's replicas (rankgenrt.ErrNotReplicated when too few acknowledge it in
 // time).
-func (b *Board) write(ctx context.Context, s *redis.Script, args []any) (any, error) {
+func (b *Board) write(ctx context.Context, s *rankgenrt.Function, args []any) (any, error) {
 	if err := b.dedup.Err(); err != nil {
 		return nil, err
 	}
@@ -1352,7 +1272,7 @@ func (b *Board) updateArgs(n int) []any {
 }
 
 // apply runs a field update script for the updates at positions sent and fills in res.
-func (b *Board) apply(ctx context.Context, s *redis.Script, args []any, res []Result, sent []int) error {
+func (b *Board) apply(ctx context.Context, s *rankgenrt.Function, args []any, res []Result, sent []int) error {
 	if len(sent) == 0 {
 		return nil
 	}

@@ -274,193 +274,56 @@ func Compare(a, b Entry) int {
 	return strings.Compare(b.UserID, a.UserID)
 }
 
-// The board's Lua scripts, generated beside this file from the same layout. go-redis runs each by
-// the SHA-1 of its text (EVALSHA, with EVAL when the server lacks it).
+// luaLibrary is the board's Lua library, generated beside this file from the same layout: one
+// Redis function per operation, called with FCALL (FCALL_RO for reads).
 //
-//go:embed r32.set.lua
-var luaSet string
-
-//go:embed r32.best.lua
-var luaBest string
-
-//go:embed r32.remove.lua
-var luaRemove string
-
-//go:embed r32.trim.lua
-var luaTrim string
-
-//go:embed r32.set_priority.lua
-var luaSetPriority string
-
-//go:embed r32.set_priority_many.lua
-var luaSetPriorityMany string
-
-//go:embed r32.min_priority.lua
-var luaMinPriority string
-
-//go:embed r32.min_priority_many.lua
-var luaMinPriorityMany string
-
-//go:embed r32.max_priority.lua
-var luaMaxPriority string
-
-//go:embed r32.max_priority_many.lua
-var luaMaxPriorityMany string
-
-//go:embed r32.min_points.lua
-var luaMinPoints string
-
-//go:embed r32.min_points_many.lua
-var luaMinPointsMany string
-
-//go:embed r32.set_points.lua
-var luaSetPoints string
-
-//go:embed r32.set_points_many.lua
-var luaSetPointsMany string
-
-//go:embed r32.set_delta.lua
-var luaSetDelta string
-
-//go:embed r32.set_delta_many.lua
-var luaSetDeltaMany string
-
-//go:embed r32.add_bonus.lua
-var luaAddBonus string
-
-//go:embed r32.add_bonus_many.lua
-var luaAddBonusMany string
-
-//go:embed r32.min_lap.lua
-var luaMinLap string
-
-//go:embed r32.min_lap_many.lua
-var luaMinLapMany string
-
-//go:embed r32.max_lap.lua
-var luaMaxLap string
-
-//go:embed r32.max_lap_many.lua
-var luaMaxLapMany string
-
-//go:embed r32.changes.lua
-var luaChanges string
-
-//go:embed r32.get.lua
-var luaGet string
-
-//go:embed r32.rank.lua
-var luaRank string
-
-//go:embed r32.around.lua
-var luaAround string
-
-//go:embed r32.after.lua
-var luaAfter string
-
-//go:embed r32.get_many.lua
-var luaGetMany string
-
-//go:embed r32.rank_many.lua
-var luaRankMany string
-
-//go:embed r32.bottom.lua
-var luaBottom string
-
-//go:embed r32.standing.lua
-var luaStanding string
-
-//go:embed r32.competition.lua
-var luaCompetition string
-
-//go:embed r32.dense.lua
-var luaDense string
-
-//go:embed r32.band.lua
-var luaBand string
-
-//go:embed r32.around_score.lua
-var luaAroundScore string
+//go:embed r32.rankgen.lua
+var luaLibrary string
 
 var (
-	scriptSet             = redis.NewScript(luaSet)
-	scriptBest            = redis.NewScript(luaBest)
-	scriptRemove          = redis.NewScript(luaRemove)
-	scriptTrim            = redis.NewScript(luaTrim)
-	scriptSetPriority     = redis.NewScript(luaSetPriority)
-	scriptSetPriorityMany = redis.NewScript(luaSetPriorityMany)
-	scriptMinPriority     = redis.NewScript(luaMinPriority)
-	scriptMinPriorityMany = redis.NewScript(luaMinPriorityMany)
-	scriptMaxPriority     = redis.NewScript(luaMaxPriority)
-	scriptMaxPriorityMany = redis.NewScript(luaMaxPriorityMany)
-	scriptMinPoints       = redis.NewScript(luaMinPoints)
-	scriptMinPointsMany   = redis.NewScript(luaMinPointsMany)
-	scriptSetPoints       = redis.NewScript(luaSetPoints)
-	scriptSetPointsMany   = redis.NewScript(luaSetPointsMany)
-	scriptSetDelta        = redis.NewScript(luaSetDelta)
-	scriptSetDeltaMany    = redis.NewScript(luaSetDeltaMany)
-	scriptAddBonus        = redis.NewScript(luaAddBonus)
-	scriptAddBonusMany    = redis.NewScript(luaAddBonusMany)
-	scriptMinLap          = redis.NewScript(luaMinLap)
-	scriptMinLapMany      = redis.NewScript(luaMinLapMany)
-	scriptMaxLap          = redis.NewScript(luaMaxLap)
-	scriptMaxLapMany      = redis.NewScript(luaMaxLapMany)
-	scriptChanges         = redis.NewScript(luaChanges)
-	scriptGet             = redis.NewScript(luaGet)
-	scriptRank            = redis.NewScript(luaRank)
-	scriptAround          = redis.NewScript(luaAround)
-	scriptAfter           = redis.NewScript(luaAfter)
-	scriptGetMany         = redis.NewScript(luaGetMany)
-	scriptRankMany        = redis.NewScript(luaRankMany)
-	scriptBottom          = redis.NewScript(luaBottom)
-	scriptStanding        = redis.NewScript(luaStanding)
-	scriptCompetition     = redis.NewScript(luaCompetition)
-	scriptDense           = redis.NewScript(luaDense)
-	scriptBand            = redis.NewScript(luaBand)
-	scriptAroundScore     = redis.NewScript(luaAroundScore)
+	library               = rankgenrt.NewLibrary(luaLibrary)
+	scriptSet             = library.Function("set")
+	scriptBest            = library.Function("best")
+	scriptRemove          = library.Function("remove")
+	scriptTrim            = library.Function("trim")
+	scriptSetPriority     = library.Function("set_priority")
+	scriptSetPriorityMany = library.Function("set_priority_many")
+	scriptMinPriority     = library.Function("min_priority")
+	scriptMinPriorityMany = library.Function("min_priority_many")
+	scriptMaxPriority     = library.Function("max_priority")
+	scriptMaxPriorityMany = library.Function("max_priority_many")
+	scriptMinPoints       = library.Function("min_points")
+	scriptMinPointsMany   = library.Function("min_points_many")
+	scriptSetPoints       = library.Function("set_points")
+	scriptSetPointsMany   = library.Function("set_points_many")
+	scriptSetDelta        = library.Function("set_delta")
+	scriptSetDeltaMany    = library.Function("set_delta_many")
+	scriptAddBonus        = library.Function("add_bonus")
+	scriptAddBonusMany    = library.Function("add_bonus_many")
+	scriptMinLap          = library.Function("min_lap")
+	scriptMinLapMany      = library.Function("min_lap_many")
+	scriptMaxLap          = library.Function("max_lap")
+	scriptMaxLapMany      = library.Function("max_lap_many")
+	scriptChanges         = library.Function("changes")
+	scriptGet             = library.Function("get")
+	scriptRank            = library.Function("rank")
+	scriptAround          = library.Function("around")
+	scriptAfter           = library.Function("after")
+	scriptGetMany         = library.Function("get_many")
+	scriptRankMany        = library.Function("rank_many")
+	scriptBottom          = library.Function("bottom")
+	scriptStanding        = library.Function("standing")
+	scriptCompetition     = library.Function("competition")
+	scriptDense           = library.Function("dense")
+	scriptBand            = library.Function("band")
+	scriptAroundScore     = library.Function("around_score")
 )
 
-// Scripts returns the board's scripts, in a fixed order. Board.Load caches them all; they are
-// exported for running a board's scripts in your own pipelines or transactions (after Load), where
-// go-redis cannot fall back from EVALSHA to EVAL.
-func Scripts() []*redis.Script {
-	return []*redis.Script{
-		scriptSet,
-		scriptBest,
-		scriptRemove,
-		scriptTrim,
-		scriptSetPriority,
-		scriptSetPriorityMany,
-		scriptMinPriority,
-		scriptMinPriorityMany,
-		scriptMaxPriority,
-		scriptMaxPriorityMany,
-		scriptMinPoints,
-		scriptMinPointsMany,
-		scriptSetPoints,
-		scriptSetPointsMany,
-		scriptSetDelta,
-		scriptSetDeltaMany,
-		scriptAddBonus,
-		scriptAddBonusMany,
-		scriptMinLap,
-		scriptMinLapMany,
-		scriptMaxLap,
-		scriptMaxLapMany,
-		scriptChanges,
-		scriptGet,
-		scriptRank,
-		scriptAround,
-		scriptAfter,
-		scriptGetMany,
-		scriptRankMany,
-		scriptBottom,
-		scriptStanding,
-		scriptCompetition,
-		scriptDense,
-		scriptBand,
-		scriptAroundScore,
-	}
+// Library returns the board's Lua library. Board.Load loads it; it is exported for calling a
+// board's functions in your own pipelines or transactions (after Load), where a call that finds
+// the library missing cannot load it first.
+func Library() *rankgenrt.Library {
+	return library
 }
 
 // Board is a leaderboard of Entry values in a Redis sorted set, read best first. Its key is given
@@ -557,11 +420,12 @@ func (b *Board) Keys() []string {
 	return append([]string{}, b.keys...)
 }
 
-// Load caches the board's scripts on the server (on every master of a Cluster). Scripts run
-// outside a pipeline reload themselves; call Load before running them in a pipeline, where a
-// server that lacks a script (after a restart or SCRIPT FLUSH) answers NOSCRIPT.
+// Load loads the board's Lua library on the server (on every master of a Cluster). Calls made
+// outside a pipeline load it themselves where it is missing; call Load before calling its
+// functions in a pipeline, where a server that lacks it (after a restart or FUNCTION FLUSH)
+// answers that the function is not found.
 func (b *Board) Load(ctx context.Context) error {
-	return rankgenrt.Load(ctx, b.c, Scripts()...)
+	return library.Load(ctx, b.c)
 }
 
 // Ranked is an entry with its 1-based rank on the board.
@@ -1837,7 +1701,7 @@ const tokenArg = 2
 // *rankgenrt.UncertainError (ErrUncertain) that carries the token. With WithReplicas the write
 // then waits for the board's replicas (rankgenrt.ErrNotReplicated when too few acknowledge it in
 // time).
-func (b *Board) write(ctx context.Context, s *redis.Script, args []any) (any, error) {
+func (b *Board) write(ctx context.Context, s *rankgenrt.Function, args []any) (any, error) {
 	if err := b.dedup.Err(); err != nil {
 		return nil, err
 	}
@@ -1857,7 +1721,7 @@ func (b *Board) updateArgs(n int) []any {
 }
 
 // apply runs a field update script for the updates at positions sent and fills in res.
-func (b *Board) apply(ctx context.Context, s *redis.Script, args []any, res []Result, sent []int) error {
+func (b *Board) apply(ctx context.Context, s *rankgenrt.Function, args []any, res []Result, sent []int) error {
 	if len(sent) == 0 {
 		return nil
 	}
@@ -2003,7 +1867,7 @@ func (s *ShardedBoard) Keys() []string {
 // Load caches the board's scripts on the server (on every master of a Cluster), as Board.Load
 // does: the shards share them.
 func (s *ShardedBoard) Load(ctx context.Context) error {
-	return rankgenrt.Load(ctx, s.c, Scripts()...)
+	return library.Load(ctx, s.c)
 }
 
 // Set stores e on its shard, replacing the entry of its id if there is one.
@@ -3037,7 +2901,7 @@ func renumber(rs []Ranked, start int64) []Ranked {
 
 // windows runs script, which answers {a count, entries}, on every shard with args, in one
 // pipelined round, and returns each shard's count and entries.
-func (s *ShardedBoard) windows(ctx context.Context, script *redis.Script, args ...any) (counts []int64, parts [][]Ranked, err error) {
+func (s *ShardedBoard) windows(ctx context.Context, script *rankgenrt.Function, args ...any) (counts []int64, parts [][]Ranked, err error) {
 	pipe := rankgenrt.NewPipe(s.c)
 	cmds := make([]*redis.Cmd, len(s.shards))
 	for i, b := range s.shards {

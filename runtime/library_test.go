@@ -1,0 +1,71 @@
+package runtime
+
+import (
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/rankgen/rankgen/internal/testkit/redistest"
+	"github.com/redis/go-redis/v9"
+)
+
+// testFunction returns the one function of a library of its own, named after the test run and
+// body so that no server has it yet, whose callback runs body (KEYS and ARGV as in a script)
+// with flags (a Lua list's items).
+func testFunction(t *testing.T, body, flags string) *Function {
+	name := fmt.Sprintf("t%x", sha256.Sum256([]byte(redistest.Prefix(t)+body+flags)))[:17]
+	src := fmt.Sprintf("#!lua name=%s\nredis.register_function{function_name = '%s_f', flags = {%s},\n  callback = function(KEYS, ARGV) %s end}\n", name, name, flags, body)
+	return NewLibrary(src).Function("f")
+}
+
+// TestLibraryLoadsWhenMissing: a call that finds its library missing (never loaded, or gone
+// after FUNCTION FLUSH) loads it where it went and runs once; Load loads it everywhere and
+// twice is harmless; the function's error replies are typed.
+func TestLibraryLoadsWhenMissing(t *testing.T) {
+	ctx := context.Background()
+	for _, target := range []struct {
+		name string
+		c    redis.UniversalClient
+	}{{"single", redistest.Client(t)}, {"cluster", redistest.StartCluster(t)}} {
+		t.Run(target.name, func(t *testing.T) {
+			c := target.c
+			incr := testFunction(t, "return redis.call('INCR', KEYS[1])", "")
+			k := redistest.Key(t, "n")
+			for want := int64(1); want <= 2; want++ {
+				if v, err := Call(ctx, c, incr, []string{k}); err != nil || v != want {
+					t.Fatalf("Call #%d = %v, %v; want %d", want, v, err, want)
+				}
+			}
+			flush := func(ctx context.Context, m *redis.Client) error { return m.FunctionFlush(ctx).Err() }
+			if cc, ok := c.(*redis.ClusterClient); ok {
+				if err := cc.ForEachMaster(ctx, flush); err != nil { // replicated to the replicas
+					t.Fatal(err)
+				}
+			} else if err := flush(ctx, c.(*redis.Client)); err != nil {
+				t.Fatal(err)
+			}
+			if v, err := Call(ctx, c, incr, []string{k}); err != nil || v != int64(3) {
+				t.Fatalf("Call after FUNCTION FLUSH = %v, %v; want 3 (applied once)", v, err)
+			}
+			for range 2 {
+				if err := incr.Lib.Load(ctx, c); err != nil {
+					t.Fatalf("Load of a library already there: %v", err)
+				}
+			}
+			read := testFunction(t, "return redis.call('GET', KEYS[1])", "'no-writes'")
+			if v, err := RunRO(ctx, c, read, []string{k}); err != nil || v != "3" {
+				t.Fatalf("RunRO = %v, %v; want 3", v, err)
+			}
+			bad := testFunction(t, "return redis.error_reply('RANKGEN_OVERFLOW field=X delta=1')", "")
+			if _, err := RunWrite(ctx, c, bad, []string{k}, "tok"); !errors.Is(err, ErrOverflow) || errors.Is(err, ErrUncertain) {
+				t.Fatalf("error reply: %v; want ErrOverflow, not uncertain", err)
+			}
+			writes := testFunction(t, "return redis.call('SET', KEYS[1], 'x')", "'no-writes'")
+			if _, err := RunRO(ctx, c, writes, []string{k}); err == nil || missing(err) {
+				t.Fatalf("a no-writes function that writes: %v; want the server's refusal", err)
+			}
+		})
+	}
+}
