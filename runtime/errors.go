@@ -123,6 +123,12 @@ func UintRangeError(field string, v, min, max uint64) error {
 	return &RangeError{Field: field, Value: strconv.FormatUint(v, 10), Min: strconv.FormatUint(min, 10), Max: strconv.FormatUint(max, 10)}
 }
 
+// NilPlaceError is the RangeError of a nil place given to AroundScore: a place is a prefix of
+// the score fields (prefix names its type) or an Entry.
+func NilPlaceError(prefix string) error {
+	return &RangeError{Field: "place", Value: "nil", Min: "a " + prefix, Max: "an Entry"}
+}
+
 // IntRangeError builds a RangeError for a signed value.
 func IntRangeError(field string, v, min, max int64) error {
 	return &RangeError{Field: field, Value: strconv.FormatInt(v, 10), Min: strconv.FormatInt(min, 10), Max: strconv.FormatInt(max, 10)}

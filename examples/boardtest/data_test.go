@@ -167,7 +167,7 @@ func checkPages(t *testing.T, b *laps.Board, m *boardmodel.Model, l *layout.Layo
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, want := m.PageFromEnd(2, 5)
+	_, want, _ := m.PageFromEnd(2, 5)
 	sameEntries(t, "PageFromEnd(2, 5)", l, entriesOf(end), want)
 	var seen []laps.Entry
 	for cur := (laps.Cursor{}); ; {

@@ -148,8 +148,8 @@ func (d *diff) windowReads() {
 	d.compareRanked(fmt.Sprintf("AroundFilled(%q, %d, %d)", id, before, after), got, err, d.firstRank(want), want, werr)
 	offset, limit := int64(d.rng.IntN(len(d.m.Entries)+3)-1), int64(d.rng.IntN(6)-1)
 	got, err = d.b.PageFromEnd(offset, limit)
-	first, es := d.m.PageFromEnd(offset, limit)
-	d.compareRanked(fmt.Sprintf("PageFromEnd(%d, %d)", offset, limit), got, err, first, es, nil)
+	first, es, werr := d.m.PageFromEnd(offset, limit)
+	d.compareRanked(fmt.Sprintf("PageFromEnd(%d, %d)", offset, limit), got, err, first, es, werr)
 }
 
 func (d *diff) standingReads() {

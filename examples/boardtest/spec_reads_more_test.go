@@ -51,8 +51,8 @@ func (b *board) checkMoreReads(m *boardmodel.Model, r *rand.Rand) {
 		b.t.Fatalf("RankMany = %v, %v; want %v", got, err, m.RankMany(ids...))
 	}
 	n := int64(len(sorted))
-	for _, page := range [][2]int64{{0, 3}, {0, n + 2}, {1, 2}, {n - 1, 3}, {n, 1}, {2, 0}, {-1, 3}} {
-		first, wantPage := m.PageFromEnd(page[0], page[1])
+	for _, page := range [][2]int64{{0, 3}, {0, n + 2}, {1, 2}, {n - 1, 3}, {n, 1}, {2, 0}} { // a negative offset: TestReadsRefuseNegativeOffsets
+		first, wantPage, _ := m.PageFromEnd(page[0], page[1])
 		out := b.call("PageFromEnd", page[0], page[1])
 		b.sameRanked("PageFromEnd", out, first, wantPage)
 		if page[0] == 0 {

@@ -158,10 +158,11 @@ func (b *board) band(op catalog.Op) {
 offset of them: Between(ctx, %[1]sBetween(lo, hi), 0, 10) is the best ten whose %[1]s lies in
 [lo, hi]. The band is a band of scores: one script counts the entries ahead of it (ZCOUNT) and
 reads the page (ZRANGE … BYSCORE REV LIMIT), O(log n + offset + limit). A band built from a
-value out of range is an error matching ErrOutOfRange.`, b.l.Fields[0].Name)
+value out of range is an error matching ErrOutOfRange, as is a negative offset.`, b.l.Fields[0].Name)
 	recvDecl(b.f).Id("Between").Params(ctxParam(), jen.Id("band").Id("Band"), jen.List(jen.Id("offset"), jen.Id("limit")).Int64()).Params(jen.Index().Id("Ranked"), jen.Error()).Block(
 		jen.If(jen.Id("band").Dot("err").Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Id("band").Dot("err"))),
-		jen.If(jen.Id("band").Dot("lo").Op(">=").Id("band").Dot("hi").Op("||").Id("offset").Op("<").Lit(0).Op("||").Id("limit").Op("<=").Lit(0)).Block(jen.Return(jen.Nil(), jen.Nil())),
+		refuseNegativeOffset(),
+		jen.If(jen.Id("band").Dot("lo").Op(">=").Id("band").Dot("hi").Op("||").Id("limit").Op("<=").Lit(0)).Block(jen.Return(jen.Nil(), jen.Nil())),
 		jen.List(jen.Id("v"), jen.Err()).Op(":=").Add(runRO(op, scoreText(jen.Id("band").Dot("lo")), scoreText(jen.Id("band").Dot("hi")), jen.Id("offset"), jen.Id("limit"))),
 		errNil().Block(jen.Return(jen.Nil(), jen.Err())),
 		jen.List(jen.Id("ahead"), jen.Id("ps"), jen.Err()).Op(":=").Add(reader(op, jen.Id("v"))),
@@ -198,9 +199,7 @@ entries after, when none has v). A whole Entry is a place too: the entries aroun
 would rank, itself included when it is on the board. A place built from a value out of range
 is an error matching ErrOutOfRange, as is a nil place.`, lead)
 	recvDecl(b.f).Id("AroundScore").Params(ctxParam(), jen.Id("at").Id("Place"), jen.List(jen.Id("before"), jen.Id("after")).Int64()).Params(jen.Index().Id("Ranked"), jen.Error()).Block(
-		jen.If(jen.Id("at").Op("==").Nil()).Block(jen.Return(jen.Nil(), jen.Op("&").Add(rt("RangeError")).Values(jen.Dict{
-			jen.Id("Field"): jen.Lit("place"), jen.Id("Value"): jen.Lit("nil"), jen.Id("Min"): jen.Lit("a " + lead + "Prefix"), jen.Id("Max"): jen.Lit("an Entry"),
-		}))),
+		jen.If(jen.Id("at").Op("==").Nil()).Block(jen.Return(jen.Nil(), rt("NilPlaceError").Call(jen.Lit(lead+"Prefix")))),
 		jen.List(jen.Id("score"), jen.Id("member"), jen.Err()).Op(":=").Id("at").Dot("place").Call(),
 		errNil().Block(jen.Return(jen.Nil(), jen.Err())),
 		jen.List(jen.Id("v"), jen.Err()).Op(":=").Add(runRO(op, rt("FormatScore").Call(jen.Id("score")), jen.Id("member"), jen.Max(jen.Id("before"), jen.Lit(0)), jen.Max(jen.Id("after"), jen.Lit(0)))),

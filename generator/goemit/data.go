@@ -255,10 +255,12 @@ func (b *board) getData(op catalog.Op) []jen.Code {
 }
 
 // offsetPage is the body of a read of limit entries at offset that one script answers with a
-// window (Page on a board with data, PageFromEnd): empty for a negative offset or no limit.
+// window (Page on a board with data, PageFromEnd): a negative offset is refused, no limit is
+// an empty page.
 func offsetPage(op catalog.Op) []jen.Code {
 	return []jen.Code{
-		jen.If(jen.Id("offset").Op("<").Lit(0).Op("||").Id("limit").Op("<=").Lit(0)).Block(jen.Return(jen.Nil(), jen.Nil())),
+		refuseNegativeOffset(),
+		jen.If(jen.Id("limit").Op("<=").Lit(0)).Block(jen.Return(jen.Nil(), jen.Nil())),
 		jen.List(jen.Id("v"), jen.Err()).Op(":=").Add(runRO(op, jen.Id("offset"), jen.Id("limit"))),
 		errNil().Block(jen.Return(jen.Nil(), jen.Err())),
 		jen.List(jen.Id("start"), jen.Id("ps"), jen.Err()).Op(":=").Add(reader(op, jen.Id("v"))),

@@ -119,14 +119,16 @@ func (b *board) page(op catalog.Op) {
 	recvDecl(f).Id("Top").Params(ctxParam(), jen.Id("n").Int64()).Params(jen.Index().Id("Ranked"), jen.Error()).Block(
 		jen.Return(jen.Id("b").Dot("Page").Call(jen.Id("ctx"), jen.Lit(0), jen.Id("n"))))
 	f.Line()
-	f.Comment("Page returns limit entries from the 0-based position offset, best first.")
+	b.comment(`Page returns limit entries from the 0-based position offset, best first: none for a limit
+of 0 or less, an error matching ErrOutOfRange for a negative offset.`)
 	if b.l.HasData() {
 		recvDecl(f).Id("Page").Params(ctxParam(), jen.List(jen.Id("offset"), jen.Id("limit")).Int64()).Params(jen.Index().Id("Ranked"), jen.Error()).Block(offsetPage(op)...) // the page script reads the entries and their data together
 		f.Line()
 		return
 	}
 	recvDecl(f).Id("Page").Params(ctxParam(), jen.List(jen.Id("offset"), jen.Id("limit")).Int64()).Params(jen.Index().Id("Ranked"), jen.Error()).Block(
-		jen.If(jen.Id("offset").Op("<").Lit(0).Op("||").Id("limit").Op("<=").Lit(0)).Block(jen.Return(jen.Nil(), jen.Nil())),
+		refuseNegativeOffset(),
+		jen.If(jen.Id("limit").Op("<=").Lit(0)).Block(jen.Return(jen.Nil(), jen.Nil())),
 		jen.Id("stop").Op(":=").Id("offset").Op("+").Id("limit").Op("-").Lit(1),
 		jen.If(jen.Id("stop").Op("<").Id("offset")).Block(jen.Id("stop").Op("=").Lit(-1).Comment("offset + limit overflows: to the end")),
 		readCmd("ZSliceCmd", func(c jen.Code) jen.Code {
@@ -197,19 +199,28 @@ func (b *board) count(catalog.Op) {
 	b.f.Line()
 }
 
+// refuseNegativeOffset is the first check of every read at an offset: a negative offset is
+// no position, an error matching ErrOutOfRange as PageOf's pageSize below 1 is. (A limit of 0
+// or less asks for nothing: an empty page.)
+func refuseNegativeOffset() jen.Code {
+	return jen.If(jen.Id("offset").Op("<").Lit(0)).Block(jen.Return(jen.Nil(),
+		rt("IntRangeError").Call(jen.Lit("offset"), jen.Id("offset"), jen.Lit(0), jen.Qual("math", "MaxInt64"))))
+}
+
 // rangeLead emits Range<Lead>: one ZRANGE BYSCORE over the band of the leading field.
 func (b *board) rangeLead(op catalog.Op) {
 	lead := b.l.Fields[0]
-	b.comment("%s", wrap(fmt.Sprintf("%s returns, best first, the entries whose %s lies in [lo, hi], skipping offset of them and returning at most limit. It is one ZRANGE BYSCORE: %s leads the score, so the range is a band of scores. Bounds outside %s's range are an error matching ErrOutOfRange.", op.Methods[0], lead.Name, lead.Name, lead.Name)))
+	b.comment("%s", wrap(fmt.Sprintf("%s returns, best first, the entries whose %s lies in [lo, hi], skipping offset of them and returning at most limit. It is one ZRANGE BYSCORE: %s leads the score, so the range is a band of scores. Bounds outside %s's range, and a negative offset, are an error matching ErrOutOfRange.", op.Methods[0], lead.Name, lead.Name, lead.Name)))
 	fail := func(err jen.Code) jen.Code { return jen.Return(jen.Nil(), err) }
 	body := b.digitStmts(lead, "dlo", func() *jen.Statement { return jen.Id("lo") }, fail)
 	body = append(body, b.digitStmts(lead, "dhi", func() *jen.Statement { return jen.Id("hi") }, fail)...)
+	body = append(body, refuseNegativeOffset())
 	// Digits order like values for desc fields, against them for asc ones.
 	if lead.Order == layout.Desc {
-		body = append(body, jen.If(jen.Id("dlo").Op(">").Id("dhi").Op("||").Id("offset").Op("<").Lit(0).Op("||").Id("limit").Op("<=").Lit(0)).Block(jen.Return(jen.Nil(), jen.Nil())))
+		body = append(body, jen.If(jen.Id("dlo").Op(">").Id("dhi").Op("||").Id("limit").Op("<=").Lit(0)).Block(jen.Return(jen.Nil(), jen.Nil())))
 	} else {
 		body = append(body,
-			jen.If(jen.Id("dlo").Op("<").Id("dhi").Op("||").Id("offset").Op("<").Lit(0).Op("||").Id("limit").Op("<=").Lit(0)).Block(jen.Return(jen.Nil(), jen.Nil())),
+			jen.If(jen.Id("dlo").Op("<").Id("dhi").Op("||").Id("limit").Op("<=").Lit(0)).Block(jen.Return(jen.Nil(), jen.Nil())),
 			jen.List(jen.Id("dlo"), jen.Id("dhi")).Op("=").List(jen.Id("dhi"), jen.Id("dlo")))
 	}
 	if b.l.HasData() {

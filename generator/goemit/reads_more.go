@@ -76,7 +76,8 @@ func (b *board) bottom(op catalog.Op) {
 	f.Line()
 	b.comment(`PageFromEnd returns up to limit entries that end offset entries before the end of the board,
 best first, with their ranks: PageFromEnd(0, 10) is the last ten, PageFromEnd(10, 10) the ten
-before them. The board's size is read in the same script, so the page is exact.`)
+before them. The board's size is read in the same script, so the page is exact. A negative
+offset is an error matching ErrOutOfRange.`)
 	recvDecl(f).Id("PageFromEnd").Params(ctxParam(), jen.List(jen.Id("offset"), jen.Id("limit")).Int64()).Params(jen.Index().Id("Ranked"), jen.Error()).Block(offsetPage(op)...)
 	f.Line()
 }

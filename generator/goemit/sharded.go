@@ -329,7 +329,8 @@ func (s *sharded) page(catalog.Op) {
 	f.Line()
 	s.comment("Page returns limit entries from the 0-based position offset, best first. Every shard reads its first offset + limit entries, in one pipelined round, and they are merged by Compare: the cost grows with offset, so page deep boards with After.")
 	sRecv(f).Id("Page").Params(ctxParam(), jen.List(id("offset"), id("limit")).Int64()).Params(ranked(), jen.Error()).Block(
-		jen.If(id("offset").Op("<").Lit(0).Op("||").Id("limit").Op("<=").Lit(0)).Block(jen.Return(jen.Nil(), jen.Nil())),
+		refuseNegativeOffset(),
+		jen.If(id("limit").Op("<=").Lit(0)).Block(jen.Return(jen.Nil(), jen.Nil())),
 		id("n").Op(":=").Id("offset").Op("+").Id("limit"),
 		jen.If(id("n").Op("<").Id("offset")).Block(id("n").Op("=").Qual("math", "MaxInt64").Comment("offset + limit overflows: to the end")),
 		jen.List(id("heads"), jen.Err()).Op(":=").Add(sDot("heads").Call(ctx(), id("n"))),

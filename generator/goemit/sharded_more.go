@@ -38,7 +38,8 @@ func (s *sharded) band(op catalog.Op) {
 	s.comment("Between returns, best first with their ranks, up to limit entries of the band, skipping offset of them, as Board.Between does. Every shard runs the band script in one pipelined round: it counts its entries ahead of the band (their sum is the band's first position) and reads its first offset + limit entries of the band, which merge by Compare. The cost grows with offset: O(shards × (log n + offset + limit)).")
 	sRecv(s.f).Id("Between").Params(ctxParam(), id("band").Id("Band"), jen.List(id("offset"), id("limit")).Int64()).Params(ranked(), jen.Error()).Block(
 		jen.If(id("band").Dot("err").Op("!=").Nil()).Block(jen.Return(jen.Nil(), id("band").Dot("err"))),
-		jen.If(id("band").Dot("lo").Op(">=").Id("band").Dot("hi").Op("||").Id("offset").Op("<").Lit(0).Op("||").Id("limit").Op("<=").Lit(0)).Block(jen.Return(jen.Nil(), jen.Nil())),
+		refuseNegativeOffset(),
+		jen.If(id("band").Dot("lo").Op(">=").Id("band").Dot("hi").Op("||").Id("limit").Op("<=").Lit(0)).Block(jen.Return(jen.Nil(), jen.Nil())),
 		id("n").Op(":=").Id("offset").Op("+").Id("limit"),
 		jen.If(id("n").Op("<").Id("offset")).Block(id("n").Op("=").Qual("math", "MaxInt64").Comment("offset + limit overflows: to the end")),
 		jen.List(id("ahead"), id("parts"), jen.Err()).Op(":=").Add(sDot("windows").Call(ctx(), id(op.Script()),
@@ -124,7 +125,8 @@ func (s *sharded) bottom(catalog.Op) {
 	f.Line()
 	s.comment("PageFromEnd returns up to limit entries that end offset entries before the end of the board, best first, with their ranks, as Board.PageFromEnd does. Every shard reads its last offset + limit entries and its size in one pipelined round; the board's last offset + limit entries are the last of their merge by Compare. The cost grows with offset, as Page's does.")
 	sRecv(f).Id("PageFromEnd").Params(ctxParam(), jen.List(id("offset"), id("limit")).Int64()).Params(ranked(), jen.Error()).Block(
-		jen.If(id("offset").Op("<").Lit(0).Op("||").Id("limit").Op("<=").Lit(0)).Block(jen.Return(jen.Nil(), jen.Nil())),
+		refuseNegativeOffset(),
+		jen.If(id("limit").Op("<=").Lit(0)).Block(jen.Return(jen.Nil(), jen.Nil())),
 		id("n").Op(":=").Id("offset").Op("+").Id("limit"),
 		jen.If(id("n").Op("<").Id("offset")).Block(id("n").Op("=").Qual("math", "MaxInt64").Comment("offset + limit overflows: to the start")),
 		jen.List(id("tails"), id("count"), jen.Err()).Op(":=").Add(sDot("tails").Call(ctx(), id("n"))),

@@ -1,9 +1,6 @@
 package goemit
 
 import (
-	"fmt"
-	"math"
-
 	"github.com/dave/jennifer/jen"
 	"github.com/rankgen/rankgen/generator/catalog"
 )
@@ -84,10 +81,7 @@ func (b *board) trim(op catalog.Op) {
 	f := b.f
 	b.comment("Trim keeps the first keep entries, removes all below them and returns how many it removed.")
 	recvDecl(f).Id("Trim").Params(ctxParam(), jen.Id("keep").Int64()).Params(jen.Int64(), jen.Error()).Block(
-		jen.If(jen.Id("keep").Op("<").Lit(0)).Block(jen.Return(jen.Lit(0), jen.Op("&").Add(rt("RangeError")).Values(jen.Dict{
-			jen.Id("Field"): jen.Lit("keep"), jen.Id("Value"): jen.Qual("strconv", "FormatInt").Call(jen.Id("keep"), jen.Lit(10)),
-			jen.Id("Min"): jen.Lit("0"), jen.Id("Max"): jen.Lit(fmt.Sprint(int64(math.MaxInt64))),
-		}))),
+		jen.If(jen.Id("keep").Op("<").Lit(0)).Block(jen.Return(jen.Lit(0), rt("IntRangeError").Call(jen.Lit("keep"), jen.Id("keep"), jen.Lit(0), jen.Qual("math", "MaxInt64")))),
 		jen.Return(reader(op, run(op, jen.Append(jen.Id("b").Dot("args").Call(jen.Lit(1)), jen.Id("keep"))))),
 	)
 	f.Line()

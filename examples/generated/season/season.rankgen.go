@@ -470,12 +470,7 @@ func (b *Board) Remove(ctx context.Context, ids ...string) (int64, error) {
 // Trim keeps the first keep entries, removes all below them and returns how many it removed.
 func (b *Board) Trim(ctx context.Context, keep int64) (int64, error) {
 	if keep < 0 {
-		return 0, &rankgenrt.RangeError{
-			Field: "keep",
-			Max:   "9223372036854775807",
-			Min:   "0",
-			Value: strconv.FormatInt(keep, 10),
-		}
+		return 0, rankgenrt.IntRangeError("keep", keep, 0, math.MaxInt64)
 	}
 	return rankgenrt.Int(b.write(ctx, scriptTrim, append(b.args(1), keep)))
 }
@@ -898,9 +893,13 @@ func (b *Board) Top(ctx context.Context, n int64) ([]Ranked, error) {
 	return b.Page(ctx, 0, n)
 }
 
-// Page returns limit entries from the 0-based position offset, best first.
+// Page returns limit entries from the 0-based position offset, best first: none for a limit of 0
+// or less, an error matching ErrOutOfRange for a negative offset.
 func (b *Board) Page(ctx context.Context, offset, limit int64) ([]Ranked, error) {
-	if offset < 0 || limit <= 0 {
+	if offset < 0 {
+		return nil, rankgenrt.IntRangeError("offset", offset, 0, math.MaxInt64)
+	}
+	if limit <= 0 {
 		return nil, nil
 	}
 	stop := offset + limit - 1
@@ -1059,9 +1058,13 @@ func (b *Board) Bottom(ctx context.Context, n int64) ([]Ranked, error) {
 
 // PageFromEnd returns up to limit entries that end offset entries before the end of the board,
 // best first, with their ranks: PageFromEnd(0, 10) is the last ten, PageFromEnd(10, 10) the ten
-// before them. The board's size is read in the same script, so the page is exact.
+// before them. The board's size is read in the same script, so the page is exact. A negative
+// offset is an error matching ErrOutOfRange.
 func (b *Board) PageFromEnd(ctx context.Context, offset, limit int64) ([]Ranked, error) {
-	if offset < 0 || limit <= 0 {
+	if offset < 0 {
+		return nil, rankgenrt.IntRangeError("offset", offset, 0, math.MaxInt64)
+	}
+	if limit <= 0 {
 		return nil, nil
 	}
 	v, err := rankgenrt.RunRO(ctx, b.c, scriptBottom, b.keys, offset, limit)
@@ -1114,7 +1117,8 @@ func (b *Board) standing(ctx context.Context, id string) (pos, count int64, err 
 
 // RangePoints returns, best first, the entries whose Points lies in [lo, hi], skipping offset of
 // them and returning at most limit. It is one ZRANGE BYSCORE: Points leads the score, so the range
-// is a band of scores. Bounds outside Points's range are an error matching ErrOutOfRange.
+// is a band of scores. Bounds outside Points's range, and a negative offset, are an error matching
+// ErrOutOfRange.
 func (b *Board) RangePoints(ctx context.Context, lo, hi uint64, offset, limit int64) ([]Entry, error) {
 	dlo, err := digitOfPoints(lo)
 	if err != nil {
@@ -1124,7 +1128,10 @@ func (b *Board) RangePoints(ctx context.Context, lo, hi uint64, offset, limit in
 	if err != nil {
 		return nil, err
 	}
-	if dlo > dhi || offset < 0 || limit <= 0 {
+	if offset < 0 {
+		return nil, rankgenrt.IntRangeError("offset", offset, 0, math.MaxInt64)
+	}
+	if dlo > dhi || limit <= 0 {
 		return nil, nil
 	}
 	// Points's digits dlo…dhi are the scores of P in [dlo·W, (dhi+1)·W), W = pointsWeight.
@@ -1335,12 +1342,15 @@ func (p PointsPrefix) TierIs(v Tier) TierPrefix {
 // of them: Between(ctx, PointsBetween(lo, hi), 0, 10) is the best ten whose Points lies in [lo,
 // hi]. The band is a band of scores: one script counts the entries ahead of it (ZCOUNT) and reads
 // the page (ZRANGE … BYSCORE REV LIMIT), O(log n + offset + limit). A band built from a value
-// out of range is an error matching ErrOutOfRange.
+// out of range is an error matching ErrOutOfRange, as is a negative offset.
 func (b *Board) Between(ctx context.Context, band Band, offset, limit int64) ([]Ranked, error) {
 	if band.err != nil {
 		return nil, band.err
 	}
-	if band.lo >= band.hi || offset < 0 || limit <= 0 {
+	if offset < 0 {
+		return nil, rankgenrt.IntRangeError("offset", offset, 0, math.MaxInt64)
+	}
+	if band.lo >= band.hi || limit <= 0 {
 		return nil, nil
 	}
 	v, err := rankgenrt.RunRO(ctx, b.c, scriptBand, b.keys, rankgenrt.FormatScore(scoreOfP(band.lo)), rankgenrt.FormatScore(scoreOfP(band.hi)), offset, limit)
@@ -1381,12 +1391,7 @@ func (b *Board) CountBetween(ctx context.Context, band Band) (int64, error) {
 // error matching ErrOutOfRange, as is a nil place.
 func (b *Board) AroundScore(ctx context.Context, at Place, before, after int64) ([]Ranked, error) {
 	if at == nil {
-		return nil, &rankgenrt.RangeError{
-			Field: "place",
-			Max:   "an Entry",
-			Min:   "a PointsPrefix",
-			Value: "nil",
-		}
+		return nil, rankgenrt.NilPlaceError("PointsPrefix")
 	}
 	score, member, err := at.place()
 	if err != nil {
@@ -1813,7 +1818,10 @@ func (s *ShardedBoard) Top(ctx context.Context, n int64) ([]Ranked, error) {
 // first offset + limit entries, in one pipelined round, and they are merged by Compare: the cost
 // grows with offset, so page deep boards with After.
 func (s *ShardedBoard) Page(ctx context.Context, offset, limit int64) ([]Ranked, error) {
-	if offset < 0 || limit <= 0 {
+	if offset < 0 {
+		return nil, rankgenrt.IntRangeError("offset", offset, 0, math.MaxInt64)
+	}
+	if limit <= 0 {
 		return nil, nil
 	}
 	n := offset + limit
@@ -1985,7 +1993,10 @@ func (s *ShardedBoard) Bottom(ctx context.Context, n int64) ([]Ranked, error) {
 // limit entries and its size in one pipelined round; the board's last offset + limit entries are
 // the last of their merge by Compare. The cost grows with offset, as Page's does.
 func (s *ShardedBoard) PageFromEnd(ctx context.Context, offset, limit int64) ([]Ranked, error) {
-	if offset < 0 || limit <= 0 {
+	if offset < 0 {
+		return nil, rankgenrt.IntRangeError("offset", offset, 0, math.MaxInt64)
+	}
+	if limit <= 0 {
 		return nil, nil
 	}
 	n := offset + limit
@@ -2134,7 +2145,10 @@ func (s *ShardedBoard) Between(ctx context.Context, band Band, offset, limit int
 	if band.err != nil {
 		return nil, band.err
 	}
-	if band.lo >= band.hi || offset < 0 || limit <= 0 {
+	if offset < 0 {
+		return nil, rankgenrt.IntRangeError("offset", offset, 0, math.MaxInt64)
+	}
+	if band.lo >= band.hi || limit <= 0 {
 		return nil, nil
 	}
 	n := offset + limit

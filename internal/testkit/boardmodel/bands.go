@@ -37,11 +37,14 @@ func (s BandSpec) contains(keys []uint64) bool {
 }
 
 // Band is, best first, up to limit entries of the band, skipping offset of them, with the
-// 1-based rank of the first (Between); none for a negative offset or a limit below 1. A key out
-// of its field's range is ErrOutOfRange.
+// 1-based rank of the first (Between); none for a limit below 1, OffsetError for a negative
+// offset. A key out of its field's range is ErrOutOfRange.
 func (m *Model) Band(s BandSpec, offset, limit int64) (first int64, es []layout.Entry, err error) {
 	if err := m.check(s); err != nil {
 		return 0, nil, err
+	}
+	if offset < 0 {
+		return 0, nil, OffsetError(offset)
 	}
 	all := m.Sorted()
 	ahead := int64(-1)
@@ -54,7 +57,7 @@ func (m *Model) Band(s BandSpec, offset, limit int64) (first int64, es []layout.
 			band = append(band, e)
 		}
 	}
-	if offset < 0 || limit <= 0 || offset >= int64(len(band)) {
+	if limit <= 0 || offset >= int64(len(band)) {
 		return 0, nil, nil
 	}
 	return ahead + offset + 1, band[offset:min(int64(len(band)), offset+min(limit, int64(len(band))))], nil

@@ -1,6 +1,7 @@
 package boardmodel
 
 import (
+	"math"
 	"reflect"
 
 	"github.com/rankgen/rankgen/generator/catalog"
@@ -55,8 +56,14 @@ func (m *Model) Get(id string) (layout.Entry, error) {
 	return layout.Entry{ID: id, Keys: keys, Data: m.dataOf(id)}, nil
 }
 
+// OffsetError is a board's error for a read at a negative offset.
+func OffsetError(offset int64) error {
+	return rankgenrt.IntRangeError("offset", offset, 0, math.MaxInt64)
+}
+
 // Page is up to limit entries from the 0-based position offset, best first (Top(n) is
-// Page(0, n)); none for a negative offset or a limit below 1.
+// Page(0, n)); none for a limit below 1. offset is at least 0: a board refuses a negative one
+// (OffsetError).
 func (m *Model) Page(offset, limit int64) []layout.Entry {
 	all := m.Sorted()
 	if offset < 0 || limit <= 0 || offset >= int64(len(all)) {
@@ -101,7 +108,7 @@ func (m *Model) After(score float64, member string, limit int64) ([]layout.Entry
 
 // Range is, best first, the entries whose leading field's key lies in [lo, hi] (none when lo >
 // hi), skipping offset of them and returning at most limit; bounds outside the field's range
-// are ErrOutOfRange.
+// are ErrOutOfRange, and so is a negative offset (OffsetError).
 func (m *Model) Range(lo, hi uint64, offset, limit int64) ([]layout.Entry, error) {
 	lead := m.Layout.Fields[0]
 	if err := lead.Check(lo); err != nil {
@@ -110,13 +117,16 @@ func (m *Model) Range(lo, hi uint64, offset, limit int64) ([]layout.Entry, error
 	if err := lead.Check(hi); err != nil {
 		return nil, err
 	}
+	if offset < 0 {
+		return nil, OffsetError(offset)
+	}
 	var band []layout.Entry
 	for _, e := range m.Sorted() {
 		if e.Keys[0] >= lo && e.Keys[0] <= hi {
 			band = append(band, e)
 		}
 	}
-	if offset < 0 || limit <= 0 || offset >= int64(len(band)) {
+	if limit <= 0 || offset >= int64(len(band)) {
 		return nil, nil
 	}
 	return band[offset:min(int64(len(band)), offset+min(limit, int64(len(band))))], nil
@@ -179,17 +189,20 @@ func (m *Model) RankMany(ids ...string) []int64 {
 }
 
 // PageFromEnd is up to limit entries ending offset entries before the end, best first
-// (Bottom(n) is PageFromEnd(0, n)), with the 1-based rank of the first; none for a negative
-// offset or a limit below 1.
-func (m *Model) PageFromEnd(offset, limit int64) (first int64, es []layout.Entry) {
+// (Bottom(n) is PageFromEnd(0, n)), with the 1-based rank of the first; none for a limit
+// below 1, OffsetError for a negative offset.
+func (m *Model) PageFromEnd(offset, limit int64) (first int64, es []layout.Entry, err error) {
+	if offset < 0 {
+		return 0, nil, OffsetError(offset)
+	}
 	all := m.Sorted()
 	n := int64(len(all))
-	if offset < 0 || limit <= 0 || offset >= n {
-		return 0, nil
+	if limit <= 0 || offset >= n {
+		return 0, nil, nil
 	}
 	stop := n - offset // exclusive
 	start := max(0, stop-limit)
-	return start + 1, all[start:stop]
+	return start + 1, all[start:stop], nil
 }
 
 // Standing is the 1-based rank of id and the number of entries, or ErrNotFound. Percentile is

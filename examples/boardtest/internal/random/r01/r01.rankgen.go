@@ -579,12 +579,7 @@ func (b *Board) Remove(ctx context.Context, ids ...string) (int64, error) {
 // Trim keeps the first keep entries, removes all below them and returns how many it removed.
 func (b *Board) Trim(ctx context.Context, keep int64) (int64, error) {
 	if keep < 0 {
-		return 0, &rankgenrt.RangeError{
-			Field: "keep",
-			Max:   "9223372036854775807",
-			Min:   "0",
-			Value: strconv.FormatInt(keep, 10),
-		}
+		return 0, rankgenrt.IntRangeError("keep", keep, 0, math.MaxInt64)
 	}
 	return rankgenrt.Int(b.write(ctx, scriptTrim, append(b.args(1), keep)))
 }
@@ -983,9 +978,13 @@ func (b *Board) Top(ctx context.Context, n int64) ([]Ranked, error) {
 	return b.Page(ctx, 0, n)
 }
 
-// Page returns limit entries from the 0-based position offset, best first.
+// Page returns limit entries from the 0-based position offset, best first: none for a limit of 0
+// or less, an error matching ErrOutOfRange for a negative offset.
 func (b *Board) Page(ctx context.Context, offset, limit int64) ([]Ranked, error) {
-	if offset < 0 || limit <= 0 {
+	if offset < 0 {
+		return nil, rankgenrt.IntRangeError("offset", offset, 0, math.MaxInt64)
+	}
+	if limit <= 0 {
 		return nil, nil
 	}
 	stop := offset + limit - 1
@@ -1144,9 +1143,13 @@ func (b *Board) Bottom(ctx context.Context, n int64) ([]Ranked, error) {
 
 // PageFromEnd returns up to limit entries that end offset entries before the end of the board,
 // best first, with their ranks: PageFromEnd(0, 10) is the last ten, PageFromEnd(10, 10) the ten
-// before them. The board's size is read in the same script, so the page is exact.
+// before them. The board's size is read in the same script, so the page is exact. A negative
+// offset is an error matching ErrOutOfRange.
 func (b *Board) PageFromEnd(ctx context.Context, offset, limit int64) ([]Ranked, error) {
-	if offset < 0 || limit <= 0 {
+	if offset < 0 {
+		return nil, rankgenrt.IntRangeError("offset", offset, 0, math.MaxInt64)
+	}
+	if limit <= 0 {
 		return nil, nil
 	}
 	v, err := rankgenrt.RunRO(ctx, b.c, scriptBottom, b.keys, offset, limit)
@@ -1199,7 +1202,8 @@ func (b *Board) standing(ctx context.Context, id string) (pos, count int64, err 
 
 // RangeLevel returns, best first, the entries whose Level lies in [lo, hi], skipping offset of
 // them and returning at most limit. It is one ZRANGE BYSCORE: Level leads the score, so the range
-// is a band of scores. Bounds outside Level's range are an error matching ErrOutOfRange.
+// is a band of scores. Bounds outside Level's range, and a negative offset, are an error matching
+// ErrOutOfRange.
 func (b *Board) RangeLevel(ctx context.Context, lo, hi time.Time, offset, limit int64) ([]Entry, error) {
 	dlo, err := digitOfLevel(lo)
 	if err != nil {
@@ -1209,7 +1213,10 @@ func (b *Board) RangeLevel(ctx context.Context, lo, hi time.Time, offset, limit 
 	if err != nil {
 		return nil, err
 	}
-	if dlo < dhi || offset < 0 || limit <= 0 {
+	if offset < 0 {
+		return nil, rankgenrt.IntRangeError("offset", offset, 0, math.MaxInt64)
+	}
+	if dlo < dhi || limit <= 0 {
 		return nil, nil
 	}
 	dlo, dhi = dhi, dlo
@@ -1422,12 +1429,15 @@ func (p LevelPrefix) WinsIs(v Wins) WinsPrefix {
 // of them: Between(ctx, LevelBetween(lo, hi), 0, 10) is the best ten whose Level lies in [lo, hi].
 // The band is a band of scores: one script counts the entries ahead of it (ZCOUNT) and reads the
 // page (ZRANGE … BYSCORE REV LIMIT), O(log n + offset + limit). A band built from a value out of
-// range is an error matching ErrOutOfRange.
+// range is an error matching ErrOutOfRange, as is a negative offset.
 func (b *Board) Between(ctx context.Context, band Band, offset, limit int64) ([]Ranked, error) {
 	if band.err != nil {
 		return nil, band.err
 	}
-	if band.lo >= band.hi || offset < 0 || limit <= 0 {
+	if offset < 0 {
+		return nil, rankgenrt.IntRangeError("offset", offset, 0, math.MaxInt64)
+	}
+	if band.lo >= band.hi || limit <= 0 {
 		return nil, nil
 	}
 	v, err := rankgenrt.RunRO(ctx, b.c, scriptBand, b.keys, rankgenrt.FormatScore(scoreOfP(band.lo)), rankgenrt.FormatScore(scoreOfP(band.hi)), offset, limit)
@@ -1468,12 +1478,7 @@ func (b *Board) CountBetween(ctx context.Context, band Band) (int64, error) {
 // matching ErrOutOfRange, as is a nil place.
 func (b *Board) AroundScore(ctx context.Context, at Place, before, after int64) ([]Ranked, error) {
 	if at == nil {
-		return nil, &rankgenrt.RangeError{
-			Field: "place",
-			Max:   "an Entry",
-			Min:   "a LevelPrefix",
-			Value: "nil",
-		}
+		return nil, rankgenrt.NilPlaceError("LevelPrefix")
 	}
 	score, member, err := at.place()
 	if err != nil {

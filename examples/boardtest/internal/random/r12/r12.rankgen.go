@@ -26,7 +26,6 @@ import (
 	"errors"
 	"math"
 	"slices"
-	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -459,12 +458,7 @@ func (b *Board) Remove(ctx context.Context, ids ...string) (int64, error) {
 // Trim keeps the first keep entries, removes all below them and returns how many it removed.
 func (b *Board) Trim(ctx context.Context, keep int64) (int64, error) {
 	if keep < 0 {
-		return 0, &rankgenrt.RangeError{
-			Field: "keep",
-			Max:   "9223372036854775807",
-			Min:   "0",
-			Value: strconv.FormatInt(keep, 10),
-		}
+		return 0, rankgenrt.IntRangeError("keep", keep, 0, math.MaxInt64)
 	}
 	return rankgenrt.Int(b.write(ctx, scriptTrim, append(b.args(1), keep)))
 }
@@ -753,9 +747,13 @@ func (b *Board) Top(ctx context.Context, n int64) ([]Ranked, error) {
 	return b.Page(ctx, 0, n)
 }
 
-// Page returns limit entries from the 0-based position offset, best first.
+// Page returns limit entries from the 0-based position offset, best first: none for a limit of 0
+// or less, an error matching ErrOutOfRange for a negative offset.
 func (b *Board) Page(ctx context.Context, offset, limit int64) ([]Ranked, error) {
-	if offset < 0 || limit <= 0 {
+	if offset < 0 {
+		return nil, rankgenrt.IntRangeError("offset", offset, 0, math.MaxInt64)
+	}
+	if limit <= 0 {
 		return nil, nil
 	}
 	stop := offset + limit - 1
@@ -914,9 +912,13 @@ func (b *Board) Bottom(ctx context.Context, n int64) ([]Ranked, error) {
 
 // PageFromEnd returns up to limit entries that end offset entries before the end of the board,
 // best first, with their ranks: PageFromEnd(0, 10) is the last ten, PageFromEnd(10, 10) the ten
-// before them. The board's size is read in the same script, so the page is exact.
+// before them. The board's size is read in the same script, so the page is exact. A negative
+// offset is an error matching ErrOutOfRange.
 func (b *Board) PageFromEnd(ctx context.Context, offset, limit int64) ([]Ranked, error) {
-	if offset < 0 || limit <= 0 {
+	if offset < 0 {
+		return nil, rankgenrt.IntRangeError("offset", offset, 0, math.MaxInt64)
+	}
+	if limit <= 0 {
 		return nil, nil
 	}
 	v, err := rankgenrt.RunRO(ctx, b.c, scriptBottom, b.keys, offset, limit)
@@ -969,7 +971,8 @@ func (b *Board) standing(ctx context.Context, id string) (pos, count int64, err 
 
 // RangeWins returns, best first, the entries whose Wins lies in [lo, hi], skipping offset of them
 // and returning at most limit. It is one ZRANGE BYSCORE: Wins leads the score, so the range is a
-// band of scores. Bounds outside Wins's range are an error matching ErrOutOfRange.
+// band of scores. Bounds outside Wins's range, and a negative offset, are an error matching
+// ErrOutOfRange.
 func (b *Board) RangeWins(ctx context.Context, lo, hi time.Time, offset, limit int64) ([]Entry, error) {
 	dlo, err := digitOfWins(lo)
 	if err != nil {
@@ -979,7 +982,10 @@ func (b *Board) RangeWins(ctx context.Context, lo, hi time.Time, offset, limit i
 	if err != nil {
 		return nil, err
 	}
-	if dlo > dhi || offset < 0 || limit <= 0 {
+	if offset < 0 {
+		return nil, rankgenrt.IntRangeError("offset", offset, 0, math.MaxInt64)
+	}
+	if dlo > dhi || limit <= 0 {
 		return nil, nil
 	}
 	// Wins's digits dlo…dhi are the scores of P in [dlo·W, (dhi+1)·W), W = winsWeight.
@@ -1154,12 +1160,15 @@ func WinsIs(v time.Time) WinsPrefix {
 // of them: Between(ctx, WinsBetween(lo, hi), 0, 10) is the best ten whose Wins lies in [lo, hi].
 // The band is a band of scores: one script counts the entries ahead of it (ZCOUNT) and reads the
 // page (ZRANGE … BYSCORE REV LIMIT), O(log n + offset + limit). A band built from a value out of
-// range is an error matching ErrOutOfRange.
+// range is an error matching ErrOutOfRange, as is a negative offset.
 func (b *Board) Between(ctx context.Context, band Band, offset, limit int64) ([]Ranked, error) {
 	if band.err != nil {
 		return nil, band.err
 	}
-	if band.lo >= band.hi || offset < 0 || limit <= 0 {
+	if offset < 0 {
+		return nil, rankgenrt.IntRangeError("offset", offset, 0, math.MaxInt64)
+	}
+	if band.lo >= band.hi || limit <= 0 {
 		return nil, nil
 	}
 	v, err := rankgenrt.RunRO(ctx, b.c, scriptBand, b.keys, rankgenrt.FormatScore(scoreOfP(band.lo)), rankgenrt.FormatScore(scoreOfP(band.hi)), offset, limit)
@@ -1200,12 +1209,7 @@ func (b *Board) CountBetween(ctx context.Context, band Band) (int64, error) {
 // matching ErrOutOfRange, as is a nil place.
 func (b *Board) AroundScore(ctx context.Context, at Place, before, after int64) ([]Ranked, error) {
 	if at == nil {
-		return nil, &rankgenrt.RangeError{
-			Field: "place",
-			Max:   "an Entry",
-			Min:   "a WinsPrefix",
-			Value: "nil",
-		}
+		return nil, rankgenrt.NilPlaceError("WinsPrefix")
 	}
 	score, member, err := at.place()
 	if err != nil {

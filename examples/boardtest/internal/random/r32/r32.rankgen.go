@@ -528,12 +528,7 @@ func (b *Board) Remove(ctx context.Context, ids ...string) (int64, error) {
 // Trim keeps the first keep entries, removes all below them and returns how many it removed.
 func (b *Board) Trim(ctx context.Context, keep int64) (int64, error) {
 	if keep < 0 {
-		return 0, &rankgenrt.RangeError{
-			Field: "keep",
-			Max:   "9223372036854775807",
-			Min:   "0",
-			Value: strconv.FormatInt(keep, 10),
-		}
+		return 0, rankgenrt.IntRangeError("keep", keep, 0, math.MaxInt64)
 	}
 	return rankgenrt.Int(b.write(ctx, scriptTrim, append(b.args(1), keep)))
 }
@@ -1199,9 +1194,13 @@ func (b *Board) Top(ctx context.Context, n int64) ([]Ranked, error) {
 	return b.Page(ctx, 0, n)
 }
 
-// Page returns limit entries from the 0-based position offset, best first.
+// Page returns limit entries from the 0-based position offset, best first: none for a limit of 0
+// or less, an error matching ErrOutOfRange for a negative offset.
 func (b *Board) Page(ctx context.Context, offset, limit int64) ([]Ranked, error) {
-	if offset < 0 || limit <= 0 {
+	if offset < 0 {
+		return nil, rankgenrt.IntRangeError("offset", offset, 0, math.MaxInt64)
+	}
+	if limit <= 0 {
 		return nil, nil
 	}
 	stop := offset + limit - 1
@@ -1360,9 +1359,13 @@ func (b *Board) Bottom(ctx context.Context, n int64) ([]Ranked, error) {
 
 // PageFromEnd returns up to limit entries that end offset entries before the end of the board,
 // best first, with their ranks: PageFromEnd(0, 10) is the last ten, PageFromEnd(10, 10) the ten
-// before them. The board's size is read in the same script, so the page is exact.
+// before them. The board's size is read in the same script, so the page is exact. A negative
+// offset is an error matching ErrOutOfRange.
 func (b *Board) PageFromEnd(ctx context.Context, offset, limit int64) ([]Ranked, error) {
-	if offset < 0 || limit <= 0 {
+	if offset < 0 {
+		return nil, rankgenrt.IntRangeError("offset", offset, 0, math.MaxInt64)
+	}
+	if limit <= 0 {
 		return nil, nil
 	}
 	v, err := rankgenrt.RunRO(ctx, b.c, scriptBottom, b.keys, offset, limit)
@@ -1415,7 +1418,8 @@ func (b *Board) standing(ctx context.Context, id string) (pos, count int64, err 
 
 // RangePriority returns, best first, the entries whose Priority lies in [lo, hi], skipping offset
 // of them and returning at most limit. It is one ZRANGE BYSCORE: Priority leads the score, so the
-// range is a band of scores. Bounds outside Priority's range are an error matching ErrOutOfRange.
+// range is a band of scores. Bounds outside Priority's range, and a negative offset, are an error
+// matching ErrOutOfRange.
 func (b *Board) RangePriority(ctx context.Context, lo, hi uint32, offset, limit int64) ([]Entry, error) {
 	dlo, err := digitOfPriority(lo)
 	if err != nil {
@@ -1425,7 +1429,10 @@ func (b *Board) RangePriority(ctx context.Context, lo, hi uint32, offset, limit 
 	if err != nil {
 		return nil, err
 	}
-	if dlo < dhi || offset < 0 || limit <= 0 {
+	if offset < 0 {
+		return nil, rankgenrt.IntRangeError("offset", offset, 0, math.MaxInt64)
+	}
+	if dlo < dhi || limit <= 0 {
 		return nil, nil
 	}
 	dlo, dhi = dhi, dlo
@@ -1603,12 +1610,15 @@ func PriorityIs(v uint32) PriorityPrefix {
 // of them: Between(ctx, PriorityBetween(lo, hi), 0, 10) is the best ten whose Priority lies in
 // [lo, hi]. The band is a band of scores: one script counts the entries ahead of it (ZCOUNT) and
 // reads the page (ZRANGE … BYSCORE REV LIMIT), O(log n + offset + limit). A band built from a
-// value out of range is an error matching ErrOutOfRange.
+// value out of range is an error matching ErrOutOfRange, as is a negative offset.
 func (b *Board) Between(ctx context.Context, band Band, offset, limit int64) ([]Ranked, error) {
 	if band.err != nil {
 		return nil, band.err
 	}
-	if band.lo >= band.hi || offset < 0 || limit <= 0 {
+	if offset < 0 {
+		return nil, rankgenrt.IntRangeError("offset", offset, 0, math.MaxInt64)
+	}
+	if band.lo >= band.hi || limit <= 0 {
 		return nil, nil
 	}
 	v, err := rankgenrt.RunRO(ctx, b.c, scriptBand, b.keys, rankgenrt.FormatScore(scoreOfP(band.lo)), rankgenrt.FormatScore(scoreOfP(band.hi)), offset, limit)
@@ -1649,12 +1659,7 @@ func (b *Board) CountBetween(ctx context.Context, band Band) (int64, error) {
 // error matching ErrOutOfRange, as is a nil place.
 func (b *Board) AroundScore(ctx context.Context, at Place, before, after int64) ([]Ranked, error) {
 	if at == nil {
-		return nil, &rankgenrt.RangeError{
-			Field: "place",
-			Max:   "an Entry",
-			Min:   "a PriorityPrefix",
-			Value: "nil",
-		}
+		return nil, rankgenrt.NilPlaceError("PriorityPrefix")
 	}
 	score, member, err := at.place()
 	if err != nil {
@@ -2173,7 +2178,10 @@ func (s *ShardedBoard) Top(ctx context.Context, n int64) ([]Ranked, error) {
 // first offset + limit entries, in one pipelined round, and they are merged by Compare: the cost
 // grows with offset, so page deep boards with After.
 func (s *ShardedBoard) Page(ctx context.Context, offset, limit int64) ([]Ranked, error) {
-	if offset < 0 || limit <= 0 {
+	if offset < 0 {
+		return nil, rankgenrt.IntRangeError("offset", offset, 0, math.MaxInt64)
+	}
+	if limit <= 0 {
 		return nil, nil
 	}
 	n := offset + limit
@@ -2345,7 +2353,10 @@ func (s *ShardedBoard) Bottom(ctx context.Context, n int64) ([]Ranked, error) {
 // limit entries and its size in one pipelined round; the board's last offset + limit entries are
 // the last of their merge by Compare. The cost grows with offset, as Page's does.
 func (s *ShardedBoard) PageFromEnd(ctx context.Context, offset, limit int64) ([]Ranked, error) {
-	if offset < 0 || limit <= 0 {
+	if offset < 0 {
+		return nil, rankgenrt.IntRangeError("offset", offset, 0, math.MaxInt64)
+	}
+	if limit <= 0 {
 		return nil, nil
 	}
 	n := offset + limit
@@ -2492,7 +2503,10 @@ func (s *ShardedBoard) Between(ctx context.Context, band Band, offset, limit int
 	if band.err != nil {
 		return nil, band.err
 	}
-	if band.lo >= band.hi || offset < 0 || limit <= 0 {
+	if offset < 0 {
+		return nil, rankgenrt.IntRangeError("offset", offset, 0, math.MaxInt64)
+	}
+	if band.lo >= band.hi || limit <= 0 {
 		return nil, nil
 	}
 	n := offset + limit
