@@ -162,7 +162,7 @@ value out of range is an error matching ErrOutOfRange.`, b.l.Fields[0].Name)
 	recvDecl(b.f).Id("Between").Params(ctxParam(), jen.Id("band").Id("Band"), jen.List(jen.Id("offset"), jen.Id("limit")).Int64()).Params(jen.Index().Id("Ranked"), jen.Error()).Block(
 		jen.If(jen.Id("band").Dot("err").Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Id("band").Dot("err"))),
 		jen.If(jen.Id("band").Dot("lo").Op(">=").Id("band").Dot("hi").Op("||").Id("offset").Op("<").Lit(0).Op("||").Id("limit").Op("<=").Lit(0)).Block(jen.Return(jen.Nil(), jen.Nil())),
-		jen.List(jen.Id("v"), jen.Err()).Op(":=").Add(runRO(op, scoreText(jen.Id("band").Dot("lo")), scoreText(jen.Id("band").Dot("hi")), jen.Id("offset"), jen.Id("limit"))),
+		jen.List(jen.Id("v"), jen.Err()).Op(":=").Add(b.runRO(op, scoreText(jen.Id("band").Dot("lo")), scoreText(jen.Id("band").Dot("hi")), jen.Id("offset"), jen.Id("limit"))),
 		errNil().Block(jen.Return(jen.Nil(), jen.Err())),
 		jen.List(jen.Id("ahead"), jen.Id("ps"), jen.Err()).Op(":=").Add(reader(op, jen.Id("v"))),
 		errNil().Block(jen.Return(jen.Nil(), jen.Err())),
@@ -203,7 +203,7 @@ is an error matching ErrOutOfRange, as is a nil place.`, lead)
 		}))),
 		jen.List(jen.Id("score"), jen.Id("member"), jen.Err()).Op(":=").Id("at").Dot("place").Call(),
 		errNil().Block(jen.Return(jen.Nil(), jen.Err())),
-		jen.List(jen.Id("v"), jen.Err()).Op(":=").Add(runRO(op, rt("FormatScore").Call(jen.Id("score")), jen.Id("member"), jen.Max(jen.Id("before"), jen.Lit(0)), jen.Max(jen.Id("after"), jen.Lit(0)))),
+		jen.List(jen.Id("v"), jen.Err()).Op(":=").Add(b.runRO(op, rt("FormatScore").Call(jen.Id("score")), jen.Id("member"), jen.Max(jen.Id("before"), jen.Lit(0)), jen.Max(jen.Id("after"), jen.Lit(0)))),
 		errNil().Block(jen.Return(jen.Nil(), jen.Err())),
 		jen.List(jen.Id("start"), jen.Id("ps"), jen.Err()).Op(":=").Add(reader(op, jen.Id("v"))),
 		errNil().Block(jen.Return(jen.Nil(), jen.Err())),

@@ -242,7 +242,7 @@ func (b *board) dataArg() []jen.Code {
 func (b *board) getData(op catalog.Op) []jen.Code {
 	zero := jen.Id("Entry").Values()
 	return []jen.Code{
-		jen.List(jen.Id("v"), jen.Err()).Op(":=").Add(runRO(op, jen.Id("id"))),
+		jen.List(jen.Id("v"), jen.Err()).Op(":=").Add(b.runRO(op, jen.Id("id"))),
 		b.notFound(zero),
 		errNil().Block(jen.Return(zero, jen.Err())),
 		jen.List(jen.Id("p"), jen.Err()).Op(":=").Add(reader(op, jen.Id("v"))),
@@ -256,10 +256,10 @@ func (b *board) getData(op catalog.Op) []jen.Code {
 
 // offsetPage is the body of a read of limit entries at offset that one script answers with a
 // window (Page on a board with data, PageFromEnd): empty for a negative offset or no limit.
-func offsetPage(op catalog.Op) []jen.Code {
+func (b *board) offsetPage(op catalog.Op) []jen.Code {
 	return []jen.Code{
 		jen.If(jen.Id("offset").Op("<").Lit(0).Op("||").Id("limit").Op("<=").Lit(0)).Block(jen.Return(jen.Nil(), jen.Nil())),
-		jen.List(jen.Id("v"), jen.Err()).Op(":=").Add(runRO(op, jen.Id("offset"), jen.Id("limit"))),
+		jen.List(jen.Id("v"), jen.Err()).Op(":=").Add(b.runRO(op, jen.Id("offset"), jen.Id("limit"))),
 		errNil().Block(jen.Return(jen.Nil(), jen.Err())),
 		jen.List(jen.Id("start"), jen.Id("ps"), jen.Err()).Op(":=").Add(reader(op, jen.Id("v"))),
 		errNil().Block(jen.Return(jen.Nil(), jen.Err())),
@@ -273,7 +273,7 @@ func (b *board) rangeData(op catalog.Op, lead *layout.Field) []jen.Code {
 	weight := b.c.bases[lead] + "Weight"
 	return []jen.Code{
 		jen.Comment(fmt.Sprintf("%s's digits dlo…dhi are the scores of P in [dlo·W, (dhi+1)·W), W = %s.", lead.Name, weight)),
-		jen.List(jen.Id("v"), jen.Err()).Op(":=").Add(runRO(op,
+		jen.List(jen.Id("v"), jen.Err()).Op(":=").Add(b.runRO(op,
 			rt("FormatScore").Call(jen.Id("scoreOfP").Call(jen.Id("dlo").Op("*").Add(b.c.fc(lead, "Weight")))),
 			jen.Lit("(").Op("+").Add(rt("FormatScore")).Call(jen.Id("scoreOfP").Call(jen.Parens(jen.Id("dhi").Op("+").Lit(1)).Op("*").Add(b.c.fc(lead, "Weight")))),
 			jen.Id("offset"), jen.Id("limit"))),

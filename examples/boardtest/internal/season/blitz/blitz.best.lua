@@ -41,6 +41,17 @@ if ack_window > 0 then
   end
 end
 
+-- A season's board expires when its retention ends (pxat: keep seasons after the season's
+-- end). A write at or past that instant on Redis's clock would be acknowledged and vanish at
+-- once: it is refused before anything, its token's record included, is written.
+if ARGV[1] == 'pxat' then
+  local t = redis.call('TIME')
+  local now_ms = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+  if tonumber(ARGV[2]) <= now_ms then
+    return redis.error_reply(string.format('RANKGEN_SEASON_EXPIRED expiry=%sms now=%dms', ARGV[2], now_ms))
+  end
+end
+
 -- done records the operation and the reply r of a call that succeeded under its token, and
 -- returns r. A window's ack key found holding an older window is started afresh; it expires
 -- when the next window ends, after which no lookup reads it.
