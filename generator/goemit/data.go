@@ -91,7 +91,8 @@ func (c *codec) dataEncode() jen.Code {
 		switch f.Kind {
 		case layout.String:
 			checks = append(checks, jen.If(jen.Len(v()).Op(">").Add(c.fc(f, "MaxBytes"))).Block(
-				fail(jen.Qual(runtimePath, "DataLengthError").Call(jen.Lit(f.Name), jen.Len(v()), c.fc(f, "MaxBytes")))))
+				fail(jen.Qual(runtimePath, "DataLengthError").Call(jen.Lit(f.Name), jen.Len(v()), c.fc(f, "MaxBytes")))),
+				jen.If(jen.Err().Op(":=").Qual(runtimePath, "CheckDataText").Call(jen.Lit(f.Name), v()), jen.Err().Op("!=").Nil()).Block(fail(jen.Err())))
 			put = jen.Qual(runtimePath, "AppendDataText").Call(jen.Id("b"), v())
 		case layout.Bool:
 			put = jen.Qual(runtimePath, "AppendDataBool").Call(jen.Id("b"), v())
@@ -110,8 +111,9 @@ func (c *codec) dataEncode() jen.Code {
 	body := append(checks, jen.Id("b").Op(":=").Make(jen.Index().Byte(), jen.Lit(0), jen.Lit(64)))
 	body = append(body, appends...)
 	body = append(body, jen.Return(jen.String().Call(jen.Id("b")), jen.Nil()))
-	doc := `Encode writes d as a board stores it. A value outside its field's range, or a string longer
-than its max_bytes, is an error matching ErrOutOfRange: it is refused, never cut or clamped.`
+	doc := `Encode writes d as a board stores it. A value outside its field's range, a string longer
+than its max_bytes, or a string that is not valid UTF-8 (data strings hold text), is an error
+matching ErrOutOfRange: it is refused, never cut, clamped or repaired.`
 	return jen.Comment(lineComment(doc)).Line().
 		Func().Params(jen.Id("d").Id(layout.DataTypeName)).Id("Encode").Params().Params(jen.String(), jen.Error()).Block(body...)
 }
@@ -153,7 +155,8 @@ func (c *codec) dataDecode() jen.Code {
 	body = append(body, jen.Return(jen.Id("d"), jen.Nil()))
 	doc := `DecodeData reads data as a board stores it; "" (an entry written without data, or by a field
 update) is the zero Data. Data this layout cannot have written is an error matching
-rankgenrt.ErrBadData; DecodeData never panics, whatever its input.`
+rankgenrt.ErrBadData, except a string that is not valid UTF-8 (which Encode refuses): written by
+other code, it is read as it is. DecodeData never panics, whatever its input.`
 	return jen.Comment(lineComment(doc)).Line().
 		Func().Id("DecodeData").Params(jen.Id("s").String()).Params(jen.Id("d").Id(layout.DataTypeName), jen.Err().Error()).Block(body...)
 }
