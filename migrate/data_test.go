@@ -148,7 +148,10 @@ func TestDataMisfitsStopBeforeAnyWrite(t *testing.T) {
 	key := redistest.Key(t, "board")
 	writeDataBoard(t, c, old, key, []string{"ann Points=1 | Name=Annabel", "bob Points=2 | Name=Bob Car=formula", "cy Points=3 | Name=Cy Car=touring", "dee Points=4"})
 	c.HSet(context.Background(), rankgenrt.DataKey(key), "eve", "3:Eve") // one value of two
-	writeBoard(t, c, old, key, []string{"eve Points=5"})
+	// A name that is not UTF-8, written by other code: the old layout reads it, no encoder
+	// writes it.
+	c.HSet(context.Background(), rankgenrt.DataKey(key), "fay", "3:F\xffy1:0")
+	writeBoard(t, c, old, key, []string{"eve Points=5", "fay Points=6"})
 	before := keyCount(t, c)
 	p, err := migrate.NewPlan(old, new, migrate.Mapping{})
 	if err != nil {
@@ -156,11 +159,12 @@ func TestDataMisfitsStopBeforeAnyWrite(t *testing.T) {
 	}
 	_, err = migrate.Run(context.Background(), c, p, migrate.Options{Key: key, Batch: 2})
 	var mis *migrate.MisfitError
-	if !errors.As(err, &mis) || mis.Count != 3 {
-		t.Fatalf("Run: %v; want a *MisfitError of 3 entries", err)
+	if !errors.As(err, &mis) || mis.Count != 4 {
+		t.Fatalf("Run: %v; want a *MisfitError of 4 entries", err)
 	}
 	msg := err.Error()
-	for _, want := range []string{`"ann": Name: rankgen: Name = 7 bytes`, `"bob": Car: value formula is not among [kart touring]`, `"eve": data: the old layout cannot decode it`} {
+	for _, want := range []string{`"ann": Name: rankgen: Name = 7 bytes`, `"bob": Car: value formula is not among [kart touring]`, `"eve": data: the old layout cannot decode it`,
+		`"fay": data: rankgen: Name = "F\xffy" is not valid UTF-8 (byte 2 starts no character)`} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("error %q lacks %q", msg, want)
 		}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/rankgen/rankgen/internal/quote"
 )
@@ -39,6 +40,39 @@ func DataKey(key string) string { return SideKey(key, "data") }
 // never cut. It matches ErrOutOfRange.
 func DataLengthError(field string, n, max int) error {
 	return &RangeError{Field: field, Value: strconv.Itoa(n) + " bytes", Min: "0 bytes", Max: strconv.Itoa(max) + " bytes"}
+}
+
+// TextError reports a data string that is not valid UTF-8. Data strings hold text: such a
+// value is refused when written, never stored where a reader expecting text could not show it.
+// It matches ErrOutOfRange.
+type TextError struct {
+	Field string // the data field
+	Value string // the value, quoted short
+	At    int    // the 1-based byte that starts no character
+}
+
+func (e *TextError) Error() string {
+	return fmt.Sprintf("rankgen: %s = %s is not valid UTF-8 (byte %d starts no character); a data string holds text", e.Field, e.Value, e.At)
+}
+
+// Is makes errors.Is(err, ErrOutOfRange) true.
+func (e *TextError) Is(target error) bool { return target == ErrOutOfRange }
+
+// CheckDataText returns a *TextError when text, the value of the string data field field, is
+// not valid UTF-8.
+func CheckDataText(field, text string) error {
+	if utf8.ValidString(text) {
+		return nil
+	}
+	at := 0
+	for at < len(text) {
+		r, size := utf8.DecodeRuneInString(text[at:])
+		if r == utf8.RuneError && size == 1 {
+			break
+		}
+		at += size
+	}
+	return &TextError{Field: field, Value: quote.Short(text), At: at + 1}
 }
 
 // AppendDataText appends one data value's text to b.

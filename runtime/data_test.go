@@ -1,7 +1,9 @@
 package runtime
 
 import (
+	"errors"
 	"math"
+	"strconv"
 	"testing"
 )
 
@@ -25,5 +27,22 @@ func TestAppendDataNumbers(t *testing.T) {
 		buf = AppendDataInt(AppendDataUint(buf[:0], math.MaxUint64), math.MinInt64)
 	}); n != 0 {
 		t.Errorf("appending two numbers allocates %v times; want 0", n)
+	}
+}
+
+// TestCheckDataText: valid UTF-8 (empty, NUL, four-byte characters) passes; anything else is a
+// *TextError (ErrOutOfRange) naming the field, the quoted value and the first bad byte.
+func TestCheckDataText(t *testing.T) {
+	for _, ok := range []string{"", "\x00", "Zoë 😀", "\u2028"} {
+		if err := CheckDataText("Name", ok); err != nil {
+			t.Errorf("%q: %v", ok, err)
+		}
+	}
+	for text, at := range map[string]int{"\xff": 1, "Zo\xc3": 3, "ab\xed\xa0\x80": 3, "😀\xbf": 5} {
+		err := CheckDataText("Name", text)
+		var te *TextError
+		if !errors.Is(err, ErrOutOfRange) || !errors.As(err, &te) || te.At != at || te.Field != "Name" || te.Value != strconv.Quote(text) {
+			t.Errorf("%q: %#v; want a *TextError at byte %d", text, err, at)
+		}
 	}
 }

@@ -36,13 +36,14 @@ var replyCodes = map[string]error{
 	"BAD_SCORE":       ErrBadScore,
 	"BAD_MEMBER":      ErrBadMember,
 	"SEASON_CLOSED":   ErrSeasonClosed,
+	"SEASON_EXPIRED":  ErrSeasonExpired,
 	"TOKEN_REUSED":    ErrTokenReused,
 }
 
 // ScriptError is an error reported by a generated script. It matches, with errors.Is, the
 // sentinel of its code (ErrOverflow for RANKGEN_OVERFLOW, and so on).
 type ScriptError struct {
-	Code   string // OVERFLOW, OUT_OF_RANGE, NOT_FOUND, LAYOUT_MISMATCH, NOT_INDEXED, BAD_SCORE, BAD_MEMBER, SEASON_CLOSED, TOKEN_REUSED
+	Code   string // OVERFLOW, OUT_OF_RANGE, NOT_FOUND, LAYOUT_MISMATCH, NOT_INDEXED, BAD_SCORE, BAD_MEMBER, SEASON_CLOSED, SEASON_EXPIRED, TOKEN_REUSED
 	Detail string // the script's words: field, value, range
 	kind   error
 }
@@ -75,6 +76,11 @@ func ParseReply(msg string) (err error, ok bool) {
 	if code == "OUT_OF_RANGE" {
 		if re := rangeError(detail); re != nil {
 			return re, true
+		}
+	}
+	if code == "SEASON_EXPIRED" {
+		if se := seasonExpired(detail); se != nil {
+			return se, true
 		}
 	}
 	return &ScriptError{Code: code, Detail: detail, kind: kind}, true

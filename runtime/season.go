@@ -325,6 +325,76 @@ func (e *SeasonError) Error() string {
 // Unwrap returns ErrSeasonClosed.
 func (e *SeasonError) Unwrap() error { return ErrSeasonClosed }
 
+// ErrSeasonExpired: the board's season is past its retention — its expiry (keep seasons after
+// its end, or WithExpireAt's instant) is at or before now — so its keys are gone. A write is
+// refused before anything is written (Redis's clock decides, in the write's own script),
+// never acknowledged and dropped; a read says so instead of returning an empty board (the
+// board's own clock decides).
+var ErrSeasonExpired = errors.New("rankgen: the season's board has expired")
+
+// SeasonExpiredError is a write or read refused because its board's season has expired; it
+// matches ErrSeasonExpired.
+type SeasonExpiredError struct {
+	Season Season    // the board's season (zero when unknown: a script's reply read alone)
+	Expiry time.Time // when the board's keys expire
+	Now    time.Time // the clock that found the expiry past: Redis's for a write, the board's for a read
+}
+
+func (e *SeasonExpiredError) Error() string {
+	board := "the board"
+	if !e.Season.Start.IsZero() {
+		board = e.Season.String()
+	}
+	return fmt.Sprintf("rankgen: %s expired at %s (now %s): its keys are gone, and nothing is written to or read from them", board, e.Expiry.UTC().Format(TimeFormat), e.Now.UTC().Format(TimeFormat))
+}
+
+// Unwrap returns ErrSeasonExpired.
+func (e *SeasonExpiredError) Unwrap() error { return ErrSeasonExpired }
+
+// CheckExpiry returns a *SeasonExpiredError when the board of season s, whose keys expire as
+// exp says, has expired at now: exp is an instant (ExpireAt) at or before now. A TTL or no
+// expiry never expires a board that is written.
+func CheckExpiry(s Season, exp Expiry, now time.Time) error {
+	if exp.mode != "pxat" || exp.ms > now.UnixMilli() {
+		return nil
+	}
+	return &SeasonExpiredError{Season: s, Expiry: time.UnixMilli(exp.ms), Now: now}
+}
+
+// ExpiredSeason gives the *SeasonExpiredError of a write script's refusal (RANKGEN_SEASON_EXPIRED)
+// the season of the board that sent it; any other error is returned as it is.
+func ExpiredSeason(err error, s Season) error {
+	var e *SeasonExpiredError
+	if !errors.As(err, &e) {
+		return err
+	}
+	named := *e
+	named.Season = s
+	return &named
+}
+
+// seasonExpired reads a script's "expiry=<ms>ms now=<ms>ms" into a *SeasonExpiredError.
+func seasonExpired(detail string) *SeasonExpiredError {
+	var e SeasonExpiredError
+	for _, part := range strings.Fields(detail) {
+		k, v, _ := strings.Cut(part, "=")
+		ms, err := strconv.ParseInt(strings.TrimSuffix(v, "ms"), 10, 64)
+		if err != nil || !strings.HasSuffix(v, "ms") {
+			return nil
+		}
+		switch k {
+		case "expiry":
+			e.Expiry = time.UnixMilli(ms)
+		case "now":
+			e.Now = time.UnixMilli(ms)
+		}
+	}
+	if e.Expiry.IsZero() || e.Now.IsZero() {
+		return nil
+	}
+	return &e
+}
+
 // CheckOffset returns a *SeasonError when the offset d of field from the season's start lies
 // outside the season: d < 0 or d ≥ its length.
 func (s Season) CheckOffset(field string, d time.Duration) error {

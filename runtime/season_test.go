@@ -3,6 +3,7 @@ package runtime
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 )
@@ -276,5 +277,49 @@ func TestSeasonLongestSpansTwoChanges(t *testing.T) {
 	s := c.At(time.Date(2024, 6, 1, 0, 0, 0, 0, time.UTC))
 	if want := 366*24*time.Hour + 2*time.Hour; s.Len() != want || c.Longest() < want {
 		t.Errorf("%v lasts %v, longest %v; want %v", s, s.Len(), c.Longest(), want)
+	}
+}
+
+// TestSeasonExpired: a write script's refusal of an expired board is a *SeasonExpiredError
+// (ErrSeasonExpired) that ExpiredSeason names the season of; CheckExpiry finds an instant
+// expiry at or before now expired, and never a TTL or no expiry.
+func TestSeasonExpired(t *testing.T) {
+	c := mustCal(t, CalendarSpec{Period: Fixed, Every: 2 * time.Second, Origin: time.Unix(0, 0)})
+	s := c.At(time.Unix(1795384168, 0))
+	refused := mustReply(t, "RANKGEN_SEASON_EXPIRED expiry=1795384172000ms now=1795384172001ms")
+	var se *SeasonExpiredError
+	if !errors.Is(refused, ErrSeasonExpired) || !errors.As(refused, &se) || se.Expiry.UnixMilli() != 1795384172000 || se.Now.UnixMilli() != 1795384172001 {
+		t.Fatalf("script reply: %#v", refused)
+	}
+	named := ExpiredSeason(refused, s)
+	if !errors.As(named, &se) || se.Season != s || se.Expiry.UnixMilli() != 1795384172000 {
+		t.Errorf("ExpiredSeason: %#v", named)
+	}
+	if want := "rankgen: " + s.String() + " expired at 2026-11-22T21:49:32Z (now 2026-11-22T21:49:32.001Z)"; !strings.HasPrefix(named.Error(), want) {
+		t.Errorf("message %q; want it to start %q", named.Error(), want)
+	}
+	if other := mustReply(t, "RANKGEN_OVERFLOW field=Points"); ExpiredSeason(other, s) != other {
+		t.Errorf("ExpiredSeason changed %v", other)
+	}
+	// A reply whose words do not parse still matches its sentinel.
+	if err := mustReply(t, "RANKGEN_SEASON_EXPIRED expiry=soon"); !errors.Is(err, ErrSeasonExpired) {
+		t.Errorf("unparsed reply: %v", err)
+	}
+	at := time.UnixMilli(1795384172000)
+	for _, tc := range []struct {
+		exp     Expiry
+		now     time.Time
+		expired bool
+	}{
+		{ExpireAt(at), at.Add(-time.Millisecond), false},
+		{ExpireAt(at), at, true}, // PEXPIREAT of the present deletes the key at once
+		{ExpireAt(at), at.Add(time.Hour), true},
+		{TTL(time.Second), at.Add(time.Hour), false},
+		{Expiry{}, at.Add(time.Hour), false},
+	} {
+		err := CheckExpiry(s, tc.exp, tc.now)
+		if (err != nil) != tc.expired || (err != nil && !errors.Is(err, ErrSeasonExpired)) {
+			t.Errorf("CheckExpiry(%v, now %v) = %v; want expired %v", tc.exp, tc.now, err, tc.expired)
+		}
 	}
 }

@@ -3,10 +3,10 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"unicode/utf8"
 
 	"github.com/rankgen/rankgen/generator/layout"
-	"github.com/rankgen/rankgen/internal/quote"
 )
 
 // An entry's data fields (data: in the schema) are stored beside the board, in its data hash,
@@ -93,10 +93,7 @@ func dataJSON(l *layout.Layout, data string, put func(k, v string)) error {
 	for i, f := range l.Data {
 		switch f.Kind {
 		case layout.String:
-			if !utf8.ValidString(vals[i].Text) {
-				return fmt.Errorf("%s %s is not valid UTF-8, which JSON cannot carry exactly", f.Name, quote.Short(vals[i].Text))
-			}
-			put(f.Name, jsonString(vals[i].Text))
+			put(f.Name, dataTextJSON(vals[i].Text))
 		case layout.Uint, layout.Int, layout.Bool:
 			put(f.Name, f.Format(vals[i].Key))
 		default:
@@ -104,6 +101,21 @@ func dataJSON(l *layout.Layout, data string, put func(k, v string)) error {
 		}
 	}
 	return nil
+}
+
+// notUTF8Key names, in decode's output, the Go-quoted text of a stored data string that is not
+// valid UTF-8.
+const notUTF8Key = "not_utf8"
+
+// dataTextJSON is a string data value as decode prints it: a JSON string, or for a value that
+// is not valid UTF-8 (which every rankgen encoder refuses, but other code may have stored), an
+// object holding its exact Go-quoted text, {"not_utf8": ""ab\xff""}: every byte shown, and
+// never read back by encode as other text (encode wants a string there).
+func dataTextJSON(text string) string {
+	if utf8.ValidString(text) {
+		return jsonString(text)
+	}
+	return `{"` + notUTF8Key + `": ` + jsonString(strconv.Quote(text)) + `}`
 }
 
 // encodingDataJSON is encodingJSON with the entry's data, as the board's data hash holds it.

@@ -136,3 +136,28 @@ func loadExample(t testing.TB, schema string) *layout.Layout {
 	}
 	return l
 }
+
+// TestDataNotUTF8: one rule for a data string that is not valid UTF-8 — encode refuses it, and
+// decode, given such a value stored by other code, prints its exact Go-quoted text under
+// "not_utf8" instead of failing, which encode refuses as a value rather than store as other text.
+func TestDataNotUTF8(t *testing.T) {
+	l := loadExample(t, "pits.yaml")
+	vals := l.ZeroData()
+	vals[0].Text = "Ro\xffso"
+	if _, err := l.EncodeData(vals); !strings.Contains(fmt.Sprint(err), `Team = "Ro\xffso" is not valid UTF-8 (byte 3`) {
+		t.Errorf("EncodeData: %v; want the value refused as not UTF-8", err)
+	}
+	line := `{"score": 63135, "member": "0030c337200:ann", "data": "6:Ro\u00ffso1:01:01:0"}` // U+00FF is two bytes: valid
+	code, valid, stderr := cli(strings.NewReader(line+"\n"), "decode", "-schema", "pits.yaml")
+	if code != 0 || !strings.Contains(valid, `"Team": "Roÿso"`) {
+		t.Fatalf("decode of valid text: %d %s %s", code, valid, stderr)
+	}
+	code, out, stderr := cli(strings.NewReader(""), "decode", "-schema", "pits.yaml", "63135", "0030c337200:ann", "5:Ro\xffso1:01:01:0")
+	if want := `"Team": {"not_utf8": "\"Ro\\xffso\""}`; code != 0 || !strings.Contains(out, want) {
+		t.Fatalf("decode of stored data that is not UTF-8: %d %q %s; want %s", code, out, stderr, want)
+	}
+	code, _, stderr = cli(strings.NewReader(out), "encode", "-schema", "pits.yaml")
+	if code == 0 || !strings.Contains(stderr, "Team: want a string") {
+		t.Errorf("encode of decode's not_utf8 value: %d %s; want it refused", code, stderr)
+	}
+}

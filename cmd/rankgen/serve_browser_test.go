@@ -17,6 +17,7 @@ import (
 	"github.com/rankgen/rankgen/generator/layout"
 	"github.com/rankgen/rankgen/internal/quote"
 	"github.com/rankgen/rankgen/internal/testkit/redistest"
+	rankgenrt "github.com/rankgen/rankgen/runtime"
 )
 
 // hostileStart is how hostileMember starts: markup, a terminal escape, CR/LF and invalid UTF-8.
@@ -56,13 +57,23 @@ func fillLaps(t *testing.T, c *redis.Client, key string) {
 		{Driver: "bo", BestLap: 61250, Laps: 41, Data: laps.Data{Name: "Bo Ek", Car: laps.CarKart}},
 		{Driver: "cy", BestLap: 70001, Laps: 3},
 		{Driver: "<script>window.pwned=3</script>", BestLap: 65000, Laps: 7,
-			Data: laps.Data{Name: "<img src=x onerror=pwned=4>\x1b\xff", Car: laps.CarRally}},
+			Data: laps.Data{Name: "<img src=x onerror=pwned=4>\x1bX", Car: laps.CarRally}},
 		{Driver: "dee\r\nx", BestLap: 16777215, Laps: 0},
 	}
 	if err := b.SetMany(ctx, entries); err != nil {
 		t.Fatal(err)
 	}
 	if err := c.ZAdd(ctx, key, redis.Z{Score: 1e6, Member: hostileMember}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	// A name that is not UTF-8, which Set refuses and another writer may still have stored:
+	// the X of the markup name becomes the byte 0xff in the data hash.
+	dkey, driver := rankgenrt.DataKey(key), entries[3].Driver
+	stored, err := c.HGet(ctx, dkey, driver).Result()
+	if err != nil || !strings.Contains(stored, "\x1bX") {
+		t.Fatalf("data of %q: %q, %v", driver, stored, err)
+	}
+	if err := c.HSet(ctx, dkey, driver, strings.Replace(stored, "\x1bX", "\x1b\xff", 1)).Err(); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -281,16 +281,26 @@ func TestDataRemovedWithEntry(t *testing.T) {
 	}
 }
 
-// TestDataRefusedNeverCut: a name over max_bytes or a car outside the enum is an error
-// matching ErrOutOfRange before anything is sent; a batch with one such entry writes nothing.
-// Stored data this layout cannot have written is ErrBadData, never misread.
+// TestDataRefusedNeverCut: a name over max_bytes or that is not valid UTF-8, or a car outside
+// the enum, is an error matching ErrOutOfRange before anything is sent (Set, Best, a change
+// list's SetData); a batch with one such entry writes nothing. Stored data this layout cannot
+// have written is ErrBadData, never misread — but a name that is not UTF-8, which other code
+// may store, is read as it is.
 func TestDataRefusedNeverCut(t *testing.T) {
 	c := redistest.Client(t)
 	b := laps.NewBoard(c, redistest.Key(t, "laps"))
 	long := laps.Entry{Driver: "a", BestLap: 1, Data: laps.Data{Name: strings.Repeat("n", 33)}}
 	badCar := laps.Entry{Driver: "b", BestLap: 1, Data: laps.Data{Car: laps.CarRally + 1}}
 	ok := laps.Entry{Driver: "c", BestLap: 1, Data: laps.Data{Name: strings.Repeat("n", 32)}}
-	for _, e := range []laps.Entry{long, badCar} {
+	notText := laps.Entry{Driver: "d", BestLap: 1, Data: laps.Data{Name: "Zo\xeb"}}
+	var te *rankgenrt.TextError
+	if _, err := notText.Data.Encode(); !errors.As(err, &te) || te.Field != "Name" || te.At != 3 {
+		t.Errorf("Encode of a name that is not UTF-8: %v; want a *TextError at byte 3", err)
+	}
+	if _, err := b.Update(ctx, "c", laps.AddLaps(1), laps.SetData(notText.Data)); !errors.Is(err, rankgenrt.ErrOutOfRange) {
+		t.Errorf("SetData of a name that is not UTF-8: %v; want ErrOutOfRange", err)
+	}
+	for _, e := range []laps.Entry{long, badCar, notText} {
 		if err := b.SetMany(ctx, []laps.Entry{ok, e}); !errors.Is(err, rankgenrt.ErrOutOfRange) {
 			t.Errorf("SetMany with data %+v: %v; want ErrOutOfRange", e.Data, err)
 		}
@@ -309,6 +319,10 @@ func TestDataRefusedNeverCut(t *testing.T) {
 		if _, err := b.Get(ctx, "c"); !errors.Is(err, rankgenrt.ErrBadData) {
 			t.Errorf("Get with stored data %q: %v; want ErrBadData", bad, err)
 		}
+	}
+	c.HSet(ctx, b.Keys()[4], "c", "3:Zo\xeb1:0")
+	if e, err := b.Get(ctx, "c"); err != nil || e.Data.Name != "Zo\xeb" {
+		t.Errorf("Get with a stored name that is not UTF-8: %+v, %v; want it as stored", e.Data, err)
 	}
 	c.HSet(ctx, b.Keys()[4], "", "0123456789abcdef")
 	if _, err := b.Top(ctx, 1); !errors.Is(err, rankgenrt.ErrLayoutMismatch) {
@@ -356,8 +370,11 @@ func TestDataCodecMatchesInterpreted(t *testing.T) {
 	var texts []string
 	for range 2000 {
 		vals := oracle.RandomData(l, rng)
-		if rng.IntN(6) == 0 {
+		switch rng.IntN(6) {
+		case 0:
 			vals[0].Text = strings.Repeat("z", 33)
+		case 1:
+			vals[0].Text += "\xc3" // half a character: not UTF-8
 		}
 		if rng.IntN(6) == 0 {
 			vals[1].Key = uint64(len(l.Data[1].Values) + rng.IntN(3))

@@ -15,7 +15,9 @@ import (
 // TestSeasonHistory: Seasons.History reads an id's entry and rank on several seasons' boards in
 // one pipeline, and agrees with each board's own Get and Rank: on one server, and on the
 // cluster with the seasons in one slot (a hash tag in the base) and spread over the masters
-// (no hash tag). A season whose key holds another type fails the call with ErrWrongType.
+// (no hash tag). The oldest of the six seasons read is past its retention on the Seasons'
+// clock (keep: 4), which History reports as each Board's reads do (ErrSeasonExpired). A season
+// whose key holds another type fails the call with ErrWrongType.
 func TestSeasonHistory(t *testing.T) {
 	redistest.RunTargets(t, func(t *testing.T, tg redistest.Target) {
 		now := time.Date(2027, 3, 10, 12, 0, 0, 0, time.UTC) // coming weeks: their boards do not expire during the test
@@ -48,6 +50,9 @@ func TestSeasonHistory(t *testing.T) {
 				for i, h := range hist {
 					checkHistory(t, ss.Board(seasons[i]), id, h)
 				}
+				if !errors.Is(hist[5].Err, rankgenrt.ErrSeasonExpired) {
+					t.Errorf("History(%s) of %v, past its retention: %v; want ErrSeasonExpired", id, seasons[5], hist[5].Err)
+				}
 			}
 		}
 		ss := weekly.NewSeasons(tg.Client, "{"+redistest.Key(t, "wrong")+"}:weekly", weekly.WithClock(func() time.Time { return now }))
@@ -67,6 +72,12 @@ func checkHistory(t *testing.T, b *weekly.Board, id string, h weekly.SeasonResul
 		t.Errorf("%s: season %v; want %v", id, h.Season, b.Season())
 	}
 	e, err := b.Get(ctx, id)
+	if errors.Is(err, rankgenrt.ErrSeasonExpired) {
+		if !errors.Is(h.Err, rankgenrt.ErrSeasonExpired) || h.Rank != 0 {
+			t.Errorf("%s in %v: %+v; want ErrSeasonExpired", id, h.Season, h)
+		}
+		return
+	}
 	if errors.Is(err, rankgenrt.ErrNotFound) {
 		if !errors.Is(h.Err, rankgenrt.ErrNotFound) || h.Rank != 0 {
 			t.Errorf("%s in %v: %+v; want ErrNotFound", id, h.Season, h)

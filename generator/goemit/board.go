@@ -136,8 +136,12 @@ func run(op catalog.Op, args jen.Code) *jen.Statement {
 	return jen.Id("b").Dot("write").Call(jen.Id("ctx"), jen.Id(op.Script()), args)
 }
 
-// runRO calls a read-only script.
-func runRO(op catalog.Op, args ...jen.Code) *jen.Statement {
+// runRO calls a read-only script: on a periodic layout through Board.runRO, which first
+// refuses the board of an expired season.
+func (b *board) runRO(op catalog.Op, args ...jen.Code) *jen.Statement {
+	if b.l.Season != nil {
+		return jen.Id("b").Dot("runRO").Call(append([]jen.Code{jen.Id("ctx"), jen.Id(op.Script())}, args...)...)
+	}
 	return rt("RunRO").Call(append([]jen.Code{jen.Id("ctx"), jen.Id("b").Dot("c"), jen.Id(op.Script()), jen.Id("b").Dot("keys")}, args...)...)
 }
 

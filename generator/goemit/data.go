@@ -91,7 +91,8 @@ func (c *codec) dataEncode() jen.Code {
 		switch f.Kind {
 		case layout.String:
 			checks = append(checks, jen.If(jen.Len(v()).Op(">").Add(c.fc(f, "MaxBytes"))).Block(
-				fail(jen.Qual(runtimePath, "DataLengthError").Call(jen.Lit(f.Name), jen.Len(v()), c.fc(f, "MaxBytes")))))
+				fail(jen.Qual(runtimePath, "DataLengthError").Call(jen.Lit(f.Name), jen.Len(v()), c.fc(f, "MaxBytes")))),
+				jen.If(jen.Err().Op(":=").Qual(runtimePath, "CheckDataText").Call(jen.Lit(f.Name), v()), jen.Err().Op("!=").Nil()).Block(fail(jen.Err())))
 			put = jen.Qual(runtimePath, "AppendDataText").Call(jen.Id("b"), v())
 		case layout.Bool:
 			put = jen.Qual(runtimePath, "AppendDataBool").Call(jen.Id("b"), v())
@@ -110,8 +111,9 @@ func (c *codec) dataEncode() jen.Code {
 	body := append(checks, jen.Id("b").Op(":=").Make(jen.Index().Byte(), jen.Lit(0), jen.Lit(64)))
 	body = append(body, appends...)
 	body = append(body, jen.Return(jen.String().Call(jen.Id("b")), jen.Nil()))
-	doc := `Encode writes d as a board stores it. A value outside its field's range, or a string longer
-than its max_bytes, is an error matching ErrOutOfRange: it is refused, never cut or clamped.`
+	doc := `Encode writes d as a board stores it. A value outside its field's range, a string longer
+than its max_bytes, or a string that is not valid UTF-8 (data strings hold text), is an error
+matching ErrOutOfRange: it is refused, never cut, clamped or repaired.`
 	return jen.Comment(lineComment(doc)).Line().
 		Func().Params(jen.Id("d").Id(layout.DataTypeName)).Id("Encode").Params().Params(jen.String(), jen.Error()).Block(body...)
 }
@@ -153,7 +155,8 @@ func (c *codec) dataDecode() jen.Code {
 	body = append(body, jen.Return(jen.Id("d"), jen.Nil()))
 	doc := `DecodeData reads data as a board stores it; "" (an entry written without data, or by a field
 update) is the zero Data. Data this layout cannot have written is an error matching
-rankgenrt.ErrBadData; DecodeData never panics, whatever its input.`
+rankgenrt.ErrBadData, except a string that is not valid UTF-8 (which Encode refuses): written by
+other code, it is read as it is. DecodeData never panics, whatever its input.`
 	return jen.Comment(lineComment(doc)).Line().
 		Func().Id("DecodeData").Params(jen.Id("s").String()).Params(jen.Id("d").Id(layout.DataTypeName), jen.Err().Error()).Block(body...)
 }
@@ -242,7 +245,7 @@ func (b *board) dataArg() []jen.Code {
 func (b *board) getData(op catalog.Op) []jen.Code {
 	zero := jen.Id("Entry").Values()
 	return []jen.Code{
-		jen.List(jen.Id("v"), jen.Err()).Op(":=").Add(runRO(op, jen.Id("id"))),
+		jen.List(jen.Id("v"), jen.Err()).Op(":=").Add(b.runRO(op, jen.Id("id"))),
 		b.notFound(zero),
 		errNil().Block(jen.Return(zero, jen.Err())),
 		jen.List(jen.Id("p"), jen.Err()).Op(":=").Add(reader(op, jen.Id("v"))),
@@ -257,11 +260,11 @@ func (b *board) getData(op catalog.Op) []jen.Code {
 // offsetPage is the body of a read of limit entries at offset that one script answers with a
 // window (Page on a board with data, PageFromEnd): a negative offset is refused, no limit is
 // an empty page.
-func offsetPage(op catalog.Op) []jen.Code {
+func (b *board) offsetPage(op catalog.Op) []jen.Code {
 	return []jen.Code{
 		refuseNegativeOffset(),
 		jen.If(jen.Id("limit").Op("<=").Lit(0)).Block(jen.Return(jen.Nil(), jen.Nil())),
-		jen.List(jen.Id("v"), jen.Err()).Op(":=").Add(runRO(op, jen.Id("offset"), jen.Id("limit"))),
+		jen.List(jen.Id("v"), jen.Err()).Op(":=").Add(b.runRO(op, jen.Id("offset"), jen.Id("limit"))),
 		errNil().Block(jen.Return(jen.Nil(), jen.Err())),
 		jen.List(jen.Id("start"), jen.Id("ps"), jen.Err()).Op(":=").Add(reader(op, jen.Id("v"))),
 		errNil().Block(jen.Return(jen.Nil(), jen.Err())),
@@ -275,7 +278,7 @@ func (b *board) rangeData(op catalog.Op, lead *layout.Field) []jen.Code {
 	weight := b.c.bases[lead] + "Weight"
 	return []jen.Code{
 		jen.Comment(fmt.Sprintf("%s's digits dlo…dhi are the scores of P in [dlo·W, (dhi+1)·W), W = %s.", lead.Name, weight)),
-		jen.List(jen.Id("v"), jen.Err()).Op(":=").Add(runRO(op,
+		jen.List(jen.Id("v"), jen.Err()).Op(":=").Add(b.runRO(op,
 			rt("FormatScore").Call(jen.Id("scoreOfP").Call(jen.Id("dlo").Op("*").Add(b.c.fc(lead, "Weight")))),
 			jen.Lit("(").Op("+").Add(rt("FormatScore")).Call(jen.Id("scoreOfP").Call(jen.Parens(jen.Id("dhi").Op("+").Lit(1)).Op("*").Add(b.c.fc(lead, "Weight")))),
 			jen.Id("offset"), jen.Id("limit"))),

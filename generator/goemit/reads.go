@@ -17,6 +17,7 @@ before the command, in the same round trip: another layout's is an error matchin
 ErrLayoutMismatch, not entries misread. A board that records no fingerprint yet is read as it
 is. The command's own error is typed as a script's is (ErrWrongType, ErrServerFull).`)
 	recvDecl(b.f).Id("read").Params(ctxParam(), jen.Id("cmd").Func().Params(rd("Cmdable")).Add(rd("Cmder"))).Error().Block(
+		b.expiredCheck(),
 		jen.If(jen.Id("b").Dot("verified").Dot("Load").Call()).Block(
 			rt("TypeError").Call(jen.Id("cmd").Call(jen.Id("b").Dot("c"))),
 			jen.Return(jen.Nil()),
@@ -64,7 +65,7 @@ func (b *board) get(op catalog.Op) {
 		body = append(body, b.getData(op)...)
 	} else if op.Scripted() {
 		body = append(body,
-			jen.List(jen.Id("v"), jen.Err()).Op(":=").Add(runRO(op, jen.Id("id"))),
+			jen.List(jen.Id("v"), jen.Err()).Op(":=").Add(b.runRO(op, jen.Id("id"))),
 			b.notFound(zero),
 			errNil().Block(jen.Return(zero, jen.Err())),
 			jen.List(jen.Id("score"), jen.Id("member"), jen.Err()).Op(":=").Add(reader(op, jen.Id("v"))),
@@ -92,7 +93,7 @@ func (b *board) rank(op catalog.Op) {
 	body := []jen.Code{b.checkIDReturn(jen.Lit(0))}
 	if op.Scripted() {
 		body = append(body,
-			jen.List(jen.Id("v"), jen.Err()).Op(":=").Add(runRO(op, jen.Id("id"))),
+			jen.List(jen.Id("v"), jen.Err()).Op(":=").Add(b.runRO(op, jen.Id("id"))),
 			b.notFound(jen.Lit(0)),
 			jen.List(jen.Id("r"), jen.Err()).Op(":=").Add(reader(op, jen.Id("v"), jen.Err())),
 			errNil().Block(jen.Return(jen.Lit(0), jen.Err())),
@@ -122,7 +123,7 @@ func (b *board) page(op catalog.Op) {
 	b.comment(`Page returns limit entries from the 0-based position offset, best first: none for a limit
 of 0 or less, an error matching ErrOutOfRange for a negative offset.`)
 	if b.l.HasData() {
-		recvDecl(f).Id("Page").Params(ctxParam(), jen.List(jen.Id("offset"), jen.Id("limit")).Int64()).Params(jen.Index().Id("Ranked"), jen.Error()).Block(offsetPage(op)...) // the page script reads the entries and their data together
+		recvDecl(f).Id("Page").Params(ctxParam(), jen.List(jen.Id("offset"), jen.Id("limit")).Int64()).Params(jen.Index().Id("Ranked"), jen.Error()).Block(b.offsetPage(op)...) // the page script reads the entries and their data together
 		f.Line()
 		return
 	}
@@ -157,7 +158,7 @@ the window; or an error matching ErrNotFound.`)
 	b.f.Comment("around runs the around script; fill is \"1\" to fill the window from the other side.")
 	recvDecl(b.f).Id("around").Params(ctxParam(), jen.Id("id").Add(b.idType()), jen.List(jen.Id("before"), jen.Id("after")).Int64(), jen.Id("fill").String()).Params(jen.Index().Id("Ranked"), jen.Error()).Block(
 		b.checkIDReturn(jen.Nil()),
-		jen.List(jen.Id("v"), jen.Err()).Op(":=").Add(runRO(op, jen.Id("id"), jen.Max(jen.Id("before"), jen.Lit(0)), jen.Max(jen.Id("after"), jen.Lit(0)), jen.Id("fill"))),
+		jen.List(jen.Id("v"), jen.Err()).Op(":=").Add(b.runRO(op, jen.Id("id"), jen.Max(jen.Id("before"), jen.Lit(0)), jen.Max(jen.Id("after"), jen.Lit(0)), jen.Id("fill"))),
 		b.notFound(jen.Nil()),
 		errNil().Block(jen.Return(jen.Nil(), jen.Err())),
 		jen.List(jen.Id("start"), jen.Id("ps"), jen.Err()).Op(":=").Add(reader(op, jen.Id("v"))),
@@ -176,7 +177,7 @@ cursor whose score is NaN marks no place: it is refused (ErrBadScore) before any
 	recvDecl(b.f).Id("After").Params(ctxParam(), jen.Id("cur").Id("Cursor"), jen.Id("limit").Int64()).Params(jen.Index().Id("Ranked"), jen.Id("Cursor"), jen.Error()).Block(
 		jen.If(jen.Qual("math", "IsNaN").Call(jen.Id("cur").Dot("Score"))).Block(
 			jen.Return(jen.Nil(), jen.Id("cur"), rt("BadScore").Call(jen.Id("cur").Dot("Score"), jen.Lit("a cursor's score is a number, never NaN")))),
-		jen.List(jen.Id("v"), jen.Err()).Op(":=").Add(runRO(op, rt("FormatScore").Call(jen.Id("cur").Dot("Score")), jen.Id("cur").Dot("Member"), jen.Id("limit"))),
+		jen.List(jen.Id("v"), jen.Err()).Op(":=").Add(b.runRO(op, rt("FormatScore").Call(jen.Id("cur").Dot("Score")), jen.Id("cur").Dot("Member"), jen.Id("limit"))),
 		errNil().Block(jen.Return(jen.Nil(), jen.Id("cur"), jen.Err())),
 		jen.List(jen.Id("start"), jen.Id("ps"), jen.Err()).Op(":=").Add(reader(op, jen.Id("v"))),
 		errNil().Block(jen.Return(jen.Nil(), jen.Id("cur"), jen.Err())),
@@ -306,7 +307,7 @@ func (b *board) competition(op catalog.Op) {
 	b.f.Comment("competition runs the competition script: entries tie when equal on the first tied score fields.")
 	recvDecl(b.f).Id("competition").Params(ctxParam(), jen.Id("id").Add(b.idType()), jen.Id("tied").Int()).Params(jen.Int64(), jen.Error()).Block(
 		b.checkIDReturn(jen.Lit(0)),
-		jen.List(jen.Id("v"), jen.Err()).Op(":=").Add(runRO(op, jen.Id("id"), jen.Id("tied"))),
+		jen.List(jen.Id("v"), jen.Err()).Op(":=").Add(b.runRO(op, jen.Id("id"), jen.Id("tied"))),
 		b.notFound(jen.Lit(0)),
 		jen.Return(reader(op, jen.Id("v"), jen.Err())),
 	)
@@ -319,7 +320,7 @@ func (b *board) dense(op catalog.Op) {
 	b.comment("%s", wrap(fmt.Sprintf("DenseRank returns 1 + the number of distinct %s values ahead of the entry of id (\"1223\" ranking: equal %s share a rank and the next value takes the next rank), or an error matching ErrNotFound. The script steps once per distinct value ahead, O(log n) each.", lead.Name, lead.Name)))
 	recvDecl(b.f).Id("DenseRank").Params(ctxParam(), jen.Id("id").Add(b.idType())).Params(jen.Int64(), jen.Error()).Block(
 		b.checkIDReturn(jen.Lit(0)),
-		jen.List(jen.Id("v"), jen.Err()).Op(":=").Add(runRO(op, jen.Id("id"))),
+		jen.List(jen.Id("v"), jen.Err()).Op(":=").Add(b.runRO(op, jen.Id("id"))),
 		b.notFound(jen.Lit(0)),
 		jen.Return(reader(op, jen.Id("v"), jen.Err())),
 	)

@@ -27,7 +27,7 @@ is sent.`)
 	body := []jen.Code{jen.If(jen.Len(jen.Id("ids")).Op("==").Lit(0)).Block(jen.Return(jen.Nil(), jen.Nil()))}
 	body = append(body, b.idsArgs(jen.Nil())...)
 	body = append(body,
-		jen.List(jen.Id("v"), jen.Err()).Op(":=").Add(runRO(op, jen.Id("args").Op("..."))),
+		jen.List(jen.Id("v"), jen.Err()).Op(":=").Add(b.runRO(op, jen.Id("args").Op("..."))),
 		errNil().Block(jen.Return(jen.Nil(), jen.Err())),
 		jen.List(jen.Id("ps"), jen.Id("found"), jen.Err()).Op(":=").Add(reader(op, jen.Id("v"), jen.Len(jen.Id("ids")))),
 		errNil().Block(jen.Return(jen.Nil(), jen.Err())),
@@ -54,7 +54,7 @@ an id without an entry. An invalid id fails the whole call before anything is se
 	body := []jen.Code{jen.If(jen.Len(jen.Id("ids")).Op("==").Lit(0)).Block(jen.Return(jen.Nil(), jen.Nil()))}
 	body = append(body, b.idsArgs(jen.Nil())...)
 	body = append(body,
-		jen.List(jen.Id("v"), jen.Err()).Op(":=").Add(runRO(op, jen.Id("args").Op("..."))),
+		jen.List(jen.Id("v"), jen.Err()).Op(":=").Add(b.runRO(op, jen.Id("args").Op("..."))),
 		errNil().Block(jen.Return(jen.Nil(), jen.Err())),
 		jen.List(jen.Id("rs"), jen.Err()).Op(":=").Add(reader(op, jen.Id("v"), jen.Len(jen.Id("ids")))),
 		errNil().Block(jen.Return(jen.Nil(), jen.Err())),
@@ -78,7 +78,7 @@ func (b *board) bottom(op catalog.Op) {
 best first, with their ranks: PageFromEnd(0, 10) is the last ten, PageFromEnd(10, 10) the ten
 before them. The board's size is read in the same script, so the page is exact. A negative
 offset is an error matching ErrOutOfRange.`)
-	recvDecl(f).Id("PageFromEnd").Params(ctxParam(), jen.List(jen.Id("offset"), jen.Id("limit")).Int64()).Params(jen.Index().Id("Ranked"), jen.Error()).Block(offsetPage(op)...)
+	recvDecl(f).Id("PageFromEnd").Params(ctxParam(), jen.List(jen.Id("offset"), jen.Id("limit")).Int64()).Params(jen.Index().Id("Ranked"), jen.Error()).Block(b.offsetPage(op)...)
 	f.Line()
 }
 
@@ -108,7 +108,7 @@ is an error matching ErrOutOfRange.`)
 	f.Comment("standing reads the 0-based position of the entry of id and the number of entries.")
 	recvDecl(f).Id("standing").Params(ctxParam(), jen.Id("id").Add(b.idType())).Params(jen.List(jen.Id("pos"), jen.Id("count")).Int64(), jen.Err().Error()).Block(
 		b.checkIDReturn(jen.Lit(0), jen.Lit(0)),
-		jen.List(jen.Id("v"), jen.Err()).Op(":=").Add(runRO(op, jen.Id("id"))),
+		jen.List(jen.Id("v"), jen.Err()).Op(":=").Add(b.runRO(op, jen.Id("id"))),
 		b.notFound(jen.Lit(0), jen.Lit(0)),
 		jen.Return(reader(op, jen.Id("v"), jen.Err())),
 	)

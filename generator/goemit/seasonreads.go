@@ -32,7 +32,7 @@ func (b *board) recent() {
 // entry before or after) on each season's board in one pipeline.
 func (b *board) history(op catalog.Op) {
 	f := b.f
-	b.comment("SeasonResult is an id's standing on one season's board: its entry with its 1-based rank, or an Err matching ErrNotFound when the id has no entry that season (or the season's board has expired).")
+	b.comment("SeasonResult is an id's standing on one season's board: its entry with its 1-based rank, or an Err matching ErrNotFound when the id has no entry that season, or rankgenrt.ErrSeasonExpired when the season's board has expired (the Seasons' clock, as a Board's reads).")
 	f.Type().Id("SeasonResult").Struct(
 		jen.Id("Season").Id("Season"),
 		jen.Id("Ranked"),
@@ -44,14 +44,19 @@ func (b *board) history(op catalog.Op) {
 		b.checkIDReturn(jen.Nil()),
 		jen.Id("pipe").Op(":=").Add(rt("NewPipe")).Call(jen.Id("ss").Dot("c")),
 		jen.Id("cmds").Op(":=").Make(jen.Index().Op("*").Add(rd("Cmd")), jen.Len(jen.Id("seasons"))),
-		jen.For(jen.List(jen.Id("i"), jen.Id("s")).Op(":=").Range().Id("seasons")).Block(
-			jen.Id("cmds").Index(jen.Id("i")).Op("=").Id("pipe").Dot("RunRO").Call(jen.Id("ctx"), jen.Id(op.Script()),
-				jen.Id("boardKeys").Call(rt("SeasonKey").Call(jen.Id("ss").Dot("base"), jen.Id("s"))), jen.Id("id"), jen.Lit(0), jen.Lit(0), jen.Lit("0"))),
-		jen.Id("pipe").Dot("Exec").Call(jen.Id("ctx")),
 		jen.Id("out").Op(":=").Make(jen.Index().Id("SeasonResult"), jen.Len(jen.Id("seasons"))),
+		jen.Id("now").Op(":=").Id("ss").Dot("now").Call(),
 		jen.For(jen.List(jen.Id("i"), jen.Id("s")).Op(":=").Range().Id("seasons")).Block(
 			jen.Id("out").Index(jen.Id("i")).Dot("Season").Op("=").Id("s"),
-			jen.List(jen.Id("v"), jen.Err()).Op(":=").Id("cmds").Index(jen.Id("i")).Dot("Result").Call(),
+			jen.Id("out").Index(jen.Id("i")).Dot("Err").Op("=").Add(rt("CheckExpiry")).Call(jen.Id("s"), rt("ExpireAt").Call(jen.Id("expiryOf").Call(jen.Id("s"))), jen.Id("now")),
+			jen.If(jen.Id("out").Index(jen.Id("i")).Dot("Err").Op("==").Nil()).Block(
+				jen.Id("cmds").Index(jen.Id("i")).Op("=").Id("pipe").Dot("RunRO").Call(jen.Id("ctx"), jen.Id(op.Script()),
+					jen.Id("boardKeys").Call(rt("SeasonKey").Call(jen.Id("ss").Dot("base"), jen.Id("s"))), jen.Id("id"), jen.Lit(0), jen.Lit(0), jen.Lit("0"))),
+		),
+		jen.Id("pipe").Dot("Exec").Call(jen.Id("ctx")),
+		jen.For(jen.List(jen.Id("i"), jen.Id("cmd")).Op(":=").Range().Id("cmds")).Block(
+			jen.If(jen.Id("cmd").Op("==").Nil()).Block(jen.Continue().Comment("the season expired")),
+			jen.List(jen.Id("v"), jen.Err()).Op(":=").Id("cmd").Dot("Result").Call(),
 			jen.If(jen.Qual("errors", "Is").Call(jen.Err(), rd("Nil"))).Block(
 				jen.Id("out").Index(jen.Id("i")).Dot("Err").Op("=").Add(rt("NotFound").Call(b.idText(jen.Id("id")))),
 				jen.Continue()),

@@ -19,6 +19,7 @@ func (b *board) seasons() {
 	b.seasonsType()
 	b.seasonsCalendarMethods()
 	b.seasonsBoards()
+	b.seasonExpiry()
 	b.seasonsLive()
 	b.seasonReads()
 }

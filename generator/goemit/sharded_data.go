@@ -29,6 +29,7 @@ func (s *sharded) dataRanges() {
 	f.Line()
 	s.comment("scriptWindows runs script, which answers a window of entries with their data ({a count, entries, data}), on every shard i with args(i), in one pipelined round, and returns each shard's count and entries.")
 	sRecv(f).Id("scriptWindows").Params(ctxParam(), id("script").Op("*").Add(rt("Function")), id("args").Func().Params(jen.Int()).Index().Any()).Params(id("counts").Index().Int64(), id("parts").Index().Index().Id("Ranked"), jen.Err().Error()).Block(
+		s.expiredCheck(jen.Nil(), jen.Nil()),
 		id("pipe").Op(":=").Add(rt("NewPipe")).Call(sDot("c")),
 		id("cmds").Op(":=").Make(jen.Index().Op("*").Add(rd("Cmd")), jen.Len(sDot("shards"))),
 		jen.For(jen.List(id("i"), id("b")).Op(":=").Range().Add(sDot("shards"))).Block(

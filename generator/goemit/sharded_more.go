@@ -95,6 +95,7 @@ func (s *sharded) windows() {
 	}
 	s.comment("windows runs script, which answers {a count, entries}, on every shard with args, in one pipelined round, and returns each shard's count and entries.")
 	sRecv(s.f).Id("windows").Params(ctxParam(), id("script").Op("*").Add(rt("Function")), id("args").Op("...").Any()).Params(id("counts").Index().Int64(), id("parts").Index().Index().Id("Ranked"), jen.Err().Error()).Block(
+		s.expiredCheck(jen.Nil(), jen.Nil()),
 		id("pipe").Op(":=").Add(rt("NewPipe")).Call(sDot("c")),
 		id("cmds").Op(":=").Make(jen.Index().Op("*").Add(rd("Cmd")), jen.Len(sDot("shards"))),
 		jen.For(jen.List(id("i"), id("b")).Op(":=").Range().Add(sDot("shards"))).Block(

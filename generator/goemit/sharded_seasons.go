@@ -14,7 +14,7 @@ import (
 
 // seasonConstructorDoc is NewShardedBoard's doc on a periodic layout.
 func (s *sharded) seasonConstructorDoc() string {
-	doc := `NewShardedBoard returns the board of the season given, stored under key in shards sorted sets, named by rankgenrt.ShardKeys ("key{key:shards:i:n}"; Seasons.Sharded names key after the season); the options apply to every shard. Each shard is the season's Board (NewBoard): its keys expire when keepSeasons more seasons have ended after the season, set by every write's own script (WithTTL or WithExpireAt replace that).`
+	doc := `NewShardedBoard returns the board of the season given, stored under key in shards sorted sets, named by rankgenrt.ShardKeys ("key{key:shards:i:n}"; Seasons.Sharded names key after the season); the options apply to every shard. Each shard is the season's Board (NewBoard): its keys expire when keepSeasons more seasons have ended after the season, set by every write's own script (WithTTL or WithExpireAt replace that); once it has passed, writes and reads are refused (rankgenrt.ErrSeasonExpired), on every shard as on a Board.`
 	if catalog.EntriesTakeSeason(s.l) {
 		doc += ` Writes refuse times outside the season with an error matching rankgenrt.ErrSeasonClosed, on every shard as on a Board.`
 	}
@@ -47,4 +47,14 @@ func (s *sharded) seasons() {
 	f.Comment("Season returns the season the board holds.")
 	sRecv(f).Id("Season").Params().Id("Season").Block(jen.Return(sDot("shards").Index(jen.Lit(0)).Dot("season")))
 	f.Line()
+}
+
+// expiredCheck is, on a periodic layout, the first statement of a read that pipelines the
+// shards' commands itself: the board of an expired season is refused (Board.expired), as each
+// shard's own reads refuse it. ret... precede the error in the return.
+func (s *sharded) expiredCheck(ret ...jen.Code) jen.Code {
+	if s.l.Season == nil {
+		return jen.Null()
+	}
+	return jen.If(jen.Err().Op(":=").Add(sDot("shards").Index(jen.Lit(0)).Dot("expired").Call()), jen.Err().Op("!=").Nil()).Block(jen.Return(append(ret, jen.Err())...))
 }

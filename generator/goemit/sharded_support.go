@@ -92,6 +92,7 @@ func (s *sharded) gather() {
 func (s *sharded) readAll() {
 	s.comment(`readAll sends one read command to every shard, which cmd queues on a pipeline for the shard's sorted set key, in one round trip per node (the nodes at once), and returns the commands in shard order. As Board.read does, a shard not yet seen to record Fingerprint has it read in the same pipeline: another layout's board is an error matching ErrLayoutMismatch.`)
 	sRecv(s.f).Id("readAll").Params(ctxParam(), id("cmd").Func().Params(rd("Cmdable"), jen.Int(), jen.String()).Add(rd("Cmder"))).Params(jen.Index().Add(rd("Cmder")), jen.Error()).Block(
+		s.expiredCheck(jen.Nil()),
 		id("pipe").Op(":=").Add(sDot("c").Dot("Pipeline").Call()),
 		id("fps").Op(":=").Make(jen.Index().Op("*").Add(rd("StringCmd")), jen.Len(sDot("shards"))),
 		id("cmds").Op(":=").Make(jen.Index().Add(rd("Cmder")), jen.Len(sDot("shards"))),
@@ -168,6 +169,7 @@ func (s *sharded) afterAll() {
 	f.Line()
 	s.comment("afterAll runs the after script of every shard from cur, in one pipelined round: per shard, how many of its entries rank at or before cur, and up to limit entries after it.")
 	sRecv(f).Id("afterAll").Params(ctxParam(), id("cur").Id("Cursor"), id("limit").Int64()).Params(id("starts").Index().Int64(), id("pages").Index().Index().Id("Ranked"), jen.Err().Error()).Block(
+		s.expiredCheck(jen.Nil(), jen.Nil()),
 		id("pipe").Op(":=").Add(rt("NewPipe")).Call(sDot("c")),
 		id("windows").Op(":=").Add(sDot("queueAfter").Call(ctx(), id("pipe"), id("cur"), id("limit"))),
 		id("pipe").Dot("Exec").Call(ctx()),

@@ -44,7 +44,7 @@ func (b *board) argsHelpers() {
 		jen.List(jen.Id("token"), jen.Err()).Op(":=").Id("b").Dot("tokens").Dot("Next").Call(jen.Id("ctx")),
 		errNil().Block(jen.Return(jen.Nil(), jen.Err())),
 		jen.Id("args").Index(jen.Id("tokenArg")).Op("=").Id("token"),
-		jen.Return(rt("RunWriteWait").Call(jen.Id("ctx"), jen.Id("b").Dot("c"), jen.Id("s"), jen.Id("b").Dot("keys"), jen.Id("token"), jen.Id("b").Dot("replicas"), jen.Id("args").Op("..."))),
+		b.runWrite(rt("RunWriteWait").Call(jen.Id("ctx"), jen.Id("b").Dot("c"), jen.Id("s"), jen.Id("b").Dot("keys"), jen.Id("token"), jen.Id("b").Dot("replicas"), jen.Id("args").Op("..."))),
 	)
 	f.Line()
 	clientStamp := false

@@ -218,8 +218,8 @@ func (l *Layout) ZeroData() []DataValue {
 }
 
 // EncodeData writes data values as a board stores them (see package runtime: each value's
-// length, ':' and its text). A value out of its field's range or a string over its max_bytes is
-// an error matching ErrOutOfRange.
+// length, ':' and its text). A value out of its field's range, a string over its max_bytes, or
+// a string that is not valid UTF-8 is an error matching ErrOutOfRange.
 func (l *Layout) EncodeData(vals []DataValue) (string, error) {
 	if len(vals) != len(l.Data) {
 		return "", fmt.Errorf("layout: %d data values for %d data fields", len(vals), len(l.Data))
@@ -230,6 +230,8 @@ func (l *Layout) EncodeData(vals []DataValue) (string, error) {
 		switch {
 		case f.Kind == String && len(v.Text) > f.MaxBytes:
 			return "", rankgenrt.DataLengthError(f.Name, len(v.Text), f.MaxBytes)
+		case f.Kind == String && rankgenrt.CheckDataText(f.Name, v.Text) != nil:
+			return "", rankgenrt.CheckDataText(f.Name, v.Text)
 		case f.Kind == String:
 			b = rankgenrt.AppendDataText(b, v.Text)
 		case f.Kind == Time && (v.Key < f.Lo || v.Key > f.Hi):
@@ -246,7 +248,8 @@ func (l *Layout) EncodeData(vals []DataValue) (string, error) {
 }
 
 // DecodeData reads data as a board stores it; "" is ZeroData. Data this layout cannot have
-// written is an error matching ErrBadData.
+// written is an error matching ErrBadData, except a string that is not valid UTF-8 (which
+// EncodeData refuses): written by other code, it is read as it is, never left unreadable.
 func (l *Layout) DecodeData(s string) ([]DataValue, error) {
 	if s == "" {
 		return l.ZeroData(), nil

@@ -158,11 +158,15 @@ type Data struct {
 	Car Car
 }
 
-// Encode writes d as a board stores it. A value outside its field's range, or a string longer
-// than its max_bytes, is an error matching ErrOutOfRange: it is refused, never cut or clamped.
+// Encode writes d as a board stores it. A value outside its field's range, a string longer
+// than its max_bytes, or a string that is not valid UTF-8 (data strings hold text), is an error
+// matching ErrOutOfRange: it is refused, never cut, clamped or repaired.
 func (d Data) Encode() (string, error) {
 	if len(d.Name) > nameMaxBytes {
 		return "", rankgenrt.DataLengthError("Name", len(d.Name), nameMaxBytes)
+	}
+	if err := rankgenrt.CheckDataText("Name", d.Name); err != nil {
+		return "", err
 	}
 	if d.Car > CarRally {
 		return "", &rankgenrt.RangeError{Field: "Car", Value: d.Car.String(), Min: "kart", Max: "rally"}
@@ -175,7 +179,8 @@ func (d Data) Encode() (string, error) {
 
 // DecodeData reads data as a board stores it; "" (an entry written without data, or by a field
 // update) is the zero Data. Data this layout cannot have written is an error matching
-// rankgenrt.ErrBadData; DecodeData never panics, whatever its input.
+// rankgenrt.ErrBadData, except a string that is not valid UTF-8 (which Encode refuses): written by
+// other code, it is read as it is. DecodeData never panics, whatever its input.
 func DecodeData(s string) (d Data, err error) {
 	if s == "" {
 		return d, nil

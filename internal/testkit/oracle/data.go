@@ -4,12 +4,14 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"time"
+	"unicode/utf8"
 
 	"github.com/rankgen/rankgen/generator/layout"
 )
 
-// RandomData returns random data values for l's data fields: strings of up to max_bytes
-// random bytes (empty or full length about a third of the time), keys as RandomKey draws them.
+// RandomData returns random data values for l's data fields: strings of up to max_bytes of
+// random UTF-8 text (empty or full length about a third of the time; characters of one to four
+// bytes, controls and NUL included), keys as RandomKey draws them.
 func RandomData(l *layout.Layout, rng *rand.Rand) []layout.DataValue {
 	vals := make([]layout.DataValue, len(l.Data))
 	for i, f := range l.Data {
@@ -24,11 +26,7 @@ func RandomData(l *layout.Layout, rng *rand.Rand) []layout.DataValue {
 		case 1:
 			n = f.MaxBytes
 		}
-		b := make([]byte, n)
-		for j := range b {
-			b[j] = byte(rng.IntN(256))
-		}
-		vals[i].Text = string(b)
+		vals[i].Text = randomText(n, rng)
 	}
 	return vals
 }
@@ -84,4 +82,20 @@ func dataToGenerated(l *layout.Layout, vals []layout.DataValue, rv reflect.Value
 			fv.Set(reflect.ValueOf(f.TimeOf(v.Key)))
 		}
 	}
+}
+
+// randomText is n bytes of random UTF-8 text: characters of every encoded width that fits.
+func randomText(n int, rng *rand.Rand) string {
+	// The code points of each encoded width: 1 to 4 bytes.
+	widths := [][2]rune{{0, 0x7f}, {0x80, 0x7ff}, {0x800, 0xffff}, {0x10000, utf8.MaxRune}}
+	b := make([]byte, 0, n)
+	for len(b) < n {
+		w := widths[rng.IntN(min(n-len(b), 4))]
+		r := w[0] + rune(rng.Int32N(w[1]-w[0]+1))
+		if !utf8.ValidRune(r) { // a surrogate half
+			continue
+		}
+		b = utf8.AppendRune(b, r)
+	}
+	return string(b)
 }

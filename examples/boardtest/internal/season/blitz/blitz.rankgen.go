@@ -269,7 +269,10 @@ func WithReplicas(n int, timeout time.Duration) Option {
 
 // NewBoard returns the board of season s stored under key (Seasons.Board names the key after the
 // season). Its keys expire when keepSeasons more seasons have ended after s, set by every write's
-// own script (WithTTL or WithExpireAt replace that). Its write tokens, idempotency keys included,
+// own script (WithTTL or WithExpireAt replace that). Once that expiry has passed, the board
+// refuses writes before anything is written (Redis's clock decides, in the script) and reads (the
+// board's clock decides) with an error matching rankgenrt.ErrSeasonExpired, never acknowledging a
+// write that would vanish or reading an empty board. Its write tokens, idempotency keys included,
 // are bound to s (rankgenrt.InSeason), so that Seasons.Live sends their resends to this board.
 // Writes refuse times outside s with an error matching rankgenrt.ErrSeasonClosed: a
 // season-anchored value outside [0, s.Len()), and a stamp whose clock (Redis's, for server stamps)
@@ -657,6 +660,9 @@ func changeGroup(id string, changes []Change) ([]any, error) {
 // not entries misread. A board that records no fingerprint yet is read as it is. The command's own
 // error is typed as a script's is (ErrWrongType, ErrServerFull).
 func (b *Board) read(ctx context.Context, cmd func(redis.Cmdable) redis.Cmder) error {
+	if err := b.expired(); err != nil {
+		return err
+	}
 	if b.verified.Load() {
 		rankgenrt.TypeError(cmd(b.c))
 		return nil
@@ -678,7 +684,7 @@ func (b *Board) Get(ctx context.Context, id string) (Entry, error) {
 	if err := checkID(id); err != nil {
 		return Entry{}, err
 	}
-	v, err := rankgenrt.RunRO(ctx, b.c, scriptGet, b.keys, id)
+	v, err := b.runRO(ctx, scriptGet, id)
 	if errors.Is(err, redis.Nil) {
 		return Entry{}, rankgenrt.NotFound(id)
 	}
@@ -698,7 +704,7 @@ func (b *Board) Rank(ctx context.Context, id string) (int64, error) {
 	if err := checkID(id); err != nil {
 		return 0, err
 	}
-	v, err := rankgenrt.RunRO(ctx, b.c, scriptRank, b.keys, id)
+	v, err := b.runRO(ctx, scriptRank, id)
 	if errors.Is(err, redis.Nil) {
 		return 0, rankgenrt.NotFound(id)
 	}
@@ -760,7 +766,7 @@ func (b *Board) around(ctx context.Context, id string, before, after int64, fill
 	if err := checkID(id); err != nil {
 		return nil, err
 	}
-	v, err := rankgenrt.RunRO(ctx, b.c, scriptAround, b.keys, id, max(before, 0), max(after, 0), fill)
+	v, err := b.runRO(ctx, scriptAround, id, max(before, 0), max(after, 0), fill)
 	if errors.Is(err, redis.Nil) {
 		return nil, rankgenrt.NotFound(id)
 	}
@@ -782,7 +788,7 @@ func (b *Board) After(ctx context.Context, cur Cursor, limit int64) ([]Ranked, C
 	if math.IsNaN(cur.Score) {
 		return nil, cur, rankgenrt.BadScore(cur.Score, "a cursor's score is a number, never NaN")
 	}
-	v, err := rankgenrt.RunRO(ctx, b.c, scriptAfter, b.keys, rankgenrt.FormatScore(cur.Score), cur.Member, limit)
+	v, err := b.runRO(ctx, scriptAfter, rankgenrt.FormatScore(cur.Score), cur.Member, limit)
 	if err != nil {
 		return nil, cur, err
 	}
@@ -824,7 +830,7 @@ func (b *Board) GetMany(ctx context.Context, ids ...string) ([]Result, error) {
 		}
 		args[i] = id
 	}
-	v, err := rankgenrt.RunRO(ctx, b.c, scriptGetMany, b.keys, args...)
+	v, err := b.runRO(ctx, scriptGetMany, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -858,7 +864,7 @@ func (b *Board) RankMany(ctx context.Context, ids ...string) ([]int64, error) {
 		}
 		args[i] = id
 	}
-	v, err := rankgenrt.RunRO(ctx, b.c, scriptRankMany, b.keys, args...)
+	v, err := b.runRO(ctx, scriptRankMany, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -888,7 +894,7 @@ func (b *Board) PageFromEnd(ctx context.Context, offset, limit int64) ([]Ranked,
 	if limit <= 0 {
 		return nil, nil
 	}
-	v, err := rankgenrt.RunRO(ctx, b.c, scriptBottom, b.keys, offset, limit)
+	v, err := b.runRO(ctx, scriptBottom, offset, limit)
 	if err != nil {
 		return nil, err
 	}
@@ -929,7 +935,7 @@ func (b *Board) standing(ctx context.Context, id string) (pos, count int64, err 
 	if err := checkID(id); err != nil {
 		return 0, 0, err
 	}
-	v, err := rankgenrt.RunRO(ctx, b.c, scriptStanding, b.keys, id)
+	v, err := b.runRO(ctx, scriptStanding, id)
 	if errors.Is(err, redis.Nil) {
 		return 0, 0, rankgenrt.NotFound(id)
 	}
@@ -1028,7 +1034,7 @@ func (b *Board) competition(ctx context.Context, id string, tied int) (int64, er
 	if err := checkID(id); err != nil {
 		return 0, err
 	}
-	v, err := rankgenrt.RunRO(ctx, b.c, scriptCompetition, b.keys, id, tied)
+	v, err := b.runRO(ctx, scriptCompetition, id, tied)
 	if errors.Is(err, redis.Nil) {
 		return 0, rankgenrt.NotFound(id)
 	}
@@ -1042,7 +1048,7 @@ func (b *Board) DenseRank(ctx context.Context, id string) (int64, error) {
 	if err := checkID(id); err != nil {
 		return 0, err
 	}
-	v, err := rankgenrt.RunRO(ctx, b.c, scriptDense, b.keys, id)
+	v, err := b.runRO(ctx, scriptDense, id)
 	if errors.Is(err, redis.Nil) {
 		return 0, rankgenrt.NotFound(id)
 	}
@@ -1139,7 +1145,7 @@ func (b *Board) Between(ctx context.Context, band Band, offset, limit int64) ([]
 	if band.lo >= band.hi || limit <= 0 {
 		return nil, nil
 	}
-	v, err := rankgenrt.RunRO(ctx, b.c, scriptBand, b.keys, rankgenrt.FormatScore(scoreOfP(band.lo)), rankgenrt.FormatScore(scoreOfP(band.hi)), offset, limit)
+	v, err := b.runRO(ctx, scriptBand, rankgenrt.FormatScore(scoreOfP(band.lo)), rankgenrt.FormatScore(scoreOfP(band.hi)), offset, limit)
 	if err != nil {
 		return nil, err
 	}
@@ -1183,7 +1189,7 @@ func (b *Board) AroundScore(ctx context.Context, at Place, before, after int64) 
 	if err != nil {
 		return nil, err
 	}
-	v, err := rankgenrt.RunRO(ctx, b.c, scriptAroundScore, b.keys, rankgenrt.FormatScore(score), member, max(before, 0), max(after, 0))
+	v, err := b.runRO(ctx, scriptAroundScore, rankgenrt.FormatScore(score), member, max(before, 0), max(after, 0))
 	if err != nil {
 		return nil, err
 	}
@@ -1233,7 +1239,8 @@ func (b *Board) write(ctx context.Context, s *rankgenrt.Function, args []any) (a
 		return nil, err
 	}
 	args[tokenArg] = token
-	return rankgenrt.RunWriteWait(ctx, b.c, s, b.keys, token, b.replicas, args...)
+	v, err := rankgenrt.RunWriteWait(ctx, b.c, s, b.keys, token, b.replicas, args...)
+	return v, rankgenrt.ExpiredSeason(err, b.season)
 }
 
 // updateArgs starts the arguments of a field update script: the write arguments, the board's clock
@@ -1458,6 +1465,22 @@ func (b *Board) Season() Season {
 	return b.season
 }
 
+// expired returns an error matching rankgenrt.ErrSeasonExpired once the board's expiry
+// (keepSeasons after its season, or WithExpireAt's) has passed on the board's clock: its keys are
+// gone, and a read would find an empty board. A read near that instant trusts this machine's
+// clock, which may be off Redis's; a write's own script decides by Redis's clock.
+func (b *Board) expired() error {
+	return rankgenrt.CheckExpiry(b.season, b.exp, b.now())
+}
+
+// runRO runs a read-only script on the board, unless its season has expired.
+func (b *Board) runRO(ctx context.Context, s *rankgenrt.Function, args ...any) (any, error) {
+	if err := b.expired(); err != nil {
+		return nil, err
+	}
+	return rankgenrt.RunRO(ctx, b.c, s, b.keys, args...)
+}
+
 // Live runs write on the board of the current season (the Seasons' clock; opts as for Board). A
 // stamp is read by the write's script — Redis's clock for server stamps — and near a season's
 // end, or with this machine's clock off Redis's, it can fall in another season: that board refuses
@@ -1506,8 +1529,8 @@ func (ss *Seasons) Recent(n int) []Season {
 }
 
 // SeasonResult is an id's standing on one season's board: its entry with its 1-based rank, or an
-// Err matching ErrNotFound when the id has no entry that season (or the season's board has
-// expired).
+// Err matching ErrNotFound when the id has no entry that season, or rankgenrt.ErrSeasonExpired
+// when the season's board has expired (the Seasons' clock, as a Board's reads).
 type SeasonResult struct {
 	Season Season
 	Ranked
@@ -1525,14 +1548,21 @@ func (ss *Seasons) History(ctx context.Context, id string, seasons ...Season) ([
 	}
 	pipe := rankgenrt.NewPipe(ss.c)
 	cmds := make([]*redis.Cmd, len(seasons))
-	for i, s := range seasons {
-		cmds[i] = pipe.RunRO(ctx, scriptAround, boardKeys(rankgenrt.SeasonKey(ss.base, s)), id, 0, 0, "0")
-	}
-	pipe.Exec(ctx)
 	out := make([]SeasonResult, len(seasons))
+	now := ss.now()
 	for i, s := range seasons {
 		out[i].Season = s
-		v, err := cmds[i].Result()
+		out[i].Err = rankgenrt.CheckExpiry(s, rankgenrt.ExpireAt(expiryOf(s)), now)
+		if out[i].Err == nil {
+			cmds[i] = pipe.RunRO(ctx, scriptAround, boardKeys(rankgenrt.SeasonKey(ss.base, s)), id, 0, 0, "0")
+		}
+	}
+	pipe.Exec(ctx)
+	for i, cmd := range cmds {
+		if cmd == nil {
+			continue // the season expired
+		}
+		v, err := cmd.Result()
 		if errors.Is(err, redis.Nil) {
 			out[i].Err = rankgenrt.NotFound(id)
 			continue
