@@ -1,7 +1,7 @@
 // Package goemit writes the Go side of a rankgen layout: the codec (codec.go: the constant
 // block, Entry and enum types, Encode, Decode, Compare) and the Redis board (board.go: the
 // scripts, the Board type, then one method group per operation of generator/catalog, from
-// writes.go, update.go and reads.go, and the helpers they share in support.go). Each emitting
+// writes.go, update.go and reads.go, and the helpers they share in board_helpers.go). Each emitting
 // function writes one generated declaration or method group.
 //
 // Emission walks the layout's slices in order and never iterates a map, so the same layout

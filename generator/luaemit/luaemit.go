@@ -3,7 +3,7 @@
 // layout's constants: radices, weights, widths, member offsets, 10^w for decimal scores, the
 // fingerprint; the score codec, the field accessors) and which registers one function per
 // operation of generator/catalog that has a template, with the catalogue's argument positions
-// written into its text. luaemit.go renders, data.go builds what the templates see, lua.go
+// written into its text. luaemit.go renders, view.go builds what the templates see, lua.go
 // writes Lua literals.
 //
 // The functions do the digit arithmetic of the Go codec on Lua's doubles, which is exact
