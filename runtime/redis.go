@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/rankgen/rankgen/internal/quote"
 )
 
 // Run runs one of the runtime's own scripts (Reindex, migrate; generated boards call their
@@ -72,6 +74,9 @@ func ParseReply(msg string) (err error, ok bool) {
 	// appended by the server; rankgen's scripts reply with redis.error_reply, but be safe.
 	if i := strings.Index(detail, " script: "); i >= 0 {
 		detail = detail[:i]
+	}
+	if code == "LAYOUT_MISMATCH" {
+		detail = quoteStored(detail)
 	}
 	if code == "OUT_OF_RANGE" {
 		if re := rangeError(detail); re != nil {
@@ -199,4 +204,19 @@ func (e Expiry) String() string {
 		return "expire at " + time.UnixMilli(e.ms).UTC().Format(time.RFC3339Nano)
 	}
 	return "no expiry"
+}
+
+// quoteStored quotes the stored value a LAYOUT_MISMATCH detail names ("board has layout X,
+// this code …"): X is whatever the board's key held, possibly hostile bytes or a huge value,
+// so it is quoted and cut as all bad input is.
+func quoteStored(detail string) string {
+	for _, lead := range []string{"board has layout ", "the board data has stored format "} {
+		if rest, ok := strings.CutPrefix(detail, lead); ok {
+			if i := strings.LastIndex(rest, ", this code "); i >= 0 {
+				return lead + quote.Short(rest[:i]) + rest[i:]
+			}
+			return lead + quote.Short(rest)
+		}
+	}
+	return detail
 }

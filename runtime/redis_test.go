@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 )
 
 func TestSideKeys(t *testing.T) {
@@ -163,5 +165,30 @@ func TestReplies(t *testing.T) {
 	}
 	if DigitText(255, 4, true) != "00ff" || DigitText(42, 5, false) != "00042" {
 		t.Error("DigitText")
+	}
+}
+
+// TestLayoutMismatchQuotesStored: the value a board's key held where its fingerprint belongs
+// is whatever another writer put there (terminal escapes, line breaks, kilobytes): the
+// LAYOUT_MISMATCH error quotes and cuts it, from a script's reply and from CheckFingerprint.
+func TestLayoutMismatchQuotesStored(t *testing.T) {
+	hostile := "\x1b[31m" + strings.Repeat("x", 3000) + "\r\n"
+	const fp = "0123456789abcdef"
+	fromScript, ok := ParseReply("RANKGEN_LAYOUT_MISMATCH board has layout " + hostile + ", this code writes layout " + fp)
+	if !ok {
+		t.Fatal("a LAYOUT_MISMATCH reply is not parsed")
+	}
+	_, fromRead := CheckFingerprint(redis.NewStringResult(hostile, nil), fp)
+	for name, err := range map[string]error{"script reply": fromScript, "CheckFingerprint": fromRead} {
+		msg := err.Error()
+		if !errors.Is(err, ErrLayoutMismatch) || strings.ContainsAny(msg, "\x1b\r\n") || len(msg) > 200 ||
+			!strings.Contains(msg, "(3007 bytes)") || !strings.HasSuffix(msg, "layout "+fp) {
+			t.Errorf("%s: %q; want ErrLayoutMismatch with the stored value quoted and cut", name, msg)
+		}
+	}
+	// A fingerprint stored by another layout reads as a quoted fingerprint.
+	if _, err := CheckFingerprint(redis.NewStringResult("fedcba9876543210", nil), fp); err == nil ||
+		!strings.Contains(err.Error(), `layout "fedcba9876543210", this code reads layout `+fp) {
+		t.Errorf("another layout: %v", err)
 	}
 }

@@ -180,7 +180,7 @@ func CheckFingerprint(cmd *redis.StringCmd, fp string) (bool, error) {
 	case err != nil:
 		return false, ReplyError(err)
 	case have != fp:
-		return false, &ScriptError{Code: "LAYOUT_MISMATCH", Detail: "board has layout " + have + ", this code reads layout " + fp, kind: ErrLayoutMismatch}
+		return false, &ScriptError{Code: "LAYOUT_MISMATCH", Detail: "board has layout " + quote.Short(have) + ", this code reads layout " + fp, kind: ErrLayoutMismatch}
 	}
 	return true, nil
 }
