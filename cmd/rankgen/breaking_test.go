@@ -18,14 +18,10 @@ import (
 	rankgenrt "github.com/rankgen/rankgen/runtime"
 )
 
-// TestBreakingAgainstGit compares a schema with its committed version (-against git:REF), as a
-// pull request's CI would with git:origin/main.
-func TestBreakingAgainstGit(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git is not installed")
-	}
-	dir := t.TempDir()
-	gitRun := func(args ...string) {
+// gitIn returns a runner of git commands in dir (a test's own repository), failing the test
+// on any error.
+func gitIn(t *testing.T, dir string) func(args ...string) {
+	return func(args ...string) {
 		t.Helper()
 		cmd := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@example.com"}, args...)...)
 		cmd.Dir = dir
@@ -33,6 +29,16 @@ func TestBreakingAgainstGit(t *testing.T) {
 			t.Fatalf("git %v: %v\n%s", args, err, out)
 		}
 	}
+}
+
+// TestBreakingAgainstGit compares a schema with its committed version (-against git:REF), as a
+// pull request's CI would with git:origin/main.
+func TestBreakingAgainstGit(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	dir := t.TempDir()
+	gitRun := gitIn(t, dir)
 	src, err := os.ReadFile("../../examples/schemas/arena.yaml")
 	if err != nil {
 		t.Fatal(err)
@@ -83,14 +89,7 @@ func TestBreakingNewSchema(t *testing.T) {
 		t.Skip("git is not installed")
 	}
 	dir := t.TempDir()
-	git := func(args ...string) {
-		t.Helper()
-		cmd := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@example.com"}, args...)...)
-		cmd.Dir = dir
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
+	git := gitIn(t, dir)
 	src, err := os.ReadFile("../../examples/schemas/arena.yaml")
 	if err != nil {
 		t.Fatal(err)
@@ -133,14 +132,7 @@ func TestBreakingMigrateCommandRuns(t *testing.T) {
 		t.Skip("git is not installed")
 	}
 	dir := t.TempDir()
-	git := func(args ...string) {
-		t.Helper()
-		cmd := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@example.com"}, args...)...)
-		cmd.Dir = dir
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
+	git := gitIn(t, dir)
 	oldSrc := migrateOld + "  - name: Paid\n    type: bool\n    order: desc\n  - name: Tier\n    type: enum\n    values: [bronze, gold]\n    order: desc\n"
 	newSrc := migrateOld + "  - name: Level\n    type: uint\n    min: 1\n    max: 9\n    order: desc\n  - name: Premium\n    type: bool\n    order: desc\n"
 	schema := filepath.Join(dir, "board.yaml")
