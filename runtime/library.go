@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"sync"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -53,40 +54,94 @@ func (l *Library) Load(ctx context.Context, c redis.UniversalClient) error {
 }
 
 // loadOn loads the library on one server (or, for any other client, wherever it sends
-// FUNCTION LOAD).
+// FUNCTION LOAD). REPLACE makes loading it again harmless without reading the server's words:
+// its name is its text's hash, so whatever holds that name is this text.
 func (l *Library) loadOn(ctx context.Context, c redis.Cmdable) error {
-	err := c.FunctionLoad(ctx, l.Source).Err()
-	if err != nil && strings.Contains(err.Error(), "already exists") {
-		return nil // loaded before, by us or by another client: the name is the text's hash
-	}
-	return err
+	return c.FunctionLoadReplace(ctx, l.Source).Err()
 }
 
 // loadFor loads the library where a call with keys went and found it missing: on a Cluster,
 // the master of keys[0]'s slot (a replica receives it from there); elsewhere as Load does.
 func (l *Library) loadFor(ctx context.Context, c redis.Cmdable, keys []string) error {
+	if cc, ok := c.(*redis.ClusterClient); ok && len(keys) > 0 {
+		m, err := cc.MasterForKey(ctx, keys[0])
+		if err != nil {
+			return err
+		}
+		return l.loadOn(ctx, m)
+	}
+	if u, ok := c.(redis.UniversalClient); ok {
+		return l.Load(ctx, u)
+	}
+	return l.loadOn(ctx, c)
+}
+
+// missing reports whether a call that failed with err found the library missing where it went
+// (a new server, a restart without persistence, FUNCTION FLUSH, a replica promoted before the
+// library reached it): then its function did not run. The words of an error reply change
+// between servers and releases and are never read: an error reply that is neither one of the
+// library's own nor a server code rankgen types is followed by asking the server (FUNCTION
+// LIST) whether it holds the library, which costs a round trip only on that error path.
+func (l *Library) missing(ctx context.Context, c redis.Cmdable, keys []string, err error) bool {
+	var re redis.Error
+	if !errors.As(err, &re) {
+		return false
+	}
+	if _, ours := ParseReply(re.Error()); ours {
+		return false
+	}
+	if _, typed := serverCodes[replyCode(re.Error())]; typed {
+		return false
+	}
+	held, perr := l.heldFor(ctx, c, keys)
+	return perr == nil && !held
+}
+
+// heldFor reports whether the library is on the server a call with keys goes to: on a Cluster
+// the master of keys[0]'s slot; on a Ring (or a Cluster call without keys) every shard.
+func (l *Library) heldFor(ctx context.Context, c redis.Cmdable, keys []string) (bool, error) {
 	switch c := c.(type) {
 	case *redis.ClusterClient:
 		if len(keys) > 0 {
 			m, err := c.MasterForKey(ctx, keys[0])
 			if err != nil {
-				return err
+				return false, err
 			}
-			return l.loadOn(ctx, m)
+			return l.heldOn(ctx, m)
 		}
-		return l.Load(ctx, c)
+		return l.heldOnEach(ctx, c.ForEachMaster)
 	case *redis.Ring:
-		return l.Load(ctx, c)
+		return l.heldOnEach(ctx, c.ForEachShard)
 	}
-	return l.loadOn(ctx, c)
+	return l.heldOn(ctx, c)
 }
 
-// missing reports whether err is the server's answer to a call of a function it does not have
-// (a new server, a restart without persistence, FUNCTION FLUSH, a replica promoted before the
-// library reached it): the function did not run.
-func missing(err error) bool {
-	var re redis.Error
-	return errors.As(err, &re) && strings.Contains(re.Error(), "Function not found")
+// heldOnEach reports whether every server forEach visits holds the library.
+func (l *Library) heldOnEach(ctx context.Context, forEach func(context.Context, func(context.Context, *redis.Client) error) error) (bool, error) {
+	var mu sync.Mutex
+	all := true
+	err := forEach(ctx, func(ctx context.Context, c *redis.Client) error {
+		held, err := l.heldOn(ctx, c)
+		mu.Lock()
+		all = all && held
+		mu.Unlock()
+		return err
+	})
+	return all, err
+}
+
+// heldOn reports whether one server holds the library, comparing names exactly.
+func (l *Library) heldOn(ctx context.Context, c redis.Cmdable) (bool, error) {
+	libs, err := c.FunctionList(ctx, redis.FunctionListQuery{LibraryNamePattern: l.Name}).Result()
+	if err != nil {
+		return false, err
+	}
+	for _, lib := range libs {
+		if lib.Name == l.Name {
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 // queue sends (or, on a pipeline, queues) the call: FCALL_RO when ro, else FCALL.
@@ -101,7 +156,7 @@ func (f *Function) queue(ctx context.Context, c redis.Cmdable, ro bool, keys []s
 // it once more.
 func (f *Function) call(ctx context.Context, c redis.Cmdable, ro bool, keys []string, args []any) (any, error) {
 	v, err := f.queue(ctx, c, ro, keys, args).Result()
-	if missing(err) {
+	if f.Lib.missing(ctx, c, keys, err) {
 		if err := f.Lib.loadFor(ctx, c, keys); err != nil {
 			return nil, err
 		}

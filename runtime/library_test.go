@@ -63,8 +63,21 @@ func TestLibraryLoadsWhenMissing(t *testing.T) {
 				t.Fatalf("error reply: %v; want ErrOverflow, not uncertain", err)
 			}
 			writes := testFunction(t, "return redis.call('SET', KEYS[1], 'x')", "'no-writes'")
-			if _, err := RunRO(ctx, c, writes, []string{k}); err == nil || missing(err) {
+			if _, err := RunRO(ctx, c, writes, []string{k}); err == nil || writes.Lib.missing(ctx, c, []string{k}, err) {
 				t.Fatalf("a no-writes function that writes: %v; want the server's refusal", err)
+			}
+			// An error reply that reads like the server's "not found" is the function's own when
+			// the server holds the library: no reload, no second run.
+			mimic := testFunction(t, "redis.call('INCR', KEYS[1]) return redis.error_reply('ERR Function not found')", "")
+			k2 := redistest.Key(t, "mimic")
+			if err := mimic.Lib.Load(ctx, c); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := Call(ctx, c, mimic, []string{k2}); err == nil {
+				t.Fatal("a function replying an error: no error")
+			}
+			if n, err := c.Get(ctx, k2).Int64(); err != nil || n != 1 {
+				t.Fatalf("a function whose error reads like a missing function ran %d times (%v); want once", n, err)
 			}
 		})
 	}

@@ -151,11 +151,18 @@ func ReplyError(err error) error {
 	if typed, ok := ParseReply(msg); ok {
 		return typed
 	}
-	code, _, _ := strings.Cut(msg, " ")
+	code := replyCode(msg)
 	if kind, ok := serverCodes[code]; ok {
 		return &ServerError{Code: code, Reply: err, kind: kind}
 	}
 	return err
+}
+
+// replyCode is an error reply's code word (WRONGTYPE, OOM, ERR): protocol, unlike the words
+// after it.
+func replyCode(msg string) string {
+	code, _, _ := strings.Cut(msg, " ")
+	return code
 }
 
 // TypeError gives a plain read command's error the type a script's error would have

@@ -153,7 +153,7 @@ func movedOn(err error) bool {
 func runWait(ctx context.Context, c redis.Cmdable, f *Function, keys []string, token string, r Replicas, args []any) (any, error) {
 	call := func(p redis.Pipeliner) *redis.Cmd { return f.queue(ctx, p, false, keys, args) }
 	eval, wait := pipelineWait(ctx, c, r, call)
-	if missing(eval.Err()) {
+	if f.Lib.missing(ctx, c, keys, eval.Err()) {
 		if err := f.Lib.loadOn(ctx, c); err != nil {
 			return nil, err // nothing ran
 		}

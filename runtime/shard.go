@@ -260,7 +260,7 @@ func (p *Pipe) Exec(ctx context.Context) {
 	_, _ = p.Pipeliner.Exec(ctx)
 	var again []pipedCall
 	for _, pc := range p.calls {
-		if missing(pc.cmd.Err()) {
+		if pc.f.Lib.missing(ctx, p.c, pc.keys, pc.cmd.Err()) {
 			again = append(again, pc)
 		}
 	}
