@@ -108,7 +108,7 @@ func (m *migration) unfence(err error) error {
 	}
 	close(m.renewing)
 	if errors.Is(context.Cause(m.ctx), errFenceLapsed) {
-		return fmt.Errorf("%w: %s: %v (the run stalled past -fence %s): writers may have written what was copied; rerun to copy again",
+		return fmt.Errorf("%w: %s: %v (the run stalled past its fence expiry %s): writers may have written what was copied; rerun to copy again",
 			ErrChanged, m.k.src, errFenceLapsed, m.o.FenceTTL)
 	}
 	if err == nil || m.ctx.Err() != nil || !errors.Is(err, ErrChanged) && !errors.Is(err, ErrMisfit) && !errors.Is(err, ErrConflict) && !errors.Is(err, rankgenrt.ErrLayoutMismatch) {
