@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 
@@ -124,6 +125,7 @@ func (m *migration) verify(ctx context.Context) error {
 		if err := m.verifyDataCount(ctx); err != nil {
 			return m.changed(ctx, err)
 		}
+		return m.verifyAll(ctx, n)
 	}
 	sample, err := m.c.ZRandMemberWithScores(ctx, m.k.src, m.o.Sample).Result()
 	if err != nil {
@@ -142,23 +144,15 @@ func (m *migration) verify(ctx context.Context) error {
 // as the merge rule keeps it (at least as good, or KEY2's own).
 func (m *migration) verifyOne(ctx context.Context, z redis.Z) error {
 	member, _ := z.Member.(string)
-	old, err := m.p.Old.Decode(z.Score, member)
+	old, err := m.oldEntry(entry{member: member, score: z.Score})
 	if err != nil {
-		return fmt.Errorf("%w: %s: %v", ErrChanged, m.k.src, err)
-	}
-	want, err := m.p.Map(old)
-	if err != nil {
-		return fmt.Errorf("%w: %s: %v", ErrChanged, m.k.src, err)
-	}
-	copyName := "its copy"
-	if !m.k.inPlace {
-		copyName = m.k.dest
+		return err
 	}
 	gotMember := old.ID
 	if m.p.New.HasPrefix() {
 		gotMember, err = m.c.HGet(ctx, m.k.destAux, old.ID).Result()
 		if errors.Is(err, redis.Nil) {
-			return fmt.Errorf("%w: id %s is on %s but not on %s", ErrChanged, quote.Short(old.ID), m.k.src, copyName)
+			return m.missing(old.ID)
 		}
 		if err != nil {
 			return err
@@ -166,27 +160,62 @@ func (m *migration) verifyOne(ctx context.Context, z redis.Z) error {
 	}
 	score, err := m.c.ZScore(ctx, m.k.dest, gotMember).Result()
 	if errors.Is(err, redis.Nil) {
-		return fmt.Errorf("%w: id %s is on %s but not on %s", ErrChanged, quote.Short(old.ID), m.k.src, copyName)
+		return m.missing(old.ID)
 	}
 	if err != nil {
 		return err
 	}
-	got, err := m.p.New.Decode(score, gotMember)
+	if withData, err := m.compare(old, gotMember, score); err != nil || !withData {
+		return err
+	}
+	return m.verifyData(ctx, old.ID)
+}
+
+// copyName names the copy in messages.
+func (m *migration) copyName() string {
+	if m.k.inPlace {
+		return "its copy"
+	}
+	return m.k.dest
+}
+
+// oldEntry decodes a source entry with the old layout.
+func (m *migration) oldEntry(e entry) (layout.Entry, error) {
+	old, err := m.p.Old.Decode(e.score, e.member)
 	if err != nil {
-		return fmt.Errorf("%w: id %s on %s does not decode with the new layout: %v", ErrChanged, quote.Short(old.ID), copyName, err)
+		return old, fmt.Errorf("%w: %s: %v", ErrChanged, m.k.src, err)
+	}
+	return old, nil
+}
+
+func (m *migration) missing(id string) error {
+	return fmt.Errorf("%w: id %s is on %s but not on %s", ErrChanged, quote.Short(id), m.k.src, m.copyName())
+}
+
+// compare checks the copy's pair for the source entry old, decoded with the new layout,
+// against old mapped; withData reports whether the data must match too (the copy's entry is
+// the source's, not one KEY2 kept by its merge rule).
+func (m *migration) compare(old layout.Entry, member string, score float64) (withData bool, err error) {
+	want, err := m.p.Map(old)
+	if err != nil {
+		return false, fmt.Errorf("%w: %s: %v", ErrChanged, m.k.src, err)
+	}
+	got, err := m.p.New.Decode(score, member)
+	if err != nil {
+		return false, fmt.Errorf("%w: id %s on %s does not decode with the new layout: %v", ErrChanged, quote.Short(old.ID), m.copyName(), err)
 	}
 	switch cmp := m.p.New.Compare(got, want); {
 	case m.merge == MergeNew:
-		return nil // KEY2's entry is kept, whatever it is
+		return false, nil // KEY2's entry is kept, whatever it is
 	case m.merge == MergeBest && cmp < 0:
-		return nil // KEY2's entry ranks first, and is kept with its data
+		return false, nil // KEY2's entry ranks first, and is kept with its data
 	case cmp != 0 || got.ID != want.ID:
-		return fmt.Errorf("%w: id %s reads %s on %s but %s on %s", ErrChanged, quote.Short(old.ID),
-			entryText(m.p.Old, old), m.k.src, entryText(m.p.New, got), copyName)
+		return false, fmt.Errorf("%w: id %s reads %s on %s but %s on %s", ErrChanged, quote.Short(old.ID),
+			entryText(m.p.Old, old), m.k.src, entryText(m.p.New, got), m.copyName())
 	case m.merge == MergeBest:
-		return nil // equal entries: KEY2's is kept, with its data
+		return false, nil // equal entries: KEY2's is kept, with its data
 	}
-	return m.verifyData(ctx, old.ID)
+	return true, nil
 }
 
 // entryText is an entry's fields as Name=value, for messages.
@@ -220,8 +249,8 @@ func (m *migration) finish(ctx context.Context) error {
 	if !m.k.inPlace {
 		return m.c.HSet(ctx, m.k.prog, "phase", "done").Err()
 	}
-	_, err := run(ctx, m.c, switchScript,
-		[]string{m.k.src, m.k.srcIdx, m.k.srcMeta, m.k.dest, m.k.destAux, m.k.prog, m.k.srcData, m.k.destData},
+	v, err := run(ctx, m.c, switchScript,
+		[]string{m.k.src, m.k.srcIdx, m.k.srcMeta, m.k.dest, m.k.destAux, m.k.prog, m.k.srcData, m.k.destData, m.k.fence},
 		m.p.id, m.p.Old.Fingerprint, flag(m.p.Old.HasPrefix()), m.p.New.Fingerprint, flag(m.p.New.HasPrefix()),
 		m.p.Old.DataFingerprint, m.p.New.DataFingerprint)
 	var se *stateError
@@ -231,6 +260,13 @@ func (m *migration) finish(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	m.rep.Switched = true
+	a, ok := v.([]any)
+	if !ok || len(a) != 4 {
+		return fmt.Errorf("%w: switch reply %v", rankgenrt.ErrBadReply, v)
+	}
+	refused, _ := a[1].(int64)
+	since, _ := a[2].(int64)
+	now, _ := a[3].(int64)
+	m.rep.Switched, m.rep.Refused, m.rep.Fenced = true, refused, time.Duration(now-since)*time.Millisecond
 	return nil
 }

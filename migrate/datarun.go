@@ -137,9 +137,14 @@ func (m *migration) verifyData(ctx context.Context, id string) error {
 	if err := errors.Join(ignoreNil(serr), ignoreNil(gerr)); err != nil {
 		return err
 	}
-	srcNone, gotNone := serr != nil, gerr != nil
-	if srcNone || gotNone {
-		if srcNone != gotNone {
+	return m.compareData(id, src, serr == nil, got, gerr == nil)
+}
+
+// compareData checks id's data on the copy (got, when it has some) against the source's
+// (src, when it has some) mapped.
+func (m *migration) compareData(id, src string, srcHas bool, got string, gotHas bool) error {
+	if !srcHas || !gotHas {
+		if srcHas != gotHas {
 			return fmt.Errorf("%w: id %s has data on only one of %s and its copy", ErrChanged, quote.Short(id), m.k.src)
 		}
 		return nil

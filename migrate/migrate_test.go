@@ -160,8 +160,8 @@ func TestMigrateEveryWireRule(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !rep.Switched || rep.Copied != int64(len(c.entries)) || rep.Sampled != len(c.entries) {
-				t.Errorf("report %+v: want switched, %d copied and sampled", rep, len(c.entries))
+			if !rep.Switched || rep.Copied != int64(len(c.entries)) || rep.Verified != int64(len(c.entries)) {
+				t.Errorf("report %+v: want switched, %d copied and verified", rep, len(c.entries))
 			}
 			if got := readBoard(t, rc, new, key); !slices.Equal(got, sorted(c.want)) {
 				t.Errorf("the new layout reads\n%q\nwant\n%q", got, sorted(c.want))

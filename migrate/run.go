@@ -28,10 +28,13 @@ type Options struct {
 	Shards int
 	Now    time.Time
 
-	Batch      int            // entries per read and per write script (default 500)
-	MaxMisfits int            // misfits listed in a MisfitError (default 10; all are counted)
-	Sample     int            // entries the verification decodes both ways (default 100)
-	Progress   func(Progress) // called after each batch of the check and copy passes, if set
+	Batch      int // entries per read and per write script (default 500)
+	MaxMisfits int // misfits listed in a MisfitError (default 10; all are counted)
+	Sample     int // at ToKey: entries the verification decodes both ways (default 100; in place every entry is)
+	// FenceTTL is how long the fence of an in-place migration stands unless the run renews it
+	// (every third of it): writers wait at most that long after a run is killed (default 5s).
+	FenceTTL time.Duration
+	Progress func(Progress) // called after each batch of the check and copy passes, if set
 }
 
 // Progress is where a migration stands.
@@ -49,24 +52,29 @@ type Progress struct {
 
 // Report says what Run did.
 type Report struct {
-	Part        Part   // RunBoard: the part of the board this report is about
-	Key, Dest   string // the source, and the board that holds the migrated entries (Key in place, else ToKey)
-	Entries     int64  // entries of the source when the migration started
-	Copied      int64  // entries written to the copy by this run
-	Kept        int64  // entries the copy already had (a resumed run, or a new-layout writer)
-	Replaced    int64  // entries of ToKey that ranked after the source's, replaced (Merge best)
-	Merge       Merge  // the rule the copy at ToKey followed ("" in place)
-	WithData    int64  // entries copied by this run with their data (the others have none)
-	Resumed     bool   // this run continued an interrupted migration
-	Sampled     int    // entries verified by decoding both ways
-	Switched    bool   // the copy replaced Key
-	AlreadyDone bool   // nothing to do: the migration had completed before
+	Part        Part          // RunBoard: the part of the board this report is about
+	Key, Dest   string        // the source, and the board that holds the migrated entries (Key in place, else ToKey)
+	Entries     int64         // entries of the source when the migration started
+	Copied      int64         // entries written to the copy by this run
+	Kept        int64         // entries the copy already had (a resumed run, or a new-layout writer)
+	Replaced    int64         // entries of ToKey that ranked after the source's, replaced (Merge best)
+	Merge       Merge         // the rule the copy at ToKey followed ("" in place)
+	WithData    int64         // entries copied by this run with their data (the others have none)
+	Resumed     bool          // this run continued an interrupted migration
+	Sampled     int           // at ToKey: entries verified by decoding both ways
+	Verified    int64         // in place: entries verified by decoding both ways, with their data (the whole board)
+	Refused     int64         // in place: writes the fence refused (ErrMigrating), over every run of this migration
+	Fenced      time.Duration // in place: how long the fence stood, from its first raise to the switch
+	Restarted   bool          // the fence had lapsed since an earlier run copied: the copy started again
+	Switched    bool          // the copy replaced Key
+	AlreadyDone bool          // nothing to do: the migration had completed before
 }
 
 // keys are the keys one migration touches.
 type keys struct {
 	src, srcIdx, srcMeta, srcData string
 	dest, destAux, destData, prog string
+	fence                         string // in place: the fence writers meet (rankgenrt.FenceKey)
 	inPlace                       bool
 }
 
@@ -75,6 +83,7 @@ func keysFor(p *Plan, o Options) keys {
 	if k.dest == "" {
 		k.inPlace = true
 		k.dest = rankgenrt.SideKey(o.Key, "migrate:board") // in the source's hash slot
+		k.fence = rankgenrt.FenceKey(o.Key)
 	}
 	k.destAux = auxKey(p.New, k.dest)
 	k.srcData, k.destData = rankgenrt.DataKey(k.src), rankgenrt.DataKey(k.dest)
@@ -92,13 +101,18 @@ func auxKey(l *layout.Layout, key string) string {
 // Run migrates the board o.Key from p.Old to p.New: it reads the whole source and stops with
 // a *MisfitError (ErrMisfit) when an entry does not map; copies it in batches into a key of
 // the same hash slot (or o.ToKey), recording its progress there in the same script as each
-// batch; verifies the copy (entry count, and a sample decoded with both layouts); and then,
-// unless o.ToKey is set, replaces the source with the copy in one script. The source is not
-// modified before that switch. A run interrupted at any point (even kill -9) is resumed by
-// running it again with the same plan, and ends in the same state.
-func Run(ctx context.Context, c redis.UniversalClient, p *Plan, o Options) (Report, error) {
+// batch; verifies the copy (entry count, and every entry, or at o.ToKey a sample, decoded
+// with both layouts); and then, unless o.ToKey is set, replaces the source with the copy in
+// one script. The source is not modified before that switch. In place, the board is fenced
+// from the check pass to the switch (see fence.go): no write of either layout is lost, each
+// one refused returns ErrMigrating. A run interrupted at any point (even kill -9) is resumed
+// by running it again with the same plan, and ends in the same state.
+func Run(ctx context.Context, c redis.UniversalClient, p *Plan, o Options) (rep Report, err error) {
 	o = o.withDefaults()
 	m := &migration{c: c, p: p, o: o, k: keysFor(p, o), start: time.Now(), merge: mergeRule(p, o)}
+	m.ctx, m.cancel = context.WithCancelCause(ctx)
+	defer func() { err = m.unfence(err); m.cancel(nil) }()
+	ctx = m.ctx
 	m.rep = Report{Key: o.Key, Dest: o.Key, Merge: m.merge}
 	if o.ToKey != "" {
 		m.rep.Dest = o.ToKey
@@ -107,6 +121,11 @@ func Run(ctx context.Context, c redis.UniversalClient, p *Plan, o Options) (Repo
 		return m.rep, err
 	}
 	steps := []func(context.Context) error{m.checkSource, m.checkDest, m.checkAll, m.begin, m.copyAll, m.verify, m.finish}
+	if m.k.inPlace {
+		open := func(ctx context.Context) error { return m.fence(ctx, "open") }
+		closed := func(ctx context.Context) error { return m.fence(ctx, "close") }
+		steps = []func(context.Context) error{m.checkSource, open, m.checkAll, closed, m.begin, m.copyAll, m.verify, m.finish}
+	}
 	for _, step := range steps {
 		if err := step(ctx); err != nil || m.rep.AlreadyDone {
 			return m.rep, err
@@ -125,17 +144,23 @@ func (o Options) withDefaults() Options {
 	if o.Sample <= 0 {
 		o.Sample = 100
 	}
+	if o.FenceTTL <= 0 {
+		o.FenceTTL = 5 * time.Second
+	}
 	return o
 }
 
 // migration is one Run: its plan, keys and report so far.
 type migration struct {
-	c     redis.UniversalClient
-	p     *Plan
-	o     Options
-	k     keys
-	start time.Time
-	rep   Report
+	c        redis.UniversalClient
+	ctx      context.Context // the run's, cancelled with errFenceLapsed when its fence lapses
+	cancel   context.CancelCauseFunc
+	renewing chan struct{} // closed when the run ends, stopping the fence's renewals
+	p        *Plan
+	o        Options
+	k        keys
+	start    time.Time
+	rep      Report
 
 	phase, cursor string // where the copy stands
 	merge         Merge  // the rule for ids the destination holds

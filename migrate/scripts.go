@@ -150,15 +150,18 @@ return {copied, kept, withdata, replaced}
 
 // switchScript replaces the source with the copy, atomically. KEYS: source board, its index,
 // its meta key, the copy, the copy's side key, the progress record, the source's data hash,
-// the copy's. ARGV: plan, old fingerprint, old prefix (1/0), new fingerprint, new prefix
-// (1/0), old and new data fingerprints (empty without data). Both of the source's side keys
+// the copy's, the fence. ARGV: plan, old fingerprint, old prefix (1/0), new fingerprint, new
+// prefix (1/0), old and new data fingerprints (empty without data). The fence must stand,
+// closed, under this plan (else writers may have written since the copy began), and is lifted
+// with the switch. It returns {entries, writes the fence refused, Unix ms it stood since, Unix
+// ms now}. Both of the source's side keys
 // end up claiming the new fingerprint, so writers of either kind of old layout are refused
 // (RANKGEN_LAYOUT_MISMATCH, or NOT_INDEXED); the data hash is replaced by the copy's (deleted
 // when the new layout has no data, untouched when neither has); the source's time to live
 // carries over.
 var switchScript = redis.NewScript(claimed + `
 local src, idx, meta, tmp, tmpaux, prog = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
-local sdata, tdata = KEYS[7], KEYS[8]
+local sdata, tdata, fence = KEYS[7], KEYS[8], KEYS[9]
 local plan, oldfp, oldprefix, newfp, newprefix = ARGV[1], ARGV[2], ARGV[3] == '1', ARGV[4], ARGV[5] == '1'
 local olddfp, newdfp = ARGV[6], ARGV[7]
 local data = olddfp ~= '' or newdfp ~= ''
@@ -170,6 +173,10 @@ end
 local p = redis.call('HMGET', prog, 'plan', 'phase')
 if p[1] ~= plan or p[2] ~= 'copied' then
   return redis.error_reply('MIGRATE_CONFLICT another migration of ' .. src .. ' is running (its progress moved)')
+end
+local f = redis.call('HMGET', fence, 'plan', 'open', 'refused', 'since')
+if f[1] ~= plan or f[2] then
+  return redis.error_reply('MIGRATE_CHANGED the fence of ' .. src .. ' lapsed (or is open) since the copy began: writers may have written what was copied')
 end
 if redis.call('EXISTS', tmpaux) == 0 then
   return redis.error_reply('MIGRATE_CONFLICT the copy of ' .. src .. ' has no layout claim; rerun to copy it again')
@@ -198,7 +205,7 @@ local ttl = -2
 for _, k in ipairs({src, idx, meta, sdata}) do
   if ttl == -2 then ttl = redis.call('PTTL', k) end
 end
-redis.call('DEL', src, idx, meta, prog)
+redis.call('DEL', src, idx, meta, prog, fence)
 if m > 0 then redis.call('RENAME', tmp, src) end
 if data then
   redis.call('DEL', sdata)
@@ -215,7 +222,8 @@ if ttl > 0 then
   for _, k in ipairs({src, idx, meta}) do redis.call('PEXPIRE', k, ttl) end
   if data then redis.call('PEXPIRE', sdata, ttl) end
 end
-return m
+local t = redis.call('TIME')
+return {m, tonumber(f[3]) or 0, tonumber(f[4]) or 0, tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)}
 `)
 
 // run runs a migration script, mapping its MIGRATE_ error replies to ErrConflict and

@@ -9,7 +9,8 @@ import (
 )
 
 // Sentinel errors. Every error returned by generated code or by the interpreted codec matches
-// exactly one of them with errors.Is.
+// exactly one of them with errors.Is (and ErrRetry too when nothing was written and a retry
+// can succeed: ErrLayoutMismatch, ErrMigrating).
 var (
 	// ErrOutOfRange: a field value (or an id) lies outside what the layout can store.
 	ErrOutOfRange = errors.New("rankgen: value out of range")
@@ -22,7 +23,9 @@ var (
 	// ErrNotFound: the board has no entry for the id.
 	ErrNotFound = errors.New("rankgen: entry not found")
 	// ErrLayoutMismatch: the board was written by a different layout (fingerprint differs).
-	ErrLayoutMismatch = errors.New("rankgen: board written by a different layout")
+	// It matches ErrRetry: nothing was written, and the write succeeds with the code of the
+	// board's layout (after a migration switched in, the new one).
+	ErrLayoutMismatch error = &retryable{"rankgen: board written by a different layout"}
 	// ErrNotIndexed: a board whose members carry a prefix has entries but no index: it was
 	// written by other code, and writing before Reindex would give an id a second member.
 	ErrNotIndexed = errors.New("rankgen: board has entries but no index; run Reindex first")

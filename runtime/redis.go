@@ -40,12 +40,13 @@ var replyCodes = map[string]error{
 	"SEASON_CLOSED":   ErrSeasonClosed,
 	"SEASON_EXPIRED":  ErrSeasonExpired,
 	"TOKEN_REUSED":    ErrTokenReused,
+	"MIGRATING":       ErrMigrating,
 }
 
 // ScriptError is an error reported by a generated script. It matches, with errors.Is, the
 // sentinel of its code (ErrOverflow for RANKGEN_OVERFLOW, and so on).
 type ScriptError struct {
-	Code   string // OVERFLOW, OUT_OF_RANGE, NOT_FOUND, LAYOUT_MISMATCH, NOT_INDEXED, BAD_SCORE, BAD_MEMBER, SEASON_CLOSED, SEASON_EXPIRED, TOKEN_REUSED
+	Code   string // OVERFLOW, OUT_OF_RANGE, NOT_FOUND, LAYOUT_MISMATCH, NOT_INDEXED, BAD_SCORE, BAD_MEMBER, SEASON_CLOSED, SEASON_EXPIRED, TOKEN_REUSED, MIGRATING
 	Detail string // the script's words: field, value, range
 	kind   error
 }
@@ -82,6 +83,9 @@ func ParseReply(msg string) (err error, ok bool) {
 		if re := rangeError(detail); re != nil {
 			return re, true
 		}
+	}
+	if code == "MIGRATING" {
+		return migrating(detail), true
 	}
 	if code == "SEASON_EXPIRED" {
 		if se := seasonExpired(detail); se != nil {

@@ -286,6 +286,9 @@ func printMigrateReport(e *env, asJSON bool, rep migrate.Report) {
 		if rep.Merge != "" {
 			result["merge"], result["replaced"] = rep.Merge, rep.Replaced
 		}
+		if rep.Switched {
+			result["verified"], result["refused"], result["fenced_ms"] = rep.Verified, rep.Refused, rep.Fenced.Milliseconds()
+		}
 		_ = enc.Encode(map[string]any{"result": result})
 		return
 	}
@@ -297,8 +300,8 @@ func printMigrateReport(e *env, asJSON bool, rep migrate.Report) {
 	case rep.AlreadyDone:
 		fmt.Fprintf(e.stdout, "%s: already migrated (%d entries); nothing to do\n", rep.Dest, rep.Entries)
 	case rep.Switched:
-		fmt.Fprintf(e.stdout, "%s: %d entries migrated (%s, %d kept from an earlier run), %d verified by sample; switched in\n",
-			rep.Key, rep.Entries, copied, rep.Kept, rep.Sampled)
+		fmt.Fprintf(e.stdout, "%s: %d entries migrated (%s, %d kept from an earlier run), all %d verified; switched in (writes fenced for %v, %d refused with ErrMigrating)\n",
+			rep.Key, rep.Entries, copied, rep.Kept, rep.Verified, rep.Fenced.Round(time.Millisecond), rep.Refused)
 	default:
 		merged := fmt.Sprintf("%d kept as %s had them", rep.Kept, rep.Dest)
 		switch rep.Merge {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -139,8 +140,9 @@ func TestMigrateCommandData(t *testing.T) {
 	if code := runIn(&env{stdout: &stdout, stderr: &stderr, dir: dir}, args); code != exitOK || stderr.Len() > 0 {
 		t.Fatalf("exit %d, stderr %q", code, stderr.String())
 	}
-	if want := "board: 2 entries migrated (2 copied, 1 of them with data, 0 kept from an earlier run), 2 verified by sample; switched in\n"; stdout.String() != want {
-		t.Errorf("stdout %q, want %q", stdout.String(), want)
+	head, tail := "board: 2 entries migrated (2 copied, 1 of them with data, 0 kept from an earlier run), all 2 verified; switched in (writes fenced for ", "ms, 0 refused with ErrMigrating)\n"
+	if out := stdout.String(); !strings.HasPrefix(out, head) || !strings.HasSuffix(out, tail) {
+		t.Errorf("stdout %q, want %q…%q", out, head, tail)
 	}
 	d, err := c.HGet(ctx, rankgenrt.DataKey("board"), "ann").Result()
 	vals, derr := newL.DecodeData(d)
@@ -199,5 +201,59 @@ func TestMigrateCommandSeasons(t *testing.T) {
 	stderr.Reset()
 	if code := runIn(e, args); code != exitOK || strings.Count(stdout.String(), "already migrated") != 2 {
 		t.Errorf("rerun: exit %d, stdout %q, stderr %q; want both seasons already migrated", code, stdout.String(), stderr.String())
+	}
+}
+
+// slipWriter passes a migration's -json lines to w and, at the first copy progress line, runs
+// slip once: a write that bypasses the fence (other code, ZINCRBY on the raw board).
+type slipWriter struct {
+	w    io.Writer
+	slip func()
+	done bool
+}
+
+func (s *slipWriter) Write(b []byte) (int, error) {
+	if !s.done && bytes.Contains(b, []byte(`"phase":"copy"`)) {
+		s.done = true
+		s.slip()
+	}
+	return s.w.Write(b)
+}
+
+// TestMigrateCommandSlipFails: a write that slips past the fence during the copy (another
+// program's raw ZINCRBY of one copied entry of 300, which no fence stops) is found by the
+// verification of the whole board: exit 1 naming the entry, nothing switched, the fence lifted.
+func TestMigrateCommandSlipFails(t *testing.T) {
+	dir := t.TempDir()
+	newSrc := strings.Replace(migrateOld, "bits: 20", "bits: 24", 1)
+	for name, src := range map[string]string{"old.yaml": migrateOld, "new.yaml": newSrc} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	srv := redistest.Start(t)
+	c := srv.Client(t)
+	ctx := context.Background()
+	old, _ := layout.Parse("old", []byte(migrateOld))
+	for i := range 300 { // more than the 100 a sample would check
+		score, member, _ := old.Encode(layout.Entry{ID: fmt.Sprintf("p%d", i), Keys: []uint64{uint64(10 * i)}})
+		c.ZAdd(ctx, "board", redis.Z{Score: score, Member: member})
+	}
+	c.Set(ctx, rankgenrt.MetaKey("board"), old.Fingerprint, 0)
+	var stdout, stderr bytes.Buffer
+	out := &slipWriter{w: &stdout, slip: func() { // one entry already copied changes
+		copied := c.ZRange(ctx, rankgenrt.SideKey("board", "migrate:board"), 0, 0).Val()
+		c.ZIncrBy(ctx, "board", 1, copied[0])
+	}}
+	args := []string{"migrate", "-from", "old.yaml", "-to", "new.yaml", "-redis", "redis://" + srv.Options().Addr, "-batch", "10", "-json", "board"}
+	code := runIn(&env{stdout: out, stderr: &stderr, dir: dir}, args)
+	if code != exitFail || !strings.Contains(stderr.String(), "the source changed during the migration: id \"p") {
+		t.Fatalf("exit %d, stderr %q; want exit %d naming an entry that changed", code, stderr.String(), exitFail)
+	}
+	if fp := c.Get(ctx, rankgenrt.MetaKey("board")).Val(); fp != old.Fingerprint {
+		t.Errorf("the board claims layout %s after a failed verification; want the old %s", fp, old.Fingerprint)
+	}
+	if n := c.Exists(ctx, rankgenrt.FenceKey("board")).Val(); n != 0 {
+		t.Errorf("the fence stands after the run failed; want it lifted")
 	}
 }

@@ -1,0 +1,121 @@
+package migrate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	rankgenrt "github.com/rankgen/rankgen/runtime"
+)
+
+// An in-place migration fences the board (rankgenrt.FenceKey): while the fence stands, the
+// write scripts of every layout refuse with ErrMigrating (a *MigratingError, which matches
+// rankgenrt.ErrRetry), before anything is written. The fence is raised open for the check pass
+// (writers of the old layout still write; the copy reads what they wrote) and closed before the
+// copy, so that the source is still from the copy's first batch until the switch, which lifts
+// the fence in the same script. It expires unless the migration renews it: one a killed run
+// leaves lifts by itself, and a run that finds this plan's copy unfenced starts it again.
+
+// errFenceLapsed cancels a run whose fence expired under it (the run stalled past the
+// expiry): writers may have written what was copied.
+var errFenceLapsed = errors.New("the fence lapsed")
+
+// fenceScript raises or closes the fence. KEYS: the fence, the progress record, the copy, its
+// index or meta key, its data hash. ARGV: plan, new fingerprint, "open" or "close", the old
+// fingerprint (the writers an open fence lets through), expiry in ms. A fence of another plan
+// (a run of other options, which a rerun replaces as begin replaces its copy) is taken over;
+// a fence raised afresh over this plan's copy drops the copy (writers wrote while the board
+// was unfenced). It returns 1 when it dropped one.
+var fenceScript = redis.NewScript(`
+local fence, prog = KEYS[1], KEYS[2]
+local plan, layout, mode, open, ttl = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
+local cur = redis.call('HGET', fence, 'plan')
+local dropped = 0
+if cur ~= plan then -- raised afresh, or taken over from a run of other options (begin drops its copy)
+  redis.call('DEL', fence)
+  if redis.call('HGET', prog, 'plan') == plan then
+    redis.call('DEL', KEYS[3], KEYS[4], KEYS[5], prog)
+    dropped = 1
+  end
+  local t = redis.call('TIME')
+  local now = string.format('%d', tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000))
+  redis.call('HSET', fence, 'plan', plan, 'layout', layout, 'refused', 0, 'since', now)
+  if mode == 'open' then redis.call('HSET', fence, 'open', open) end
+end
+if mode == 'close' then redis.call('HDEL', fence, 'open') end
+redis.call('PEXPIRE', fence, ttl)
+return dropped
+`)
+
+// renewScript extends the fence of plan ARGV[1] by ARGV[2] ms; 0 when it is gone.
+var renewScript = redis.NewScript(`
+if redis.call('HGET', KEYS[1], 'plan') ~= ARGV[1] then return 0 end
+return redis.call('PEXPIRE', KEYS[1], ARGV[2])
+`)
+
+// liftScript removes the fence of plan ARGV[1] (a run that failed for good).
+var liftScript = redis.NewScript(`
+if redis.call('HGET', KEYS[1], 'plan') ~= ARGV[1] then return 0 end
+return redis.call('DEL', KEYS[1])
+`)
+
+// fence raises the fence (mode "open") or closes it ("close"), and keeps renewing it until
+// the run ends; a lapse found by a renewal cancels the run.
+func (m *migration) fence(ctx context.Context, mode string) error {
+	v, err := run(ctx, m.c, fenceScript, []string{m.k.fence, m.k.prog, m.k.dest, m.k.destAux, m.k.destData},
+		m.p.id, m.p.New.Fingerprint, mode, m.p.Old.Fingerprint, m.o.FenceTTL.Milliseconds())
+	if err != nil {
+		return err
+	}
+	if dropped, _ := v.(int64); dropped == 1 {
+		m.rep.Restarted = true
+	}
+	if m.renewing == nil {
+		m.renewing = make(chan struct{})
+		go m.renew()
+	}
+	return nil
+}
+
+// renew extends the fence every third of its expiry until the run ends.
+func (m *migration) renew() {
+	tick := time.NewTicker(m.o.FenceTTL / 3)
+	defer tick.Stop()
+	for {
+		select {
+		case <-m.renewing:
+			return
+		case <-m.ctx.Done():
+			return
+		case <-tick.C:
+			n, err := renewScript.Run(m.ctx, m.c, []string{m.k.fence}, m.p.id, m.o.FenceTTL.Milliseconds()).Int64()
+			if err == nil && n == 0 {
+				m.cancel(errFenceLapsed)
+				return
+			}
+		}
+	}
+}
+
+// unfence stops the renewals; a run that failed for good (not one cancelled or cut off,
+// which a rerun resumes under the same fence) lifts the fence, so writers go on at once.
+func (m *migration) unfence(err error) error {
+	if m.renewing == nil {
+		return err
+	}
+	close(m.renewing)
+	if errors.Is(context.Cause(m.ctx), errFenceLapsed) {
+		return fmt.Errorf("%w: %s: %v (the run stalled past its fence expiry %s): writers may have written what was copied; rerun to copy again",
+			ErrChanged, m.k.src, errFenceLapsed, m.o.FenceTTL)
+	}
+	if err == nil || m.ctx.Err() != nil || !errors.Is(err, ErrChanged) && !errors.Is(err, ErrMisfit) && !errors.Is(err, ErrConflict) && !errors.Is(err, rankgenrt.ErrLayoutMismatch) {
+		return err
+	}
+	if lerr := liftScript.Run(context.Background(), m.c, []string{m.k.fence}, m.p.id).Err(); lerr != nil {
+		return errors.Join(err, lerr)
+	}
+	return err
+}
