@@ -106,24 +106,15 @@ func importsOf(text string) string {
 //     func(ctx context.Context, rdb redis.UniversalClient) error, to which the harness adds
 //     the closing "return nil" and the imports of the packages the fragment names
 //     (snippetImports); a fmt.Println line that ends in a comment must print exactly the
-//     comment's text (checkPrints). Every fragment runs in order, on a server of its own test, and an
-//     error it returns fails the test with the block's file and line.
+//     comment's text (checkPrints). The fragments run in order, each on a database of its
+//     own of this test's private server, and an error one returns fails the test with the
+//     block's file and line.
 //
 // The programs live in the module through an overlay (go build -overlay), so they import
 // the example packages and internal/testkit like the module's own tests, and nothing is
 // written into the repository.
 func TestDocsSnippets(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and runs programs with the go command")
-	}
-	goTool, err := exec.LookPath("go")
-	if err != nil {
-		t.Fatal("no go command")
-	}
-	root, err := filepath.Abs("../..")
-	if err != nil {
-		t.Fatal(err)
-	}
+	goTool, root := goAndRoot(t, "builds and runs programs with the go command")
 
 	// README.md's blocks are the quick start's files, which TestInstallFirstBoard writes
 	// into a fresh module and runs: every one must be among them.
@@ -159,7 +150,7 @@ func TestDocsSnippets(t *testing.T) {
 				tests = append(tests, "./"+dir)
 				continue
 			}
-			fmt.Fprintf(&fragments, "\n// %s\nfunc snippet%d(ctx context.Context, rdb redis.UniversalClient) error {\n%s\treturn nil\n}\n", where, n, indentTabs(checkPrints(b.text)))
+			fmt.Fprintf(&fragments, "\n// %s\nfunc snippet%d(ctx context.Context, rdb redis.UniversalClient) error {\n%s\treturn nil\n}\n", where, n, indentLines(checkPrints(b.text), "\t"))
 			fmt.Fprintf(&calls, "\trun(%q, snippet%d)\n", where, n)
 		}
 	}
@@ -237,12 +228,30 @@ func checkPrints(text string) string {
 	})
 }
 
-// indentTabs indents each non-empty line of a fragment by one tab, as a function body.
-func indentTabs(text string) string {
+// goAndRoot returns the go command and the repository's root for a test that builds with the
+// go command, which -short leaves out (why says what it builds).
+func goAndRoot(t *testing.T, why string) (goTool, root string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip(why)
+	}
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Fatal("no go command")
+	}
+	root, err = filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return goTool, root
+}
+
+// indentLines puts prefix before every non-empty line of text.
+func indentLines(text, prefix string) string {
 	lines := strings.Split(strings.TrimSuffix(text, "\n"), "\n")
 	for i, l := range lines {
 		if l != "" {
-			lines[i] = "\t" + l
+			lines[i] = prefix + l
 		}
 	}
 	return strings.Join(lines, "\n") + "\n"

@@ -79,17 +79,7 @@ func installCommands(t *testing.T) [][]string {
 // network nothing. Under the same proxy a bare "go get -tool" through the replace fails,
 // which is why README does not give it for a local clone.
 func TestInstallFirstBoard(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds a module with the go command")
-	}
-	goTool, err := exec.LookPath("go")
-	if err != nil {
-		t.Fatal("no go command")
-	}
-	root, err := filepath.Abs("../..")
-	if err != nil {
-		t.Fatal(err)
-	}
+	goTool, root := goAndRoot(t, "builds a module with the go command")
 	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "refused: this test asks the network nothing", http.StatusForbidden)
 	}))

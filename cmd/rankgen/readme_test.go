@@ -40,15 +40,7 @@ func runDoc(t *testing.T, dir, stdin string, args ...string) string {
 }
 
 // indentDoc indents every non-empty line by four spaces, as the documents show output.
-func indentDoc(s string) string {
-	lines := strings.Split(strings.TrimSuffix(s, "\n"), "\n")
-	for i, l := range lines {
-		if l != "" {
-			lines[i] = "    " + l
-		}
-	}
-	return strings.Join(lines, "\n") + "\n"
-}
+func indentDoc(s string) string { return indentLines(s, "    ") }
 
 // TestReadmeExplain: README's schema parses, and the explain output it shows for it, as
 // puzzle/puzzle.yaml, is what the command prints.
