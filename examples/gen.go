@@ -6,6 +6,10 @@
 // One directive per schema, writing into generated/<its package>; add a line when you add a
 // schema (TestDirectives fails until you do). CI runs "rankgen check" on the same lines, so a
 // schema edited without regenerating fails the build.
+//
+// This file holds only the package clause and the directives, as a gen.go should: code that
+// uses the boards lives in other files (here, other packages), so the directives are easy to
+// find and this file changes only when a schema is added.
 package examples
 
 //go:generate go run github.com/rankgen/rankgen/cmd/rankgen generate -o generated/arena schemas/arena.yaml

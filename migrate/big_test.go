@@ -18,7 +18,7 @@ import (
 )
 
 // bigEnv sizes the large-board test: RANKGEN_MIGRATE_BIG=1000000 migrates a board of a
-// million entries (README's numbers). The default run leaves it out: it takes a minute.
+// million entries (docs/migration.md's numbers). The default run leaves it out: it takes a minute.
 const bigEnv = "RANKGEN_MIGRATE_BIG"
 
 const bigChildEnv = "RANKGEN_MIGRATE_BIG_CHILD"

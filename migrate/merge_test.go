@@ -28,7 +28,7 @@ func bestAt(ctx context.Context, c redis.UniversalClient, l *layout.Layout, key,
 	return c.ZAddGT(ctx, key, redis.Z{Score: score, Member: member}).Err()
 }
 
-// TestDualWriteBestKeepsEveryPlayersBest is the dual-write window of README's recipe on a
+// TestDualWriteBestKeepsEveryPlayersBest is the dual-write window of docs/migration.md's recipe on a
 // board written by Best: players submit to the old board, then writers submit each score to
 // both boards while migrate -to-key copies the old one. Every player ends at their best over
 // all submissions, whether the first run finished or was refused because the boards differed

@@ -14,7 +14,7 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// The shard of an id is part of the stored format: these vectors must never change (README,
+// The shard of an id is part of the stored format: these vectors must never change (docs/sharded.md,
 // "Sharded boards", lists the same ones).
 func TestShardOfVectors(t *testing.T) {
 	for _, v := range []struct {

@@ -224,30 +224,26 @@ func TestSeasonExpiryKeep(t *testing.T) {
 	}
 }
 
-// TestREADMESeasonSamples keeps the README's -season samples true: the season paragraph
-// explain prints, the refusal of an id that starts no season, and a decoded line.
-func TestREADMESeasonSamples(t *testing.T) {
-	data, err := os.ReadFile("../../README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	readme := string(data)
+// TestDocumentedSeasonSamples keeps the CLI reference's -season samples true: the season
+// paragraph explain prints, the refusal of an id that starts no season, and a decoded line.
+func TestDocumentedSeasonSamples(t *testing.T) {
+	readme := readDoc(t, cliDoc)
 	indent := func(s string) string {
 		return "    " + strings.ReplaceAll(strings.TrimSuffix(s, "\n"), "\n", "\n    ") + "\n"
 	}
 	_, out, _ := seasonCLI("", "explain", "-season", "2026-10-21T12:00:00Z", "weekly.yaml")
 	_, paragraph, _ := strings.Cut(out, "\n\nseason ")
 	if !strings.Contains(readme, "    $ rankgen explain -season 2026-10-21T12:00:00Z examples/schemas/weekly.yaml\n    …\n"+indent("season "+paragraph)) {
-		t.Errorf("README's explain -season sample is out of date; the command prints:\n%s", indent("season "+paragraph))
+		t.Errorf(cliDoc+": the explain -season sample is out of date; the command prints:\n%s", indent("season "+paragraph))
 	}
 	_, _, errs := seasonCLI("", "explain", "-season", "1795388401", "weekly.yaml")
 	msg := strings.TrimPrefix(strings.TrimSuffix(errs, "\n"), "rankgen explain: ")
 	if flat := strings.Join(strings.Fields(readme), " "); !strings.Contains(flat, "(`"+msg+"`)") {
-		t.Errorf("README's refusal of an id that starts no season is out of date; the command prints:\n%s", msg)
+		t.Errorf(cliDoc+": the refusal of an id that starts no season is out of date; the command prints:\n%s", msg)
 	}
 	_, out, _ = seasonCLI("", "decode", "-schema", "weekly.yaml", "-season", "2026-11-25T12:00:00Z", "12510911", "ann")
 	if !strings.Contains(readme, "    $ rankgen decode -schema examples/schemas/weekly.yaml -season 2026-11-25T12:00:00Z 12510911 ann\n"+indent(out)) {
-		t.Errorf("README's decode -season sample is out of date; the command prints:\n%s", out)
+		t.Errorf(cliDoc+": the decode -season sample is out of date; the command prints:\n%s", out)
 	}
 }
 

@@ -32,7 +32,7 @@ type stepResult struct {
 	output string
 }
 
-// TestPRWorkflow proves README's pull-request recipe: it runs the run steps of
+// TestPRWorkflow proves the pull-request recipe of docs/migration.md: it runs the run steps of
 // examples/ci/rankgen.yml, as GitHub's bash would, in a fresh module that pins rankgen with
 // "go get -tool" (this checkout, offline) and keeps the arena board under git with origin/main
 // as the target branch. A safe change (a doc line and a new update) passes every step with no
@@ -252,17 +252,15 @@ func (r *workflowRepo) runSteps(t *testing.T, wf workflow) map[string]stepResult
 	return res
 }
 
-// TestWorkflowInREADME: README's pull-request section shows examples/ci/rankgen.yml as it is.
-func TestWorkflowInREADME(t *testing.T) {
-	readme, err := os.ReadFile("../../README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
+// TestWorkflowDocumented: the pull-request workflow of docs/migration.md shows
+// examples/ci/rankgen.yml as it is.
+func TestWorkflowDocumented(t *testing.T) {
+	readme := []byte(readDoc(t, "docs/migration.md"))
 	wf, err := os.ReadFile("../../examples/ci/rankgen.yml")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Contains(readme, []byte("```yaml\n"+string(wf)+"```\n")) {
-		t.Errorf("README's pull-request workflow does not show examples/ci/rankgen.yml as it is:\n%s", wf)
+		t.Errorf("docs/migration.md's pull-request workflow does not show examples/ci/rankgen.yml as it is:\n%s", wf)
 	}
 }

@@ -30,7 +30,7 @@ pages: ana bo | dee cy
 count: 5
 `
 
-// TestDemo runs the README's example against the test server.
+// TestDemo runs the Board API tour's longer form (docs/board-api.md) against the test server.
 func TestDemo(t *testing.T) {
 	var out bytes.Buffer
 	if err := run(context.Background(), &out, redistest.Client(t), redistest.Key(t, "{arena}")); err != nil {

@@ -9,7 +9,7 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// BenchmarkPaired measures the ratios of the README directly, robust to a busy machine: each
+// BenchmarkPaired measures the ratios of docs/performance.md directly, robust to a busy machine: each
 // round runs 20 calls of the baseline and 20 of the generated operation, alternating which goes
 // first, so that both sides see the same load. It reports
 //

@@ -16,7 +16,7 @@ import (
 // private 3-master cluster: a ShardedBoard of 6 shards (each shard's page script reads its
 // first 100 with their data, one pipeline, merged by the client) beside a one-key Board of the
 // same entries (one page script); and, as the baseline, the same on the racing board, without
-// data (ZREVRANGE per shard). Client time per call, for README.
+// data (ZREVRANGE per shard). Client time per call, for docs/sharded.md.
 //
 //	go test -run '^$' -bench ShardedTopData -count 3 -benchtime 500x ./examples/boardtest
 func BenchmarkShardedTopData(b *testing.B) {

@@ -20,7 +20,7 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-var measureBits62 = flag.Int("bits62.measure", 0, "measure duel (bits62) against duelint (integer score + member prefix) at this many entries, for README (-1: only the costs inside one script)")
+var measureBits62 = flag.Int("bits62.measure", 0, "measure duel (bits62) against duelint (integer score + member prefix) at this many entries, for docs/performance.md (-1: only the costs inside one script)")
 
 // duelOps is what the measurement does to one board, whichever layout it has.
 type duelOps struct {
@@ -94,7 +94,7 @@ func duelInteger(c redis.UniversalClient, key string) duelOps {
 func TestMeasureBits62(t *testing.T) {
 	n := *measureBits62
 	if n == 0 {
-		t.Skip("a measurement for README, not a check: run with -bits62.measure=1000000")
+		t.Skip("a measurement for docs/performance.md, not a check: run with -bits62.measure=1000000")
 	}
 	c, sent := redistest.Client(t), &sentCommands{}
 	c.AddHook(sent)

@@ -19,7 +19,7 @@ import (
 // cluster-node-timeout 1 s) while the board's master is SIGKILLed, or handed over with CLUSTER
 // FAILOVER on its replica. The writes go on once go-redis follows the promoted replica; the
 // board stays consistent; and the acknowledged writes that the new master lacks are counted
-// and logged (Redis replicates asynchronously). README's "Replication and failover" reports
+// and logged (Redis replicates asynchronously). docs/sharded.md's "Replication and failover" reports
 // these counts.
 
 const (

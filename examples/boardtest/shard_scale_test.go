@@ -19,7 +19,7 @@ import (
 )
 
 var (
-	shardScale  = flag.Int("shard.scale", 0, "TestShardScale: load this many entries into a sharded and a one-key board on the private cluster and measure both, for README")
+	shardScale  = flag.Int("shard.scale", 0, "TestShardScale: load this many entries into a sharded and a one-key board on the private cluster and measure both, for docs/performance.md")
 	shardCount  = flag.Int("shard.shards", 6, "TestShardScale: the sharded board's shard count")
 	shardCalls  = flag.Int("shard.callers", 32, "TestShardScale: concurrent callers of the update and read phases")
 	shardPeriod = flag.Duration("shard.period", 5*time.Second, "TestShardScale: how long each throughput phase runs")
@@ -73,7 +73,7 @@ type scaleResult struct {
 // -shard.scale=N: go test ./examples/boardtest -run TestShardScale -shard.scale=1000000 -v -timeout 1h
 func TestShardScale(t *testing.T) {
 	if *shardScale == 0 {
-		t.Skip("a measurement: run with -shard.scale=N (README, Capacity planning)")
+		t.Skip("a measurement: run with -shard.scale=N (docs/performance.md, capacity planning)")
 	}
 	c := redistest.StartCluster(t)
 	sb, err := racing.NewShardedBoard(c, redistest.Key(t, "sharded"), *shardCount)

@@ -131,17 +131,18 @@ func render(fset *token.FileSet, e ast.Expr) string {
 	return fset.Position(e.Pos()).String()
 }
 
-// TestRulesInREADME: README's breaking section lists every rule, and only those, in a table
-// row "| `ID` | CATEGORY | purpose |" with the registered category and purpose.
-func TestRulesInREADME(t *testing.T) {
-	data, err := os.ReadFile("../../README.md")
+// TestRulesDocumented: the CLI reference's breaking section (docs/cli.md) lists every rule,
+// and only those, in a table row "| `ID` | CATEGORY | purpose |" with the registered category
+// and purpose.
+func TestRulesDocumented(t *testing.T) {
+	data, err := os.ReadFile("../../docs/cli.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	readme := string(data)
-	start := strings.Index(readme, "\n### breaking\n")
+	start := strings.Index(readme, "\n## breaking\n")
 	if start < 0 {
-		t.Fatal("README has no \"### breaking\" section")
+		t.Fatal("docs/cli.md has no \"## breaking\" section")
 	}
 	section := readme[start+1:]
 	if end := strings.Index(section[1:], "\n#"); end >= 0 {
@@ -155,12 +156,12 @@ func TestRulesInREADME(t *testing.T) {
 	for _, r := range Rules() {
 		want.WriteString("| `" + r.ID + "` | " + string(r.Category) + " | " + r.Purpose + " |\n")
 		if got, ok := rows[r.ID]; !ok || got != [2]string{string(r.Category), r.Purpose} {
-			t.Errorf("README's breaking table: rule %s is missing or differs (%q)", r.ID, got)
+			t.Errorf("docs/cli.md's breaking table: rule %s is missing or differs (%q)", r.ID, got)
 		}
 		delete(rows, r.ID)
 	}
 	for id := range rows {
-		t.Errorf("README's breaking table lists %s, which is not a registered rule", id)
+		t.Errorf("docs/cli.md's breaking table lists %s, which is not a registered rule", id)
 	}
 	if t.Failed() {
 		t.Logf("the rows, in order:\n%s", want.String())

@@ -2,8 +2,10 @@ package goemit
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/dave/jennifer/jen"
+	"github.com/rankgen/rankgen/generator/catalog"
 	"github.com/rankgen/rankgen/generator/layout"
 )
 
@@ -129,12 +131,47 @@ func (b *board) resultTypes() {
 	f.Comment("Update is one update of a batch: the id, and the delta or value.")
 	f.Type().Id("Update").Types(jen.Id("V").Any()).Struct(jen.Id(l.IDName).Add(b.idType()), jen.Id("Value").Id("V"))
 	f.Line()
-	f.Comment("Result is the outcome of one update of a batch: the new entry, or the error that left it unchanged.")
-	if l.HasData() {
-		f.Comment("Field updates leave an entry's data as it is and do not read it: Entry.Data is zero here (Get returns it).")
-	}
+	b.comment("%s", resultDoc(l))
 	f.Type().Id("Result").Struct(jen.Id("Entry").Id("Entry"), jen.Id("Err").Error())
 	f.Line()
+}
+
+// resultDoc is Result's doc: which methods return one per item, and what each holds,
+// named from the catalogue (on a layout with data, what its Entry.Data is, which differs
+// by method).
+func resultDoc(l *layout.Layout) string {
+	var gets, lists, updates []string
+	for _, op := range catalog.Ops(l) {
+		switch {
+		case op.Kind == catalog.GetMany:
+			gets = append(gets, op.Methods...)
+		case op.Kind == catalog.Changes:
+			lists = append(lists, op.Methods[len(op.Methods)-1])
+		case op.Kind == catalog.Update && op.Batch:
+			updates = append(updates, op.Methods...)
+		}
+	}
+	doc := "Result is the outcome of one item of a batch: its entry, or the error of that item alone."
+	data := ""
+	if l.HasData() {
+		data = ", with its Data"
+	}
+	for _, m := range gets {
+		doc += fmt.Sprintf(" %s gives one per id: the stored entry%s, or an Err matching ErrNotFound.", m, data)
+	}
+	for _, m := range lists {
+		doc += fmt.Sprintf(" %s gives one per change list: the new entry, or the error that left it unchanged.", m)
+		if l.HasData() {
+			doc += " Its Entry.Data is the data the list set (SetData), else the zero Data."
+		}
+	}
+	if len(updates) > 0 {
+		doc += fmt.Sprintf(" %s give one per update: the new entry, or the error that left it unchanged.", strings.Join(updates, ", "))
+		if l.HasData() {
+			doc += " Field updates neither read nor change an entry's data, so their Entry.Data is the zero Data (Get returns the stored data)."
+		}
+	}
+	return doc
 }
 
 // dataDoc is what Board's doc says of the entry data, for a layout with data fields.

@@ -4,7 +4,9 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/rankgen/rankgen/generator/catalog"
 )
@@ -44,14 +46,78 @@ func boardMethods(t *testing.T, src []byte) map[string]bool {
 	out := map[string]bool{}
 	for _, d := range f.Decls {
 		fd, ok := d.(*ast.FuncDecl)
-		if !ok || fd.Recv == nil {
+		if !ok {
 			continue
 		}
-		if star, ok := fd.Recv.List[0].Type.(*ast.StarExpr); ok {
-			if id, ok := star.X.(*ast.Ident); ok && id.Name == "Board" {
-				out[fd.Name.Name] = true
-			}
+		if recv, ok := recvType(fd); ok && recv == "Board" {
+			out[fd.Name.Name] = true
 		}
 	}
 	return out
+}
+
+// TestResultDocNamesItsMethods: the doc of the generated Result names every Board method
+// that returns one per item, as what Result holds (the entry data above all) differs by
+// method.
+func TestResultDocNamesItsMethods(t *testing.T) {
+	for _, g := range readGoldens(t) {
+		src, err := Generate(parse(t, g.stem, g.schema))
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), "gen.go", src, parser.ParseComments|parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		doc := ""
+		var returning []string
+		for _, d := range f.Decls {
+			switch d := d.(type) {
+			case *ast.GenDecl:
+				if ts, ok := d.Specs[0].(*ast.TypeSpec); ok && ts.Name.Name == "Result" {
+					doc = d.Doc.Text()
+				}
+			case *ast.FuncDecl:
+				recv, ok := recvType(d)
+				if !ok || recv != "Board" || d.Type.Results == nil {
+					continue
+				}
+				for _, r := range d.Type.Results.List {
+					if arr, ok := r.Type.(*ast.ArrayType); ok {
+						if id, ok := arr.Elt.(*ast.Ident); ok && id.Name == "Result" {
+							returning = append(returning, d.Name.Name)
+						}
+					}
+				}
+			}
+		}
+		if len(returning) == 0 {
+			t.Fatalf("%s: no Board method returns []Result", g.stem)
+		}
+		words := map[string]bool{}
+		for _, w := range strings.FieldsFunc(doc, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+			words[w] = true
+		}
+		for _, m := range returning {
+			if !words[m] {
+				t.Errorf("%s: Result's doc does not say what %s returns in it:\n%s", g.stem, m, doc)
+			}
+		}
+	}
+}
+
+// recvType is the type name of a method's pointer receiver.
+func recvType(fd *ast.FuncDecl) (string, bool) {
+	if fd.Recv == nil {
+		return "", false
+	}
+	star, ok := fd.Recv.List[0].Type.(*ast.StarExpr)
+	if !ok {
+		return "", false
+	}
+	id, ok := star.X.(*ast.Ident)
+	if !ok {
+		return "", false
+	}
+	return id.Name, true
 }

@@ -453,8 +453,13 @@ type Update[V any] struct {
 	Value V
 }
 
-// Result is the outcome of one update of a batch: the new entry, or the error that left it unchanged.
-// Field updates leave an entry's data as it is and do not read it: Entry.Data is zero here (Get returns it).
+// Result is the outcome of one item of a batch: its entry, or the error of that item alone.
+// GetMany gives one per id: the stored entry, with its Data, or an Err matching ErrNotFound.
+// UpdateMany gives one per change list: the new entry, or the error that left it unchanged. Its
+// Entry.Data is the data the list set (SetData), else the zero Data. MinStopMsMany, SetStopMsMany
+// give one per update: the new entry, or the error that left it unchanged. Field updates neither
+// read nor change an entry's data, so their Entry.Data is the zero Data (Get returns the stored
+// data).
 type Result struct {
 	Entry Entry
 	Err   error

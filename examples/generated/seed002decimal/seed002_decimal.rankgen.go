@@ -316,7 +316,11 @@ type Update[V any] struct {
 	Value  V
 }
 
-// Result is the outcome of one update of a batch: the new entry, or the error that left it unchanged.
+// Result is the outcome of one item of a batch: its entry, or the error of that item alone.
+// GetMany gives one per id: the stored entry, or an Err matching ErrNotFound. UpdateMany gives one
+// per change list: the new entry, or the error that left it unchanged. AddPointsMany,
+// SetPointsMany, SetPaidMany, SetReachedAtMany give one per update: the new entry, or the error
+// that left it unchanged.
 type Result struct {
 	Entry Entry
 	Err   error
