@@ -127,7 +127,7 @@ func (u *updates) call(head *bytes.Buffer, d *data, body string) (string, error)
 	if !ok {
 		fn = fmt.Sprintf("update_%d", len(u.shared)+1)
 		u.shared[body] = fn
-		fmt.Fprintf(head, "\n-- %s is a field update (%s and those like it): u holds the operation's name, the field's\n-- get, put and apply functions, and its weight and radix (or digit) in the score.\nlocal function %s(KEYS, ARGV, u)\n%send\n", fn, d.Op, fn, body)
+		fmt.Fprintf(head, "\n-- %s is the field update %s and those like it; u is the update's table (F.<operation>).\nlocal function %s(KEYS, ARGV, u)\n%send\n", fn, d.Op, fn, body)
 	}
 	var local bytes.Buffer
 	for _, line := range append([]string{d.Title}, d.Usage...) {

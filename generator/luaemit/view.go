@@ -17,7 +17,7 @@ type data struct {
 	File, Title, Op, Fingerprint string
 	Header                       string // the generated-code marker, layout.Header
 	Usage                        []string
-	WriteDocs                    []string // the head: the usage lines of the arguments every write function takes first, said once
+	WriteDocs                    []string     // the head: the usage lines of the arguments every write function takes first, said once
 	Args                         catalog.Args // the script's arguments: templates render their ARGV positions
 	ReadOnly                     bool         // flags=no-writes
 	Scores                       bool         // lookup also reads scores
