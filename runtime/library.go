@@ -78,19 +78,25 @@ func (l *Library) loadFor(ctx context.Context, c redis.Cmdable, keys []string) e
 
 // missing reports whether a call that failed with err found the library missing where it went
 // (a new server, a restart without persistence, FUNCTION FLUSH, a replica promoted before the
-// library reached it): then its function did not run. The words of an error reply change
-// between servers and releases and are never read: an error reply that is neither one of the
-// library's own nor a server code rankgen types is followed by asking the server (FUNCTION
-// LIST) whether it holds the library, which costs a round trip only on that error path.
+// library reached it): then its function did not run. Redis and Valkey answer such a call
+// "ERR Function not found", and that answer is taken at its word: a library's functions reply
+// only their own RANKGEN_ errors, and another client may load the library between the call and
+// any later question. Words are not protocol, though, so any other error reply that is neither
+// the library's own nor a server code rankgen types is followed by asking the server (FUNCTION
+// LIST) whether it holds the library, a round trip only on that error path.
 func (l *Library) missing(ctx context.Context, c redis.Cmdable, keys []string, err error) bool {
 	var re redis.Error
 	if !errors.As(err, &re) {
 		return false
 	}
-	if _, ours := ParseReply(re.Error()); ours {
+	msg := re.Error()
+	if strings.HasPrefix(msg, "ERR Function not found") {
+		return true
+	}
+	if _, ours := ParseReply(msg); ours {
 		return false
 	}
-	if _, typed := serverCodes[replyCode(re.Error())]; typed {
+	if _, typed := serverCodes[replyCode(msg)]; typed {
 		return false
 	}
 	held, perr := l.heldFor(ctx, c, keys)

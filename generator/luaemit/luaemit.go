@@ -16,6 +16,7 @@ import (
 	"crypto/sha256"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"text/template"
 
@@ -53,9 +54,14 @@ const unnamed = "@LIBRARY@"
 // then the reads).
 func Render(l *layout.Layout) (*Library, error) {
 	var b bytes.Buffer
+	var err error
 	head := newData(l)
 	head.Library = unnamed
 	head.Touched = allFields(l)
+	head.Args = catalog.Args{Head: catalog.WriteArgs()}
+	if head.WriteDocs, err = writeDocs(l); err != nil {
+		return nil, err
+	}
 	if err := tmpl.ExecuteTemplate(&b, "library", head); err != nil {
 		return nil, fmt.Errorf("luaemit: library: %w", err)
 	}
@@ -66,6 +72,9 @@ func Render(l *layout.Layout) (*Library, error) {
 		d, err := scriptData(l, op)
 		if err != nil {
 			return nil, err
+		}
+		if !op.ReadOnly {
+			d.Usage = withoutPrefix(d.Usage, head.WriteDocs)
 		}
 		var body bytes.Buffer
 		if op.Kind == catalog.Update {
@@ -118,7 +127,7 @@ func (u *updates) call(head *bytes.Buffer, d *data, body string) (string, error)
 	if !ok {
 		fn = fmt.Sprintf("update_%d", len(u.shared)+1)
 		u.shared[body] = fn
-		fmt.Fprintf(head, "\n-- %s is a field update (%s and those like it): u holds the operation's name, the field's\n-- get, put and apply functions, and its weight and radix (or digit) in the score.\nlocal function %s(KEYS, ARGV, u)\n%send\n", fn, d.Op, fn, body)
+		fmt.Fprintf(head, "\n-- %s is the field update %s and those like it; u is the update's table (F.<operation>).\nlocal function %s(KEYS, ARGV, u)\n%send\n", fn, d.Op, fn, body)
 	}
 	var local bytes.Buffer
 	for _, line := range append([]string{d.Title}, d.Usage...) {
@@ -144,14 +153,49 @@ func (u *updates) call(head *bytes.Buffer, d *data, body string) (string, error)
 	}
 	dest.WriteString("\n")
 	g := d.Target
-	fmt.Fprintf(&local, "return %s(KEYS, ARGV, {op = '%s', get = F.get_%d, put = F.put_%d, apply = %s", fn, d.Op, g.Index, g.Index, apply)
+	var what bytes.Buffer
+	fmt.Fprintf(&what, "{op = '%s', get = F.get_%d, put = F.put_%d, apply = %s", d.Op, g.Index, g.Index, apply)
 	if g.InScore && d.Bits62 {
-		fmt.Fprintf(&local, ", digit = %d", g.Digit)
+		fmt.Fprintf(&what, ", digit = %d", g.Digit)
 	} else if g.InScore {
-		fmt.Fprintf(&local, ", weight = %s, radix = %s", g.Weight, g.Radix)
+		fmt.Fprintf(&what, ", weight = %s, radix = %s", g.Weight, g.Radix)
 	}
-	local.WriteString("})\n")
+	what.WriteString("}")
+	if d.Target.Season {
+		// Its apply function is the call's own: so is the table that carries it.
+		fmt.Fprintf(&local, "return %s(KEYS, ARGV, %s)\n", fn, what.String())
+	} else {
+		// Built once, when the library loads: a call creates no table to say what it updates.
+		fmt.Fprintf(head, "F.%s = %s\n", d.Op, what.String())
+		fmt.Fprintf(&local, "return %s(KEYS, ARGV, F.%s)\n", fn, d.Op)
+	}
 	return indent(tidy(local.String())), nil
+}
+
+// writeDocs are the usage lines of the arguments every write function takes first
+// (catalog.WriteArgs: the expiry, the token and its window), as the first write operation
+// says them: the library's head says them once.
+func writeDocs(l *layout.Layout) ([]string, error) {
+	n := len(catalog.WriteArgs()) / 2 // two arguments a line
+	for _, op := range catalog.Scripts(l) {
+		if op.ReadOnly || len(op.Usage) < n {
+			continue
+		}
+		d, err := scriptData(l, op)
+		if err != nil {
+			return nil, err
+		}
+		return d.Usage[:n], nil
+	}
+	return nil, nil
+}
+
+// withoutPrefix is lines without its first lines when they are prefix.
+func withoutPrefix(lines, prefix []string) []string {
+	if len(prefix) == 0 || len(lines) < len(prefix) || !slices.Equal(lines[:len(prefix)], prefix) {
+		return lines
+	}
+	return lines[len(prefix):]
 }
 
 // libraryName is the stem (letters, digits and underscores only, as Redis wants) and 12 hex

@@ -17,6 +17,7 @@ type data struct {
 	File, Title, Op, Fingerprint string
 	Header                       string // the generated-code marker, layout.Header
 	Usage                        []string
+	WriteDocs                    []string     // the head: the usage lines of the arguments every write function takes first, said once
 	Args                         catalog.Args // the script's arguments: templates render their ARGV positions
 	ReadOnly                     bool         // flags=no-writes
 	Scores                       bool         // lookup also reads scores
@@ -355,3 +356,13 @@ func (d *data) FnDecl() string {
 	}
 	return "local function " + d.Fn
 }
+
+// found is what the find template sees: a read's arguments, the command it reads its entry
+// with (ZSCORE or ZREVRANK) and the name of what that command returns.
+type found struct {
+	Args   catalog.Args
+	V, Cmd string
+}
+
+// Find is the find template's view of d: the entry is read with cmd into the local v.
+func (d *data) Find(v, cmd string) found { return found{Args: d.Args, V: v, Cmd: cmd} }
