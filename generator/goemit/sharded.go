@@ -19,20 +19,21 @@ func emitSharded(f *jen.File, c *codec) {
 	s.constructor()
 	s.seasons()
 	for _, op := range s.ops {
-		if emit := shardedEmitters[op.Kind]; emit != nil {
-			emit(s, op)
+		if op.Sharding != catalog.ShardPerShard {
+			shardedEmitters[op.Kind](s, op)
 		}
 	}
 	s.reshard()
 	s.helpers()
-	if slices.ContainsFunc(s.ops, func(op catalog.Op) bool { return op.Kind == catalog.Band || op.Kind == catalog.AroundScore }) {
+	if slices.ContainsFunc(s.ops, func(op catalog.Op) bool { return op.Sharding == catalog.ShardWindows }) {
 		s.windows()
 	}
 }
 
-// shardedEmitters emits the ShardedBoard methods of each kind of operation. The kinds without
-// an entry are those of shardedPerShard, read from the shards themselves (ShardedBoard.Shards);
-// the type's comment says so.
+// shardedEmitters emits the ShardedBoard methods of each kind of operation the ShardedBoard
+// performs (Op.Sharding): every kind but those read from the shards themselves
+// (catalog.ShardPerShard; the type's comment says so). TestShardedEmitters fails on a kind
+// that has an emitter it should not, or lacks one.
 var shardedEmitters = map[catalog.Kind]func(*sharded, catalog.Op){
 	catalog.Set:         (*sharded).set,
 	catalog.Best:        (*sharded).best,
@@ -57,24 +58,19 @@ var shardedEmitters = map[catalog.Kind]func(*sharded, catalog.Op){
 	catalog.Competition: (*sharded).competition,
 }
 
-// shardedPerShard are the kinds of operation a ShardedBoard does not merge, read from its
-// shards (ShardedBoard.Shards): Range<Lead> pages a band of the leading field by offset without
-// ranks (Between, merged, serves it), and DenseRank counts the distinct leading values ahead,
-// which across shards is their union, not a sum of the shards' counts. TestShardedMethods
-// fails on a Board method that is neither merged nor of these kinds.
-var shardedPerShard = map[catalog.Kind]bool{catalog.Range: true, catalog.Dense: true}
-
 // shardedWithout are the Board methods outside the catalogue that a ShardedBoard lacks: Key
 // (a ShardedBoard has a key per shard: Keys) and Reindex (it adopts one sorted set written by
 // other code: run it on each shard, Shards).
 var shardedWithout = []string{"Key", "Reindex"}
 
 // PerShardMethods lists the Board methods a ShardedBoard leaves to its shards: those of the
-// kinds of shardedPerShard among ops, and shardedWithout.
+// operations among ops it does not merge (catalog.ShardPerShard: Range<Lead> pages a band of
+// the leading field by offset without ranks, which Between serves merged, and DenseRank counts
+// the distinct leading values ahead, a union across shards, not a sum), and shardedWithout.
 func PerShardMethods(ops []catalog.Op) []string {
 	out := slices.Clone(shardedWithout)
 	for _, op := range ops {
-		if shardedPerShard[op.Kind] {
+		if op.Sharding == catalog.ShardPerShard {
 			out = append(out, op.Methods...)
 		}
 	}
@@ -85,7 +81,7 @@ func PerShardMethods(ops []catalog.Op) []string {
 func ShardedMethods(ops []catalog.Op) []string {
 	var out []string
 	for _, op := range ops {
-		if shardedEmitters[op.Kind] != nil {
+		if op.Sharding != catalog.ShardPerShard {
 			out = append(out, op.Methods...)
 		}
 	}
