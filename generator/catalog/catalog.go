@@ -236,7 +236,7 @@ func reads(l *layout.Layout) []Op {
 		{Name: "get_many", Kind: GetMany, Template: "get_many", ReadOnly: true, Batch: true, Methods: []string{"GetMany"}, Model: "GetMany", Scores: true,
 			Sharding: ShardMerged, Data: DataInReply, Season: SeasonFree,
 			DataDoc: "With data: score, member and data per id, all '' when the id has no entry.",
-			Args: Args{Each: []string{ArgID}}, Reply: ReplyEntries,
+			Args:    Args{Each: []string{ArgID}}, Reply: ReplyEntries,
 			Title: "get_many: the entries of many ids in one call.", Usage: []string{
 				"{each}: ids. Returns score, member per id, both '' when the id has no entry."}},
 		{Name: "rank_many", Kind: RankMany, Template: "rank_many", ReadOnly: true, Batch: true, Methods: []string{"RankMany"}, Model: "RankMany",
