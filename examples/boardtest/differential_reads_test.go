@@ -147,17 +147,7 @@ func (d *diff) driveRange(op catalog.Op) {
 	what := fmt.Sprintf("%s(%s, %s, %d, %d)", op.Methods[0], d.l.Fields[0].Format(lo), d.l.Fields[0].Format(hi), offset, limit)
 	got, err := d.b.Range(lo, hi, offset, limit)
 	want, werr := d.m.Range(lo, hi, offset, limit)
-	d.compareErr(what, err, werr)
-	if err != nil || werr != nil {
-		return
-	}
-	if len(got) != len(want) {
-		d.errorf("%s: %d entries; the model %d", what, len(got), len(want))
-		return
-	}
-	for i := range got {
-		d.compareEntry(fmt.Sprintf("%s[%d]", what, i), got[i], want[i])
-	}
+	d.compareEntries(what, got, err, want, werr)
 }
 
 func (d *diff) driveCountRange(op catalog.Op) {
@@ -213,6 +203,19 @@ func (d *diff) driveRankMany(catalog.Op) {
 // (rank 0: no entries).
 func (d *diff) compareRanked(what string, got []boardmodel.Ranked, err error, first int64, want []layout.Entry, werr error) {
 	d.t.Helper()
+	es := make([]layout.Entry, len(got))
+	for i, r := range got {
+		if r.Rank != first+int64(i) {
+			d.errorf("%s[%d].Rank = %d; the model's %d", what, i, r.Rank, first+int64(i))
+		}
+		es[i] = r.Entry
+	}
+	d.compareEntries(what, es, err, want, werr)
+}
+
+// compareEntries checks entries, in order, and the error against the model's.
+func (d *diff) compareEntries(what string, got []layout.Entry, err error, want []layout.Entry, werr error) {
+	d.t.Helper()
 	d.compareErr(what, err, werr)
 	if err != nil || werr != nil {
 		return
@@ -221,11 +224,8 @@ func (d *diff) compareRanked(what string, got []boardmodel.Ranked, err error, fi
 		d.errorf("%s: %d entries; the model %d", what, len(got), len(want))
 		return
 	}
-	for i, r := range got {
-		if r.Rank != first+int64(i) {
-			d.errorf("%s[%d].Rank = %d; the model's %d", what, i, r.Rank, first+int64(i))
-		}
-		d.compareEntry(fmt.Sprintf("%s[%d]", what, i), r.Entry, want[i])
+	for i := range got {
+		d.compareEntry(fmt.Sprintf("%s[%d]", what, i), got[i], want[i])
 	}
 }
 
