@@ -29,6 +29,7 @@ import (
 	"github.com/rankgen/rankgen/examples/generated/seed003scaling"
 	"github.com/rankgen/rankgen/examples/generated/seed004shift"
 	"github.com/rankgen/rankgen/examples/generated/weekly"
+	"github.com/rankgen/rankgen/generator/catalog"
 	"github.com/rankgen/rankgen/generator/layout"
 	"github.com/rankgen/rankgen/internal/testkit/boardmodel"
 	"github.com/rankgen/rankgen/internal/testkit/oracle"
@@ -66,26 +67,111 @@ var bandRoots = map[string][2]any{
 	"blitz":           {blitz.PointsBetween, blitz.PointsIs},
 }
 
-// moreReads compares the reads beyond Get, Rank, Top and Count with the model: GetMany,
-// RankMany, Around, AroundFilled, PageFromEnd (Bottom), Percentile, PageOf, and on a board
-// with a score field CompetitionRank, CompetitionRankTuple, DenseRank and the band reads
-// (Between, CountBetween, AroundScore at a score prefix and at a whole entry).
-func (d *diff) moreReads() {
-	d.manyReads()
-	d.windowReads()
-	d.standingReads()
-	if d.l.NumScore > 0 {
-		d.rankReads()
-		d.bandReads()
-		d.aroundScoreReads()
+func (d *diff) driveGet(catalog.Op) {
+	id := d.id()
+	got, err := d.b.Get(id)
+	want, werr := d.m.Get(id)
+	d.compareErr(fmt.Sprintf("Get(%q)", id), err, werr)
+	if err == nil && werr == nil {
+		d.compareEntry(fmt.Sprintf("Get(%q)", id), got, want)
 	}
 }
 
-func (d *diff) manyReads() {
-	ids := make([]string, 1+d.rng.IntN(5)) // ids may repeat
+func (d *diff) driveRank(catalog.Op) {
+	id := d.id()
+	rank, err := d.b.Rank(id)
+	wrank, werr := d.m.Rank(id)
+	d.compareErr(fmt.Sprintf("Rank(%q)", id), err, werr)
+	if rank != wrank && werr == nil {
+		d.errorf("Rank(%q) = %d; the model says %d", id, rank, wrank)
+	}
+}
+
+// drivePage compares Top and Page (a negative offset included: ErrOutOfRange).
+func (d *diff) drivePage(catalog.Op) {
+	n := int64(d.rng.IntN(len(d.m.Entries) + 3))
+	top, err := d.b.Top(n)
+	want := d.m.Page(0, n)
+	d.compareRanked(fmt.Sprintf("Top(%d)", n), top, err, min(1, int64(len(want))), want, nil)
+	offset, limit := int64(d.rng.IntN(len(d.m.Entries)+3)-1), int64(d.rng.IntN(6)-1)
+	got, err := d.b.Page(offset, limit)
+	var werr error
+	if offset < 0 {
+		werr = boardmodel.OffsetError(offset)
+	}
+	want = d.m.Page(offset, limit)
+	d.compareRanked(fmt.Sprintf("Page(%d, %d)", offset, limit), got, err, d.firstRank(want), want, werr)
+}
+
+func (d *diff) driveCount(catalog.Op) {
+	if cnt, err := d.b.Count(); err != nil || cnt != int64(len(d.m.Entries)) {
+		d.errorf("Count = %d, %v; the model has %d", cnt, err, len(d.m.Entries))
+	}
+}
+
+// driveAfter compares a keyset page after a cursor: the top, or a stored pair.
+func (d *diff) driveAfter(catalog.Op) {
+	ps, err := d.m.Pairs()
+	if err != nil {
+		d.errorf("%v", err)
+		return
+	}
+	score, member := 0.0, ""
+	if len(ps) > 0 && d.rng.IntN(4) > 0 {
+		p := ps[d.rng.IntN(len(ps))]
+		score, member = p.Score, p.Member
+	}
+	limit := int64(1 + d.rng.IntN(6))
+	got, err := d.b.After(score, member, limit)
+	want, werr := d.m.After(score, member, limit)
+	d.compareRanked(fmt.Sprintf("After(%v, %q, %d)", score, member, limit), got, err, d.firstRank(want), want, werr)
+}
+
+// leadBounds returns bounds of the leading field in its range, near stored values, in either order.
+func (d *diff) leadBounds() (lo, hi uint64) {
+	f := d.l.Fields[0]
+	near := func() uint64 {
+		k := d.nearKey(f, d.scoreKeys()[0])
+		return min(max(k, f.Lo), f.Hi)
+	}
+	lo, hi = near(), near()
+	if lo > hi && d.rng.IntN(4) > 0 {
+		lo, hi = hi, lo
+	}
+	return lo, hi
+}
+
+func (d *diff) driveRange(op catalog.Op) {
+	lo, hi := d.leadBounds()
+	offset, limit := int64(d.rng.IntN(4)-1), int64(d.rng.IntN(len(d.m.Entries)+3)-1)
+	what := fmt.Sprintf("%s(%s, %s, %d, %d)", op.Methods[0], d.l.Fields[0].Format(lo), d.l.Fields[0].Format(hi), offset, limit)
+	got, err := d.b.Range(lo, hi, offset, limit)
+	want, werr := d.m.Range(lo, hi, offset, limit)
+	d.compareEntries(what, got, err, want, werr)
+}
+
+func (d *diff) driveCountRange(op catalog.Op) {
+	lo, hi := d.leadBounds()
+	what := fmt.Sprintf("%s(%s, %s)", op.Methods[0], d.l.Fields[0].Format(lo), d.l.Fields[0].Format(hi))
+	got, err := d.b.CountRange(lo, hi)
+	want, werr := d.m.CountRange(lo, hi)
+	d.compareErr(what, err, werr)
+	if err == nil && werr == nil && got != want {
+		d.errorf("%s = %d; the model says %d", what, got, want)
+	}
+}
+
+// manyIDs returns 1 to 5 pool ids, which may repeat.
+func (d *diff) manyIDs() []string {
+	ids := make([]string, 1+d.rng.IntN(5))
 	for i := range ids {
 		ids[i] = d.id()
 	}
+	return ids
+}
+
+func (d *diff) driveGetMany(catalog.Op) {
+	ids := d.manyIDs()
 	res, err := d.b.GetMany(ids...)
 	if err != nil {
 		d.errorf("GetMany(%q): %v", ids, err)
@@ -103,6 +189,10 @@ func (d *diff) manyReads() {
 			d.compareEntry(what, res[i].Entry, want[i])
 		}
 	}
+}
+
+func (d *diff) driveRankMany(catalog.Op) {
+	ids := d.manyIDs()
 	ranks, err := d.b.RankMany(ids...)
 	if w := d.m.RankMany(ids...); err != nil || !slices.Equal(ranks, w) {
 		d.errorf("RankMany(%q) = %v, %v; the model says %v", ids, ranks, err, w)
@@ -113,6 +203,19 @@ func (d *diff) manyReads() {
 // (rank 0: no entries).
 func (d *diff) compareRanked(what string, got []boardmodel.Ranked, err error, first int64, want []layout.Entry, werr error) {
 	d.t.Helper()
+	es := make([]layout.Entry, len(got))
+	for i, r := range got {
+		if r.Rank != first+int64(i) {
+			d.errorf("%s[%d].Rank = %d; the model's %d", what, i, r.Rank, first+int64(i))
+		}
+		es[i] = r.Entry
+	}
+	d.compareEntries(what, es, err, want, werr)
+}
+
+// compareEntries checks entries, in order, and the error against the model's.
+func (d *diff) compareEntries(what string, got []layout.Entry, err error, want []layout.Entry, werr error) {
+	d.t.Helper()
 	d.compareErr(what, err, werr)
 	if err != nil || werr != nil {
 		return
@@ -121,11 +224,8 @@ func (d *diff) compareRanked(what string, got []boardmodel.Ranked, err error, fi
 		d.errorf("%s: %d entries; the model %d", what, len(got), len(want))
 		return
 	}
-	for i, r := range got {
-		if r.Rank != first+int64(i) {
-			d.errorf("%s[%d].Rank = %d; the model's %d", what, i, r.Rank, first+int64(i))
-		}
-		d.compareEntry(fmt.Sprintf("%s[%d]", what, i), r.Entry, want[i])
+	for i := range got {
+		d.compareEntry(fmt.Sprintf("%s[%d]", what, i), got[i], want[i])
 	}
 }
 
@@ -138,7 +238,7 @@ func (d *diff) firstRank(es []layout.Entry) int64 {
 	return r
 }
 
-func (d *diff) windowReads() {
+func (d *diff) driveAround(catalog.Op) {
 	id, before, after := d.id(), int64(d.rng.IntN(5)-1), int64(d.rng.IntN(5)-1)
 	got, err := d.b.Around(id, before, after)
 	want, werr := d.m.Around(id, before, after)
@@ -146,13 +246,16 @@ func (d *diff) windowReads() {
 	got, err = d.b.AroundFilled(id, before, after)
 	want, werr = d.m.AroundFilled(id, before, after)
 	d.compareRanked(fmt.Sprintf("AroundFilled(%q, %d, %d)", id, before, after), got, err, d.firstRank(want), want, werr)
+}
+
+func (d *diff) driveBottom(catalog.Op) {
 	offset, limit := int64(d.rng.IntN(len(d.m.Entries)+3)-1), int64(d.rng.IntN(6)-1)
-	got, err = d.b.PageFromEnd(offset, limit)
+	got, err := d.b.PageFromEnd(offset, limit)
 	first, es, werr := d.m.PageFromEnd(offset, limit)
 	d.compareRanked(fmt.Sprintf("PageFromEnd(%d, %d)", offset, limit), got, err, first, es, werr)
 }
 
-func (d *diff) standingReads() {
+func (d *diff) driveStanding(catalog.Op) {
 	id := d.id()
 	rank, count, werr := d.m.Standing(id)
 	pct, err := d.b.Percentile(id)
@@ -172,20 +275,21 @@ func (d *diff) standingReads() {
 	}
 }
 
-func (d *diff) rankReads() {
+func (d *diff) driveCompetition(op catalog.Op) {
+	d.rankReads(op, d.m.Competition, d.m.CompetitionTuple)
+}
+
+func (d *diff) driveDense(op catalog.Op) { d.rankReads(op, d.m.Dense) }
+
+// rankReads compares op's methods, reads by id of a rank, with the model's methods, in order.
+func (d *diff) rankReads(op catalog.Op, model ...func(string) (int64, error)) {
 	id := d.id()
-	for _, r := range []struct {
-		name  string
-		model func(string) (int64, error)
-	}{{"CompetitionRank", d.m.Competition}, {"CompetitionRankTuple", d.m.CompetitionTuple}, {"DenseRank", d.m.Dense}} {
-		if !d.b.V.MethodByName(r.name).IsValid() {
-			continue // a ShardedBoard's per-shard read (shardedOnly)
-		}
-		got, err := d.b.Int(r.name, id)
-		want, werr := r.model(id)
-		d.compareErr(fmt.Sprintf("%s(%q)", r.name, id), err, werr)
+	for i, name := range op.Methods {
+		got, err := d.b.Int(name, id)
+		want, werr := model[i](id)
+		d.compareErr(fmt.Sprintf("%s(%q)", name, id), err, werr)
 		if err == nil && werr == nil && got != want {
-			d.errorf("%s(%q) = %d; the model says %d", r.name, id, got, want)
+			d.errorf("%s(%q) = %d; the model says %d", name, id, got, want)
 		}
 	}
 }
@@ -226,7 +330,9 @@ func (d *diff) nearKey(f *layout.Field, k uint64) uint64 {
 	return k
 }
 
-func (d *diff) bandReads() {
+// band returns a random band: keys of a stored entry or random ones, the fields before the
+// band's equal to them (now and then not), its bounds near them, out of range or reversed.
+func (d *diff) band() boardmodel.BandSpec {
 	keys := d.scoreKeys()
 	k := d.rng.IntN(d.l.NumScore) // fields fixed before the band's field
 	f := d.l.Fields[k]
@@ -238,11 +344,20 @@ func (d *diff) bandReads() {
 	if s.Lo > s.Hi && d.rng.IntN(4) > 0 {
 		s.Lo, s.Hi = s.Hi, s.Lo
 	}
+	return s
+}
+
+func (d *diff) driveBand(catalog.Op) {
+	s := d.band()
 	offset, limit := int64(d.rng.IntN(4)-1), int64(d.rng.IntN(len(d.m.Entries)+3)-1)
 	what := fmt.Sprintf("Between(%s, %d, %d)", d.fmtBand(s), offset, limit)
 	got, err := d.b.Between(s, offset, limit)
 	first, want, werr := d.m.Band(s, offset, limit)
 	d.compareRanked(what, got, err, first, want, werr)
+}
+
+func (d *diff) driveCountBand(catalog.Op) {
+	s := d.band()
 	n, err := d.b.CountBetween(s)
 	wn, werr := d.m.CountBand(s)
 	d.compareErr("CountBetween("+d.fmtBand(s)+")", err, werr)
@@ -260,7 +375,7 @@ func (d *diff) fmtBand(s boardmodel.BandSpec) string {
 	return out + fmt.Sprintf("%s in [%s, %s]", f.Name, f.Format(s.Lo), f.Format(s.Hi))
 }
 
-func (d *diff) aroundScoreReads() {
+func (d *diff) driveAroundScore(catalog.Op) {
 	before, after := int64(d.rng.IntN(5)-1), int64(d.rng.IntN(5)-1)
 	keys := d.scoreKeys()[:1+d.rng.IntN(d.l.NumScore)]
 	if d.rng.IntN(6) == 0 {

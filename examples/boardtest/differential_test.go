@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/rankgen/rankgen/examples/boardtest/internal/season/blitz"
+	"github.com/rankgen/rankgen/generator/catalog"
 	"github.com/rankgen/rankgen/generator/layout"
 	"github.com/rankgen/rankgen/internal/testkit/boardmodel"
 	"github.com/rankgen/rankgen/internal/testkit/exampleboards"
@@ -22,12 +23,11 @@ import (
 )
 
 // TestDifferential applies the same random sequence of operations to every example's generated
-// Board on the real server and to the in-memory model over the interpreted codec: Set, SetMany,
-// Best, BestMany, every declared field update (single and batch, with overflow, out-of-range
-// values and repeated ids), change lists (Update and UpdateMany: several fields at once, all
-// or none, a field twice refused), Remove, Trim, and the reads Get, Rank, Top, Count and those
-// of moreReads (GetMany … the band reads). After every
-// operation the results agree (errors by sentinel) and the stored state is identical: the same
+// Board on the real server and to the in-memory model over the interpreted codec: every kind
+// of operation of the board's catalogue, each by its driver (drivers: Set, SetMany, Best,
+// BestMany, every declared field update (single and batch, with overflow, out-of-range values
+// and repeated ids), change lists (Update and UpdateMany: several fields at once, all or none,
+// a field twice refused), Remove, Trim, and every read). After every operation the results agree (errors by sentinel) and the stored state is identical: the same
 // (score, member) pairs bit for bit in the same order, and the same id → member index.
 //
 // Periodic examples run three times: on the board of the present season and on those of the
@@ -122,6 +122,7 @@ func runDifferentialOn(t *testing.T, c redis.UniversalClient, ex example, board 
 	if err := d.b.UseChanges(changeFuncs(ex.name)); err != nil {
 		t.Fatal(err)
 	}
+	d.useCatalogue(false)
 	for d.step = 1; d.step <= steps; d.step++ {
 		d.randomOp()
 		d.checkState()
@@ -129,6 +130,7 @@ func runDifferentialOn(t *testing.T, c redis.UniversalClient, ex example, board 
 			t.Fatalf("stopped at step %d", d.step)
 		}
 	}
+	d.checkDriven()
 }
 
 type diff struct {
@@ -140,6 +142,9 @@ type diff struct {
 	rng  *rand.Rand
 	ids  []string
 	step int
+
+	writes, reads []catalog.Op          // the operations it drives, one per kind (useCatalogue)
+	driven        map[catalog.Kind]bool // the kinds it has driven
 }
 
 func (d *diff) errorf(format string, args ...any) {
@@ -308,170 +313,6 @@ func (d *diff) seasonKey(f *layout.Field) uint64 {
 		off = d.rng.Int64N(n)
 	}
 	return layout.IntKey(off)
-}
-
-func (d *diff) randomOp() {
-	ops := d.updatable()
-	if len(ops) > 0 && d.rng.IntN(6) == 0 {
-		d.randomChanges() // change lists: Update and UpdateMany
-		return
-	}
-	switch r := d.rng.IntN(100); {
-	case r < 12:
-		e := d.entry()
-		got, want := d.b.Set(e), d.m.Set(e)
-		d.compareErr(fmt.Sprintf("Set(%s)", d.fmt(e)), got, want)
-	case r < 17:
-		es := make([]layout.Entry, 1+d.rng.IntN(5))
-		for i := range es {
-			es[i] = d.entry()
-		}
-		got := d.b.SetMany(es)
-		var want error
-		for _, e := range es { // all validated first: nothing is written when one is bad
-			if err := d.m.Check(e); err != nil && want == nil {
-				want = err
-			}
-		}
-		if want == nil {
-			for _, e := range es {
-				d.m.Set(e)
-			}
-		}
-		d.compareErr(fmt.Sprintf("SetMany(%d)", len(es)), got, want)
-	case r < 27:
-		e := d.entry()
-		got, err := d.b.Best(e)
-		want, werr := d.m.Best(e)
-		d.compareErr(fmt.Sprintf("Best(%s)", d.fmt(e)), err, werr)
-		if got != want {
-			d.errorf("Best(%s) = %v; the model says %v", d.fmt(e), got, want)
-		}
-	case r < 32:
-		es := make([]layout.Entry, 1+d.rng.IntN(5))
-		for i := range es {
-			es[i] = d.entry()
-		}
-		got, err := d.b.BestMany(es)
-		var werr error
-		for _, e := range es {
-			if err := d.m.Check(e); err != nil && werr == nil {
-				werr = err
-			}
-		}
-		var want []bool
-		if werr == nil {
-			for _, e := range es {
-				kept, _ := d.m.Best(e)
-				want = append(want, kept)
-			}
-		}
-		d.compareErr(fmt.Sprintf("BestMany(%d)", len(es)), err, werr)
-		if werr == nil && !slices.Equal(got, want) {
-			d.errorf("BestMany = %v; the model says %v", got, want)
-		}
-	case r < 62 && len(ops) > 0:
-		id := d.id()
-		o := d.fieldOp(ops[d.rng.IntN(len(ops))], id)
-		before := d.clocks()
-		got, err := d.b.Update(id, o)
-		after := d.clocks()
-		want, werr := d.m.Update(id, o, d.stampsFrom(got, before, after))
-		what := fmt.Sprintf("%s(%q, %s)", d.b.Method(o), id, o.String(d.l))
-		d.compareErr(what, err, werr)
-		if err == nil && werr == nil {
-			d.compareEntry(what, got, want)
-		}
-	case r < 77 && len(ops) > 0:
-		kind := ops[d.rng.IntN(len(ops))]
-		n := 1 + d.rng.IntN(6)
-		ids, batch := make([]string, n), make([]boardmodel.Update, n)
-		for i := range n {
-			ids[i] = d.id()
-			batch[i] = d.fieldOp(kind, ids[i])
-		}
-		before := d.clocks()
-		res, err := d.b.UpdateMany(ids, batch)
-		after := d.clocks()
-		what := fmt.Sprintf("%sMany(%d)", d.b.Method(kind), n)
-		if err != nil {
-			d.errorf("%s: %v", what, err)
-			return
-		}
-		for i := range n {
-			want, werr := d.m.Update(ids[i], batch[i], d.stampsFrom(res[i].Entry, before, after))
-			w := fmt.Sprintf("%s[%d] (%q, %s)", what, i, ids[i], batch[i].String(d.l))
-			d.compareErr(w, res[i].Err, werr)
-			if res[i].Err == nil && werr == nil {
-				d.compareEntry(w, res[i].Entry, want)
-			}
-		}
-	case r < 85:
-		ids := make([]string, 1+d.rng.IntN(3))
-		for i := range ids {
-			ids[i] = d.id()
-		}
-		ids = slices.Compact(ids)
-		got, err := d.b.Remove(ids...)
-		want, werr := d.m.Remove(ids...)
-		d.compareErr("Remove", err, werr)
-		if got != want {
-			d.errorf("Remove(%q) = %d; the model says %d", ids, got, want)
-		}
-	case r < 88:
-		keep := int64(d.rng.IntN(len(d.m.Entries)+3)) - 1
-		if d.rng.IntN(2) == 0 { // keep most, usually
-			keep = int64(len(d.m.Entries)) - int64(d.rng.IntN(3))
-		}
-		got, err := d.b.Trim(keep)
-		want, werr := d.m.Trim(keep)
-		d.compareErr(fmt.Sprintf("Trim(%d)", keep), err, werr)
-		if got != want {
-			d.errorf("Trim(%d) = %d; the model says %d", keep, got, want)
-		}
-	default:
-		d.reads()
-	}
-}
-
-// reads compares Get, Rank, Top and Count with the model.
-func (d *diff) reads() {
-	id := d.id()
-	got, err := d.b.Get(id)
-	want, werr := d.m.Get(id)
-	d.compareErr(fmt.Sprintf("Get(%q)", id), err, werr)
-	if err == nil && werr == nil {
-		d.compareEntry(fmt.Sprintf("Get(%q)", id), got, want)
-	}
-	rank, err := d.b.Rank(id)
-	wrank, werr := d.m.Rank(id)
-	d.compareErr(fmt.Sprintf("Rank(%q)", id), err, werr)
-	if rank != wrank && werr == nil {
-		d.errorf("Rank(%q) = %d; the model says %d", id, rank, wrank)
-	}
-	n := int64(d.rng.IntN(len(d.m.Entries) + 3))
-	top, err := d.b.Top(n)
-	if err != nil {
-		d.errorf("Top(%d): %v", n, err)
-	}
-	all := d.m.Sorted()
-	if int64(len(all)) > n {
-		all = all[:n]
-	}
-	if len(top) != len(all) {
-		d.errorf("Top(%d) has %d entries; the model %d", n, len(top), len(all))
-		return
-	}
-	for i, r := range top {
-		if r.Rank != int64(i+1) {
-			d.errorf("Top(%d)[%d].Rank = %d", n, i, r.Rank)
-		}
-		d.compareEntry(fmt.Sprintf("Top(%d)[%d]", n, i), r.Entry, all[i])
-	}
-	if cnt, err := d.b.Count(); err != nil || cnt != int64(len(d.m.Entries)) {
-		d.errorf("Count = %d, %v; the model has %d", cnt, err, len(d.m.Entries))
-	}
-	d.moreReads()
 }
 
 func (d *diff) compareErr(what string, got, want error) {

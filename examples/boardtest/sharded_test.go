@@ -144,6 +144,7 @@ func runShardedDifferential(t *testing.T, c redis.UniversalClient, ex example, s
 	for range 24 {
 		d.ids = append(d.ids, oracle.RandomID(l, d.rng))
 	}
+	d.useCatalogue(true)
 	for d.step = 1; d.step <= steps; d.step++ {
 		d.randomOp()
 		if d.step%5 == 0 {
@@ -155,6 +156,7 @@ func runShardedDifferential(t *testing.T, c redis.UniversalClient, ex example, s
 			t.Fatalf("stopped at step %d", d.step)
 		}
 	}
+	d.checkDriven()
 }
 
 // syncOneKey makes one hold exactly the entries es.

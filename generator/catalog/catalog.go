@@ -74,6 +74,14 @@ type Op struct {
 	Methods     []string      // the generated Board methods that perform it, in file order
 	Title       string        // its script's one-line title
 	Usage       []string      // its script's usage lines: {name} is an argument, {each} the repeated group
+	Scores      bool          // its script reads the stored scores of the ids it looks up (Best, GetMany)
+
+	Sharding Sharding  // how a ShardedBoard performs it
+	Data     Carry     // how it carries entry data on a board with data fields (withData)
+	DataForm *Op       // Data DataScripted: its Template, Args, Reply, Title and Usage there
+	DataDoc  string    // Data DataArgument or DataInReply: the usage line it adds there
+	Season   SeasonUse // what its script takes on a periodic layout (withSeason)
+	Model    string    // the method of the board model (internal/testkit/boardmodel) that says what it does
 }
 
 // Scripted reports whether the operation runs a Lua script.
@@ -145,18 +153,22 @@ func UpdateArgsOf(l *layout.Layout) Args {
 func writes() []Op {
 	expiry := WriteArgs()
 	return []Op{
-		{Name: "set", Kind: Set, Template: "set", Batch: true, Methods: []string{"Set", "SetMany"},
+		{Name: "set", Kind: Set, Template: "set", Batch: true, Methods: []string{"Set", "SetMany"}, Model: "Set",
+			Sharding: ShardMerged, Data: DataArgument, DataDoc: entryDataDoc, Season: SeasonEntries,
 			Args: Args{Head: expiry, Each: []string{ArgScore, ArgMember}}, Reply: ReplyCount,
 			Title: "set: upsert whole entries.", Usage: []string{expiryDoc, tokenDoc,
 				"{each}: score, member pairs (encoded by the Go codec). Returns the number of pairs."}},
-		{Name: "best", Kind: Best, Template: "best", Batch: true, Methods: []string{"Best", "BestMany"},
+		{Name: "best", Kind: Best, Template: "best", Batch: true, Methods: []string{"Best", "BestMany"}, Model: "Best", Scores: true,
+			Sharding: ShardMerged, Data: DataArgument, DataDoc: entryDataDoc, Season: SeasonEntries,
 			Args: Args{Head: expiry, Each: []string{ArgScore, ArgMember}}, Reply: ReplyFlags,
 			Title: "best: keep, per id, whichever of the current and the given entry ranks first (whole tuple).", Usage: []string{expiryDoc, tokenDoc,
 				"{each}: score, member pairs. Returns 1 (kept the given entry) or 0 for each pair."}},
-		{Name: "remove", Kind: Remove, Template: "remove", Batch: true, OnlyDeletes: true, Methods: []string{"Remove"},
+		{Name: "remove", Kind: Remove, Template: "remove", Batch: true, OnlyDeletes: true, Methods: []string{"Remove"}, Model: "Remove",
+			Sharding: ShardMerged, Data: DataWithEntries, Season: SeasonFree,
 			Args: Args{Head: expiry, Each: []string{ArgID}}, Reply: ReplyCount,
 			Title: "remove: delete entries by id.", Usage: []string{expiryDoc, tokenDoc, "{each}: ids. Returns how many entries were removed."}},
-		{Name: "trim", Kind: Trim, Template: "trim", OnlyDeletes: true, Methods: []string{"Trim"},
+		{Name: "trim", Kind: Trim, Template: "trim", OnlyDeletes: true, Methods: []string{"Trim"}, Model: "Trim",
+			Sharding: ShardMerged, Data: DataWithEntries, Season: SeasonFree,
 			Args: Args{Head: append(WriteArgs(), ArgKeep)}, Reply: ReplyCount,
 			Title: "trim: keep the first {keep} entries, drop the rest.", Usage: []string{expiryDoc, tokenDoc,
 				"{keep}: how many entries to keep. Returns how many were removed."}},
@@ -173,9 +185,10 @@ func updates(l *layout.Layout, f *layout.Field, u layout.Op) []Op {
 	}
 	batch := UpdateArgsOf(l)
 	one := Op{Name: name, Kind: Update, Template: "update1", Field: f, Update: u, Reply: reply,
-		Args: Args{Head: append(slices.Clip(batch.Head), batch.Each...)}, Methods: []string{method}}
-	many := Op{Name: name + ManySuffix, Kind: Update, Template: "update", Field: f, Update: u, Batch: true, Reply: reply,
-		Args: batch, Methods: []string{method + "Many"}}
+		Args: Args{Head: append(slices.Clip(batch.Head), batch.Each...)}, Methods: []string{method}, Model: "Update",
+		Sharding: ShardMerged, Data: DataWithEntries, Season: SeasonStamps}
+	many := one
+	many.Name, many.Template, many.Batch, many.Args, many.Methods = name+ManySuffix, "update", true, batch, []string{method + "Many"}
 	one.Title, one.Usage = updateDoc(l, one)
 	many.Title, many.Usage = updateDoc(l, many)
 	return []Op{one, many}
@@ -183,8 +196,12 @@ func updates(l *layout.Layout, f *layout.Field, u layout.Op) []Op {
 
 func reads(l *layout.Layout) []Op {
 	byID := Args{Head: []string{ArgID}}
-	get := Op{Name: "get", Kind: Get, ReadOnly: true, Methods: []string{"Get"}}
-	rank := Op{Name: "rank", Kind: Rank, ReadOnly: true, Methods: []string{"Rank"}}
+	get := Op{Name: "get", Kind: Get, ReadOnly: true, Methods: []string{"Get"}, Model: "Get",
+		Sharding: ShardMerged, Data: DataScripted, Season: SeasonFree, DataForm: &Op{
+			Template: "get", Args: byID, Reply: ReplyEntryData, Title: "get: an entry's score, member and data by id.",
+			Usage: []string{"{id}: the id. Returns {score, member, data}, or nil when the id has no entry."}}}
+	rank := Op{Name: "rank", Kind: Rank, ReadOnly: true, Methods: []string{"Rank"}, Model: "Rank",
+		Sharding: ShardMerged, Data: DataUntouched, Season: SeasonFree}
 	if l.HasPrefix() {
 		// The member is found through the index, in the script that reads the entry.
 		get.Template, get.Args, get.Reply = "get", byID, ReplyEntry
@@ -195,33 +212,46 @@ func reads(l *layout.Layout) []Op {
 			"{id}: the id. Returns the position, or nil when the id has no entry."}
 	}
 	ops := []Op{get, rank,
-		{Name: "page", Kind: Page, ReadOnly: true, Methods: []string{"Top", "Page"}},
-		{Name: "around", Kind: Around, Template: "around", ReadOnly: true, Methods: []string{"Around", "AroundFilled"},
+		{Name: "page", Kind: Page, ReadOnly: true, Methods: []string{"Top", "Page"}, Model: "Page",
+			Sharding: ShardMerged, Data: DataScripted, Season: SeasonFree, DataForm: &Op{
+				Template: "page", Args: Args{Head: []string{ArgOffset, ArgLimit}}, Reply: ReplyWindowData,
+				Title: "page: entries by position, best first, with their data.",
+				Usage: []string{"{offset}: the 0-based position of the first entry; {limit}: the page size.",
+					"Returns {offset, {member, score, ...}, {data, ...}}."}}},
+		{Name: "around", Kind: Around, Template: "around", ReadOnly: true, Methods: []string{"Around", "AroundFilled"}, Model: "Around",
+			Sharding: ShardMerged, Data: DataInReply, DataDoc: dataDoc, Season: SeasonFree,
 			Args: Args{Head: []string{ArgID, ArgBefore, ArgAfter, ArgFill}}, Reply: ReplyWindow,
 			Title: "around: the entries around an id, best first.", Usage: []string{
 				"{id}: the id; {before}, {after}: how many entries before and after it; {fill}: '1' to",
 				"fill the window from the other side where it meets an end of the board.",
 				"Returns {position of the first entry, {member, score, ...}}, or nil when the id has no entry."}},
-		{Name: "after", Kind: After, Template: "after", ReadOnly: true, Methods: []string{"After"},
+		{Name: "after", Kind: After, Template: "after", ReadOnly: true, Methods: []string{"After"}, Model: "After",
+			Sharding: ShardMerged, Data: DataInReply, DataDoc: dataDoc, Season: SeasonFree,
 			Args: Args{Head: []string{ArgScore, ArgMember, ArgLimit}}, Reply: ReplyWindow,
 			Title: "after: a keyset page, the entries that rank after a cursor (score, member).", Usage: []string{
 				"{score}, {member}: the cursor's score and member (member '' = from the top); {limit}: the page size.",
 				"Returns {position of the first entry, {member, score, ...}}."}},
-		{Name: "count", Kind: Count, ReadOnly: true, Methods: []string{"Count"}},
-		{Name: "get_many", Kind: GetMany, Template: "get_many", ReadOnly: true, Batch: true, Methods: []string{"GetMany"},
-			Args: Args{Each: []string{ArgID}}, Reply: ReplyEntries,
+		{Name: "count", Kind: Count, ReadOnly: true, Methods: []string{"Count"}, Model: "Count",
+			Sharding: ShardMerged, Data: DataUntouched, Season: SeasonFree},
+		{Name: "get_many", Kind: GetMany, Template: "get_many", ReadOnly: true, Batch: true, Methods: []string{"GetMany"}, Model: "GetMany", Scores: true,
+			Sharding: ShardMerged, Data: DataInReply, Season: SeasonFree,
+			DataDoc: "With data: score, member and data per id, all '' when the id has no entry.",
+			Args:    Args{Each: []string{ArgID}}, Reply: ReplyEntries,
 			Title: "get_many: the entries of many ids in one call.", Usage: []string{
 				"{each}: ids. Returns score, member per id, both '' when the id has no entry."}},
-		{Name: "rank_many", Kind: RankMany, Template: "rank_many", ReadOnly: true, Batch: true, Methods: []string{"RankMany"},
+		{Name: "rank_many", Kind: RankMany, Template: "rank_many", ReadOnly: true, Batch: true, Methods: []string{"RankMany"}, Model: "RankMany",
+			Sharding: ShardMerged, Data: DataUntouched, Season: SeasonFree,
 			Args: Args{Each: []string{ArgID}}, Reply: ReplyPositions,
 			Title: "rank_many: the 0-based positions, best first, of many ids in one call.", Usage: []string{
 				"{each}: ids. Returns a position per id, -1 when the id has no entry."}},
-		{Name: "bottom", Kind: Bottom, Template: "bottom", ReadOnly: true, Methods: []string{"Bottom", "PageFromEnd"},
+		{Name: "bottom", Kind: Bottom, Template: "bottom", ReadOnly: true, Methods: []string{"Bottom", "PageFromEnd"}, Model: "PageFromEnd",
+			Sharding: ShardMerged, Data: DataInReply, DataDoc: dataDoc, Season: SeasonFree,
 			Args: Args{Head: []string{ArgOffset, ArgLimit}}, Reply: ReplyWindow,
 			Title: "bottom: a page counted from the end of the board, best first.", Usage: []string{
 				"{offset}: how many of the last entries to skip; {limit}: the page size.",
 				"Returns {position of the first entry, {member, score, ...}}."}},
-		{Name: "standing", Kind: Standing, Template: "standing", ReadOnly: true, Methods: []string{"Percentile", "PageOf"},
+		{Name: "standing", Kind: Standing, Template: "standing", ReadOnly: true, Methods: []string{"Percentile", "PageOf"}, Model: "Standing",
+			Sharding: ShardMerged, Data: DataUntouched, Season: SeasonFree,
 			Args: byID, Reply: ReplyStanding,
 			Title: "standing: an entry's 0-based position and the number of entries, read together.", Usage: []string{
 				"{id}: the id. Returns {position, count}, or nil when the id has no entry."}},
@@ -229,15 +259,23 @@ func reads(l *layout.Layout) []Op {
 	if l.NumScore > 0 {
 		lead := l.Fields[0].Name
 		ops = append(ops,
-			Op{Name: "range", Kind: Range, ReadOnly: true, Methods: []string{"Range" + lead}},
-			Op{Name: "count_range", Kind: CountRange, ReadOnly: true, Methods: []string{"Count" + lead + "Between"}},
+			Op{Name: "range", Kind: Range, ReadOnly: true, Methods: []string{"Range" + lead}, Model: "Range",
+				Sharding: ShardPerShard, Data: DataScripted, Season: SeasonFree, DataForm: &Op{
+					Template: "range", Args: Args{Head: []string{ArgLo, ArgHi, ArgOffset, ArgLimit}}, Reply: ReplyWindowData,
+					Title: "range: the entries whose scores lie between {lo} and {hi}, best first, with their data.",
+					Usage: []string{"{lo}, {hi}: score bounds as ZRANGE BYSCORE takes them; {offset}, {limit}: as its LIMIT.",
+						"Returns {0, {member, score, ...}, {data, ...}}."}}},
+			Op{Name: "count_range", Kind: CountRange, ReadOnly: true, Methods: []string{"Count" + lead + "Between"}, Model: "CountRange",
+				Sharding: ShardMerged, Data: DataUntouched, Season: SeasonFree},
 			Op{Name: "competition", Kind: Competition, Template: "competition", ReadOnly: true,
-				Methods: []string{"CompetitionRank", "CompetitionRankTuple"}, Args: Args{Head: []string{ArgID, ArgTied}}, Reply: ReplyPosition,
+				Methods: []string{"CompetitionRank", "CompetitionRankTuple"}, Model: "Competition",
+				Sharding: ShardMerged, Data: DataUntouched, Season: SeasonFree, Args: Args{Head: []string{ArgID, ArgTied}}, Reply: ReplyPosition,
 				Title: "competition: 1 + the number of entries ahead on the score's leading fields (equal ones share a rank).",
 				Usage: []string{"{id}: the id; {tied}: how many leading score fields count (1: " + lead + " alone).",
 					"Returns the rank, or nil when the id has no entry."}},
 			Op{Name: "dense", Kind: Dense, Template: "dense", ReadOnly: true,
-				Methods: []string{"DenseRank"}, Args: byID, Reply: ReplyPosition,
+				Methods: []string{"DenseRank"}, Model: "Dense",
+				Sharding: ShardPerShard, Data: DataUntouched, Season: SeasonFree, Args: byID, Reply: ReplyPosition,
 				Title: "dense: 1 + the number of distinct " + lead + " values ahead (\"1223\" ranking).",
 				Usage: []string{"{id}: the id. Returns the rank, or nil when the id has no entry."}})
 		ops = append(ops, bands()...)
@@ -250,14 +288,17 @@ func reads(l *layout.Layout) []Op {
 // or an entry would take.
 func bands() []Op {
 	return []Op{
-		{Name: "band", Kind: Band, Template: "band", ReadOnly: true, Methods: []string{"Between"},
+		{Name: "band", Kind: Band, Template: "band", ReadOnly: true, Methods: []string{"Between"}, Model: "Band",
+			Sharding: ShardWindows, Data: DataInReply, DataDoc: dataDoc, Season: SeasonFree,
 			Args: Args{Head: []string{ArgLo, ArgHi, ArgOffset, ArgLimit}}, Reply: ReplyWindow,
 			Title: "band: the entries whose score lies in [lo, hi), best first, with their positions.", Usage: []string{
 				"{lo}, {hi}: the band's lowest score and the score above it, as exact text; {offset}: how many",
 				"of the band's entries to skip; {limit}: the page size. Returns {the number of entries",
 				"ahead of the band, {member, score, ...}}."}},
-		{Name: "count_band", Kind: CountBand, ReadOnly: true, Methods: []string{"CountBetween"}},
-		{Name: "around_score", Kind: AroundScore, Template: "around_score", ReadOnly: true, Methods: []string{"AroundScore"},
+		{Name: "count_band", Kind: CountBand, ReadOnly: true, Methods: []string{"CountBetween"}, Model: "CountBand",
+			Sharding: ShardMerged, Data: DataUntouched, Season: SeasonFree},
+		{Name: "around_score", Kind: AroundScore, Template: "around_score", ReadOnly: true, Methods: []string{"AroundScore"}, Model: "AroundScore",
+			Sharding: ShardWindows, Data: DataInReply, DataDoc: dataDoc, Season: SeasonFree,
 			Args: Args{Head: []string{ArgScore, ArgMember, ArgBefore, ArgAfter}}, Reply: ReplyWindow,
 			Title: "around_score: the entries around the place a score (and member) would take, best first.", Usage: []string{
 				"{score}, {member}: the place: an entry's score and member, or with member '' the place",

@@ -77,6 +77,7 @@ func TestOps(t *testing.T) {
 			if len(op.Methods) == 0 {
 				t.Errorf("%s: %s has no Board method", l.File, op.Name)
 			}
+			rowFacts(t, l, op)
 			if (op.Kind == Update) != (op.Field != nil) {
 				t.Errorf("%s: %s: a field is given exactly to updates", l.File, op.Name)
 			}
@@ -100,6 +101,65 @@ func TestOps(t *testing.T) {
 			if op.Batch != (op.Args.Stride() > 0) && op.Kind != Trim {
 				t.Errorf("%s: %s: batch operations, and only they, repeat an argument group", l.File, op.Name)
 			}
+		}
+	}
+}
+
+// rowFacts checks what op's row says beyond its script: every fact set (the zero value of
+// each is unset), and each consistent with the rest of the row.
+func rowFacts(t *testing.T, l *layout.Layout, op Op) {
+	t.Helper()
+	if op.Sharding == shardingUnset || op.Data == carryUnset || op.Season == seasonUnset || op.Model == "" {
+		t.Errorf("%s: %s: its row lacks Sharding, Data, Season or Model", l.File, op.Name)
+	}
+	if (op.Season == SeasonStamps) != slices.Contains(op.Args.Head, ArgClock) {
+		t.Errorf("%s: %s: the operations that take the client's clock, and only they, stamp (Season: SeasonStamps)", l.File, op.Name)
+	}
+	if op.Season == SeasonEntries && !slices.Contains(op.Args.Each, ArgScore) {
+		t.Errorf("%s: %s: SeasonEntries checks entries, but it takes none", l.File, op.Name)
+	}
+	if op.ReadOnly == (op.Data == DataWithEntries || op.Data == DataArgument) {
+		t.Errorf("%s: %s: the writes, and only they, carry data with their entries (Data %d)", l.File, op.Name, op.Data)
+	}
+	if (op.DataDoc != "") != (op.Data == DataArgument || op.Data == DataInReply) {
+		t.Errorf("%s: %s: DataDoc is the usage line of exactly DataArgument and DataInReply", l.File, op.Name)
+	}
+	if (op.DataForm != nil) != (op.Data == DataScripted) {
+		t.Errorf("%s: %s: DataForm is given exactly with DataScripted", l.File, op.Name)
+	}
+	if l.HasData() {
+		// Here the rows have had their data form: a reply with entries must carry their data.
+		if op.Reply.WithData() != ReplyNone {
+			t.Errorf("%s: %s replies %s on a board with data, which drops the entries' data", l.File, op.Name, op.Reply)
+		}
+		if (op.Data == DataInReply || op.Data == DataScripted) && !strings.HasSuffix(string(op.Reply), "_data") {
+			t.Errorf("%s: %s carries data in its reply, but replies %q", l.File, op.Name, op.Reply)
+		}
+		if op.Data == DataArgument && !slices.Contains(op.Args.Each, ArgData) {
+			t.Errorf("%s: %s takes each entry's data, but its Args lack %s", l.File, op.Name, ArgData)
+		}
+		return
+	}
+	if op.Data == DataInReply && op.Reply.WithData() == ReplyNone {
+		t.Errorf("%s: %s carries data in its reply, but its shape %q has no data form (Reply.WithData)", l.File, op.Name, op.Reply)
+	}
+	if op.Data < DataInReply && op.Reply.WithData() != ReplyNone {
+		t.Errorf("%s: %s replies entries (%s) but carries no data with them (Data: DataInReply)", l.File, op.Name, op.Reply)
+	}
+}
+
+// TestKinds checks that the example schemas together have an operation of every kind, so that
+// the catalogue tests above and the emitters' and model's tests over the examples see each.
+func TestKinds(t *testing.T) {
+	seen := map[Kind]bool{}
+	for _, l := range examples(t) {
+		for _, op := range Ops(l) {
+			seen[op.Kind] = true
+		}
+	}
+	for _, k := range Kinds {
+		if !seen[k] {
+			t.Errorf("no example schema has an operation of kind %s", k)
 		}
 	}
 }

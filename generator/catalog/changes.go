@@ -61,7 +61,8 @@ func changes(l *layout.Layout) []Op {
 			"even when no field moves.")
 	}
 	return []Op{{Name: "changes", Kind: Changes, Template: "changes", Batch: true,
-		Methods: []string{"Update", "UpdateMany"}, Args: ChangesArgs(l), Reply: ReplyItems,
+		Methods: []string{"Update", "UpdateMany"}, Args: ChangesArgs(l), Reply: ReplyItems, Model: "Changes",
+		Sharding: ShardMerged, Data: DataWithEntries, Season: SeasonStamps, // its Args carry the data (ChangesArgs)
 		Title: "changes: apply a list of field updates to each id, all or none per id, with one stamp.",
 		Usage: usage}}
 }

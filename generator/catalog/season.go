@@ -33,15 +33,16 @@ func EntriesTakeSeason(l *layout.Layout) bool {
 var seasonEntriesDoc = []string{"{season_from}, {season_until}: the board's season in Unix microseconds. An entry whose",
 	"season-anchored offset lies at or past the season's end refuses the call, which writes nothing."}
 
-// withSeason gives the set and best operations of l the season's bounds, after the write
-// arguments, when EntriesTakeSeason.
+// withSeason gives the operations of l that take them (SeasonEntries: set and best) the
+// season's bounds, after the write arguments, when EntriesTakeSeason. Those that stamp
+// (SeasonStamps) have them from UpdateArgsOf.
 func withSeason(l *layout.Layout, ops []Op) []Op {
 	if !EntriesTakeSeason(l) {
 		return ops
 	}
 	for i := range ops {
 		op := &ops[i]
-		if op.Kind == Set || op.Kind == Best {
+		if op.Season == SeasonEntries {
 			op.Args.Head = append(slices.Clip(op.Args.Head), ArgFrom, ArgUntil)
 			op.Usage = slices.Insert(slices.Clone(op.Usage), 2, seasonEntriesDoc...) // after the write arguments' lines
 		}

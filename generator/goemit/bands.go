@@ -159,7 +159,7 @@ offset of them: Between(ctx, %[1]sBetween(lo, hi), 0, 10) is the best ten whose 
 [lo, hi]. The band is a band of scores: one script counts the entries ahead of it (ZCOUNT) and
 reads the page (ZRANGE … BYSCORE REV LIMIT), O(log n + offset + limit). A band built from a
 value out of range is an error matching ErrOutOfRange, as is a negative offset.`, b.l.Fields[0].Name)
-	recvDecl(b.f).Id("Between").Params(ctxParam(), jen.Id("band").Id("Band"), jen.List(jen.Id("offset"), jen.Id("limit")).Int64()).Params(jen.Index().Id("Ranked"), jen.Error()).Block(
+	recvDecl(b.f).Id(op.Methods[0]).Params(ctxParam(), jen.Id("band").Id("Band"), jen.List(jen.Id("offset"), jen.Id("limit")).Int64()).Params(jen.Index().Id("Ranked"), jen.Error()).Block(
 		jen.If(jen.Id("band").Dot("err").Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Id("band").Dot("err"))),
 		refuseNegativeOffset(),
 		jen.If(jen.Id("band").Dot("lo").Op(">=").Id("band").Dot("hi").Op("||").Id("limit").Op("<=").Lit(0)).Block(jen.Return(jen.Nil(), jen.Nil())),
@@ -176,9 +176,9 @@ value out of range is an error matching ErrOutOfRange, as is a negative offset.`
 func scoreText(p jen.Code) jen.Code { return rt("FormatScore").Call(jen.Id("scoreOfP").Call(p)) }
 
 // countBand emits CountBetween: one ZCOUNT of the band's scores.
-func (b *board) countBand(catalog.Op) {
+func (b *board) countBand(op catalog.Op) {
 	b.comment("CountBetween returns the number of entries in the band, with one ZCOUNT in O(log n). A band built from a value out of range is an error matching ErrOutOfRange.")
-	recvDecl(b.f).Id("CountBetween").Params(ctxParam(), jen.Id("band").Id("Band")).Params(jen.Int64(), jen.Error()).Block(
+	recvDecl(b.f).Id(op.Methods[0]).Params(ctxParam(), jen.Id("band").Id("Band")).Params(jen.Int64(), jen.Error()).Block(
 		jen.If(jen.Id("band").Dot("err").Op("!=").Nil()).Block(jen.Return(jen.Lit(0), jen.Id("band").Dot("err"))),
 		jen.If(jen.Id("band").Dot("lo").Op(">=").Id("band").Dot("hi")).Block(jen.Return(jen.Lit(0), jen.Nil())),
 		readCmd("IntCmd", func(c jen.Code) jen.Code {
@@ -198,7 +198,7 @@ entries just better than every entry whose %[1]s is v, then the first five of th
 entries after, when none has v). A whole Entry is a place too: the entries around where it
 would rank, itself included when it is on the board. A place built from a value out of range
 is an error matching ErrOutOfRange, as is a nil place.`, lead)
-	recvDecl(b.f).Id("AroundScore").Params(ctxParam(), jen.Id("at").Id("Place"), jen.List(jen.Id("before"), jen.Id("after")).Int64()).Params(jen.Index().Id("Ranked"), jen.Error()).Block(
+	recvDecl(b.f).Id(op.Methods[0]).Params(ctxParam(), jen.Id("at").Id("Place"), jen.List(jen.Id("before"), jen.Id("after")).Int64()).Params(jen.Index().Id("Ranked"), jen.Error()).Block(
 		jen.If(jen.Id("at").Op("==").Nil()).Block(jen.Return(jen.Nil(), rt("NilPlaceError").Call(jen.Lit(lead+"Prefix")))),
 		jen.List(jen.Id("score"), jen.Id("member"), jen.Err()).Op(":=").Id("at").Dot("place").Call(),
 		errNil().Block(jen.Return(jen.Nil(), jen.Err())),

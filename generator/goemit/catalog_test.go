@@ -4,6 +4,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"slices"
 	"strings"
 	"testing"
 	"unicode"
@@ -32,6 +33,27 @@ func TestCatalogueMethods(t *testing.T) {
 					t.Errorf("%s: operation %s: the generated Board lacks method %s", g.stem, op.Name, m)
 				}
 			}
+		}
+	}
+}
+
+// TestShardedEmitters checks the ShardedBoard's table against the catalogue's rows: an emitter
+// for every kind of operation the golden layouts have that a ShardedBoard performs, none for a
+// kind read from the shards (catalog.ShardPerShard), and the goldens together have every kind,
+// so that no kind escapes these checks.
+func TestShardedEmitters(t *testing.T) {
+	var seen []catalog.Kind
+	for _, g := range readGoldens(t) {
+		for _, op := range catalog.Ops(parse(t, g.stem, g.schema)) {
+			seen = append(seen, op.Kind)
+			if has := shardedEmitters[op.Kind] != nil; has != (op.Sharding != catalog.ShardPerShard) {
+				t.Errorf("%s: operation %s (Sharding %d) has a ShardedBoard emitter: %v", g.stem, op.Name, op.Sharding, has)
+			}
+		}
+	}
+	for _, k := range catalog.Kinds {
+		if !slices.Contains(seen, k) {
+			t.Errorf("no golden layout has an operation of kind %s: add a schema to testdata that has one", k)
 		}
 	}
 }

@@ -22,7 +22,7 @@ func (b *board) changes(op catalog.Op) {
 		b.setDataChange()
 	}
 	b.changesType()
-	b.updateOneList()
+	b.updateOneList(op)
 	b.updateLists(op)
 	b.changeGroup()
 }
@@ -121,10 +121,10 @@ func (b *board) changesType() {
 }
 
 // updateOneList emits Update(ctx, id, changes...).
-func (b *board) updateOneList() {
+func (b *board) updateOneList(op catalog.Op) {
 	b.comment("%s", b.updateListDoc())
-	recvDecl(b.f).Id("Update").Params(ctxParam(), jen.Id("id").Add(b.idType()), jen.Id("changes").Op("...").Id("Change")).Params(jen.Id("Entry"), jen.Error()).Block(
-		jen.List(jen.Id("res"), jen.Err()).Op(":=").Id("b").Dot("UpdateMany").Call(jen.Id("ctx"), jen.Index().Id("Changes").Values(jen.Values(
+	recvDecl(b.f).Id(op.Methods[0]).Params(ctxParam(), jen.Id("id").Add(b.idType()), jen.Id("changes").Op("...").Id("Change")).Params(jen.Id("Entry"), jen.Error()).Block(
+		jen.List(jen.Id("res"), jen.Err()).Op(":=").Id("b").Dot(op.Methods[1]).Call(jen.Id("ctx"), jen.Index().Id("Changes").Values(jen.Values(
 			jen.Id(b.l.IDName).Op(":").Id("id"), jen.Id("Apply").Op(":").Id("changes")))),
 		errNil().Block(jen.Return(jen.Id("Entry").Values(), jen.Err())),
 		jen.Return(jen.Id("res").Index(jen.Lit(0)).Dot("Entry"), jen.Id("res").Index(jen.Lit(0)).Dot("Err")),
@@ -158,7 +158,7 @@ func (b *board) updateLists(op catalog.Op) {
 	}
 	b.comment("%s", doc)
 	res := func(i jen.Code) *jen.Statement { return jen.Id("res").Index(i) }
-	recvDecl(b.f).Id("UpdateMany").Params(ctxParam(), jen.Id("lists").Index().Id("Changes")).Params(jen.Index().Id("Result"), jen.Error()).Block(
+	recvDecl(b.f).Id(op.Methods[1]).Params(ctxParam(), jen.Id("lists").Index().Id("Changes")).Params(jen.Index().Id("Result"), jen.Error()).Block(
 		jen.Id("res").Op(":=").Make(jen.Index().Id("Result"), jen.Len(jen.Id("lists"))),
 		jen.Id("args").Op(":=").Qual("slices", "Grow").Call(jen.Id("b").Dot("updateArgs").Call(jen.Lit(0)), jen.Id("changeArgs").Op("*").Len(jen.Id("lists"))),
 		jen.Id("sent").Op(":=").Make(jen.Index().Int(), jen.Lit(0), jen.Len(jen.Id("lists"))),

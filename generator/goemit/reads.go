@@ -84,7 +84,7 @@ func (b *board) get(op catalog.Op) {
 			jen.Return(jen.Id("Decode").Call(jen.Id("score"), b.idText(jen.Id("id")))),
 		)
 	}
-	recvDecl(b.f).Id("Get").Params(ctxParam(), jen.Id("id").Add(b.idType())).Params(jen.Id("Entry"), jen.Error()).Block(body...)
+	recvDecl(b.f).Id(op.Methods[0]).Params(ctxParam(), jen.Id("id").Add(b.idType())).Params(jen.Id("Entry"), jen.Error()).Block(body...)
 	b.f.Line()
 }
 
@@ -110,7 +110,7 @@ func (b *board) rank(op catalog.Op) {
 		)
 	}
 	body = append(body, jen.Return(jen.Id("r").Op("+").Lit(1), jen.Nil()))
-	recvDecl(b.f).Id("Rank").Params(ctxParam(), jen.Id("id").Add(b.idType())).Params(jen.Int64(), jen.Error()).Block(body...)
+	recvDecl(b.f).Id(op.Methods[0]).Params(ctxParam(), jen.Id("id").Add(b.idType())).Params(jen.Int64(), jen.Error()).Block(body...)
 	b.f.Line()
 }
 
@@ -118,17 +118,17 @@ func (b *board) rank(op catalog.Op) {
 func (b *board) page(op catalog.Op) {
 	f := b.f
 	f.Comment("Top returns the first n entries, best first.")
-	recvDecl(f).Id("Top").Params(ctxParam(), jen.Id("n").Int64()).Params(jen.Index().Id("Ranked"), jen.Error()).Block(
-		jen.Return(jen.Id("b").Dot("Page").Call(jen.Id("ctx"), jen.Lit(0), jen.Id("n"))))
+	recvDecl(f).Id(op.Methods[0]).Params(ctxParam(), jen.Id("n").Int64()).Params(jen.Index().Id("Ranked"), jen.Error()).Block(
+		jen.Return(jen.Id("b").Dot(op.Methods[1]).Call(jen.Id("ctx"), jen.Lit(0), jen.Id("n"))))
 	f.Line()
 	b.comment(`Page returns limit entries from the 0-based position offset, best first: none for a limit
 of 0 or less, an error matching ErrOutOfRange for a negative offset.`)
 	if b.l.HasData() {
-		recvDecl(f).Id("Page").Params(ctxParam(), jen.List(jen.Id("offset"), jen.Id("limit")).Int64()).Params(jen.Index().Id("Ranked"), jen.Error()).Block(b.offsetPage(op)...) // the page script reads the entries and their data together
+		recvDecl(f).Id(op.Methods[1]).Params(ctxParam(), jen.List(jen.Id("offset"), jen.Id("limit")).Int64()).Params(jen.Index().Id("Ranked"), jen.Error()).Block(b.offsetPage(op)...) // the page script reads the entries and their data together
 		f.Line()
 		return
 	}
-	recvDecl(f).Id("Page").Params(ctxParam(), jen.List(jen.Id("offset"), jen.Id("limit")).Int64()).Params(jen.Index().Id("Ranked"), jen.Error()).Block(
+	recvDecl(f).Id(op.Methods[1]).Params(ctxParam(), jen.List(jen.Id("offset"), jen.Id("limit")).Int64()).Params(jen.Index().Id("Ranked"), jen.Error()).Block(
 		refuseNegativeOffset(),
 		jen.If(jen.Id("limit").Op("<=").Lit(0)).Block(jen.Return(jen.Nil(), jen.Nil())),
 		jen.Id("stop").Op(":=").Id("offset").Op("+").Id("limit").Op("-").Lit(1),
@@ -146,14 +146,14 @@ of 0 or less, an error matching ErrOutOfRange for a negative offset.`)
 // around emits Around and AroundFilled, which share one script: its fill argument says which.
 func (b *board) around(op catalog.Op) {
 	b.comment("Around returns the entry of id with up to before entries ahead of it and after entries behind it, or an error matching ErrNotFound.")
-	recvDecl(b.f).Id("Around").Params(ctxParam(), jen.Id("id").Add(b.idType()), jen.List(jen.Id("before"), jen.Id("after")).Int64()).Params(jen.Index().Id("Ranked"), jen.Error()).Block(
+	recvDecl(b.f).Id(op.Methods[0]).Params(ctxParam(), jen.Id("id").Add(b.idType()), jen.List(jen.Id("before"), jen.Id("after")).Int64()).Params(jen.Index().Id("Ranked"), jen.Error()).Block(
 		jen.Return(jen.Id("b").Dot("around").Call(jen.Id("ctx"), jen.Id("id"), jen.Id("before"), jen.Id("after"), jen.Lit("0"))))
 	b.f.Line()
 	b.comment(`AroundFilled is Around with the window kept whole at the ends of the board: what the top
 cuts from before is taken after, and what the end cuts from after is taken before, so the
 first entry still sees before + after others when the board has them. The entry of id is in
 the window; or an error matching ErrNotFound.`)
-	recvDecl(b.f).Id("AroundFilled").Params(ctxParam(), jen.Id("id").Add(b.idType()), jen.List(jen.Id("before"), jen.Id("after")).Int64()).Params(jen.Index().Id("Ranked"), jen.Error()).Block(
+	recvDecl(b.f).Id(op.Methods[1]).Params(ctxParam(), jen.Id("id").Add(b.idType()), jen.List(jen.Id("before"), jen.Id("after")).Int64()).Params(jen.Index().Id("Ranked"), jen.Error()).Block(
 		jen.Return(jen.Id("b").Dot("around").Call(jen.Id("ctx"), jen.Id("id"), jen.Id("before"), jen.Id("after"), jen.Lit("1"))))
 	b.f.Line()
 	b.f.Comment("around runs the around script; fill is \"1\" to fill the window from the other side.")
@@ -175,7 +175,7 @@ func (b *board) after(op catalog.Op) {
 the last one (the same cursor when there are none). Paging by cursor is stable while scores
 change: an entry is never returned twice nor skipped because others moved ahead of it. A
 cursor whose score is NaN marks no place: it is refused (ErrBadScore) before anything is sent.`)
-	recvDecl(b.f).Id("After").Params(ctxParam(), jen.Id("cur").Id("Cursor"), jen.Id("limit").Int64()).Params(jen.Index().Id("Ranked"), jen.Id("Cursor"), jen.Error()).Block(
+	recvDecl(b.f).Id(op.Methods[0]).Params(ctxParam(), jen.Id("cur").Id("Cursor"), jen.Id("limit").Int64()).Params(jen.Index().Id("Ranked"), jen.Id("Cursor"), jen.Error()).Block(
 		jen.If(jen.Qual("math", "IsNaN").Call(jen.Id("cur").Dot("Score"))).Block(
 			jen.Return(jen.Nil(), jen.Id("cur"), rt("BadScore").Call(jen.Id("cur").Dot("Score"), jen.Lit("a cursor's score is a number, never NaN")))),
 		jen.List(jen.Id("v"), jen.Err()).Op(":=").Add(b.runRO(op, rt("FormatScore").Call(jen.Id("cur").Dot("Score")), jen.Id("cur").Dot("Member"), jen.Id("limit"))),
@@ -191,9 +191,9 @@ cursor whose score is NaN marks no place: it is refused (ErrBadScore) before any
 }
 
 // count emits Count: one ZCARD.
-func (b *board) count(catalog.Op) {
+func (b *board) count(op catalog.Op) {
 	b.f.Comment("Count returns the number of entries.")
-	recvDecl(b.f).Id("Count").Params(ctxParam()).Params(jen.Int64(), jen.Error()).Block(
+	recvDecl(b.f).Id(op.Methods[0]).Params(ctxParam()).Params(jen.Int64(), jen.Error()).Block(
 		readCmd("IntCmd", func(c jen.Code) jen.Code {
 			return jen.Add(c).Dot("ZCard").Call(jen.Id("ctx"), board0())
 		}, jen.Lit(0)),
@@ -290,7 +290,7 @@ func (b *board) rangeQuery(lead *layout.Field) []jen.Code {
 func (b *board) competition(op catalog.Op) {
 	lead := b.l.Fields[0]
 	b.comment("%s", wrap(fmt.Sprintf("CompetitionRank returns 1 + the number of entries with a better %s than the entry of id (\"1224\" ranking: equal %s share a rank), counted with ZCOUNT in O(log n), or an error matching ErrNotFound.", lead.Name, lead.Name)))
-	recvDecl(b.f).Id("CompetitionRank").Params(ctxParam(), jen.Id("id").Add(b.idType())).Params(jen.Int64(), jen.Error()).Block(
+	recvDecl(b.f).Id(op.Methods[0]).Params(ctxParam(), jen.Id("id").Add(b.idType())).Params(jen.Int64(), jen.Error()).Block(
 		jen.Return(jen.Id("b").Dot("competition").Call(jen.Id("ctx"), jen.Id("id"), jen.Lit(1))))
 	b.f.Line()
 	var names []string
@@ -302,7 +302,7 @@ func (b *board) competition(op catalog.Op) {
 		tied = "the fields in the member do not count: entries equal on the score fields share a rank"
 	}
 	b.comment("%s", wrap(fmt.Sprintf("CompetitionRankTuple is CompetitionRank on the whole score (%s): 1 + the number of entries whose score fields rank before the entry of id; %s. Or an error matching ErrNotFound.", strings.Join(names, ", "), tied)))
-	recvDecl(b.f).Id("CompetitionRankTuple").Params(ctxParam(), jen.Id("id").Add(b.idType())).Params(jen.Int64(), jen.Error()).Block(
+	recvDecl(b.f).Id(op.Methods[1]).Params(ctxParam(), jen.Id("id").Add(b.idType())).Params(jen.Int64(), jen.Error()).Block(
 		jen.Return(jen.Id("b").Dot("competition").Call(jen.Id("ctx"), jen.Id("id"), b.c.konst("scoreFields"))))
 	b.f.Line()
 	b.f.Comment("competition runs the competition script: entries tie when equal on the first tied score fields.")
@@ -319,7 +319,7 @@ func (b *board) competition(op catalog.Op) {
 func (b *board) dense(op catalog.Op) {
 	lead := b.l.Fields[0]
 	b.comment("%s", wrap(fmt.Sprintf("DenseRank returns 1 + the number of distinct %s values ahead of the entry of id (\"1223\" ranking: equal %s share a rank and the next value takes the next rank), or an error matching ErrNotFound. The script steps once per distinct value ahead, O(log n) each.", lead.Name, lead.Name)))
-	recvDecl(b.f).Id("DenseRank").Params(ctxParam(), jen.Id("id").Add(b.idType())).Params(jen.Int64(), jen.Error()).Block(
+	recvDecl(b.f).Id(op.Methods[0]).Params(ctxParam(), jen.Id("id").Add(b.idType())).Params(jen.Int64(), jen.Error()).Block(
 		b.checkIDReturn(jen.Lit(0)),
 		jen.List(jen.Id("v"), jen.Err()).Op(":=").Add(b.runRO(op, jen.Id("id"))),
 		b.notFound(jen.Lit(0)),
@@ -364,7 +364,7 @@ is sent.`)
 		),
 		jen.Return(jen.Id("out"), jen.Nil()),
 	)
-	recvDecl(b.f).Id("GetMany").Params(ctxParam(), jen.Id("ids").Op("...").Add(b.idType())).Params(jen.Index().Id("Result"), jen.Error()).Block(body...)
+	recvDecl(b.f).Id(op.Methods[0]).Params(ctxParam(), jen.Id("ids").Op("...").Add(b.idType())).Params(jen.Index().Id("Result"), jen.Error()).Block(body...)
 	b.f.Line()
 }
 
@@ -384,7 +384,7 @@ an id without an entry. An invalid id fails the whole call before anything is se
 		),
 		jen.Return(jen.Id("rs"), jen.Nil()),
 	)
-	recvDecl(b.f).Id("RankMany").Params(ctxParam(), jen.Id("ids").Op("...").Add(b.idType())).Params(jen.Index().Int64(), jen.Error()).Block(body...)
+	recvDecl(b.f).Id(op.Methods[0]).Params(ctxParam(), jen.Id("ids").Op("...").Add(b.idType())).Params(jen.Index().Int64(), jen.Error()).Block(body...)
 	b.f.Line()
 }
 
@@ -392,14 +392,14 @@ an id without an entry. An invalid id fails the whole call before anything is se
 func (b *board) bottom(op catalog.Op) {
 	f := b.f
 	f.Comment("Bottom returns the last n entries, best first (the board's last entry last).")
-	recvDecl(f).Id("Bottom").Params(ctxParam(), jen.Id("n").Int64()).Params(jen.Index().Id("Ranked"), jen.Error()).Block(
-		jen.Return(jen.Id("b").Dot("PageFromEnd").Call(jen.Id("ctx"), jen.Lit(0), jen.Id("n"))))
+	recvDecl(f).Id(op.Methods[0]).Params(ctxParam(), jen.Id("n").Int64()).Params(jen.Index().Id("Ranked"), jen.Error()).Block(
+		jen.Return(jen.Id("b").Dot(op.Methods[1]).Call(jen.Id("ctx"), jen.Lit(0), jen.Id("n"))))
 	f.Line()
 	b.comment(`PageFromEnd returns up to limit entries that end offset entries before the end of the board,
 best first, with their ranks: PageFromEnd(0, 10) is the last ten, PageFromEnd(10, 10) the ten
 before them. The board's size is read in the same script, so the page is exact. A negative
 offset is an error matching ErrOutOfRange.`)
-	recvDecl(f).Id("PageFromEnd").Params(ctxParam(), jen.List(jen.Id("offset"), jen.Id("limit")).Int64()).Params(jen.Index().Id("Ranked"), jen.Error()).Block(b.offsetPage(op)...)
+	recvDecl(f).Id(op.Methods[1]).Params(ctxParam(), jen.List(jen.Id("offset"), jen.Id("limit")).Int64()).Params(jen.Index().Id("Ranked"), jen.Error()).Block(b.offsetPage(op)...)
 	f.Line()
 }
 
@@ -410,7 +410,7 @@ func (b *board) standing(op catalog.Op) {
 	b.comment(`Percentile returns the share of the board's entries that rank behind the entry of id, in
 percent: 0 for the last entry, 100·(n−1)/n for the first of n; or an error matching
 ErrNotFound. Its position and the board's size are read together, in one script call.`)
-	recvDecl(f).Id("Percentile").Params(ctxParam(), jen.Id("id").Add(b.idType())).Params(jen.Float64(), jen.Error()).Block(
+	recvDecl(f).Id(op.Methods[0]).Params(ctxParam(), jen.Id("id").Add(b.idType())).Params(jen.Float64(), jen.Error()).Block(
 		jen.List(jen.Id("pos"), jen.Id("count"), jen.Err()).Op(":=").Id("b").Dot("standing").Call(jen.Id("ctx"), jen.Id("id")),
 		errNil().Block(jen.Return(jen.Lit(0), jen.Err())),
 		jen.Return(jen.Lit(100).Op("*").Float64().Call(jen.Id("count").Op("-").Lit(1).Op("-").Id("pos")).Op("/").Float64().Call(jen.Id("count")), jen.Nil()),
@@ -419,7 +419,7 @@ ErrNotFound. Its position and the board's size are read together, in one script 
 	b.comment(`PageOf returns the 1-based page of pageSize entries that holds the entry of id (Page(ctx,
 (page-1)*pageSize, pageSize) returns it), or an error matching ErrNotFound; a pageSize below 1
 is an error matching ErrOutOfRange.`)
-	recvDecl(f).Id("PageOf").Params(ctxParam(), jen.Id("id").Add(b.idType()), jen.Id("pageSize").Int64()).Params(jen.Int64(), jen.Error()).Block(
+	recvDecl(f).Id(op.Methods[1]).Params(ctxParam(), jen.Id("id").Add(b.idType()), jen.Id("pageSize").Int64()).Params(jen.Int64(), jen.Error()).Block(
 		jen.If(jen.Id("pageSize").Op("<").Lit(1)).Block(jen.Return(jen.Lit(0), rt("IntRangeError").Call(jen.Lit("pageSize"), jen.Id("pageSize"), jen.Lit(1), jen.Lit(int64(math.MaxInt64))))),
 		jen.List(jen.Id("pos"), jen.Id("_"), jen.Err()).Op(":=").Id("b").Dot("standing").Call(jen.Id("ctx"), jen.Id("id")),
 		errNil().Block(jen.Return(jen.Lit(0), jen.Err())),

@@ -19,20 +19,21 @@ func emitSharded(f *jen.File, c *codec) {
 	s.constructor()
 	s.seasons()
 	for _, op := range s.ops {
-		if emit := shardedEmitters[op.Kind]; emit != nil {
-			emit(s, op)
+		if op.Sharding != catalog.ShardPerShard {
+			shardedEmitters[op.Kind](s, op)
 		}
 	}
 	s.reshard()
 	s.helpers()
-	if slices.ContainsFunc(s.ops, func(op catalog.Op) bool { return op.Kind == catalog.Band || op.Kind == catalog.AroundScore }) {
+	if slices.ContainsFunc(s.ops, func(op catalog.Op) bool { return op.Sharding == catalog.ShardWindows }) {
 		s.windows()
 	}
 }
 
-// shardedEmitters emits the ShardedBoard methods of each kind of operation. The kinds without
-// an entry are those of shardedPerShard, read from the shards themselves (ShardedBoard.Shards);
-// the type's comment says so.
+// shardedEmitters emits the ShardedBoard methods of each kind of operation the ShardedBoard
+// performs (Op.Sharding): every kind but those read from the shards themselves
+// (catalog.ShardPerShard; the type's comment says so). TestShardedEmitters fails on a kind
+// that has an emitter it should not, or lacks one.
 var shardedEmitters = map[catalog.Kind]func(*sharded, catalog.Op){
 	catalog.Set:         (*sharded).set,
 	catalog.Best:        (*sharded).best,
@@ -57,24 +58,19 @@ var shardedEmitters = map[catalog.Kind]func(*sharded, catalog.Op){
 	catalog.Competition: (*sharded).competition,
 }
 
-// shardedPerShard are the kinds of operation a ShardedBoard does not merge, read from its
-// shards (ShardedBoard.Shards): Range<Lead> pages a band of the leading field by offset without
-// ranks (Between, merged, serves it), and DenseRank counts the distinct leading values ahead,
-// which across shards is their union, not a sum of the shards' counts. TestShardedMethods
-// fails on a Board method that is neither merged nor of these kinds.
-var shardedPerShard = map[catalog.Kind]bool{catalog.Range: true, catalog.Dense: true}
-
 // shardedWithout are the Board methods outside the catalogue that a ShardedBoard lacks: Key
 // (a ShardedBoard has a key per shard: Keys) and Reindex (it adopts one sorted set written by
 // other code: run it on each shard, Shards).
 var shardedWithout = []string{"Key", "Reindex"}
 
 // PerShardMethods lists the Board methods a ShardedBoard leaves to its shards: those of the
-// kinds of shardedPerShard among ops, and shardedWithout.
+// operations among ops it does not merge (catalog.ShardPerShard: Range<Lead> pages a band of
+// the leading field by offset without ranks, which Between serves merged, and DenseRank counts
+// the distinct leading values ahead, a union across shards, not a sum), and shardedWithout.
 func PerShardMethods(ops []catalog.Op) []string {
 	out := slices.Clone(shardedWithout)
 	for _, op := range ops {
-		if shardedPerShard[op.Kind] {
+		if op.Sharding == catalog.ShardPerShard {
 			out = append(out, op.Methods...)
 		}
 	}
@@ -85,7 +81,7 @@ func PerShardMethods(ops []catalog.Op) []string {
 func ShardedMethods(ops []catalog.Op) []string {
 	var out []string
 	for _, op := range ops {
-		if shardedEmitters[op.Kind] != nil {
+		if op.Sharding != catalog.ShardPerShard {
 			out = append(out, op.Methods...)
 		}
 	}
@@ -177,19 +173,19 @@ func (s *sharded) constructor() {
 }
 
 // set emits Set and SetMany.
-func (s *sharded) set(catalog.Op) {
+func (s *sharded) set(op catalog.Op) {
 	f, idf := s.f, s.l.IDName
 	f.Comment("Set stores e on its shard, replacing the entry of its id if there is one.")
-	sRecv(f).Id("Set").Params(ctxParam(), id("e").Id("Entry")).Error().Block(
-		jen.Return(shardOf(id("e").Dot(idf)).Dot("Set").Call(ctx(), id("e"))))
+	sRecv(f).Id(op.Methods[0]).Params(ctxParam(), id("e").Id("Entry")).Error().Block(
+		jen.Return(shardOf(id("e").Dot(idf)).Dot(op.Methods[0]).Call(ctx(), id("e"))))
 	f.Line()
 	s.comment(`SetMany stores many entries with one script call per shard that holds some of them, all at once; each shard's part is atomic, and for an id given twice the last entry wins. It validates every entry first and writes nothing when one is invalid. When a shard's call fails, the other shards' parts stand; a failure with ErrUncertain carries the batch's token: resend the whole batch under it (rankgenrt.WithIdempotencyKey) and every shard's part is applied exactly once.`)
-	sRecv(f).Id("SetMany").Params(ctxParam(), id("entries").Index().Id("Entry")).Error().Block(
+	sRecv(f).Id(op.Methods[1]).Params(ctxParam(), id("entries").Index().Id("Entry")).Error().Block(
 		jen.If(jen.Err().Op(":=").Add(s.encodable()).Call(id("entries")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
 		jen.List(ctx(), jen.Err()).Op(":=").Add(sDot("batch").Call(ctx())),
 		errNil().Block(jen.Return(jen.Err())),
 		jen.Return(sDot("scatter").Call(ctx(), jen.Len(id("entries")), s.idAt("entries", ""),
-			s.shardCall(jen.Return(id("b").Dot("SetMany").Call(ctx(), rt("Pick").Call(id("entries"), id("at"))))))),
+			s.shardCall(jen.Return(id("b").Dot(op.Methods[1]).Call(ctx(), rt("Pick").Call(id("entries"), id("at"))))))),
 	)
 	f.Line()
 }
@@ -209,18 +205,18 @@ func (s *sharded) shardCall(body ...jen.Code) jen.Code {
 }
 
 // best emits Best and BestMany.
-func (s *sharded) best(catalog.Op) {
+func (s *sharded) best(op catalog.Op) {
 	f := s.f
 	f.Comment("Best applies Board.Best on the shard of e's id.")
-	sRecv(f).Id("Best").Params(ctxParam(), id("e").Id("Entry")).Params(jen.Bool(), jen.Error()).Block(
-		jen.Return(shardOf(id("e").Dot(s.l.IDName)).Dot("Best").Call(ctx(), id("e"))))
+	sRecv(f).Id(op.Methods[0]).Params(ctxParam(), id("e").Id("Entry")).Params(jen.Bool(), jen.Error()).Block(
+		jen.Return(shardOf(id("e").Dot(s.l.IDName)).Dot(op.Methods[0]).Call(ctx(), id("e"))))
 	f.Line()
 	s.comment("BestMany applies Board.BestMany with one script call per shard that holds some of the entries, all at once, and reports for each entry whether it was stored. It validates every entry first and writes nothing when one is invalid; a failed shard's call is resent as SetMany's is.")
-	sRecv(f).Id("BestMany").Params(ctxParam(), id("entries").Index().Id("Entry")).Params(jen.Index().Bool(), jen.Error()).Block(
+	sRecv(f).Id(op.Methods[1]).Params(ctxParam(), id("entries").Index().Id("Entry")).Params(jen.Index().Bool(), jen.Error()).Block(
 		jen.If(jen.Err().Op(":=").Add(s.encodable()).Call(id("entries")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
 		jen.List(ctx(), jen.Err()).Op(":=").Add(sDot("batch").Call(ctx())),
 		retErr(jen.Nil()),
-		jen.Return(id("gather").Call(ctx(), id("s"), id("entries"), s.idOfItem(jen.Id("Entry")), jen.Parens(jen.Op("*").Id("Board")).Dot("BestMany"))),
+		jen.Return(id("gather").Call(ctx(), id("s"), id("entries"), s.idOfItem(jen.Id("Entry")), jen.Parens(jen.Op("*").Id("Board")).Dot(op.Methods[1]))),
 	)
 	f.Line()
 }
@@ -239,20 +235,20 @@ func (s *sharded) checkIDs(ret ...jen.Code) jen.Code {
 }
 
 // remove emits Remove.
-func (s *sharded) remove(catalog.Op) {
+func (s *sharded) remove(op catalog.Op) {
 	f := s.f
 	invalid := ""
 	if s.l.IDType == layout.IDString {
 		invalid = " An invalid id fails the call before anything is sent."
 	}
 	s.comment("Remove deletes the entries of the given ids, with one script call per shard that holds some of them, all at once, and returns how many there were.%s", invalid)
-	sRecv(f).Id("Remove").Params(ctxParam(), id("ids").Op("...").Add(s.idType())).Params(jen.Int64(), jen.Error()).Block(
+	sRecv(f).Id(op.Methods[0]).Params(ctxParam(), id("ids").Op("...").Add(s.idType())).Params(jen.Int64(), jen.Error()).Block(
 		s.checkIDs(jen.Lit(0)),
 		jen.List(ctx(), jen.Err()).Op(":=").Add(sDot("batch").Call(ctx())),
 		retErr(jen.Lit(0)),
 		jen.Var().Id("removed").Qual("sync/atomic", "Int64"),
 		jen.Err().Op("=").Add(sDot("scatter").Call(ctx(), jen.Len(id("ids")), s.idAt("ids", "-"), s.shardCall(
-			jen.List(id("n"), jen.Err()).Op(":=").Id("b").Dot("Remove").Call(ctx(), rt("Pick").Call(id("ids"), id("at")).Op("...")),
+			jen.List(id("n"), jen.Err()).Op(":=").Id("b").Dot(op.Methods[0]).Call(ctx(), rt("Pick").Call(id("ids"), id("at")).Op("...")),
 			id("removed").Dot("Add").Call(id("n")),
 			jen.Return(jen.Err()),
 		))),
@@ -262,10 +258,10 @@ func (s *sharded) remove(catalog.Op) {
 }
 
 // trim emits Trim: the global cut, then one trim per shard.
-func (s *sharded) trim(catalog.Op) {
+func (s *sharded) trim(op catalog.Op) {
 	f := s.f
 	s.comment(`Trim keeps the board's first keep entries, across all shards, removes all below them and returns how many it removed. It reads the first keep entries of every shard (one pipelined round, as Page does) to learn how many of each shard's entries are among the board's first keep, then trims every shard to its share with one script each, all at once. Each shard's trim is atomic; a write that lands between the two rounds may move the cut by that write, and the board never keeps more than keep entries.`)
-	sRecv(f).Id("Trim").Params(ctxParam(), id("keep").Int64()).Params(jen.Int64(), jen.Error()).Block(
+	sRecv(f).Id(op.Methods[0]).Params(ctxParam(), id("keep").Int64()).Params(jen.Int64(), jen.Error()).Block(
 		jen.If(id("keep").Op("<").Lit(0)).Block(jen.Return(jen.Lit(0), rt("IntRangeError").Call(jen.Lit("keep"), id("keep"), jen.Lit(0), jen.Qual("math", "MaxInt64")))),
 		id("shares").Op(":=").Make(jen.Index().Int64(), jen.Len(sDot("shards"))),
 		jen.If(id("keep").Op(">").Lit(0)).Block(
@@ -275,7 +271,7 @@ func (s *sharded) trim(catalog.Op) {
 		),
 		jen.List(ctx(), jen.Err()).Op(":=").Add(sDot("batch").Call(ctx())),
 		retErr(jen.Lit(0)),
-		sumOver(sDot("shards").Index(id("i")).Dot("Trim").Call(ctx(), id("shares").Index(id("i")))),
+		sumOver(sDot("shards").Index(id("i")).Dot(op.Methods[0]).Call(ctx(), id("shares").Index(id("i")))),
 	)
 	f.Line()
 }
@@ -302,17 +298,17 @@ func (s *sharded) update(op catalog.Op) {
 }
 
 // get emits Get.
-func (s *sharded) get(catalog.Op) {
+func (s *sharded) get(op catalog.Op) {
 	s.f.Comment("Get returns the entry of id from its shard, or an error matching ErrNotFound.")
-	sRecv(s.f).Id("Get").Params(ctxParam(), id("id").Add(s.idType())).Params(jen.Id("Entry"), jen.Error()).Block(
-		jen.Return(shardOf(id("id")).Dot("Get").Call(ctx(), id("id"))))
+	sRecv(s.f).Id(op.Methods[0]).Params(ctxParam(), id("id").Add(s.idType())).Params(jen.Id("Entry"), jen.Error()).Block(
+		jen.Return(shardOf(id("id")).Dot(op.Methods[0]).Call(ctx(), id("id"))))
 	s.f.Line()
 }
 
 // rank emits Rank.
-func (s *sharded) rank(catalog.Op) {
+func (s *sharded) rank(op catalog.Op) {
 	s.comment("Rank returns the 1-based position of the entry of id among all shards, or an error matching ErrNotFound: the entry from its shard, then, in one pipelined round, how many entries of every shard rank ahead of it: greater scores (ZCOUNT, O(log n)) and equal scores with greater members (the run of equal scores).")
-	sRecv(s.f).Id("Rank").Params(ctxParam(), id("id").Add(s.idType())).Params(jen.Int64(), jen.Error()).Block(
+	sRecv(s.f).Id(op.Methods[0]).Params(ctxParam(), id("id").Add(s.idType())).Params(jen.Int64(), jen.Error()).Block(
 		jen.List(id("pos"), jen.Id("_"), jen.Err()).Op(":=").Add(sDot("standing").Call(ctx(), id("id"))),
 		retErr(jen.Lit(0)),
 		jen.Return(id("pos").Op("+").Lit(1), jen.Nil()),
@@ -321,14 +317,14 @@ func (s *sharded) rank(catalog.Op) {
 }
 
 // page emits Top and Page.
-func (s *sharded) page(catalog.Op) {
+func (s *sharded) page(op catalog.Op) {
 	f := s.f
 	f.Comment("Top returns the first n entries of the board, best first.")
-	sRecv(f).Id("Top").Params(ctxParam(), id("n").Int64()).Params(ranked(), jen.Error()).Block(
+	sRecv(f).Id(op.Methods[0]).Params(ctxParam(), id("n").Int64()).Params(ranked(), jen.Error()).Block(
 		jen.Return(sDot("Page").Call(ctx(), jen.Lit(0), id("n"))))
 	f.Line()
 	s.comment("Page returns limit entries from the 0-based position offset, best first. Every shard reads its first offset + limit entries, in one pipelined round, and they are merged by Compare: the cost grows with offset, so page deep boards with After.")
-	sRecv(f).Id("Page").Params(ctxParam(), jen.List(id("offset"), id("limit")).Int64()).Params(ranked(), jen.Error()).Block(
+	sRecv(f).Id(op.Methods[1]).Params(ctxParam(), jen.List(id("offset"), id("limit")).Int64()).Params(ranked(), jen.Error()).Block(
 		refuseNegativeOffset(),
 		jen.If(id("limit").Op("<=").Lit(0)).Block(jen.Return(jen.Nil(), jen.Nil())),
 		id("n").Op(":=").Id("offset").Op("+").Id("limit"),
@@ -342,14 +338,14 @@ func (s *sharded) page(catalog.Op) {
 }
 
 // around emits Around and AroundFilled.
-func (s *sharded) around(catalog.Op) {
+func (s *sharded) around(op catalog.Op) {
 	f := s.f
 	s.comment("Around returns the entry of id with up to before entries ahead of it and after entries behind it, as Board.Around does, or an error matching ErrNotFound. It takes three rounds: the entry, its position (as Rank), then the window's part of every shard, pipelined.")
-	sRecv(f).Id("Around").Params(ctxParam(), id("id").Add(s.idType()), jen.List(id("before"), id("after")).Int64()).Params(ranked(), jen.Error()).Block(
+	sRecv(f).Id(op.Methods[0]).Params(ctxParam(), id("id").Add(s.idType()), jen.List(id("before"), id("after")).Int64()).Params(ranked(), jen.Error()).Block(
 		jen.Return(sDot("around").Call(ctx(), id("id"), id("before"), id("after"), jen.False())))
 	f.Line()
 	s.comment("AroundFilled is Around with the window kept whole at the ends of the board, as Board.AroundFilled does.")
-	sRecv(f).Id("AroundFilled").Params(ctxParam(), id("id").Add(s.idType()), jen.List(id("before"), id("after")).Int64()).Params(ranked(), jen.Error()).Block(
+	sRecv(f).Id(op.Methods[1]).Params(ctxParam(), id("id").Add(s.idType()), jen.List(id("before"), id("after")).Int64()).Params(ranked(), jen.Error()).Block(
 		jen.Return(sDot("around").Call(ctx(), id("id"), id("before"), id("after"), jen.True())))
 	f.Line()
 	s.comment("around reads the window around the entry of id, at position r. Of the entries ahead of it in the window, a shard holds at most r-start, the last of those it has ahead of the entry; of those behind, at most stop-r, the first after them: each shard reads that range, and the merge holds the window.")
@@ -378,9 +374,9 @@ func (s *sharded) around(catalog.Op) {
 }
 
 // after emits After.
-func (s *sharded) after(catalog.Op) {
+func (s *sharded) after(op catalog.Op) {
 	s.comment("After returns up to limit entries that rank after the cursor, best first, and the cursor of the last one (the same cursor when there are none), as Board.After does: every shard's after script runs from the cursor, in one pipelined round, and the pages merge by Compare; an entry's rank is its shard-summed position. A cursor whose score is NaN is refused (ErrBadScore) before anything is sent.")
-	sRecv(s.f).Id("After").Params(ctxParam(), id("cur").Id("Cursor"), id("limit").Int64()).Params(ranked(), jen.Id("Cursor"), jen.Error()).Block(
+	sRecv(s.f).Id(op.Methods[0]).Params(ctxParam(), id("cur").Id("Cursor"), id("limit").Int64()).Params(ranked(), jen.Id("Cursor"), jen.Error()).Block(
 		jen.If(jen.Qual("math", "IsNaN").Call(id("cur").Dot("Score"))).Block(
 			jen.Return(jen.Nil(), id("cur"), rt("BadScore").Call(id("cur").Dot("Score"), jen.Lit("a cursor's score is a number, never NaN")))),
 		jen.List(id("starts"), id("pages"), jen.Err()).Op(":=").Add(sDot("afterAll").Call(ctx(), id("cur"), id("limit"))),
@@ -395,9 +391,9 @@ func (s *sharded) after(catalog.Op) {
 }
 
 // count emits Count.
-func (s *sharded) count(catalog.Op) {
+func (s *sharded) count(op catalog.Op) {
 	s.f.Comment("Count returns the number of entries of all shards, read in one pipelined round.")
-	sRecv(s.f).Id("Count").Params(ctxParam()).Params(jen.Int64(), jen.Error()).Block(
+	sRecv(s.f).Id(op.Methods[0]).Params(ctxParam()).Params(jen.Int64(), jen.Error()).Block(
 		jen.List(id("cmds"), jen.Err()).Op(":=").Add(sDot("readAll").Call(ctx(), jen.Func().Params(id("c").Add(rd("Cmdable")), jen.Id("_").Int(), id("key").String()).Add(rd("Cmder")).Block(
 			jen.Return(id("c").Dot("ZCard").Call(ctx(), id("key"))),
 		))),
@@ -414,26 +410,26 @@ func (s *sharded) count(catalog.Op) {
 }
 
 // getMany emits GetMany.
-func (s *sharded) getMany(catalog.Op) {
+func (s *sharded) getMany(op catalog.Op) {
 	invalid := ""
 	if s.l.IDType == layout.IDString {
 		invalid = " An invalid id fails the whole call before anything is sent."
 	}
 	s.comment("GetMany returns a Result per id in the order given, as Board.GetMany does, with one script call per shard that holds some of the ids, all at once.%s", invalid)
-	sRecv(s.f).Id("GetMany").Params(ctxParam(), id("ids").Op("...").Add(s.idType())).Params(jen.Index().Id("Result"), jen.Error()).Block(
+	sRecv(s.f).Id(op.Methods[0]).Params(ctxParam(), id("ids").Op("...").Add(s.idType())).Params(jen.Index().Id("Result"), jen.Error()).Block(
 		s.checkIDs(jen.Nil()),
 		jen.Return(id("gather").Call(ctx(), id("s"), id("ids"), jen.Func().Params(id("id").Add(s.idType())).Add(s.idType()).Block(jen.Return(id("id"))),
 			jen.Func().Params(id("b").Op("*").Id("Board"), ctxParam(), id("ids").Index().Add(s.idType())).Params(jen.Index().Id("Result"), jen.Error()).Block(
-				jen.Return(id("b").Dot("GetMany").Call(ctx(), id("ids").Op("..."))),
+				jen.Return(id("b").Dot(op.Methods[0]).Call(ctx(), id("ids").Op("..."))),
 			))),
 	)
 	s.f.Line()
 }
 
 // rankMany emits RankMany.
-func (s *sharded) rankMany(catalog.Op) {
+func (s *sharded) rankMany(op catalog.Op) {
 	s.comment("RankMany returns the 1-based rank of each id in the order given, 0 for an id without an entry, in two rounds: the entries (GetMany), then one pipelined round in which every shard counts the entries ahead of each of them (ids × shards after-script calls).")
-	sRecv(s.f).Id("RankMany").Params(ctxParam(), id("ids").Op("...").Add(s.idType())).Params(jen.Index().Int64(), jen.Error()).Block(
+	sRecv(s.f).Id(op.Methods[0]).Params(ctxParam(), id("ids").Op("...").Add(s.idType())).Params(jen.Index().Int64(), jen.Error()).Block(
 		jen.List(id("found"), jen.Err()).Op(":=").Add(sDot("GetMany").Call(ctx(), id("ids").Op("..."))),
 		retErr(jen.Nil()),
 		id("pipe").Op(":=").Add(rt("NewPipe")).Call(sDot("c")),
@@ -461,17 +457,17 @@ func (s *sharded) rankMany(catalog.Op) {
 }
 
 // standing emits Percentile, PageOf and standing.
-func (s *sharded) standing(catalog.Op) {
+func (s *sharded) standing(op catalog.Op) {
 	f := s.f
 	s.comment("Percentile returns the share of the board's entries that rank behind the entry of id, in percent, as Board.Percentile does, or an error matching ErrNotFound. Its position and the board's size are read in the same pipelined round.")
-	sRecv(f).Id("Percentile").Params(ctxParam(), id("id").Add(s.idType())).Params(jen.Float64(), jen.Error()).Block(
+	sRecv(f).Id(op.Methods[0]).Params(ctxParam(), id("id").Add(s.idType())).Params(jen.Float64(), jen.Error()).Block(
 		jen.List(id("pos"), id("count"), jen.Err()).Op(":=").Add(sDot("standing").Call(ctx(), id("id"))),
 		retErr(jen.Lit(0)),
 		jen.Return(jen.Lit(100).Op("*").Float64().Call(id("count").Op("-").Lit(1).Op("-").Id("pos")).Op("/").Float64().Call(id("count")), jen.Nil()),
 	)
 	f.Line()
 	s.comment("PageOf returns the 1-based page of pageSize entries that holds the entry of id (Page(ctx, (page-1)*pageSize, pageSize) returns it), or an error matching ErrNotFound; a pageSize below 1 is an error matching ErrOutOfRange.")
-	sRecv(f).Id("PageOf").Params(ctxParam(), id("id").Add(s.idType()), id("pageSize").Int64()).Params(jen.Int64(), jen.Error()).Block(
+	sRecv(f).Id(op.Methods[1]).Params(ctxParam(), id("id").Add(s.idType()), id("pageSize").Int64()).Params(jen.Int64(), jen.Error()).Block(
 		jen.If(id("pageSize").Op("<").Lit(1)).Block(jen.Return(jen.Lit(0), rt("IntRangeError").Call(jen.Lit("pageSize"), id("pageSize"), jen.Lit(1), jen.Qual("math", "MaxInt64")))),
 		jen.List(id("pos"), jen.Id("_"), jen.Err()).Op(":=").Add(sDot("standing").Call(ctx(), id("id"))),
 		retErr(jen.Lit(0)),
@@ -545,26 +541,26 @@ func (s *sharded) reshard() {
 // methods that route or merge like the reads above, with a twist each.
 
 // changes emits Update and UpdateMany: a change list goes to the shard of its id.
-func (s *sharded) changes(catalog.Op) {
+func (s *sharded) changes(op catalog.Op) {
 	f := s.f
 	f.Comment("Update applies Board.Update on the shard of id: one atomic script call.")
-	sRecv(f).Id("Update").Params(ctxParam(), id("id").Add(s.idType()), id("changes").Op("...").Id("Change")).Params(jen.Id("Entry"), jen.Error()).Block(
-		jen.Return(shardOf(id("id")).Dot("Update").Call(ctx(), id("id"), id("changes").Op("..."))))
+	sRecv(f).Id(op.Methods[0]).Params(ctxParam(), id("id").Add(s.idType()), id("changes").Op("...").Id("Change")).Params(jen.Id("Entry"), jen.Error()).Block(
+		jen.Return(shardOf(id("id")).Dot(op.Methods[0]).Call(ctx(), id("id"), id("changes").Op("..."))))
 	f.Line()
 	s.comment("UpdateMany applies Board.UpdateMany with one script call per shard that holds some of the lists, all at once, each shard's part atomic and in order; the Results are in the order of lists. A failed shard's call is resent as SetMany's is.")
-	sRecv(f).Id("UpdateMany").Params(ctxParam(), id("lists").Index().Id("Changes")).Params(jen.Index().Id("Result"), jen.Error()).Block(
+	sRecv(f).Id(op.Methods[1]).Params(ctxParam(), id("lists").Index().Id("Changes")).Params(jen.Index().Id("Result"), jen.Error()).Block(
 		jen.List(ctx(), jen.Err()).Op(":=").Add(sDot("batch").Call(ctx())),
 		retErr(jen.Nil()),
-		jen.Return(id("gather").Call(ctx(), id("s"), id("lists"), s.idOfItem(jen.Id("Changes")), jen.Parens(jen.Op("*").Id("Board")).Dot("UpdateMany"))),
+		jen.Return(id("gather").Call(ctx(), id("s"), id("lists"), s.idOfItem(jen.Id("Changes")), jen.Parens(jen.Op("*").Id("Board")).Dot(op.Methods[1]))),
 	)
 	f.Line()
 }
 
 // countBand emits CountBetween: the shards' counts added up.
-func (s *sharded) countBand(catalog.Op) {
+func (s *sharded) countBand(op catalog.Op) {
 	s.comment("CountBetween returns the number of entries in the band: Board.CountBetween on every shard (one ZCOUNT each, O(log n)), all at once, added up.")
-	sRecv(s.f).Id("CountBetween").Params(ctxParam(), id("band").Id("Band")).Params(jen.Int64(), jen.Error()).Block(
-		sumOver(sDot("shards").Index(id("i")).Dot("CountBetween").Call(ctx(), id("band"))),
+	sRecv(s.f).Id(op.Methods[0]).Params(ctxParam(), id("band").Id("Band")).Params(jen.Int64(), jen.Error()).Block(
+		sumOver(sDot("shards").Index(id("i")).Dot(op.Methods[0]).Call(ctx(), id("band"))),
 	)
 	s.f.Line()
 }
@@ -572,7 +568,7 @@ func (s *sharded) countBand(catalog.Op) {
 // band emits Between: every shard's band script from 0 to offset + limit, merged.
 func (s *sharded) band(op catalog.Op) {
 	s.comment("Between returns, best first with their ranks, up to limit entries of the band, skipping offset of them, as Board.Between does. Every shard runs the band script in one pipelined round: it counts its entries ahead of the band (their sum is the band's first position) and reads its first offset + limit entries of the band, which merge by Compare. The cost grows with offset: O(shards × (log n + offset + limit)).")
-	sRecv(s.f).Id("Between").Params(ctxParam(), id("band").Id("Band"), jen.List(id("offset"), id("limit")).Int64()).Params(ranked(), jen.Error()).Block(
+	sRecv(s.f).Id(op.Methods[0]).Params(ctxParam(), id("band").Id("Band"), jen.List(id("offset"), id("limit")).Int64()).Params(ranked(), jen.Error()).Block(
 		jen.If(id("band").Dot("err").Op("!=").Nil()).Block(jen.Return(jen.Nil(), id("band").Dot("err"))),
 		refuseNegativeOffset(),
 		jen.If(id("band").Dot("lo").Op(">=").Id("band").Dot("hi").Op("||").Id("limit").Op("<=").Lit(0)).Block(jen.Return(jen.Nil(), jen.Nil())),
@@ -591,8 +587,8 @@ func (s *sharded) band(op catalog.Op) {
 func (s *sharded) aroundScore(op catalog.Op) {
 	f := s.f
 	s.comment("AroundScore returns, best first with their ranks, up to before entries that rank ahead of the place and up to after entries from it on, as Board.AroundScore does. Every shard runs the around_score script at the place in one pipelined round: of the window, a shard holds at most its last before entries ahead of the place and its first after from it, which is what it reads; the merge by Compare holds the window, and the shards' positions of the place add up to its position. A nil place is refused as Board.AroundScore refuses it.")
-	sRecv(f).Id("AroundScore").Params(ctxParam(), id("at").Id("Place"), jen.List(id("before"), id("after")).Int64()).Params(ranked(), jen.Error()).Block(
-		jen.If(id("at").Op("==").Nil()).Block(jen.Return(sDot("shards").Index(jen.Lit(0)).Dot("AroundScore").Call(ctx(), id("at"), id("before"), id("after"))).Comment("its error, nothing sent")),
+	sRecv(f).Id(op.Methods[0]).Params(ctxParam(), id("at").Id("Place"), jen.List(id("before"), id("after")).Int64()).Params(ranked(), jen.Error()).Block(
+		jen.If(id("at").Op("==").Nil()).Block(jen.Return(sDot("shards").Index(jen.Lit(0)).Dot(op.Methods[0]).Call(ctx(), id("at"), id("before"), id("after"))).Comment("its error, nothing sent")),
 		jen.List(id("score"), id("member"), jen.Err()).Op(":=").Id("at").Dot("place").Call(),
 		retErr(jen.Nil()),
 		jen.List(id("pos"), id("ahead"), id("merged"), jen.Err()).Op(":=").Add(sDot("placeWindow").Call(ctx(), id("score"), id("member"), jen.Max(id("before"), jen.Lit(0)), jen.Max(id("after"), jen.Lit(0)))),
@@ -654,14 +650,14 @@ func (s *sharded) windows() {
 }
 
 // bottom emits Bottom and PageFromEnd: every shard's last entries and size, merged.
-func (s *sharded) bottom(catalog.Op) {
+func (s *sharded) bottom(op catalog.Op) {
 	f := s.f
 	f.Comment("Bottom returns the last n entries, best first (the board's last entry last).")
-	sRecv(f).Id("Bottom").Params(ctxParam(), id("n").Int64()).Params(ranked(), jen.Error()).Block(
+	sRecv(f).Id(op.Methods[0]).Params(ctxParam(), id("n").Int64()).Params(ranked(), jen.Error()).Block(
 		jen.Return(sDot("PageFromEnd").Call(ctx(), jen.Lit(0), id("n"))))
 	f.Line()
 	s.comment("PageFromEnd returns up to limit entries that end offset entries before the end of the board, best first, with their ranks, as Board.PageFromEnd does. Every shard reads its last offset + limit entries and its size in one pipelined round; the board's last offset + limit entries are the last of their merge by Compare. The cost grows with offset, as Page's does.")
-	sRecv(f).Id("PageFromEnd").Params(ctxParam(), jen.List(id("offset"), id("limit")).Int64()).Params(ranked(), jen.Error()).Block(
+	sRecv(f).Id(op.Methods[1]).Params(ctxParam(), jen.List(id("offset"), id("limit")).Int64()).Params(ranked(), jen.Error()).Block(
 		refuseNegativeOffset(),
 		jen.If(id("limit").Op("<=").Lit(0)).Block(jen.Return(jen.Nil(), jen.Nil())),
 		id("n").Op(":=").Id("offset").Op("+").Id("limit"),
@@ -702,15 +698,15 @@ func (s *sharded) bottom(catalog.Op) {
 }
 
 // competition emits CompetitionRank, CompetitionRankTuple, competition and tiedPlace.
-func (s *sharded) competition(catalog.Op) {
+func (s *sharded) competition(op catalog.Op) {
 	f := s.f
 	lead := s.l.Fields[0].Name
 	s.comment("CompetitionRank returns 1 + the number of entries of all shards with a better %s than the entry of id, as Board.CompetitionRank does, or an error matching ErrNotFound: the entry from its shard, then every shard's count of the entries better on %s (one ZCOUNT each), pipelined, added up.", lead, lead)
-	sRecv(f).Id("CompetitionRank").Params(ctxParam(), id("id").Add(s.idType())).Params(jen.Int64(), jen.Error()).Block(
+	sRecv(f).Id(op.Methods[0]).Params(ctxParam(), id("id").Add(s.idType())).Params(jen.Int64(), jen.Error()).Block(
 		jen.Return(sDot("competition").Call(ctx(), id("id"), jen.Lit(1))))
 	f.Line()
 	s.comment("CompetitionRankTuple is CompetitionRank on the whole score, as Board.CompetitionRankTuple is: 1 + the number of entries of all shards whose score fields rank before the entry of id.")
-	sRecv(f).Id("CompetitionRankTuple").Params(ctxParam(), id("id").Add(s.idType())).Params(jen.Int64(), jen.Error()).Block(
+	sRecv(f).Id(op.Methods[1]).Params(ctxParam(), id("id").Add(s.idType())).Params(jen.Int64(), jen.Error()).Block(
 		jen.Return(sDot("competition").Call(ctx(), id("id"), id("scoreFields"))))
 	f.Line()
 	s.comment("competition counts, on every shard, the entries ahead of the place before every entry equal to the entry of id on its first tied score fields (tiedPlace), and adds 1.")

@@ -34,7 +34,7 @@ func TestShardedMethods(t *testing.T) {
 		perShard := PerShardMethods(catalog.Ops(l))
 		for m := range board {
 			if ast.IsExported(m) && sharded[m] == "" && !slices.Contains(perShard, m) {
-				t.Errorf("%s: ShardedBoard lacks Board.%s: merge it (shardedEmitters) or list its kind in shardedPerShard", g.stem, m)
+				t.Errorf("%s: ShardedBoard lacks Board.%s: merge it (shardedEmitters) or give its catalogue row Sharding: catalog.ShardPerShard", g.stem, m)
 			}
 		}
 		for _, m := range names {

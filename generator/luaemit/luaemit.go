@@ -236,13 +236,13 @@ func scriptData(l *layout.Layout, op catalog.Op) (*data, error) {
 		d, err = changesData(l, op)
 	default:
 		d = newData(l)
-		d.Scores = op.Kind == catalog.Best || op.Kind == catalog.GetMany
+		d.Scores = op.Scores
 	}
 	if err != nil {
 		return nil, err
 	}
 	d.Op, d.Args, d.ReadOnly = op.Name, op.Args, op.ReadOnly
-	d.Data = d.Data && touchesData[op.Kind]
+	d.Data = d.Data && op.Data.Touches()
 	if d.Title, err = positions(op.Title, op.Args); err != nil {
 		return nil, fmt.Errorf("luaemit: %s: %w", op.Name, err)
 	}
@@ -254,7 +254,7 @@ func scriptData(l *layout.Layout, op catalog.Op) (*data, error) {
 		d.Usage = append(d.Usage, u)
 	}
 	seasonGuards(l, op, d)
-	if op.Kind == catalog.Competition || op.Kind == catalog.Dense {
+	if l.NumScore > 0 { // for the reads that compare on it (competition, dense)
 		d.Lead = newField(l, l.Fields[0])
 	}
 	return d, nil
@@ -280,12 +280,4 @@ func positions(text string, a catalog.Args) (string, error) {
 		return fmt.Sprintf("ARGV[%d]", i)
 	})
 	return out, err
-}
-
-// touchesData are the kinds of operation whose scripts use a board's data hash: the writes
-// (which store, delete or expire it with the entries) and the reads that return entries.
-var touchesData = map[catalog.Kind]bool{
-	catalog.Set: true, catalog.Best: true, catalog.Remove: true, catalog.Trim: true, catalog.Update: true,
-	catalog.Get: true, catalog.Page: true, catalog.Around: true, catalog.After: true, catalog.Bottom: true,
-	catalog.GetMany: true, catalog.Range: true, catalog.Changes: true, catalog.Band: true, catalog.AroundScore: true,
 }

@@ -28,8 +28,8 @@ func seasonGuards(l *layout.Layout, op catalog.Op, d *data) {
 		return
 	}
 	var checked []*field
-	switch op.Kind {
-	case catalog.Set, catalog.Best:
+	switch op.Season {
+	case catalog.SeasonEntries:
 		if catalog.EntriesTakeSeason(l) {
 			for _, f := range catalog.SeasonFields(l) {
 				g := newField(l, f)
@@ -38,9 +38,10 @@ func seasonGuards(l *layout.Layout, op catalog.Op, d *data) {
 			}
 			checked = d.SeasonFields
 		}
-	case catalog.Update:
-		checked = []*field{d.Target}
-	case catalog.Changes:
+	case catalog.SeasonStamps: // a field update's field, or each of a change list's
+		if d.Target != nil {
+			checked = append(checked, d.Target)
+		}
 		for _, c := range d.Changes {
 			checked = append(checked, c.Target)
 		}

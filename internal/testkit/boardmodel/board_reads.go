@@ -3,6 +3,7 @@ package boardmodel
 import (
 	"reflect"
 
+	"github.com/rankgen/rankgen/generator/catalog"
 	"github.com/rankgen/rankgen/generator/layout"
 )
 
@@ -125,4 +126,45 @@ func (b *Board) AroundScore(prefix []uint64, before, after int64) ([]Ranked, err
 // AroundEntry calls AroundScore at the place of a whole entry.
 func (b *Board) AroundEntry(e layout.Entry, before, after int64) ([]Ranked, error) {
 	return b.rankedCall("AroundScore", b.Entry(e), before, after)
+}
+
+// Page calls Page.
+func (b *Board) Page(offset, limit int64) ([]Ranked, error) {
+	return b.rankedCall("Page", offset, limit)
+}
+
+// After calls After from the cursor (score, member): the page, without the next cursor.
+func (b *Board) After(score float64, member string, limit int64) ([]Ranked, error) {
+	cur := reflect.New(b.V.MethodByName("After").Type().In(1)).Elem()
+	cur.FieldByName("Score").SetFloat(score)
+	cur.FieldByName("Member").SetString(member)
+	out := b.Call("After", cur, limit)
+	if err := ErrOf(out[2]); err != nil {
+		return nil, err
+	}
+	return b.ranked(out[0]), nil
+}
+
+// Range calls Range<Lead>, named by its catalogue row, with the leading field's keys lo and hi.
+func (b *Board) Range(lo, hi uint64, offset, limit int64) ([]layout.Entry, error) {
+	out := b.Call(b.method(catalog.Range), b.FieldValue(0, lo), b.FieldValue(0, hi), offset, limit)
+	if err := ErrOf(out[1]); err != nil {
+		return nil, err
+	}
+	es := make([]layout.Entry, out[0].Len())
+	for i := range es {
+		es[i] = b.FromEntry(out[0].Index(i))
+	}
+	return es, nil
+}
+
+// CountRange calls Count<Lead>Between, named by its catalogue row.
+func (b *Board) CountRange(lo, hi uint64) (int64, error) {
+	out := b.Call(b.method(catalog.CountRange), b.FieldValue(0, lo), b.FieldValue(0, hi))
+	return out[0].Int(), ErrOf(out[1])
+}
+
+// method is the first generated method of the layout's operation of kind k.
+func (b *Board) method(k catalog.Kind) string {
+	return catalog.OpOf(catalog.Ops(b.Layout), k).Methods[0]
 }

@@ -1,0 +1,63 @@
+package catalog
+
+// What an operation does beyond its script, said once in its row (Op) so that no emitter or
+// test keeps a table of kinds: how a ShardedBoard performs it, how it carries entry data, what
+// a periodic layout's script takes, and the board model's method that says what it does. The
+// zero value of each is "unset": TestOps fails for a row that forgot one.
+
+// Sharding is how a ShardedBoard performs an operation.
+type Sharding int
+
+const (
+	shardingUnset Sharding = iota
+	// ShardMerged: on the shard of each id (writes, Get), or on every shard with the answers
+	// merged or added up (reads).
+	ShardMerged
+	// ShardWindows: merged like ShardMerged, through the ShardedBoard's helper that merges
+	// ranked windows of scores (Band, AroundScore).
+	ShardWindows
+	// ShardPerShard: not merged; read from the shards (ShardedBoard.Shards).
+	ShardPerShard
+)
+
+// Carry is how an operation carries entry data (layout.Data) on a board with data fields.
+type Carry int
+
+const (
+	carryUnset Carry = iota
+	// DataUntouched: a read that returns no entries; its script leaves the data hash alone.
+	DataUntouched
+	// DataWithEntries: a write whose script stores, deletes or expires data with the entries
+	// (the data hash is among its keys), without a data argument of its own in Args.
+	DataWithEntries
+	// DataArgument: each entry's data follows its score and member in Args.Each.
+	DataArgument
+	// DataInReply: its reply takes the data form of its shape (Reply.WithData).
+	DataInReply
+	// DataScripted: the operation's DataForm (a script, where one Redis command does without data).
+	DataScripted
+)
+
+// Touches reports whether an operation that carries data so uses the board's data hash: its
+// script declares it (KEYS[5]).
+func (c Carry) Touches() bool { return c > DataUntouched }
+
+// SeasonUse is what an operation's script takes on a periodic layout (layout.Season).
+type SeasonUse int
+
+const (
+	seasonUnset SeasonUse = iota
+	// SeasonFree: no season bounds (reads, Remove, Trim).
+	SeasonFree
+	// SeasonEntries: the season's bounds when EntriesTakeSeason, to check each entry's
+	// season-anchored offsets (Set, Best).
+	SeasonEntries
+	// SeasonStamps: the season's bounds always (UpdateArgsOf), to measure and check stamps
+	// and season-anchored values (field updates, change lists).
+	SeasonStamps
+)
+
+// WithData is the reply shape of r on a board with data fields: "" when r has none.
+func (r Reply) WithData() Reply {
+	return map[Reply]Reply{ReplyWindow: ReplyWindowData, ReplyEntry: ReplyEntryData, ReplyEntries: ReplyEntriesData}[r]
+}
