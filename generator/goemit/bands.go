@@ -181,10 +181,9 @@ func (b *board) countBand(catalog.Op) {
 	recvDecl(b.f).Id("CountBetween").Params(ctxParam(), jen.Id("band").Id("Band")).Params(jen.Int64(), jen.Error()).Block(
 		jen.If(jen.Id("band").Dot("err").Op("!=").Nil()).Block(jen.Return(jen.Lit(0), jen.Id("band").Dot("err"))),
 		jen.If(jen.Id("band").Dot("lo").Op(">=").Id("band").Dot("hi")).Block(jen.Return(jen.Lit(0), jen.Nil())),
-		readCmd("IntCmd", func(c jen.Code) jen.Code {
+		jen.Return(readCall("IntCmd", func(c jen.Code) jen.Code {
 			return jen.Add(c).Dot("ZCount").Call(jen.Id("ctx"), board0(), scoreText(jen.Id("band").Dot("lo")), jen.Lit("(").Op("+").Add(scoreText(jen.Id("band").Dot("hi"))))
-		}, jen.Lit(0)),
-		jen.Return(jen.Id("cmd").Dot("Result").Call()),
+		})),
 	)
 	b.f.Line()
 }

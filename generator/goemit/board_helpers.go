@@ -12,6 +12,10 @@ import (
 func (b *board) helpers() {
 	b.argsHelpers()
 	b.apply()
+	if len(catalog.FieldUpdates(b.l)) > 0 {
+		b.applyEach()
+		b.first()
+	}
 	b.rankedPairs()
 	b.checkIDFunc()
 	b.scoreOfP()

@@ -553,15 +553,10 @@ func (b *Board) Trim(ctx context.Context, keep int64) (int64, error) {
 // fields starting from the zero entry (0, false, the first enum value, or the Unix epoch for a
 // time; a field's lowest-ranking value when that is outside its range).
 func (b *Board) MinStopMs(ctx context.Context, id string, v uint16) (Entry, error) {
-	if err := checkID(id); err != nil {
-		return Entry{}, err
-	}
-	d := uint64(stopMsMax - v)
-	var r [1]Result
-	if err := b.apply(ctx, scriptMinStopMs, append(b.updateArgs(1), id, d), r[:], []int{0}); err != nil {
-		return Entry{}, err
-	}
-	return r[0].Entry, r[0].Err
+	return first(applyEach(ctx, b, scriptMinStopMs, []Update[uint16]{{Crew: id, Value: v}}, func(v uint16) (uint64, error) {
+		d := uint64(stopMsMax - v)
+		return d, nil
+	}))
 }
 
 // MinStopMsMany applies many MinStopMs updates in one script call, atomic as a whole, in order (an
@@ -569,37 +564,20 @@ func (b *Board) MinStopMs(ctx context.Context, id string, v uint16) (Entry, erro
 // new entry or the error that left that entry unchanged. The error return is for failures of the
 // whole call (connection, ErrLayoutMismatch), which change nothing.
 func (b *Board) MinStopMsMany(ctx context.Context, updates []Update[uint16]) ([]Result, error) {
-	res := make([]Result, len(updates))
-	args := b.updateArgs(len(updates))
-	sent := make([]int, 0, len(updates))
-	for i, u := range updates {
-		if err := checkID(u.Crew); err != nil {
-			res[i].Err = err
-			continue
-		}
-		d := uint64(stopMsMax - u.Value)
-		args = append(args, u.Crew, d)
-		sent = append(sent, i)
-	}
-	if err := b.apply(ctx, scriptMinStopMsMany, args, res, sent); err != nil {
-		return nil, err
-	}
-	return res, nil
+	return applyEach(ctx, b, scriptMinStopMsMany, updates, func(v uint16) (uint64, error) {
+		d := uint64(stopMsMax - v)
+		return d, nil
+	})
 }
 
 // SetStopMs sets the StopMs of the entry of id to v and returns the new entry. An id without an
 // entry starts from the zero entry (0, false, the first enum value, or the Unix epoch for a time;
 // a field's lowest-ranking value when that is outside its range).
 func (b *Board) SetStopMs(ctx context.Context, id string, v uint16) (Entry, error) {
-	if err := checkID(id); err != nil {
-		return Entry{}, err
-	}
-	d := uint64(stopMsMax - v)
-	var r [1]Result
-	if err := b.apply(ctx, scriptSetStopMs, append(b.updateArgs(1), id, d), r[:], []int{0}); err != nil {
-		return Entry{}, err
-	}
-	return r[0].Entry, r[0].Err
+	return first(applyEach(ctx, b, scriptSetStopMs, []Update[uint16]{{Crew: id, Value: v}}, func(v uint16) (uint64, error) {
+		d := uint64(stopMsMax - v)
+		return d, nil
+	}))
 }
 
 // SetStopMsMany applies many SetStopMs updates in one script call, atomic as a whole, in order (an
@@ -607,22 +585,10 @@ func (b *Board) SetStopMs(ctx context.Context, id string, v uint16) (Entry, erro
 // new entry or the error that left that entry unchanged. The error return is for failures of the
 // whole call (connection, ErrLayoutMismatch), which change nothing.
 func (b *Board) SetStopMsMany(ctx context.Context, updates []Update[uint16]) ([]Result, error) {
-	res := make([]Result, len(updates))
-	args := b.updateArgs(len(updates))
-	sent := make([]int, 0, len(updates))
-	for i, u := range updates {
-		if err := checkID(u.Crew); err != nil {
-			res[i].Err = err
-			continue
-		}
-		d := uint64(stopMsMax - u.Value)
-		args = append(args, u.Crew, d)
-		sent = append(sent, i)
-	}
-	if err := b.apply(ctx, scriptSetStopMsMany, args, res, sent); err != nil {
-		return nil, err
-	}
-	return res, nil
+	return applyEach(ctx, b, scriptSetStopMsMany, updates, func(v uint16) (uint64, error) {
+		d := uint64(stopMsMax - v)
+		return d, nil
+	})
 }
 
 // Change is one field update or the new data of a change list (Board.Update, Board.UpdateMany),
@@ -696,11 +662,7 @@ type Changes struct {
 // SetData, which replaces the entry's data when the list applies; the returned Entry.Data is that
 // data, or the zero Data for a list without SetData (which leaves the stored data as it is).
 func (b *Board) Update(ctx context.Context, id string, changes ...Change) (Entry, error) {
-	res, err := b.UpdateMany(ctx, []Changes{{Crew: id, Apply: changes}})
-	if err != nil {
-		return Entry{}, err
-	}
-	return res[0].Entry, res[0].Err
+	return first(b.UpdateMany(ctx, []Changes{{Crew: id, Apply: changes}}))
 }
 
 // UpdateMany applies many change lists in one script call, atomic as a whole, in order (an id may
@@ -777,15 +739,19 @@ func changeGroup(id string, changes []Change) ([]any, error) {
 	return g, nil
 }
 
-// read sends one read command, which cmd queues on the client or on a pipeline and returns. Until
-// this Board has seen its own fingerprint on the board, the fingerprint's read is pipelined before
-// the command, in the same round trip: another layout's is an error matching ErrLayoutMismatch,
-// not entries misread. A board that records no fingerprint yet is read as it is. The command's own
-// error is typed as a script's is (ErrWrongType, ErrServerFull).
-func (b *Board) read(ctx context.Context, cmd func(redis.Cmdable) redis.Cmder) error {
+// read sends one read command, which cmd queues on the client or on a pipeline, and returns its
+// result. Until this Board has seen its own fingerprint on the board, the fingerprint's read is
+// pipelined before the command, in the same round trip: another layout's is an error matching
+// ErrLayoutMismatch, not entries misread. A board that records no fingerprint yet is read as it
+// is. The command's own error is typed as a script's is (ErrWrongType, ErrServerFull).
+func read[T any, C interface {
+	redis.Cmder
+	Result() (T, error)
+}](ctx context.Context, b *Board, cmd func(redis.Cmdable) C) (v T, err error) {
 	if b.verified.Load() {
-		rankgenrt.TypeError(cmd(b.c))
-		return nil
+		c := cmd(b.c)
+		rankgenrt.TypeError(c)
+		return c.Result()
 	}
 	pipe := b.c.Pipeline()
 	fp := rankgenrt.FingerprintCmd(ctx, pipe, b.keys[1], true)
@@ -796,7 +762,10 @@ func (b *Board) read(ctx context.Context, cmd func(redis.Cmdable) redis.Cmder) e
 	if ok {
 		b.verified.Store(true)
 	}
-	return err
+	if err != nil {
+		return v, err
+	}
+	return c.Result()
 }
 
 // Get returns the entry of id, or an error matching ErrNotFound.
@@ -926,14 +895,9 @@ func (b *Board) After(ctx context.Context, cur Cursor, limit int64) ([]Ranked, C
 
 // Count returns the number of entries.
 func (b *Board) Count(ctx context.Context) (int64, error) {
-	var cmd *redis.IntCmd
-	if err := b.read(ctx, func(c redis.Cmdable) redis.Cmder {
-		cmd = c.ZCard(ctx, b.keys[0])
-		return cmd
-	}); err != nil {
-		return 0, err
-	}
-	return cmd.Result()
+	return read(ctx, b, func(c redis.Cmdable) *redis.IntCmd {
+		return c.ZCard(ctx, b.keys[0])
+	})
 }
 
 // GetMany returns, in one round trip, a Result per id in the order given: the entry, or an Err
@@ -1110,14 +1074,9 @@ func (b *Board) CountStopMsBetween(ctx context.Context, lo, hi uint16) (int64, e
 		return 0, nil
 	}
 	dlo, dhi = dhi, dlo
-	var cmd *redis.IntCmd
-	if err := b.read(ctx, func(c redis.Cmdable) redis.Cmder {
-		cmd = c.ZCount(ctx, b.keys[0], rankgenrt.FormatScore(scoreOfP(dlo*stopMsWeight)), "("+rankgenrt.FormatScore(scoreOfP((dhi+1)*stopMsWeight)))
-		return cmd
-	}); err != nil {
-		return 0, err
-	}
-	return cmd.Result()
+	return read(ctx, b, func(c redis.Cmdable) *redis.IntCmd {
+		return c.ZCount(ctx, b.keys[0], rankgenrt.FormatScore(scoreOfP(dlo*stopMsWeight)), "("+rankgenrt.FormatScore(scoreOfP((dhi+1)*stopMsWeight)))
+	})
 }
 
 // CompetitionRank returns 1 + the number of entries with a better StopMs than the entry of id
@@ -1261,14 +1220,9 @@ func (b *Board) CountBetween(ctx context.Context, band Band) (int64, error) {
 	if band.lo >= band.hi {
 		return 0, nil
 	}
-	var cmd *redis.IntCmd
-	if err := b.read(ctx, func(c redis.Cmdable) redis.Cmder {
-		cmd = c.ZCount(ctx, b.keys[0], rankgenrt.FormatScore(scoreOfP(band.lo)), "("+rankgenrt.FormatScore(scoreOfP(band.hi)))
-		return cmd
-	}); err != nil {
-		return 0, err
-	}
-	return cmd.Result()
+	return read(ctx, b, func(c redis.Cmdable) *redis.IntCmd {
+		return c.ZCount(ctx, b.keys[0], rankgenrt.FormatScore(scoreOfP(band.lo)), "("+rankgenrt.FormatScore(scoreOfP(band.hi)))
+	})
 }
 
 // AroundScore returns, best first with their ranks, up to before entries that rank ahead of the
@@ -1367,6 +1321,40 @@ func (b *Board) apply(ctx context.Context, s *rankgenrt.Function, args []any, re
 		r.Entry, r.Err = Decode(scoreOfP(it.P), it.Member)
 	}
 	return nil
+}
+
+// applyEach runs the field update script s for updates, each value sent as arg(v) gives it; a
+// value arg refuses (out of range) or an invalid id leaves the error in its update's Result,
+// unsent.
+func applyEach[V, A any](ctx context.Context, b *Board, s *rankgenrt.Function, updates []Update[V], arg func(V) (A, error)) ([]Result, error) {
+	res := make([]Result, len(updates))
+	args := b.updateArgs(len(updates))
+	sent := make([]int, 0, len(updates))
+	for i, u := range updates {
+		if err := checkID(u.Crew); err != nil {
+			res[i].Err = err
+			continue
+		}
+		a, err := arg(u.Value)
+		if err != nil {
+			res[i].Err = err
+			continue
+		}
+		args = append(args, u.Crew, a)
+		sent = append(sent, i)
+	}
+	if err := b.apply(ctx, s, args, res, sent); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// first is the outcome of a batch of one: the call's error, else its one Result's.
+func first(res []Result, err error) (Entry, error) {
+	if err != nil {
+		return Entry{}, err
+	}
+	return res[0].Entry, res[0].Err
 }
 
 // rankedPairs decodes range replies; start is the 0-based position of the first.

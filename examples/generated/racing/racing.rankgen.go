@@ -367,11 +367,7 @@ func (b *Board) Trim(ctx context.Context, keep int64) (int64, error) {
 // without an entry starts from the zero entry (0, false, the first enum value, or the Unix epoch
 // for a time; a field's lowest-ranking value when that is outside its range).
 func (b *Board) AddLaps(ctx context.Context, id uint64, delta int64) (Entry, error) {
-	var r [1]Result
-	if err := b.apply(ctx, scriptAddLaps, append(b.updateArgs(1), id, delta), r[:], []int{0}); err != nil {
-		return Entry{}, err
-	}
-	return r[0].Entry, r[0].Err
+	return first(applyEach(ctx, b, scriptAddLaps, []Update[int64]{{Car: id, Value: delta}}, rankgenrt.AsIs[int64]))
 }
 
 // AddLapsMany applies many AddLaps updates in one script call, atomic as a whole, in order (an id
@@ -379,32 +375,14 @@ func (b *Board) AddLaps(ctx context.Context, id uint64, delta int64) (Entry, err
 // entry or the error that left that entry unchanged. The error return is for failures of the whole
 // call (connection, ErrLayoutMismatch), which change nothing.
 func (b *Board) AddLapsMany(ctx context.Context, updates []Update[int64]) ([]Result, error) {
-	res := make([]Result, len(updates))
-	args := b.updateArgs(len(updates))
-	sent := make([]int, 0, len(updates))
-	for i, u := range updates {
-		args = append(args, u.Car, u.Value)
-		sent = append(sent, i)
-	}
-	if err := b.apply(ctx, scriptAddLapsMany, args, res, sent); err != nil {
-		return nil, err
-	}
-	return res, nil
+	return applyEach(ctx, b, scriptAddLapsMany, updates, rankgenrt.AsIs[int64])
 }
 
 // SetLaps sets the Laps of the entry of id to v and returns the new entry. An id without an entry
 // starts from the zero entry (0, false, the first enum value, or the Unix epoch for a time; a
 // field's lowest-ranking value when that is outside its range).
 func (b *Board) SetLaps(ctx context.Context, id uint64, v uint16) (Entry, error) {
-	d, err := digitOfLaps(v)
-	if err != nil {
-		return Entry{}, err
-	}
-	var r [1]Result
-	if err := b.apply(ctx, scriptSetLaps, append(b.updateArgs(1), id, d), r[:], []int{0}); err != nil {
-		return Entry{}, err
-	}
-	return r[0].Entry, r[0].Err
+	return first(applyEach(ctx, b, scriptSetLaps, []Update[uint16]{{Car: id, Value: v}}, digitOfLaps))
 }
 
 // SetLapsMany applies many SetLaps updates in one script call, atomic as a whole, in order (an id
@@ -412,22 +390,7 @@ func (b *Board) SetLaps(ctx context.Context, id uint64, v uint16) (Entry, error)
 // entry or the error that left that entry unchanged. The error return is for failures of the whole
 // call (connection, ErrLayoutMismatch), which change nothing.
 func (b *Board) SetLapsMany(ctx context.Context, updates []Update[uint16]) ([]Result, error) {
-	res := make([]Result, len(updates))
-	args := b.updateArgs(len(updates))
-	sent := make([]int, 0, len(updates))
-	for i, u := range updates {
-		d, err := digitOfLaps(u.Value)
-		if err != nil {
-			res[i].Err = err
-			continue
-		}
-		args = append(args, u.Car, d)
-		sent = append(sent, i)
-	}
-	if err := b.apply(ctx, scriptSetLapsMany, args, res, sent); err != nil {
-		return nil, err
-	}
-	return res, nil
+	return applyEach(ctx, b, scriptSetLapsMany, updates, digitOfLaps)
 }
 
 // AddRaceTime adds delta to the RaceTime of the entry of id and returns the new entry. A result
@@ -435,11 +398,7 @@ func (b *Board) SetLapsMany(ctx context.Context, updates []Update[uint16]) ([]Re
 // entry (0, false, the first enum value, or the Unix epoch for a time; a field's lowest-ranking
 // value when that is outside its range).
 func (b *Board) AddRaceTime(ctx context.Context, id uint64, delta int64) (Entry, error) {
-	var r [1]Result
-	if err := b.apply(ctx, scriptAddRaceTime, append(b.updateArgs(1), id, delta), r[:], []int{0}); err != nil {
-		return Entry{}, err
-	}
-	return r[0].Entry, r[0].Err
+	return first(applyEach(ctx, b, scriptAddRaceTime, []Update[int64]{{Car: id, Value: delta}}, rankgenrt.AsIs[int64]))
 }
 
 // AddRaceTimeMany applies many AddRaceTime updates in one script call, atomic as a whole, in order
@@ -447,17 +406,7 @@ func (b *Board) AddRaceTime(ctx context.Context, id uint64, delta int64) (Entry,
 // the new entry or the error that left that entry unchanged. The error return is for failures of
 // the whole call (connection, ErrLayoutMismatch), which change nothing.
 func (b *Board) AddRaceTimeMany(ctx context.Context, updates []Update[int64]) ([]Result, error) {
-	res := make([]Result, len(updates))
-	args := b.updateArgs(len(updates))
-	sent := make([]int, 0, len(updates))
-	for i, u := range updates {
-		args = append(args, u.Car, u.Value)
-		sent = append(sent, i)
-	}
-	if err := b.apply(ctx, scriptAddRaceTimeMany, args, res, sent); err != nil {
-		return nil, err
-	}
-	return res, nil
+	return applyEach(ctx, b, scriptAddRaceTimeMany, updates, rankgenrt.AsIs[int64])
 }
 
 // MinRaceTime lowers the RaceTime of the entry of id to v when v is smaller and returns the new
@@ -465,15 +414,7 @@ func (b *Board) AddRaceTimeMany(ctx context.Context, updates []Update[int64]) ([
 // the other fields starting from the zero entry (0, false, the first enum value, or the Unix epoch
 // for a time; a field's lowest-ranking value when that is outside its range).
 func (b *Board) MinRaceTime(ctx context.Context, id uint64, v uint32) (Entry, error) {
-	d, err := digitOfRaceTime(v)
-	if err != nil {
-		return Entry{}, err
-	}
-	var r [1]Result
-	if err := b.apply(ctx, scriptMinRaceTime, append(b.updateArgs(1), id, d), r[:], []int{0}); err != nil {
-		return Entry{}, err
-	}
-	return r[0].Entry, r[0].Err
+	return first(applyEach(ctx, b, scriptMinRaceTime, []Update[uint32]{{Car: id, Value: v}}, digitOfRaceTime))
 }
 
 // MinRaceTimeMany applies many MinRaceTime updates in one script call, atomic as a whole, in order
@@ -481,37 +422,14 @@ func (b *Board) MinRaceTime(ctx context.Context, id uint64, v uint32) (Entry, er
 // the new entry or the error that left that entry unchanged. The error return is for failures of
 // the whole call (connection, ErrLayoutMismatch), which change nothing.
 func (b *Board) MinRaceTimeMany(ctx context.Context, updates []Update[uint32]) ([]Result, error) {
-	res := make([]Result, len(updates))
-	args := b.updateArgs(len(updates))
-	sent := make([]int, 0, len(updates))
-	for i, u := range updates {
-		d, err := digitOfRaceTime(u.Value)
-		if err != nil {
-			res[i].Err = err
-			continue
-		}
-		args = append(args, u.Car, d)
-		sent = append(sent, i)
-	}
-	if err := b.apply(ctx, scriptMinRaceTimeMany, args, res, sent); err != nil {
-		return nil, err
-	}
-	return res, nil
+	return applyEach(ctx, b, scriptMinRaceTimeMany, updates, digitOfRaceTime)
 }
 
 // SetRaceTime sets the RaceTime of the entry of id to v and returns the new entry. An id without
 // an entry starts from the zero entry (0, false, the first enum value, or the Unix epoch for a
 // time; a field's lowest-ranking value when that is outside its range).
 func (b *Board) SetRaceTime(ctx context.Context, id uint64, v uint32) (Entry, error) {
-	d, err := digitOfRaceTime(v)
-	if err != nil {
-		return Entry{}, err
-	}
-	var r [1]Result
-	if err := b.apply(ctx, scriptSetRaceTime, append(b.updateArgs(1), id, d), r[:], []int{0}); err != nil {
-		return Entry{}, err
-	}
-	return r[0].Entry, r[0].Err
+	return first(applyEach(ctx, b, scriptSetRaceTime, []Update[uint32]{{Car: id, Value: v}}, digitOfRaceTime))
 }
 
 // SetRaceTimeMany applies many SetRaceTime updates in one script call, atomic as a whole, in order
@@ -519,22 +437,7 @@ func (b *Board) SetRaceTime(ctx context.Context, id uint64, v uint32) (Entry, er
 // the new entry or the error that left that entry unchanged. The error return is for failures of
 // the whole call (connection, ErrLayoutMismatch), which change nothing.
 func (b *Board) SetRaceTimeMany(ctx context.Context, updates []Update[uint32]) ([]Result, error) {
-	res := make([]Result, len(updates))
-	args := b.updateArgs(len(updates))
-	sent := make([]int, 0, len(updates))
-	for i, u := range updates {
-		d, err := digitOfRaceTime(u.Value)
-		if err != nil {
-			res[i].Err = err
-			continue
-		}
-		args = append(args, u.Car, d)
-		sent = append(sent, i)
-	}
-	if err := b.apply(ctx, scriptSetRaceTimeMany, args, res, sent); err != nil {
-		return nil, err
-	}
-	return res, nil
+	return applyEach(ctx, b, scriptSetRaceTimeMany, updates, digitOfRaceTime)
 }
 
 // Change is one field update of a change list (Board.Update, Board.UpdateMany), made by AddLaps,
@@ -610,11 +513,7 @@ type Changes struct {
 // is refused with an error matching rankgenrt.ErrBadChange before anything is sent. An empty list
 // leaves an entry as it is (and stores the zero entry for an id without one).
 func (b *Board) Update(ctx context.Context, id uint64, changes ...Change) (Entry, error) {
-	res, err := b.UpdateMany(ctx, []Changes{{Car: id, Apply: changes}})
-	if err != nil {
-		return Entry{}, err
-	}
-	return res[0].Entry, res[0].Err
+	return first(b.UpdateMany(ctx, []Changes{{Car: id, Apply: changes}}))
 }
 
 // UpdateMany applies many change lists in one script call, atomic as a whole, in order (an id may
@@ -683,15 +582,19 @@ func changeGroup(id uint64, changes []Change) ([]any, error) {
 	return g, nil
 }
 
-// read sends one read command, which cmd queues on the client or on a pipeline and returns. Until
-// this Board has seen its own fingerprint on the board, the fingerprint's read is pipelined before
-// the command, in the same round trip: another layout's is an error matching ErrLayoutMismatch,
-// not entries misread. A board that records no fingerprint yet is read as it is. The command's own
-// error is typed as a script's is (ErrWrongType, ErrServerFull).
-func (b *Board) read(ctx context.Context, cmd func(redis.Cmdable) redis.Cmder) error {
+// read sends one read command, which cmd queues on the client or on a pipeline, and returns its
+// result. Until this Board has seen its own fingerprint on the board, the fingerprint's read is
+// pipelined before the command, in the same round trip: another layout's is an error matching
+// ErrLayoutMismatch, not entries misread. A board that records no fingerprint yet is read as it
+// is. The command's own error is typed as a script's is (ErrWrongType, ErrServerFull).
+func read[T any, C interface {
+	redis.Cmder
+	Result() (T, error)
+}](ctx context.Context, b *Board, cmd func(redis.Cmdable) C) (v T, err error) {
 	if b.verified.Load() {
-		rankgenrt.TypeError(cmd(b.c))
-		return nil
+		c := cmd(b.c)
+		rankgenrt.TypeError(c)
+		return c.Result()
 	}
 	pipe := b.c.Pipeline()
 	fp := rankgenrt.FingerprintCmd(ctx, pipe, b.keys[1], false)
@@ -702,19 +605,17 @@ func (b *Board) read(ctx context.Context, cmd func(redis.Cmdable) redis.Cmder) e
 	if ok {
 		b.verified.Store(true)
 	}
-	return err
+	if err != nil {
+		return v, err
+	}
+	return c.Result()
 }
 
 // Get returns the entry of id, or an error matching ErrNotFound.
 func (b *Board) Get(ctx context.Context, id uint64) (Entry, error) {
-	var cmd *redis.FloatCmd
-	if err := b.read(ctx, func(c redis.Cmdable) redis.Cmder {
-		cmd = c.ZScore(ctx, b.keys[0], strconv.FormatUint(id, 10))
-		return cmd
-	}); err != nil {
-		return Entry{}, err
-	}
-	score, err := cmd.Result()
+	score, err := read(ctx, b, func(c redis.Cmdable) *redis.FloatCmd {
+		return c.ZScore(ctx, b.keys[0], strconv.FormatUint(id, 10))
+	})
 	if errors.Is(err, redis.Nil) {
 		return Entry{}, rankgenrt.NotFound(strconv.FormatUint(id, 10))
 	}
@@ -727,14 +628,9 @@ func (b *Board) Get(ctx context.Context, id uint64) (Entry, error) {
 // Rank returns the 1-based position of the entry of id in the board's order, or an error matching
 // ErrNotFound.
 func (b *Board) Rank(ctx context.Context, id uint64) (int64, error) {
-	var cmd *redis.IntCmd
-	if err := b.read(ctx, func(c redis.Cmdable) redis.Cmder {
-		cmd = c.ZRevRank(ctx, b.keys[0], strconv.FormatUint(id, 10))
-		return cmd
-	}); err != nil {
-		return 0, err
-	}
-	r, err := cmd.Result()
+	r, err := read(ctx, b, func(c redis.Cmdable) *redis.IntCmd {
+		return c.ZRevRank(ctx, b.keys[0], strconv.FormatUint(id, 10))
+	})
 	if errors.Is(err, redis.Nil) {
 		return 0, rankgenrt.NotFound(strconv.FormatUint(id, 10))
 	}
@@ -762,14 +658,9 @@ func (b *Board) Page(ctx context.Context, offset, limit int64) ([]Ranked, error)
 	if stop < offset {
 		stop = -1 // offset + limit overflows: to the end
 	}
-	var cmd *redis.ZSliceCmd
-	if err := b.read(ctx, func(c redis.Cmdable) redis.Cmder {
-		cmd = c.ZRevRangeWithScores(ctx, b.keys[0], offset, stop)
-		return cmd
-	}); err != nil {
-		return nil, err
-	}
-	zs, err := cmd.Result()
+	zs, err := read(ctx, b, func(c redis.Cmdable) *redis.ZSliceCmd {
+		return c.ZRevRangeWithScores(ctx, b.keys[0], offset, stop)
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -832,14 +723,9 @@ func (b *Board) After(ctx context.Context, cur Cursor, limit int64) ([]Ranked, C
 
 // Count returns the number of entries.
 func (b *Board) Count(ctx context.Context) (int64, error) {
-	var cmd *redis.IntCmd
-	if err := b.read(ctx, func(c redis.Cmdable) redis.Cmder {
-		cmd = c.ZCard(ctx, b.keys[0])
-		return cmd
-	}); err != nil {
-		return 0, err
-	}
-	return cmd.Result()
+	return read(ctx, b, func(c redis.Cmdable) *redis.IntCmd {
+		return c.ZCard(ctx, b.keys[0])
+	})
 }
 
 // GetMany returns, in one round trip, a Result per id in the order given: the entry, or an Err
@@ -979,9 +865,8 @@ func (b *Board) RangeLaps(ctx context.Context, lo, hi uint16, offset, limit int6
 		return nil, nil
 	}
 	// Laps's digits dlo…dhi are the scores of P in [dlo·W, (dhi+1)·W), W = lapsWeight.
-	var cmd *redis.ZSliceCmd
-	if err := b.read(ctx, func(c redis.Cmdable) redis.Cmder {
-		cmd = c.ZRangeArgsWithScores(ctx, redis.ZRangeArgs{
+	zs, err := read(ctx, b, func(c redis.Cmdable) *redis.ZSliceCmd {
+		return c.ZRangeArgsWithScores(ctx, redis.ZRangeArgs{
 			ByScore: true,
 			Count:   limit,
 			Key:     b.keys[0],
@@ -990,11 +875,7 @@ func (b *Board) RangeLaps(ctx context.Context, lo, hi uint16, offset, limit int6
 			Start:   "(" + rankgenrt.FormatScore(scoreOfP((dhi+1)*lapsWeight)),
 			Stop:    rankgenrt.FormatScore(scoreOfP(dlo * lapsWeight)),
 		})
-		return cmd
-	}); err != nil {
-		return nil, err
-	}
-	zs, err := cmd.Result()
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -1022,14 +903,9 @@ func (b *Board) CountLapsBetween(ctx context.Context, lo, hi uint16) (int64, err
 	if dlo > dhi {
 		return 0, nil
 	}
-	var cmd *redis.IntCmd
-	if err := b.read(ctx, func(c redis.Cmdable) redis.Cmder {
-		cmd = c.ZCount(ctx, b.keys[0], rankgenrt.FormatScore(scoreOfP(dlo*lapsWeight)), "("+rankgenrt.FormatScore(scoreOfP((dhi+1)*lapsWeight)))
-		return cmd
-	}); err != nil {
-		return 0, err
-	}
-	return cmd.Result()
+	return read(ctx, b, func(c redis.Cmdable) *redis.IntCmd {
+		return c.ZCount(ctx, b.keys[0], rankgenrt.FormatScore(scoreOfP(dlo*lapsWeight)), "("+rankgenrt.FormatScore(scoreOfP((dhi+1)*lapsWeight)))
+	})
 }
 
 // CompetitionRank returns 1 + the number of entries with a better Laps than the entry of id
@@ -1210,14 +1086,9 @@ func (b *Board) CountBetween(ctx context.Context, band Band) (int64, error) {
 	if band.lo >= band.hi {
 		return 0, nil
 	}
-	var cmd *redis.IntCmd
-	if err := b.read(ctx, func(c redis.Cmdable) redis.Cmder {
-		cmd = c.ZCount(ctx, b.keys[0], rankgenrt.FormatScore(scoreOfP(band.lo)), "("+rankgenrt.FormatScore(scoreOfP(band.hi)))
-		return cmd
-	}); err != nil {
-		return 0, err
-	}
-	return cmd.Result()
+	return read(ctx, b, func(c redis.Cmdable) *redis.IntCmd {
+		return c.ZCount(ctx, b.keys[0], rankgenrt.FormatScore(scoreOfP(band.lo)), "("+rankgenrt.FormatScore(scoreOfP(band.hi)))
+	})
 }
 
 // AroundScore returns, best first with their ranks, up to before entries that rank ahead of the
@@ -1304,6 +1175,36 @@ func (b *Board) apply(ctx context.Context, s *rankgenrt.Function, args []any, re
 		r.Entry, r.Err = Decode(scoreOfP(it.P), strconv.FormatUint(args[5+2*j].(uint64), 10))
 	}
 	return nil
+}
+
+// applyEach runs the field update script s for updates, each value sent as arg(v) gives it; a
+// value arg refuses (out of range) or an invalid id leaves the error in its update's Result,
+// unsent.
+func applyEach[V, A any](ctx context.Context, b *Board, s *rankgenrt.Function, updates []Update[V], arg func(V) (A, error)) ([]Result, error) {
+	res := make([]Result, len(updates))
+	args := b.updateArgs(len(updates))
+	sent := make([]int, 0, len(updates))
+	for i, u := range updates {
+		a, err := arg(u.Value)
+		if err != nil {
+			res[i].Err = err
+			continue
+		}
+		args = append(args, u.Car, a)
+		sent = append(sent, i)
+	}
+	if err := b.apply(ctx, s, args, res, sent); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// first is the outcome of a batch of one: the call's error, else its one Result's.
+func first(res []Result, err error) (Entry, error) {
+	if err != nil {
+		return Entry{}, err
+	}
+	return res[0].Entry, res[0].Err
 }
 
 // rankedPairs decodes range replies; start is the 0-based position of the first.

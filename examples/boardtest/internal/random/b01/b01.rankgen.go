@@ -401,11 +401,7 @@ func (b *Board) Trim(ctx context.Context, keep int64) (int64, error) {
 // entry (0, false, the first enum value, or the Unix epoch for a time; a field's lowest-ranking
 // value when that is outside its range).
 func (b *Board) AddRaceTime(ctx context.Context, id uint64, delta int64) (Entry, error) {
-	var r [1]Result
-	if err := b.apply(ctx, scriptAddRaceTime, append(b.updateArgs(1), id, delta), r[:], []int{0}); err != nil {
-		return Entry{}, err
-	}
-	return r[0].Entry, r[0].Err
+	return first(applyEach(ctx, b, scriptAddRaceTime, []Update[int64]{{PlayerID: id, Value: delta}}, rankgenrt.AsIs[int64]))
 }
 
 // AddRaceTimeMany applies many AddRaceTime updates in one script call, atomic as a whole, in order
@@ -413,17 +409,7 @@ func (b *Board) AddRaceTime(ctx context.Context, id uint64, delta int64) (Entry,
 // the new entry or the error that left that entry unchanged. The error return is for failures of
 // the whole call (connection, ErrLayoutMismatch), which change nothing.
 func (b *Board) AddRaceTimeMany(ctx context.Context, updates []Update[int64]) ([]Result, error) {
-	res := make([]Result, len(updates))
-	args := b.updateArgs(len(updates))
-	sent := make([]int, 0, len(updates))
-	for i, u := range updates {
-		args = append(args, u.PlayerID, u.Value)
-		sent = append(sent, i)
-	}
-	if err := b.apply(ctx, scriptAddRaceTimeMany, args, res, sent); err != nil {
-		return nil, err
-	}
-	return res, nil
+	return applyEach(ctx, b, scriptAddRaceTimeMany, updates, rankgenrt.AsIs[int64])
 }
 
 // MaxRaceTime raises the RaceTime of the entry of id to v when v is larger and returns the new
@@ -431,15 +417,7 @@ func (b *Board) AddRaceTimeMany(ctx context.Context, updates []Update[int64]) ([
 // the other fields starting from the zero entry (0, false, the first enum value, or the Unix epoch
 // for a time; a field's lowest-ranking value when that is outside its range).
 func (b *Board) MaxRaceTime(ctx context.Context, id uint64, v int64) (Entry, error) {
-	d, err := digitOfRaceTime(v)
-	if err != nil {
-		return Entry{}, err
-	}
-	var r [1]Result
-	if err := b.apply(ctx, scriptMaxRaceTime, append(b.updateArgs(1), id, d), r[:], []int{0}); err != nil {
-		return Entry{}, err
-	}
-	return r[0].Entry, r[0].Err
+	return first(applyEach(ctx, b, scriptMaxRaceTime, []Update[int64]{{PlayerID: id, Value: v}}, digitOfRaceTime))
 }
 
 // MaxRaceTimeMany applies many MaxRaceTime updates in one script call, atomic as a whole, in order
@@ -447,37 +425,14 @@ func (b *Board) MaxRaceTime(ctx context.Context, id uint64, v int64) (Entry, err
 // the new entry or the error that left that entry unchanged. The error return is for failures of
 // the whole call (connection, ErrLayoutMismatch), which change nothing.
 func (b *Board) MaxRaceTimeMany(ctx context.Context, updates []Update[int64]) ([]Result, error) {
-	res := make([]Result, len(updates))
-	args := b.updateArgs(len(updates))
-	sent := make([]int, 0, len(updates))
-	for i, u := range updates {
-		d, err := digitOfRaceTime(u.Value)
-		if err != nil {
-			res[i].Err = err
-			continue
-		}
-		args = append(args, u.PlayerID, d)
-		sent = append(sent, i)
-	}
-	if err := b.apply(ctx, scriptMaxRaceTimeMany, args, res, sent); err != nil {
-		return nil, err
-	}
-	return res, nil
+	return applyEach(ctx, b, scriptMaxRaceTimeMany, updates, digitOfRaceTime)
 }
 
 // SetStreak sets the Streak of the entry of id to v and returns the new entry. An id without an
 // entry starts from the zero entry (0, false, the first enum value, or the Unix epoch for a time;
 // a field's lowest-ranking value when that is outside its range).
 func (b *Board) SetStreak(ctx context.Context, id uint64, v uint8) (Entry, error) {
-	d, err := digitOfStreak(v)
-	if err != nil {
-		return Entry{}, err
-	}
-	var r [1]Result
-	if err := b.apply(ctx, scriptSetStreak, append(b.updateArgs(1), id, d), r[:], []int{0}); err != nil {
-		return Entry{}, err
-	}
-	return r[0].Entry, r[0].Err
+	return first(applyEach(ctx, b, scriptSetStreak, []Update[uint8]{{PlayerID: id, Value: v}}, digitOfStreak))
 }
 
 // SetStreakMany applies many SetStreak updates in one script call, atomic as a whole, in order (an
@@ -485,37 +440,20 @@ func (b *Board) SetStreak(ctx context.Context, id uint64, v uint8) (Entry, error
 // new entry or the error that left that entry unchanged. The error return is for failures of the
 // whole call (connection, ErrLayoutMismatch), which change nothing.
 func (b *Board) SetStreakMany(ctx context.Context, updates []Update[uint8]) ([]Result, error) {
-	res := make([]Result, len(updates))
-	args := b.updateArgs(len(updates))
-	sent := make([]int, 0, len(updates))
-	for i, u := range updates {
-		d, err := digitOfStreak(u.Value)
-		if err != nil {
-			res[i].Err = err
-			continue
-		}
-		args = append(args, u.PlayerID, d)
-		sent = append(sent, i)
-	}
-	if err := b.apply(ctx, scriptSetStreakMany, args, res, sent); err != nil {
-		return nil, err
-	}
-	return res, nil
+	return applyEach(ctx, b, scriptSetStreakMany, updates, digitOfStreak)
 }
 
 // SetGems sets the Gems of the entry of id to v and returns the new entry. An id without an entry
 // starts from the zero entry (0, false, the first enum value, or the Unix epoch for a time; a
 // field's lowest-ranking value when that is outside its range).
 func (b *Board) SetGems(ctx context.Context, id uint64, v int64) (Entry, error) {
-	d, err := digitOfGems(v)
-	if err != nil {
-		return Entry{}, err
-	}
-	var r [1]Result
-	if err := b.apply(ctx, scriptSetGems, append(b.updateArgs(1), id, rankgenrt.DigitText(d, gemsEnd-gemsOff, true)), r[:], []int{0}); err != nil {
-		return Entry{}, err
-	}
-	return r[0].Entry, r[0].Err
+	return first(applyEach(ctx, b, scriptSetGems, []Update[int64]{{PlayerID: id, Value: v}}, func(v int64) (string, error) {
+		d, err := digitOfGems(v)
+		if err != nil {
+			return "", err
+		}
+		return rankgenrt.DigitText(d, gemsEnd-gemsOff, true), nil
+	}))
 }
 
 // SetGemsMany applies many SetGems updates in one script call, atomic as a whole, in order (an id
@@ -523,22 +461,13 @@ func (b *Board) SetGems(ctx context.Context, id uint64, v int64) (Entry, error) 
 // entry or the error that left that entry unchanged. The error return is for failures of the whole
 // call (connection, ErrLayoutMismatch), which change nothing.
 func (b *Board) SetGemsMany(ctx context.Context, updates []Update[int64]) ([]Result, error) {
-	res := make([]Result, len(updates))
-	args := b.updateArgs(len(updates))
-	sent := make([]int, 0, len(updates))
-	for i, u := range updates {
-		d, err := digitOfGems(u.Value)
+	return applyEach(ctx, b, scriptSetGemsMany, updates, func(v int64) (string, error) {
+		d, err := digitOfGems(v)
 		if err != nil {
-			res[i].Err = err
-			continue
+			return "", err
 		}
-		args = append(args, u.PlayerID, rankgenrt.DigitText(d, gemsEnd-gemsOff, true))
-		sent = append(sent, i)
-	}
-	if err := b.apply(ctx, scriptSetGemsMany, args, res, sent); err != nil {
-		return nil, err
-	}
-	return res, nil
+		return rankgenrt.DigitText(d, gemsEnd-gemsOff, true), nil
+	})
 }
 
 // MaxGems raises the Gems of the entry of id to v when v is larger and returns the new entry. An
@@ -546,15 +475,13 @@ func (b *Board) SetGemsMany(ctx context.Context, updates []Update[int64]) ([]Res
 // starting from the zero entry (0, false, the first enum value, or the Unix epoch for a time; a
 // field's lowest-ranking value when that is outside its range).
 func (b *Board) MaxGems(ctx context.Context, id uint64, v int64) (Entry, error) {
-	d, err := digitOfGems(v)
-	if err != nil {
-		return Entry{}, err
-	}
-	var r [1]Result
-	if err := b.apply(ctx, scriptMaxGems, append(b.updateArgs(1), id, rankgenrt.DigitText(d, gemsEnd-gemsOff, true)), r[:], []int{0}); err != nil {
-		return Entry{}, err
-	}
-	return r[0].Entry, r[0].Err
+	return first(applyEach(ctx, b, scriptMaxGems, []Update[int64]{{PlayerID: id, Value: v}}, func(v int64) (string, error) {
+		d, err := digitOfGems(v)
+		if err != nil {
+			return "", err
+		}
+		return rankgenrt.DigitText(d, gemsEnd-gemsOff, true), nil
+	}))
 }
 
 // MaxGemsMany applies many MaxGems updates in one script call, atomic as a whole, in order (an id
@@ -562,22 +489,13 @@ func (b *Board) MaxGems(ctx context.Context, id uint64, v int64) (Entry, error) 
 // entry or the error that left that entry unchanged. The error return is for failures of the whole
 // call (connection, ErrLayoutMismatch), which change nothing.
 func (b *Board) MaxGemsMany(ctx context.Context, updates []Update[int64]) ([]Result, error) {
-	res := make([]Result, len(updates))
-	args := b.updateArgs(len(updates))
-	sent := make([]int, 0, len(updates))
-	for i, u := range updates {
-		d, err := digitOfGems(u.Value)
+	return applyEach(ctx, b, scriptMaxGemsMany, updates, func(v int64) (string, error) {
+		d, err := digitOfGems(v)
 		if err != nil {
-			res[i].Err = err
-			continue
+			return "", err
 		}
-		args = append(args, u.PlayerID, rankgenrt.DigitText(d, gemsEnd-gemsOff, true))
-		sent = append(sent, i)
-	}
-	if err := b.apply(ctx, scriptMaxGemsMany, args, res, sent); err != nil {
-		return nil, err
-	}
-	return res, nil
+		return rankgenrt.DigitText(d, gemsEnd-gemsOff, true), nil
+	})
 }
 
 // Change is one field update of a change list (Board.Update, Board.UpdateMany), made by
@@ -658,11 +576,7 @@ type Changes struct {
 // is refused with an error matching rankgenrt.ErrBadChange before anything is sent. An empty list
 // leaves an entry as it is (and stores the zero entry for an id without one).
 func (b *Board) Update(ctx context.Context, id uint64, changes ...Change) (Entry, error) {
-	res, err := b.UpdateMany(ctx, []Changes{{PlayerID: id, Apply: changes}})
-	if err != nil {
-		return Entry{}, err
-	}
-	return res[0].Entry, res[0].Err
+	return first(b.UpdateMany(ctx, []Changes{{PlayerID: id, Apply: changes}}))
 }
 
 // UpdateMany applies many change lists in one script call, atomic as a whole, in order (an id may
@@ -731,15 +645,19 @@ func changeGroup(id uint64, changes []Change) ([]any, error) {
 	return g, nil
 }
 
-// read sends one read command, which cmd queues on the client or on a pipeline and returns. Until
-// this Board has seen its own fingerprint on the board, the fingerprint's read is pipelined before
-// the command, in the same round trip: another layout's is an error matching ErrLayoutMismatch,
-// not entries misread. A board that records no fingerprint yet is read as it is. The command's own
-// error is typed as a script's is (ErrWrongType, ErrServerFull).
-func (b *Board) read(ctx context.Context, cmd func(redis.Cmdable) redis.Cmder) error {
+// read sends one read command, which cmd queues on the client or on a pipeline, and returns its
+// result. Until this Board has seen its own fingerprint on the board, the fingerprint's read is
+// pipelined before the command, in the same round trip: another layout's is an error matching
+// ErrLayoutMismatch, not entries misread. A board that records no fingerprint yet is read as it
+// is. The command's own error is typed as a script's is (ErrWrongType, ErrServerFull).
+func read[T any, C interface {
+	redis.Cmder
+	Result() (T, error)
+}](ctx context.Context, b *Board, cmd func(redis.Cmdable) C) (v T, err error) {
 	if b.verified.Load() {
-		rankgenrt.TypeError(cmd(b.c))
-		return nil
+		c := cmd(b.c)
+		rankgenrt.TypeError(c)
+		return c.Result()
 	}
 	pipe := b.c.Pipeline()
 	fp := rankgenrt.FingerprintCmd(ctx, pipe, b.keys[1], true)
@@ -750,7 +668,10 @@ func (b *Board) read(ctx context.Context, cmd func(redis.Cmdable) redis.Cmder) e
 	if ok {
 		b.verified.Store(true)
 	}
-	return err
+	if err != nil {
+		return v, err
+	}
+	return c.Result()
 }
 
 // Get returns the entry of id, or an error matching ErrNotFound.
@@ -801,14 +722,9 @@ func (b *Board) Page(ctx context.Context, offset, limit int64) ([]Ranked, error)
 	if stop < offset {
 		stop = -1 // offset + limit overflows: to the end
 	}
-	var cmd *redis.ZSliceCmd
-	if err := b.read(ctx, func(c redis.Cmdable) redis.Cmder {
-		cmd = c.ZRevRangeWithScores(ctx, b.keys[0], offset, stop)
-		return cmd
-	}); err != nil {
-		return nil, err
-	}
-	zs, err := cmd.Result()
+	zs, err := read(ctx, b, func(c redis.Cmdable) *redis.ZSliceCmd {
+		return c.ZRevRangeWithScores(ctx, b.keys[0], offset, stop)
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -871,14 +787,9 @@ func (b *Board) After(ctx context.Context, cur Cursor, limit int64) ([]Ranked, C
 
 // Count returns the number of entries.
 func (b *Board) Count(ctx context.Context) (int64, error) {
-	var cmd *redis.IntCmd
-	if err := b.read(ctx, func(c redis.Cmdable) redis.Cmder {
-		cmd = c.ZCard(ctx, b.keys[0])
-		return cmd
-	}); err != nil {
-		return 0, err
-	}
-	return cmd.Result()
+	return read(ctx, b, func(c redis.Cmdable) *redis.IntCmd {
+		return c.ZCard(ctx, b.keys[0])
+	})
 }
 
 // GetMany returns, in one round trip, a Result per id in the order given: the entry, or an Err
@@ -1019,9 +930,8 @@ func (b *Board) RangeRaceTime(ctx context.Context, lo, hi int64, offset, limit i
 	}
 	dlo, dhi = dhi, dlo
 	// RaceTime's digits dlo…dhi are the scores of P in [dlo·W, (dhi+1)·W), W = raceTimeWeight.
-	var cmd *redis.ZSliceCmd
-	if err := b.read(ctx, func(c redis.Cmdable) redis.Cmder {
-		cmd = c.ZRangeArgsWithScores(ctx, redis.ZRangeArgs{
+	zs, err := read(ctx, b, func(c redis.Cmdable) *redis.ZSliceCmd {
+		return c.ZRangeArgsWithScores(ctx, redis.ZRangeArgs{
 			ByScore: true,
 			Count:   limit,
 			Key:     b.keys[0],
@@ -1030,11 +940,7 @@ func (b *Board) RangeRaceTime(ctx context.Context, lo, hi int64, offset, limit i
 			Start:   "(" + rankgenrt.FormatScore(scoreOfP((dhi+1)*raceTimeWeight)),
 			Stop:    rankgenrt.FormatScore(scoreOfP(dlo * raceTimeWeight)),
 		})
-		return cmd
-	}); err != nil {
-		return nil, err
-	}
-	zs, err := cmd.Result()
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -1063,14 +969,9 @@ func (b *Board) CountRaceTimeBetween(ctx context.Context, lo, hi int64) (int64, 
 		return 0, nil
 	}
 	dlo, dhi = dhi, dlo
-	var cmd *redis.IntCmd
-	if err := b.read(ctx, func(c redis.Cmdable) redis.Cmder {
-		cmd = c.ZCount(ctx, b.keys[0], rankgenrt.FormatScore(scoreOfP(dlo*raceTimeWeight)), "("+rankgenrt.FormatScore(scoreOfP((dhi+1)*raceTimeWeight)))
-		return cmd
-	}); err != nil {
-		return 0, err
-	}
-	return cmd.Result()
+	return read(ctx, b, func(c redis.Cmdable) *redis.IntCmd {
+		return c.ZCount(ctx, b.keys[0], rankgenrt.FormatScore(scoreOfP(dlo*raceTimeWeight)), "("+rankgenrt.FormatScore(scoreOfP((dhi+1)*raceTimeWeight)))
+	})
 }
 
 // CompetitionRank returns 1 + the number of entries with a better RaceTime than the entry of id
@@ -1252,14 +1153,9 @@ func (b *Board) CountBetween(ctx context.Context, band Band) (int64, error) {
 	if band.lo >= band.hi {
 		return 0, nil
 	}
-	var cmd *redis.IntCmd
-	if err := b.read(ctx, func(c redis.Cmdable) redis.Cmder {
-		cmd = c.ZCount(ctx, b.keys[0], rankgenrt.FormatScore(scoreOfP(band.lo)), "("+rankgenrt.FormatScore(scoreOfP(band.hi)))
-		return cmd
-	}); err != nil {
-		return 0, err
-	}
-	return cmd.Result()
+	return read(ctx, b, func(c redis.Cmdable) *redis.IntCmd {
+		return c.ZCount(ctx, b.keys[0], rankgenrt.FormatScore(scoreOfP(band.lo)), "("+rankgenrt.FormatScore(scoreOfP(band.hi)))
+	})
 }
 
 // AroundScore returns, best first with their ranks, up to before entries that rank ahead of the
@@ -1358,6 +1254,36 @@ func (b *Board) apply(ctx context.Context, s *rankgenrt.Function, args []any, re
 		r.Entry, r.Err = Decode(scoreOfP(it.P), it.Member)
 	}
 	return nil
+}
+
+// applyEach runs the field update script s for updates, each value sent as arg(v) gives it; a
+// value arg refuses (out of range) or an invalid id leaves the error in its update's Result,
+// unsent.
+func applyEach[V, A any](ctx context.Context, b *Board, s *rankgenrt.Function, updates []Update[V], arg func(V) (A, error)) ([]Result, error) {
+	res := make([]Result, len(updates))
+	args := b.updateArgs(len(updates))
+	sent := make([]int, 0, len(updates))
+	for i, u := range updates {
+		a, err := arg(u.Value)
+		if err != nil {
+			res[i].Err = err
+			continue
+		}
+		args = append(args, u.PlayerID, a)
+		sent = append(sent, i)
+	}
+	if err := b.apply(ctx, s, args, res, sent); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// first is the outcome of a batch of one: the call's error, else its one Result's.
+func first(res []Result, err error) (Entry, error) {
+	if err != nil {
+		return Entry{}, err
+	}
+	return res[0].Entry, res[0].Err
 }
 
 // rankedPairs decodes range replies; start is the 0-based position of the first.

@@ -589,18 +589,7 @@ func (b *Board) Trim(ctx context.Context, keep int64) (int64, error) {
 // starting from the zero entry (0, false, the first enum value, or the Unix epoch for a time; a
 // field's lowest-ranking value when that is outside its range).
 func (b *Board) MaxWins(ctx context.Context, id string, v Wins) (Entry, error) {
-	if err := checkID(id); err != nil {
-		return Entry{}, err
-	}
-	d, err := digitOfWins(v)
-	if err != nil {
-		return Entry{}, err
-	}
-	var r [1]Result
-	if err := b.apply(ctx, scriptMaxWins, append(b.updateArgs(1), id, d), r[:], []int{0}); err != nil {
-		return Entry{}, err
-	}
-	return r[0].Entry, r[0].Err
+	return first(applyEach(ctx, b, scriptMaxWins, []Update[Wins]{{Handle: id, Value: v}}, digitOfWins))
 }
 
 // MaxWinsMany applies many MaxWins updates in one script call, atomic as a whole, in order (an id
@@ -608,26 +597,7 @@ func (b *Board) MaxWins(ctx context.Context, id string, v Wins) (Entry, error) {
 // entry or the error that left that entry unchanged. The error return is for failures of the whole
 // call (connection, ErrLayoutMismatch), which change nothing.
 func (b *Board) MaxWinsMany(ctx context.Context, updates []Update[Wins]) ([]Result, error) {
-	res := make([]Result, len(updates))
-	args := b.updateArgs(len(updates))
-	sent := make([]int, 0, len(updates))
-	for i, u := range updates {
-		if err := checkID(u.Handle); err != nil {
-			res[i].Err = err
-			continue
-		}
-		d, err := digitOfWins(u.Value)
-		if err != nil {
-			res[i].Err = err
-			continue
-		}
-		args = append(args, u.Handle, d)
-		sent = append(sent, i)
-	}
-	if err := b.apply(ctx, scriptMaxWinsMany, args, res, sent); err != nil {
-		return nil, err
-	}
-	return res, nil
+	return applyEach(ctx, b, scriptMaxWinsMany, updates, digitOfWins)
 }
 
 // MaxRaceTime raises the RaceTime of the entry of id to v when v is larger and returns the new
@@ -635,18 +605,7 @@ func (b *Board) MaxWinsMany(ctx context.Context, updates []Update[Wins]) ([]Resu
 // the other fields starting from the zero entry (0, false, the first enum value, or the Unix epoch
 // for a time; a field's lowest-ranking value when that is outside its range).
 func (b *Board) MaxRaceTime(ctx context.Context, id string, v int32) (Entry, error) {
-	if err := checkID(id); err != nil {
-		return Entry{}, err
-	}
-	d, err := digitOfRaceTime(v)
-	if err != nil {
-		return Entry{}, err
-	}
-	var r [1]Result
-	if err := b.apply(ctx, scriptMaxRaceTime, append(b.updateArgs(1), id, d), r[:], []int{0}); err != nil {
-		return Entry{}, err
-	}
-	return r[0].Entry, r[0].Err
+	return first(applyEach(ctx, b, scriptMaxRaceTime, []Update[int32]{{Handle: id, Value: v}}, digitOfRaceTime))
 }
 
 // MaxRaceTimeMany applies many MaxRaceTime updates in one script call, atomic as a whole, in order
@@ -654,26 +613,7 @@ func (b *Board) MaxRaceTime(ctx context.Context, id string, v int32) (Entry, err
 // the new entry or the error that left that entry unchanged. The error return is for failures of
 // the whole call (connection, ErrLayoutMismatch), which change nothing.
 func (b *Board) MaxRaceTimeMany(ctx context.Context, updates []Update[int32]) ([]Result, error) {
-	res := make([]Result, len(updates))
-	args := b.updateArgs(len(updates))
-	sent := make([]int, 0, len(updates))
-	for i, u := range updates {
-		if err := checkID(u.Handle); err != nil {
-			res[i].Err = err
-			continue
-		}
-		d, err := digitOfRaceTime(u.Value)
-		if err != nil {
-			res[i].Err = err
-			continue
-		}
-		args = append(args, u.Handle, d)
-		sent = append(sent, i)
-	}
-	if err := b.apply(ctx, scriptMaxRaceTimeMany, args, res, sent); err != nil {
-		return nil, err
-	}
-	return res, nil
+	return applyEach(ctx, b, scriptMaxRaceTimeMany, updates, digitOfRaceTime)
 }
 
 // MinRaceTime lowers the RaceTime of the entry of id to v when v is smaller and returns the new
@@ -681,18 +621,7 @@ func (b *Board) MaxRaceTimeMany(ctx context.Context, updates []Update[int32]) ([
 // the other fields starting from the zero entry (0, false, the first enum value, or the Unix epoch
 // for a time; a field's lowest-ranking value when that is outside its range).
 func (b *Board) MinRaceTime(ctx context.Context, id string, v int32) (Entry, error) {
-	if err := checkID(id); err != nil {
-		return Entry{}, err
-	}
-	d, err := digitOfRaceTime(v)
-	if err != nil {
-		return Entry{}, err
-	}
-	var r [1]Result
-	if err := b.apply(ctx, scriptMinRaceTime, append(b.updateArgs(1), id, d), r[:], []int{0}); err != nil {
-		return Entry{}, err
-	}
-	return r[0].Entry, r[0].Err
+	return first(applyEach(ctx, b, scriptMinRaceTime, []Update[int32]{{Handle: id, Value: v}}, digitOfRaceTime))
 }
 
 // MinRaceTimeMany applies many MinRaceTime updates in one script call, atomic as a whole, in order
@@ -700,44 +629,14 @@ func (b *Board) MinRaceTime(ctx context.Context, id string, v int32) (Entry, err
 // the new entry or the error that left that entry unchanged. The error return is for failures of
 // the whole call (connection, ErrLayoutMismatch), which change nothing.
 func (b *Board) MinRaceTimeMany(ctx context.Context, updates []Update[int32]) ([]Result, error) {
-	res := make([]Result, len(updates))
-	args := b.updateArgs(len(updates))
-	sent := make([]int, 0, len(updates))
-	for i, u := range updates {
-		if err := checkID(u.Handle); err != nil {
-			res[i].Err = err
-			continue
-		}
-		d, err := digitOfRaceTime(u.Value)
-		if err != nil {
-			res[i].Err = err
-			continue
-		}
-		args = append(args, u.Handle, d)
-		sent = append(sent, i)
-	}
-	if err := b.apply(ctx, scriptMinRaceTimeMany, args, res, sent); err != nil {
-		return nil, err
-	}
-	return res, nil
+	return applyEach(ctx, b, scriptMinRaceTimeMany, updates, digitOfRaceTime)
 }
 
 // SetRaceTime sets the RaceTime of the entry of id to v and returns the new entry. An id without
 // an entry starts from the zero entry (0, false, the first enum value, or the Unix epoch for a
 // time; a field's lowest-ranking value when that is outside its range).
 func (b *Board) SetRaceTime(ctx context.Context, id string, v int32) (Entry, error) {
-	if err := checkID(id); err != nil {
-		return Entry{}, err
-	}
-	d, err := digitOfRaceTime(v)
-	if err != nil {
-		return Entry{}, err
-	}
-	var r [1]Result
-	if err := b.apply(ctx, scriptSetRaceTime, append(b.updateArgs(1), id, d), r[:], []int{0}); err != nil {
-		return Entry{}, err
-	}
-	return r[0].Entry, r[0].Err
+	return first(applyEach(ctx, b, scriptSetRaceTime, []Update[int32]{{Handle: id, Value: v}}, digitOfRaceTime))
 }
 
 // SetRaceTimeMany applies many SetRaceTime updates in one script call, atomic as a whole, in order
@@ -745,26 +644,7 @@ func (b *Board) SetRaceTime(ctx context.Context, id string, v int32) (Entry, err
 // the new entry or the error that left that entry unchanged. The error return is for failures of
 // the whole call (connection, ErrLayoutMismatch), which change nothing.
 func (b *Board) SetRaceTimeMany(ctx context.Context, updates []Update[int32]) ([]Result, error) {
-	res := make([]Result, len(updates))
-	args := b.updateArgs(len(updates))
-	sent := make([]int, 0, len(updates))
-	for i, u := range updates {
-		if err := checkID(u.Handle); err != nil {
-			res[i].Err = err
-			continue
-		}
-		d, err := digitOfRaceTime(u.Value)
-		if err != nil {
-			res[i].Err = err
-			continue
-		}
-		args = append(args, u.Handle, d)
-		sent = append(sent, i)
-	}
-	if err := b.apply(ctx, scriptSetRaceTimeMany, args, res, sent); err != nil {
-		return nil, err
-	}
-	return res, nil
+	return applyEach(ctx, b, scriptSetRaceTimeMany, updates, digitOfRaceTime)
 }
 
 // Change is one field update of a change list (Board.Update, Board.UpdateMany), made by MaxWins,
@@ -839,11 +719,7 @@ type Changes struct {
 // is refused with an error matching rankgenrt.ErrBadChange before anything is sent. An empty list
 // leaves an entry as it is (and stores the zero entry for an id without one).
 func (b *Board) Update(ctx context.Context, id string, changes ...Change) (Entry, error) {
-	res, err := b.UpdateMany(ctx, []Changes{{Handle: id, Apply: changes}})
-	if err != nil {
-		return Entry{}, err
-	}
-	return res[0].Entry, res[0].Err
+	return first(b.UpdateMany(ctx, []Changes{{Handle: id, Apply: changes}}))
 }
 
 // UpdateMany applies many change lists in one script call, atomic as a whole, in order (an id may
@@ -915,15 +791,19 @@ func changeGroup(id string, changes []Change) ([]any, error) {
 	return g, nil
 }
 
-// read sends one read command, which cmd queues on the client or on a pipeline and returns. Until
-// this Board has seen its own fingerprint on the board, the fingerprint's read is pipelined before
-// the command, in the same round trip: another layout's is an error matching ErrLayoutMismatch,
-// not entries misread. A board that records no fingerprint yet is read as it is. The command's own
-// error is typed as a script's is (ErrWrongType, ErrServerFull).
-func (b *Board) read(ctx context.Context, cmd func(redis.Cmdable) redis.Cmder) error {
+// read sends one read command, which cmd queues on the client or on a pipeline, and returns its
+// result. Until this Board has seen its own fingerprint on the board, the fingerprint's read is
+// pipelined before the command, in the same round trip: another layout's is an error matching
+// ErrLayoutMismatch, not entries misread. A board that records no fingerprint yet is read as it
+// is. The command's own error is typed as a script's is (ErrWrongType, ErrServerFull).
+func read[T any, C interface {
+	redis.Cmder
+	Result() (T, error)
+}](ctx context.Context, b *Board, cmd func(redis.Cmdable) C) (v T, err error) {
 	if b.verified.Load() {
-		rankgenrt.TypeError(cmd(b.c))
-		return nil
+		c := cmd(b.c)
+		rankgenrt.TypeError(c)
+		return c.Result()
 	}
 	pipe := b.c.Pipeline()
 	fp := rankgenrt.FingerprintCmd(ctx, pipe, b.keys[1], true)
@@ -934,7 +814,10 @@ func (b *Board) read(ctx context.Context, cmd func(redis.Cmdable) redis.Cmder) e
 	if ok {
 		b.verified.Store(true)
 	}
-	return err
+	if err != nil {
+		return v, err
+	}
+	return c.Result()
 }
 
 // Get returns the entry of id, or an error matching ErrNotFound.
@@ -991,14 +874,9 @@ func (b *Board) Page(ctx context.Context, offset, limit int64) ([]Ranked, error)
 	if stop < offset {
 		stop = -1 // offset + limit overflows: to the end
 	}
-	var cmd *redis.ZSliceCmd
-	if err := b.read(ctx, func(c redis.Cmdable) redis.Cmder {
-		cmd = c.ZRevRangeWithScores(ctx, b.keys[0], offset, stop)
-		return cmd
-	}); err != nil {
-		return nil, err
-	}
-	zs, err := cmd.Result()
+	zs, err := read(ctx, b, func(c redis.Cmdable) *redis.ZSliceCmd {
+		return c.ZRevRangeWithScores(ctx, b.keys[0], offset, stop)
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -1064,14 +942,9 @@ func (b *Board) After(ctx context.Context, cur Cursor, limit int64) ([]Ranked, C
 
 // Count returns the number of entries.
 func (b *Board) Count(ctx context.Context) (int64, error) {
-	var cmd *redis.IntCmd
-	if err := b.read(ctx, func(c redis.Cmdable) redis.Cmder {
-		cmd = c.ZCard(ctx, b.keys[0])
-		return cmd
-	}); err != nil {
-		return 0, err
-	}
-	return cmd.Result()
+	return read(ctx, b, func(c redis.Cmdable) *redis.IntCmd {
+		return c.ZCard(ctx, b.keys[0])
+	})
 }
 
 // GetMany returns, in one round trip, a Result per id in the order given: the entry, or an Err
@@ -1221,9 +1094,8 @@ func (b *Board) RangeLevel(ctx context.Context, lo, hi time.Time, offset, limit 
 	}
 	dlo, dhi = dhi, dlo
 	// Level's digits dlo…dhi are the scores of P in [dlo·W, (dhi+1)·W), W = levelWeight.
-	var cmd *redis.ZSliceCmd
-	if err := b.read(ctx, func(c redis.Cmdable) redis.Cmder {
-		cmd = c.ZRangeArgsWithScores(ctx, redis.ZRangeArgs{
+	zs, err := read(ctx, b, func(c redis.Cmdable) *redis.ZSliceCmd {
+		return c.ZRangeArgsWithScores(ctx, redis.ZRangeArgs{
 			ByScore: true,
 			Count:   limit,
 			Key:     b.keys[0],
@@ -1232,11 +1104,7 @@ func (b *Board) RangeLevel(ctx context.Context, lo, hi time.Time, offset, limit 
 			Start:   "(" + rankgenrt.FormatScore(scoreOfP((dhi+1)*levelWeight)),
 			Stop:    rankgenrt.FormatScore(scoreOfP(dlo * levelWeight)),
 		})
-		return cmd
-	}); err != nil {
-		return nil, err
-	}
-	zs, err := cmd.Result()
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -1265,14 +1133,9 @@ func (b *Board) CountLevelBetween(ctx context.Context, lo, hi time.Time) (int64,
 		return 0, nil
 	}
 	dlo, dhi = dhi, dlo
-	var cmd *redis.IntCmd
-	if err := b.read(ctx, func(c redis.Cmdable) redis.Cmder {
-		cmd = c.ZCount(ctx, b.keys[0], rankgenrt.FormatScore(scoreOfP(dlo*levelWeight)), "("+rankgenrt.FormatScore(scoreOfP((dhi+1)*levelWeight)))
-		return cmd
-	}); err != nil {
-		return 0, err
-	}
-	return cmd.Result()
+	return read(ctx, b, func(c redis.Cmdable) *redis.IntCmd {
+		return c.ZCount(ctx, b.keys[0], rankgenrt.FormatScore(scoreOfP(dlo*levelWeight)), "("+rankgenrt.FormatScore(scoreOfP((dhi+1)*levelWeight)))
+	})
 }
 
 // CompetitionRank returns 1 + the number of entries with a better Level than the entry of id
@@ -1460,14 +1323,9 @@ func (b *Board) CountBetween(ctx context.Context, band Band) (int64, error) {
 	if band.lo >= band.hi {
 		return 0, nil
 	}
-	var cmd *redis.IntCmd
-	if err := b.read(ctx, func(c redis.Cmdable) redis.Cmder {
-		cmd = c.ZCount(ctx, b.keys[0], rankgenrt.FormatScore(scoreOfP(band.lo)), "("+rankgenrt.FormatScore(scoreOfP(band.hi)))
-		return cmd
-	}); err != nil {
-		return 0, err
-	}
-	return cmd.Result()
+	return read(ctx, b, func(c redis.Cmdable) *redis.IntCmd {
+		return c.ZCount(ctx, b.keys[0], rankgenrt.FormatScore(scoreOfP(band.lo)), "("+rankgenrt.FormatScore(scoreOfP(band.hi)))
+	})
 }
 
 // AroundScore returns, best first with their ranks, up to before entries that rank ahead of the
@@ -1566,6 +1424,40 @@ func (b *Board) apply(ctx context.Context, s *rankgenrt.Function, args []any, re
 		r.Entry, r.Err = Decode(scoreOfP(it.P), it.Member)
 	}
 	return nil
+}
+
+// applyEach runs the field update script s for updates, each value sent as arg(v) gives it; a
+// value arg refuses (out of range) or an invalid id leaves the error in its update's Result,
+// unsent.
+func applyEach[V, A any](ctx context.Context, b *Board, s *rankgenrt.Function, updates []Update[V], arg func(V) (A, error)) ([]Result, error) {
+	res := make([]Result, len(updates))
+	args := b.updateArgs(len(updates))
+	sent := make([]int, 0, len(updates))
+	for i, u := range updates {
+		if err := checkID(u.Handle); err != nil {
+			res[i].Err = err
+			continue
+		}
+		a, err := arg(u.Value)
+		if err != nil {
+			res[i].Err = err
+			continue
+		}
+		args = append(args, u.Handle, a)
+		sent = append(sent, i)
+	}
+	if err := b.apply(ctx, s, args, res, sent); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// first is the outcome of a batch of one: the call's error, else its one Result's.
+func first(res []Result, err error) (Entry, error) {
+	if err != nil {
+		return Entry{}, err
+	}
+	return res[0].Entry, res[0].Err
 }
 
 // rankedPairs decodes range replies; start is the 0-based position of the first.

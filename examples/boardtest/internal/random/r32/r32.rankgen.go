@@ -538,18 +538,7 @@ func (b *Board) Trim(ctx context.Context, keep int64) (int64, error) {
 // time; a field's lowest-ranking value when that is outside its range). When the update changes
 // the entry, it also sets Lap (server clock) to now.
 func (b *Board) SetPriority(ctx context.Context, id string, v uint32) (Entry, error) {
-	if err := checkID(id); err != nil {
-		return Entry{}, err
-	}
-	d, err := digitOfPriority(v)
-	if err != nil {
-		return Entry{}, err
-	}
-	var r [1]Result
-	if err := b.apply(ctx, scriptSetPriority, append(b.updateArgs(1), id, d), r[:], []int{0}); err != nil {
-		return Entry{}, err
-	}
-	return r[0].Entry, r[0].Err
+	return first(applyEach(ctx, b, scriptSetPriority, []Update[uint32]{{UserID: id, Value: v}}, digitOfPriority))
 }
 
 // SetPriorityMany applies many SetPriority updates in one script call, atomic as a whole, in order
@@ -557,26 +546,7 @@ func (b *Board) SetPriority(ctx context.Context, id string, v uint32) (Entry, er
 // the new entry or the error that left that entry unchanged. The error return is for failures of
 // the whole call (connection, ErrLayoutMismatch), which change nothing.
 func (b *Board) SetPriorityMany(ctx context.Context, updates []Update[uint32]) ([]Result, error) {
-	res := make([]Result, len(updates))
-	args := b.updateArgs(len(updates))
-	sent := make([]int, 0, len(updates))
-	for i, u := range updates {
-		if err := checkID(u.UserID); err != nil {
-			res[i].Err = err
-			continue
-		}
-		d, err := digitOfPriority(u.Value)
-		if err != nil {
-			res[i].Err = err
-			continue
-		}
-		args = append(args, u.UserID, d)
-		sent = append(sent, i)
-	}
-	if err := b.apply(ctx, scriptSetPriorityMany, args, res, sent); err != nil {
-		return nil, err
-	}
-	return res, nil
+	return applyEach(ctx, b, scriptSetPriorityMany, updates, digitOfPriority)
 }
 
 // MinPriority lowers the Priority of the entry of id to v when v is smaller and returns the new
@@ -585,18 +555,7 @@ func (b *Board) SetPriorityMany(ctx context.Context, updates []Update[uint32]) (
 // for a time; a field's lowest-ranking value when that is outside its range). When the update
 // changes the entry, it also sets Lap (server clock) to now.
 func (b *Board) MinPriority(ctx context.Context, id string, v uint32) (Entry, error) {
-	if err := checkID(id); err != nil {
-		return Entry{}, err
-	}
-	d, err := digitOfPriority(v)
-	if err != nil {
-		return Entry{}, err
-	}
-	var r [1]Result
-	if err := b.apply(ctx, scriptMinPriority, append(b.updateArgs(1), id, d), r[:], []int{0}); err != nil {
-		return Entry{}, err
-	}
-	return r[0].Entry, r[0].Err
+	return first(applyEach(ctx, b, scriptMinPriority, []Update[uint32]{{UserID: id, Value: v}}, digitOfPriority))
 }
 
 // MinPriorityMany applies many MinPriority updates in one script call, atomic as a whole, in order
@@ -604,26 +563,7 @@ func (b *Board) MinPriority(ctx context.Context, id string, v uint32) (Entry, er
 // the new entry or the error that left that entry unchanged. The error return is for failures of
 // the whole call (connection, ErrLayoutMismatch), which change nothing.
 func (b *Board) MinPriorityMany(ctx context.Context, updates []Update[uint32]) ([]Result, error) {
-	res := make([]Result, len(updates))
-	args := b.updateArgs(len(updates))
-	sent := make([]int, 0, len(updates))
-	for i, u := range updates {
-		if err := checkID(u.UserID); err != nil {
-			res[i].Err = err
-			continue
-		}
-		d, err := digitOfPriority(u.Value)
-		if err != nil {
-			res[i].Err = err
-			continue
-		}
-		args = append(args, u.UserID, d)
-		sent = append(sent, i)
-	}
-	if err := b.apply(ctx, scriptMinPriorityMany, args, res, sent); err != nil {
-		return nil, err
-	}
-	return res, nil
+	return applyEach(ctx, b, scriptMinPriorityMany, updates, digitOfPriority)
 }
 
 // MaxPriority raises the Priority of the entry of id to v when v is larger and returns the new
@@ -632,18 +572,7 @@ func (b *Board) MinPriorityMany(ctx context.Context, updates []Update[uint32]) (
 // for a time; a field's lowest-ranking value when that is outside its range). When the update
 // changes the entry, it also sets Lap (server clock) to now.
 func (b *Board) MaxPriority(ctx context.Context, id string, v uint32) (Entry, error) {
-	if err := checkID(id); err != nil {
-		return Entry{}, err
-	}
-	d, err := digitOfPriority(v)
-	if err != nil {
-		return Entry{}, err
-	}
-	var r [1]Result
-	if err := b.apply(ctx, scriptMaxPriority, append(b.updateArgs(1), id, d), r[:], []int{0}); err != nil {
-		return Entry{}, err
-	}
-	return r[0].Entry, r[0].Err
+	return first(applyEach(ctx, b, scriptMaxPriority, []Update[uint32]{{UserID: id, Value: v}}, digitOfPriority))
 }
 
 // MaxPriorityMany applies many MaxPriority updates in one script call, atomic as a whole, in order
@@ -651,26 +580,7 @@ func (b *Board) MaxPriority(ctx context.Context, id string, v uint32) (Entry, er
 // the new entry or the error that left that entry unchanged. The error return is for failures of
 // the whole call (connection, ErrLayoutMismatch), which change nothing.
 func (b *Board) MaxPriorityMany(ctx context.Context, updates []Update[uint32]) ([]Result, error) {
-	res := make([]Result, len(updates))
-	args := b.updateArgs(len(updates))
-	sent := make([]int, 0, len(updates))
-	for i, u := range updates {
-		if err := checkID(u.UserID); err != nil {
-			res[i].Err = err
-			continue
-		}
-		d, err := digitOfPriority(u.Value)
-		if err != nil {
-			res[i].Err = err
-			continue
-		}
-		args = append(args, u.UserID, d)
-		sent = append(sent, i)
-	}
-	if err := b.apply(ctx, scriptMaxPriorityMany, args, res, sent); err != nil {
-		return nil, err
-	}
-	return res, nil
+	return applyEach(ctx, b, scriptMaxPriorityMany, updates, digitOfPriority)
 }
 
 // MinPoints lowers the Points of the entry of id to v when v is smaller and returns the new entry.
@@ -679,18 +589,7 @@ func (b *Board) MaxPriorityMany(ctx context.Context, updates []Update[uint32]) (
 // time; a field's lowest-ranking value when that is outside its range). When the update changes
 // the entry, it also sets Lap (server clock) to now.
 func (b *Board) MinPoints(ctx context.Context, id string, v Points) (Entry, error) {
-	if err := checkID(id); err != nil {
-		return Entry{}, err
-	}
-	d, err := digitOfPoints(v)
-	if err != nil {
-		return Entry{}, err
-	}
-	var r [1]Result
-	if err := b.apply(ctx, scriptMinPoints, append(b.updateArgs(1), id, d), r[:], []int{0}); err != nil {
-		return Entry{}, err
-	}
-	return r[0].Entry, r[0].Err
+	return first(applyEach(ctx, b, scriptMinPoints, []Update[Points]{{UserID: id, Value: v}}, digitOfPoints))
 }
 
 // MinPointsMany applies many MinPoints updates in one script call, atomic as a whole, in order (an
@@ -698,26 +597,7 @@ func (b *Board) MinPoints(ctx context.Context, id string, v Points) (Entry, erro
 // new entry or the error that left that entry unchanged. The error return is for failures of the
 // whole call (connection, ErrLayoutMismatch), which change nothing.
 func (b *Board) MinPointsMany(ctx context.Context, updates []Update[Points]) ([]Result, error) {
-	res := make([]Result, len(updates))
-	args := b.updateArgs(len(updates))
-	sent := make([]int, 0, len(updates))
-	for i, u := range updates {
-		if err := checkID(u.UserID); err != nil {
-			res[i].Err = err
-			continue
-		}
-		d, err := digitOfPoints(u.Value)
-		if err != nil {
-			res[i].Err = err
-			continue
-		}
-		args = append(args, u.UserID, d)
-		sent = append(sent, i)
-	}
-	if err := b.apply(ctx, scriptMinPointsMany, args, res, sent); err != nil {
-		return nil, err
-	}
-	return res, nil
+	return applyEach(ctx, b, scriptMinPointsMany, updates, digitOfPoints)
 }
 
 // SetPoints sets the Points of the entry of id to v and returns the new entry. An id without an
@@ -725,18 +605,7 @@ func (b *Board) MinPointsMany(ctx context.Context, updates []Update[Points]) ([]
 // a field's lowest-ranking value when that is outside its range). When the update changes the
 // entry, it also sets Lap (server clock) to now.
 func (b *Board) SetPoints(ctx context.Context, id string, v Points) (Entry, error) {
-	if err := checkID(id); err != nil {
-		return Entry{}, err
-	}
-	d, err := digitOfPoints(v)
-	if err != nil {
-		return Entry{}, err
-	}
-	var r [1]Result
-	if err := b.apply(ctx, scriptSetPoints, append(b.updateArgs(1), id, d), r[:], []int{0}); err != nil {
-		return Entry{}, err
-	}
-	return r[0].Entry, r[0].Err
+	return first(applyEach(ctx, b, scriptSetPoints, []Update[Points]{{UserID: id, Value: v}}, digitOfPoints))
 }
 
 // SetPointsMany applies many SetPoints updates in one script call, atomic as a whole, in order (an
@@ -744,26 +613,7 @@ func (b *Board) SetPoints(ctx context.Context, id string, v Points) (Entry, erro
 // new entry or the error that left that entry unchanged. The error return is for failures of the
 // whole call (connection, ErrLayoutMismatch), which change nothing.
 func (b *Board) SetPointsMany(ctx context.Context, updates []Update[Points]) ([]Result, error) {
-	res := make([]Result, len(updates))
-	args := b.updateArgs(len(updates))
-	sent := make([]int, 0, len(updates))
-	for i, u := range updates {
-		if err := checkID(u.UserID); err != nil {
-			res[i].Err = err
-			continue
-		}
-		d, err := digitOfPoints(u.Value)
-		if err != nil {
-			res[i].Err = err
-			continue
-		}
-		args = append(args, u.UserID, d)
-		sent = append(sent, i)
-	}
-	if err := b.apply(ctx, scriptSetPointsMany, args, res, sent); err != nil {
-		return nil, err
-	}
-	return res, nil
+	return applyEach(ctx, b, scriptSetPointsMany, updates, digitOfPoints)
 }
 
 // SetDelta sets the Delta of the entry of id to v and returns the new entry. An id without an
@@ -771,15 +621,10 @@ func (b *Board) SetPointsMany(ctx context.Context, updates []Update[Points]) ([]
 // a field's lowest-ranking value when that is outside its range). When the update changes the
 // entry, it also sets Lap (server clock) to now.
 func (b *Board) SetDelta(ctx context.Context, id string, v bool) (Entry, error) {
-	if err := checkID(id); err != nil {
-		return Entry{}, err
-	}
-	d := digitOfDelta(v)
-	var r [1]Result
-	if err := b.apply(ctx, scriptSetDelta, append(b.updateArgs(1), id, d), r[:], []int{0}); err != nil {
-		return Entry{}, err
-	}
-	return r[0].Entry, r[0].Err
+	return first(applyEach(ctx, b, scriptSetDelta, []Update[bool]{{UserID: id, Value: v}}, func(v bool) (uint64, error) {
+		d := digitOfDelta(v)
+		return d, nil
+	}))
 }
 
 // SetDeltaMany applies many SetDelta updates in one script call, atomic as a whole, in order (an
@@ -787,22 +632,10 @@ func (b *Board) SetDelta(ctx context.Context, id string, v bool) (Entry, error) 
 // new entry or the error that left that entry unchanged. The error return is for failures of the
 // whole call (connection, ErrLayoutMismatch), which change nothing.
 func (b *Board) SetDeltaMany(ctx context.Context, updates []Update[bool]) ([]Result, error) {
-	res := make([]Result, len(updates))
-	args := b.updateArgs(len(updates))
-	sent := make([]int, 0, len(updates))
-	for i, u := range updates {
-		if err := checkID(u.UserID); err != nil {
-			res[i].Err = err
-			continue
-		}
-		d := digitOfDelta(u.Value)
-		args = append(args, u.UserID, d)
-		sent = append(sent, i)
-	}
-	if err := b.apply(ctx, scriptSetDeltaMany, args, res, sent); err != nil {
-		return nil, err
-	}
-	return res, nil
+	return applyEach(ctx, b, scriptSetDeltaMany, updates, func(v bool) (uint64, error) {
+		d := digitOfDelta(v)
+		return d, nil
+	})
 }
 
 // AddBonus adds delta to the Bonus of the entry of id and returns the new entry. A result outside
@@ -811,14 +644,7 @@ func (b *Board) SetDeltaMany(ctx context.Context, updates []Update[bool]) ([]Res
 // for a time; a field's lowest-ranking value when that is outside its range). When the update
 // changes the entry, it also sets Lap (server clock) to now.
 func (b *Board) AddBonus(ctx context.Context, id string, delta int64) (Entry, error) {
-	if err := checkID(id); err != nil {
-		return Entry{}, err
-	}
-	var r [1]Result
-	if err := b.apply(ctx, scriptAddBonus, append(b.updateArgs(1), id, delta), r[:], []int{0}); err != nil {
-		return Entry{}, err
-	}
-	return r[0].Entry, r[0].Err
+	return first(applyEach(ctx, b, scriptAddBonus, []Update[int64]{{UserID: id, Value: delta}}, rankgenrt.AsIs[int64]))
 }
 
 // AddBonusMany applies many AddBonus updates in one script call, atomic as a whole, in order (an
@@ -826,21 +652,7 @@ func (b *Board) AddBonus(ctx context.Context, id string, delta int64) (Entry, er
 // new entry or the error that left that entry unchanged. The error return is for failures of the
 // whole call (connection, ErrLayoutMismatch), which change nothing.
 func (b *Board) AddBonusMany(ctx context.Context, updates []Update[int64]) ([]Result, error) {
-	res := make([]Result, len(updates))
-	args := b.updateArgs(len(updates))
-	sent := make([]int, 0, len(updates))
-	for i, u := range updates {
-		if err := checkID(u.UserID); err != nil {
-			res[i].Err = err
-			continue
-		}
-		args = append(args, u.UserID, u.Value)
-		sent = append(sent, i)
-	}
-	if err := b.apply(ctx, scriptAddBonusMany, args, res, sent); err != nil {
-		return nil, err
-	}
-	return res, nil
+	return applyEach(ctx, b, scriptAddBonusMany, updates, rankgenrt.AsIs[int64])
 }
 
 // MinLap lowers the Lap of the entry of id to v when v is smaller and returns the new entry. An id
@@ -848,18 +660,7 @@ func (b *Board) AddBonusMany(ctx context.Context, updates []Update[int64]) ([]Re
 // starting from the zero entry (0, false, the first enum value, or the Unix epoch for a time; a
 // field's lowest-ranking value when that is outside its range).
 func (b *Board) MinLap(ctx context.Context, id string, v time.Time) (Entry, error) {
-	if err := checkID(id); err != nil {
-		return Entry{}, err
-	}
-	d, err := digitOfLap(v)
-	if err != nil {
-		return Entry{}, err
-	}
-	var r [1]Result
-	if err := b.apply(ctx, scriptMinLap, append(b.updateArgs(1), id, d), r[:], []int{0}); err != nil {
-		return Entry{}, err
-	}
-	return r[0].Entry, r[0].Err
+	return first(applyEach(ctx, b, scriptMinLap, []Update[time.Time]{{UserID: id, Value: v}}, digitOfLap))
 }
 
 // MinLapMany applies many MinLap updates in one script call, atomic as a whole, in order (an id
@@ -867,26 +668,7 @@ func (b *Board) MinLap(ctx context.Context, id string, v time.Time) (Entry, erro
 // entry or the error that left that entry unchanged. The error return is for failures of the whole
 // call (connection, ErrLayoutMismatch), which change nothing.
 func (b *Board) MinLapMany(ctx context.Context, updates []Update[time.Time]) ([]Result, error) {
-	res := make([]Result, len(updates))
-	args := b.updateArgs(len(updates))
-	sent := make([]int, 0, len(updates))
-	for i, u := range updates {
-		if err := checkID(u.UserID); err != nil {
-			res[i].Err = err
-			continue
-		}
-		d, err := digitOfLap(u.Value)
-		if err != nil {
-			res[i].Err = err
-			continue
-		}
-		args = append(args, u.UserID, d)
-		sent = append(sent, i)
-	}
-	if err := b.apply(ctx, scriptMinLapMany, args, res, sent); err != nil {
-		return nil, err
-	}
-	return res, nil
+	return applyEach(ctx, b, scriptMinLapMany, updates, digitOfLap)
 }
 
 // MaxLap raises the Lap of the entry of id to v when v is larger and returns the new entry. An id
@@ -894,18 +676,7 @@ func (b *Board) MinLapMany(ctx context.Context, updates []Update[time.Time]) ([]
 // starting from the zero entry (0, false, the first enum value, or the Unix epoch for a time; a
 // field's lowest-ranking value when that is outside its range).
 func (b *Board) MaxLap(ctx context.Context, id string, v time.Time) (Entry, error) {
-	if err := checkID(id); err != nil {
-		return Entry{}, err
-	}
-	d, err := digitOfLap(v)
-	if err != nil {
-		return Entry{}, err
-	}
-	var r [1]Result
-	if err := b.apply(ctx, scriptMaxLap, append(b.updateArgs(1), id, d), r[:], []int{0}); err != nil {
-		return Entry{}, err
-	}
-	return r[0].Entry, r[0].Err
+	return first(applyEach(ctx, b, scriptMaxLap, []Update[time.Time]{{UserID: id, Value: v}}, digitOfLap))
 }
 
 // MaxLapMany applies many MaxLap updates in one script call, atomic as a whole, in order (an id
@@ -913,26 +684,7 @@ func (b *Board) MaxLap(ctx context.Context, id string, v time.Time) (Entry, erro
 // entry or the error that left that entry unchanged. The error return is for failures of the whole
 // call (connection, ErrLayoutMismatch), which change nothing.
 func (b *Board) MaxLapMany(ctx context.Context, updates []Update[time.Time]) ([]Result, error) {
-	res := make([]Result, len(updates))
-	args := b.updateArgs(len(updates))
-	sent := make([]int, 0, len(updates))
-	for i, u := range updates {
-		if err := checkID(u.UserID); err != nil {
-			res[i].Err = err
-			continue
-		}
-		d, err := digitOfLap(u.Value)
-		if err != nil {
-			res[i].Err = err
-			continue
-		}
-		args = append(args, u.UserID, d)
-		sent = append(sent, i)
-	}
-	if err := b.apply(ctx, scriptMaxLapMany, args, res, sent); err != nil {
-		return nil, err
-	}
-	return res, nil
+	return applyEach(ctx, b, scriptMaxLapMany, updates, digitOfLap)
 }
 
 // Change is one field update of a change list (Board.Update, Board.UpdateMany), made by
@@ -1055,11 +807,7 @@ type Changes struct {
 // move the entry (or create it), Lap (server clock) is set to now, once, unless the list changes
 // it.
 func (b *Board) Update(ctx context.Context, id string, changes ...Change) (Entry, error) {
-	res, err := b.UpdateMany(ctx, []Changes{{UserID: id, Apply: changes}})
-	if err != nil {
-		return Entry{}, err
-	}
-	return res[0].Entry, res[0].Err
+	return first(b.UpdateMany(ctx, []Changes{{UserID: id, Apply: changes}}))
 }
 
 // UpdateMany applies many change lists in one script call, atomic as a whole, in order (an id may
@@ -1131,15 +879,19 @@ func changeGroup(id string, changes []Change) ([]any, error) {
 	return g, nil
 }
 
-// read sends one read command, which cmd queues on the client or on a pipeline and returns. Until
-// this Board has seen its own fingerprint on the board, the fingerprint's read is pipelined before
-// the command, in the same round trip: another layout's is an error matching ErrLayoutMismatch,
-// not entries misread. A board that records no fingerprint yet is read as it is. The command's own
-// error is typed as a script's is (ErrWrongType, ErrServerFull).
-func (b *Board) read(ctx context.Context, cmd func(redis.Cmdable) redis.Cmder) error {
+// read sends one read command, which cmd queues on the client or on a pipeline, and returns its
+// result. Until this Board has seen its own fingerprint on the board, the fingerprint's read is
+// pipelined before the command, in the same round trip: another layout's is an error matching
+// ErrLayoutMismatch, not entries misread. A board that records no fingerprint yet is read as it
+// is. The command's own error is typed as a script's is (ErrWrongType, ErrServerFull).
+func read[T any, C interface {
+	redis.Cmder
+	Result() (T, error)
+}](ctx context.Context, b *Board, cmd func(redis.Cmdable) C) (v T, err error) {
 	if b.verified.Load() {
-		rankgenrt.TypeError(cmd(b.c))
-		return nil
+		c := cmd(b.c)
+		rankgenrt.TypeError(c)
+		return c.Result()
 	}
 	pipe := b.c.Pipeline()
 	fp := rankgenrt.FingerprintCmd(ctx, pipe, b.keys[1], true)
@@ -1150,7 +902,10 @@ func (b *Board) read(ctx context.Context, cmd func(redis.Cmdable) redis.Cmder) e
 	if ok {
 		b.verified.Store(true)
 	}
-	return err
+	if err != nil {
+		return v, err
+	}
+	return c.Result()
 }
 
 // Get returns the entry of id, or an error matching ErrNotFound.
@@ -1207,14 +962,9 @@ func (b *Board) Page(ctx context.Context, offset, limit int64) ([]Ranked, error)
 	if stop < offset {
 		stop = -1 // offset + limit overflows: to the end
 	}
-	var cmd *redis.ZSliceCmd
-	if err := b.read(ctx, func(c redis.Cmdable) redis.Cmder {
-		cmd = c.ZRevRangeWithScores(ctx, b.keys[0], offset, stop)
-		return cmd
-	}); err != nil {
-		return nil, err
-	}
-	zs, err := cmd.Result()
+	zs, err := read(ctx, b, func(c redis.Cmdable) *redis.ZSliceCmd {
+		return c.ZRevRangeWithScores(ctx, b.keys[0], offset, stop)
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -1280,14 +1030,9 @@ func (b *Board) After(ctx context.Context, cur Cursor, limit int64) ([]Ranked, C
 
 // Count returns the number of entries.
 func (b *Board) Count(ctx context.Context) (int64, error) {
-	var cmd *redis.IntCmd
-	if err := b.read(ctx, func(c redis.Cmdable) redis.Cmder {
-		cmd = c.ZCard(ctx, b.keys[0])
-		return cmd
-	}); err != nil {
-		return 0, err
-	}
-	return cmd.Result()
+	return read(ctx, b, func(c redis.Cmdable) *redis.IntCmd {
+		return c.ZCard(ctx, b.keys[0])
+	})
 }
 
 // GetMany returns, in one round trip, a Result per id in the order given: the entry, or an Err
@@ -1437,9 +1182,8 @@ func (b *Board) RangePriority(ctx context.Context, lo, hi uint32, offset, limit 
 	}
 	dlo, dhi = dhi, dlo
 	// Priority's digits dlo…dhi are the scores of P in [dlo·W, (dhi+1)·W), W = priorityWeight.
-	var cmd *redis.ZSliceCmd
-	if err := b.read(ctx, func(c redis.Cmdable) redis.Cmder {
-		cmd = c.ZRangeArgsWithScores(ctx, redis.ZRangeArgs{
+	zs, err := read(ctx, b, func(c redis.Cmdable) *redis.ZSliceCmd {
+		return c.ZRangeArgsWithScores(ctx, redis.ZRangeArgs{
 			ByScore: true,
 			Count:   limit,
 			Key:     b.keys[0],
@@ -1448,11 +1192,7 @@ func (b *Board) RangePriority(ctx context.Context, lo, hi uint32, offset, limit 
 			Start:   "(" + rankgenrt.FormatScore(scoreOfP((dhi+1)*priorityWeight)),
 			Stop:    rankgenrt.FormatScore(scoreOfP(dlo * priorityWeight)),
 		})
-		return cmd
-	}); err != nil {
-		return nil, err
-	}
-	zs, err := cmd.Result()
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -1481,14 +1221,9 @@ func (b *Board) CountPriorityBetween(ctx context.Context, lo, hi uint32) (int64,
 		return 0, nil
 	}
 	dlo, dhi = dhi, dlo
-	var cmd *redis.IntCmd
-	if err := b.read(ctx, func(c redis.Cmdable) redis.Cmder {
-		cmd = c.ZCount(ctx, b.keys[0], rankgenrt.FormatScore(scoreOfP(dlo*priorityWeight)), "("+rankgenrt.FormatScore(scoreOfP((dhi+1)*priorityWeight)))
-		return cmd
-	}); err != nil {
-		return 0, err
-	}
-	return cmd.Result()
+	return read(ctx, b, func(c redis.Cmdable) *redis.IntCmd {
+		return c.ZCount(ctx, b.keys[0], rankgenrt.FormatScore(scoreOfP(dlo*priorityWeight)), "("+rankgenrt.FormatScore(scoreOfP((dhi+1)*priorityWeight)))
+	})
 }
 
 // CompetitionRank returns 1 + the number of entries with a better Priority than the entry of id
@@ -1641,14 +1376,9 @@ func (b *Board) CountBetween(ctx context.Context, band Band) (int64, error) {
 	if band.lo >= band.hi {
 		return 0, nil
 	}
-	var cmd *redis.IntCmd
-	if err := b.read(ctx, func(c redis.Cmdable) redis.Cmder {
-		cmd = c.ZCount(ctx, b.keys[0], rankgenrt.FormatScore(scoreOfP(band.lo)), "("+rankgenrt.FormatScore(scoreOfP(band.hi)))
-		return cmd
-	}); err != nil {
-		return 0, err
-	}
-	return cmd.Result()
+	return read(ctx, b, func(c redis.Cmdable) *redis.IntCmd {
+		return c.ZCount(ctx, b.keys[0], rankgenrt.FormatScore(scoreOfP(band.lo)), "("+rankgenrt.FormatScore(scoreOfP(band.hi)))
+	})
 }
 
 // AroundScore returns, best first with their ranks, up to before entries that rank ahead of the
@@ -1747,6 +1477,40 @@ func (b *Board) apply(ctx context.Context, s *rankgenrt.Function, args []any, re
 		r.Entry, r.Err = Decode(scoreOfP(it.P), it.Member)
 	}
 	return nil
+}
+
+// applyEach runs the field update script s for updates, each value sent as arg(v) gives it; a
+// value arg refuses (out of range) or an invalid id leaves the error in its update's Result,
+// unsent.
+func applyEach[V, A any](ctx context.Context, b *Board, s *rankgenrt.Function, updates []Update[V], arg func(V) (A, error)) ([]Result, error) {
+	res := make([]Result, len(updates))
+	args := b.updateArgs(len(updates))
+	sent := make([]int, 0, len(updates))
+	for i, u := range updates {
+		if err := checkID(u.UserID); err != nil {
+			res[i].Err = err
+			continue
+		}
+		a, err := arg(u.Value)
+		if err != nil {
+			res[i].Err = err
+			continue
+		}
+		args = append(args, u.UserID, a)
+		sent = append(sent, i)
+	}
+	if err := b.apply(ctx, s, args, res, sent); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// first is the outcome of a batch of one: the call's error, else its one Result's.
+func first(res []Result, err error) (Entry, error) {
+	if err != nil {
+		return Entry{}, err
+	}
+	return res[0].Entry, res[0].Err
 }
 
 // rankedPairs decodes range replies; start is the 0-based position of the first.
