@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/rankgen/rankgen/internal/quote"
 	"github.com/redis/go-redis/v9"
@@ -137,6 +138,84 @@ func Scatter(ctx context.Context, groups [][]int, call func(ctx context.Context,
 		}
 	}
 	return nil
+}
+
+// ScatterItems calls call, all at once, with each of shards that holds some of n items and the
+// positions of its items; idOf(i) is the canonical text of item i's id (ShardOf). It returns the
+// first error in shard order.
+func ScatterItems[B any](ctx context.Context, shards []B, n int, idOf func(i int) string, call func(ctx context.Context, shard B, at []int) error) error {
+	return Scatter(ctx, GroupByShard(n, len(shards), idOf), func(ctx context.Context, shard int, at []int) error {
+		return call(ctx, shards[shard], at)
+	})
+}
+
+// Gather sends items to their shards (idOf: the canonical text of an item's id) with one call
+// per shard that holds some of them, all at once, and returns call's results in the order of
+// items; call answers one result per item it is given. The first error in shard order fails
+// the whole; nil items give nil results.
+func Gather[B, T, R any](ctx context.Context, shards []B, items []T, idOf func(T) string, call func(B, context.Context, []T) ([]R, error)) ([]R, error) {
+	if len(items) == 0 {
+		return nil, nil
+	}
+	out := make([]R, len(items))
+	err := ScatterItems(ctx, shards, len(items), func(i int) string { return idOf(items[i]) }, func(ctx context.Context, shard B, at []int) error {
+		rs, err := call(shard, ctx, Pick(items, at))
+		if err != nil {
+			return err
+		}
+		for j, i := range at {
+			out[i] = rs[j]
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// SumShards runs count on every one of shards shards at once and adds up what they return; the
+// first error in shard order fails the sum.
+func SumShards(ctx context.Context, shards int, count func(ctx context.Context, shard int) (int64, error)) (int64, error) {
+	var n atomic.Int64
+	err := Scatter(ctx, EveryShard(shards), func(ctx context.Context, shard int, _ []int) error {
+		k, err := count(ctx, shard)
+		n.Add(k)
+		return err
+	})
+	return n.Load(), err
+}
+
+// TieBand is how many members of a run of equal scores TieRun reads per round trip.
+const TieBand = 256
+
+// TieRun queues on c the read of the run of members of score (its text, FormatScore) on the
+// sorted set key, best first (greater members first, as ZREVRANGE orders equal scores), from
+// the 0-based offset: up to TieBand of them.
+func TieRun(ctx context.Context, c redis.Cmdable, key, score string, offset int64) *redis.StringSliceCmd {
+	return c.ZRangeArgs(ctx, redis.ZRangeArgs{Key: key, Start: score, Stop: score, ByScore: true, Rev: true, Offset: offset, Count: TieBand})
+}
+
+// TiesAhead counts the members greater than member (Redis's order of equal scores: their bytes)
+// in the run of entries of score on key whose first members, best first, are band (TieRun from
+// offset 0), reading the run on, TieBand members a round trip, while all of a full band is
+// ahead.
+func TiesAhead(ctx context.Context, c redis.Cmdable, key, score, member string, band []string) (int64, error) {
+	var k int64
+	for offset := int64(0); ; offset += TieBand {
+		i := 0
+		for i < len(band) && band[i] > member {
+			i++
+		}
+		k += int64(i)
+		if i < len(band) || len(band) < TieBand {
+			return k, nil
+		}
+		var err error
+		if band, err = TieRun(ctx, c, key, score, offset+TieBand).Result(); err != nil {
+			return 0, ReplyError(err)
+		}
+	}
 }
 
 // EveryShard is the groups of Scatter that call every one of shards once.

@@ -188,22 +188,23 @@ func (s *sharded) set(catalog.Op) {
 		jen.If(jen.Err().Op(":=").Add(s.encodable()).Call(id("entries")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
 		jen.List(ctx(), jen.Err()).Op(":=").Add(sDot("batch").Call(ctx())),
 		errNil().Block(jen.Return(jen.Err())),
-		jen.Return(sDot("scatter").Call(ctx(), jen.Len(id("entries")), s.idAt("entries", ""),
+		jen.Return(rt("ScatterItems").Call(ctx(), sDot("shards"), jen.Len(id("entries")), s.idAt("entries", ""),
 			s.shardCall(jen.Return(id("b").Dot("SetMany").Call(ctx(), rt("Pick").Call(id("entries"), id("at"))))))),
 	)
 	f.Line()
 }
 
-// idAt is func(i int) <id type> { return <items>[i].<id> } (or <items>[i] when field is "-").
+// idAt is func(i int) string { return <items>[i].<id> as text } (or <items>[i] when field is "-").
 func (s *sharded) idAt(items, field string) jen.Code {
 	v := id(items).Index(id("i"))
 	if field != "-" {
 		v = v.Dot(s.l.IDName)
 	}
-	return jen.Func().Params(id("i").Int()).Add(s.idType()).Block(jen.Return(v))
+	return jen.Func().Params(id("i").Int()).String().Block(jen.Return(s.idText(v)))
 }
 
-// shardCall is func(ctx context.Context, b *Board, at []int) error { body }.
+// shardCall is func(ctx context.Context, b *Board, at []int) error { body }: a shard's part of
+// rankgenrt.ScatterItems.
 func (s *sharded) shardCall(body ...jen.Code) jen.Code {
 	return jen.Func().Params(ctxParam(), id("b").Op("*").Id("Board"), id("at").Index().Int()).Error().Block(body...)
 }
@@ -220,14 +221,14 @@ func (s *sharded) best(catalog.Op) {
 		jen.If(jen.Err().Op(":=").Add(s.encodable()).Call(id("entries")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
 		jen.List(ctx(), jen.Err()).Op(":=").Add(sDot("batch").Call(ctx())),
 		retErr(jen.Nil()),
-		jen.Return(id("gather").Call(ctx(), id("s"), id("entries"), s.idOfItem(jen.Id("Entry")), jen.Parens(jen.Op("*").Id("Board")).Dot("BestMany"))),
+		jen.Return(rt("Gather").Call(ctx(), sDot("shards"), id("entries"), s.idOfItem(jen.Id("Entry")), jen.Parens(jen.Op("*").Id("Board")).Dot("BestMany"))),
 	)
 	f.Line()
 }
 
-// idOfItem is func(x <typ>) <id type> { return x.<id> }.
+// idOfItem is func(x <typ>) string { return <x.<id> as text> }.
 func (s *sharded) idOfItem(typ jen.Code) jen.Code {
-	return jen.Func().Params(id("x").Add(typ)).Add(s.idType()).Block(jen.Return(id("x").Dot(s.l.IDName)))
+	return jen.Func().Params(id("x").Add(typ)).String().Block(jen.Return(s.idText(id("x").Dot(s.l.IDName))))
 }
 
 // checkIDs refuses an invalid id among ids before anything is sent (string ids only).
@@ -251,7 +252,7 @@ func (s *sharded) remove(catalog.Op) {
 		jen.List(ctx(), jen.Err()).Op(":=").Add(sDot("batch").Call(ctx())),
 		retErr(jen.Lit(0)),
 		jen.Var().Id("removed").Qual("sync/atomic", "Int64"),
-		jen.Err().Op("=").Add(sDot("scatter").Call(ctx(), jen.Len(id("ids")), s.idAt("ids", "-"), s.shardCall(
+		jen.Err().Op("=").Add(rt("ScatterItems").Call(ctx(), sDot("shards"), jen.Len(id("ids")), s.idAt("ids", "-"), s.shardCall(
 			jen.List(id("n"), jen.Err()).Op(":=").Id("b").Dot("Remove").Call(ctx(), rt("Pick").Call(id("ids"), id("at")).Op("...")),
 			id("removed").Dot("Add").Call(id("n")),
 			jen.Return(jen.Err()),
@@ -296,7 +297,7 @@ func (s *sharded) update(op catalog.Op) {
 	sRecv(f).Id(name).Params(ctxParam(), id("updates").Index().Add(typ)).Params(jen.Index().Id("Result"), jen.Error()).Block(
 		jen.List(ctx(), jen.Err()).Op(":=").Add(sDot("batch").Call(ctx())),
 		retErr(jen.Nil()),
-		jen.Return(id("gather").Call(ctx(), id("s"), id("updates"), s.idOfItem(jen.Id("Update").Types(valueType(op.Field, u))), jen.Parens(jen.Op("*").Id("Board")).Dot(name))),
+		jen.Return(rt("Gather").Call(ctx(), sDot("shards"), id("updates"), s.idOfItem(jen.Id("Update").Types(valueType(op.Field, u))), jen.Parens(jen.Op("*").Id("Board")).Dot(name))),
 	)
 	f.Line()
 }
@@ -422,7 +423,7 @@ func (s *sharded) getMany(catalog.Op) {
 	s.comment("GetMany returns a Result per id in the order given, as Board.GetMany does, with one script call per shard that holds some of the ids, all at once.%s", invalid)
 	sRecv(s.f).Id("GetMany").Params(ctxParam(), id("ids").Op("...").Add(s.idType())).Params(jen.Index().Id("Result"), jen.Error()).Block(
 		s.checkIDs(jen.Nil()),
-		jen.Return(id("gather").Call(ctx(), id("s"), id("ids"), jen.Func().Params(id("id").Add(s.idType())).Add(s.idType()).Block(jen.Return(id("id"))),
+		jen.Return(rt("Gather").Call(ctx(), sDot("shards"), id("ids"), jen.Func().Params(id("id").Add(s.idType())).String().Block(jen.Return(s.idText(id("id")))),
 			jen.Func().Params(id("b").Op("*").Id("Board"), ctxParam(), id("ids").Index().Add(s.idType())).Params(jen.Index().Id("Result"), jen.Error()).Block(
 				jen.Return(id("b").Dot("GetMany").Call(ctx(), id("ids").Op("..."))),
 			))),
@@ -555,7 +556,7 @@ func (s *sharded) changes(catalog.Op) {
 	sRecv(f).Id("UpdateMany").Params(ctxParam(), id("lists").Index().Id("Changes")).Params(jen.Index().Id("Result"), jen.Error()).Block(
 		jen.List(ctx(), jen.Err()).Op(":=").Add(sDot("batch").Call(ctx())),
 		retErr(jen.Nil()),
-		jen.Return(id("gather").Call(ctx(), id("s"), id("lists"), s.idOfItem(jen.Id("Changes")), jen.Parens(jen.Op("*").Id("Board")).Dot("UpdateMany"))),
+		jen.Return(rt("Gather").Call(ctx(), sDot("shards"), id("lists"), s.idOfItem(jen.Id("Changes")), jen.Parens(jen.Op("*").Id("Board")).Dot("UpdateMany"))),
 	)
 	f.Line()
 }

@@ -1498,7 +1498,7 @@ func (s *ShardedBoard) SetMany(ctx context.Context, entries []Entry) error {
 	if err != nil {
 		return err
 	}
-	return s.scatter(ctx, len(entries), func(i int) string {
+	return rankgenrt.ScatterItems(ctx, s.shards, len(entries), func(i int) string {
 		return entries[i].UserID
 	}, func(ctx context.Context, b *Board, at []int) error {
 		return b.SetMany(ctx, rankgenrt.Pick(entries, at))
@@ -1521,7 +1521,7 @@ func (s *ShardedBoard) BestMany(ctx context.Context, entries []Entry) ([]bool, e
 	if err != nil {
 		return nil, err
 	}
-	return gather(ctx, s, entries, func(x Entry) string {
+	return rankgenrt.Gather(ctx, s.shards, entries, func(x Entry) string {
 		return x.UserID
 	}, (*Board).BestMany)
 }
@@ -1540,7 +1540,7 @@ func (s *ShardedBoard) Remove(ctx context.Context, ids ...string) (int64, error)
 		return 0, err
 	}
 	var removed atomic.Int64
-	err = s.scatter(ctx, len(ids), func(i int) string {
+	err = rankgenrt.ScatterItems(ctx, s.shards, len(ids), func(i int) string {
 		return ids[i]
 	}, func(ctx context.Context, b *Board, at []int) error {
 		n, err := b.Remove(ctx, rankgenrt.Pick(ids, at)...)
@@ -1572,7 +1572,7 @@ func (s *ShardedBoard) Trim(ctx context.Context, keep int64) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	return s.sumShards(ctx, func(ctx context.Context, i int) (int64, error) {
+	return rankgenrt.SumShards(ctx, len(s.shards), func(ctx context.Context, i int) (int64, error) {
 		return s.shards[i].Trim(ctx, shares[i])
 	})
 }
@@ -1590,7 +1590,7 @@ func (s *ShardedBoard) AddPointsMany(ctx context.Context, updates []Update[int64
 	if err != nil {
 		return nil, err
 	}
-	return gather(ctx, s, updates, func(x Update[int64]) string {
+	return rankgenrt.Gather(ctx, s.shards, updates, func(x Update[int64]) string {
 		return x.UserID
 	}, (*Board).AddPointsMany)
 }
@@ -1608,7 +1608,7 @@ func (s *ShardedBoard) MaxTierMany(ctx context.Context, updates []Update[Tier]) 
 	if err != nil {
 		return nil, err
 	}
-	return gather(ctx, s, updates, func(x Update[Tier]) string {
+	return rankgenrt.Gather(ctx, s.shards, updates, func(x Update[Tier]) string {
 		return x.UserID
 	}, (*Board).MaxTierMany)
 }
@@ -1626,7 +1626,7 @@ func (s *ShardedBoard) SetTierMany(ctx context.Context, updates []Update[Tier]) 
 	if err != nil {
 		return nil, err
 	}
-	return gather(ctx, s, updates, func(x Update[Tier]) string {
+	return rankgenrt.Gather(ctx, s.shards, updates, func(x Update[Tier]) string {
 		return x.UserID
 	}, (*Board).SetTierMany)
 }
@@ -1644,7 +1644,7 @@ func (s *ShardedBoard) AddWinsMany(ctx context.Context, updates []Update[int64])
 	if err != nil {
 		return nil, err
 	}
-	return gather(ctx, s, updates, func(x Update[int64]) string {
+	return rankgenrt.Gather(ctx, s.shards, updates, func(x Update[int64]) string {
 		return x.UserID
 	}, (*Board).AddWinsMany)
 }
@@ -1662,7 +1662,7 @@ func (s *ShardedBoard) SetWinsMany(ctx context.Context, updates []Update[uint16]
 	if err != nil {
 		return nil, err
 	}
-	return gather(ctx, s, updates, func(x Update[uint16]) string {
+	return rankgenrt.Gather(ctx, s.shards, updates, func(x Update[uint16]) string {
 		return x.UserID
 	}, (*Board).SetWinsMany)
 }
@@ -1680,7 +1680,7 @@ func (s *ShardedBoard) UpdateMany(ctx context.Context, lists []Changes) ([]Resul
 	if err != nil {
 		return nil, err
 	}
-	return gather(ctx, s, lists, func(x Changes) string {
+	return rankgenrt.Gather(ctx, s.shards, lists, func(x Changes) string {
 		return x.UserID
 	}, (*Board).UpdateMany)
 }
@@ -1831,7 +1831,7 @@ func (s *ShardedBoard) GetMany(ctx context.Context, ids ...string) ([]Result, er
 			return nil, err
 		}
 	}
-	return gather(ctx, s, ids, func(id string) string {
+	return rankgenrt.Gather(ctx, s.shards, ids, func(id string) string {
 		return id
 	}, func(b *Board, ctx context.Context, ids []string) ([]Result, error) {
 		return b.GetMany(ctx, ids...)
@@ -1982,7 +1982,7 @@ func (s *ShardedBoard) standing(ctx context.Context, id string) (pos, count int6
 // CountPointsBetween returns the number of entries whose Points lies in [lo, hi]:
 // Board.CountPointsBetween on every shard, all at once, added up.
 func (s *ShardedBoard) CountPointsBetween(ctx context.Context, lo, hi uint64) (int64, error) {
-	return s.sumShards(ctx, func(ctx context.Context, i int) (int64, error) {
+	return rankgenrt.SumShards(ctx, len(s.shards), func(ctx context.Context, i int) (int64, error) {
 		return s.shards[i].CountPointsBetween(ctx, lo, hi)
 	})
 }
@@ -2059,7 +2059,7 @@ func (s *ShardedBoard) Between(ctx context.Context, band Band, offset, limit int
 // CountBetween returns the number of entries in the band: Board.CountBetween on every shard (one
 // ZCOUNT each, O(log n)), all at once, added up.
 func (s *ShardedBoard) CountBetween(ctx context.Context, band Band) (int64, error) {
-	return s.sumShards(ctx, func(ctx context.Context, i int) (int64, error) {
+	return rankgenrt.SumShards(ctx, len(s.shards), func(ctx context.Context, i int) (int64, error) {
 		return s.shards[i].CountBetween(ctx, band)
 	})
 }
@@ -2196,53 +2196,6 @@ func (s *ShardedBoard) batch(ctx context.Context) (context.Context, error) {
 	return rankgenrt.WithIdempotencyKey(ctx, token), nil
 }
 
-// scatter calls call, all at once, with each shard that holds some of n items and the positions of
-// its items; id(i) is the id of item i. It returns the first shard's error.
-func (s *ShardedBoard) scatter(ctx context.Context, n int, id func(int) string, call func(context.Context, *Board, []int) error) error {
-	groups := rankgenrt.GroupByShard(n, len(s.shards), func(i int) string {
-		return id(i)
-	})
-	return rankgenrt.Scatter(ctx, groups, func(ctx context.Context, shard int, at []int) error {
-		return call(ctx, s.shards[shard], at)
-	})
-}
-
-// gather sends items to their shards with one call per shard that holds some of them, all at once,
-// and returns call's results in the order of items.
-func gather[T, R any](ctx context.Context, s *ShardedBoard, items []T, idOf func(T) string, call func(*Board, context.Context, []T) ([]R, error)) ([]R, error) {
-	if len(items) == 0 {
-		return nil, nil
-	}
-	out := make([]R, len(items))
-	err := s.scatter(ctx, len(items), func(i int) string {
-		return idOf(items[i])
-	}, func(ctx context.Context, b *Board, at []int) error {
-		rs, err := call(b, ctx, rankgenrt.Pick(items, at))
-		if err != nil {
-			return err
-		}
-		for j, i := range at {
-			out[i] = rs[j]
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
-}
-
-// sumShards runs count on every shard i at once and adds up what they return.
-func (s *ShardedBoard) sumShards(ctx context.Context, count func(ctx context.Context, i int) (int64, error)) (int64, error) {
-	var n atomic.Int64
-	err := rankgenrt.Scatter(ctx, rankgenrt.EveryShard(len(s.shards)), func(ctx context.Context, i int, _ []int) error {
-		k, err := count(ctx, i)
-		n.Add(k)
-		return err
-	})
-	return n.Load(), err
-}
-
 // readAll sends one read command to every shard, which cmd queues on a pipeline for the shard's
 // sorted set key, in one round trip per node (the nodes at once), and returns the commands in
 // shard order. As Board.read does, a shard not yet seen to record Fingerprint has it read in the
@@ -2342,27 +2295,17 @@ func (s *ShardedBoard) afterAll(ctx context.Context, cur Cursor, limit int64) (s
 	return starts, pages, nil
 }
 
-// tieBand is how many entries of a run of equal scores ahead reads per round trip.
-const tieBand = 256
-
 // ahead counts, on every shard, the entries that rank ahead of cur — greater scores (ZCOUNT),
 // and equal scores with greater members (the run of equal scores, best first) — and adds up the
-// shards' sizes, in one pipelined round; only a run of more than tieBand equal scores ahead takes
-// more.
+// shards' sizes, in one pipelined round; only a run of more than rankgenrt.TieBand equal scores
+// ahead takes more.
 func (s *ShardedBoard) ahead(ctx context.Context, cur Cursor) (counts []int64, total int64, err error) {
 	score := rankgenrt.FormatScore(cur.Score)
 	greater, sizes := make([]*redis.IntCmd, len(s.shards)), make([]*redis.IntCmd, len(s.shards))
 	runs, err := s.readAll(ctx, func(c redis.Cmdable, i int, key string) redis.Cmder {
 		greater[i] = c.ZCount(ctx, key, "("+score, "+inf")
 		sizes[i] = c.ZCard(ctx, key)
-		return c.ZRangeArgs(ctx, redis.ZRangeArgs{
-			ByScore: true,
-			Count:   tieBand,
-			Key:     key,
-			Rev:     true,
-			Start:   score,
-			Stop:    score,
-		})
+		return rankgenrt.TieRun(ctx, c, key, score, 0)
 	})
 	if err != nil {
 		return nil, 0, err
@@ -2381,42 +2324,13 @@ func (s *ShardedBoard) ahead(ctx context.Context, cur Cursor) (counts []int64, t
 		if err != nil {
 			return nil, 0, err
 		}
-		ties, err := s.tiesAhead(ctx, s.shards[i].keys[0], score, cur.Member, band)
+		ties, err := rankgenrt.TiesAhead(ctx, s.c, s.shards[i].keys[0], score, cur.Member, band)
 		if err != nil {
 			return nil, 0, err
 		}
 		counts[i], total = n+ties, total+size
 	}
 	return counts, total, nil
-}
-
-// tiesAhead counts the members greater than member (Redis's order of equal scores: their bytes) in
-// the run of entries of score on key whose first members, best first, are band, reading the run on
-// while all of a full band is ahead.
-func (s *ShardedBoard) tiesAhead(ctx context.Context, key, score, member string, band []string) (int64, error) {
-	var k int64
-	for offset := int64(0); ; offset += tieBand {
-		i := 0
-		for i < len(band) && band[i] > member {
-			i++
-		}
-		k += int64(i)
-		if i < len(band) || len(band) < tieBand {
-			return k, nil
-		}
-		var err error
-		if band, err = s.c.ZRangeArgs(ctx, redis.ZRangeArgs{
-			ByScore: true,
-			Count:   tieBand,
-			Key:     key,
-			Offset:  offset + tieBand,
-			Rev:     true,
-			Start:   score,
-			Stop:    score,
-		}).Result(); err != nil {
-			return 0, rankgenrt.ReplyError(err)
-		}
-	}
 }
 
 // encodable reports the first entry that Encode refuses.
