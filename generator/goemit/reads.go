@@ -159,10 +159,7 @@ the window; or an error matching ErrNotFound.`)
 		b.checkIDReturn(jen.Nil()),
 		jen.List(jen.Id("v"), jen.Err()).Op(":=").Add(b.runRO(op, jen.Id("id"), jen.Max(jen.Id("before"), jen.Lit(0)), jen.Max(jen.Id("after"), jen.Lit(0)), jen.Id("fill"))),
 		b.notFound(jen.Nil()),
-		errNil().Block(jen.Return(jen.Nil(), jen.Err())),
-		jen.List(jen.Id("start"), jen.Id("ps"), jen.Err()).Op(":=").Add(reader(op, jen.Id("v"))),
-		errNil().Block(jen.Return(jen.Nil(), jen.Err())),
-		jen.Return(jen.Id("rankedPairs").Call(jen.Id("start"), jen.Id("ps"))),
+		jen.Return(b.windowRead(op, jen.List(jen.Id("v"), jen.Err()))),
 	)
 	b.f.Line()
 }

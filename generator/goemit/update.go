@@ -85,7 +85,7 @@ func (b *board) updateOne(op catalog.Op) {
 // updateMany emits <Op><Field>Many(ctx, updates).
 func (b *board) updateMany(op catalog.Op) {
 	fd, u, name := op.Field, op.Update, op.Methods[0]
-	b.comment("%s", wrap(fmt.Sprintf("%s applies many %s updates in one script call, atomic as a whole, in order (an id may appear more than once). Each update succeeds or fails on its own: its Result holds the new entry or the error that left that entry unchanged. The error return is for failures of the whole call (connection, ErrLayoutMismatch), which change nothing.", name, strings.TrimSuffix(name, "Many"))))
+	b.comment("%s applies %s to many updates in one script call, as a batch of Update does.", name, strings.TrimSuffix(name, "Many"))
 	recvDecl(b.f).Id(name).Params(ctxParam(), jen.Id("updates").Index().Id("Update").Types(valueType(fd, u))).Params(jen.Index().Id("Result"), jen.Error()).Block(
 		jen.Return(jen.Id("applyEach").Call(jen.Id("ctx"), jen.Id("b"), jen.Id(op.Script()), jen.Id("updates"), b.updateValue(fd, u))),
 	)

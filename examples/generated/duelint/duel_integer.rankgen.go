@@ -377,7 +377,11 @@ type Cursor struct {
 	Member string
 }
 
-// Update is one update of a batch: the id, and the delta or value.
+// Update is one update of a batch (the <Op><Field>Many methods): the id, and the delta or value. A
+// batch is one script call, atomic as a whole, in order (an id may appear more than once). Each
+// update succeeds or fails on its own: its Result holds the new entry or the error that left that
+// entry unchanged. The batch's error return is for failures of the whole call (connection,
+// ErrLayoutMismatch), which change nothing.
 type Update[V any] struct {
 	PlayerID string
 	Value    V
@@ -478,10 +482,7 @@ func (b *Board) AddPoints(ctx context.Context, id string, delta int64) (Entry, e
 	return first(applyEach(ctx, b, scriptAddPoints, []Update[int64]{{PlayerID: id, Value: delta}}, rankgenrt.AsIs[int64]))
 }
 
-// AddPointsMany applies many AddPoints updates in one script call, atomic as a whole, in order (an
-// id may appear more than once). Each update succeeds or fails on its own: its Result holds the
-// new entry or the error that left that entry unchanged. The error return is for failures of the
-// whole call (connection, ErrLayoutMismatch), which change nothing.
+// AddPointsMany applies AddPoints to many updates in one script call, as a batch of Update does.
 func (b *Board) AddPointsMany(ctx context.Context, updates []Update[int64]) ([]Result, error) {
 	return applyEach(ctx, b, scriptAddPointsMany, updates, rankgenrt.AsIs[int64])
 }
@@ -495,10 +496,7 @@ func (b *Board) MaxPoints(ctx context.Context, id string, v uint32) (Entry, erro
 	return first(applyEach(ctx, b, scriptMaxPoints, []Update[uint32]{{PlayerID: id, Value: v}}, digitOfPoints))
 }
 
-// MaxPointsMany applies many MaxPoints updates in one script call, atomic as a whole, in order (an
-// id may appear more than once). Each update succeeds or fails on its own: its Result holds the
-// new entry or the error that left that entry unchanged. The error return is for failures of the
-// whole call (connection, ErrLayoutMismatch), which change nothing.
+// MaxPointsMany applies MaxPoints to many updates in one script call, as a batch of Update does.
 func (b *Board) MaxPointsMany(ctx context.Context, updates []Update[uint32]) ([]Result, error) {
 	return applyEach(ctx, b, scriptMaxPointsMany, updates, digitOfPoints)
 }
@@ -511,10 +509,7 @@ func (b *Board) SetPoints(ctx context.Context, id string, v uint32) (Entry, erro
 	return first(applyEach(ctx, b, scriptSetPoints, []Update[uint32]{{PlayerID: id, Value: v}}, digitOfPoints))
 }
 
-// SetPointsMany applies many SetPoints updates in one script call, atomic as a whole, in order (an
-// id may appear more than once). Each update succeeds or fails on its own: its Result holds the
-// new entry or the error that left that entry unchanged. The error return is for failures of the
-// whole call (connection, ErrLayoutMismatch), which change nothing.
+// SetPointsMany applies SetPoints to many updates in one script call, as a batch of Update does.
 func (b *Board) SetPointsMany(ctx context.Context, updates []Update[uint32]) ([]Result, error) {
 	return applyEach(ctx, b, scriptSetPointsMany, updates, digitOfPoints)
 }
@@ -528,10 +523,7 @@ func (b *Board) AddWins(ctx context.Context, id string, delta int64) (Entry, err
 	return first(applyEach(ctx, b, scriptAddWins, []Update[int64]{{PlayerID: id, Value: delta}}, rankgenrt.AsIs[int64]))
 }
 
-// AddWinsMany applies many AddWins updates in one script call, atomic as a whole, in order (an id
-// may appear more than once). Each update succeeds or fails on its own: its Result holds the new
-// entry or the error that left that entry unchanged. The error return is for failures of the whole
-// call (connection, ErrLayoutMismatch), which change nothing.
+// AddWinsMany applies AddWins to many updates in one script call, as a batch of Update does.
 func (b *Board) AddWinsMany(ctx context.Context, updates []Update[int64]) ([]Result, error) {
 	return applyEach(ctx, b, scriptAddWinsMany, updates, rankgenrt.AsIs[int64])
 }
@@ -548,10 +540,7 @@ func (b *Board) MinWins(ctx context.Context, id string, v uint8) (Entry, error) 
 	}))
 }
 
-// MinWinsMany applies many MinWins updates in one script call, atomic as a whole, in order (an id
-// may appear more than once). Each update succeeds or fails on its own: its Result holds the new
-// entry or the error that left that entry unchanged. The error return is for failures of the whole
-// call (connection, ErrLayoutMismatch), which change nothing.
+// MinWinsMany applies MinWins to many updates in one script call, as a batch of Update does.
 func (b *Board) MinWinsMany(ctx context.Context, updates []Update[uint8]) ([]Result, error) {
 	return applyEach(ctx, b, scriptMinWinsMany, updates, func(v uint8) (uint64, error) {
 		d := uint64(v)
@@ -567,10 +556,7 @@ func (b *Board) SetTier(ctx context.Context, id string, v Tier) (Entry, error) {
 	return first(applyEach(ctx, b, scriptSetTier, []Update[Tier]{{PlayerID: id, Value: v}}, digitOfTier))
 }
 
-// SetTierMany applies many SetTier updates in one script call, atomic as a whole, in order (an id
-// may appear more than once). Each update succeeds or fails on its own: its Result holds the new
-// entry or the error that left that entry unchanged. The error return is for failures of the whole
-// call (connection, ErrLayoutMismatch), which change nothing.
+// SetTierMany applies SetTier to many updates in one script call, as a batch of Update does.
 func (b *Board) SetTierMany(ctx context.Context, updates []Update[Tier]) ([]Result, error) {
 	return applyEach(ctx, b, scriptSetTierMany, updates, digitOfTier)
 }
@@ -584,10 +570,7 @@ func (b *Board) MaxTier(ctx context.Context, id string, v Tier) (Entry, error) {
 	return first(applyEach(ctx, b, scriptMaxTier, []Update[Tier]{{PlayerID: id, Value: v}}, digitOfTier))
 }
 
-// MaxTierMany applies many MaxTier updates in one script call, atomic as a whole, in order (an id
-// may appear more than once). Each update succeeds or fails on its own: its Result holds the new
-// entry or the error that left that entry unchanged. The error return is for failures of the whole
-// call (connection, ErrLayoutMismatch), which change nothing.
+// MaxTierMany applies MaxTier to many updates in one script call, as a batch of Update does.
 func (b *Board) MaxTierMany(ctx context.Context, updates []Update[Tier]) ([]Result, error) {
 	return applyEach(ctx, b, scriptMaxTierMany, updates, digitOfTier)
 }
@@ -872,14 +855,7 @@ func (b *Board) around(ctx context.Context, id string, before, after int64, fill
 	if errors.Is(err, redis.Nil) {
 		return nil, rankgenrt.NotFound(id)
 	}
-	if err != nil {
-		return nil, err
-	}
-	start, ps, err := rankgenrt.Window(v)
-	if err != nil {
-		return nil, err
-	}
-	return rankedPairs(start, ps)
+	return window(v, err)
 }
 
 // After returns up to limit entries that rank after the cursor, best first, and the cursor of the
@@ -991,15 +967,7 @@ func (b *Board) PageFromEnd(ctx context.Context, offset, limit int64) ([]Ranked,
 	if limit <= 0 {
 		return nil, nil
 	}
-	v, err := rankgenrt.RunRO(ctx, b.c, scriptBottom, b.keys, offset, limit)
-	if err != nil {
-		return nil, err
-	}
-	start, ps, err := rankgenrt.Window(v)
-	if err != nil {
-		return nil, err
-	}
-	return rankedPairs(start, ps)
+	return window(rankgenrt.RunRO(ctx, b.c, scriptBottom, b.keys, offset, limit))
 }
 
 // Percentile returns the share of the board's entries that rank behind the entry of id, in
@@ -1332,15 +1300,7 @@ func (b *Board) AroundScore(ctx context.Context, at Place, before, after int64) 
 	if err != nil {
 		return nil, err
 	}
-	v, err := rankgenrt.RunRO(ctx, b.c, scriptAroundScore, b.keys, rankgenrt.FormatScore(score), member, max(before, 0), max(after, 0))
-	if err != nil {
-		return nil, err
-	}
-	start, ps, err := rankgenrt.Window(v)
-	if err != nil {
-		return nil, err
-	}
-	return rankedPairs(start, ps)
+	return window(rankgenrt.RunRO(ctx, b.c, scriptAroundScore, b.keys, rankgenrt.FormatScore(score), member, max(before, 0), max(after, 0)))
 }
 
 // Reindex builds the board's index (id → member) from the members already in its sorted set: how
@@ -1464,6 +1424,21 @@ func rankedPairs(start int64, ps []rankgenrt.Pair) ([]Ranked, error) {
 		}
 	}
 	return out, nil
+}
+
+/*
+window decodes v, a read script's reply that is a window of entries (the 0-based position of
+the first, then the entries), or returns err, the call's error.
+*/
+func window(v any, err error) ([]Ranked, error) {
+	if err != nil {
+		return nil, err
+	}
+	start, ps, err := rankgenrt.Window(v)
+	if err != nil {
+		return nil, err
+	}
+	return rankedPairs(start, ps)
 }
 
 // checkID refuses ids that no entry can have.

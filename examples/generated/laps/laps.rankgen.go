@@ -408,7 +408,11 @@ type Cursor struct {
 	Member string
 }
 
-// Update is one update of a batch: the id, and the delta or value.
+// Update is one update of a batch (the <Op><Field>Many methods): the id, and the delta or value. A
+// batch is one script call, atomic as a whole, in order (an id may appear more than once). Each
+// update succeeds or fails on its own: its Result holds the new entry or the error that left that
+// entry unchanged. The batch's error return is for failures of the whole call (connection,
+// ErrLayoutMismatch), which change nothing.
 type Update[V any] struct {
 	Driver string
 	Value  V
@@ -517,10 +521,7 @@ func (b *Board) MinBestLap(ctx context.Context, id string, v uint32) (Entry, err
 	return first(applyEach(ctx, b, scriptMinBestLap, []Update[uint32]{{Driver: id, Value: v}}, digitOfBestLap))
 }
 
-// MinBestLapMany applies many MinBestLap updates in one script call, atomic as a whole, in order
-// (an id may appear more than once). Each update succeeds or fails on its own: its Result holds
-// the new entry or the error that left that entry unchanged. The error return is for failures of
-// the whole call (connection, ErrLayoutMismatch), which change nothing.
+// MinBestLapMany applies MinBestLap to many updates in one script call, as a batch of Update does.
 func (b *Board) MinBestLapMany(ctx context.Context, updates []Update[uint32]) ([]Result, error) {
 	return applyEach(ctx, b, scriptMinBestLapMany, updates, digitOfBestLap)
 }
@@ -532,10 +533,7 @@ func (b *Board) SetBestLap(ctx context.Context, id string, v uint32) (Entry, err
 	return first(applyEach(ctx, b, scriptSetBestLap, []Update[uint32]{{Driver: id, Value: v}}, digitOfBestLap))
 }
 
-// SetBestLapMany applies many SetBestLap updates in one script call, atomic as a whole, in order
-// (an id may appear more than once). Each update succeeds or fails on its own: its Result holds
-// the new entry or the error that left that entry unchanged. The error return is for failures of
-// the whole call (connection, ErrLayoutMismatch), which change nothing.
+// SetBestLapMany applies SetBestLap to many updates in one script call, as a batch of Update does.
 func (b *Board) SetBestLapMany(ctx context.Context, updates []Update[uint32]) ([]Result, error) {
 	return applyEach(ctx, b, scriptSetBestLapMany, updates, digitOfBestLap)
 }
@@ -548,10 +546,7 @@ func (b *Board) AddLaps(ctx context.Context, id string, delta int64) (Entry, err
 	return first(applyEach(ctx, b, scriptAddLaps, []Update[int64]{{Driver: id, Value: delta}}, rankgenrt.AsIs[int64]))
 }
 
-// AddLapsMany applies many AddLaps updates in one script call, atomic as a whole, in order (an id
-// may appear more than once). Each update succeeds or fails on its own: its Result holds the new
-// entry or the error that left that entry unchanged. The error return is for failures of the whole
-// call (connection, ErrLayoutMismatch), which change nothing.
+// AddLapsMany applies AddLaps to many updates in one script call, as a batch of Update does.
 func (b *Board) AddLapsMany(ctx context.Context, updates []Update[int64]) ([]Result, error) {
 	return applyEach(ctx, b, scriptAddLapsMany, updates, rankgenrt.AsIs[int64])
 }
@@ -803,15 +798,7 @@ func (b *Board) Page(ctx context.Context, offset, limit int64) ([]Ranked, error)
 	if limit <= 0 {
 		return nil, nil
 	}
-	v, err := rankgenrt.RunRO(ctx, b.c, scriptPage, b.keys, offset, limit)
-	if err != nil {
-		return nil, err
-	}
-	start, ps, err := rankgenrt.WindowData(v)
-	if err != nil {
-		return nil, err
-	}
-	return rankedPairs(start, ps)
+	return window(rankgenrt.RunRO(ctx, b.c, scriptPage, b.keys, offset, limit))
 }
 
 // Around returns the entry of id with up to before entries ahead of it and after entries behind
@@ -837,14 +824,7 @@ func (b *Board) around(ctx context.Context, id string, before, after int64, fill
 	if errors.Is(err, redis.Nil) {
 		return nil, rankgenrt.NotFound(id)
 	}
-	if err != nil {
-		return nil, err
-	}
-	start, ps, err := rankgenrt.WindowData(v)
-	if err != nil {
-		return nil, err
-	}
-	return rankedPairs(start, ps)
+	return window(v, err)
 }
 
 // After returns up to limit entries that rank after the cursor, best first, and the cursor of the
@@ -959,15 +939,7 @@ func (b *Board) PageFromEnd(ctx context.Context, offset, limit int64) ([]Ranked,
 	if limit <= 0 {
 		return nil, nil
 	}
-	v, err := rankgenrt.RunRO(ctx, b.c, scriptBottom, b.keys, offset, limit)
-	if err != nil {
-		return nil, err
-	}
-	start, ps, err := rankgenrt.WindowData(v)
-	if err != nil {
-		return nil, err
-	}
-	return rankedPairs(start, ps)
+	return window(rankgenrt.RunRO(ctx, b.c, scriptBottom, b.keys, offset, limit))
 }
 
 // Percentile returns the share of the board's entries that rank behind the entry of id, in
@@ -1273,15 +1245,7 @@ func (b *Board) AroundScore(ctx context.Context, at Place, before, after int64) 
 	if err != nil {
 		return nil, err
 	}
-	v, err := rankgenrt.RunRO(ctx, b.c, scriptAroundScore, b.keys, rankgenrt.FormatScore(score), member, max(before, 0), max(after, 0))
-	if err != nil {
-		return nil, err
-	}
-	start, ps, err := rankgenrt.WindowData(v)
-	if err != nil {
-		return nil, err
-	}
-	return rankedPairs(start, ps)
+	return window(rankgenrt.RunRO(ctx, b.c, scriptAroundScore, b.keys, rankgenrt.FormatScore(score), member, max(before, 0), max(after, 0)))
 }
 
 // args starts the arguments of a write script: the expiry, the place of the call's token (write
@@ -1396,6 +1360,21 @@ func rankedPairs(start int64, ps []rankgenrt.Pair) ([]Ranked, error) {
 		}
 	}
 	return out, nil
+}
+
+/*
+window decodes v, a read script's reply that is a window of entries (the 0-based position of
+the first, then the entries), or returns err, the call's error.
+*/
+func window(v any, err error) ([]Ranked, error) {
+	if err != nil {
+		return nil, err
+	}
+	start, ps, err := rankgenrt.WindowData(v)
+	if err != nil {
+		return nil, err
+	}
+	return rankedPairs(start, ps)
 }
 
 // checkID refuses ids that no entry can have.

@@ -447,7 +447,11 @@ type Cursor struct {
 	Member string
 }
 
-// Update is one update of a batch: the id, and the delta or value.
+// Update is one update of a batch (the <Op><Field>Many methods): the id, and the delta or value. A
+// batch is one script call, atomic as a whole, in order (an id may appear more than once). Each
+// update succeeds or fails on its own: its Result holds the new entry or the error that left that
+// entry unchanged. The batch's error return is for failures of the whole call (connection,
+// ErrLayoutMismatch), which change nothing.
 type Update[V any] struct {
 	Crew  string
 	Value V
@@ -559,10 +563,7 @@ func (b *Board) MinStopMs(ctx context.Context, id string, v uint16) (Entry, erro
 	}))
 }
 
-// MinStopMsMany applies many MinStopMs updates in one script call, atomic as a whole, in order (an
-// id may appear more than once). Each update succeeds or fails on its own: its Result holds the
-// new entry or the error that left that entry unchanged. The error return is for failures of the
-// whole call (connection, ErrLayoutMismatch), which change nothing.
+// MinStopMsMany applies MinStopMs to many updates in one script call, as a batch of Update does.
 func (b *Board) MinStopMsMany(ctx context.Context, updates []Update[uint16]) ([]Result, error) {
 	return applyEach(ctx, b, scriptMinStopMsMany, updates, func(v uint16) (uint64, error) {
 		d := uint64(stopMsMax - v)
@@ -580,10 +581,7 @@ func (b *Board) SetStopMs(ctx context.Context, id string, v uint16) (Entry, erro
 	}))
 }
 
-// SetStopMsMany applies many SetStopMs updates in one script call, atomic as a whole, in order (an
-// id may appear more than once). Each update succeeds or fails on its own: its Result holds the
-// new entry or the error that left that entry unchanged. The error return is for failures of the
-// whole call (connection, ErrLayoutMismatch), which change nothing.
+// SetStopMsMany applies SetStopMs to many updates in one script call, as a batch of Update does.
 func (b *Board) SetStopMsMany(ctx context.Context, updates []Update[uint16]) ([]Result, error) {
 	return applyEach(ctx, b, scriptSetStopMsMany, updates, func(v uint16) (uint64, error) {
 		d := uint64(stopMsMax - v)
@@ -825,15 +823,7 @@ func (b *Board) Page(ctx context.Context, offset, limit int64) ([]Ranked, error)
 	if limit <= 0 {
 		return nil, nil
 	}
-	v, err := rankgenrt.RunRO(ctx, b.c, scriptPage, b.keys, offset, limit)
-	if err != nil {
-		return nil, err
-	}
-	start, ps, err := rankgenrt.WindowData(v)
-	if err != nil {
-		return nil, err
-	}
-	return rankedPairs(start, ps)
+	return window(rankgenrt.RunRO(ctx, b.c, scriptPage, b.keys, offset, limit))
 }
 
 // Around returns the entry of id with up to before entries ahead of it and after entries behind
@@ -859,14 +849,7 @@ func (b *Board) around(ctx context.Context, id string, before, after int64, fill
 	if errors.Is(err, redis.Nil) {
 		return nil, rankgenrt.NotFound(id)
 	}
-	if err != nil {
-		return nil, err
-	}
-	start, ps, err := rankgenrt.WindowData(v)
-	if err != nil {
-		return nil, err
-	}
-	return rankedPairs(start, ps)
+	return window(v, err)
 }
 
 // After returns up to limit entries that rank after the cursor, best first, and the cursor of the
@@ -981,15 +964,7 @@ func (b *Board) PageFromEnd(ctx context.Context, offset, limit int64) ([]Ranked,
 	if limit <= 0 {
 		return nil, nil
 	}
-	v, err := rankgenrt.RunRO(ctx, b.c, scriptBottom, b.keys, offset, limit)
-	if err != nil {
-		return nil, err
-	}
-	start, ps, err := rankgenrt.WindowData(v)
-	if err != nil {
-		return nil, err
-	}
-	return rankedPairs(start, ps)
+	return window(rankgenrt.RunRO(ctx, b.c, scriptBottom, b.keys, offset, limit))
 }
 
 // Percentile returns the share of the board's entries that rank behind the entry of id, in
@@ -1239,15 +1214,7 @@ func (b *Board) AroundScore(ctx context.Context, at Place, before, after int64) 
 	if err != nil {
 		return nil, err
 	}
-	v, err := rankgenrt.RunRO(ctx, b.c, scriptAroundScore, b.keys, rankgenrt.FormatScore(score), member, max(before, 0), max(after, 0))
-	if err != nil {
-		return nil, err
-	}
-	start, ps, err := rankgenrt.WindowData(v)
-	if err != nil {
-		return nil, err
-	}
-	return rankedPairs(start, ps)
+	return window(rankgenrt.RunRO(ctx, b.c, scriptAroundScore, b.keys, rankgenrt.FormatScore(score), member, max(before, 0), max(after, 0)))
 }
 
 // Reindex builds the board's index (id → member) from the members already in its sorted set: how
@@ -1374,6 +1341,21 @@ func rankedPairs(start int64, ps []rankgenrt.Pair) ([]Ranked, error) {
 		}
 	}
 	return out, nil
+}
+
+/*
+window decodes v, a read script's reply that is a window of entries (the 0-based position of
+the first, then the entries), or returns err, the call's error.
+*/
+func window(v any, err error) ([]Ranked, error) {
+	if err != nil {
+		return nil, err
+	}
+	start, ps, err := rankgenrt.WindowData(v)
+	if err != nil {
+		return nil, err
+	}
+	return rankedPairs(start, ps)
 }
 
 // checkID refuses ids that no entry can have.

@@ -273,7 +273,11 @@ type Cursor struct {
 	Member string
 }
 
-// Update is one update of a batch: the id, and the delta or value.
+// Update is one update of a batch (the <Op><Field>Many methods): the id, and the delta or value. A
+// batch is one script call, atomic as a whole, in order (an id may appear more than once). Each
+// update succeeds or fails on its own: its Result holds the new entry or the error that left that
+// entry unchanged. The batch's error return is for failures of the whole call (connection,
+// ErrLayoutMismatch), which change nothing.
 type Update[V any] struct {
 	Car   uint64
 	Value V
@@ -370,10 +374,7 @@ func (b *Board) AddLaps(ctx context.Context, id uint64, delta int64) (Entry, err
 	return first(applyEach(ctx, b, scriptAddLaps, []Update[int64]{{Car: id, Value: delta}}, rankgenrt.AsIs[int64]))
 }
 
-// AddLapsMany applies many AddLaps updates in one script call, atomic as a whole, in order (an id
-// may appear more than once). Each update succeeds or fails on its own: its Result holds the new
-// entry or the error that left that entry unchanged. The error return is for failures of the whole
-// call (connection, ErrLayoutMismatch), which change nothing.
+// AddLapsMany applies AddLaps to many updates in one script call, as a batch of Update does.
 func (b *Board) AddLapsMany(ctx context.Context, updates []Update[int64]) ([]Result, error) {
 	return applyEach(ctx, b, scriptAddLapsMany, updates, rankgenrt.AsIs[int64])
 }
@@ -385,10 +386,7 @@ func (b *Board) SetLaps(ctx context.Context, id uint64, v uint16) (Entry, error)
 	return first(applyEach(ctx, b, scriptSetLaps, []Update[uint16]{{Car: id, Value: v}}, digitOfLaps))
 }
 
-// SetLapsMany applies many SetLaps updates in one script call, atomic as a whole, in order (an id
-// may appear more than once). Each update succeeds or fails on its own: its Result holds the new
-// entry or the error that left that entry unchanged. The error return is for failures of the whole
-// call (connection, ErrLayoutMismatch), which change nothing.
+// SetLapsMany applies SetLaps to many updates in one script call, as a batch of Update does.
 func (b *Board) SetLapsMany(ctx context.Context, updates []Update[uint16]) ([]Result, error) {
 	return applyEach(ctx, b, scriptSetLapsMany, updates, digitOfLaps)
 }
@@ -401,10 +399,8 @@ func (b *Board) AddRaceTime(ctx context.Context, id uint64, delta int64) (Entry,
 	return first(applyEach(ctx, b, scriptAddRaceTime, []Update[int64]{{Car: id, Value: delta}}, rankgenrt.AsIs[int64]))
 }
 
-// AddRaceTimeMany applies many AddRaceTime updates in one script call, atomic as a whole, in order
-// (an id may appear more than once). Each update succeeds or fails on its own: its Result holds
-// the new entry or the error that left that entry unchanged. The error return is for failures of
-// the whole call (connection, ErrLayoutMismatch), which change nothing.
+// AddRaceTimeMany applies AddRaceTime to many updates in one script call, as a batch of Update
+// does.
 func (b *Board) AddRaceTimeMany(ctx context.Context, updates []Update[int64]) ([]Result, error) {
 	return applyEach(ctx, b, scriptAddRaceTimeMany, updates, rankgenrt.AsIs[int64])
 }
@@ -417,10 +413,8 @@ func (b *Board) MinRaceTime(ctx context.Context, id uint64, v uint32) (Entry, er
 	return first(applyEach(ctx, b, scriptMinRaceTime, []Update[uint32]{{Car: id, Value: v}}, digitOfRaceTime))
 }
 
-// MinRaceTimeMany applies many MinRaceTime updates in one script call, atomic as a whole, in order
-// (an id may appear more than once). Each update succeeds or fails on its own: its Result holds
-// the new entry or the error that left that entry unchanged. The error return is for failures of
-// the whole call (connection, ErrLayoutMismatch), which change nothing.
+// MinRaceTimeMany applies MinRaceTime to many updates in one script call, as a batch of Update
+// does.
 func (b *Board) MinRaceTimeMany(ctx context.Context, updates []Update[uint32]) ([]Result, error) {
 	return applyEach(ctx, b, scriptMinRaceTimeMany, updates, digitOfRaceTime)
 }
@@ -432,10 +426,8 @@ func (b *Board) SetRaceTime(ctx context.Context, id uint64, v uint32) (Entry, er
 	return first(applyEach(ctx, b, scriptSetRaceTime, []Update[uint32]{{Car: id, Value: v}}, digitOfRaceTime))
 }
 
-// SetRaceTimeMany applies many SetRaceTime updates in one script call, atomic as a whole, in order
-// (an id may appear more than once). Each update succeeds or fails on its own: its Result holds
-// the new entry or the error that left that entry unchanged. The error return is for failures of
-// the whole call (connection, ErrLayoutMismatch), which change nothing.
+// SetRaceTimeMany applies SetRaceTime to many updates in one script call, as a batch of Update
+// does.
 func (b *Board) SetRaceTimeMany(ctx context.Context, updates []Update[uint32]) ([]Result, error) {
 	return applyEach(ctx, b, scriptSetRaceTimeMany, updates, digitOfRaceTime)
 }
@@ -687,14 +679,7 @@ func (b *Board) around(ctx context.Context, id uint64, before, after int64, fill
 	if errors.Is(err, redis.Nil) {
 		return nil, rankgenrt.NotFound(strconv.FormatUint(id, 10))
 	}
-	if err != nil {
-		return nil, err
-	}
-	start, ps, err := rankgenrt.Window(v)
-	if err != nil {
-		return nil, err
-	}
-	return rankedPairs(start, ps)
+	return window(v, err)
 }
 
 // After returns up to limit entries that rank after the cursor, best first, and the cursor of the
@@ -800,15 +785,7 @@ func (b *Board) PageFromEnd(ctx context.Context, offset, limit int64) ([]Ranked,
 	if limit <= 0 {
 		return nil, nil
 	}
-	v, err := rankgenrt.RunRO(ctx, b.c, scriptBottom, b.keys, offset, limit)
-	if err != nil {
-		return nil, err
-	}
-	start, ps, err := rankgenrt.Window(v)
-	if err != nil {
-		return nil, err
-	}
-	return rankedPairs(start, ps)
+	return window(rankgenrt.RunRO(ctx, b.c, scriptBottom, b.keys, offset, limit))
 }
 
 // Percentile returns the share of the board's entries that rank behind the entry of id, in
@@ -1105,15 +1082,7 @@ func (b *Board) AroundScore(ctx context.Context, at Place, before, after int64) 
 	if err != nil {
 		return nil, err
 	}
-	v, err := rankgenrt.RunRO(ctx, b.c, scriptAroundScore, b.keys, rankgenrt.FormatScore(score), member, max(before, 0), max(after, 0))
-	if err != nil {
-		return nil, err
-	}
-	start, ps, err := rankgenrt.Window(v)
-	if err != nil {
-		return nil, err
-	}
-	return rankedPairs(start, ps)
+	return window(rankgenrt.RunRO(ctx, b.c, scriptAroundScore, b.keys, rankgenrt.FormatScore(score), member, max(before, 0), max(after, 0)))
 }
 
 // args starts the arguments of a write script: the expiry, the place of the call's token (write
@@ -1221,6 +1190,21 @@ func rankedPairs(start int64, ps []rankgenrt.Pair) ([]Ranked, error) {
 		}
 	}
 	return out, nil
+}
+
+/*
+window decodes v, a read script's reply that is a window of entries (the 0-based position of
+the first, then the entries), or returns err, the call's error.
+*/
+func window(v any, err error) ([]Ranked, error) {
+	if err != nil {
+		return nil, err
+	}
+	start, ps, err := rankgenrt.Window(v)
+	if err != nil {
+		return nil, err
+	}
+	return rankedPairs(start, ps)
 }
 
 // scoreOfP is the score of the mixed-radix integer p, as Encode computes it.

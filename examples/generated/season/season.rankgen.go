@@ -383,7 +383,11 @@ type Cursor struct {
 	Member string
 }
 
-// Update is one update of a batch: the id, and the delta or value.
+// Update is one update of a batch (the <Op><Field>Many methods): the id, and the delta or value. A
+// batch is one script call, atomic as a whole, in order (an id may appear more than once). Each
+// update succeeds or fails on its own: its Result holds the new entry or the error that left that
+// entry unchanged. The batch's error return is for failures of the whole call (connection,
+// ErrLayoutMismatch), which change nothing.
 type Update[V any] struct {
 	UserID string
 	Value  V
@@ -484,10 +488,7 @@ func (b *Board) AddPoints(ctx context.Context, id string, delta int64) (Entry, e
 	return first(applyEach(ctx, b, scriptAddPoints, []Update[int64]{{UserID: id, Value: delta}}, rankgenrt.AsIs[int64]))
 }
 
-// AddPointsMany applies many AddPoints updates in one script call, atomic as a whole, in order (an
-// id may appear more than once). Each update succeeds or fails on its own: its Result holds the
-// new entry or the error that left that entry unchanged. The error return is for failures of the
-// whole call (connection, ErrLayoutMismatch), which change nothing.
+// AddPointsMany applies AddPoints to many updates in one script call, as a batch of Update does.
 func (b *Board) AddPointsMany(ctx context.Context, updates []Update[int64]) ([]Result, error) {
 	return applyEach(ctx, b, scriptAddPointsMany, updates, rankgenrt.AsIs[int64])
 }
@@ -501,10 +502,7 @@ func (b *Board) MaxTier(ctx context.Context, id string, v Tier) (Entry, error) {
 	return first(applyEach(ctx, b, scriptMaxTier, []Update[Tier]{{UserID: id, Value: v}}, digitOfTier))
 }
 
-// MaxTierMany applies many MaxTier updates in one script call, atomic as a whole, in order (an id
-// may appear more than once). Each update succeeds or fails on its own: its Result holds the new
-// entry or the error that left that entry unchanged. The error return is for failures of the whole
-// call (connection, ErrLayoutMismatch), which change nothing.
+// MaxTierMany applies MaxTier to many updates in one script call, as a batch of Update does.
 func (b *Board) MaxTierMany(ctx context.Context, updates []Update[Tier]) ([]Result, error) {
 	return applyEach(ctx, b, scriptMaxTierMany, updates, digitOfTier)
 }
@@ -517,10 +515,7 @@ func (b *Board) SetTier(ctx context.Context, id string, v Tier) (Entry, error) {
 	return first(applyEach(ctx, b, scriptSetTier, []Update[Tier]{{UserID: id, Value: v}}, digitOfTier))
 }
 
-// SetTierMany applies many SetTier updates in one script call, atomic as a whole, in order (an id
-// may appear more than once). Each update succeeds or fails on its own: its Result holds the new
-// entry or the error that left that entry unchanged. The error return is for failures of the whole
-// call (connection, ErrLayoutMismatch), which change nothing.
+// SetTierMany applies SetTier to many updates in one script call, as a batch of Update does.
 func (b *Board) SetTierMany(ctx context.Context, updates []Update[Tier]) ([]Result, error) {
 	return applyEach(ctx, b, scriptSetTierMany, updates, digitOfTier)
 }
@@ -534,10 +529,7 @@ func (b *Board) AddWins(ctx context.Context, id string, delta int64) (Entry, err
 	return first(applyEach(ctx, b, scriptAddWins, []Update[int64]{{UserID: id, Value: delta}}, rankgenrt.AsIs[int64]))
 }
 
-// AddWinsMany applies many AddWins updates in one script call, atomic as a whole, in order (an id
-// may appear more than once). Each update succeeds or fails on its own: its Result holds the new
-// entry or the error that left that entry unchanged. The error return is for failures of the whole
-// call (connection, ErrLayoutMismatch), which change nothing.
+// AddWinsMany applies AddWins to many updates in one script call, as a batch of Update does.
 func (b *Board) AddWinsMany(ctx context.Context, updates []Update[int64]) ([]Result, error) {
 	return applyEach(ctx, b, scriptAddWinsMany, updates, rankgenrt.AsIs[int64])
 }
@@ -553,10 +545,7 @@ func (b *Board) SetWins(ctx context.Context, id string, v uint16) (Entry, error)
 	}))
 }
 
-// SetWinsMany applies many SetWins updates in one script call, atomic as a whole, in order (an id
-// may appear more than once). Each update succeeds or fails on its own: its Result holds the new
-// entry or the error that left that entry unchanged. The error return is for failures of the whole
-// call (connection, ErrLayoutMismatch), which change nothing.
+// SetWinsMany applies SetWins to many updates in one script call, as a batch of Update does.
 func (b *Board) SetWinsMany(ctx context.Context, updates []Update[uint16]) ([]Result, error) {
 	return applyEach(ctx, b, scriptSetWinsMany, updates, func(v uint16) (uint64, error) {
 		d := uint64(v)
@@ -822,14 +811,7 @@ func (b *Board) around(ctx context.Context, id string, before, after int64, fill
 	if errors.Is(err, redis.Nil) {
 		return nil, rankgenrt.NotFound(id)
 	}
-	if err != nil {
-		return nil, err
-	}
-	start, ps, err := rankgenrt.Window(v)
-	if err != nil {
-		return nil, err
-	}
-	return rankedPairs(start, ps)
+	return window(v, err)
 }
 
 // After returns up to limit entries that rank after the cursor, best first, and the cursor of the
@@ -941,15 +923,7 @@ func (b *Board) PageFromEnd(ctx context.Context, offset, limit int64) ([]Ranked,
 	if limit <= 0 {
 		return nil, nil
 	}
-	v, err := rankgenrt.RunRO(ctx, b.c, scriptBottom, b.keys, offset, limit)
-	if err != nil {
-		return nil, err
-	}
-	start, ps, err := rankgenrt.Window(v)
-	if err != nil {
-		return nil, err
-	}
-	return rankedPairs(start, ps)
+	return window(rankgenrt.RunRO(ctx, b.c, scriptBottom, b.keys, offset, limit))
 }
 
 // Percentile returns the share of the board's entries that rank behind the entry of id, in
@@ -1256,15 +1230,7 @@ func (b *Board) AroundScore(ctx context.Context, at Place, before, after int64) 
 	if err != nil {
 		return nil, err
 	}
-	v, err := rankgenrt.RunRO(ctx, b.c, scriptAroundScore, b.keys, rankgenrt.FormatScore(score), member, max(before, 0), max(after, 0))
-	if err != nil {
-		return nil, err
-	}
-	start, ps, err := rankgenrt.Window(v)
-	if err != nil {
-		return nil, err
-	}
-	return rankedPairs(start, ps)
+	return window(rankgenrt.RunRO(ctx, b.c, scriptAroundScore, b.keys, rankgenrt.FormatScore(score), member, max(before, 0), max(after, 0)))
 }
 
 // Reindex builds the board's index (id → member) from the members already in its sorted set: how
@@ -1388,6 +1354,21 @@ func rankedPairs(start int64, ps []rankgenrt.Pair) ([]Ranked, error) {
 		}
 	}
 	return out, nil
+}
+
+/*
+window decodes v, a read script's reply that is a window of entries (the 0-based position of
+the first, then the entries), or returns err, the call's error.
+*/
+func window(v any, err error) ([]Ranked, error) {
+	if err != nil {
+		return nil, err
+	}
+	start, ps, err := rankgenrt.Window(v)
+	if err != nil {
+		return nil, err
+	}
+	return rankedPairs(start, ps)
 }
 
 // checkID refuses ids that no entry can have.

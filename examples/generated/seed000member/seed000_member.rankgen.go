@@ -294,7 +294,11 @@ type Cursor struct {
 	Member string
 }
 
-// Update is one update of a batch: the id, and the delta or value.
+// Update is one update of a batch (the <Op><Field>Many methods): the id, and the delta or value. A
+// batch is one script call, atomic as a whole, in order (an id may appear more than once). Each
+// update succeeds or fails on its own: its Result holds the new entry or the error that left that
+// entry unchanged. The batch's error return is for failures of the whole call (connection,
+// ErrLayoutMismatch), which change nothing.
 type Update[V any] struct {
 	UserID string
 	Value  V
@@ -394,10 +398,7 @@ func (b *Board) AddPrimary(ctx context.Context, id string, delta int64) (Entry, 
 	return first(applyEach(ctx, b, scriptAddPrimary, []Update[int64]{{UserID: id, Value: delta}}, rankgenrt.AsIs[int64]))
 }
 
-// AddPrimaryMany applies many AddPrimary updates in one script call, atomic as a whole, in order
-// (an id may appear more than once). Each update succeeds or fails on its own: its Result holds
-// the new entry or the error that left that entry unchanged. The error return is for failures of
-// the whole call (connection, ErrLayoutMismatch), which change nothing.
+// AddPrimaryMany applies AddPrimary to many updates in one script call, as a batch of Update does.
 func (b *Board) AddPrimaryMany(ctx context.Context, updates []Update[int64]) ([]Result, error) {
 	return applyEach(ctx, b, scriptAddPrimaryMany, updates, rankgenrt.AsIs[int64])
 }
@@ -409,10 +410,7 @@ func (b *Board) SetPrimary(ctx context.Context, id string, v uint64) (Entry, err
 	return first(applyEach(ctx, b, scriptSetPrimary, []Update[uint64]{{UserID: id, Value: v}}, digitOfPrimary))
 }
 
-// SetPrimaryMany applies many SetPrimary updates in one script call, atomic as a whole, in order
-// (an id may appear more than once). Each update succeeds or fails on its own: its Result holds
-// the new entry or the error that left that entry unchanged. The error return is for failures of
-// the whole call (connection, ErrLayoutMismatch), which change nothing.
+// SetPrimaryMany applies SetPrimary to many updates in one script call, as a batch of Update does.
 func (b *Board) SetPrimaryMany(ctx context.Context, updates []Update[uint64]) ([]Result, error) {
 	return applyEach(ctx, b, scriptSetPrimaryMany, updates, digitOfPrimary)
 }
@@ -424,10 +422,8 @@ func (b *Board) SetReachedAt(ctx context.Context, id string, v time.Time) (Entry
 	return first(applyEach(ctx, b, scriptSetReachedAt, []Update[time.Time]{{UserID: id, Value: v}}, digitOfReachedAt))
 }
 
-// SetReachedAtMany applies many SetReachedAt updates in one script call, atomic as a whole, in
-// order (an id may appear more than once). Each update succeeds or fails on its own: its Result
-// holds the new entry or the error that left that entry unchanged. The error return is for
-// failures of the whole call (connection, ErrLayoutMismatch), which change nothing.
+// SetReachedAtMany applies SetReachedAt to many updates in one script call, as a batch of Update
+// does.
 func (b *Board) SetReachedAtMany(ctx context.Context, updates []Update[time.Time]) ([]Result, error) {
 	return applyEach(ctx, b, scriptSetReachedAtMany, updates, digitOfReachedAt)
 }
@@ -674,14 +670,7 @@ func (b *Board) around(ctx context.Context, id string, before, after int64, fill
 	if errors.Is(err, redis.Nil) {
 		return nil, rankgenrt.NotFound(id)
 	}
-	if err != nil {
-		return nil, err
-	}
-	start, ps, err := rankgenrt.Window(v)
-	if err != nil {
-		return nil, err
-	}
-	return rankedPairs(start, ps)
+	return window(v, err)
 }
 
 // After returns up to limit entries that rank after the cursor, best first, and the cursor of the
@@ -793,15 +782,7 @@ func (b *Board) PageFromEnd(ctx context.Context, offset, limit int64) ([]Ranked,
 	if limit <= 0 {
 		return nil, nil
 	}
-	v, err := rankgenrt.RunRO(ctx, b.c, scriptBottom, b.keys, offset, limit)
-	if err != nil {
-		return nil, err
-	}
-	start, ps, err := rankgenrt.Window(v)
-	if err != nil {
-		return nil, err
-	}
-	return rankedPairs(start, ps)
+	return window(rankgenrt.RunRO(ctx, b.c, scriptBottom, b.keys, offset, limit))
 }
 
 // Percentile returns the share of the board's entries that rank behind the entry of id, in
@@ -1073,15 +1054,7 @@ func (b *Board) AroundScore(ctx context.Context, at Place, before, after int64) 
 	if err != nil {
 		return nil, err
 	}
-	v, err := rankgenrt.RunRO(ctx, b.c, scriptAroundScore, b.keys, rankgenrt.FormatScore(score), member, max(before, 0), max(after, 0))
-	if err != nil {
-		return nil, err
-	}
-	start, ps, err := rankgenrt.Window(v)
-	if err != nil {
-		return nil, err
-	}
-	return rankedPairs(start, ps)
+	return window(rankgenrt.RunRO(ctx, b.c, scriptAroundScore, b.keys, rankgenrt.FormatScore(score), member, max(before, 0), max(after, 0)))
 }
 
 // Reindex builds the board's index (id → member) from the members already in its sorted set: how
@@ -1205,6 +1178,21 @@ func rankedPairs(start int64, ps []rankgenrt.Pair) ([]Ranked, error) {
 		}
 	}
 	return out, nil
+}
+
+/*
+window decodes v, a read script's reply that is a window of entries (the 0-based position of
+the first, then the entries), or returns err, the call's error.
+*/
+func window(v any, err error) ([]Ranked, error) {
+	if err != nil {
+		return nil, err
+	}
+	start, ps, err := rankgenrt.Window(v)
+	if err != nil {
+		return nil, err
+	}
+	return rankedPairs(start, ps)
 }
 
 // checkID refuses ids that no entry can have.

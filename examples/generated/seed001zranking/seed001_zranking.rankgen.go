@@ -295,7 +295,11 @@ type Cursor struct {
 	Member string
 }
 
-// Update is one update of a batch: the id, and the delta or value.
+// Update is one update of a batch (the <Op><Field>Many methods): the id, and the delta or value. A
+// batch is one script call, atomic as a whole, in order (an id may appear more than once). Each
+// update succeeds or fails on its own: its Result holds the new entry or the error that left that
+// entry unchanged. The batch's error return is for failures of the whole call (connection,
+// ErrLayoutMismatch), which change nothing.
 type Update[V any] struct {
 	UID   string
 	Value V
@@ -395,10 +399,7 @@ func (b *Board) AddValue(ctx context.Context, id string, delta int64) (Entry, er
 	return first(applyEach(ctx, b, scriptAddValue, []Update[int64]{{UID: id, Value: delta}}, rankgenrt.AsIs[int64]))
 }
 
-// AddValueMany applies many AddValue updates in one script call, atomic as a whole, in order (an
-// id may appear more than once). Each update succeeds or fails on its own: its Result holds the
-// new entry or the error that left that entry unchanged. The error return is for failures of the
-// whole call (connection, ErrLayoutMismatch), which change nothing.
+// AddValueMany applies AddValue to many updates in one script call, as a batch of Update does.
 func (b *Board) AddValueMany(ctx context.Context, updates []Update[int64]) ([]Result, error) {
 	return applyEach(ctx, b, scriptAddValueMany, updates, rankgenrt.AsIs[int64])
 }
@@ -410,10 +411,7 @@ func (b *Board) SetValue(ctx context.Context, id string, v uint64) (Entry, error
 	return first(applyEach(ctx, b, scriptSetValue, []Update[uint64]{{UID: id, Value: v}}, digitOfValue))
 }
 
-// SetValueMany applies many SetValue updates in one script call, atomic as a whole, in order (an
-// id may appear more than once). Each update succeeds or fails on its own: its Result holds the
-// new entry or the error that left that entry unchanged. The error return is for failures of the
-// whole call (connection, ErrLayoutMismatch), which change nothing.
+// SetValueMany applies SetValue to many updates in one script call, as a batch of Update does.
 func (b *Board) SetValueMany(ctx context.Context, updates []Update[uint64]) ([]Result, error) {
 	return applyEach(ctx, b, scriptSetValueMany, updates, digitOfValue)
 }
@@ -425,10 +423,8 @@ func (b *Board) SetUpdatedAt(ctx context.Context, id string, v time.Time) (Entry
 	return first(applyEach(ctx, b, scriptSetUpdatedAt, []Update[time.Time]{{UID: id, Value: v}}, digitOfUpdatedAt))
 }
 
-// SetUpdatedAtMany applies many SetUpdatedAt updates in one script call, atomic as a whole, in
-// order (an id may appear more than once). Each update succeeds or fails on its own: its Result
-// holds the new entry or the error that left that entry unchanged. The error return is for
-// failures of the whole call (connection, ErrLayoutMismatch), which change nothing.
+// SetUpdatedAtMany applies SetUpdatedAt to many updates in one script call, as a batch of Update
+// does.
 func (b *Board) SetUpdatedAtMany(ctx context.Context, updates []Update[time.Time]) ([]Result, error) {
 	return applyEach(ctx, b, scriptSetUpdatedAtMany, updates, digitOfUpdatedAt)
 }
@@ -674,14 +670,7 @@ func (b *Board) around(ctx context.Context, id string, before, after int64, fill
 	if errors.Is(err, redis.Nil) {
 		return nil, rankgenrt.NotFound(id)
 	}
-	if err != nil {
-		return nil, err
-	}
-	start, ps, err := rankgenrt.Window(v)
-	if err != nil {
-		return nil, err
-	}
-	return rankedPairs(start, ps)
+	return window(v, err)
 }
 
 // After returns up to limit entries that rank after the cursor, best first, and the cursor of the
@@ -793,15 +782,7 @@ func (b *Board) PageFromEnd(ctx context.Context, offset, limit int64) ([]Ranked,
 	if limit <= 0 {
 		return nil, nil
 	}
-	v, err := rankgenrt.RunRO(ctx, b.c, scriptBottom, b.keys, offset, limit)
-	if err != nil {
-		return nil, err
-	}
-	start, ps, err := rankgenrt.Window(v)
-	if err != nil {
-		return nil, err
-	}
-	return rankedPairs(start, ps)
+	return window(rankgenrt.RunRO(ctx, b.c, scriptBottom, b.keys, offset, limit))
 }
 
 // Percentile returns the share of the board's entries that rank behind the entry of id, in
@@ -1108,15 +1089,7 @@ func (b *Board) AroundScore(ctx context.Context, at Place, before, after int64) 
 	if err != nil {
 		return nil, err
 	}
-	v, err := rankgenrt.RunRO(ctx, b.c, scriptAroundScore, b.keys, rankgenrt.FormatScore(score), member, max(before, 0), max(after, 0))
-	if err != nil {
-		return nil, err
-	}
-	start, ps, err := rankgenrt.Window(v)
-	if err != nil {
-		return nil, err
-	}
-	return rankedPairs(start, ps)
+	return window(rankgenrt.RunRO(ctx, b.c, scriptAroundScore, b.keys, rankgenrt.FormatScore(score), member, max(before, 0), max(after, 0)))
 }
 
 // args starts the arguments of a write script: the expiry, the place of the call's token (write
@@ -1228,6 +1201,21 @@ func rankedPairs(start int64, ps []rankgenrt.Pair) ([]Ranked, error) {
 		}
 	}
 	return out, nil
+}
+
+/*
+window decodes v, a read script's reply that is a window of entries (the 0-based position of
+the first, then the entries), or returns err, the call's error.
+*/
+func window(v any, err error) ([]Ranked, error) {
+	if err != nil {
+		return nil, err
+	}
+	start, ps, err := rankgenrt.Window(v)
+	if err != nil {
+		return nil, err
+	}
+	return rankedPairs(start, ps)
 }
 
 // checkID refuses ids that no entry can have.

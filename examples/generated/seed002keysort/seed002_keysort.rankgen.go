@@ -318,7 +318,11 @@ type Cursor struct {
 	Member string
 }
 
-// Update is one update of a batch: the id, and the delta or value.
+// Update is one update of a batch (the <Op><Field>Many methods): the id, and the delta or value. A
+// batch is one script call, atomic as a whole, in order (an id may appear more than once). Each
+// update succeeds or fails on its own: its Result holds the new entry or the error that left that
+// entry unchanged. The batch's error return is for failures of the whole call (connection,
+// ErrLayoutMismatch), which change nothing.
 type Update[V any] struct {
 	Player string
 	Value  V
@@ -418,10 +422,7 @@ func (b *Board) AddPoints(ctx context.Context, id string, delta int64) (Entry, e
 	return first(applyEach(ctx, b, scriptAddPoints, []Update[int64]{{Player: id, Value: delta}}, rankgenrt.AsIs[int64]))
 }
 
-// AddPointsMany applies many AddPoints updates in one script call, atomic as a whole, in order (an
-// id may appear more than once). Each update succeeds or fails on its own: its Result holds the
-// new entry or the error that left that entry unchanged. The error return is for failures of the
-// whole call (connection, ErrLayoutMismatch), which change nothing.
+// AddPointsMany applies AddPoints to many updates in one script call, as a batch of Update does.
 func (b *Board) AddPointsMany(ctx context.Context, updates []Update[int64]) ([]Result, error) {
 	return applyEach(ctx, b, scriptAddPointsMany, updates, rankgenrt.AsIs[int64])
 }
@@ -433,10 +434,7 @@ func (b *Board) SetPoints(ctx context.Context, id string, v uint64) (Entry, erro
 	return first(applyEach(ctx, b, scriptSetPoints, []Update[uint64]{{Player: id, Value: v}}, digitOfPoints))
 }
 
-// SetPointsMany applies many SetPoints updates in one script call, atomic as a whole, in order (an
-// id may appear more than once). Each update succeeds or fails on its own: its Result holds the
-// new entry or the error that left that entry unchanged. The error return is for failures of the
-// whole call (connection, ErrLayoutMismatch), which change nothing.
+// SetPointsMany applies SetPoints to many updates in one script call, as a batch of Update does.
 func (b *Board) SetPointsMany(ctx context.Context, updates []Update[uint64]) ([]Result, error) {
 	return applyEach(ctx, b, scriptSetPointsMany, updates, digitOfPoints)
 }
@@ -451,10 +449,7 @@ func (b *Board) SetPaid(ctx context.Context, id string, v bool) (Entry, error) {
 	}))
 }
 
-// SetPaidMany applies many SetPaid updates in one script call, atomic as a whole, in order (an id
-// may appear more than once). Each update succeeds or fails on its own: its Result holds the new
-// entry or the error that left that entry unchanged. The error return is for failures of the whole
-// call (connection, ErrLayoutMismatch), which change nothing.
+// SetPaidMany applies SetPaid to many updates in one script call, as a batch of Update does.
 func (b *Board) SetPaidMany(ctx context.Context, updates []Update[bool]) ([]Result, error) {
 	return applyEach(ctx, b, scriptSetPaidMany, updates, func(v bool) (uint64, error) {
 		d := digitOfPaid(v)
@@ -469,10 +464,8 @@ func (b *Board) SetReachedAt(ctx context.Context, id string, v time.Time) (Entry
 	return first(applyEach(ctx, b, scriptSetReachedAt, []Update[time.Time]{{Player: id, Value: v}}, digitOfReachedAt))
 }
 
-// SetReachedAtMany applies many SetReachedAt updates in one script call, atomic as a whole, in
-// order (an id may appear more than once). Each update succeeds or fails on its own: its Result
-// holds the new entry or the error that left that entry unchanged. The error return is for
-// failures of the whole call (connection, ErrLayoutMismatch), which change nothing.
+// SetReachedAtMany applies SetReachedAt to many updates in one script call, as a batch of Update
+// does.
 func (b *Board) SetReachedAtMany(ctx context.Context, updates []Update[time.Time]) ([]Result, error) {
 	return applyEach(ctx, b, scriptSetReachedAtMany, updates, digitOfReachedAt)
 }
@@ -726,14 +719,7 @@ func (b *Board) around(ctx context.Context, id string, before, after int64, fill
 	if errors.Is(err, redis.Nil) {
 		return nil, rankgenrt.NotFound(id)
 	}
-	if err != nil {
-		return nil, err
-	}
-	start, ps, err := rankgenrt.Window(v)
-	if err != nil {
-		return nil, err
-	}
-	return rankedPairs(start, ps)
+	return window(v, err)
 }
 
 // After returns up to limit entries that rank after the cursor, best first, and the cursor of the
@@ -845,15 +831,7 @@ func (b *Board) PageFromEnd(ctx context.Context, offset, limit int64) ([]Ranked,
 	if limit <= 0 {
 		return nil, nil
 	}
-	v, err := rankgenrt.RunRO(ctx, b.c, scriptBottom, b.keys, offset, limit)
-	if err != nil {
-		return nil, err
-	}
-	start, ps, err := rankgenrt.Window(v)
-	if err != nil {
-		return nil, err
-	}
-	return rankedPairs(start, ps)
+	return window(rankgenrt.RunRO(ctx, b.c, scriptBottom, b.keys, offset, limit))
 }
 
 // Percentile returns the share of the board's entries that rank behind the entry of id, in
@@ -1125,15 +1103,7 @@ func (b *Board) AroundScore(ctx context.Context, at Place, before, after int64) 
 	if err != nil {
 		return nil, err
 	}
-	v, err := rankgenrt.RunRO(ctx, b.c, scriptAroundScore, b.keys, rankgenrt.FormatScore(score), member, max(before, 0), max(after, 0))
-	if err != nil {
-		return nil, err
-	}
-	start, ps, err := rankgenrt.Window(v)
-	if err != nil {
-		return nil, err
-	}
-	return rankedPairs(start, ps)
+	return window(rankgenrt.RunRO(ctx, b.c, scriptAroundScore, b.keys, rankgenrt.FormatScore(score), member, max(before, 0), max(after, 0)))
 }
 
 // Reindex builds the board's index (id → member) from the members already in its sorted set: how
@@ -1257,6 +1227,21 @@ func rankedPairs(start int64, ps []rankgenrt.Pair) ([]Ranked, error) {
 		}
 	}
 	return out, nil
+}
+
+/*
+window decodes v, a read script's reply that is a window of entries (the 0-based position of
+the first, then the entries), or returns err, the call's error.
+*/
+func window(v any, err error) ([]Ranked, error) {
+	if err != nil {
+		return nil, err
+	}
+	start, ps, err := rankgenrt.Window(v)
+	if err != nil {
+		return nil, err
+	}
+	return rankedPairs(start, ps)
 }
 
 // checkID refuses ids that no entry can have.

@@ -280,7 +280,11 @@ type Cursor struct {
 	Member string
 }
 
-// Update is one update of a batch: the id, and the delta or value.
+// Update is one update of a batch (the <Op><Field>Many methods): the id, and the delta or value. A
+// batch is one script call, atomic as a whole, in order (an id may appear more than once). Each
+// update succeeds or fails on its own: its Result holds the new entry or the error that left that
+// entry unchanged. The batch's error return is for failures of the whole call (connection,
+// ErrLayoutMismatch), which change nothing.
 type Update[V any] struct {
 	UserID string
 	Value  V
@@ -380,10 +384,7 @@ func (b *Board) AddPoints(ctx context.Context, id string, delta int64) (Entry, e
 	return first(applyEach(ctx, b, scriptAddPoints, []Update[int64]{{UserID: id, Value: delta}}, rankgenrt.AsIs[int64]))
 }
 
-// AddPointsMany applies many AddPoints updates in one script call, atomic as a whole, in order (an
-// id may appear more than once). Each update succeeds or fails on its own: its Result holds the
-// new entry or the error that left that entry unchanged. The error return is for failures of the
-// whole call (connection, ErrLayoutMismatch), which change nothing.
+// AddPointsMany applies AddPoints to many updates in one script call, as a batch of Update does.
 func (b *Board) AddPointsMany(ctx context.Context, updates []Update[int64]) ([]Result, error) {
 	return applyEach(ctx, b, scriptAddPointsMany, updates, rankgenrt.AsIs[int64])
 }
@@ -395,10 +396,7 @@ func (b *Board) SetPoints(ctx context.Context, id string, v uint32) (Entry, erro
 	return first(applyEach(ctx, b, scriptSetPoints, []Update[uint32]{{UserID: id, Value: v}}, digitOfPoints))
 }
 
-// SetPointsMany applies many SetPoints updates in one script call, atomic as a whole, in order (an
-// id may appear more than once). Each update succeeds or fails on its own: its Result holds the
-// new entry or the error that left that entry unchanged. The error return is for failures of the
-// whole call (connection, ErrLayoutMismatch), which change nothing.
+// SetPointsMany applies SetPoints to many updates in one script call, as a batch of Update does.
 func (b *Board) SetPointsMany(ctx context.Context, updates []Update[uint32]) ([]Result, error) {
 	return applyEach(ctx, b, scriptSetPointsMany, updates, digitOfPoints)
 }
@@ -410,10 +408,7 @@ func (b *Board) SetAt(ctx context.Context, id string, v time.Time) (Entry, error
 	return first(applyEach(ctx, b, scriptSetAt, []Update[time.Time]{{UserID: id, Value: v}}, digitOfAt))
 }
 
-// SetAtMany applies many SetAt updates in one script call, atomic as a whole, in order (an id may
-// appear more than once). Each update succeeds or fails on its own: its Result holds the new entry
-// or the error that left that entry unchanged. The error return is for failures of the whole call
-// (connection, ErrLayoutMismatch), which change nothing.
+// SetAtMany applies SetAt to many updates in one script call, as a batch of Update does.
 func (b *Board) SetAtMany(ctx context.Context, updates []Update[time.Time]) ([]Result, error) {
 	return applyEach(ctx, b, scriptSetAtMany, updates, digitOfAt)
 }
@@ -659,14 +654,7 @@ func (b *Board) around(ctx context.Context, id string, before, after int64, fill
 	if errors.Is(err, redis.Nil) {
 		return nil, rankgenrt.NotFound(id)
 	}
-	if err != nil {
-		return nil, err
-	}
-	start, ps, err := rankgenrt.Window(v)
-	if err != nil {
-		return nil, err
-	}
-	return rankedPairs(start, ps)
+	return window(v, err)
 }
 
 // After returns up to limit entries that rank after the cursor, best first, and the cursor of the
@@ -778,15 +766,7 @@ func (b *Board) PageFromEnd(ctx context.Context, offset, limit int64) ([]Ranked,
 	if limit <= 0 {
 		return nil, nil
 	}
-	v, err := rankgenrt.RunRO(ctx, b.c, scriptBottom, b.keys, offset, limit)
-	if err != nil {
-		return nil, err
-	}
-	start, ps, err := rankgenrt.Window(v)
-	if err != nil {
-		return nil, err
-	}
-	return rankedPairs(start, ps)
+	return window(rankgenrt.RunRO(ctx, b.c, scriptBottom, b.keys, offset, limit))
 }
 
 // Percentile returns the share of the board's entries that rank behind the entry of id, in
@@ -1093,15 +1073,7 @@ func (b *Board) AroundScore(ctx context.Context, at Place, before, after int64) 
 	if err != nil {
 		return nil, err
 	}
-	v, err := rankgenrt.RunRO(ctx, b.c, scriptAroundScore, b.keys, rankgenrt.FormatScore(score), member, max(before, 0), max(after, 0))
-	if err != nil {
-		return nil, err
-	}
-	start, ps, err := rankgenrt.Window(v)
-	if err != nil {
-		return nil, err
-	}
-	return rankedPairs(start, ps)
+	return window(rankgenrt.RunRO(ctx, b.c, scriptAroundScore, b.keys, rankgenrt.FormatScore(score), member, max(before, 0), max(after, 0)))
 }
 
 // args starts the arguments of a write script: the expiry, the place of the call's token (write
@@ -1213,6 +1185,21 @@ func rankedPairs(start int64, ps []rankgenrt.Pair) ([]Ranked, error) {
 		}
 	}
 	return out, nil
+}
+
+/*
+window decodes v, a read script's reply that is a window of entries (the 0-based position of
+the first, then the entries), or returns err, the call's error.
+*/
+func window(v any, err error) ([]Ranked, error) {
+	if err != nil {
+		return nil, err
+	}
+	start, ps, err := rankgenrt.Window(v)
+	if err != nil {
+		return nil, err
+	}
+	return rankedPairs(start, ps)
 }
 
 // checkID refuses ids that no entry can have.

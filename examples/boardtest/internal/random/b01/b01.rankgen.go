@@ -307,7 +307,11 @@ type Cursor struct {
 	Member string
 }
 
-// Update is one update of a batch: the id, and the delta or value.
+// Update is one update of a batch (the <Op><Field>Many methods): the id, and the delta or value. A
+// batch is one script call, atomic as a whole, in order (an id may appear more than once). Each
+// update succeeds or fails on its own: its Result holds the new entry or the error that left that
+// entry unchanged. The batch's error return is for failures of the whole call (connection,
+// ErrLayoutMismatch), which change nothing.
 type Update[V any] struct {
 	PlayerID uint64
 	Value    V
@@ -404,10 +408,8 @@ func (b *Board) AddRaceTime(ctx context.Context, id uint64, delta int64) (Entry,
 	return first(applyEach(ctx, b, scriptAddRaceTime, []Update[int64]{{PlayerID: id, Value: delta}}, rankgenrt.AsIs[int64]))
 }
 
-// AddRaceTimeMany applies many AddRaceTime updates in one script call, atomic as a whole, in order
-// (an id may appear more than once). Each update succeeds or fails on its own: its Result holds
-// the new entry or the error that left that entry unchanged. The error return is for failures of
-// the whole call (connection, ErrLayoutMismatch), which change nothing.
+// AddRaceTimeMany applies AddRaceTime to many updates in one script call, as a batch of Update
+// does.
 func (b *Board) AddRaceTimeMany(ctx context.Context, updates []Update[int64]) ([]Result, error) {
 	return applyEach(ctx, b, scriptAddRaceTimeMany, updates, rankgenrt.AsIs[int64])
 }
@@ -420,10 +422,8 @@ func (b *Board) MaxRaceTime(ctx context.Context, id uint64, v int64) (Entry, err
 	return first(applyEach(ctx, b, scriptMaxRaceTime, []Update[int64]{{PlayerID: id, Value: v}}, digitOfRaceTime))
 }
 
-// MaxRaceTimeMany applies many MaxRaceTime updates in one script call, atomic as a whole, in order
-// (an id may appear more than once). Each update succeeds or fails on its own: its Result holds
-// the new entry or the error that left that entry unchanged. The error return is for failures of
-// the whole call (connection, ErrLayoutMismatch), which change nothing.
+// MaxRaceTimeMany applies MaxRaceTime to many updates in one script call, as a batch of Update
+// does.
 func (b *Board) MaxRaceTimeMany(ctx context.Context, updates []Update[int64]) ([]Result, error) {
 	return applyEach(ctx, b, scriptMaxRaceTimeMany, updates, digitOfRaceTime)
 }
@@ -435,10 +435,7 @@ func (b *Board) SetStreak(ctx context.Context, id uint64, v uint8) (Entry, error
 	return first(applyEach(ctx, b, scriptSetStreak, []Update[uint8]{{PlayerID: id, Value: v}}, digitOfStreak))
 }
 
-// SetStreakMany applies many SetStreak updates in one script call, atomic as a whole, in order (an
-// id may appear more than once). Each update succeeds or fails on its own: its Result holds the
-// new entry or the error that left that entry unchanged. The error return is for failures of the
-// whole call (connection, ErrLayoutMismatch), which change nothing.
+// SetStreakMany applies SetStreak to many updates in one script call, as a batch of Update does.
 func (b *Board) SetStreakMany(ctx context.Context, updates []Update[uint8]) ([]Result, error) {
 	return applyEach(ctx, b, scriptSetStreakMany, updates, digitOfStreak)
 }
@@ -456,10 +453,7 @@ func (b *Board) SetGems(ctx context.Context, id uint64, v int64) (Entry, error) 
 	}))
 }
 
-// SetGemsMany applies many SetGems updates in one script call, atomic as a whole, in order (an id
-// may appear more than once). Each update succeeds or fails on its own: its Result holds the new
-// entry or the error that left that entry unchanged. The error return is for failures of the whole
-// call (connection, ErrLayoutMismatch), which change nothing.
+// SetGemsMany applies SetGems to many updates in one script call, as a batch of Update does.
 func (b *Board) SetGemsMany(ctx context.Context, updates []Update[int64]) ([]Result, error) {
 	return applyEach(ctx, b, scriptSetGemsMany, updates, func(v int64) (string, error) {
 		d, err := digitOfGems(v)
@@ -484,10 +478,7 @@ func (b *Board) MaxGems(ctx context.Context, id uint64, v int64) (Entry, error) 
 	}))
 }
 
-// MaxGemsMany applies many MaxGems updates in one script call, atomic as a whole, in order (an id
-// may appear more than once). Each update succeeds or fails on its own: its Result holds the new
-// entry or the error that left that entry unchanged. The error return is for failures of the whole
-// call (connection, ErrLayoutMismatch), which change nothing.
+// MaxGemsMany applies MaxGems to many updates in one script call, as a batch of Update does.
 func (b *Board) MaxGemsMany(ctx context.Context, updates []Update[int64]) ([]Result, error) {
 	return applyEach(ctx, b, scriptMaxGemsMany, updates, func(v int64) (string, error) {
 		d, err := digitOfGems(v)
@@ -751,14 +742,7 @@ func (b *Board) around(ctx context.Context, id uint64, before, after int64, fill
 	if errors.Is(err, redis.Nil) {
 		return nil, rankgenrt.NotFound(strconv.FormatUint(id, 10))
 	}
-	if err != nil {
-		return nil, err
-	}
-	start, ps, err := rankgenrt.Window(v)
-	if err != nil {
-		return nil, err
-	}
-	return rankedPairs(start, ps)
+	return window(v, err)
 }
 
 // After returns up to limit entries that rank after the cursor, best first, and the cursor of the
@@ -864,15 +848,7 @@ func (b *Board) PageFromEnd(ctx context.Context, offset, limit int64) ([]Ranked,
 	if limit <= 0 {
 		return nil, nil
 	}
-	v, err := rankgenrt.RunRO(ctx, b.c, scriptBottom, b.keys, offset, limit)
-	if err != nil {
-		return nil, err
-	}
-	start, ps, err := rankgenrt.Window(v)
-	if err != nil {
-		return nil, err
-	}
-	return rankedPairs(start, ps)
+	return window(rankgenrt.RunRO(ctx, b.c, scriptBottom, b.keys, offset, limit))
 }
 
 // Percentile returns the share of the board's entries that rank behind the entry of id, in
@@ -1172,15 +1148,7 @@ func (b *Board) AroundScore(ctx context.Context, at Place, before, after int64) 
 	if err != nil {
 		return nil, err
 	}
-	v, err := rankgenrt.RunRO(ctx, b.c, scriptAroundScore, b.keys, rankgenrt.FormatScore(score), member, max(before, 0), max(after, 0))
-	if err != nil {
-		return nil, err
-	}
-	start, ps, err := rankgenrt.Window(v)
-	if err != nil {
-		return nil, err
-	}
-	return rankedPairs(start, ps)
+	return window(rankgenrt.RunRO(ctx, b.c, scriptAroundScore, b.keys, rankgenrt.FormatScore(score), member, max(before, 0), max(after, 0)))
 }
 
 // Reindex builds the board's index (id → member) from the members already in its sorted set: how
@@ -1300,6 +1268,21 @@ func rankedPairs(start int64, ps []rankgenrt.Pair) ([]Ranked, error) {
 		}
 	}
 	return out, nil
+}
+
+/*
+window decodes v, a read script's reply that is a window of entries (the 0-based position of
+the first, then the entries), or returns err, the call's error.
+*/
+func window(v any, err error) ([]Ranked, error) {
+	if err != nil {
+		return nil, err
+	}
+	start, ps, err := rankgenrt.Window(v)
+	if err != nil {
+		return nil, err
+	}
+	return rankedPairs(start, ps)
 }
 
 // scoreOfP is the score of the mixed-radix integer p, as Encode computes it.

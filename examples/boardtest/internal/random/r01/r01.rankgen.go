@@ -492,7 +492,11 @@ type Cursor struct {
 	Member string
 }
 
-// Update is one update of a batch: the id, and the delta or value.
+// Update is one update of a batch (the <Op><Field>Many methods): the id, and the delta or value. A
+// batch is one script call, atomic as a whole, in order (an id may appear more than once). Each
+// update succeeds or fails on its own: its Result holds the new entry or the error that left that
+// entry unchanged. The batch's error return is for failures of the whole call (connection,
+// ErrLayoutMismatch), which change nothing.
 type Update[V any] struct {
 	Handle string
 	Value  V
@@ -592,10 +596,7 @@ func (b *Board) MaxWins(ctx context.Context, id string, v Wins) (Entry, error) {
 	return first(applyEach(ctx, b, scriptMaxWins, []Update[Wins]{{Handle: id, Value: v}}, digitOfWins))
 }
 
-// MaxWinsMany applies many MaxWins updates in one script call, atomic as a whole, in order (an id
-// may appear more than once). Each update succeeds or fails on its own: its Result holds the new
-// entry or the error that left that entry unchanged. The error return is for failures of the whole
-// call (connection, ErrLayoutMismatch), which change nothing.
+// MaxWinsMany applies MaxWins to many updates in one script call, as a batch of Update does.
 func (b *Board) MaxWinsMany(ctx context.Context, updates []Update[Wins]) ([]Result, error) {
 	return applyEach(ctx, b, scriptMaxWinsMany, updates, digitOfWins)
 }
@@ -608,10 +609,8 @@ func (b *Board) MaxRaceTime(ctx context.Context, id string, v int32) (Entry, err
 	return first(applyEach(ctx, b, scriptMaxRaceTime, []Update[int32]{{Handle: id, Value: v}}, digitOfRaceTime))
 }
 
-// MaxRaceTimeMany applies many MaxRaceTime updates in one script call, atomic as a whole, in order
-// (an id may appear more than once). Each update succeeds or fails on its own: its Result holds
-// the new entry or the error that left that entry unchanged. The error return is for failures of
-// the whole call (connection, ErrLayoutMismatch), which change nothing.
+// MaxRaceTimeMany applies MaxRaceTime to many updates in one script call, as a batch of Update
+// does.
 func (b *Board) MaxRaceTimeMany(ctx context.Context, updates []Update[int32]) ([]Result, error) {
 	return applyEach(ctx, b, scriptMaxRaceTimeMany, updates, digitOfRaceTime)
 }
@@ -624,10 +623,8 @@ func (b *Board) MinRaceTime(ctx context.Context, id string, v int32) (Entry, err
 	return first(applyEach(ctx, b, scriptMinRaceTime, []Update[int32]{{Handle: id, Value: v}}, digitOfRaceTime))
 }
 
-// MinRaceTimeMany applies many MinRaceTime updates in one script call, atomic as a whole, in order
-// (an id may appear more than once). Each update succeeds or fails on its own: its Result holds
-// the new entry or the error that left that entry unchanged. The error return is for failures of
-// the whole call (connection, ErrLayoutMismatch), which change nothing.
+// MinRaceTimeMany applies MinRaceTime to many updates in one script call, as a batch of Update
+// does.
 func (b *Board) MinRaceTimeMany(ctx context.Context, updates []Update[int32]) ([]Result, error) {
 	return applyEach(ctx, b, scriptMinRaceTimeMany, updates, digitOfRaceTime)
 }
@@ -639,10 +636,8 @@ func (b *Board) SetRaceTime(ctx context.Context, id string, v int32) (Entry, err
 	return first(applyEach(ctx, b, scriptSetRaceTime, []Update[int32]{{Handle: id, Value: v}}, digitOfRaceTime))
 }
 
-// SetRaceTimeMany applies many SetRaceTime updates in one script call, atomic as a whole, in order
-// (an id may appear more than once). Each update succeeds or fails on its own: its Result holds
-// the new entry or the error that left that entry unchanged. The error return is for failures of
-// the whole call (connection, ErrLayoutMismatch), which change nothing.
+// SetRaceTimeMany applies SetRaceTime to many updates in one script call, as a batch of Update
+// does.
 func (b *Board) SetRaceTimeMany(ctx context.Context, updates []Update[int32]) ([]Result, error) {
 	return applyEach(ctx, b, scriptSetRaceTimeMany, updates, digitOfRaceTime)
 }
@@ -906,14 +901,7 @@ func (b *Board) around(ctx context.Context, id string, before, after int64, fill
 	if errors.Is(err, redis.Nil) {
 		return nil, rankgenrt.NotFound(id)
 	}
-	if err != nil {
-		return nil, err
-	}
-	start, ps, err := rankgenrt.Window(v)
-	if err != nil {
-		return nil, err
-	}
-	return rankedPairs(start, ps)
+	return window(v, err)
 }
 
 // After returns up to limit entries that rank after the cursor, best first, and the cursor of the
@@ -1025,15 +1013,7 @@ func (b *Board) PageFromEnd(ctx context.Context, offset, limit int64) ([]Ranked,
 	if limit <= 0 {
 		return nil, nil
 	}
-	v, err := rankgenrt.RunRO(ctx, b.c, scriptBottom, b.keys, offset, limit)
-	if err != nil {
-		return nil, err
-	}
-	start, ps, err := rankgenrt.Window(v)
-	if err != nil {
-		return nil, err
-	}
-	return rankedPairs(start, ps)
+	return window(rankgenrt.RunRO(ctx, b.c, scriptBottom, b.keys, offset, limit))
 }
 
 // Percentile returns the share of the board's entries that rank behind the entry of id, in
@@ -1342,15 +1322,7 @@ func (b *Board) AroundScore(ctx context.Context, at Place, before, after int64) 
 	if err != nil {
 		return nil, err
 	}
-	v, err := rankgenrt.RunRO(ctx, b.c, scriptAroundScore, b.keys, rankgenrt.FormatScore(score), member, max(before, 0), max(after, 0))
-	if err != nil {
-		return nil, err
-	}
-	start, ps, err := rankgenrt.Window(v)
-	if err != nil {
-		return nil, err
-	}
-	return rankedPairs(start, ps)
+	return window(rankgenrt.RunRO(ctx, b.c, scriptAroundScore, b.keys, rankgenrt.FormatScore(score), member, max(before, 0), max(after, 0)))
 }
 
 // Reindex builds the board's index (id → member) from the members already in its sorted set: how
@@ -1474,6 +1446,21 @@ func rankedPairs(start int64, ps []rankgenrt.Pair) ([]Ranked, error) {
 		}
 	}
 	return out, nil
+}
+
+/*
+window decodes v, a read script's reply that is a window of entries (the 0-based position of
+the first, then the entries), or returns err, the call's error.
+*/
+func window(v any, err error) ([]Ranked, error) {
+	if err != nil {
+		return nil, err
+	}
+	start, ps, err := rankgenrt.Window(v)
+	if err != nil {
+		return nil, err
+	}
+	return rankedPairs(start, ps)
 }
 
 // checkID refuses ids that no entry can have.

@@ -335,7 +335,11 @@ type Cursor struct {
 	Member string
 }
 
-// Update is one update of a batch: the id, and the delta or value.
+// Update is one update of a batch (the <Op><Field>Many methods): the id, and the delta or value. A
+// batch is one script call, atomic as a whole, in order (an id may appear more than once). Each
+// update succeeds or fails on its own: its Result holds the new entry or the error that left that
+// entry unchanged. The batch's error return is for failures of the whole call (connection,
+// ErrLayoutMismatch), which change nothing.
 type Update[V any] struct {
 	ID    string
 	Value V
@@ -434,10 +438,8 @@ func (b *Board) SetJoinedAt(ctx context.Context, id string, v int64) (Entry, err
 	return first(applyEach(ctx, b, scriptSetJoinedAt, []Update[int64]{{ID: id, Value: v}}, digitOfJoinedAt))
 }
 
-// SetJoinedAtMany applies many SetJoinedAt updates in one script call, atomic as a whole, in order
-// (an id may appear more than once). Each update succeeds or fails on its own: its Result holds
-// the new entry or the error that left that entry unchanged. The error return is for failures of
-// the whole call (connection, ErrLayoutMismatch), which change nothing.
+// SetJoinedAtMany applies SetJoinedAt to many updates in one script call, as a batch of Update
+// does.
 func (b *Board) SetJoinedAtMany(ctx context.Context, updates []Update[int64]) ([]Result, error) {
 	return applyEach(ctx, b, scriptSetJoinedAtMany, updates, digitOfJoinedAt)
 }
@@ -450,10 +452,8 @@ func (b *Board) AddJoinedAt(ctx context.Context, id string, delta int64) (Entry,
 	return first(applyEach(ctx, b, scriptAddJoinedAt, []Update[int64]{{ID: id, Value: delta}}, rankgenrt.AsIs[int64]))
 }
 
-// AddJoinedAtMany applies many AddJoinedAt updates in one script call, atomic as a whole, in order
-// (an id may appear more than once). Each update succeeds or fails on its own: its Result holds
-// the new entry or the error that left that entry unchanged. The error return is for failures of
-// the whole call (connection, ErrLayoutMismatch), which change nothing.
+// AddJoinedAtMany applies AddJoinedAt to many updates in one script call, as a batch of Update
+// does.
 func (b *Board) AddJoinedAtMany(ctx context.Context, updates []Update[int64]) ([]Result, error) {
 	return applyEach(ctx, b, scriptAddJoinedAtMany, updates, rankgenrt.AsIs[int64])
 }
@@ -466,10 +466,8 @@ func (b *Board) MinJoinedAt(ctx context.Context, id string, v int64) (Entry, err
 	return first(applyEach(ctx, b, scriptMinJoinedAt, []Update[int64]{{ID: id, Value: v}}, digitOfJoinedAt))
 }
 
-// MinJoinedAtMany applies many MinJoinedAt updates in one script call, atomic as a whole, in order
-// (an id may appear more than once). Each update succeeds or fails on its own: its Result holds
-// the new entry or the error that left that entry unchanged. The error return is for failures of
-// the whole call (connection, ErrLayoutMismatch), which change nothing.
+// MinJoinedAtMany applies MinJoinedAt to many updates in one script call, as a batch of Update
+// does.
 func (b *Board) MinJoinedAtMany(ctx context.Context, updates []Update[int64]) ([]Result, error) {
 	return applyEach(ctx, b, scriptMinJoinedAtMany, updates, digitOfJoinedAt)
 }
@@ -482,10 +480,8 @@ func (b *Board) MaxJoinedAt(ctx context.Context, id string, v int64) (Entry, err
 	return first(applyEach(ctx, b, scriptMaxJoinedAt, []Update[int64]{{ID: id, Value: v}}, digitOfJoinedAt))
 }
 
-// MaxJoinedAtMany applies many MaxJoinedAt updates in one script call, atomic as a whole, in order
-// (an id may appear more than once). Each update succeeds or fails on its own: its Result holds
-// the new entry or the error that left that entry unchanged. The error return is for failures of
-// the whole call (connection, ErrLayoutMismatch), which change nothing.
+// MaxJoinedAtMany applies MaxJoinedAt to many updates in one script call, as a batch of Update
+// does.
 func (b *Board) MaxJoinedAtMany(ctx context.Context, updates []Update[int64]) ([]Result, error) {
 	return applyEach(ctx, b, scriptMaxJoinedAtMany, updates, digitOfJoinedAt)
 }
@@ -497,10 +493,7 @@ func (b *Board) SetGold(ctx context.Context, id string, v int64) (Entry, error) 
 	return first(applyEach(ctx, b, scriptSetGold, []Update[int64]{{ID: id, Value: v}}, digitOfGold))
 }
 
-// SetGoldMany applies many SetGold updates in one script call, atomic as a whole, in order (an id
-// may appear more than once). Each update succeeds or fails on its own: its Result holds the new
-// entry or the error that left that entry unchanged. The error return is for failures of the whole
-// call (connection, ErrLayoutMismatch), which change nothing.
+// SetGoldMany applies SetGold to many updates in one script call, as a batch of Update does.
 func (b *Board) SetGoldMany(ctx context.Context, updates []Update[int64]) ([]Result, error) {
 	return applyEach(ctx, b, scriptSetGoldMany, updates, digitOfGold)
 }
@@ -770,14 +763,7 @@ func (b *Board) around(ctx context.Context, id string, before, after int64, fill
 	if errors.Is(err, redis.Nil) {
 		return nil, rankgenrt.NotFound(id)
 	}
-	if err != nil {
-		return nil, err
-	}
-	start, ps, err := rankgenrt.Window(v)
-	if err != nil {
-		return nil, err
-	}
-	return rankedPairs(start, ps)
+	return window(v, err)
 }
 
 // After returns up to limit entries that rank after the cursor, best first, and the cursor of the
@@ -889,15 +875,7 @@ func (b *Board) PageFromEnd(ctx context.Context, offset, limit int64) ([]Ranked,
 	if limit <= 0 {
 		return nil, nil
 	}
-	v, err := rankgenrt.RunRO(ctx, b.c, scriptBottom, b.keys, offset, limit)
-	if err != nil {
-		return nil, err
-	}
-	start, ps, err := rankgenrt.Window(v)
-	if err != nil {
-		return nil, err
-	}
-	return rankedPairs(start, ps)
+	return window(rankgenrt.RunRO(ctx, b.c, scriptBottom, b.keys, offset, limit))
 }
 
 // Percentile returns the share of the board's entries that rank behind the entry of id, in
@@ -1206,15 +1184,7 @@ func (b *Board) AroundScore(ctx context.Context, at Place, before, after int64) 
 	if err != nil {
 		return nil, err
 	}
-	v, err := rankgenrt.RunRO(ctx, b.c, scriptAroundScore, b.keys, rankgenrt.FormatScore(score), member, max(before, 0), max(after, 0))
-	if err != nil {
-		return nil, err
-	}
-	start, ps, err := rankgenrt.Window(v)
-	if err != nil {
-		return nil, err
-	}
-	return rankedPairs(start, ps)
+	return window(rankgenrt.RunRO(ctx, b.c, scriptAroundScore, b.keys, rankgenrt.FormatScore(score), member, max(before, 0), max(after, 0)))
 }
 
 // Reindex builds the board's index (id → member) from the members already in its sorted set: how
@@ -1338,6 +1308,21 @@ func rankedPairs(start int64, ps []rankgenrt.Pair) ([]Ranked, error) {
 		}
 	}
 	return out, nil
+}
+
+/*
+window decodes v, a read script's reply that is a window of entries (the 0-based position of
+the first, then the entries), or returns err, the call's error.
+*/
+func window(v any, err error) ([]Ranked, error) {
+	if err != nil {
+		return nil, err
+	}
+	start, ps, err := rankgenrt.Window(v)
+	if err != nil {
+		return nil, err
+	}
+	return rankedPairs(start, ps)
 }
 
 // checkID refuses ids that no entry can have.

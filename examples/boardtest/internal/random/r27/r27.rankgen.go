@@ -355,7 +355,11 @@ type Cursor struct {
 	Member string
 }
 
-// Update is one update of a batch: the id, and the delta or value.
+// Update is one update of a batch (the <Op><Field>Many methods): the id, and the delta or value. A
+// batch is one script call, atomic as a whole, in order (an id may appear more than once). Each
+// update succeeds or fails on its own: its Result holds the new entry or the error that left that
+// entry unchanged. The batch's error return is for failures of the whole call (connection,
+// ErrLayoutMismatch), which change nothing.
 type Update[V any] struct {
 	Car   uint64
 	Value V
@@ -451,10 +455,7 @@ func (b *Board) SetSeason(ctx context.Context, id uint64, v time.Time) (Entry, e
 	return first(applyEach(ctx, b, scriptSetSeason, []Update[time.Time]{{Car: id, Value: v}}, digitOfSeason))
 }
 
-// SetSeasonMany applies many SetSeason updates in one script call, atomic as a whole, in order (an
-// id may appear more than once). Each update succeeds or fails on its own: its Result holds the
-// new entry or the error that left that entry unchanged. The error return is for failures of the
-// whole call (connection, ErrLayoutMismatch), which change nothing.
+// SetSeasonMany applies SetSeason to many updates in one script call, as a batch of Update does.
 func (b *Board) SetSeasonMany(ctx context.Context, updates []Update[time.Time]) ([]Result, error) {
 	return applyEach(ctx, b, scriptSetSeasonMany, updates, digitOfSeason)
 }
@@ -467,10 +468,8 @@ func (b *Board) AddUpdatedAt(ctx context.Context, id uint64, delta int64) (Entry
 	return first(applyEach(ctx, b, scriptAddUpdatedAt, []Update[int64]{{Car: id, Value: delta}}, rankgenrt.AsIs[int64]))
 }
 
-// AddUpdatedAtMany applies many AddUpdatedAt updates in one script call, atomic as a whole, in
-// order (an id may appear more than once). Each update succeeds or fails on its own: its Result
-// holds the new entry or the error that left that entry unchanged. The error return is for
-// failures of the whole call (connection, ErrLayoutMismatch), which change nothing.
+// AddUpdatedAtMany applies AddUpdatedAt to many updates in one script call, as a batch of Update
+// does.
 func (b *Board) AddUpdatedAtMany(ctx context.Context, updates []Update[int64]) ([]Result, error) {
 	return applyEach(ctx, b, scriptAddUpdatedAtMany, updates, rankgenrt.AsIs[int64])
 }
@@ -483,10 +482,8 @@ func (b *Board) MaxUpdatedAt(ctx context.Context, id uint64, v uint64) (Entry, e
 	return first(applyEach(ctx, b, scriptMaxUpdatedAt, []Update[uint64]{{Car: id, Value: v}}, digitOfUpdatedAt))
 }
 
-// MaxUpdatedAtMany applies many MaxUpdatedAt updates in one script call, atomic as a whole, in
-// order (an id may appear more than once). Each update succeeds or fails on its own: its Result
-// holds the new entry or the error that left that entry unchanged. The error return is for
-// failures of the whole call (connection, ErrLayoutMismatch), which change nothing.
+// MaxUpdatedAtMany applies MaxUpdatedAt to many updates in one script call, as a batch of Update
+// does.
 func (b *Board) MaxUpdatedAtMany(ctx context.Context, updates []Update[uint64]) ([]Result, error) {
 	return applyEach(ctx, b, scriptMaxUpdatedAtMany, updates, digitOfUpdatedAt)
 }
@@ -499,10 +496,7 @@ func (b *Board) MaxGold(ctx context.Context, id uint64, v time.Time) (Entry, err
 	return first(applyEach(ctx, b, scriptMaxGold, []Update[time.Time]{{Car: id, Value: v}}, digitOfGold))
 }
 
-// MaxGoldMany applies many MaxGold updates in one script call, atomic as a whole, in order (an id
-// may appear more than once). Each update succeeds or fails on its own: its Result holds the new
-// entry or the error that left that entry unchanged. The error return is for failures of the whole
-// call (connection, ErrLayoutMismatch), which change nothing.
+// MaxGoldMany applies MaxGold to many updates in one script call, as a batch of Update does.
 func (b *Board) MaxGoldMany(ctx context.Context, updates []Update[time.Time]) ([]Result, error) {
 	return applyEach(ctx, b, scriptMaxGoldMany, updates, digitOfGold)
 }
@@ -515,10 +509,7 @@ func (b *Board) MaxLap(ctx context.Context, id uint64, v int32) (Entry, error) {
 	return first(applyEach(ctx, b, scriptMaxLap, []Update[int32]{{Car: id, Value: v}}, digitOfLap))
 }
 
-// MaxLapMany applies many MaxLap updates in one script call, atomic as a whole, in order (an id
-// may appear more than once). Each update succeeds or fails on its own: its Result holds the new
-// entry or the error that left that entry unchanged. The error return is for failures of the whole
-// call (connection, ErrLayoutMismatch), which change nothing.
+// MaxLapMany applies MaxLap to many updates in one script call, as a batch of Update does.
 func (b *Board) MaxLapMany(ctx context.Context, updates []Update[int32]) ([]Result, error) {
 	return applyEach(ctx, b, scriptMaxLapMany, updates, digitOfLap)
 }
@@ -531,10 +522,7 @@ func (b *Board) MinLap(ctx context.Context, id uint64, v int32) (Entry, error) {
 	return first(applyEach(ctx, b, scriptMinLap, []Update[int32]{{Car: id, Value: v}}, digitOfLap))
 }
 
-// MinLapMany applies many MinLap updates in one script call, atomic as a whole, in order (an id
-// may appear more than once). Each update succeeds or fails on its own: its Result holds the new
-// entry or the error that left that entry unchanged. The error return is for failures of the whole
-// call (connection, ErrLayoutMismatch), which change nothing.
+// MinLapMany applies MinLap to many updates in one script call, as a batch of Update does.
 func (b *Board) MinLapMany(ctx context.Context, updates []Update[int32]) ([]Result, error) {
 	return applyEach(ctx, b, scriptMinLapMany, updates, digitOfLap)
 }
@@ -804,14 +792,7 @@ func (b *Board) around(ctx context.Context, id uint64, before, after int64, fill
 	if errors.Is(err, redis.Nil) {
 		return nil, rankgenrt.NotFound(strconv.FormatUint(id, 10))
 	}
-	if err != nil {
-		return nil, err
-	}
-	start, ps, err := rankgenrt.Window(v)
-	if err != nil {
-		return nil, err
-	}
-	return rankedPairs(start, ps)
+	return window(v, err)
 }
 
 // After returns up to limit entries that rank after the cursor, best first, and the cursor of the
@@ -917,15 +898,7 @@ func (b *Board) PageFromEnd(ctx context.Context, offset, limit int64) ([]Ranked,
 	if limit <= 0 {
 		return nil, nil
 	}
-	v, err := rankgenrt.RunRO(ctx, b.c, scriptBottom, b.keys, offset, limit)
-	if err != nil {
-		return nil, err
-	}
-	start, ps, err := rankgenrt.Window(v)
-	if err != nil {
-		return nil, err
-	}
-	return rankedPairs(start, ps)
+	return window(rankgenrt.RunRO(ctx, b.c, scriptBottom, b.keys, offset, limit))
 }
 
 // Percentile returns the share of the board's entries that rank behind the entry of id, in
@@ -1259,15 +1232,7 @@ func (b *Board) AroundScore(ctx context.Context, at Place, before, after int64) 
 	if err != nil {
 		return nil, err
 	}
-	v, err := rankgenrt.RunRO(ctx, b.c, scriptAroundScore, b.keys, rankgenrt.FormatScore(score), member, max(before, 0), max(after, 0))
-	if err != nil {
-		return nil, err
-	}
-	start, ps, err := rankgenrt.Window(v)
-	if err != nil {
-		return nil, err
-	}
-	return rankedPairs(start, ps)
+	return window(rankgenrt.RunRO(ctx, b.c, scriptAroundScore, b.keys, rankgenrt.FormatScore(score), member, max(before, 0), max(after, 0)))
 }
 
 // Reindex builds the board's index (id → member) from the members already in its sorted set: how
@@ -1387,6 +1352,21 @@ func rankedPairs(start int64, ps []rankgenrt.Pair) ([]Ranked, error) {
 		}
 	}
 	return out, nil
+}
+
+/*
+window decodes v, a read script's reply that is a window of entries (the 0-based position of
+the first, then the entries), or returns err, the call's error.
+*/
+func window(v any, err error) ([]Ranked, error) {
+	if err != nil {
+		return nil, err
+	}
+	start, ps, err := rankgenrt.Window(v)
+	if err != nil {
+		return nil, err
+	}
+	return rankedPairs(start, ps)
 }
 
 // scoreOfP is the score of the mixed-radix integer p, as Encode computes it.

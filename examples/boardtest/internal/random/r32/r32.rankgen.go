@@ -441,7 +441,11 @@ type Cursor struct {
 	Member string
 }
 
-// Update is one update of a batch: the id, and the delta or value.
+// Update is one update of a batch (the <Op><Field>Many methods): the id, and the delta or value. A
+// batch is one script call, atomic as a whole, in order (an id may appear more than once). Each
+// update succeeds or fails on its own: its Result holds the new entry or the error that left that
+// entry unchanged. The batch's error return is for failures of the whole call (connection,
+// ErrLayoutMismatch), which change nothing.
 type Update[V any] struct {
 	UserID string
 	Value  V
@@ -541,10 +545,8 @@ func (b *Board) SetPriority(ctx context.Context, id string, v uint32) (Entry, er
 	return first(applyEach(ctx, b, scriptSetPriority, []Update[uint32]{{UserID: id, Value: v}}, digitOfPriority))
 }
 
-// SetPriorityMany applies many SetPriority updates in one script call, atomic as a whole, in order
-// (an id may appear more than once). Each update succeeds or fails on its own: its Result holds
-// the new entry or the error that left that entry unchanged. The error return is for failures of
-// the whole call (connection, ErrLayoutMismatch), which change nothing.
+// SetPriorityMany applies SetPriority to many updates in one script call, as a batch of Update
+// does.
 func (b *Board) SetPriorityMany(ctx context.Context, updates []Update[uint32]) ([]Result, error) {
 	return applyEach(ctx, b, scriptSetPriorityMany, updates, digitOfPriority)
 }
@@ -558,10 +560,8 @@ func (b *Board) MinPriority(ctx context.Context, id string, v uint32) (Entry, er
 	return first(applyEach(ctx, b, scriptMinPriority, []Update[uint32]{{UserID: id, Value: v}}, digitOfPriority))
 }
 
-// MinPriorityMany applies many MinPriority updates in one script call, atomic as a whole, in order
-// (an id may appear more than once). Each update succeeds or fails on its own: its Result holds
-// the new entry or the error that left that entry unchanged. The error return is for failures of
-// the whole call (connection, ErrLayoutMismatch), which change nothing.
+// MinPriorityMany applies MinPriority to many updates in one script call, as a batch of Update
+// does.
 func (b *Board) MinPriorityMany(ctx context.Context, updates []Update[uint32]) ([]Result, error) {
 	return applyEach(ctx, b, scriptMinPriorityMany, updates, digitOfPriority)
 }
@@ -575,10 +575,8 @@ func (b *Board) MaxPriority(ctx context.Context, id string, v uint32) (Entry, er
 	return first(applyEach(ctx, b, scriptMaxPriority, []Update[uint32]{{UserID: id, Value: v}}, digitOfPriority))
 }
 
-// MaxPriorityMany applies many MaxPriority updates in one script call, atomic as a whole, in order
-// (an id may appear more than once). Each update succeeds or fails on its own: its Result holds
-// the new entry or the error that left that entry unchanged. The error return is for failures of
-// the whole call (connection, ErrLayoutMismatch), which change nothing.
+// MaxPriorityMany applies MaxPriority to many updates in one script call, as a batch of Update
+// does.
 func (b *Board) MaxPriorityMany(ctx context.Context, updates []Update[uint32]) ([]Result, error) {
 	return applyEach(ctx, b, scriptMaxPriorityMany, updates, digitOfPriority)
 }
@@ -592,10 +590,7 @@ func (b *Board) MinPoints(ctx context.Context, id string, v Points) (Entry, erro
 	return first(applyEach(ctx, b, scriptMinPoints, []Update[Points]{{UserID: id, Value: v}}, digitOfPoints))
 }
 
-// MinPointsMany applies many MinPoints updates in one script call, atomic as a whole, in order (an
-// id may appear more than once). Each update succeeds or fails on its own: its Result holds the
-// new entry or the error that left that entry unchanged. The error return is for failures of the
-// whole call (connection, ErrLayoutMismatch), which change nothing.
+// MinPointsMany applies MinPoints to many updates in one script call, as a batch of Update does.
 func (b *Board) MinPointsMany(ctx context.Context, updates []Update[Points]) ([]Result, error) {
 	return applyEach(ctx, b, scriptMinPointsMany, updates, digitOfPoints)
 }
@@ -608,10 +603,7 @@ func (b *Board) SetPoints(ctx context.Context, id string, v Points) (Entry, erro
 	return first(applyEach(ctx, b, scriptSetPoints, []Update[Points]{{UserID: id, Value: v}}, digitOfPoints))
 }
 
-// SetPointsMany applies many SetPoints updates in one script call, atomic as a whole, in order (an
-// id may appear more than once). Each update succeeds or fails on its own: its Result holds the
-// new entry or the error that left that entry unchanged. The error return is for failures of the
-// whole call (connection, ErrLayoutMismatch), which change nothing.
+// SetPointsMany applies SetPoints to many updates in one script call, as a batch of Update does.
 func (b *Board) SetPointsMany(ctx context.Context, updates []Update[Points]) ([]Result, error) {
 	return applyEach(ctx, b, scriptSetPointsMany, updates, digitOfPoints)
 }
@@ -627,10 +619,7 @@ func (b *Board) SetDelta(ctx context.Context, id string, v bool) (Entry, error) 
 	}))
 }
 
-// SetDeltaMany applies many SetDelta updates in one script call, atomic as a whole, in order (an
-// id may appear more than once). Each update succeeds or fails on its own: its Result holds the
-// new entry or the error that left that entry unchanged. The error return is for failures of the
-// whole call (connection, ErrLayoutMismatch), which change nothing.
+// SetDeltaMany applies SetDelta to many updates in one script call, as a batch of Update does.
 func (b *Board) SetDeltaMany(ctx context.Context, updates []Update[bool]) ([]Result, error) {
 	return applyEach(ctx, b, scriptSetDeltaMany, updates, func(v bool) (uint64, error) {
 		d := digitOfDelta(v)
@@ -647,10 +636,7 @@ func (b *Board) AddBonus(ctx context.Context, id string, delta int64) (Entry, er
 	return first(applyEach(ctx, b, scriptAddBonus, []Update[int64]{{UserID: id, Value: delta}}, rankgenrt.AsIs[int64]))
 }
 
-// AddBonusMany applies many AddBonus updates in one script call, atomic as a whole, in order (an
-// id may appear more than once). Each update succeeds or fails on its own: its Result holds the
-// new entry or the error that left that entry unchanged. The error return is for failures of the
-// whole call (connection, ErrLayoutMismatch), which change nothing.
+// AddBonusMany applies AddBonus to many updates in one script call, as a batch of Update does.
 func (b *Board) AddBonusMany(ctx context.Context, updates []Update[int64]) ([]Result, error) {
 	return applyEach(ctx, b, scriptAddBonusMany, updates, rankgenrt.AsIs[int64])
 }
@@ -663,10 +649,7 @@ func (b *Board) MinLap(ctx context.Context, id string, v time.Time) (Entry, erro
 	return first(applyEach(ctx, b, scriptMinLap, []Update[time.Time]{{UserID: id, Value: v}}, digitOfLap))
 }
 
-// MinLapMany applies many MinLap updates in one script call, atomic as a whole, in order (an id
-// may appear more than once). Each update succeeds or fails on its own: its Result holds the new
-// entry or the error that left that entry unchanged. The error return is for failures of the whole
-// call (connection, ErrLayoutMismatch), which change nothing.
+// MinLapMany applies MinLap to many updates in one script call, as a batch of Update does.
 func (b *Board) MinLapMany(ctx context.Context, updates []Update[time.Time]) ([]Result, error) {
 	return applyEach(ctx, b, scriptMinLapMany, updates, digitOfLap)
 }
@@ -679,10 +662,7 @@ func (b *Board) MaxLap(ctx context.Context, id string, v time.Time) (Entry, erro
 	return first(applyEach(ctx, b, scriptMaxLap, []Update[time.Time]{{UserID: id, Value: v}}, digitOfLap))
 }
 
-// MaxLapMany applies many MaxLap updates in one script call, atomic as a whole, in order (an id
-// may appear more than once). Each update succeeds or fails on its own: its Result holds the new
-// entry or the error that left that entry unchanged. The error return is for failures of the whole
-// call (connection, ErrLayoutMismatch), which change nothing.
+// MaxLapMany applies MaxLap to many updates in one script call, as a batch of Update does.
 func (b *Board) MaxLapMany(ctx context.Context, updates []Update[time.Time]) ([]Result, error) {
 	return applyEach(ctx, b, scriptMaxLapMany, updates, digitOfLap)
 }
@@ -994,14 +974,7 @@ func (b *Board) around(ctx context.Context, id string, before, after int64, fill
 	if errors.Is(err, redis.Nil) {
 		return nil, rankgenrt.NotFound(id)
 	}
-	if err != nil {
-		return nil, err
-	}
-	start, ps, err := rankgenrt.Window(v)
-	if err != nil {
-		return nil, err
-	}
-	return rankedPairs(start, ps)
+	return window(v, err)
 }
 
 // After returns up to limit entries that rank after the cursor, best first, and the cursor of the
@@ -1113,15 +1086,7 @@ func (b *Board) PageFromEnd(ctx context.Context, offset, limit int64) ([]Ranked,
 	if limit <= 0 {
 		return nil, nil
 	}
-	v, err := rankgenrt.RunRO(ctx, b.c, scriptBottom, b.keys, offset, limit)
-	if err != nil {
-		return nil, err
-	}
-	start, ps, err := rankgenrt.Window(v)
-	if err != nil {
-		return nil, err
-	}
-	return rankedPairs(start, ps)
+	return window(rankgenrt.RunRO(ctx, b.c, scriptBottom, b.keys, offset, limit))
 }
 
 // Percentile returns the share of the board's entries that rank behind the entry of id, in
@@ -1395,15 +1360,7 @@ func (b *Board) AroundScore(ctx context.Context, at Place, before, after int64) 
 	if err != nil {
 		return nil, err
 	}
-	v, err := rankgenrt.RunRO(ctx, b.c, scriptAroundScore, b.keys, rankgenrt.FormatScore(score), member, max(before, 0), max(after, 0))
-	if err != nil {
-		return nil, err
-	}
-	start, ps, err := rankgenrt.Window(v)
-	if err != nil {
-		return nil, err
-	}
-	return rankedPairs(start, ps)
+	return window(rankgenrt.RunRO(ctx, b.c, scriptAroundScore, b.keys, rankgenrt.FormatScore(score), member, max(before, 0), max(after, 0)))
 }
 
 // Reindex builds the board's index (id → member) from the members already in its sorted set: how
@@ -1527,6 +1484,21 @@ func rankedPairs(start int64, ps []rankgenrt.Pair) ([]Ranked, error) {
 		}
 	}
 	return out, nil
+}
+
+/*
+window decodes v, a read script's reply that is a window of entries (the 0-based position of
+the first, then the entries), or returns err, the call's error.
+*/
+func window(v any, err error) ([]Ranked, error) {
+	if err != nil {
+		return nil, err
+	}
+	start, ps, err := rankgenrt.Window(v)
+	if err != nil {
+		return nil, err
+	}
+	return rankedPairs(start, ps)
 }
 
 // checkID refuses ids that no entry can have.

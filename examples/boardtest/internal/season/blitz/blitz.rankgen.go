@@ -334,7 +334,11 @@ type Cursor struct {
 	Member string
 }
 
-// Update is one update of a batch: the id, and the delta or value.
+// Update is one update of a batch (the <Op><Field>Many methods): the id, and the delta or value. A
+// batch is one script call, atomic as a whole, in order (an id may appear more than once). Each
+// update succeeds or fails on its own: its Result holds the new entry or the error that left that
+// entry unchanged. The batch's error return is for failures of the whole call (connection,
+// ErrLayoutMismatch), which change nothing.
 type Update[V any] struct {
 	ID    string
 	Value V
@@ -447,10 +451,7 @@ func (b *Board) AddPoints(ctx context.Context, id string, delta int64) (Entry, e
 	return first(applyEach(ctx, b, scriptAddPoints, []Update[int64]{{ID: id, Value: delta}}, rankgenrt.AsIs[int64]))
 }
 
-// AddPointsMany applies many AddPoints updates in one script call, atomic as a whole, in order (an
-// id may appear more than once). Each update succeeds or fails on its own: its Result holds the
-// new entry or the error that left that entry unchanged. The error return is for failures of the
-// whole call (connection, ErrLayoutMismatch), which change nothing.
+// AddPointsMany applies AddPoints to many updates in one script call, as a batch of Update does.
 func (b *Board) AddPointsMany(ctx context.Context, updates []Update[int64]) ([]Result, error) {
 	return applyEach(ctx, b, scriptAddPointsMany, updates, rankgenrt.AsIs[int64])
 }
@@ -473,10 +474,7 @@ func (b *Board) MinBest(ctx context.Context, id string, v time.Duration) (Entry,
 	}))
 }
 
-// MinBestMany applies many MinBest updates in one script call, atomic as a whole, in order (an id
-// may appear more than once). Each update succeeds or fails on its own: its Result holds the new
-// entry or the error that left that entry unchanged. The error return is for failures of the whole
-// call (connection, ErrLayoutMismatch), which change nothing.
+// MinBestMany applies MinBest to many updates in one script call, as a batch of Update does.
 func (b *Board) MinBestMany(ctx context.Context, updates []Update[time.Duration]) ([]Result, error) {
 	return applyEach(ctx, b, scriptMinBestMany, updates, func(v time.Duration) (uint64, error) {
 		if err := b.season.CheckOffset("Best", v); err != nil {
@@ -728,14 +726,7 @@ func (b *Board) around(ctx context.Context, id string, before, after int64, fill
 	if errors.Is(err, redis.Nil) {
 		return nil, rankgenrt.NotFound(id)
 	}
-	if err != nil {
-		return nil, err
-	}
-	start, ps, err := rankgenrt.Window(v)
-	if err != nil {
-		return nil, err
-	}
-	return rankedPairs(start, ps)
+	return window(v, err)
 }
 
 // After returns up to limit entries that rank after the cursor, best first, and the cursor of the
@@ -847,15 +838,7 @@ func (b *Board) PageFromEnd(ctx context.Context, offset, limit int64) ([]Ranked,
 	if limit <= 0 {
 		return nil, nil
 	}
-	v, err := b.runRO(ctx, scriptBottom, offset, limit)
-	if err != nil {
-		return nil, err
-	}
-	start, ps, err := rankgenrt.Window(v)
-	if err != nil {
-		return nil, err
-	}
-	return rankedPairs(start, ps)
+	return window(b.runRO(ctx, scriptBottom, offset, limit))
 }
 
 // Percentile returns the share of the board's entries that rank behind the entry of id, in
@@ -1127,15 +1110,7 @@ func (b *Board) AroundScore(ctx context.Context, at Place, before, after int64) 
 	if err != nil {
 		return nil, err
 	}
-	v, err := b.runRO(ctx, scriptAroundScore, rankgenrt.FormatScore(score), member, max(before, 0), max(after, 0))
-	if err != nil {
-		return nil, err
-	}
-	start, ps, err := rankgenrt.Window(v)
-	if err != nil {
-		return nil, err
-	}
-	return rankedPairs(start, ps)
+	return window(b.runRO(ctx, scriptAroundScore, rankgenrt.FormatScore(score), member, max(before, 0), max(after, 0)))
 }
 
 // Reindex builds the board's index (id → member) from the members already in its sorted set: how
@@ -1261,6 +1236,21 @@ func rankedPairs(start int64, ps []rankgenrt.Pair) ([]Ranked, error) {
 		}
 	}
 	return out, nil
+}
+
+/*
+window decodes v, a read script's reply that is a window of entries (the 0-based position of
+the first, then the entries), or returns err, the call's error.
+*/
+func window(v any, err error) ([]Ranked, error) {
+	if err != nil {
+		return nil, err
+	}
+	start, ps, err := rankgenrt.Window(v)
+	if err != nil {
+		return nil, err
+	}
+	return rankedPairs(start, ps)
 }
 
 // checkID refuses ids that no entry can have.
