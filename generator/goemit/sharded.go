@@ -219,9 +219,7 @@ func (s *sharded) best(catalog.Op) {
 	s.comment("BestMany applies Board.BestMany with one script call per shard that holds some of the entries, all at once, and reports for each entry whether it was stored. It validates every entry first and writes nothing when one is invalid; a failed shard's call is resent as SetMany's is.")
 	sRecv(f).Id("BestMany").Params(ctxParam(), id("entries").Index().Id("Entry")).Params(jen.Index().Bool(), jen.Error()).Block(
 		jen.If(jen.Err().Op(":=").Add(s.encodable()).Call(id("entries")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
-		jen.List(ctx(), jen.Err()).Op(":=").Add(sDot("batch").Call(ctx())),
-		retErr(jen.Nil()),
-		jen.Return(rt("Gather").Call(ctx(), sDot("shards"), id("entries"), s.idOfItem(jen.Id("Entry")), jen.Parens(jen.Op("*").Id("Board")).Dot("BestMany"))),
+		jen.Return(id("gatherBatch").Call(ctx(), id("s"), id("entries"), s.idOfItem(jen.Id("Entry")), jen.Parens(jen.Op("*").Id("Board")).Dot("BestMany"))),
 	)
 	f.Line()
 }
@@ -295,9 +293,7 @@ func (s *sharded) update(op catalog.Op) {
 	s.comment("%s applies Board.%s with one script call per shard that holds some of the updates, all at once, each shard's part atomic and in order; the Results are in the order of updates. A failed shard's call is resent as SetMany's is.", name, name)
 	typ := jen.Id("Update").Types(valueType(op.Field, u))
 	sRecv(f).Id(name).Params(ctxParam(), id("updates").Index().Add(typ)).Params(jen.Index().Id("Result"), jen.Error()).Block(
-		jen.List(ctx(), jen.Err()).Op(":=").Add(sDot("batch").Call(ctx())),
-		retErr(jen.Nil()),
-		jen.Return(rt("Gather").Call(ctx(), sDot("shards"), id("updates"), s.idOfItem(jen.Id("Update").Types(valueType(op.Field, u))), jen.Parens(jen.Op("*").Id("Board")).Dot(name))),
+		jen.Return(id("gatherBatch").Call(ctx(), id("s"), id("updates"), s.idOfItem(jen.Id("Update").Types(valueType(op.Field, u))), jen.Parens(jen.Op("*").Id("Board")).Dot(name))),
 	)
 	f.Line()
 }
@@ -554,9 +550,7 @@ func (s *sharded) changes(catalog.Op) {
 	f.Line()
 	s.comment("UpdateMany applies Board.UpdateMany with one script call per shard that holds some of the lists, all at once, each shard's part atomic and in order; the Results are in the order of lists. A failed shard's call is resent as SetMany's is.")
 	sRecv(f).Id("UpdateMany").Params(ctxParam(), id("lists").Index().Id("Changes")).Params(jen.Index().Id("Result"), jen.Error()).Block(
-		jen.List(ctx(), jen.Err()).Op(":=").Add(sDot("batch").Call(ctx())),
-		retErr(jen.Nil()),
-		jen.Return(rt("Gather").Call(ctx(), sDot("shards"), id("lists"), s.idOfItem(jen.Id("Changes")), jen.Parens(jen.Op("*").Id("Board")).Dot("UpdateMany"))),
+		jen.Return(id("gatherBatch").Call(ctx(), id("s"), id("lists"), s.idOfItem(jen.Id("Changes")), jen.Parens(jen.Op("*").Id("Board")).Dot("UpdateMany"))),
 	)
 	f.Line()
 }

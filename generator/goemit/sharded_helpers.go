@@ -21,7 +21,7 @@ func sumOver(call jen.Code) jen.Code {
 	return jen.Return(rt("SumShards").Call(ctx(), jen.Len(sDot("shards")), jen.Func().Params(ctxParam(), id("i").Int()).Params(jen.Int64(), jen.Error()).Block(jen.Return(call))))
 }
 
-// routing emits shard and batch.
+// routing emits shard, batch and gatherBatch.
 func (s *sharded) routing() {
 	f := s.f
 	f.Comment("shard returns the shard that holds id.")
@@ -35,6 +35,16 @@ func (s *sharded) routing() {
 		jen.Return(rt("WithIdempotencyKey").Call(ctx(), id("token")), jen.Nil()),
 	)
 	f.Line()
+	f.Line()
+	s.comment("gatherBatch sends a batch write's items to their shards under the batch's one token (batch) and returns call's results in the order of items (rankgenrt.Gather).")
+	f.Func().Id("gatherBatch").Types(jen.List(id("T"), id("R")).Any()).Params(
+		ctxParam(), id("s").Op("*").Id("ShardedBoard"), id("items").Index().Id("T"), id("idOf").Func().Params(id("T")).String(),
+		id("call").Func().Params(jen.Op("*").Id("Board"), jen.Qual("context", "Context"), jen.Index().Id("T")).Params(jen.Index().Id("R"), jen.Error()),
+	).Params(jen.Index().Id("R"), jen.Error()).Block(
+		jen.List(ctx(), jen.Err()).Op(":=").Add(sDot("batch").Call(ctx())),
+		retErr(jen.Nil()),
+		jen.Return(rt("Gather").Call(ctx(), sDot("shards"), id("items"), id("idOf"), id("call"))),
+	)
 	f.Line()
 }
 

@@ -1587,11 +1587,7 @@ func (s *ShardedBoard) BestMany(ctx context.Context, entries []Entry) ([]bool, e
 	if err := encodable(entries); err != nil {
 		return nil, err
 	}
-	ctx, err := s.batch(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return rankgenrt.Gather(ctx, s.shards, entries, func(x Entry) string {
+	return gatherBatch(ctx, s, entries, func(x Entry) string {
 		return x.PlayerID
 	}, (*Board).BestMany)
 }
@@ -1656,11 +1652,7 @@ func (s *ShardedBoard) AddPoints(ctx context.Context, id string, delta int64) (E
 // updates, all at once, each shard's part atomic and in order; the Results are in the order of
 // updates. A failed shard's call is resent as SetMany's is.
 func (s *ShardedBoard) AddPointsMany(ctx context.Context, updates []Update[int64]) ([]Result, error) {
-	ctx, err := s.batch(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return rankgenrt.Gather(ctx, s.shards, updates, func(x Update[int64]) string {
+	return gatherBatch(ctx, s, updates, func(x Update[int64]) string {
 		return x.PlayerID
 	}, (*Board).AddPointsMany)
 }
@@ -1674,11 +1666,7 @@ func (s *ShardedBoard) MaxPoints(ctx context.Context, id string, v uint32) (Entr
 // updates, all at once, each shard's part atomic and in order; the Results are in the order of
 // updates. A failed shard's call is resent as SetMany's is.
 func (s *ShardedBoard) MaxPointsMany(ctx context.Context, updates []Update[uint32]) ([]Result, error) {
-	ctx, err := s.batch(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return rankgenrt.Gather(ctx, s.shards, updates, func(x Update[uint32]) string {
+	return gatherBatch(ctx, s, updates, func(x Update[uint32]) string {
 		return x.PlayerID
 	}, (*Board).MaxPointsMany)
 }
@@ -1692,11 +1680,7 @@ func (s *ShardedBoard) SetPoints(ctx context.Context, id string, v uint32) (Entr
 // updates, all at once, each shard's part atomic and in order; the Results are in the order of
 // updates. A failed shard's call is resent as SetMany's is.
 func (s *ShardedBoard) SetPointsMany(ctx context.Context, updates []Update[uint32]) ([]Result, error) {
-	ctx, err := s.batch(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return rankgenrt.Gather(ctx, s.shards, updates, func(x Update[uint32]) string {
+	return gatherBatch(ctx, s, updates, func(x Update[uint32]) string {
 		return x.PlayerID
 	}, (*Board).SetPointsMany)
 }
@@ -1710,11 +1694,7 @@ func (s *ShardedBoard) AddWins(ctx context.Context, id string, delta int64) (Ent
 // updates, all at once, each shard's part atomic and in order; the Results are in the order of
 // updates. A failed shard's call is resent as SetMany's is.
 func (s *ShardedBoard) AddWinsMany(ctx context.Context, updates []Update[int64]) ([]Result, error) {
-	ctx, err := s.batch(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return rankgenrt.Gather(ctx, s.shards, updates, func(x Update[int64]) string {
+	return gatherBatch(ctx, s, updates, func(x Update[int64]) string {
 		return x.PlayerID
 	}, (*Board).AddWinsMany)
 }
@@ -1728,11 +1708,7 @@ func (s *ShardedBoard) MinWins(ctx context.Context, id string, v uint8) (Entry, 
 // updates, all at once, each shard's part atomic and in order; the Results are in the order of
 // updates. A failed shard's call is resent as SetMany's is.
 func (s *ShardedBoard) MinWinsMany(ctx context.Context, updates []Update[uint8]) ([]Result, error) {
-	ctx, err := s.batch(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return rankgenrt.Gather(ctx, s.shards, updates, func(x Update[uint8]) string {
+	return gatherBatch(ctx, s, updates, func(x Update[uint8]) string {
 		return x.PlayerID
 	}, (*Board).MinWinsMany)
 }
@@ -1746,11 +1722,7 @@ func (s *ShardedBoard) SetTier(ctx context.Context, id string, v Tier) (Entry, e
 // updates, all at once, each shard's part atomic and in order; the Results are in the order of
 // updates. A failed shard's call is resent as SetMany's is.
 func (s *ShardedBoard) SetTierMany(ctx context.Context, updates []Update[Tier]) ([]Result, error) {
-	ctx, err := s.batch(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return rankgenrt.Gather(ctx, s.shards, updates, func(x Update[Tier]) string {
+	return gatherBatch(ctx, s, updates, func(x Update[Tier]) string {
 		return x.PlayerID
 	}, (*Board).SetTierMany)
 }
@@ -1764,11 +1736,7 @@ func (s *ShardedBoard) MaxTier(ctx context.Context, id string, v Tier) (Entry, e
 // updates, all at once, each shard's part atomic and in order; the Results are in the order of
 // updates. A failed shard's call is resent as SetMany's is.
 func (s *ShardedBoard) MaxTierMany(ctx context.Context, updates []Update[Tier]) ([]Result, error) {
-	ctx, err := s.batch(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return rankgenrt.Gather(ctx, s.shards, updates, func(x Update[Tier]) string {
+	return gatherBatch(ctx, s, updates, func(x Update[Tier]) string {
 		return x.PlayerID
 	}, (*Board).MaxTierMany)
 }
@@ -1782,11 +1750,7 @@ func (s *ShardedBoard) Update(ctx context.Context, id string, changes ...Change)
 // all at once, each shard's part atomic and in order; the Results are in the order of lists. A
 // failed shard's call is resent as SetMany's is.
 func (s *ShardedBoard) UpdateMany(ctx context.Context, lists []Changes) ([]Result, error) {
-	ctx, err := s.batch(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return rankgenrt.Gather(ctx, s.shards, lists, func(x Changes) string {
+	return gatherBatch(ctx, s, lists, func(x Changes) string {
 		return x.PlayerID
 	}, (*Board).UpdateMany)
 }
@@ -2304,6 +2268,16 @@ func (s *ShardedBoard) batch(ctx context.Context) (context.Context, error) {
 		return ctx, err
 	}
 	return rankgenrt.WithIdempotencyKey(ctx, token), nil
+}
+
+// gatherBatch sends a batch write's items to their shards under the batch's one token (batch) and
+// returns call's results in the order of items (rankgenrt.Gather).
+func gatherBatch[T, R any](ctx context.Context, s *ShardedBoard, items []T, idOf func(T) string, call func(*Board, context.Context, []T) ([]R, error)) ([]R, error) {
+	ctx, err := s.batch(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return rankgenrt.Gather(ctx, s.shards, items, idOf, call)
 }
 
 // readAll sends one read command to every shard, which cmd queues on a pipeline for the shard's

@@ -1506,11 +1506,7 @@ func (s *ShardedBoard) BestMany(ctx context.Context, entries []Entry) ([]bool, e
 	if err := encodable(entries); err != nil {
 		return nil, err
 	}
-	ctx, err := s.batch(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return rankgenrt.Gather(ctx, s.shards, entries, func(x Entry) string {
+	return gatherBatch(ctx, s, entries, func(x Entry) string {
 		return x.Driver
 	}, (*Board).BestMany)
 }
@@ -1577,11 +1573,7 @@ func (s *ShardedBoard) MinBestLap(ctx context.Context, id string, v uint32) (Ent
 // the updates, all at once, each shard's part atomic and in order; the Results are in the order of
 // updates. A failed shard's call is resent as SetMany's is.
 func (s *ShardedBoard) MinBestLapMany(ctx context.Context, updates []Update[uint32]) ([]Result, error) {
-	ctx, err := s.batch(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return rankgenrt.Gather(ctx, s.shards, updates, func(x Update[uint32]) string {
+	return gatherBatch(ctx, s, updates, func(x Update[uint32]) string {
 		return x.Driver
 	}, (*Board).MinBestLapMany)
 }
@@ -1595,11 +1587,7 @@ func (s *ShardedBoard) SetBestLap(ctx context.Context, id string, v uint32) (Ent
 // the updates, all at once, each shard's part atomic and in order; the Results are in the order of
 // updates. A failed shard's call is resent as SetMany's is.
 func (s *ShardedBoard) SetBestLapMany(ctx context.Context, updates []Update[uint32]) ([]Result, error) {
-	ctx, err := s.batch(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return rankgenrt.Gather(ctx, s.shards, updates, func(x Update[uint32]) string {
+	return gatherBatch(ctx, s, updates, func(x Update[uint32]) string {
 		return x.Driver
 	}, (*Board).SetBestLapMany)
 }
@@ -1613,11 +1601,7 @@ func (s *ShardedBoard) AddLaps(ctx context.Context, id string, delta int64) (Ent
 // updates, all at once, each shard's part atomic and in order; the Results are in the order of
 // updates. A failed shard's call is resent as SetMany's is.
 func (s *ShardedBoard) AddLapsMany(ctx context.Context, updates []Update[int64]) ([]Result, error) {
-	ctx, err := s.batch(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return rankgenrt.Gather(ctx, s.shards, updates, func(x Update[int64]) string {
+	return gatherBatch(ctx, s, updates, func(x Update[int64]) string {
 		return x.Driver
 	}, (*Board).AddLapsMany)
 }
@@ -1631,11 +1615,7 @@ func (s *ShardedBoard) Update(ctx context.Context, id string, changes ...Change)
 // all at once, each shard's part atomic and in order; the Results are in the order of lists. A
 // failed shard's call is resent as SetMany's is.
 func (s *ShardedBoard) UpdateMany(ctx context.Context, lists []Changes) ([]Result, error) {
-	ctx, err := s.batch(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return rankgenrt.Gather(ctx, s.shards, lists, func(x Changes) string {
+	return gatherBatch(ctx, s, lists, func(x Changes) string {
 		return x.Driver
 	}, (*Board).UpdateMany)
 }
@@ -2137,6 +2117,16 @@ func (s *ShardedBoard) batch(ctx context.Context) (context.Context, error) {
 		return ctx, err
 	}
 	return rankgenrt.WithIdempotencyKey(ctx, token), nil
+}
+
+// gatherBatch sends a batch write's items to their shards under the batch's one token (batch) and
+// returns call's results in the order of items (rankgenrt.Gather).
+func gatherBatch[T, R any](ctx context.Context, s *ShardedBoard, items []T, idOf func(T) string, call func(*Board, context.Context, []T) ([]R, error)) ([]R, error) {
+	ctx, err := s.batch(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return rankgenrt.Gather(ctx, s.shards, items, idOf, call)
 }
 
 // readAll sends one read command to every shard, which cmd queues on a pipeline for the shard's

@@ -1471,11 +1471,7 @@ func (s *ShardedBoard) BestMany(ctx context.Context, entries []Entry) ([]bool, e
 	if err := encodable(entries); err != nil {
 		return nil, err
 	}
-	ctx, err := s.batch(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return rankgenrt.Gather(ctx, s.shards, entries, func(x Entry) string {
+	return gatherBatch(ctx, s, entries, func(x Entry) string {
 		return x.Crew
 	}, (*Board).BestMany)
 }
@@ -1542,11 +1538,7 @@ func (s *ShardedBoard) MinStopMs(ctx context.Context, id string, v uint16) (Entr
 // updates, all at once, each shard's part atomic and in order; the Results are in the order of
 // updates. A failed shard's call is resent as SetMany's is.
 func (s *ShardedBoard) MinStopMsMany(ctx context.Context, updates []Update[uint16]) ([]Result, error) {
-	ctx, err := s.batch(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return rankgenrt.Gather(ctx, s.shards, updates, func(x Update[uint16]) string {
+	return gatherBatch(ctx, s, updates, func(x Update[uint16]) string {
 		return x.Crew
 	}, (*Board).MinStopMsMany)
 }
@@ -1560,11 +1552,7 @@ func (s *ShardedBoard) SetStopMs(ctx context.Context, id string, v uint16) (Entr
 // updates, all at once, each shard's part atomic and in order; the Results are in the order of
 // updates. A failed shard's call is resent as SetMany's is.
 func (s *ShardedBoard) SetStopMsMany(ctx context.Context, updates []Update[uint16]) ([]Result, error) {
-	ctx, err := s.batch(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return rankgenrt.Gather(ctx, s.shards, updates, func(x Update[uint16]) string {
+	return gatherBatch(ctx, s, updates, func(x Update[uint16]) string {
 		return x.Crew
 	}, (*Board).SetStopMsMany)
 }
@@ -1578,11 +1566,7 @@ func (s *ShardedBoard) Update(ctx context.Context, id string, changes ...Change)
 // all at once, each shard's part atomic and in order; the Results are in the order of lists. A
 // failed shard's call is resent as SetMany's is.
 func (s *ShardedBoard) UpdateMany(ctx context.Context, lists []Changes) ([]Result, error) {
-	ctx, err := s.batch(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return rankgenrt.Gather(ctx, s.shards, lists, func(x Changes) string {
+	return gatherBatch(ctx, s, lists, func(x Changes) string {
 		return x.Crew
 	}, (*Board).UpdateMany)
 }
@@ -2082,6 +2066,16 @@ func (s *ShardedBoard) batch(ctx context.Context) (context.Context, error) {
 		return ctx, err
 	}
 	return rankgenrt.WithIdempotencyKey(ctx, token), nil
+}
+
+// gatherBatch sends a batch write's items to their shards under the batch's one token (batch) and
+// returns call's results in the order of items (rankgenrt.Gather).
+func gatherBatch[T, R any](ctx context.Context, s *ShardedBoard, items []T, idOf func(T) string, call func(*Board, context.Context, []T) ([]R, error)) ([]R, error) {
+	ctx, err := s.batch(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return rankgenrt.Gather(ctx, s.shards, items, idOf, call)
 }
 
 // readAll sends one read command to every shard, which cmd queues on a pipeline for the shard's

@@ -1498,11 +1498,7 @@ func (s *ShardedBoard) BestMany(ctx context.Context, entries []Entry) ([]bool, e
 	if err := encodable(entries); err != nil {
 		return nil, err
 	}
-	ctx, err := s.batch(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return rankgenrt.Gather(ctx, s.shards, entries, func(x Entry) string {
+	return gatherBatch(ctx, s, entries, func(x Entry) string {
 		return x.UserID
 	}, (*Board).BestMany)
 }
@@ -1567,11 +1563,7 @@ func (s *ShardedBoard) AddPoints(ctx context.Context, id string, delta int64) (E
 // updates, all at once, each shard's part atomic and in order; the Results are in the order of
 // updates. A failed shard's call is resent as SetMany's is.
 func (s *ShardedBoard) AddPointsMany(ctx context.Context, updates []Update[int64]) ([]Result, error) {
-	ctx, err := s.batch(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return rankgenrt.Gather(ctx, s.shards, updates, func(x Update[int64]) string {
+	return gatherBatch(ctx, s, updates, func(x Update[int64]) string {
 		return x.UserID
 	}, (*Board).AddPointsMany)
 }
@@ -1585,11 +1577,7 @@ func (s *ShardedBoard) MaxTier(ctx context.Context, id string, v Tier) (Entry, e
 // updates, all at once, each shard's part atomic and in order; the Results are in the order of
 // updates. A failed shard's call is resent as SetMany's is.
 func (s *ShardedBoard) MaxTierMany(ctx context.Context, updates []Update[Tier]) ([]Result, error) {
-	ctx, err := s.batch(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return rankgenrt.Gather(ctx, s.shards, updates, func(x Update[Tier]) string {
+	return gatherBatch(ctx, s, updates, func(x Update[Tier]) string {
 		return x.UserID
 	}, (*Board).MaxTierMany)
 }
@@ -1603,11 +1591,7 @@ func (s *ShardedBoard) SetTier(ctx context.Context, id string, v Tier) (Entry, e
 // updates, all at once, each shard's part atomic and in order; the Results are in the order of
 // updates. A failed shard's call is resent as SetMany's is.
 func (s *ShardedBoard) SetTierMany(ctx context.Context, updates []Update[Tier]) ([]Result, error) {
-	ctx, err := s.batch(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return rankgenrt.Gather(ctx, s.shards, updates, func(x Update[Tier]) string {
+	return gatherBatch(ctx, s, updates, func(x Update[Tier]) string {
 		return x.UserID
 	}, (*Board).SetTierMany)
 }
@@ -1621,11 +1605,7 @@ func (s *ShardedBoard) AddWins(ctx context.Context, id string, delta int64) (Ent
 // updates, all at once, each shard's part atomic and in order; the Results are in the order of
 // updates. A failed shard's call is resent as SetMany's is.
 func (s *ShardedBoard) AddWinsMany(ctx context.Context, updates []Update[int64]) ([]Result, error) {
-	ctx, err := s.batch(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return rankgenrt.Gather(ctx, s.shards, updates, func(x Update[int64]) string {
+	return gatherBatch(ctx, s, updates, func(x Update[int64]) string {
 		return x.UserID
 	}, (*Board).AddWinsMany)
 }
@@ -1639,11 +1619,7 @@ func (s *ShardedBoard) SetWins(ctx context.Context, id string, v uint16) (Entry,
 // updates, all at once, each shard's part atomic and in order; the Results are in the order of
 // updates. A failed shard's call is resent as SetMany's is.
 func (s *ShardedBoard) SetWinsMany(ctx context.Context, updates []Update[uint16]) ([]Result, error) {
-	ctx, err := s.batch(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return rankgenrt.Gather(ctx, s.shards, updates, func(x Update[uint16]) string {
+	return gatherBatch(ctx, s, updates, func(x Update[uint16]) string {
 		return x.UserID
 	}, (*Board).SetWinsMany)
 }
@@ -1657,11 +1633,7 @@ func (s *ShardedBoard) Update(ctx context.Context, id string, changes ...Change)
 // all at once, each shard's part atomic and in order; the Results are in the order of lists. A
 // failed shard's call is resent as SetMany's is.
 func (s *ShardedBoard) UpdateMany(ctx context.Context, lists []Changes) ([]Result, error) {
-	ctx, err := s.batch(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return rankgenrt.Gather(ctx, s.shards, lists, func(x Changes) string {
+	return gatherBatch(ctx, s, lists, func(x Changes) string {
 		return x.UserID
 	}, (*Board).UpdateMany)
 }
@@ -2175,6 +2147,16 @@ func (s *ShardedBoard) batch(ctx context.Context) (context.Context, error) {
 		return ctx, err
 	}
 	return rankgenrt.WithIdempotencyKey(ctx, token), nil
+}
+
+// gatherBatch sends a batch write's items to their shards under the batch's one token (batch) and
+// returns call's results in the order of items (rankgenrt.Gather).
+func gatherBatch[T, R any](ctx context.Context, s *ShardedBoard, items []T, idOf func(T) string, call func(*Board, context.Context, []T) ([]R, error)) ([]R, error) {
+	ctx, err := s.batch(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return rankgenrt.Gather(ctx, s.shards, items, idOf, call)
 }
 
 // readAll sends one read command to every shard, which cmd queues on a pipeline for the shard's

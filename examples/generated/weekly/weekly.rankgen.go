@@ -1714,11 +1714,7 @@ func (s *ShardedBoard) BestMany(ctx context.Context, entries []Entry) ([]bool, e
 	if err := s.encodable(entries); err != nil {
 		return nil, err
 	}
-	ctx, err := s.batch(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return rankgenrt.Gather(ctx, s.shards, entries, func(x Entry) string {
+	return gatherBatch(ctx, s, entries, func(x Entry) string {
 		return x.PlayerID
 	}, (*Board).BestMany)
 }
@@ -1783,11 +1779,7 @@ func (s *ShardedBoard) AddPoints(ctx context.Context, id string, delta int64) (E
 // updates, all at once, each shard's part atomic and in order; the Results are in the order of
 // updates. A failed shard's call is resent as SetMany's is.
 func (s *ShardedBoard) AddPointsMany(ctx context.Context, updates []Update[int64]) ([]Result, error) {
-	ctx, err := s.batch(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return rankgenrt.Gather(ctx, s.shards, updates, func(x Update[int64]) string {
+	return gatherBatch(ctx, s, updates, func(x Update[int64]) string {
 		return x.PlayerID
 	}, (*Board).AddPointsMany)
 }
@@ -1801,11 +1793,7 @@ func (s *ShardedBoard) MaxPoints(ctx context.Context, id string, v uint32) (Entr
 // updates, all at once, each shard's part atomic and in order; the Results are in the order of
 // updates. A failed shard's call is resent as SetMany's is.
 func (s *ShardedBoard) MaxPointsMany(ctx context.Context, updates []Update[uint32]) ([]Result, error) {
-	ctx, err := s.batch(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return rankgenrt.Gather(ctx, s.shards, updates, func(x Update[uint32]) string {
+	return gatherBatch(ctx, s, updates, func(x Update[uint32]) string {
 		return x.PlayerID
 	}, (*Board).MaxPointsMany)
 }
@@ -1819,11 +1807,7 @@ func (s *ShardedBoard) SetPoints(ctx context.Context, id string, v uint32) (Entr
 // updates, all at once, each shard's part atomic and in order; the Results are in the order of
 // updates. A failed shard's call is resent as SetMany's is.
 func (s *ShardedBoard) SetPointsMany(ctx context.Context, updates []Update[uint32]) ([]Result, error) {
-	ctx, err := s.batch(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return rankgenrt.Gather(ctx, s.shards, updates, func(x Update[uint32]) string {
+	return gatherBatch(ctx, s, updates, func(x Update[uint32]) string {
 		return x.PlayerID
 	}, (*Board).SetPointsMany)
 }
@@ -1837,11 +1821,7 @@ func (s *ShardedBoard) SetPaid(ctx context.Context, id string, v bool) (Entry, e
 // updates, all at once, each shard's part atomic and in order; the Results are in the order of
 // updates. A failed shard's call is resent as SetMany's is.
 func (s *ShardedBoard) SetPaidMany(ctx context.Context, updates []Update[bool]) ([]Result, error) {
-	ctx, err := s.batch(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return rankgenrt.Gather(ctx, s.shards, updates, func(x Update[bool]) string {
+	return gatherBatch(ctx, s, updates, func(x Update[bool]) string {
 		return x.PlayerID
 	}, (*Board).SetPaidMany)
 }
@@ -1855,11 +1835,7 @@ func (s *ShardedBoard) Update(ctx context.Context, id string, changes ...Change)
 // all at once, each shard's part atomic and in order; the Results are in the order of lists. A
 // failed shard's call is resent as SetMany's is.
 func (s *ShardedBoard) UpdateMany(ctx context.Context, lists []Changes) ([]Result, error) {
-	ctx, err := s.batch(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return rankgenrt.Gather(ctx, s.shards, lists, func(x Changes) string {
+	return gatherBatch(ctx, s, lists, func(x Changes) string {
 		return x.PlayerID
 	}, (*Board).UpdateMany)
 }
@@ -2376,6 +2352,16 @@ func (s *ShardedBoard) batch(ctx context.Context) (context.Context, error) {
 		return ctx, err
 	}
 	return rankgenrt.WithIdempotencyKey(ctx, token), nil
+}
+
+// gatherBatch sends a batch write's items to their shards under the batch's one token (batch) and
+// returns call's results in the order of items (rankgenrt.Gather).
+func gatherBatch[T, R any](ctx context.Context, s *ShardedBoard, items []T, idOf func(T) string, call func(*Board, context.Context, []T) ([]R, error)) ([]R, error) {
+	ctx, err := s.batch(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return rankgenrt.Gather(ctx, s.shards, items, idOf, call)
 }
 
 // readAll sends one read command to every shard, which cmd queues on a pipeline for the shard's

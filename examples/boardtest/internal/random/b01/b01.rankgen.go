@@ -1412,11 +1412,7 @@ func (s *ShardedBoard) BestMany(ctx context.Context, entries []Entry) ([]bool, e
 	if err := encodable(entries); err != nil {
 		return nil, err
 	}
-	ctx, err := s.batch(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return rankgenrt.Gather(ctx, s.shards, entries, func(x Entry) string {
+	return gatherBatch(ctx, s, entries, func(x Entry) string {
 		return strconv.FormatUint(x.PlayerID, 10)
 	}, (*Board).BestMany)
 }
@@ -1475,11 +1471,7 @@ func (s *ShardedBoard) AddRaceTime(ctx context.Context, id uint64, delta int64) 
 // the updates, all at once, each shard's part atomic and in order; the Results are in the order of
 // updates. A failed shard's call is resent as SetMany's is.
 func (s *ShardedBoard) AddRaceTimeMany(ctx context.Context, updates []Update[int64]) ([]Result, error) {
-	ctx, err := s.batch(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return rankgenrt.Gather(ctx, s.shards, updates, func(x Update[int64]) string {
+	return gatherBatch(ctx, s, updates, func(x Update[int64]) string {
 		return strconv.FormatUint(x.PlayerID, 10)
 	}, (*Board).AddRaceTimeMany)
 }
@@ -1493,11 +1485,7 @@ func (s *ShardedBoard) MaxRaceTime(ctx context.Context, id uint64, v int64) (Ent
 // the updates, all at once, each shard's part atomic and in order; the Results are in the order of
 // updates. A failed shard's call is resent as SetMany's is.
 func (s *ShardedBoard) MaxRaceTimeMany(ctx context.Context, updates []Update[int64]) ([]Result, error) {
-	ctx, err := s.batch(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return rankgenrt.Gather(ctx, s.shards, updates, func(x Update[int64]) string {
+	return gatherBatch(ctx, s, updates, func(x Update[int64]) string {
 		return strconv.FormatUint(x.PlayerID, 10)
 	}, (*Board).MaxRaceTimeMany)
 }
@@ -1511,11 +1499,7 @@ func (s *ShardedBoard) SetStreak(ctx context.Context, id uint64, v uint8) (Entry
 // updates, all at once, each shard's part atomic and in order; the Results are in the order of
 // updates. A failed shard's call is resent as SetMany's is.
 func (s *ShardedBoard) SetStreakMany(ctx context.Context, updates []Update[uint8]) ([]Result, error) {
-	ctx, err := s.batch(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return rankgenrt.Gather(ctx, s.shards, updates, func(x Update[uint8]) string {
+	return gatherBatch(ctx, s, updates, func(x Update[uint8]) string {
 		return strconv.FormatUint(x.PlayerID, 10)
 	}, (*Board).SetStreakMany)
 }
@@ -1529,11 +1513,7 @@ func (s *ShardedBoard) SetGems(ctx context.Context, id uint64, v int64) (Entry, 
 // updates, all at once, each shard's part atomic and in order; the Results are in the order of
 // updates. A failed shard's call is resent as SetMany's is.
 func (s *ShardedBoard) SetGemsMany(ctx context.Context, updates []Update[int64]) ([]Result, error) {
-	ctx, err := s.batch(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return rankgenrt.Gather(ctx, s.shards, updates, func(x Update[int64]) string {
+	return gatherBatch(ctx, s, updates, func(x Update[int64]) string {
 		return strconv.FormatUint(x.PlayerID, 10)
 	}, (*Board).SetGemsMany)
 }
@@ -1547,11 +1527,7 @@ func (s *ShardedBoard) MaxGems(ctx context.Context, id uint64, v int64) (Entry, 
 // updates, all at once, each shard's part atomic and in order; the Results are in the order of
 // updates. A failed shard's call is resent as SetMany's is.
 func (s *ShardedBoard) MaxGemsMany(ctx context.Context, updates []Update[int64]) ([]Result, error) {
-	ctx, err := s.batch(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return rankgenrt.Gather(ctx, s.shards, updates, func(x Update[int64]) string {
+	return gatherBatch(ctx, s, updates, func(x Update[int64]) string {
 		return strconv.FormatUint(x.PlayerID, 10)
 	}, (*Board).MaxGemsMany)
 }
@@ -1565,11 +1541,7 @@ func (s *ShardedBoard) Update(ctx context.Context, id uint64, changes ...Change)
 // all at once, each shard's part atomic and in order; the Results are in the order of lists. A
 // failed shard's call is resent as SetMany's is.
 func (s *ShardedBoard) UpdateMany(ctx context.Context, lists []Changes) ([]Result, error) {
-	ctx, err := s.batch(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return rankgenrt.Gather(ctx, s.shards, lists, func(x Changes) string {
+	return gatherBatch(ctx, s, lists, func(x Changes) string {
 		return strconv.FormatUint(x.PlayerID, 10)
 	}, (*Board).UpdateMany)
 }
@@ -2077,6 +2049,16 @@ func (s *ShardedBoard) batch(ctx context.Context) (context.Context, error) {
 		return ctx, err
 	}
 	return rankgenrt.WithIdempotencyKey(ctx, token), nil
+}
+
+// gatherBatch sends a batch write's items to their shards under the batch's one token (batch) and
+// returns call's results in the order of items (rankgenrt.Gather).
+func gatherBatch[T, R any](ctx context.Context, s *ShardedBoard, items []T, idOf func(T) string, call func(*Board, context.Context, []T) ([]R, error)) ([]R, error) {
+	ctx, err := s.batch(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return rankgenrt.Gather(ctx, s.shards, items, idOf, call)
 }
 
 // readAll sends one read command to every shard, which cmd queues on a pipeline for the shard's

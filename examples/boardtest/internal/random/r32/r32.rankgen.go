@@ -1648,11 +1648,7 @@ func (s *ShardedBoard) BestMany(ctx context.Context, entries []Entry) ([]bool, e
 	if err := encodable(entries); err != nil {
 		return nil, err
 	}
-	ctx, err := s.batch(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return rankgenrt.Gather(ctx, s.shards, entries, func(x Entry) string {
+	return gatherBatch(ctx, s, entries, func(x Entry) string {
 		return x.UserID
 	}, (*Board).BestMany)
 }
@@ -1717,11 +1713,7 @@ func (s *ShardedBoard) SetPriority(ctx context.Context, id string, v uint32) (En
 // the updates, all at once, each shard's part atomic and in order; the Results are in the order of
 // updates. A failed shard's call is resent as SetMany's is.
 func (s *ShardedBoard) SetPriorityMany(ctx context.Context, updates []Update[uint32]) ([]Result, error) {
-	ctx, err := s.batch(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return rankgenrt.Gather(ctx, s.shards, updates, func(x Update[uint32]) string {
+	return gatherBatch(ctx, s, updates, func(x Update[uint32]) string {
 		return x.UserID
 	}, (*Board).SetPriorityMany)
 }
@@ -1735,11 +1727,7 @@ func (s *ShardedBoard) MinPriority(ctx context.Context, id string, v uint32) (En
 // the updates, all at once, each shard's part atomic and in order; the Results are in the order of
 // updates. A failed shard's call is resent as SetMany's is.
 func (s *ShardedBoard) MinPriorityMany(ctx context.Context, updates []Update[uint32]) ([]Result, error) {
-	ctx, err := s.batch(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return rankgenrt.Gather(ctx, s.shards, updates, func(x Update[uint32]) string {
+	return gatherBatch(ctx, s, updates, func(x Update[uint32]) string {
 		return x.UserID
 	}, (*Board).MinPriorityMany)
 }
@@ -1753,11 +1741,7 @@ func (s *ShardedBoard) MaxPriority(ctx context.Context, id string, v uint32) (En
 // the updates, all at once, each shard's part atomic and in order; the Results are in the order of
 // updates. A failed shard's call is resent as SetMany's is.
 func (s *ShardedBoard) MaxPriorityMany(ctx context.Context, updates []Update[uint32]) ([]Result, error) {
-	ctx, err := s.batch(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return rankgenrt.Gather(ctx, s.shards, updates, func(x Update[uint32]) string {
+	return gatherBatch(ctx, s, updates, func(x Update[uint32]) string {
 		return x.UserID
 	}, (*Board).MaxPriorityMany)
 }
@@ -1771,11 +1755,7 @@ func (s *ShardedBoard) MinPoints(ctx context.Context, id string, v Points) (Entr
 // updates, all at once, each shard's part atomic and in order; the Results are in the order of
 // updates. A failed shard's call is resent as SetMany's is.
 func (s *ShardedBoard) MinPointsMany(ctx context.Context, updates []Update[Points]) ([]Result, error) {
-	ctx, err := s.batch(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return rankgenrt.Gather(ctx, s.shards, updates, func(x Update[Points]) string {
+	return gatherBatch(ctx, s, updates, func(x Update[Points]) string {
 		return x.UserID
 	}, (*Board).MinPointsMany)
 }
@@ -1789,11 +1769,7 @@ func (s *ShardedBoard) SetPoints(ctx context.Context, id string, v Points) (Entr
 // updates, all at once, each shard's part atomic and in order; the Results are in the order of
 // updates. A failed shard's call is resent as SetMany's is.
 func (s *ShardedBoard) SetPointsMany(ctx context.Context, updates []Update[Points]) ([]Result, error) {
-	ctx, err := s.batch(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return rankgenrt.Gather(ctx, s.shards, updates, func(x Update[Points]) string {
+	return gatherBatch(ctx, s, updates, func(x Update[Points]) string {
 		return x.UserID
 	}, (*Board).SetPointsMany)
 }
@@ -1807,11 +1783,7 @@ func (s *ShardedBoard) SetDelta(ctx context.Context, id string, v bool) (Entry, 
 // updates, all at once, each shard's part atomic and in order; the Results are in the order of
 // updates. A failed shard's call is resent as SetMany's is.
 func (s *ShardedBoard) SetDeltaMany(ctx context.Context, updates []Update[bool]) ([]Result, error) {
-	ctx, err := s.batch(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return rankgenrt.Gather(ctx, s.shards, updates, func(x Update[bool]) string {
+	return gatherBatch(ctx, s, updates, func(x Update[bool]) string {
 		return x.UserID
 	}, (*Board).SetDeltaMany)
 }
@@ -1825,11 +1797,7 @@ func (s *ShardedBoard) AddBonus(ctx context.Context, id string, delta int64) (En
 // updates, all at once, each shard's part atomic and in order; the Results are in the order of
 // updates. A failed shard's call is resent as SetMany's is.
 func (s *ShardedBoard) AddBonusMany(ctx context.Context, updates []Update[int64]) ([]Result, error) {
-	ctx, err := s.batch(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return rankgenrt.Gather(ctx, s.shards, updates, func(x Update[int64]) string {
+	return gatherBatch(ctx, s, updates, func(x Update[int64]) string {
 		return x.UserID
 	}, (*Board).AddBonusMany)
 }
@@ -1843,11 +1811,7 @@ func (s *ShardedBoard) MinLap(ctx context.Context, id string, v time.Time) (Entr
 // updates, all at once, each shard's part atomic and in order; the Results are in the order of
 // updates. A failed shard's call is resent as SetMany's is.
 func (s *ShardedBoard) MinLapMany(ctx context.Context, updates []Update[time.Time]) ([]Result, error) {
-	ctx, err := s.batch(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return rankgenrt.Gather(ctx, s.shards, updates, func(x Update[time.Time]) string {
+	return gatherBatch(ctx, s, updates, func(x Update[time.Time]) string {
 		return x.UserID
 	}, (*Board).MinLapMany)
 }
@@ -1861,11 +1825,7 @@ func (s *ShardedBoard) MaxLap(ctx context.Context, id string, v time.Time) (Entr
 // updates, all at once, each shard's part atomic and in order; the Results are in the order of
 // updates. A failed shard's call is resent as SetMany's is.
 func (s *ShardedBoard) MaxLapMany(ctx context.Context, updates []Update[time.Time]) ([]Result, error) {
-	ctx, err := s.batch(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return rankgenrt.Gather(ctx, s.shards, updates, func(x Update[time.Time]) string {
+	return gatherBatch(ctx, s, updates, func(x Update[time.Time]) string {
 		return x.UserID
 	}, (*Board).MaxLapMany)
 }
@@ -1879,11 +1839,7 @@ func (s *ShardedBoard) Update(ctx context.Context, id string, changes ...Change)
 // all at once, each shard's part atomic and in order; the Results are in the order of lists. A
 // failed shard's call is resent as SetMany's is.
 func (s *ShardedBoard) UpdateMany(ctx context.Context, lists []Changes) ([]Result, error) {
-	ctx, err := s.batch(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return rankgenrt.Gather(ctx, s.shards, lists, func(x Changes) string {
+	return gatherBatch(ctx, s, lists, func(x Changes) string {
 		return x.UserID
 	}, (*Board).UpdateMany)
 }
@@ -2395,6 +2351,16 @@ func (s *ShardedBoard) batch(ctx context.Context) (context.Context, error) {
 		return ctx, err
 	}
 	return rankgenrt.WithIdempotencyKey(ctx, token), nil
+}
+
+// gatherBatch sends a batch write's items to their shards under the batch's one token (batch) and
+// returns call's results in the order of items (rankgenrt.Gather).
+func gatherBatch[T, R any](ctx context.Context, s *ShardedBoard, items []T, idOf func(T) string, call func(*Board, context.Context, []T) ([]R, error)) ([]R, error) {
+	ctx, err := s.batch(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return rankgenrt.Gather(ctx, s.shards, items, idOf, call)
 }
 
 // readAll sends one read command to every shard, which cmd queues on a pipeline for the shard's
