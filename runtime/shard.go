@@ -4,6 +4,7 @@ import (
 	"container/heap"
 	"context"
 	"errors"
+	"math"
 	"strconv"
 	"strings"
 	"sync"
@@ -390,6 +391,61 @@ func AroundBounds(r, before, after, count int64, fill bool) (start, stop int64) 
 		}
 	}
 	return start, min(stop, last)
+}
+
+// ReshardProgress is how far Reshard got: the source shard it copies and the cursor (C, the
+// board's Cursor) of the last entry it copied from that shard. The zero value is the start.
+type ReshardProgress[C any] struct {
+	Shard  int   // the source shard being copied; the number of shards when done
+	After  C     // the last entry copied from it
+	Copied int64 // entries copied so far
+}
+
+// Reshard copies every entry of a sharded board of shards shards into another (a generated
+// ShardedBoard's Reshard): shard by shard from from, in keyset pages of pageSize entries that
+// page reads (shard i's entries after cur, up to n, and the cursor of the last: Board.After),
+// each stored with store (the destination's SetMany); progress, when not nil, hears of every
+// page. At the end the source's and the copy's sizes (their Count) must agree: a difference is
+// a *DriftError. A pageSize below 1, or from.Shard outside [0, shards], is ErrOutOfRange.
+func Reshard[C, E any](ctx context.Context, shards int, from ReshardProgress[C], pageSize int64,
+	page func(ctx context.Context, shard int, cur C, n int64) ([]E, C, error), store func(context.Context, []E) error,
+	progress func(ReshardProgress[C]), sourceCount, copyCount func(context.Context) (int64, error)) (ReshardProgress[C], error) {
+	if pageSize < 1 {
+		return from, IntRangeError("pageSize", pageSize, 1, math.MaxInt64)
+	}
+	if from.Shard < 0 || from.Shard > shards {
+		return from, IntRangeError("from.Shard", int64(from.Shard), 0, int64(shards))
+	}
+	at := from
+	for at.Shard < shards {
+		entries, next, err := page(ctx, at.Shard, at.After, pageSize)
+		if err != nil {
+			return at, err
+		}
+		if len(entries) == 0 {
+			at = ReshardProgress[C]{Shard: at.Shard + 1, Copied: at.Copied}
+			continue
+		}
+		if err := store(ctx, entries); err != nil {
+			return at, err
+		}
+		at.After, at.Copied = next, at.Copied+int64(len(entries))
+		if progress != nil {
+			progress(at)
+		}
+	}
+	want, err := sourceCount(ctx)
+	if err != nil {
+		return at, err
+	}
+	got, err := copyCount(ctx)
+	if err != nil {
+		return at, err
+	}
+	if got != want {
+		return at, &DriftError{Source: want, Copy: got}
+	}
+	return at, nil
 }
 
 // ErrReshardDrift: a resharded board does not hold what its source holds at the end of the

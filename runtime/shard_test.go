@@ -318,3 +318,53 @@ func TestAsIs(t *testing.T) {
 		t.Errorf("AsIs(-7) = %d, %v", v, err)
 	}
 }
+
+// Reshard copies every shard's entries page by page, reports each page, resumes from a progress
+// it reported, refuses bad arguments, and reports a copy whose size differs (DriftError).
+func TestReshardCopy(t *testing.T) {
+	ctx := context.Background()
+	source := [][]int{{1, 2, 3, 4, 5}, {}, {6, 7}}
+	page := func(_ context.Context, shard int, after int, n int64) ([]int, int, error) {
+		var out []int
+		for _, x := range source[shard] {
+			if x > after && int64(len(out)) < n {
+				out = append(out, x)
+			}
+		}
+		if len(out) == 0 {
+			return nil, 0, nil
+		}
+		return out, out[len(out)-1], nil
+	}
+	var copied []int
+	store := func(_ context.Context, xs []int) error { copied = append(copied, xs...); return nil }
+	count := func(n *int64) func(context.Context) (int64, error) {
+		return func(context.Context) (int64, error) { return *n, nil }
+	}
+	seven := int64(7)
+	var seen []ReshardProgress[int]
+	at, err := Reshard(ctx, 3, ReshardProgress[int]{}, 2, page, store, func(p ReshardProgress[int]) { seen = append(seen, p) }, count(&seven), func(context.Context) (int64, error) { return int64(len(copied)), nil })
+	if err != nil || at != (ReshardProgress[int]{Shard: 3, Copied: 7}) || !slices.Equal(copied, []int{1, 2, 3, 4, 5, 6, 7}) {
+		t.Fatalf("Reshard = %+v, %v; copied %v", at, err, copied)
+	}
+	if want := []ReshardProgress[int]{{0, 2, 2}, {0, 4, 4}, {0, 5, 5}, {2, 7, 7}}; !slices.Equal(seen, want) {
+		t.Errorf("progress %v, want %v", seen, want)
+	}
+	copied = nil
+	at, err = Reshard(ctx, 3, seen[1], 2, page, store, nil, count(&seven), func(context.Context) (int64, error) { return 7, nil })
+	if err != nil || at.Copied != 7 || !slices.Equal(copied, []int{5, 6, 7}) {
+		t.Errorf("resumed from %+v: %+v, %v; copied %v, want 5 6 7", seen[1], at, err, copied)
+	}
+	six := int64(6)
+	if _, err := Reshard(ctx, 3, ReshardProgress[int]{}, 2, page, store, nil, count(&seven), count(&six)); !errors.Is(err, ErrReshardDrift) {
+		t.Errorf("a copy of 6 of 7 entries: %v, want ErrReshardDrift", err)
+	}
+	for _, bad := range []struct {
+		from     ReshardProgress[int]
+		pageSize int64
+	}{{ReshardProgress[int]{}, 0}, {ReshardProgress[int]{Shard: -1}, 2}, {ReshardProgress[int]{Shard: 4}, 2}} {
+		if _, err := Reshard(ctx, 3, bad.from, bad.pageSize, page, store, nil, count(&seven), count(&seven)); !errors.Is(err, ErrOutOfRange) {
+			t.Errorf("Reshard from %+v, pageSize %d: %v, want ErrOutOfRange", bad.from, bad.pageSize, err)
+		}
+	}
+}

@@ -499,41 +499,24 @@ func (s *sharded) countRange(op catalog.Op) {
 	s.f.Line()
 }
 
-// reshard emits ReshardProgress and Reshard, the migration to another shard count.
+// reshard emits ReshardProgress and Reshard, the migration to another shard count, over
+// rankgenrt.Reshard.
 func (s *sharded) reshard() {
 	f := s.f
 	s.comment("ReshardProgress is how far Reshard got: the source shard it copies and the cursor of the last entry it copied from that shard. The zero value is the start.")
-	f.Type().Id("ReshardProgress").Struct(
-		jen.Id("Shard").Int().Comment("the source shard being copied; the number of shards when done"),
-		jen.Id("After").Id("Cursor").Comment("the last entry copied from it"),
-		jen.Id("Copied").Int64().Comment("entries copied so far"),
-	)
+	f.Type().Id("ReshardProgress").Op("=").Add(rt("ReshardProgress")).Types(jen.Id("Cursor"))
 	f.Line()
 	s.comment(`Reshard copies every entry of s into dst — the same board under another shard count (NewShardedBoard with the same key and another count names other keys) or another key — shard by shard, in keyset pages (Board.After) of pageSize entries, each stored in dst with one SetMany, and reports its progress after every page. Storing a page twice leaves dst as storing it once (SetMany replaces an id's entry), so a Reshard that stopped is resumed by calling it again from the last progress it returned or reported (or from the zero value): no entry is lost or doubled. At the end it checks that dst holds as many entries as s: a difference is an error matching ErrReshardDrift. Its limit: s must not be written during the copy (stop the writers, Reshard, then move readers and writers to dst and delete s's keys, Keys); a write to an entry already copied would be missing from dst.%s`, s.reshardDocExtra())
 	sRecv(f).Id("Reshard").Params(ctxParam(), id("dst").Op("*").Id("ShardedBoard"), id("from").Id("ReshardProgress"), id("pageSize").Int64(), id("progress").Func().Params(jen.Id("ReshardProgress"))).Params(jen.Id("ReshardProgress"), jen.Error()).Block(
-		jen.If(id("pageSize").Op("<").Lit(1)).Block(jen.Return(id("from"), rt("IntRangeError").Call(jen.Lit("pageSize"), id("pageSize"), jen.Lit(1), jen.Qual("math", "MaxInt64")))),
-		jen.If(id("from").Dot("Shard").Op("<").Lit(0).Op("||").Id("from").Dot("Shard").Op(">").Len(sDot("shards"))).Block(
-			jen.Return(id("from"), rt("IntRangeError").Call(jen.Lit("from.Shard"), jen.Int64().Call(id("from").Dot("Shard")), jen.Lit(0), jen.Int64().Call(jen.Len(sDot("shards")))))),
-		id("at").Op(":=").Id("from"),
-		jen.For(jen.Id("at").Dot("Shard").Op("<").Len(sDot("shards"))).Block(
-			jen.List(id("page"), id("next"), jen.Err()).Op(":=").Add(sDot("shards").Index(id("at").Dot("Shard")).Dot("After").Call(ctx(), id("at").Dot("After"), id("pageSize"))),
-			retErr(id("at")),
-			jen.If(jen.Len(id("page")).Op("==").Lit(0)).Block(
-				id("at").Op("=").Id("ReshardProgress").Values(jen.Dict{id("Shard"): id("at").Dot("Shard").Op("+").Lit(1), id("Copied"): id("at").Dot("Copied")}),
-				jen.Continue(),
-			),
-			id("entries").Op(":=").Make(jen.Index().Id("Entry"), jen.Len(id("page"))),
-			jen.For(jen.List(id("i"), id("r")).Op(":=").Range().Id("page")).Block(id("entries").Index(id("i")).Op("=").Id("r").Dot("Entry")),
-			jen.If(jen.Err().Op(":=").Id("dst").Dot("SetMany").Call(ctx(), id("entries")), jen.Err().Op("!=").Nil()).Block(jen.Return(id("at"), jen.Err())),
-			id("at").Dot("After").Op(",").Id("at").Dot("Copied").Op("=").Id("next").Op(",").Id("at").Dot("Copied").Op("+").Int64().Call(jen.Len(id("page"))),
-			jen.If(id("progress").Op("!=").Nil()).Block(id("progress").Call(id("at"))),
-		),
-		jen.List(id("want"), jen.Err()).Op(":=").Add(sDot("Count").Call(ctx())),
-		retErr(id("at")),
-		jen.List(id("got"), jen.Err()).Op(":=").Id("dst").Dot("Count").Call(ctx()),
-		retErr(id("at")),
-		jen.If(id("got").Op("!=").Id("want")).Block(jen.Return(id("at"), jen.Op("&").Add(rt("DriftError")).Values(jen.Dict{id("Source"): id("want"), id("Copy"): id("got")}))),
-		jen.Return(id("at"), jen.Nil()),
+		jen.Return(rt("Reshard").Call(ctx(), jen.Len(sDot("shards")), id("from"), id("pageSize"), sDot("entriesAfter"), id("dst").Dot("SetMany"), id("progress"), sDot("Count"), id("dst").Dot("Count"))),
+	)
+	f.Line()
+	f.Comment("entriesAfter reads shard i's entries after cur, up to n, and the cursor of the last (Board.After).")
+	sRecv(f).Id("entriesAfter").Params(ctxParam(), id("i").Int(), id("cur").Id("Cursor"), id("n").Int64()).Params(jen.Index().Id("Entry"), jen.Id("Cursor"), jen.Error()).Block(
+		jen.List(id("page"), id("next"), jen.Err()).Op(":=").Add(sDot("shards").Index(id("i")).Dot("After").Call(ctx(), id("cur"), id("n"))),
+		id("entries").Op(":=").Make(jen.Index().Id("Entry"), jen.Len(id("page"))),
+		jen.For(jen.List(id("j"), id("r")).Op(":=").Range().Id("page")).Block(id("entries").Index(id("j")).Op("=").Id("r").Dot("Entry")),
+		jen.Return(id("entries"), id("next"), jen.Err()),
 	)
 	f.Line()
 }

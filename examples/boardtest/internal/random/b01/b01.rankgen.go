@@ -1970,11 +1970,7 @@ func (s *ShardedBoard) placeWindow(ctx context.Context, score float64, member st
 
 // ReshardProgress is how far Reshard got: the source shard it copies and the cursor of the last
 // entry it copied from that shard. The zero value is the start.
-type ReshardProgress struct {
-	Shard  int    // the source shard being copied; the number of shards when done
-	After  Cursor // the last entry copied from it
-	Copied int64  // entries copied so far
-}
+type ReshardProgress = rankgenrt.ReshardProgress[Cursor]
 
 // Reshard copies every entry of s into dst — the same board under another shard count
 // (NewShardedBoard with the same key and another count names other keys) or another key — shard
@@ -1987,52 +1983,17 @@ type ReshardProgress struct {
 // Reshard, then move readers and writers to dst and delete s's keys, Keys); a write to an entry
 // already copied would be missing from dst.
 func (s *ShardedBoard) Reshard(ctx context.Context, dst *ShardedBoard, from ReshardProgress, pageSize int64, progress func(ReshardProgress)) (ReshardProgress, error) {
-	if pageSize < 1 {
-		return from, rankgenrt.IntRangeError("pageSize", pageSize, 1, math.MaxInt64)
+	return rankgenrt.Reshard(ctx, len(s.shards), from, pageSize, s.entriesAfter, dst.SetMany, progress, s.Count, dst.Count)
+}
+
+// entriesAfter reads shard i's entries after cur, up to n, and the cursor of the last (Board.After).
+func (s *ShardedBoard) entriesAfter(ctx context.Context, i int, cur Cursor, n int64) ([]Entry, Cursor, error) {
+	page, next, err := s.shards[i].After(ctx, cur, n)
+	entries := make([]Entry, len(page))
+	for j, r := range page {
+		entries[j] = r.Entry
 	}
-	if from.Shard < 0 || from.Shard > len(s.shards) {
-		return from, rankgenrt.IntRangeError("from.Shard", int64(from.Shard), 0, int64(len(s.shards)))
-	}
-	at := from
-	for at.Shard < len(s.shards) {
-		page, next, err := s.shards[at.Shard].After(ctx, at.After, pageSize)
-		if err != nil {
-			return at, err
-		}
-		if len(page) == 0 {
-			at = ReshardProgress{
-				Copied: at.Copied,
-				Shard:  at.Shard + 1,
-			}
-			continue
-		}
-		entries := make([]Entry, len(page))
-		for i, r := range page {
-			entries[i] = r.Entry
-		}
-		if err := dst.SetMany(ctx, entries); err != nil {
-			return at, err
-		}
-		at.After, at.Copied = next, at.Copied+int64(len(page))
-		if progress != nil {
-			progress(at)
-		}
-	}
-	want, err := s.Count(ctx)
-	if err != nil {
-		return at, err
-	}
-	got, err := dst.Count(ctx)
-	if err != nil {
-		return at, err
-	}
-	if got != want {
-		return at, &rankgenrt.DriftError{
-			Copy:   got,
-			Source: want,
-		}
-	}
-	return at, nil
+	return entries, next, err
 }
 
 // shard returns the shard that holds id.
