@@ -320,3 +320,7 @@ func Standing(v any, err error) (pos, count int64, _ error) {
 	}
 	return pos, count, nil
 }
+
+// AsIs passes a value on unchanged: the script argument of a field update that takes its value
+// as it is (an add's delta).
+func AsIs[V any](v V) (V, error) { return v, nil }

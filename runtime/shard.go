@@ -4,9 +4,11 @@ import (
 	"container/heap"
 	"context"
 	"errors"
+	"math"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/rankgen/rankgen/internal/quote"
 	"github.com/redis/go-redis/v9"
@@ -137,6 +139,84 @@ func Scatter(ctx context.Context, groups [][]int, call func(ctx context.Context,
 		}
 	}
 	return nil
+}
+
+// ScatterItems calls call, all at once, with each of shards that holds some of n items and the
+// positions of its items; idOf(i) is the canonical text of item i's id (ShardOf). It returns the
+// first error in shard order.
+func ScatterItems[B any](ctx context.Context, shards []B, n int, idOf func(i int) string, call func(ctx context.Context, shard B, at []int) error) error {
+	return Scatter(ctx, GroupByShard(n, len(shards), idOf), func(ctx context.Context, shard int, at []int) error {
+		return call(ctx, shards[shard], at)
+	})
+}
+
+// Gather sends items to their shards (idOf: the canonical text of an item's id) with one call
+// per shard that holds some of them, all at once, and returns call's results in the order of
+// items; call answers one result per item it is given. The first error in shard order fails
+// the whole; nil items give nil results.
+func Gather[B, T, R any](ctx context.Context, shards []B, items []T, idOf func(T) string, call func(B, context.Context, []T) ([]R, error)) ([]R, error) {
+	if len(items) == 0 {
+		return nil, nil
+	}
+	out := make([]R, len(items))
+	err := ScatterItems(ctx, shards, len(items), func(i int) string { return idOf(items[i]) }, func(ctx context.Context, shard B, at []int) error {
+		rs, err := call(shard, ctx, Pick(items, at))
+		if err != nil {
+			return err
+		}
+		for j, i := range at {
+			out[i] = rs[j]
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// SumShards runs count on every one of shards shards at once and adds up what they return; the
+// first error in shard order fails the sum.
+func SumShards(ctx context.Context, shards int, count func(ctx context.Context, shard int) (int64, error)) (int64, error) {
+	var n atomic.Int64
+	err := Scatter(ctx, EveryShard(shards), func(ctx context.Context, shard int, _ []int) error {
+		k, err := count(ctx, shard)
+		n.Add(k)
+		return err
+	})
+	return n.Load(), err
+}
+
+// TieBand is how many members of a run of equal scores TieRun reads per round trip.
+const TieBand = 256
+
+// TieRun queues on c the read of the run of members of score (its text, FormatScore) on the
+// sorted set key, best first (greater members first, as ZREVRANGE orders equal scores), from
+// the 0-based offset: up to TieBand of them.
+func TieRun(ctx context.Context, c redis.Cmdable, key, score string, offset int64) *redis.StringSliceCmd {
+	return c.ZRangeArgs(ctx, redis.ZRangeArgs{Key: key, Start: score, Stop: score, ByScore: true, Rev: true, Offset: offset, Count: TieBand})
+}
+
+// TiesAhead counts the members greater than member (Redis's order of equal scores: their bytes)
+// in the run of entries of score on key whose first members, best first, are band (TieRun from
+// offset 0), reading the run on, TieBand members a round trip, while all of a full band is
+// ahead.
+func TiesAhead(ctx context.Context, c redis.Cmdable, key, score, member string, band []string) (int64, error) {
+	var k int64
+	for offset := int64(0); ; offset += TieBand {
+		i := 0
+		for i < len(band) && band[i] > member {
+			i++
+		}
+		k += int64(i)
+		if i < len(band) || len(band) < TieBand {
+			return k, nil
+		}
+		var err error
+		if band, err = TieRun(ctx, c, key, score, offset+TieBand).Result(); err != nil {
+			return 0, ReplyError(err)
+		}
+	}
 }
 
 // EveryShard is the groups of Scatter that call every one of shards once.
@@ -311,6 +391,61 @@ func AroundBounds(r, before, after, count int64, fill bool) (start, stop int64) 
 		}
 	}
 	return start, min(stop, last)
+}
+
+// ReshardProgress is how far Reshard got: the source shard it copies and the cursor (C, the
+// board's Cursor) of the last entry it copied from that shard. The zero value is the start.
+type ReshardProgress[C any] struct {
+	Shard  int   // the source shard being copied; the number of shards when done
+	After  C     // the last entry copied from it
+	Copied int64 // entries copied so far
+}
+
+// Reshard copies every entry of a sharded board of shards shards into another (a generated
+// ShardedBoard's Reshard): shard by shard from from, in keyset pages of pageSize entries that
+// page reads (shard i's entries after cur, up to n, and the cursor of the last: Board.After),
+// each stored with store (the destination's SetMany); progress, when not nil, hears of every
+// page. At the end the source's and the copy's sizes (their Count) must agree: a difference is
+// a *DriftError. A pageSize below 1, or from.Shard outside [0, shards], is ErrOutOfRange.
+func Reshard[C, E any](ctx context.Context, shards int, from ReshardProgress[C], pageSize int64,
+	page func(ctx context.Context, shard int, cur C, n int64) ([]E, C, error), store func(context.Context, []E) error,
+	progress func(ReshardProgress[C]), sourceCount, copyCount func(context.Context) (int64, error)) (ReshardProgress[C], error) {
+	if pageSize < 1 {
+		return from, IntRangeError("pageSize", pageSize, 1, math.MaxInt64)
+	}
+	if from.Shard < 0 || from.Shard > shards {
+		return from, IntRangeError("from.Shard", int64(from.Shard), 0, int64(shards))
+	}
+	at := from
+	for at.Shard < shards {
+		entries, next, err := page(ctx, at.Shard, at.After, pageSize)
+		if err != nil {
+			return at, err
+		}
+		if len(entries) == 0 {
+			at = ReshardProgress[C]{Shard: at.Shard + 1, Copied: at.Copied}
+			continue
+		}
+		if err := store(ctx, entries); err != nil {
+			return at, err
+		}
+		at.After, at.Copied = next, at.Copied+int64(len(entries))
+		if progress != nil {
+			progress(at)
+		}
+	}
+	want, err := sourceCount(ctx)
+	if err != nil {
+		return at, err
+	}
+	got, err := copyCount(ctx)
+	if err != nil {
+		return at, err
+	}
+	if got != want {
+		return at, &DriftError{Source: want, Copy: got}
+	}
+	return at, nil
 }
 
 // ErrReshardDrift: a resharded board does not hold what its source holds at the end of the

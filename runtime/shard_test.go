@@ -4,10 +4,12 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"fmt"
 	"hash/fnv"
 	"math/rand/v2"
 	"slices"
 	"strconv"
+	"sync"
 	"testing"
 
 	"github.com/rankgen/rankgen/internal/testkit/redistest"
@@ -193,5 +195,176 @@ func TestPipeReloadsLibrary(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// Gather sends every item to its shard once and puts the shards' answers back in the order of
+// the items; a shard's error fails the whole; no items, no calls.
+func TestGather(t *testing.T) {
+	ctx := context.Background()
+	shards := []string{"s0", "s1", "s2"}
+	ids := []string{"a", "b", "c", "d", "e", "f", "g", "a"}
+	var mu sync.Mutex
+	calls := map[string][]string{}
+	echo := func(shard string, _ context.Context, part []string) ([]string, error) {
+		mu.Lock()
+		calls[shard] = append(calls[shard], part...)
+		mu.Unlock()
+		out := make([]string, len(part))
+		for i, id := range part {
+			out[i] = shard + ":" + id
+		}
+		return out, nil
+	}
+	got, err := Gather(ctx, shards, ids, func(id string) string { return id }, echo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, id := range ids {
+		if want := shards[ShardOf(id, 3)] + ":" + id; got[i] != want {
+			t.Errorf("result %d = %q, want %q", i, got[i], want)
+		}
+	}
+	sent := 0
+	for shard, part := range calls {
+		sent += len(part)
+		for _, id := range part {
+			if shards[ShardOf(id, 3)] != shard {
+				t.Errorf("%q sent to %s", id, shard)
+			}
+		}
+	}
+	if sent != len(ids) {
+		t.Errorf("%d items sent, want %d", sent, len(ids))
+	}
+	failing := func(shard string, ctx context.Context, part []string) ([]string, error) {
+		if shard == shards[ShardOf("b", 3)] {
+			return nil, ErrNotFound
+		}
+		return echo(shard, ctx, part)
+	}
+	if out, err := Gather(ctx, shards, ids, func(id string) string { return id }, failing); !errors.Is(err, ErrNotFound) || out != nil {
+		t.Errorf("Gather with a failing shard = %v, %v; want nil, ErrNotFound", out, err)
+	}
+	if out, err := Gather(ctx, shards, nil, func(id string) string { return id }, failing); out != nil || err != nil {
+		t.Errorf("Gather of no items = %v, %v; want nil, nil", out, err)
+	}
+}
+
+// SumShards adds up every shard's count, and reports a shard's error.
+func TestSumShards(t *testing.T) {
+	ctx := context.Background()
+	n, err := SumShards(ctx, 5, func(_ context.Context, shard int) (int64, error) { return int64(shard * 10), nil })
+	if n != 100 || err != nil {
+		t.Errorf("SumShards = %d, %v; want 100, nil", n, err)
+	}
+	_, err = SumShards(ctx, 5, func(_ context.Context, shard int) (int64, error) {
+		if shard == 3 {
+			return 0, ErrOutOfRange
+		}
+		return 1, nil
+	})
+	if !errors.Is(err, ErrOutOfRange) {
+		t.Errorf("SumShards with a failing shard: %v, want ErrOutOfRange", err)
+	}
+}
+
+// TiesAhead counts the members greater than a member among equal scores, reading a run longer
+// than a band on: on real Redis, against a count by ZREVRANGE of the whole run.
+func TestTiesAhead(t *testing.T) {
+	ctx := context.Background()
+	c := redistest.Client(t)
+	key := redistest.Key(t, "ties")
+	const run = 2*TieBand + 37
+	zs := []redis.Z{{Score: 9, Member: "zz-ahead-of-the-run"}, {Score: 5, Member: "behind"}}
+	for i := range run {
+		zs = append(zs, redis.Z{Score: 7, Member: fmt.Sprintf("m%04d", i)})
+	}
+	if err := c.ZAdd(ctx, key, zs...).Err(); err != nil {
+		t.Fatal(err)
+	}
+	score := FormatScore(7)
+	for _, member := range []string{"m0000", "m0100", "m0300", "m0550", "m0600", "", "zzz"} {
+		band, err := TieRun(ctx, c, key, score, 0).Result()
+		if err != nil || len(band) != TieBand {
+			t.Fatalf("TieRun: %d members, %v; want %d", len(band), err, TieBand)
+		}
+		got, err := TiesAhead(ctx, c, key, score, member, band)
+		want := int64(0)
+		for i := range run {
+			if fmt.Sprintf("m%04d", i) > member {
+				want++
+			}
+		}
+		if err != nil || got != want {
+			t.Errorf("TiesAhead(%q) = %d, %v; want %d", member, got, err, want)
+		}
+	}
+	if err := c.Set(ctx, key, "not a sorted set", 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+	full := make([]string, TieBand)
+	for i := range full {
+		full[i] = "~"
+	}
+	if _, err := TiesAhead(ctx, c, key, score, "a", full); !errors.Is(err, ErrWrongType) {
+		t.Errorf("TiesAhead reading on a key of another type: %v, want ErrWrongType", err)
+	}
+}
+
+// AsIs passes a value through unchanged, without error.
+func TestAsIs(t *testing.T) {
+	if v, err := AsIs(int64(-7)); v != -7 || err != nil {
+		t.Errorf("AsIs(-7) = %d, %v", v, err)
+	}
+}
+
+// Reshard copies every shard's entries page by page, reports each page, resumes from a progress
+// it reported, refuses bad arguments, and reports a copy whose size differs (DriftError).
+func TestReshardCopy(t *testing.T) {
+	ctx := context.Background()
+	source := [][]int{{1, 2, 3, 4, 5}, {}, {6, 7}}
+	page := func(_ context.Context, shard int, after int, n int64) ([]int, int, error) {
+		var out []int
+		for _, x := range source[shard] {
+			if x > after && int64(len(out)) < n {
+				out = append(out, x)
+			}
+		}
+		if len(out) == 0 {
+			return nil, 0, nil
+		}
+		return out, out[len(out)-1], nil
+	}
+	var copied []int
+	store := func(_ context.Context, xs []int) error { copied = append(copied, xs...); return nil }
+	count := func(n *int64) func(context.Context) (int64, error) {
+		return func(context.Context) (int64, error) { return *n, nil }
+	}
+	seven := int64(7)
+	var seen []ReshardProgress[int]
+	at, err := Reshard(ctx, 3, ReshardProgress[int]{}, 2, page, store, func(p ReshardProgress[int]) { seen = append(seen, p) }, count(&seven), func(context.Context) (int64, error) { return int64(len(copied)), nil })
+	if err != nil || at != (ReshardProgress[int]{Shard: 3, Copied: 7}) || !slices.Equal(copied, []int{1, 2, 3, 4, 5, 6, 7}) {
+		t.Fatalf("Reshard = %+v, %v; copied %v", at, err, copied)
+	}
+	if want := []ReshardProgress[int]{{0, 2, 2}, {0, 4, 4}, {0, 5, 5}, {2, 7, 7}}; !slices.Equal(seen, want) {
+		t.Errorf("progress %v, want %v", seen, want)
+	}
+	copied = nil
+	at, err = Reshard(ctx, 3, seen[1], 2, page, store, nil, count(&seven), func(context.Context) (int64, error) { return 7, nil })
+	if err != nil || at.Copied != 7 || !slices.Equal(copied, []int{5, 6, 7}) {
+		t.Errorf("resumed from %+v: %+v, %v; copied %v, want 5 6 7", seen[1], at, err, copied)
+	}
+	six := int64(6)
+	if _, err := Reshard(ctx, 3, ReshardProgress[int]{}, 2, page, store, nil, count(&seven), count(&six)); !errors.Is(err, ErrReshardDrift) {
+		t.Errorf("a copy of 6 of 7 entries: %v, want ErrReshardDrift", err)
+	}
+	for _, bad := range []struct {
+		from     ReshardProgress[int]
+		pageSize int64
+	}{{ReshardProgress[int]{}, 0}, {ReshardProgress[int]{Shard: -1}, 2}, {ReshardProgress[int]{Shard: 4}, 2}} {
+		if _, err := Reshard(ctx, 3, bad.from, bad.pageSize, page, store, nil, count(&seven), count(&seven)); !errors.Is(err, ErrOutOfRange) {
+			t.Errorf("Reshard from %+v, pageSize %d: %v, want ErrOutOfRange", bad.from, bad.pageSize, err)
+		}
 	}
 }

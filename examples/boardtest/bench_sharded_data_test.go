@@ -3,10 +3,11 @@ package boardtest
 import (
 	"fmt"
 	"math/rand/v2"
+	"strconv"
 	"testing"
 
 	"github.com/rankgen/rankgen/examples/generated/laps"
-	"github.com/rankgen/rankgen/examples/generated/racing"
+	"github.com/rankgen/rankgen/examples/generated/seed002decimal"
 	"github.com/rankgen/rankgen/internal/testkit/oracle"
 	"github.com/rankgen/rankgen/internal/testkit/redistest"
 	"github.com/redis/go-redis/v9"
@@ -15,8 +16,8 @@ import (
 // BenchmarkShardedTopData measures Top(100) on the laps board, whose entries carry data, on the
 // private 3-master cluster: a ShardedBoard of 6 shards (each shard's page script reads its
 // first 100 with their data, one pipeline, merged by the client) beside a one-key Board of the
-// same entries (one page script); and, as the baseline, the same on the racing board, without
-// data (ZREVRANGE per shard). Client time per call, for docs/sharded.md.
+// same entries (one page script); and, as the baseline, the same on the seed002decimal board (a decimal
+// score, as racing's), without data (ZREVRANGE per shard). Client time per call, for docs/sharded.md.
 //
 //	go test -run '^$' -bench ShardedTopData -count 3 -benchtime 500x ./examples/boardtest
 func BenchmarkShardedTopData(b *testing.B) {
@@ -43,7 +44,7 @@ func BenchmarkShardedTopData(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	rs, rone := loadRacingPair(b, c)
+	rs, rone := loadDecimalPair(b, c)
 	for _, bc := range []struct {
 		name string
 		top  func() (int, error)
@@ -63,19 +64,19 @@ func BenchmarkShardedTopData(b *testing.B) {
 	}
 }
 
-// loadRacingPair loads the racing board (no data) sharded over 6 shards and under one key,
-// for the baseline of BenchmarkShardedTopData.
-func loadRacingPair(b *testing.B, c redis.UniversalClient) (*racing.ShardedBoard, *racing.Board) {
-	sharded, err := racing.NewShardedBoard(c, "bench-racing", 6)
+// loadDecimalPair loads the seed002decimal board (no data) sharded over 6 shards and under one
+// key, for the baseline of BenchmarkShardedTopData.
+func loadDecimalPair(b *testing.B, c redis.UniversalClient) (*seed002decimal.ShardedBoard, *seed002decimal.Board) {
+	sharded, err := seed002decimal.NewShardedBoard(c, "bench-decimal", 6)
 	if err != nil {
 		b.Fatal(err)
 	}
-	one := racing.NewBoard(c, "bench-racing-one")
+	one := seed002decimal.NewBoard(c, "bench-decimal-one")
 	for start := 0; start < benchEntries; start += batchSize {
-		es := make([]racing.Entry, batchSize)
+		es := make([]seed002decimal.Entry, batchSize)
 		for i := range es {
 			n := start + i
-			es[i] = racing.Entry{Car: uint64(n), Laps: uint16(n % 70), RaceTime: uint32(n * 7919 % 100000)}
+			es[i] = seed002decimal.Entry{Player: strconv.Itoa(n), Points: uint32(n % 70), ReachedAt: reachedAt(n * 7919 % 100000)}
 		}
 		if err := sharded.SetMany(ctx, es); err != nil {
 			b.Fatal(err)

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rankgen/rankgen/examples/generated/racing"
+	"github.com/rankgen/rankgen/examples/generated/seed002decimal"
 	"github.com/rankgen/rankgen/internal/testkit/redistest"
 	"github.com/redis/go-redis/v9"
 )
@@ -25,34 +25,34 @@ var (
 	shardPeriod = flag.Duration("shard.period", 5*time.Second, "TestShardScale: how long each throughput phase runs")
 )
 
-// scaleOps is what the measurement does to one board: a racing Board or ShardedBoard.
+// scaleOps is what the measurement does to one board: a seed002decimal Board or ShardedBoard.
 type scaleOps struct {
 	name   string
 	keys   []string
-	load   func(ctx context.Context, es []racing.Entry) error
-	add    func(ctx context.Context, car uint64) error
-	rank   func(ctx context.Context, car uint64) error
+	load   func(ctx context.Context, es []seed002decimal.Entry) error
+	add    func(ctx context.Context, player string) error
+	rank   func(ctx context.Context, player string) error
 	top100 func(ctx context.Context) error
 }
 
-func scaleBoard(b *racing.Board) scaleOps {
+func scaleBoard(b *seed002decimal.Board) scaleOps {
 	return scaleOps{name: "one key", keys: []string{b.Key()},
 		load:   b.SetMany,
-		add:    func(ctx context.Context, car uint64) error { _, err := b.AddLaps(ctx, car, 1); return err },
-		rank:   func(ctx context.Context, car uint64) error { _, err := b.Rank(ctx, car); return err },
+		add:    func(ctx context.Context, player string) error { _, err := b.AddPoints(ctx, player, 1); return err },
+		rank:   func(ctx context.Context, player string) error { _, err := b.Rank(ctx, player); return err },
 		top100: func(ctx context.Context) error { _, err := b.Top(ctx, 100); return err },
 	}
 }
 
-func scaleSharded(b *racing.ShardedBoard) scaleOps {
+func scaleSharded(b *seed002decimal.ShardedBoard) scaleOps {
 	var keys []string
 	for _, s := range b.Shards() {
 		keys = append(keys, s.Key())
 	}
 	return scaleOps{name: fmt.Sprintf("sharded ×%d", len(keys)), keys: keys,
 		load:   b.SetMany,
-		add:    func(ctx context.Context, car uint64) error { _, err := b.AddLaps(ctx, car, 1); return err },
-		rank:   func(ctx context.Context, car uint64) error { _, err := b.Rank(ctx, car); return err },
+		add:    func(ctx context.Context, player string) error { _, err := b.AddPoints(ctx, player, 1); return err },
+		rank:   func(ctx context.Context, player string) error { _, err := b.Rank(ctx, player); return err },
 		top100: func(ctx context.Context) error { _, err := b.Top(ctx, 100); return err },
 	}
 }
@@ -65,8 +65,8 @@ type scaleResult struct {
 	bytesPerEntry                  float64
 }
 
-// TestShardScale measures a racing ShardedBoard (-shard.shards, 6 by default) against a
-// one-key racing Board on the private 3-master cluster, in one run: load rate (SetMany of
+// TestShardScale measures a seed002decimal ShardedBoard (-shard.shards, 6 by default) against a
+// one-key seed002decimal Board on the private 3-master cluster, in one run: load rate (SetMany of
 // 1,000, 8 loaders), single-update throughput and Rank throughput (-shard.callers concurrent
 // callers for -shard.period each), Top(100) and Rank latency (p50, p99 of one caller), and
 // memory per entry (MEMORY USAGE of every key, SAMPLES 0). It runs only with
@@ -76,11 +76,11 @@ func TestShardScale(t *testing.T) {
 		t.Skip("a measurement: run with -shard.scale=N (docs/performance.md, capacity planning)")
 	}
 	c := redistest.StartCluster(t)
-	sb, err := racing.NewShardedBoard(c, redistest.Key(t, "sharded"), *shardCount)
+	sb, err := seed002decimal.NewShardedBoard(c, redistest.Key(t, "sharded"), *shardCount)
 	if err != nil {
 		t.Fatal(err)
 	}
-	boards := []scaleOps{scaleBoard(racing.NewBoard(c, redistest.Key(t, "one"))), scaleSharded(sb)}
+	boards := []scaleOps{scaleBoard(seed002decimal.NewBoard(c, redistest.Key(t, "one"))), scaleSharded(sb)}
 	var results []scaleResult
 	for _, ops := range boards {
 		results = append(results, measureScale(t, c, ops, *shardScale))
@@ -89,16 +89,16 @@ func TestShardScale(t *testing.T) {
 		}
 	}
 	one, sh := results[0], results[1]
-	t.Logf("%d entries, racing layout, %d callers, 3 masters + 3 replicas on %s", *shardScale, *shardCalls, "this machine")
+	t.Logf("%d entries, seed002decimal layout, %d callers, 3 masters + 3 replicas on %s", *shardScale, *shardCalls, "this machine")
 	t.Logf("%-28s %14s %14s %8s", "", boards[0].name, boards[1].name, "ratio")
 	row := func(what string, a, b float64, unit string) {
 		t.Logf("%-28s %12.1f%-2s %12.1f%-2s %7.2f×", what, a, unit, b, unit, b/a)
 	}
 	row("load (entries/s)", one.loadRate, sh.loadRate, "")
-	row("AddLaps (updates/s)", one.updateRate, sh.updateRate, "")
+	row("AddPoints (updates/s)", one.updateRate, sh.updateRate, "")
 	row("Rank (reads/s)", one.rankRate, sh.rankRate, "")
-	row("AddLaps CPU, masters (µs)", one.updateCPU[0], sh.updateCPU[0], "")
-	row("AddLaps CPU, all nodes (µs)", one.updateCPU[1], sh.updateCPU[1], "")
+	row("AddPoints CPU, masters (µs)", one.updateCPU[0], sh.updateCPU[0], "")
+	row("AddPoints CPU, all nodes (µs)", one.updateCPU[1], sh.updateCPU[1], "")
 	row("Rank CPU, masters (µs)", one.rankCPU[0], sh.rankCPU[0], "")
 	row("Rank CPU, all nodes (µs)", one.rankCPU[1], sh.rankCPU[1], "")
 	row("Top(100) p50 (µs)", micros(one.top[0]), micros(sh.top[0]), "")
@@ -127,16 +127,16 @@ func measureScale(t *testing.T, c *redis.ClusterClient, ops scaleOps, n int) sca
 		mem += m
 	}
 	r.bytesPerEntry = float64(mem) / float64(n)
-	car := func(rng *rand.Rand) uint64 { return uint64(rng.IntN(n)) * 7 }
-	r.updateRate, r.updateCPU = scaleThroughput(t, c, func(rng *rand.Rand) error { return ops.add(ctx, car(rng)) })
-	r.rankRate, r.rankCPU = scaleThroughput(t, c, func(rng *rand.Rand) error { return ops.rank(ctx, car(rng)) })
+	player := func(rng *rand.Rand) string { return strconv.Itoa(rng.IntN(n) * 7) }
+	r.updateRate, r.updateCPU = scaleThroughput(t, c, func(rng *rand.Rand) error { return ops.add(ctx, player(rng)) })
+	r.rankRate, r.rankCPU = scaleThroughput(t, c, func(rng *rand.Rand) error { return ops.rank(ctx, player(rng)) })
 	r.top = scaleLatency(t, 1000, func(*rand.Rand) error { return ops.top100(ctx) })
-	r.rank = scaleLatency(t, 2000, func(rng *rand.Rand) error { return ops.rank(ctx, car(rng)) })
+	r.rank = scaleLatency(t, 2000, func(rng *rand.Rand) error { return ops.rank(ctx, player(rng)) })
 	t.Logf("%s: %+v", ops.name, r)
 	return r
 }
 
-// loadScale stores n racing entries (cars 0, 7, 14, …) with 8 loaders of SetMany(1,000).
+// loadScale stores n seed002decimal entries (players "0", "7", "14", …) with 8 loaders of SetMany(1,000).
 func loadScale(ops scaleOps, n int, rng *rand.Rand) error {
 	const batch, loaders = 1000, 8
 	next := atomic.Int64{}
@@ -152,9 +152,9 @@ func loadScale(ops scaleOps, n int, rng *rand.Rand) error {
 				if lo >= n {
 					return
 				}
-				es := make([]racing.Entry, 0, batch)
+				es := make([]seed002decimal.Entry, 0, batch)
 				for i := lo; i < min(lo+batch, n); i++ {
-					es = append(es, racing.Entry{Car: uint64(i) * 7, Laps: uint16(rng.IntN(200)), RaceTime: uint32(rng.IntN(1_000_000))})
+					es = append(es, seed002decimal.Entry{Player: strconv.Itoa(i * 7), Points: uint32(rng.IntN(200)), ReachedAt: reachedAt(rng.IntN(1_000_000))})
 				}
 				if err := ops.load(ctx, es); err != nil {
 					first.CompareAndSwap(nil, err)

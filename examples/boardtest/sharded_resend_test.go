@@ -4,7 +4,7 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/rankgen/rankgen/examples/generated/racing"
+	"github.com/rankgen/rankgen/examples/generated/seed002decimal"
 	"github.com/rankgen/rankgen/internal/testkit/redistest"
 	rankgenrt "github.com/rankgen/rankgen/runtime"
 )
@@ -20,38 +20,38 @@ func TestShardedBatchResendOnce(t *testing.T) {
 			if partial {
 				name = "partial"
 			}
-			b, err := racing.NewShardedBoard(tg.Client, redistest.Key(t, "resend-"+name), 4)
+			b, err := seed002decimal.NewShardedBoard(tg.Client, redistest.Key(t, "resend-"+name), 4)
 			if err != nil {
 				t.Fatal(err)
 			}
-			var batch, shard0 []racing.Update[int64]
-			for car := uint64(1); car <= 40; car++ {
-				u := racing.Update[int64]{Car: car, Value: int64(car)}
+			var batch, shard0 []seed002decimal.Update[int64]
+			for i := 1; i <= 40; i++ {
+				u := seed002decimal.Update[int64]{Player: strconv.Itoa(i), Value: int64(i)}
 				batch = append(batch, u)
-				if rankgenrt.ShardOf(strconv.FormatUint(car, 10), 4) == 0 {
+				if rankgenrt.ShardOf(u.Player, 4) == 0 {
 					shard0 = append(shard0, u)
 				}
 			}
 			sent := rankgenrt.WithIdempotencyKey(ctx, "batch-"+name)
 			if partial {
-				if _, err := b.Shards()[0].AddLapsMany(sent, shard0); err != nil { // shard 0's part, under the batch's token
+				if _, err := b.Shards()[0].AddPointsMany(sent, shard0); err != nil { // shard 0's part, under the batch's token
 					t.Fatal(err)
 				}
-			} else if _, err := b.AddLapsMany(sent, batch); err != nil {
+			} else if _, err := b.AddPointsMany(sent, batch); err != nil {
 				t.Fatal(err)
 			}
-			res, err := b.AddLapsMany(sent, batch) // the resend
+			res, err := b.AddPointsMany(sent, batch) // the resend
 			if err != nil {
 				t.Fatal(err)
 			}
 			for i, r := range res {
-				if r.Err != nil || r.Entry.Laps != uint16(batch[i].Value) {
-					t.Errorf("%s: car %d after the resend: %+v; want %d laps", name, batch[i].Car, r, batch[i].Value)
+				if r.Err != nil || int64(r.Entry.Points) != batch[i].Value {
+					t.Errorf("%s: player %s after the resend: %+v; want %d points", name, batch[i].Player, r, batch[i].Value)
 				}
 			}
 			for _, u := range batch {
-				if e, err := b.Get(ctx, u.Car); err != nil || int64(e.Laps) != u.Value {
-					t.Errorf("%s: car %d holds %+v, %v; want %d laps: each part applied once", name, u.Car, e, err, u.Value)
+				if e, err := b.Get(ctx, u.Player); err != nil || int64(e.Points) != u.Value {
+					t.Errorf("%s: player %s holds %+v, %v; want %d points: each part applied once", name, u.Player, e, err, u.Value)
 				}
 			}
 		}

@@ -3,19 +3,18 @@ package boardtest
 import (
 	"context"
 	"errors"
-	"fmt"
 	"math"
 	"reflect"
 	"slices"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/rankgen/rankgen/examples/boardtest/internal/random/b01"
 	"github.com/rankgen/rankgen/examples/boardtest/internal/random/r32"
 	"github.com/rankgen/rankgen/examples/generated/duel"
 	"github.com/rankgen/rankgen/examples/generated/laps"
 	"github.com/rankgen/rankgen/examples/generated/pits"
-	"github.com/rankgen/rankgen/examples/generated/racing"
 	"github.com/rankgen/rankgen/examples/generated/season"
 	"github.com/rankgen/rankgen/examples/generated/seed002decimal"
 	"github.com/rankgen/rankgen/examples/generated/weekly"
@@ -30,7 +29,7 @@ import (
 // shardedBoards are the NewShardedBoard functions of the examples whose schema asks for one
 // (sharded: true), by example name; TestShardedExamplesListed keeps the list whole.
 var shardedBoards = map[string]any{
-	"duel": duel.NewShardedBoard, "racing": racing.NewShardedBoard, "season": season.NewShardedBoard,
+	"duel": duel.NewShardedBoard, "season": season.NewShardedBoard,
 	"laps": laps.NewShardedBoard, "pits": pits.NewShardedBoard, "weekly": weekly.NewShardedBoard,
 	"seed002decimal": seed002decimal.NewShardedBoard,
 	"r32":            r32.NewShardedBoard, "b01": b01.NewShardedBoard,
@@ -320,7 +319,7 @@ func checkPlacement(d *diff, sharded any, shards int) {
 // On the 3-master cluster, the 6 shards of a board land on every master.
 func TestShardedSpread(t *testing.T) {
 	c := redistest.StartCluster(t)
-	b, err := racing.NewShardedBoard(c, redistest.Key(t, "spread"), 6)
+	b, err := seed002decimal.NewShardedBoard(c, redistest.Key(t, "spread"), 6)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -345,11 +344,11 @@ func TestShardedSpread(t *testing.T) {
 func TestShardedConstructorErrors(t *testing.T) {
 	c := redistest.Client(t)
 	for _, shards := range []int{0, -3, rankgenrt.MaxShards + 1} {
-		if _, err := racing.NewShardedBoard(c, "lb", shards); !errors.Is(err, rankgenrt.ErrOutOfRange) {
+		if _, err := seed002decimal.NewShardedBoard(c, "lb", shards); !errors.Is(err, rankgenrt.ErrOutOfRange) {
 			t.Errorf("NewShardedBoard(lb, %d): %v, want ErrOutOfRange", shards, err)
 		}
 	}
-	if _, err := racing.NewShardedBoard(c, "lb{x}", 2); !errors.Is(err, rankgenrt.ErrBadKey) {
+	if _, err := seed002decimal.NewShardedBoard(c, "lb{x}", 2); !errors.Is(err, rankgenrt.ErrBadKey) {
 		t.Errorf("NewShardedBoard(lb{x}): %v, want ErrBadKey", err)
 	}
 }
@@ -361,24 +360,24 @@ func TestReshard(t *testing.T) {
 	for _, tg := range shardTargets(t) {
 		t.Run(tg.name, func(t *testing.T) {
 			key := redistest.Key(t, "lb")
-			src, err := racing.NewShardedBoard(tg.c, key, 3)
+			src, err := seed002decimal.NewShardedBoard(tg.c, key, 3)
 			if err != nil {
 				t.Fatal(err)
 			}
-			dst, err := racing.NewShardedBoard(tg.c, key, tg.shards)
+			dst, err := seed002decimal.NewShardedBoard(tg.c, key, tg.shards)
 			if err != nil {
 				t.Fatal(err)
 			}
-			var es []racing.Entry
+			var es []seed002decimal.Entry
 			for i := range 200 {
-				es = append(es, racing.Entry{Car: uint64(i * 7919), Laps: uint16(i % 13), RaceTime: uint32(i * 31 % 1000)})
+				es = append(es, seed002decimal.Entry{Player: strconv.Itoa(i * 7919), Points: uint32(i % 13), ReachedAt: reachedAt(i * 31 % 1000)})
 			}
 			if err := src.SetMany(ctx, es); err != nil {
 				t.Fatal(err)
 			}
 			stop, cancel := context.WithCancel(ctx)
 			pages := 0
-			at, err := src.Reshard(stop, dst, racing.ReshardProgress{}, 16, func(racing.ReshardProgress) {
+			at, err := src.Reshard(stop, dst, seed002decimal.ReshardProgress{}, 16, func(seed002decimal.ReshardProgress) {
 				if pages++; pages == 2 {
 					cancel()
 				}
@@ -398,21 +397,21 @@ func TestReshard(t *testing.T) {
 			for i, shard := range dst.Shards() {
 				top, _ := shard.Top(ctx, 1000)
 				for _, r := range top {
-					if s := rankgenrt.ShardOf(fmt.Sprint(r.Car), tg.shards); s != i {
-						t.Errorf("car %d copied to shard %d; its shard is %d", r.Car, i, s)
+					if s := rankgenrt.ShardOf(r.Player, tg.shards); s != i {
+						t.Errorf("player %s copied to shard %d; its shard is %d", r.Player, i, s)
 					}
 				}
 			}
 			// A write to the source during a copy (here: removing an entry already copied)
 			// is caught by the final count.
-			dst2, _ := racing.NewShardedBoard(tg.c, redistest.Key(t, "lb2"), 2)
+			dst2, _ := seed002decimal.NewShardedBoard(tg.c, redistest.Key(t, "lb2"), 2)
 			once := false
-			_, err = src.Reshard(ctx, dst2, racing.ReshardProgress{}, 64, func(at racing.ReshardProgress) {
+			_, err = src.Reshard(ctx, dst2, seed002decimal.ReshardProgress{}, 64, func(at seed002decimal.ReshardProgress) {
 				if !once {
 					once = true
-					car, _ := strconv.ParseUint(at.After.Member, 10, 64)
-					if n, err := src.Remove(ctx, car); n != 1 || err != nil {
-						t.Errorf("Remove(%d) = %d, %v", car, n, err)
+					player := at.After.Member // the member is the bare id
+					if n, err := src.Remove(ctx, player); n != 1 || err != nil {
+						t.Errorf("Remove(%s) = %d, %v", player, n, err)
 					}
 				}
 			})
@@ -429,34 +428,38 @@ func TestReshard(t *testing.T) {
 func TestShardedLongTies(t *testing.T) {
 	for _, tg := range shardTargets(t) {
 		t.Run(tg.name, func(t *testing.T) {
-			sharded, err := racing.NewShardedBoard(tg.c, redistest.Key(t, "ties"), 3)
+			sharded, err := seed002decimal.NewShardedBoard(tg.c, redistest.Key(t, "ties"), 3)
 			if err != nil {
 				t.Fatal(err)
 			}
-			one := racing.NewBoard(tg.c, redistest.Key(t, "one"))
-			var es []racing.Entry
+			one := seed002decimal.NewBoard(tg.c, redistest.Key(t, "one"))
+			var es []seed002decimal.Entry
 			for i := range 3000 { // about 500 of each score per shard
-				es = append(es, racing.Entry{Car: uint64(i), Laps: 7, RaceTime: uint32(1000 + i%2)}) // two scores only
+				es = append(es, seed002decimal.Entry{Player: strconv.Itoa(i), Points: 7, ReachedAt: reachedAt(1000 + i%2)}) // two scores only
 			}
 			for _, b := range []interface {
-				SetMany(context.Context, []racing.Entry) error
+				SetMany(context.Context, []seed002decimal.Entry) error
 			}{sharded, one} {
 				if err := b.SetMany(ctx, es); err != nil {
 					t.Fatal(err)
 				}
 			}
-			for car := uint64(0); car < 3000; car += 71 {
-				got, err := sharded.Rank(ctx, car)
-				want, werr := one.Rank(ctx, car)
+			for i := 0; i < 3000; i += 71 {
+				player := strconv.Itoa(i)
+				got, err := sharded.Rank(ctx, player)
+				want, werr := one.Rank(ctx, player)
 				if err != nil || werr != nil || got != want {
-					t.Errorf("Rank(%d) = %d, %v; the one-key board's %d, %v", car, got, err, want, werr)
+					t.Errorf("Rank(%s) = %d, %v; the one-key board's %d, %v", player, got, err, want, werr)
 				}
-				gw, err := sharded.AroundFilled(ctx, car, 3, 2)
-				ww, werr := one.AroundFilled(ctx, car, 3, 2)
+				gw, err := sharded.AroundFilled(ctx, player, 3, 2)
+				ww, werr := one.AroundFilled(ctx, player, 3, 2)
 				if err != nil || werr != nil || !reflect.DeepEqual(gw, ww) {
-					t.Errorf("AroundFilled(%d) = %v, %v; the one-key board's %v, %v", car, gw, err, ww, werr)
+					t.Errorf("AroundFilled(%s) = %v, %v; the one-key board's %v, %v", player, gw, err, ww, werr)
 				}
 			}
 		})
 	}
 }
+
+// reachedAt is a ReachedAt of the sharded suites' seed002decimal entries: s seconds into 2027.
+func reachedAt(s int) time.Time { return time.Date(2027, 1, 1, 0, 0, s, 0, time.UTC) }

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/rankgen/rankgen/examples/generated/racing"
+	"github.com/rankgen/rankgen/examples/generated/seed002decimal"
 	"github.com/rankgen/rankgen/generator/catalog"
 	"github.com/rankgen/rankgen/internal/testkit/boardmodel"
 	"github.com/rankgen/rankgen/internal/testkit/redistest"
@@ -48,16 +48,16 @@ func TestReadsRefuseNegativeOffsets(t *testing.T) {
 			}
 		}
 	}
-	i := slices.IndexFunc(exs, func(ex *specExample) bool { return ex.name == "racing" }) // sharded: true
+	i := slices.IndexFunc(exs, func(ex *specExample) bool { return ex.name == "seed002decimal" }) // sharded: true
 	if i < 0 {
-		t.Fatal("no racing example")
+		t.Fatal("no seed002decimal example")
 	}
-	sb, err := racing.NewShardedBoard(c, redistest.Key(t, "racing-sharded"), 3)
+	sb, err := seed002decimal.NewShardedBoard(c, redistest.Key(t, "seed002decimal-sharded"), 3)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, m := range []string{"Page", "PageFromEnd", "Between"} {
-		checkNegativeOffset(t, "racing sharded", boardmodel.NewBoard(exs[i].l, sb), exs[i], m)
+		checkNegativeOffset(t, "seed002decimal sharded", boardmodel.NewBoard(exs[i].l, sb), exs[i], m)
 	}
 }
 

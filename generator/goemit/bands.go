@@ -181,10 +181,9 @@ func (b *board) countBand(op catalog.Op) {
 	recvDecl(b.f).Id(op.Methods[0]).Params(ctxParam(), jen.Id("band").Id("Band")).Params(jen.Int64(), jen.Error()).Block(
 		jen.If(jen.Id("band").Dot("err").Op("!=").Nil()).Block(jen.Return(jen.Lit(0), jen.Id("band").Dot("err"))),
 		jen.If(jen.Id("band").Dot("lo").Op(">=").Id("band").Dot("hi")).Block(jen.Return(jen.Lit(0), jen.Nil())),
-		readCmd("IntCmd", func(c jen.Code) jen.Code {
+		jen.Return(readCall("IntCmd", func(c jen.Code) jen.Code {
 			return jen.Add(c).Dot("ZCount").Call(jen.Id("ctx"), board0(), scoreText(jen.Id("band").Dot("lo")), jen.Lit("(").Op("+").Add(scoreText(jen.Id("band").Dot("hi"))))
-		}, jen.Lit(0)),
-		jen.Return(jen.Id("cmd").Dot("Result").Call()),
+		})),
 	)
 	b.f.Line()
 }
@@ -202,11 +201,7 @@ is an error matching ErrOutOfRange, as is a nil place.`, lead)
 		jen.If(jen.Id("at").Op("==").Nil()).Block(jen.Return(jen.Nil(), rt("NilPlaceError").Call(jen.Lit(lead+"Prefix")))),
 		jen.List(jen.Id("score"), jen.Id("member"), jen.Err()).Op(":=").Id("at").Dot("place").Call(),
 		errNil().Block(jen.Return(jen.Nil(), jen.Err())),
-		jen.List(jen.Id("v"), jen.Err()).Op(":=").Add(b.runRO(op, rt("FormatScore").Call(jen.Id("score")), jen.Id("member"), jen.Max(jen.Id("before"), jen.Lit(0)), jen.Max(jen.Id("after"), jen.Lit(0)))),
-		errNil().Block(jen.Return(jen.Nil(), jen.Err())),
-		jen.List(jen.Id("start"), jen.Id("ps"), jen.Err()).Op(":=").Add(reader(op, jen.Id("v"))),
-		errNil().Block(jen.Return(jen.Nil(), jen.Err())),
-		jen.Return(jen.Id("rankedPairs").Call(jen.Id("start"), jen.Id("ps"))),
+		jen.Return(b.windowRead(op, b.runRO(op, rt("FormatScore").Call(jen.Id("score")), jen.Id("member"), jen.Max(jen.Id("before"), jen.Lit(0)), jen.Max(jen.Id("after"), jen.Lit(0))))),
 	)
 	b.f.Line()
 }

@@ -12,7 +12,12 @@ import (
 func (b *board) helpers() {
 	b.argsHelpers()
 	b.apply()
+	if len(catalog.FieldUpdates(b.l)) > 0 {
+		b.applyEach()
+		b.first()
+	}
 	b.rankedPairs()
+	b.windowHelper()
 	b.checkIDFunc()
 	b.scoreOfP()
 	for _, fd := range b.l.Fields {
@@ -113,6 +118,28 @@ func (b *board) rankedPairs() {
 			jen.Id("out").Index(jen.Id("i")).Op("=").Id("Ranked").Values(jen.Dict{jen.Id("Rank"): jen.Id("start").Op("+").Int64().Call(jen.Id("i")).Op("+").Lit(1), jen.Id("Entry"): jen.Id("e")}),
 		),
 		jen.Return(jen.Id("out"), jen.Nil()),
+	)
+	b.f.Line()
+}
+
+// windowRead is "window(call)": call runs a read script of op, whose reply is a window of
+// entries; window decodes it.
+func (b *board) windowRead(op catalog.Op, call jen.Code) *jen.Statement {
+	b.window = op.Reply
+	return jen.Id("window").Call(call)
+}
+
+// windowHelper emits window, which the reads that answer a window of entries return through.
+func (b *board) windowHelper() {
+	if b.window == "" {
+		return
+	}
+	b.f.Comment("window decodes v, a read script's reply that is a window of entries (the 0-based position of\nthe first, then the entries), or returns err, the call's error.")
+	b.f.Func().Id("window").Params(jen.Id("v").Any(), jen.Err().Error()).Params(jen.Index().Id("Ranked"), jen.Error()).Block(
+		errNil().Block(jen.Return(jen.Nil(), jen.Err())),
+		jen.List(jen.Id("start"), jen.Id("ps"), jen.Err()).Op(":=").Add(rt(b.window.Reader())).Call(jen.Id("v")),
+		errNil().Block(jen.Return(jen.Nil(), jen.Err())),
+		jen.Return(jen.Id("rankedPairs").Call(jen.Id("start"), jen.Id("ps"))),
 	)
 	b.f.Line()
 }

@@ -128,7 +128,7 @@ func (b *board) resultTypes() {
 	b.comment("Cursor marks a place in the board for After: the score and member of the last entry seen.\nThe zero Cursor is the top of the board.")
 	f.Type().Id("Cursor").Struct(jen.Id("Score").Float64(), jen.Id("Member").String())
 	f.Line()
-	f.Comment("Update is one update of a batch: the id, and the delta or value.")
+	b.comment("Update is one update of a batch (the <Op><Field>Many methods): the id, and the delta or value. A batch is one script call, atomic as a whole, in order (an id may appear more than once). Each update succeeds or fails on its own: its Result holds the new entry or the error that left that entry unchanged. The batch's error return is for failures of the whole call (connection, ErrLayoutMismatch), which change nothing.")
 	f.Type().Id("Update").Types(jen.Id("V").Any()).Struct(jen.Id(l.IDName).Add(b.idType()), jen.Id("Value").Id("V"))
 	f.Line()
 	b.comment("%s", resultDoc(l))

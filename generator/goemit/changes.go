@@ -124,10 +124,8 @@ func (b *board) changesType() {
 func (b *board) updateOneList(op catalog.Op) {
 	b.comment("%s", b.updateListDoc())
 	recvDecl(b.f).Id(op.Methods[0]).Params(ctxParam(), jen.Id("id").Add(b.idType()), jen.Id("changes").Op("...").Id("Change")).Params(jen.Id("Entry"), jen.Error()).Block(
-		jen.List(jen.Id("res"), jen.Err()).Op(":=").Id("b").Dot(op.Methods[1]).Call(jen.Id("ctx"), jen.Index().Id("Changes").Values(jen.Values(
-			jen.Id(b.l.IDName).Op(":").Id("id"), jen.Id("Apply").Op(":").Id("changes")))),
-		errNil().Block(jen.Return(jen.Id("Entry").Values(), jen.Err())),
-		jen.Return(jen.Id("res").Index(jen.Lit(0)).Dot("Entry"), jen.Id("res").Index(jen.Lit(0)).Dot("Err")),
+		jen.Return(jen.Id("first").Call(jen.Id("b").Dot(op.Methods[1]).Call(jen.Id("ctx"), jen.Index().Id("Changes").Values(jen.Values(
+			jen.Id(b.l.IDName).Op(":").Id("id"), jen.Id("Apply").Op(":").Id("changes")))))),
 	)
 	b.f.Line()
 }

@@ -264,11 +264,7 @@ func (b *board) offsetPage(op catalog.Op) []jen.Code {
 	return []jen.Code{
 		refuseNegativeOffset(),
 		jen.If(jen.Id("limit").Op("<=").Lit(0)).Block(jen.Return(jen.Nil(), jen.Nil())),
-		jen.List(jen.Id("v"), jen.Err()).Op(":=").Add(b.runRO(op, jen.Id("offset"), jen.Id("limit"))),
-		errNil().Block(jen.Return(jen.Nil(), jen.Err())),
-		jen.List(jen.Id("start"), jen.Id("ps"), jen.Err()).Op(":=").Add(reader(op, jen.Id("v"))),
-		errNil().Block(jen.Return(jen.Nil(), jen.Err())),
-		jen.Return(jen.Id("rankedPairs").Call(jen.Id("start"), jen.Id("ps"))),
+		jen.Return(b.windowRead(op, b.runRO(op, jen.Id("offset"), jen.Id("limit")))),
 	}
 }
 

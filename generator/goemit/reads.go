@@ -10,18 +10,20 @@ import (
 	"github.com/rankgen/rankgen/generator/layout"
 )
 
-// read emits Board.read, the helper every read that is not a script sends its command through.
+// read emits read, the helper every read that is not a script sends its command through.
 func (b *board) read() {
-	b.comment(`read sends one read command, which cmd queues on the client or on a pipeline and returns.
-Until this Board has seen its own fingerprint on the board, the fingerprint's read is pipelined
-before the command, in the same round trip: another layout's is an error matching
-ErrLayoutMismatch, not entries misread. A board that records no fingerprint yet is read as it
-is. The command's own error is typed as a script's is (ErrWrongType, ErrServerFull).`)
-	recvDecl(b.f).Id("read").Params(ctxParam(), jen.Id("cmd").Func().Params(rd("Cmdable")).Add(rd("Cmder"))).Error().Block(
-		b.expiredCheck(),
+	b.comment(`read sends one read command, which cmd queues on the client or on a pipeline, and
+returns its result. Until this Board has seen its own fingerprint on the board, the fingerprint's
+read is pipelined before the command, in the same round trip: another layout's is an error
+matching ErrLayoutMismatch, not entries misread. A board that records no fingerprint yet is read
+as it is. The command's own error is typed as a script's is (ErrWrongType, ErrServerFull).`)
+	cmder := jen.Interface(rd("Cmder"), jen.Id("Result").Params().Params(jen.Id("T"), jen.Error()))
+	b.f.Func().Id("read").Types(jen.Id("T").Any(), jen.Id("C").Add(cmder)).Params(ctxParam(), jen.Id("b").Op("*").Id("Board"), jen.Id("cmd").Func().Params(rd("Cmdable")).Id("C")).Params(jen.Id("v").Id("T"), jen.Err().Error()).Block(
+		b.expiredCheck(jen.Id("v")),
 		jen.If(jen.Id("b").Dot("verified").Dot("Load").Call()).Block(
-			rt("TypeError").Call(jen.Id("cmd").Call(jen.Id("b").Dot("c"))),
-			jen.Return(jen.Nil()),
+			jen.Id("c").Op(":=").Id("cmd").Call(jen.Id("b").Dot("c")),
+			rt("TypeError").Call(jen.Id("c")),
+			jen.Return(jen.Id("c").Dot("Result").Call()),
 		),
 		jen.Id("pipe").Op(":=").Id("b").Dot("c").Dot("Pipeline").Call(),
 		jen.Id("fp").Op(":=").Add(rt("FingerprintCmd")).Call(jen.Id("ctx"), jen.Id("pipe"), jen.Id("b").Dot("keys").Index(jen.Lit(1)), jen.Lit(b.l.HasPrefix())),
@@ -30,18 +32,17 @@ is. The command's own error is typed as a script's is (ErrWrongType, ErrServerFu
 		rt("TypeError").Call(jen.Id("c")),
 		jen.List(jen.Id("ok"), jen.Err()).Op(":=").Add(rt("CheckFingerprint")).Call(jen.Id("fp"), jen.Id("Fingerprint")),
 		jen.If(jen.Id("ok")).Block(jen.Id("b").Dot("verified").Dot("Store").Call(jen.True())),
-		jen.Return(jen.Err()),
+		errNil().Block(jen.Return(jen.Id("v"), jen.Err())),
+		jen.Return(jen.Id("c").Dot("Result").Call()),
 	)
 	b.f.Line()
 }
 
-// readCmd declares cmd, sets it to make(c) through b.read, and returns ret..., err on error.
-func readCmd(typ string, make func(c jen.Code) jen.Code, ret ...jen.Code) jen.Code {
-	return jen.Var().Id("cmd").Op("*").Add(rd(typ)).Line().
-		If(jen.Err().Op(":=").Id("b").Dot("read").Call(jen.Id("ctx"), jen.Func().Params(jen.Id("c").Add(rd("Cmdable"))).Add(rd("Cmder")).Block(
-			jen.Id("cmd").Op("=").Add(make(jen.Id("c"))),
-			jen.Return(jen.Id("cmd")),
-		)), jen.Err().Op("!=").Nil()).Block(jen.Return(append(ret, jen.Err())...))
+// readCall is read's call for the command make(c), of type typ.
+func readCall(typ string, make func(c jen.Code) jen.Code) *jen.Statement {
+	return jen.Id("read").Call(jen.Id("ctx"), jen.Id("b"), jen.Func().Params(jen.Id("c").Add(rd("Cmdable"))).Op("*").Add(rd(typ)).Block(
+		jen.Return(make(jen.Id("c"))),
+	))
 }
 
 // notFound returns ret..., ErrNotFound for id when err is redis.Nil.
@@ -75,10 +76,9 @@ func (b *board) get(op catalog.Op) {
 		)
 	} else {
 		body = append(body,
-			readCmd("FloatCmd", func(c jen.Code) jen.Code {
+			jen.List(jen.Id("score"), jen.Err()).Op(":=").Add(readCall("FloatCmd", func(c jen.Code) jen.Code {
 				return jen.Add(c).Dot("ZScore").Call(jen.Id("ctx"), board0(), b.idText(jen.Id("id")))
-			}, zero),
-			jen.List(jen.Id("score"), jen.Err()).Op(":=").Id("cmd").Dot("Result").Call(),
+			})),
 			b.notFound(zero),
 			errNil().Block(jen.Return(zero, jen.Err())),
 			jen.Return(jen.Id("Decode").Call(jen.Id("score"), b.idText(jen.Id("id")))),
@@ -101,10 +101,9 @@ func (b *board) rank(op catalog.Op) {
 		)
 	} else {
 		body = append(body,
-			readCmd("IntCmd", func(c jen.Code) jen.Code {
+			jen.List(jen.Id("r"), jen.Err()).Op(":=").Add(readCall("IntCmd", func(c jen.Code) jen.Code {
 				return jen.Add(c).Dot("ZRevRank").Call(jen.Id("ctx"), board0(), b.idText(jen.Id("id")))
-			}, jen.Lit(0)),
-			jen.List(jen.Id("r"), jen.Err()).Op(":=").Id("cmd").Dot("Result").Call(),
+			})),
 			b.notFound(jen.Lit(0)),
 			errNil().Block(jen.Return(jen.Lit(0), jen.Err())),
 		)
@@ -133,10 +132,9 @@ of 0 or less, an error matching ErrOutOfRange for a negative offset.`)
 		jen.If(jen.Id("limit").Op("<=").Lit(0)).Block(jen.Return(jen.Nil(), jen.Nil())),
 		jen.Id("stop").Op(":=").Id("offset").Op("+").Id("limit").Op("-").Lit(1),
 		jen.If(jen.Id("stop").Op("<").Id("offset")).Block(jen.Id("stop").Op("=").Lit(-1).Comment("offset + limit overflows: to the end")),
-		readCmd("ZSliceCmd", func(c jen.Code) jen.Code {
+		jen.List(jen.Id("zs"), jen.Err()).Op(":=").Add(readCall("ZSliceCmd", func(c jen.Code) jen.Code {
 			return jen.Add(c).Dot("ZRevRangeWithScores").Call(jen.Id("ctx"), board0(), jen.Id("offset"), jen.Id("stop"))
-		}, jen.Nil()),
-		jen.List(jen.Id("zs"), jen.Err()).Op(":=").Id("cmd").Dot("Result").Call(),
+		})),
 		errNil().Block(jen.Return(jen.Nil(), jen.Err())),
 		jen.Return(jen.Id("rankedPairs").Call(jen.Id("offset"), rt("ZPairs").Call(jen.Id("zs")))),
 	)
@@ -161,10 +159,7 @@ the window; or an error matching ErrNotFound.`)
 		b.checkIDReturn(jen.Nil()),
 		jen.List(jen.Id("v"), jen.Err()).Op(":=").Add(b.runRO(op, jen.Id("id"), jen.Max(jen.Id("before"), jen.Lit(0)), jen.Max(jen.Id("after"), jen.Lit(0)), jen.Id("fill"))),
 		b.notFound(jen.Nil()),
-		errNil().Block(jen.Return(jen.Nil(), jen.Err())),
-		jen.List(jen.Id("start"), jen.Id("ps"), jen.Err()).Op(":=").Add(reader(op, jen.Id("v"))),
-		errNil().Block(jen.Return(jen.Nil(), jen.Err())),
-		jen.Return(jen.Id("rankedPairs").Call(jen.Id("start"), jen.Id("ps"))),
+		jen.Return(b.windowRead(op, jen.List(jen.Id("v"), jen.Err()))),
 	)
 	b.f.Line()
 }
@@ -194,10 +189,9 @@ cursor whose score is NaN marks no place: it is refused (ErrBadScore) before any
 func (b *board) count(op catalog.Op) {
 	b.f.Comment("Count returns the number of entries.")
 	recvDecl(b.f).Id(op.Methods[0]).Params(ctxParam()).Params(jen.Int64(), jen.Error()).Block(
-		readCmd("IntCmd", func(c jen.Code) jen.Code {
+		jen.Return(readCall("IntCmd", func(c jen.Code) jen.Code {
 			return jen.Add(c).Dot("ZCard").Call(jen.Id("ctx"), board0())
-		}, jen.Lit(0)),
-		jen.Return(jen.Id("cmd").Dot("Result").Call()))
+		})))
 	b.f.Line()
 }
 
@@ -249,12 +243,11 @@ func (b *board) countRange(op catalog.Op) {
 			jen.List(jen.Id("dlo"), jen.Id("dhi")).Op("=").List(jen.Id("dhi"), jen.Id("dlo")))
 	}
 	body = append(body,
-		readCmd("IntCmd", func(c jen.Code) jen.Code {
+		jen.Return(readCall("IntCmd", func(c jen.Code) jen.Code {
 			return jen.Add(c).Dot("ZCount").Call(jen.Id("ctx"), board0(),
 				rt("FormatScore").Call(jen.Id("scoreOfP").Call(jen.Id("dlo").Op("*").Add(b.c.fc(lead, "Weight")))),
 				jen.Lit("(").Op("+").Add(rt("FormatScore")).Call(jen.Id("scoreOfP").Call(jen.Parens(jen.Id("dhi").Op("+").Lit(1)).Op("*").Add(b.c.fc(lead, "Weight")))))
-		}, jen.Lit(0)),
-		jen.Return(jen.Id("cmd").Dot("Result").Call()))
+		})))
 	recvDecl(b.f).Id(op.Methods[0]).Params(ctxParam(), jen.List(jen.Id("lo"), jen.Id("hi")).Add(goType(lead))).Params(jen.Int64(), jen.Error()).Block(body...)
 	b.f.Line()
 }
@@ -264,7 +257,7 @@ func (b *board) rangeQuery(lead *layout.Field) []jen.Code {
 	weight := b.c.bases[lead] + "Weight"
 	return []jen.Code{
 		jen.Comment(fmt.Sprintf("%s's digits dlo…dhi are the scores of P in [dlo·W, (dhi+1)·W), W = %s.", lead.Name, weight)),
-		readCmd("ZSliceCmd", func(c jen.Code) jen.Code {
+		jen.List(jen.Id("zs"), jen.Err()).Op(":=").Add(readCall("ZSliceCmd", func(c jen.Code) jen.Code {
 			return jen.Add(c).Dot("ZRangeArgsWithScores").Call(jen.Id("ctx"), rd("ZRangeArgs").Values(jen.Dict{
 				jen.Id("Key"):     board0(),
 				jen.Id("Start"):   jen.Lit("(").Op("+").Add(rt("FormatScore")).Call(jen.Id("scoreOfP").Call(jen.Parens(jen.Id("dhi").Op("+").Lit(1)).Op("*").Add(b.c.fc(lead, "Weight")))),
@@ -274,8 +267,7 @@ func (b *board) rangeQuery(lead *layout.Field) []jen.Code {
 				jen.Id("Offset"):  jen.Id("offset"),
 				jen.Id("Count"):   jen.Id("limit"),
 			}))
-		}, jen.Nil()),
-		jen.List(jen.Id("zs"), jen.Err()).Op(":=").Id("cmd").Dot("Result").Call(),
+		})),
 		errNil().Block(jen.Return(jen.Nil(), jen.Err())),
 		jen.Id("out").Op(":=").Make(jen.Index().Id("Entry"), jen.Len(jen.Id("zs"))),
 		jen.For(jen.List(jen.Id("i"), jen.Id("p")).Op(":=").Range().Add(rt("ZPairs")).Call(jen.Id("zs"))).Block(

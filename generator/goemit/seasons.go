@@ -102,11 +102,11 @@ func (b *board) runWrite(run jen.Code) jen.Code {
 
 // expiredCheck is, on a periodic layout, the first statement of Board.read: the board of an
 // expired season is refused, never read as an empty board.
-func (b *board) expiredCheck() jen.Code {
+func (b *board) expiredCheck(ret ...jen.Code) jen.Code {
 	if b.l.Season == nil {
 		return jen.Null()
 	}
-	return jen.If(jen.Err().Op(":=").Id("b").Dot("expired").Call(), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err()))
+	return jen.If(jen.Err().Op("=").Id("b").Dot("expired").Call(), jen.Err().Op("!=").Nil()).Block(jen.Return(append(ret, jen.Err())...))
 }
 
 // seasonExpiry declares Board.expired and Board.runRO, through which a periodic board's reads

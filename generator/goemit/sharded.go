@@ -184,22 +184,23 @@ func (s *sharded) set(op catalog.Op) {
 		jen.If(jen.Err().Op(":=").Add(s.encodable()).Call(id("entries")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
 		jen.List(ctx(), jen.Err()).Op(":=").Add(sDot("batch").Call(ctx())),
 		errNil().Block(jen.Return(jen.Err())),
-		jen.Return(sDot("scatter").Call(ctx(), jen.Len(id("entries")), s.idAt("entries", ""),
+		jen.Return(rt("ScatterItems").Call(ctx(), sDot("shards"), jen.Len(id("entries")), s.idAt("entries", ""),
 			s.shardCall(jen.Return(id("b").Dot(op.Methods[1]).Call(ctx(), rt("Pick").Call(id("entries"), id("at"))))))),
 	)
 	f.Line()
 }
 
-// idAt is func(i int) <id type> { return <items>[i].<id> } (or <items>[i] when field is "-").
+// idAt is func(i int) string { return <items>[i].<id> as text } (or <items>[i] when field is "-").
 func (s *sharded) idAt(items, field string) jen.Code {
 	v := id(items).Index(id("i"))
 	if field != "-" {
 		v = v.Dot(s.l.IDName)
 	}
-	return jen.Func().Params(id("i").Int()).Add(s.idType()).Block(jen.Return(v))
+	return jen.Func().Params(id("i").Int()).String().Block(jen.Return(s.idText(v)))
 }
 
-// shardCall is func(ctx context.Context, b *Board, at []int) error { body }.
+// shardCall is func(ctx context.Context, b *Board, at []int) error { body }: a shard's part of
+// rankgenrt.ScatterItems.
 func (s *sharded) shardCall(body ...jen.Code) jen.Code {
 	return jen.Func().Params(ctxParam(), id("b").Op("*").Id("Board"), id("at").Index().Int()).Error().Block(body...)
 }
@@ -214,16 +215,14 @@ func (s *sharded) best(op catalog.Op) {
 	s.comment("BestMany applies Board.BestMany with one script call per shard that holds some of the entries, all at once, and reports for each entry whether it was stored. It validates every entry first and writes nothing when one is invalid; a failed shard's call is resent as SetMany's is.")
 	sRecv(f).Id(op.Methods[1]).Params(ctxParam(), id("entries").Index().Id("Entry")).Params(jen.Index().Bool(), jen.Error()).Block(
 		jen.If(jen.Err().Op(":=").Add(s.encodable()).Call(id("entries")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
-		jen.List(ctx(), jen.Err()).Op(":=").Add(sDot("batch").Call(ctx())),
-		retErr(jen.Nil()),
-		jen.Return(id("gather").Call(ctx(), id("s"), id("entries"), s.idOfItem(jen.Id("Entry")), jen.Parens(jen.Op("*").Id("Board")).Dot(op.Methods[1]))),
+		jen.Return(id("gatherBatch").Call(ctx(), id("s"), id("entries"), s.idOfItem(jen.Id("Entry")), jen.Parens(jen.Op("*").Id("Board")).Dot(op.Methods[1]))),
 	)
 	f.Line()
 }
 
-// idOfItem is func(x <typ>) <id type> { return x.<id> }.
+// idOfItem is func(x <typ>) string { return <x.<id> as text> }.
 func (s *sharded) idOfItem(typ jen.Code) jen.Code {
-	return jen.Func().Params(id("x").Add(typ)).Add(s.idType()).Block(jen.Return(id("x").Dot(s.l.IDName)))
+	return jen.Func().Params(id("x").Add(typ)).String().Block(jen.Return(s.idText(id("x").Dot(s.l.IDName))))
 }
 
 // checkIDs refuses an invalid id among ids before anything is sent (string ids only).
@@ -247,7 +246,7 @@ func (s *sharded) remove(op catalog.Op) {
 		jen.List(ctx(), jen.Err()).Op(":=").Add(sDot("batch").Call(ctx())),
 		retErr(jen.Lit(0)),
 		jen.Var().Id("removed").Qual("sync/atomic", "Int64"),
-		jen.Err().Op("=").Add(sDot("scatter").Call(ctx(), jen.Len(id("ids")), s.idAt("ids", "-"), s.shardCall(
+		jen.Err().Op("=").Add(rt("ScatterItems").Call(ctx(), sDot("shards"), jen.Len(id("ids")), s.idAt("ids", "-"), s.shardCall(
 			jen.List(id("n"), jen.Err()).Op(":=").Id("b").Dot(op.Methods[0]).Call(ctx(), rt("Pick").Call(id("ids"), id("at")).Op("...")),
 			id("removed").Dot("Add").Call(id("n")),
 			jen.Return(jen.Err()),
@@ -290,9 +289,7 @@ func (s *sharded) update(op catalog.Op) {
 	s.comment("%s applies Board.%s with one script call per shard that holds some of the updates, all at once, each shard's part atomic and in order; the Results are in the order of updates. A failed shard's call is resent as SetMany's is.", name, name)
 	typ := jen.Id("Update").Types(valueType(op.Field, u))
 	sRecv(f).Id(name).Params(ctxParam(), id("updates").Index().Add(typ)).Params(jen.Index().Id("Result"), jen.Error()).Block(
-		jen.List(ctx(), jen.Err()).Op(":=").Add(sDot("batch").Call(ctx())),
-		retErr(jen.Nil()),
-		jen.Return(id("gather").Call(ctx(), id("s"), id("updates"), s.idOfItem(jen.Id("Update").Types(valueType(op.Field, u))), jen.Parens(jen.Op("*").Id("Board")).Dot(name))),
+		jen.Return(id("gatherBatch").Call(ctx(), id("s"), id("updates"), s.idOfItem(jen.Id("Update").Types(valueType(op.Field, u))), jen.Parens(jen.Op("*").Id("Board")).Dot(name))),
 	)
 	f.Line()
 }
@@ -418,7 +415,7 @@ func (s *sharded) getMany(op catalog.Op) {
 	s.comment("GetMany returns a Result per id in the order given, as Board.GetMany does, with one script call per shard that holds some of the ids, all at once.%s", invalid)
 	sRecv(s.f).Id(op.Methods[0]).Params(ctxParam(), id("ids").Op("...").Add(s.idType())).Params(jen.Index().Id("Result"), jen.Error()).Block(
 		s.checkIDs(jen.Nil()),
-		jen.Return(id("gather").Call(ctx(), id("s"), id("ids"), jen.Func().Params(id("id").Add(s.idType())).Add(s.idType()).Block(jen.Return(id("id"))),
+		jen.Return(rt("Gather").Call(ctx(), sDot("shards"), id("ids"), jen.Func().Params(id("id").Add(s.idType())).String().Block(jen.Return(s.idText(id("id")))),
 			jen.Func().Params(id("b").Op("*").Id("Board"), ctxParam(), id("ids").Index().Add(s.idType())).Params(jen.Index().Id("Result"), jen.Error()).Block(
 				jen.Return(id("b").Dot(op.Methods[0]).Call(ctx(), id("ids").Op("..."))),
 			))),
@@ -498,41 +495,24 @@ func (s *sharded) countRange(op catalog.Op) {
 	s.f.Line()
 }
 
-// reshard emits ReshardProgress and Reshard, the migration to another shard count.
+// reshard emits ReshardProgress and Reshard, the migration to another shard count, over
+// rankgenrt.Reshard.
 func (s *sharded) reshard() {
 	f := s.f
 	s.comment("ReshardProgress is how far Reshard got: the source shard it copies and the cursor of the last entry it copied from that shard. The zero value is the start.")
-	f.Type().Id("ReshardProgress").Struct(
-		jen.Id("Shard").Int().Comment("the source shard being copied; the number of shards when done"),
-		jen.Id("After").Id("Cursor").Comment("the last entry copied from it"),
-		jen.Id("Copied").Int64().Comment("entries copied so far"),
-	)
+	f.Type().Id("ReshardProgress").Op("=").Add(rt("ReshardProgress")).Types(jen.Id("Cursor"))
 	f.Line()
 	s.comment(`Reshard copies every entry of s into dst — the same board under another shard count (NewShardedBoard with the same key and another count names other keys) or another key — shard by shard, in keyset pages (Board.After) of pageSize entries, each stored in dst with one SetMany, and reports its progress after every page. Storing a page twice leaves dst as storing it once (SetMany replaces an id's entry), so a Reshard that stopped is resumed by calling it again from the last progress it returned or reported (or from the zero value): no entry is lost or doubled. At the end it checks that dst holds as many entries as s: a difference is an error matching ErrReshardDrift. Its limit: s must not be written during the copy (stop the writers, Reshard, then move readers and writers to dst and delete s's keys, Keys); a write to an entry already copied would be missing from dst.%s`, s.reshardDocExtra())
 	sRecv(f).Id("Reshard").Params(ctxParam(), id("dst").Op("*").Id("ShardedBoard"), id("from").Id("ReshardProgress"), id("pageSize").Int64(), id("progress").Func().Params(jen.Id("ReshardProgress"))).Params(jen.Id("ReshardProgress"), jen.Error()).Block(
-		jen.If(id("pageSize").Op("<").Lit(1)).Block(jen.Return(id("from"), rt("IntRangeError").Call(jen.Lit("pageSize"), id("pageSize"), jen.Lit(1), jen.Qual("math", "MaxInt64")))),
-		jen.If(id("from").Dot("Shard").Op("<").Lit(0).Op("||").Id("from").Dot("Shard").Op(">").Len(sDot("shards"))).Block(
-			jen.Return(id("from"), rt("IntRangeError").Call(jen.Lit("from.Shard"), jen.Int64().Call(id("from").Dot("Shard")), jen.Lit(0), jen.Int64().Call(jen.Len(sDot("shards")))))),
-		id("at").Op(":=").Id("from"),
-		jen.For(jen.Id("at").Dot("Shard").Op("<").Len(sDot("shards"))).Block(
-			jen.List(id("page"), id("next"), jen.Err()).Op(":=").Add(sDot("shards").Index(id("at").Dot("Shard")).Dot("After").Call(ctx(), id("at").Dot("After"), id("pageSize"))),
-			retErr(id("at")),
-			jen.If(jen.Len(id("page")).Op("==").Lit(0)).Block(
-				id("at").Op("=").Id("ReshardProgress").Values(jen.Dict{id("Shard"): id("at").Dot("Shard").Op("+").Lit(1), id("Copied"): id("at").Dot("Copied")}),
-				jen.Continue(),
-			),
-			id("entries").Op(":=").Make(jen.Index().Id("Entry"), jen.Len(id("page"))),
-			jen.For(jen.List(id("i"), id("r")).Op(":=").Range().Id("page")).Block(id("entries").Index(id("i")).Op("=").Id("r").Dot("Entry")),
-			jen.If(jen.Err().Op(":=").Id("dst").Dot("SetMany").Call(ctx(), id("entries")), jen.Err().Op("!=").Nil()).Block(jen.Return(id("at"), jen.Err())),
-			id("at").Dot("After").Op(",").Id("at").Dot("Copied").Op("=").Id("next").Op(",").Id("at").Dot("Copied").Op("+").Int64().Call(jen.Len(id("page"))),
-			jen.If(id("progress").Op("!=").Nil()).Block(id("progress").Call(id("at"))),
-		),
-		jen.List(id("want"), jen.Err()).Op(":=").Add(sDot("Count").Call(ctx())),
-		retErr(id("at")),
-		jen.List(id("got"), jen.Err()).Op(":=").Id("dst").Dot("Count").Call(ctx()),
-		retErr(id("at")),
-		jen.If(id("got").Op("!=").Id("want")).Block(jen.Return(id("at"), jen.Op("&").Add(rt("DriftError")).Values(jen.Dict{id("Source"): id("want"), id("Copy"): id("got")}))),
-		jen.Return(id("at"), jen.Nil()),
+		jen.Return(rt("Reshard").Call(ctx(), jen.Len(sDot("shards")), id("from"), id("pageSize"), sDot("entriesAfter"), id("dst").Dot("SetMany"), id("progress"), sDot("Count"), id("dst").Dot("Count"))),
+	)
+	f.Line()
+	f.Comment("entriesAfter reads shard i's entries after cur, up to n, and the cursor of the last (Board.After).")
+	sRecv(f).Id("entriesAfter").Params(ctxParam(), id("i").Int(), id("cur").Id("Cursor"), id("n").Int64()).Params(jen.Index().Id("Entry"), jen.Id("Cursor"), jen.Error()).Block(
+		jen.List(id("page"), id("next"), jen.Err()).Op(":=").Add(sDot("shards").Index(id("i")).Dot("After").Call(ctx(), id("cur"), id("n"))),
+		id("entries").Op(":=").Make(jen.Index().Id("Entry"), jen.Len(id("page"))),
+		jen.For(jen.List(id("j"), id("r")).Op(":=").Range().Id("page")).Block(id("entries").Index(id("j")).Op("=").Id("r").Dot("Entry")),
+		jen.Return(id("entries"), id("next"), jen.Err()),
 	)
 	f.Line()
 }
@@ -549,9 +529,7 @@ func (s *sharded) changes(op catalog.Op) {
 	f.Line()
 	s.comment("UpdateMany applies Board.UpdateMany with one script call per shard that holds some of the lists, all at once, each shard's part atomic and in order; the Results are in the order of lists. A failed shard's call is resent as SetMany's is.")
 	sRecv(f).Id(op.Methods[1]).Params(ctxParam(), id("lists").Index().Id("Changes")).Params(jen.Index().Id("Result"), jen.Error()).Block(
-		jen.List(ctx(), jen.Err()).Op(":=").Add(sDot("batch").Call(ctx())),
-		retErr(jen.Nil()),
-		jen.Return(id("gather").Call(ctx(), id("s"), id("lists"), s.idOfItem(jen.Id("Changes")), jen.Parens(jen.Op("*").Id("Board")).Dot(op.Methods[1]))),
+		jen.Return(id("gatherBatch").Call(ctx(), id("s"), id("lists"), s.idOfItem(jen.Id("Changes")), jen.Parens(jen.Op("*").Id("Board")).Dot(op.Methods[1]))),
 	)
 	f.Line()
 }

@@ -8,8 +8,6 @@ import (
 // helpers emits the unexported methods and functions the ShardedBoard's methods share.
 func (s *sharded) helpers() {
 	s.routing()
-	s.gather()
-	s.sumShards()
 	s.readAll()
 	s.ranges()
 	s.afterAll()
@@ -17,30 +15,13 @@ func (s *sharded) helpers() {
 	s.small()
 }
 
-// sumShards emits sumShards: a count asked of every shard at once, added up (Trim's removals,
-// the band counts).
-func (s *sharded) sumShards() {
-	s.f.Comment("sumShards runs count on every shard i at once and adds up what they return.")
-	sRecv(s.f).Id("sumShards").Params(ctxParam(), id("count").Func().Params(ctxParam(), id("i").Int()).Params(jen.Int64(), jen.Error())).Params(jen.Int64(), jen.Error()).Block(
-		jen.Var().Id("n").Qual("sync/atomic", "Int64"),
-		jen.Err().Op(":=").Add(rt("Scatter")).Call(ctx(), rt("EveryShard").Call(jen.Len(sDot("shards"))),
-			jen.Func().Params(ctxParam(), id("i").Int(), jen.Id("_").Index().Int()).Error().Block(
-				jen.List(id("k"), jen.Err()).Op(":=").Id("count").Call(ctx(), id("i")),
-				id("n").Dot("Add").Call(id("k")),
-				jen.Return(jen.Err()),
-			)),
-		jen.Return(id("n").Dot("Load").Call(), jen.Err()),
-	)
-	s.f.Line()
-}
-
-// sumOver is "return s.sumShards(ctx, func(ctx, i) (int64, error) { return call })": call is
-// the count of shard i (s.shards[i]).
+// sumOver is "return rankgenrt.SumShards(ctx, len(s.shards), func(ctx, i) (int64, error) {
+// return call })": call is the count of shard i (s.shards[i]).
 func sumOver(call jen.Code) jen.Code {
-	return jen.Return(sDot("sumShards").Call(ctx(), jen.Func().Params(ctxParam(), id("i").Int()).Params(jen.Int64(), jen.Error()).Block(jen.Return(call))))
+	return jen.Return(rt("SumShards").Call(ctx(), jen.Len(sDot("shards")), jen.Func().Params(ctxParam(), id("i").Int()).Params(jen.Int64(), jen.Error()).Block(jen.Return(call))))
 }
 
-// routing emits shard, batch and scatter.
+// routing emits shard, batch and gatherBatch.
 func (s *sharded) routing() {
 	f := s.f
 	f.Comment("shard returns the shard that holds id.")
@@ -54,36 +35,15 @@ func (s *sharded) routing() {
 		jen.Return(rt("WithIdempotencyKey").Call(ctx(), id("token")), jen.Nil()),
 	)
 	f.Line()
-	s.comment("scatter calls call, all at once, with each shard that holds some of n items and the positions of its items; id(i) is the id of item i. It returns the first shard's error.")
-	sRecv(f).Id("scatter").Params(ctxParam(), id("n").Int(), id("id").Func().Params(jen.Int()).Add(s.idType()), id("call").Func().Params(jen.Qual("context", "Context"), jen.Op("*").Id("Board"), jen.Index().Int()).Error()).Error().Block(
-		id("groups").Op(":=").Add(rt("GroupByShard")).Call(id("n"), jen.Len(sDot("shards")), jen.Func().Params(id("i").Int()).String().Block(
-			jen.Return(s.idText(id("id").Call(id("i")))))),
-		jen.Return(rt("Scatter").Call(ctx(), id("groups"), jen.Func().Params(ctxParam(), id("shard").Int(), id("at").Index().Int()).Error().Block(
-			jen.Return(id("call").Call(ctx(), sDot("shards").Index(id("shard")), id("at"))),
-		))),
-	)
 	f.Line()
-}
-
-// gather emits the generic batch helper: items to their shards, results back in order.
-func (s *sharded) gather() {
-	f := s.f
-	s.comment("gather sends items to their shards with one call per shard that holds some of them, all at once, and returns call's results in the order of items.")
-	f.Func().Id("gather").Types(jen.List(id("T"), id("R")).Any()).Params(
-		ctxParam(), id("s").Op("*").Id("ShardedBoard"), id("items").Index().Id("T"), id("idOf").Func().Params(id("T")).Add(s.idType()),
+	s.comment("gatherBatch sends a batch write's items to their shards under the batch's one token (batch) and returns call's results in the order of items (rankgenrt.Gather).")
+	f.Func().Id("gatherBatch").Types(jen.List(id("T"), id("R")).Any()).Params(
+		ctxParam(), id("s").Op("*").Id("ShardedBoard"), id("items").Index().Id("T"), id("idOf").Func().Params(id("T")).String(),
 		id("call").Func().Params(jen.Op("*").Id("Board"), jen.Qual("context", "Context"), jen.Index().Id("T")).Params(jen.Index().Id("R"), jen.Error()),
 	).Params(jen.Index().Id("R"), jen.Error()).Block(
-		jen.If(jen.Len(id("items")).Op("==").Lit(0)).Block(jen.Return(jen.Nil(), jen.Nil())),
-		id("out").Op(":=").Make(jen.Index().Id("R"), jen.Len(id("items"))),
-		jen.Err().Op(":=").Add(sDot("scatter").Call(ctx(), jen.Len(id("items")), jen.Func().Params(id("i").Int()).Add(s.idType()).Block(jen.Return(id("idOf").Call(id("items").Index(id("i"))))),
-			s.shardCall(
-				jen.List(id("rs"), jen.Err()).Op(":=").Id("call").Call(id("b"), ctx(), rt("Pick").Call(id("items"), id("at"))),
-				retErr(),
-				jen.For(jen.List(id("j"), id("i")).Op(":=").Range().Id("at")).Block(id("out").Index(id("i")).Op("=").Id("rs").Index(id("j"))),
-				jen.Return(jen.Nil()),
-			))),
+		jen.List(ctx(), jen.Err()).Op(":=").Add(sDot("batch").Call(ctx())),
 		retErr(jen.Nil()),
-		jen.Return(id("out"), jen.Nil()),
+		jen.Return(rt("Gather").Call(ctx(), sDot("shards"), id("items"), id("idOf"), id("call"))),
 	)
 	f.Line()
 }
@@ -188,28 +148,18 @@ func (s *sharded) afterAll() {
 	f.Line()
 }
 
-// ahead emits ahead and tiesAhead: every shard's count of the entries ahead of a cursor, with
-// plain commands (ZCOUNT and the run of equal scores), pipelined.
+// ahead emits ahead: every shard's count of the entries ahead of a cursor, with plain commands
+// (ZCOUNT and the run of equal scores, rankgenrt.TieRun and TiesAhead), pipelined.
 func (s *sharded) ahead() {
 	f := s.f
-	zrange := func(offset jen.Code) jen.Code {
-		d := jen.Dict{id("Key"): id("key"), id("Start"): id("score"), id("Stop"): id("score"), id("ByScore"): jen.True(), id("Rev"): jen.True(), id("Count"): id("tieBand")}
-		if offset != nil {
-			d[id("Offset")] = offset
-		}
-		return rd("ZRangeArgs").Values(d)
-	}
-	f.Comment("tieBand is how many entries of a run of equal scores ahead reads per round trip.")
-	f.Const().Id("tieBand").Op("=").Lit(256)
-	f.Line()
-	s.comment("ahead counts, on every shard, the entries that rank ahead of cur — greater scores (ZCOUNT), and equal scores with greater members (the run of equal scores, best first) — and adds up the shards' sizes, in one pipelined round; only a run of more than tieBand equal scores ahead takes more.")
+	s.comment("ahead counts, on every shard, the entries that rank ahead of cur — greater scores (ZCOUNT), and equal scores with greater members (the run of equal scores, best first) — and adds up the shards' sizes, in one pipelined round; only a run of more than rankgenrt.TieBand equal scores ahead takes more.")
 	sRecv(f).Id("ahead").Params(ctxParam(), id("cur").Id("Cursor")).Params(id("counts").Index().Int64(), id("total").Int64(), jen.Err().Error()).Block(
 		id("score").Op(":=").Add(rt("FormatScore")).Call(id("cur").Dot("Score")),
 		id("greater").Op(",").Id("sizes").Op(":=").Make(jen.Index().Op("*").Add(rd("IntCmd")), jen.Len(sDot("shards"))).Op(",").Make(jen.Index().Op("*").Add(rd("IntCmd")), jen.Len(sDot("shards"))),
 		jen.List(id("runs"), jen.Err()).Op(":=").Add(sDot("readAll").Call(ctx(), jen.Func().Params(id("c").Add(rd("Cmdable")), id("i").Int(), id("key").String()).Add(rd("Cmder")).Block(
 			id("greater").Index(id("i")).Op("=").Id("c").Dot("ZCount").Call(ctx(), id("key"), jen.Lit("(").Op("+").Id("score"), jen.Lit("+inf")),
 			id("sizes").Index(id("i")).Op("=").Id("c").Dot("ZCard").Call(ctx(), id("key")),
-			jen.Return(id("c").Dot("ZRangeArgs").Call(ctx(), zrange(nil))),
+			jen.Return(rt("TieRun").Call(ctx(), id("c"), id("key"), id("score"), jen.Lit(0))),
 		))),
 		retErr(jen.Nil(), jen.Lit(0)),
 		id("counts").Op("=").Make(jen.Index().Int64(), jen.Len(sDot("shards"))),
@@ -220,25 +170,11 @@ func (s *sharded) ahead() {
 			retErr(jen.Nil(), jen.Lit(0)),
 			jen.List(id("size"), jen.Err()).Op(":=").Id("sizes").Index(id("i")).Dot("Result").Call(),
 			retErr(jen.Nil(), jen.Lit(0)),
-			jen.List(id("ties"), jen.Err()).Op(":=").Add(sDot("tiesAhead").Call(ctx(), sDot("shards").Index(id("i")).Dot("keys").Index(jen.Lit(0)), id("score"), id("cur").Dot("Member"), id("band"))),
+			jen.List(id("ties"), jen.Err()).Op(":=").Add(rt("TiesAhead").Call(ctx(), sDot("c"), sDot("shards").Index(id("i")).Dot("keys").Index(jen.Lit(0)), id("score"), id("cur").Dot("Member"), id("band"))),
 			retErr(jen.Nil(), jen.Lit(0)),
 			id("counts").Index(id("i")).Op(",").Id("total").Op("=").Id("n").Op("+").Id("ties").Op(",").Id("total").Op("+").Id("size"),
 		),
 		jen.Return(id("counts"), id("total"), jen.Nil()),
-	)
-	f.Line()
-	s.comment("tiesAhead counts the members greater than member (Redis's order of equal scores: their bytes) in the run of entries of score on key whose first members, best first, are band, reading the run on while all of a full band is ahead.")
-	sRecv(f).Id("tiesAhead").Params(ctxParam(), jen.List(id("key"), id("score"), id("member")).String(), id("band").Index().String()).Params(jen.Int64(), jen.Error()).Block(
-		jen.Var().Id("k").Int64(),
-		jen.For(id("offset").Op(":=").Int64().Call(jen.Lit(0)), jen.Empty(), id("offset").Op("+=").Id("tieBand")).Block(
-			id("i").Op(":=").Lit(0),
-			jen.For(id("i").Op("<").Len(id("band")).Op("&&").Id("band").Index(id("i")).Op(">").Id("member")).Block(id("i").Op("++")),
-			id("k").Op("+=").Int64().Call(id("i")),
-			jen.If(id("i").Op("<").Len(id("band")).Op("||").Len(id("band")).Op("<").Id("tieBand")).Block(jen.Return(id("k"), jen.Nil())),
-			jen.Var().Id("err").Error(),
-			jen.If(jen.List(id("band"), jen.Err()).Op("=").Add(sDot("c").Dot("ZRangeArgs").Call(ctx(), zrange(id("offset").Op("+").Id("tieBand")))).Dot("Result").Call(), jen.Err().Op("!=").Nil()).Block(
-				jen.Return(jen.Lit(0), rt("ReplyError").Call(jen.Err()))),
-		),
 	)
 	f.Line()
 }

@@ -71,66 +71,90 @@ func updateArg(op layout.Op) string {
 	return "v"
 }
 
-// updateOne emits <Op><Field>(ctx, id, v).
+// updateOne emits <Op><Field>(ctx, id, v): the batch form's helper on a batch of one.
 func (b *board) updateOne(op catalog.Op) {
 	fd, u, name := op.Field, op.Update, op.Methods[0]
 	arg := updateArg(u)
 	b.comment("%s", wrap(b.updateDoc(name, fd, u)))
-	body := []jen.Code{b.checkID(jen.Id("id"), func(err jen.Code) jen.Code { return jen.Return(jen.Id("Entry").Values(), err) })}
-	var val jen.Code = jen.Id(arg)
-	if u == layout.OpAdd && wide(fd) {
-		val = rt("WideDelta").Call(jen.Id(arg), jen.Lit(fd.Hex))
-	}
-	if u != layout.OpAdd {
-		fail := func(err jen.Code) jen.Code { return jen.Return(jen.Id("Entry").Values(), err) }
-		body = append(body, b.seasonValueCheck(fd, param, fail)...)
-		body = append(body, b.digitStmts(fd, "d", param, fail)...)
-		val = b.digitArg(fd)
-	}
-	body = append(body,
-		jen.Var().Id("r").Index(jen.Lit(1)).Id("Result"),
-		jen.If(jen.Err().Op(":=").Id("b").Dot("apply").Call(jen.Id("ctx"), jen.Id(op.Script()),
-			jen.Append(jen.Id("b").Dot("updateArgs").Call(jen.Lit(1)), jen.Id("id"), val), jen.Id("r").Index(jen.Op(":")), jen.Index().Int().Values(jen.Lit(0))),
-			jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Id("Entry").Values(), jen.Err())),
-		jen.Return(jen.Id("r").Index(jen.Lit(0)).Dot("Entry"), jen.Id("r").Index(jen.Lit(0)).Dot("Err")),
+	one := jen.Index().Id("Update").Types(valueType(fd, u)).Values(jen.Values(jen.Id(b.l.IDName).Op(":").Id("id"), jen.Id("Value").Op(":").Id(arg)))
+	recvDecl(b.f).Id(name).Params(ctxParam(), jen.Id("id").Add(b.idType()), jen.Id(arg).Add(valueType(fd, u))).Params(jen.Id("Entry"), jen.Error()).Block(
+		jen.Return(jen.Id("first").Call(jen.Id("applyEach").Call(jen.Id("ctx"), jen.Id("b"), jen.Id(op.Script()), one, b.updateValue(fd, u)))),
 	)
-	recvDecl(b.f).Id(name).Params(ctxParam(), jen.Id("id").Add(b.idType()), jen.Id(arg).Add(valueType(fd, u))).Params(jen.Id("Entry"), jen.Error()).Block(body...)
 }
 
 // updateMany emits <Op><Field>Many(ctx, updates).
 func (b *board) updateMany(op catalog.Op) {
-	fd, u, name, l := op.Field, op.Update, op.Methods[0], b.l
-	b.comment("%s", wrap(fmt.Sprintf("%s applies many %s updates in one script call, atomic as a whole, in order (an id may appear more than once). Each update succeeds or fails on its own: its Result holds the new entry or the error that left that entry unchanged. The error return is for failures of the whole call (connection, ErrLayoutMismatch), which change nothing.", name, strings.TrimSuffix(name, "Many"))))
-	var val jen.Code = jen.Id("u").Dot("Value")
-	if u == layout.OpAdd && wide(fd) {
-		val = rt("WideDelta").Call(jen.Id("u").Dot("Value"), jen.Lit(fd.Hex))
-	}
-	loop := []jen.Code{
-		b.checkIDThen(jen.Id("u").Dot(l.IDName), func(err jen.Code) []jen.Code {
-			return []jen.Code{jen.Id("res").Index(jen.Id("i")).Dot("Err").Op("=").Add(err), jen.Continue()}
-		}),
-	}
-	if u != layout.OpAdd {
-		uv := func() *jen.Statement { return jen.Id("u").Dot("Value") }
-		fail := func(err jen.Code) jen.Code {
-			return jen.Id("res").Index(jen.Id("i")).Dot("Err").Op("=").Add(err).Line().Continue()
-		}
-		loop = append(loop, b.seasonValueCheck(fd, uv, fail)...)
-		loop = append(loop, b.digitStmts(fd, "d", uv, fail)...)
-		val = b.digitArg(fd)
-	}
-	loop = append(loop,
-		jen.Id("args").Op("=").Append(jen.Id("args"), jen.Id("u").Dot(l.IDName), val),
-		jen.Id("sent").Op("=").Append(jen.Id("sent"), jen.Id("i")),
-	)
+	fd, u, name := op.Field, op.Update, op.Methods[0]
+	b.comment("%s applies %s to many updates in one script call, as a batch of Update does.", name, strings.TrimSuffix(name, "Many"))
 	recvDecl(b.f).Id(name).Params(ctxParam(), jen.Id("updates").Index().Id("Update").Types(valueType(fd, u))).Params(jen.Index().Id("Result"), jen.Error()).Block(
+		jen.Return(jen.Id("applyEach").Call(jen.Id("ctx"), jen.Id("b"), jen.Id(op.Script()), jen.Id("updates"), b.updateValue(fd, u))),
+	)
+}
+
+// updateValue is the function applyEach turns an update's value into its script argument
+// with: a delta as it is (or, for a member field too wide for exact doubles, as text); a new
+// value as its digit, checked (digitOf<Field> itself where that is all it takes).
+func (b *board) updateValue(fd *layout.Field, u layout.Op) jen.Code {
+	arg := updateArg(u)
+	v := func() *jen.Statement { return jen.Id(arg) }
+	fn, fallible := b.digitCall(fd)
+	switch {
+	case u == layout.OpAdd && !wide(fd):
+		return rt("AsIs").Types(jen.Int64())
+	case u == layout.OpAdd:
+		return jen.Func().Params(jen.Id(arg).Int64()).Params(jen.String(), jen.Error()).Block(
+			jen.Return(rt("WideDelta").Call(v(), jen.Lit(fd.Hex)), jen.Nil()))
+	case fn && fallible && !fd.Season && !wide(fd):
+		return jen.Id(digitFunc(fd))
+	}
+	result := jen.Uint64()
+	if wide(fd) {
+		result = jen.String()
+	}
+	fail := func(err jen.Code) jen.Code { return jen.Return(jen.Lit(0), err) }
+	if wide(fd) {
+		fail = func(err jen.Code) jen.Code { return jen.Return(jen.Lit(""), err) }
+	}
+	body := b.seasonValueCheck(fd, v, fail)
+	body = append(body, b.digitStmts(fd, "d", v, fail)...)
+	body = append(body, jen.Return(b.digitArg(fd), jen.Nil()))
+	return jen.Func().Params(jen.Id(arg).Add(goType(fd))).Params(result, jen.Error()).Block(body...)
+}
+
+// applyEach emits applyEach, the body of every field update method, and first, which a single
+// update's method returns its one Result through.
+func (b *board) applyEach() {
+	l := b.l
+	b.comment("applyEach runs the field update script s for updates, each value sent as arg(v) gives it; a value arg refuses (out of range) or an invalid id leaves the error in its update's Result, unsent.")
+	b.f.Func().Id("applyEach").Types(jen.List(jen.Id("V"), jen.Id("A")).Any()).Params(
+		ctxParam(), jen.Id("b").Op("*").Id("Board"), jen.Id("s").Op("*").Add(rt("Function")), jen.Id("updates").Index().Id("Update").Types(jen.Id("V")), jen.Id("arg").Func().Params(jen.Id("V")).Params(jen.Id("A"), jen.Error()),
+	).Params(jen.Index().Id("Result"), jen.Error()).Block(
 		jen.Id("res").Op(":=").Make(jen.Index().Id("Result"), jen.Len(jen.Id("updates"))),
 		jen.Id("args").Op(":=").Id("b").Dot("updateArgs").Call(jen.Len(jen.Id("updates"))),
 		jen.Id("sent").Op(":=").Make(jen.Index().Int(), jen.Lit(0), jen.Len(jen.Id("updates"))),
-		jen.For(jen.List(jen.Id("i"), jen.Id("u")).Op(":=").Range().Id("updates")).Block(loop...),
-		jen.If(jen.Err().Op(":=").Id("b").Dot("apply").Call(jen.Id("ctx"), jen.Id(op.Script()), jen.Id("args"), jen.Id("res"), jen.Id("sent")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
+		jen.For(jen.List(jen.Id("i"), jen.Id("u")).Op(":=").Range().Id("updates")).Block(
+			b.checkIDThen(jen.Id("u").Dot(l.IDName), func(err jen.Code) []jen.Code {
+				return []jen.Code{jen.Id("res").Index(jen.Id("i")).Dot("Err").Op("=").Add(err), jen.Continue()}
+			}),
+			jen.List(jen.Id("a"), jen.Err()).Op(":=").Id("arg").Call(jen.Id("u").Dot("Value")),
+			errNil().Block(jen.Id("res").Index(jen.Id("i")).Dot("Err").Op("=").Err(), jen.Continue()),
+			jen.Id("args").Op("=").Append(jen.Id("args"), jen.Id("u").Dot(l.IDName), jen.Id("a")),
+			jen.Id("sent").Op("=").Append(jen.Id("sent"), jen.Id("i")),
+		),
+		jen.If(jen.Err().Op(":=").Id("b").Dot("apply").Call(jen.Id("ctx"), jen.Id("s"), jen.Id("args"), jen.Id("res"), jen.Id("sent")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
 		jen.Return(jen.Id("res"), jen.Nil()),
 	)
+	b.f.Line()
+}
+
+// first emits first: the one Result of a batch of one as its single method returns it.
+func (b *board) first() {
+	b.f.Comment("first is the outcome of a batch of one: the call's error, else its one Result's.")
+	b.f.Func().Id("first").Params(jen.Id("res").Index().Id("Result"), jen.Err().Error()).Params(jen.Id("Entry"), jen.Error()).Block(
+		errNil().Block(jen.Return(jen.Id("Entry").Values(), jen.Err())),
+		jen.Return(jen.Id("res").Index(jen.Lit(0)).Dot("Entry"), jen.Id("res").Index(jen.Lit(0)).Dot("Err")),
+	)
+	b.f.Line()
 }
 
 // digitArg is how the digit d of a field's new value goes to a script: the number, or for a

@@ -447,7 +447,11 @@ type Cursor struct {
 	Member string
 }
 
-// Update is one update of a batch: the id, and the delta or value.
+// Update is one update of a batch (the <Op><Field>Many methods): the id, and the delta or value. A
+// batch is one script call, atomic as a whole, in order (an id may appear more than once). Each
+// update succeeds or fails on its own: its Result holds the new entry or the error that left that
+// entry unchanged. The batch's error return is for failures of the whole call (connection,
+// ErrLayoutMismatch), which change nothing.
 type Update[V any] struct {
 	Crew  string
 	Value V
@@ -558,76 +562,36 @@ func (b *Board) Trim(ctx context.Context, keep int64) (int64, error) {
 // fields starting from the zero entry (0, false, the first enum value, or the Unix epoch for a
 // time; a field's lowest-ranking value when that is outside its range).
 func (b *Board) MinStopMs(ctx context.Context, id string, v uint16) (Entry, error) {
-	if err := checkID(id); err != nil {
-		return Entry{}, err
-	}
-	d := uint64(stopMsMax - v)
-	var r [1]Result
-	if err := b.apply(ctx, scriptMinStopMs, append(b.updateArgs(1), id, d), r[:], []int{0}); err != nil {
-		return Entry{}, err
-	}
-	return r[0].Entry, r[0].Err
+	return first(applyEach(ctx, b, scriptMinStopMs, []Update[uint16]{{Crew: id, Value: v}}, func(v uint16) (uint64, error) {
+		d := uint64(stopMsMax - v)
+		return d, nil
+	}))
 }
 
-// MinStopMsMany applies many MinStopMs updates in one script call, atomic as a whole, in order (an
-// id may appear more than once). Each update succeeds or fails on its own: its Result holds the
-// new entry or the error that left that entry unchanged. The error return is for failures of the
-// whole call (connection, ErrLayoutMismatch), which change nothing.
+// MinStopMsMany applies MinStopMs to many updates in one script call, as a batch of Update does.
 func (b *Board) MinStopMsMany(ctx context.Context, updates []Update[uint16]) ([]Result, error) {
-	res := make([]Result, len(updates))
-	args := b.updateArgs(len(updates))
-	sent := make([]int, 0, len(updates))
-	for i, u := range updates {
-		if err := checkID(u.Crew); err != nil {
-			res[i].Err = err
-			continue
-		}
-		d := uint64(stopMsMax - u.Value)
-		args = append(args, u.Crew, d)
-		sent = append(sent, i)
-	}
-	if err := b.apply(ctx, scriptMinStopMsMany, args, res, sent); err != nil {
-		return nil, err
-	}
-	return res, nil
+	return applyEach(ctx, b, scriptMinStopMsMany, updates, func(v uint16) (uint64, error) {
+		d := uint64(stopMsMax - v)
+		return d, nil
+	})
 }
 
 // SetStopMs sets the StopMs of the entry of id to v and returns the new entry. An id without an
 // entry starts from the zero entry (0, false, the first enum value, or the Unix epoch for a time;
 // a field's lowest-ranking value when that is outside its range).
 func (b *Board) SetStopMs(ctx context.Context, id string, v uint16) (Entry, error) {
-	if err := checkID(id); err != nil {
-		return Entry{}, err
-	}
-	d := uint64(stopMsMax - v)
-	var r [1]Result
-	if err := b.apply(ctx, scriptSetStopMs, append(b.updateArgs(1), id, d), r[:], []int{0}); err != nil {
-		return Entry{}, err
-	}
-	return r[0].Entry, r[0].Err
+	return first(applyEach(ctx, b, scriptSetStopMs, []Update[uint16]{{Crew: id, Value: v}}, func(v uint16) (uint64, error) {
+		d := uint64(stopMsMax - v)
+		return d, nil
+	}))
 }
 
-// SetStopMsMany applies many SetStopMs updates in one script call, atomic as a whole, in order (an
-// id may appear more than once). Each update succeeds or fails on its own: its Result holds the
-// new entry or the error that left that entry unchanged. The error return is for failures of the
-// whole call (connection, ErrLayoutMismatch), which change nothing.
+// SetStopMsMany applies SetStopMs to many updates in one script call, as a batch of Update does.
 func (b *Board) SetStopMsMany(ctx context.Context, updates []Update[uint16]) ([]Result, error) {
-	res := make([]Result, len(updates))
-	args := b.updateArgs(len(updates))
-	sent := make([]int, 0, len(updates))
-	for i, u := range updates {
-		if err := checkID(u.Crew); err != nil {
-			res[i].Err = err
-			continue
-		}
-		d := uint64(stopMsMax - u.Value)
-		args = append(args, u.Crew, d)
-		sent = append(sent, i)
-	}
-	if err := b.apply(ctx, scriptSetStopMsMany, args, res, sent); err != nil {
-		return nil, err
-	}
-	return res, nil
+	return applyEach(ctx, b, scriptSetStopMsMany, updates, func(v uint16) (uint64, error) {
+		d := uint64(stopMsMax - v)
+		return d, nil
+	})
 }
 
 // Change is one field update or the new data of a change list (Board.Update, Board.UpdateMany),
@@ -701,11 +665,7 @@ type Changes struct {
 // SetData, which replaces the entry's data when the list applies; the returned Entry.Data is that
 // data, or the zero Data for a list without SetData (which leaves the stored data as it is).
 func (b *Board) Update(ctx context.Context, id string, changes ...Change) (Entry, error) {
-	res, err := b.UpdateMany(ctx, []Changes{{Crew: id, Apply: changes}})
-	if err != nil {
-		return Entry{}, err
-	}
-	return res[0].Entry, res[0].Err
+	return first(b.UpdateMany(ctx, []Changes{{Crew: id, Apply: changes}}))
 }
 
 // UpdateMany applies many change lists in one script call, atomic as a whole, in order (an id may
@@ -782,15 +742,19 @@ func changeGroup(id string, changes []Change) ([]any, error) {
 	return g, nil
 }
 
-// read sends one read command, which cmd queues on the client or on a pipeline and returns. Until
-// this Board has seen its own fingerprint on the board, the fingerprint's read is pipelined before
-// the command, in the same round trip: another layout's is an error matching ErrLayoutMismatch,
-// not entries misread. A board that records no fingerprint yet is read as it is. The command's own
-// error is typed as a script's is (ErrWrongType, ErrServerFull).
-func (b *Board) read(ctx context.Context, cmd func(redis.Cmdable) redis.Cmder) error {
+// read sends one read command, which cmd queues on the client or on a pipeline, and returns its
+// result. Until this Board has seen its own fingerprint on the board, the fingerprint's read is
+// pipelined before the command, in the same round trip: another layout's is an error matching
+// ErrLayoutMismatch, not entries misread. A board that records no fingerprint yet is read as it
+// is. The command's own error is typed as a script's is (ErrWrongType, ErrServerFull).
+func read[T any, C interface {
+	redis.Cmder
+	Result() (T, error)
+}](ctx context.Context, b *Board, cmd func(redis.Cmdable) C) (v T, err error) {
 	if b.verified.Load() {
-		rankgenrt.TypeError(cmd(b.c))
-		return nil
+		c := cmd(b.c)
+		rankgenrt.TypeError(c)
+		return c.Result()
 	}
 	pipe := b.c.Pipeline()
 	fp := rankgenrt.FingerprintCmd(ctx, pipe, b.keys[1], true)
@@ -801,7 +765,10 @@ func (b *Board) read(ctx context.Context, cmd func(redis.Cmdable) redis.Cmder) e
 	if ok {
 		b.verified.Store(true)
 	}
-	return err
+	if err != nil {
+		return v, err
+	}
+	return c.Result()
 }
 
 // Get returns the entry of id, or an error matching ErrNotFound.
@@ -861,15 +828,7 @@ func (b *Board) Page(ctx context.Context, offset, limit int64) ([]Ranked, error)
 	if limit <= 0 {
 		return nil, nil
 	}
-	v, err := rankgenrt.RunRO(ctx, b.c, scriptPage, b.keys, offset, limit)
-	if err != nil {
-		return nil, err
-	}
-	start, ps, err := rankgenrt.WindowData(v)
-	if err != nil {
-		return nil, err
-	}
-	return rankedPairs(start, ps)
+	return window(rankgenrt.RunRO(ctx, b.c, scriptPage, b.keys, offset, limit))
 }
 
 // Around returns the entry of id with up to before entries ahead of it and after entries behind
@@ -895,14 +854,7 @@ func (b *Board) around(ctx context.Context, id string, before, after int64, fill
 	if errors.Is(err, redis.Nil) {
 		return nil, rankgenrt.NotFound(id)
 	}
-	if err != nil {
-		return nil, err
-	}
-	start, ps, err := rankgenrt.WindowData(v)
-	if err != nil {
-		return nil, err
-	}
-	return rankedPairs(start, ps)
+	return window(v, err)
 }
 
 // After returns up to limit entries that rank after the cursor, best first, and the cursor of the
@@ -931,14 +883,9 @@ func (b *Board) After(ctx context.Context, cur Cursor, limit int64) ([]Ranked, C
 
 // Count returns the number of entries.
 func (b *Board) Count(ctx context.Context) (int64, error) {
-	var cmd *redis.IntCmd
-	if err := b.read(ctx, func(c redis.Cmdable) redis.Cmder {
-		cmd = c.ZCard(ctx, b.keys[0])
-		return cmd
-	}); err != nil {
-		return 0, err
-	}
-	return cmd.Result()
+	return read(ctx, b, func(c redis.Cmdable) *redis.IntCmd {
+		return c.ZCard(ctx, b.keys[0])
+	})
 }
 
 // GetMany returns, in one round trip, a Result per id in the order given: the entry, or an Err
@@ -1022,15 +969,7 @@ func (b *Board) PageFromEnd(ctx context.Context, offset, limit int64) ([]Ranked,
 	if limit <= 0 {
 		return nil, nil
 	}
-	v, err := rankgenrt.RunRO(ctx, b.c, scriptBottom, b.keys, offset, limit)
-	if err != nil {
-		return nil, err
-	}
-	start, ps, err := rankgenrt.WindowData(v)
-	if err != nil {
-		return nil, err
-	}
-	return rankedPairs(start, ps)
+	return window(rankgenrt.RunRO(ctx, b.c, scriptBottom, b.keys, offset, limit))
 }
 
 // Percentile returns the share of the board's entries that rank behind the entry of id, in
@@ -1115,14 +1054,9 @@ func (b *Board) CountStopMsBetween(ctx context.Context, lo, hi uint16) (int64, e
 		return 0, nil
 	}
 	dlo, dhi = dhi, dlo
-	var cmd *redis.IntCmd
-	if err := b.read(ctx, func(c redis.Cmdable) redis.Cmder {
-		cmd = c.ZCount(ctx, b.keys[0], rankgenrt.FormatScore(scoreOfP(dlo*stopMsWeight)), "("+rankgenrt.FormatScore(scoreOfP((dhi+1)*stopMsWeight)))
-		return cmd
-	}); err != nil {
-		return 0, err
-	}
-	return cmd.Result()
+	return read(ctx, b, func(c redis.Cmdable) *redis.IntCmd {
+		return c.ZCount(ctx, b.keys[0], rankgenrt.FormatScore(scoreOfP(dlo*stopMsWeight)), "("+rankgenrt.FormatScore(scoreOfP((dhi+1)*stopMsWeight)))
+	})
 }
 
 // CompetitionRank returns 1 + the number of entries with a better StopMs than the entry of id
@@ -1266,14 +1200,9 @@ func (b *Board) CountBetween(ctx context.Context, band Band) (int64, error) {
 	if band.lo >= band.hi {
 		return 0, nil
 	}
-	var cmd *redis.IntCmd
-	if err := b.read(ctx, func(c redis.Cmdable) redis.Cmder {
-		cmd = c.ZCount(ctx, b.keys[0], rankgenrt.FormatScore(scoreOfP(band.lo)), "("+rankgenrt.FormatScore(scoreOfP(band.hi)))
-		return cmd
-	}); err != nil {
-		return 0, err
-	}
-	return cmd.Result()
+	return read(ctx, b, func(c redis.Cmdable) *redis.IntCmd {
+		return c.ZCount(ctx, b.keys[0], rankgenrt.FormatScore(scoreOfP(band.lo)), "("+rankgenrt.FormatScore(scoreOfP(band.hi)))
+	})
 }
 
 // AroundScore returns, best first with their ranks, up to before entries that rank ahead of the
@@ -1290,15 +1219,7 @@ func (b *Board) AroundScore(ctx context.Context, at Place, before, after int64) 
 	if err != nil {
 		return nil, err
 	}
-	v, err := rankgenrt.RunRO(ctx, b.c, scriptAroundScore, b.keys, rankgenrt.FormatScore(score), member, max(before, 0), max(after, 0))
-	if err != nil {
-		return nil, err
-	}
-	start, ps, err := rankgenrt.WindowData(v)
-	if err != nil {
-		return nil, err
-	}
-	return rankedPairs(start, ps)
+	return window(rankgenrt.RunRO(ctx, b.c, scriptAroundScore, b.keys, rankgenrt.FormatScore(score), member, max(before, 0), max(after, 0)))
 }
 
 // Reindex builds the board's index (id → member) from the members already in its sorted set: how
@@ -1374,6 +1295,40 @@ func (b *Board) apply(ctx context.Context, s *rankgenrt.Function, args []any, re
 	return nil
 }
 
+// applyEach runs the field update script s for updates, each value sent as arg(v) gives it; a
+// value arg refuses (out of range) or an invalid id leaves the error in its update's Result,
+// unsent.
+func applyEach[V, A any](ctx context.Context, b *Board, s *rankgenrt.Function, updates []Update[V], arg func(V) (A, error)) ([]Result, error) {
+	res := make([]Result, len(updates))
+	args := b.updateArgs(len(updates))
+	sent := make([]int, 0, len(updates))
+	for i, u := range updates {
+		if err := checkID(u.Crew); err != nil {
+			res[i].Err = err
+			continue
+		}
+		a, err := arg(u.Value)
+		if err != nil {
+			res[i].Err = err
+			continue
+		}
+		args = append(args, u.Crew, a)
+		sent = append(sent, i)
+	}
+	if err := b.apply(ctx, s, args, res, sent); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// first is the outcome of a batch of one: the call's error, else its one Result's.
+func first(res []Result, err error) (Entry, error) {
+	if err != nil {
+		return Entry{}, err
+	}
+	return res[0].Entry, res[0].Err
+}
+
 // rankedPairs decodes range replies; start is the 0-based position of the first.
 func rankedPairs(start int64, ps []rankgenrt.Pair) ([]Ranked, error) {
 	out := make([]Ranked, len(ps))
@@ -1391,6 +1346,21 @@ func rankedPairs(start int64, ps []rankgenrt.Pair) ([]Ranked, error) {
 		}
 	}
 	return out, nil
+}
+
+/*
+window decodes v, a read script's reply that is a window of entries (the 0-based position of
+the first, then the entries), or returns err, the call's error.
+*/
+func window(v any, err error) ([]Ranked, error) {
+	if err != nil {
+		return nil, err
+	}
+	start, ps, err := rankgenrt.WindowData(v)
+	if err != nil {
+		return nil, err
+	}
+	return rankedPairs(start, ps)
 }
 
 // checkID refuses ids that no entry can have.
@@ -1487,7 +1457,7 @@ func (s *ShardedBoard) SetMany(ctx context.Context, entries []Entry) error {
 	if err != nil {
 		return err
 	}
-	return s.scatter(ctx, len(entries), func(i int) string {
+	return rankgenrt.ScatterItems(ctx, s.shards, len(entries), func(i int) string {
 		return entries[i].Crew
 	}, func(ctx context.Context, b *Board, at []int) error {
 		return b.SetMany(ctx, rankgenrt.Pick(entries, at))
@@ -1506,11 +1476,7 @@ func (s *ShardedBoard) BestMany(ctx context.Context, entries []Entry) ([]bool, e
 	if err := encodable(entries); err != nil {
 		return nil, err
 	}
-	ctx, err := s.batch(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return gather(ctx, s, entries, func(x Entry) string {
+	return gatherBatch(ctx, s, entries, func(x Entry) string {
 		return x.Crew
 	}, (*Board).BestMany)
 }
@@ -1529,7 +1495,7 @@ func (s *ShardedBoard) Remove(ctx context.Context, ids ...string) (int64, error)
 		return 0, err
 	}
 	var removed atomic.Int64
-	err = s.scatter(ctx, len(ids), func(i int) string {
+	err = rankgenrt.ScatterItems(ctx, s.shards, len(ids), func(i int) string {
 		return ids[i]
 	}, func(ctx context.Context, b *Board, at []int) error {
 		n, err := b.Remove(ctx, rankgenrt.Pick(ids, at)...)
@@ -1563,7 +1529,7 @@ func (s *ShardedBoard) Trim(ctx context.Context, keep int64) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	return s.sumShards(ctx, func(ctx context.Context, i int) (int64, error) {
+	return rankgenrt.SumShards(ctx, len(s.shards), func(ctx context.Context, i int) (int64, error) {
 		return s.shards[i].Trim(ctx, shares[i])
 	})
 }
@@ -1577,11 +1543,7 @@ func (s *ShardedBoard) MinStopMs(ctx context.Context, id string, v uint16) (Entr
 // updates, all at once, each shard's part atomic and in order; the Results are in the order of
 // updates. A failed shard's call is resent as SetMany's is.
 func (s *ShardedBoard) MinStopMsMany(ctx context.Context, updates []Update[uint16]) ([]Result, error) {
-	ctx, err := s.batch(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return gather(ctx, s, updates, func(x Update[uint16]) string {
+	return gatherBatch(ctx, s, updates, func(x Update[uint16]) string {
 		return x.Crew
 	}, (*Board).MinStopMsMany)
 }
@@ -1595,11 +1557,7 @@ func (s *ShardedBoard) SetStopMs(ctx context.Context, id string, v uint16) (Entr
 // updates, all at once, each shard's part atomic and in order; the Results are in the order of
 // updates. A failed shard's call is resent as SetMany's is.
 func (s *ShardedBoard) SetStopMsMany(ctx context.Context, updates []Update[uint16]) ([]Result, error) {
-	ctx, err := s.batch(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return gather(ctx, s, updates, func(x Update[uint16]) string {
+	return gatherBatch(ctx, s, updates, func(x Update[uint16]) string {
 		return x.Crew
 	}, (*Board).SetStopMsMany)
 }
@@ -1613,11 +1571,7 @@ func (s *ShardedBoard) Update(ctx context.Context, id string, changes ...Change)
 // all at once, each shard's part atomic and in order; the Results are in the order of lists. A
 // failed shard's call is resent as SetMany's is.
 func (s *ShardedBoard) UpdateMany(ctx context.Context, lists []Changes) ([]Result, error) {
-	ctx, err := s.batch(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return gather(ctx, s, lists, func(x Changes) string {
+	return gatherBatch(ctx, s, lists, func(x Changes) string {
 		return x.Crew
 	}, (*Board).UpdateMany)
 }
@@ -1768,7 +1722,7 @@ func (s *ShardedBoard) GetMany(ctx context.Context, ids ...string) ([]Result, er
 			return nil, err
 		}
 	}
-	return gather(ctx, s, ids, func(id string) string {
+	return rankgenrt.Gather(ctx, s.shards, ids, func(id string) string {
 		return id
 	}, func(b *Board, ctx context.Context, ids []string) ([]Result, error) {
 		return b.GetMany(ctx, ids...)
@@ -1906,7 +1860,7 @@ func (s *ShardedBoard) standing(ctx context.Context, id string) (pos, count int6
 // CountStopMsBetween returns the number of entries whose StopMs lies in [lo, hi]:
 // Board.CountStopMsBetween on every shard, all at once, added up.
 func (s *ShardedBoard) CountStopMsBetween(ctx context.Context, lo, hi uint16) (int64, error) {
-	return s.sumShards(ctx, func(ctx context.Context, i int) (int64, error) {
+	return rankgenrt.SumShards(ctx, len(s.shards), func(ctx context.Context, i int) (int64, error) {
 		return s.shards[i].CountStopMsBetween(ctx, lo, hi)
 	})
 }
@@ -1981,7 +1935,7 @@ func (s *ShardedBoard) Between(ctx context.Context, band Band, offset, limit int
 // CountBetween returns the number of entries in the band: Board.CountBetween on every shard (one
 // ZCOUNT each, O(log n)), all at once, added up.
 func (s *ShardedBoard) CountBetween(ctx context.Context, band Band) (int64, error) {
-	return s.sumShards(ctx, func(ctx context.Context, i int) (int64, error) {
+	return rankgenrt.SumShards(ctx, len(s.shards), func(ctx context.Context, i int) (int64, error) {
 		return s.shards[i].CountBetween(ctx, band)
 	})
 }
@@ -2037,11 +1991,7 @@ func (s *ShardedBoard) placeWindow(ctx context.Context, score float64, member st
 
 // ReshardProgress is how far Reshard got: the source shard it copies and the cursor of the last
 // entry it copied from that shard. The zero value is the start.
-type ReshardProgress struct {
-	Shard  int    // the source shard being copied; the number of shards when done
-	After  Cursor // the last entry copied from it
-	Copied int64  // entries copied so far
-}
+type ReshardProgress = rankgenrt.ReshardProgress[Cursor]
 
 // Reshard copies every entry of s into dst — the same board under another shard count
 // (NewShardedBoard with the same key and another count names other keys) or another key — shard
@@ -2055,52 +2005,17 @@ type ReshardProgress struct {
 // already copied would be missing from dst. Each entry is copied with its Data (the source's After
 // reads it, dst's SetMany stores it on the entry's new shard).
 func (s *ShardedBoard) Reshard(ctx context.Context, dst *ShardedBoard, from ReshardProgress, pageSize int64, progress func(ReshardProgress)) (ReshardProgress, error) {
-	if pageSize < 1 {
-		return from, rankgenrt.IntRangeError("pageSize", pageSize, 1, math.MaxInt64)
+	return rankgenrt.Reshard(ctx, len(s.shards), from, pageSize, s.entriesAfter, dst.SetMany, progress, s.Count, dst.Count)
+}
+
+// entriesAfter reads shard i's entries after cur, up to n, and the cursor of the last (Board.After).
+func (s *ShardedBoard) entriesAfter(ctx context.Context, i int, cur Cursor, n int64) ([]Entry, Cursor, error) {
+	page, next, err := s.shards[i].After(ctx, cur, n)
+	entries := make([]Entry, len(page))
+	for j, r := range page {
+		entries[j] = r.Entry
 	}
-	if from.Shard < 0 || from.Shard > len(s.shards) {
-		return from, rankgenrt.IntRangeError("from.Shard", int64(from.Shard), 0, int64(len(s.shards)))
-	}
-	at := from
-	for at.Shard < len(s.shards) {
-		page, next, err := s.shards[at.Shard].After(ctx, at.After, pageSize)
-		if err != nil {
-			return at, err
-		}
-		if len(page) == 0 {
-			at = ReshardProgress{
-				Copied: at.Copied,
-				Shard:  at.Shard + 1,
-			}
-			continue
-		}
-		entries := make([]Entry, len(page))
-		for i, r := range page {
-			entries[i] = r.Entry
-		}
-		if err := dst.SetMany(ctx, entries); err != nil {
-			return at, err
-		}
-		at.After, at.Copied = next, at.Copied+int64(len(page))
-		if progress != nil {
-			progress(at)
-		}
-	}
-	want, err := s.Count(ctx)
-	if err != nil {
-		return at, err
-	}
-	got, err := dst.Count(ctx)
-	if err != nil {
-		return at, err
-	}
-	if got != want {
-		return at, &rankgenrt.DriftError{
-			Copy:   got,
-			Source: want,
-		}
-	}
-	return at, nil
+	return entries, next, err
 }
 
 // shard returns the shard that holds id.
@@ -2119,51 +2034,14 @@ func (s *ShardedBoard) batch(ctx context.Context) (context.Context, error) {
 	return rankgenrt.WithIdempotencyKey(ctx, token), nil
 }
 
-// scatter calls call, all at once, with each shard that holds some of n items and the positions of
-// its items; id(i) is the id of item i. It returns the first shard's error.
-func (s *ShardedBoard) scatter(ctx context.Context, n int, id func(int) string, call func(context.Context, *Board, []int) error) error {
-	groups := rankgenrt.GroupByShard(n, len(s.shards), func(i int) string {
-		return id(i)
-	})
-	return rankgenrt.Scatter(ctx, groups, func(ctx context.Context, shard int, at []int) error {
-		return call(ctx, s.shards[shard], at)
-	})
-}
-
-// gather sends items to their shards with one call per shard that holds some of them, all at once,
-// and returns call's results in the order of items.
-func gather[T, R any](ctx context.Context, s *ShardedBoard, items []T, idOf func(T) string, call func(*Board, context.Context, []T) ([]R, error)) ([]R, error) {
-	if len(items) == 0 {
-		return nil, nil
-	}
-	out := make([]R, len(items))
-	err := s.scatter(ctx, len(items), func(i int) string {
-		return idOf(items[i])
-	}, func(ctx context.Context, b *Board, at []int) error {
-		rs, err := call(b, ctx, rankgenrt.Pick(items, at))
-		if err != nil {
-			return err
-		}
-		for j, i := range at {
-			out[i] = rs[j]
-		}
-		return nil
-	})
+// gatherBatch sends a batch write's items to their shards under the batch's one token (batch) and
+// returns call's results in the order of items (rankgenrt.Gather).
+func gatherBatch[T, R any](ctx context.Context, s *ShardedBoard, items []T, idOf func(T) string, call func(*Board, context.Context, []T) ([]R, error)) ([]R, error) {
+	ctx, err := s.batch(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return out, nil
-}
-
-// sumShards runs count on every shard i at once and adds up what they return.
-func (s *ShardedBoard) sumShards(ctx context.Context, count func(ctx context.Context, i int) (int64, error)) (int64, error) {
-	var n atomic.Int64
-	err := rankgenrt.Scatter(ctx, rankgenrt.EveryShard(len(s.shards)), func(ctx context.Context, i int, _ []int) error {
-		k, err := count(ctx, i)
-		n.Add(k)
-		return err
-	})
-	return n.Load(), err
+	return rankgenrt.Gather(ctx, s.shards, items, idOf, call)
 }
 
 // readAll sends one read command to every shard, which cmd queues on a pipeline for the shard's
@@ -2308,27 +2186,17 @@ func (s *ShardedBoard) afterAll(ctx context.Context, cur Cursor, limit int64) (s
 	return starts, pages, nil
 }
 
-// tieBand is how many entries of a run of equal scores ahead reads per round trip.
-const tieBand = 256
-
 // ahead counts, on every shard, the entries that rank ahead of cur — greater scores (ZCOUNT),
 // and equal scores with greater members (the run of equal scores, best first) — and adds up the
-// shards' sizes, in one pipelined round; only a run of more than tieBand equal scores ahead takes
-// more.
+// shards' sizes, in one pipelined round; only a run of more than rankgenrt.TieBand equal scores
+// ahead takes more.
 func (s *ShardedBoard) ahead(ctx context.Context, cur Cursor) (counts []int64, total int64, err error) {
 	score := rankgenrt.FormatScore(cur.Score)
 	greater, sizes := make([]*redis.IntCmd, len(s.shards)), make([]*redis.IntCmd, len(s.shards))
 	runs, err := s.readAll(ctx, func(c redis.Cmdable, i int, key string) redis.Cmder {
 		greater[i] = c.ZCount(ctx, key, "("+score, "+inf")
 		sizes[i] = c.ZCard(ctx, key)
-		return c.ZRangeArgs(ctx, redis.ZRangeArgs{
-			ByScore: true,
-			Count:   tieBand,
-			Key:     key,
-			Rev:     true,
-			Start:   score,
-			Stop:    score,
-		})
+		return rankgenrt.TieRun(ctx, c, key, score, 0)
 	})
 	if err != nil {
 		return nil, 0, err
@@ -2347,42 +2215,13 @@ func (s *ShardedBoard) ahead(ctx context.Context, cur Cursor) (counts []int64, t
 		if err != nil {
 			return nil, 0, err
 		}
-		ties, err := s.tiesAhead(ctx, s.shards[i].keys[0], score, cur.Member, band)
+		ties, err := rankgenrt.TiesAhead(ctx, s.c, s.shards[i].keys[0], score, cur.Member, band)
 		if err != nil {
 			return nil, 0, err
 		}
 		counts[i], total = n+ties, total+size
 	}
 	return counts, total, nil
-}
-
-// tiesAhead counts the members greater than member (Redis's order of equal scores: their bytes) in
-// the run of entries of score on key whose first members, best first, are band, reading the run on
-// while all of a full band is ahead.
-func (s *ShardedBoard) tiesAhead(ctx context.Context, key, score, member string, band []string) (int64, error) {
-	var k int64
-	for offset := int64(0); ; offset += tieBand {
-		i := 0
-		for i < len(band) && band[i] > member {
-			i++
-		}
-		k += int64(i)
-		if i < len(band) || len(band) < tieBand {
-			return k, nil
-		}
-		var err error
-		if band, err = s.c.ZRangeArgs(ctx, redis.ZRangeArgs{
-			ByScore: true,
-			Count:   tieBand,
-			Key:     key,
-			Offset:  offset + tieBand,
-			Rev:     true,
-			Start:   score,
-			Stop:    score,
-		}).Result(); err != nil {
-			return 0, rankgenrt.ReplyError(err)
-		}
-	}
 }
 
 // encodable reports the first entry that Encode refuses or whose Data is invalid.

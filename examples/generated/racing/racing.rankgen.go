@@ -273,7 +273,11 @@ type Cursor struct {
 	Member string
 }
 
-// Update is one update of a batch: the id, and the delta or value.
+// Update is one update of a batch (the <Op><Field>Many methods): the id, and the delta or value. A
+// batch is one script call, atomic as a whole, in order (an id may appear more than once). Each
+// update succeeds or fails on its own: its Result holds the new entry or the error that left that
+// entry unchanged. The batch's error return is for failures of the whole call (connection,
+// ErrLayoutMismatch), which change nothing.
 type Update[V any] struct {
 	Car   uint64
 	Value V
@@ -371,67 +375,24 @@ func (b *Board) Trim(ctx context.Context, keep int64) (int64, error) {
 // without an entry starts from the zero entry (0, false, the first enum value, or the Unix epoch
 // for a time; a field's lowest-ranking value when that is outside its range).
 func (b *Board) AddLaps(ctx context.Context, id uint64, delta int64) (Entry, error) {
-	var r [1]Result
-	if err := b.apply(ctx, scriptAddLaps, append(b.updateArgs(1), id, delta), r[:], []int{0}); err != nil {
-		return Entry{}, err
-	}
-	return r[0].Entry, r[0].Err
+	return first(applyEach(ctx, b, scriptAddLaps, []Update[int64]{{Car: id, Value: delta}}, rankgenrt.AsIs[int64]))
 }
 
-// AddLapsMany applies many AddLaps updates in one script call, atomic as a whole, in order (an id
-// may appear more than once). Each update succeeds or fails on its own: its Result holds the new
-// entry or the error that left that entry unchanged. The error return is for failures of the whole
-// call (connection, ErrLayoutMismatch), which change nothing.
+// AddLapsMany applies AddLaps to many updates in one script call, as a batch of Update does.
 func (b *Board) AddLapsMany(ctx context.Context, updates []Update[int64]) ([]Result, error) {
-	res := make([]Result, len(updates))
-	args := b.updateArgs(len(updates))
-	sent := make([]int, 0, len(updates))
-	for i, u := range updates {
-		args = append(args, u.Car, u.Value)
-		sent = append(sent, i)
-	}
-	if err := b.apply(ctx, scriptAddLapsMany, args, res, sent); err != nil {
-		return nil, err
-	}
-	return res, nil
+	return applyEach(ctx, b, scriptAddLapsMany, updates, rankgenrt.AsIs[int64])
 }
 
 // SetLaps sets the Laps of the entry of id to v and returns the new entry. An id without an entry
 // starts from the zero entry (0, false, the first enum value, or the Unix epoch for a time; a
 // field's lowest-ranking value when that is outside its range).
 func (b *Board) SetLaps(ctx context.Context, id uint64, v uint16) (Entry, error) {
-	d, err := digitOfLaps(v)
-	if err != nil {
-		return Entry{}, err
-	}
-	var r [1]Result
-	if err := b.apply(ctx, scriptSetLaps, append(b.updateArgs(1), id, d), r[:], []int{0}); err != nil {
-		return Entry{}, err
-	}
-	return r[0].Entry, r[0].Err
+	return first(applyEach(ctx, b, scriptSetLaps, []Update[uint16]{{Car: id, Value: v}}, digitOfLaps))
 }
 
-// SetLapsMany applies many SetLaps updates in one script call, atomic as a whole, in order (an id
-// may appear more than once). Each update succeeds or fails on its own: its Result holds the new
-// entry or the error that left that entry unchanged. The error return is for failures of the whole
-// call (connection, ErrLayoutMismatch), which change nothing.
+// SetLapsMany applies SetLaps to many updates in one script call, as a batch of Update does.
 func (b *Board) SetLapsMany(ctx context.Context, updates []Update[uint16]) ([]Result, error) {
-	res := make([]Result, len(updates))
-	args := b.updateArgs(len(updates))
-	sent := make([]int, 0, len(updates))
-	for i, u := range updates {
-		d, err := digitOfLaps(u.Value)
-		if err != nil {
-			res[i].Err = err
-			continue
-		}
-		args = append(args, u.Car, d)
-		sent = append(sent, i)
-	}
-	if err := b.apply(ctx, scriptSetLapsMany, args, res, sent); err != nil {
-		return nil, err
-	}
-	return res, nil
+	return applyEach(ctx, b, scriptSetLapsMany, updates, digitOfLaps)
 }
 
 // AddRaceTime adds delta to the RaceTime of the entry of id and returns the new entry. A result
@@ -439,29 +400,13 @@ func (b *Board) SetLapsMany(ctx context.Context, updates []Update[uint16]) ([]Re
 // entry (0, false, the first enum value, or the Unix epoch for a time; a field's lowest-ranking
 // value when that is outside its range).
 func (b *Board) AddRaceTime(ctx context.Context, id uint64, delta int64) (Entry, error) {
-	var r [1]Result
-	if err := b.apply(ctx, scriptAddRaceTime, append(b.updateArgs(1), id, delta), r[:], []int{0}); err != nil {
-		return Entry{}, err
-	}
-	return r[0].Entry, r[0].Err
+	return first(applyEach(ctx, b, scriptAddRaceTime, []Update[int64]{{Car: id, Value: delta}}, rankgenrt.AsIs[int64]))
 }
 
-// AddRaceTimeMany applies many AddRaceTime updates in one script call, atomic as a whole, in order
-// (an id may appear more than once). Each update succeeds or fails on its own: its Result holds
-// the new entry or the error that left that entry unchanged. The error return is for failures of
-// the whole call (connection, ErrLayoutMismatch), which change nothing.
+// AddRaceTimeMany applies AddRaceTime to many updates in one script call, as a batch of Update
+// does.
 func (b *Board) AddRaceTimeMany(ctx context.Context, updates []Update[int64]) ([]Result, error) {
-	res := make([]Result, len(updates))
-	args := b.updateArgs(len(updates))
-	sent := make([]int, 0, len(updates))
-	for i, u := range updates {
-		args = append(args, u.Car, u.Value)
-		sent = append(sent, i)
-	}
-	if err := b.apply(ctx, scriptAddRaceTimeMany, args, res, sent); err != nil {
-		return nil, err
-	}
-	return res, nil
+	return applyEach(ctx, b, scriptAddRaceTimeMany, updates, rankgenrt.AsIs[int64])
 }
 
 // MinRaceTime lowers the RaceTime of the entry of id to v when v is smaller and returns the new
@@ -469,76 +414,26 @@ func (b *Board) AddRaceTimeMany(ctx context.Context, updates []Update[int64]) ([
 // the other fields starting from the zero entry (0, false, the first enum value, or the Unix epoch
 // for a time; a field's lowest-ranking value when that is outside its range).
 func (b *Board) MinRaceTime(ctx context.Context, id uint64, v uint32) (Entry, error) {
-	d, err := digitOfRaceTime(v)
-	if err != nil {
-		return Entry{}, err
-	}
-	var r [1]Result
-	if err := b.apply(ctx, scriptMinRaceTime, append(b.updateArgs(1), id, d), r[:], []int{0}); err != nil {
-		return Entry{}, err
-	}
-	return r[0].Entry, r[0].Err
+	return first(applyEach(ctx, b, scriptMinRaceTime, []Update[uint32]{{Car: id, Value: v}}, digitOfRaceTime))
 }
 
-// MinRaceTimeMany applies many MinRaceTime updates in one script call, atomic as a whole, in order
-// (an id may appear more than once). Each update succeeds or fails on its own: its Result holds
-// the new entry or the error that left that entry unchanged. The error return is for failures of
-// the whole call (connection, ErrLayoutMismatch), which change nothing.
+// MinRaceTimeMany applies MinRaceTime to many updates in one script call, as a batch of Update
+// does.
 func (b *Board) MinRaceTimeMany(ctx context.Context, updates []Update[uint32]) ([]Result, error) {
-	res := make([]Result, len(updates))
-	args := b.updateArgs(len(updates))
-	sent := make([]int, 0, len(updates))
-	for i, u := range updates {
-		d, err := digitOfRaceTime(u.Value)
-		if err != nil {
-			res[i].Err = err
-			continue
-		}
-		args = append(args, u.Car, d)
-		sent = append(sent, i)
-	}
-	if err := b.apply(ctx, scriptMinRaceTimeMany, args, res, sent); err != nil {
-		return nil, err
-	}
-	return res, nil
+	return applyEach(ctx, b, scriptMinRaceTimeMany, updates, digitOfRaceTime)
 }
 
 // SetRaceTime sets the RaceTime of the entry of id to v and returns the new entry. An id without
 // an entry starts from the zero entry (0, false, the first enum value, or the Unix epoch for a
 // time; a field's lowest-ranking value when that is outside its range).
 func (b *Board) SetRaceTime(ctx context.Context, id uint64, v uint32) (Entry, error) {
-	d, err := digitOfRaceTime(v)
-	if err != nil {
-		return Entry{}, err
-	}
-	var r [1]Result
-	if err := b.apply(ctx, scriptSetRaceTime, append(b.updateArgs(1), id, d), r[:], []int{0}); err != nil {
-		return Entry{}, err
-	}
-	return r[0].Entry, r[0].Err
+	return first(applyEach(ctx, b, scriptSetRaceTime, []Update[uint32]{{Car: id, Value: v}}, digitOfRaceTime))
 }
 
-// SetRaceTimeMany applies many SetRaceTime updates in one script call, atomic as a whole, in order
-// (an id may appear more than once). Each update succeeds or fails on its own: its Result holds
-// the new entry or the error that left that entry unchanged. The error return is for failures of
-// the whole call (connection, ErrLayoutMismatch), which change nothing.
+// SetRaceTimeMany applies SetRaceTime to many updates in one script call, as a batch of Update
+// does.
 func (b *Board) SetRaceTimeMany(ctx context.Context, updates []Update[uint32]) ([]Result, error) {
-	res := make([]Result, len(updates))
-	args := b.updateArgs(len(updates))
-	sent := make([]int, 0, len(updates))
-	for i, u := range updates {
-		d, err := digitOfRaceTime(u.Value)
-		if err != nil {
-			res[i].Err = err
-			continue
-		}
-		args = append(args, u.Car, d)
-		sent = append(sent, i)
-	}
-	if err := b.apply(ctx, scriptSetRaceTimeMany, args, res, sent); err != nil {
-		return nil, err
-	}
-	return res, nil
+	return applyEach(ctx, b, scriptSetRaceTimeMany, updates, digitOfRaceTime)
 }
 
 // Change is one field update of a change list (Board.Update, Board.UpdateMany), made by AddLaps,
@@ -614,11 +509,7 @@ type Changes struct {
 // is refused with an error matching rankgenrt.ErrBadChange before anything is sent. An empty list
 // leaves an entry as it is (and stores the zero entry for an id without one).
 func (b *Board) Update(ctx context.Context, id uint64, changes ...Change) (Entry, error) {
-	res, err := b.UpdateMany(ctx, []Changes{{Car: id, Apply: changes}})
-	if err != nil {
-		return Entry{}, err
-	}
-	return res[0].Entry, res[0].Err
+	return first(b.UpdateMany(ctx, []Changes{{Car: id, Apply: changes}}))
 }
 
 // UpdateMany applies many change lists in one script call, atomic as a whole, in order (an id may
@@ -687,15 +578,19 @@ func changeGroup(id uint64, changes []Change) ([]any, error) {
 	return g, nil
 }
 
-// read sends one read command, which cmd queues on the client or on a pipeline and returns. Until
-// this Board has seen its own fingerprint on the board, the fingerprint's read is pipelined before
-// the command, in the same round trip: another layout's is an error matching ErrLayoutMismatch,
-// not entries misread. A board that records no fingerprint yet is read as it is. The command's own
-// error is typed as a script's is (ErrWrongType, ErrServerFull).
-func (b *Board) read(ctx context.Context, cmd func(redis.Cmdable) redis.Cmder) error {
+// read sends one read command, which cmd queues on the client or on a pipeline, and returns its
+// result. Until this Board has seen its own fingerprint on the board, the fingerprint's read is
+// pipelined before the command, in the same round trip: another layout's is an error matching
+// ErrLayoutMismatch, not entries misread. A board that records no fingerprint yet is read as it
+// is. The command's own error is typed as a script's is (ErrWrongType, ErrServerFull).
+func read[T any, C interface {
+	redis.Cmder
+	Result() (T, error)
+}](ctx context.Context, b *Board, cmd func(redis.Cmdable) C) (v T, err error) {
 	if b.verified.Load() {
-		rankgenrt.TypeError(cmd(b.c))
-		return nil
+		c := cmd(b.c)
+		rankgenrt.TypeError(c)
+		return c.Result()
 	}
 	pipe := b.c.Pipeline()
 	fp := rankgenrt.FingerprintCmd(ctx, pipe, b.keys[1], false)
@@ -706,19 +601,17 @@ func (b *Board) read(ctx context.Context, cmd func(redis.Cmdable) redis.Cmder) e
 	if ok {
 		b.verified.Store(true)
 	}
-	return err
+	if err != nil {
+		return v, err
+	}
+	return c.Result()
 }
 
 // Get returns the entry of id, or an error matching ErrNotFound.
 func (b *Board) Get(ctx context.Context, id uint64) (Entry, error) {
-	var cmd *redis.FloatCmd
-	if err := b.read(ctx, func(c redis.Cmdable) redis.Cmder {
-		cmd = c.ZScore(ctx, b.keys[0], strconv.FormatUint(id, 10))
-		return cmd
-	}); err != nil {
-		return Entry{}, err
-	}
-	score, err := cmd.Result()
+	score, err := read(ctx, b, func(c redis.Cmdable) *redis.FloatCmd {
+		return c.ZScore(ctx, b.keys[0], strconv.FormatUint(id, 10))
+	})
 	if errors.Is(err, redis.Nil) {
 		return Entry{}, rankgenrt.NotFound(strconv.FormatUint(id, 10))
 	}
@@ -731,14 +624,9 @@ func (b *Board) Get(ctx context.Context, id uint64) (Entry, error) {
 // Rank returns the 1-based position of the entry of id in the board's order, or an error matching
 // ErrNotFound.
 func (b *Board) Rank(ctx context.Context, id uint64) (int64, error) {
-	var cmd *redis.IntCmd
-	if err := b.read(ctx, func(c redis.Cmdable) redis.Cmder {
-		cmd = c.ZRevRank(ctx, b.keys[0], strconv.FormatUint(id, 10))
-		return cmd
-	}); err != nil {
-		return 0, err
-	}
-	r, err := cmd.Result()
+	r, err := read(ctx, b, func(c redis.Cmdable) *redis.IntCmd {
+		return c.ZRevRank(ctx, b.keys[0], strconv.FormatUint(id, 10))
+	})
 	if errors.Is(err, redis.Nil) {
 		return 0, rankgenrt.NotFound(strconv.FormatUint(id, 10))
 	}
@@ -766,14 +654,9 @@ func (b *Board) Page(ctx context.Context, offset, limit int64) ([]Ranked, error)
 	if stop < offset {
 		stop = -1 // offset + limit overflows: to the end
 	}
-	var cmd *redis.ZSliceCmd
-	if err := b.read(ctx, func(c redis.Cmdable) redis.Cmder {
-		cmd = c.ZRevRangeWithScores(ctx, b.keys[0], offset, stop)
-		return cmd
-	}); err != nil {
-		return nil, err
-	}
-	zs, err := cmd.Result()
+	zs, err := read(ctx, b, func(c redis.Cmdable) *redis.ZSliceCmd {
+		return c.ZRevRangeWithScores(ctx, b.keys[0], offset, stop)
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -800,14 +683,7 @@ func (b *Board) around(ctx context.Context, id uint64, before, after int64, fill
 	if errors.Is(err, redis.Nil) {
 		return nil, rankgenrt.NotFound(strconv.FormatUint(id, 10))
 	}
-	if err != nil {
-		return nil, err
-	}
-	start, ps, err := rankgenrt.Window(v)
-	if err != nil {
-		return nil, err
-	}
-	return rankedPairs(start, ps)
+	return window(v, err)
 }
 
 // After returns up to limit entries that rank after the cursor, best first, and the cursor of the
@@ -836,14 +712,9 @@ func (b *Board) After(ctx context.Context, cur Cursor, limit int64) ([]Ranked, C
 
 // Count returns the number of entries.
 func (b *Board) Count(ctx context.Context) (int64, error) {
-	var cmd *redis.IntCmd
-	if err := b.read(ctx, func(c redis.Cmdable) redis.Cmder {
-		cmd = c.ZCard(ctx, b.keys[0])
-		return cmd
-	}); err != nil {
-		return 0, err
-	}
-	return cmd.Result()
+	return read(ctx, b, func(c redis.Cmdable) *redis.IntCmd {
+		return c.ZCard(ctx, b.keys[0])
+	})
 }
 
 // GetMany returns, in one round trip, a Result per id in the order given: the entry, or an Err
@@ -918,15 +789,7 @@ func (b *Board) PageFromEnd(ctx context.Context, offset, limit int64) ([]Ranked,
 	if limit <= 0 {
 		return nil, nil
 	}
-	v, err := rankgenrt.RunRO(ctx, b.c, scriptBottom, b.keys, offset, limit)
-	if err != nil {
-		return nil, err
-	}
-	start, ps, err := rankgenrt.Window(v)
-	if err != nil {
-		return nil, err
-	}
-	return rankedPairs(start, ps)
+	return window(rankgenrt.RunRO(ctx, b.c, scriptBottom, b.keys, offset, limit))
 }
 
 // Percentile returns the share of the board's entries that rank behind the entry of id, in
@@ -983,9 +846,8 @@ func (b *Board) RangeLaps(ctx context.Context, lo, hi uint16, offset, limit int6
 		return nil, nil
 	}
 	// Laps's digits dlo…dhi are the scores of P in [dlo·W, (dhi+1)·W), W = lapsWeight.
-	var cmd *redis.ZSliceCmd
-	if err := b.read(ctx, func(c redis.Cmdable) redis.Cmder {
-		cmd = c.ZRangeArgsWithScores(ctx, redis.ZRangeArgs{
+	zs, err := read(ctx, b, func(c redis.Cmdable) *redis.ZSliceCmd {
+		return c.ZRangeArgsWithScores(ctx, redis.ZRangeArgs{
 			ByScore: true,
 			Count:   limit,
 			Key:     b.keys[0],
@@ -994,11 +856,7 @@ func (b *Board) RangeLaps(ctx context.Context, lo, hi uint16, offset, limit int6
 			Start:   "(" + rankgenrt.FormatScore(scoreOfP((dhi+1)*lapsWeight)),
 			Stop:    rankgenrt.FormatScore(scoreOfP(dlo * lapsWeight)),
 		})
-		return cmd
-	}); err != nil {
-		return nil, err
-	}
-	zs, err := cmd.Result()
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -1026,14 +884,9 @@ func (b *Board) CountLapsBetween(ctx context.Context, lo, hi uint16) (int64, err
 	if dlo > dhi {
 		return 0, nil
 	}
-	var cmd *redis.IntCmd
-	if err := b.read(ctx, func(c redis.Cmdable) redis.Cmder {
-		cmd = c.ZCount(ctx, b.keys[0], rankgenrt.FormatScore(scoreOfP(dlo*lapsWeight)), "("+rankgenrt.FormatScore(scoreOfP((dhi+1)*lapsWeight)))
-		return cmd
-	}); err != nil {
-		return 0, err
-	}
-	return cmd.Result()
+	return read(ctx, b, func(c redis.Cmdable) *redis.IntCmd {
+		return c.ZCount(ctx, b.keys[0], rankgenrt.FormatScore(scoreOfP(dlo*lapsWeight)), "("+rankgenrt.FormatScore(scoreOfP((dhi+1)*lapsWeight)))
+	})
 }
 
 // CompetitionRank returns 1 + the number of entries with a better Laps than the entry of id
@@ -1214,14 +1067,9 @@ func (b *Board) CountBetween(ctx context.Context, band Band) (int64, error) {
 	if band.lo >= band.hi {
 		return 0, nil
 	}
-	var cmd *redis.IntCmd
-	if err := b.read(ctx, func(c redis.Cmdable) redis.Cmder {
-		cmd = c.ZCount(ctx, b.keys[0], rankgenrt.FormatScore(scoreOfP(band.lo)), "("+rankgenrt.FormatScore(scoreOfP(band.hi)))
-		return cmd
-	}); err != nil {
-		return 0, err
-	}
-	return cmd.Result()
+	return read(ctx, b, func(c redis.Cmdable) *redis.IntCmd {
+		return c.ZCount(ctx, b.keys[0], rankgenrt.FormatScore(scoreOfP(band.lo)), "("+rankgenrt.FormatScore(scoreOfP(band.hi)))
+	})
 }
 
 // AroundScore returns, best first with their ranks, up to before entries that rank ahead of the
@@ -1238,15 +1086,7 @@ func (b *Board) AroundScore(ctx context.Context, at Place, before, after int64) 
 	if err != nil {
 		return nil, err
 	}
-	v, err := rankgenrt.RunRO(ctx, b.c, scriptAroundScore, b.keys, rankgenrt.FormatScore(score), member, max(before, 0), max(after, 0))
-	if err != nil {
-		return nil, err
-	}
-	start, ps, err := rankgenrt.Window(v)
-	if err != nil {
-		return nil, err
-	}
-	return rankedPairs(start, ps)
+	return window(rankgenrt.RunRO(ctx, b.c, scriptAroundScore, b.keys, rankgenrt.FormatScore(score), member, max(before, 0), max(after, 0)))
 }
 
 // args starts the arguments of a write script: the expiry, the place of the call's token (write
@@ -1310,6 +1150,36 @@ func (b *Board) apply(ctx context.Context, s *rankgenrt.Function, args []any, re
 	return nil
 }
 
+// applyEach runs the field update script s for updates, each value sent as arg(v) gives it; a
+// value arg refuses (out of range) or an invalid id leaves the error in its update's Result,
+// unsent.
+func applyEach[V, A any](ctx context.Context, b *Board, s *rankgenrt.Function, updates []Update[V], arg func(V) (A, error)) ([]Result, error) {
+	res := make([]Result, len(updates))
+	args := b.updateArgs(len(updates))
+	sent := make([]int, 0, len(updates))
+	for i, u := range updates {
+		a, err := arg(u.Value)
+		if err != nil {
+			res[i].Err = err
+			continue
+		}
+		args = append(args, u.Car, a)
+		sent = append(sent, i)
+	}
+	if err := b.apply(ctx, s, args, res, sent); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// first is the outcome of a batch of one: the call's error, else its one Result's.
+func first(res []Result, err error) (Entry, error) {
+	if err != nil {
+		return Entry{}, err
+	}
+	return res[0].Entry, res[0].Err
+}
+
 // rankedPairs decodes range replies; start is the 0-based position of the first.
 func rankedPairs(start int64, ps []rankgenrt.Pair) ([]Ranked, error) {
 	out := make([]Ranked, len(ps))
@@ -1324,6 +1194,21 @@ func rankedPairs(start int64, ps []rankgenrt.Pair) ([]Ranked, error) {
 		}
 	}
 	return out, nil
+}
+
+/*
+window decodes v, a read script's reply that is a window of entries (the 0-based position of
+the first, then the entries), or returns err, the call's error.
+*/
+func window(v any, err error) ([]Ranked, error) {
+	if err != nil {
+		return nil, err
+	}
+	start, ps, err := rankgenrt.Window(v)
+	if err != nil {
+		return nil, err
+	}
+	return rankedPairs(start, ps)
 }
 
 // scoreOfP is the score of the mixed-radix integer p, as Encode computes it.
@@ -1345,1048 +1230,4 @@ func digitOfRaceTime(v uint32) (uint64, error) {
 		return 0, rankgenrt.UintRangeError("RaceTime", uint64(v), raceTimeMin, raceTimeMax)
 	}
 	return uint64(raceTimeMax - v), nil
-}
-
-// ShardedBoard is one leaderboard of Entry values spread over several sorted sets, its shards, so
-// that it outgrows one Redis node: each shard is a Board under its own hash tag, and on Redis
-// Cluster the shards spread over the masters (rankgenrt.ShardKeys). An id always lives on the same
-// shard — rankgenrt.ShardOf: FNV-1a 64 of the id's decimal text, modulo the number of shards —
-// so every write is one atomic script on one shard, in one round trip, and a batch is one script
-// per shard it touches, all sent at once. Reads ask every shard in one pipeline (one round trip
-// per node, the nodes at once) and merge the answers by Compare, or add them up, so ranks, pages
-// and counts are exactly those of one Board holding the same entries. A read that needs an entry
-// first (Rank, Around, RankMany, Percentile, PageOf, CompetitionRank) takes one more round, and
-// Around one more again; such a read is not a snapshot: a write that lands between its rounds may
-// shift its answer by that write. Offset reads (Page, Between, PageFromEnd) read offset + limit
-// entries of every shard. The ranges of the leading field by offset (Range…) and DenseRank,
-// whose distinct values ahead are a union across shards, not a sum, are not merged: read them from
-// the shards (Shards), as Reindex. A ShardedBoard is safe for concurrent use.
-type ShardedBoard struct {
-	c      redis.UniversalClient
-	shards []*Board          // shard i holds the ids that rankgenrt.ShardOf maps to i
-	tokens *rankgenrt.Tokens // one per batch write, shared by its shards' scripts
-}
-
-// NewShardedBoard returns the board stored under key in shards sorted sets, named by
-// rankgenrt.ShardKeys ("key{key:shards:i:n}"); the options apply to every shard. A shard count
-// outside [1, rankgenrt.MaxShards] is an error matching ErrOutOfRange, a key holding a brace one
-// matching ErrBadKey. Every process must use the same count: changing it is a migration (Reshard).
-func NewShardedBoard(c redis.UniversalClient, key string, shards int, opts ...Option) (*ShardedBoard, error) {
-	keys, err := rankgenrt.ShardKeys(key, shards)
-	if err != nil {
-		return nil, err
-	}
-	s := &ShardedBoard{
-		c:      c,
-		shards: make([]*Board, len(keys)),
-		tokens: rankgenrt.NewTokens(),
-	}
-	for i, k := range keys {
-		s.shards[i] = NewBoard(c, k, opts...)
-	}
-	return s, nil
-}
-
-// Shards returns the shards, in order: shard i holds the ids that rankgenrt.ShardOf maps to i.
-// Each is a whole Board, for the reads a ShardedBoard does not merge.
-func (s *ShardedBoard) Shards() []*Board {
-	return append([]*Board{}, s.shards...)
-}
-
-// Keys returns every key of every shard, shard by shard.
-func (s *ShardedBoard) Keys() []string {
-	var keys []string
-	for _, b := range s.shards {
-		keys = append(keys, b.keys...)
-	}
-	return keys
-}
-
-// Load caches the board's scripts on the server (on every master of a Cluster), as Board.Load
-// does: the shards share them.
-func (s *ShardedBoard) Load(ctx context.Context) error {
-	return library.Load(ctx, s.c)
-}
-
-// Set stores e on its shard, replacing the entry of its id if there is one.
-func (s *ShardedBoard) Set(ctx context.Context, e Entry) error {
-	return s.shard(e.Car).Set(ctx, e)
-}
-
-// SetMany stores many entries with one script call per shard that holds some of them, all at once;
-// each shard's part is atomic, and for an id given twice the last entry wins. It validates every
-// entry first and writes nothing when one is invalid. When a shard's call fails, the other shards'
-// parts stand; a failure with ErrUncertain carries the batch's token: resend the whole batch under
-// it (rankgenrt.WithIdempotencyKey) and every shard's part is applied exactly once.
-func (s *ShardedBoard) SetMany(ctx context.Context, entries []Entry) error {
-	if err := encodable(entries); err != nil {
-		return err
-	}
-	ctx, err := s.batch(ctx)
-	if err != nil {
-		return err
-	}
-	return s.scatter(ctx, len(entries), func(i int) uint64 {
-		return entries[i].Car
-	}, func(ctx context.Context, b *Board, at []int) error {
-		return b.SetMany(ctx, rankgenrt.Pick(entries, at))
-	})
-}
-
-// Best applies Board.Best on the shard of e's id.
-func (s *ShardedBoard) Best(ctx context.Context, e Entry) (bool, error) {
-	return s.shard(e.Car).Best(ctx, e)
-}
-
-// BestMany applies Board.BestMany with one script call per shard that holds some of the entries,
-// all at once, and reports for each entry whether it was stored. It validates every entry first
-// and writes nothing when one is invalid; a failed shard's call is resent as SetMany's is.
-func (s *ShardedBoard) BestMany(ctx context.Context, entries []Entry) ([]bool, error) {
-	if err := encodable(entries); err != nil {
-		return nil, err
-	}
-	ctx, err := s.batch(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return gather(ctx, s, entries, func(x Entry) uint64 {
-		return x.Car
-	}, (*Board).BestMany)
-}
-
-// Remove deletes the entries of the given ids, with one script call per shard that holds some of
-// them, all at once, and returns how many there were.
-func (s *ShardedBoard) Remove(ctx context.Context, ids ...uint64) (int64, error) {
-	ctx, err := s.batch(ctx)
-	if err != nil {
-		return 0, err
-	}
-	var removed atomic.Int64
-	err = s.scatter(ctx, len(ids), func(i int) uint64 {
-		return ids[i]
-	}, func(ctx context.Context, b *Board, at []int) error {
-		n, err := b.Remove(ctx, rankgenrt.Pick(ids, at)...)
-		removed.Add(n)
-		return err
-	})
-	return removed.Load(), err
-}
-
-// Trim keeps the board's first keep entries, across all shards, removes all below them and returns
-// how many it removed. It reads the first keep entries of every shard (one pipelined round, as
-// Page does) to learn how many of each shard's entries are among the board's first keep, then
-// trims every shard to its share with one script each, all at once. Each shard's trim is atomic; a
-// write that lands between the two rounds may move the cut by that write, and the board never
-// keeps more than keep entries.
-func (s *ShardedBoard) Trim(ctx context.Context, keep int64) (int64, error) {
-	if keep < 0 {
-		return 0, rankgenrt.IntRangeError("keep", keep, 0, math.MaxInt64)
-	}
-	shares := make([]int64, len(s.shards))
-	if keep > 0 {
-		heads, err := s.heads(ctx, keep)
-		if err != nil {
-			return 0, err
-		}
-		shares = rankgenrt.Shares(heads, keep, compareRanked)
-	}
-	ctx, err := s.batch(ctx)
-	if err != nil {
-		return 0, err
-	}
-	return s.sumShards(ctx, func(ctx context.Context, i int) (int64, error) {
-		return s.shards[i].Trim(ctx, shares[i])
-	})
-}
-
-// AddLaps applies Board.AddLaps on the shard of id.
-func (s *ShardedBoard) AddLaps(ctx context.Context, id uint64, delta int64) (Entry, error) {
-	return s.shard(id).AddLaps(ctx, id, delta)
-}
-
-// AddLapsMany applies Board.AddLapsMany with one script call per shard that holds some of the
-// updates, all at once, each shard's part atomic and in order; the Results are in the order of
-// updates. A failed shard's call is resent as SetMany's is.
-func (s *ShardedBoard) AddLapsMany(ctx context.Context, updates []Update[int64]) ([]Result, error) {
-	ctx, err := s.batch(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return gather(ctx, s, updates, func(x Update[int64]) uint64 {
-		return x.Car
-	}, (*Board).AddLapsMany)
-}
-
-// SetLaps applies Board.SetLaps on the shard of id.
-func (s *ShardedBoard) SetLaps(ctx context.Context, id uint64, v uint16) (Entry, error) {
-	return s.shard(id).SetLaps(ctx, id, v)
-}
-
-// SetLapsMany applies Board.SetLapsMany with one script call per shard that holds some of the
-// updates, all at once, each shard's part atomic and in order; the Results are in the order of
-// updates. A failed shard's call is resent as SetMany's is.
-func (s *ShardedBoard) SetLapsMany(ctx context.Context, updates []Update[uint16]) ([]Result, error) {
-	ctx, err := s.batch(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return gather(ctx, s, updates, func(x Update[uint16]) uint64 {
-		return x.Car
-	}, (*Board).SetLapsMany)
-}
-
-// AddRaceTime applies Board.AddRaceTime on the shard of id.
-func (s *ShardedBoard) AddRaceTime(ctx context.Context, id uint64, delta int64) (Entry, error) {
-	return s.shard(id).AddRaceTime(ctx, id, delta)
-}
-
-// AddRaceTimeMany applies Board.AddRaceTimeMany with one script call per shard that holds some of
-// the updates, all at once, each shard's part atomic and in order; the Results are in the order of
-// updates. A failed shard's call is resent as SetMany's is.
-func (s *ShardedBoard) AddRaceTimeMany(ctx context.Context, updates []Update[int64]) ([]Result, error) {
-	ctx, err := s.batch(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return gather(ctx, s, updates, func(x Update[int64]) uint64 {
-		return x.Car
-	}, (*Board).AddRaceTimeMany)
-}
-
-// MinRaceTime applies Board.MinRaceTime on the shard of id.
-func (s *ShardedBoard) MinRaceTime(ctx context.Context, id uint64, v uint32) (Entry, error) {
-	return s.shard(id).MinRaceTime(ctx, id, v)
-}
-
-// MinRaceTimeMany applies Board.MinRaceTimeMany with one script call per shard that holds some of
-// the updates, all at once, each shard's part atomic and in order; the Results are in the order of
-// updates. A failed shard's call is resent as SetMany's is.
-func (s *ShardedBoard) MinRaceTimeMany(ctx context.Context, updates []Update[uint32]) ([]Result, error) {
-	ctx, err := s.batch(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return gather(ctx, s, updates, func(x Update[uint32]) uint64 {
-		return x.Car
-	}, (*Board).MinRaceTimeMany)
-}
-
-// SetRaceTime applies Board.SetRaceTime on the shard of id.
-func (s *ShardedBoard) SetRaceTime(ctx context.Context, id uint64, v uint32) (Entry, error) {
-	return s.shard(id).SetRaceTime(ctx, id, v)
-}
-
-// SetRaceTimeMany applies Board.SetRaceTimeMany with one script call per shard that holds some of
-// the updates, all at once, each shard's part atomic and in order; the Results are in the order of
-// updates. A failed shard's call is resent as SetMany's is.
-func (s *ShardedBoard) SetRaceTimeMany(ctx context.Context, updates []Update[uint32]) ([]Result, error) {
-	ctx, err := s.batch(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return gather(ctx, s, updates, func(x Update[uint32]) uint64 {
-		return x.Car
-	}, (*Board).SetRaceTimeMany)
-}
-
-// Update applies Board.Update on the shard of id: one atomic script call.
-func (s *ShardedBoard) Update(ctx context.Context, id uint64, changes ...Change) (Entry, error) {
-	return s.shard(id).Update(ctx, id, changes...)
-}
-
-// UpdateMany applies Board.UpdateMany with one script call per shard that holds some of the lists,
-// all at once, each shard's part atomic and in order; the Results are in the order of lists. A
-// failed shard's call is resent as SetMany's is.
-func (s *ShardedBoard) UpdateMany(ctx context.Context, lists []Changes) ([]Result, error) {
-	ctx, err := s.batch(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return gather(ctx, s, lists, func(x Changes) uint64 {
-		return x.Car
-	}, (*Board).UpdateMany)
-}
-
-// Get returns the entry of id from its shard, or an error matching ErrNotFound.
-func (s *ShardedBoard) Get(ctx context.Context, id uint64) (Entry, error) {
-	return s.shard(id).Get(ctx, id)
-}
-
-// Rank returns the 1-based position of the entry of id among all shards, or an error matching
-// ErrNotFound: the entry from its shard, then, in one pipelined round, how many entries of every
-// shard rank ahead of it: greater scores (ZCOUNT, O(log n)) and equal scores with greater members
-// (the run of equal scores).
-func (s *ShardedBoard) Rank(ctx context.Context, id uint64) (int64, error) {
-	pos, _, err := s.standing(ctx, id)
-	if err != nil {
-		return 0, err
-	}
-	return pos + 1, nil
-}
-
-// Top returns the first n entries of the board, best first.
-func (s *ShardedBoard) Top(ctx context.Context, n int64) ([]Ranked, error) {
-	return s.Page(ctx, 0, n)
-}
-
-// Page returns limit entries from the 0-based position offset, best first. Every shard reads its
-// first offset + limit entries, in one pipelined round, and they are merged by Compare: the cost
-// grows with offset, so page deep boards with After.
-func (s *ShardedBoard) Page(ctx context.Context, offset, limit int64) ([]Ranked, error) {
-	if offset < 0 {
-		return nil, rankgenrt.IntRangeError("offset", offset, 0, math.MaxInt64)
-	}
-	if limit <= 0 {
-		return nil, nil
-	}
-	n := offset + limit
-	if n < offset {
-		n = math.MaxInt64 // offset + limit overflows: to the end
-	}
-	heads, err := s.heads(ctx, n)
-	if err != nil {
-		return nil, err
-	}
-	merged := rankgenrt.MergeSorted(heads, n, compareRanked)
-	return renumber(merged[min(offset, int64(len(merged))):], offset), nil
-}
-
-// Around returns the entry of id with up to before entries ahead of it and after entries behind
-// it, as Board.Around does, or an error matching ErrNotFound. It takes three rounds: the entry,
-// its position (as Rank), then the window's part of every shard, pipelined.
-func (s *ShardedBoard) Around(ctx context.Context, id uint64, before, after int64) ([]Ranked, error) {
-	return s.around(ctx, id, before, after, false)
-}
-
-// AroundFilled is Around with the window kept whole at the ends of the board, as
-// Board.AroundFilled does.
-func (s *ShardedBoard) AroundFilled(ctx context.Context, id uint64, before, after int64) ([]Ranked, error) {
-	return s.around(ctx, id, before, after, true)
-}
-
-// around reads the window around the entry of id, at position r. Of the entries ahead of it in the
-// window, a shard holds at most r-start, the last of those it has ahead of the entry; of those
-// behind, at most stop-r, the first after them: each shard reads that range, and the merge holds
-// the window.
-func (s *ShardedBoard) around(ctx context.Context, id uint64, before, after int64, fill bool) ([]Ranked, error) {
-	e, err := s.shard(id).Get(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	cur, err := cursorOf(e)
-	if err != nil {
-		return nil, err
-	}
-	ahead, count, err := s.ahead(ctx, cur)
-	if err != nil {
-		return nil, err
-	}
-	r := rankgenrt.Sum(ahead) // the entry's 0-based position
-	start, stop := rankgenrt.AroundBounds(r, max(before, 0), max(after, 0), count, fill)
-	parts, err := s.ranges(ctx, func(i int) (int64, int64) {
-		return max(0, ahead[i]-(r-start)), ahead[i] + (stop - r)
-	})
-	if err != nil {
-		return nil, err
-	}
-	merged := rankgenrt.MergeSorted(parts, -1, compareRanked)
-	k := slices.IndexFunc(merged, func(x Ranked) bool {
-		return Compare(x.Entry, e) == 0
-	})
-	if k < 0 {
-		return nil, rankgenrt.NotFound(strconv.FormatUint(id, 10)) // removed between the rounds
-	}
-	lo := max(0, k-int(r-start))
-	hi := min(len(merged), k+int(stop-r)+1)
-	return renumber(merged[lo:hi], r-int64(k-lo)), nil
-}
-
-// After returns up to limit entries that rank after the cursor, best first, and the cursor of the
-// last one (the same cursor when there are none), as Board.After does: every shard's after script
-// runs from the cursor, in one pipelined round, and the pages merge by Compare; an entry's rank is
-// its shard-summed position. A cursor whose score is NaN is refused (ErrBadScore) before anything
-// is sent.
-func (s *ShardedBoard) After(ctx context.Context, cur Cursor, limit int64) ([]Ranked, Cursor, error) {
-	if math.IsNaN(cur.Score) {
-		return nil, cur, rankgenrt.BadScore(cur.Score, "a cursor's score is a number, never NaN")
-	}
-	starts, pages, err := s.afterAll(ctx, cur, limit)
-	if err != nil {
-		return nil, cur, err
-	}
-	page := renumber(rankgenrt.MergeSorted(pages, limit, compareRanked), rankgenrt.Sum(starts))
-	if len(page) == 0 {
-		return page, cur, nil
-	}
-	next, err := cursorOf(page[len(page)-1].Entry)
-	if err != nil {
-		return nil, cur, err
-	}
-	return page, next, nil
-}
-
-// Count returns the number of entries of all shards, read in one pipelined round.
-func (s *ShardedBoard) Count(ctx context.Context) (int64, error) {
-	cmds, err := s.readAll(ctx, func(c redis.Cmdable, _ int, key string) redis.Cmder {
-		return c.ZCard(ctx, key)
-	})
-	if err != nil {
-		return 0, err
-	}
-	var n int64
-	for _, cmd := range cmds {
-		k, err := cmd.(*redis.IntCmd).Result()
-		if err != nil {
-			return 0, err
-		}
-		n += k
-	}
-	return n, nil
-}
-
-// GetMany returns a Result per id in the order given, as Board.GetMany does, with one script call
-// per shard that holds some of the ids, all at once.
-func (s *ShardedBoard) GetMany(ctx context.Context, ids ...uint64) ([]Result, error) {
-	return gather(ctx, s, ids, func(id uint64) uint64 {
-		return id
-	}, func(b *Board, ctx context.Context, ids []uint64) ([]Result, error) {
-		return b.GetMany(ctx, ids...)
-	})
-}
-
-// RankMany returns the 1-based rank of each id in the order given, 0 for an id without an entry,
-// in two rounds: the entries (GetMany), then one pipelined round in which every shard counts the
-// entries ahead of each of them (ids × shards after-script calls).
-func (s *ShardedBoard) RankMany(ctx context.Context, ids ...uint64) ([]int64, error) {
-	found, err := s.GetMany(ctx, ids...)
-	if err != nil {
-		return nil, err
-	}
-	pipe := rankgenrt.NewPipe(s.c)
-	calls := make([][]*redis.Cmd, len(found))
-	for i, r := range found {
-		if r.Err != nil {
-			continue // no entry: rank 0
-		}
-		cur, err := cursorOf(r.Entry)
-		if err != nil {
-			return nil, err
-		}
-		calls[i] = s.queueAfter(ctx, pipe, cur, 0)
-	}
-	pipe.Exec(ctx)
-	ranks := make([]int64, len(ids))
-	for i, cmds := range calls {
-		for _, cmd := range cmds {
-			v, err := cmd.Result()
-			if err != nil {
-				return nil, err
-			}
-			start, _, err := rankgenrt.Window(v)
-			if err != nil {
-				return nil, err
-			}
-			ranks[i] += start // the entry's own shard counts it: the sum is 1-based
-		}
-	}
-	return ranks, nil
-}
-
-// Bottom returns the last n entries, best first (the board's last entry last).
-func (s *ShardedBoard) Bottom(ctx context.Context, n int64) ([]Ranked, error) {
-	return s.PageFromEnd(ctx, 0, n)
-}
-
-// PageFromEnd returns up to limit entries that end offset entries before the end of the board,
-// best first, with their ranks, as Board.PageFromEnd does. Every shard reads its last offset +
-// limit entries and its size in one pipelined round; the board's last offset + limit entries are
-// the last of their merge by Compare. The cost grows with offset, as Page's does.
-func (s *ShardedBoard) PageFromEnd(ctx context.Context, offset, limit int64) ([]Ranked, error) {
-	if offset < 0 {
-		return nil, rankgenrt.IntRangeError("offset", offset, 0, math.MaxInt64)
-	}
-	if limit <= 0 {
-		return nil, nil
-	}
-	n := offset + limit
-	if n < offset {
-		n = math.MaxInt64 // offset + limit overflows: to the start
-	}
-	tails, count, err := s.tails(ctx, n)
-	if err != nil {
-		return nil, err
-	}
-	merged := rankgenrt.MergeSorted(tails, -1, compareRanked)
-	from := int64(len(merged)) - min(n, int64(len(merged)))
-	to := max(from, int64(len(merged))-offset)
-	return renumber(merged[from:to], count-int64(len(merged))+from), nil
-}
-
-// tails reads the last n entries of every shard, best first, and adds up the shards' sizes, in one
-// pipelined round.
-func (s *ShardedBoard) tails(ctx context.Context, n int64) (lists [][]Ranked, count int64, err error) {
-	sizes := make([]*redis.IntCmd, len(s.shards))
-	cmds, err := s.readAll(ctx, func(c redis.Cmdable, i int, key string) redis.Cmder {
-		sizes[i] = c.ZCard(ctx, key)
-		return c.ZRevRangeWithScores(ctx, key, -n, -1)
-	})
-	if err != nil {
-		return nil, 0, err
-	}
-	lists = make([][]Ranked, len(cmds))
-	for i, cmd := range cmds {
-		size, err := sizes[i].Result()
-		if err != nil {
-			return nil, 0, err
-		}
-		count += size
-		zs, err := cmd.(*redis.ZSliceCmd).Result()
-		if err != nil {
-			return nil, 0, err
-		}
-		if lists[i], err = rankedPairs(0, rankgenrt.ZPairs(zs)); err != nil {
-			return nil, 0, err
-		}
-	}
-	return lists, count, nil
-}
-
-// Percentile returns the share of the board's entries that rank behind the entry of id, in
-// percent, as Board.Percentile does, or an error matching ErrNotFound. Its position and the
-// board's size are read in the same pipelined round.
-func (s *ShardedBoard) Percentile(ctx context.Context, id uint64) (float64, error) {
-	pos, count, err := s.standing(ctx, id)
-	if err != nil {
-		return 0, err
-	}
-	return 100 * float64(count-1-pos) / float64(count), nil
-}
-
-// PageOf returns the 1-based page of pageSize entries that holds the entry of id (Page(ctx,
-// (page-1)*pageSize, pageSize) returns it), or an error matching ErrNotFound; a pageSize below 1
-// is an error matching ErrOutOfRange.
-func (s *ShardedBoard) PageOf(ctx context.Context, id uint64, pageSize int64) (int64, error) {
-	if pageSize < 1 {
-		return 0, rankgenrt.IntRangeError("pageSize", pageSize, 1, math.MaxInt64)
-	}
-	pos, _, err := s.standing(ctx, id)
-	if err != nil {
-		return 0, err
-	}
-	return pos/pageSize + 1, nil
-}
-
-// standing reads the 0-based position of the entry of id among all shards and the number of
-// entries: the entry from its shard, then every shard's count of the entries ahead of it, and its
-// size, in one pipelined round (ahead).
-func (s *ShardedBoard) standing(ctx context.Context, id uint64) (pos, count int64, err error) {
-	e, err := s.shard(id).Get(ctx, id)
-	if err != nil {
-		return 0, 0, err
-	}
-	cur, err := cursorOf(e)
-	if err != nil {
-		return 0, 0, err
-	}
-	ahead, count, err := s.ahead(ctx, cur)
-	if err != nil {
-		return 0, 0, err
-	}
-	return rankgenrt.Sum(ahead), count, nil
-}
-
-// CountLapsBetween returns the number of entries whose Laps lies in [lo, hi]:
-// Board.CountLapsBetween on every shard, all at once, added up.
-func (s *ShardedBoard) CountLapsBetween(ctx context.Context, lo, hi uint16) (int64, error) {
-	return s.sumShards(ctx, func(ctx context.Context, i int) (int64, error) {
-		return s.shards[i].CountLapsBetween(ctx, lo, hi)
-	})
-}
-
-// CompetitionRank returns 1 + the number of entries of all shards with a better Laps than the
-// entry of id, as Board.CompetitionRank does, or an error matching ErrNotFound: the entry from its
-// shard, then every shard's count of the entries better on Laps (one ZCOUNT each), pipelined,
-// added up.
-func (s *ShardedBoard) CompetitionRank(ctx context.Context, id uint64) (int64, error) {
-	return s.competition(ctx, id, 1)
-}
-
-// CompetitionRankTuple is CompetitionRank on the whole score, as Board.CompetitionRankTuple is: 1
-// + the number of entries of all shards whose score fields rank before the entry of id.
-func (s *ShardedBoard) CompetitionRankTuple(ctx context.Context, id uint64) (int64, error) {
-	return s.competition(ctx, id, scoreFields)
-}
-
-// competition counts, on every shard, the entries ahead of the place before every entry equal to
-// the entry of id on its first tied score fields (tiedPlace), and adds 1.
-func (s *ShardedBoard) competition(ctx context.Context, id uint64, tied int) (int64, error) {
-	e, err := s.shard(id).Get(ctx, id)
-	if err != nil {
-		return 0, err
-	}
-	score, member, err := tiedPlace(e, tied).place()
-	if err != nil {
-		return 0, err
-	}
-	pos, _, _, err := s.placeWindow(ctx, score, member, 0, 0)
-	if err != nil {
-		return 0, err
-	}
-	return pos + 1, nil
-}
-
-// tiedPlace is the place before every entry whose first tied score fields equal e's.
-func tiedPlace(e Entry, tied int) Place {
-	switch tied {
-	case 1:
-		return LapsIs(e.Laps)
-	default:
-		return LapsIs(e.Laps).RaceTimeIs(e.RaceTime)
-	}
-}
-
-// Between returns, best first with their ranks, up to limit entries of the band, skipping offset
-// of them, as Board.Between does. Every shard runs the band script in one pipelined round: it
-// counts its entries ahead of the band (their sum is the band's first position) and reads its
-// first offset + limit entries of the band, which merge by Compare. The cost grows with offset:
-// O(shards × (log n + offset + limit)).
-func (s *ShardedBoard) Between(ctx context.Context, band Band, offset, limit int64) ([]Ranked, error) {
-	if band.err != nil {
-		return nil, band.err
-	}
-	if offset < 0 {
-		return nil, rankgenrt.IntRangeError("offset", offset, 0, math.MaxInt64)
-	}
-	if band.lo >= band.hi || limit <= 0 {
-		return nil, nil
-	}
-	n := offset + limit
-	if n < offset {
-		n = math.MaxInt64 // offset + limit overflows: to the end
-	}
-	ahead, parts, err := s.windows(ctx, scriptBand, rankgenrt.FormatScore(scoreOfP(band.lo)), rankgenrt.FormatScore(scoreOfP(band.hi)), 0, n)
-	if err != nil {
-		return nil, err
-	}
-	merged := rankgenrt.MergeSorted(parts, n, compareRanked)
-	return renumber(merged[min(offset, int64(len(merged))):], rankgenrt.Sum(ahead)+offset), nil
-}
-
-// CountBetween returns the number of entries in the band: Board.CountBetween on every shard (one
-// ZCOUNT each, O(log n)), all at once, added up.
-func (s *ShardedBoard) CountBetween(ctx context.Context, band Band) (int64, error) {
-	return s.sumShards(ctx, func(ctx context.Context, i int) (int64, error) {
-		return s.shards[i].CountBetween(ctx, band)
-	})
-}
-
-// AroundScore returns, best first with their ranks, up to before entries that rank ahead of the
-// place and up to after entries from it on, as Board.AroundScore does. Every shard runs the
-// around_score script at the place in one pipelined round: of the window, a shard holds at most
-// its last before entries ahead of the place and its first after from it, which is what it reads;
-// the merge by Compare holds the window, and the shards' positions of the place add up to its
-// position. A nil place is refused as Board.AroundScore refuses it.
-func (s *ShardedBoard) AroundScore(ctx context.Context, at Place, before, after int64) ([]Ranked, error) {
-	if at == nil {
-		return s.shards[0].AroundScore(ctx, at, before, after) // its error, nothing sent
-	}
-	score, member, err := at.place()
-	if err != nil {
-		return nil, err
-	}
-	pos, ahead, merged, err := s.placeWindow(ctx, score, member, max(before, 0), max(after, 0))
-	if err != nil {
-		return nil, err
-	}
-	take := int(min(max(before, 0), pos)) // entries ahead of the place in the window
-	hi := ahead + int(min(max(after, 0), int64(len(merged)-ahead)))
-	return renumber(merged[ahead-take:hi], pos-int64(take)), nil
-}
-
-// placeWindow runs the around_score script of every shard at the place (score, member) with before
-// and after, in one pipelined round, and returns the place's 0-based position among all shards,
-// the merged entries the shards read, and how many of them, a prefix, rank ahead of the place:
-// greater scores, and equal scores with greater members (Redis's order of equal scores: their
-// bytes; the member ” is the place before every entry of its score).
-func (s *ShardedBoard) placeWindow(ctx context.Context, score float64, member string, before, after int64) (pos int64, ahead int, merged []Ranked, err error) {
-	starts, parts, err := s.windows(ctx, scriptAroundScore, rankgenrt.FormatScore(score), member, before, after)
-	if err != nil {
-		return 0, 0, nil, err
-	}
-	pos = rankgenrt.Sum(starts)
-	for _, part := range parts {
-		for _, r := range part {
-			cur, err := cursorOf(r.Entry)
-			if err != nil {
-				return 0, 0, nil, err
-			}
-			if cur.Score > score || cur.Score == score && cur.Member > member {
-				pos++ // a shard's start is its position of the place less the entries it read ahead of it
-				ahead++
-			}
-		}
-	}
-	return pos, ahead, rankgenrt.MergeSorted(parts, -1, compareRanked), nil
-}
-
-// ReshardProgress is how far Reshard got: the source shard it copies and the cursor of the last
-// entry it copied from that shard. The zero value is the start.
-type ReshardProgress struct {
-	Shard  int    // the source shard being copied; the number of shards when done
-	After  Cursor // the last entry copied from it
-	Copied int64  // entries copied so far
-}
-
-// Reshard copies every entry of s into dst — the same board under another shard count
-// (NewShardedBoard with the same key and another count names other keys) or another key — shard
-// by shard, in keyset pages (Board.After) of pageSize entries, each stored in dst with one
-// SetMany, and reports its progress after every page. Storing a page twice leaves dst as storing
-// it once (SetMany replaces an id's entry), so a Reshard that stopped is resumed by calling it
-// again from the last progress it returned or reported (or from the zero value): no entry is lost
-// or doubled. At the end it checks that dst holds as many entries as s: a difference is an error
-// matching ErrReshardDrift. Its limit: s must not be written during the copy (stop the writers,
-// Reshard, then move readers and writers to dst and delete s's keys, Keys); a write to an entry
-// already copied would be missing from dst.
-func (s *ShardedBoard) Reshard(ctx context.Context, dst *ShardedBoard, from ReshardProgress, pageSize int64, progress func(ReshardProgress)) (ReshardProgress, error) {
-	if pageSize < 1 {
-		return from, rankgenrt.IntRangeError("pageSize", pageSize, 1, math.MaxInt64)
-	}
-	if from.Shard < 0 || from.Shard > len(s.shards) {
-		return from, rankgenrt.IntRangeError("from.Shard", int64(from.Shard), 0, int64(len(s.shards)))
-	}
-	at := from
-	for at.Shard < len(s.shards) {
-		page, next, err := s.shards[at.Shard].After(ctx, at.After, pageSize)
-		if err != nil {
-			return at, err
-		}
-		if len(page) == 0 {
-			at = ReshardProgress{
-				Copied: at.Copied,
-				Shard:  at.Shard + 1,
-			}
-			continue
-		}
-		entries := make([]Entry, len(page))
-		for i, r := range page {
-			entries[i] = r.Entry
-		}
-		if err := dst.SetMany(ctx, entries); err != nil {
-			return at, err
-		}
-		at.After, at.Copied = next, at.Copied+int64(len(page))
-		if progress != nil {
-			progress(at)
-		}
-	}
-	want, err := s.Count(ctx)
-	if err != nil {
-		return at, err
-	}
-	got, err := dst.Count(ctx)
-	if err != nil {
-		return at, err
-	}
-	if got != want {
-		return at, &rankgenrt.DriftError{
-			Copy:   got,
-			Source: want,
-		}
-	}
-	return at, nil
-}
-
-// shard returns the shard that holds id.
-func (s *ShardedBoard) shard(id uint64) *Board {
-	return s.shards[rankgenrt.ShardOf(strconv.FormatUint(id, 10), len(s.shards))]
-}
-
-// batch gives a batch write's context its one write token (the caller's idempotency key, if any):
-// every shard's script of the batch runs under it, so that resending the batch under it applies
-// each part once.
-func (s *ShardedBoard) batch(ctx context.Context) (context.Context, error) {
-	token, err := s.tokens.Next(ctx)
-	if err != nil {
-		return ctx, err
-	}
-	return rankgenrt.WithIdempotencyKey(ctx, token), nil
-}
-
-// scatter calls call, all at once, with each shard that holds some of n items and the positions of
-// its items; id(i) is the id of item i. It returns the first shard's error.
-func (s *ShardedBoard) scatter(ctx context.Context, n int, id func(int) uint64, call func(context.Context, *Board, []int) error) error {
-	groups := rankgenrt.GroupByShard(n, len(s.shards), func(i int) string {
-		return strconv.FormatUint(id(i), 10)
-	})
-	return rankgenrt.Scatter(ctx, groups, func(ctx context.Context, shard int, at []int) error {
-		return call(ctx, s.shards[shard], at)
-	})
-}
-
-// gather sends items to their shards with one call per shard that holds some of them, all at once,
-// and returns call's results in the order of items.
-func gather[T, R any](ctx context.Context, s *ShardedBoard, items []T, idOf func(T) uint64, call func(*Board, context.Context, []T) ([]R, error)) ([]R, error) {
-	if len(items) == 0 {
-		return nil, nil
-	}
-	out := make([]R, len(items))
-	err := s.scatter(ctx, len(items), func(i int) uint64 {
-		return idOf(items[i])
-	}, func(ctx context.Context, b *Board, at []int) error {
-		rs, err := call(b, ctx, rankgenrt.Pick(items, at))
-		if err != nil {
-			return err
-		}
-		for j, i := range at {
-			out[i] = rs[j]
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
-}
-
-// sumShards runs count on every shard i at once and adds up what they return.
-func (s *ShardedBoard) sumShards(ctx context.Context, count func(ctx context.Context, i int) (int64, error)) (int64, error) {
-	var n atomic.Int64
-	err := rankgenrt.Scatter(ctx, rankgenrt.EveryShard(len(s.shards)), func(ctx context.Context, i int, _ []int) error {
-		k, err := count(ctx, i)
-		n.Add(k)
-		return err
-	})
-	return n.Load(), err
-}
-
-// readAll sends one read command to every shard, which cmd queues on a pipeline for the shard's
-// sorted set key, in one round trip per node (the nodes at once), and returns the commands in
-// shard order. As Board.read does, a shard not yet seen to record Fingerprint has it read in the
-// same pipeline: another layout's board is an error matching ErrLayoutMismatch.
-func (s *ShardedBoard) readAll(ctx context.Context, cmd func(redis.Cmdable, int, string) redis.Cmder) ([]redis.Cmder, error) {
-	pipe := s.c.Pipeline()
-	fps := make([]*redis.StringCmd, len(s.shards))
-	cmds := make([]redis.Cmder, len(s.shards))
-	for i, b := range s.shards {
-		if !b.verified.Load() {
-			fps[i] = rankgenrt.FingerprintCmd(ctx, pipe, b.keys[1], false)
-		}
-		cmds[i] = cmd(pipe, i, b.keys[0])
-	}
-	_, _ = pipe.Exec(ctx) // each command keeps its own reply and error
-	for i, b := range s.shards {
-		rankgenrt.TypeError(cmds[i])
-		if fps[i] == nil {
-			continue
-		}
-		ok, err := rankgenrt.CheckFingerprint(fps[i], Fingerprint)
-		if err != nil {
-			return nil, err
-		}
-		if ok {
-			b.verified.Store(true)
-		}
-	}
-	return cmds, nil
-}
-
-// heads reads the first n entries of every shard (all of them when n is math.MaxInt64).
-func (s *ShardedBoard) heads(ctx context.Context, n int64) ([][]Ranked, error) {
-	stop := n - 1
-	if n == math.MaxInt64 {
-		stop = -1
-	}
-	return s.ranges(ctx, func(int) (int64, int64) {
-		return 0, stop
-	})
-}
-
-// ranges reads, from every shard i, its entries at the 0-based positions bounds(i), best first, in
-// one pipelined round.
-func (s *ShardedBoard) ranges(ctx context.Context, bounds func(int) (int64, int64)) ([][]Ranked, error) {
-	cmds, err := s.readAll(ctx, func(c redis.Cmdable, i int, key string) redis.Cmder {
-		start, stop := bounds(i)
-		return c.ZRevRangeWithScores(ctx, key, start, stop)
-	})
-	if err != nil {
-		return nil, err
-	}
-	lists := make([][]Ranked, len(cmds))
-	for i, cmd := range cmds {
-		zs, err := cmd.(*redis.ZSliceCmd).Result()
-		if err != nil {
-			return nil, err
-		}
-		if lists[i], err = rankedPairs(0, rankgenrt.ZPairs(zs)); err != nil {
-			return nil, err
-		}
-	}
-	return lists, nil
-}
-
-// queueAfter queues on pipe the after script of every shard from cur with limit: each call answers
-// how many of its shard's entries rank at or before cur, and up to limit entries after it.
-func (s *ShardedBoard) queueAfter(ctx context.Context, pipe *rankgenrt.Pipe, cur Cursor, limit int64) []*redis.Cmd {
-	cmds := make([]*redis.Cmd, len(s.shards))
-	for i, b := range s.shards {
-		cmds[i] = pipe.RunRO(ctx, scriptAfter, b.keys, rankgenrt.FormatScore(cur.Score), cur.Member, limit)
-	}
-	return cmds
-}
-
-// afterAll runs the after script of every shard from cur, in one pipelined round: per shard, how
-// many of its entries rank at or before cur, and up to limit entries after it.
-func (s *ShardedBoard) afterAll(ctx context.Context, cur Cursor, limit int64) (starts []int64, pages [][]Ranked, err error) {
-	pipe := rankgenrt.NewPipe(s.c)
-	windows := s.queueAfter(ctx, pipe, cur, limit)
-	pipe.Exec(ctx)
-	starts, pages = make([]int64, len(s.shards)), make([][]Ranked, len(s.shards))
-	for i, w := range windows {
-		v, err := w.Result()
-		if err != nil {
-			return nil, nil, err
-		}
-		start, ps, err := rankgenrt.Window(v)
-		if err != nil {
-			return nil, nil, err
-		}
-		starts[i] = start
-		if pages[i], err = rankedPairs(0, ps); err != nil {
-			return nil, nil, err
-		}
-	}
-	return starts, pages, nil
-}
-
-// tieBand is how many entries of a run of equal scores ahead reads per round trip.
-const tieBand = 256
-
-// ahead counts, on every shard, the entries that rank ahead of cur — greater scores (ZCOUNT),
-// and equal scores with greater members (the run of equal scores, best first) — and adds up the
-// shards' sizes, in one pipelined round; only a run of more than tieBand equal scores ahead takes
-// more.
-func (s *ShardedBoard) ahead(ctx context.Context, cur Cursor) (counts []int64, total int64, err error) {
-	score := rankgenrt.FormatScore(cur.Score)
-	greater, sizes := make([]*redis.IntCmd, len(s.shards)), make([]*redis.IntCmd, len(s.shards))
-	runs, err := s.readAll(ctx, func(c redis.Cmdable, i int, key string) redis.Cmder {
-		greater[i] = c.ZCount(ctx, key, "("+score, "+inf")
-		sizes[i] = c.ZCard(ctx, key)
-		return c.ZRangeArgs(ctx, redis.ZRangeArgs{
-			ByScore: true,
-			Count:   tieBand,
-			Key:     key,
-			Rev:     true,
-			Start:   score,
-			Stop:    score,
-		})
-	})
-	if err != nil {
-		return nil, 0, err
-	}
-	counts = make([]int64, len(s.shards))
-	for i, run := range runs {
-		band, err := run.(*redis.StringSliceCmd).Result()
-		if err != nil {
-			return nil, 0, err
-		}
-		n, err := greater[i].Result()
-		if err != nil {
-			return nil, 0, err
-		}
-		size, err := sizes[i].Result()
-		if err != nil {
-			return nil, 0, err
-		}
-		ties, err := s.tiesAhead(ctx, s.shards[i].keys[0], score, cur.Member, band)
-		if err != nil {
-			return nil, 0, err
-		}
-		counts[i], total = n+ties, total+size
-	}
-	return counts, total, nil
-}
-
-// tiesAhead counts the members greater than member (Redis's order of equal scores: their bytes) in
-// the run of entries of score on key whose first members, best first, are band, reading the run on
-// while all of a full band is ahead.
-func (s *ShardedBoard) tiesAhead(ctx context.Context, key, score, member string, band []string) (int64, error) {
-	var k int64
-	for offset := int64(0); ; offset += tieBand {
-		i := 0
-		for i < len(band) && band[i] > member {
-			i++
-		}
-		k += int64(i)
-		if i < len(band) || len(band) < tieBand {
-			return k, nil
-		}
-		var err error
-		if band, err = s.c.ZRangeArgs(ctx, redis.ZRangeArgs{
-			ByScore: true,
-			Count:   tieBand,
-			Key:     key,
-			Offset:  offset + tieBand,
-			Rev:     true,
-			Start:   score,
-			Stop:    score,
-		}).Result(); err != nil {
-			return 0, rankgenrt.ReplyError(err)
-		}
-	}
-}
-
-// encodable reports the first entry that Encode refuses.
-func encodable(entries []Entry) error {
-	for _, e := range entries {
-		if _, _, err := e.Encode(); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// cursorOf is the cursor of e: its stored score and member.
-func cursorOf(e Entry) (Cursor, error) {
-	score, member, err := e.Encode()
-	return Cursor{score, member}, err
-}
-
-// compareRanked orders ranked entries as the board does.
-func compareRanked(a, b Ranked) int {
-	return Compare(a.Entry, b.Entry)
-}
-
-// renumber gives merged entries their ranks: start is the 0-based position of the first.
-func renumber(rs []Ranked, start int64) []Ranked {
-	for i := range rs {
-		rs[i].Rank = start + int64(i) + 1
-	}
-	return rs
-}
-
-// windows runs script, which answers {a count, entries}, on every shard with args, in one
-// pipelined round, and returns each shard's count and entries.
-func (s *ShardedBoard) windows(ctx context.Context, script *rankgenrt.Function, args ...any) (counts []int64, parts [][]Ranked, err error) {
-	pipe := rankgenrt.NewPipe(s.c)
-	cmds := make([]*redis.Cmd, len(s.shards))
-	for i, b := range s.shards {
-		cmds[i] = pipe.RunRO(ctx, script, b.keys, args...)
-	}
-	pipe.Exec(ctx)
-	counts, parts = make([]int64, len(s.shards)), make([][]Ranked, len(s.shards))
-	for i, cmd := range cmds {
-		v, err := cmd.Result()
-		if err != nil {
-			return nil, nil, err
-		}
-		n, ps, err := rankgenrt.Window(v)
-		if err != nil {
-			return nil, nil, err
-		}
-		counts[i] = n
-		if parts[i], err = rankedPairs(0, ps); err != nil {
-			return nil, nil, err
-		}
-	}
-	return counts, parts, nil
 }

@@ -304,7 +304,11 @@ type Cursor struct {
 	Member string
 }
 
-// Update is one update of a batch: the id, and the delta or value.
+// Update is one update of a batch (the <Op><Field>Many methods): the id, and the delta or value. A
+// batch is one script call, atomic as a whole, in order (an id may appear more than once). Each
+// update succeeds or fails on its own: its Result holds the new entry or the error that left that
+// entry unchanged. The batch's error return is for failures of the whole call (connection,
+// ErrLayoutMismatch), which change nothing.
 type Update[V any] struct {
 	PlayerID string
 	Value    V
@@ -412,36 +416,12 @@ func (b *Board) Trim(ctx context.Context, keep int64) (int64, error) {
 // the Unix epoch for a time; a field's lowest-ranking value when that is outside its range). When
 // the update changes the entry, it also sets ReachedAt (server clock) to now.
 func (b *Board) AddPoints(ctx context.Context, id string, delta int64) (Entry, error) {
-	if err := checkID(id); err != nil {
-		return Entry{}, err
-	}
-	var r [1]Result
-	if err := b.apply(ctx, scriptAddPoints, append(b.updateArgs(1), id, delta), r[:], []int{0}); err != nil {
-		return Entry{}, err
-	}
-	return r[0].Entry, r[0].Err
+	return first(applyEach(ctx, b, scriptAddPoints, []Update[int64]{{PlayerID: id, Value: delta}}, rankgenrt.AsIs[int64]))
 }
 
-// AddPointsMany applies many AddPoints updates in one script call, atomic as a whole, in order (an
-// id may appear more than once). Each update succeeds or fails on its own: its Result holds the
-// new entry or the error that left that entry unchanged. The error return is for failures of the
-// whole call (connection, ErrLayoutMismatch), which change nothing.
+// AddPointsMany applies AddPoints to many updates in one script call, as a batch of Update does.
 func (b *Board) AddPointsMany(ctx context.Context, updates []Update[int64]) ([]Result, error) {
-	res := make([]Result, len(updates))
-	args := b.updateArgs(len(updates))
-	sent := make([]int, 0, len(updates))
-	for i, u := range updates {
-		if err := checkID(u.PlayerID); err != nil {
-			res[i].Err = err
-			continue
-		}
-		args = append(args, u.PlayerID, u.Value)
-		sent = append(sent, i)
-	}
-	if err := b.apply(ctx, scriptAddPointsMany, args, res, sent); err != nil {
-		return nil, err
-	}
-	return res, nil
+	return applyEach(ctx, b, scriptAddPointsMany, updates, rankgenrt.AsIs[int64])
 }
 
 // MaxPoints raises the Points of the entry of id to v when v is larger and returns the new entry.
@@ -450,38 +430,18 @@ func (b *Board) AddPointsMany(ctx context.Context, updates []Update[int64]) ([]R
 // time; a field's lowest-ranking value when that is outside its range). When the update changes
 // the entry, it also sets ReachedAt (server clock) to now.
 func (b *Board) MaxPoints(ctx context.Context, id string, v uint32) (Entry, error) {
-	if err := checkID(id); err != nil {
-		return Entry{}, err
-	}
-	d := uint64(v)
-	var r [1]Result
-	if err := b.apply(ctx, scriptMaxPoints, append(b.updateArgs(1), id, d), r[:], []int{0}); err != nil {
-		return Entry{}, err
-	}
-	return r[0].Entry, r[0].Err
+	return first(applyEach(ctx, b, scriptMaxPoints, []Update[uint32]{{PlayerID: id, Value: v}}, func(v uint32) (uint64, error) {
+		d := uint64(v)
+		return d, nil
+	}))
 }
 
-// MaxPointsMany applies many MaxPoints updates in one script call, atomic as a whole, in order (an
-// id may appear more than once). Each update succeeds or fails on its own: its Result holds the
-// new entry or the error that left that entry unchanged. The error return is for failures of the
-// whole call (connection, ErrLayoutMismatch), which change nothing.
+// MaxPointsMany applies MaxPoints to many updates in one script call, as a batch of Update does.
 func (b *Board) MaxPointsMany(ctx context.Context, updates []Update[uint32]) ([]Result, error) {
-	res := make([]Result, len(updates))
-	args := b.updateArgs(len(updates))
-	sent := make([]int, 0, len(updates))
-	for i, u := range updates {
-		if err := checkID(u.PlayerID); err != nil {
-			res[i].Err = err
-			continue
-		}
-		d := uint64(u.Value)
-		args = append(args, u.PlayerID, d)
-		sent = append(sent, i)
-	}
-	if err := b.apply(ctx, scriptMaxPointsMany, args, res, sent); err != nil {
-		return nil, err
-	}
-	return res, nil
+	return applyEach(ctx, b, scriptMaxPointsMany, updates, func(v uint32) (uint64, error) {
+		d := uint64(v)
+		return d, nil
+	})
 }
 
 // SetPoints sets the Points of the entry of id to v and returns the new entry. An id without an
@@ -489,38 +449,18 @@ func (b *Board) MaxPointsMany(ctx context.Context, updates []Update[uint32]) ([]
 // a field's lowest-ranking value when that is outside its range). When the update changes the
 // entry, it also sets ReachedAt (server clock) to now.
 func (b *Board) SetPoints(ctx context.Context, id string, v uint32) (Entry, error) {
-	if err := checkID(id); err != nil {
-		return Entry{}, err
-	}
-	d := uint64(v)
-	var r [1]Result
-	if err := b.apply(ctx, scriptSetPoints, append(b.updateArgs(1), id, d), r[:], []int{0}); err != nil {
-		return Entry{}, err
-	}
-	return r[0].Entry, r[0].Err
+	return first(applyEach(ctx, b, scriptSetPoints, []Update[uint32]{{PlayerID: id, Value: v}}, func(v uint32) (uint64, error) {
+		d := uint64(v)
+		return d, nil
+	}))
 }
 
-// SetPointsMany applies many SetPoints updates in one script call, atomic as a whole, in order (an
-// id may appear more than once). Each update succeeds or fails on its own: its Result holds the
-// new entry or the error that left that entry unchanged. The error return is for failures of the
-// whole call (connection, ErrLayoutMismatch), which change nothing.
+// SetPointsMany applies SetPoints to many updates in one script call, as a batch of Update does.
 func (b *Board) SetPointsMany(ctx context.Context, updates []Update[uint32]) ([]Result, error) {
-	res := make([]Result, len(updates))
-	args := b.updateArgs(len(updates))
-	sent := make([]int, 0, len(updates))
-	for i, u := range updates {
-		if err := checkID(u.PlayerID); err != nil {
-			res[i].Err = err
-			continue
-		}
-		d := uint64(u.Value)
-		args = append(args, u.PlayerID, d)
-		sent = append(sent, i)
-	}
-	if err := b.apply(ctx, scriptSetPointsMany, args, res, sent); err != nil {
-		return nil, err
-	}
-	return res, nil
+	return applyEach(ctx, b, scriptSetPointsMany, updates, func(v uint32) (uint64, error) {
+		d := uint64(v)
+		return d, nil
+	})
 }
 
 // SetPaid sets the Paid of the entry of id to v and returns the new entry. An id without an entry
@@ -528,38 +468,18 @@ func (b *Board) SetPointsMany(ctx context.Context, updates []Update[uint32]) ([]
 // field's lowest-ranking value when that is outside its range). When the update changes the entry,
 // it also sets ReachedAt (server clock) to now.
 func (b *Board) SetPaid(ctx context.Context, id string, v bool) (Entry, error) {
-	if err := checkID(id); err != nil {
-		return Entry{}, err
-	}
-	d := digitOfPaid(v)
-	var r [1]Result
-	if err := b.apply(ctx, scriptSetPaid, append(b.updateArgs(1), id, d), r[:], []int{0}); err != nil {
-		return Entry{}, err
-	}
-	return r[0].Entry, r[0].Err
+	return first(applyEach(ctx, b, scriptSetPaid, []Update[bool]{{PlayerID: id, Value: v}}, func(v bool) (uint64, error) {
+		d := digitOfPaid(v)
+		return d, nil
+	}))
 }
 
-// SetPaidMany applies many SetPaid updates in one script call, atomic as a whole, in order (an id
-// may appear more than once). Each update succeeds or fails on its own: its Result holds the new
-// entry or the error that left that entry unchanged. The error return is for failures of the whole
-// call (connection, ErrLayoutMismatch), which change nothing.
+// SetPaidMany applies SetPaid to many updates in one script call, as a batch of Update does.
 func (b *Board) SetPaidMany(ctx context.Context, updates []Update[bool]) ([]Result, error) {
-	res := make([]Result, len(updates))
-	args := b.updateArgs(len(updates))
-	sent := make([]int, 0, len(updates))
-	for i, u := range updates {
-		if err := checkID(u.PlayerID); err != nil {
-			res[i].Err = err
-			continue
-		}
-		d := digitOfPaid(u.Value)
-		args = append(args, u.PlayerID, d)
-		sent = append(sent, i)
-	}
-	if err := b.apply(ctx, scriptSetPaidMany, args, res, sent); err != nil {
-		return nil, err
-	}
-	return res, nil
+	return applyEach(ctx, b, scriptSetPaidMany, updates, func(v bool) (uint64, error) {
+		d := digitOfPaid(v)
+		return d, nil
+	})
 }
 
 // Change is one field update of a change list (Board.Update, Board.UpdateMany), made by AddPoints,
@@ -621,11 +541,7 @@ type Changes struct {
 // move the entry (or create it), ReachedAt (server clock) is set to now, once, unless the list
 // changes it.
 func (b *Board) Update(ctx context.Context, id string, changes ...Change) (Entry, error) {
-	res, err := b.UpdateMany(ctx, []Changes{{PlayerID: id, Apply: changes}})
-	if err != nil {
-		return Entry{}, err
-	}
-	return res[0].Entry, res[0].Err
+	return first(b.UpdateMany(ctx, []Changes{{PlayerID: id, Apply: changes}}))
 }
 
 // UpdateMany applies many change lists in one script call, atomic as a whole, in order (an id may
@@ -697,18 +613,22 @@ func changeGroup(id string, changes []Change) ([]any, error) {
 	return g, nil
 }
 
-// read sends one read command, which cmd queues on the client or on a pipeline and returns. Until
-// this Board has seen its own fingerprint on the board, the fingerprint's read is pipelined before
-// the command, in the same round trip: another layout's is an error matching ErrLayoutMismatch,
-// not entries misread. A board that records no fingerprint yet is read as it is. The command's own
-// error is typed as a script's is (ErrWrongType, ErrServerFull).
-func (b *Board) read(ctx context.Context, cmd func(redis.Cmdable) redis.Cmder) error {
-	if err := b.expired(); err != nil {
-		return err
+// read sends one read command, which cmd queues on the client or on a pipeline, and returns its
+// result. Until this Board has seen its own fingerprint on the board, the fingerprint's read is
+// pipelined before the command, in the same round trip: another layout's is an error matching
+// ErrLayoutMismatch, not entries misread. A board that records no fingerprint yet is read as it
+// is. The command's own error is typed as a script's is (ErrWrongType, ErrServerFull).
+func read[T any, C interface {
+	redis.Cmder
+	Result() (T, error)
+}](ctx context.Context, b *Board, cmd func(redis.Cmdable) C) (v T, err error) {
+	if err = b.expired(); err != nil {
+		return v, err
 	}
 	if b.verified.Load() {
-		rankgenrt.TypeError(cmd(b.c))
-		return nil
+		c := cmd(b.c)
+		rankgenrt.TypeError(c)
+		return c.Result()
 	}
 	pipe := b.c.Pipeline()
 	fp := rankgenrt.FingerprintCmd(ctx, pipe, b.keys[1], false)
@@ -719,7 +639,10 @@ func (b *Board) read(ctx context.Context, cmd func(redis.Cmdable) redis.Cmder) e
 	if ok {
 		b.verified.Store(true)
 	}
-	return err
+	if err != nil {
+		return v, err
+	}
+	return c.Result()
 }
 
 // Get returns the entry of id, or an error matching ErrNotFound.
@@ -727,14 +650,9 @@ func (b *Board) Get(ctx context.Context, id string) (Entry, error) {
 	if err := checkID(id); err != nil {
 		return Entry{}, err
 	}
-	var cmd *redis.FloatCmd
-	if err := b.read(ctx, func(c redis.Cmdable) redis.Cmder {
-		cmd = c.ZScore(ctx, b.keys[0], id)
-		return cmd
-	}); err != nil {
-		return Entry{}, err
-	}
-	score, err := cmd.Result()
+	score, err := read(ctx, b, func(c redis.Cmdable) *redis.FloatCmd {
+		return c.ZScore(ctx, b.keys[0], id)
+	})
 	if errors.Is(err, redis.Nil) {
 		return Entry{}, rankgenrt.NotFound(id)
 	}
@@ -750,14 +668,9 @@ func (b *Board) Rank(ctx context.Context, id string) (int64, error) {
 	if err := checkID(id); err != nil {
 		return 0, err
 	}
-	var cmd *redis.IntCmd
-	if err := b.read(ctx, func(c redis.Cmdable) redis.Cmder {
-		cmd = c.ZRevRank(ctx, b.keys[0], id)
-		return cmd
-	}); err != nil {
-		return 0, err
-	}
-	r, err := cmd.Result()
+	r, err := read(ctx, b, func(c redis.Cmdable) *redis.IntCmd {
+		return c.ZRevRank(ctx, b.keys[0], id)
+	})
 	if errors.Is(err, redis.Nil) {
 		return 0, rankgenrt.NotFound(id)
 	}
@@ -785,14 +698,9 @@ func (b *Board) Page(ctx context.Context, offset, limit int64) ([]Ranked, error)
 	if stop < offset {
 		stop = -1 // offset + limit overflows: to the end
 	}
-	var cmd *redis.ZSliceCmd
-	if err := b.read(ctx, func(c redis.Cmdable) redis.Cmder {
-		cmd = c.ZRevRangeWithScores(ctx, b.keys[0], offset, stop)
-		return cmd
-	}); err != nil {
-		return nil, err
-	}
-	zs, err := cmd.Result()
+	zs, err := read(ctx, b, func(c redis.Cmdable) *redis.ZSliceCmd {
+		return c.ZRevRangeWithScores(ctx, b.keys[0], offset, stop)
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -822,14 +730,7 @@ func (b *Board) around(ctx context.Context, id string, before, after int64, fill
 	if errors.Is(err, redis.Nil) {
 		return nil, rankgenrt.NotFound(id)
 	}
-	if err != nil {
-		return nil, err
-	}
-	start, ps, err := rankgenrt.Window(v)
-	if err != nil {
-		return nil, err
-	}
-	return rankedPairs(start, ps)
+	return window(v, err)
 }
 
 // After returns up to limit entries that rank after the cursor, best first, and the cursor of the
@@ -858,14 +759,9 @@ func (b *Board) After(ctx context.Context, cur Cursor, limit int64) ([]Ranked, C
 
 // Count returns the number of entries.
 func (b *Board) Count(ctx context.Context) (int64, error) {
-	var cmd *redis.IntCmd
-	if err := b.read(ctx, func(c redis.Cmdable) redis.Cmder {
-		cmd = c.ZCard(ctx, b.keys[0])
-		return cmd
-	}); err != nil {
-		return 0, err
-	}
-	return cmd.Result()
+	return read(ctx, b, func(c redis.Cmdable) *redis.IntCmd {
+		return c.ZCard(ctx, b.keys[0])
+	})
 }
 
 // GetMany returns, in one round trip, a Result per id in the order given: the entry, or an Err
@@ -946,15 +842,7 @@ func (b *Board) PageFromEnd(ctx context.Context, offset, limit int64) ([]Ranked,
 	if limit <= 0 {
 		return nil, nil
 	}
-	v, err := b.runRO(ctx, scriptBottom, offset, limit)
-	if err != nil {
-		return nil, err
-	}
-	start, ps, err := rankgenrt.Window(v)
-	if err != nil {
-		return nil, err
-	}
-	return rankedPairs(start, ps)
+	return window(b.runRO(ctx, scriptBottom, offset, limit))
 }
 
 // Percentile returns the share of the board's entries that rank behind the entry of id, in
@@ -1008,9 +896,8 @@ func (b *Board) RangePoints(ctx context.Context, lo, hi uint32, offset, limit in
 		return nil, nil
 	}
 	// Points's digits dlo…dhi are the scores of P in [dlo·W, (dhi+1)·W), W = pointsWeight.
-	var cmd *redis.ZSliceCmd
-	if err := b.read(ctx, func(c redis.Cmdable) redis.Cmder {
-		cmd = c.ZRangeArgsWithScores(ctx, redis.ZRangeArgs{
+	zs, err := read(ctx, b, func(c redis.Cmdable) *redis.ZSliceCmd {
+		return c.ZRangeArgsWithScores(ctx, redis.ZRangeArgs{
 			ByScore: true,
 			Count:   limit,
 			Key:     b.keys[0],
@@ -1019,11 +906,7 @@ func (b *Board) RangePoints(ctx context.Context, lo, hi uint32, offset, limit in
 			Start:   "(" + rankgenrt.FormatScore(scoreOfP((dhi+1)*pointsWeight)),
 			Stop:    rankgenrt.FormatScore(scoreOfP(dlo * pointsWeight)),
 		})
-		return cmd
-	}); err != nil {
-		return nil, err
-	}
-	zs, err := cmd.Result()
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -1045,14 +928,9 @@ func (b *Board) CountPointsBetween(ctx context.Context, lo, hi uint32) (int64, e
 	if dlo > dhi {
 		return 0, nil
 	}
-	var cmd *redis.IntCmd
-	if err := b.read(ctx, func(c redis.Cmdable) redis.Cmder {
-		cmd = c.ZCount(ctx, b.keys[0], rankgenrt.FormatScore(scoreOfP(dlo*pointsWeight)), "("+rankgenrt.FormatScore(scoreOfP((dhi+1)*pointsWeight)))
-		return cmd
-	}); err != nil {
-		return 0, err
-	}
-	return cmd.Result()
+	return read(ctx, b, func(c redis.Cmdable) *redis.IntCmd {
+		return c.ZCount(ctx, b.keys[0], rankgenrt.FormatScore(scoreOfP(dlo*pointsWeight)), "("+rankgenrt.FormatScore(scoreOfP((dhi+1)*pointsWeight)))
+	})
 }
 
 // CompetitionRank returns 1 + the number of entries with a better Points than the entry of id
@@ -1258,14 +1136,9 @@ func (b *Board) CountBetween(ctx context.Context, band Band) (int64, error) {
 	if band.lo >= band.hi {
 		return 0, nil
 	}
-	var cmd *redis.IntCmd
-	if err := b.read(ctx, func(c redis.Cmdable) redis.Cmder {
-		cmd = c.ZCount(ctx, b.keys[0], rankgenrt.FormatScore(scoreOfP(band.lo)), "("+rankgenrt.FormatScore(scoreOfP(band.hi)))
-		return cmd
-	}); err != nil {
-		return 0, err
-	}
-	return cmd.Result()
+	return read(ctx, b, func(c redis.Cmdable) *redis.IntCmd {
+		return c.ZCount(ctx, b.keys[0], rankgenrt.FormatScore(scoreOfP(band.lo)), "("+rankgenrt.FormatScore(scoreOfP(band.hi)))
+	})
 }
 
 // AroundScore returns, best first with their ranks, up to before entries that rank ahead of the
@@ -1282,15 +1155,7 @@ func (b *Board) AroundScore(ctx context.Context, at Place, before, after int64) 
 	if err != nil {
 		return nil, err
 	}
-	v, err := b.runRO(ctx, scriptAroundScore, rankgenrt.FormatScore(score), member, max(before, 0), max(after, 0))
-	if err != nil {
-		return nil, err
-	}
-	start, ps, err := rankgenrt.Window(v)
-	if err != nil {
-		return nil, err
-	}
-	return rankedPairs(start, ps)
+	return window(b.runRO(ctx, scriptAroundScore, rankgenrt.FormatScore(score), member, max(before, 0), max(after, 0)))
 }
 
 // args starts the arguments of a write script: the expiry, the place of the call's token (write
@@ -1355,6 +1220,40 @@ func (b *Board) apply(ctx context.Context, s *rankgenrt.Function, args []any, re
 	return nil
 }
 
+// applyEach runs the field update script s for updates, each value sent as arg(v) gives it; a
+// value arg refuses (out of range) or an invalid id leaves the error in its update's Result,
+// unsent.
+func applyEach[V, A any](ctx context.Context, b *Board, s *rankgenrt.Function, updates []Update[V], arg func(V) (A, error)) ([]Result, error) {
+	res := make([]Result, len(updates))
+	args := b.updateArgs(len(updates))
+	sent := make([]int, 0, len(updates))
+	for i, u := range updates {
+		if err := checkID(u.PlayerID); err != nil {
+			res[i].Err = err
+			continue
+		}
+		a, err := arg(u.Value)
+		if err != nil {
+			res[i].Err = err
+			continue
+		}
+		args = append(args, u.PlayerID, a)
+		sent = append(sent, i)
+	}
+	if err := b.apply(ctx, s, args, res, sent); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// first is the outcome of a batch of one: the call's error, else its one Result's.
+func first(res []Result, err error) (Entry, error) {
+	if err != nil {
+		return Entry{}, err
+	}
+	return res[0].Entry, res[0].Err
+}
+
 // rankedPairs decodes range replies; start is the 0-based position of the first.
 func rankedPairs(start int64, ps []rankgenrt.Pair) ([]Ranked, error) {
 	out := make([]Ranked, len(ps))
@@ -1369,6 +1268,21 @@ func rankedPairs(start int64, ps []rankgenrt.Pair) ([]Ranked, error) {
 		}
 	}
 	return out, nil
+}
+
+/*
+window decodes v, a read script's reply that is a window of entries (the 0-based position of
+the first, then the entries), or returns err, the call's error.
+*/
+func window(v any, err error) ([]Ranked, error) {
+	if err != nil {
+		return nil, err
+	}
+	start, ps, err := rankgenrt.Window(v)
+	if err != nil {
+		return nil, err
+	}
+	return rankedPairs(start, ps)
 }
 
 // checkID refuses ids that no entry can have.
@@ -1785,7 +1699,7 @@ func (s *ShardedBoard) SetMany(ctx context.Context, entries []Entry) error {
 	if err != nil {
 		return err
 	}
-	return s.scatter(ctx, len(entries), func(i int) string {
+	return rankgenrt.ScatterItems(ctx, s.shards, len(entries), func(i int) string {
 		return entries[i].PlayerID
 	}, func(ctx context.Context, b *Board, at []int) error {
 		return b.SetMany(ctx, rankgenrt.Pick(entries, at))
@@ -1804,11 +1718,7 @@ func (s *ShardedBoard) BestMany(ctx context.Context, entries []Entry) ([]bool, e
 	if err := s.encodable(entries); err != nil {
 		return nil, err
 	}
-	ctx, err := s.batch(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return gather(ctx, s, entries, func(x Entry) string {
+	return gatherBatch(ctx, s, entries, func(x Entry) string {
 		return x.PlayerID
 	}, (*Board).BestMany)
 }
@@ -1827,7 +1737,7 @@ func (s *ShardedBoard) Remove(ctx context.Context, ids ...string) (int64, error)
 		return 0, err
 	}
 	var removed atomic.Int64
-	err = s.scatter(ctx, len(ids), func(i int) string {
+	err = rankgenrt.ScatterItems(ctx, s.shards, len(ids), func(i int) string {
 		return ids[i]
 	}, func(ctx context.Context, b *Board, at []int) error {
 		n, err := b.Remove(ctx, rankgenrt.Pick(ids, at)...)
@@ -1859,7 +1769,7 @@ func (s *ShardedBoard) Trim(ctx context.Context, keep int64) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	return s.sumShards(ctx, func(ctx context.Context, i int) (int64, error) {
+	return rankgenrt.SumShards(ctx, len(s.shards), func(ctx context.Context, i int) (int64, error) {
 		return s.shards[i].Trim(ctx, shares[i])
 	})
 }
@@ -1873,11 +1783,7 @@ func (s *ShardedBoard) AddPoints(ctx context.Context, id string, delta int64) (E
 // updates, all at once, each shard's part atomic and in order; the Results are in the order of
 // updates. A failed shard's call is resent as SetMany's is.
 func (s *ShardedBoard) AddPointsMany(ctx context.Context, updates []Update[int64]) ([]Result, error) {
-	ctx, err := s.batch(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return gather(ctx, s, updates, func(x Update[int64]) string {
+	return gatherBatch(ctx, s, updates, func(x Update[int64]) string {
 		return x.PlayerID
 	}, (*Board).AddPointsMany)
 }
@@ -1891,11 +1797,7 @@ func (s *ShardedBoard) MaxPoints(ctx context.Context, id string, v uint32) (Entr
 // updates, all at once, each shard's part atomic and in order; the Results are in the order of
 // updates. A failed shard's call is resent as SetMany's is.
 func (s *ShardedBoard) MaxPointsMany(ctx context.Context, updates []Update[uint32]) ([]Result, error) {
-	ctx, err := s.batch(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return gather(ctx, s, updates, func(x Update[uint32]) string {
+	return gatherBatch(ctx, s, updates, func(x Update[uint32]) string {
 		return x.PlayerID
 	}, (*Board).MaxPointsMany)
 }
@@ -1909,11 +1811,7 @@ func (s *ShardedBoard) SetPoints(ctx context.Context, id string, v uint32) (Entr
 // updates, all at once, each shard's part atomic and in order; the Results are in the order of
 // updates. A failed shard's call is resent as SetMany's is.
 func (s *ShardedBoard) SetPointsMany(ctx context.Context, updates []Update[uint32]) ([]Result, error) {
-	ctx, err := s.batch(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return gather(ctx, s, updates, func(x Update[uint32]) string {
+	return gatherBatch(ctx, s, updates, func(x Update[uint32]) string {
 		return x.PlayerID
 	}, (*Board).SetPointsMany)
 }
@@ -1927,11 +1825,7 @@ func (s *ShardedBoard) SetPaid(ctx context.Context, id string, v bool) (Entry, e
 // updates, all at once, each shard's part atomic and in order; the Results are in the order of
 // updates. A failed shard's call is resent as SetMany's is.
 func (s *ShardedBoard) SetPaidMany(ctx context.Context, updates []Update[bool]) ([]Result, error) {
-	ctx, err := s.batch(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return gather(ctx, s, updates, func(x Update[bool]) string {
+	return gatherBatch(ctx, s, updates, func(x Update[bool]) string {
 		return x.PlayerID
 	}, (*Board).SetPaidMany)
 }
@@ -1945,11 +1839,7 @@ func (s *ShardedBoard) Update(ctx context.Context, id string, changes ...Change)
 // all at once, each shard's part atomic and in order; the Results are in the order of lists. A
 // failed shard's call is resent as SetMany's is.
 func (s *ShardedBoard) UpdateMany(ctx context.Context, lists []Changes) ([]Result, error) {
-	ctx, err := s.batch(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return gather(ctx, s, lists, func(x Changes) string {
+	return gatherBatch(ctx, s, lists, func(x Changes) string {
 		return x.PlayerID
 	}, (*Board).UpdateMany)
 }
@@ -2100,7 +1990,7 @@ func (s *ShardedBoard) GetMany(ctx context.Context, ids ...string) ([]Result, er
 			return nil, err
 		}
 	}
-	return gather(ctx, s, ids, func(id string) string {
+	return rankgenrt.Gather(ctx, s.shards, ids, func(id string) string {
 		return id
 	}, func(b *Board, ctx context.Context, ids []string) ([]Result, error) {
 		return b.GetMany(ctx, ids...)
@@ -2251,7 +2141,7 @@ func (s *ShardedBoard) standing(ctx context.Context, id string) (pos, count int6
 // CountPointsBetween returns the number of entries whose Points lies in [lo, hi]:
 // Board.CountPointsBetween on every shard, all at once, added up.
 func (s *ShardedBoard) CountPointsBetween(ctx context.Context, lo, hi uint32) (int64, error) {
-	return s.sumShards(ctx, func(ctx context.Context, i int) (int64, error) {
+	return rankgenrt.SumShards(ctx, len(s.shards), func(ctx context.Context, i int) (int64, error) {
 		return s.shards[i].CountPointsBetween(ctx, lo, hi)
 	})
 }
@@ -2330,7 +2220,7 @@ func (s *ShardedBoard) Between(ctx context.Context, band Band, offset, limit int
 // CountBetween returns the number of entries in the band: Board.CountBetween on every shard (one
 // ZCOUNT each, O(log n)), all at once, added up.
 func (s *ShardedBoard) CountBetween(ctx context.Context, band Band) (int64, error) {
-	return s.sumShards(ctx, func(ctx context.Context, i int) (int64, error) {
+	return rankgenrt.SumShards(ctx, len(s.shards), func(ctx context.Context, i int) (int64, error) {
 		return s.shards[i].CountBetween(ctx, band)
 	})
 }
@@ -2386,11 +2276,7 @@ func (s *ShardedBoard) placeWindow(ctx context.Context, score float64, member st
 
 // ReshardProgress is how far Reshard got: the source shard it copies and the cursor of the last
 // entry it copied from that shard. The zero value is the start.
-type ReshardProgress struct {
-	Shard  int    // the source shard being copied; the number of shards when done
-	After  Cursor // the last entry copied from it
-	Copied int64  // entries copied so far
-}
+type ReshardProgress = rankgenrt.ReshardProgress[Cursor]
 
 // Reshard copies every entry of s into dst — the same board under another shard count
 // (NewShardedBoard with the same key and another count names other keys) or another key — shard
@@ -2404,52 +2290,17 @@ type ReshardProgress struct {
 // already copied would be missing from dst. dst must hold the same season: its SetMany refuses
 // season-anchored values outside its own season.
 func (s *ShardedBoard) Reshard(ctx context.Context, dst *ShardedBoard, from ReshardProgress, pageSize int64, progress func(ReshardProgress)) (ReshardProgress, error) {
-	if pageSize < 1 {
-		return from, rankgenrt.IntRangeError("pageSize", pageSize, 1, math.MaxInt64)
+	return rankgenrt.Reshard(ctx, len(s.shards), from, pageSize, s.entriesAfter, dst.SetMany, progress, s.Count, dst.Count)
+}
+
+// entriesAfter reads shard i's entries after cur, up to n, and the cursor of the last (Board.After).
+func (s *ShardedBoard) entriesAfter(ctx context.Context, i int, cur Cursor, n int64) ([]Entry, Cursor, error) {
+	page, next, err := s.shards[i].After(ctx, cur, n)
+	entries := make([]Entry, len(page))
+	for j, r := range page {
+		entries[j] = r.Entry
 	}
-	if from.Shard < 0 || from.Shard > len(s.shards) {
-		return from, rankgenrt.IntRangeError("from.Shard", int64(from.Shard), 0, int64(len(s.shards)))
-	}
-	at := from
-	for at.Shard < len(s.shards) {
-		page, next, err := s.shards[at.Shard].After(ctx, at.After, pageSize)
-		if err != nil {
-			return at, err
-		}
-		if len(page) == 0 {
-			at = ReshardProgress{
-				Copied: at.Copied,
-				Shard:  at.Shard + 1,
-			}
-			continue
-		}
-		entries := make([]Entry, len(page))
-		for i, r := range page {
-			entries[i] = r.Entry
-		}
-		if err := dst.SetMany(ctx, entries); err != nil {
-			return at, err
-		}
-		at.After, at.Copied = next, at.Copied+int64(len(page))
-		if progress != nil {
-			progress(at)
-		}
-	}
-	want, err := s.Count(ctx)
-	if err != nil {
-		return at, err
-	}
-	got, err := dst.Count(ctx)
-	if err != nil {
-		return at, err
-	}
-	if got != want {
-		return at, &rankgenrt.DriftError{
-			Copy:   got,
-			Source: want,
-		}
-	}
-	return at, nil
+	return entries, next, err
 }
 
 // shard returns the shard that holds id.
@@ -2468,51 +2319,14 @@ func (s *ShardedBoard) batch(ctx context.Context) (context.Context, error) {
 	return rankgenrt.WithIdempotencyKey(ctx, token), nil
 }
 
-// scatter calls call, all at once, with each shard that holds some of n items and the positions of
-// its items; id(i) is the id of item i. It returns the first shard's error.
-func (s *ShardedBoard) scatter(ctx context.Context, n int, id func(int) string, call func(context.Context, *Board, []int) error) error {
-	groups := rankgenrt.GroupByShard(n, len(s.shards), func(i int) string {
-		return id(i)
-	})
-	return rankgenrt.Scatter(ctx, groups, func(ctx context.Context, shard int, at []int) error {
-		return call(ctx, s.shards[shard], at)
-	})
-}
-
-// gather sends items to their shards with one call per shard that holds some of them, all at once,
-// and returns call's results in the order of items.
-func gather[T, R any](ctx context.Context, s *ShardedBoard, items []T, idOf func(T) string, call func(*Board, context.Context, []T) ([]R, error)) ([]R, error) {
-	if len(items) == 0 {
-		return nil, nil
-	}
-	out := make([]R, len(items))
-	err := s.scatter(ctx, len(items), func(i int) string {
-		return idOf(items[i])
-	}, func(ctx context.Context, b *Board, at []int) error {
-		rs, err := call(b, ctx, rankgenrt.Pick(items, at))
-		if err != nil {
-			return err
-		}
-		for j, i := range at {
-			out[i] = rs[j]
-		}
-		return nil
-	})
+// gatherBatch sends a batch write's items to their shards under the batch's one token (batch) and
+// returns call's results in the order of items (rankgenrt.Gather).
+func gatherBatch[T, R any](ctx context.Context, s *ShardedBoard, items []T, idOf func(T) string, call func(*Board, context.Context, []T) ([]R, error)) ([]R, error) {
+	ctx, err := s.batch(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return out, nil
-}
-
-// sumShards runs count on every shard i at once and adds up what they return.
-func (s *ShardedBoard) sumShards(ctx context.Context, count func(ctx context.Context, i int) (int64, error)) (int64, error) {
-	var n atomic.Int64
-	err := rankgenrt.Scatter(ctx, rankgenrt.EveryShard(len(s.shards)), func(ctx context.Context, i int, _ []int) error {
-		k, err := count(ctx, i)
-		n.Add(k)
-		return err
-	})
-	return n.Load(), err
+	return rankgenrt.Gather(ctx, s.shards, items, idOf, call)
 }
 
 // readAll sends one read command to every shard, which cmd queues on a pipeline for the shard's
@@ -2620,27 +2434,17 @@ func (s *ShardedBoard) afterAll(ctx context.Context, cur Cursor, limit int64) (s
 	return starts, pages, nil
 }
 
-// tieBand is how many entries of a run of equal scores ahead reads per round trip.
-const tieBand = 256
-
 // ahead counts, on every shard, the entries that rank ahead of cur — greater scores (ZCOUNT),
 // and equal scores with greater members (the run of equal scores, best first) — and adds up the
-// shards' sizes, in one pipelined round; only a run of more than tieBand equal scores ahead takes
-// more.
+// shards' sizes, in one pipelined round; only a run of more than rankgenrt.TieBand equal scores
+// ahead takes more.
 func (s *ShardedBoard) ahead(ctx context.Context, cur Cursor) (counts []int64, total int64, err error) {
 	score := rankgenrt.FormatScore(cur.Score)
 	greater, sizes := make([]*redis.IntCmd, len(s.shards)), make([]*redis.IntCmd, len(s.shards))
 	runs, err := s.readAll(ctx, func(c redis.Cmdable, i int, key string) redis.Cmder {
 		greater[i] = c.ZCount(ctx, key, "("+score, "+inf")
 		sizes[i] = c.ZCard(ctx, key)
-		return c.ZRangeArgs(ctx, redis.ZRangeArgs{
-			ByScore: true,
-			Count:   tieBand,
-			Key:     key,
-			Rev:     true,
-			Start:   score,
-			Stop:    score,
-		})
+		return rankgenrt.TieRun(ctx, c, key, score, 0)
 	})
 	if err != nil {
 		return nil, 0, err
@@ -2659,42 +2463,13 @@ func (s *ShardedBoard) ahead(ctx context.Context, cur Cursor) (counts []int64, t
 		if err != nil {
 			return nil, 0, err
 		}
-		ties, err := s.tiesAhead(ctx, s.shards[i].keys[0], score, cur.Member, band)
+		ties, err := rankgenrt.TiesAhead(ctx, s.c, s.shards[i].keys[0], score, cur.Member, band)
 		if err != nil {
 			return nil, 0, err
 		}
 		counts[i], total = n+ties, total+size
 	}
 	return counts, total, nil
-}
-
-// tiesAhead counts the members greater than member (Redis's order of equal scores: their bytes) in
-// the run of entries of score on key whose first members, best first, are band, reading the run on
-// while all of a full band is ahead.
-func (s *ShardedBoard) tiesAhead(ctx context.Context, key, score, member string, band []string) (int64, error) {
-	var k int64
-	for offset := int64(0); ; offset += tieBand {
-		i := 0
-		for i < len(band) && band[i] > member {
-			i++
-		}
-		k += int64(i)
-		if i < len(band) || len(band) < tieBand {
-			return k, nil
-		}
-		var err error
-		if band, err = s.c.ZRangeArgs(ctx, redis.ZRangeArgs{
-			ByScore: true,
-			Count:   tieBand,
-			Key:     key,
-			Offset:  offset + tieBand,
-			Rev:     true,
-			Start:   score,
-			Stop:    score,
-		}).Result(); err != nil {
-			return 0, rankgenrt.ReplyError(err)
-		}
-	}
 }
 
 // encodable reports the first entry whose season-anchored fields lie outside the board's season or that Encode refuses.

@@ -307,7 +307,11 @@ type Cursor struct {
 	Member string
 }
 
-// Update is one update of a batch: the id, and the delta or value.
+// Update is one update of a batch (the <Op><Field>Many methods): the id, and the delta or value. A
+// batch is one script call, atomic as a whole, in order (an id may appear more than once). Each
+// update succeeds or fails on its own: its Result holds the new entry or the error that left that
+// entry unchanged. The batch's error return is for failures of the whole call (connection,
+// ErrLayoutMismatch), which change nothing.
 type Update[V any] struct {
 	PlayerID uint64
 	Value    V
@@ -405,29 +409,13 @@ func (b *Board) Trim(ctx context.Context, keep int64) (int64, error) {
 // entry (0, false, the first enum value, or the Unix epoch for a time; a field's lowest-ranking
 // value when that is outside its range).
 func (b *Board) AddRaceTime(ctx context.Context, id uint64, delta int64) (Entry, error) {
-	var r [1]Result
-	if err := b.apply(ctx, scriptAddRaceTime, append(b.updateArgs(1), id, delta), r[:], []int{0}); err != nil {
-		return Entry{}, err
-	}
-	return r[0].Entry, r[0].Err
+	return first(applyEach(ctx, b, scriptAddRaceTime, []Update[int64]{{PlayerID: id, Value: delta}}, rankgenrt.AsIs[int64]))
 }
 
-// AddRaceTimeMany applies many AddRaceTime updates in one script call, atomic as a whole, in order
-// (an id may appear more than once). Each update succeeds or fails on its own: its Result holds
-// the new entry or the error that left that entry unchanged. The error return is for failures of
-// the whole call (connection, ErrLayoutMismatch), which change nothing.
+// AddRaceTimeMany applies AddRaceTime to many updates in one script call, as a batch of Update
+// does.
 func (b *Board) AddRaceTimeMany(ctx context.Context, updates []Update[int64]) ([]Result, error) {
-	res := make([]Result, len(updates))
-	args := b.updateArgs(len(updates))
-	sent := make([]int, 0, len(updates))
-	for i, u := range updates {
-		args = append(args, u.PlayerID, u.Value)
-		sent = append(sent, i)
-	}
-	if err := b.apply(ctx, scriptAddRaceTimeMany, args, res, sent); err != nil {
-		return nil, err
-	}
-	return res, nil
+	return applyEach(ctx, b, scriptAddRaceTimeMany, updates, rankgenrt.AsIs[int64])
 }
 
 // MaxRaceTime raises the RaceTime of the entry of id to v when v is larger and returns the new
@@ -435,114 +423,49 @@ func (b *Board) AddRaceTimeMany(ctx context.Context, updates []Update[int64]) ([
 // the other fields starting from the zero entry (0, false, the first enum value, or the Unix epoch
 // for a time; a field's lowest-ranking value when that is outside its range).
 func (b *Board) MaxRaceTime(ctx context.Context, id uint64, v int64) (Entry, error) {
-	d, err := digitOfRaceTime(v)
-	if err != nil {
-		return Entry{}, err
-	}
-	var r [1]Result
-	if err := b.apply(ctx, scriptMaxRaceTime, append(b.updateArgs(1), id, d), r[:], []int{0}); err != nil {
-		return Entry{}, err
-	}
-	return r[0].Entry, r[0].Err
+	return first(applyEach(ctx, b, scriptMaxRaceTime, []Update[int64]{{PlayerID: id, Value: v}}, digitOfRaceTime))
 }
 
-// MaxRaceTimeMany applies many MaxRaceTime updates in one script call, atomic as a whole, in order
-// (an id may appear more than once). Each update succeeds or fails on its own: its Result holds
-// the new entry or the error that left that entry unchanged. The error return is for failures of
-// the whole call (connection, ErrLayoutMismatch), which change nothing.
+// MaxRaceTimeMany applies MaxRaceTime to many updates in one script call, as a batch of Update
+// does.
 func (b *Board) MaxRaceTimeMany(ctx context.Context, updates []Update[int64]) ([]Result, error) {
-	res := make([]Result, len(updates))
-	args := b.updateArgs(len(updates))
-	sent := make([]int, 0, len(updates))
-	for i, u := range updates {
-		d, err := digitOfRaceTime(u.Value)
-		if err != nil {
-			res[i].Err = err
-			continue
-		}
-		args = append(args, u.PlayerID, d)
-		sent = append(sent, i)
-	}
-	if err := b.apply(ctx, scriptMaxRaceTimeMany, args, res, sent); err != nil {
-		return nil, err
-	}
-	return res, nil
+	return applyEach(ctx, b, scriptMaxRaceTimeMany, updates, digitOfRaceTime)
 }
 
 // SetStreak sets the Streak of the entry of id to v and returns the new entry. An id without an
 // entry starts from the zero entry (0, false, the first enum value, or the Unix epoch for a time;
 // a field's lowest-ranking value when that is outside its range).
 func (b *Board) SetStreak(ctx context.Context, id uint64, v uint8) (Entry, error) {
-	d, err := digitOfStreak(v)
-	if err != nil {
-		return Entry{}, err
-	}
-	var r [1]Result
-	if err := b.apply(ctx, scriptSetStreak, append(b.updateArgs(1), id, d), r[:], []int{0}); err != nil {
-		return Entry{}, err
-	}
-	return r[0].Entry, r[0].Err
+	return first(applyEach(ctx, b, scriptSetStreak, []Update[uint8]{{PlayerID: id, Value: v}}, digitOfStreak))
 }
 
-// SetStreakMany applies many SetStreak updates in one script call, atomic as a whole, in order (an
-// id may appear more than once). Each update succeeds or fails on its own: its Result holds the
-// new entry or the error that left that entry unchanged. The error return is for failures of the
-// whole call (connection, ErrLayoutMismatch), which change nothing.
+// SetStreakMany applies SetStreak to many updates in one script call, as a batch of Update does.
 func (b *Board) SetStreakMany(ctx context.Context, updates []Update[uint8]) ([]Result, error) {
-	res := make([]Result, len(updates))
-	args := b.updateArgs(len(updates))
-	sent := make([]int, 0, len(updates))
-	for i, u := range updates {
-		d, err := digitOfStreak(u.Value)
-		if err != nil {
-			res[i].Err = err
-			continue
-		}
-		args = append(args, u.PlayerID, d)
-		sent = append(sent, i)
-	}
-	if err := b.apply(ctx, scriptSetStreakMany, args, res, sent); err != nil {
-		return nil, err
-	}
-	return res, nil
+	return applyEach(ctx, b, scriptSetStreakMany, updates, digitOfStreak)
 }
 
 // SetGems sets the Gems of the entry of id to v and returns the new entry. An id without an entry
 // starts from the zero entry (0, false, the first enum value, or the Unix epoch for a time; a
 // field's lowest-ranking value when that is outside its range).
 func (b *Board) SetGems(ctx context.Context, id uint64, v int64) (Entry, error) {
-	d, err := digitOfGems(v)
-	if err != nil {
-		return Entry{}, err
-	}
-	var r [1]Result
-	if err := b.apply(ctx, scriptSetGems, append(b.updateArgs(1), id, rankgenrt.DigitText(d, gemsEnd-gemsOff, true)), r[:], []int{0}); err != nil {
-		return Entry{}, err
-	}
-	return r[0].Entry, r[0].Err
+	return first(applyEach(ctx, b, scriptSetGems, []Update[int64]{{PlayerID: id, Value: v}}, func(v int64) (string, error) {
+		d, err := digitOfGems(v)
+		if err != nil {
+			return "", err
+		}
+		return rankgenrt.DigitText(d, gemsEnd-gemsOff, true), nil
+	}))
 }
 
-// SetGemsMany applies many SetGems updates in one script call, atomic as a whole, in order (an id
-// may appear more than once). Each update succeeds or fails on its own: its Result holds the new
-// entry or the error that left that entry unchanged. The error return is for failures of the whole
-// call (connection, ErrLayoutMismatch), which change nothing.
+// SetGemsMany applies SetGems to many updates in one script call, as a batch of Update does.
 func (b *Board) SetGemsMany(ctx context.Context, updates []Update[int64]) ([]Result, error) {
-	res := make([]Result, len(updates))
-	args := b.updateArgs(len(updates))
-	sent := make([]int, 0, len(updates))
-	for i, u := range updates {
-		d, err := digitOfGems(u.Value)
+	return applyEach(ctx, b, scriptSetGemsMany, updates, func(v int64) (string, error) {
+		d, err := digitOfGems(v)
 		if err != nil {
-			res[i].Err = err
-			continue
+			return "", err
 		}
-		args = append(args, u.PlayerID, rankgenrt.DigitText(d, gemsEnd-gemsOff, true))
-		sent = append(sent, i)
-	}
-	if err := b.apply(ctx, scriptSetGemsMany, args, res, sent); err != nil {
-		return nil, err
-	}
-	return res, nil
+		return rankgenrt.DigitText(d, gemsEnd-gemsOff, true), nil
+	})
 }
 
 // MaxGems raises the Gems of the entry of id to v when v is larger and returns the new entry. An
@@ -550,38 +473,24 @@ func (b *Board) SetGemsMany(ctx context.Context, updates []Update[int64]) ([]Res
 // starting from the zero entry (0, false, the first enum value, or the Unix epoch for a time; a
 // field's lowest-ranking value when that is outside its range).
 func (b *Board) MaxGems(ctx context.Context, id uint64, v int64) (Entry, error) {
-	d, err := digitOfGems(v)
-	if err != nil {
-		return Entry{}, err
-	}
-	var r [1]Result
-	if err := b.apply(ctx, scriptMaxGems, append(b.updateArgs(1), id, rankgenrt.DigitText(d, gemsEnd-gemsOff, true)), r[:], []int{0}); err != nil {
-		return Entry{}, err
-	}
-	return r[0].Entry, r[0].Err
+	return first(applyEach(ctx, b, scriptMaxGems, []Update[int64]{{PlayerID: id, Value: v}}, func(v int64) (string, error) {
+		d, err := digitOfGems(v)
+		if err != nil {
+			return "", err
+		}
+		return rankgenrt.DigitText(d, gemsEnd-gemsOff, true), nil
+	}))
 }
 
-// MaxGemsMany applies many MaxGems updates in one script call, atomic as a whole, in order (an id
-// may appear more than once). Each update succeeds or fails on its own: its Result holds the new
-// entry or the error that left that entry unchanged. The error return is for failures of the whole
-// call (connection, ErrLayoutMismatch), which change nothing.
+// MaxGemsMany applies MaxGems to many updates in one script call, as a batch of Update does.
 func (b *Board) MaxGemsMany(ctx context.Context, updates []Update[int64]) ([]Result, error) {
-	res := make([]Result, len(updates))
-	args := b.updateArgs(len(updates))
-	sent := make([]int, 0, len(updates))
-	for i, u := range updates {
-		d, err := digitOfGems(u.Value)
+	return applyEach(ctx, b, scriptMaxGemsMany, updates, func(v int64) (string, error) {
+		d, err := digitOfGems(v)
 		if err != nil {
-			res[i].Err = err
-			continue
+			return "", err
 		}
-		args = append(args, u.PlayerID, rankgenrt.DigitText(d, gemsEnd-gemsOff, true))
-		sent = append(sent, i)
-	}
-	if err := b.apply(ctx, scriptMaxGemsMany, args, res, sent); err != nil {
-		return nil, err
-	}
-	return res, nil
+		return rankgenrt.DigitText(d, gemsEnd-gemsOff, true), nil
+	})
 }
 
 // Change is one field update of a change list (Board.Update, Board.UpdateMany), made by
@@ -662,11 +571,7 @@ type Changes struct {
 // is refused with an error matching rankgenrt.ErrBadChange before anything is sent. An empty list
 // leaves an entry as it is (and stores the zero entry for an id without one).
 func (b *Board) Update(ctx context.Context, id uint64, changes ...Change) (Entry, error) {
-	res, err := b.UpdateMany(ctx, []Changes{{PlayerID: id, Apply: changes}})
-	if err != nil {
-		return Entry{}, err
-	}
-	return res[0].Entry, res[0].Err
+	return first(b.UpdateMany(ctx, []Changes{{PlayerID: id, Apply: changes}}))
 }
 
 // UpdateMany applies many change lists in one script call, atomic as a whole, in order (an id may
@@ -735,15 +640,19 @@ func changeGroup(id uint64, changes []Change) ([]any, error) {
 	return g, nil
 }
 
-// read sends one read command, which cmd queues on the client or on a pipeline and returns. Until
-// this Board has seen its own fingerprint on the board, the fingerprint's read is pipelined before
-// the command, in the same round trip: another layout's is an error matching ErrLayoutMismatch,
-// not entries misread. A board that records no fingerprint yet is read as it is. The command's own
-// error is typed as a script's is (ErrWrongType, ErrServerFull).
-func (b *Board) read(ctx context.Context, cmd func(redis.Cmdable) redis.Cmder) error {
+// read sends one read command, which cmd queues on the client or on a pipeline, and returns its
+// result. Until this Board has seen its own fingerprint on the board, the fingerprint's read is
+// pipelined before the command, in the same round trip: another layout's is an error matching
+// ErrLayoutMismatch, not entries misread. A board that records no fingerprint yet is read as it
+// is. The command's own error is typed as a script's is (ErrWrongType, ErrServerFull).
+func read[T any, C interface {
+	redis.Cmder
+	Result() (T, error)
+}](ctx context.Context, b *Board, cmd func(redis.Cmdable) C) (v T, err error) {
 	if b.verified.Load() {
-		rankgenrt.TypeError(cmd(b.c))
-		return nil
+		c := cmd(b.c)
+		rankgenrt.TypeError(c)
+		return c.Result()
 	}
 	pipe := b.c.Pipeline()
 	fp := rankgenrt.FingerprintCmd(ctx, pipe, b.keys[1], true)
@@ -754,7 +663,10 @@ func (b *Board) read(ctx context.Context, cmd func(redis.Cmdable) redis.Cmder) e
 	if ok {
 		b.verified.Store(true)
 	}
-	return err
+	if err != nil {
+		return v, err
+	}
+	return c.Result()
 }
 
 // Get returns the entry of id, or an error matching ErrNotFound.
@@ -805,14 +717,9 @@ func (b *Board) Page(ctx context.Context, offset, limit int64) ([]Ranked, error)
 	if stop < offset {
 		stop = -1 // offset + limit overflows: to the end
 	}
-	var cmd *redis.ZSliceCmd
-	if err := b.read(ctx, func(c redis.Cmdable) redis.Cmder {
-		cmd = c.ZRevRangeWithScores(ctx, b.keys[0], offset, stop)
-		return cmd
-	}); err != nil {
-		return nil, err
-	}
-	zs, err := cmd.Result()
+	zs, err := read(ctx, b, func(c redis.Cmdable) *redis.ZSliceCmd {
+		return c.ZRevRangeWithScores(ctx, b.keys[0], offset, stop)
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -839,14 +746,7 @@ func (b *Board) around(ctx context.Context, id uint64, before, after int64, fill
 	if errors.Is(err, redis.Nil) {
 		return nil, rankgenrt.NotFound(strconv.FormatUint(id, 10))
 	}
-	if err != nil {
-		return nil, err
-	}
-	start, ps, err := rankgenrt.Window(v)
-	if err != nil {
-		return nil, err
-	}
-	return rankedPairs(start, ps)
+	return window(v, err)
 }
 
 // After returns up to limit entries that rank after the cursor, best first, and the cursor of the
@@ -875,14 +775,9 @@ func (b *Board) After(ctx context.Context, cur Cursor, limit int64) ([]Ranked, C
 
 // Count returns the number of entries.
 func (b *Board) Count(ctx context.Context) (int64, error) {
-	var cmd *redis.IntCmd
-	if err := b.read(ctx, func(c redis.Cmdable) redis.Cmder {
-		cmd = c.ZCard(ctx, b.keys[0])
-		return cmd
-	}); err != nil {
-		return 0, err
-	}
-	return cmd.Result()
+	return read(ctx, b, func(c redis.Cmdable) *redis.IntCmd {
+		return c.ZCard(ctx, b.keys[0])
+	})
 }
 
 // GetMany returns, in one round trip, a Result per id in the order given: the entry, or an Err
@@ -957,15 +852,7 @@ func (b *Board) PageFromEnd(ctx context.Context, offset, limit int64) ([]Ranked,
 	if limit <= 0 {
 		return nil, nil
 	}
-	v, err := rankgenrt.RunRO(ctx, b.c, scriptBottom, b.keys, offset, limit)
-	if err != nil {
-		return nil, err
-	}
-	start, ps, err := rankgenrt.Window(v)
-	if err != nil {
-		return nil, err
-	}
-	return rankedPairs(start, ps)
+	return window(rankgenrt.RunRO(ctx, b.c, scriptBottom, b.keys, offset, limit))
 }
 
 // Percentile returns the share of the board's entries that rank behind the entry of id, in
@@ -1023,9 +910,8 @@ func (b *Board) RangeRaceTime(ctx context.Context, lo, hi int64, offset, limit i
 	}
 	dlo, dhi = dhi, dlo
 	// RaceTime's digits dlo…dhi are the scores of P in [dlo·W, (dhi+1)·W), W = raceTimeWeight.
-	var cmd *redis.ZSliceCmd
-	if err := b.read(ctx, func(c redis.Cmdable) redis.Cmder {
-		cmd = c.ZRangeArgsWithScores(ctx, redis.ZRangeArgs{
+	zs, err := read(ctx, b, func(c redis.Cmdable) *redis.ZSliceCmd {
+		return c.ZRangeArgsWithScores(ctx, redis.ZRangeArgs{
 			ByScore: true,
 			Count:   limit,
 			Key:     b.keys[0],
@@ -1034,11 +920,7 @@ func (b *Board) RangeRaceTime(ctx context.Context, lo, hi int64, offset, limit i
 			Start:   "(" + rankgenrt.FormatScore(scoreOfP((dhi+1)*raceTimeWeight)),
 			Stop:    rankgenrt.FormatScore(scoreOfP(dlo * raceTimeWeight)),
 		})
-		return cmd
-	}); err != nil {
-		return nil, err
-	}
-	zs, err := cmd.Result()
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -1067,14 +949,9 @@ func (b *Board) CountRaceTimeBetween(ctx context.Context, lo, hi int64) (int64, 
 		return 0, nil
 	}
 	dlo, dhi = dhi, dlo
-	var cmd *redis.IntCmd
-	if err := b.read(ctx, func(c redis.Cmdable) redis.Cmder {
-		cmd = c.ZCount(ctx, b.keys[0], rankgenrt.FormatScore(scoreOfP(dlo*raceTimeWeight)), "("+rankgenrt.FormatScore(scoreOfP((dhi+1)*raceTimeWeight)))
-		return cmd
-	}); err != nil {
-		return 0, err
-	}
-	return cmd.Result()
+	return read(ctx, b, func(c redis.Cmdable) *redis.IntCmd {
+		return c.ZCount(ctx, b.keys[0], rankgenrt.FormatScore(scoreOfP(dlo*raceTimeWeight)), "("+rankgenrt.FormatScore(scoreOfP((dhi+1)*raceTimeWeight)))
+	})
 }
 
 // CompetitionRank returns 1 + the number of entries with a better RaceTime than the entry of id
@@ -1256,14 +1133,9 @@ func (b *Board) CountBetween(ctx context.Context, band Band) (int64, error) {
 	if band.lo >= band.hi {
 		return 0, nil
 	}
-	var cmd *redis.IntCmd
-	if err := b.read(ctx, func(c redis.Cmdable) redis.Cmder {
-		cmd = c.ZCount(ctx, b.keys[0], rankgenrt.FormatScore(scoreOfP(band.lo)), "("+rankgenrt.FormatScore(scoreOfP(band.hi)))
-		return cmd
-	}); err != nil {
-		return 0, err
-	}
-	return cmd.Result()
+	return read(ctx, b, func(c redis.Cmdable) *redis.IntCmd {
+		return c.ZCount(ctx, b.keys[0], rankgenrt.FormatScore(scoreOfP(band.lo)), "("+rankgenrt.FormatScore(scoreOfP(band.hi)))
+	})
 }
 
 // AroundScore returns, best first with their ranks, up to before entries that rank ahead of the
@@ -1280,15 +1152,7 @@ func (b *Board) AroundScore(ctx context.Context, at Place, before, after int64) 
 	if err != nil {
 		return nil, err
 	}
-	v, err := rankgenrt.RunRO(ctx, b.c, scriptAroundScore, b.keys, rankgenrt.FormatScore(score), member, max(before, 0), max(after, 0))
-	if err != nil {
-		return nil, err
-	}
-	start, ps, err := rankgenrt.Window(v)
-	if err != nil {
-		return nil, err
-	}
-	return rankedPairs(start, ps)
+	return window(rankgenrt.RunRO(ctx, b.c, scriptAroundScore, b.keys, rankgenrt.FormatScore(score), member, max(before, 0), max(after, 0)))
 }
 
 // Reindex builds the board's index (id → member) from the members already in its sorted set: how
@@ -1364,6 +1228,36 @@ func (b *Board) apply(ctx context.Context, s *rankgenrt.Function, args []any, re
 	return nil
 }
 
+// applyEach runs the field update script s for updates, each value sent as arg(v) gives it; a
+// value arg refuses (out of range) or an invalid id leaves the error in its update's Result,
+// unsent.
+func applyEach[V, A any](ctx context.Context, b *Board, s *rankgenrt.Function, updates []Update[V], arg func(V) (A, error)) ([]Result, error) {
+	res := make([]Result, len(updates))
+	args := b.updateArgs(len(updates))
+	sent := make([]int, 0, len(updates))
+	for i, u := range updates {
+		a, err := arg(u.Value)
+		if err != nil {
+			res[i].Err = err
+			continue
+		}
+		args = append(args, u.PlayerID, a)
+		sent = append(sent, i)
+	}
+	if err := b.apply(ctx, s, args, res, sent); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// first is the outcome of a batch of one: the call's error, else its one Result's.
+func first(res []Result, err error) (Entry, error) {
+	if err != nil {
+		return Entry{}, err
+	}
+	return res[0].Entry, res[0].Err
+}
+
 // rankedPairs decodes range replies; start is the 0-based position of the first.
 func rankedPairs(start int64, ps []rankgenrt.Pair) ([]Ranked, error) {
 	out := make([]Ranked, len(ps))
@@ -1378,6 +1272,21 @@ func rankedPairs(start int64, ps []rankgenrt.Pair) ([]Ranked, error) {
 		}
 	}
 	return out, nil
+}
+
+/*
+window decodes v, a read script's reply that is a window of entries (the 0-based position of
+the first, then the entries), or returns err, the call's error.
+*/
+func window(v any, err error) ([]Ranked, error) {
+	if err != nil {
+		return nil, err
+	}
+	start, ps, err := rankgenrt.Window(v)
+	if err != nil {
+		return nil, err
+	}
+	return rankedPairs(start, ps)
 }
 
 // scoreOfP is the score of the mixed-radix integer p, as Encode computes it.
@@ -1488,8 +1397,8 @@ func (s *ShardedBoard) SetMany(ctx context.Context, entries []Entry) error {
 	if err != nil {
 		return err
 	}
-	return s.scatter(ctx, len(entries), func(i int) uint64 {
-		return entries[i].PlayerID
+	return rankgenrt.ScatterItems(ctx, s.shards, len(entries), func(i int) string {
+		return strconv.FormatUint(entries[i].PlayerID, 10)
 	}, func(ctx context.Context, b *Board, at []int) error {
 		return b.SetMany(ctx, rankgenrt.Pick(entries, at))
 	})
@@ -1507,12 +1416,8 @@ func (s *ShardedBoard) BestMany(ctx context.Context, entries []Entry) ([]bool, e
 	if err := encodable(entries); err != nil {
 		return nil, err
 	}
-	ctx, err := s.batch(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return gather(ctx, s, entries, func(x Entry) uint64 {
-		return x.PlayerID
+	return gatherBatch(ctx, s, entries, func(x Entry) string {
+		return strconv.FormatUint(x.PlayerID, 10)
 	}, (*Board).BestMany)
 }
 
@@ -1524,8 +1429,8 @@ func (s *ShardedBoard) Remove(ctx context.Context, ids ...uint64) (int64, error)
 		return 0, err
 	}
 	var removed atomic.Int64
-	err = s.scatter(ctx, len(ids), func(i int) uint64 {
-		return ids[i]
+	err = rankgenrt.ScatterItems(ctx, s.shards, len(ids), func(i int) string {
+		return strconv.FormatUint(ids[i], 10)
 	}, func(ctx context.Context, b *Board, at []int) error {
 		n, err := b.Remove(ctx, rankgenrt.Pick(ids, at)...)
 		removed.Add(n)
@@ -1556,7 +1461,7 @@ func (s *ShardedBoard) Trim(ctx context.Context, keep int64) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	return s.sumShards(ctx, func(ctx context.Context, i int) (int64, error) {
+	return rankgenrt.SumShards(ctx, len(s.shards), func(ctx context.Context, i int) (int64, error) {
 		return s.shards[i].Trim(ctx, shares[i])
 	})
 }
@@ -1570,12 +1475,8 @@ func (s *ShardedBoard) AddRaceTime(ctx context.Context, id uint64, delta int64) 
 // the updates, all at once, each shard's part atomic and in order; the Results are in the order of
 // updates. A failed shard's call is resent as SetMany's is.
 func (s *ShardedBoard) AddRaceTimeMany(ctx context.Context, updates []Update[int64]) ([]Result, error) {
-	ctx, err := s.batch(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return gather(ctx, s, updates, func(x Update[int64]) uint64 {
-		return x.PlayerID
+	return gatherBatch(ctx, s, updates, func(x Update[int64]) string {
+		return strconv.FormatUint(x.PlayerID, 10)
 	}, (*Board).AddRaceTimeMany)
 }
 
@@ -1588,12 +1489,8 @@ func (s *ShardedBoard) MaxRaceTime(ctx context.Context, id uint64, v int64) (Ent
 // the updates, all at once, each shard's part atomic and in order; the Results are in the order of
 // updates. A failed shard's call is resent as SetMany's is.
 func (s *ShardedBoard) MaxRaceTimeMany(ctx context.Context, updates []Update[int64]) ([]Result, error) {
-	ctx, err := s.batch(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return gather(ctx, s, updates, func(x Update[int64]) uint64 {
-		return x.PlayerID
+	return gatherBatch(ctx, s, updates, func(x Update[int64]) string {
+		return strconv.FormatUint(x.PlayerID, 10)
 	}, (*Board).MaxRaceTimeMany)
 }
 
@@ -1606,12 +1503,8 @@ func (s *ShardedBoard) SetStreak(ctx context.Context, id uint64, v uint8) (Entry
 // updates, all at once, each shard's part atomic and in order; the Results are in the order of
 // updates. A failed shard's call is resent as SetMany's is.
 func (s *ShardedBoard) SetStreakMany(ctx context.Context, updates []Update[uint8]) ([]Result, error) {
-	ctx, err := s.batch(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return gather(ctx, s, updates, func(x Update[uint8]) uint64 {
-		return x.PlayerID
+	return gatherBatch(ctx, s, updates, func(x Update[uint8]) string {
+		return strconv.FormatUint(x.PlayerID, 10)
 	}, (*Board).SetStreakMany)
 }
 
@@ -1624,12 +1517,8 @@ func (s *ShardedBoard) SetGems(ctx context.Context, id uint64, v int64) (Entry, 
 // updates, all at once, each shard's part atomic and in order; the Results are in the order of
 // updates. A failed shard's call is resent as SetMany's is.
 func (s *ShardedBoard) SetGemsMany(ctx context.Context, updates []Update[int64]) ([]Result, error) {
-	ctx, err := s.batch(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return gather(ctx, s, updates, func(x Update[int64]) uint64 {
-		return x.PlayerID
+	return gatherBatch(ctx, s, updates, func(x Update[int64]) string {
+		return strconv.FormatUint(x.PlayerID, 10)
 	}, (*Board).SetGemsMany)
 }
 
@@ -1642,12 +1531,8 @@ func (s *ShardedBoard) MaxGems(ctx context.Context, id uint64, v int64) (Entry, 
 // updates, all at once, each shard's part atomic and in order; the Results are in the order of
 // updates. A failed shard's call is resent as SetMany's is.
 func (s *ShardedBoard) MaxGemsMany(ctx context.Context, updates []Update[int64]) ([]Result, error) {
-	ctx, err := s.batch(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return gather(ctx, s, updates, func(x Update[int64]) uint64 {
-		return x.PlayerID
+	return gatherBatch(ctx, s, updates, func(x Update[int64]) string {
+		return strconv.FormatUint(x.PlayerID, 10)
 	}, (*Board).MaxGemsMany)
 }
 
@@ -1660,12 +1545,8 @@ func (s *ShardedBoard) Update(ctx context.Context, id uint64, changes ...Change)
 // all at once, each shard's part atomic and in order; the Results are in the order of lists. A
 // failed shard's call is resent as SetMany's is.
 func (s *ShardedBoard) UpdateMany(ctx context.Context, lists []Changes) ([]Result, error) {
-	ctx, err := s.batch(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return gather(ctx, s, lists, func(x Changes) uint64 {
-		return x.PlayerID
+	return gatherBatch(ctx, s, lists, func(x Changes) string {
+		return strconv.FormatUint(x.PlayerID, 10)
 	}, (*Board).UpdateMany)
 }
 
@@ -1809,8 +1690,8 @@ func (s *ShardedBoard) Count(ctx context.Context) (int64, error) {
 // GetMany returns a Result per id in the order given, as Board.GetMany does, with one script call
 // per shard that holds some of the ids, all at once.
 func (s *ShardedBoard) GetMany(ctx context.Context, ids ...uint64) ([]Result, error) {
-	return gather(ctx, s, ids, func(id uint64) uint64 {
-		return id
+	return rankgenrt.Gather(ctx, s.shards, ids, func(id uint64) string {
+		return strconv.FormatUint(id, 10)
 	}, func(b *Board, ctx context.Context, ids []uint64) ([]Result, error) {
 		return b.GetMany(ctx, ids...)
 	})
@@ -1960,7 +1841,7 @@ func (s *ShardedBoard) standing(ctx context.Context, id uint64) (pos, count int6
 // CountRaceTimeBetween returns the number of entries whose RaceTime lies in [lo, hi]:
 // Board.CountRaceTimeBetween on every shard, all at once, added up.
 func (s *ShardedBoard) CountRaceTimeBetween(ctx context.Context, lo, hi int64) (int64, error) {
-	return s.sumShards(ctx, func(ctx context.Context, i int) (int64, error) {
+	return rankgenrt.SumShards(ctx, len(s.shards), func(ctx context.Context, i int) (int64, error) {
 		return s.shards[i].CountRaceTimeBetween(ctx, lo, hi)
 	})
 }
@@ -2037,7 +1918,7 @@ func (s *ShardedBoard) Between(ctx context.Context, band Band, offset, limit int
 // CountBetween returns the number of entries in the band: Board.CountBetween on every shard (one
 // ZCOUNT each, O(log n)), all at once, added up.
 func (s *ShardedBoard) CountBetween(ctx context.Context, band Band) (int64, error) {
-	return s.sumShards(ctx, func(ctx context.Context, i int) (int64, error) {
+	return rankgenrt.SumShards(ctx, len(s.shards), func(ctx context.Context, i int) (int64, error) {
 		return s.shards[i].CountBetween(ctx, band)
 	})
 }
@@ -2093,11 +1974,7 @@ func (s *ShardedBoard) placeWindow(ctx context.Context, score float64, member st
 
 // ReshardProgress is how far Reshard got: the source shard it copies and the cursor of the last
 // entry it copied from that shard. The zero value is the start.
-type ReshardProgress struct {
-	Shard  int    // the source shard being copied; the number of shards when done
-	After  Cursor // the last entry copied from it
-	Copied int64  // entries copied so far
-}
+type ReshardProgress = rankgenrt.ReshardProgress[Cursor]
 
 // Reshard copies every entry of s into dst — the same board under another shard count
 // (NewShardedBoard with the same key and another count names other keys) or another key — shard
@@ -2110,52 +1987,17 @@ type ReshardProgress struct {
 // Reshard, then move readers and writers to dst and delete s's keys, Keys); a write to an entry
 // already copied would be missing from dst.
 func (s *ShardedBoard) Reshard(ctx context.Context, dst *ShardedBoard, from ReshardProgress, pageSize int64, progress func(ReshardProgress)) (ReshardProgress, error) {
-	if pageSize < 1 {
-		return from, rankgenrt.IntRangeError("pageSize", pageSize, 1, math.MaxInt64)
+	return rankgenrt.Reshard(ctx, len(s.shards), from, pageSize, s.entriesAfter, dst.SetMany, progress, s.Count, dst.Count)
+}
+
+// entriesAfter reads shard i's entries after cur, up to n, and the cursor of the last (Board.After).
+func (s *ShardedBoard) entriesAfter(ctx context.Context, i int, cur Cursor, n int64) ([]Entry, Cursor, error) {
+	page, next, err := s.shards[i].After(ctx, cur, n)
+	entries := make([]Entry, len(page))
+	for j, r := range page {
+		entries[j] = r.Entry
 	}
-	if from.Shard < 0 || from.Shard > len(s.shards) {
-		return from, rankgenrt.IntRangeError("from.Shard", int64(from.Shard), 0, int64(len(s.shards)))
-	}
-	at := from
-	for at.Shard < len(s.shards) {
-		page, next, err := s.shards[at.Shard].After(ctx, at.After, pageSize)
-		if err != nil {
-			return at, err
-		}
-		if len(page) == 0 {
-			at = ReshardProgress{
-				Copied: at.Copied,
-				Shard:  at.Shard + 1,
-			}
-			continue
-		}
-		entries := make([]Entry, len(page))
-		for i, r := range page {
-			entries[i] = r.Entry
-		}
-		if err := dst.SetMany(ctx, entries); err != nil {
-			return at, err
-		}
-		at.After, at.Copied = next, at.Copied+int64(len(page))
-		if progress != nil {
-			progress(at)
-		}
-	}
-	want, err := s.Count(ctx)
-	if err != nil {
-		return at, err
-	}
-	got, err := dst.Count(ctx)
-	if err != nil {
-		return at, err
-	}
-	if got != want {
-		return at, &rankgenrt.DriftError{
-			Copy:   got,
-			Source: want,
-		}
-	}
-	return at, nil
+	return entries, next, err
 }
 
 // shard returns the shard that holds id.
@@ -2174,51 +2016,14 @@ func (s *ShardedBoard) batch(ctx context.Context) (context.Context, error) {
 	return rankgenrt.WithIdempotencyKey(ctx, token), nil
 }
 
-// scatter calls call, all at once, with each shard that holds some of n items and the positions of
-// its items; id(i) is the id of item i. It returns the first shard's error.
-func (s *ShardedBoard) scatter(ctx context.Context, n int, id func(int) uint64, call func(context.Context, *Board, []int) error) error {
-	groups := rankgenrt.GroupByShard(n, len(s.shards), func(i int) string {
-		return strconv.FormatUint(id(i), 10)
-	})
-	return rankgenrt.Scatter(ctx, groups, func(ctx context.Context, shard int, at []int) error {
-		return call(ctx, s.shards[shard], at)
-	})
-}
-
-// gather sends items to their shards with one call per shard that holds some of them, all at once,
-// and returns call's results in the order of items.
-func gather[T, R any](ctx context.Context, s *ShardedBoard, items []T, idOf func(T) uint64, call func(*Board, context.Context, []T) ([]R, error)) ([]R, error) {
-	if len(items) == 0 {
-		return nil, nil
-	}
-	out := make([]R, len(items))
-	err := s.scatter(ctx, len(items), func(i int) uint64 {
-		return idOf(items[i])
-	}, func(ctx context.Context, b *Board, at []int) error {
-		rs, err := call(b, ctx, rankgenrt.Pick(items, at))
-		if err != nil {
-			return err
-		}
-		for j, i := range at {
-			out[i] = rs[j]
-		}
-		return nil
-	})
+// gatherBatch sends a batch write's items to their shards under the batch's one token (batch) and
+// returns call's results in the order of items (rankgenrt.Gather).
+func gatherBatch[T, R any](ctx context.Context, s *ShardedBoard, items []T, idOf func(T) string, call func(*Board, context.Context, []T) ([]R, error)) ([]R, error) {
+	ctx, err := s.batch(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return out, nil
-}
-
-// sumShards runs count on every shard i at once and adds up what they return.
-func (s *ShardedBoard) sumShards(ctx context.Context, count func(ctx context.Context, i int) (int64, error)) (int64, error) {
-	var n atomic.Int64
-	err := rankgenrt.Scatter(ctx, rankgenrt.EveryShard(len(s.shards)), func(ctx context.Context, i int, _ []int) error {
-		k, err := count(ctx, i)
-		n.Add(k)
-		return err
-	})
-	return n.Load(), err
+	return rankgenrt.Gather(ctx, s.shards, items, idOf, call)
 }
 
 // readAll sends one read command to every shard, which cmd queues on a pipeline for the shard's
@@ -2320,27 +2125,17 @@ func (s *ShardedBoard) afterAll(ctx context.Context, cur Cursor, limit int64) (s
 	return starts, pages, nil
 }
 
-// tieBand is how many entries of a run of equal scores ahead reads per round trip.
-const tieBand = 256
-
 // ahead counts, on every shard, the entries that rank ahead of cur — greater scores (ZCOUNT),
 // and equal scores with greater members (the run of equal scores, best first) — and adds up the
-// shards' sizes, in one pipelined round; only a run of more than tieBand equal scores ahead takes
-// more.
+// shards' sizes, in one pipelined round; only a run of more than rankgenrt.TieBand equal scores
+// ahead takes more.
 func (s *ShardedBoard) ahead(ctx context.Context, cur Cursor) (counts []int64, total int64, err error) {
 	score := rankgenrt.FormatScore(cur.Score)
 	greater, sizes := make([]*redis.IntCmd, len(s.shards)), make([]*redis.IntCmd, len(s.shards))
 	runs, err := s.readAll(ctx, func(c redis.Cmdable, i int, key string) redis.Cmder {
 		greater[i] = c.ZCount(ctx, key, "("+score, "+inf")
 		sizes[i] = c.ZCard(ctx, key)
-		return c.ZRangeArgs(ctx, redis.ZRangeArgs{
-			ByScore: true,
-			Count:   tieBand,
-			Key:     key,
-			Rev:     true,
-			Start:   score,
-			Stop:    score,
-		})
+		return rankgenrt.TieRun(ctx, c, key, score, 0)
 	})
 	if err != nil {
 		return nil, 0, err
@@ -2359,42 +2154,13 @@ func (s *ShardedBoard) ahead(ctx context.Context, cur Cursor) (counts []int64, t
 		if err != nil {
 			return nil, 0, err
 		}
-		ties, err := s.tiesAhead(ctx, s.shards[i].keys[0], score, cur.Member, band)
+		ties, err := rankgenrt.TiesAhead(ctx, s.c, s.shards[i].keys[0], score, cur.Member, band)
 		if err != nil {
 			return nil, 0, err
 		}
 		counts[i], total = n+ties, total+size
 	}
 	return counts, total, nil
-}
-
-// tiesAhead counts the members greater than member (Redis's order of equal scores: their bytes) in
-// the run of entries of score on key whose first members, best first, are band, reading the run on
-// while all of a full band is ahead.
-func (s *ShardedBoard) tiesAhead(ctx context.Context, key, score, member string, band []string) (int64, error) {
-	var k int64
-	for offset := int64(0); ; offset += tieBand {
-		i := 0
-		for i < len(band) && band[i] > member {
-			i++
-		}
-		k += int64(i)
-		if i < len(band) || len(band) < tieBand {
-			return k, nil
-		}
-		var err error
-		if band, err = s.c.ZRangeArgs(ctx, redis.ZRangeArgs{
-			ByScore: true,
-			Count:   tieBand,
-			Key:     key,
-			Offset:  offset + tieBand,
-			Rev:     true,
-			Start:   score,
-			Stop:    score,
-		}).Result(); err != nil {
-			return 0, rankgenrt.ReplyError(err)
-		}
-	}
 }
 
 // encodable reports the first entry that Encode refuses.

@@ -355,7 +355,11 @@ type Cursor struct {
 	Member string
 }
 
-// Update is one update of a batch: the id, and the delta or value.
+// Update is one update of a batch (the <Op><Field>Many methods): the id, and the delta or value. A
+// batch is one script call, atomic as a whole, in order (an id may appear more than once). Each
+// update succeeds or fails on its own: its Result holds the new entry or the error that left that
+// entry unchanged. The batch's error return is for failures of the whole call (connection,
+// ErrLayoutMismatch), which change nothing.
 type Update[V any] struct {
 	Car   uint64
 	Value V
@@ -452,38 +456,12 @@ func (b *Board) Trim(ctx context.Context, keep int64) (int64, error) {
 // entry starts from the zero entry (0, false, the first enum value, or the Unix epoch for a time;
 // a field's lowest-ranking value when that is outside its range).
 func (b *Board) SetSeason(ctx context.Context, id uint64, v time.Time) (Entry, error) {
-	d, err := digitOfSeason(v)
-	if err != nil {
-		return Entry{}, err
-	}
-	var r [1]Result
-	if err := b.apply(ctx, scriptSetSeason, append(b.updateArgs(1), id, d), r[:], []int{0}); err != nil {
-		return Entry{}, err
-	}
-	return r[0].Entry, r[0].Err
+	return first(applyEach(ctx, b, scriptSetSeason, []Update[time.Time]{{Car: id, Value: v}}, digitOfSeason))
 }
 
-// SetSeasonMany applies many SetSeason updates in one script call, atomic as a whole, in order (an
-// id may appear more than once). Each update succeeds or fails on its own: its Result holds the
-// new entry or the error that left that entry unchanged. The error return is for failures of the
-// whole call (connection, ErrLayoutMismatch), which change nothing.
+// SetSeasonMany applies SetSeason to many updates in one script call, as a batch of Update does.
 func (b *Board) SetSeasonMany(ctx context.Context, updates []Update[time.Time]) ([]Result, error) {
-	res := make([]Result, len(updates))
-	args := b.updateArgs(len(updates))
-	sent := make([]int, 0, len(updates))
-	for i, u := range updates {
-		d, err := digitOfSeason(u.Value)
-		if err != nil {
-			res[i].Err = err
-			continue
-		}
-		args = append(args, u.Car, d)
-		sent = append(sent, i)
-	}
-	if err := b.apply(ctx, scriptSetSeasonMany, args, res, sent); err != nil {
-		return nil, err
-	}
-	return res, nil
+	return applyEach(ctx, b, scriptSetSeasonMany, updates, digitOfSeason)
 }
 
 // AddUpdatedAt adds delta to the UpdatedAt of the entry of id and returns the new entry. A result
@@ -491,29 +469,13 @@ func (b *Board) SetSeasonMany(ctx context.Context, updates []Update[time.Time]) 
 // unchanged. An id without an entry starts from the zero entry (0, false, the first enum value, or
 // the Unix epoch for a time; a field's lowest-ranking value when that is outside its range).
 func (b *Board) AddUpdatedAt(ctx context.Context, id uint64, delta int64) (Entry, error) {
-	var r [1]Result
-	if err := b.apply(ctx, scriptAddUpdatedAt, append(b.updateArgs(1), id, delta), r[:], []int{0}); err != nil {
-		return Entry{}, err
-	}
-	return r[0].Entry, r[0].Err
+	return first(applyEach(ctx, b, scriptAddUpdatedAt, []Update[int64]{{Car: id, Value: delta}}, rankgenrt.AsIs[int64]))
 }
 
-// AddUpdatedAtMany applies many AddUpdatedAt updates in one script call, atomic as a whole, in
-// order (an id may appear more than once). Each update succeeds or fails on its own: its Result
-// holds the new entry or the error that left that entry unchanged. The error return is for
-// failures of the whole call (connection, ErrLayoutMismatch), which change nothing.
+// AddUpdatedAtMany applies AddUpdatedAt to many updates in one script call, as a batch of Update
+// does.
 func (b *Board) AddUpdatedAtMany(ctx context.Context, updates []Update[int64]) ([]Result, error) {
-	res := make([]Result, len(updates))
-	args := b.updateArgs(len(updates))
-	sent := make([]int, 0, len(updates))
-	for i, u := range updates {
-		args = append(args, u.Car, u.Value)
-		sent = append(sent, i)
-	}
-	if err := b.apply(ctx, scriptAddUpdatedAtMany, args, res, sent); err != nil {
-		return nil, err
-	}
-	return res, nil
+	return applyEach(ctx, b, scriptAddUpdatedAtMany, updates, rankgenrt.AsIs[int64])
 }
 
 // MaxUpdatedAt raises the UpdatedAt of the entry of id to v when v is larger and returns the new
@@ -521,38 +483,13 @@ func (b *Board) AddUpdatedAtMany(ctx context.Context, updates []Update[int64]) (
 // the other fields starting from the zero entry (0, false, the first enum value, or the Unix epoch
 // for a time; a field's lowest-ranking value when that is outside its range).
 func (b *Board) MaxUpdatedAt(ctx context.Context, id uint64, v uint64) (Entry, error) {
-	d, err := digitOfUpdatedAt(v)
-	if err != nil {
-		return Entry{}, err
-	}
-	var r [1]Result
-	if err := b.apply(ctx, scriptMaxUpdatedAt, append(b.updateArgs(1), id, d), r[:], []int{0}); err != nil {
-		return Entry{}, err
-	}
-	return r[0].Entry, r[0].Err
+	return first(applyEach(ctx, b, scriptMaxUpdatedAt, []Update[uint64]{{Car: id, Value: v}}, digitOfUpdatedAt))
 }
 
-// MaxUpdatedAtMany applies many MaxUpdatedAt updates in one script call, atomic as a whole, in
-// order (an id may appear more than once). Each update succeeds or fails on its own: its Result
-// holds the new entry or the error that left that entry unchanged. The error return is for
-// failures of the whole call (connection, ErrLayoutMismatch), which change nothing.
+// MaxUpdatedAtMany applies MaxUpdatedAt to many updates in one script call, as a batch of Update
+// does.
 func (b *Board) MaxUpdatedAtMany(ctx context.Context, updates []Update[uint64]) ([]Result, error) {
-	res := make([]Result, len(updates))
-	args := b.updateArgs(len(updates))
-	sent := make([]int, 0, len(updates))
-	for i, u := range updates {
-		d, err := digitOfUpdatedAt(u.Value)
-		if err != nil {
-			res[i].Err = err
-			continue
-		}
-		args = append(args, u.Car, d)
-		sent = append(sent, i)
-	}
-	if err := b.apply(ctx, scriptMaxUpdatedAtMany, args, res, sent); err != nil {
-		return nil, err
-	}
-	return res, nil
+	return applyEach(ctx, b, scriptMaxUpdatedAtMany, updates, digitOfUpdatedAt)
 }
 
 // MaxGold raises the Gold of the entry of id to v when v is larger and returns the new entry. An
@@ -560,38 +497,12 @@ func (b *Board) MaxUpdatedAtMany(ctx context.Context, updates []Update[uint64]) 
 // starting from the zero entry (0, false, the first enum value, or the Unix epoch for a time; a
 // field's lowest-ranking value when that is outside its range).
 func (b *Board) MaxGold(ctx context.Context, id uint64, v time.Time) (Entry, error) {
-	d, err := digitOfGold(v)
-	if err != nil {
-		return Entry{}, err
-	}
-	var r [1]Result
-	if err := b.apply(ctx, scriptMaxGold, append(b.updateArgs(1), id, d), r[:], []int{0}); err != nil {
-		return Entry{}, err
-	}
-	return r[0].Entry, r[0].Err
+	return first(applyEach(ctx, b, scriptMaxGold, []Update[time.Time]{{Car: id, Value: v}}, digitOfGold))
 }
 
-// MaxGoldMany applies many MaxGold updates in one script call, atomic as a whole, in order (an id
-// may appear more than once). Each update succeeds or fails on its own: its Result holds the new
-// entry or the error that left that entry unchanged. The error return is for failures of the whole
-// call (connection, ErrLayoutMismatch), which change nothing.
+// MaxGoldMany applies MaxGold to many updates in one script call, as a batch of Update does.
 func (b *Board) MaxGoldMany(ctx context.Context, updates []Update[time.Time]) ([]Result, error) {
-	res := make([]Result, len(updates))
-	args := b.updateArgs(len(updates))
-	sent := make([]int, 0, len(updates))
-	for i, u := range updates {
-		d, err := digitOfGold(u.Value)
-		if err != nil {
-			res[i].Err = err
-			continue
-		}
-		args = append(args, u.Car, d)
-		sent = append(sent, i)
-	}
-	if err := b.apply(ctx, scriptMaxGoldMany, args, res, sent); err != nil {
-		return nil, err
-	}
-	return res, nil
+	return applyEach(ctx, b, scriptMaxGoldMany, updates, digitOfGold)
 }
 
 // MaxLap raises the Lap of the entry of id to v when v is larger and returns the new entry. An id
@@ -599,38 +510,12 @@ func (b *Board) MaxGoldMany(ctx context.Context, updates []Update[time.Time]) ([
 // starting from the zero entry (0, false, the first enum value, or the Unix epoch for a time; a
 // field's lowest-ranking value when that is outside its range).
 func (b *Board) MaxLap(ctx context.Context, id uint64, v int32) (Entry, error) {
-	d, err := digitOfLap(v)
-	if err != nil {
-		return Entry{}, err
-	}
-	var r [1]Result
-	if err := b.apply(ctx, scriptMaxLap, append(b.updateArgs(1), id, d), r[:], []int{0}); err != nil {
-		return Entry{}, err
-	}
-	return r[0].Entry, r[0].Err
+	return first(applyEach(ctx, b, scriptMaxLap, []Update[int32]{{Car: id, Value: v}}, digitOfLap))
 }
 
-// MaxLapMany applies many MaxLap updates in one script call, atomic as a whole, in order (an id
-// may appear more than once). Each update succeeds or fails on its own: its Result holds the new
-// entry or the error that left that entry unchanged. The error return is for failures of the whole
-// call (connection, ErrLayoutMismatch), which change nothing.
+// MaxLapMany applies MaxLap to many updates in one script call, as a batch of Update does.
 func (b *Board) MaxLapMany(ctx context.Context, updates []Update[int32]) ([]Result, error) {
-	res := make([]Result, len(updates))
-	args := b.updateArgs(len(updates))
-	sent := make([]int, 0, len(updates))
-	for i, u := range updates {
-		d, err := digitOfLap(u.Value)
-		if err != nil {
-			res[i].Err = err
-			continue
-		}
-		args = append(args, u.Car, d)
-		sent = append(sent, i)
-	}
-	if err := b.apply(ctx, scriptMaxLapMany, args, res, sent); err != nil {
-		return nil, err
-	}
-	return res, nil
+	return applyEach(ctx, b, scriptMaxLapMany, updates, digitOfLap)
 }
 
 // MinLap lowers the Lap of the entry of id to v when v is smaller and returns the new entry. An id
@@ -638,38 +523,12 @@ func (b *Board) MaxLapMany(ctx context.Context, updates []Update[int32]) ([]Resu
 // starting from the zero entry (0, false, the first enum value, or the Unix epoch for a time; a
 // field's lowest-ranking value when that is outside its range).
 func (b *Board) MinLap(ctx context.Context, id uint64, v int32) (Entry, error) {
-	d, err := digitOfLap(v)
-	if err != nil {
-		return Entry{}, err
-	}
-	var r [1]Result
-	if err := b.apply(ctx, scriptMinLap, append(b.updateArgs(1), id, d), r[:], []int{0}); err != nil {
-		return Entry{}, err
-	}
-	return r[0].Entry, r[0].Err
+	return first(applyEach(ctx, b, scriptMinLap, []Update[int32]{{Car: id, Value: v}}, digitOfLap))
 }
 
-// MinLapMany applies many MinLap updates in one script call, atomic as a whole, in order (an id
-// may appear more than once). Each update succeeds or fails on its own: its Result holds the new
-// entry or the error that left that entry unchanged. The error return is for failures of the whole
-// call (connection, ErrLayoutMismatch), which change nothing.
+// MinLapMany applies MinLap to many updates in one script call, as a batch of Update does.
 func (b *Board) MinLapMany(ctx context.Context, updates []Update[int32]) ([]Result, error) {
-	res := make([]Result, len(updates))
-	args := b.updateArgs(len(updates))
-	sent := make([]int, 0, len(updates))
-	for i, u := range updates {
-		d, err := digitOfLap(u.Value)
-		if err != nil {
-			res[i].Err = err
-			continue
-		}
-		args = append(args, u.Car, d)
-		sent = append(sent, i)
-	}
-	if err := b.apply(ctx, scriptMinLapMany, args, res, sent); err != nil {
-		return nil, err
-	}
-	return res, nil
+	return applyEach(ctx, b, scriptMinLapMany, updates, digitOfLap)
 }
 
 // Change is one field update of a change list (Board.Update, Board.UpdateMany), made by SetSeason,
@@ -762,11 +621,7 @@ type Changes struct {
 // is refused with an error matching rankgenrt.ErrBadChange before anything is sent. An empty list
 // leaves an entry as it is (and stores the zero entry for an id without one).
 func (b *Board) Update(ctx context.Context, id uint64, changes ...Change) (Entry, error) {
-	res, err := b.UpdateMany(ctx, []Changes{{Car: id, Apply: changes}})
-	if err != nil {
-		return Entry{}, err
-	}
-	return res[0].Entry, res[0].Err
+	return first(b.UpdateMany(ctx, []Changes{{Car: id, Apply: changes}}))
 }
 
 // UpdateMany applies many change lists in one script call, atomic as a whole, in order (an id may
@@ -835,15 +690,19 @@ func changeGroup(id uint64, changes []Change) ([]any, error) {
 	return g, nil
 }
 
-// read sends one read command, which cmd queues on the client or on a pipeline and returns. Until
-// this Board has seen its own fingerprint on the board, the fingerprint's read is pipelined before
-// the command, in the same round trip: another layout's is an error matching ErrLayoutMismatch,
-// not entries misread. A board that records no fingerprint yet is read as it is. The command's own
-// error is typed as a script's is (ErrWrongType, ErrServerFull).
-func (b *Board) read(ctx context.Context, cmd func(redis.Cmdable) redis.Cmder) error {
+// read sends one read command, which cmd queues on the client or on a pipeline, and returns its
+// result. Until this Board has seen its own fingerprint on the board, the fingerprint's read is
+// pipelined before the command, in the same round trip: another layout's is an error matching
+// ErrLayoutMismatch, not entries misread. A board that records no fingerprint yet is read as it
+// is. The command's own error is typed as a script's is (ErrWrongType, ErrServerFull).
+func read[T any, C interface {
+	redis.Cmder
+	Result() (T, error)
+}](ctx context.Context, b *Board, cmd func(redis.Cmdable) C) (v T, err error) {
 	if b.verified.Load() {
-		rankgenrt.TypeError(cmd(b.c))
-		return nil
+		c := cmd(b.c)
+		rankgenrt.TypeError(c)
+		return c.Result()
 	}
 	pipe := b.c.Pipeline()
 	fp := rankgenrt.FingerprintCmd(ctx, pipe, b.keys[1], true)
@@ -854,7 +713,10 @@ func (b *Board) read(ctx context.Context, cmd func(redis.Cmdable) redis.Cmder) e
 	if ok {
 		b.verified.Store(true)
 	}
-	return err
+	if err != nil {
+		return v, err
+	}
+	return c.Result()
 }
 
 // Get returns the entry of id, or an error matching ErrNotFound.
@@ -905,14 +767,9 @@ func (b *Board) Page(ctx context.Context, offset, limit int64) ([]Ranked, error)
 	if stop < offset {
 		stop = -1 // offset + limit overflows: to the end
 	}
-	var cmd *redis.ZSliceCmd
-	if err := b.read(ctx, func(c redis.Cmdable) redis.Cmder {
-		cmd = c.ZRevRangeWithScores(ctx, b.keys[0], offset, stop)
-		return cmd
-	}); err != nil {
-		return nil, err
-	}
-	zs, err := cmd.Result()
+	zs, err := read(ctx, b, func(c redis.Cmdable) *redis.ZSliceCmd {
+		return c.ZRevRangeWithScores(ctx, b.keys[0], offset, stop)
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -939,14 +796,7 @@ func (b *Board) around(ctx context.Context, id uint64, before, after int64, fill
 	if errors.Is(err, redis.Nil) {
 		return nil, rankgenrt.NotFound(strconv.FormatUint(id, 10))
 	}
-	if err != nil {
-		return nil, err
-	}
-	start, ps, err := rankgenrt.Window(v)
-	if err != nil {
-		return nil, err
-	}
-	return rankedPairs(start, ps)
+	return window(v, err)
 }
 
 // After returns up to limit entries that rank after the cursor, best first, and the cursor of the
@@ -975,14 +825,9 @@ func (b *Board) After(ctx context.Context, cur Cursor, limit int64) ([]Ranked, C
 
 // Count returns the number of entries.
 func (b *Board) Count(ctx context.Context) (int64, error) {
-	var cmd *redis.IntCmd
-	if err := b.read(ctx, func(c redis.Cmdable) redis.Cmder {
-		cmd = c.ZCard(ctx, b.keys[0])
-		return cmd
-	}); err != nil {
-		return 0, err
-	}
-	return cmd.Result()
+	return read(ctx, b, func(c redis.Cmdable) *redis.IntCmd {
+		return c.ZCard(ctx, b.keys[0])
+	})
 }
 
 // GetMany returns, in one round trip, a Result per id in the order given: the entry, or an Err
@@ -1057,15 +902,7 @@ func (b *Board) PageFromEnd(ctx context.Context, offset, limit int64) ([]Ranked,
 	if limit <= 0 {
 		return nil, nil
 	}
-	v, err := rankgenrt.RunRO(ctx, b.c, scriptBottom, b.keys, offset, limit)
-	if err != nil {
-		return nil, err
-	}
-	start, ps, err := rankgenrt.Window(v)
-	if err != nil {
-		return nil, err
-	}
-	return rankedPairs(start, ps)
+	return window(rankgenrt.RunRO(ctx, b.c, scriptBottom, b.keys, offset, limit))
 }
 
 // Percentile returns the share of the board's entries that rank behind the entry of id, in
@@ -1122,9 +959,8 @@ func (b *Board) RangeSeason(ctx context.Context, lo, hi time.Time, offset, limit
 		return nil, nil
 	}
 	// Season's digits dlo…dhi are the scores of P in [dlo·W, (dhi+1)·W), W = seasonWeight.
-	var cmd *redis.ZSliceCmd
-	if err := b.read(ctx, func(c redis.Cmdable) redis.Cmder {
-		cmd = c.ZRangeArgsWithScores(ctx, redis.ZRangeArgs{
+	zs, err := read(ctx, b, func(c redis.Cmdable) *redis.ZSliceCmd {
+		return c.ZRangeArgsWithScores(ctx, redis.ZRangeArgs{
 			ByScore: true,
 			Count:   limit,
 			Key:     b.keys[0],
@@ -1133,11 +969,7 @@ func (b *Board) RangeSeason(ctx context.Context, lo, hi time.Time, offset, limit
 			Start:   "(" + rankgenrt.FormatScore(scoreOfP((dhi+1)*seasonWeight)),
 			Stop:    rankgenrt.FormatScore(scoreOfP(dlo * seasonWeight)),
 		})
-		return cmd
-	}); err != nil {
-		return nil, err
-	}
-	zs, err := cmd.Result()
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -1165,14 +997,9 @@ func (b *Board) CountSeasonBetween(ctx context.Context, lo, hi time.Time) (int64
 	if dlo > dhi {
 		return 0, nil
 	}
-	var cmd *redis.IntCmd
-	if err := b.read(ctx, func(c redis.Cmdable) redis.Cmder {
-		cmd = c.ZCount(ctx, b.keys[0], rankgenrt.FormatScore(scoreOfP(dlo*seasonWeight)), "("+rankgenrt.FormatScore(scoreOfP((dhi+1)*seasonWeight)))
-		return cmd
-	}); err != nil {
-		return 0, err
-	}
-	return cmd.Result()
+	return read(ctx, b, func(c redis.Cmdable) *redis.IntCmd {
+		return c.ZCount(ctx, b.keys[0], rankgenrt.FormatScore(scoreOfP(dlo*seasonWeight)), "("+rankgenrt.FormatScore(scoreOfP((dhi+1)*seasonWeight)))
+	})
 }
 
 // CompetitionRank returns 1 + the number of entries with a better Season than the entry of id
@@ -1390,14 +1217,9 @@ func (b *Board) CountBetween(ctx context.Context, band Band) (int64, error) {
 	if band.lo >= band.hi {
 		return 0, nil
 	}
-	var cmd *redis.IntCmd
-	if err := b.read(ctx, func(c redis.Cmdable) redis.Cmder {
-		cmd = c.ZCount(ctx, b.keys[0], rankgenrt.FormatScore(scoreOfP(band.lo)), "("+rankgenrt.FormatScore(scoreOfP(band.hi)))
-		return cmd
-	}); err != nil {
-		return 0, err
-	}
-	return cmd.Result()
+	return read(ctx, b, func(c redis.Cmdable) *redis.IntCmd {
+		return c.ZCount(ctx, b.keys[0], rankgenrt.FormatScore(scoreOfP(band.lo)), "("+rankgenrt.FormatScore(scoreOfP(band.hi)))
+	})
 }
 
 // AroundScore returns, best first with their ranks, up to before entries that rank ahead of the
@@ -1414,15 +1236,7 @@ func (b *Board) AroundScore(ctx context.Context, at Place, before, after int64) 
 	if err != nil {
 		return nil, err
 	}
-	v, err := rankgenrt.RunRO(ctx, b.c, scriptAroundScore, b.keys, rankgenrt.FormatScore(score), member, max(before, 0), max(after, 0))
-	if err != nil {
-		return nil, err
-	}
-	start, ps, err := rankgenrt.Window(v)
-	if err != nil {
-		return nil, err
-	}
-	return rankedPairs(start, ps)
+	return window(rankgenrt.RunRO(ctx, b.c, scriptAroundScore, b.keys, rankgenrt.FormatScore(score), member, max(before, 0), max(after, 0)))
 }
 
 // Reindex builds the board's index (id → member) from the members already in its sorted set: how
@@ -1498,6 +1312,36 @@ func (b *Board) apply(ctx context.Context, s *rankgenrt.Function, args []any, re
 	return nil
 }
 
+// applyEach runs the field update script s for updates, each value sent as arg(v) gives it; a
+// value arg refuses (out of range) or an invalid id leaves the error in its update's Result,
+// unsent.
+func applyEach[V, A any](ctx context.Context, b *Board, s *rankgenrt.Function, updates []Update[V], arg func(V) (A, error)) ([]Result, error) {
+	res := make([]Result, len(updates))
+	args := b.updateArgs(len(updates))
+	sent := make([]int, 0, len(updates))
+	for i, u := range updates {
+		a, err := arg(u.Value)
+		if err != nil {
+			res[i].Err = err
+			continue
+		}
+		args = append(args, u.Car, a)
+		sent = append(sent, i)
+	}
+	if err := b.apply(ctx, s, args, res, sent); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// first is the outcome of a batch of one: the call's error, else its one Result's.
+func first(res []Result, err error) (Entry, error) {
+	if err != nil {
+		return Entry{}, err
+	}
+	return res[0].Entry, res[0].Err
+}
+
 // rankedPairs decodes range replies; start is the 0-based position of the first.
 func rankedPairs(start int64, ps []rankgenrt.Pair) ([]Ranked, error) {
 	out := make([]Ranked, len(ps))
@@ -1512,6 +1356,21 @@ func rankedPairs(start int64, ps []rankgenrt.Pair) ([]Ranked, error) {
 		}
 	}
 	return out, nil
+}
+
+/*
+window decodes v, a read script's reply that is a window of entries (the 0-based position of
+the first, then the entries), or returns err, the call's error.
+*/
+func window(v any, err error) ([]Ranked, error) {
+	if err != nil {
+		return nil, err
+	}
+	start, ps, err := rankgenrt.Window(v)
+	if err != nil {
+		return nil, err
+	}
+	return rankedPairs(start, ps)
 }
 
 // scoreOfP is the score of the mixed-radix integer p, as Encode computes it.
