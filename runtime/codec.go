@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"bytes"
+	"slices"
 	"strconv"
 	"time"
 )
@@ -132,4 +133,70 @@ func unitWords(unit time.Duration) string {
 		return "seconds"
 	}
 	return unit.String() + " units"
+}
+
+// AppendReversedUint appends the member text of a uint64 id whose ties rank ascending (id
+// order: asc): the nines' complement of its 20-digit decimal, 10^20 − 1 − id, zero-padded, so
+// that a larger text is a smaller id.
+func AppendReversedUint(dst []byte, id uint64) []byte {
+	var digits [20]byte
+	for i := len(digits) - 1; i >= 0; i-- {
+		digits[i] = '9' - byte(id%10)
+		id /= 10
+	}
+	return append(dst, digits[:]...)
+}
+
+// ReversedUintOf inverts AppendReversedUint; ok is false for any text it never writes.
+func ReversedUintOf(text string) (id uint64, ok bool) {
+	if len(text) != 20 {
+		return 0, false
+	}
+	var digits [20]byte
+	for i := 0; i < len(text); i++ {
+		if text[i] < '0' || text[i] > '9' {
+			return 0, false
+		}
+		digits[i] = '9' - text[i] + '0'
+	}
+	return ParseDec(string(digits[:]))
+}
+
+// AppendReversedID appends the member text of a string id whose ties rank ascending (id
+// order: asc): each byte b written as 255 − b, except 0 and 1, which become the pairs FE FE
+// and FE FD, then the end byte FF. A larger text is a smaller id, and an id's text is larger
+// than the text of every longer id it begins.
+func AppendReversedID(dst []byte, id string) []byte {
+	dst = slices.Grow(dst, len(id)+1) // most ids escape no byte
+	for i := 0; i < len(id); i++ {
+		switch c := id[i]; c {
+		case 0, 1:
+			dst = append(dst, 0xFE, 0xFE-c)
+		default:
+			dst = append(dst, ^c)
+		}
+	}
+	return append(dst, 0xFF)
+}
+
+// ReversedIDOf inverts AppendReversedID; ok is false for any text it never writes.
+func ReversedIDOf(text string) (id string, ok bool) {
+	n := len(text) - 1
+	if n < 0 || text[n] != 0xFF {
+		return "", false
+	}
+	out := make([]byte, 0, n)
+	for i := 0; i < n; i++ {
+		c := text[i]
+		switch {
+		case c < 0xFE:
+			out = append(out, ^c)
+		case c == 0xFE && i+1 < n && text[i+1] >= 0xFD && text[i+1] <= 0xFE:
+			out = append(out, 0xFE-text[i+1])
+			i++
+		default: // FF before the end, or FE not followed by an escaped byte
+			return "", false
+		}
+	}
+	return string(out), true
 }

@@ -139,7 +139,7 @@ const listpackValue = 64
 // memberLength states the longest member the layout writes, and whether it can exceed what
 // Redis keeps in its compact encoding for small sets.
 func memberLength(l *layout.Layout) string {
-	idMax := l.MaxIDBytes()
+	idMax := l.MaxIDTextBytes()
 	n := l.PrefixLen + idMax
 	s := fmt.Sprintf("member length: at most %d bytes", n)
 	if l.PrefixLen > 0 {
@@ -291,7 +291,7 @@ func layoutJSON(l *layout.Layout) explainDoc {
 		Member: memberDoc{
 			Separator:   l.Separator,
 			PrefixBytes: l.PrefixLen,
-			MaxBytes:    l.PrefixLen + l.MaxIDBytes(),
+			MaxBytes:    l.MaxMemberBytes(),
 			Pattern:     l.MemberPattern(),
 			Index:       l.HasPrefix(),
 		},

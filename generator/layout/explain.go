@@ -85,7 +85,11 @@ func (l *Layout) MemberPattern() string {
 		}
 		fmt.Fprintf(&b, "<%s:%d %s>%s", f.Name, f.TextWidth, enc, l.Separator)
 	}
-	fmt.Fprintf(&b, "<%s>", l.IDName)
+	if l.IDOrder == Asc {
+		fmt.Fprintf(&b, "<%s reversed>", l.IDName)
+	} else {
+		fmt.Fprintf(&b, "<%s>", l.IDName)
+	}
 	return b.String()
 }
 
@@ -114,6 +118,9 @@ func (l *Layout) Table() string {
 		fmt.Fprintf(&b, "member: %s, %d-byte prefix; an id → member index is kept beside the set\n", l.MemberPattern(), l.PrefixLen)
 	} else {
 		fmt.Fprintf(&b, "member: the %s itself (%s)\n", l.IDName, l.IDType)
+	}
+	if l.IDOrder == Asc {
+		fmt.Fprintf(&b, "ties: by %s ascending (id order: asc), the member holding its text reversed (%d bytes at most)\n", l.IDName, l.MaxIDTextBytes())
 	}
 	if l.Season != nil {
 		fmt.Fprintf(&b, "season: %s; one board per season under <key>:<season id> (its start in Unix seconds)\n", l.Season.Describe())

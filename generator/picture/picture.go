@@ -151,7 +151,10 @@ func memberSegments(l *layout.Layout) []segment {
 		shape = "uint64 in decimal, 1–20 bytes"
 	}
 	order := "ties: larger bytes first"
-	segs = append(segs, segment{lines: []string{id, shape, order}, weight: float64(l.MaxIDBytes()), fill: "#ffffff"})
+	if l.IDOrder == layout.Asc {
+		order = "ties: smaller id first (text reversed)"
+	}
+	segs = append(segs, segment{lines: []string{id, shape, order}, weight: float64(l.MaxIDTextBytes()), fill: "#ffffff"})
 	return segs
 }
 
