@@ -206,6 +206,7 @@ func (c *codec) decodeMemberFields(declared locals) []jen.Code {
 		}
 		if f.Hex {
 			parse, what = "ParseHex", "lower-case hex"
+			maxText = math.MaxUint64 // 16 hex digits: not the decimal bound above
 			if f.TextWidth < 16 {
 				maxText = 1<<(4*f.TextWidth) - 1
 			}

@@ -114,13 +114,12 @@ func (l *Layout) Table() string {
 	default:
 		fmt.Fprintf(&b, "score: integer P < %d, %.2f of 53 bits used (%.2f left)\n", l.ScoreRadix, l.ScoreBits(), 53-l.ScoreBits())
 	}
-	if l.HasPrefix() {
+	if !l.HasMemberFields() && l.HasPrefix() {
+		fmt.Fprintf(&b, "member: %s, the id's text reversed so that ties rank by id ascending; an id → member index is kept beside the set\n", l.MemberPattern())
+	} else if l.HasPrefix() {
 		fmt.Fprintf(&b, "member: %s, %d-byte prefix; an id → member index is kept beside the set\n", l.MemberPattern(), l.PrefixLen)
 	} else {
 		fmt.Fprintf(&b, "member: the %s itself (%s)\n", l.IDName, l.IDType)
-	}
-	if l.IDOrder == Asc {
-		fmt.Fprintf(&b, "ties: by %s ascending (id order: asc), the member holding its text reversed (%d bytes at most)\n", l.IDName, l.MaxIDTextBytes())
 	}
 	if l.Season != nil {
 		fmt.Fprintf(&b, "season: %s; one board per season under <key>:<season id> (its start in Unix seconds)\n", l.Season.Describe())

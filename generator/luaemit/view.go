@@ -160,14 +160,32 @@ func (d *data) IDText(id string) string {
 	return id
 }
 
-// IDOf is the Lua expression of the id in the member expression m: its text after the
-// prefix, or with ties ascending that text read back ('' for a text no id has, as a member
-// too short for the prefix gives '').
+// IDTextOf is the Lua expression of the id's text in the member expression m: what follows
+// the prefix.
+func (d *data) IDTextOf(m string) string {
+	if d.PrefixLen == 0 {
+		return m
+	}
+	return fmt.Sprintf("string.sub(%s, %d + 1)", m, d.PrefixLen)
+}
+
+// IDOf is the Lua expression of the id in the member expression m: its text, or with ties
+// ascending that text read back ('' for a text no id has, as a member too short for the
+// prefix gives '').
 func (d *data) IDOf(m string) string {
 	if d.IDAsc {
 		return "(id_of(" + m + ") or '')"
 	}
-	return fmt.Sprintf("string.sub(%s, %d + 1)", m, d.PrefixLen)
+	return d.IDTextOf(m)
+}
+
+// ZeroMember is the Lua expression of the member of the entry an update of the missing id
+// (a Lua expression) starts from: the zero entry's prefix, then the id's text.
+func (d *data) ZeroMember(id string) string {
+	if d.PrefixLen == 0 {
+		return d.IDText(id)
+	}
+	return d.ZeroPrefix + " .. " + d.IDText(id)
 }
 
 // zeroEntry is the P and the member prefix (a Lua literal) of the entry an update of a
