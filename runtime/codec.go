@@ -163,40 +163,32 @@ func ReversedUintOf(text string) (id uint64, ok bool) {
 }
 
 // AppendReversedID appends the member text of a string id whose ties rank ascending (id
-// order: asc): each byte b written as 255 − b, except 0 and 1, which become the pairs FE FE
-// and FE FD, then the end byte FF. A larger text is a smaller id, and an id's text is larger
-// than the text of every longer id it begins.
+// order: asc): each byte b as the two lower-case hex digits of 255 − b, then the end byte
+// '~', above every hex digit. A larger text is a smaller id, and an id's text is larger than
+// the text of every longer id it begins.
 func AppendReversedID(dst []byte, id string) []byte {
-	dst = slices.Grow(dst, len(id)+1) // most ids escape no byte
+	dst = slices.Grow(dst, 2*len(id)+1)
 	for i := 0; i < len(id); i++ {
-		switch c := id[i]; c {
-		case 0, 1:
-			dst = append(dst, 0xFE, 0xFE-c)
-		default:
-			dst = append(dst, ^c)
-		}
+		dst = append(dst, hexLower[^id[i]>>4], hexLower[^id[i]&0xF])
 	}
-	return append(dst, 0xFF)
+	return append(dst, '~')
 }
 
 // ReversedIDOf inverts AppendReversedID; ok is false for any text it never writes.
 func ReversedIDOf(text string) (id string, ok bool) {
 	n := len(text) - 1
-	if n < 0 || text[n] != 0xFF {
+	if n < 0 || n%2 != 0 || text[n] != '~' {
 		return "", false
 	}
-	out := make([]byte, 0, n)
-	for i := 0; i < n; i++ {
-		c := text[i]
-		switch {
-		case c < 0xFE:
-			out = append(out, ^c)
-		case c == 0xFE && i+1 < n && text[i+1] >= 0xFD && text[i+1] <= 0xFE:
-			out = append(out, 0xFE-text[i+1])
-			i++
-		default: // FF before the end, or FE not followed by an escaped byte
+	out := make([]byte, n/2)
+	for i := range out {
+		c, ok := ParseHex(text[2*i : 2*i+2])
+		if !ok {
 			return "", false
 		}
+		out[i] = ^byte(c)
 	}
 	return string(out), true
 }
+
+const hexLower = "0123456789abcdef"

@@ -12,23 +12,20 @@ import (
 //
 //   - a uint64 id: its 20-digit zero-padded decimal with every digit d written as 9 − d
 //     (the decimal of 10^20 − 1 − id), fixed width, so smaller ids have larger texts;
-//   - a string id: each byte b ≥ 2 written as 255 − b, the bytes 1 and 0 as the pairs
-//     FE FD and FE FE, then the end byte FF. Byte codes order the opposite way to the bytes
-//     and none starts with FF, so an id ranks before every longer id it begins (its end
-//     byte meets a smaller code) and the text decodes back exactly.
+//   - a string id: each byte b written as the two lower-case hex digits of 255 − b, then the
+//     end byte '~'. Codes order the opposite way to the bytes and '~' sorts above every hex
+//     digit, so an id ranks before every longer id it begins (its end byte meets a smaller
+//     code). The text is printable ASCII: redis-cli and JSON show it as it is.
 //
 // Every id has one text and every text one id: decoding refuses anything else.
 
 // uint64Digits is the width of a uint64 in decimal (18446744073709551615).
 const uint64Digits = 20
 
-// Escapes and the end byte of a string id's reversed text.
-const (
-	reversedEnd    = 0xFF
-	reversedEscape = 0xFE // followed by reversedZero (the byte 0) or reversedOne (the byte 1)
-	reversedZero   = 0xFE
-	reversedOne    = 0xFD
-)
+// reversedEnd ends a string id's reversed text: above every lower-case hex digit.
+const reversedEnd = '~'
+
+const hexDigits = "0123456789abcdef"
 
 // IDText is the id's text in the member (after the field prefix): the id itself, or with
 // IDOrder Asc its reversed text. id must be valid (CheckID).
@@ -45,14 +42,9 @@ func (l *Layout) IDText(id string) string {
 		return b.String()
 	}
 	for i := 0; i < len(id); i++ {
-		switch c := id[i]; c {
-		case 0:
-			b.Write([]byte{reversedEscape, reversedZero})
-		case 1:
-			b.Write([]byte{reversedEscape, reversedOne})
-		default:
-			b.WriteByte(0xFF - c)
-		}
+		c := 0xFF - id[i]
+		b.WriteByte(hexDigits[c>>4])
+		b.WriteByte(hexDigits[c&0xF])
 	}
 	b.WriteByte(reversedEnd)
 	return b.String()
@@ -81,25 +73,15 @@ func (l *Layout) idOf(text string) (id string, ok bool) {
 		}
 		return strconv.FormatUint(n, 10), true
 	}
-	if len(text) == 0 || text[len(text)-1] != reversedEnd {
+	if len(text)%2 != 1 || text[len(text)-1] != reversedEnd {
 		return "", false
 	}
-	body := text[:len(text)-1]
-	for i := 0; i < len(body); i++ {
-		switch c := body[i]; {
-		case c == reversedEnd:
-			return "", false
-		case c != reversedEscape:
-			b.WriteByte(0xFF - c)
-		case i+1 < len(body) && body[i+1] == reversedZero:
-			b.WriteByte(0)
-			i++
-		case i+1 < len(body) && body[i+1] == reversedOne:
-			b.WriteByte(1)
-			i++
-		default:
+	for i := 0; i+1 < len(text); i += 2 {
+		hi, lo := strings.IndexByte(hexDigits, text[i]), strings.IndexByte(hexDigits, text[i+1])
+		if hi < 0 || lo < 0 {
 			return "", false
 		}
+		b.WriteByte(0xFF - byte(hi<<4|lo))
 	}
 	return b.String(), true
 }

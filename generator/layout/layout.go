@@ -384,8 +384,7 @@ func (l *Layout) MaxIDBytes() int {
 }
 
 // MaxIDTextBytes is the most bytes an id takes in the member: as MaxIDBytes, or with IDOrder
-// Asc its reversed text (IDText): 20 digits, or each byte reversed (0 and 1 escaped to two
-// bytes) and an end byte.
+// Asc its reversed text (IDText): 20 digits, or two hex digits a byte and an end byte.
 func (l *Layout) MaxIDTextBytes() int {
 	switch {
 	case l.IDOrder == Desc:

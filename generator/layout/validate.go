@@ -90,7 +90,7 @@ func (v *validator) layout(raw *rawSchema) *Layout {
 		if l.IDOrder == Asc {
 			// The reversed id text takes up to 2·max_bytes + 1 bytes: beyond the limit, some ids
 			// could not be stored exactly, so the layout is refused rather than some ids.
-			v.errAt(raw.ID.MaxBytes, "max_bytes %d with order: asc writes ids of up to %d bytes (each byte reversed, some escaped to two, and an end byte), which with the %d-byte member prefix exceeds Redis's 512 MiB string limit; lower max_bytes to at most %d, or drop order: asc",
+			v.errAt(raw.ID.MaxBytes, "max_bytes %d with order: asc writes ids of up to %d bytes (two hex digits a byte, and an end byte), which with the %d-byte member prefix exceeds Redis's 512 MiB string limit; lower max_bytes to at most %d, or drop order: asc",
 				l.MaxBytes, l.MaxIDTextBytes(), l.PrefixLen, (RedisMaxString-l.PrefixLen-1)/2)
 		} else {
 			v.errAt(raw.ID.MaxBytes, "max_bytes %d plus the %d-byte member prefix exceeds Redis's 512 MiB string limit; lower max_bytes to at most %d", l.MaxBytes, l.PrefixLen, RedisMaxString-l.PrefixLen)

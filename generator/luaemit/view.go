@@ -23,8 +23,8 @@ type data struct {
 
 	Prefix     bool
 	PrefixLen  int
-	IDAsc      bool // ties rank by id ascending: members hold the id's text reversed (id_text, id_of)
-	IDUint     bool // uint64 ids
+	IDAsc      bool   // ties rank by id ascending: members hold the id's text reversed (id_text, id_of)
+	IDUint     bool   // uint64 ids
 	ZeroPrefix string // Lua literal: the member prefix of the zero entry
 	ZeroP      string // P of the zero entry
 
@@ -170,8 +170,8 @@ func (d *data) IDTextOf(m string) string {
 }
 
 // IDOf is the Lua expression of the id in the member expression m: its text, or with ties
-// ascending that text read back ('' for a text no id has, as a member too short for the
-// prefix gives '').
+// ascending that text read back (” for a text no id has, as a member too short for the
+// prefix gives ”).
 func (d *data) IDOf(m string) string {
 	if d.IDAsc {
 		return "(id_of(" + m + ") or '')"

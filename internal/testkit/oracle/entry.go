@@ -260,9 +260,6 @@ func RandomID(l *layout.Layout, rng *rand.Rand) string {
 	}
 	alphabet := []byte("abcAZ09:|-_ \x00\x7f\x80\xc3\xa9\xff")
 	alphabet = append(alphabet, l.Separator...)
-	if l.IDOrder == layout.Asc {
-		alphabet = append(alphabet, 1, 0xfd, 0xfe) // the bytes whose reversed text escapes or is an escape's
-	}
 	b := make([]byte, n)
 	for i := range b {
 		if rng.IntN(4) == 0 {
