@@ -18,6 +18,7 @@ package examples
 //go:generate go run github.com/rankgen/rankgen/cmd/rankgen generate -o generated/laps schemas/laps.yaml
 //go:generate go run github.com/rankgen/rankgen/cmd/rankgen generate -o generated/pits schemas/pits.yaml
 //go:generate go run github.com/rankgen/rankgen/cmd/rankgen generate -o generated/racing schemas/racing.yaml
+//go:generate go run github.com/rankgen/rankgen/cmd/rankgen generate -o generated/quiz schemas/quiz.yaml
 //go:generate go run github.com/rankgen/rankgen/cmd/rankgen generate -o generated/season schemas/season.yaml
 //go:generate go run github.com/rankgen/rankgen/cmd/rankgen generate -o generated/seed000member schemas/seed000_member.yaml
 //go:generate go run github.com/rankgen/rankgen/cmd/rankgen generate -o generated/seed001zranking schemas/seed001_zranking.yaml

@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"bytes"
+	"slices"
 	"strconv"
 	"time"
 )
@@ -133,3 +134,61 @@ func unitWords(unit time.Duration) string {
 	}
 	return unit.String() + " units"
 }
+
+// AppendReversedUint appends the member text of a uint64 id whose ties rank ascending (id
+// order: asc): the nines' complement of its 20-digit decimal, 10^20 − 1 − id, zero-padded, so
+// that a larger text is a smaller id.
+func AppendReversedUint(dst []byte, id uint64) []byte {
+	var digits [20]byte
+	for i := len(digits) - 1; i >= 0; i-- {
+		digits[i] = '9' - byte(id%10)
+		id /= 10
+	}
+	return append(dst, digits[:]...)
+}
+
+// ReversedUintOf inverts AppendReversedUint; ok is false for any text it never writes.
+func ReversedUintOf(text string) (id uint64, ok bool) {
+	if len(text) != 20 {
+		return 0, false
+	}
+	var digits [20]byte
+	for i := 0; i < len(text); i++ {
+		if text[i] < '0' || text[i] > '9' {
+			return 0, false
+		}
+		digits[i] = '9' - text[i] + '0'
+	}
+	return ParseDec(string(digits[:]))
+}
+
+// AppendReversedID appends the member text of a string id whose ties rank ascending (id
+// order: asc): each byte b as the two lower-case hex digits of 255 − b, then the end byte
+// '~', above every hex digit. A larger text is a smaller id, and an id's text is larger than
+// the text of every longer id it begins.
+func AppendReversedID(dst []byte, id string) []byte {
+	dst = slices.Grow(dst, 2*len(id)+1)
+	for i := 0; i < len(id); i++ {
+		dst = append(dst, hexLower[^id[i]>>4], hexLower[^id[i]&0xF])
+	}
+	return append(dst, '~')
+}
+
+// ReversedIDOf inverts AppendReversedID; ok is false for any text it never writes.
+func ReversedIDOf(text string) (id string, ok bool) {
+	n := len(text) - 1
+	if n < 0 || n%2 != 0 || text[n] != '~' {
+		return "", false
+	}
+	out := make([]byte, n/2)
+	for i := range out {
+		c, ok := ParseHex(text[2*i : 2*i+2])
+		if !ok {
+			return "", false
+		}
+		out[i] = ^byte(c)
+	}
+	return string(out), true
+}
+
+const hexLower = "0123456789abcdef"

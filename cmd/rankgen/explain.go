@@ -113,7 +113,11 @@ func explainText(l *layout.Layout) string {
 	}
 	switch l.IDType {
 	case layout.IDUint64:
-		fmt.Fprintf(&b, "id: %s (uint64, written in decimal)\n", l.IDName)
+		if l.IDOrder == layout.Asc {
+			fmt.Fprintf(&b, "id: %s (uint64, written as 20 digits reversed: 9 - each digit)\n", l.IDName)
+		} else {
+			fmt.Fprintf(&b, "id: %s (uint64, written in decimal)\n", l.IDName)
+		}
 	default:
 		fmt.Fprintf(&b, "id: %s (string, 1 to %d bytes)\n", l.IDName, l.MaxBytes)
 	}
@@ -139,7 +143,7 @@ const listpackValue = 64
 // memberLength states the longest member the layout writes, and whether it can exceed what
 // Redis keeps in its compact encoding for small sets.
 func memberLength(l *layout.Layout) string {
-	idMax := l.MaxIDBytes()
+	idMax := l.MaxIDTextBytes()
 	n := l.PrefixLen + idMax
 	s := fmt.Sprintf("member length: at most %d bytes", n)
 	if l.PrefixLen > 0 {
@@ -155,10 +159,15 @@ func memberLength(l *layout.Layout) string {
 // first, for that is how Redis reads equal scores in reverse. Users read "then by id" as
 // ascending, so explain says it in so many words.
 func tiesRule(l *layout.Layout) string {
-	if l.IDType == layout.IDUint64 {
-		return "ties: entries equal on every field rank by the id's decimal text, larger bytes first (9, then 10, then 1), not ascending\n"
+	switch {
+	case l.IDOrder == layout.Asc && l.IDType == layout.IDUint64:
+		return "ties: entries equal on every field rank by the id ascending (1, then 9, then 10): the member holds its digits reversed (id order: asc)\n"
+	case l.IDOrder == layout.Asc:
+		return "ties: entries equal on every field rank by the id's bytes ascending (\"a\" before \"ab\" before \"b\"): the member holds them reversed (id order: asc)\n"
+	case l.IDType == layout.IDUint64:
+		return "ties: entries equal on every field rank by the id's decimal text, larger bytes first (9, then 10, then 1), not ascending (id order: asc ranks them ascending)\n"
 	}
-	return "ties: entries equal on every field rank by the id's bytes, larger first (\"b\" before \"ab\" before \"a\"), not ascending\n"
+	return "ties: entries equal on every field rank by the id's bytes, larger first (\"b\" before \"ab\" before \"a\"), not ascending (id order: asc ranks them ascending)\n"
 }
 
 // explainDoc is the -json document. Field order is the output order; keep it stable and
@@ -192,6 +201,7 @@ type dataDoc struct {
 	GoType   string `json:"go_type"`
 	Values   string `json:"values"`
 	MaxBytes int    `json:"max_bytes,omitempty"`
+	Order    string `json:"order"` // how ties rank: desc (the default) or asc
 }
 
 // opDoc is one board operation of the catalogue: what the generated Board can do, and which
@@ -227,6 +237,7 @@ type idDoc struct {
 	Name     string `json:"name"`
 	Type     string `json:"type"`
 	MaxBytes int    `json:"max_bytes,omitempty"`
+	Order    string `json:"order"` // how ties rank: desc (the default) or asc
 }
 
 type scoreDoc struct {
@@ -278,7 +289,7 @@ func layoutJSON(l *layout.Layout) explainDoc {
 		Package:     l.Package,
 		Doc:         l.Doc,
 		Fingerprint: l.Fingerprint,
-		ID:          idDoc{Name: l.IDName, Type: l.IDType.String()},
+		ID:          idDoc{Name: l.IDName, Type: l.IDType.String(), Order: l.IDOrder.String()},
 		Score: scoreDoc{
 			Kind:          l.Score.String(),
 			DecimalPlaces: l.DecimalPlaces,
@@ -291,7 +302,7 @@ func layoutJSON(l *layout.Layout) explainDoc {
 		Member: memberDoc{
 			Separator:   l.Separator,
 			PrefixBytes: l.PrefixLen,
-			MaxBytes:    l.PrefixLen + l.MaxIDBytes(),
+			MaxBytes:    l.MaxMemberBytes(),
 			Pattern:     l.MemberPattern(),
 			Index:       l.HasPrefix(),
 		},

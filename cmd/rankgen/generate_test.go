@@ -146,9 +146,10 @@ func randomEntry(rng *rand.Rand, l *layout.Layout) layout.Entry {
 		case 1:
 			e.Keys[i] = f.Hi
 		default:
-			e.Keys[i] = f.Lo + rng.Uint64N(f.Span()+1)
-			if f.Span() == ^uint64(0) {
+			if f.Span() == ^uint64(0) { // Uint64N(Span+1) would be Uint64N(0)
 				e.Keys[i] = rng.Uint64()
+			} else {
+				e.Keys[i] = f.Lo + rng.Uint64N(f.Span()+1)
 			}
 		}
 	}

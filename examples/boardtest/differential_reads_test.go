@@ -19,6 +19,7 @@ import (
 	"github.com/rankgen/rankgen/examples/generated/duelint"
 	"github.com/rankgen/rankgen/examples/generated/laps"
 	"github.com/rankgen/rankgen/examples/generated/pits"
+	"github.com/rankgen/rankgen/examples/generated/quiz"
 	"github.com/rankgen/rankgen/examples/generated/racing"
 	"github.com/rankgen/rankgen/examples/generated/season"
 	"github.com/rankgen/rankgen/examples/generated/seed000member"
@@ -45,6 +46,7 @@ var bandRoots = map[string][2]any{
 	"duelint":         {duelint.PointsBetween, duelint.PointsIs},
 	"laps":            {laps.BestLapBetween, laps.BestLapIs},
 	"pits":            {pits.StopMsBetween, pits.StopMsIs},
+	"quiz":            {quiz.CorrectBetween, quiz.CorrectIs},
 	"racing":          {racing.LapsBetween, racing.LapsIs},
 	"season":          {season.PointsBetween, season.PointsIs},
 	"seed000member":   {seed000member.PrimaryBetween, seed000member.PrimaryIs},

@@ -15,6 +15,7 @@ import (
 	"github.com/rankgen/rankgen/examples/generated/duel"
 	"github.com/rankgen/rankgen/examples/generated/laps"
 	"github.com/rankgen/rankgen/examples/generated/pits"
+	"github.com/rankgen/rankgen/examples/generated/quiz"
 	"github.com/rankgen/rankgen/examples/generated/season"
 	"github.com/rankgen/rankgen/examples/generated/seed002decimal"
 	"github.com/rankgen/rankgen/examples/generated/weekly"
@@ -31,8 +32,8 @@ import (
 var shardedBoards = map[string]any{
 	"duel": duel.NewShardedBoard, "season": season.NewShardedBoard,
 	"laps": laps.NewShardedBoard, "pits": pits.NewShardedBoard, "weekly": weekly.NewShardedBoard,
-	"seed002decimal": seed002decimal.NewShardedBoard,
-	"r32":            r32.NewShardedBoard, "b01": b01.NewShardedBoard,
+	"seed002decimal": seed002decimal.NewShardedBoard, "quiz": quiz.NewShardedBoard,
+	"r32": r32.NewShardedBoard, "b01": b01.NewShardedBoard,
 }
 
 // TestShardedExamplesListed: an example is in shardedBoards exactly when its schema says

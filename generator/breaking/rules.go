@@ -37,6 +37,7 @@ func Rules() []Rule { return slices.Clone(ruleTable) }
 var ruleTable = []Rule{
 	{"SCORE", Wire, "the score kind or its decimal places change: every stored score reads as another number", wholeSchema, checkScore},
 	{"ID_TYPE", Wire, "the id's type changes between string and uint64", wholeSchema, checkIDType},
+	{"ID_ORDER", Wire, "the id's order (ties ranked by id descending or ascending) flips: stored members hold the id's text the other way round", wholeSchema, checkIDOrder},
 	{"SEPARATOR", Wire, "the member separator changes while the member carries a field prefix", wholeSchema, checkSeparator},
 	{"FIELD_COUNT", Wire, "a field is inserted or removed (fields match by name): stored entries hold no value for it, or one the new code does not read", eachField, checkFieldCount},
 	{"FIELD_MOVED", Wire, "a field moves to another position among the fields (matched by name): stored entries hold another field's value where the new code reads it", eachField, checkFieldMoved},
@@ -86,9 +87,19 @@ func checkIDType(p *probe) bool {
 	return false
 }
 
+func checkIDOrder(p *probe) bool {
+	o, n := p.oldL(), p.newL()
+	if o.IDOrder != n.IDOrder {
+		p.atKey([]string{"id", "order"}, "the id's order changes from %s to %s: stored members hold the id's text %s, which the new code %s",
+			o.IDOrder, n.IDOrder, map[layout.Order]string{layout.Desc: "as it is", layout.Asc: "reversed"}[o.IDOrder],
+			map[layout.Order]string{layout.Desc: "reads as another id", layout.Asc: "does not decode"}[n.IDOrder])
+	}
+	return false
+}
+
 func checkSeparator(p *probe) bool {
 	o, n := p.oldL(), p.newL()
-	if o.HasPrefix() && n.HasPrefix() && o.Separator != n.Separator {
+	if o.HasMemberFields() && n.HasMemberFields() && o.Separator != n.Separator {
 		p.atKey([]string{"separator"}, "the member separator changes from %q to %q: stored members no longer split into fields", o.Separator, n.Separator)
 	}
 	return false

@@ -32,7 +32,15 @@ func (c *codec) compare() jen.Code {
 		body = append(body, jen.If(jen.Id("c").Op(":=").Add(cmpx), jen.Id("c").Op("!=").Lit(0)).Block(jen.Return(jen.Id("c"))))
 	}
 	a, b := jen.Id("a").Dot(l.IDName), jen.Id("b").Dot(l.IDName)
-	if l.IDType == layout.IDUint64 {
+	if l.IDOrder == layout.Asc {
+		cmpx := jen.Qual("strings", "Compare").Call(a, b)
+		if l.IDType == layout.IDUint64 {
+			cmpx = jen.Qual("cmp", "Compare").Call(a, b)
+		}
+		body = append(body,
+			jen.Comment("Equal fields: the smaller id first (id order: asc; its text in the member is reversed)."),
+			jen.Return(cmpx))
+	} else if l.IDType == layout.IDUint64 {
 		body = append(body,
 			jen.Comment("Equal fields: Redis compares the members' bytes, larger first, and with equal prefixes"),
 			jen.Comment("that is the ids' decimal text (so 9 ranks before 10)."),

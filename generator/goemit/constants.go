@@ -64,8 +64,11 @@ func (c *codec) constants() jen.Code {
 	default:
 		comment = append(comment, "so that a larger digit ranks first. The score is P = Σ digit·Weight, a whole number below 2^53.")
 	}
-	if l.HasPrefix() {
+	if l.HasMemberFields() {
 		comment = append(comment, "Member fields are fixed-width text before the id: "+l.MemberPattern()+".")
+	}
+	if l.IDOrder == layout.Asc {
+		comment = append(comment, "Ties rank by id ascending: the member holds the id's text reversed.")
 	}
 	return jen.Comment(lineComment(strings.Join(comment, "\n"))).Line().Const().Defs(defs...)
 }

@@ -105,7 +105,7 @@ func (c *codec) decode() jen.Code {
 	body := c.decodeP(declared)
 	body = append(body, c.decodeScoreFields(declared)...)
 	rest := jen.Id("member")
-	if c.l.HasPrefix() {
+	if c.l.HasMemberFields() {
 		body = append(body, c.decodeMemberFields(declared)...)
 		rest = jen.Id("member").Index(c.konst("prefixLen"), jen.Empty())
 	}
@@ -206,6 +206,7 @@ func (c *codec) decodeMemberFields(declared locals) []jen.Code {
 		}
 		if f.Hex {
 			parse, what = "ParseHex", "lower-case hex"
+			maxText = math.MaxUint64 // 16 hex digits: not the decimal bound above
 			if f.TextWidth < 16 {
 				maxText = 1<<(4*f.TextWidth) - 1
 			}
@@ -226,15 +227,27 @@ func (c *codec) decodeMemberFields(declared locals) []jen.Code {
 func (c *codec) decodeID(declared locals, rest jen.Code) []jen.Code {
 	l := c.l
 	if l.IDType == layout.IDUint64 {
+		parse, want := "ParseID", " is not a uint64 in canonical decimal"
+		if l.IDOrder == layout.Asc {
+			parse, want = "ReversedUintOf", " is not 20 digits reversing a uint64"
+		}
 		return []jen.Code{
-			jen.List(jen.Id("id"), jen.Id("ok")).Op(declared.op("id", "ok")).Qual(runtimePath, "ParseID").Call(rest),
-			jen.If(jen.Op("!").Id("ok")).Block(failMember(l.IDName + " is not a uint64 in canonical decimal")),
+			jen.List(jen.Id("id"), jen.Id("ok")).Op(declared.op("id", "ok")).Qual(runtimePath, parse).Call(rest),
+			jen.If(jen.Op("!").Id("ok")).Block(failMember(l.IDName + want)),
 			jen.Id("e").Dot(l.IDName).Op("=").Id("id")}
 	}
-	return []jen.Code{
+	var body []jen.Code
+	if l.IDOrder == layout.Asc {
+		body = []jen.Code{
+			jen.List(jen.Id("id"), jen.Id("ok")).Op(declared.op("id", "ok")).Qual(runtimePath, "ReversedIDOf").Call(rest),
+			jen.If(jen.Op("!").Id("ok")).Block(failMember(l.IDName + " is not an id's reversed text")),
+		}
+		rest = jen.Id("id")
+	}
+	return append(body,
 		jen.Id("e").Dot(l.IDName).Op("=").Add(rest),
 		jen.If(jen.Id("n").Op(":=").Len(jen.Id("e").Dot(l.IDName)), jen.Id("n").Op("==").Lit(0).Op("||").Id("n").Op(">").Add(c.idMaxBytes())).
-			Block(failMember(fmt.Sprintf("%s is not 1 to %d bytes", l.IDName, l.MaxBytes)))}
+			Block(failMember(fmt.Sprintf("%s is not 1 to %d bytes", l.IDName, l.MaxBytes))))
 }
 
 func pow(b uint64, n int) uint64 {

@@ -265,9 +265,20 @@ func (c *codec) boolFirst(f *layout.Field) jen.Code {
 func (c *codec) encodePrefix() ([]jen.Code, jen.Code) {
 	l := c.l
 	id := jen.Id("e").Dot(l.IDName)
+	if !l.HasMemberFields() { // the id alone, reversed (id order: asc)
+		note := jen.Comment("The member is the id's reversed text, so that ties rank by id ascending.")
+		if l.IDType == layout.IDUint64 {
+			return []jen.Code{note, jen.Var().Id("buf").Index(jen.Lit(20)).Byte().Comment("20: the digits of every reversed uint64")},
+				jen.String().Call(jen.Qual(runtimePath, "AppendReversedUint").Call(jen.Id("buf").Index(jen.Empty(), jen.Lit(0)), id))
+		}
+		return []jen.Code{note}, jen.String().Call(jen.Qual(runtimePath, "AppendReversedID").Call(jen.Nil(), id))
+	}
 	body := []jen.Code{
 		jen.Comment(fmt.Sprintf("The member is %s:", l.MemberPattern())),
 		jen.Comment("fixed-width digits keep its byte order equal to the rank order.")}
+	if l.IDOrder == layout.Asc {
+		body = append(body, jen.Comment("The id's text is reversed, so that ties rank by id ascending."))
+	}
 	buf := "prefix"
 	if l.IDType == layout.IDUint64 {
 		buf = "buf"
@@ -293,7 +304,12 @@ func (c *codec) encodePrefix() ([]jen.Code, jen.Code) {
 			body = append(body, jen.Copy(jen.Id(buf).Index(c.fc(f, "End"), jen.Empty()), c.konst("separator")))
 		}
 	}
-	if l.IDType == layout.IDUint64 {
+	switch {
+	case l.IDOrder == layout.Asc && l.IDType == layout.IDUint64:
+		return body, jen.String().Call(jen.Qual(runtimePath, "AppendReversedUint").Call(jen.Id(buf).Index(jen.Empty(), c.konst("prefixLen")), id))
+	case l.IDOrder == layout.Asc:
+		return body, jen.String().Call(jen.Qual(runtimePath, "AppendReversedID").Call(jen.Id(buf).Index(jen.Empty(), jen.Empty()), id))
+	case l.IDType == layout.IDUint64:
 		return body, jen.String().Call(jen.Qual("strconv", "AppendUint").Call(jen.Id(buf).Index(jen.Empty(), c.konst("prefixLen")), id, jen.Lit(10)))
 	}
 	return body, jen.String().Call(jen.Id(buf).Index(jen.Empty(), jen.Empty())).Op("+").Add(id)

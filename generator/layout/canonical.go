@@ -11,7 +11,11 @@ import (
 // changes exactly when this does. Names (Go-level) are left out on purpose.
 func canonical(l *Layout) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "rankgen layout 1\nscore %s %d\nseparator %q\nid %s\n", l.Score, l.DecimalPlaces, l.Separator, l.IDType)
+	fmt.Fprintf(&b, "rankgen layout 1\nscore %s %d\nseparator %q\nid %s", l.Score, l.DecimalPlaces, l.Separator, l.IDType)
+	if l.IDOrder == Asc { // only then: the fingerprints of layouts without it stay as they were
+		b.WriteString(" order=asc")
+	}
+	b.WriteByte('\n')
 	if l.Season != nil {
 		b.WriteString(l.Season.Canonical())
 	}

@@ -1,7 +1,6 @@
 package layout
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"math"
@@ -276,7 +275,7 @@ func (l *Layout) Encode(e Entry) (score float64, member string, err error) {
 		return l.ScoreOf(p), e.ID, nil
 	}
 	var b strings.Builder
-	b.Grow(l.PrefixLen + len(e.ID))
+	b.Grow(l.PrefixLen + l.MaxIDTextBytes())
 	for i, f := range l.MemberFields() {
 		d := f.Digit(e.Keys[l.NumScore+i])
 		base := 10
@@ -288,7 +287,7 @@ func (l *Layout) Encode(e Entry) (score float64, member string, err error) {
 		b.WriteString(s)
 		b.WriteString(l.Separator)
 	}
-	b.WriteString(e.ID)
+	b.WriteString(l.IDText(e.ID))
 	return l.ScoreOf(p), b.String(), nil
 }
 
@@ -321,7 +320,11 @@ func (l *Layout) Decode(score float64, member string) (Entry, error) {
 		}
 		e.Keys[l.NumScore+i] = f.Key(d)
 	}
-	e.ID = member[l.PrefixLen:]
+	id, ok := l.idOf(member[l.PrefixLen:])
+	if !ok {
+		return Entry{}, rankgenrt.BadMember(member, "the "+l.IDName+" text is not an id reversed for order: asc")
+	}
+	e.ID = id
 	if err := l.CheckID(e.ID); err != nil {
 		return Entry{}, rankgenrt.BadMember(member, "bad id: "+err.Error())
 	}
@@ -356,8 +359,9 @@ func parseDigits(s string, hex bool) (uint64, bool) {
 }
 
 // Compare orders entries as Redis reads a board (ZREVRANGE): negative when a ranks before b.
-// Fields compare by digit, larger first; entries equal on every field compare by member bytes,
-// larger first, which (the prefix being equal) is the id's bytes.
+// Fields compare by digit, larger first; entries equal on every field compare by id: by member
+// bytes, larger first, which (the prefix being equal) is the id's bytes, or with IDOrder Asc
+// smaller id first (a uint64 id by value).
 func (l *Layout) Compare(a, b Entry) int {
 	for i, f := range l.Fields {
 		da, db := f.Digit(a.Keys[i]), f.Digit(b.Keys[i])
@@ -368,5 +372,5 @@ func (l *Layout) Compare(a, b Entry) int {
 			return 1
 		}
 	}
-	return -bytes.Compare([]byte(a.ID), []byte(b.ID))
+	return l.compareIDs(a.ID, b.ID)
 }

@@ -103,7 +103,25 @@ func reference(l *layout.Layout, a, b layout.Entry) int {
 		}
 		return 1
 	}
+	if l.IDOrder == layout.Asc { // the smaller id first: a uint64 id by value
+		if l.IDType == layout.IDUint64 {
+			x, _ := strconv.ParseUint(a.ID, 10, 64)
+			y, _ := strconv.ParseUint(b.ID, 10, 64)
+			return cmpU(x, y)
+		}
+		return bytes.Compare([]byte(a.ID), []byte(b.ID))
+	}
 	return -bytes.Compare([]byte(a.ID), []byte(b.ID))
+}
+
+func cmpU(x, y uint64) int {
+	switch {
+	case x < y:
+		return -1
+	case x > y:
+		return 1
+	}
+	return 0
 }
 
 type encoded struct {
@@ -160,7 +178,8 @@ func TestCodecProperties(t *testing.T) {
 			if math.IsNaN(score) || score < 0 || math.Signbit(score) || math.IsInf(score, 0) {
 				t.Fatalf("Encode(%v) score %v", e, score)
 			}
-			if !l.HasPrefix() && member != e.ID || len(member) != l.PrefixLen+len(e.ID) || !strings.HasSuffix(member, e.ID) {
+			if !l.HasPrefix() && member != e.ID || member[min(len(member), l.PrefixLen):] != l.IDText(e.ID) || len(member) > l.MaxMemberBytes() ||
+				l.IDOrder == layout.Desc && l.IDText(e.ID) != e.ID {
 				t.Fatalf("Encode(%v) member %q (prefix %d)", e, member, l.PrefixLen)
 			}
 			back, err := l.Decode(score, member)
@@ -423,22 +442,23 @@ fields:
 		return strings.Replace(base, old, new, 1)
 	}
 	same := map[string]string{
-		"package":                 edit("package: arena", "package: ladder"),
-		"doc":                     edit("doc: Weekly.", "doc: Monthly."),
-		"field name":              edit("name: Points", "name: Score"),
-		"enum type name":          edit("name: Tier", "name: League"),
-		"id name":                 edit("name: PlayerID", "name: UserID"),
-		"max_bytes":               edit("max_bytes: 64", "max_bytes: 100"),
-		"update ops":              edit("update: [add]", "update: [add, max, set]"),
-		"overflow":                edit("update: [add]", "update: [add], overflow: saturate"),
-		"stamp":                   edit("stamp: server", "stamp: client"),
-		"comments":                "# a comment\n" + base,
-		"key order":               edit("{name: Points, type: uint, bits: 20, order: desc", "{order: desc, bits: 20, type: uint, name: Points"),
-		"epoch zone":              edit("epoch: 2026-01-01T00:00:00Z", "epoch: 2026-01-01T02:00:00+02:00"),
-		"min for epoch":           edit("epoch: 2026", "min: 2026"),
-		"score digits as a range": edit("digits: 3", "max: 999"),
-		"explicit default":        edit("order: desc, update: [add]}", "order: desc, update: [add], in: score}"),
-		"sharded":                 "sharded: true\n" + base,
+		"package":                    edit("package: arena", "package: ladder"),
+		"doc":                        edit("doc: Weekly.", "doc: Monthly."),
+		"field name":                 edit("name: Points", "name: Score"),
+		"enum type name":             edit("name: Tier", "name: League"),
+		"id name":                    edit("name: PlayerID", "name: UserID"),
+		"max_bytes":                  edit("max_bytes: 64", "max_bytes: 100"),
+		"update ops":                 edit("update: [add]", "update: [add, max, set]"),
+		"overflow":                   edit("update: [add]", "update: [add], overflow: saturate"),
+		"stamp":                      edit("stamp: server", "stamp: client"),
+		"comments":                   "# a comment\n" + base,
+		"key order":                  edit("{name: Points, type: uint, bits: 20, order: desc", "{order: desc, bits: 20, type: uint, name: Points"),
+		"epoch zone":                 edit("epoch: 2026-01-01T00:00:00Z", "epoch: 2026-01-01T02:00:00+02:00"),
+		"min for epoch":              edit("epoch: 2026", "min: 2026"),
+		"score digits as a range":    edit("digits: 3", "max: 999"),
+		"explicit default":           edit("order: desc, update: [add]}", "order: desc, update: [add], in: score}"),
+		"sharded":                    "sharded: true\n" + base,
+		"id order desc, the default": edit("{name: PlayerID, max_bytes: 64}", "{name: PlayerID, max_bytes: 64, order: desc}"),
 	}
 	if !mustParse(t, same["sharded"]).Sharded || mustParse(t, base).Sharded || mustParse(t, "sharded: false\n"+base).Sharded {
 		t.Error("sharded: true does not set Layout.Sharded, or its absence or false does")
@@ -459,6 +479,7 @@ fields:
 		"enum count":         edit("[bronze, silver, gold]", "[bronze, silver, gold, platinum]"),
 		"enum order":         edit("[bronze, silver, gold]", "[bronze, gold, silver]"),
 		"id type":            edit("{name: PlayerID, max_bytes: 64}", "{name: PlayerID, type: uint64}"),
+		"id order":           edit("{name: PlayerID, max_bytes: 64}", "{name: PlayerID, max_bytes: 64, order: asc}"),
 		"range":              edit("bits: 20, order", "bits: 20, max: 1000, order"),
 		"member width kind":  edit("bits: 12, order: desc, in: member", "max: 4095, order: desc, in: member"),
 		"time anchor at end": edit("epoch: 2026-01-01T00:00:00Z", "max: 2026-01-01T00:00:00Z"),

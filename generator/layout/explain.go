@@ -85,7 +85,11 @@ func (l *Layout) MemberPattern() string {
 		}
 		fmt.Fprintf(&b, "<%s:%d %s>%s", f.Name, f.TextWidth, enc, l.Separator)
 	}
-	fmt.Fprintf(&b, "<%s>", l.IDName)
+	if l.IDOrder == Asc {
+		fmt.Fprintf(&b, "<%s reversed>", l.IDName)
+	} else {
+		fmt.Fprintf(&b, "<%s>", l.IDName)
+	}
 	return b.String()
 }
 
@@ -110,7 +114,9 @@ func (l *Layout) Table() string {
 	default:
 		fmt.Fprintf(&b, "score: integer P < %d, %.2f of 53 bits used (%.2f left)\n", l.ScoreRadix, l.ScoreBits(), 53-l.ScoreBits())
 	}
-	if l.HasPrefix() {
+	if !l.HasMemberFields() && l.HasPrefix() {
+		fmt.Fprintf(&b, "member: %s, the id's text reversed so that ties rank by id ascending; an id → member index is kept beside the set\n", l.MemberPattern())
+	} else if l.HasPrefix() {
 		fmt.Fprintf(&b, "member: %s, %d-byte prefix; an id → member index is kept beside the set\n", l.MemberPattern(), l.PrefixLen)
 	} else {
 		fmt.Fprintf(&b, "member: the %s itself (%s)\n", l.IDName, l.IDType)

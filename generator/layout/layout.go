@@ -276,6 +276,10 @@ type Layout struct {
 	IDName   string
 	IDType   IDType
 	MaxBytes int // string ids: the longest id accepted
+	// IDOrder breaks ties (entries equal on every field): Desc, the larger id first (the
+	// member's bytes as Redis reads them), or Asc, the smaller id first, for which the member
+	// holds the id's text reversed (IDText) and the board keeps an id index.
+	IDOrder Order
 
 	Separator string
 
@@ -317,8 +321,12 @@ type Layout struct {
 func (l *Layout) ScoreFields() []*Field  { return l.Fields[:l.NumScore] }
 func (l *Layout) MemberFields() []*Field { return l.Fields[l.NumScore:] }
 
-// HasPrefix reports whether members carry a field prefix (and so the board needs an id index).
-func (l *Layout) HasPrefix() bool { return l.NumScore < len(l.Fields) }
+// HasPrefix reports whether a member is more than the bare id: it carries a field prefix, or
+// the id's reversed text (IDOrder Asc). Such a board keeps an id → member index.
+func (l *Layout) HasPrefix() bool { return l.HasMemberFields() || l.IDOrder == Asc }
+
+// HasMemberFields reports whether some fields live in the member (after the score's).
+func (l *Layout) HasMemberFields() bool { return l.NumScore < len(l.Fields) }
 
 // Field returns the field with the given name, or nil.
 func (l *Layout) Field(name string) *Field {
@@ -370,10 +378,22 @@ func (l *Layout) LuaFile() string { return l.Stem() + ".rankgen.lua" }
 // MaxIDBytes is the longest id: max_bytes, or the 20 digits of the largest uint64.
 func (l *Layout) MaxIDBytes() int {
 	if l.IDType == IDUint64 {
-		return len("18446744073709551615")
+		return uint64Digits
 	}
 	return l.MaxBytes
 }
 
+// MaxIDTextBytes is the most bytes an id takes in the member: as MaxIDBytes, or with IDOrder
+// Asc its reversed text (IDText): 20 digits, or two hex digits a byte and an end byte.
+func (l *Layout) MaxIDTextBytes() int {
+	switch {
+	case l.IDOrder == Desc:
+		return l.MaxIDBytes()
+	case l.IDType == IDUint64:
+		return uint64Digits
+	}
+	return 2*l.MaxBytes + 1
+}
+
 // MaxMemberBytes is the longest member the layout writes: the field prefix and the longest id.
-func (l *Layout) MaxMemberBytes() int { return l.PrefixLen + l.MaxIDBytes() }
+func (l *Layout) MaxMemberBytes() int { return l.PrefixLen + l.MaxIDTextBytes() }

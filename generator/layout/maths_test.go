@@ -96,7 +96,7 @@ func checkMaths(t testing.TB, l *layout.Layout, src []byte) {
 	// Default placement: the first member field, unless the schema put it there, is there
 	// because it did not fit.
 	in := explicitIn(t, src)
-	if l.HasPrefix() && in[l.NumScore] != "member" {
+	if l.HasMemberFields() && in[l.NumScore] != "member" {
 		next := new(big.Int).Mul(product, radix(l.Fields[l.NumScore]))
 		if next.Cmp(limit) <= 0 {
 			t.Fatalf("%s went to the member though the score had room (%s ≤ %s)", l.Fields[l.NumScore].Name, next, limit)
@@ -276,7 +276,7 @@ func TestScoreCapacityBoundary(t *testing.T) {
 	}
 	for _, f := range fits {
 		l := mustParse(t, "package: p\nid: {name: ID}\nfields:\n  "+f+"\n")
-		if l.HasPrefix() {
+		if l.HasMemberFields() {
 			t.Errorf("%s: spilled into the member", f)
 		}
 	}

@@ -101,7 +101,7 @@ func (l *Layout) FitsBits62() bool {
 // SuggestBits62 is the advice for a layout whose fields spill into the member although all of
 // them would fit a bits62 score, or "".
 func (l *Layout) SuggestBits62() string {
-	if l.Score != ScoreInteger || !l.HasPrefix() || !l.FitsBits62() {
+	if l.Score != ScoreInteger || !l.HasMemberFields() || !l.FitsBits62() {
 		return ""
 	}
 	return "suggestion: every field fits \"score: bits62\" (62 bits in the score's bit pattern): no member prefix, no id index, fewer commands per update"

@@ -34,9 +34,9 @@ type rawSchema struct {
 }
 
 type rawID struct {
-	Name, Type, MaxBytes scalar
-	Line, Col            int
-	Set, Bad             bool
+	Name, Type, MaxBytes, Order scalar
+	Line, Col                   int
+	Set, Bad                    bool
 }
 
 type rawField struct {
@@ -51,7 +51,7 @@ type rawField struct {
 
 var (
 	topKeys   = []string{"package", "doc", "id", "separator", "score", "decimal_places", "fields", "season", "data", "sharded"}
-	idKeys    = []string{"name", "type", "max_bytes"}
+	idKeys    = []string{"name", "type", "max_bytes", "order"}
 	fieldKeys = []string{"name", "type", "bits", "digits", "order", "min", "max", "epoch", "unit",
 		"values", "in", "doc", "update", "overflow", "stamp"}
 )
@@ -266,10 +266,12 @@ func (p *parser) id(v *yaml.Node) rawID {
 			id.Type = p.scalar(v, "id "+key)
 		case "max_bytes":
 			id.MaxBytes = p.scalar(v, "id "+key)
+		case "order":
+			id.Order = p.scalar(v, "id "+key)
 		}
 	})
 	id.Bad = !ok
-	markBad(misspelt, map[string]*scalar{"name": &id.Name, "type": &id.Type, "max_bytes": &id.MaxBytes})
+	markBad(misspelt, map[string]*scalar{"name": &id.Name, "type": &id.Type, "max_bytes": &id.MaxBytes, "order": &id.Order})
 	return id
 }
 

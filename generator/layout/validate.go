@@ -86,8 +86,15 @@ func (v *validator) layout(raw *rawSchema) *Layout {
 	}
 	placeErrs := len(v.diags)
 	v.place(raw, l)
-	if len(v.diags) == placeErrs && l.IDType == IDString && raw.ID.MaxBytes.Set && l.PrefixLen+l.MaxBytes > RedisMaxString {
-		v.errAt(raw.ID.MaxBytes, "max_bytes %d plus the %d-byte member prefix exceeds Redis's 512 MiB string limit; lower max_bytes to at most %d", l.MaxBytes, l.PrefixLen, RedisMaxString-l.PrefixLen)
+	if len(v.diags) == placeErrs && l.IDType == IDString && raw.ID.MaxBytes.Set && l.MaxMemberBytes() > RedisMaxString {
+		if l.IDOrder == Asc {
+			// The reversed id text takes up to 2·max_bytes + 1 bytes: beyond the limit, some ids
+			// could not be stored exactly, so the layout is refused rather than some ids.
+			v.errAt(raw.ID.MaxBytes, "max_bytes %d with order: asc writes ids of up to %d bytes (two hex digits a byte, and an end byte), which with the %d-byte member prefix exceeds Redis's 512 MiB string limit; lower max_bytes to at most %d, or drop order: asc",
+				l.MaxBytes, l.MaxIDTextBytes(), l.PrefixLen, (RedisMaxString-l.PrefixLen-1)/2)
+		} else {
+			v.errAt(raw.ID.MaxBytes, "max_bytes %d plus the %d-byte member prefix exceeds Redis's 512 MiB string limit; lower max_bytes to at most %d", l.MaxBytes, l.PrefixLen, RedisMaxString-l.PrefixLen)
+		}
 	}
 	if len(v.diags) > 0 {
 		return nil
@@ -244,6 +251,13 @@ func (v *validator) id(raw rawID, l *Layout, names map[string]scalar) {
 		}
 	default:
 		v.errAt(raw.Type, "unknown id type %q; use string (the default) or uint64", raw.Type.Value)
+	}
+	switch raw.Order.Value {
+	case "", "desc":
+	case "asc":
+		l.IDOrder = Asc
+	default:
+		v.errAt(raw.Order, "id order must be desc (ties ranked by id descending, the default) or asc (ties ranked by id ascending), not %q", raw.Order.Value)
 	}
 	if raw.MaxBytes.Set && l.IDType == IDString {
 		n, err := strconv.ParseInt(raw.MaxBytes.Value, 10, 64)

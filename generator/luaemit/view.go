@@ -24,6 +24,8 @@ type data struct {
 
 	Prefix     bool
 	PrefixLen  int
+	IDAsc      bool   // ties rank by id ascending: members hold the id's text reversed (id_text, id_of)
+	IDUint     bool   // uint64 ids
 	ZeroPrefix string // Lua literal: the member prefix of the zero entry
 	ZeroP      string // P of the zero entry
 
@@ -124,6 +126,8 @@ func newData(l *layout.Layout) *data {
 		Fingerprint:     l.Fingerprint,
 		Prefix:          l.HasPrefix(),
 		PrefixLen:       l.PrefixLen,
+		IDAsc:           l.IDOrder == layout.Asc,
+		IDUint:          l.IDType == layout.IDUint64,
 		Decimal:         l.Score == layout.ScoreDecimal,
 		DecimalPlaces:   l.DecimalPlaces,
 		ScoreRadix:      num(l.ScoreRadix),
@@ -146,6 +150,43 @@ func newData(l *layout.Layout) *data {
 	}
 	d.PrefixPattern, d.MemberChecks, d.WideMember = memberShape(l)
 	return d
+}
+
+// IDText is the Lua expression of the id expression id's text in a member: the id itself, or
+// with ties ascending its reversed text.
+func (d *data) IDText(id string) string {
+	if d.IDAsc {
+		return "id_text(" + id + ")"
+	}
+	return id
+}
+
+// IDTextOf is the Lua expression of the id's text in the member expression m: what follows
+// the prefix.
+func (d *data) IDTextOf(m string) string {
+	if d.PrefixLen == 0 {
+		return m
+	}
+	return fmt.Sprintf("string.sub(%s, %d + 1)", m, d.PrefixLen)
+}
+
+// IDOf is the Lua expression of the id in the member expression m: its text, or with ties
+// ascending that text read back (” for a text no id has, as a member too short for the
+// prefix gives ”).
+func (d *data) IDOf(m string) string {
+	if d.IDAsc {
+		return "(id_of(" + m + ") or '')"
+	}
+	return d.IDTextOf(m)
+}
+
+// ZeroMember is the Lua expression of the member of the entry an update of the missing id
+// (a Lua expression) starts from: the zero entry's prefix, then the id's text.
+func (d *data) ZeroMember(id string) string {
+	if d.PrefixLen == 0 {
+		return d.IDText(id)
+	}
+	return d.ZeroPrefix + " .. " + d.IDText(id)
 }
 
 // zeroEntry is the P and the member prefix (a Lua literal) of the entry an update of a

@@ -126,6 +126,9 @@ func memberCaption(l *layout.Layout) string {
 	if !l.HasPrefix() {
 		return fmt.Sprintf("member: the id %s itself (%s); the layout fingerprint is kept in the board's meta key", l.IDName, l.IDType)
 	}
+	if l.IDOrder == layout.Asc {
+		return fmt.Sprintf("member: %d-byte prefix, then the id's text reversed (ties: smaller id first); an id → member index is kept beside the set", l.PrefixLen)
+	}
 	return fmt.Sprintf("member: %d-byte prefix, then the id; an id → member index is kept beside the set", l.PrefixLen)
 }
 
@@ -151,7 +154,10 @@ func memberSegments(l *layout.Layout) []segment {
 		shape = "uint64 in decimal, 1–20 bytes"
 	}
 	order := "ties: larger bytes first"
-	segs = append(segs, segment{lines: []string{id, shape, order}, weight: float64(l.MaxIDBytes()), fill: "#ffffff"})
+	if l.IDOrder == layout.Asc {
+		order = "ties: smaller id first (text reversed)"
+	}
+	segs = append(segs, segment{lines: []string{id, shape, order}, weight: float64(l.MaxIDTextBytes()), fill: "#ffffff"})
 	return segs
 }
 

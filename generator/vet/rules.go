@@ -112,12 +112,16 @@ func checkMemberLong(p *probe) {
 	}
 	what := fmt.Sprintf("members reach %d bytes", n)
 	if l.PrefixLen > 0 {
-		what += fmt.Sprintf(" (%d-byte prefix + id of up to %d)", l.PrefixLen, l.MaxIDBytes())
+		what += fmt.Sprintf(" (%d-byte prefix + id of up to %d)", l.PrefixLen, l.MaxIDTextBytes())
 	}
 	msg := what + ", over 64: a board holding one such member leaves Redis's compact listpack encoding however small it is (zset-max-listpack-value)"
 	fix := "shorten the member prefix (narrower member fields), or raise zset-max-listpack-value on the server"
-	if l.IDType == layout.IDString && l.PrefixLen < listpackValue {
-		fix = fmt.Sprintf("max_bytes: %d keeps members within 64 bytes; or %s", listpackValue-l.PrefixLen, fix)
+	fits := listpackValue - l.PrefixLen // the longest id that keeps members within 64 bytes
+	if l.IDOrder == layout.Asc {        // the reversed text: up to 2·max_bytes + 1 bytes
+		fits = (fits - 1) / 2
+	}
+	if l.IDType == layout.IDString && fits >= 1 {
+		fix = fmt.Sprintf("max_bytes: %d keeps members within 64 bytes; or %s", fits, fix)
 		p.atKey([]string{"id", "max_bytes"}, fix, "%s", msg)
 		return
 	}
@@ -138,7 +142,7 @@ func checkDecimalBound(p *probe) {
 
 func checkFits62(p *probe) {
 	l := p.l()
-	if !l.HasPrefix() || l.Score != layout.ScoreInteger || !l.FitsBits62() {
+	if !l.HasMemberFields() || l.Score != layout.ScoreInteger || !l.FitsBits62() {
 		return // layout.FitsBits62 is the one rule of what a bits62 score holds
 	}
 	total := big.NewInt(1)

@@ -6,6 +6,7 @@ import (
 	"github.com/rankgen/rankgen/examples/generated/duelint"
 	"github.com/rankgen/rankgen/examples/generated/laps"
 	"github.com/rankgen/rankgen/examples/generated/pits"
+	"github.com/rankgen/rankgen/examples/generated/quiz"
 	"github.com/rankgen/rankgen/examples/generated/racing"
 	"github.com/rankgen/rankgen/examples/generated/season"
 	"github.com/rankgen/rankgen/examples/generated/seed000member"
@@ -28,6 +29,7 @@ var changeFuncs = map[string][]any{
 	"duelint":         {duelint.AddPoints, duelint.MaxPoints, duelint.SetPoints, duelint.AddWins, duelint.MinWins, duelint.SetTier, duelint.MaxTier},
 	"laps":            {laps.MinBestLap, laps.SetBestLap, laps.AddLaps, laps.SetData},
 	"pits":            {pits.MinStopMs, pits.SetStopMs, pits.SetData},
+	"quiz":            {quiz.AddCorrect, quiz.SetCorrect, quiz.MinMillis, quiz.SetMillis},
 	"racing":          {racing.AddLaps, racing.SetLaps, racing.AddRaceTime, racing.MinRaceTime, racing.SetRaceTime},
 	"season":          {season.AddPoints, season.MaxTier, season.SetTier, season.AddWins, season.SetWins},
 	"seed000member":   {seed000member.AddPrimary, seed000member.SetPrimary, seed000member.SetReachedAt},

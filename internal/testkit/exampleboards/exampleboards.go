@@ -19,6 +19,7 @@ import (
 	"github.com/rankgen/rankgen/examples/generated/duelint"
 	"github.com/rankgen/rankgen/examples/generated/laps"
 	"github.com/rankgen/rankgen/examples/generated/pits"
+	"github.com/rankgen/rankgen/examples/generated/quiz"
 	"github.com/rankgen/rankgen/examples/generated/racing"
 	"github.com/rankgen/rankgen/examples/generated/season"
 	"github.com/rankgen/rankgen/examples/generated/seed000member"
@@ -65,6 +66,8 @@ func All() []Example {
 			NewBoard: laps.NewBoard, Decode: laps.Decode, WithTTL: laps.WithTTL, WithExpireAt: laps.WithExpireAt},
 		{Name: "pits", Schema: "pits.yaml", Fingerprint: pits.Fingerprint, Codec: CodecOf(pits.Entry.Encode, pits.Decode, pits.Compare),
 			NewBoard: pits.NewBoard, Decode: pits.Decode, WithTTL: pits.WithTTL, WithExpireAt: pits.WithExpireAt},
+		{Name: "quiz", Schema: "quiz.yaml", Fingerprint: quiz.Fingerprint, Codec: CodecOf(quiz.Entry.Encode, quiz.Decode, quiz.Compare),
+			NewBoard: quiz.NewBoard, Decode: quiz.Decode, WithTTL: quiz.WithTTL, WithExpireAt: quiz.WithExpireAt},
 		{Name: "racing", Schema: "racing.yaml", Fingerprint: racing.Fingerprint, Codec: CodecOf(racing.Entry.Encode, racing.Decode, racing.Compare),
 			NewBoard: racing.NewBoard, Decode: racing.Decode, WithTTL: racing.WithTTL, WithExpireAt: racing.WithExpireAt},
 		{Name: "season", Schema: "season.yaml", Fingerprint: season.Fingerprint, Codec: CodecOf(season.Entry.Encode, season.Decode, season.Compare),

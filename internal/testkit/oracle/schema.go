@@ -15,8 +15,9 @@ import (
 // covers every field kind (uint, int, bool, enum, time), every way of giving a width (bits,
 // digits, min/max only, enum values), both orders, explicit and default placement (fields
 // spill into the member when the score is full, or are put there with "in: member"), custom
-// separators, string and uint64 ids, integer and decimal scores, update operations, overflow
-// and stamps, and the YAML shorthands the parser accepts. The same rng state gives the same
+// separators, string and uint64 ids with ties by id descending or ascending (id order: asc),
+// integer and decimal scores, update operations, overflow and stamps, and the YAML shorthands
+// the parser accepts. The same rng state gives the same
 // text.
 //
 // The schema is valid by construction: the generator tracks each field's exact radix and the
@@ -92,7 +93,30 @@ func (g *schemaGen) schema(pkg string) []byte {
 		g.line("separator: %q", g.pick(separators...))
 	}
 	g.fields(names, limit)
-	return []byte(g.b.String())
+	text := g.b.String()
+	if g.chance(0.3) { // drawn last: the draws before it, and so the committed random boards, stay as they were
+		text = idAsc(text)
+	}
+	return []byte(text)
+}
+
+// idAsc adds "order: asc" (ties by id ascending) to the id of a schema text written by id.
+func idAsc(text string) string {
+	lines := strings.SplitAfter(text, "\n")
+	for i, line := range lines {
+		switch {
+		case strings.HasPrefix(line, "id: {"): // the flow form
+			lines[i] = strings.TrimSuffix(line, "}\n") + ", order: asc}\n"
+		case line == "id:\n": // the block form: its keys follow
+			lines[i] = line + "  order: asc\n"
+		case strings.HasPrefix(line, "id: "): // the shorthand, a name alone
+			lines[i] = "id: {name: " + strings.TrimSpace(strings.TrimPrefix(line, "id: ")) + ", order: asc}\n"
+		default:
+			continue
+		}
+		break
+	}
+	return strings.Join(lines, "")
 }
 
 // scoreKind writes the score kind and returns the score's capacity (an independent statement

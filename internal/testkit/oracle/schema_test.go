@@ -25,7 +25,8 @@ func TestRandomSchemaParses(t *testing.T) {
 		}
 		seen["score "+l.Score.String()]++
 		seen["id "+l.IDType.String()]++
-		if l.HasPrefix() {
+		seen["id "+l.IDType.String()+" order "+l.IDOrder.String()]++
+		if l.HasMemberFields() {
 			seen["member prefix"]++
 			if l.Separator != ":" {
 				seen["custom separator in member"]++
@@ -57,6 +58,7 @@ func TestRandomSchemaParses(t *testing.T) {
 	}
 	want := []string{
 		"score integer", "score decimal", "id string", "id uint64", "member prefix",
+		"id string order desc", "id string order asc", "id uint64 order desc", "id uint64 order asc",
 		"custom separator in member", "member only",
 		"kind uint", "kind int", "kind bool", "kind enum", "kind time", "order asc", "order desc",
 		"radix kind 0 place score", "radix kind 1 place score", "radix kind 2 place score",

@@ -13,9 +13,9 @@
 //
 //	score: bits62, the double whose bit pattern is P < 13421772800000; 43.61 of 62 bits used (18.39 left)
 //	bits62: redis-cli shows such scores as tiny or odd numbers (e.g. 4.9e-324); only rankgen decodes them. Never run ZINCRBY or weighted ZUNIONSTORE/ZINTERSTORE on this board: arithmetic on these doubles corrupts entries
-//	member: the ID itself (string)
+//	member: <ID reversed>, the id's text reversed so that ties rank by id ascending; an id → member index is kept beside the set
 //	Streak: 27 bits of ms from 2068-02-20 last until 2068-02-22
-//	fingerprint: c12bc17bb98511d6
+//	fingerprint: fe66a7ecd58e9429
 package b02
 
 import (
@@ -43,11 +43,12 @@ const (
 
 // Fingerprint identifies the stored encoding: it changes exactly when a change to the schema
 // changes how entries are stored or ordered, so a board written by another layout is refused.
-const Fingerprint = "c12bc17bb98511d6"
+const Fingerprint = "fe66a7ecd58e9429"
 
 // The layout as constants. A field's digit is its value minus Min (desc) or Max minus its value (asc),
 // so that a larger digit ranks first. The score is the float64 whose bit pattern is P = Σ digit·Weight,
 // below 2^62: non-negative doubles order as their patterns.
+// Ties rank by id ascending: the member holds the id's text reversed.
 const (
 	bonusMin     = 0
 	bonusMax     = 9999
@@ -154,7 +155,8 @@ func (e Entry) Encode() (score float64, member string, err error) {
 	p := uint64(e.Bonus)*bonusWeight +
 		uint64(streakMax-streakMs)*streakWeight +
 		uint64(PaidMid-e.Paid)*paidWeight
-	return math.Float64frombits(p), e.ID, nil
+	// The member is the id's reversed text, so that ties rank by id ascending.
+	return math.Float64frombits(p), string(rankgenrt.AppendReversedID(nil, e.ID)), nil
 }
 
 // Decode recovers the entry from a score and member read from Redis. A pair this layout cannot
@@ -174,7 +176,11 @@ func Decode(score float64, member string) (e Entry, err error) {
 		return Entry{}, rankgenrt.BadScore(score, "Paid digit is outside its range")
 	}
 	e.Paid = PaidMid - Paid(d)
-	e.ID = member
+	id, ok := rankgenrt.ReversedIDOf(member)
+	if !ok {
+		return Entry{}, rankgenrt.BadMember(member, "ID is not an id's reversed text")
+	}
+	e.ID = id
 	if n := len(e.ID); n == 0 || n > idMaxBytes {
 		return Entry{}, rankgenrt.BadMember(member, "ID is not 1 to 64 bytes")
 	}
@@ -193,9 +199,8 @@ func Compare(a, b Entry) int {
 	if c := cmp.Compare(a.Paid, b.Paid); c != 0 {
 		return c
 	}
-	// Equal fields: Redis compares the members' bytes, larger first, and with equal prefixes
-	// that is the ids' bytes.
-	return strings.Compare(b.ID, a.ID)
+	// Equal fields: the smaller id first (id order: asc; its text in the member is reversed).
+	return strings.Compare(a.ID, b.ID)
 }
 
 // luaLibrary is the board's Lua library, generated beside this file from the same layout: one
@@ -217,6 +222,8 @@ var (
 	scriptSetPaid     = library.Function("set_paid")
 	scriptSetPaidMany = library.Function("set_paid_many")
 	scriptChanges     = library.Function("changes")
+	scriptGet         = library.Function("get")
+	scriptRank        = library.Function("rank")
 	scriptAround      = library.Function("around")
 	scriptAfter       = library.Function("after")
 	scriptGetMany     = library.Function("get_many")
@@ -237,19 +244,20 @@ func Library() *rankgenrt.Library {
 }
 
 // Board is a leaderboard of Entry values in a Redis sorted set, read best first. Its key is given
-// to NewBoard; its meta key (the layout fingerprint) is a second key in the same hash slot, so the
-// board works on Redis Cluster. Every write is one atomic script that refuses a board written by
-// another layout (ErrLayoutMismatch) and leaves the board unchanged on any error. Reads refuse
-// another layout's board too, within their one round trip. A Board is safe for concurrent use;
-// create it once per key and reuse it.
+// to NewBoard; its index (a hash id → member, which also records the layout fingerprint) is a
+// second key in the same hash slot, so the board works on Redis Cluster. Every write is one atomic
+// script that refuses a board written by another layout (ErrLayoutMismatch) and leaves the board
+// unchanged on any error. Entries written by other code, without an index, are refused
+// (ErrNotIndexed) until Reindex adopts them. Reads refuse another layout's board too, within their
+// one round trip. A Board is safe for concurrent use; create it once per key and reuse it.
 type Board struct {
 	c        redis.UniversalClient
-	keys     []string // the sorted set, its meta key, the two ack keys
+	keys     []string // the sorted set, its index, the two ack keys
 	exp      rankgenrt.Expiry
 	tokens   *rankgenrt.Tokens  // one per write call: exactly-once writes
 	dedup    rankgenrt.Dedup    // the dedup window (WithDedupWindow)
 	replicas rankgenrt.Replicas // how many replicas every write waits for (WithReplicas)
-	verified atomic.Bool        // the meta key records Fingerprint: reads need not check it
+	verified atomic.Bool        // the index records Fingerprint: reads need not check it
 }
 
 // Option configures a Board.
@@ -311,11 +319,11 @@ func NewBoard(c redis.UniversalClient, key string, opts ...Option) *Board {
 	return b
 }
 
-// boardKeys are the keys of the board stored under key: the sorted set, its meta key, and the two
-// ack keys (the recorded tokens of recent writes, which expire by themselves).
+// boardKeys are the keys of the board stored under key: the sorted set, its index, and the two ack
+// keys (the recorded tokens of recent writes, which expire by themselves).
 func boardKeys(key string) []string {
 	ack := rankgenrt.AckKeys(key)
-	return []string{key, rankgenrt.MetaKey(key), ack[0], ack[1]}
+	return []string{key, rankgenrt.IndexKey(key), ack[0], ack[1]}
 }
 
 // Key returns the board's key.
@@ -323,7 +331,7 @@ func (b *Board) Key() string {
 	return b.keys[0]
 }
 
-// Keys returns every key the board uses: the sorted set, its meta key, and the two ack keys (the
+// Keys returns every key the board uses: the sorted set, its index, and the two ack keys (the
 // recorded tokens of recent writes, which expire by themselves).
 func (b *Board) Keys() []string {
 	return append([]string{}, b.keys...)
@@ -393,8 +401,8 @@ func (b *Board) SetMany(ctx context.Context, entries []Entry) error {
 }
 
 // Best stores e unless the board's entry for its id ranks at least as high, comparing whole tuples
-// (members are bare ids here, so the score alone orders them); it reports whether e was stored. It
-// runs the best script, as every write does, so the layout fingerprint is checked and the write
+// (score, then the member's field prefix), never field by field; it reports whether e was stored.
+// It runs the best script, as every write does, so the layout fingerprint is checked and the write
 // applied exactly once.
 func (b *Board) Best(ctx context.Context, e Entry) (bool, error) {
 	kept, err := b.BestMany(ctx, []Entry{e})
@@ -635,7 +643,7 @@ func read[T any, C interface {
 		return c.Result()
 	}
 	pipe := b.c.Pipeline()
-	fp := rankgenrt.FingerprintCmd(ctx, pipe, b.keys[1], false)
+	fp := rankgenrt.FingerprintCmd(ctx, pipe, b.keys[1], true)
 	c := cmd(pipe)
 	_, _ = pipe.Exec(ctx) // each command keeps its own reply and error
 	rankgenrt.TypeError(c)
@@ -654,16 +662,18 @@ func (b *Board) Get(ctx context.Context, id string) (Entry, error) {
 	if err := checkID(id); err != nil {
 		return Entry{}, err
 	}
-	score, err := read(ctx, b, func(c redis.Cmdable) *redis.FloatCmd {
-		return c.ZScore(ctx, b.keys[0], id)
-	})
+	v, err := rankgenrt.RunRO(ctx, b.c, scriptGet, b.keys, id)
 	if errors.Is(err, redis.Nil) {
 		return Entry{}, rankgenrt.NotFound(id)
 	}
 	if err != nil {
 		return Entry{}, err
 	}
-	return Decode(score, id)
+	score, member, err := rankgenrt.ScoreMember(v)
+	if err != nil {
+		return Entry{}, err
+	}
+	return Decode(score, member)
 }
 
 // Rank returns the 1-based position of the entry of id in the board's order, or an error matching
@@ -672,12 +682,11 @@ func (b *Board) Rank(ctx context.Context, id string) (int64, error) {
 	if err := checkID(id); err != nil {
 		return 0, err
 	}
-	r, err := read(ctx, b, func(c redis.Cmdable) *redis.IntCmd {
-		return c.ZRevRank(ctx, b.keys[0], id)
-	})
+	v, err := rankgenrt.RunRO(ctx, b.c, scriptRank, b.keys, id)
 	if errors.Is(err, redis.Nil) {
 		return 0, rankgenrt.NotFound(id)
 	}
+	r, err := rankgenrt.Int(v, err)
 	if err != nil {
 		return 0, err
 	}
@@ -1191,6 +1200,20 @@ func (b *Board) AroundScore(ctx context.Context, at Place, before, after int64) 
 	return window(rankgenrt.RunRO(ctx, b.c, scriptAroundScore, b.keys, rankgenrt.FormatScore(score), member, max(before, 0), max(after, 0)))
 }
 
+// Reindex builds the board's index (id → member) from the members already in its sorted set: how
+// a board that other code wrote with this layout is adopted. It reads the whole set first and
+// writes nothing when a member does not decode (ErrBadScore, ErrBadMember) or an id has more than
+// one member (ErrDuplicateID; the report lists them). It is idempotent and safe to rerun: it
+// corrects wrong entries, removes entries of ids no longer in the set, and writes each entry only
+// while its member is still in the set, so it never undoes a concurrent write of this Board.
+// Members written meanwhile by other code are not indexed: stop such writers first.
+func (b *Board) Reindex(ctx context.Context) (rankgenrt.ReindexReport, error) {
+	return rankgenrt.Reindex(ctx, b.c, b.keys[0], Fingerprint, func(score float64, member string) (string, error) {
+		e, err := Decode(score, member)
+		return e.ID, err
+	})
+}
+
 // args starts the arguments of a write script: the expiry, the place of the call's token (write
 // fills it in), the dedup window, then room for n more.
 func (b *Board) args(n int) []any {
@@ -1226,8 +1249,7 @@ func (b *Board) updateArgs(n int) []any {
 	return append(args, "")
 }
 
-// apply runs a field update script for the updates at positions sent, whose ids are args[5+2j],
-// and fills in res.
+// apply runs a field update script for the updates at positions sent and fills in res.
 func (b *Board) apply(ctx context.Context, s *rankgenrt.Function, args []any, res []Result, sent []int) error {
 	if len(sent) == 0 {
 		return nil
@@ -1236,7 +1258,7 @@ func (b *Board) apply(ctx context.Context, s *rankgenrt.Function, args []any, re
 	if err != nil {
 		return err
 	}
-	items, err := rankgenrt.BareItems(v, len(sent))
+	items, err := rankgenrt.Items(v, len(sent))
 	if err != nil {
 		return err
 	}
@@ -1246,8 +1268,7 @@ func (b *Board) apply(ctx context.Context, s *rankgenrt.Function, args []any, re
 			r.Err = it.Err
 			continue
 		}
-		// The reply holds P alone: the member is the id sent.
-		r.Entry, r.Err = Decode(scoreOfP(it.P), args[5+2*j].(string))
+		r.Entry, r.Err = Decode(scoreOfP(it.P), it.Member)
 	}
 	return nil
 }

@@ -12,9 +12,9 @@
 //
 //	score: bits62, the double whose bit pattern is P < 4398046511104; 42.00 of 62 bits used (20.00 left)
 //	bits62: redis-cli shows such scores as tiny or odd numbers (e.g. 4.9e-324); only rankgen decodes them. Never run ZINCRBY or weighted ZUNIONSTORE/ZINTERSTORE on this board: arithmetic on these doubles corrupts entries
-//	member: <Laps:11 dec>:<Deadline:1 dec>:<Paid:1 dec>:<Car>, 16-byte prefix; an id → member index is kept beside the set
+//	member: <Laps:11 dec>:<Deadline:1 dec>:<Paid:1 dec>:<Car reversed>, 16-byte prefix; an id → member index is kept beside the set
 //	Laps: 11 digits of us from 2093-09-22 last until 2093-09-23
-//	fingerprint: c23beed280787d26
+//	fingerprint: 3fa93753c3a51f31
 package b04
 
 import (
@@ -41,12 +41,13 @@ const (
 
 // Fingerprint identifies the stored encoding: it changes exactly when a change to the schema
 // changes how entries are stored or ordered, so a board written by another layout is refused.
-const Fingerprint = "c23beed280787d26"
+const Fingerprint = "3fa93753c3a51f31"
 
 // The layout as constants. A field's digit is its value minus Min (desc) or Max minus its value (asc),
 // so that a larger digit ranks first. The score is the float64 whose bit pattern is P = Σ digit·Weight,
 // below 2^62: non-negative doubles order as their patterns.
-// Member fields are fixed-width text before the id: <Laps:11 dec>:<Deadline:1 dec>:<Paid:1 dec>:<Car>.
+// Member fields are fixed-width text before the id: <Laps:11 dec>:<Deadline:1 dec>:<Paid:1 dec>:<Car reversed>.
+// Ties rank by id ascending: the member holds the id's text reversed.
 const (
 	tierMin     = 0
 	tierMax     = 993778
@@ -106,8 +107,9 @@ func (e Entry) Encode() (score float64, member string, err error) {
 		return 0, "", rankgenrt.IDLengthError("Car", n, carMaxBytes)
 	}
 	p := uint64(e.Tier) * tierWeight
-	// The member is <Laps:11 dec>:<Deadline:1 dec>:<Paid:1 dec>:<Car>:
+	// The member is <Laps:11 dec>:<Deadline:1 dec>:<Paid:1 dec>:<Car reversed>:
 	// fixed-width digits keep its byte order equal to the rank order.
+	// The id's text is reversed, so that ties rank by id ascending.
 	var prefix [prefixLen]byte
 	rankgenrt.PutDec(prefix[lapsOff:lapsEnd], uint64(lapsMax-lapsUs))
 	copy(prefix[lapsEnd:], separator)
@@ -121,7 +123,7 @@ func (e Entry) Encode() (score float64, member string, err error) {
 		rankgenrt.PutDec(prefix[paidOff:paidEnd], 1)
 	}
 	copy(prefix[paidEnd:], separator)
-	return math.Float64frombits(p), string(prefix[:]) + e.Car, nil
+	return math.Float64frombits(p), string(rankgenrt.AppendReversedID(prefix[:], e.Car)), nil
 }
 
 // Decode recovers the entry from a score and member read from Redis. A pair this layout cannot
@@ -139,9 +141,9 @@ func Decode(score float64, member string) (e Entry, err error) {
 		return Entry{}, rankgenrt.BadScore(score, "Tier digit is outside its range")
 	}
 	e.Tier = uint32(d)
-	// The member is <Laps:11 dec>:<Deadline:1 dec>:<Paid:1 dec>:<Car>.
+	// The member is <Laps:11 dec>:<Deadline:1 dec>:<Paid:1 dec>:<Car reversed>.
 	if len(member) < prefixLen || member[lapsEnd:deadlineOff] != separator || member[deadlineEnd:paidOff] != separator || member[paidEnd:prefixLen] != separator {
-		return Entry{}, rankgenrt.BadMember(member, "not of the form <Laps:11 dec>:<Deadline:1 dec>:<Paid:1 dec>:<Car>")
+		return Entry{}, rankgenrt.BadMember(member, "not of the form <Laps:11 dec>:<Deadline:1 dec>:<Paid:1 dec>:<Car reversed>")
 	}
 	d, ok := rankgenrt.ParseDec(member[lapsOff:lapsEnd])
 	if !ok {
@@ -158,7 +160,11 @@ func Decode(score float64, member string) (e Entry, err error) {
 		return Entry{}, rankgenrt.BadMember(member, "Paid is not 1 decimal digits of its range")
 	}
 	e.Paid = d == 1
-	e.Car = member[prefixLen:]
+	id, ok := rankgenrt.ReversedIDOf(member[prefixLen:])
+	if !ok {
+		return Entry{}, rankgenrt.BadMember(member, "Car is not an id's reversed text")
+	}
+	e.Car = id
 	if n := len(e.Car); n == 0 || n > carMaxBytes {
 		return Entry{}, rankgenrt.BadMember(member, "Car is not 1 to 64 bytes")
 	}
@@ -180,9 +186,8 @@ func Compare(a, b Entry) int {
 	if c := rankgenrt.CompareBool(b.Paid, a.Paid); c != 0 {
 		return c
 	}
-	// Equal fields: Redis compares the members' bytes, larger first, and with equal prefixes
-	// that is the ids' bytes.
-	return strings.Compare(b.Car, a.Car)
+	// Equal fields: the smaller id first (id order: asc; its text in the member is reversed).
+	return strings.Compare(a.Car, b.Car)
 }
 
 // luaLibrary is the board's Lua library, generated beside this file from the same layout: one

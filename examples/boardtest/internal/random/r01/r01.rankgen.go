@@ -13,10 +13,10 @@
 //	Balance   time.Time  member  digits 4      bytes 16–19 dec  asc (earlier first)  2085-08-08T01:06:54Z … 2085-08-08T01:07:24Z
 //
 //	score: integer P < 2560, 11.32 of 53 bits used (41.68 left)
-//	member: <RaceTime:6 dec>:<Rating:1 dec>:<Bonus:6 hex>:<Balance:4 dec>:<Handle>, 21-byte prefix; an id → member index is kept beside the set
+//	member: <RaceTime:6 dec>:<Rating:1 dec>:<Bonus:6 hex>:<Balance:4 dec>:<Handle reversed>, 21-byte prefix; an id → member index is kept beside the set
 //	Level: 9 bits of us from 2091-08-12 last until 2091-08-12
 //	Balance: 4 digits of s from 2085-08-08 last until 2085-08-08
-//	fingerprint: 3c05b741da65cab8
+//	fingerprint: 15efcd988c333aa2
 package r01
 
 import (
@@ -44,11 +44,12 @@ const (
 
 // Fingerprint identifies the stored encoding: it changes exactly when a change to the schema
 // changes how entries are stored or ordered, so a board written by another layout is refused.
-const Fingerprint = "3c05b741da65cab8"
+const Fingerprint = "15efcd988c333aa2"
 
 // The layout as constants. A field's digit is its value minus Min (desc) or Max minus its value (asc),
 // so that a larger digit ranks first. The score is P = Σ digit·Weight, a whole number below 2^53.
-// Member fields are fixed-width text before the id: <RaceTime:6 dec>:<Rating:1 dec>:<Bonus:6 hex>:<Balance:4 dec>:<Handle>.
+// Member fields are fixed-width text before the id: <RaceTime:6 dec>:<Rating:1 dec>:<Bonus:6 hex>:<Balance:4 dec>:<Handle reversed>.
+// Ties rank by id ascending: the member holds the id's text reversed.
 const (
 	levelMin       = 3837767552979130 // 2091-08-12T14:32:32.97913Z, in microseconds since the Unix epoch
 	levelMax       = 3837767552979641 // 2091-08-12T14:32:32.979641Z
@@ -252,8 +253,9 @@ func (e Entry) Encode() (score float64, member string, err error) {
 	}
 	p := uint64(levelMax-levelUs)*levelWeight +
 		uint64(e.Wins)*winsWeight
-	// The member is <RaceTime:6 dec>:<Rating:1 dec>:<Bonus:6 hex>:<Balance:4 dec>:<Handle>:
+	// The member is <RaceTime:6 dec>:<Rating:1 dec>:<Bonus:6 hex>:<Balance:4 dec>:<Handle reversed>:
 	// fixed-width digits keep its byte order equal to the rank order.
+	// The id's text is reversed, so that ties rank by id ascending.
 	var prefix [prefixLen]byte
 	rankgenrt.PutDec(prefix[raceTimeOff:raceTimeEnd], uint64(raceTimeMax-int64(e.RaceTime)))
 	copy(prefix[raceTimeEnd:], separator)
@@ -263,7 +265,7 @@ func (e Entry) Encode() (score float64, member string, err error) {
 	copy(prefix[bonusEnd:], separator)
 	rankgenrt.PutDec(prefix[balanceOff:balanceEnd], uint64(balanceMax-balanceSec))
 	copy(prefix[balanceEnd:], separator)
-	return float64(p), string(prefix[:]) + e.Handle, nil
+	return float64(p), string(rankgenrt.AppendReversedID(prefix[:], e.Handle)), nil
 }
 
 // Decode recovers the entry from a score and member read from Redis. A pair this layout cannot
@@ -278,9 +280,9 @@ func Decode(score float64, member string) (e Entry, err error) {
 	p := uint64(score)
 	e.Level = time.UnixMicro(levelMax - int64(p/levelWeight)).UTC()
 	e.Wins = Wins(p % winsRadix)
-	// The member is <RaceTime:6 dec>:<Rating:1 dec>:<Bonus:6 hex>:<Balance:4 dec>:<Handle>.
+	// The member is <RaceTime:6 dec>:<Rating:1 dec>:<Bonus:6 hex>:<Balance:4 dec>:<Handle reversed>.
 	if len(member) < prefixLen || member[raceTimeEnd:ratingOff] != separator || member[ratingEnd:bonusOff] != separator || member[bonusEnd:balanceOff] != separator || member[balanceEnd:prefixLen] != separator {
-		return Entry{}, rankgenrt.BadMember(member, "not of the form <RaceTime:6 dec>:<Rating:1 dec>:<Bonus:6 hex>:<Balance:4 dec>:<Handle>")
+		return Entry{}, rankgenrt.BadMember(member, "not of the form <RaceTime:6 dec>:<Rating:1 dec>:<Bonus:6 hex>:<Balance:4 dec>:<Handle reversed>")
 	}
 	d, ok := rankgenrt.ParseDec(member[raceTimeOff:raceTimeEnd])
 	if !ok || d > raceTimeMax-raceTimeMin {
@@ -302,7 +304,11 @@ func Decode(score float64, member string) (e Entry, err error) {
 		return Entry{}, rankgenrt.BadMember(member, "Balance is not 4 decimal digits of its range")
 	}
 	e.Balance = time.Unix(balanceMax-int64(d), 0).UTC()
-	e.Handle = member[prefixLen:]
+	id, ok := rankgenrt.ReversedIDOf(member[prefixLen:])
+	if !ok {
+		return Entry{}, rankgenrt.BadMember(member, "Handle is not an id's reversed text")
+	}
+	e.Handle = id
 	if n := len(e.Handle); n == 0 || n > handleMaxBytes {
 		return Entry{}, rankgenrt.BadMember(member, "Handle is not 1 to 64 bytes")
 	}
@@ -330,9 +336,8 @@ func Compare(a, b Entry) int {
 	if c := cmp.Compare(a.Balance.Unix(), b.Balance.Unix()); c != 0 {
 		return c
 	}
-	// Equal fields: Redis compares the members' bytes, larger first, and with equal prefixes
-	// that is the ids' bytes.
-	return strings.Compare(b.Handle, a.Handle)
+	// Equal fields: the smaller id first (id order: asc; its text in the member is reversed).
+	return strings.Compare(a.Handle, b.Handle)
 }
 
 // luaLibrary is the board's Lua library, generated beside this file from the same layout: one

@@ -13,8 +13,8 @@
 //	Region    int64   member  radix 5270426354680  bytes 11–23 dec  asc (lower first)    1683601534223163788 … 1683606804649518467
 //
 //	score: integer P < 512000000000000, 48.86 of 53 bits used (4.14 left)
-//	member: <Gold:10 dec>:<Region:13 dec>:<ID>, 25-byte prefix; an id → member index is kept beside the set
-//	fingerprint: 61350c49cd5be40f
+//	member: <Gold:10 dec>:<Region:13 dec>:<ID reversed>, 25-byte prefix; an id → member index is kept beside the set
+//	fingerprint: 94bdd652d0efecbc
 package r02
 
 import (
@@ -41,11 +41,12 @@ const (
 
 // Fingerprint identifies the stored encoding: it changes exactly when a change to the schema
 // changes how entries are stored or ordered, so a board written by another layout is refused.
-const Fingerprint = "61350c49cd5be40f"
+const Fingerprint = "94bdd652d0efecbc"
 
 // The layout as constants. A field's digit is its value minus Min (desc) or Max minus its value (asc),
 // so that a larger digit ranks first. The score is P = Σ digit·Weight, a whole number below 2^53.
-// Member fields are fixed-width text before the id: <Gold:10 dec>:<Region:13 dec>:<ID>.
+// Member fields are fixed-width text before the id: <Gold:10 dec>:<Region:13 dec>:<ID reversed>.
+// Ties rank by id ascending: the member holds the id's text reversed.
 const (
 	joinedAtMin    = 9223372036854775807
 	joinedAtMax    = 9223372036854775807
@@ -109,14 +110,15 @@ func (e Entry) Encode() (score float64, member string, err error) {
 	}
 	p := uint64(joinedAtMax-e.JoinedAt)*joinedAtWeight +
 		(e.Losses-lossesMin)*lossesWeight
-	// The member is <Gold:10 dec>:<Region:13 dec>:<ID>:
+	// The member is <Gold:10 dec>:<Region:13 dec>:<ID reversed>:
 	// fixed-width digits keep its byte order equal to the rank order.
+	// The id's text is reversed, so that ties rank by id ascending.
 	var prefix [prefixLen]byte
 	rankgenrt.PutDec(prefix[goldOff:goldEnd], uint64(goldMax-e.Gold))
 	copy(prefix[goldEnd:], separator)
 	rankgenrt.PutDec(prefix[regionOff:regionEnd], uint64(regionMax-e.Region))
 	copy(prefix[regionEnd:], separator)
-	return float64(p), string(prefix[:]) + e.ID, nil
+	return float64(p), string(rankgenrt.AppendReversedID(prefix[:], e.ID)), nil
 }
 
 // Decode recovers the entry from a score and member read from Redis. A pair this layout cannot
@@ -135,9 +137,9 @@ func Decode(score float64, member string) (e Entry, err error) {
 	}
 	e.JoinedAt = joinedAtMax - int64(d)
 	e.Losses = lossesMin + p%lossesRadix
-	// The member is <Gold:10 dec>:<Region:13 dec>:<ID>.
+	// The member is <Gold:10 dec>:<Region:13 dec>:<ID reversed>.
 	if len(member) < prefixLen || member[goldEnd:regionOff] != separator || member[regionEnd:prefixLen] != separator {
-		return Entry{}, rankgenrt.BadMember(member, "not of the form <Gold:10 dec>:<Region:13 dec>:<ID>")
+		return Entry{}, rankgenrt.BadMember(member, "not of the form <Gold:10 dec>:<Region:13 dec>:<ID reversed>")
 	}
 	d, ok := rankgenrt.ParseDec(member[goldOff:goldEnd])
 	if !ok || d > goldMax-goldMin {
@@ -149,7 +151,11 @@ func Decode(score float64, member string) (e Entry, err error) {
 		return Entry{}, rankgenrt.BadMember(member, "Region is not 13 decimal digits of its range")
 	}
 	e.Region = regionMax - int64(d)
-	e.ID = member[prefixLen:]
+	id, ok := rankgenrt.ReversedIDOf(member[prefixLen:])
+	if !ok {
+		return Entry{}, rankgenrt.BadMember(member, "ID is not an id's reversed text")
+	}
+	e.ID = id
 	if n := len(e.ID); n == 0 || n > idMaxBytes {
 		return Entry{}, rankgenrt.BadMember(member, "ID is not 1 to 64 bytes")
 	}
@@ -171,9 +177,8 @@ func Compare(a, b Entry) int {
 	if c := cmp.Compare(a.Region, b.Region); c != 0 {
 		return c
 	}
-	// Equal fields: Redis compares the members' bytes, larger first, and with equal prefixes
-	// that is the ids' bytes.
-	return strings.Compare(b.ID, a.ID)
+	// Equal fields: the smaller id first (id order: asc; its text in the member is reversed).
+	return strings.Compare(a.ID, b.ID)
 }
 
 // luaLibrary is the board's Lua library, generated beside this file from the same layout: one

@@ -15,9 +15,9 @@
 //	Lap       time.Time  member  bits 31         bytes 20–27 hex  asc (earlier first)  2056-04-27T08:51:25Z … 2075-02-16T23:13:40Z
 //
 //	score: integer P < 16777216, 24.00 of 53 bits used (29.00 left)
-//	member: <Points:1 dec>:<Xp:8 dec>:<Delta:1 dec>:<Bonus:6 dec>:<Lap:8 hex>:<UserID>, 29-byte prefix; an id → member index is kept beside the set
+//	member: <Points:1 dec>:<Xp:8 dec>:<Delta:1 dec>:<Bonus:6 dec>:<Lap:8 hex>:<UserID reversed>, 29-byte prefix; an id → member index is kept beside the set
 //	Lap: 31 bits of s from 2056-04-27 last until 2075-02-16
-//	fingerprint: b1b430f6a6f76b38
+//	fingerprint: 45a186ff9145d077
 package r32
 
 import (
@@ -45,11 +45,12 @@ const (
 
 // Fingerprint identifies the stored encoding: it changes exactly when a change to the schema
 // changes how entries are stored or ordered, so a board written by another layout is refused.
-const Fingerprint = "b1b430f6a6f76b38"
+const Fingerprint = "45a186ff9145d077"
 
 // The layout as constants. A field's digit is its value minus Min (desc) or Max minus its value (asc),
 // so that a larger digit ranks first. The score is P = Σ digit·Weight, a whole number below 2^53.
-// Member fields are fixed-width text before the id: <Points:1 dec>:<Xp:8 dec>:<Delta:1 dec>:<Bonus:6 dec>:<Lap:8 hex>:<UserID>.
+// Member fields are fixed-width text before the id: <Points:1 dec>:<Xp:8 dec>:<Delta:1 dec>:<Bonus:6 dec>:<Lap:8 hex>:<UserID reversed>.
+// Ties rank by id ascending: the member holds the id's text reversed.
 const (
 	priorityMin    = 0
 	priorityMax    = 16777215
@@ -182,8 +183,9 @@ func (e Entry) Encode() (score float64, member string, err error) {
 		return 0, "", rankgenrt.IDLengthError("UserID", n, userIDMaxBytes)
 	}
 	p := uint64(priorityMax-e.Priority) * priorityWeight
-	// The member is <Points:1 dec>:<Xp:8 dec>:<Delta:1 dec>:<Bonus:6 dec>:<Lap:8 hex>:<UserID>:
+	// The member is <Points:1 dec>:<Xp:8 dec>:<Delta:1 dec>:<Bonus:6 dec>:<Lap:8 hex>:<UserID reversed>:
 	// fixed-width digits keep its byte order equal to the rank order.
+	// The id's text is reversed, so that ties rank by id ascending.
 	var prefix [prefixLen]byte
 	rankgenrt.PutDec(prefix[pointsOff:pointsEnd], uint64(PointsWest-e.Points))
 	copy(prefix[pointsEnd:], separator)
@@ -198,7 +200,7 @@ func (e Entry) Encode() (score float64, member string, err error) {
 	copy(prefix[bonusEnd:], separator)
 	rankgenrt.PutHex(prefix[lapOff:lapEnd], uint64(lapMax-lapSec))
 	copy(prefix[lapEnd:], separator)
-	return float64(p), string(prefix[:]) + e.UserID, nil
+	return float64(p), string(rankgenrt.AppendReversedID(prefix[:], e.UserID)), nil
 }
 
 // Decode recovers the entry from a score and member read from Redis. A pair this layout cannot
@@ -212,9 +214,9 @@ func Decode(score float64, member string) (e Entry, err error) {
 	}
 	p := uint64(score)
 	e.Priority = uint32(priorityMax - p)
-	// The member is <Points:1 dec>:<Xp:8 dec>:<Delta:1 dec>:<Bonus:6 dec>:<Lap:8 hex>:<UserID>.
+	// The member is <Points:1 dec>:<Xp:8 dec>:<Delta:1 dec>:<Bonus:6 dec>:<Lap:8 hex>:<UserID reversed>.
 	if len(member) < prefixLen || member[pointsEnd:xpOff] != separator || member[xpEnd:deltaOff] != separator || member[deltaEnd:bonusOff] != separator || member[bonusEnd:lapOff] != separator || member[lapEnd:prefixLen] != separator {
-		return Entry{}, rankgenrt.BadMember(member, "not of the form <Points:1 dec>:<Xp:8 dec>:<Delta:1 dec>:<Bonus:6 dec>:<Lap:8 hex>:<UserID>")
+		return Entry{}, rankgenrt.BadMember(member, "not of the form <Points:1 dec>:<Xp:8 dec>:<Delta:1 dec>:<Bonus:6 dec>:<Lap:8 hex>:<UserID reversed>")
 	}
 	d, ok := rankgenrt.ParseDec(member[pointsOff:pointsEnd])
 	if !ok || d > uint64(PointsWest) {
@@ -241,7 +243,11 @@ func Decode(score float64, member string) (e Entry, err error) {
 		return Entry{}, rankgenrt.BadMember(member, "Lap is not 8 lower-case hex digits of its range")
 	}
 	e.Lap = time.Unix(lapMax-int64(d), 0).UTC()
-	e.UserID = member[prefixLen:]
+	id, ok := rankgenrt.ReversedIDOf(member[prefixLen:])
+	if !ok {
+		return Entry{}, rankgenrt.BadMember(member, "UserID is not an id's reversed text")
+	}
+	e.UserID = id
 	if n := len(e.UserID); n == 0 || n > userIDMaxBytes {
 		return Entry{}, rankgenrt.BadMember(member, "UserID is not 1 to 64 bytes")
 	}
@@ -269,9 +275,8 @@ func Compare(a, b Entry) int {
 	if c := cmp.Compare(a.Lap.Unix(), b.Lap.Unix()); c != 0 {
 		return c
 	}
-	// Equal fields: Redis compares the members' bytes, larger first, and with equal prefixes
-	// that is the ids' bytes.
-	return strings.Compare(b.UserID, a.UserID)
+	// Equal fields: the smaller id first (id order: asc; its text in the member is reversed).
+	return strings.Compare(a.UserID, b.UserID)
 }
 
 // luaLibrary is the board's Lua library, generated beside this file from the same layout: one
