@@ -1,0 +1,122 @@
+package boardtest
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/rankgen/rankgen/examples/generated/racing"
+	rankgenrt "github.com/rankgen/rankgen/runtime"
+	"github.com/redis/go-redis/v9"
+)
+
+// BenchmarkWriteSteps takes a single generated update (racing's AddLaps) apart on the server:
+// the CPU of each redis.call its function makes, measured by running that step stepsPerCall
+// times in one script on a board of benchEntries entries (so the script call's own cost is
+// spread thin), and the CPU of whole calls: an empty registered function taking the same keys
+// and arguments (what any FCALL costs: reading the command, the call, the reply), the minimal
+// hand-written Lua, the generated update with exactly-once writes off and on. It reports
+// srv-ns/step or srv-us/call (server CPU, INFO cpu); docs/performance.md has the table.
+//
+//	go test -run '^$' -bench WriteSteps -benchtime 20x ./examples/boardtest
+func BenchmarkWriteSteps(b *testing.B) {
+	c := benchClient(b)
+	l := parse(b, exampleNamed("racing").schema)
+	bb := newBenchBoard(b, c, exampleNamed("racing").schema, "steps-board")
+	ack := rankgenrt.AckKeys(bb.key)
+	// A live ack hash of a few thousand tokens, as a board under steady writes holds.
+	for i := range 4000 {
+		c.HSet(ctx, ack[0], fmt.Sprintf("tok.%d", i), "\x92\xa8add_laps\x91\xae123456789012")
+	}
+	const stepsPerCall = 1000
+	steps := []struct{ name, lua string }{
+		{"loop", `local x = i`},
+		{"TIME", `redis.call('TIME')`},
+		{"GET-fingerprint", `redis.call('GET', KEYS[2])`},
+		{"HMGET-ack", `redis.call('HMGET', KEYS[3], '', 'tok.x' .. i)`},
+		{"PTTL-fence", `redis.call('PTTL', KEYS[4])`},
+		{"ZSCORE", `redis.call('ZSCORE', KEYS[1], ARGV[(i % 100) + 1])`},
+		{"ZADD", `redis.call('ZADD', KEYS[1], string.format('%d', 500000000000 + i % 7), ARGV[(i % 100) + 1])`},
+		{"msgpack-reply", `cmsgpack.pack('add_laps', {'500000000000'})`},
+		{"HSET-ack", `redis.call('HSET', KEYS[3], 'tok.y' .. i, cmsgpack.pack('add_laps', {'500000000000'}))`},
+	}
+	ids := make([]any, 100)
+	for i := range ids {
+		ids[i] = bb.ids[i]
+	}
+	keys := []string{bb.key, rankgenrt.MetaKey(bb.key), ack[0], rankgenrt.FenceKey(bb.key)}
+	for _, st := range steps {
+		script := redis.NewScript(fmt.Sprintf("for i = 1, %d do\n%s\nend\nreturn 1", stepsPerCall, st.lua))
+		b.Run("step="+st.name, func(b *testing.B) {
+			srv0 := serverCPU(b, c)
+			for b.Loop() {
+				if err := script.Run(ctx, c, keys, ids...).Err(); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric((serverCPU(b, c)-srv0)*1e9/float64(b.N*stepsPerCall), "srv-ns/step")
+		})
+	}
+
+	// Whole calls, one caller: what each costs the server per call.
+	empty := "#!lua name=steps_empty\nredis.register_function('steps_empty', function(KEYS, ARGV) return {'1'} end)"
+	if err := c.FunctionLoadReplace(ctx, empty).Err(); err != nil {
+		b.Fatal(err)
+	}
+	emptyScript := redis.NewScript("return '1'")
+	// The library with its guards' commands taken out (the fence's PTTL, the fingerprint's GET),
+	// dedup off: what is left beside the minimal Lua is the function's Lua and its arguments.
+	lib := racing.Library()
+	bare := strings.ReplaceAll(lib.Source, lib.Name, "steps_bare")
+	for _, cut := range [][2]string{
+		{"local fence = fenced(keys[2])", "local fence = nil"},
+		{"local fp = redis.call('GET', aux)\n  local refused", "local fp = FINGERPRINT\n  local refused"},
+	} {
+		if !strings.Contains(bare, cut[0]) {
+			b.Fatalf("the library no longer holds %q", cut[0])
+		}
+		bare = strings.Replace(bare, cut[0], cut[1], 1)
+	}
+	if err := c.FunctionLoadReplace(ctx, bare).Err(); err != nil {
+		b.Fatal(err)
+	}
+	minimal := minimalScript(b, c, l, bb)
+	off := racing.NewBoard(c, bb.key, racing.WithDedupWindow(0))
+	on := racing.NewBoard(c, bb.key)
+	cars := make([]uint64, len(bb.ids))
+	for i, id := range bb.ids {
+		cars[i], _ = strconv.ParseUint(id, 10, 64)
+	}
+	car := func(i int) uint64 { return cars[i%len(cars)] }
+	calls := []struct {
+		name string
+		call func(i int) error
+	}{
+		{"zincrby", func(i int) error { return c.ZIncrBy(ctx, bb.key, 0, bb.ids[i%benchEntries]).Err() }},
+		{"fcall-empty", func(i int) error {
+			return c.FCall(ctx, "steps_empty", keys, "", "", "tok", "60", "", bb.ids[i%benchEntries], 1).Err()
+		}},
+		{"evalsha-empty", func(i int) error { return emptyScript.Run(ctx, c, keys[:1], bb.ids[i%benchEntries], 1).Err() }},
+		{"fcall-bare", func(i int) error {
+			return c.FCall(ctx, "steps_bare_add_laps", keys, "", "", "", "0", "", car(i), delta(i)).Err()
+		}},
+		{"minimal-lua", func(i int) error { return minimal(c, i, delta(i)).Err() }},
+		{"generated-dedup-off", func(i int) error { _, err := off.AddLaps(ctx, car(i), delta(i)); return err }},
+		{"generated", func(i int) error { _, err := on.AddLaps(ctx, car(i), delta(i)); return err }},
+	}
+	for _, cl := range calls {
+		b.Run("call="+cl.name, func(b *testing.B) {
+			srv0, i := serverCPU(b, c), 0
+			for b.Loop() {
+				for range 100 {
+					if err := cl.call(i); err != nil {
+						b.Fatal(err)
+					}
+					i++
+				}
+			}
+			b.ReportMetric((serverCPU(b, c)-srv0)*1e6/float64(b.N*100), "srv-us/call")
+		})
+	}
+}
