@@ -16,9 +16,11 @@ import (
 // function, the exactly-once token's TIME, HMGETs and HSET, writing the reply) before its
 // first entry; an entry more in a batch costs a few. A Coalescer collects the writes of
 // concurrent callers and sends them as one call of the batch operation (AddPointsMany for
-// AddPoints): at once when no batch of its own is on its way (a lone caller waits for
-// nothing), else when the batch is full (MaxBatch) or its first write has waited Linger,
-// whichever comes first. Each caller gets its own item's result and the call's error.
+// AddPoints): when the batch is full (MaxBatch), when its first write has waited Linger, or,
+// when no batch of its own is on its way, once it holds as many writes as the last batch
+// answered (whose callers, writing in a loop, come back with their next writes; a lone
+// caller waits for nothing), whichever comes first. Each caller gets its own item's result
+// and the call's error.
 //
 // Exactly once: a batch is one write call with one token, so the server applies it once
 // however often go-redis resends it. A caller whose batch ended without a reply gets an
@@ -29,16 +31,15 @@ import (
 
 // Coalescing configures a Coalescer.
 type Coalescing struct {
-	// Linger is the longest a write waits for others to join its batch while another batch
-	// is on its way (at least 1 µs; a lone write is sent at once).
+	// Linger is the longest a write waits for others to join its batch (at least 1 µs).
 	Linger time.Duration
 	// MaxBatch is the most writes in one call (at least 1): a full batch is sent at once.
 	MaxBatch int
 }
 
-// DefaultCoalescing is a linger of 200 µs (about a loopback round trip) and batches of at
-// most 100 writes.
-var DefaultCoalescing = Coalescing{Linger: 200 * time.Microsecond, MaxBatch: 100}
+// DefaultCoalescing is a linger of 1 ms (a few loopback round trips) and batches of at most
+// 100 writes.
+var DefaultCoalescing = Coalescing{Linger: time.Millisecond, MaxBatch: 100}
 
 // ErrResendForgotten: a resend named a coalesced batch this Coalescer no longer remembers
 // (older than DefaultDedupWindow, or sent by another Coalescer). It is not sent: the batch
@@ -57,6 +58,7 @@ type Coalescer[U, R any] struct {
 	mu        sync.Mutex
 	open      *coalesced[U, R]            // the batch collecting writes, nil when none
 	inFlight  int                         // batches sent and not yet answered
+	expect    int                         // writes the open batch waits for once none is on its way
 	uncertain map[string]*coalesced[U, R] // batches that ended without a reply, by token
 }
 
@@ -107,7 +109,7 @@ func (c *Coalescer[U, R]) Do(ctx context.Context, u U) (R, error) {
 	i := len(b.items)
 	b.items = append(b.items, u)
 	b.left = append(b.left, false)
-	if len(b.items) >= c.cfg.MaxBatch || c.inFlight == 0 {
+	if len(b.items) >= c.cfg.MaxBatch || (c.inFlight == 0 && len(b.items) >= c.expect) {
 		c.sendLocked(b)
 	}
 	c.mu.Unlock()
@@ -187,8 +189,13 @@ func (c *Coalescer[U, R]) run(b *coalesced[U, R]) {
 		c.rememberLocked(b)
 	}
 	c.inFlight--
-	if c.inFlight == 0 && c.open != nil {
-		c.sendLocked(c.open)
+	if c.inFlight == 0 {
+		// The callers answered now come back with their next writes (a loop of writes, as
+		// under load): the open batch waits for as many (or its linger) before it goes.
+		c.expect = len(b.sent)
+		if c.open != nil && len(c.open.items) >= c.expect {
+			c.sendLocked(c.open)
+		}
 	}
 	c.mu.Unlock()
 	close(b.done)

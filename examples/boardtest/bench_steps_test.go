@@ -1,9 +1,13 @@
 package boardtest
 
 import (
+	"context"
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
 	"testing"
 
 	"github.com/rankgen/rankgen/examples/generated/racing"
@@ -118,5 +122,80 @@ func BenchmarkWriteSteps(b *testing.B) {
 			}
 			b.ReportMetric((serverCPU(b, c)-srv0)*1e6/float64(b.N*100), "srv-us/call")
 		})
+	}
+}
+
+// BenchmarkCoalescedPaired: 16 goroutines each making single-entry updates, one after the
+// other, through a Coalescer of the generated AddLaps (every guard on: token, fingerprint,
+// range checks) against 16 goroutines each sending ZINCRBY (no check at all), paired as
+// BenchmarkPaired pairs: rounds of 16 × 20 calls alternate. ratio-wall is the throughput
+// ratio (≥ 1: the coalesced updates are as fast), ratio-cpu the CPU one (server and client).
+//
+//	go test -run '^$' -bench CoalescedPaired -count 3 -benchtime 100x ./examples/boardtest
+func BenchmarkCoalescedPaired(b *testing.B) {
+	const goroutines, perGoroutine = 16, 20
+	c := benchClient(b)
+	zb := newBenchBoard(b, c, exampleNamed("racing").schema, "coalesced-zincrby")
+	gb := newBenchBoard(b, c, exampleNamed("racing").schema, "coalesced-generated")
+	f := zb.l.Field(updateTarget["racing"])
+	cars := make([]uint64, len(gb.ids))
+	for i, id := range gb.ids {
+		cars[i], _ = strconv.ParseUint(id, 10, 64)
+	}
+	board := racing.NewBoard(c, gb.key)
+	var batches atomic.Int64
+	co, err := rankgenrt.NewCoalescer(func(ctx context.Context, us []racing.Update[int64]) ([]racing.Result, error) {
+		batches.Add(1)
+		return board.AddLapsMany(ctx, us)
+	}, rankgenrt.DefaultCoalescing)
+	if err != nil {
+		b.Fatal(err)
+	}
+	sides := [2]func(i int) error{
+		func(i int) error {
+			return c.ZIncrBy(ctx, zb.key, float64(delta(i))*float64(f.Weight), zb.members[i%benchEntries]).Err()
+		},
+		func(i int) error {
+			r, err := co.Do(ctx, racing.Update[int64]{Car: cars[i%len(cars)], Value: delta(i)})
+			if err == nil {
+				err = r.Err
+			}
+			return err
+		},
+	}
+	var wall [2]time.Duration
+	var cpu, srv [2]float64
+	i := 0
+	for round := 0; b.Loop(); round++ {
+		for k := range 2 {
+			side := (k + round) % 2
+			srv0, cli0, t0 := serverCPU(b, c), clientCPU(), time.Now()
+			var wg sync.WaitGroup
+			for g := range goroutines {
+				wg.Go(func() {
+					for j := range perGoroutine {
+						if err := sides[side](i + g*perGoroutine + j); err != nil {
+							b.Error(err)
+							return
+						}
+					}
+				})
+			}
+			wg.Wait()
+			wall[side] += time.Since(t0)
+			s := serverCPU(b, c) - srv0
+			srv[side] += s
+			cpu[side] += s + clientCPU() - cli0
+		}
+		i += goroutines * perGoroutine
+	}
+	calls := float64(b.N * goroutines * perGoroutine)
+	b.ReportMetric(float64(wall[0])/float64(wall[1]), "ratio-wall")
+	b.ReportMetric(cpu[0]/cpu[1], "ratio-cpu")
+	b.ReportMetric(calls/wall[1].Seconds(), "gen-updates/s")
+	b.ReportMetric(calls/float64(batches.Load()), "updates/batch")
+	for side, name := range []string{"zincrby", "gen"} {
+		b.ReportMetric(srv[side]*1e6/calls, name+"-srv-us")
+		b.ReportMetric((cpu[side]-srv[side])*1e6/calls, name+"-cli-us")
 	}
 }
