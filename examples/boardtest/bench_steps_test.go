@@ -102,6 +102,9 @@ func BenchmarkWriteSteps(b *testing.B) {
 			return c.FCall(ctx, "steps_empty", keys, "", "", "tok", "60", "", bb.ids[i%benchEntries], 1).Err()
 		}},
 		{"evalsha-empty", func(i int) error { return emptyScript.Run(ctx, c, keys[:1], bb.ids[i%benchEntries], 1).Err() }},
+		{"evalsha-empty-same-args", func(i int) error {
+			return emptyScript.Run(ctx, c, keys, "", "", "tok", "60", "", bb.ids[i%benchEntries], 1).Err()
+		}},
 		{"fcall-bare", func(i int) error {
 			return c.FCall(ctx, "steps_bare_add_laps", keys, "", "", "", "0", "", car(i), delta(i)).Err()
 		}},
