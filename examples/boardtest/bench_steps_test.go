@@ -7,23 +7,23 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"time"
 	"testing"
+	"time"
 
 	"github.com/rankgen/rankgen/examples/generated/racing"
 	rankgenrt "github.com/rankgen/rankgen/runtime"
 	"github.com/redis/go-redis/v9"
 )
 
-// BenchmarkWriteSteps takes a single generated update (racing's AddLaps) apart on the server:
-// the CPU of each redis.call its function makes, measured by running that step stepsPerCall
-// times in one script on a board of benchEntries entries (so the script call's own cost is
-// spread thin), and the CPU of whole calls: an empty registered function taking the same keys
-// and arguments (what any FCALL costs: reading the command, the call, the reply), the minimal
-// hand-written Lua, the generated update with exactly-once writes off and on. It reports
-// srv-ns/step or srv-us/call (server CPU, INFO cpu); docs/performance.md has the table.
+// BenchmarkWriteSteps takes a single generated update (racing's AddLaps) apart on the server,
+// in server CPU (INFO cpu): step= each redis.call its function makes, run stepsPerCall times in
+// one script on a board of benchEntries entries (the call's own cost spread thin; srv-ns/step);
+// body= the generated update's body and the minimal Lua's, each run stepsPerCall times in one
+// call (srv-ns/body); calls: whole calls taking turns, from an empty script to the generated
+// update with every guard on, each variant removing one piece (srv-us per call, one metric
+// each). docs/performance.md has the tables.
 //
-//	go test -run '^$' -bench WriteSteps -benchtime 20x ./examples/boardtest
+//	go test -run '^$' -bench WriteSteps -benchtime 20x -count 3 ./examples/boardtest
 func BenchmarkWriteSteps(b *testing.B) {
 	c := benchClient(b)
 	l := parse(b, exampleNamed("racing").schema)
@@ -82,6 +82,33 @@ func BenchmarkWriteSteps(b *testing.B) {
 		}
 		bare = strings.Replace(bare, cut[0], cut[1], 1)
 	}
+	// The minimal Lua as a function of the board's library, and of a library of its own: what
+	// the library's size (its Lua state's garbage, its head) costs a call.
+	f := l.Field(updateTarget["racing"])
+	minimalBody := fmt.Sprintf(`function(KEYS, ARGV)
+local s = redis.call('ZSCORE', KEYS[1], ARGV[1])
+local p = s and tonumber(s) or 0
+local d = math.floor(p / %[1]d) %% %[2]d
+local nd = d + tonumber(ARGV[2])
+if nd < 0 or nd > %[3]d then
+  return redis.error_reply('OVERFLOW')
+end
+p = p + (nd - d) * %[1]d
+redis.call('ZADD', KEYS[1], string.format('%%d', p), ARGV[1])
+return string.format('%%d', p)
+end`, f.Weight, f.MaxDigit+1, f.Span())
+	bare += "\nredis.register_function('steps_bare_minimal', " + minimalBody + ")\n" +
+		// Each body run stepsPerCall times in one call: their Lua and commands without the call.
+		"local minimal_body = " + minimalBody + "\n" +
+		"redis.register_function('steps_minimal_wide', function(KEYS, ARGV) return minimal_body(KEYS, {ARGV[6], ARGV[7]}) end)\n" +
+		"redis.register_function('steps_loop_minimal', function(KEYS, ARGV)\n" +
+		fmt.Sprintf("  for i = 1, %d do minimal_body(KEYS, {ARGV[6], ARGV[7]}) end\n  return 1\nend)\n", stepsPerCall) +
+		"redis.register_function('steps_loop_generated', function(KEYS, ARGV)\n  bind()\n" +
+		fmt.Sprintf("  for i = 1, %d do update_1(KEYS, ARGV, F.add_laps) end\n  return 1\nend)\n", stepsPerCall)
+	alone := "#!lua name=steps_alone\nredis.register_function('steps_alone_minimal', " + minimalBody + ")\n"
+	if err := c.FunctionLoadReplace(ctx, alone).Err(); err != nil {
+		b.Fatal(err)
+	}
 	if err := c.FunctionLoadReplace(ctx, bare).Err(); err != nil {
 		b.Fatal(err)
 	}
@@ -108,24 +135,55 @@ func BenchmarkWriteSteps(b *testing.B) {
 		{"fcall-bare", func(i int) error {
 			return c.FCall(ctx, "steps_bare_add_laps", keys, "", "", "", "0", "", car(i), delta(i)).Err()
 		}},
+		{"fcall-minimal-alone", func(i int) error {
+			return c.FCall(ctx, "steps_alone_minimal", keys[:1], bb.ids[i%benchEntries], delta(i)).Err()
+		}},
+		{"fcall-minimal-in-library", func(i int) error {
+			return c.FCall(ctx, "steps_bare_minimal", keys[:1], bb.ids[i%benchEntries], delta(i)).Err()
+		}},
+		{"fcall-minimal-wide", func(i int) error { // the generated update's 4 keys and 9 arguments
+			return c.FCall(ctx, "steps_minimal_wide", keys, "", "", "", "0", "", bb.ids[i%benchEntries], delta(i)).Err()
+		}},
 		{"minimal-lua", func(i int) error { return minimal(c, i, delta(i)).Err() }},
 		{"generated-dedup-off", func(i int) error { _, err := off.AddLaps(ctx, car(i), delta(i)); return err }},
 		{"generated", func(i int) error { _, err := on.AddLaps(ctx, car(i), delta(i)); return err }},
 	}
-	for _, cl := range calls {
-		b.Run("call="+cl.name, func(b *testing.B) {
-			srv0, i := serverCPU(b, c), 0
+	for _, body := range []string{"minimal", "generated"} {
+		b.Run("body="+body, func(b *testing.B) {
+			srv0 := serverCPU(b, c)
 			for b.Loop() {
-				for range 100 {
-					if err := cl.call(i); err != nil {
-						b.Fatal(err)
-					}
-					i++
+				// The generated body with exactly once off, the fence and fingerprint cut out:
+				// the same two commands as the minimal body, and its own Lua.
+				if err := c.FCall(ctx, "steps_loop_"+body, keys, "", "", "", "0", "", bb.ids[0], 0).Err(); err != nil {
+					b.Fatal(err)
 				}
 			}
-			b.ReportMetric((serverCPU(b, c)-srv0)*1e6/float64(b.N*100), "srv-us/call")
+			b.ReportMetric((serverCPU(b, c)-srv0)*1e9/float64(b.N*stepsPerCall), "srv-ns/body")
 		})
 	}
+
+	// The calls take turns, 100 of each a round, the order rotating, so that all see the same
+	// load: each one's server CPU per call is reported beside the others'.
+	b.Run("calls", func(b *testing.B) {
+		cpu := make([]float64, len(calls))
+		i := 0
+		for round := 0; b.Loop(); round++ {
+			for k := range calls {
+				side := (k + round) % len(calls)
+				srv0 := serverCPU(b, c)
+				for j := range 100 {
+					if err := calls[side].call(i + j); err != nil {
+						b.Fatal(err)
+					}
+				}
+				cpu[side] += serverCPU(b, c) - srv0
+			}
+			i += 100
+		}
+		for k, cl := range calls {
+			b.ReportMetric(cpu[k]*1e6/float64(b.N*100), cl.name+"-srv-us")
+		}
+	})
 }
 
 // BenchmarkCoalescedPaired: 16 goroutines each making single-entry updates, one after the
