@@ -255,3 +255,41 @@ func TestCoalescingBounds(t *testing.T) {
 		}
 	}
 }
+
+// TestCoalescerWaitsForReturningCallers: once a batch of three is answered and none is on its
+// way, the next batch waits for three writes (the callers coming back) and goes as soon as it
+// has them, not at the linger; fewer go when the linger ends.
+func TestCoalescerWaitsForReturningCallers(t *testing.T) {
+	const linger = 50 * time.Millisecond
+	g := &gatedFlush{gate: make(chan struct{})}
+	c := newTestCoalescer(t, g, Coalescing{Linger: linger, MaxBatch: 100})
+	doAll(context.Background(), c, 1)
+	g.waitSent(t, 1)
+	three := doAll(context.Background(), c, 2, 3, 4)
+	time.Sleep(10 * time.Millisecond)
+	g.gate <- struct{}{} // [1] answered: [2 3 4] goes
+	g.waitSent(t, 2)
+	g.gate <- struct{}{} // [2 3 4] answered
+	for range 3 {
+		<-three
+	}
+	start := time.Now()
+	doAll(context.Background(), c, 5)
+	time.Sleep(10 * time.Millisecond)
+	if n := len(g.sent()); n != 2 {
+		t.Fatalf("a write went alone (batches %v) while the last batch's callers may come back", g.sent())
+	}
+	doAll(context.Background(), c, 6, 7)
+	g.waitSent(t, 3)
+	if b := g.sent()[2]; len(b) != 3 || time.Since(start) >= linger {
+		t.Errorf("batch %v after %v: want the three writes at once, before the linger", b, time.Since(start))
+	}
+	g.gate <- struct{}{}
+	start = time.Now()
+	doAll(context.Background(), c, 8)
+	g.waitSent(t, 4)
+	if waited := g.sentAt[3].Sub(start); waited < linger-time.Millisecond {
+		t.Errorf("a lone write went after %v, want the linger %v", waited, linger)
+	}
+	close(g.gate)
+}

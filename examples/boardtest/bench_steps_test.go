@@ -84,19 +84,7 @@ func BenchmarkWriteSteps(b *testing.B) {
 	}
 	// The minimal Lua as a function of the board's library, and of a library of its own: what
 	// the library's size (its Lua state's garbage, its head) costs a call.
-	f := l.Field(updateTarget["racing"])
-	minimalBody := fmt.Sprintf(`function(KEYS, ARGV)
-local s = redis.call('ZSCORE', KEYS[1], ARGV[1])
-local p = s and tonumber(s) or 0
-local d = math.floor(p / %[1]d) %% %[2]d
-local nd = d + tonumber(ARGV[2])
-if nd < 0 or nd > %[3]d then
-  return redis.error_reply('OVERFLOW')
-end
-p = p + (nd - d) * %[1]d
-redis.call('ZADD', KEYS[1], string.format('%%d', p), ARGV[1])
-return string.format('%%d', p)
-end`, f.Weight, f.MaxDigit+1, f.Span())
+	minimalBody := "function(KEYS, ARGV)\n" + minimalAddLua(l, l.Field(updateTarget["racing"])) + "\nend"
 	bare += "\nredis.register_function('steps_bare_minimal', " + minimalBody + ")\n" +
 		// Each body run stepsPerCall times in one call: their Lua and commands without the call.
 		"local minimal_body = " + minimalBody + "\n" +
