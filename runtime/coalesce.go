@@ -28,6 +28,8 @@ import (
 // token>#<i>"); resending with WithIdempotencyKey(ctx, Token) through the same Coalescer
 // resends the whole batch under the batch's token, which the server answers with the first
 // reply if it was applied (and applies once if it was not), and returns that caller's item.
+// A batch is sent under a context of its own (the client's timeouts bound it): a caller's
+// context decides only how long that caller waits, and whether a write not yet sent goes.
 
 // Coalescing configures a Coalescer.
 type Coalescing struct {
