@@ -179,7 +179,12 @@ func benchClient(b *testing.B) *redis.Client {
 // the digit arithmetic and range check of the field, the server-clock stamps the layout declares
 // (the same work as the generated update), ZADD, and the new score as exact text.
 func minimalAdd(l *layout.Layout, f *layout.Field) *redis.Script {
-	return redis.NewScript(fmt.Sprintf(`local s = redis.call('ZSCORE', KEYS[1], ARGV[1])
+	return redis.NewScript(minimalAddLua(l, f))
+}
+
+// minimalAddLua is minimalAdd's Lua.
+func minimalAddLua(l *layout.Layout, f *layout.Field) string {
+	return fmt.Sprintf(`local s = redis.call('ZSCORE', KEYS[1], ARGV[1])
 local p = s and tonumber(s) or 0
 local d = math.floor(p / %[1]d) %% %[2]d
 local nd = d + tonumber(ARGV[2])
@@ -188,7 +193,7 @@ if nd < 0 or nd > %[3]d then
 end
 p = p + (nd - d) * %[1]d
 %[4]s%[5]sredis.call('ZADD', KEYS[1], string.format('%%d', p), ARGV[1])
-return string.format('%%d', p)`, f.Weight, f.MaxDigit+1, f.Span(), serverClock(l), serverStamps(l, "")))
+return string.format('%%d', p)`, f.Weight, f.MaxDigit+1, f.Span(), serverClock(l), serverStamps(l, ""))
 }
 
 // serverClock is the hand-written Lua that reads Redis's clock into now (Unix microseconds) when

@@ -1,0 +1,273 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Coalescing: single writes that many goroutines make at the same time, combined into one
+// batch call.
+//
+// A script call costs the server a fixed 20 µs or so (reading the command, running the
+// function, the exactly-once token's TIME, HMGETs and HSET, writing the reply) before its
+// first entry; an entry more in a batch costs a few. A Coalescer collects the writes of
+// concurrent callers and sends them as one call of the batch operation (AddPointsMany for
+// AddPoints): when the batch is full (MaxBatch), when its first write has waited Linger, or,
+// when no batch of its own is on its way, once it holds as many writes as the last batch
+// answered (whose callers, writing in a loop, come back with their next writes; a lone
+// caller waits for nothing), whichever comes first. Each caller gets its own item's result
+// and the call's error.
+//
+// Exactly once: a batch is one write call with one token, so the server applies it once
+// however often go-redis resends it. A caller whose batch ended without a reply gets an
+// *UncertainError whose Token names the batch and the caller's place in it ("<batch
+// token>#<i>"); resending with WithIdempotencyKey(ctx, Token) through the same Coalescer
+// resends the whole batch under the batch's token, which the server answers with the first
+// reply if it was applied (and applies once if it was not), and returns that caller's item.
+// A batch is sent under a context of its own (the client's timeouts bound it): a caller's
+// context decides only how long that caller waits, and whether a write not yet sent goes.
+
+// Coalescing configures a Coalescer.
+type Coalescing struct {
+	// Linger is the longest a write waits for others to join its batch (at least 1 µs).
+	Linger time.Duration
+	// MaxBatch is the most writes in one call (at least 1): a full batch is sent at once.
+	MaxBatch int
+}
+
+// DefaultCoalescing is a linger of 1 ms (a few loopback round trips) and batches of at most
+// 100 writes.
+var DefaultCoalescing = Coalescing{Linger: time.Millisecond, MaxBatch: 100}
+
+// ErrResendForgotten: a resend named a coalesced batch this Coalescer no longer remembers
+// (older than DefaultDedupWindow, or sent by another Coalescer). It is not sent: the batch
+// may have been applied, and a write under a new token would apply it again.
+var ErrResendForgotten = errors.New("rankgen: coalesced batch no longer remembered")
+
+// Coalescer combines the single writes of concurrent callers into calls of a batch write
+// (see Coalescing above). U is one write (an Update, an Entry), R its result; flush is the
+// board's batch method (AddPointsMany), which gets the batch's token in its context. Safe for
+// concurrent use; create one per board and operation and share it.
+type Coalescer[U, R any] struct {
+	flush  func(ctx context.Context, batch []U) ([]R, error)
+	cfg    Coalescing
+	tokens *Tokens
+
+	mu        sync.Mutex
+	open      *coalesced[U, R]            // the batch collecting writes, nil when none
+	inFlight  int                         // batches sent and not yet answered
+	expect    int                         // writes the open batch waits for once none is on its way
+	uncertain map[string]*coalesced[U, R] // batches that ended without a reply, by token
+}
+
+// coalesced is one batch: its writes, and once answered its results.
+type coalesced[U, R any] struct {
+	token string
+	items []U
+	left  []bool // left[i]: item i's caller stopped waiting before the batch was sent
+	timer *time.Timer
+
+	sent  []U   // the items sent, in order (those whose callers were still waiting)
+	place []int // place[i]: item i's index in sent, -1 when not sent
+	since time.Time
+	done  chan struct{} // closed when res and err are set
+	res   []R           // one per sent item
+	err   error
+}
+
+// NewCoalescer returns a Coalescer that sends batches through flush. A Coalescing outside
+// its bounds is an error matching ErrOutOfRange.
+func NewCoalescer[U, R any](flush func(ctx context.Context, batch []U) ([]R, error), cfg Coalescing) (*Coalescer[U, R], error) {
+	if cfg.Linger < time.Microsecond {
+		return nil, &RangeError{Field: "coalescing linger", Value: cfg.Linger.String(), Min: "1µs", Max: "none"}
+	}
+	if cfg.MaxBatch < 1 {
+		return nil, IntRangeError("coalescing batch size", int64(cfg.MaxBatch), 1, int64(^uint(0)>>1))
+	}
+	return &Coalescer[U, R]{flush: flush, cfg: cfg, tokens: NewTokens(), uncertain: map[string]*coalesced[U, R]{}}, nil
+}
+
+// Do writes u in a batch with the writes of other callers and returns its result. The error
+// is the batch call's (connection, a refused layout: the same for every write of the batch),
+// an *UncertainError naming u's place in a batch whose reply was lost, or ctx's error when
+// ctx ended before u was sent (then u was not written). A context with an idempotency key
+// is a resend of a write this Coalescer made uncertain, or else a write of its own under
+// that key, sent alone.
+func (c *Coalescer[U, R]) Do(ctx context.Context, u U) (R, error) {
+	if key, ok := IdempotencyKey(ctx); ok {
+		return c.resend(ctx, key, u)
+	}
+	c.mu.Lock()
+	b := c.open
+	if b == nil {
+		b = &coalesced[U, R]{done: make(chan struct{})}
+		c.open = b
+		b.timer = time.AfterFunc(c.cfg.Linger, func() { c.sendOpen(b) })
+	}
+	i := len(b.items)
+	b.items = append(b.items, u)
+	b.left = append(b.left, false)
+	if len(b.items) >= c.cfg.MaxBatch || (c.inFlight == 0 && len(b.items) >= c.expect) {
+		c.sendLocked(b)
+	}
+	c.mu.Unlock()
+
+	select {
+	case <-b.done:
+	case <-ctx.Done():
+		c.mu.Lock()
+		if b.place == nil { // not sent yet: leave the batch, nothing written
+			b.left[i] = true
+			c.mu.Unlock()
+			var zero R
+			return zero, ctx.Err()
+		}
+		c.mu.Unlock()
+		var zero R
+		return zero, &UncertainError{Token: itemToken(b.token, b.place[i]), Err: ctx.Err()}
+	}
+	return b.result(i)
+}
+
+// result is item i's result in an answered batch.
+func (b *coalesced[U, R]) result(i int) (R, error) {
+	var zero R
+	j := b.place[i]
+	switch {
+	case b.err != nil:
+		var ue *UncertainError
+		if errors.As(b.err, &ue) {
+			return zero, &UncertainError{Token: itemToken(b.token, j), Err: ue.Err}
+		}
+		return zero, b.err
+	case j >= len(b.res):
+		return zero, batchShapeError(len(b.res), len(b.sent))
+	}
+	return b.res[j], nil
+}
+
+// sendOpen sends b if it is still the batch collecting writes (its linger ended).
+func (c *Coalescer[U, R]) sendOpen(b *coalesced[U, R]) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.open == b {
+		c.sendLocked(b)
+	}
+}
+
+// sendLocked sends the open batch b (c.mu held): the items whose callers still wait, under
+// a fresh token, in a goroutine of its own.
+func (c *Coalescer[U, R]) sendLocked(b *coalesced[U, R]) {
+	c.open = nil
+	b.timer.Stop()
+	b.place = make([]int, len(b.items))
+	for i, u := range b.items {
+		b.place[i] = -1
+		if !b.left[i] {
+			b.place[i] = len(b.sent)
+			b.sent = append(b.sent, u)
+		}
+	}
+	if len(b.sent) == 0 {
+		close(b.done)
+		return
+	}
+	token, _ := c.tokens.Next(context.Background()) // a fresh token cannot fail
+	b.token, b.since = token, time.Now()
+	c.inFlight++
+	go c.run(b)
+}
+
+// run calls flush for b, records its answer and, when no batch is left on its way, sends the
+// one collecting writes meanwhile.
+func (c *Coalescer[U, R]) run(b *coalesced[U, R]) {
+	b.res, b.err = c.flush(WithIdempotencyKey(context.Background(), b.token), b.sent)
+	c.mu.Lock()
+	if errors.Is(b.err, ErrUncertain) {
+		c.rememberLocked(b)
+	}
+	c.inFlight--
+	if c.inFlight == 0 {
+		// The callers answered now come back with their next writes (a loop of writes, as
+		// under load): the open batch waits for as many (or its linger) before it goes.
+		c.expect = len(b.sent)
+		if c.open != nil && len(c.open.items) >= c.expect {
+			c.sendLocked(c.open)
+		}
+	}
+	c.mu.Unlock()
+	close(b.done)
+}
+
+// rememberLocked keeps an uncertain batch for its callers' resends, for a dedup window, and
+// forgets those older than that.
+func (c *Coalescer[U, R]) rememberLocked(b *coalesced[U, R]) {
+	for token, old := range c.uncertain {
+		if time.Since(old.since) > DefaultDedupWindow {
+			delete(c.uncertain, token)
+		}
+	}
+	c.uncertain[b.token] = b
+}
+
+// resend answers a write whose context carries key: a coalesced write's token
+// ("<batch>#<i>") resends its batch under the batch's token and returns item i's result;
+// any other key is a write of the caller's own, sent alone under it.
+func (c *Coalescer[U, R]) resend(ctx context.Context, key string, u U) (R, error) {
+	var zero R
+	batch, index, ours := c.parseItemToken(key)
+	if !ours {
+		res, err := c.flush(ctx, []U{u})
+		if err != nil {
+			return zero, err
+		}
+		if len(res) != 1 {
+			return zero, batchShapeError(len(res), 1)
+		}
+		return res[0], nil
+	}
+	c.mu.Lock()
+	b := c.uncertain[batch]
+	c.mu.Unlock()
+	if b == nil || index >= len(b.sent) {
+		return zero, &UncertainError{Token: key, Err: ErrResendForgotten}
+	}
+	res, err := c.flush(WithIdempotencyKey(ctx, b.token), b.sent)
+	if err != nil {
+		var ue *UncertainError
+		if errors.As(err, &ue) {
+			return zero, &UncertainError{Token: key, Err: ue.Err}
+		}
+		return zero, err
+	}
+	if index >= len(res) {
+		return zero, batchShapeError(len(res), len(b.sent))
+	}
+	return res[index], nil
+}
+
+// batchShapeError is the error of a batch write that gave got results for want writes.
+func batchShapeError(got, want int) error {
+	return &ReplyShapeError{Reply: "coalesced batch", Want: strconv.Itoa(want) + " results", Got: strconv.Itoa(got)}
+}
+
+// itemToken is the token of the i-th write of the batch under token.
+func itemToken(token string, i int) string { return token + "#" + strconv.Itoa(i) }
+
+// parseItemToken splits a token of this Coalescer's batches' writes into the batch's token
+// and the write's index; ours is false for any other key.
+func (c *Coalescer[U, R]) parseItemToken(key string) (batch string, index int, ours bool) {
+	if !strings.HasPrefix(key, c.tokens.prefix) {
+		return "", 0, false
+	}
+	batch, i, found := strings.Cut(key, "#")
+	n, err := strconv.Atoi(i)
+	if !found || err != nil || n < 0 || itemToken(batch, n) != key {
+		return "", 0, false
+	}
+	return batch, n, true
+}
