@@ -64,9 +64,8 @@ func RollupLine(key string, newest Season) string {
 
 // ParseRollupLine reads a line of RollupsKey: the ID of the rollup's newest season and its
 // key, or an error matching ErrBadReply for a line RollupLine did not write.
-func ParseRollupLine(line any) (id int64, key string, err error) {
-	text, _ := line.(string)
-	head, key, found := strings.Cut(text, " ")
+func ParseRollupLine(line string) (id int64, key string, err error) {
+	head, key, found := strings.Cut(line, " ")
 	id, perr := strconv.ParseInt(head, 10, 64)
 	if !found || perr != nil || key == "" {
 		return 0, "", badReply("rollups", "a line <season ID> <key>", line)

@@ -40,7 +40,7 @@ func fillSeasons(t *testing.T, l *layout.Layout, ss *weekly.Seasons, seasons []w
 			if huge && rng.IntN(20) == 0 {
 				points = l.Fields[0].Hi - rng.Uint64N(3)
 			}
-			e := layout.Entry{ID: fmt.Sprintf("p%02d", p), Keys: []uint64{points, layout.IntKey(rng.Int64N(int64(s.Len()/time.Second))), rng.Uint64N(2)}}
+			e := layout.Entry{ID: fmt.Sprintf("p%02d", p), Keys: []uint64{points, layout.IntKey(rng.Int64N(int64(s.Len() / time.Second))), rng.Uint64N(2)}}
 			if err := models[i].Set(e); err != nil {
 				t.Fatal(err)
 			}
@@ -181,4 +181,57 @@ func compareRollup(t *testing.T, what string, l *layout.Layout, b *weekly.Board,
 	if _, err := b.Rank(ctx, "nobody"); !errors.Is(err, rankgenrt.ErrNotFound) {
 		t.Fatalf("%s: Rank(nobody) = %v; want ErrNotFound", what, err)
 	}
+}
+
+// TestRemoveEverywhere: one call removes a cheater from every retained season's board, the
+// next season's, a cached rollup (which Rollup then returns without them, within its TTL) and
+// a board of the same layout given beside, and counts per id the boards that held it; the
+// other players stay, and an id nobody holds counts 0.
+func TestRemoveEverywhere(t *testing.T) {
+	redistest.RunTargets(t, func(t *testing.T, tg redistest.Target) {
+		now := time.Date(2027, 3, 10, 12, 0, 0, 0, time.UTC)
+		ss := weekly.NewSeasons(tg.Client, "{"+redistest.Key(t, "family")+"}:weekly", weekly.WithClock(func() time.Time { return now }))
+		allTime := weekly.NewBoard(tg.Client, "{"+redistest.Key(t, "family")+"}:all", ss.Current())
+		boards := []*weekly.Board{ss.Board(ss.Next(ss.Current())), allTime}
+		for _, s := range ss.Recent(5) {
+			boards = append(boards, ss.Board(s))
+		}
+		for i, b := range boards {
+			es := []weekly.Entry{{PlayerID: "ann", Points: 3}}
+			if i%2 == 0 {
+				es = append(es, weekly.Entry{PlayerID: "cheat", Points: 900}, weekly.Entry{PlayerID: "twin", Points: 800})
+			}
+			if err := b.SetMany(ctx, es); err != nil {
+				t.Fatal(err)
+			}
+		}
+		spec := weekly.RollupSpec{Field: weekly.RollupPoints, Op: weekly.RollupSum, Last: 5, TTL: time.Minute}
+		rollup, err := ss.Rollup(ctx, spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if top, err := rollup.Top(ctx, 1); err != nil || len(top) != 1 || top[0].PlayerID != "cheat" {
+			t.Fatalf("the rollup's top before: %+v, %v", top, err)
+		}
+		held, err := ss.RemoveEverywhere(ctx, []string{"cheat", "nobody", "twin"}, allTime)
+		// The seasons hold cheat in 3 of the 5 retained weeks, plus the next week's board and the
+		// rollup; twin likewise; the all-time board holds neither.
+		if err != nil || fmt.Sprint(held) != "[5 0 5]" {
+			t.Fatalf("RemoveEverywhere = %v, %v; want [5 0 5]", held, err)
+		}
+		rollup, err = ss.Rollup(ctx, spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, b := range append(boards, rollup) {
+			for _, id := range []string{"cheat", "twin"} {
+				if _, err := b.Get(ctx, id); !errors.Is(err, rankgenrt.ErrNotFound) {
+					t.Errorf("%s on %s after RemoveEverywhere: %v; want ErrNotFound", id, b.Key(), err)
+				}
+			}
+			if _, err := b.Get(ctx, "ann"); err != nil {
+				t.Errorf("ann on %s after RemoveEverywhere: %v", b.Key(), err)
+			}
+		}
+	})
 }

@@ -114,20 +114,17 @@ func (b *board) rollup(op catalog.Op) {
 	f.Line()
 }
 
-// cachedRollups emits Seasons.cachedRollups: the boards of the rollups not yet expired, read
-// from the list the rollup script keeps.
+// cachedRollups emits Seasons.cachedRollups: the boards of the rollups the rollup script
+// lists.
 func (b *board) cachedRollups() {
 	f := b.f
-	b.comment("cachedRollups returns the boards of the rollups that have not expired (the Seasons' clock), from the list the rollup script keeps beside the seasons' boards.")
+	b.comment("cachedRollups returns the boards of the rollups listed beside the seasons' boards: the rollup script lists each one it builds, and drops those past their expiry (Redis's clock) whenever it builds another, so a listed board may have expired and be empty.")
 	seasonsRecv(f).Id("cachedRollups").Params(ctxParam()).Params(jen.Index().Op("*").Id("Board"), jen.Error()).Block(
-		jen.List(jen.Id("lines"), jen.Err()).Op(":=").Id("ss").Dot("c").Dot("ZRangeByScoreWithScores").Call(jen.Id("ctx"), rt("RollupsKey").Call(jen.Id("ss").Dot("base")),
-			jen.Op("&").Qual(redisPath, "ZRangeBy").Values(jen.Dict{
-				jen.Id("Min"): jen.Lit("(").Op("+").Qual("strconv", "FormatInt").Call(jen.Id("ss").Dot("now").Call().Dot("UnixMilli").Call(), jen.Lit(10)),
-				jen.Id("Max"): jen.Lit("+inf")})).Dot("Result").Call(),
+		jen.List(jen.Id("lines"), jen.Err()).Op(":=").Id("ss").Dot("c").Dot("ZRange").Call(jen.Id("ctx"), rt("RollupsKey").Call(jen.Id("ss").Dot("base")), jen.Lit(0), jen.Lit(-1)).Dot("Result").Call(),
 		errNil().Block(jen.Return(jen.Nil(), jen.Err())),
 		jen.Var().Id("out").Index().Op("*").Id("Board"),
-		jen.For(jen.List(jen.Id("_"), jen.Id("z")).Op(":=").Range().Id("lines")).Block(
-			jen.List(jen.Id("id"), jen.Id("key"), jen.Err()).Op(":=").Add(rt("ParseRollupLine")).Call(jen.Id("z").Dot("Member")),
+		jen.For(jen.List(jen.Id("_"), jen.Id("line")).Op(":=").Range().Id("lines")).Block(
+			jen.List(jen.Id("id"), jen.Id("key"), jen.Err()).Op(":=").Add(rt("ParseRollupLine")).Call(jen.Id("line")),
 			errNil().Block(jen.Return(jen.Nil(), jen.Err())),
 			jen.List(jen.Id("s"), jen.Err()).Op(":=").Id("calendar").Dot("ByID").Call(jen.Id("id")),
 			errNil().Block(jen.Return(jen.Nil(), jen.Err())),
@@ -148,7 +145,7 @@ func (b *board) removeEverywhere(rollups bool) {
 			jen.Id("boards").Op("=").Append(jen.Id("boards"), jen.Id("ss").Dot("Board").Call(jen.Id("s")))),
 	}
 	if rollups {
-		family += ", every cached rollup not yet expired"
+		family += ", every cached rollup"
 		gather = append(gather,
 			jen.List(jen.Id("cached"), jen.Err()).Op(":=").Id("ss").Dot("cachedRollups").Call(jen.Id("ctx")),
 			errNil().Block(jen.Return(jen.Nil(), jen.Err())),

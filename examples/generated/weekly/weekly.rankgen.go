@@ -1781,19 +1781,17 @@ func (ss *Seasons) rollupBoard(key string, newest Season) *Board {
 	return b
 }
 
-// cachedRollups returns the boards of the rollups that have not expired (the Seasons' clock), from
-// the list the rollup script keeps beside the seasons' boards.
+// cachedRollups returns the boards of the rollups listed beside the seasons' boards: the rollup
+// script lists each one it builds, and drops those past their expiry (Redis's clock) whenever it
+// builds another, so a listed board may have expired and be empty.
 func (ss *Seasons) cachedRollups(ctx context.Context) ([]*Board, error) {
-	lines, err := ss.c.ZRangeByScoreWithScores(ctx, rankgenrt.RollupsKey(ss.base), &redis.ZRangeBy{
-		Max: "+inf",
-		Min: "(" + strconv.FormatInt(ss.now().UnixMilli(), 10),
-	}).Result()
+	lines, err := ss.c.ZRange(ctx, rankgenrt.RollupsKey(ss.base), 0, -1).Result()
 	if err != nil {
 		return nil, err
 	}
 	var out []*Board
-	for _, z := range lines {
-		id, key, err := rankgenrt.ParseRollupLine(z.Member)
+	for _, line := range lines {
+		id, key, err := rankgenrt.ParseRollupLine(line)
 		if err != nil {
 			return nil, err
 		}
@@ -1807,12 +1805,12 @@ func (ss *Seasons) cachedRollups(ctx context.Context) ([]*Board, error) {
 }
 
 // RemoveEverywhere removes ids from every board of the family: the board of every season that may
-// hold entries (the next one, the current one and the keepSeasons before it), every cached rollup
-// not yet expired, and the boards also given (of this layout: all-time or regional boards you keep
-// beside the seasons). It returns, for each id in order, how many boards held it. Each removal is
-// one remove script on its board (atomic there; the boards are not removed from together), and a
-// season that expires meanwhile holds nothing. Removing a cheater thus takes one call; their
-// entries written after it are not touched.
+// hold entries (the next one, the current one and the keepSeasons before it), every cached rollup,
+// and the boards also given (of this layout: all-time or regional boards you keep beside the
+// seasons). It returns, for each id in order, how many boards held it. Each removal is one remove
+// script on its board (atomic there; the boards are not removed from together), and a season that
+// expires meanwhile holds nothing. Removing a cheater thus takes one call; their entries written
+// after it are not touched.
 func (ss *Seasons) RemoveEverywhere(ctx context.Context, ids []string, also ...*Board) ([]int, error) {
 	boards := []*Board{ss.Board(ss.Next(ss.Current()))}
 	for _, s := range ss.Recent(keepSeasons + 1) {
