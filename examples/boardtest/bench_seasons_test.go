@@ -153,3 +153,46 @@ func BenchmarkRollupPaired(b *testing.B) {
 	runPaired(b, "op=RollupBuild/base=zunionstore", c, union, rollupTop(true))
 	runPaired(b, "op=RollupCached/base=zunionstore", c, union, rollupTop(false))
 }
+
+// BenchmarkRemoveEverywherePaired measures Seasons.RemoveEverywhere of one id (the current
+// week, the 4 kept and the next: 6 boards of 2,000 players), paired as in BenchmarkPaired,
+// against the hand-written removal from the same 6 weeks of plain scores: ZREM on each key, all
+// in one pipeline (one round trip, no count per board, no layout checked).
+//
+//	go test -run '^$' -bench RemoveEverywherePaired -count 3 -benchtime 20x ./examples/boardtest
+func BenchmarkRemoveEverywherePaired(b *testing.B) {
+	const players = 2_000
+	c := redistest.Client(b)
+	now := time.Date(2027, 3, 10, 12, 0, 0, 0, time.UTC)
+	base := "{" + redistest.Key(b, "everywhere") + "}:weekly"
+	ss := weekly.NewSeasons(c, base, weekly.WithClock(func() time.Time { return now }))
+	var plain []string
+	for _, s := range append(ss.Recent(5), ss.Next(ss.Current())) {
+		key := fmt.Sprintf("%s:plain:%d", base, s.ID)
+		plain = append(plain, key)
+		es := make([]weekly.Entry, players)
+		zs := make([]redis.Z, players)
+		for i := range es {
+			id := fmt.Sprintf("player-%05d", i)
+			es[i], zs[i] = weekly.Entry{PlayerID: id, Points: uint32(i)}, redis.Z{Member: id, Score: float64(i)}
+		}
+		if err := ss.Board(s).SetMany(ctx, es); err != nil {
+			b.Fatal(err)
+		}
+		if err := c.ZAdd(ctx, key, zs...).Err(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	runPaired(b, "op=RemoveEverywhere/base=zrem-pipeline", c, func(c *redis.Client, i int) error {
+		_, err := c.Pipelined(ctx, func(p redis.Pipeliner) error {
+			for _, key := range plain {
+				p.ZRem(ctx, key, fmt.Sprintf("player-%05d", i%players))
+			}
+			return nil
+		})
+		return err
+	}, func(_ *redis.Client, i int) error {
+		_, err := ss.RemoveEverywhere(ctx, []string{fmt.Sprintf("player-%05d", i%players)})
+		return err
+	})
+}

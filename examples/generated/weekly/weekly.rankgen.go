@@ -1808,9 +1808,10 @@ func (ss *Seasons) cachedRollups(ctx context.Context) ([]*Board, error) {
 // hold entries (the next one, the current one and the keepSeasons before it), every cached rollup,
 // and the boards also given (of this layout: all-time or regional boards you keep beside the
 // seasons). It returns, for each id in order, how many boards held it. Each removal is one remove
-// script on its board (atomic there; the boards are not removed from together), and a season that
-// expires meanwhile holds nothing. Removing a cheater thus takes one call; their entries written
-// after it are not touched.
+// script on its board (atomic there; the boards are not removed from together), the boards all at
+// once, each in its own goroutine; on an error the counts say what was removed before it, and a
+// season that expires meanwhile holds nothing. Removing a cheater thus takes one call; their
+// entries written after it are not touched.
 func (ss *Seasons) RemoveEverywhere(ctx context.Context, ids []string, also ...*Board) ([]int, error) {
 	boards := []*Board{ss.Board(ss.Next(ss.Current()))}
 	for _, s := range ss.Recent(keepSeasons + 1) {
@@ -1822,20 +1823,28 @@ func (ss *Seasons) RemoveEverywhere(ctx context.Context, ids []string, also ...*
 	}
 	boards = append(boards, cached...)
 	boards = append(boards, also...)
-	held := make([]int, len(ids))
-	for _, b := range boards {
+	counts := make([][]int, len(boards))
+	failed := rankgenrt.Scatter(ctx, rankgenrt.EveryShard(len(boards)), func(ctx context.Context, k int, _ []int) error {
+		counts[k] = make([]int, len(ids))
 		for i, id := range ids {
-			n, err := b.Remove(ctx, id)
+			n, err := boards[k].Remove(ctx, id)
 			if errors.Is(err, rankgenrt.ErrSeasonExpired) {
-				break // an expired board holds nothing
+				return nil // an expired board holds nothing
 			}
 			if err != nil {
-				return held, err
+				return err
 			}
-			held[i] += int(n)
+			counts[k][i] = int(n)
+		}
+		return nil
+	})
+	held := make([]int, len(ids))
+	for _, c := range counts {
+		for i, n := range c {
+			held[i] += n
 		}
 	}
-	return held, nil
+	return held, failed
 }
 
 // ShardedBoard is one leaderboard of Entry values spread over several sorted sets, its shards, so
