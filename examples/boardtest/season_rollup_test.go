@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rankgen/rankgen/examples/boardtest/internal/season/blitz"
 	"github.com/rankgen/rankgen/examples/generated/weekly"
 	"github.com/rankgen/rankgen/generator/layout"
 	"github.com/rankgen/rankgen/internal/testkit/boardmodel"
@@ -231,6 +232,61 @@ func TestRemoveEverywhere(t *testing.T) {
 			}
 			if _, err := b.Get(ctx, "ann"); err != nil {
 				t.Errorf("ann on %s after RemoveEverywhere: %v", b.Key(), err)
+			}
+		}
+	})
+}
+
+// TestSeasonRollupPrefixed: the rollup of a layout whose members carry a prefix (blitz: At in
+// the member, its index beside the board) agrees with the model on Top and Rank, by sum, max
+// and min over its two kept seasons, on one server and on the cluster.
+func TestSeasonRollupPrefixed(t *testing.T) {
+	l := parse(t, blitzExample.schema)
+	redistest.RunTargets(t, func(t *testing.T, tg redistest.Target) {
+		now := time.Date(2027, 3, 10, 12, 0, 1, 0, time.UTC)
+		ss := blitz.NewSeasons(tg.Client, "{"+redistest.Key(t, "blitz")+"}:blitz", blitz.WithClock(func() time.Time { return now }))
+		rng := rand.New(rand.NewPCG(9, 22))
+		seasons := ss.Recent(2)
+		models := make([]*boardmodel.Model, len(seasons))
+		for i, s := range seasons {
+			mb := boardmodel.NewBoard(l, ss.Board(s))
+			models[i] = boardmodel.For(mb)
+			var es []layout.Entry
+			for p := range 50 {
+				if rng.IntN(3) == 0 {
+					continue
+				}
+				e := layout.Entry{ID: fmt.Sprintf("p%02d", p), Keys: []uint64{rng.Uint64N(1000), layout.IntKey(rng.Int64N(2000)), layout.IntKey(rng.Int64N(2000))}}
+				if err := models[i].Set(e); err != nil {
+					t.Fatal(err)
+				}
+				es = append(es, e)
+			}
+			if err := mb.SetMany(es); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, op := range []blitz.RollupOp{blitz.RollupSum, blitz.RollupMax, blitz.RollupMin} {
+			r, err := ss.Rollup(ctx, blitz.RollupSpec{Field: blitz.RollupPoints, Op: op, Last: 2, TTL: time.Minute})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := boardmodel.Rollup(models, 0, op)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rb, sorted := boardmodel.NewBoard(l, r), want.Sorted()
+			top, err := rb.Top(int64(len(sorted) + 1))
+			if err != nil || len(top) != len(sorted) {
+				t.Fatalf("%v: Top = %d entries, %v; want %d", op, len(top), err, len(sorted))
+			}
+			for i, got := range top {
+				if got.Rank != int64(i+1) || got.Entry.ID != sorted[i].ID || fmt.Sprint(got.Entry.Keys) != fmt.Sprint(sorted[i].Keys) {
+					t.Fatalf("%v: Top[%d] = %+v; want rank %d %+v", op, i, got, i+1, sorted[i])
+				}
+				if rank, err := rb.Rank(got.Entry.ID); err != nil || rank != int64(i+1) {
+					t.Fatalf("%v: Rank(%s) = %d, %v; want %d", op, got.Entry.ID, rank, err, i+1)
+				}
 			}
 		}
 	})
