@@ -234,6 +234,23 @@ func TestRemoveEverywhere(t *testing.T) {
 				t.Errorf("ann on %s after RemoveEverywhere: %v", b.Key(), err)
 			}
 		}
+
+		// Under an idempotency key each id's removal has a token of its own: both are removed,
+		// and the call resent under the key answers the same counts.
+		week := ss.Board(ss.Current())
+		if err := week.SetMany(ctx, []weekly.Entry{{PlayerID: "x", Points: 1}, {PlayerID: "y", Points: 2}}); err != nil {
+			t.Fatal(err)
+		}
+		once := rankgenrt.WithIdempotencyKey(ctx, "ban-xy")
+		for try := range 2 {
+			held, err := ss.RemoveEverywhere(once, []string{"x", "y"})
+			if err != nil || fmt.Sprint(held) != "[1 1]" {
+				t.Fatalf("RemoveEverywhere under a key, try %d = %v, %v; want [1 1]", try, held, err)
+			}
+		}
+		if n, err := week.Count(ctx); err != nil || n != 1 {
+			t.Errorf("the week holds %d entries (%v) after x and y were removed; want ann alone", n, err)
+		}
 	})
 }
 

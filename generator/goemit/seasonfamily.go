@@ -151,7 +151,7 @@ func (b *board) removeEverywhere(rollups bool) {
 			errNil().Block(jen.Return(jen.Nil(), jen.Err())),
 			jen.Id("boards").Op("=").Append(jen.Id("boards"), jen.Id("cached").Op("...")))
 	}
-	b.comment("RemoveEverywhere removes ids from every board of the family: %s, and the boards also given (of this layout: all-time or regional boards you keep beside the seasons). It returns, for each id in order, how many boards held it. Each removal is one remove script on its board (atomic there; the boards are not removed from together), the boards all at once, each in its own goroutine; on an error the counts say what was removed before it, and a season that expires meanwhile holds nothing. Removing a cheater thus takes one call; their entries written after it are not touched.", family)
+	b.comment("RemoveEverywhere removes ids from every board of the family: %s, and the boards also given (of this layout: all-time or regional boards you keep beside the seasons). It returns, for each id in order, how many boards held it. Each removal is one remove script on its board (atomic there; the boards are not removed from together), the boards all at once, each in its own goroutine; on an error the counts say what was removed before it, and a season that expires meanwhile holds nothing. Under an idempotency key (rankgenrt.WithIdempotencyKey), the removal of the i-th id uses that key with \"#i\" appended (rankgenrt.ItemKey), so a resend of the whole call under it removes nothing twice and answers the first call's counts. Removing a cheater thus takes one call; their entries written after it are not touched.", family)
 	seasonsRecv(f).Id("RemoveEverywhere").Params(ctxParam(), jen.Id("ids").Index().Add(b.idType()), jen.Id("also").Op("...").Op("*").Id("Board")).Params(jen.Index().Int(), jen.Error()).Block(
 		append(gather,
 			jen.Id("boards").Op("=").Append(jen.Id("boards"), jen.Id("also").Op("...")),
@@ -159,7 +159,7 @@ func (b *board) removeEverywhere(rollups bool) {
 			jen.Id("failed").Op(":=").Add(rt("Scatter")).Call(jen.Id("ctx"), rt("EveryShard").Call(jen.Len(jen.Id("boards"))), jen.Func().Params(ctxParam(), jen.Id("k").Int(), jen.Id("_").Index().Int()).Error().Block(
 				jen.Id("counts").Index(jen.Id("k")).Op("=").Make(jen.Index().Int(), jen.Len(jen.Id("ids"))),
 				jen.For(jen.List(jen.Id("i"), jen.Id("id")).Op(":=").Range().Id("ids")).Block(
-					jen.List(jen.Id("n"), jen.Err()).Op(":=").Id("boards").Index(jen.Id("k")).Dot("Remove").Call(jen.Id("ctx"), jen.Id("id")),
+					jen.List(jen.Id("n"), jen.Err()).Op(":=").Id("boards").Index(jen.Id("k")).Dot("Remove").Call(rt("ItemKey").Call(jen.Id("ctx"), jen.Id("i")), jen.Id("id")),
 					jen.If(jen.Qual("errors", "Is").Call(jen.Err(), rt("ErrSeasonExpired"))).Block(jen.Return(jen.Nil()).Comment("an expired board holds nothing")),
 					errNil().Block(jen.Return(jen.Err())),
 					jen.Id("counts").Index(jen.Id("k")).Index(jen.Id("i")).Op("=").Int().Call(jen.Id("n")),

@@ -1733,8 +1733,11 @@ func (ss *Seasons) cachedRollups(ctx context.Context) ([]*Board, error) {
 // seasons). It returns, for each id in order, how many boards held it. Each removal is one remove
 // script on its board (atomic there; the boards are not removed from together), the boards all at
 // once, each in its own goroutine; on an error the counts say what was removed before it, and a
-// season that expires meanwhile holds nothing. Removing a cheater thus takes one call; their
-// entries written after it are not touched.
+// season that expires meanwhile holds nothing. Under an idempotency key
+// (rankgenrt.WithIdempotencyKey), the removal of the i-th id uses that key with "#i" appended
+// (rankgenrt.ItemKey), so a resend of the whole call under it removes nothing twice and answers
+// the first call's counts. Removing a cheater thus takes one call; their entries written after it
+// are not touched.
 func (ss *Seasons) RemoveEverywhere(ctx context.Context, ids []string, also ...*Board) ([]int, error) {
 	boards := []*Board{ss.Board(ss.Next(ss.Current()))}
 	for _, s := range ss.Recent(keepSeasons + 1) {
@@ -1750,7 +1753,7 @@ func (ss *Seasons) RemoveEverywhere(ctx context.Context, ids []string, also ...*
 	failed := rankgenrt.Scatter(ctx, rankgenrt.EveryShard(len(boards)), func(ctx context.Context, k int, _ []int) error {
 		counts[k] = make([]int, len(ids))
 		for i, id := range ids {
-			n, err := boards[k].Remove(ctx, id)
+			n, err := boards[k].Remove(rankgenrt.ItemKey(ctx, i), id)
 			if errors.Is(err, rankgenrt.ErrSeasonExpired) {
 				return nil // an expired board holds nothing
 			}
