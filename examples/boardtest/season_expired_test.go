@@ -130,8 +130,8 @@ func checkEveryWriteScript(t *testing.T, dir, pkg string, writes []expiredWrite)
 		t.Fatalf("%s: no functions registered", pkg)
 	}
 	for _, fn := range fns {
-		if strings.Contains(string(fn[2]), "no-writes") {
-			continue
+		if strings.Contains(string(fn[2]), "no-writes") || string(fn[1]) == "rollup" {
+			continue // rollup writes its own cached board from kept seasons, never a season's board
 		}
 		if op := string(fn[1]); !slices.ContainsFunc(writes, func(w expiredWrite) bool { return w.script == op }) {
 			t.Errorf("write function %s is not in the table", op)

@@ -49,3 +49,52 @@ func withSeason(l *layout.Layout, ops []Op) []Op {
 	}
 	return ops
 }
+
+// Arguments of the rollup script.
+const (
+	ArgField  = "field"  // rollup: the 1-based index of the field it combines
+	ArgHow    = "how"    // rollup: sum, max or min
+	ArgTTL    = "ttl"    // rollup: the cached board's lifetime in milliseconds
+	ArgListed = "listed" // rollup: the rollup's line in the list of a Seasons' cached rollups
+)
+
+// exactBits is the width below which Lua's doubles hold every integer exactly.
+const exactBits = 53
+
+// RollupFields are the fields of l that a rollup can combine across seasons: unsigned integer
+// fields whose largest value stays below 2^53, so the scripts add them exactly in doubles. A
+// layout with entry data has none: a rollup board would have to choose whose data it keeps.
+func RollupFields(l *layout.Layout) []*layout.Field {
+	if l.Season == nil || len(l.Data) > 0 {
+		return nil
+	}
+	var out []*layout.Field
+	for _, f := range l.Fields {
+		if f.Kind == layout.Uint && f.Hi < 1<<exactBits {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// SeasonScripts are the scripts of a periodic layout that work across its seasons' boards
+// rather than on one board: the rollup, when l has RollupFields. They are not board
+// operations (no Board method performs them, so Ops does not list them); the library
+// registers them after those of Scripts.
+func SeasonScripts(l *layout.Layout) []Op {
+	if len(RollupFields(l)) == 0 {
+		return nil
+	}
+	return []Op{{Name: "rollup", Template: "rollup", Methods: []string{"Rollup"},
+		Args: Args{Head: []string{ArgField, ArgHow, ArgTTL, ArgListed}}, Reply: ReplyCount,
+		Title: "rollup: one field summed, or its max or min, per id over several seasons' boards, into a cached board.",
+		Usage: []string{
+			"KEYS: the rollup board, its index or meta key and the list of cached rollups (a sorted set",
+			"of lines scored by their expiry in ms), then each season's board and its index or meta key,",
+			"newest first. {field}: the field's 1-based index; {how}: sum, max or min; {ttl}: the cache's",
+			"lifetime in ms; {listed}: the rollup's line in the list.",
+			"An id's entry is its entry of the newest season that holds it, with the field combined over",
+			"every season that holds it; a sum past the field's range refuses the call (RANKGEN_OVERFLOW),",
+			"which writes nothing. A rollup board that exists is kept as it is (the cache). Returns 1",
+			"when it built the rollup, 0 when it kept the cached one."}}}
+}

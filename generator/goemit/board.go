@@ -18,7 +18,7 @@ func emitBoard(f *jen.File, c *codec) {
 	l := c.l
 	b := &board{l: l, f: f, c: c}
 	ops := catalog.Ops(l)
-	b.scripts(catalog.Scripts(l))
+	b.scripts(append(catalog.Scripts(l), catalog.SeasonScripts(l)...))
 	b.boardType()
 	b.options()
 	b.constructor()

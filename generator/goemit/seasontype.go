@@ -22,6 +22,7 @@ func (b *board) seasons() {
 	b.seasonExpiry()
 	b.seasonsLive()
 	b.seasonReads()
+	b.seasonFamily()
 }
 
 // calendar declares the calendar, keepSeasons, Season and expiryOf.

@@ -99,6 +99,15 @@ func Render(l *layout.Layout) (*Library, error) {
 			unnamed, op.Name, flags, text)
 		fns = append(fns, Function{Op: op.Name, ReadOnly: op.ReadOnly, Body: text})
 	}
+	for _, op := range catalog.SeasonScripts(l) {
+		text, err := seasonScript(l, op)
+		if err != nil {
+			return nil, err
+		}
+		fmt.Fprintf(&regs, "\nredis.register_function{function_name = '%s_%s', flags = {}, callback = function(KEYS, ARGV)\n  bind()\n%send}\n",
+			unnamed, op.Name, text)
+		fns = append(fns, Function{Op: op.Name, Body: text})
+	}
 	b.Write(regs.Bytes())
 	src := tidy(b.String())
 	name := libraryName(l.Stem(), src)
@@ -106,6 +115,22 @@ func Render(l *layout.Layout) (*Library, error) {
 		fns[i].Name = name + "_" + fns[i].Op
 	}
 	return &Library{Name: name, File: l.LuaFile(), Source: strings.ReplaceAll(src, unnamed, name), Functions: fns}, nil
+}
+
+// seasonScript renders the body of a script that works across a periodic layout's seasons
+// (catalog.SeasonScripts): the rollup.
+func seasonScript(l *layout.Layout, op catalog.Op) (string, error) {
+	d := newData(l)
+	d.Title, d.Usage, d.Args = op.Title, op.Usage, op.Args
+	for _, f := range catalog.RollupFields(l) {
+		d.Rollups = append(d.Rollups, rollupField{Index: slices.Index(l.Fields, f) + 1, Name: f.Name,
+			Lo: num(f.Lo), Hi: num(f.Hi), Asc: f.Order == layout.Asc})
+	}
+	var body bytes.Buffer
+	if err := tmpl.ExecuteTemplate(&body, op.Template, d); err != nil {
+		return "", fmt.Errorf("luaemit: %s: %w", op.Name, err)
+	}
+	return indent(tidy(body.String())), nil
 }
 
 // updates writes the field updates once: near-identical updates (the same shape on other

@@ -83,7 +83,7 @@ func TestLibraryShape(t *testing.T) {
 		if lines[0] != "#!lua name="+a.Name || lines[1] != "-- "+layout.Header(l.File) {
 			t.Fatalf("%s: header %q", a.File, lines[:2])
 		}
-		ops := catalog.Scripts(l)
+		ops := append(catalog.Scripts(l), catalog.SeasonScripts(l)...)
 		if len(ops) != len(a.Functions) {
 			t.Fatalf("%s: %d functions for %d scripted operations", l.File, len(a.Functions), len(ops))
 		}

@@ -72,6 +72,17 @@ type data struct {
 	SeasonOffsets bool     // it checks season-anchored offsets against the season's length (offset_closed)
 	SeasonFields  []*field // set, best: the season-anchored fields each entry is checked on
 	SeasonInScore bool     // set, best: some SeasonFields are score fields, read from P
+
+	Rollups []rollupField // the rollup: the fields it can combine (catalog.RollupFields)
+}
+
+// rollupField is what the rollup script knows of a field it combines: its accessors' index
+// and its range as keys, below 2^53.
+type rollupField struct {
+	Index  int
+	Name   string
+	Lo, Hi string
+	Asc    bool
 }
 
 // memberCheck is the range check member_of makes of one member field's text, for a field whose

@@ -25,6 +25,7 @@ import (
 	"errors"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -164,6 +165,7 @@ var (
 	scriptDense         = library.Function("dense")
 	scriptBand          = library.Function("band")
 	scriptAroundScore   = library.Function("around_score")
+	scriptRollup        = library.Function("rollup")
 )
 
 // Library returns the board's Lua library. Board.Load loads it; it is exported for calling a
@@ -1579,6 +1581,187 @@ func (ss *Seasons) History(ctx context.Context, id string, seasons ...Season) ([
 		out[i].Ranked = rs[0]
 	}
 	return out, nil
+}
+
+// RollupField is a field that Seasons.Rollup combines across seasons: an unsigned field whose
+// values stay below 2^53, so the server adds them exactly.
+type RollupField int
+
+// The fields a rollup combines.
+const (
+	RollupPoints RollupField = 1
+)
+
+// rollupFieldNames names each RollupField as the schema does.
+var rollupFieldNames = map[RollupField]string{RollupPoints: "Points"}
+
+// String returns the field's name in the schema.
+func (r RollupField) String() string {
+	if name, ok := rollupFieldNames[r]; ok {
+		return name
+	}
+	return "RollupField(" + strconv.Itoa(int(r)) + ")"
+}
+
+// RollupOp is how a rollup combines an id's values of the field: RollupSum, RollupMax or RollupMin.
+type RollupOp = rankgenrt.RollupOp
+
+// The rollup operations: the exact sum (a sum past the field's range is refused with rankgenrt.ErrOverflow, never clamped), the largest value, the smallest.
+const (
+	RollupSum = rankgenrt.RollupSum
+	RollupMax = rankgenrt.RollupMax
+	RollupMin = rankgenrt.RollupMin
+)
+
+// RollupSpec says what Seasons.Rollup combines: Field by Op over the Last seasons up to Newest
+// (the zero Season: the current one), cached for TTL.
+type RollupSpec struct {
+	Field  RollupField
+	Op     RollupOp
+	Last   int           // how many seasons: Newest and the Last-1 before it, 1 to keepSeasons+1
+	Newest Season        // the newest season; the zero Season is the current one
+	TTL    time.Duration // how long the built rollup is reused: whole milliseconds, at least one
+}
+
+// Rollup returns the board of spec.Field combined by spec.Op over the last spec.Last seasons up to
+// spec.Newest: an id's entry is its entry of the newest of those seasons that holds it, with the
+// field replaced by the sum, the largest or the smallest of its values in the seasons that hold it
+// (a season without the id counts for nothing). The server builds it in one script from the
+// seasons' packed entries, exactly (a sum past the field's range fails with rankgenrt.ErrOverflow
+// and writes nothing), into a board of this layout under <base>:rollup:<field>:<op>:<last>:<newest
+// ID> that expires after spec.TTL; every Rollup of the same spec until then returns that cached
+// board without reading the seasons again, and a rebuild replaces it atomically. The returned
+// Board reads it (Top, Page, Rank, Around, ...); once the TTL has passed its key is gone and it
+// reads as empty, so call Rollup before each read (within the TTL, one script call that finds the
+// cache). On a Cluster the seasons' keys must share a hash slot (a base with a hash tag,
+// "{lb}:weekly"), else Rollup returns rankgenrt.ErrCrossSlot and sends nothing.
+func (ss *Seasons) Rollup(ctx context.Context, spec RollupSpec) (*Board, error) {
+	if _, ok := rollupFieldNames[spec.Field]; !ok {
+		return nil, &rankgenrt.RangeError{
+			Field: "RollupSpec.Field",
+			Max:   "RollupPoints",
+			Min:   "RollupPoints",
+			Value: spec.Field.String(),
+		}
+	}
+	if spec.Op < RollupSum || spec.Op > RollupMin {
+		return nil, &rankgenrt.RangeError{
+			Field: "RollupSpec.Op",
+			Max:   "RollupMin",
+			Min:   "RollupSum",
+			Value: spec.Op.String(),
+		}
+	}
+	if spec.Last < 1 || spec.Last > keepSeasons+1 {
+		return nil, rankgenrt.IntRangeError("RollupSpec.Last", int64(spec.Last), 1, keepSeasons+1)
+	}
+	if spec.TTL < time.Millisecond || spec.TTL%time.Millisecond != 0 {
+		return nil, &rankgenrt.RangeError{
+			Field: "RollupSpec.TTL",
+			Max:   "whole milliseconds",
+			Min:   "1ms",
+			Value: spec.TTL.String(),
+		}
+	}
+	if err := rankgenrt.CheckSlots(ss.c, ss.base); err != nil {
+		return nil, err
+	}
+	newest := spec.Newest
+	if newest.End.IsZero() {
+		newest = ss.Current()
+	}
+	key := rankgenrt.RollupKey(ss.base, spec.Field.String(), spec.Op, spec.Last, newest)
+	keys := append(boardKeys(key)[:2], rankgenrt.RollupsKey(ss.base))
+	now := ss.now()
+	for i, s := 0, newest; i < spec.Last; i, s = i+1, calendar.Prev(s) {
+		if err := rankgenrt.CheckExpiry(s, rankgenrt.ExpireAt(expiryOf(s)), now); err != nil {
+			return nil, err
+		}
+		keys = append(keys, boardKeys(rankgenrt.SeasonKey(ss.base, s))[:2]...)
+	}
+	if _, err := rankgenrt.Int(rankgenrt.Call(ctx, ss.c, scriptRollup, keys, int(spec.Field), spec.Op.String(), spec.TTL.Milliseconds(), rankgenrt.RollupLine(key, newest))); err != nil {
+		return nil, err
+	}
+	return ss.rollupBoard(key, newest), nil
+}
+
+// rollupBoard is the board of the rollup under key, whose newest season is newest. Its writes
+// (RemoveEverywhere's) leave the expiry the rollup script set, which is on Redis's clock, so its
+// reads do not check it against the Seasons' clock.
+func (ss *Seasons) rollupBoard(key string, newest Season) *Board {
+	b := NewBoard(ss.c, key, newest)
+	b.exp = rankgenrt.Expiry{}
+	b.now = ss.now
+	return b
+}
+
+// cachedRollups returns the boards of the rollups listed beside the seasons' boards: the rollup
+// script lists each one it builds, and drops those past their expiry (Redis's clock) whenever it
+// builds another, so a listed board may have expired and be empty.
+func (ss *Seasons) cachedRollups(ctx context.Context) ([]*Board, error) {
+	lines, err := ss.c.ZRange(ctx, rankgenrt.RollupsKey(ss.base), 0, -1).Result()
+	if err != nil {
+		return nil, err
+	}
+	var out []*Board
+	for _, line := range lines {
+		id, key, err := rankgenrt.ParseRollupLine(line)
+		if err != nil {
+			return nil, err
+		}
+		s, err := calendar.ByID(id)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, ss.rollupBoard(key, s))
+	}
+	return out, nil
+}
+
+// RemoveEverywhere removes ids from every board of the family: the board of every season that may
+// hold entries (the next one, the current one and the keepSeasons before it), every cached rollup,
+// and the boards also given (of this layout: all-time or regional boards you keep beside the
+// seasons). It returns, for each id in order, how many boards held it. Each removal is one remove
+// script on its board (atomic there; the boards are not removed from together), the boards all at
+// once, each in its own goroutine; on an error the counts say what was removed before it, and a
+// season that expires meanwhile holds nothing. Under an idempotency key
+// (rankgenrt.WithIdempotencyKey), the removal of the i-th id uses that key with "#i" appended
+// (rankgenrt.ItemKey), so a resend of the whole call under it removes nothing twice and answers
+// the first call's counts. Removing a cheater thus takes one call; their entries written after it
+// are not touched.
+func (ss *Seasons) RemoveEverywhere(ctx context.Context, ids []string, also ...*Board) ([]int, error) {
+	boards := []*Board{ss.Board(ss.Next(ss.Current()))}
+	for _, s := range ss.Recent(keepSeasons + 1) {
+		boards = append(boards, ss.Board(s))
+	}
+	cached, err := ss.cachedRollups(ctx)
+	if err != nil {
+		return nil, err
+	}
+	boards = append(boards, cached...)
+	boards = append(boards, also...)
+	counts := make([][]int, len(boards))
+	failed := rankgenrt.Scatter(ctx, rankgenrt.EveryShard(len(boards)), func(ctx context.Context, k int, _ []int) error {
+		counts[k] = make([]int, len(ids))
+		for i, id := range ids {
+			n, err := boards[k].Remove(rankgenrt.ItemKey(ctx, i), id)
+			if errors.Is(err, rankgenrt.ErrSeasonExpired) {
+				return nil // an expired board holds nothing
+			}
+			if err != nil {
+				return err
+			}
+			counts[k][i] = int(n)
+		}
+		return nil
+	})
+	held := make([]int, len(ids))
+	for _, c := range counts {
+		for i, n := range c {
+			held[i] += n
+		}
+	}
+	return held, failed
 }
 
 // ShardedBoard is one leaderboard of Entry values spread over several sorted sets, its shards, so

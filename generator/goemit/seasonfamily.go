@@ -1,0 +1,176 @@
+package goemit
+
+import (
+	"slices"
+
+	"github.com/dave/jennifer/jen"
+	"github.com/rankgen/rankgen/generator/catalog"
+)
+
+// seasonFamily declares what a periodic layout does across all the boards of its seasons:
+// the rollups (RollupField, RollupOp, RollupSpec, Seasons.Rollup) when the layout has fields a
+// rollup can combine, and Seasons.RemoveEverywhere.
+func (b *board) seasonFamily() {
+	rollup := len(catalog.SeasonScripts(b.l)) > 0
+	if rollup {
+		b.rollupTypes()
+		b.rollup(catalog.SeasonScripts(b.l)[0])
+		b.cachedRollups()
+	}
+	b.removeEverywhere(rollup)
+}
+
+// rollupTypes declares RollupField and its constants (each a field's 1-based index, which the
+// rollup script takes), RollupOp and its constants, and RollupSpec.
+func (b *board) rollupTypes() {
+	f := b.f
+	fields := catalog.RollupFields(b.l)
+	b.comment("RollupField is a field that Seasons.Rollup combines across seasons: an unsigned field whose values stay below 2^53, so the server adds them exactly.")
+	f.Type().Id("RollupField").Int()
+	f.Line()
+	f.Comment("The fields a rollup combines.")
+	var consts []jen.Code
+	names := jen.Dict{}
+	for _, fd := range fields {
+		name := "Rollup" + fd.Name
+		consts = append(consts, jen.Id(name).Id("RollupField").Op("=").Lit(slices.Index(b.l.Fields, fd)+1))
+		names[jen.Id(name)] = jen.Lit(fd.Name)
+	}
+	f.Const().Defs(consts...)
+	f.Line()
+	f.Comment("rollupFieldNames names each RollupField as the schema does.")
+	f.Var().Id("rollupFieldNames").Op("=").Map(jen.Id("RollupField")).String().Values(names)
+	f.Line()
+	f.Comment("String returns the field's name in the schema.")
+	f.Func().Params(jen.Id("r").Id("RollupField")).Id("String").Params().String().Block(
+		jen.If(jen.List(jen.Id("name"), jen.Id("ok")).Op(":=").Id("rollupFieldNames").Index(jen.Id("r")), jen.Id("ok")).Block(jen.Return(jen.Id("name"))),
+		jen.Return(jen.Lit("RollupField(").Op("+").Qual("strconv", "Itoa").Call(jen.Int().Call(jen.Id("r"))).Op("+").Lit(")")),
+	)
+	f.Line()
+	f.Comment("RollupOp is how a rollup combines an id's values of the field: RollupSum, RollupMax or RollupMin.")
+	f.Type().Id("RollupOp").Op("=").Add(rt("RollupOp"))
+	f.Line()
+	f.Comment("The rollup operations: the exact sum (a sum past the field's range is refused with rankgenrt.ErrOverflow, never clamped), the largest value, the smallest.")
+	f.Const().Defs(
+		jen.Id("RollupSum").Op("=").Add(rt("RollupSum")),
+		jen.Id("RollupMax").Op("=").Add(rt("RollupMax")),
+		jen.Id("RollupMin").Op("=").Add(rt("RollupMin")),
+	)
+	f.Line()
+	b.comment("RollupSpec says what Seasons.Rollup combines: Field by Op over the Last seasons up to Newest (the zero Season: the current one), cached for TTL.")
+	f.Type().Id("RollupSpec").Struct(
+		jen.Id("Field").Id("RollupField"),
+		jen.Id("Op").Id("RollupOp"),
+		jen.Id("Last").Int().Comment("how many seasons: Newest and the Last-1 before it, 1 to keepSeasons+1"),
+		jen.Id("Newest").Id("Season").Comment("the newest season; the zero Season is the current one"),
+		jen.Id("TTL").Qual("time", "Duration").Comment("how long the built rollup is reused: whole milliseconds, at least one"),
+	)
+	f.Line()
+}
+
+// rollup emits Seasons.Rollup, which runs op (the rollup script) over the seasons' boards.
+func (b *board) rollup(op catalog.Op) {
+	f := b.f
+	fields := catalog.RollupFields(b.l)
+	first, last := "Rollup"+fields[0].Name, "Rollup"+fields[len(fields)-1].Name
+	spec := func(name string) *jen.Statement { return jen.Id("spec").Dot(name) }
+	rangeErr := func(field string, value jen.Code, min, max string) jen.Code {
+		return jen.Return(jen.Nil(), jen.Op("&").Add(rt("RangeError")).Values(jen.Dict{
+			jen.Id("Field"): jen.Lit(field), jen.Id("Value"): value, jen.Id("Min"): jen.Lit(min), jen.Id("Max"): jen.Lit(max)}))
+	}
+	b.comment("Rollup returns the board of spec.Field combined by spec.Op over the last spec.Last seasons up to spec.Newest: an id's entry is its entry of the newest of those seasons that holds it, with the field replaced by the sum, the largest or the smallest of its values in the seasons that hold it (a season without the id counts for nothing). The server builds it in one script from the seasons' packed entries, exactly (a sum past the field's range fails with rankgenrt.ErrOverflow and writes nothing), into a board of this layout under <base>:rollup:<field>:<op>:<last>:<newest ID> that expires after spec.TTL; every Rollup of the same spec until then returns that cached board without reading the seasons again, and a rebuild replaces it atomically. The returned Board reads it (Top, Page, Rank, Around, ...); once the TTL has passed its key is gone and it reads as empty, so call Rollup before each read (within the TTL, one script call that finds the cache). On a Cluster the seasons' keys must share a hash slot (a base with a hash tag, \"{lb}:weekly\"), else Rollup returns rankgenrt.ErrCrossSlot and sends nothing.")
+	seasonsRecv(f).Id("Rollup").Params(ctxParam(), jen.Id("spec").Id("RollupSpec")).Params(jen.Op("*").Id("Board"), jen.Error()).Block(
+		jen.If(jen.List(jen.Id("_"), jen.Id("ok")).Op(":=").Id("rollupFieldNames").Index(spec("Field")), jen.Op("!").Id("ok")).Block(
+			rangeErr("RollupSpec.Field", spec("Field").Dot("String").Call(), first, last)),
+		jen.If(spec("Op").Op("<").Id("RollupSum").Op("||").Add(spec("Op")).Op(">").Id("RollupMin")).Block(
+			rangeErr("RollupSpec.Op", spec("Op").Dot("String").Call(), "RollupSum", "RollupMin")),
+		jen.If(spec("Last").Op("<").Lit(1).Op("||").Add(spec("Last")).Op(">").Id("keepSeasons").Op("+").Lit(1)).Block(
+			jen.Return(jen.Nil(), rt("IntRangeError").Call(jen.Lit("RollupSpec.Last"), jen.Int64().Call(spec("Last")), jen.Lit(1), jen.Id("keepSeasons").Op("+").Lit(1)))),
+		jen.If(spec("TTL").Op("<").Qual("time", "Millisecond").Op("||").Add(spec("TTL")).Op("%").Qual("time", "Millisecond").Op("!=").Lit(0)).Block(
+			rangeErr("RollupSpec.TTL", spec("TTL").Dot("String").Call(), "1ms", "whole milliseconds")),
+		jen.If(jen.Err().Op(":=").Add(rt("CheckSlots")).Call(jen.Id("ss").Dot("c"), jen.Id("ss").Dot("base")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
+		jen.Id("newest").Op(":=").Add(spec("Newest")),
+		jen.If(jen.Id("newest").Dot("End").Dot("IsZero").Call()).Block(jen.Id("newest").Op("=").Id("ss").Dot("Current").Call()),
+		jen.Id("key").Op(":=").Add(rt("RollupKey")).Call(jen.Id("ss").Dot("base"), spec("Field").Dot("String").Call(), spec("Op"), spec("Last"), jen.Id("newest")),
+		jen.Id("keys").Op(":=").Append(jen.Id("boardKeys").Call(jen.Id("key")).Index(jen.Empty(), jen.Lit(2)), rt("RollupsKey").Call(jen.Id("ss").Dot("base"))),
+		jen.Id("now").Op(":=").Id("ss").Dot("now").Call(),
+		jen.For(jen.List(jen.Id("i"), jen.Id("s")).Op(":=").List(jen.Lit(0), jen.Id("newest")), jen.Id("i").Op("<").Add(spec("Last")), jen.List(jen.Id("i"), jen.Id("s")).Op("=").List(jen.Id("i").Op("+").Lit(1), jen.Id("calendar").Dot("Prev").Call(jen.Id("s")))).Block(
+			jen.If(jen.Err().Op(":=").Add(rt("CheckExpiry")).Call(jen.Id("s"), rt("ExpireAt").Call(jen.Id("expiryOf").Call(jen.Id("s"))), jen.Id("now")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
+			jen.Id("keys").Op("=").Append(jen.Id("keys"), jen.Id("boardKeys").Call(rt("SeasonKey").Call(jen.Id("ss").Dot("base"), jen.Id("s"))).Index(jen.Empty(), jen.Lit(2)).Op("...")),
+		),
+		jen.If(jen.List(jen.Id("_"), jen.Err()).Op(":=").Add(reader(op, rt("Call").Call(jen.Id("ctx"), jen.Id("ss").Dot("c"), jen.Id(op.Script()), jen.Id("keys"),
+			jen.Int().Call(spec("Field")), spec("Op").Dot("String").Call(), spec("TTL").Dot("Milliseconds").Call(), rt("RollupLine").Call(jen.Id("key"), jen.Id("newest"))))), jen.Err().Op("!=").Nil()).Block(
+			jen.Return(jen.Nil(), jen.Err())),
+		jen.Return(jen.Id("ss").Dot("rollupBoard").Call(jen.Id("key"), jen.Id("newest")), jen.Nil()),
+	)
+	f.Line()
+	b.comment("rollupBoard is the board of the rollup under key, whose newest season is newest. Its writes (RemoveEverywhere's) leave the expiry the rollup script set, which is on Redis's clock, so its reads do not check it against the Seasons' clock.")
+	seasonsRecv(f).Id("rollupBoard").Params(jen.Id("key").String(), jen.Id("newest").Id("Season")).Op("*").Id("Board").Block(
+		jen.Id("b").Op(":=").Id("NewBoard").Call(jen.Id("ss").Dot("c"), jen.Id("key"), jen.Id("newest")),
+		jen.Id("b").Dot("exp").Op("=").Add(rt("Expiry")).Values(),
+		jen.Id("b").Dot("now").Op("=").Id("ss").Dot("now"),
+		jen.Return(jen.Id("b")),
+	)
+	f.Line()
+}
+
+// cachedRollups emits Seasons.cachedRollups: the boards of the rollups the rollup script
+// lists.
+func (b *board) cachedRollups() {
+	f := b.f
+	b.comment("cachedRollups returns the boards of the rollups listed beside the seasons' boards: the rollup script lists each one it builds, and drops those past their expiry (Redis's clock) whenever it builds another, so a listed board may have expired and be empty.")
+	seasonsRecv(f).Id("cachedRollups").Params(ctxParam()).Params(jen.Index().Op("*").Id("Board"), jen.Error()).Block(
+		jen.List(jen.Id("lines"), jen.Err()).Op(":=").Id("ss").Dot("c").Dot("ZRange").Call(jen.Id("ctx"), rt("RollupsKey").Call(jen.Id("ss").Dot("base")), jen.Lit(0), jen.Lit(-1)).Dot("Result").Call(),
+		errNil().Block(jen.Return(jen.Nil(), jen.Err())),
+		jen.Var().Id("out").Index().Op("*").Id("Board"),
+		jen.For(jen.List(jen.Id("_"), jen.Id("line")).Op(":=").Range().Id("lines")).Block(
+			jen.List(jen.Id("id"), jen.Id("key"), jen.Err()).Op(":=").Add(rt("ParseRollupLine")).Call(jen.Id("line")),
+			errNil().Block(jen.Return(jen.Nil(), jen.Err())),
+			jen.List(jen.Id("s"), jen.Err()).Op(":=").Id("calendar").Dot("ByID").Call(jen.Id("id")),
+			errNil().Block(jen.Return(jen.Nil(), jen.Err())),
+			jen.Id("out").Op("=").Append(jen.Id("out"), jen.Id("ss").Dot("rollupBoard").Call(jen.Id("key"), jen.Id("s"))),
+		),
+		jen.Return(jen.Id("out"), jen.Nil()),
+	)
+	f.Line()
+}
+
+// removeEverywhere emits Seasons.RemoveEverywhere.
+func (b *board) removeEverywhere(rollups bool) {
+	f := b.f
+	family := "the board of every season that may hold entries (the next one, the current one and the keepSeasons before it)"
+	gather := []jen.Code{
+		jen.Id("boards").Op(":=").Index().Op("*").Id("Board").Values(jen.Id("ss").Dot("Board").Call(jen.Id("ss").Dot("Next").Call(jen.Id("ss").Dot("Current").Call()))),
+		jen.For(jen.List(jen.Id("_"), jen.Id("s")).Op(":=").Range().Id("ss").Dot("Recent").Call(jen.Id("keepSeasons").Op("+").Lit(1))).Block(
+			jen.Id("boards").Op("=").Append(jen.Id("boards"), jen.Id("ss").Dot("Board").Call(jen.Id("s")))),
+	}
+	if rollups {
+		family += ", every cached rollup"
+		gather = append(gather,
+			jen.List(jen.Id("cached"), jen.Err()).Op(":=").Id("ss").Dot("cachedRollups").Call(jen.Id("ctx")),
+			errNil().Block(jen.Return(jen.Nil(), jen.Err())),
+			jen.Id("boards").Op("=").Append(jen.Id("boards"), jen.Id("cached").Op("...")))
+	}
+	b.comment("RemoveEverywhere removes ids from every board of the family: %s, and the boards also given (of this layout: all-time or regional boards you keep beside the seasons). It returns, for each id in order, how many boards held it. Each removal is one remove script on its board (atomic there; the boards are not removed from together), the boards all at once, each in its own goroutine; on an error the counts say what was removed before it, and a season that expires meanwhile holds nothing. Under an idempotency key (rankgenrt.WithIdempotencyKey), the removal of the i-th id uses that key with \"#i\" appended (rankgenrt.ItemKey), so a resend of the whole call under it removes nothing twice and answers the first call's counts. Removing a cheater thus takes one call; their entries written after it are not touched.", family)
+	seasonsRecv(f).Id("RemoveEverywhere").Params(ctxParam(), jen.Id("ids").Index().Add(b.idType()), jen.Id("also").Op("...").Op("*").Id("Board")).Params(jen.Index().Int(), jen.Error()).Block(
+		append(gather,
+			jen.Id("boards").Op("=").Append(jen.Id("boards"), jen.Id("also").Op("...")),
+			jen.Id("counts").Op(":=").Make(jen.Index().Index().Int(), jen.Len(jen.Id("boards"))),
+			jen.Id("failed").Op(":=").Add(rt("Scatter")).Call(jen.Id("ctx"), rt("EveryShard").Call(jen.Len(jen.Id("boards"))), jen.Func().Params(ctxParam(), jen.Id("k").Int(), jen.Id("_").Index().Int()).Error().Block(
+				jen.Id("counts").Index(jen.Id("k")).Op("=").Make(jen.Index().Int(), jen.Len(jen.Id("ids"))),
+				jen.For(jen.List(jen.Id("i"), jen.Id("id")).Op(":=").Range().Id("ids")).Block(
+					jen.List(jen.Id("n"), jen.Err()).Op(":=").Id("boards").Index(jen.Id("k")).Dot("Remove").Call(rt("ItemKey").Call(jen.Id("ctx"), jen.Id("i")), jen.Id("id")),
+					jen.If(jen.Qual("errors", "Is").Call(jen.Err(), rt("ErrSeasonExpired"))).Block(jen.Return(jen.Nil()).Comment("an expired board holds nothing")),
+					errNil().Block(jen.Return(jen.Err())),
+					jen.Id("counts").Index(jen.Id("k")).Index(jen.Id("i")).Op("=").Int().Call(jen.Id("n")),
+				),
+				jen.Return(jen.Nil()),
+			)),
+			jen.Id("held").Op(":=").Make(jen.Index().Int(), jen.Len(jen.Id("ids"))),
+			jen.For(jen.List(jen.Id("_"), jen.Id("c")).Op(":=").Range().Id("counts")).Block(
+				jen.For(jen.List(jen.Id("i"), jen.Id("n")).Op(":=").Range().Id("c")).Block(
+					jen.Id("held").Index(jen.Id("i")).Op("+=").Id("n"))),
+			jen.Return(jen.Id("held"), jen.Id("failed")))...,
+	)
+	f.Line()
+}

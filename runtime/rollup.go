@@ -1,0 +1,74 @@
+package runtime
+
+import (
+	"errors"
+	"strconv"
+	"strings"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// RollupOp is how a rollup combines a field's values of one id over several seasons.
+type RollupOp int
+
+// The rollup operations: the exact sum (a sum past the field's range is refused with
+// ErrOverflow, never clamped), the largest value, the smallest.
+const (
+	RollupSum RollupOp = iota + 1
+	RollupMax
+	RollupMin
+)
+
+// String is the operation's name, as the rollup script takes it: sum, max or min.
+func (o RollupOp) String() string {
+	switch o {
+	case RollupSum:
+		return "sum"
+	case RollupMax:
+		return "max"
+	case RollupMin:
+		return "min"
+	}
+	return "RollupOp(" + strconv.Itoa(int(o)) + ")"
+}
+
+// ErrCrossSlot: an operation over several seasons' boards that runs in one script was asked of
+// a Cluster for seasons whose keys lie in different hash slots (a base key without a hash tag);
+// nothing was sent. Give the base a hash tag, "{lb}:weekly".
+var ErrCrossSlot = errors.New("rankgen: the seasons' keys lie in different hash slots; give the base key a hash tag")
+
+// CheckSlots returns ErrCrossSlot when c is a Cluster client and base has no hash tag: then
+// the keys <base>:<id> of different seasons hash apart, and one script cannot read them all.
+func CheckSlots(c redis.UniversalClient, base string) error {
+	if _, cluster := c.(*redis.ClusterClient); cluster && HashTag(base) == base {
+		return ErrCrossSlot
+	}
+	return nil
+}
+
+// RollupKey is the key of the cached rollup of field by op over the last seasons up to the
+// season newest, beside the seasons' boards under base (in their hash slot when base has a
+// hash tag).
+func RollupKey(base, field string, op RollupOp, last int, newest Season) string {
+	return base + ":rollup:" + field + ":" + op.String() + ":" + strconv.Itoa(last) + ":" + strconv.FormatInt(newest.ID, 10)
+}
+
+// RollupsKey is the list of the cached rollups of the seasons under base: a sorted set of
+// lines (RollupLine), each scored by its rollup's expiry in Unix milliseconds.
+func RollupsKey(base string) string { return base + ":rollups" }
+
+// RollupLine is a rollup's line in RollupsKey: the ID of its newest season, then its key.
+func RollupLine(key string, newest Season) string {
+	return strconv.FormatInt(newest.ID, 10) + " " + key
+}
+
+// ParseRollupLine reads a line of RollupsKey: the ID of the rollup's newest season and its
+// key, or an error matching ErrBadReply for a line RollupLine did not write.
+func ParseRollupLine(line string) (id int64, key string, err error) {
+	head, key, found := strings.Cut(line, " ")
+	id, perr := strconv.ParseInt(head, 10, 64)
+	if !found || perr != nil || key == "" {
+		return 0, "", badReply("rollups", "a line <season ID> <key>", line)
+	}
+	return id, key, nil
+}
