@@ -99,6 +99,15 @@ func Render(l *layout.Layout) (*Library, error) {
 			unnamed, op.Name, flags, text)
 		fns = append(fns, Function{Op: op.Name, ReadOnly: op.ReadOnly, Body: text})
 	}
+	for _, op := range catalog.Feeds(l) {
+		text, err := renderFeed(l, op, head.WriteDocs)
+		if err != nil {
+			return nil, err
+		}
+		fmt.Fprintf(&regs, "\nredis.register_function{function_name = '%s_%s', flags = {}, callback = function(KEYS, ARGV)\n  bind()\n%send}\n",
+			unnamed, op.Name, text)
+		fns = append(fns, Function{Op: op.Name, Body: text})
+	}
 	b.Write(regs.Bytes())
 	src := tidy(b.String())
 	name := libraryName(l.Stem(), src)
