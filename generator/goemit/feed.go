@@ -10,7 +10,7 @@ import (
 )
 
 // FedType is the generated type of one board's outcome in a feed's result.
-const FedType = "Fed"
+const FedType = layout.FedTypeName
 
 // emitFeeds writes the schema's feeds (layout.Feed): per feed the type <Name>Feed, its key
 // parts <Name>Keys, its result <Name>Result and the methods that run its one script.

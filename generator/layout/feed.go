@@ -25,6 +25,9 @@ const (
 	FeedAdd FeedRule = "add"
 )
 
+// FedTypeName is the generated type of what a feed's call did on one board.
+const FedTypeName = "Fed"
+
 var feedRules = []string{string(FeedBest), string(FeedSet), string(FeedAdd)}
 
 // Feed is a schema's feed: a generated call that writes an entry to several boards of the
@@ -167,6 +170,12 @@ func (v *validator) feed(raw *rawFeed, l *Layout, names map[string]scalar) *Feed
 			ok = false
 		}
 		names[f.Name] = raw.Name
+		for _, gen := range []string{FedTypeName, f.Name + "Feed", "New" + f.Name + "Feed", f.Name + "Keys", f.Name + "Result"} {
+			if prev, clash := names[gen]; clash {
+				v.errAt(prev, "name %q is generated for feed %s; rename it (e.g. %q)", gen, f.Name, gen+"Value")
+				ok = false
+			}
+		}
 	}
 	if !raw.BoardsPos.Bad && len(raw.Boards) < 2 {
 		at := raw.BoardsPos
@@ -393,7 +402,11 @@ func (v *validator) feedTag(raw *rawFeed, f *Feed) {
 		}
 		switch {
 		case tag == "" || strings.Contains(tag, "{"):
-			v.errAt(at, "feed %s: key %q must start with a hash tag, as every key of a feed does, so that its boards share one hash slot on Redis Cluster; write e.g. \"{<game>}:%s\"", f.Name, b.Pattern, strings.TrimLeft(b.Pattern, "{}"))
+			fix := "{<game>}"
+			if i > 0 {
+				fix = first.Tag()
+			}
+			v.errAt(at, "feed %s: key %q must start with a hash tag, as every key of a feed does, so that its boards share one hash slot on Redis Cluster; write e.g. %q", f.Name, b.Pattern, fix+":"+strings.TrimLeft(b.Pattern, "{}:"))
 			return
 		case tagHasField(b, close):
 			v.errAt(at, "feed %s: key %q: the hash tag holds a field of the entry, so the boards could lie in different hash slots; keep the entry's fields after the tag", f.Name, b.Pattern)
