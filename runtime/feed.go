@@ -38,7 +38,7 @@ type FeedBoard struct {
 	Rank    int64 // Found, when asked for: the entry's 1-based rank after the call; else 0
 }
 
-// FeedBoards reads a feed's reply for n boards: per board {written 0/1, score, member (both ”
+// FeedBoards reads a feed's reply for n boards: per board {written 0/1, score, member (both empty
 // when it has no entry), 0-based rank or -1}.
 func FeedBoards(v any, n int) ([]FeedBoard, error) {
 	list, ok := v.([]any)

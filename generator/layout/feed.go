@@ -37,6 +37,8 @@ type Feed struct {
 	Doc    string
 	Boards []*FeedBoard // the first is the source whose gain add boards add
 	Parts  []string     // the key parts the caller gives (<game>), in order of first use
+
+	Line, Col int // position of the feed in the schema
 }
 
 // FeedBoard is one board of a feed: its key pattern and rule.
@@ -154,7 +156,7 @@ func (v *validator) feed(raw *rawFeed, l *Layout, names map[string]scalar) *Feed
 	if raw.Bad {
 		return nil
 	}
-	f := &Feed{Name: raw.Name.Value, Doc: v.doc(raw.Doc)}
+	f := &Feed{Name: raw.Name.Value, Doc: v.doc(raw.Doc), Line: raw.Line, Col: raw.Col}
 	ok := true
 	switch {
 	case raw.Name.Bad:
