@@ -20,6 +20,12 @@ func emitFeeds(b *board) {
 		return
 	}
 	f := b.f
+	f.Comment("A feed's script replies each board's rank when its last argument is withRanks.")
+	f.Const().Defs(
+		jen.Id("withRanks").Op("=").Lit("1"),
+		jen.Id("withoutRanks").Op("=").Lit("0"),
+	)
+	f.Line()
 	b.comment("%s is what a feed's call did on one of its boards.", FedType)
 	f.Type().Id(FedType).Struct(
 		jen.Id("Changed").Bool().Comment("the call wrote the board's entry for the id"),
@@ -110,12 +116,12 @@ func feed(b *board, op catalog.FeedOp) {
 	f.Line()
 	b.comment("%s submits e to the feed's boards in one script and reports what it did on each.", fd.Name)
 	recv().Id(fd.Name).Params(ctxParam(), jen.Id("e").Id("Entry")).Params(jen.Id(result), jen.Error()).Block(
-		jen.Return(jen.Id("f").Dot("run").Call(jen.Id("ctx"), jen.Id("e"), jen.Lit("0"))),
+		jen.Return(jen.Id("f").Dot("run").Call(jen.Id("ctx"), jen.Id("e"), jen.Id("withoutRanks"))),
 	)
 	f.Line()
 	b.comment("%sRanked is %s, and reports the entry's rank on each board after the call (one ZREVRANK a board, in the same script).", fd.Name, fd.Name)
 	recv().Id(fd.Name+"Ranked").Params(ctxParam(), jen.Id("e").Id("Entry")).Params(jen.Id(result), jen.Error()).Block(
-		jen.Return(jen.Id("f").Dot("run").Call(jen.Id("ctx"), jen.Id("e"), jen.Lit("1"))),
+		jen.Return(jen.Id("f").Dot("run").Call(jen.Id("ctx"), jen.Id("e"), jen.Id("withRanks"))),
 	)
 	f.Line()
 
@@ -143,7 +149,7 @@ func feed(b *board, op catalog.FeedOp) {
 			jen.Return(jen.Id(result).Values(), jen.Err())))
 	}
 	body = append(body, jen.Return(jen.Id("r"), jen.Nil()))
-	b.comment("run runs the feed's script on e's boards; ranks is '1' to have it reply the ranks.")
+	b.comment("run runs the feed's script on e's boards; ranks is withRanks to have it reply the ranks.")
 	recv().Id("run").Params(ctxParam(), jen.Id("e").Id("Entry"), jen.Id("ranks").String()).Params(jen.Id(result), jen.Error()).Block(body...)
 	f.Line()
 }

@@ -1308,6 +1308,12 @@ func scoreOfP(p uint64) float64 {
 	return float64(p)
 }
 
+// A feed's script replies each board's rank when its last argument is withRanks.
+const (
+	withRanks    = "1"
+	withoutRanks = "0"
+)
+
 // Fed is what a feed's call did on one of its boards.
 type Fed struct {
 	Changed bool  // the call wrote the board's entry for the id
@@ -1390,16 +1396,16 @@ func (f *SubmitFeed) BoardKeys(e Entry) []string {
 
 // Submit submits e to the feed's boards in one script and reports what it did on each.
 func (f *SubmitFeed) Submit(ctx context.Context, e Entry) (SubmitResult, error) {
-	return f.run(ctx, e, "0")
+	return f.run(ctx, e, withoutRanks)
 }
 
 // SubmitRanked is Submit, and reports the entry's rank on each board after the call (one ZREVRANK
 // a board, in the same script).
 func (f *SubmitFeed) SubmitRanked(ctx context.Context, e Entry) (SubmitResult, error) {
-	return f.run(ctx, e, "1")
+	return f.run(ctx, e, withRanks)
 }
 
-// run runs the feed's script on e's boards; ranks is '1' to have it reply the ranks.
+// run runs the feed's script on e's boards; ranks is withRanks to have it reply the ranks.
 func (f *SubmitFeed) run(ctx context.Context, e Entry, ranks string) (SubmitResult, error) {
 	score, member, err := e.Encode()
 	if err != nil {
