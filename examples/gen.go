@@ -16,6 +16,7 @@ package examples
 //go:generate go run github.com/rankgen/rankgen/cmd/rankgen generate -o generated/duel schemas/duel.yaml
 //go:generate go run github.com/rankgen/rankgen/cmd/rankgen generate -o generated/duelint schemas/duel_integer.yaml
 //go:generate go run github.com/rankgen/rankgen/cmd/rankgen generate -o generated/laps schemas/laps.yaml
+//go:generate go run github.com/rankgen/rankgen/cmd/rankgen generate -o generated/ladders schemas/ladders.yaml
 //go:generate go run github.com/rankgen/rankgen/cmd/rankgen generate -o generated/pits schemas/pits.yaml
 //go:generate go run github.com/rankgen/rankgen/cmd/rankgen generate -o generated/racing schemas/racing.yaml
 //go:generate go run github.com/rankgen/rankgen/cmd/rankgen generate -o generated/quiz schemas/quiz.yaml

@@ -73,6 +73,7 @@ var snippetImports = map[string]string{
 	"layout":    "github.com/rankgen/rankgen/generator/layout",
 	"redistest": "github.com/rankgen/rankgen/internal/testkit/redistest",
 	"arena":     "github.com/rankgen/rankgen/examples/generated/arena",
+	"ladders":   "github.com/rankgen/rankgen/examples/generated/ladders",
 	"laps":      "github.com/rankgen/rankgen/examples/generated/laps",
 	"racing":    "github.com/rankgen/rankgen/examples/generated/racing",
 	"weekly":    "github.com/rankgen/rankgen/examples/generated/weekly",

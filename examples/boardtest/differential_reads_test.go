@@ -17,6 +17,7 @@ import (
 	"github.com/rankgen/rankgen/examples/generated/arena"
 	"github.com/rankgen/rankgen/examples/generated/duel"
 	"github.com/rankgen/rankgen/examples/generated/duelint"
+	"github.com/rankgen/rankgen/examples/generated/ladders"
 	"github.com/rankgen/rankgen/examples/generated/laps"
 	"github.com/rankgen/rankgen/examples/generated/pits"
 	"github.com/rankgen/rankgen/examples/generated/quiz"
@@ -44,6 +45,7 @@ var bandRoots = map[string][2]any{
 	"arena":           {arena.PointsBetween, arena.PointsIs},
 	"duel":            {duel.PointsBetween, duel.PointsIs},
 	"duelint":         {duelint.PointsBetween, duelint.PointsIs},
+	"ladders":         {ladders.ScoreBetween, ladders.ScoreIs},
 	"laps":            {laps.BestLapBetween, laps.BestLapIs},
 	"pits":            {pits.StopMsBetween, pits.StopMsIs},
 	"quiz":            {quiz.CorrectBetween, quiz.CorrectIs},

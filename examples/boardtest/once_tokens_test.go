@@ -143,7 +143,8 @@ func tokenReusedEveryWrite(t *testing.T, c redis.UniversalClient) {
 			lib := rankgenrt.NewLibrary(rendered.Source)
 			writes := map[string]*rankgenrt.Function{}
 			for _, fn := range rendered.Functions {
-				if !fn.ReadOnly {
+				// A season rollup takes no token: it rebuilds a cache, which twice is harmless.
+				if !fn.ReadOnly && fn.Op != "rollup" {
 					writes[fn.Op] = lib.Function(fn.Op)
 				}
 			}

@@ -64,6 +64,7 @@ var ruleTable = []Rule{
 	{"SEASONS_API", Source, "a board becomes periodic or stops being: NewBoard gains or loses its Season, Seasons comes or goes", wholeSchema, checkSeasonsAPI},
 	{"DATA_REMOVED", Source, "a data field is gone (or renamed): its Data field no longer exists", wholeSchema, checkDataRemoved},
 	{"DATA_GO_TYPE", Source, "a data field's Go type changes", wholeSchema, checkDataGoType},
+	{"FEED_API", Source, "a feed is gone, or a board or key part of it: its generated type, result field or key part no longer exists; adding one breaks nothing", wholeSchema, checkFeedAPI},
 	{"SHARDED_API", Source, "sharded: true is dropped: ShardedBoard (and a periodic board's Seasons.Sharded) is no longer generated; adding it breaks nothing", wholeSchema, checkShardedAPI},
 }
 

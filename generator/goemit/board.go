@@ -32,6 +32,7 @@ func emitBoard(f *jen.File, c *codec) {
 	b.reindex()
 	b.helpers()
 	b.seasons()
+	emitFeeds(b)
 }
 
 // emitters emits the Board methods of each kind of operation (op.Methods).

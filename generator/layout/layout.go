@@ -297,6 +297,10 @@ type Layout struct {
 	// store the same entries the same way.
 	Sharded bool
 
+	// Feeds are the schema's feeds: generated calls that write an entry to several boards of the
+	// layout in one script. Generated API only, outside the canonical form and the fingerprints.
+	Feeds []*Feed
+
 	ScoreRadix uint64 // Π R over the score fields: P ∈ [0, ScoreRadix)
 	ScoreLimit uint64 // the most distinct P the score kind holds exactly (2^53, 2^62, or the decimal bound)
 

@@ -31,6 +31,8 @@ type rawSchema struct {
 	Season                                        rawSeason
 	Data                                          []rawField // data: fields stored beside the entry, never ranked
 	DataPos                                       scalar
+	Feeds                                         []rawFeed // feeds: writes to several boards at once
+	FeedsPos                                      scalar
 }
 
 type rawID struct {
@@ -50,7 +52,7 @@ type rawField struct {
 }
 
 var (
-	topKeys   = []string{"package", "doc", "id", "separator", "score", "decimal_places", "fields", "season", "data", "sharded"}
+	topKeys   = []string{"package", "doc", "id", "separator", "score", "decimal_places", "fields", "season", "data", "sharded", "feeds"}
 	idKeys    = []string{"name", "type", "max_bytes", "order"}
 	fieldKeys = []string{"name", "type", "bits", "digits", "order", "min", "max", "epoch", "unit",
 		"values", "in", "doc", "update", "overflow", "stamp"}
@@ -220,6 +222,9 @@ func (p *parser) schema(root *yaml.Node) *rawSchema {
 		case "data":
 			raw.DataPos = scalar{Line: k.Line, Col: k.Column, Set: true}
 			raw.Data, raw.DataPos.Bad = p.fieldList(v, "data", dataFieldKeys, "data field")
+		case "feeds":
+			raw.FeedsPos = scalar{Line: k.Line, Col: k.Column, Set: true}
+			raw.Feeds, raw.FeedsPos.Bad = p.feeds(v)
 		}
 	})
 	markBad(misspelt, map[string]*scalar{"package": &raw.Package, "decimal_places": &raw.DecimalPlaces, "fields": &raw.FieldsPos})

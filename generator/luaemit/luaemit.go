@@ -99,14 +99,26 @@ func Render(l *layout.Layout) (*Library, error) {
 			unnamed, op.Name, flags, text)
 		fns = append(fns, Function{Op: op.Name, ReadOnly: op.ReadOnly, Body: text})
 	}
+	// The functions beyond the board operations: a periodic layout's scripts across its
+	// seasons, and the schema's feeds; writes, with no flags.
+	register := func(op, text string) {
+		fmt.Fprintf(&regs, "\nredis.register_function{function_name = '%s_%s', flags = {}, callback = function(KEYS, ARGV)\n  bind()\n%send}\n",
+			unnamed, op, text)
+		fns = append(fns, Function{Op: op, Body: text})
+	}
 	for _, op := range catalog.SeasonScripts(l) {
 		text, err := seasonScript(l, op)
 		if err != nil {
 			return nil, err
 		}
-		fmt.Fprintf(&regs, "\nredis.register_function{function_name = '%s_%s', flags = {}, callback = function(KEYS, ARGV)\n  bind()\n%send}\n",
-			unnamed, op.Name, text)
-		fns = append(fns, Function{Op: op.Name, Body: text})
+		register(op.Name, text)
+	}
+	for _, op := range catalog.Feeds(l) {
+		text, err := renderFeed(l, op, head.WriteDocs)
+		if err != nil {
+			return nil, err
+		}
+		register(op.Name, text)
 	}
 	b.Write(regs.Bytes())
 	src := tidy(b.String())

@@ -63,6 +63,9 @@ type data struct {
 
 	Lead *field // competition
 
+	Feed   *feedView // a feed's function: its boards
+	Stride int       // a feed's function: the keys each board passes
+
 	Season          bool   // a periodic layout: update scripts take the season's bounds (Unix µs)
 	Data            bool   // the layout has data fields: KEYS[5] is the data hash
 	DataFingerprint string // the data format's fingerprint, which the data hash records

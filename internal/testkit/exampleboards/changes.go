@@ -4,6 +4,7 @@ import (
 	"github.com/rankgen/rankgen/examples/generated/arena"
 	"github.com/rankgen/rankgen/examples/generated/duel"
 	"github.com/rankgen/rankgen/examples/generated/duelint"
+	"github.com/rankgen/rankgen/examples/generated/ladders"
 	"github.com/rankgen/rankgen/examples/generated/laps"
 	"github.com/rankgen/rankgen/examples/generated/pits"
 	"github.com/rankgen/rankgen/examples/generated/quiz"
@@ -27,6 +28,7 @@ var changeFuncs = map[string][]any{
 	"arena":           {arena.AddPoints, arena.MaxPoints, arena.SetPoints, arena.SetPaid},
 	"duel":            {duel.AddPoints, duel.MaxPoints, duel.SetPoints, duel.AddWins, duel.MinWins, duel.SetTier, duel.MaxTier},
 	"duelint":         {duelint.AddPoints, duelint.MaxPoints, duelint.SetPoints, duelint.AddWins, duelint.MinWins, duelint.SetTier, duelint.MaxTier},
+	"ladders":         {ladders.AddScore, ladders.SetData},
 	"laps":            {laps.MinBestLap, laps.SetBestLap, laps.AddLaps, laps.SetData},
 	"pits":            {pits.MinStopMs, pits.SetStopMs, pits.SetData},
 	"quiz":            {quiz.AddCorrect, quiz.SetCorrect, quiz.MinMillis, quiz.SetMillis},

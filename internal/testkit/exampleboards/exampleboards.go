@@ -17,6 +17,7 @@ import (
 	"github.com/rankgen/rankgen/examples/generated/arena"
 	"github.com/rankgen/rankgen/examples/generated/duel"
 	"github.com/rankgen/rankgen/examples/generated/duelint"
+	"github.com/rankgen/rankgen/examples/generated/ladders"
 	"github.com/rankgen/rankgen/examples/generated/laps"
 	"github.com/rankgen/rankgen/examples/generated/pits"
 	"github.com/rankgen/rankgen/examples/generated/quiz"
@@ -62,6 +63,8 @@ func All() []Example {
 			NewBoard: duel.NewBoard, Decode: duel.Decode, WithTTL: duel.WithTTL, WithExpireAt: duel.WithExpireAt},
 		{Name: "duelint", Schema: "duel_integer.yaml", Fingerprint: duelint.Fingerprint, Codec: CodecOf(duelint.Entry.Encode, duelint.Decode, duelint.Compare),
 			NewBoard: duelint.NewBoard, Decode: duelint.Decode, WithTTL: duelint.WithTTL, WithExpireAt: duelint.WithExpireAt},
+		{Name: "ladders", Schema: "ladders.yaml", Fingerprint: ladders.Fingerprint, Codec: CodecOf(ladders.Entry.Encode, ladders.Decode, ladders.Compare),
+			NewBoard: ladders.NewBoard, Decode: ladders.Decode, WithTTL: ladders.WithTTL, WithExpireAt: ladders.WithExpireAt},
 		{Name: "laps", Schema: "laps.yaml", Fingerprint: laps.Fingerprint, Codec: CodecOf(laps.Entry.Encode, laps.Decode, laps.Compare),
 			NewBoard: laps.NewBoard, Decode: laps.Decode, WithTTL: laps.WithTTL, WithExpireAt: laps.WithExpireAt},
 		{Name: "pits", Schema: "pits.yaml", Fingerprint: pits.Fingerprint, Codec: CodecOf(pits.Entry.Encode, pits.Decode, pits.Compare),
