@@ -133,13 +133,20 @@ func TestReplies(t *testing.T) {
 	if _, err := BareItems([]any{huge}, 1); !errors.Is(err, ErrBadReply) || len(err.Error()) > 200 {
 		t.Errorf("BareItems of a 1 MiB P: error of %d bytes (%.80s…); want a short ErrBadReply", len(err.Error()), err)
 	}
-	if flags, err := Flags([]any{int64(1), int64(0)}, 2); err != nil || !flags[0] || flags[1] {
-		t.Errorf("Flags = %v, %v", flags, err)
+	if ps, err := Priors([]any{int64(1), "", "", int64(0), "7", "m"}, 2); err != nil || !ps[0].Changed || ps[0].Found ||
+		ps[1].Changed || !ps[1].Found || ps[1].Score != 7 || ps[1].Member != "m" {
+		t.Errorf("Priors = %+v, %v", ps, err)
 	}
-	for _, bad := range []any{[]any{int64(2)}, []any{"1"}, []any{}, "1", nil} {
-		if _, err := Flags(bad, 1); !errors.Is(err, ErrBadReply) {
-			t.Errorf("Flags(%#v) = %v; want ErrBadReply", bad, err)
+	if ps, err := PriorsData([]any{int64(0), "7", "m", "d"}, 1); err != nil || !ps[0].Found || ps[0].Data != "d" {
+		t.Errorf("PriorsData = %+v, %v", ps, err)
+	}
+	for _, bad := range []any{[]any{int64(2), "", ""}, []any{"1", "", ""}, []any{int64(1), "7", int64(3)}, []any{int64(1), ""}, []any{}, "1", nil} {
+		if _, err := Priors(bad, 1); !errors.Is(err, ErrBadReply) {
+			t.Errorf("Priors(%#v) = %v; want ErrBadReply", bad, err)
 		}
+	}
+	if _, err := PriorsData([]any{int64(1), "7", "m", int64(3)}, 1); !errors.Is(err, ErrBadReply) {
+		t.Errorf("PriorsData with a data integer = %v; want ErrBadReply", err)
 	}
 	for _, bad := range []any{"1", []any{}, []any{"1", "a"}, []any{int64(1), "a"}, []any{int64(1), []any{"m"}}, []any{int64(1), []any{int64(3), "1"}}} {
 		if _, _, err := Window(bad); !errors.Is(err, ErrBadReply) {

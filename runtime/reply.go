@@ -185,20 +185,54 @@ func CheckFingerprint(cmd *redis.StringCmd, fp string) (bool, error) {
 	return true, nil
 }
 
-// Flags reads a reply of n integers 0 or 1 (Best's "kept the given entry").
-func Flags(v any, n int) ([]bool, error) {
-	a, ok := v.([]any)
-	if !ok || len(a) != n {
-		return nil, badReply("flags", fmt.Sprintf("%d values", n), v)
+// Prior is what a write did to one of its entries, as the set and best scripts reply it:
+// whether it changed the board (for Best: replaced the entry), and the entry its id held
+// before it, from the same script (Found false: none).
+type Prior struct {
+	Changed bool
+	Found   bool
+	Pair
+}
+
+// Priors reads the reply of the set and best scripts: per entry (n), 1 or 0, then its id's
+// previous score and member, both "" when it had no entry.
+func Priors(v any, n int) ([]Prior, error) { return readPriors(v, n, false) }
+
+// PriorsData reads the reply of the set and best scripts of a board with data: per entry,
+// 1 or 0, then its id's previous score, member and data, all "" when it had no entry.
+func PriorsData(v any, n int) ([]Prior, error) { return readPriors(v, n, true) }
+
+func readPriors(v any, n int, withData bool) ([]Prior, error) {
+	stride := 3
+	if withData {
+		stride = 4
 	}
-	out := make([]bool, n)
-	for i, x := range a {
-		switch x {
+	a, ok := v.([]any)
+	if !ok || len(a) != stride*n {
+		return nil, badReply("write", fmt.Sprintf("%d values", stride*n), v)
+	}
+	out := make([]Prior, n)
+	for i := range out {
+		x, p := a[stride*i:stride*(i+1)], &out[i]
+		switch x[0] {
 		case int64(0):
 		case int64(1):
-			out[i] = true
+			p.Changed = true
 		default:
-			return nil, badReply("flags", "0 or 1", x)
+			return nil, badReply("write", "0 or 1", x[0])
+		}
+		if x[1] == "" && x[2] == "" {
+			continue
+		}
+		score, member, err := scoreMember(x[1], x[2])
+		if err != nil {
+			return nil, err
+		}
+		p.Found, p.Pair = true, Pair{Member: member, Score: score}
+		if withData {
+			if p.Data, ok = x[3].(string); !ok {
+				return nil, badReply("write", "a data string", x[3])
+			}
 		}
 	}
 	return out, nil

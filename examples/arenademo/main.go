@@ -40,7 +40,7 @@ func run(ctx context.Context, w io.Writer, c redis.UniversalClient, key string) 
 
 	// Whole entries: Set upserts, Best keeps whichever of old and new ranks first.
 	day := time.Date(2026, 3, 2, 12, 0, 0, 0, time.UTC)
-	if err := board.SetMany(ctx, []arena.Entry{
+	if _, err := board.SetMany(ctx, []arena.Entry{
 		{PlayerID: "ana", Points: 120, ReachedAt: day},
 		{PlayerID: "bo", Points: 120, ReachedAt: day.Add(time.Minute)},
 		{PlayerID: "cy", Points: 90, ReachedAt: day, Paid: true},

@@ -36,7 +36,7 @@ func BenchmarkHistoryPaired(b *testing.B) {
 		for i, id := range ids {
 			es = append(es, weekly.Entry{PlayerID: id, Points: uint32((i*7919 + w*104729) % 5000), ReachedAt: time.Duration(i) * time.Second})
 			if len(es) == cap(es) {
-				if err := board.SetMany(ctx, es); err != nil {
+				if _, err := board.SetMany(ctx, es); err != nil {
 					b.Fatal(err)
 				}
 				es = es[:0]

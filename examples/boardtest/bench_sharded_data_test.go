@@ -36,10 +36,10 @@ func BenchmarkShardedTopData(b *testing.B) {
 			e.Data = oracle.RandomData(l, rng)
 			oracle.ToGenerated(l, e, &es[i])
 		}
-		if err := sharded.SetMany(ctx, es); err != nil {
+		if _, err := sharded.SetMany(ctx, es); err != nil {
 			b.Fatal(err)
 		}
-		if err := one.SetMany(ctx, es); err != nil {
+		if _, err := one.SetMany(ctx, es); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -77,10 +77,10 @@ func loadRacingPair(b *testing.B, c redis.UniversalClient) (*racing.ShardedBoard
 			n := start + i
 			es[i] = racing.Entry{Car: uint64(n), Laps: uint16(n % 70), RaceTime: uint32(n * 7919 % 100000)}
 		}
-		if err := sharded.SetMany(ctx, es); err != nil {
+		if _, err := sharded.SetMany(ctx, es); err != nil {
 			b.Fatal(err)
 		}
-		if err := one.SetMany(ctx, es); err != nil {
+		if _, err := one.SetMany(ctx, es); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -20,7 +20,7 @@ func TestChangeSetData(t *testing.T) {
 	c := redistest.Client(t)
 	b := laps.NewBoard(c, redistest.Key(t, "laps"))
 	ada := laps.Data{Name: "Ada", Car: laps.CarKart}
-	if err := b.Set(ctx, laps.Entry{Driver: "a", BestLap: 61000, Laps: 3, Data: ada}); err != nil {
+	if _, err := b.Set(ctx, laps.Entry{Driver: "a", BestLap: 61000, Laps: 3, Data: ada}); err != nil {
 		t.Fatal(err)
 	}
 	dataOf := func(id string) laps.Data {
@@ -84,7 +84,7 @@ func TestChangeSetDataAllOrNone(t *testing.T) {
 	c := redistest.Client(t)
 	b := laps.NewBoard(c, redistest.Key(t, "laps"))
 	ada := laps.Data{Name: "Ada", Car: laps.CarKart}
-	if err := b.Set(ctx, laps.Entry{Driver: "a", BestLap: 61000, Data: ada}); err != nil {
+	if _, err := b.Set(ctx, laps.Entry{Driver: "a", BestLap: 61000, Data: ada}); err != nil {
 		t.Fatal(err)
 	}
 	bad, _ := laps.Data{Name: "Bad", Car: laps.CarRally}.Encode()

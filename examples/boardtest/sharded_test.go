@@ -165,7 +165,7 @@ func syncOneKey(t *testing.T, one *boardmodel.Board, es []layout.Entry) {
 		t.Fatal(err)
 	}
 	if len(es) > 0 {
-		if err := one.SetMany(es); err != nil {
+		if _, err := one.SetMany(es); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -373,7 +373,7 @@ func TestReshard(t *testing.T) {
 			for i := range 200 {
 				es = append(es, racing.Entry{Car: uint64(i * 7919), Laps: uint16(i % 13), RaceTime: uint32(i * 31 % 1000)})
 			}
-			if err := src.SetMany(ctx, es); err != nil {
+			if _, err := src.SetMany(ctx, es); err != nil {
 				t.Fatal(err)
 			}
 			stop, cancel := context.WithCancel(ctx)
@@ -439,9 +439,9 @@ func TestShardedLongTies(t *testing.T) {
 				es = append(es, racing.Entry{Car: uint64(i), Laps: 7, RaceTime: uint32(1000 + i%2)}) // two scores only
 			}
 			for _, b := range []interface {
-				SetMany(context.Context, []racing.Entry) error
+				SetMany(context.Context, []racing.Entry) ([]racing.Written, error)
 			}{sharded, one} {
-				if err := b.SetMany(ctx, es); err != nil {
+				if _, err := b.SetMany(ctx, es); err != nil {
 					t.Fatal(err)
 				}
 			}

@@ -21,7 +21,7 @@ import (
 func TestUpdateAppliesTheListAtOnce(t *testing.T) {
 	c := redistest.Client(t)
 	r := racing.NewBoard(c, redistest.Key(t, "{racing}"))
-	if err := r.Set(ctx, racing.Entry{Car: 7, Laps: 10, RaceTime: 600000}); err != nil {
+	if _, err := r.Set(ctx, racing.Entry{Car: 7, Laps: 10, RaceTime: 600000}); err != nil {
 		t.Fatal(err)
 	}
 	e, err := r.Update(ctx, 7, racing.AddLaps(1), racing.AddRaceTime(83412))
@@ -34,7 +34,7 @@ func TestUpdateAppliesTheListAtOnce(t *testing.T) {
 
 	a := arena.NewBoard(c, redistest.Key(t, "{arena}"))
 	t0 := time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC)
-	if err := a.Set(ctx, arena.Entry{PlayerID: "ana", Points: 10, ReachedAt: t0}); err != nil {
+	if _, err := a.Set(ctx, arena.Entry{PlayerID: "ana", Points: 10, ReachedAt: t0}); err != nil {
 		t.Fatal(err)
 	}
 	before := time.Now().Truncate(time.Second)
@@ -46,7 +46,7 @@ func TestUpdateAppliesTheListAtOnce(t *testing.T) {
 	if got.ReachedAt.Before(before) || got.ReachedAt.After(after) {
 		t.Errorf("ReachedAt = %v; want the call's instant, in [%v, %v]", got.ReachedAt, before, after)
 	}
-	if err := a.Set(ctx, arena.Entry{PlayerID: "bo", Points: 5, Paid: true, ReachedAt: t0}); err != nil {
+	if _, err := a.Set(ctx, arena.Entry{PlayerID: "bo", Points: 5, Paid: true, ReachedAt: t0}); err != nil {
 		t.Fatal(err)
 	}
 	keys := a.Keys()[:2]
@@ -63,7 +63,7 @@ func TestUpdateAppliesTheListAtOnce(t *testing.T) {
 func TestUpdateAllOrNothing(t *testing.T) {
 	c := redistest.Client(t)
 	r := racing.NewBoard(c, redistest.Key(t, "{racing}"))
-	if err := r.Set(ctx, racing.Entry{Car: 7, Laps: 998, RaceTime: 1000}); err != nil {
+	if _, err := r.Set(ctx, racing.Entry{Car: 7, Laps: 998, RaceTime: 1000}); err != nil {
 		t.Fatal(err)
 	}
 	keys := r.Keys()[:2]
@@ -124,7 +124,7 @@ func TestUpdateFirstWriteTakesMinMax(t *testing.T) {
 func TestUpdateRefusesBadLists(t *testing.T) {
 	c := redistest.Client(t)
 	r := racing.NewBoard(c, redistest.Key(t, "{racing}"))
-	if err := r.Set(ctx, racing.Entry{Car: 7, Laps: 3}); err != nil {
+	if _, err := r.Set(ctx, racing.Entry{Car: 7, Laps: 3}); err != nil {
 		t.Fatal(err)
 	}
 	keys := r.Keys()

@@ -12,6 +12,7 @@ import (
 func (b *board) helpers() {
 	b.argsHelpers()
 	b.apply()
+	b.written()
 	b.rankedPairs()
 	b.checkIDFunc()
 	b.scoreOfP()

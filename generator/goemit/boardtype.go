@@ -131,9 +131,20 @@ func (b *board) resultTypes() {
 	f.Comment("Update is one update of a batch: the id, and the delta or value.")
 	f.Type().Id("Update").Types(jen.Id("V").Any()).Struct(jen.Id(l.IDName).Add(b.idType()), jen.Id("Value").Id("V"))
 	f.Line()
+	b.comment("Written is what a write did to one entry, read in the write's own script: the entry its id held before (Existed false: none, and Before is the zero Entry), the entry after, and whether the write changed the stored entry (for Best: whether it replaced it).%s", writtenDataDoc(l))
+	f.Type().Id("Written").Struct(jen.Id("Before").Id("Entry"), jen.Id("Existed").Bool(), jen.Id("After").Id("Entry"), jen.Id("Changed").Bool())
+	f.Line()
 	b.comment("%s", resultDoc(l))
 	f.Type().Id("Result").Struct(jen.Id("Entry").Id("Entry"), jen.Id("Err").Error())
 	f.Line()
+}
+
+// writtenDataDoc is what Written says of entry data on a layout with data fields.
+func writtenDataDoc(l *layout.Layout) string {
+	if !l.HasData() {
+		return ""
+	}
+	return " Before carries the data stored with it, After the data the write stored (or kept)."
 }
 
 // resultDoc is Result's doc: which methods return one per item, and what each holds,

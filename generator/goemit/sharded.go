@@ -174,20 +174,28 @@ func (s *sharded) constructor() {
 
 // set emits Set and SetMany.
 func (s *sharded) set(op catalog.Op) {
-	f, idf := s.f, s.l.IDName
-	f.Comment("Set stores e on its shard, replacing the entry of its id if there is one.")
-	sRecv(f).Id(op.Methods[0]).Params(ctxParam(), id("e").Id("Entry")).Error().Block(
-		jen.Return(shardOf(id("e").Dot(idf)).Dot(op.Methods[0]).Call(ctx(), id("e"))))
-	f.Line()
-	s.comment(`SetMany stores many entries with one script call per shard that holds some of them, all at once; each shard's part is atomic, and for an id given twice the last entry wins. It validates every entry first and writes nothing when one is invalid. When a shard's call fails, the other shards' parts stand; a failure with ErrUncertain carries the batch's token: resend the whole batch under it (rankgenrt.WithIdempotencyKey) and every shard's part is applied exactly once.`)
-	sRecv(f).Id(op.Methods[1]).Params(ctxParam(), id("entries").Index().Id("Entry")).Error().Block(
-		jen.If(jen.Err().Op(":=").Add(s.encodable()).Call(id("entries")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
+	s.f.Comment("Set applies Board.Set on the shard of e's id.")
+	s.writeOne(op)
+	s.comment(`SetMany stores many entries with one script call per shard that holds some of them, all at once, and returns a Written per entry in the order of entries; each shard's part is atomic, and for an id given twice the last entry wins. It validates every entry first and writes nothing when one is invalid. When a shard's call fails, the other shards' parts stand; a failure with ErrUncertain carries the batch's token: resend the whole batch under it (rankgenrt.WithIdempotencyKey) and every shard's part is applied exactly once, each answering with its first reply.`)
+	s.writeMany(op)
+}
+
+// writeOne emits op.Methods[0](ctx, e) on the shard of e's id.
+func (s *sharded) writeOne(op catalog.Op) {
+	sRecv(s.f).Id(op.Methods[0]).Params(ctxParam(), id("e").Id("Entry")).Params(jen.Id("Written"), jen.Error()).Block(
+		jen.Return(shardOf(id("e").Dot(s.l.IDName)).Dot(op.Methods[0]).Call(ctx(), id("e"))))
+	s.f.Line()
+}
+
+// writeMany emits op.Methods[1](ctx, entries): each shard's part through the Board's method.
+func (s *sharded) writeMany(op catalog.Op) {
+	sRecv(s.f).Id(op.Methods[1]).Params(ctxParam(), id("entries").Index().Id("Entry")).Params(jen.Index().Id("Written"), jen.Error()).Block(
+		jen.If(jen.Err().Op(":=").Add(s.encodable()).Call(id("entries")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
 		jen.List(ctx(), jen.Err()).Op(":=").Add(sDot("batch").Call(ctx())),
-		errNil().Block(jen.Return(jen.Err())),
-		jen.Return(sDot("scatter").Call(ctx(), jen.Len(id("entries")), s.idAt("entries", ""),
-			s.shardCall(jen.Return(id("b").Dot(op.Methods[1]).Call(ctx(), rt("Pick").Call(id("entries"), id("at"))))))),
+		retErr(jen.Nil()),
+		jen.Return(id("gather").Call(ctx(), id("s"), id("entries"), s.idOfItem(jen.Id("Entry")), jen.Parens(jen.Op("*").Id("Board")).Dot(op.Methods[1]))),
 	)
-	f.Line()
+	s.f.Line()
 }
 
 // idAt is func(i int) <id type> { return <items>[i].<id> } (or <items>[i] when field is "-").
@@ -206,19 +214,10 @@ func (s *sharded) shardCall(body ...jen.Code) jen.Code {
 
 // best emits Best and BestMany.
 func (s *sharded) best(op catalog.Op) {
-	f := s.f
-	f.Comment("Best applies Board.Best on the shard of e's id.")
-	sRecv(f).Id(op.Methods[0]).Params(ctxParam(), id("e").Id("Entry")).Params(jen.Bool(), jen.Error()).Block(
-		jen.Return(shardOf(id("e").Dot(s.l.IDName)).Dot(op.Methods[0]).Call(ctx(), id("e"))))
-	f.Line()
-	s.comment("BestMany applies Board.BestMany with one script call per shard that holds some of the entries, all at once, and reports for each entry whether it was stored. It validates every entry first and writes nothing when one is invalid; a failed shard's call is resent as SetMany's is.")
-	sRecv(f).Id(op.Methods[1]).Params(ctxParam(), id("entries").Index().Id("Entry")).Params(jen.Index().Bool(), jen.Error()).Block(
-		jen.If(jen.Err().Op(":=").Add(s.encodable()).Call(id("entries")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
-		jen.List(ctx(), jen.Err()).Op(":=").Add(sDot("batch").Call(ctx())),
-		retErr(jen.Nil()),
-		jen.Return(id("gather").Call(ctx(), id("s"), id("entries"), s.idOfItem(jen.Id("Entry")), jen.Parens(jen.Op("*").Id("Board")).Dot(op.Methods[1]))),
-	)
-	f.Line()
+	s.f.Comment("Best applies Board.Best on the shard of e's id.")
+	s.writeOne(op)
+	s.comment("BestMany applies Board.BestMany with one script call per shard that holds some of the entries, all at once, and returns a Written per entry in the order of entries. It validates every entry first and writes nothing when one is invalid; a failed shard's call is resent as SetMany's is.")
+	s.writeMany(op)
 }
 
 // idOfItem is func(x <typ>) <id type> { return x.<id> }.
@@ -523,7 +522,7 @@ func (s *sharded) reshard() {
 			),
 			id("entries").Op(":=").Make(jen.Index().Id("Entry"), jen.Len(id("page"))),
 			jen.For(jen.List(id("i"), id("r")).Op(":=").Range().Id("page")).Block(id("entries").Index(id("i")).Op("=").Id("r").Dot("Entry")),
-			jen.If(jen.Err().Op(":=").Id("dst").Dot("SetMany").Call(ctx(), id("entries")), jen.Err().Op("!=").Nil()).Block(jen.Return(id("at"), jen.Err())),
+			jen.If(jen.List(jen.Id("_"), jen.Err()).Op(":=").Id("dst").Dot("SetMany").Call(ctx(), id("entries")), jen.Err().Op("!=").Nil()).Block(jen.Return(id("at"), jen.Err())),
 			id("at").Dot("After").Op(",").Id("at").Dot("Copied").Op("=").Id("next").Op(",").Id("at").Dot("Copied").Op("+").Int64().Call(jen.Len(id("page"))),
 			jen.If(id("progress").Op("!=").Nil()).Block(id("progress").Call(id("at"))),
 		),

@@ -118,26 +118,50 @@ func (b *Board) entries(es []layout.Entry) reflect.Value {
 }
 
 // Set calls Set.
-func (b *Board) Set(e layout.Entry) error {
-	return ErrOf(b.Call("Set", b.Entry(e))[0])
+func (b *Board) Set(e layout.Entry) (Written, error) {
+	out := b.Call("Set", b.Entry(e))
+	return b.written(out[0]), ErrOf(out[1])
 }
 
 // SetMany calls SetMany.
-func (b *Board) SetMany(es []layout.Entry) error {
-	return ErrOf(b.Call("SetMany", b.entries(es))[0])
+func (b *Board) SetMany(es []layout.Entry) ([]Written, error) {
+	out := b.Call("SetMany", b.entries(es))
+	return b.writtenAll(out[0]), ErrOf(out[1])
 }
 
 // Best calls Best.
-func (b *Board) Best(e layout.Entry) (bool, error) {
+func (b *Board) Best(e layout.Entry) (Written, error) {
 	out := b.Call("Best", b.Entry(e))
-	return out[0].Bool(), ErrOf(out[1])
+	return b.written(out[0]), ErrOf(out[1])
 }
 
 // BestMany calls BestMany.
-func (b *Board) BestMany(es []layout.Entry) ([]bool, error) {
+func (b *Board) BestMany(es []layout.Entry) ([]Written, error) {
 	out := b.Call("BestMany", b.entries(es))
-	kept, _ := out[0].Interface().([]bool)
-	return kept, ErrOf(out[1])
+	return b.writtenAll(out[0]), ErrOf(out[1])
+}
+
+// written is a generated Written in the interpreted codec's terms (Before is left zero when
+// the id had no entry).
+func (b *Board) written(v reflect.Value) Written {
+	w := Written{Existed: v.FieldByName("Existed").Bool(), Changed: v.FieldByName("Changed").Bool(),
+		After: b.FromEntry(v.FieldByName("After"))}
+	if w.Existed {
+		w.Before = b.FromEntry(v.FieldByName("Before"))
+	}
+	return w
+}
+
+// writtenAll is a generated []Written (nil stays nil) in the interpreted codec's terms.
+func (b *Board) writtenAll(v reflect.Value) []Written {
+	if v.IsNil() {
+		return nil
+	}
+	out := make([]Written, v.Len())
+	for i := range out {
+		out[i] = b.written(v.Index(i))
+	}
+	return out
 }
 
 // Method is the name of the method that applies u: AddPoints, MaxTier, …
