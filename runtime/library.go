@@ -86,7 +86,7 @@ func (l *Library) loadFor(ctx context.Context, c redis.Cmdable, keys []string) e
 // LIST) whether it holds the library, a round trip only on that error path.
 func (l *Library) missing(ctx context.Context, c redis.Cmdable, keys []string, err error) bool {
 	var re redis.Error
-	if !errors.As(err, &re) {
+	if !errors.As(err, &re) || errors.Is(err, redis.Nil) { // a nil reply is a function's answer
 		return false
 	}
 	msg := re.Error()
