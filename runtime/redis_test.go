@@ -99,38 +99,41 @@ func TestExpiry(t *testing.T) {
 }
 
 func TestReplies(t *testing.T) {
-	items, err := Items([]any{"12", "m", "RANKGEN_OVERFLOW field=P", ""}, 2)
-	if err != nil || items[0].P != 12 || items[0].Member != "m" || !errors.Is(items[1].Err, ErrOverflow) {
+	items, err := Items([]any{"12", "m", "", "", "RANKGEN_OVERFLOW field=P", "", "", "", "12", "m2", "12", "m"}, 3)
+	if err != nil || items[0].P != 12 || items[0].Member != "m" || items[0].Existed || !items[0].Changed() ||
+		!errors.Is(items[1].Err, ErrOverflow) || !items[2].Existed || items[2].PriorMember != "m" || !items[2].Changed() {
 		t.Fatalf("Items = %+v, %v", items, err)
 	}
-	bare, err := BareItems([]any{"12", "RANKGEN_OVERFLOW field=P"}, 2)
-	if err != nil || bare[0].P != 12 || bare[0].Member != "" || !errors.Is(bare[1].Err, ErrOverflow) {
+	bare, err := BareItems([]any{"12", "12", "RANKGEN_OVERFLOW field=P", ""}, 2)
+	if err != nil || bare[0].P != 12 || bare[0].Member != "" || !bare[0].Existed || bare[0].Changed() || !errors.Is(bare[1].Err, ErrOverflow) {
 		t.Fatalf("BareItems = %+v, %v", bare, err)
 	}
-	if max, err := BareItems([]any{"4611686018427387903"}, 1); err != nil || max[0].P != 1<<62-1 {
+	if max, err := BareItems([]any{"4611686018427387903", ""}, 1); err != nil || max[0].P != 1<<62-1 {
 		t.Errorf("BareItems(2^62 - 1) = %+v, %v", max, err)
 	}
-	for _, bad := range [][]any{{""}, {int64(12)}, {"1.5"}, {"4611686018427387904"}, {"1e+15"}, {"12", "13"}, {}} {
+	for _, bad := range [][]any{{"", ""}, {int64(12), ""}, {"1.5", ""}, {"4611686018427387904", ""}, {"1e+15", ""}, {"12", "x"}, {"12", "RANKGEN_OVERFLOW field=P"}, {"12"}, {}} {
 		if _, err := BareItems(bad, 1); !errors.Is(err, ErrBadReply) {
 			t.Errorf("BareItems(%v) = %v; want ErrBadReply", bad, err)
 		}
 	}
-	if items, err := BareItems([]any{"RANKGEN_NEWER_CODE x"}, 1); err != nil || !errors.Is(items[0].Err, ErrBadReply) {
+	if items, err := BareItems([]any{"RANKGEN_NEWER_CODE x", ""}, 1); err != nil || !errors.Is(items[0].Err, ErrBadReply) {
 		t.Errorf("BareItems of an unknown error code = %+v, %v; want an item error matching ErrBadReply", items, err)
 	}
 	for _, bad := range [][]any{
-		{"", "m"},        // no error text, no P
-		{int64(12), "m"}, // P not text
-		{"-1", "m"},      // not a whole number
-		{"12", int64(2)}, // member not a string
-		{"12"},           // short
+		{"", "m", "", ""},        // no error text, no P
+		{int64(12), "m", "", ""}, // P not text
+		{"-1", "m", "", ""},      // not a whole number
+		{"12", int64(2), "", ""}, // member not a string
+		{"12", "m", "3", ""},     // a prior P without its member
+		{"12", "m", "", "m"},     // a prior member without its P
+		{"12", "m"},              // short
 	} {
 		if _, err := Items(bad, 1); !errors.Is(err, ErrBadReply) {
 			t.Errorf("Items(%v) = %v; want ErrBadReply", bad, err)
 		}
 	}
 	huge := strings.Repeat("9", 1<<20)
-	if _, err := BareItems([]any{huge}, 1); !errors.Is(err, ErrBadReply) || len(err.Error()) > 200 {
+	if _, err := BareItems([]any{huge, ""}, 1); !errors.Is(err, ErrBadReply) || len(err.Error()) > 200 {
 		t.Errorf("BareItems of a 1 MiB P: error of %d bytes (%.80s…); want a short ErrBadReply", len(err.Error()), err)
 	}
 	if ps, err := Priors([]any{int64(1), "", "", int64(0), "7", "m"}, 2); err != nil || !ps[0].Changed || ps[0].Found ||

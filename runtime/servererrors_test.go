@@ -139,7 +139,7 @@ func TestServerFullIsTyped(t *testing.T) {
 	if !redis.IsOOMError(err) {
 		t.Errorf("redis.IsOOMError(%v) = false; want the reply reachable by go-redis's own check", err)
 	}
-	if got, err := a.Get(ctx, "p"); err != nil || got != before {
+	if got, err := a.Get(ctx, "p"); err != nil || got != before.Entry {
 		t.Errorf("Get after the refused writes = %+v, %v; want %+v", got, err, before)
 	}
 	if n, err := a.Count(ctx); err != nil || n != 1 {

@@ -101,7 +101,7 @@ func TestChangeSetDataAllOrNone(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(v) != 4 || !strings.Contains(fmt.Sprint(v[0]), "OUT_OF_RANGE") || v[2] == "" {
+	if len(v) != 8 || !strings.Contains(fmt.Sprint(v[0]), "OUT_OF_RANGE") || v[4] == "" {
 		t.Fatalf("changes script replied %q; want an error for a and an entry for b", v)
 	}
 	if e, err := b.Get(ctx, "a"); err != nil || e.BestLap != 61000 || e.Data != ada {

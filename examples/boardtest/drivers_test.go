@@ -211,7 +211,7 @@ func (d *diff) compareWritten(what string, got []boardmodel.Written, err error, 
 		if w.Existed {
 			d.compareEntry(fmt.Sprintf("%s[%d].Before", what, i), g.Before, w.Before)
 		}
-		d.compareEntry(fmt.Sprintf("%s[%d].After", what, i), g.After, w.After)
+		d.compareEntry(fmt.Sprintf("%s[%d].Entry", what, i), g.Entry, w.Entry)
 	}
 }
 
@@ -225,12 +225,9 @@ func (d *diff) driveUpdate(catalog.Op) {
 		before := d.clocks()
 		got, err := d.b.Update(id, o)
 		after := d.clocks()
-		want, werr := d.m.Update(id, o, d.stampsFrom(got, before, after))
+		want, werr := d.m.Update(id, o, d.stampsFrom(got.Entry, before, after))
 		what := fmt.Sprintf("%s(%q, %s)", d.b.Method(o), id, o.String(d.l))
-		d.compareErr(what, err, werr)
-		if err == nil && werr == nil {
-			d.compareEntry(what, got, want)
-		}
+		d.compareWritten(what, []boardmodel.Written{got}, err, []boardmodel.Written{want}, werr)
 		return
 	}
 	kind := ops[d.rng.IntN(len(ops))]
@@ -251,10 +248,7 @@ func (d *diff) driveUpdate(catalog.Op) {
 	for i := range n {
 		want, werr := d.m.Update(ids[i], batch[i], d.stampsFrom(res[i].Entry, before, after))
 		w := fmt.Sprintf("%s[%d] (%q, %s)", what, i, ids[i], batch[i].String(d.l))
-		d.compareErr(w, res[i].Err, werr)
-		if res[i].Err == nil && werr == nil {
-			d.compareEntry(w, res[i].Entry, want)
-		}
+		d.compareWritten(w, []boardmodel.Written{res[i].Written}, res[i].Err, []boardmodel.Written{want}, werr)
 	}
 }
 

@@ -296,7 +296,9 @@ func TestLiveResendAcrossSeasons(t *testing.T) {
 				return ss.Live(ctx, func(ctx context.Context, b *blitz.Board) error {
 					*on = append(*on, b.Season())
 					var err error
-					*got, err = b.AddPoints(ctx, "p", 5)
+					var w blitz.Written
+					w, err = b.AddPoints(ctx, "p", 5)
+					*got = w.Entry
 					return err
 				})
 			}

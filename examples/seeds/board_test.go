@@ -380,7 +380,7 @@ func TestBoardBeforeReindexIsRefused(t *testing.T) {
 	if n := c.ZCard(ctx, key).Val(); n != 3 || member != written["user:1"] || c.ZScore(ctx, key, member).Val() != score {
 		t.Fatalf("after Reindex: %d members, user:1 at %q; want the seed's member %q updated in place", n, member, written["user:1"])
 	}
-	if got, err := b.Get(ctx, "user:1"); err != nil || got != e {
+	if got, err := b.Get(ctx, "user:1"); err != nil || got != e.Entry {
 		t.Fatalf("Get = %+v, %v; want %+v", got, err, e)
 	}
 }

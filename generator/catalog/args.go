@@ -79,8 +79,8 @@ const (
 	ReplyNone      Reply = ""           // no script
 	ReplyCount     Reply = "count"      // an integer
 	ReplyPriors    Reply = "priors"     // per entry, 1 (changed) or 0, then its id's previous score and member ('' when none)
-	ReplyItems     Reply = "items"      // per update, {P, member} or {error text, ''}
-	ReplyBareItems Reply = "bare_items" // per update, {P} or {error text}: the member is the id sent
+	ReplyItems     Reply = "items"      // per update, {P, member, prior P, prior member} or {error text, '', '', ''}
+	ReplyBareItems Reply = "bare_items" // per update, {P, prior P} or {error text, ''}: the member is the id sent
 	ReplyEntry     Reply = "entry"      // {score, member}, or nil when the id has no entry
 	ReplyPosition  Reply = "position"   // an integer, or nil when the id has no entry
 	ReplyWindow    Reply = "window"     // {position of the first entry, {member, score, ...}}

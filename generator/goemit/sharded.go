@@ -281,7 +281,7 @@ func (s *sharded) update(op catalog.Op) {
 	arg := updateArg(u)
 	if !op.Batch {
 		s.comment("%s applies Board.%s on the shard of id.", name, name)
-		sRecv(f).Id(name).Params(ctxParam(), id("id").Add(s.idType()), id(arg).Add(valueType(op.Field, u))).Params(jen.Id("Entry"), jen.Error()).Block(
+		sRecv(f).Id(name).Params(ctxParam(), id("id").Add(s.idType()), id(arg).Add(valueType(op.Field, u))).Params(jen.Id("Written"), jen.Error()).Block(
 			jen.Return(shardOf(id("id")).Dot(name).Call(ctx(), id("id"), id(arg))))
 		f.Line()
 		return
@@ -543,7 +543,7 @@ func (s *sharded) reshard() {
 func (s *sharded) changes(op catalog.Op) {
 	f := s.f
 	f.Comment("Update applies Board.Update on the shard of id: one atomic script call.")
-	sRecv(f).Id(op.Methods[0]).Params(ctxParam(), id("id").Add(s.idType()), id("changes").Op("...").Id("Change")).Params(jen.Id("Entry"), jen.Error()).Block(
+	sRecv(f).Id(op.Methods[0]).Params(ctxParam(), id("id").Add(s.idType()), id("changes").Op("...").Id("Change")).Params(jen.Id("Written"), jen.Error()).Block(
 		jen.Return(shardOf(id("id")).Dot(op.Methods[0]).Call(ctx(), id("id"), id("changes").Op("..."))))
 	f.Line()
 	s.comment("UpdateMany applies Board.UpdateMany with one script call per shard that holds some of the lists, all at once, each shard's part atomic and in order; the Results are in the order of lists. A failed shard's call is resent as SetMany's is.")

@@ -36,7 +36,7 @@ func (b *board) updateDoc(name string, fd *layout.Field, op layout.Op) string {
 		layout.OpMin: fmt.Sprintf("lowers the %s of the entry of id to v when v is smaller", fd.Name),
 		layout.OpSet: fmt.Sprintf("sets the %s of the entry of id to v", fd.Name),
 	}[op]
-	doc := fmt.Sprintf("%s %s and returns the new entry.", name, what)
+	doc := fmt.Sprintf("%s %s and returns what it did: the new entry, the one before (read in the same script) and whether it changed.", name, what)
 	if op == layout.OpAdd {
 		if fd.Overflow == layout.OverflowSaturate {
 			doc += fmt.Sprintf(" A result outside %s's range is clamped to its edge.", fd.Name)
@@ -76,13 +76,13 @@ func (b *board) updateOne(op catalog.Op) {
 	fd, u, name := op.Field, op.Update, op.Methods[0]
 	arg := updateArg(u)
 	b.comment("%s", wrap(b.updateDoc(name, fd, u)))
-	body := []jen.Code{b.checkID(jen.Id("id"), func(err jen.Code) jen.Code { return jen.Return(jen.Id("Entry").Values(), err) })}
+	body := []jen.Code{b.checkID(jen.Id("id"), func(err jen.Code) jen.Code { return jen.Return(jen.Id("Written").Values(), err) })}
 	var val jen.Code = jen.Id(arg)
 	if u == layout.OpAdd && wide(fd) {
 		val = rt("WideDelta").Call(jen.Id(arg), jen.Lit(fd.Hex))
 	}
 	if u != layout.OpAdd {
-		fail := func(err jen.Code) jen.Code { return jen.Return(jen.Id("Entry").Values(), err) }
+		fail := func(err jen.Code) jen.Code { return jen.Return(jen.Id("Written").Values(), err) }
 		body = append(body, b.seasonValueCheck(fd, param, fail)...)
 		body = append(body, b.digitStmts(fd, "d", param, fail)...)
 		val = b.digitArg(fd)
@@ -91,16 +91,16 @@ func (b *board) updateOne(op catalog.Op) {
 		jen.Var().Id("r").Index(jen.Lit(1)).Id("Result"),
 		jen.If(jen.Err().Op(":=").Id("b").Dot("apply").Call(jen.Id("ctx"), jen.Id(op.Script()),
 			jen.Append(jen.Id("b").Dot("updateArgs").Call(jen.Lit(1)), jen.Id("id"), val), jen.Id("r").Index(jen.Op(":")), jen.Index().Int().Values(jen.Lit(0))),
-			jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Id("Entry").Values(), jen.Err())),
-		jen.Return(jen.Id("r").Index(jen.Lit(0)).Dot("Entry"), jen.Id("r").Index(jen.Lit(0)).Dot("Err")),
+			jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Id("Written").Values(), jen.Err())),
+		jen.Return(jen.Id("r").Index(jen.Lit(0)).Dot("Written"), jen.Id("r").Index(jen.Lit(0)).Dot("Err")),
 	)
-	recvDecl(b.f).Id(name).Params(ctxParam(), jen.Id("id").Add(b.idType()), jen.Id(arg).Add(valueType(fd, u))).Params(jen.Id("Entry"), jen.Error()).Block(body...)
+	recvDecl(b.f).Id(name).Params(ctxParam(), jen.Id("id").Add(b.idType()), jen.Id(arg).Add(valueType(fd, u))).Params(jen.Id("Written"), jen.Error()).Block(body...)
 }
 
 // updateMany emits <Op><Field>Many(ctx, updates).
 func (b *board) updateMany(op catalog.Op) {
 	fd, u, name, l := op.Field, op.Update, op.Methods[0], b.l
-	b.comment("%s", wrap(fmt.Sprintf("%s applies many %s updates in one script call, atomic as a whole, in order (an id may appear more than once). Each update succeeds or fails on its own: its Result holds the new entry or the error that left that entry unchanged. The error return is for failures of the whole call (connection, ErrLayoutMismatch), which change nothing.", name, strings.TrimSuffix(name, "Many"))))
+	b.comment("%s", wrap(fmt.Sprintf("%s applies many %s updates in one script call, atomic as a whole, in order (an id may appear more than once). Each update succeeds or fails on its own: its Result holds what it did (Written) or the error that left that entry unchanged. The error return is for failures of the whole call (connection, ErrLayoutMismatch), which change nothing.", name, strings.TrimSuffix(name, "Many"))))
 	var val jen.Code = jen.Id("u").Dot("Value")
 	if u == layout.OpAdd && wide(fd) {
 		val = rt("WideDelta").Call(jen.Id("u").Dot("Value"), jen.Lit(fd.Hex))

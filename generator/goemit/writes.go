@@ -47,17 +47,17 @@ func (b *board) writeMany(op catalog.Op) {
 
 // written emits the function that turns the set and best scripts' reply into Written values.
 func (b *board) written() {
-	b.comment("written is what Set and Best did to each of entries, from their script's reply: the entry its id held before (decoded as Get decodes it), and after: the entry given when the write stored it, else the one before.")
+	b.comment("written is what Set and Best did to each of entries, from their script's reply: the entry its id held before (decoded as Get decodes it), and after it the entry given when the write stored it, else the one before.")
 	b.f.Func().Id("written").Params(jen.Id("ps").Index().Add(rt("Prior")), jen.Id("entries").Index().Id("Entry")).Params(jen.Index().Id("Written"), jen.Error()).Block(
 		jen.Id("out").Op(":=").Make(jen.Index().Id("Written"), jen.Len(jen.Id("ps"))),
 		jen.For(jen.List(jen.Id("i"), jen.Id("p")).Op(":=").Range().Id("ps")).Block(
 			jen.Id("w").Op(":=").Op("&").Id("out").Index(jen.Id("i")),
-			jen.List(jen.Id("w").Dot("Existed"), jen.Id("w").Dot("Changed"), jen.Id("w").Dot("After")).Op("=").List(jen.Id("p").Dot("Found"), jen.Id("p").Dot("Changed"), jen.Id("entries").Index(jen.Id("i"))),
+			jen.List(jen.Id("w").Dot("Existed"), jen.Id("w").Dot("Changed"), jen.Id("w").Dot("Entry")).Op("=").List(jen.Id("p").Dot("Found"), jen.Id("p").Dot("Changed"), jen.Id("entries").Index(jen.Id("i"))),
 			jen.If(jen.Op("!").Id("p").Dot("Found")).Block(jen.Continue()),
 			jen.Var().Err().Error(),
 			jen.If(jen.List(jen.Id("w").Dot("Before"), jen.Err()).Op("=").Id("Decode").Call(jen.Id("p").Dot("Score"), jen.Id("p").Dot("Member")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
 			b.decodeData(jen.Id("w").Dot("Before"), jen.Id("p"), jen.Nil()),
-			jen.If(jen.Op("!").Id("p").Dot("Changed")).Block(jen.Id("w").Dot("After").Op("=").Id("w").Dot("Before")),
+			jen.If(jen.Op("!").Id("p").Dot("Changed")).Block(jen.Id("w").Dot("Entry").Op("=").Id("w").Dot("Before")),
 		),
 		jen.Return(jen.Id("out"), jen.Nil()),
 	)

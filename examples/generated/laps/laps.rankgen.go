@@ -414,27 +414,31 @@ type Update[V any] struct {
 	Value  V
 }
 
-// Written is what a write did to one entry, read in the write's own script: the entry its id held
-// before (Existed false: none, and Before is the zero Entry), the entry after, and whether the
-// write changed the stored entry (for Best: whether it replaced it). Before carries the data
-// stored with it, After the data the write stored (or kept).
+// Written is what a write did to one entry, read in the write's own script (no second read, so no
+// other writer comes between): the entry after the write (embedded: w.BestLap is its field), the
+// entry its id held before (Existed false: none, and Before is the zero Entry), and whether the
+// write changed the stored entry (for Best: whether it replaced it). A new personal best is
+// Changed && Existed, its exact gain the difference of Entry and Before. After Set and Best,
+// Before carries the data stored with it and Entry the data stored (or kept); field updates
+// neither read nor change data, so there both hold the zero Data.
 type Written struct {
+	Entry
 	Before  Entry
 	Existed bool
-	After   Entry
 	Changed bool
 }
 
-// Result is the outcome of one item of a batch: its entry, or the error of that item alone.
-// GetMany gives one per id: the stored entry, with its Data, or an Err matching ErrNotFound.
-// UpdateMany gives one per change list: the new entry, or the error that left it unchanged. Its
-// Entry.Data is the data the list set (SetData), else the zero Data. MinBestLapMany,
-// SetBestLapMany, AddLapsMany give one per update: the new entry, or the error that left it
-// unchanged. Field updates neither read nor change an entry's data, so their Entry.Data is the
-// zero Data (Get returns the stored data).
+// Result is the outcome of one item of a batch: what it did (Written; Entry is the entry), or the
+// error of that item alone. GetMany gives one per id: the stored entry, with its Data (Entry
+// alone), or an Err matching ErrNotFound. UpdateMany gives one per change list: the new entry and
+// the one before, or the error that left it unchanged. Its Entry.Data is the data the list set
+// (SetData), else the zero Data. MinBestLapMany, SetBestLapMany, AddLapsMany give one per update:
+// the new entry and the one before, or the error that left it unchanged. Field updates neither
+// read nor change an entry's data, so their Entry.Data is the zero Data (Get returns the stored
+// data).
 type Result struct {
-	Entry Entry
-	Err   error
+	Written
+	Err error
 }
 
 // Set stores e, replacing the entry of its id if there is one, and returns what it did: the entry
@@ -544,29 +548,30 @@ func (b *Board) Trim(ctx context.Context, keep int64) (int64, error) {
 	return rankgenrt.Int(b.write(ctx, scriptTrim, append(b.args(1), keep)))
 }
 
-// MinBestLap lowers the BestLap of the entry of id to v when v is smaller and returns the new
-// entry. An id without an entry takes v as its BestLap (its first min is the value submitted), the
-// other fields starting from the zero entry (0, false, the first enum value, or the Unix epoch for
-// a time; a field's lowest-ranking value when that is outside its range).
-func (b *Board) MinBestLap(ctx context.Context, id string, v uint32) (Entry, error) {
+// MinBestLap lowers the BestLap of the entry of id to v when v is smaller and returns what it did:
+// the new entry, the one before (read in the same script) and whether it changed. An id without an
+// entry takes v as its BestLap (its first min is the value submitted), the other fields starting
+// from the zero entry (0, false, the first enum value, or the Unix epoch for a time; a field's
+// lowest-ranking value when that is outside its range).
+func (b *Board) MinBestLap(ctx context.Context, id string, v uint32) (Written, error) {
 	if err := checkID(id); err != nil {
-		return Entry{}, err
+		return Written{}, err
 	}
 	d, err := digitOfBestLap(v)
 	if err != nil {
-		return Entry{}, err
+		return Written{}, err
 	}
 	var r [1]Result
 	if err := b.apply(ctx, scriptMinBestLap, append(b.updateArgs(1), id, d), r[:], []int{0}); err != nil {
-		return Entry{}, err
+		return Written{}, err
 	}
-	return r[0].Entry, r[0].Err
+	return r[0].Written, r[0].Err
 }
 
 // MinBestLapMany applies many MinBestLap updates in one script call, atomic as a whole, in order
 // (an id may appear more than once). Each update succeeds or fails on its own: its Result holds
-// the new entry or the error that left that entry unchanged. The error return is for failures of
-// the whole call (connection, ErrLayoutMismatch), which change nothing.
+// what it did (Written) or the error that left that entry unchanged. The error return is for
+// failures of the whole call (connection, ErrLayoutMismatch), which change nothing.
 func (b *Board) MinBestLapMany(ctx context.Context, updates []Update[uint32]) ([]Result, error) {
 	res := make([]Result, len(updates))
 	args := b.updateArgs(len(updates))
@@ -590,28 +595,29 @@ func (b *Board) MinBestLapMany(ctx context.Context, updates []Update[uint32]) ([
 	return res, nil
 }
 
-// SetBestLap sets the BestLap of the entry of id to v and returns the new entry. An id without an
-// entry starts from the zero entry (0, false, the first enum value, or the Unix epoch for a time;
-// a field's lowest-ranking value when that is outside its range).
-func (b *Board) SetBestLap(ctx context.Context, id string, v uint32) (Entry, error) {
+// SetBestLap sets the BestLap of the entry of id to v and returns what it did: the new entry, the
+// one before (read in the same script) and whether it changed. An id without an entry starts from
+// the zero entry (0, false, the first enum value, or the Unix epoch for a time; a field's
+// lowest-ranking value when that is outside its range).
+func (b *Board) SetBestLap(ctx context.Context, id string, v uint32) (Written, error) {
 	if err := checkID(id); err != nil {
-		return Entry{}, err
+		return Written{}, err
 	}
 	d, err := digitOfBestLap(v)
 	if err != nil {
-		return Entry{}, err
+		return Written{}, err
 	}
 	var r [1]Result
 	if err := b.apply(ctx, scriptSetBestLap, append(b.updateArgs(1), id, d), r[:], []int{0}); err != nil {
-		return Entry{}, err
+		return Written{}, err
 	}
-	return r[0].Entry, r[0].Err
+	return r[0].Written, r[0].Err
 }
 
 // SetBestLapMany applies many SetBestLap updates in one script call, atomic as a whole, in order
 // (an id may appear more than once). Each update succeeds or fails on its own: its Result holds
-// the new entry or the error that left that entry unchanged. The error return is for failures of
-// the whole call (connection, ErrLayoutMismatch), which change nothing.
+// what it did (Written) or the error that left that entry unchanged. The error return is for
+// failures of the whole call (connection, ErrLayoutMismatch), which change nothing.
 func (b *Board) SetBestLapMany(ctx context.Context, updates []Update[uint32]) ([]Result, error) {
 	res := make([]Result, len(updates))
 	args := b.updateArgs(len(updates))
@@ -635,25 +641,26 @@ func (b *Board) SetBestLapMany(ctx context.Context, updates []Update[uint32]) ([
 	return res, nil
 }
 
-// AddLaps adds delta to the Laps of the entry of id and returns the new entry. A result outside
-// Laps's range is clamped to its edge. An id without an entry starts from the zero entry (0,
-// false, the first enum value, or the Unix epoch for a time; a field's lowest-ranking value when
-// that is outside its range).
-func (b *Board) AddLaps(ctx context.Context, id string, delta int64) (Entry, error) {
+// AddLaps adds delta to the Laps of the entry of id and returns what it did: the new entry, the
+// one before (read in the same script) and whether it changed. A result outside Laps's range is
+// clamped to its edge. An id without an entry starts from the zero entry (0, false, the first enum
+// value, or the Unix epoch for a time; a field's lowest-ranking value when that is outside its
+// range).
+func (b *Board) AddLaps(ctx context.Context, id string, delta int64) (Written, error) {
 	if err := checkID(id); err != nil {
-		return Entry{}, err
+		return Written{}, err
 	}
 	var r [1]Result
 	if err := b.apply(ctx, scriptAddLaps, append(b.updateArgs(1), id, delta), r[:], []int{0}); err != nil {
-		return Entry{}, err
+		return Written{}, err
 	}
-	return r[0].Entry, r[0].Err
+	return r[0].Written, r[0].Err
 }
 
 // AddLapsMany applies many AddLaps updates in one script call, atomic as a whole, in order (an id
-// may appear more than once). Each update succeeds or fails on its own: its Result holds the new
-// entry or the error that left that entry unchanged. The error return is for failures of the whole
-// call (connection, ErrLayoutMismatch), which change nothing.
+// may appear more than once). Each update succeeds or fails on its own: its Result holds what it
+// did (Written) or the error that left that entry unchanged. The error return is for failures of
+// the whole call (connection, ErrLayoutMismatch), which change nothing.
 func (b *Board) AddLapsMany(ctx context.Context, updates []Update[int64]) ([]Result, error) {
 	res := make([]Result, len(updates))
 	args := b.updateArgs(len(updates))
@@ -745,27 +752,28 @@ type Changes struct {
 	Apply  []Change
 }
 
-// Update applies changes to the entry of id in one script call and returns the new entry: all of
-// them or, when one fails (a value out of range, an add that overflows), none, with an error
-// naming the field. Each change works as its field's update method does: an id without an entry
-// starts from the zero entry, and its first min or max takes the value given. Changes of distinct
-// fields do not depend on their order; a list that changes a field twice, or holds a zero Change,
-// is refused with an error matching rankgenrt.ErrBadChange before anything is sent. An empty list
-// leaves an entry as it is (and stores the zero entry for an id without one). A list may also hold
-// SetData, which replaces the entry's data when the list applies; the returned Entry.Data is that
-// data, or the zero Data for a list without SetData (which leaves the stored data as it is).
-func (b *Board) Update(ctx context.Context, id string, changes ...Change) (Entry, error) {
+// Update applies changes to the entry of id in one script call and returns what it did (Written:
+// the new entry, the one before, read in the same script, and whether it changed): all of them or,
+// when one fails (a value out of range, an add that overflows), none, with an error naming the
+// field. Each change works as its field's update method does: an id without an entry starts from
+// the zero entry, and its first min or max takes the value given. Changes of distinct fields do
+// not depend on their order; a list that changes a field twice, or holds a zero Change, is refused
+// with an error matching rankgenrt.ErrBadChange before anything is sent. An empty list leaves an
+// entry as it is (and stores the zero entry for an id without one). A list may also hold SetData,
+// which replaces the entry's data when the list applies; the returned Entry.Data is that data, or
+// the zero Data for a list without SetData (which leaves the stored data as it is).
+func (b *Board) Update(ctx context.Context, id string, changes ...Change) (Written, error) {
 	res, err := b.UpdateMany(ctx, []Changes{{Driver: id, Apply: changes}})
 	if err != nil {
-		return Entry{}, err
+		return Written{}, err
 	}
-	return res[0].Entry, res[0].Err
+	return res[0].Written, res[0].Err
 }
 
 // UpdateMany applies many change lists in one script call, atomic as a whole, in order (an id may
 // appear more than once: a later list starts from what an earlier one left). Each list is applied
-// or refused on its own, as Update does: its Result holds the new entry or the error that left
-// that entry unchanged. The error return is for failures of the whole call (connection,
+// or refused on its own, as Update does: its Result holds what it did (Written) or the error that
+// left that entry unchanged. The error return is for failures of the whole call (connection,
 // ErrLayoutMismatch), which change nothing. Result.Entry.Data is the data the list set (SetData),
 // else the zero Data: a list without SetData leaves the stored data as it is and does not read it
 // (Get returns it).
@@ -799,7 +807,7 @@ func (b *Board) UpdateMany(ctx context.Context, lists []Changes) ([]Result, erro
 			r.Err = it.Err
 			continue
 		}
-		r.Entry, r.Err = Decode(scoreOfP(it.P), it.Member)
+		r.Written, r.Err = updated(it, it.Member, it.PriorMember)
 		if r.Err == nil {
 			r.Entry.Data = listData(lists[sent[j]].Apply)
 		}
@@ -1473,19 +1481,36 @@ func (b *Board) apply(ctx context.Context, s *rankgenrt.Function, args []any, re
 			continue
 		}
 		// The reply holds P alone: the member is the id sent.
-		r.Entry, r.Err = Decode(scoreOfP(it.P), args[5+2*j].(string))
+		member := args[5+2*j].(string)
+		r.Written, r.Err = updated(it, member, member)
 	}
 	return nil
 }
 
+// updated is what a field update or change list did to one entry, from its script's reply item:
+// the new entry (member: its member) and the one before (prior: its member), decoded as Get
+// decodes them.
+func updated(it rankgenrt.Item, member, prior string) (w Written, err error) {
+	if w.Entry, err = Decode(scoreOfP(it.P), member); err != nil {
+		return w, err
+	}
+	if it.Existed {
+		if w.Before, err = Decode(scoreOfP(it.PriorP), prior); err != nil {
+			return w, err
+		}
+	}
+	w.Existed, w.Changed = it.Existed, it.Changed()
+	return w, nil
+}
+
 // written is what Set and Best did to each of entries, from their script's reply: the entry its id
-// held before (decoded as Get decodes it), and after: the entry given when the write stored it,
+// held before (decoded as Get decodes it), and after it the entry given when the write stored it,
 // else the one before.
 func written(ps []rankgenrt.Prior, entries []Entry) ([]Written, error) {
 	out := make([]Written, len(ps))
 	for i, p := range ps {
 		w := &out[i]
-		w.Existed, w.Changed, w.After = p.Found, p.Changed, entries[i]
+		w.Existed, w.Changed, w.Entry = p.Found, p.Changed, entries[i]
 		if !p.Found {
 			continue
 		}
@@ -1497,7 +1522,7 @@ func written(ps []rankgenrt.Prior, entries []Entry) ([]Written, error) {
 			return nil, err
 		}
 		if !p.Changed {
-			w.After = w.Before
+			w.Entry = w.Before
 		}
 	}
 	return out, nil
@@ -1714,7 +1739,7 @@ func (s *ShardedBoard) Trim(ctx context.Context, keep int64) (int64, error) {
 }
 
 // MinBestLap applies Board.MinBestLap on the shard of id.
-func (s *ShardedBoard) MinBestLap(ctx context.Context, id string, v uint32) (Entry, error) {
+func (s *ShardedBoard) MinBestLap(ctx context.Context, id string, v uint32) (Written, error) {
 	return s.shard(id).MinBestLap(ctx, id, v)
 }
 
@@ -1732,7 +1757,7 @@ func (s *ShardedBoard) MinBestLapMany(ctx context.Context, updates []Update[uint
 }
 
 // SetBestLap applies Board.SetBestLap on the shard of id.
-func (s *ShardedBoard) SetBestLap(ctx context.Context, id string, v uint32) (Entry, error) {
+func (s *ShardedBoard) SetBestLap(ctx context.Context, id string, v uint32) (Written, error) {
 	return s.shard(id).SetBestLap(ctx, id, v)
 }
 
@@ -1750,7 +1775,7 @@ func (s *ShardedBoard) SetBestLapMany(ctx context.Context, updates []Update[uint
 }
 
 // AddLaps applies Board.AddLaps on the shard of id.
-func (s *ShardedBoard) AddLaps(ctx context.Context, id string, delta int64) (Entry, error) {
+func (s *ShardedBoard) AddLaps(ctx context.Context, id string, delta int64) (Written, error) {
 	return s.shard(id).AddLaps(ctx, id, delta)
 }
 
@@ -1768,7 +1793,7 @@ func (s *ShardedBoard) AddLapsMany(ctx context.Context, updates []Update[int64])
 }
 
 // Update applies Board.Update on the shard of id: one atomic script call.
-func (s *ShardedBoard) Update(ctx context.Context, id string, changes ...Change) (Entry, error) {
+func (s *ShardedBoard) Update(ctx context.Context, id string, changes ...Change) (Written, error) {
 	return s.shard(id).Update(ctx, id, changes...)
 }
 

@@ -279,24 +279,27 @@ type Update[V any] struct {
 	Value V
 }
 
-// Written is what a write did to one entry, read in the write's own script: the entry its id held
-// before (Existed false: none, and Before is the zero Entry), the entry after, and whether the
-// write changed the stored entry (for Best: whether it replaced it).
+// Written is what a write did to one entry, read in the write's own script (no second read, so no
+// other writer comes between): the entry after the write (embedded: w.Laps is its field), the
+// entry its id held before (Existed false: none, and Before is the zero Entry), and whether the
+// write changed the stored entry (for Best: whether it replaced it). A new personal best is
+// Changed && Existed, its exact gain the difference of Entry and Before.
 type Written struct {
+	Entry
 	Before  Entry
 	Existed bool
-	After   Entry
 	Changed bool
 }
 
-// Result is the outcome of one item of a batch: its entry, or the error of that item alone.
-// GetMany gives one per id: the stored entry, or an Err matching ErrNotFound. UpdateMany gives one
-// per change list: the new entry, or the error that left it unchanged. AddLapsMany, SetLapsMany,
-// AddRaceTimeMany, MinRaceTimeMany, SetRaceTimeMany give one per update: the new entry, or the
-// error that left it unchanged.
+// Result is the outcome of one item of a batch: what it did (Written; Entry is the entry), or the
+// error of that item alone. GetMany gives one per id: the stored entry (Entry alone), or an Err
+// matching ErrNotFound. UpdateMany gives one per change list: the new entry and the one before, or
+// the error that left it unchanged. AddLapsMany, SetLapsMany, AddRaceTimeMany, MinRaceTimeMany,
+// SetRaceTimeMany give one per update: the new entry and the one before, or the error that left it
+// unchanged.
 type Result struct {
-	Entry Entry
-	Err   error
+	Written
+	Err error
 }
 
 // Set stores e, replacing the entry of its id if there is one, and returns what it did: the entry
@@ -395,22 +398,23 @@ func (b *Board) Trim(ctx context.Context, keep int64) (int64, error) {
 	return rankgenrt.Int(b.write(ctx, scriptTrim, append(b.args(1), keep)))
 }
 
-// AddLaps adds delta to the Laps of the entry of id and returns the new entry. A result outside
-// Laps's range is refused with an error matching ErrOverflow, leaving the entry unchanged. An id
-// without an entry starts from the zero entry (0, false, the first enum value, or the Unix epoch
-// for a time; a field's lowest-ranking value when that is outside its range).
-func (b *Board) AddLaps(ctx context.Context, id uint64, delta int64) (Entry, error) {
+// AddLaps adds delta to the Laps of the entry of id and returns what it did: the new entry, the
+// one before (read in the same script) and whether it changed. A result outside Laps's range is
+// refused with an error matching ErrOverflow, leaving the entry unchanged. An id without an entry
+// starts from the zero entry (0, false, the first enum value, or the Unix epoch for a time; a
+// field's lowest-ranking value when that is outside its range).
+func (b *Board) AddLaps(ctx context.Context, id uint64, delta int64) (Written, error) {
 	var r [1]Result
 	if err := b.apply(ctx, scriptAddLaps, append(b.updateArgs(1), id, delta), r[:], []int{0}); err != nil {
-		return Entry{}, err
+		return Written{}, err
 	}
-	return r[0].Entry, r[0].Err
+	return r[0].Written, r[0].Err
 }
 
 // AddLapsMany applies many AddLaps updates in one script call, atomic as a whole, in order (an id
-// may appear more than once). Each update succeeds or fails on its own: its Result holds the new
-// entry or the error that left that entry unchanged. The error return is for failures of the whole
-// call (connection, ErrLayoutMismatch), which change nothing.
+// may appear more than once). Each update succeeds or fails on its own: its Result holds what it
+// did (Written) or the error that left that entry unchanged. The error return is for failures of
+// the whole call (connection, ErrLayoutMismatch), which change nothing.
 func (b *Board) AddLapsMany(ctx context.Context, updates []Update[int64]) ([]Result, error) {
 	res := make([]Result, len(updates))
 	args := b.updateArgs(len(updates))
@@ -425,25 +429,26 @@ func (b *Board) AddLapsMany(ctx context.Context, updates []Update[int64]) ([]Res
 	return res, nil
 }
 
-// SetLaps sets the Laps of the entry of id to v and returns the new entry. An id without an entry
-// starts from the zero entry (0, false, the first enum value, or the Unix epoch for a time; a
-// field's lowest-ranking value when that is outside its range).
-func (b *Board) SetLaps(ctx context.Context, id uint64, v uint16) (Entry, error) {
+// SetLaps sets the Laps of the entry of id to v and returns what it did: the new entry, the one
+// before (read in the same script) and whether it changed. An id without an entry starts from the
+// zero entry (0, false, the first enum value, or the Unix epoch for a time; a field's
+// lowest-ranking value when that is outside its range).
+func (b *Board) SetLaps(ctx context.Context, id uint64, v uint16) (Written, error) {
 	d, err := digitOfLaps(v)
 	if err != nil {
-		return Entry{}, err
+		return Written{}, err
 	}
 	var r [1]Result
 	if err := b.apply(ctx, scriptSetLaps, append(b.updateArgs(1), id, d), r[:], []int{0}); err != nil {
-		return Entry{}, err
+		return Written{}, err
 	}
-	return r[0].Entry, r[0].Err
+	return r[0].Written, r[0].Err
 }
 
 // SetLapsMany applies many SetLaps updates in one script call, atomic as a whole, in order (an id
-// may appear more than once). Each update succeeds or fails on its own: its Result holds the new
-// entry or the error that left that entry unchanged. The error return is for failures of the whole
-// call (connection, ErrLayoutMismatch), which change nothing.
+// may appear more than once). Each update succeeds or fails on its own: its Result holds what it
+// did (Written) or the error that left that entry unchanged. The error return is for failures of
+// the whole call (connection, ErrLayoutMismatch), which change nothing.
 func (b *Board) SetLapsMany(ctx context.Context, updates []Update[uint16]) ([]Result, error) {
 	res := make([]Result, len(updates))
 	args := b.updateArgs(len(updates))
@@ -463,22 +468,23 @@ func (b *Board) SetLapsMany(ctx context.Context, updates []Update[uint16]) ([]Re
 	return res, nil
 }
 
-// AddRaceTime adds delta to the RaceTime of the entry of id and returns the new entry. A result
-// outside RaceTime's range is clamped to its edge. An id without an entry starts from the zero
-// entry (0, false, the first enum value, or the Unix epoch for a time; a field's lowest-ranking
-// value when that is outside its range).
-func (b *Board) AddRaceTime(ctx context.Context, id uint64, delta int64) (Entry, error) {
+// AddRaceTime adds delta to the RaceTime of the entry of id and returns what it did: the new
+// entry, the one before (read in the same script) and whether it changed. A result outside
+// RaceTime's range is clamped to its edge. An id without an entry starts from the zero entry (0,
+// false, the first enum value, or the Unix epoch for a time; a field's lowest-ranking value when
+// that is outside its range).
+func (b *Board) AddRaceTime(ctx context.Context, id uint64, delta int64) (Written, error) {
 	var r [1]Result
 	if err := b.apply(ctx, scriptAddRaceTime, append(b.updateArgs(1), id, delta), r[:], []int{0}); err != nil {
-		return Entry{}, err
+		return Written{}, err
 	}
-	return r[0].Entry, r[0].Err
+	return r[0].Written, r[0].Err
 }
 
 // AddRaceTimeMany applies many AddRaceTime updates in one script call, atomic as a whole, in order
 // (an id may appear more than once). Each update succeeds or fails on its own: its Result holds
-// the new entry or the error that left that entry unchanged. The error return is for failures of
-// the whole call (connection, ErrLayoutMismatch), which change nothing.
+// what it did (Written) or the error that left that entry unchanged. The error return is for
+// failures of the whole call (connection, ErrLayoutMismatch), which change nothing.
 func (b *Board) AddRaceTimeMany(ctx context.Context, updates []Update[int64]) ([]Result, error) {
 	res := make([]Result, len(updates))
 	args := b.updateArgs(len(updates))
@@ -493,26 +499,27 @@ func (b *Board) AddRaceTimeMany(ctx context.Context, updates []Update[int64]) ([
 	return res, nil
 }
 
-// MinRaceTime lowers the RaceTime of the entry of id to v when v is smaller and returns the new
-// entry. An id without an entry takes v as its RaceTime (its first min is the value submitted),
-// the other fields starting from the zero entry (0, false, the first enum value, or the Unix epoch
-// for a time; a field's lowest-ranking value when that is outside its range).
-func (b *Board) MinRaceTime(ctx context.Context, id uint64, v uint32) (Entry, error) {
+// MinRaceTime lowers the RaceTime of the entry of id to v when v is smaller and returns what it
+// did: the new entry, the one before (read in the same script) and whether it changed. An id
+// without an entry takes v as its RaceTime (its first min is the value submitted), the other
+// fields starting from the zero entry (0, false, the first enum value, or the Unix epoch for a
+// time; a field's lowest-ranking value when that is outside its range).
+func (b *Board) MinRaceTime(ctx context.Context, id uint64, v uint32) (Written, error) {
 	d, err := digitOfRaceTime(v)
 	if err != nil {
-		return Entry{}, err
+		return Written{}, err
 	}
 	var r [1]Result
 	if err := b.apply(ctx, scriptMinRaceTime, append(b.updateArgs(1), id, d), r[:], []int{0}); err != nil {
-		return Entry{}, err
+		return Written{}, err
 	}
-	return r[0].Entry, r[0].Err
+	return r[0].Written, r[0].Err
 }
 
 // MinRaceTimeMany applies many MinRaceTime updates in one script call, atomic as a whole, in order
 // (an id may appear more than once). Each update succeeds or fails on its own: its Result holds
-// the new entry or the error that left that entry unchanged. The error return is for failures of
-// the whole call (connection, ErrLayoutMismatch), which change nothing.
+// what it did (Written) or the error that left that entry unchanged. The error return is for
+// failures of the whole call (connection, ErrLayoutMismatch), which change nothing.
 func (b *Board) MinRaceTimeMany(ctx context.Context, updates []Update[uint32]) ([]Result, error) {
 	res := make([]Result, len(updates))
 	args := b.updateArgs(len(updates))
@@ -532,25 +539,26 @@ func (b *Board) MinRaceTimeMany(ctx context.Context, updates []Update[uint32]) (
 	return res, nil
 }
 
-// SetRaceTime sets the RaceTime of the entry of id to v and returns the new entry. An id without
-// an entry starts from the zero entry (0, false, the first enum value, or the Unix epoch for a
-// time; a field's lowest-ranking value when that is outside its range).
-func (b *Board) SetRaceTime(ctx context.Context, id uint64, v uint32) (Entry, error) {
+// SetRaceTime sets the RaceTime of the entry of id to v and returns what it did: the new entry,
+// the one before (read in the same script) and whether it changed. An id without an entry starts
+// from the zero entry (0, false, the first enum value, or the Unix epoch for a time; a field's
+// lowest-ranking value when that is outside its range).
+func (b *Board) SetRaceTime(ctx context.Context, id uint64, v uint32) (Written, error) {
 	d, err := digitOfRaceTime(v)
 	if err != nil {
-		return Entry{}, err
+		return Written{}, err
 	}
 	var r [1]Result
 	if err := b.apply(ctx, scriptSetRaceTime, append(b.updateArgs(1), id, d), r[:], []int{0}); err != nil {
-		return Entry{}, err
+		return Written{}, err
 	}
-	return r[0].Entry, r[0].Err
+	return r[0].Written, r[0].Err
 }
 
 // SetRaceTimeMany applies many SetRaceTime updates in one script call, atomic as a whole, in order
 // (an id may appear more than once). Each update succeeds or fails on its own: its Result holds
-// the new entry or the error that left that entry unchanged. The error return is for failures of
-// the whole call (connection, ErrLayoutMismatch), which change nothing.
+// what it did (Written) or the error that left that entry unchanged. The error return is for
+// failures of the whole call (connection, ErrLayoutMismatch), which change nothing.
 func (b *Board) SetRaceTimeMany(ctx context.Context, updates []Update[uint32]) ([]Result, error) {
 	res := make([]Result, len(updates))
 	args := b.updateArgs(len(updates))
@@ -635,25 +643,26 @@ type Changes struct {
 	Apply []Change
 }
 
-// Update applies changes to the entry of id in one script call and returns the new entry: all of
-// them or, when one fails (a value out of range, an add that overflows), none, with an error
-// naming the field. Each change works as its field's update method does: an id without an entry
-// starts from the zero entry, and its first min or max takes the value given. Changes of distinct
-// fields do not depend on their order; a list that changes a field twice, or holds a zero Change,
-// is refused with an error matching rankgenrt.ErrBadChange before anything is sent. An empty list
-// leaves an entry as it is (and stores the zero entry for an id without one).
-func (b *Board) Update(ctx context.Context, id uint64, changes ...Change) (Entry, error) {
+// Update applies changes to the entry of id in one script call and returns what it did (Written:
+// the new entry, the one before, read in the same script, and whether it changed): all of them or,
+// when one fails (a value out of range, an add that overflows), none, with an error naming the
+// field. Each change works as its field's update method does: an id without an entry starts from
+// the zero entry, and its first min or max takes the value given. Changes of distinct fields do
+// not depend on their order; a list that changes a field twice, or holds a zero Change, is refused
+// with an error matching rankgenrt.ErrBadChange before anything is sent. An empty list leaves an
+// entry as it is (and stores the zero entry for an id without one).
+func (b *Board) Update(ctx context.Context, id uint64, changes ...Change) (Written, error) {
 	res, err := b.UpdateMany(ctx, []Changes{{Car: id, Apply: changes}})
 	if err != nil {
-		return Entry{}, err
+		return Written{}, err
 	}
-	return res[0].Entry, res[0].Err
+	return res[0].Written, res[0].Err
 }
 
 // UpdateMany applies many change lists in one script call, atomic as a whole, in order (an id may
 // appear more than once: a later list starts from what an earlier one left). Each list is applied
-// or refused on its own, as Update does: its Result holds the new entry or the error that left
-// that entry unchanged. The error return is for failures of the whole call (connection,
+// or refused on its own, as Update does: its Result holds what it did (Written) or the error that
+// left that entry unchanged. The error return is for failures of the whole call (connection,
 // ErrLayoutMismatch), which change nothing.
 func (b *Board) UpdateMany(ctx context.Context, lists []Changes) ([]Result, error) {
 	res := make([]Result, len(lists))
@@ -685,7 +694,7 @@ func (b *Board) UpdateMany(ctx context.Context, lists []Changes) ([]Result, erro
 			r.Err = it.Err
 			continue
 		}
-		r.Entry, r.Err = Decode(scoreOfP(it.P), it.Member)
+		r.Written, r.Err = updated(it, it.Member, it.PriorMember)
 	}
 	return res, nil
 }
@@ -1334,19 +1343,36 @@ func (b *Board) apply(ctx context.Context, s *rankgenrt.Function, args []any, re
 			continue
 		}
 		// The reply holds P alone: the member is the id sent.
-		r.Entry, r.Err = Decode(scoreOfP(it.P), strconv.FormatUint(args[5+2*j].(uint64), 10))
+		member := strconv.FormatUint(args[5+2*j].(uint64), 10)
+		r.Written, r.Err = updated(it, member, member)
 	}
 	return nil
 }
 
+// updated is what a field update or change list did to one entry, from its script's reply item:
+// the new entry (member: its member) and the one before (prior: its member), decoded as Get
+// decodes them.
+func updated(it rankgenrt.Item, member, prior string) (w Written, err error) {
+	if w.Entry, err = Decode(scoreOfP(it.P), member); err != nil {
+		return w, err
+	}
+	if it.Existed {
+		if w.Before, err = Decode(scoreOfP(it.PriorP), prior); err != nil {
+			return w, err
+		}
+	}
+	w.Existed, w.Changed = it.Existed, it.Changed()
+	return w, nil
+}
+
 // written is what Set and Best did to each of entries, from their script's reply: the entry its id
-// held before (decoded as Get decodes it), and after: the entry given when the write stored it,
+// held before (decoded as Get decodes it), and after it the entry given when the write stored it,
 // else the one before.
 func written(ps []rankgenrt.Prior, entries []Entry) ([]Written, error) {
 	out := make([]Written, len(ps))
 	for i, p := range ps {
 		w := &out[i]
-		w.Existed, w.Changed, w.After = p.Found, p.Changed, entries[i]
+		w.Existed, w.Changed, w.Entry = p.Found, p.Changed, entries[i]
 		if !p.Found {
 			continue
 		}
@@ -1355,7 +1381,7 @@ func written(ps []rankgenrt.Prior, entries []Entry) ([]Written, error) {
 			return nil, err
 		}
 		if !p.Changed {
-			w.After = w.Before
+			w.Entry = w.Before
 		}
 	}
 	return out, nil
@@ -1551,7 +1577,7 @@ func (s *ShardedBoard) Trim(ctx context.Context, keep int64) (int64, error) {
 }
 
 // AddLaps applies Board.AddLaps on the shard of id.
-func (s *ShardedBoard) AddLaps(ctx context.Context, id uint64, delta int64) (Entry, error) {
+func (s *ShardedBoard) AddLaps(ctx context.Context, id uint64, delta int64) (Written, error) {
 	return s.shard(id).AddLaps(ctx, id, delta)
 }
 
@@ -1569,7 +1595,7 @@ func (s *ShardedBoard) AddLapsMany(ctx context.Context, updates []Update[int64])
 }
 
 // SetLaps applies Board.SetLaps on the shard of id.
-func (s *ShardedBoard) SetLaps(ctx context.Context, id uint64, v uint16) (Entry, error) {
+func (s *ShardedBoard) SetLaps(ctx context.Context, id uint64, v uint16) (Written, error) {
 	return s.shard(id).SetLaps(ctx, id, v)
 }
 
@@ -1587,7 +1613,7 @@ func (s *ShardedBoard) SetLapsMany(ctx context.Context, updates []Update[uint16]
 }
 
 // AddRaceTime applies Board.AddRaceTime on the shard of id.
-func (s *ShardedBoard) AddRaceTime(ctx context.Context, id uint64, delta int64) (Entry, error) {
+func (s *ShardedBoard) AddRaceTime(ctx context.Context, id uint64, delta int64) (Written, error) {
 	return s.shard(id).AddRaceTime(ctx, id, delta)
 }
 
@@ -1605,7 +1631,7 @@ func (s *ShardedBoard) AddRaceTimeMany(ctx context.Context, updates []Update[int
 }
 
 // MinRaceTime applies Board.MinRaceTime on the shard of id.
-func (s *ShardedBoard) MinRaceTime(ctx context.Context, id uint64, v uint32) (Entry, error) {
+func (s *ShardedBoard) MinRaceTime(ctx context.Context, id uint64, v uint32) (Written, error) {
 	return s.shard(id).MinRaceTime(ctx, id, v)
 }
 
@@ -1623,7 +1649,7 @@ func (s *ShardedBoard) MinRaceTimeMany(ctx context.Context, updates []Update[uin
 }
 
 // SetRaceTime applies Board.SetRaceTime on the shard of id.
-func (s *ShardedBoard) SetRaceTime(ctx context.Context, id uint64, v uint32) (Entry, error) {
+func (s *ShardedBoard) SetRaceTime(ctx context.Context, id uint64, v uint32) (Written, error) {
 	return s.shard(id).SetRaceTime(ctx, id, v)
 }
 
@@ -1641,7 +1667,7 @@ func (s *ShardedBoard) SetRaceTimeMany(ctx context.Context, updates []Update[uin
 }
 
 // Update applies Board.Update on the shard of id: one atomic script call.
-func (s *ShardedBoard) Update(ctx context.Context, id uint64, changes ...Change) (Entry, error) {
+func (s *ShardedBoard) Update(ctx context.Context, id uint64, changes ...Change) (Written, error) {
 	return s.shard(id).Update(ctx, id, changes...)
 }
 

@@ -286,24 +286,26 @@ type Update[V any] struct {
 	Value  V
 }
 
-// Written is what a write did to one entry, read in the write's own script: the entry its id held
-// before (Existed false: none, and Before is the zero Entry), the entry after, and whether the
-// write changed the stored entry (for Best: whether it replaced it).
+// Written is what a write did to one entry, read in the write's own script (no second read, so no
+// other writer comes between): the entry after the write (embedded: w.Points is its field), the
+// entry its id held before (Existed false: none, and Before is the zero Entry), and whether the
+// write changed the stored entry (for Best: whether it replaced it). A new personal best is
+// Changed && Existed, its exact gain the difference of Entry and Before.
 type Written struct {
+	Entry
 	Before  Entry
 	Existed bool
-	After   Entry
 	Changed bool
 }
 
-// Result is the outcome of one item of a batch: its entry, or the error of that item alone.
-// GetMany gives one per id: the stored entry, or an Err matching ErrNotFound. UpdateMany gives one
-// per change list: the new entry, or the error that left it unchanged. AddPointsMany,
-// SetPointsMany, SetAtMany give one per update: the new entry, or the error that left it
-// unchanged.
+// Result is the outcome of one item of a batch: what it did (Written; Entry is the entry), or the
+// error of that item alone. GetMany gives one per id: the stored entry (Entry alone), or an Err
+// matching ErrNotFound. UpdateMany gives one per change list: the new entry and the one before, or
+// the error that left it unchanged. AddPointsMany, SetPointsMany, SetAtMany give one per update:
+// the new entry and the one before, or the error that left it unchanged.
 type Result struct {
-	Entry Entry
-	Err   error
+	Written
+	Err error
 }
 
 // Set stores e, replacing the entry of its id if there is one, and returns what it did: the entry
@@ -405,25 +407,26 @@ func (b *Board) Trim(ctx context.Context, keep int64) (int64, error) {
 	return rankgenrt.Int(b.write(ctx, scriptTrim, append(b.args(1), keep)))
 }
 
-// AddPoints adds delta to the Points of the entry of id and returns the new entry. A result
-// outside Points's range is refused with an error matching ErrOverflow, leaving the entry
-// unchanged. An id without an entry starts from the zero entry (0, false, the first enum value, or
-// the Unix epoch for a time; a field's lowest-ranking value when that is outside its range).
-func (b *Board) AddPoints(ctx context.Context, id string, delta int64) (Entry, error) {
+// AddPoints adds delta to the Points of the entry of id and returns what it did: the new entry,
+// the one before (read in the same script) and whether it changed. A result outside Points's range
+// is refused with an error matching ErrOverflow, leaving the entry unchanged. An id without an
+// entry starts from the zero entry (0, false, the first enum value, or the Unix epoch for a time;
+// a field's lowest-ranking value when that is outside its range).
+func (b *Board) AddPoints(ctx context.Context, id string, delta int64) (Written, error) {
 	if err := checkID(id); err != nil {
-		return Entry{}, err
+		return Written{}, err
 	}
 	var r [1]Result
 	if err := b.apply(ctx, scriptAddPoints, append(b.updateArgs(1), id, delta), r[:], []int{0}); err != nil {
-		return Entry{}, err
+		return Written{}, err
 	}
-	return r[0].Entry, r[0].Err
+	return r[0].Written, r[0].Err
 }
 
 // AddPointsMany applies many AddPoints updates in one script call, atomic as a whole, in order (an
-// id may appear more than once). Each update succeeds or fails on its own: its Result holds the
-// new entry or the error that left that entry unchanged. The error return is for failures of the
-// whole call (connection, ErrLayoutMismatch), which change nothing.
+// id may appear more than once). Each update succeeds or fails on its own: its Result holds what
+// it did (Written) or the error that left that entry unchanged. The error return is for failures
+// of the whole call (connection, ErrLayoutMismatch), which change nothing.
 func (b *Board) AddPointsMany(ctx context.Context, updates []Update[int64]) ([]Result, error) {
 	res := make([]Result, len(updates))
 	args := b.updateArgs(len(updates))
@@ -442,28 +445,29 @@ func (b *Board) AddPointsMany(ctx context.Context, updates []Update[int64]) ([]R
 	return res, nil
 }
 
-// SetPoints sets the Points of the entry of id to v and returns the new entry. An id without an
-// entry starts from the zero entry (0, false, the first enum value, or the Unix epoch for a time;
-// a field's lowest-ranking value when that is outside its range).
-func (b *Board) SetPoints(ctx context.Context, id string, v uint32) (Entry, error) {
+// SetPoints sets the Points of the entry of id to v and returns what it did: the new entry, the
+// one before (read in the same script) and whether it changed. An id without an entry starts from
+// the zero entry (0, false, the first enum value, or the Unix epoch for a time; a field's
+// lowest-ranking value when that is outside its range).
+func (b *Board) SetPoints(ctx context.Context, id string, v uint32) (Written, error) {
 	if err := checkID(id); err != nil {
-		return Entry{}, err
+		return Written{}, err
 	}
 	d, err := digitOfPoints(v)
 	if err != nil {
-		return Entry{}, err
+		return Written{}, err
 	}
 	var r [1]Result
 	if err := b.apply(ctx, scriptSetPoints, append(b.updateArgs(1), id, d), r[:], []int{0}); err != nil {
-		return Entry{}, err
+		return Written{}, err
 	}
-	return r[0].Entry, r[0].Err
+	return r[0].Written, r[0].Err
 }
 
 // SetPointsMany applies many SetPoints updates in one script call, atomic as a whole, in order (an
-// id may appear more than once). Each update succeeds or fails on its own: its Result holds the
-// new entry or the error that left that entry unchanged. The error return is for failures of the
-// whole call (connection, ErrLayoutMismatch), which change nothing.
+// id may appear more than once). Each update succeeds or fails on its own: its Result holds what
+// it did (Written) or the error that left that entry unchanged. The error return is for failures
+// of the whole call (connection, ErrLayoutMismatch), which change nothing.
 func (b *Board) SetPointsMany(ctx context.Context, updates []Update[uint32]) ([]Result, error) {
 	res := make([]Result, len(updates))
 	args := b.updateArgs(len(updates))
@@ -487,28 +491,29 @@ func (b *Board) SetPointsMany(ctx context.Context, updates []Update[uint32]) ([]
 	return res, nil
 }
 
-// SetAt sets the At of the entry of id to v and returns the new entry. An id without an entry
-// starts from the zero entry (0, false, the first enum value, or the Unix epoch for a time; a
-// field's lowest-ranking value when that is outside its range).
-func (b *Board) SetAt(ctx context.Context, id string, v time.Time) (Entry, error) {
+// SetAt sets the At of the entry of id to v and returns what it did: the new entry, the one before
+// (read in the same script) and whether it changed. An id without an entry starts from the zero
+// entry (0, false, the first enum value, or the Unix epoch for a time; a field's lowest-ranking
+// value when that is outside its range).
+func (b *Board) SetAt(ctx context.Context, id string, v time.Time) (Written, error) {
 	if err := checkID(id); err != nil {
-		return Entry{}, err
+		return Written{}, err
 	}
 	d, err := digitOfAt(v)
 	if err != nil {
-		return Entry{}, err
+		return Written{}, err
 	}
 	var r [1]Result
 	if err := b.apply(ctx, scriptSetAt, append(b.updateArgs(1), id, d), r[:], []int{0}); err != nil {
-		return Entry{}, err
+		return Written{}, err
 	}
-	return r[0].Entry, r[0].Err
+	return r[0].Written, r[0].Err
 }
 
 // SetAtMany applies many SetAt updates in one script call, atomic as a whole, in order (an id may
-// appear more than once). Each update succeeds or fails on its own: its Result holds the new entry
-// or the error that left that entry unchanged. The error return is for failures of the whole call
-// (connection, ErrLayoutMismatch), which change nothing.
+// appear more than once). Each update succeeds or fails on its own: its Result holds what it did
+// (Written) or the error that left that entry unchanged. The error return is for failures of the
+// whole call (connection, ErrLayoutMismatch), which change nothing.
 func (b *Board) SetAtMany(ctx context.Context, updates []Update[time.Time]) ([]Result, error) {
 	res := make([]Result, len(updates))
 	args := b.updateArgs(len(updates))
@@ -579,25 +584,26 @@ type Changes struct {
 	Apply  []Change
 }
 
-// Update applies changes to the entry of id in one script call and returns the new entry: all of
-// them or, when one fails (a value out of range, an add that overflows), none, with an error
-// naming the field. Each change works as its field's update method does: an id without an entry
-// starts from the zero entry, and its first min or max takes the value given. Changes of distinct
-// fields do not depend on their order; a list that changes a field twice, or holds a zero Change,
-// is refused with an error matching rankgenrt.ErrBadChange before anything is sent. An empty list
-// leaves an entry as it is (and stores the zero entry for an id without one).
-func (b *Board) Update(ctx context.Context, id string, changes ...Change) (Entry, error) {
+// Update applies changes to the entry of id in one script call and returns what it did (Written:
+// the new entry, the one before, read in the same script, and whether it changed): all of them or,
+// when one fails (a value out of range, an add that overflows), none, with an error naming the
+// field. Each change works as its field's update method does: an id without an entry starts from
+// the zero entry, and its first min or max takes the value given. Changes of distinct fields do
+// not depend on their order; a list that changes a field twice, or holds a zero Change, is refused
+// with an error matching rankgenrt.ErrBadChange before anything is sent. An empty list leaves an
+// entry as it is (and stores the zero entry for an id without one).
+func (b *Board) Update(ctx context.Context, id string, changes ...Change) (Written, error) {
 	res, err := b.UpdateMany(ctx, []Changes{{UserID: id, Apply: changes}})
 	if err != nil {
-		return Entry{}, err
+		return Written{}, err
 	}
-	return res[0].Entry, res[0].Err
+	return res[0].Written, res[0].Err
 }
 
 // UpdateMany applies many change lists in one script call, atomic as a whole, in order (an id may
 // appear more than once: a later list starts from what an earlier one left). Each list is applied
-// or refused on its own, as Update does: its Result holds the new entry or the error that left
-// that entry unchanged. The error return is for failures of the whole call (connection,
+// or refused on its own, as Update does: its Result holds what it did (Written) or the error that
+// left that entry unchanged. The error return is for failures of the whole call (connection,
 // ErrLayoutMismatch), which change nothing.
 func (b *Board) UpdateMany(ctx context.Context, lists []Changes) ([]Result, error) {
 	res := make([]Result, len(lists))
@@ -629,7 +635,7 @@ func (b *Board) UpdateMany(ctx context.Context, lists []Changes) ([]Result, erro
 			r.Err = it.Err
 			continue
 		}
-		r.Entry, r.Err = Decode(scoreOfP(it.P), it.Member)
+		r.Written, r.Err = updated(it, it.Member, it.PriorMember)
 	}
 	return res, nil
 }
@@ -1306,19 +1312,36 @@ func (b *Board) apply(ctx context.Context, s *rankgenrt.Function, args []any, re
 			continue
 		}
 		// The reply holds P alone: the member is the id sent.
-		r.Entry, r.Err = Decode(scoreOfP(it.P), args[5+2*j].(string))
+		member := args[5+2*j].(string)
+		r.Written, r.Err = updated(it, member, member)
 	}
 	return nil
 }
 
+// updated is what a field update or change list did to one entry, from its script's reply item:
+// the new entry (member: its member) and the one before (prior: its member), decoded as Get
+// decodes them.
+func updated(it rankgenrt.Item, member, prior string) (w Written, err error) {
+	if w.Entry, err = Decode(scoreOfP(it.P), member); err != nil {
+		return w, err
+	}
+	if it.Existed {
+		if w.Before, err = Decode(scoreOfP(it.PriorP), prior); err != nil {
+			return w, err
+		}
+	}
+	w.Existed, w.Changed = it.Existed, it.Changed()
+	return w, nil
+}
+
 // written is what Set and Best did to each of entries, from their script's reply: the entry its id
-// held before (decoded as Get decodes it), and after: the entry given when the write stored it,
+// held before (decoded as Get decodes it), and after it the entry given when the write stored it,
 // else the one before.
 func written(ps []rankgenrt.Prior, entries []Entry) ([]Written, error) {
 	out := make([]Written, len(ps))
 	for i, p := range ps {
 		w := &out[i]
-		w.Existed, w.Changed, w.After = p.Found, p.Changed, entries[i]
+		w.Existed, w.Changed, w.Entry = p.Found, p.Changed, entries[i]
 		if !p.Found {
 			continue
 		}
@@ -1327,7 +1350,7 @@ func written(ps []rankgenrt.Prior, entries []Entry) ([]Written, error) {
 			return nil, err
 		}
 		if !p.Changed {
-			w.After = w.Before
+			w.Entry = w.Before
 		}
 	}
 	return out, nil

@@ -310,24 +310,26 @@ type Update[V any] struct {
 	Value    V
 }
 
-// Written is what a write did to one entry, read in the write's own script: the entry its id held
-// before (Existed false: none, and Before is the zero Entry), the entry after, and whether the
-// write changed the stored entry (for Best: whether it replaced it).
+// Written is what a write did to one entry, read in the write's own script (no second read, so no
+// other writer comes between): the entry after the write (embedded: w.Points is its field), the
+// entry its id held before (Existed false: none, and Before is the zero Entry), and whether the
+// write changed the stored entry (for Best: whether it replaced it). A new personal best is
+// Changed && Existed, its exact gain the difference of Entry and Before.
 type Written struct {
+	Entry
 	Before  Entry
 	Existed bool
-	After   Entry
 	Changed bool
 }
 
-// Result is the outcome of one item of a batch: its entry, or the error of that item alone.
-// GetMany gives one per id: the stored entry, or an Err matching ErrNotFound. UpdateMany gives one
-// per change list: the new entry, or the error that left it unchanged. AddPointsMany,
-// MaxPointsMany, SetPointsMany, SetPaidMany give one per update: the new entry, or the error that
-// left it unchanged.
+// Result is the outcome of one item of a batch: what it did (Written; Entry is the entry), or the
+// error of that item alone. GetMany gives one per id: the stored entry (Entry alone), or an Err
+// matching ErrNotFound. UpdateMany gives one per change list: the new entry and the one before, or
+// the error that left it unchanged. AddPointsMany, MaxPointsMany, SetPointsMany, SetPaidMany give
+// one per update: the new entry and the one before, or the error that left it unchanged.
 type Result struct {
-	Entry Entry
-	Err   error
+	Written
+	Err error
 }
 
 // Set stores e, replacing the entry of its id if there is one, and returns what it did: the entry
@@ -435,26 +437,27 @@ func (b *Board) Trim(ctx context.Context, keep int64) (int64, error) {
 	return rankgenrt.Int(b.write(ctx, scriptTrim, append(b.args(1), keep)))
 }
 
-// AddPoints adds delta to the Points of the entry of id and returns the new entry. A result
-// outside Points's range is refused with an error matching ErrOverflow, leaving the entry
-// unchanged. An id without an entry starts from the zero entry (0, false, the first enum value, or
-// the Unix epoch for a time; a field's lowest-ranking value when that is outside its range). When
-// the update changes the entry, it also sets ReachedAt (server clock) to now.
-func (b *Board) AddPoints(ctx context.Context, id string, delta int64) (Entry, error) {
+// AddPoints adds delta to the Points of the entry of id and returns what it did: the new entry,
+// the one before (read in the same script) and whether it changed. A result outside Points's range
+// is refused with an error matching ErrOverflow, leaving the entry unchanged. An id without an
+// entry starts from the zero entry (0, false, the first enum value, or the Unix epoch for a time;
+// a field's lowest-ranking value when that is outside its range). When the update changes the
+// entry, it also sets ReachedAt (server clock) to now.
+func (b *Board) AddPoints(ctx context.Context, id string, delta int64) (Written, error) {
 	if err := checkID(id); err != nil {
-		return Entry{}, err
+		return Written{}, err
 	}
 	var r [1]Result
 	if err := b.apply(ctx, scriptAddPoints, append(b.updateArgs(1), id, delta), r[:], []int{0}); err != nil {
-		return Entry{}, err
+		return Written{}, err
 	}
-	return r[0].Entry, r[0].Err
+	return r[0].Written, r[0].Err
 }
 
 // AddPointsMany applies many AddPoints updates in one script call, atomic as a whole, in order (an
-// id may appear more than once). Each update succeeds or fails on its own: its Result holds the
-// new entry or the error that left that entry unchanged. The error return is for failures of the
-// whole call (connection, ErrLayoutMismatch), which change nothing.
+// id may appear more than once). Each update succeeds or fails on its own: its Result holds what
+// it did (Written) or the error that left that entry unchanged. The error return is for failures
+// of the whole call (connection, ErrLayoutMismatch), which change nothing.
 func (b *Board) AddPointsMany(ctx context.Context, updates []Update[int64]) ([]Result, error) {
 	res := make([]Result, len(updates))
 	args := b.updateArgs(len(updates))
@@ -473,27 +476,28 @@ func (b *Board) AddPointsMany(ctx context.Context, updates []Update[int64]) ([]R
 	return res, nil
 }
 
-// MaxPoints raises the Points of the entry of id to v when v is larger and returns the new entry.
-// An id without an entry takes v as its Points (its first max is the value submitted), the other
-// fields starting from the zero entry (0, false, the first enum value, or the Unix epoch for a
-// time; a field's lowest-ranking value when that is outside its range). When the update changes
-// the entry, it also sets ReachedAt (server clock) to now.
-func (b *Board) MaxPoints(ctx context.Context, id string, v uint32) (Entry, error) {
+// MaxPoints raises the Points of the entry of id to v when v is larger and returns what it did:
+// the new entry, the one before (read in the same script) and whether it changed. An id without an
+// entry takes v as its Points (its first max is the value submitted), the other fields starting
+// from the zero entry (0, false, the first enum value, or the Unix epoch for a time; a field's
+// lowest-ranking value when that is outside its range). When the update changes the entry, it also
+// sets ReachedAt (server clock) to now.
+func (b *Board) MaxPoints(ctx context.Context, id string, v uint32) (Written, error) {
 	if err := checkID(id); err != nil {
-		return Entry{}, err
+		return Written{}, err
 	}
 	d := uint64(v)
 	var r [1]Result
 	if err := b.apply(ctx, scriptMaxPoints, append(b.updateArgs(1), id, d), r[:], []int{0}); err != nil {
-		return Entry{}, err
+		return Written{}, err
 	}
-	return r[0].Entry, r[0].Err
+	return r[0].Written, r[0].Err
 }
 
 // MaxPointsMany applies many MaxPoints updates in one script call, atomic as a whole, in order (an
-// id may appear more than once). Each update succeeds or fails on its own: its Result holds the
-// new entry or the error that left that entry unchanged. The error return is for failures of the
-// whole call (connection, ErrLayoutMismatch), which change nothing.
+// id may appear more than once). Each update succeeds or fails on its own: its Result holds what
+// it did (Written) or the error that left that entry unchanged. The error return is for failures
+// of the whole call (connection, ErrLayoutMismatch), which change nothing.
 func (b *Board) MaxPointsMany(ctx context.Context, updates []Update[uint32]) ([]Result, error) {
 	res := make([]Result, len(updates))
 	args := b.updateArgs(len(updates))
@@ -513,26 +517,27 @@ func (b *Board) MaxPointsMany(ctx context.Context, updates []Update[uint32]) ([]
 	return res, nil
 }
 
-// SetPoints sets the Points of the entry of id to v and returns the new entry. An id without an
-// entry starts from the zero entry (0, false, the first enum value, or the Unix epoch for a time;
-// a field's lowest-ranking value when that is outside its range). When the update changes the
-// entry, it also sets ReachedAt (server clock) to now.
-func (b *Board) SetPoints(ctx context.Context, id string, v uint32) (Entry, error) {
+// SetPoints sets the Points of the entry of id to v and returns what it did: the new entry, the
+// one before (read in the same script) and whether it changed. An id without an entry starts from
+// the zero entry (0, false, the first enum value, or the Unix epoch for a time; a field's
+// lowest-ranking value when that is outside its range). When the update changes the entry, it also
+// sets ReachedAt (server clock) to now.
+func (b *Board) SetPoints(ctx context.Context, id string, v uint32) (Written, error) {
 	if err := checkID(id); err != nil {
-		return Entry{}, err
+		return Written{}, err
 	}
 	d := uint64(v)
 	var r [1]Result
 	if err := b.apply(ctx, scriptSetPoints, append(b.updateArgs(1), id, d), r[:], []int{0}); err != nil {
-		return Entry{}, err
+		return Written{}, err
 	}
-	return r[0].Entry, r[0].Err
+	return r[0].Written, r[0].Err
 }
 
 // SetPointsMany applies many SetPoints updates in one script call, atomic as a whole, in order (an
-// id may appear more than once). Each update succeeds or fails on its own: its Result holds the
-// new entry or the error that left that entry unchanged. The error return is for failures of the
-// whole call (connection, ErrLayoutMismatch), which change nothing.
+// id may appear more than once). Each update succeeds or fails on its own: its Result holds what
+// it did (Written) or the error that left that entry unchanged. The error return is for failures
+// of the whole call (connection, ErrLayoutMismatch), which change nothing.
 func (b *Board) SetPointsMany(ctx context.Context, updates []Update[uint32]) ([]Result, error) {
 	res := make([]Result, len(updates))
 	args := b.updateArgs(len(updates))
@@ -552,26 +557,27 @@ func (b *Board) SetPointsMany(ctx context.Context, updates []Update[uint32]) ([]
 	return res, nil
 }
 
-// SetPaid sets the Paid of the entry of id to v and returns the new entry. An id without an entry
-// starts from the zero entry (0, false, the first enum value, or the Unix epoch for a time; a
-// field's lowest-ranking value when that is outside its range). When the update changes the entry,
-// it also sets ReachedAt (server clock) to now.
-func (b *Board) SetPaid(ctx context.Context, id string, v bool) (Entry, error) {
+// SetPaid sets the Paid of the entry of id to v and returns what it did: the new entry, the one
+// before (read in the same script) and whether it changed. An id without an entry starts from the
+// zero entry (0, false, the first enum value, or the Unix epoch for a time; a field's
+// lowest-ranking value when that is outside its range). When the update changes the entry, it also
+// sets ReachedAt (server clock) to now.
+func (b *Board) SetPaid(ctx context.Context, id string, v bool) (Written, error) {
 	if err := checkID(id); err != nil {
-		return Entry{}, err
+		return Written{}, err
 	}
 	d := digitOfPaid(v)
 	var r [1]Result
 	if err := b.apply(ctx, scriptSetPaid, append(b.updateArgs(1), id, d), r[:], []int{0}); err != nil {
-		return Entry{}, err
+		return Written{}, err
 	}
-	return r[0].Entry, r[0].Err
+	return r[0].Written, r[0].Err
 }
 
 // SetPaidMany applies many SetPaid updates in one script call, atomic as a whole, in order (an id
-// may appear more than once). Each update succeeds or fails on its own: its Result holds the new
-// entry or the error that left that entry unchanged. The error return is for failures of the whole
-// call (connection, ErrLayoutMismatch), which change nothing.
+// may appear more than once). Each update succeeds or fails on its own: its Result holds what it
+// did (Written) or the error that left that entry unchanged. The error return is for failures of
+// the whole call (connection, ErrLayoutMismatch), which change nothing.
 func (b *Board) SetPaidMany(ctx context.Context, updates []Update[bool]) ([]Result, error) {
 	res := make([]Result, len(updates))
 	args := b.updateArgs(len(updates))
@@ -640,27 +646,27 @@ type Changes struct {
 	Apply    []Change
 }
 
-// Update applies changes to the entry of id in one script call and returns the new entry: all of
-// them or, when one fails (a value out of range, an add that overflows), none, with an error
-// naming the field. Each change works as its field's update method does: an id without an entry
-// starts from the zero entry, and its first min or max takes the value given. Changes of distinct
-// fields do not depend on their order; a list that changes a field twice, or holds a zero Change,
-// is refused with an error matching rankgenrt.ErrBadChange before anything is sent. An empty list
-// leaves an entry as it is (and stores the zero entry for an id without one). When the changes
-// move the entry (or create it), ReachedAt (server clock) is set to now, once, unless the list
-// changes it.
-func (b *Board) Update(ctx context.Context, id string, changes ...Change) (Entry, error) {
+// Update applies changes to the entry of id in one script call and returns what it did (Written:
+// the new entry, the one before, read in the same script, and whether it changed): all of them or,
+// when one fails (a value out of range, an add that overflows), none, with an error naming the
+// field. Each change works as its field's update method does: an id without an entry starts from
+// the zero entry, and its first min or max takes the value given. Changes of distinct fields do
+// not depend on their order; a list that changes a field twice, or holds a zero Change, is refused
+// with an error matching rankgenrt.ErrBadChange before anything is sent. An empty list leaves an
+// entry as it is (and stores the zero entry for an id without one). When the changes move the
+// entry (or create it), ReachedAt (server clock) is set to now, once, unless the list changes it.
+func (b *Board) Update(ctx context.Context, id string, changes ...Change) (Written, error) {
 	res, err := b.UpdateMany(ctx, []Changes{{PlayerID: id, Apply: changes}})
 	if err != nil {
-		return Entry{}, err
+		return Written{}, err
 	}
-	return res[0].Entry, res[0].Err
+	return res[0].Written, res[0].Err
 }
 
 // UpdateMany applies many change lists in one script call, atomic as a whole, in order (an id may
 // appear more than once: a later list starts from what an earlier one left). Each list is applied
-// or refused on its own, as Update does: its Result holds the new entry or the error that left
-// that entry unchanged. The error return is for failures of the whole call (connection,
+// or refused on its own, as Update does: its Result holds what it did (Written) or the error that
+// left that entry unchanged. The error return is for failures of the whole call (connection,
 // ErrLayoutMismatch), which change nothing.
 func (b *Board) UpdateMany(ctx context.Context, lists []Changes) ([]Result, error) {
 	res := make([]Result, len(lists))
@@ -692,7 +698,7 @@ func (b *Board) UpdateMany(ctx context.Context, lists []Changes) ([]Result, erro
 			r.Err = it.Err
 			continue
 		}
-		r.Entry, r.Err = Decode(scoreOfP(it.P), it.Member)
+		r.Written, r.Err = updated(it, it.Member, it.PriorMember)
 	}
 	return res, nil
 }
@@ -1379,19 +1385,36 @@ func (b *Board) apply(ctx context.Context, s *rankgenrt.Function, args []any, re
 			continue
 		}
 		// The reply holds P alone: the member is the id sent.
-		r.Entry, r.Err = Decode(scoreOfP(it.P), args[7+2*j].(string))
+		member := args[7+2*j].(string)
+		r.Written, r.Err = updated(it, member, member)
 	}
 	return nil
 }
 
+// updated is what a field update or change list did to one entry, from its script's reply item:
+// the new entry (member: its member) and the one before (prior: its member), decoded as Get
+// decodes them.
+func updated(it rankgenrt.Item, member, prior string) (w Written, err error) {
+	if w.Entry, err = Decode(scoreOfP(it.P), member); err != nil {
+		return w, err
+	}
+	if it.Existed {
+		if w.Before, err = Decode(scoreOfP(it.PriorP), prior); err != nil {
+			return w, err
+		}
+	}
+	w.Existed, w.Changed = it.Existed, it.Changed()
+	return w, nil
+}
+
 // written is what Set and Best did to each of entries, from their script's reply: the entry its id
-// held before (decoded as Get decodes it), and after: the entry given when the write stored it,
+// held before (decoded as Get decodes it), and after it the entry given when the write stored it,
 // else the one before.
 func written(ps []rankgenrt.Prior, entries []Entry) ([]Written, error) {
 	out := make([]Written, len(ps))
 	for i, p := range ps {
 		w := &out[i]
-		w.Existed, w.Changed, w.After = p.Found, p.Changed, entries[i]
+		w.Existed, w.Changed, w.Entry = p.Found, p.Changed, entries[i]
 		if !p.Found {
 			continue
 		}
@@ -1400,7 +1423,7 @@ func written(ps []rankgenrt.Prior, entries []Entry) ([]Written, error) {
 			return nil, err
 		}
 		if !p.Changed {
-			w.After = w.Before
+			w.Entry = w.Before
 		}
 	}
 	return out, nil
@@ -1916,7 +1939,7 @@ func (s *ShardedBoard) Trim(ctx context.Context, keep int64) (int64, error) {
 }
 
 // AddPoints applies Board.AddPoints on the shard of id.
-func (s *ShardedBoard) AddPoints(ctx context.Context, id string, delta int64) (Entry, error) {
+func (s *ShardedBoard) AddPoints(ctx context.Context, id string, delta int64) (Written, error) {
 	return s.shard(id).AddPoints(ctx, id, delta)
 }
 
@@ -1934,7 +1957,7 @@ func (s *ShardedBoard) AddPointsMany(ctx context.Context, updates []Update[int64
 }
 
 // MaxPoints applies Board.MaxPoints on the shard of id.
-func (s *ShardedBoard) MaxPoints(ctx context.Context, id string, v uint32) (Entry, error) {
+func (s *ShardedBoard) MaxPoints(ctx context.Context, id string, v uint32) (Written, error) {
 	return s.shard(id).MaxPoints(ctx, id, v)
 }
 
@@ -1952,7 +1975,7 @@ func (s *ShardedBoard) MaxPointsMany(ctx context.Context, updates []Update[uint3
 }
 
 // SetPoints applies Board.SetPoints on the shard of id.
-func (s *ShardedBoard) SetPoints(ctx context.Context, id string, v uint32) (Entry, error) {
+func (s *ShardedBoard) SetPoints(ctx context.Context, id string, v uint32) (Written, error) {
 	return s.shard(id).SetPoints(ctx, id, v)
 }
 
@@ -1970,7 +1993,7 @@ func (s *ShardedBoard) SetPointsMany(ctx context.Context, updates []Update[uint3
 }
 
 // SetPaid applies Board.SetPaid on the shard of id.
-func (s *ShardedBoard) SetPaid(ctx context.Context, id string, v bool) (Entry, error) {
+func (s *ShardedBoard) SetPaid(ctx context.Context, id string, v bool) (Written, error) {
 	return s.shard(id).SetPaid(ctx, id, v)
 }
 
@@ -1988,7 +2011,7 @@ func (s *ShardedBoard) SetPaidMany(ctx context.Context, updates []Update[bool]) 
 }
 
 // Update applies Board.Update on the shard of id: one atomic script call.
-func (s *ShardedBoard) Update(ctx context.Context, id string, changes ...Change) (Entry, error) {
+func (s *ShardedBoard) Update(ctx context.Context, id string, changes ...Change) (Written, error) {
 	return s.shard(id).Update(ctx, id, changes...)
 }
 

@@ -51,13 +51,13 @@ func (m *Model) Sorted() []layout.Entry {
 	return out
 }
 
-// Written is what a write did to one entry, as the generated Written says it: the entry its id
-// held before (Existed false: none), the entry after, and whether the write changed the
-// stored entry (for Best: replaced it).
+// Written is what a write did to one entry, as the generated Written says it: the entry after
+// the write, the entry its id held before (Existed false: none), and whether the write changed
+// the stored entry (for Best: replaced it).
 type Written struct {
+	Entry   layout.Entry
 	Before  layout.Entry
 	Existed bool
-	After   layout.Entry
 	Changed bool
 }
 
@@ -74,7 +74,7 @@ func (m *Model) Set(e layout.Entry) (Written, error) {
 		(m.Layout.HasData() && (!hasData || !slices.Equal(stored, m.given(e))))
 	m.Entries[e.ID] = slices.Clone(e.Keys)
 	m.storeData(e)
-	w.After = m.entry(e.ID)
+	w.Entry = m.entry(e.ID)
 	return w, nil
 }
 
@@ -86,12 +86,12 @@ func (m *Model) Best(e layout.Entry) (Written, error) {
 	}
 	w := m.before(e.ID)
 	if w.Existed && m.Layout.Compare(e, w.Before) >= 0 {
-		w.After = w.Before
+		w.Entry = w.Before
 		return w, nil
 	}
 	m.Entries[e.ID] = slices.Clone(e.Keys)
 	m.storeData(e) // the data travels with the entry it was given with
-	w.Changed, w.After = true, m.entry(e.ID)
+	w.Changed, w.Entry = true, m.entry(e.ID)
 	return w, nil
 }
 
@@ -203,28 +203,40 @@ func (m *Model) next(old []uint64, exists bool, u Update) (next uint64, err erro
 // board saw.
 type Stamper func(field int) (uint64, error)
 
-// Update applies a field update and returns the new entry: when the update writes, every
+// Update applies a field update and returns what it did: when the update writes, every
 // stamped field but the one it sets takes its value from stamp. On error the entry is
 // unchanged.
-func (m *Model) Update(id string, u Update, stamp Stamper) (layout.Entry, error) {
+func (m *Model) Update(id string, u Update, stamp Stamper) (Written, error) {
 	keys, changed, err := m.Next(id, u)
 	if err != nil {
-		return layout.Entry{}, err
+		return Written{}, err
 	}
 	if changed {
 		for i, g := range m.Layout.Fields {
 			if g.Stamp != layout.StampNone && i != u.Field {
 				v, err := stamp(i)
 				if err != nil {
-					return layout.Entry{}, err
+					return Written{}, err
 				}
 				keys[i] = v
 			}
 		}
 	}
+	w := m.beforeUpdate(id)
 	m.Entries[id] = keys
 	// A field update leaves the data as it is and does not read it: its result has none.
-	return layout.Entry{ID: id, Keys: keys}, nil
+	w.Entry, w.Changed = layout.Entry{ID: id, Keys: keys}, changed
+	return w, nil
+}
+
+// beforeUpdate is a field update's or change list's Written before it writes: the entry of id,
+// if any, without its data, which these writes do not read.
+func (m *Model) beforeUpdate(id string) Written {
+	old, ok := m.Entries[id]
+	if !ok {
+		return Written{}
+	}
+	return Written{Before: layout.Entry{ID: id, Keys: slices.Clone(old)}, Existed: true}
 }
 
 // Value is the number key stands for in field f (signed for int and time fields).

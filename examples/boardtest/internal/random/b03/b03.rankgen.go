@@ -372,21 +372,24 @@ type Update[V any] struct {
 	Value  V
 }
 
-// Written is what a write did to one entry, read in the write's own script: the entry its id held
-// before (Existed false: none, and Before is the zero Entry), the entry after, and whether the
-// write changed the stored entry (for Best: whether it replaced it).
+// Written is what a write did to one entry, read in the write's own script (no second read, so no
+// other writer comes between): the entry after the write (embedded: w.Laps is its field), the
+// entry its id held before (Existed false: none, and Before is the zero Entry), and whether the
+// write changed the stored entry (for Best: whether it replaced it). A new personal best is
+// Changed && Existed, its exact gain the difference of Entry and Before.
 type Written struct {
+	Entry
 	Before  Entry
 	Existed bool
-	After   Entry
 	Changed bool
 }
 
-// Result is the outcome of one item of a batch: its entry, or the error of that item alone.
-// GetMany gives one per id: the stored entry, or an Err matching ErrNotFound.
+// Result is the outcome of one item of a batch: what it did (Written; Entry is the entry), or the
+// error of that item alone. GetMany gives one per id: the stored entry (Entry alone), or an Err
+// matching ErrNotFound.
 type Result struct {
-	Entry Entry
-	Err   error
+	Written
+	Err error
 }
 
 // Set stores e, replacing the entry of its id if there is one, and returns what it did: the entry
@@ -1194,19 +1197,36 @@ func (b *Board) apply(ctx context.Context, s *rankgenrt.Function, args []any, re
 			continue
 		}
 		// The reply holds P alone: the member is the id sent.
-		r.Entry, r.Err = Decode(scoreOfP(it.P), args[5+2*j].(string))
+		member := args[5+2*j].(string)
+		r.Written, r.Err = updated(it, member, member)
 	}
 	return nil
 }
 
+// updated is what a field update or change list did to one entry, from its script's reply item:
+// the new entry (member: its member) and the one before (prior: its member), decoded as Get
+// decodes them.
+func updated(it rankgenrt.Item, member, prior string) (w Written, err error) {
+	if w.Entry, err = Decode(scoreOfP(it.P), member); err != nil {
+		return w, err
+	}
+	if it.Existed {
+		if w.Before, err = Decode(scoreOfP(it.PriorP), prior); err != nil {
+			return w, err
+		}
+	}
+	w.Existed, w.Changed = it.Existed, it.Changed()
+	return w, nil
+}
+
 // written is what Set and Best did to each of entries, from their script's reply: the entry its id
-// held before (decoded as Get decodes it), and after: the entry given when the write stored it,
+// held before (decoded as Get decodes it), and after it the entry given when the write stored it,
 // else the one before.
 func written(ps []rankgenrt.Prior, entries []Entry) ([]Written, error) {
 	out := make([]Written, len(ps))
 	for i, p := range ps {
 		w := &out[i]
-		w.Existed, w.Changed, w.After = p.Found, p.Changed, entries[i]
+		w.Existed, w.Changed, w.Entry = p.Found, p.Changed, entries[i]
 		if !p.Found {
 			continue
 		}
@@ -1215,7 +1235,7 @@ func written(ps []rankgenrt.Prior, entries []Entry) ([]Written, error) {
 			return nil, err
 		}
 		if !p.Changed {
-			w.After = w.Before
+			w.Entry = w.Before
 		}
 	}
 	return out, nil

@@ -498,24 +498,26 @@ type Update[V any] struct {
 	Value  V
 }
 
-// Written is what a write did to one entry, read in the write's own script: the entry its id held
-// before (Existed false: none, and Before is the zero Entry), the entry after, and whether the
-// write changed the stored entry (for Best: whether it replaced it).
+// Written is what a write did to one entry, read in the write's own script (no second read, so no
+// other writer comes between): the entry after the write (embedded: w.Level is its field), the
+// entry its id held before (Existed false: none, and Before is the zero Entry), and whether the
+// write changed the stored entry (for Best: whether it replaced it). A new personal best is
+// Changed && Existed, its exact gain the difference of Entry and Before.
 type Written struct {
+	Entry
 	Before  Entry
 	Existed bool
-	After   Entry
 	Changed bool
 }
 
-// Result is the outcome of one item of a batch: its entry, or the error of that item alone.
-// GetMany gives one per id: the stored entry, or an Err matching ErrNotFound. UpdateMany gives one
-// per change list: the new entry, or the error that left it unchanged. MaxWinsMany,
-// MaxRaceTimeMany, MinRaceTimeMany, SetRaceTimeMany give one per update: the new entry, or the
-// error that left it unchanged.
+// Result is the outcome of one item of a batch: what it did (Written; Entry is the entry), or the
+// error of that item alone. GetMany gives one per id: the stored entry (Entry alone), or an Err
+// matching ErrNotFound. UpdateMany gives one per change list: the new entry and the one before, or
+// the error that left it unchanged. MaxWinsMany, MaxRaceTimeMany, MinRaceTimeMany, SetRaceTimeMany
+// give one per update: the new entry and the one before, or the error that left it unchanged.
 type Result struct {
-	Entry Entry
-	Err   error
+	Written
+	Err error
 }
 
 // Set stores e, replacing the entry of its id if there is one, and returns what it did: the entry
@@ -617,29 +619,30 @@ func (b *Board) Trim(ctx context.Context, keep int64) (int64, error) {
 	return rankgenrt.Int(b.write(ctx, scriptTrim, append(b.args(1), keep)))
 }
 
-// MaxWins raises the Wins of the entry of id to v when v is larger and returns the new entry. An
-// id without an entry takes v as its Wins (its first max is the value submitted), the other fields
-// starting from the zero entry (0, false, the first enum value, or the Unix epoch for a time; a
-// field's lowest-ranking value when that is outside its range).
-func (b *Board) MaxWins(ctx context.Context, id string, v Wins) (Entry, error) {
+// MaxWins raises the Wins of the entry of id to v when v is larger and returns what it did: the
+// new entry, the one before (read in the same script) and whether it changed. An id without an
+// entry takes v as its Wins (its first max is the value submitted), the other fields starting from
+// the zero entry (0, false, the first enum value, or the Unix epoch for a time; a field's
+// lowest-ranking value when that is outside its range).
+func (b *Board) MaxWins(ctx context.Context, id string, v Wins) (Written, error) {
 	if err := checkID(id); err != nil {
-		return Entry{}, err
+		return Written{}, err
 	}
 	d, err := digitOfWins(v)
 	if err != nil {
-		return Entry{}, err
+		return Written{}, err
 	}
 	var r [1]Result
 	if err := b.apply(ctx, scriptMaxWins, append(b.updateArgs(1), id, d), r[:], []int{0}); err != nil {
-		return Entry{}, err
+		return Written{}, err
 	}
-	return r[0].Entry, r[0].Err
+	return r[0].Written, r[0].Err
 }
 
 // MaxWinsMany applies many MaxWins updates in one script call, atomic as a whole, in order (an id
-// may appear more than once). Each update succeeds or fails on its own: its Result holds the new
-// entry or the error that left that entry unchanged. The error return is for failures of the whole
-// call (connection, ErrLayoutMismatch), which change nothing.
+// may appear more than once). Each update succeeds or fails on its own: its Result holds what it
+// did (Written) or the error that left that entry unchanged. The error return is for failures of
+// the whole call (connection, ErrLayoutMismatch), which change nothing.
 func (b *Board) MaxWinsMany(ctx context.Context, updates []Update[Wins]) ([]Result, error) {
 	res := make([]Result, len(updates))
 	args := b.updateArgs(len(updates))
@@ -663,29 +666,30 @@ func (b *Board) MaxWinsMany(ctx context.Context, updates []Update[Wins]) ([]Resu
 	return res, nil
 }
 
-// MaxRaceTime raises the RaceTime of the entry of id to v when v is larger and returns the new
-// entry. An id without an entry takes v as its RaceTime (its first max is the value submitted),
-// the other fields starting from the zero entry (0, false, the first enum value, or the Unix epoch
-// for a time; a field's lowest-ranking value when that is outside its range).
-func (b *Board) MaxRaceTime(ctx context.Context, id string, v int32) (Entry, error) {
+// MaxRaceTime raises the RaceTime of the entry of id to v when v is larger and returns what it
+// did: the new entry, the one before (read in the same script) and whether it changed. An id
+// without an entry takes v as its RaceTime (its first max is the value submitted), the other
+// fields starting from the zero entry (0, false, the first enum value, or the Unix epoch for a
+// time; a field's lowest-ranking value when that is outside its range).
+func (b *Board) MaxRaceTime(ctx context.Context, id string, v int32) (Written, error) {
 	if err := checkID(id); err != nil {
-		return Entry{}, err
+		return Written{}, err
 	}
 	d, err := digitOfRaceTime(v)
 	if err != nil {
-		return Entry{}, err
+		return Written{}, err
 	}
 	var r [1]Result
 	if err := b.apply(ctx, scriptMaxRaceTime, append(b.updateArgs(1), id, d), r[:], []int{0}); err != nil {
-		return Entry{}, err
+		return Written{}, err
 	}
-	return r[0].Entry, r[0].Err
+	return r[0].Written, r[0].Err
 }
 
 // MaxRaceTimeMany applies many MaxRaceTime updates in one script call, atomic as a whole, in order
 // (an id may appear more than once). Each update succeeds or fails on its own: its Result holds
-// the new entry or the error that left that entry unchanged. The error return is for failures of
-// the whole call (connection, ErrLayoutMismatch), which change nothing.
+// what it did (Written) or the error that left that entry unchanged. The error return is for
+// failures of the whole call (connection, ErrLayoutMismatch), which change nothing.
 func (b *Board) MaxRaceTimeMany(ctx context.Context, updates []Update[int32]) ([]Result, error) {
 	res := make([]Result, len(updates))
 	args := b.updateArgs(len(updates))
@@ -709,29 +713,30 @@ func (b *Board) MaxRaceTimeMany(ctx context.Context, updates []Update[int32]) ([
 	return res, nil
 }
 
-// MinRaceTime lowers the RaceTime of the entry of id to v when v is smaller and returns the new
-// entry. An id without an entry takes v as its RaceTime (its first min is the value submitted),
-// the other fields starting from the zero entry (0, false, the first enum value, or the Unix epoch
-// for a time; a field's lowest-ranking value when that is outside its range).
-func (b *Board) MinRaceTime(ctx context.Context, id string, v int32) (Entry, error) {
+// MinRaceTime lowers the RaceTime of the entry of id to v when v is smaller and returns what it
+// did: the new entry, the one before (read in the same script) and whether it changed. An id
+// without an entry takes v as its RaceTime (its first min is the value submitted), the other
+// fields starting from the zero entry (0, false, the first enum value, or the Unix epoch for a
+// time; a field's lowest-ranking value when that is outside its range).
+func (b *Board) MinRaceTime(ctx context.Context, id string, v int32) (Written, error) {
 	if err := checkID(id); err != nil {
-		return Entry{}, err
+		return Written{}, err
 	}
 	d, err := digitOfRaceTime(v)
 	if err != nil {
-		return Entry{}, err
+		return Written{}, err
 	}
 	var r [1]Result
 	if err := b.apply(ctx, scriptMinRaceTime, append(b.updateArgs(1), id, d), r[:], []int{0}); err != nil {
-		return Entry{}, err
+		return Written{}, err
 	}
-	return r[0].Entry, r[0].Err
+	return r[0].Written, r[0].Err
 }
 
 // MinRaceTimeMany applies many MinRaceTime updates in one script call, atomic as a whole, in order
 // (an id may appear more than once). Each update succeeds or fails on its own: its Result holds
-// the new entry or the error that left that entry unchanged. The error return is for failures of
-// the whole call (connection, ErrLayoutMismatch), which change nothing.
+// what it did (Written) or the error that left that entry unchanged. The error return is for
+// failures of the whole call (connection, ErrLayoutMismatch), which change nothing.
 func (b *Board) MinRaceTimeMany(ctx context.Context, updates []Update[int32]) ([]Result, error) {
 	res := make([]Result, len(updates))
 	args := b.updateArgs(len(updates))
@@ -755,28 +760,29 @@ func (b *Board) MinRaceTimeMany(ctx context.Context, updates []Update[int32]) ([
 	return res, nil
 }
 
-// SetRaceTime sets the RaceTime of the entry of id to v and returns the new entry. An id without
-// an entry starts from the zero entry (0, false, the first enum value, or the Unix epoch for a
-// time; a field's lowest-ranking value when that is outside its range).
-func (b *Board) SetRaceTime(ctx context.Context, id string, v int32) (Entry, error) {
+// SetRaceTime sets the RaceTime of the entry of id to v and returns what it did: the new entry,
+// the one before (read in the same script) and whether it changed. An id without an entry starts
+// from the zero entry (0, false, the first enum value, or the Unix epoch for a time; a field's
+// lowest-ranking value when that is outside its range).
+func (b *Board) SetRaceTime(ctx context.Context, id string, v int32) (Written, error) {
 	if err := checkID(id); err != nil {
-		return Entry{}, err
+		return Written{}, err
 	}
 	d, err := digitOfRaceTime(v)
 	if err != nil {
-		return Entry{}, err
+		return Written{}, err
 	}
 	var r [1]Result
 	if err := b.apply(ctx, scriptSetRaceTime, append(b.updateArgs(1), id, d), r[:], []int{0}); err != nil {
-		return Entry{}, err
+		return Written{}, err
 	}
-	return r[0].Entry, r[0].Err
+	return r[0].Written, r[0].Err
 }
 
 // SetRaceTimeMany applies many SetRaceTime updates in one script call, atomic as a whole, in order
 // (an id may appear more than once). Each update succeeds or fails on its own: its Result holds
-// the new entry or the error that left that entry unchanged. The error return is for failures of
-// the whole call (connection, ErrLayoutMismatch), which change nothing.
+// what it did (Written) or the error that left that entry unchanged. The error return is for
+// failures of the whole call (connection, ErrLayoutMismatch), which change nothing.
 func (b *Board) SetRaceTimeMany(ctx context.Context, updates []Update[int32]) ([]Result, error) {
 	res := make([]Result, len(updates))
 	args := b.updateArgs(len(updates))
@@ -864,25 +870,26 @@ type Changes struct {
 	Apply  []Change
 }
 
-// Update applies changes to the entry of id in one script call and returns the new entry: all of
-// them or, when one fails (a value out of range, an add that overflows), none, with an error
-// naming the field. Each change works as its field's update method does: an id without an entry
-// starts from the zero entry, and its first min or max takes the value given. Changes of distinct
-// fields do not depend on their order; a list that changes a field twice, or holds a zero Change,
-// is refused with an error matching rankgenrt.ErrBadChange before anything is sent. An empty list
-// leaves an entry as it is (and stores the zero entry for an id without one).
-func (b *Board) Update(ctx context.Context, id string, changes ...Change) (Entry, error) {
+// Update applies changes to the entry of id in one script call and returns what it did (Written:
+// the new entry, the one before, read in the same script, and whether it changed): all of them or,
+// when one fails (a value out of range, an add that overflows), none, with an error naming the
+// field. Each change works as its field's update method does: an id without an entry starts from
+// the zero entry, and its first min or max takes the value given. Changes of distinct fields do
+// not depend on their order; a list that changes a field twice, or holds a zero Change, is refused
+// with an error matching rankgenrt.ErrBadChange before anything is sent. An empty list leaves an
+// entry as it is (and stores the zero entry for an id without one).
+func (b *Board) Update(ctx context.Context, id string, changes ...Change) (Written, error) {
 	res, err := b.UpdateMany(ctx, []Changes{{Handle: id, Apply: changes}})
 	if err != nil {
-		return Entry{}, err
+		return Written{}, err
 	}
-	return res[0].Entry, res[0].Err
+	return res[0].Written, res[0].Err
 }
 
 // UpdateMany applies many change lists in one script call, atomic as a whole, in order (an id may
 // appear more than once: a later list starts from what an earlier one left). Each list is applied
-// or refused on its own, as Update does: its Result holds the new entry or the error that left
-// that entry unchanged. The error return is for failures of the whole call (connection,
+// or refused on its own, as Update does: its Result holds what it did (Written) or the error that
+// left that entry unchanged. The error return is for failures of the whole call (connection,
 // ErrLayoutMismatch), which change nothing.
 func (b *Board) UpdateMany(ctx context.Context, lists []Changes) ([]Result, error) {
 	res := make([]Result, len(lists))
@@ -914,7 +921,7 @@ func (b *Board) UpdateMany(ctx context.Context, lists []Changes) ([]Result, erro
 			r.Err = it.Err
 			continue
 		}
-		r.Entry, r.Err = Decode(scoreOfP(it.P), it.Member)
+		r.Written, r.Err = updated(it, it.Member, it.PriorMember)
 	}
 	return res, nil
 }
@@ -1596,19 +1603,35 @@ func (b *Board) apply(ctx context.Context, s *rankgenrt.Function, args []any, re
 			r.Err = it.Err
 			continue
 		}
-		r.Entry, r.Err = Decode(scoreOfP(it.P), it.Member)
+		r.Written, r.Err = updated(it, it.Member, it.PriorMember)
 	}
 	return nil
 }
 
+// updated is what a field update or change list did to one entry, from its script's reply item:
+// the new entry (member: its member) and the one before (prior: its member), decoded as Get
+// decodes them.
+func updated(it rankgenrt.Item, member, prior string) (w Written, err error) {
+	if w.Entry, err = Decode(scoreOfP(it.P), member); err != nil {
+		return w, err
+	}
+	if it.Existed {
+		if w.Before, err = Decode(scoreOfP(it.PriorP), prior); err != nil {
+			return w, err
+		}
+	}
+	w.Existed, w.Changed = it.Existed, it.Changed()
+	return w, nil
+}
+
 // written is what Set and Best did to each of entries, from their script's reply: the entry its id
-// held before (decoded as Get decodes it), and after: the entry given when the write stored it,
+// held before (decoded as Get decodes it), and after it the entry given when the write stored it,
 // else the one before.
 func written(ps []rankgenrt.Prior, entries []Entry) ([]Written, error) {
 	out := make([]Written, len(ps))
 	for i, p := range ps {
 		w := &out[i]
-		w.Existed, w.Changed, w.After = p.Found, p.Changed, entries[i]
+		w.Existed, w.Changed, w.Entry = p.Found, p.Changed, entries[i]
 		if !p.Found {
 			continue
 		}
@@ -1617,7 +1640,7 @@ func written(ps []rankgenrt.Prior, entries []Entry) ([]Written, error) {
 			return nil, err
 		}
 		if !p.Changed {
-			w.After = w.Before
+			w.Entry = w.Before
 		}
 	}
 	return out, nil

@@ -447,24 +447,27 @@ type Update[V any] struct {
 	Value  V
 }
 
-// Written is what a write did to one entry, read in the write's own script: the entry its id held
-// before (Existed false: none, and Before is the zero Entry), the entry after, and whether the
-// write changed the stored entry (for Best: whether it replaced it).
+// Written is what a write did to one entry, read in the write's own script (no second read, so no
+// other writer comes between): the entry after the write (embedded: w.Priority is its field), the
+// entry its id held before (Existed false: none, and Before is the zero Entry), and whether the
+// write changed the stored entry (for Best: whether it replaced it). A new personal best is
+// Changed && Existed, its exact gain the difference of Entry and Before.
 type Written struct {
+	Entry
 	Before  Entry
 	Existed bool
-	After   Entry
 	Changed bool
 }
 
-// Result is the outcome of one item of a batch: its entry, or the error of that item alone.
-// GetMany gives one per id: the stored entry, or an Err matching ErrNotFound. UpdateMany gives one
-// per change list: the new entry, or the error that left it unchanged. SetPriorityMany,
-// MinPriorityMany, MaxPriorityMany, MinPointsMany, SetPointsMany, SetDeltaMany, AddBonusMany,
-// MinLapMany, MaxLapMany give one per update: the new entry, or the error that left it unchanged.
+// Result is the outcome of one item of a batch: what it did (Written; Entry is the entry), or the
+// error of that item alone. GetMany gives one per id: the stored entry (Entry alone), or an Err
+// matching ErrNotFound. UpdateMany gives one per change list: the new entry and the one before, or
+// the error that left it unchanged. SetPriorityMany, MinPriorityMany, MaxPriorityMany,
+// MinPointsMany, SetPointsMany, SetDeltaMany, AddBonusMany, MinLapMany, MaxLapMany give one per
+// update: the new entry and the one before, or the error that left it unchanged.
 type Result struct {
-	Entry Entry
-	Err   error
+	Written
+	Err error
 }
 
 // Set stores e, replacing the entry of its id if there is one, and returns what it did: the entry
@@ -566,29 +569,30 @@ func (b *Board) Trim(ctx context.Context, keep int64) (int64, error) {
 	return rankgenrt.Int(b.write(ctx, scriptTrim, append(b.args(1), keep)))
 }
 
-// SetPriority sets the Priority of the entry of id to v and returns the new entry. An id without
-// an entry starts from the zero entry (0, false, the first enum value, or the Unix epoch for a
-// time; a field's lowest-ranking value when that is outside its range). When the update changes
-// the entry, it also sets Lap (server clock) to now.
-func (b *Board) SetPriority(ctx context.Context, id string, v uint32) (Entry, error) {
+// SetPriority sets the Priority of the entry of id to v and returns what it did: the new entry,
+// the one before (read in the same script) and whether it changed. An id without an entry starts
+// from the zero entry (0, false, the first enum value, or the Unix epoch for a time; a field's
+// lowest-ranking value when that is outside its range). When the update changes the entry, it also
+// sets Lap (server clock) to now.
+func (b *Board) SetPriority(ctx context.Context, id string, v uint32) (Written, error) {
 	if err := checkID(id); err != nil {
-		return Entry{}, err
+		return Written{}, err
 	}
 	d, err := digitOfPriority(v)
 	if err != nil {
-		return Entry{}, err
+		return Written{}, err
 	}
 	var r [1]Result
 	if err := b.apply(ctx, scriptSetPriority, append(b.updateArgs(1), id, d), r[:], []int{0}); err != nil {
-		return Entry{}, err
+		return Written{}, err
 	}
-	return r[0].Entry, r[0].Err
+	return r[0].Written, r[0].Err
 }
 
 // SetPriorityMany applies many SetPriority updates in one script call, atomic as a whole, in order
 // (an id may appear more than once). Each update succeeds or fails on its own: its Result holds
-// the new entry or the error that left that entry unchanged. The error return is for failures of
-// the whole call (connection, ErrLayoutMismatch), which change nothing.
+// what it did (Written) or the error that left that entry unchanged. The error return is for
+// failures of the whole call (connection, ErrLayoutMismatch), which change nothing.
 func (b *Board) SetPriorityMany(ctx context.Context, updates []Update[uint32]) ([]Result, error) {
 	res := make([]Result, len(updates))
 	args := b.updateArgs(len(updates))
@@ -612,30 +616,31 @@ func (b *Board) SetPriorityMany(ctx context.Context, updates []Update[uint32]) (
 	return res, nil
 }
 
-// MinPriority lowers the Priority of the entry of id to v when v is smaller and returns the new
-// entry. An id without an entry takes v as its Priority (its first min is the value submitted),
-// the other fields starting from the zero entry (0, false, the first enum value, or the Unix epoch
-// for a time; a field's lowest-ranking value when that is outside its range). When the update
-// changes the entry, it also sets Lap (server clock) to now.
-func (b *Board) MinPriority(ctx context.Context, id string, v uint32) (Entry, error) {
+// MinPriority lowers the Priority of the entry of id to v when v is smaller and returns what it
+// did: the new entry, the one before (read in the same script) and whether it changed. An id
+// without an entry takes v as its Priority (its first min is the value submitted), the other
+// fields starting from the zero entry (0, false, the first enum value, or the Unix epoch for a
+// time; a field's lowest-ranking value when that is outside its range). When the update changes
+// the entry, it also sets Lap (server clock) to now.
+func (b *Board) MinPriority(ctx context.Context, id string, v uint32) (Written, error) {
 	if err := checkID(id); err != nil {
-		return Entry{}, err
+		return Written{}, err
 	}
 	d, err := digitOfPriority(v)
 	if err != nil {
-		return Entry{}, err
+		return Written{}, err
 	}
 	var r [1]Result
 	if err := b.apply(ctx, scriptMinPriority, append(b.updateArgs(1), id, d), r[:], []int{0}); err != nil {
-		return Entry{}, err
+		return Written{}, err
 	}
-	return r[0].Entry, r[0].Err
+	return r[0].Written, r[0].Err
 }
 
 // MinPriorityMany applies many MinPriority updates in one script call, atomic as a whole, in order
 // (an id may appear more than once). Each update succeeds or fails on its own: its Result holds
-// the new entry or the error that left that entry unchanged. The error return is for failures of
-// the whole call (connection, ErrLayoutMismatch), which change nothing.
+// what it did (Written) or the error that left that entry unchanged. The error return is for
+// failures of the whole call (connection, ErrLayoutMismatch), which change nothing.
 func (b *Board) MinPriorityMany(ctx context.Context, updates []Update[uint32]) ([]Result, error) {
 	res := make([]Result, len(updates))
 	args := b.updateArgs(len(updates))
@@ -659,30 +664,31 @@ func (b *Board) MinPriorityMany(ctx context.Context, updates []Update[uint32]) (
 	return res, nil
 }
 
-// MaxPriority raises the Priority of the entry of id to v when v is larger and returns the new
-// entry. An id without an entry takes v as its Priority (its first max is the value submitted),
-// the other fields starting from the zero entry (0, false, the first enum value, or the Unix epoch
-// for a time; a field's lowest-ranking value when that is outside its range). When the update
-// changes the entry, it also sets Lap (server clock) to now.
-func (b *Board) MaxPriority(ctx context.Context, id string, v uint32) (Entry, error) {
+// MaxPriority raises the Priority of the entry of id to v when v is larger and returns what it
+// did: the new entry, the one before (read in the same script) and whether it changed. An id
+// without an entry takes v as its Priority (its first max is the value submitted), the other
+// fields starting from the zero entry (0, false, the first enum value, or the Unix epoch for a
+// time; a field's lowest-ranking value when that is outside its range). When the update changes
+// the entry, it also sets Lap (server clock) to now.
+func (b *Board) MaxPriority(ctx context.Context, id string, v uint32) (Written, error) {
 	if err := checkID(id); err != nil {
-		return Entry{}, err
+		return Written{}, err
 	}
 	d, err := digitOfPriority(v)
 	if err != nil {
-		return Entry{}, err
+		return Written{}, err
 	}
 	var r [1]Result
 	if err := b.apply(ctx, scriptMaxPriority, append(b.updateArgs(1), id, d), r[:], []int{0}); err != nil {
-		return Entry{}, err
+		return Written{}, err
 	}
-	return r[0].Entry, r[0].Err
+	return r[0].Written, r[0].Err
 }
 
 // MaxPriorityMany applies many MaxPriority updates in one script call, atomic as a whole, in order
 // (an id may appear more than once). Each update succeeds or fails on its own: its Result holds
-// the new entry or the error that left that entry unchanged. The error return is for failures of
-// the whole call (connection, ErrLayoutMismatch), which change nothing.
+// what it did (Written) or the error that left that entry unchanged. The error return is for
+// failures of the whole call (connection, ErrLayoutMismatch), which change nothing.
 func (b *Board) MaxPriorityMany(ctx context.Context, updates []Update[uint32]) ([]Result, error) {
 	res := make([]Result, len(updates))
 	args := b.updateArgs(len(updates))
@@ -706,30 +712,31 @@ func (b *Board) MaxPriorityMany(ctx context.Context, updates []Update[uint32]) (
 	return res, nil
 }
 
-// MinPoints lowers the Points of the entry of id to v when v is smaller and returns the new entry.
-// An id without an entry takes v as its Points (its first min is the value submitted), the other
-// fields starting from the zero entry (0, false, the first enum value, or the Unix epoch for a
-// time; a field's lowest-ranking value when that is outside its range). When the update changes
-// the entry, it also sets Lap (server clock) to now.
-func (b *Board) MinPoints(ctx context.Context, id string, v Points) (Entry, error) {
+// MinPoints lowers the Points of the entry of id to v when v is smaller and returns what it did:
+// the new entry, the one before (read in the same script) and whether it changed. An id without an
+// entry takes v as its Points (its first min is the value submitted), the other fields starting
+// from the zero entry (0, false, the first enum value, or the Unix epoch for a time; a field's
+// lowest-ranking value when that is outside its range). When the update changes the entry, it also
+// sets Lap (server clock) to now.
+func (b *Board) MinPoints(ctx context.Context, id string, v Points) (Written, error) {
 	if err := checkID(id); err != nil {
-		return Entry{}, err
+		return Written{}, err
 	}
 	d, err := digitOfPoints(v)
 	if err != nil {
-		return Entry{}, err
+		return Written{}, err
 	}
 	var r [1]Result
 	if err := b.apply(ctx, scriptMinPoints, append(b.updateArgs(1), id, d), r[:], []int{0}); err != nil {
-		return Entry{}, err
+		return Written{}, err
 	}
-	return r[0].Entry, r[0].Err
+	return r[0].Written, r[0].Err
 }
 
 // MinPointsMany applies many MinPoints updates in one script call, atomic as a whole, in order (an
-// id may appear more than once). Each update succeeds or fails on its own: its Result holds the
-// new entry or the error that left that entry unchanged. The error return is for failures of the
-// whole call (connection, ErrLayoutMismatch), which change nothing.
+// id may appear more than once). Each update succeeds or fails on its own: its Result holds what
+// it did (Written) or the error that left that entry unchanged. The error return is for failures
+// of the whole call (connection, ErrLayoutMismatch), which change nothing.
 func (b *Board) MinPointsMany(ctx context.Context, updates []Update[Points]) ([]Result, error) {
 	res := make([]Result, len(updates))
 	args := b.updateArgs(len(updates))
@@ -753,29 +760,30 @@ func (b *Board) MinPointsMany(ctx context.Context, updates []Update[Points]) ([]
 	return res, nil
 }
 
-// SetPoints sets the Points of the entry of id to v and returns the new entry. An id without an
-// entry starts from the zero entry (0, false, the first enum value, or the Unix epoch for a time;
-// a field's lowest-ranking value when that is outside its range). When the update changes the
-// entry, it also sets Lap (server clock) to now.
-func (b *Board) SetPoints(ctx context.Context, id string, v Points) (Entry, error) {
+// SetPoints sets the Points of the entry of id to v and returns what it did: the new entry, the
+// one before (read in the same script) and whether it changed. An id without an entry starts from
+// the zero entry (0, false, the first enum value, or the Unix epoch for a time; a field's
+// lowest-ranking value when that is outside its range). When the update changes the entry, it also
+// sets Lap (server clock) to now.
+func (b *Board) SetPoints(ctx context.Context, id string, v Points) (Written, error) {
 	if err := checkID(id); err != nil {
-		return Entry{}, err
+		return Written{}, err
 	}
 	d, err := digitOfPoints(v)
 	if err != nil {
-		return Entry{}, err
+		return Written{}, err
 	}
 	var r [1]Result
 	if err := b.apply(ctx, scriptSetPoints, append(b.updateArgs(1), id, d), r[:], []int{0}); err != nil {
-		return Entry{}, err
+		return Written{}, err
 	}
-	return r[0].Entry, r[0].Err
+	return r[0].Written, r[0].Err
 }
 
 // SetPointsMany applies many SetPoints updates in one script call, atomic as a whole, in order (an
-// id may appear more than once). Each update succeeds or fails on its own: its Result holds the
-// new entry or the error that left that entry unchanged. The error return is for failures of the
-// whole call (connection, ErrLayoutMismatch), which change nothing.
+// id may appear more than once). Each update succeeds or fails on its own: its Result holds what
+// it did (Written) or the error that left that entry unchanged. The error return is for failures
+// of the whole call (connection, ErrLayoutMismatch), which change nothing.
 func (b *Board) SetPointsMany(ctx context.Context, updates []Update[Points]) ([]Result, error) {
 	res := make([]Result, len(updates))
 	args := b.updateArgs(len(updates))
@@ -799,26 +807,27 @@ func (b *Board) SetPointsMany(ctx context.Context, updates []Update[Points]) ([]
 	return res, nil
 }
 
-// SetDelta sets the Delta of the entry of id to v and returns the new entry. An id without an
-// entry starts from the zero entry (0, false, the first enum value, or the Unix epoch for a time;
-// a field's lowest-ranking value when that is outside its range). When the update changes the
-// entry, it also sets Lap (server clock) to now.
-func (b *Board) SetDelta(ctx context.Context, id string, v bool) (Entry, error) {
+// SetDelta sets the Delta of the entry of id to v and returns what it did: the new entry, the one
+// before (read in the same script) and whether it changed. An id without an entry starts from the
+// zero entry (0, false, the first enum value, or the Unix epoch for a time; a field's
+// lowest-ranking value when that is outside its range). When the update changes the entry, it also
+// sets Lap (server clock) to now.
+func (b *Board) SetDelta(ctx context.Context, id string, v bool) (Written, error) {
 	if err := checkID(id); err != nil {
-		return Entry{}, err
+		return Written{}, err
 	}
 	d := digitOfDelta(v)
 	var r [1]Result
 	if err := b.apply(ctx, scriptSetDelta, append(b.updateArgs(1), id, d), r[:], []int{0}); err != nil {
-		return Entry{}, err
+		return Written{}, err
 	}
-	return r[0].Entry, r[0].Err
+	return r[0].Written, r[0].Err
 }
 
 // SetDeltaMany applies many SetDelta updates in one script call, atomic as a whole, in order (an
-// id may appear more than once). Each update succeeds or fails on its own: its Result holds the
-// new entry or the error that left that entry unchanged. The error return is for failures of the
-// whole call (connection, ErrLayoutMismatch), which change nothing.
+// id may appear more than once). Each update succeeds or fails on its own: its Result holds what
+// it did (Written) or the error that left that entry unchanged. The error return is for failures
+// of the whole call (connection, ErrLayoutMismatch), which change nothing.
 func (b *Board) SetDeltaMany(ctx context.Context, updates []Update[bool]) ([]Result, error) {
 	res := make([]Result, len(updates))
 	args := b.updateArgs(len(updates))
@@ -838,26 +847,27 @@ func (b *Board) SetDeltaMany(ctx context.Context, updates []Update[bool]) ([]Res
 	return res, nil
 }
 
-// AddBonus adds delta to the Bonus of the entry of id and returns the new entry. A result outside
-// Bonus's range is refused with an error matching ErrOverflow, leaving the entry unchanged. An id
-// without an entry starts from the zero entry (0, false, the first enum value, or the Unix epoch
-// for a time; a field's lowest-ranking value when that is outside its range). When the update
-// changes the entry, it also sets Lap (server clock) to now.
-func (b *Board) AddBonus(ctx context.Context, id string, delta int64) (Entry, error) {
+// AddBonus adds delta to the Bonus of the entry of id and returns what it did: the new entry, the
+// one before (read in the same script) and whether it changed. A result outside Bonus's range is
+// refused with an error matching ErrOverflow, leaving the entry unchanged. An id without an entry
+// starts from the zero entry (0, false, the first enum value, or the Unix epoch for a time; a
+// field's lowest-ranking value when that is outside its range). When the update changes the entry,
+// it also sets Lap (server clock) to now.
+func (b *Board) AddBonus(ctx context.Context, id string, delta int64) (Written, error) {
 	if err := checkID(id); err != nil {
-		return Entry{}, err
+		return Written{}, err
 	}
 	var r [1]Result
 	if err := b.apply(ctx, scriptAddBonus, append(b.updateArgs(1), id, delta), r[:], []int{0}); err != nil {
-		return Entry{}, err
+		return Written{}, err
 	}
-	return r[0].Entry, r[0].Err
+	return r[0].Written, r[0].Err
 }
 
 // AddBonusMany applies many AddBonus updates in one script call, atomic as a whole, in order (an
-// id may appear more than once). Each update succeeds or fails on its own: its Result holds the
-// new entry or the error that left that entry unchanged. The error return is for failures of the
-// whole call (connection, ErrLayoutMismatch), which change nothing.
+// id may appear more than once). Each update succeeds or fails on its own: its Result holds what
+// it did (Written) or the error that left that entry unchanged. The error return is for failures
+// of the whole call (connection, ErrLayoutMismatch), which change nothing.
 func (b *Board) AddBonusMany(ctx context.Context, updates []Update[int64]) ([]Result, error) {
 	res := make([]Result, len(updates))
 	args := b.updateArgs(len(updates))
@@ -876,29 +886,30 @@ func (b *Board) AddBonusMany(ctx context.Context, updates []Update[int64]) ([]Re
 	return res, nil
 }
 
-// MinLap lowers the Lap of the entry of id to v when v is smaller and returns the new entry. An id
-// without an entry takes v as its Lap (its first min is the value submitted), the other fields
-// starting from the zero entry (0, false, the first enum value, or the Unix epoch for a time; a
-// field's lowest-ranking value when that is outside its range).
-func (b *Board) MinLap(ctx context.Context, id string, v time.Time) (Entry, error) {
+// MinLap lowers the Lap of the entry of id to v when v is smaller and returns what it did: the new
+// entry, the one before (read in the same script) and whether it changed. An id without an entry
+// takes v as its Lap (its first min is the value submitted), the other fields starting from the
+// zero entry (0, false, the first enum value, or the Unix epoch for a time; a field's
+// lowest-ranking value when that is outside its range).
+func (b *Board) MinLap(ctx context.Context, id string, v time.Time) (Written, error) {
 	if err := checkID(id); err != nil {
-		return Entry{}, err
+		return Written{}, err
 	}
 	d, err := digitOfLap(v)
 	if err != nil {
-		return Entry{}, err
+		return Written{}, err
 	}
 	var r [1]Result
 	if err := b.apply(ctx, scriptMinLap, append(b.updateArgs(1), id, d), r[:], []int{0}); err != nil {
-		return Entry{}, err
+		return Written{}, err
 	}
-	return r[0].Entry, r[0].Err
+	return r[0].Written, r[0].Err
 }
 
 // MinLapMany applies many MinLap updates in one script call, atomic as a whole, in order (an id
-// may appear more than once). Each update succeeds or fails on its own: its Result holds the new
-// entry or the error that left that entry unchanged. The error return is for failures of the whole
-// call (connection, ErrLayoutMismatch), which change nothing.
+// may appear more than once). Each update succeeds or fails on its own: its Result holds what it
+// did (Written) or the error that left that entry unchanged. The error return is for failures of
+// the whole call (connection, ErrLayoutMismatch), which change nothing.
 func (b *Board) MinLapMany(ctx context.Context, updates []Update[time.Time]) ([]Result, error) {
 	res := make([]Result, len(updates))
 	args := b.updateArgs(len(updates))
@@ -922,29 +933,30 @@ func (b *Board) MinLapMany(ctx context.Context, updates []Update[time.Time]) ([]
 	return res, nil
 }
 
-// MaxLap raises the Lap of the entry of id to v when v is larger and returns the new entry. An id
-// without an entry takes v as its Lap (its first max is the value submitted), the other fields
-// starting from the zero entry (0, false, the first enum value, or the Unix epoch for a time; a
-// field's lowest-ranking value when that is outside its range).
-func (b *Board) MaxLap(ctx context.Context, id string, v time.Time) (Entry, error) {
+// MaxLap raises the Lap of the entry of id to v when v is larger and returns what it did: the new
+// entry, the one before (read in the same script) and whether it changed. An id without an entry
+// takes v as its Lap (its first max is the value submitted), the other fields starting from the
+// zero entry (0, false, the first enum value, or the Unix epoch for a time; a field's
+// lowest-ranking value when that is outside its range).
+func (b *Board) MaxLap(ctx context.Context, id string, v time.Time) (Written, error) {
 	if err := checkID(id); err != nil {
-		return Entry{}, err
+		return Written{}, err
 	}
 	d, err := digitOfLap(v)
 	if err != nil {
-		return Entry{}, err
+		return Written{}, err
 	}
 	var r [1]Result
 	if err := b.apply(ctx, scriptMaxLap, append(b.updateArgs(1), id, d), r[:], []int{0}); err != nil {
-		return Entry{}, err
+		return Written{}, err
 	}
-	return r[0].Entry, r[0].Err
+	return r[0].Written, r[0].Err
 }
 
 // MaxLapMany applies many MaxLap updates in one script call, atomic as a whole, in order (an id
-// may appear more than once). Each update succeeds or fails on its own: its Result holds the new
-// entry or the error that left that entry unchanged. The error return is for failures of the whole
-// call (connection, ErrLayoutMismatch), which change nothing.
+// may appear more than once). Each update succeeds or fails on its own: its Result holds what it
+// did (Written) or the error that left that entry unchanged. The error return is for failures of
+// the whole call (connection, ErrLayoutMismatch), which change nothing.
 func (b *Board) MaxLapMany(ctx context.Context, updates []Update[time.Time]) ([]Result, error) {
 	res := make([]Result, len(updates))
 	args := b.updateArgs(len(updates))
@@ -1078,27 +1090,27 @@ type Changes struct {
 	Apply  []Change
 }
 
-// Update applies changes to the entry of id in one script call and returns the new entry: all of
-// them or, when one fails (a value out of range, an add that overflows), none, with an error
-// naming the field. Each change works as its field's update method does: an id without an entry
-// starts from the zero entry, and its first min or max takes the value given. Changes of distinct
-// fields do not depend on their order; a list that changes a field twice, or holds a zero Change,
-// is refused with an error matching rankgenrt.ErrBadChange before anything is sent. An empty list
-// leaves an entry as it is (and stores the zero entry for an id without one). When the changes
-// move the entry (or create it), Lap (server clock) is set to now, once, unless the list changes
-// it.
-func (b *Board) Update(ctx context.Context, id string, changes ...Change) (Entry, error) {
+// Update applies changes to the entry of id in one script call and returns what it did (Written:
+// the new entry, the one before, read in the same script, and whether it changed): all of them or,
+// when one fails (a value out of range, an add that overflows), none, with an error naming the
+// field. Each change works as its field's update method does: an id without an entry starts from
+// the zero entry, and its first min or max takes the value given. Changes of distinct fields do
+// not depend on their order; a list that changes a field twice, or holds a zero Change, is refused
+// with an error matching rankgenrt.ErrBadChange before anything is sent. An empty list leaves an
+// entry as it is (and stores the zero entry for an id without one). When the changes move the
+// entry (or create it), Lap (server clock) is set to now, once, unless the list changes it.
+func (b *Board) Update(ctx context.Context, id string, changes ...Change) (Written, error) {
 	res, err := b.UpdateMany(ctx, []Changes{{UserID: id, Apply: changes}})
 	if err != nil {
-		return Entry{}, err
+		return Written{}, err
 	}
-	return res[0].Entry, res[0].Err
+	return res[0].Written, res[0].Err
 }
 
 // UpdateMany applies many change lists in one script call, atomic as a whole, in order (an id may
 // appear more than once: a later list starts from what an earlier one left). Each list is applied
-// or refused on its own, as Update does: its Result holds the new entry or the error that left
-// that entry unchanged. The error return is for failures of the whole call (connection,
+// or refused on its own, as Update does: its Result holds what it did (Written) or the error that
+// left that entry unchanged. The error return is for failures of the whole call (connection,
 // ErrLayoutMismatch), which change nothing.
 func (b *Board) UpdateMany(ctx context.Context, lists []Changes) ([]Result, error) {
 	res := make([]Result, len(lists))
@@ -1130,7 +1142,7 @@ func (b *Board) UpdateMany(ctx context.Context, lists []Changes) ([]Result, erro
 			r.Err = it.Err
 			continue
 		}
-		r.Entry, r.Err = Decode(scoreOfP(it.P), it.Member)
+		r.Written, r.Err = updated(it, it.Member, it.PriorMember)
 	}
 	return res, nil
 }
@@ -1777,19 +1789,35 @@ func (b *Board) apply(ctx context.Context, s *rankgenrt.Function, args []any, re
 			r.Err = it.Err
 			continue
 		}
-		r.Entry, r.Err = Decode(scoreOfP(it.P), it.Member)
+		r.Written, r.Err = updated(it, it.Member, it.PriorMember)
 	}
 	return nil
 }
 
+// updated is what a field update or change list did to one entry, from its script's reply item:
+// the new entry (member: its member) and the one before (prior: its member), decoded as Get
+// decodes them.
+func updated(it rankgenrt.Item, member, prior string) (w Written, err error) {
+	if w.Entry, err = Decode(scoreOfP(it.P), member); err != nil {
+		return w, err
+	}
+	if it.Existed {
+		if w.Before, err = Decode(scoreOfP(it.PriorP), prior); err != nil {
+			return w, err
+		}
+	}
+	w.Existed, w.Changed = it.Existed, it.Changed()
+	return w, nil
+}
+
 // written is what Set and Best did to each of entries, from their script's reply: the entry its id
-// held before (decoded as Get decodes it), and after: the entry given when the write stored it,
+// held before (decoded as Get decodes it), and after it the entry given when the write stored it,
 // else the one before.
 func written(ps []rankgenrt.Prior, entries []Entry) ([]Written, error) {
 	out := make([]Written, len(ps))
 	for i, p := range ps {
 		w := &out[i]
-		w.Existed, w.Changed, w.After = p.Found, p.Changed, entries[i]
+		w.Existed, w.Changed, w.Entry = p.Found, p.Changed, entries[i]
 		if !p.Found {
 			continue
 		}
@@ -1798,7 +1826,7 @@ func written(ps []rankgenrt.Prior, entries []Entry) ([]Written, error) {
 			return nil, err
 		}
 		if !p.Changed {
-			w.After = w.Before
+			w.Entry = w.Before
 		}
 	}
 	return out, nil
@@ -2028,7 +2056,7 @@ func (s *ShardedBoard) Trim(ctx context.Context, keep int64) (int64, error) {
 }
 
 // SetPriority applies Board.SetPriority on the shard of id.
-func (s *ShardedBoard) SetPriority(ctx context.Context, id string, v uint32) (Entry, error) {
+func (s *ShardedBoard) SetPriority(ctx context.Context, id string, v uint32) (Written, error) {
 	return s.shard(id).SetPriority(ctx, id, v)
 }
 
@@ -2046,7 +2074,7 @@ func (s *ShardedBoard) SetPriorityMany(ctx context.Context, updates []Update[uin
 }
 
 // MinPriority applies Board.MinPriority on the shard of id.
-func (s *ShardedBoard) MinPriority(ctx context.Context, id string, v uint32) (Entry, error) {
+func (s *ShardedBoard) MinPriority(ctx context.Context, id string, v uint32) (Written, error) {
 	return s.shard(id).MinPriority(ctx, id, v)
 }
 
@@ -2064,7 +2092,7 @@ func (s *ShardedBoard) MinPriorityMany(ctx context.Context, updates []Update[uin
 }
 
 // MaxPriority applies Board.MaxPriority on the shard of id.
-func (s *ShardedBoard) MaxPriority(ctx context.Context, id string, v uint32) (Entry, error) {
+func (s *ShardedBoard) MaxPriority(ctx context.Context, id string, v uint32) (Written, error) {
 	return s.shard(id).MaxPriority(ctx, id, v)
 }
 
@@ -2082,7 +2110,7 @@ func (s *ShardedBoard) MaxPriorityMany(ctx context.Context, updates []Update[uin
 }
 
 // MinPoints applies Board.MinPoints on the shard of id.
-func (s *ShardedBoard) MinPoints(ctx context.Context, id string, v Points) (Entry, error) {
+func (s *ShardedBoard) MinPoints(ctx context.Context, id string, v Points) (Written, error) {
 	return s.shard(id).MinPoints(ctx, id, v)
 }
 
@@ -2100,7 +2128,7 @@ func (s *ShardedBoard) MinPointsMany(ctx context.Context, updates []Update[Point
 }
 
 // SetPoints applies Board.SetPoints on the shard of id.
-func (s *ShardedBoard) SetPoints(ctx context.Context, id string, v Points) (Entry, error) {
+func (s *ShardedBoard) SetPoints(ctx context.Context, id string, v Points) (Written, error) {
 	return s.shard(id).SetPoints(ctx, id, v)
 }
 
@@ -2118,7 +2146,7 @@ func (s *ShardedBoard) SetPointsMany(ctx context.Context, updates []Update[Point
 }
 
 // SetDelta applies Board.SetDelta on the shard of id.
-func (s *ShardedBoard) SetDelta(ctx context.Context, id string, v bool) (Entry, error) {
+func (s *ShardedBoard) SetDelta(ctx context.Context, id string, v bool) (Written, error) {
 	return s.shard(id).SetDelta(ctx, id, v)
 }
 
@@ -2136,7 +2164,7 @@ func (s *ShardedBoard) SetDeltaMany(ctx context.Context, updates []Update[bool])
 }
 
 // AddBonus applies Board.AddBonus on the shard of id.
-func (s *ShardedBoard) AddBonus(ctx context.Context, id string, delta int64) (Entry, error) {
+func (s *ShardedBoard) AddBonus(ctx context.Context, id string, delta int64) (Written, error) {
 	return s.shard(id).AddBonus(ctx, id, delta)
 }
 
@@ -2154,7 +2182,7 @@ func (s *ShardedBoard) AddBonusMany(ctx context.Context, updates []Update[int64]
 }
 
 // MinLap applies Board.MinLap on the shard of id.
-func (s *ShardedBoard) MinLap(ctx context.Context, id string, v time.Time) (Entry, error) {
+func (s *ShardedBoard) MinLap(ctx context.Context, id string, v time.Time) (Written, error) {
 	return s.shard(id).MinLap(ctx, id, v)
 }
 
@@ -2172,7 +2200,7 @@ func (s *ShardedBoard) MinLapMany(ctx context.Context, updates []Update[time.Tim
 }
 
 // MaxLap applies Board.MaxLap on the shard of id.
-func (s *ShardedBoard) MaxLap(ctx context.Context, id string, v time.Time) (Entry, error) {
+func (s *ShardedBoard) MaxLap(ctx context.Context, id string, v time.Time) (Written, error) {
 	return s.shard(id).MaxLap(ctx, id, v)
 }
 
@@ -2190,7 +2218,7 @@ func (s *ShardedBoard) MaxLapMany(ctx context.Context, updates []Update[time.Tim
 }
 
 // Update applies Board.Update on the shard of id: one atomic script call.
-func (s *ShardedBoard) Update(ctx context.Context, id string, changes ...Change) (Entry, error) {
+func (s *ShardedBoard) Update(ctx context.Context, id string, changes ...Change) (Written, error) {
 	return s.shard(id).Update(ctx, id, changes...)
 }
 
