@@ -320,8 +320,10 @@ func TestBoardAdoptsSeed001(t *testing.T) {
 	if _, err := b.AddValue(ctx, "twice", 1); !errors.Is(err, rankgenrt.ErrBadScore) {
 		t.Fatalf("AddValue(twice) = %v, want ErrBadScore", err)
 	}
-	if _, err := b.Set(ctx, seed001zranking.Entry{UID: "twice", Value: 13873, UpdatedAt: time.Unix(seed001End-798898, 0)}); err != nil {
-		t.Fatal(err)
+	// Set's answer says an entry was there, one it cannot decode: Before stays the zero Entry.
+	if w, err := b.Set(ctx, seed001zranking.Entry{UID: "twice", Value: 13873, UpdatedAt: time.Unix(seed001End-798898, 0)}); err != nil ||
+		!w.Existed || !w.Changed || w.Before != (seed001zranking.Entry{}) || w.Value != 13873 {
+		t.Fatalf("Set over a foreign score = %+v, %v; want Existed, Changed, a zero Before", w, err)
 	}
 	if got := c.ZScore(ctx, key, "twice").Val(); got != exact {
 		t.Fatalf("after Set: %v, want %v", got, exact)

@@ -418,7 +418,7 @@ func (b *Board) SetMany(ctx context.Context, entries []Entry) ([]Written, error)
 	if err != nil {
 		return nil, err
 	}
-	return written(ps, entries)
+	return written(ps, entries), nil
 }
 
 // Best stores e unless the board's entry for its id ranks at least as high, comparing whole tuples
@@ -457,7 +457,7 @@ func (b *Board) BestMany(ctx context.Context, entries []Entry) ([]Written, error
 	if err != nil {
 		return nil, err
 	}
-	return written(ps, entries)
+	return written(ps, entries), nil
 }
 
 // Remove deletes the entries of the given ids and returns how many there were.
@@ -1555,8 +1555,9 @@ func updated(it rankgenrt.Item, member, prior string) (w Written, err error) {
 
 // written is what Set and Best did to each of entries, from their script's reply: the entry its id
 // held before (decoded as Get decodes it), and after it the entry given when the write stored it,
-// else the one before.
-func written(ps []rankgenrt.Prior, entries []Entry) ([]Written, error) {
+// else the one before. A stored entry this layout cannot have written, which Set replaces (Best
+// refuses it in its script), leaves Before the zero Entry.
+func written(ps []rankgenrt.Prior, entries []Entry) []Written {
 	out := make([]Written, len(ps))
 	for i, p := range ps {
 		w := &out[i]
@@ -1564,15 +1565,15 @@ func written(ps []rankgenrt.Prior, entries []Entry) ([]Written, error) {
 		if !p.Found {
 			continue
 		}
-		var err error
-		if w.Before, err = Decode(p.Score, p.Member); err != nil {
-			return nil, err
+		before, err := Decode(p.Score, p.Member)
+		if err == nil {
+			w.Before = before
 		}
 		if !p.Changed {
 			w.Entry = w.Before
 		}
 	}
-	return out, nil
+	return out
 }
 
 // rankedPairs decodes range replies; start is the 0-based position of the first.
