@@ -271,7 +271,7 @@ func TestGeneratedLapsReadsMigratedData(t *testing.T) {
 		"d3": {Name: strings.Repeat("x", 32), Car: laps.CarKart},
 	}
 	for id, d := range names {
-		if err := b.Set(ctx, laps.Entry{Driver: id, BestLap: 61000, Laps: 3, Data: d}); err != nil {
+		if _, err := b.Set(ctx, laps.Entry{Driver: id, BestLap: 61000, Laps: 3, Data: d}); err != nil {
 			t.Fatal(err)
 		}
 	}

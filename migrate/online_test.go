@@ -67,7 +67,7 @@ func TestOnlineMigration(t *testing.T) {
 		for j := i; j < min(i+2000, n); j++ {
 			batch = append(batch, entry(j, uint32(j)))
 		}
-		if err := oldBoard.SetMany(ctx, batch); err != nil {
+		if _, err := oldBoard.SetMany(ctx, batch); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -193,9 +193,9 @@ func (l *ledger) write(ctx context.Context, c *redis.Client, key string, w, n in
 		for {
 			var err error
 			if oldCode {
-				err = oldBoard.Set(ctx, duel.Entry{PlayerID: id, Points: points, Wins: uint8(i), Tier: duel.Tier(i % 3), ReachedAt: time.Date(2026, 1, 2, 0, 0, 0, 0, time.UTC)})
+				_, err = oldBoard.Set(ctx, duel.Entry{PlayerID: id, Points: points, Wins: uint8(i), Tier: duel.Tier(i % 3), ReachedAt: time.Date(2026, 1, 2, 0, 0, 0, 0, time.UTC)})
 			} else {
-				err = newBoard.Set(ctx, duelint.Entry{PlayerID: id, Points: points, Wins: uint8(i), Tier: duelint.Tier(i % 3), ReachedAt: time.Date(2026, 1, 2, 0, 0, 0, 0, time.UTC)})
+				_, err = newBoard.Set(ctx, duelint.Entry{PlayerID: id, Points: points, Wins: uint8(i), Tier: duelint.Tier(i % 3), ReachedAt: time.Date(2026, 1, 2, 0, 0, 0, 0, time.UTC)})
 			}
 			if err == nil {
 				l.acked[id], l.writes = points, l.writes+1
@@ -242,7 +242,7 @@ func TestFenceOfKilledRunLapses(t *testing.T) {
 	for i := range batch {
 		batch[i] = duel.Entry{PlayerID: fmt.Sprintf("p%04d", i), Points: uint32(i), ReachedAt: at}
 	}
-	if err := b.SetMany(ctx, batch); err != nil {
+	if _, err := b.SetMany(ctx, batch); err != nil {
 		t.Fatal(err)
 	}
 	const ttl = 400 * time.Millisecond
@@ -255,7 +255,10 @@ func TestFenceOfKilledRunLapses(t *testing.T) {
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("cancelled run: %v", err)
 	}
-	write := func() error { return b.Set(ctx, duel.Entry{PlayerID: "p0007", Points: 99999, ReachedAt: at}) }
+	write := func() error {
+		_, err := b.Set(ctx, duel.Entry{PlayerID: "p0007", Points: 99999, ReachedAt: at})
+		return err
+	}
 	err = write()
 	var me *rankgenrt.MigratingError
 	if !errors.As(err, &me) || !errors.Is(err, rankgenrt.ErrMigrating) || !errors.Is(err, rankgenrt.ErrRetry) || me.Wait <= 0 || me.Wait > ttl || me.Layout != duelint.Fingerprint {

@@ -99,47 +99,57 @@ func TestExpiry(t *testing.T) {
 }
 
 func TestReplies(t *testing.T) {
-	items, err := Items([]any{"12", "m", "RANKGEN_OVERFLOW field=P", ""}, 2)
-	if err != nil || items[0].P != 12 || items[0].Member != "m" || !errors.Is(items[1].Err, ErrOverflow) {
+	items, err := Items([]any{"12", "m", "", "", "RANKGEN_OVERFLOW field=P", "", "", "", "12", "m2", "12", "m"}, 3)
+	if err != nil || items[0].P != 12 || items[0].Member != "m" || items[0].Existed || !items[0].Changed() ||
+		!errors.Is(items[1].Err, ErrOverflow) || !items[2].Existed || items[2].PriorMember != "m" || !items[2].Changed() {
 		t.Fatalf("Items = %+v, %v", items, err)
 	}
-	bare, err := BareItems([]any{"12", "RANKGEN_OVERFLOW field=P"}, 2)
-	if err != nil || bare[0].P != 12 || bare[0].Member != "" || !errors.Is(bare[1].Err, ErrOverflow) {
+	bare, err := BareItems([]any{"12", "12", "RANKGEN_OVERFLOW field=P", ""}, 2)
+	if err != nil || bare[0].P != 12 || bare[0].Member != "" || !bare[0].Existed || bare[0].Changed() || !errors.Is(bare[1].Err, ErrOverflow) {
 		t.Fatalf("BareItems = %+v, %v", bare, err)
 	}
-	if max, err := BareItems([]any{"4611686018427387903"}, 1); err != nil || max[0].P != 1<<62-1 {
+	if max, err := BareItems([]any{"4611686018427387903", ""}, 1); err != nil || max[0].P != 1<<62-1 {
 		t.Errorf("BareItems(2^62 - 1) = %+v, %v", max, err)
 	}
-	for _, bad := range [][]any{{""}, {int64(12)}, {"1.5"}, {"4611686018427387904"}, {"1e+15"}, {"12", "13"}, {}} {
+	for _, bad := range [][]any{{"", ""}, {int64(12), ""}, {"1.5", ""}, {"4611686018427387904", ""}, {"1e+15", ""}, {"12", "x"}, {"12", "RANKGEN_OVERFLOW field=P"}, {"12"}, {}} {
 		if _, err := BareItems(bad, 1); !errors.Is(err, ErrBadReply) {
 			t.Errorf("BareItems(%v) = %v; want ErrBadReply", bad, err)
 		}
 	}
-	if items, err := BareItems([]any{"RANKGEN_NEWER_CODE x"}, 1); err != nil || !errors.Is(items[0].Err, ErrBadReply) {
+	if items, err := BareItems([]any{"RANKGEN_NEWER_CODE x", ""}, 1); err != nil || !errors.Is(items[0].Err, ErrBadReply) {
 		t.Errorf("BareItems of an unknown error code = %+v, %v; want an item error matching ErrBadReply", items, err)
 	}
 	for _, bad := range [][]any{
-		{"", "m"},        // no error text, no P
-		{int64(12), "m"}, // P not text
-		{"-1", "m"},      // not a whole number
-		{"12", int64(2)}, // member not a string
-		{"12"},           // short
+		{"", "m", "", ""},        // no error text, no P
+		{int64(12), "m", "", ""}, // P not text
+		{"-1", "m", "", ""},      // not a whole number
+		{"12", int64(2), "", ""}, // member not a string
+		{"12", "m", "3", ""},     // a prior P without its member
+		{"12", "m", "", "m"},     // a prior member without its P
+		{"12", "m"},              // short
 	} {
 		if _, err := Items(bad, 1); !errors.Is(err, ErrBadReply) {
 			t.Errorf("Items(%v) = %v; want ErrBadReply", bad, err)
 		}
 	}
 	huge := strings.Repeat("9", 1<<20)
-	if _, err := BareItems([]any{huge}, 1); !errors.Is(err, ErrBadReply) || len(err.Error()) > 200 {
+	if _, err := BareItems([]any{huge, ""}, 1); !errors.Is(err, ErrBadReply) || len(err.Error()) > 200 {
 		t.Errorf("BareItems of a 1 MiB P: error of %d bytes (%.80s…); want a short ErrBadReply", len(err.Error()), err)
 	}
-	if flags, err := Flags([]any{int64(1), int64(0)}, 2); err != nil || !flags[0] || flags[1] {
-		t.Errorf("Flags = %v, %v", flags, err)
+	if ps, err := Priors([]any{int64(1), "", "", int64(0), "7", "m"}, 2); err != nil || !ps[0].Changed || ps[0].Found ||
+		ps[1].Changed || !ps[1].Found || ps[1].Score != 7 || ps[1].Member != "m" {
+		t.Errorf("Priors = %+v, %v", ps, err)
 	}
-	for _, bad := range []any{[]any{int64(2)}, []any{"1"}, []any{}, "1", nil} {
-		if _, err := Flags(bad, 1); !errors.Is(err, ErrBadReply) {
-			t.Errorf("Flags(%#v) = %v; want ErrBadReply", bad, err)
+	if ps, err := PriorsData([]any{int64(0), "7", "m", "d"}, 1); err != nil || !ps[0].Found || ps[0].Data != "d" {
+		t.Errorf("PriorsData = %+v, %v", ps, err)
+	}
+	for _, bad := range []any{[]any{int64(2), "", ""}, []any{"1", "", ""}, []any{int64(1), "7", int64(3)}, []any{int64(1), ""}, []any{}, "1", nil} {
+		if _, err := Priors(bad, 1); !errors.Is(err, ErrBadReply) {
+			t.Errorf("Priors(%#v) = %v; want ErrBadReply", bad, err)
 		}
+	}
+	if _, err := PriorsData([]any{int64(1), "7", "m", int64(3)}, 1); !errors.Is(err, ErrBadReply) {
+		t.Errorf("PriorsData with a data integer = %v; want ErrBadReply", err)
 	}
 	for _, bad := range []any{"1", []any{}, []any{"1", "a"}, []any{int64(1), "a"}, []any{int64(1), []any{"m"}}, []any{int64(1), []any{int64(3), "1"}}} {
 		if _, _, err := Window(bad); !errors.Is(err, ErrBadReply) {

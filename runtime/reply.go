@@ -14,26 +14,36 @@ import (
 
 // Item is one entry of a field update's reply: an error, or the entry's new mixed-radix
 // score integer P (the generated code turns it into the score exactly as Encode does) and
-// member.
+// member, with the P and member it had before the update (Existed false: it had no entry).
 type Item struct {
 	Err    error
 	P      uint64
 	Member string
+
+	Existed     bool
+	PriorP      uint64
+	PriorMember string
 }
 
-// Items reads the reply of a field update script: n pairs, each either (P, member) on success or
-// (error text, "") on failure, P as decimal text.
+// Changed reports whether the update changed the entry: it created it, or moved its P or member.
+func (it Item) Changed() bool {
+	return !it.Existed || it.P != it.PriorP || it.Member != it.PriorMember
+}
+
+// Items reads the reply of a field update script: n groups, each (P, member, prior P, prior
+// member) on success, the prior two "" when the id had no entry, or (error text, "", "", "")
+// on failure; P as decimal text.
 func Items(v any, n int) ([]Item, error) { return readItems(v, n, true) }
 
 // BareItems reads the reply of a field update script of a layout whose members are bare ids: n
-// values, each P (decimal text) on success or the error text on failure. Member is left empty:
-// it is the id the caller sent.
+// pairs, each (P, prior P) on success, the prior P "" when the id had no entry, or (error
+// text, "") on failure. Member and PriorMember are left empty: the member is the id sent.
 func BareItems(v any, n int) ([]Item, error) { return readItems(v, n, false) }
 
 func readItems(v any, n int, withMember bool) ([]Item, error) {
-	stride := 1
+	stride := 2
 	if withMember {
-		stride = 2
+		stride = 4
 	}
 	a, ok := v.([]any)
 	if !ok || len(a) != stride*n {
@@ -41,18 +51,30 @@ func readItems(v any, n int, withMember bool) ([]Item, error) {
 	}
 	items := make([]Item, n)
 	for i := range items {
-		it := &items[i]
-		if err := it.read(a[stride*i]); err != nil {
+		it, x := &items[i], a[stride*i:stride*(i+1)]
+		if err := it.read(x[0]); err != nil {
 			return nil, err
 		}
-		if !withMember || it.Err != nil {
+		if it.Err != nil {
 			continue
 		}
-		m, ok := a[stride*i+1].(string)
-		if !ok {
-			return nil, badReply("update", "a member", a[stride*i+1])
+		prior := x[stride/2]
+		if prior != "" {
+			var before Item
+			if err := before.read(prior); err != nil || before.Err != nil {
+				return nil, badReply("update", "the prior P", prior)
+			}
+			it.Existed, it.PriorP = true, before.P
 		}
-		it.Member = m
+		if !withMember {
+			continue
+		}
+		m, ok1 := x[1].(string)
+		pm, ok2 := x[3].(string)
+		if !ok1 || !ok2 || it.Existed != (pm != "") {
+			return nil, badReply("update", "a member and the prior one", x[1:])
+		}
+		it.Member, it.PriorMember = m, pm
 	}
 	return items, nil
 }
@@ -185,20 +207,54 @@ func CheckFingerprint(cmd *redis.StringCmd, fp string) (bool, error) {
 	return true, nil
 }
 
-// Flags reads a reply of n integers 0 or 1 (Best's "kept the given entry").
-func Flags(v any, n int) ([]bool, error) {
-	a, ok := v.([]any)
-	if !ok || len(a) != n {
-		return nil, badReply("flags", fmt.Sprintf("%d values", n), v)
+// Prior is what a write did to one of its entries, as the set and best scripts reply it:
+// whether it changed the board (for Best: replaced the entry), and the entry its id held
+// before it, from the same script (Found false: none).
+type Prior struct {
+	Changed bool
+	Found   bool
+	Pair
+}
+
+// Priors reads the reply of the set and best scripts: per entry (n), 1 or 0, then its id's
+// previous score and member, both "" when it had no entry.
+func Priors(v any, n int) ([]Prior, error) { return readPriors(v, n, false) }
+
+// PriorsData reads the reply of the set and best scripts of a board with data: per entry,
+// 1 or 0, then its id's previous score, member and data, all "" when it had no entry.
+func PriorsData(v any, n int) ([]Prior, error) { return readPriors(v, n, true) }
+
+func readPriors(v any, n int, withData bool) ([]Prior, error) {
+	stride := 3
+	if withData {
+		stride = 4
 	}
-	out := make([]bool, n)
-	for i, x := range a {
-		switch x {
+	a, ok := v.([]any)
+	if !ok || len(a) != stride*n {
+		return nil, badReply("write", fmt.Sprintf("%d values", stride*n), v)
+	}
+	out := make([]Prior, n)
+	for i := range out {
+		x, p := a[stride*i:stride*(i+1)], &out[i]
+		switch x[0] {
 		case int64(0):
 		case int64(1):
-			out[i] = true
+			p.Changed = true
 		default:
-			return nil, badReply("flags", "0 or 1", x)
+			return nil, badReply("write", "0 or 1", x[0])
+		}
+		if x[1] == "" && x[2] == "" {
+			continue
+		}
+		score, member, err := scoreMember(x[1], x[2])
+		if err != nil {
+			return nil, err
+		}
+		p.Found, p.Pair = true, Pair{Member: member, Score: score}
+		if withData {
+			if p.Data, ok = x[3].(string); !ok {
+				return nil, badReply("write", "a data string", x[3])
+			}
 		}
 	}
 	return out, nil

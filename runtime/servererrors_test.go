@@ -49,7 +49,8 @@ func TestWrongTypeIsTyped(t *testing.T) {
 	a := arena.NewBoard(c, key)
 	_, err := a.AddPoints(ctx, "p", 1)
 	wantServerError(t, "AddPoints", err, rankgenrt.ErrWrongType, "WRONGTYPE")
-	wantServerError(t, "Set", a.Set(ctx, arena.Entry{PlayerID: "p", Points: 1, ReachedAt: at}), rankgenrt.ErrWrongType, "WRONGTYPE")
+	_, err = a.Set(ctx, arena.Entry{PlayerID: "p", Points: 1, ReachedAt: at})
+	wantServerError(t, "Set", err, rankgenrt.ErrWrongType, "WRONGTYPE")
 	_, err = a.BestMany(ctx, []arena.Entry{{PlayerID: "p", Points: 1, ReachedAt: at}})
 	wantServerError(t, "BestMany", err, rankgenrt.ErrWrongType, "WRONGTYPE")
 	_, err = a.Remove(ctx, "p")
@@ -64,7 +65,7 @@ func TestWrongTypeIsTyped(t *testing.T) {
 	// verified its fingerprint (two paths in the generated read helper).
 	vkey := redistest.Key(t, "verified")
 	verified := arena.NewBoard(c, vkey)
-	if err := verified.Set(ctx, arena.Entry{PlayerID: "p", Points: 1, ReachedAt: at}); err != nil {
+	if _, err := verified.Set(ctx, arena.Entry{PlayerID: "p", Points: 1, ReachedAt: at}); err != nil {
 		t.Fatal(err)
 	}
 	if n, err := verified.Count(ctx); err != nil || n != 1 { // the Board sees its fingerprint
@@ -131,13 +132,14 @@ func TestServerFullIsTyped(t *testing.T) {
 
 	_, err = a.AddPoints(ctx, "q", 1)
 	wantServerError(t, "AddPoints", err, rankgenrt.ErrServerFull, "OOM")
-	wantServerError(t, "Set", a.Set(ctx, arena.Entry{PlayerID: "q", Points: 1, ReachedAt: before.ReachedAt}), rankgenrt.ErrServerFull, "OOM")
+	_, err = a.Set(ctx, arena.Entry{PlayerID: "q", Points: 1, ReachedAt: before.ReachedAt})
+	wantServerError(t, "Set", err, rankgenrt.ErrServerFull, "OOM")
 	_, err = a.AddPointsMany(ctx, []arena.Update[int64]{{PlayerID: "p", Value: 1}})
 	wantServerError(t, "AddPointsMany", err, rankgenrt.ErrServerFull, "OOM")
 	if !redis.IsOOMError(err) {
 		t.Errorf("redis.IsOOMError(%v) = false; want the reply reachable by go-redis's own check", err)
 	}
-	if got, err := a.Get(ctx, "p"); err != nil || got != before {
+	if got, err := a.Get(ctx, "p"); err != nil || got != before.Entry {
 		t.Errorf("Get after the refused writes = %+v, %v; want %+v", got, err, before)
 	}
 	if n, err := a.Count(ctx); err != nil || n != 1 {

@@ -33,14 +33,16 @@ func TestDataMatchesBoard(t *testing.T) {
 			for i, e := range es {
 				oracle.ToGenerated(l, e, &gen[i])
 			}
-			return laps.NewBoard(c, key).SetMany(ctx, gen)
+			_, err := laps.NewBoard(c, key).SetMany(ctx, gen)
+			return err
 		}},
 		{"pits.yaml", func(key string, l *layout.Layout, es []layout.Entry) error {
 			gen := make([]pits.Entry, len(es))
 			for i, e := range es {
 				oracle.ToGenerated(l, e, &gen[i])
 			}
-			return pits.NewBoard(c, key).SetMany(ctx, gen)
+			_, err := pits.NewBoard(c, key).SetMany(ctx, gen)
+			return err
 		}},
 	} {
 		l := loadExample(t, tc.schema)

@@ -132,7 +132,7 @@ func TestDecodeKeyNamesSeason(t *testing.T) {
 	ss := weekly.NewSeasons(c, "ladder")
 	s := ss.At(time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC))
 	board := ss.Board(s)
-	if err := board.Set(ctx, weekly.Entry{PlayerID: "ann", Points: 5, ReachedAt: 10 * time.Hour, Paid: true}); err != nil {
+	if _, err := board.Set(ctx, weekly.Entry{PlayerID: "ann", Points: 5, ReachedAt: 10 * time.Hour, Paid: true}); err != nil {
 		t.Fatal(err)
 	}
 	score, member, err := weekly.Entry{PlayerID: "ann", Points: 5, ReachedAt: 10 * time.Hour, Paid: true}.Encode()

@@ -175,7 +175,7 @@ func TestSeasonExplainOnRedis(t *testing.T) {
 		t.Fatalf("explain -json -season: exit %d %s", code, errs)
 	}
 	b := ss.Board(s)
-	if err := b.Set(ctx, weekly.Entry{PlayerID: "ann", Points: 5, ReachedAt: 168*time.Hour + 59*time.Minute, Paid: true}); err != nil {
+	if _, err := b.Set(ctx, weekly.Entry{PlayerID: "ann", Points: 5, ReachedAt: 168*time.Hour + 59*time.Minute, Paid: true}); err != nil {
 		t.Fatal(err)
 	}
 	ms, err := c.Do(ctx, "PEXPIRETIME", b.Key()).Int64()

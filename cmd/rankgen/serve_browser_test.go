@@ -60,7 +60,7 @@ func fillLaps(t *testing.T, c *redis.Client, key string) {
 			Data: laps.Data{Name: "<img src=x onerror=pwned=4>\x1bX", Car: laps.CarRally}},
 		{Driver: "dee\r\nx", BestLap: 16777215, Laps: 0},
 	}
-	if err := b.SetMany(ctx, entries); err != nil {
+	if _, err := b.SetMany(ctx, entries); err != nil {
 		t.Fatal(err)
 	}
 	if err := c.ZAdd(ctx, key, redis.Z{Score: 1e6, Member: hostileMember}).Err(); err != nil {
@@ -182,7 +182,7 @@ func TestServeBrowser(t *testing.T) {
 	}
 
 	// Live refresh: a new entry shows up without a reload.
-	if err := laps.NewBoard(admin, key).Set(context.Background(), laps.Entry{Driver: "eve", BestLap: 1, Laps: 1}); err != nil {
+	if _, err := laps.NewBoard(admin, key).Set(context.Background(), laps.Entry{Driver: "eve", BestLap: 1, Laps: 1}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`document.querySelector("#entries").textContent === "7"`, chromedp.WithPollingTimeout(20*time.Second))); err != nil {

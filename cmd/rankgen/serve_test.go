@@ -187,7 +187,7 @@ func TestServeSeasonsAndShards(t *testing.T) {
 	old := cal.Prev(cal.Prev(current))
 	for _, s := range []rankgenrt.Season{current, old} {
 		b := weekly.NewBoard(c, rankgenrt.SeasonKey("wk", s), s)
-		if err := b.Set(ctx, weekly.Entry{PlayerID: "p" + itoa(s.ID), Points: 5}); err != nil {
+		if _, err := b.Set(ctx, weekly.Entry{PlayerID: "p" + itoa(s.ID), Points: 5}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -216,7 +216,7 @@ func TestServeSeasonsAndShards(t *testing.T) {
 	for i := range 12 {
 		entries = append(entries, laps.Entry{Driver: "d" + itoa(int64(i)), BestLap: uint32(1000 + i*7%5), Laps: uint32(i)})
 	}
-	if err := sb.SetMany(ctx, entries); err != nil {
+	if _, err := sb.SetMany(ctx, entries); err != nil {
 		t.Fatal(err)
 	}
 	want, err := sb.Top(ctx, 12)
@@ -250,7 +250,7 @@ func TestServeSeasonsAndShards(t *testing.T) {
 func TestServeWrongLayout(t *testing.T) {
 	srv := redistest.Start(t)
 	c := srv.Client(t)
-	if err := laps.NewBoard(c, "lp").Set(context.Background(), laps.Entry{Driver: "ann", BestLap: 5, Laps: 1}); err != nil {
+	if _, err := laps.NewBoard(c, "lp").Set(context.Background(), laps.Entry{Driver: "ann", BestLap: 5, Laps: 1}); err != nil {
 		t.Fatal(err)
 	}
 	web := newTestServer(t, loadExample(t, "arena.yaml"), c, "lp", serveOptions{})

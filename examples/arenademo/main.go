@@ -40,20 +40,23 @@ func run(ctx context.Context, w io.Writer, c redis.UniversalClient, key string) 
 
 	// Whole entries: Set upserts, Best keeps whichever of old and new ranks first.
 	day := time.Date(2026, 3, 2, 12, 0, 0, 0, time.UTC)
-	if err := board.SetMany(ctx, []arena.Entry{
+	if _, err := board.SetMany(ctx, []arena.Entry{
 		{PlayerID: "ana", Points: 120, ReachedAt: day},
 		{PlayerID: "bo", Points: 120, ReachedAt: day.Add(time.Minute)},
 		{PlayerID: "cy", Points: 90, ReachedAt: day, Paid: true},
 	}); err != nil {
 		return err
 	}
-	kept, err := board.Best(ctx, arena.Entry{PlayerID: "cy", Points: 80, ReachedAt: day})
+	// Every write says what it did, from its own script: Best's Changed (kept the new entry) and
+	// Before (the entry it replaced or kept) need no second read that another writer could race.
+	w80, err := board.Best(ctx, arena.Entry{PlayerID: "cy", Points: 80, ReachedAt: day})
 	if err != nil {
 		return err
 	}
-	fmt.Fprintln(w, "cy's 80 kept:", kept)
+	fmt.Fprintln(w, "cy's 80 kept:", w80.Changed, "| cy stays at", w80.Points)
 
-	// Field updates return the new entry; ReachedAt is stamped with Redis's clock.
+	// Field updates return what they did too (w.Points is the new entry's); ReachedAt is
+	// stamped with Redis's clock.
 	dee, err := board.AddPoints(ctx, "dee", 120)
 	if err != nil {
 		return err

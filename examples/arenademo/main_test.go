@@ -10,7 +10,7 @@ import (
 
 func TestMain(m *testing.M) { redistest.Main(m) }
 
-const want = `cy's 80 kept: false
+const want = `cy's 80 kept: false | cy stays at 90
 dee: 120 points, reached after ana: true
 overflow refused, dee unchanged
 batch: cy → 95 | bo: true

@@ -23,7 +23,7 @@ func TestRacingBands(t *testing.T) {
 		{Car: 5, Laps: 10, RaceTime: 63000},
 		{Car: 6, Laps: 9, RaceTime: 59000},
 	}
-	if err := b.SetMany(ctx, entries); err != nil {
+	if _, err := b.SetMany(ctx, entries); err != nil {
 		t.Fatal(err)
 	}
 	cars := func(rs []racing.Ranked, err error) []uint64 {

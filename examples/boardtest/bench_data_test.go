@@ -31,7 +31,7 @@ func BenchmarkDataPaired(b *testing.B) {
 			oracle.ToGenerated(l, e, &es[i])
 			ids = append(ids, e.ID)
 		}
-		if err := board.SetMany(ctx, es); err != nil {
+		if _, err := board.SetMany(ctx, es); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -40,7 +40,7 @@ func BenchmarkPairedFeed(b *testing.B) {
 		if err != nil && !errors.Is(err, rankgenrt.ErrNotFound) {
 			return err
 		}
-		if kept, err := day.Best(ctx, e); err != nil || !kept {
+		if kept, err := day.Best(ctx, e); err != nil || !kept.Changed {
 			return err
 		}
 		if _, err := ladders.NewBoard(c, bk[1]).AddScore(ctx, e.PlayerID, int64(e.Score)-int64(old.Score)); err != nil {

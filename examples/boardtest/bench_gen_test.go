@@ -1,6 +1,7 @@
 package boardtest
 
 import (
+	"errors"
 	"math/rand/v2"
 	"strconv"
 	"testing"
@@ -21,6 +22,8 @@ type genOps struct {
 	update func(i int, delta int64) error    // Add<Target>(id_i, delta)
 	many   func(i, n int, delta int64) error // Add<Target>Many over ids i … i+n−1
 	best   func(i int) error                 // Best(bestEntries[i])
+	set    func(i int) error                 // Set(bestEntries[i])
+	get    func(i int) error                 // Get of bestEntries[i]'s id (ErrNotFound is no error)
 	top    func(n int64) (int, error)        // Top(n), returns how many
 	rank   func(i int) error                 // Rank(id_i)
 	decode func(ps []redis.Z) (int, error)   // Decode every pair
@@ -79,6 +82,8 @@ func genForDedup(b *testing.B, name string, c *redis.Client, bb *benchBoard, win
 			return err
 		}
 		g.best = func(i int) error { _, err := board.Best(ctx, gen[i%len(gen)]); return err }
+		g.set = func(i int) error { _, err := board.Set(ctx, gen[i%len(gen)]); return err }
+		g.get = func(i int) error { _, err := board.Get(ctx, gen[i%len(gen)].Car); return ignoreNotFound(err) }
 		g.top = func(n int64) (int, error) { r, err := board.Top(ctx, n); return len(r), err }
 		g.rank = func(i int) error { _, err := board.Rank(ctx, cars[i%len(cars)]); return err }
 		g.decode = func(ps []redis.Z) (int, error) {
@@ -105,6 +110,8 @@ func genForDedup(b *testing.B, name string, c *redis.Client, bb *benchBoard, win
 			return err
 		}
 		g.best = func(i int) error { _, err := board.Best(ctx, gen[i%len(gen)]); return err }
+		g.set = func(i int) error { _, err := board.Set(ctx, gen[i%len(gen)]); return err }
+		g.get = func(i int) error { _, err := board.Get(ctx, gen[i%len(gen)].PlayerID); return ignoreNotFound(err) }
 		g.top = func(n int64) (int, error) { r, err := board.Top(ctx, n); return len(r), err }
 		g.rank = func(i int) error { _, err := board.Rank(ctx, ids[i%len(ids)]); return err }
 		g.decode = func(ps []redis.Z) (int, error) {
@@ -131,6 +138,8 @@ func genForDedup(b *testing.B, name string, c *redis.Client, bb *benchBoard, win
 			return err
 		}
 		g.best = func(i int) error { _, err := board.Best(ctx, gen[i%len(gen)]); return err }
+		g.set = func(i int) error { _, err := board.Set(ctx, gen[i%len(gen)]); return err }
+		g.get = func(i int) error { _, err := board.Get(ctx, gen[i%len(gen)].UserID); return ignoreNotFound(err) }
 		g.top = func(n int64) (int, error) { r, err := board.Top(ctx, n); return len(r), err }
 		g.rank = func(i int) error { _, err := board.Rank(ctx, ids[i%len(ids)]); return err }
 		g.decode = func(ps []redis.Z) (int, error) {
@@ -145,4 +154,12 @@ func genForDedup(b *testing.B, name string, c *redis.Client, bb *benchBoard, win
 		b.Fatalf("no benchmark adapter for %s", name)
 	}
 	return g
+}
+
+// ignoreNotFound is err, or nil for an error matching ErrNotFound.
+func ignoreNotFound(err error) error {
+	if errors.Is(err, rankgenrt.ErrNotFound) {
+		return nil
+	}
+	return err
 }

@@ -36,7 +36,7 @@ func BenchmarkHistoryPaired(b *testing.B) {
 		for i, id := range ids {
 			es = append(es, weekly.Entry{PlayerID: id, Points: uint32((i*7919 + w*104729) % 5000), ReachedAt: time.Duration(i) * time.Second})
 			if len(es) == cap(es) {
-				if err := board.SetMany(ctx, es); err != nil {
+				if _, err := board.SetMany(ctx, es); err != nil {
 					b.Fatal(err)
 				}
 				es = es[:0]
@@ -109,7 +109,7 @@ func BenchmarkRollupPaired(b *testing.B) {
 			es = append(es, weekly.Entry{PlayerID: id, Points: points, ReachedAt: time.Duration(i) * time.Second})
 			zs = append(zs, redis.Z{Member: id, Score: float64(points)})
 			if len(es) == cap(es) {
-				if err := board.SetMany(ctx, es); err != nil {
+				if _, err := board.SetMany(ctx, es); err != nil {
 					b.Fatal(err)
 				}
 				if err := c.ZAdd(ctx, plain[w], zs...).Err(); err != nil {
@@ -176,7 +176,7 @@ func BenchmarkRemoveEverywherePaired(b *testing.B) {
 			id := fmt.Sprintf("player-%05d", i)
 			es[i], zs[i] = weekly.Entry{PlayerID: id, Points: uint32(i)}, redis.Z{Member: id, Score: float64(i)}
 		}
-		if err := ss.Board(s).SetMany(ctx, es); err != nil {
+		if _, err := ss.Board(s).SetMany(ctx, es); err != nil {
 			b.Fatal(err)
 		}
 		if err := c.ZAdd(ctx, key, zs...).Err(); err != nil {

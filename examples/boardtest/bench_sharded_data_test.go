@@ -37,10 +37,10 @@ func BenchmarkShardedTopData(b *testing.B) {
 			e.Data = oracle.RandomData(l, rng)
 			oracle.ToGenerated(l, e, &es[i])
 		}
-		if err := sharded.SetMany(ctx, es); err != nil {
+		if _, err := sharded.SetMany(ctx, es); err != nil {
 			b.Fatal(err)
 		}
-		if err := one.SetMany(ctx, es); err != nil {
+		if _, err := one.SetMany(ctx, es); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -78,10 +78,10 @@ func loadDecimalPair(b *testing.B, c redis.UniversalClient) (*seed002decimal.Sha
 			n := start + i
 			es[i] = seed002decimal.Entry{Player: strconv.Itoa(n), Points: uint32(n % 70), ReachedAt: reachedAt(n * 7919 % 100000)}
 		}
-		if err := sharded.SetMany(ctx, es); err != nil {
+		if _, err := sharded.SetMany(ctx, es); err != nil {
 			b.Fatal(err)
 		}
-		if err := one.SetMany(ctx, es); err != nil {
+		if _, err := one.SetMany(ctx, es); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -33,7 +33,7 @@ func BenchmarkPairedTies(b *testing.B) {
 		return c.ZAdd(ctx, hand, redis.Z{Score: score, Member: handMember(e.PlayerID)}).Err()
 	}
 	runPaired(b, "op=Set/base=zadd-complemented", c, handSet,
-		func(_ *redis.Client, i int) error { return gen.Set(ctx, entry(i)) })
+		func(_ *redis.Client, i int) error { _, err := gen.Set(ctx, entry(i)); return err })
 
 	handTop := func(c *redis.Client, _ int) error {
 		zs, err := c.ZRevRangeWithScores(ctx, hand, 0, 9).Result()

@@ -44,7 +44,8 @@ func duelBits62(c redis.UniversalClient, key string) duelOps {
 				e.PlayerID = id
 				es[i] = e
 			}
-			return b.SetMany(ctx, es)
+			_, err := b.SetMany(ctx, es)
+			return err
 		},
 		add: func(ctx context.Context, id string) error { _, err := b.AddPoints(ctx, id, 1); return err },
 		addN: func(ctx context.Context, ids []string) error {
@@ -70,7 +71,8 @@ func duelInteger(c redis.UniversalClient, key string) duelOps {
 				e := randomDuel(rng)
 				es[i] = duelint.Entry{PlayerID: id, Points: e.Points, Wins: e.Wins, Tier: duelint.Tier(e.Tier), ReachedAt: e.ReachedAt}
 			}
-			return b.SetMany(ctx, es)
+			_, err := b.SetMany(ctx, es)
+			return err
 		},
 		add: func(ctx context.Context, id string) error { _, err := b.AddPoints(ctx, id, 1); return err },
 		addN: func(ctx context.Context, ids []string) error {

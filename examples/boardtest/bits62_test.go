@@ -47,7 +47,7 @@ func TestBits62CrossesEncodings(t *testing.T) {
 					i = 199 - k
 				}
 				e := duelEntry(i)
-				if err := b.Set(ctx, e); err != nil {
+				if _, err := b.Set(ctx, e); err != nil {
 					t.Fatal(err)
 				}
 				want = append(want, e)
@@ -123,7 +123,7 @@ func TestBits62RefusesBadStoredScores(t *testing.T) {
 	for _, bad := range []string{"-1", "1.9", "inf", "-4.9406564584124654e-324"} {
 		key := redistest.Key(t, "duel")
 		b := duel.NewBoard(c, key)
-		if err := b.Set(ctx, duelEntry(5)); err != nil {
+		if _, err := b.Set(ctx, duelEntry(5)); err != nil {
 			t.Fatal(err)
 		}
 		if err := c.Do(ctx, "ZADD", key, bad, "x").Err(); err != nil {

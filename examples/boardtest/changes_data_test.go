@@ -20,7 +20,7 @@ func TestChangeSetData(t *testing.T) {
 	c := redistest.Client(t)
 	b := laps.NewBoard(c, redistest.Key(t, "laps"))
 	ada := laps.Data{Name: "Ada", Car: laps.CarKart}
-	if err := b.Set(ctx, laps.Entry{Driver: "a", BestLap: 61000, Laps: 3, Data: ada}); err != nil {
+	if _, err := b.Set(ctx, laps.Entry{Driver: "a", BestLap: 61000, Laps: 3, Data: ada}); err != nil {
 		t.Fatal(err)
 	}
 	dataOf := func(id string) laps.Data {
@@ -84,7 +84,7 @@ func TestChangeSetDataAllOrNone(t *testing.T) {
 	c := redistest.Client(t)
 	b := laps.NewBoard(c, redistest.Key(t, "laps"))
 	ada := laps.Data{Name: "Ada", Car: laps.CarKart}
-	if err := b.Set(ctx, laps.Entry{Driver: "a", BestLap: 61000, Data: ada}); err != nil {
+	if _, err := b.Set(ctx, laps.Entry{Driver: "a", BestLap: 61000, Data: ada}); err != nil {
 		t.Fatal(err)
 	}
 	bad, _ := laps.Data{Name: "Bad", Car: laps.CarRally}.Encode()
@@ -101,7 +101,7 @@ func TestChangeSetDataAllOrNone(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(v) != 4 || !strings.Contains(fmt.Sprint(v[0]), "OUT_OF_RANGE") || v[2] == "" {
+	if len(v) != 8 || !strings.Contains(fmt.Sprint(v[0]), "OUT_OF_RANGE") || v[4] == "" {
 		t.Fatalf("changes script replied %q; want an error for a and an entry for b", v)
 	}
 	if e, err := b.Get(ctx, "a"); err != nil || e.BestLap != 61000 || e.Data != ada {

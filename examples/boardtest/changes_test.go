@@ -103,12 +103,9 @@ func (d *diff) randomChanges() {
 		before := d.clocks()
 		got, err := d.b.Changes(id, list)
 		after := d.clocks()
-		want, werr := d.m.Changes(id, list, d.stampsFrom(got, before, after))
+		want, werr := d.m.Changes(id, list, d.stampsFrom(got.Entry, before, after))
 		what := fmt.Sprintf("Update(%q, %s)", id, d.listString(list))
-		d.compareErr(what, err, werr)
-		if err == nil && werr == nil {
-			d.compareEntry(what, got, want)
-		}
+		d.compareWritten(what, []boardmodel.Written{got}, err, []boardmodel.Written{want}, werr)
 		return
 	}
 	n := 1 + d.rng.IntN(5)
@@ -127,10 +124,7 @@ func (d *diff) randomChanges() {
 	for i := range n {
 		want, werr := d.m.Changes(ids[i], lists[i], d.stampsFrom(res[i].Entry, before, after))
 		w := fmt.Sprintf("UpdateMany[%d] (%q, %s)", i, ids[i], d.listString(lists[i]))
-		d.compareErr(w, res[i].Err, werr)
-		if res[i].Err == nil && werr == nil {
-			d.compareEntry(w, res[i].Entry, want)
-		}
+		d.compareWritten(w, []boardmodel.Written{res[i].Written}, res[i].Err, []boardmodel.Written{want}, werr)
 		if werr != nil && errors.Is(werr, rankgenrt.ErrBadChange) && !errors.Is(res[i].Err, rankgenrt.ErrBadChange) {
 			d.errorf("%s: a field changed twice was not refused: %v", w, res[i].Err)
 		}

@@ -41,7 +41,7 @@ func concurrentSeason(t *testing.T, c redis.UniversalClient) {
 	for i := range sharedIDs {
 		initial = append(initial, season.Entry{UserID: concurrentID(i), Points: 1_000_000, Tier: season.TierBronze, Wins: 30000, ReachedAt: start})
 	}
-	if err := b.SetMany(ctx, initial); err != nil {
+	if _, err := b.SetMany(ctx, initial); err != nil {
 		t.Fatal(err)
 	}
 	var points, wins [sharedIDs]atomic.Int64
@@ -170,7 +170,7 @@ func concurrentArenaOverflow(t *testing.T, c redis.UniversalClient) {
 		initial = append(initial, arena.Entry{PlayerID: concurrentID(i), Points: start,
 			ReachedAt: time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)})
 	}
-	if err := b.SetMany(ctx, initial); err != nil {
+	if _, err := b.SetMany(ctx, initial); err != nil {
 		t.Fatal(err)
 	}
 	var points [sharedIDs]atomic.Int64

@@ -27,12 +27,12 @@ func lapsReplays(b *laps.Board) []replayCase {
 	fast := laps.Entry{Driver: "a", BestLap: 60000, Data: laps.Data{Name: "Ada L.", Car: laps.CarRally}}
 	others := []laps.Entry{slow, {Driver: "b", BestLap: 65000, Data: laps.Data{Name: "Bo"}}, {Driver: "c", BestLap: 80000}}
 	set := func(es ...laps.Entry) func(context.Context) error {
-		return func(ctx context.Context) error { return b.SetMany(ctx, es) }
+		return func(ctx context.Context) error { _, err := b.SetMany(ctx, es); return err }
 	}
 	return []replayCase{
-		{"Set", func(ctx context.Context) error { _, err := b.Remove(ctx, "a"); return err },
-			func(ctx context.Context) (any, error) { return nil, b.Set(ctx, slow) }},
-		{"SetMany", set(fast), func(ctx context.Context) (any, error) { return nil, b.SetMany(ctx, others[:2]) }},
+		{"Set", set(fast), // the call's Before: the replay answers with it, whatever the board holds
+			func(ctx context.Context) (any, error) { return b.Set(ctx, slow) }},
+		{"SetMany", set(fast), func(ctx context.Context) (any, error) { return b.SetMany(ctx, others[:2]) }},
 		{"Best", set(slow), func(ctx context.Context) (any, error) { return b.Best(ctx, fast) }},
 		{"BestMany", set(slow), func(ctx context.Context) (any, error) { return b.BestMany(ctx, []laps.Entry{fast, slow}) }},
 		{"Remove", set(slow), func(ctx context.Context) (any, error) { return b.Remove(ctx, "a") }},
@@ -53,10 +53,10 @@ func lapsBoard(t *testing.T, rng *rand.Rand, n int) (*laps.Board, *boardmodel.Mo
 		if rng.IntN(5) > 0 {
 			e.Data = oracle.RandomData(l, rng)
 		}
-		if err := mb.Set(e); err != nil {
+		if _, err := mb.Set(e); err != nil {
 			t.Fatal(err)
 		}
-		if err := m.Set(e); err != nil {
+		if _, err := m.Set(e); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -215,15 +215,17 @@ func TestDataNeverRanks(t *testing.T) {
 			plain := e
 			e.Data = oracle.RandomData(l, rng)
 			if i%2 == 0 {
-				if err := errors.Join(bw.Set(e), bo.Set(plain)); err != nil {
+				_, err1 := bw.Set(e)
+				_, err2 := bo.Set(plain)
+				if err := errors.Join(err1, err2); err != nil {
 					t.Fatal(err)
 				}
 				continue
 			}
 			k1, err1 := bw.Best(e)
 			k2, err2 := bo.Best(plain)
-			if err := errors.Join(err1, err2); err != nil || k1 != k2 {
-				t.Fatalf("seed %d: Best with data kept %v, without %v (%v)", seed, k1, k2, err)
+			if err := errors.Join(err1, err2); err != nil || k1.Changed != k2.Changed {
+				t.Fatalf("seed %d: Best with data kept %v, without %v (%v)", seed, k1.Changed, k2.Changed, err)
 			}
 		}
 		a, o := dump(t, c, with.Keys()), dump(t, c, without.Keys())
@@ -244,7 +246,7 @@ func TestDataRemovedWithEntry(t *testing.T) {
 		{Driver: "c", BestLap: 62000, Data: laps.Data{Name: "Cy"}},
 		{Driver: "d", BestLap: 63000, Data: laps.Data{Name: "Di"}},
 	}
-	if err := b.SetMany(ctx, es); err != nil {
+	if _, err := b.SetMany(ctx, es); err != nil {
 		t.Fatal(err)
 	}
 	dataKey := b.Keys()[4]
@@ -301,7 +303,7 @@ func TestDataRefusedNeverCut(t *testing.T) {
 		t.Errorf("SetData of a name that is not UTF-8: %v; want ErrOutOfRange", err)
 	}
 	for _, e := range []laps.Entry{long, badCar, notText} {
-		if err := b.SetMany(ctx, []laps.Entry{ok, e}); !errors.Is(err, rankgenrt.ErrOutOfRange) {
+		if _, err := b.SetMany(ctx, []laps.Entry{ok, e}); !errors.Is(err, rankgenrt.ErrOutOfRange) {
 			t.Errorf("SetMany with data %+v: %v; want ErrOutOfRange", e.Data, err)
 		}
 		if _, err := b.Best(ctx, e); !errors.Is(err, rankgenrt.ErrOutOfRange) {
@@ -311,7 +313,7 @@ func TestDataRefusedNeverCut(t *testing.T) {
 	if n := c.Exists(ctx, b.Keys()...).Val(); n != 0 {
 		t.Fatalf("%d board keys exist after refused writes; want none", n)
 	}
-	if err := b.Set(ctx, ok); err != nil {
+	if _, err := b.Set(ctx, ok); err != nil {
 		t.Fatal(err)
 	}
 	for _, bad := range []string{"x", "2:ab", "32:" + strings.Repeat("n", 32) + "1:9", "1:a1:01"} {
@@ -337,15 +339,15 @@ func TestDataForeignFormatRefusesWrites(t *testing.T) {
 	c := redistest.Client(t)
 	b := laps.NewBoard(c, redistest.Key(t, "laps"))
 	a := laps.Entry{Driver: "a", BestLap: 5, Laps: 2, Data: laps.Data{Name: "Ann", Car: laps.CarRally}}
-	if err := b.SetMany(ctx, []laps.Entry{a, {Driver: "b", BestLap: 9, Data: laps.Data{Name: "Bo"}}}); err != nil {
+	if _, err := b.SetMany(ctx, []laps.Entry{a, {Driver: "b", BestLap: 9, Data: laps.Data{Name: "Bo"}}}); err != nil {
 		t.Fatal(err)
 	}
 	c.HSet(ctx, b.Keys()[4], "", "0123456789abcdef")
 	before := dump(t, c, b.Keys())
 	newer := laps.Entry{Driver: "a", BestLap: 1, Data: laps.Data{Name: "Ann2"}}
 	writes := map[string]func() error{
-		"Set":     func() error { return b.Set(ctx, newer) },
-		"SetMany": func() error { return b.SetMany(ctx, []laps.Entry{newer}) },
+		"Set":     func() error { _, err := b.Set(ctx, newer); return err },
+		"SetMany": func() error { _, err := b.SetMany(ctx, []laps.Entry{newer}); return err },
 		"Best":    func() error { _, err := b.Best(ctx, newer); return err },
 		"Update":  func() error { _, err := b.Update(ctx, "a", laps.AddLaps(1), laps.SetData(newer.Data)); return err },
 		"Remove":  func() error { _, err := b.Remove(ctx, "b"); return err },
@@ -430,7 +432,7 @@ func TestReindexLeavesData(t *testing.T) {
 		{Crew: "bob", StopMs: 2100, At: at.Add(time.Minute), Data: pits.Data{Team: "Blu", Stops: 7}},
 		{Crew: "cy", StopMs: 3000, At: at.Add(time.Hour)},
 	}
-	if err := b.SetMany(ctx, es); err != nil {
+	if _, err := b.SetMany(ctx, es); err != nil {
 		t.Fatal(err)
 	}
 	keys := b.Keys()

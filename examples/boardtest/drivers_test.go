@@ -154,18 +154,15 @@ func (d *diff) checkAll(es []layout.Entry) error {
 func (d *diff) driveSet(catalog.Op) {
 	if d.rng.IntN(17) < 12 {
 		e := d.entry()
-		got, want := d.b.Set(e), d.m.Set(e)
-		d.compareErr(fmt.Sprintf("Set(%s)", d.fmt(e)), got, want)
+		got, err := d.b.Set(e)
+		want, werr := d.m.Set(e)
+		d.compareWritten(fmt.Sprintf("Set(%s)", d.fmt(e)), []boardmodel.Written{got}, err, []boardmodel.Written{want}, werr)
 		return
 	}
 	es := d.entries()
-	got, want := d.b.SetMany(es), d.checkAll(es)
-	if want == nil {
-		for _, e := range es {
-			d.m.Set(e)
-		}
-	}
-	d.compareErr(fmt.Sprintf("SetMany(%d)", len(es)), got, want)
+	got, err := d.b.SetMany(es)
+	want, werr := d.modelAll(es, d.m.Set)
+	d.compareWritten(fmt.Sprintf("SetMany(%d)", len(es)), got, err, want, werr)
 }
 
 func (d *diff) driveBest(catalog.Op) {
@@ -173,25 +170,48 @@ func (d *diff) driveBest(catalog.Op) {
 		e := d.entry()
 		got, err := d.b.Best(e)
 		want, werr := d.m.Best(e)
-		d.compareErr(fmt.Sprintf("Best(%s)", d.fmt(e)), err, werr)
-		if got != want {
-			d.errorf("Best(%s) = %v; the model says %v", d.fmt(e), got, want)
-		}
+		d.compareWritten(fmt.Sprintf("Best(%s)", d.fmt(e)), []boardmodel.Written{got}, err, []boardmodel.Written{want}, werr)
 		return
 	}
 	es := d.entries()
 	got, err := d.b.BestMany(es)
-	werr := d.checkAll(es)
-	var want []bool
-	if werr == nil {
-		for _, e := range es {
-			kept, _ := d.m.Best(e)
-			want = append(want, kept)
-		}
+	want, werr := d.modelAll(es, d.m.Best)
+	d.compareWritten(fmt.Sprintf("BestMany(%d)", len(es)), got, err, want, werr)
+}
+
+// modelAll applies the model's write to each of es in order, as a batch does, once all are
+// valid; else it writes nothing and returns the first one's error.
+func (d *diff) modelAll(es []layout.Entry, write func(layout.Entry) (boardmodel.Written, error)) ([]boardmodel.Written, error) {
+	if err := d.checkAll(es); err != nil {
+		return nil, err
 	}
-	d.compareErr(fmt.Sprintf("BestMany(%d)", len(es)), err, werr)
-	if werr == nil && !slices.Equal(got, want) {
-		d.errorf("BestMany = %v; the model says %v", got, want)
+	out := make([]boardmodel.Written, len(es))
+	for i, e := range es {
+		out[i], _ = write(e)
+	}
+	return out, nil
+}
+
+// compareWritten compares what a write says it did, item by item, with the model's account.
+func (d *diff) compareWritten(what string, got []boardmodel.Written, err error, want []boardmodel.Written, werr error) {
+	d.t.Helper()
+	d.compareErr(what, err, werr)
+	if err != nil || werr != nil {
+		return
+	}
+	if len(got) != len(want) {
+		d.errorf("%s: %d results; the model %d", what, len(got), len(want))
+		return
+	}
+	for i, g := range got {
+		w := want[i]
+		if g.Existed != w.Existed || g.Changed != w.Changed {
+			d.errorf("%s[%d]: existed %v, changed %v; the model says %v, %v", what, i, g.Existed, g.Changed, w.Existed, w.Changed)
+		}
+		if w.Existed {
+			d.compareEntry(fmt.Sprintf("%s[%d].Before", what, i), g.Before, w.Before)
+		}
+		d.compareEntry(fmt.Sprintf("%s[%d].Entry", what, i), g.Entry, w.Entry)
 	}
 }
 
@@ -205,12 +225,9 @@ func (d *diff) driveUpdate(catalog.Op) {
 		before := d.clocks()
 		got, err := d.b.Update(id, o)
 		after := d.clocks()
-		want, werr := d.m.Update(id, o, d.stampsFrom(got, before, after))
+		want, werr := d.m.Update(id, o, d.stampsFrom(got.Entry, before, after))
 		what := fmt.Sprintf("%s(%q, %s)", d.b.Method(o), id, o.String(d.l))
-		d.compareErr(what, err, werr)
-		if err == nil && werr == nil {
-			d.compareEntry(what, got, want)
-		}
+		d.compareWritten(what, []boardmodel.Written{got}, err, []boardmodel.Written{want}, werr)
 		return
 	}
 	kind := ops[d.rng.IntN(len(ops))]
@@ -231,10 +248,7 @@ func (d *diff) driveUpdate(catalog.Op) {
 	for i := range n {
 		want, werr := d.m.Update(ids[i], batch[i], d.stampsFrom(res[i].Entry, before, after))
 		w := fmt.Sprintf("%s[%d] (%q, %s)", what, i, ids[i], batch[i].String(d.l))
-		d.compareErr(w, res[i].Err, werr)
-		if res[i].Err == nil && werr == nil {
-			d.compareEntry(w, res[i].Entry, want)
-		}
+		d.compareWritten(w, []boardmodel.Written{res[i].Written}, res[i].Err, []boardmodel.Written{want}, werr)
 	}
 }
 

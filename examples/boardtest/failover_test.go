@@ -202,7 +202,7 @@ func (f *failover) worker(t *testing.T, s *stream, w int) {
 		var err error
 		id := fmt.Sprintf("w%d-%d", w, i)
 		if i%2 == 0 {
-			err = f.b.Set(ctx, season.Entry{UserID: id, Points: uint64(i), Tier: season.TierGold, ReachedAt: time.UnixMilli(1800000000000)})
+			_, err = f.b.Set(ctx, season.Entry{UserID: id, Points: uint64(i), Tier: season.TierGold, ReachedAt: time.UnixMilli(1800000000000)})
 		} else {
 			_, err = f.b.AddPoints(ctx, counter, 1)
 		}

@@ -92,7 +92,7 @@ func TestFeedDifferential(t *testing.T) {
 		game := redistest.Key(t, "game")
 		high := feedRun("p0", 4_294_967_000, 0, ladders.RegionEu)
 		alltime := ladders.NewSubmitFeed(tg.Client, ladders.SubmitKeys{Game: game}).BoardKeys(high)[1]
-		if err := ladders.NewBoard(tg.Client, alltime).Set(ctx, high); err != nil {
+		if _, err := ladders.NewBoard(tg.Client, alltime).Set(ctx, high); err != nil {
 			t.Fatal(err)
 		}
 		if err := m.submitSet(alltime, m.asLayout(t, high)); err != nil {
@@ -145,7 +145,8 @@ func (m *feedModel) submitSet(key string, e layout.Entry) error {
 	if m.boards[key] == nil {
 		m.boards[key] = boardmodel.New(m.l)
 	}
-	return m.boards[key].Set(e)
+	_, err := m.boards[key].Set(e)
+	return err
 }
 
 // TestFeedTwoDevices is the scenario: 200 players, each on two devices that submit
@@ -166,7 +167,7 @@ func TestFeedTwoDevices(t *testing.T) {
 				return err
 			}
 			kept, err := day.Best(ctx, run)
-			if err != nil || !kept {
+			if err != nil || !kept.Changed {
 				return err
 			}
 			_, err = total.AddScore(ctx, run.PlayerID, int64(run.Score)-int64(old.Score))

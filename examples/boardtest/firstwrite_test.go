@@ -84,7 +84,7 @@ func firstWrite(t *testing.T, l *layout.Layout, b *boardmodel.Board, fi int, op 
 	if err != nil {
 		t.Fatal(err)
 	}
-	check("single", got, v)
+	check("single", got.Entry, v)
 	// The batch: the first update of a new id takes its value, the second compares with it.
 	id2 := idOf(l, "8")
 	w := f.Lo

@@ -30,13 +30,13 @@ func arenaReplays(b *arena.Board) []replayCase {
 	high := arena.Entry{PlayerID: "a", Points: 20, ReachedAt: time.Unix(1800000000, 0)}
 	others := []arena.Entry{low, {PlayerID: "b", Points: 5, ReachedAt: low.ReachedAt}, {PlayerID: "c", Points: 1, ReachedAt: low.ReachedAt}}
 	set := func(es ...arena.Entry) func(context.Context) error {
-		return func(ctx context.Context) error { return b.SetMany(ctx, es) }
+		return func(ctx context.Context) error { _, err := b.SetMany(ctx, es); return err }
 	}
 	return []replayCase{
-		{"Set", func(ctx context.Context) error { _, err := b.Remove(ctx, "a"); return err },
-			func(ctx context.Context) (any, error) { return nil, b.Set(ctx, low) }},
-		{"SetMany", func(ctx context.Context) error { _, err := b.Remove(ctx, "a", "b"); return err },
-			func(ctx context.Context) (any, error) { return nil, b.SetMany(ctx, others[:2]) }},
+		{"Set", set(high), // the call's Before: the replay answers with it, whatever the board holds
+			func(ctx context.Context) (any, error) { return b.Set(ctx, low) }},
+		{"SetMany", set(high),
+			func(ctx context.Context) (any, error) { return b.SetMany(ctx, others[:2]) }},
 		{"Best", set(low), func(ctx context.Context) (any, error) { return b.Best(ctx, high) }},
 		{"BestMany", set(low), func(ctx context.Context) (any, error) { return b.BestMany(ctx, []arena.Entry{high}) }},
 		{"Remove", set(low), func(ctx context.Context) (any, error) { return b.Remove(ctx, "a") }},
@@ -64,11 +64,11 @@ func seasonReplays(b *season.Board) []replayCase {
 	high := season.Entry{UserID: "a", Points: 20, Tier: season.TierGold, ReachedAt: at}
 	others := []season.Entry{low, {UserID: "b", Points: 5, ReachedAt: at}, {UserID: "c", Points: 1, ReachedAt: at}}
 	set := func(es ...season.Entry) func(context.Context) error {
-		return func(ctx context.Context) error { return b.SetMany(ctx, es) }
+		return func(ctx context.Context) error { _, err := b.SetMany(ctx, es); return err }
 	}
 	return []replayCase{
-		{"Set", func(ctx context.Context) error { _, err := b.Remove(ctx, "a"); return err },
-			func(ctx context.Context) (any, error) { return nil, b.Set(ctx, low) }},
+		{"Set", set(high), // the call's Before: the replay answers with it, whatever the board holds
+			func(ctx context.Context) (any, error) { return b.Set(ctx, low) }},
 		{"Best", set(low), func(ctx context.Context) (any, error) { return b.Best(ctx, high) }},
 		{"BestMany", set(low), func(ctx context.Context) (any, error) { return b.BestMany(ctx, []season.Entry{high}) }},
 		{"Remove", set(low), func(ctx context.Context) (any, error) { return b.Remove(ctx, "a") }},
@@ -251,8 +251,8 @@ func bestChecksFingerprint(t *testing.T, c redis.UniversalClient) {
 	b := arena.NewBoard(c, redistest.Key(t, "recreated"))
 	at := time.Unix(1800000000, 0)
 	for points := uint32(1); points <= 2; points++ {
-		if kept, err := b.Best(ctx, arena.Entry{PlayerID: "a", Points: points, ReachedAt: at}); err != nil || !kept {
-			t.Fatalf("Best = %v, %v", kept, err)
+		if w, err := b.Best(ctx, arena.Entry{PlayerID: "a", Points: points, ReachedAt: at}); err != nil || !w.Changed {
+			t.Fatalf("Best = %+v, %v", w, err)
 		}
 	}
 	if _, err := b.Get(ctx, "a"); err != nil {
@@ -270,9 +270,9 @@ func bestChecksFingerprint(t *testing.T, c redis.UniversalClient) {
 		t.Fatal(err)
 	}
 	before := dump(t, c, keys)
-	kept, err := b.Best(ctx, arena.Entry{PlayerID: "a", Points: 1000, ReachedAt: at})
-	if !errors.Is(err, rankgenrt.ErrLayoutMismatch) || kept {
-		t.Fatalf("Best on another layout's board = %v, %v; want ErrLayoutMismatch", kept, err)
+	w, err := b.Best(ctx, arena.Entry{PlayerID: "a", Points: 1000, ReachedAt: at})
+	if !errors.Is(err, rankgenrt.ErrLayoutMismatch) || w.Changed {
+		t.Fatalf("Best on another layout's board = %+v, %v; want ErrLayoutMismatch", w, err)
 	}
 	if after := dump(t, c, keys); !reflect.DeepEqual(before, after) {
 		t.Errorf("Best wrote into another layout's board:\nbefore %v\nafter  %v", before, after)

@@ -48,8 +48,11 @@ func tokenReusedRefused(t *testing.T, c redis.UniversalClient) {
 	at := time.Unix(1800000000, 0)
 	ann := arena.Entry{PlayerID: "ann", Points: 10, ReachedAt: at}
 	calls := map[string]func(context.Context, *arena.Board) error{
-		"Set":     func(ctx context.Context, b *arena.Board) error { return b.Set(ctx, ann) },
-		"SetMany": func(ctx context.Context, b *arena.Board) error { return b.SetMany(ctx, []arena.Entry{ann}) },
+		"Set": func(ctx context.Context, b *arena.Board) error { _, err := b.Set(ctx, ann); return err },
+		"SetMany": func(ctx context.Context, b *arena.Board) error {
+			_, err := b.SetMany(ctx, []arena.Entry{ann})
+			return err
+		},
 		"Best": func(ctx context.Context, b *arena.Board) error {
 			_, err := b.Best(ctx, arena.Entry{PlayerID: "ann", Points: 50, ReachedAt: at})
 			return err
@@ -94,7 +97,7 @@ func tokenReusedRefused(t *testing.T, c redis.UniversalClient) {
 	} {
 		t.Run(tc.first+"/"+tc.then, func(t *testing.T) {
 			b := arena.NewBoard(c, redistest.Key(t, "reused"))
-			if err := b.Set(ctx, ann); err != nil {
+			if _, err := b.Set(ctx, ann); err != nil {
 				t.Fatal(err)
 			}
 			keyed := rankgenrt.WithIdempotencyKey(ctx, "order-1")
@@ -294,7 +297,9 @@ func TestLiveResendAcrossSeasons(t *testing.T) {
 				return ss.Live(ctx, func(ctx context.Context, b *blitz.Board) error {
 					*on = append(*on, b.Season())
 					var err error
-					*got, err = b.AddPoints(ctx, "p", 5)
+					var w blitz.Written
+					w, err = b.AddPoints(ctx, "p", 5)
+					*got = w.Entry
 					return err
 				})
 			}

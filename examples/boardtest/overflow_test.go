@@ -56,7 +56,7 @@ func overflow(t *testing.T, c redis.UniversalClient) {
 
 	t.Run("arena error", func(t *testing.T) {
 		b := arena.NewBoard(c, redistest.Key(t, "arena"))
-		if err := b.Set(ctx, arena.Entry{PlayerID: "p", Points: 1<<20 - 3, ReachedAt: when}); err != nil {
+		if _, err := b.Set(ctx, arena.Entry{PlayerID: "p", Points: 1<<20 - 3, ReachedAt: when}); err != nil {
 			t.Fatal(err)
 		}
 		before := dump(t, c, b.Keys())
@@ -89,7 +89,7 @@ func overflow(t *testing.T, c redis.UniversalClient) {
 	t.Run("season saturate", func(t *testing.T) {
 		b := season.NewBoard(c, redistest.Key(t, "season"))
 		const top = 1<<40 - 1
-		if err := b.Set(ctx, season.Entry{UserID: "u", Points: top - 2, Wins: 7, ReachedAt: when}); err != nil {
+		if _, err := b.Set(ctx, season.Entry{UserID: "u", Points: top - 2, Wins: 7, ReachedAt: when}); err != nil {
 			t.Fatal(err)
 		}
 		for _, tc := range []struct {
@@ -117,7 +117,7 @@ func overflow(t *testing.T, c redis.UniversalClient) {
 
 	t.Run("racing asc saturate", func(t *testing.T) {
 		b := racing.NewBoard(c, redistest.Key(t, "racing"))
-		if err := b.Set(ctx, racing.Entry{Car: 7, Laps: 998, RaceTime: 500}); err != nil {
+		if _, err := b.Set(ctx, racing.Entry{Car: 7, Laps: 998, RaceTime: 500}); err != nil {
 			t.Fatal(err)
 		}
 		for _, tc := range []struct {

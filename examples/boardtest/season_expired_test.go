@@ -32,8 +32,8 @@ type expiredWrite struct {
 func blitzWrites(b *blitz.Board) []expiredWrite {
 	e := blitz.Entry{ID: "p", Points: 3, At: time.Second, Best: time.Second}
 	return []expiredWrite{
-		{"set", func(ctx context.Context) error { return b.Set(ctx, e) }},
-		{"set", func(ctx context.Context) error { return b.SetMany(ctx, []blitz.Entry{e, {ID: "q"}}) }},
+		{"set", func(ctx context.Context) error { _, err := b.Set(ctx, e); return err }},
+		{"set", func(ctx context.Context) error { _, err := b.SetMany(ctx, []blitz.Entry{e, {ID: "q"}}); return err }},
 		{"best", func(ctx context.Context) error { _, err := b.Best(ctx, e); return err }},
 		{"best", func(ctx context.Context) error { _, err := b.BestMany(ctx, []blitz.Entry{e}); return err }},
 		{"remove", func(ctx context.Context) error { _, err := b.Remove(ctx, "p", "q"); return err }},
@@ -59,27 +59,30 @@ func blitzWrites(b *blitz.Board) []expiredWrite {
 // weeklyWrites are the write methods of a weekly board, or of its sharded board (both have
 // them), single and batch.
 func weeklyWrites(b interface {
-	Set(context.Context, weekly.Entry) error
-	SetMany(context.Context, []weekly.Entry) error
-	Best(context.Context, weekly.Entry) (bool, error)
-	BestMany(context.Context, []weekly.Entry) ([]bool, error)
+	Set(context.Context, weekly.Entry) (weekly.Written, error)
+	SetMany(context.Context, []weekly.Entry) ([]weekly.Written, error)
+	Best(context.Context, weekly.Entry) (weekly.Written, error)
+	BestMany(context.Context, []weekly.Entry) ([]weekly.Written, error)
 	Remove(context.Context, ...string) (int64, error)
 	Trim(context.Context, int64) (int64, error)
-	AddPoints(context.Context, string, int64) (weekly.Entry, error)
+	AddPoints(context.Context, string, int64) (weekly.Written, error)
 	AddPointsMany(context.Context, []weekly.Update[int64]) ([]weekly.Result, error)
-	MaxPoints(context.Context, string, uint32) (weekly.Entry, error)
+	MaxPoints(context.Context, string, uint32) (weekly.Written, error)
 	MaxPointsMany(context.Context, []weekly.Update[uint32]) ([]weekly.Result, error)
-	SetPoints(context.Context, string, uint32) (weekly.Entry, error)
+	SetPoints(context.Context, string, uint32) (weekly.Written, error)
 	SetPointsMany(context.Context, []weekly.Update[uint32]) ([]weekly.Result, error)
-	SetPaid(context.Context, string, bool) (weekly.Entry, error)
+	SetPaid(context.Context, string, bool) (weekly.Written, error)
 	SetPaidMany(context.Context, []weekly.Update[bool]) ([]weekly.Result, error)
-	Update(context.Context, string, ...weekly.Change) (weekly.Entry, error)
+	Update(context.Context, string, ...weekly.Change) (weekly.Written, error)
 	UpdateMany(context.Context, []weekly.Changes) ([]weekly.Result, error)
 }) []expiredWrite {
 	e := weekly.Entry{PlayerID: "p", Points: 3, ReachedAt: time.Hour}
 	return []expiredWrite{
-		{"set", func(ctx context.Context) error { return b.Set(ctx, e) }},
-		{"set", func(ctx context.Context) error { return b.SetMany(ctx, []weekly.Entry{e, {PlayerID: "q"}}) }},
+		{"set", func(ctx context.Context) error { _, err := b.Set(ctx, e); return err }},
+		{"set", func(ctx context.Context) error {
+			_, err := b.SetMany(ctx, []weekly.Entry{e, {PlayerID: "q"}})
+			return err
+		}},
 		{"best", func(ctx context.Context) error { _, err := b.Best(ctx, e); return err }},
 		{"best", func(ctx context.Context) error { _, err := b.BestMany(ctx, []weekly.Entry{e}); return err }},
 		{"remove", func(ctx context.Context) error { _, err := b.Remove(ctx, "p", "q"); return err }},
@@ -210,7 +213,7 @@ func TestSeasonExpiredWrites(t *testing.T) {
 		}
 		// The last week kept is written as ever.
 		kept := ss.Board(ss.Previous(4))
-		if err := kept.Set(ctx, weekly.Entry{PlayerID: "p", Points: 1}); err != nil {
+		if _, err := kept.Set(ctx, weekly.Entry{PlayerID: "p", Points: 1}); err != nil {
 			t.Errorf("a write to the oldest week kept: %v", err)
 		}
 	})
@@ -328,7 +331,7 @@ func TestSeasonExpiresOnRedisClock(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	checkExpiredRefusal(t, "Remove", func() error { _, err := b.Remove(ctx, "p"); return err }(), s, expiry)
-	checkExpiredRefusal(t, "Set", b.Set(ctx, blitz.Entry{ID: "p"}), s, expiry)
+	checkExpiredRefusal(t, "Set", func() error { _, err := b.Set(ctx, blitz.Entry{ID: "p"}); return err }(), s, expiry)
 	for _, k := range keysUnder(t, c, rankgenrt.SeasonKey(base, s)) {
 		if !strings.Contains(k, ":ack") { // the first write's token record expires with its dedup window
 			t.Errorf("%s remains after the expiry", k)
@@ -356,7 +359,8 @@ func TestLiveExpiredSeason(t *testing.T) {
 
 	bound := rankgenrt.WithIdempotencyKey(ctx, rankgenrt.InSeason("mine", old.ID))
 	err = blitz.NewSeasons(c, base).Live(bound, func(ctx context.Context, b *blitz.Board) error {
-		return b.Set(ctx, blitz.Entry{ID: "p", Points: 2})
+		_, err := b.Set(ctx, blitz.Entry{ID: "p", Points: 2})
+		return err
 	})
 	checkExpiredRefusal(t, "Live under a key bound to an expired season", err, old, behind.Next(old).End)
 	if keys := keysUnder(t, c, base); len(keys) > 0 {

@@ -170,7 +170,7 @@ func TestWeeklyScriptSeasonGuard(t *testing.T) {
 		r := loadScript(t, "weekly.yaml", dir, name)
 		for _, s := range []weekly.Season{long, short} {
 			b := ss.Board(s)
-			if err := b.Set(ctx, weekly.Entry{PlayerID: "kept", Points: 9, ReachedAt: time.Hour}); err != nil {
+			if _, err := b.Set(ctx, weekly.Entry{PlayerID: "kept", Points: 9, ReachedAt: time.Hour}); err != nil {
 				t.Fatal(err)
 			}
 			before := boardState(t, c, b.Keys())
@@ -231,7 +231,7 @@ func TestBlitzScriptSeasonGuard(t *testing.T) {
 	ss := blitz.NewSeasons(c, redistest.Key(t, "{blitz}"))
 	s := ss.At(serverNow(t, c).Add(time.Hour)) // a later season: its keys outlive the test
 	b := ss.Board(s)
-	if err := b.Set(ctx, blitz.Entry{ID: "kept", Points: 3, At: time.Millisecond, Best: time.Second}); err != nil {
+	if _, err := b.Set(ctx, blitz.Entry{ID: "kept", Points: 3, At: time.Millisecond, Best: time.Second}); err != nil {
 		t.Fatal(err)
 	}
 	before := boardState(t, c, b.Keys())

@@ -37,7 +37,7 @@ func TestSeasonHistory(t *testing.T) {
 					es = append(es, weekly.Entry{PlayerID: fmt.Sprintf("p%02d", p), Points: uint32(rng.IntN(8)),
 						ReachedAt: time.Duration(rng.Int64N(int64(s.Len()/time.Second))) * time.Second, Paid: rng.IntN(2) == 0})
 				}
-				if err := ss.Board(s).SetMany(ctx, es); err != nil {
+				if _, err := ss.Board(s).SetMany(ctx, es); err != nil {
 					t.Fatal(err)
 				}
 			}

@@ -52,7 +52,8 @@ func TestSeasonLive(t *testing.T) {
 		calls := 0
 		err := ss.Live(ctx, func(ctx context.Context, b *weekly.Board) error {
 			calls++
-			return b.Set(ctx, weekly.Entry{PlayerID: "p", ReachedAt: -time.Second})
+			_, err := b.Set(ctx, weekly.Entry{PlayerID: "p", ReachedAt: -time.Second})
+			return err
 		})
 		if !errors.Is(err, rankgenrt.ErrSeasonClosed) || calls != 1 {
 			t.Errorf("a given offset outside the week: %v after %d calls; want ErrSeasonClosed after 1", err, calls)

@@ -42,14 +42,14 @@ func fillSeasons(t *testing.T, l *layout.Layout, ss *weekly.Seasons, seasons []w
 				points = l.Fields[0].Hi - rng.Uint64N(3)
 			}
 			e := layout.Entry{ID: fmt.Sprintf("p%02d", p), Keys: []uint64{points, layout.IntKey(rng.Int64N(int64(s.Len() / time.Second))), rng.Uint64N(2)}}
-			if err := models[i].Set(e); err != nil {
+			if _, err := models[i].Set(e); err != nil {
 				t.Fatal(err)
 			}
 			var g weekly.Entry
 			oracle.ToGenerated(l, e, &g)
 			es = append(es, g)
 		}
-		if err := ss.Board(s).SetMany(ctx, es); err != nil {
+		if _, err := ss.Board(s).SetMany(ctx, es); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -107,7 +107,7 @@ func TestSeasonRollupCache(t *testing.T) {
 		ss := weekly.NewSeasons(tg.Client, "{"+redistest.Key(t, "cache")+"}:weekly", weekly.WithClock(func() time.Time { return now }))
 		cur, prev := ss.Board(ss.Current()), ss.Board(ss.Previous(1))
 		for _, b := range []*weekly.Board{cur, prev} {
-			if err := b.Set(ctx, weekly.Entry{PlayerID: "ann", Points: 5}); err != nil {
+			if _, err := b.Set(ctx, weekly.Entry{PlayerID: "ann", Points: 5}); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -123,7 +123,7 @@ func TestSeasonRollupCache(t *testing.T) {
 			}
 		}
 		points("built", 10)
-		if err := cur.Set(ctx, weekly.Entry{PlayerID: "ann", Points: 12}); err != nil {
+		if _, err := cur.Set(ctx, weekly.Entry{PlayerID: "ann", Points: 12}); err != nil {
 			t.Fatal(err)
 		}
 		points("cached", 10)
@@ -202,7 +202,7 @@ func TestRemoveEverywhere(t *testing.T) {
 			if i%2 == 0 {
 				es = append(es, weekly.Entry{PlayerID: "cheat", Points: 900}, weekly.Entry{PlayerID: "twin", Points: 800})
 			}
-			if err := b.SetMany(ctx, es); err != nil {
+			if _, err := b.SetMany(ctx, es); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -238,7 +238,7 @@ func TestRemoveEverywhere(t *testing.T) {
 		// Under an idempotency key each id's removal has a token of its own: both are removed,
 		// and the call resent under the key answers the same counts.
 		week := ss.Board(ss.Current())
-		if err := week.SetMany(ctx, []weekly.Entry{{PlayerID: "x", Points: 1}, {PlayerID: "y", Points: 2}}); err != nil {
+		if _, err := week.SetMany(ctx, []weekly.Entry{{PlayerID: "x", Points: 1}, {PlayerID: "y", Points: 2}}); err != nil {
 			t.Fatal(err)
 		}
 		once := rankgenrt.WithIdempotencyKey(ctx, "ban-xy")
@@ -274,12 +274,12 @@ func TestSeasonRollupPrefixed(t *testing.T) {
 					continue
 				}
 				e := layout.Entry{ID: fmt.Sprintf("p%02d", p), Keys: []uint64{rng.Uint64N(1000), layout.IntKey(rng.Int64N(2000)), layout.IntKey(rng.Int64N(2000))}}
-				if err := models[i].Set(e); err != nil {
+				if _, err := models[i].Set(e); err != nil {
 					t.Fatal(err)
 				}
 				es = append(es, e)
 			}
-			if err := mb.SetMany(es); err != nil {
+			if _, err := mb.SetMany(es); err != nil {
 				t.Fatal(err)
 			}
 		}

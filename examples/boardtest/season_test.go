@@ -187,11 +187,11 @@ func TestWeeklySeasons(t *testing.T) {
 		t.Fatalf("key %s, season %v", b.Key(), b.Season())
 	}
 	// The last second of the long week is in it; one more, or one before, is not.
-	if err := b.Set(ctx, weekly.Entry{PlayerID: "late", Points: 3, ReachedAt: 169*time.Hour - time.Second}); err != nil {
+	if _, err := b.Set(ctx, weekly.Entry{PlayerID: "late", Points: 3, ReachedAt: 169*time.Hour - time.Second}); err != nil {
 		t.Fatal(err)
 	}
 	for _, d := range []time.Duration{169 * time.Hour, -time.Second} {
-		err := b.SetMany(ctx, []weekly.Entry{{PlayerID: "ok", Points: 1}, {PlayerID: "bad", ReachedAt: d}})
+		_, err := b.SetMany(ctx, []weekly.Entry{{PlayerID: "ok", Points: 1}, {PlayerID: "bad", ReachedAt: d}})
 		if !errors.Is(err, rankgenrt.ErrSeasonClosed) {
 			t.Errorf("ReachedAt %v: %v; want ErrSeasonClosed", d, err)
 		}
@@ -229,7 +229,7 @@ func TestWeeklySeasons(t *testing.T) {
 func weeklyHistory(t *testing.T, c redis.UniversalClient, ss *weekly.Seasons) {
 	for i, pts := range map[int]uint32{1: 10, 3: 30} {
 		b := ss.Board(ss.Previous(i))
-		if err := b.SetMany(ctx, []weekly.Entry{{PlayerID: "ann", Points: pts}, {PlayerID: "bob", Points: pts + 1}}); err != nil {
+		if _, err := b.SetMany(ctx, []weekly.Entry{{PlayerID: "ann", Points: pts}, {PlayerID: "bob", Points: pts + 1}}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -61,8 +61,8 @@ func TestSeasonWrongType(t *testing.T) {
 func weeklyCalls(b *weekly.Board) []call {
 	e := weekly.Entry{PlayerID: "p", Points: 1, ReachedAt: time.Second}
 	return append([]call{
-		{"Set", func() error { return b.Set(ctx, e) }},
-		{"SetMany", func() error { return b.SetMany(ctx, []weekly.Entry{e}) }},
+		{"Set", func() error { _, err := b.Set(ctx, e); return err }},
+		{"SetMany", func() error { _, err := b.SetMany(ctx, []weekly.Entry{e}); return err }},
 		{"Best", func() error { _, err := b.Best(ctx, e); return err }},
 		{"BestMany", func() error { _, err := b.BestMany(ctx, []weekly.Entry{e}); return err }},
 		{"Remove", func() error { _, err := b.Remove(ctx, "p"); return err }},
@@ -100,8 +100,8 @@ func weeklyCalls(b *weekly.Board) []call {
 func blitzCalls(b *blitz.Board) []call {
 	e := blitz.Entry{ID: "p", Points: 1, At: time.Millisecond, Best: time.Millisecond}
 	return append([]call{
-		{"Set", func() error { return b.Set(ctx, e) }},
-		{"SetMany", func() error { return b.SetMany(ctx, []blitz.Entry{e}) }},
+		{"Set", func() error { _, err := b.Set(ctx, e); return err }},
+		{"SetMany", func() error { _, err := b.SetMany(ctx, []blitz.Entry{e}); return err }},
 		{"Best", func() error { _, err := b.Best(ctx, e); return err }},
 		{"BestMany", func() error { _, err := b.BestMany(ctx, []blitz.Entry{e}); return err }},
 		{"Remove", func() error { _, err := b.Remove(ctx, "p"); return err }},
@@ -188,7 +188,8 @@ func TestPrefixBoardWrongType(t *testing.T) {
 	}
 	calls := append([]call{
 		{"Set", func() error {
-			return b.Set(ctx, season.Entry{UserID: "p", Points: 1, ReachedAt: time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)})
+			_, err := b.Set(ctx, season.Entry{UserID: "p", Points: 1, ReachedAt: time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)})
+			return err
 		}},
 		{"AddWins", func() error { _, err := b.AddWins(ctx, "p", 1); return err }},
 		{"Remove", func() error { _, err := b.Remove(ctx, "p"); return err }},

@@ -37,7 +37,7 @@ type scaleOps struct {
 
 func scaleBoard(b *seed002decimal.Board) scaleOps {
 	return scaleOps{name: "one key", keys: []string{b.Key()},
-		load:   b.SetMany,
+		load:   func(ctx context.Context, es []seed002decimal.Entry) error { _, err := b.SetMany(ctx, es); return err },
 		add:    func(ctx context.Context, player string) error { _, err := b.AddPoints(ctx, player, 1); return err },
 		rank:   func(ctx context.Context, player string) error { _, err := b.Rank(ctx, player); return err },
 		top100: func(ctx context.Context) error { _, err := b.Top(ctx, 100); return err },
@@ -50,7 +50,7 @@ func scaleSharded(b *seed002decimal.ShardedBoard) scaleOps {
 		keys = append(keys, s.Key())
 	}
 	return scaleOps{name: fmt.Sprintf("sharded ×%d", len(keys)), keys: keys,
-		load:   b.SetMany,
+		load:   func(ctx context.Context, es []seed002decimal.Entry) error { _, err := b.SetMany(ctx, es); return err },
 		add:    func(ctx context.Context, player string) error { _, err := b.AddPoints(ctx, player, 1); return err },
 		rank:   func(ctx context.Context, player string) error { _, err := b.Rank(ctx, player); return err },
 		top100: func(ctx context.Context) error { _, err := b.Top(ctx, 100); return err },

@@ -33,7 +33,7 @@ func TestReshardData(t *testing.T) {
 				es = append(es, laps.Entry{Driver: fmt.Sprintf("d%03d", i), BestLap: uint32(60000 + i*37%900), Laps: uint32(i % 11),
 					Data: laps.Data{Name: fmt.Sprintf("Driver %d", i), Car: laps.Car(i % 4)}})
 			}
-			if err := src.SetMany(ctx, es); err != nil {
+			if _, err := src.SetMany(ctx, es); err != nil {
 				t.Fatal(err)
 			}
 			stop, cancel := context.WithCancel(ctx)

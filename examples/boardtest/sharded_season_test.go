@@ -86,10 +86,11 @@ func seasonWrite(d *diff) {
 	switch r := d.rng.IntN(100); {
 	case r < 10:
 		e := d.entry()
-		d.allowed("Set", d.b.Set(e))
+		_, err := d.b.Set(e)
+		d.allowed("Set", err)
 	case r < 20:
 		es := entries()
-		unchanged(d, "SetMany", es, func() error { return d.b.SetMany(es) })
+		unchanged(d, "SetMany", es, func() error { _, err := d.b.SetMany(es); return err })
 	case r < 30:
 		e := d.entry()
 		_, err := d.b.Best(e)
@@ -187,7 +188,7 @@ func shardEntries(d *diff, sharded any) *boardmodel.Model {
 			d.t.Fatalf("shard %d: Top: %v", i, err)
 		}
 		for _, r := range top {
-			if err := m.Set(r.Entry); err != nil {
+			if _, err := m.Set(r.Entry); err != nil {
 				d.t.Fatalf("shard %d holds %v, which the model refuses: %v", i, r.Entry, err)
 			}
 		}
@@ -219,7 +220,7 @@ func TestShardedSeasonGuards(t *testing.T) {
 			ids := idsOnEveryShard(tg.shards)
 			late := weekly.Entry{PlayerID: ids[0], Points: 1, ReachedAt: week.Len()}
 			batch := []weekly.Entry{{PlayerID: ids[1], Points: 5}, late}
-			if err := b.SetMany(ctx, batch); !errors.Is(err, rankgenrt.ErrSeasonClosed) {
+			if _, err := b.SetMany(ctx, batch); !errors.Is(err, rankgenrt.ErrSeasonClosed) {
 				t.Errorf("SetMany with an entry past the week: %v, want ErrSeasonClosed", err)
 			}
 			if n, err := b.Count(ctx); n != 0 || err != nil {
@@ -293,11 +294,11 @@ func TestShardedSeasonsExisting(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := sb.Set(ctx, weekly.Entry{PlayerID: "ann", Points: 1}); err != nil { // one shard only
+			if _, err := sb.Set(ctx, weekly.Entry{PlayerID: "ann", Points: 1}); err != nil { // one shard only
 				t.Fatal(err)
 			}
 		}
-		if err := ss.Board(ss.Current()).Set(ctx, weekly.Entry{PlayerID: "bob", Points: 2}); err != nil {
+		if _, err := ss.Board(ss.Current()).Set(ctx, weekly.Entry{PlayerID: "bob", Points: 2}); err != nil {
 			t.Fatal(err)
 		}
 		sharded, err := ss.ExistingSharded(ctx, 3)

@@ -165,7 +165,7 @@ func syncOneKey(t *testing.T, one *boardmodel.Board, es []layout.Entry) {
 		t.Fatal(err)
 	}
 	if len(es) > 0 {
-		if err := one.SetMany(es); err != nil {
+		if _, err := one.SetMany(es); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -373,7 +373,7 @@ func TestReshard(t *testing.T) {
 			for i := range 200 {
 				es = append(es, seed002decimal.Entry{Player: strconv.Itoa(i * 7919), Points: uint32(i % 13), ReachedAt: reachedAt(i * 31 % 1000)})
 			}
-			if err := src.SetMany(ctx, es); err != nil {
+			if _, err := src.SetMany(ctx, es); err != nil {
 				t.Fatal(err)
 			}
 			stop, cancel := context.WithCancel(ctx)
@@ -439,9 +439,9 @@ func TestShardedLongTies(t *testing.T) {
 				es = append(es, seed002decimal.Entry{Player: strconv.Itoa(i), Points: 7, ReachedAt: reachedAt(1000 + i%2)}) // two scores only
 			}
 			for _, b := range []interface {
-				SetMany(context.Context, []seed002decimal.Entry) error
+				SetMany(context.Context, []seed002decimal.Entry) ([]seed002decimal.Written, error)
 			}{sharded, one} {
-				if err := b.SetMany(ctx, es); err != nil {
+				if _, err := b.SetMany(ctx, es); err != nil {
 					t.Fatal(err)
 				}
 			}

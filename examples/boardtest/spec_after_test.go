@@ -26,7 +26,7 @@ func afterStableWhenCursorMoves(t *testing.T, c redis.UniversalClient) {
 		for i := 0; i < 12; i++ { // four groups of equal tuples: ties broken by id bytes
 			es = append(es, arena.Entry{PlayerID: fmt.Sprintf("p%02d", i), Points: uint32(100 - i%4*10), ReachedAt: t0})
 		}
-		if err := b.SetMany(ctx, es); err != nil {
+		if _, err := b.SetMany(ctx, es); err != nil {
 			t.Fatal(err)
 		}
 		page, cur, err := b.After(ctx, arena.Cursor{}, 4)
@@ -60,7 +60,7 @@ func afterStableWhenCursorMoves(t *testing.T, c redis.UniversalClient) {
 		for i := 0; i < 12; i++ { // equal scores, members differ by Wins and id
 			es = append(es, season.Entry{UserID: fmt.Sprintf("u%02d", i), Points: 7, Wins: uint16(i % 3), ReachedAt: t0})
 		}
-		if err := b.SetMany(ctx, es); err != nil {
+		if _, err := b.SetMany(ctx, es); err != nil {
 			t.Fatal(err)
 		}
 		page, cur, err := b.After(ctx, season.Cursor{}, 5)

@@ -21,20 +21,20 @@ import (
 func TestUpdateAppliesTheListAtOnce(t *testing.T) {
 	c := redistest.Client(t)
 	r := racing.NewBoard(c, redistest.Key(t, "{racing}"))
-	if err := r.Set(ctx, racing.Entry{Car: 7, Laps: 10, RaceTime: 600000}); err != nil {
+	if _, err := r.Set(ctx, racing.Entry{Car: 7, Laps: 10, RaceTime: 600000}); err != nil {
 		t.Fatal(err)
 	}
 	e, err := r.Update(ctx, 7, racing.AddLaps(1), racing.AddRaceTime(83412))
-	if err != nil || e != (racing.Entry{Car: 7, Laps: 11, RaceTime: 683412}) {
+	if err != nil || e.Entry != (racing.Entry{Car: 7, Laps: 11, RaceTime: 683412}) {
 		t.Fatalf("racing Update = %+v, %v; want Laps 11, RaceTime 683412", e, err)
 	}
-	if got, err := r.Get(ctx, 7); err != nil || got != e {
+	if got, err := r.Get(ctx, 7); err != nil || got != e.Entry {
 		t.Fatalf("Get after Update = %+v, %v; want %+v", got, err, e)
 	}
 
 	a := arena.NewBoard(c, redistest.Key(t, "{arena}"))
 	t0 := time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC)
-	if err := a.Set(ctx, arena.Entry{PlayerID: "ana", Points: 10, ReachedAt: t0}); err != nil {
+	if _, err := a.Set(ctx, arena.Entry{PlayerID: "ana", Points: 10, ReachedAt: t0}); err != nil {
 		t.Fatal(err)
 	}
 	before := time.Now().Truncate(time.Second)
@@ -46,7 +46,7 @@ func TestUpdateAppliesTheListAtOnce(t *testing.T) {
 	if got.ReachedAt.Before(before) || got.ReachedAt.After(after) {
 		t.Errorf("ReachedAt = %v; want the call's instant, in [%v, %v]", got.ReachedAt, before, after)
 	}
-	if err := a.Set(ctx, arena.Entry{PlayerID: "bo", Points: 5, Paid: true, ReachedAt: t0}); err != nil {
+	if _, err := a.Set(ctx, arena.Entry{PlayerID: "bo", Points: 5, Paid: true, ReachedAt: t0}); err != nil {
 		t.Fatal(err)
 	}
 	keys := a.Keys()[:2]
@@ -63,7 +63,7 @@ func TestUpdateAppliesTheListAtOnce(t *testing.T) {
 func TestUpdateAllOrNothing(t *testing.T) {
 	c := redistest.Client(t)
 	r := racing.NewBoard(c, redistest.Key(t, "{racing}"))
-	if err := r.Set(ctx, racing.Entry{Car: 7, Laps: 998, RaceTime: 1000}); err != nil {
+	if _, err := r.Set(ctx, racing.Entry{Car: 7, Laps: 998, RaceTime: 1000}); err != nil {
 		t.Fatal(err)
 	}
 	keys := r.Keys()[:2]
@@ -95,7 +95,7 @@ func TestUpdateFirstWriteTakesMinMax(t *testing.T) {
 	c := redistest.Client(t)
 	r := racing.NewBoard(c, redistest.Key(t, "{racing}"))
 	e, err := r.Update(ctx, 9, racing.MinRaceTime(65000), racing.AddLaps(1))
-	if err != nil || e != (racing.Entry{Car: 9, Laps: 1, RaceTime: 65000}) {
+	if err != nil || e.Entry != (racing.Entry{Car: 9, Laps: 1, RaceTime: 65000}) {
 		t.Fatalf("first Update = %+v, %v; want Laps 1, RaceTime 65000", e, err)
 	}
 	if e, err = r.Update(ctx, 9, racing.MinRaceTime(70000), racing.AddLaps(1)); err != nil || e.RaceTime != 65000 || e.Laps != 2 {
@@ -103,7 +103,7 @@ func TestUpdateFirstWriteTakesMinMax(t *testing.T) {
 	}
 	l := laps.NewBoard(c, redistest.Key(t, "{laps}"))
 	le, err := l.Update(ctx, "dee", laps.MinBestLap(81234), laps.AddLaps(3))
-	if err != nil || le != (laps.Entry{Driver: "dee", BestLap: 81234, Laps: 3}) {
+	if err != nil || le.Entry != (laps.Entry{Driver: "dee", BestLap: 81234, Laps: 3}) {
 		t.Fatalf("laps first Update = %+v, %v; want BestLap 81234, Laps 3", le, err)
 	}
 	s := season.NewBoard(c, redistest.Key(t, "{season}"))
@@ -114,7 +114,7 @@ func TestUpdateFirstWriteTakesMinMax(t *testing.T) {
 	if se, err = s.Update(ctx, "u"); err != nil || se.Tier != season.TierGold {
 		t.Fatalf("season empty list = %+v, %v; want the entry as it is", se, err)
 	}
-	if e, err := r.Update(ctx, 10); err != nil || e != (racing.Entry{Car: 10, RaceTime: 0}) {
+	if e, err := r.Update(ctx, 10); err != nil || e.Entry != (racing.Entry{Car: 10, RaceTime: 0}) {
 		t.Fatalf("empty list on a new id = %+v, %v; want the zero entry stored", e, err)
 	}
 }
@@ -124,7 +124,7 @@ func TestUpdateFirstWriteTakesMinMax(t *testing.T) {
 func TestUpdateRefusesBadLists(t *testing.T) {
 	c := redistest.Client(t)
 	r := racing.NewBoard(c, redistest.Key(t, "{racing}"))
-	if err := r.Set(ctx, racing.Entry{Car: 7, Laps: 3}); err != nil {
+	if _, err := r.Set(ctx, racing.Entry{Car: 7, Laps: 3}); err != nil {
 		t.Fatal(err)
 	}
 	keys := r.Keys()

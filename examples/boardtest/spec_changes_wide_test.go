@@ -81,7 +81,7 @@ fields:
 			continue
 		}
 		applied++
-		score, member, err := l.Encode(want)
+		score, member, err := l.Encode(want.Entry)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -42,7 +42,7 @@ func TestOverflowErrorLeavesEntryUnchanged(t *testing.T) {
 func overflowErrorLeavesEntryUnchanged(t *testing.T, c redis.UniversalClient) {
 	b := arena.NewBoard(c, redistest.Key(t, "{arena}"))
 	e := arena.Entry{PlayerID: "p", Points: 1<<20 - 2, ReachedAt: time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC), Paid: true}
-	if err := b.Set(ctx, e); err != nil {
+	if _, err := b.Set(ctx, e); err != nil {
 		t.Fatal(err)
 	}
 	before := dumpKeys(t, c, b.Keys()...)
@@ -64,8 +64,8 @@ func overflowErrorLeavesEntryUnchanged(t *testing.T, c redis.UniversalClient) {
 	// Unchanged value: no write, no stamp (the ack keys record the call, as for every write
 	// that succeeds).
 	before = dumpKeys(t, c, boardKeys(b.Keys())...)
-	if again, err := b.MaxPoints(ctx, "p", 5); err != nil || again != got {
-		t.Fatalf("MaxPoints(lower) = %+v, %v; want %+v unchanged", again, err, got)
+	if again, err := b.MaxPoints(ctx, "p", 5); err != nil || again.Entry != got.Entry || again.Before != got.Entry || again.Changed {
+		t.Fatalf("MaxPoints(lower) = %+v, %v; want %+v unchanged", again, err, got.Entry)
 	}
 	sameSnapshot(t, "a MaxPoints that changes nothing", before, dumpKeys(t, c, boardKeys(b.Keys())...))
 }
@@ -140,10 +140,10 @@ func outOfRangeRefusedBeforeRedis(t *testing.T, c redis.UniversalClient) {
 	if _, err := b.MaxTier(ctx, "u", season.Tier(9)); !errors.Is(err, rankgenrt.ErrOutOfRange) {
 		t.Fatalf("MaxTier(9) = %v; want ErrOutOfRange", err)
 	}
-	if err := b.Set(ctx, season.Entry{UserID: "u", Points: 1 << 41}); !errors.Is(err, rankgenrt.ErrOutOfRange) {
+	if _, err := b.Set(ctx, season.Entry{UserID: "u", Points: 1 << 41}); !errors.Is(err, rankgenrt.ErrOutOfRange) {
 		t.Fatalf("Set(Points 2^41) = %v; want ErrOutOfRange", err)
 	}
-	if err := b.SetMany(ctx, []season.Entry{{UserID: "v", ReachedAt: time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)}, {UserID: strings.Repeat("x", 49)}}); !errors.Is(err, rankgenrt.ErrOutOfRange) {
+	if _, err := b.SetMany(ctx, []season.Entry{{UserID: "v", ReachedAt: time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)}, {UserID: strings.Repeat("x", 49)}}); !errors.Is(err, rankgenrt.ErrOutOfRange) {
 		t.Fatalf("SetMany with a 49-byte id = %v; want ErrOutOfRange", err)
 	}
 	if _, err := b.Remove(ctx, ""); !errors.Is(err, rankgenrt.ErrOutOfRange) {
@@ -169,7 +169,7 @@ func layoutMismatch(t *testing.T, c redis.UniversalClient) {
 	before := dumpKeys(t, c, a.Keys()...)
 	e := arena.Entry{PlayerID: "x", Points: 9, ReachedAt: time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC)}
 	checks := map[string]error{}
-	checks["Set"] = a.Set(ctx, e)
+	_, checks["Set"] = a.Set(ctx, e)
 	_, checks["Best"] = a.Best(ctx, e)
 	_, checks["Best+TTL"] = aTTL.Best(ctx, e)
 	_, checks["AddPoints"] = a.AddPoints(ctx, "x", 1)
@@ -193,7 +193,7 @@ func layoutMismatch(t *testing.T, c redis.UniversalClient) {
 	c.ZAdd(ctx, sk, redis.Z{Score: 4, Member: "0000|00000000000|u"})
 	s := season.NewBoard(c, sk)
 	before = dumpKeys(t, c, s.Keys()...)
-	if err := s.Set(ctx, season.Entry{UserID: "u", ReachedAt: time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)}); !errors.Is(err, rankgenrt.ErrLayoutMismatch) {
+	if _, err := s.Set(ctx, season.Entry{UserID: "u", ReachedAt: time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)}); !errors.Is(err, rankgenrt.ErrLayoutMismatch) {
 		t.Errorf("season Set: %v", err)
 	}
 	if _, err := s.AddWins(ctx, "u", 1); !errors.Is(err, rankgenrt.ErrLayoutMismatch) {
@@ -224,7 +224,10 @@ func expiryAppliedByEveryWrite(t *testing.T, c redis.UniversalClient) {
 		name string
 		do   func(*season.Board) error
 	}{
-		{"Set", func(b *season.Board) error { return b.Set(ctx, season.Entry{UserID: "a", Points: 3, ReachedAt: t0}) }},
+		{"Set", func(b *season.Board) error {
+			_, err := b.Set(ctx, season.Entry{UserID: "a", Points: 3, ReachedAt: t0})
+			return err
+		}},
 		{"Best", func(b *season.Board) error {
 			_, err := b.Best(ctx, season.Entry{UserID: "a", Points: 4, ReachedAt: t0})
 			return err

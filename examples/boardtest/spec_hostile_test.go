@@ -36,7 +36,7 @@ func (b *board) fill(n int) []string {
 		f := l.Fields[0]
 		es[i].Keys[0] = f.Lo + uint64(i)%(f.Span()+1)
 	}
-	if err := b.SetMany(es); err != nil {
+	if _, err := b.SetMany(es); err != nil {
 		b.t.Fatalf("%s: SetMany: %v", b.ex.name, err)
 	}
 	return ids
@@ -302,7 +302,7 @@ func indexPointingAtAnotherIDRefused(t *testing.T, c redis.UniversalClient) {
 			if _, err := b.Remove(p); !errors.Is(err, rankgenrt.ErrBadMember) {
 				t.Errorf("Remove with %s: %v, want ErrBadMember", what, err)
 			}
-			if err := b.Set(layout.Entry{ID: p, Keys: boardmodel.Zero(ex.l)}); !errors.Is(err, rankgenrt.ErrBadMember) {
+			if _, err := b.Set(layout.Entry{ID: p, Keys: boardmodel.Zero(ex.l)}); !errors.Is(err, rankgenrt.ErrBadMember) {
 				t.Errorf("Set with %s: %v, want ErrBadMember", what, err)
 			}
 			sameSnapshot(t, "Remove and Set with "+what, before, dumpKeys(t, c, b.key, rankgenrt.IndexKey(b.key)))
@@ -392,7 +392,7 @@ func batchesBeyondOneChunk(t *testing.T, c redis.UniversalClient) {
 				e := layout.Entry{ID: id, Keys: boardmodel.Zero(ex.l)}
 				f := ex.l.Fields[0]
 				e.Keys[0] = f.Lo + uint64(i)%(f.Span()+1)
-				if err := m.Set(e); err != nil {
+				if _, err := m.Set(e); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -408,7 +408,7 @@ func batchesBeyondOneChunk(t *testing.T, c redis.UniversalClient) {
 				e := layout.Entry{ID: id, Keys: boardmodel.Zero(ex.l)}
 				f := ex.l.Fields[0]
 				e.Keys[0] = f.Lo + uint64(i)%(f.Span()+1)
-				if err := m.Set(e); err != nil {
+				if _, err := m.Set(e); err != nil {
 					t.Fatal(err)
 				}
 			}

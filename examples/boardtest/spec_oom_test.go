@@ -28,7 +28,7 @@ func TestFullServerShrinksThroughRemoveAndTrim(t *testing.T) {
 	a, sb := arena.NewBoard(c, ak), season.NewBoard(c, sk)
 	t0 := time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC)
 	for i := range 50 {
-		if err := a.Set(ctx, arena.Entry{PlayerID: fmt.Sprintf("p%d", i), Points: uint32(i), ReachedAt: t0}); err != nil {
+		if _, err := a.Set(ctx, arena.Entry{PlayerID: fmt.Sprintf("p%d", i), Points: uint32(i), ReachedAt: t0}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -47,7 +47,7 @@ func TestFullServerShrinksThroughRemoveAndTrim(t *testing.T) {
 				batch[i] = season.Entry{UserID: fmt.Sprintf("user-%07d-%s", n, strings.Repeat("x", 24)), Points: uint64(n), ReachedAt: t0}
 				n++
 			}
-			full = sb.SetMany(ctx, batch)
+			_, full = sb.SetMany(ctx, batch)
 		}
 	}
 	var reply redis.Error
@@ -58,7 +58,7 @@ func TestFullServerShrinksThroughRemoveAndTrim(t *testing.T) {
 	// entries until one is refused, so that the board is surely full before it shrinks.
 	var refused error
 	for k := 0; k < 1000 && refused == nil; k++ {
-		refused = sb.Set(ctx, season.Entry{UserID: fmt.Sprintf("new-%d", k), ReachedAt: t0})
+		_, refused = sb.Set(ctx, season.Entry{UserID: fmt.Sprintf("new-%d", k), ReachedAt: t0})
 	}
 	if !errors.Is(refused, rankgenrt.ErrServerFull) {
 		t.Fatalf("the full server took 1,000 more Sets, or refused one with %v; want ErrServerFull", refused)
@@ -85,7 +85,7 @@ func TestFullServerShrinksThroughRemoveAndTrim(t *testing.T) {
 			t.Errorf("PTTL %s = %v after a write with a TTL; want about an hour", k, d)
 		}
 	}
-	if err := sb.Set(ctx, season.Entry{UserID: "after", ReachedAt: t0}); err != nil {
+	if _, err := sb.Set(ctx, season.Entry{UserID: "after", ReachedAt: t0}); err != nil {
 		t.Fatalf("Set after shrinking the board: %v", err)
 	}
 }

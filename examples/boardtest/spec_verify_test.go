@@ -137,7 +137,7 @@ func readsCheckInTheirRoundTrip(t *testing.T, c redis.UniversalClient) {
 	check("Top of an empty board", 2, top)
 	check("Top again, still no fingerprint", 2, top)
 	check("Around", 1, around)
-	if err := a.Set(ctx, arena.Entry{PlayerID: "x", Points: 3, ReachedAt: time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC)}); err != nil {
+	if _, err := a.Set(ctx, arena.Entry{PlayerID: "x", Points: 3, ReachedAt: time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC)}); err != nil {
 		t.Fatal(err)
 	}
 	check("first Top after a write", 2, top)
@@ -183,9 +183,9 @@ func bestOneRoundTrip(t *testing.T, c redis.UniversalClient) {
 	at := time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC)
 	for i, want := range []string{"fcall", "fcall", "fcall"} {
 		cmds := h.cmds.Load()
-		kept, err := a.Best(ctx, arena.Entry{PlayerID: "x", Points: uint32(10 + i), ReachedAt: at})
-		if err != nil || !kept {
-			t.Fatalf("Best #%d = %v, %v", i, kept, err)
+		w, err := a.Best(ctx, arena.Entry{PlayerID: "x", Points: uint32(10 + i), ReachedAt: at})
+		if err != nil || !w.Changed {
+			t.Fatalf("Best #%d = %+v, %v", i, w, err)
 		}
 		if n, last := h.cmds.Load()-cmds, h.last.Load(); n != 1 || last != want {
 			t.Errorf("Best #%d: %d commands, last %v; want 1, %s", i, n, last, want)

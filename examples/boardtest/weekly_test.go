@@ -30,13 +30,13 @@ func weeklyReplays(b *weekly.Board) []replayCase {
 	high := weekly.Entry{PlayerID: "a", Points: 20, ReachedAt: 2 * time.Hour}
 	others := []weekly.Entry{low, {PlayerID: "b", Points: 5, ReachedAt: time.Minute}, {PlayerID: "c", Points: 1}}
 	set := func(es ...weekly.Entry) func(context.Context) error {
-		return func(ctx context.Context) error { return b.SetMany(ctx, es) }
+		return func(ctx context.Context) error { _, err := b.SetMany(ctx, es); return err }
 	}
 	return []replayCase{
-		{"Set", func(ctx context.Context) error { _, err := b.Remove(ctx, "a"); return err },
-			func(ctx context.Context) (any, error) { return nil, b.Set(ctx, low) }},
-		{"SetMany", func(ctx context.Context) error { _, err := b.Remove(ctx, "a", "b"); return err },
-			func(ctx context.Context) (any, error) { return nil, b.SetMany(ctx, others[:2]) }},
+		{"Set", set(high), // the call's Before: the replay answers with it, whatever the board holds
+			func(ctx context.Context) (any, error) { return b.Set(ctx, low) }},
+		{"SetMany", set(high),
+			func(ctx context.Context) (any, error) { return b.SetMany(ctx, others[:2]) }},
 		{"Best", set(low), func(ctx context.Context) (any, error) { return b.Best(ctx, high) }},
 		{"BestMany", set(low), func(ctx context.Context) (any, error) { return b.BestMany(ctx, []weekly.Entry{high}) }},
 		{"Remove", set(low), func(ctx context.Context) (any, error) { return b.Remove(ctx, "a") }},
@@ -80,7 +80,7 @@ func weeklyAdds(b *weekly.Board) stormAdds {
 func weeklyOverflow(t *testing.T, c redis.UniversalClient) {
 	s := liveSeason(t, c, weeklyAt)
 	b := weekly.NewBoard(c, redistest.Key(t, "weekly"), s)
-	if err := b.Set(ctx, weekly.Entry{PlayerID: "p", Points: math.MaxUint32 - 2, ReachedAt: s.Len() - time.Second}); err != nil {
+	if _, err := b.Set(ctx, weekly.Entry{PlayerID: "p", Points: math.MaxUint32 - 2, ReachedAt: s.Len() - time.Second}); err != nil {
 		t.Fatal(err)
 	}
 	before := dump(t, c, b.Keys())
@@ -91,10 +91,10 @@ func weeklyOverflow(t *testing.T, c redis.UniversalClient) {
 	}
 	for _, at := range []time.Duration{s.Len(), -time.Second, (1<<20 - 1) * time.Second} {
 		bad := weekly.Entry{PlayerID: "q", Points: 1, ReachedAt: at}
-		if err := b.Set(ctx, bad); !errors.Is(err, rankgenrt.ErrSeasonClosed) {
+		if _, err := b.Set(ctx, bad); !errors.Is(err, rankgenrt.ErrSeasonClosed) {
 			t.Errorf("Set(ReachedAt %v) = %v; want ErrSeasonClosed", at, err)
 		}
-		if err := b.SetMany(ctx, []weekly.Entry{{PlayerID: "r", Points: 2}, bad}); !errors.Is(err, rankgenrt.ErrSeasonClosed) {
+		if _, err := b.SetMany(ctx, []weekly.Entry{{PlayerID: "r", Points: 2}, bad}); !errors.Is(err, rankgenrt.ErrSeasonClosed) {
 			t.Errorf("SetMany(…, ReachedAt %v) = %v; want ErrSeasonClosed", at, err)
 		}
 		if _, err := b.BestMany(ctx, []weekly.Entry{bad}); !errors.Is(err, rankgenrt.ErrSeasonClosed) {
@@ -119,7 +119,7 @@ func weeklyOverflow(t *testing.T, c redis.UniversalClient) {
 func weeklyPastRefuses(t *testing.T, c redis.UniversalClient, now rankgenrt.Season) {
 	past := weeklyAt(now.Start.Add(-time.Nanosecond))
 	b := weekly.NewBoard(c, redistest.Key(t, "past"), past)
-	if err := b.Set(ctx, weekly.Entry{PlayerID: "p", Points: 7, ReachedAt: past.Len() - time.Second}); err != nil {
+	if _, err := b.Set(ctx, weekly.Entry{PlayerID: "p", Points: 7, ReachedAt: past.Len() - time.Second}); err != nil {
 		t.Fatal(err)
 	}
 	before := dump(t, c, b.Keys())
@@ -156,7 +156,7 @@ func concurrentWeekly(t *testing.T, c redis.UniversalClient) {
 	for i := range ids {
 		initial = append(initial, weekly.Entry{PlayerID: concurrentID(i), Points: 1000})
 	}
-	if err := b.SetMany(ctx, initial); err != nil {
+	if _, err := b.SetMany(ctx, initial); err != nil {
 		t.Fatal(err)
 	}
 	start := serverNow(t, c)

@@ -42,13 +42,13 @@ func TestBoardSeed002(t *testing.T) {
 	dec := seed002decimal.NewBoard(c, redistest.Key(t, "decimal"))
 	ks := seed002keysort.NewBoard(c, redistest.Key(t, "keysort"))
 	for _, r := range seed002Rows {
-		if err := bin.Set(ctx, seed002binary.Entry{Player: r.Player, Points: uint32(r.Points), Paid: r.Paid, ReachedAt: seedSeconds(r.TsMs)}); err != nil {
+		if _, err := bin.Set(ctx, seed002binary.Entry{Player: r.Player, Points: uint32(r.Points), Paid: r.Paid, ReachedAt: seedSeconds(r.TsMs)}); err != nil {
 			t.Fatal(err)
 		}
-		if err := dec.Set(ctx, seed002decimal.Entry{Player: r.Player, Points: uint32(r.Points), Paid: r.Paid, ReachedAt: seedSeconds(r.TsMs)}); err != nil {
+		if _, err := dec.Set(ctx, seed002decimal.Entry{Player: r.Player, Points: uint32(r.Points), Paid: r.Paid, ReachedAt: seedSeconds(r.TsMs)}); err != nil {
 			t.Fatal(err)
 		}
-		if err := ks.Set(ctx, seed002keysort.Entry{Player: r.Player, Points: uint64(r.Points), Paid: r.Paid, ReachedAt: ms(r.TsMs)}); err != nil {
+		if _, err := ks.Set(ctx, seed002keysort.Entry{Player: r.Player, Points: uint64(r.Points), Paid: r.Paid, ReachedAt: ms(r.TsMs)}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -102,22 +102,22 @@ func TestBoardSeedVectors(t *testing.T) {
 	s := func(n int64) time.Time { return time.Unix(n, 0) }
 
 	b0 := seed000member.NewBoard(c, redistest.Key(t, "s0"))
-	if err := b0.Set(ctx, seed000member.Entry{UserID: "user123", Primary: 9876543210, ReachedAt: s(1721059200)}); err != nil {
+	if _, err := b0.Set(ctx, seed000member.Entry{UserID: "user123", Primary: 9876543210, ReachedAt: s(1721059200)}); err != nil {
 		t.Fatal(err)
 	}
 	b1 := seed001zranking.NewBoard(c, redistest.Key(t, "s1"))
-	if err := b1.Set(ctx, seed001zranking.Entry{UID: "u1", Value: 100, UpdatedAt: s(seed001End - 12345)}); err != nil {
+	if _, err := b1.Set(ctx, seed001zranking.Entry{UID: "u1", Value: 100, UpdatedAt: s(seed001End - 12345)}); err != nil {
 		t.Fatal(err)
 	}
 	b3 := seed003scaling.NewBoard(c, redistest.Key(t, "s3"))
 	for _, raw := range []uint16{100, 899} {
-		if err := b3.Set(ctx, seed003scaling.Entry{Member: strconv.Itoa(int(raw)), Raw: raw, At: s(1700000000)}); err != nil {
+		if _, err := b3.Set(ctx, seed003scaling.Entry{Member: strconv.Itoa(int(raw)), Raw: raw, At: s(1700000000)}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	b4 := seed004shift.NewBoard(c, redistest.Key(t, "s4"))
 	for _, e := range []seed004shift.Entry{{UserID: "A", Points: 100, At: s(1000)}, {UserID: "B", Points: 100, At: s(2000)}, {UserID: "C", Points: 101, At: s(3000)}} {
-		if err := b4.Set(ctx, e); err != nil {
+		if _, err := b4.Set(ctx, e); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -134,7 +134,7 @@ func TestBoardSeedVectors(t *testing.T) {
 			t.Errorf("%s holds %v, want %v", c0.key, got, c0.want)
 		}
 	}
-	if err := b4.Set(ctx, seed004shift.Entry{UserID: "late", Points: 100, At: s(1 << 31)}); !errors.Is(err, rankgenrt.ErrOutOfRange) {
+	if _, err := b4.Set(ctx, seed004shift.Entry{UserID: "late", Points: 100, At: s(1 << 31)}); !errors.Is(err, rankgenrt.ErrOutOfRange) {
 		t.Errorf("Set after 2038 = %v, want ErrOutOfRange", err)
 	}
 }
@@ -320,8 +320,10 @@ func TestBoardAdoptsSeed001(t *testing.T) {
 	if _, err := b.AddValue(ctx, "twice", 1); !errors.Is(err, rankgenrt.ErrBadScore) {
 		t.Fatalf("AddValue(twice) = %v, want ErrBadScore", err)
 	}
-	if err := b.Set(ctx, seed001zranking.Entry{UID: "twice", Value: 13873, UpdatedAt: time.Unix(seed001End-798898, 0)}); err != nil {
-		t.Fatal(err)
+	// Set's answer says an entry was there, one it cannot decode: Before stays the zero Entry.
+	if w, err := b.Set(ctx, seed001zranking.Entry{UID: "twice", Value: 13873, UpdatedAt: time.Unix(seed001End-798898, 0)}); err != nil ||
+		!w.Existed || !w.Changed || w.Before != (seed001zranking.Entry{}) || w.Value != 13873 {
+		t.Fatalf("Set over a foreign score = %+v, %v; want Existed, Changed, a zero Before", w, err)
 	}
 	if got := c.ZScore(ctx, key, "twice").Val(); got != exact {
 		t.Fatalf("after Set: %v, want %v", got, exact)
@@ -347,7 +349,7 @@ func TestBoardBeforeReindexIsRefused(t *testing.T) {
 	_, writes["AddPrimary"] = b.AddPrimary(ctx, "user:1", 1)
 	res, err := b.AddPrimaryMany(ctx, []seed000member.Update[int64]{{UserID: "user:1", Value: 1}})
 	writes["AddPrimaryMany"] = err
-	writes["Set"] = b.Set(ctx, seed000member.Entry{UserID: "user:1", Primary: 5, ReachedAt: time.Unix(1721059200, 0).UTC()})
+	_, writes["Set"] = b.Set(ctx, seed000member.Entry{UserID: "user:1", Primary: 5, ReachedAt: time.Unix(1721059200, 0).UTC()})
 	_, writes["Best"] = b.Best(ctx, seed000member.Entry{UserID: "user:1", Primary: 5, ReachedAt: time.Unix(1721059200, 0).UTC()})
 	_, writes["Remove"] = b.Remove(ctx, "user:1")
 	_, writes["Trim"] = b.Trim(ctx, 1)
@@ -380,7 +382,7 @@ func TestBoardBeforeReindexIsRefused(t *testing.T) {
 	if n := c.ZCard(ctx, key).Val(); n != 3 || member != written["user:1"] || c.ZScore(ctx, key, member).Val() != score {
 		t.Fatalf("after Reindex: %d members, user:1 at %q; want the seed's member %q updated in place", n, member, written["user:1"])
 	}
-	if got, err := b.Get(ctx, "user:1"); err != nil || got != e {
+	if got, err := b.Get(ctx, "user:1"); err != nil || got != e.Entry {
 		t.Fatalf("Get = %+v, %v; want %+v", got, err, e)
 	}
 }

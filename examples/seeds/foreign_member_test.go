@@ -30,7 +30,7 @@ func TestUpdateRefusesForeignMember(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			key := redistest.Key(t, "{foreign}")
 			b := season.NewBoard(c, key)
-			if err := b.Set(ctx, season.Entry{UserID: "ok", Points: 3, ReachedAt: time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC)}); err != nil {
+			if _, err := b.Set(ctx, season.Entry{UserID: "ok", Points: 3, ReachedAt: time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC)}); err != nil {
 				t.Fatal(err)
 			}
 			idx := b.Keys()[1]
@@ -74,7 +74,7 @@ func TestMemberCheckAgreesWithDecode(t *testing.T) {
 	if err := b.Load(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if err := b.Set(ctx, season.Entry{UserID: "seed", ReachedAt: time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC)}); err != nil {
+	if _, err := b.Set(ctx, season.Entry{UserID: "seed", ReachedAt: time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC)}); err != nil {
 		t.Fatal(err) // records the fingerprint
 	}
 	rng := rand.New(rand.NewPCG(11, 12))

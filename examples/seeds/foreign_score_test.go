@@ -29,7 +29,7 @@ func TestUpdateRefusesForeignScore(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			key := redistest.Key(t, "{foreign}")
 			b := seed003scaling.NewBoard(c, key)
-			if err := b.Set(ctx, seed003scaling.Entry{Member: "ok", Raw: 7, At: time.Unix(1700000000, 0)}); err != nil {
+			if _, err := b.Set(ctx, seed003scaling.Entry{Member: "ok", Raw: 7, At: time.Unix(1700000000, 0)}); err != nil {
 				t.Fatal(err)
 			}
 			if err := c.ZAdd(ctx, key, redis.Z{Score: score, Member: "m"}).Err(); err != nil {

@@ -78,9 +78,9 @@ type Reply string
 const (
 	ReplyNone      Reply = ""           // no script
 	ReplyCount     Reply = "count"      // an integer
-	ReplyFlags     Reply = "flags"      // per entry, 1 (stored) or 0
-	ReplyItems     Reply = "items"      // per update, {P, member} or {error text, ''}
-	ReplyBareItems Reply = "bare_items" // per update, {P} or {error text}: the member is the id sent
+	ReplyPriors    Reply = "priors"     // per entry, 1 (changed) or 0, then its id's previous score and member ('' when none)
+	ReplyItems     Reply = "items"      // per update, {P, member, prior P, prior member} or {error text, '', '', ''}
+	ReplyBareItems Reply = "bare_items" // per update, {P, prior P} or {error text, ''}: the member is the id sent
 	ReplyEntry     Reply = "entry"      // {score, member}, or nil when the id has no entry
 	ReplyPosition  Reply = "position"   // an integer, or nil when the id has no entry
 	ReplyWindow    Reply = "window"     // {position of the first entry, {member, score, ...}}
@@ -93,7 +93,7 @@ const (
 func (r Reply) Reader() string {
 	return map[Reply]string{
 		ReplyCount:     "Int",
-		ReplyFlags:     "Flags",
+		ReplyPriors:    "Priors",
 		ReplyItems:     "Items",
 		ReplyBareItems: "BareItems",
 		ReplyEntry:     "ScoreMember",
@@ -106,6 +106,7 @@ func (r Reply) Reader() string {
 		ReplyWindowData:  "WindowData",
 		ReplyEntryData:   "ScoreMemberData",
 		ReplyEntriesData: "EntriesData",
+		ReplyPriorsData:  "PriorsData",
 	}[r]
 }
 

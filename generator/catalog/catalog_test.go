@@ -143,7 +143,7 @@ func rowFacts(t *testing.T, l *layout.Layout, op Op) {
 	if op.Data == DataInReply && op.Reply.WithData() == ReplyNone {
 		t.Errorf("%s: %s carries data in its reply, but its shape %q has no data form (Reply.WithData)", l.File, op.Name, op.Reply)
 	}
-	if op.Data < DataInReply && op.Reply.WithData() != ReplyNone {
+	if op.Data < DataArgument && op.Reply.WithData() != ReplyNone {
 		t.Errorf("%s: %s replies entries (%s) but carries no data with them (Data: DataInReply)", l.File, op.Name, op.Reply)
 	}
 }

@@ -50,7 +50,7 @@ func changes(l *layout.Layout) []Op {
 	if len(FieldUpdates(l)) == 0 {
 		return nil
 	}
-	reply := "P and member, or error text and ''"
+	reply := "P, member, the prior P and member ('' for none), or error text and ''s"
 	usage := []string{expiryDoc, tokenDoc,
 		"{clock}: the client's clock in Unix microseconds (client stamps); {each}: per id, the id,",
 		"then the argument of each field update (as the field's own update script takes it), '' for none.",

@@ -19,13 +19,14 @@ const (
 	ReplyWindowData  Reply = "window_data"  // {position of the first entry, {member, score, ...}, {data, ...}}
 	ReplyEntryData   Reply = "entry_data"   // {score, member, data}, or nil when the id has no entry
 	ReplyEntriesData Reply = "entries_data" // per id, score, member and data ('' each when absent)
+	ReplyPriorsData  Reply = "priors_data"  // per entry, 1 (changed) or 0, then its id's previous score, member and data
 )
 
 // dataDoc is the usage line a read whose reply carries data adds (DataInReply).
 const dataDoc = "Data: each entry's data (its hash field in KEYS[5], '' where it has none) comes with it."
 
 // entryDataDoc is the usage line of a write that takes each entry's data (DataArgument).
-const entryDataDoc = "Each pair is followed by the entry's data (its encoded Data), stored when the entry is."
+const entryDataDoc = "Each pair is followed by the entry's data (its encoded Data), stored when the entry is; each previous entry by its data."
 
 // withData turns the operations of l into those of a board with data fields, as each one's
 // row says (Op.Data).
@@ -38,6 +39,9 @@ func withData(l *layout.Layout, ops []Op) []Op {
 		switch op.Data {
 		case DataArgument:
 			op.Args.Each = append(slices.Clip(op.Args.Each), ArgData)
+			if r := op.Reply.WithData(); r != ReplyNone {
+				op.Reply = r // the entries it replaced, with their data
+			}
 			op.Usage = append(slices.Clip(op.Usage), op.DataDoc)
 		case DataInReply:
 			op.Reply = op.Reply.WithData()

@@ -35,18 +35,19 @@ func updateDoc(l *layout.Layout, op Op) (title string, usage []string) {
 	}
 	clock := "{clock}: the client's clock in Unix microseconds (client stamps); "
 	// The reply: the new P, or the error text, and with a member prefix the new member beside
-	// it (else the member is the id the caller sent).
+	// it (else the member is the id the caller sent); then the same of the entry before ('' when
+	// the id had none).
 	if op.Batch {
-		reply := "P, or error text"
+		reply := "P and the prior P ('' for none), or error text and ''"
 		if l.HasPrefix() {
-			reply = "P and member, or error text and ''"
+			reply = "P, member, the prior P and member ('' for none), or error text and ''s"
 		}
 		return title + " (batch)", []string{expiryDoc, tokenDoc, clock + "{each}: id, " + arg + " pairs.",
 			missing + " Returns, per pair, " + reply + "."}
 	}
-	reply := "{P}, or {error text}"
+	reply := "{P, prior P ('' for none)}, or {error text, ''}"
 	if l.HasPrefix() {
-		reply = "{P, member}, or {error text, ''}"
+		reply = "{P, member, prior P, prior member ('' for none)}, or {error text, '', '', ''}"
 	}
 	return title, []string{expiryDoc, tokenDoc, clock + "{id}, {value}: the id and " + arg + ".",
 		missing + " Returns " + reply + "."}

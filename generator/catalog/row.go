@@ -59,5 +59,5 @@ const (
 
 // WithData is the reply shape of r on a board with data fields: "" when r has none.
 func (r Reply) WithData() Reply {
-	return map[Reply]Reply{ReplyWindow: ReplyWindowData, ReplyEntry: ReplyEntryData, ReplyEntries: ReplyEntriesData}[r]
+	return map[Reply]Reply{ReplyWindow: ReplyWindowData, ReplyEntry: ReplyEntryData, ReplyEntries: ReplyEntriesData, ReplyPriors: ReplyPriorsData}[r]
 }

@@ -12,6 +12,7 @@ import (
 func (b *board) helpers() {
 	b.argsHelpers()
 	b.apply()
+	b.written()
 	if len(catalog.FieldUpdates(b.l)) > 0 {
 		b.applyEach()
 		b.first()
@@ -79,14 +80,16 @@ func (b *board) argsHelpers() {
 func (b *board) apply() {
 	l, ua := b.l, catalog.UpdateArgsOf(b.l)
 	doc := "apply runs a field update script for the updates at positions sent and fills in res."
-	read, member := catalog.ReplyItems.Reader(), jen.Code(jen.Id("it").Dot("Member"))
+	read, member, prior := catalog.ReplyItems.Reader(), jen.Code(jen.Id("it").Dot("Member")), jen.Code(jen.Id("it").Dot("PriorMember"))
 	var memberNote jen.Code = jen.Null()
 	if !l.HasPrefix() {
 		id, _ := ua.Index(catalog.ArgID)
 		doc = fmt.Sprintf("apply runs a field update script for the updates at positions sent, whose ids are args[%d+%dj], and\nfills in res.", id, ua.Stride())
 		read = catalog.ReplyBareItems.Reader()
 		member = b.idText(jen.Id("args").Index(jen.Lit(id).Op("+").Lit(ua.Stride()).Op("*").Id("j")).Assert(b.idType()))
-		memberNote = jen.Comment("The reply holds P alone: the member is the id sent.")
+		prior = jen.Id("member")
+		memberNote = jen.Comment("The reply holds P alone: the member is the id sent.").Line().Id("member").Op(":=").Add(member)
+		member = jen.Id("member")
 	}
 	b.comment("%s", doc)
 	recvDecl(b.f).Id("apply").Params(ctxParam(), jen.Id("s").Op("*").Add(rt("Function")), jen.Id("args").Index().Any(), jen.Id("res").Index().Id("Result"), jen.Id("sent").Index().Int()).Error().Block(
@@ -99,9 +102,19 @@ func (b *board) apply() {
 			jen.Id("r").Op(":=").Op("&").Id("res").Index(jen.Id("sent").Index(jen.Id("j"))),
 			jen.If(jen.Id("it").Dot("Err").Op("!=").Nil()).Block(jen.Id("r").Dot("Err").Op("=").Id("it").Dot("Err"), jen.Continue()),
 			memberNote,
-			jen.List(jen.Id("r").Dot("Entry"), jen.Id("r").Dot("Err")).Op("=").Id("Decode").Call(jen.Id("scoreOfP").Call(jen.Id("it").Dot("P")), member),
+			jen.List(jen.Id("r").Dot("Written"), jen.Id("r").Dot("Err")).Op("=").Id("updated").Call(jen.Id("it"), member, prior),
 		),
 		jen.Return(jen.Nil()),
+	)
+	b.f.Line()
+	b.comment("updated is what a field update or change list did to one entry, from its script's reply item: the new entry (member: its member) and the one before (prior: its member), decoded as Get decodes them.")
+	p := func(name string) jen.Code { return jen.Id("scoreOfP").Call(jen.Id("it").Dot(name)) }
+	b.f.Func().Id("updated").Params(jen.Id("it").Add(rt("Item")), jen.List(jen.Id("member"), jen.Id("prior")).String()).Params(jen.Id("w").Id("Written"), jen.Err().Error()).Block(
+		jen.If(jen.List(jen.Id("w").Dot("Entry"), jen.Err()).Op("=").Id("Decode").Call(p("P"), jen.Id("member")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Id("w"), jen.Err())),
+		jen.If(jen.Id("it").Dot("Existed")).Block(
+			jen.If(jen.List(jen.Id("w").Dot("Before"), jen.Err()).Op("=").Id("Decode").Call(p("PriorP"), jen.Id("prior")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Id("w"), jen.Err()))),
+		jen.List(jen.Id("w").Dot("Existed"), jen.Id("w").Dot("Changed")).Op("=").List(jen.Id("it").Dot("Existed"), jen.Id("it").Dot("Changed").Call()),
+		jen.Return(jen.Id("w"), jen.Nil()),
 	)
 	b.f.Line()
 }

@@ -131,9 +131,20 @@ func (b *board) resultTypes() {
 	b.comment("Update is one update of a batch (the <Op><Field>Many methods): the id, and the delta or value. A batch is one script call, atomic as a whole, in order (an id may appear more than once). Each update succeeds or fails on its own: its Result holds the new entry or the error that left that entry unchanged. The batch's error return is for failures of the whole call (connection, ErrLayoutMismatch), which change nothing.")
 	f.Type().Id("Update").Types(jen.Id("V").Any()).Struct(jen.Id(l.IDName).Add(b.idType()), jen.Id("Value").Id("V"))
 	f.Line()
-	b.comment("%s", resultDoc(l))
-	f.Type().Id("Result").Struct(jen.Id("Entry").Id("Entry"), jen.Id("Err").Error())
+	b.comment("Written is what a write did to one entry, read in the write's own script (no second read, so no other writer comes between): the entry after the write (embedded: w.%s is its field), the entry its id held before (Existed false: none, and Before is the zero Entry), and whether the write changed the stored entry (for Best: whether it replaced it). A new personal best is Changed && Existed, its exact gain the difference of Entry and Before.%s", l.Fields[0].Name, writtenDataDoc(l))
+	f.Type().Id("Written").Struct(jen.Id("Entry"), jen.Id("Before").Id("Entry"), jen.Id("Existed").Bool(), jen.Id("Changed").Bool())
 	f.Line()
+	b.comment("%s", resultDoc(l))
+	f.Type().Id("Result").Struct(jen.Id("Written"), jen.Id("Err").Error())
+	f.Line()
+}
+
+// writtenDataDoc is what Written says of entry data on a layout with data fields.
+func writtenDataDoc(l *layout.Layout) string {
+	if !l.HasData() {
+		return ""
+	}
+	return " After Set and Best, Before carries the data stored with it and Entry the data stored (or kept); field updates neither read nor change data, so there both hold the zero Data."
 }
 
 // resultDoc is Result's doc: which methods return one per item, and what each holds,
@@ -151,22 +162,22 @@ func resultDoc(l *layout.Layout) string {
 			updates = append(updates, op.Methods...)
 		}
 	}
-	doc := "Result is the outcome of one item of a batch: its entry, or the error of that item alone."
+	doc := "Result is the outcome of one item of a batch: what it did (Written; Entry is the entry), or the error of that item alone."
 	data := ""
 	if l.HasData() {
 		data = ", with its Data"
 	}
 	for _, m := range gets {
-		doc += fmt.Sprintf(" %s gives one per id: the stored entry%s, or an Err matching ErrNotFound.", m, data)
+		doc += fmt.Sprintf(" %s gives one per id: the stored entry%s (Entry alone), or an Err matching ErrNotFound.", m, data)
 	}
 	for _, m := range lists {
-		doc += fmt.Sprintf(" %s gives one per change list: the new entry, or the error that left it unchanged.", m)
+		doc += fmt.Sprintf(" %s gives one per change list: the new entry and the one before, or the error that left it unchanged.", m)
 		if l.HasData() {
 			doc += " Its Entry.Data is the data the list set (SetData), else the zero Data."
 		}
 	}
 	if len(updates) > 0 {
-		doc += fmt.Sprintf(" %s give one per update: the new entry, or the error that left it unchanged.", strings.Join(updates, ", "))
+		doc += fmt.Sprintf(" %s give one per update: the new entry and the one before, or the error that left it unchanged.", strings.Join(updates, ", "))
 		if l.HasData() {
 			doc += " Field updates neither read nor change an entry's data, so their Entry.Data is the zero Data (Get returns the stored data)."
 		}

@@ -123,7 +123,7 @@ func (b *board) changesType() {
 // updateOneList emits Update(ctx, id, changes...).
 func (b *board) updateOneList(op catalog.Op) {
 	b.comment("%s", b.updateListDoc())
-	recvDecl(b.f).Id(op.Methods[0]).Params(ctxParam(), jen.Id("id").Add(b.idType()), jen.Id("changes").Op("...").Id("Change")).Params(jen.Id("Entry"), jen.Error()).Block(
+	recvDecl(b.f).Id(op.Methods[0]).Params(ctxParam(), jen.Id("id").Add(b.idType()), jen.Id("changes").Op("...").Id("Change")).Params(jen.Id("Written"), jen.Error()).Block(
 		jen.Return(jen.Id("first").Call(jen.Id("b").Dot(op.Methods[1]).Call(jen.Id("ctx"), jen.Index().Id("Changes").Values(jen.Values(
 			jen.Id(b.l.IDName).Op(":").Id("id"), jen.Id("Apply").Op(":").Id("changes")))))),
 	)
@@ -132,7 +132,7 @@ func (b *board) updateOneList(op catalog.Op) {
 
 // updateListDoc is Update's doc comment.
 func (b *board) updateListDoc() string {
-	doc := "Update applies changes to the entry of id in one script call and returns the new entry: all of them or, when one fails (a value out of range, an add that overflows), none, with an error naming the field. Each change works as its field's update method does: an id without an entry starts from the zero entry, and its first min or max takes the value given. Changes of distinct fields do not depend on their order; a list that changes a field twice, or holds a zero Change, is refused with an error matching rankgenrt.ErrBadChange before anything is sent. An empty list leaves an entry as it is (and stores the zero entry for an id without one)."
+	doc := "Update applies changes to the entry of id in one script call and returns what it did (Written: the new entry, the one before, read in the same script, and whether it changed): all of them or, when one fails (a value out of range, an add that overflows), none, with an error naming the field. Each change works as its field's update method does: an id without an entry starts from the zero entry, and its first min or max takes the value given. Changes of distinct fields do not depend on their order; a list that changes a field twice, or holds a zero Change, is refused with an error matching rankgenrt.ErrBadChange before anything is sent. An empty list leaves an entry as it is (and stores the zero entry for an id without one)."
 	var stamps []string
 	for _, s := range b.l.Fields {
 		if s.Stamp != layout.StampNone {
@@ -150,7 +150,7 @@ func (b *board) updateListDoc() string {
 
 // updateLists emits UpdateMany(ctx, lists).
 func (b *board) updateLists(op catalog.Op) {
-	doc := "UpdateMany applies many change lists in one script call, atomic as a whole, in order (an id may appear more than once: a later list starts from what an earlier one left). Each list is applied or refused on its own, as Update does: its Result holds the new entry or the error that left that entry unchanged. The error return is for failures of the whole call (connection, ErrLayoutMismatch), which change nothing."
+	doc := "UpdateMany applies many change lists in one script call, atomic as a whole, in order (an id may appear more than once: a later list starts from what an earlier one left). Each list is applied or refused on its own, as Update does: its Result holds what it did (Written) or the error that left that entry unchanged. The error return is for failures of the whole call (connection, ErrLayoutMismatch), which change nothing."
 	if b.l.HasData() {
 		doc += " Result.Entry.Data is the data the list set (SetData), else the zero Data: a list without SetData leaves the stored data as it is and does not read it (Get returns it)."
 	}
@@ -174,7 +174,7 @@ func (b *board) updateLists(op catalog.Op) {
 		jen.For(jen.List(jen.Id("j"), jen.Id("it")).Op(":=").Range().Id("items")).Block(
 			jen.Id("r").Op(":=").Op("&").Add(res(jen.Id("sent").Index(jen.Id("j")))),
 			jen.If(jen.Id("it").Dot("Err").Op("!=").Nil()).Block(jen.Id("r").Dot("Err").Op("=").Id("it").Dot("Err"), jen.Continue()),
-			jen.List(jen.Id("r").Dot("Entry"), jen.Id("r").Dot("Err")).Op("=").Id("Decode").Call(jen.Id("scoreOfP").Call(jen.Id("it").Dot("P")), jen.Id("it").Dot("Member")),
+			jen.List(jen.Id("r").Dot("Written"), jen.Id("r").Dot("Err")).Op("=").Id("updated").Call(jen.Id("it"), jen.Id("it").Dot("Member"), jen.Id("it").Dot("PriorMember")),
 			b.entryData(),
 		),
 		jen.Return(jen.Id("res"), jen.Nil()),

@@ -174,20 +174,28 @@ func (s *sharded) constructor() {
 
 // set emits Set and SetMany.
 func (s *sharded) set(op catalog.Op) {
-	f, idf := s.f, s.l.IDName
-	f.Comment("Set stores e on its shard, replacing the entry of its id if there is one.")
-	sRecv(f).Id(op.Methods[0]).Params(ctxParam(), id("e").Id("Entry")).Error().Block(
-		jen.Return(shardOf(id("e").Dot(idf)).Dot(op.Methods[0]).Call(ctx(), id("e"))))
-	f.Line()
-	s.comment(`SetMany stores many entries with one script call per shard that holds some of them, all at once; each shard's part is atomic, and for an id given twice the last entry wins. It validates every entry first and writes nothing when one is invalid. When a shard's call fails, the other shards' parts stand; a failure with ErrUncertain carries the batch's token: resend the whole batch under it (rankgenrt.WithIdempotencyKey) and every shard's part is applied exactly once.`)
-	sRecv(f).Id(op.Methods[1]).Params(ctxParam(), id("entries").Index().Id("Entry")).Error().Block(
-		jen.If(jen.Err().Op(":=").Add(s.encodable()).Call(id("entries")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
+	s.f.Comment("Set applies Board.Set on the shard of e's id.")
+	s.writeOne(op)
+	s.comment(`SetMany stores many entries with one script call per shard that holds some of them, all at once, and returns a Written per entry in the order of entries; each shard's part is atomic, and for an id given twice the last entry wins. It validates every entry first and writes nothing when one is invalid. When a shard's call fails, the other shards' parts stand; a failure with ErrUncertain carries the batch's token: resend the whole batch under it (rankgenrt.WithIdempotencyKey) and every shard's part is applied exactly once, each answering with its first reply.`)
+	s.writeMany(op)
+}
+
+// writeOne emits op.Methods[0](ctx, e) on the shard of e's id.
+func (s *sharded) writeOne(op catalog.Op) {
+	sRecv(s.f).Id(op.Methods[0]).Params(ctxParam(), id("e").Id("Entry")).Params(jen.Id("Written"), jen.Error()).Block(
+		jen.Return(shardOf(id("e").Dot(s.l.IDName)).Dot(op.Methods[0]).Call(ctx(), id("e"))))
+	s.f.Line()
+}
+
+// writeMany emits op.Methods[1](ctx, entries): each shard's part through the Board's method.
+func (s *sharded) writeMany(op catalog.Op) {
+	sRecv(s.f).Id(op.Methods[1]).Params(ctxParam(), id("entries").Index().Id("Entry")).Params(jen.Index().Id("Written"), jen.Error()).Block(
+		jen.If(jen.Err().Op(":=").Add(s.encodable()).Call(id("entries")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
 		jen.List(ctx(), jen.Err()).Op(":=").Add(sDot("batch").Call(ctx())),
-		errNil().Block(jen.Return(jen.Err())),
-		jen.Return(rt("ScatterItems").Call(ctx(), sDot("shards"), jen.Len(id("entries")), s.idAt("entries", ""),
-			s.shardCall(jen.Return(id("b").Dot(op.Methods[1]).Call(ctx(), rt("Pick").Call(id("entries"), id("at"))))))),
+		retErr(jen.Nil()),
+		jen.Return(id("gatherBatch").Call(ctx(), id("s"), id("entries"), s.idOfItem(jen.Id("Entry")), jen.Parens(jen.Op("*").Id("Board")).Dot(op.Methods[1]))),
 	)
-	f.Line()
+	s.f.Line()
 }
 
 // idAt is func(i int) string { return <items>[i].<id> as text } (or <items>[i] when field is "-").
@@ -207,17 +215,10 @@ func (s *sharded) shardCall(body ...jen.Code) jen.Code {
 
 // best emits Best and BestMany.
 func (s *sharded) best(op catalog.Op) {
-	f := s.f
-	f.Comment("Best applies Board.Best on the shard of e's id.")
-	sRecv(f).Id(op.Methods[0]).Params(ctxParam(), id("e").Id("Entry")).Params(jen.Bool(), jen.Error()).Block(
-		jen.Return(shardOf(id("e").Dot(s.l.IDName)).Dot(op.Methods[0]).Call(ctx(), id("e"))))
-	f.Line()
-	s.comment("BestMany applies Board.BestMany with one script call per shard that holds some of the entries, all at once, and reports for each entry whether it was stored. It validates every entry first and writes nothing when one is invalid; a failed shard's call is resent as SetMany's is.")
-	sRecv(f).Id(op.Methods[1]).Params(ctxParam(), id("entries").Index().Id("Entry")).Params(jen.Index().Bool(), jen.Error()).Block(
-		jen.If(jen.Err().Op(":=").Add(s.encodable()).Call(id("entries")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
-		jen.Return(id("gatherBatch").Call(ctx(), id("s"), id("entries"), s.idOfItem(jen.Id("Entry")), jen.Parens(jen.Op("*").Id("Board")).Dot(op.Methods[1]))),
-	)
-	f.Line()
+	s.f.Comment("Best applies Board.Best on the shard of e's id.")
+	s.writeOne(op)
+	s.comment("BestMany applies Board.BestMany with one script call per shard that holds some of the entries, all at once, and returns a Written per entry in the order of entries. It validates every entry first and writes nothing when one is invalid; a failed shard's call is resent as SetMany's is.")
+	s.writeMany(op)
 }
 
 // idOfItem is func(x <typ>) string { return <x.<id> as text> }.
@@ -281,7 +282,7 @@ func (s *sharded) update(op catalog.Op) {
 	arg := updateArg(u)
 	if !op.Batch {
 		s.comment("%s applies Board.%s on the shard of id.", name, name)
-		sRecv(f).Id(name).Params(ctxParam(), id("id").Add(s.idType()), id(arg).Add(valueType(op.Field, u))).Params(jen.Id("Entry"), jen.Error()).Block(
+		sRecv(f).Id(name).Params(ctxParam(), id("id").Add(s.idType()), id(arg).Add(valueType(op.Field, u))).Params(jen.Id("Written"), jen.Error()).Block(
 			jen.Return(shardOf(id("id")).Dot(name).Call(ctx(), id("id"), id(arg))))
 		f.Line()
 		return
@@ -504,7 +505,9 @@ func (s *sharded) reshard() {
 	f.Line()
 	s.comment(`Reshard copies every entry of s into dst — the same board under another shard count (NewShardedBoard with the same key and another count names other keys) or another key — shard by shard, in keyset pages (Board.After) of pageSize entries, each stored in dst with one SetMany, and reports its progress after every page. Storing a page twice leaves dst as storing it once (SetMany replaces an id's entry), so a Reshard that stopped is resumed by calling it again from the last progress it returned or reported (or from the zero value): no entry is lost or doubled. At the end it checks that dst holds as many entries as s: a difference is an error matching ErrReshardDrift. Its limit: s must not be written during the copy (stop the writers, Reshard, then move readers and writers to dst and delete s's keys, Keys); a write to an entry already copied would be missing from dst.%s`, s.reshardDocExtra())
 	sRecv(f).Id("Reshard").Params(ctxParam(), id("dst").Op("*").Id("ShardedBoard"), id("from").Id("ReshardProgress"), id("pageSize").Int64(), id("progress").Func().Params(jen.Id("ReshardProgress"))).Params(jen.Id("ReshardProgress"), jen.Error()).Block(
-		jen.Return(rt("Reshard").Call(ctx(), jen.Len(sDot("shards")), id("from"), id("pageSize"), sDot("entriesAfter"), id("dst").Dot("SetMany"), id("progress"), sDot("Count"), id("dst").Dot("Count"))),
+		jen.Return(rt("Reshard").Call(ctx(), jen.Len(sDot("shards")), id("from"), id("pageSize"), sDot("entriesAfter"), jen.Func().Params(ctxParam(), id("entries").Index().Id("Entry")).Error().Block(
+			jen.List(jen.Id("_"), jen.Err()).Op(":=").Id("dst").Dot("SetMany").Call(ctx(), id("entries")),
+			jen.Return(jen.Err())), id("progress"), sDot("Count"), id("dst").Dot("Count"))),
 	)
 	f.Line()
 	f.Comment("entriesAfter reads shard i's entries after cur, up to n, and the cursor of the last (Board.After).")
@@ -524,7 +527,7 @@ func (s *sharded) reshard() {
 func (s *sharded) changes(op catalog.Op) {
 	f := s.f
 	f.Comment("Update applies Board.Update on the shard of id: one atomic script call.")
-	sRecv(f).Id(op.Methods[0]).Params(ctxParam(), id("id").Add(s.idType()), id("changes").Op("...").Id("Change")).Params(jen.Id("Entry"), jen.Error()).Block(
+	sRecv(f).Id(op.Methods[0]).Params(ctxParam(), id("id").Add(s.idType()), id("changes").Op("...").Id("Change")).Params(jen.Id("Written"), jen.Error()).Block(
 		jen.Return(shardOf(id("id")).Dot(op.Methods[0]).Call(ctx(), id("id"), id("changes").Op("..."))))
 	f.Line()
 	s.comment("UpdateMany applies Board.UpdateMany with one script call per shard that holds some of the lists, all at once, each shard's part atomic and in order; the Results are in the order of lists. A failed shard's call is resent as SetMany's is.")

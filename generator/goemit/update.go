@@ -36,7 +36,7 @@ func (b *board) updateDoc(name string, fd *layout.Field, op layout.Op) string {
 		layout.OpMin: fmt.Sprintf("lowers the %s of the entry of id to v when v is smaller", fd.Name),
 		layout.OpSet: fmt.Sprintf("sets the %s of the entry of id to v", fd.Name),
 	}[op]
-	doc := fmt.Sprintf("%s %s and returns the new entry.", name, what)
+	doc := fmt.Sprintf("%s %s and returns what it did: the new entry, the one before (read in the same script) and whether it changed.", name, what)
 	if op == layout.OpAdd {
 		if fd.Overflow == layout.OverflowSaturate {
 			doc += fmt.Sprintf(" A result outside %s's range is clamped to its edge.", fd.Name)
@@ -77,7 +77,7 @@ func (b *board) updateOne(op catalog.Op) {
 	arg := updateArg(u)
 	b.comment("%s", wrap(b.updateDoc(name, fd, u)))
 	one := jen.Index().Id("Update").Types(valueType(fd, u)).Values(jen.Values(jen.Id(b.l.IDName).Op(":").Id("id"), jen.Id("Value").Op(":").Id(arg)))
-	recvDecl(b.f).Id(name).Params(ctxParam(), jen.Id("id").Add(b.idType()), jen.Id(arg).Add(valueType(fd, u))).Params(jen.Id("Entry"), jen.Error()).Block(
+	recvDecl(b.f).Id(name).Params(ctxParam(), jen.Id("id").Add(b.idType()), jen.Id(arg).Add(valueType(fd, u))).Params(jen.Id("Written"), jen.Error()).Block(
 		jen.Return(jen.Id("first").Call(jen.Id("applyEach").Call(jen.Id("ctx"), jen.Id("b"), jen.Id(op.Script()), one, b.updateValue(fd, u)))),
 	)
 }
@@ -150,9 +150,9 @@ func (b *board) applyEach() {
 // first emits first: the one Result of a batch of one as its single method returns it.
 func (b *board) first() {
 	b.f.Comment("first is the outcome of a batch of one: the call's error, else its one Result's.")
-	b.f.Func().Id("first").Params(jen.Id("res").Index().Id("Result"), jen.Err().Error()).Params(jen.Id("Entry"), jen.Error()).Block(
-		errNil().Block(jen.Return(jen.Id("Entry").Values(), jen.Err())),
-		jen.Return(jen.Id("res").Index(jen.Lit(0)).Dot("Entry"), jen.Id("res").Index(jen.Lit(0)).Dot("Err")),
+	b.f.Func().Id("first").Params(jen.Id("res").Index().Id("Result"), jen.Err().Error()).Params(jen.Id("Written"), jen.Error()).Block(
+		errNil().Block(jen.Return(jen.Id("Written").Values(), jen.Err())),
+		jen.Return(jen.Id("res").Index(jen.Lit(0)).Dot("Written"), jen.Id("res").Index(jen.Lit(0)).Dot("Err")),
 	)
 	b.f.Line()
 }

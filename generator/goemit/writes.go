@@ -7,19 +7,65 @@ import (
 
 // set emits Set and SetMany.
 func (b *board) set(op catalog.Op) {
-	f := b.f
-	b.comment("Set stores e, replacing the entry of its id if there is one.")
-	recvDecl(f).Id(op.Methods[0]).Params(ctxParam(), jen.Id("e").Id("Entry")).Error().Block(
-		jen.Return(jen.Id("b").Dot(op.Methods[1]).Call(jen.Id("ctx"), jen.Index().Id("Entry").Values(jen.Id("e")))))
-	f.Line()
-	b.comment("SetMany stores many entries in one script call, atomically; for an id given twice the last\nentry wins. It validates every entry first and writes nothing when one is invalid.")
-	recvDecl(f).Id(op.Methods[1]).Params(ctxParam(), jen.Id("entries").Index().Id("Entry")).Error().Block(
-		jen.If(jen.Len(jen.Id("entries")).Op("==").Lit(0)).Block(jen.Return(jen.Nil())),
-		b.encodeAll(op),
-		jen.List(jen.Id("_"), jen.Err()).Op(":=").Add(run(op, jen.Id("args"))),
-		jen.Return(jen.Err()),
+	b.comment("Set stores e, replacing the entry of its id if there is one, and returns what it did: the entry before it (Existed false: none), e as stored, and whether the stored entry changed (Changed false: the board held e already%s), read in the same script.", b.dataNote())
+	b.writeOne(op)
+	b.comment("SetMany stores many entries in one script call, atomically, and returns a Written per entry, in order; for an id given twice the last entry wins, and the second's Before is the first. It validates every entry first and writes nothing when one is invalid.")
+	b.writeMany(op)
+}
+
+// dataNote is what Set compares beside the entry's fields on a layout with data.
+func (b *board) dataNote() string {
+	if b.l.HasData() {
+		return ", its Data included"
+	}
+	return ""
+}
+
+// writeOne emits op.Methods[0](ctx, e), the single form of a write of whole entries.
+func (b *board) writeOne(op catalog.Op) {
+	recvDecl(b.f).Id(op.Methods[0]).Params(ctxParam(), jen.Id("e").Id("Entry")).Params(jen.Id("Written"), jen.Error()).Block(
+		jen.List(jen.Id("w"), jen.Err()).Op(":=").Id("b").Dot(op.Methods[1]).Call(jen.Id("ctx"), jen.Index().Id("Entry").Values(jen.Id("e"))),
+		errNil().Block(jen.Return(jen.Id("Written").Values(), jen.Err())),
+		jen.Return(jen.Id("w").Index(jen.Lit(0)), jen.Nil()),
 	)
-	f.Line()
+	b.f.Line()
+}
+
+// writeMany emits op.Methods[1](ctx, entries), the batch form of a write of whole entries.
+func (b *board) writeMany(op catalog.Op) {
+	recvDecl(b.f).Id(op.Methods[1]).Params(ctxParam(), jen.Id("entries").Index().Id("Entry")).Params(jen.Index().Id("Written"), jen.Error()).Block(
+		jen.If(jen.Len(jen.Id("entries")).Op("==").Lit(0)).Block(jen.Return(jen.Nil(), jen.Nil())),
+		b.encodeAll(op, jen.Nil()),
+		jen.List(jen.Id("v"), jen.Err()).Op(":=").Add(run(op, jen.Id("args"))),
+		errNil().Block(jen.Return(jen.Nil(), jen.Err())),
+		jen.List(jen.Id("ps"), jen.Err()).Op(":=").Add(reader(op, jen.Id("v"), jen.Len(jen.Id("entries")))),
+		errNil().Block(jen.Return(jen.Nil(), jen.Err())),
+		jen.Return(jen.Id("written").Call(jen.Id("ps"), jen.Id("entries")), jen.Nil()),
+	)
+	b.f.Line()
+}
+
+// written emits the function that turns the set and best scripts' reply into Written values.
+func (b *board) written() {
+	b.comment("written is what Set and Best did to each of entries, from their script's reply: the entry its id held before (decoded as Get decodes it), and after it the entry given when the write stored it, else the one before. A stored entry this layout cannot have written, which Set replaces (Best refuses it in its script), leaves Before the zero Entry.")
+	var data jen.Code = jen.Null()
+	if b.l.HasData() {
+		data = jen.If(jen.Err().Op("==").Nil()).Block(jen.List(jen.Id("before").Dot("Data"), jen.Err()).Op("=").Id("DecodeData").Call(jen.Id("p").Dot("Data")))
+	}
+	b.f.Func().Id("written").Params(jen.Id("ps").Index().Add(rt("Prior")), jen.Id("entries").Index().Id("Entry")).Index().Id("Written").Block(
+		jen.Id("out").Op(":=").Make(jen.Index().Id("Written"), jen.Len(jen.Id("ps"))),
+		jen.For(jen.List(jen.Id("i"), jen.Id("p")).Op(":=").Range().Id("ps")).Block(
+			jen.Id("w").Op(":=").Op("&").Id("out").Index(jen.Id("i")),
+			jen.List(jen.Id("w").Dot("Existed"), jen.Id("w").Dot("Changed"), jen.Id("w").Dot("Entry")).Op("=").List(jen.Id("p").Dot("Found"), jen.Id("p").Dot("Changed"), jen.Id("entries").Index(jen.Id("i"))),
+			jen.If(jen.Op("!").Id("p").Dot("Found")).Block(jen.Continue()),
+			jen.List(jen.Id("before"), jen.Err()).Op(":=").Id("Decode").Call(jen.Id("p").Dot("Score"), jen.Id("p").Dot("Member")),
+			data,
+			jen.If(jen.Err().Op("==").Nil()).Block(jen.Id("w").Dot("Before").Op("=").Id("before")),
+			jen.If(jen.Op("!").Id("p").Dot("Changed")).Block(jen.Id("w").Dot("Entry").Op("=").Id("w").Dot("Before")),
+		),
+		jen.Return(jen.Id("out")),
+	)
+	b.f.Line()
 }
 
 // encodeAll declares args, the arguments of a script that takes (score, member) pairs, from
@@ -37,27 +83,14 @@ func (b *board) encodeAll(op catalog.Op, ret ...jen.Code) jen.Code {
 
 // best emits Best and BestMany.
 func (b *board) best(op catalog.Op) {
-	f := b.f
 	how := "comparing whole tuples (score, then the member's field prefix), never field by field"
 	if !b.l.HasPrefix() {
 		how = "comparing whole tuples (members are bare ids here, so the score alone orders them)"
 	}
-	b.comment("Best stores e unless the board's entry for its id ranks at least as high, %s; it reports whether e was stored. It runs the best script, as every write does, so the layout fingerprint is checked and the write applied exactly once.", how)
-	recvDecl(f).Id(op.Methods[0]).Params(ctxParam(), jen.Id("e").Id("Entry")).Params(jen.Bool(), jen.Error()).Block(
-		jen.List(jen.Id("kept"), jen.Err()).Op(":=").Id("b").Dot(op.Methods[1]).Call(jen.Id("ctx"), jen.Index().Id("Entry").Values(jen.Id("e"))),
-		errNil().Block(jen.Return(jen.False(), jen.Err())),
-		jen.Return(jen.Id("kept").Index(jen.Lit(0)), jen.Nil()),
-	)
-	f.Line()
-	b.comment("BestMany applies Best to many entries in one script call, atomically and in order, and\nreports for each whether it was stored. It validates every entry first and writes nothing\nwhen one is invalid.")
-	recvDecl(f).Id(op.Methods[1]).Params(ctxParam(), jen.Id("entries").Index().Id("Entry")).Params(jen.Index().Bool(), jen.Error()).Block(
-		jen.If(jen.Len(jen.Id("entries")).Op("==").Lit(0)).Block(jen.Return(jen.Nil(), jen.Nil())),
-		b.encodeAll(op, jen.Nil()),
-		jen.List(jen.Id("v"), jen.Err()).Op(":=").Add(run(op, jen.Id("args"))),
-		errNil().Block(jen.Return(jen.Nil(), jen.Err())),
-		jen.Return(reader(op, jen.Id("v"), jen.Len(jen.Id("entries")))),
-	)
-	f.Line()
+	b.comment("Best stores e unless the board's entry for its id ranks at least as high, %s, and returns what it did: Changed when it stored e, the entry before (Existed false: none) and after, read in the same script, so a new personal best and its exact gain need no second read. It runs the best script, as every write does, so the layout fingerprint is checked and the write applied exactly once.", how)
+	b.writeOne(op)
+	b.comment("BestMany applies Best to many entries in one script call, atomically and in order, and returns a Written per entry (an id given twice: the second's Before is what the first left). It validates every entry first and writes nothing when one is invalid.")
+	b.writeMany(op)
 }
 
 // remove emits Remove.

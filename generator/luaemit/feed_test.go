@@ -130,7 +130,7 @@ func feedDifferential(t *testing.T, c redis.UniversalClient, l *layout.Layout, r
 			if _, err := rankgenrt.RunWrite(ctx, c, rankgenrt.NewLibrary(lib.Source).Function("set"), keys[stride:2*stride], "set-"+id, args...); err != nil {
 				t.Fatal(err)
 			}
-			if err := models[1].Set(e); err != nil {
+			if _, err := models[1].Set(e); err != nil {
 				t.Fatal(err)
 			}
 		}

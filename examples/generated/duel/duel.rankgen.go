@@ -371,55 +371,83 @@ type Update[V any] struct {
 	Value    V
 }
 
-// Result is the outcome of one item of a batch: its entry, or the error of that item alone.
-// GetMany gives one per id: the stored entry, or an Err matching ErrNotFound. UpdateMany gives one
-// per change list: the new entry, or the error that left it unchanged. AddPointsMany,
-// MaxPointsMany, SetPointsMany, AddWinsMany, MinWinsMany, SetTierMany, MaxTierMany give one per
-// update: the new entry, or the error that left it unchanged.
+// Written is what a write did to one entry, read in the write's own script (no second read, so no
+// other writer comes between): the entry after the write (embedded: w.Points is its field), the
+// entry its id held before (Existed false: none, and Before is the zero Entry), and whether the
+// write changed the stored entry (for Best: whether it replaced it). A new personal best is
+// Changed && Existed, its exact gain the difference of Entry and Before.
+type Written struct {
+	Entry
+	Before  Entry
+	Existed bool
+	Changed bool
+}
+
+// Result is the outcome of one item of a batch: what it did (Written; Entry is the entry), or the
+// error of that item alone. GetMany gives one per id: the stored entry (Entry alone), or an Err
+// matching ErrNotFound. UpdateMany gives one per change list: the new entry and the one before, or
+// the error that left it unchanged. AddPointsMany, MaxPointsMany, SetPointsMany, AddWinsMany,
+// MinWinsMany, SetTierMany, MaxTierMany give one per update: the new entry and the one before, or
+// the error that left it unchanged.
 type Result struct {
-	Entry Entry
-	Err   error
+	Written
+	Err error
 }
 
-// Set stores e, replacing the entry of its id if there is one.
-func (b *Board) Set(ctx context.Context, e Entry) error {
-	return b.SetMany(ctx, []Entry{e})
+// Set stores e, replacing the entry of its id if there is one, and returns what it did: the entry
+// before it (Existed false: none), e as stored, and whether the stored entry changed (Changed
+// false: the board held e already), read in the same script.
+func (b *Board) Set(ctx context.Context, e Entry) (Written, error) {
+	w, err := b.SetMany(ctx, []Entry{e})
+	if err != nil {
+		return Written{}, err
+	}
+	return w[0], nil
 }
 
-// SetMany stores many entries in one script call, atomically; for an id given twice the last entry
-// wins. It validates every entry first and writes nothing when one is invalid.
-func (b *Board) SetMany(ctx context.Context, entries []Entry) error {
+// SetMany stores many entries in one script call, atomically, and returns a Written per entry, in
+// order; for an id given twice the last entry wins, and the second's Before is the first. It
+// validates every entry first and writes nothing when one is invalid.
+func (b *Board) SetMany(ctx context.Context, entries []Entry) ([]Written, error) {
 	if len(entries) == 0 {
-		return nil
+		return nil, nil
 	}
 	args := b.args(2 * len(entries))
 	for _, e := range entries {
 		score, member, err := e.Encode()
 		if err != nil {
-			return err
+			return nil, err
 		}
 		args = append(args, rankgenrt.FormatScore(score), member)
 	}
-	_, err := b.write(ctx, scriptSet, args)
-	return err
+	v, err := b.write(ctx, scriptSet, args)
+	if err != nil {
+		return nil, err
+	}
+	ps, err := rankgenrt.Priors(v, len(entries))
+	if err != nil {
+		return nil, err
+	}
+	return written(ps, entries), nil
 }
 
 // Best stores e unless the board's entry for its id ranks at least as high, comparing whole tuples
-// (members are bare ids here, so the score alone orders them); it reports whether e was stored. It
-// runs the best script, as every write does, so the layout fingerprint is checked and the write
-// applied exactly once.
-func (b *Board) Best(ctx context.Context, e Entry) (bool, error) {
-	kept, err := b.BestMany(ctx, []Entry{e})
+// (members are bare ids here, so the score alone orders them), and returns what it did: Changed
+// when it stored e, the entry before (Existed false: none) and after, read in the same script, so
+// a new personal best and its exact gain need no second read. It runs the best script, as every
+// write does, so the layout fingerprint is checked and the write applied exactly once.
+func (b *Board) Best(ctx context.Context, e Entry) (Written, error) {
+	w, err := b.BestMany(ctx, []Entry{e})
 	if err != nil {
-		return false, err
+		return Written{}, err
 	}
-	return kept[0], nil
+	return w[0], nil
 }
 
-// BestMany applies Best to many entries in one script call, atomically and in order, and reports
-// for each whether it was stored. It validates every entry first and writes nothing when one is
-// invalid.
-func (b *Board) BestMany(ctx context.Context, entries []Entry) ([]bool, error) {
+// BestMany applies Best to many entries in one script call, atomically and in order, and returns a
+// Written per entry (an id given twice: the second's Before is what the first left). It validates
+// every entry first and writes nothing when one is invalid.
+func (b *Board) BestMany(ctx context.Context, entries []Entry) ([]Written, error) {
 	if len(entries) == 0 {
 		return nil, nil
 	}
@@ -435,7 +463,11 @@ func (b *Board) BestMany(ctx context.Context, entries []Entry) ([]bool, error) {
 	if err != nil {
 		return nil, err
 	}
-	return rankgenrt.Flags(v, len(entries))
+	ps, err := rankgenrt.Priors(v, len(entries))
+	if err != nil {
+		return nil, err
+	}
+	return written(ps, entries), nil
 }
 
 // Remove deletes the entries of the given ids and returns how many there were.
@@ -461,12 +493,12 @@ func (b *Board) Trim(ctx context.Context, keep int64) (int64, error) {
 	return rankgenrt.Int(b.write(ctx, scriptTrim, append(b.args(1), keep)))
 }
 
-// AddPoints adds delta to the Points of the entry of id and returns the new entry. A result
-// outside Points's range is clamped to its edge. An id without an entry starts from the zero entry
-// (0, false, the first enum value, or the Unix epoch for a time; a field's lowest-ranking value
-// when that is outside its range). When the update changes the entry, it also sets ReachedAt
-// (server clock) to now.
-func (b *Board) AddPoints(ctx context.Context, id string, delta int64) (Entry, error) {
+// AddPoints adds delta to the Points of the entry of id and returns what it did: the new entry,
+// the one before (read in the same script) and whether it changed. A result outside Points's range
+// is clamped to its edge. An id without an entry starts from the zero entry (0, false, the first
+// enum value, or the Unix epoch for a time; a field's lowest-ranking value when that is outside
+// its range). When the update changes the entry, it also sets ReachedAt (server clock) to now.
+func (b *Board) AddPoints(ctx context.Context, id string, delta int64) (Written, error) {
 	return first(applyEach(ctx, b, scriptAddPoints, []Update[int64]{{PlayerID: id, Value: delta}}, rankgenrt.AsIs[int64]))
 }
 
@@ -475,12 +507,13 @@ func (b *Board) AddPointsMany(ctx context.Context, updates []Update[int64]) ([]R
 	return applyEach(ctx, b, scriptAddPointsMany, updates, rankgenrt.AsIs[int64])
 }
 
-// MaxPoints raises the Points of the entry of id to v when v is larger and returns the new entry.
-// An id without an entry takes v as its Points (its first max is the value submitted), the other
-// fields starting from the zero entry (0, false, the first enum value, or the Unix epoch for a
-// time; a field's lowest-ranking value when that is outside its range). When the update changes
-// the entry, it also sets ReachedAt (server clock) to now.
-func (b *Board) MaxPoints(ctx context.Context, id string, v uint32) (Entry, error) {
+// MaxPoints raises the Points of the entry of id to v when v is larger and returns what it did:
+// the new entry, the one before (read in the same script) and whether it changed. An id without an
+// entry takes v as its Points (its first max is the value submitted), the other fields starting
+// from the zero entry (0, false, the first enum value, or the Unix epoch for a time; a field's
+// lowest-ranking value when that is outside its range). When the update changes the entry, it also
+// sets ReachedAt (server clock) to now.
+func (b *Board) MaxPoints(ctx context.Context, id string, v uint32) (Written, error) {
 	return first(applyEach(ctx, b, scriptMaxPoints, []Update[uint32]{{PlayerID: id, Value: v}}, digitOfPoints))
 }
 
@@ -489,11 +522,12 @@ func (b *Board) MaxPointsMany(ctx context.Context, updates []Update[uint32]) ([]
 	return applyEach(ctx, b, scriptMaxPointsMany, updates, digitOfPoints)
 }
 
-// SetPoints sets the Points of the entry of id to v and returns the new entry. An id without an
-// entry starts from the zero entry (0, false, the first enum value, or the Unix epoch for a time;
-// a field's lowest-ranking value when that is outside its range). When the update changes the
-// entry, it also sets ReachedAt (server clock) to now.
-func (b *Board) SetPoints(ctx context.Context, id string, v uint32) (Entry, error) {
+// SetPoints sets the Points of the entry of id to v and returns what it did: the new entry, the
+// one before (read in the same script) and whether it changed. An id without an entry starts from
+// the zero entry (0, false, the first enum value, or the Unix epoch for a time; a field's
+// lowest-ranking value when that is outside its range). When the update changes the entry, it also
+// sets ReachedAt (server clock) to now.
+func (b *Board) SetPoints(ctx context.Context, id string, v uint32) (Written, error) {
 	return first(applyEach(ctx, b, scriptSetPoints, []Update[uint32]{{PlayerID: id, Value: v}}, digitOfPoints))
 }
 
@@ -502,12 +536,13 @@ func (b *Board) SetPointsMany(ctx context.Context, updates []Update[uint32]) ([]
 	return applyEach(ctx, b, scriptSetPointsMany, updates, digitOfPoints)
 }
 
-// AddWins adds delta to the Wins of the entry of id and returns the new entry. A result outside
-// Wins's range is refused with an error matching ErrOverflow, leaving the entry unchanged. An id
-// without an entry starts from the zero entry (0, false, the first enum value, or the Unix epoch
-// for a time; a field's lowest-ranking value when that is outside its range). When the update
-// changes the entry, it also sets ReachedAt (server clock) to now.
-func (b *Board) AddWins(ctx context.Context, id string, delta int64) (Entry, error) {
+// AddWins adds delta to the Wins of the entry of id and returns what it did: the new entry, the
+// one before (read in the same script) and whether it changed. A result outside Wins's range is
+// refused with an error matching ErrOverflow, leaving the entry unchanged. An id without an entry
+// starts from the zero entry (0, false, the first enum value, or the Unix epoch for a time; a
+// field's lowest-ranking value when that is outside its range). When the update changes the entry,
+// it also sets ReachedAt (server clock) to now.
+func (b *Board) AddWins(ctx context.Context, id string, delta int64) (Written, error) {
 	return first(applyEach(ctx, b, scriptAddWins, []Update[int64]{{PlayerID: id, Value: delta}}, rankgenrt.AsIs[int64]))
 }
 
@@ -516,12 +551,13 @@ func (b *Board) AddWinsMany(ctx context.Context, updates []Update[int64]) ([]Res
 	return applyEach(ctx, b, scriptAddWinsMany, updates, rankgenrt.AsIs[int64])
 }
 
-// MinWins lowers the Wins of the entry of id to v when v is smaller and returns the new entry. An
-// id without an entry takes v as its Wins (its first min is the value submitted), the other fields
-// starting from the zero entry (0, false, the first enum value, or the Unix epoch for a time; a
-// field's lowest-ranking value when that is outside its range). When the update changes the entry,
-// it also sets ReachedAt (server clock) to now.
-func (b *Board) MinWins(ctx context.Context, id string, v uint8) (Entry, error) {
+// MinWins lowers the Wins of the entry of id to v when v is smaller and returns what it did: the
+// new entry, the one before (read in the same script) and whether it changed. An id without an
+// entry takes v as its Wins (its first min is the value submitted), the other fields starting from
+// the zero entry (0, false, the first enum value, or the Unix epoch for a time; a field's
+// lowest-ranking value when that is outside its range). When the update changes the entry, it also
+// sets ReachedAt (server clock) to now.
+func (b *Board) MinWins(ctx context.Context, id string, v uint8) (Written, error) {
 	return first(applyEach(ctx, b, scriptMinWins, []Update[uint8]{{PlayerID: id, Value: v}}, func(v uint8) (uint64, error) {
 		d := uint64(v)
 		return d, nil
@@ -536,11 +572,12 @@ func (b *Board) MinWinsMany(ctx context.Context, updates []Update[uint8]) ([]Res
 	})
 }
 
-// SetTier sets the Tier of the entry of id to v and returns the new entry. An id without an entry
-// starts from the zero entry (0, false, the first enum value, or the Unix epoch for a time; a
-// field's lowest-ranking value when that is outside its range). When the update changes the entry,
-// it also sets ReachedAt (server clock) to now.
-func (b *Board) SetTier(ctx context.Context, id string, v Tier) (Entry, error) {
+// SetTier sets the Tier of the entry of id to v and returns what it did: the new entry, the one
+// before (read in the same script) and whether it changed. An id without an entry starts from the
+// zero entry (0, false, the first enum value, or the Unix epoch for a time; a field's
+// lowest-ranking value when that is outside its range). When the update changes the entry, it also
+// sets ReachedAt (server clock) to now.
+func (b *Board) SetTier(ctx context.Context, id string, v Tier) (Written, error) {
 	return first(applyEach(ctx, b, scriptSetTier, []Update[Tier]{{PlayerID: id, Value: v}}, digitOfTier))
 }
 
@@ -549,12 +586,13 @@ func (b *Board) SetTierMany(ctx context.Context, updates []Update[Tier]) ([]Resu
 	return applyEach(ctx, b, scriptSetTierMany, updates, digitOfTier)
 }
 
-// MaxTier raises the Tier of the entry of id to v when v is larger and returns the new entry. An
-// id without an entry takes v as its Tier (its first max is the value submitted), the other fields
-// starting from the zero entry (0, false, the first enum value, or the Unix epoch for a time; a
-// field's lowest-ranking value when that is outside its range). When the update changes the entry,
-// it also sets ReachedAt (server clock) to now.
-func (b *Board) MaxTier(ctx context.Context, id string, v Tier) (Entry, error) {
+// MaxTier raises the Tier of the entry of id to v when v is larger and returns what it did: the
+// new entry, the one before (read in the same script) and whether it changed. An id without an
+// entry takes v as its Tier (its first max is the value submitted), the other fields starting from
+// the zero entry (0, false, the first enum value, or the Unix epoch for a time; a field's
+// lowest-ranking value when that is outside its range). When the update changes the entry, it also
+// sets ReachedAt (server clock) to now.
+func (b *Board) MaxTier(ctx context.Context, id string, v Tier) (Written, error) {
 	return first(applyEach(ctx, b, scriptMaxTier, []Update[Tier]{{PlayerID: id, Value: v}}, digitOfTier))
 }
 
@@ -646,23 +684,23 @@ type Changes struct {
 	Apply    []Change
 }
 
-// Update applies changes to the entry of id in one script call and returns the new entry: all of
-// them or, when one fails (a value out of range, an add that overflows), none, with an error
-// naming the field. Each change works as its field's update method does: an id without an entry
-// starts from the zero entry, and its first min or max takes the value given. Changes of distinct
-// fields do not depend on their order; a list that changes a field twice, or holds a zero Change,
-// is refused with an error matching rankgenrt.ErrBadChange before anything is sent. An empty list
-// leaves an entry as it is (and stores the zero entry for an id without one). When the changes
-// move the entry (or create it), ReachedAt (server clock) is set to now, once, unless the list
-// changes it.
-func (b *Board) Update(ctx context.Context, id string, changes ...Change) (Entry, error) {
+// Update applies changes to the entry of id in one script call and returns what it did (Written:
+// the new entry, the one before, read in the same script, and whether it changed): all of them or,
+// when one fails (a value out of range, an add that overflows), none, with an error naming the
+// field. Each change works as its field's update method does: an id without an entry starts from
+// the zero entry, and its first min or max takes the value given. Changes of distinct fields do
+// not depend on their order; a list that changes a field twice, or holds a zero Change, is refused
+// with an error matching rankgenrt.ErrBadChange before anything is sent. An empty list leaves an
+// entry as it is (and stores the zero entry for an id without one). When the changes move the
+// entry (or create it), ReachedAt (server clock) is set to now, once, unless the list changes it.
+func (b *Board) Update(ctx context.Context, id string, changes ...Change) (Written, error) {
 	return first(b.UpdateMany(ctx, []Changes{{PlayerID: id, Apply: changes}}))
 }
 
 // UpdateMany applies many change lists in one script call, atomic as a whole, in order (an id may
 // appear more than once: a later list starts from what an earlier one left). Each list is applied
-// or refused on its own, as Update does: its Result holds the new entry or the error that left
-// that entry unchanged. The error return is for failures of the whole call (connection,
+// or refused on its own, as Update does: its Result holds what it did (Written) or the error that
+// left that entry unchanged. The error return is for failures of the whole call (connection,
 // ErrLayoutMismatch), which change nothing.
 func (b *Board) UpdateMany(ctx context.Context, lists []Changes) ([]Result, error) {
 	res := make([]Result, len(lists))
@@ -694,7 +732,7 @@ func (b *Board) UpdateMany(ctx context.Context, lists []Changes) ([]Result, erro
 			r.Err = it.Err
 			continue
 		}
-		r.Entry, r.Err = Decode(scoreOfP(it.P), it.Member)
+		r.Written, r.Err = updated(it, it.Member, it.PriorMember)
 	}
 	return res, nil
 }
@@ -1382,9 +1420,49 @@ func (b *Board) apply(ctx context.Context, s *rankgenrt.Function, args []any, re
 			continue
 		}
 		// The reply holds P alone: the member is the id sent.
-		r.Entry, r.Err = Decode(scoreOfP(it.P), args[5+2*j].(string))
+		member := args[5+2*j].(string)
+		r.Written, r.Err = updated(it, member, member)
 	}
 	return nil
+}
+
+// updated is what a field update or change list did to one entry, from its script's reply item:
+// the new entry (member: its member) and the one before (prior: its member), decoded as Get
+// decodes them.
+func updated(it rankgenrt.Item, member, prior string) (w Written, err error) {
+	if w.Entry, err = Decode(scoreOfP(it.P), member); err != nil {
+		return w, err
+	}
+	if it.Existed {
+		if w.Before, err = Decode(scoreOfP(it.PriorP), prior); err != nil {
+			return w, err
+		}
+	}
+	w.Existed, w.Changed = it.Existed, it.Changed()
+	return w, nil
+}
+
+// written is what Set and Best did to each of entries, from their script's reply: the entry its id
+// held before (decoded as Get decodes it), and after it the entry given when the write stored it,
+// else the one before. A stored entry this layout cannot have written, which Set replaces (Best
+// refuses it in its script), leaves Before the zero Entry.
+func written(ps []rankgenrt.Prior, entries []Entry) []Written {
+	out := make([]Written, len(ps))
+	for i, p := range ps {
+		w := &out[i]
+		w.Existed, w.Changed, w.Entry = p.Found, p.Changed, entries[i]
+		if !p.Found {
+			continue
+		}
+		before, err := Decode(p.Score, p.Member)
+		if err == nil {
+			w.Before = before
+		}
+		if !p.Changed {
+			w.Entry = w.Before
+		}
+	}
+	return out
 }
 
 // applyEach runs the field update script s for updates, each value sent as arg(v) gives it; a
@@ -1414,11 +1492,11 @@ func applyEach[V, A any](ctx context.Context, b *Board, s *rankgenrt.Function, u
 }
 
 // first is the outcome of a batch of one: the call's error, else its one Result's.
-func first(res []Result, err error) (Entry, error) {
+func first(res []Result, err error) (Written, error) {
 	if err != nil {
-		return Entry{}, err
+		return Written{}, err
 	}
-	return res[0].Entry, res[0].Err
+	return res[0].Written, res[0].Err
 }
 
 // rankedPairs decodes range replies; start is the 0-based position of the first.
@@ -1554,41 +1632,45 @@ func (s *ShardedBoard) Load(ctx context.Context) error {
 	return library.Load(ctx, s.c)
 }
 
-// Set stores e on its shard, replacing the entry of its id if there is one.
-func (s *ShardedBoard) Set(ctx context.Context, e Entry) error {
+// Set applies Board.Set on the shard of e's id.
+func (s *ShardedBoard) Set(ctx context.Context, e Entry) (Written, error) {
 	return s.shard(e.PlayerID).Set(ctx, e)
 }
 
-// SetMany stores many entries with one script call per shard that holds some of them, all at once;
-// each shard's part is atomic, and for an id given twice the last entry wins. It validates every
-// entry first and writes nothing when one is invalid. When a shard's call fails, the other shards'
-// parts stand; a failure with ErrUncertain carries the batch's token: resend the whole batch under
-// it (rankgenrt.WithIdempotencyKey) and every shard's part is applied exactly once.
-func (s *ShardedBoard) SetMany(ctx context.Context, entries []Entry) error {
+// SetMany stores many entries with one script call per shard that holds some of them, all at once,
+// and returns a Written per entry in the order of entries; each shard's part is atomic, and for an
+// id given twice the last entry wins. It validates every entry first and writes nothing when one
+// is invalid. When a shard's call fails, the other shards' parts stand; a failure with
+// ErrUncertain carries the batch's token: resend the whole batch under it
+// (rankgenrt.WithIdempotencyKey) and every shard's part is applied exactly once, each answering
+// with its first reply.
+func (s *ShardedBoard) SetMany(ctx context.Context, entries []Entry) ([]Written, error) {
 	if err := encodable(entries); err != nil {
-		return err
+		return nil, err
 	}
 	ctx, err := s.batch(ctx)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return rankgenrt.ScatterItems(ctx, s.shards, len(entries), func(i int) string {
-		return entries[i].PlayerID
-	}, func(ctx context.Context, b *Board, at []int) error {
-		return b.SetMany(ctx, rankgenrt.Pick(entries, at))
-	})
+	return gatherBatch(ctx, s, entries, func(x Entry) string {
+		return x.PlayerID
+	}, (*Board).SetMany)
 }
 
 // Best applies Board.Best on the shard of e's id.
-func (s *ShardedBoard) Best(ctx context.Context, e Entry) (bool, error) {
+func (s *ShardedBoard) Best(ctx context.Context, e Entry) (Written, error) {
 	return s.shard(e.PlayerID).Best(ctx, e)
 }
 
 // BestMany applies Board.BestMany with one script call per shard that holds some of the entries,
-// all at once, and reports for each entry whether it was stored. It validates every entry first
-// and writes nothing when one is invalid; a failed shard's call is resent as SetMany's is.
-func (s *ShardedBoard) BestMany(ctx context.Context, entries []Entry) ([]bool, error) {
+// all at once, and returns a Written per entry in the order of entries. It validates every entry
+// first and writes nothing when one is invalid; a failed shard's call is resent as SetMany's is.
+func (s *ShardedBoard) BestMany(ctx context.Context, entries []Entry) ([]Written, error) {
 	if err := encodable(entries); err != nil {
+		return nil, err
+	}
+	ctx, err := s.batch(ctx)
+	if err != nil {
 		return nil, err
 	}
 	return gatherBatch(ctx, s, entries, func(x Entry) string {
@@ -1648,7 +1730,7 @@ func (s *ShardedBoard) Trim(ctx context.Context, keep int64) (int64, error) {
 }
 
 // AddPoints applies Board.AddPoints on the shard of id.
-func (s *ShardedBoard) AddPoints(ctx context.Context, id string, delta int64) (Entry, error) {
+func (s *ShardedBoard) AddPoints(ctx context.Context, id string, delta int64) (Written, error) {
 	return s.shard(id).AddPoints(ctx, id, delta)
 }
 
@@ -1662,7 +1744,7 @@ func (s *ShardedBoard) AddPointsMany(ctx context.Context, updates []Update[int64
 }
 
 // MaxPoints applies Board.MaxPoints on the shard of id.
-func (s *ShardedBoard) MaxPoints(ctx context.Context, id string, v uint32) (Entry, error) {
+func (s *ShardedBoard) MaxPoints(ctx context.Context, id string, v uint32) (Written, error) {
 	return s.shard(id).MaxPoints(ctx, id, v)
 }
 
@@ -1676,7 +1758,7 @@ func (s *ShardedBoard) MaxPointsMany(ctx context.Context, updates []Update[uint3
 }
 
 // SetPoints applies Board.SetPoints on the shard of id.
-func (s *ShardedBoard) SetPoints(ctx context.Context, id string, v uint32) (Entry, error) {
+func (s *ShardedBoard) SetPoints(ctx context.Context, id string, v uint32) (Written, error) {
 	return s.shard(id).SetPoints(ctx, id, v)
 }
 
@@ -1690,7 +1772,7 @@ func (s *ShardedBoard) SetPointsMany(ctx context.Context, updates []Update[uint3
 }
 
 // AddWins applies Board.AddWins on the shard of id.
-func (s *ShardedBoard) AddWins(ctx context.Context, id string, delta int64) (Entry, error) {
+func (s *ShardedBoard) AddWins(ctx context.Context, id string, delta int64) (Written, error) {
 	return s.shard(id).AddWins(ctx, id, delta)
 }
 
@@ -1704,7 +1786,7 @@ func (s *ShardedBoard) AddWinsMany(ctx context.Context, updates []Update[int64])
 }
 
 // MinWins applies Board.MinWins on the shard of id.
-func (s *ShardedBoard) MinWins(ctx context.Context, id string, v uint8) (Entry, error) {
+func (s *ShardedBoard) MinWins(ctx context.Context, id string, v uint8) (Written, error) {
 	return s.shard(id).MinWins(ctx, id, v)
 }
 
@@ -1718,7 +1800,7 @@ func (s *ShardedBoard) MinWinsMany(ctx context.Context, updates []Update[uint8])
 }
 
 // SetTier applies Board.SetTier on the shard of id.
-func (s *ShardedBoard) SetTier(ctx context.Context, id string, v Tier) (Entry, error) {
+func (s *ShardedBoard) SetTier(ctx context.Context, id string, v Tier) (Written, error) {
 	return s.shard(id).SetTier(ctx, id, v)
 }
 
@@ -1732,7 +1814,7 @@ func (s *ShardedBoard) SetTierMany(ctx context.Context, updates []Update[Tier]) 
 }
 
 // MaxTier applies Board.MaxTier on the shard of id.
-func (s *ShardedBoard) MaxTier(ctx context.Context, id string, v Tier) (Entry, error) {
+func (s *ShardedBoard) MaxTier(ctx context.Context, id string, v Tier) (Written, error) {
 	return s.shard(id).MaxTier(ctx, id, v)
 }
 
@@ -1746,7 +1828,7 @@ func (s *ShardedBoard) MaxTierMany(ctx context.Context, updates []Update[Tier]) 
 }
 
 // Update applies Board.Update on the shard of id: one atomic script call.
-func (s *ShardedBoard) Update(ctx context.Context, id string, changes ...Change) (Entry, error) {
+func (s *ShardedBoard) Update(ctx context.Context, id string, changes ...Change) (Written, error) {
 	return s.shard(id).Update(ctx, id, changes...)
 }
 
@@ -2206,7 +2288,10 @@ type ReshardProgress = rankgenrt.ReshardProgress[Cursor]
 // Reshard, then move readers and writers to dst and delete s's keys, Keys); a write to an entry
 // already copied would be missing from dst.
 func (s *ShardedBoard) Reshard(ctx context.Context, dst *ShardedBoard, from ReshardProgress, pageSize int64, progress func(ReshardProgress)) (ReshardProgress, error) {
-	return rankgenrt.Reshard(ctx, len(s.shards), from, pageSize, s.entriesAfter, dst.SetMany, progress, s.Count, dst.Count)
+	return rankgenrt.Reshard(ctx, len(s.shards), from, pageSize, s.entriesAfter, func(ctx context.Context, entries []Entry) error {
+		_, err := dst.SetMany(ctx, entries)
+		return err
+	}, progress, s.Count, dst.Count)
 }
 
 // entriesAfter reads shard i's entries after cur, up to n, and the cursor of the last (Board.After).

@@ -328,55 +328,82 @@ type Update[V any] struct {
 	Value  V
 }
 
-// Result is the outcome of one item of a batch: its entry, or the error of that item alone.
-// GetMany gives one per id: the stored entry, or an Err matching ErrNotFound. UpdateMany gives one
-// per change list: the new entry, or the error that left it unchanged. AddPointsMany,
-// SetPointsMany, SetPaidMany, SetReachedAtMany give one per update: the new entry, or the error
-// that left it unchanged.
+// Written is what a write did to one entry, read in the write's own script (no second read, so no
+// other writer comes between): the entry after the write (embedded: w.Points is its field), the
+// entry its id held before (Existed false: none, and Before is the zero Entry), and whether the
+// write changed the stored entry (for Best: whether it replaced it). A new personal best is
+// Changed && Existed, its exact gain the difference of Entry and Before.
+type Written struct {
+	Entry
+	Before  Entry
+	Existed bool
+	Changed bool
+}
+
+// Result is the outcome of one item of a batch: what it did (Written; Entry is the entry), or the
+// error of that item alone. GetMany gives one per id: the stored entry (Entry alone), or an Err
+// matching ErrNotFound. UpdateMany gives one per change list: the new entry and the one before, or
+// the error that left it unchanged. AddPointsMany, SetPointsMany, SetPaidMany, SetReachedAtMany
+// give one per update: the new entry and the one before, or the error that left it unchanged.
 type Result struct {
-	Entry Entry
-	Err   error
+	Written
+	Err error
 }
 
-// Set stores e, replacing the entry of its id if there is one.
-func (b *Board) Set(ctx context.Context, e Entry) error {
-	return b.SetMany(ctx, []Entry{e})
+// Set stores e, replacing the entry of its id if there is one, and returns what it did: the entry
+// before it (Existed false: none), e as stored, and whether the stored entry changed (Changed
+// false: the board held e already), read in the same script.
+func (b *Board) Set(ctx context.Context, e Entry) (Written, error) {
+	w, err := b.SetMany(ctx, []Entry{e})
+	if err != nil {
+		return Written{}, err
+	}
+	return w[0], nil
 }
 
-// SetMany stores many entries in one script call, atomically; for an id given twice the last entry
-// wins. It validates every entry first and writes nothing when one is invalid.
-func (b *Board) SetMany(ctx context.Context, entries []Entry) error {
+// SetMany stores many entries in one script call, atomically, and returns a Written per entry, in
+// order; for an id given twice the last entry wins, and the second's Before is the first. It
+// validates every entry first and writes nothing when one is invalid.
+func (b *Board) SetMany(ctx context.Context, entries []Entry) ([]Written, error) {
 	if len(entries) == 0 {
-		return nil
+		return nil, nil
 	}
 	args := b.args(2 * len(entries))
 	for _, e := range entries {
 		score, member, err := e.Encode()
 		if err != nil {
-			return err
+			return nil, err
 		}
 		args = append(args, rankgenrt.FormatScore(score), member)
 	}
-	_, err := b.write(ctx, scriptSet, args)
-	return err
+	v, err := b.write(ctx, scriptSet, args)
+	if err != nil {
+		return nil, err
+	}
+	ps, err := rankgenrt.Priors(v, len(entries))
+	if err != nil {
+		return nil, err
+	}
+	return written(ps, entries), nil
 }
 
 // Best stores e unless the board's entry for its id ranks at least as high, comparing whole tuples
-// (score, then the member's field prefix), never field by field; it reports whether e was stored.
-// It runs the best script, as every write does, so the layout fingerprint is checked and the write
-// applied exactly once.
-func (b *Board) Best(ctx context.Context, e Entry) (bool, error) {
-	kept, err := b.BestMany(ctx, []Entry{e})
+// (score, then the member's field prefix), never field by field, and returns what it did: Changed
+// when it stored e, the entry before (Existed false: none) and after, read in the same script, so
+// a new personal best and its exact gain need no second read. It runs the best script, as every
+// write does, so the layout fingerprint is checked and the write applied exactly once.
+func (b *Board) Best(ctx context.Context, e Entry) (Written, error) {
+	w, err := b.BestMany(ctx, []Entry{e})
 	if err != nil {
-		return false, err
+		return Written{}, err
 	}
-	return kept[0], nil
+	return w[0], nil
 }
 
-// BestMany applies Best to many entries in one script call, atomically and in order, and reports
-// for each whether it was stored. It validates every entry first and writes nothing when one is
-// invalid.
-func (b *Board) BestMany(ctx context.Context, entries []Entry) ([]bool, error) {
+// BestMany applies Best to many entries in one script call, atomically and in order, and returns a
+// Written per entry (an id given twice: the second's Before is what the first left). It validates
+// every entry first and writes nothing when one is invalid.
+func (b *Board) BestMany(ctx context.Context, entries []Entry) ([]Written, error) {
 	if len(entries) == 0 {
 		return nil, nil
 	}
@@ -392,7 +419,11 @@ func (b *Board) BestMany(ctx context.Context, entries []Entry) ([]bool, error) {
 	if err != nil {
 		return nil, err
 	}
-	return rankgenrt.Flags(v, len(entries))
+	ps, err := rankgenrt.Priors(v, len(entries))
+	if err != nil {
+		return nil, err
+	}
+	return written(ps, entries), nil
 }
 
 // Remove deletes the entries of the given ids and returns how many there were.
@@ -418,11 +449,12 @@ func (b *Board) Trim(ctx context.Context, keep int64) (int64, error) {
 	return rankgenrt.Int(b.write(ctx, scriptTrim, append(b.args(1), keep)))
 }
 
-// AddPoints adds delta to the Points of the entry of id and returns the new entry. A result
-// outside Points's range is refused with an error matching ErrOverflow, leaving the entry
-// unchanged. An id without an entry starts from the zero entry (0, false, the first enum value, or
-// the Unix epoch for a time; a field's lowest-ranking value when that is outside its range).
-func (b *Board) AddPoints(ctx context.Context, id string, delta int64) (Entry, error) {
+// AddPoints adds delta to the Points of the entry of id and returns what it did: the new entry,
+// the one before (read in the same script) and whether it changed. A result outside Points's range
+// is refused with an error matching ErrOverflow, leaving the entry unchanged. An id without an
+// entry starts from the zero entry (0, false, the first enum value, or the Unix epoch for a time;
+// a field's lowest-ranking value when that is outside its range).
+func (b *Board) AddPoints(ctx context.Context, id string, delta int64) (Written, error) {
 	return first(applyEach(ctx, b, scriptAddPoints, []Update[int64]{{Player: id, Value: delta}}, rankgenrt.AsIs[int64]))
 }
 
@@ -431,10 +463,11 @@ func (b *Board) AddPointsMany(ctx context.Context, updates []Update[int64]) ([]R
 	return applyEach(ctx, b, scriptAddPointsMany, updates, rankgenrt.AsIs[int64])
 }
 
-// SetPoints sets the Points of the entry of id to v and returns the new entry. An id without an
-// entry starts from the zero entry (0, false, the first enum value, or the Unix epoch for a time;
-// a field's lowest-ranking value when that is outside its range).
-func (b *Board) SetPoints(ctx context.Context, id string, v uint64) (Entry, error) {
+// SetPoints sets the Points of the entry of id to v and returns what it did: the new entry, the
+// one before (read in the same script) and whether it changed. An id without an entry starts from
+// the zero entry (0, false, the first enum value, or the Unix epoch for a time; a field's
+// lowest-ranking value when that is outside its range).
+func (b *Board) SetPoints(ctx context.Context, id string, v uint64) (Written, error) {
 	return first(applyEach(ctx, b, scriptSetPoints, []Update[uint64]{{Player: id, Value: v}}, digitOfPoints))
 }
 
@@ -443,10 +476,11 @@ func (b *Board) SetPointsMany(ctx context.Context, updates []Update[uint64]) ([]
 	return applyEach(ctx, b, scriptSetPointsMany, updates, digitOfPoints)
 }
 
-// SetPaid sets the Paid of the entry of id to v and returns the new entry. An id without an entry
-// starts from the zero entry (0, false, the first enum value, or the Unix epoch for a time; a
-// field's lowest-ranking value when that is outside its range).
-func (b *Board) SetPaid(ctx context.Context, id string, v bool) (Entry, error) {
+// SetPaid sets the Paid of the entry of id to v and returns what it did: the new entry, the one
+// before (read in the same script) and whether it changed. An id without an entry starts from the
+// zero entry (0, false, the first enum value, or the Unix epoch for a time; a field's
+// lowest-ranking value when that is outside its range).
+func (b *Board) SetPaid(ctx context.Context, id string, v bool) (Written, error) {
 	return first(applyEach(ctx, b, scriptSetPaid, []Update[bool]{{Player: id, Value: v}}, func(v bool) (uint64, error) {
 		d := digitOfPaid(v)
 		return d, nil
@@ -461,10 +495,11 @@ func (b *Board) SetPaidMany(ctx context.Context, updates []Update[bool]) ([]Resu
 	})
 }
 
-// SetReachedAt sets the ReachedAt of the entry of id to v and returns the new entry. An id without
-// an entry starts from the zero entry (0, false, the first enum value, or the Unix epoch for a
-// time; a field's lowest-ranking value when that is outside its range).
-func (b *Board) SetReachedAt(ctx context.Context, id string, v time.Time) (Entry, error) {
+// SetReachedAt sets the ReachedAt of the entry of id to v and returns what it did: the new entry,
+// the one before (read in the same script) and whether it changed. An id without an entry starts
+// from the zero entry (0, false, the first enum value, or the Unix epoch for a time; a field's
+// lowest-ranking value when that is outside its range).
+func (b *Board) SetReachedAt(ctx context.Context, id string, v time.Time) (Written, error) {
 	return first(applyEach(ctx, b, scriptSetReachedAt, []Update[time.Time]{{Player: id, Value: v}}, digitOfReachedAt))
 }
 
@@ -528,21 +563,22 @@ type Changes struct {
 	Apply  []Change
 }
 
-// Update applies changes to the entry of id in one script call and returns the new entry: all of
-// them or, when one fails (a value out of range, an add that overflows), none, with an error
-// naming the field. Each change works as its field's update method does: an id without an entry
-// starts from the zero entry, and its first min or max takes the value given. Changes of distinct
-// fields do not depend on their order; a list that changes a field twice, or holds a zero Change,
-// is refused with an error matching rankgenrt.ErrBadChange before anything is sent. An empty list
-// leaves an entry as it is (and stores the zero entry for an id without one).
-func (b *Board) Update(ctx context.Context, id string, changes ...Change) (Entry, error) {
+// Update applies changes to the entry of id in one script call and returns what it did (Written:
+// the new entry, the one before, read in the same script, and whether it changed): all of them or,
+// when one fails (a value out of range, an add that overflows), none, with an error naming the
+// field. Each change works as its field's update method does: an id without an entry starts from
+// the zero entry, and its first min or max takes the value given. Changes of distinct fields do
+// not depend on their order; a list that changes a field twice, or holds a zero Change, is refused
+// with an error matching rankgenrt.ErrBadChange before anything is sent. An empty list leaves an
+// entry as it is (and stores the zero entry for an id without one).
+func (b *Board) Update(ctx context.Context, id string, changes ...Change) (Written, error) {
 	return first(b.UpdateMany(ctx, []Changes{{Player: id, Apply: changes}}))
 }
 
 // UpdateMany applies many change lists in one script call, atomic as a whole, in order (an id may
 // appear more than once: a later list starts from what an earlier one left). Each list is applied
-// or refused on its own, as Update does: its Result holds the new entry or the error that left
-// that entry unchanged. The error return is for failures of the whole call (connection,
+// or refused on its own, as Update does: its Result holds what it did (Written) or the error that
+// left that entry unchanged. The error return is for failures of the whole call (connection,
 // ErrLayoutMismatch), which change nothing.
 func (b *Board) UpdateMany(ctx context.Context, lists []Changes) ([]Result, error) {
 	res := make([]Result, len(lists))
@@ -574,7 +610,7 @@ func (b *Board) UpdateMany(ctx context.Context, lists []Changes) ([]Result, erro
 			r.Err = it.Err
 			continue
 		}
-		r.Entry, r.Err = Decode(scoreOfP(it.P), it.Member)
+		r.Written, r.Err = updated(it, it.Member, it.PriorMember)
 	}
 	return res, nil
 }
@@ -1178,9 +1214,48 @@ func (b *Board) apply(ctx context.Context, s *rankgenrt.Function, args []any, re
 			r.Err = it.Err
 			continue
 		}
-		r.Entry, r.Err = Decode(scoreOfP(it.P), it.Member)
+		r.Written, r.Err = updated(it, it.Member, it.PriorMember)
 	}
 	return nil
+}
+
+// updated is what a field update or change list did to one entry, from its script's reply item:
+// the new entry (member: its member) and the one before (prior: its member), decoded as Get
+// decodes them.
+func updated(it rankgenrt.Item, member, prior string) (w Written, err error) {
+	if w.Entry, err = Decode(scoreOfP(it.P), member); err != nil {
+		return w, err
+	}
+	if it.Existed {
+		if w.Before, err = Decode(scoreOfP(it.PriorP), prior); err != nil {
+			return w, err
+		}
+	}
+	w.Existed, w.Changed = it.Existed, it.Changed()
+	return w, nil
+}
+
+// written is what Set and Best did to each of entries, from their script's reply: the entry its id
+// held before (decoded as Get decodes it), and after it the entry given when the write stored it,
+// else the one before. A stored entry this layout cannot have written, which Set replaces (Best
+// refuses it in its script), leaves Before the zero Entry.
+func written(ps []rankgenrt.Prior, entries []Entry) []Written {
+	out := make([]Written, len(ps))
+	for i, p := range ps {
+		w := &out[i]
+		w.Existed, w.Changed, w.Entry = p.Found, p.Changed, entries[i]
+		if !p.Found {
+			continue
+		}
+		before, err := Decode(p.Score, p.Member)
+		if err == nil {
+			w.Before = before
+		}
+		if !p.Changed {
+			w.Entry = w.Before
+		}
+	}
+	return out
 }
 
 // applyEach runs the field update script s for updates, each value sent as arg(v) gives it; a
@@ -1210,11 +1285,11 @@ func applyEach[V, A any](ctx context.Context, b *Board, s *rankgenrt.Function, u
 }
 
 // first is the outcome of a batch of one: the call's error, else its one Result's.
-func first(res []Result, err error) (Entry, error) {
+func first(res []Result, err error) (Written, error) {
 	if err != nil {
-		return Entry{}, err
+		return Written{}, err
 	}
-	return res[0].Entry, res[0].Err
+	return res[0].Written, res[0].Err
 }
 
 // rankedPairs decodes range replies; start is the 0-based position of the first.

@@ -118,26 +118,53 @@ func (b *Board) entries(es []layout.Entry) reflect.Value {
 }
 
 // Set calls Set.
-func (b *Board) Set(e layout.Entry) error {
-	return ErrOf(b.Call("Set", b.Entry(e))[0])
+func (b *Board) Set(e layout.Entry) (Written, error) {
+	out := b.Call("Set", b.Entry(e))
+	return b.written(out[0]), ErrOf(out[1])
 }
 
 // SetMany calls SetMany.
-func (b *Board) SetMany(es []layout.Entry) error {
-	return ErrOf(b.Call("SetMany", b.entries(es))[0])
+func (b *Board) SetMany(es []layout.Entry) ([]Written, error) {
+	out := b.Call("SetMany", b.entries(es))
+	return b.writtenAll(out[0]), ErrOf(out[1])
 }
 
 // Best calls Best.
-func (b *Board) Best(e layout.Entry) (bool, error) {
+func (b *Board) Best(e layout.Entry) (Written, error) {
 	out := b.Call("Best", b.Entry(e))
-	return out[0].Bool(), ErrOf(out[1])
+	return b.written(out[0]), ErrOf(out[1])
 }
 
 // BestMany calls BestMany.
-func (b *Board) BestMany(es []layout.Entry) ([]bool, error) {
+func (b *Board) BestMany(es []layout.Entry) ([]Written, error) {
 	out := b.Call("BestMany", b.entries(es))
-	kept, _ := out[0].Interface().([]bool)
-	return kept, ErrOf(out[1])
+	return b.writtenAll(out[0]), ErrOf(out[1])
+}
+
+// written is a generated Written in the interpreted codec's terms (Before is left zero when
+// the id had no entry). A failed write's zero Written is the zero Written.
+func (b *Board) written(v reflect.Value) Written {
+	if v.IsZero() {
+		return Written{}
+	}
+	w := Written{Existed: v.FieldByName("Existed").Bool(), Changed: v.FieldByName("Changed").Bool(),
+		Entry: b.FromEntry(v.FieldByName("Entry"))}
+	if w.Existed {
+		w.Before = b.FromEntry(v.FieldByName("Before"))
+	}
+	return w
+}
+
+// writtenAll is a generated []Written (nil stays nil) in the interpreted codec's terms.
+func (b *Board) writtenAll(v reflect.Value) []Written {
+	if v.IsNil() {
+		return nil
+	}
+	out := make([]Written, v.Len())
+	for i := range out {
+		out[i] = b.written(v.Index(i))
+	}
+	return out
 }
 
 // Method is the name of the method that applies u: AddPoints, MaxTier, …
@@ -150,19 +177,16 @@ func (b *Board) arg(u Update) reflect.Value {
 	return b.FieldValue(u.Field, u.Key)
 }
 
-// Update applies u to id through its method (Add<Field>, …) and returns the entry.
-func (b *Board) Update(id string, u Update) (layout.Entry, error) {
+// Update applies u to id through its method (Add<Field>, …) and returns what it did.
+func (b *Board) Update(id string, u Update) (Written, error) {
 	out := b.Call(b.Method(u), ID(b.Layout, id), b.arg(u))
-	if err := ErrOf(out[1]); err != nil {
-		return layout.Entry{}, err
-	}
-	return b.FromEntry(out[0]), nil
+	return b.written(out[0]), ErrOf(out[1])
 }
 
-// Result is one Result of a batch update.
+// Result is one Result of a batch update: what it did, or its error.
 type Result struct {
-	Entry layout.Entry
-	Err   error
+	Written
+	Err error
 }
 
 // UpdateMany applies updates of one method (the same field and op) in one <Method>Many call.
@@ -251,7 +275,7 @@ func (b *Board) results(out []reflect.Value) ([]Result, error) {
 	for i := range res {
 		r := out[0].Index(i)
 		if res[i].Err = ErrOf(r.FieldByName("Err")); res[i].Err == nil {
-			res[i].Entry = b.FromEntry(r.FieldByName("Entry"))
+			res[i].Written = b.written(r.FieldByName("Written"))
 		}
 	}
 	return res, nil

@@ -12,7 +12,7 @@ import (
 	rankgenrt "github.com/rankgen/rankgen/runtime"
 )
 
-// Changes applies a change list to id as the generated Update does. The list is checked in its
+// Changes applies a change list to id as the generated Update does, and returns what it did. The list is checked in its
 // order first, as the generated code checks it before sending anything: the id, then each
 // change's value (set, max and min values in range) and that it changes a field not changed
 // before (else ErrBadChange). The updates then apply in catalogue order (catalog.FieldUpdates),
@@ -24,9 +24,9 @@ import (
 // A SetData (OpData) in the list replaces the entry's data when the list applies, even when no
 // field moves, and is returned in the entry; without it the entry's Data is nil (the generated
 // Update does not read the stored data).
-func (m *Model) Changes(id string, us []Update, stamp Stamper) (layout.Entry, error) {
+func (m *Model) Changes(id string, us []Update, stamp Stamper) (Written, error) {
 	if err := m.checkChanges(id, us); err != nil {
-		return layout.Entry{}, err
+		return Written{}, err
 	}
 	us, data := splitData(us)
 	old, exists := m.Entries[id]
@@ -38,7 +38,7 @@ func (m *Model) Changes(id string, us []Update, stamp Stamper) (layout.Entry, er
 	for _, u := range m.catalogueOrder(us) {
 		next, err := m.next(keys, exists, u)
 		if err != nil {
-			return layout.Entry{}, err
+			return Written{}, err
 		}
 		changed = changed || next != keys[u.Field]
 		keys[u.Field], named[u.Field] = next, true
@@ -50,17 +50,21 @@ func (m *Model) Changes(id string, us []Update, stamp Stamper) (layout.Entry, er
 			}
 			v, err := stamp(i)
 			if err != nil {
-				return layout.Entry{}, err
+				return Written{}, err
 			}
 			keys[i] = v
 		}
 	}
+	w := m.beforeUpdate(id)
+	w.Changed = changed // the fields moved or the entry is new; a SetData alone does not count
 	m.Entries[id] = keys
 	if data == nil {
-		return layout.Entry{ID: id, Keys: keys}, nil
+		w.Entry = layout.Entry{ID: id, Keys: keys}
+		return w, nil
 	}
 	m.Data[id] = data
-	return layout.Entry{ID: id, Keys: keys, Data: m.dataOf(id)}, nil
+	w.Entry = layout.Entry{ID: id, Keys: keys, Data: m.dataOf(id)}
+	return w, nil
 }
 
 // splitData takes a list's SetData out of it: the field updates, and the data (nil: none).
@@ -195,17 +199,14 @@ func (b *Board) changeList(us []Update) reflect.Value {
 	return s
 }
 
-// Changes applies a change list to id through Update and returns the entry.
-func (b *Board) Changes(id string, us []Update) (layout.Entry, error) {
+// Changes applies a change list to id through Update and returns what it did.
+func (b *Board) Changes(id string, us []Update) (Written, error) {
 	args := []any{ID(b.Layout, id)}
 	for _, u := range us {
 		args = append(args, b.change(u))
 	}
 	out := b.Call("Update", args...)
-	if err := ErrOf(out[1]); err != nil {
-		return layout.Entry{}, err
-	}
-	return b.FromEntry(out[0]), nil
+	return b.written(out[0]), ErrOf(out[1])
 }
 
 // ChangesMany applies a change list to each id through one UpdateMany call.

@@ -51,28 +51,62 @@ func (m *Model) Sorted() []layout.Entry {
 	return out
 }
 
-// Set stores an entry; an invalid one is refused with the interpreted codec's error.
-func (m *Model) Set(e layout.Entry) error {
-	if err := m.Check(e); err != nil {
-		return err
-	}
-	m.Entries[e.ID] = slices.Clone(e.Keys)
-	m.storeData(e)
-	return nil
+// Written is what a write did to one entry, as the generated Written says it: the entry after
+// the write, the entry its id held before (Existed false: none), and whether the write changed
+// the stored entry (for Best: replaced it).
+type Written struct {
+	Entry   layout.Entry
+	Before  layout.Entry
+	Existed bool
+	Changed bool
 }
 
-// Best stores e when the id has no entry or e ranks strictly before it, and reports whether
-// it did.
-func (m *Model) Best(e layout.Entry) (bool, error) {
+// Set stores an entry; an invalid one is refused with the interpreted codec's error. It
+// changes the entry when the id had none, or its keys or stored data differ from e's (an entry
+// that a field update created holds no data yet: storing even the zero Data changes it).
+func (m *Model) Set(e layout.Entry) (Written, error) {
 	if err := m.Check(e); err != nil {
-		return false, err
+		return Written{}, err
 	}
-	if old, ok := m.Entries[e.ID]; ok && m.Layout.Compare(e, layout.Entry{ID: e.ID, Keys: old}) >= 0 {
-		return false, nil
+	w := m.before(e.ID)
+	stored, hasData := m.Data[e.ID]
+	w.Changed = !w.Existed || !slices.Equal(w.Before.Keys, e.Keys) ||
+		(m.Layout.HasData() && (!hasData || !slices.Equal(stored, m.given(e))))
+	m.Entries[e.ID] = slices.Clone(e.Keys)
+	m.storeData(e)
+	w.Entry = m.entry(e.ID)
+	return w, nil
+}
+
+// Best stores e when the id has no entry or e ranks strictly before it (Changed), and returns
+// what it did.
+func (m *Model) Best(e layout.Entry) (Written, error) {
+	if err := m.Check(e); err != nil {
+		return Written{}, err
+	}
+	w := m.before(e.ID)
+	if w.Existed && m.Layout.Compare(e, w.Before) >= 0 {
+		w.Entry = w.Before
+		return w, nil
 	}
 	m.Entries[e.ID] = slices.Clone(e.Keys)
 	m.storeData(e) // the data travels with the entry it was given with
-	return true, nil
+	w.Changed, w.Entry = true, m.entry(e.ID)
+	return w, nil
+}
+
+// before is a write's Written before it writes: the entry of id, if any.
+func (m *Model) before(id string) Written {
+	_, ok := m.Entries[id]
+	if !ok {
+		return Written{}
+	}
+	return Written{Before: m.entry(id), Existed: true}
+}
+
+// entry is the entry of id, with its data, as a read returns it.
+func (m *Model) entry(id string) layout.Entry {
+	return layout.Entry{ID: id, Keys: slices.Clone(m.Entries[id]), Data: m.dataOf(id)}
 }
 
 // Update is one field update: Op is add (Delta) or set/max/min (Key, a layout key). In a
@@ -169,28 +203,40 @@ func (m *Model) next(old []uint64, exists bool, u Update) (next uint64, err erro
 // board saw.
 type Stamper func(field int) (uint64, error)
 
-// Update applies a field update and returns the new entry: when the update writes, every
+// Update applies a field update and returns what it did: when the update writes, every
 // stamped field but the one it sets takes its value from stamp. On error the entry is
 // unchanged.
-func (m *Model) Update(id string, u Update, stamp Stamper) (layout.Entry, error) {
+func (m *Model) Update(id string, u Update, stamp Stamper) (Written, error) {
 	keys, changed, err := m.Next(id, u)
 	if err != nil {
-		return layout.Entry{}, err
+		return Written{}, err
 	}
 	if changed {
 		for i, g := range m.Layout.Fields {
 			if g.Stamp != layout.StampNone && i != u.Field {
 				v, err := stamp(i)
 				if err != nil {
-					return layout.Entry{}, err
+					return Written{}, err
 				}
 				keys[i] = v
 			}
 		}
 	}
+	w := m.beforeUpdate(id)
 	m.Entries[id] = keys
 	// A field update leaves the data as it is and does not read it: its result has none.
-	return layout.Entry{ID: id, Keys: keys}, nil
+	w.Entry, w.Changed = layout.Entry{ID: id, Keys: keys}, changed
+	return w, nil
+}
+
+// beforeUpdate is a field update's or change list's Written before it writes: the entry of id,
+// if any, without its data, which these writes do not read.
+func (m *Model) beforeUpdate(id string) Written {
+	old, ok := m.Entries[id]
+	if !ok {
+		return Written{}
+	}
+	return Written{Before: layout.Entry{ID: id, Keys: slices.Clone(old)}, Existed: true}
 }
 
 // Value is the number key stands for in field f (signed for int and time fields).

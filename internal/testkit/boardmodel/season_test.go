@@ -48,7 +48,7 @@ func TestSeasonValues(t *testing.T) {
 	}{{0, nil}, {int64(week.Len()/time.Second) - 1, nil}, {int64(week.Len() / time.Second), rankgenrt.ErrSeasonClosed},
 		{-1, rankgenrt.ErrSeasonClosed}, {layout.IntOf(at.Hi), rankgenrt.ErrSeasonClosed}} {
 		e := layout.Entry{ID: "p", Keys: []uint64{1, layout.IntKey(tc.off), 0}}
-		if err := m.Set(e); !errorIs(err, tc.want) {
+		if _, err := m.Set(e); !errorIs(err, tc.want) {
 			t.Errorf("Set(offset %ds) = %v; want %v", tc.off, err, tc.want)
 		}
 		if _, err := m.Best(e); !errorIs(err, tc.want) {
@@ -59,7 +59,7 @@ func TestSeasonValues(t *testing.T) {
 		t.Errorf("%d entries after the refused writes; want 1", n)
 	}
 	m.Season = nil // a model without a season checks the field's width alone
-	if err := m.Set(layout.Entry{ID: "q", Keys: []uint64{1, at.Hi, 0}}); err != nil {
+	if _, err := m.Set(layout.Entry{ID: "q", Keys: []uint64{1, at.Hi, 0}}); err != nil {
 		t.Errorf("Set without a season: %v", err)
 	}
 }

@@ -376,52 +376,80 @@ type Update[V any] struct {
 	Value  V
 }
 
-// Result is the outcome of one item of a batch: its entry, or the error of that item alone.
-// GetMany gives one per id: the stored entry, or an Err matching ErrNotFound.
+// Written is what a write did to one entry, read in the write's own script (no second read, so no
+// other writer comes between): the entry after the write (embedded: w.Laps is its field), the
+// entry its id held before (Existed false: none, and Before is the zero Entry), and whether the
+// write changed the stored entry (for Best: whether it replaced it). A new personal best is
+// Changed && Existed, its exact gain the difference of Entry and Before.
+type Written struct {
+	Entry
+	Before  Entry
+	Existed bool
+	Changed bool
+}
+
+// Result is the outcome of one item of a batch: what it did (Written; Entry is the entry), or the
+// error of that item alone. GetMany gives one per id: the stored entry (Entry alone), or an Err
+// matching ErrNotFound.
 type Result struct {
-	Entry Entry
-	Err   error
+	Written
+	Err error
 }
 
-// Set stores e, replacing the entry of its id if there is one.
-func (b *Board) Set(ctx context.Context, e Entry) error {
-	return b.SetMany(ctx, []Entry{e})
+// Set stores e, replacing the entry of its id if there is one, and returns what it did: the entry
+// before it (Existed false: none), e as stored, and whether the stored entry changed (Changed
+// false: the board held e already), read in the same script.
+func (b *Board) Set(ctx context.Context, e Entry) (Written, error) {
+	w, err := b.SetMany(ctx, []Entry{e})
+	if err != nil {
+		return Written{}, err
+	}
+	return w[0], nil
 }
 
-// SetMany stores many entries in one script call, atomically; for an id given twice the last entry
-// wins. It validates every entry first and writes nothing when one is invalid.
-func (b *Board) SetMany(ctx context.Context, entries []Entry) error {
+// SetMany stores many entries in one script call, atomically, and returns a Written per entry, in
+// order; for an id given twice the last entry wins, and the second's Before is the first. It
+// validates every entry first and writes nothing when one is invalid.
+func (b *Board) SetMany(ctx context.Context, entries []Entry) ([]Written, error) {
 	if len(entries) == 0 {
-		return nil
+		return nil, nil
 	}
 	args := b.args(2 * len(entries))
 	for _, e := range entries {
 		score, member, err := e.Encode()
 		if err != nil {
-			return err
+			return nil, err
 		}
 		args = append(args, rankgenrt.FormatScore(score), member)
 	}
-	_, err := b.write(ctx, scriptSet, args)
-	return err
+	v, err := b.write(ctx, scriptSet, args)
+	if err != nil {
+		return nil, err
+	}
+	ps, err := rankgenrt.Priors(v, len(entries))
+	if err != nil {
+		return nil, err
+	}
+	return written(ps, entries), nil
 }
 
 // Best stores e unless the board's entry for its id ranks at least as high, comparing whole tuples
-// (members are bare ids here, so the score alone orders them); it reports whether e was stored. It
-// runs the best script, as every write does, so the layout fingerprint is checked and the write
-// applied exactly once.
-func (b *Board) Best(ctx context.Context, e Entry) (bool, error) {
-	kept, err := b.BestMany(ctx, []Entry{e})
+// (members are bare ids here, so the score alone orders them), and returns what it did: Changed
+// when it stored e, the entry before (Existed false: none) and after, read in the same script, so
+// a new personal best and its exact gain need no second read. It runs the best script, as every
+// write does, so the layout fingerprint is checked and the write applied exactly once.
+func (b *Board) Best(ctx context.Context, e Entry) (Written, error) {
+	w, err := b.BestMany(ctx, []Entry{e})
 	if err != nil {
-		return false, err
+		return Written{}, err
 	}
-	return kept[0], nil
+	return w[0], nil
 }
 
-// BestMany applies Best to many entries in one script call, atomically and in order, and reports
-// for each whether it was stored. It validates every entry first and writes nothing when one is
-// invalid.
-func (b *Board) BestMany(ctx context.Context, entries []Entry) ([]bool, error) {
+// BestMany applies Best to many entries in one script call, atomically and in order, and returns a
+// Written per entry (an id given twice: the second's Before is what the first left). It validates
+// every entry first and writes nothing when one is invalid.
+func (b *Board) BestMany(ctx context.Context, entries []Entry) ([]Written, error) {
 	if len(entries) == 0 {
 		return nil, nil
 	}
@@ -437,7 +465,11 @@ func (b *Board) BestMany(ctx context.Context, entries []Entry) ([]bool, error) {
 	if err != nil {
 		return nil, err
 	}
-	return rankgenrt.Flags(v, len(entries))
+	ps, err := rankgenrt.Priors(v, len(entries))
+	if err != nil {
+		return nil, err
+	}
+	return written(ps, entries), nil
 }
 
 // Remove deletes the entries of the given ids and returns how many there were.
@@ -1118,9 +1150,49 @@ func (b *Board) apply(ctx context.Context, s *rankgenrt.Function, args []any, re
 			continue
 		}
 		// The reply holds P alone: the member is the id sent.
-		r.Entry, r.Err = Decode(scoreOfP(it.P), args[5+2*j].(string))
+		member := args[5+2*j].(string)
+		r.Written, r.Err = updated(it, member, member)
 	}
 	return nil
+}
+
+// updated is what a field update or change list did to one entry, from its script's reply item:
+// the new entry (member: its member) and the one before (prior: its member), decoded as Get
+// decodes them.
+func updated(it rankgenrt.Item, member, prior string) (w Written, err error) {
+	if w.Entry, err = Decode(scoreOfP(it.P), member); err != nil {
+		return w, err
+	}
+	if it.Existed {
+		if w.Before, err = Decode(scoreOfP(it.PriorP), prior); err != nil {
+			return w, err
+		}
+	}
+	w.Existed, w.Changed = it.Existed, it.Changed()
+	return w, nil
+}
+
+// written is what Set and Best did to each of entries, from their script's reply: the entry its id
+// held before (decoded as Get decodes it), and after it the entry given when the write stored it,
+// else the one before. A stored entry this layout cannot have written, which Set replaces (Best
+// refuses it in its script), leaves Before the zero Entry.
+func written(ps []rankgenrt.Prior, entries []Entry) []Written {
+	out := make([]Written, len(ps))
+	for i, p := range ps {
+		w := &out[i]
+		w.Existed, w.Changed, w.Entry = p.Found, p.Changed, entries[i]
+		if !p.Found {
+			continue
+		}
+		before, err := Decode(p.Score, p.Member)
+		if err == nil {
+			w.Before = before
+		}
+		if !p.Changed {
+			w.Entry = w.Before
+		}
+	}
+	return out
 }
 
 // rankedPairs decodes range replies; start is the 0-based position of the first.

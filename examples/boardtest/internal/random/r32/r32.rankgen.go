@@ -456,55 +456,83 @@ type Update[V any] struct {
 	Value  V
 }
 
-// Result is the outcome of one item of a batch: its entry, or the error of that item alone.
-// GetMany gives one per id: the stored entry, or an Err matching ErrNotFound. UpdateMany gives one
-// per change list: the new entry, or the error that left it unchanged. SetPriorityMany,
-// MinPriorityMany, MaxPriorityMany, MinPointsMany, SetPointsMany, SetDeltaMany, AddBonusMany,
-// MinLapMany, MaxLapMany give one per update: the new entry, or the error that left it unchanged.
+// Written is what a write did to one entry, read in the write's own script (no second read, so no
+// other writer comes between): the entry after the write (embedded: w.Priority is its field), the
+// entry its id held before (Existed false: none, and Before is the zero Entry), and whether the
+// write changed the stored entry (for Best: whether it replaced it). A new personal best is
+// Changed && Existed, its exact gain the difference of Entry and Before.
+type Written struct {
+	Entry
+	Before  Entry
+	Existed bool
+	Changed bool
+}
+
+// Result is the outcome of one item of a batch: what it did (Written; Entry is the entry), or the
+// error of that item alone. GetMany gives one per id: the stored entry (Entry alone), or an Err
+// matching ErrNotFound. UpdateMany gives one per change list: the new entry and the one before, or
+// the error that left it unchanged. SetPriorityMany, MinPriorityMany, MaxPriorityMany,
+// MinPointsMany, SetPointsMany, SetDeltaMany, AddBonusMany, MinLapMany, MaxLapMany give one per
+// update: the new entry and the one before, or the error that left it unchanged.
 type Result struct {
-	Entry Entry
-	Err   error
+	Written
+	Err error
 }
 
-// Set stores e, replacing the entry of its id if there is one.
-func (b *Board) Set(ctx context.Context, e Entry) error {
-	return b.SetMany(ctx, []Entry{e})
+// Set stores e, replacing the entry of its id if there is one, and returns what it did: the entry
+// before it (Existed false: none), e as stored, and whether the stored entry changed (Changed
+// false: the board held e already), read in the same script.
+func (b *Board) Set(ctx context.Context, e Entry) (Written, error) {
+	w, err := b.SetMany(ctx, []Entry{e})
+	if err != nil {
+		return Written{}, err
+	}
+	return w[0], nil
 }
 
-// SetMany stores many entries in one script call, atomically; for an id given twice the last entry
-// wins. It validates every entry first and writes nothing when one is invalid.
-func (b *Board) SetMany(ctx context.Context, entries []Entry) error {
+// SetMany stores many entries in one script call, atomically, and returns a Written per entry, in
+// order; for an id given twice the last entry wins, and the second's Before is the first. It
+// validates every entry first and writes nothing when one is invalid.
+func (b *Board) SetMany(ctx context.Context, entries []Entry) ([]Written, error) {
 	if len(entries) == 0 {
-		return nil
+		return nil, nil
 	}
 	args := b.args(2 * len(entries))
 	for _, e := range entries {
 		score, member, err := e.Encode()
 		if err != nil {
-			return err
+			return nil, err
 		}
 		args = append(args, rankgenrt.FormatScore(score), member)
 	}
-	_, err := b.write(ctx, scriptSet, args)
-	return err
+	v, err := b.write(ctx, scriptSet, args)
+	if err != nil {
+		return nil, err
+	}
+	ps, err := rankgenrt.Priors(v, len(entries))
+	if err != nil {
+		return nil, err
+	}
+	return written(ps, entries), nil
 }
 
 // Best stores e unless the board's entry for its id ranks at least as high, comparing whole tuples
-// (score, then the member's field prefix), never field by field; it reports whether e was stored.
-// It runs the best script, as every write does, so the layout fingerprint is checked and the write
-// applied exactly once.
-func (b *Board) Best(ctx context.Context, e Entry) (bool, error) {
-	kept, err := b.BestMany(ctx, []Entry{e})
+// (score, then the member's field prefix), never field by field, and returns what it did: Changed
+// when it stored e, the entry before (Existed false: none) and after, read in the same script, so
+// a new personal best and its exact gain need no second read. It runs the best script, as every
+// write does, so the layout fingerprint is checked and the write applied exactly once.
+func (b *Board) Best(ctx context.Context, e Entry) (Written, error) {
+	w, err := b.BestMany(ctx, []Entry{e})
 	if err != nil {
-		return false, err
+		return Written{}, err
 	}
-	return kept[0], nil
+	return w[0], nil
 }
 
-// BestMany applies Best to many entries in one script call, atomically and in order, and reports
-// for each whether it was stored. It validates every entry first and writes nothing when one is
-// invalid.
-func (b *Board) BestMany(ctx context.Context, entries []Entry) ([]bool, error) {
+// BestMany applies Best to many entries in one script call, atomically and in order, and returns a
+// Written per entry (an id given twice: the second's Before is what the first left). It validates
+// every entry first and writes nothing when one is invalid.
+func (b *Board) BestMany(ctx context.Context, entries []Entry) ([]Written, error) {
 	if len(entries) == 0 {
 		return nil, nil
 	}
@@ -520,7 +548,11 @@ func (b *Board) BestMany(ctx context.Context, entries []Entry) ([]bool, error) {
 	if err != nil {
 		return nil, err
 	}
-	return rankgenrt.Flags(v, len(entries))
+	ps, err := rankgenrt.Priors(v, len(entries))
+	if err != nil {
+		return nil, err
+	}
+	return written(ps, entries), nil
 }
 
 // Remove deletes the entries of the given ids and returns how many there were.
@@ -546,11 +578,12 @@ func (b *Board) Trim(ctx context.Context, keep int64) (int64, error) {
 	return rankgenrt.Int(b.write(ctx, scriptTrim, append(b.args(1), keep)))
 }
 
-// SetPriority sets the Priority of the entry of id to v and returns the new entry. An id without
-// an entry starts from the zero entry (0, false, the first enum value, or the Unix epoch for a
-// time; a field's lowest-ranking value when that is outside its range). When the update changes
-// the entry, it also sets Lap (server clock) to now.
-func (b *Board) SetPriority(ctx context.Context, id string, v uint32) (Entry, error) {
+// SetPriority sets the Priority of the entry of id to v and returns what it did: the new entry,
+// the one before (read in the same script) and whether it changed. An id without an entry starts
+// from the zero entry (0, false, the first enum value, or the Unix epoch for a time; a field's
+// lowest-ranking value when that is outside its range). When the update changes the entry, it also
+// sets Lap (server clock) to now.
+func (b *Board) SetPriority(ctx context.Context, id string, v uint32) (Written, error) {
 	return first(applyEach(ctx, b, scriptSetPriority, []Update[uint32]{{UserID: id, Value: v}}, digitOfPriority))
 }
 
@@ -560,12 +593,13 @@ func (b *Board) SetPriorityMany(ctx context.Context, updates []Update[uint32]) (
 	return applyEach(ctx, b, scriptSetPriorityMany, updates, digitOfPriority)
 }
 
-// MinPriority lowers the Priority of the entry of id to v when v is smaller and returns the new
-// entry. An id without an entry takes v as its Priority (its first min is the value submitted),
-// the other fields starting from the zero entry (0, false, the first enum value, or the Unix epoch
-// for a time; a field's lowest-ranking value when that is outside its range). When the update
-// changes the entry, it also sets Lap (server clock) to now.
-func (b *Board) MinPriority(ctx context.Context, id string, v uint32) (Entry, error) {
+// MinPriority lowers the Priority of the entry of id to v when v is smaller and returns what it
+// did: the new entry, the one before (read in the same script) and whether it changed. An id
+// without an entry takes v as its Priority (its first min is the value submitted), the other
+// fields starting from the zero entry (0, false, the first enum value, or the Unix epoch for a
+// time; a field's lowest-ranking value when that is outside its range). When the update changes
+// the entry, it also sets Lap (server clock) to now.
+func (b *Board) MinPriority(ctx context.Context, id string, v uint32) (Written, error) {
 	return first(applyEach(ctx, b, scriptMinPriority, []Update[uint32]{{UserID: id, Value: v}}, digitOfPriority))
 }
 
@@ -575,12 +609,13 @@ func (b *Board) MinPriorityMany(ctx context.Context, updates []Update[uint32]) (
 	return applyEach(ctx, b, scriptMinPriorityMany, updates, digitOfPriority)
 }
 
-// MaxPriority raises the Priority of the entry of id to v when v is larger and returns the new
-// entry. An id without an entry takes v as its Priority (its first max is the value submitted),
-// the other fields starting from the zero entry (0, false, the first enum value, or the Unix epoch
-// for a time; a field's lowest-ranking value when that is outside its range). When the update
-// changes the entry, it also sets Lap (server clock) to now.
-func (b *Board) MaxPriority(ctx context.Context, id string, v uint32) (Entry, error) {
+// MaxPriority raises the Priority of the entry of id to v when v is larger and returns what it
+// did: the new entry, the one before (read in the same script) and whether it changed. An id
+// without an entry takes v as its Priority (its first max is the value submitted), the other
+// fields starting from the zero entry (0, false, the first enum value, or the Unix epoch for a
+// time; a field's lowest-ranking value when that is outside its range). When the update changes
+// the entry, it also sets Lap (server clock) to now.
+func (b *Board) MaxPriority(ctx context.Context, id string, v uint32) (Written, error) {
 	return first(applyEach(ctx, b, scriptMaxPriority, []Update[uint32]{{UserID: id, Value: v}}, digitOfPriority))
 }
 
@@ -590,12 +625,13 @@ func (b *Board) MaxPriorityMany(ctx context.Context, updates []Update[uint32]) (
 	return applyEach(ctx, b, scriptMaxPriorityMany, updates, digitOfPriority)
 }
 
-// MinPoints lowers the Points of the entry of id to v when v is smaller and returns the new entry.
-// An id without an entry takes v as its Points (its first min is the value submitted), the other
-// fields starting from the zero entry (0, false, the first enum value, or the Unix epoch for a
-// time; a field's lowest-ranking value when that is outside its range). When the update changes
-// the entry, it also sets Lap (server clock) to now.
-func (b *Board) MinPoints(ctx context.Context, id string, v Points) (Entry, error) {
+// MinPoints lowers the Points of the entry of id to v when v is smaller and returns what it did:
+// the new entry, the one before (read in the same script) and whether it changed. An id without an
+// entry takes v as its Points (its first min is the value submitted), the other fields starting
+// from the zero entry (0, false, the first enum value, or the Unix epoch for a time; a field's
+// lowest-ranking value when that is outside its range). When the update changes the entry, it also
+// sets Lap (server clock) to now.
+func (b *Board) MinPoints(ctx context.Context, id string, v Points) (Written, error) {
 	return first(applyEach(ctx, b, scriptMinPoints, []Update[Points]{{UserID: id, Value: v}}, digitOfPoints))
 }
 
@@ -604,11 +640,12 @@ func (b *Board) MinPointsMany(ctx context.Context, updates []Update[Points]) ([]
 	return applyEach(ctx, b, scriptMinPointsMany, updates, digitOfPoints)
 }
 
-// SetPoints sets the Points of the entry of id to v and returns the new entry. An id without an
-// entry starts from the zero entry (0, false, the first enum value, or the Unix epoch for a time;
-// a field's lowest-ranking value when that is outside its range). When the update changes the
-// entry, it also sets Lap (server clock) to now.
-func (b *Board) SetPoints(ctx context.Context, id string, v Points) (Entry, error) {
+// SetPoints sets the Points of the entry of id to v and returns what it did: the new entry, the
+// one before (read in the same script) and whether it changed. An id without an entry starts from
+// the zero entry (0, false, the first enum value, or the Unix epoch for a time; a field's
+// lowest-ranking value when that is outside its range). When the update changes the entry, it also
+// sets Lap (server clock) to now.
+func (b *Board) SetPoints(ctx context.Context, id string, v Points) (Written, error) {
 	return first(applyEach(ctx, b, scriptSetPoints, []Update[Points]{{UserID: id, Value: v}}, digitOfPoints))
 }
 
@@ -617,11 +654,12 @@ func (b *Board) SetPointsMany(ctx context.Context, updates []Update[Points]) ([]
 	return applyEach(ctx, b, scriptSetPointsMany, updates, digitOfPoints)
 }
 
-// SetDelta sets the Delta of the entry of id to v and returns the new entry. An id without an
-// entry starts from the zero entry (0, false, the first enum value, or the Unix epoch for a time;
-// a field's lowest-ranking value when that is outside its range). When the update changes the
-// entry, it also sets Lap (server clock) to now.
-func (b *Board) SetDelta(ctx context.Context, id string, v bool) (Entry, error) {
+// SetDelta sets the Delta of the entry of id to v and returns what it did: the new entry, the one
+// before (read in the same script) and whether it changed. An id without an entry starts from the
+// zero entry (0, false, the first enum value, or the Unix epoch for a time; a field's
+// lowest-ranking value when that is outside its range). When the update changes the entry, it also
+// sets Lap (server clock) to now.
+func (b *Board) SetDelta(ctx context.Context, id string, v bool) (Written, error) {
 	return first(applyEach(ctx, b, scriptSetDelta, []Update[bool]{{UserID: id, Value: v}}, func(v bool) (uint64, error) {
 		d := digitOfDelta(v)
 		return d, nil
@@ -636,12 +674,13 @@ func (b *Board) SetDeltaMany(ctx context.Context, updates []Update[bool]) ([]Res
 	})
 }
 
-// AddBonus adds delta to the Bonus of the entry of id and returns the new entry. A result outside
-// Bonus's range is refused with an error matching ErrOverflow, leaving the entry unchanged. An id
-// without an entry starts from the zero entry (0, false, the first enum value, or the Unix epoch
-// for a time; a field's lowest-ranking value when that is outside its range). When the update
-// changes the entry, it also sets Lap (server clock) to now.
-func (b *Board) AddBonus(ctx context.Context, id string, delta int64) (Entry, error) {
+// AddBonus adds delta to the Bonus of the entry of id and returns what it did: the new entry, the
+// one before (read in the same script) and whether it changed. A result outside Bonus's range is
+// refused with an error matching ErrOverflow, leaving the entry unchanged. An id without an entry
+// starts from the zero entry (0, false, the first enum value, or the Unix epoch for a time; a
+// field's lowest-ranking value when that is outside its range). When the update changes the entry,
+// it also sets Lap (server clock) to now.
+func (b *Board) AddBonus(ctx context.Context, id string, delta int64) (Written, error) {
 	return first(applyEach(ctx, b, scriptAddBonus, []Update[int64]{{UserID: id, Value: delta}}, rankgenrt.AsIs[int64]))
 }
 
@@ -650,11 +689,12 @@ func (b *Board) AddBonusMany(ctx context.Context, updates []Update[int64]) ([]Re
 	return applyEach(ctx, b, scriptAddBonusMany, updates, rankgenrt.AsIs[int64])
 }
 
-// MinLap lowers the Lap of the entry of id to v when v is smaller and returns the new entry. An id
-// without an entry takes v as its Lap (its first min is the value submitted), the other fields
-// starting from the zero entry (0, false, the first enum value, or the Unix epoch for a time; a
-// field's lowest-ranking value when that is outside its range).
-func (b *Board) MinLap(ctx context.Context, id string, v time.Time) (Entry, error) {
+// MinLap lowers the Lap of the entry of id to v when v is smaller and returns what it did: the new
+// entry, the one before (read in the same script) and whether it changed. An id without an entry
+// takes v as its Lap (its first min is the value submitted), the other fields starting from the
+// zero entry (0, false, the first enum value, or the Unix epoch for a time; a field's
+// lowest-ranking value when that is outside its range).
+func (b *Board) MinLap(ctx context.Context, id string, v time.Time) (Written, error) {
 	return first(applyEach(ctx, b, scriptMinLap, []Update[time.Time]{{UserID: id, Value: v}}, digitOfLap))
 }
 
@@ -663,11 +703,12 @@ func (b *Board) MinLapMany(ctx context.Context, updates []Update[time.Time]) ([]
 	return applyEach(ctx, b, scriptMinLapMany, updates, digitOfLap)
 }
 
-// MaxLap raises the Lap of the entry of id to v when v is larger and returns the new entry. An id
-// without an entry takes v as its Lap (its first max is the value submitted), the other fields
-// starting from the zero entry (0, false, the first enum value, or the Unix epoch for a time; a
-// field's lowest-ranking value when that is outside its range).
-func (b *Board) MaxLap(ctx context.Context, id string, v time.Time) (Entry, error) {
+// MaxLap raises the Lap of the entry of id to v when v is larger and returns what it did: the new
+// entry, the one before (read in the same script) and whether it changed. An id without an entry
+// takes v as its Lap (its first max is the value submitted), the other fields starting from the
+// zero entry (0, false, the first enum value, or the Unix epoch for a time; a field's
+// lowest-ranking value when that is outside its range).
+func (b *Board) MaxLap(ctx context.Context, id string, v time.Time) (Written, error) {
 	return first(applyEach(ctx, b, scriptMaxLap, []Update[time.Time]{{UserID: id, Value: v}}, digitOfLap))
 }
 
@@ -786,23 +827,23 @@ type Changes struct {
 	Apply  []Change
 }
 
-// Update applies changes to the entry of id in one script call and returns the new entry: all of
-// them or, when one fails (a value out of range, an add that overflows), none, with an error
-// naming the field. Each change works as its field's update method does: an id without an entry
-// starts from the zero entry, and its first min or max takes the value given. Changes of distinct
-// fields do not depend on their order; a list that changes a field twice, or holds a zero Change,
-// is refused with an error matching rankgenrt.ErrBadChange before anything is sent. An empty list
-// leaves an entry as it is (and stores the zero entry for an id without one). When the changes
-// move the entry (or create it), Lap (server clock) is set to now, once, unless the list changes
-// it.
-func (b *Board) Update(ctx context.Context, id string, changes ...Change) (Entry, error) {
+// Update applies changes to the entry of id in one script call and returns what it did (Written:
+// the new entry, the one before, read in the same script, and whether it changed): all of them or,
+// when one fails (a value out of range, an add that overflows), none, with an error naming the
+// field. Each change works as its field's update method does: an id without an entry starts from
+// the zero entry, and its first min or max takes the value given. Changes of distinct fields do
+// not depend on their order; a list that changes a field twice, or holds a zero Change, is refused
+// with an error matching rankgenrt.ErrBadChange before anything is sent. An empty list leaves an
+// entry as it is (and stores the zero entry for an id without one). When the changes move the
+// entry (or create it), Lap (server clock) is set to now, once, unless the list changes it.
+func (b *Board) Update(ctx context.Context, id string, changes ...Change) (Written, error) {
 	return first(b.UpdateMany(ctx, []Changes{{UserID: id, Apply: changes}}))
 }
 
 // UpdateMany applies many change lists in one script call, atomic as a whole, in order (an id may
 // appear more than once: a later list starts from what an earlier one left). Each list is applied
-// or refused on its own, as Update does: its Result holds the new entry or the error that left
-// that entry unchanged. The error return is for failures of the whole call (connection,
+// or refused on its own, as Update does: its Result holds what it did (Written) or the error that
+// left that entry unchanged. The error return is for failures of the whole call (connection,
 // ErrLayoutMismatch), which change nothing.
 func (b *Board) UpdateMany(ctx context.Context, lists []Changes) ([]Result, error) {
 	res := make([]Result, len(lists))
@@ -834,7 +875,7 @@ func (b *Board) UpdateMany(ctx context.Context, lists []Changes) ([]Result, erro
 			r.Err = it.Err
 			continue
 		}
-		r.Entry, r.Err = Decode(scoreOfP(it.P), it.Member)
+		r.Written, r.Err = updated(it, it.Member, it.PriorMember)
 	}
 	return res, nil
 }
@@ -1440,9 +1481,48 @@ func (b *Board) apply(ctx context.Context, s *rankgenrt.Function, args []any, re
 			r.Err = it.Err
 			continue
 		}
-		r.Entry, r.Err = Decode(scoreOfP(it.P), it.Member)
+		r.Written, r.Err = updated(it, it.Member, it.PriorMember)
 	}
 	return nil
+}
+
+// updated is what a field update or change list did to one entry, from its script's reply item:
+// the new entry (member: its member) and the one before (prior: its member), decoded as Get
+// decodes them.
+func updated(it rankgenrt.Item, member, prior string) (w Written, err error) {
+	if w.Entry, err = Decode(scoreOfP(it.P), member); err != nil {
+		return w, err
+	}
+	if it.Existed {
+		if w.Before, err = Decode(scoreOfP(it.PriorP), prior); err != nil {
+			return w, err
+		}
+	}
+	w.Existed, w.Changed = it.Existed, it.Changed()
+	return w, nil
+}
+
+// written is what Set and Best did to each of entries, from their script's reply: the entry its id
+// held before (decoded as Get decodes it), and after it the entry given when the write stored it,
+// else the one before. A stored entry this layout cannot have written, which Set replaces (Best
+// refuses it in its script), leaves Before the zero Entry.
+func written(ps []rankgenrt.Prior, entries []Entry) []Written {
+	out := make([]Written, len(ps))
+	for i, p := range ps {
+		w := &out[i]
+		w.Existed, w.Changed, w.Entry = p.Found, p.Changed, entries[i]
+		if !p.Found {
+			continue
+		}
+		before, err := Decode(p.Score, p.Member)
+		if err == nil {
+			w.Before = before
+		}
+		if !p.Changed {
+			w.Entry = w.Before
+		}
+	}
+	return out
 }
 
 // applyEach runs the field update script s for updates, each value sent as arg(v) gives it; a
@@ -1472,11 +1552,11 @@ func applyEach[V, A any](ctx context.Context, b *Board, s *rankgenrt.Function, u
 }
 
 // first is the outcome of a batch of one: the call's error, else its one Result's.
-func first(res []Result, err error) (Entry, error) {
+func first(res []Result, err error) (Written, error) {
 	if err != nil {
-		return Entry{}, err
+		return Written{}, err
 	}
-	return res[0].Entry, res[0].Err
+	return res[0].Written, res[0].Err
 }
 
 // rankedPairs decodes range replies; start is the 0-based position of the first.
@@ -1620,41 +1700,45 @@ func (s *ShardedBoard) Load(ctx context.Context) error {
 	return library.Load(ctx, s.c)
 }
 
-// Set stores e on its shard, replacing the entry of its id if there is one.
-func (s *ShardedBoard) Set(ctx context.Context, e Entry) error {
+// Set applies Board.Set on the shard of e's id.
+func (s *ShardedBoard) Set(ctx context.Context, e Entry) (Written, error) {
 	return s.shard(e.UserID).Set(ctx, e)
 }
 
-// SetMany stores many entries with one script call per shard that holds some of them, all at once;
-// each shard's part is atomic, and for an id given twice the last entry wins. It validates every
-// entry first and writes nothing when one is invalid. When a shard's call fails, the other shards'
-// parts stand; a failure with ErrUncertain carries the batch's token: resend the whole batch under
-// it (rankgenrt.WithIdempotencyKey) and every shard's part is applied exactly once.
-func (s *ShardedBoard) SetMany(ctx context.Context, entries []Entry) error {
+// SetMany stores many entries with one script call per shard that holds some of them, all at once,
+// and returns a Written per entry in the order of entries; each shard's part is atomic, and for an
+// id given twice the last entry wins. It validates every entry first and writes nothing when one
+// is invalid. When a shard's call fails, the other shards' parts stand; a failure with
+// ErrUncertain carries the batch's token: resend the whole batch under it
+// (rankgenrt.WithIdempotencyKey) and every shard's part is applied exactly once, each answering
+// with its first reply.
+func (s *ShardedBoard) SetMany(ctx context.Context, entries []Entry) ([]Written, error) {
 	if err := encodable(entries); err != nil {
-		return err
+		return nil, err
 	}
 	ctx, err := s.batch(ctx)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return rankgenrt.ScatterItems(ctx, s.shards, len(entries), func(i int) string {
-		return entries[i].UserID
-	}, func(ctx context.Context, b *Board, at []int) error {
-		return b.SetMany(ctx, rankgenrt.Pick(entries, at))
-	})
+	return gatherBatch(ctx, s, entries, func(x Entry) string {
+		return x.UserID
+	}, (*Board).SetMany)
 }
 
 // Best applies Board.Best on the shard of e's id.
-func (s *ShardedBoard) Best(ctx context.Context, e Entry) (bool, error) {
+func (s *ShardedBoard) Best(ctx context.Context, e Entry) (Written, error) {
 	return s.shard(e.UserID).Best(ctx, e)
 }
 
 // BestMany applies Board.BestMany with one script call per shard that holds some of the entries,
-// all at once, and reports for each entry whether it was stored. It validates every entry first
-// and writes nothing when one is invalid; a failed shard's call is resent as SetMany's is.
-func (s *ShardedBoard) BestMany(ctx context.Context, entries []Entry) ([]bool, error) {
+// all at once, and returns a Written per entry in the order of entries. It validates every entry
+// first and writes nothing when one is invalid; a failed shard's call is resent as SetMany's is.
+func (s *ShardedBoard) BestMany(ctx context.Context, entries []Entry) ([]Written, error) {
 	if err := encodable(entries); err != nil {
+		return nil, err
+	}
+	ctx, err := s.batch(ctx)
+	if err != nil {
 		return nil, err
 	}
 	return gatherBatch(ctx, s, entries, func(x Entry) string {
@@ -1714,7 +1798,7 @@ func (s *ShardedBoard) Trim(ctx context.Context, keep int64) (int64, error) {
 }
 
 // SetPriority applies Board.SetPriority on the shard of id.
-func (s *ShardedBoard) SetPriority(ctx context.Context, id string, v uint32) (Entry, error) {
+func (s *ShardedBoard) SetPriority(ctx context.Context, id string, v uint32) (Written, error) {
 	return s.shard(id).SetPriority(ctx, id, v)
 }
 
@@ -1728,7 +1812,7 @@ func (s *ShardedBoard) SetPriorityMany(ctx context.Context, updates []Update[uin
 }
 
 // MinPriority applies Board.MinPriority on the shard of id.
-func (s *ShardedBoard) MinPriority(ctx context.Context, id string, v uint32) (Entry, error) {
+func (s *ShardedBoard) MinPriority(ctx context.Context, id string, v uint32) (Written, error) {
 	return s.shard(id).MinPriority(ctx, id, v)
 }
 
@@ -1742,7 +1826,7 @@ func (s *ShardedBoard) MinPriorityMany(ctx context.Context, updates []Update[uin
 }
 
 // MaxPriority applies Board.MaxPriority on the shard of id.
-func (s *ShardedBoard) MaxPriority(ctx context.Context, id string, v uint32) (Entry, error) {
+func (s *ShardedBoard) MaxPriority(ctx context.Context, id string, v uint32) (Written, error) {
 	return s.shard(id).MaxPriority(ctx, id, v)
 }
 
@@ -1756,7 +1840,7 @@ func (s *ShardedBoard) MaxPriorityMany(ctx context.Context, updates []Update[uin
 }
 
 // MinPoints applies Board.MinPoints on the shard of id.
-func (s *ShardedBoard) MinPoints(ctx context.Context, id string, v Points) (Entry, error) {
+func (s *ShardedBoard) MinPoints(ctx context.Context, id string, v Points) (Written, error) {
 	return s.shard(id).MinPoints(ctx, id, v)
 }
 
@@ -1770,7 +1854,7 @@ func (s *ShardedBoard) MinPointsMany(ctx context.Context, updates []Update[Point
 }
 
 // SetPoints applies Board.SetPoints on the shard of id.
-func (s *ShardedBoard) SetPoints(ctx context.Context, id string, v Points) (Entry, error) {
+func (s *ShardedBoard) SetPoints(ctx context.Context, id string, v Points) (Written, error) {
 	return s.shard(id).SetPoints(ctx, id, v)
 }
 
@@ -1784,7 +1868,7 @@ func (s *ShardedBoard) SetPointsMany(ctx context.Context, updates []Update[Point
 }
 
 // SetDelta applies Board.SetDelta on the shard of id.
-func (s *ShardedBoard) SetDelta(ctx context.Context, id string, v bool) (Entry, error) {
+func (s *ShardedBoard) SetDelta(ctx context.Context, id string, v bool) (Written, error) {
 	return s.shard(id).SetDelta(ctx, id, v)
 }
 
@@ -1798,7 +1882,7 @@ func (s *ShardedBoard) SetDeltaMany(ctx context.Context, updates []Update[bool])
 }
 
 // AddBonus applies Board.AddBonus on the shard of id.
-func (s *ShardedBoard) AddBonus(ctx context.Context, id string, delta int64) (Entry, error) {
+func (s *ShardedBoard) AddBonus(ctx context.Context, id string, delta int64) (Written, error) {
 	return s.shard(id).AddBonus(ctx, id, delta)
 }
 
@@ -1812,7 +1896,7 @@ func (s *ShardedBoard) AddBonusMany(ctx context.Context, updates []Update[int64]
 }
 
 // MinLap applies Board.MinLap on the shard of id.
-func (s *ShardedBoard) MinLap(ctx context.Context, id string, v time.Time) (Entry, error) {
+func (s *ShardedBoard) MinLap(ctx context.Context, id string, v time.Time) (Written, error) {
 	return s.shard(id).MinLap(ctx, id, v)
 }
 
@@ -1826,7 +1910,7 @@ func (s *ShardedBoard) MinLapMany(ctx context.Context, updates []Update[time.Tim
 }
 
 // MaxLap applies Board.MaxLap on the shard of id.
-func (s *ShardedBoard) MaxLap(ctx context.Context, id string, v time.Time) (Entry, error) {
+func (s *ShardedBoard) MaxLap(ctx context.Context, id string, v time.Time) (Written, error) {
 	return s.shard(id).MaxLap(ctx, id, v)
 }
 
@@ -1840,7 +1924,7 @@ func (s *ShardedBoard) MaxLapMany(ctx context.Context, updates []Update[time.Tim
 }
 
 // Update applies Board.Update on the shard of id: one atomic script call.
-func (s *ShardedBoard) Update(ctx context.Context, id string, changes ...Change) (Entry, error) {
+func (s *ShardedBoard) Update(ctx context.Context, id string, changes ...Change) (Written, error) {
 	return s.shard(id).Update(ctx, id, changes...)
 }
 
@@ -2294,7 +2378,10 @@ type ReshardProgress = rankgenrt.ReshardProgress[Cursor]
 // Reshard, then move readers and writers to dst and delete s's keys, Keys); a write to an entry
 // already copied would be missing from dst.
 func (s *ShardedBoard) Reshard(ctx context.Context, dst *ShardedBoard, from ReshardProgress, pageSize int64, progress func(ReshardProgress)) (ReshardProgress, error) {
-	return rankgenrt.Reshard(ctx, len(s.shards), from, pageSize, s.entriesAfter, dst.SetMany, progress, s.Count, dst.Count)
+	return rankgenrt.Reshard(ctx, len(s.shards), from, pageSize, s.entriesAfter, func(ctx context.Context, entries []Entry) error {
+		_, err := dst.SetMany(ctx, entries)
+		return err
+	}, progress, s.Count, dst.Count)
 }
 
 // entriesAfter reads shard i's entries after cur, up to n, and the cursor of the last (Board.After).
