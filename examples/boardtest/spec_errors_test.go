@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/rankgen/rankgen/examples/generated/arena"
+	"github.com/rankgen/rankgen/examples/generated/duel"
+	"github.com/rankgen/rankgen/examples/generated/duelint"
 	"github.com/rankgen/rankgen/examples/generated/racing"
 	"github.com/rankgen/rankgen/examples/generated/season"
 	"github.com/rankgen/rankgen/internal/testkit/redistest"
@@ -314,4 +316,61 @@ func checkAckTTL(t testing.TB, c redis.UniversalClient, keys []string) {
 			t.Fatalf("PTTL %s = %v; want at most two dedup windows", k, d)
 		}
 	}
+}
+
+// TestWritesRefuseTheOtherKindOfLayout: a layout without a member prefix keeps its fingerprint
+// in a meta key, one with a prefix in an index. A write of one kind to a board the other kind
+// wrote finds no fingerprint of its own kind: it is refused by the other's (ErrLayoutMismatch,
+// which ErrRetry matches: during a migration between the two, retry with the board's code),
+// writes nothing, and never claims the board (duel: bits62, bare ids; duelint: an integer
+// score, a member prefix and an index).
+func TestWritesRefuseTheOtherKindOfLayout(t *testing.T) {
+	redistest.RunTargets(t, func(t *testing.T, tg redistest.Target) {
+		c := tg.Client
+		at := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
+		refused := func(t *testing.T, keys []string, writes map[string]func() error) {
+			t.Helper()
+			before := dumpKeys(t, c, keys...)
+			for what, write := range writes {
+				if err := write(); !errors.Is(err, rankgenrt.ErrLayoutMismatch) || !errors.Is(err, rankgenrt.ErrRetry) {
+					t.Errorf("%s: %v; want ErrLayoutMismatch (ErrRetry)", what, err)
+				}
+			}
+			if after := dumpKeys(t, c, keys...); !reflect.DeepEqual(before, after) {
+				t.Errorf("refused writes changed the board's keys")
+			}
+		}
+		t.Run("bare ids on an indexed board", func(t *testing.T) {
+			key := redistest.Key(t, "{duel}")
+			indexed, bare := duelint.NewBoard(c, key), duel.NewBoard(c, key)
+			if _, err := indexed.Set(ctx, duelint.Entry{PlayerID: "ana", Points: 5, ReachedAt: at}); err != nil {
+				t.Fatal(err)
+			}
+			refused(t, append(indexed.Keys(), bare.Keys()...), map[string]func() error{
+				"Set": func() error {
+					_, err := bare.Set(ctx, duel.Entry{PlayerID: "bo", Points: 7, ReachedAt: at})
+					return err
+				},
+				"AddPoints": func() error { _, err := bare.AddPoints(ctx, "ana", 1); return err },
+				"Best": func() error {
+					_, err := bare.Best(ctx, duel.Entry{PlayerID: "ana", Points: 9, ReachedAt: at})
+					return err
+				},
+			})
+		})
+		t.Run("a prefix on a bare board", func(t *testing.T) {
+			key := redistest.Key(t, "{duel}")
+			bare, indexed := duel.NewBoard(c, key), duelint.NewBoard(c, key)
+			if _, err := bare.Set(ctx, duel.Entry{PlayerID: "ana", Points: 5, ReachedAt: at}); err != nil {
+				t.Fatal(err)
+			}
+			refused(t, append(indexed.Keys(), bare.Keys()...), map[string]func() error{
+				"Set": func() error {
+					_, err := indexed.Set(ctx, duelint.Entry{PlayerID: "bo", Points: 7, ReachedAt: at})
+					return err
+				},
+				"AddPoints": func() error { _, err := indexed.AddPoints(ctx, "ana", 1); return err },
+			})
+		})
+	})
 }
