@@ -197,7 +197,7 @@ func (v *validator) feed(raw *rawFeed, l *Layout, names map[string]scalar) *Feed
 		}
 		f.Boards = append(f.Boards, b)
 	}
-	if !ok {
+	if !ok || len(f.Boards) < 2 { // fewer boards: refused above, or their key was itself refused
 		return nil
 	}
 	v.feedTag(raw, f)
