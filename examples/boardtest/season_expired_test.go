@@ -13,6 +13,8 @@ import (
 
 	"github.com/rankgen/rankgen/examples/boardtest/internal/season/blitz"
 	"github.com/rankgen/rankgen/examples/generated/weekly"
+	"github.com/rankgen/rankgen/generator/catalog"
+	"github.com/rankgen/rankgen/generator/layout"
 	"github.com/rankgen/rankgen/internal/testkit/redistest"
 	rankgenrt "github.com/rankgen/rankgen/runtime"
 	"github.com/redis/go-redis/v9"
@@ -117,8 +119,9 @@ func weeklyWrites(b interface {
 
 // checkEveryWriteScript fails unless writes run every write script of the package in dir (the
 // scripts not flagged no-writes).
-func checkEveryWriteScript(t *testing.T, dir, pkg string, writes []expiredWrite) {
+func checkEveryWriteScript(t *testing.T, schema, dir, pkg string, writes []expiredWrite) {
 	t.Helper()
+	acrossSeasons := seasonScriptNames(parse(t, schema))
 	src, err := os.ReadFile(filepath.Join(dir, pkg+".rankgen.lua"))
 	if err != nil {
 		t.Fatal(err)
@@ -133,8 +136,8 @@ func checkEveryWriteScript(t *testing.T, dir, pkg string, writes []expiredWrite)
 		t.Fatalf("%s: no functions registered", pkg)
 	}
 	for _, fn := range fns {
-		if strings.Contains(string(fn[2]), "no-writes") || string(fn[1]) == "rollup" {
-			continue // rollup writes its own cached board from kept seasons, never a season's board
+		if strings.Contains(string(fn[2]), "no-writes") || acrossSeasons[string(fn[1])] {
+			continue // a rollup writes its own cached board from kept seasons, never a season's board
 		}
 		if op := string(fn[1]); !slices.ContainsFunc(writes, func(w expiredWrite) bool { return w.script == op }) {
 			t.Errorf("write function %s is not in the table", op)
@@ -190,7 +193,7 @@ func TestSeasonExpiredWrites(t *testing.T) {
 		old := ss.Previous(3) // kept one season: expired when Previous(1) started
 		b := ss.Board(old)
 		writes := blitzWrites(b)
-		checkEveryWriteScript(t, filepath.Join("internal", "season", "blitz"), "blitz", writes)
+		checkEveryWriteScript(t, filepath.Join("internal", "season", "blitz", "blitz.yaml"), filepath.Join("internal", "season", "blitz"), "blitz", writes)
 		for _, w := range writes {
 			checkExpiredRefusal(t, w.script, w.call(ctx), old, ss.Previous(1).Start)
 		}
@@ -204,7 +207,7 @@ func TestSeasonExpiredWrites(t *testing.T) {
 		old := ss.Previous(5) // kept four weeks: expired when this week started
 		b := ss.Board(old)
 		writes := weeklyWrites(b)
-		checkEveryWriteScript(t, filepath.Join("..", "generated", "weekly"), "weekly", writes)
+		checkEveryWriteScript(t, "weekly.yaml", filepath.Join("..", "generated", "weekly"), "weekly", writes)
 		for _, w := range writes {
 			checkExpiredRefusal(t, w.script, w.call(ctx), old, ss.Current().Start)
 		}
@@ -366,4 +369,14 @@ func TestLiveExpiredSeason(t *testing.T) {
 	if keys := keysUnder(t, c, base); len(keys) > 0 {
 		t.Errorf("Live left keys %v", keys)
 	}
+}
+
+// seasonScriptNames names the scripts a periodic layout runs across its seasons' boards
+// (catalog.SeasonScripts): they write no season's board and take no write token.
+func seasonScriptNames(l *layout.Layout) map[string]bool {
+	names := map[string]bool{}
+	for _, op := range catalog.SeasonScripts(l) {
+		names[op.Name] = true
+	}
+	return names
 }
