@@ -111,6 +111,7 @@ func (p *parser) feeds(v *yaml.Node) (feeds []rawFeed, bad bool) {
 	return feeds, false
 }
 
+// feedBoards reads a feed's boards: list.
 func (p *parser) feedBoards(v *yaml.Node) (boards []rawFeedBoard, bad bool) {
 	if v = deref(v); v.Kind != yaml.SequenceNode {
 		p.errorf(v.Line, v.Column, "boards must be a list (each \"- name: Daily\" with key and rule), not a %s", kindName(v))
