@@ -65,6 +65,11 @@ func (a Args) Index(name string) (int, error) {
 	return first - 1, err
 }
 
+// Takes reports whether the script takes argument name, once or in its repeated group.
+func (a Args) Takes(name string) bool {
+	return slices.Contains(a.Head, name) || slices.Contains(a.Each, name)
+}
+
 // Stride is the number of arguments in one repeated group.
 func (a Args) Stride() int { return len(a.Each) }
 

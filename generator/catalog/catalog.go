@@ -153,13 +153,13 @@ func UpdateArgsOf(l *layout.Layout) Args {
 func writes() []Op {
 	expiry := WriteArgs()
 	return []Op{
-		{Name: "set", Kind: Set, Template: "set", Batch: true, Methods: []string{"Set", "SetMany"}, Model: "Set", Scores: true,
+		{Name: "set", Kind: Set, Template: "entries", Batch: true, Methods: []string{"Set", "SetMany"}, Model: "Set", Scores: true,
 			Sharding: ShardMerged, Data: DataArgument, DataDoc: entryDataDoc, Season: SeasonEntries,
 			Args: Args{Head: expiry, Each: []string{ArgScore, ArgMember}}, Reply: ReplyPriors,
 			Title: "set: upsert whole entries.", Usage: []string{expiryDoc, tokenDoc,
 				"{each}: score, member pairs (encoded by the Go codec). Returns, per pair, 1 when it changed",
 				"the stored entry (else 0) and the entry its id held before it: score, member ('' when none)."}},
-		{Name: "best", Kind: Best, Template: "best", Batch: true, Methods: []string{"Best", "BestMany"}, Model: "Best", Scores: true,
+		{Name: "best", Kind: Best, Template: "entries", Batch: true, Methods: []string{"Best", "BestMany"}, Model: "Best", Scores: true,
 			Sharding: ShardMerged, Data: DataArgument, DataDoc: entryDataDoc, Season: SeasonEntries,
 			Args: Args{Head: expiry, Each: []string{ArgScore, ArgMember}}, Reply: ReplyPriors,
 			Title: "best: keep, per id, whichever of the current and the given entry ranks first (whole tuple).", Usage: []string{expiryDoc, tokenDoc,

@@ -1,6 +1,8 @@
 package luaemit
 
 import (
+	"fmt"
+
 	"github.com/rankgen/rankgen/generator/catalog"
 	"github.com/rankgen/rankgen/generator/layout"
 )
@@ -28,7 +30,7 @@ func changesData(l *layout.Layout, op catalog.Op) (*data, error) {
 		if err := exactUpdate(f, u.Update); err != nil {
 			return nil, err
 		}
-		c := &data{}
+		c := &data{Op: u.Name()}
 		setApply(c, f, u.Update, touch(f), "F.apply_"+u.Name()) // the library's, shared with the updates
 		if c.Target.Season {
 			c.Fn = "apply_" + u.Name() // its range depends on the call's season: the changes function's own
@@ -39,6 +41,9 @@ func changesData(l *layout.Layout, op catalog.Op) (*data, error) {
 		}
 		id, _ := op.Args.Index(catalog.ArgID)
 		c.Slot = slot - id
+		if c.Slot != len(d.Changes)+1 {
+			return nil, fmt.Errorf("luaemit: changes: the update %s takes argument %d of a change list, not %d: the template reads them in order", u.Name(), c.Slot, len(d.Changes)+1)
+		}
 		slots[f] = append(slots[f], c.Slot)
 		d.Changes = append(d.Changes, c)
 		d.WideTarget = d.WideTarget || c.Target.Wide

@@ -67,7 +67,7 @@ func Render(l *layout.Layout) (*Library, error) {
 	}
 	var fns []Function
 	var regs bytes.Buffer
-	u := updates{shared: map[string]string{}}
+	u := updates{shared: map[string]string{}, written: map[string]bool{}}
 	for _, op := range catalog.Scripts(l) {
 		d, err := scriptData(l, op)
 		if err != nil {
@@ -77,17 +77,19 @@ func Render(l *layout.Layout) (*Library, error) {
 			d.Usage = withoutPrefix(d.Usage, head.WriteDocs)
 		}
 		var body bytes.Buffer
-		if op.Kind == catalog.Update {
-			d.Shared = true
-		}
+		d.Shared = op.Kind == catalog.Update || op.Template == entriesTemplate
 		if err := tmpl.ExecuteTemplate(&body, op.Template, d); err != nil {
 			return nil, fmt.Errorf("luaemit: %s: %w", op.Name, err)
 		}
 		text := indent(tidy(body.String()))
-		if op.Kind == catalog.Update {
-			if text, err = u.call(&b, d, text); err != nil {
+		doc, callback := "", callbackOf(op, text)
+		switch {
+		case op.Kind == catalog.Update:
+			if text, doc, callback, err = u.call(&b, d, text); err != nil {
 				return nil, fmt.Errorf("luaemit: %s: %w", op.Name, err)
 			}
+		case op.Template == entriesTemplate:
+			doc, callback = u.entries(&b, d, text, op.Kind == catalog.Best)
 		}
 		flags := ""
 		if op.ReadOnly {
@@ -95,30 +97,26 @@ func Render(l *layout.Layout) (*Library, error) {
 		} else if op.OnlyDeletes {
 			flags = "'allow-oom'"
 		}
-		fmt.Fprintf(&regs, "\nredis.register_function{function_name = '%s_%s', flags = {%s}, callback = function(KEYS, ARGV)\n  bind()\n%send}\n",
-			unnamed, op.Name, flags, text)
+		registerFunction(&regs, doc, op.Name, flags, callback)
 		fns = append(fns, Function{Op: op.Name, ReadOnly: op.ReadOnly, Body: text})
 	}
 	// The functions beyond the board operations: a periodic layout's scripts across its
-	// seasons, and the schema's feeds; writes, with no flags.
-	register := func(op, text string) {
-		fmt.Fprintf(&regs, "\nredis.register_function{function_name = '%s_%s', flags = {}, callback = function(KEYS, ARGV)\n  bind()\n%send}\n",
-			unnamed, op, text)
-		fns = append(fns, Function{Op: op, Body: text})
-	}
+	// seasons (no token: bound), and the schema's feeds (writes); with no flags.
 	for _, op := range catalog.SeasonScripts(l) {
 		text, err := seasonScript(l, op)
 		if err != nil {
 			return nil, err
 		}
-		register(op.Name, text)
+		registerFunction(&regs, "", op.Name, "", "bound(function(KEYS, ARGV)\n"+text+"end)")
+		fns = append(fns, Function{Op: op.Name, Body: text})
 	}
 	for _, op := range catalog.Feeds(l) {
 		text, err := renderFeed(l, op, head.WriteDocs)
 		if err != nil {
 			return nil, err
 		}
-		register(op.Name, text)
+		registerFunction(&regs, "", op.Name, "", callbackOf(catalog.Op{Name: op.Name}, text))
+		fns = append(fns, Function{Op: op.Name, Body: text})
 	}
 	b.Write(regs.Bytes())
 	src := tidy(b.String())
@@ -127,6 +125,26 @@ func Render(l *layout.Layout) (*Library, error) {
 		fns[i].Name = name + "_" + fns[i].Op
 	}
 	return &Library{Name: name, File: l.LuaFile(), Source: strings.ReplaceAll(src, unnamed, name), Functions: fns}, nil
+}
+
+// callbackOf is the callback of the function op whose body is text: a read's runs it bound (the
+// head's bound; checked, after the layout's check, for a read of places that takes no id), a
+// write's after the call's token is checked (the head's write).
+func callbackOf(op catalog.Op, text string) string {
+	if op.ReadOnly {
+		wrap := "bound"
+		if !op.Args.Takes(catalog.ArgID) {
+			wrap = "checked"
+		}
+		return wrap + "(function(KEYS, ARGV)\n" + text + "end)"
+	}
+	return fmt.Sprintf("write('%s', function(KEYS, ARGV)\n%send)", op.Name, text)
+}
+
+// registerFunction writes the registration of the library's function op, after its doc.
+func registerFunction(regs *bytes.Buffer, doc, op, flags, callback string) {
+	fmt.Fprintf(regs, "\n%sredis.register_function{function_name = '%s_%s', flags = {%s}, callback = %s}\n",
+		doc, unnamed, op, flags, callback)
 }
 
 // seasonScript renders the body of a script that works across a periodic layout's seasons
@@ -151,47 +169,68 @@ func seasonScript(l *layout.Layout, op catalog.Op) (string, error) {
 // apply function and its weight in u.
 type updates struct {
 	shared  map[string]string // a shared function's body -> its name
-	applies map[string]bool   // the apply functions written
+	written map[string]bool   // what is written to the head once: the update tables (F.<operation>), entries
 }
 
-// call writes to head what update d needs there (its apply function; the shared function of
-// its body, the first time) and returns its callback's body, which calls the shared function.
-func (u *updates) call(head *bytes.Buffer, d *data, body string) (string, error) {
-	if u.applies == nil {
-		u.applies = map[string]bool{}
+// entriesTemplate renders set's and best's one body: the head's function entries(KEYS, ARGV,
+// best), which both callbacks call.
+const entriesTemplate = "entries"
+
+// entries writes to head, the first time, the function entries of set's and best's body, and
+// returns the doc and callback of d, which call it.
+func (u *updates) entries(head *bytes.Buffer, d *data, body string, best bool) (doc, callback string) {
+	if !u.written[entriesTemplate] {
+		u.written[entriesTemplate] = true
+		fmt.Fprintf(head, "\n-- entries writes whole entries for set and, when best is true, for best.\nlocal function entries(KEYS, ARGV, best)\n%send\n", body)
 	}
+	return docOf(d), fmt.Sprintf("write('%s', entries, %t)", d.Op, best)
+}
+
+// docOf is the comment that says what d's function does and takes.
+func docOf(d *data) string {
+	var docs bytes.Buffer
+	for _, line := range append([]string{d.Title}, d.Usage...) {
+		fmt.Fprintf(&docs, "-- %s\n", line)
+	}
+	return docs.String()
+}
+
+// call writes to head what update d needs there (its apply function and its table; the shared
+// function of its body, the first time) and returns the update's own text (what the catalogue
+// says of it, and the table of a season's field, whose range the call reads), its doc and its
+// callback, which runs the shared function on the update's table.
+func (u *updates) call(head *bytes.Buffer, d *data, body string) (text, doc, callback string, err error) {
 	fn, ok := u.shared[body]
 	if !ok {
 		fn = fmt.Sprintf("update_%d", len(u.shared)+1)
 		u.shared[body] = fn
 		fmt.Fprintf(head, "\n-- %s is the field update %s and those like it; u is the update's table (F.<operation>).\nlocal function %s(KEYS, ARGV, u)\n%send\n", fn, d.Op, fn, body)
 	}
-	var local bytes.Buffer
-	for _, line := range append([]string{d.Title}, d.Usage...) {
-		fmt.Fprintf(&local, "-- %s\n", line)
-	}
-	// A batch applies its updates as the single form does: one apply function serves both.
-	apply := "F.apply_" + strings.TrimSuffix(d.Op, "_many")
+	// A batch applies its updates as the single form does: one apply function and one table
+	// serve both.
+	single := strings.TrimSuffix(d.Op, "_many")
+	apply, table := "F.apply_"+single, "F."+single
 	dest := head
-	if u.applies[apply] {
+	if u.written[table] {
 		dest = &bytes.Buffer{}
 	}
-	u.applies[apply] = true
+	u.written[table] = true
+	var local bytes.Buffer
 	if d.Target.Season {
 		// Its range depends on the call's season: the apply function reads the call's bounds.
 		apply, dest = "apply", &local
 		if err := tmpl.ExecuteTemplate(dest, "season_bounds", d); err != nil {
-			return "", err
+			return "", "", "", err
 		}
 	}
 	d.Fn = apply
 	if err := tmpl.ExecuteTemplate(dest, "apply_fn", d); err != nil {
-		return "", err
+		return "", "", "", err
 	}
 	dest.WriteString("\n")
 	g := d.Target
 	var what bytes.Buffer
-	fmt.Fprintf(&what, "{op = '%s', get = F.get_%d, put = F.put_%d, apply = %s", d.Op, g.Index, g.Index, apply)
+	fmt.Fprintf(&what, "{get = F.get_%d, put = F.put_%d, apply = %s", g.Index, g.Index, apply)
 	if g.InScore && d.Bits62 {
 		fmt.Fprintf(&what, ", digit = %d", g.Digit)
 	} else if g.InScore {
@@ -201,12 +240,13 @@ func (u *updates) call(head *bytes.Buffer, d *data, body string) (string, error)
 	if d.Target.Season {
 		// Its apply function is the call's own: so is the table that carries it.
 		fmt.Fprintf(&local, "return %s(KEYS, ARGV, %s)\n", fn, what.String())
-	} else {
-		// Built once, when the library loads: a call creates no table to say what it updates.
-		fmt.Fprintf(head, "F.%s = %s\n", d.Op, what.String())
-		fmt.Fprintf(&local, "return %s(KEYS, ARGV, F.%s)\n", fn, d.Op)
+		text = indent(tidy(local.String()))
+		return text, docOf(d), callbackOf(catalog.Op{Name: d.Op}, text), nil
 	}
-	return indent(tidy(local.String())), nil
+	// Built once, when the library loads: a call creates no table to say what it updates.
+	fmt.Fprintf(dest, "%s = %s\n", table, what.String())
+	return fmt.Sprintf("  return %s(KEYS, ARGV, %s)\n", fn, table), docOf(d),
+		fmt.Sprintf("write('%s', %s, %s)", d.Op, fn, table), nil
 }
 
 // writeDocs are the usage lines of the arguments every write function takes first
