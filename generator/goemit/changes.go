@@ -87,15 +87,20 @@ func (b *board) changeConstructor(u catalog.FieldUpdate) {
 		return jen.Id("Change").Values(kv...)
 	}
 	var body []jen.Code
-	var val jen.Code = jen.Id(arg)
+	var val, err jen.Code = jen.Id(arg), nil
+	_, fallible := b.digitCall(fd)
 	switch {
 	case u.Update == layout.OpAdd && wide(fd):
 		val = rt("WideDelta").Call(jen.Id(arg), jen.Lit(fd.Hex))
+	case u.Update != layout.OpAdd && fallible && !wide(fd):
+		// A value out of range stays in the Change: its list is refused before anything is sent.
+		body = append(body, jen.List(jen.Id("d"), jen.Err()).Op(":=").Id(digitFunc(fd)).Call(jen.Id(arg)))
+		val, err = jen.Id("d"), jen.Err()
 	case u.Update != layout.OpAdd:
 		body = b.digitStmts(fd, "d", param, func(err jen.Code) jen.Code { return jen.Return(change(nil, err)) })
 		val = b.digitArg(fd)
 	}
-	body = append(body, jen.Return(change(val, nil)))
+	body = append(body, jen.Return(change(val, err)))
 	b.f.Func().Id(name).Params(jen.Id(arg).Add(valueType(fd, u.Update))).Id("Change").Block(body...)
 	b.f.Line()
 }

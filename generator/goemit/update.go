@@ -44,7 +44,7 @@ func (b *board) updateDoc(name string, fd *layout.Field, op layout.Op) string {
 			doc += fmt.Sprintf(" A result outside %s's range is refused with an error matching ErrOverflow, leaving the entry unchanged.", fd.Name)
 		}
 	}
-	zero := "the zero entry (0, false, the first enum value, or the Unix epoch for a time; a field's lowest-ranking value when that is outside its range)"
+	zero := "the zero entry (see Update)"
 	if op == layout.OpMax || op == layout.OpMin {
 		// The first write of a best-of field is the value itself, never min or max against a zero.
 		doc += fmt.Sprintf(" An id without an entry takes v as its %s (its first %s is the value submitted), the other fields starting from %s.", fd.Name, op, zero)
