@@ -137,6 +137,15 @@ func TestUpdateRefusesBadLists(t *testing.T) {
 	if _, err := r.Update(ctx, 8, racing.AddLaps(1), racing.Change{}); !errors.Is(err, rankgenrt.ErrBadChange) {
 		t.Errorf("a zero Change: %v; want ErrBadChange", err)
 	}
+	// A value outside its field's range is held in its Change, which refuses its list.
+	var re *rankgenrt.RangeError
+	if _, err := r.Update(ctx, 7, racing.AddRaceTime(1), racing.SetLaps(1000)); !errors.Is(err, rankgenrt.ErrOutOfRange) || !errors.As(err, &re) {
+		t.Errorf("SetLaps(1000), Laps being 0..999: %v; want ErrOutOfRange", err)
+	}
+	res, err := r.UpdateMany(ctx, []racing.Changes{{Car: 7, Apply: []racing.Change{racing.MinRaceTime(1e9)}}})
+	if err != nil || len(res) != 1 || !errors.Is(res[0].Err, rankgenrt.ErrOutOfRange) {
+		t.Errorf("UpdateMany with MinRaceTime(1e9), RaceTime being 0..999999999: %v, %+v; want one ErrOutOfRange", err, res)
+	}
 	sameSnapshot(t, "refused lists (nothing sent, no token recorded)", snap, dumpKeys(t, c, keys...))
 }
 

@@ -295,7 +295,9 @@ type Cursor struct {
 // batch is one script call, atomic as a whole, in order (an id may appear more than once). Each
 // update succeeds or fails on its own: its Result holds the new entry or the error that left that
 // entry unchanged. The batch's error return is for failures of the whole call (connection,
-// ErrLayoutMismatch), which change nothing.
+// ErrLayoutMismatch), which change nothing. An update of an id without an entry starts from the
+// zero entry: 0, false, the first enum value, or the Unix epoch for a time (a field's
+// lowest-ranking value when that is outside its range).
 type Update[V any] struct {
 	PlayerID string
 	Value    V
@@ -425,9 +427,8 @@ func (b *Board) Trim(ctx context.Context, keep int64) (int64, error) {
 // AddPoints adds delta to the Points of the entry of id and returns what it did: the new entry,
 // the one before (read in the same script) and whether it changed. A result outside Points's range
 // is refused with an error matching ErrOverflow, leaving the entry unchanged. An id without an
-// entry starts from the zero entry (0, false, the first enum value, or the Unix epoch for a time;
-// a field's lowest-ranking value when that is outside its range). When the update changes the
-// entry, it also sets ReachedAt (server clock) to now.
+// entry starts from the zero entry (see Update). When the update changes the entry, it also sets
+// ReachedAt (server clock) to now.
 func (b *Board) AddPoints(ctx context.Context, id string, delta int64) (Written, error) {
 	return first(applyEach(ctx, b, scriptAddPoints, []Update[int64]{{PlayerID: id, Value: delta}}, rankgenrt.AsIs[int64]))
 }
@@ -440,9 +441,8 @@ func (b *Board) AddPointsMany(ctx context.Context, updates []Update[int64]) ([]R
 // MaxPoints raises the Points of the entry of id to v when v is larger and returns what it did:
 // the new entry, the one before (read in the same script) and whether it changed. An id without an
 // entry takes v as its Points (its first max is the value submitted), the other fields starting
-// from the zero entry (0, false, the first enum value, or the Unix epoch for a time; a field's
-// lowest-ranking value when that is outside its range). When the update changes the entry, it also
-// sets ReachedAt (server clock) to now.
+// from the zero entry (see Update). When the update changes the entry, it also sets ReachedAt
+// (server clock) to now.
 func (b *Board) MaxPoints(ctx context.Context, id string, v uint32) (Written, error) {
 	return first(applyEach(ctx, b, scriptMaxPoints, []Update[uint32]{{PlayerID: id, Value: v}}, digitOfPoints))
 }
@@ -454,9 +454,8 @@ func (b *Board) MaxPointsMany(ctx context.Context, updates []Update[uint32]) ([]
 
 // SetPoints sets the Points of the entry of id to v and returns what it did: the new entry, the
 // one before (read in the same script) and whether it changed. An id without an entry starts from
-// the zero entry (0, false, the first enum value, or the Unix epoch for a time; a field's
-// lowest-ranking value when that is outside its range). When the update changes the entry, it also
-// sets ReachedAt (server clock) to now.
+// the zero entry (see Update). When the update changes the entry, it also sets ReachedAt (server
+// clock) to now.
 func (b *Board) SetPoints(ctx context.Context, id string, v uint32) (Written, error) {
 	return first(applyEach(ctx, b, scriptSetPoints, []Update[uint32]{{PlayerID: id, Value: v}}, digitOfPoints))
 }
@@ -468,9 +467,8 @@ func (b *Board) SetPointsMany(ctx context.Context, updates []Update[uint32]) ([]
 
 // SetPaid sets the Paid of the entry of id to v and returns what it did: the new entry, the one
 // before (read in the same script) and whether it changed. An id without an entry starts from the
-// zero entry (0, false, the first enum value, or the Unix epoch for a time; a field's
-// lowest-ranking value when that is outside its range). When the update changes the entry, it also
-// sets ReachedAt (server clock) to now.
+// zero entry (see Update). When the update changes the entry, it also sets ReachedAt (server
+// clock) to now.
 func (b *Board) SetPaid(ctx context.Context, id string, v bool) (Written, error) {
 	return first(applyEach(ctx, b, scriptSetPaid, []Update[bool]{{PlayerID: id, Value: v}}, func(v bool) (uint64, error) {
 		d := digitOfPaid(v)
@@ -514,19 +512,13 @@ func AddPoints(delta int64) Change {
 // Board.MaxPoints does.
 func MaxPoints(v uint32) Change {
 	d, err := digitOfPoints(v)
-	if err != nil {
-		return Change{field: "Points", slot: changeMaxPoints, err: err}
-	}
-	return Change{field: "Points", slot: changeMaxPoints, value: d}
+	return Change{field: "Points", slot: changeMaxPoints, value: d, err: err}
 }
 
 // SetPoints is the change of Board.Update that sets Points to v, as Board.SetPoints does.
 func SetPoints(v uint32) Change {
 	d, err := digitOfPoints(v)
-	if err != nil {
-		return Change{field: "Points", slot: changeSetPoints, err: err}
-	}
-	return Change{field: "Points", slot: changeSetPoints, value: d}
+	return Change{field: "Points", slot: changeSetPoints, value: d, err: err}
 }
 
 // SetPaid is the change of Board.Update that sets Paid to v, as Board.SetPaid does.

@@ -381,7 +381,9 @@ type Cursor struct {
 // batch is one script call, atomic as a whole, in order (an id may appear more than once). Each
 // update succeeds or fails on its own: its Result holds the new entry or the error that left that
 // entry unchanged. The batch's error return is for failures of the whole call (connection,
-// ErrLayoutMismatch), which change nothing.
+// ErrLayoutMismatch), which change nothing. An update of an id without an entry starts from the
+// zero entry: 0, false, the first enum value, or the Unix epoch for a time (a field's
+// lowest-ranking value when that is outside its range).
 type Update[V any] struct {
 	PlayerID string
 	Value    V
@@ -511,9 +513,8 @@ func (b *Board) Trim(ctx context.Context, keep int64) (int64, error) {
 
 // AddPoints adds delta to the Points of the entry of id and returns what it did: the new entry,
 // the one before (read in the same script) and whether it changed. A result outside Points's range
-// is clamped to its edge. An id without an entry starts from the zero entry (0, false, the first
-// enum value, or the Unix epoch for a time; a field's lowest-ranking value when that is outside
-// its range). When the update changes the entry, it also sets ReachedAt (server clock) to now.
+// is clamped to its edge. An id without an entry starts from the zero entry (see Update). When the
+// update changes the entry, it also sets ReachedAt (server clock) to now.
 func (b *Board) AddPoints(ctx context.Context, id string, delta int64) (Written, error) {
 	return first(applyEach(ctx, b, scriptAddPoints, []Update[int64]{{PlayerID: id, Value: delta}}, rankgenrt.AsIs[int64]))
 }
@@ -526,9 +527,8 @@ func (b *Board) AddPointsMany(ctx context.Context, updates []Update[int64]) ([]R
 // MaxPoints raises the Points of the entry of id to v when v is larger and returns what it did:
 // the new entry, the one before (read in the same script) and whether it changed. An id without an
 // entry takes v as its Points (its first max is the value submitted), the other fields starting
-// from the zero entry (0, false, the first enum value, or the Unix epoch for a time; a field's
-// lowest-ranking value when that is outside its range). When the update changes the entry, it also
-// sets ReachedAt (server clock) to now.
+// from the zero entry (see Update). When the update changes the entry, it also sets ReachedAt
+// (server clock) to now.
 func (b *Board) MaxPoints(ctx context.Context, id string, v uint32) (Written, error) {
 	return first(applyEach(ctx, b, scriptMaxPoints, []Update[uint32]{{PlayerID: id, Value: v}}, digitOfPoints))
 }
@@ -540,9 +540,8 @@ func (b *Board) MaxPointsMany(ctx context.Context, updates []Update[uint32]) ([]
 
 // SetPoints sets the Points of the entry of id to v and returns what it did: the new entry, the
 // one before (read in the same script) and whether it changed. An id without an entry starts from
-// the zero entry (0, false, the first enum value, or the Unix epoch for a time; a field's
-// lowest-ranking value when that is outside its range). When the update changes the entry, it also
-// sets ReachedAt (server clock) to now.
+// the zero entry (see Update). When the update changes the entry, it also sets ReachedAt (server
+// clock) to now.
 func (b *Board) SetPoints(ctx context.Context, id string, v uint32) (Written, error) {
 	return first(applyEach(ctx, b, scriptSetPoints, []Update[uint32]{{PlayerID: id, Value: v}}, digitOfPoints))
 }
@@ -555,9 +554,8 @@ func (b *Board) SetPointsMany(ctx context.Context, updates []Update[uint32]) ([]
 // AddWins adds delta to the Wins of the entry of id and returns what it did: the new entry, the
 // one before (read in the same script) and whether it changed. A result outside Wins's range is
 // refused with an error matching ErrOverflow, leaving the entry unchanged. An id without an entry
-// starts from the zero entry (0, false, the first enum value, or the Unix epoch for a time; a
-// field's lowest-ranking value when that is outside its range). When the update changes the entry,
-// it also sets ReachedAt (server clock) to now.
+// starts from the zero entry (see Update). When the update changes the entry, it also sets
+// ReachedAt (server clock) to now.
 func (b *Board) AddWins(ctx context.Context, id string, delta int64) (Written, error) {
 	return first(applyEach(ctx, b, scriptAddWins, []Update[int64]{{PlayerID: id, Value: delta}}, rankgenrt.AsIs[int64]))
 }
@@ -570,9 +568,8 @@ func (b *Board) AddWinsMany(ctx context.Context, updates []Update[int64]) ([]Res
 // MinWins lowers the Wins of the entry of id to v when v is smaller and returns what it did: the
 // new entry, the one before (read in the same script) and whether it changed. An id without an
 // entry takes v as its Wins (its first min is the value submitted), the other fields starting from
-// the zero entry (0, false, the first enum value, or the Unix epoch for a time; a field's
-// lowest-ranking value when that is outside its range). When the update changes the entry, it also
-// sets ReachedAt (server clock) to now.
+// the zero entry (see Update). When the update changes the entry, it also sets ReachedAt (server
+// clock) to now.
 func (b *Board) MinWins(ctx context.Context, id string, v uint8) (Written, error) {
 	return first(applyEach(ctx, b, scriptMinWins, []Update[uint8]{{PlayerID: id, Value: v}}, func(v uint8) (uint64, error) {
 		d := uint64(v)
@@ -590,9 +587,8 @@ func (b *Board) MinWinsMany(ctx context.Context, updates []Update[uint8]) ([]Res
 
 // SetTier sets the Tier of the entry of id to v and returns what it did: the new entry, the one
 // before (read in the same script) and whether it changed. An id without an entry starts from the
-// zero entry (0, false, the first enum value, or the Unix epoch for a time; a field's
-// lowest-ranking value when that is outside its range). When the update changes the entry, it also
-// sets ReachedAt (server clock) to now.
+// zero entry (see Update). When the update changes the entry, it also sets ReachedAt (server
+// clock) to now.
 func (b *Board) SetTier(ctx context.Context, id string, v Tier) (Written, error) {
 	return first(applyEach(ctx, b, scriptSetTier, []Update[Tier]{{PlayerID: id, Value: v}}, digitOfTier))
 }
@@ -605,9 +601,8 @@ func (b *Board) SetTierMany(ctx context.Context, updates []Update[Tier]) ([]Resu
 // MaxTier raises the Tier of the entry of id to v when v is larger and returns what it did: the
 // new entry, the one before (read in the same script) and whether it changed. An id without an
 // entry takes v as its Tier (its first max is the value submitted), the other fields starting from
-// the zero entry (0, false, the first enum value, or the Unix epoch for a time; a field's
-// lowest-ranking value when that is outside its range). When the update changes the entry, it also
-// sets ReachedAt (server clock) to now.
+// the zero entry (see Update). When the update changes the entry, it also sets ReachedAt (server
+// clock) to now.
 func (b *Board) MaxTier(ctx context.Context, id string, v Tier) (Written, error) {
 	return first(applyEach(ctx, b, scriptMaxTier, []Update[Tier]{{PlayerID: id, Value: v}}, digitOfTier))
 }
@@ -648,19 +643,13 @@ func AddPoints(delta int64) Change {
 // Board.MaxPoints does.
 func MaxPoints(v uint32) Change {
 	d, err := digitOfPoints(v)
-	if err != nil {
-		return Change{field: "Points", slot: changeMaxPoints, err: err}
-	}
-	return Change{field: "Points", slot: changeMaxPoints, value: d}
+	return Change{field: "Points", slot: changeMaxPoints, value: d, err: err}
 }
 
 // SetPoints is the change of Board.Update that sets Points to v, as Board.SetPoints does.
 func SetPoints(v uint32) Change {
 	d, err := digitOfPoints(v)
-	if err != nil {
-		return Change{field: "Points", slot: changeSetPoints, err: err}
-	}
-	return Change{field: "Points", slot: changeSetPoints, value: d}
+	return Change{field: "Points", slot: changeSetPoints, value: d, err: err}
 }
 
 // AddWins is the change of Board.Update that adds delta to Wins, as Board.AddWins does.
@@ -678,20 +667,14 @@ func MinWins(v uint8) Change {
 // SetTier is the change of Board.Update that sets Tier to v, as Board.SetTier does.
 func SetTier(v Tier) Change {
 	d, err := digitOfTier(v)
-	if err != nil {
-		return Change{field: "Tier", slot: changeSetTier, err: err}
-	}
-	return Change{field: "Tier", slot: changeSetTier, value: d}
+	return Change{field: "Tier", slot: changeSetTier, value: d, err: err}
 }
 
 // MaxTier is the change of Board.Update that raises Tier to v when v is larger, as Board.MaxTier
 // does.
 func MaxTier(v Tier) Change {
 	d, err := digitOfTier(v)
-	if err != nil {
-		return Change{field: "Tier", slot: changeMaxTier, err: err}
-	}
-	return Change{field: "Tier", slot: changeMaxTier, value: d}
+	return Change{field: "Tier", slot: changeMaxTier, value: d, err: err}
 }
 
 // Changes is the change list of one id, for UpdateMany.

@@ -405,7 +405,9 @@ type Cursor struct {
 // batch is one script call, atomic as a whole, in order (an id may appear more than once). Each
 // update succeeds or fails on its own: its Result holds the new entry or the error that left that
 // entry unchanged. The batch's error return is for failures of the whole call (connection,
-// ErrLayoutMismatch), which change nothing.
+// ErrLayoutMismatch), which change nothing. An update of an id without an entry starts from the
+// zero entry: 0, false, the first enum value, or the Unix epoch for a time (a field's
+// lowest-ranking value when that is outside its range).
 type Update[V any] struct {
 	PlayerID string
 	Value    V
@@ -547,8 +549,7 @@ func (b *Board) Trim(ctx context.Context, keep int64) (int64, error) {
 // AddScore adds delta to the Score of the entry of id and returns what it did: the new entry, the
 // one before (read in the same script) and whether it changed. A result outside Score's range is
 // refused with an error matching ErrOverflow, leaving the entry unchanged. An id without an entry
-// starts from the zero entry (0, false, the first enum value, or the Unix epoch for a time; a
-// field's lowest-ranking value when that is outside its range).
+// starts from the zero entry (see Update).
 func (b *Board) AddScore(ctx context.Context, id string, delta int64) (Written, error) {
 	return first(applyEach(ctx, b, scriptAddScore, []Update[int64]{{PlayerID: id, Value: delta}}, rankgenrt.AsIs[int64]))
 }

@@ -412,7 +412,9 @@ type Cursor struct {
 // batch is one script call, atomic as a whole, in order (an id may appear more than once). Each
 // update succeeds or fails on its own: its Result holds the new entry or the error that left that
 // entry unchanged. The batch's error return is for failures of the whole call (connection,
-// ErrLayoutMismatch), which change nothing.
+// ErrLayoutMismatch), which change nothing. An update of an id without an entry starts from the
+// zero entry: 0, false, the first enum value, or the Unix epoch for a time (a field's
+// lowest-ranking value when that is outside its range).
 type Update[V any] struct {
 	Driver string
 	Value  V
@@ -555,8 +557,7 @@ func (b *Board) Trim(ctx context.Context, keep int64) (int64, error) {
 // MinBestLap lowers the BestLap of the entry of id to v when v is smaller and returns what it did:
 // the new entry, the one before (read in the same script) and whether it changed. An id without an
 // entry takes v as its BestLap (its first min is the value submitted), the other fields starting
-// from the zero entry (0, false, the first enum value, or the Unix epoch for a time; a field's
-// lowest-ranking value when that is outside its range).
+// from the zero entry (see Update).
 func (b *Board) MinBestLap(ctx context.Context, id string, v uint32) (Written, error) {
 	return first(applyEach(ctx, b, scriptMinBestLap, []Update[uint32]{{Driver: id, Value: v}}, digitOfBestLap))
 }
@@ -568,8 +569,7 @@ func (b *Board) MinBestLapMany(ctx context.Context, updates []Update[uint32]) ([
 
 // SetBestLap sets the BestLap of the entry of id to v and returns what it did: the new entry, the
 // one before (read in the same script) and whether it changed. An id without an entry starts from
-// the zero entry (0, false, the first enum value, or the Unix epoch for a time; a field's
-// lowest-ranking value when that is outside its range).
+// the zero entry (see Update).
 func (b *Board) SetBestLap(ctx context.Context, id string, v uint32) (Written, error) {
 	return first(applyEach(ctx, b, scriptSetBestLap, []Update[uint32]{{Driver: id, Value: v}}, digitOfBestLap))
 }
@@ -581,9 +581,7 @@ func (b *Board) SetBestLapMany(ctx context.Context, updates []Update[uint32]) ([
 
 // AddLaps adds delta to the Laps of the entry of id and returns what it did: the new entry, the
 // one before (read in the same script) and whether it changed. A result outside Laps's range is
-// clamped to its edge. An id without an entry starts from the zero entry (0, false, the first enum
-// value, or the Unix epoch for a time; a field's lowest-ranking value when that is outside its
-// range).
+// clamped to its edge. An id without an entry starts from the zero entry (see Update).
 func (b *Board) AddLaps(ctx context.Context, id string, delta int64) (Written, error) {
 	return first(applyEach(ctx, b, scriptAddLaps, []Update[int64]{{Driver: id, Value: delta}}, rankgenrt.AsIs[int64]))
 }
@@ -618,19 +616,13 @@ const (
 // Board.MinBestLap does.
 func MinBestLap(v uint32) Change {
 	d, err := digitOfBestLap(v)
-	if err != nil {
-		return Change{field: "BestLap", slot: changeMinBestLap, err: err}
-	}
-	return Change{field: "BestLap", slot: changeMinBestLap, value: d}
+	return Change{field: "BestLap", slot: changeMinBestLap, value: d, err: err}
 }
 
 // SetBestLap is the change of Board.Update that sets BestLap to v, as Board.SetBestLap does.
 func SetBestLap(v uint32) Change {
 	d, err := digitOfBestLap(v)
-	if err != nil {
-		return Change{field: "BestLap", slot: changeSetBestLap, err: err}
-	}
-	return Change{field: "BestLap", slot: changeSetBestLap, value: d}
+	return Change{field: "BestLap", slot: changeSetBestLap, value: d, err: err}
 }
 
 // AddLaps is the change of Board.Update that adds delta to Laps, as Board.AddLaps does.

@@ -451,7 +451,9 @@ type Cursor struct {
 // batch is one script call, atomic as a whole, in order (an id may appear more than once). Each
 // update succeeds or fails on its own: its Result holds the new entry or the error that left that
 // entry unchanged. The batch's error return is for failures of the whole call (connection,
-// ErrLayoutMismatch), which change nothing.
+// ErrLayoutMismatch), which change nothing. An update of an id without an entry starts from the
+// zero entry: 0, false, the first enum value, or the Unix epoch for a time (a field's
+// lowest-ranking value when that is outside its range).
 type Update[V any] struct {
 	Crew  string
 	Value V
@@ -593,8 +595,7 @@ func (b *Board) Trim(ctx context.Context, keep int64) (int64, error) {
 // MinStopMs lowers the StopMs of the entry of id to v when v is smaller and returns what it did:
 // the new entry, the one before (read in the same script) and whether it changed. An id without an
 // entry takes v as its StopMs (its first min is the value submitted), the other fields starting
-// from the zero entry (0, false, the first enum value, or the Unix epoch for a time; a field's
-// lowest-ranking value when that is outside its range).
+// from the zero entry (see Update).
 func (b *Board) MinStopMs(ctx context.Context, id string, v uint16) (Written, error) {
 	return first(applyEach(ctx, b, scriptMinStopMs, []Update[uint16]{{Crew: id, Value: v}}, func(v uint16) (uint64, error) {
 		d := uint64(stopMsMax - v)
@@ -612,8 +613,7 @@ func (b *Board) MinStopMsMany(ctx context.Context, updates []Update[uint16]) ([]
 
 // SetStopMs sets the StopMs of the entry of id to v and returns what it did: the new entry, the
 // one before (read in the same script) and whether it changed. An id without an entry starts from
-// the zero entry (0, false, the first enum value, or the Unix epoch for a time; a field's
-// lowest-ranking value when that is outside its range).
+// the zero entry (see Update).
 func (b *Board) SetStopMs(ctx context.Context, id string, v uint16) (Written, error) {
 	return first(applyEach(ctx, b, scriptSetStopMs, []Update[uint16]{{Crew: id, Value: v}}, func(v uint16) (uint64, error) {
 		d := uint64(stopMsMax - v)

@@ -276,7 +276,9 @@ type Cursor struct {
 // batch is one script call, atomic as a whole, in order (an id may appear more than once). Each
 // update succeeds or fails on its own: its Result holds the new entry or the error that left that
 // entry unchanged. The batch's error return is for failures of the whole call (connection,
-// ErrLayoutMismatch), which change nothing.
+// ErrLayoutMismatch), which change nothing. An update of an id without an entry starts from the
+// zero entry: 0, false, the first enum value, or the Unix epoch for a time (a field's
+// lowest-ranking value when that is outside its range).
 type Update[V any] struct {
 	PlayerID uint64
 	Value    V
@@ -403,8 +405,7 @@ func (b *Board) Trim(ctx context.Context, keep int64) (int64, error) {
 // AddCorrect adds delta to the Correct of the entry of id and returns what it did: the new entry,
 // the one before (read in the same script) and whether it changed. A result outside Correct's
 // range is refused with an error matching ErrOverflow, leaving the entry unchanged. An id without
-// an entry starts from the zero entry (0, false, the first enum value, or the Unix epoch for a
-// time; a field's lowest-ranking value when that is outside its range).
+// an entry starts from the zero entry (see Update).
 func (b *Board) AddCorrect(ctx context.Context, id uint64, delta int64) (Written, error) {
 	return first(applyEach(ctx, b, scriptAddCorrect, []Update[int64]{{PlayerID: id, Value: delta}}, rankgenrt.AsIs[int64]))
 }
@@ -416,8 +417,7 @@ func (b *Board) AddCorrectMany(ctx context.Context, updates []Update[int64]) ([]
 
 // SetCorrect sets the Correct of the entry of id to v and returns what it did: the new entry, the
 // one before (read in the same script) and whether it changed. An id without an entry starts from
-// the zero entry (0, false, the first enum value, or the Unix epoch for a time; a field's
-// lowest-ranking value when that is outside its range).
+// the zero entry (see Update).
 func (b *Board) SetCorrect(ctx context.Context, id uint64, v uint8) (Written, error) {
 	return first(applyEach(ctx, b, scriptSetCorrect, []Update[uint8]{{PlayerID: id, Value: v}}, func(v uint8) (uint64, error) {
 		d := uint64(v)
@@ -436,8 +436,7 @@ func (b *Board) SetCorrectMany(ctx context.Context, updates []Update[uint8]) ([]
 // MinMillis lowers the Millis of the entry of id to v when v is smaller and returns what it did:
 // the new entry, the one before (read in the same script) and whether it changed. An id without an
 // entry takes v as its Millis (its first min is the value submitted), the other fields starting
-// from the zero entry (0, false, the first enum value, or the Unix epoch for a time; a field's
-// lowest-ranking value when that is outside its range).
+// from the zero entry (see Update).
 func (b *Board) MinMillis(ctx context.Context, id uint64, v uint32) (Written, error) {
 	return first(applyEach(ctx, b, scriptMinMillis, []Update[uint32]{{PlayerID: id, Value: v}}, digitOfMillis))
 }
@@ -449,8 +448,7 @@ func (b *Board) MinMillisMany(ctx context.Context, updates []Update[uint32]) ([]
 
 // SetMillis sets the Millis of the entry of id to v and returns what it did: the new entry, the
 // one before (read in the same script) and whether it changed. An id without an entry starts from
-// the zero entry (0, false, the first enum value, or the Unix epoch for a time; a field's
-// lowest-ranking value when that is outside its range).
+// the zero entry (see Update).
 func (b *Board) SetMillis(ctx context.Context, id uint64, v uint32) (Written, error) {
 	return first(applyEach(ctx, b, scriptSetMillis, []Update[uint32]{{PlayerID: id, Value: v}}, digitOfMillis))
 }
@@ -494,19 +492,13 @@ func SetCorrect(v uint8) Change {
 // Board.MinMillis does.
 func MinMillis(v uint32) Change {
 	d, err := digitOfMillis(v)
-	if err != nil {
-		return Change{field: "Millis", slot: changeMinMillis, err: err}
-	}
-	return Change{field: "Millis", slot: changeMinMillis, value: d}
+	return Change{field: "Millis", slot: changeMinMillis, value: d, err: err}
 }
 
 // SetMillis is the change of Board.Update that sets Millis to v, as Board.SetMillis does.
 func SetMillis(v uint32) Change {
 	d, err := digitOfMillis(v)
-	if err != nil {
-		return Change{field: "Millis", slot: changeSetMillis, err: err}
-	}
-	return Change{field: "Millis", slot: changeSetMillis, value: d}
+	return Change{field: "Millis", slot: changeSetMillis, value: d, err: err}
 }
 
 // Changes is the change list of one id, for UpdateMany.

@@ -277,7 +277,9 @@ type Cursor struct {
 // batch is one script call, atomic as a whole, in order (an id may appear more than once). Each
 // update succeeds or fails on its own: its Result holds the new entry or the error that left that
 // entry unchanged. The batch's error return is for failures of the whole call (connection,
-// ErrLayoutMismatch), which change nothing.
+// ErrLayoutMismatch), which change nothing. An update of an id without an entry starts from the
+// zero entry: 0, false, the first enum value, or the Unix epoch for a time (a field's
+// lowest-ranking value when that is outside its range).
 type Update[V any] struct {
 	Car   uint64
 	Value V
@@ -405,8 +407,7 @@ func (b *Board) Trim(ctx context.Context, keep int64) (int64, error) {
 // AddLaps adds delta to the Laps of the entry of id and returns what it did: the new entry, the
 // one before (read in the same script) and whether it changed. A result outside Laps's range is
 // refused with an error matching ErrOverflow, leaving the entry unchanged. An id without an entry
-// starts from the zero entry (0, false, the first enum value, or the Unix epoch for a time; a
-// field's lowest-ranking value when that is outside its range).
+// starts from the zero entry (see Update).
 func (b *Board) AddLaps(ctx context.Context, id uint64, delta int64) (Written, error) {
 	return first(applyEach(ctx, b, scriptAddLaps, []Update[int64]{{Car: id, Value: delta}}, rankgenrt.AsIs[int64]))
 }
@@ -418,8 +419,7 @@ func (b *Board) AddLapsMany(ctx context.Context, updates []Update[int64]) ([]Res
 
 // SetLaps sets the Laps of the entry of id to v and returns what it did: the new entry, the one
 // before (read in the same script) and whether it changed. An id without an entry starts from the
-// zero entry (0, false, the first enum value, or the Unix epoch for a time; a field's
-// lowest-ranking value when that is outside its range).
+// zero entry (see Update).
 func (b *Board) SetLaps(ctx context.Context, id uint64, v uint16) (Written, error) {
 	return first(applyEach(ctx, b, scriptSetLaps, []Update[uint16]{{Car: id, Value: v}}, digitOfLaps))
 }
@@ -431,9 +431,8 @@ func (b *Board) SetLapsMany(ctx context.Context, updates []Update[uint16]) ([]Re
 
 // AddRaceTime adds delta to the RaceTime of the entry of id and returns what it did: the new
 // entry, the one before (read in the same script) and whether it changed. A result outside
-// RaceTime's range is clamped to its edge. An id without an entry starts from the zero entry (0,
-// false, the first enum value, or the Unix epoch for a time; a field's lowest-ranking value when
-// that is outside its range).
+// RaceTime's range is clamped to its edge. An id without an entry starts from the zero entry (see
+// Update).
 func (b *Board) AddRaceTime(ctx context.Context, id uint64, delta int64) (Written, error) {
 	return first(applyEach(ctx, b, scriptAddRaceTime, []Update[int64]{{Car: id, Value: delta}}, rankgenrt.AsIs[int64]))
 }
@@ -447,8 +446,7 @@ func (b *Board) AddRaceTimeMany(ctx context.Context, updates []Update[int64]) ([
 // MinRaceTime lowers the RaceTime of the entry of id to v when v is smaller and returns what it
 // did: the new entry, the one before (read in the same script) and whether it changed. An id
 // without an entry takes v as its RaceTime (its first min is the value submitted), the other
-// fields starting from the zero entry (0, false, the first enum value, or the Unix epoch for a
-// time; a field's lowest-ranking value when that is outside its range).
+// fields starting from the zero entry (see Update).
 func (b *Board) MinRaceTime(ctx context.Context, id uint64, v uint32) (Written, error) {
 	return first(applyEach(ctx, b, scriptMinRaceTime, []Update[uint32]{{Car: id, Value: v}}, digitOfRaceTime))
 }
@@ -461,8 +459,7 @@ func (b *Board) MinRaceTimeMany(ctx context.Context, updates []Update[uint32]) (
 
 // SetRaceTime sets the RaceTime of the entry of id to v and returns what it did: the new entry,
 // the one before (read in the same script) and whether it changed. An id without an entry starts
-// from the zero entry (0, false, the first enum value, or the Unix epoch for a time; a field's
-// lowest-ranking value when that is outside its range).
+// from the zero entry (see Update).
 func (b *Board) SetRaceTime(ctx context.Context, id uint64, v uint32) (Written, error) {
 	return first(applyEach(ctx, b, scriptSetRaceTime, []Update[uint32]{{Car: id, Value: v}}, digitOfRaceTime))
 }
@@ -501,10 +498,7 @@ func AddLaps(delta int64) Change {
 // SetLaps is the change of Board.Update that sets Laps to v, as Board.SetLaps does.
 func SetLaps(v uint16) Change {
 	d, err := digitOfLaps(v)
-	if err != nil {
-		return Change{field: "Laps", slot: changeSetLaps, err: err}
-	}
-	return Change{field: "Laps", slot: changeSetLaps, value: d}
+	return Change{field: "Laps", slot: changeSetLaps, value: d, err: err}
 }
 
 // AddRaceTime is the change of Board.Update that adds delta to RaceTime, as Board.AddRaceTime
@@ -517,19 +511,13 @@ func AddRaceTime(delta int64) Change {
 // Board.MinRaceTime does.
 func MinRaceTime(v uint32) Change {
 	d, err := digitOfRaceTime(v)
-	if err != nil {
-		return Change{field: "RaceTime", slot: changeMinRaceTime, err: err}
-	}
-	return Change{field: "RaceTime", slot: changeMinRaceTime, value: d}
+	return Change{field: "RaceTime", slot: changeMinRaceTime, value: d, err: err}
 }
 
 // SetRaceTime is the change of Board.Update that sets RaceTime to v, as Board.SetRaceTime does.
 func SetRaceTime(v uint32) Change {
 	d, err := digitOfRaceTime(v)
-	if err != nil {
-		return Change{field: "RaceTime", slot: changeSetRaceTime, err: err}
-	}
-	return Change{field: "RaceTime", slot: changeSetRaceTime, value: d}
+	return Change{field: "RaceTime", slot: changeSetRaceTime, value: d, err: err}
 }
 
 // Changes is the change list of one id, for UpdateMany.

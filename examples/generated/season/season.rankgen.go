@@ -387,7 +387,9 @@ type Cursor struct {
 // batch is one script call, atomic as a whole, in order (an id may appear more than once). Each
 // update succeeds or fails on its own: its Result holds the new entry or the error that left that
 // entry unchanged. The batch's error return is for failures of the whole call (connection,
-// ErrLayoutMismatch), which change nothing.
+// ErrLayoutMismatch), which change nothing. An update of an id without an entry starts from the
+// zero entry: 0, false, the first enum value, or the Unix epoch for a time (a field's
+// lowest-ranking value when that is outside its range).
 type Update[V any] struct {
 	UserID string
 	Value  V
@@ -517,9 +519,8 @@ func (b *Board) Trim(ctx context.Context, keep int64) (int64, error) {
 
 // AddPoints adds delta to the Points of the entry of id and returns what it did: the new entry,
 // the one before (read in the same script) and whether it changed. A result outside Points's range
-// is clamped to its edge. An id without an entry starts from the zero entry (0, false, the first
-// enum value, or the Unix epoch for a time; a field's lowest-ranking value when that is outside
-// its range). When the update changes the entry, it also sets ReachedAt (client clock) to now.
+// is clamped to its edge. An id without an entry starts from the zero entry (see Update). When the
+// update changes the entry, it also sets ReachedAt (client clock) to now.
 func (b *Board) AddPoints(ctx context.Context, id string, delta int64) (Written, error) {
 	return first(applyEach(ctx, b, scriptAddPoints, []Update[int64]{{UserID: id, Value: delta}}, rankgenrt.AsIs[int64]))
 }
@@ -532,9 +533,8 @@ func (b *Board) AddPointsMany(ctx context.Context, updates []Update[int64]) ([]R
 // MaxTier raises the Tier of the entry of id to v when v is larger and returns what it did: the
 // new entry, the one before (read in the same script) and whether it changed. An id without an
 // entry takes v as its Tier (its first max is the value submitted), the other fields starting from
-// the zero entry (0, false, the first enum value, or the Unix epoch for a time; a field's
-// lowest-ranking value when that is outside its range). When the update changes the entry, it also
-// sets ReachedAt (client clock) to now.
+// the zero entry (see Update). When the update changes the entry, it also sets ReachedAt (client
+// clock) to now.
 func (b *Board) MaxTier(ctx context.Context, id string, v Tier) (Written, error) {
 	return first(applyEach(ctx, b, scriptMaxTier, []Update[Tier]{{UserID: id, Value: v}}, digitOfTier))
 }
@@ -546,9 +546,8 @@ func (b *Board) MaxTierMany(ctx context.Context, updates []Update[Tier]) ([]Resu
 
 // SetTier sets the Tier of the entry of id to v and returns what it did: the new entry, the one
 // before (read in the same script) and whether it changed. An id without an entry starts from the
-// zero entry (0, false, the first enum value, or the Unix epoch for a time; a field's
-// lowest-ranking value when that is outside its range). When the update changes the entry, it also
-// sets ReachedAt (client clock) to now.
+// zero entry (see Update). When the update changes the entry, it also sets ReachedAt (client
+// clock) to now.
 func (b *Board) SetTier(ctx context.Context, id string, v Tier) (Written, error) {
 	return first(applyEach(ctx, b, scriptSetTier, []Update[Tier]{{UserID: id, Value: v}}, digitOfTier))
 }
@@ -561,9 +560,8 @@ func (b *Board) SetTierMany(ctx context.Context, updates []Update[Tier]) ([]Resu
 // AddWins adds delta to the Wins of the entry of id and returns what it did: the new entry, the
 // one before (read in the same script) and whether it changed. A result outside Wins's range is
 // refused with an error matching ErrOverflow, leaving the entry unchanged. An id without an entry
-// starts from the zero entry (0, false, the first enum value, or the Unix epoch for a time; a
-// field's lowest-ranking value when that is outside its range). When the update changes the entry,
-// it also sets ReachedAt (client clock) to now.
+// starts from the zero entry (see Update). When the update changes the entry, it also sets
+// ReachedAt (client clock) to now.
 func (b *Board) AddWins(ctx context.Context, id string, delta int64) (Written, error) {
 	return first(applyEach(ctx, b, scriptAddWins, []Update[int64]{{UserID: id, Value: delta}}, rankgenrt.AsIs[int64]))
 }
@@ -575,9 +573,8 @@ func (b *Board) AddWinsMany(ctx context.Context, updates []Update[int64]) ([]Res
 
 // SetWins sets the Wins of the entry of id to v and returns what it did: the new entry, the one
 // before (read in the same script) and whether it changed. An id without an entry starts from the
-// zero entry (0, false, the first enum value, or the Unix epoch for a time; a field's
-// lowest-ranking value when that is outside its range). When the update changes the entry, it also
-// sets ReachedAt (client clock) to now.
+// zero entry (see Update). When the update changes the entry, it also sets ReachedAt (client
+// clock) to now.
 func (b *Board) SetWins(ctx context.Context, id string, v uint16) (Written, error) {
 	return first(applyEach(ctx, b, scriptSetWins, []Update[uint16]{{UserID: id, Value: v}}, func(v uint16) (uint64, error) {
 		d := uint64(v)
@@ -622,19 +619,13 @@ func AddPoints(delta int64) Change {
 // does.
 func MaxTier(v Tier) Change {
 	d, err := digitOfTier(v)
-	if err != nil {
-		return Change{field: "Tier", slot: changeMaxTier, err: err}
-	}
-	return Change{field: "Tier", slot: changeMaxTier, value: d}
+	return Change{field: "Tier", slot: changeMaxTier, value: d, err: err}
 }
 
 // SetTier is the change of Board.Update that sets Tier to v, as Board.SetTier does.
 func SetTier(v Tier) Change {
 	d, err := digitOfTier(v)
-	if err != nil {
-		return Change{field: "Tier", slot: changeSetTier, err: err}
-	}
-	return Change{field: "Tier", slot: changeSetTier, value: d}
+	return Change{field: "Tier", slot: changeSetTier, value: d, err: err}
 }
 
 // AddWins is the change of Board.Update that adds delta to Wins, as Board.AddWins does.

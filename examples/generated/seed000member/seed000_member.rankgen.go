@@ -298,7 +298,9 @@ type Cursor struct {
 // batch is one script call, atomic as a whole, in order (an id may appear more than once). Each
 // update succeeds or fails on its own: its Result holds the new entry or the error that left that
 // entry unchanged. The batch's error return is for failures of the whole call (connection,
-// ErrLayoutMismatch), which change nothing.
+// ErrLayoutMismatch), which change nothing. An update of an id without an entry starts from the
+// zero entry: 0, false, the first enum value, or the Unix epoch for a time (a field's
+// lowest-ranking value when that is outside its range).
 type Update[V any] struct {
 	UserID string
 	Value  V
@@ -428,8 +430,7 @@ func (b *Board) Trim(ctx context.Context, keep int64) (int64, error) {
 // AddPrimary adds delta to the Primary of the entry of id and returns what it did: the new entry,
 // the one before (read in the same script) and whether it changed. A result outside Primary's
 // range is refused with an error matching ErrOverflow, leaving the entry unchanged. An id without
-// an entry starts from the zero entry (0, false, the first enum value, or the Unix epoch for a
-// time; a field's lowest-ranking value when that is outside its range).
+// an entry starts from the zero entry (see Update).
 func (b *Board) AddPrimary(ctx context.Context, id string, delta int64) (Written, error) {
 	return first(applyEach(ctx, b, scriptAddPrimary, []Update[int64]{{UserID: id, Value: delta}}, rankgenrt.AsIs[int64]))
 }
@@ -441,8 +442,7 @@ func (b *Board) AddPrimaryMany(ctx context.Context, updates []Update[int64]) ([]
 
 // SetPrimary sets the Primary of the entry of id to v and returns what it did: the new entry, the
 // one before (read in the same script) and whether it changed. An id without an entry starts from
-// the zero entry (0, false, the first enum value, or the Unix epoch for a time; a field's
-// lowest-ranking value when that is outside its range).
+// the zero entry (see Update).
 func (b *Board) SetPrimary(ctx context.Context, id string, v uint64) (Written, error) {
 	return first(applyEach(ctx, b, scriptSetPrimary, []Update[uint64]{{UserID: id, Value: v}}, digitOfPrimary))
 }
@@ -454,8 +454,7 @@ func (b *Board) SetPrimaryMany(ctx context.Context, updates []Update[uint64]) ([
 
 // SetReachedAt sets the ReachedAt of the entry of id to v and returns what it did: the new entry,
 // the one before (read in the same script) and whether it changed. An id without an entry starts
-// from the zero entry (0, false, the first enum value, or the Unix epoch for a time; a field's
-// lowest-ranking value when that is outside its range).
+// from the zero entry (see Update).
 func (b *Board) SetReachedAt(ctx context.Context, id string, v time.Time) (Written, error) {
 	return first(applyEach(ctx, b, scriptSetReachedAt, []Update[time.Time]{{UserID: id, Value: v}}, digitOfReachedAt))
 }
@@ -492,19 +491,13 @@ func AddPrimary(delta int64) Change {
 // SetPrimary is the change of Board.Update that sets Primary to v, as Board.SetPrimary does.
 func SetPrimary(v uint64) Change {
 	d, err := digitOfPrimary(v)
-	if err != nil {
-		return Change{field: "Primary", slot: changeSetPrimary, err: err}
-	}
-	return Change{field: "Primary", slot: changeSetPrimary, value: d}
+	return Change{field: "Primary", slot: changeSetPrimary, value: d, err: err}
 }
 
 // SetReachedAt is the change of Board.Update that sets ReachedAt to v, as Board.SetReachedAt does.
 func SetReachedAt(v time.Time) Change {
 	d, err := digitOfReachedAt(v)
-	if err != nil {
-		return Change{field: "ReachedAt", slot: changeSetReachedAt, err: err}
-	}
-	return Change{field: "ReachedAt", slot: changeSetReachedAt, value: d}
+	return Change{field: "ReachedAt", slot: changeSetReachedAt, value: d, err: err}
 }
 
 // Changes is the change list of one id, for UpdateMany.

@@ -299,7 +299,9 @@ type Cursor struct {
 // batch is one script call, atomic as a whole, in order (an id may appear more than once). Each
 // update succeeds or fails on its own: its Result holds the new entry or the error that left that
 // entry unchanged. The batch's error return is for failures of the whole call (connection,
-// ErrLayoutMismatch), which change nothing.
+// ErrLayoutMismatch), which change nothing. An update of an id without an entry starts from the
+// zero entry: 0, false, the first enum value, or the Unix epoch for a time (a field's
+// lowest-ranking value when that is outside its range).
 type Update[V any] struct {
 	UID   string
 	Value V
@@ -429,8 +431,7 @@ func (b *Board) Trim(ctx context.Context, keep int64) (int64, error) {
 // AddValue adds delta to the Value of the entry of id and returns what it did: the new entry, the
 // one before (read in the same script) and whether it changed. A result outside Value's range is
 // refused with an error matching ErrOverflow, leaving the entry unchanged. An id without an entry
-// starts from the zero entry (0, false, the first enum value, or the Unix epoch for a time; a
-// field's lowest-ranking value when that is outside its range).
+// starts from the zero entry (see Update).
 func (b *Board) AddValue(ctx context.Context, id string, delta int64) (Written, error) {
 	return first(applyEach(ctx, b, scriptAddValue, []Update[int64]{{UID: id, Value: delta}}, rankgenrt.AsIs[int64]))
 }
@@ -442,8 +443,7 @@ func (b *Board) AddValueMany(ctx context.Context, updates []Update[int64]) ([]Re
 
 // SetValue sets the Value of the entry of id to v and returns what it did: the new entry, the one
 // before (read in the same script) and whether it changed. An id without an entry starts from the
-// zero entry (0, false, the first enum value, or the Unix epoch for a time; a field's
-// lowest-ranking value when that is outside its range).
+// zero entry (see Update).
 func (b *Board) SetValue(ctx context.Context, id string, v uint64) (Written, error) {
 	return first(applyEach(ctx, b, scriptSetValue, []Update[uint64]{{UID: id, Value: v}}, digitOfValue))
 }
@@ -455,8 +455,7 @@ func (b *Board) SetValueMany(ctx context.Context, updates []Update[uint64]) ([]R
 
 // SetUpdatedAt sets the UpdatedAt of the entry of id to v and returns what it did: the new entry,
 // the one before (read in the same script) and whether it changed. An id without an entry starts
-// from the zero entry (0, false, the first enum value, or the Unix epoch for a time; a field's
-// lowest-ranking value when that is outside its range).
+// from the zero entry (see Update).
 func (b *Board) SetUpdatedAt(ctx context.Context, id string, v time.Time) (Written, error) {
 	return first(applyEach(ctx, b, scriptSetUpdatedAt, []Update[time.Time]{{UID: id, Value: v}}, digitOfUpdatedAt))
 }
@@ -493,19 +492,13 @@ func AddValue(delta int64) Change {
 // SetValue is the change of Board.Update that sets Value to v, as Board.SetValue does.
 func SetValue(v uint64) Change {
 	d, err := digitOfValue(v)
-	if err != nil {
-		return Change{field: "Value", slot: changeSetValue, err: err}
-	}
-	return Change{field: "Value", slot: changeSetValue, value: d}
+	return Change{field: "Value", slot: changeSetValue, value: d, err: err}
 }
 
 // SetUpdatedAt is the change of Board.Update that sets UpdatedAt to v, as Board.SetUpdatedAt does.
 func SetUpdatedAt(v time.Time) Change {
 	d, err := digitOfUpdatedAt(v)
-	if err != nil {
-		return Change{field: "UpdatedAt", slot: changeSetUpdatedAt, err: err}
-	}
-	return Change{field: "UpdatedAt", slot: changeSetUpdatedAt, value: d}
+	return Change{field: "UpdatedAt", slot: changeSetUpdatedAt, value: d, err: err}
 }
 
 // Changes is the change list of one id, for UpdateMany.

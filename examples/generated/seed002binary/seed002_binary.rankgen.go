@@ -295,7 +295,9 @@ type Cursor struct {
 // batch is one script call, atomic as a whole, in order (an id may appear more than once). Each
 // update succeeds or fails on its own: its Result holds the new entry or the error that left that
 // entry unchanged. The batch's error return is for failures of the whole call (connection,
-// ErrLayoutMismatch), which change nothing.
+// ErrLayoutMismatch), which change nothing. An update of an id without an entry starts from the
+// zero entry: 0, false, the first enum value, or the Unix epoch for a time (a field's
+// lowest-ranking value when that is outside its range).
 type Update[V any] struct {
 	Player string
 	Value  V
@@ -425,8 +427,7 @@ func (b *Board) Trim(ctx context.Context, keep int64) (int64, error) {
 // AddPoints adds delta to the Points of the entry of id and returns what it did: the new entry,
 // the one before (read in the same script) and whether it changed. A result outside Points's range
 // is refused with an error matching ErrOverflow, leaving the entry unchanged. An id without an
-// entry starts from the zero entry (0, false, the first enum value, or the Unix epoch for a time;
-// a field's lowest-ranking value when that is outside its range).
+// entry starts from the zero entry (see Update).
 func (b *Board) AddPoints(ctx context.Context, id string, delta int64) (Written, error) {
 	return first(applyEach(ctx, b, scriptAddPoints, []Update[int64]{{Player: id, Value: delta}}, rankgenrt.AsIs[int64]))
 }
@@ -438,8 +439,7 @@ func (b *Board) AddPointsMany(ctx context.Context, updates []Update[int64]) ([]R
 
 // SetPoints sets the Points of the entry of id to v and returns what it did: the new entry, the
 // one before (read in the same script) and whether it changed. An id without an entry starts from
-// the zero entry (0, false, the first enum value, or the Unix epoch for a time; a field's
-// lowest-ranking value when that is outside its range).
+// the zero entry (see Update).
 func (b *Board) SetPoints(ctx context.Context, id string, v uint32) (Written, error) {
 	return first(applyEach(ctx, b, scriptSetPoints, []Update[uint32]{{Player: id, Value: v}}, digitOfPoints))
 }
@@ -451,8 +451,7 @@ func (b *Board) SetPointsMany(ctx context.Context, updates []Update[uint32]) ([]
 
 // SetPaid sets the Paid of the entry of id to v and returns what it did: the new entry, the one
 // before (read in the same script) and whether it changed. An id without an entry starts from the
-// zero entry (0, false, the first enum value, or the Unix epoch for a time; a field's
-// lowest-ranking value when that is outside its range).
+// zero entry (see Update).
 func (b *Board) SetPaid(ctx context.Context, id string, v bool) (Written, error) {
 	return first(applyEach(ctx, b, scriptSetPaid, []Update[bool]{{Player: id, Value: v}}, func(v bool) (uint64, error) {
 		d := digitOfPaid(v)
@@ -470,8 +469,7 @@ func (b *Board) SetPaidMany(ctx context.Context, updates []Update[bool]) ([]Resu
 
 // SetReachedAt sets the ReachedAt of the entry of id to v and returns what it did: the new entry,
 // the one before (read in the same script) and whether it changed. An id without an entry starts
-// from the zero entry (0, false, the first enum value, or the Unix epoch for a time; a field's
-// lowest-ranking value when that is outside its range).
+// from the zero entry (see Update).
 func (b *Board) SetReachedAt(ctx context.Context, id string, v time.Time) (Written, error) {
 	return first(applyEach(ctx, b, scriptSetReachedAt, []Update[time.Time]{{Player: id, Value: v}}, digitOfReachedAt))
 }
@@ -509,10 +507,7 @@ func AddPoints(delta int64) Change {
 // SetPoints is the change of Board.Update that sets Points to v, as Board.SetPoints does.
 func SetPoints(v uint32) Change {
 	d, err := digitOfPoints(v)
-	if err != nil {
-		return Change{field: "Points", slot: changeSetPoints, err: err}
-	}
-	return Change{field: "Points", slot: changeSetPoints, value: d}
+	return Change{field: "Points", slot: changeSetPoints, value: d, err: err}
 }
 
 // SetPaid is the change of Board.Update that sets Paid to v, as Board.SetPaid does.
@@ -524,10 +519,7 @@ func SetPaid(v bool) Change {
 // SetReachedAt is the change of Board.Update that sets ReachedAt to v, as Board.SetReachedAt does.
 func SetReachedAt(v time.Time) Change {
 	d, err := digitOfReachedAt(v)
-	if err != nil {
-		return Change{field: "ReachedAt", slot: changeSetReachedAt, err: err}
-	}
-	return Change{field: "ReachedAt", slot: changeSetReachedAt, value: d}
+	return Change{field: "ReachedAt", slot: changeSetReachedAt, value: d, err: err}
 }
 
 // Changes is the change list of one id, for UpdateMany.

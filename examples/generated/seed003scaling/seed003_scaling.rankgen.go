@@ -284,7 +284,9 @@ type Cursor struct {
 // batch is one script call, atomic as a whole, in order (an id may appear more than once). Each
 // update succeeds or fails on its own: its Result holds the new entry or the error that left that
 // entry unchanged. The batch's error return is for failures of the whole call (connection,
-// ErrLayoutMismatch), which change nothing.
+// ErrLayoutMismatch), which change nothing. An update of an id without an entry starts from the
+// zero entry: 0, false, the first enum value, or the Unix epoch for a time (a field's
+// lowest-ranking value when that is outside its range).
 type Update[V any] struct {
 	Member string
 	Value  V
@@ -414,8 +416,7 @@ func (b *Board) Trim(ctx context.Context, keep int64) (int64, error) {
 // AddRaw adds delta to the Raw of the entry of id and returns what it did: the new entry, the one
 // before (read in the same script) and whether it changed. A result outside Raw's range is refused
 // with an error matching ErrOverflow, leaving the entry unchanged. An id without an entry starts
-// from the zero entry (0, false, the first enum value, or the Unix epoch for a time; a field's
-// lowest-ranking value when that is outside its range).
+// from the zero entry (see Update).
 func (b *Board) AddRaw(ctx context.Context, id string, delta int64) (Written, error) {
 	return first(applyEach(ctx, b, scriptAddRaw, []Update[int64]{{Member: id, Value: delta}}, rankgenrt.AsIs[int64]))
 }
@@ -427,8 +428,7 @@ func (b *Board) AddRawMany(ctx context.Context, updates []Update[int64]) ([]Resu
 
 // SetRaw sets the Raw of the entry of id to v and returns what it did: the new entry, the one
 // before (read in the same script) and whether it changed. An id without an entry starts from the
-// zero entry (0, false, the first enum value, or the Unix epoch for a time; a field's
-// lowest-ranking value when that is outside its range).
+// zero entry (see Update).
 func (b *Board) SetRaw(ctx context.Context, id string, v uint16) (Written, error) {
 	return first(applyEach(ctx, b, scriptSetRaw, []Update[uint16]{{Member: id, Value: v}}, digitOfRaw))
 }
@@ -440,8 +440,7 @@ func (b *Board) SetRawMany(ctx context.Context, updates []Update[uint16]) ([]Res
 
 // SetAt sets the At of the entry of id to v and returns what it did: the new entry, the one before
 // (read in the same script) and whether it changed. An id without an entry starts from the zero
-// entry (0, false, the first enum value, or the Unix epoch for a time; a field's lowest-ranking
-// value when that is outside its range).
+// entry (see Update).
 func (b *Board) SetAt(ctx context.Context, id string, v time.Time) (Written, error) {
 	return first(applyEach(ctx, b, scriptSetAt, []Update[time.Time]{{Member: id, Value: v}}, digitOfAt))
 }
@@ -477,19 +476,13 @@ func AddRaw(delta int64) Change {
 // SetRaw is the change of Board.Update that sets Raw to v, as Board.SetRaw does.
 func SetRaw(v uint16) Change {
 	d, err := digitOfRaw(v)
-	if err != nil {
-		return Change{field: "Raw", slot: changeSetRaw, err: err}
-	}
-	return Change{field: "Raw", slot: changeSetRaw, value: d}
+	return Change{field: "Raw", slot: changeSetRaw, value: d, err: err}
 }
 
 // SetAt is the change of Board.Update that sets At to v, as Board.SetAt does.
 func SetAt(v time.Time) Change {
 	d, err := digitOfAt(v)
-	if err != nil {
-		return Change{field: "At", slot: changeSetAt, err: err}
-	}
-	return Change{field: "At", slot: changeSetAt, value: d}
+	return Change{field: "At", slot: changeSetAt, value: d, err: err}
 }
 
 // Changes is the change list of one id, for UpdateMany.

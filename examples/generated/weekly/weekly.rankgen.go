@@ -310,7 +310,9 @@ type Cursor struct {
 // batch is one script call, atomic as a whole, in order (an id may appear more than once). Each
 // update succeeds or fails on its own: its Result holds the new entry or the error that left that
 // entry unchanged. The batch's error return is for failures of the whole call (connection,
-// ErrLayoutMismatch), which change nothing.
+// ErrLayoutMismatch), which change nothing. An update of an id without an entry starts from the
+// zero entry: 0, false, the first enum value, or the Unix epoch for a time (a field's
+// lowest-ranking value when that is outside its range).
 type Update[V any] struct {
 	PlayerID string
 	Value    V
@@ -446,9 +448,8 @@ func (b *Board) Trim(ctx context.Context, keep int64) (int64, error) {
 // AddPoints adds delta to the Points of the entry of id and returns what it did: the new entry,
 // the one before (read in the same script) and whether it changed. A result outside Points's range
 // is refused with an error matching ErrOverflow, leaving the entry unchanged. An id without an
-// entry starts from the zero entry (0, false, the first enum value, or the Unix epoch for a time;
-// a field's lowest-ranking value when that is outside its range). When the update changes the
-// entry, it also sets ReachedAt (server clock) to now.
+// entry starts from the zero entry (see Update). When the update changes the entry, it also sets
+// ReachedAt (server clock) to now.
 func (b *Board) AddPoints(ctx context.Context, id string, delta int64) (Written, error) {
 	return first(applyEach(ctx, b, scriptAddPoints, []Update[int64]{{PlayerID: id, Value: delta}}, rankgenrt.AsIs[int64]))
 }
@@ -461,9 +462,8 @@ func (b *Board) AddPointsMany(ctx context.Context, updates []Update[int64]) ([]R
 // MaxPoints raises the Points of the entry of id to v when v is larger and returns what it did:
 // the new entry, the one before (read in the same script) and whether it changed. An id without an
 // entry takes v as its Points (its first max is the value submitted), the other fields starting
-// from the zero entry (0, false, the first enum value, or the Unix epoch for a time; a field's
-// lowest-ranking value when that is outside its range). When the update changes the entry, it also
-// sets ReachedAt (server clock) to now.
+// from the zero entry (see Update). When the update changes the entry, it also sets ReachedAt
+// (server clock) to now.
 func (b *Board) MaxPoints(ctx context.Context, id string, v uint32) (Written, error) {
 	return first(applyEach(ctx, b, scriptMaxPoints, []Update[uint32]{{PlayerID: id, Value: v}}, func(v uint32) (uint64, error) {
 		d := uint64(v)
@@ -481,9 +481,8 @@ func (b *Board) MaxPointsMany(ctx context.Context, updates []Update[uint32]) ([]
 
 // SetPoints sets the Points of the entry of id to v and returns what it did: the new entry, the
 // one before (read in the same script) and whether it changed. An id without an entry starts from
-// the zero entry (0, false, the first enum value, or the Unix epoch for a time; a field's
-// lowest-ranking value when that is outside its range). When the update changes the entry, it also
-// sets ReachedAt (server clock) to now.
+// the zero entry (see Update). When the update changes the entry, it also sets ReachedAt (server
+// clock) to now.
 func (b *Board) SetPoints(ctx context.Context, id string, v uint32) (Written, error) {
 	return first(applyEach(ctx, b, scriptSetPoints, []Update[uint32]{{PlayerID: id, Value: v}}, func(v uint32) (uint64, error) {
 		d := uint64(v)
@@ -501,9 +500,8 @@ func (b *Board) SetPointsMany(ctx context.Context, updates []Update[uint32]) ([]
 
 // SetPaid sets the Paid of the entry of id to v and returns what it did: the new entry, the one
 // before (read in the same script) and whether it changed. An id without an entry starts from the
-// zero entry (0, false, the first enum value, or the Unix epoch for a time; a field's
-// lowest-ranking value when that is outside its range). When the update changes the entry, it also
-// sets ReachedAt (server clock) to now.
+// zero entry (see Update). When the update changes the entry, it also sets ReachedAt (server
+// clock) to now.
 func (b *Board) SetPaid(ctx context.Context, id string, v bool) (Written, error) {
 	return first(applyEach(ctx, b, scriptSetPaid, []Update[bool]{{PlayerID: id, Value: v}}, func(v bool) (uint64, error) {
 		d := digitOfPaid(v)

@@ -311,7 +311,9 @@ type Cursor struct {
 // batch is one script call, atomic as a whole, in order (an id may appear more than once). Each
 // update succeeds or fails on its own: its Result holds the new entry or the error that left that
 // entry unchanged. The batch's error return is for failures of the whole call (connection,
-// ErrLayoutMismatch), which change nothing.
+// ErrLayoutMismatch), which change nothing. An update of an id without an entry starts from the
+// zero entry: 0, false, the first enum value, or the Unix epoch for a time (a field's
+// lowest-ranking value when that is outside its range).
 type Update[V any] struct {
 	PlayerID uint64
 	Value    V
@@ -438,9 +440,8 @@ func (b *Board) Trim(ctx context.Context, keep int64) (int64, error) {
 
 // AddRaceTime adds delta to the RaceTime of the entry of id and returns what it did: the new
 // entry, the one before (read in the same script) and whether it changed. A result outside
-// RaceTime's range is clamped to its edge. An id without an entry starts from the zero entry (0,
-// false, the first enum value, or the Unix epoch for a time; a field's lowest-ranking value when
-// that is outside its range).
+// RaceTime's range is clamped to its edge. An id without an entry starts from the zero entry (see
+// Update).
 func (b *Board) AddRaceTime(ctx context.Context, id uint64, delta int64) (Written, error) {
 	return first(applyEach(ctx, b, scriptAddRaceTime, []Update[int64]{{PlayerID: id, Value: delta}}, rankgenrt.AsIs[int64]))
 }
@@ -454,8 +455,7 @@ func (b *Board) AddRaceTimeMany(ctx context.Context, updates []Update[int64]) ([
 // MaxRaceTime raises the RaceTime of the entry of id to v when v is larger and returns what it
 // did: the new entry, the one before (read in the same script) and whether it changed. An id
 // without an entry takes v as its RaceTime (its first max is the value submitted), the other
-// fields starting from the zero entry (0, false, the first enum value, or the Unix epoch for a
-// time; a field's lowest-ranking value when that is outside its range).
+// fields starting from the zero entry (see Update).
 func (b *Board) MaxRaceTime(ctx context.Context, id uint64, v int64) (Written, error) {
 	return first(applyEach(ctx, b, scriptMaxRaceTime, []Update[int64]{{PlayerID: id, Value: v}}, digitOfRaceTime))
 }
@@ -468,8 +468,7 @@ func (b *Board) MaxRaceTimeMany(ctx context.Context, updates []Update[int64]) ([
 
 // SetStreak sets the Streak of the entry of id to v and returns what it did: the new entry, the
 // one before (read in the same script) and whether it changed. An id without an entry starts from
-// the zero entry (0, false, the first enum value, or the Unix epoch for a time; a field's
-// lowest-ranking value when that is outside its range).
+// the zero entry (see Update).
 func (b *Board) SetStreak(ctx context.Context, id uint64, v uint8) (Written, error) {
 	return first(applyEach(ctx, b, scriptSetStreak, []Update[uint8]{{PlayerID: id, Value: v}}, digitOfStreak))
 }
@@ -481,8 +480,7 @@ func (b *Board) SetStreakMany(ctx context.Context, updates []Update[uint8]) ([]R
 
 // SetGems sets the Gems of the entry of id to v and returns what it did: the new entry, the one
 // before (read in the same script) and whether it changed. An id without an entry starts from the
-// zero entry (0, false, the first enum value, or the Unix epoch for a time; a field's
-// lowest-ranking value when that is outside its range).
+// zero entry (see Update).
 func (b *Board) SetGems(ctx context.Context, id uint64, v int64) (Written, error) {
 	return first(applyEach(ctx, b, scriptSetGems, []Update[int64]{{PlayerID: id, Value: v}}, func(v int64) (string, error) {
 		d, err := digitOfGems(v)
@@ -507,8 +505,7 @@ func (b *Board) SetGemsMany(ctx context.Context, updates []Update[int64]) ([]Res
 // MaxGems raises the Gems of the entry of id to v when v is larger and returns what it did: the
 // new entry, the one before (read in the same script) and whether it changed. An id without an
 // entry takes v as its Gems (its first max is the value submitted), the other fields starting from
-// the zero entry (0, false, the first enum value, or the Unix epoch for a time; a field's
-// lowest-ranking value when that is outside its range).
+// the zero entry (see Update).
 func (b *Board) MaxGems(ctx context.Context, id uint64, v int64) (Written, error) {
 	return first(applyEach(ctx, b, scriptMaxGems, []Update[int64]{{PlayerID: id, Value: v}}, func(v int64) (string, error) {
 		d, err := digitOfGems(v)
@@ -560,19 +557,13 @@ func AddRaceTime(delta int64) Change {
 // Board.MaxRaceTime does.
 func MaxRaceTime(v int64) Change {
 	d, err := digitOfRaceTime(v)
-	if err != nil {
-		return Change{field: "RaceTime", slot: changeMaxRaceTime, err: err}
-	}
-	return Change{field: "RaceTime", slot: changeMaxRaceTime, value: d}
+	return Change{field: "RaceTime", slot: changeMaxRaceTime, value: d, err: err}
 }
 
 // SetStreak is the change of Board.Update that sets Streak to v, as Board.SetStreak does.
 func SetStreak(v uint8) Change {
 	d, err := digitOfStreak(v)
-	if err != nil {
-		return Change{field: "Streak", slot: changeSetStreak, err: err}
-	}
-	return Change{field: "Streak", slot: changeSetStreak, value: d}
+	return Change{field: "Streak", slot: changeSetStreak, value: d, err: err}
 }
 
 // SetGems is the change of Board.Update that sets Gems to v, as Board.SetGems does.

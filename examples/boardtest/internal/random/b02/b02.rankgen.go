@@ -362,7 +362,9 @@ type Cursor struct {
 // batch is one script call, atomic as a whole, in order (an id may appear more than once). Each
 // update succeeds or fails on its own: its Result holds the new entry or the error that left that
 // entry unchanged. The batch's error return is for failures of the whole call (connection,
-// ErrLayoutMismatch), which change nothing.
+// ErrLayoutMismatch), which change nothing. An update of an id without an entry starts from the
+// zero entry: 0, false, the first enum value, or the Unix epoch for a time (a field's
+// lowest-ranking value when that is outside its range).
 type Update[V any] struct {
 	ID    string
 	Value V
@@ -492,8 +494,7 @@ func (b *Board) Trim(ctx context.Context, keep int64) (int64, error) {
 // MinPaid lowers the Paid of the entry of id to v when v is smaller and returns what it did: the
 // new entry, the one before (read in the same script) and whether it changed. An id without an
 // entry takes v as its Paid (its first min is the value submitted), the other fields starting from
-// the zero entry (0, false, the first enum value, or the Unix epoch for a time; a field's
-// lowest-ranking value when that is outside its range).
+// the zero entry (see Update).
 func (b *Board) MinPaid(ctx context.Context, id string, v Paid) (Written, error) {
 	return first(applyEach(ctx, b, scriptMinPaid, []Update[Paid]{{ID: id, Value: v}}, digitOfPaid))
 }
@@ -506,8 +507,7 @@ func (b *Board) MinPaidMany(ctx context.Context, updates []Update[Paid]) ([]Resu
 // MaxPaid raises the Paid of the entry of id to v when v is larger and returns what it did: the
 // new entry, the one before (read in the same script) and whether it changed. An id without an
 // entry takes v as its Paid (its first max is the value submitted), the other fields starting from
-// the zero entry (0, false, the first enum value, or the Unix epoch for a time; a field's
-// lowest-ranking value when that is outside its range).
+// the zero entry (see Update).
 func (b *Board) MaxPaid(ctx context.Context, id string, v Paid) (Written, error) {
 	return first(applyEach(ctx, b, scriptMaxPaid, []Update[Paid]{{ID: id, Value: v}}, digitOfPaid))
 }
@@ -519,8 +519,7 @@ func (b *Board) MaxPaidMany(ctx context.Context, updates []Update[Paid]) ([]Resu
 
 // SetPaid sets the Paid of the entry of id to v and returns what it did: the new entry, the one
 // before (read in the same script) and whether it changed. An id without an entry starts from the
-// zero entry (0, false, the first enum value, or the Unix epoch for a time; a field's
-// lowest-ranking value when that is outside its range).
+// zero entry (see Update).
 func (b *Board) SetPaid(ctx context.Context, id string, v Paid) (Written, error) {
 	return first(applyEach(ctx, b, scriptSetPaid, []Update[Paid]{{ID: id, Value: v}}, digitOfPaid))
 }
@@ -552,29 +551,20 @@ const (
 // does.
 func MinPaid(v Paid) Change {
 	d, err := digitOfPaid(v)
-	if err != nil {
-		return Change{field: "Paid", slot: changeMinPaid, err: err}
-	}
-	return Change{field: "Paid", slot: changeMinPaid, value: d}
+	return Change{field: "Paid", slot: changeMinPaid, value: d, err: err}
 }
 
 // MaxPaid is the change of Board.Update that raises Paid to v when v is larger, as Board.MaxPaid
 // does.
 func MaxPaid(v Paid) Change {
 	d, err := digitOfPaid(v)
-	if err != nil {
-		return Change{field: "Paid", slot: changeMaxPaid, err: err}
-	}
-	return Change{field: "Paid", slot: changeMaxPaid, value: d}
+	return Change{field: "Paid", slot: changeMaxPaid, value: d, err: err}
 }
 
 // SetPaid is the change of Board.Update that sets Paid to v, as Board.SetPaid does.
 func SetPaid(v Paid) Change {
 	d, err := digitOfPaid(v)
-	if err != nil {
-		return Change{field: "Paid", slot: changeSetPaid, err: err}
-	}
-	return Change{field: "Paid", slot: changeSetPaid, value: d}
+	return Change{field: "Paid", slot: changeSetPaid, value: d, err: err}
 }
 
 // Changes is the change list of one id, for UpdateMany.

@@ -345,7 +345,9 @@ type Cursor struct {
 // batch is one script call, atomic as a whole, in order (an id may appear more than once). Each
 // update succeeds or fails on its own: its Result holds the new entry or the error that left that
 // entry unchanged. The batch's error return is for failures of the whole call (connection,
-// ErrLayoutMismatch), which change nothing.
+// ErrLayoutMismatch), which change nothing. An update of an id without an entry starts from the
+// zero entry: 0, false, the first enum value, or the Unix epoch for a time (a field's
+// lowest-ranking value when that is outside its range).
 type Update[V any] struct {
 	Car   string
 	Value V
@@ -474,8 +476,7 @@ func (b *Board) Trim(ctx context.Context, keep int64) (int64, error) {
 
 // SetDeadline sets the Deadline of the entry of id to v and returns what it did: the new entry,
 // the one before (read in the same script) and whether it changed. An id without an entry starts
-// from the zero entry (0, false, the first enum value, or the Unix epoch for a time; a field's
-// lowest-ranking value when that is outside its range).
+// from the zero entry (see Update).
 func (b *Board) SetDeadline(ctx context.Context, id string, v bool) (Written, error) {
 	return first(applyEach(ctx, b, scriptSetDeadline, []Update[bool]{{Car: id, Value: v}}, func(v bool) (uint64, error) {
 		d := digitOfDeadline(v)

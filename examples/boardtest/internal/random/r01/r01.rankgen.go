@@ -501,7 +501,9 @@ type Cursor struct {
 // batch is one script call, atomic as a whole, in order (an id may appear more than once). Each
 // update succeeds or fails on its own: its Result holds the new entry or the error that left that
 // entry unchanged. The batch's error return is for failures of the whole call (connection,
-// ErrLayoutMismatch), which change nothing.
+// ErrLayoutMismatch), which change nothing. An update of an id without an entry starts from the
+// zero entry: 0, false, the first enum value, or the Unix epoch for a time (a field's
+// lowest-ranking value when that is outside its range).
 type Update[V any] struct {
 	Handle string
 	Value  V
@@ -631,8 +633,7 @@ func (b *Board) Trim(ctx context.Context, keep int64) (int64, error) {
 // MaxWins raises the Wins of the entry of id to v when v is larger and returns what it did: the
 // new entry, the one before (read in the same script) and whether it changed. An id without an
 // entry takes v as its Wins (its first max is the value submitted), the other fields starting from
-// the zero entry (0, false, the first enum value, or the Unix epoch for a time; a field's
-// lowest-ranking value when that is outside its range).
+// the zero entry (see Update).
 func (b *Board) MaxWins(ctx context.Context, id string, v Wins) (Written, error) {
 	return first(applyEach(ctx, b, scriptMaxWins, []Update[Wins]{{Handle: id, Value: v}}, digitOfWins))
 }
@@ -645,8 +646,7 @@ func (b *Board) MaxWinsMany(ctx context.Context, updates []Update[Wins]) ([]Resu
 // MaxRaceTime raises the RaceTime of the entry of id to v when v is larger and returns what it
 // did: the new entry, the one before (read in the same script) and whether it changed. An id
 // without an entry takes v as its RaceTime (its first max is the value submitted), the other
-// fields starting from the zero entry (0, false, the first enum value, or the Unix epoch for a
-// time; a field's lowest-ranking value when that is outside its range).
+// fields starting from the zero entry (see Update).
 func (b *Board) MaxRaceTime(ctx context.Context, id string, v int32) (Written, error) {
 	return first(applyEach(ctx, b, scriptMaxRaceTime, []Update[int32]{{Handle: id, Value: v}}, digitOfRaceTime))
 }
@@ -660,8 +660,7 @@ func (b *Board) MaxRaceTimeMany(ctx context.Context, updates []Update[int32]) ([
 // MinRaceTime lowers the RaceTime of the entry of id to v when v is smaller and returns what it
 // did: the new entry, the one before (read in the same script) and whether it changed. An id
 // without an entry takes v as its RaceTime (its first min is the value submitted), the other
-// fields starting from the zero entry (0, false, the first enum value, or the Unix epoch for a
-// time; a field's lowest-ranking value when that is outside its range).
+// fields starting from the zero entry (see Update).
 func (b *Board) MinRaceTime(ctx context.Context, id string, v int32) (Written, error) {
 	return first(applyEach(ctx, b, scriptMinRaceTime, []Update[int32]{{Handle: id, Value: v}}, digitOfRaceTime))
 }
@@ -674,8 +673,7 @@ func (b *Board) MinRaceTimeMany(ctx context.Context, updates []Update[int32]) ([
 
 // SetRaceTime sets the RaceTime of the entry of id to v and returns what it did: the new entry,
 // the one before (read in the same script) and whether it changed. An id without an entry starts
-// from the zero entry (0, false, the first enum value, or the Unix epoch for a time; a field's
-// lowest-ranking value when that is outside its range).
+// from the zero entry (see Update).
 func (b *Board) SetRaceTime(ctx context.Context, id string, v int32) (Written, error) {
 	return first(applyEach(ctx, b, scriptSetRaceTime, []Update[int32]{{Handle: id, Value: v}}, digitOfRaceTime))
 }
@@ -709,39 +707,27 @@ const (
 // does.
 func MaxWins(v Wins) Change {
 	d, err := digitOfWins(v)
-	if err != nil {
-		return Change{field: "Wins", slot: changeMaxWins, err: err}
-	}
-	return Change{field: "Wins", slot: changeMaxWins, value: d}
+	return Change{field: "Wins", slot: changeMaxWins, value: d, err: err}
 }
 
 // MaxRaceTime is the change of Board.Update that raises RaceTime to v when v is larger, as
 // Board.MaxRaceTime does.
 func MaxRaceTime(v int32) Change {
 	d, err := digitOfRaceTime(v)
-	if err != nil {
-		return Change{field: "RaceTime", slot: changeMaxRaceTime, err: err}
-	}
-	return Change{field: "RaceTime", slot: changeMaxRaceTime, value: d}
+	return Change{field: "RaceTime", slot: changeMaxRaceTime, value: d, err: err}
 }
 
 // MinRaceTime is the change of Board.Update that lowers RaceTime to v when v is smaller, as
 // Board.MinRaceTime does.
 func MinRaceTime(v int32) Change {
 	d, err := digitOfRaceTime(v)
-	if err != nil {
-		return Change{field: "RaceTime", slot: changeMinRaceTime, err: err}
-	}
-	return Change{field: "RaceTime", slot: changeMinRaceTime, value: d}
+	return Change{field: "RaceTime", slot: changeMinRaceTime, value: d, err: err}
 }
 
 // SetRaceTime is the change of Board.Update that sets RaceTime to v, as Board.SetRaceTime does.
 func SetRaceTime(v int32) Change {
 	d, err := digitOfRaceTime(v)
-	if err != nil {
-		return Change{field: "RaceTime", slot: changeSetRaceTime, err: err}
-	}
-	return Change{field: "RaceTime", slot: changeSetRaceTime, value: d}
+	return Change{field: "RaceTime", slot: changeSetRaceTime, value: d, err: err}
 }
 
 // Changes is the change list of one id, for UpdateMany.

@@ -344,7 +344,9 @@ type Cursor struct {
 // batch is one script call, atomic as a whole, in order (an id may appear more than once). Each
 // update succeeds or fails on its own: its Result holds the new entry or the error that left that
 // entry unchanged. The batch's error return is for failures of the whole call (connection,
-// ErrLayoutMismatch), which change nothing.
+// ErrLayoutMismatch), which change nothing. An update of an id without an entry starts from the
+// zero entry: 0, false, the first enum value, or the Unix epoch for a time (a field's
+// lowest-ranking value when that is outside its range).
 type Update[V any] struct {
 	ID    string
 	Value V
@@ -474,8 +476,7 @@ func (b *Board) Trim(ctx context.Context, keep int64) (int64, error) {
 
 // SetJoinedAt sets the JoinedAt of the entry of id to v and returns what it did: the new entry,
 // the one before (read in the same script) and whether it changed. An id without an entry starts
-// from the zero entry (0, false, the first enum value, or the Unix epoch for a time; a field's
-// lowest-ranking value when that is outside its range).
+// from the zero entry (see Update).
 func (b *Board) SetJoinedAt(ctx context.Context, id string, v int64) (Written, error) {
 	return first(applyEach(ctx, b, scriptSetJoinedAt, []Update[int64]{{ID: id, Value: v}}, digitOfJoinedAt))
 }
@@ -488,9 +489,8 @@ func (b *Board) SetJoinedAtMany(ctx context.Context, updates []Update[int64]) ([
 
 // AddJoinedAt adds delta to the JoinedAt of the entry of id and returns what it did: the new
 // entry, the one before (read in the same script) and whether it changed. A result outside
-// JoinedAt's range is clamped to its edge. An id without an entry starts from the zero entry (0,
-// false, the first enum value, or the Unix epoch for a time; a field's lowest-ranking value when
-// that is outside its range).
+// JoinedAt's range is clamped to its edge. An id without an entry starts from the zero entry (see
+// Update).
 func (b *Board) AddJoinedAt(ctx context.Context, id string, delta int64) (Written, error) {
 	return first(applyEach(ctx, b, scriptAddJoinedAt, []Update[int64]{{ID: id, Value: delta}}, rankgenrt.AsIs[int64]))
 }
@@ -504,8 +504,7 @@ func (b *Board) AddJoinedAtMany(ctx context.Context, updates []Update[int64]) ([
 // MinJoinedAt lowers the JoinedAt of the entry of id to v when v is smaller and returns what it
 // did: the new entry, the one before (read in the same script) and whether it changed. An id
 // without an entry takes v as its JoinedAt (its first min is the value submitted), the other
-// fields starting from the zero entry (0, false, the first enum value, or the Unix epoch for a
-// time; a field's lowest-ranking value when that is outside its range).
+// fields starting from the zero entry (see Update).
 func (b *Board) MinJoinedAt(ctx context.Context, id string, v int64) (Written, error) {
 	return first(applyEach(ctx, b, scriptMinJoinedAt, []Update[int64]{{ID: id, Value: v}}, digitOfJoinedAt))
 }
@@ -519,8 +518,7 @@ func (b *Board) MinJoinedAtMany(ctx context.Context, updates []Update[int64]) ([
 // MaxJoinedAt raises the JoinedAt of the entry of id to v when v is larger and returns what it
 // did: the new entry, the one before (read in the same script) and whether it changed. An id
 // without an entry takes v as its JoinedAt (its first max is the value submitted), the other
-// fields starting from the zero entry (0, false, the first enum value, or the Unix epoch for a
-// time; a field's lowest-ranking value when that is outside its range).
+// fields starting from the zero entry (see Update).
 func (b *Board) MaxJoinedAt(ctx context.Context, id string, v int64) (Written, error) {
 	return first(applyEach(ctx, b, scriptMaxJoinedAt, []Update[int64]{{ID: id, Value: v}}, digitOfJoinedAt))
 }
@@ -533,8 +531,7 @@ func (b *Board) MaxJoinedAtMany(ctx context.Context, updates []Update[int64]) ([
 
 // SetGold sets the Gold of the entry of id to v and returns what it did: the new entry, the one
 // before (read in the same script) and whether it changed. An id without an entry starts from the
-// zero entry (0, false, the first enum value, or the Unix epoch for a time; a field's
-// lowest-ranking value when that is outside its range).
+// zero entry (see Update).
 func (b *Board) SetGold(ctx context.Context, id string, v int64) (Written, error) {
 	return first(applyEach(ctx, b, scriptSetGold, []Update[int64]{{ID: id, Value: v}}, digitOfGold))
 }
@@ -567,10 +564,7 @@ const (
 // SetJoinedAt is the change of Board.Update that sets JoinedAt to v, as Board.SetJoinedAt does.
 func SetJoinedAt(v int64) Change {
 	d, err := digitOfJoinedAt(v)
-	if err != nil {
-		return Change{field: "JoinedAt", slot: changeSetJoinedAt, err: err}
-	}
-	return Change{field: "JoinedAt", slot: changeSetJoinedAt, value: d}
+	return Change{field: "JoinedAt", slot: changeSetJoinedAt, value: d, err: err}
 }
 
 // AddJoinedAt is the change of Board.Update that adds delta to JoinedAt, as Board.AddJoinedAt
@@ -583,29 +577,20 @@ func AddJoinedAt(delta int64) Change {
 // Board.MinJoinedAt does.
 func MinJoinedAt(v int64) Change {
 	d, err := digitOfJoinedAt(v)
-	if err != nil {
-		return Change{field: "JoinedAt", slot: changeMinJoinedAt, err: err}
-	}
-	return Change{field: "JoinedAt", slot: changeMinJoinedAt, value: d}
+	return Change{field: "JoinedAt", slot: changeMinJoinedAt, value: d, err: err}
 }
 
 // MaxJoinedAt is the change of Board.Update that raises JoinedAt to v when v is larger, as
 // Board.MaxJoinedAt does.
 func MaxJoinedAt(v int64) Change {
 	d, err := digitOfJoinedAt(v)
-	if err != nil {
-		return Change{field: "JoinedAt", slot: changeMaxJoinedAt, err: err}
-	}
-	return Change{field: "JoinedAt", slot: changeMaxJoinedAt, value: d}
+	return Change{field: "JoinedAt", slot: changeMaxJoinedAt, value: d, err: err}
 }
 
 // SetGold is the change of Board.Update that sets Gold to v, as Board.SetGold does.
 func SetGold(v int64) Change {
 	d, err := digitOfGold(v)
-	if err != nil {
-		return Change{field: "Gold", slot: changeSetGold, err: err}
-	}
-	return Change{field: "Gold", slot: changeSetGold, value: d}
+	return Change{field: "Gold", slot: changeSetGold, value: d, err: err}
 }
 
 // Changes is the change list of one id, for UpdateMany.

@@ -375,7 +375,9 @@ type Cursor struct {
 // batch is one script call, atomic as a whole, in order (an id may appear more than once). Each
 // update succeeds or fails on its own: its Result holds the new entry or the error that left that
 // entry unchanged. The batch's error return is for failures of the whole call (connection,
-// ErrLayoutMismatch), which change nothing.
+// ErrLayoutMismatch), which change nothing. An update of an id without an entry starts from the
+// zero entry: 0, false, the first enum value, or the Unix epoch for a time (a field's
+// lowest-ranking value when that is outside its range).
 type Update[V any] struct {
 	PlayerID string
 	Value    V
@@ -505,9 +507,8 @@ func (b *Board) Trim(ctx context.Context, keep int64) (int64, error) {
 // MinWins lowers the Wins of the entry of id to v when v is smaller and returns what it did: the
 // new entry, the one before (read in the same script) and whether it changed. An id without an
 // entry takes v as its Wins (its first min is the value submitted), the other fields starting from
-// the zero entry (0, false, the first enum value, or the Unix epoch for a time; a field's
-// lowest-ranking value when that is outside its range). When the update changes the entry, it also
-// sets Streak (client clock), Kills (server clock) to now.
+// the zero entry (see Update). When the update changes the entry, it also sets Streak (client
+// clock), Kills (server clock) to now.
 func (b *Board) MinWins(ctx context.Context, id string, v time.Time) (Written, error) {
 	return first(applyEach(ctx, b, scriptMinWins, []Update[time.Time]{{PlayerID: id, Value: v}}, digitOfWins))
 }
@@ -519,9 +520,8 @@ func (b *Board) MinWinsMany(ctx context.Context, updates []Update[time.Time]) ([
 
 // SetWins sets the Wins of the entry of id to v and returns what it did: the new entry, the one
 // before (read in the same script) and whether it changed. An id without an entry starts from the
-// zero entry (0, false, the first enum value, or the Unix epoch for a time; a field's
-// lowest-ranking value when that is outside its range). When the update changes the entry, it also
-// sets Streak (client clock), Kills (server clock) to now.
+// zero entry (see Update). When the update changes the entry, it also sets Streak (client clock),
+// Kills (server clock) to now.
 func (b *Board) SetWins(ctx context.Context, id string, v time.Time) (Written, error) {
 	return first(applyEach(ctx, b, scriptSetWins, []Update[time.Time]{{PlayerID: id, Value: v}}, digitOfWins))
 }
@@ -552,19 +552,13 @@ const (
 // does.
 func MinWins(v time.Time) Change {
 	d, err := digitOfWins(v)
-	if err != nil {
-		return Change{field: "Wins", slot: changeMinWins, err: err}
-	}
-	return Change{field: "Wins", slot: changeMinWins, value: d}
+	return Change{field: "Wins", slot: changeMinWins, value: d, err: err}
 }
 
 // SetWins is the change of Board.Update that sets Wins to v, as Board.SetWins does.
 func SetWins(v time.Time) Change {
 	d, err := digitOfWins(v)
-	if err != nil {
-		return Change{field: "Wins", slot: changeSetWins, err: err}
-	}
-	return Change{field: "Wins", slot: changeSetWins, value: d}
+	return Change{field: "Wins", slot: changeSetWins, value: d, err: err}
 }
 
 // Changes is the change list of one id, for UpdateMany.

@@ -359,7 +359,9 @@ type Cursor struct {
 // batch is one script call, atomic as a whole, in order (an id may appear more than once). Each
 // update succeeds or fails on its own: its Result holds the new entry or the error that left that
 // entry unchanged. The batch's error return is for failures of the whole call (connection,
-// ErrLayoutMismatch), which change nothing.
+// ErrLayoutMismatch), which change nothing. An update of an id without an entry starts from the
+// zero entry: 0, false, the first enum value, or the Unix epoch for a time (a field's
+// lowest-ranking value when that is outside its range).
 type Update[V any] struct {
 	Car   uint64
 	Value V
@@ -486,8 +488,7 @@ func (b *Board) Trim(ctx context.Context, keep int64) (int64, error) {
 
 // SetSeason sets the Season of the entry of id to v and returns what it did: the new entry, the
 // one before (read in the same script) and whether it changed. An id without an entry starts from
-// the zero entry (0, false, the first enum value, or the Unix epoch for a time; a field's
-// lowest-ranking value when that is outside its range).
+// the zero entry (see Update).
 func (b *Board) SetSeason(ctx context.Context, id uint64, v time.Time) (Written, error) {
 	return first(applyEach(ctx, b, scriptSetSeason, []Update[time.Time]{{Car: id, Value: v}}, digitOfSeason))
 }
@@ -500,8 +501,7 @@ func (b *Board) SetSeasonMany(ctx context.Context, updates []Update[time.Time]) 
 // AddUpdatedAt adds delta to the UpdatedAt of the entry of id and returns what it did: the new
 // entry, the one before (read in the same script) and whether it changed. A result outside
 // UpdatedAt's range is refused with an error matching ErrOverflow, leaving the entry unchanged. An
-// id without an entry starts from the zero entry (0, false, the first enum value, or the Unix
-// epoch for a time; a field's lowest-ranking value when that is outside its range).
+// id without an entry starts from the zero entry (see Update).
 func (b *Board) AddUpdatedAt(ctx context.Context, id uint64, delta int64) (Written, error) {
 	return first(applyEach(ctx, b, scriptAddUpdatedAt, []Update[int64]{{Car: id, Value: delta}}, rankgenrt.AsIs[int64]))
 }
@@ -515,8 +515,7 @@ func (b *Board) AddUpdatedAtMany(ctx context.Context, updates []Update[int64]) (
 // MaxUpdatedAt raises the UpdatedAt of the entry of id to v when v is larger and returns what it
 // did: the new entry, the one before (read in the same script) and whether it changed. An id
 // without an entry takes v as its UpdatedAt (its first max is the value submitted), the other
-// fields starting from the zero entry (0, false, the first enum value, or the Unix epoch for a
-// time; a field's lowest-ranking value when that is outside its range).
+// fields starting from the zero entry (see Update).
 func (b *Board) MaxUpdatedAt(ctx context.Context, id uint64, v uint64) (Written, error) {
 	return first(applyEach(ctx, b, scriptMaxUpdatedAt, []Update[uint64]{{Car: id, Value: v}}, digitOfUpdatedAt))
 }
@@ -530,8 +529,7 @@ func (b *Board) MaxUpdatedAtMany(ctx context.Context, updates []Update[uint64]) 
 // MaxGold raises the Gold of the entry of id to v when v is larger and returns what it did: the
 // new entry, the one before (read in the same script) and whether it changed. An id without an
 // entry takes v as its Gold (its first max is the value submitted), the other fields starting from
-// the zero entry (0, false, the first enum value, or the Unix epoch for a time; a field's
-// lowest-ranking value when that is outside its range).
+// the zero entry (see Update).
 func (b *Board) MaxGold(ctx context.Context, id uint64, v time.Time) (Written, error) {
 	return first(applyEach(ctx, b, scriptMaxGold, []Update[time.Time]{{Car: id, Value: v}}, digitOfGold))
 }
@@ -544,8 +542,7 @@ func (b *Board) MaxGoldMany(ctx context.Context, updates []Update[time.Time]) ([
 // MaxLap raises the Lap of the entry of id to v when v is larger and returns what it did: the new
 // entry, the one before (read in the same script) and whether it changed. An id without an entry
 // takes v as its Lap (its first max is the value submitted), the other fields starting from the
-// zero entry (0, false, the first enum value, or the Unix epoch for a time; a field's
-// lowest-ranking value when that is outside its range).
+// zero entry (see Update).
 func (b *Board) MaxLap(ctx context.Context, id uint64, v int32) (Written, error) {
 	return first(applyEach(ctx, b, scriptMaxLap, []Update[int32]{{Car: id, Value: v}}, digitOfLap))
 }
@@ -558,8 +555,7 @@ func (b *Board) MaxLapMany(ctx context.Context, updates []Update[int32]) ([]Resu
 // MinLap lowers the Lap of the entry of id to v when v is smaller and returns what it did: the new
 // entry, the one before (read in the same script) and whether it changed. An id without an entry
 // takes v as its Lap (its first min is the value submitted), the other fields starting from the
-// zero entry (0, false, the first enum value, or the Unix epoch for a time; a field's
-// lowest-ranking value when that is outside its range).
+// zero entry (see Update).
 func (b *Board) MinLap(ctx context.Context, id uint64, v int32) (Written, error) {
 	return first(applyEach(ctx, b, scriptMinLap, []Update[int32]{{Car: id, Value: v}}, digitOfLap))
 }
@@ -593,10 +589,7 @@ const (
 // SetSeason is the change of Board.Update that sets Season to v, as Board.SetSeason does.
 func SetSeason(v time.Time) Change {
 	d, err := digitOfSeason(v)
-	if err != nil {
-		return Change{field: "Season", slot: changeSetSeason, err: err}
-	}
-	return Change{field: "Season", slot: changeSetSeason, value: d}
+	return Change{field: "Season", slot: changeSetSeason, value: d, err: err}
 }
 
 // AddUpdatedAt is the change of Board.Update that adds delta to UpdatedAt, as Board.AddUpdatedAt
@@ -609,40 +602,28 @@ func AddUpdatedAt(delta int64) Change {
 // Board.MaxUpdatedAt does.
 func MaxUpdatedAt(v uint64) Change {
 	d, err := digitOfUpdatedAt(v)
-	if err != nil {
-		return Change{field: "UpdatedAt", slot: changeMaxUpdatedAt, err: err}
-	}
-	return Change{field: "UpdatedAt", slot: changeMaxUpdatedAt, value: d}
+	return Change{field: "UpdatedAt", slot: changeMaxUpdatedAt, value: d, err: err}
 }
 
 // MaxGold is the change of Board.Update that raises Gold to v when v is larger, as Board.MaxGold
 // does.
 func MaxGold(v time.Time) Change {
 	d, err := digitOfGold(v)
-	if err != nil {
-		return Change{field: "Gold", slot: changeMaxGold, err: err}
-	}
-	return Change{field: "Gold", slot: changeMaxGold, value: d}
+	return Change{field: "Gold", slot: changeMaxGold, value: d, err: err}
 }
 
 // MaxLap is the change of Board.Update that raises Lap to v when v is larger, as Board.MaxLap
 // does.
 func MaxLap(v int32) Change {
 	d, err := digitOfLap(v)
-	if err != nil {
-		return Change{field: "Lap", slot: changeMaxLap, err: err}
-	}
-	return Change{field: "Lap", slot: changeMaxLap, value: d}
+	return Change{field: "Lap", slot: changeMaxLap, value: d, err: err}
 }
 
 // MinLap is the change of Board.Update that lowers Lap to v when v is smaller, as Board.MinLap
 // does.
 func MinLap(v int32) Change {
 	d, err := digitOfLap(v)
-	if err != nil {
-		return Change{field: "Lap", slot: changeMinLap, err: err}
-	}
-	return Change{field: "Lap", slot: changeMinLap, value: d}
+	return Change{field: "Lap", slot: changeMinLap, value: d, err: err}
 }
 
 // Changes is the change list of one id, for UpdateMany.

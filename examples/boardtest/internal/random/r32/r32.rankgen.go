@@ -450,7 +450,9 @@ type Cursor struct {
 // batch is one script call, atomic as a whole, in order (an id may appear more than once). Each
 // update succeeds or fails on its own: its Result holds the new entry or the error that left that
 // entry unchanged. The batch's error return is for failures of the whole call (connection,
-// ErrLayoutMismatch), which change nothing.
+// ErrLayoutMismatch), which change nothing. An update of an id without an entry starts from the
+// zero entry: 0, false, the first enum value, or the Unix epoch for a time (a field's
+// lowest-ranking value when that is outside its range).
 type Update[V any] struct {
 	UserID string
 	Value  V
@@ -580,9 +582,8 @@ func (b *Board) Trim(ctx context.Context, keep int64) (int64, error) {
 
 // SetPriority sets the Priority of the entry of id to v and returns what it did: the new entry,
 // the one before (read in the same script) and whether it changed. An id without an entry starts
-// from the zero entry (0, false, the first enum value, or the Unix epoch for a time; a field's
-// lowest-ranking value when that is outside its range). When the update changes the entry, it also
-// sets Lap (server clock) to now.
+// from the zero entry (see Update). When the update changes the entry, it also sets Lap (server
+// clock) to now.
 func (b *Board) SetPriority(ctx context.Context, id string, v uint32) (Written, error) {
 	return first(applyEach(ctx, b, scriptSetPriority, []Update[uint32]{{UserID: id, Value: v}}, digitOfPriority))
 }
@@ -596,9 +597,8 @@ func (b *Board) SetPriorityMany(ctx context.Context, updates []Update[uint32]) (
 // MinPriority lowers the Priority of the entry of id to v when v is smaller and returns what it
 // did: the new entry, the one before (read in the same script) and whether it changed. An id
 // without an entry takes v as its Priority (its first min is the value submitted), the other
-// fields starting from the zero entry (0, false, the first enum value, or the Unix epoch for a
-// time; a field's lowest-ranking value when that is outside its range). When the update changes
-// the entry, it also sets Lap (server clock) to now.
+// fields starting from the zero entry (see Update). When the update changes the entry, it also
+// sets Lap (server clock) to now.
 func (b *Board) MinPriority(ctx context.Context, id string, v uint32) (Written, error) {
 	return first(applyEach(ctx, b, scriptMinPriority, []Update[uint32]{{UserID: id, Value: v}}, digitOfPriority))
 }
@@ -612,9 +612,8 @@ func (b *Board) MinPriorityMany(ctx context.Context, updates []Update[uint32]) (
 // MaxPriority raises the Priority of the entry of id to v when v is larger and returns what it
 // did: the new entry, the one before (read in the same script) and whether it changed. An id
 // without an entry takes v as its Priority (its first max is the value submitted), the other
-// fields starting from the zero entry (0, false, the first enum value, or the Unix epoch for a
-// time; a field's lowest-ranking value when that is outside its range). When the update changes
-// the entry, it also sets Lap (server clock) to now.
+// fields starting from the zero entry (see Update). When the update changes the entry, it also
+// sets Lap (server clock) to now.
 func (b *Board) MaxPriority(ctx context.Context, id string, v uint32) (Written, error) {
 	return first(applyEach(ctx, b, scriptMaxPriority, []Update[uint32]{{UserID: id, Value: v}}, digitOfPriority))
 }
@@ -628,9 +627,8 @@ func (b *Board) MaxPriorityMany(ctx context.Context, updates []Update[uint32]) (
 // MinPoints lowers the Points of the entry of id to v when v is smaller and returns what it did:
 // the new entry, the one before (read in the same script) and whether it changed. An id without an
 // entry takes v as its Points (its first min is the value submitted), the other fields starting
-// from the zero entry (0, false, the first enum value, or the Unix epoch for a time; a field's
-// lowest-ranking value when that is outside its range). When the update changes the entry, it also
-// sets Lap (server clock) to now.
+// from the zero entry (see Update). When the update changes the entry, it also sets Lap (server
+// clock) to now.
 func (b *Board) MinPoints(ctx context.Context, id string, v Points) (Written, error) {
 	return first(applyEach(ctx, b, scriptMinPoints, []Update[Points]{{UserID: id, Value: v}}, digitOfPoints))
 }
@@ -642,9 +640,8 @@ func (b *Board) MinPointsMany(ctx context.Context, updates []Update[Points]) ([]
 
 // SetPoints sets the Points of the entry of id to v and returns what it did: the new entry, the
 // one before (read in the same script) and whether it changed. An id without an entry starts from
-// the zero entry (0, false, the first enum value, or the Unix epoch for a time; a field's
-// lowest-ranking value when that is outside its range). When the update changes the entry, it also
-// sets Lap (server clock) to now.
+// the zero entry (see Update). When the update changes the entry, it also sets Lap (server clock)
+// to now.
 func (b *Board) SetPoints(ctx context.Context, id string, v Points) (Written, error) {
 	return first(applyEach(ctx, b, scriptSetPoints, []Update[Points]{{UserID: id, Value: v}}, digitOfPoints))
 }
@@ -656,9 +653,8 @@ func (b *Board) SetPointsMany(ctx context.Context, updates []Update[Points]) ([]
 
 // SetDelta sets the Delta of the entry of id to v and returns what it did: the new entry, the one
 // before (read in the same script) and whether it changed. An id without an entry starts from the
-// zero entry (0, false, the first enum value, or the Unix epoch for a time; a field's
-// lowest-ranking value when that is outside its range). When the update changes the entry, it also
-// sets Lap (server clock) to now.
+// zero entry (see Update). When the update changes the entry, it also sets Lap (server clock) to
+// now.
 func (b *Board) SetDelta(ctx context.Context, id string, v bool) (Written, error) {
 	return first(applyEach(ctx, b, scriptSetDelta, []Update[bool]{{UserID: id, Value: v}}, func(v bool) (uint64, error) {
 		d := digitOfDelta(v)
@@ -677,9 +673,8 @@ func (b *Board) SetDeltaMany(ctx context.Context, updates []Update[bool]) ([]Res
 // AddBonus adds delta to the Bonus of the entry of id and returns what it did: the new entry, the
 // one before (read in the same script) and whether it changed. A result outside Bonus's range is
 // refused with an error matching ErrOverflow, leaving the entry unchanged. An id without an entry
-// starts from the zero entry (0, false, the first enum value, or the Unix epoch for a time; a
-// field's lowest-ranking value when that is outside its range). When the update changes the entry,
-// it also sets Lap (server clock) to now.
+// starts from the zero entry (see Update). When the update changes the entry, it also sets Lap
+// (server clock) to now.
 func (b *Board) AddBonus(ctx context.Context, id string, delta int64) (Written, error) {
 	return first(applyEach(ctx, b, scriptAddBonus, []Update[int64]{{UserID: id, Value: delta}}, rankgenrt.AsIs[int64]))
 }
@@ -692,8 +687,7 @@ func (b *Board) AddBonusMany(ctx context.Context, updates []Update[int64]) ([]Re
 // MinLap lowers the Lap of the entry of id to v when v is smaller and returns what it did: the new
 // entry, the one before (read in the same script) and whether it changed. An id without an entry
 // takes v as its Lap (its first min is the value submitted), the other fields starting from the
-// zero entry (0, false, the first enum value, or the Unix epoch for a time; a field's
-// lowest-ranking value when that is outside its range).
+// zero entry (see Update).
 func (b *Board) MinLap(ctx context.Context, id string, v time.Time) (Written, error) {
 	return first(applyEach(ctx, b, scriptMinLap, []Update[time.Time]{{UserID: id, Value: v}}, digitOfLap))
 }
@@ -706,8 +700,7 @@ func (b *Board) MinLapMany(ctx context.Context, updates []Update[time.Time]) ([]
 // MaxLap raises the Lap of the entry of id to v when v is larger and returns what it did: the new
 // entry, the one before (read in the same script) and whether it changed. An id without an entry
 // takes v as its Lap (its first max is the value submitted), the other fields starting from the
-// zero entry (0, false, the first enum value, or the Unix epoch for a time; a field's
-// lowest-ranking value when that is outside its range).
+// zero entry (see Update).
 func (b *Board) MaxLap(ctx context.Context, id string, v time.Time) (Written, error) {
 	return first(applyEach(ctx, b, scriptMaxLap, []Update[time.Time]{{UserID: id, Value: v}}, digitOfLap))
 }
@@ -745,49 +738,34 @@ const (
 // SetPriority is the change of Board.Update that sets Priority to v, as Board.SetPriority does.
 func SetPriority(v uint32) Change {
 	d, err := digitOfPriority(v)
-	if err != nil {
-		return Change{field: "Priority", slot: changeSetPriority, err: err}
-	}
-	return Change{field: "Priority", slot: changeSetPriority, value: d}
+	return Change{field: "Priority", slot: changeSetPriority, value: d, err: err}
 }
 
 // MinPriority is the change of Board.Update that lowers Priority to v when v is smaller, as
 // Board.MinPriority does.
 func MinPriority(v uint32) Change {
 	d, err := digitOfPriority(v)
-	if err != nil {
-		return Change{field: "Priority", slot: changeMinPriority, err: err}
-	}
-	return Change{field: "Priority", slot: changeMinPriority, value: d}
+	return Change{field: "Priority", slot: changeMinPriority, value: d, err: err}
 }
 
 // MaxPriority is the change of Board.Update that raises Priority to v when v is larger, as
 // Board.MaxPriority does.
 func MaxPriority(v uint32) Change {
 	d, err := digitOfPriority(v)
-	if err != nil {
-		return Change{field: "Priority", slot: changeMaxPriority, err: err}
-	}
-	return Change{field: "Priority", slot: changeMaxPriority, value: d}
+	return Change{field: "Priority", slot: changeMaxPriority, value: d, err: err}
 }
 
 // MinPoints is the change of Board.Update that lowers Points to v when v is smaller, as
 // Board.MinPoints does.
 func MinPoints(v Points) Change {
 	d, err := digitOfPoints(v)
-	if err != nil {
-		return Change{field: "Points", slot: changeMinPoints, err: err}
-	}
-	return Change{field: "Points", slot: changeMinPoints, value: d}
+	return Change{field: "Points", slot: changeMinPoints, value: d, err: err}
 }
 
 // SetPoints is the change of Board.Update that sets Points to v, as Board.SetPoints does.
 func SetPoints(v Points) Change {
 	d, err := digitOfPoints(v)
-	if err != nil {
-		return Change{field: "Points", slot: changeSetPoints, err: err}
-	}
-	return Change{field: "Points", slot: changeSetPoints, value: d}
+	return Change{field: "Points", slot: changeSetPoints, value: d, err: err}
 }
 
 // SetDelta is the change of Board.Update that sets Delta to v, as Board.SetDelta does.
@@ -805,20 +783,14 @@ func AddBonus(delta int64) Change {
 // does.
 func MinLap(v time.Time) Change {
 	d, err := digitOfLap(v)
-	if err != nil {
-		return Change{field: "Lap", slot: changeMinLap, err: err}
-	}
-	return Change{field: "Lap", slot: changeMinLap, value: d}
+	return Change{field: "Lap", slot: changeMinLap, value: d, err: err}
 }
 
 // MaxLap is the change of Board.Update that raises Lap to v when v is larger, as Board.MaxLap
 // does.
 func MaxLap(v time.Time) Change {
 	d, err := digitOfLap(v)
-	if err != nil {
-		return Change{field: "Lap", slot: changeMaxLap, err: err}
-	}
-	return Change{field: "Lap", slot: changeMaxLap, value: d}
+	return Change{field: "Lap", slot: changeMaxLap, value: d, err: err}
 }
 
 // Changes is the change list of one id, for UpdateMany.

@@ -340,7 +340,9 @@ type Cursor struct {
 // batch is one script call, atomic as a whole, in order (an id may appear more than once). Each
 // update succeeds or fails on its own: its Result holds the new entry or the error that left that
 // entry unchanged. The batch's error return is for failures of the whole call (connection,
-// ErrLayoutMismatch), which change nothing.
+// ErrLayoutMismatch), which change nothing. An update of an id without an entry starts from the
+// zero entry: 0, false, the first enum value, or the Unix epoch for a time (a field's
+// lowest-ranking value when that is outside its range).
 type Update[V any] struct {
 	ID    string
 	Value V
@@ -482,9 +484,8 @@ func (b *Board) Trim(ctx context.Context, keep int64) (int64, error) {
 // AddPoints adds delta to the Points of the entry of id and returns what it did: the new entry,
 // the one before (read in the same script) and whether it changed. A result outside Points's range
 // is refused with an error matching ErrOverflow, leaving the entry unchanged. An id without an
-// entry starts from the zero entry (0, false, the first enum value, or the Unix epoch for a time;
-// a field's lowest-ranking value when that is outside its range). When the update changes the
-// entry, it also sets At (server clock), Best (client clock) to now.
+// entry starts from the zero entry (see Update). When the update changes the entry, it also sets
+// At (server clock), Best (client clock) to now.
 func (b *Board) AddPoints(ctx context.Context, id string, delta int64) (Written, error) {
 	return first(applyEach(ctx, b, scriptAddPoints, []Update[int64]{{ID: id, Value: delta}}, rankgenrt.AsIs[int64]))
 }
@@ -497,9 +498,8 @@ func (b *Board) AddPointsMany(ctx context.Context, updates []Update[int64]) ([]R
 // MinBest lowers the Best of the entry of id to v when v is smaller and returns what it did: the
 // new entry, the one before (read in the same script) and whether it changed. An id without an
 // entry takes v as its Best (its first min is the value submitted), the other fields starting from
-// the zero entry (0, false, the first enum value, or the Unix epoch for a time; a field's
-// lowest-ranking value when that is outside its range). When the update changes the entry, it also
-// sets At (server clock) to now.
+// the zero entry (see Update). When the update changes the entry, it also sets At (server clock)
+// to now.
 func (b *Board) MinBest(ctx context.Context, id string, v time.Duration) (Written, error) {
 	return first(applyEach(ctx, b, scriptMinBest, []Update[time.Duration]{{ID: id, Value: v}}, func(v time.Duration) (uint64, error) {
 		if err := b.season.CheckOffset("Best", v); err != nil {
@@ -553,10 +553,7 @@ func AddPoints(delta int64) Change {
 // does.
 func MinBest(v time.Duration) Change {
 	d, err := digitOfBest(v)
-	if err != nil {
-		return Change{field: "Best", slot: changeMinBest, err: err}
-	}
-	return Change{field: "Best", slot: changeMinBest, value: d}
+	return Change{field: "Best", slot: changeMinBest, value: d, err: err}
 }
 
 // Changes is the change list of one id, for UpdateMany.
