@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"text/template"
 
@@ -100,25 +101,29 @@ func Render(l *layout.Layout) (*Library, error) {
 		fns = append(fns, Function{Op: op.Name, ReadOnly: op.ReadOnly, Body: text})
 	}
 	// The functions beyond the board operations: a periodic layout's scripts across its
-	// seasons, and the schema's feeds; writes, with no flags.
-	register := func(op, text string) {
-		fmt.Fprintf(&regs, "\nredis.register_function{function_name = '%s_%s', flags = {}, callback = function(KEYS, ARGV)\n  bind()\n%send}\n",
-			unnamed, op, text)
+	// seasons, and the schema's feeds; writes, flagged allow-oom when they only delete.
+	register := func(op, flags, text string) {
+		fmt.Fprintf(&regs, "\nredis.register_function{function_name = '%s_%s', flags = {%s}, callback = function(KEYS, ARGV)\n  bind()\n%send}\n",
+			unnamed, op, flags, text)
 		fns = append(fns, Function{Op: op, Body: text})
 	}
 	for _, op := range catalog.SeasonScripts(l) {
-		text, err := seasonScript(l, op)
+		text, err := seasonScript(l, op, head.WriteDocs)
 		if err != nil {
 			return nil, err
 		}
-		register(op.Name, text)
+		flags := ""
+		if op.OnlyDeletes {
+			flags = "'allow-oom'"
+		}
+		register(op.Name, flags, text)
 	}
 	for _, op := range catalog.Feeds(l) {
 		text, err := renderFeed(l, op, head.WriteDocs)
 		if err != nil {
 			return nil, err
 		}
-		register(op.Name, text)
+		register(op.Name, "", text)
 	}
 	b.Write(regs.Bytes())
 	src := tidy(b.String())
@@ -130,13 +135,23 @@ func Render(l *layout.Layout) (*Library, error) {
 }
 
 // seasonScript renders the body of a script that works across a periodic layout's seasons
-// (catalog.SeasonScripts): the rollup.
-func seasonScript(l *layout.Layout, op catalog.Op) (string, error) {
-	d := newData(l)
-	d.Title, d.Usage, d.Args = op.Title, op.Usage, op.Args
+// (catalog.SeasonScripts): the rollup and remove_everywhere. writeDocs are the usage lines the
+// library's head says once for every write.
+func seasonScript(l *layout.Layout, op catalog.Op, writeDocs []string) (string, error) {
+	d, err := scriptData(l, op)
+	if err != nil {
+		return "", err
+	}
+	d.Data = l.HasData()
+	d.Usage = withoutPrefix(d.Usage, writeDocs)
+	d.Stride = catalog.FeedStride(l)
 	for _, f := range catalog.RollupFields(l) {
+		lo, hi := num(f.Lo), num(f.Hi)
+		if f.Signed() {
+			lo, hi = strconv.FormatInt(f.MinInt(), 10), strconv.FormatInt(f.MaxInt(), 10)
+		}
 		d.Rollups = append(d.Rollups, rollupField{Index: slices.Index(l.Fields, f) + 1, Name: f.Name,
-			Lo: num(f.Lo), Hi: num(f.Hi), Asc: f.Order == layout.Asc})
+			Lo: lo, Hi: hi, Asc: f.Order == layout.Asc})
 	}
 	var body bytes.Buffer
 	if err := tmpl.ExecuteTemplate(&body, op.Template, d); err != nil {
