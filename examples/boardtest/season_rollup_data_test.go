@@ -110,7 +110,7 @@ func TestSeasonRollupSignedData(t *testing.T) {
 						}
 						built[field]++
 						compareStored(t, what, tg, l, key, want)
-						compareRollup(t, what, boardmodel.NewBoard(l, got), want, rng)
+						compareReads(t, what, boardmodel.NewBoard(l, got), want, rng)
 					}
 				}
 			}

@@ -87,7 +87,7 @@ func TestSeasonRollup(t *testing.T) {
 						}
 						continue
 					}
-					compareRollup(t, what, boardmodel.NewBoard(l, got), want, rng)
+					compareReads(t, what, boardmodel.NewBoard(l, got), want, rng)
 				}
 			}
 		}
@@ -150,9 +150,9 @@ func TestSeasonRollupCache(t *testing.T) {
 	})
 }
 
-// compareRollup compares the rollup board's Top, a random Page, and every id's Rank and Around
+// compareReads compares the board's Top, a random Page, and every id's Rank and Around
 // with the model's: ranks, ids, field values and data.
-func compareRollup(t *testing.T, what string, b *boardmodel.Board, want *boardmodel.Model, rng *rand.Rand) {
+func compareReads(t *testing.T, what string, b *boardmodel.Board, want *boardmodel.Model, rng *rand.Rand) {
 	t.Helper()
 	sorted := want.Sorted()
 	check := func(read string, got []boardmodel.Ranked, err error, first int, es []layout.Entry) {
@@ -235,8 +235,8 @@ func TestRemoveEverywhere(t *testing.T) {
 			}
 		}
 
-		// Under an idempotency key each id's removal has a token of its own: both are removed,
-		// and the call resent under the key answers the same counts.
+		// Under an idempotency key both ids are removed by the one call, and the call resent
+		// under the key answers the same counts.
 		week := ss.Board(ss.Current())
 		if _, err := week.SetMany(ctx, []weekly.Entry{{PlayerID: "x", Points: 1}, {PlayerID: "y", Points: 2}}); err != nil {
 			t.Fatal(err)
@@ -292,7 +292,7 @@ func TestSeasonRollupPrefixed(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			compareRollup(t, op.String(), boardmodel.NewBoard(l, r), want, rng)
+			compareReads(t, op.String(), boardmodel.NewBoard(l, r), want, rng)
 		}
 	})
 }
