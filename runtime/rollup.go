@@ -12,7 +12,7 @@ import (
 // RollupOp is how a rollup combines a field's values of one id over several seasons.
 type RollupOp int
 
-// The rollup operations: the exact sum (a sum past the field's range is refused with
+// The rollup operations: the exact sum (a sum outside the field's range is refused with
 // ErrOverflow, never clamped), the largest value, the smallest.
 const (
 	RollupSum RollupOp = iota + 1

@@ -1701,7 +1701,7 @@ func (r RollupField) String() string {
 // RollupOp is how a rollup combines an id's values of the field: RollupSum, RollupMax or RollupMin.
 type RollupOp = rankgenrt.RollupOp
 
-// The rollup operations: the exact sum (a sum past the field's range is refused with rankgenrt.ErrOverflow, never clamped), the largest value, the smallest.
+// The rollup operations: the exact sum (a sum outside the field's range is refused with rankgenrt.ErrOverflow, never clamped), the largest value, the smallest.
 const (
 	RollupSum = rankgenrt.RollupSum
 	RollupMax = rankgenrt.RollupMax
@@ -1719,17 +1719,18 @@ type RollupSpec struct {
 }
 
 // Rollup returns the board of spec.Field combined by spec.Op over the last spec.Last seasons up to
-// spec.Newest: an id's entry is its entry of the newest of those seasons that holds it, with the
-// field replaced by the sum, the largest or the smallest of its values in the seasons that hold it
-// (a season without the id counts for nothing). The server builds it in one script from the
-// seasons' packed entries, exactly (a sum past the field's range fails with rankgenrt.ErrOverflow
-// and writes nothing), into a board of this layout under <base>:rollup:<field>:<op>:<last>:<newest
-// ID> that expires after spec.TTL; every Rollup of the same spec until then returns that cached
-// board without reading the seasons again, and a rebuild replaces it atomically. The returned
-// Board reads it (Top, Page, Rank, Around, ...); once the TTL has passed its key is gone and it
-// reads as empty, so call Rollup before each read (within the TTL, one script call that finds the
-// cache). On a Cluster the seasons' keys must share a hash slot (a base with a hash tag,
-// "{lb}:weekly"), else Rollup returns rankgenrt.ErrCrossSlot and sends nothing.
+// spec.Newest: an id's entry is its entry (with its data, on a layout with data) of the newest of
+// those seasons that holds it, with the field replaced by the sum, the largest or the smallest of
+// its values in the seasons that hold it (a season without the id counts for nothing). The server
+// builds it in one script from the seasons' packed entries, exactly (a sum outside the field's
+// range fails with rankgenrt.ErrOverflow and writes nothing), into a board of this layout under
+// <base>:rollup:<field>:<op>:<last>:<newest ID> that expires after spec.TTL; every Rollup of the
+// same spec until then returns that cached board without reading the seasons again, and a rebuild
+// replaces it atomically. The returned Board reads it (Top, Page, Rank, Around, ...); once the TTL
+// has passed its key is gone and it reads as empty, so call Rollup before each read (within the
+// TTL, one script call that finds the cache). On a Cluster the seasons' keys must share a hash
+// slot (a base with a hash tag, "{lb}:weekly"), else Rollup returns rankgenrt.ErrCrossSlot and
+// sends nothing.
 func (ss *Seasons) Rollup(ctx context.Context, spec RollupSpec) (*Board, error) {
 	if _, ok := rollupFieldNames[spec.Field]; !ok {
 		return nil, &rankgenrt.RangeError{
