@@ -183,62 +183,55 @@ func rollupLeftOut(l *layout.Layout) string {
 	return " Not rollup fields: " + strings.Join(out, "; ") + "."
 }
 
+// seasonsInFamily says which seasons' boards a removal everywhere reaches.
+const seasonsInFamily = "every season that may hold entries (the current one, the keepSeasons before it and the next one)"
+
 // removeEverywhere emits Seasons.RemoveEverywhere.
 func (b *board) removeEverywhere(rollups bool) {
-	f := b.f
-	family := "the board of every season that may hold entries (the current one, the keepSeasons before it and the next one)"
-	gather := []jen.Code{
-		jen.Var().Id("groups").Index().Index().Op("*").Id("Board"),
-		jen.For(jen.List(jen.Id("_"), jen.Id("s")).Op(":=").Range().Append(jen.Id("ss").Dot("Recent").Call(jen.Id("keepSeasons").Op("+").Lit(1)), jen.Id("ss").Dot("Next").Call(jen.Id("ss").Dot("Current").Call()))).Block(
-			jen.Id("groups").Op("=").Append(jen.Id("groups"), jen.Index().Op("*").Id("Board").Values(jen.Id("ss").Dot("Board").Call(jen.Id("s"))))),
-	}
-	gather = append(gather, b.gatherRollups(rollups, &family)...)
+	family := "the board of " + seasonsInFamily
+	body := b.familyBody(rollups, &family, []jen.Code{
+		jen.Id("groups").Op("=").Append(jen.Id("groups"), jen.Index().Op("*").Id("Board").Values(jen.Id("ss").Dot("Board").Call(jen.Id("s")))),
+	}, jen.Index().Op("*").Id("Board").Values(jen.Id("a")))
 	b.comment("RemoveEverywhere removes ids from every board of the family: %s, and the boards also given (of this layout: all-time or regional boards you keep beside the seasons). It returns, for each id in order, how many boards held it. When one script can reach every board's keys (one server, or on a Cluster one hash slot: a base with a hash tag, \"{lb}:weekly\", and the boards given under the same tag), the removal is one script call, atomic: on an error nothing is removed. Otherwise each board removes the ids in its own script call (atomic there, not across boards), all at once, each in its own goroutine; on an error the counts say what was removed before it, and a season that expires meanwhile holds nothing. Under an idempotency key (rankgenrt.WithIdempotencyKey) a resend of the whole call, within the current season, removes nothing twice and answers the first call's counts. Removing a cheater thus takes one call; their entries written after it are not touched.", family)
-	seasonsRecv(f).Id("RemoveEverywhere").Params(ctxParam(), jen.Id("ids").Index().Add(b.idType()), jen.Id("also").Op("...").Op("*").Id("Board")).Params(jen.Index().Int(), jen.Error()).Block(
-		append(gather,
-			jen.For(jen.List(jen.Id("_"), jen.Id("a")).Op(":=").Range().Id("also")).Block(
-				jen.Id("groups").Op("=").Append(jen.Id("groups"), jen.Index().Op("*").Id("Board").Values(jen.Id("a")))),
-			jen.Return(jen.Id("ss").Dot("removeFrom").Call(jen.Id("ctx"), jen.Id("ids"), jen.Id("groups"))))...,
-	)
-	f.Line()
-}
-
-// gatherRollups appends to groups, on a layout with rollups, the cached rollups' boards, one
-// group each, and says so in family.
-func (b *board) gatherRollups(rollups bool, family *string) []jen.Code {
-	if !rollups {
-		return nil
-	}
-	*family += ", every cached rollup"
-	return []jen.Code{
-		jen.List(jen.Id("cached"), jen.Err()).Op(":=").Id("ss").Dot("cachedRollups").Call(jen.Id("ctx")),
-		errNil().Block(jen.Return(jen.Nil(), jen.Err())),
-		jen.For(jen.List(jen.Id("_"), jen.Id("r")).Op(":=").Range().Id("cached")).Block(
-			jen.Id("groups").Op("=").Append(jen.Id("groups"), jen.Index().Op("*").Id("Board").Values(jen.Id("r")))),
-	}
+	seasonsRecv(b.f).Id("RemoveEverywhere").Params(ctxParam(), jen.Id("ids").Index().Add(b.idType()), jen.Id("also").Op("...").Op("*").Id("Board")).Params(jen.Index().Int(), jen.Error()).Block(body...)
+	b.f.Line()
 }
 
 // removeEverywhereSharded emits Seasons.RemoveEverywhereSharded, RemoveEverywhere over the
 // seasons' sharded boards.
 func (b *board) removeEverywhereSharded(rollups bool) {
-	f := b.f
-	family := "every shard of the sharded board (Sharded, of shards shards) of every season that may hold entries (the current one, the keepSeasons before it and the next one)"
-	gather := []jen.Code{
-		jen.Var().Id("groups").Index().Index().Op("*").Id("Board"),
-		jen.For(jen.List(jen.Id("_"), jen.Id("s")).Op(":=").Range().Append(jen.Id("ss").Dot("Recent").Call(jen.Id("keepSeasons").Op("+").Lit(1)), jen.Id("ss").Dot("Next").Call(jen.Id("ss").Dot("Current").Call()))).Block(
-			jen.List(jen.Id("sb"), jen.Err()).Op(":=").Id("ss").Dot("Sharded").Call(jen.Id("s"), jen.Id("shards")),
-			errNil().Block(jen.Return(jen.Nil(), jen.Err())),
-			jen.Id("groups").Op("=").Append(jen.Id("groups"), jen.Id("sb").Dot("shards"))),
-	}
-	gather = append(gather, b.gatherRollups(rollups, &family)...)
+	family := "every shard of the sharded board (Sharded, of shards shards) of " + seasonsInFamily
+	body := b.familyBody(rollups, &family, []jen.Code{
+		jen.List(jen.Id("sb"), jen.Err()).Op(":=").Id("ss").Dot("Sharded").Call(jen.Id("s"), jen.Id("shards")),
+		errNil().Block(jen.Return(jen.Nil(), jen.Err())),
+		jen.Id("groups").Op("=").Append(jen.Id("groups"), jen.Id("sb").Dot("shards")),
+	}, jen.Id("a").Dot("shards"))
 	b.comment("RemoveEverywhereSharded is RemoveEverywhere for a family of sharded boards: it removes ids from %s, and from every shard of the sharded boards also given. It returns, for each id in order, how many boards held it, a sharded board counting once. On one server the removal is one script call, atomic; on a Cluster, where each shard has a hash tag of its own, each shard removes the ids in its own script call (atomic there), all at once. Under an idempotency key a resend of the whole call, within the current season, removes nothing twice and answers the first call's counts.", family)
-	seasonsRecv(f).Id("RemoveEverywhereSharded").Params(ctxParam(), jen.Id("shards").Int(), jen.Id("ids").Index().Add(b.idType()), jen.Id("also").Op("...").Op("*").Id("ShardedBoard")).Params(jen.Index().Int(), jen.Error()).Block(
-		append(gather,
-			jen.For(jen.List(jen.Id("_"), jen.Id("a")).Op(":=").Range().Id("also")).Block(
-				jen.Id("groups").Op("=").Append(jen.Id("groups"), jen.Id("a").Dot("shards"))),
-			jen.Return(jen.Id("ss").Dot("removeFrom").Call(jen.Id("ctx"), jen.Id("ids"), jen.Id("groups"))))...,
-	)
-	f.Line()
+	seasonsRecv(b.f).Id("RemoveEverywhereSharded").Params(ctxParam(), jen.Id("shards").Int(), jen.Id("ids").Index().Add(b.idType()), jen.Id("also").Op("...").Op("*").Id("ShardedBoard")).Params(jen.Index().Int(), jen.Error()).Block(body...)
+	b.f.Line()
+}
+
+// familyBody is the body of a removal everywhere: it gathers the groups of boards (a group:
+// one board, or a sharded board's shards), those of each season s by perSeason, then, on a
+// layout with rollups, each cached rollup (said in family), then alsoGroup of each board a of
+// also, and removes ids from them all (removeFrom).
+func (b *board) familyBody(rollups bool, family *string, perSeason []jen.Code, alsoGroup jen.Code) []jen.Code {
+	body := []jen.Code{
+		jen.Var().Id("groups").Index().Index().Op("*").Id("Board"),
+		jen.For(jen.List(jen.Id("_"), jen.Id("s")).Op(":=").Range().Append(jen.Id("ss").Dot("Recent").Call(jen.Id("keepSeasons").Op("+").Lit(1)), jen.Id("ss").Dot("Next").Call(jen.Id("ss").Dot("Current").Call()))).Block(perSeason...),
+	}
+	if rollups {
+		*family += ", every cached rollup"
+		body = append(body,
+			jen.List(jen.Id("cached"), jen.Err()).Op(":=").Id("ss").Dot("cachedRollups").Call(jen.Id("ctx")),
+			errNil().Block(jen.Return(jen.Nil(), jen.Err())),
+			jen.For(jen.List(jen.Id("_"), jen.Id("r")).Op(":=").Range().Id("cached")).Block(
+				jen.Id("groups").Op("=").Append(jen.Id("groups"), jen.Index().Op("*").Id("Board").Values(jen.Id("r")))))
+	}
+	return append(body,
+		jen.For(jen.List(jen.Id("_"), jen.Id("a")).Op(":=").Range().Id("also")).Block(
+			jen.Id("groups").Op("=").Append(jen.Id("groups"), alsoGroup)),
+		jen.Return(jen.Id("ss").Dot("removeFrom").Call(jen.Id("ctx"), jen.Id("ids"), jen.Id("groups"))))
 }
 
 // removeFrom emits Seasons.removeFrom and removeEach, which run op (remove_everywhere) for
