@@ -105,10 +105,7 @@ func (b *board) rollup(op catalog.Op) {
 		jen.Id("key").Op(":=").Add(rt("RollupKey")).Call(jen.Id("ss").Dot("base"), spec("Field").Dot("String").Call(), spec("Op"), spec("Last"), jen.Id("newest")),
 		jen.Id("keys").Op(":=").Append(append([]jen.Code{jen.Id("boardKeys").Call(jen.Id("key")).Index(jen.Empty(), jen.Lit(2)), rt("RollupsKey").Call(jen.Id("ss").Dot("base"))}, b.rollupData(jen.Id("key"))...)...),
 		jen.Id("now").Op(":=").Id("ss").Dot("now").Call(),
-		jen.For(jen.List(jen.Id("i"), jen.Id("s")).Op(":=").List(jen.Lit(0), jen.Id("newest")), jen.Id("i").Op("<").Add(spec("Last")), jen.List(jen.Id("i"), jen.Id("s")).Op("=").List(jen.Id("i").Op("+").Lit(1), jen.Id("calendar").Dot("Prev").Call(jen.Id("s")))).Block(
-			jen.If(jen.Err().Op(":=").Add(rt("CheckExpiry")).Call(jen.Id("s"), rt("ExpireAt").Call(jen.Id("expiryOf").Call(jen.Id("s"))), jen.Id("now")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
-			b.rollupSeasonKeys(),
-		),
+		jen.For(jen.List(jen.Id("i"), jen.Id("s")).Op(":=").List(jen.Lit(0), jen.Id("newest")), jen.Id("i").Op("<").Add(spec("Last")), jen.List(jen.Id("i"), jen.Id("s")).Op("=").List(jen.Id("i").Op("+").Lit(1), jen.Id("calendar").Dot("Prev").Call(jen.Id("s")))).Block(append([]jen.Code{jen.If(jen.Err().Op(":=").Add(rt("CheckExpiry")).Call(jen.Id("s"), rt("ExpireAt").Call(jen.Id("expiryOf").Call(jen.Id("s"))), jen.Id("now")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err()))}, b.rollupSeasonKeys()...)...),
 		jen.If(jen.List(jen.Id("_"), jen.Err()).Op(":=").Add(reader(op, rt("Call").Call(jen.Id("ctx"), jen.Id("ss").Dot("c"), jen.Id(op.Script()), jen.Id("keys"),
 			jen.Int().Call(spec("Field")), spec("Op").Dot("String").Call(), spec("TTL").Dot("Milliseconds").Call(), rt("RollupLine").Call(jen.Id("key"), jen.Id("newest"))))), jen.Err().Op("!=").Nil()).Block(
 			jen.Return(jen.Nil(), jen.Err())),
@@ -157,15 +154,15 @@ func (b *board) rollupData(key jen.Code) []jen.Code {
 
 // rollupSeasonKeys appends to keys the keys of season s's board that the rollup script reads:
 // the board, its index or meta key, and its data hash on a layout with data.
-func (b *board) rollupSeasonKeys() jen.Code {
-	own := jen.Id("boardKeys").Call(rt("SeasonKey").Call(jen.Id("ss").Dot("base"), jen.Id("s"))).Index(jen.Empty(), jen.Lit(2))
+func (b *board) rollupSeasonKeys() []jen.Code {
 	if !b.l.HasData() {
-		return jen.Id("keys").Op("=").Append(jen.Id("keys"), own.Op("..."))
+		own := jen.Id("boardKeys").Call(rt("SeasonKey").Call(jen.Id("ss").Dot("base"), jen.Id("s"))).Index(jen.Empty(), jen.Lit(2))
+		return []jen.Code{jen.Id("keys").Op("=").Append(jen.Id("keys"), own.Op("..."))}
 	}
-	return jen.Block(
+	return []jen.Code{
 		jen.Id("k").Op(":=").Add(rt("SeasonKey")).Call(jen.Id("ss").Dot("base"), jen.Id("s")),
 		jen.Id("keys").Op("=").Append(jen.Append(jen.Id("keys"), jen.Id("boardKeys").Call(jen.Id("k")).Index(jen.Empty(), jen.Lit(2)).Op("...")), rt("DataKey").Call(jen.Id("k"))),
-	)
+	}
 }
 
 // rollupLeftOut is the sentence of RollupField's doc that names the fields a rollup cannot

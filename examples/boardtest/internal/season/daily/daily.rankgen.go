@@ -1773,10 +1773,8 @@ func (ss *Seasons) Rollup(ctx context.Context, spec RollupSpec) (*Board, error) 
 		if err := rankgenrt.CheckExpiry(s, rankgenrt.ExpireAt(expiryOf(s)), now); err != nil {
 			return nil, err
 		}
-		{
-			k := rankgenrt.SeasonKey(ss.base, s)
-			keys = append(append(keys, boardKeys(k)[:2]...), rankgenrt.DataKey(k))
-		}
+		k := rankgenrt.SeasonKey(ss.base, s)
+		keys = append(append(keys, boardKeys(k)[:2]...), rankgenrt.DataKey(k))
 	}
 	if _, err := rankgenrt.Int(rankgenrt.Call(ctx, ss.c, scriptRollup, keys, int(spec.Field), spec.Op.String(), spec.TTL.Milliseconds(), rankgenrt.RollupLine(key, newest))); err != nil {
 		return nil, err
