@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -11,7 +12,7 @@ import (
 // RollupOp is how a rollup combines a field's values of one id over several seasons.
 type RollupOp int
 
-// The rollup operations: the exact sum (a sum past the field's range is refused with
+// The rollup operations: the exact sum (a sum outside the field's range is refused with
 // ErrOverflow, never clamped), the largest value, the smallest.
 const (
 	RollupSum RollupOp = iota + 1
@@ -71,4 +72,42 @@ func ParseRollupLine(line string) (id int64, key string, err error) {
 		return 0, "", badReply("rollups", "a line <season ID> <key>", line)
 	}
 	return id, key, nil
+}
+
+// OneScript reports whether one script may touch every key of keys: on a Cluster, when they
+// all lie in one hash slot; on any other client, always (one server holds them all).
+func OneScript(c redis.UniversalClient, keys []string) bool {
+	if _, cluster := c.(*redis.ClusterClient); !cluster {
+		return true
+	}
+	for _, k := range keys[1:] {
+		if Slot(k) != Slot(keys[0]) {
+			return false
+		}
+	}
+	return true
+}
+
+// Removals reads the reply of the remove_everywhere script over boards boards for n ids: per
+// board, per id, 1 when the board held it, else 0.
+func Removals(v any, err error, boards, n int) ([][]int, error) {
+	if err != nil {
+		return nil, ReplyError(err)
+	}
+	a, ok := v.([]any)
+	if !ok || len(a) != boards*n {
+		return nil, badReply("remove_everywhere", fmt.Sprintf("%d counts", boards*n), v)
+	}
+	out := make([][]int, boards)
+	for k := range out {
+		out[k] = make([]int, n)
+		for i := range n {
+			held, ok := a[k*n+i].(int64)
+			if !ok || held < 0 || held > 1 {
+				return nil, badReply("remove_everywhere", "0 or 1", a[k*n+i])
+			}
+			out[k][i] = int(held)
+		}
+	}
+	return out, nil
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/rankgen/rankgen/examples/boardtest/internal/random/r27"
 	"github.com/rankgen/rankgen/examples/boardtest/internal/random/r32"
 	"github.com/rankgen/rankgen/examples/boardtest/internal/season/blitz"
+	"github.com/rankgen/rankgen/examples/boardtest/internal/season/daily"
 	"github.com/rankgen/rankgen/internal/testkit/boardmodel"
 	"github.com/rankgen/rankgen/internal/testkit/exampleboards"
 	rankgenrt "github.com/rankgen/rankgen/runtime"
@@ -32,6 +33,7 @@ var randomChangeFuncs = map[string][]any{
 	"b04": {b04.SetDeadline},
 	// blitz: see blitzExample.
 	"blitz": {blitz.AddPoints, blitz.MinBest},
+	"daily": {daily.AddProfit, daily.SetData},
 }
 
 // changeFuncs are the change constructors of the example or random board named name.

@@ -14,6 +14,7 @@ import (
 	"github.com/rankgen/rankgen/examples/boardtest/internal/random/r27"
 	"github.com/rankgen/rankgen/examples/boardtest/internal/random/r32"
 	"github.com/rankgen/rankgen/examples/boardtest/internal/season/blitz"
+	"github.com/rankgen/rankgen/examples/boardtest/internal/season/daily"
 	"github.com/rankgen/rankgen/examples/generated/arena"
 	"github.com/rankgen/rankgen/examples/generated/duel"
 	"github.com/rankgen/rankgen/examples/generated/duelint"
@@ -69,6 +70,7 @@ var bandRoots = map[string][2]any{
 	"b03":             {b03.LapsBetween, b03.LapsIs},
 	"b04":             {b04.TierBetween, b04.TierIs},
 	"blitz":           {blitz.PointsBetween, blitz.PointsIs},
+	"daily":           {daily.ProfitBetween, daily.ProfitIs},
 }
 
 func (d *diff) driveGet(catalog.Op) {

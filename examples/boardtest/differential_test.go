@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/rankgen/rankgen/examples/boardtest/internal/season/blitz"
+	"github.com/rankgen/rankgen/examples/boardtest/internal/season/daily"
 	"github.com/rankgen/rankgen/generator/catalog"
 	"github.com/rankgen/rankgen/generator/layout"
 	"github.com/rankgen/rankgen/internal/testkit/boardmodel"
@@ -40,7 +41,7 @@ import (
 // -diff.seeds N runs N sequences per example instead of one (seeds 42, 43, …).
 func TestDifferential(t *testing.T) {
 	redistest.RunTargets(t, func(t *testing.T, tg redistest.Target) {
-		for _, ex := range append(withPeriodic(), blitzExample) {
+		for _, ex := range append(withPeriodic(), blitzExample, dailyExample) {
 			for seed := uint64(42); seed < 42+uint64(*diffSeeds); seed++ {
 				name := ex.name
 				if *diffSeeds > 1 {
@@ -72,6 +73,11 @@ var blitzExample = func() example {
 	ex.boardIn = func(c redis.UniversalClient, k string, s rankgenrt.Season) any { return blitz.NewBoard(c, k, s, ttl) }
 	return ex
 }()
+
+// dailyExample is the daily board (internal/season): a periodic layout with signed fields,
+// one in the member spanning ±2^52, and entry data.
+var dailyExample = fromList([]exampleboards.Example{{Name: "daily", Schema: dailySchema,
+	Codec: exampleboards.CodecOf(daily.Entry.Encode, daily.Decode, daily.Compare), NewBoard: daily.NewBoard, SeasonAt: daily.NewSeasons(nil, "").At}})[0]
 
 // runDifferential drives the example's board: for a periodic example, that of the present
 // season. Its season may end during the run (a test at Monday 00:00 in Paris): the model then

@@ -22,27 +22,30 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// TestSeasonBoardsFresh: the committed blitz package is what its schema generates now.
+// TestSeasonBoardsFresh: the committed season packages (blitz, daily) are what their schemas
+// generate now.
 func TestSeasonBoardsFresh(t *testing.T) {
-	dir := filepath.Join("internal", "season", "blitz")
-	src, err := os.ReadFile(filepath.Join(dir, "blitz.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	files, err := generator.Generate("blitz.yaml", src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range files {
-		path := filepath.Join(dir, f.Name)
-		if *update {
-			if err := os.WriteFile(path, f.Data, 0o644); err != nil {
-				t.Fatal(err)
-			}
-			continue
+	for _, name := range []string{"blitz", "daily"} {
+		dir := filepath.Join("internal", "season", name)
+		src, err := os.ReadFile(filepath.Join(dir, name+".yaml"))
+		if err != nil {
+			t.Fatal(err)
 		}
-		if got, err := os.ReadFile(path); err != nil || !bytes.Equal(got, f.Data) {
-			t.Errorf("%s is stale (run go test ./examples/boardtest -run SeasonBoardsFresh -update)", path)
+		files, err := generator.Generate(name+".yaml", src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range files {
+			path := filepath.Join(dir, f.Name)
+			if *update {
+				if err := os.WriteFile(path, f.Data, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				continue
+			}
+			if got, err := os.ReadFile(path); err != nil || !bytes.Equal(got, f.Data) {
+				t.Errorf("%s is stale (run go test ./examples/boardtest -run SeasonBoardsFresh -update)", path)
+			}
 		}
 	}
 }

@@ -105,8 +105,8 @@ func TestAllowOOMOnlyWhereEveryCommandMay(t *testing.T) {
 		t.Fatalf("no generated libraries: %v", err)
 	}
 	call := regexp.MustCompile(`(?:redis\.call|many)\('([A-Z]+)', (\w+)`)
-	register := regexp.MustCompile(`(?m)^redis\.register_function\{function_name = '\w+_(\w+)', flags = \{([^}]*)\}`)
-	deleting := regexp.MustCompile(`^(remove|trim)$`)
+	register := regexp.MustCompile(`(?m)^redis\.register_function\{function_name = '\w+?_[0-9a-f]{12}_(\w+)', flags = \{([^}]*)\}`)
+	deleting := regexp.MustCompile(`^(remove|trim|remove_everywhere)$`)
 	for _, file := range files {
 		lib, err := os.ReadFile(file)
 		if err != nil {
@@ -122,7 +122,7 @@ func TestAllowOOMOnlyWhereEveryCommandMay(t *testing.T) {
 			f := file + ": " + op
 			allow := strings.Contains(flags, "allow-oom")
 			if allow != deleting.MatchString(op) {
-				t.Errorf("%s: flags {%s}; allow-oom belongs to Remove and Trim alone", f, flags)
+				t.Errorf("%s: flags {%s}; allow-oom belongs to Remove, Trim and RemoveEverywhere alone", f, flags)
 			}
 			if !allow {
 				continue

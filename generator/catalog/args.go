@@ -92,6 +92,7 @@ const (
 	ReplyEntries   Reply = "entries"    // per id, score and member ('' and '' when absent)
 	ReplyPositions Reply = "positions"  // per id, its position (-1 when absent)
 	ReplyStanding  Reply = "standing"   // {position, count}, or nil when the id has no entry
+	ReplyRemovals  Reply = "removals"   // per board, per id, 1 when the board held it else 0 (remove_everywhere)
 )
 
 // Reader is the function of package runtime (rankgenrt) that reads the reply.
@@ -107,6 +108,7 @@ func (r Reply) Reader() string {
 		ReplyEntries:   "Entries",
 		ReplyPositions: "Positions",
 		ReplyStanding:  "Standing",
+		ReplyRemovals:  "Removals",
 
 		ReplyWindowData:  "WindowData",
 		ReplyEntryData:   "ScoreMemberData",

@@ -61,40 +61,82 @@ const (
 // exactBits is the width below which Lua's doubles hold every integer exactly.
 const exactBits = 53
 
-// RollupFields are the fields of l that a rollup can combine across seasons: unsigned integer
-// fields whose largest value stays below 2^53, so the scripts add them exactly in doubles. A
-// layout with entry data has none: a rollup board would have to choose whose data it keeps.
+// RollupFields are the fields of l that a rollup can combine across seasons: the integer
+// fields (uint and int) whose values, and the span of their range, stay below 2^53 in
+// magnitude, so that the scripts compare them, and add them (in two exact parts), without
+// rounding. RollupRefusal says why any other field is left out.
 func RollupFields(l *layout.Layout) []*layout.Field {
-	if l.Season == nil || len(l.Data) > 0 {
+	if l.Season == nil {
 		return nil
 	}
 	var out []*layout.Field
 	for _, f := range l.Fields {
-		if f.Kind == layout.Uint && f.Hi < 1<<exactBits {
+		if RollupRefusal(f) == "" {
 			out = append(out, f)
 		}
 	}
 	return out
 }
 
+// RollupRefusal says why a rollup cannot combine f across seasons, or "" when it can.
+func RollupRefusal(f *layout.Field) string {
+	const exact = 1 << exactBits
+	switch f.Kind {
+	case layout.Time:
+		return "a time: a sum of instants is no instant, and a season-anchored offset counts from its own season's start"
+	case layout.Bool, layout.Enum:
+		return "a " + f.Kind.String() + " holds no amount to add"
+	case layout.Uint:
+		if f.Hi >= exact {
+			return "its values reach 2^53, past the integers a double holds exactly"
+		}
+	case layout.Int:
+		if f.MinInt() <= -exact || f.MaxInt() >= exact || f.Span() >= exact {
+			return "its values, or its range's span, reach 2^53 in magnitude, past the integers a double holds exactly"
+		}
+	}
+	return ""
+}
+
+// RemoveEverywhere is the name of the script that removes ids from several boards of a
+// periodic layout's family at once (SeasonScripts).
+const RemoveEverywhere = "remove_everywhere"
+
+// RollupScript is the name of the rollup script (SeasonScripts).
+const RollupScript = "rollup"
+
 // SeasonScripts are the scripts of a periodic layout that work across its seasons' boards
-// rather than on one board: the rollup, when l has RollupFields. They are not board
-// operations (no Board method performs them, so Ops does not list them); the library
-// registers them after those of Scripts.
+// rather than on one board: the rollup, when l has RollupFields, and the removal of ids from
+// many boards in one call. They are not board operations (no Board method performs them, so
+// Ops does not list them); the library registers them after those of Scripts.
 func SeasonScripts(l *layout.Layout) []Op {
-	if len(RollupFields(l)) == 0 {
+	if l.Season == nil {
 		return nil
 	}
-	return []Op{{Name: "rollup", Template: "rollup", Methods: []string{"Rollup"},
-		Args: Args{Head: []string{ArgField, ArgHow, ArgTTL, ArgListed}}, Reply: ReplyCount,
-		Title: "rollup: one field summed, or its max or min, per id over several seasons' boards, into a cached board.",
-		Usage: []string{
-			"KEYS: the rollup board, its index or meta key and the list of cached rollups (a sorted set",
-			"of lines scored by their expiry in ms), then each season's board and its index or meta key,",
-			"newest first. {field}: the field's 1-based index; {how}: sum, max or min; {ttl}: the cache's",
-			"lifetime in ms; {listed}: the rollup's line in the list.",
-			"An id's entry is its entry of the newest season that holds it, with the field combined over",
-			"every season that holds it; a sum past the field's range refuses the call (RANKGEN_OVERFLOW),",
-			"which writes nothing. A rollup board that exists is kept as it is (the cache). Returns 1",
-			"when it built the rollup, 0 when it kept the cached one."}}}
+	var out []Op
+	if len(RollupFields(l)) > 0 {
+		out = append(out, Op{Name: RollupScript, Template: "rollup", Methods: []string{"Rollup"},
+			Args: Args{Head: []string{ArgField, ArgHow, ArgTTL, ArgListed}}, Reply: ReplyCount,
+			Title: "rollup: one field summed, or its max or min, per id over several seasons' boards, into a cached board.",
+			Usage: []string{
+				"KEYS: the rollup board, its index or meta key and the list of cached rollups (a sorted set",
+				"of lines scored by their expiry in ms), on a layout with data the rollup's data hash, then",
+				"each season's board and its index or meta key (and its data hash), newest first. {field}: the",
+				"field's 1-based index; {how}: sum, max or min; {ttl}: the cache's lifetime in ms; {listed}:",
+				"the rollup's line in the list.",
+				"An id's entry (and its data) is its entry of the newest season that holds it, with the field",
+				"combined over every season that holds it; a sum outside the field's range refuses the call",
+				"(RANKGEN_OVERFLOW), which writes nothing. A rollup board that exists is kept as it is (the",
+				"cache). Returns 1 when it built the rollup, 0 when it kept the cached one."}})
+	}
+	out = append(out, Op{Name: RemoveEverywhere, Template: "remove_everywhere", Batch: true, OnlyDeletes: true,
+		Methods: []string{"RemoveEverywhere"}, Args: Args{Head: WriteArgs(), Each: []string{ArgID}}, Reply: ReplyRemovals,
+		Title: "remove_everywhere: delete entries by id from several boards of the layout at once.",
+		Usage: []string{expiryDoc, tokenDoc,
+			"KEYS: the keys of each board in turn, as a Board's write scripts take them; the call's token",
+			"is recorded with the first board. {each}: ids. Every board is checked before anything is",
+			"removed: a refusal (another layout, a migration's fence) removes nothing anywhere.",
+			"Returns, board after board, 1 per id the board held (an id given twice: 1 the first time)",
+			"else 0."}})
+	return out
 }

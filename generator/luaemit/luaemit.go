@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"text/template"
 
@@ -101,13 +102,21 @@ func Render(l *layout.Layout) (*Library, error) {
 		fns = append(fns, Function{Op: op.Name, ReadOnly: op.ReadOnly, Body: text})
 	}
 	// The functions beyond the board operations: a periodic layout's scripts across its
-	// seasons (no token: bound), and the schema's feeds (writes); with no flags.
+	// seasons (a write with a token, remove_everywhere, checks it first; the rollup has none),
+	// flagged allow-oom when they only delete, and the schema's feeds (writes).
 	for _, op := range catalog.SeasonScripts(l) {
-		text, err := seasonScript(l, op)
+		text, err := seasonScript(l, op, head.WriteDocs)
 		if err != nil {
 			return nil, err
 		}
-		registerFunction(&regs, "", op.Name, "", "bound(function(KEYS, ARGV)\n"+text+"end)")
+		flags, callback := "", "bound(function(KEYS, ARGV)\n"+text+"end)"
+		if op.OnlyDeletes {
+			flags = "'allow-oom'"
+		}
+		if op.Args.Takes(catalog.ArgToken) {
+			callback = callbackOf(op, text)
+		}
+		registerFunction(&regs, "", op.Name, flags, callback)
 		fns = append(fns, Function{Op: op.Name, Body: text})
 	}
 	for _, op := range catalog.Feeds(l) {
@@ -148,13 +157,23 @@ func registerFunction(regs *bytes.Buffer, doc, op, flags, callback string) {
 }
 
 // seasonScript renders the body of a script that works across a periodic layout's seasons
-// (catalog.SeasonScripts): the rollup.
-func seasonScript(l *layout.Layout, op catalog.Op) (string, error) {
-	d := newData(l)
-	d.Title, d.Usage, d.Args = op.Title, op.Usage, op.Args
+// (catalog.SeasonScripts): the rollup and remove_everywhere. writeDocs are the usage lines the
+// library's head says once for every write.
+func seasonScript(l *layout.Layout, op catalog.Op, writeDocs []string) (string, error) {
+	d, err := scriptData(l, op)
+	if err != nil {
+		return "", err
+	}
+	d.Data = l.HasData()
+	d.Usage = withoutPrefix(d.Usage, writeDocs)
+	d.Stride = catalog.FeedStride(l)
 	for _, f := range catalog.RollupFields(l) {
+		lo, hi := num(f.Lo), num(f.Hi)
+		if f.Signed() {
+			lo, hi = strconv.FormatInt(f.MinInt(), 10), strconv.FormatInt(f.MaxInt(), 10)
+		}
 		d.Rollups = append(d.Rollups, rollupField{Index: slices.Index(l.Fields, f) + 1, Name: f.Name,
-			Lo: num(f.Lo), Hi: num(f.Hi), Asc: f.Order == layout.Asc})
+			Lo: lo, Hi: hi, Asc: f.Order == layout.Asc})
 	}
 	var body bytes.Buffer
 	if err := tmpl.ExecuteTemplate(&body, op.Template, d); err != nil {

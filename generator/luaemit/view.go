@@ -64,7 +64,7 @@ type data struct {
 	Lead *field // competition
 
 	Feed   *feedView // a feed's function: its boards
-	Stride int       // a feed's function: the keys each board passes
+	Stride int       // a feed's function, remove_everywhere: the keys each board passes
 
 	Season          bool   // a periodic layout: update scripts take the season's bounds (Unix µs)
 	Data            bool   // the layout has data fields: KEYS[5] is the data hash
@@ -80,7 +80,7 @@ type data struct {
 }
 
 // rollupField is what the rollup script knows of a field it combines: its accessors' index
-// and its range as keys, below 2^53.
+// and its range as values (signed for an int field), below 2^53 in magnitude.
 type rollupField struct {
 	Index  int
 	Name   string

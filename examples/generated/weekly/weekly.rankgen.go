@@ -141,31 +141,32 @@ func Compare(a, b Entry) int {
 var luaLibrary string
 
 var (
-	library             = rankgenrt.NewLibrary(luaLibrary)
-	scriptSet           = library.Function("set")
-	scriptBest          = library.Function("best")
-	scriptRemove        = library.Function("remove")
-	scriptTrim          = library.Function("trim")
-	scriptAddPoints     = library.Function("add_points")
-	scriptAddPointsMany = library.Function("add_points_many")
-	scriptMaxPoints     = library.Function("max_points")
-	scriptMaxPointsMany = library.Function("max_points_many")
-	scriptSetPoints     = library.Function("set_points")
-	scriptSetPointsMany = library.Function("set_points_many")
-	scriptSetPaid       = library.Function("set_paid")
-	scriptSetPaidMany   = library.Function("set_paid_many")
-	scriptChanges       = library.Function("changes")
-	scriptAround        = library.Function("around")
-	scriptAfter         = library.Function("after")
-	scriptGetMany       = library.Function("get_many")
-	scriptRankMany      = library.Function("rank_many")
-	scriptBottom        = library.Function("bottom")
-	scriptStanding      = library.Function("standing")
-	scriptCompetition   = library.Function("competition")
-	scriptDense         = library.Function("dense")
-	scriptBand          = library.Function("band")
-	scriptAroundScore   = library.Function("around_score")
-	scriptRollup        = library.Function("rollup")
+	library                = rankgenrt.NewLibrary(luaLibrary)
+	scriptSet              = library.Function("set")
+	scriptBest             = library.Function("best")
+	scriptRemove           = library.Function("remove")
+	scriptTrim             = library.Function("trim")
+	scriptAddPoints        = library.Function("add_points")
+	scriptAddPointsMany    = library.Function("add_points_many")
+	scriptMaxPoints        = library.Function("max_points")
+	scriptMaxPointsMany    = library.Function("max_points_many")
+	scriptSetPoints        = library.Function("set_points")
+	scriptSetPointsMany    = library.Function("set_points_many")
+	scriptSetPaid          = library.Function("set_paid")
+	scriptSetPaidMany      = library.Function("set_paid_many")
+	scriptChanges          = library.Function("changes")
+	scriptAround           = library.Function("around")
+	scriptAfter            = library.Function("after")
+	scriptGetMany          = library.Function("get_many")
+	scriptRankMany         = library.Function("rank_many")
+	scriptBottom           = library.Function("bottom")
+	scriptStanding         = library.Function("standing")
+	scriptCompetition      = library.Function("competition")
+	scriptDense            = library.Function("dense")
+	scriptBand             = library.Function("band")
+	scriptAroundScore      = library.Function("around_score")
+	scriptRollup           = library.Function("rollup")
+	scriptRemoveEverywhere = library.Function("remove_everywhere")
 )
 
 // Library returns the board's Lua library. Board.Load loads it; it is exported for calling a
@@ -1656,8 +1657,10 @@ func (ss *Seasons) History(ctx context.Context, id string, seasons ...Season) ([
 	return out, nil
 }
 
-// RollupField is a field that Seasons.Rollup combines across seasons: an unsigned field whose
-// values stay below 2^53, so the server adds them exactly.
+// RollupField is a field that Seasons.Rollup combines across seasons: an integer field (uint or
+// int) whose values stay below 2^53 in magnitude, so the server adds them exactly. Not rollup
+// fields: ReachedAt (a time: a sum of instants is no instant, and a season-anchored offset counts
+// from its own season's start); Paid (a bool holds no amount to add).
 type RollupField int
 
 // The fields a rollup combines.
@@ -1679,7 +1682,7 @@ func (r RollupField) String() string {
 // RollupOp is how a rollup combines an id's values of the field: RollupSum, RollupMax or RollupMin.
 type RollupOp = rankgenrt.RollupOp
 
-// The rollup operations: the exact sum (a sum past the field's range is refused with rankgenrt.ErrOverflow, never clamped), the largest value, the smallest.
+// The rollup operations: the exact sum (a sum outside the field's range is refused with rankgenrt.ErrOverflow, never clamped), the largest value, the smallest.
 const (
 	RollupSum = rankgenrt.RollupSum
 	RollupMax = rankgenrt.RollupMax
@@ -1697,17 +1700,18 @@ type RollupSpec struct {
 }
 
 // Rollup returns the board of spec.Field combined by spec.Op over the last spec.Last seasons up to
-// spec.Newest: an id's entry is its entry of the newest of those seasons that holds it, with the
-// field replaced by the sum, the largest or the smallest of its values in the seasons that hold it
-// (a season without the id counts for nothing). The server builds it in one script from the
-// seasons' packed entries, exactly (a sum past the field's range fails with rankgenrt.ErrOverflow
-// and writes nothing), into a board of this layout under <base>:rollup:<field>:<op>:<last>:<newest
-// ID> that expires after spec.TTL; every Rollup of the same spec until then returns that cached
-// board without reading the seasons again, and a rebuild replaces it atomically. The returned
-// Board reads it (Top, Page, Rank, Around, ...); once the TTL has passed its key is gone and it
-// reads as empty, so call Rollup before each read (within the TTL, one script call that finds the
-// cache). On a Cluster the seasons' keys must share a hash slot (a base with a hash tag,
-// "{lb}:weekly"), else Rollup returns rankgenrt.ErrCrossSlot and sends nothing.
+// spec.Newest: an id's entry is its entry (with its data, on a layout with data) of the newest of
+// those seasons that holds it, with the field replaced by the sum, the largest or the smallest of
+// its values in the seasons that hold it (a season without the id counts for nothing). The server
+// builds it in one script from the seasons' packed entries, exactly (a sum outside the field's
+// range fails with rankgenrt.ErrOverflow and writes nothing), into a board of this layout under
+// <base>:rollup:<field>:<op>:<last>:<newest ID> that expires after spec.TTL; every Rollup of the
+// same spec until then returns that cached board without reading the seasons again, and a rebuild
+// replaces it atomically. The returned Board reads it (Top, Page, Rank, Around, ...); once the TTL
+// has passed its key is gone and it reads as empty, so call Rollup before each read (within the
+// TTL, one script call that finds the cache). On a Cluster the seasons' keys must share a hash
+// slot (a base with a hash tag, "{lb}:weekly"), else Rollup returns rankgenrt.ErrCrossSlot and
+// sends nothing.
 func (ss *Seasons) Rollup(ctx context.Context, spec RollupSpec) (*Board, error) {
 	if _, ok := rollupFieldNames[spec.Field]; !ok {
 		return nil, &rankgenrt.RangeError{
@@ -1792,49 +1796,150 @@ func (ss *Seasons) cachedRollups(ctx context.Context) ([]*Board, error) {
 }
 
 // RemoveEverywhere removes ids from every board of the family: the board of every season that may
-// hold entries (the next one, the current one and the keepSeasons before it), every cached rollup,
+// hold entries (the current one, the keepSeasons before it and the next one), every cached rollup,
 // and the boards also given (of this layout: all-time or regional boards you keep beside the
-// seasons). It returns, for each id in order, how many boards held it. Each removal is one remove
-// script on its board (atomic there; the boards are not removed from together), the boards all at
-// once, each in its own goroutine; on an error the counts say what was removed before it, and a
-// season that expires meanwhile holds nothing. Under an idempotency key
-// (rankgenrt.WithIdempotencyKey), the removal of the i-th id uses that key with "#i" appended
-// (rankgenrt.ItemKey), so a resend of the whole call under it removes nothing twice and answers
-// the first call's counts. Removing a cheater thus takes one call; their entries written after it
-// are not touched.
+// seasons). It returns, for each id in order, how many boards held it. When one script can reach
+// every board's keys (one server, or on a Cluster one hash slot: a base with a hash tag,
+// "{lb}:weekly", and the boards given under the same tag), the removal is one script call, atomic:
+// on an error nothing is removed. Otherwise each board removes the ids in its own script call
+// (atomic there, not across boards), all at once, each in its own goroutine; on an error the
+// counts say what was removed before it, and a season that expires meanwhile holds nothing. Under
+// an idempotency key (rankgenrt.WithIdempotencyKey) a resend of the whole call, within the current
+// season, removes nothing twice and answers the first call's counts. Removing a cheater thus takes
+// one call; their entries written after it are not touched.
 func (ss *Seasons) RemoveEverywhere(ctx context.Context, ids []string, also ...*Board) ([]int, error) {
-	boards := []*Board{ss.Board(ss.Next(ss.Current()))}
-	for _, s := range ss.Recent(keepSeasons + 1) {
-		boards = append(boards, ss.Board(s))
+	var groups [][]*Board
+	for _, s := range append(ss.Recent(keepSeasons+1), ss.Next(ss.Current())) {
+		groups = append(groups, []*Board{ss.Board(s)})
 	}
 	cached, err := ss.cachedRollups(ctx)
 	if err != nil {
 		return nil, err
 	}
-	boards = append(boards, cached...)
-	boards = append(boards, also...)
-	counts := make([][]int, len(boards))
-	failed := rankgenrt.Scatter(ctx, rankgenrt.EveryShard(len(boards)), func(ctx context.Context, k int, _ []int) error {
-		counts[k] = make([]int, len(ids))
-		for i, id := range ids {
-			n, err := boards[k].Remove(rankgenrt.ItemKey(ctx, i), id)
-			if errors.Is(err, rankgenrt.ErrSeasonExpired) {
-				return nil // an expired board holds nothing
-			}
-			if err != nil {
-				return err
-			}
-			counts[k][i] = int(n)
+	for _, r := range cached {
+		groups = append(groups, []*Board{r})
+	}
+	for _, a := range also {
+		groups = append(groups, []*Board{a})
+	}
+	return ss.removeFrom(ctx, ids, groups)
+}
+
+// RemoveEverywhereSharded is RemoveEverywhere for a family of sharded boards: it removes ids from
+// every shard of the sharded board (Sharded, of shards shards) of every season that may hold
+// entries (the current one, the keepSeasons before it and the next one), every cached rollup, and
+// from every shard of the sharded boards also given. It returns, for each id in order, how many
+// boards held it, a sharded board counting once. On one server the removal is one script call,
+// atomic; on a Cluster, where each shard has a hash tag of its own, each shard removes the ids in
+// its own script call (atomic there), all at once. Under an idempotency key a resend of the whole
+// call, within the current season, removes nothing twice and answers the first call's counts.
+func (ss *Seasons) RemoveEverywhereSharded(ctx context.Context, shards int, ids []string, also ...*ShardedBoard) ([]int, error) {
+	var groups [][]*Board
+	for _, s := range append(ss.Recent(keepSeasons+1), ss.Next(ss.Current())) {
+		sb, err := ss.Sharded(s, shards)
+		if err != nil {
+			return nil, err
 		}
-		return nil
-	})
+		groups = append(groups, sb.shards)
+	}
+	cached, err := ss.cachedRollups(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range cached {
+		groups = append(groups, []*Board{r})
+	}
+	for _, a := range also {
+		groups = append(groups, a.shards)
+	}
+	return ss.removeFrom(ctx, ids, groups)
+}
+
+// removeFrom removes ids from every board of groups (a group: one board, or the shards of one
+// sharded board) and returns, per id, how many groups held it: with one script call when one
+// script can reach every key (rankgenrt.OneScript), else with one call per board, all at once.
+func (ss *Seasons) removeFrom(ctx context.Context, ids []string, groups [][]*Board) ([]int, error) {
 	held := make([]int, len(ids))
-	for _, c := range counts {
-		for i, n := range c {
-			held[i] += n
+	if len(ids) == 0 {
+		return held, nil
+	}
+	for _, id := range ids {
+		if err := checkID(id); err != nil {
+			return nil, err
 		}
 	}
-	return held, failed
+	var boards []*Board
+	var keys []string
+	for _, g := range groups {
+		for _, b := range g {
+			boards = append(boards, b)
+			keys = append(keys, b.keys...)
+		}
+	}
+	var removed [][]int
+	var err error
+	if rankgenrt.OneScript(ss.c, keys) {
+		removed, err = removeAll(ctx, boards, keys, ids)
+	} else {
+		removed, err = removeEach(ctx, boards, ids)
+	}
+	if removed == nil {
+		return held, err // the one call failed: nothing removed
+	}
+	k := 0
+	for _, g := range groups {
+		for i := range ids {
+			in := 0
+			for _, r := range removed[k : k+len(g)] {
+				if len(r) > i {
+					in = max(in, r[i])
+				}
+			}
+			held[i] += in
+		}
+		k += len(g)
+	}
+	return held, err
+}
+
+// removeEach removes ids from each board in its own script call, all at once, each in its own
+// goroutine, and returns per board, per id, 1 when the board held it (a board that failed: none);
+// a season's board that has expired holds nothing.
+func removeEach(ctx context.Context, boards []*Board, ids []string) ([][]int, error) {
+	removed := make([][]int, len(boards))
+	err := rankgenrt.Scatter(ctx, rankgenrt.EveryShard(len(boards)), func(ctx context.Context, k int, _ []int) error {
+		r, err := removeAll(ctx, boards[k:k+1], boards[k].keys, ids)
+		if errors.Is(err, rankgenrt.ErrSeasonExpired) {
+			return nil // an expired board holds nothing
+		}
+		if err != nil {
+			return err
+		}
+		removed[k] = r[0]
+		return nil
+	})
+	return removed, err
+}
+
+// removeAll removes ids from boards, whose keys are keys, in one call of the remove_everywhere
+// script, under the token of the first board (which also gives the call's expiry and replicas),
+// and returns per board, per id, 1 when the board held it.
+func removeAll(ctx context.Context, boards []*Board, keys []string, ids []string) ([][]int, error) {
+	first := boards[0]
+	if err := first.dedup.Err(); err != nil {
+		return nil, err
+	}
+	token, err := first.tokens.Next(ctx)
+	if err != nil {
+		return nil, err
+	}
+	args := first.args(len(ids))
+	args[tokenArg] = token
+	for _, id := range ids {
+		args = append(args, id)
+	}
+	v, err := rankgenrt.RunWriteWait(ctx, first.c, scriptRemoveEverywhere, keys, token, first.replicas, args...)
+	return rankgenrt.Removals(v, rankgenrt.ExpiredSeason(err, first.season), len(boards), len(ids))
 }
 
 // ShardedBoard is one leaderboard of Entry values spread over several sorted sets, its shards, so
