@@ -352,7 +352,8 @@ func setApply(d *data, f *layout.Field, u layout.Op, target *field, fn string) {
 	d.BestOf = u == layout.OpMax || u == layout.OpMin
 }
 
-// addStamps adds to d the stamped fields an update of f sets when it changes the entry.
+// addStamps adds to d the stamped fields an update of f sets when it changes the entry (a
+// touch, f nil: all of them).
 func addStamps(l *layout.Layout, f *layout.Field, d *data) error {
 	for _, s := range l.Fields {
 		if s.Stamp == layout.StampNone || s == f {
