@@ -385,7 +385,7 @@ func exactUpdate(f *layout.Field, u layout.Op) error {
 // setStamp sets in g, the accessors of the stamped field s, what its stamp needs: the clock,
 // the unit and the range in units.
 func setStamp(g *field, s *layout.Field) error {
-	if s.Span() >= exact || absInt(s.MinInt()) >= exact || absInt(s.MaxInt()) >= exact {
+	if !s.StampExact() { // the schema refuses such a stamp (layout): this guards the arithmetic below
 		return fmt.Errorf("luaemit: field %s: stamping needs its range within ±2^53 units", s.Name)
 	}
 	g.Server = s.Stamp == layout.StampServer
