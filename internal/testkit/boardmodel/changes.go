@@ -44,15 +44,8 @@ func (m *Model) Changes(id string, us []Update, stamp Stamper) (Written, error) 
 		keys[u.Field], named[u.Field] = next, true
 	}
 	if changed {
-		for i, g := range m.Layout.Fields {
-			if g.Stamp == layout.StampNone || named[i] {
-				continue
-			}
-			v, err := stamp(i)
-			if err != nil {
-				return Written{}, err
-			}
-			keys[i] = v
+		if err := m.stampAll(keys, stamp, func(i int) bool { return named[i] }); err != nil {
+			return Written{}, err
 		}
 	}
 	w := m.beforeUpdate(id)
@@ -233,15 +226,8 @@ func (m *Model) Touch(id string, stamp Stamper) (Written, error) {
 		old = Zero(m.Layout)
 	}
 	keys := slices.Clone(old)
-	for i, g := range m.Layout.Fields {
-		if g.Stamp == layout.StampNone {
-			continue
-		}
-		v, err := stamp(i)
-		if err != nil {
-			return Written{}, err
-		}
-		keys[i] = v
+	if err := m.stampAll(keys, stamp, func(int) bool { return false }); err != nil {
+		return Written{}, err
 	}
 	w := m.beforeUpdate(id)
 	w.Changed = !exists || !slices.Equal(keys, old)
