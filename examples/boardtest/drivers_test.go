@@ -25,6 +25,7 @@ var drivers = map[catalog.Kind]driver{
 	catalog.Best:    {weight: 15, run: (*diff).driveBest},
 	catalog.Update:  {weight: 45, run: (*diff).driveUpdate},
 	catalog.Changes: {weight: 20, run: func(d *diff, _ catalog.Op) { d.randomChanges() }},
+	catalog.Touch:   {weight: 8, run: (*diff).driveTouch},
 	catalog.Remove:  {weight: 8, run: (*diff).driveRemove},
 	catalog.Trim:    {weight: 3, run: (*diff).driveTrim},
 
@@ -249,6 +250,34 @@ func (d *diff) driveUpdate(catalog.Op) {
 		want, werr := d.m.Update(ids[i], batch[i], d.stampsFrom(res[i].Entry, before, after))
 		w := fmt.Sprintf("%s[%d] (%q, %s)", what, i, ids[i], batch[i].String(d.l))
 		d.compareWritten(w, []boardmodel.Written{res[i].Written}, res[i].Err, []boardmodel.Written{want}, werr)
+	}
+}
+
+// driveTouch touches one id (two steps in three) or several, ids repeating, in one batch.
+func (d *diff) driveTouch(catalog.Op) {
+	if d.rng.IntN(3) < 2 {
+		id := d.id()
+		before := d.clocks()
+		got, err := d.b.Touch(id)
+		after := d.clocks()
+		want, werr := d.m.Touch(id, d.stampsFrom(got.Entry, before, after))
+		d.compareWritten(fmt.Sprintf("Touch(%q)", id), []boardmodel.Written{got}, err, []boardmodel.Written{want}, werr)
+		return
+	}
+	ids := make([]string, 1+d.rng.IntN(5))
+	for i := range ids {
+		ids[i] = d.id()
+	}
+	before := d.clocks()
+	res, err := d.b.TouchMany(ids)
+	after := d.clocks()
+	if err != nil {
+		d.errorf("TouchMany(%q): %v", ids, err)
+		return
+	}
+	for i, id := range ids {
+		want, werr := d.m.Touch(id, d.stampsFrom(res[i].Entry, before, after))
+		d.compareWritten(fmt.Sprintf("TouchMany[%d] (%q)", i, id), []boardmodel.Written{res[i].Written}, res[i].Err, []boardmodel.Written{want}, werr)
 	}
 }
 

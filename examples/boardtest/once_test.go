@@ -55,6 +55,9 @@ func arenaReplays(b *arena.Board) []replayCase {
 		{"UpdateMany", set(low), func(ctx context.Context) (any, error) {
 			return b.UpdateMany(ctx, []arena.Changes{{PlayerID: "a", Apply: []arena.Change{arena.MaxPoints(30)}}, {PlayerID: "b", Apply: []arena.Change{arena.AddPoints(1)}}})
 		}},
+		// A touch restamps "a" (set at another instant than now): a resend must not restamp it.
+		{"Touch", set(low), func(ctx context.Context) (any, error) { return b.Touch(ctx, "a") }},
+		{"TouchMany", set(low), func(ctx context.Context) (any, error) { return b.TouchMany(ctx, []string{"a", "n"}) }},
 	}
 }
 
@@ -86,6 +89,8 @@ func seasonReplays(b *season.Board) []replayCase {
 		{"UpdateMany", set(low), func(ctx context.Context) (any, error) {
 			return b.UpdateMany(ctx, []season.Changes{{UserID: "a", Apply: []season.Change{season.AddWins(1)}}, {UserID: "b", Apply: []season.Change{season.SetWins(4)}}})
 		}},
+		{"Touch", set(low), func(ctx context.Context) (any, error) { return b.Touch(ctx, "a") }},
+		{"TouchMany", set(low), func(ctx context.Context) (any, error) { return b.TouchMany(ctx, []string{"a", "n"}) }},
 	}
 }
 

@@ -55,6 +55,8 @@ func blitzWrites(b *blitz.Board) []expiredWrite {
 			_, err := b.UpdateMany(ctx, []blitz.Changes{{ID: "p", Apply: []blitz.Change{blitz.AddPoints(1), blitz.MinBest(time.Second)}}})
 			return err
 		}},
+		{"touch", func(ctx context.Context) error { _, err := b.Touch(ctx, "p"); return err }},
+		{"touch", func(ctx context.Context) error { _, err := b.TouchMany(ctx, []string{"p", "q"}); return err }},
 	}
 }
 
@@ -77,6 +79,8 @@ func weeklyWrites(b interface {
 	SetPaidMany(context.Context, []weekly.Update[bool]) ([]weekly.Result, error)
 	Update(context.Context, string, ...weekly.Change) (weekly.Written, error)
 	UpdateMany(context.Context, []weekly.Changes) ([]weekly.Result, error)
+	Touch(context.Context, string) (weekly.Written, error)
+	TouchMany(context.Context, []string) ([]weekly.Result, error)
 }) []expiredWrite {
 	e := weekly.Entry{PlayerID: "p", Points: 3, ReachedAt: time.Hour}
 	return []expiredWrite{
@@ -114,6 +118,8 @@ func weeklyWrites(b interface {
 			_, err := b.UpdateMany(ctx, []weekly.Changes{{PlayerID: "p", Apply: []weekly.Change{weekly.SetPaid(true), weekly.AddPoints(2)}}})
 			return err
 		}},
+		{"touch", func(ctx context.Context) error { _, err := b.Touch(ctx, "p"); return err }},
+		{"touch", func(ctx context.Context) error { _, err := b.TouchMany(ctx, []string{"p", "q"}); return err }},
 	}
 }
 

@@ -55,6 +55,8 @@ func weeklyReplays(b *weekly.Board) []replayCase {
 		{"UpdateMany", set(low), func(ctx context.Context) (any, error) {
 			return b.UpdateMany(ctx, []weekly.Changes{{PlayerID: "a", Apply: []weekly.Change{weekly.MaxPoints(30)}}, {PlayerID: "b", Apply: []weekly.Change{weekly.AddPoints(1)}}})
 		}},
+		{"Touch", set(low), func(ctx context.Context) (any, error) { return b.Touch(ctx, "a") }},
+		{"TouchMany", set(low), func(ctx context.Context) (any, error) { return b.TouchMany(ctx, []string{"a", "n"}) }},
 	}
 }
 

@@ -21,7 +21,8 @@ type Kind string
 
 // The kinds of board operation. A layout has one operation of each kind, except Update, which
 // it has twice (single and batch) for every update a field declares, Changes, which needs a
-// field that declares updates, and Competition and Range, which need a leading score field.
+// field that declares updates, Touch, which needs a stamped field, and Competition and Range,
+// which need a leading score field.
 const (
 	Set         Kind = "set"         // upsert whole entries
 	Best        Kind = "best"        // keep the better of the stored and the given entry
@@ -43,6 +44,7 @@ const (
 	Dense       Kind = "dense"       // 1 + the distinct leading-field values ahead ("1223")
 	CountRange  Kind = "count_range" // the number of entries whose leading field lies in a band
 	Changes     Kind = "changes"     // several field updates of one id in one write (and its batch form)
+	Touch       Kind = "touch"       // set the stamped fields of ids to now, nothing else (a layout with a stamp)
 )
 
 // The kinds of the band reads, which need a score field: a band of a leading prefix of the
@@ -55,7 +57,7 @@ const (
 
 // Kinds lists every kind, in catalogue order.
 var Kinds = []Kind{Set, Best, Remove, Trim, Update, Get, Rank, Page, Around, After, Count, Range, Competition,
-	GetMany, RankMany, Bottom, Standing, Dense, CountRange, Changes, Band, CountBand, AroundScore}
+	GetMany, RankMany, Bottom, Standing, Dense, CountRange, Changes, Touch, Band, CountBand, AroundScore}
 
 // Op is one board operation of a layout.
 type Op struct {
@@ -95,8 +97,9 @@ const ManySuffix = "_many"
 
 // Ops lists every board operation of l in catalogue order: the writes (set, best, remove,
 // trim), each field's updates in field and declaration order (single, then batch), the
-// change lists (several field updates per write), then the reads (get, rank, page, around,
-// after, count, and with a leading score field range and competition).
+// change lists (several field updates per write), the touch (stamps alone), then the reads
+// (get, rank, page, around, after, count, and with a leading score field range and
+// competition).
 func Ops(l *layout.Layout) []Op {
 	ops := writes()
 	for _, f := range l.Fields {
@@ -105,6 +108,7 @@ func Ops(l *layout.Layout) []Op {
 		}
 	}
 	ops = append(ops, changes(l)...)
+	ops = append(ops, touch(l)...)
 	return withData(l, withSeason(l, append(ops, reads(l)...)))
 }
 

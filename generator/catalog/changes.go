@@ -66,3 +66,34 @@ func changes(l *layout.Layout) []Op {
 		Title: "changes: apply a list of field updates to each id, all or none per id, with one stamp.",
 		Usage: usage}}
 }
+
+// Stamped are the fields of l stamped with the time of a write (stamp: server or client), in
+// field order.
+func Stamped(l *layout.Layout) []*layout.Field {
+	var out []*layout.Field
+	for _, f := range l.Fields {
+		if f.Stamp != layout.StampNone {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// touch is the touch of a layout with a stamped field: Touch sets the stamped fields of one
+// id's entry to now and leaves the others as they are (a play that scores nothing still counts
+// as the latest), TouchMany those of many ids; an id without an entry gets the zero entry,
+// stamped, as a field update that creates it. It takes a field update's head (the clock, a
+// periodic layout's season) and one id per item.
+func touch(l *layout.Layout) []Op {
+	if len(Stamped(l)) == 0 {
+		return nil
+	}
+	return []Op{{Name: "touch", Kind: Touch, Template: "touch", Batch: true,
+		Methods: []string{"Touch", "TouchMany"}, Args: Args{Head: UpdateArgsOf(l).Head, Each: []string{ArgID}}, Reply: ReplyItems, Model: "Touch",
+		Sharding: ShardMerged, Data: DataWithEntries, Season: SeasonStamps,
+		Title: "touch: set the stamped fields of each id's entry to now, the other fields as they are.",
+		Usage: []string{expiryDoc, tokenDoc,
+			"{clock}: the client's clock in Unix microseconds (client stamps); {each}: ids. An id without an",
+			"entry gets the zero entry, stamped. Returns, per id, P, member, the prior P and member ('' for",
+			"none), or error text and ''s (a clock outside a stamped field's range or the season)."}}}
+}

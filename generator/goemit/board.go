@@ -60,6 +60,7 @@ var emitters = map[catalog.Kind]func(*board, catalog.Op){
 	catalog.CountBand:   (*board).countBand,
 	catalog.AroundScore: (*board).aroundScore,
 	catalog.Changes:     (*board).changes,
+	catalog.Touch:       (*board).touch,
 }
 
 type board struct {

@@ -15,7 +15,9 @@ func (b *board) helpers() {
 	b.written()
 	if len(catalog.FieldUpdates(b.l)) > 0 {
 		b.applyEach()
-		b.first()
+	}
+	if len(catalog.FieldUpdates(b.l)) > 0 || len(catalog.Stamped(b.l)) > 0 {
+		b.first() // the single field updates' and Touch's
 	}
 	b.rankedPairs()
 	b.windowHelper()

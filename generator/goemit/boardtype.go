@@ -152,6 +152,7 @@ func writtenDataDoc(l *layout.Layout) string {
 // by method).
 func resultDoc(l *layout.Layout) string {
 	var gets, lists, updates []string
+	var touches string
 	for _, op := range catalog.Ops(l) {
 		switch {
 		case op.Kind == catalog.GetMany:
@@ -160,6 +161,8 @@ func resultDoc(l *layout.Layout) string {
 			lists = append(lists, op.Methods[len(op.Methods)-1])
 		case op.Kind == catalog.Update && op.Batch:
 			updates = append(updates, op.Methods...)
+		case op.Kind == catalog.Touch:
+			touches = op.Methods[1]
 		}
 	}
 	doc := "Result is the outcome of one item of a batch: what it did (Written; Entry is the entry), or the error of that item alone."
@@ -180,6 +183,12 @@ func resultDoc(l *layout.Layout) string {
 		doc += fmt.Sprintf(" %s give one per update: the new entry and the one before, or the error that left it unchanged.", strings.Join(updates, ", "))
 		if l.HasData() {
 			doc += " Field updates neither read nor change an entry's data, so their Entry.Data is the zero Data (Get returns the stored data)."
+		}
+	}
+	if touches != "" {
+		doc += fmt.Sprintf(" %s gives one per id: the touched entry and the one before, or the error that left it unchanged.", touches)
+		if l.HasData() {
+			doc += " A touch leaves the data as it is: its Entry.Data is the zero Data."
 		}
 	}
 	return doc

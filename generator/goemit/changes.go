@@ -160,29 +160,64 @@ func (b *board) updateLists(op catalog.Op) {
 		doc += " Result.Entry.Data is the data the list set (SetData), else the zero Data: a list without SetData leaves the stored data as it is and does not read it (Get returns it)."
 	}
 	b.comment("%s", doc)
-	res := func(i jen.Code) *jen.Statement { return jen.Id("res").Index(i) }
 	recvDecl(b.f).Id(op.Methods[1]).Params(ctxParam(), jen.Id("lists").Index().Id("Changes")).Params(jen.Index().Id("Result"), jen.Error()).Block(
-		jen.Id("res").Op(":=").Make(jen.Index().Id("Result"), jen.Len(jen.Id("lists"))),
-		jen.Id("args").Op(":=").Qual("slices", "Grow").Call(jen.Id("b").Dot("updateArgs").Call(jen.Lit(0)), jen.Id("changeArgs").Op("*").Len(jen.Id("lists"))),
-		jen.Id("sent").Op(":=").Make(jen.Index().Int(), jen.Lit(0), jen.Len(jen.Id("lists"))),
-		jen.For(jen.List(jen.Id("i"), jen.Id("l")).Op(":=").Range().Id("lists")).Block(
+		itemsBatch(op, "lists", jen.Id("changeArgs").Op("*").Len(jen.Id("lists")), b.entryData(),
 			jen.List(jen.Id("group"), jen.Err()).Op(":=").Id("changeGroup").Call(jen.Id("l").Dot(b.l.IDName), jen.Id("l").Dot("Apply")),
-			errNil().Block(res(jen.Id("i")).Dot("Err").Op("=").Err(), jen.Continue()),
+			errNil().Block(jen.Id("res").Index(jen.Id("i")).Dot("Err").Op("=").Err(), jen.Continue()),
 			jen.Id("args").Op("=").Append(jen.Id("args"), jen.Id("group").Op("...")),
-			jen.Id("sent").Op("=").Append(jen.Id("sent"), jen.Id("i")),
-		),
+		)...,
+	)
+	b.f.Line()
+}
+
+// itemsBatch is the body of a batch method over items (the method's parameter, each one
+// named by its loop: lists as l, ids as id) whose script replies an item per id it was sent
+// (catalog.ReplyItems): args starts as a field update's, with room for size more; each item
+// runs loop, which appends its arguments or sets its error in res[i] and continues; the script
+// runs when any item was sent, and res[sent[j]] takes the j-th reply item (then more, which
+// may set its Entry's data).
+func itemsBatch(op catalog.Op, items string, size, more jen.Code, loop ...jen.Code) []jen.Code {
+	each := map[string]string{"lists": "l", "ids": "id"}[items]
+	return []jen.Code{
+		jen.Id("res").Op(":=").Make(jen.Index().Id("Result"), jen.Len(jen.Id(items))),
+		jen.Id("args").Op(":=").Qual("slices", "Grow").Call(jen.Id("b").Dot("updateArgs").Call(jen.Lit(0)), size),
+		jen.Id("sent").Op(":=").Make(jen.Index().Int(), jen.Lit(0), jen.Len(jen.Id(items))),
+		jen.For(jen.List(jen.Id("i"), jen.Id(each)).Op(":=").Range().Id(items)).Block(
+			append(loop, jen.Id("sent").Op("=").Append(jen.Id("sent"), jen.Id("i")))...),
 		jen.If(jen.Len(jen.Id("sent")).Op("==").Lit(0)).Block(jen.Return(jen.Id("res"), jen.Nil())),
 		jen.List(jen.Id("v"), jen.Err()).Op(":=").Add(run(op, jen.Id("args"))),
 		errNil().Block(jen.Return(jen.Nil(), jen.Err())),
 		jen.List(jen.Id("items"), jen.Err()).Op(":=").Add(reader(op, jen.Id("v"), jen.Len(jen.Id("sent")))),
 		errNil().Block(jen.Return(jen.Nil(), jen.Err())),
 		jen.For(jen.List(jen.Id("j"), jen.Id("it")).Op(":=").Range().Id("items")).Block(
-			jen.Id("r").Op(":=").Op("&").Add(res(jen.Id("sent").Index(jen.Id("j")))),
+			jen.Id("r").Op(":=").Op("&").Id("res").Index(jen.Id("sent").Index(jen.Id("j"))),
 			jen.If(jen.Id("it").Dot("Err").Op("!=").Nil()).Block(jen.Id("r").Dot("Err").Op("=").Id("it").Dot("Err"), jen.Continue()),
 			jen.List(jen.Id("r").Dot("Written"), jen.Id("r").Dot("Err")).Op("=").Id("updated").Call(jen.Id("it"), jen.Id("it").Dot("Member"), jen.Id("it").Dot("PriorMember")),
-			b.entryData(),
+			more,
 		),
 		jen.Return(jen.Id("res"), jen.Nil()),
+	}
+}
+
+// touch emits Touch(ctx, id) and TouchMany(ctx, ids): the touch script on ids.
+func (b *board) touch(op catalog.Op) {
+	var stamps []string
+	for _, s := range catalog.Stamped(b.l) {
+		stamps = append(stamps, fmt.Sprintf("%s (%s clock)", s.Name, s.Stamp))
+	}
+	b.comment("%s sets %s of the entry of id to now and leaves its other fields as they are, in one script call, and returns what it did (Written: the entry after, the one before, and Changed when a stamp moved). A play that scores nothing still counts as the latest: ties on the stamp see it. An id without an entry gets the zero entry, stamped, as a field update that creates it does. A clock outside a stamped field's range (or the board's season) is refused, leaving the entry as it was.", op.Methods[0], strings.Join(stamps, ", "))
+	recvDecl(b.f).Id(op.Methods[0]).Params(ctxParam(), jen.Id("id").Add(b.idType())).Params(jen.Id("Written"), jen.Error()).Block(
+		jen.Return(jen.Id("first").Call(jen.Id("b").Dot(op.Methods[1]).Call(jen.Id("ctx"), jen.Index().Add(b.idType()).Values(jen.Id("id"))))),
+	)
+	b.f.Line()
+	b.comment("%s touches many ids in one script call, atomic as a whole, with one clock, as Touch does each: its Result per id holds what it did or the error that left that entry unchanged (an invalid id's, unsent). The error return is for failures of the whole call (connection, ErrLayoutMismatch), which change nothing.", op.Methods[1])
+	recvDecl(b.f).Id(op.Methods[1]).Params(ctxParam(), jen.Id("ids").Index().Add(b.idType())).Params(jen.Index().Id("Result"), jen.Error()).Block(
+		itemsBatch(op, "ids", jen.Len(jen.Id("ids")), jen.Null(),
+			b.checkIDThen(jen.Id("id"), func(err jen.Code) []jen.Code {
+				return []jen.Code{jen.Id("res").Index(jen.Id("i")).Dot("Err").Op("=").Add(err), jen.Continue()}
+			}),
+			jen.Id("args").Op("=").Append(jen.Id("args"), jen.Id("id")),
+		)...,
 	)
 	b.f.Line()
 }

@@ -51,6 +51,7 @@ var shardedEmitters = map[catalog.Kind]func(*sharded, catalog.Op){
 	catalog.Standing:    (*sharded).standing,
 	catalog.CountRange:  (*sharded).countRange,
 	catalog.Changes:     (*sharded).changes,
+	catalog.Touch:       (*sharded).touch,
 	catalog.CountBand:   (*sharded).countBand,
 	catalog.Band:        (*sharded).band,
 	catalog.AroundScore: (*sharded).aroundScore,
@@ -533,6 +534,21 @@ func (s *sharded) changes(op catalog.Op) {
 	s.comment("UpdateMany applies Board.UpdateMany with one script call per shard that holds some of the lists, all at once, each shard's part atomic and in order; the Results are in the order of lists. A failed shard's call is resent as SetMany's is.")
 	sRecv(f).Id(op.Methods[1]).Params(ctxParam(), id("lists").Index().Id("Changes")).Params(jen.Index().Id("Result"), jen.Error()).Block(
 		jen.Return(id("gatherBatch").Call(ctx(), id("s"), id("lists"), s.idOfItem(jen.Id("Changes")), jen.Parens(jen.Op("*").Id("Board")).Dot(op.Methods[1]))),
+	)
+	f.Line()
+}
+
+// touch emits Touch and TouchMany: an id's touch goes to its shard.
+func (s *sharded) touch(op catalog.Op) {
+	f := s.f
+	f.Comment("Touch applies Board.Touch on the shard of id: one atomic script call.")
+	sRecv(f).Id(op.Methods[0]).Params(ctxParam(), id("id").Add(s.idType())).Params(jen.Id("Written"), jen.Error()).Block(
+		jen.Return(shardOf(id("id")).Dot(op.Methods[0]).Call(ctx(), id("id"))))
+	f.Line()
+	s.comment("TouchMany applies Board.TouchMany with one script call per shard that holds some of the ids, all at once, each shard's part atomic with one clock; the Results are in the order of ids. A failed shard's call is resent as SetMany's is.")
+	sRecv(f).Id(op.Methods[1]).Params(ctxParam(), id("ids").Index().Add(s.idType())).Params(jen.Index().Id("Result"), jen.Error()).Block(
+		jen.Return(id("gatherBatch").Call(ctx(), id("s"), id("ids"), jen.Func().Params(id("x").Add(s.idType())).String().Block(jen.Return(s.idText(id("x")))),
+			jen.Parens(jen.Op("*").Id("Board")).Dot(op.Methods[1]))),
 	)
 	f.Line()
 }

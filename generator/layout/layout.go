@@ -237,6 +237,15 @@ func IntOf(key uint64) int64 { return int64(key ^ signBit) }
 func (f *Field) MinInt() int64 { return IntOf(f.Lo) }
 func (f *Field) MaxInt() int64 { return IntOf(f.Hi) }
 
+// exactUnits is 2^53: below it, the scripts' doubles hold every whole number of units.
+const exactUnits = 1 << 53
+
+// StampExact reports whether the scripts can stamp the time field f exactly: its range lies
+// within ±2^53 units of the Unix epoch and spans fewer than 2^53 units.
+func (f *Field) StampExact() bool {
+	return f.Span() < exactUnits && f.MinInt() > -exactUnits && f.MaxInt() < exactUnits
+}
+
 // TimeOf converts a key of a time field to the instant it stands for (UTC).
 func (f *Field) TimeOf(key uint64) time.Time {
 	n := IntOf(key)

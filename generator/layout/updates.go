@@ -49,6 +49,9 @@ func (v *validator) updates(raw *rawField, f *Field, label string) {
 	default:
 		v.errAt(raw.Stamp, "%s: stamp must be client (the app's clock) or server (Redis's TIME), not %q", label, raw.Stamp.Value)
 	}
+	if f.Stamp != StampNone && f.Kind == Time && !f.StampExact() {
+		v.errAt(raw.Stamp, "%s: the scripts stamp in exact doubles, so the range must lie within 2^53 %s of the Unix epoch and span fewer; narrow the width, move the epoch or use a coarser unit", label, f.Unit)
+	}
 }
 
 func containsOp(ops []Op, op Op) bool {

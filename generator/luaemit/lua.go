@@ -41,13 +41,6 @@ func digitText(f *layout.Field, d uint64) string {
 	return strings.Repeat("0", f.TextWidth-len(s)) + s
 }
 
-func absInt(v int64) uint64 {
-	if v < 0 {
-		return uint64(-v)
-	}
-	return uint64(v)
-}
-
 // maxText is the largest digit a member field's fixed-width text can write.
 func maxText(f *layout.Field) uint64 {
 	base := uint64(10)

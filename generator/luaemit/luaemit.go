@@ -330,6 +330,10 @@ func scriptData(l *layout.Layout, op catalog.Op) (*data, error) {
 		d, err = updateData(l, op)
 	case catalog.Changes:
 		d, err = changesData(l, op)
+	case catalog.Touch:
+		d = newData(l)
+		d.Scores = true
+		err = addStamps(l, nil, d) // every stamped field
 	default:
 		d = newData(l)
 		d.Scores = op.Scores

@@ -352,7 +352,8 @@ func setApply(d *data, f *layout.Field, u layout.Op, target *field, fn string) {
 	d.BestOf = u == layout.OpMax || u == layout.OpMin
 }
 
-// addStamps adds to d the stamped fields an update of f sets when it changes the entry.
+// addStamps adds to d the stamped fields an update of f sets when it changes the entry (a
+// touch, f nil: all of them).
 func addStamps(l *layout.Layout, f *layout.Field, d *data) error {
 	for _, s := range l.Fields {
 		if s.Stamp == layout.StampNone || s == f {
@@ -384,7 +385,7 @@ func exactUpdate(f *layout.Field, u layout.Op) error {
 // setStamp sets in g, the accessors of the stamped field s, what its stamp needs: the clock,
 // the unit and the range in units.
 func setStamp(g *field, s *layout.Field) error {
-	if s.Span() >= exact || absInt(s.MinInt()) >= exact || absInt(s.MaxInt()) >= exact {
+	if !s.StampExact() { // the schema refuses such a stamp (layout): this guards the arithmetic below
 		return fmt.Errorf("luaemit: field %s: stamping needs its range within ±2^53 units", s.Name)
 	}
 	g.Server = s.Stamp == layout.StampServer

@@ -228,6 +228,7 @@ var (
 	scriptMaxTier       = library.Function("max_tier")
 	scriptMaxTierMany   = library.Function("max_tier_many")
 	scriptChanges       = library.Function("changes")
+	scriptTouch         = library.Function("touch")
 	scriptAround        = library.Function("around")
 	scriptAfter         = library.Function("after")
 	scriptGetMany       = library.Function("get_many")
@@ -390,7 +391,8 @@ type Written struct {
 // matching ErrNotFound. UpdateMany gives one per change list: the new entry and the one before, or
 // the error that left it unchanged. AddPointsMany, MaxPointsMany, SetPointsMany, AddWinsMany,
 // MinWinsMany, SetTierMany, MaxTierMany give one per update: the new entry and the one before, or
-// the error that left it unchanged.
+// the error that left it unchanged. TouchMany gives one per id: the touched entry and the one
+// before, or the error that left it unchanged.
 type Result struct {
 	Written
 	Err error
@@ -747,6 +749,54 @@ func changeGroup(id string, changes []Change) ([]any, error) {
 		g[c.slot] = c.value
 	}
 	return g, nil
+}
+
+// Touch sets ReachedAt (server clock) of the entry of id to now and leaves its other fields as
+// they are, in one script call, and returns what it did (Written: the entry after, the one before,
+// and Changed when a stamp moved). A play that scores nothing still counts as the latest: ties on
+// the stamp see it. An id without an entry gets the zero entry, stamped, as a field update that
+// creates it does. A clock outside a stamped field's range (or the board's season) is refused,
+// leaving the entry as it was.
+func (b *Board) Touch(ctx context.Context, id string) (Written, error) {
+	return first(b.TouchMany(ctx, []string{id}))
+}
+
+// TouchMany touches many ids in one script call, atomic as a whole, with one clock, as Touch does
+// each: its Result per id holds what it did or the error that left that entry unchanged (an
+// invalid id's, unsent). The error return is for failures of the whole call (connection,
+// ErrLayoutMismatch), which change nothing.
+func (b *Board) TouchMany(ctx context.Context, ids []string) ([]Result, error) {
+	res := make([]Result, len(ids))
+	args := slices.Grow(b.updateArgs(0), len(ids))
+	sent := make([]int, 0, len(ids))
+	for i, id := range ids {
+		if err := checkID(id); err != nil {
+			res[i].Err = err
+			continue
+		}
+		args = append(args, id)
+		sent = append(sent, i)
+	}
+	if len(sent) == 0 {
+		return res, nil
+	}
+	v, err := b.write(ctx, scriptTouch, args)
+	if err != nil {
+		return nil, err
+	}
+	items, err := rankgenrt.Items(v, len(sent))
+	if err != nil {
+		return nil, err
+	}
+	for j, it := range items {
+		r := &res[sent[j]]
+		if it.Err != nil {
+			r.Err = it.Err
+			continue
+		}
+		r.Written, r.Err = updated(it, it.Member, it.PriorMember)
+	}
+	return res, nil
 }
 
 // read sends one read command, which cmd queues on the client or on a pipeline, and returns its
@@ -1822,6 +1872,20 @@ func (s *ShardedBoard) UpdateMany(ctx context.Context, lists []Changes) ([]Resul
 	return gatherBatch(ctx, s, lists, func(x Changes) string {
 		return x.PlayerID
 	}, (*Board).UpdateMany)
+}
+
+// Touch applies Board.Touch on the shard of id: one atomic script call.
+func (s *ShardedBoard) Touch(ctx context.Context, id string) (Written, error) {
+	return s.shard(id).Touch(ctx, id)
+}
+
+// TouchMany applies Board.TouchMany with one script call per shard that holds some of the ids, all
+// at once, each shard's part atomic with one clock; the Results are in the order of ids. A failed
+// shard's call is resent as SetMany's is.
+func (s *ShardedBoard) TouchMany(ctx context.Context, ids []string) ([]Result, error) {
+	return gatherBatch(ctx, s, ids, func(x string) string {
+		return x
+	}, (*Board).TouchMany)
 }
 
 // Get returns the entry of id from its shard, or an error matching ErrNotFound.

@@ -44,15 +44,8 @@ func (m *Model) Changes(id string, us []Update, stamp Stamper) (Written, error) 
 		keys[u.Field], named[u.Field] = next, true
 	}
 	if changed {
-		for i, g := range m.Layout.Fields {
-			if g.Stamp == layout.StampNone || named[i] {
-				continue
-			}
-			v, err := stamp(i)
-			if err != nil {
-				return Written{}, err
-			}
-			keys[i] = v
+		if err := m.stampAll(keys, stamp, func(i int) bool { return named[i] }); err != nil {
+			return Written{}, err
 		}
 	}
 	w := m.beforeUpdate(id)
@@ -218,4 +211,43 @@ func (b *Board) ChangesMany(ids []string, lists [][]Update) ([]Result, error) {
 		v.FieldByName("Apply").Set(b.changeList(lists[i]))
 	}
 	return b.results(b.Call("UpdateMany", s))
+}
+
+// Touch applies a touch to id as the generated Touch does, and returns what it did: every
+// stamped field takes its value from stamp, the other fields stay as they are; an id without
+// an entry gets the zero entry, stamped. It changes the entry when the id had none or a stamp
+// moved; a stamp refused (out of its range or the season) leaves the entry as it was.
+func (m *Model) Touch(id string, stamp Stamper) (Written, error) {
+	if err := m.Layout.CheckID(id); err != nil {
+		return Written{}, err
+	}
+	old, exists := m.Entries[id]
+	if !exists {
+		old = Zero(m.Layout)
+	}
+	keys := slices.Clone(old)
+	if err := m.stampAll(keys, stamp, func(int) bool { return false }); err != nil {
+		return Written{}, err
+	}
+	w := m.beforeUpdate(id)
+	w.Changed = !exists || !slices.Equal(keys, old)
+	m.Entries[id] = keys
+	// A touch leaves the data as it is and does not read it: its result has none.
+	w.Entry = layout.Entry{ID: id, Keys: keys}
+	return w, nil
+}
+
+// Touch touches id through Touch and returns what it did.
+func (b *Board) Touch(id string) (Written, error) {
+	out := b.Call("Touch", ID(b.Layout, id))
+	return b.written(out[0]), ErrOf(out[1])
+}
+
+// TouchMany touches ids through one TouchMany call.
+func (b *Board) TouchMany(ids []string) ([]Result, error) {
+	s := reflect.MakeSlice(b.V.MethodByName("TouchMany").Type().In(1), len(ids), len(ids))
+	for i, id := range ids {
+		s.Index(i).Set(ID(b.Layout, id))
+	}
+	return b.results(b.Call("TouchMany", s))
 }

@@ -212,14 +212,8 @@ func (m *Model) Update(id string, u Update, stamp Stamper) (Written, error) {
 		return Written{}, err
 	}
 	if changed {
-		for i, g := range m.Layout.Fields {
-			if g.Stamp != layout.StampNone && i != u.Field {
-				v, err := stamp(i)
-				if err != nil {
-					return Written{}, err
-				}
-				keys[i] = v
-			}
+		if err := m.stampAll(keys, stamp, func(i int) bool { return i == u.Field }); err != nil {
+			return Written{}, err
 		}
 	}
 	w := m.beforeUpdate(id)
@@ -227,6 +221,22 @@ func (m *Model) Update(id string, u Update, stamp Stamper) (Written, error) {
 	// A field update leaves the data as it is and does not read it: its result has none.
 	w.Entry, w.Changed = layout.Entry{ID: id, Keys: keys}, changed
 	return w, nil
+}
+
+// stampAll sets every stamped field of keys but those set says a write set itself to its
+// value from stamp, in field order; the first stamp refused is the error.
+func (m *Model) stampAll(keys []uint64, stamp Stamper, set func(field int) bool) error {
+	for i, g := range m.Layout.Fields {
+		if g.Stamp == layout.StampNone || set(i) {
+			continue
+		}
+		v, err := stamp(i)
+		if err != nil {
+			return err
+		}
+		keys[i] = v
+	}
+	return nil
 }
 
 // beforeUpdate is a field update's or change list's Written before it writes: the entry of id,

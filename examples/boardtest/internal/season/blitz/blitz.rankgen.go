@@ -182,6 +182,7 @@ var (
 	scriptMinBest          = library.Function("min_best")
 	scriptMinBestMany      = library.Function("min_best_many")
 	scriptChanges          = library.Function("changes")
+	scriptTouch            = library.Function("touch")
 	scriptGet              = library.Function("get")
 	scriptRank             = library.Function("rank")
 	scriptAround           = library.Function("around")
@@ -365,7 +366,8 @@ type Written struct {
 // error of that item alone. GetMany gives one per id: the stored entry (Entry alone), or an Err
 // matching ErrNotFound. UpdateMany gives one per change list: the new entry and the one before, or
 // the error that left it unchanged. AddPointsMany, MinBestMany give one per update: the new entry
-// and the one before, or the error that left it unchanged.
+// and the one before, or the error that left it unchanged. TouchMany gives one per id: the touched
+// entry and the one before, or the error that left it unchanged.
 type Result struct {
 	Written
 	Err error
@@ -644,6 +646,54 @@ func changeGroup(id string, changes []Change) ([]any, error) {
 		g[c.slot] = c.value
 	}
 	return g, nil
+}
+
+// Touch sets At (server clock), Best (client clock) of the entry of id to now and leaves its other
+// fields as they are, in one script call, and returns what it did (Written: the entry after, the
+// one before, and Changed when a stamp moved). A play that scores nothing still counts as the
+// latest: ties on the stamp see it. An id without an entry gets the zero entry, stamped, as a
+// field update that creates it does. A clock outside a stamped field's range (or the board's
+// season) is refused, leaving the entry as it was.
+func (b *Board) Touch(ctx context.Context, id string) (Written, error) {
+	return first(b.TouchMany(ctx, []string{id}))
+}
+
+// TouchMany touches many ids in one script call, atomic as a whole, with one clock, as Touch does
+// each: its Result per id holds what it did or the error that left that entry unchanged (an
+// invalid id's, unsent). The error return is for failures of the whole call (connection,
+// ErrLayoutMismatch), which change nothing.
+func (b *Board) TouchMany(ctx context.Context, ids []string) ([]Result, error) {
+	res := make([]Result, len(ids))
+	args := slices.Grow(b.updateArgs(0), len(ids))
+	sent := make([]int, 0, len(ids))
+	for i, id := range ids {
+		if err := checkID(id); err != nil {
+			res[i].Err = err
+			continue
+		}
+		args = append(args, id)
+		sent = append(sent, i)
+	}
+	if len(sent) == 0 {
+		return res, nil
+	}
+	v, err := b.write(ctx, scriptTouch, args)
+	if err != nil {
+		return nil, err
+	}
+	items, err := rankgenrt.Items(v, len(sent))
+	if err != nil {
+		return nil, err
+	}
+	for j, it := range items {
+		r := &res[sent[j]]
+		if it.Err != nil {
+			r.Err = it.Err
+			continue
+		}
+		r.Written, r.Err = updated(it, it.Member, it.PriorMember)
+	}
+	return res, nil
 }
 
 // read sends one read command, which cmd queues on the client or on a pipeline, and returns its
