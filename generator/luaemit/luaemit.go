@@ -84,6 +84,11 @@ func Render(l *layout.Layout) (*Library, error) {
 		}
 		text := indent(tidy(body.String()))
 		doc, callback := "", callbackOf(op, text)
+		if d.found != nil {
+			if callback, err = foundCallback(op, d.found, text); err != nil {
+				return nil, err
+			}
+		}
 		switch {
 		case op.Kind == catalog.Update:
 			if text, doc, callback, err = u.call(&b, d, text); err != nil {
@@ -134,6 +139,16 @@ func Render(l *layout.Layout) (*Library, error) {
 		fns[i].Name = name + "_" + fns[i].Op
 	}
 	return &Library{Name: name, File: l.LuaFile(), Source: strings.ReplaceAll(src, unnamed, name), Functions: fns}, nil
+}
+
+// foundCallback is the callback of a read of one id's entry (found, declared by its template's
+// Finds), whose body is text: the head's found looks the entry up first and passes the body
+// what f.Cmd says of it and its member. The id must be the read's first argument.
+func foundCallback(op catalog.Op, f *found, text string) (string, error) {
+	if at, err := op.Args.At(catalog.ArgID); err != nil || at != 1 {
+		return "", fmt.Errorf("luaemit: %s finds the entry of its id, which must be its first argument (ARGV[1])", op.Name)
+	}
+	return fmt.Sprintf("found('%s', function(KEYS, ARGV, %s, m)\n%send)", f.Cmd, f.V, text), nil
 }
 
 // callbackOf is the callback of the function op whose body is text: a read's runs it bound (the

@@ -12,6 +12,7 @@ import (
 
 // data is what the templates see.
 type data struct {
+	found                        *found // a read of one id's entry: how its callback finds it (Finds)
 	Shared                       bool   // a field update's body, shared by the updates like it (its title and apply function are not in it)
 	Library                      string // the library's name (its head only)
 	File, Title, Op, Fingerprint string
@@ -413,12 +414,40 @@ func (d *data) FnDecl() string {
 	return "local function " + d.Fn
 }
 
-// found is what the find template sees: a read's arguments, the command it reads its entry
-// with (ZSCORE or ZREVRANK) and the name of what that command returns.
+// accessorKinds says which kinds of field accessors a library's fields take, so that its head
+// defines the function that makes each kind once, and only those it uses.
+type accessorKinds struct {
+	Score, Bits62, Wide, Member bool
+}
+
+// Accessors is the kinds of accessors of d's fields (Touched).
+func (d *data) Accessors() accessorKinds {
+	var k accessorKinds
+	for _, f := range d.Touched {
+		switch {
+		case f.InScore && d.Bits62:
+			k.Bits62 = true
+		case f.InScore:
+			k.Score = true
+		case f.Wide:
+			k.Wide = true
+		default:
+			k.Member = true
+		}
+	}
+	return k
+}
+
+// found says how a read of one id's entry finds it: the command (ZSCORE or ZREVRANK) and the
+// name its body gives to what that command returns.
 type found struct {
-	Args   catalog.Args
 	V, Cmd string
 }
 
-// Find is the find template's view of d: the entry is read with cmd into the local v.
-func (d *data) Find(v, cmd string) found { return found{Args: d.Args, V: v, Cmd: cmd} }
+// Finds declares that d's function reads the entry of its id with cmd into v: its callback is
+// the head's found, which looks the entry up (and answers an id without one, or refuses another
+// layout's board) before the body runs. It renders nothing.
+func (d *data) Finds(v, cmd string) string {
+	d.found = &found{V: v, Cmd: cmd}
+	return ""
+}
