@@ -113,14 +113,7 @@ func TestCoalescedResendOnce(t *testing.T) {
 			// A first write keeps a batch on its way while the three below gather into one (the
 			// linger, an hour, never ends it).
 			co := coalescedLaps(t, b, rankgenrt.Coalescing{Linger: time.Hour, MaxBatch: 100})
-			hold := &holdingHook{release: make(chan struct{})}
-			c.AddHook(hold)
-			hold.armed.Store(true)
-			first := make(chan error, 1)
-			go func() { _, err := co.Do(ctx, racing.Update[int64]{Car: 1, Value: 1}); first <- err }()
-			for !hold.holding.Load() {
-				time.Sleep(time.Millisecond)
-			}
+			hold, first := holdFirstBatch(t, c, func() error { _, err := co.Do(ctx, racing.Update[int64]{Car: 1, Value: 1}); return err })
 			tokens := make([]string, 3)
 			var wg sync.WaitGroup
 			for i := range tokens {

@@ -31,6 +31,9 @@ once per key and reuse it.%s`, side, adopt, dataDoc(l))))
 		jen.Id("dedup").Add(rt("Dedup")).Comment("the dedup window (WithDedupWindow)"),
 		jen.Id("replicas").Add(rt("Replicas")).Comment("how many replicas every write waits for (WithReplicas)"),
 	}
+	if b.coalesces() {
+		fields = append(fields, jen.Id("coalesce").Op("*").Add(rt("UpdateCoalescer")).Comment("single field updates combined into batches (WithCoalescing)"))
+	}
 	verified := "the %s records Fingerprint: reads need not check it"
 	fields = append(fields, jen.Id("verified").Qual("sync/atomic", "Bool").Comment(fmt.Sprintf(verified, map[bool]string{true: "index", false: "meta key"}[l.HasPrefix()])))
 	fields = append(fields, b.seasonFields()...)
@@ -57,7 +60,17 @@ func (b *board) options() {
 		jen.Return(jen.Func().Params(jen.Id("b").Op("*").Id("Board")).Block(jen.Id("b").Dot("dedup").Op("=").Add(rt("DedupWindow")).Call(jen.Id("d")))))
 	f.Line()
 	b.withReplicas()
+	if b.coalesces() {
+		first := catalog.FieldUpdates(b.l)[0]
+		b.comment("WithCoalescing combines the single field updates (%s, …) that concurrent callers make into batch calls, as rankgenrt.Coalescing says: each caller gets its own result and error, exactly once. A cfg outside its bounds has every write refused (rankgenrt.ErrOutOfRange).", catalog.UpdateMethod(first.Update, first.Field))
+		b.f.Func().Id("WithCoalescing").Params(jen.Id("cfg").Add(rt("Coalescing"))).Id("Option").Block(
+			jen.Return(jen.Func().Params(jen.Id("b").Op("*").Id("Board")).Block(jen.Id("b").Dot("coalesce").Op("=").Add(rt("NewUpdateCoalescer")).Call(jen.Id("cfg"), jen.Id("b").Dot("send")))))
+		b.f.Line()
+	}
 }
+
+// coalesces reports whether the board has single field updates, which WithCoalescing combines.
+func (b *board) coalesces() bool { return len(catalog.FieldUpdates(b.l)) > 0 }
 
 // withReplicas declares WithReplicas, the option that makes every write wait for replicas.
 func (b *board) withReplicas() {

@@ -176,10 +176,11 @@ type Board struct {
 	c        redis.UniversalClient
 	keys     []string // the sorted set, its meta key, the two ack keys
 	exp      rankgenrt.Expiry
-	tokens   *rankgenrt.Tokens  // one per write call: exactly-once writes
-	dedup    rankgenrt.Dedup    // the dedup window (WithDedupWindow)
-	replicas rankgenrt.Replicas // how many replicas every write waits for (WithReplicas)
-	verified atomic.Bool        // the meta key records Fingerprint: reads need not check it
+	tokens   *rankgenrt.Tokens          // one per write call: exactly-once writes
+	dedup    rankgenrt.Dedup            // the dedup window (WithDedupWindow)
+	replicas rankgenrt.Replicas         // how many replicas every write waits for (WithReplicas)
+	coalesce *rankgenrt.UpdateCoalescer // single field updates combined into batches (WithCoalescing)
+	verified atomic.Bool                // the meta key records Fingerprint: reads need not check it
 }
 
 // Option configures a Board.
@@ -224,6 +225,15 @@ func WithDedupWindow(d time.Duration) Option {
 func WithReplicas(n int, timeout time.Duration) Option {
 	return func(b *Board) {
 		b.replicas = rankgenrt.WaitReplicas(n, timeout)
+	}
+}
+
+// WithCoalescing combines the single field updates (AddPoints, …) that concurrent callers make
+// into batch calls, as rankgenrt.Coalescing says: each caller gets its own result and error,
+// exactly once. A cfg outside its bounds has every write refused (rankgenrt.ErrOutOfRange).
+func WithCoalescing(cfg rankgenrt.Coalescing) Option {
+	return func(b *Board) {
+		b.coalesce = rankgenrt.NewUpdateCoalescer(cfg, b.send)
 	}
 }
 
@@ -1125,13 +1135,21 @@ func (b *Board) args(n int) []any {
 // tokenArg is the index of the call's token in a write script's arguments.
 const tokenArg = 2
 
-// write runs a write script with args (started by args) under the call's token: the script answers
+// write runs a write script with args, through the coalescer when there is one (WithCoalescing).
+func (b *Board) write(ctx context.Context, s *rankgenrt.Function, args []any) (any, error) {
+	if b.coalesce != nil {
+		return b.coalesce.Write(ctx, s, args)
+	}
+	return b.send(ctx, s, args)
+}
+
+// send runs a write script with args (started by args) under the call's token: the script answers
 // a resend, after a lost reply, with its first reply and writes nothing again, refuses another
 // operation under the token (rankgenrt.ErrTokenReused), and a failure without a reply is a
 // *rankgenrt.UncertainError (ErrUncertain) that carries the token. With WithReplicas the write
 // then waits for the board's replicas (rankgenrt.ErrNotReplicated when too few acknowledge it in
 // time).
-func (b *Board) write(ctx context.Context, s *rankgenrt.Function, args []any) (any, error) {
+func (b *Board) send(ctx context.Context, s *rankgenrt.Function, args []any) (any, error) {
 	if err := b.dedup.Err(); err != nil {
 		return nil, err
 	}
