@@ -201,7 +201,7 @@ func scaleThroughput(t *testing.T, c *redis.ClusterClient, call func(*rand.Rand)
 
 // shardClusterCPU is the CPU time (user + system, seconds, from INFO cpu) the cluster's masters and
 // all its nodes have used.
-func shardClusterCPU(t *testing.T, c *redis.ClusterClient) (masters, all float64) {
+func shardClusterCPU(t testing.TB, c *redis.ClusterClient) (masters, all float64) {
 	var mu sync.Mutex
 	read := func(isMaster bool) func(context.Context, *redis.Client) error {
 		return func(ctx context.Context, n *redis.Client) error {

@@ -1662,7 +1662,7 @@ func (s *ShardedBoard) Get(ctx context.Context, id string) (Entry, error) {
 // shard rank ahead of it: greater scores (ZCOUNT, O(log n)) and equal scores with greater members
 // (the run of equal scores).
 func (s *ShardedBoard) Rank(ctx context.Context, id string) (int64, error) {
-	pos, _, err := s.standing(ctx, id)
+	pos, _, err := s.standing(ctx, id, false)
 	if err != nil {
 		return 0, err
 	}
@@ -1722,7 +1722,7 @@ func (s *ShardedBoard) around(ctx context.Context, id string, before, after int6
 	if err != nil {
 		return nil, err
 	}
-	ahead, count, err := s.ahead(ctx, cur)
+	ahead, count, err := s.ahead(ctx, cur, true)
 	if err != nil {
 		return nil, err
 	}
@@ -1906,7 +1906,7 @@ func (s *ShardedBoard) tails(ctx context.Context, n int64) (lists [][]Ranked, co
 // percent, as Board.Percentile does, or an error matching ErrNotFound. Its position and the
 // board's size are read in the same pipelined round.
 func (s *ShardedBoard) Percentile(ctx context.Context, id string) (float64, error) {
-	pos, count, err := s.standing(ctx, id)
+	pos, count, err := s.standing(ctx, id, true)
 	if err != nil {
 		return 0, err
 	}
@@ -1920,17 +1920,17 @@ func (s *ShardedBoard) PageOf(ctx context.Context, id string, pageSize int64) (i
 	if pageSize < 1 {
 		return 0, rankgenrt.IntRangeError("pageSize", pageSize, 1, math.MaxInt64)
 	}
-	pos, _, err := s.standing(ctx, id)
+	pos, _, err := s.standing(ctx, id, false)
 	if err != nil {
 		return 0, err
 	}
 	return pos/pageSize + 1, nil
 }
 
-// standing reads the 0-based position of the entry of id among all shards and the number of
-// entries: the entry from its shard, then every shard's count of the entries ahead of it, and its
-// size, in one pipelined round (ahead).
-func (s *ShardedBoard) standing(ctx context.Context, id string) (pos, count int64, err error) {
+// standing reads the 0-based position of the entry of id among all shards and, when sized, the
+// number of entries: the entry from its shard, then every shard's count of the entries ahead of
+// it, and its size, in one pipelined round (ahead).
+func (s *ShardedBoard) standing(ctx context.Context, id string, sized bool) (pos, count int64, err error) {
 	e, err := s.shard(id).Get(ctx, id)
 	if err != nil {
 		return 0, 0, err
@@ -1939,7 +1939,7 @@ func (s *ShardedBoard) standing(ctx context.Context, id string) (pos, count int6
 	if err != nil {
 		return 0, 0, err
 	}
-	ahead, count, err := s.ahead(ctx, cur)
+	ahead, count, err := s.ahead(ctx, cur, sized)
 	if err != nil {
 		return 0, 0, err
 	}
@@ -2170,14 +2170,12 @@ func (s *ShardedBoard) readAll(ctx context.Context, cmd func(redis.Cmdable, int,
 	return cmds, nil
 }
 
-// heads reads the first n entries of every shard (all of them when n is math.MaxInt64).
+// heads reads enough of every shard's first entries that the first n of their merge are the
+// board's first n (every entry when n is math.MaxInt64): its share of n and a margin, and on the
+// rare shard that may hold more of them, up to n in a second round (rankgenrt.Heads).
 func (s *ShardedBoard) heads(ctx context.Context, n int64) ([][]Ranked, error) {
-	stop := n - 1
-	if n == math.MaxInt64 {
-		stop = -1
-	}
-	return s.ranges(ctx, func(int) (int64, int64) {
-		return 0, stop
+	return rankgenrt.Heads(len(s.shards), n, compareRanked, func(bounds func(int) (int64, int64)) ([][]Ranked, error) {
+		return s.ranges(ctx, bounds)
 	})
 }
 
@@ -2239,15 +2237,17 @@ func (s *ShardedBoard) afterAll(ctx context.Context, cur Cursor, limit int64) (s
 }
 
 // ahead counts, on every shard, the entries that rank ahead of cur — greater scores (ZCOUNT),
-// and equal scores with greater members (the run of equal scores, best first) — and adds up the
-// shards' sizes, in one pipelined round; only a run of more than rankgenrt.TieBand equal scores
-// ahead takes more.
-func (s *ShardedBoard) ahead(ctx context.Context, cur Cursor) (counts []int64, total int64, err error) {
+// and equal scores with greater members (the run of equal scores, best first) — and, when sized,
+// adds up the shards' sizes (ZCARD), in one pipelined round; only a run of more than
+// rankgenrt.TieBand equal scores ahead takes more.
+func (s *ShardedBoard) ahead(ctx context.Context, cur Cursor, sized bool) (counts []int64, total int64, err error) {
 	score := rankgenrt.FormatScore(cur.Score)
 	greater, sizes := make([]*redis.IntCmd, len(s.shards)), make([]*redis.IntCmd, len(s.shards))
 	runs, err := s.readAll(ctx, func(c redis.Cmdable, i int, key string) redis.Cmder {
 		greater[i] = c.ZCount(ctx, key, "("+score, "+inf")
-		sizes[i] = c.ZCard(ctx, key)
+		if sized {
+			sizes[i] = c.ZCard(ctx, key)
+		}
 		return rankgenrt.TieRun(ctx, c, key, score, 0)
 	})
 	if err != nil {
@@ -2263,15 +2263,18 @@ func (s *ShardedBoard) ahead(ctx context.Context, cur Cursor) (counts []int64, t
 		if err != nil {
 			return nil, 0, err
 		}
-		size, err := sizes[i].Result()
-		if err != nil {
-			return nil, 0, err
-		}
 		ties, err := rankgenrt.TiesAhead(ctx, s.c, s.shards[i].keys[0], score, cur.Member, band)
 		if err != nil {
 			return nil, 0, err
 		}
-		counts[i], total = n+ties, total+size
+		counts[i] = n + ties
+		if sized {
+			size, err := sizes[i].Result()
+			if err != nil {
+				return nil, 0, err
+			}
+			total += size
+		}
 	}
 	return counts, total, nil
 }
