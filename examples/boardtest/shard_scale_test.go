@@ -62,7 +62,36 @@ type scaleResult struct {
 	loadRate, updateRate, rankRate float64    // per second
 	updateCPU, rankCPU             [2]float64 // server CPU µs per call: masters, all nodes (with the replicas)
 	top, rank                      [2]time.Duration
-	bytesPerEntry                  float64
+	bytesPerEntry                  float64 // MEMORY USAGE of the board's keys
+	usedPerEntry                   float64 // the masters' INFO memory used_memory grown by the load
+}
+
+// mastersUsedMemory is the sum of the masters' used_memory (INFO memory), in bytes.
+func mastersUsedMemory(t *testing.T, c *redis.ClusterClient) int64 {
+	var mu sync.Mutex
+	var total int64
+	err := c.ForEachMaster(ctx, func(ctx context.Context, n *redis.Client) error {
+		info, err := n.Info(ctx, "memory").Result()
+		if err != nil {
+			return err
+		}
+		for _, line := range strings.Split(info, "\n") {
+			if v, ok := strings.CutPrefix(strings.TrimSpace(line), "used_memory:"); ok {
+				used, err := strconv.ParseInt(v, 10, 64)
+				if err != nil {
+					return fmt.Errorf("INFO memory: %s: %w", line, err)
+				}
+				mu.Lock()
+				total += used
+				mu.Unlock()
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return total
 }
 
 // TestShardScale measures a seed002decimal ShardedBoard (-shard.shards, 6 by default) against a
@@ -106,6 +135,7 @@ func TestShardScale(t *testing.T) {
 	row("Rank p50 (µs)", micros(one.rank[0]), micros(sh.rank[0]), "")
 	row("Rank p99 (µs)", micros(one.rank[1]), micros(sh.rank[1]), "")
 	row("memory (bytes/entry)", one.bytesPerEntry, sh.bytesPerEntry, "")
+	row("used_memory (bytes/entry)", one.usedPerEntry, sh.usedPerEntry, "")
 }
 
 func micros(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
@@ -113,11 +143,13 @@ func micros(d time.Duration) float64 { return float64(d) / float64(time.Microsec
 func measureScale(t *testing.T, c *redis.ClusterClient, ops scaleOps, n int) scaleResult {
 	var r scaleResult
 	rng := rand.New(rand.NewPCG(7, 11))
+	used0 := mastersUsedMemory(t, c)
 	start := time.Now()
 	if err := loadScale(ops, n, rng); err != nil {
 		t.Fatalf("%s: load: %v", ops.name, err)
 	}
 	r.loadRate = float64(n) / time.Since(start).Seconds()
+	r.usedPerEntry = float64(mastersUsedMemory(t, c)-used0) / float64(n)
 	var mem int64
 	for _, k := range ops.keys {
 		m, err := c.MemoryUsage(ctx, k, 0).Result()
