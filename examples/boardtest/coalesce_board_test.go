@@ -208,27 +208,14 @@ func TestCoalescedBoardResendOnce(t *testing.T) {
 			if err := b.Load(ctx); err != nil {
 				t.Fatal(err)
 			}
-			hold, first := holdFirstBatch(t, c, func() error { _, err := b.AddLaps(ctx, 1, 1); return err })
-			tokens := make([]string, 3)
-			var wg sync.WaitGroup
-			for i := range tokens {
-				wg.Go(func() {
-					_, err := b.AddLaps(ctx, uint64(10+i), int64(i+1))
-					var ue *rankgenrt.UncertainError
-					if !errors.As(err, &ue) {
-						t.Errorf("update %d: %v, want an UncertainError", i, err)
-						return
-					}
-					tokens[i] = ue.Token
-				})
-			}
-			time.Sleep(20 * time.Millisecond)
-			lose.mode.Store(tc.mode) // the gathered batch loses its reply
-			close(hold.release)
-			wg.Wait()
-			if err := <-first; err != nil {
-				t.Fatal(err)
-			}
+			tokens := lostBatchTokens(t, c, lose, tc.mode, 3, func(i int) error {
+				if i < 0 {
+					_, err := b.AddLaps(ctx, 1, 1)
+					return err
+				}
+				_, err := b.AddLaps(ctx, uint64(10+i), int64(i+1))
+				return err
+			})
 			for round := range 2 {
 				for i, token := range tokens {
 					w, err := b.AddLaps(rankgenrt.WithIdempotencyKey(ctx, token), uint64(10+i), int64(i+1))
@@ -250,6 +237,34 @@ func TestCoalescedBoardResendOnce(t *testing.T) {
 			}
 		})
 	}
+}
+
+// lostBatchTokens holds a first write (update(-1)) on its way while updates 0..n-1 gather into
+// one batch behind it, has that batch lose its reply as mode says, and returns the token of
+// each update's *UncertainError.
+func lostBatchTokens(t *testing.T, c *redis.Client, lose *replyLoser, mode int32, n int, update func(i int) error) []string {
+	t.Helper()
+	hold, first := holdFirstBatch(t, c, func() error { return update(-1) })
+	tokens := make([]string, n)
+	var wg sync.WaitGroup
+	for i := range tokens {
+		wg.Go(func() {
+			var ue *rankgenrt.UncertainError
+			if err := update(i); !errors.As(err, &ue) {
+				t.Errorf("update %d: %v, want an UncertainError", i, err)
+				return
+			}
+			tokens[i] = ue.Token
+		})
+	}
+	time.Sleep(20 * time.Millisecond)
+	lose.mode.Store(mode) // the gathered batch loses its reply
+	close(hold.release)
+	wg.Wait()
+	if err := <-first; err != nil {
+		t.Fatal(err)
+	}
+	return tokens
 }
 
 // holdFirstBatch starts write in a goroutine and returns once its FCALL is held on its way
