@@ -104,8 +104,9 @@ func (cfg Coalescing) check() error {
 // is the batch call's (connection, a refused layout: the same for every write of the batch),
 // an *UncertainError naming u's place in a batch whose reply was lost, or ctx's error when
 // ctx ended before u was sent (then u was not written). A context with an idempotency key
-// is a resend of a write this Coalescer made uncertain, or else a write of its own under
-// that key, sent alone.
+// is a resend of a write this Coalescer made uncertain (one it does not remember is refused
+// with ErrResendForgotten, nothing sent), or else a write of its own under that key, sent
+// alone.
 func (c *Coalescer[U, R]) Do(ctx context.Context, u U) (R, error) {
 	if key, ok := IdempotencyKey(ctx); ok {
 		return c.resend(ctx, key, u)
@@ -225,8 +226,8 @@ func (c *Coalescer[U, R]) rememberLocked(b *coalesced[U, R]) {
 // any other key is a write of the caller's own, sent alone under it.
 func (c *Coalescer[U, R]) resend(ctx context.Context, key string, u U) (R, error) {
 	var zero R
-	batch, index, ours := c.parseItemToken(key)
-	if !ours {
+	batch, index, coalesced := parseItemToken(key)
+	if !coalesced {
 		res, err := c.flush(ctx, []U{u})
 		if err != nil {
 			return zero, err
@@ -283,15 +284,15 @@ func batchShapeError(got, want int) error {
 // itemToken is the token of the i-th write of the batch under token.
 func itemToken(token string, i int) string { return token + "#" + strconv.Itoa(i) }
 
-// parseItemToken splits a token of this Coalescer's batches' writes into the batch's token
-// and the write's index; ours is false for any other key.
-func (c *Coalescer[U, R]) parseItemToken(key string) (batch string, index int, ours bool) {
-	if !strings.HasPrefix(key, c.tokens.prefix) {
-		return "", 0, false
-	}
+// parseItemToken splits the token of a coalesced write ("<batch token>#<i>", the batch's
+// token one that a Coalescer made) into the batch's token and the write's index; coalesced is
+// false for any other key. It knows the tokens of every Coalescer, so that a resend through
+// another one (a Board made anew) is refused with ErrResendForgotten, never applied again
+// under a token of its own.
+func parseItemToken(key string) (batch string, index int, coalesced bool) {
 	batch, i, found := strings.Cut(key, "#")
 	n, err := strconv.Atoi(i)
-	if !found || err != nil || n < 0 || itemToken(batch, n) != key {
+	if !found || err != nil || n < 0 || itemToken(batch, n) != key || !freshToken(batch) {
 		return "", 0, false
 	}
 	return batch, n, true

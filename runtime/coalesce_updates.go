@@ -60,7 +60,7 @@ func (u *UpdateCoalescer) Write(ctx context.Context, f *Function, args []any) (a
 		return u.send(ctx, f, args)
 	}
 	if key, ok := IdempotencyKey(ctx); ok {
-		if _, _, ours := q.c.parseItemToken(key); !ours {
+		if _, _, coalesced := parseItemToken(key); !coalesced {
 			return u.send(ctx, f, args)
 		}
 	}

@@ -110,6 +110,20 @@ func NewTokens() *Tokens {
 	return &Tokens{prefix: hex.EncodeToString(b[:]) + "."}
 }
 
+// freshToken reports whether s is a token Next made without an idempotency key and without a
+// season: the prefix of 18 hex digits and a dot, then the counter in base 36.
+func freshToken(s string) bool {
+	const prefix = 19
+	if len(s) <= prefix || s[prefix-1] != '.' {
+		return false
+	}
+	if _, err := hex.DecodeString(s[:prefix-1]); err != nil {
+		return false
+	}
+	_, err := strconv.ParseUint(s[prefix:], 36, 64)
+	return err == nil
+}
+
 // NewSeasonTokens returns the token source of the board of season id: every token it hands
 // out, the caller's idempotency keys included, is bound to that season (InSeason), so that
 // an UncertainError's Token names the board that may have applied the write.
@@ -119,11 +133,17 @@ func NewSeasonTokens(id int64) *Tokens {
 	return t
 }
 
-// Next returns the token of one write call: the context's idempotency key when it has one,
-// else a fresh token; on a season's board, bound to its season (a key bound to it already is
-// kept as it is).
+// Next returns the token of one write call: the context's idempotency key when it has one
+// (a coalesced write's token, which only its Coalescer can resend, is refused with
+// ErrResendForgotten), else a fresh token; on a season's board, bound to its season (a key
+// bound to it already is kept as it is).
 func (t *Tokens) Next(ctx context.Context) (string, error) {
 	if key, ok := IdempotencyKey(ctx); ok {
+		if _, _, coalesced := parseItemToken(key); coalesced {
+			// A coalesced write's token names its place in a batch, which only the Coalescer
+			// that sent it can resend: sent alone under it, the write could apply twice.
+			return "", &UncertainError{Token: key, Err: ErrResendForgotten}
+		}
 		key = strings.TrimSuffix(key, t.bind)
 		if len(key) == 0 || len(key) > maxIdempotencyKey {
 			return "", &RangeError{Field: "idempotency key", Value: strconv.Itoa(len(key)) + " bytes", Min: "1 byte", Max: strconv.Itoa(maxIdempotencyKey) + " bytes"}

@@ -229,6 +229,28 @@ func TestCoalescedBoardResendOnce(t *testing.T) {
 					t.Errorf("car %d: %+v, %v; want Laps %d, applied once", 10+i, e, err, i+1)
 				}
 			}
+			// The same tokens through a board made anew, coalescing or not, or through
+			// AddLapsMany: refused, nothing applied again (only the Coalescer that sent a batch
+			// can resend it).
+			again := racing.NewBoard(c, b.Key(), racing.WithCoalescing(rankgenrt.DefaultCoalescing))
+			plain := racing.NewBoard(c, b.Key())
+			for i, token := range tokens {
+				resend := rankgenrt.WithIdempotencyKey(ctx, token)
+				update := racing.Update[int64]{Car: uint64(10 + i), Value: int64(i + 1)}
+				_, err1 := again.AddLaps(resend, update.Car, update.Value)
+				_, err2 := plain.AddLaps(resend, update.Car, update.Value)
+				_, err3 := plain.AddLapsMany(resend, []racing.Update[int64]{update})
+				for _, err := range []error{err1, err2, err3} {
+					if !errors.Is(err, rankgenrt.ErrResendForgotten) || !errors.Is(err, rankgenrt.ErrUncertain) {
+						t.Errorf("resend of update %d elsewhere: %v, want ErrResendForgotten", i, err)
+					}
+				}
+			}
+			for i := range tokens {
+				if e, err := b.Get(ctx, uint64(10+i)); err != nil || e.Laps != uint16(i+1) {
+					t.Errorf("car %d after resends elsewhere: %+v, %v; want Laps %d", 10+i, e, err, i+1)
+				}
+			}
 			// A key of the caller's own is a write of its own, sent alone under it: once.
 			for range 2 {
 				if w, err := b.AddLaps(rankgenrt.WithIdempotencyKey(ctx, "own-key-1"), 50, 5); err != nil || w.Laps != 5 {

@@ -66,6 +66,29 @@ type scaleResult struct {
 	usedPerEntry                   float64 // the masters' INFO memory used_memory grown by the load
 }
 
+// awaitLazyFree waits until no master has objects left to free in the background (UNLINK).
+func awaitLazyFree(t *testing.T, c *redis.ClusterClient) {
+	for deadline := time.Now().Add(5 * time.Minute); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		var pending atomic.Int64
+		err := c.ForEachMaster(ctx, func(ctx context.Context, n *redis.Client) error {
+			info, err := n.Info(ctx, "memory").Result()
+			for _, line := range strings.Split(info, "\n") {
+				if v, ok := strings.CutPrefix(strings.TrimSpace(line), "lazyfree_pending_objects:"); ok && v != "0" {
+					pending.Add(1)
+				}
+			}
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if pending.Load() == 0 {
+			return
+		}
+	}
+	t.Fatal("the masters still free the last board in the background after 5 minutes")
+}
+
 // mastersUsedMemory is the sum of the masters' used_memory (INFO memory), in bytes.
 func mastersUsedMemory(t *testing.T, c *redis.ClusterClient) int64 {
 	var mu sync.Mutex
@@ -113,11 +136,10 @@ func TestShardScale(t *testing.T) {
 	var results []scaleResult
 	for _, ops := range boards {
 		results = append(results, measureScale(t, c, ops, *shardScale))
-		for _, k := range ops.keys { // free the memory before the next board, at once (not UNLINK's lazy free, which would shrink the next board's used_memory delta)
-			if err := c.Del(ctx, k).Err(); err != nil {
-				t.Fatal(err)
-			}
+		for _, k := range ops.keys { // free the memory before the next board
+			c.Unlink(ctx, k)
 		}
+		awaitLazyFree(t, c) // so that the next board's used_memory delta is its own
 	}
 	one, sh := results[0], results[1]
 	t.Logf("%d entries, seed002decimal layout, %d callers, 3 masters + 3 replicas on %s", *shardScale, *shardCalls, "this machine")
