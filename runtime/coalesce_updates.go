@@ -34,41 +34,46 @@ type updateQueue struct {
 }
 
 // NewUpdateCoalescer returns the coalescer of a board whose writes send runs (the board's own
-// write: token, exactly once, replicas). A Coalescing outside its bounds has every write
+// write: token, exactly once, replicas; it calls Write first, which leaves the batch forms to
+// it). A Coalescing outside its bounds has every write
 // refused with an error matching ErrOutOfRange, as NewCoalescer would return.
 func NewUpdateCoalescer(cfg Coalescing, send func(ctx context.Context, f *Function, args []any) (any, error)) *UpdateCoalescer {
 	return &UpdateCoalescer{cfg: cfg, err: cfg.check(), send: send, queues: map[*Function]*updateQueue{}}
 }
 
-// Write runs the write of f with args: a single field update joins a batch with the same
-// update's other callers and returns its own share of the batch's reply (the reply f itself
-// gives); any other write is sent at once, as is an update under an idempotency key this
-// coalescer did not hand out (a write of the caller's own) or one whose head differs from the
-// first update's (a client stamp's clock: combining them would change a stamp). The errors
-// are Coalescer.Do's.
-func (u *UpdateCoalescer) Write(ctx context.Context, f *Function, args []any) (any, error) {
+// Write coalesces the write of f with args when f is a single field update: it joins a batch
+// with the same update's other callers and returns its own share of the batch's reply (the
+// reply f itself gives), coalesced true, and Coalescer.Do's errors. Any other write is left to
+// the caller (coalesced false): a batch form, an update under an idempotency key no Coalescer
+// handed out (a write of the caller's own), one whose head differs from the first update's (a
+// client stamp's clock: combining them would change a stamp), and every write of a nil
+// UpdateCoalescer (a board without WithCoalescing).
+func (u *UpdateCoalescer) Write(ctx context.Context, f *Function, args []any) (reply any, coalesced bool, err error) {
+	if u == nil {
+		return nil, false, nil
+	}
 	if u.err != nil {
-		return nil, u.err
+		return nil, true, u.err
 	}
 	many := f.batchForm()
 	if many == nil || len(args) < updateItem {
-		return u.send(ctx, f, args)
+		return nil, false, nil
 	}
 	q := u.queue(f, many, args)
 	split := len(args) - updateItem
 	if !sameArgs(q.head, args[:split]) {
-		return u.send(ctx, f, args)
+		return nil, false, nil
 	}
 	if key, ok := IdempotencyKey(ctx); ok {
-		if _, _, coalesced := parseItemToken(key); !coalesced {
-			return u.send(ctx, f, args)
+		if _, _, resend := parseItemToken(key); !resend {
+			return nil, false, nil
 		}
 	}
-	reply, err := q.c.Do(ctx, args[split:])
+	v, err := q.c.Do(ctx, args[split:])
 	if err != nil {
-		return nil, err
+		return nil, true, err
 	}
-	return reply, nil
+	return v, true, nil
 }
 
 // queue is f's queue, made on f's first update, whose head it keeps.

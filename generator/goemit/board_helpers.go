@@ -44,18 +44,15 @@ func (b *board) argsHelpers() {
 	f.Comment("tokenArg is the index of the call's token in a write script's arguments.")
 	f.Const().Id("tokenArg").Op("=").Lit(token - 1)
 	f.Line()
-	send := "write"
+	coalesce, handOff := jen.Null(), ""
 	if b.coalesces() {
-		send = "send"
-		b.comment("write runs a write script with args, through the coalescer when there is one (WithCoalescing).")
-		recvDecl(f).Id("write").Params(ctxParam(), jen.Id("s").Op("*").Add(rt("Function")), jen.Id("args").Index().Any()).Params(jen.Any(), jen.Error()).Block(
-			jen.If(jen.Id("b").Dot("coalesce").Op("!=").Nil()).Block(jen.Return(jen.Id("b").Dot("coalesce").Dot("Write").Call(jen.Id("ctx"), jen.Id("s"), jen.Id("args")))),
-			jen.Return(jen.Id("b").Dot("send").Call(jen.Id("ctx"), jen.Id("s"), jen.Id("args"))),
-		)
-		f.Line()
+		handOff = ", or hands a single field update to the coalescer (WithCoalescing)"
+		coalesce = jen.If(jen.List(jen.Id("v"), jen.Id("coalesced"), jen.Err()).Op(":=").Id("b").Dot("coalesce").Dot("Write").Call(jen.Id("ctx"), jen.Id("s"), jen.Id("args")), jen.Id("coalesced")).Block(
+			jen.Return(jen.Id("v"), jen.Err()))
 	}
-	b.comment("%s runs a write script with args (started by args) under the call's token: the script answers a resend, after a lost reply, with its first reply and writes nothing again, refuses another operation under the token (rankgenrt.ErrTokenReused), and a failure without a reply is a *rankgenrt.UncertainError (ErrUncertain) that carries the token. With WithReplicas the write then waits for the board's replicas (rankgenrt.ErrNotReplicated when too few acknowledge it in time).", send)
-	recvDecl(f).Id(send).Params(ctxParam(), jen.Id("s").Op("*").Add(rt("Function")), jen.Id("args").Index().Any()).Params(jen.Any(), jen.Error()).Block(
+	b.comment("write runs a write script with args (started by args) under the call's token%s: the script answers a resend, after a lost reply, with its first reply and writes nothing again, refuses another operation under the token (rankgenrt.ErrTokenReused), and a failure without a reply is a *rankgenrt.UncertainError (ErrUncertain) that carries the token. With WithReplicas the write then waits for the board's replicas (rankgenrt.ErrNotReplicated when too few acknowledge it in time).", handOff)
+	recvDecl(f).Id("write").Params(ctxParam(), jen.Id("s").Op("*").Add(rt("Function")), jen.Id("args").Index().Any()).Params(jen.Any(), jen.Error()).Block(
+		coalesce,
 		jen.If(jen.Err().Op(":=").Id("b").Dot("dedup").Dot("Err").Call(), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
 		jen.List(jen.Id("token"), jen.Err()).Op(":=").Id("b").Dot("tokens").Dot("Next").Call(jen.Id("ctx")),
 		errNil().Block(jen.Return(jen.Nil(), jen.Err())),

@@ -62,9 +62,9 @@ func (b *board) options() {
 	b.withReplicas()
 	if b.coalesces() {
 		first := catalog.FieldUpdates(b.l)[0]
-		b.comment("WithCoalescing combines the single field updates (%s, …) that concurrent callers make into batch calls, as rankgenrt.Coalescing says: each caller gets its own result and error, exactly once. A cfg outside its bounds has every write refused (rankgenrt.ErrOutOfRange).", catalog.UpdateMethod(first.Update, first.Field))
+		b.comment("WithCoalescing combines the single field updates (%s, …) of concurrent callers into batch calls (rankgenrt.Coalescing), each caller told its own result, exactly once.", catalog.UpdateMethod(first.Update, first.Field))
 		b.f.Func().Id("WithCoalescing").Params(jen.Id("cfg").Add(rt("Coalescing"))).Id("Option").Block(
-			jen.Return(jen.Func().Params(jen.Id("b").Op("*").Id("Board")).Block(jen.Id("b").Dot("coalesce").Op("=").Add(rt("NewUpdateCoalescer")).Call(jen.Id("cfg"), jen.Id("b").Dot("send")))))
+			jen.Return(jen.Func().Params(jen.Id("b").Op("*").Id("Board")).Block(jen.Id("b").Dot("coalesce").Op("=").Add(rt("NewUpdateCoalescer")).Call(jen.Id("cfg"), jen.Id("b").Dot("write")))))
 		b.f.Line()
 	}
 }

@@ -395,12 +395,11 @@ func WithReplicas(n int, timeout time.Duration) Option {
 	}
 }
 
-// WithCoalescing combines the single field updates (MinStopMs, …) that concurrent callers make
-// into batch calls, as rankgenrt.Coalescing says: each caller gets its own result and error,
-// exactly once. A cfg outside its bounds has every write refused (rankgenrt.ErrOutOfRange).
+// WithCoalescing combines the single field updates (MinStopMs, …) of concurrent callers into
+// batch calls (rankgenrt.Coalescing), each caller told its own result, exactly once.
 func WithCoalescing(cfg rankgenrt.Coalescing) Option {
 	return func(b *Board) {
-		b.coalesce = rankgenrt.NewUpdateCoalescer(cfg, b.send)
+		b.coalesce = rankgenrt.NewUpdateCoalescer(cfg, b.write)
 	}
 }
 
@@ -1292,21 +1291,16 @@ func (b *Board) args(n int) []any {
 // tokenArg is the index of the call's token in a write script's arguments.
 const tokenArg = 2
 
-// write runs a write script with args, through the coalescer when there is one (WithCoalescing).
+// write runs a write script with args (started by args) under the call's token, or hands a single
+// field update to the coalescer (WithCoalescing): the script answers a resend, after a lost reply,
+// with its first reply and writes nothing again, refuses another operation under the token
+// (rankgenrt.ErrTokenReused), and a failure without a reply is a *rankgenrt.UncertainError
+// (ErrUncertain) that carries the token. With WithReplicas the write then waits for the board's
+// replicas (rankgenrt.ErrNotReplicated when too few acknowledge it in time).
 func (b *Board) write(ctx context.Context, s *rankgenrt.Function, args []any) (any, error) {
-	if b.coalesce != nil {
-		return b.coalesce.Write(ctx, s, args)
+	if v, coalesced, err := b.coalesce.Write(ctx, s, args); coalesced {
+		return v, err
 	}
-	return b.send(ctx, s, args)
-}
-
-// send runs a write script with args (started by args) under the call's token: the script answers
-// a resend, after a lost reply, with its first reply and writes nothing again, refuses another
-// operation under the token (rankgenrt.ErrTokenReused), and a failure without a reply is a
-// *rankgenrt.UncertainError (ErrUncertain) that carries the token. With WithReplicas the write
-// then waits for the board's replicas (rankgenrt.ErrNotReplicated when too few acknowledge it in
-// time).
-func (b *Board) send(ctx context.Context, s *rankgenrt.Function, args []any) (any, error) {
 	if err := b.dedup.Err(); err != nil {
 		return nil, err
 	}
