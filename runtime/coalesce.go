@@ -23,11 +23,12 @@ import (
 // and the call's error.
 //
 // Exactly once: a batch is one write call with one token, so the server applies it once
-// however often go-redis resends it. A caller whose batch ended without a reply gets an
-// *UncertainError whose Token names the batch and the caller's place in it ("<batch
-// token>#<i>"); resending with WithIdempotencyKey(ctx, Token) through the same Coalescer
-// resends the whole batch under the batch's token, which the server answers with the first
-// reply if it was applied (and applies once if it was not), and returns that caller's item.
+// however often go-redis resends it. A caller whose batch ended without a reply, or who
+// stopped waiting for it once it was sent, gets an *UncertainError whose Token names the batch
+// and the caller's place in it ("<batch token>#<i>"; a *ReplicationError names it too);
+// resending with WithIdempotencyKey(ctx, Token) through the same Coalescer resends the whole
+// batch under the batch's token, which the server answers with the first reply if it was
+// applied (and applies once if it was not), and returns that caller's item.
 // A batch is sent under a context of its own (the client's timeouts bound it): a caller's
 // context decides only how long that caller waits, and whether a write not yet sent goes.
 
@@ -82,21 +83,30 @@ type coalesced[U, R any] struct {
 // NewCoalescer returns a Coalescer that sends batches through flush. A Coalescing outside
 // its bounds is an error matching ErrOutOfRange.
 func NewCoalescer[U, R any](flush func(ctx context.Context, batch []U) ([]R, error), cfg Coalescing) (*Coalescer[U, R], error) {
-	if cfg.Linger < time.Microsecond {
-		return nil, &RangeError{Field: "coalescing linger", Value: cfg.Linger.String(), Min: "1µs", Max: "none"}
-	}
-	if cfg.MaxBatch < 1 {
-		return nil, IntRangeError("coalescing batch size", int64(cfg.MaxBatch), 1, int64(^uint(0)>>1))
+	if err := cfg.check(); err != nil {
+		return nil, err
 	}
 	return &Coalescer[U, R]{flush: flush, cfg: cfg, tokens: NewTokens(), uncertain: map[string]*coalesced[U, R]{}}, nil
+}
+
+// check returns the error of a Coalescing outside its bounds.
+func (cfg Coalescing) check() error {
+	if cfg.Linger < time.Microsecond {
+		return &RangeError{Field: "coalescing linger", Value: cfg.Linger.String(), Min: "1µs", Max: "none"}
+	}
+	if cfg.MaxBatch < 1 {
+		return IntRangeError("coalescing batch size", int64(cfg.MaxBatch), 1, int64(^uint(0)>>1))
+	}
+	return nil
 }
 
 // Do writes u in a batch with the writes of other callers and returns its result. The error
 // is the batch call's (connection, a refused layout: the same for every write of the batch),
 // an *UncertainError naming u's place in a batch whose reply was lost, or ctx's error when
 // ctx ended before u was sent (then u was not written). A context with an idempotency key
-// is a resend of a write this Coalescer made uncertain, or else a write of its own under
-// that key, sent alone.
+// is a resend of a write this Coalescer made uncertain (one it does not remember is refused
+// with ErrResendForgotten, nothing sent), or else a write of its own under that key, sent
+// alone.
 func (c *Coalescer[U, R]) Do(ctx context.Context, u U) (R, error) {
 	if key, ok := IdempotencyKey(ctx); ok {
 		return c.resend(ctx, key, u)
@@ -126,6 +136,7 @@ func (c *Coalescer[U, R]) Do(ctx context.Context, u U) (R, error) {
 			var zero R
 			return zero, ctx.Err()
 		}
+		c.rememberLocked(b) // sent, its reply still to come: a resend must find it
 		c.mu.Unlock()
 		var zero R
 		return zero, &UncertainError{Token: itemToken(b.token, b.place[i]), Err: ctx.Err()}
@@ -139,11 +150,7 @@ func (b *coalesced[U, R]) result(i int) (R, error) {
 	j := b.place[i]
 	switch {
 	case b.err != nil:
-		var ue *UncertainError
-		if errors.As(b.err, &ue) {
-			return zero, &UncertainError{Token: itemToken(b.token, j), Err: ue.Err}
-		}
-		return zero, b.err
+		return zero, itemError(b.err, itemToken(b.token, j))
 	case j >= len(b.res):
 		return zero, batchShapeError(len(b.res), len(b.sent))
 	}
@@ -187,7 +194,7 @@ func (c *Coalescer[U, R]) sendLocked(b *coalesced[U, R]) {
 func (c *Coalescer[U, R]) run(b *coalesced[U, R]) {
 	b.res, b.err = c.flush(WithIdempotencyKey(context.Background(), b.token), b.sent)
 	c.mu.Lock()
-	if errors.Is(b.err, ErrUncertain) {
+	if resendable(b.err) {
 		c.rememberLocked(b)
 	}
 	c.inFlight--
@@ -219,8 +226,8 @@ func (c *Coalescer[U, R]) rememberLocked(b *coalesced[U, R]) {
 // any other key is a write of the caller's own, sent alone under it.
 func (c *Coalescer[U, R]) resend(ctx context.Context, key string, u U) (R, error) {
 	var zero R
-	batch, index, ours := c.parseItemToken(key)
-	if !ours {
+	batch, index, coalesced := parseItemToken(key)
+	if !coalesced {
 		res, err := c.flush(ctx, []U{u})
 		if err != nil {
 			return zero, err
@@ -238,16 +245,35 @@ func (c *Coalescer[U, R]) resend(ctx context.Context, key string, u U) (R, error
 	}
 	res, err := c.flush(WithIdempotencyKey(ctx, b.token), b.sent)
 	if err != nil {
-		var ue *UncertainError
-		if errors.As(err, &ue) {
-			return zero, &UncertainError{Token: key, Err: ue.Err}
-		}
-		return zero, err
+		return zero, itemError(err, key)
 	}
 	if index >= len(res) {
 		return zero, batchShapeError(len(res), len(b.sent))
 	}
 	return res[index], nil
+}
+
+// resendable reports whether a batch that failed with err is resent under its token: its
+// reply was lost (ErrUncertain), or it was applied and too few replicas acknowledged it
+// (ErrNotReplicated: a resend waits again).
+func resendable(err error) bool {
+	return errors.Is(err, ErrUncertain) || errors.Is(err, ErrNotReplicated)
+}
+
+// itemError is a batch's error err as one of its writes sees it: an error that names the
+// batch's token names the write's own (token) instead, the one to resend it under.
+func itemError(err error, token string) error {
+	var ue *UncertainError
+	if errors.As(err, &ue) {
+		return &UncertainError{Token: token, Err: ue.Err}
+	}
+	var re *ReplicationError
+	if errors.As(err, &re) {
+		item := *re
+		item.Token = token
+		return &item
+	}
+	return err
 }
 
 // batchShapeError is the error of a batch write that gave got results for want writes.
@@ -258,15 +284,15 @@ func batchShapeError(got, want int) error {
 // itemToken is the token of the i-th write of the batch under token.
 func itemToken(token string, i int) string { return token + "#" + strconv.Itoa(i) }
 
-// parseItemToken splits a token of this Coalescer's batches' writes into the batch's token
-// and the write's index; ours is false for any other key.
-func (c *Coalescer[U, R]) parseItemToken(key string) (batch string, index int, ours bool) {
-	if !strings.HasPrefix(key, c.tokens.prefix) {
-		return "", 0, false
-	}
+// parseItemToken splits the token of a coalesced write ("<batch token>#<i>", the batch's
+// token one that a Coalescer made) into the batch's token and the write's index; coalesced is
+// false for any other key. It knows the tokens of every Coalescer, so that a resend through
+// another one (a Board made anew) is refused with ErrResendForgotten, never applied again
+// under a token of its own.
+func parseItemToken(key string) (batch string, index int, coalesced bool) {
 	batch, i, found := strings.Cut(key, "#")
 	n, err := strconv.Atoi(i)
-	if !found || err != nil || n < 0 || itemToken(batch, n) != key {
+	if !found || err != nil || n < 0 || itemToken(batch, n) != key || !freshToken(batch) {
 		return "", 0, false
 	}
 	return batch, n, true

@@ -17,12 +17,15 @@ import (
 type Library struct {
 	Name   string // the library's name: <stem>_<hash>
 	Source string // its text, starting "#!lua name=<Name>"
+
+	functions sync.Map // op → *Function: the functions made by Function, for batchForm
 }
 
 // Function is one function of a Library, called by name with FCALL or FCALL_RO.
 type Function struct {
 	Lib  *Library
 	Name string
+	op   string // the operation, as given to Library.Function
 }
 
 // NewLibrary returns the library whose text is source, named as its first line names it
@@ -35,7 +38,26 @@ func NewLibrary(source string) *Library {
 
 // Function returns the library's function for operation op: <Name>_<op>.
 func (l *Library) Function(op string) *Function {
-	return &Function{Lib: l, Name: l.Name + "_" + op}
+	f := &Function{Lib: l, Name: l.Name + "_" + op, op: op}
+	l.functions.Store(op, f)
+	return f
+}
+
+// BatchSuffix ends the operation of a field update's batch form ("add_points_many"). The
+// generated libraries keep this contract: the batch form takes the single form's arguments
+// with its last two (the id, the value) repeated, once per update, and replies the single
+// form's reply values once per update, in order.
+const BatchSuffix = "_many"
+
+// batchForm is the batch form of f (see BatchSuffix), when f is a field update's single form
+// and its library has one; else nil.
+func (f *Function) batchForm() *Function {
+	if f.Lib == nil || f.op == "" || strings.HasSuffix(f.op, BatchSuffix) {
+		return nil
+	}
+	many, _ := f.Lib.functions.Load(f.op + BatchSuffix)
+	batch, _ := many.(*Function)
+	return batch
 }
 
 // Load loads the library on the server — on every master of a Cluster, on every shard of a

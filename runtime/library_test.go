@@ -115,3 +115,20 @@ type otherWords string
 
 func (e otherWords) Error() string { return string(e) }
 func (otherWords) RedisError()     {}
+
+// TestBatchForm: a field update's single form finds its batch form by name, in its own
+// library only; a batch form, and an operation without one, have none.
+func TestBatchForm(t *testing.T) {
+	lib, other := NewLibrary("#!lua name=a_1\n"), NewLibrary("#!lua name=b_1\n")
+	single, many := lib.Function("add_points"), lib.Function("add_points"+BatchSuffix)
+	set := lib.Function("set")
+	other.Function("set" + BatchSuffix)
+	if got := single.batchForm(); got != many {
+		t.Errorf("add_points's batch form: %+v, want %+v", got, many)
+	}
+	for _, f := range []*Function{many, set, {Lib: lib, Name: "a_1_add_points"}} {
+		if got := f.batchForm(); got != nil {
+			t.Errorf("%s's batch form: %+v, want none", f.Name, got)
+		}
+	}
+}

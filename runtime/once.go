@@ -110,6 +110,20 @@ func NewTokens() *Tokens {
 	return &Tokens{prefix: hex.EncodeToString(b[:]) + "."}
 }
 
+// freshToken reports whether s is a token Next made without an idempotency key and without a
+// season: the prefix of 18 hex digits and a dot, then the counter in base 36.
+func freshToken(s string) bool {
+	const prefix = 19
+	if len(s) <= prefix || s[prefix-1] != '.' {
+		return false
+	}
+	if _, err := hex.DecodeString(s[:prefix-1]); err != nil {
+		return false
+	}
+	_, err := strconv.ParseUint(s[prefix:], 36, 64)
+	return err == nil
+}
+
 // NewSeasonTokens returns the token source of the board of season id: every token it hands
 // out, the caller's idempotency keys included, is bound to that season (InSeason), so that
 // an UncertainError's Token names the board that may have applied the write.
@@ -119,11 +133,17 @@ func NewSeasonTokens(id int64) *Tokens {
 	return t
 }
 
-// Next returns the token of one write call: the context's idempotency key when it has one,
-// else a fresh token; on a season's board, bound to its season (a key bound to it already is
-// kept as it is).
+// Next returns the token of one write call: the context's idempotency key when it has one
+// (a coalesced write's token, which only its Coalescer can resend, is refused with
+// ErrResendForgotten), else a fresh token; on a season's board, bound to its season (a key
+// bound to it already is kept as it is).
 func (t *Tokens) Next(ctx context.Context) (string, error) {
 	if key, ok := IdempotencyKey(ctx); ok {
+		if _, _, coalesced := parseItemToken(key); coalesced {
+			// A coalesced write's token names its place in a batch, which only the Coalescer
+			// that sent it can resend: sent alone under it, the write could apply twice.
+			return "", &UncertainError{Token: key, Err: ErrResendForgotten}
+		}
 		key = strings.TrimSuffix(key, t.bind)
 		if len(key) == 0 || len(key) > maxIdempotencyKey {
 			return "", &RangeError{Field: "idempotency key", Value: strconv.Itoa(len(key)) + " bytes", Min: "1 byte", Max: strconv.Itoa(maxIdempotencyKey) + " bytes"}
@@ -143,10 +163,12 @@ type Dedup struct {
 	err error  // a window no board can have (a negative one): every write is refused with it
 }
 
-// DedupWindow is the dedup window d: tokens remembered for at least d, in whole seconds
-// (rounded up; the largest Duration is 9223372037 s, which the scripts compute with
-// exactly), and 0 turning exactly-once writes off. A negative window is none: the board's
-// writes are refused with a *RangeError (ErrOutOfRange), never run without their token.
+// DedupWindow is the dedup window d (a board's WithDedupWindow): how long, at least, the board
+// remembers each write call's token, so that a resend of the call (go-redis's own after a lost
+// reply, or yours with WithIdempotencyKey) is applied once. Tokens are remembered for at least
+// d, in whole seconds (rounded up; the largest Duration is 9223372037 s, which the scripts
+// compute with exactly), and 0 turns exactly-once writes off. A negative window is none: the
+// board's writes are refused with a *RangeError (ErrOutOfRange), never run without their token.
 func DedupWindow(d time.Duration) Dedup {
 	if d < 0 {
 		return Dedup{arg: "0", err: &RangeError{Field: "dedup window", Value: d.String(), Min: "0s", Max: time.Duration(math.MaxInt64).String()}}
@@ -185,10 +207,11 @@ func (e *TokenReusedError) Error() string {
 // Is makes errors.Is(err, ErrTokenReused) true.
 func (e *TokenReusedError) Is(target error) bool { return target == ErrTokenReused }
 
-// RunWrite calls a write function (as Call does) whose token is token, and turns a failure
-// without a reply into an *UncertainError carrying the token, and a token first used by
-// another operation into a *TokenReusedError; other error replies of the server mean the
-// function did not run to completion and are returned as Call returns them.
+// RunWrite calls a write function (as Call does) whose token is token: its script answers a
+// resend, after a lost reply, with its first reply and writes nothing again. A failure without a
+// reply becomes an *UncertainError (ErrUncertain) carrying the token, and a token first used by
+// another operation a *TokenReusedError (ErrTokenReused); other error replies of the server mean
+// the function did not run to completion and are returned as Call returns them.
 func RunWrite(ctx context.Context, c redis.Cmdable, f *Function, keys []string, token string, args ...any) (any, error) {
 	v, err := Call(ctx, c, f, keys, args...)
 	if err != nil {

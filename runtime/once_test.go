@@ -167,3 +167,19 @@ func TestTokenReusedReply(t *testing.T) {
 		t.Errorf("writeError(overflow) = %v; want it unchanged", err)
 	}
 }
+
+// TestTokensRefuseCoalescedKey: a coalesced write's token, which names a place in a batch
+// only its Coalescer can resend, is refused as an idempotency key (ErrResendForgotten); keys
+// that merely look alike are a caller's own.
+func TestTokensRefuseCoalescedKey(t *testing.T) {
+	tokens := NewTokens()
+	batch, _ := NewTokens().Next(context.Background())
+	if _, err := tokens.Next(WithIdempotencyKey(context.Background(), itemToken(batch, 3))); !errors.Is(err, ErrResendForgotten) {
+		t.Errorf("a coalesced token: %v, want ErrResendForgotten", err)
+	}
+	for _, key := range []string{batch, batch + "#", batch + "#-1", batch + "#01", "order-7#2", "0123456789abcdefgh.1#0", "0123456789abcdef01.#0"} {
+		if got, err := tokens.Next(WithIdempotencyKey(context.Background(), key)); err != nil || got != key {
+			t.Errorf("key %q: %q, %v; want it as it is", key, got, err)
+		}
+	}
+}

@@ -59,7 +59,12 @@ type Replicas struct {
 }
 
 // WaitReplicas makes every write wait until n replicas have it, for at most timeout (rounded
-// up to whole milliseconds, at least one: WAIT's timeout 0 would wait forever).
+// up to whole milliseconds, at least one: WAIT's timeout 0 would wait forever): Redis's WAIT,
+// sent after the write's script on the same connection. A write that fewer replicas
+// acknowledged in time returns a *ReplicationError (ErrNotReplicated): the master applied it,
+// and it may or may not survive a failover; resending it with its token applies nothing again
+// and waits again. Replication stays asynchronous: an acknowledged write survives the failure
+// of its master when the replica promoted is one that acknowledged it.
 func WaitReplicas(n int, timeout time.Duration) Replicas {
 	ms := (timeout + time.Millisecond - 1) / time.Millisecond
 	return Replicas{n: max(n, 0), wait: max(ms, 1) * time.Millisecond}

@@ -249,6 +249,68 @@ func MergeSorted[T any](lists [][]T, n int64, cmp func(a, b T) int) []T {
 	return out
 }
 
+// Heads reads, through ranges, enough of every shard's first entries that the first n of
+// their merge by cmp are exactly the first n of the board, and returns them, best first per
+// shard (every entry of every shard when n is math.MaxInt64). ranges reads every shard i's
+// entries at the 0-based positions bounds(i) (start, stop; a stop of -1 reads to the end, a
+// stop below start nothing), in one round. An id's shard is its hash, so the first n are
+// spread evenly: each shard first reads its share of n and a margin (headShare), 162 of the
+// 600 entries that reading n from each would take for Top(100) over 6 shards; a shard whose every entry read is among the first n may
+// hold more of them, and only such shards read on, up to n, in a second round (a write
+// between the rounds can shift what it reads, as between any two reads).
+func Heads[T any](shards int, n int64, cmp func(a, b T) int, ranges func(bounds func(shard int) (start, stop int64)) ([][]T, error)) ([][]T, error) {
+	if n == math.MaxInt64 {
+		return ranges(func(int) (int64, int64) { return 0, -1 })
+	}
+	per := headShare(n, shards)
+	lists, err := ranges(func(int) (int64, int64) { return 0, per - 1 })
+	if err != nil || per == n {
+		return lists, err
+	}
+	shares := Shares(lists, n, cmp)
+	more := make([]bool, len(lists))
+	refill := false
+	for i, l := range lists {
+		more[i] = int64(len(l)) == per && shares[i] == per // all it read is needed, and it may have more
+		refill = refill || more[i]
+	}
+	if !refill {
+		return lists, nil
+	}
+	rest, err := ranges(func(i int) (int64, int64) {
+		if more[i] {
+			return per, n - 1
+		}
+		return 1, 0 // nothing
+	})
+	if err != nil {
+		return nil, err
+	}
+	for i, l := range lists {
+		for _, x := range rest[i] {
+			// A write between the rounds may have moved an entry read in the first one: keep
+			// every entry once, in order.
+			if more[i] && cmp(x, l[len(l)-1]) > 0 {
+				lists[i] = append(lists[i], x)
+			}
+		}
+	}
+	return lists, nil
+}
+
+// headShare is how many of its first entries each of shards reads first for the first n of
+// the board: n/shards and two standard deviations of a shard's share (binomial: about
+// √(n/shards)) over it, so that a second round is rare (a shard's share exceeds that about
+// once in 50 reads; the round costs one more pipelined read of the few shards concerned);
+// never more than n.
+func headShare(n int64, shards int) int64 {
+	if shards <= 1 || n <= 1 {
+		return max(n, 0)
+	}
+	mean := (n + int64(shards) - 1) / int64(shards)
+	return min(n, mean+int64(math.Ceil(2*math.Sqrt(float64(mean))))+1)
+}
+
 // Shares returns how many elements of each list are among the first n of their merge
 // (MergeSorted(lists, n, cmp)).
 func Shares[T any](lists [][]T, n int64, cmp func(a, b T) int) []int64 {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"strconv"
@@ -366,5 +367,69 @@ func TestReshardCopy(t *testing.T) {
 		if _, err := Reshard(ctx, 3, bad.from, bad.pageSize, page, store, nil, count(&seven), count(&seven)); !errors.Is(err, ErrOutOfRange) {
 			t.Errorf("Reshard from %+v, pageSize %d: %v, want ErrOutOfRange", bad.from, bad.pageSize, err)
 		}
+	}
+}
+
+// countdown is n, n-1, …, 1.
+func countdown(n int) []int {
+	out := make([]int, n)
+	for i := range out {
+		out[i] = n - i
+	}
+	return out
+}
+
+// TestHeads: the first n of the merge of what Heads reads are the first n of all the shards'
+// entries, whether they spread evenly (one round, each shard read short of n) or one shard
+// holds them all (a second round for it alone); n of math.MaxInt64 reads everything.
+func TestHeads(t *testing.T) {
+	desc := func(a, b int) int { return b - a }
+	for _, tc := range []struct {
+		name   string
+		shards [][]int // every shard's entries, best first
+		n      int64
+		rounds int
+	}{
+		{"even", [][]int{{99, 96, 93, 90, 87, 84, 81, 78, 75, 72, 69, 66}, {98, 95, 92, 89, 86, 83, 80, 77, 74, 71}, {97, 94, 91, 88, 85, 82, 79, 76, 73, 70}}, 12, 1},
+		{"skewed", [][]int{countdown(30), {-1, -2, -3, -4, -5, -6}, {-7, -8}}, 20, 2},
+		{"short shards", [][]int{{5, 3}, {4}, {}}, 10, 1},
+		{"everything", [][]int{{5, 3}, {4}, {}}, math.MaxInt64, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rounds, read := 0, 0
+			lists, err := Heads(len(tc.shards), tc.n, desc, func(bounds func(int) (int64, int64)) ([][]int, error) {
+				rounds++
+				out := make([][]int, len(tc.shards))
+				for i, all := range tc.shards {
+					start, stop := bounds(i)
+					if stop < 0 || stop >= int64(len(all)) {
+						stop = int64(len(all)) - 1
+					}
+					if start <= stop {
+						out[i] = all[start : stop+1]
+						read += len(out[i])
+					}
+				}
+				return out, nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var all []int
+			for _, s := range tc.shards {
+				all = append(all, s...)
+			}
+			slices.SortFunc(all, desc)
+			want := all[:min(int64(len(all)), tc.n)]
+			if got := MergeSorted(lists, tc.n, desc); !slices.Equal(got, want) {
+				t.Errorf("merged %v, want %v", got, want)
+			}
+			if rounds != tc.rounds {
+				t.Errorf("%d rounds, want %d", rounds, tc.rounds)
+			}
+			if tc.name == "even" && read >= int(tc.n)*len(tc.shards) {
+				t.Errorf("read %d entries, as many as reading n from every shard", read)
+			}
+		})
 	}
 }

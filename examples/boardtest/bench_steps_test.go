@@ -1,12 +1,10 @@
 package boardtest
 
 import (
-	"context"
 	"fmt"
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -175,10 +173,12 @@ func BenchmarkWriteSteps(b *testing.B) {
 }
 
 // BenchmarkCoalescedPaired: 16 goroutines each making single-entry updates, one after the
-// other, through a Coalescer of the generated AddLaps (every guard on: token, fingerprint,
-// range checks) against 16 goroutines each sending ZINCRBY (no check at all), paired as
-// BenchmarkPaired pairs: rounds of 16 × 20 calls alternate. ratio-wall is the throughput
-// ratio (≥ 1: the coalesced updates are as fast), ratio-cpu the CPU one (server and client).
+// other, through the generated AddLaps of a board made WithCoalescing (every guard on: token,
+// fingerprint, range checks), against 16 goroutines each sending its updates as pipelined
+// ZINCRBYs (one pipeline of 20, no check at all), as ZINCRBYs one at a time, and as AddLaps
+// of a board without coalescing; rounds of 16 × 20 calls rotate among the four, as
+// BenchmarkPaired pairs. ratio-wall-<side> is the throughput ratio (≥ 1: the coalesced
+// updates are as fast), ratio-cpu-<side> the CPU one (server and client).
 //
 //	go test -run '^$' -bench CoalescedPaired -count 3 -benchtime 100x ./examples/boardtest
 func BenchmarkCoalescedPaired(b *testing.B) {
@@ -186,47 +186,70 @@ func BenchmarkCoalescedPaired(b *testing.B) {
 	c := benchClient(b)
 	zb := newBenchBoard(b, c, exampleNamed("racing").schema, "coalesced-zincrby")
 	gb := newBenchBoard(b, c, exampleNamed("racing").schema, "coalesced-generated")
+	pb := newBenchBoard(b, c, exampleNamed("racing").schema, "coalesced-plain")
 	f := zb.l.Field(updateTarget["racing"])
 	cars := make([]uint64, len(gb.ids))
 	for i, id := range gb.ids {
 		cars[i], _ = strconv.ParseUint(id, 10, 64)
 	}
-	board := racing.NewBoard(c, gb.key)
-	var batches atomic.Int64
-	co, err := rankgenrt.NewCoalescer(func(ctx context.Context, us []racing.Update[int64]) ([]racing.Result, error) {
-		batches.Add(1)
-		return board.AddLapsMany(ctx, us)
-	}, rankgenrt.DefaultCoalescing)
-	if err != nil {
-		b.Fatal(err)
+	coalescedClient, calls := benchClient(b), &fcallCounter{}
+	coalescedClient.AddHook(calls)
+	coalesced := racing.NewBoard(coalescedClient, gb.key, racing.WithCoalescing(rankgenrt.DefaultCoalescing))
+	plain := racing.NewBoard(c, pb.key)
+	zincrby := func(i int) *redis.FloatCmd {
+		return c.ZIncrBy(ctx, zb.key, float64(delta(i))*float64(f.Weight), zb.members[i%benchEntries])
 	}
-	sides := [2]func(i int) error{
-		func(i int) error {
-			return c.ZIncrBy(ctx, zb.key, float64(delta(i))*float64(f.Weight), zb.members[i%benchEntries]).Err()
-		},
-		func(i int) error {
-			r, err := co.Do(ctx, racing.Update[int64]{Car: cars[i%len(cars)], Value: delta(i)})
-			if err == nil {
-				err = r.Err
+	// Each side makes one goroutine's perGoroutine updates, from the i-th on.
+	sides := []struct {
+		name    string
+		updates func(i int) error
+	}{
+		{"coalesced", func(i int) error {
+			for j := range perGoroutine {
+				if _, err := coalesced.AddLaps(ctx, cars[(i+j)%len(cars)], delta(i+j)); err != nil {
+					return err
+				}
 			}
+			return nil
+		}},
+		{"pipelined", func(i int) error {
+			_, err := c.Pipelined(ctx, func(p redis.Pipeliner) error {
+				for j := range perGoroutine {
+					p.ZIncrBy(ctx, zb.key, float64(delta(i+j))*float64(f.Weight), zb.members[(i+j)%benchEntries])
+				}
+				return nil
+			})
 			return err
-		},
+		}},
+		{"zincrby", func(i int) error {
+			for j := range perGoroutine {
+				if err := zincrby(i + j).Err(); err != nil {
+					return err
+				}
+			}
+			return nil
+		}},
+		{"plain", func(i int) error {
+			for j := range perGoroutine {
+				if _, err := plain.AddLaps(ctx, cars[(i+j)%len(cars)], delta(i+j)); err != nil {
+					return err
+				}
+			}
+			return nil
+		}},
 	}
-	var wall [2]time.Duration
-	var cpu, srv [2]float64
+	wall := make([]time.Duration, len(sides))
+	cpu, srv := make([]float64, len(sides)), make([]float64, len(sides))
 	i := 0
 	for round := 0; b.Loop(); round++ {
-		for k := range 2 {
-			side := (k + round) % 2
+		for k := range sides {
+			side := (k + round) % len(sides)
 			srv0, cli0, t0 := serverCPU(b, c), clientCPU(), time.Now()
 			var wg sync.WaitGroup
 			for g := range goroutines {
 				wg.Go(func() {
-					for j := range perGoroutine {
-						if err := sides[side](i + g*perGoroutine + j); err != nil {
-							b.Error(err)
-							return
-						}
+					if err := sides[side].updates(i + g*perGoroutine); err != nil {
+						b.Error(err)
 					}
 				})
 			}
@@ -238,13 +261,15 @@ func BenchmarkCoalescedPaired(b *testing.B) {
 		}
 		i += goroutines * perGoroutine
 	}
-	calls := float64(b.N * goroutines * perGoroutine)
-	b.ReportMetric(float64(wall[0])/float64(wall[1]), "ratio-wall")
-	b.ReportMetric(cpu[0]/cpu[1], "ratio-cpu")
-	b.ReportMetric(calls/wall[1].Seconds(), "gen-updates/s")
-	b.ReportMetric(calls/float64(batches.Load()), "updates/batch")
-	for side, name := range []string{"zincrby", "gen"} {
-		b.ReportMetric(srv[side]*1e6/calls, name+"-srv-us")
-		b.ReportMetric((cpu[side]-srv[side])*1e6/calls, name+"-cli-us")
+	n := float64(b.N * goroutines * perGoroutine)
+	for side := 1; side < len(sides); side++ {
+		b.ReportMetric(float64(wall[side])/float64(wall[0]), "ratio-wall-"+sides[side].name)
+		b.ReportMetric(cpu[side]/cpu[0], "ratio-cpu-"+sides[side].name)
+	}
+	b.ReportMetric(n/wall[0].Seconds(), "coalesced-updates/s")
+	b.ReportMetric(n/float64(calls.calls), "updates/batch")
+	for side, sd := range sides {
+		b.ReportMetric(srv[side]*1e6/n, sd.name+"-srv-us")
+		b.ReportMetric((cpu[side]-srv[side])*1e6/n, sd.name+"-cli-us")
 	}
 }

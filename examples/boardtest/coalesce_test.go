@@ -113,34 +113,14 @@ func TestCoalescedResendOnce(t *testing.T) {
 			// A first write keeps a batch on its way while the three below gather into one (the
 			// linger, an hour, never ends it).
 			co := coalescedLaps(t, b, rankgenrt.Coalescing{Linger: time.Hour, MaxBatch: 100})
-			hold := &holdingHook{release: make(chan struct{})}
-			c.AddHook(hold)
-			hold.armed.Store(true)
-			first := make(chan error, 1)
-			go func() { _, err := co.Do(ctx, racing.Update[int64]{Car: 1, Value: 1}); first <- err }()
-			for !hold.holding.Load() {
-				time.Sleep(time.Millisecond)
-			}
-			tokens := make([]string, 3)
-			var wg sync.WaitGroup
-			for i := range tokens {
-				wg.Go(func() {
-					_, err := co.Do(ctx, racing.Update[int64]{Car: uint64(10 + i), Value: int64(i + 1)})
-					var ue *rankgenrt.UncertainError
-					if !errors.As(err, &ue) {
-						t.Errorf("update %d: %v, want an UncertainError", i, err)
-						return
-					}
-					tokens[i] = ue.Token
-				})
-			}
-			time.Sleep(20 * time.Millisecond)
-			lose.mode.Store(tc.mode) // the gathered batch loses its reply
-			close(hold.release)
-			wg.Wait()
-			if err := <-first; err != nil {
-				t.Fatal(err)
-			}
+			tokens := lostBatchTokens(t, c, lose, tc.mode, 3, func(i int) error {
+				if i < 0 {
+					_, err := co.Do(ctx, racing.Update[int64]{Car: 1, Value: 1})
+					return err
+				}
+				_, err := co.Do(ctx, racing.Update[int64]{Car: uint64(10 + i), Value: int64(i + 1)})
+				return err
+			})
 			for round := range 2 { // every caller resends, twice
 				for i, token := range tokens {
 					r, err := co.Do(rankgenrt.WithIdempotencyKey(ctx, token), racing.Update[int64]{Car: uint64(10 + i), Value: int64(i + 1)})

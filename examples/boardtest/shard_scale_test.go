@@ -62,7 +62,59 @@ type scaleResult struct {
 	loadRate, updateRate, rankRate float64    // per second
 	updateCPU, rankCPU             [2]float64 // server CPU µs per call: masters, all nodes (with the replicas)
 	top, rank                      [2]time.Duration
-	bytesPerEntry                  float64
+	bytesPerEntry                  float64 // MEMORY USAGE of the board's keys
+	usedPerEntry                   float64 // the masters' INFO memory used_memory grown by the load
+}
+
+// awaitLazyFree waits until no master has objects left to free in the background (UNLINK).
+func awaitLazyFree(t *testing.T, c *redis.ClusterClient) {
+	for deadline := time.Now().Add(5 * time.Minute); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		var pending atomic.Int64
+		err := c.ForEachMaster(ctx, func(ctx context.Context, n *redis.Client) error {
+			info, err := n.Info(ctx, "memory").Result()
+			for _, line := range strings.Split(info, "\n") {
+				if v, ok := strings.CutPrefix(strings.TrimSpace(line), "lazyfree_pending_objects:"); ok && v != "0" {
+					pending.Add(1)
+				}
+			}
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if pending.Load() == 0 {
+			return
+		}
+	}
+	t.Fatal("the masters still free the last board in the background after 5 minutes")
+}
+
+// mastersUsedMemory is the sum of the masters' used_memory (INFO memory), in bytes.
+func mastersUsedMemory(t *testing.T, c *redis.ClusterClient) int64 {
+	var mu sync.Mutex
+	var total int64
+	err := c.ForEachMaster(ctx, func(ctx context.Context, n *redis.Client) error {
+		info, err := n.Info(ctx, "memory").Result()
+		if err != nil {
+			return err
+		}
+		for _, line := range strings.Split(info, "\n") {
+			if v, ok := strings.CutPrefix(strings.TrimSpace(line), "used_memory:"); ok {
+				used, err := strconv.ParseInt(v, 10, 64)
+				if err != nil {
+					return fmt.Errorf("INFO memory: %s: %w", line, err)
+				}
+				mu.Lock()
+				total += used
+				mu.Unlock()
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return total
 }
 
 // TestShardScale measures a seed002decimal ShardedBoard (-shard.shards, 6 by default) against a
@@ -87,6 +139,7 @@ func TestShardScale(t *testing.T) {
 		for _, k := range ops.keys { // free the memory before the next board
 			c.Unlink(ctx, k)
 		}
+		awaitLazyFree(t, c) // so that the next board's used_memory delta is its own
 	}
 	one, sh := results[0], results[1]
 	t.Logf("%d entries, seed002decimal layout, %d callers, 3 masters + 3 replicas on %s", *shardScale, *shardCalls, "this machine")
@@ -106,6 +159,7 @@ func TestShardScale(t *testing.T) {
 	row("Rank p50 (µs)", micros(one.rank[0]), micros(sh.rank[0]), "")
 	row("Rank p99 (µs)", micros(one.rank[1]), micros(sh.rank[1]), "")
 	row("memory (bytes/entry)", one.bytesPerEntry, sh.bytesPerEntry, "")
+	row("used_memory (bytes/entry)", one.usedPerEntry, sh.usedPerEntry, "")
 }
 
 func micros(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
@@ -113,11 +167,13 @@ func micros(d time.Duration) float64 { return float64(d) / float64(time.Microsec
 func measureScale(t *testing.T, c *redis.ClusterClient, ops scaleOps, n int) scaleResult {
 	var r scaleResult
 	rng := rand.New(rand.NewPCG(7, 11))
+	used0 := mastersUsedMemory(t, c)
 	start := time.Now()
 	if err := loadScale(ops, n, rng); err != nil {
 		t.Fatalf("%s: load: %v", ops.name, err)
 	}
 	r.loadRate = float64(n) / time.Since(start).Seconds()
+	r.usedPerEntry = float64(mastersUsedMemory(t, c)-used0) / float64(n)
 	var mem int64
 	for _, k := range ops.keys {
 		m, err := c.MemoryUsage(ctx, k, 0).Result()
@@ -201,7 +257,7 @@ func scaleThroughput(t *testing.T, c *redis.ClusterClient, call func(*rand.Rand)
 
 // shardClusterCPU is the CPU time (user + system, seconds, from INFO cpu) the cluster's masters and
 // all its nodes have used.
-func shardClusterCPU(t *testing.T, c *redis.ClusterClient) (masters, all float64) {
+func shardClusterCPU(t testing.TB, c *redis.ClusterClient) (masters, all float64) {
 	var mu sync.Mutex
 	read := func(isMaster bool) func(context.Context, *redis.Client) error {
 		return func(ctx context.Context, n *redis.Client) error {

@@ -46,8 +46,15 @@ func (b *board) argsHelpers() {
 	f.Comment("tokenArg is the index of the call's token in a write script's arguments.")
 	f.Const().Id("tokenArg").Op("=").Lit(token - 1)
 	f.Line()
-	b.comment("write runs a write script with args (started by args) under the call's token: the script answers a resend, after a lost reply, with its first reply and writes nothing again, refuses another operation under the token (rankgenrt.ErrTokenReused), and a failure without a reply is a *rankgenrt.UncertainError (ErrUncertain) that carries the token. With WithReplicas the write then waits for the board's replicas (rankgenrt.ErrNotReplicated when too few acknowledge it in time).")
+	coalesce, handOff := jen.Null(), ""
+	if b.coalesces() {
+		handOff = ", or hands a single field update to the coalescer (WithCoalescing)"
+		coalesce = jen.If(jen.List(jen.Id("v"), jen.Id("coalesced"), jen.Err()).Op(":=").Id("b").Dot("coalesce").Dot("Write").Call(jen.Id("ctx"), jen.Id("s"), jen.Id("args")), jen.Id("coalesced")).Block(
+			jen.Return(jen.Id("v"), jen.Err()))
+	}
+	b.comment("write runs a write script with args (started by args) under a new token of the call%s: exactly once, and waiting for the board's replicas with WithReplicas (rankgenrt.RunWriteWait).", handOff)
 	recvDecl(f).Id("write").Params(ctxParam(), jen.Id("s").Op("*").Add(rt("Function")), jen.Id("args").Index().Any()).Params(jen.Any(), jen.Error()).Block(
+		coalesce,
 		jen.If(jen.Err().Op(":=").Id("b").Dot("dedup").Dot("Err").Call(), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
 		jen.List(jen.Id("token"), jen.Err()).Op(":=").Id("b").Dot("tokens").Dot("Next").Call(jen.Id("ctx")),
 		errNil().Block(jen.Return(jen.Nil(), jen.Err())),
@@ -65,16 +72,14 @@ func (b *board) argsHelpers() {
 		now = jen.Qual("time", "Now").Call().Dot("UnixMicro").Call()
 		doc = "updateArgs starts the arguments of a field update script: the write arguments, the client's clock (Unix microseconds, for client stamps), then room for n id, value pairs."
 	}
-	rest := []jen.Code{jen.Id("args"), now}
+	start := jen.Id("b").Dot("args").Call(jen.Lit(ua.Fixed() - expiry).Op("+").Lit(ua.Stride()).Op("*").Id("n"))
+	rest := []jen.Code{start, now}
 	if l.Season != nil {
 		now, doc = b.seasonClock(clientStamp)
-		rest = []jen.Code{jen.Id("args"), now, jen.Id("b").Dot("from"), jen.Id("b").Dot("until")}
+		rest = []jen.Code{start, now, jen.Id("b").Dot("from"), jen.Id("b").Dot("until")}
 	}
 	b.comment("%s", doc)
-	recvDecl(f).Id("updateArgs").Params(jen.Id("n").Int()).Index().Any().Block(
-		jen.Id("args").Op(":=").Id("b").Dot("args").Call(jen.Lit(ua.Fixed()-expiry).Op("+").Lit(ua.Stride()).Op("*").Id("n")),
-		jen.Return(jen.Append(rest...)),
-	)
+	recvDecl(f).Id("updateArgs").Params(jen.Id("n").Int()).Index().Any().Block(jen.Return(jen.Append(rest...)))
 	f.Line()
 }
 

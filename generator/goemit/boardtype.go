@@ -31,6 +31,9 @@ once per key and reuse it.%s`, side, adopt, dataDoc(l))))
 		jen.Id("dedup").Add(rt("Dedup")).Comment("the dedup window (WithDedupWindow)"),
 		jen.Id("replicas").Add(rt("Replicas")).Comment("how many replicas every write waits for (WithReplicas)"),
 	}
+	if b.coalesces() {
+		fields = append(fields, jen.Id("coalesce").Op("*").Add(rt("UpdateCoalescer")).Comment("single field updates combined into batches (WithCoalescing)"))
+	}
 	verified := "the %s records Fingerprint: reads need not check it"
 	fields = append(fields, jen.Id("verified").Qual("sync/atomic", "Bool").Comment(fmt.Sprintf(verified, map[bool]string{true: "index", false: "meta key"}[l.HasPrefix()])))
 	fields = append(fields, b.seasonFields()...)
@@ -52,16 +55,26 @@ func (b *board) options() {
 	f.Func().Id("WithExpireAt").Params(jen.Id("t").Qual("time", "Time")).Id("Option").Block(
 		jen.Return(jen.Func().Params(jen.Id("b").Op("*").Id("Board")).Block(jen.Id("b").Dot("exp").Op("=").Add(rt("ExpireAt")).Call(jen.Id("t")))))
 	f.Line()
-	b.comment("WithDedupWindow sets how long, at least, the board remembers each write call's token, so that a resend of the call (go-redis's own after a lost reply, or yours with rankgenrt.WithIdempotencyKey) is applied once: rankgenrt.DefaultDedupWindow (a minute) unless set, in whole seconds (rounded up, the largest Duration included); 0 alone turns exactly-once writes off, and a negative d has every write refused (rankgenrt.ErrOutOfRange). Every writer of a board should use the same window.")
+	b.comment("WithDedupWindow sets how long, at least, the board remembers each write call's token, so that a resend of the call is applied once (rankgenrt.DedupWindow: rankgenrt.DefaultDedupWindow unless set, 0 turns exactly-once writes off). Every writer of a board should use the same window.")
 	f.Func().Id("WithDedupWindow").Params(jen.Id("d").Qual("time", "Duration")).Id("Option").Block(
 		jen.Return(jen.Func().Params(jen.Id("b").Op("*").Id("Board")).Block(jen.Id("b").Dot("dedup").Op("=").Add(rt("DedupWindow")).Call(jen.Id("d")))))
 	f.Line()
 	b.withReplicas()
+	if b.coalesces() {
+		first := catalog.FieldUpdates(b.l)[0]
+		b.comment("WithCoalescing combines the single field updates (%s, …) of concurrent callers into batch calls (rankgenrt.Coalescing), each caller told its own result, exactly once.", catalog.UpdateMethod(first.Update, first.Field))
+		b.f.Func().Id("WithCoalescing").Params(jen.Id("cfg").Add(rt("Coalescing"))).Id("Option").Block(
+			jen.Return(jen.Func().Params(jen.Id("b").Op("*").Id("Board")).Block(jen.Id("b").Dot("coalesce").Op("=").Add(rt("NewUpdateCoalescer")).Call(jen.Id("cfg"), jen.Id("b").Dot("write")))))
+		b.f.Line()
+	}
 }
+
+// coalesces reports whether the board has single field updates, which WithCoalescing combines.
+func (b *board) coalesces() bool { return len(catalog.FieldUpdates(b.l)) > 0 }
 
 // withReplicas declares WithReplicas, the option that makes every write wait for replicas.
 func (b *board) withReplicas() {
-	b.comment("WithReplicas makes every write wait, in its own round trip, until n replicas of the board's master have it (Redis's WAIT, sent after the write's script on the same connection), for at most timeout. A write that fewer replicas acknowledged in time returns an error matching rankgenrt.ErrNotReplicated: the master applied it, and it may or may not survive a failover; resending it with its token (rankgenrt.ReplicationError) applies nothing again and waits again. Replication stays asynchronous: an acknowledged write survives the failure of its master when the replica promoted is one that acknowledged it. Needs a *redis.Client or a *redis.ClusterClient.")
+	b.comment("WithReplicas makes every write wait, in its own round trip, until n replicas of the board's master have it, for at most timeout; too few in time is rankgenrt.ErrNotReplicated (rankgenrt.WaitReplicas says what survives a failover). Needs a *redis.Client or a *redis.ClusterClient.")
 	b.f.Func().Id("WithReplicas").Params(jen.Id("n").Int(), jen.Id("timeout").Qual("time", "Duration")).Id("Option").Block(
 		jen.Return(jen.Func().Params(jen.Id("b").Op("*").Id("Board")).Block(jen.Id("b").Dot("replicas").Op("=").Add(rt("WaitReplicas")).Call(jen.Id("n"), jen.Id("timeout")))))
 	b.f.Line()

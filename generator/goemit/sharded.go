@@ -308,7 +308,7 @@ func (s *sharded) get(op catalog.Op) {
 func (s *sharded) rank(op catalog.Op) {
 	s.comment("Rank returns the 1-based position of the entry of id among all shards, or an error matching ErrNotFound: the entry from its shard, then, in one pipelined round, how many entries of every shard rank ahead of it: greater scores (ZCOUNT, O(log n)) and equal scores with greater members (the run of equal scores).")
 	sRecv(s.f).Id(op.Methods[0]).Params(ctxParam(), id("id").Add(s.idType())).Params(jen.Int64(), jen.Error()).Block(
-		jen.List(id("pos"), jen.Id("_"), jen.Err()).Op(":=").Add(sDot("standing").Call(ctx(), id("id"))),
+		jen.List(id("pos"), jen.Id("_"), jen.Err()).Op(":=").Add(sDot("standing").Call(ctx(), id("id"), jen.False())),
 		retErr(jen.Lit(0)),
 		jen.Return(id("pos").Op("+").Lit(1), jen.Nil()),
 	)
@@ -353,7 +353,7 @@ func (s *sharded) around(op catalog.Op) {
 		retErr(jen.Nil()),
 		jen.List(id("cur"), jen.Err()).Op(":=").Id("cursorOf").Call(id("e")),
 		retErr(jen.Nil()),
-		jen.List(id("ahead"), id("count"), jen.Err()).Op(":=").Add(sDot("ahead").Call(ctx(), id("cur"))),
+		jen.List(id("ahead"), id("count"), jen.Err()).Op(":=").Add(sDot("ahead").Call(ctx(), id("cur"), jen.True())),
 		retErr(jen.Nil()),
 		id("r").Op(":=").Add(rt("Sum")).Call(id("ahead")).Comment("the entry's 0-based position"),
 		jen.List(id("start"), id("stop")).Op(":=").Add(rt("AroundBounds")).Call(id("r"), jen.Max(id("before"), jen.Lit(0)), jen.Max(id("after"), jen.Lit(0)), id("count"), id("fill")),
@@ -460,7 +460,7 @@ func (s *sharded) standing(op catalog.Op) {
 	f := s.f
 	s.comment("Percentile returns the share of the board's entries that rank behind the entry of id, in percent, as Board.Percentile does, or an error matching ErrNotFound. Its position and the board's size are read in the same pipelined round.")
 	sRecv(f).Id(op.Methods[0]).Params(ctxParam(), id("id").Add(s.idType())).Params(jen.Float64(), jen.Error()).Block(
-		jen.List(id("pos"), id("count"), jen.Err()).Op(":=").Add(sDot("standing").Call(ctx(), id("id"))),
+		jen.List(id("pos"), id("count"), jen.Err()).Op(":=").Add(sDot("standing").Call(ctx(), id("id"), jen.True())),
 		retErr(jen.Lit(0)),
 		jen.Return(jen.Lit(100).Op("*").Float64().Call(id("count").Op("-").Lit(1).Op("-").Id("pos")).Op("/").Float64().Call(id("count")), jen.Nil()),
 	)
@@ -468,18 +468,18 @@ func (s *sharded) standing(op catalog.Op) {
 	s.comment("PageOf returns the 1-based page of pageSize entries that holds the entry of id (Page(ctx, (page-1)*pageSize, pageSize) returns it), or an error matching ErrNotFound; a pageSize below 1 is an error matching ErrOutOfRange.")
 	sRecv(f).Id(op.Methods[1]).Params(ctxParam(), id("id").Add(s.idType()), id("pageSize").Int64()).Params(jen.Int64(), jen.Error()).Block(
 		jen.If(id("pageSize").Op("<").Lit(1)).Block(jen.Return(jen.Lit(0), rt("IntRangeError").Call(jen.Lit("pageSize"), id("pageSize"), jen.Lit(1), jen.Qual("math", "MaxInt64")))),
-		jen.List(id("pos"), jen.Id("_"), jen.Err()).Op(":=").Add(sDot("standing").Call(ctx(), id("id"))),
+		jen.List(id("pos"), jen.Id("_"), jen.Err()).Op(":=").Add(sDot("standing").Call(ctx(), id("id"), jen.False())),
 		retErr(jen.Lit(0)),
 		jen.Return(id("pos").Op("/").Id("pageSize").Op("+").Lit(1), jen.Nil()),
 	)
 	f.Line()
-	s.comment("standing reads the 0-based position of the entry of id among all shards and the number of entries: the entry from its shard, then every shard's count of the entries ahead of it, and its size, in one pipelined round (ahead).")
-	sRecv(f).Id("standing").Params(ctxParam(), id("id").Add(s.idType())).Params(jen.List(id("pos"), id("count")).Int64(), jen.Err().Error()).Block(
+	s.comment("standing reads the 0-based position of the entry of id among all shards and, when sized, the number of entries: the entry from its shard, then every shard's count of the entries ahead of it, and its size, in one pipelined round (ahead).")
+	sRecv(f).Id("standing").Params(ctxParam(), id("id").Add(s.idType()), id("sized").Bool()).Params(jen.List(id("pos"), id("count")).Int64(), jen.Err().Error()).Block(
 		jen.List(id("e"), jen.Err()).Op(":=").Add(shardOf(id("id")).Dot("Get").Call(ctx(), id("id"))),
 		retErr(jen.Lit(0), jen.Lit(0)),
 		jen.List(id("cur"), jen.Err()).Op(":=").Id("cursorOf").Call(id("e")),
 		retErr(jen.Lit(0), jen.Lit(0)),
-		jen.List(id("ahead"), id("count"), jen.Err()).Op(":=").Add(sDot("ahead").Call(ctx(), id("cur"))),
+		jen.List(id("ahead"), id("count"), jen.Err()).Op(":=").Add(sDot("ahead").Call(ctx(), id("cur"), id("sized"))),
 		retErr(jen.Lit(0), jen.Lit(0)),
 		jen.Return(rt("Sum").Call(id("ahead")), id("count"), jen.Nil()),
 	)

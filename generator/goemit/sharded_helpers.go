@@ -77,12 +77,11 @@ func (s *sharded) readAll() {
 // ranges emits heads and ranges: entries by position of every shard, decoded.
 func (s *sharded) ranges() {
 	f := s.f
-	f.Comment("heads reads the first n entries of every shard (all of them when n is math.MaxInt64).")
+	s.comment("heads reads enough of every shard's first entries that the first n of their merge are the board's first n (every entry when n is math.MaxInt64): its share of n and a margin, and on the rare shard that may hold more of them, up to n in a second round (rankgenrt.Heads).")
 	sRecv(f).Id("heads").Params(ctxParam(), id("n").Int64()).Params(jen.Index().Index().Id("Ranked"), jen.Error()).Block(
-		id("stop").Op(":=").Id("n").Op("-").Lit(1),
-		jen.If(id("n").Op("==").Qual("math", "MaxInt64")).Block(id("stop").Op("=").Lit(-1)),
-		jen.Return(sDot("ranges").Call(ctx(), jen.Func().Params(jen.Int()).Params(jen.Int64(), jen.Int64()).Block(jen.Return(jen.Lit(0), id("stop"))))),
-	)
+		jen.Return(rt("Heads").Call(jen.Len(sDot("shards")), id("n"), id("compareRanked"), jen.Func().Params(id("bounds").Func().Params(jen.Int()).Params(jen.Int64(), jen.Int64())).Params(jen.Index().Index().Id("Ranked"), jen.Error()).Block(
+			jen.Return(sDot("ranges").Call(ctx(), id("bounds"))))),
+		))
 	f.Line()
 	if s.l.HasData() {
 		s.dataRanges()
@@ -152,13 +151,13 @@ func (s *sharded) afterAll() {
 // (ZCOUNT and the run of equal scores, rankgenrt.TieRun and TiesAhead), pipelined.
 func (s *sharded) ahead() {
 	f := s.f
-	s.comment("ahead counts, on every shard, the entries that rank ahead of cur — greater scores (ZCOUNT), and equal scores with greater members (the run of equal scores, best first) — and adds up the shards' sizes, in one pipelined round; only a run of more than rankgenrt.TieBand equal scores ahead takes more.")
-	sRecv(f).Id("ahead").Params(ctxParam(), id("cur").Id("Cursor")).Params(id("counts").Index().Int64(), id("total").Int64(), jen.Err().Error()).Block(
+	s.comment("ahead counts, on every shard, the entries that rank ahead of cur — greater scores (ZCOUNT), and equal scores with greater members (the run of equal scores, best first) — and, when sized, adds up the shards' sizes (ZCARD), in one pipelined round; only a run of more than rankgenrt.TieBand equal scores ahead takes more.")
+	sRecv(f).Id("ahead").Params(ctxParam(), id("cur").Id("Cursor"), id("sized").Bool()).Params(id("counts").Index().Int64(), id("total").Int64(), jen.Err().Error()).Block(
 		id("score").Op(":=").Add(rt("FormatScore")).Call(id("cur").Dot("Score")),
 		id("greater").Op(",").Id("sizes").Op(":=").Make(jen.Index().Op("*").Add(rd("IntCmd")), jen.Len(sDot("shards"))).Op(",").Make(jen.Index().Op("*").Add(rd("IntCmd")), jen.Len(sDot("shards"))),
 		jen.List(id("runs"), jen.Err()).Op(":=").Add(sDot("readAll").Call(ctx(), jen.Func().Params(id("c").Add(rd("Cmdable")), id("i").Int(), id("key").String()).Add(rd("Cmder")).Block(
 			id("greater").Index(id("i")).Op("=").Id("c").Dot("ZCount").Call(ctx(), id("key"), jen.Lit("(").Op("+").Id("score"), jen.Lit("+inf")),
-			id("sizes").Index(id("i")).Op("=").Id("c").Dot("ZCard").Call(ctx(), id("key")),
+			jen.If(id("sized")).Block(id("sizes").Index(id("i")).Op("=").Id("c").Dot("ZCard").Call(ctx(), id("key"))),
 			jen.Return(rt("TieRun").Call(ctx(), id("c"), id("key"), id("score"), jen.Lit(0))),
 		))),
 		retErr(jen.Nil(), jen.Lit(0)),
@@ -168,11 +167,14 @@ func (s *sharded) ahead() {
 			retErr(jen.Nil(), jen.Lit(0)),
 			jen.List(id("n"), jen.Err()).Op(":=").Id("greater").Index(id("i")).Dot("Result").Call(),
 			retErr(jen.Nil(), jen.Lit(0)),
-			jen.List(id("size"), jen.Err()).Op(":=").Id("sizes").Index(id("i")).Dot("Result").Call(),
-			retErr(jen.Nil(), jen.Lit(0)),
 			jen.List(id("ties"), jen.Err()).Op(":=").Add(rt("TiesAhead").Call(ctx(), sDot("c"), sDot("shards").Index(id("i")).Dot("keys").Index(jen.Lit(0)), id("score"), id("cur").Dot("Member"), id("band"))),
 			retErr(jen.Nil(), jen.Lit(0)),
-			id("counts").Index(id("i")).Op(",").Id("total").Op("=").Id("n").Op("+").Id("ties").Op(",").Id("total").Op("+").Id("size"),
+			id("counts").Index(id("i")).Op("=").Id("n").Op("+").Id("ties"),
+			jen.If(id("sized")).Block(
+				jen.List(id("size"), jen.Err()).Op(":=").Id("sizes").Index(id("i")).Dot("Result").Call(),
+				retErr(jen.Nil(), jen.Lit(0)),
+				id("total").Op("+=").Id("size"),
+			),
 		),
 		jen.Return(id("counts"), id("total"), jen.Nil()),
 	)

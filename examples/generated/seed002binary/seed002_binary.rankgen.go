@@ -187,10 +187,11 @@ type Board struct {
 	c        redis.UniversalClient
 	keys     []string // the sorted set, its meta key, the two ack keys
 	exp      rankgenrt.Expiry
-	tokens   *rankgenrt.Tokens  // one per write call: exactly-once writes
-	dedup    rankgenrt.Dedup    // the dedup window (WithDedupWindow)
-	replicas rankgenrt.Replicas // how many replicas every write waits for (WithReplicas)
-	verified atomic.Bool        // the meta key records Fingerprint: reads need not check it
+	tokens   *rankgenrt.Tokens          // one per write call: exactly-once writes
+	dedup    rankgenrt.Dedup            // the dedup window (WithDedupWindow)
+	replicas rankgenrt.Replicas         // how many replicas every write waits for (WithReplicas)
+	coalesce *rankgenrt.UpdateCoalescer // single field updates combined into batches (WithCoalescing)
+	verified atomic.Bool                // the meta key records Fingerprint: reads need not check it
 }
 
 // Option configures a Board.
@@ -213,11 +214,8 @@ func WithExpireAt(t time.Time) Option {
 }
 
 // WithDedupWindow sets how long, at least, the board remembers each write call's token, so that a
-// resend of the call (go-redis's own after a lost reply, or yours with
-// rankgenrt.WithIdempotencyKey) is applied once: rankgenrt.DefaultDedupWindow (a minute) unless
-// set, in whole seconds (rounded up, the largest Duration included); 0 alone turns exactly-once
-// writes off, and a negative d has every write refused (rankgenrt.ErrOutOfRange). Every writer of
-// a board should use the same window.
+// resend of the call is applied once (rankgenrt.DedupWindow: rankgenrt.DefaultDedupWindow unless
+// set, 0 turns exactly-once writes off). Every writer of a board should use the same window.
 func WithDedupWindow(d time.Duration) Option {
 	return func(b *Board) {
 		b.dedup = rankgenrt.DedupWindow(d)
@@ -225,16 +223,20 @@ func WithDedupWindow(d time.Duration) Option {
 }
 
 // WithReplicas makes every write wait, in its own round trip, until n replicas of the board's
-// master have it (Redis's WAIT, sent after the write's script on the same connection), for at most
-// timeout. A write that fewer replicas acknowledged in time returns an error matching
-// rankgenrt.ErrNotReplicated: the master applied it, and it may or may not survive a failover;
-// resending it with its token (rankgenrt.ReplicationError) applies nothing again and waits again.
-// Replication stays asynchronous: an acknowledged write survives the failure of its master when
-// the replica promoted is one that acknowledged it. Needs a *redis.Client or a
+// master have it, for at most timeout; too few in time is rankgenrt.ErrNotReplicated
+// (rankgenrt.WaitReplicas says what survives a failover). Needs a *redis.Client or a
 // *redis.ClusterClient.
 func WithReplicas(n int, timeout time.Duration) Option {
 	return func(b *Board) {
 		b.replicas = rankgenrt.WaitReplicas(n, timeout)
+	}
+}
+
+// WithCoalescing combines the single field updates (AddPoints, …) of concurrent callers into
+// batch calls (rankgenrt.Coalescing), each caller told its own result, exactly once.
+func WithCoalescing(cfg rankgenrt.Coalescing) Option {
+	return func(b *Board) {
+		b.coalesce = rankgenrt.NewUpdateCoalescer(cfg, b.write)
 	}
 }
 
@@ -1182,13 +1184,13 @@ func (b *Board) args(n int) []any {
 // tokenArg is the index of the call's token in a write script's arguments.
 const tokenArg = 2
 
-// write runs a write script with args (started by args) under the call's token: the script answers
-// a resend, after a lost reply, with its first reply and writes nothing again, refuses another
-// operation under the token (rankgenrt.ErrTokenReused), and a failure without a reply is a
-// *rankgenrt.UncertainError (ErrUncertain) that carries the token. With WithReplicas the write
-// then waits for the board's replicas (rankgenrt.ErrNotReplicated when too few acknowledge it in
-// time).
+// write runs a write script with args (started by args) under a new token of the call, or hands a
+// single field update to the coalescer (WithCoalescing): exactly once, and waiting for the board's
+// replicas with WithReplicas (rankgenrt.RunWriteWait).
 func (b *Board) write(ctx context.Context, s *rankgenrt.Function, args []any) (any, error) {
+	if v, coalesced, err := b.coalesce.Write(ctx, s, args); coalesced {
+		return v, err
+	}
 	if err := b.dedup.Err(); err != nil {
 		return nil, err
 	}
@@ -1203,8 +1205,7 @@ func (b *Board) write(ctx context.Context, s *rankgenrt.Function, args []any) (a
 // updateArgs starts the arguments of a field update script: the write arguments, an unused clock,
 // then room for n id, value pairs.
 func (b *Board) updateArgs(n int) []any {
-	args := b.args(1 + 2*n)
-	return append(args, "")
+	return append(b.args(1+2*n), "")
 }
 
 // apply runs a field update script for the updates at positions sent, whose ids are args[5+2j],

@@ -206,10 +206,11 @@ type Board struct {
 	c        redis.UniversalClient
 	keys     []string // the sorted set, its meta key, the two ack keys
 	exp      rankgenrt.Expiry
-	tokens   *rankgenrt.Tokens  // one per write call: exactly-once writes
-	dedup    rankgenrt.Dedup    // the dedup window (WithDedupWindow)
-	replicas rankgenrt.Replicas // how many replicas every write waits for (WithReplicas)
-	verified atomic.Bool        // the meta key records Fingerprint: reads need not check it
+	tokens   *rankgenrt.Tokens          // one per write call: exactly-once writes
+	dedup    rankgenrt.Dedup            // the dedup window (WithDedupWindow)
+	replicas rankgenrt.Replicas         // how many replicas every write waits for (WithReplicas)
+	coalesce *rankgenrt.UpdateCoalescer // single field updates combined into batches (WithCoalescing)
+	verified atomic.Bool                // the meta key records Fingerprint: reads need not check it
 }
 
 // Option configures a Board.
@@ -232,11 +233,8 @@ func WithExpireAt(t time.Time) Option {
 }
 
 // WithDedupWindow sets how long, at least, the board remembers each write call's token, so that a
-// resend of the call (go-redis's own after a lost reply, or yours with
-// rankgenrt.WithIdempotencyKey) is applied once: rankgenrt.DefaultDedupWindow (a minute) unless
-// set, in whole seconds (rounded up, the largest Duration included); 0 alone turns exactly-once
-// writes off, and a negative d has every write refused (rankgenrt.ErrOutOfRange). Every writer of
-// a board should use the same window.
+// resend of the call is applied once (rankgenrt.DedupWindow: rankgenrt.DefaultDedupWindow unless
+// set, 0 turns exactly-once writes off). Every writer of a board should use the same window.
 func WithDedupWindow(d time.Duration) Option {
 	return func(b *Board) {
 		b.dedup = rankgenrt.DedupWindow(d)
@@ -244,16 +242,20 @@ func WithDedupWindow(d time.Duration) Option {
 }
 
 // WithReplicas makes every write wait, in its own round trip, until n replicas of the board's
-// master have it (Redis's WAIT, sent after the write's script on the same connection), for at most
-// timeout. A write that fewer replicas acknowledged in time returns an error matching
-// rankgenrt.ErrNotReplicated: the master applied it, and it may or may not survive a failover;
-// resending it with its token (rankgenrt.ReplicationError) applies nothing again and waits again.
-// Replication stays asynchronous: an acknowledged write survives the failure of its master when
-// the replica promoted is one that acknowledged it. Needs a *redis.Client or a
+// master have it, for at most timeout; too few in time is rankgenrt.ErrNotReplicated
+// (rankgenrt.WaitReplicas says what survives a failover). Needs a *redis.Client or a
 // *redis.ClusterClient.
 func WithReplicas(n int, timeout time.Duration) Option {
 	return func(b *Board) {
 		b.replicas = rankgenrt.WaitReplicas(n, timeout)
+	}
+}
+
+// WithCoalescing combines the single field updates (AddPoints, …) of concurrent callers into
+// batch calls (rankgenrt.Coalescing), each caller told its own result, exactly once.
+func WithCoalescing(cfg rankgenrt.Coalescing) Option {
+	return func(b *Board) {
+		b.coalesce = rankgenrt.NewUpdateCoalescer(cfg, b.write)
 	}
 }
 
@@ -1201,13 +1203,13 @@ func (b *Board) args(n int) []any {
 // tokenArg is the index of the call's token in a write script's arguments.
 const tokenArg = 2
 
-// write runs a write script with args (started by args) under the call's token: the script answers
-// a resend, after a lost reply, with its first reply and writes nothing again, refuses another
-// operation under the token (rankgenrt.ErrTokenReused), and a failure without a reply is a
-// *rankgenrt.UncertainError (ErrUncertain) that carries the token. With WithReplicas the write
-// then waits for the board's replicas (rankgenrt.ErrNotReplicated when too few acknowledge it in
-// time).
+// write runs a write script with args (started by args) under a new token of the call, or hands a
+// single field update to the coalescer (WithCoalescing): exactly once, and waiting for the board's
+// replicas with WithReplicas (rankgenrt.RunWriteWait).
 func (b *Board) write(ctx context.Context, s *rankgenrt.Function, args []any) (any, error) {
+	if v, coalesced, err := b.coalesce.Write(ctx, s, args); coalesced {
+		return v, err
+	}
 	if err := b.dedup.Err(); err != nil {
 		return nil, err
 	}
@@ -1222,8 +1224,7 @@ func (b *Board) write(ctx context.Context, s *rankgenrt.Function, args []any) (a
 // updateArgs starts the arguments of a field update script: the write arguments, an unused clock,
 // then room for n id, value pairs.
 func (b *Board) updateArgs(n int) []any {
-	args := b.args(1 + 2*n)
-	return append(args, "")
+	return append(b.args(1+2*n), "")
 }
 
 // apply runs a field update script for the updates at positions sent, whose ids are args[5+2j],
@@ -1636,7 +1637,7 @@ func (s *ShardedBoard) Get(ctx context.Context, id string) (Entry, error) {
 // shard rank ahead of it: greater scores (ZCOUNT, O(log n)) and equal scores with greater members
 // (the run of equal scores).
 func (s *ShardedBoard) Rank(ctx context.Context, id string) (int64, error) {
-	pos, _, err := s.standing(ctx, id)
+	pos, _, err := s.standing(ctx, id, false)
 	if err != nil {
 		return 0, err
 	}
@@ -1696,7 +1697,7 @@ func (s *ShardedBoard) around(ctx context.Context, id string, before, after int6
 	if err != nil {
 		return nil, err
 	}
-	ahead, count, err := s.ahead(ctx, cur)
+	ahead, count, err := s.ahead(ctx, cur, true)
 	if err != nil {
 		return nil, err
 	}
@@ -1880,7 +1881,7 @@ func (s *ShardedBoard) tails(ctx context.Context, n int64) (lists [][]Ranked, co
 // percent, as Board.Percentile does, or an error matching ErrNotFound. Its position and the
 // board's size are read in the same pipelined round.
 func (s *ShardedBoard) Percentile(ctx context.Context, id string) (float64, error) {
-	pos, count, err := s.standing(ctx, id)
+	pos, count, err := s.standing(ctx, id, true)
 	if err != nil {
 		return 0, err
 	}
@@ -1894,17 +1895,17 @@ func (s *ShardedBoard) PageOf(ctx context.Context, id string, pageSize int64) (i
 	if pageSize < 1 {
 		return 0, rankgenrt.IntRangeError("pageSize", pageSize, 1, math.MaxInt64)
 	}
-	pos, _, err := s.standing(ctx, id)
+	pos, _, err := s.standing(ctx, id, false)
 	if err != nil {
 		return 0, err
 	}
 	return pos/pageSize + 1, nil
 }
 
-// standing reads the 0-based position of the entry of id among all shards and the number of
-// entries: the entry from its shard, then every shard's count of the entries ahead of it, and its
-// size, in one pipelined round (ahead).
-func (s *ShardedBoard) standing(ctx context.Context, id string) (pos, count int64, err error) {
+// standing reads the 0-based position of the entry of id among all shards and, when sized, the
+// number of entries: the entry from its shard, then every shard's count of the entries ahead of
+// it, and its size, in one pipelined round (ahead).
+func (s *ShardedBoard) standing(ctx context.Context, id string, sized bool) (pos, count int64, err error) {
 	e, err := s.shard(id).Get(ctx, id)
 	if err != nil {
 		return 0, 0, err
@@ -1913,7 +1914,7 @@ func (s *ShardedBoard) standing(ctx context.Context, id string) (pos, count int6
 	if err != nil {
 		return 0, 0, err
 	}
-	ahead, count, err := s.ahead(ctx, cur)
+	ahead, count, err := s.ahead(ctx, cur, sized)
 	if err != nil {
 		return 0, 0, err
 	}
@@ -2144,14 +2145,12 @@ func (s *ShardedBoard) readAll(ctx context.Context, cmd func(redis.Cmdable, int,
 	return cmds, nil
 }
 
-// heads reads the first n entries of every shard (all of them when n is math.MaxInt64).
+// heads reads enough of every shard's first entries that the first n of their merge are the
+// board's first n (every entry when n is math.MaxInt64): its share of n and a margin, and on the
+// rare shard that may hold more of them, up to n in a second round (rankgenrt.Heads).
 func (s *ShardedBoard) heads(ctx context.Context, n int64) ([][]Ranked, error) {
-	stop := n - 1
-	if n == math.MaxInt64 {
-		stop = -1
-	}
-	return s.ranges(ctx, func(int) (int64, int64) {
-		return 0, stop
+	return rankgenrt.Heads(len(s.shards), n, compareRanked, func(bounds func(int) (int64, int64)) ([][]Ranked, error) {
+		return s.ranges(ctx, bounds)
 	})
 }
 
@@ -2213,15 +2212,17 @@ func (s *ShardedBoard) afterAll(ctx context.Context, cur Cursor, limit int64) (s
 }
 
 // ahead counts, on every shard, the entries that rank ahead of cur — greater scores (ZCOUNT),
-// and equal scores with greater members (the run of equal scores, best first) — and adds up the
-// shards' sizes, in one pipelined round; only a run of more than rankgenrt.TieBand equal scores
-// ahead takes more.
-func (s *ShardedBoard) ahead(ctx context.Context, cur Cursor) (counts []int64, total int64, err error) {
+// and equal scores with greater members (the run of equal scores, best first) — and, when sized,
+// adds up the shards' sizes (ZCARD), in one pipelined round; only a run of more than
+// rankgenrt.TieBand equal scores ahead takes more.
+func (s *ShardedBoard) ahead(ctx context.Context, cur Cursor, sized bool) (counts []int64, total int64, err error) {
 	score := rankgenrt.FormatScore(cur.Score)
 	greater, sizes := make([]*redis.IntCmd, len(s.shards)), make([]*redis.IntCmd, len(s.shards))
 	runs, err := s.readAll(ctx, func(c redis.Cmdable, i int, key string) redis.Cmder {
 		greater[i] = c.ZCount(ctx, key, "("+score, "+inf")
-		sizes[i] = c.ZCard(ctx, key)
+		if sized {
+			sizes[i] = c.ZCard(ctx, key)
+		}
 		return rankgenrt.TieRun(ctx, c, key, score, 0)
 	})
 	if err != nil {
@@ -2237,15 +2238,18 @@ func (s *ShardedBoard) ahead(ctx context.Context, cur Cursor) (counts []int64, t
 		if err != nil {
 			return nil, 0, err
 		}
-		size, err := sizes[i].Result()
-		if err != nil {
-			return nil, 0, err
-		}
 		ties, err := rankgenrt.TiesAhead(ctx, s.c, s.shards[i].keys[0], score, cur.Member, band)
 		if err != nil {
 			return nil, 0, err
 		}
-		counts[i], total = n+ties, total+size
+		counts[i] = n + ties
+		if sized {
+			size, err := sizes[i].Result()
+			if err != nil {
+				return nil, 0, err
+			}
+			total += size
+		}
 	}
 	return counts, total, nil
 }

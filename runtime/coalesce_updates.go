@@ -1,0 +1,130 @@
+package runtime
+
+import (
+	"context"
+	"strconv"
+	"sync"
+)
+
+// Coalescing inside a generated board (its WithCoalescing option): every single field update
+// (AddPoints, SetWins, …) of the board goes through a Coalescer of its own function, whose
+// batches are calls of the function's batch form (see BatchSuffix). The board's other writes,
+// its batch methods and its reads are sent as they are.
+
+// updateItem is how many of a single field update's arguments are its update (the id, the
+// value); the ones before it are the call's head, the same for every update of a board.
+const updateItem = 2
+
+// UpdateCoalescer combines the single field updates of one board's concurrent callers into
+// calls of their batch forms, one Coalescer per update function. A generated Board makes one
+// for WithCoalescing; it is safe for concurrent use.
+type UpdateCoalescer struct {
+	cfg  Coalescing
+	err  error // cfg out of its bounds: every write is refused with it
+	send func(ctx context.Context, f *Function, args []any) (any, error)
+
+	mu     sync.Mutex
+	queues map[*Function]*updateQueue
+}
+
+// updateQueue coalesces the calls of one single update function whose head is head.
+type updateQueue struct {
+	head []any
+	c    *Coalescer[[]any, []any]
+}
+
+// NewUpdateCoalescer returns the coalescer of a board whose writes send runs (the board's own
+// write: token, exactly once, replicas; it calls Write first, which leaves the batch forms to
+// it). A Coalescing outside its bounds has every write
+// refused with an error matching ErrOutOfRange, as NewCoalescer would return.
+func NewUpdateCoalescer(cfg Coalescing, send func(ctx context.Context, f *Function, args []any) (any, error)) *UpdateCoalescer {
+	return &UpdateCoalescer{cfg: cfg, err: cfg.check(), send: send, queues: map[*Function]*updateQueue{}}
+}
+
+// Write coalesces the write of f with args when f is a single field update: it joins a batch
+// with the same update's other callers and returns its own share of the batch's reply (the
+// reply f itself gives), coalesced true, and Coalescer.Do's errors. Any other write is left to
+// the caller (coalesced false): a batch form, an update under an idempotency key no Coalescer
+// handed out (a write of the caller's own), one whose head differs from the first update's (a
+// client stamp's clock: combining them would change a stamp), and every write of a nil
+// UpdateCoalescer (a board without WithCoalescing).
+func (u *UpdateCoalescer) Write(ctx context.Context, f *Function, args []any) (reply any, coalesced bool, err error) {
+	if u == nil {
+		return nil, false, nil
+	}
+	if u.err != nil {
+		return nil, true, u.err
+	}
+	many := f.batchForm()
+	if many == nil || len(args) < updateItem {
+		return nil, false, nil
+	}
+	q := u.queue(f, many, args)
+	split := len(args) - updateItem
+	if !sameArgs(q.head, args[:split]) {
+		return nil, false, nil
+	}
+	if key, ok := IdempotencyKey(ctx); ok {
+		if _, _, resend := parseItemToken(key); !resend {
+			return nil, false, nil
+		}
+	}
+	v, err := q.c.Do(ctx, args[split:])
+	if err != nil {
+		return nil, true, err
+	}
+	return v, true, nil
+}
+
+// queue is f's queue, made on f's first update, whose head it keeps.
+func (u *UpdateCoalescer) queue(f, many *Function, args []any) *updateQueue {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if q := u.queues[f]; q != nil {
+		return q
+	}
+	head := append([]any{}, args[:len(args)-updateItem]...)
+	flush := func(ctx context.Context, batch [][]any) ([][]any, error) {
+		call := append(make([]any, 0, len(head)+updateItem*len(batch)), head...)
+		for _, item := range batch {
+			call = append(call, item...)
+		}
+		v, err := u.send(ctx, many, call)
+		if err != nil {
+			return nil, err
+		}
+		return splitReply(v, len(batch))
+	}
+	c, _ := NewCoalescer(flush, u.cfg) // cfg was checked by NewUpdateCoalescer
+	q := &updateQueue{head: head, c: c}
+	u.queues[f] = q
+	return q
+}
+
+// splitReply cuts a batch form's reply v into the n single replies it holds, in order.
+func splitReply(v any, n int) ([][]any, error) {
+	values, ok := v.([]any)
+	if !ok || len(values)%n != 0 {
+		return nil, badReply("coalesced batch", "a multiple of "+strconv.Itoa(n)+" values", v)
+	}
+	width := len(values) / n
+	out := make([][]any, n)
+	for i := range out {
+		out[i] = values[i*width : (i+1)*width : (i+1)*width]
+	}
+	return out, nil
+}
+
+// sameArgs reports whether two heads of script arguments are equal (the generated heads hold
+// strings and integers only).
+func sameArgs(a, b []any) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
