@@ -255,15 +255,3 @@ func isReply(err error) bool {
 	var rg *RangeError
 	return errors.As(err, &se) || errors.As(err, &rg)
 }
-
-// ItemKey returns the context of the i-th of several writes that one call makes on the same
-// board under ctx's idempotency key: that key with "#i" appended, so that each write has a token
-// of its own and a resend of the whole call under the key applies each of them once. A
-// context without a key is returned as it is.
-func ItemKey(ctx context.Context, i int) context.Context {
-	key, ok := IdempotencyKey(ctx)
-	if !ok {
-		return ctx
-	}
-	return WithIdempotencyKey(ctx, key+"#"+strconv.Itoa(i))
-}
