@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/rankgen/rankgen/generator/layout"
+	rankgenrt "github.com/rankgen/rankgen/runtime"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -63,6 +64,20 @@ func BenchmarkPaired(b *testing.B) {
 		runPaired(b, "op=Best/base=zadd-gt", c, func(c *redis.Client, i int) error {
 			return c.ZAddArgs(ctx, bgt.key, redis.ZAddArgs{GT: true, Ch: true, Members: []redis.Z{g.bestZ[i%len(g.bestZ)]}}).Err()
 		}, func(_ *redis.Client, i int) error { return g.best(i) })
+
+		// The issue's floor for Best: a minimal hand-written keep-best script (ZSCORE, compare,
+		// ZADD), on the layouts whose member is the bare id (a member prefix would need the
+		// index too, which no minimal script keeps).
+		if !l.HasPrefix() {
+			if err := minimalKeepBest.Load(ctx, c).Err(); err != nil {
+				b.Fatal(err)
+			}
+			bk := board("best-keep-lua")
+			runPaired(b, "op=Best/base=minimal-lua", c, func(c *redis.Client, i int) error {
+				z := g.bestZ[i%len(g.bestZ)]
+				return minimalKeepBest.EvalSha(ctx, c, []string{bk.key}, z.Member, rankgenrt.FormatScore(z.Score)).Err()
+			}, func(_ *redis.Client, i int) error { return g.best(i) })
+		}
 
 		// What a write returns costs its script a read of the entry before (Set: ZMSCORE) and
 		// a longer reply; by hand, "did Best improve, and by how much" was a Get before the Best.
@@ -146,3 +161,14 @@ func BenchmarkPairedDedup(b *testing.B) {
 		runPaired(b, "op=BestDedupOff/base=zadd", c, zadd, func(_ *redis.Client, i int) error { return off.best(i) })
 	})
 }
+
+// minimalKeepBest keeps the better of the stored and the given score of a member, as Best does
+// on a layout whose member is the bare id: ZSCORE, compare, ZADD. It checks nothing else.
+var minimalKeepBest = redis.NewScript(`
+local s = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if s and tonumber(s) >= tonumber(ARGV[2]) then
+  return 0
+end
+redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1])
+return 1
+`)
