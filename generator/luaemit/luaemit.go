@@ -119,7 +119,7 @@ func Render(l *layout.Layout) (*Library, error) {
 			flags = "'allow-oom'"
 		}
 		if op.Args.Takes(catalog.ArgToken) {
-			callback = callbackOf(op, text)
+			callback = writeCallback(op.Name, text)
 		}
 		registerFunction(&regs, "", op.Name, flags, callback)
 		fns = append(fns, Function{Op: op.Name, Body: text})
@@ -129,7 +129,7 @@ func Render(l *layout.Layout) (*Library, error) {
 		if err != nil {
 			return nil, err
 		}
-		registerFunction(&regs, "", op.Name, "", callbackOf(catalog.Op{Name: op.Name}, text))
+		registerFunction(&regs, "", op.Name, "", writeCallback(op.Name, text))
 		fns = append(fns, Function{Op: op.Name, Body: text})
 	}
 	b.Write(regs.Bytes())
@@ -153,16 +153,22 @@ func foundCallback(op catalog.Op, f *found, text string) (string, error) {
 
 // callbackOf is the callback of the function op whose body is text: a read's runs it bound (the
 // head's bound; checked, after the layout's check, for a read of places that takes no id), a
-// write's after the call's token is checked (the head's write).
+// write's as writeCallback says.
 func callbackOf(op catalog.Op, text string) string {
-	if op.ReadOnly {
-		wrap := "bound"
-		if !op.Args.Takes(catalog.ArgID) {
-			wrap = "checked"
-		}
-		return wrap + "(function(KEYS, ARGV)\n" + text + "end)"
+	if !op.ReadOnly {
+		return writeCallback(op.Name, text)
 	}
-	return fmt.Sprintf("write('%s', function(KEYS, ARGV)\n%send)", op.Name, text)
+	wrap := "bound"
+	if !op.Args.Takes(catalog.ArgID) {
+		wrap = "checked"
+	}
+	return wrap + "(function(KEYS, ARGV)\n" + text + "end)"
+}
+
+// writeCallback is the callback of the write function op whose body is text: the head's write
+// runs it after the call's token is checked.
+func writeCallback(op, text string) string {
+	return fmt.Sprintf("write('%s', function(KEYS, ARGV)\n%send)", op, text)
 }
 
 // registerFunction writes the registration of the library's function op, after its doc.
@@ -275,7 +281,7 @@ func (u *updates) call(head *bytes.Buffer, d *data, body string) (text, doc, cal
 		// Its apply function is the call's own: so is the table that carries it.
 		fmt.Fprintf(&local, "return %s(KEYS, ARGV, %s)\n", fn, what.String())
 		text = indent(tidy(local.String()))
-		return text, docOf(d), callbackOf(catalog.Op{Name: d.Op}, text), nil
+		return text, docOf(d), writeCallback(d.Op, text), nil
 	}
 	// Built once, when the library loads: a call creates no table to say what it updates.
 	fmt.Fprintf(dest, "%s = %s\n", table, what.String())
