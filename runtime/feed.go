@@ -7,8 +7,8 @@ import (
 )
 
 // FeedKeys returns the keys of a feed's call (generated <Name>Feed types): the keys of each of
-// its boards in turn, keysOf(board) (the board, its index or meta key, its ack keys, its data
-// hash). It refuses, with a *KeyError (ErrBadKey) and before anything is sent, two boards under
+// its boards in turn, keysOf(board) (the board, its index or meta key, its ack key base, its
+// fence, its data hash). It refuses, with a *KeyError (ErrBadKey) and before anything is sent, two boards under
 // one key (a feed writes each board once) and boards that lie in different hash slots (a
 // Redis Cluster would refuse the call: every key of a feed starts with one hash tag, and an
 // empty key part empties the tag).

@@ -21,12 +21,11 @@ import (
 // go-redis resends a command when the connection fails before its reply arrives (MaxRetries,
 // 3 by default). A write script whose reply was lost has already run, so the resend would
 // apply it twice. Every write call therefore carries a token, unique per call and the same in
-// each resend, and the script records the token with its reply in the board's ack keys: a
-// script that finds its token already recorded answers with the recorded reply and writes
-// nothing. The ack keys are two hashes in the board's hash slot that take turns, one per
-// dedup window of Redis's clock, each expiring two windows after it was started, so a token
-// is remembered for at least one window and memory stays bounded by the write rate. The
-// reply is recorded with the operation that made it (its script's name), so that a token
+// each resend, and the script records the token with its reply in the token's own ack key
+// (AckKey), in the board's hash slot: a script that finds its token already recorded answers
+// with the recorded reply and writes nothing. Each record expires one dedup window after its
+// write, by itself, so memory stays bounded by the write rate and no write ever frees a
+// window's worth of records at once. The reply is recorded with the operation that made it (its script's name), so that a token
 // names one write: another operation under it is refused (ErrTokenReused) before it writes.
 
 // DefaultDedupWindow is how long, at least, a write's token is remembered by default: longer
@@ -153,9 +152,25 @@ func (t *Tokens) Next(ctx context.Context) (string, error) {
 	return t.prefix + strconv.FormatUint(t.n.Add(1), 36) + t.bind, nil
 }
 
-// AckKeys are the board's two ack hashes (recorded write tokens and their replies), in the
-// board's hash slot.
-func AckKeys(key string) [2]string { return [2]string{SideKey(key, "ack0"), SideKey(key, "ack1")} }
+// AckBase is the base of the board's ack keys, in the board's hash slot: a board passes it to
+// its scripts among its keys, and a write call under a token passes AckKey(base, token).
+func AckBase(key string) string { return SideKey(key, "ack") }
+
+// AckKey is the key where a write call under token records its operation and reply (a string
+// expiring after the board's dedup window): base (AckBase), ":", the token. A write script
+// refuses an ack key that does not end with ":" and its token.
+func AckKey(base, token string) string { return base + ":" + token }
+
+// WriteKeys are the keys of a write call under token: keys (the board's, AckBase third) with
+// the ack key of the token in AckBase's place.
+func WriteKeys(keys []string, token string) []string {
+	if len(keys) < 3 {
+		return keys // not a board's keys: the script refuses the call
+	}
+	w := append([]string(nil), keys...)
+	w[2] = AckKey(w[2], token)
+	return w
+}
 
 // Dedup is a board's dedup window (WithDedupWindow) as its write scripts take it.
 type Dedup struct {
@@ -207,13 +222,14 @@ func (e *TokenReusedError) Error() string {
 // Is makes errors.Is(err, ErrTokenReused) true.
 func (e *TokenReusedError) Is(target error) bool { return target == ErrTokenReused }
 
-// RunWrite calls a write function (as Call does) whose token is token: its script answers a
+// RunWrite calls a write function (as Call does) whose token is token, with keys the board's
+// (AckBase third; the call passes the token's AckKey there, WriteKeys): its script answers a
 // resend, after a lost reply, with its first reply and writes nothing again. A failure without a
 // reply becomes an *UncertainError (ErrUncertain) carrying the token, and a token first used by
 // another operation a *TokenReusedError (ErrTokenReused); other error replies of the server mean
 // the function did not run to completion and are returned as Call returns them.
 func RunWrite(ctx context.Context, c redis.Cmdable, f *Function, keys []string, token string, args ...any) (any, error) {
-	v, err := Call(ctx, c, f, keys, args...)
+	v, err := Call(ctx, c, f, WriteKeys(keys, token), args...)
 	if err != nil {
 		return nil, writeError(err, token)
 	}

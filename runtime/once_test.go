@@ -75,11 +75,20 @@ func TestDedupWindow(t *testing.T) {
 
 func TestAckKeysShareTheSlot(t *testing.T) {
 	for _, key := range []string{"lb", "game:{42}:board"} {
-		for _, k := range AckKeys(key) {
+		for _, token := range []string{"0a1b2c.1", "mine", "{other}", "a}b{c}"} {
+			k := AckKey(AckBase(key), token)
 			if HashTag(k) != HashTag(IndexKey(key)) {
 				t.Errorf("ack key %q hashes on %q, the index on %q", k, HashTag(k), HashTag(IndexKey(key)))
 			}
+			if !strings.HasSuffix(k, ":"+token) {
+				t.Errorf("ack key %q does not end with \":\" and its token %q", k, token)
+			}
 		}
+	}
+	keys := []string{"lb", MetaKey("lb"), AckBase("lb"), FenceKey("lb")}
+	w := WriteKeys(keys, "t1")
+	if w[2] != AckKey(AckBase("lb"), "t1") || keys[2] != AckBase("lb") || len(w) != len(keys) {
+		t.Errorf("WriteKeys(%q, t1) = %q and left %q; want the ack key third and the board's keys unchanged", keys, w, keys)
 	}
 }
 

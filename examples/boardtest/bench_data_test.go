@@ -7,6 +7,7 @@ import (
 
 	"github.com/rankgen/rankgen/examples/generated/laps"
 	"github.com/rankgen/rankgen/internal/testkit/oracle"
+	rankgenrt "github.com/rankgen/rankgen/runtime"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -35,7 +36,7 @@ func BenchmarkDataPaired(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	dataKey := board.Keys()[4]
+	dataKey := rankgenrt.DataKey(board.Key())
 	const n = 100
 	pageThenData := func(c *redis.Client, _ int) error {
 		zs, err := c.ZRevRangeWithScores(ctx, key, 0, n-1).Result()

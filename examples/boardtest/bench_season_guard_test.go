@@ -49,8 +49,6 @@ func seasonGuardOp(b *testing.B, l *layout.Layout, name string, batch int, from 
 		}
 	}
 	key := "{guard}:" + name + strconv.Itoa(batch) + strconv.FormatBool(catalog.EntriesTakeSeason(l))
-	ack := rankgenrt.AckKeys(key)
-	keys := []string{key, rankgenrt.MetaKey(key), ack[0], ack[1]}
 	head := bounds(from, from.Add(7*24*time.Hour))
 	return func(c *redis.Client, i int) error {
 		groups := make([][]any, batch)
@@ -66,6 +64,6 @@ func seasonGuardOp(b *testing.B, l *layout.Layout, name string, batch int, from 
 			}
 			groups[j] = []any{rankgenrt.FormatScore(score), member}
 		}
-		return r.run(ctx, c, keys, r.args(b, head, groups...)...).Err()
+		return r.run(ctx, c, key, r.args(b, head, groups...)...).Err()
 	}
 }

@@ -97,7 +97,7 @@ func TestChangeSetDataAllOrNone(t *testing.T) {
 	if err := b.Load(ctx); err != nil {
 		t.Fatal(err)
 	}
-	v, err := c.FCall(ctx, laps.Library().Function("changes").Name, b.Keys(), args...).Slice()
+	v, err := c.FCall(ctx, laps.Library().Function("changes").Name, scriptKeys(parse(t, exampleNamed("laps").schema), b.Key()), args...).Slice()
 	if err != nil {
 		t.Fatal(err)
 	}

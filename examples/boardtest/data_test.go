@@ -249,7 +249,7 @@ func TestDataRemovedWithEntry(t *testing.T) {
 	if _, err := b.SetMany(ctx, es); err != nil {
 		t.Fatal(err)
 	}
-	dataKey := b.Keys()[4]
+	dataKey := rankgenrt.DataKey(b.Key())
 	if ttl := c.PTTL(ctx, dataKey).Val(); ttl <= 0 {
 		t.Errorf("data hash PTTL = %v; the write's expiry should cover it", ttl)
 	}
@@ -317,16 +317,16 @@ func TestDataRefusedNeverCut(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, bad := range []string{"x", "2:ab", "32:" + strings.Repeat("n", 32) + "1:9", "1:a1:01"} {
-		c.HSet(ctx, b.Keys()[4], "c", bad)
+		c.HSet(ctx, rankgenrt.DataKey(b.Key()), "c", bad)
 		if _, err := b.Get(ctx, "c"); !errors.Is(err, rankgenrt.ErrBadData) {
 			t.Errorf("Get with stored data %q: %v; want ErrBadData", bad, err)
 		}
 	}
-	c.HSet(ctx, b.Keys()[4], "c", "3:Zo\xeb1:0")
+	c.HSet(ctx, rankgenrt.DataKey(b.Key()), "c", "3:Zo\xeb1:0")
 	if e, err := b.Get(ctx, "c"); err != nil || e.Data.Name != "Zo\xeb" {
 		t.Errorf("Get with a stored name that is not UTF-8: %+v, %v; want it as stored", e.Data, err)
 	}
-	c.HSet(ctx, b.Keys()[4], "", "0123456789abcdef")
+	c.HSet(ctx, rankgenrt.DataKey(b.Key()), "", "0123456789abcdef")
 	if _, err := b.Top(ctx, 1); !errors.Is(err, rankgenrt.ErrLayoutMismatch) {
 		t.Errorf("Top with another data format recorded: %v; want ErrLayoutMismatch", err)
 	}
@@ -342,7 +342,7 @@ func TestDataForeignFormatRefusesWrites(t *testing.T) {
 	if _, err := b.SetMany(ctx, []laps.Entry{a, {Driver: "b", BestLap: 9, Data: laps.Data{Name: "Bo"}}}); err != nil {
 		t.Fatal(err)
 	}
-	c.HSet(ctx, b.Keys()[4], "", "0123456789abcdef")
+	c.HSet(ctx, rankgenrt.DataKey(b.Key()), "", "0123456789abcdef")
 	before := dump(t, c, b.Keys())
 	newer := laps.Entry{Driver: "a", BestLap: 1, Data: laps.Data{Name: "Ann2"}}
 	writes := map[string]func() error{
@@ -436,12 +436,12 @@ func TestReindexLeavesData(t *testing.T) {
 		t.Fatal(err)
 	}
 	keys := b.Keys()
-	data := c.HGetAll(ctx, keys[4]).Val()
+	data := c.HGetAll(ctx, rankgenrt.DataKey(b.Key())).Val()
 	c.Del(ctx, keys[1]) // the index, as a board written by other code lacks it
 	if rep, err := b.Reindex(ctx); err != nil {
 		t.Fatalf("Reindex: %+v, %v", rep, err)
 	}
-	if after := c.HGetAll(ctx, keys[4]).Val(); !reflect.DeepEqual(after, data) {
+	if after := c.HGetAll(ctx, rankgenrt.DataKey(b.Key())).Val(); !reflect.DeepEqual(after, data) {
 		t.Errorf("Reindex changed the data hash: %v; was %v", after, data)
 	}
 	for _, want := range es {

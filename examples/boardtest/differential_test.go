@@ -403,7 +403,7 @@ func (d *diff) checkState() {
 		}
 	}
 	if d.l.HasData() {
-		d.checkData(keys[4])
+		d.checkData(keys[2])
 	}
 }
 

@@ -354,7 +354,9 @@ func (f *failover) pipelinedBatch(t *testing.T) {
 				t.Fatal(err)
 			}
 			// Best's arguments: no expiry, the write's token, a dedup window of 60 s, the pair.
-			pipe.FCall(ctx, season.Library().Function("best").Name, f.b.Keys(), "", 0, tag+fmt.Sprint(i), "60", rankgenrt.FormatScore(score), member)
+			key, token := f.b.Key(), tag+fmt.Sprint(i)
+			keys := []string{key, rankgenrt.IndexKey(key), rankgenrt.AckKey(rankgenrt.AckBase(key), token), rankgenrt.FenceKey(key)}
+			pipe.FCall(ctx, season.Library().Function("best").Name, keys, "", 0, token, "60", rankgenrt.FormatScore(score), member)
 		}
 		_, err := pipe.Exec(ctx)
 		return err

@@ -14,25 +14,40 @@ import (
 
 	"github.com/rankgen/rankgen/examples/boardtest/internal/season/blitz"
 	"github.com/rankgen/rankgen/examples/generated/arena"
+	"github.com/rankgen/rankgen/generator/layout"
 	"github.com/rankgen/rankgen/generator/luaemit"
 	"github.com/rankgen/rankgen/internal/testkit/redistest"
 	rankgenrt "github.com/rankgen/rankgen/runtime"
 	"github.com/redis/go-redis/v9"
 )
 
-// withAcks is dump with the board's two ack hashes (keys[2], keys[3]): what a refused write
-// must leave as it found it, its recorded tokens included.
+// withAcks is dump of the board's keys (Keys) with its ack keys (every recorded token and its
+// reply): what a refused write must leave as it found it, its recorded tokens included.
 func withAcks(t *testing.T, c redis.UniversalClient, keys []string) map[string]any {
 	t.Helper()
 	out := dump(t, c, keys)
-	for _, k := range keys[2:4] {
-		h, err := c.HGetAll(ctx, k).Result()
+	for _, k := range ackKeys(t, c, keys[0]) {
+		v, err := c.Get(ctx, k).Result()
 		if err != nil {
 			t.Fatal(err)
 		}
-		out[k] = h
+		out[k] = v
 	}
 	return out
+}
+
+// scriptKeys are the keys the scripts of layout l take for the board under key (the generated
+// boardKeys): the sorted set, its index or meta key, the ack key base, the fence, the data.
+func scriptKeys(l *layout.Layout, key string) []string {
+	aux := rankgenrt.MetaKey(key)
+	if l.HasPrefix() {
+		aux = rankgenrt.IndexKey(key)
+	}
+	keys := []string{key, aux, rankgenrt.AckBase(key), rankgenrt.FenceKey(key)}
+	if l.HasData() {
+		keys = append(keys, rankgenrt.DataKey(key))
+	}
+	return keys
 }
 
 // TestTokenReusedRefused: a key recorded by one write is refused to another operation with
@@ -157,14 +172,15 @@ func tokenReusedEveryWrite(t *testing.T, c redis.UniversalClient) {
 				t.Fatalf("write scripts %v: want remove and the others", slices.Collect(maps.Keys(writes)))
 			}
 			b := liveBoard(t, c, ex, redistest.Key(t, "every"))
-			keys := reflect.ValueOf(b).MethodByName("Keys").Call(nil)[0].Interface().([]string)
+			keys := scriptKeys(l, reflect.ValueOf(b).MethodByName("Key").Call(nil)[0].Interface().(string))
 			// The head every write script starts with (catalog.WriteArgs): no expiry, the
 			// token, a window of a minute. Remove with no ids records the token and removes 0.
 			head := []any{"", "", "order-1", "60"}
 			if n, err := rankgenrt.RunWrite(ctx, c, writes["remove"], keys, "order-1", head...); err != nil || n != int64(0) {
 				t.Fatalf("remove of no ids = %v, %v", n, err)
 			}
-			before := withAcks(t, c, keys)
+			held := reflect.ValueOf(b).MethodByName("Keys").Call(nil)[0].Interface().([]string)
+			before := withAcks(t, c, held)
 			for name, s := range writes {
 				if name == "remove" {
 					continue
@@ -175,7 +191,7 @@ func tokenReusedEveryWrite(t *testing.T, c redis.UniversalClient) {
 					t.Errorf("%s under remove's token: %v; want a *TokenReusedError (remove, %s)", name, err, name)
 				}
 			}
-			if after := withAcks(t, c, keys); !reflect.DeepEqual(before, after) {
+			if after := withAcks(t, c, held); !reflect.DeepEqual(before, after) {
 				t.Errorf("refused writes wrote:\nbefore %v\nafter  %v", before, after)
 			}
 			if n, err := rankgenrt.RunWrite(ctx, c, writes["remove"], keys, "order-1", head...); err != nil || n != int64(0) {
@@ -203,13 +219,9 @@ func dedupWindowHuge(t *testing.T, c redis.UniversalClient) {
 			}
 		}
 		// PEXPIRETIME as a number: go-redis's PTTL overflows a Duration this far out.
-		var until int64
-		for _, k := range b.Keys()[2:4] {
-			ms, err := c.Do(ctx, "PEXPIRETIME", k).Int64()
-			if err != nil {
-				t.Fatal(err)
-			}
-			until = max(until, ms)
+		until, err := c.Do(ctx, "PEXPIRETIME", rankgenrt.AckKey(rankgenrt.AckBase(b.Key()), "same")).Int64()
+		if err != nil {
+			t.Fatal(err)
 		}
 		if centuries := time.Now().AddDate(200, 0, 0).UnixMilli(); until < centuries {
 			t.Errorf("window %v: the ack key expires at %d ms; want centuries from now (%d)", d, until, centuries)

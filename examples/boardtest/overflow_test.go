@@ -35,8 +35,8 @@ func dump(t *testing.T, c redis.UniversalClient, keys []string) map[string]any {
 	case "string":
 		out["side"], _ = c.Get(ctx, keys[1]).Result()
 	}
-	if len(keys) > 4 { // a board with data fields: its data hash
-		out["data"], _ = c.HGetAll(ctx, keys[4]).Result()
+	if len(keys) > 2 { // a board with data fields: its data hash (Keys)
+		out["data"], _ = c.HGetAll(ctx, keys[2]).Result()
 	}
 	return out
 }

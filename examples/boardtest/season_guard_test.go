@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -37,11 +38,15 @@ type rawScript struct {
 }
 
 // run calls the function with FCALL (its library loaded first), its error replies untyped.
-func (r rawScript) run(ctx context.Context, c redis.UniversalClient, keys []string, args ...any) *redis.Cmd {
+func (r rawScript) run(ctx context.Context, c redis.UniversalClient, key string, args ...any) *redis.Cmd {
 	if err := r.script.Lib.Load(ctx, c); err != nil {
 		cmd := redis.NewCmd(ctx)
 		cmd.SetErr(err)
 		return cmd
+	}
+	keys := scriptKeys(r.l, key)
+	if at := slices.Index(r.op.Args.Head, catalog.ArgToken); at >= 0 {
+		keys = rankgenrt.WriteKeys(keys, fmt.Sprint(args[at])) // a write records its token under its own key
 	}
 	return c.FCall(ctx, r.script.Name, keys, args...)
 }
@@ -98,19 +103,12 @@ func bounds(from, until time.Time) map[string]any {
 	return map[string]any{catalog.ArgFrom: from.UnixMicro(), catalog.ArgUntil: until.UnixMicro()}
 }
 
-// boardState is everything a write could change: the board's keys (dump), the tokens its ack
-// keys record (keys[2] and keys[3]), and the expiry times of them all.
+// boardState is everything a write could change: the board's keys (Keys) and its ack keys
+// (withAcks: every recorded token), and the expiry times of them all.
 func boardState(t *testing.T, c redis.UniversalClient, keys []string) map[string]any {
 	t.Helper()
-	out := dump(t, c, keys)
-	for _, k := range keys[2:4] {
-		acks, err := c.HGetAll(ctx, k).Result()
-		if err != nil {
-			t.Fatal(err)
-		}
-		out["acks "+k] = acks
-	}
-	for _, k := range keys {
+	out := withAcks(t, c, keys)
+	for _, k := range append(keys, ackKeys(t, c, keys[0])...) {
 		at, err := c.Do(ctx, "PEXPIRETIME", k).Int64()
 		if err != nil {
 			t.Fatal(err)
@@ -177,7 +175,7 @@ func TestWeeklyScriptSeasonGuard(t *testing.T) {
 			for _, at := range []time.Duration{s.Len(), s.Len() + time.Hour, 1<<20*time.Second - time.Second} {
 				ok := encodeWeekly(t, weekly.Entry{PlayerID: "ok", Points: 1})
 				bad := encodeWeekly(t, weekly.Entry{PlayerID: "kept", Points: 99, ReachedAt: at})
-				_, err := r.run(ctx, c, b.Keys(), r.args(t, bounds(s.Start, s.End), ok, bad)...).Result()
+				_, err := r.run(ctx, c, b.Key(), r.args(t, bounds(s.Start, s.End), ok, bad)...).Result()
 				wantClosed(t, name+" ReachedAt "+at.String()+" in "+s.String(), err, "ReachedAt")
 			}
 			if after := boardState(t, c, b.Keys()); !reflect.DeepEqual(before, after) {
@@ -185,7 +183,7 @@ func TestWeeklyScriptSeasonGuard(t *testing.T) {
 			}
 			// The last second of the week is in it.
 			last := encodeWeekly(t, weekly.Entry{PlayerID: "last-" + name, Points: 5, ReachedAt: s.Len() - time.Second})
-			if _, err := r.run(ctx, c, b.Keys(), r.args(t, bounds(s.Start, s.End), last)...).Result(); err != nil {
+			if _, err := r.run(ctx, c, b.Key(), r.args(t, bounds(s.Start, s.End), last)...).Result(); err != nil {
 				t.Errorf("%s: the last second of %v: %v", name, s, err)
 			}
 			if e, err := b.Get(ctx, "last-"+name); err != nil || e.ReachedAt != s.Len()-time.Second {
@@ -196,7 +194,7 @@ func TestWeeklyScriptSeasonGuard(t *testing.T) {
 	// 168 hours is the short week's end, and a time of the long week.
 	r := loadScript(t, "weekly.yaml", dir, "set")
 	e := encodeWeekly(t, weekly.Entry{PlayerID: "h168", ReachedAt: 168 * time.Hour})
-	if _, err := r.run(ctx, c, ss.Board(long).Keys(), r.args(t, bounds(long.Start, long.End), e)...).Result(); err != nil {
+	if _, err := r.run(ctx, c, ss.Board(long).Key(), r.args(t, bounds(long.Start, long.End), e)...).Result(); err != nil {
 		t.Errorf("168h in the 169-hour week: %v", err)
 	}
 }
@@ -244,7 +242,7 @@ func TestBlitzScriptSeasonGuard(t *testing.T) {
 			"Best": {ID: "kept", Points: 50, Best: 2047 * time.Millisecond},
 		} {
 			ok := encodeBlitz(t, blitz.Entry{ID: "ok", Points: 1})
-			_, err := r.run(ctx, c, b.Keys(), r.args(t, head, ok, encodeBlitz(t, e))...).Result()
+			_, err := r.run(ctx, c, b.Key(), r.args(t, head, ok, encodeBlitz(t, e))...).Result()
 			wantClosed(t, name+" "+field, err, field)
 		}
 	}
@@ -263,7 +261,7 @@ func TestBlitzScriptSeasonGuard(t *testing.T) {
 		} else {
 			head[catalog.ArgID], head[catalog.ArgValue] = "kept", endDigit
 		}
-		v, err := r.run(ctx, c, b.Keys(), r.args(t, head, groups...)...).Result()
+		v, err := r.run(ctx, c, b.Key(), r.args(t, head, groups...)...).Result()
 		wantClosed(t, name, itemErr(t, v, err), "Best")
 	}
 	r := loadScript(t, "internal/season/blitz/blitz.yaml", dir, "changes")
@@ -278,7 +276,7 @@ func TestBlitzScriptSeasonGuard(t *testing.T) {
 	}
 	first, _ := r.op.Args.Index(catalog.ArgID)
 	group[at-first] = endDigit
-	v, err := r.run(ctx, c, b.Keys(), r.args(t, update, group)...).Result()
+	v, err := r.run(ctx, c, b.Key(), r.args(t, update, group)...).Result()
 	wantClosed(t, "changes", itemErr(t, v, err), "Best")
 	if after := boardState(t, c, b.Keys()); !reflect.DeepEqual(before, after) {
 		t.Errorf("refused calls changed the board: %v → %v", before, after)
@@ -286,7 +284,7 @@ func TestBlitzScriptSeasonGuard(t *testing.T) {
 	// 1999 ms, the season's last millisecond, is stored by set.
 	set := loadScript(t, "internal/season/blitz/blitz.yaml", dir, "set")
 	last := encodeBlitz(t, blitz.Entry{ID: "last", At: 1999 * time.Millisecond, Best: 1999 * time.Millisecond})
-	if _, err := set.run(ctx, c, b.Keys(), set.args(t, head, last)...).Result(); err != nil {
+	if _, err := set.run(ctx, c, b.Key(), set.args(t, head, last)...).Result(); err != nil {
 		t.Errorf("the season's last millisecond: %v", err)
 	}
 	if e, err := b.Get(ctx, "last"); err != nil || e.At != 1999*time.Millisecond || e.Best != 1999*time.Millisecond {
@@ -365,10 +363,7 @@ func TestSeasonGuardVariants(t *testing.T) {
 			}
 			r := rawScript{l: l, op: op, script: scriptNamed(t, lib, op.Name)}
 			key := redistest.Key(t, "{variant "+name+" "+op.Name+"}")
-			keys := []string{key, rankgenrt.MetaKey(key), rankgenrt.AckKeys(key)[0], rankgenrt.AckKeys(key)[1]}
-			if l.HasPrefix() {
-				keys[1] = rankgenrt.IndexKey(key)
-			}
+			keys := scriptKeys(l, key)[:2]             // the board's, which refused calls must not create
 			pair := func(id string, ms uint64) []any { // keys count from each field's Lo
 				score, member, err := l.Encode(layout.Entry{ID: id, Keys: []uint64{l.Field("Points").Lo + 7, off.Lo + ms}})
 				if err != nil {
@@ -377,13 +372,13 @@ func TestSeasonGuardVariants(t *testing.T) {
 				return []any{rankgenrt.FormatScore(score), member}
 			}
 			for _, ms := range []uint64{2000, 2001, off.Hi - off.Lo} {
-				_, err := r.run(ctx, c, keys, r.args(t, head, pair("a", 1), pair("b", ms))...).Result()
+				_, err := r.run(ctx, c, key, r.args(t, head, pair("a", 1), pair("b", ms))...).Result()
 				wantClosed(t, fmt.Sprintf("%s %s, %d ms", name, op.Name, ms), err, "Off")
 			}
 			if n, err := c.Exists(ctx, keys...).Result(); err != nil || n != 0 {
 				t.Errorf("%s %s: refused calls wrote %d keys (%v)", name, op.Name, n, err)
 			}
-			if _, err := r.run(ctx, c, keys, r.args(t, head, pair("a", 1999))...).Result(); err != nil {
+			if _, err := r.run(ctx, c, key, r.args(t, head, pair("a", 1999))...).Result(); err != nil {
 				t.Errorf("%s %s: the season's last millisecond: %v", name, op.Name, err)
 			}
 			if n, err := c.ZCard(ctx, key).Result(); err != nil || n != 1 {

@@ -37,7 +37,7 @@ fields:
 	script := rankgenrt.NewLibrary(lib.Source).Function("changes")
 	c := redistest.Client(t)
 	key := redistest.Key(t, "{widechanges}")
-	keys := []string{key, rankgenrt.IndexKey(key)}
+	keys := scriptKeys(l, key)
 	m := boardmodel.New(l)
 	ups := catalog.FieldUpdates(l)
 	rng := rand.New(rand.NewPCG(9, 9))

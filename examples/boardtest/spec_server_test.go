@@ -65,7 +65,7 @@ func TestFunctionAfterFlush(t *testing.T) {
 	set := season.Library().Function("set")
 	pipelined := func() error {
 		pipe := c.Pipeline()
-		cmd := pipe.FCall(ctx, set.Name, b.Keys(), "", 0, "", "0", "4", "0000|00000000000|v") // no expiry, dedup off
+		cmd := pipe.FCall(ctx, set.Name, scriptKeys(parse(t, exampleNamed("season").schema), b.Key()), "", 0, "", "0", "4", "0000|00000000000|v") // no expiry, dedup off
 		_, _ = pipe.Exec(ctx)
 		return cmd.Err()
 	}

@@ -37,7 +37,7 @@ fields:
 	}
 	c := redistest.Client(t)
 	key := redistest.Key(t, "{wide}")
-	keys := []string{key, rankgenrt.IndexKey(key)}
+	keys := scriptKeys(l, key)
 	big := l.Fields[1]
 	cur := layout.Entry{ID: "a", Keys: boardmodel.Zero(l)}
 	for _, step := range []struct {
@@ -110,7 +110,7 @@ fields:
 	}
 	c := redistest.Client(t)
 	key := redistest.Key(t, "{wideadd}")
-	keys := []string{key, rankgenrt.IndexKey(key)}
+	keys := scriptKeys(l, key)
 	cur := layout.Entry{ID: "a", Keys: boardmodel.Zero(l)}
 	rng := rand.New(rand.NewPCG(7, 7))
 	deltas := []int64{math.MaxInt64, math.MinInt64, 1, -1, 0, 1 << 32, -(1 << 32), 1e9, -1e9, 4294967295, -4294967296}

@@ -20,7 +20,7 @@ func TestStampOutOfRangeReadsAsTime(t *testing.T) {
 	addPoints := season.Library().Function("add_points")
 	clock := time.Date(2100, 3, 4, 5, 6, 7, 891000000, time.UTC)
 	// mode, ms, token, window, clock, then the id and the delta.
-	v, err := rankgenrt.Call(ctx, c, addPoints, b.Keys(), "", "0", "stamp-range", "0", strconv.FormatInt(clock.UnixMicro(), 10), "ana", 5)
+	v, err := rankgenrt.Call(ctx, c, addPoints, scriptKeys(parse(t, exampleNamed("season").schema), b.Key()), "", "0", "stamp-range", "0", strconv.FormatInt(clock.UnixMicro(), 10), "ana", 5)
 	if err != nil {
 		t.Fatal(err)
 	}

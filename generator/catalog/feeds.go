@@ -21,7 +21,7 @@ type FeedOp struct {
 }
 
 // FeedStride is how many keys each board of a feed passes: the board's own keys, as a Board's
-// write scripts take them (the sorted set, its index or meta key, its two ack keys, and on a
+// write scripts take them (the sorted set, its index or meta key, its ack key base, its fence, and on a
 // layout with data its data hash).
 func FeedStride(l *layout.Layout) int {
 	if l.HasData() {

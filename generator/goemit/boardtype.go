@@ -25,7 +25,7 @@ layout's board too, within their one round trip. A Board is safe for concurrent 
 once per key and reuse it.%s`, side, adopt, dataDoc(l))))
 	fields := []jen.Code{
 		jen.Id("c").Qual(redisPath, "UniversalClient"),
-		jen.Id("keys").Index().String().Comment("the sorted set, its " + map[bool]string{true: "index", false: "meta key"}[l.HasPrefix()] + ", the two ack keys" + map[bool]string{true: ", the data hash", false: ""}[l.HasData()]),
+		jen.Id("keys").Index().String().Comment("the scripts' keys: the sorted set, its " + map[bool]string{true: "index", false: "meta key"}[l.HasPrefix()] + ", the ack key base, the fence" + map[bool]string{true: ", the data hash", false: ""}[l.HasData()]),
 		jen.Id("exp").Add(rt("Expiry")),
 		jen.Id("tokens").Op("*").Add(rt("Tokens")).Comment("one per write call: exactly-once writes"),
 		jen.Id("dedup").Add(rt("Dedup")).Comment("the dedup window (WithDedupWindow)"),
@@ -87,11 +87,11 @@ func (b *board) constructor() {
 	if l.HasPrefix() {
 		sideKey = "IndexKey"
 	}
-	keys := []jen.Code{jen.Id("key"), rt(sideKey).Call(jen.Id("key")), jen.Id("ack").Index(jen.Lit(0)), jen.Id("ack").Index(jen.Lit(1))}
-	keysDoc := "the sorted set, its %s, and the two ack keys (the recorded tokens of recent writes, which expire by themselves)."
+	keys := []jen.Code{jen.Id("key"), rt(sideKey).Call(jen.Id("key")), rt("AckBase").Call(jen.Id("key")), rt("FenceKey").Call(jen.Id("key"))}
+	keysDoc := "the sorted set and its %s"
 	if l.HasData() {
 		keys = append(keys, rt("DataKey").Call(jen.Id("key")))
-		keysDoc = "the sorted set, its %s, the two ack keys (the recorded tokens of recent writes, which expire by themselves) and the data hash."
+		keysDoc = "the sorted set, its %s and the data hash"
 	}
 	doc, params := "NewBoard returns the board stored under key.", []jen.Code{jen.Id("c").Qual(redisPath, "UniversalClient"), jen.Id("key").String()}
 	tokens := rt("NewTokens").Call()
@@ -114,17 +114,17 @@ func (b *board) constructor() {
 		jen.Return(jen.Id("b")),
 	)
 	f.Line()
-	b.comment("boardKeys are the keys of the board stored under key: "+keysDoc, map[bool]string{true: "index", false: "meta key"}[l.HasPrefix()])
+	side := map[bool]string{true: "index", false: "meta key"}[l.HasPrefix()]
+	b.comment("boardKeys are the keys the scripts of the board stored under key take: "+keysDoc+", with the ack key base third (a write passes its token's ack key there: rankgenrt.WriteKeys) and its migration fence fourth.", side)
 	f.Func().Id("boardKeys").Params(jen.Id("key").String()).Index().String().Block(
-		jen.Id("ack").Op(":=").Add(rt("AckKeys")).Call(jen.Id("key")),
 		jen.Return(jen.Index().String().Values(keys...)),
 	)
 	f.Line()
 	f.Comment("Key returns the board's key.")
 	recvDecl(f).Id("Key").Params().String().Block(jen.Return(jen.Id("b").Dot("keys").Index(jen.Lit(0))))
 	f.Line()
-	b.comment("Keys returns every key the board uses: "+keysDoc, map[bool]string{true: "index", false: "meta key"}[l.HasPrefix()])
-	recvDecl(f).Id("Keys").Params().Index().String().Block(jen.Return(jen.Append(jen.Index().String().Values(), jen.Id("b").Dot("keys").Op("..."))))
+	b.comment("Keys returns the keys that hold the board: "+keysDoc+". Its writes' tokens are recorded beside them, each under a key of its own that expires by itself (rankgenrt.AckKey).", side)
+	recvDecl(f).Id("Keys").Params().Index().String().Block(jen.Return(jen.Append(jen.Index().String().Values(jen.Id("b").Dot("keys").Index(jen.Lit(0)), jen.Id("b").Dot("keys").Index(jen.Lit(1))), jen.Id("b").Dot("keys").Index(jen.Lit(4), jen.Empty()).Op("..."))))
 	f.Line()
 	b.comment("Load loads the board's Lua library on the server (on every master of a Cluster). Calls made\noutside a pipeline load it themselves where it is missing; call Load before calling its\nfunctions in a pipeline, where a server that lacks it (after a restart or FUNCTION FLUSH)\nanswers that the function is not found.")
 	recvDecl(f).Id("Load").Params(ctxParam()).Error().Block(

@@ -100,8 +100,7 @@ func feedDifferential(t *testing.T, c redis.UniversalClient, l *layout.Layout, r
 		if l.HasPrefix() {
 			aux = rankgenrt.IndexKey(b)
 		}
-		ack := rankgenrt.AckKeys(b)
-		keys = append(keys, b, aux, ack[0], ack[1])
+		keys = append(keys, b, aux, rankgenrt.AckBase(b), rankgenrt.FenceKey(b))
 		if l.HasData() {
 			keys = append(keys, rankgenrt.DataKey(b))
 		}

@@ -260,7 +260,7 @@ func Library() *rankgenrt.Library {
 // entries and read it with them.
 type Board struct {
 	c           redis.UniversalClient
-	keys        []string // the sorted set, its index, the two ack keys, the data hash
+	keys        []string // the scripts' keys: the sorted set, its index, the ack key base, the fence, the data hash
 	exp         rankgenrt.Expiry
 	tokens      *rankgenrt.Tokens          // one per write call: exactly-once writes
 	dedup       rankgenrt.Dedup            // the dedup window (WithDedupWindow)
@@ -343,11 +343,11 @@ func NewBoard(c redis.UniversalClient, key string, s Season, opts ...Option) *Bo
 	return b
 }
 
-// boardKeys are the keys of the board stored under key: the sorted set, its index, the two ack
-// keys (the recorded tokens of recent writes, which expire by themselves) and the data hash.
+// boardKeys are the keys the scripts of the board stored under key take: the sorted set, its index
+// and the data hash, with the ack key base third (a write passes its token's ack key there:
+// rankgenrt.WriteKeys) and its migration fence fourth.
 func boardKeys(key string) []string {
-	ack := rankgenrt.AckKeys(key)
-	return []string{key, rankgenrt.IndexKey(key), ack[0], ack[1], rankgenrt.DataKey(key)}
+	return []string{key, rankgenrt.IndexKey(key), rankgenrt.AckBase(key), rankgenrt.FenceKey(key), rankgenrt.DataKey(key)}
 }
 
 // Key returns the board's key.
@@ -355,10 +355,11 @@ func (b *Board) Key() string {
 	return b.keys[0]
 }
 
-// Keys returns every key the board uses: the sorted set, its index, the two ack keys (the recorded
-// tokens of recent writes, which expire by themselves) and the data hash.
+// Keys returns the keys that hold the board: the sorted set, its index and the data hash. Its
+// writes' tokens are recorded beside them, each under a key of its own that expires by itself
+// (rankgenrt.AckKey).
 func (b *Board) Keys() []string {
-	return append([]string{}, b.keys...)
+	return append([]string{b.keys[0], b.keys[1]}, b.keys[4:]...)
 }
 
 // Load loads the board's Lua library on the server (on every master of a Cluster). Calls made
