@@ -226,7 +226,10 @@ func serverStamps(l *layout.Layout, indent string) string {
 // minimalAddPrefix is the hand-written baseline for a layout with a member prefix: HGET the
 // member, ZSCORE, arithmetic, ZREM the old member, ZADD the new one (whose prefix the client
 // computed), HSET the index.
-var minimalAddPrefix = redis.NewScript(`local m = redis.call('HGET', KEYS[2], ARGV[1])
+var minimalAddPrefix = redis.NewScript(minimalAddPrefixLua)
+
+// minimalAddPrefixLua is minimalAddPrefix's Lua.
+const minimalAddPrefixLua = `local m = redis.call('HGET', KEYS[2], ARGV[1])
 local s = m and redis.call('ZSCORE', KEYS[1], m)
 local p = s and tonumber(s) or 0
 local d = math.floor(p / tonumber(ARGV[4])) % tonumber(ARGV[5])
@@ -241,7 +244,7 @@ if m and m ~= nm then
 end
 redis.call('ZADD', KEYS[1], string.format('%d', p), nm)
 redis.call('HSET', KEYS[2], ARGV[1], nm)
-return string.format('%d', p)`)
+return string.format('%d', p)`
 
 // updateTarget names, per example, the field a single update adds to.
 var updateTarget = map[string]string{"racing": "Laps", "arena": "Points", "season": "Points"}

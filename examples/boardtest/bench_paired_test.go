@@ -32,6 +32,12 @@ func BenchmarkPaired(b *testing.B) {
 		gu := genFor(b, l.Package, c, board("generated"))
 		runPaired(b, "op=Update/base=minimal-lua", c, func(c *redis.Client, i int) error { return minimal(c, i, delta(i)).Err() },
 			func(_ *redis.Client, i int) error { return gu.update(i, delta(i)) })
+		// The exactly-once floor (bench_floor_test.go): what exactly-once costs a minimal
+		// script, and the generated update beside a minimal script that has it too.
+		runPaired(b, "op=MinimalOnce/base=minimal-lua", c, func(c *redis.Client, i int) error { return minimal(c, i, delta(i)).Err() },
+			minimalOnce(b, c, l, board("lua-once-floor")))
+		runPaired(b, "op=Update/base=minimal-lua-once", c, minimalOnce(b, c, l, board("lua-once")),
+			func(_ *redis.Client, i int) error { return gu.update(i, delta(i)) })
 		runPaired(b, "op=Update/base=zincrby", c, zincrby,
 			func(_ *redis.Client, i int) error { return gu.update(i, delta(i)) })
 
@@ -51,6 +57,9 @@ func BenchmarkPaired(b *testing.B) {
 
 		if mb := minimalBatch(b, c, l, board("lua-one-call")); mb != nil {
 			runPaired(b, "op=Batch/base=minimal-lua-batch", c, mb, many)
+			mbo := minimalBatchOnce(b, c, l, board("lua-one-call-once"))
+			runPaired(b, "op=Batch/base=minimal-lua-batch-once", c, mbo, many)
+			runPaired(b, "op=MinimalBatchOnce/base=minimal-lua-batch", c, mb, mbo)
 			// The floor: how far the minimal batch itself is from pipelined ZINCRBY.
 			runPaired(b, "op=MinimalBatch/base=zincrby-pipeline", c, zincrbyPipeline(zbb, f), mb)
 		}
@@ -77,6 +86,12 @@ func BenchmarkPaired(b *testing.B) {
 				z := g.bestZ[i%len(g.bestZ)]
 				return minimalKeepBest.EvalSha(ctx, c, []string{bk.key}, z.Member, rankgenrt.FormatScore(z.Score)).Err()
 			}, func(_ *redis.Client, i int) error { return g.best(i) })
+			keepOnce := minimalKeepBestOnce(b, c, board("best-keep-lua-once"), g.bestZ)
+			runPaired(b, "op=Best/base=minimal-lua-once", c, keepOnce, func(_ *redis.Client, i int) error { return g.best(i) })
+			runPaired(b, "op=MinimalBestOnce/base=minimal-lua", c, func(c *redis.Client, i int) error {
+				z := g.bestZ[i%len(g.bestZ)]
+				return minimalKeepBest.EvalSha(ctx, c, []string{bk.key}, z.Member, rankgenrt.FormatScore(z.Score)).Err()
+			}, keepOnce)
 		}
 
 		// What a write returns costs its script a read of the entry before (Set: ZMSCORE) and
@@ -164,11 +179,14 @@ func BenchmarkPairedDedup(b *testing.B) {
 
 // minimalKeepBest keeps the better of the stored and the given score of a member, as Best does
 // on a layout whose member is the bare id: ZSCORE, compare, ZADD. It checks nothing else.
-var minimalKeepBest = redis.NewScript(`
+var minimalKeepBest = redis.NewScript(minimalKeepBestLua)
+
+// minimalKeepBestLua is minimalKeepBest's Lua.
+const minimalKeepBestLua = `
 local s = redis.call('ZSCORE', KEYS[1], ARGV[1])
 if s and tonumber(s) >= tonumber(ARGV[2]) then
   return 0
 end
 redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1])
 return 1
-`)
+`
