@@ -104,6 +104,7 @@ func RunWriteWait(ctx context.Context, c redis.UniversalClient, f *Function, key
 		}
 		return v, err
 	}
+	keys = WriteKeys(keys, token)
 	switch c := c.(type) {
 	case *redis.Ring:
 		return nil, errors.New("rankgen: waiting for replicas needs a *redis.Client or a *redis.ClusterClient, not a *redis.Ring")

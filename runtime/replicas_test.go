@@ -83,3 +83,32 @@ func TestRunWriteWaitCluster(t *testing.T) {
 		t.Fatalf("waiting for 2 replicas of a master that has 1: %v; want a ReplicationError 1 of 2", err)
 	}
 }
+
+// TestRunWriteWaitAckKey: a write that waits for replicas passes its token's ack key third, as
+// one that does not wait does (RunWrite): the board's scripts refuse any other key there
+// (RANKGEN_BAD_ACK_KEY), so a board made WithReplicas would refuse every write. Single server
+// (whose WAIT times out after the write) and cluster (whose replica acknowledges).
+func TestRunWriteWaitAckKey(t *testing.T) {
+	ctx := context.Background()
+	s := testFunction(t, "return KEYS[3]", "")
+	for _, target := range []struct {
+		name string
+		c    redis.UniversalClient
+	}{{"single", redistest.Client(t)}, {"cluster", redistest.StartCluster(t)}} {
+		t.Run(target.name, func(t *testing.T) {
+			key := redistest.Key(t, "{b}")
+			keys := []string{key, SideKey(key, "meta"), AckBase(key), FenceKey(key)}
+			want := AckKey(AckBase(key), "tok-9")
+			if v, err := RunWrite(ctx, target.c, s, keys, "tok-9"); err != nil || v != want {
+				t.Fatalf("RunWrite passed %v (%v); want %q", v, err, want)
+			}
+			v, err := RunWriteWait(ctx, target.c, s, keys, "tok-9", WaitReplicas(1, 20*time.Millisecond))
+			if v != want || (err != nil && !errors.Is(err, ErrNotReplicated)) {
+				t.Fatalf("RunWriteWait passed %v (%v); want %q", v, err, want)
+			}
+			if keys[2] != AckBase(key) {
+				t.Fatalf("RunWriteWait changed the caller's keys: %q", keys[2])
+			}
+		})
+	}
+}
