@@ -111,7 +111,15 @@ func TestReplies(t *testing.T) {
 	if max, err := BareItems([]any{"4611686018427387903", ""}, 1); err != nil || max[0].P != 1<<62-1 {
 		t.Errorf("BareItems(2^62 - 1) = %+v, %v", max, err)
 	}
-	for _, bad := range [][]any{{"", ""}, {int64(12), ""}, {"1.5", ""}, {"4611686018427387904", ""}, {"1e+15", ""}, {"12", "x"}, {"12", "RANKGEN_OVERFLOW field=P"}, {"12"}, {}} {
+	// P below 2^53 replies as an integer; a bits62 layout's as text.
+	if ints, err := BareItems([]any{int64(13), int64(12), int64(0), ""}, 2); err != nil || ints[0].P != 13 || !ints[0].Existed ||
+		ints[0].PriorP != 12 || !ints[0].Changed() || ints[1].P != 0 || ints[1].Existed {
+		t.Errorf("BareItems of integer replies = %+v, %v", ints, err)
+	}
+	if ints, err := Items([]any{int64(13), "m2", int64(13), "m"}, 1); err != nil || ints[0].P != 13 || ints[0].PriorP != 13 || !ints[0].Changed() {
+		t.Errorf("Items of integer replies = %+v, %v", ints, err)
+	}
+	for _, bad := range [][]any{{"", ""}, {int64(-1), ""}, {int64(1 << 62), ""}, {int64(12), int64(-12)}, {12, ""}, {"1.5", ""}, {"4611686018427387904", ""}, {"1e+15", ""}, {"12", "x"}, {"12", "RANKGEN_OVERFLOW field=P"}, {"12"}, {}} {
 		if _, err := BareItems(bad, 1); !errors.Is(err, ErrBadReply) {
 			t.Errorf("BareItems(%v) = %v; want ErrBadReply", bad, err)
 		}
@@ -121,7 +129,7 @@ func TestReplies(t *testing.T) {
 	}
 	for _, bad := range [][]any{
 		{"", "m", "", ""},        // no error text, no P
-		{int64(12), "m", "", ""}, // P not text
+		{1.5, "m", "", ""},       // P neither text nor an integer
 		{"-1", "m", "", ""},      // not a whole number
 		{"12", int64(2), "", ""}, // member not a string
 		{"12", "m", "3", ""},     // a prior P without its member

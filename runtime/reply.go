@@ -32,7 +32,7 @@ func (it Item) Changed() bool {
 
 // Items reads the reply of a field update script: n groups, each (P, member, prior P, prior
 // member) on success, the prior two "" when the id had no entry, or (error text, "", "", "")
-// on failure; P as decimal text.
+// on failure; P as an integer reply or as decimal text.
 func Items(v any, n int) ([]Item, error) { return readItems(v, n, true) }
 
 // BareItems reads the reply of a field update script of a layout whose members are bare ids: n
@@ -79,10 +79,18 @@ func readItems(v any, n int, withMember bool) ([]Item, error) {
 	return items, nil
 }
 
-// read sets it from one P-or-error value of an update reply: P as decimal text (a whole number
-// below 2^53, or below 2^62 for a bits62 layout, whose Decode checks it against its own bound),
-// or the error text, which starts with RANKGEN_.
+// read sets it from one P-or-error value of an update reply: P as an integer reply (a whole
+// number below 2^53, which a script returns exactly without formatting it) or as decimal text
+// (below 2^62: a bits62 layout's, whose Decode checks it against its own bound), or the error
+// text, which starts with RANKGEN_.
 func (it *Item) read(x any) error {
+	if n, ok := x.(int64); ok {
+		if n < 0 || n >= 1<<62 {
+			return badReply("update", "P, a whole number below 2^62", x)
+		}
+		it.P = uint64(n)
+		return nil
+	}
 	s, ok := x.(string)
 	switch {
 	case !ok:
