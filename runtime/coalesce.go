@@ -12,8 +12,8 @@ import (
 // Coalescing: single writes that many goroutines make at the same time, combined into one
 // batch call.
 //
-// A script call costs the server a fixed 20 µs or so (reading the command, running the
-// function, the exactly-once token's TIME, HMGETs and HSET, writing the reply) before its
+// A script call costs the server a fixed 30 µs or so (reading the command, running the
+// function, the exactly-once token's GET and SET, writing the reply) before its
 // first entry; an entry more in a batch costs a few. A Coalescer collects the writes of
 // concurrent callers and sends them as one call of the batch operation (AddPointsMany for
 // AddPoints): when the batch is full (MaxBatch), when its first write has waited Linger, or,
