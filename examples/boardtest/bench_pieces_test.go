@@ -27,7 +27,7 @@ func BenchmarkWritePieces(b *testing.B) {
 	// Each piece: the text of racing's library it replaces, and with what. A replacement that
 	// no longer finds its text fails the benchmark: the table would measure nothing.
 	pieces := []struct{ name, old, new string }{
-		{"fence", "local ms = redis.call('PTTL', key)", "local ms = -2"},
+		{"fence", "if redis.call('EXISTS', fence, base .. '0', base .. '1') == 0 then", "if true then"},
 		{"fingerprint", "local fp = redis.call('GET', aux)\n  local refused = layout_refused(board, fp, 'writes', aux)", "local fp = FINGERPRINT\n  local refused = nil"},
 		{"token-lookup", "local first = redis.call('GET', ack_key)", "local first = false"},
 		{"token-record", "redis.call('SET', ack_key, cmsgpack.pack(ack_op, r), 'EX', ack_window)", "local _ = r"},

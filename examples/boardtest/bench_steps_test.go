@@ -38,6 +38,7 @@ func BenchmarkWriteSteps(b *testing.B) {
 		{"GET-fingerprint", `redis.call('GET', KEYS[2])`},
 		{"GET-ack", `redis.call('GET', KEYS[3] .. ':tok.x' .. i)`},
 		{"PTTL-fence", `redis.call('PTTL', KEYS[4])`},
+		{"EXISTS-fence-earlier", `redis.call('EXISTS', KEYS[4], KEYS[3] .. '0', KEYS[3] .. '1')`},
 		{"ZSCORE", `redis.call('ZSCORE', KEYS[1], ARGV[(i % 100) + 1])`},
 		{"ZADD", `redis.call('ZADD', KEYS[1], string.format('%d', 500000000000 + i % 7), ARGV[(i % 100) + 1])`},
 		{"msgpack-reply", `cmsgpack.pack('add_laps', {'500000000000'})`},
@@ -68,12 +69,14 @@ func BenchmarkWriteSteps(b *testing.B) {
 		b.Fatal(err)
 	}
 	emptyScript := redis.NewScript("return '1'")
-	// The library with its guards' commands taken out (the fence's PTTL, the fingerprint's GET),
+	// The library with its guards' commands taken out (the EXISTS of the fence and the earlier
+	// records, the fence's PTTL, the fingerprint's GET),
 	// dedup off: what is left beside the minimal Lua is the function's Lua and its arguments.
 	lib := racing.Library()
 	bare := strings.ReplaceAll(lib.Source, lib.Name, "steps_bare")
 	for _, cut := range [][2]string{
-		{"local fence = fenced(keys[4])", "local fence = nil"},
+		{"local fence = fence_may_stand and fenced(keys[4])", "local fence = nil"},
+		{"if redis.call('EXISTS', fence, base .. '0', base .. '1') == 0 then", "if true then"},
 		{"local fp = redis.call('GET', aux)\n  local refused", "local fp = FINGERPRINT\n  local refused"},
 	} {
 		if !strings.Contains(bare, cut[0]) {

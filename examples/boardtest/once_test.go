@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"testing"
 	"time"
 
@@ -320,4 +321,74 @@ func bestChecksFingerprint(t *testing.T, c redis.UniversalClient) {
 	if after := dump(t, c, keys); !reflect.DeepEqual(before, after) {
 		t.Errorf("Best wrote into another layout's board:\nbefore %v\nafter  %v", before, after)
 	}
+}
+
+// TestResendAcrossUpgrade: rankgen recorded tokens in two window hashes beside the board
+// ({key}:ack0, {key}:ack1) before each token had a key of its own. A write resent under your
+// own key across the upgrade (a queue redelivering a message, say) finds the record the
+// earlier code made there: it is answered with its first reply and applies nothing again,
+// for every write kind of the replay cases, in either hash; another write under the token is
+// refused.
+func TestResendAcrossUpgrade(t *testing.T) {
+	redistest.RunTargets(t, func(t *testing.T, tg redistest.Target) {
+		c := tg.Client
+		newBoard := func(key string) ([]string, []replayCase) {
+			b := arena.NewBoard(c, key)
+			return b.Keys(), arenaReplays(b)
+		}
+		_, cases := newBoard("")
+		for i := range cases {
+			t.Run(cases[i].name, func(t *testing.T) {
+				key := redistest.Key(t, "upgrade")
+				keys, cs := newBoard(key)
+				tc := cs[i]
+				token := "order-" + tc.name
+				ctx := rankgenrt.WithIdempotencyKey(context.Background(), token)
+				if err := tc.setup(context.Background()); err != nil {
+					t.Fatal(err)
+				}
+				first, err := tc.call(ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				// Move the record where the earlier code kept it: the window hash of field ""
+				// (the window's number), the token's field holding the same packed record.
+				ack := rankgenrt.AckKey(rankgenrt.AckBase(key), token)
+				record, err := c.Get(ctx, ack).Result()
+				if err != nil {
+					t.Fatalf("the first call left no record under %s: %v", ack, err)
+				}
+				hash := rankgenrt.AckBase(key) + string(rune('0'+i%2))
+				if err := c.Del(ctx, ack).Err(); err != nil {
+					t.Fatal(err)
+				}
+				if err := c.HSet(ctx, hash, "", "29543321", token, record).Err(); err != nil {
+					t.Fatal(err)
+				}
+				c.Expire(ctx, hash, time.Minute)
+				if err := tc.setup(context.Background()); err != nil {
+					t.Fatal(err)
+				}
+				before := dump(t, c, keys)
+				again, err := tc.call(ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !reflect.DeepEqual(first, again) {
+					t.Errorf("a resend answered from %s: %+v; the first call %+v", hash, again, first)
+				}
+				if after := dump(t, c, keys); !reflect.DeepEqual(before, after) {
+					t.Errorf("a resend recorded by the earlier code wrote:\nbefore %v\nafter  %v", before, after)
+				}
+				// Another write (its own script: Set and SetMany share one) under the token.
+				other := cs[slices.IndexFunc(cs, func(r replayCase) bool { return r.name == "Remove" })]
+				if tc.name == "Remove" {
+					other = cs[slices.IndexFunc(cs, func(r replayCase) bool { return r.name == "Trim" })]
+				}
+				if _, err := other.call(ctx); !errors.Is(err, rankgenrt.ErrTokenReused) {
+					t.Errorf("%s under the token %s recorded: %v; want ErrTokenReused", other.name, tc.name, err)
+				}
+			})
+		}
+	})
 }
