@@ -155,25 +155,33 @@ func BenchmarkWriteSteps(b *testing.B) {
 	// The calls take turns, 100 of each a round, the order rotating, so that all see the same
 	// load: each one's server CPU per call is reported beside the others'.
 	b.Run("calls", func(b *testing.B) {
-		cpu := make([]float64, len(calls))
-		i := 0
-		for round := 0; b.Loop(); round++ {
-			for k := range calls {
-				side := (k + round) % len(calls)
-				srv0 := serverCPU(b, c)
-				for j := range 100 {
-					if err := calls[side].call(i + j); err != nil {
-						b.Fatal(err)
-					}
-				}
-				cpu[side] += serverCPU(b, c) - srv0
-			}
-			i += 100
-		}
+		cpu := rotatingRounds(b, c, len(calls), 100, func(side, i int) error { return calls[side].call(i) })
 		for k, cl := range calls {
 			b.ReportMetric(cpu[k]*1e6/float64(b.N*100), cl.name+"-srv-us")
 		}
 	})
+}
+
+// rotatingRounds runs rounds until b is done: in each, perRound calls of every side in turn,
+// the order rotating round by round so that all see the same load; call(side, i) makes the
+// i-th call of a side. It returns each side's server CPU in seconds.
+func rotatingRounds(b *testing.B, c *redis.Client, sides, perRound int, call func(side, i int) error) []float64 {
+	cpu := make([]float64, sides)
+	i := 0
+	for round := 0; b.Loop(); round++ {
+		for k := range sides {
+			side := (k + round) % sides
+			srv0 := serverCPU(b, c)
+			for j := range perRound {
+				if err := call(side, i+j); err != nil {
+					b.Fatal(err)
+				}
+			}
+			cpu[side] += serverCPU(b, c) - srv0
+		}
+		i += perRound
+	}
+	return cpu
 }
 
 // BenchmarkCoalescedPaired: 16 goroutines each making single-entry updates, one after the
