@@ -176,6 +176,16 @@ func (d *data) IDText(id string) string {
 	return id
 }
 
+// PReply is the Lua expression of P (the Lua expression p) in a write's reply: P itself, an
+// integer reply, exact below 2^53 and never formatted; a bits62 layout's P, a table of score
+// digits, as its decimal text.
+func (d *data) PReply(p string) string {
+	if d.Bits62 {
+		return "p_text(" + p + ")"
+	}
+	return p
+}
+
 // IDTextOf is the Lua expression of the id's text in the member expression m: what follows
 // the prefix.
 func (d *data) IDTextOf(m string) string {
