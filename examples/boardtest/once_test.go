@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"strconv"
 	"testing"
 	"time"
 
@@ -365,14 +366,16 @@ func TestResendAcrossUpgrade(t *testing.T) {
 				if err != nil {
 					t.Fatalf("the first call left no record under %s: %v", ack, err)
 				}
-				hash := rankgenrt.AckBase(key) + string(rune('0'+i%2))
+				hash := rankgenrt.AckBase(key) + strconv.Itoa(i%2) // {key}:ack0 or {key}:ack1
 				if err := c.Del(ctx, ack).Err(); err != nil {
 					t.Fatal(err)
 				}
 				if err := c.HSet(ctx, hash, "", "29543321", token, record).Err(); err != nil {
 					t.Fatal(err)
 				}
-				c.Expire(ctx, hash, time.Minute)
+				if err := c.Expire(ctx, hash, time.Minute).Err(); err != nil {
+					t.Fatal(err)
+				}
 				replayAnswersFirst(t, c, keys, tc, ctx, first)
 				// Another write (its own script: Set and SetMany share one) under the token.
 				other := cs[slices.IndexFunc(cs, func(r replayCase) bool { return r.name == "Remove" })]
