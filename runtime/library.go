@@ -203,8 +203,8 @@ func Call(ctx context.Context, c redis.Cmdable, f *Function, keys []string, args
 	return f.call(ctx, c, false, keys, args)
 }
 
-// RunRO calls a read-only generated function (flags no-writes) with FCALL_RO, which may run on
+// CallRO calls a read-only generated function (flags no-writes) with FCALL_RO, which may run on
 // a replica, loading its library first where the server lacks it.
-func RunRO(ctx context.Context, c redis.Cmdable, f *Function, keys []string, args ...any) (any, error) {
+func CallRO(ctx context.Context, c redis.Cmdable, f *Function, keys []string, args ...any) (any, error) {
 	return f.call(ctx, c, true, keys, args)
 }

@@ -162,7 +162,7 @@ func (s *sharded) constructor() {
 	sRecv(f).Id("Keys").Params().Index().String().Block(
 		jen.Var().Id("keys").Index().String(),
 		jen.For(jen.List(jen.Id("_"), id("b")).Op(":=").Range().Add(sDot("shards"))).Block(
-			id("keys").Op("=").Append(id("keys"), id("b").Dot("keys").Op("...")),
+			id("keys").Op("=").Append(id("keys"), id("b").Dot("core").Dot("ScriptKeys").Call().Op("...")),
 		),
 		jen.Return(id("keys")),
 	)
@@ -628,7 +628,7 @@ func (s *sharded) windows() {
 		id("pipe").Op(":=").Add(rt("NewPipe")).Call(sDot("c")),
 		id("cmds").Op(":=").Make(jen.Index().Op("*").Add(rd("Cmd")), jen.Len(sDot("shards"))),
 		jen.For(jen.List(id("i"), id("b")).Op(":=").Range().Add(sDot("shards"))).Block(
-			id("cmds").Index(id("i")).Op("=").Id("pipe").Dot("RunRO").Call(ctx(), id("script"), id("b").Dot("keys"), id("args").Op("...")),
+			id("cmds").Index(id("i")).Op("=").Id("pipe").Dot("CallRO").Call(ctx(), id("script"), id("b").Dot("core").Dot("ScriptKeys").Call(), id("args").Op("...")),
 		),
 		id("pipe").Dot("Exec").Call(ctx()),
 		id("counts").Op(",").Id("parts").Op("=").Make(jen.Index().Int64(), jen.Len(sDot("shards"))).Op(",").Make(jen.Index().Index().Id("Ranked"), jen.Len(sDot("shards"))),

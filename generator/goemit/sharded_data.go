@@ -33,7 +33,7 @@ func (s *sharded) dataRanges() {
 		id("pipe").Op(":=").Add(rt("NewPipe")).Call(sDot("c")),
 		id("cmds").Op(":=").Make(jen.Index().Op("*").Add(rd("Cmd")), jen.Len(sDot("shards"))),
 		jen.For(jen.List(id("i"), id("b")).Op(":=").Range().Add(sDot("shards"))).Block(
-			id("cmds").Index(id("i")).Op("=").Id("pipe").Dot("RunRO").Call(ctx(), id("script"), id("b").Dot("keys"), id("args").Call(id("i")).Op("...")),
+			id("cmds").Index(id("i")).Op("=").Id("pipe").Dot("CallRO").Call(ctx(), id("script"), id("b").Dot("core").Dot("ScriptKeys").Call(), id("args").Call(id("i")).Op("...")),
 		),
 		id("pipe").Dot("Exec").Call(ctx()),
 		id("counts").Op(",").Id("parts").Op("=").Make(jen.Index().Int64(), jen.Len(sDot("shards"))).Op(",").Make(jen.Index().Index().Id("Ranked"), jen.Len(sDot("shards"))),
