@@ -181,19 +181,32 @@ func (f *Function) queue(ctx context.Context, c redis.Cmdable, ro bool, keys []s
 }
 
 // call calls the function, and when the server lacks it, loads the library there and calls
-// it once more.
-func (f *Function) call(ctx context.Context, c redis.Cmdable, ro bool, keys []string, args []any) (any, error) {
-	v, err := f.queue(ctx, c, ro, keys, args).Result()
-	if f.Lib.missing(ctx, c, keys, err) {
-		if err := f.Lib.loadFor(ctx, c, keys); err != nil {
-			return nil, err
-		}
+// it once more (sendLoaded).
+func (f *Function) call(ctx context.Context, c redis.Cmdable, ro bool, keys []string, args []any) (v any, err error) {
+	if lerr := f.sendLoaded(ctx, c, keys, func() error {
 		v, err = f.queue(ctx, c, ro, keys, args).Result()
+		return err
+	}); lerr != nil {
+		return nil, lerr
 	}
 	if err != nil {
 		return nil, ReplyError(err)
 	}
 	return v, nil
+}
+
+// sendLoaded runs send, a call of f (alone or in a pipeline) whose error it returns, and when
+// that error says the server the call went to lacks the library (missing: the function did
+// not run), loads the library there and runs send once more. It returns loading's error; the
+// call's own stays with send.
+func (f *Function) sendLoaded(ctx context.Context, c redis.Cmdable, keys []string, send func() error) error {
+	if err := send(); f.Lib.missing(ctx, c, keys, err) {
+		if err := f.Lib.loadFor(ctx, c, keys); err != nil {
+			return err
+		}
+		_ = send()
+	}
+	return nil
 }
 
 // Call calls a generated write function with FCALL, loading its library first where the

@@ -119,7 +119,7 @@ func (b *board) scripts(ops []catalog.Op) {
 	var vars []jen.Code
 	vars = append(vars, jen.Id("library").Op("=").Add(rt("NewLibrary")).Call(jen.Id("luaLibrary")))
 	for _, op := range ops {
-		vars = append(vars, jen.Id(op.Script()).Op("=").Id("library").Dot("Function").Call(jen.Lit(op.Name)))
+		vars = append(vars, jen.Id(op.Function()).Op("=").Id("library").Dot("Function").Call(jen.Lit(op.Name)))
 	}
 	f.Var().Defs(vars...)
 	f.Line()
@@ -144,13 +144,13 @@ func recvDecl(f *jen.File) *jen.Statement {
 
 // run calls a write function under the call's token: b.core.Write(ctx, fn, args).
 func run(op catalog.Op, args jen.Code) *jen.Statement {
-	return jen.Id("b").Dot("core").Dot("Write").Call(jen.Id("ctx"), jen.Id(op.Script()), args)
+	return jen.Id("b").Dot("core").Dot("Write").Call(jen.Id("ctx"), jen.Id(op.Function()), args)
 }
 
 // runRO calls a read-only function: b.core.CallRO, which first refuses the board of an expired
 // season.
 func (b *board) runRO(op catalog.Op, args ...jen.Code) *jen.Statement {
-	return jen.Id("b").Dot("core").Dot("CallRO").Call(append([]jen.Code{jen.Id("ctx"), jen.Id(op.Script())}, args...)...)
+	return jen.Id("b").Dot("core").Dot("CallRO").Call(append([]jen.Code{jen.Id("ctx"), jen.Id(op.Function())}, args...)...)
 }
 
 // reader reads op's reply v: rankgenrt.<Reader>(args...).

@@ -106,7 +106,7 @@ func (b *board) rollup(op catalog.Op) {
 		jen.Id("keys").Op(":=").Append(append([]jen.Code{jen.Id("boardSpec").Dot("Keys").Call(jen.Id("key")).Index(jen.Empty(), jen.Lit(2)), rt("RollupsKey").Call(jen.Id("ss").Dot("base"))}, b.rollupData(jen.Id("key"))...)...),
 		jen.Id("now").Op(":=").Id("ss").Dot("now").Call(),
 		jen.For(jen.List(jen.Id("i"), jen.Id("s")).Op(":=").List(jen.Lit(0), jen.Id("newest")), jen.Id("i").Op("<").Add(spec("Last")), jen.List(jen.Id("i"), jen.Id("s")).Op("=").List(jen.Id("i").Op("+").Lit(1), jen.Id("calendar").Dot("Prev").Call(jen.Id("s")))).Block(append([]jen.Code{jen.If(jen.Err().Op(":=").Add(rt("CheckExpiry")).Call(jen.Id("s"), rt("ExpireAt").Call(jen.Id("expiryOf").Call(jen.Id("s"))), jen.Id("now")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err()))}, b.rollupSeasonKeys()...)...),
-		jen.If(jen.List(jen.Id("_"), jen.Err()).Op(":=").Add(reader(op, rt("Call").Call(jen.Id("ctx"), jen.Id("ss").Dot("c"), jen.Id(op.Script()), jen.Id("keys"),
+		jen.If(jen.List(jen.Id("_"), jen.Err()).Op(":=").Add(reader(op, rt("Call").Call(jen.Id("ctx"), jen.Id("ss").Dot("c"), jen.Id(op.Function()), jen.Id("keys"),
 			jen.Int().Call(spec("Field")), spec("Op").Dot("String").Call(), spec("TTL").Dot("Milliseconds").Call(), rt("RollupLine").Call(jen.Id("key"), jen.Id("newest"))))), jen.Err().Op("!=").Nil()).Block(
 			jen.Return(jen.Nil(), jen.Err())),
 		jen.Return(jen.Id("ss").Dot("rollupBoard").Call(jen.Id("key"), jen.Id("newest")), jen.Nil()),
@@ -288,7 +288,7 @@ func (b *board) removeFrom(op catalog.Op) {
 		jen.Id("args").Op(":=").Id("first").Dot("core").Dot("WriteArgs").Call(jen.Len(jen.Id("ids"))),
 		jen.For(jen.List(jen.Id("_"), jen.Id("id")).Op(":=").Range().Id("ids")).Block(
 			jen.Id("args").Op("=").Append(jen.Id("args"), jen.Id("id"))),
-		jen.List(jen.Id("v"), jen.Err()).Op(":=").Id("first").Dot("core").Dot("WriteOn").Call(jen.Id("ctx"), jen.Id(op.Script()), jen.Id("keys"), jen.Id("args")),
+		jen.List(jen.Id("v"), jen.Err()).Op(":=").Id("first").Dot("core").Dot("WriteOn").Call(jen.Id("ctx"), jen.Id(op.Function()), jen.Id("keys"), jen.Id("args")),
 		jen.Return(rt(op.Reply.Reader()).Call(jen.Id("v"), jen.Err(), jen.Len(jen.Id("boards")), jen.Len(jen.Id("ids")))),
 	)
 	f.Line()

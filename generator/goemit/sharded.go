@@ -571,7 +571,7 @@ func (s *sharded) band(op catalog.Op) {
 		jen.If(id("band").Dot("lo").Op(">=").Id("band").Dot("hi").Op("||").Id("limit").Op("<=").Lit(0)).Block(jen.Return(jen.Nil(), jen.Nil())),
 		id("n").Op(":=").Id("offset").Op("+").Id("limit"),
 		jen.If(id("n").Op("<").Id("offset")).Block(id("n").Op("=").Qual("math", "MaxInt64").Comment("offset + limit overflows: to the end")),
-		jen.List(id("ahead"), id("parts"), jen.Err()).Op(":=").Add(sDot("windows").Call(ctx(), id(op.Script()),
+		jen.List(id("ahead"), id("parts"), jen.Err()).Op(":=").Add(sDot("windows").Call(ctx(), id(op.Function()),
 			rt("FormatScore").Call(id("scoreOfP").Call(id("band").Dot("lo"))), rt("FormatScore").Call(id("scoreOfP").Call(id("band").Dot("hi"))), jen.Lit(0), id("n"))),
 		retErr(jen.Nil()),
 		id("merged").Op(":=").Add(rt("MergeSorted")).Call(id("parts"), id("n"), id("compareRanked")),
@@ -597,7 +597,7 @@ func (s *sharded) aroundScore(op catalog.Op) {
 	f.Line()
 	s.comment("placeWindow runs the %s script of every shard at the place (score, member) with before and after, in one pipelined round, and returns the place's 0-based position among all shards, the merged entries the shards read, and how many of them, a prefix, rank ahead of the place: greater scores, and equal scores with greater members (Redis's order of equal scores: their bytes; the member '' is the place before every entry of its score).", op.Name)
 	sRecv(f).Id("placeWindow").Params(ctxParam(), id("score").Float64(), id("member").String(), jen.List(id("before"), id("after")).Int64()).Params(id("pos").Int64(), id("ahead").Int(), id("merged").Index().Id("Ranked"), jen.Err().Error()).Block(
-		jen.List(id("starts"), id("parts"), jen.Err()).Op(":=").Add(sDot("windows").Call(ctx(), id(op.Script()), rt("FormatScore").Call(id("score")), id("member"), id("before"), id("after"))),
+		jen.List(id("starts"), id("parts"), jen.Err()).Op(":=").Add(sDot("windows").Call(ctx(), id(op.Function()), rt("FormatScore").Call(id("score")), id("member"), id("before"), id("after"))),
 		retErr(jen.Lit(0), jen.Lit(0), jen.Nil()),
 		id("pos").Op("=").Add(rt("Sum")).Call(id("starts")),
 		jen.For(jen.List(jen.Id("_"), id("part")).Op(":=").Range().Id("parts")).Block(

@@ -117,7 +117,7 @@ func (s *sharded) afterAll() {
 	sRecv(f).Id("queueAfter").Params(ctxParam(), id("pipe").Op("*").Add(rt("Pipe")), id("cur").Id("Cursor"), id("limit").Int64()).Index().Op("*").Add(rd("Cmd")).Block(
 		id("cmds").Op(":=").Make(jen.Index().Op("*").Add(rd("Cmd")), jen.Len(sDot("shards"))),
 		jen.For(jen.List(id("i"), id("b")).Op(":=").Range().Add(sDot("shards"))).Block(
-			id("cmds").Index(id("i")).Op("=").Id("pipe").Dot("CallRO").Call(ctx(), id(after.Script()), id("b").Dot("core").Dot("ScriptKeys").Call(), rt("FormatScore").Call(id("cur").Dot("Score")), id("cur").Dot("Member"), id("limit")),
+			id("cmds").Index(id("i")).Op("=").Id("pipe").Dot("CallRO").Call(ctx(), id(after.Function()), id("b").Dot("core").Dot("ScriptKeys").Call(), rt("FormatScore").Call(id("cur").Dot("Score")), id("cur").Dot("Member"), id("limit")),
 		),
 		jen.Return(id("cmds")),
 	)
