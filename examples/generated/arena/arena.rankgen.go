@@ -143,31 +143,31 @@ func Compare(a, b Entry) int {
 var luaLibrary string
 
 var (
-	library             = rankgenrt.NewLibrary(luaLibrary)
-	scriptSet           = library.Function("set")
-	scriptBest          = library.Function("best")
-	scriptRemove        = library.Function("remove")
-	scriptTrim          = library.Function("trim")
-	scriptAddPoints     = library.Function("add_points")
-	scriptAddPointsMany = library.Function("add_points_many")
-	scriptMaxPoints     = library.Function("max_points")
-	scriptMaxPointsMany = library.Function("max_points_many")
-	scriptSetPoints     = library.Function("set_points")
-	scriptSetPointsMany = library.Function("set_points_many")
-	scriptSetPaid       = library.Function("set_paid")
-	scriptSetPaidMany   = library.Function("set_paid_many")
-	scriptChanges       = library.Function("changes")
-	scriptTouch         = library.Function("touch")
-	scriptAround        = library.Function("around")
-	scriptAfter         = library.Function("after")
-	scriptGetMany       = library.Function("get_many")
-	scriptRankMany      = library.Function("rank_many")
-	scriptBottom        = library.Function("bottom")
-	scriptStanding      = library.Function("standing")
-	scriptCompetition   = library.Function("competition")
-	scriptDense         = library.Function("dense")
-	scriptBand          = library.Function("band")
-	scriptAroundScore   = library.Function("around_score")
+	library         = rankgenrt.NewLibrary(luaLibrary)
+	fnSet           = library.Function("set")
+	fnBest          = library.Function("best")
+	fnRemove        = library.Function("remove")
+	fnTrim          = library.Function("trim")
+	fnAddPoints     = library.Function("add_points")
+	fnAddPointsMany = library.Function("add_points_many")
+	fnMaxPoints     = library.Function("max_points")
+	fnMaxPointsMany = library.Function("max_points_many")
+	fnSetPoints     = library.Function("set_points")
+	fnSetPointsMany = library.Function("set_points_many")
+	fnSetPaid       = library.Function("set_paid")
+	fnSetPaidMany   = library.Function("set_paid_many")
+	fnChanges       = library.Function("changes")
+	fnTouch         = library.Function("touch")
+	fnAround        = library.Function("around")
+	fnAfter         = library.Function("after")
+	fnGetMany       = library.Function("get_many")
+	fnRankMany      = library.Function("rank_many")
+	fnBottom        = library.Function("bottom")
+	fnStanding      = library.Function("standing")
+	fnCompetition   = library.Function("competition")
+	fnDense         = library.Function("dense")
+	fnBand          = library.Function("band")
+	fnAroundScore   = library.Function("around_score")
 )
 
 // boardSpec is what the board's machinery (rankgenrt.Core) needs of this layout.
@@ -327,7 +327,7 @@ func (b *Board) SetMany(ctx context.Context, entries []Entry) ([]Written, error)
 		}
 		args = append(args, rankgenrt.FormatScore(score), member)
 	}
-	v, err := b.core.Write(ctx, scriptSet, args)
+	v, err := b.core.Write(ctx, fnSet, args)
 	if err != nil {
 		return nil, err
 	}
@@ -366,7 +366,7 @@ func (b *Board) BestMany(ctx context.Context, entries []Entry) ([]Written, error
 		}
 		args = append(args, rankgenrt.FormatScore(score), member)
 	}
-	v, err := b.core.Write(ctx, scriptBest, args)
+	v, err := b.core.Write(ctx, fnBest, args)
 	if err != nil {
 		return nil, err
 	}
@@ -389,7 +389,7 @@ func (b *Board) Remove(ctx context.Context, ids ...string) (int64, error) {
 		}
 		args = append(args, id)
 	}
-	return rankgenrt.Int(b.core.Write(ctx, scriptRemove, args))
+	return rankgenrt.Int(b.core.Write(ctx, fnRemove, args))
 }
 
 // Trim keeps the first keep entries, removes all below them and returns how many it removed.
@@ -397,7 +397,7 @@ func (b *Board) Trim(ctx context.Context, keep int64) (int64, error) {
 	if keep < 0 {
 		return 0, rankgenrt.IntRangeError("keep", keep, 0, math.MaxInt64)
 	}
-	return rankgenrt.Int(b.core.Write(ctx, scriptTrim, append(b.core.WriteArgs(1), keep)))
+	return rankgenrt.Int(b.core.Write(ctx, fnTrim, append(b.core.WriteArgs(1), keep)))
 }
 
 // AddPoints adds delta to the Points of the entry of id and returns what it did: the new entry,
@@ -406,12 +406,12 @@ func (b *Board) Trim(ctx context.Context, keep int64) (int64, error) {
 // entry starts from the zero entry (see Update). When the update changes the entry, it also sets
 // ReachedAt (server clock) to now.
 func (b *Board) AddPoints(ctx context.Context, id string, delta int64) (Written, error) {
-	return first(applyEach(ctx, b, scriptAddPoints, []Update[int64]{{PlayerID: id, Value: delta}}, rankgenrt.AsIs[int64]))
+	return first(applyEach(ctx, b, fnAddPoints, []Update[int64]{{PlayerID: id, Value: delta}}, rankgenrt.AsIs[int64]))
 }
 
 // AddPointsMany applies AddPoints to many updates in one script call, as a batch of Update does.
 func (b *Board) AddPointsMany(ctx context.Context, updates []Update[int64]) ([]Result, error) {
-	return applyEach(ctx, b, scriptAddPointsMany, updates, rankgenrt.AsIs[int64])
+	return applyEach(ctx, b, fnAddPointsMany, updates, rankgenrt.AsIs[int64])
 }
 
 // MaxPoints raises the Points of the entry of id to v when v is larger and returns what it did:
@@ -420,12 +420,12 @@ func (b *Board) AddPointsMany(ctx context.Context, updates []Update[int64]) ([]R
 // from the zero entry (see Update). When the update changes the entry, it also sets ReachedAt
 // (server clock) to now.
 func (b *Board) MaxPoints(ctx context.Context, id string, v uint32) (Written, error) {
-	return first(applyEach(ctx, b, scriptMaxPoints, []Update[uint32]{{PlayerID: id, Value: v}}, digitOfPoints))
+	return first(applyEach(ctx, b, fnMaxPoints, []Update[uint32]{{PlayerID: id, Value: v}}, digitOfPoints))
 }
 
 // MaxPointsMany applies MaxPoints to many updates in one script call, as a batch of Update does.
 func (b *Board) MaxPointsMany(ctx context.Context, updates []Update[uint32]) ([]Result, error) {
-	return applyEach(ctx, b, scriptMaxPointsMany, updates, digitOfPoints)
+	return applyEach(ctx, b, fnMaxPointsMany, updates, digitOfPoints)
 }
 
 // SetPoints sets the Points of the entry of id to v and returns what it did: the new entry, the
@@ -433,12 +433,12 @@ func (b *Board) MaxPointsMany(ctx context.Context, updates []Update[uint32]) ([]
 // the zero entry (see Update). When the update changes the entry, it also sets ReachedAt (server
 // clock) to now.
 func (b *Board) SetPoints(ctx context.Context, id string, v uint32) (Written, error) {
-	return first(applyEach(ctx, b, scriptSetPoints, []Update[uint32]{{PlayerID: id, Value: v}}, digitOfPoints))
+	return first(applyEach(ctx, b, fnSetPoints, []Update[uint32]{{PlayerID: id, Value: v}}, digitOfPoints))
 }
 
 // SetPointsMany applies SetPoints to many updates in one script call, as a batch of Update does.
 func (b *Board) SetPointsMany(ctx context.Context, updates []Update[uint32]) ([]Result, error) {
-	return applyEach(ctx, b, scriptSetPointsMany, updates, digitOfPoints)
+	return applyEach(ctx, b, fnSetPointsMany, updates, digitOfPoints)
 }
 
 // SetPaid sets the Paid of the entry of id to v and returns what it did: the new entry, the one
@@ -446,7 +446,7 @@ func (b *Board) SetPointsMany(ctx context.Context, updates []Update[uint32]) ([]
 // zero entry (see Update). When the update changes the entry, it also sets ReachedAt (server
 // clock) to now.
 func (b *Board) SetPaid(ctx context.Context, id string, v bool) (Written, error) {
-	return first(applyEach(ctx, b, scriptSetPaid, []Update[bool]{{PlayerID: id, Value: v}}, func(v bool) (uint64, error) {
+	return first(applyEach(ctx, b, fnSetPaid, []Update[bool]{{PlayerID: id, Value: v}}, func(v bool) (uint64, error) {
 		d := digitOfPaid(v)
 		return d, nil
 	}))
@@ -454,7 +454,7 @@ func (b *Board) SetPaid(ctx context.Context, id string, v bool) (Written, error)
 
 // SetPaidMany applies SetPaid to many updates in one script call, as a batch of Update does.
 func (b *Board) SetPaidMany(ctx context.Context, updates []Update[bool]) ([]Result, error) {
-	return applyEach(ctx, b, scriptSetPaidMany, updates, func(v bool) (uint64, error) {
+	return applyEach(ctx, b, fnSetPaidMany, updates, func(v bool) (uint64, error) {
 		d := digitOfPaid(v)
 		return d, nil
 	})
@@ -543,7 +543,7 @@ func (b *Board) UpdateMany(ctx context.Context, lists []Changes) ([]Result, erro
 	if len(sent) == 0 {
 		return res, nil
 	}
-	v, err := b.core.Write(ctx, scriptChanges, args)
+	v, err := b.core.Write(ctx, fnChanges, args)
 	if err != nil {
 		return nil, err
 	}
@@ -620,7 +620,7 @@ func (b *Board) TouchMany(ctx context.Context, ids []string) ([]Result, error) {
 	if len(sent) == 0 {
 		return res, nil
 	}
-	v, err := b.core.Write(ctx, scriptTouch, args)
+	v, err := b.core.Write(ctx, fnTouch, args)
 	if err != nil {
 		return nil, err
 	}
@@ -720,7 +720,7 @@ func (b *Board) around(ctx context.Context, id string, before, after int64, fill
 	if err := checkID(id); err != nil {
 		return nil, err
 	}
-	v, err := b.core.CallRO(ctx, scriptAround, id, max(before, 0), max(after, 0), fill)
+	v, err := b.core.CallRO(ctx, fnAround, id, max(before, 0), max(after, 0), fill)
 	if errors.Is(err, redis.Nil) {
 		return nil, rankgenrt.NotFound(id)
 	}
@@ -735,7 +735,7 @@ func (b *Board) After(ctx context.Context, cur Cursor, limit int64) ([]Ranked, C
 	if math.IsNaN(cur.Score) {
 		return nil, cur, rankgenrt.BadScore(cur.Score, "a cursor's score is a number, never NaN")
 	}
-	v, err := b.core.CallRO(ctx, scriptAfter, rankgenrt.FormatScore(cur.Score), cur.Member, limit)
+	v, err := b.core.CallRO(ctx, fnAfter, rankgenrt.FormatScore(cur.Score), cur.Member, limit)
 	if err != nil {
 		return nil, cur, err
 	}
@@ -772,7 +772,7 @@ func (b *Board) GetMany(ctx context.Context, ids ...string) ([]Result, error) {
 		}
 		args[i] = id
 	}
-	v, err := b.core.CallRO(ctx, scriptGetMany, args...)
+	v, err := b.core.CallRO(ctx, fnGetMany, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -806,7 +806,7 @@ func (b *Board) RankMany(ctx context.Context, ids ...string) ([]int64, error) {
 		}
 		args[i] = id
 	}
-	v, err := b.core.CallRO(ctx, scriptRankMany, args...)
+	v, err := b.core.CallRO(ctx, fnRankMany, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -836,7 +836,7 @@ func (b *Board) PageFromEnd(ctx context.Context, offset, limit int64) ([]Ranked,
 	if limit <= 0 {
 		return nil, nil
 	}
-	return window(b.core.CallRO(ctx, scriptBottom, offset, limit))
+	return window(b.core.CallRO(ctx, fnBottom, offset, limit))
 }
 
 // Percentile returns the share of the board's entries that rank behind the entry of id, in
@@ -869,7 +869,7 @@ func (b *Board) standing(ctx context.Context, id string) (pos, count int64, err 
 	if err := checkID(id); err != nil {
 		return 0, 0, err
 	}
-	v, err := b.core.CallRO(ctx, scriptStanding, id)
+	v, err := b.core.CallRO(ctx, fnStanding, id)
 	if errors.Is(err, redis.Nil) {
 		return 0, 0, rankgenrt.NotFound(id)
 	}
@@ -958,7 +958,7 @@ func (b *Board) competition(ctx context.Context, id string, tied int) (int64, er
 	if err := checkID(id); err != nil {
 		return 0, err
 	}
-	v, err := b.core.CallRO(ctx, scriptCompetition, id, tied)
+	v, err := b.core.CallRO(ctx, fnCompetition, id, tied)
 	if errors.Is(err, redis.Nil) {
 		return 0, rankgenrt.NotFound(id)
 	}
@@ -972,7 +972,7 @@ func (b *Board) DenseRank(ctx context.Context, id string) (int64, error) {
 	if err := checkID(id); err != nil {
 		return 0, err
 	}
-	v, err := b.core.CallRO(ctx, scriptDense, id)
+	v, err := b.core.CallRO(ctx, fnDense, id)
 	if errors.Is(err, redis.Nil) {
 		return 0, rankgenrt.NotFound(id)
 	}
@@ -1131,7 +1131,7 @@ func (b *Board) Between(ctx context.Context, band Band, offset, limit int64) ([]
 	if band.lo >= band.hi || limit <= 0 {
 		return nil, nil
 	}
-	v, err := b.core.CallRO(ctx, scriptBand, rankgenrt.FormatScore(scoreOfP(band.lo)), rankgenrt.FormatScore(scoreOfP(band.hi)), offset, limit)
+	v, err := b.core.CallRO(ctx, fnBand, rankgenrt.FormatScore(scoreOfP(band.lo)), rankgenrt.FormatScore(scoreOfP(band.hi)), offset, limit)
 	if err != nil {
 		return nil, err
 	}
@@ -1170,7 +1170,7 @@ func (b *Board) AroundScore(ctx context.Context, at Place, before, after int64) 
 	if err != nil {
 		return nil, err
 	}
-	return window(b.core.CallRO(ctx, scriptAroundScore, rankgenrt.FormatScore(score), member, max(before, 0), max(after, 0)))
+	return window(b.core.CallRO(ctx, fnAroundScore, rankgenrt.FormatScore(score), member, max(before, 0), max(after, 0)))
 }
 
 // updateArgs starts the arguments of a field update script: the write arguments, an unused clock,

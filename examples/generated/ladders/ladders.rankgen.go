@@ -251,28 +251,28 @@ func Compare(a, b Entry) int {
 var luaLibrary string
 
 var (
-	library            = rankgenrt.NewLibrary(luaLibrary)
-	scriptSet          = library.Function("set")
-	scriptBest         = library.Function("best")
-	scriptRemove       = library.Function("remove")
-	scriptTrim         = library.Function("trim")
-	scriptAddScore     = library.Function("add_score")
-	scriptAddScoreMany = library.Function("add_score_many")
-	scriptChanges      = library.Function("changes")
-	scriptGet          = library.Function("get")
-	scriptRank         = library.Function("rank")
-	scriptPage         = library.Function("page")
-	scriptAround       = library.Function("around")
-	scriptAfter        = library.Function("after")
-	scriptGetMany      = library.Function("get_many")
-	scriptRankMany     = library.Function("rank_many")
-	scriptBottom       = library.Function("bottom")
-	scriptStanding     = library.Function("standing")
-	scriptRange        = library.Function("range")
-	scriptCompetition  = library.Function("competition")
-	scriptDense        = library.Function("dense")
-	scriptBand         = library.Function("band")
-	scriptAroundScore  = library.Function("around_score")
+	library        = rankgenrt.NewLibrary(luaLibrary)
+	fnSet          = library.Function("set")
+	fnBest         = library.Function("best")
+	fnRemove       = library.Function("remove")
+	fnTrim         = library.Function("trim")
+	fnAddScore     = library.Function("add_score")
+	fnAddScoreMany = library.Function("add_score_many")
+	fnChanges      = library.Function("changes")
+	fnGet          = library.Function("get")
+	fnRank         = library.Function("rank")
+	fnPage         = library.Function("page")
+	fnAround       = library.Function("around")
+	fnAfter        = library.Function("after")
+	fnGetMany      = library.Function("get_many")
+	fnRankMany     = library.Function("rank_many")
+	fnBottom       = library.Function("bottom")
+	fnStanding     = library.Function("standing")
+	fnRange        = library.Function("range")
+	fnCompetition  = library.Function("competition")
+	fnDense        = library.Function("dense")
+	fnBand         = library.Function("band")
+	fnAroundScore  = library.Function("around_score")
 )
 
 // boardSpec is what the board's machinery (rankgenrt.Core) needs of this layout.
@@ -446,7 +446,7 @@ func (b *Board) SetMany(ctx context.Context, entries []Entry) ([]Written, error)
 		}
 		args = append(args, rankgenrt.FormatScore(score), member, data)
 	}
-	v, err := b.core.Write(ctx, scriptSet, args)
+	v, err := b.core.Write(ctx, fnSet, args)
 	if err != nil {
 		return nil, err
 	}
@@ -489,7 +489,7 @@ func (b *Board) BestMany(ctx context.Context, entries []Entry) ([]Written, error
 		}
 		args = append(args, rankgenrt.FormatScore(score), member, data)
 	}
-	v, err := b.core.Write(ctx, scriptBest, args)
+	v, err := b.core.Write(ctx, fnBest, args)
 	if err != nil {
 		return nil, err
 	}
@@ -512,7 +512,7 @@ func (b *Board) Remove(ctx context.Context, ids ...string) (int64, error) {
 		}
 		args = append(args, id)
 	}
-	return rankgenrt.Int(b.core.Write(ctx, scriptRemove, args))
+	return rankgenrt.Int(b.core.Write(ctx, fnRemove, args))
 }
 
 // Trim keeps the first keep entries, removes all below them and returns how many it removed.
@@ -520,7 +520,7 @@ func (b *Board) Trim(ctx context.Context, keep int64) (int64, error) {
 	if keep < 0 {
 		return 0, rankgenrt.IntRangeError("keep", keep, 0, math.MaxInt64)
 	}
-	return rankgenrt.Int(b.core.Write(ctx, scriptTrim, append(b.core.WriteArgs(1), keep)))
+	return rankgenrt.Int(b.core.Write(ctx, fnTrim, append(b.core.WriteArgs(1), keep)))
 }
 
 // AddScore adds delta to the Score of the entry of id and returns what it did: the new entry, the
@@ -528,12 +528,12 @@ func (b *Board) Trim(ctx context.Context, keep int64) (int64, error) {
 // refused with an error matching ErrOverflow, leaving the entry unchanged. An id without an entry
 // starts from the zero entry (see Update).
 func (b *Board) AddScore(ctx context.Context, id string, delta int64) (Written, error) {
-	return first(applyEach(ctx, b, scriptAddScore, []Update[int64]{{PlayerID: id, Value: delta}}, rankgenrt.AsIs[int64]))
+	return first(applyEach(ctx, b, fnAddScore, []Update[int64]{{PlayerID: id, Value: delta}}, rankgenrt.AsIs[int64]))
 }
 
 // AddScoreMany applies AddScore to many updates in one script call, as a batch of Update does.
 func (b *Board) AddScoreMany(ctx context.Context, updates []Update[int64]) ([]Result, error) {
-	return applyEach(ctx, b, scriptAddScoreMany, updates, rankgenrt.AsIs[int64])
+	return applyEach(ctx, b, fnAddScoreMany, updates, rankgenrt.AsIs[int64])
 }
 
 // Change is one field update or the new data of a change list (Board.Update, Board.UpdateMany),
@@ -625,7 +625,7 @@ func (b *Board) UpdateMany(ctx context.Context, lists []Changes) ([]Result, erro
 	if len(sent) == 0 {
 		return res, nil
 	}
-	v, err := b.core.Write(ctx, scriptChanges, args)
+	v, err := b.core.Write(ctx, fnChanges, args)
 	if err != nil {
 		return nil, err
 	}
@@ -681,7 +681,7 @@ func (b *Board) Get(ctx context.Context, id string) (Entry, error) {
 	if err := checkID(id); err != nil {
 		return Entry{}, err
 	}
-	v, err := b.core.CallRO(ctx, scriptGet, id)
+	v, err := b.core.CallRO(ctx, fnGet, id)
 	if errors.Is(err, redis.Nil) {
 		return Entry{}, rankgenrt.NotFound(id)
 	}
@@ -708,7 +708,7 @@ func (b *Board) Rank(ctx context.Context, id string) (int64, error) {
 	if err := checkID(id); err != nil {
 		return 0, err
 	}
-	v, err := b.core.CallRO(ctx, scriptRank, id)
+	v, err := b.core.CallRO(ctx, fnRank, id)
 	if errors.Is(err, redis.Nil) {
 		return 0, rankgenrt.NotFound(id)
 	}
@@ -733,7 +733,7 @@ func (b *Board) Page(ctx context.Context, offset, limit int64) ([]Ranked, error)
 	if limit <= 0 {
 		return nil, nil
 	}
-	return window(b.core.CallRO(ctx, scriptPage, offset, limit))
+	return window(b.core.CallRO(ctx, fnPage, offset, limit))
 }
 
 // Around returns the entry of id with up to before entries ahead of it and after entries behind
@@ -755,7 +755,7 @@ func (b *Board) around(ctx context.Context, id string, before, after int64, fill
 	if err := checkID(id); err != nil {
 		return nil, err
 	}
-	v, err := b.core.CallRO(ctx, scriptAround, id, max(before, 0), max(after, 0), fill)
+	v, err := b.core.CallRO(ctx, fnAround, id, max(before, 0), max(after, 0), fill)
 	if errors.Is(err, redis.Nil) {
 		return nil, rankgenrt.NotFound(id)
 	}
@@ -770,7 +770,7 @@ func (b *Board) After(ctx context.Context, cur Cursor, limit int64) ([]Ranked, C
 	if math.IsNaN(cur.Score) {
 		return nil, cur, rankgenrt.BadScore(cur.Score, "a cursor's score is a number, never NaN")
 	}
-	v, err := b.core.CallRO(ctx, scriptAfter, rankgenrt.FormatScore(cur.Score), cur.Member, limit)
+	v, err := b.core.CallRO(ctx, fnAfter, rankgenrt.FormatScore(cur.Score), cur.Member, limit)
 	if err != nil {
 		return nil, cur, err
 	}
@@ -807,7 +807,7 @@ func (b *Board) GetMany(ctx context.Context, ids ...string) ([]Result, error) {
 		}
 		args[i] = id
 	}
-	v, err := b.core.CallRO(ctx, scriptGetMany, args...)
+	v, err := b.core.CallRO(ctx, fnGetMany, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -844,7 +844,7 @@ func (b *Board) RankMany(ctx context.Context, ids ...string) ([]int64, error) {
 		}
 		args[i] = id
 	}
-	v, err := b.core.CallRO(ctx, scriptRankMany, args...)
+	v, err := b.core.CallRO(ctx, fnRankMany, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -874,7 +874,7 @@ func (b *Board) PageFromEnd(ctx context.Context, offset, limit int64) ([]Ranked,
 	if limit <= 0 {
 		return nil, nil
 	}
-	return window(b.core.CallRO(ctx, scriptBottom, offset, limit))
+	return window(b.core.CallRO(ctx, fnBottom, offset, limit))
 }
 
 // Percentile returns the share of the board's entries that rank behind the entry of id, in
@@ -907,7 +907,7 @@ func (b *Board) standing(ctx context.Context, id string) (pos, count int64, err 
 	if err := checkID(id); err != nil {
 		return 0, 0, err
 	}
-	v, err := b.core.CallRO(ctx, scriptStanding, id)
+	v, err := b.core.CallRO(ctx, fnStanding, id)
 	if errors.Is(err, redis.Nil) {
 		return 0, 0, rankgenrt.NotFound(id)
 	}
@@ -928,7 +928,7 @@ func (b *Board) RangeScore(ctx context.Context, lo, hi uint32, offset, limit int
 		return nil, nil
 	}
 	// Score's digits dlo…dhi are the scores of P in [dlo·W, (dhi+1)·W), W = scoreWeight.
-	v, err := b.core.CallRO(ctx, scriptRange, rankgenrt.FormatScore(scoreOfP(dlo*scoreWeight)), "("+rankgenrt.FormatScore(scoreOfP((dhi+1)*scoreWeight)), offset, limit)
+	v, err := b.core.CallRO(ctx, fnRange, rankgenrt.FormatScore(scoreOfP(dlo*scoreWeight)), "("+rankgenrt.FormatScore(scoreOfP((dhi+1)*scoreWeight)), offset, limit)
 	if err != nil {
 		return nil, err
 	}
@@ -981,7 +981,7 @@ func (b *Board) competition(ctx context.Context, id string, tied int) (int64, er
 	if err := checkID(id); err != nil {
 		return 0, err
 	}
-	v, err := b.core.CallRO(ctx, scriptCompetition, id, tied)
+	v, err := b.core.CallRO(ctx, fnCompetition, id, tied)
 	if errors.Is(err, redis.Nil) {
 		return 0, rankgenrt.NotFound(id)
 	}
@@ -995,7 +995,7 @@ func (b *Board) DenseRank(ctx context.Context, id string) (int64, error) {
 	if err := checkID(id); err != nil {
 		return 0, err
 	}
-	v, err := b.core.CallRO(ctx, scriptDense, id)
+	v, err := b.core.CallRO(ctx, fnDense, id)
 	if errors.Is(err, redis.Nil) {
 		return 0, rankgenrt.NotFound(id)
 	}
@@ -1083,7 +1083,7 @@ func (b *Board) Between(ctx context.Context, band Band, offset, limit int64) ([]
 	if band.lo >= band.hi || limit <= 0 {
 		return nil, nil
 	}
-	v, err := b.core.CallRO(ctx, scriptBand, rankgenrt.FormatScore(scoreOfP(band.lo)), rankgenrt.FormatScore(scoreOfP(band.hi)), offset, limit)
+	v, err := b.core.CallRO(ctx, fnBand, rankgenrt.FormatScore(scoreOfP(band.lo)), rankgenrt.FormatScore(scoreOfP(band.hi)), offset, limit)
 	if err != nil {
 		return nil, err
 	}
@@ -1122,7 +1122,7 @@ func (b *Board) AroundScore(ctx context.Context, at Place, before, after int64) 
 	if err != nil {
 		return nil, err
 	}
-	return window(b.core.CallRO(ctx, scriptAroundScore, rankgenrt.FormatScore(score), member, max(before, 0), max(after, 0)))
+	return window(b.core.CallRO(ctx, fnAroundScore, rankgenrt.FormatScore(score), member, max(before, 0), max(after, 0)))
 }
 
 // Reindex builds the board's index (id → member) from the members already in its sorted set: how

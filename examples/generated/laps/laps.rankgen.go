@@ -258,31 +258,31 @@ func Compare(a, b Entry) int {
 var luaLibrary string
 
 var (
-	library              = rankgenrt.NewLibrary(luaLibrary)
-	scriptSet            = library.Function("set")
-	scriptBest           = library.Function("best")
-	scriptRemove         = library.Function("remove")
-	scriptTrim           = library.Function("trim")
-	scriptMinBestLap     = library.Function("min_best_lap")
-	scriptMinBestLapMany = library.Function("min_best_lap_many")
-	scriptSetBestLap     = library.Function("set_best_lap")
-	scriptSetBestLapMany = library.Function("set_best_lap_many")
-	scriptAddLaps        = library.Function("add_laps")
-	scriptAddLapsMany    = library.Function("add_laps_many")
-	scriptChanges        = library.Function("changes")
-	scriptGet            = library.Function("get")
-	scriptPage           = library.Function("page")
-	scriptAround         = library.Function("around")
-	scriptAfter          = library.Function("after")
-	scriptGetMany        = library.Function("get_many")
-	scriptRankMany       = library.Function("rank_many")
-	scriptBottom         = library.Function("bottom")
-	scriptStanding       = library.Function("standing")
-	scriptRange          = library.Function("range")
-	scriptCompetition    = library.Function("competition")
-	scriptDense          = library.Function("dense")
-	scriptBand           = library.Function("band")
-	scriptAroundScore    = library.Function("around_score")
+	library          = rankgenrt.NewLibrary(luaLibrary)
+	fnSet            = library.Function("set")
+	fnBest           = library.Function("best")
+	fnRemove         = library.Function("remove")
+	fnTrim           = library.Function("trim")
+	fnMinBestLap     = library.Function("min_best_lap")
+	fnMinBestLapMany = library.Function("min_best_lap_many")
+	fnSetBestLap     = library.Function("set_best_lap")
+	fnSetBestLapMany = library.Function("set_best_lap_many")
+	fnAddLaps        = library.Function("add_laps")
+	fnAddLapsMany    = library.Function("add_laps_many")
+	fnChanges        = library.Function("changes")
+	fnGet            = library.Function("get")
+	fnPage           = library.Function("page")
+	fnAround         = library.Function("around")
+	fnAfter          = library.Function("after")
+	fnGetMany        = library.Function("get_many")
+	fnRankMany       = library.Function("rank_many")
+	fnBottom         = library.Function("bottom")
+	fnStanding       = library.Function("standing")
+	fnRange          = library.Function("range")
+	fnCompetition    = library.Function("competition")
+	fnDense          = library.Function("dense")
+	fnBand           = library.Function("band")
+	fnAroundScore    = library.Function("around_score")
 )
 
 // boardSpec is what the board's machinery (rankgenrt.Core) needs of this layout.
@@ -454,7 +454,7 @@ func (b *Board) SetMany(ctx context.Context, entries []Entry) ([]Written, error)
 		}
 		args = append(args, rankgenrt.FormatScore(score), member, data)
 	}
-	v, err := b.core.Write(ctx, scriptSet, args)
+	v, err := b.core.Write(ctx, fnSet, args)
 	if err != nil {
 		return nil, err
 	}
@@ -497,7 +497,7 @@ func (b *Board) BestMany(ctx context.Context, entries []Entry) ([]Written, error
 		}
 		args = append(args, rankgenrt.FormatScore(score), member, data)
 	}
-	v, err := b.core.Write(ctx, scriptBest, args)
+	v, err := b.core.Write(ctx, fnBest, args)
 	if err != nil {
 		return nil, err
 	}
@@ -520,7 +520,7 @@ func (b *Board) Remove(ctx context.Context, ids ...string) (int64, error) {
 		}
 		args = append(args, id)
 	}
-	return rankgenrt.Int(b.core.Write(ctx, scriptRemove, args))
+	return rankgenrt.Int(b.core.Write(ctx, fnRemove, args))
 }
 
 // Trim keeps the first keep entries, removes all below them and returns how many it removed.
@@ -528,7 +528,7 @@ func (b *Board) Trim(ctx context.Context, keep int64) (int64, error) {
 	if keep < 0 {
 		return 0, rankgenrt.IntRangeError("keep", keep, 0, math.MaxInt64)
 	}
-	return rankgenrt.Int(b.core.Write(ctx, scriptTrim, append(b.core.WriteArgs(1), keep)))
+	return rankgenrt.Int(b.core.Write(ctx, fnTrim, append(b.core.WriteArgs(1), keep)))
 }
 
 // MinBestLap lowers the BestLap of the entry of id to v when v is smaller and returns what it did:
@@ -536,36 +536,36 @@ func (b *Board) Trim(ctx context.Context, keep int64) (int64, error) {
 // entry takes v as its BestLap (its first min is the value submitted), the other fields starting
 // from the zero entry (see Update).
 func (b *Board) MinBestLap(ctx context.Context, id string, v uint32) (Written, error) {
-	return first(applyEach(ctx, b, scriptMinBestLap, []Update[uint32]{{Driver: id, Value: v}}, digitOfBestLap))
+	return first(applyEach(ctx, b, fnMinBestLap, []Update[uint32]{{Driver: id, Value: v}}, digitOfBestLap))
 }
 
 // MinBestLapMany applies MinBestLap to many updates in one script call, as a batch of Update does.
 func (b *Board) MinBestLapMany(ctx context.Context, updates []Update[uint32]) ([]Result, error) {
-	return applyEach(ctx, b, scriptMinBestLapMany, updates, digitOfBestLap)
+	return applyEach(ctx, b, fnMinBestLapMany, updates, digitOfBestLap)
 }
 
 // SetBestLap sets the BestLap of the entry of id to v and returns what it did: the new entry, the
 // one before (read in the same script) and whether it changed. An id without an entry starts from
 // the zero entry (see Update).
 func (b *Board) SetBestLap(ctx context.Context, id string, v uint32) (Written, error) {
-	return first(applyEach(ctx, b, scriptSetBestLap, []Update[uint32]{{Driver: id, Value: v}}, digitOfBestLap))
+	return first(applyEach(ctx, b, fnSetBestLap, []Update[uint32]{{Driver: id, Value: v}}, digitOfBestLap))
 }
 
 // SetBestLapMany applies SetBestLap to many updates in one script call, as a batch of Update does.
 func (b *Board) SetBestLapMany(ctx context.Context, updates []Update[uint32]) ([]Result, error) {
-	return applyEach(ctx, b, scriptSetBestLapMany, updates, digitOfBestLap)
+	return applyEach(ctx, b, fnSetBestLapMany, updates, digitOfBestLap)
 }
 
 // AddLaps adds delta to the Laps of the entry of id and returns what it did: the new entry, the
 // one before (read in the same script) and whether it changed. A result outside Laps's range is
 // clamped to its edge. An id without an entry starts from the zero entry (see Update).
 func (b *Board) AddLaps(ctx context.Context, id string, delta int64) (Written, error) {
-	return first(applyEach(ctx, b, scriptAddLaps, []Update[int64]{{Driver: id, Value: delta}}, rankgenrt.AsIs[int64]))
+	return first(applyEach(ctx, b, fnAddLaps, []Update[int64]{{Driver: id, Value: delta}}, rankgenrt.AsIs[int64]))
 }
 
 // AddLapsMany applies AddLaps to many updates in one script call, as a batch of Update does.
 func (b *Board) AddLapsMany(ctx context.Context, updates []Update[int64]) ([]Result, error) {
-	return applyEach(ctx, b, scriptAddLapsMany, updates, rankgenrt.AsIs[int64])
+	return applyEach(ctx, b, fnAddLapsMany, updates, rankgenrt.AsIs[int64])
 }
 
 // Change is one field update or the new data of a change list (Board.Update, Board.UpdateMany),
@@ -672,7 +672,7 @@ func (b *Board) UpdateMany(ctx context.Context, lists []Changes) ([]Result, erro
 	if len(sent) == 0 {
 		return res, nil
 	}
-	v, err := b.core.Write(ctx, scriptChanges, args)
+	v, err := b.core.Write(ctx, fnChanges, args)
 	if err != nil {
 		return nil, err
 	}
@@ -728,7 +728,7 @@ func (b *Board) Get(ctx context.Context, id string) (Entry, error) {
 	if err := checkID(id); err != nil {
 		return Entry{}, err
 	}
-	v, err := b.core.CallRO(ctx, scriptGet, id)
+	v, err := b.core.CallRO(ctx, fnGet, id)
 	if errors.Is(err, redis.Nil) {
 		return Entry{}, rankgenrt.NotFound(id)
 	}
@@ -781,7 +781,7 @@ func (b *Board) Page(ctx context.Context, offset, limit int64) ([]Ranked, error)
 	if limit <= 0 {
 		return nil, nil
 	}
-	return window(b.core.CallRO(ctx, scriptPage, offset, limit))
+	return window(b.core.CallRO(ctx, fnPage, offset, limit))
 }
 
 // Around returns the entry of id with up to before entries ahead of it and after entries behind
@@ -803,7 +803,7 @@ func (b *Board) around(ctx context.Context, id string, before, after int64, fill
 	if err := checkID(id); err != nil {
 		return nil, err
 	}
-	v, err := b.core.CallRO(ctx, scriptAround, id, max(before, 0), max(after, 0), fill)
+	v, err := b.core.CallRO(ctx, fnAround, id, max(before, 0), max(after, 0), fill)
 	if errors.Is(err, redis.Nil) {
 		return nil, rankgenrt.NotFound(id)
 	}
@@ -818,7 +818,7 @@ func (b *Board) After(ctx context.Context, cur Cursor, limit int64) ([]Ranked, C
 	if math.IsNaN(cur.Score) {
 		return nil, cur, rankgenrt.BadScore(cur.Score, "a cursor's score is a number, never NaN")
 	}
-	v, err := b.core.CallRO(ctx, scriptAfter, rankgenrt.FormatScore(cur.Score), cur.Member, limit)
+	v, err := b.core.CallRO(ctx, fnAfter, rankgenrt.FormatScore(cur.Score), cur.Member, limit)
 	if err != nil {
 		return nil, cur, err
 	}
@@ -855,7 +855,7 @@ func (b *Board) GetMany(ctx context.Context, ids ...string) ([]Result, error) {
 		}
 		args[i] = id
 	}
-	v, err := b.core.CallRO(ctx, scriptGetMany, args...)
+	v, err := b.core.CallRO(ctx, fnGetMany, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -892,7 +892,7 @@ func (b *Board) RankMany(ctx context.Context, ids ...string) ([]int64, error) {
 		}
 		args[i] = id
 	}
-	v, err := b.core.CallRO(ctx, scriptRankMany, args...)
+	v, err := b.core.CallRO(ctx, fnRankMany, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -922,7 +922,7 @@ func (b *Board) PageFromEnd(ctx context.Context, offset, limit int64) ([]Ranked,
 	if limit <= 0 {
 		return nil, nil
 	}
-	return window(b.core.CallRO(ctx, scriptBottom, offset, limit))
+	return window(b.core.CallRO(ctx, fnBottom, offset, limit))
 }
 
 // Percentile returns the share of the board's entries that rank behind the entry of id, in
@@ -955,7 +955,7 @@ func (b *Board) standing(ctx context.Context, id string) (pos, count int64, err 
 	if err := checkID(id); err != nil {
 		return 0, 0, err
 	}
-	v, err := b.core.CallRO(ctx, scriptStanding, id)
+	v, err := b.core.CallRO(ctx, fnStanding, id)
 	if errors.Is(err, redis.Nil) {
 		return 0, 0, rankgenrt.NotFound(id)
 	}
@@ -983,7 +983,7 @@ func (b *Board) RangeBestLap(ctx context.Context, lo, hi uint32, offset, limit i
 	}
 	dlo, dhi = dhi, dlo
 	// BestLap's digits dlo…dhi are the scores of P in [dlo·W, (dhi+1)·W), W = bestLapWeight.
-	v, err := b.core.CallRO(ctx, scriptRange, rankgenrt.FormatScore(scoreOfP(dlo*bestLapWeight)), "("+rankgenrt.FormatScore(scoreOfP((dhi+1)*bestLapWeight)), offset, limit)
+	v, err := b.core.CallRO(ctx, fnRange, rankgenrt.FormatScore(scoreOfP(dlo*bestLapWeight)), "("+rankgenrt.FormatScore(scoreOfP((dhi+1)*bestLapWeight)), offset, limit)
 	if err != nil {
 		return nil, err
 	}
@@ -1043,7 +1043,7 @@ func (b *Board) competition(ctx context.Context, id string, tied int) (int64, er
 	if err := checkID(id); err != nil {
 		return 0, err
 	}
-	v, err := b.core.CallRO(ctx, scriptCompetition, id, tied)
+	v, err := b.core.CallRO(ctx, fnCompetition, id, tied)
 	if errors.Is(err, redis.Nil) {
 		return 0, rankgenrt.NotFound(id)
 	}
@@ -1057,7 +1057,7 @@ func (b *Board) DenseRank(ctx context.Context, id string) (int64, error) {
 	if err := checkID(id); err != nil {
 		return 0, err
 	}
-	v, err := b.core.CallRO(ctx, scriptDense, id)
+	v, err := b.core.CallRO(ctx, fnDense, id)
 	if errors.Is(err, redis.Nil) {
 		return 0, rankgenrt.NotFound(id)
 	}
@@ -1189,7 +1189,7 @@ func (b *Board) Between(ctx context.Context, band Band, offset, limit int64) ([]
 	if band.lo >= band.hi || limit <= 0 {
 		return nil, nil
 	}
-	v, err := b.core.CallRO(ctx, scriptBand, rankgenrt.FormatScore(scoreOfP(band.lo)), rankgenrt.FormatScore(scoreOfP(band.hi)), offset, limit)
+	v, err := b.core.CallRO(ctx, fnBand, rankgenrt.FormatScore(scoreOfP(band.lo)), rankgenrt.FormatScore(scoreOfP(band.hi)), offset, limit)
 	if err != nil {
 		return nil, err
 	}
@@ -1228,7 +1228,7 @@ func (b *Board) AroundScore(ctx context.Context, at Place, before, after int64) 
 	if err != nil {
 		return nil, err
 	}
-	return window(b.core.CallRO(ctx, scriptAroundScore, rankgenrt.FormatScore(score), member, max(before, 0), max(after, 0)))
+	return window(b.core.CallRO(ctx, fnAroundScore, rankgenrt.FormatScore(score), member, max(before, 0), max(after, 0)))
 }
 
 // updateArgs starts the arguments of a field update script: the write arguments, an unused clock,
@@ -1847,7 +1847,7 @@ func (s *ShardedBoard) PageFromEnd(ctx context.Context, offset, limit int64) ([]
 // shards' sizes: every shard's bottom script, in one pipelined round. A shard's reply starts at
 // its size less the entries it read, so the two add up to its size.
 func (s *ShardedBoard) tails(ctx context.Context, n int64) (lists [][]Ranked, count int64, err error) {
-	starts, lists, err := s.scriptWindows(ctx, scriptBottom, func(int) []any {
+	starts, lists, err := s.scriptWindows(ctx, fnBottom, func(int) []any {
 		return []any{0, n}
 	})
 	if err != nil {
@@ -1972,7 +1972,7 @@ func (s *ShardedBoard) Between(ctx context.Context, band Band, offset, limit int
 	if n < offset {
 		n = math.MaxInt64 // offset + limit overflows: to the end
 	}
-	ahead, parts, err := s.windows(ctx, scriptBand, rankgenrt.FormatScore(scoreOfP(band.lo)), rankgenrt.FormatScore(scoreOfP(band.hi)), 0, n)
+	ahead, parts, err := s.windows(ctx, fnBand, rankgenrt.FormatScore(scoreOfP(band.lo)), rankgenrt.FormatScore(scoreOfP(band.hi)), 0, n)
 	if err != nil {
 		return nil, err
 	}
@@ -2017,7 +2017,7 @@ func (s *ShardedBoard) AroundScore(ctx context.Context, at Place, before, after 
 // greater scores, and equal scores with greater members (Redis's order of equal scores: their
 // bytes; the member ” is the place before every entry of its score).
 func (s *ShardedBoard) placeWindow(ctx context.Context, score float64, member string, before, after int64) (pos int64, ahead int, merged []Ranked, err error) {
-	starts, parts, err := s.windows(ctx, scriptAroundScore, rankgenrt.FormatScore(score), member, before, after)
+	starts, parts, err := s.windows(ctx, fnAroundScore, rankgenrt.FormatScore(score), member, before, after)
 	if err != nil {
 		return 0, 0, nil, err
 	}
@@ -2130,7 +2130,7 @@ func (s *ShardedBoard) heads(ctx context.Context, n int64) ([][]Ranked, error) {
 // reads to the end), best first, with their data: every shard's page script, in one pipelined
 // round.
 func (s *ShardedBoard) ranges(ctx context.Context, bounds func(int) (int64, int64)) ([][]Ranked, error) {
-	_, lists, err := s.scriptWindows(ctx, scriptPage, func(i int) []any {
+	_, lists, err := s.scriptWindows(ctx, fnPage, func(i int) []any {
 		start, stop := bounds(i)
 		limit := stop - start + 1
 		if stop < 0 {
@@ -2197,7 +2197,7 @@ func (s *ShardedBoard) bareRanges(ctx context.Context, bounds func(int) (int64, 
 func (s *ShardedBoard) queueAfter(ctx context.Context, pipe *rankgenrt.Pipe, cur Cursor, limit int64) []*redis.Cmd {
 	cmds := make([]*redis.Cmd, len(s.shards))
 	for i, b := range s.shards {
-		cmds[i] = pipe.CallRO(ctx, scriptAfter, b.core.ScriptKeys(), rankgenrt.FormatScore(cur.Score), cur.Member, limit)
+		cmds[i] = pipe.CallRO(ctx, fnAfter, b.core.ScriptKeys(), rankgenrt.FormatScore(cur.Score), cur.Member, limit)
 	}
 	return cmds
 }

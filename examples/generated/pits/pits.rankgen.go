@@ -296,30 +296,30 @@ func Compare(a, b Entry) int {
 var luaLibrary string
 
 var (
-	library             = rankgenrt.NewLibrary(luaLibrary)
-	scriptSet           = library.Function("set")
-	scriptBest          = library.Function("best")
-	scriptRemove        = library.Function("remove")
-	scriptTrim          = library.Function("trim")
-	scriptMinStopMs     = library.Function("min_stop_ms")
-	scriptMinStopMsMany = library.Function("min_stop_ms_many")
-	scriptSetStopMs     = library.Function("set_stop_ms")
-	scriptSetStopMsMany = library.Function("set_stop_ms_many")
-	scriptChanges       = library.Function("changes")
-	scriptGet           = library.Function("get")
-	scriptRank          = library.Function("rank")
-	scriptPage          = library.Function("page")
-	scriptAround        = library.Function("around")
-	scriptAfter         = library.Function("after")
-	scriptGetMany       = library.Function("get_many")
-	scriptRankMany      = library.Function("rank_many")
-	scriptBottom        = library.Function("bottom")
-	scriptStanding      = library.Function("standing")
-	scriptRange         = library.Function("range")
-	scriptCompetition   = library.Function("competition")
-	scriptDense         = library.Function("dense")
-	scriptBand          = library.Function("band")
-	scriptAroundScore   = library.Function("around_score")
+	library         = rankgenrt.NewLibrary(luaLibrary)
+	fnSet           = library.Function("set")
+	fnBest          = library.Function("best")
+	fnRemove        = library.Function("remove")
+	fnTrim          = library.Function("trim")
+	fnMinStopMs     = library.Function("min_stop_ms")
+	fnMinStopMsMany = library.Function("min_stop_ms_many")
+	fnSetStopMs     = library.Function("set_stop_ms")
+	fnSetStopMsMany = library.Function("set_stop_ms_many")
+	fnChanges       = library.Function("changes")
+	fnGet           = library.Function("get")
+	fnRank          = library.Function("rank")
+	fnPage          = library.Function("page")
+	fnAround        = library.Function("around")
+	fnAfter         = library.Function("after")
+	fnGetMany       = library.Function("get_many")
+	fnRankMany      = library.Function("rank_many")
+	fnBottom        = library.Function("bottom")
+	fnStanding      = library.Function("standing")
+	fnRange         = library.Function("range")
+	fnCompetition   = library.Function("competition")
+	fnDense         = library.Function("dense")
+	fnBand          = library.Function("band")
+	fnAroundScore   = library.Function("around_score")
 )
 
 // boardSpec is what the board's machinery (rankgenrt.Core) needs of this layout.
@@ -493,7 +493,7 @@ func (b *Board) SetMany(ctx context.Context, entries []Entry) ([]Written, error)
 		}
 		args = append(args, rankgenrt.FormatScore(score), member, data)
 	}
-	v, err := b.core.Write(ctx, scriptSet, args)
+	v, err := b.core.Write(ctx, fnSet, args)
 	if err != nil {
 		return nil, err
 	}
@@ -536,7 +536,7 @@ func (b *Board) BestMany(ctx context.Context, entries []Entry) ([]Written, error
 		}
 		args = append(args, rankgenrt.FormatScore(score), member, data)
 	}
-	v, err := b.core.Write(ctx, scriptBest, args)
+	v, err := b.core.Write(ctx, fnBest, args)
 	if err != nil {
 		return nil, err
 	}
@@ -559,7 +559,7 @@ func (b *Board) Remove(ctx context.Context, ids ...string) (int64, error) {
 		}
 		args = append(args, id)
 	}
-	return rankgenrt.Int(b.core.Write(ctx, scriptRemove, args))
+	return rankgenrt.Int(b.core.Write(ctx, fnRemove, args))
 }
 
 // Trim keeps the first keep entries, removes all below them and returns how many it removed.
@@ -567,7 +567,7 @@ func (b *Board) Trim(ctx context.Context, keep int64) (int64, error) {
 	if keep < 0 {
 		return 0, rankgenrt.IntRangeError("keep", keep, 0, math.MaxInt64)
 	}
-	return rankgenrt.Int(b.core.Write(ctx, scriptTrim, append(b.core.WriteArgs(1), keep)))
+	return rankgenrt.Int(b.core.Write(ctx, fnTrim, append(b.core.WriteArgs(1), keep)))
 }
 
 // MinStopMs lowers the StopMs of the entry of id to v when v is smaller and returns what it did:
@@ -575,7 +575,7 @@ func (b *Board) Trim(ctx context.Context, keep int64) (int64, error) {
 // entry takes v as its StopMs (its first min is the value submitted), the other fields starting
 // from the zero entry (see Update).
 func (b *Board) MinStopMs(ctx context.Context, id string, v uint16) (Written, error) {
-	return first(applyEach(ctx, b, scriptMinStopMs, []Update[uint16]{{Crew: id, Value: v}}, func(v uint16) (uint64, error) {
+	return first(applyEach(ctx, b, fnMinStopMs, []Update[uint16]{{Crew: id, Value: v}}, func(v uint16) (uint64, error) {
 		d := uint64(stopMsMax - v)
 		return d, nil
 	}))
@@ -583,7 +583,7 @@ func (b *Board) MinStopMs(ctx context.Context, id string, v uint16) (Written, er
 
 // MinStopMsMany applies MinStopMs to many updates in one script call, as a batch of Update does.
 func (b *Board) MinStopMsMany(ctx context.Context, updates []Update[uint16]) ([]Result, error) {
-	return applyEach(ctx, b, scriptMinStopMsMany, updates, func(v uint16) (uint64, error) {
+	return applyEach(ctx, b, fnMinStopMsMany, updates, func(v uint16) (uint64, error) {
 		d := uint64(stopMsMax - v)
 		return d, nil
 	})
@@ -593,7 +593,7 @@ func (b *Board) MinStopMsMany(ctx context.Context, updates []Update[uint16]) ([]
 // one before (read in the same script) and whether it changed. An id without an entry starts from
 // the zero entry (see Update).
 func (b *Board) SetStopMs(ctx context.Context, id string, v uint16) (Written, error) {
-	return first(applyEach(ctx, b, scriptSetStopMs, []Update[uint16]{{Crew: id, Value: v}}, func(v uint16) (uint64, error) {
+	return first(applyEach(ctx, b, fnSetStopMs, []Update[uint16]{{Crew: id, Value: v}}, func(v uint16) (uint64, error) {
 		d := uint64(stopMsMax - v)
 		return d, nil
 	}))
@@ -601,7 +601,7 @@ func (b *Board) SetStopMs(ctx context.Context, id string, v uint16) (Written, er
 
 // SetStopMsMany applies SetStopMs to many updates in one script call, as a batch of Update does.
 func (b *Board) SetStopMsMany(ctx context.Context, updates []Update[uint16]) ([]Result, error) {
-	return applyEach(ctx, b, scriptSetStopMsMany, updates, func(v uint16) (uint64, error) {
+	return applyEach(ctx, b, fnSetStopMsMany, updates, func(v uint16) (uint64, error) {
 		d := uint64(stopMsMax - v)
 		return d, nil
 	})
@@ -705,7 +705,7 @@ func (b *Board) UpdateMany(ctx context.Context, lists []Changes) ([]Result, erro
 	if len(sent) == 0 {
 		return res, nil
 	}
-	v, err := b.core.Write(ctx, scriptChanges, args)
+	v, err := b.core.Write(ctx, fnChanges, args)
 	if err != nil {
 		return nil, err
 	}
@@ -761,7 +761,7 @@ func (b *Board) Get(ctx context.Context, id string) (Entry, error) {
 	if err := checkID(id); err != nil {
 		return Entry{}, err
 	}
-	v, err := b.core.CallRO(ctx, scriptGet, id)
+	v, err := b.core.CallRO(ctx, fnGet, id)
 	if errors.Is(err, redis.Nil) {
 		return Entry{}, rankgenrt.NotFound(id)
 	}
@@ -788,7 +788,7 @@ func (b *Board) Rank(ctx context.Context, id string) (int64, error) {
 	if err := checkID(id); err != nil {
 		return 0, err
 	}
-	v, err := b.core.CallRO(ctx, scriptRank, id)
+	v, err := b.core.CallRO(ctx, fnRank, id)
 	if errors.Is(err, redis.Nil) {
 		return 0, rankgenrt.NotFound(id)
 	}
@@ -813,7 +813,7 @@ func (b *Board) Page(ctx context.Context, offset, limit int64) ([]Ranked, error)
 	if limit <= 0 {
 		return nil, nil
 	}
-	return window(b.core.CallRO(ctx, scriptPage, offset, limit))
+	return window(b.core.CallRO(ctx, fnPage, offset, limit))
 }
 
 // Around returns the entry of id with up to before entries ahead of it and after entries behind
@@ -835,7 +835,7 @@ func (b *Board) around(ctx context.Context, id string, before, after int64, fill
 	if err := checkID(id); err != nil {
 		return nil, err
 	}
-	v, err := b.core.CallRO(ctx, scriptAround, id, max(before, 0), max(after, 0), fill)
+	v, err := b.core.CallRO(ctx, fnAround, id, max(before, 0), max(after, 0), fill)
 	if errors.Is(err, redis.Nil) {
 		return nil, rankgenrt.NotFound(id)
 	}
@@ -850,7 +850,7 @@ func (b *Board) After(ctx context.Context, cur Cursor, limit int64) ([]Ranked, C
 	if math.IsNaN(cur.Score) {
 		return nil, cur, rankgenrt.BadScore(cur.Score, "a cursor's score is a number, never NaN")
 	}
-	v, err := b.core.CallRO(ctx, scriptAfter, rankgenrt.FormatScore(cur.Score), cur.Member, limit)
+	v, err := b.core.CallRO(ctx, fnAfter, rankgenrt.FormatScore(cur.Score), cur.Member, limit)
 	if err != nil {
 		return nil, cur, err
 	}
@@ -887,7 +887,7 @@ func (b *Board) GetMany(ctx context.Context, ids ...string) ([]Result, error) {
 		}
 		args[i] = id
 	}
-	v, err := b.core.CallRO(ctx, scriptGetMany, args...)
+	v, err := b.core.CallRO(ctx, fnGetMany, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -924,7 +924,7 @@ func (b *Board) RankMany(ctx context.Context, ids ...string) ([]int64, error) {
 		}
 		args[i] = id
 	}
-	v, err := b.core.CallRO(ctx, scriptRankMany, args...)
+	v, err := b.core.CallRO(ctx, fnRankMany, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -954,7 +954,7 @@ func (b *Board) PageFromEnd(ctx context.Context, offset, limit int64) ([]Ranked,
 	if limit <= 0 {
 		return nil, nil
 	}
-	return window(b.core.CallRO(ctx, scriptBottom, offset, limit))
+	return window(b.core.CallRO(ctx, fnBottom, offset, limit))
 }
 
 // Percentile returns the share of the board's entries that rank behind the entry of id, in
@@ -987,7 +987,7 @@ func (b *Board) standing(ctx context.Context, id string) (pos, count int64, err 
 	if err := checkID(id); err != nil {
 		return 0, 0, err
 	}
-	v, err := b.core.CallRO(ctx, scriptStanding, id)
+	v, err := b.core.CallRO(ctx, fnStanding, id)
 	if errors.Is(err, redis.Nil) {
 		return 0, 0, rankgenrt.NotFound(id)
 	}
@@ -1009,7 +1009,7 @@ func (b *Board) RangeStopMs(ctx context.Context, lo, hi uint16, offset, limit in
 	}
 	dlo, dhi = dhi, dlo
 	// StopMs's digits dlo…dhi are the scores of P in [dlo·W, (dhi+1)·W), W = stopMsWeight.
-	v, err := b.core.CallRO(ctx, scriptRange, rankgenrt.FormatScore(scoreOfP(dlo*stopMsWeight)), "("+rankgenrt.FormatScore(scoreOfP((dhi+1)*stopMsWeight)), offset, limit)
+	v, err := b.core.CallRO(ctx, fnRange, rankgenrt.FormatScore(scoreOfP(dlo*stopMsWeight)), "("+rankgenrt.FormatScore(scoreOfP((dhi+1)*stopMsWeight)), offset, limit)
 	if err != nil {
 		return nil, err
 	}
@@ -1063,7 +1063,7 @@ func (b *Board) competition(ctx context.Context, id string, tied int) (int64, er
 	if err := checkID(id); err != nil {
 		return 0, err
 	}
-	v, err := b.core.CallRO(ctx, scriptCompetition, id, tied)
+	v, err := b.core.CallRO(ctx, fnCompetition, id, tied)
 	if errors.Is(err, redis.Nil) {
 		return 0, rankgenrt.NotFound(id)
 	}
@@ -1077,7 +1077,7 @@ func (b *Board) DenseRank(ctx context.Context, id string) (int64, error) {
 	if err := checkID(id); err != nil {
 		return 0, err
 	}
-	v, err := b.core.CallRO(ctx, scriptDense, id)
+	v, err := b.core.CallRO(ctx, fnDense, id)
 	if errors.Is(err, redis.Nil) {
 		return 0, rankgenrt.NotFound(id)
 	}
@@ -1165,7 +1165,7 @@ func (b *Board) Between(ctx context.Context, band Band, offset, limit int64) ([]
 	if band.lo >= band.hi || limit <= 0 {
 		return nil, nil
 	}
-	v, err := b.core.CallRO(ctx, scriptBand, rankgenrt.FormatScore(scoreOfP(band.lo)), rankgenrt.FormatScore(scoreOfP(band.hi)), offset, limit)
+	v, err := b.core.CallRO(ctx, fnBand, rankgenrt.FormatScore(scoreOfP(band.lo)), rankgenrt.FormatScore(scoreOfP(band.hi)), offset, limit)
 	if err != nil {
 		return nil, err
 	}
@@ -1204,7 +1204,7 @@ func (b *Board) AroundScore(ctx context.Context, at Place, before, after int64) 
 	if err != nil {
 		return nil, err
 	}
-	return window(b.core.CallRO(ctx, scriptAroundScore, rankgenrt.FormatScore(score), member, max(before, 0), max(after, 0)))
+	return window(b.core.CallRO(ctx, fnAroundScore, rankgenrt.FormatScore(score), member, max(before, 0), max(after, 0)))
 }
 
 // Reindex builds the board's index (id → member) from the members already in its sorted set: how
@@ -1803,7 +1803,7 @@ func (s *ShardedBoard) PageFromEnd(ctx context.Context, offset, limit int64) ([]
 // shards' sizes: every shard's bottom script, in one pipelined round. A shard's reply starts at
 // its size less the entries it read, so the two add up to its size.
 func (s *ShardedBoard) tails(ctx context.Context, n int64) (lists [][]Ranked, count int64, err error) {
-	starts, lists, err := s.scriptWindows(ctx, scriptBottom, func(int) []any {
+	starts, lists, err := s.scriptWindows(ctx, fnBottom, func(int) []any {
 		return []any{0, n}
 	})
 	if err != nil {
@@ -1926,7 +1926,7 @@ func (s *ShardedBoard) Between(ctx context.Context, band Band, offset, limit int
 	if n < offset {
 		n = math.MaxInt64 // offset + limit overflows: to the end
 	}
-	ahead, parts, err := s.windows(ctx, scriptBand, rankgenrt.FormatScore(scoreOfP(band.lo)), rankgenrt.FormatScore(scoreOfP(band.hi)), 0, n)
+	ahead, parts, err := s.windows(ctx, fnBand, rankgenrt.FormatScore(scoreOfP(band.lo)), rankgenrt.FormatScore(scoreOfP(band.hi)), 0, n)
 	if err != nil {
 		return nil, err
 	}
@@ -1971,7 +1971,7 @@ func (s *ShardedBoard) AroundScore(ctx context.Context, at Place, before, after 
 // greater scores, and equal scores with greater members (Redis's order of equal scores: their
 // bytes; the member ” is the place before every entry of its score).
 func (s *ShardedBoard) placeWindow(ctx context.Context, score float64, member string, before, after int64) (pos int64, ahead int, merged []Ranked, err error) {
-	starts, parts, err := s.windows(ctx, scriptAroundScore, rankgenrt.FormatScore(score), member, before, after)
+	starts, parts, err := s.windows(ctx, fnAroundScore, rankgenrt.FormatScore(score), member, before, after)
 	if err != nil {
 		return 0, 0, nil, err
 	}
@@ -2084,7 +2084,7 @@ func (s *ShardedBoard) heads(ctx context.Context, n int64) ([][]Ranked, error) {
 // reads to the end), best first, with their data: every shard's page script, in one pipelined
 // round.
 func (s *ShardedBoard) ranges(ctx context.Context, bounds func(int) (int64, int64)) ([][]Ranked, error) {
-	_, lists, err := s.scriptWindows(ctx, scriptPage, func(i int) []any {
+	_, lists, err := s.scriptWindows(ctx, fnPage, func(i int) []any {
 		start, stop := bounds(i)
 		limit := stop - start + 1
 		if stop < 0 {
@@ -2151,7 +2151,7 @@ func (s *ShardedBoard) bareRanges(ctx context.Context, bounds func(int) (int64, 
 func (s *ShardedBoard) queueAfter(ctx context.Context, pipe *rankgenrt.Pipe, cur Cursor, limit int64) []*redis.Cmd {
 	cmds := make([]*redis.Cmd, len(s.shards))
 	for i, b := range s.shards {
-		cmds[i] = pipe.CallRO(ctx, scriptAfter, b.core.ScriptKeys(), rankgenrt.FormatScore(cur.Score), cur.Member, limit)
+		cmds[i] = pipe.CallRO(ctx, fnAfter, b.core.ScriptKeys(), rankgenrt.FormatScore(cur.Score), cur.Member, limit)
 	}
 	return cmds
 }

@@ -122,32 +122,32 @@ func Compare(a, b Entry) int {
 var luaLibrary string
 
 var (
-	library              = rankgenrt.NewLibrary(luaLibrary)
-	scriptSet            = library.Function("set")
-	scriptBest           = library.Function("best")
-	scriptRemove         = library.Function("remove")
-	scriptTrim           = library.Function("trim")
-	scriptAddCorrect     = library.Function("add_correct")
-	scriptAddCorrectMany = library.Function("add_correct_many")
-	scriptSetCorrect     = library.Function("set_correct")
-	scriptSetCorrectMany = library.Function("set_correct_many")
-	scriptMinMillis      = library.Function("min_millis")
-	scriptMinMillisMany  = library.Function("min_millis_many")
-	scriptSetMillis      = library.Function("set_millis")
-	scriptSetMillisMany  = library.Function("set_millis_many")
-	scriptChanges        = library.Function("changes")
-	scriptGet            = library.Function("get")
-	scriptRank           = library.Function("rank")
-	scriptAround         = library.Function("around")
-	scriptAfter          = library.Function("after")
-	scriptGetMany        = library.Function("get_many")
-	scriptRankMany       = library.Function("rank_many")
-	scriptBottom         = library.Function("bottom")
-	scriptStanding       = library.Function("standing")
-	scriptCompetition    = library.Function("competition")
-	scriptDense          = library.Function("dense")
-	scriptBand           = library.Function("band")
-	scriptAroundScore    = library.Function("around_score")
+	library          = rankgenrt.NewLibrary(luaLibrary)
+	fnSet            = library.Function("set")
+	fnBest           = library.Function("best")
+	fnRemove         = library.Function("remove")
+	fnTrim           = library.Function("trim")
+	fnAddCorrect     = library.Function("add_correct")
+	fnAddCorrectMany = library.Function("add_correct_many")
+	fnSetCorrect     = library.Function("set_correct")
+	fnSetCorrectMany = library.Function("set_correct_many")
+	fnMinMillis      = library.Function("min_millis")
+	fnMinMillisMany  = library.Function("min_millis_many")
+	fnSetMillis      = library.Function("set_millis")
+	fnSetMillisMany  = library.Function("set_millis_many")
+	fnChanges        = library.Function("changes")
+	fnGet            = library.Function("get")
+	fnRank           = library.Function("rank")
+	fnAround         = library.Function("around")
+	fnAfter          = library.Function("after")
+	fnGetMany        = library.Function("get_many")
+	fnRankMany       = library.Function("rank_many")
+	fnBottom         = library.Function("bottom")
+	fnStanding       = library.Function("standing")
+	fnCompetition    = library.Function("competition")
+	fnDense          = library.Function("dense")
+	fnBand           = library.Function("band")
+	fnAroundScore    = library.Function("around_score")
 )
 
 // boardSpec is what the board's machinery (rankgenrt.Core) needs of this layout.
@@ -308,7 +308,7 @@ func (b *Board) SetMany(ctx context.Context, entries []Entry) ([]Written, error)
 		}
 		args = append(args, rankgenrt.FormatScore(score), member)
 	}
-	v, err := b.core.Write(ctx, scriptSet, args)
+	v, err := b.core.Write(ctx, fnSet, args)
 	if err != nil {
 		return nil, err
 	}
@@ -347,7 +347,7 @@ func (b *Board) BestMany(ctx context.Context, entries []Entry) ([]Written, error
 		}
 		args = append(args, rankgenrt.FormatScore(score), member)
 	}
-	v, err := b.core.Write(ctx, scriptBest, args)
+	v, err := b.core.Write(ctx, fnBest, args)
 	if err != nil {
 		return nil, err
 	}
@@ -367,7 +367,7 @@ func (b *Board) Remove(ctx context.Context, ids ...uint64) (int64, error) {
 	for _, id := range ids {
 		args = append(args, id)
 	}
-	return rankgenrt.Int(b.core.Write(ctx, scriptRemove, args))
+	return rankgenrt.Int(b.core.Write(ctx, fnRemove, args))
 }
 
 // Trim keeps the first keep entries, removes all below them and returns how many it removed.
@@ -375,7 +375,7 @@ func (b *Board) Trim(ctx context.Context, keep int64) (int64, error) {
 	if keep < 0 {
 		return 0, rankgenrt.IntRangeError("keep", keep, 0, math.MaxInt64)
 	}
-	return rankgenrt.Int(b.core.Write(ctx, scriptTrim, append(b.core.WriteArgs(1), keep)))
+	return rankgenrt.Int(b.core.Write(ctx, fnTrim, append(b.core.WriteArgs(1), keep)))
 }
 
 // AddCorrect adds delta to the Correct of the entry of id and returns what it did: the new entry,
@@ -383,19 +383,19 @@ func (b *Board) Trim(ctx context.Context, keep int64) (int64, error) {
 // range is refused with an error matching ErrOverflow, leaving the entry unchanged. An id without
 // an entry starts from the zero entry (see Update).
 func (b *Board) AddCorrect(ctx context.Context, id uint64, delta int64) (Written, error) {
-	return first(applyEach(ctx, b, scriptAddCorrect, []Update[int64]{{PlayerID: id, Value: delta}}, rankgenrt.AsIs[int64]))
+	return first(applyEach(ctx, b, fnAddCorrect, []Update[int64]{{PlayerID: id, Value: delta}}, rankgenrt.AsIs[int64]))
 }
 
 // AddCorrectMany applies AddCorrect to many updates in one script call, as a batch of Update does.
 func (b *Board) AddCorrectMany(ctx context.Context, updates []Update[int64]) ([]Result, error) {
-	return applyEach(ctx, b, scriptAddCorrectMany, updates, rankgenrt.AsIs[int64])
+	return applyEach(ctx, b, fnAddCorrectMany, updates, rankgenrt.AsIs[int64])
 }
 
 // SetCorrect sets the Correct of the entry of id to v and returns what it did: the new entry, the
 // one before (read in the same script) and whether it changed. An id without an entry starts from
 // the zero entry (see Update).
 func (b *Board) SetCorrect(ctx context.Context, id uint64, v uint8) (Written, error) {
-	return first(applyEach(ctx, b, scriptSetCorrect, []Update[uint8]{{PlayerID: id, Value: v}}, func(v uint8) (uint64, error) {
+	return first(applyEach(ctx, b, fnSetCorrect, []Update[uint8]{{PlayerID: id, Value: v}}, func(v uint8) (uint64, error) {
 		d := uint64(v)
 		return d, nil
 	}))
@@ -403,7 +403,7 @@ func (b *Board) SetCorrect(ctx context.Context, id uint64, v uint8) (Written, er
 
 // SetCorrectMany applies SetCorrect to many updates in one script call, as a batch of Update does.
 func (b *Board) SetCorrectMany(ctx context.Context, updates []Update[uint8]) ([]Result, error) {
-	return applyEach(ctx, b, scriptSetCorrectMany, updates, func(v uint8) (uint64, error) {
+	return applyEach(ctx, b, fnSetCorrectMany, updates, func(v uint8) (uint64, error) {
 		d := uint64(v)
 		return d, nil
 	})
@@ -414,24 +414,24 @@ func (b *Board) SetCorrectMany(ctx context.Context, updates []Update[uint8]) ([]
 // entry takes v as its Millis (its first min is the value submitted), the other fields starting
 // from the zero entry (see Update).
 func (b *Board) MinMillis(ctx context.Context, id uint64, v uint32) (Written, error) {
-	return first(applyEach(ctx, b, scriptMinMillis, []Update[uint32]{{PlayerID: id, Value: v}}, digitOfMillis))
+	return first(applyEach(ctx, b, fnMinMillis, []Update[uint32]{{PlayerID: id, Value: v}}, digitOfMillis))
 }
 
 // MinMillisMany applies MinMillis to many updates in one script call, as a batch of Update does.
 func (b *Board) MinMillisMany(ctx context.Context, updates []Update[uint32]) ([]Result, error) {
-	return applyEach(ctx, b, scriptMinMillisMany, updates, digitOfMillis)
+	return applyEach(ctx, b, fnMinMillisMany, updates, digitOfMillis)
 }
 
 // SetMillis sets the Millis of the entry of id to v and returns what it did: the new entry, the
 // one before (read in the same script) and whether it changed. An id without an entry starts from
 // the zero entry (see Update).
 func (b *Board) SetMillis(ctx context.Context, id uint64, v uint32) (Written, error) {
-	return first(applyEach(ctx, b, scriptSetMillis, []Update[uint32]{{PlayerID: id, Value: v}}, digitOfMillis))
+	return first(applyEach(ctx, b, fnSetMillis, []Update[uint32]{{PlayerID: id, Value: v}}, digitOfMillis))
 }
 
 // SetMillisMany applies SetMillis to many updates in one script call, as a batch of Update does.
 func (b *Board) SetMillisMany(ctx context.Context, updates []Update[uint32]) ([]Result, error) {
-	return applyEach(ctx, b, scriptSetMillisMany, updates, digitOfMillis)
+	return applyEach(ctx, b, fnSetMillisMany, updates, digitOfMillis)
 }
 
 // Change is one field update of a change list (Board.Update, Board.UpdateMany), made by
@@ -516,7 +516,7 @@ func (b *Board) UpdateMany(ctx context.Context, lists []Changes) ([]Result, erro
 	if len(sent) == 0 {
 		return res, nil
 	}
-	v, err := b.core.Write(ctx, scriptChanges, args)
+	v, err := b.core.Write(ctx, fnChanges, args)
 	if err != nil {
 		return nil, err
 	}
@@ -563,7 +563,7 @@ func changeGroup(id uint64, changes []Change) ([]any, error) {
 
 // Get returns the entry of id, or an error matching ErrNotFound.
 func (b *Board) Get(ctx context.Context, id uint64) (Entry, error) {
-	v, err := b.core.CallRO(ctx, scriptGet, id)
+	v, err := b.core.CallRO(ctx, fnGet, id)
 	if errors.Is(err, redis.Nil) {
 		return Entry{}, rankgenrt.NotFound(strconv.FormatUint(id, 10))
 	}
@@ -580,7 +580,7 @@ func (b *Board) Get(ctx context.Context, id uint64) (Entry, error) {
 // Rank returns the 1-based position of the entry of id in the board's order, or an error matching
 // ErrNotFound.
 func (b *Board) Rank(ctx context.Context, id uint64) (int64, error) {
-	v, err := b.core.CallRO(ctx, scriptRank, id)
+	v, err := b.core.CallRO(ctx, fnRank, id)
 	if errors.Is(err, redis.Nil) {
 		return 0, rankgenrt.NotFound(strconv.FormatUint(id, 10))
 	}
@@ -634,7 +634,7 @@ func (b *Board) AroundFilled(ctx context.Context, id uint64, before, after int64
 
 // around runs the around script; fill is "1" to fill the window from the other side.
 func (b *Board) around(ctx context.Context, id uint64, before, after int64, fill string) ([]Ranked, error) {
-	v, err := b.core.CallRO(ctx, scriptAround, id, max(before, 0), max(after, 0), fill)
+	v, err := b.core.CallRO(ctx, fnAround, id, max(before, 0), max(after, 0), fill)
 	if errors.Is(err, redis.Nil) {
 		return nil, rankgenrt.NotFound(strconv.FormatUint(id, 10))
 	}
@@ -649,7 +649,7 @@ func (b *Board) After(ctx context.Context, cur Cursor, limit int64) ([]Ranked, C
 	if math.IsNaN(cur.Score) {
 		return nil, cur, rankgenrt.BadScore(cur.Score, "a cursor's score is a number, never NaN")
 	}
-	v, err := b.core.CallRO(ctx, scriptAfter, rankgenrt.FormatScore(cur.Score), cur.Member, limit)
+	v, err := b.core.CallRO(ctx, fnAfter, rankgenrt.FormatScore(cur.Score), cur.Member, limit)
 	if err != nil {
 		return nil, cur, err
 	}
@@ -683,7 +683,7 @@ func (b *Board) GetMany(ctx context.Context, ids ...uint64) ([]Result, error) {
 	for i, id := range ids {
 		args[i] = id
 	}
-	v, err := b.core.CallRO(ctx, scriptGetMany, args...)
+	v, err := b.core.CallRO(ctx, fnGetMany, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -714,7 +714,7 @@ func (b *Board) RankMany(ctx context.Context, ids ...uint64) ([]int64, error) {
 	for i, id := range ids {
 		args[i] = id
 	}
-	v, err := b.core.CallRO(ctx, scriptRankMany, args...)
+	v, err := b.core.CallRO(ctx, fnRankMany, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -744,7 +744,7 @@ func (b *Board) PageFromEnd(ctx context.Context, offset, limit int64) ([]Ranked,
 	if limit <= 0 {
 		return nil, nil
 	}
-	return window(b.core.CallRO(ctx, scriptBottom, offset, limit))
+	return window(b.core.CallRO(ctx, fnBottom, offset, limit))
 }
 
 // Percentile returns the share of the board's entries that rank behind the entry of id, in
@@ -774,7 +774,7 @@ func (b *Board) PageOf(ctx context.Context, id uint64, pageSize int64) (int64, e
 
 // standing reads the 0-based position of the entry of id and the number of entries.
 func (b *Board) standing(ctx context.Context, id uint64) (pos, count int64, err error) {
-	v, err := b.core.CallRO(ctx, scriptStanding, id)
+	v, err := b.core.CallRO(ctx, fnStanding, id)
 	if errors.Is(err, redis.Nil) {
 		return 0, 0, rankgenrt.NotFound(strconv.FormatUint(id, 10))
 	}
@@ -848,7 +848,7 @@ func (b *Board) CompetitionRankTuple(ctx context.Context, id uint64) (int64, err
 
 // competition runs the competition script: entries tie when equal on the first tied score fields.
 func (b *Board) competition(ctx context.Context, id uint64, tied int) (int64, error) {
-	v, err := b.core.CallRO(ctx, scriptCompetition, id, tied)
+	v, err := b.core.CallRO(ctx, fnCompetition, id, tied)
 	if errors.Is(err, redis.Nil) {
 		return 0, rankgenrt.NotFound(strconv.FormatUint(id, 10))
 	}
@@ -859,7 +859,7 @@ func (b *Board) competition(ctx context.Context, id uint64, tied int) (int64, er
 // ranking: equal Correct share a rank and the next value takes the next rank), or an error
 // matching ErrNotFound. The script steps once per distinct value ahead, O(log n) each.
 func (b *Board) DenseRank(ctx context.Context, id uint64) (int64, error) {
-	v, err := b.core.CallRO(ctx, scriptDense, id)
+	v, err := b.core.CallRO(ctx, fnDense, id)
 	if errors.Is(err, redis.Nil) {
 		return 0, rankgenrt.NotFound(strconv.FormatUint(id, 10))
 	}
@@ -982,7 +982,7 @@ func (b *Board) Between(ctx context.Context, band Band, offset, limit int64) ([]
 	if band.lo >= band.hi || limit <= 0 {
 		return nil, nil
 	}
-	v, err := b.core.CallRO(ctx, scriptBand, rankgenrt.FormatScore(scoreOfP(band.lo)), rankgenrt.FormatScore(scoreOfP(band.hi)), offset, limit)
+	v, err := b.core.CallRO(ctx, fnBand, rankgenrt.FormatScore(scoreOfP(band.lo)), rankgenrt.FormatScore(scoreOfP(band.hi)), offset, limit)
 	if err != nil {
 		return nil, err
 	}
@@ -1021,7 +1021,7 @@ func (b *Board) AroundScore(ctx context.Context, at Place, before, after int64) 
 	if err != nil {
 		return nil, err
 	}
-	return window(b.core.CallRO(ctx, scriptAroundScore, rankgenrt.FormatScore(score), member, max(before, 0), max(after, 0)))
+	return window(b.core.CallRO(ctx, fnAroundScore, rankgenrt.FormatScore(score), member, max(before, 0), max(after, 0)))
 }
 
 // Reindex builds the board's index (id → member) from the members already in its sorted set: how
@@ -1760,7 +1760,7 @@ func (s *ShardedBoard) Between(ctx context.Context, band Band, offset, limit int
 	if n < offset {
 		n = math.MaxInt64 // offset + limit overflows: to the end
 	}
-	ahead, parts, err := s.windows(ctx, scriptBand, rankgenrt.FormatScore(scoreOfP(band.lo)), rankgenrt.FormatScore(scoreOfP(band.hi)), 0, n)
+	ahead, parts, err := s.windows(ctx, fnBand, rankgenrt.FormatScore(scoreOfP(band.lo)), rankgenrt.FormatScore(scoreOfP(band.hi)), 0, n)
 	if err != nil {
 		return nil, err
 	}
@@ -1805,7 +1805,7 @@ func (s *ShardedBoard) AroundScore(ctx context.Context, at Place, before, after 
 // greater scores, and equal scores with greater members (Redis's order of equal scores: their
 // bytes; the member ” is the place before every entry of its score).
 func (s *ShardedBoard) placeWindow(ctx context.Context, score float64, member string, before, after int64) (pos int64, ahead int, merged []Ranked, err error) {
-	starts, parts, err := s.windows(ctx, scriptAroundScore, rankgenrt.FormatScore(score), member, before, after)
+	starts, parts, err := s.windows(ctx, fnAroundScore, rankgenrt.FormatScore(score), member, before, after)
 	if err != nil {
 		return 0, 0, nil, err
 	}
@@ -1941,7 +1941,7 @@ func (s *ShardedBoard) ranges(ctx context.Context, bounds func(int) (int64, int6
 func (s *ShardedBoard) queueAfter(ctx context.Context, pipe *rankgenrt.Pipe, cur Cursor, limit int64) []*redis.Cmd {
 	cmds := make([]*redis.Cmd, len(s.shards))
 	for i, b := range s.shards {
-		cmds[i] = pipe.CallRO(ctx, scriptAfter, b.core.ScriptKeys(), rankgenrt.FormatScore(cur.Score), cur.Member, limit)
+		cmds[i] = pipe.CallRO(ctx, fnAfter, b.core.ScriptKeys(), rankgenrt.FormatScore(cur.Score), cur.Member, limit)
 	}
 	return cmds
 }

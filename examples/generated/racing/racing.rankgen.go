@@ -123,32 +123,32 @@ func Compare(a, b Entry) int {
 var luaLibrary string
 
 var (
-	library               = rankgenrt.NewLibrary(luaLibrary)
-	scriptSet             = library.Function("set")
-	scriptBest            = library.Function("best")
-	scriptRemove          = library.Function("remove")
-	scriptTrim            = library.Function("trim")
-	scriptAddLaps         = library.Function("add_laps")
-	scriptAddLapsMany     = library.Function("add_laps_many")
-	scriptSetLaps         = library.Function("set_laps")
-	scriptSetLapsMany     = library.Function("set_laps_many")
-	scriptAddRaceTime     = library.Function("add_race_time")
-	scriptAddRaceTimeMany = library.Function("add_race_time_many")
-	scriptMinRaceTime     = library.Function("min_race_time")
-	scriptMinRaceTimeMany = library.Function("min_race_time_many")
-	scriptSetRaceTime     = library.Function("set_race_time")
-	scriptSetRaceTimeMany = library.Function("set_race_time_many")
-	scriptChanges         = library.Function("changes")
-	scriptAround          = library.Function("around")
-	scriptAfter           = library.Function("after")
-	scriptGetMany         = library.Function("get_many")
-	scriptRankMany        = library.Function("rank_many")
-	scriptBottom          = library.Function("bottom")
-	scriptStanding        = library.Function("standing")
-	scriptCompetition     = library.Function("competition")
-	scriptDense           = library.Function("dense")
-	scriptBand            = library.Function("band")
-	scriptAroundScore     = library.Function("around_score")
+	library           = rankgenrt.NewLibrary(luaLibrary)
+	fnSet             = library.Function("set")
+	fnBest            = library.Function("best")
+	fnRemove          = library.Function("remove")
+	fnTrim            = library.Function("trim")
+	fnAddLaps         = library.Function("add_laps")
+	fnAddLapsMany     = library.Function("add_laps_many")
+	fnSetLaps         = library.Function("set_laps")
+	fnSetLapsMany     = library.Function("set_laps_many")
+	fnAddRaceTime     = library.Function("add_race_time")
+	fnAddRaceTimeMany = library.Function("add_race_time_many")
+	fnMinRaceTime     = library.Function("min_race_time")
+	fnMinRaceTimeMany = library.Function("min_race_time_many")
+	fnSetRaceTime     = library.Function("set_race_time")
+	fnSetRaceTimeMany = library.Function("set_race_time_many")
+	fnChanges         = library.Function("changes")
+	fnAround          = library.Function("around")
+	fnAfter           = library.Function("after")
+	fnGetMany         = library.Function("get_many")
+	fnRankMany        = library.Function("rank_many")
+	fnBottom          = library.Function("bottom")
+	fnStanding        = library.Function("standing")
+	fnCompetition     = library.Function("competition")
+	fnDense           = library.Function("dense")
+	fnBand            = library.Function("band")
+	fnAroundScore     = library.Function("around_score")
 )
 
 // boardSpec is what the board's machinery (rankgenrt.Core) needs of this layout.
@@ -308,7 +308,7 @@ func (b *Board) SetMany(ctx context.Context, entries []Entry) ([]Written, error)
 		}
 		args = append(args, rankgenrt.FormatScore(score), member)
 	}
-	v, err := b.core.Write(ctx, scriptSet, args)
+	v, err := b.core.Write(ctx, fnSet, args)
 	if err != nil {
 		return nil, err
 	}
@@ -347,7 +347,7 @@ func (b *Board) BestMany(ctx context.Context, entries []Entry) ([]Written, error
 		}
 		args = append(args, rankgenrt.FormatScore(score), member)
 	}
-	v, err := b.core.Write(ctx, scriptBest, args)
+	v, err := b.core.Write(ctx, fnBest, args)
 	if err != nil {
 		return nil, err
 	}
@@ -367,7 +367,7 @@ func (b *Board) Remove(ctx context.Context, ids ...uint64) (int64, error) {
 	for _, id := range ids {
 		args = append(args, id)
 	}
-	return rankgenrt.Int(b.core.Write(ctx, scriptRemove, args))
+	return rankgenrt.Int(b.core.Write(ctx, fnRemove, args))
 }
 
 // Trim keeps the first keep entries, removes all below them and returns how many it removed.
@@ -375,7 +375,7 @@ func (b *Board) Trim(ctx context.Context, keep int64) (int64, error) {
 	if keep < 0 {
 		return 0, rankgenrt.IntRangeError("keep", keep, 0, math.MaxInt64)
 	}
-	return rankgenrt.Int(b.core.Write(ctx, scriptTrim, append(b.core.WriteArgs(1), keep)))
+	return rankgenrt.Int(b.core.Write(ctx, fnTrim, append(b.core.WriteArgs(1), keep)))
 }
 
 // AddLaps adds delta to the Laps of the entry of id and returns what it did: the new entry, the
@@ -383,24 +383,24 @@ func (b *Board) Trim(ctx context.Context, keep int64) (int64, error) {
 // refused with an error matching ErrOverflow, leaving the entry unchanged. An id without an entry
 // starts from the zero entry (see Update).
 func (b *Board) AddLaps(ctx context.Context, id uint64, delta int64) (Written, error) {
-	return first(applyEach(ctx, b, scriptAddLaps, []Update[int64]{{Car: id, Value: delta}}, rankgenrt.AsIs[int64]))
+	return first(applyEach(ctx, b, fnAddLaps, []Update[int64]{{Car: id, Value: delta}}, rankgenrt.AsIs[int64]))
 }
 
 // AddLapsMany applies AddLaps to many updates in one script call, as a batch of Update does.
 func (b *Board) AddLapsMany(ctx context.Context, updates []Update[int64]) ([]Result, error) {
-	return applyEach(ctx, b, scriptAddLapsMany, updates, rankgenrt.AsIs[int64])
+	return applyEach(ctx, b, fnAddLapsMany, updates, rankgenrt.AsIs[int64])
 }
 
 // SetLaps sets the Laps of the entry of id to v and returns what it did: the new entry, the one
 // before (read in the same script) and whether it changed. An id without an entry starts from the
 // zero entry (see Update).
 func (b *Board) SetLaps(ctx context.Context, id uint64, v uint16) (Written, error) {
-	return first(applyEach(ctx, b, scriptSetLaps, []Update[uint16]{{Car: id, Value: v}}, digitOfLaps))
+	return first(applyEach(ctx, b, fnSetLaps, []Update[uint16]{{Car: id, Value: v}}, digitOfLaps))
 }
 
 // SetLapsMany applies SetLaps to many updates in one script call, as a batch of Update does.
 func (b *Board) SetLapsMany(ctx context.Context, updates []Update[uint16]) ([]Result, error) {
-	return applyEach(ctx, b, scriptSetLapsMany, updates, digitOfLaps)
+	return applyEach(ctx, b, fnSetLapsMany, updates, digitOfLaps)
 }
 
 // AddRaceTime adds delta to the RaceTime of the entry of id and returns what it did: the new
@@ -408,13 +408,13 @@ func (b *Board) SetLapsMany(ctx context.Context, updates []Update[uint16]) ([]Re
 // RaceTime's range is clamped to its edge. An id without an entry starts from the zero entry (see
 // Update).
 func (b *Board) AddRaceTime(ctx context.Context, id uint64, delta int64) (Written, error) {
-	return first(applyEach(ctx, b, scriptAddRaceTime, []Update[int64]{{Car: id, Value: delta}}, rankgenrt.AsIs[int64]))
+	return first(applyEach(ctx, b, fnAddRaceTime, []Update[int64]{{Car: id, Value: delta}}, rankgenrt.AsIs[int64]))
 }
 
 // AddRaceTimeMany applies AddRaceTime to many updates in one script call, as a batch of Update
 // does.
 func (b *Board) AddRaceTimeMany(ctx context.Context, updates []Update[int64]) ([]Result, error) {
-	return applyEach(ctx, b, scriptAddRaceTimeMany, updates, rankgenrt.AsIs[int64])
+	return applyEach(ctx, b, fnAddRaceTimeMany, updates, rankgenrt.AsIs[int64])
 }
 
 // MinRaceTime lowers the RaceTime of the entry of id to v when v is smaller and returns what it
@@ -422,26 +422,26 @@ func (b *Board) AddRaceTimeMany(ctx context.Context, updates []Update[int64]) ([
 // without an entry takes v as its RaceTime (its first min is the value submitted), the other
 // fields starting from the zero entry (see Update).
 func (b *Board) MinRaceTime(ctx context.Context, id uint64, v uint32) (Written, error) {
-	return first(applyEach(ctx, b, scriptMinRaceTime, []Update[uint32]{{Car: id, Value: v}}, digitOfRaceTime))
+	return first(applyEach(ctx, b, fnMinRaceTime, []Update[uint32]{{Car: id, Value: v}}, digitOfRaceTime))
 }
 
 // MinRaceTimeMany applies MinRaceTime to many updates in one script call, as a batch of Update
 // does.
 func (b *Board) MinRaceTimeMany(ctx context.Context, updates []Update[uint32]) ([]Result, error) {
-	return applyEach(ctx, b, scriptMinRaceTimeMany, updates, digitOfRaceTime)
+	return applyEach(ctx, b, fnMinRaceTimeMany, updates, digitOfRaceTime)
 }
 
 // SetRaceTime sets the RaceTime of the entry of id to v and returns what it did: the new entry,
 // the one before (read in the same script) and whether it changed. An id without an entry starts
 // from the zero entry (see Update).
 func (b *Board) SetRaceTime(ctx context.Context, id uint64, v uint32) (Written, error) {
-	return first(applyEach(ctx, b, scriptSetRaceTime, []Update[uint32]{{Car: id, Value: v}}, digitOfRaceTime))
+	return first(applyEach(ctx, b, fnSetRaceTime, []Update[uint32]{{Car: id, Value: v}}, digitOfRaceTime))
 }
 
 // SetRaceTimeMany applies SetRaceTime to many updates in one script call, as a batch of Update
 // does.
 func (b *Board) SetRaceTimeMany(ctx context.Context, updates []Update[uint32]) ([]Result, error) {
-	return applyEach(ctx, b, scriptSetRaceTimeMany, updates, digitOfRaceTime)
+	return applyEach(ctx, b, fnSetRaceTimeMany, updates, digitOfRaceTime)
 }
 
 // Change is one field update of a change list (Board.Update, Board.UpdateMany), made by AddLaps,
@@ -533,7 +533,7 @@ func (b *Board) UpdateMany(ctx context.Context, lists []Changes) ([]Result, erro
 	if len(sent) == 0 {
 		return res, nil
 	}
-	v, err := b.core.Write(ctx, scriptChanges, args)
+	v, err := b.core.Write(ctx, fnChanges, args)
 	if err != nil {
 		return nil, err
 	}
@@ -650,7 +650,7 @@ func (b *Board) AroundFilled(ctx context.Context, id uint64, before, after int64
 
 // around runs the around script; fill is "1" to fill the window from the other side.
 func (b *Board) around(ctx context.Context, id uint64, before, after int64, fill string) ([]Ranked, error) {
-	v, err := b.core.CallRO(ctx, scriptAround, id, max(before, 0), max(after, 0), fill)
+	v, err := b.core.CallRO(ctx, fnAround, id, max(before, 0), max(after, 0), fill)
 	if errors.Is(err, redis.Nil) {
 		return nil, rankgenrt.NotFound(strconv.FormatUint(id, 10))
 	}
@@ -665,7 +665,7 @@ func (b *Board) After(ctx context.Context, cur Cursor, limit int64) ([]Ranked, C
 	if math.IsNaN(cur.Score) {
 		return nil, cur, rankgenrt.BadScore(cur.Score, "a cursor's score is a number, never NaN")
 	}
-	v, err := b.core.CallRO(ctx, scriptAfter, rankgenrt.FormatScore(cur.Score), cur.Member, limit)
+	v, err := b.core.CallRO(ctx, fnAfter, rankgenrt.FormatScore(cur.Score), cur.Member, limit)
 	if err != nil {
 		return nil, cur, err
 	}
@@ -699,7 +699,7 @@ func (b *Board) GetMany(ctx context.Context, ids ...uint64) ([]Result, error) {
 	for i, id := range ids {
 		args[i] = id
 	}
-	v, err := b.core.CallRO(ctx, scriptGetMany, args...)
+	v, err := b.core.CallRO(ctx, fnGetMany, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -730,7 +730,7 @@ func (b *Board) RankMany(ctx context.Context, ids ...uint64) ([]int64, error) {
 	for i, id := range ids {
 		args[i] = id
 	}
-	v, err := b.core.CallRO(ctx, scriptRankMany, args...)
+	v, err := b.core.CallRO(ctx, fnRankMany, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -760,7 +760,7 @@ func (b *Board) PageFromEnd(ctx context.Context, offset, limit int64) ([]Ranked,
 	if limit <= 0 {
 		return nil, nil
 	}
-	return window(b.core.CallRO(ctx, scriptBottom, offset, limit))
+	return window(b.core.CallRO(ctx, fnBottom, offset, limit))
 }
 
 // Percentile returns the share of the board's entries that rank behind the entry of id, in
@@ -790,7 +790,7 @@ func (b *Board) PageOf(ctx context.Context, id uint64, pageSize int64) (int64, e
 
 // standing reads the 0-based position of the entry of id and the number of entries.
 func (b *Board) standing(ctx context.Context, id uint64) (pos, count int64, err error) {
-	v, err := b.core.CallRO(ctx, scriptStanding, id)
+	v, err := b.core.CallRO(ctx, fnStanding, id)
 	if errors.Is(err, redis.Nil) {
 		return 0, 0, rankgenrt.NotFound(strconv.FormatUint(id, 10))
 	}
@@ -876,7 +876,7 @@ func (b *Board) CompetitionRankTuple(ctx context.Context, id uint64) (int64, err
 
 // competition runs the competition script: entries tie when equal on the first tied score fields.
 func (b *Board) competition(ctx context.Context, id uint64, tied int) (int64, error) {
-	v, err := b.core.CallRO(ctx, scriptCompetition, id, tied)
+	v, err := b.core.CallRO(ctx, fnCompetition, id, tied)
 	if errors.Is(err, redis.Nil) {
 		return 0, rankgenrt.NotFound(strconv.FormatUint(id, 10))
 	}
@@ -887,7 +887,7 @@ func (b *Board) competition(ctx context.Context, id uint64, tied int) (int64, er
 // ranking: equal Laps share a rank and the next value takes the next rank), or an error matching
 // ErrNotFound. The script steps once per distinct value ahead, O(log n) each.
 func (b *Board) DenseRank(ctx context.Context, id uint64) (int64, error) {
-	v, err := b.core.CallRO(ctx, scriptDense, id)
+	v, err := b.core.CallRO(ctx, fnDense, id)
 	if errors.Is(err, redis.Nil) {
 		return 0, rankgenrt.NotFound(strconv.FormatUint(id, 10))
 	}
@@ -1018,7 +1018,7 @@ func (b *Board) Between(ctx context.Context, band Band, offset, limit int64) ([]
 	if band.lo >= band.hi || limit <= 0 {
 		return nil, nil
 	}
-	v, err := b.core.CallRO(ctx, scriptBand, rankgenrt.FormatScore(scoreOfP(band.lo)), rankgenrt.FormatScore(scoreOfP(band.hi)), offset, limit)
+	v, err := b.core.CallRO(ctx, fnBand, rankgenrt.FormatScore(scoreOfP(band.lo)), rankgenrt.FormatScore(scoreOfP(band.hi)), offset, limit)
 	if err != nil {
 		return nil, err
 	}
@@ -1057,7 +1057,7 @@ func (b *Board) AroundScore(ctx context.Context, at Place, before, after int64) 
 	if err != nil {
 		return nil, err
 	}
-	return window(b.core.CallRO(ctx, scriptAroundScore, rankgenrt.FormatScore(score), member, max(before, 0), max(after, 0)))
+	return window(b.core.CallRO(ctx, fnAroundScore, rankgenrt.FormatScore(score), member, max(before, 0), max(after, 0)))
 }
 
 // updateArgs starts the arguments of a field update script: the write arguments, an unused clock,

@@ -231,35 +231,35 @@ func Compare(a, b Entry) int {
 var luaLibrary string
 
 var (
-	library             = rankgenrt.NewLibrary(luaLibrary)
-	scriptSet           = library.Function("set")
-	scriptBest          = library.Function("best")
-	scriptRemove        = library.Function("remove")
-	scriptTrim          = library.Function("trim")
-	scriptAddPoints     = library.Function("add_points")
-	scriptAddPointsMany = library.Function("add_points_many")
-	scriptMaxTier       = library.Function("max_tier")
-	scriptMaxTierMany   = library.Function("max_tier_many")
-	scriptSetTier       = library.Function("set_tier")
-	scriptSetTierMany   = library.Function("set_tier_many")
-	scriptAddWins       = library.Function("add_wins")
-	scriptAddWinsMany   = library.Function("add_wins_many")
-	scriptSetWins       = library.Function("set_wins")
-	scriptSetWinsMany   = library.Function("set_wins_many")
-	scriptChanges       = library.Function("changes")
-	scriptTouch         = library.Function("touch")
-	scriptGet           = library.Function("get")
-	scriptRank          = library.Function("rank")
-	scriptAround        = library.Function("around")
-	scriptAfter         = library.Function("after")
-	scriptGetMany       = library.Function("get_many")
-	scriptRankMany      = library.Function("rank_many")
-	scriptBottom        = library.Function("bottom")
-	scriptStanding      = library.Function("standing")
-	scriptCompetition   = library.Function("competition")
-	scriptDense         = library.Function("dense")
-	scriptBand          = library.Function("band")
-	scriptAroundScore   = library.Function("around_score")
+	library         = rankgenrt.NewLibrary(luaLibrary)
+	fnSet           = library.Function("set")
+	fnBest          = library.Function("best")
+	fnRemove        = library.Function("remove")
+	fnTrim          = library.Function("trim")
+	fnAddPoints     = library.Function("add_points")
+	fnAddPointsMany = library.Function("add_points_many")
+	fnMaxTier       = library.Function("max_tier")
+	fnMaxTierMany   = library.Function("max_tier_many")
+	fnSetTier       = library.Function("set_tier")
+	fnSetTierMany   = library.Function("set_tier_many")
+	fnAddWins       = library.Function("add_wins")
+	fnAddWinsMany   = library.Function("add_wins_many")
+	fnSetWins       = library.Function("set_wins")
+	fnSetWinsMany   = library.Function("set_wins_many")
+	fnChanges       = library.Function("changes")
+	fnTouch         = library.Function("touch")
+	fnGet           = library.Function("get")
+	fnRank          = library.Function("rank")
+	fnAround        = library.Function("around")
+	fnAfter         = library.Function("after")
+	fnGetMany       = library.Function("get_many")
+	fnRankMany      = library.Function("rank_many")
+	fnBottom        = library.Function("bottom")
+	fnStanding      = library.Function("standing")
+	fnCompetition   = library.Function("competition")
+	fnDense         = library.Function("dense")
+	fnBand          = library.Function("band")
+	fnAroundScore   = library.Function("around_score")
 )
 
 // boardSpec is what the board's machinery (rankgenrt.Core) needs of this layout.
@@ -422,7 +422,7 @@ func (b *Board) SetMany(ctx context.Context, entries []Entry) ([]Written, error)
 		}
 		args = append(args, rankgenrt.FormatScore(score), member)
 	}
-	v, err := b.core.Write(ctx, scriptSet, args)
+	v, err := b.core.Write(ctx, fnSet, args)
 	if err != nil {
 		return nil, err
 	}
@@ -461,7 +461,7 @@ func (b *Board) BestMany(ctx context.Context, entries []Entry) ([]Written, error
 		}
 		args = append(args, rankgenrt.FormatScore(score), member)
 	}
-	v, err := b.core.Write(ctx, scriptBest, args)
+	v, err := b.core.Write(ctx, fnBest, args)
 	if err != nil {
 		return nil, err
 	}
@@ -484,7 +484,7 @@ func (b *Board) Remove(ctx context.Context, ids ...string) (int64, error) {
 		}
 		args = append(args, id)
 	}
-	return rankgenrt.Int(b.core.Write(ctx, scriptRemove, args))
+	return rankgenrt.Int(b.core.Write(ctx, fnRemove, args))
 }
 
 // Trim keeps the first keep entries, removes all below them and returns how many it removed.
@@ -492,7 +492,7 @@ func (b *Board) Trim(ctx context.Context, keep int64) (int64, error) {
 	if keep < 0 {
 		return 0, rankgenrt.IntRangeError("keep", keep, 0, math.MaxInt64)
 	}
-	return rankgenrt.Int(b.core.Write(ctx, scriptTrim, append(b.core.WriteArgs(1), keep)))
+	return rankgenrt.Int(b.core.Write(ctx, fnTrim, append(b.core.WriteArgs(1), keep)))
 }
 
 // AddPoints adds delta to the Points of the entry of id and returns what it did: the new entry,
@@ -500,12 +500,12 @@ func (b *Board) Trim(ctx context.Context, keep int64) (int64, error) {
 // is clamped to its edge. An id without an entry starts from the zero entry (see Update). When the
 // update changes the entry, it also sets ReachedAt (client clock) to now.
 func (b *Board) AddPoints(ctx context.Context, id string, delta int64) (Written, error) {
-	return first(applyEach(ctx, b, scriptAddPoints, []Update[int64]{{UserID: id, Value: delta}}, rankgenrt.AsIs[int64]))
+	return first(applyEach(ctx, b, fnAddPoints, []Update[int64]{{UserID: id, Value: delta}}, rankgenrt.AsIs[int64]))
 }
 
 // AddPointsMany applies AddPoints to many updates in one script call, as a batch of Update does.
 func (b *Board) AddPointsMany(ctx context.Context, updates []Update[int64]) ([]Result, error) {
-	return applyEach(ctx, b, scriptAddPointsMany, updates, rankgenrt.AsIs[int64])
+	return applyEach(ctx, b, fnAddPointsMany, updates, rankgenrt.AsIs[int64])
 }
 
 // MaxTier raises the Tier of the entry of id to v when v is larger and returns what it did: the
@@ -514,12 +514,12 @@ func (b *Board) AddPointsMany(ctx context.Context, updates []Update[int64]) ([]R
 // the zero entry (see Update). When the update changes the entry, it also sets ReachedAt (client
 // clock) to now.
 func (b *Board) MaxTier(ctx context.Context, id string, v Tier) (Written, error) {
-	return first(applyEach(ctx, b, scriptMaxTier, []Update[Tier]{{UserID: id, Value: v}}, digitOfTier))
+	return first(applyEach(ctx, b, fnMaxTier, []Update[Tier]{{UserID: id, Value: v}}, digitOfTier))
 }
 
 // MaxTierMany applies MaxTier to many updates in one script call, as a batch of Update does.
 func (b *Board) MaxTierMany(ctx context.Context, updates []Update[Tier]) ([]Result, error) {
-	return applyEach(ctx, b, scriptMaxTierMany, updates, digitOfTier)
+	return applyEach(ctx, b, fnMaxTierMany, updates, digitOfTier)
 }
 
 // SetTier sets the Tier of the entry of id to v and returns what it did: the new entry, the one
@@ -527,12 +527,12 @@ func (b *Board) MaxTierMany(ctx context.Context, updates []Update[Tier]) ([]Resu
 // zero entry (see Update). When the update changes the entry, it also sets ReachedAt (client
 // clock) to now.
 func (b *Board) SetTier(ctx context.Context, id string, v Tier) (Written, error) {
-	return first(applyEach(ctx, b, scriptSetTier, []Update[Tier]{{UserID: id, Value: v}}, digitOfTier))
+	return first(applyEach(ctx, b, fnSetTier, []Update[Tier]{{UserID: id, Value: v}}, digitOfTier))
 }
 
 // SetTierMany applies SetTier to many updates in one script call, as a batch of Update does.
 func (b *Board) SetTierMany(ctx context.Context, updates []Update[Tier]) ([]Result, error) {
-	return applyEach(ctx, b, scriptSetTierMany, updates, digitOfTier)
+	return applyEach(ctx, b, fnSetTierMany, updates, digitOfTier)
 }
 
 // AddWins adds delta to the Wins of the entry of id and returns what it did: the new entry, the
@@ -541,12 +541,12 @@ func (b *Board) SetTierMany(ctx context.Context, updates []Update[Tier]) ([]Resu
 // starts from the zero entry (see Update). When the update changes the entry, it also sets
 // ReachedAt (client clock) to now.
 func (b *Board) AddWins(ctx context.Context, id string, delta int64) (Written, error) {
-	return first(applyEach(ctx, b, scriptAddWins, []Update[int64]{{UserID: id, Value: delta}}, rankgenrt.AsIs[int64]))
+	return first(applyEach(ctx, b, fnAddWins, []Update[int64]{{UserID: id, Value: delta}}, rankgenrt.AsIs[int64]))
 }
 
 // AddWinsMany applies AddWins to many updates in one script call, as a batch of Update does.
 func (b *Board) AddWinsMany(ctx context.Context, updates []Update[int64]) ([]Result, error) {
-	return applyEach(ctx, b, scriptAddWinsMany, updates, rankgenrt.AsIs[int64])
+	return applyEach(ctx, b, fnAddWinsMany, updates, rankgenrt.AsIs[int64])
 }
 
 // SetWins sets the Wins of the entry of id to v and returns what it did: the new entry, the one
@@ -554,7 +554,7 @@ func (b *Board) AddWinsMany(ctx context.Context, updates []Update[int64]) ([]Res
 // zero entry (see Update). When the update changes the entry, it also sets ReachedAt (client
 // clock) to now.
 func (b *Board) SetWins(ctx context.Context, id string, v uint16) (Written, error) {
-	return first(applyEach(ctx, b, scriptSetWins, []Update[uint16]{{UserID: id, Value: v}}, func(v uint16) (uint64, error) {
+	return first(applyEach(ctx, b, fnSetWins, []Update[uint16]{{UserID: id, Value: v}}, func(v uint16) (uint64, error) {
 		d := uint64(v)
 		return d, nil
 	}))
@@ -562,7 +562,7 @@ func (b *Board) SetWins(ctx context.Context, id string, v uint16) (Written, erro
 
 // SetWinsMany applies SetWins to many updates in one script call, as a batch of Update does.
 func (b *Board) SetWinsMany(ctx context.Context, updates []Update[uint16]) ([]Result, error) {
-	return applyEach(ctx, b, scriptSetWinsMany, updates, func(v uint16) (uint64, error) {
+	return applyEach(ctx, b, fnSetWinsMany, updates, func(v uint16) (uint64, error) {
 		d := uint64(v)
 		return d, nil
 	})
@@ -657,7 +657,7 @@ func (b *Board) UpdateMany(ctx context.Context, lists []Changes) ([]Result, erro
 	if len(sent) == 0 {
 		return res, nil
 	}
-	v, err := b.core.Write(ctx, scriptChanges, args)
+	v, err := b.core.Write(ctx, fnChanges, args)
 	if err != nil {
 		return nil, err
 	}
@@ -734,7 +734,7 @@ func (b *Board) TouchMany(ctx context.Context, ids []string) ([]Result, error) {
 	if len(sent) == 0 {
 		return res, nil
 	}
-	v, err := b.core.Write(ctx, scriptTouch, args)
+	v, err := b.core.Write(ctx, fnTouch, args)
 	if err != nil {
 		return nil, err
 	}
@@ -758,7 +758,7 @@ func (b *Board) Get(ctx context.Context, id string) (Entry, error) {
 	if err := checkID(id); err != nil {
 		return Entry{}, err
 	}
-	v, err := b.core.CallRO(ctx, scriptGet, id)
+	v, err := b.core.CallRO(ctx, fnGet, id)
 	if errors.Is(err, redis.Nil) {
 		return Entry{}, rankgenrt.NotFound(id)
 	}
@@ -778,7 +778,7 @@ func (b *Board) Rank(ctx context.Context, id string) (int64, error) {
 	if err := checkID(id); err != nil {
 		return 0, err
 	}
-	v, err := b.core.CallRO(ctx, scriptRank, id)
+	v, err := b.core.CallRO(ctx, fnRank, id)
 	if errors.Is(err, redis.Nil) {
 		return 0, rankgenrt.NotFound(id)
 	}
@@ -835,7 +835,7 @@ func (b *Board) around(ctx context.Context, id string, before, after int64, fill
 	if err := checkID(id); err != nil {
 		return nil, err
 	}
-	v, err := b.core.CallRO(ctx, scriptAround, id, max(before, 0), max(after, 0), fill)
+	v, err := b.core.CallRO(ctx, fnAround, id, max(before, 0), max(after, 0), fill)
 	if errors.Is(err, redis.Nil) {
 		return nil, rankgenrt.NotFound(id)
 	}
@@ -850,7 +850,7 @@ func (b *Board) After(ctx context.Context, cur Cursor, limit int64) ([]Ranked, C
 	if math.IsNaN(cur.Score) {
 		return nil, cur, rankgenrt.BadScore(cur.Score, "a cursor's score is a number, never NaN")
 	}
-	v, err := b.core.CallRO(ctx, scriptAfter, rankgenrt.FormatScore(cur.Score), cur.Member, limit)
+	v, err := b.core.CallRO(ctx, fnAfter, rankgenrt.FormatScore(cur.Score), cur.Member, limit)
 	if err != nil {
 		return nil, cur, err
 	}
@@ -887,7 +887,7 @@ func (b *Board) GetMany(ctx context.Context, ids ...string) ([]Result, error) {
 		}
 		args[i] = id
 	}
-	v, err := b.core.CallRO(ctx, scriptGetMany, args...)
+	v, err := b.core.CallRO(ctx, fnGetMany, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -921,7 +921,7 @@ func (b *Board) RankMany(ctx context.Context, ids ...string) ([]int64, error) {
 		}
 		args[i] = id
 	}
-	v, err := b.core.CallRO(ctx, scriptRankMany, args...)
+	v, err := b.core.CallRO(ctx, fnRankMany, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -951,7 +951,7 @@ func (b *Board) PageFromEnd(ctx context.Context, offset, limit int64) ([]Ranked,
 	if limit <= 0 {
 		return nil, nil
 	}
-	return window(b.core.CallRO(ctx, scriptBottom, offset, limit))
+	return window(b.core.CallRO(ctx, fnBottom, offset, limit))
 }
 
 // Percentile returns the share of the board's entries that rank behind the entry of id, in
@@ -984,7 +984,7 @@ func (b *Board) standing(ctx context.Context, id string) (pos, count int64, err 
 	if err := checkID(id); err != nil {
 		return 0, 0, err
 	}
-	v, err := b.core.CallRO(ctx, scriptStanding, id)
+	v, err := b.core.CallRO(ctx, fnStanding, id)
 	if errors.Is(err, redis.Nil) {
 		return 0, 0, rankgenrt.NotFound(id)
 	}
@@ -1073,7 +1073,7 @@ func (b *Board) competition(ctx context.Context, id string, tied int) (int64, er
 	if err := checkID(id); err != nil {
 		return 0, err
 	}
-	v, err := b.core.CallRO(ctx, scriptCompetition, id, tied)
+	v, err := b.core.CallRO(ctx, fnCompetition, id, tied)
 	if errors.Is(err, redis.Nil) {
 		return 0, rankgenrt.NotFound(id)
 	}
@@ -1087,7 +1087,7 @@ func (b *Board) DenseRank(ctx context.Context, id string) (int64, error) {
 	if err := checkID(id); err != nil {
 		return 0, err
 	}
-	v, err := b.core.CallRO(ctx, scriptDense, id)
+	v, err := b.core.CallRO(ctx, fnDense, id)
 	if errors.Is(err, redis.Nil) {
 		return 0, rankgenrt.NotFound(id)
 	}
@@ -1219,7 +1219,7 @@ func (b *Board) Between(ctx context.Context, band Band, offset, limit int64) ([]
 	if band.lo >= band.hi || limit <= 0 {
 		return nil, nil
 	}
-	v, err := b.core.CallRO(ctx, scriptBand, rankgenrt.FormatScore(scoreOfP(band.lo)), rankgenrt.FormatScore(scoreOfP(band.hi)), offset, limit)
+	v, err := b.core.CallRO(ctx, fnBand, rankgenrt.FormatScore(scoreOfP(band.lo)), rankgenrt.FormatScore(scoreOfP(band.hi)), offset, limit)
 	if err != nil {
 		return nil, err
 	}
@@ -1258,7 +1258,7 @@ func (b *Board) AroundScore(ctx context.Context, at Place, before, after int64) 
 	if err != nil {
 		return nil, err
 	}
-	return window(b.core.CallRO(ctx, scriptAroundScore, rankgenrt.FormatScore(score), member, max(before, 0), max(after, 0)))
+	return window(b.core.CallRO(ctx, fnAroundScore, rankgenrt.FormatScore(score), member, max(before, 0), max(after, 0)))
 }
 
 // Reindex builds the board's index (id → member) from the members already in its sorted set: how
@@ -2057,7 +2057,7 @@ func (s *ShardedBoard) Between(ctx context.Context, band Band, offset, limit int
 	if n < offset {
 		n = math.MaxInt64 // offset + limit overflows: to the end
 	}
-	ahead, parts, err := s.windows(ctx, scriptBand, rankgenrt.FormatScore(scoreOfP(band.lo)), rankgenrt.FormatScore(scoreOfP(band.hi)), 0, n)
+	ahead, parts, err := s.windows(ctx, fnBand, rankgenrt.FormatScore(scoreOfP(band.lo)), rankgenrt.FormatScore(scoreOfP(band.hi)), 0, n)
 	if err != nil {
 		return nil, err
 	}
@@ -2102,7 +2102,7 @@ func (s *ShardedBoard) AroundScore(ctx context.Context, at Place, before, after 
 // greater scores, and equal scores with greater members (Redis's order of equal scores: their
 // bytes; the member ” is the place before every entry of its score).
 func (s *ShardedBoard) placeWindow(ctx context.Context, score float64, member string, before, after int64) (pos int64, ahead int, merged []Ranked, err error) {
-	starts, parts, err := s.windows(ctx, scriptAroundScore, rankgenrt.FormatScore(score), member, before, after)
+	starts, parts, err := s.windows(ctx, fnAroundScore, rankgenrt.FormatScore(score), member, before, after)
 	if err != nil {
 		return 0, 0, nil, err
 	}
@@ -2238,7 +2238,7 @@ func (s *ShardedBoard) ranges(ctx context.Context, bounds func(int) (int64, int6
 func (s *ShardedBoard) queueAfter(ctx context.Context, pipe *rankgenrt.Pipe, cur Cursor, limit int64) []*redis.Cmd {
 	cmds := make([]*redis.Cmd, len(s.shards))
 	for i, b := range s.shards {
-		cmds[i] = pipe.CallRO(ctx, scriptAfter, b.core.ScriptKeys(), rankgenrt.FormatScore(cur.Score), cur.Member, limit)
+		cmds[i] = pipe.CallRO(ctx, fnAfter, b.core.ScriptKeys(), rankgenrt.FormatScore(cur.Score), cur.Member, limit)
 	}
 	return cmds
 }

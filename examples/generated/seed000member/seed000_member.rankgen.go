@@ -145,30 +145,30 @@ func Compare(a, b Entry) int {
 var luaLibrary string
 
 var (
-	library                = rankgenrt.NewLibrary(luaLibrary)
-	scriptSet              = library.Function("set")
-	scriptBest             = library.Function("best")
-	scriptRemove           = library.Function("remove")
-	scriptTrim             = library.Function("trim")
-	scriptAddPrimary       = library.Function("add_primary")
-	scriptAddPrimaryMany   = library.Function("add_primary_many")
-	scriptSetPrimary       = library.Function("set_primary")
-	scriptSetPrimaryMany   = library.Function("set_primary_many")
-	scriptSetReachedAt     = library.Function("set_reached_at")
-	scriptSetReachedAtMany = library.Function("set_reached_at_many")
-	scriptChanges          = library.Function("changes")
-	scriptGet              = library.Function("get")
-	scriptRank             = library.Function("rank")
-	scriptAround           = library.Function("around")
-	scriptAfter            = library.Function("after")
-	scriptGetMany          = library.Function("get_many")
-	scriptRankMany         = library.Function("rank_many")
-	scriptBottom           = library.Function("bottom")
-	scriptStanding         = library.Function("standing")
-	scriptCompetition      = library.Function("competition")
-	scriptDense            = library.Function("dense")
-	scriptBand             = library.Function("band")
-	scriptAroundScore      = library.Function("around_score")
+	library            = rankgenrt.NewLibrary(luaLibrary)
+	fnSet              = library.Function("set")
+	fnBest             = library.Function("best")
+	fnRemove           = library.Function("remove")
+	fnTrim             = library.Function("trim")
+	fnAddPrimary       = library.Function("add_primary")
+	fnAddPrimaryMany   = library.Function("add_primary_many")
+	fnSetPrimary       = library.Function("set_primary")
+	fnSetPrimaryMany   = library.Function("set_primary_many")
+	fnSetReachedAt     = library.Function("set_reached_at")
+	fnSetReachedAtMany = library.Function("set_reached_at_many")
+	fnChanges          = library.Function("changes")
+	fnGet              = library.Function("get")
+	fnRank             = library.Function("rank")
+	fnAround           = library.Function("around")
+	fnAfter            = library.Function("after")
+	fnGetMany          = library.Function("get_many")
+	fnRankMany         = library.Function("rank_many")
+	fnBottom           = library.Function("bottom")
+	fnStanding         = library.Function("standing")
+	fnCompetition      = library.Function("competition")
+	fnDense            = library.Function("dense")
+	fnBand             = library.Function("band")
+	fnAroundScore      = library.Function("around_score")
 )
 
 // boardSpec is what the board's machinery (rankgenrt.Core) needs of this layout.
@@ -329,7 +329,7 @@ func (b *Board) SetMany(ctx context.Context, entries []Entry) ([]Written, error)
 		}
 		args = append(args, rankgenrt.FormatScore(score), member)
 	}
-	v, err := b.core.Write(ctx, scriptSet, args)
+	v, err := b.core.Write(ctx, fnSet, args)
 	if err != nil {
 		return nil, err
 	}
@@ -368,7 +368,7 @@ func (b *Board) BestMany(ctx context.Context, entries []Entry) ([]Written, error
 		}
 		args = append(args, rankgenrt.FormatScore(score), member)
 	}
-	v, err := b.core.Write(ctx, scriptBest, args)
+	v, err := b.core.Write(ctx, fnBest, args)
 	if err != nil {
 		return nil, err
 	}
@@ -391,7 +391,7 @@ func (b *Board) Remove(ctx context.Context, ids ...string) (int64, error) {
 		}
 		args = append(args, id)
 	}
-	return rankgenrt.Int(b.core.Write(ctx, scriptRemove, args))
+	return rankgenrt.Int(b.core.Write(ctx, fnRemove, args))
 }
 
 // Trim keeps the first keep entries, removes all below them and returns how many it removed.
@@ -399,7 +399,7 @@ func (b *Board) Trim(ctx context.Context, keep int64) (int64, error) {
 	if keep < 0 {
 		return 0, rankgenrt.IntRangeError("keep", keep, 0, math.MaxInt64)
 	}
-	return rankgenrt.Int(b.core.Write(ctx, scriptTrim, append(b.core.WriteArgs(1), keep)))
+	return rankgenrt.Int(b.core.Write(ctx, fnTrim, append(b.core.WriteArgs(1), keep)))
 }
 
 // AddPrimary adds delta to the Primary of the entry of id and returns what it did: the new entry,
@@ -407,37 +407,37 @@ func (b *Board) Trim(ctx context.Context, keep int64) (int64, error) {
 // range is refused with an error matching ErrOverflow, leaving the entry unchanged. An id without
 // an entry starts from the zero entry (see Update).
 func (b *Board) AddPrimary(ctx context.Context, id string, delta int64) (Written, error) {
-	return first(applyEach(ctx, b, scriptAddPrimary, []Update[int64]{{UserID: id, Value: delta}}, rankgenrt.AsIs[int64]))
+	return first(applyEach(ctx, b, fnAddPrimary, []Update[int64]{{UserID: id, Value: delta}}, rankgenrt.AsIs[int64]))
 }
 
 // AddPrimaryMany applies AddPrimary to many updates in one script call, as a batch of Update does.
 func (b *Board) AddPrimaryMany(ctx context.Context, updates []Update[int64]) ([]Result, error) {
-	return applyEach(ctx, b, scriptAddPrimaryMany, updates, rankgenrt.AsIs[int64])
+	return applyEach(ctx, b, fnAddPrimaryMany, updates, rankgenrt.AsIs[int64])
 }
 
 // SetPrimary sets the Primary of the entry of id to v and returns what it did: the new entry, the
 // one before (read in the same script) and whether it changed. An id without an entry starts from
 // the zero entry (see Update).
 func (b *Board) SetPrimary(ctx context.Context, id string, v uint64) (Written, error) {
-	return first(applyEach(ctx, b, scriptSetPrimary, []Update[uint64]{{UserID: id, Value: v}}, digitOfPrimary))
+	return first(applyEach(ctx, b, fnSetPrimary, []Update[uint64]{{UserID: id, Value: v}}, digitOfPrimary))
 }
 
 // SetPrimaryMany applies SetPrimary to many updates in one script call, as a batch of Update does.
 func (b *Board) SetPrimaryMany(ctx context.Context, updates []Update[uint64]) ([]Result, error) {
-	return applyEach(ctx, b, scriptSetPrimaryMany, updates, digitOfPrimary)
+	return applyEach(ctx, b, fnSetPrimaryMany, updates, digitOfPrimary)
 }
 
 // SetReachedAt sets the ReachedAt of the entry of id to v and returns what it did: the new entry,
 // the one before (read in the same script) and whether it changed. An id without an entry starts
 // from the zero entry (see Update).
 func (b *Board) SetReachedAt(ctx context.Context, id string, v time.Time) (Written, error) {
-	return first(applyEach(ctx, b, scriptSetReachedAt, []Update[time.Time]{{UserID: id, Value: v}}, digitOfReachedAt))
+	return first(applyEach(ctx, b, fnSetReachedAt, []Update[time.Time]{{UserID: id, Value: v}}, digitOfReachedAt))
 }
 
 // SetReachedAtMany applies SetReachedAt to many updates in one script call, as a batch of Update
 // does.
 func (b *Board) SetReachedAtMany(ctx context.Context, updates []Update[time.Time]) ([]Result, error) {
-	return applyEach(ctx, b, scriptSetReachedAtMany, updates, digitOfReachedAt)
+	return applyEach(ctx, b, fnSetReachedAtMany, updates, digitOfReachedAt)
 }
 
 // Change is one field update of a change list (Board.Update, Board.UpdateMany), made by
@@ -514,7 +514,7 @@ func (b *Board) UpdateMany(ctx context.Context, lists []Changes) ([]Result, erro
 	if len(sent) == 0 {
 		return res, nil
 	}
-	v, err := b.core.Write(ctx, scriptChanges, args)
+	v, err := b.core.Write(ctx, fnChanges, args)
 	if err != nil {
 		return nil, err
 	}
@@ -567,7 +567,7 @@ func (b *Board) Get(ctx context.Context, id string) (Entry, error) {
 	if err := checkID(id); err != nil {
 		return Entry{}, err
 	}
-	v, err := b.core.CallRO(ctx, scriptGet, id)
+	v, err := b.core.CallRO(ctx, fnGet, id)
 	if errors.Is(err, redis.Nil) {
 		return Entry{}, rankgenrt.NotFound(id)
 	}
@@ -587,7 +587,7 @@ func (b *Board) Rank(ctx context.Context, id string) (int64, error) {
 	if err := checkID(id); err != nil {
 		return 0, err
 	}
-	v, err := b.core.CallRO(ctx, scriptRank, id)
+	v, err := b.core.CallRO(ctx, fnRank, id)
 	if errors.Is(err, redis.Nil) {
 		return 0, rankgenrt.NotFound(id)
 	}
@@ -644,7 +644,7 @@ func (b *Board) around(ctx context.Context, id string, before, after int64, fill
 	if err := checkID(id); err != nil {
 		return nil, err
 	}
-	v, err := b.core.CallRO(ctx, scriptAround, id, max(before, 0), max(after, 0), fill)
+	v, err := b.core.CallRO(ctx, fnAround, id, max(before, 0), max(after, 0), fill)
 	if errors.Is(err, redis.Nil) {
 		return nil, rankgenrt.NotFound(id)
 	}
@@ -659,7 +659,7 @@ func (b *Board) After(ctx context.Context, cur Cursor, limit int64) ([]Ranked, C
 	if math.IsNaN(cur.Score) {
 		return nil, cur, rankgenrt.BadScore(cur.Score, "a cursor's score is a number, never NaN")
 	}
-	v, err := b.core.CallRO(ctx, scriptAfter, rankgenrt.FormatScore(cur.Score), cur.Member, limit)
+	v, err := b.core.CallRO(ctx, fnAfter, rankgenrt.FormatScore(cur.Score), cur.Member, limit)
 	if err != nil {
 		return nil, cur, err
 	}
@@ -696,7 +696,7 @@ func (b *Board) GetMany(ctx context.Context, ids ...string) ([]Result, error) {
 		}
 		args[i] = id
 	}
-	v, err := b.core.CallRO(ctx, scriptGetMany, args...)
+	v, err := b.core.CallRO(ctx, fnGetMany, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -730,7 +730,7 @@ func (b *Board) RankMany(ctx context.Context, ids ...string) ([]int64, error) {
 		}
 		args[i] = id
 	}
-	v, err := b.core.CallRO(ctx, scriptRankMany, args...)
+	v, err := b.core.CallRO(ctx, fnRankMany, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -760,7 +760,7 @@ func (b *Board) PageFromEnd(ctx context.Context, offset, limit int64) ([]Ranked,
 	if limit <= 0 {
 		return nil, nil
 	}
-	return window(b.core.CallRO(ctx, scriptBottom, offset, limit))
+	return window(b.core.CallRO(ctx, fnBottom, offset, limit))
 }
 
 // Percentile returns the share of the board's entries that rank behind the entry of id, in
@@ -793,7 +793,7 @@ func (b *Board) standing(ctx context.Context, id string) (pos, count int64, err 
 	if err := checkID(id); err != nil {
 		return 0, 0, err
 	}
-	v, err := b.core.CallRO(ctx, scriptStanding, id)
+	v, err := b.core.CallRO(ctx, fnStanding, id)
 	if errors.Is(err, redis.Nil) {
 		return 0, 0, rankgenrt.NotFound(id)
 	}
@@ -882,7 +882,7 @@ func (b *Board) competition(ctx context.Context, id string, tied int) (int64, er
 	if err := checkID(id); err != nil {
 		return 0, err
 	}
-	v, err := b.core.CallRO(ctx, scriptCompetition, id, tied)
+	v, err := b.core.CallRO(ctx, fnCompetition, id, tied)
 	if errors.Is(err, redis.Nil) {
 		return 0, rankgenrt.NotFound(id)
 	}
@@ -896,7 +896,7 @@ func (b *Board) DenseRank(ctx context.Context, id string) (int64, error) {
 	if err := checkID(id); err != nil {
 		return 0, err
 	}
-	v, err := b.core.CallRO(ctx, scriptDense, id)
+	v, err := b.core.CallRO(ctx, fnDense, id)
 	if errors.Is(err, redis.Nil) {
 		return 0, rankgenrt.NotFound(id)
 	}
@@ -993,7 +993,7 @@ func (b *Board) Between(ctx context.Context, band Band, offset, limit int64) ([]
 	if band.lo >= band.hi || limit <= 0 {
 		return nil, nil
 	}
-	v, err := b.core.CallRO(ctx, scriptBand, rankgenrt.FormatScore(scoreOfP(band.lo)), rankgenrt.FormatScore(scoreOfP(band.hi)), offset, limit)
+	v, err := b.core.CallRO(ctx, fnBand, rankgenrt.FormatScore(scoreOfP(band.lo)), rankgenrt.FormatScore(scoreOfP(band.hi)), offset, limit)
 	if err != nil {
 		return nil, err
 	}
@@ -1032,7 +1032,7 @@ func (b *Board) AroundScore(ctx context.Context, at Place, before, after int64) 
 	if err != nil {
 		return nil, err
 	}
-	return window(b.core.CallRO(ctx, scriptAroundScore, rankgenrt.FormatScore(score), member, max(before, 0), max(after, 0)))
+	return window(b.core.CallRO(ctx, fnAroundScore, rankgenrt.FormatScore(score), member, max(before, 0), max(after, 0)))
 }
 
 // Reindex builds the board's index (id → member) from the members already in its sorted set: how

@@ -149,28 +149,28 @@ func Compare(a, b Entry) int {
 var luaLibrary string
 
 var (
-	library                = rankgenrt.NewLibrary(luaLibrary)
-	scriptSet              = library.Function("set")
-	scriptBest             = library.Function("best")
-	scriptRemove           = library.Function("remove")
-	scriptTrim             = library.Function("trim")
-	scriptAddValue         = library.Function("add_value")
-	scriptAddValueMany     = library.Function("add_value_many")
-	scriptSetValue         = library.Function("set_value")
-	scriptSetValueMany     = library.Function("set_value_many")
-	scriptSetUpdatedAt     = library.Function("set_updated_at")
-	scriptSetUpdatedAtMany = library.Function("set_updated_at_many")
-	scriptChanges          = library.Function("changes")
-	scriptAround           = library.Function("around")
-	scriptAfter            = library.Function("after")
-	scriptGetMany          = library.Function("get_many")
-	scriptRankMany         = library.Function("rank_many")
-	scriptBottom           = library.Function("bottom")
-	scriptStanding         = library.Function("standing")
-	scriptCompetition      = library.Function("competition")
-	scriptDense            = library.Function("dense")
-	scriptBand             = library.Function("band")
-	scriptAroundScore      = library.Function("around_score")
+	library            = rankgenrt.NewLibrary(luaLibrary)
+	fnSet              = library.Function("set")
+	fnBest             = library.Function("best")
+	fnRemove           = library.Function("remove")
+	fnTrim             = library.Function("trim")
+	fnAddValue         = library.Function("add_value")
+	fnAddValueMany     = library.Function("add_value_many")
+	fnSetValue         = library.Function("set_value")
+	fnSetValueMany     = library.Function("set_value_many")
+	fnSetUpdatedAt     = library.Function("set_updated_at")
+	fnSetUpdatedAtMany = library.Function("set_updated_at_many")
+	fnChanges          = library.Function("changes")
+	fnAround           = library.Function("around")
+	fnAfter            = library.Function("after")
+	fnGetMany          = library.Function("get_many")
+	fnRankMany         = library.Function("rank_many")
+	fnBottom           = library.Function("bottom")
+	fnStanding         = library.Function("standing")
+	fnCompetition      = library.Function("competition")
+	fnDense            = library.Function("dense")
+	fnBand             = library.Function("band")
+	fnAroundScore      = library.Function("around_score")
 )
 
 // boardSpec is what the board's machinery (rankgenrt.Core) needs of this layout.
@@ -329,7 +329,7 @@ func (b *Board) SetMany(ctx context.Context, entries []Entry) ([]Written, error)
 		}
 		args = append(args, rankgenrt.FormatScore(score), member)
 	}
-	v, err := b.core.Write(ctx, scriptSet, args)
+	v, err := b.core.Write(ctx, fnSet, args)
 	if err != nil {
 		return nil, err
 	}
@@ -368,7 +368,7 @@ func (b *Board) BestMany(ctx context.Context, entries []Entry) ([]Written, error
 		}
 		args = append(args, rankgenrt.FormatScore(score), member)
 	}
-	v, err := b.core.Write(ctx, scriptBest, args)
+	v, err := b.core.Write(ctx, fnBest, args)
 	if err != nil {
 		return nil, err
 	}
@@ -391,7 +391,7 @@ func (b *Board) Remove(ctx context.Context, ids ...string) (int64, error) {
 		}
 		args = append(args, id)
 	}
-	return rankgenrt.Int(b.core.Write(ctx, scriptRemove, args))
+	return rankgenrt.Int(b.core.Write(ctx, fnRemove, args))
 }
 
 // Trim keeps the first keep entries, removes all below them and returns how many it removed.
@@ -399,7 +399,7 @@ func (b *Board) Trim(ctx context.Context, keep int64) (int64, error) {
 	if keep < 0 {
 		return 0, rankgenrt.IntRangeError("keep", keep, 0, math.MaxInt64)
 	}
-	return rankgenrt.Int(b.core.Write(ctx, scriptTrim, append(b.core.WriteArgs(1), keep)))
+	return rankgenrt.Int(b.core.Write(ctx, fnTrim, append(b.core.WriteArgs(1), keep)))
 }
 
 // AddValue adds delta to the Value of the entry of id and returns what it did: the new entry, the
@@ -407,37 +407,37 @@ func (b *Board) Trim(ctx context.Context, keep int64) (int64, error) {
 // refused with an error matching ErrOverflow, leaving the entry unchanged. An id without an entry
 // starts from the zero entry (see Update).
 func (b *Board) AddValue(ctx context.Context, id string, delta int64) (Written, error) {
-	return first(applyEach(ctx, b, scriptAddValue, []Update[int64]{{UID: id, Value: delta}}, rankgenrt.AsIs[int64]))
+	return first(applyEach(ctx, b, fnAddValue, []Update[int64]{{UID: id, Value: delta}}, rankgenrt.AsIs[int64]))
 }
 
 // AddValueMany applies AddValue to many updates in one script call, as a batch of Update does.
 func (b *Board) AddValueMany(ctx context.Context, updates []Update[int64]) ([]Result, error) {
-	return applyEach(ctx, b, scriptAddValueMany, updates, rankgenrt.AsIs[int64])
+	return applyEach(ctx, b, fnAddValueMany, updates, rankgenrt.AsIs[int64])
 }
 
 // SetValue sets the Value of the entry of id to v and returns what it did: the new entry, the one
 // before (read in the same script) and whether it changed. An id without an entry starts from the
 // zero entry (see Update).
 func (b *Board) SetValue(ctx context.Context, id string, v uint64) (Written, error) {
-	return first(applyEach(ctx, b, scriptSetValue, []Update[uint64]{{UID: id, Value: v}}, digitOfValue))
+	return first(applyEach(ctx, b, fnSetValue, []Update[uint64]{{UID: id, Value: v}}, digitOfValue))
 }
 
 // SetValueMany applies SetValue to many updates in one script call, as a batch of Update does.
 func (b *Board) SetValueMany(ctx context.Context, updates []Update[uint64]) ([]Result, error) {
-	return applyEach(ctx, b, scriptSetValueMany, updates, digitOfValue)
+	return applyEach(ctx, b, fnSetValueMany, updates, digitOfValue)
 }
 
 // SetUpdatedAt sets the UpdatedAt of the entry of id to v and returns what it did: the new entry,
 // the one before (read in the same script) and whether it changed. An id without an entry starts
 // from the zero entry (see Update).
 func (b *Board) SetUpdatedAt(ctx context.Context, id string, v time.Time) (Written, error) {
-	return first(applyEach(ctx, b, scriptSetUpdatedAt, []Update[time.Time]{{UID: id, Value: v}}, digitOfUpdatedAt))
+	return first(applyEach(ctx, b, fnSetUpdatedAt, []Update[time.Time]{{UID: id, Value: v}}, digitOfUpdatedAt))
 }
 
 // SetUpdatedAtMany applies SetUpdatedAt to many updates in one script call, as a batch of Update
 // does.
 func (b *Board) SetUpdatedAtMany(ctx context.Context, updates []Update[time.Time]) ([]Result, error) {
-	return applyEach(ctx, b, scriptSetUpdatedAtMany, updates, digitOfUpdatedAt)
+	return applyEach(ctx, b, fnSetUpdatedAtMany, updates, digitOfUpdatedAt)
 }
 
 // Change is one field update of a change list (Board.Update, Board.UpdateMany), made by AddValue,
@@ -514,7 +514,7 @@ func (b *Board) UpdateMany(ctx context.Context, lists []Changes) ([]Result, erro
 	if len(sent) == 0 {
 		return res, nil
 	}
-	v, err := b.core.Write(ctx, scriptChanges, args)
+	v, err := b.core.Write(ctx, fnChanges, args)
 	if err != nil {
 		return nil, err
 	}
@@ -643,7 +643,7 @@ func (b *Board) around(ctx context.Context, id string, before, after int64, fill
 	if err := checkID(id); err != nil {
 		return nil, err
 	}
-	v, err := b.core.CallRO(ctx, scriptAround, id, max(before, 0), max(after, 0), fill)
+	v, err := b.core.CallRO(ctx, fnAround, id, max(before, 0), max(after, 0), fill)
 	if errors.Is(err, redis.Nil) {
 		return nil, rankgenrt.NotFound(id)
 	}
@@ -658,7 +658,7 @@ func (b *Board) After(ctx context.Context, cur Cursor, limit int64) ([]Ranked, C
 	if math.IsNaN(cur.Score) {
 		return nil, cur, rankgenrt.BadScore(cur.Score, "a cursor's score is a number, never NaN")
 	}
-	v, err := b.core.CallRO(ctx, scriptAfter, rankgenrt.FormatScore(cur.Score), cur.Member, limit)
+	v, err := b.core.CallRO(ctx, fnAfter, rankgenrt.FormatScore(cur.Score), cur.Member, limit)
 	if err != nil {
 		return nil, cur, err
 	}
@@ -695,7 +695,7 @@ func (b *Board) GetMany(ctx context.Context, ids ...string) ([]Result, error) {
 		}
 		args[i] = id
 	}
-	v, err := b.core.CallRO(ctx, scriptGetMany, args...)
+	v, err := b.core.CallRO(ctx, fnGetMany, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -729,7 +729,7 @@ func (b *Board) RankMany(ctx context.Context, ids ...string) ([]int64, error) {
 		}
 		args[i] = id
 	}
-	v, err := b.core.CallRO(ctx, scriptRankMany, args...)
+	v, err := b.core.CallRO(ctx, fnRankMany, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -759,7 +759,7 @@ func (b *Board) PageFromEnd(ctx context.Context, offset, limit int64) ([]Ranked,
 	if limit <= 0 {
 		return nil, nil
 	}
-	return window(b.core.CallRO(ctx, scriptBottom, offset, limit))
+	return window(b.core.CallRO(ctx, fnBottom, offset, limit))
 }
 
 // Percentile returns the share of the board's entries that rank behind the entry of id, in
@@ -792,7 +792,7 @@ func (b *Board) standing(ctx context.Context, id string) (pos, count int64, err 
 	if err := checkID(id); err != nil {
 		return 0, 0, err
 	}
-	v, err := b.core.CallRO(ctx, scriptStanding, id)
+	v, err := b.core.CallRO(ctx, fnStanding, id)
 	if errors.Is(err, redis.Nil) {
 		return 0, 0, rankgenrt.NotFound(id)
 	}
@@ -881,7 +881,7 @@ func (b *Board) competition(ctx context.Context, id string, tied int) (int64, er
 	if err := checkID(id); err != nil {
 		return 0, err
 	}
-	v, err := b.core.CallRO(ctx, scriptCompetition, id, tied)
+	v, err := b.core.CallRO(ctx, fnCompetition, id, tied)
 	if errors.Is(err, redis.Nil) {
 		return 0, rankgenrt.NotFound(id)
 	}
@@ -895,7 +895,7 @@ func (b *Board) DenseRank(ctx context.Context, id string) (int64, error) {
 	if err := checkID(id); err != nil {
 		return 0, err
 	}
-	v, err := b.core.CallRO(ctx, scriptDense, id)
+	v, err := b.core.CallRO(ctx, fnDense, id)
 	if errors.Is(err, redis.Nil) {
 		return 0, rankgenrt.NotFound(id)
 	}
@@ -1027,7 +1027,7 @@ func (b *Board) Between(ctx context.Context, band Band, offset, limit int64) ([]
 	if band.lo >= band.hi || limit <= 0 {
 		return nil, nil
 	}
-	v, err := b.core.CallRO(ctx, scriptBand, rankgenrt.FormatScore(scoreOfP(band.lo)), rankgenrt.FormatScore(scoreOfP(band.hi)), offset, limit)
+	v, err := b.core.CallRO(ctx, fnBand, rankgenrt.FormatScore(scoreOfP(band.lo)), rankgenrt.FormatScore(scoreOfP(band.hi)), offset, limit)
 	if err != nil {
 		return nil, err
 	}
@@ -1066,7 +1066,7 @@ func (b *Board) AroundScore(ctx context.Context, at Place, before, after int64) 
 	if err != nil {
 		return nil, err
 	}
-	return window(b.core.CallRO(ctx, scriptAroundScore, rankgenrt.FormatScore(score), member, max(before, 0), max(after, 0)))
+	return window(b.core.CallRO(ctx, fnAroundScore, rankgenrt.FormatScore(score), member, max(before, 0), max(after, 0)))
 }
 
 // updateArgs starts the arguments of a field update script: the write arguments, an unused clock,

@@ -209,30 +209,30 @@ func Compare(a, b Entry) int {
 var luaLibrary string
 
 var (
-	library           = rankgenrt.NewLibrary(luaLibrary)
-	scriptSet         = library.Function("set")
-	scriptBest        = library.Function("best")
-	scriptRemove      = library.Function("remove")
-	scriptTrim        = library.Function("trim")
-	scriptMinPaid     = library.Function("min_paid")
-	scriptMinPaidMany = library.Function("min_paid_many")
-	scriptMaxPaid     = library.Function("max_paid")
-	scriptMaxPaidMany = library.Function("max_paid_many")
-	scriptSetPaid     = library.Function("set_paid")
-	scriptSetPaidMany = library.Function("set_paid_many")
-	scriptChanges     = library.Function("changes")
-	scriptGet         = library.Function("get")
-	scriptRank        = library.Function("rank")
-	scriptAround      = library.Function("around")
-	scriptAfter       = library.Function("after")
-	scriptGetMany     = library.Function("get_many")
-	scriptRankMany    = library.Function("rank_many")
-	scriptBottom      = library.Function("bottom")
-	scriptStanding    = library.Function("standing")
-	scriptCompetition = library.Function("competition")
-	scriptDense       = library.Function("dense")
-	scriptBand        = library.Function("band")
-	scriptAroundScore = library.Function("around_score")
+	library       = rankgenrt.NewLibrary(luaLibrary)
+	fnSet         = library.Function("set")
+	fnBest        = library.Function("best")
+	fnRemove      = library.Function("remove")
+	fnTrim        = library.Function("trim")
+	fnMinPaid     = library.Function("min_paid")
+	fnMinPaidMany = library.Function("min_paid_many")
+	fnMaxPaid     = library.Function("max_paid")
+	fnMaxPaidMany = library.Function("max_paid_many")
+	fnSetPaid     = library.Function("set_paid")
+	fnSetPaidMany = library.Function("set_paid_many")
+	fnChanges     = library.Function("changes")
+	fnGet         = library.Function("get")
+	fnRank        = library.Function("rank")
+	fnAround      = library.Function("around")
+	fnAfter       = library.Function("after")
+	fnGetMany     = library.Function("get_many")
+	fnRankMany    = library.Function("rank_many")
+	fnBottom      = library.Function("bottom")
+	fnStanding    = library.Function("standing")
+	fnCompetition = library.Function("competition")
+	fnDense       = library.Function("dense")
+	fnBand        = library.Function("band")
+	fnAroundScore = library.Function("around_score")
 )
 
 // boardSpec is what the board's machinery (rankgenrt.Core) needs of this layout.
@@ -393,7 +393,7 @@ func (b *Board) SetMany(ctx context.Context, entries []Entry) ([]Written, error)
 		}
 		args = append(args, rankgenrt.FormatScore(score), member)
 	}
-	v, err := b.core.Write(ctx, scriptSet, args)
+	v, err := b.core.Write(ctx, fnSet, args)
 	if err != nil {
 		return nil, err
 	}
@@ -432,7 +432,7 @@ func (b *Board) BestMany(ctx context.Context, entries []Entry) ([]Written, error
 		}
 		args = append(args, rankgenrt.FormatScore(score), member)
 	}
-	v, err := b.core.Write(ctx, scriptBest, args)
+	v, err := b.core.Write(ctx, fnBest, args)
 	if err != nil {
 		return nil, err
 	}
@@ -455,7 +455,7 @@ func (b *Board) Remove(ctx context.Context, ids ...string) (int64, error) {
 		}
 		args = append(args, id)
 	}
-	return rankgenrt.Int(b.core.Write(ctx, scriptRemove, args))
+	return rankgenrt.Int(b.core.Write(ctx, fnRemove, args))
 }
 
 // Trim keeps the first keep entries, removes all below them and returns how many it removed.
@@ -463,7 +463,7 @@ func (b *Board) Trim(ctx context.Context, keep int64) (int64, error) {
 	if keep < 0 {
 		return 0, rankgenrt.IntRangeError("keep", keep, 0, math.MaxInt64)
 	}
-	return rankgenrt.Int(b.core.Write(ctx, scriptTrim, append(b.core.WriteArgs(1), keep)))
+	return rankgenrt.Int(b.core.Write(ctx, fnTrim, append(b.core.WriteArgs(1), keep)))
 }
 
 // MinPaid lowers the Paid of the entry of id to v when v is smaller and returns what it did: the
@@ -471,12 +471,12 @@ func (b *Board) Trim(ctx context.Context, keep int64) (int64, error) {
 // entry takes v as its Paid (its first min is the value submitted), the other fields starting from
 // the zero entry (see Update).
 func (b *Board) MinPaid(ctx context.Context, id string, v Paid) (Written, error) {
-	return first(applyEach(ctx, b, scriptMinPaid, []Update[Paid]{{ID: id, Value: v}}, digitOfPaid))
+	return first(applyEach(ctx, b, fnMinPaid, []Update[Paid]{{ID: id, Value: v}}, digitOfPaid))
 }
 
 // MinPaidMany applies MinPaid to many updates in one script call, as a batch of Update does.
 func (b *Board) MinPaidMany(ctx context.Context, updates []Update[Paid]) ([]Result, error) {
-	return applyEach(ctx, b, scriptMinPaidMany, updates, digitOfPaid)
+	return applyEach(ctx, b, fnMinPaidMany, updates, digitOfPaid)
 }
 
 // MaxPaid raises the Paid of the entry of id to v when v is larger and returns what it did: the
@@ -484,24 +484,24 @@ func (b *Board) MinPaidMany(ctx context.Context, updates []Update[Paid]) ([]Resu
 // entry takes v as its Paid (its first max is the value submitted), the other fields starting from
 // the zero entry (see Update).
 func (b *Board) MaxPaid(ctx context.Context, id string, v Paid) (Written, error) {
-	return first(applyEach(ctx, b, scriptMaxPaid, []Update[Paid]{{ID: id, Value: v}}, digitOfPaid))
+	return first(applyEach(ctx, b, fnMaxPaid, []Update[Paid]{{ID: id, Value: v}}, digitOfPaid))
 }
 
 // MaxPaidMany applies MaxPaid to many updates in one script call, as a batch of Update does.
 func (b *Board) MaxPaidMany(ctx context.Context, updates []Update[Paid]) ([]Result, error) {
-	return applyEach(ctx, b, scriptMaxPaidMany, updates, digitOfPaid)
+	return applyEach(ctx, b, fnMaxPaidMany, updates, digitOfPaid)
 }
 
 // SetPaid sets the Paid of the entry of id to v and returns what it did: the new entry, the one
 // before (read in the same script) and whether it changed. An id without an entry starts from the
 // zero entry (see Update).
 func (b *Board) SetPaid(ctx context.Context, id string, v Paid) (Written, error) {
-	return first(applyEach(ctx, b, scriptSetPaid, []Update[Paid]{{ID: id, Value: v}}, digitOfPaid))
+	return first(applyEach(ctx, b, fnSetPaid, []Update[Paid]{{ID: id, Value: v}}, digitOfPaid))
 }
 
 // SetPaidMany applies SetPaid to many updates in one script call, as a batch of Update does.
 func (b *Board) SetPaidMany(ctx context.Context, updates []Update[Paid]) ([]Result, error) {
-	return applyEach(ctx, b, scriptSetPaidMany, updates, digitOfPaid)
+	return applyEach(ctx, b, fnSetPaidMany, updates, digitOfPaid)
 }
 
 // Change is one field update of a change list (Board.Update, Board.UpdateMany), made by MinPaid,
@@ -581,7 +581,7 @@ func (b *Board) UpdateMany(ctx context.Context, lists []Changes) ([]Result, erro
 	if len(sent) == 0 {
 		return res, nil
 	}
-	v, err := b.core.Write(ctx, scriptChanges, args)
+	v, err := b.core.Write(ctx, fnChanges, args)
 	if err != nil {
 		return nil, err
 	}
@@ -634,7 +634,7 @@ func (b *Board) Get(ctx context.Context, id string) (Entry, error) {
 	if err := checkID(id); err != nil {
 		return Entry{}, err
 	}
-	v, err := b.core.CallRO(ctx, scriptGet, id)
+	v, err := b.core.CallRO(ctx, fnGet, id)
 	if errors.Is(err, redis.Nil) {
 		return Entry{}, rankgenrt.NotFound(id)
 	}
@@ -654,7 +654,7 @@ func (b *Board) Rank(ctx context.Context, id string) (int64, error) {
 	if err := checkID(id); err != nil {
 		return 0, err
 	}
-	v, err := b.core.CallRO(ctx, scriptRank, id)
+	v, err := b.core.CallRO(ctx, fnRank, id)
 	if errors.Is(err, redis.Nil) {
 		return 0, rankgenrt.NotFound(id)
 	}
@@ -711,7 +711,7 @@ func (b *Board) around(ctx context.Context, id string, before, after int64, fill
 	if err := checkID(id); err != nil {
 		return nil, err
 	}
-	v, err := b.core.CallRO(ctx, scriptAround, id, max(before, 0), max(after, 0), fill)
+	v, err := b.core.CallRO(ctx, fnAround, id, max(before, 0), max(after, 0), fill)
 	if errors.Is(err, redis.Nil) {
 		return nil, rankgenrt.NotFound(id)
 	}
@@ -726,7 +726,7 @@ func (b *Board) After(ctx context.Context, cur Cursor, limit int64) ([]Ranked, C
 	if math.IsNaN(cur.Score) {
 		return nil, cur, rankgenrt.BadScore(cur.Score, "a cursor's score is a number, never NaN")
 	}
-	v, err := b.core.CallRO(ctx, scriptAfter, rankgenrt.FormatScore(cur.Score), cur.Member, limit)
+	v, err := b.core.CallRO(ctx, fnAfter, rankgenrt.FormatScore(cur.Score), cur.Member, limit)
 	if err != nil {
 		return nil, cur, err
 	}
@@ -763,7 +763,7 @@ func (b *Board) GetMany(ctx context.Context, ids ...string) ([]Result, error) {
 		}
 		args[i] = id
 	}
-	v, err := b.core.CallRO(ctx, scriptGetMany, args...)
+	v, err := b.core.CallRO(ctx, fnGetMany, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -797,7 +797,7 @@ func (b *Board) RankMany(ctx context.Context, ids ...string) ([]int64, error) {
 		}
 		args[i] = id
 	}
-	v, err := b.core.CallRO(ctx, scriptRankMany, args...)
+	v, err := b.core.CallRO(ctx, fnRankMany, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -827,7 +827,7 @@ func (b *Board) PageFromEnd(ctx context.Context, offset, limit int64) ([]Ranked,
 	if limit <= 0 {
 		return nil, nil
 	}
-	return window(b.core.CallRO(ctx, scriptBottom, offset, limit))
+	return window(b.core.CallRO(ctx, fnBottom, offset, limit))
 }
 
 // Percentile returns the share of the board's entries that rank behind the entry of id, in
@@ -860,7 +860,7 @@ func (b *Board) standing(ctx context.Context, id string) (pos, count int64, err 
 	if err := checkID(id); err != nil {
 		return 0, 0, err
 	}
-	v, err := b.core.CallRO(ctx, scriptStanding, id)
+	v, err := b.core.CallRO(ctx, fnStanding, id)
 	if errors.Is(err, redis.Nil) {
 		return 0, 0, rankgenrt.NotFound(id)
 	}
@@ -949,7 +949,7 @@ func (b *Board) competition(ctx context.Context, id string, tied int) (int64, er
 	if err := checkID(id); err != nil {
 		return 0, err
 	}
-	v, err := b.core.CallRO(ctx, scriptCompetition, id, tied)
+	v, err := b.core.CallRO(ctx, fnCompetition, id, tied)
 	if errors.Is(err, redis.Nil) {
 		return 0, rankgenrt.NotFound(id)
 	}
@@ -963,7 +963,7 @@ func (b *Board) DenseRank(ctx context.Context, id string) (int64, error) {
 	if err := checkID(id); err != nil {
 		return 0, err
 	}
-	v, err := b.core.CallRO(ctx, scriptDense, id)
+	v, err := b.core.CallRO(ctx, fnDense, id)
 	if errors.Is(err, redis.Nil) {
 		return 0, rankgenrt.NotFound(id)
 	}
@@ -1130,7 +1130,7 @@ func (b *Board) Between(ctx context.Context, band Band, offset, limit int64) ([]
 	if band.lo >= band.hi || limit <= 0 {
 		return nil, nil
 	}
-	v, err := b.core.CallRO(ctx, scriptBand, rankgenrt.FormatScore(scoreOfP(band.lo)), rankgenrt.FormatScore(scoreOfP(band.hi)), offset, limit)
+	v, err := b.core.CallRO(ctx, fnBand, rankgenrt.FormatScore(scoreOfP(band.lo)), rankgenrt.FormatScore(scoreOfP(band.hi)), offset, limit)
 	if err != nil {
 		return nil, err
 	}
@@ -1169,7 +1169,7 @@ func (b *Board) AroundScore(ctx context.Context, at Place, before, after int64) 
 	if err != nil {
 		return nil, err
 	}
-	return window(b.core.CallRO(ctx, scriptAroundScore, rankgenrt.FormatScore(score), member, max(before, 0), max(after, 0)))
+	return window(b.core.CallRO(ctx, fnAroundScore, rankgenrt.FormatScore(score), member, max(before, 0), max(after, 0)))
 }
 
 // Reindex builds the board's index (id → member) from the members already in its sorted set: how

@@ -346,32 +346,32 @@ func Compare(a, b Entry) int {
 var luaLibrary string
 
 var (
-	library               = rankgenrt.NewLibrary(luaLibrary)
-	scriptSet             = library.Function("set")
-	scriptBest            = library.Function("best")
-	scriptRemove          = library.Function("remove")
-	scriptTrim            = library.Function("trim")
-	scriptMaxWins         = library.Function("max_wins")
-	scriptMaxWinsMany     = library.Function("max_wins_many")
-	scriptMaxRaceTime     = library.Function("max_race_time")
-	scriptMaxRaceTimeMany = library.Function("max_race_time_many")
-	scriptMinRaceTime     = library.Function("min_race_time")
-	scriptMinRaceTimeMany = library.Function("min_race_time_many")
-	scriptSetRaceTime     = library.Function("set_race_time")
-	scriptSetRaceTimeMany = library.Function("set_race_time_many")
-	scriptChanges         = library.Function("changes")
-	scriptGet             = library.Function("get")
-	scriptRank            = library.Function("rank")
-	scriptAround          = library.Function("around")
-	scriptAfter           = library.Function("after")
-	scriptGetMany         = library.Function("get_many")
-	scriptRankMany        = library.Function("rank_many")
-	scriptBottom          = library.Function("bottom")
-	scriptStanding        = library.Function("standing")
-	scriptCompetition     = library.Function("competition")
-	scriptDense           = library.Function("dense")
-	scriptBand            = library.Function("band")
-	scriptAroundScore     = library.Function("around_score")
+	library           = rankgenrt.NewLibrary(luaLibrary)
+	fnSet             = library.Function("set")
+	fnBest            = library.Function("best")
+	fnRemove          = library.Function("remove")
+	fnTrim            = library.Function("trim")
+	fnMaxWins         = library.Function("max_wins")
+	fnMaxWinsMany     = library.Function("max_wins_many")
+	fnMaxRaceTime     = library.Function("max_race_time")
+	fnMaxRaceTimeMany = library.Function("max_race_time_many")
+	fnMinRaceTime     = library.Function("min_race_time")
+	fnMinRaceTimeMany = library.Function("min_race_time_many")
+	fnSetRaceTime     = library.Function("set_race_time")
+	fnSetRaceTimeMany = library.Function("set_race_time_many")
+	fnChanges         = library.Function("changes")
+	fnGet             = library.Function("get")
+	fnRank            = library.Function("rank")
+	fnAround          = library.Function("around")
+	fnAfter           = library.Function("after")
+	fnGetMany         = library.Function("get_many")
+	fnRankMany        = library.Function("rank_many")
+	fnBottom          = library.Function("bottom")
+	fnStanding        = library.Function("standing")
+	fnCompetition     = library.Function("competition")
+	fnDense           = library.Function("dense")
+	fnBand            = library.Function("band")
+	fnAroundScore     = library.Function("around_score")
 )
 
 // boardSpec is what the board's machinery (rankgenrt.Core) needs of this layout.
@@ -532,7 +532,7 @@ func (b *Board) SetMany(ctx context.Context, entries []Entry) ([]Written, error)
 		}
 		args = append(args, rankgenrt.FormatScore(score), member)
 	}
-	v, err := b.core.Write(ctx, scriptSet, args)
+	v, err := b.core.Write(ctx, fnSet, args)
 	if err != nil {
 		return nil, err
 	}
@@ -571,7 +571,7 @@ func (b *Board) BestMany(ctx context.Context, entries []Entry) ([]Written, error
 		}
 		args = append(args, rankgenrt.FormatScore(score), member)
 	}
-	v, err := b.core.Write(ctx, scriptBest, args)
+	v, err := b.core.Write(ctx, fnBest, args)
 	if err != nil {
 		return nil, err
 	}
@@ -594,7 +594,7 @@ func (b *Board) Remove(ctx context.Context, ids ...string) (int64, error) {
 		}
 		args = append(args, id)
 	}
-	return rankgenrt.Int(b.core.Write(ctx, scriptRemove, args))
+	return rankgenrt.Int(b.core.Write(ctx, fnRemove, args))
 }
 
 // Trim keeps the first keep entries, removes all below them and returns how many it removed.
@@ -602,7 +602,7 @@ func (b *Board) Trim(ctx context.Context, keep int64) (int64, error) {
 	if keep < 0 {
 		return 0, rankgenrt.IntRangeError("keep", keep, 0, math.MaxInt64)
 	}
-	return rankgenrt.Int(b.core.Write(ctx, scriptTrim, append(b.core.WriteArgs(1), keep)))
+	return rankgenrt.Int(b.core.Write(ctx, fnTrim, append(b.core.WriteArgs(1), keep)))
 }
 
 // MaxWins raises the Wins of the entry of id to v when v is larger and returns what it did: the
@@ -610,12 +610,12 @@ func (b *Board) Trim(ctx context.Context, keep int64) (int64, error) {
 // entry takes v as its Wins (its first max is the value submitted), the other fields starting from
 // the zero entry (see Update).
 func (b *Board) MaxWins(ctx context.Context, id string, v Wins) (Written, error) {
-	return first(applyEach(ctx, b, scriptMaxWins, []Update[Wins]{{Handle: id, Value: v}}, digitOfWins))
+	return first(applyEach(ctx, b, fnMaxWins, []Update[Wins]{{Handle: id, Value: v}}, digitOfWins))
 }
 
 // MaxWinsMany applies MaxWins to many updates in one script call, as a batch of Update does.
 func (b *Board) MaxWinsMany(ctx context.Context, updates []Update[Wins]) ([]Result, error) {
-	return applyEach(ctx, b, scriptMaxWinsMany, updates, digitOfWins)
+	return applyEach(ctx, b, fnMaxWinsMany, updates, digitOfWins)
 }
 
 // MaxRaceTime raises the RaceTime of the entry of id to v when v is larger and returns what it
@@ -623,13 +623,13 @@ func (b *Board) MaxWinsMany(ctx context.Context, updates []Update[Wins]) ([]Resu
 // without an entry takes v as its RaceTime (its first max is the value submitted), the other
 // fields starting from the zero entry (see Update).
 func (b *Board) MaxRaceTime(ctx context.Context, id string, v int32) (Written, error) {
-	return first(applyEach(ctx, b, scriptMaxRaceTime, []Update[int32]{{Handle: id, Value: v}}, digitOfRaceTime))
+	return first(applyEach(ctx, b, fnMaxRaceTime, []Update[int32]{{Handle: id, Value: v}}, digitOfRaceTime))
 }
 
 // MaxRaceTimeMany applies MaxRaceTime to many updates in one script call, as a batch of Update
 // does.
 func (b *Board) MaxRaceTimeMany(ctx context.Context, updates []Update[int32]) ([]Result, error) {
-	return applyEach(ctx, b, scriptMaxRaceTimeMany, updates, digitOfRaceTime)
+	return applyEach(ctx, b, fnMaxRaceTimeMany, updates, digitOfRaceTime)
 }
 
 // MinRaceTime lowers the RaceTime of the entry of id to v when v is smaller and returns what it
@@ -637,26 +637,26 @@ func (b *Board) MaxRaceTimeMany(ctx context.Context, updates []Update[int32]) ([
 // without an entry takes v as its RaceTime (its first min is the value submitted), the other
 // fields starting from the zero entry (see Update).
 func (b *Board) MinRaceTime(ctx context.Context, id string, v int32) (Written, error) {
-	return first(applyEach(ctx, b, scriptMinRaceTime, []Update[int32]{{Handle: id, Value: v}}, digitOfRaceTime))
+	return first(applyEach(ctx, b, fnMinRaceTime, []Update[int32]{{Handle: id, Value: v}}, digitOfRaceTime))
 }
 
 // MinRaceTimeMany applies MinRaceTime to many updates in one script call, as a batch of Update
 // does.
 func (b *Board) MinRaceTimeMany(ctx context.Context, updates []Update[int32]) ([]Result, error) {
-	return applyEach(ctx, b, scriptMinRaceTimeMany, updates, digitOfRaceTime)
+	return applyEach(ctx, b, fnMinRaceTimeMany, updates, digitOfRaceTime)
 }
 
 // SetRaceTime sets the RaceTime of the entry of id to v and returns what it did: the new entry,
 // the one before (read in the same script) and whether it changed. An id without an entry starts
 // from the zero entry (see Update).
 func (b *Board) SetRaceTime(ctx context.Context, id string, v int32) (Written, error) {
-	return first(applyEach(ctx, b, scriptSetRaceTime, []Update[int32]{{Handle: id, Value: v}}, digitOfRaceTime))
+	return first(applyEach(ctx, b, fnSetRaceTime, []Update[int32]{{Handle: id, Value: v}}, digitOfRaceTime))
 }
 
 // SetRaceTimeMany applies SetRaceTime to many updates in one script call, as a batch of Update
 // does.
 func (b *Board) SetRaceTimeMany(ctx context.Context, updates []Update[int32]) ([]Result, error) {
-	return applyEach(ctx, b, scriptSetRaceTimeMany, updates, digitOfRaceTime)
+	return applyEach(ctx, b, fnSetRaceTimeMany, updates, digitOfRaceTime)
 }
 
 // Change is one field update of a change list (Board.Update, Board.UpdateMany), made by MaxWins,
@@ -744,7 +744,7 @@ func (b *Board) UpdateMany(ctx context.Context, lists []Changes) ([]Result, erro
 	if len(sent) == 0 {
 		return res, nil
 	}
-	v, err := b.core.Write(ctx, scriptChanges, args)
+	v, err := b.core.Write(ctx, fnChanges, args)
 	if err != nil {
 		return nil, err
 	}
@@ -797,7 +797,7 @@ func (b *Board) Get(ctx context.Context, id string) (Entry, error) {
 	if err := checkID(id); err != nil {
 		return Entry{}, err
 	}
-	v, err := b.core.CallRO(ctx, scriptGet, id)
+	v, err := b.core.CallRO(ctx, fnGet, id)
 	if errors.Is(err, redis.Nil) {
 		return Entry{}, rankgenrt.NotFound(id)
 	}
@@ -817,7 +817,7 @@ func (b *Board) Rank(ctx context.Context, id string) (int64, error) {
 	if err := checkID(id); err != nil {
 		return 0, err
 	}
-	v, err := b.core.CallRO(ctx, scriptRank, id)
+	v, err := b.core.CallRO(ctx, fnRank, id)
 	if errors.Is(err, redis.Nil) {
 		return 0, rankgenrt.NotFound(id)
 	}
@@ -874,7 +874,7 @@ func (b *Board) around(ctx context.Context, id string, before, after int64, fill
 	if err := checkID(id); err != nil {
 		return nil, err
 	}
-	v, err := b.core.CallRO(ctx, scriptAround, id, max(before, 0), max(after, 0), fill)
+	v, err := b.core.CallRO(ctx, fnAround, id, max(before, 0), max(after, 0), fill)
 	if errors.Is(err, redis.Nil) {
 		return nil, rankgenrt.NotFound(id)
 	}
@@ -889,7 +889,7 @@ func (b *Board) After(ctx context.Context, cur Cursor, limit int64) ([]Ranked, C
 	if math.IsNaN(cur.Score) {
 		return nil, cur, rankgenrt.BadScore(cur.Score, "a cursor's score is a number, never NaN")
 	}
-	v, err := b.core.CallRO(ctx, scriptAfter, rankgenrt.FormatScore(cur.Score), cur.Member, limit)
+	v, err := b.core.CallRO(ctx, fnAfter, rankgenrt.FormatScore(cur.Score), cur.Member, limit)
 	if err != nil {
 		return nil, cur, err
 	}
@@ -926,7 +926,7 @@ func (b *Board) GetMany(ctx context.Context, ids ...string) ([]Result, error) {
 		}
 		args[i] = id
 	}
-	v, err := b.core.CallRO(ctx, scriptGetMany, args...)
+	v, err := b.core.CallRO(ctx, fnGetMany, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -960,7 +960,7 @@ func (b *Board) RankMany(ctx context.Context, ids ...string) ([]int64, error) {
 		}
 		args[i] = id
 	}
-	v, err := b.core.CallRO(ctx, scriptRankMany, args...)
+	v, err := b.core.CallRO(ctx, fnRankMany, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -990,7 +990,7 @@ func (b *Board) PageFromEnd(ctx context.Context, offset, limit int64) ([]Ranked,
 	if limit <= 0 {
 		return nil, nil
 	}
-	return window(b.core.CallRO(ctx, scriptBottom, offset, limit))
+	return window(b.core.CallRO(ctx, fnBottom, offset, limit))
 }
 
 // Percentile returns the share of the board's entries that rank behind the entry of id, in
@@ -1023,7 +1023,7 @@ func (b *Board) standing(ctx context.Context, id string) (pos, count int64, err 
 	if err := checkID(id); err != nil {
 		return 0, 0, err
 	}
-	v, err := b.core.CallRO(ctx, scriptStanding, id)
+	v, err := b.core.CallRO(ctx, fnStanding, id)
 	if errors.Is(err, redis.Nil) {
 		return 0, 0, rankgenrt.NotFound(id)
 	}
@@ -1114,7 +1114,7 @@ func (b *Board) competition(ctx context.Context, id string, tied int) (int64, er
 	if err := checkID(id); err != nil {
 		return 0, err
 	}
-	v, err := b.core.CallRO(ctx, scriptCompetition, id, tied)
+	v, err := b.core.CallRO(ctx, fnCompetition, id, tied)
 	if errors.Is(err, redis.Nil) {
 		return 0, rankgenrt.NotFound(id)
 	}
@@ -1128,7 +1128,7 @@ func (b *Board) DenseRank(ctx context.Context, id string) (int64, error) {
 	if err := checkID(id); err != nil {
 		return 0, err
 	}
-	v, err := b.core.CallRO(ctx, scriptDense, id)
+	v, err := b.core.CallRO(ctx, fnDense, id)
 	if errors.Is(err, redis.Nil) {
 		return 0, rankgenrt.NotFound(id)
 	}
@@ -1260,7 +1260,7 @@ func (b *Board) Between(ctx context.Context, band Band, offset, limit int64) ([]
 	if band.lo >= band.hi || limit <= 0 {
 		return nil, nil
 	}
-	v, err := b.core.CallRO(ctx, scriptBand, rankgenrt.FormatScore(scoreOfP(band.lo)), rankgenrt.FormatScore(scoreOfP(band.hi)), offset, limit)
+	v, err := b.core.CallRO(ctx, fnBand, rankgenrt.FormatScore(scoreOfP(band.lo)), rankgenrt.FormatScore(scoreOfP(band.hi)), offset, limit)
 	if err != nil {
 		return nil, err
 	}
@@ -1299,7 +1299,7 @@ func (b *Board) AroundScore(ctx context.Context, at Place, before, after int64) 
 	if err != nil {
 		return nil, err
 	}
-	return window(b.core.CallRO(ctx, scriptAroundScore, rankgenrt.FormatScore(score), member, max(before, 0), max(after, 0)))
+	return window(b.core.CallRO(ctx, fnAroundScore, rankgenrt.FormatScore(score), member, max(before, 0), max(after, 0)))
 }
 
 // Reindex builds the board's index (id → member) from the members already in its sorted set: how

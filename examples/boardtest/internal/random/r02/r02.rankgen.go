@@ -187,34 +187,34 @@ func Compare(a, b Entry) int {
 var luaLibrary string
 
 var (
-	library               = rankgenrt.NewLibrary(luaLibrary)
-	scriptSet             = library.Function("set")
-	scriptBest            = library.Function("best")
-	scriptRemove          = library.Function("remove")
-	scriptTrim            = library.Function("trim")
-	scriptSetJoinedAt     = library.Function("set_joined_at")
-	scriptSetJoinedAtMany = library.Function("set_joined_at_many")
-	scriptAddJoinedAt     = library.Function("add_joined_at")
-	scriptAddJoinedAtMany = library.Function("add_joined_at_many")
-	scriptMinJoinedAt     = library.Function("min_joined_at")
-	scriptMinJoinedAtMany = library.Function("min_joined_at_many")
-	scriptMaxJoinedAt     = library.Function("max_joined_at")
-	scriptMaxJoinedAtMany = library.Function("max_joined_at_many")
-	scriptSetGold         = library.Function("set_gold")
-	scriptSetGoldMany     = library.Function("set_gold_many")
-	scriptChanges         = library.Function("changes")
-	scriptGet             = library.Function("get")
-	scriptRank            = library.Function("rank")
-	scriptAround          = library.Function("around")
-	scriptAfter           = library.Function("after")
-	scriptGetMany         = library.Function("get_many")
-	scriptRankMany        = library.Function("rank_many")
-	scriptBottom          = library.Function("bottom")
-	scriptStanding        = library.Function("standing")
-	scriptCompetition     = library.Function("competition")
-	scriptDense           = library.Function("dense")
-	scriptBand            = library.Function("band")
-	scriptAroundScore     = library.Function("around_score")
+	library           = rankgenrt.NewLibrary(luaLibrary)
+	fnSet             = library.Function("set")
+	fnBest            = library.Function("best")
+	fnRemove          = library.Function("remove")
+	fnTrim            = library.Function("trim")
+	fnSetJoinedAt     = library.Function("set_joined_at")
+	fnSetJoinedAtMany = library.Function("set_joined_at_many")
+	fnAddJoinedAt     = library.Function("add_joined_at")
+	fnAddJoinedAtMany = library.Function("add_joined_at_many")
+	fnMinJoinedAt     = library.Function("min_joined_at")
+	fnMinJoinedAtMany = library.Function("min_joined_at_many")
+	fnMaxJoinedAt     = library.Function("max_joined_at")
+	fnMaxJoinedAtMany = library.Function("max_joined_at_many")
+	fnSetGold         = library.Function("set_gold")
+	fnSetGoldMany     = library.Function("set_gold_many")
+	fnChanges         = library.Function("changes")
+	fnGet             = library.Function("get")
+	fnRank            = library.Function("rank")
+	fnAround          = library.Function("around")
+	fnAfter           = library.Function("after")
+	fnGetMany         = library.Function("get_many")
+	fnRankMany        = library.Function("rank_many")
+	fnBottom          = library.Function("bottom")
+	fnStanding        = library.Function("standing")
+	fnCompetition     = library.Function("competition")
+	fnDense           = library.Function("dense")
+	fnBand            = library.Function("band")
+	fnAroundScore     = library.Function("around_score")
 )
 
 // boardSpec is what the board's machinery (rankgenrt.Core) needs of this layout.
@@ -376,7 +376,7 @@ func (b *Board) SetMany(ctx context.Context, entries []Entry) ([]Written, error)
 		}
 		args = append(args, rankgenrt.FormatScore(score), member)
 	}
-	v, err := b.core.Write(ctx, scriptSet, args)
+	v, err := b.core.Write(ctx, fnSet, args)
 	if err != nil {
 		return nil, err
 	}
@@ -415,7 +415,7 @@ func (b *Board) BestMany(ctx context.Context, entries []Entry) ([]Written, error
 		}
 		args = append(args, rankgenrt.FormatScore(score), member)
 	}
-	v, err := b.core.Write(ctx, scriptBest, args)
+	v, err := b.core.Write(ctx, fnBest, args)
 	if err != nil {
 		return nil, err
 	}
@@ -438,7 +438,7 @@ func (b *Board) Remove(ctx context.Context, ids ...string) (int64, error) {
 		}
 		args = append(args, id)
 	}
-	return rankgenrt.Int(b.core.Write(ctx, scriptRemove, args))
+	return rankgenrt.Int(b.core.Write(ctx, fnRemove, args))
 }
 
 // Trim keeps the first keep entries, removes all below them and returns how many it removed.
@@ -446,20 +446,20 @@ func (b *Board) Trim(ctx context.Context, keep int64) (int64, error) {
 	if keep < 0 {
 		return 0, rankgenrt.IntRangeError("keep", keep, 0, math.MaxInt64)
 	}
-	return rankgenrt.Int(b.core.Write(ctx, scriptTrim, append(b.core.WriteArgs(1), keep)))
+	return rankgenrt.Int(b.core.Write(ctx, fnTrim, append(b.core.WriteArgs(1), keep)))
 }
 
 // SetJoinedAt sets the JoinedAt of the entry of id to v and returns what it did: the new entry,
 // the one before (read in the same script) and whether it changed. An id without an entry starts
 // from the zero entry (see Update).
 func (b *Board) SetJoinedAt(ctx context.Context, id string, v int64) (Written, error) {
-	return first(applyEach(ctx, b, scriptSetJoinedAt, []Update[int64]{{ID: id, Value: v}}, digitOfJoinedAt))
+	return first(applyEach(ctx, b, fnSetJoinedAt, []Update[int64]{{ID: id, Value: v}}, digitOfJoinedAt))
 }
 
 // SetJoinedAtMany applies SetJoinedAt to many updates in one script call, as a batch of Update
 // does.
 func (b *Board) SetJoinedAtMany(ctx context.Context, updates []Update[int64]) ([]Result, error) {
-	return applyEach(ctx, b, scriptSetJoinedAtMany, updates, digitOfJoinedAt)
+	return applyEach(ctx, b, fnSetJoinedAtMany, updates, digitOfJoinedAt)
 }
 
 // AddJoinedAt adds delta to the JoinedAt of the entry of id and returns what it did: the new
@@ -467,13 +467,13 @@ func (b *Board) SetJoinedAtMany(ctx context.Context, updates []Update[int64]) ([
 // JoinedAt's range is clamped to its edge. An id without an entry starts from the zero entry (see
 // Update).
 func (b *Board) AddJoinedAt(ctx context.Context, id string, delta int64) (Written, error) {
-	return first(applyEach(ctx, b, scriptAddJoinedAt, []Update[int64]{{ID: id, Value: delta}}, rankgenrt.AsIs[int64]))
+	return first(applyEach(ctx, b, fnAddJoinedAt, []Update[int64]{{ID: id, Value: delta}}, rankgenrt.AsIs[int64]))
 }
 
 // AddJoinedAtMany applies AddJoinedAt to many updates in one script call, as a batch of Update
 // does.
 func (b *Board) AddJoinedAtMany(ctx context.Context, updates []Update[int64]) ([]Result, error) {
-	return applyEach(ctx, b, scriptAddJoinedAtMany, updates, rankgenrt.AsIs[int64])
+	return applyEach(ctx, b, fnAddJoinedAtMany, updates, rankgenrt.AsIs[int64])
 }
 
 // MinJoinedAt lowers the JoinedAt of the entry of id to v when v is smaller and returns what it
@@ -481,13 +481,13 @@ func (b *Board) AddJoinedAtMany(ctx context.Context, updates []Update[int64]) ([
 // without an entry takes v as its JoinedAt (its first min is the value submitted), the other
 // fields starting from the zero entry (see Update).
 func (b *Board) MinJoinedAt(ctx context.Context, id string, v int64) (Written, error) {
-	return first(applyEach(ctx, b, scriptMinJoinedAt, []Update[int64]{{ID: id, Value: v}}, digitOfJoinedAt))
+	return first(applyEach(ctx, b, fnMinJoinedAt, []Update[int64]{{ID: id, Value: v}}, digitOfJoinedAt))
 }
 
 // MinJoinedAtMany applies MinJoinedAt to many updates in one script call, as a batch of Update
 // does.
 func (b *Board) MinJoinedAtMany(ctx context.Context, updates []Update[int64]) ([]Result, error) {
-	return applyEach(ctx, b, scriptMinJoinedAtMany, updates, digitOfJoinedAt)
+	return applyEach(ctx, b, fnMinJoinedAtMany, updates, digitOfJoinedAt)
 }
 
 // MaxJoinedAt raises the JoinedAt of the entry of id to v when v is larger and returns what it
@@ -495,25 +495,25 @@ func (b *Board) MinJoinedAtMany(ctx context.Context, updates []Update[int64]) ([
 // without an entry takes v as its JoinedAt (its first max is the value submitted), the other
 // fields starting from the zero entry (see Update).
 func (b *Board) MaxJoinedAt(ctx context.Context, id string, v int64) (Written, error) {
-	return first(applyEach(ctx, b, scriptMaxJoinedAt, []Update[int64]{{ID: id, Value: v}}, digitOfJoinedAt))
+	return first(applyEach(ctx, b, fnMaxJoinedAt, []Update[int64]{{ID: id, Value: v}}, digitOfJoinedAt))
 }
 
 // MaxJoinedAtMany applies MaxJoinedAt to many updates in one script call, as a batch of Update
 // does.
 func (b *Board) MaxJoinedAtMany(ctx context.Context, updates []Update[int64]) ([]Result, error) {
-	return applyEach(ctx, b, scriptMaxJoinedAtMany, updates, digitOfJoinedAt)
+	return applyEach(ctx, b, fnMaxJoinedAtMany, updates, digitOfJoinedAt)
 }
 
 // SetGold sets the Gold of the entry of id to v and returns what it did: the new entry, the one
 // before (read in the same script) and whether it changed. An id without an entry starts from the
 // zero entry (see Update).
 func (b *Board) SetGold(ctx context.Context, id string, v int64) (Written, error) {
-	return first(applyEach(ctx, b, scriptSetGold, []Update[int64]{{ID: id, Value: v}}, digitOfGold))
+	return first(applyEach(ctx, b, fnSetGold, []Update[int64]{{ID: id, Value: v}}, digitOfGold))
 }
 
 // SetGoldMany applies SetGold to many updates in one script call, as a batch of Update does.
 func (b *Board) SetGoldMany(ctx context.Context, updates []Update[int64]) ([]Result, error) {
-	return applyEach(ctx, b, scriptSetGoldMany, updates, digitOfGold)
+	return applyEach(ctx, b, fnSetGoldMany, updates, digitOfGold)
 }
 
 // Change is one field update of a change list (Board.Update, Board.UpdateMany), made by
@@ -607,7 +607,7 @@ func (b *Board) UpdateMany(ctx context.Context, lists []Changes) ([]Result, erro
 	if len(sent) == 0 {
 		return res, nil
 	}
-	v, err := b.core.Write(ctx, scriptChanges, args)
+	v, err := b.core.Write(ctx, fnChanges, args)
 	if err != nil {
 		return nil, err
 	}
@@ -660,7 +660,7 @@ func (b *Board) Get(ctx context.Context, id string) (Entry, error) {
 	if err := checkID(id); err != nil {
 		return Entry{}, err
 	}
-	v, err := b.core.CallRO(ctx, scriptGet, id)
+	v, err := b.core.CallRO(ctx, fnGet, id)
 	if errors.Is(err, redis.Nil) {
 		return Entry{}, rankgenrt.NotFound(id)
 	}
@@ -680,7 +680,7 @@ func (b *Board) Rank(ctx context.Context, id string) (int64, error) {
 	if err := checkID(id); err != nil {
 		return 0, err
 	}
-	v, err := b.core.CallRO(ctx, scriptRank, id)
+	v, err := b.core.CallRO(ctx, fnRank, id)
 	if errors.Is(err, redis.Nil) {
 		return 0, rankgenrt.NotFound(id)
 	}
@@ -737,7 +737,7 @@ func (b *Board) around(ctx context.Context, id string, before, after int64, fill
 	if err := checkID(id); err != nil {
 		return nil, err
 	}
-	v, err := b.core.CallRO(ctx, scriptAround, id, max(before, 0), max(after, 0), fill)
+	v, err := b.core.CallRO(ctx, fnAround, id, max(before, 0), max(after, 0), fill)
 	if errors.Is(err, redis.Nil) {
 		return nil, rankgenrt.NotFound(id)
 	}
@@ -752,7 +752,7 @@ func (b *Board) After(ctx context.Context, cur Cursor, limit int64) ([]Ranked, C
 	if math.IsNaN(cur.Score) {
 		return nil, cur, rankgenrt.BadScore(cur.Score, "a cursor's score is a number, never NaN")
 	}
-	v, err := b.core.CallRO(ctx, scriptAfter, rankgenrt.FormatScore(cur.Score), cur.Member, limit)
+	v, err := b.core.CallRO(ctx, fnAfter, rankgenrt.FormatScore(cur.Score), cur.Member, limit)
 	if err != nil {
 		return nil, cur, err
 	}
@@ -789,7 +789,7 @@ func (b *Board) GetMany(ctx context.Context, ids ...string) ([]Result, error) {
 		}
 		args[i] = id
 	}
-	v, err := b.core.CallRO(ctx, scriptGetMany, args...)
+	v, err := b.core.CallRO(ctx, fnGetMany, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -823,7 +823,7 @@ func (b *Board) RankMany(ctx context.Context, ids ...string) ([]int64, error) {
 		}
 		args[i] = id
 	}
-	v, err := b.core.CallRO(ctx, scriptRankMany, args...)
+	v, err := b.core.CallRO(ctx, fnRankMany, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -853,7 +853,7 @@ func (b *Board) PageFromEnd(ctx context.Context, offset, limit int64) ([]Ranked,
 	if limit <= 0 {
 		return nil, nil
 	}
-	return window(b.core.CallRO(ctx, scriptBottom, offset, limit))
+	return window(b.core.CallRO(ctx, fnBottom, offset, limit))
 }
 
 // Percentile returns the share of the board's entries that rank behind the entry of id, in
@@ -886,7 +886,7 @@ func (b *Board) standing(ctx context.Context, id string) (pos, count int64, err 
 	if err := checkID(id); err != nil {
 		return 0, 0, err
 	}
-	v, err := b.core.CallRO(ctx, scriptStanding, id)
+	v, err := b.core.CallRO(ctx, fnStanding, id)
 	if errors.Is(err, redis.Nil) {
 		return 0, 0, rankgenrt.NotFound(id)
 	}
@@ -977,7 +977,7 @@ func (b *Board) competition(ctx context.Context, id string, tied int) (int64, er
 	if err := checkID(id); err != nil {
 		return 0, err
 	}
-	v, err := b.core.CallRO(ctx, scriptCompetition, id, tied)
+	v, err := b.core.CallRO(ctx, fnCompetition, id, tied)
 	if errors.Is(err, redis.Nil) {
 		return 0, rankgenrt.NotFound(id)
 	}
@@ -991,7 +991,7 @@ func (b *Board) DenseRank(ctx context.Context, id string) (int64, error) {
 	if err := checkID(id); err != nil {
 		return 0, err
 	}
-	v, err := b.core.CallRO(ctx, scriptDense, id)
+	v, err := b.core.CallRO(ctx, fnDense, id)
 	if errors.Is(err, redis.Nil) {
 		return 0, rankgenrt.NotFound(id)
 	}
@@ -1123,7 +1123,7 @@ func (b *Board) Between(ctx context.Context, band Band, offset, limit int64) ([]
 	if band.lo >= band.hi || limit <= 0 {
 		return nil, nil
 	}
-	v, err := b.core.CallRO(ctx, scriptBand, rankgenrt.FormatScore(scoreOfP(band.lo)), rankgenrt.FormatScore(scoreOfP(band.hi)), offset, limit)
+	v, err := b.core.CallRO(ctx, fnBand, rankgenrt.FormatScore(scoreOfP(band.lo)), rankgenrt.FormatScore(scoreOfP(band.hi)), offset, limit)
 	if err != nil {
 		return nil, err
 	}
@@ -1162,7 +1162,7 @@ func (b *Board) AroundScore(ctx context.Context, at Place, before, after int64) 
 	if err != nil {
 		return nil, err
 	}
-	return window(b.core.CallRO(ctx, scriptAroundScore, rankgenrt.FormatScore(score), member, max(before, 0), max(after, 0)))
+	return window(b.core.CallRO(ctx, fnAroundScore, rankgenrt.FormatScore(score), member, max(before, 0), max(after, 0)))
 }
 
 // Reindex builds the board's index (id → member) from the members already in its sorted set: how

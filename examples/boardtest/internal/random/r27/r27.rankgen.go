@@ -200,36 +200,36 @@ func Compare(a, b Entry) int {
 var luaLibrary string
 
 var (
-	library                = rankgenrt.NewLibrary(luaLibrary)
-	scriptSet              = library.Function("set")
-	scriptBest             = library.Function("best")
-	scriptRemove           = library.Function("remove")
-	scriptTrim             = library.Function("trim")
-	scriptSetSeason        = library.Function("set_season")
-	scriptSetSeasonMany    = library.Function("set_season_many")
-	scriptAddUpdatedAt     = library.Function("add_updated_at")
-	scriptAddUpdatedAtMany = library.Function("add_updated_at_many")
-	scriptMaxUpdatedAt     = library.Function("max_updated_at")
-	scriptMaxUpdatedAtMany = library.Function("max_updated_at_many")
-	scriptMaxGold          = library.Function("max_gold")
-	scriptMaxGoldMany      = library.Function("max_gold_many")
-	scriptMaxLap           = library.Function("max_lap")
-	scriptMaxLapMany       = library.Function("max_lap_many")
-	scriptMinLap           = library.Function("min_lap")
-	scriptMinLapMany       = library.Function("min_lap_many")
-	scriptChanges          = library.Function("changes")
-	scriptGet              = library.Function("get")
-	scriptRank             = library.Function("rank")
-	scriptAround           = library.Function("around")
-	scriptAfter            = library.Function("after")
-	scriptGetMany          = library.Function("get_many")
-	scriptRankMany         = library.Function("rank_many")
-	scriptBottom           = library.Function("bottom")
-	scriptStanding         = library.Function("standing")
-	scriptCompetition      = library.Function("competition")
-	scriptDense            = library.Function("dense")
-	scriptBand             = library.Function("band")
-	scriptAroundScore      = library.Function("around_score")
+	library            = rankgenrt.NewLibrary(luaLibrary)
+	fnSet              = library.Function("set")
+	fnBest             = library.Function("best")
+	fnRemove           = library.Function("remove")
+	fnTrim             = library.Function("trim")
+	fnSetSeason        = library.Function("set_season")
+	fnSetSeasonMany    = library.Function("set_season_many")
+	fnAddUpdatedAt     = library.Function("add_updated_at")
+	fnAddUpdatedAtMany = library.Function("add_updated_at_many")
+	fnMaxUpdatedAt     = library.Function("max_updated_at")
+	fnMaxUpdatedAtMany = library.Function("max_updated_at_many")
+	fnMaxGold          = library.Function("max_gold")
+	fnMaxGoldMany      = library.Function("max_gold_many")
+	fnMaxLap           = library.Function("max_lap")
+	fnMaxLapMany       = library.Function("max_lap_many")
+	fnMinLap           = library.Function("min_lap")
+	fnMinLapMany       = library.Function("min_lap_many")
+	fnChanges          = library.Function("changes")
+	fnGet              = library.Function("get")
+	fnRank             = library.Function("rank")
+	fnAround           = library.Function("around")
+	fnAfter            = library.Function("after")
+	fnGetMany          = library.Function("get_many")
+	fnRankMany         = library.Function("rank_many")
+	fnBottom           = library.Function("bottom")
+	fnStanding         = library.Function("standing")
+	fnCompetition      = library.Function("competition")
+	fnDense            = library.Function("dense")
+	fnBand             = library.Function("band")
+	fnAroundScore      = library.Function("around_score")
 )
 
 // boardSpec is what the board's machinery (rankgenrt.Core) needs of this layout.
@@ -391,7 +391,7 @@ func (b *Board) SetMany(ctx context.Context, entries []Entry) ([]Written, error)
 		}
 		args = append(args, rankgenrt.FormatScore(score), member)
 	}
-	v, err := b.core.Write(ctx, scriptSet, args)
+	v, err := b.core.Write(ctx, fnSet, args)
 	if err != nil {
 		return nil, err
 	}
@@ -430,7 +430,7 @@ func (b *Board) BestMany(ctx context.Context, entries []Entry) ([]Written, error
 		}
 		args = append(args, rankgenrt.FormatScore(score), member)
 	}
-	v, err := b.core.Write(ctx, scriptBest, args)
+	v, err := b.core.Write(ctx, fnBest, args)
 	if err != nil {
 		return nil, err
 	}
@@ -450,7 +450,7 @@ func (b *Board) Remove(ctx context.Context, ids ...uint64) (int64, error) {
 	for _, id := range ids {
 		args = append(args, id)
 	}
-	return rankgenrt.Int(b.core.Write(ctx, scriptRemove, args))
+	return rankgenrt.Int(b.core.Write(ctx, fnRemove, args))
 }
 
 // Trim keeps the first keep entries, removes all below them and returns how many it removed.
@@ -458,19 +458,19 @@ func (b *Board) Trim(ctx context.Context, keep int64) (int64, error) {
 	if keep < 0 {
 		return 0, rankgenrt.IntRangeError("keep", keep, 0, math.MaxInt64)
 	}
-	return rankgenrt.Int(b.core.Write(ctx, scriptTrim, append(b.core.WriteArgs(1), keep)))
+	return rankgenrt.Int(b.core.Write(ctx, fnTrim, append(b.core.WriteArgs(1), keep)))
 }
 
 // SetSeason sets the Season of the entry of id to v and returns what it did: the new entry, the
 // one before (read in the same script) and whether it changed. An id without an entry starts from
 // the zero entry (see Update).
 func (b *Board) SetSeason(ctx context.Context, id uint64, v time.Time) (Written, error) {
-	return first(applyEach(ctx, b, scriptSetSeason, []Update[time.Time]{{Car: id, Value: v}}, digitOfSeason))
+	return first(applyEach(ctx, b, fnSetSeason, []Update[time.Time]{{Car: id, Value: v}}, digitOfSeason))
 }
 
 // SetSeasonMany applies SetSeason to many updates in one script call, as a batch of Update does.
 func (b *Board) SetSeasonMany(ctx context.Context, updates []Update[time.Time]) ([]Result, error) {
-	return applyEach(ctx, b, scriptSetSeasonMany, updates, digitOfSeason)
+	return applyEach(ctx, b, fnSetSeasonMany, updates, digitOfSeason)
 }
 
 // AddUpdatedAt adds delta to the UpdatedAt of the entry of id and returns what it did: the new
@@ -478,13 +478,13 @@ func (b *Board) SetSeasonMany(ctx context.Context, updates []Update[time.Time]) 
 // UpdatedAt's range is refused with an error matching ErrOverflow, leaving the entry unchanged. An
 // id without an entry starts from the zero entry (see Update).
 func (b *Board) AddUpdatedAt(ctx context.Context, id uint64, delta int64) (Written, error) {
-	return first(applyEach(ctx, b, scriptAddUpdatedAt, []Update[int64]{{Car: id, Value: delta}}, rankgenrt.AsIs[int64]))
+	return first(applyEach(ctx, b, fnAddUpdatedAt, []Update[int64]{{Car: id, Value: delta}}, rankgenrt.AsIs[int64]))
 }
 
 // AddUpdatedAtMany applies AddUpdatedAt to many updates in one script call, as a batch of Update
 // does.
 func (b *Board) AddUpdatedAtMany(ctx context.Context, updates []Update[int64]) ([]Result, error) {
-	return applyEach(ctx, b, scriptAddUpdatedAtMany, updates, rankgenrt.AsIs[int64])
+	return applyEach(ctx, b, fnAddUpdatedAtMany, updates, rankgenrt.AsIs[int64])
 }
 
 // MaxUpdatedAt raises the UpdatedAt of the entry of id to v when v is larger and returns what it
@@ -492,13 +492,13 @@ func (b *Board) AddUpdatedAtMany(ctx context.Context, updates []Update[int64]) (
 // without an entry takes v as its UpdatedAt (its first max is the value submitted), the other
 // fields starting from the zero entry (see Update).
 func (b *Board) MaxUpdatedAt(ctx context.Context, id uint64, v uint64) (Written, error) {
-	return first(applyEach(ctx, b, scriptMaxUpdatedAt, []Update[uint64]{{Car: id, Value: v}}, digitOfUpdatedAt))
+	return first(applyEach(ctx, b, fnMaxUpdatedAt, []Update[uint64]{{Car: id, Value: v}}, digitOfUpdatedAt))
 }
 
 // MaxUpdatedAtMany applies MaxUpdatedAt to many updates in one script call, as a batch of Update
 // does.
 func (b *Board) MaxUpdatedAtMany(ctx context.Context, updates []Update[uint64]) ([]Result, error) {
-	return applyEach(ctx, b, scriptMaxUpdatedAtMany, updates, digitOfUpdatedAt)
+	return applyEach(ctx, b, fnMaxUpdatedAtMany, updates, digitOfUpdatedAt)
 }
 
 // MaxGold raises the Gold of the entry of id to v when v is larger and returns what it did: the
@@ -506,12 +506,12 @@ func (b *Board) MaxUpdatedAtMany(ctx context.Context, updates []Update[uint64]) 
 // entry takes v as its Gold (its first max is the value submitted), the other fields starting from
 // the zero entry (see Update).
 func (b *Board) MaxGold(ctx context.Context, id uint64, v time.Time) (Written, error) {
-	return first(applyEach(ctx, b, scriptMaxGold, []Update[time.Time]{{Car: id, Value: v}}, digitOfGold))
+	return first(applyEach(ctx, b, fnMaxGold, []Update[time.Time]{{Car: id, Value: v}}, digitOfGold))
 }
 
 // MaxGoldMany applies MaxGold to many updates in one script call, as a batch of Update does.
 func (b *Board) MaxGoldMany(ctx context.Context, updates []Update[time.Time]) ([]Result, error) {
-	return applyEach(ctx, b, scriptMaxGoldMany, updates, digitOfGold)
+	return applyEach(ctx, b, fnMaxGoldMany, updates, digitOfGold)
 }
 
 // MaxLap raises the Lap of the entry of id to v when v is larger and returns what it did: the new
@@ -519,12 +519,12 @@ func (b *Board) MaxGoldMany(ctx context.Context, updates []Update[time.Time]) ([
 // takes v as its Lap (its first max is the value submitted), the other fields starting from the
 // zero entry (see Update).
 func (b *Board) MaxLap(ctx context.Context, id uint64, v int32) (Written, error) {
-	return first(applyEach(ctx, b, scriptMaxLap, []Update[int32]{{Car: id, Value: v}}, digitOfLap))
+	return first(applyEach(ctx, b, fnMaxLap, []Update[int32]{{Car: id, Value: v}}, digitOfLap))
 }
 
 // MaxLapMany applies MaxLap to many updates in one script call, as a batch of Update does.
 func (b *Board) MaxLapMany(ctx context.Context, updates []Update[int32]) ([]Result, error) {
-	return applyEach(ctx, b, scriptMaxLapMany, updates, digitOfLap)
+	return applyEach(ctx, b, fnMaxLapMany, updates, digitOfLap)
 }
 
 // MinLap lowers the Lap of the entry of id to v when v is smaller and returns what it did: the new
@@ -532,12 +532,12 @@ func (b *Board) MaxLapMany(ctx context.Context, updates []Update[int32]) ([]Resu
 // takes v as its Lap (its first min is the value submitted), the other fields starting from the
 // zero entry (see Update).
 func (b *Board) MinLap(ctx context.Context, id uint64, v int32) (Written, error) {
-	return first(applyEach(ctx, b, scriptMinLap, []Update[int32]{{Car: id, Value: v}}, digitOfLap))
+	return first(applyEach(ctx, b, fnMinLap, []Update[int32]{{Car: id, Value: v}}, digitOfLap))
 }
 
 // MinLapMany applies MinLap to many updates in one script call, as a batch of Update does.
 func (b *Board) MinLapMany(ctx context.Context, updates []Update[int32]) ([]Result, error) {
-	return applyEach(ctx, b, scriptMinLapMany, updates, digitOfLap)
+	return applyEach(ctx, b, fnMinLapMany, updates, digitOfLap)
 }
 
 // Change is one field update of a change list (Board.Update, Board.UpdateMany), made by SetSeason,
@@ -640,7 +640,7 @@ func (b *Board) UpdateMany(ctx context.Context, lists []Changes) ([]Result, erro
 	if len(sent) == 0 {
 		return res, nil
 	}
-	v, err := b.core.Write(ctx, scriptChanges, args)
+	v, err := b.core.Write(ctx, fnChanges, args)
 	if err != nil {
 		return nil, err
 	}
@@ -687,7 +687,7 @@ func changeGroup(id uint64, changes []Change) ([]any, error) {
 
 // Get returns the entry of id, or an error matching ErrNotFound.
 func (b *Board) Get(ctx context.Context, id uint64) (Entry, error) {
-	v, err := b.core.CallRO(ctx, scriptGet, id)
+	v, err := b.core.CallRO(ctx, fnGet, id)
 	if errors.Is(err, redis.Nil) {
 		return Entry{}, rankgenrt.NotFound(strconv.FormatUint(id, 10))
 	}
@@ -704,7 +704,7 @@ func (b *Board) Get(ctx context.Context, id uint64) (Entry, error) {
 // Rank returns the 1-based position of the entry of id in the board's order, or an error matching
 // ErrNotFound.
 func (b *Board) Rank(ctx context.Context, id uint64) (int64, error) {
-	v, err := b.core.CallRO(ctx, scriptRank, id)
+	v, err := b.core.CallRO(ctx, fnRank, id)
 	if errors.Is(err, redis.Nil) {
 		return 0, rankgenrt.NotFound(strconv.FormatUint(id, 10))
 	}
@@ -758,7 +758,7 @@ func (b *Board) AroundFilled(ctx context.Context, id uint64, before, after int64
 
 // around runs the around script; fill is "1" to fill the window from the other side.
 func (b *Board) around(ctx context.Context, id uint64, before, after int64, fill string) ([]Ranked, error) {
-	v, err := b.core.CallRO(ctx, scriptAround, id, max(before, 0), max(after, 0), fill)
+	v, err := b.core.CallRO(ctx, fnAround, id, max(before, 0), max(after, 0), fill)
 	if errors.Is(err, redis.Nil) {
 		return nil, rankgenrt.NotFound(strconv.FormatUint(id, 10))
 	}
@@ -773,7 +773,7 @@ func (b *Board) After(ctx context.Context, cur Cursor, limit int64) ([]Ranked, C
 	if math.IsNaN(cur.Score) {
 		return nil, cur, rankgenrt.BadScore(cur.Score, "a cursor's score is a number, never NaN")
 	}
-	v, err := b.core.CallRO(ctx, scriptAfter, rankgenrt.FormatScore(cur.Score), cur.Member, limit)
+	v, err := b.core.CallRO(ctx, fnAfter, rankgenrt.FormatScore(cur.Score), cur.Member, limit)
 	if err != nil {
 		return nil, cur, err
 	}
@@ -807,7 +807,7 @@ func (b *Board) GetMany(ctx context.Context, ids ...uint64) ([]Result, error) {
 	for i, id := range ids {
 		args[i] = id
 	}
-	v, err := b.core.CallRO(ctx, scriptGetMany, args...)
+	v, err := b.core.CallRO(ctx, fnGetMany, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -838,7 +838,7 @@ func (b *Board) RankMany(ctx context.Context, ids ...uint64) ([]int64, error) {
 	for i, id := range ids {
 		args[i] = id
 	}
-	v, err := b.core.CallRO(ctx, scriptRankMany, args...)
+	v, err := b.core.CallRO(ctx, fnRankMany, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -868,7 +868,7 @@ func (b *Board) PageFromEnd(ctx context.Context, offset, limit int64) ([]Ranked,
 	if limit <= 0 {
 		return nil, nil
 	}
-	return window(b.core.CallRO(ctx, scriptBottom, offset, limit))
+	return window(b.core.CallRO(ctx, fnBottom, offset, limit))
 }
 
 // Percentile returns the share of the board's entries that rank behind the entry of id, in
@@ -898,7 +898,7 @@ func (b *Board) PageOf(ctx context.Context, id uint64, pageSize int64) (int64, e
 
 // standing reads the 0-based position of the entry of id and the number of entries.
 func (b *Board) standing(ctx context.Context, id uint64) (pos, count int64, err error) {
-	v, err := b.core.CallRO(ctx, scriptStanding, id)
+	v, err := b.core.CallRO(ctx, fnStanding, id)
 	if errors.Is(err, redis.Nil) {
 		return 0, 0, rankgenrt.NotFound(strconv.FormatUint(id, 10))
 	}
@@ -984,7 +984,7 @@ func (b *Board) CompetitionRankTuple(ctx context.Context, id uint64) (int64, err
 
 // competition runs the competition script: entries tie when equal on the first tied score fields.
 func (b *Board) competition(ctx context.Context, id uint64, tied int) (int64, error) {
-	v, err := b.core.CallRO(ctx, scriptCompetition, id, tied)
+	v, err := b.core.CallRO(ctx, fnCompetition, id, tied)
 	if errors.Is(err, redis.Nil) {
 		return 0, rankgenrt.NotFound(strconv.FormatUint(id, 10))
 	}
@@ -995,7 +995,7 @@ func (b *Board) competition(ctx context.Context, id uint64, tied int) (int64, er
 // ranking: equal Season share a rank and the next value takes the next rank), or an error matching
 // ErrNotFound. The script steps once per distinct value ahead, O(log n) each.
 func (b *Board) DenseRank(ctx context.Context, id uint64) (int64, error) {
-	v, err := b.core.CallRO(ctx, scriptDense, id)
+	v, err := b.core.CallRO(ctx, fnDense, id)
 	if errors.Is(err, redis.Nil) {
 		return 0, rankgenrt.NotFound(strconv.FormatUint(id, 10))
 	}
@@ -1163,7 +1163,7 @@ func (b *Board) Between(ctx context.Context, band Band, offset, limit int64) ([]
 	if band.lo >= band.hi || limit <= 0 {
 		return nil, nil
 	}
-	v, err := b.core.CallRO(ctx, scriptBand, rankgenrt.FormatScore(scoreOfP(band.lo)), rankgenrt.FormatScore(scoreOfP(band.hi)), offset, limit)
+	v, err := b.core.CallRO(ctx, fnBand, rankgenrt.FormatScore(scoreOfP(band.lo)), rankgenrt.FormatScore(scoreOfP(band.hi)), offset, limit)
 	if err != nil {
 		return nil, err
 	}
@@ -1202,7 +1202,7 @@ func (b *Board) AroundScore(ctx context.Context, at Place, before, after int64) 
 	if err != nil {
 		return nil, err
 	}
-	return window(b.core.CallRO(ctx, scriptAroundScore, rankgenrt.FormatScore(score), member, max(before, 0), max(after, 0)))
+	return window(b.core.CallRO(ctx, fnAroundScore, rankgenrt.FormatScore(score), member, max(before, 0), max(after, 0)))
 }
 
 // Reindex builds the board's index (id → member) from the members already in its sorted set: how

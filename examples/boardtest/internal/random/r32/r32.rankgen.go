@@ -286,43 +286,43 @@ func Compare(a, b Entry) int {
 var luaLibrary string
 
 var (
-	library               = rankgenrt.NewLibrary(luaLibrary)
-	scriptSet             = library.Function("set")
-	scriptBest            = library.Function("best")
-	scriptRemove          = library.Function("remove")
-	scriptTrim            = library.Function("trim")
-	scriptSetPriority     = library.Function("set_priority")
-	scriptSetPriorityMany = library.Function("set_priority_many")
-	scriptMinPriority     = library.Function("min_priority")
-	scriptMinPriorityMany = library.Function("min_priority_many")
-	scriptMaxPriority     = library.Function("max_priority")
-	scriptMaxPriorityMany = library.Function("max_priority_many")
-	scriptMinPoints       = library.Function("min_points")
-	scriptMinPointsMany   = library.Function("min_points_many")
-	scriptSetPoints       = library.Function("set_points")
-	scriptSetPointsMany   = library.Function("set_points_many")
-	scriptSetDelta        = library.Function("set_delta")
-	scriptSetDeltaMany    = library.Function("set_delta_many")
-	scriptAddBonus        = library.Function("add_bonus")
-	scriptAddBonusMany    = library.Function("add_bonus_many")
-	scriptMinLap          = library.Function("min_lap")
-	scriptMinLapMany      = library.Function("min_lap_many")
-	scriptMaxLap          = library.Function("max_lap")
-	scriptMaxLapMany      = library.Function("max_lap_many")
-	scriptChanges         = library.Function("changes")
-	scriptTouch           = library.Function("touch")
-	scriptGet             = library.Function("get")
-	scriptRank            = library.Function("rank")
-	scriptAround          = library.Function("around")
-	scriptAfter           = library.Function("after")
-	scriptGetMany         = library.Function("get_many")
-	scriptRankMany        = library.Function("rank_many")
-	scriptBottom          = library.Function("bottom")
-	scriptStanding        = library.Function("standing")
-	scriptCompetition     = library.Function("competition")
-	scriptDense           = library.Function("dense")
-	scriptBand            = library.Function("band")
-	scriptAroundScore     = library.Function("around_score")
+	library           = rankgenrt.NewLibrary(luaLibrary)
+	fnSet             = library.Function("set")
+	fnBest            = library.Function("best")
+	fnRemove          = library.Function("remove")
+	fnTrim            = library.Function("trim")
+	fnSetPriority     = library.Function("set_priority")
+	fnSetPriorityMany = library.Function("set_priority_many")
+	fnMinPriority     = library.Function("min_priority")
+	fnMinPriorityMany = library.Function("min_priority_many")
+	fnMaxPriority     = library.Function("max_priority")
+	fnMaxPriorityMany = library.Function("max_priority_many")
+	fnMinPoints       = library.Function("min_points")
+	fnMinPointsMany   = library.Function("min_points_many")
+	fnSetPoints       = library.Function("set_points")
+	fnSetPointsMany   = library.Function("set_points_many")
+	fnSetDelta        = library.Function("set_delta")
+	fnSetDeltaMany    = library.Function("set_delta_many")
+	fnAddBonus        = library.Function("add_bonus")
+	fnAddBonusMany    = library.Function("add_bonus_many")
+	fnMinLap          = library.Function("min_lap")
+	fnMinLapMany      = library.Function("min_lap_many")
+	fnMaxLap          = library.Function("max_lap")
+	fnMaxLapMany      = library.Function("max_lap_many")
+	fnChanges         = library.Function("changes")
+	fnTouch           = library.Function("touch")
+	fnGet             = library.Function("get")
+	fnRank            = library.Function("rank")
+	fnAround          = library.Function("around")
+	fnAfter           = library.Function("after")
+	fnGetMany         = library.Function("get_many")
+	fnRankMany        = library.Function("rank_many")
+	fnBottom          = library.Function("bottom")
+	fnStanding        = library.Function("standing")
+	fnCompetition     = library.Function("competition")
+	fnDense           = library.Function("dense")
+	fnBand            = library.Function("band")
+	fnAroundScore     = library.Function("around_score")
 )
 
 // boardSpec is what the board's machinery (rankgenrt.Core) needs of this layout.
@@ -485,7 +485,7 @@ func (b *Board) SetMany(ctx context.Context, entries []Entry) ([]Written, error)
 		}
 		args = append(args, rankgenrt.FormatScore(score), member)
 	}
-	v, err := b.core.Write(ctx, scriptSet, args)
+	v, err := b.core.Write(ctx, fnSet, args)
 	if err != nil {
 		return nil, err
 	}
@@ -524,7 +524,7 @@ func (b *Board) BestMany(ctx context.Context, entries []Entry) ([]Written, error
 		}
 		args = append(args, rankgenrt.FormatScore(score), member)
 	}
-	v, err := b.core.Write(ctx, scriptBest, args)
+	v, err := b.core.Write(ctx, fnBest, args)
 	if err != nil {
 		return nil, err
 	}
@@ -547,7 +547,7 @@ func (b *Board) Remove(ctx context.Context, ids ...string) (int64, error) {
 		}
 		args = append(args, id)
 	}
-	return rankgenrt.Int(b.core.Write(ctx, scriptRemove, args))
+	return rankgenrt.Int(b.core.Write(ctx, fnRemove, args))
 }
 
 // Trim keeps the first keep entries, removes all below them and returns how many it removed.
@@ -555,7 +555,7 @@ func (b *Board) Trim(ctx context.Context, keep int64) (int64, error) {
 	if keep < 0 {
 		return 0, rankgenrt.IntRangeError("keep", keep, 0, math.MaxInt64)
 	}
-	return rankgenrt.Int(b.core.Write(ctx, scriptTrim, append(b.core.WriteArgs(1), keep)))
+	return rankgenrt.Int(b.core.Write(ctx, fnTrim, append(b.core.WriteArgs(1), keep)))
 }
 
 // SetPriority sets the Priority of the entry of id to v and returns what it did: the new entry,
@@ -563,13 +563,13 @@ func (b *Board) Trim(ctx context.Context, keep int64) (int64, error) {
 // from the zero entry (see Update). When the update changes the entry, it also sets Lap (server
 // clock) to now.
 func (b *Board) SetPriority(ctx context.Context, id string, v uint32) (Written, error) {
-	return first(applyEach(ctx, b, scriptSetPriority, []Update[uint32]{{UserID: id, Value: v}}, digitOfPriority))
+	return first(applyEach(ctx, b, fnSetPriority, []Update[uint32]{{UserID: id, Value: v}}, digitOfPriority))
 }
 
 // SetPriorityMany applies SetPriority to many updates in one script call, as a batch of Update
 // does.
 func (b *Board) SetPriorityMany(ctx context.Context, updates []Update[uint32]) ([]Result, error) {
-	return applyEach(ctx, b, scriptSetPriorityMany, updates, digitOfPriority)
+	return applyEach(ctx, b, fnSetPriorityMany, updates, digitOfPriority)
 }
 
 // MinPriority lowers the Priority of the entry of id to v when v is smaller and returns what it
@@ -578,13 +578,13 @@ func (b *Board) SetPriorityMany(ctx context.Context, updates []Update[uint32]) (
 // fields starting from the zero entry (see Update). When the update changes the entry, it also
 // sets Lap (server clock) to now.
 func (b *Board) MinPriority(ctx context.Context, id string, v uint32) (Written, error) {
-	return first(applyEach(ctx, b, scriptMinPriority, []Update[uint32]{{UserID: id, Value: v}}, digitOfPriority))
+	return first(applyEach(ctx, b, fnMinPriority, []Update[uint32]{{UserID: id, Value: v}}, digitOfPriority))
 }
 
 // MinPriorityMany applies MinPriority to many updates in one script call, as a batch of Update
 // does.
 func (b *Board) MinPriorityMany(ctx context.Context, updates []Update[uint32]) ([]Result, error) {
-	return applyEach(ctx, b, scriptMinPriorityMany, updates, digitOfPriority)
+	return applyEach(ctx, b, fnMinPriorityMany, updates, digitOfPriority)
 }
 
 // MaxPriority raises the Priority of the entry of id to v when v is larger and returns what it
@@ -593,13 +593,13 @@ func (b *Board) MinPriorityMany(ctx context.Context, updates []Update[uint32]) (
 // fields starting from the zero entry (see Update). When the update changes the entry, it also
 // sets Lap (server clock) to now.
 func (b *Board) MaxPriority(ctx context.Context, id string, v uint32) (Written, error) {
-	return first(applyEach(ctx, b, scriptMaxPriority, []Update[uint32]{{UserID: id, Value: v}}, digitOfPriority))
+	return first(applyEach(ctx, b, fnMaxPriority, []Update[uint32]{{UserID: id, Value: v}}, digitOfPriority))
 }
 
 // MaxPriorityMany applies MaxPriority to many updates in one script call, as a batch of Update
 // does.
 func (b *Board) MaxPriorityMany(ctx context.Context, updates []Update[uint32]) ([]Result, error) {
-	return applyEach(ctx, b, scriptMaxPriorityMany, updates, digitOfPriority)
+	return applyEach(ctx, b, fnMaxPriorityMany, updates, digitOfPriority)
 }
 
 // MinPoints lowers the Points of the entry of id to v when v is smaller and returns what it did:
@@ -608,12 +608,12 @@ func (b *Board) MaxPriorityMany(ctx context.Context, updates []Update[uint32]) (
 // from the zero entry (see Update). When the update changes the entry, it also sets Lap (server
 // clock) to now.
 func (b *Board) MinPoints(ctx context.Context, id string, v Points) (Written, error) {
-	return first(applyEach(ctx, b, scriptMinPoints, []Update[Points]{{UserID: id, Value: v}}, digitOfPoints))
+	return first(applyEach(ctx, b, fnMinPoints, []Update[Points]{{UserID: id, Value: v}}, digitOfPoints))
 }
 
 // MinPointsMany applies MinPoints to many updates in one script call, as a batch of Update does.
 func (b *Board) MinPointsMany(ctx context.Context, updates []Update[Points]) ([]Result, error) {
-	return applyEach(ctx, b, scriptMinPointsMany, updates, digitOfPoints)
+	return applyEach(ctx, b, fnMinPointsMany, updates, digitOfPoints)
 }
 
 // SetPoints sets the Points of the entry of id to v and returns what it did: the new entry, the
@@ -621,12 +621,12 @@ func (b *Board) MinPointsMany(ctx context.Context, updates []Update[Points]) ([]
 // the zero entry (see Update). When the update changes the entry, it also sets Lap (server clock)
 // to now.
 func (b *Board) SetPoints(ctx context.Context, id string, v Points) (Written, error) {
-	return first(applyEach(ctx, b, scriptSetPoints, []Update[Points]{{UserID: id, Value: v}}, digitOfPoints))
+	return first(applyEach(ctx, b, fnSetPoints, []Update[Points]{{UserID: id, Value: v}}, digitOfPoints))
 }
 
 // SetPointsMany applies SetPoints to many updates in one script call, as a batch of Update does.
 func (b *Board) SetPointsMany(ctx context.Context, updates []Update[Points]) ([]Result, error) {
-	return applyEach(ctx, b, scriptSetPointsMany, updates, digitOfPoints)
+	return applyEach(ctx, b, fnSetPointsMany, updates, digitOfPoints)
 }
 
 // SetDelta sets the Delta of the entry of id to v and returns what it did: the new entry, the one
@@ -634,7 +634,7 @@ func (b *Board) SetPointsMany(ctx context.Context, updates []Update[Points]) ([]
 // zero entry (see Update). When the update changes the entry, it also sets Lap (server clock) to
 // now.
 func (b *Board) SetDelta(ctx context.Context, id string, v bool) (Written, error) {
-	return first(applyEach(ctx, b, scriptSetDelta, []Update[bool]{{UserID: id, Value: v}}, func(v bool) (uint64, error) {
+	return first(applyEach(ctx, b, fnSetDelta, []Update[bool]{{UserID: id, Value: v}}, func(v bool) (uint64, error) {
 		d := digitOfDelta(v)
 		return d, nil
 	}))
@@ -642,7 +642,7 @@ func (b *Board) SetDelta(ctx context.Context, id string, v bool) (Written, error
 
 // SetDeltaMany applies SetDelta to many updates in one script call, as a batch of Update does.
 func (b *Board) SetDeltaMany(ctx context.Context, updates []Update[bool]) ([]Result, error) {
-	return applyEach(ctx, b, scriptSetDeltaMany, updates, func(v bool) (uint64, error) {
+	return applyEach(ctx, b, fnSetDeltaMany, updates, func(v bool) (uint64, error) {
 		d := digitOfDelta(v)
 		return d, nil
 	})
@@ -654,12 +654,12 @@ func (b *Board) SetDeltaMany(ctx context.Context, updates []Update[bool]) ([]Res
 // starts from the zero entry (see Update). When the update changes the entry, it also sets Lap
 // (server clock) to now.
 func (b *Board) AddBonus(ctx context.Context, id string, delta int64) (Written, error) {
-	return first(applyEach(ctx, b, scriptAddBonus, []Update[int64]{{UserID: id, Value: delta}}, rankgenrt.AsIs[int64]))
+	return first(applyEach(ctx, b, fnAddBonus, []Update[int64]{{UserID: id, Value: delta}}, rankgenrt.AsIs[int64]))
 }
 
 // AddBonusMany applies AddBonus to many updates in one script call, as a batch of Update does.
 func (b *Board) AddBonusMany(ctx context.Context, updates []Update[int64]) ([]Result, error) {
-	return applyEach(ctx, b, scriptAddBonusMany, updates, rankgenrt.AsIs[int64])
+	return applyEach(ctx, b, fnAddBonusMany, updates, rankgenrt.AsIs[int64])
 }
 
 // MinLap lowers the Lap of the entry of id to v when v is smaller and returns what it did: the new
@@ -667,12 +667,12 @@ func (b *Board) AddBonusMany(ctx context.Context, updates []Update[int64]) ([]Re
 // takes v as its Lap (its first min is the value submitted), the other fields starting from the
 // zero entry (see Update).
 func (b *Board) MinLap(ctx context.Context, id string, v time.Time) (Written, error) {
-	return first(applyEach(ctx, b, scriptMinLap, []Update[time.Time]{{UserID: id, Value: v}}, digitOfLap))
+	return first(applyEach(ctx, b, fnMinLap, []Update[time.Time]{{UserID: id, Value: v}}, digitOfLap))
 }
 
 // MinLapMany applies MinLap to many updates in one script call, as a batch of Update does.
 func (b *Board) MinLapMany(ctx context.Context, updates []Update[time.Time]) ([]Result, error) {
-	return applyEach(ctx, b, scriptMinLapMany, updates, digitOfLap)
+	return applyEach(ctx, b, fnMinLapMany, updates, digitOfLap)
 }
 
 // MaxLap raises the Lap of the entry of id to v when v is larger and returns what it did: the new
@@ -680,12 +680,12 @@ func (b *Board) MinLapMany(ctx context.Context, updates []Update[time.Time]) ([]
 // takes v as its Lap (its first max is the value submitted), the other fields starting from the
 // zero entry (see Update).
 func (b *Board) MaxLap(ctx context.Context, id string, v time.Time) (Written, error) {
-	return first(applyEach(ctx, b, scriptMaxLap, []Update[time.Time]{{UserID: id, Value: v}}, digitOfLap))
+	return first(applyEach(ctx, b, fnMaxLap, []Update[time.Time]{{UserID: id, Value: v}}, digitOfLap))
 }
 
 // MaxLapMany applies MaxLap to many updates in one script call, as a batch of Update does.
 func (b *Board) MaxLapMany(ctx context.Context, updates []Update[time.Time]) ([]Result, error) {
-	return applyEach(ctx, b, scriptMaxLapMany, updates, digitOfLap)
+	return applyEach(ctx, b, fnMaxLapMany, updates, digitOfLap)
 }
 
 // Change is one field update of a change list (Board.Update, Board.UpdateMany), made by
@@ -811,7 +811,7 @@ func (b *Board) UpdateMany(ctx context.Context, lists []Changes) ([]Result, erro
 	if len(sent) == 0 {
 		return res, nil
 	}
-	v, err := b.core.Write(ctx, scriptChanges, args)
+	v, err := b.core.Write(ctx, fnChanges, args)
 	if err != nil {
 		return nil, err
 	}
@@ -888,7 +888,7 @@ func (b *Board) TouchMany(ctx context.Context, ids []string) ([]Result, error) {
 	if len(sent) == 0 {
 		return res, nil
 	}
-	v, err := b.core.Write(ctx, scriptTouch, args)
+	v, err := b.core.Write(ctx, fnTouch, args)
 	if err != nil {
 		return nil, err
 	}
@@ -912,7 +912,7 @@ func (b *Board) Get(ctx context.Context, id string) (Entry, error) {
 	if err := checkID(id); err != nil {
 		return Entry{}, err
 	}
-	v, err := b.core.CallRO(ctx, scriptGet, id)
+	v, err := b.core.CallRO(ctx, fnGet, id)
 	if errors.Is(err, redis.Nil) {
 		return Entry{}, rankgenrt.NotFound(id)
 	}
@@ -932,7 +932,7 @@ func (b *Board) Rank(ctx context.Context, id string) (int64, error) {
 	if err := checkID(id); err != nil {
 		return 0, err
 	}
-	v, err := b.core.CallRO(ctx, scriptRank, id)
+	v, err := b.core.CallRO(ctx, fnRank, id)
 	if errors.Is(err, redis.Nil) {
 		return 0, rankgenrt.NotFound(id)
 	}
@@ -989,7 +989,7 @@ func (b *Board) around(ctx context.Context, id string, before, after int64, fill
 	if err := checkID(id); err != nil {
 		return nil, err
 	}
-	v, err := b.core.CallRO(ctx, scriptAround, id, max(before, 0), max(after, 0), fill)
+	v, err := b.core.CallRO(ctx, fnAround, id, max(before, 0), max(after, 0), fill)
 	if errors.Is(err, redis.Nil) {
 		return nil, rankgenrt.NotFound(id)
 	}
@@ -1004,7 +1004,7 @@ func (b *Board) After(ctx context.Context, cur Cursor, limit int64) ([]Ranked, C
 	if math.IsNaN(cur.Score) {
 		return nil, cur, rankgenrt.BadScore(cur.Score, "a cursor's score is a number, never NaN")
 	}
-	v, err := b.core.CallRO(ctx, scriptAfter, rankgenrt.FormatScore(cur.Score), cur.Member, limit)
+	v, err := b.core.CallRO(ctx, fnAfter, rankgenrt.FormatScore(cur.Score), cur.Member, limit)
 	if err != nil {
 		return nil, cur, err
 	}
@@ -1041,7 +1041,7 @@ func (b *Board) GetMany(ctx context.Context, ids ...string) ([]Result, error) {
 		}
 		args[i] = id
 	}
-	v, err := b.core.CallRO(ctx, scriptGetMany, args...)
+	v, err := b.core.CallRO(ctx, fnGetMany, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -1075,7 +1075,7 @@ func (b *Board) RankMany(ctx context.Context, ids ...string) ([]int64, error) {
 		}
 		args[i] = id
 	}
-	v, err := b.core.CallRO(ctx, scriptRankMany, args...)
+	v, err := b.core.CallRO(ctx, fnRankMany, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -1105,7 +1105,7 @@ func (b *Board) PageFromEnd(ctx context.Context, offset, limit int64) ([]Ranked,
 	if limit <= 0 {
 		return nil, nil
 	}
-	return window(b.core.CallRO(ctx, scriptBottom, offset, limit))
+	return window(b.core.CallRO(ctx, fnBottom, offset, limit))
 }
 
 // Percentile returns the share of the board's entries that rank behind the entry of id, in
@@ -1138,7 +1138,7 @@ func (b *Board) standing(ctx context.Context, id string) (pos, count int64, err 
 	if err := checkID(id); err != nil {
 		return 0, 0, err
 	}
-	v, err := b.core.CallRO(ctx, scriptStanding, id)
+	v, err := b.core.CallRO(ctx, fnStanding, id)
 	if errors.Is(err, redis.Nil) {
 		return 0, 0, rankgenrt.NotFound(id)
 	}
@@ -1229,7 +1229,7 @@ func (b *Board) competition(ctx context.Context, id string, tied int) (int64, er
 	if err := checkID(id); err != nil {
 		return 0, err
 	}
-	v, err := b.core.CallRO(ctx, scriptCompetition, id, tied)
+	v, err := b.core.CallRO(ctx, fnCompetition, id, tied)
 	if errors.Is(err, redis.Nil) {
 		return 0, rankgenrt.NotFound(id)
 	}
@@ -1243,7 +1243,7 @@ func (b *Board) DenseRank(ctx context.Context, id string) (int64, error) {
 	if err := checkID(id); err != nil {
 		return 0, err
 	}
-	v, err := b.core.CallRO(ctx, scriptDense, id)
+	v, err := b.core.CallRO(ctx, fnDense, id)
 	if errors.Is(err, redis.Nil) {
 		return 0, rankgenrt.NotFound(id)
 	}
@@ -1340,7 +1340,7 @@ func (b *Board) Between(ctx context.Context, band Band, offset, limit int64) ([]
 	if band.lo >= band.hi || limit <= 0 {
 		return nil, nil
 	}
-	v, err := b.core.CallRO(ctx, scriptBand, rankgenrt.FormatScore(scoreOfP(band.lo)), rankgenrt.FormatScore(scoreOfP(band.hi)), offset, limit)
+	v, err := b.core.CallRO(ctx, fnBand, rankgenrt.FormatScore(scoreOfP(band.lo)), rankgenrt.FormatScore(scoreOfP(band.hi)), offset, limit)
 	if err != nil {
 		return nil, err
 	}
@@ -1379,7 +1379,7 @@ func (b *Board) AroundScore(ctx context.Context, at Place, before, after int64) 
 	if err != nil {
 		return nil, err
 	}
-	return window(b.core.CallRO(ctx, scriptAroundScore, rankgenrt.FormatScore(score), member, max(before, 0), max(after, 0)))
+	return window(b.core.CallRO(ctx, fnAroundScore, rankgenrt.FormatScore(score), member, max(before, 0), max(after, 0)))
 }
 
 // Reindex builds the board's index (id → member) from the members already in its sorted set: how
@@ -2252,7 +2252,7 @@ func (s *ShardedBoard) Between(ctx context.Context, band Band, offset, limit int
 	if n < offset {
 		n = math.MaxInt64 // offset + limit overflows: to the end
 	}
-	ahead, parts, err := s.windows(ctx, scriptBand, rankgenrt.FormatScore(scoreOfP(band.lo)), rankgenrt.FormatScore(scoreOfP(band.hi)), 0, n)
+	ahead, parts, err := s.windows(ctx, fnBand, rankgenrt.FormatScore(scoreOfP(band.lo)), rankgenrt.FormatScore(scoreOfP(band.hi)), 0, n)
 	if err != nil {
 		return nil, err
 	}
@@ -2297,7 +2297,7 @@ func (s *ShardedBoard) AroundScore(ctx context.Context, at Place, before, after 
 // greater scores, and equal scores with greater members (Redis's order of equal scores: their
 // bytes; the member ” is the place before every entry of its score).
 func (s *ShardedBoard) placeWindow(ctx context.Context, score float64, member string, before, after int64) (pos int64, ahead int, merged []Ranked, err error) {
-	starts, parts, err := s.windows(ctx, scriptAroundScore, rankgenrt.FormatScore(score), member, before, after)
+	starts, parts, err := s.windows(ctx, fnAroundScore, rankgenrt.FormatScore(score), member, before, after)
 	if err != nil {
 		return 0, 0, nil, err
 	}
@@ -2433,7 +2433,7 @@ func (s *ShardedBoard) ranges(ctx context.Context, bounds func(int) (int64, int6
 func (s *ShardedBoard) queueAfter(ctx context.Context, pipe *rankgenrt.Pipe, cur Cursor, limit int64) []*redis.Cmd {
 	cmds := make([]*redis.Cmd, len(s.shards))
 	for i, b := range s.shards {
-		cmds[i] = pipe.CallRO(ctx, scriptAfter, b.core.ScriptKeys(), rankgenrt.FormatScore(cur.Score), cur.Member, limit)
+		cmds[i] = pipe.CallRO(ctx, fnAfter, b.core.ScriptKeys(), rankgenrt.FormatScore(cur.Score), cur.Member, limit)
 	}
 	return cmds
 }

@@ -214,30 +214,30 @@ func Compare(a, b Entry) int {
 var luaLibrary string
 
 var (
-	library                = rankgenrt.NewLibrary(luaLibrary)
-	scriptSet              = library.Function("set")
-	scriptBest             = library.Function("best")
-	scriptRemove           = library.Function("remove")
-	scriptTrim             = library.Function("trim")
-	scriptAddProfit        = library.Function("add_profit")
-	scriptAddProfitMany    = library.Function("add_profit_many")
-	scriptChanges          = library.Function("changes")
-	scriptGet              = library.Function("get")
-	scriptRank             = library.Function("rank")
-	scriptPage             = library.Function("page")
-	scriptAround           = library.Function("around")
-	scriptAfter            = library.Function("after")
-	scriptGetMany          = library.Function("get_many")
-	scriptRankMany         = library.Function("rank_many")
-	scriptBottom           = library.Function("bottom")
-	scriptStanding         = library.Function("standing")
-	scriptRange            = library.Function("range")
-	scriptCompetition      = library.Function("competition")
-	scriptDense            = library.Function("dense")
-	scriptBand             = library.Function("band")
-	scriptAroundScore      = library.Function("around_score")
-	scriptRollup           = library.Function("rollup")
-	scriptRemoveEverywhere = library.Function("remove_everywhere")
+	library            = rankgenrt.NewLibrary(luaLibrary)
+	fnSet              = library.Function("set")
+	fnBest             = library.Function("best")
+	fnRemove           = library.Function("remove")
+	fnTrim             = library.Function("trim")
+	fnAddProfit        = library.Function("add_profit")
+	fnAddProfitMany    = library.Function("add_profit_many")
+	fnChanges          = library.Function("changes")
+	fnGet              = library.Function("get")
+	fnRank             = library.Function("rank")
+	fnPage             = library.Function("page")
+	fnAround           = library.Function("around")
+	fnAfter            = library.Function("after")
+	fnGetMany          = library.Function("get_many")
+	fnRankMany         = library.Function("rank_many")
+	fnBottom           = library.Function("bottom")
+	fnStanding         = library.Function("standing")
+	fnRange            = library.Function("range")
+	fnCompetition      = library.Function("competition")
+	fnDense            = library.Function("dense")
+	fnBand             = library.Function("band")
+	fnAroundScore      = library.Function("around_score")
+	fnRollup           = library.Function("rollup")
+	fnRemoveEverywhere = library.Function("remove_everywhere")
 )
 
 // boardSpec is what the board's machinery (rankgenrt.Core) needs of this layout.
@@ -424,7 +424,7 @@ func (b *Board) SetMany(ctx context.Context, entries []Entry) ([]Written, error)
 		}
 		args = append(args, rankgenrt.FormatScore(score), member, data)
 	}
-	v, err := b.core.Write(ctx, scriptSet, args)
+	v, err := b.core.Write(ctx, fnSet, args)
 	if err != nil {
 		return nil, err
 	}
@@ -467,7 +467,7 @@ func (b *Board) BestMany(ctx context.Context, entries []Entry) ([]Written, error
 		}
 		args = append(args, rankgenrt.FormatScore(score), member, data)
 	}
-	v, err := b.core.Write(ctx, scriptBest, args)
+	v, err := b.core.Write(ctx, fnBest, args)
 	if err != nil {
 		return nil, err
 	}
@@ -490,7 +490,7 @@ func (b *Board) Remove(ctx context.Context, ids ...string) (int64, error) {
 		}
 		args = append(args, id)
 	}
-	return rankgenrt.Int(b.core.Write(ctx, scriptRemove, args))
+	return rankgenrt.Int(b.core.Write(ctx, fnRemove, args))
 }
 
 // Trim keeps the first keep entries, removes all below them and returns how many it removed.
@@ -498,7 +498,7 @@ func (b *Board) Trim(ctx context.Context, keep int64) (int64, error) {
 	if keep < 0 {
 		return 0, rankgenrt.IntRangeError("keep", keep, 0, math.MaxInt64)
 	}
-	return rankgenrt.Int(b.core.Write(ctx, scriptTrim, append(b.core.WriteArgs(1), keep)))
+	return rankgenrt.Int(b.core.Write(ctx, fnTrim, append(b.core.WriteArgs(1), keep)))
 }
 
 // AddProfit adds delta to the Profit of the entry of id and returns what it did: the new entry,
@@ -506,12 +506,12 @@ func (b *Board) Trim(ctx context.Context, keep int64) (int64, error) {
 // is refused with an error matching ErrOverflow, leaving the entry unchanged. An id without an
 // entry starts from the zero entry (see Update).
 func (b *Board) AddProfit(ctx context.Context, id string, delta int64) (Written, error) {
-	return first(applyEach(ctx, b, scriptAddProfit, []Update[int64]{{Trader: id, Value: delta}}, rankgenrt.AsIs[int64]))
+	return first(applyEach(ctx, b, fnAddProfit, []Update[int64]{{Trader: id, Value: delta}}, rankgenrt.AsIs[int64]))
 }
 
 // AddProfitMany applies AddProfit to many updates in one script call, as a batch of Update does.
 func (b *Board) AddProfitMany(ctx context.Context, updates []Update[int64]) ([]Result, error) {
-	return applyEach(ctx, b, scriptAddProfitMany, updates, rankgenrt.AsIs[int64])
+	return applyEach(ctx, b, fnAddProfitMany, updates, rankgenrt.AsIs[int64])
 }
 
 // Change is one field update or the new data of a change list (Board.Update, Board.UpdateMany),
@@ -603,7 +603,7 @@ func (b *Board) UpdateMany(ctx context.Context, lists []Changes) ([]Result, erro
 	if len(sent) == 0 {
 		return res, nil
 	}
-	v, err := b.core.Write(ctx, scriptChanges, args)
+	v, err := b.core.Write(ctx, fnChanges, args)
 	if err != nil {
 		return nil, err
 	}
@@ -659,7 +659,7 @@ func (b *Board) Get(ctx context.Context, id string) (Entry, error) {
 	if err := checkID(id); err != nil {
 		return Entry{}, err
 	}
-	v, err := b.core.CallRO(ctx, scriptGet, id)
+	v, err := b.core.CallRO(ctx, fnGet, id)
 	if errors.Is(err, redis.Nil) {
 		return Entry{}, rankgenrt.NotFound(id)
 	}
@@ -686,7 +686,7 @@ func (b *Board) Rank(ctx context.Context, id string) (int64, error) {
 	if err := checkID(id); err != nil {
 		return 0, err
 	}
-	v, err := b.core.CallRO(ctx, scriptRank, id)
+	v, err := b.core.CallRO(ctx, fnRank, id)
 	if errors.Is(err, redis.Nil) {
 		return 0, rankgenrt.NotFound(id)
 	}
@@ -711,7 +711,7 @@ func (b *Board) Page(ctx context.Context, offset, limit int64) ([]Ranked, error)
 	if limit <= 0 {
 		return nil, nil
 	}
-	return window(b.core.CallRO(ctx, scriptPage, offset, limit))
+	return window(b.core.CallRO(ctx, fnPage, offset, limit))
 }
 
 // Around returns the entry of id with up to before entries ahead of it and after entries behind
@@ -733,7 +733,7 @@ func (b *Board) around(ctx context.Context, id string, before, after int64, fill
 	if err := checkID(id); err != nil {
 		return nil, err
 	}
-	v, err := b.core.CallRO(ctx, scriptAround, id, max(before, 0), max(after, 0), fill)
+	v, err := b.core.CallRO(ctx, fnAround, id, max(before, 0), max(after, 0), fill)
 	if errors.Is(err, redis.Nil) {
 		return nil, rankgenrt.NotFound(id)
 	}
@@ -748,7 +748,7 @@ func (b *Board) After(ctx context.Context, cur Cursor, limit int64) ([]Ranked, C
 	if math.IsNaN(cur.Score) {
 		return nil, cur, rankgenrt.BadScore(cur.Score, "a cursor's score is a number, never NaN")
 	}
-	v, err := b.core.CallRO(ctx, scriptAfter, rankgenrt.FormatScore(cur.Score), cur.Member, limit)
+	v, err := b.core.CallRO(ctx, fnAfter, rankgenrt.FormatScore(cur.Score), cur.Member, limit)
 	if err != nil {
 		return nil, cur, err
 	}
@@ -785,7 +785,7 @@ func (b *Board) GetMany(ctx context.Context, ids ...string) ([]Result, error) {
 		}
 		args[i] = id
 	}
-	v, err := b.core.CallRO(ctx, scriptGetMany, args...)
+	v, err := b.core.CallRO(ctx, fnGetMany, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -822,7 +822,7 @@ func (b *Board) RankMany(ctx context.Context, ids ...string) ([]int64, error) {
 		}
 		args[i] = id
 	}
-	v, err := b.core.CallRO(ctx, scriptRankMany, args...)
+	v, err := b.core.CallRO(ctx, fnRankMany, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -852,7 +852,7 @@ func (b *Board) PageFromEnd(ctx context.Context, offset, limit int64) ([]Ranked,
 	if limit <= 0 {
 		return nil, nil
 	}
-	return window(b.core.CallRO(ctx, scriptBottom, offset, limit))
+	return window(b.core.CallRO(ctx, fnBottom, offset, limit))
 }
 
 // Percentile returns the share of the board's entries that rank behind the entry of id, in
@@ -885,7 +885,7 @@ func (b *Board) standing(ctx context.Context, id string) (pos, count int64, err 
 	if err := checkID(id); err != nil {
 		return 0, 0, err
 	}
-	v, err := b.core.CallRO(ctx, scriptStanding, id)
+	v, err := b.core.CallRO(ctx, fnStanding, id)
 	if errors.Is(err, redis.Nil) {
 		return 0, 0, rankgenrt.NotFound(id)
 	}
@@ -912,7 +912,7 @@ func (b *Board) RangeProfit(ctx context.Context, lo, hi int32, offset, limit int
 		return nil, nil
 	}
 	// Profit's digits dlo…dhi are the scores of P in [dlo·W, (dhi+1)·W), W = profitWeight.
-	v, err := b.core.CallRO(ctx, scriptRange, rankgenrt.FormatScore(scoreOfP(dlo*profitWeight)), "("+rankgenrt.FormatScore(scoreOfP((dhi+1)*profitWeight)), offset, limit)
+	v, err := b.core.CallRO(ctx, fnRange, rankgenrt.FormatScore(scoreOfP(dlo*profitWeight)), "("+rankgenrt.FormatScore(scoreOfP((dhi+1)*profitWeight)), offset, limit)
 	if err != nil {
 		return nil, err
 	}
@@ -971,7 +971,7 @@ func (b *Board) competition(ctx context.Context, id string, tied int) (int64, er
 	if err := checkID(id); err != nil {
 		return 0, err
 	}
-	v, err := b.core.CallRO(ctx, scriptCompetition, id, tied)
+	v, err := b.core.CallRO(ctx, fnCompetition, id, tied)
 	if errors.Is(err, redis.Nil) {
 		return 0, rankgenrt.NotFound(id)
 	}
@@ -985,7 +985,7 @@ func (b *Board) DenseRank(ctx context.Context, id string) (int64, error) {
 	if err := checkID(id); err != nil {
 		return 0, err
 	}
-	v, err := b.core.CallRO(ctx, scriptDense, id)
+	v, err := b.core.CallRO(ctx, fnDense, id)
 	if errors.Is(err, redis.Nil) {
 		return 0, rankgenrt.NotFound(id)
 	}
@@ -1108,7 +1108,7 @@ func (b *Board) Between(ctx context.Context, band Band, offset, limit int64) ([]
 	if band.lo >= band.hi || limit <= 0 {
 		return nil, nil
 	}
-	v, err := b.core.CallRO(ctx, scriptBand, rankgenrt.FormatScore(scoreOfP(band.lo)), rankgenrt.FormatScore(scoreOfP(band.hi)), offset, limit)
+	v, err := b.core.CallRO(ctx, fnBand, rankgenrt.FormatScore(scoreOfP(band.lo)), rankgenrt.FormatScore(scoreOfP(band.hi)), offset, limit)
 	if err != nil {
 		return nil, err
 	}
@@ -1147,7 +1147,7 @@ func (b *Board) AroundScore(ctx context.Context, at Place, before, after int64) 
 	if err != nil {
 		return nil, err
 	}
-	return window(b.core.CallRO(ctx, scriptAroundScore, rankgenrt.FormatScore(score), member, max(before, 0), max(after, 0)))
+	return window(b.core.CallRO(ctx, fnAroundScore, rankgenrt.FormatScore(score), member, max(before, 0), max(after, 0)))
 }
 
 // Reindex builds the board's index (id → member) from the members already in its sorted set: how
@@ -1538,7 +1538,7 @@ func (ss *Seasons) History(ctx context.Context, id string, seasons ...Season) ([
 		out[i].Season = s
 		out[i].Err = rankgenrt.CheckExpiry(s, rankgenrt.ExpireAt(expiryOf(s)), now)
 		if out[i].Err == nil {
-			cmds[i] = pipe.CallRO(ctx, scriptAround, boardSpec.Keys(rankgenrt.SeasonKey(ss.base, s)), id, 0, 0, "0")
+			cmds[i] = pipe.CallRO(ctx, fnAround, boardSpec.Keys(rankgenrt.SeasonKey(ss.base, s)), id, 0, 0, "0")
 		}
 	}
 	pipe.Exec(ctx)
@@ -1675,7 +1675,7 @@ func (ss *Seasons) Rollup(ctx context.Context, spec RollupSpec) (*Board, error) 
 		k := rankgenrt.SeasonKey(ss.base, s)
 		keys = append(append(keys, boardSpec.Keys(k)[:2]...), rankgenrt.DataKey(k))
 	}
-	if _, err := rankgenrt.Int(rankgenrt.Call(ctx, ss.c, scriptRollup, keys, int(spec.Field), spec.Op.String(), spec.TTL.Milliseconds(), rankgenrt.RollupLine(key, newest))); err != nil {
+	if _, err := rankgenrt.Int(rankgenrt.Call(ctx, ss.c, fnRollup, keys, int(spec.Field), spec.Op.String(), spec.TTL.Milliseconds(), rankgenrt.RollupLine(key, newest))); err != nil {
 		return nil, err
 	}
 	return ss.rollupBoard(key, newest), nil
@@ -1819,6 +1819,6 @@ func removeAll(ctx context.Context, boards []*Board, keys []string, ids []string
 	for _, id := range ids {
 		args = append(args, id)
 	}
-	v, err := first.core.WriteOn(ctx, scriptRemoveEverywhere, keys, args)
+	v, err := first.core.WriteOn(ctx, fnRemoveEverywhere, keys, args)
 	return rankgenrt.Removals(v, err, len(boards), len(ids))
 }
