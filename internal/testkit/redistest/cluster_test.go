@@ -34,20 +34,18 @@ func TestClusterShape(t *testing.T) {
 	ctx := context.Background()
 	c := redis.NewClusterClient(&redis.ClusterOptions{Addrs: cl.Addrs()})
 	defer c.Close()
-	shards, err := c.ClusterShards(ctx).Result()
+	slots, err := c.ClusterSlots(ctx).Result()
 	if err != nil {
 		t.Fatal(err)
 	}
 	masters := map[string]bool{}
 	covered := 0
-	for _, sh := range shards {
-		for _, r := range sh.Slots {
-			covered += int(r.End-r.Start) + 1
-			masters[SlotMaster(t, c, r.Start)] = true
-		}
+	for _, r := range slots {
+		covered += r.End - r.Start + 1
+		masters[SlotMaster(t, c, int64(r.Start))] = true
 	}
 	if len(masters) != clusterMasters || covered != 16384 {
-		t.Fatalf("shards %+v: %d masters, %d slots; want %d masters, 16384 slots", shards, len(masters), covered, clusterMasters)
+		t.Fatalf("slots %+v: %d masters, %d slots; want %d masters, 16384 slots", slots, len(masters), covered, clusterMasters)
 	}
 	replicas := 0
 	for _, n := range cl.Nodes {
