@@ -301,3 +301,28 @@ func TestPortReservedOnce(t *testing.T) {
 	}
 	_ = lock.Close()
 }
+
+// TestServerEnv: RANKGEN_REDIS_SERVER names the binary the kit starts; a wrong one is reported
+// by name, not replaced by the one on PATH.
+func TestServerEnv(t *testing.T) {
+	bin, err := serverPath()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(ServerEnv, filepath.Join(t.TempDir(), "no-such-redis-server"))
+	if s, err := start(false); err == nil {
+		s.Stop()
+		t.Fatal("a start with a missing RANKGEN_REDIS_SERVER succeeded")
+	} else if !strings.Contains(err.Error(), ServerEnv) {
+		t.Errorf("error %q does not name %s", err, ServerEnv)
+	}
+	t.Setenv(ServerEnv, bin)
+	s, err := start(false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Stop()
+	if s.cmd.Path != bin {
+		t.Errorf("started %s; want %s", s.cmd.Path, bin)
+	}
+}
