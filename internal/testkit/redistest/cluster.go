@@ -239,7 +239,7 @@ func (cl *Cluster) nodeServing(ctx context.Context, c *redis.Client) error {
 	if !strings.Contains(info, "cluster_state:ok") {
 		return errors.New("cluster_state not ok")
 	}
-	slots, err := c.ClusterSlots(ctx).Result()
+	slots, err := clusterSlots(ctx, c)
 	if err != nil {
 		return err
 	}
@@ -265,6 +265,15 @@ func (cl *Cluster) nodeServing(ctx context.Context, c *redis.Client) error {
 	return nil
 }
 
+// clusterSlots is CLUSTER SLOTS, parsed by go-redis, from c (a node's or a cluster's client).
+// go-redis marks the method deprecated in favour of CLUSTER SHARDS, which Redis 7.2 and 7.4
+// get wrong after a failover (nodeServing).
+func clusterSlots(ctx context.Context, c interface {
+	ClusterSlots(context.Context) *redis.ClusterSlotsCmd
+}) ([]redis.ClusterSlot, error) {
+	return c.ClusterSlots(ctx).Result()
+}
+
 // replicaUp reports whether node c is a replica whose link to its master is up, from ROLE's
 // reply: ["slave", host, port, "connected", offset] on a linked replica.
 func replicaUp(ctx context.Context, c *redis.Client) (bool, error) {
@@ -282,7 +291,7 @@ func replicaUp(ctx context.Context, c *redis.Client) (bool, error) {
 // CLUSTER SLOTS reply.
 func SlotMaster(tb testing.TB, c *redis.ClusterClient, slot int64) string {
 	tb.Helper()
-	slots, err := c.ClusterSlots(context.Background()).Result()
+	slots, err := clusterSlots(context.Background(), c)
 	if err != nil {
 		tb.Fatalf("redistest: CLUSTER SLOTS: %v", err)
 	}

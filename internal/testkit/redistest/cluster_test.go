@@ -34,7 +34,7 @@ func TestClusterShape(t *testing.T) {
 	ctx := context.Background()
 	c := redis.NewClusterClient(&redis.ClusterOptions{Addrs: cl.Addrs()})
 	defer c.Close()
-	slots, err := c.ClusterSlots(ctx).Result()
+	slots, err := clusterSlots(ctx, c)
 	if err != nil {
 		t.Fatal(err)
 	}

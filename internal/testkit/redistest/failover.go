@@ -59,7 +59,7 @@ func (cl *Cluster) Node(addr string) *Server {
 func (cl *Cluster) Shard(ctx context.Context, slot int64) (master, replica *Server, err error) {
 	for _, n := range cl.live() {
 		c := redis.NewClient(n.Options())
-		slots, err := c.ClusterSlots(ctx).Result()
+		slots, err := clusterSlots(ctx, c)
 		_ = c.Close()
 		if err != nil {
 			continue
