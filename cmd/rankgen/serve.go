@@ -40,8 +40,10 @@ ShardedBoard of N shards: the table merges them or shows one, and the key table 
 It only reads (ZREVRANGE, ZREVRANK, ZCARD, HGET, HMGET, GET, TYPE, EXISTS, MEMORY USAGE,
 PTTL): open it on a production replica without fear of writes. What a board holds is shown as
 text, never as markup: strings and members Go-quoted and cut to their first bytes, entries
-that do not decode with their quoted raw text and the reason, and a board that records
-another layout's fingerprint with a warning and no decoded values (they would be wrong).
+that do not decode with their quoted raw text and the reason, and a board whose layout is
+not known to be the schema's with a warning and no decoded values (they would be wrong): one
+whose meta key or index records another layout's fingerprint (whichever kind of side key that
+layout keeps), or none, or whose data hash records another data format.
 
 It listens on -addr, 127.0.0.1:8080 by default, and only on a loopback address unless
 -allow-remote is given: anyone who reaches the page can read the board. It answers only
@@ -463,16 +465,16 @@ func (s *server) read(ctx context.Context, q query, m *pageModel, now time.Time)
 		return err
 	}
 	m.Keys = stats
-	mismatch := ""
+	problem := ""
 	for _, st := range stats {
 		if st.Memory != nil {
 			m.MemoryBytes += *st.Memory
 		}
 		if st.Entries != nil {
 			m.Entries += *st.Entries
-			if layout.IsFingerprint(st.Fingerprint) && !st.FingerprintOK {
-				mismatch = st.Fingerprint
-			}
+		}
+		if problem == "" {
+			problem = st.problem
 		}
 	}
 	shardOf := make([]int, len(sets))
@@ -504,10 +506,10 @@ func (s *server) read(ctx context.Context, q query, m *pageModel, now time.Time)
 	if err != nil {
 		return err
 	}
-	if mismatch != "" {
-		m.Warning = fmt.Sprintf("the board records layout %s, but %s builds layout %s: its entries would decode to wrong values, so none is decoded. Serve it with the schema that wrote it (rankgen breaking -against shows what changed), or migrate the board", mismatch, b.l.File, b.l.Fingerprint)
+	if problem != "" {
+		m.Warning = problem
 		for i := range rows {
-			rows[i] = row{Rank: rows[i].Rank, Shard: rows[i].Shard, Score: rows[i].Score, Member: rows[i].Member, Error: "not decoded: the board's layout is not this schema's"}
+			rows[i] = row{Rank: rows[i].Rank, Shard: rows[i].Shard, Score: rows[i].Score, Member: rows[i].Member, Error: "not decoded: the board's layout is not known to be this schema's"}
 		}
 	}
 	m.Rows = rows

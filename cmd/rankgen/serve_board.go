@@ -57,21 +57,25 @@ type keyStat struct {
 	Entries *int64 `json:"entries,omitempty"`
 	Memory  *int64 `json:"memory_bytes,omitempty"` // MEMORY USAGE; absent for a missing key
 	TTL     string `json:"ttl"`                    // "none", "missing", or the time left
-	// Fingerprint is what a sorted set's side key records (quoted when it is no fingerprint),
-	// and FingerprintOK whether it is the schema's.
+	// Fingerprint is the layout a sorted set's side keys record (quoted when it is no
+	// fingerprint), and FingerprintOK whether it is the schema's.
 	Fingerprint   string `json:"fingerprint,omitempty"`
 	FingerprintOK bool   `json:"fingerprint_ok,omitempty"`
+	problem       string // why a sorted set's entries are not decoded; "" when they are
 }
 
-// stats reads the keys of sets and their side keys in one pipeline.
+// stats reads the keys of sets and their side keys in one pipeline, and whether each set's
+// entries may be decoded with the schema's layout.
 func (b *boardView) stats(ctx context.Context, sets []string) ([]keyStat, error) {
 	type pending struct {
-		stat        keyStat
-		typ         *redis.StatusCmd
-		mem         *redis.IntCmd
-		ttl         *redis.DurationCmd
-		card        *redis.IntCmd
-		fingerprint *redis.StringCmd
+		stat            keyStat
+		typ             *redis.StatusCmd
+		mem             *redis.IntCmd
+		ttl             *redis.DurationCmd
+		card            *redis.IntCmd
+		own, other, dfp *redis.StringCmd // what the side keys record
+		ownRole         string
+		optional        bool // listed only when the key exists
 	}
 	var ps []*pending
 	pipe := b.c.Pipeline()
@@ -90,23 +94,33 @@ func (b *boardView) stats(ctx context.Context, sets []string) ([]keyStat, error)
 		}
 		p := add(role, key)
 		p.card = pipe.ZCard(ctx, key)
-		side, sideRole := rankgenrt.MetaKey(key), "meta"
+		// The board records its layout in the side key of its own kind: the index of a layout
+		// whose members carry a field prefix, else the meta key. Both are read, as the Lua's
+		// layout_refused reads them: a board of the other kind records it in the other one.
+		own, ownRole, other, otherRole := rankgenrt.MetaKey(key), "meta", rankgenrt.IndexKey(key), "index"
 		if b.l.HasPrefix() {
-			side, sideRole = rankgenrt.IndexKey(key), "index"
+			own, ownRole, other, otherRole = other, otherRole, own, ownRole
 		}
-		p.fingerprint = rankgenrt.FingerprintCmd(ctx, pipe, side, b.l.HasPrefix())
-		add(sideRole, side)
+		p.ownRole = ownRole
+		p.own = rankgenrt.FingerprintCmd(ctx, pipe, own, b.l.HasPrefix())
+		p.other = rankgenrt.FingerprintCmd(ctx, pipe, other, !b.l.HasPrefix())
+		add(ownRole, own)
 		if b.l.HasData() {
+			p.dfp = pipe.HGet(ctx, rankgenrt.DataKey(key), "")
 			add("data", rankgenrt.DataKey(key))
 		}
+		add(otherRole, other).optional = true
 	}
-	if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
+	if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) && !isWrongType(err) {
 		return nil, err
 	}
-	out := make([]keyStat, len(ps))
-	for i, p := range ps {
+	var out []keyStat
+	for _, p := range ps {
 		s := p.stat
 		s.Type = p.typ.Val()
+		if p.optional && s.Type == "none" {
+			continue
+		}
 		if n, err := p.mem.Result(); err == nil {
 			s.Memory = &n
 		}
@@ -114,20 +128,70 @@ func (b *boardView) stats(ctx context.Context, sets []string) ([]keyStat, error)
 		if p.card != nil {
 			n := p.card.Val()
 			s.Entries = &n
-			switch have, err := p.fingerprint.Result(); {
-			case errors.Is(err, redis.Nil):
-				s.Fingerprint = "none recorded"
-			case err != nil:
-				s.Fingerprint = "unreadable: " + shownText(err.Error())
-			case layout.IsFingerprint(have):
-				s.Fingerprint, s.FingerprintOK = have, have == b.l.Fingerprint
-			default:
-				s.Fingerprint = quote.Short(have) + " (no fingerprint)"
+			s.Fingerprint, s.FingerprintOK, s.problem = b.recorded(p.own, p.other, p.dfp, p.ownRole)
+			if n == 0 {
+				s.problem = "" // nothing to decode
 			}
 		}
-		out[i] = s
+		out = append(out, s)
 	}
 	return out, nil
+}
+
+// isWrongType reports whether err is Redis's WRONGTYPE refusal (a side key of another type),
+// which serve shows as such rather than fail on.
+func isWrongType(err error) bool { return strings.HasPrefix(err.Error(), "WRONGTYPE") }
+
+// recorded reads what a board's side keys record (own: the side key of the schema's kind,
+// ownRole its name; other: the other kind's; dfp: the data hash's format, nil without data
+// fields): the layout shown, whether it is the schema's, and why the board's entries must not
+// be decoded with the schema ("" when they may).
+func (b *boardView) recorded(own, other, dfp *redis.StringCmd, ownRole string) (shown string, ok bool, problem string) {
+	read := func(c *redis.StringCmd) (string, bool, error) {
+		v, err := c.Result()
+		if errors.Is(err, redis.Nil) {
+			return "", false, nil
+		}
+		return v, err == nil, err
+	}
+	fp, has, err := read(own)
+	if err == nil && !has {
+		fp, has, err = read(other) // a board of the other kind records its layout there
+	}
+	switch {
+	case err != nil:
+		shown = "unreadable: " + shownText(err.Error())
+		problem = fmt.Sprintf("the board's layout cannot be read (%s): its entries may be another layout's, so none is decoded", shown)
+	case !has:
+		shown = "none recorded"
+		problem = fmt.Sprintf("the board records no layout (neither a meta key nor an index holds a fingerprint): other code wrote it, or its side keys are gone, so its entries may be another layout's and none is decoded. If it is %s's board, %s", b.l.File, adoptHint(b.l))
+	case !layout.IsFingerprint(fp):
+		shown = quote.Short(fp) + " (no fingerprint)"
+		problem = fmt.Sprintf("the board's %s holds %s where a layout fingerprint belongs: its layout is unknown, so no entry is decoded", ownRole, quote.Short(fp))
+	case fp != b.l.Fingerprint:
+		shown = fp
+		problem = fmt.Sprintf("the board records layout %s, but %s builds layout %s: its entries would decode to wrong values, so none is decoded. Serve it with the schema that wrote it (rankgen breaking -against shows what changed), or migrate the board", fp, b.l.File, b.l.Fingerprint)
+	default:
+		shown, ok = fp, true
+	}
+	if problem != "" || dfp == nil {
+		return shown, ok, problem
+	}
+	switch dfmt, has, err := read(dfp); {
+	case err != nil:
+		problem = "the board's data format cannot be read (" + shownText(err.Error()) + "): no entry is decoded"
+	case has && dfmt != b.l.DataFingerprint:
+		problem = fmt.Sprintf("the board's data hash records stored format %s, but %s's data fields are format %s: its data would decode to wrong values, so no entry is decoded. Serve it with the schema that wrote it, or migrate the board", quote.Short(dfmt), b.l.File, b.l.DataFingerprint)
+	}
+	return shown, ok, problem
+}
+
+// adoptHint says how a board that records no layout comes to record the schema's.
+func adoptHint(l *layout.Layout) string {
+	if l.HasPrefix() {
+		return "rankgen reindex adopts it (it builds the index, which records the layout)"
+	}
+	return "the first write of its generated Board records the layout"
 }
 
 // ttlText is PTTL's answer in words (go-redis gives -1 and -2 as nanoseconds).

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -17,6 +19,7 @@ import (
 	"github.com/rankgen/rankgen/examples/generated/laps"
 	"github.com/rankgen/rankgen/examples/generated/weekly"
 	"github.com/rankgen/rankgen/generator/layout"
+	"github.com/rankgen/rankgen/internal/testkit/exampleboards"
 	"github.com/rankgen/rankgen/internal/testkit/redistest"
 	rankgenrt "github.com/rankgen/rankgen/runtime"
 )
@@ -261,3 +264,150 @@ func TestServeWrongLayout(t *testing.T) {
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// setOne writes one entry to ex's board at key through its generated Board (fingerprint, side
+// keys and all), in season s when ex is periodic.
+func setOne(t *testing.T, ex exampleboards.Example, c *redis.Client, key string, s rankgenrt.Season) {
+	t.Helper()
+	l := ex.Layout(t)
+	e := layout.Entry{ID: "p1", Keys: make([]uint64, len(l.Fields))}
+	if l.IDType == layout.IDUint64 {
+		e.ID = "1"
+	}
+	for i, f := range l.Fields {
+		e.Keys[i] = f.Lo
+	}
+	score, member, err := l.Encode(e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	typed, err := ex.Codec.Decode(score, member)
+	if err != nil {
+		t.Fatal(err)
+	}
+	board := ex.Board(c, key)
+	if ex.SeasonAt != nil {
+		board = ex.BoardIn(c, key, s)
+	}
+	out := reflect.ValueOf(board).MethodByName("Set").Call([]reflect.Value{reflect.ValueOf(context.Background()), reflect.ValueOf(typed)})
+	if err, _ := out[len(out)-1].Interface().(error); err != nil {
+		t.Fatalf("%s: Set: %v", ex.Name, err)
+	}
+}
+
+// TestServeEveryOtherLayout: a board written by each example's generated code, served with
+// every example's schema: its own decodes, every other one (all layouts differ) is a warning
+// and raw pairs only, whatever kind of side key each keeps (meta key or index), with or
+// without data fields, periodic or not.
+func TestServeEveryOtherLayout(t *testing.T) {
+	srv := redistest.Start(t)
+	c := srv.Client(t)
+	examples := append(exampleboards.All(), exampleboards.Periodic()...)
+	layouts := map[string]*layout.Layout{}
+	for _, ex := range examples {
+		layouts[ex.Name] = ex.Layout(t)
+	}
+	for _, writer := range examples {
+		// One board per writer and kind of reader: a periodic reader reads the current
+		// season's key under the base.
+		for _, reader := range examples {
+			if writer.Name != reader.Name && layouts[writer.Name].StoreFingerprint == layouts[reader.Name].StoreFingerprint {
+				t.Fatalf("%s and %s store alike: they cannot be told apart", writer.Name, reader.Name)
+			}
+			base := "w:" + writer.Name + ":r:" + reader.Name
+			key := base
+			var season rankgenrt.Season
+			if reader.SeasonAt != nil {
+				season = reader.SeasonAt(time.Now())
+				key = rankgenrt.SeasonKey(base, season)
+			} else if writer.SeasonAt != nil {
+				season = writer.SeasonAt(time.Now())
+			}
+			setOne(t, writer, c, key, season)
+			web := newTestServer(t, layouts[reader.Name], c, base, serveOptions{})
+			m, code := getJSON(t, web, "")
+			if code != http.StatusOK || len(m.Rows) != 1 {
+				t.Errorf("%s's board served with %s: status %d, error %q, %d rows; want its one entry", writer.Name, reader.Schema, code, m.Error, len(m.Rows))
+				continue
+			}
+			r := m.Rows[0]
+			if writer.Name == reader.Name {
+				if m.Warning != "" || r.Error != "" || r.ID == "" {
+					t.Errorf("%s's own board: warning %q, row %+v; want it decoded", writer.Name, m.Warning, r)
+				}
+				continue
+			}
+			if !strings.Contains(m.Warning, "none is decoded") || r.Error == "" || r.ID != "" || r.Fields != nil || r.Score == "" || r.Member == "" {
+				t.Errorf("%s's board served with %s: warning %q, row %+v; want a warning and the raw pair alone", writer.Name, reader.Schema, m.Warning, r)
+			}
+		}
+	}
+}
+
+// TestServeUnknownLayout: a board that records no layout, or junk where its fingerprint
+// belongs, is not decoded either.
+func TestServeUnknownLayout(t *testing.T) {
+	srv := redistest.Start(t)
+	c := srv.Client(t)
+	ctx := context.Background()
+	arena := loadExample(t, "arena.yaml")
+	e := layout.Entry{ID: "ann"}
+	for _, f := range arena.Fields {
+		e.Keys = append(e.Keys, f.Lo)
+	}
+	score, member, err := arena.Encode(e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, side := range map[string]func(key string) error{
+		"none recorded": func(string) error { return nil },
+		"junk in the meta key": func(key string) error {
+			return c.Set(ctx, rankgenrt.MetaKey(key), "hello", 0).Err()
+		},
+		"a hash as the meta key": func(key string) error {
+			return c.HSet(ctx, rankgenrt.MetaKey(key), "", arena.Fingerprint).Err()
+		},
+		"junk in the index": func(key string) error {
+			return c.HSet(ctx, rankgenrt.IndexKey(key), "", "0123").Err()
+		},
+	} {
+		key := "unknown:" + name
+		if err := c.ZAdd(ctx, key, redis.Z{Score: score, Member: member}).Err(); err != nil {
+			t.Fatal(err)
+		}
+		if err := side(key); err != nil {
+			t.Fatal(err)
+		}
+		m, _ := getJSON(t, newTestServer(t, arena, c, key, serveOptions{}), "")
+		if m.Warning == "" || len(m.Rows) != 1 || m.Rows[0].ID != "" || m.Rows[0].Error == "" {
+			t.Errorf("%s: warning %q, rows %+v; want a warning and the raw pair alone", name, m.Warning, m.Rows)
+		}
+	}
+}
+
+// TestServeOtherDataFormat: a board whose data hash records another stored format (same
+// fields, a data field changed) is not decoded.
+func TestServeOtherDataFormat(t *testing.T) {
+	srv := redistest.Start(t)
+	c := srv.Client(t)
+	if _, err := laps.NewBoard(c, "lpd").Set(context.Background(), laps.Entry{Driver: "ann", BestLap: 5, Laps: 1, Data: laps.Data{Name: "Ann"}}); err != nil {
+		t.Fatal(err)
+	}
+	l := loadExample(t, "laps.yaml")
+	src, err := os.ReadFile(exampleboards.SchemaPath("laps.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	changed := strings.Replace(string(src), "values: [kart, formula, touring, rally]", "values: [kart, formula, touring, rally, rocket]", 1)
+	other, err := layout.Parse("laps2.yaml", []byte(changed))
+	if err != nil || changed == string(src) || other.Fingerprint != l.Fingerprint || other.DataFingerprint == l.DataFingerprint {
+		t.Fatalf("the changed laps schema: %v (fingerprint %s, data %s)", err, other.Fingerprint, other.DataFingerprint)
+	}
+	m, _ := getJSON(t, newTestServer(t, other, c, "lpd", serveOptions{}), "")
+	if !strings.Contains(m.Warning, "stored format") || len(m.Rows) != 1 || m.Rows[0].ID != "" {
+		t.Errorf("warning %q, rows %+v: want a warning and the raw pair alone", m.Warning, m.Rows)
+	}
+	if m, _ := getJSON(t, newTestServer(t, l, c, "lpd", serveOptions{}), ""); m.Warning != "" || len(m.Rows) != 1 || m.Rows[0].ID == "" {
+		t.Errorf("its own schema: warning %q, rows %+v: want it decoded", m.Warning, m.Rows)
+	}
+}
