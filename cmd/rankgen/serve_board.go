@@ -358,7 +358,7 @@ func (b *boardView) rowsOf(ctx context.Context, sets []string, es []rawEntry, st
 // decodeRow decodes one stored pair with the interpreted codec; a pair it cannot decode keeps
 // only its quoted raw text and the reason.
 func decodeRow(l *layout.Layout, score float64, member string) row {
-	r := row{Score: formatScore(score), Member: quote.Short(member)}
+	r := row{Score: scoreText(l, score), Member: quote.Short(member)}
 	if longest := l.MaxMemberBytes(); len(member) > longest {
 		r.Error = fmt.Sprintf("bad member %s: longer than any member of this layout (at most %d bytes)", quote.Short(member), longest)
 		return r
