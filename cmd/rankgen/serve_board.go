@@ -51,17 +51,18 @@ func (b *boardView) setKeys(season *rankgenrt.Season) ([]string, error) {
 
 // keyStat is what the page says of one key: the board's sorted set (or a shard's) or a side key.
 type keyStat struct {
-	Role    string `json:"role"` // board, shard N, index, meta, data
-	Key     string `json:"key"`  // quoted
-	Type    string `json:"type"` // as TYPE says: zset, hash, string, none
-	Entries *int64 `json:"entries,omitempty"`
-	Memory  *int64 `json:"memory_bytes,omitempty"` // MEMORY USAGE; absent for a missing key
-	TTL     string `json:"ttl"`                    // "none", "missing", or the time left
+	Role    string // board, shard N, index, meta, data
+	Key     string // quoted
+	Type    string // as TYPE says: zset, hash, string, none
+	Entries *int64
+	Memory  *int64 // MEMORY USAGE; absent for a missing key
+	TTL     string // "none", "missing", or the time left
 	// Fingerprint is the layout a sorted set's side keys record (quoted when it is no
 	// fingerprint), and FingerprintOK whether it is the schema's.
-	Fingerprint   string `json:"fingerprint,omitempty"`
-	FingerprintOK bool   `json:"fingerprint_ok,omitempty"`
+	Fingerprint   string
+	FingerprintOK bool
 	problem       string // why a sorted set's entries are not decoded; "" when they are
+	key           string // the key itself
 }
 
 // stats reads the keys of sets and their side keys in one pipeline, and whether each set's
@@ -80,7 +81,7 @@ func (b *boardView) stats(ctx context.Context, sets []string) ([]keyStat, error)
 	var ps []*pending
 	pipe := b.c.Pipeline()
 	add := func(role, key string) *pending {
-		p := &pending{stat: keyStat{Role: role, Key: quote.Short(key)}}
+		p := &pending{stat: keyStat{Role: role, Key: quote.Short(key), key: key}}
 		p.typ = pipe.Type(ctx, key)
 		p.mem = pipe.MemoryUsage(ctx, key)
 		p.ttl = pipe.PTTL(ctx, key)
@@ -208,16 +209,28 @@ func ttlText(d time.Duration) string {
 // row is one entry of a table: its rank, the raw score and member (quoted), and either every
 // field and data field decoded or why not.
 type row struct {
-	Rank   int64    `json:"rank"`            // 1 for the first entry
-	Shard  *int     `json:"shard,omitempty"` // a sharded board's shard that holds it
-	Score  string   `json:"score"`
-	Member string   `json:"member"`
-	ID     string   `json:"id,omitempty"`
-	Fields []string `json:"fields,omitempty"`
-	Data   []string `json:"data,omitempty"`
-	Error  string   `json:"error,omitempty"`
-	Found  bool     `json:"found,omitempty"` // the id searched for
-	id     string   // the decoded id, for the data hash
+	Rank   int64 // 1 for the first entry
+	Shard  *int  // a sharded board's shard that holds it
+	Score  string
+	Member string
+	ID     string
+	Fields []string
+	Data   []string
+	Error  string
+	Found  bool   // the id searched for
+	id     string // the decoded id, for the data hash
+
+	// What the board holds, for /board.json: the stored pair, and the entry decoded (nil when
+	// it is not) with its data (nil: none read).
+	score  float64
+	member string
+	entry  *layout.Entry
+	data   []layout.DataValue
+}
+
+// undecoded is r without its decoded values, with the reason.
+func (r row) undecoded(reason string) row {
+	return row{Rank: r.Rank, Shard: r.Shard, Score: r.Score, Member: r.Member, Error: reason, score: r.score, member: r.member}
 }
 
 // rawEntry is one member of a sorted set with its score, and where it came from.
@@ -350,7 +363,10 @@ func (b *boardView) rowsOf(ctx context.Context, sets []string, es []rawEntry, st
 			continue
 		}
 		data, _ := c.Val()[0].(string) // nil: no data stored, which reads as the zero data
-		rows[i].Data, rows[i].Error = decodeDataRow(b.l, data)
+		rows[i].Data, rows[i].data, rows[i].Error = decodeDataRow(b.l, data)
+		if rows[i].Error != "" {
+			rows[i] = rows[i].undecoded(rows[i].Error)
+		}
 	}
 	return rows, nil
 }
@@ -358,7 +374,7 @@ func (b *boardView) rowsOf(ctx context.Context, sets []string, es []rawEntry, st
 // decodeRow decodes one stored pair with the interpreted codec; a pair it cannot decode keeps
 // only its quoted raw text and the reason.
 func decodeRow(l *layout.Layout, score float64, member string) row {
-	r := row{Score: scoreText(l, score), Member: quote.Short(member)}
+	r := row{Score: scoreText(l, score), Member: quote.Short(member), score: score, member: member}
 	if longest := l.MaxMemberBytes(); len(member) > longest {
 		r.Error = fmt.Sprintf("bad member %s: longer than any member of this layout (at most %d bytes)", quote.Short(member), longest)
 		return r
@@ -368,7 +384,7 @@ func decodeRow(l *layout.Layout, score float64, member string) row {
 		r.Error = shownText(errText(err))
 		return r
 	}
-	r.id = e.ID
+	r.id, r.entry = e.ID, &e
 	r.ID = shownID(l, e.ID)
 	for i, f := range l.Fields {
 		r.Fields = append(r.Fields, f.Format(e.Keys[i]))
@@ -376,11 +392,12 @@ func decodeRow(l *layout.Layout, score float64, member string) row {
 	return r
 }
 
-// decodeDataRow decodes an entry's data as the page shows it, or says why it cannot.
-func decodeDataRow(l *layout.Layout, data string) ([]string, string) {
+// decodeDataRow decodes an entry's data as the page shows it (and as it is), or says why it
+// cannot.
+func decodeDataRow(l *layout.Layout, data string) ([]string, []layout.DataValue, string) {
 	vals, err := l.DecodeData(data)
 	if err != nil {
-		return nil, "data: " + shownText(errText(err))
+		return nil, nil, "data: " + shownText(errText(err))
 	}
 	out := make([]string, len(l.Data))
 	for i, f := range l.Data {
@@ -390,7 +407,7 @@ func decodeDataRow(l *layout.Layout, data string) ([]string, string) {
 			out[i] = f.Format(vals[i].Key)
 		}
 	}
-	return out, ""
+	return out, vals, ""
 }
 
 // shownID is an id as the page shows it: a uint64's digits, a string id quoted.
