@@ -5,6 +5,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rankgen/rankgen/examples/generated/arena"
 	"github.com/rankgen/rankgen/examples/generated/laps"
@@ -21,7 +22,7 @@ func TestDocClaimsBytes(t *testing.T) {
 	if !strings.Contains(string(src), "// Driver is the entry's id: 1 to 32 bytes, any bytes.") {
 		t.Errorf("laps' Entry.Driver doc no longer says any bytes: update this test with the claim")
 	}
-	if _, _, err := (arena.Entry{PlayerID: "a\xff"}).Encode(); err != nil {
+	if _, _, err := (arena.Entry{PlayerID: "a\xff", ReachedAt: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}).Encode(); err != nil {
 		t.Errorf("an id that is not UTF-8: %v; the godoc says any bytes", err)
 	}
 	if !strings.Contains(string(src), "// At most 32 bytes of UTF-8 text; a longer value, or one that is not valid UTF-8, is refused (ErrOutOfRange), never cut.") {
