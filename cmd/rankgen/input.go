@@ -220,10 +220,10 @@ func typeP(l *layout.Layout) string {
 func parseP(l *layout.Layout, digits string) (uint64, error) {
 	p, err := strconv.ParseUint(digits, 10, 64)
 	if err != nil || strconv.FormatUint(p, 10) != digits {
-		return 0, fmt.Errorf("P is a whole number from 0 to %d, written in decimal digits", l.ScoreRadix-1)
+		return 0, fmt.Errorf("want P, a whole number from 0 to %d in decimal digits", l.ScoreRadix-1)
 	}
 	if p >= l.ScoreRadix {
-		return 0, fmt.Errorf("P %d is above the layout's largest, %d", p, l.ScoreRadix-1)
+		return 0, fmt.Errorf("p:%d is above the layout's largest P, %d", p, l.ScoreRadix-1)
 	}
 	return p, nil
 }
