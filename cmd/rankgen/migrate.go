@@ -38,7 +38,8 @@ narrowed range, a removed enum value, a coarser time unit, a string over a short
 it stops before writing anything and lists the offending ids (at most -max-ids, with their
 count). It then copies the board and its data in batches into keys of the same hash slot,
 recording its progress there with each batch; verifies the copy (the entry and data counts,
-and a sample of entries decoded with both layouts); and switches it in with one script (the
+and every entry decoded with both layouts, with its data; at -to-key, where the copy is not
+switched in, a random sample of 100); and switches it in with one script (the
 board, its index, its layout claim and its data hash), after which writers of the old layout
 are refused (ErrLayoutMismatch). With -to-key KEY2 the copy is built at KEY2 (its data under
 KEY2's data hash) and both boards are left; an id KEY2 already holds (a dual-write window's
@@ -310,7 +311,11 @@ func printMigrateReport(e *env, asJSON bool, rep migrate.Report) {
 		case migrate.MergeNew:
 			merged += "; -merge new"
 		}
-		fmt.Fprintf(e.stdout, "%s: %d entries migrated to %s (%s, %s), %d verified by sample; %s left as it was\n",
-			rep.Key, rep.Entries, rep.Dest, copied, merged, rep.Sampled, rep.Key)
+		verified := fmt.Sprintf("a random sample of %d verified", rep.Sampled)
+		if int64(rep.Sampled) >= rep.Entries {
+			verified = fmt.Sprintf("all %d verified", rep.Sampled) // the sample was the whole board
+		}
+		fmt.Fprintf(e.stdout, "%s: %d entries migrated to %s (%s, %s), %s; %s left as it was\n",
+			rep.Key, rep.Entries, rep.Dest, copied, merged, verified, rep.Key)
 	}
 }
