@@ -275,5 +275,6 @@ func (m *migration) finish(ctx context.Context) error {
 	since, _ := a[2].(int64)
 	now, _ := a[3].(int64)
 	m.rep.Switched, m.rep.Refused, m.rep.Fenced = true, refused, time.Duration(now-since)*time.Millisecond
+	m.rep.SwitchedAt = time.UnixMilli(now)
 	return nil
 }

@@ -67,6 +67,7 @@ type Report struct {
 	Fenced      time.Duration // in place: how long the fence stood, from its first raise to the switch
 	Restarted   bool          // the fence had lapsed since an earlier run copied: the copy started again
 	Switched    bool          // the copy replaced Key
+	SwitchedAt  time.Time     // in place: when the copy replaced Key, on the server's clock
 	AlreadyDone bool          // nothing to do: the migration had completed before
 }
 
@@ -167,6 +168,10 @@ type migration struct {
 	merge         Merge  // the rule for ids the destination holds
 	rivals        bool   // merge best with a defaulted field: entries rank as their rivals against KEY2's
 	expireAt      int64  // the source's expiry in Unix ms, or -1 for none
+
+	// in place, what the run's passes have read, for the switch it expects (expect)
+	readPhase            string
+	readBefore, readDone int64 // entries read in the passes before readPhase's, and in it
 }
 
 // alreadyDone reports an in-place migration whose switch has happened: no progress record,
@@ -327,6 +332,9 @@ func (m *migration) scan(ctx context.Context, cursor uint64, f func(batch []entr
 }
 
 func (m *migration) progress(phase string, done int64) {
+	if m.k.inPlace {
+		m.expect(phase, done)
+	}
 	if m.o.Progress != nil {
 		m.o.Progress(Progress{Phase: phase, Done: done, Total: m.rep.Entries, Elapsed: time.Since(m.start)})
 	}
