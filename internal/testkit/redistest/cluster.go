@@ -172,9 +172,9 @@ func startNodes(n int, nodeTimeout time.Duration) (*Cluster, error) {
 // create joins the nodes into a cluster: redis-cli assigns the slots to the first masters and
 // a replica to each.
 func (cl *Cluster) create() error {
-	bin, err := exec.LookPath("redis-cli")
+	bin, err := cliPath()
 	if err != nil {
-		return errors.New("redis-cli is not on PATH: " + InstallHint)
+		return err
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()

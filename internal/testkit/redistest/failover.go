@@ -92,15 +92,17 @@ func (cl *Cluster) Shard(ctx context.Context, slot int64) (master, replica *Serv
 func (cl *Cluster) live() []*Server {
 	var out []*Server
 	for _, n := range cl.Nodes {
-		if n.exitError() == nil {
+		if !n.hasExited() {
 			out = append(out, n)
 		}
 	}
 	return out
 }
 
-// Kill SIGKILLs node (by its pid) and waits until it has exited.
-func (cl *Cluster) Kill(node *Server) { node.Stop() }
+// Kill SIGKILLs node (by its pid) and waits until it has exited. Its ports stay reserved until
+// the cluster is stopped: the cluster's clients may still dial its address, and must not meet
+// another test's server there.
+func (cl *Cluster) Kill(node *Server) { node.kill() }
 
 // WaitMaster waits until node reports itself a master, and every live node reports the
 // cluster ok with all 16384 slots served by online masters.
