@@ -43,9 +43,11 @@ switched in, a random sample of 100); and switches it in with one script (the
 board, its index, its layout claim and its data hash), after which writers of the old layout
 are refused (ErrLayoutMismatch). With -to-key KEY2 the copy is built at KEY2 (its data under
 KEY2's data hash) and both boards are left; an id KEY2 already holds (a dual-write window's
-new-layout writers) is merged by -merge: best keeps whichever entry ranks first, as Best does,
-new keeps KEY2's. The default is new when a field of the new schema offers set updates, else
-best; a board with add updates refuses ids KEY2 holds with another entry. Copies keep the
+new-layout writers, which write KEY2 first, then KEY) is merged by -merge: best keeps whichever
+entry ranks first, as Best does, KEY's ranked on the fields it has (a -default never beats
+KEY2's real value), new keeps KEY2's. The default is new when a field of the new schema offers
+set updates, else best; a board with add updates, or under best one whose -default field ranks
+ahead of a field the old schema has, refuses ids KEY2 holds with another entry. Copies keep the
 source's expiry. The source is not modified before the switch, and a run interrupted at any
 point (even by kill -9) resumes when run again with the same options.
 
