@@ -311,5 +311,6 @@ func isReply(err error) bool {
 	}
 	var se *ScriptError
 	var rg *RangeError
-	return errors.As(err, &se) || errors.As(err, &rg)
+	var sc *SeasonError
+	return errors.As(err, &se) || errors.As(err, &rg) || errors.As(err, &sc)
 }

@@ -100,6 +100,16 @@ func (b *board) runWrite(run jen.Code) jen.Code {
 		Return(jen.Id("v"), rt("ExpiredSeason").Call(jen.Err(), jen.Id("b").Dot("season")))
 }
 
+// itemErr is the error of a write reply's item it: on a periodic layout, a refused time names
+// the board's season, in its calendar's zone (rankgenrt.ExpiredSeason), as the call's own
+// refusals do (runWrite).
+func (b *board) itemErr() jen.Code {
+	if b.l.Season == nil {
+		return jen.Id("it").Dot("Err")
+	}
+	return rt("ExpiredSeason").Call(jen.Id("it").Dot("Err"), jen.Id("b").Dot("season"))
+}
+
 // expiredCheck is, on a periodic layout, the first statement of Board.read: the board of an
 // expired season is refused, never read as an empty board.
 func (b *board) expiredCheck(ret ...jen.Code) jen.Code {
