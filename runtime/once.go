@@ -25,8 +25,10 @@ import (
 // (AckKey), in the board's hash slot: a script that finds its token already recorded answers
 // with the recorded reply and writes nothing. Each record expires one dedup window after its
 // write, by itself, so memory stays bounded by the write rate and no write ever frees a
-// window's worth of records at once. The reply is recorded with the operation that made it (its script's name), so that a token
-// names one write: another operation under it is refused (ErrTokenReused) before it writes.
+// window's worth of records at once. The reply is recorded with what identifies the call that
+// made it: its operation (its script's name), its layout's fingerprint and a digest of its
+// arguments, so that a token names one write: any other call under it (another operation, other
+// arguments, another layout's code) is refused (ErrTokenReused) before it writes.
 
 // DefaultDedupWindow is how long, at least, a write's token is remembered by default: longer
 // than go-redis's own resends take with default timeouts (4 tries of at most 3 s read timeout
@@ -60,8 +62,9 @@ const maxIdempotencyKey = 128
 
 // WithIdempotencyKey returns a context whose write call uses key as its token instead of a
 // fresh one. A write under the same key on the same board within the dedup window as an
-// earlier one of the same operation is not applied again and gets the first one's reply;
-// another operation under it is refused (ErrTokenReused). Use it to resend a write that
+// earlier one, the same call (the same operation with the same arguments, by code of the same
+// layout), is not applied again and gets the first one's reply; any other call under it is
+// refused (ErrTokenReused), nothing written. Use it to resend a write that
 // failed with ErrUncertain (key = its UncertainError.Token), or to make a write of your own
 // idempotent across processes. A key must be 1 to 128 bytes, plus a season binding
 // (InSeason); use each key for one write.
@@ -202,21 +205,55 @@ func (d Dedup) Arg() string { return d.arg }
 // window.
 func (d Dedup) Err() error { return d.err }
 
-// ErrTokenReused: a write's idempotency key was used, within the dedup window, by another
-// operation on the board (a Set, then a Remove under the same key). Nothing was written: a
-// key names one write, and the write it names was another.
-var ErrTokenReused = errors.New("rankgen: idempotency key used by another operation")
+// ErrTokenReused: a write's idempotency key was recorded, within the dedup window, by another
+// call on the board: another operation (a Set, then a Remove under the same key), the same
+// operation with other arguments (Set(ann 100), then Set(ann 555)), or code of another layout
+// (a resend after a schema change). That write was applied; this one was not, and nothing was
+// written: a key names one write, and a record answers only a resend of that very call.
+var ErrTokenReused = errors.New("rankgen: idempotency key already used by another call")
 
-// TokenReusedError is a write refused because its token was first used by another operation.
-// It matches ErrTokenReused.
+// Reuse says how the write that recorded a token differs from a call refused under it
+// (TokenReusedError.Why).
+type Reuse string
+
+const (
+	// ReusedByOperation: another operation recorded the token.
+	ReusedByOperation Reuse = "operation"
+	// ReusedWithArguments: the same operation recorded it with other arguments, so its reply
+	// does not answer this call (the result is built from the call's arguments and the reply).
+	ReusedWithArguments Reuse = "arguments"
+	// ReusedByLayout: code of another layout (TokenReusedError.Layout) recorded it, before or
+	// after a schema change: its reply is in that layout's terms, which this code cannot read.
+	ReusedByLayout Reuse = "layout"
+	// ReusedUnknown: an earlier rankgen version recorded it, keeping neither the layout nor the
+	// arguments of its write, so nothing shows that its reply answers this call.
+	ReusedUnknown Reuse = "unknown"
+)
+
+// TokenReusedError is a write refused because its token was recorded by another call. It
+// matches ErrTokenReused. The write that recorded the token was applied, once; if the refused
+// call is a resend of it (a queue redelivering a message across a deploy that changed the
+// schema: Why is ReusedByLayout or ReusedUnknown), treat it as done; to apply a new write, use
+// a new key.
 type TokenReusedError struct {
-	Key   string // the token (idempotency key)
-	First string // the operation that used it first: its script's name ("set", "add_points_many")
-	Op    string // the operation refused
+	Key    string // the token (idempotency key)
+	First  string // the operation that recorded it: its script's name ("set", "add_points_many")
+	Op     string // the operation refused
+	Why    Reuse  // how the recorded write differs from this call
+	Layout string // with ReusedByLayout, the fingerprint of the layout whose code recorded it
 }
 
 func (e *TokenReusedError) Error() string {
-	return fmt.Sprintf("rankgen: idempotency key %s was used by %s, not %s: nothing written (use each key for one write)", quote.Short(e.Key), e.First, e.Op)
+	key := quote.Short(e.Key)
+	switch e.Why {
+	case ReusedWithArguments:
+		return fmt.Sprintf("rankgen: idempotency key %s was used by %s with other arguments: that write was applied, this one not; nothing written (use each key for one write)", key, e.First)
+	case ReusedByLayout:
+		return fmt.Sprintf("rankgen: idempotency key %s was used by %s of layout %s, whose reply this code's layout cannot read: that write was applied once; nothing written (a resend of it across the schema change: treat it as done; a new write: use a new key)", key, e.First, quote.Short(e.Layout))
+	case ReusedUnknown:
+		return fmt.Sprintf("rankgen: idempotency key %s was used by %s, recorded by an earlier rankgen version without its layout and arguments: that write was applied once; nothing written (a resend of it across the upgrade: treat it as done; a new write: use a new key)", key, e.First)
+	}
+	return fmt.Sprintf("rankgen: idempotency key %s was used by %s, not %s: nothing written (use each key for one write)", key, e.First, e.Op)
 }
 
 // Is makes errors.Is(err, ErrTokenReused) true.
@@ -239,9 +276,10 @@ func RunWrite(ctx context.Context, c redis.Cmdable, f *Function, keys []string, 
 
 // writeError is the error of a write script under token that failed with err, as go-redis
 // returned it: uncertain without a reply; with one, the reply typed by ReplyError (a
-// *TokenReusedError for the scripts' RANKGEN_TOKEN_REUSED reply, "first=<op> op=<op>"). The
-// question is asked of the untyped error, so that no typed refusal, whatever its type, can be
-// taken for a lost reply.
+// *TokenReusedError for the scripts' RANKGEN_TOKEN_REUSED reply, "first=<op> op=<op>
+// why=<Reuse>[ layout=<fingerprint>]"; an earlier library's has no why: another operation).
+// The question is asked of the untyped error, so that no typed refusal, whatever its type, can
+// be taken for a lost reply.
 func writeError(err error, token string) error {
 	if !isReply(err) {
 		return &UncertainError{Token: token, Err: err}
@@ -251,7 +289,7 @@ func writeError(err error, token string) error {
 	if !errors.As(err, &se) || se.Code != "TOKEN_REUSED" {
 		return err
 	}
-	re := &TokenReusedError{Key: token}
+	re := &TokenReusedError{Key: token, Why: ReusedByOperation}
 	for _, part := range strings.Fields(se.Detail) {
 		k, v, _ := strings.Cut(part, "=")
 		switch k {
@@ -259,6 +297,10 @@ func writeError(err error, token string) error {
 			re.First = v
 		case "op":
 			re.Op = v
+		case "why":
+			re.Why = Reuse(v)
+		case "layout":
+			re.Layout = v
 		}
 	}
 	return re

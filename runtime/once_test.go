@@ -178,6 +178,38 @@ func TestTokenReusedReply(t *testing.T) {
 	}
 }
 
+// TestTokenReusedWhy: the reply says how the recorded write differs from the call refused (the
+// operation, the arguments, the layout, or unknown for an earlier rankgen's record), and the
+// message says what happened to both writes and what to do.
+func TestTokenReusedWhy(t *testing.T) {
+	for _, tc := range []struct {
+		reply  string
+		want   TokenReusedError
+		saying []string
+	}{
+		{"RANKGEN_TOKEN_REUSED first=set op=remove why=operation", TokenReusedError{Key: "k", First: "set", Op: "remove", Why: ReusedByOperation},
+			[]string{"set, not remove", "nothing written", "use each key for one write"}},
+		{"RANKGEN_TOKEN_REUSED first=set op=set why=arguments", TokenReusedError{Key: "k", First: "set", Op: "set", Why: ReusedWithArguments},
+			[]string{"set with other arguments", "that write was applied", "nothing written", "use each key for one write"}},
+		{"RANKGEN_TOKEN_REUSED first=add_points op=add_points why=layout layout=f32690611a53ed90", TokenReusedError{Key: "k", First: "add_points", Op: "add_points", Why: ReusedByLayout, Layout: "f32690611a53ed90"},
+			[]string{"add_points of layout \"f32690611a53ed90\"", "applied once", "nothing written", "treat it as done", "use a new key"}},
+		{"RANKGEN_TOKEN_REUSED first=trim op=trim why=unknown", TokenReusedError{Key: "k", First: "trim", Op: "trim", Why: ReusedUnknown},
+			[]string{"earlier rankgen version", "applied once", "nothing written", "treat it as done", "use a new key"}},
+	} {
+		err := writeError(otherWords(tc.reply), "k") // the server's reply, as go-redis returns it
+		var re *TokenReusedError
+		if !errors.Is(err, ErrTokenReused) || !errors.As(err, &re) || *re != tc.want {
+			t.Errorf("%s: writeError = %#v; want %#v", tc.reply, err, &tc.want)
+			continue
+		}
+		for _, s := range tc.saying {
+			if !strings.Contains(err.Error(), s) {
+				t.Errorf("%s: message %q does not say %q", tc.reply, err, s)
+			}
+		}
+	}
+}
+
 // TestTokensRefuseCoalescedKey: a coalesced write's token, which names a place in a batch
 // only its Coalescer can resend, is refused as an idempotency key (ErrResendForgotten); keys
 // that merely look alike are a caller's own.

@@ -331,12 +331,14 @@ func bestChecksFingerprint(t *testing.T, c redis.UniversalClient) {
 	}
 }
 
-// TestResendAcrossUpgrade: rankgen recorded tokens in two window hashes beside the board
-// ({key}:ack0, {key}:ack1) before each token had a key of its own. A write resent under your
-// own key across the upgrade (a queue redelivering a message, say) finds the record the
-// earlier code made there: it is answered with its first reply and applies nothing again,
-// for every write kind of the replay cases, in either hash; another write under the token is
-// refused.
+// TestResendAcrossUpgrade: earlier rankgen versions recorded a token with its operation and
+// reply alone, first in two window hashes beside the board ({key}:ack0, {key}:ack1), then
+// under the token's own key. A write resent under your own key across the upgrade (a queue
+// redelivering a message, say) finds the record the earlier code made, in either place, and is
+// not applied again: for every write kind of the replay cases, it is refused with
+// ErrTokenReused (Why: ReusedUnknown), nothing written, since such a record does not say
+// whether its reply answers this call (the same arguments, by code of the same layout); another
+// write under the token is refused as another operation's.
 func TestResendAcrossUpgrade(t *testing.T) {
 	redistest.RunTargets(t, func(t *testing.T, tg redistest.Target) {
 		c := tg.Client
@@ -346,46 +348,69 @@ func TestResendAcrossUpgrade(t *testing.T) {
 		}
 		_, cases := newBoard("")
 		for i := range cases {
-			t.Run(cases[i].name, func(t *testing.T) {
-				key := redistest.Key(t, "upgrade")
-				keys, cs := newBoard(key)
-				tc := cs[i]
-				token := "order-" + tc.name
-				ctx := rankgenrt.WithIdempotencyKey(context.Background(), token)
-				if err := tc.setup(context.Background()); err != nil {
-					t.Fatal(err)
-				}
-				first, err := tc.call(ctx)
-				if err != nil {
-					t.Fatal(err)
-				}
-				// Move the record where the earlier code kept it: the window hash of field ""
-				// (the window's number), the token's field holding the same packed record.
-				ack := rankgenrt.AckKey(rankgenrt.AckBase(key), token)
-				record, err := c.Get(ctx, ack).Result()
-				if err != nil {
-					t.Fatalf("the first call left no record under %s: %v", ack, err)
-				}
-				hash := rankgenrt.AckBase(key) + strconv.Itoa(i%2) // {key}:ack0 or {key}:ack1
-				if err := c.Del(ctx, ack).Err(); err != nil {
-					t.Fatal(err)
-				}
-				if err := c.HSet(ctx, hash, "", "29543321", token, record).Err(); err != nil {
-					t.Fatal(err)
-				}
-				if err := c.Expire(ctx, hash, time.Minute).Err(); err != nil {
-					t.Fatal(err)
-				}
-				replayAnswersFirst(t, c, keys, tc, ctx, first)
-				// Another write (its own script: Set and SetMany share one) under the token.
-				other := cs[slices.IndexFunc(cs, func(r replayCase) bool { return r.name == "Remove" })]
-				if tc.name == "Remove" {
-					other = cs[slices.IndexFunc(cs, func(r replayCase) bool { return r.name == "Trim" })]
-				}
-				if _, err := other.call(ctx); !errors.Is(err, rankgenrt.ErrTokenReused) {
-					t.Errorf("%s under the token %s recorded: %v; want ErrTokenReused", other.name, tc.name, err)
-				}
-			})
+			for _, where := range []string{"window hash", "token key"} {
+				t.Run(cases[i].name+"/"+where, func(t *testing.T) {
+					key := redistest.Key(t, "upgrade")
+					keys, cs := newBoard(key)
+					tc := cs[i]
+					token := "order-" + tc.name
+					ctx := rankgenrt.WithIdempotencyKey(context.Background(), token)
+					if err := tc.setup(context.Background()); err != nil {
+						t.Fatal(err)
+					}
+					if _, err := tc.call(ctx); err != nil {
+						t.Fatal(err)
+					}
+					// Rewrite the record as the earlier code wrote it: the operation and the
+					// reply alone.
+					ack := rankgenrt.AckKey(rankgenrt.AckBase(key), token)
+					record, err := c.Get(ctx, ack).Result()
+					if err != nil {
+						t.Fatalf("the first call left no record under %s: %v", ack, err)
+					}
+					earlier, err := c.Eval(ctx, "local op, reply = cmsgpack.unpack(ARGV[1]) return cmsgpack.pack(op, reply)", nil, record).Text()
+					if err != nil {
+						t.Fatal(err)
+					}
+					if where == "token key" {
+						err = c.Set(ctx, ack, earlier, time.Minute).Err()
+					} else {
+						// The window hash of field "" (the window's number), the token's field
+						// holding the packed record.
+						hash := rankgenrt.AckBase(key) + strconv.Itoa(i%2) // {key}:ack0 or {key}:ack1
+						if err := c.Del(ctx, ack).Err(); err != nil {
+							t.Fatal(err)
+						}
+						if err := c.HSet(ctx, hash, "", "29543321", token, earlier).Err(); err != nil {
+							t.Fatal(err)
+						}
+						err = c.Expire(ctx, hash, time.Minute).Err()
+					}
+					if err != nil {
+						t.Fatal(err)
+					}
+					if err := tc.setup(context.Background()); err != nil {
+						t.Fatal(err)
+					}
+					before := withAcks(t, c, keys)
+					got, err := tc.call(ctx)
+					var re *rankgenrt.TokenReusedError
+					if !errors.As(err, &re) || !errors.Is(err, rankgenrt.ErrTokenReused) || re.Why != rankgenrt.ReusedUnknown || re.First != re.Op {
+						t.Errorf("resent over an earlier record: %+v, %v; want a *TokenReusedError of its own operation, why %s", got, err, rankgenrt.ReusedUnknown)
+					}
+					if after := withAcks(t, c, keys); !reflect.DeepEqual(before, after) {
+						t.Errorf("the resend wrote:\nbefore %v\nafter  %v", before, after)
+					}
+					// Another write (its own script: Set and SetMany share one) under the token.
+					other := cs[slices.IndexFunc(cs, func(r replayCase) bool { return r.name == "Remove" })]
+					if tc.name == "Remove" {
+						other = cs[slices.IndexFunc(cs, func(r replayCase) bool { return r.name == "Trim" })]
+					}
+					if _, err := other.call(ctx); !errors.As(err, &re) || re.Why != rankgenrt.ReusedByOperation {
+						t.Errorf("%s under the token %s recorded: %v; want ErrTokenReused, another operation", other.name, tc.name, err)
+					}
+				})
+			}
 		}
 	})
 }

@@ -65,6 +65,24 @@ func (a Args) Index(name string) (int, error) {
 	return first - 1, err
 }
 
+// CallStart is the 1-based ARGV position of a write script's first argument that says what the
+// call does: after the write arguments (WriteArgs: the expiry, the token, the dedup window) and
+// the client's clock, which a resend of the same call may send otherwise (the board's expiry
+// configured anew, a later clock). A write's token record keeps a digest of its arguments from
+// there on, so that a resend under the token is answered with the first reply only when it
+// repeats that call (the library's head: open_write).
+func (a Args) CallStart() (int, error) {
+	write := WriteArgs()
+	if len(a.Head) < len(write) || !slices.Equal(a.Head[:len(write)], write) {
+		return 0, fmt.Errorf("catalog: a write's arguments start with %v, not %v", write, a.Head)
+	}
+	n := len(write)
+	if n < len(a.Head) && a.Head[n] == ArgClock {
+		n++
+	}
+	return n + 1, nil
+}
+
 // Takes reports whether the script takes argument name, once or in its repeated group.
 func (a Args) Takes(name string) bool {
 	return slices.Contains(a.Head, name) || slices.Contains(a.Each, name)

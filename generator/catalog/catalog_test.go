@@ -98,10 +98,34 @@ func TestOps(t *testing.T) {
 			if len(slices.Compact(names)) != op.Args.Fixed()+op.Args.Stride() {
 				t.Errorf("%s: %s names an argument twice: %v", l.File, op.Name, op.Args)
 			}
+			if !op.ReadOnly {
+				callStart(t, l, op.Name, op.Args)
+			}
 			if op.Batch != (op.Args.Stride() > 0) && op.Kind != Trim {
 				t.Errorf("%s: %s: batch operations, and only they, repeat an argument group", l.File, op.Name)
 			}
 		}
+	}
+}
+
+// callStart checks where the arguments of the write name start, that say what its call does
+// (its token's record keeps them, to tell a resend of the call from another call): after the
+// write arguments and the client's clock, which a resend of the same call may send otherwise,
+// and before every other argument.
+func callStart(t *testing.T, l *layout.Layout, name string, a Args) {
+	t.Helper()
+	from, err := a.CallStart()
+	if err != nil {
+		t.Errorf("%s: %s: %v", l.File, name, err)
+		return
+	}
+	all := slices.Concat(a.Head, a.Each)
+	want := WriteArgs()
+	if slices.Contains(all, ArgClock) {
+		want = append(want, ArgClock)
+	}
+	if !slices.Equal(all[:from-1], want) {
+		t.Errorf("%s: %s: its call's arguments start at %d, after %v; want after %v", l.File, name, from, all[:from-1], want)
 	}
 }
 
@@ -202,5 +226,24 @@ func TestNames(t *testing.T) {
 	}
 	if got := Camel("add_reached_at_many"); got != "AddReachedAtMany" {
 		t.Errorf("Camel = %q", got)
+	}
+}
+
+// TestCallStart: every write script of every example (board operations, a periodic layout's
+// removal across seasons, feeds) says where its call's own arguments start; a read's arguments,
+// which do not start with the write arguments, have no such place.
+func TestCallStart(t *testing.T) {
+	for _, l := range examples(t) {
+		for _, op := range SeasonScripts(l) {
+			if op.Args.Takes(ArgToken) {
+				callStart(t, l, op.Name, op.Args)
+			}
+		}
+		for _, f := range Feeds(l) {
+			callStart(t, l, f.Name, f.Args)
+		}
+	}
+	if _, err := (Args{Head: []string{ArgID}}).CallStart(); err == nil {
+		t.Error("CallStart of a read's arguments: no error")
 	}
 }
