@@ -101,7 +101,9 @@ func ParseReply(msg string) (err error, ok bool) {
 		}
 	}
 	if code == "MIGRATING" {
-		return migrating(detail), true
+		if me := migrating(detail); me != nil {
+			return me, true
+		}
 	}
 	if code == "SEASON_EXPIRED" {
 		if se := seasonExpired(detail); se != nil {

@@ -151,13 +151,17 @@ func checkEveryWriteScript(t *testing.T, schema, dir, pkg string, writes []expir
 	}
 }
 
-// checkExpiredRefusal fails unless err is the *SeasonExpiredError of season s expiring at expiry.
+// checkExpiredRefusal fails unless err is the *SeasonExpiredError of season s expiring at expiry,
+// and not ErrUncertain (a refusal is no lost reply).
 func checkExpiredRefusal(t *testing.T, what string, err error, s rankgenrt.Season, expiry time.Time) {
 	t.Helper()
 	var se *rankgenrt.SeasonExpiredError
 	if !errors.Is(err, rankgenrt.ErrSeasonExpired) || !errors.As(err, &se) {
 		t.Errorf("%s: %v; want ErrSeasonExpired", what, err)
 		return
+	}
+	if errors.Is(err, rankgenrt.ErrUncertain) {
+		t.Errorf("%s: %v matches ErrUncertain; want a definite refusal", what, err)
 	}
 	if se.Season != s || !se.Expiry.Equal(expiry) || se.Now.Before(expiry) {
 		t.Errorf("%s: %+v; want season %v, expiry %v, now after it", what, se, s, expiry)
