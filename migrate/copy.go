@@ -69,7 +69,7 @@ func (m *migration) copyBatch(ctx context.Context, batch []entry, from, next uin
 	if err != nil {
 		return err
 	}
-	args := make([]any, 0, 10+4*len(batch))
+	args := make([]any, 0, 10+6*len(batch))
 	args = append(args, m.p.id, m.p.New.Fingerprint, flag(m.p.New.HasPrefix()),
 		strconv.FormatUint(from, 10), strconv.FormatUint(next, 10), len(batch), m.p.New.DataFingerprint,
 		string(m.merge), m.expireAt, flag(m.p.carriesData()))
@@ -78,6 +78,11 @@ func (m *migration) copyBatch(ctx context.Context, batch []entry, from, next uin
 			return fmt.Errorf("%s: %w (changed since the check; rerun)", m.k.src, r.err)
 		}
 		args = append(args, r.id, strconv.FormatFloat(r.score, 'g', -1, 64), r.member, r.data)
+		if r.rival {
+			args = append(args, strconv.FormatFloat(r.rivalScore, 'g', -1, 64), r.rivalMember)
+		} else {
+			args = append(args, "", "")
+		}
 	}
 	v, err := run(ctx, m.c, copyScript, []string{m.k.dest, m.k.destAux, m.k.prog, m.k.destData}, args...)
 	var se *stateError
@@ -204,16 +209,17 @@ func (m *migration) compare(old layout.Entry, member string, score float64) (wit
 	if err != nil {
 		return false, fmt.Errorf("%w: id %s on %s does not decode with the new layout: %v", ErrChanged, quote.Short(old.ID), m.copyName(), err)
 	}
-	switch cmp := m.p.New.Compare(got, want); {
+	switch {
 	case m.merge == MergeNew:
 		return false, nil // KEY2's entry is kept, whatever it is
-	case m.merge == MergeBest && cmp < 0:
-		return false, nil // KEY2's entry ranks first, and is kept with its data
-	case cmp != 0 || got.ID != want.ID:
+	case m.merge == MergeBest && m.p.New.Compare(got, m.p.rival(want)) <= 0:
+		return false, nil // KEY2's entry ranks first (or is the source's), and is kept with its data
+	case m.merge == MergeBest:
+		return false, fmt.Errorf("%w: id %s reads %s on %s but %s on %s, which ranks after it on the fields %s has",
+			ErrChanged, quote.Short(old.ID), entryText(m.p.Old, old), m.k.src, entryText(m.p.New, got), m.k.dest, m.k.src)
+	case m.p.New.Compare(got, want) != 0 || got.ID != want.ID:
 		return false, fmt.Errorf("%w: id %s reads %s on %s but %s on %s", ErrChanged, quote.Short(old.ID),
 			entryText(m.p.Old, old), m.k.src, entryText(m.p.New, got), m.copyName())
-	case m.merge == MergeBest:
-		return false, nil // equal entries: KEY2's is kept, with its data
 	}
 	return true, nil
 }
@@ -241,7 +247,8 @@ func (m *migration) changed(ctx context.Context, err error) error {
 	if rerr := m.c.HSet(ctx, m.k.prog, "phase", "copy", "cursor", "0", "done", "0").Err(); rerr != nil {
 		return errors.Join(err, rerr)
 	}
-	return fmt.Errorf("%w; rerun once writers have stopped or write both boards (the rerun copies %s again, merged into %s)", err, m.k.src, m.k.dest)
+	return fmt.Errorf("%w: a write reached %s and not %s, from code that writes %s alone or writes it before %s; dual writes must write %s first, then %s. Rerun once they do: the rerun copies %s again, merged into %s",
+		err, m.k.src, m.k.dest, m.k.src, m.k.dest, m.k.dest, m.k.src, m.k.src, m.k.dest)
 }
 
 // finish switches the copy in (in place), or records the migration as done (-to-key).
@@ -268,5 +275,6 @@ func (m *migration) finish(ctx context.Context) error {
 	since, _ := a[2].(int64)
 	now, _ := a[3].(int64)
 	m.rep.Switched, m.rep.Refused, m.rep.Fenced = true, refused, time.Duration(now-since)*time.Millisecond
+	m.rep.SwitchedAt = time.UnixMilli(now)
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/rankgen/rankgen/generator/layout"
 	rankgenrt "github.com/rankgen/rankgen/runtime"
 	"github.com/rankgen/rankgen/text/quote"
 )
@@ -67,7 +68,15 @@ func (m *migration) recode(ctx context.Context, batch []entry) ([]recoded, error
 	var ids []string
 	for i, e := range batch {
 		r := &out[i]
-		r.id, r.score, r.member, r.err = m.p.Recode(e.score, e.member)
+		var mapped layout.Entry
+		r.id, mapped, r.err = m.p.mapStored(e.score, e.member)
+		if r.err == nil {
+			r.score, r.member, r.err = m.p.encode(mapped)
+		}
+		if r.err == nil && m.rivals {
+			r.rival = true
+			r.rivalScore, r.rivalMember, r.err = m.p.encode(m.p.rival(mapped))
+		}
 		if r.err == nil {
 			ids = append(ids, r.id)
 		}

@@ -18,6 +18,8 @@ import (
 // copy, so that the source is still from the copy's first batch until the switch, which lifts
 // the fence in the same script. It expires unless the migration renews it: one a killed run
 // leaves lifts by itself, and a run that finds this plan's copy unfenced starts it again.
+// After each batch the run records in the fence when it expects to switch (expect), which a
+// refusal turns into the writer's Wait.
 
 // errFenceLapsed cancels a run whose fence expired under it (the run stalled past the
 // expiry): writers may have written what was copied.
@@ -56,6 +58,16 @@ if redis.call('HGET', KEYS[1], 'plan') ~= ARGV[1] then return 0 end
 return redis.call('PEXPIRE', KEYS[1], ARGV[2])
 `)
 
+// etaScript records in the fence of plan ARGV[1] when the run expects to switch: ARGV[2] ms
+// from now on the server's clock (the write scripts' refusals tell writers to retry then).
+var etaScript = redis.NewScript(`
+if redis.call('HGET', KEYS[1], 'plan') ~= ARGV[1] then return 0 end
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+redis.call('HSET', KEYS[1], 'eta', string.format('%d', now + tonumber(ARGV[2])))
+return 1
+`)
+
 // liftScript removes the fence of plan ARGV[1] (a run that failed for good).
 var liftScript = redis.NewScript(`
 if redis.call('HGET', KEYS[1], 'plan') ~= ARGV[1] then return 0 end
@@ -78,6 +90,31 @@ func (m *migration) fence(ctx context.Context, mode string) error {
 		go m.renew()
 	}
 	return nil
+}
+
+// passesAfter is how many passes over the board an in-place run makes after each phase's.
+var passesAfter = map[string]int64{"check": 2, "copy": 1, "verify": 0}
+
+// expect records in the fence when this run expects to switch, after each batch of its
+// passes: the entries still to read (the rest of this pass, the whole board for each pass
+// after it) at the rate it has read them so far. It is a hint to writers, so a failure to
+// record it is left to the run's next step to meet.
+func (m *migration) expect(phase string, done int64) {
+	after, ok := passesAfter[phase]
+	if !ok || m.renewing == nil {
+		return
+	}
+	if phase != m.readPhase {
+		m.readBefore, m.readPhase = m.readBefore+m.readDone, phase
+	}
+	m.readDone = done
+	read, elapsed := m.readBefore+done, time.Since(m.start)
+	if read <= 0 || elapsed <= 0 {
+		return
+	}
+	left := max(m.rep.Entries-done, 0) + after*m.rep.Entries
+	ms := time.Duration(float64(left) / float64(read) * float64(elapsed)).Milliseconds()
+	_ = etaScript.Run(m.ctx, m.c, []string{m.k.fence}, m.p.id, ms).Err()
 }
 
 // renew extends the fence every third of its expiry until the run ends.

@@ -282,8 +282,9 @@ func TestToKeyCopyKeepsExpiry(t *testing.T) {
 }
 
 // TestToKeyRerunAfterChangedFinishes: a write to KEY that has not reached KEY2 yet fails the
-// verification with ErrChanged naming both boards (no temporary key, no "<nil>"), and the
-// rerun copies KEY again and finishes.
+// verification with ErrChanged naming both boards (no temporary key, no "<nil>"), saying that
+// a write reached KEY alone and that dual writes write KEY2 first (not asking for dual writes
+// the writers may already make), and the rerun copies KEY again and finishes.
 func TestToKeyRerunAfterChangedFinishes(t *testing.T) {
 	ctx := context.Background()
 	c := redistest.Client(t)
@@ -303,8 +304,9 @@ func TestToKeyRerunAfterChangedFinishes(t *testing.T) {
 		}
 	}})
 	msg := fmt.Sprint(err)
-	if !errors.Is(err, migrate.ErrChanged) || strings.Contains(msg, "<nil>") || strings.Contains(msg, "migrate:board") || !strings.Contains(msg, key) || !strings.Contains(msg, "rerun") {
-		t.Fatalf("Run with a write to KEY alone: %v; want ErrChanged naming %s, saying to rerun", err, key)
+	if !errors.Is(err, migrate.ErrChanged) || strings.Contains(msg, "<nil>") || strings.Contains(msg, "migrate:board") || !strings.Contains(msg, key) || !strings.Contains(msg, "rerun") ||
+		!strings.Contains(msg, "a write reached "+key+" and not "+to) || !strings.Contains(msg, "must write "+to+" first") || strings.Contains(msg, "write both boards") {
+		t.Fatalf("Run with a write to KEY alone: %v; want ErrChanged naming %s, saying a write reached it and not %s, that dual writes write %[3]s first, and to rerun", err, key, to)
 	}
 	rep, err := migrate.Run(ctx, c, p, migrate.Options{Key: key, ToKey: to, Batch: 10})
 	if err != nil || rep.AlreadyDone {

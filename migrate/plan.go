@@ -284,17 +284,71 @@ func (p *Plan) Map(e layout.Entry) (layout.Entry, error) {
 
 // Recode decodes a stored pair of the old layout and encodes its mapped entry with the new.
 func (p *Plan) Recode(score float64, member string) (id string, newScore float64, newMember string, err error) {
+	id, m, err := p.mapStored(score, member)
+	if err != nil {
+		return id, 0, "", err
+	}
+	newScore, newMember, err = p.encode(m)
+	return id, newScore, newMember, err
+}
+
+// mapStored decodes a stored pair of the old layout and maps its entry.
+func (p *Plan) mapStored(score float64, member string) (id string, m layout.Entry, err error) {
 	e, err := p.Old.Decode(score, member)
 	if err != nil {
-		return "", 0, "", err
+		return "", m, err
 	}
-	m, err := p.Map(e)
+	m, err = p.Map(e)
+	return e.ID, m, err
+}
+
+func (p *Plan) encode(e layout.Entry) (float64, string, error) {
+	score, member, err := p.New.Encode(e)
 	if err != nil {
-		return e.ID, 0, "", err
+		return 0, "", fmt.Errorf("%w: %v", ErrMisfit, err)
 	}
-	newScore, newMember, err = p.New.Encode(m)
-	if err != nil {
-		return e.ID, 0, "", fmt.Errorf("%w: %v", ErrMisfit, err)
+	return score, member, nil
+}
+
+// rival is what a mapped entry e claims against the entry KEY2 holds for its id under -merge
+// best: e with every field the mapping defaults at its lowest-ranking value. A default is no
+// value the old board knew, so e takes KEY2's place only when it ranks first on the fields it
+// has: KEY's copy of a dual write (the same submission, the default in place of its real
+// value) loses to KEY2's copy, ties included, while an earlier entry of KEY that no write to
+// KEY2 beat, on those fields, still wins. That holds only while every defaulted field ranks
+// after every field mapped from the old layout (defaultAhead); without defaults, rival is e.
+func (p *Plan) rival(e layout.Entry) layout.Entry {
+	e.Keys = slices.Clone(e.Keys)
+	for i, s := range p.fields {
+		if s.from < 0 {
+			e.Keys[i] = p.New.Fields[i].Key(0)
+		}
 	}
-	return e.ID, newScore, newMember, nil
+	return e
+}
+
+// defaultsRanking reports whether the mapping gives a ranking field of the new layout a default.
+func (p *Plan) defaultsRanking() bool {
+	return slices.ContainsFunc(p.fields, func(s source) bool { return s.from < 0 })
+}
+
+// defaultAhead is the index of the first new field the mapping defaults that ranks ahead of a
+// field mapped from the old layout (mappedAfter), or -1 when every default ranks after them.
+func (p *Plan) defaultAhead() int {
+	for i, s := range p.fields {
+		if s.from < 0 && p.mappedAfter(i) >= 0 {
+			return i
+		}
+	}
+	return -1
+}
+
+// mappedAfter is the index of the first field after field i mapped from the old layout, or -1.
+func (p *Plan) mappedAfter(i int) int {
+	for j := i + 1; j < len(p.fields); j++ {
+		if p.fields[j].from >= 0 {
+			return j
+		}
+	}
+	return -1
 }

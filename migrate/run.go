@@ -67,6 +67,7 @@ type Report struct {
 	Fenced      time.Duration // in place: how long the fence stood, from its first raise to the switch
 	Restarted   bool          // the fence had lapsed since an earlier run copied: the copy started again
 	Switched    bool          // the copy replaced Key
+	SwitchedAt  time.Time     // in place: when the copy replaced Key, on the server's clock
 	AlreadyDone bool          // nothing to do: the migration had completed before
 }
 
@@ -110,6 +111,7 @@ func auxKey(l *layout.Layout, key string) string {
 func Run(ctx context.Context, c redis.UniversalClient, p *Plan, o Options) (rep Report, err error) {
 	o = o.withDefaults()
 	m := &migration{c: c, p: p, o: o, k: keysFor(p, o), start: time.Now(), merge: mergeRule(p, o)}
+	m.rivals = m.merge == MergeBest && p.defaultsRanking()
 	m.ctx, m.cancel = context.WithCancelCause(ctx)
 	defer func() { err = m.unfence(err); m.cancel(nil) }()
 	ctx = m.ctx
@@ -164,7 +166,12 @@ type migration struct {
 
 	phase, cursor string // where the copy stands
 	merge         Merge  // the rule for ids the destination holds
+	rivals        bool   // merge best with a defaulted field: entries rank as their rivals against KEY2's
 	expireAt      int64  // the source's expiry in Unix ms, or -1 for none
+
+	// in place, what the run's passes have read, for the switch it expects (expect)
+	readPhase            string
+	readBefore, readDone int64 // entries read in the passes before readPhase's, and in it
 }
 
 // alreadyDone reports an in-place migration whose switch has happened: no progress record,
@@ -243,7 +250,7 @@ func (m *migration) sourceExpiry(ctx context.Context) (int64, error) {
 }
 
 // checkDest refuses, before anything is written, a fresh copy into a KEY2 that holds entries
-// when a field takes add updates: an id both boards hold has part of its adds on each.
+// when ids both boards hold cannot be merged (unmergeable).
 func (m *migration) checkDest(ctx context.Context) error {
 	if m.merge != mergeSame {
 		return nil
@@ -259,15 +266,17 @@ func (m *migration) checkDest(ctx context.Context) error {
 	if err != nil || n == 0 {
 		return err
 	}
-	return fmt.Errorf("%w: %s already holds %d entries, and field %s takes add updates: an id written on both boards has part of its adds on each, which no rule can merge; stop the writers, delete %s and rerun (dual writing does not suit boards with add)",
-		ErrConflict, m.k.dest, n, addField(m.p), m.k.dest)
+	why, fix := m.unmergeable()
+	return fmt.Errorf("%w: %s already holds %d entries, and %s; %s", ErrConflict, m.k.dest, n, why, fix)
 }
 
-// mergeRefused reports an id KEY2 holds with another entry than the source's, on a board with
-// add updates; it forgets the copy's progress, so that a rerun starts by checking KEY2 again.
+// mergeRefused reports an id KEY2 holds with another entry than the source's, where ids
+// cannot be merged; it forgets the copy's progress, so that a rerun starts by checking KEY2
+// again.
 func (m *migration) mergeRefused(id string) error {
-	err := fmt.Errorf("%w: %s holds id %s with another entry than %s's, and field %s takes add updates: an id written on both boards has part of its adds on each, which no rule can merge; stop the writers, delete %s and rerun (dual writing does not suit boards with add)",
-		ErrConflict, m.k.dest, quote.Short(id), m.k.src, addField(m.p), m.k.dest)
+	why, fix := m.unmergeable()
+	err := fmt.Errorf("%w: %s holds id %s with another entry than %s's, and %s; %s",
+		ErrConflict, m.k.dest, quote.Short(id), m.k.src, why, fix)
 	if derr := m.c.Del(context.Background(), m.k.prog).Err(); derr != nil {
 		return errors.Join(err, derr)
 	}
@@ -286,6 +295,11 @@ type recoded struct {
 	id, member, data string
 	score            float64
 	err              error
+	// rival: at -merge best with a defaulted field, the pair the entry ranks as against the
+	// one KEY2 holds (Plan.rival).
+	rival       bool
+	rivalScore  float64
+	rivalMember string
 }
 
 // scan reads the source a batch at a time from cursor, calling f with each batch and the
@@ -318,6 +332,9 @@ func (m *migration) scan(ctx context.Context, cursor uint64, f func(batch []entr
 }
 
 func (m *migration) progress(phase string, done int64) {
+	if m.k.inPlace {
+		m.expect(phase, done)
+	}
 	if m.o.Progress != nil {
 		m.o.Progress(Progress{Phase: phase, Done: done, Total: m.rep.Entries, Elapsed: time.Since(m.start)})
 	}

@@ -69,14 +69,16 @@ return {'copy', '0', '0'}
 // id the destination holds (copied before, or written by a new-layout writer at -to-key) is
 // merged by the rule ARGV[8]: "" or "new" keeps the destination's entry, "best" keeps
 // whichever ranks first (a higher score, or on equal scores the member that sorts after, as
-// Best does), "same" refuses an entry that differs (MIGRATE_MERGE id). It then records the
-// scan cursor after the batch, and gives the destination's keys the source's expiry.
+// Best does), the source's entry ranked as its rival pair when it has one (Plan.rival: it
+// replaces the destination's only when its rival ranks strictly first), "same" refuses an
+// entry that differs (MIGRATE_MERGE id). It then records the scan cursor after the batch, and
+// gives the destination's keys the source's expiry.
 // ARGV: plan, new fingerprint, prefix (1/0), the cursor the batch started at, the cursor
 // after it ("0" when the scan ended), entries read, new data fingerprint (empty without
 // data), merge rule, the source's expiry (Unix ms, or -1 for none), whether source entries
 // carry data (1/0: when not, a replaced entry keeps the destination's data), then id, score,
-// member, data quadruples (data empty for none). It returns {copied, kept, copied with data,
-// replaced}.
+// member, data, rival score, rival member sextuples (data empty for none, rival empty for
+// none). It returns {copied, kept, copied with data, replaced}.
 var copyScript = redis.NewScript(claimed + `
 local board, aux, prog, dkey = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local plan, fp, prefix, dfp = ARGV[1], ARGV[2], ARGV[3] == '1', ARGV[7]
@@ -100,8 +102,10 @@ local function bytes_gt(a, b)
   return #a > #b
 end
 local copied, kept, withdata, replaced = 0, 0, 0, 0
-for i = 11, #ARGV, 4 do
+for i = 11, #ARGV, 6 do
   local id, score, member, data = ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3]
+  local rscore, rmember = ARGV[i + 4], ARGV[i + 5]
+  if rscore == '' then rscore, rmember = score, member end
   local cur, curscore
   if prefix then
     cur = redis.call('HGET', aux, id)
@@ -110,11 +114,11 @@ for i = 11, #ARGV, 4 do
     cur, curscore = id, redis.call('ZSCORE', board, id)
   end
   local write = not curscore
-  local s, cs = tonumber(score), curscore and tonumber(curscore)
+  local s, rs, cs = tonumber(score), tonumber(rscore), curscore and tonumber(curscore)
   if curscore and not (cs == s and cur == member) then -- scores compared as numbers, not texts
     if merge == 'same' then
       return redis.error_reply('MIGRATE_MERGE ' .. id)
-    elseif merge == 'best' and (s > cs or (s == cs and bytes_gt(member, cur))) then
+    elseif merge == 'best' and (rs > cs or (rs == cs and bytes_gt(rmember, cur))) then
       write = true
       replaced = replaced + 1
       if cur ~= member then redis.call('ZREM', board, cur) end

@@ -17,7 +17,7 @@ var ErrRetry = errors.New("rankgen: nothing written; retry")
 
 // ErrMigrating: rankgen migrate is moving the board to another layout and holds its fence;
 // the write was refused before anything (its token's record included) was written. A
-// *MigratingError says how long the fence has left to run. Matches ErrRetry.
+// *MigratingError says when to retry. Matches ErrRetry.
 var ErrMigrating error = &retryable{"rankgen: the board is being migrated"}
 
 // retryable is a sentinel that also matches ErrRetry.
@@ -38,8 +38,12 @@ func FenceKey(key string) string { return SideKey(key, "migrate:fence") }
 // MigratingError is a write refused by a board's migration fence. It matches ErrMigrating and
 // ErrRetry.
 type MigratingError struct {
-	Wait   time.Duration // the time the fence has left to run (the migration renews it while it works)
-	Layout string        // the fingerprint of the layout the board is being migrated to
+	// Wait is when to retry: the time until the switch the migration expects (from its
+	// progress), at most 100 ms, so that a writer retrying after each Wait writes within about
+	// 100 ms of the switch, sooner where the estimate holds. Retried while the fence stands,
+	// the write is refused again, with a new Wait.
+	Wait   time.Duration
+	Layout string // the fingerprint of the layout the board is being migrated to
 }
 
 func (e *MigratingError) Error() string {

@@ -190,7 +190,9 @@ func migrationFinding(e *env, m *breaking.Migration, against, schema string, old
 	if m.Season != nil {
 		f.Notes = append(f.Notes, liveSeasons(e, m.Season))
 	}
-	f.Notes = append(f.Notes, "a board used as a ShardedBoard of S shards is S boards: add -shards S, and the run migrates each shard's key (rankgenrt.ShardKeys(KEY, S))")
+	if oldL.Sharded { // only then can the old code have written a ShardedBoard
+		f.Notes = append(f.Notes, "a board used as a ShardedBoard of S shards is S boards: add -shards S, and the run migrates each shard's key (rankgenrt.ShardKeys(KEY, S))")
+	}
 	return f
 }
 

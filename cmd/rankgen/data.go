@@ -119,6 +119,6 @@ func dataTextJSON(text string) string {
 }
 
 // encodingDataJSON is encodingJSON with the entry's data, as the board's data hash holds it.
-func encodingDataJSON(score float64, member, data string) string {
-	return `{"score": ` + formatScore(score) + `, "member": ` + jsonString(member) + `, "` + dataKey + `": ` + jsonString(data) + `}`
+func encodingDataJSON(l *layout.Layout, score float64, member, data string) string {
+	return `{"score": ` + formatScore(score) + pJSON(l, score) + `, "member": ` + jsonString(member) + `, "` + dataKey + `": ` + jsonString(data) + `}`
 }

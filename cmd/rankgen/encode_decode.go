@@ -46,7 +46,10 @@ the id ({key}:data), as generated Set writes it:
 
 	{"score": 17528221859843, "member": "ann", "data": "3:Ann1:3"}
 
-The score is printed so that parsing it as a float64 gives the stored double exactly. Blank
+The score is printed so that parsing it as a float64 gives the stored double exactly. On a
+bits62 layout "p": N follows it: P, the 62-bit integer whose bit pattern the double is, which
+decode takes back (the score's digits, some 230 places after the point, are easily copied
+wrong). Blank
 lines are skipped. An entry that cannot be encoded (unknown or missing key, wrong type,
 value out of range) is reported on stderr as stdin:LINE: message, and encoding goes on.
 
@@ -59,7 +62,10 @@ const decodeHelp = `Decode turns what Redis stores back into entries: with argum
 
 	{"score": 4503599627370495, "member": "alice"}
 
-(the score may also be a string). For each it prints the entry as one JSON object keyed by
+(the score may also be a string). On a bits62 layout the score is typed as P, the 62-bit
+integer that encode, serve and explain show: p:N as SCORE or as the score's string, or "p": N
+on a line (with "score" too, both must name the same double); a decimal only when it is
+exactly a double, for a digit or an exponent typed wrong would be another entry. For each it prints the entry as one JSON object keyed by
 the schema's names, in the form encode reads. On a schema with data: fields a line may carry
 "data", the data hash's value for the id (HGET {key}:data ID), and a third argument DATA does
 the same: the entry then has its data fields too. Without a member only the score's fields are
@@ -150,10 +156,10 @@ func runEncode(e *env, schema string, sf seasonFlag, args []string) int {
 		}
 		score, member, err := l.Encode(entry)
 		if err != nil || !l.HasData() {
-			return encodingJSON(score, member), err
+			return encodingJSON(l, score, member), err
 		}
 		data, err := dataFromJSON(l, obj)
-		return encodingDataJSON(score, member, data), err
+		return encodingDataJSON(l, score, member, data), err
 	})
 }
 
@@ -190,7 +196,7 @@ func runDecode(e *env, schema string, g guard, sf seasonFlag, args []string) int
 		if err != nil {
 			return "", err
 		}
-		score, member, has, err := encodingFromObject(obj, l.HasData())
+		score, member, has, err := encodingFromObject(l, obj)
 		if err != nil {
 			return "", err
 		}
@@ -210,7 +216,7 @@ func runDecode(e *env, schema string, g guard, sf seasonFlag, args []string) int
 
 // decodeArgs decodes SCORE [MEMBER [DATA]] given as arguments.
 func decodeArgs(e *env, l *layout.Layout, season *rankgenrt.Season, args []string) int {
-	score, err := parseScore(args[0])
+	score, err := parseScoreFor(l, args[0])
 	if err == nil {
 		var out string
 		member, has := "", len(args) >= 2
@@ -427,45 +433,95 @@ func jsonString(s string) string {
 	return strings.TrimSuffix(b.String(), "\n")
 }
 
-func encodingJSON(score float64, member string) string {
-	return `{"score": ` + formatScore(score) + `, "member": ` + jsonString(member) + `}`
+// encodingJSON prints the pair Redis stores; on a bits62 layout with P beside the score, as
+// the integer (exact in JSON) that decode reads back as safely as it can be typed.
+func encodingJSON(l *layout.Layout, score float64, member string) string {
+	return `{"score": ` + formatScore(score) + pJSON(l, score) + `, "member": ` + jsonString(member) + `}`
+}
+
+// pJSON is `, "p": P` on a bits62 layout, else "".
+func pJSON(l *layout.Layout, score float64) string {
+	if l.Score != layout.ScoreBits62 {
+		return ""
+	}
+	return `, "p": ` + strconv.FormatUint(math.Float64bits(score), 10)
 }
 
 // encodingFromJSON reads {"score": …, "member": …}; member is optional, and so is "data" when
-// the layout has data fields (withData; see dataFromEncoding).
-func encodingFromJSON(line []byte, withData bool) (score float64, member string, has bool, err error) {
+// the layout has data fields (see dataFromEncoding). On a bits62 layout the score may be
+// given as "p" (P, a whole number) instead of, or beside, "score".
+func encodingFromJSON(l *layout.Layout, line []byte) (score float64, member string, has bool, err error) {
 	obj, err := jsonObject(line)
 	if err != nil {
 		return 0, "", false, err
 	}
-	return encodingFromObject(obj, withData)
+	return encodingFromObject(l, obj)
 }
 
 // encodingFromObject is encodingFromJSON of a line already read as an object.
-func encodingFromObject(obj map[string]json.RawMessage, withData bool) (score float64, member string, has bool, err error) {
+func encodingFromObject(l *layout.Layout, obj map[string]json.RawMessage) (score float64, member string, has bool, err error) {
+	withData, bits62 := l.HasData(), l.Score == layout.ScoreBits62
 	for k := range obj {
-		if k != "score" && k != "member" && (k != dataKey || !withData) {
+		if k != "score" && k != "member" && (k != dataKey || !withData) && (k != "p" || !bits62) {
 			keys := "score and member"
-			if withData {
+			switch {
+			case withData && bits62:
+				keys = "score (or p), member and data"
+			case withData:
 				keys = "score, member and data"
+			case bits62:
+				keys = "score (or p) and member"
 			}
 			return 0, "", false, fmt.Errorf("unknown key %s; an encoding has %s", quote.Short(k), keys)
 		}
 	}
-	raw, ok := obj["score"]
-	if !ok {
+	rawScore, hasScore := obj["score"]
+	rawP, hasP := obj["p"]
+	switch {
+	case hasP:
+		v, err := jsonValue(rawP)
+		if err != nil {
+			return 0, "", false, fmt.Errorf("p: %s", jsonErr(err))
+		}
+		text, ok := wholeText(v)
+		if !ok {
+			return 0, "", false, fmt.Errorf("p: want a whole number, got %s", describe(v))
+		}
+		p, err := parseP(l, text)
+		if err != nil {
+			return 0, "", false, fmt.Errorf("p: %v", err)
+		}
+		score = l.ScoreOf(p)
+		if hasScore { // both: they must name the same double
+			v, err := jsonValue(rawScore)
+			if err != nil {
+				return 0, "", false, fmt.Errorf("score: %s", jsonErr(err))
+			}
+			text, ok := numberOrString(v)
+			var given float64
+			if ok {
+				given, err = parseScore(text)
+			}
+			if !ok || err != nil || math.Float64bits(given) != p {
+				return 0, "", false, fmt.Errorf("score %s is not the double of p %d: give p alone, or with the score encode printed beside it", quote.Short(string(rawScore)), p)
+			}
+		}
+	case hasScore:
+		v, err := jsonValue(rawScore)
+		if err != nil {
+			return 0, "", false, fmt.Errorf("score: %s", jsonErr(err))
+		}
+		text, ok := numberOrString(v)
+		if !ok {
+			return 0, "", false, fmt.Errorf("score: want a number, got %s", describe(v))
+		}
+		if score, err = parseScoreFor(l, text); err != nil {
+			return 0, "", false, err
+		}
+	case bits62:
+		return 0, "", false, errors.New("missing score (or p)")
+	default:
 		return 0, "", false, errors.New("missing score")
-	}
-	v, err := jsonValue(raw)
-	if err != nil {
-		return 0, "", false, fmt.Errorf("score: %s", jsonErr(err))
-	}
-	text, ok := numberOrString(v)
-	if !ok {
-		return 0, "", false, fmt.Errorf("score: want a number, got %s", describe(v))
-	}
-	if score, err = parseScore(text); err != nil {
-		return 0, "", false, err
 	}
 	if raw, ok := obj["member"]; ok {
 		v, err := jsonValue(raw)

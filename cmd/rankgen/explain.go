@@ -125,15 +125,23 @@ func explainText(l *layout.Layout) string {
 	// The member's length goes with the other capacity lines, before the fingerprint.
 	table := l.Table()
 	if i := strings.LastIndex(table, "\nfingerprint: "); i >= 0 {
-		table = table[:i+1] + memberLength(l) + tiesRule(l) + table[i+1:]
+		table = table[:i+1] + memberLength(l) + tiesRule(l) + typedScores(l) + table[i+1:]
 	} else {
-		table += memberLength(l) + tiesRule(l)
+		table += memberLength(l) + tiesRule(l) + typedScores(l)
 	}
 	b.WriteString(table)
 	if s := l.SuggestBits62(); s != "" {
 		b.WriteString(s + "\n")
 	}
 	return b.String()
+}
+
+// typedScores says how a bits62 layout's scores are shown and typed, with examples.
+func typedScores(l *layout.Layout) string {
+	if l.Score != layout.ScoreBits62 {
+		return ""
+	}
+	return fmt.Sprintf("scores as typed: P, not the double's digits (a digit or an exponent typed wrong is another entry): rankgen serve, encode and decode show and take p:N (on a JSON line \"p\": N), from p:0 (the lowest score) to p:%d (the highest); decode refuses a decimal that is not exactly its double\n", l.ScoreRadix-1)
 }
 
 // listpackValue is Redis's default zset-max-listpack-value (zset-max-ziplist-value before

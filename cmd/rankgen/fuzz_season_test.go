@@ -54,7 +54,7 @@ func FuzzSeasonLines(f *testing.F) {
 
 // decodeLine runs decode -season's reading of a line, for its panics.
 func decodeLine(l *layout.Layout, season *rankgenrt.Season, line string) {
-	score, member, has, err := encodingFromJSON([]byte(line), l.HasData())
+	score, member, has, err := encodingFromJSON(l, []byte(line))
 	if err == nil {
 		decodeJSON(l, season, score, member, has, nil)
 	}

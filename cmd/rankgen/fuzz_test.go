@@ -44,10 +44,10 @@ func FuzzCodecLines(f *testing.F) {
 				if err != nil {
 					return "", err
 				}
-				return encodingJSON(score, member), nil
+				return encodingJSON(l, score, member), nil
 			},
 			func(b []byte) (string, error) {
-				score, member, has, err := encodingFromJSON(b, l.HasData())
+				score, member, has, err := encodingFromJSON(l, b)
 				if err != nil {
 					return "", err
 				}

@@ -125,7 +125,7 @@ func TestCodecJSONRoundTrip(t *testing.T) {
 				t.Fatalf("%s: %s reads back as %+v, want %+v", name, js, back, e)
 			}
 			entries.WriteString(js + "\n")
-			pairs.WriteString(encodingJSON(score, member) + "\n")
+			pairs.WriteString(encodingJSON(l, score, member) + "\n")
 		}
 		if got := runOK(t, dir, entries.String(), "encode", "-schema", name); got != pairs.String() {
 			t.Fatalf("%s: encode gave\n%s\nwant\n%s", name, got, pairs.String())

@@ -6,8 +6,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
+	"math/big"
 	"regexp"
 	"strconv"
+	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
 
@@ -156,6 +159,7 @@ func escapedRune(line []byte, i int) (rune, bool) {
 // strconv.ParseFloat alone would also take hex floats, digit separators, inf and NaN.
 var plainDecimal = regexp.MustCompile(`^-?[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?$`)
 
+// parseScore reads a plain decimal score (see parseScoreFor for a layout's).
 func parseScore(s string) (float64, error) {
 	if !plainDecimal.MatchString(s) {
 		return 0, fmt.Errorf("score %s is not a plain decimal number (digits, an optional fraction and exponent, as Redis prints scores)", quote.Short(s))
@@ -165,4 +169,77 @@ func parseScore(s string) (float64, error) {
 		return 0, fmt.Errorf("score %s is beyond what a double holds", quote.Short(s))
 	}
 	return f, nil
+}
+
+// pPrefix starts a bits62 score typed as P, the 62-bit integer whose bit pattern the double
+// is: p:1152921504606846975.
+const pPrefix = "p:"
+
+// scoreText is how the CLI shows a score l stores: on a bits62 layout P as p:N, for the double
+// is a tiny number whose digits start some 230 places after the point, which a person copies
+// wrong; else the plain decimal that Redis and strconv.ParseFloat read back exactly.
+func scoreText(l *layout.Layout, score float64) string {
+	if l.Score == layout.ScoreBits62 {
+		return pPrefix + strconv.FormatUint(math.Float64bits(score), 10)
+	}
+	return formatScore(score)
+}
+
+// parseScoreFor reads a score typed for l: a plain decimal; on a bits62 layout also P as p:N,
+// and a decimal there only when it is exactly a double, never rounded to one: every double
+// below 2^62's pattern is some entry, so a digit or an exponent typed wrong would read as
+// another entry without a word.
+func parseScoreFor(l *layout.Layout, s string) (float64, error) {
+	bits62 := l.Score == layout.ScoreBits62
+	if digits, ok := strings.CutPrefix(s, pPrefix); ok {
+		if !bits62 {
+			return 0, fmt.Errorf("score %s: p:N types a bits62 layout's score; %s's scores are plain decimals, as Redis prints them", quote.Short(s), l.File)
+		}
+		p, err := parseP(l, digits)
+		if err != nil {
+			return 0, fmt.Errorf("score %s: %v", quote.Short(s), err)
+		}
+		return l.ScoreOf(p), nil
+	}
+	f, err := parseScore(s)
+	if bits62 && err != nil {
+		return 0, fmt.Errorf("%v; %s", err, typeP(l))
+	}
+	if bits62 && !exactDecimal(s, f) {
+		return 0, fmt.Errorf("score %s is not exactly a double, only near one: a bits62 score is the bit pattern of its double, so a digit or an exponent typed wrong would read as another entry; %s", quote.Short(s), typeP(l))
+	}
+	return f, err
+}
+
+// typeP says how to type a bits62 score.
+func typeP(l *layout.Layout) string {
+	return fmt.Sprintf("type it as P, the 62-bit integer that rankgen serve, encode and explain show: p:N, from p:0 to p:%d (on a JSON line \"p\": N)", l.ScoreRadix-1)
+}
+
+// parseP reads the digits of P (no sign, no leading zeros) for l.
+func parseP(l *layout.Layout, digits string) (uint64, error) {
+	p, err := strconv.ParseUint(digits, 10, 64)
+	if err != nil || strconv.FormatUint(p, 10) != digits {
+		return 0, fmt.Errorf("want P, a whole number from 0 to %d in decimal digits", l.ScoreRadix-1)
+	}
+	if p >= l.ScoreRadix {
+		return 0, fmt.Errorf("p:%d is above the layout's largest P, %d", p, l.ScoreRadix-1)
+	}
+	return p, nil
+}
+
+// exactDecimal reports whether the plain decimal s is exactly the double f it parses to.
+func exactDecimal(s string, f float64) bool {
+	if f == 0 {
+		// An underflow too: only digits that are all zero are zero. (This also keeps a huge
+		// exponent away from big.Rat.)
+		mantissa, _, _ := strings.Cut(strings.ToLower(s), "e")
+		return strings.Trim(mantissa, "-0.") == ""
+	}
+	r, ok := new(big.Rat).SetString(s)
+	if !ok {
+		return false
+	}
+	var d big.Rat
+	return d.SetFloat64(f) != nil && r.Cmp(&d) == 0
 }

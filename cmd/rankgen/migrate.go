@@ -38,13 +38,16 @@ narrowed range, a removed enum value, a coarser time unit, a string over a short
 it stops before writing anything and lists the offending ids (at most -max-ids, with their
 count). It then copies the board and its data in batches into keys of the same hash slot,
 recording its progress there with each batch; verifies the copy (the entry and data counts,
-and a sample of entries decoded with both layouts); and switches it in with one script (the
+and every entry decoded with both layouts, with its data; at -to-key, where the copy is not
+switched in, a random sample of 100); and switches it in with one script (the
 board, its index, its layout claim and its data hash), after which writers of the old layout
 are refused (ErrLayoutMismatch). With -to-key KEY2 the copy is built at KEY2 (its data under
 KEY2's data hash) and both boards are left; an id KEY2 already holds (a dual-write window's
-new-layout writers) is merged by -merge: best keeps whichever entry ranks first, as Best does,
-new keeps KEY2's. The default is new when a field of the new schema offers set updates, else
-best; a board with add updates refuses ids KEY2 holds with another entry. Copies keep the
+new-layout writers, which write KEY2 first, then KEY) is merged by -merge: best keeps whichever
+entry ranks first, as Best does, KEY's ranked on the fields it has (a -default never beats
+KEY2's real value), new keeps KEY2's. The default is new when a field of the new schema offers
+set updates, else best; a board with add updates, or under best one whose -default field ranks
+ahead of a field the old schema has, refuses ids KEY2 holds with another entry. Copies keep the
 source's expiry. The source is not modified before the switch, and a run interrupted at any
 point (even by kill -9) resumes when run again with the same options.
 
@@ -310,7 +313,11 @@ func printMigrateReport(e *env, asJSON bool, rep migrate.Report) {
 		case migrate.MergeNew:
 			merged += "; -merge new"
 		}
-		fmt.Fprintf(e.stdout, "%s: %d entries migrated to %s (%s, %s), %d verified by sample; %s left as it was\n",
-			rep.Key, rep.Entries, rep.Dest, copied, merged, rep.Sampled, rep.Key)
+		verified := fmt.Sprintf("a random sample of %d verified", rep.Sampled)
+		if int64(rep.Sampled) >= rep.Entries {
+			verified = fmt.Sprintf("all %d verified", rep.Sampled) // the sample was the whole board
+		}
+		fmt.Fprintf(e.stdout, "%s: %d entries migrated to %s (%s, %s), %s; %s left as it was\n",
+			rep.Key, rep.Entries, rep.Dest, copied, merged, verified, rep.Key)
 	}
 }

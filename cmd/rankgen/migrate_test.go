@@ -87,6 +87,7 @@ func TestMigrateCommand(t *testing.T) {
 		if run == 0 && (len(lines) < 3 || !strings.Contains(lines[0], `"phase":"check"`)) {
 			t.Errorf("run 0: want check and copy progress lines before the result, got %q", lines)
 		}
+		checkMigrateJSONDocumented(t, lines)
 	}
 	newL, _ := layout.Parse("new", []byte(newSrc))
 	for id, pts := range map[string]uint64{"ann": 1048575, "bob": 3} {
@@ -94,6 +95,71 @@ func TestMigrateCommand(t *testing.T) {
 		if got, err := c.ZScore(ctx, "board", member).Result(); err != nil || got != score {
 			t.Errorf("%s: score %v (%v), want %v", id, got, err, score)
 		}
+	}
+}
+
+// checkMigrateJSONDocumented fails the test for every key of migrate -json's lines that the
+// migrate section of docs/cli.md does not name.
+func checkMigrateJSONDocumented(t *testing.T, lines []string) {
+	t.Helper()
+	doc, err := os.ReadFile("../../docs/cli.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	section := string(doc)
+	section = section[strings.Index(section, "## migrate"):strings.Index(section, "## serve")]
+	for _, l := range lines {
+		var line map[string]json.RawMessage
+		if err := json.Unmarshal([]byte(l), &line); err != nil {
+			t.Fatal(err)
+		}
+		if raw, ok := line["result"]; ok {
+			line = nil
+			if err := json.Unmarshal(raw, &line); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for k := range line {
+			if !strings.Contains(section, "`"+k+"`") && !strings.Contains(section, `"`+k+`"`) {
+				t.Errorf("migrate -json writes %q (in %s), which docs/cli.md's migrate section does not document", k, l)
+			}
+		}
+	}
+}
+
+// TestMigrateToKeyVerifiesAll: at -to-key a board smaller than the sample is verified whole,
+// and the result says so (not "by sample").
+func TestMigrateToKeyVerifiesAll(t *testing.T) {
+	dir := t.TempDir()
+	newSrc := strings.Replace(migrateOld, "bits: 20", "bits: 24", 1)
+	for name, src := range map[string]string{"old.yaml": migrateOld, "new.yaml": newSrc} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	srv := redistest.Start(t)
+	c := srv.Client(t)
+	ctx := context.Background()
+	old, _ := layout.Parse("old", []byte(migrateOld))
+	for i := range 3 {
+		score, member, _ := old.Encode(layout.Entry{ID: fmt.Sprint("p", i), Keys: []uint64{uint64(i)}})
+		c.ZAdd(ctx, "small", redis.Z{Score: score, Member: member})
+	}
+	c.Set(ctx, rankgenrt.MetaKey("small"), old.Fingerprint, 0)
+	var stdout, stderr bytes.Buffer
+	args := []string{"migrate", "-from", "old.yaml", "-to", "new.yaml", "-redis", "redis://" + srv.Options().Addr, "-to-key", "copy", "small"}
+	if code := runIn(&env{stdout: &stdout, stderr: &stderr, dir: dir}, args); code != exitOK {
+		t.Fatalf("exit %d, stderr %q", code, stderr.String())
+	}
+	if out := stdout.String(); !strings.Contains(out, "), all 3 verified; small left as it was") {
+		t.Errorf("stdout %q: want all 3 verified", out)
+	}
+	stdout.Reset()
+	if code := runIn(&env{stdout: &stdout, stderr: &stderr}, []string{"migrate", "-h"}); code != exitOK && code != exitUsage {
+		t.Fatalf("migrate -h: exit %d", code)
+	}
+	if help := strings.Join(strings.Fields(stdout.String()+stderr.String()), " "); !strings.Contains(help, "every entry decoded with both layouts") {
+		t.Errorf("migrate -h does not say that every entry is verified in place:\n%s", help)
 	}
 }
 
@@ -191,8 +257,8 @@ func TestMigrateCommandSeasons(t *testing.T) {
 	if stderr.String() != wantErr {
 		t.Errorf("stderr:\n%s\nwant\n%s", stderr.String(), wantErr)
 	}
-	wantOut := fmt.Sprintf("daily:%[1]d: 1500 entries migrated to copy:%[1]d (1500 copied, 0 kept as copy:%[1]d had them, 0 replaced by daily:%[1]d's better entry; -merge best), 100 verified by sample; daily:%[1]d left as it was\n"+
-		"daily:%[3]d: 1500 entries migrated to copy:%[3]d (1500 copied, 0 kept as copy:%[3]d had them, 0 replaced by daily:%[3]d's better entry; -merge best), 100 verified by sample; daily:%[3]d left as it was\n"+
+	wantOut := fmt.Sprintf("daily:%[1]d: 1500 entries migrated to copy:%[1]d (1500 copied, 0 kept as copy:%[1]d had them, 0 replaced by daily:%[1]d's better entry; -merge best), a random sample of 100 verified; daily:%[1]d left as it was\n"+
+		"daily:%[3]d: 1500 entries migrated to copy:%[3]d (1500 copied, 0 kept as copy:%[3]d had them, 0 replaced by daily:%[3]d's better entry; -merge best), a random sample of 100 verified; daily:%[3]d left as it was\n"+
 		"daily:%[2]d: absent (season %[2]d); skipped\n", days[0], days[1], days[2])
 	if stdout.String() != wantOut {
 		t.Errorf("stdout:\n%s\nwant\n%s", stdout.String(), wantOut)

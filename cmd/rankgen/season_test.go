@@ -112,6 +112,7 @@ func TestSeasonFlagAgreesWithGenerated(t *testing.T) {
 // instants of 100 weeks.
 func TestSeasonEncodeDecodeAgreesWithGenerated(t *testing.T) {
 	ss := weekly.NewSeasons(nil, "lb")
+	wl := loadExample(t, "weekly.yaml")
 	paris, err := time.LoadLocation("Europe/Paris")
 	if err != nil {
 		t.Fatal(err)
@@ -133,7 +134,7 @@ func TestSeasonEncodeDecodeAgreesWithGenerated(t *testing.T) {
 		}
 		line := fmt.Sprintf(`{"PlayerID": "ann", "Points": 5, "ReachedAt": %q, "Paid": true}`, s.Start.Add(offset).In(tm.Location()).Format(time.RFC3339Nano))
 		code, out, errs := seasonCLI(line+"\n", "encode", "-schema", "weekly.yaml", "-season", id)
-		if want := encodingJSON(score, member) + "\n"; code != 0 || out != want {
+		if want := encodingJSON(wl, score, member) + "\n"; code != 0 || out != want {
 			t.Fatalf("encode -season %s of %s: exit %d, %q%s; the generated package stores %q", id, line, code, out, errs, want)
 		}
 		code, out, errs = seasonCLI("", "decode", "-schema", "weekly.yaml", "-season", tm.Format(time.RFC3339Nano), formatScore(score), member)
@@ -154,7 +155,7 @@ func TestSeasonEncodeDecodeAgreesWithGenerated(t *testing.T) {
 			t.Fatalf("decode -season of %s prints %s; the generated package gives %s (%s) in season %d", tm, out, want, back.ReachedAt, s.ID)
 		}
 		code, again, errs := seasonCLI(out, "encode", "-schema", "weekly.yaml")
-		if code != 0 || again != encodingJSON(score, member)+"\n" {
+		if code != 0 || again != encodingJSON(wl, score, member)+"\n" {
 			t.Fatalf("decode -season | encode: %q, exit %d %s", again, code, errs)
 		}
 	}
@@ -197,7 +198,7 @@ func TestSeasonExplainOnRedis(t *testing.T) {
 		t.Fatal(err)
 	}
 	line := `{"PlayerID": "ann", "Points": 5, "ReachedAt": "` + s.Start.Add(168*time.Hour+59*time.Minute).Format(time.RFC3339) + `", "Paid": true}`
-	if code, out, errs := seasonCLI(line+"\n", "encode", "-schema", "weekly.yaml", "-season", strconv.FormatInt(s.ID, 10)); code != 0 || out != encodingJSON(score, "ann")+"\n" {
+	if code, out, errs := seasonCLI(line+"\n", "encode", "-schema", "weekly.yaml", "-season", strconv.FormatInt(s.ID, 10)); code != 0 || out != encodingJSON(l, score, "ann")+"\n" {
 		t.Errorf("encode -season of the stored instant: exit %d, %q%s; the board stores %s", code, out, errs, formatScore(score))
 	}
 }

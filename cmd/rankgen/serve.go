@@ -39,15 +39,23 @@ ShardedBoard of N shards: the table merges them or shows one, and the key table 
 
 It only reads (ZREVRANGE, ZREVRANK, ZCARD, HGET, HMGET, GET, TYPE, EXISTS, MEMORY USAGE,
 PTTL): open it on a production replica without fear of writes. What a board holds is shown as
-text, never as markup: strings and members Go-quoted and cut to their first bytes, entries
-that do not decode with their quoted raw text and the reason, and a board that records
-another layout's fingerprint with a warning and no decoded values (they would be wrong).
+text, never as markup: strings and members Go-quoted and cut to their first bytes (a bits62
+score as P, p:N, the form decode takes), entries
+that do not decode with their quoted raw text and the reason, and a board whose layout is
+not known to be the schema's with a warning and no decoded values (they would be wrong): one
+whose meta key or index records another layout's fingerprint (whichever kind of side key that
+layout keeps), or none, or whose data hash records another data format.
 
 It listens on -addr, 127.0.0.1:8080 by default, and only on a loopback address unless
 -allow-remote is given: anyone who reaches the page can read the board. It answers only
 requests addressed to a loopback name, so that a web page elsewhere cannot read it through
 DNS rebinding. GET /board.json gives what the page shows as JSON (the page's query
-parameters: season, shard, view=top|page|around|id, page, id). Ctrl-C stops it.
+parameters: season, shard, view=top|page|around|id, page, id), the board's contents as JSON
+values: each row's stored score (a number that parses to the double exactly), a bits62
+layout's P (a string of digits), the member, and the decoded entry keyed by the schema's
+names; integers that can exceed 2^53 are strings of digits, bytes that are not UTF-8
+{"base64": …}, and a member over 4 KiB is cut and flagged so. docs/cli.md has the shape.
+Ctrl-C stops it.
 
 The server is -redis (a redis:// URL), else $REDIS_URL, else redis://localhost:6379.
 
@@ -247,7 +255,7 @@ func (s *server) handler() http.Handler {
 		}
 		enc := json.NewEncoder(w) // escapes <, > and & too
 		enc.SetIndent("", "  ")
-		enc.Encode(m)
+		enc.Encode(exportOf(s.board.l, s.board.base, m))
 	})
 	mux.HandleFunc("/{$}", func(w http.ResponseWriter, r *http.Request) {
 		m := s.model(r)
@@ -298,33 +306,33 @@ const (
 
 var views = []string{viewTop, viewPage, viewAround, viewID}
 
-// pageModel is what the page shows (and /board.json returns).
+// pageModel is what the page shows (and /board.json returns, as boardJSON).
 type pageModel struct {
-	Schema      string         `json:"schema"`
-	Key         string         `json:"key"` // quoted
-	Fingerprint string         `json:"fingerprint"`
-	Seasons     []seasonOption `json:"seasons,omitempty"`
-	Season      *int64         `json:"season,omitempty"`
-	Shards      int            `json:"shards,omitempty"`
-	Shard       *int           `json:"shard,omitempty"` // nil: all shards, merged
-	View        string         `json:"view"`
-	Page        int            `json:"page"`
-	ID          string         `json:"id,omitempty"`
-	IDName      string         `json:"id_name"`
-	FieldNames  []string       `json:"field_names"`
-	DataNames   []string       `json:"data_names,omitempty"`
-	Entries     int64          `json:"entries"`
-	MemoryBytes int64          `json:"memory_bytes"`
-	Keys        []keyStat      `json:"keys"`
-	Rows        []row          `json:"rows"`
-	Warning     string         `json:"warning,omitempty"`
-	Error       string         `json:"error,omitempty"`
-	ReadAt      string         `json:"read_at"`
+	Schema      string
+	Key         string // quoted
+	Fingerprint string
+	Seasons     []seasonOption
+	Season      *int64
+	Shards      int
+	Shard       *int // nil: all shards, merged
+	View        string
+	Page        int
+	ID          string
+	IDName      string
+	FieldNames  []string
+	DataNames   []string
+	Entries     int64
+	MemoryBytes int64
+	Keys        []keyStat
+	Rows        []row
+	Warning     string
+	Error       string
+	ReadAt      string
 
-	Refresh      int           `json:"-"` // seconds; 0: no live refresh
-	SVG          template.HTML `json:"-"`
-	ShardOptions []int         `json:"-"`
-	Views        []string      `json:"-"`
+	Refresh      int // seconds; 0: no live refresh
+	SVG          template.HTML
+	ShardOptions []int
+	Views        []string
 }
 
 // IsShard reports whether the page shows shard i alone.
@@ -463,16 +471,16 @@ func (s *server) read(ctx context.Context, q query, m *pageModel, now time.Time)
 		return err
 	}
 	m.Keys = stats
-	mismatch := ""
+	problem := ""
 	for _, st := range stats {
 		if st.Memory != nil {
 			m.MemoryBytes += *st.Memory
 		}
 		if st.Entries != nil {
 			m.Entries += *st.Entries
-			if layout.IsFingerprint(st.Fingerprint) && !st.FingerprintOK {
-				mismatch = st.Fingerprint
-			}
+		}
+		if problem == "" {
+			problem = st.problem
 		}
 	}
 	shardOf := make([]int, len(sets))
@@ -504,10 +512,10 @@ func (s *server) read(ctx context.Context, q query, m *pageModel, now time.Time)
 	if err != nil {
 		return err
 	}
-	if mismatch != "" {
-		m.Warning = fmt.Sprintf("the board records layout %s, but %s builds layout %s: its entries would decode to wrong values, so none is decoded. Serve it with the schema that wrote it (rankgen breaking -against shows what changed), or migrate the board", mismatch, b.l.File, b.l.Fingerprint)
+	if problem != "" {
+		m.Warning = problem
 		for i := range rows {
-			rows[i] = row{Rank: rows[i].Rank, Shard: rows[i].Shard, Score: rows[i].Score, Member: rows[i].Member, Error: "not decoded: the board's layout is not this schema's"}
+			rows[i] = rows[i].undecoded("not decoded: the board's layout is not known to be this schema's")
 		}
 	}
 	m.Rows = rows

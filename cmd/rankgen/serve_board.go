@@ -51,32 +51,37 @@ func (b *boardView) setKeys(season *rankgenrt.Season) ([]string, error) {
 
 // keyStat is what the page says of one key: the board's sorted set (or a shard's) or a side key.
 type keyStat struct {
-	Role    string `json:"role"` // board, shard N, index, meta, data
-	Key     string `json:"key"`  // quoted
-	Type    string `json:"type"` // as TYPE says: zset, hash, string, none
-	Entries *int64 `json:"entries,omitempty"`
-	Memory  *int64 `json:"memory_bytes,omitempty"` // MEMORY USAGE; absent for a missing key
-	TTL     string `json:"ttl"`                    // "none", "missing", or the time left
-	// Fingerprint is what a sorted set's side key records (quoted when it is no fingerprint),
-	// and FingerprintOK whether it is the schema's.
-	Fingerprint   string `json:"fingerprint,omitempty"`
-	FingerprintOK bool   `json:"fingerprint_ok,omitempty"`
+	Role    string // board, shard N, index, meta, data
+	Key     string // quoted
+	Type    string // as TYPE says: zset, hash, string, none
+	Entries *int64
+	Memory  *int64 // MEMORY USAGE; absent for a missing key
+	TTL     string // "none", "missing", or the time left
+	// Fingerprint is the layout a sorted set's side keys record (quoted when it is no
+	// fingerprint), and FingerprintOK whether it is the schema's.
+	Fingerprint   string
+	FingerprintOK bool
+	problem       string // why a sorted set's entries are not decoded; "" when they are
+	key           string // the key itself
 }
 
-// stats reads the keys of sets and their side keys in one pipeline.
+// stats reads the keys of sets and their side keys in one pipeline, and whether each set's
+// entries may be decoded with the schema's layout.
 func (b *boardView) stats(ctx context.Context, sets []string) ([]keyStat, error) {
 	type pending struct {
-		stat        keyStat
-		typ         *redis.StatusCmd
-		mem         *redis.IntCmd
-		ttl         *redis.DurationCmd
-		card        *redis.IntCmd
-		fingerprint *redis.StringCmd
+		stat            keyStat
+		typ             *redis.StatusCmd
+		mem             *redis.IntCmd
+		ttl             *redis.DurationCmd
+		card            *redis.IntCmd
+		own, other, dfp *redis.StringCmd // what the side keys record
+		ownRole         string
+		optional        bool // listed only when the key exists
 	}
 	var ps []*pending
 	pipe := b.c.Pipeline()
 	add := func(role, key string) *pending {
-		p := &pending{stat: keyStat{Role: role, Key: quote.Short(key)}}
+		p := &pending{stat: keyStat{Role: role, Key: quote.Short(key), key: key}}
 		p.typ = pipe.Type(ctx, key)
 		p.mem = pipe.MemoryUsage(ctx, key)
 		p.ttl = pipe.PTTL(ctx, key)
@@ -90,23 +95,33 @@ func (b *boardView) stats(ctx context.Context, sets []string) ([]keyStat, error)
 		}
 		p := add(role, key)
 		p.card = pipe.ZCard(ctx, key)
-		side, sideRole := rankgenrt.MetaKey(key), "meta"
+		// The board records its layout in the side key of its own kind: the index of a layout
+		// whose members carry a field prefix, else the meta key. Both are read, as the Lua's
+		// layout_refused reads them: a board of the other kind records it in the other one.
+		own, ownRole, other, otherRole := rankgenrt.MetaKey(key), "meta", rankgenrt.IndexKey(key), "index"
 		if b.l.HasPrefix() {
-			side, sideRole = rankgenrt.IndexKey(key), "index"
+			own, ownRole, other, otherRole = other, otherRole, own, ownRole
 		}
-		p.fingerprint = rankgenrt.FingerprintCmd(ctx, pipe, side, b.l.HasPrefix())
-		add(sideRole, side)
+		p.ownRole = ownRole
+		p.own = rankgenrt.FingerprintCmd(ctx, pipe, own, b.l.HasPrefix())
+		p.other = rankgenrt.FingerprintCmd(ctx, pipe, other, !b.l.HasPrefix())
+		add(ownRole, own)
 		if b.l.HasData() {
+			p.dfp = pipe.HGet(ctx, rankgenrt.DataKey(key), "")
 			add("data", rankgenrt.DataKey(key))
 		}
+		add(otherRole, other).optional = true
 	}
-	if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
+	if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) && !isWrongType(err) {
 		return nil, err
 	}
-	out := make([]keyStat, len(ps))
-	for i, p := range ps {
+	var out []keyStat
+	for _, p := range ps {
 		s := p.stat
 		s.Type = p.typ.Val()
+		if p.optional && s.Type == "none" {
+			continue
+		}
 		if n, err := p.mem.Result(); err == nil {
 			s.Memory = &n
 		}
@@ -114,20 +129,70 @@ func (b *boardView) stats(ctx context.Context, sets []string) ([]keyStat, error)
 		if p.card != nil {
 			n := p.card.Val()
 			s.Entries = &n
-			switch have, err := p.fingerprint.Result(); {
-			case errors.Is(err, redis.Nil):
-				s.Fingerprint = "none recorded"
-			case err != nil:
-				s.Fingerprint = "unreadable: " + shownText(err.Error())
-			case layout.IsFingerprint(have):
-				s.Fingerprint, s.FingerprintOK = have, have == b.l.Fingerprint
-			default:
-				s.Fingerprint = quote.Short(have) + " (no fingerprint)"
+			s.Fingerprint, s.FingerprintOK, s.problem = b.recorded(p.own, p.other, p.dfp, p.ownRole)
+			if n == 0 {
+				s.problem = "" // nothing to decode
 			}
 		}
-		out[i] = s
+		out = append(out, s)
 	}
 	return out, nil
+}
+
+// isWrongType reports whether err is Redis's WRONGTYPE refusal (a side key of another type),
+// which serve shows as such rather than fail on.
+func isWrongType(err error) bool { return strings.HasPrefix(err.Error(), "WRONGTYPE") }
+
+// recorded reads what a board's side keys record (own: the side key of the schema's kind,
+// ownRole its name; other: the other kind's; dfp: the data hash's format, nil without data
+// fields): the layout shown, whether it is the schema's, and why the board's entries must not
+// be decoded with the schema ("" when they may).
+func (b *boardView) recorded(own, other, dfp *redis.StringCmd, ownRole string) (shown string, ok bool, problem string) {
+	read := func(c *redis.StringCmd) (string, bool, error) {
+		v, err := c.Result()
+		if errors.Is(err, redis.Nil) {
+			return "", false, nil
+		}
+		return v, err == nil, err
+	}
+	fp, has, err := read(own)
+	if err == nil && !has {
+		fp, has, err = read(other) // a board of the other kind records its layout there
+	}
+	switch {
+	case err != nil:
+		shown = "unreadable: " + shownText(err.Error())
+		problem = fmt.Sprintf("the board's layout cannot be read (%s): its entries may be another layout's, so none is decoded", shown)
+	case !has:
+		shown = "none recorded"
+		problem = fmt.Sprintf("the board records no layout (neither a meta key nor an index holds a fingerprint): other code wrote it, or its side keys are gone, so its entries may be another layout's and none is decoded. If it is %s's board, %s", b.l.File, adoptHint(b.l))
+	case !layout.IsFingerprint(fp):
+		shown = quote.Short(fp) + " (no fingerprint)"
+		problem = fmt.Sprintf("the board's %s holds %s where a layout fingerprint belongs: its layout is unknown, so no entry is decoded", ownRole, quote.Short(fp))
+	case fp != b.l.Fingerprint:
+		shown = fp
+		problem = fmt.Sprintf("the board records layout %s, but %s builds layout %s: its entries would decode to wrong values, so none is decoded. Serve it with the schema that wrote it (rankgen breaking -against shows what changed), or migrate the board", fp, b.l.File, b.l.Fingerprint)
+	default:
+		shown, ok = fp, true
+	}
+	if problem != "" || dfp == nil {
+		return shown, ok, problem
+	}
+	switch dfmt, has, err := read(dfp); {
+	case err != nil:
+		problem = "the board's data format cannot be read (" + shownText(err.Error()) + "): no entry is decoded"
+	case has && dfmt != b.l.DataFingerprint:
+		problem = fmt.Sprintf("the board's data hash records stored format %s, but %s's data fields are format %s: its data would decode to wrong values, so no entry is decoded. Serve it with the schema that wrote it, or migrate the board", quote.Short(dfmt), b.l.File, b.l.DataFingerprint)
+	}
+	return shown, ok, problem
+}
+
+// adoptHint says how a board that records no layout comes to record the schema's.
+func adoptHint(l *layout.Layout) string {
+	if l.HasPrefix() {
+		return "rankgen reindex adopts it (it builds the index, which records the layout)"
+	}
+	return "the first write of its generated Board records the layout"
 }
 
 // ttlText is PTTL's answer in words (go-redis gives -1 and -2 as nanoseconds).
@@ -144,16 +209,28 @@ func ttlText(d time.Duration) string {
 // row is one entry of a table: its rank, the raw score and member (quoted), and either every
 // field and data field decoded or why not.
 type row struct {
-	Rank   int64    `json:"rank"`            // 1 for the first entry
-	Shard  *int     `json:"shard,omitempty"` // a sharded board's shard that holds it
-	Score  string   `json:"score"`
-	Member string   `json:"member"`
-	ID     string   `json:"id,omitempty"`
-	Fields []string `json:"fields,omitempty"`
-	Data   []string `json:"data,omitempty"`
-	Error  string   `json:"error,omitempty"`
-	Found  bool     `json:"found,omitempty"` // the id searched for
-	id     string   // the decoded id, for the data hash
+	Rank   int64 // 1 for the first entry
+	Shard  *int  // a sharded board's shard that holds it
+	Score  string
+	Member string
+	ID     string
+	Fields []string
+	Data   []string
+	Error  string
+	Found  bool   // the id searched for
+	id     string // the decoded id, for the data hash
+
+	// What the board holds, for /board.json: the stored pair, and the entry decoded (nil when
+	// it is not) with its data (nil: none read).
+	score  float64
+	member string
+	entry  *layout.Entry
+	data   []layout.DataValue
+}
+
+// undecoded is r without its decoded values, with the reason.
+func (r row) undecoded(reason string) row {
+	return row{Rank: r.Rank, Shard: r.Shard, Score: r.Score, Member: r.Member, Error: reason, score: r.score, member: r.member}
 }
 
 // rawEntry is one member of a sorted set with its score, and where it came from.
@@ -286,7 +363,10 @@ func (b *boardView) rowsOf(ctx context.Context, sets []string, es []rawEntry, st
 			continue
 		}
 		data, _ := c.Val()[0].(string) // nil: no data stored, which reads as the zero data
-		rows[i].Data, rows[i].Error = decodeDataRow(b.l, data)
+		rows[i].Data, rows[i].data, rows[i].Error = decodeDataRow(b.l, data)
+		if rows[i].Error != "" {
+			rows[i] = rows[i].undecoded(rows[i].Error)
+		}
 	}
 	return rows, nil
 }
@@ -294,7 +374,7 @@ func (b *boardView) rowsOf(ctx context.Context, sets []string, es []rawEntry, st
 // decodeRow decodes one stored pair with the interpreted codec; a pair it cannot decode keeps
 // only its quoted raw text and the reason.
 func decodeRow(l *layout.Layout, score float64, member string) row {
-	r := row{Score: formatScore(score), Member: quote.Short(member)}
+	r := row{Score: scoreText(l, score), Member: quote.Short(member), score: score, member: member}
 	if longest := l.MaxMemberBytes(); len(member) > longest {
 		r.Error = fmt.Sprintf("bad member %s: longer than any member of this layout (at most %d bytes)", quote.Short(member), longest)
 		return r
@@ -304,7 +384,7 @@ func decodeRow(l *layout.Layout, score float64, member string) row {
 		r.Error = shownText(errText(err))
 		return r
 	}
-	r.id = e.ID
+	r.id, r.entry = e.ID, &e
 	r.ID = shownID(l, e.ID)
 	for i, f := range l.Fields {
 		r.Fields = append(r.Fields, f.Format(e.Keys[i]))
@@ -312,11 +392,12 @@ func decodeRow(l *layout.Layout, score float64, member string) row {
 	return r
 }
 
-// decodeDataRow decodes an entry's data as the page shows it, or says why it cannot.
-func decodeDataRow(l *layout.Layout, data string) ([]string, string) {
+// decodeDataRow decodes an entry's data as the page shows it (and as it is), or says why it
+// cannot.
+func decodeDataRow(l *layout.Layout, data string) ([]string, []layout.DataValue, string) {
 	vals, err := l.DecodeData(data)
 	if err != nil {
-		return nil, "data: " + shownText(errText(err))
+		return nil, nil, "data: " + shownText(errText(err))
 	}
 	out := make([]string, len(l.Data))
 	for i, f := range l.Data {
@@ -326,7 +407,7 @@ func decodeDataRow(l *layout.Layout, data string) ([]string, string) {
 			out[i] = f.Format(vals[i].Key)
 		}
 	}
-	return out, ""
+	return out, vals, ""
 }
 
 // shownID is an id as the page shows it: a uint64's digits, a string id quoted.

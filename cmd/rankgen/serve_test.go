@@ -3,20 +3,29 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"io"
+	"math"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/rankgen/rankgen/examples/generated/duel"
 	"github.com/rankgen/rankgen/examples/generated/laps"
+	"github.com/rankgen/rankgen/examples/generated/racing"
 	"github.com/rankgen/rankgen/examples/generated/weekly"
 	"github.com/rankgen/rankgen/generator/layout"
+	"github.com/rankgen/rankgen/internal/testkit/exampleboards"
 	"github.com/rankgen/rankgen/internal/testkit/redistest"
 	rankgenrt "github.com/rankgen/rankgen/runtime"
 )
@@ -112,14 +121,14 @@ func newTestServer(t *testing.T, l *layout.Layout, c *redis.Client, key string, 
 }
 
 // getJSON reads /board.json with the query given.
-func getJSON(t *testing.T, web *httptest.Server, query string) (pageModel, int) {
+func getJSON(t *testing.T, web *httptest.Server, query string) (boardJSON, int) {
 	t.Helper()
 	res, err := http.Get(web.URL + "/board.json?" + query)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer res.Body.Close()
-	var m pageModel
+	var m boardJSON
 	if err := json.NewDecoder(res.Body).Decode(&m); err != nil {
 		t.Fatal(err)
 	}
@@ -229,8 +238,8 @@ func TestServeSeasonsAndShards(t *testing.T) {
 		t.Fatalf("sharded: %d entries, %d keys, %d rows; error %q", m.Entries, len(m.Keys), len(m.Rows), m.Error)
 	}
 	for i, r := range m.Rows {
-		if w := want[5+i]; r.ID != `"`+w.Driver+`"` || r.Rank != int64(6+i) {
-			t.Errorf("page 2 row %d: %s at rank %d, ShardedBoard.Top has %s at %d", i, r.ID, r.Rank, w.Driver, 6+i)
+		if w := want[5+i]; entryOf(t, r)["Driver"] != w.Driver || r.Rank != int64(6+i) {
+			t.Errorf("page 2 row %d: %s at rank %d, ShardedBoard.Top has %s at %d", i, r.Entry, r.Rank, w.Driver, 6+i)
 		}
 	}
 	for _, k := range m.Keys {
@@ -255,9 +264,284 @@ func TestServeWrongLayout(t *testing.T) {
 	}
 	web := newTestServer(t, loadExample(t, "arena.yaml"), c, "lp", serveOptions{})
 	m, _ := getJSON(t, web, "")
-	if !strings.Contains(m.Warning, "wrong values") || len(m.Rows) != 1 || m.Rows[0].ID != "" || m.Rows[0].Error == "" {
+	if !strings.Contains(m.Warning, "wrong values") || len(m.Rows) != 1 || m.Rows[0].Entry != nil || m.Rows[0].Error == "" {
 		t.Errorf("warning %q, rows %+v: want a warning and the row undecoded", m.Warning, m.Rows)
 	}
 }
 
+// entryOf reads a row's entry (nil when it has none).
+func entryOf(t *testing.T, r rowJSON) map[string]any {
+	t.Helper()
+	if r.Entry == nil {
+		return nil
+	}
+	var e map[string]any
+	if err := json.Unmarshal(r.Entry, &e); err != nil {
+		t.Fatalf("entry %s: %v", r.Entry, err)
+	}
+	return e
+}
+
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// setOne writes one entry to ex's board at key through its generated Board (fingerprint, side
+// keys and all), in season s when ex is periodic.
+func setOne(t *testing.T, ex exampleboards.Example, c *redis.Client, key string, s rankgenrt.Season) {
+	t.Helper()
+	l := ex.Layout(t)
+	e := layout.Entry{ID: "p1", Keys: make([]uint64, len(l.Fields))}
+	if l.IDType == layout.IDUint64 {
+		e.ID = "1"
+	}
+	for i, f := range l.Fields {
+		e.Keys[i] = f.Lo
+	}
+	score, member, err := l.Encode(e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	typed, err := ex.Codec.Decode(score, member)
+	if err != nil {
+		t.Fatal(err)
+	}
+	board := ex.Board(c, key)
+	if ex.SeasonAt != nil {
+		board = ex.BoardIn(c, key, s)
+	}
+	out := reflect.ValueOf(board).MethodByName("Set").Call([]reflect.Value{reflect.ValueOf(context.Background()), reflect.ValueOf(typed)})
+	if err, _ := out[len(out)-1].Interface().(error); err != nil {
+		t.Fatalf("%s: Set: %v", ex.Name, err)
+	}
+}
+
+// TestServeEveryOtherLayout: a board written by each example's generated code, served with
+// every example's schema: its own decodes, every other one (all layouts differ) is a warning
+// and raw pairs only, whatever kind of side key each keeps (meta key or index), with or
+// without data fields, periodic or not.
+func TestServeEveryOtherLayout(t *testing.T) {
+	srv := redistest.Start(t)
+	c := srv.Client(t)
+	examples := append(exampleboards.All(), exampleboards.Periodic()...)
+	layouts := map[string]*layout.Layout{}
+	for _, ex := range examples {
+		layouts[ex.Name] = ex.Layout(t)
+	}
+	for _, writer := range examples {
+		// One board per writer and kind of reader: a periodic reader reads the current
+		// season's key under the base.
+		for _, reader := range examples {
+			if writer.Name != reader.Name && layouts[writer.Name].StoreFingerprint == layouts[reader.Name].StoreFingerprint {
+				t.Fatalf("%s and %s store alike: they cannot be told apart", writer.Name, reader.Name)
+			}
+			base := "w:" + writer.Name + ":r:" + reader.Name
+			key := base
+			var season rankgenrt.Season
+			if reader.SeasonAt != nil {
+				season = reader.SeasonAt(time.Now())
+				key = rankgenrt.SeasonKey(base, season)
+			} else if writer.SeasonAt != nil {
+				season = writer.SeasonAt(time.Now())
+			}
+			setOne(t, writer, c, key, season)
+			web := newTestServer(t, layouts[reader.Name], c, base, serveOptions{})
+			m, code := getJSON(t, web, "")
+			if code != http.StatusOK || len(m.Rows) != 1 {
+				t.Errorf("%s's board served with %s: status %d, error %q, %d rows; want its one entry", writer.Name, reader.Schema, code, m.Error, len(m.Rows))
+				continue
+			}
+			r := m.Rows[0]
+			if writer.Name == reader.Name {
+				if m.Warning != "" || r.Error != "" || r.Entry == nil {
+					t.Errorf("%s's own board: warning %q, row %+v; want it decoded", writer.Name, m.Warning, r)
+				}
+				continue
+			}
+			if !strings.Contains(m.Warning, "none is decoded") || r.Error == "" || r.Entry != nil || len(r.Score) == 0 || r.Member == "" {
+				t.Errorf("%s's board served with %s: warning %q, row %+v; want a warning and the raw pair alone", writer.Name, reader.Schema, m.Warning, r)
+			}
+		}
+	}
+}
+
+// TestServeUnknownLayout: a board that records no layout, or junk where its fingerprint
+// belongs, is not decoded either.
+func TestServeUnknownLayout(t *testing.T) {
+	srv := redistest.Start(t)
+	c := srv.Client(t)
+	ctx := context.Background()
+	arena := loadExample(t, "arena.yaml")
+	e := layout.Entry{ID: "ann"}
+	for _, f := range arena.Fields {
+		e.Keys = append(e.Keys, f.Lo)
+	}
+	score, member, err := arena.Encode(e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, side := range map[string]func(key string) error{
+		"none recorded": func(string) error { return nil },
+		"junk in the meta key": func(key string) error {
+			return c.Set(ctx, rankgenrt.MetaKey(key), "hello", 0).Err()
+		},
+		"a hash as the meta key": func(key string) error {
+			return c.HSet(ctx, rankgenrt.MetaKey(key), "", arena.Fingerprint).Err()
+		},
+		"junk in the index": func(key string) error {
+			return c.HSet(ctx, rankgenrt.IndexKey(key), "", "0123").Err()
+		},
+	} {
+		key := "unknown:" + name
+		if err := c.ZAdd(ctx, key, redis.Z{Score: score, Member: member}).Err(); err != nil {
+			t.Fatal(err)
+		}
+		if err := side(key); err != nil {
+			t.Fatal(err)
+		}
+		m, _ := getJSON(t, newTestServer(t, arena, c, key, serveOptions{}), "")
+		if m.Warning == "" || len(m.Rows) != 1 || m.Rows[0].Entry != nil || m.Rows[0].Error == "" {
+			t.Errorf("%s: warning %q, rows %+v; want a warning and the raw pair alone", name, m.Warning, m.Rows)
+		}
+	}
+}
+
+// TestServeOtherDataFormat: a board whose data hash records another stored format (same
+// fields, a data field changed) is not decoded.
+func TestServeOtherDataFormat(t *testing.T) {
+	srv := redistest.Start(t)
+	c := srv.Client(t)
+	if _, err := laps.NewBoard(c, "lpd").Set(context.Background(), laps.Entry{Driver: "ann", BestLap: 5, Laps: 1, Data: laps.Data{Name: "Ann"}}); err != nil {
+		t.Fatal(err)
+	}
+	l := loadExample(t, "laps.yaml")
+	src, err := os.ReadFile(exampleboards.SchemaPath("laps.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	changed := strings.Replace(string(src), "values: [kart, formula, touring, rally]", "values: [kart, formula, touring, rally, rocket]", 1)
+	other, err := layout.Parse("laps2.yaml", []byte(changed))
+	if err != nil || changed == string(src) || other.Fingerprint != l.Fingerprint || other.DataFingerprint == l.DataFingerprint {
+		t.Fatalf("the changed laps schema: %v (fingerprint %s, data %s)", err, other.Fingerprint, other.DataFingerprint)
+	}
+	m, _ := getJSON(t, newTestServer(t, other, c, "lpd", serveOptions{}), "")
+	if !strings.Contains(m.Warning, "stored format") || len(m.Rows) != 1 || m.Rows[0].Entry != nil {
+		t.Errorf("warning %q, rows %+v: want a warning and the raw pair alone", m.Warning, m.Rows)
+	}
+	if m, _ := getJSON(t, newTestServer(t, l, c, "lpd", serveOptions{}), ""); m.Warning != "" || len(m.Rows) != 1 || m.Rows[0].Entry == nil {
+		t.Errorf("its own schema: warning %q, rows %+v: want it decoded", m.Warning, m.Rows)
+	}
+}
+
+// TestServeJSONExport: /board.json carries what the board holds as JSON values: ids, members
+// and string data as themselves (bytes that are not UTF-8 as base64), numbers as numbers, a
+// uint64 id and a bits62 P as strings of digits (past 2^53), the score as a number that parses
+// to the stored double, and a member cut only when long, flagged as cut.
+func TestServeJSONExport(t *testing.T) {
+	srv := redistest.Start(t)
+	c := srv.Client(t)
+	ctx := context.Background()
+	fillLaps(t, c, "lj")
+	long := strings.Repeat("é", 2500) // 5,000 bytes of text: cut at a character's end
+	if err := c.ZAdd(ctx, "lj", redis.Z{Score: 3, Member: long}, redis.Z{Score: math.Inf(1), Member: "up"}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	l := loadExample(t, "laps.yaml")
+	m, _ := getJSON(t, newTestServer(t, l, c, "lj", serveOptions{}), "")
+	stored, err := c.ZRevRangeWithScores(ctx, "lj", 0, -1).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Rows) != len(stored) || m.Warning != "" || string(m.Key) != "lj" {
+		t.Fatalf("key %q, warning %q, %d rows for %d entries", m.Key, m.Warning, len(m.Rows), len(stored))
+	}
+	for i, z := range stored {
+		r, member := m.Rows[i], z.Member.(string)
+		if math.IsInf(z.Score, 1) {
+			if string(r.Score) != `"inf"` {
+				t.Errorf("row %d: score %s, want \"inf\"", i, r.Score)
+			}
+		} else if f, err := strconv.ParseFloat(string(r.Score), 64); err != nil || f != z.Score {
+			t.Errorf("row %d: score %s, stored %v", i, r.Score, z.Score)
+		}
+		switch {
+		case len(member) > maxExportMember:
+			if !r.MemberCut || r.MemberBytes != len(member) || !strings.HasPrefix(member, string(r.Member)) || len(r.Member) > maxExportMember || !utf8.ValidString(string(r.Member)) {
+				t.Errorf("row %d: member %d bytes, cut %v of %d; want the start of the %d stored, flagged", i, len(r.Member), r.MemberCut, r.MemberBytes, len(member))
+			}
+		case string(r.Member) != member || r.MemberCut:
+			t.Errorf("row %d: member %.40q (cut %v), stored %.40q", i, r.Member, r.MemberCut, member)
+		}
+		e, err := l.Decode(z.Score, member)
+		if err != nil || len(member) > l.MaxMemberBytes() {
+			if r.Entry != nil || r.Error == "" {
+				t.Errorf("row %d: entry %s, error %q for a pair that does not decode", i, r.Entry, r.Error)
+			}
+			continue
+		}
+		data, err := c.HGet(ctx, rankgenrt.DataKey("lj"), e.ID).Result()
+		if err != nil && !errors.Is(err, redis.Nil) {
+			t.Fatal(err)
+		}
+		vals, err := l.DecodeData(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got struct {
+			Driver        byteString
+			BestLap, Laps uint64
+			Name          byteString
+			Car           string
+		}
+		if err := json.Unmarshal(r.Entry, &got); err != nil {
+			t.Fatalf("row %d: entry %s: %v", i, r.Entry, err)
+		}
+		if string(got.Driver) != e.ID || got.BestLap != e.Keys[0] || got.Laps != e.Keys[1] || string(got.Name) != vals[0].Text || got.Car != l.Data[1].Format(vals[1].Key) {
+			t.Errorf("row %d: entry %s, stored %q %v, data %q", i, r.Entry, e.ID, e.Keys, data)
+		}
+	}
+
+	// Past 2^53: a uint64 id and a bits62 P are strings of digits, exact.
+	car := uint64(1)<<63 + 5
+	if _, err := racing.NewBoard(c, "rc").Set(ctx, racing.Entry{Car: car, Laps: 3, RaceTime: 7}); err != nil {
+		t.Fatal(err)
+	}
+	m, _ = getJSON(t, newTestServer(t, loadExample(t, "racing.yaml"), c, "rc", serveOptions{}), "")
+	if len(m.Rows) != 1 || !strings.Contains(string(m.Rows[0].Entry), `"Car": "9223372036854775813"`) || !strings.Contains(string(m.Rows[0].Entry), `"Laps": 3`) {
+		t.Errorf("racing: rows %+v", m.Rows)
+	}
+	if _, err := duel.NewBoard(c, "du").Set(ctx, duel.Entry{PlayerID: "ann", Points: 16777215, Wins: 255, Tier: duel.TierGold, ReachedAt: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}); err != nil {
+		t.Fatal(err)
+	}
+	zs, err := c.ZRangeWithScores(ctx, "du", 0, -1).Result()
+	if err != nil || len(zs) != 1 {
+		t.Fatal(zs, err)
+	}
+	p := math.Float64bits(zs[0].Score)
+	web := newTestServer(t, loadExample(t, "duel.yaml"), c, "du", serveOptions{})
+	m, _ = getJSON(t, web, "")
+	if len(m.Rows) != 1 || m.Rows[0].P != strconv.FormatUint(p, 10) || p <= 1<<53 {
+		t.Errorf("duel: P %d, rows %+v; want p %q", p, m.Rows, strconv.FormatUint(p, 10))
+	}
+	// The page shows P as decode takes it, never the double's digits.
+	res, err := http.Get(web.URL + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, err := io.ReadAll(res.Body)
+	res.Body.Close()
+	if err != nil || !strings.Contains(string(page), `data-field="score">p:`+strconv.FormatUint(p, 10)+"<") || strings.Contains(string(page), "0.0000000") {
+		t.Errorf("the page does not show duel's score as p:%d: %v", p, err)
+	}
+}
+
+// TestExportWideIntegers: an integer field whose range reaches past 2^53 is carried as a
+// string of digits in every entry, a narrower one as a number.
+func TestExportWideIntegers(t *testing.T) {
+	l, err := layout.Parse("wide.yaml", []byte("package: wide\nid: {name: ID}\nfields:\n  - {name: Big, type: uint, bits: 60, order: desc, in: member}\n  - {name: Neg, type: int, min: -10, max: 10, order: desc}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := string(entryJSON(l, layout.Entry{ID: "a\xff", Keys: []uint64{1<<60 - 1, layout.IntKey(-3)}}, nil))
+	if want := `{"ID": {"base64":"Yf8="}, "Big": "1152921504606846975", "Neg": -3}`; got != want {
+		t.Errorf("entry %s, want %s", got, want)
+	}
+}

@@ -147,8 +147,11 @@ func (f *failover) manual(t *testing.T) {
 type failoverReport struct {
 	ops, acked, notReplicated, failed int64
 	servedAfter                       int64 // writes the new master applied
-	lostSets, lostAdds                int   // acknowledged, absent from the final board
-	failedApplied                     int   // Sets that failed yet are on the board
+	sentAfter                         int64 // writes sent after the promotion was seen
+	errsAfter                         map[string]int
+	promotionSeen                     bool // WaitMaster saw the replica serve as the master
+	lostSets, lostAdds                int  // acknowledged, absent from the final board
+	failedApplied                     int  // Sets that failed yet are on the board
 	promotion                         time.Duration
 	errs                              map[string]int
 }
@@ -171,7 +174,7 @@ type stream struct {
 // run writes from failoverWorkers goroutines, stops the master with stop after about
 // failoverStopAt writes per worker, waits for the replica's promotion, and checks the board afterwards.
 func (f *failover) run(t *testing.T, stop func(*testing.T)) *failoverReport {
-	s := &stream{setAcked: map[string]bool{}, setFailed: map[string]bool{}, rep: failoverReport{errs: map[string]int{}}}
+	s := &stream{setAcked: map[string]bool{}, setFailed: map[string]bool{}, rep: failoverReport{errs: map[string]int{}, errsAfter: map[string]int{}}}
 	var wg sync.WaitGroup
 	for w := range failoverWorkers {
 		wg.Add(1)
@@ -182,6 +185,8 @@ func (f *failover) run(t *testing.T, stop func(*testing.T)) *failoverReport {
 	stop(t)
 	if err := f.cl.WaitMaster(ctx, f.replica, 30*time.Second); err != nil {
 		t.Errorf("after the stop: %v", err)
+	} else {
+		s.rep.promotionSeen = true
 	}
 	s.rep.promotion = time.Since(stopped)
 	s.promoted.Store(time.Now().UnixNano())
@@ -224,8 +229,13 @@ func (s *stream) record(t *testing.T, w, i int, id string, err error) {
 	defer s.mu.Unlock()
 	s.rep.ops++
 	set := i%2 == 0
-	if p := s.promoted.Load(); p != 0 && (err == nil || errors.Is(err, rankgenrt.ErrNotReplicated)) {
-		s.rep.servedAfter++
+	if p := s.promoted.Load(); p != 0 {
+		s.rep.sentAfter++
+		if err == nil || errors.Is(err, rankgenrt.ErrNotReplicated) {
+			s.rep.servedAfter++
+		} else {
+			s.rep.errsAfter[errorClass(err)]++
+		}
 	}
 	var se *rankgenrt.ScriptError
 	var re *rankgenrt.RangeError
@@ -296,8 +306,14 @@ func (f *failover) check(t *testing.T, s *stream) {
 			s.rep.lostAdds += int(s.addAcked[w] - got)
 		}
 	}
-	if s.rep.servedAfter == 0 {
-		t.Errorf("no write was served after the promotion: the client did not follow the new master")
+	switch r := &s.rep; {
+	case r.servedAfter > 0:
+	case !r.promotionSeen:
+		t.Errorf("no write was served after the stop, and the replica was not seen serving as the master (see above)")
+	case r.sentAfter == 0:
+		t.Errorf("no write was sent after the promotion was seen (%v after the stop): each worker had sent its %d writes before", r.promotion.Round(time.Millisecond), failoverOps)
+	default:
+		t.Errorf("none of the %d writes sent after the promotion was seen was served (%v): the client did not follow the new master", r.sentAfter, r.errsAfter)
 	}
 }
 

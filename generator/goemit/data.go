@@ -62,7 +62,7 @@ func dataFieldDoc(f *layout.Field) string {
 	}
 	switch f.Kind {
 	case layout.String:
-		fmt.Fprintf(&b, "At most %d bytes, any bytes; a longer value is refused (ErrOutOfRange), never cut.", f.MaxBytes)
+		fmt.Fprintf(&b, "At most %d bytes of UTF-8 text; a longer value, or one that is not valid UTF-8, is refused (ErrOutOfRange), never cut.", f.MaxBytes)
 	case layout.Bool:
 		b.WriteString("true or false.")
 	case layout.Time:

@@ -150,7 +150,7 @@ func (c *Car) UnmarshalText(text []byte) error {
 // field updates leave it as it is (an entry an update creates has the zero Data).
 type Data struct {
 	// The driver's display name.
-	// At most 32 bytes, any bytes; a longer value is refused (ErrOutOfRange), never cut.
+	// At most 32 bytes of UTF-8 text; a longer value, or one that is not valid UTF-8, is refused (ErrOutOfRange), never cut.
 	Name string
 
 	// The car the best lap was driven in.

@@ -155,7 +155,7 @@ func (t *Tyre) UnmarshalText(text []byte) error {
 // with the entry, Best when its entry is stored, Remove and Trim delete it with the entry, and
 // field updates leave it as it is (an entry an update creates has the zero Data).
 type Data struct {
-	// At most 16 bytes, any bytes; a longer value is refused (ErrOutOfRange), never cut.
+	// At most 16 bytes of UTF-8 text; a longer value, or one that is not valid UTF-8, is refused (ErrOutOfRange), never cut.
 	Team string
 
 	// One of soft, medium, hard.

@@ -4,11 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
-	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -172,9 +169,9 @@ func startNodes(n int, nodeTimeout time.Duration) (*Cluster, error) {
 // create joins the nodes into a cluster: redis-cli assigns the slots to the first masters and
 // a replica to each.
 func (cl *Cluster) create() error {
-	bin, err := exec.LookPath("redis-cli")
+	bin, err := cliPath()
 	if err != nil {
-		return errors.New("redis-cli is not on PATH: " + InstallHint)
+		return err
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -210,7 +207,7 @@ func (cl *Cluster) serving(ctx context.Context) error {
 	replicas := 0
 	for _, n := range cl.Nodes {
 		c := redis.NewClient(n.Options())
-		err := nodeServing(ctx, c)
+		err := cl.nodeServing(ctx, c)
 		if err == nil {
 			var up bool
 			up, err = replicaUp(ctx, c)
@@ -230,8 +227,11 @@ func (cl *Cluster) serving(ctx context.Context) error {
 }
 
 // nodeServing reports whether node c says the cluster is ok and maps all 16384 slots to
-// masters that are online.
-func nodeServing(ctx context.Context, c *redis.Client) error {
+// masters that are live nodes of cl.
+//
+// The slot map is CLUSTER SLOTS's, not CLUSTER SHARDS's: after a failover, Redis 7.2 and 7.4
+// list the promoted replica's shard in CLUSTER SHARDS with no slots (fixed in 8.0).
+func (cl *Cluster) nodeServing(ctx context.Context, c *redis.Client) error {
 	info, err := c.ClusterInfo(ctx).Result()
 	if err != nil {
 		return err
@@ -239,23 +239,39 @@ func nodeServing(ctx context.Context, c *redis.Client) error {
 	if !strings.Contains(info, "cluster_state:ok") {
 		return errors.New("cluster_state not ok")
 	}
-	shards, err := c.ClusterShards(ctx).Result()
+	slots, err := clusterSlots(ctx, c)
 	if err != nil {
 		return err
 	}
+	live := map[string]bool{}
+	for _, n := range cl.live() {
+		live[n.Addr] = true
+	}
 	covered := 0
-	for _, sh := range shards {
-		if !slices.ContainsFunc(sh.Nodes, func(n redis.Node) bool { return n.Role == "master" && n.Health == "online" }) {
+	var gone []string
+	for _, r := range slots {
+		if len(r.Nodes) == 0 || !live[r.Nodes[0].Addr] { // the first node is the range's master
+			gone = append(gone, fmt.Sprintf("%d-%d", r.Start, r.End))
 			continue
 		}
-		for _, r := range sh.Slots {
-			covered += int(r.End-r.Start) + 1
-		}
+		covered += r.End - r.Start + 1
 	}
 	if covered != 16384 {
+		if len(gone) > 0 {
+			return fmt.Errorf("%d of 16384 slots covered by live masters (slots %s mapped to a stopped node)", covered, strings.Join(gone, ","))
+		}
 		return fmt.Errorf("%d of 16384 slots covered", covered)
 	}
 	return nil
+}
+
+// clusterSlots is CLUSTER SLOTS, parsed by go-redis, from c (a node's or a cluster's client).
+// go-redis marks the method deprecated in favour of CLUSTER SHARDS, which Redis 7.2 and 7.4
+// get wrong after a failover (nodeServing).
+func clusterSlots(ctx context.Context, c interface {
+	ClusterSlots(context.Context) *redis.ClusterSlotsCmd
+}) ([]redis.ClusterSlot, error) {
+	return c.ClusterSlots(ctx).Result()
 }
 
 // replicaUp reports whether node c is a replica whose link to its master is up, from ROLE's
@@ -272,22 +288,16 @@ func replicaUp(ctx context.Context, c *redis.Client) (bool, error) {
 }
 
 // SlotMaster returns the address (host:port) of the master that serves slot, from the cluster's
-// CLUSTER SHARDS reply.
+// CLUSTER SLOTS reply.
 func SlotMaster(tb testing.TB, c *redis.ClusterClient, slot int64) string {
 	tb.Helper()
-	shards, err := c.ClusterShards(context.Background()).Result()
+	slots, err := clusterSlots(context.Background(), c)
 	if err != nil {
-		tb.Fatalf("redistest: CLUSTER SHARDS: %v", err)
+		tb.Fatalf("redistest: CLUSTER SLOTS: %v", err)
 	}
-	for _, sh := range shards {
-		for _, r := range sh.Slots {
-			if r.Start <= slot && slot <= r.End {
-				for _, n := range sh.Nodes {
-					if n.Role == "master" {
-						return net.JoinHostPort(n.IP, strconv.FormatInt(n.Port, 10))
-					}
-				}
-			}
+	for _, r := range slots {
+		if int64(r.Start) <= slot && slot <= int64(r.End) && len(r.Nodes) > 0 {
+			return r.Nodes[0].Addr // the first node is the range's master
 		}
 	}
 	tb.Fatalf("redistest: no master serves slot %d", slot)

@@ -2,6 +2,8 @@ package redistest
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"net"
 	"os"
 	"os/exec"
@@ -32,20 +34,18 @@ func TestClusterShape(t *testing.T) {
 	ctx := context.Background()
 	c := redis.NewClusterClient(&redis.ClusterOptions{Addrs: cl.Addrs()})
 	defer c.Close()
-	shards, err := c.ClusterShards(ctx).Result()
+	slots, err := clusterSlots(ctx, c)
 	if err != nil {
 		t.Fatal(err)
 	}
 	masters := map[string]bool{}
 	covered := 0
-	for _, sh := range shards {
-		for _, r := range sh.Slots {
-			covered += int(r.End-r.Start) + 1
-			masters[SlotMaster(t, c, r.Start)] = true
-		}
+	for _, r := range slots {
+		covered += r.End - r.Start + 1
+		masters[SlotMaster(t, c, int64(r.Start))] = true
 	}
 	if len(masters) != clusterMasters || covered != 16384 {
-		t.Fatalf("shards %+v: %d masters, %d slots; want %d masters, 16384 slots", shards, len(masters), covered, clusterMasters)
+		t.Fatalf("slots %+v: %d masters, %d slots; want %d masters, 16384 slots", slots, len(masters), covered, clusterMasters)
 	}
 	replicas := 0
 	for _, n := range cl.Nodes {
@@ -82,7 +82,9 @@ func TestClusterShape(t *testing.T) {
 
 // TestClusterGoneAfterPanic: a test binary that panics with a cluster running leaves no node
 // behind. It runs this package's test binary again, with a test that starts a cluster, writes
-// the nodes' addresses to a file and panics, then checks that no node still listens.
+// the nodes' addresses and directories to a file and panics, then checks that no node still
+// answers. (Another test binary may start a server on a freed port at once: a server that
+// answers there from another directory is not the child's node.)
 func TestClusterGoneAfterPanic(t *testing.T) {
 	SkipClusterIfShort(t)
 	if file := os.Getenv("REDISTEST_PANIC_ADDRS"); file != "" {
@@ -90,7 +92,11 @@ func TestClusterGoneAfterPanic(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(file, []byte(strings.Join(cl.Addrs(), "\n")), 0o644); err != nil {
+		var list strings.Builder
+		for _, n := range cl.Nodes {
+			fmt.Fprintf(&list, "%s %s\n", n.Addr, n.Dir)
+		}
+		if err := os.WriteFile(file, []byte(list.String()), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		panic("a test panics with a cluster running")
@@ -106,17 +112,22 @@ func TestClusterGoneAfterPanic(t *testing.T) {
 	if err != nil {
 		t.Fatalf("child wrote no addresses: %v\n%s", err, out)
 	}
-	addrs := strings.Split(string(data), "\n")
 	deadline := time.Now().Add(5 * time.Second)
-	for _, addr := range addrs {
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		addr, dir, _ := strings.Cut(line, " ")
+		t.Cleanup(func() { _ = os.RemoveAll(dir) }) // the panic left the node's directory
 		for {
 			conn, err := net.DialTimeout("tcp", addr, 100*time.Millisecond)
 			if err != nil {
-				break
+				break // nothing listens there
 			}
 			_ = conn.Close()
+			err = answersAs(context.Background(), addr, dir)
+			if errors.Is(err, errNotThatServer) {
+				break // another server, started since
+			}
 			if time.Now().After(deadline) {
-				t.Fatalf("node %s still listening 5 s after its test binary panicked", addr)
+				t.Fatalf("node %s still answering 5 s after its test binary panicked (%v)", addr, err)
 			}
 			time.Sleep(20 * time.Millisecond)
 		}

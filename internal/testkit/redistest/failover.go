@@ -4,9 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
-	"slices"
-	"strconv"
 	"syscall"
 	"testing"
 	"time"
@@ -57,26 +54,24 @@ func (cl *Cluster) Node(addr string) *Server {
 	return nil
 }
 
-// Shard returns the master that serves slot now and its replica, as a live node reports them.
+// Shard returns the master that serves slot now and its replica, as a live node reports them
+// (CLUSTER SLOTS: the range's master, then its replicas).
 func (cl *Cluster) Shard(ctx context.Context, slot int64) (master, replica *Server, err error) {
 	for _, n := range cl.live() {
 		c := redis.NewClient(n.Options())
-		shards, err := c.ClusterShards(ctx).Result()
+		slots, err := clusterSlots(ctx, c)
 		_ = c.Close()
 		if err != nil {
 			continue
 		}
-		for _, sh := range shards {
-			if !slices.ContainsFunc(sh.Slots, func(r redis.SlotRange) bool { return r.Start <= slot && slot <= r.End }) {
+		for _, r := range slots {
+			if slot < int64(r.Start) || slot > int64(r.End) || len(r.Nodes) == 0 {
 				continue
 			}
-			for _, sn := range sh.Nodes {
-				node := cl.Node(net.JoinHostPort(sn.IP, strconv.FormatInt(sn.Port, 10)))
-				switch {
-				case node == nil:
-				case sn.Role == "master":
-					master = node
-				case sn.Role == "replica":
+			master = cl.Node(r.Nodes[0].Addr)
+			replica = nil
+			for _, rn := range r.Nodes[1:] {
+				if node := cl.Node(rn.Addr); node != nil {
 					replica = node
 				}
 			}
@@ -92,15 +87,17 @@ func (cl *Cluster) Shard(ctx context.Context, slot int64) (master, replica *Serv
 func (cl *Cluster) live() []*Server {
 	var out []*Server
 	for _, n := range cl.Nodes {
-		if n.exitError() == nil {
+		if !n.hasExited() {
 			out = append(out, n)
 		}
 	}
 	return out
 }
 
-// Kill SIGKILLs node (by its pid) and waits until it has exited.
-func (cl *Cluster) Kill(node *Server) { node.Stop() }
+// Kill SIGKILLs node (by its pid) and waits until it has exited. Its ports stay reserved until
+// the cluster is stopped: the cluster's clients may still dial its address, and must not meet
+// another test's server there.
+func (cl *Cluster) Kill(node *Server) { node.kill() }
 
 // WaitMaster waits until node reports itself a master, and every live node reports the
 // cluster ok with all 16384 slots served by online masters.
@@ -130,7 +127,7 @@ func (cl *Cluster) masterServing(ctx context.Context, node *Server) error {
 	}
 	for _, n := range cl.live() {
 		c := redis.NewClient(n.Options())
-		err := nodeServing(ctx, c)
+		err := cl.nodeServing(ctx, c)
 		_ = c.Close()
 		if err != nil {
 			return fmt.Errorf("%s: %w", n.Addr, err)

@@ -58,6 +58,7 @@ func TestStartStop(t *testing.T) {
 
 func TestMissingServer(t *testing.T) {
 	t.Setenv("PATH", t.TempDir())
+	t.Setenv(ServerEnv, "")
 	_, err := start(false)
 	if err == nil || !strings.Contains(err.Error(), "README") {
 		t.Fatalf("start without redis-server on PATH: %v; want the install hint", err)

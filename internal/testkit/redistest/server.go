@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -23,7 +24,8 @@ type Server struct {
 	Dir  string // its working directory (a temporary directory, removed by Stop)
 
 	cmd      *exec.Cmd
-	out      *syncBuffer // its log
+	out      *syncBuffer     // its log
+	ports    []*reservedPort // its client port, and a cluster node's bus port
 	exited   chan struct{}
 	stopOnce sync.Once
 }
@@ -56,19 +58,44 @@ func (s *Server) Client(tb testing.TB) *redis.Client {
 // Log returns what the server has written to its log so far.
 func (s *Server) Log() string { return s.out.String() }
 
-// Stop kills the server, waits for it to exit and removes its directory. It is idempotent.
+// Stop kills the server, waits for it to exit, gives its ports back and removes its directory.
+// It is idempotent.
 func (s *Server) Stop() {
 	s.stopOnce.Do(func() {
-		if s.cmd.Process != nil {
-			_ = s.cmd.Process.Kill()
-			<-s.exited
+		s.kill()
+		for _, p := range s.ports {
+			p.release()
 		}
 		_ = os.RemoveAll(s.Dir)
 	})
 }
 
+// kill SIGKILLs the server and waits until it has exited, keeping its ports reserved and its
+// directory.
+func (s *Server) kill() {
+	if s.cmd.Process != nil {
+		_ = s.cmd.Process.Kill()
+		<-s.exited
+	}
+}
+
+// ServerEnv names the redis-server (or valkey-server) binary the test kit starts, instead of
+// the one on PATH: to run the suite on another version, e.g.
+// RANKGEN_REDIS_SERVER=/opt/redis-7.4.1/bin/redis-server go test ./...
+const ServerEnv = "RANKGEN_REDIS_SERVER"
+
+// CLIEnv names the redis-cli that joins cluster nodes. Unset, it is the redis-cli (or
+// valkey-cli) next to $RANKGEN_REDIS_SERVER, or the one on PATH.
+const CLIEnv = "RANKGEN_REDIS_CLI"
+
 // serverPath finds redis-server, or explains how to get it.
 func serverPath() (string, error) {
+	if p := os.Getenv(ServerEnv); p != "" {
+		if _, err := exec.LookPath(p); err != nil {
+			return "", fmt.Errorf("%s=%q: %w", ServerEnv, p, err)
+		}
+		return p, nil
+	}
 	p, err := exec.LookPath("redis-server")
 	if err != nil {
 		return "", errors.New(InstallHint)
@@ -76,8 +103,29 @@ func serverPath() (string, error) {
 	return p, nil
 }
 
-// start starts redis-server on a free loopback port, retrying with another port when the one
-// picked was taken in the meantime.
+// cliPath finds the redis-cli that goes with serverPath's server.
+func cliPath() (string, error) {
+	if p := os.Getenv(CLIEnv); p != "" {
+		if _, err := exec.LookPath(p); err != nil {
+			return "", fmt.Errorf("%s=%q: %w", CLIEnv, p, err)
+		}
+		return p, nil
+	}
+	if server := os.Getenv(ServerEnv); server != "" {
+		for _, name := range []string{"redis-cli", "valkey-cli"} {
+			if p, err := exec.LookPath(filepath.Join(filepath.Dir(server), name)); err == nil {
+				return p, nil
+			}
+		}
+	}
+	p, err := exec.LookPath("redis-cli")
+	if err != nil {
+		return "", errors.New("redis-cli is not on PATH: " + InstallHint)
+	}
+	return p, nil
+}
+
+// start starts redis-server on free loopback ports (see ports.go).
 func start(cluster bool) (*Server, error) {
 	return startNode(cluster, defaultNodeTimeout)
 }
@@ -86,37 +134,70 @@ func start(cluster bool) (*Server, error) {
 // unreachable before it is failed over.
 const defaultNodeTimeout = 5 * time.Second
 
-// startNode is start with the cluster-node-timeout of a cluster node.
+// startAttempts bounds the starts of one server whose ports turn out taken by someone else.
+const startAttempts = 10
+
+// startNode is start with the cluster-node-timeout of a cluster node. A server whose port was
+// taken by another process between its reservation and the server's bind is started again on
+// other ports.
 func startNode(cluster bool, nodeTimeout time.Duration) (*Server, error) {
 	bin, err := serverPath()
 	if err != nil {
 		return nil, err
 	}
 	var last error
-	for range 5 {
-		s, err := startOnce(bin, cluster, nodeTimeout)
+	for range startAttempts {
+		ports, err := reservePorts(cluster)
+		if err != nil {
+			return nil, err
+		}
+		s, err := startOn(bin, ports, nodeTimeout)
 		if err == nil {
 			return s, nil
 		}
+		for _, p := range ports {
+			p.release()
+		}
 		last = err
-		if !strings.Contains(err.Error(), "in use") {
+		if !errors.Is(err, errPortTaken) {
 			break
 		}
 	}
 	return nil, last
 }
 
-func startOnce(bin string, cluster bool, nodeTimeout time.Duration) (*Server, error) {
-	port, err := freePort()
-	if err != nil {
-		return nil, err
+// reservePorts reserves a client port, and a cluster node's bus port.
+func reservePorts(cluster bool) ([]*reservedPort, error) {
+	n := 1
+	if cluster {
+		n = 2
 	}
+	ports := make([]*reservedPort, 0, n)
+	for range n {
+		p, err := reservePort()
+		if err != nil {
+			for _, p := range ports {
+				p.release()
+			}
+			return nil, err
+		}
+		ports = append(ports, p)
+	}
+	return ports, nil
+}
+
+// errPortTaken is startOn's error when a port of the server was bound by someone else first.
+var errPortTaken = errors.New("port taken by another process")
+
+// startOn starts redis-server on ports[0], with cluster mode and ports[1] as its cluster bus
+// port when there are two. On success the server owns ports; on error the caller keeps them.
+func startOn(bin string, ports []*reservedPort, nodeTimeout time.Duration) (*Server, error) {
 	dir, err := os.MkdirTemp("", "redistest-")
 	if err != nil {
 		return nil, err
 	}
 	args := []string{
-		"--port", strconv.Itoa(port),
+		"--port", strconv.Itoa(ports[0].port),
 		"--bind", "127.0.0.1",
 		"--save", "",
 		"--appendonly", "no",
@@ -125,16 +206,11 @@ func startOnce(bin string, cluster bool, nodeTimeout time.Duration) (*Server, er
 		"--logfile", "",
 		"--loglevel", "warning",
 	}
-	if cluster {
-		// The bus port is picked too: the default, port + 10000, may be taken or above 65535.
-		bus, err := freePort()
-		if err != nil {
-			_ = os.RemoveAll(dir)
-			return nil, err
-		}
+	if len(ports) > 1 {
 		args = append(args,
 			"--cluster-enabled", "yes",
-			"--cluster-port", strconv.Itoa(bus),
+			// The bus port is reserved too: the default, port + 10000, may be taken or above 65535.
+			"--cluster-port", strconv.Itoa(ports[1].port),
 			"--cluster-config-file", "nodes.conf",
 			"--cluster-node-timeout", strconv.FormatInt(nodeTimeout.Milliseconds(), 10),
 			// A replica syncs at once, not after the default 5 s wait for more replicas, and its
@@ -144,7 +220,7 @@ func startOnce(bin string, cluster bool, nodeTimeout time.Duration) (*Server, er
 			"--repl-ping-replica-period", "1")
 	}
 	s := &Server{
-		Addr:   net.JoinHostPort("127.0.0.1", strconv.Itoa(port)),
+		Addr:   net.JoinHostPort("127.0.0.1", strconv.Itoa(ports[0].port)),
 		Dir:    dir,
 		cmd:    exec.Command(bin, args...),
 		out:    &syncBuffer{},
@@ -162,19 +238,27 @@ func startOnce(bin string, cluster bool, nodeTimeout time.Duration) (*Server, er
 		_ = s.cmd.Wait()
 		close(s.exited)
 	}()
-	if err := s.waitReady(10 * time.Second); err != nil {
-		s.Stop()
+	if err := s.waitReady(ports, 10*time.Second); err != nil {
+		s.Stop() // the ports are not s's yet: Stop leaves them to the caller
 		return nil, fmt.Errorf("redis-server on %s: %w\n%s", s.Addr, err, s.Log())
 	}
+	s.ports = ports
 	return s, nil
 }
 
-// waitReady waits until the server accepts connections, then until it answers PING. (Dialing
-// first: a go-redis pool whose dials were refused backs off for a second before dialing again.)
-func (s *Server) waitReady(timeout time.Duration) error {
+// waitReady waits until the server on s.Addr answers, and is s: a port can be bound by another
+// process between its reservation and the server's bind, and the server there would answer in
+// its place. The server's working directory, unique to it, tells (CONFIG GET dir).
+func (s *Server) waitReady(ports []*reservedPort, timeout time.Duration) error {
+	want, err := filepath.EvalSymlinks(s.Dir) // the server reports its directory's real path
+	if err != nil {
+		return err
+	}
+	// Dialing first: a go-redis pool whose dials were refused backs off for a second before
+	// dialing again.
 	deadline := time.Now().Add(timeout)
 	for {
-		if err := s.exitError(); err != nil {
+		if err := s.exitError(ports); err != nil {
 			return err
 		}
 		conn, err := net.DialTimeout("tcp", s.Addr, 200*time.Millisecond)
@@ -190,43 +274,57 @@ func (s *Server) waitReady(timeout time.Duration) error {
 	c := redis.NewClient(&redis.Options{Addr: s.Addr, MaxRetries: -1, DialTimeout: 200 * time.Millisecond})
 	defer c.Close()
 	for {
-		if err := s.exitError(); err != nil {
+		if err := s.exitError(ports); err != nil {
 			return err
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
-		err := c.Ping(ctx).Err()
+		got, err := c.ConfigGet(ctx, "dir").Result()
 		cancel()
 		if err == nil {
-			return nil
+			if got["dir"] == want {
+				return nil
+			}
+			// Another server holds the port: this one cannot bind it and will exit.
+			return fmt.Errorf("%w: the server answering there runs in %q, not in %q", errPortTaken, got["dir"], want)
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("no PING reply after %v: %w", timeout, err)
+			// Something else may hold the port (another server's cluster bus, say); this
+			// server, refused the bind, exits and is reported as such.
+			return fmt.Errorf("no CONFIG GET reply after %v: %w", timeout, err)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
 }
 
-// exitError reports, once the server has exited, why.
-func (s *Server) exitError() error {
-	select {
-	case <-s.exited:
-		if strings.Contains(s.Log(), "Address already in use") {
-			return errors.New("port in use")
-		}
-		return fmt.Errorf("exited: %v", s.cmd.ProcessState)
-	default:
+// exitError reports, once the server has exited, why: errPortTaken when its bind failed (the
+// port was taken between its reservation and the server's start), which its log says with the
+// C library's text for EADDRINUSE (glibc's or musl's), or which shows as a port that cannot be
+// bound now.
+func (s *Server) exitError(ports []*reservedPort) error {
+	if !s.hasExited() {
 		return nil
 	}
+	if log := strings.ToLower(s.Log()); strings.Contains(log, "address already in use") || strings.Contains(log, "address in use") {
+		return fmt.Errorf("%w (%v)", errPortTaken, s.cmd.ProcessState)
+	}
+	for _, p := range ports {
+		l, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(p.port)))
+		if err != nil {
+			return fmt.Errorf("%w: port %d: %v (%v)", errPortTaken, p.port, err, s.cmd.ProcessState)
+		}
+		_ = l.Close()
+	}
+	return fmt.Errorf("exited: %v", s.cmd.ProcessState)
 }
 
-// freePort asks the kernel for a free loopback port.
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
+// hasExited reports whether the server process has exited.
+func (s *Server) hasExited() bool {
+	select {
+	case <-s.exited:
+		return true
+	default:
+		return false
 	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
 // syncBuffer is a bytes.Buffer safe for the concurrent writes of a process's stdout and stderr.
