@@ -39,7 +39,7 @@ type Function struct {
 	Op       string // the operation: "set", "add_points", …
 	Name     string // its name on the server: <Library.Name>_<Op>
 	ReadOnly bool   // flagged no-writes: called with FCALL_RO
-	Body     string // the text of its callback (a field update's calls the head's shared update_<n>)
+	Body     string // the text of its callback (a field update's calls the head's shared update_one or update_many)
 }
 
 var tmpl = template.Must(templates.Parse(nil))
@@ -68,7 +68,7 @@ func Render(l *layout.Layout) (*Library, error) {
 	}
 	var fns []Function
 	var regs bytes.Buffer
-	u := updates{shared: map[string]string{}, written: map[string]bool{}}
+	u := updates{shared: map[string]*sharedUpdate{}, names: map[string]bool{}, written: map[string]bool{}, registered: -1}
 	for _, op := range catalog.Scripts(l) {
 		d, err := scriptData(l, op)
 		if err != nil {
@@ -83,11 +83,7 @@ func Render(l *layout.Layout) (*Library, error) {
 			return nil, fmt.Errorf("luaemit: %s: %w", op.Name, err)
 		}
 		text := indent(tidy(body.String()))
-		doc := ""
-		callback, err := callbackOf(op, text)
-		if err != nil {
-			return nil, err
-		}
+		doc, callback := "", callbackOf(op, text)
 		if d.found != nil {
 			if callback, err = foundCallback(op, d.found, text); err != nil {
 				return nil, err
@@ -95,13 +91,11 @@ func Render(l *layout.Layout) (*Library, error) {
 		}
 		switch {
 		case op.Kind == catalog.Update:
-			if text, doc, callback, err = u.call(&b, d, text); err != nil {
+			if text, doc, callback, err = u.call(&b, d, text, op.Batch); err != nil {
 				return nil, fmt.Errorf("luaemit: %s: %w", op.Name, err)
 			}
 		case op.Template == entriesTemplate:
-			if doc, callback, err = u.entries(&b, d, text, op.Kind == catalog.Best); err != nil {
-				return nil, err
-			}
+			doc, callback = u.entries(&b, d, text, op.Kind == catalog.Best)
 		}
 		flags := ""
 		if op.ReadOnly {
@@ -109,7 +103,13 @@ func Render(l *layout.Layout) (*Library, error) {
 		} else if op.OnlyDeletes {
 			flags = "'allow-oom'"
 		}
+		if op.Kind == catalog.Update && regs.Len() == u.registered {
+			regs.Truncate(regs.Len() - 1) // the field updates' registrations are one block
+		}
 		registerFunction(&regs, doc, op.Name, flags, callback)
+		if op.Kind == catalog.Update {
+			u.registered = regs.Len()
+		}
 		fns = append(fns, Function{Op: op.Name, ReadOnly: op.ReadOnly, Body: text})
 	}
 	// The functions beyond the board operations: a periodic layout's scripts across its
@@ -125,9 +125,7 @@ func Render(l *layout.Layout) (*Library, error) {
 			flags = "'allow-oom'"
 		}
 		if op.Args.Takes(catalog.ArgToken) {
-			if callback, err = writeCallback(op.Name, op.Args, text); err != nil {
-				return nil, err
-			}
+			callback = writeCallback(op.Name, text)
 		}
 		registerFunction(&regs, "", op.Name, flags, callback)
 		fns = append(fns, Function{Op: op.Name, Body: text})
@@ -137,15 +135,15 @@ func Render(l *layout.Layout) (*Library, error) {
 		if err != nil {
 			return nil, err
 		}
-		callback, err := writeCallback(op.Name, op.Args, text)
-		if err != nil {
-			return nil, err
-		}
-		registerFunction(&regs, "", op.Name, "", callback)
+		registerFunction(&regs, "", op.Name, "", writeCallback(op.Name, text))
 		fns = append(fns, Function{Op: op.Name, Body: text})
 	}
+	if u.tables.Len() > 0 {
+		b.WriteString("\n-- The field updates' tables (u), built when the library loads, not by each call.\n")
+		b.Write(u.tables.Bytes())
+	}
 	b.Write(regs.Bytes())
-	src := tidy(b.String())
+	src := prune(tidy(b.String()))
 	name := libraryName(l.Stem(), src)
 	for i := range fns {
 		fns[i].Name = name + "_" + fns[i].Op
@@ -166,33 +164,21 @@ func foundCallback(op catalog.Op, f *found, text string) (string, error) {
 // callbackOf is the callback of the function op whose body is text: a read's runs it bound (the
 // head's bound; checked, after the layout's check, for a read of places that takes no id), a
 // write's as writeCallback says.
-func callbackOf(op catalog.Op, text string) (string, error) {
+func callbackOf(op catalog.Op, text string) string {
 	if !op.ReadOnly {
-		return writeCallback(op.Name, op.Args, text)
+		return writeCallback(op.Name, text)
 	}
 	wrap := "bound"
 	if !op.Args.Takes(catalog.ArgID) {
 		wrap = "checked"
 	}
-	return wrap + "(function(KEYS, ARGV)\n" + text + "end)", nil
+	return wrap + "(function(KEYS, ARGV)\n" + text + "end)"
 }
 
-// writeCallback is the callback of the write function op, whose arguments are args and whose
-// body is text: the head's write runs it after the call's token is checked.
-func writeCallback(op string, args catalog.Args, text string) (string, error) {
-	w, err := writeOf(op, args)
-	return w + ", function(KEYS, ARGV)\n" + text + "end)", err
-}
-
-// writeOf opens the callback of a write function: the head's write with the operation's name,
-// which its tokens are recorded under, and the position of its first argument that says what
-// the call does (catalog.Args.CallStart), from which the record's digest of the call starts.
-func writeOf(op string, args catalog.Args) (string, error) {
-	from, err := args.CallStart()
-	if err != nil {
-		return "", fmt.Errorf("luaemit: %s: %w", op, err)
-	}
-	return fmt.Sprintf("write('%s', %d", op, from), nil
+// writeCallback is the callback of the write function op whose body is text: the head's write
+// runs it after the call's token is checked.
+func writeCallback(op, text string) string {
+	return fmt.Sprintf("write('%s', function(KEYS, ARGV)\n%send)", op, text)
 }
 
 // registerFunction writes the registration of the library's function op, after its doc.
@@ -228,12 +214,41 @@ func seasonScript(l *layout.Layout, op catalog.Op, writeDocs []string) (string, 
 }
 
 // updates writes the field updates once: near-identical updates (the same shape on other
-// fields, another kind of update) share one Lua function update_<n>(KEYS, ARGV, u), which
-// takes the operation's name (its tokens are recorded under it), the field's accessors, its
-// apply function and its weight in u.
+// fields, another kind of update) share one Lua function, update_one for the single form and
+// update_many for the batch (KEYS, ARGV, u), which takes the field's accessors, its apply
+// function and its weight in u.
 type updates struct {
-	shared  map[string]string // a shared function's body -> its name
-	written map[string]bool   // what is written to the head once: the update tables (F.<operation>), entries
+	shared  map[string]*sharedUpdate // a shared function's body -> the function
+	names   map[string]bool          // the shared functions' names
+	written map[string]bool          // what is written to the head once: the update tables (F.<operation>), entries
+	tables  bytes.Buffer             // the update tables, written after the shared functions
+
+	registered int // the length of the registrations after the last field update's
+}
+
+// sharedUpdate is a shared update function: its name, and the usage lines of the first update
+// it serves, which its doc says once (each update's doc says only the lines that differ).
+type sharedUpdate struct {
+	name  string
+	usage []string
+}
+
+// name is the name of a new shared update function: update_one or update_many, or, for a
+// second body of the same form (an update of a field the others stamp, which does not stamp
+// itself, or of a season-anchored field), that name and the field's.
+func (u *updates) name(d *data, batch bool) string {
+	name := "update_one"
+	if batch {
+		name = "update_many"
+	}
+	if u.names[name] {
+		name += "_" + strings.TrimPrefix(strings.TrimSuffix(d.Op, "_many"), d.Kind+"_")
+	}
+	for i, base := 2, name; u.names[name]; i++ {
+		name = fmt.Sprintf("%s_%d", base, i)
+	}
+	u.names[name] = true
+	return name
 }
 
 // entriesTemplate renders set's and best's one body: the head's function entries(KEYS, ARGV,
@@ -242,13 +257,12 @@ const entriesTemplate = "entries"
 
 // entries writes to head, the first time, the function entries of set's and best's body, and
 // returns the doc and callback of d, which call it.
-func (u *updates) entries(head *bytes.Buffer, d *data, body string, best bool) (doc, callback string, err error) {
+func (u *updates) entries(head *bytes.Buffer, d *data, body string, best bool) (doc, callback string) {
 	if !u.written[entriesTemplate] {
 		u.written[entriesTemplate] = true
 		fmt.Fprintf(head, "\n-- entries writes whole entries for set and, when best is true, for best.\nlocal function entries(KEYS, ARGV, best)\n%send\n", body)
 	}
-	w, err := writeOf(d.Op, d.Args)
-	return docOf(d), fmt.Sprintf("%s, entries, %t)", w, best), err
+	return docOf(d), fmt.Sprintf("write('%s', entries, %t)", d.Op, best)
 }
 
 // docOf is the comment that says what d's function does and takes.
@@ -264,12 +278,28 @@ func docOf(d *data) string {
 // function of its body, the first time) and returns the update's own text (what the catalogue
 // says of it, and the table of a season's field, whose range the call reads), its doc and its
 // callback, which runs the shared function on the update's table.
-func (u *updates) call(head *bytes.Buffer, d *data, body string) (text, doc, callback string, err error) {
-	fn, ok := u.shared[body]
+func (u *updates) call(head *bytes.Buffer, d *data, body string, batch bool) (text, doc, callback string, err error) {
+	s, ok := u.shared[body]
 	if !ok {
-		fn = fmt.Sprintf("update_%d", len(u.shared)+1)
-		u.shared[body] = fn
-		fmt.Fprintf(head, "\n-- %s is the field update %s and those like it; u is the update's table (F.<operation>).\nlocal function %s(KEYS, ARGV, u)\n%send\n", fn, d.Op, fn, body)
+		s = &sharedUpdate{name: u.name(d, batch), usage: d.Usage}
+		u.shared[body] = s
+		form := "single"
+		if batch {
+			form = "batch"
+		}
+		fmt.Fprintf(head, "\n-- %s: the %s field updates' body (u: F.<operation>), as %s takes them:\n", s.name, form, d.Op)
+		for _, line := range s.usage {
+			fmt.Fprintf(head, "-- %s\n", line)
+		}
+		fmt.Fprintf(head, "local function %s(KEYS, ARGV, u)\n%send\n", s.name, body)
+	}
+	fn := s.name
+	own := *d
+	own.Usage = nil
+	for _, line := range d.Usage {
+		if !slices.Contains(s.usage, line) {
+			own.Usage = append(own.Usage, line)
+		}
 	}
 	// A batch applies its updates as the single form does: one apply function and one table
 	// serve both.
@@ -281,18 +311,22 @@ func (u *updates) call(head *bytes.Buffer, d *data, body string) (text, doc, cal
 	}
 	u.written[table] = true
 	var local bytes.Buffer
-	if d.Target.Season {
-		// Its range depends on the call's season: the apply function reads the call's bounds.
-		apply, dest = "apply", &local
-		if err := tmpl.ExecuteTemplate(dest, "season_bounds", d); err != nil {
+	if made := madeApply(d); made != "" {
+		apply = made // made by one of the head's functions, when the library loads
+	} else {
+		if d.Target.Season {
+			// Its range depends on the call's season: the apply function reads the call's bounds.
+			apply, dest = "apply", &local
+			if err := tmpl.ExecuteTemplate(dest, "season_bounds", d); err != nil {
+				return "", "", "", err
+			}
+		}
+		d.Fn = apply
+		if err := tmpl.ExecuteTemplate(dest, "apply_fn", d); err != nil {
 			return "", "", "", err
 		}
+		dest.WriteString("\n")
 	}
-	d.Fn = apply
-	if err := tmpl.ExecuteTemplate(dest, "apply_fn", d); err != nil {
-		return "", "", "", err
-	}
-	dest.WriteString("\n")
 	g := d.Target
 	var what bytes.Buffer
 	fmt.Fprintf(&what, "{get = F.get_%d, put = F.put_%d, apply = %s", g.Index, g.Index, apply)
@@ -306,14 +340,36 @@ func (u *updates) call(head *bytes.Buffer, d *data, body string) (text, doc, cal
 		// Its apply function is the call's own: so is the table that carries it.
 		fmt.Fprintf(&local, "return %s(KEYS, ARGV, %s)\n", fn, what.String())
 		text = indent(tidy(local.String()))
-		callback, err := writeCallback(d.Op, d.Args, text)
-		return text, docOf(d), callback, err
+		return text, docOf(&own), writeCallback(d.Op, text), nil
 	}
-	// Built once, when the library loads: a call creates no table to say what it updates.
-	fmt.Fprintf(dest, "%s = %s\n", table, what.String())
-	w, err := writeOf(d.Op, d.Args)
-	return fmt.Sprintf("  return %s(KEYS, ARGV, %s)\n", fn, table), docOf(d),
-		fmt.Sprintf("%s, %s, %s)", w, fn, table), err
+	if dest == head {
+		fmt.Fprintf(&u.tables, "%s = %s\n", table, what.String())
+	}
+	return fmt.Sprintf("  return %s(KEYS, ARGV, %s)\n", fn, table), docOf(&own),
+		fmt.Sprintf("write('%s', %s, %s)", d.Op, fn, table), nil
+}
+
+// madeApply is the Lua expression that makes the apply function of update d with one of the
+// head's functions (set_digit, add_digit), or "" for an update whose apply
+// function is its own: of a field too wide for doubles, or of a season-anchored one, whose
+// range the call's season bounds.
+func madeApply(d *data) string {
+	g := d.Target
+	if g.Wide || g.Season {
+		return ""
+	}
+	field := fmt.Sprintf("'%s', ' min=%s max=%s', %s", g.Name, g.Min, g.Max, g.Span)
+	switch {
+	case d.Kind == "add":
+		sign := 1
+		if g.Asc {
+			sign = -1
+		}
+		return fmt.Sprintf("add_digit(%s, %d, %t)", field, sign, d.Saturate)
+	case d.BestOf:
+		return fmt.Sprintf("set_digit(%s, %t)", field, d.KeepLarger)
+	}
+	return fmt.Sprintf("set_digit(%s)", field)
 }
 
 // writeDocs are the usage lines of the arguments every write function takes first
