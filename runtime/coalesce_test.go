@@ -259,8 +259,11 @@ func TestCoalescingBounds(t *testing.T) {
 // TestCoalescerWaitsForReturningCallers: once a batch of three is answered and none is on its
 // way, the next batch waits for three writes (the callers coming back) and goes as soon as it
 // has them, not at the linger; fewer go when the linger ends.
+//
+// The linger is long, so that no stall of a loaded machine between the steps can outlast it
+// and send a write alone where the test expects it to wait.
 func TestCoalescerWaitsForReturningCallers(t *testing.T) {
-	const linger = 50 * time.Millisecond
+	const linger = 2 * time.Second
 	g := &gatedFlush{gate: make(chan struct{})}
 	c := newTestCoalescer(t, g, Coalescing{Linger: linger, MaxBatch: 100})
 	doAll(context.Background(), c, 1)
