@@ -83,7 +83,11 @@ func Render(l *layout.Layout) (*Library, error) {
 			return nil, fmt.Errorf("luaemit: %s: %w", op.Name, err)
 		}
 		text := indent(tidy(body.String()))
-		doc, callback := "", callbackOf(op, text)
+		doc := ""
+		callback, err := callbackOf(op, text)
+		if err != nil {
+			return nil, err
+		}
 		if d.found != nil {
 			if callback, err = foundCallback(op, d.found, text); err != nil {
 				return nil, err
@@ -95,7 +99,9 @@ func Render(l *layout.Layout) (*Library, error) {
 				return nil, fmt.Errorf("luaemit: %s: %w", op.Name, err)
 			}
 		case op.Template == entriesTemplate:
-			doc, callback = u.entries(&b, d, text, op.Kind == catalog.Best)
+			if doc, callback, err = u.entries(&b, d, text, op.Kind == catalog.Best); err != nil {
+				return nil, err
+			}
 		}
 		flags := ""
 		if op.ReadOnly {
@@ -125,7 +131,9 @@ func Render(l *layout.Layout) (*Library, error) {
 			flags = "'allow-oom'"
 		}
 		if op.Args.Takes(catalog.ArgToken) {
-			callback = writeCallback(op.Name, text)
+			if callback, err = writeCallback(op.Name, op.Args, text); err != nil {
+				return nil, err
+			}
 		}
 		registerFunction(&regs, "", op.Name, flags, callback)
 		fns = append(fns, Function{Op: op.Name, Body: text})
@@ -135,7 +143,11 @@ func Render(l *layout.Layout) (*Library, error) {
 		if err != nil {
 			return nil, err
 		}
-		registerFunction(&regs, "", op.Name, "", writeCallback(op.Name, text))
+		callback, err := writeCallback(op.Name, op.Args, text)
+		if err != nil {
+			return nil, err
+		}
+		registerFunction(&regs, "", op.Name, "", callback)
 		fns = append(fns, Function{Op: op.Name, Body: text})
 	}
 	if u.tables.Len() > 0 {
@@ -164,21 +176,33 @@ func foundCallback(op catalog.Op, f *found, text string) (string, error) {
 // callbackOf is the callback of the function op whose body is text: a read's runs it bound (the
 // head's bound; checked, after the layout's check, for a read of places that takes no id), a
 // write's as writeCallback says.
-func callbackOf(op catalog.Op, text string) string {
+func callbackOf(op catalog.Op, text string) (string, error) {
 	if !op.ReadOnly {
-		return writeCallback(op.Name, text)
+		return writeCallback(op.Name, op.Args, text)
 	}
 	wrap := "bound"
 	if !op.Args.Takes(catalog.ArgID) {
 		wrap = "checked"
 	}
-	return wrap + "(function(KEYS, ARGV)\n" + text + "end)"
+	return wrap + "(function(KEYS, ARGV)\n" + text + "end)", nil
 }
 
-// writeCallback is the callback of the write function op whose body is text: the head's write
-// runs it after the call's token is checked.
-func writeCallback(op, text string) string {
-	return fmt.Sprintf("write('%s', function(KEYS, ARGV)\n%send)", op, text)
+// writeCallback is the callback of the write function op, whose arguments are args and whose
+// body is text: the head's write runs it after the call's token is checked.
+func writeCallback(op string, args catalog.Args, text string) (string, error) {
+	w, err := writeOf(op, args)
+	return w + ", function(KEYS, ARGV)\n" + text + "end)", err
+}
+
+// writeOf opens the callback of a write function: the head's write with the operation's name,
+// which its tokens are recorded under, and the position of its first argument that says what
+// the call does (catalog.Args.CallStart), from which the record's digest of the call starts.
+func writeOf(op string, args catalog.Args) (string, error) {
+	from, err := args.CallStart()
+	if err != nil {
+		return "", fmt.Errorf("luaemit: %s: %w", op, err)
+	}
+	return fmt.Sprintf("write('%s', %d", op, from), nil
 }
 
 // registerFunction writes the registration of the library's function op, after its doc.
@@ -257,12 +281,13 @@ const entriesTemplate = "entries"
 
 // entries writes to head, the first time, the function entries of set's and best's body, and
 // returns the doc and callback of d, which call it.
-func (u *updates) entries(head *bytes.Buffer, d *data, body string, best bool) (doc, callback string) {
+func (u *updates) entries(head *bytes.Buffer, d *data, body string, best bool) (doc, callback string, err error) {
 	if !u.written[entriesTemplate] {
 		u.written[entriesTemplate] = true
 		fmt.Fprintf(head, "\n-- entries writes whole entries for set and, when best is true, for best.\nlocal function entries(KEYS, ARGV, best)\n%send\n", body)
 	}
-	return docOf(d), fmt.Sprintf("write('%s', entries, %t)", d.Op, best)
+	w, err := writeOf(d.Op, d.Args)
+	return docOf(d), fmt.Sprintf("%s, entries, %t)", w, best), err
 }
 
 // docOf is the comment that says what d's function does and takes.
@@ -340,13 +365,16 @@ func (u *updates) call(head *bytes.Buffer, d *data, body string, batch bool) (te
 		// Its apply function is the call's own: so is the table that carries it.
 		fmt.Fprintf(&local, "return %s(KEYS, ARGV, %s)\n", fn, what.String())
 		text = indent(tidy(local.String()))
-		return text, docOf(&own), writeCallback(d.Op, text), nil
+		callback, err := writeCallback(d.Op, d.Args, text)
+		return text, docOf(&own), callback, err
 	}
 	if dest == head {
+		// Built once, when the library loads: a call creates no table to say what it updates.
 		fmt.Fprintf(&u.tables, "%s = %s\n", table, what.String())
 	}
+	w, err := writeOf(d.Op, d.Args)
 	return fmt.Sprintf("  return %s(KEYS, ARGV, %s)\n", fn, table), docOf(&own),
-		fmt.Sprintf("write('%s', %s, %s)", d.Op, fn, table), nil
+		fmt.Sprintf("%s, %s, %s)", w, fn, table), err
 }
 
 // madeApply is the Lua expression that makes the apply function of update d with one of the
