@@ -1,5 +1,5 @@
 // Package generator composes rankgen's output: from a schema, the layout (generator/layout),
-// the Go package (generator/goemit) and the Lua scripts of the board's updates
+// the Go package (generator/goemit) and the board's Redis Functions library
 // (generator/luaemit). It is pure: no disk I/O, the same input always gives the same bytes.
 // The CLI's generate and check commands share it, so what check compares is exactly what
 // generate writes.
@@ -22,8 +22,9 @@ type File struct {
 }
 
 // Generate parses a schema and returns every file it generates, the Go file first, then the
-// Lua scripts in the catalogue's order (generator/catalog). file names the schema in diagnostics and in the generated headers (by
-// its base name). On a schema error the error is layout.Diagnostics with every problem found.
+// Lua library (one function per operation, in the catalogue's order). file names the schema
+// in diagnostics and in the generated headers (by its base name). On a schema error the error
+// is layout.Diagnostics with every problem found.
 func Generate(file string, src []byte) ([]File, error) {
 	l, err := layout.Parse(file, src)
 	if err != nil {
@@ -64,7 +65,7 @@ func emitError(l *layout.Layout, what string, err error) error {
 	return layout.Diagnostics{{File: l.File, Message: fmt.Sprintf("cannot generate %s: %v", what, err)}}
 }
 
-// headerLines is how far from the top IsGenerated looks for the header: Lua scripts may start
+// headerLines is how far from the top IsGenerated looks for the header: a Lua library starts
 // with a "#!lua" shebang line before it.
 const headerLines = 5
 

@@ -8,8 +8,8 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/rankgen/rankgen/generator/layout"
-	"github.com/rankgen/rankgen/internal/quote"
 	rankgenrt "github.com/rankgen/rankgen/runtime"
+	"github.com/rankgen/rankgen/text/quote"
 )
 
 // The data hash (rankgenrt.DataKey: id → data, and the data fingerprint under "") is rebuilt

@@ -22,13 +22,25 @@ import (
 // caller waits for nothing), whichever comes first. Each caller gets its own item's result
 // and the call's error.
 //
+// One write's refusal is its caller's alone where the Coalescer can send a write on its own (a
+// board's WithCoalescing, see UpdateCoalescer): a batch the server refused before writing
+// anything, for a reason that may concern one of its writes rather than the board (a stored
+// entry this layout cannot have written: ErrBadScore, ErrBadMember, …; see splits), is sent
+// again write by write, each under a token of its own, and each caller gets its own write's
+// result or refusal. A refusal of the whole board (the migration fence, another layout, a key
+// of another type) is every caller's, as is any error of a Coalescer made by NewCoalescer,
+// whose batch method may have applied part of a batch it failed (a ShardedBoard's).
+//
 // Exactly once: a batch is one write call with one token, so the server applies it once
 // however often go-redis resends it. A caller whose batch ended without a reply, or who
 // stopped waiting for it once it was sent, gets an *UncertainError whose Token names the batch
 // and the caller's place in it ("<batch token>#<i>"; a *ReplicationError names it too);
 // resending with WithIdempotencyKey(ctx, Token) through the same Coalescer resends the whole
 // batch under the batch's token, which the server answers with the first reply if it was
-// applied (and applies once if it was not), and returns that caller's item.
+// applied (and applies once if it was not), and returns that caller's item. A resend waits for
+// the batch's first send to be answered, and resends of one batch go one at a time: once the
+// batch is known refused (its token never applied), it is never sent again, and each resend
+// sends its own write on its own, under the one token that write has for that.
 // A batch is sent under a context of its own (the client's timeouts bound it): a caller's
 // context decides only how long that caller waits, and whether a write not yet sent goes.
 
@@ -54,7 +66,10 @@ var ErrResendForgotten = errors.New("rankgen: coalesced batch no longer remember
 // board's batch method (AddPointsMany), which gets the batch's token in its context. Safe for
 // concurrent use; create one per board and operation and share it.
 type Coalescer[U, R any] struct {
-	flush  func(ctx context.Context, batch []U) ([]R, error)
+	flush func(ctx context.Context, batch []U) ([]R, error)
+	// alone sends one write on its own under the context's token, nil when the Coalescer
+	// cannot (NewCoalescer's): then a batch's refusal is every caller's.
+	alone  func(ctx context.Context, u U) (R, error)
 	cfg    Coalescing
 	tokens *Tokens
 
@@ -75,9 +90,14 @@ type coalesced[U, R any] struct {
 	sent  []U   // the items sent, in order (those whose callers were still waiting)
 	place []int // place[i]: item i's index in sent, -1 when not sent
 	since time.Time
-	done  chan struct{} // closed when res and err are set
+	done  chan struct{} // closed when res, err and split are set
 	res   []R           // one per sent item
 	err   error
+	split bool // err refused the batch for one of its writes: each goes on its own
+
+	resending sync.Mutex // held while the batch is resent under its token
+	refused   bool       // a resend was refused as split says (read and set under resending)
+	own       []string   // own[j]: the token sent item j goes on its own under, once it has one (under Coalescer.mu)
 }
 
 // NewCoalescer returns a Coalescer that sends batches through flush. A Coalescing outside
@@ -101,7 +121,9 @@ func (cfg Coalescing) check() error {
 }
 
 // Do writes u in a batch with the writes of other callers and returns its result. The error
-// is the batch call's (connection, a refused layout: the same for every write of the batch),
+// is the batch call's (connection, a refused layout: the same for every write of the batch;
+// where the Coalescer sends a write on its own, a refusal of one write's entry is u's own, see
+// splits),
 // an *UncertainError naming u's place in a batch whose reply was lost, or ctx's error when
 // ctx ended before u was sent (then u was not written). A context with an idempotency key
 // is a resend of a write this Coalescer made uncertain (one it does not remember is refused
@@ -141,8 +163,47 @@ func (c *Coalescer[U, R]) Do(ctx context.Context, u U) (R, error) {
 		var zero R
 		return zero, &UncertainError{Token: itemToken(b.token, b.place[i]), Err: ctx.Err()}
 	}
+	if b.split {
+		return c.sendAlone(ctx, b, b.place[i])
+	}
 	return b.result(i)
 }
+
+// sendAlone sends the sent item j of b on its own, under the token it has for that (made on
+// its first such send, so that every send of it is one write).
+func (c *Coalescer[U, R]) sendAlone(ctx context.Context, b *coalesced[U, R], j int) (R, error) {
+	c.mu.Lock()
+	if b.own == nil {
+		b.own = make([]string, len(b.sent))
+	}
+	if b.own[j] == "" {
+		b.own[j], _ = c.tokens.Next(context.Background()) // a fresh token cannot fail
+	}
+	token := b.own[j]
+	c.mu.Unlock()
+	return c.alone(WithIdempotencyKey(ctx, token), b.sent[j])
+}
+
+// splits reports whether a batch of n writes that failed with err is sent again write by
+// write: the Coalescer can send one on its own, and the server refused the batch call, which
+// then wrote nothing, for a reason that may concern one of its writes rather than the board.
+// A refusal of the whole board (ErrMigrating, ErrLayoutMismatch, ErrWrongType, …), an outcome
+// unknown and any other error are every caller's, as is any error of a batch of one.
+func (c *Coalescer[U, R]) splits(err error, n int) bool {
+	if c.alone == nil || n < 2 || err == nil || resendable(err) {
+		return false
+	}
+	for _, entry := range entryRefusals {
+		if errors.Is(err, entry) {
+			return true
+		}
+	}
+	return false
+}
+
+// entryRefusals are the refusals that may concern one write of a batch: its stored entry (a
+// score, member or data this layout cannot have written), its value, its id.
+var entryRefusals = []error{ErrBadScore, ErrBadMember, ErrBadData, ErrOutOfRange, ErrOverflow, ErrNotFound, ErrSeasonClosed, ErrBadChange}
 
 // result is item i's result in an answered batch.
 func (b *coalesced[U, R]) result(i int) (R, error) {
@@ -193,6 +254,7 @@ func (c *Coalescer[U, R]) sendLocked(b *coalesced[U, R]) {
 // one collecting writes meanwhile.
 func (c *Coalescer[U, R]) run(b *coalesced[U, R]) {
 	b.res, b.err = c.flush(WithIdempotencyKey(context.Background(), b.token), b.sent)
+	b.split = c.splits(b.err, len(b.sent))
 	c.mu.Lock()
 	if resendable(b.err) {
 		c.rememberLocked(b)
@@ -222,8 +284,9 @@ func (c *Coalescer[U, R]) rememberLocked(b *coalesced[U, R]) {
 }
 
 // resend answers a write whose context carries key: a coalesced write's token
-// ("<batch>#<i>") resends its batch under the batch's token and returns item i's result;
-// any other key is a write of the caller's own, sent alone under it.
+// ("<batch>#<i>") resends its batch under the batch's token and returns item i's result, or,
+// once the batch is known refused for one of its writes, sends item i on its own; any other
+// key is a write of the caller's own, sent alone under it.
 func (c *Coalescer[U, R]) resend(ctx context.Context, key string, u U) (R, error) {
 	var zero R
 	batch, index, coalesced := parseItemToken(key)
@@ -243,7 +306,28 @@ func (c *Coalescer[U, R]) resend(ctx context.Context, key string, u U) (R, error
 	if b == nil || index >= len(b.sent) {
 		return zero, &UncertainError{Token: key, Err: ErrResendForgotten}
 	}
+	// The batch's first send decides what a resend may send: wait for its answer.
+	select {
+	case <-b.done:
+	case <-ctx.Done():
+		return zero, &UncertainError{Token: key, Err: ctx.Err()}
+	}
+	if b.split {
+		return c.sendAlone(ctx, b, index)
+	}
+	b.resending.Lock()
+	if b.refused {
+		b.resending.Unlock()
+		return c.sendAlone(ctx, b, index)
+	}
 	res, err := c.flush(WithIdempotencyKey(ctx, b.token), b.sent)
+	if c.splits(err, len(b.sent)) {
+		// Refused under the batch's token: the batch was never applied, and is never sent again.
+		b.refused = true
+		b.resending.Unlock()
+		return c.sendAlone(ctx, b, index)
+	}
+	b.resending.Unlock()
 	if err != nil {
 		return zero, itemError(err, key)
 	}

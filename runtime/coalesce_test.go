@@ -259,8 +259,11 @@ func TestCoalescingBounds(t *testing.T) {
 // TestCoalescerWaitsForReturningCallers: once a batch of three is answered and none is on its
 // way, the next batch waits for three writes (the callers coming back) and goes as soon as it
 // has them, not at the linger; fewer go when the linger ends.
+//
+// The linger is long, so that no stall of a loaded machine between the steps can outlast it
+// and send a write alone where the test expects it to wait.
 func TestCoalescerWaitsForReturningCallers(t *testing.T) {
-	const linger = 50 * time.Millisecond
+	const linger = 2 * time.Second
 	g := &gatedFlush{gate: make(chan struct{})}
 	c := newTestCoalescer(t, g, Coalescing{Linger: linger, MaxBatch: 100})
 	doAll(context.Background(), c, 1)
@@ -292,4 +295,305 @@ func TestCoalescerWaitsForReturningCallers(t *testing.T) {
 		t.Errorf("a lone write went after %v, want the linger %v", waited, linger)
 	}
 	close(g.gate)
+}
+
+// entryServer stands in for a board's batch and single forms in the splitting tests: a call
+// holding a write x < 0 (an entry the layout cannot have written) is refused whole with
+// ErrBadScore, nothing applied, as the script refuses it; any other call applies each x once
+// per token (a call under a recorded token gets the first reply) and answers x*10. Single sends
+// are an operation of their own (their records apart).
+type entryServer struct {
+	mu      sync.Mutex
+	applied map[int]int
+	records map[string][]int
+	calls   []entryCall
+	refuse  error         // when set, every call is refused with it
+	lose    bool          // the next call of several writes loses its request (nothing applied, uncertain)
+	gate    chan struct{} // when not nil, every call waits for a receive
+}
+
+// entryCall is one call: its token, its writes, and whether it was a single send.
+type entryCall struct {
+	token  string
+	xs     []int
+	single bool
+}
+
+func newEntryServer() *entryServer {
+	return &entryServer{applied: map[int]int{}, records: map[string][]int{}}
+}
+
+func (s *entryServer) call(ctx context.Context, xs []int, single bool) ([]int, error) {
+	token, _ := IdempotencyKey(ctx)
+	s.mu.Lock()
+	s.calls = append(s.calls, entryCall{token, append([]int{}, xs...), single})
+	gate, lose := s.gate, s.lose && len(xs) > 1
+	if lose {
+		s.lose = false
+	}
+	s.mu.Unlock()
+	if gate != nil {
+		<-gate
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if lose {
+		return nil, &UncertainError{Token: token, Err: &net.OpError{Op: "write", Err: errors.New("reset")}}
+	}
+	if s.refuse != nil {
+		return nil, s.refuse
+	}
+	record := token
+	if single {
+		record = "single:" + token
+	}
+	if r, ok := s.records[record]; ok {
+		return r, nil
+	}
+	out := make([]int, len(xs))
+	for i, x := range xs {
+		if x < 0 {
+			return nil, &ScriptError{Code: "BAD_SCORE", Detail: "0.5 is not a score of layout x", kind: ErrBadScore}
+		}
+		out[i] = x * 10
+	}
+	for _, x := range xs {
+		s.applied[x]++
+	}
+	s.records[record] = out
+	return out, nil
+}
+
+func (s *entryServer) batch(ctx context.Context, xs []int) ([]int, error) {
+	return s.call(ctx, xs, false)
+}
+
+func (s *entryServer) one(ctx context.Context, x int) (int, error) {
+	r, err := s.call(ctx, []int{x}, true)
+	if err != nil {
+		return 0, err
+	}
+	return r[0], nil
+}
+
+// sentCalls is a copy of the calls made so far.
+func (s *entryServer) sentCalls() []entryCall {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]entryCall{}, s.calls...)
+}
+
+// waitCalls waits until s has seen n calls.
+func (s *entryServer) waitCalls(n int) {
+	for len(s.sentCalls()) < n {
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// hold holds the calls to s at a gate, and has c count a batch on its way meanwhile (as if
+// one were held there), so that the writes made next gather into one batch, which goes when
+// full (MaxBatch); release lets every call through.
+func (s *entryServer) hold(c *Coalescer[int, int]) (release func()) {
+	s.mu.Lock()
+	gate := make(chan struct{})
+	s.gate = gate
+	s.mu.Unlock()
+	c.mu.Lock()
+	c.inFlight++
+	c.mu.Unlock()
+	return func() {
+		c.mu.Lock()
+		c.inFlight--
+		c.mu.Unlock()
+		s.mu.Lock()
+		s.gate = nil
+		s.mu.Unlock()
+		close(gate)
+	}
+}
+
+// together sends xs through c as one batch (c's MaxBatch is len(xs)) and returns their
+// outcomes.
+func (s *entryServer) together(c *Coalescer[int, int], xs ...int) map[int]outcome {
+	release := s.hold(c)
+	n := len(s.sentCalls())
+	out := doAll(context.Background(), c, xs...)
+	s.waitCalls(n + 1)
+	release()
+	outs := map[int]outcome{}
+	for range xs {
+		o := <-out
+		outs[o.x] = o
+	}
+	return outs
+}
+
+// splitting returns a Coalescer over s that can send a write on its own, as a board's
+// WithCoalescing does.
+func splitting(t *testing.T, s *entryServer, cfg Coalescing) *Coalescer[int, int] {
+	t.Helper()
+	c, err := NewCoalescer(s.batch, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.alone = s.one
+	return c
+}
+
+// checkOutcomes fails unless each write x > 0 got x*10 and each x < 0 ErrBadScore, and the
+// server applied each x > 0 once.
+func checkOutcomes(t *testing.T, s *entryServer, outs map[int]outcome) {
+	t.Helper()
+	for x, o := range outs {
+		switch {
+		case x < 0 && (!errors.Is(o.err, ErrBadScore) || errors.Is(o.err, ErrUncertain)):
+			t.Errorf("write %d: %v; want its own ErrBadScore", x, o.err)
+		case x > 0 && (o.err != nil || o.got != x*10):
+			t.Errorf("write %d: %d, %v; want %d", x, o.got, o.err, x*10)
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for x := range outs {
+		if want := map[bool]int{true: 1, false: 0}[x > 0]; s.applied[x] != want {
+			t.Errorf("write %d applied %d times; want %d", x, s.applied[x], want)
+		}
+	}
+}
+
+// TestCoalescerSplitsEntryRefusal: a batch refused for one write's entry (ErrBadScore) is sent
+// again write by write, each caller told its own result or refusal, each write applied once;
+// a refusal of the board is every caller's, sent nowhere again; a Coalescer that cannot send a
+// write on its own (NewCoalescer's) gives every caller the batch's error.
+func TestCoalescerSplitsEntryRefusal(t *testing.T) {
+	s := newEntryServer()
+	c := splitting(t, s, Coalescing{Linger: time.Hour, MaxBatch: 4})
+	n := len(s.sentCalls())
+	checkOutcomes(t, s, s.together(c, 2, -1, 3, 4))
+	calls := s.sentCalls()[n:]
+	if len(calls) != 5 || len(calls[0].xs) != 4 || calls[0].single {
+		t.Fatalf("calls %+v: want the batch of four, then each of its writes on its own", calls)
+	}
+	tokens := map[string]bool{calls[0].token: true}
+	for _, call := range calls[1:] {
+		if !call.single || len(call.xs) != 1 || tokens[call.token] {
+			t.Errorf("call %+v after the refused batch: want a write on its own under a token of its own", call)
+		}
+		tokens[call.token] = true
+	}
+
+	// A refusal of the board: every caller's, nothing sent again.
+	s = newEntryServer()
+	c = splitting(t, s, Coalescing{Linger: time.Hour, MaxBatch: 3})
+	s.refuse = &MigratingError{Wait: time.Second, Layout: "x"}
+	n = len(s.sentCalls())
+	for x, o := range s.together(c, 5, -6, 7) {
+		if !errors.Is(o.err, ErrMigrating) || errors.Is(o.err, ErrUncertain) {
+			t.Errorf("write %d under a fence: %v; want ErrMigrating", x, o.err)
+		}
+	}
+	if calls := s.sentCalls()[n:]; len(calls) != 1 {
+		t.Errorf("calls %+v: a board's refusal was sent again", calls)
+	}
+
+	// NewCoalescer's: the batch method may have applied part of a failed batch.
+	s = newEntryServer()
+	plain, err := NewCoalescer(s.batch, Coalescing{Linger: time.Hour, MaxBatch: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n = len(s.sentCalls())
+	for x, o := range s.together(plain, 8, -9) {
+		if !errors.Is(o.err, ErrBadScore) {
+			t.Errorf("write %d of NewCoalescer's refused batch: %v; want the batch's ErrBadScore", x, o.err)
+		}
+	}
+	if calls := s.sentCalls()[n:]; len(calls) != 1 {
+		t.Errorf("calls %+v: NewCoalescer's refused batch was sent again", calls)
+	}
+}
+
+// TestCoalescerSplitsOnResend: a batch that lost its request leaves each caller uncertain;
+// resent through the Coalescer under their tokens (every caller twice, at once), the batch is
+// refused for one write's entry and sent under its token no more: each write goes on its own,
+// under one token however often it is resent, and is applied once. A caller who stopped
+// waiting after its batch went, which was then refused, resends its write on its own too.
+func TestCoalescerSplitsOnResend(t *testing.T) {
+	s := newEntryServer()
+	c := splitting(t, s, Coalescing{Linger: time.Hour, MaxBatch: 3}) // a batch goes when full
+
+	// Lose the request of a batch of three, one write refused: resend each, twice, at once.
+	s.lose = true
+	tokens := map[int]string{}
+	for x, o := range s.together(c, 5, -6, 7) {
+		var ue *UncertainError
+		if !errors.As(o.err, &ue) {
+			t.Fatalf("write %d of the lost batch: %v; want an UncertainError", x, o.err)
+		}
+		tokens[x] = ue.Token
+	}
+	n := len(s.sentCalls())
+	resends := make(chan outcome, 6)
+	for x, token := range tokens {
+		for range 2 {
+			go func() {
+				got, err := c.Do(WithIdempotencyKey(context.Background(), token), x)
+				resends <- outcome{x, got, err}
+			}()
+		}
+	}
+	outs := map[int]outcome{}
+	for range 6 {
+		o := <-resends
+		if prev, ok := outs[o.x]; ok && (prev.got != o.got || (prev.err == nil) != (o.err == nil)) {
+			t.Errorf("write %d resent twice: %+v and %+v", o.x, prev, o)
+		}
+		outs[o.x] = o
+	}
+	checkOutcomes(t, s, outs)
+	batches, own := 0, map[int]map[string]bool{}
+	for _, call := range s.sentCalls()[n:] {
+		if !call.single {
+			batches++
+			continue
+		}
+		if own[call.xs[0]] == nil {
+			own[call.xs[0]] = map[string]bool{}
+		}
+		own[call.xs[0]][call.token] = true
+	}
+	if batches != 1 {
+		t.Errorf("the lost batch was resent %d times under its token; want once, until it was refused", batches)
+	}
+	for x, ts := range own {
+		if len(ts) != 1 {
+			t.Errorf("write %d went on its own under %d tokens; want one", x, len(ts))
+		}
+	}
+
+	// A caller who stops waiting once its batch went (held at the gate); the batch is then
+	// refused and split.
+	release := s.hold(c)
+	n = len(s.sentCalls())
+	late, cancel := context.WithCancel(context.Background())
+	leaving := doAll(late, c, 9)
+	staying := doAll(context.Background(), c, -10, 11)
+	s.waitCalls(n + 1)
+	cancel()
+	o := <-leaving
+	var ue *UncertainError
+	if !errors.As(o.err, &ue) {
+		t.Fatalf("write 9, cancelled after its batch went: %v; want an UncertainError", o.err)
+	}
+	release()
+	outs = map[int]outcome{}
+	for range 2 {
+		o := <-staying
+		outs[o.x] = o
+	}
+	for range 2 {
+		got, err := c.Do(WithIdempotencyKey(context.Background(), ue.Token), 9)
+		outs[9] = outcome{9, got, err}
+		checkOutcomes(t, s, outs)
+	}
 }

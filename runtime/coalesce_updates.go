@@ -96,6 +96,21 @@ func (u *UpdateCoalescer) queue(f, many *Function, args []any) *updateQueue {
 		return splitReply(v, len(batch))
 	}
 	c, _ := NewCoalescer(flush, u.cfg) // cfg was checked by NewUpdateCoalescer
+	// A batch form's call is one script call, which writes nothing when refused: a batch
+	// refused for one update's entry is sent again update by update, each through the single
+	// form f (so that a resend under its token, through the board's own method, is the same
+	// operation).
+	c.alone = func(ctx context.Context, item []any) ([]any, error) {
+		v, err := u.send(ctx, f, append(append(make([]any, 0, len(head)+updateItem), head...), item...))
+		if err != nil {
+			return nil, err
+		}
+		values, ok := v.([]any)
+		if !ok {
+			return nil, badReply("update", "an array", v)
+		}
+		return values, nil
+	}
 	q := &updateQueue{head: head, c: c}
 	u.queues[f] = q
 	return q

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/rankgen/rankgen/internal/quote"
+	"github.com/rankgen/rankgen/text/quote"
 )
 
 // Sentinel errors. Every error returned by generated code or by the interpreted codec matches
@@ -109,13 +109,18 @@ type RangeError struct {
 	Value    string // the offending value, formatted
 	Min, Max string // the accepted range, formatted
 	Unit     string // a time's value finer than the field's unit: the unit in words ("seconds")
+	Reason   string // where the range comes from and what to do, when it is not the field's own
 }
 
 func (e *RangeError) Error() string {
 	if e.Unit != "" {
 		return fmt.Sprintf("rankgen: %s = %s is not a whole number of %s (the field's unit); truncate or round it first", e.Field, e.Value, e.Unit)
 	}
-	return fmt.Sprintf("rankgen: %s = %s is out of range [%s, %s]", e.Field, e.Value, e.Min, e.Max)
+	msg := fmt.Sprintf("rankgen: %s = %s is out of range [%s, %s]", e.Field, e.Value, e.Min, e.Max)
+	if e.Reason != "" {
+		msg += ": " + e.Reason
+	}
+	return msg
 }
 
 // Is makes errors.Is(err, ErrOutOfRange) true.

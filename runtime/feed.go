@@ -3,7 +3,7 @@ package runtime
 import (
 	"strconv"
 
-	"github.com/rankgen/rankgen/internal/quote"
+	"github.com/rankgen/rankgen/text/quote"
 )
 
 // FeedKeys returns the keys of a feed's call (generated <Name>Feed types): the keys of each of

@@ -181,8 +181,15 @@ func (f *Function) queue(ctx context.Context, c redis.Cmdable, ro bool, keys []s
 }
 
 // call calls the function, and when the server lacks it, loads the library there and calls
-// it once more (sendLoaded).
-func (f *Function) call(ctx context.Context, c redis.Cmdable, ro bool, keys []string, args []any) (v any, err error) {
+// it once more (sendLoaded); its error is typed (ReplyError).
+func (f *Function) call(ctx context.Context, c redis.Cmdable, ro bool, keys []string, args []any) (any, error) {
+	v, err := f.send(ctx, c, ro, keys, args)
+	return v, ReplyError(err)
+}
+
+// send is call with the error as go-redis returned it, so that a write can tell the server's
+// answer from a failure to get one (writeError) before the answer is typed.
+func (f *Function) send(ctx context.Context, c redis.Cmdable, ro bool, keys []string, args []any) (v any, err error) {
 	if lerr := f.sendLoaded(ctx, c, keys, func() error {
 		v, err = f.queue(ctx, c, ro, keys, args).Result()
 		return err
@@ -190,7 +197,7 @@ func (f *Function) call(ctx context.Context, c redis.Cmdable, ro bool, keys []st
 		return nil, lerr
 	}
 	if err != nil {
-		return nil, ReplyError(err)
+		return nil, err
 	}
 	return v, nil
 }

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rankgen/rankgen/internal/quote"
+	"github.com/rankgen/rankgen/text/quote"
 )
 
 // ErrRetry: nothing was written, and the same write can succeed later. It is matched by

@@ -12,7 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/rankgen/rankgen/internal/quote"
+	"github.com/rankgen/rankgen/text/quote"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -263,24 +263,28 @@ func (e *TokenReusedError) Is(target error) bool { return target == ErrTokenReus
 // (AckBase third; the call passes the token's AckKey there, WriteKeys): its script answers a
 // resend, after a lost reply, with its first reply and writes nothing again. A failure without a
 // reply becomes an *UncertainError (ErrUncertain) carrying the token, and a token first used by
-// another operation a *TokenReusedError (ErrTokenReused); other error replies of the server mean
-// the function did not run to completion and are returned as Call returns them.
+// another operation a *TokenReusedError (ErrTokenReused); every other error reply of the server
+// (a refusal of the script, WRONGTYPE, OOM: the function did not run to completion) is typed as
+// Call types it, and is never uncertain.
 func RunWrite(ctx context.Context, c redis.Cmdable, f *Function, keys []string, token string, args ...any) (any, error) {
-	v, err := Call(ctx, c, f, WriteKeys(keys, token), args...)
+	v, err := f.send(ctx, c, false, WriteKeys(keys, token), args)
 	if err != nil {
 		return nil, writeError(err, token)
 	}
 	return v, nil
 }
 
-// writeError is the error of a write script under token that failed with err (already
-// typed by ReplyError): uncertain without a reply, a *TokenReusedError for the scripts'
-// RANKGEN_TOKEN_REUSED reply ("first=<op> op=<op> why=<Reuse>[ layout=<fingerprint>]"; an
-// earlier library's has no why: another operation), else err.
+// writeError is the error of a write script under token that failed with err, as go-redis
+// returned it: uncertain without a reply; with one, the reply typed by ReplyError (a
+// *TokenReusedError for the scripts' RANKGEN_TOKEN_REUSED reply, "first=<op> op=<op>
+// why=<Reuse>[ layout=<fingerprint>]"; an earlier library's has no why: another operation).
+// The question is asked of the untyped error, so that no typed refusal, whatever its type, can
+// be taken for a lost reply.
 func writeError(err error, token string) error {
 	if !isReply(err) {
 		return &UncertainError{Token: token, Err: err}
 	}
+	err = ReplyError(err)
 	var se *ScriptError
 	if !errors.As(err, &se) || se.Code != "TOKEN_REUSED" {
 		return err
@@ -302,14 +306,10 @@ func writeError(err error, token string) error {
 	return re
 }
 
-// isReply reports whether err is the server's answer (a script error reply, a typed rankgen
-// error), as opposed to a failure to get one.
+// isReply reports whether err, as go-redis returned it, is the server's answer (an error reply:
+// a script's refusal, WRONGTYPE, OOM), as opposed to a failure to get one (a network error, a
+// timeout, a context that ended).
 func isReply(err error) bool {
 	var re redis.Error
-	if errors.As(err, &re) {
-		return true
-	}
-	var se *ScriptError
-	var rg *RangeError
-	return errors.As(err, &se) || errors.As(err, &rg)
+	return errors.As(err, &re)
 }

@@ -93,7 +93,8 @@ func TestAckKeysShareTheSlot(t *testing.T) {
 }
 
 // TestRunWriteUncertain: a write that gets no reply is reported as uncertain with its token,
-// and its cause stays reachable; an error reply is not uncertain.
+// and its cause stays reachable; an error reply is not uncertain (TestRefusalsAreNotUncertain
+// sends every one).
 func TestRunWriteUncertain(t *testing.T) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -115,8 +116,8 @@ func TestRunWriteUncertain(t *testing.T) {
 	if isReply(ue.Err) {
 		t.Errorf("a dial failure counted as a reply")
 	}
-	if !isReply(&ScriptError{Code: "OVERFLOW", kind: ErrOverflow}) || !isReply(&RangeError{}) {
-		t.Errorf("typed script errors must count as replies")
+	if !isReply(otherWords("RANKGEN_OVERFLOW field=X delta=1")) || !isReply(otherWords("WRONGTYPE Operation against a key")) {
+		t.Errorf("error replies must count as replies")
 	}
 }
 
@@ -159,11 +160,11 @@ func TestSeasonTokens(t *testing.T) {
 }
 
 // TestTokenReusedReply: the scripts' RANKGEN_TOKEN_REUSED reply becomes a *TokenReusedError
-// naming the key (quoted short) and both operations; other replies stay as they are.
+// naming the key (quoted short) and both operations; other replies are typed as ReplyError
+// types them.
 func TestTokenReusedReply(t *testing.T) {
-	reply, _ := ParseReply("RANKGEN_TOKEN_REUSED first=set op=remove")
 	key := "order-1" + strings.Repeat("x", 200)
-	err := writeError(reply, key)
+	err := writeError(otherWords("RANKGEN_TOKEN_REUSED first=set op=remove"), key)
 	var re *TokenReusedError
 	if !errors.Is(err, ErrTokenReused) || !errors.As(err, &re) || re.Key != key || re.First != "set" || re.Op != "remove" {
 		t.Fatalf("writeError = %#v; want a *TokenReusedError for set, then remove", err)
@@ -171,9 +172,9 @@ func TestTokenReusedReply(t *testing.T) {
 	if msg := err.Error(); len(msg) > 200 || !strings.Contains(msg, "set") || !strings.Contains(msg, "remove") || !strings.Contains(msg, `"order-1`) {
 		t.Errorf("message %q: want the key quoted short and both operations", msg)
 	}
-	overflow, _ := ParseReply("RANKGEN_OVERFLOW field=Points")
-	if err := writeError(overflow, key); err != overflow {
-		t.Errorf("writeError(overflow) = %v; want it unchanged", err)
+	var se *ScriptError
+	if err := writeError(otherWords("RANKGEN_OVERFLOW field=Points"), key); !errors.As(err, &se) || !errors.Is(err, ErrOverflow) {
+		t.Errorf("writeError(overflow) = %v; want its *ScriptError", err)
 	}
 }
 
@@ -195,8 +196,7 @@ func TestTokenReusedWhy(t *testing.T) {
 		{"RANKGEN_TOKEN_REUSED first=trim op=trim why=unknown", TokenReusedError{Key: "k", First: "trim", Op: "trim", Why: ReusedUnknown},
 			[]string{"earlier rankgen version", "applied once", "nothing written", "treat it as done", "use a new key"}},
 	} {
-		reply, _ := ParseReply(tc.reply)
-		err := writeError(reply, "k")
+		err := writeError(otherWords(tc.reply), "k") // the server's reply, as go-redis returns it
 		var re *TokenReusedError
 		if !errors.Is(err, ErrTokenReused) || !errors.As(err, &re) || *re != tc.want {
 			t.Errorf("%s: writeError = %#v; want %#v", tc.reply, err, &tc.want)

@@ -10,7 +10,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/rankgen/rankgen/internal/quote"
+	"github.com/rankgen/rankgen/text/quote"
 )
 
 // Run runs one of the runtime's own scripts (Reindex, migrate; generated boards call their
@@ -52,7 +52,23 @@ type ScriptError struct {
 }
 
 func (e *ScriptError) Error() string {
-	return "rankgen: " + e.kind.Error()[len("rankgen: "):] + ": " + e.Detail
+	msg := "rankgen: " + e.kind.Error()[len("rankgen: "):] + ": " + e.Detail
+	if e.Code == "LAYOUT_MISMATCH" && boardOfLayout(e.Detail) {
+		msg += "; " + layoutFix
+	}
+	return msg
+}
+
+// layoutFix is what to do about a board another layout wrote, which a board's own code meets
+// (a migration's scripts and Reindex name their keys, and say their own fix).
+const layoutFix = "to use this code on it, move the board to this layout with rankgen migrate " +
+	"(docs/online-migration.md: writers keep writing meanwhile), or give this layout a new key; " +
+	"code of the board's own layout still reads and writes it"
+
+// boardOfLayout reports whether detail is a board's refusal of another layout: "board has
+// layout X, this code …" or "the board data has stored format X, this code …".
+func boardOfLayout(detail string) bool {
+	return strings.HasPrefix(detail, "board has layout ") || strings.HasPrefix(detail, "the board data has stored format ")
 }
 
 // Unwrap returns the sentinel the error matches.
@@ -85,10 +101,17 @@ func ParseReply(msg string) (err error, ok bool) {
 		}
 	}
 	if code == "MIGRATING" {
-		return migrating(detail), true
+		if me := migrating(detail); me != nil {
+			return me, true
+		}
 	}
 	if code == "SEASON_EXPIRED" {
 		if se := seasonExpired(detail); se != nil {
+			return se, true
+		}
+	}
+	if code == "SEASON_CLOSED" {
+		if se := seasonClosed(detail); se != nil {
 			return se, true
 		}
 	}

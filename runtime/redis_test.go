@@ -199,8 +199,8 @@ func TestLayoutMismatchQuotesStored(t *testing.T) {
 	_, fromRead := CheckFingerprint(redis.NewStringResult(hostile, nil), fp)
 	for name, err := range map[string]error{"script reply": fromScript, "CheckFingerprint": fromRead} {
 		msg := err.Error()
-		if !errors.Is(err, ErrLayoutMismatch) || strings.ContainsAny(msg, "\x1b\r\n") || len(msg) > 200 ||
-			!strings.Contains(msg, "(3007 bytes)") || !strings.HasSuffix(msg, "layout "+fp) {
+		if !errors.Is(err, ErrLayoutMismatch) || strings.ContainsAny(msg, "\x1b\r\n") || len(msg) > 200+len("; "+layoutFix) ||
+			!strings.Contains(msg, "(3007 bytes)") || !strings.HasSuffix(msg, "layout "+fp+"; "+layoutFix) {
 			t.Errorf("%s: %q; want ErrLayoutMismatch with the stored value quoted and cut", name, msg)
 		}
 	}
@@ -208,5 +208,26 @@ func TestLayoutMismatchQuotesStored(t *testing.T) {
 	if _, err := CheckFingerprint(redis.NewStringResult("fedcba9876543210", nil), fp); err == nil ||
 		!strings.Contains(err.Error(), `layout "fedcba9876543210", this code reads layout `+fp) {
 		t.Errorf("another layout: %v", err)
+	}
+}
+
+// TestLayoutMismatchSaysTheFix: a board's refusal of another layout says what to do (rankgen
+// migrate, the online migration guide, or a new key); a migration's own refusal, which names
+// its key, does not send it to migrate.
+func TestLayoutMismatchSaysTheFix(t *testing.T) {
+	for _, reply := range []string{
+		"RANKGEN_LAYOUT_MISMATCH board has layout f32690611a53ed90, this code writes layout b135a25450957a9a",
+		"RANKGEN_LAYOUT_MISMATCH board has layout f32690611a53ed90, this code reads layout b135a25450957a9a",
+		"RANKGEN_LAYOUT_MISMATCH the board data has stored format f32690611a53ed90, this code writes b135a25450957a9a",
+	} {
+		err := mustReply(t, reply)
+		for _, want := range []string{`"f32690611a53ed90"`, "b135a25450957a9a", "rankgen migrate", "docs/online-migration.md", "new key"} {
+			if !strings.Contains(err.Error(), want) {
+				t.Errorf("%q does not say %q", err, want)
+			}
+		}
+	}
+	if err := mustReply(t, "RANKGEN_LAYOUT_MISMATCH lb has layout x, the migration writes layout y"); strings.Contains(err.Error(), "rankgen migrate") {
+		t.Errorf("a migration's refusal: %q", err)
 	}
 }

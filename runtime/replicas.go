@@ -169,7 +169,7 @@ func runWait(ctx context.Context, c redis.Cmdable, f *Function, keys []string, t
 	}
 	v, err := eval.Result()
 	if err != nil {
-		return nil, writeError(ReplyError(err), token)
+		return nil, writeError(err, token)
 	}
 	got, err := wait.Result()
 	if err != nil || got < int64(r.n) {

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/rankgen/rankgen/internal/quote"
+	"github.com/rankgen/rankgen/text/quote"
 
 	"github.com/redis/go-redis/v9"
 )

@@ -47,6 +47,14 @@ func CheckSlots(c redis.UniversalClient, base string) error {
 	return nil
 }
 
+// RollupLastError is the *RangeError of a RollupSpec.Last outside [1, keep+1]: a rollup reads
+// seasons whose boards still exist, the newest and the keep before it that the schema's
+// season block keeps.
+func RollupLastError(last, keep int) error {
+	return &RangeError{Field: "RollupSpec.Last", Value: strconv.Itoa(last), Min: "1", Max: strconv.Itoa(keep + 1),
+		Reason: fmt.Sprintf("the schema's season keeps %d past seasons (keep: %d), so a rollup reads at most %d, the newest and the %d before it; raise keep in the schema to roll up more", keep, keep, keep+1, keep)}
+}
+
 // RollupKey is the key of the cached rollup of field by op over the last seasons up to the
 // season newest, beside the seasons' boards under base (in their hash slot when base has a
 // hash tag).

@@ -3,6 +3,7 @@ package runtime
 import (
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -311,15 +312,25 @@ func maxLengthening(loc *time.Location, span time.Duration) time.Duration {
 var ErrSeasonClosed = errors.New("rankgen: time outside the board's season")
 
 // SeasonError is a write refused for a time outside its board's season; it matches
-// ErrSeasonClosed.
+// ErrSeasonClosed. A write script's refusal names the board's season in its calendar's zone
+// once the board has given it (ExpiredSeason), else in UTC.
 type SeasonError struct {
-	Field  string // the season-anchored field
-	Value  string // the refused time or offset, formatted
-	Season Season // the board's season
+	Field  string    // the season-anchored or stamped field
+	Value  string    // a season-anchored value refused, formatted (an offset: "…h from the start")
+	At     time.Time // a stamp's clock reading refused (Value is then empty)
+	Season Season    // the board's season
 }
 
 func (e *SeasonError) Error() string {
-	return fmt.Sprintf("rankgen: %s = %s is outside %s", e.Field, e.Value, e.Season)
+	if e.At.IsZero() {
+		return fmt.Sprintf("rankgen: %s = %s is outside %s, which lasts %v: write it to the board of the season it falls in (Seasons.At)", e.Field, e.Value, e.Season, e.Season.Len())
+	}
+	when := "after " + e.Season.String() + " ended"
+	if e.At.Before(e.Season.Start) {
+		when = "before " + e.Season.String() + " started"
+	}
+	at := e.At.In(e.Season.Start.Location()).Format(TimeFormat)
+	return fmt.Sprintf("rankgen: %s stamped at %s, %s: write to the board of the season that time falls in (Seasons.At), or through Seasons.Live, which moves such a write there", e.Field, at, when)
 }
 
 // Unwrap returns ErrSeasonClosed.
@@ -361,9 +372,17 @@ func CheckExpiry(s Season, exp Expiry, now time.Time) error {
 	return &SeasonExpiredError{Season: s, Expiry: time.UnixMilli(exp.ms), Now: now}
 }
 
-// ExpiredSeason gives the *SeasonExpiredError of a write script's refusal (RANKGEN_SEASON_EXPIRED)
-// the season of the board that sent it; any other error is returned as it is.
+// ExpiredSeason gives a write script's refusal of a time or a season the season s of the board
+// that sent it, in its calendar's zone: a *SeasonExpiredError (RANKGEN_SEASON_EXPIRED), which
+// the script's reply does not name, and a *SeasonError (RANKGEN_SEASON_CLOSED), whose season
+// the reply gives in Unix microseconds. Any other error is returned as it is.
 func ExpiredSeason(err error, s Season) error {
+	var closed *SeasonError
+	if errors.As(err, &closed) && closed.Season.Start.Equal(s.Start) && closed.Season.End.Equal(s.End) {
+		named := *closed
+		named.Season = s
+		return &named
+	}
 	var e *SeasonExpiredError
 	if !errors.As(err, &e) {
 		return err
@@ -371,6 +390,63 @@ func ExpiredSeason(err error, s Season) error {
 	named := *e
 	named.Season = s
 	return &named
+}
+
+// seasonClosed reads a script's "field=F at=<us>us season=<us>..<us>us" (a stamp's clock) or
+// "field=F offset=<n><unit> season=…" (a season-anchored value) into a *SeasonError, its
+// season in UTC; nil for any other text.
+func seasonClosed(detail string) *SeasonError {
+	var e SeasonError
+	var ok bool
+	for _, part := range strings.Fields(detail) {
+		k, v, _ := strings.Cut(part, "=")
+		switch k {
+		case "field":
+			e.Field = v
+		case "at":
+			us, err := strconv.ParseInt(strings.TrimSuffix(v, "us"), 10, 64)
+			if err != nil || !strings.HasSuffix(v, "us") {
+				return nil
+			}
+			e.At = time.UnixMicro(us).UTC()
+		case "offset":
+			d, err := offsetOf(v)
+			if err != nil {
+				return nil
+			}
+			e.Value = d.String() + " from the start"
+		case "season":
+			from, until, found := strings.Cut(strings.TrimSuffix(v, "us"), "..")
+			a, aerr := strconv.ParseInt(from, 10, 64)
+			b, berr := strconv.ParseInt(until, 10, 64)
+			if !found || aerr != nil || berr != nil || !strings.HasSuffix(v, "us") || b <= a {
+				return nil
+			}
+			start := time.UnixMicro(a).UTC()
+			e.Season, ok = Season{ID: start.Unix(), Start: start, End: time.UnixMicro(b).UTC()}, true
+		}
+	}
+	if e.Field == "" || !ok || e.At.IsZero() == (e.Value == "") {
+		return nil
+	}
+	return &e
+}
+
+// offsetOf reads a script's offset in whole units ("36s", "1500ms", "90us").
+func offsetOf(v string) (time.Duration, error) {
+	for _, u := range []struct {
+		name string
+		d    time.Duration
+	}{{"us", time.Microsecond}, {"ms", time.Millisecond}, {"s", time.Second}} {
+		if digits, ok := strings.CutSuffix(v, u.name); ok {
+			n, err := strconv.ParseInt(digits, 10, 64)
+			if err != nil || n > int64(math.MaxInt64/u.d) || n < int64(math.MinInt64/u.d) {
+				return 0, fmt.Errorf("offset %s", v)
+			}
+			return time.Duration(n) * u.d, nil
+		}
+	}
+	return 0, fmt.Errorf("offset %s", v)
 }
 
 // seasonExpired reads a script's "expiry=<ms>ms now=<ms>ms" into a *SeasonExpiredError.
@@ -419,20 +495,9 @@ func OffsetRangeError(field string, v time.Duration, min, max string) error {
 // ErrSeasonClosed reply. ok is false for any other error, and for a refused season-anchored
 // value, which carries no clock.
 func SeasonClock(err error) (at time.Time, ok bool) {
-	var se *ScriptError
-	if !errors.As(err, &se) || se.Code != "SEASON_CLOSED" {
+	var se *SeasonError
+	if !errors.As(err, &se) || se.At.IsZero() {
 		return time.Time{}, false
 	}
-	for _, part := range strings.Fields(se.Detail) {
-		v, found := strings.CutPrefix(part, "at=")
-		if !found {
-			continue
-		}
-		us, err := strconv.ParseInt(strings.TrimSuffix(v, "us"), 10, 64)
-		if err != nil || !strings.HasSuffix(v, "us") {
-			return time.Time{}, false
-		}
-		return time.UnixMicro(us), true
-	}
-	return time.Time{}, false
+	return se.At, true
 }

@@ -323,3 +323,76 @@ func TestSeasonExpired(t *testing.T) {
 		}
 	}
 }
+
+// TestSeasonClosedReply: a script's refusal of a time outside its board's season
+// (RANKGEN_SEASON_CLOSED, in Unix microseconds) reads as a *SeasonError that says the times as
+// RFC 3339 — in the season's zone once the board gives its season (ExpiredSeason) — and what
+// to do, never raw microseconds; it is the server's answer, never an uncertain write.
+func TestSeasonClosedReply(t *testing.T) {
+	c := mustCal(t, CalendarSpec{Period: Weekly, Weekday: time.Monday, Zone: "Europe/Paris"})
+	s := c.At(time.Date(2026, 11, 18, 12, 0, 0, 0, time.UTC))
+	at := s.End.Add(4*24*time.Hour + 9*time.Hour + 912050*time.Microsecond)
+	reply := fmt.Sprintf("RANKGEN_SEASON_CLOSED field=SetAt at=%dus season=%d..%dus", at.UnixMicro(), s.Start.UnixMicro(), s.End.UnixMicro())
+	parsed := mustReply(t, reply)
+	var se *SeasonError
+	if !errors.As(parsed, &se) || !errors.Is(parsed, ErrSeasonClosed) || !se.At.Equal(at) || se.Season.ID != s.ID {
+		t.Fatalf("ParseReply(%q) = %#v", reply, parsed)
+	}
+	if got, ok := SeasonClock(parsed); !ok || !got.Equal(at) {
+		t.Errorf("SeasonClock = %v, %v; want %v", got, ok, at)
+	}
+	named := ExpiredSeason(parsed, s)
+	for _, want := range []string{"SetAt", at.In(c.Location()).Format(TimeFormat), "+01:00", s.Start.Format(time.RFC3339), s.End.Format(time.RFC3339), "ended", "Seasons.Live", "Seasons.At"} {
+		if !strings.Contains(named.Error(), want) {
+			t.Errorf("%q does not say %q", named, want)
+		}
+	}
+	if strings.Contains(named.Error(), fmt.Sprint(at.UnixMicro())) || strings.Contains(parsed.Error(), fmt.Sprint(s.Start.UnixMicro())) {
+		t.Errorf("raw microseconds in %q", named)
+	}
+	if !strings.Contains(parsed.Error(), at.UTC().Format(TimeFormat)) {
+		t.Errorf("without the board's season: %q; want the time in UTC", parsed)
+	}
+	if other := c.Next(s); ExpiredSeason(parsed, other) != parsed {
+		t.Errorf("ExpiredSeason named the refusal with another season")
+	}
+	// writeError takes the error as go-redis returns it: the server's reply, untyped.
+	var fromWrite *SeasonError
+	if err := writeError(otherWords(reply), "tok"); !errors.As(err, &fromWrite) || errors.Is(err, ErrUncertain) || !fromWrite.At.Equal(at) {
+		t.Errorf("writeError = %v; want the refusal itself, not an uncertain write", err)
+	}
+
+	before := mustReply(t, fmt.Sprintf("RANKGEN_SEASON_CLOSED field=SetAt at=%dus season=%d..%dus", s.Start.UnixMicro()-1, s.Start.UnixMicro(), s.End.UnixMicro()))
+	if !strings.Contains(before.Error(), "started") {
+		t.Errorf("a clock before the season: %q; want it to say so", before)
+	}
+	offset := ExpiredSeason(mustReply(t, fmt.Sprintf("RANKGEN_SEASON_CLOSED field=ReachedAt offset=605000s season=%d..%dus", s.Start.UnixMicro(), s.End.UnixMicro())), s)
+	for _, want := range []string{"ReachedAt", "168h3m20s from the start", s.End.Format(time.RFC3339), "Seasons.At"} {
+		if !strings.Contains(offset.Error(), want) {
+			t.Errorf("%q does not say %q", offset, want)
+		}
+	}
+	if _, ok := SeasonClock(offset); ok {
+		t.Errorf("SeasonClock of a refused offset: want none")
+	}
+	for _, bad := range []string{"field=SetAt at=12us", "field=SetAt at=12s season=0..10us", "field=SetAt at=12us season=10..0us", "at=12us season=0..10us", "field=X offset=9zz season=0..10us"} {
+		var se *SeasonError
+		if err := mustReply(t, "RANKGEN_SEASON_CLOSED "+bad); errors.As(err, &se) || !errors.Is(err, ErrSeasonClosed) {
+			t.Errorf("%q: %#v; want a plain ScriptError matching ErrSeasonClosed", bad, err)
+		}
+	}
+}
+
+// TestRollupLastError: a RollupSpec.Last out of range says that the limit is the schema's keep.
+func TestRollupLastError(t *testing.T) {
+	err := RollupLastError(8, 6)
+	var re *RangeError
+	if !errors.As(err, &re) || !errors.Is(err, ErrOutOfRange) || re.Max != "7" {
+		t.Fatalf("RollupLastError = %#v", err)
+	}
+	for _, want := range []string{"RollupSpec.Last = 8", "[1, 7]", "keep: 6", "raise keep"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("%q does not say %q", err, want)
+		}
+	}
+}

@@ -10,7 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/rankgen/rankgen/internal/quote"
+	"github.com/rankgen/rankgen/text/quote"
 	"github.com/redis/go-redis/v9"
 )
 

@@ -13,9 +13,9 @@ import (
 	"unicode/utf8"
 
 	"github.com/rankgen/rankgen/generator/layout"
-	"github.com/rankgen/rankgen/internal/quote"
-	"github.com/rankgen/rankgen/internal/suggest"
 	rankgenrt "github.com/rankgen/rankgen/runtime"
+	"github.com/rankgen/rankgen/text/quote"
+	"github.com/rankgen/rankgen/text/suggest"
 )
 
 // encodeHelp is encode's help text.

@@ -15,7 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/rankgen/rankgen/generator/layout"
-	"github.com/rankgen/rankgen/internal/quote"
+	"github.com/rankgen/rankgen/text/quote"
 )
 
 // Input lines are taken exactly or refused: nothing encode and decode read is altered on the

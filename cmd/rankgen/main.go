@@ -1,5 +1,6 @@
 // Rankgen turns a reviewed leaderboard schema into exact Redis sorted-set encodings: a Go
-// package (Entry, Encode, Decode, Compare, a Board) and the Lua scripts its updates run.
+// package (Entry, Encode, Decode, Compare, a Board) and its Redis Functions library (one
+// function per board operation, every write one atomic call).
 //
 // Usage:
 //
@@ -39,7 +40,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rankgen/rankgen/internal/suggest"
+	"github.com/rankgen/rankgen/text/suggest"
 )
 
 func main() {

@@ -14,8 +14,8 @@ import (
 	"time"
 
 	"github.com/rankgen/rankgen/generator/layout"
-	"github.com/rankgen/rankgen/internal/quote"
 	rankgenrt "github.com/rankgen/rankgen/runtime"
+	"github.com/rankgen/rankgen/text/quote"
 )
 
 // A periodic board's season-anchored times are offsets from a season's start: an instant

@@ -22,8 +22,8 @@ import (
 
 	"github.com/rankgen/rankgen/generator/layout"
 	"github.com/rankgen/rankgen/generator/picture"
-	"github.com/rankgen/rankgen/internal/quote"
 	rankgenrt "github.com/rankgen/rankgen/runtime"
+	"github.com/rankgen/rankgen/text/quote"
 )
 
 const serveHelp = `Serve shows a live board in a web browser, read-only: the layout as a picture (the same

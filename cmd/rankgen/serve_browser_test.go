@@ -15,9 +15,9 @@ import (
 
 	"github.com/rankgen/rankgen/examples/generated/laps"
 	"github.com/rankgen/rankgen/generator/layout"
-	"github.com/rankgen/rankgen/internal/quote"
 	"github.com/rankgen/rankgen/internal/testkit/redistest"
 	rankgenrt "github.com/rankgen/rankgen/runtime"
+	"github.com/rankgen/rankgen/text/quote"
 )
 
 // hostileStart is how hostileMember starts: markup, a terminal escape, CR/LF and invalid UTF-8.

@@ -264,7 +264,7 @@ func TestCoalescedBoardResendOnce(t *testing.T) {
 // lostBatchTokens holds a first write (update(-1)) on its way while updates 0..n-1 gather into
 // one batch behind it, has that batch lose its reply as mode says, and returns the token of
 // each update's *UncertainError.
-func lostBatchTokens(t *testing.T, c *redis.Client, lose *replyLoser, mode int32, n int, update func(i int) error) []string {
+func lostBatchTokens(t *testing.T, c redis.UniversalClient, lose *replyLoser, mode int32, n int, update func(i int) error) []string {
 	t.Helper()
 	hold, first := holdFirstBatch(t, c, func() error { return update(-1) })
 	tokens := make([]string, n)
@@ -291,7 +291,7 @@ func lostBatchTokens(t *testing.T, c *redis.Client, lose *replyLoser, mode int32
 
 // holdFirstBatch starts write in a goroutine and returns once its FCALL is held on its way
 // (until hold.release is closed); first gets write's error.
-func holdFirstBatch(t *testing.T, c *redis.Client, write func() error) (*holdingHook, chan error) {
+func holdFirstBatch(t *testing.T, c redis.UniversalClient, write func() error) (*holdingHook, chan error) {
 	t.Helper()
 	hold := &holdingHook{release: make(chan struct{})}
 	c.AddHook(hold)

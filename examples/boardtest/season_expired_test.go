@@ -151,13 +151,17 @@ func checkEveryWriteScript(t *testing.T, schema, dir, pkg string, writes []expir
 	}
 }
 
-// checkExpiredRefusal fails unless err is the *SeasonExpiredError of season s expiring at expiry.
+// checkExpiredRefusal fails unless err is the *SeasonExpiredError of season s expiring at expiry,
+// and not ErrUncertain (a refusal is no lost reply).
 func checkExpiredRefusal(t *testing.T, what string, err error, s rankgenrt.Season, expiry time.Time) {
 	t.Helper()
 	var se *rankgenrt.SeasonExpiredError
 	if !errors.Is(err, rankgenrt.ErrSeasonExpired) || !errors.As(err, &se) {
 		t.Errorf("%s: %v; want ErrSeasonExpired", what, err)
 		return
+	}
+	if errors.Is(err, rankgenrt.ErrUncertain) {
+		t.Errorf("%s: %v matches ErrUncertain; want a definite refusal", what, err)
 	}
 	if se.Season != s || !se.Expiry.Equal(expiry) || se.Now.Before(expiry) {
 		t.Errorf("%s: %+v; want season %v, expiry %v, now after it", what, se, s, expiry)
@@ -196,12 +200,14 @@ func TestSeasonExpiredWrites(t *testing.T) {
 	t.Run("blitz", func(t *testing.T) {
 		base := redistest.Key(t, "{blitz}")
 		ss := blitz.NewSeasons(c, base)
-		old := ss.Previous(3) // kept one season: expired when Previous(1) started
+		// Kept one season: expired when Previous(1) started. Both are read together, before the
+		// writes: a 2-second season may end while they run, and Previous(1) would move on.
+		old, expired := ss.Previous(3), ss.Previous(1).Start
 		b := ss.Board(old)
 		writes := blitzWrites(b)
 		checkEveryWriteScript(t, filepath.Join("internal", "season", "blitz", "blitz.yaml"), filepath.Join("internal", "season", "blitz"), "blitz", writes)
 		for _, w := range writes {
-			checkExpiredRefusal(t, w.script, w.call(ctx), old, ss.Previous(1).Start)
+			checkExpiredRefusal(t, w.script, w.call(ctx), old, expired)
 		}
 		if keys := keysUnder(t, c, base); len(keys) > 0 {
 			t.Errorf("refused writes left keys %v", keys)
@@ -210,12 +216,12 @@ func TestSeasonExpiredWrites(t *testing.T) {
 	t.Run("weekly", func(t *testing.T) {
 		base := redistest.Key(t, "{weekly}")
 		ss := weekly.NewSeasons(c, base)
-		old := ss.Previous(5) // kept four weeks: expired when this week started
+		old, expired := ss.Previous(5), ss.Current().Start // kept four weeks: expired when this week started
 		b := ss.Board(old)
 		writes := weeklyWrites(b)
 		checkEveryWriteScript(t, "weekly.yaml", filepath.Join("..", "generated", "weekly"), "weekly", writes)
 		for _, w := range writes {
-			checkExpiredRefusal(t, w.script, w.call(ctx), old, ss.Current().Start)
+			checkExpiredRefusal(t, w.script, w.call(ctx), old, expired)
 		}
 		if keys := keysUnder(t, c, base); len(keys) > 0 {
 			t.Errorf("refused writes left keys %v", keys)

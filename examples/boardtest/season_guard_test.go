@@ -123,7 +123,8 @@ func boardState(t *testing.T, c redis.UniversalClient, keys []string) map[string
 func wantClosed(t *testing.T, what string, err error, field string) {
 	t.Helper()
 	typed := rankgenrt.ReplyError(err)
-	if !errors.Is(typed, rankgenrt.ErrSeasonClosed) || !strings.Contains(typed.Error(), "field="+field+" ") {
+	var se *rankgenrt.SeasonError
+	if !errors.Is(typed, rankgenrt.ErrSeasonClosed) || !errors.As(typed, &se) || se.Field != field {
 		t.Errorf("%s: %v; want ErrSeasonClosed naming %s", what, typed, field)
 	}
 }

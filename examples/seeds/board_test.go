@@ -333,16 +333,20 @@ func TestBoardAdoptsSeed001(t *testing.T) {
 // A seed 000 board must be reindexed before the generated board writes to it: the board finds
 // an entry by id through its index, so an id the index lacks would look new and its first update
 // would add a second member beside the one the seed wrote. Every write script refuses a board
-// that has entries but no index (ErrNotIndexed) and leaves it as it was; after Reindex the same
-// update changes the seed's member in place.
+// that has entries but no index (ErrNotIndexed) and leaves it as it was, and so does a read of an
+// id (the reads of places read the seed's entries as they are); after Reindex the same update
+// changes the seed's member in place.
 func TestBoardBeforeReindexIsRefused(t *testing.T) {
 	c := redistest.Client(t)
 	ctx := context.Background()
 	key := redistest.Key(t, "rank:zset")
 	written := seed000Board(t, c, key, 3)
 	b := seed000member.NewBoard(c, key)
-	if _, err := b.Get(ctx, "user:1"); !errors.Is(err, rankgenrt.ErrNotFound) {
-		t.Fatalf("Get before Reindex = %v, want ErrNotFound (the index is empty)", err)
+	if _, err := b.Get(ctx, "user:1"); !errors.Is(err, rankgenrt.ErrNotIndexed) {
+		t.Fatalf("Get before Reindex = %v, want ErrNotIndexed (the index is needed to find an id)", err)
+	}
+	if top, err := b.Top(ctx, 10); err != nil || len(top) != 3 {
+		t.Fatalf("Top before Reindex = %d entries, %v; want the seed's 3", len(top), err)
 	}
 	before := c.ZRangeWithScores(ctx, key, 0, -1).Val()
 	writes := map[string]error{}

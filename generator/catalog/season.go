@@ -125,9 +125,11 @@ func SeasonScripts(l *layout.Layout) []Op {
 				"field's 1-based index; {how}: sum, max or min; {ttl}: the cache's lifetime in ms; {listed}:",
 				"the rollup's line in the list.",
 				"An id's entry (and its data) is its entry of the newest season that holds it, with the field",
-				"combined over every season that holds it; a sum outside the field's range refuses the call",
-				"(RANKGEN_OVERFLOW), which writes nothing. A rollup board that exists is kept as it is (the",
-				"cache). Returns 1 when it built the rollup, 0 when it kept the cached one."}})
+				"combined over every season that holds it; a season's board is read even without its index or",
+				"meta key. A sum outside the field's range (RANKGEN_OVERFLOW), another layout's board, or a",
+				"list key of another type (WRONGTYPE) refuses the call, which writes nothing. A rollup board",
+				"that exists is kept as it is (the cache). Returns 1 when it built the rollup, 0 when it kept",
+				"the cached one."}})
 	}
 	out = append(out, Op{Name: RemoveEverywhere, Template: "remove_everywhere", Batch: true, OnlyDeletes: true,
 		Methods: []string{"RemoveEverywhere"}, Args: Args{Head: WriteArgs(), Each: []string{ArgID}}, Reply: ReplyRemovals,

@@ -79,7 +79,7 @@ func (b *board) apply() {
 		errNil().Block(jen.Return(jen.Err())),
 		jen.For(jen.List(jen.Id("j"), jen.Id("it")).Op(":=").Range().Id("items")).Block(
 			jen.Id("r").Op(":=").Op("&").Id("res").Index(jen.Id("sent").Index(jen.Id("j"))),
-			jen.If(jen.Id("it").Dot("Err").Op("!=").Nil()).Block(jen.Id("r").Dot("Err").Op("=").Id("it").Dot("Err"), jen.Continue()),
+			jen.If(jen.Id("it").Dot("Err").Op("!=").Nil()).Block(jen.Id("r").Dot("Err").Op("=").Add(b.itemErr()), jen.Continue()),
 			memberNote,
 			jen.List(jen.Id("r").Dot("Written"), jen.Id("r").Dot("Err")).Op("=").Id("updated").Call(jen.Id("it"), member, prior),
 		),

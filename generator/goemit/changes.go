@@ -161,7 +161,7 @@ func (b *board) updateLists(op catalog.Op) {
 	}
 	b.comment("%s", doc)
 	recvDecl(b.f).Id(op.Methods[1]).Params(ctxParam(), jen.Id("lists").Index().Id("Changes")).Params(jen.Index().Id("Result"), jen.Error()).Block(
-		itemsBatch(op, "lists", jen.Id("changeArgs").Op("*").Len(jen.Id("lists")), b.entryData(),
+		b.itemsBatch(op, "lists", jen.Id("changeArgs").Op("*").Len(jen.Id("lists")), b.entryData(),
 			jen.List(jen.Id("group"), jen.Err()).Op(":=").Id("changeGroup").Call(jen.Id("l").Dot(b.l.IDName), jen.Id("l").Dot("Apply")),
 			errNil().Block(jen.Id("res").Index(jen.Id("i")).Dot("Err").Op("=").Err(), jen.Continue()),
 			jen.Id("args").Op("=").Append(jen.Id("args"), jen.Id("group").Op("...")),
@@ -176,7 +176,7 @@ func (b *board) updateLists(op catalog.Op) {
 // runs loop, which appends its arguments or sets its error in res[i] and continues; the script
 // runs when any item was sent, and res[sent[j]] takes the j-th reply item (then more, which
 // may set its Entry's data).
-func itemsBatch(op catalog.Op, items string, size, more jen.Code, loop ...jen.Code) []jen.Code {
+func (b *board) itemsBatch(op catalog.Op, items string, size, more jen.Code, loop ...jen.Code) []jen.Code {
 	each := map[string]string{"lists": "l", "ids": "id"}[items]
 	return []jen.Code{
 		jen.Id("res").Op(":=").Make(jen.Index().Id("Result"), jen.Len(jen.Id(items))),
@@ -191,7 +191,7 @@ func itemsBatch(op catalog.Op, items string, size, more jen.Code, loop ...jen.Co
 		errNil().Block(jen.Return(jen.Nil(), jen.Err())),
 		jen.For(jen.List(jen.Id("j"), jen.Id("it")).Op(":=").Range().Id("items")).Block(
 			jen.Id("r").Op(":=").Op("&").Id("res").Index(jen.Id("sent").Index(jen.Id("j"))),
-			jen.If(jen.Id("it").Dot("Err").Op("!=").Nil()).Block(jen.Id("r").Dot("Err").Op("=").Id("it").Dot("Err"), jen.Continue()),
+			jen.If(jen.Id("it").Dot("Err").Op("!=").Nil()).Block(jen.Id("r").Dot("Err").Op("=").Add(b.itemErr()), jen.Continue()),
 			jen.List(jen.Id("r").Dot("Written"), jen.Id("r").Dot("Err")).Op("=").Id("updated").Call(jen.Id("it"), jen.Id("it").Dot("Member"), jen.Id("it").Dot("PriorMember")),
 			more,
 		),
@@ -212,7 +212,7 @@ func (b *board) touch(op catalog.Op) {
 	b.f.Line()
 	b.comment("%s touches many ids in one script call, atomic as a whole, with one clock, as Touch does each: its Result per id holds what it did or the error that left that entry unchanged (an invalid id's, unsent). The error return is for failures of the whole call (connection, ErrLayoutMismatch), which change nothing.", op.Methods[1])
 	recvDecl(b.f).Id(op.Methods[1]).Params(ctxParam(), jen.Id("ids").Index().Add(b.idType())).Params(jen.Index().Id("Result"), jen.Error()).Block(
-		itemsBatch(op, "ids", jen.Len(jen.Id("ids")), jen.Null(),
+		b.itemsBatch(op, "ids", jen.Len(jen.Id("ids")), jen.Null(),
 			b.checkIDThen(jen.Id("id"), func(err jen.Code) []jen.Code {
 				return []jen.Code{jen.Id("res").Index(jen.Id("i")).Dot("Err").Op("=").Add(err), jen.Continue()}
 			}),

@@ -22,7 +22,10 @@ var update = flag.Bool("update", false, "rewrite the generated sections of testd
 // rankgen check guards: the examples are their own goldens, kept once. Schemas at the edges
 // that no example covers are archives in testdata: "-- schema.yaml --" (the input; the
 // archive's name is the schema's stem) and "-- <stem>.rankgen.go --" (the expected output,
-// which -update rewrites).
+// which -update rewrites). A schema an example or a committed test board already covers gets
+// no golden: those packages are compiled, kept fresh and driven against the board model on
+// real servers (examples/boardtest), which proves more than a golden (enums in the score and
+// the member: duel, season, r32, b02; a uint64 id after a member prefix: b01).
 
 type golden struct {
 	path    string // where the expected output lives

@@ -96,7 +96,7 @@ func (b *board) rollup(op catalog.Op) {
 		jen.If(spec("Op").Op("<").Id("RollupSum").Op("||").Add(spec("Op")).Op(">").Id("RollupMin")).Block(
 			rangeErr("RollupSpec.Op", spec("Op").Dot("String").Call(), "RollupSum", "RollupMin")),
 		jen.If(spec("Last").Op("<").Lit(1).Op("||").Add(spec("Last")).Op(">").Id("keepSeasons").Op("+").Lit(1)).Block(
-			jen.Return(jen.Nil(), rt("IntRangeError").Call(jen.Lit("RollupSpec.Last"), jen.Int64().Call(spec("Last")), jen.Lit(1), jen.Id("keepSeasons").Op("+").Lit(1)))),
+			jen.Return(jen.Nil(), rt("RollupLastError").Call(spec("Last"), jen.Id("keepSeasons")))),
 		jen.If(spec("TTL").Op("<").Qual("time", "Millisecond").Op("||").Add(spec("TTL")).Op("%").Qual("time", "Millisecond").Op("!=").Lit(0)).Block(
 			rangeErr("RollupSpec.TTL", spec("TTL").Dot("String").Call(), "1ms", "whole milliseconds")),
 		jen.If(jen.Err().Op(":=").Add(rt("CheckSlots")).Call(jen.Id("ss").Dot("c"), jen.Id("ss").Dot("base")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
@@ -129,7 +129,7 @@ func (b *board) cachedRollups() {
 	b.comment("cachedRollups returns the boards of the rollups listed beside the seasons' boards: the rollup script lists each one it builds, and drops those past their expiry (Redis's clock) whenever it builds another, so a listed board may have expired and be empty.")
 	seasonsRecv(f).Id("cachedRollups").Params(ctxParam()).Params(jen.Index().Op("*").Id("Board"), jen.Error()).Block(
 		jen.List(jen.Id("lines"), jen.Err()).Op(":=").Id("ss").Dot("c").Dot("ZRange").Call(jen.Id("ctx"), rt("RollupsKey").Call(jen.Id("ss").Dot("base")), jen.Lit(0), jen.Lit(-1)).Dot("Result").Call(),
-		errNil().Block(jen.Return(jen.Nil(), jen.Err())),
+		errNil().Block(jen.Return(jen.Nil(), rt("ReplyError").Call(jen.Err())).Comment("a key of another type there: ErrWrongType")),
 		jen.Var().Id("out").Index().Op("*").Id("Board"),
 		jen.For(jen.List(jen.Id("_"), jen.Id("line")).Op(":=").Range().Id("lines")).Block(
 			jen.List(jen.Id("id"), jen.Id("key"), jen.Err()).Op(":=").Add(rt("ParseRollupLine")).Call(jen.Id("line")),

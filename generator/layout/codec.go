@@ -9,8 +9,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rankgen/rankgen/internal/quote"
 	rankgenrt "github.com/rankgen/rankgen/runtime"
+	"github.com/rankgen/rankgen/text/quote"
 )
 
 // Entry is an entry as the interpreted codec sees it: the id and, for each field of the

@@ -6,9 +6,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rankgen/rankgen/internal/quote"
-	"github.com/rankgen/rankgen/internal/suggest"
 	rankgenrt "github.com/rankgen/rankgen/runtime"
+	"github.com/rankgen/rankgen/text/quote"
+	"github.com/rankgen/rankgen/text/suggest"
 )
 
 // Entry data: typed values stored beside an entry (a display name, a car) and returned with

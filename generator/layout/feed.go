@@ -4,7 +4,7 @@ import (
 	"go/token"
 	"strings"
 
-	"github.com/rankgen/rankgen/internal/suggest"
+	"github.com/rankgen/rankgen/text/suggest"
 	"gopkg.in/yaml.v3"
 )
 

@@ -5,8 +5,8 @@ import (
 	"math/big"
 	"strconv"
 
-	"github.com/rankgen/rankgen/internal/quote"
-	"github.com/rankgen/rankgen/internal/suggest"
+	"github.com/rankgen/rankgen/text/quote"
+	"github.com/rankgen/rankgen/text/suggest"
 )
 
 // namedField starts the *Field of raw with its position, doc and name (checked unique among

@@ -212,7 +212,7 @@ func (f *Field) Key(digit uint64) uint64 {
 // ZeroDigit is the digit a field takes in the entry that an update of a missing id starts
 // from: the field's Go zero value (0, false, the first enum value, for time the Unix epoch)
 // when it lies in the field's range, else the field's lowest-ranking value (digit 0). It is a
-// board rule: the Lua scripts and the board model both start from it.
+// board rule: the Lua library and the board model both start from it.
 func (f *Field) ZeroDigit() uint64 {
 	var key uint64
 	if f.Signed() {

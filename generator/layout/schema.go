@@ -7,8 +7,8 @@ import (
 	"io"
 	"strings"
 
-	"github.com/rankgen/rankgen/internal/quote"
-	"github.com/rankgen/rankgen/internal/suggest"
+	"github.com/rankgen/rankgen/text/quote"
+	"github.com/rankgen/rankgen/text/suggest"
 	"gopkg.in/yaml.v3"
 )
 

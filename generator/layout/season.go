@@ -10,9 +10,9 @@ import (
 	"time"
 	_ "time/tzdata" // zones are checked the same on every machine, with or without a zoneinfo
 
-	"github.com/rankgen/rankgen/internal/quote"
-	"github.com/rankgen/rankgen/internal/suggest"
 	rankgenrt "github.com/rankgen/rankgen/runtime"
+	"github.com/rankgen/rankgen/text/quote"
+	"github.com/rankgen/rankgen/text/suggest"
 	"gopkg.in/yaml.v3"
 )
 

@@ -8,8 +8,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/rankgen/rankgen/internal/quote"
-	"github.com/rankgen/rankgen/internal/suggest"
+	"github.com/rankgen/rankgen/text/quote"
+	"github.com/rankgen/rankgen/text/suggest"
 )
 
 // Limits of the schema language.

@@ -20,7 +20,7 @@ type feedBoard struct {
 	Says  string // what the call does to it, for the comment
 	Rule  string
 	Field int    // add: the accessors' index of the field that gains (F.get_<Field>)
-	Apply string // add: the field's add function (F.apply_<Apply>)
+	Apply string // add: the field's add update, whose table F.<Apply> holds its apply function
 	Asc   bool   // add: the field ranks ascending, so a gain lowers its digit
 }
 

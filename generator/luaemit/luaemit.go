@@ -39,7 +39,7 @@ type Function struct {
 	Op       string // the operation: "set", "add_points", …
 	Name     string // its name on the server: <Library.Name>_<Op>
 	ReadOnly bool   // flagged no-writes: called with FCALL_RO
-	Body     string // the text of its callback (a field update's calls the head's shared update_<n>)
+	Body     string // the text of its callback (a field update's calls the head's shared update_one or update_many)
 }
 
 var tmpl = template.Must(templates.Parse(nil))
@@ -68,7 +68,7 @@ func Render(l *layout.Layout) (*Library, error) {
 	}
 	var fns []Function
 	var regs bytes.Buffer
-	u := updates{shared: map[string]string{}, written: map[string]bool{}}
+	u := updates{shared: map[string]*sharedUpdate{}, names: map[string]bool{}, written: map[string]bool{}, registered: -1}
 	for _, op := range catalog.Scripts(l) {
 		d, err := scriptData(l, op)
 		if err != nil {
@@ -95,7 +95,7 @@ func Render(l *layout.Layout) (*Library, error) {
 		}
 		switch {
 		case op.Kind == catalog.Update:
-			if text, doc, callback, err = u.call(&b, d, text); err != nil {
+			if text, doc, callback, err = u.call(&b, d, text, op.Batch); err != nil {
 				return nil, fmt.Errorf("luaemit: %s: %w", op.Name, err)
 			}
 		case op.Template == entriesTemplate:
@@ -109,7 +109,13 @@ func Render(l *layout.Layout) (*Library, error) {
 		} else if op.OnlyDeletes {
 			flags = "'allow-oom'"
 		}
+		if op.Kind == catalog.Update && regs.Len() == u.registered {
+			regs.Truncate(regs.Len() - 1) // the field updates' registrations are one block
+		}
 		registerFunction(&regs, doc, op.Name, flags, callback)
+		if op.Kind == catalog.Update {
+			u.registered = regs.Len()
+		}
 		fns = append(fns, Function{Op: op.Name, ReadOnly: op.ReadOnly, Body: text})
 	}
 	// The functions beyond the board operations: a periodic layout's scripts across its
@@ -144,8 +150,12 @@ func Render(l *layout.Layout) (*Library, error) {
 		registerFunction(&regs, "", op.Name, "", callback)
 		fns = append(fns, Function{Op: op.Name, Body: text})
 	}
+	if u.tables.Len() > 0 {
+		b.WriteString("\n-- The field updates' tables (u), built when the library loads, not by each call.\n")
+		b.Write(u.tables.Bytes())
+	}
 	b.Write(regs.Bytes())
-	src := tidy(b.String())
+	src := prune(tidy(b.String()))
 	name := libraryName(l.Stem(), src)
 	for i := range fns {
 		fns[i].Name = name + "_" + fns[i].Op
@@ -228,12 +238,41 @@ func seasonScript(l *layout.Layout, op catalog.Op, writeDocs []string) (string, 
 }
 
 // updates writes the field updates once: near-identical updates (the same shape on other
-// fields, another kind of update) share one Lua function update_<n>(KEYS, ARGV, u), which
-// takes the operation's name (its tokens are recorded under it), the field's accessors, its
-// apply function and its weight in u.
+// fields, another kind of update) share one Lua function, update_one for the single form and
+// update_many for the batch (KEYS, ARGV, u), which takes the field's accessors, its apply
+// function and its weight in u.
 type updates struct {
-	shared  map[string]string // a shared function's body -> its name
-	written map[string]bool   // what is written to the head once: the update tables (F.<operation>), entries
+	shared  map[string]*sharedUpdate // a shared function's body -> the function
+	names   map[string]bool          // the shared functions' names
+	written map[string]bool          // what is written to the head once: the update tables (F.<operation>), entries
+	tables  bytes.Buffer             // the update tables, written after the shared functions
+
+	registered int // the length of the registrations after the last field update's
+}
+
+// sharedUpdate is a shared update function: its name, and the usage lines of the first update
+// it serves, which its doc says once (each update's doc says only the lines that differ).
+type sharedUpdate struct {
+	name  string
+	usage []string
+}
+
+// name is the name of a new shared update function: update_one or update_many, or, for a
+// second body of the same form (an update of a field the others stamp, which does not stamp
+// itself, or of a season-anchored field), that name and the field's.
+func (u *updates) name(d *data, batch bool) string {
+	name := "update_one"
+	if batch {
+		name = "update_many"
+	}
+	if u.names[name] {
+		name += "_" + strings.TrimPrefix(strings.TrimSuffix(d.Op, "_many"), d.Kind+"_")
+	}
+	for i, base := 2, name; u.names[name]; i++ {
+		name = fmt.Sprintf("%s_%d", base, i)
+	}
+	u.names[name] = true
+	return name
 }
 
 // entriesTemplate renders set's and best's one body: the head's function entries(KEYS, ARGV,
@@ -264,12 +303,28 @@ func docOf(d *data) string {
 // function of its body, the first time) and returns the update's own text (what the catalogue
 // says of it, and the table of a season's field, whose range the call reads), its doc and its
 // callback, which runs the shared function on the update's table.
-func (u *updates) call(head *bytes.Buffer, d *data, body string) (text, doc, callback string, err error) {
-	fn, ok := u.shared[body]
+func (u *updates) call(head *bytes.Buffer, d *data, body string, batch bool) (text, doc, callback string, err error) {
+	s, ok := u.shared[body]
 	if !ok {
-		fn = fmt.Sprintf("update_%d", len(u.shared)+1)
-		u.shared[body] = fn
-		fmt.Fprintf(head, "\n-- %s is the field update %s and those like it; u is the update's table (F.<operation>).\nlocal function %s(KEYS, ARGV, u)\n%send\n", fn, d.Op, fn, body)
+		s = &sharedUpdate{name: u.name(d, batch), usage: d.Usage}
+		u.shared[body] = s
+		form := "single"
+		if batch {
+			form = "batch"
+		}
+		fmt.Fprintf(head, "\n-- %s: the %s field updates' body (u: F.<operation>), as %s takes them:\n", s.name, form, d.Op)
+		for _, line := range s.usage {
+			fmt.Fprintf(head, "-- %s\n", line)
+		}
+		fmt.Fprintf(head, "local function %s(KEYS, ARGV, u)\n%send\n", s.name, body)
+	}
+	fn := s.name
+	own := *d
+	own.Usage = nil
+	for _, line := range d.Usage {
+		if !slices.Contains(s.usage, line) {
+			own.Usage = append(own.Usage, line)
+		}
 	}
 	// A batch applies its updates as the single form does: one apply function and one table
 	// serve both.
@@ -281,18 +336,22 @@ func (u *updates) call(head *bytes.Buffer, d *data, body string) (text, doc, cal
 	}
 	u.written[table] = true
 	var local bytes.Buffer
-	if d.Target.Season {
-		// Its range depends on the call's season: the apply function reads the call's bounds.
-		apply, dest = "apply", &local
-		if err := tmpl.ExecuteTemplate(dest, "season_bounds", d); err != nil {
+	if made := madeApply(d); made != "" {
+		apply = made // made by one of the head's functions, when the library loads
+	} else {
+		if d.Target.Season {
+			// Its range depends on the call's season: the apply function reads the call's bounds.
+			apply, dest = "apply", &local
+			if err := tmpl.ExecuteTemplate(dest, "season_bounds", d); err != nil {
+				return "", "", "", err
+			}
+		}
+		d.Fn = apply
+		if err := tmpl.ExecuteTemplate(dest, "apply_fn", d); err != nil {
 			return "", "", "", err
 		}
+		dest.WriteString("\n")
 	}
-	d.Fn = apply
-	if err := tmpl.ExecuteTemplate(dest, "apply_fn", d); err != nil {
-		return "", "", "", err
-	}
-	dest.WriteString("\n")
 	g := d.Target
 	var what bytes.Buffer
 	fmt.Fprintf(&what, "{get = F.get_%d, put = F.put_%d, apply = %s", g.Index, g.Index, apply)
@@ -307,13 +366,38 @@ func (u *updates) call(head *bytes.Buffer, d *data, body string) (text, doc, cal
 		fmt.Fprintf(&local, "return %s(KEYS, ARGV, %s)\n", fn, what.String())
 		text = indent(tidy(local.String()))
 		callback, err := writeCallback(d.Op, d.Args, text)
-		return text, docOf(d), callback, err
+		return text, docOf(&own), callback, err
 	}
-	// Built once, when the library loads: a call creates no table to say what it updates.
-	fmt.Fprintf(dest, "%s = %s\n", table, what.String())
+	if dest == head {
+		// Built once, when the library loads: a call creates no table to say what it updates.
+		fmt.Fprintf(&u.tables, "%s = %s\n", table, what.String())
+	}
 	w, err := writeOf(d.Op, d.Args)
-	return fmt.Sprintf("  return %s(KEYS, ARGV, %s)\n", fn, table), docOf(d),
+	return fmt.Sprintf("  return %s(KEYS, ARGV, %s)\n", fn, table), docOf(&own),
 		fmt.Sprintf("%s, %s, %s)", w, fn, table), err
+}
+
+// madeApply is the Lua expression that makes the apply function of update d with one of the
+// head's functions (set_digit, add_digit), or "" for an update whose apply
+// function is its own: of a field too wide for doubles, or of a season-anchored one, whose
+// range the call's season bounds.
+func madeApply(d *data) string {
+	g := d.Target
+	if g.Wide || g.Season {
+		return ""
+	}
+	field := fmt.Sprintf("'%s', ' min=%s max=%s', %s", g.Name, g.Min, g.Max, g.Span)
+	switch {
+	case d.Kind == "add":
+		sign := 1
+		if g.Asc {
+			sign = -1
+		}
+		return fmt.Sprintf("add_digit(%s, %d, %t)", field, sign, d.Saturate)
+	case d.BestOf:
+		return fmt.Sprintf("set_digit(%s, %t)", field, d.KeepLarger)
+	}
+	return fmt.Sprintf("set_digit(%s)", field)
 }
 
 // writeDocs are the usage lines of the arguments every write function takes first

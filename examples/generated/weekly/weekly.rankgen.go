@@ -588,7 +588,7 @@ func (b *Board) UpdateMany(ctx context.Context, lists []Changes) ([]Result, erro
 	for j, it := range items {
 		r := &res[sent[j]]
 		if it.Err != nil {
-			r.Err = it.Err
+			r.Err = rankgenrt.ExpiredSeason(it.Err, b.season)
 			continue
 		}
 		r.Written, r.Err = updated(it, it.Member, it.PriorMember)
@@ -665,7 +665,7 @@ func (b *Board) TouchMany(ctx context.Context, ids []string) ([]Result, error) {
 	for j, it := range items {
 		r := &res[sent[j]]
 		if it.Err != nil {
-			r.Err = it.Err
+			r.Err = rankgenrt.ExpiredSeason(it.Err, b.season)
 			continue
 		}
 		r.Written, r.Err = updated(it, it.Member, it.PriorMember)
@@ -1208,7 +1208,7 @@ func (b *Board) apply(ctx context.Context, s *rankgenrt.Function, args []any, re
 	for j, it := range items {
 		r := &res[sent[j]]
 		if it.Err != nil {
-			r.Err = it.Err
+			r.Err = rankgenrt.ExpiredSeason(it.Err, b.season)
 			continue
 		}
 		// The reply holds P alone: the member is the id sent.
@@ -1677,7 +1677,7 @@ func (ss *Seasons) Rollup(ctx context.Context, spec RollupSpec) (*Board, error) 
 		}
 	}
 	if spec.Last < 1 || spec.Last > keepSeasons+1 {
-		return nil, rankgenrt.IntRangeError("RollupSpec.Last", int64(spec.Last), 1, keepSeasons+1)
+		return nil, rankgenrt.RollupLastError(spec.Last, keepSeasons)
 	}
 	if spec.TTL < time.Millisecond || spec.TTL%time.Millisecond != 0 {
 		return nil, &rankgenrt.RangeError{
@@ -1725,7 +1725,7 @@ func (ss *Seasons) rollupBoard(key string, newest Season) *Board {
 func (ss *Seasons) cachedRollups(ctx context.Context) ([]*Board, error) {
 	lines, err := ss.c.ZRange(ctx, rankgenrt.RollupsKey(ss.base), 0, -1).Result()
 	if err != nil {
-		return nil, err
+		return nil, rankgenrt.ReplyError(err) // a key of another type there: ErrWrongType
 	}
 	var out []*Board
 	for _, line := range lines {

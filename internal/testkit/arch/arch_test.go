@@ -172,3 +172,29 @@ func TestRulesBite(t *testing.T) {
 		t.Errorf("generator/catalog may not import runtime directly")
 	}
 }
+
+// TestShippingApartFromTestKit: no package that ships (any but the test kit's under internal/
+// and the examples) depends on a package under internal/, the test kit's folder: a shipping
+// helper lives in a room of its own (text/…), never beside test support.
+func TestShippingApartFromTestKit(t *testing.T) {
+	out, err := exec.Command("go", "list", "-json", module+"/...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(out))
+	for dec.More() {
+		var p listed
+		if err := dec.Decode(&p); err != nil {
+			t.Fatal(err)
+		}
+		pkg := strings.TrimPrefix(strings.TrimPrefix(p.ImportPath, module), "/")
+		if strings.HasPrefix(pkg, "internal/") || strings.HasPrefix(pkg, "examples") {
+			continue
+		}
+		for _, d := range p.Deps {
+			if dep, ok := strings.CutPrefix(d, module+"/"); ok && strings.HasPrefix(dep, "internal/") {
+				t.Errorf("%s ships but depends on %s, in the test kit's folder internal/", pkg, dep)
+			}
+		}
+	}
+}
