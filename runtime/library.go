@@ -181,7 +181,7 @@ func (f *Function) queue(ctx context.Context, c redis.Cmdable, ro bool, keys []s
 }
 
 // call calls the function, and when the server lacks it, loads the library there and calls
-// it once more; its error is typed (ReplyError).
+// it once more (sendLoaded); its error is typed (ReplyError).
 func (f *Function) call(ctx context.Context, c redis.Cmdable, ro bool, keys []string, args []any) (any, error) {
 	v, err := f.send(ctx, c, ro, keys, args)
 	return v, ReplyError(err)
@@ -189,18 +189,31 @@ func (f *Function) call(ctx context.Context, c redis.Cmdable, ro bool, keys []st
 
 // send is call with the error as go-redis returned it, so that a write can tell the server's
 // answer from a failure to get one (writeError) before the answer is typed.
-func (f *Function) send(ctx context.Context, c redis.Cmdable, ro bool, keys []string, args []any) (any, error) {
-	v, err := f.queue(ctx, c, ro, keys, args).Result()
-	if f.Lib.missing(ctx, c, keys, err) {
-		if err := f.Lib.loadFor(ctx, c, keys); err != nil {
-			return nil, err
-		}
+func (f *Function) send(ctx context.Context, c redis.Cmdable, ro bool, keys []string, args []any) (v any, err error) {
+	if lerr := f.sendLoaded(ctx, c, keys, func() error {
 		v, err = f.queue(ctx, c, ro, keys, args).Result()
+		return err
+	}); lerr != nil {
+		return nil, lerr
 	}
 	if err != nil {
 		return nil, err
 	}
 	return v, nil
+}
+
+// sendLoaded runs send, a call of f (alone or in a pipeline) whose error it returns, and when
+// that error says the server the call went to lacks the library (missing: the function did
+// not run), loads the library there and runs send once more. It returns loading's error; the
+// call's own stays with send.
+func (f *Function) sendLoaded(ctx context.Context, c redis.Cmdable, keys []string, send func() error) error {
+	if err := send(); f.Lib.missing(ctx, c, keys, err) {
+		if err := f.Lib.loadFor(ctx, c, keys); err != nil {
+			return err
+		}
+		_ = send()
+	}
+	return nil
 }
 
 // Call calls a generated write function with FCALL, loading its library first where the
@@ -210,8 +223,8 @@ func Call(ctx context.Context, c redis.Cmdable, f *Function, keys []string, args
 	return f.call(ctx, c, false, keys, args)
 }
 
-// RunRO calls a read-only generated function (flags no-writes) with FCALL_RO, which may run on
+// CallRO calls a read-only generated function (flags no-writes) with FCALL_RO, which may run on
 // a replica, loading its library first where the server lacks it.
-func RunRO(ctx context.Context, c redis.Cmdable, f *Function, keys []string, args ...any) (any, error) {
+func CallRO(ctx context.Context, c redis.Cmdable, f *Function, keys []string, args ...any) (any, error) {
 	return f.call(ctx, c, true, keys, args)
 }

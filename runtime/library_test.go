@@ -56,15 +56,15 @@ func TestLibraryLoadsWhenMissing(t *testing.T) {
 				}
 			}
 			read := testFunction(t, "return redis.call('GET', KEYS[1])", "'no-writes'")
-			if v, err := RunRO(ctx, c, read, []string{k}); err != nil || v != "3" {
-				t.Fatalf("RunRO = %v, %v; want 3", v, err)
+			if v, err := CallRO(ctx, c, read, []string{k}); err != nil || v != "3" {
+				t.Fatalf("CallRO = %v, %v; want 3", v, err)
 			}
 			bad := testFunction(t, "return redis.error_reply('RANKGEN_OVERFLOW field=X delta=1')", "")
 			if _, err := RunWrite(ctx, c, bad, []string{k}, "tok"); !errors.Is(err, ErrOverflow) || errors.Is(err, ErrUncertain) {
 				t.Fatalf("error reply: %v; want ErrOverflow, not uncertain", err)
 			}
 			writes := testFunction(t, "return redis.call('SET', KEYS[1], 'x')", "'no-writes'")
-			if _, err := RunRO(ctx, c, writes, []string{k}); err == nil || writes.Lib.missing(ctx, c, []string{k}, err) {
+			if _, err := CallRO(ctx, c, writes, []string{k}); err == nil || writes.Lib.missing(ctx, c, []string{k}, err) {
 				t.Fatalf("a no-writes function that writes: %v; want the server's refusal", err)
 			}
 			// A server whose words for a missing function differ (a go-redis hook rewrites them

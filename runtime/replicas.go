@@ -155,15 +155,17 @@ func movedOn(err error) bool {
 }
 
 // runWait pipelines FCALL and WAIT on c (one node), and again after loading the library there
-// when the node lacks it (a restarted or newly promoted master): the function did not run.
+// when the node lacks it (a restarted or newly promoted master), as every call does
+// (Function.sendLoaded).
 func runWait(ctx context.Context, c redis.Cmdable, f *Function, keys []string, token string, r Replicas, args []any) (any, error) {
 	call := func(p redis.Pipeliner) *redis.Cmd { return f.queue(ctx, p, false, keys, args) }
-	eval, wait := pipelineWait(ctx, c, r, call)
-	if f.Lib.missing(ctx, c, keys, eval.Err()) {
-		if err := f.Lib.loadOn(ctx, c); err != nil {
-			return nil, err // nothing ran
-		}
+	var eval *redis.Cmd
+	var wait *redis.IntCmd
+	if err := f.sendLoaded(ctx, c, keys, func() error {
 		eval, wait = pipelineWait(ctx, c, r, call)
+		return eval.Err()
+	}); err != nil {
+		return nil, err // nothing ran
 	}
 	v, err := eval.Result()
 	if err != nil {

@@ -386,9 +386,9 @@ func NewPipe(c redis.UniversalClient) *Pipe {
 	return &Pipe{Pipeliner: c.Pipeline(), c: c}
 }
 
-// RunRO queues a read-only function call (FCALL_RO); its reply or error is in the returned
+// CallRO queues a read-only function call (FCALL_RO); its reply or error is in the returned
 // command after Exec.
-func (p *Pipe) RunRO(ctx context.Context, f *Function, keys []string, args ...any) *redis.Cmd {
+func (p *Pipe) CallRO(ctx context.Context, f *Function, keys []string, args ...any) *redis.Cmd {
 	cmd := f.queue(ctx, p.Pipeliner, true, keys, args)
 	p.calls = append(p.calls, pipedCall{f: f, keys: keys, args: args, cmd: cmd})
 	return cmd
@@ -397,7 +397,7 @@ func (p *Pipe) RunRO(ctx context.Context, f *Function, keys []string, args ...an
 // Exec sends the pipeline. A pipeline cannot load a missing library between its commands, so
 // the calls that met a server without it (after a restart, a failover or FUNCTION FLUSH) are
 // sent again in a second pipeline, after their library is loaded where each one went. Every
-// command keeps its own reply and error; function errors are typed as RunRO types them.
+// command keeps its own reply and error; function errors are typed as CallRO types them.
 func (p *Pipe) Exec(ctx context.Context) {
 	_, _ = p.Pipeliner.Exec(ctx)
 	var again []pipedCall

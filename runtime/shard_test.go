@@ -185,7 +185,7 @@ func TestPipeReloadsLibrary(t *testing.T) {
 				cmds := make([]*redis.Cmd, len(keys))
 				cards := make([]*redis.IntCmd, len(keys))
 				for i, k := range keys {
-					cmds[i] = p.RunRO(ctx, s, []string{k})
+					cmds[i] = p.CallRO(ctx, s, []string{k})
 					cards[i] = p.ZCard(ctx, k)
 				}
 				p.Exec(ctx)

@@ -10,12 +10,14 @@ package runtime
 // older than MinVersion or newer than MaxVersion, so a stale package is a compile error, not a
 // silent mis-decode. Version 2 added what generated code of this release calls: writes that
 // wait for replicas, data replies, season calendars and the sharded-board machinery; code
-// generated for version 1 still runs on it.
-const Version = 2
+// generated for version 1 still runs on it. Version 3 moved the board's machinery here (Core,
+// Spec, Option, Read, CallRO in place of RunRO): code generated for an earlier version no
+// longer compiles against it, and says so here.
+const Version = 3
 
 // MinVersion and MaxVersion bound the generated-code versions this runtime supports.
 const (
-	MinVersion = 1
+	MinVersion = 3
 	MaxVersion = Version
 )
 

@@ -68,7 +68,7 @@ func BenchmarkPairedFunctions(b *testing.B) {
 				return script.Run(ctx, c, ek, side.args(eb, i)...).Err()
 			}, func(c *redis.Client, i int) error {
 				if ro {
-					_, err := rankgenrt.RunRO(ctx, c, fn, fk, side.args(fb, i)...)
+					_, err := rankgenrt.CallRO(ctx, c, fn, fk, side.args(fb, i)...)
 					return err
 				}
 				_, err := rankgenrt.Call(ctx, c, fn, fk, side.args(fb, i)...)

@@ -9,6 +9,7 @@
 package catalog
 
 import (
+	rankgenrt "github.com/rankgen/rankgen/runtime"
 	"slices"
 	"strings"
 	"unicode"
@@ -89,11 +90,13 @@ type Op struct {
 // Scripted reports whether the operation runs a Lua script.
 func (o Op) Scripted() bool { return o.Template != "" }
 
-// Script is the name of the Go variable that holds the operation's script: "scriptAddPoints".
-func (o Op) Script() string { return "script" + Camel(o.Name) }
+// Function is the name of the Go variable that holds the operation's library function:
+// "fnAddPoints".
+func (o Op) Function() string { return "fn" + Camel(o.Name) }
 
-// ManySuffix ends the name of an update's batch form: "add_points_many".
-const ManySuffix = "_many"
+// ManySuffix ends the name of an update's batch form: "add_points_many". The runtime defines
+// it (its coalescer finds a single update's batch form by it).
+const ManySuffix = rankgenrt.BatchSuffix
 
 // Ops lists every board operation of l in catalogue order: the writes (set, best, remove,
 // trim), each field's updates in field and declaration order (single, then batch), the

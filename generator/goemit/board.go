@@ -23,10 +23,7 @@ func emitBoard(f *jen.File, c *codec) {
 	b.options()
 	b.constructor()
 	b.resultTypes()
-	for i, op := range ops {
-		if op.ReadOnly && (i == 0 || !ops[i-1].ReadOnly) {
-			b.read() // the reads' one helper leads them
-		}
+	for _, op := range ops {
 		emitters[op.Kind](b, op)
 	}
 	b.reindex()
@@ -122,9 +119,19 @@ func (b *board) scripts(ops []catalog.Op) {
 	var vars []jen.Code
 	vars = append(vars, jen.Id("library").Op("=").Add(rt("NewLibrary")).Call(jen.Id("luaLibrary")))
 	for _, op := range ops {
-		vars = append(vars, jen.Id(op.Script()).Op("=").Id("library").Dot("Function").Call(jen.Lit(op.Name)))
+		vars = append(vars, jen.Id(op.Function()).Op("=").Id("library").Dot("Function").Call(jen.Lit(op.Name)))
 	}
 	f.Var().Defs(vars...)
+	f.Line()
+	b.comment("boardSpec is what the board's machinery (rankgenrt.Core) needs of this layout.")
+	dict := jen.Dict{jen.Id("Library"): jen.Id("library"), jen.Id("Fingerprint"): jen.Id("Fingerprint")}
+	if l.HasPrefix() {
+		dict[jen.Id("Indexed")] = jen.True()
+	}
+	if l.HasData() {
+		dict[jen.Id("Data")] = jen.True()
+	}
+	f.Var().Id("boardSpec").Op("=").Op("&").Add(rt("Spec")).Values(dict)
 	f.Line()
 	b.comment("Library returns the board's Lua library. Board.Load loads it; it is exported for calling a board's functions in your own pipelines or transactions (after Load), where a call that finds the library missing cannot load it first.")
 	f.Func().Id("Library").Params().Op("*").Add(rt("Library")).Block(jen.Return(jen.Id("library")))
@@ -135,18 +142,15 @@ func recvDecl(f *jen.File) *jen.Statement {
 	return f.Func().Params(jen.Id("b").Op("*").Id("Board"))
 }
 
-// run calls a write script under the call's token: b.write(ctx, script, args).
+// run calls a write function under the call's token: b.core.Write(ctx, fn, args).
 func run(op catalog.Op, args jen.Code) *jen.Statement {
-	return jen.Id("b").Dot("write").Call(jen.Id("ctx"), jen.Id(op.Script()), args)
+	return jen.Id("b").Dot("core").Dot("Write").Call(jen.Id("ctx"), jen.Id(op.Function()), args)
 }
 
-// runRO calls a read-only script: on a periodic layout through Board.runRO, which first
-// refuses the board of an expired season.
+// runRO calls a read-only function: b.core.CallRO, which first refuses the board of an expired
+// season.
 func (b *board) runRO(op catalog.Op, args ...jen.Code) *jen.Statement {
-	if b.l.Season != nil {
-		return jen.Id("b").Dot("runRO").Call(append([]jen.Code{jen.Id("ctx"), jen.Id(op.Script())}, args...)...)
-	}
-	return rt("RunRO").Call(append([]jen.Code{jen.Id("ctx"), jen.Id("b").Dot("c"), jen.Id(op.Script()), jen.Id("b").Dot("keys")}, args...)...)
+	return jen.Id("b").Dot("core").Dot("CallRO").Call(append([]jen.Code{jen.Id("ctx"), jen.Id(op.Function())}, args...)...)
 }
 
 // reader reads op's reply v: rankgenrt.<Reader>(args...).

@@ -30,38 +30,11 @@ func (b *board) helpers() {
 	}
 }
 
-// argsHelpers emits args and updateArgs, which start a script's arguments in the catalogue's
-// order, and write, which runs a write script under the call's token.
+// argsHelpers emits updateArgs, which starts a field update's arguments in the catalogue's
+// order after the write's head (rankgenrt.Core.WriteArgs).
 func (b *board) argsHelpers() {
 	f, l := b.f, b.l
-	head := catalog.Args{Head: catalog.WriteArgs()}
-	token, _ := head.At(catalog.ArgToken)
-	expiry, ua := head.Fixed(), catalog.UpdateArgsOf(l)
-	b.comment("args starts the arguments of a write script: the expiry, the place of the call's token (write fills it in), the dedup window, then room for n more.")
-	recvDecl(f).Id("args").Params(jen.Id("n").Int()).Index().Any().Block(
-		jen.List(jen.Id("mode"), jen.Id("ms")).Op(":=").Id("b").Dot("exp").Dot("Args").Call(),
-		jen.Return(jen.Append(jen.Make(jen.Index().Any(), jen.Lit(0), jen.Lit(expiry).Op("+").Id("n")), jen.Id("mode"), jen.Id("ms"), jen.Lit(""), jen.Id("b").Dot("dedup").Dot("Arg").Call())),
-	)
-	f.Line()
-	f.Comment("tokenArg is the index of the call's token in a write script's arguments.")
-	f.Const().Id("tokenArg").Op("=").Lit(token - 1)
-	f.Line()
-	coalesce, handOff := jen.Null(), ""
-	if b.coalesces() {
-		handOff = ", or hands a single field update to the coalescer (WithCoalescing)"
-		coalesce = jen.If(jen.List(jen.Id("v"), jen.Id("coalesced"), jen.Err()).Op(":=").Id("b").Dot("coalesce").Dot("Write").Call(jen.Id("ctx"), jen.Id("s"), jen.Id("args")), jen.Id("coalesced")).Block(
-			jen.Return(jen.Id("v"), jen.Err()))
-	}
-	b.comment("write runs a write script with args (started by args) under a new token of the call%s: exactly once, and waiting for the board's replicas with WithReplicas (rankgenrt.RunWriteWait).", handOff)
-	recvDecl(f).Id("write").Params(ctxParam(), jen.Id("s").Op("*").Add(rt("Function")), jen.Id("args").Index().Any()).Params(jen.Any(), jen.Error()).Block(
-		coalesce,
-		jen.If(jen.Err().Op(":=").Id("b").Dot("dedup").Dot("Err").Call(), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
-		jen.List(jen.Id("token"), jen.Err()).Op(":=").Id("b").Dot("tokens").Dot("Next").Call(jen.Id("ctx")),
-		errNil().Block(jen.Return(jen.Nil(), jen.Err())),
-		jen.Id("args").Index(jen.Id("tokenArg")).Op("=").Id("token"),
-		b.runWrite(rt("RunWriteWait").Call(jen.Id("ctx"), jen.Id("b").Dot("c"), jen.Id("s"), jen.Id("b").Dot("keys"), jen.Id("token"), jen.Id("b").Dot("replicas"), jen.Id("args").Op("..."))),
-	)
-	f.Line()
+	expiry, ua := len(catalog.WriteArgs()), catalog.UpdateArgsOf(l)
 	clientStamp := false
 	for _, fd := range l.Fields {
 		clientStamp = clientStamp || fd.Stamp == layout.StampClient
@@ -72,7 +45,7 @@ func (b *board) argsHelpers() {
 		now = jen.Qual("time", "Now").Call().Dot("UnixMicro").Call()
 		doc = "updateArgs starts the arguments of a field update script: the write arguments, the client's clock (Unix microseconds, for client stamps), then room for n id, value pairs."
 	}
-	start := jen.Id("b").Dot("args").Call(jen.Lit(ua.Fixed() - expiry).Op("+").Lit(ua.Stride()).Op("*").Id("n"))
+	start := jen.Id("b").Dot("core").Dot("WriteArgs").Call(jen.Lit(ua.Fixed() - expiry).Op("+").Lit(ua.Stride()).Op("*").Id("n"))
 	rest := []jen.Code{start, now}
 	if l.Season != nil {
 		now, doc = b.seasonClock(clientStamp)
@@ -85,23 +58,22 @@ func (b *board) argsHelpers() {
 
 // apply emits Board.apply, which runs a field update script and reads its reply.
 func (b *board) apply() {
-	l, ua := b.l, catalog.UpdateArgsOf(b.l)
+	l := b.l
 	doc := "apply runs a field update script for the updates at positions sent and fills in res."
 	read, member, prior := catalog.ReplyItems.Reader(), jen.Code(jen.Id("it").Dot("Member")), jen.Code(jen.Id("it").Dot("PriorMember"))
 	var memberNote jen.Code = jen.Null()
+	params := []jen.Code{ctxParam(), jen.Id("s").Op("*").Add(rt("Function")), jen.Id("args").Index().Any(), jen.Id("res").Index().Id("Result"), jen.Id("sent").Index().Int()}
 	if !l.HasPrefix() {
-		id, _ := ua.Index(catalog.ArgID)
-		doc = fmt.Sprintf("apply runs a field update script for the updates at positions sent, whose ids are args[%d+%dj], and\nfills in res.", id, ua.Stride())
+		doc = "apply runs a field update script for the updates at positions sent, of ids, and fills in res."
 		read = catalog.ReplyBareItems.Reader()
-		member = b.idText(jen.Id("args").Index(jen.Lit(id).Op("+").Lit(ua.Stride()).Op("*").Id("j")).Assert(b.idType()))
-		prior = jen.Id("member")
-		memberNote = jen.Comment("The reply holds P alone: the member is the id sent.").Line().Id("member").Op(":=").Add(member)
-		member = jen.Id("member")
+		params = append(params, jen.Id("ids").Index().Add(b.idType()))
+		memberNote = jen.Comment("The reply holds P alone: the member is the id sent.").Line().Id("member").Op(":=").Add(b.idText(jen.Id("ids").Index(jen.Id("j"))))
+		member, prior = jen.Id("member"), jen.Id("member")
 	}
 	b.comment("%s", doc)
-	recvDecl(b.f).Id("apply").Params(ctxParam(), jen.Id("s").Op("*").Add(rt("Function")), jen.Id("args").Index().Any(), jen.Id("res").Index().Id("Result"), jen.Id("sent").Index().Int()).Error().Block(
+	recvDecl(b.f).Id("apply").Params(params...).Error().Block(
 		jen.If(jen.Len(jen.Id("sent")).Op("==").Lit(0)).Block(jen.Return(jen.Nil())),
-		jen.List(jen.Id("v"), jen.Err()).Op(":=").Id("b").Dot("write").Call(jen.Id("ctx"), jen.Id("s"), jen.Id("args")),
+		jen.List(jen.Id("v"), jen.Err()).Op(":=").Id("b").Dot("core").Dot("Write").Call(jen.Id("ctx"), jen.Id("s"), jen.Id("args")),
 		errNil().Block(jen.Return(jen.Err())),
 		jen.List(jen.Id("items"), jen.Err()).Op(":=").Add(rt(read)).Call(jen.Id("v"), jen.Len(jen.Id("sent"))),
 		errNil().Block(jen.Return(jen.Err())),

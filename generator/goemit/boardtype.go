@@ -23,48 +23,33 @@ Redis Cluster. Every write is one atomic script that refuses a board written by 
 layout (ErrLayoutMismatch) and leaves the board unchanged on any error.%s Reads refuse another
 layout's board too, within their one round trip. A Board is safe for concurrent use; create it
 once per key and reuse it.%s`, side, adopt, dataDoc(l))))
-	fields := []jen.Code{
-		jen.Id("c").Qual(redisPath, "UniversalClient"),
-		jen.Id("keys").Index().String().Comment("the scripts' keys: the sorted set, its " + map[bool]string{true: "index", false: "meta key"}[l.HasPrefix()] + ", the ack key base, the fence" + map[bool]string{true: ", the data hash", false: ""}[l.HasData()]),
-		jen.Id("exp").Add(rt("Expiry")),
-		jen.Id("tokens").Op("*").Add(rt("Tokens")).Comment("one per write call: exactly-once writes"),
-		jen.Id("dedup").Add(rt("Dedup")).Comment("the dedup window (WithDedupWindow)"),
-		jen.Id("replicas").Add(rt("Replicas")).Comment("how many replicas every write waits for (WithReplicas)"),
-	}
-	if b.coalesces() {
-		fields = append(fields, jen.Id("coalesce").Op("*").Add(rt("UpdateCoalescer")).Comment("single field updates combined into batches (WithCoalescing)"))
-	}
-	verified := "the %s records Fingerprint: reads need not check it"
-	fields = append(fields, jen.Id("verified").Qual("sync/atomic", "Bool").Comment(fmt.Sprintf(verified, map[bool]string{true: "index", false: "meta key"}[l.HasPrefix()])))
+	fields := []jen.Code{jen.Id("core").Op("*").Add(rt("Core")).Comment("the board's machinery: client, keys, writes, the fingerprint check")}
 	fields = append(fields, b.seasonFields()...)
 	f.Type().Id("Board").Struct(fields...)
 	f.Line()
 }
 
-// options declares Option and its constructors.
+// options declares Option and its constructors, the runtime's (rankgenrt.Core holds what
+// they set).
 func (b *board) options() {
 	f := b.f
 	f.Comment("Option configures a Board.")
-	f.Type().Id("Option").Func().Params(jen.Op("*").Id("Board"))
+	f.Type().Id("Option").Op("=").Add(rt("Option"))
 	f.Line()
 	b.comment("WithTTL makes the board's keys expire d after every write. The expiry is set by the write's\nown script, on all of the board's keys, so it is never lost.")
-	f.Func().Id("WithTTL").Params(jen.Id("d").Qual("time", "Duration")).Id("Option").Block(
-		jen.Return(jen.Func().Params(jen.Id("b").Op("*").Id("Board")).Block(jen.Id("b").Dot("exp").Op("=").Add(rt("TTL")).Call(jen.Id("d")))))
+	f.Func().Id("WithTTL").Params(jen.Id("d").Qual("time", "Duration")).Id("Option").Block(jen.Return(rt("WithTTL").Call(jen.Id("d"))))
 	f.Line()
 	b.comment("WithExpireAt makes the board's keys expire at t (to the millisecond), set by every write's\nown script on all of the board's keys.")
-	f.Func().Id("WithExpireAt").Params(jen.Id("t").Qual("time", "Time")).Id("Option").Block(
-		jen.Return(jen.Func().Params(jen.Id("b").Op("*").Id("Board")).Block(jen.Id("b").Dot("exp").Op("=").Add(rt("ExpireAt")).Call(jen.Id("t")))))
+	f.Func().Id("WithExpireAt").Params(jen.Id("t").Qual("time", "Time")).Id("Option").Block(jen.Return(rt("WithExpireAt").Call(jen.Id("t"))))
 	f.Line()
 	b.comment("WithDedupWindow sets how long, at least, the board remembers each write call's token, so that a resend of the call is applied once (rankgenrt.DedupWindow: rankgenrt.DefaultDedupWindow unless set, 0 turns exactly-once writes off). Every writer of a board should use the same window.")
-	f.Func().Id("WithDedupWindow").Params(jen.Id("d").Qual("time", "Duration")).Id("Option").Block(
-		jen.Return(jen.Func().Params(jen.Id("b").Op("*").Id("Board")).Block(jen.Id("b").Dot("dedup").Op("=").Add(rt("DedupWindow")).Call(jen.Id("d")))))
+	f.Func().Id("WithDedupWindow").Params(jen.Id("d").Qual("time", "Duration")).Id("Option").Block(jen.Return(rt("WithDedupWindow").Call(jen.Id("d"))))
 	f.Line()
 	b.withReplicas()
 	if b.coalesces() {
 		first := catalog.FieldUpdates(b.l)[0]
 		b.comment("WithCoalescing combines the single field updates (%s, …) of concurrent callers into batch calls (rankgenrt.Coalescing), each caller told its own result, exactly once.", catalog.UpdateMethod(first.Update, first.Field))
-		b.f.Func().Id("WithCoalescing").Params(jen.Id("cfg").Add(rt("Coalescing"))).Id("Option").Block(
-			jen.Return(jen.Func().Params(jen.Id("b").Op("*").Id("Board")).Block(jen.Id("b").Dot("coalesce").Op("=").Add(rt("NewUpdateCoalescer")).Call(jen.Id("cfg"), jen.Id("b").Dot("write")))))
+		b.f.Func().Id("WithCoalescing").Params(jen.Id("cfg").Add(rt("Coalescing"))).Id("Option").Block(jen.Return(rt("WithCoalescing").Call(jen.Id("cfg"))))
 		b.f.Line()
 	}
 }
@@ -75,60 +60,38 @@ func (b *board) coalesces() bool { return len(catalog.FieldUpdates(b.l)) > 0 }
 // withReplicas declares WithReplicas, the option that makes every write wait for replicas.
 func (b *board) withReplicas() {
 	b.comment("WithReplicas makes every write wait, in its own round trip, until n replicas of the board's master have it, for at most timeout; too few in time is rankgenrt.ErrNotReplicated (rankgenrt.WaitReplicas says what survives a failover). Needs a *redis.Client or a *redis.ClusterClient.")
-	b.f.Func().Id("WithReplicas").Params(jen.Id("n").Int(), jen.Id("timeout").Qual("time", "Duration")).Id("Option").Block(
-		jen.Return(jen.Func().Params(jen.Id("b").Op("*").Id("Board")).Block(jen.Id("b").Dot("replicas").Op("=").Add(rt("WaitReplicas")).Call(jen.Id("n"), jen.Id("timeout")))))
+	b.f.Func().Id("WithReplicas").Params(jen.Id("n").Int(), jen.Id("timeout").Qual("time", "Duration")).Id("Option").Block(jen.Return(rt("WithReplicas").Call(jen.Id("n"), jen.Id("timeout"))))
 	b.f.Line()
 }
 
 // constructor declares NewBoard and the methods that describe a Board: Key, Keys, Load.
 func (b *board) constructor() {
 	f, l := b.f, b.l
-	sideKey := "MetaKey"
-	if l.HasPrefix() {
-		sideKey = "IndexKey"
-	}
-	keys := []jen.Code{jen.Id("key"), rt(sideKey).Call(jen.Id("key")), rt("AckBase").Call(jen.Id("key")), rt("FenceKey").Call(jen.Id("key"))}
 	keysDoc := "the sorted set and its %s"
 	if l.HasData() {
-		keys = append(keys, rt("DataKey").Call(jen.Id("key")))
 		keysDoc = "the sorted set, its %s and the data hash"
 	}
 	doc, params := "NewBoard returns the board stored under key.", []jen.Code{jen.Id("c").Qual(redisPath, "UniversalClient"), jen.Id("key").String()}
-	tokens := rt("NewTokens").Call()
-	if l.Season != nil { // its tokens name its season: a resend through Seasons.Live comes back to it
-		tokens = rt("NewSeasonTokens").Call(jen.Id("s").Dot("ID"))
-	}
-	dict := jen.Dict{
-		jen.Id("c"):      jen.Id("c"),
-		jen.Id("keys"):   jen.Id("boardKeys").Call(jen.Id("key")),
-		jen.Id("tokens"): tokens,
-		jen.Id("dedup"):  rt("DedupWindow").Call(rt("DefaultDedupWindow")),
-	}
+	dict := jen.Dict{}
 	if l.Season != nil {
 		doc, params = b.seasonConstructor(dict, params)
+	} else {
+		dict[jen.Id("core")] = rt("NewCore").Call(jen.Id("c"), jen.Id("key"), jen.Id("boardSpec"), jen.Id("opts").Op("..."))
 	}
 	b.comment("%s", doc)
 	f.Func().Id("NewBoard").Params(append(params, jen.Id("opts").Op("...").Id("Option"))...).Op("*").Id("Board").Block(
-		jen.Id("b").Op(":=").Op("&").Id("Board").Values(dict),
-		jen.For(jen.List(jen.Id("_"), jen.Id("o")).Op(":=").Range().Id("opts")).Block(jen.Id("o").Call(jen.Id("b"))),
-		jen.Return(jen.Id("b")),
+		jen.Return(jen.Op("&").Id("Board").Values(dict)),
 	)
 	f.Line()
 	side := map[bool]string{true: "index", false: "meta key"}[l.HasPrefix()]
-	b.comment("boardKeys are the keys the scripts of the board stored under key take: "+keysDoc+", with the ack key base third (a write passes its token's ack key there: rankgenrt.WriteKeys) and its migration fence fourth.", side)
-	f.Func().Id("boardKeys").Params(jen.Id("key").String()).Index().String().Block(
-		jen.Return(jen.Index().String().Values(keys...)),
-	)
-	f.Line()
 	f.Comment("Key returns the board's key.")
-	recvDecl(f).Id("Key").Params().String().Block(jen.Return(jen.Id("b").Dot("keys").Index(jen.Lit(0))))
+	recvDecl(f).Id("Key").Params().String().Block(jen.Return(jen.Id("b").Dot("core").Dot("Key").Call()))
 	f.Line()
 	b.comment("Keys returns the keys that hold the board: "+keysDoc+". Its writes' tokens are recorded beside them, each under a key of its own that expires by itself (rankgenrt.AckKey).", side)
-	recvDecl(f).Id("Keys").Params().Index().String().Block(jen.Return(jen.Append(jen.Index().String().Values(jen.Id("b").Dot("keys").Index(jen.Lit(0)), jen.Id("b").Dot("keys").Index(jen.Lit(1))), jen.Id("b").Dot("keys").Index(jen.Lit(4), jen.Empty()).Op("..."))))
+	recvDecl(f).Id("Keys").Params().Index().String().Block(jen.Return(jen.Id("b").Dot("core").Dot("Keys").Call()))
 	f.Line()
 	b.comment("Load loads the board's Lua library on the server (on every master of a Cluster). Calls made\noutside a pipeline load it themselves where it is missing; call Load before calling its\nfunctions in a pipeline, where a server that lacks it (after a restart or FUNCTION FLUSH)\nanswers that the function is not found.")
-	recvDecl(f).Id("Load").Params(ctxParam()).Error().Block(
-		jen.Return(jen.Id("library").Dot("Load").Call(jen.Id("ctx"), jen.Id("b").Dot("c"))))
+	recvDecl(f).Id("Load").Params(ctxParam()).Error().Block(jen.Return(jen.Id("b").Dot("core").Dot("Load").Call(jen.Id("ctx"))))
 	f.Line()
 }
 

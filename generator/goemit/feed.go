@@ -137,7 +137,7 @@ func feed(b *board, op catalog.FeedOp) {
 	}
 	args = append(args, jen.Id("ranks"))
 	body = append(body,
-		jen.List(jen.Id("keys"), jen.Err()).Op(":=").Add(rt("FeedKeys")).Call(jen.Id("f").Dot("BoardKeys").Call(jen.Id("e")), jen.Id("boardKeys")), fail(),
+		jen.List(jen.Id("keys"), jen.Err()).Op(":=").Add(rt("FeedKeys")).Call(jen.Id("f").Dot("BoardKeys").Call(jen.Id("e")), jen.Id("boardSpec").Dot("Keys")), fail(),
 		jen.If(jen.Err().Op(":=").Id("f").Dot("dedup").Dot("Err").Call(), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Id(result).Values(), jen.Err())),
 		jen.List(jen.Id("token"), jen.Err()).Op(":=").Id("f").Dot("tokens").Dot("Next").Call(jen.Id("ctx")), fail(),
 		jen.List(jen.Id("v"), jen.Err()).Op(":=").Add(rt("RunWrite")).Call(append([]jen.Code{jen.Id("ctx"), jen.Id("f").Dot("c"), jen.Id(script), jen.Id("keys"), jen.Id("token")}, args...)...), fail(),

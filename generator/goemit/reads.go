@@ -10,37 +10,10 @@ import (
 	"github.com/rankgen/rankgen/generator/layout"
 )
 
-// read emits read, the helper every read that is not a script sends its command through.
-func (b *board) read() {
-	b.comment(`read sends one read command, which cmd queues on the client or on a pipeline, and
-returns its result. Until this Board has seen its own fingerprint on the board, the fingerprint's
-read is pipelined before the command, in the same round trip: another layout's is an error
-matching ErrLayoutMismatch, not entries misread. A board that records no fingerprint yet is read
-as it is. The command's own error is typed as a script's is (ErrWrongType, ErrServerFull).`)
-	cmder := jen.Interface(rd("Cmder"), jen.Id("Result").Params().Params(jen.Id("T"), jen.Error()))
-	b.f.Func().Id("read").Types(jen.Id("T").Any(), jen.Id("C").Add(cmder)).Params(ctxParam(), jen.Id("b").Op("*").Id("Board"), jen.Id("cmd").Func().Params(rd("Cmdable")).Id("C")).Params(jen.Id("v").Id("T"), jen.Err().Error()).Block(
-		b.expiredCheck(jen.Id("v")),
-		jen.If(jen.Id("b").Dot("verified").Dot("Load").Call()).Block(
-			jen.Id("c").Op(":=").Id("cmd").Call(jen.Id("b").Dot("c")),
-			rt("TypeError").Call(jen.Id("c")),
-			jen.Return(jen.Id("c").Dot("Result").Call()),
-		),
-		jen.Id("pipe").Op(":=").Id("b").Dot("c").Dot("Pipeline").Call(),
-		jen.Id("fp").Op(":=").Add(rt("FingerprintCmd")).Call(jen.Id("ctx"), jen.Id("pipe"), jen.Id("b").Dot("keys").Index(jen.Lit(1)), jen.Lit(b.l.HasPrefix())),
-		jen.Id("c").Op(":=").Id("cmd").Call(jen.Id("pipe")),
-		jen.List(jen.Id("_"), jen.Id("_")).Op("=").Id("pipe").Dot("Exec").Call(jen.Id("ctx")).Comment("each command keeps its own reply and error"),
-		rt("TypeError").Call(jen.Id("c")),
-		jen.List(jen.Id("ok"), jen.Err()).Op(":=").Add(rt("CheckFingerprint")).Call(jen.Id("fp"), jen.Id("Fingerprint")),
-		jen.If(jen.Id("ok")).Block(jen.Id("b").Dot("verified").Dot("Store").Call(jen.True())),
-		errNil().Block(jen.Return(jen.Id("v"), jen.Err())),
-		jen.Return(jen.Id("c").Dot("Result").Call()),
-	)
-	b.f.Line()
-}
-
-// readCall is read's call for the command make(c), of type typ.
+// readCall sends the command make(c), of type typ, with the board's fingerprint check
+// (rankgenrt.Read).
 func readCall(typ string, make func(c jen.Code) jen.Code) *jen.Statement {
-	return jen.Id("read").Call(jen.Id("ctx"), jen.Id("b"), jen.Func().Params(jen.Id("c").Add(rd("Cmdable"))).Op("*").Add(rd(typ)).Block(
+	return rt("Read").Call(jen.Id("ctx"), jen.Id("b").Dot("core"), jen.Func().Params(jen.Id("c").Add(rd("Cmdable"))).Op("*").Add(rd(typ)).Block(
 		jen.Return(make(jen.Id("c"))),
 	))
 }
@@ -56,7 +29,7 @@ func (b *board) checkIDReturn(ret ...jen.Code) jen.Code {
 }
 
 // board0 is the sorted set's key, b.keys[0].
-func board0() jen.Code { return jen.Id("b").Dot("keys").Index(jen.Lit(0)) }
+func board0() jen.Code { return jen.Id("b").Dot("core").Dot("Key").Call() }
 
 // get emits Get: the script through the index, or ZSCORE of the bare id.
 func (b *board) get(op catalog.Op) {

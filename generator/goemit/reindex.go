@@ -23,7 +23,7 @@ func (b *board) reindex() {
 	}
 	recvDecl(f).Id("Reindex").Params(ctxParam()).Params(rt("ReindexReport"), jen.Error()).Block(
 		jen.Return(rt("Reindex").Call(
-			jen.Id("ctx"), jen.Id("b").Dot("c"), jen.Id("b").Dot("keys").Index(jen.Lit(0)), jen.Id("Fingerprint"),
+			jen.Id("ctx"), jen.Id("b").Dot("core").Dot("Client").Call(), jen.Id("b").Dot("core").Dot("Key").Call(), jen.Id("Fingerprint"),
 			jen.Func().Params(jen.Id("score").Float64(), jen.Id("member").String()).Params(jen.String(), jen.Error()).Block(
 				jen.List(jen.Id("e"), jen.Err()).Op(":=").Id("Decode").Call(jen.Id("score"), jen.Id("member")),
 				jen.Return(id, jen.Err()),

@@ -103,10 +103,10 @@ func (b *board) rollup(op catalog.Op) {
 		jen.Id("newest").Op(":=").Add(spec("Newest")),
 		jen.If(jen.Id("newest").Dot("End").Dot("IsZero").Call()).Block(jen.Id("newest").Op("=").Id("ss").Dot("Current").Call()),
 		jen.Id("key").Op(":=").Add(rt("RollupKey")).Call(jen.Id("ss").Dot("base"), spec("Field").Dot("String").Call(), spec("Op"), spec("Last"), jen.Id("newest")),
-		jen.Id("keys").Op(":=").Append(append([]jen.Code{jen.Id("boardKeys").Call(jen.Id("key")).Index(jen.Empty(), jen.Lit(2)), rt("RollupsKey").Call(jen.Id("ss").Dot("base"))}, b.rollupData(jen.Id("key"))...)...),
+		jen.Id("keys").Op(":=").Append(append([]jen.Code{jen.Id("boardSpec").Dot("Keys").Call(jen.Id("key")).Index(jen.Empty(), jen.Lit(2)), rt("RollupsKey").Call(jen.Id("ss").Dot("base"))}, b.rollupData(jen.Id("key"))...)...),
 		jen.Id("now").Op(":=").Id("ss").Dot("now").Call(),
 		jen.For(jen.List(jen.Id("i"), jen.Id("s")).Op(":=").List(jen.Lit(0), jen.Id("newest")), jen.Id("i").Op("<").Add(spec("Last")), jen.List(jen.Id("i"), jen.Id("s")).Op("=").List(jen.Id("i").Op("+").Lit(1), jen.Id("calendar").Dot("Prev").Call(jen.Id("s")))).Block(append([]jen.Code{jen.If(jen.Err().Op(":=").Add(rt("CheckExpiry")).Call(jen.Id("s"), rt("ExpireAt").Call(jen.Id("expiryOf").Call(jen.Id("s"))), jen.Id("now")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err()))}, b.rollupSeasonKeys()...)...),
-		jen.If(jen.List(jen.Id("_"), jen.Err()).Op(":=").Add(reader(op, rt("Call").Call(jen.Id("ctx"), jen.Id("ss").Dot("c"), jen.Id(op.Script()), jen.Id("keys"),
+		jen.If(jen.List(jen.Id("_"), jen.Err()).Op(":=").Add(reader(op, rt("Call").Call(jen.Id("ctx"), jen.Id("ss").Dot("c"), jen.Id(op.Function()), jen.Id("keys"),
 			jen.Int().Call(spec("Field")), spec("Op").Dot("String").Call(), spec("TTL").Dot("Milliseconds").Call(), rt("RollupLine").Call(jen.Id("key"), jen.Id("newest"))))), jen.Err().Op("!=").Nil()).Block(
 			jen.Return(jen.Nil(), jen.Err())),
 		jen.Return(jen.Id("ss").Dot("rollupBoard").Call(jen.Id("key"), jen.Id("newest")), jen.Nil()),
@@ -115,8 +115,8 @@ func (b *board) rollup(op catalog.Op) {
 	b.comment("rollupBoard is the board of the rollup under key, whose newest season is newest. Its writes (RemoveEverywhere's) leave the expiry the rollup script set, which is on Redis's clock, so its reads do not check it against the Seasons' clock.")
 	seasonsRecv(f).Id("rollupBoard").Params(jen.Id("key").String(), jen.Id("newest").Id("Season")).Op("*").Id("Board").Block(
 		jen.Id("b").Op(":=").Id("NewBoard").Call(jen.Id("ss").Dot("c"), jen.Id("key"), jen.Id("newest")),
-		jen.Id("b").Dot("exp").Op("=").Add(rt("Expiry")).Values(),
-		jen.Id("b").Dot("now").Op("=").Id("ss").Dot("now"),
+		jen.Id("b").Dot("core").Dot("SetExpiry").Call(rt("Expiry").Values()),
+		jen.Id("b").Dot("core").Dot("SetClock").Call(jen.Id("ss").Dot("now")),
 		jen.Return(jen.Id("b")),
 	)
 	f.Line()
@@ -156,12 +156,12 @@ func (b *board) rollupData(key jen.Code) []jen.Code {
 // the board, its index or meta key, and its data hash on a layout with data.
 func (b *board) rollupSeasonKeys() []jen.Code {
 	if !b.l.HasData() {
-		own := jen.Id("boardKeys").Call(rt("SeasonKey").Call(jen.Id("ss").Dot("base"), jen.Id("s"))).Index(jen.Empty(), jen.Lit(2))
+		own := jen.Id("boardSpec").Dot("Keys").Call(rt("SeasonKey").Call(jen.Id("ss").Dot("base"), jen.Id("s"))).Index(jen.Empty(), jen.Lit(2))
 		return []jen.Code{jen.Id("keys").Op("=").Append(jen.Id("keys"), own.Op("..."))}
 	}
 	return []jen.Code{
 		jen.Id("k").Op(":=").Add(rt("SeasonKey")).Call(jen.Id("ss").Dot("base"), jen.Id("s")),
-		jen.Id("keys").Op("=").Append(jen.Append(jen.Id("keys"), jen.Id("boardKeys").Call(jen.Id("k")).Index(jen.Empty(), jen.Lit(2)).Op("...")), rt("DataKey").Call(jen.Id("k"))),
+		jen.Id("keys").Op("=").Append(jen.Append(jen.Id("keys"), jen.Id("boardSpec").Dot("Keys").Call(jen.Id("k")).Index(jen.Empty(), jen.Lit(2)).Op("...")), rt("DataKey").Call(jen.Id("k"))),
 	}
 }
 
@@ -247,7 +247,7 @@ func (b *board) removeFrom(op catalog.Op) {
 		jen.For(jen.List(jen.Id("_"), jen.Id("g")).Op(":=").Range().Id("groups")).Block(
 			jen.For(jen.List(jen.Id("_"), jen.Id("b")).Op(":=").Range().Id("g")).Block(
 				jen.Id("boards").Op("=").Append(jen.Id("boards"), jen.Id("b")),
-				jen.Id("keys").Op("=").Append(jen.Id("keys"), jen.Id("b").Dot("keys").Op("...")))),
+				jen.Id("keys").Op("=").Append(jen.Id("keys"), jen.Id("b").Dot("core").Dot("ScriptKeys").Call().Op("...")))),
 		jen.Var().Id("removed").Index().Index().Int(),
 		jen.Var().Err().Error(),
 		jen.If(rt("OneScript").Call(jen.Id("ss").Dot("c"), jen.Id("keys"))).Block(
@@ -273,7 +273,7 @@ func (b *board) removeFrom(op catalog.Op) {
 	f.Func().Id("removeEach").Params(ctxParam(), jen.Id("boards").Index().Op("*").Id("Board"), jen.Id("ids").Index().Add(b.idType())).Params(jen.Index().Index().Int(), jen.Error()).Block(
 		jen.Id("removed").Op(":=").Make(jen.Index().Index().Int(), jen.Len(jen.Id("boards"))),
 		jen.Id("err").Op(":=").Add(rt("Scatter")).Call(jen.Id("ctx"), rt("EveryShard").Call(jen.Len(jen.Id("boards"))), jen.Func().Params(ctxParam(), jen.Id("k").Int(), jen.Id("_").Index().Int()).Error().Block(
-			jen.List(jen.Id("r"), jen.Err()).Op(":=").Id("removeAll").Call(jen.Id("ctx"), jen.Id("boards").Index(jen.Id("k"), jen.Id("k").Op("+").Lit(1)), jen.Id("boards").Index(jen.Id("k")).Dot("keys"), jen.Id("ids")),
+			jen.List(jen.Id("r"), jen.Err()).Op(":=").Id("removeAll").Call(jen.Id("ctx"), jen.Id("boards").Index(jen.Id("k"), jen.Id("k").Op("+").Lit(1)), jen.Id("boards").Index(jen.Id("k")).Dot("core").Dot("ScriptKeys").Call(), jen.Id("ids")),
 			jen.If(jen.Qual("errors", "Is").Call(jen.Err(), rt("ErrSeasonExpired"))).Block(jen.Return(jen.Nil()).Comment("an expired board holds nothing")),
 			errNil().Block(jen.Return(jen.Err())),
 			jen.Id("removed").Index(jen.Id("k")).Op("=").Id("r").Index(jen.Lit(0)),
@@ -285,15 +285,11 @@ func (b *board) removeFrom(op catalog.Op) {
 	b.comment("removeAll removes ids from boards, whose keys are keys, in one call of the remove_everywhere script, under the token of the first board (which also gives the call's expiry and replicas), and returns per board, per id, 1 when the board held it.")
 	f.Func().Id("removeAll").Params(ctxParam(), jen.Id("boards").Index().Op("*").Id("Board"), jen.Id("keys").Index().String(), jen.Id("ids").Index().Add(b.idType())).Params(jen.Index().Index().Int(), jen.Error()).Block(
 		jen.Id("first").Op(":=").Id("boards").Index(jen.Lit(0)),
-		jen.If(jen.Err().Op(":=").Id("first").Dot("dedup").Dot("Err").Call(), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
-		jen.List(jen.Id("token"), jen.Err()).Op(":=").Id("first").Dot("tokens").Dot("Next").Call(jen.Id("ctx")),
-		errNil().Block(jen.Return(jen.Nil(), jen.Err())),
-		jen.Id("args").Op(":=").Id("first").Dot("args").Call(jen.Len(jen.Id("ids"))),
-		jen.Id("args").Index(jen.Id("tokenArg")).Op("=").Id("token"),
+		jen.Id("args").Op(":=").Id("first").Dot("core").Dot("WriteArgs").Call(jen.Len(jen.Id("ids"))),
 		jen.For(jen.List(jen.Id("_"), jen.Id("id")).Op(":=").Range().Id("ids")).Block(
 			jen.Id("args").Op("=").Append(jen.Id("args"), jen.Id("id"))),
-		jen.List(jen.Id("v"), jen.Err()).Op(":=").Add(rt("RunWriteWait")).Call(jen.Id("ctx"), jen.Id("first").Dot("c"), jen.Id(op.Script()), jen.Id("keys"), jen.Id("token"), jen.Id("first").Dot("replicas"), jen.Id("args").Op("...")),
-		jen.Return(rt(op.Reply.Reader()).Call(jen.Id("v"), rt("ExpiredSeason").Call(jen.Err(), jen.Id("first").Dot("season")), jen.Len(jen.Id("boards")), jen.Len(jen.Id("ids")))),
+		jen.List(jen.Id("v"), jen.Err()).Op(":=").Id("first").Dot("core").Dot("WriteOn").Call(jen.Id("ctx"), jen.Id(op.Function()), jen.Id("keys"), jen.Id("args")),
+		jen.Return(rt(op.Reply.Reader()).Call(jen.Id("v"), jen.Err(), jen.Len(jen.Id("boards")), jen.Len(jen.Id("ids")))),
 	)
 	f.Line()
 }

@@ -13,9 +13,9 @@ import (
 // more: the write arguments, then on a layout whose entries take the season its bounds.
 func (b *board) entryArgs(op catalog.Op, n jen.Code) *jen.Statement {
 	if !catalog.EntriesTakeSeason(b.l) {
-		return jen.Id("args").Op(":=").Id("b").Dot("args").Call(n)
+		return jen.Id("args").Op(":=").Id("b").Dot("core").Dot("WriteArgs").Call(n)
 	}
 	extra := op.Args.Fixed() - len(catalog.WriteArgs())
-	return jen.Id("args").Op(":=").Append(jen.Id("b").Dot("args").Call(jen.Lit(extra).Op("+").Add(n)), jen.Id("b").Dot("from"), jen.Id("b").Dot("until")).
+	return jen.Id("args").Op(":=").Append(jen.Id("b").Dot("core").Dot("WriteArgs").Call(jen.Lit(extra).Op("+").Add(n)), jen.Id("b").Dot("from"), jen.Id("b").Dot("until")).
 		Comment("the season's bounds: the script refuses an entry past its end")
 }

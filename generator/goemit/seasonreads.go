@@ -50,8 +50,8 @@ func (b *board) history(op catalog.Op) {
 			jen.Id("out").Index(jen.Id("i")).Dot("Season").Op("=").Id("s"),
 			jen.Id("out").Index(jen.Id("i")).Dot("Err").Op("=").Add(rt("CheckExpiry")).Call(jen.Id("s"), rt("ExpireAt").Call(jen.Id("expiryOf").Call(jen.Id("s"))), jen.Id("now")),
 			jen.If(jen.Id("out").Index(jen.Id("i")).Dot("Err").Op("==").Nil()).Block(
-				jen.Id("cmds").Index(jen.Id("i")).Op("=").Id("pipe").Dot("RunRO").Call(jen.Id("ctx"), jen.Id(op.Script()),
-					jen.Id("boardKeys").Call(rt("SeasonKey").Call(jen.Id("ss").Dot("base"), jen.Id("s"))), jen.Id("id"), jen.Lit(0), jen.Lit(0), jen.Lit("0"))),
+				jen.Id("cmds").Index(jen.Id("i")).Op("=").Id("pipe").Dot("CallRO").Call(jen.Id("ctx"), jen.Id(op.Function()),
+					jen.Id("boardSpec").Dot("Keys").Call(rt("SeasonKey").Call(jen.Id("ss").Dot("base"), jen.Id("s"))), jen.Id("id"), jen.Lit(0), jen.Lit(0), jen.Lit("0"))),
 		),
 		jen.Id("pipe").Dot("Exec").Call(jen.Id("ctx")),
 		jen.For(jen.List(jen.Id("i"), jen.Id("cmd")).Op(":=").Range().Id("cmds")).Block(

@@ -25,8 +25,8 @@ func (c *codec) checkOffset(f *layout.Field, v value, fail func(jen.Code) jen.Co
 	}
 }
 
-// seasonFields are the Board's fields of a periodic layout: its season, the season's bounds
-// as the update scripts take them, and the clock of client stamps.
+// seasonFields are the Board's fields of a periodic layout: its season and the season's bounds
+// as the update scripts take them (its clock is the Core's).
 func (b *board) seasonFields() []jen.Code {
 	if b.l.Season == nil {
 		return nil
@@ -34,7 +34,6 @@ func (b *board) seasonFields() []jen.Code {
 	return []jen.Code{
 		jen.Id("season").Id("Season").Comment("the season the board holds"),
 		jen.List(jen.Id("from"), jen.Id("until")).Int64().Comment("the season's bounds in Unix microseconds, for the scripts"),
-		jen.Id("now").Func().Params().Qual("time", "Time").Comment("the clock of client stamps"),
 	}
 }
 
@@ -44,8 +43,7 @@ func (b *board) seasonConstructor(dict jen.Dict, params []jen.Code) (string, []j
 	dict[jen.Id("season")] = jen.Id("s")
 	dict[jen.Id("from")] = jen.Id("s").Dot("Start").Dot("UnixMicro").Call()
 	dict[jen.Id("until")] = jen.Id("s").Dot("End").Dot("UnixMicro").Call()
-	dict[jen.Id("exp")] = rt("ExpireAt").Call(jen.Id("expiryOf").Call(jen.Id("s")))
-	dict[jen.Id("now")] = jen.Qual("time", "Now")
+	dict[jen.Id("core")] = rt("NewSeasonCore").Call(jen.Id("c"), jen.Id("key"), jen.Id("boardSpec"), jen.Id("s"), rt("ExpireAt").Call(jen.Id("expiryOf").Call(jen.Id("s"))), jen.Id("opts").Op("..."))
 	doc := "NewBoard returns the board of season s stored under key (Seasons.Board names the key after the season). Its keys expire when keepSeasons more seasons have ended after s, set by every write's own script (WithTTL or WithExpireAt replace that). Once that expiry has passed, the board refuses writes before anything is written (Redis's clock decides, in the script) and reads (the board's clock decides) with an error matching rankgenrt.ErrSeasonExpired, never acknowledging a write that would vanish or reading an empty board. Its write tokens, idempotency keys included, are bound to s (rankgenrt.InSeason), so that Seasons.Live sends their resends to this board."
 	if catalog.EntriesTakeSeason(b.l) {
 		doc += " Writes refuse times outside s with an error matching rankgenrt.ErrSeasonClosed: a season-anchored value outside [0, s.Len()), and a stamp whose clock (Redis's, for server stamps) reads outside s."
@@ -78,7 +76,7 @@ func (b *board) seasonClock(clientStamp bool) (jen.Code, string) {
 		return jen.Lit(""), doc
 	}
 	doc = "updateArgs starts the arguments of a field update script: the write arguments, the board's clock (Unix microseconds, for client stamps), the season's bounds (the script refuses a stamp outside them), then room for n id, value pairs."
-	return jen.Id("b").Dot("now").Call().Dot("UnixMicro").Call(), doc
+	return jen.Id("b").Dot("core").Dot("Now").Call().Dot("UnixMicro").Call(), doc
 }
 
 // seasonValueCheck refuses, before the script runs, a new value of a season-anchored field
@@ -90,47 +88,12 @@ func (b *board) seasonValueCheck(fd *layout.Field, v value, fail func(jen.Code) 
 	return []jen.Code{jen.If(jen.Err().Op(":=").Id("b").Dot("season").Dot("CheckOffset").Call(jen.Lit(fd.Name), v()), jen.Err().Op("!=").Nil()).Block(fail(jen.Err()))}
 }
 
-// runWrite returns the reply and error of run, a write script's call: on a periodic layout its
-// refusal of an expired board names the board's season (rankgenrt.ErrSeasonExpired).
-func (b *board) runWrite(run jen.Code) jen.Code {
-	if b.l.Season == nil {
-		return jen.Return(run)
-	}
-	return jen.List(jen.Id("v"), jen.Err()).Op(":=").Add(run).Line().
-		Return(jen.Id("v"), rt("ExpiredSeason").Call(jen.Err(), jen.Id("b").Dot("season")))
-}
-
 // itemErr is the error of a write reply's item it: on a periodic layout, a refused time names
 // the board's season, in its calendar's zone (rankgenrt.ExpiredSeason), as the call's own
-// refusals do (runWrite).
+// refusals do (rankgenrt.Core's writes).
 func (b *board) itemErr() jen.Code {
 	if b.l.Season == nil {
 		return jen.Id("it").Dot("Err")
 	}
 	return rt("ExpiredSeason").Call(jen.Id("it").Dot("Err"), jen.Id("b").Dot("season"))
-}
-
-// expiredCheck is, on a periodic layout, the first statement of Board.read: the board of an
-// expired season is refused, never read as an empty board.
-func (b *board) expiredCheck(ret ...jen.Code) jen.Code {
-	if b.l.Season == nil {
-		return jen.Null()
-	}
-	return jen.If(jen.Err().Op("=").Id("b").Dot("expired").Call(), jen.Err().Op("!=").Nil()).Block(jen.Return(append(ret, jen.Err())...))
-}
-
-// seasonExpiry declares Board.expired and Board.runRO, through which a periodic board's reads
-// refuse an expired season.
-func (b *board) seasonExpiry() {
-	f := b.f
-	b.comment("expired returns an error matching rankgenrt.ErrSeasonExpired once the board's expiry (keepSeasons after its season, or WithExpireAt's) has passed on the board's clock: its keys are gone, and a read would find an empty board. A read near that instant trusts this machine's clock, which may be off Redis's; a write's own script decides by Redis's clock.")
-	recvDecl(f).Id("expired").Params().Error().Block(
-		jen.Return(rt("CheckExpiry").Call(jen.Id("b").Dot("season"), jen.Id("b").Dot("exp"), jen.Id("b").Dot("now").Call())))
-	f.Line()
-	f.Comment("runRO runs a read-only script on the board, unless its season has expired.")
-	recvDecl(f).Id("runRO").Params(ctxParam(), jen.Id("s").Op("*").Add(rt("Function")), jen.Id("args").Op("...").Any()).Params(jen.Any(), jen.Error()).Block(
-		jen.If(jen.Err().Op(":=").Id("b").Dot("expired").Call(), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
-		jen.Return(rt("RunRO").Call(jen.Id("ctx"), jen.Id("b").Dot("c"), jen.Id("s"), jen.Id("b").Dot("keys"), jen.Id("args").Op("..."))),
-	)
-	f.Line()
 }

@@ -19,7 +19,6 @@ func (b *board) seasons() {
 	b.seasonsType()
 	b.seasonsCalendarMethods()
 	b.seasonsBoards()
-	b.seasonExpiry()
 	b.seasonsLive()
 	b.seasonReads()
 	b.seasonFamily()
@@ -150,7 +149,7 @@ func (b *board) seasonsBoards() {
 	b.comment("Board returns the board of season s, under <base>:<s.ID>, with the Seasons' clock; opts apply after the season's expiry (see NewBoard).")
 	seasonsRecv(f).Id("Board").Params(jen.Id("s").Id("Season"), jen.Id("opts").Op("...").Id("Option")).Op("*").Id("Board").Block(
 		jen.Id("b").Op(":=").Id("NewBoard").Call(jen.Id("ss").Dot("c"), rt("SeasonKey").Call(jen.Id("ss").Dot("base"), jen.Id("s")), jen.Id("s"), jen.Id("opts").Op("...")),
-		jen.Id("b").Dot("now").Op("=").Id("ss").Dot("now"),
+		jen.Id("b").Dot("core").Dot("SetClock").Call(jen.Id("ss").Dot("now")),
 		jen.Return(jen.Id("b")),
 	)
 	f.Line()

@@ -162,7 +162,7 @@ func (s *sharded) constructor() {
 	sRecv(f).Id("Keys").Params().Index().String().Block(
 		jen.Var().Id("keys").Index().String(),
 		jen.For(jen.List(jen.Id("_"), id("b")).Op(":=").Range().Add(sDot("shards"))).Block(
-			id("keys").Op("=").Append(id("keys"), id("b").Dot("keys").Op("...")),
+			id("keys").Op("=").Append(id("keys"), id("b").Dot("core").Dot("ScriptKeys").Call().Op("...")),
 		),
 		jen.Return(id("keys")),
 	)
@@ -571,7 +571,7 @@ func (s *sharded) band(op catalog.Op) {
 		jen.If(id("band").Dot("lo").Op(">=").Id("band").Dot("hi").Op("||").Id("limit").Op("<=").Lit(0)).Block(jen.Return(jen.Nil(), jen.Nil())),
 		id("n").Op(":=").Id("offset").Op("+").Id("limit"),
 		jen.If(id("n").Op("<").Id("offset")).Block(id("n").Op("=").Qual("math", "MaxInt64").Comment("offset + limit overflows: to the end")),
-		jen.List(id("ahead"), id("parts"), jen.Err()).Op(":=").Add(sDot("windows").Call(ctx(), id(op.Script()),
+		jen.List(id("ahead"), id("parts"), jen.Err()).Op(":=").Add(sDot("windows").Call(ctx(), id(op.Function()),
 			rt("FormatScore").Call(id("scoreOfP").Call(id("band").Dot("lo"))), rt("FormatScore").Call(id("scoreOfP").Call(id("band").Dot("hi"))), jen.Lit(0), id("n"))),
 		retErr(jen.Nil()),
 		id("merged").Op(":=").Add(rt("MergeSorted")).Call(id("parts"), id("n"), id("compareRanked")),
@@ -597,7 +597,7 @@ func (s *sharded) aroundScore(op catalog.Op) {
 	f.Line()
 	s.comment("placeWindow runs the %s script of every shard at the place (score, member) with before and after, in one pipelined round, and returns the place's 0-based position among all shards, the merged entries the shards read, and how many of them, a prefix, rank ahead of the place: greater scores, and equal scores with greater members (Redis's order of equal scores: their bytes; the member '' is the place before every entry of its score).", op.Name)
 	sRecv(f).Id("placeWindow").Params(ctxParam(), id("score").Float64(), id("member").String(), jen.List(id("before"), id("after")).Int64()).Params(id("pos").Int64(), id("ahead").Int(), id("merged").Index().Id("Ranked"), jen.Err().Error()).Block(
-		jen.List(id("starts"), id("parts"), jen.Err()).Op(":=").Add(sDot("windows").Call(ctx(), id(op.Script()), rt("FormatScore").Call(id("score")), id("member"), id("before"), id("after"))),
+		jen.List(id("starts"), id("parts"), jen.Err()).Op(":=").Add(sDot("windows").Call(ctx(), id(op.Function()), rt("FormatScore").Call(id("score")), id("member"), id("before"), id("after"))),
 		retErr(jen.Lit(0), jen.Lit(0), jen.Nil()),
 		id("pos").Op("=").Add(rt("Sum")).Call(id("starts")),
 		jen.For(jen.List(jen.Id("_"), id("part")).Op(":=").Range().Id("parts")).Block(
@@ -628,7 +628,7 @@ func (s *sharded) windows() {
 		id("pipe").Op(":=").Add(rt("NewPipe")).Call(sDot("c")),
 		id("cmds").Op(":=").Make(jen.Index().Op("*").Add(rd("Cmd")), jen.Len(sDot("shards"))),
 		jen.For(jen.List(id("i"), id("b")).Op(":=").Range().Add(sDot("shards"))).Block(
-			id("cmds").Index(id("i")).Op("=").Id("pipe").Dot("RunRO").Call(ctx(), id("script"), id("b").Dot("keys"), id("args").Op("...")),
+			id("cmds").Index(id("i")).Op("=").Id("pipe").Dot("CallRO").Call(ctx(), id("script"), id("b").Dot("core").Dot("ScriptKeys").Call(), id("args").Op("...")),
 		),
 		id("pipe").Dot("Exec").Call(ctx()),
 		id("counts").Op(",").Id("parts").Op("=").Make(jen.Index().Int64(), jen.Len(sDot("shards"))).Op(",").Make(jen.Index().Index().Id("Ranked"), jen.Len(sDot("shards"))),

@@ -18,7 +18,7 @@ func (s *sharded) dataRanges() {
 	f, page := s.f, s.op(catalog.Page)
 	s.comment("ranges reads, from every shard i, its entries at the 0-based positions bounds(i) (a stop of -1 reads to the end), best first, with their data: every shard's %s script, in one pipelined round.", page.Name)
 	sRecv(f).Id("ranges").Params(ctxParam(), id("bounds").Func().Params(jen.Int()).Params(jen.Int64(), jen.Int64())).Params(jen.Index().Index().Id("Ranked"), jen.Error()).Block(
-		jen.List(jen.Id("_"), id("lists"), jen.Err()).Op(":=").Add(sDot("scriptWindows").Call(ctx(), id(page.Script()), jen.Func().Params(id("i").Int()).Index().Any().Block(
+		jen.List(jen.Id("_"), id("lists"), jen.Err()).Op(":=").Add(sDot("scriptWindows").Call(ctx(), id(page.Function()), jen.Func().Params(id("i").Int()).Index().Any().Block(
 			jen.List(id("start"), id("stop")).Op(":=").Id("bounds").Call(id("i")),
 			id("limit").Op(":=").Id("stop").Op("-").Id("start").Op("+").Lit(1),
 			jen.If(id("stop").Op("<").Lit(0)).Block(id("limit").Op("=").Qual("math", "MaxInt64").Comment("to the end")),
@@ -33,7 +33,7 @@ func (s *sharded) dataRanges() {
 		id("pipe").Op(":=").Add(rt("NewPipe")).Call(sDot("c")),
 		id("cmds").Op(":=").Make(jen.Index().Op("*").Add(rd("Cmd")), jen.Len(sDot("shards"))),
 		jen.For(jen.List(id("i"), id("b")).Op(":=").Range().Add(sDot("shards"))).Block(
-			id("cmds").Index(id("i")).Op("=").Id("pipe").Dot("RunRO").Call(ctx(), id("script"), id("b").Dot("keys"), id("args").Call(id("i")).Op("...")),
+			id("cmds").Index(id("i")).Op("=").Id("pipe").Dot("CallRO").Call(ctx(), id("script"), id("b").Dot("core").Dot("ScriptKeys").Call(), id("args").Call(id("i")).Op("...")),
 		),
 		id("pipe").Dot("Exec").Call(ctx()),
 		id("counts").Op(",").Id("parts").Op("=").Make(jen.Index().Int64(), jen.Len(sDot("shards"))).Op(",").Make(jen.Index().Index().Id("Ranked"), jen.Len(sDot("shards"))),
@@ -56,7 +56,7 @@ func (s *sharded) dataTails() {
 	bottom := s.op(catalog.Bottom)
 	s.comment("tails reads the last n entries of every shard, best first, with their data, and adds up the shards' sizes: every shard's %s script, in one pipelined round. A shard's reply starts at its size less the entries it read, so the two add up to its size.", bottom.Name)
 	sRecv(s.f).Id("tails").Params(ctxParam(), id("n").Int64()).Params(id("lists").Index().Index().Id("Ranked"), id("count").Int64(), jen.Err().Error()).Block(
-		jen.List(id("starts"), id("lists"), jen.Err()).Op(":=").Add(sDot("scriptWindows").Call(ctx(), id(bottom.Script()), jen.Func().Params(jen.Int()).Index().Any().Block(
+		jen.List(id("starts"), id("lists"), jen.Err()).Op(":=").Add(sDot("scriptWindows").Call(ctx(), id(bottom.Function()), jen.Func().Params(jen.Int()).Index().Any().Block(
 			jen.Return(jen.Index().Any().Values(jen.Lit(0), id("n"))),
 		))),
 		retErr(jen.Nil(), jen.Lit(0)),

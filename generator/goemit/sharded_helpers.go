@@ -57,17 +57,13 @@ func (s *sharded) readAll() {
 		id("fps").Op(":=").Make(jen.Index().Op("*").Add(rd("StringCmd")), jen.Len(sDot("shards"))),
 		id("cmds").Op(":=").Make(jen.Index().Add(rd("Cmder")), jen.Len(sDot("shards"))),
 		jen.For(jen.List(id("i"), id("b")).Op(":=").Range().Add(sDot("shards"))).Block(
-			jen.If(jen.Op("!").Id("b").Dot("verified").Dot("Load").Call()).Block(
-				id("fps").Index(id("i")).Op("=").Add(rt("FingerprintCmd")).Call(ctx(), id("pipe"), id("b").Dot("keys").Index(jen.Lit(1)), jen.Lit(s.l.HasPrefix()))),
-			id("cmds").Index(id("i")).Op("=").Id("cmd").Call(id("pipe"), id("i"), id("b").Dot("keys").Index(jen.Lit(0))),
+			id("fps").Index(id("i")).Op("=").Id("b").Dot("core").Dot("QueueFingerprint").Call(ctx(), id("pipe")),
+			id("cmds").Index(id("i")).Op("=").Id("cmd").Call(id("pipe"), id("i"), id("b").Dot("core").Dot("Key").Call()),
 		),
 		jen.List(jen.Id("_"), jen.Id("_")).Op("=").Id("pipe").Dot("Exec").Call(ctx()).Comment("each command keeps its own reply and error"),
 		jen.For(jen.List(id("i"), id("b")).Op(":=").Range().Add(sDot("shards"))).Block(
 			rt("TypeError").Call(id("cmds").Index(id("i"))),
-			jen.If(id("fps").Index(id("i")).Op("==").Nil()).Block(jen.Continue()),
-			jen.List(id("ok"), jen.Err()).Op(":=").Add(rt("CheckFingerprint")).Call(id("fps").Index(id("i")), jen.Id("Fingerprint")),
-			retErr(jen.Nil()),
-			jen.If(id("ok")).Block(id("b").Dot("verified").Dot("Store").Call(jen.True())),
+			jen.If(jen.Err().Op(":=").Id("b").Dot("core").Dot("CheckFingerprint").Call(id("fps").Index(id("i"))), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
 		),
 		jen.Return(id("cmds"), jen.Nil()),
 	)
@@ -121,7 +117,7 @@ func (s *sharded) afterAll() {
 	sRecv(f).Id("queueAfter").Params(ctxParam(), id("pipe").Op("*").Add(rt("Pipe")), id("cur").Id("Cursor"), id("limit").Int64()).Index().Op("*").Add(rd("Cmd")).Block(
 		id("cmds").Op(":=").Make(jen.Index().Op("*").Add(rd("Cmd")), jen.Len(sDot("shards"))),
 		jen.For(jen.List(id("i"), id("b")).Op(":=").Range().Add(sDot("shards"))).Block(
-			id("cmds").Index(id("i")).Op("=").Id("pipe").Dot("RunRO").Call(ctx(), id(after.Script()), id("b").Dot("keys"), rt("FormatScore").Call(id("cur").Dot("Score")), id("cur").Dot("Member"), id("limit")),
+			id("cmds").Index(id("i")).Op("=").Id("pipe").Dot("CallRO").Call(ctx(), id(after.Function()), id("b").Dot("core").Dot("ScriptKeys").Call(), rt("FormatScore").Call(id("cur").Dot("Score")), id("cur").Dot("Member"), id("limit")),
 		),
 		jen.Return(id("cmds")),
 	)
@@ -167,7 +163,7 @@ func (s *sharded) ahead() {
 			retErr(jen.Nil(), jen.Lit(0)),
 			jen.List(id("n"), jen.Err()).Op(":=").Id("greater").Index(id("i")).Dot("Result").Call(),
 			retErr(jen.Nil(), jen.Lit(0)),
-			jen.List(id("ties"), jen.Err()).Op(":=").Add(rt("TiesAhead").Call(ctx(), sDot("c"), sDot("shards").Index(id("i")).Dot("keys").Index(jen.Lit(0)), id("score"), id("cur").Dot("Member"), id("band"))),
+			jen.List(id("ties"), jen.Err()).Op(":=").Add(rt("TiesAhead").Call(ctx(), sDot("c"), sDot("shards").Index(id("i")).Dot("core").Dot("Key").Call(), id("score"), id("cur").Dot("Member"), id("band"))),
 			retErr(jen.Nil(), jen.Lit(0)),
 			id("counts").Index(id("i")).Op("=").Id("n").Op("+").Id("ties"),
 			jen.If(id("sized")).Block(

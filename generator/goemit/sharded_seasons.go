@@ -33,7 +33,7 @@ func (s *sharded) seasons() {
 		jen.List(id("sb"), jen.Err()).Op(":=").Id("NewShardedBoard").Call(id("ss").Dot("c"), rt("SeasonKey").Call(id("ss").Dot("base"), id("s")), id("s"), id("shards"), id("opts").Op("...")),
 		retErr(jen.Nil()),
 		jen.For(jen.List(jen.Id("_"), id("b")).Op(":=").Range().Id("sb").Dot("shards")).Block(
-			id("b").Dot("now").Op("=").Id("ss").Dot("now"),
+			id("b").Dot("core").Dot("SetClock").Call(jen.Id("ss").Dot("now")),
 		),
 		jen.Return(id("sb"), jen.Nil()),
 	)
@@ -50,11 +50,11 @@ func (s *sharded) seasons() {
 }
 
 // expiredCheck is, on a periodic layout, the first statement of a read that pipelines the
-// shards' commands itself: the board of an expired season is refused (Board.expired), as each
+// shards' commands itself: the board of an expired season is refused (rankgenrt.Core.Expired), as each
 // shard's own reads refuse it. ret... precede the error in the return.
 func (s *sharded) expiredCheck(ret ...jen.Code) jen.Code {
 	if s.l.Season == nil {
 		return jen.Null()
 	}
-	return jen.If(jen.Err().Op(":=").Add(sDot("shards").Index(jen.Lit(0)).Dot("expired").Call()), jen.Err().Op("!=").Nil()).Block(jen.Return(append(ret, jen.Err())...))
+	return jen.If(jen.Err().Op(":=").Add(sDot("shards").Index(jen.Lit(0)).Dot("core").Dot("Expired").Call()), jen.Err().Op("!=").Nil()).Block(jen.Return(append(ret, jen.Err())...))
 }

@@ -78,7 +78,7 @@ func (b *board) updateOne(op catalog.Op) {
 	b.comment("%s", wrap(b.updateDoc(name, fd, u)))
 	one := jen.Index().Id("Update").Types(valueType(fd, u)).Values(jen.Values(jen.Id(b.l.IDName).Op(":").Id("id"), jen.Id("Value").Op(":").Id(arg)))
 	recvDecl(b.f).Id(name).Params(ctxParam(), jen.Id("id").Add(b.idType()), jen.Id(arg).Add(valueType(fd, u))).Params(jen.Id("Written"), jen.Error()).Block(
-		jen.Return(jen.Id("first").Call(jen.Id("applyEach").Call(jen.Id("ctx"), jen.Id("b"), jen.Id(op.Script()), one, b.updateValue(fd, u)))),
+		jen.Return(jen.Id("first").Call(jen.Id("applyEach").Call(jen.Id("ctx"), jen.Id("b"), jen.Id(op.Function()), one, b.updateValue(fd, u)))),
 	)
 }
 
@@ -87,7 +87,7 @@ func (b *board) updateMany(op catalog.Op) {
 	fd, u, name := op.Field, op.Update, op.Methods[0]
 	b.comment("%s applies %s to many updates in one script call, as a batch of Update does.", name, strings.TrimSuffix(name, "Many"))
 	recvDecl(b.f).Id(name).Params(ctxParam(), jen.Id("updates").Index().Id("Update").Types(valueType(fd, u))).Params(jen.Index().Id("Result"), jen.Error()).Block(
-		jen.Return(jen.Id("applyEach").Call(jen.Id("ctx"), jen.Id("b"), jen.Id(op.Script()), jen.Id("updates"), b.updateValue(fd, u))),
+		jen.Return(jen.Id("applyEach").Call(jen.Id("ctx"), jen.Id("b"), jen.Id(op.Function()), jen.Id("updates"), b.updateValue(fd, u))),
 	)
 }
 
@@ -125,6 +125,14 @@ func (b *board) updateValue(fd *layout.Field, u layout.Op) jen.Code {
 // update's method returns its one Result through.
 func (b *board) applyEach() {
 	l := b.l
+	// Without a member prefix the reply holds P alone, and apply takes the ids sent.
+	ids, sentID := jen.Code(jen.Null()), jen.Code(jen.Null())
+	applyArgs := []jen.Code{jen.Id("ctx"), jen.Id("s"), jen.Id("args"), jen.Id("res"), jen.Id("sent")}
+	if !l.HasPrefix() {
+		ids = jen.Id("ids").Op(":=").Make(jen.Index().Add(b.idType()), jen.Lit(0), jen.Len(jen.Id("updates")))
+		sentID = jen.Id("ids").Op("=").Append(jen.Id("ids"), jen.Id("u").Dot(l.IDName))
+		applyArgs = append(applyArgs, jen.Id("ids"))
+	}
 	b.comment("applyEach runs the field update script s for updates, each value sent as arg(v) gives it; a value arg refuses (out of range) or an invalid id leaves the error in its update's Result, unsent.")
 	b.f.Func().Id("applyEach").Types(jen.List(jen.Id("V"), jen.Id("A")).Any()).Params(
 		ctxParam(), jen.Id("b").Op("*").Id("Board"), jen.Id("s").Op("*").Add(rt("Function")), jen.Id("updates").Index().Id("Update").Types(jen.Id("V")), jen.Id("arg").Func().Params(jen.Id("V")).Params(jen.Id("A"), jen.Error()),
@@ -132,6 +140,7 @@ func (b *board) applyEach() {
 		jen.Id("res").Op(":=").Make(jen.Index().Id("Result"), jen.Len(jen.Id("updates"))),
 		jen.Id("args").Op(":=").Id("b").Dot("updateArgs").Call(jen.Len(jen.Id("updates"))),
 		jen.Id("sent").Op(":=").Make(jen.Index().Int(), jen.Lit(0), jen.Len(jen.Id("updates"))),
+		ids,
 		jen.For(jen.List(jen.Id("i"), jen.Id("u")).Op(":=").Range().Id("updates")).Block(
 			b.checkIDThen(jen.Id("u").Dot(l.IDName), func(err jen.Code) []jen.Code {
 				return []jen.Code{jen.Id("res").Index(jen.Id("i")).Dot("Err").Op("=").Add(err), jen.Continue()}
@@ -140,8 +149,9 @@ func (b *board) applyEach() {
 			errNil().Block(jen.Id("res").Index(jen.Id("i")).Dot("Err").Op("=").Err(), jen.Continue()),
 			jen.Id("args").Op("=").Append(jen.Id("args"), jen.Id("u").Dot(l.IDName), jen.Id("a")),
 			jen.Id("sent").Op("=").Append(jen.Id("sent"), jen.Id("i")),
+			sentID,
 		),
-		jen.If(jen.Err().Op(":=").Id("b").Dot("apply").Call(jen.Id("ctx"), jen.Id("s"), jen.Id("args"), jen.Id("res"), jen.Id("sent")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
+		jen.If(jen.Err().Op(":=").Id("b").Dot("apply").Call(applyArgs...), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
 		jen.Return(jen.Id("res"), jen.Nil()),
 	)
 	b.f.Line()

@@ -99,7 +99,7 @@ func (b *board) remove(op catalog.Op) {
 	b.comment("Remove deletes the entries of the given ids and returns how many there were.")
 	recvDecl(f).Id(op.Methods[0]).Params(ctxParam(), jen.Id("ids").Op("...").Add(b.idType())).Params(jen.Int64(), jen.Error()).Block(
 		jen.If(jen.Len(jen.Id("ids")).Op("==").Lit(0)).Block(jen.Return(jen.Lit(0), jen.Nil())),
-		jen.Id("args").Op(":=").Id("b").Dot("args").Call(jen.Len(jen.Id("ids"))),
+		jen.Id("args").Op(":=").Id("b").Dot("core").Dot("WriteArgs").Call(jen.Len(jen.Id("ids"))),
 		jen.For(jen.List(jen.Id("_"), jen.Id("id")).Op(":=").Range().Id("ids")).Block(
 			b.checkID(jen.Id("id"), func(err jen.Code) jen.Code { return jen.Return(jen.Lit(0), err) }),
 			jen.Id("args").Op("=").Append(jen.Id("args"), jen.Id("id")),
@@ -115,7 +115,7 @@ func (b *board) trim(op catalog.Op) {
 	b.comment("Trim keeps the first keep entries, removes all below them and returns how many it removed.")
 	recvDecl(f).Id(op.Methods[0]).Params(ctxParam(), jen.Id("keep").Int64()).Params(jen.Int64(), jen.Error()).Block(
 		jen.If(jen.Id("keep").Op("<").Lit(0)).Block(jen.Return(jen.Lit(0), rt("IntRangeError").Call(jen.Lit("keep"), jen.Id("keep"), jen.Lit(0), jen.Qual("math", "MaxInt64")))),
-		jen.Return(reader(op, run(op, jen.Append(jen.Id("b").Dot("args").Call(jen.Lit(1)), jen.Id("keep"))))),
+		jen.Return(reader(op, run(op, jen.Append(jen.Id("b").Dot("core").Dot("WriteArgs").Call(jen.Lit(1)), jen.Id("keep"))))),
 	)
 	f.Line()
 }

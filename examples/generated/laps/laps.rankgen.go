@@ -41,8 +41,8 @@ import (
 // The generated code and the runtime package must agree on their contract; either
 // constant fails to compile when they drift apart. Regenerate with the matching rankgen.
 const (
-	_ = rankgenrt.EnforceVersion(2 - rankgenrt.MinVersion)
-	_ = rankgenrt.EnforceVersion(rankgenrt.MaxVersion - 2)
+	_ = rankgenrt.EnforceVersion(3 - rankgenrt.MinVersion)
+	_ = rankgenrt.EnforceVersion(rankgenrt.MaxVersion - 3)
 )
 
 // Fingerprint identifies the stored encoding: it changes exactly when a change to the schema
@@ -258,32 +258,39 @@ func Compare(a, b Entry) int {
 var luaLibrary string
 
 var (
-	library              = rankgenrt.NewLibrary(luaLibrary)
-	scriptSet            = library.Function("set")
-	scriptBest           = library.Function("best")
-	scriptRemove         = library.Function("remove")
-	scriptTrim           = library.Function("trim")
-	scriptMinBestLap     = library.Function("min_best_lap")
-	scriptMinBestLapMany = library.Function("min_best_lap_many")
-	scriptSetBestLap     = library.Function("set_best_lap")
-	scriptSetBestLapMany = library.Function("set_best_lap_many")
-	scriptAddLaps        = library.Function("add_laps")
-	scriptAddLapsMany    = library.Function("add_laps_many")
-	scriptChanges        = library.Function("changes")
-	scriptGet            = library.Function("get")
-	scriptPage           = library.Function("page")
-	scriptAround         = library.Function("around")
-	scriptAfter          = library.Function("after")
-	scriptGetMany        = library.Function("get_many")
-	scriptRankMany       = library.Function("rank_many")
-	scriptBottom         = library.Function("bottom")
-	scriptStanding       = library.Function("standing")
-	scriptRange          = library.Function("range")
-	scriptCompetition    = library.Function("competition")
-	scriptDense          = library.Function("dense")
-	scriptBand           = library.Function("band")
-	scriptAroundScore    = library.Function("around_score")
+	library          = rankgenrt.NewLibrary(luaLibrary)
+	fnSet            = library.Function("set")
+	fnBest           = library.Function("best")
+	fnRemove         = library.Function("remove")
+	fnTrim           = library.Function("trim")
+	fnMinBestLap     = library.Function("min_best_lap")
+	fnMinBestLapMany = library.Function("min_best_lap_many")
+	fnSetBestLap     = library.Function("set_best_lap")
+	fnSetBestLapMany = library.Function("set_best_lap_many")
+	fnAddLaps        = library.Function("add_laps")
+	fnAddLapsMany    = library.Function("add_laps_many")
+	fnChanges        = library.Function("changes")
+	fnGet            = library.Function("get")
+	fnPage           = library.Function("page")
+	fnAround         = library.Function("around")
+	fnAfter          = library.Function("after")
+	fnGetMany        = library.Function("get_many")
+	fnRankMany       = library.Function("rank_many")
+	fnBottom         = library.Function("bottom")
+	fnStanding       = library.Function("standing")
+	fnRange          = library.Function("range")
+	fnCompetition    = library.Function("competition")
+	fnDense          = library.Function("dense")
+	fnBand           = library.Function("band")
+	fnAroundScore    = library.Function("around_score")
 )
+
+// boardSpec is what the board's machinery (rankgenrt.Core) needs of this layout.
+var boardSpec = &rankgenrt.Spec{
+	Data:        true,
+	Fingerprint: Fingerprint,
+	Library:     library,
+}
 
 // Library returns the board's Lua library. Board.Load loads it; it is exported for calling a
 // board's functions in your own pipelines or transactions (after Load), where a call that finds
@@ -301,42 +308,29 @@ func Library() *rankgenrt.Library {
 // key of the same slot, which records the data format's fingerprint DataFingerprint); the scripts
 // write, delete and expire it with the entries and read it with them.
 type Board struct {
-	c        redis.UniversalClient
-	keys     []string // the scripts' keys: the sorted set, its meta key, the ack key base, the fence, the data hash
-	exp      rankgenrt.Expiry
-	tokens   *rankgenrt.Tokens          // one per write call: exactly-once writes
-	dedup    rankgenrt.Dedup            // the dedup window (WithDedupWindow)
-	replicas rankgenrt.Replicas         // how many replicas every write waits for (WithReplicas)
-	coalesce *rankgenrt.UpdateCoalescer // single field updates combined into batches (WithCoalescing)
-	verified atomic.Bool                // the meta key records Fingerprint: reads need not check it
+	core *rankgenrt.Core // the board's machinery: client, keys, writes, the fingerprint check
 }
 
 // Option configures a Board.
-type Option func(*Board)
+type Option = rankgenrt.Option
 
 // WithTTL makes the board's keys expire d after every write. The expiry is set by the write's own
 // script, on all of the board's keys, so it is never lost.
 func WithTTL(d time.Duration) Option {
-	return func(b *Board) {
-		b.exp = rankgenrt.TTL(d)
-	}
+	return rankgenrt.WithTTL(d)
 }
 
 // WithExpireAt makes the board's keys expire at t (to the millisecond), set by every write's own
 // script on all of the board's keys.
 func WithExpireAt(t time.Time) Option {
-	return func(b *Board) {
-		b.exp = rankgenrt.ExpireAt(t)
-	}
+	return rankgenrt.WithExpireAt(t)
 }
 
 // WithDedupWindow sets how long, at least, the board remembers each write call's token, so that a
 // resend of the call is applied once (rankgenrt.DedupWindow: rankgenrt.DefaultDedupWindow unless
 // set, 0 turns exactly-once writes off). Every writer of a board should use the same window.
 func WithDedupWindow(d time.Duration) Option {
-	return func(b *Board) {
-		b.dedup = rankgenrt.DedupWindow(d)
-	}
+	return rankgenrt.WithDedupWindow(d)
 }
 
 // WithReplicas makes every write wait, in its own round trip, until n replicas of the board's
@@ -344,50 +338,30 @@ func WithDedupWindow(d time.Duration) Option {
 // (rankgenrt.WaitReplicas says what survives a failover). Needs a *redis.Client or a
 // *redis.ClusterClient.
 func WithReplicas(n int, timeout time.Duration) Option {
-	return func(b *Board) {
-		b.replicas = rankgenrt.WaitReplicas(n, timeout)
-	}
+	return rankgenrt.WithReplicas(n, timeout)
 }
 
 // WithCoalescing combines the single field updates (MinBestLap, …) of concurrent callers into
 // batch calls (rankgenrt.Coalescing), each caller told its own result, exactly once.
 func WithCoalescing(cfg rankgenrt.Coalescing) Option {
-	return func(b *Board) {
-		b.coalesce = rankgenrt.NewUpdateCoalescer(cfg, b.write)
-	}
+	return rankgenrt.WithCoalescing(cfg)
 }
 
 // NewBoard returns the board stored under key.
 func NewBoard(c redis.UniversalClient, key string, opts ...Option) *Board {
-	b := &Board{
-		c:      c,
-		dedup:  rankgenrt.DedupWindow(rankgenrt.DefaultDedupWindow),
-		keys:   boardKeys(key),
-		tokens: rankgenrt.NewTokens(),
-	}
-	for _, o := range opts {
-		o(b)
-	}
-	return b
-}
-
-// boardKeys are the keys the scripts of the board stored under key take: the sorted set, its meta
-// key and the data hash, with the ack key base third (a write passes its token's ack key there:
-// rankgenrt.WriteKeys) and its migration fence fourth.
-func boardKeys(key string) []string {
-	return []string{key, rankgenrt.MetaKey(key), rankgenrt.AckBase(key), rankgenrt.FenceKey(key), rankgenrt.DataKey(key)}
+	return &Board{core: rankgenrt.NewCore(c, key, boardSpec, opts...)}
 }
 
 // Key returns the board's key.
 func (b *Board) Key() string {
-	return b.keys[0]
+	return b.core.Key()
 }
 
 // Keys returns the keys that hold the board: the sorted set, its meta key and the data hash. Its
 // writes' tokens are recorded beside them, each under a key of its own that expires by itself
 // (rankgenrt.AckKey).
 func (b *Board) Keys() []string {
-	return append([]string{b.keys[0], b.keys[1]}, b.keys[4:]...)
+	return b.core.Keys()
 }
 
 // Load loads the board's Lua library on the server (on every master of a Cluster). Calls made
@@ -395,7 +369,7 @@ func (b *Board) Keys() []string {
 // functions in a pipeline, where a server that lacks it (after a restart or FUNCTION FLUSH)
 // answers that the function is not found.
 func (b *Board) Load(ctx context.Context) error {
-	return library.Load(ctx, b.c)
+	return b.core.Load(ctx)
 }
 
 // Ranked is an entry with its 1-based rank on the board.
@@ -468,7 +442,7 @@ func (b *Board) SetMany(ctx context.Context, entries []Entry) ([]Written, error)
 	if len(entries) == 0 {
 		return nil, nil
 	}
-	args := b.args(3 * len(entries))
+	args := b.core.WriteArgs(3 * len(entries))
 	for _, e := range entries {
 		score, member, err := e.Encode()
 		if err != nil {
@@ -480,7 +454,7 @@ func (b *Board) SetMany(ctx context.Context, entries []Entry) ([]Written, error)
 		}
 		args = append(args, rankgenrt.FormatScore(score), member, data)
 	}
-	v, err := b.write(ctx, scriptSet, args)
+	v, err := b.core.Write(ctx, fnSet, args)
 	if err != nil {
 		return nil, err
 	}
@@ -511,7 +485,7 @@ func (b *Board) BestMany(ctx context.Context, entries []Entry) ([]Written, error
 	if len(entries) == 0 {
 		return nil, nil
 	}
-	args := b.args(3 * len(entries))
+	args := b.core.WriteArgs(3 * len(entries))
 	for _, e := range entries {
 		score, member, err := e.Encode()
 		if err != nil {
@@ -523,7 +497,7 @@ func (b *Board) BestMany(ctx context.Context, entries []Entry) ([]Written, error
 		}
 		args = append(args, rankgenrt.FormatScore(score), member, data)
 	}
-	v, err := b.write(ctx, scriptBest, args)
+	v, err := b.core.Write(ctx, fnBest, args)
 	if err != nil {
 		return nil, err
 	}
@@ -539,14 +513,14 @@ func (b *Board) Remove(ctx context.Context, ids ...string) (int64, error) {
 	if len(ids) == 0 {
 		return 0, nil
 	}
-	args := b.args(len(ids))
+	args := b.core.WriteArgs(len(ids))
 	for _, id := range ids {
 		if err := checkID(id); err != nil {
 			return 0, err
 		}
 		args = append(args, id)
 	}
-	return rankgenrt.Int(b.write(ctx, scriptRemove, args))
+	return rankgenrt.Int(b.core.Write(ctx, fnRemove, args))
 }
 
 // Trim keeps the first keep entries, removes all below them and returns how many it removed.
@@ -554,7 +528,7 @@ func (b *Board) Trim(ctx context.Context, keep int64) (int64, error) {
 	if keep < 0 {
 		return 0, rankgenrt.IntRangeError("keep", keep, 0, math.MaxInt64)
 	}
-	return rankgenrt.Int(b.write(ctx, scriptTrim, append(b.args(1), keep)))
+	return rankgenrt.Int(b.core.Write(ctx, fnTrim, append(b.core.WriteArgs(1), keep)))
 }
 
 // MinBestLap lowers the BestLap of the entry of id to v when v is smaller and returns what it did:
@@ -562,36 +536,36 @@ func (b *Board) Trim(ctx context.Context, keep int64) (int64, error) {
 // entry takes v as its BestLap (its first min is the value submitted), the other fields starting
 // from the zero entry (see Update).
 func (b *Board) MinBestLap(ctx context.Context, id string, v uint32) (Written, error) {
-	return first(applyEach(ctx, b, scriptMinBestLap, []Update[uint32]{{Driver: id, Value: v}}, digitOfBestLap))
+	return first(applyEach(ctx, b, fnMinBestLap, []Update[uint32]{{Driver: id, Value: v}}, digitOfBestLap))
 }
 
 // MinBestLapMany applies MinBestLap to many updates in one script call, as a batch of Update does.
 func (b *Board) MinBestLapMany(ctx context.Context, updates []Update[uint32]) ([]Result, error) {
-	return applyEach(ctx, b, scriptMinBestLapMany, updates, digitOfBestLap)
+	return applyEach(ctx, b, fnMinBestLapMany, updates, digitOfBestLap)
 }
 
 // SetBestLap sets the BestLap of the entry of id to v and returns what it did: the new entry, the
 // one before (read in the same script) and whether it changed. An id without an entry starts from
 // the zero entry (see Update).
 func (b *Board) SetBestLap(ctx context.Context, id string, v uint32) (Written, error) {
-	return first(applyEach(ctx, b, scriptSetBestLap, []Update[uint32]{{Driver: id, Value: v}}, digitOfBestLap))
+	return first(applyEach(ctx, b, fnSetBestLap, []Update[uint32]{{Driver: id, Value: v}}, digitOfBestLap))
 }
 
 // SetBestLapMany applies SetBestLap to many updates in one script call, as a batch of Update does.
 func (b *Board) SetBestLapMany(ctx context.Context, updates []Update[uint32]) ([]Result, error) {
-	return applyEach(ctx, b, scriptSetBestLapMany, updates, digitOfBestLap)
+	return applyEach(ctx, b, fnSetBestLapMany, updates, digitOfBestLap)
 }
 
 // AddLaps adds delta to the Laps of the entry of id and returns what it did: the new entry, the
 // one before (read in the same script) and whether it changed. A result outside Laps's range is
 // clamped to its edge. An id without an entry starts from the zero entry (see Update).
 func (b *Board) AddLaps(ctx context.Context, id string, delta int64) (Written, error) {
-	return first(applyEach(ctx, b, scriptAddLaps, []Update[int64]{{Driver: id, Value: delta}}, rankgenrt.AsIs[int64]))
+	return first(applyEach(ctx, b, fnAddLaps, []Update[int64]{{Driver: id, Value: delta}}, rankgenrt.AsIs[int64]))
 }
 
 // AddLapsMany applies AddLaps to many updates in one script call, as a batch of Update does.
 func (b *Board) AddLapsMany(ctx context.Context, updates []Update[int64]) ([]Result, error) {
-	return applyEach(ctx, b, scriptAddLapsMany, updates, rankgenrt.AsIs[int64])
+	return applyEach(ctx, b, fnAddLapsMany, updates, rankgenrt.AsIs[int64])
 }
 
 // Change is one field update or the new data of a change list (Board.Update, Board.UpdateMany),
@@ -698,7 +672,7 @@ func (b *Board) UpdateMany(ctx context.Context, lists []Changes) ([]Result, erro
 	if len(sent) == 0 {
 		return res, nil
 	}
-	v, err := b.write(ctx, scriptChanges, args)
+	v, err := b.core.Write(ctx, fnChanges, args)
 	if err != nil {
 		return nil, err
 	}
@@ -749,41 +723,12 @@ func changeGroup(id string, changes []Change) ([]any, error) {
 	return g, nil
 }
 
-// read sends one read command, which cmd queues on the client or on a pipeline, and returns its
-// result. Until this Board has seen its own fingerprint on the board, the fingerprint's read is
-// pipelined before the command, in the same round trip: another layout's is an error matching
-// ErrLayoutMismatch, not entries misread. A board that records no fingerprint yet is read as it
-// is. The command's own error is typed as a script's is (ErrWrongType, ErrServerFull).
-func read[T any, C interface {
-	redis.Cmder
-	Result() (T, error)
-}](ctx context.Context, b *Board, cmd func(redis.Cmdable) C) (v T, err error) {
-	if b.verified.Load() {
-		c := cmd(b.c)
-		rankgenrt.TypeError(c)
-		return c.Result()
-	}
-	pipe := b.c.Pipeline()
-	fp := rankgenrt.FingerprintCmd(ctx, pipe, b.keys[1], false)
-	c := cmd(pipe)
-	_, _ = pipe.Exec(ctx) // each command keeps its own reply and error
-	rankgenrt.TypeError(c)
-	ok, err := rankgenrt.CheckFingerprint(fp, Fingerprint)
-	if ok {
-		b.verified.Store(true)
-	}
-	if err != nil {
-		return v, err
-	}
-	return c.Result()
-}
-
 // Get returns the entry of id, or an error matching ErrNotFound.
 func (b *Board) Get(ctx context.Context, id string) (Entry, error) {
 	if err := checkID(id); err != nil {
 		return Entry{}, err
 	}
-	v, err := rankgenrt.RunRO(ctx, b.c, scriptGet, b.keys, id)
+	v, err := b.core.CallRO(ctx, fnGet, id)
 	if errors.Is(err, redis.Nil) {
 		return Entry{}, rankgenrt.NotFound(id)
 	}
@@ -810,8 +755,8 @@ func (b *Board) Rank(ctx context.Context, id string) (int64, error) {
 	if err := checkID(id); err != nil {
 		return 0, err
 	}
-	r, err := read(ctx, b, func(c redis.Cmdable) *redis.IntCmd {
-		return c.ZRevRank(ctx, b.keys[0], id)
+	r, err := rankgenrt.Read(ctx, b.core, func(c redis.Cmdable) *redis.IntCmd {
+		return c.ZRevRank(ctx, b.core.Key(), id)
 	})
 	if errors.Is(err, redis.Nil) {
 		return 0, rankgenrt.NotFound(id)
@@ -836,7 +781,7 @@ func (b *Board) Page(ctx context.Context, offset, limit int64) ([]Ranked, error)
 	if limit <= 0 {
 		return nil, nil
 	}
-	return window(rankgenrt.RunRO(ctx, b.c, scriptPage, b.keys, offset, limit))
+	return window(b.core.CallRO(ctx, fnPage, offset, limit))
 }
 
 // Around returns the entry of id with up to before entries ahead of it and after entries behind
@@ -858,7 +803,7 @@ func (b *Board) around(ctx context.Context, id string, before, after int64, fill
 	if err := checkID(id); err != nil {
 		return nil, err
 	}
-	v, err := rankgenrt.RunRO(ctx, b.c, scriptAround, b.keys, id, max(before, 0), max(after, 0), fill)
+	v, err := b.core.CallRO(ctx, fnAround, id, max(before, 0), max(after, 0), fill)
 	if errors.Is(err, redis.Nil) {
 		return nil, rankgenrt.NotFound(id)
 	}
@@ -873,7 +818,7 @@ func (b *Board) After(ctx context.Context, cur Cursor, limit int64) ([]Ranked, C
 	if math.IsNaN(cur.Score) {
 		return nil, cur, rankgenrt.BadScore(cur.Score, "a cursor's score is a number, never NaN")
 	}
-	v, err := rankgenrt.RunRO(ctx, b.c, scriptAfter, b.keys, rankgenrt.FormatScore(cur.Score), cur.Member, limit)
+	v, err := b.core.CallRO(ctx, fnAfter, rankgenrt.FormatScore(cur.Score), cur.Member, limit)
 	if err != nil {
 		return nil, cur, err
 	}
@@ -891,8 +836,8 @@ func (b *Board) After(ctx context.Context, cur Cursor, limit int64) ([]Ranked, C
 
 // Count returns the number of entries.
 func (b *Board) Count(ctx context.Context) (int64, error) {
-	return read(ctx, b, func(c redis.Cmdable) *redis.IntCmd {
-		return c.ZCard(ctx, b.keys[0])
+	return rankgenrt.Read(ctx, b.core, func(c redis.Cmdable) *redis.IntCmd {
+		return c.ZCard(ctx, b.core.Key())
 	})
 }
 
@@ -910,7 +855,7 @@ func (b *Board) GetMany(ctx context.Context, ids ...string) ([]Result, error) {
 		}
 		args[i] = id
 	}
-	v, err := rankgenrt.RunRO(ctx, b.c, scriptGetMany, b.keys, args...)
+	v, err := b.core.CallRO(ctx, fnGetMany, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -947,7 +892,7 @@ func (b *Board) RankMany(ctx context.Context, ids ...string) ([]int64, error) {
 		}
 		args[i] = id
 	}
-	v, err := rankgenrt.RunRO(ctx, b.c, scriptRankMany, b.keys, args...)
+	v, err := b.core.CallRO(ctx, fnRankMany, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -977,7 +922,7 @@ func (b *Board) PageFromEnd(ctx context.Context, offset, limit int64) ([]Ranked,
 	if limit <= 0 {
 		return nil, nil
 	}
-	return window(rankgenrt.RunRO(ctx, b.c, scriptBottom, b.keys, offset, limit))
+	return window(b.core.CallRO(ctx, fnBottom, offset, limit))
 }
 
 // Percentile returns the share of the board's entries that rank behind the entry of id, in
@@ -1010,7 +955,7 @@ func (b *Board) standing(ctx context.Context, id string) (pos, count int64, err 
 	if err := checkID(id); err != nil {
 		return 0, 0, err
 	}
-	v, err := rankgenrt.RunRO(ctx, b.c, scriptStanding, b.keys, id)
+	v, err := b.core.CallRO(ctx, fnStanding, id)
 	if errors.Is(err, redis.Nil) {
 		return 0, 0, rankgenrt.NotFound(id)
 	}
@@ -1038,7 +983,7 @@ func (b *Board) RangeBestLap(ctx context.Context, lo, hi uint32, offset, limit i
 	}
 	dlo, dhi = dhi, dlo
 	// BestLap's digits dlo…dhi are the scores of P in [dlo·W, (dhi+1)·W), W = bestLapWeight.
-	v, err := rankgenrt.RunRO(ctx, b.c, scriptRange, b.keys, rankgenrt.FormatScore(scoreOfP(dlo*bestLapWeight)), "("+rankgenrt.FormatScore(scoreOfP((dhi+1)*bestLapWeight)), offset, limit)
+	v, err := b.core.CallRO(ctx, fnRange, rankgenrt.FormatScore(scoreOfP(dlo*bestLapWeight)), "("+rankgenrt.FormatScore(scoreOfP((dhi+1)*bestLapWeight)), offset, limit)
 	if err != nil {
 		return nil, err
 	}
@@ -1074,8 +1019,8 @@ func (b *Board) CountBestLapBetween(ctx context.Context, lo, hi uint32) (int64, 
 		return 0, nil
 	}
 	dlo, dhi = dhi, dlo
-	return read(ctx, b, func(c redis.Cmdable) *redis.IntCmd {
-		return c.ZCount(ctx, b.keys[0], rankgenrt.FormatScore(scoreOfP(dlo*bestLapWeight)), "("+rankgenrt.FormatScore(scoreOfP((dhi+1)*bestLapWeight)))
+	return rankgenrt.Read(ctx, b.core, func(c redis.Cmdable) *redis.IntCmd {
+		return c.ZCount(ctx, b.core.Key(), rankgenrt.FormatScore(scoreOfP(dlo*bestLapWeight)), "("+rankgenrt.FormatScore(scoreOfP((dhi+1)*bestLapWeight)))
 	})
 }
 
@@ -1098,7 +1043,7 @@ func (b *Board) competition(ctx context.Context, id string, tied int) (int64, er
 	if err := checkID(id); err != nil {
 		return 0, err
 	}
-	v, err := rankgenrt.RunRO(ctx, b.c, scriptCompetition, b.keys, id, tied)
+	v, err := b.core.CallRO(ctx, fnCompetition, id, tied)
 	if errors.Is(err, redis.Nil) {
 		return 0, rankgenrt.NotFound(id)
 	}
@@ -1112,7 +1057,7 @@ func (b *Board) DenseRank(ctx context.Context, id string) (int64, error) {
 	if err := checkID(id); err != nil {
 		return 0, err
 	}
-	v, err := rankgenrt.RunRO(ctx, b.c, scriptDense, b.keys, id)
+	v, err := b.core.CallRO(ctx, fnDense, id)
 	if errors.Is(err, redis.Nil) {
 		return 0, rankgenrt.NotFound(id)
 	}
@@ -1244,7 +1189,7 @@ func (b *Board) Between(ctx context.Context, band Band, offset, limit int64) ([]
 	if band.lo >= band.hi || limit <= 0 {
 		return nil, nil
 	}
-	v, err := rankgenrt.RunRO(ctx, b.c, scriptBand, b.keys, rankgenrt.FormatScore(scoreOfP(band.lo)), rankgenrt.FormatScore(scoreOfP(band.hi)), offset, limit)
+	v, err := b.core.CallRO(ctx, fnBand, rankgenrt.FormatScore(scoreOfP(band.lo)), rankgenrt.FormatScore(scoreOfP(band.hi)), offset, limit)
 	if err != nil {
 		return nil, err
 	}
@@ -1264,8 +1209,8 @@ func (b *Board) CountBetween(ctx context.Context, band Band) (int64, error) {
 	if band.lo >= band.hi {
 		return 0, nil
 	}
-	return read(ctx, b, func(c redis.Cmdable) *redis.IntCmd {
-		return c.ZCount(ctx, b.keys[0], rankgenrt.FormatScore(scoreOfP(band.lo)), "("+rankgenrt.FormatScore(scoreOfP(band.hi)))
+	return rankgenrt.Read(ctx, b.core, func(c redis.Cmdable) *redis.IntCmd {
+		return c.ZCount(ctx, b.core.Key(), rankgenrt.FormatScore(scoreOfP(band.lo)), "("+rankgenrt.FormatScore(scoreOfP(band.hi)))
 	})
 }
 
@@ -1283,50 +1228,21 @@ func (b *Board) AroundScore(ctx context.Context, at Place, before, after int64) 
 	if err != nil {
 		return nil, err
 	}
-	return window(rankgenrt.RunRO(ctx, b.c, scriptAroundScore, b.keys, rankgenrt.FormatScore(score), member, max(before, 0), max(after, 0)))
-}
-
-// args starts the arguments of a write script: the expiry, the place of the call's token (write
-// fills it in), the dedup window, then room for n more.
-func (b *Board) args(n int) []any {
-	mode, ms := b.exp.Args()
-	return append(make([]any, 0, 4+n), mode, ms, "", b.dedup.Arg())
-}
-
-// tokenArg is the index of the call's token in a write script's arguments.
-const tokenArg = 2
-
-// write runs a write script with args (started by args) under a new token of the call, or hands a
-// single field update to the coalescer (WithCoalescing): exactly once, and waiting for the board's
-// replicas with WithReplicas (rankgenrt.RunWriteWait).
-func (b *Board) write(ctx context.Context, s *rankgenrt.Function, args []any) (any, error) {
-	if v, coalesced, err := b.coalesce.Write(ctx, s, args); coalesced {
-		return v, err
-	}
-	if err := b.dedup.Err(); err != nil {
-		return nil, err
-	}
-	token, err := b.tokens.Next(ctx)
-	if err != nil {
-		return nil, err
-	}
-	args[tokenArg] = token
-	return rankgenrt.RunWriteWait(ctx, b.c, s, b.keys, token, b.replicas, args...)
+	return window(b.core.CallRO(ctx, fnAroundScore, rankgenrt.FormatScore(score), member, max(before, 0), max(after, 0)))
 }
 
 // updateArgs starts the arguments of a field update script: the write arguments, an unused clock,
 // then room for n id, value pairs.
 func (b *Board) updateArgs(n int) []any {
-	return append(b.args(1+2*n), "")
+	return append(b.core.WriteArgs(1+2*n), "")
 }
 
-// apply runs a field update script for the updates at positions sent, whose ids are args[5+2j],
-// and fills in res.
-func (b *Board) apply(ctx context.Context, s *rankgenrt.Function, args []any, res []Result, sent []int) error {
+// apply runs a field update script for the updates at positions sent, of ids, and fills in res.
+func (b *Board) apply(ctx context.Context, s *rankgenrt.Function, args []any, res []Result, sent []int, ids []string) error {
 	if len(sent) == 0 {
 		return nil
 	}
-	v, err := b.write(ctx, s, args)
+	v, err := b.core.Write(ctx, s, args)
 	if err != nil {
 		return err
 	}
@@ -1341,7 +1257,7 @@ func (b *Board) apply(ctx context.Context, s *rankgenrt.Function, args []any, re
 			continue
 		}
 		// The reply holds P alone: the member is the id sent.
-		member := args[5+2*j].(string)
+		member := ids[j]
 		r.Written, r.Err = updated(it, member, member)
 	}
 	return nil
@@ -1396,6 +1312,7 @@ func applyEach[V, A any](ctx context.Context, b *Board, s *rankgenrt.Function, u
 	res := make([]Result, len(updates))
 	args := b.updateArgs(len(updates))
 	sent := make([]int, 0, len(updates))
+	ids := make([]string, 0, len(updates))
 	for i, u := range updates {
 		if err := checkID(u.Driver); err != nil {
 			res[i].Err = err
@@ -1408,8 +1325,9 @@ func applyEach[V, A any](ctx context.Context, b *Board, s *rankgenrt.Function, u
 		}
 		args = append(args, u.Driver, a)
 		sent = append(sent, i)
+		ids = append(ids, u.Driver)
 	}
-	if err := b.apply(ctx, s, args, res, sent); err != nil {
+	if err := b.apply(ctx, s, args, res, sent, ids); err != nil {
 		return nil, err
 	}
 	return res, nil
@@ -1538,7 +1456,7 @@ func (s *ShardedBoard) Shards() []*Board {
 func (s *ShardedBoard) Keys() []string {
 	var keys []string
 	for _, b := range s.shards {
-		keys = append(keys, b.keys...)
+		keys = append(keys, b.core.ScriptKeys()...)
 	}
 	return keys
 }
@@ -1929,7 +1847,7 @@ func (s *ShardedBoard) PageFromEnd(ctx context.Context, offset, limit int64) ([]
 // shards' sizes: every shard's bottom script, in one pipelined round. A shard's reply starts at
 // its size less the entries it read, so the two add up to its size.
 func (s *ShardedBoard) tails(ctx context.Context, n int64) (lists [][]Ranked, count int64, err error) {
-	starts, lists, err := s.scriptWindows(ctx, scriptBottom, func(int) []any {
+	starts, lists, err := s.scriptWindows(ctx, fnBottom, func(int) []any {
 		return []any{0, n}
 	})
 	if err != nil {
@@ -2054,7 +1972,7 @@ func (s *ShardedBoard) Between(ctx context.Context, band Band, offset, limit int
 	if n < offset {
 		n = math.MaxInt64 // offset + limit overflows: to the end
 	}
-	ahead, parts, err := s.windows(ctx, scriptBand, rankgenrt.FormatScore(scoreOfP(band.lo)), rankgenrt.FormatScore(scoreOfP(band.hi)), 0, n)
+	ahead, parts, err := s.windows(ctx, fnBand, rankgenrt.FormatScore(scoreOfP(band.lo)), rankgenrt.FormatScore(scoreOfP(band.hi)), 0, n)
 	if err != nil {
 		return nil, err
 	}
@@ -2099,7 +2017,7 @@ func (s *ShardedBoard) AroundScore(ctx context.Context, at Place, before, after 
 // greater scores, and equal scores with greater members (Redis's order of equal scores: their
 // bytes; the member ” is the place before every entry of its score).
 func (s *ShardedBoard) placeWindow(ctx context.Context, score float64, member string, before, after int64) (pos int64, ahead int, merged []Ranked, err error) {
-	starts, parts, err := s.windows(ctx, scriptAroundScore, rankgenrt.FormatScore(score), member, before, after)
+	starts, parts, err := s.windows(ctx, fnAroundScore, rankgenrt.FormatScore(score), member, before, after)
 	if err != nil {
 		return 0, 0, nil, err
 	}
@@ -2186,23 +2104,14 @@ func (s *ShardedBoard) readAll(ctx context.Context, cmd func(redis.Cmdable, int,
 	fps := make([]*redis.StringCmd, len(s.shards))
 	cmds := make([]redis.Cmder, len(s.shards))
 	for i, b := range s.shards {
-		if !b.verified.Load() {
-			fps[i] = rankgenrt.FingerprintCmd(ctx, pipe, b.keys[1], false)
-		}
-		cmds[i] = cmd(pipe, i, b.keys[0])
+		fps[i] = b.core.QueueFingerprint(ctx, pipe)
+		cmds[i] = cmd(pipe, i, b.core.Key())
 	}
 	_, _ = pipe.Exec(ctx) // each command keeps its own reply and error
 	for i, b := range s.shards {
 		rankgenrt.TypeError(cmds[i])
-		if fps[i] == nil {
-			continue
-		}
-		ok, err := rankgenrt.CheckFingerprint(fps[i], Fingerprint)
-		if err != nil {
+		if err := b.core.CheckFingerprint(fps[i]); err != nil {
 			return nil, err
-		}
-		if ok {
-			b.verified.Store(true)
 		}
 	}
 	return cmds, nil
@@ -2221,7 +2130,7 @@ func (s *ShardedBoard) heads(ctx context.Context, n int64) ([][]Ranked, error) {
 // reads to the end), best first, with their data: every shard's page script, in one pipelined
 // round.
 func (s *ShardedBoard) ranges(ctx context.Context, bounds func(int) (int64, int64)) ([][]Ranked, error) {
-	_, lists, err := s.scriptWindows(ctx, scriptPage, func(i int) []any {
+	_, lists, err := s.scriptWindows(ctx, fnPage, func(i int) []any {
 		start, stop := bounds(i)
 		limit := stop - start + 1
 		if stop < 0 {
@@ -2239,7 +2148,7 @@ func (s *ShardedBoard) scriptWindows(ctx context.Context, script *rankgenrt.Func
 	pipe := rankgenrt.NewPipe(s.c)
 	cmds := make([]*redis.Cmd, len(s.shards))
 	for i, b := range s.shards {
-		cmds[i] = pipe.RunRO(ctx, script, b.keys, args(i)...)
+		cmds[i] = pipe.CallRO(ctx, script, b.core.ScriptKeys(), args(i)...)
 	}
 	pipe.Exec(ctx)
 	counts, parts = make([]int64, len(s.shards)), make([][]Ranked, len(s.shards))
@@ -2288,7 +2197,7 @@ func (s *ShardedBoard) bareRanges(ctx context.Context, bounds func(int) (int64, 
 func (s *ShardedBoard) queueAfter(ctx context.Context, pipe *rankgenrt.Pipe, cur Cursor, limit int64) []*redis.Cmd {
 	cmds := make([]*redis.Cmd, len(s.shards))
 	for i, b := range s.shards {
-		cmds[i] = pipe.RunRO(ctx, scriptAfter, b.keys, rankgenrt.FormatScore(cur.Score), cur.Member, limit)
+		cmds[i] = pipe.CallRO(ctx, fnAfter, b.core.ScriptKeys(), rankgenrt.FormatScore(cur.Score), cur.Member, limit)
 	}
 	return cmds
 }
@@ -2344,7 +2253,7 @@ func (s *ShardedBoard) ahead(ctx context.Context, cur Cursor, sized bool) (count
 		if err != nil {
 			return nil, 0, err
 		}
-		ties, err := rankgenrt.TiesAhead(ctx, s.c, s.shards[i].keys[0], score, cur.Member, band)
+		ties, err := rankgenrt.TiesAhead(ctx, s.c, s.shards[i].core.Key(), score, cur.Member, band)
 		if err != nil {
 			return nil, 0, err
 		}

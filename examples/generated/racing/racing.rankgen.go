@@ -23,7 +23,6 @@ import (
 	"math"
 	"slices"
 	"strconv"
-	"sync/atomic"
 	"time"
 
 	rankgenrt "github.com/rankgen/rankgen/runtime"
@@ -33,8 +32,8 @@ import (
 // The generated code and the runtime package must agree on their contract; either
 // constant fails to compile when they drift apart. Regenerate with the matching rankgen.
 const (
-	_ = rankgenrt.EnforceVersion(2 - rankgenrt.MinVersion)
-	_ = rankgenrt.EnforceVersion(rankgenrt.MaxVersion - 2)
+	_ = rankgenrt.EnforceVersion(3 - rankgenrt.MinVersion)
+	_ = rankgenrt.EnforceVersion(rankgenrt.MaxVersion - 3)
 )
 
 // Fingerprint identifies the stored encoding: it changes exactly when a change to the schema
@@ -124,33 +123,39 @@ func Compare(a, b Entry) int {
 var luaLibrary string
 
 var (
-	library               = rankgenrt.NewLibrary(luaLibrary)
-	scriptSet             = library.Function("set")
-	scriptBest            = library.Function("best")
-	scriptRemove          = library.Function("remove")
-	scriptTrim            = library.Function("trim")
-	scriptAddLaps         = library.Function("add_laps")
-	scriptAddLapsMany     = library.Function("add_laps_many")
-	scriptSetLaps         = library.Function("set_laps")
-	scriptSetLapsMany     = library.Function("set_laps_many")
-	scriptAddRaceTime     = library.Function("add_race_time")
-	scriptAddRaceTimeMany = library.Function("add_race_time_many")
-	scriptMinRaceTime     = library.Function("min_race_time")
-	scriptMinRaceTimeMany = library.Function("min_race_time_many")
-	scriptSetRaceTime     = library.Function("set_race_time")
-	scriptSetRaceTimeMany = library.Function("set_race_time_many")
-	scriptChanges         = library.Function("changes")
-	scriptAround          = library.Function("around")
-	scriptAfter           = library.Function("after")
-	scriptGetMany         = library.Function("get_many")
-	scriptRankMany        = library.Function("rank_many")
-	scriptBottom          = library.Function("bottom")
-	scriptStanding        = library.Function("standing")
-	scriptCompetition     = library.Function("competition")
-	scriptDense           = library.Function("dense")
-	scriptBand            = library.Function("band")
-	scriptAroundScore     = library.Function("around_score")
+	library           = rankgenrt.NewLibrary(luaLibrary)
+	fnSet             = library.Function("set")
+	fnBest            = library.Function("best")
+	fnRemove          = library.Function("remove")
+	fnTrim            = library.Function("trim")
+	fnAddLaps         = library.Function("add_laps")
+	fnAddLapsMany     = library.Function("add_laps_many")
+	fnSetLaps         = library.Function("set_laps")
+	fnSetLapsMany     = library.Function("set_laps_many")
+	fnAddRaceTime     = library.Function("add_race_time")
+	fnAddRaceTimeMany = library.Function("add_race_time_many")
+	fnMinRaceTime     = library.Function("min_race_time")
+	fnMinRaceTimeMany = library.Function("min_race_time_many")
+	fnSetRaceTime     = library.Function("set_race_time")
+	fnSetRaceTimeMany = library.Function("set_race_time_many")
+	fnChanges         = library.Function("changes")
+	fnAround          = library.Function("around")
+	fnAfter           = library.Function("after")
+	fnGetMany         = library.Function("get_many")
+	fnRankMany        = library.Function("rank_many")
+	fnBottom          = library.Function("bottom")
+	fnStanding        = library.Function("standing")
+	fnCompetition     = library.Function("competition")
+	fnDense           = library.Function("dense")
+	fnBand            = library.Function("band")
+	fnAroundScore     = library.Function("around_score")
 )
+
+// boardSpec is what the board's machinery (rankgenrt.Core) needs of this layout.
+var boardSpec = &rankgenrt.Spec{
+	Fingerprint: Fingerprint,
+	Library:     library,
+}
 
 // Library returns the board's Lua library. Board.Load loads it; it is exported for calling a
 // board's functions in your own pipelines or transactions (after Load), where a call that finds
@@ -166,42 +171,29 @@ func Library() *rankgenrt.Library {
 // another layout's board too, within their one round trip. A Board is safe for concurrent use;
 // create it once per key and reuse it.
 type Board struct {
-	c        redis.UniversalClient
-	keys     []string // the scripts' keys: the sorted set, its meta key, the ack key base, the fence
-	exp      rankgenrt.Expiry
-	tokens   *rankgenrt.Tokens          // one per write call: exactly-once writes
-	dedup    rankgenrt.Dedup            // the dedup window (WithDedupWindow)
-	replicas rankgenrt.Replicas         // how many replicas every write waits for (WithReplicas)
-	coalesce *rankgenrt.UpdateCoalescer // single field updates combined into batches (WithCoalescing)
-	verified atomic.Bool                // the meta key records Fingerprint: reads need not check it
+	core *rankgenrt.Core // the board's machinery: client, keys, writes, the fingerprint check
 }
 
 // Option configures a Board.
-type Option func(*Board)
+type Option = rankgenrt.Option
 
 // WithTTL makes the board's keys expire d after every write. The expiry is set by the write's own
 // script, on all of the board's keys, so it is never lost.
 func WithTTL(d time.Duration) Option {
-	return func(b *Board) {
-		b.exp = rankgenrt.TTL(d)
-	}
+	return rankgenrt.WithTTL(d)
 }
 
 // WithExpireAt makes the board's keys expire at t (to the millisecond), set by every write's own
 // script on all of the board's keys.
 func WithExpireAt(t time.Time) Option {
-	return func(b *Board) {
-		b.exp = rankgenrt.ExpireAt(t)
-	}
+	return rankgenrt.WithExpireAt(t)
 }
 
 // WithDedupWindow sets how long, at least, the board remembers each write call's token, so that a
 // resend of the call is applied once (rankgenrt.DedupWindow: rankgenrt.DefaultDedupWindow unless
 // set, 0 turns exactly-once writes off). Every writer of a board should use the same window.
 func WithDedupWindow(d time.Duration) Option {
-	return func(b *Board) {
-		b.dedup = rankgenrt.DedupWindow(d)
-	}
+	return rankgenrt.WithDedupWindow(d)
 }
 
 // WithReplicas makes every write wait, in its own round trip, until n replicas of the board's
@@ -209,49 +201,29 @@ func WithDedupWindow(d time.Duration) Option {
 // (rankgenrt.WaitReplicas says what survives a failover). Needs a *redis.Client or a
 // *redis.ClusterClient.
 func WithReplicas(n int, timeout time.Duration) Option {
-	return func(b *Board) {
-		b.replicas = rankgenrt.WaitReplicas(n, timeout)
-	}
+	return rankgenrt.WithReplicas(n, timeout)
 }
 
 // WithCoalescing combines the single field updates (AddLaps, …) of concurrent callers into batch
 // calls (rankgenrt.Coalescing), each caller told its own result, exactly once.
 func WithCoalescing(cfg rankgenrt.Coalescing) Option {
-	return func(b *Board) {
-		b.coalesce = rankgenrt.NewUpdateCoalescer(cfg, b.write)
-	}
+	return rankgenrt.WithCoalescing(cfg)
 }
 
 // NewBoard returns the board stored under key.
 func NewBoard(c redis.UniversalClient, key string, opts ...Option) *Board {
-	b := &Board{
-		c:      c,
-		dedup:  rankgenrt.DedupWindow(rankgenrt.DefaultDedupWindow),
-		keys:   boardKeys(key),
-		tokens: rankgenrt.NewTokens(),
-	}
-	for _, o := range opts {
-		o(b)
-	}
-	return b
-}
-
-// boardKeys are the keys the scripts of the board stored under key take: the sorted set and its
-// meta key, with the ack key base third (a write passes its token's ack key there:
-// rankgenrt.WriteKeys) and its migration fence fourth.
-func boardKeys(key string) []string {
-	return []string{key, rankgenrt.MetaKey(key), rankgenrt.AckBase(key), rankgenrt.FenceKey(key)}
+	return &Board{core: rankgenrt.NewCore(c, key, boardSpec, opts...)}
 }
 
 // Key returns the board's key.
 func (b *Board) Key() string {
-	return b.keys[0]
+	return b.core.Key()
 }
 
 // Keys returns the keys that hold the board: the sorted set and its meta key. Its writes' tokens
 // are recorded beside them, each under a key of its own that expires by itself (rankgenrt.AckKey).
 func (b *Board) Keys() []string {
-	return append([]string{b.keys[0], b.keys[1]}, b.keys[4:]...)
+	return b.core.Keys()
 }
 
 // Load loads the board's Lua library on the server (on every master of a Cluster). Calls made
@@ -259,7 +231,7 @@ func (b *Board) Keys() []string {
 // functions in a pipeline, where a server that lacks it (after a restart or FUNCTION FLUSH)
 // answers that the function is not found.
 func (b *Board) Load(ctx context.Context) error {
-	return library.Load(ctx, b.c)
+	return b.core.Load(ctx)
 }
 
 // Ranked is an entry with its 1-based rank on the board.
@@ -328,7 +300,7 @@ func (b *Board) SetMany(ctx context.Context, entries []Entry) ([]Written, error)
 	if len(entries) == 0 {
 		return nil, nil
 	}
-	args := b.args(2 * len(entries))
+	args := b.core.WriteArgs(2 * len(entries))
 	for _, e := range entries {
 		score, member, err := e.Encode()
 		if err != nil {
@@ -336,7 +308,7 @@ func (b *Board) SetMany(ctx context.Context, entries []Entry) ([]Written, error)
 		}
 		args = append(args, rankgenrt.FormatScore(score), member)
 	}
-	v, err := b.write(ctx, scriptSet, args)
+	v, err := b.core.Write(ctx, fnSet, args)
 	if err != nil {
 		return nil, err
 	}
@@ -367,7 +339,7 @@ func (b *Board) BestMany(ctx context.Context, entries []Entry) ([]Written, error
 	if len(entries) == 0 {
 		return nil, nil
 	}
-	args := b.args(2 * len(entries))
+	args := b.core.WriteArgs(2 * len(entries))
 	for _, e := range entries {
 		score, member, err := e.Encode()
 		if err != nil {
@@ -375,7 +347,7 @@ func (b *Board) BestMany(ctx context.Context, entries []Entry) ([]Written, error
 		}
 		args = append(args, rankgenrt.FormatScore(score), member)
 	}
-	v, err := b.write(ctx, scriptBest, args)
+	v, err := b.core.Write(ctx, fnBest, args)
 	if err != nil {
 		return nil, err
 	}
@@ -391,11 +363,11 @@ func (b *Board) Remove(ctx context.Context, ids ...uint64) (int64, error) {
 	if len(ids) == 0 {
 		return 0, nil
 	}
-	args := b.args(len(ids))
+	args := b.core.WriteArgs(len(ids))
 	for _, id := range ids {
 		args = append(args, id)
 	}
-	return rankgenrt.Int(b.write(ctx, scriptRemove, args))
+	return rankgenrt.Int(b.core.Write(ctx, fnRemove, args))
 }
 
 // Trim keeps the first keep entries, removes all below them and returns how many it removed.
@@ -403,7 +375,7 @@ func (b *Board) Trim(ctx context.Context, keep int64) (int64, error) {
 	if keep < 0 {
 		return 0, rankgenrt.IntRangeError("keep", keep, 0, math.MaxInt64)
 	}
-	return rankgenrt.Int(b.write(ctx, scriptTrim, append(b.args(1), keep)))
+	return rankgenrt.Int(b.core.Write(ctx, fnTrim, append(b.core.WriteArgs(1), keep)))
 }
 
 // AddLaps adds delta to the Laps of the entry of id and returns what it did: the new entry, the
@@ -411,24 +383,24 @@ func (b *Board) Trim(ctx context.Context, keep int64) (int64, error) {
 // refused with an error matching ErrOverflow, leaving the entry unchanged. An id without an entry
 // starts from the zero entry (see Update).
 func (b *Board) AddLaps(ctx context.Context, id uint64, delta int64) (Written, error) {
-	return first(applyEach(ctx, b, scriptAddLaps, []Update[int64]{{Car: id, Value: delta}}, rankgenrt.AsIs[int64]))
+	return first(applyEach(ctx, b, fnAddLaps, []Update[int64]{{Car: id, Value: delta}}, rankgenrt.AsIs[int64]))
 }
 
 // AddLapsMany applies AddLaps to many updates in one script call, as a batch of Update does.
 func (b *Board) AddLapsMany(ctx context.Context, updates []Update[int64]) ([]Result, error) {
-	return applyEach(ctx, b, scriptAddLapsMany, updates, rankgenrt.AsIs[int64])
+	return applyEach(ctx, b, fnAddLapsMany, updates, rankgenrt.AsIs[int64])
 }
 
 // SetLaps sets the Laps of the entry of id to v and returns what it did: the new entry, the one
 // before (read in the same script) and whether it changed. An id without an entry starts from the
 // zero entry (see Update).
 func (b *Board) SetLaps(ctx context.Context, id uint64, v uint16) (Written, error) {
-	return first(applyEach(ctx, b, scriptSetLaps, []Update[uint16]{{Car: id, Value: v}}, digitOfLaps))
+	return first(applyEach(ctx, b, fnSetLaps, []Update[uint16]{{Car: id, Value: v}}, digitOfLaps))
 }
 
 // SetLapsMany applies SetLaps to many updates in one script call, as a batch of Update does.
 func (b *Board) SetLapsMany(ctx context.Context, updates []Update[uint16]) ([]Result, error) {
-	return applyEach(ctx, b, scriptSetLapsMany, updates, digitOfLaps)
+	return applyEach(ctx, b, fnSetLapsMany, updates, digitOfLaps)
 }
 
 // AddRaceTime adds delta to the RaceTime of the entry of id and returns what it did: the new
@@ -436,13 +408,13 @@ func (b *Board) SetLapsMany(ctx context.Context, updates []Update[uint16]) ([]Re
 // RaceTime's range is clamped to its edge. An id without an entry starts from the zero entry (see
 // Update).
 func (b *Board) AddRaceTime(ctx context.Context, id uint64, delta int64) (Written, error) {
-	return first(applyEach(ctx, b, scriptAddRaceTime, []Update[int64]{{Car: id, Value: delta}}, rankgenrt.AsIs[int64]))
+	return first(applyEach(ctx, b, fnAddRaceTime, []Update[int64]{{Car: id, Value: delta}}, rankgenrt.AsIs[int64]))
 }
 
 // AddRaceTimeMany applies AddRaceTime to many updates in one script call, as a batch of Update
 // does.
 func (b *Board) AddRaceTimeMany(ctx context.Context, updates []Update[int64]) ([]Result, error) {
-	return applyEach(ctx, b, scriptAddRaceTimeMany, updates, rankgenrt.AsIs[int64])
+	return applyEach(ctx, b, fnAddRaceTimeMany, updates, rankgenrt.AsIs[int64])
 }
 
 // MinRaceTime lowers the RaceTime of the entry of id to v when v is smaller and returns what it
@@ -450,26 +422,26 @@ func (b *Board) AddRaceTimeMany(ctx context.Context, updates []Update[int64]) ([
 // without an entry takes v as its RaceTime (its first min is the value submitted), the other
 // fields starting from the zero entry (see Update).
 func (b *Board) MinRaceTime(ctx context.Context, id uint64, v uint32) (Written, error) {
-	return first(applyEach(ctx, b, scriptMinRaceTime, []Update[uint32]{{Car: id, Value: v}}, digitOfRaceTime))
+	return first(applyEach(ctx, b, fnMinRaceTime, []Update[uint32]{{Car: id, Value: v}}, digitOfRaceTime))
 }
 
 // MinRaceTimeMany applies MinRaceTime to many updates in one script call, as a batch of Update
 // does.
 func (b *Board) MinRaceTimeMany(ctx context.Context, updates []Update[uint32]) ([]Result, error) {
-	return applyEach(ctx, b, scriptMinRaceTimeMany, updates, digitOfRaceTime)
+	return applyEach(ctx, b, fnMinRaceTimeMany, updates, digitOfRaceTime)
 }
 
 // SetRaceTime sets the RaceTime of the entry of id to v and returns what it did: the new entry,
 // the one before (read in the same script) and whether it changed. An id without an entry starts
 // from the zero entry (see Update).
 func (b *Board) SetRaceTime(ctx context.Context, id uint64, v uint32) (Written, error) {
-	return first(applyEach(ctx, b, scriptSetRaceTime, []Update[uint32]{{Car: id, Value: v}}, digitOfRaceTime))
+	return first(applyEach(ctx, b, fnSetRaceTime, []Update[uint32]{{Car: id, Value: v}}, digitOfRaceTime))
 }
 
 // SetRaceTimeMany applies SetRaceTime to many updates in one script call, as a batch of Update
 // does.
 func (b *Board) SetRaceTimeMany(ctx context.Context, updates []Update[uint32]) ([]Result, error) {
-	return applyEach(ctx, b, scriptSetRaceTimeMany, updates, digitOfRaceTime)
+	return applyEach(ctx, b, fnSetRaceTimeMany, updates, digitOfRaceTime)
 }
 
 // Change is one field update of a change list (Board.Update, Board.UpdateMany), made by AddLaps,
@@ -561,7 +533,7 @@ func (b *Board) UpdateMany(ctx context.Context, lists []Changes) ([]Result, erro
 	if len(sent) == 0 {
 		return res, nil
 	}
-	v, err := b.write(ctx, scriptChanges, args)
+	v, err := b.core.Write(ctx, fnChanges, args)
 	if err != nil {
 		return nil, err
 	}
@@ -606,39 +578,10 @@ func changeGroup(id uint64, changes []Change) ([]any, error) {
 	return g, nil
 }
 
-// read sends one read command, which cmd queues on the client or on a pipeline, and returns its
-// result. Until this Board has seen its own fingerprint on the board, the fingerprint's read is
-// pipelined before the command, in the same round trip: another layout's is an error matching
-// ErrLayoutMismatch, not entries misread. A board that records no fingerprint yet is read as it
-// is. The command's own error is typed as a script's is (ErrWrongType, ErrServerFull).
-func read[T any, C interface {
-	redis.Cmder
-	Result() (T, error)
-}](ctx context.Context, b *Board, cmd func(redis.Cmdable) C) (v T, err error) {
-	if b.verified.Load() {
-		c := cmd(b.c)
-		rankgenrt.TypeError(c)
-		return c.Result()
-	}
-	pipe := b.c.Pipeline()
-	fp := rankgenrt.FingerprintCmd(ctx, pipe, b.keys[1], false)
-	c := cmd(pipe)
-	_, _ = pipe.Exec(ctx) // each command keeps its own reply and error
-	rankgenrt.TypeError(c)
-	ok, err := rankgenrt.CheckFingerprint(fp, Fingerprint)
-	if ok {
-		b.verified.Store(true)
-	}
-	if err != nil {
-		return v, err
-	}
-	return c.Result()
-}
-
 // Get returns the entry of id, or an error matching ErrNotFound.
 func (b *Board) Get(ctx context.Context, id uint64) (Entry, error) {
-	score, err := read(ctx, b, func(c redis.Cmdable) *redis.FloatCmd {
-		return c.ZScore(ctx, b.keys[0], strconv.FormatUint(id, 10))
+	score, err := rankgenrt.Read(ctx, b.core, func(c redis.Cmdable) *redis.FloatCmd {
+		return c.ZScore(ctx, b.core.Key(), strconv.FormatUint(id, 10))
 	})
 	if errors.Is(err, redis.Nil) {
 		return Entry{}, rankgenrt.NotFound(strconv.FormatUint(id, 10))
@@ -652,8 +595,8 @@ func (b *Board) Get(ctx context.Context, id uint64) (Entry, error) {
 // Rank returns the 1-based position of the entry of id in the board's order, or an error matching
 // ErrNotFound.
 func (b *Board) Rank(ctx context.Context, id uint64) (int64, error) {
-	r, err := read(ctx, b, func(c redis.Cmdable) *redis.IntCmd {
-		return c.ZRevRank(ctx, b.keys[0], strconv.FormatUint(id, 10))
+	r, err := rankgenrt.Read(ctx, b.core, func(c redis.Cmdable) *redis.IntCmd {
+		return c.ZRevRank(ctx, b.core.Key(), strconv.FormatUint(id, 10))
 	})
 	if errors.Is(err, redis.Nil) {
 		return 0, rankgenrt.NotFound(strconv.FormatUint(id, 10))
@@ -682,8 +625,8 @@ func (b *Board) Page(ctx context.Context, offset, limit int64) ([]Ranked, error)
 	if stop < offset {
 		stop = -1 // offset + limit overflows: to the end
 	}
-	zs, err := read(ctx, b, func(c redis.Cmdable) *redis.ZSliceCmd {
-		return c.ZRevRangeWithScores(ctx, b.keys[0], offset, stop)
+	zs, err := rankgenrt.Read(ctx, b.core, func(c redis.Cmdable) *redis.ZSliceCmd {
+		return c.ZRevRangeWithScores(ctx, b.core.Key(), offset, stop)
 	})
 	if err != nil {
 		return nil, err
@@ -707,7 +650,7 @@ func (b *Board) AroundFilled(ctx context.Context, id uint64, before, after int64
 
 // around runs the around script; fill is "1" to fill the window from the other side.
 func (b *Board) around(ctx context.Context, id uint64, before, after int64, fill string) ([]Ranked, error) {
-	v, err := rankgenrt.RunRO(ctx, b.c, scriptAround, b.keys, id, max(before, 0), max(after, 0), fill)
+	v, err := b.core.CallRO(ctx, fnAround, id, max(before, 0), max(after, 0), fill)
 	if errors.Is(err, redis.Nil) {
 		return nil, rankgenrt.NotFound(strconv.FormatUint(id, 10))
 	}
@@ -722,7 +665,7 @@ func (b *Board) After(ctx context.Context, cur Cursor, limit int64) ([]Ranked, C
 	if math.IsNaN(cur.Score) {
 		return nil, cur, rankgenrt.BadScore(cur.Score, "a cursor's score is a number, never NaN")
 	}
-	v, err := rankgenrt.RunRO(ctx, b.c, scriptAfter, b.keys, rankgenrt.FormatScore(cur.Score), cur.Member, limit)
+	v, err := b.core.CallRO(ctx, fnAfter, rankgenrt.FormatScore(cur.Score), cur.Member, limit)
 	if err != nil {
 		return nil, cur, err
 	}
@@ -740,8 +683,8 @@ func (b *Board) After(ctx context.Context, cur Cursor, limit int64) ([]Ranked, C
 
 // Count returns the number of entries.
 func (b *Board) Count(ctx context.Context) (int64, error) {
-	return read(ctx, b, func(c redis.Cmdable) *redis.IntCmd {
-		return c.ZCard(ctx, b.keys[0])
+	return rankgenrt.Read(ctx, b.core, func(c redis.Cmdable) *redis.IntCmd {
+		return c.ZCard(ctx, b.core.Key())
 	})
 }
 
@@ -756,7 +699,7 @@ func (b *Board) GetMany(ctx context.Context, ids ...uint64) ([]Result, error) {
 	for i, id := range ids {
 		args[i] = id
 	}
-	v, err := rankgenrt.RunRO(ctx, b.c, scriptGetMany, b.keys, args...)
+	v, err := b.core.CallRO(ctx, fnGetMany, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -787,7 +730,7 @@ func (b *Board) RankMany(ctx context.Context, ids ...uint64) ([]int64, error) {
 	for i, id := range ids {
 		args[i] = id
 	}
-	v, err := rankgenrt.RunRO(ctx, b.c, scriptRankMany, b.keys, args...)
+	v, err := b.core.CallRO(ctx, fnRankMany, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -817,7 +760,7 @@ func (b *Board) PageFromEnd(ctx context.Context, offset, limit int64) ([]Ranked,
 	if limit <= 0 {
 		return nil, nil
 	}
-	return window(rankgenrt.RunRO(ctx, b.c, scriptBottom, b.keys, offset, limit))
+	return window(b.core.CallRO(ctx, fnBottom, offset, limit))
 }
 
 // Percentile returns the share of the board's entries that rank behind the entry of id, in
@@ -847,7 +790,7 @@ func (b *Board) PageOf(ctx context.Context, id uint64, pageSize int64) (int64, e
 
 // standing reads the 0-based position of the entry of id and the number of entries.
 func (b *Board) standing(ctx context.Context, id uint64) (pos, count int64, err error) {
-	v, err := rankgenrt.RunRO(ctx, b.c, scriptStanding, b.keys, id)
+	v, err := b.core.CallRO(ctx, fnStanding, id)
 	if errors.Is(err, redis.Nil) {
 		return 0, 0, rankgenrt.NotFound(strconv.FormatUint(id, 10))
 	}
@@ -874,11 +817,11 @@ func (b *Board) RangeLaps(ctx context.Context, lo, hi uint16, offset, limit int6
 		return nil, nil
 	}
 	// Laps's digits dlo…dhi are the scores of P in [dlo·W, (dhi+1)·W), W = lapsWeight.
-	zs, err := read(ctx, b, func(c redis.Cmdable) *redis.ZSliceCmd {
+	zs, err := rankgenrt.Read(ctx, b.core, func(c redis.Cmdable) *redis.ZSliceCmd {
 		return c.ZRangeArgsWithScores(ctx, redis.ZRangeArgs{
 			ByScore: true,
 			Count:   limit,
-			Key:     b.keys[0],
+			Key:     b.core.Key(),
 			Offset:  offset,
 			Rev:     true,
 			Start:   "(" + rankgenrt.FormatScore(scoreOfP((dhi+1)*lapsWeight)),
@@ -912,8 +855,8 @@ func (b *Board) CountLapsBetween(ctx context.Context, lo, hi uint16) (int64, err
 	if dlo > dhi {
 		return 0, nil
 	}
-	return read(ctx, b, func(c redis.Cmdable) *redis.IntCmd {
-		return c.ZCount(ctx, b.keys[0], rankgenrt.FormatScore(scoreOfP(dlo*lapsWeight)), "("+rankgenrt.FormatScore(scoreOfP((dhi+1)*lapsWeight)))
+	return rankgenrt.Read(ctx, b.core, func(c redis.Cmdable) *redis.IntCmd {
+		return c.ZCount(ctx, b.core.Key(), rankgenrt.FormatScore(scoreOfP(dlo*lapsWeight)), "("+rankgenrt.FormatScore(scoreOfP((dhi+1)*lapsWeight)))
 	})
 }
 
@@ -933,7 +876,7 @@ func (b *Board) CompetitionRankTuple(ctx context.Context, id uint64) (int64, err
 
 // competition runs the competition script: entries tie when equal on the first tied score fields.
 func (b *Board) competition(ctx context.Context, id uint64, tied int) (int64, error) {
-	v, err := rankgenrt.RunRO(ctx, b.c, scriptCompetition, b.keys, id, tied)
+	v, err := b.core.CallRO(ctx, fnCompetition, id, tied)
 	if errors.Is(err, redis.Nil) {
 		return 0, rankgenrt.NotFound(strconv.FormatUint(id, 10))
 	}
@@ -944,7 +887,7 @@ func (b *Board) competition(ctx context.Context, id uint64, tied int) (int64, er
 // ranking: equal Laps share a rank and the next value takes the next rank), or an error matching
 // ErrNotFound. The script steps once per distinct value ahead, O(log n) each.
 func (b *Board) DenseRank(ctx context.Context, id uint64) (int64, error) {
-	v, err := rankgenrt.RunRO(ctx, b.c, scriptDense, b.keys, id)
+	v, err := b.core.CallRO(ctx, fnDense, id)
 	if errors.Is(err, redis.Nil) {
 		return 0, rankgenrt.NotFound(strconv.FormatUint(id, 10))
 	}
@@ -1075,7 +1018,7 @@ func (b *Board) Between(ctx context.Context, band Band, offset, limit int64) ([]
 	if band.lo >= band.hi || limit <= 0 {
 		return nil, nil
 	}
-	v, err := rankgenrt.RunRO(ctx, b.c, scriptBand, b.keys, rankgenrt.FormatScore(scoreOfP(band.lo)), rankgenrt.FormatScore(scoreOfP(band.hi)), offset, limit)
+	v, err := b.core.CallRO(ctx, fnBand, rankgenrt.FormatScore(scoreOfP(band.lo)), rankgenrt.FormatScore(scoreOfP(band.hi)), offset, limit)
 	if err != nil {
 		return nil, err
 	}
@@ -1095,8 +1038,8 @@ func (b *Board) CountBetween(ctx context.Context, band Band) (int64, error) {
 	if band.lo >= band.hi {
 		return 0, nil
 	}
-	return read(ctx, b, func(c redis.Cmdable) *redis.IntCmd {
-		return c.ZCount(ctx, b.keys[0], rankgenrt.FormatScore(scoreOfP(band.lo)), "("+rankgenrt.FormatScore(scoreOfP(band.hi)))
+	return rankgenrt.Read(ctx, b.core, func(c redis.Cmdable) *redis.IntCmd {
+		return c.ZCount(ctx, b.core.Key(), rankgenrt.FormatScore(scoreOfP(band.lo)), "("+rankgenrt.FormatScore(scoreOfP(band.hi)))
 	})
 }
 
@@ -1114,50 +1057,21 @@ func (b *Board) AroundScore(ctx context.Context, at Place, before, after int64) 
 	if err != nil {
 		return nil, err
 	}
-	return window(rankgenrt.RunRO(ctx, b.c, scriptAroundScore, b.keys, rankgenrt.FormatScore(score), member, max(before, 0), max(after, 0)))
-}
-
-// args starts the arguments of a write script: the expiry, the place of the call's token (write
-// fills it in), the dedup window, then room for n more.
-func (b *Board) args(n int) []any {
-	mode, ms := b.exp.Args()
-	return append(make([]any, 0, 4+n), mode, ms, "", b.dedup.Arg())
-}
-
-// tokenArg is the index of the call's token in a write script's arguments.
-const tokenArg = 2
-
-// write runs a write script with args (started by args) under a new token of the call, or hands a
-// single field update to the coalescer (WithCoalescing): exactly once, and waiting for the board's
-// replicas with WithReplicas (rankgenrt.RunWriteWait).
-func (b *Board) write(ctx context.Context, s *rankgenrt.Function, args []any) (any, error) {
-	if v, coalesced, err := b.coalesce.Write(ctx, s, args); coalesced {
-		return v, err
-	}
-	if err := b.dedup.Err(); err != nil {
-		return nil, err
-	}
-	token, err := b.tokens.Next(ctx)
-	if err != nil {
-		return nil, err
-	}
-	args[tokenArg] = token
-	return rankgenrt.RunWriteWait(ctx, b.c, s, b.keys, token, b.replicas, args...)
+	return window(b.core.CallRO(ctx, fnAroundScore, rankgenrt.FormatScore(score), member, max(before, 0), max(after, 0)))
 }
 
 // updateArgs starts the arguments of a field update script: the write arguments, an unused clock,
 // then room for n id, value pairs.
 func (b *Board) updateArgs(n int) []any {
-	return append(b.args(1+2*n), "")
+	return append(b.core.WriteArgs(1+2*n), "")
 }
 
-// apply runs a field update script for the updates at positions sent, whose ids are args[5+2j],
-// and fills in res.
-func (b *Board) apply(ctx context.Context, s *rankgenrt.Function, args []any, res []Result, sent []int) error {
+// apply runs a field update script for the updates at positions sent, of ids, and fills in res.
+func (b *Board) apply(ctx context.Context, s *rankgenrt.Function, args []any, res []Result, sent []int, ids []uint64) error {
 	if len(sent) == 0 {
 		return nil
 	}
-	v, err := b.write(ctx, s, args)
+	v, err := b.core.Write(ctx, s, args)
 	if err != nil {
 		return err
 	}
@@ -1172,7 +1086,7 @@ func (b *Board) apply(ctx context.Context, s *rankgenrt.Function, args []any, re
 			continue
 		}
 		// The reply holds P alone: the member is the id sent.
-		member := strconv.FormatUint(args[5+2*j].(uint64), 10)
+		member := strconv.FormatUint(ids[j], 10)
 		r.Written, r.Err = updated(it, member, member)
 	}
 	return nil
@@ -1224,6 +1138,7 @@ func applyEach[V, A any](ctx context.Context, b *Board, s *rankgenrt.Function, u
 	res := make([]Result, len(updates))
 	args := b.updateArgs(len(updates))
 	sent := make([]int, 0, len(updates))
+	ids := make([]uint64, 0, len(updates))
 	for i, u := range updates {
 		a, err := arg(u.Value)
 		if err != nil {
@@ -1232,8 +1147,9 @@ func applyEach[V, A any](ctx context.Context, b *Board, s *rankgenrt.Function, u
 		}
 		args = append(args, u.Car, a)
 		sent = append(sent, i)
+		ids = append(ids, u.Car)
 	}
-	if err := b.apply(ctx, s, args, res, sent); err != nil {
+	if err := b.apply(ctx, s, args, res, sent, ids); err != nil {
 		return nil, err
 	}
 	return res, nil

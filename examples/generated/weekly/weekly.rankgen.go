@@ -38,8 +38,8 @@ import (
 // The generated code and the runtime package must agree on their contract; either
 // constant fails to compile when they drift apart. Regenerate with the matching rankgen.
 const (
-	_ = rankgenrt.EnforceVersion(2 - rankgenrt.MinVersion)
-	_ = rankgenrt.EnforceVersion(rankgenrt.MaxVersion - 2)
+	_ = rankgenrt.EnforceVersion(3 - rankgenrt.MinVersion)
+	_ = rankgenrt.EnforceVersion(rankgenrt.MaxVersion - 3)
 )
 
 // Fingerprint identifies the stored encoding: it changes exactly when a change to the schema
@@ -141,34 +141,40 @@ func Compare(a, b Entry) int {
 var luaLibrary string
 
 var (
-	library                = rankgenrt.NewLibrary(luaLibrary)
-	scriptSet              = library.Function("set")
-	scriptBest             = library.Function("best")
-	scriptRemove           = library.Function("remove")
-	scriptTrim             = library.Function("trim")
-	scriptAddPoints        = library.Function("add_points")
-	scriptAddPointsMany    = library.Function("add_points_many")
-	scriptMaxPoints        = library.Function("max_points")
-	scriptMaxPointsMany    = library.Function("max_points_many")
-	scriptSetPoints        = library.Function("set_points")
-	scriptSetPointsMany    = library.Function("set_points_many")
-	scriptSetPaid          = library.Function("set_paid")
-	scriptSetPaidMany      = library.Function("set_paid_many")
-	scriptChanges          = library.Function("changes")
-	scriptTouch            = library.Function("touch")
-	scriptAround           = library.Function("around")
-	scriptAfter            = library.Function("after")
-	scriptGetMany          = library.Function("get_many")
-	scriptRankMany         = library.Function("rank_many")
-	scriptBottom           = library.Function("bottom")
-	scriptStanding         = library.Function("standing")
-	scriptCompetition      = library.Function("competition")
-	scriptDense            = library.Function("dense")
-	scriptBand             = library.Function("band")
-	scriptAroundScore      = library.Function("around_score")
-	scriptRollup           = library.Function("rollup")
-	scriptRemoveEverywhere = library.Function("remove_everywhere")
+	library            = rankgenrt.NewLibrary(luaLibrary)
+	fnSet              = library.Function("set")
+	fnBest             = library.Function("best")
+	fnRemove           = library.Function("remove")
+	fnTrim             = library.Function("trim")
+	fnAddPoints        = library.Function("add_points")
+	fnAddPointsMany    = library.Function("add_points_many")
+	fnMaxPoints        = library.Function("max_points")
+	fnMaxPointsMany    = library.Function("max_points_many")
+	fnSetPoints        = library.Function("set_points")
+	fnSetPointsMany    = library.Function("set_points_many")
+	fnSetPaid          = library.Function("set_paid")
+	fnSetPaidMany      = library.Function("set_paid_many")
+	fnChanges          = library.Function("changes")
+	fnTouch            = library.Function("touch")
+	fnAround           = library.Function("around")
+	fnAfter            = library.Function("after")
+	fnGetMany          = library.Function("get_many")
+	fnRankMany         = library.Function("rank_many")
+	fnBottom           = library.Function("bottom")
+	fnStanding         = library.Function("standing")
+	fnCompetition      = library.Function("competition")
+	fnDense            = library.Function("dense")
+	fnBand             = library.Function("band")
+	fnAroundScore      = library.Function("around_score")
+	fnRollup           = library.Function("rollup")
+	fnRemoveEverywhere = library.Function("remove_everywhere")
 )
+
+// boardSpec is what the board's machinery (rankgenrt.Core) needs of this layout.
+var boardSpec = &rankgenrt.Spec{
+	Fingerprint: Fingerprint,
+	Library:     library,
+}
 
 // Library returns the board's Lua library. Board.Load loads it; it is exported for calling a
 // board's functions in your own pipelines or transactions (after Load), where a call that finds
@@ -184,45 +190,31 @@ func Library() *rankgenrt.Library {
 // another layout's board too, within their one round trip. A Board is safe for concurrent use;
 // create it once per key and reuse it.
 type Board struct {
-	c           redis.UniversalClient
-	keys        []string // the scripts' keys: the sorted set, its meta key, the ack key base, the fence
-	exp         rankgenrt.Expiry
-	tokens      *rankgenrt.Tokens          // one per write call: exactly-once writes
-	dedup       rankgenrt.Dedup            // the dedup window (WithDedupWindow)
-	replicas    rankgenrt.Replicas         // how many replicas every write waits for (WithReplicas)
-	coalesce    *rankgenrt.UpdateCoalescer // single field updates combined into batches (WithCoalescing)
-	verified    atomic.Bool                // the meta key records Fingerprint: reads need not check it
-	season      Season                     // the season the board holds
-	from, until int64                      // the season's bounds in Unix microseconds, for the scripts
-	now         func() time.Time           // the clock of client stamps
+	core        *rankgenrt.Core // the board's machinery: client, keys, writes, the fingerprint check
+	season      Season          // the season the board holds
+	from, until int64           // the season's bounds in Unix microseconds, for the scripts
 }
 
 // Option configures a Board.
-type Option func(*Board)
+type Option = rankgenrt.Option
 
 // WithTTL makes the board's keys expire d after every write. The expiry is set by the write's own
 // script, on all of the board's keys, so it is never lost.
 func WithTTL(d time.Duration) Option {
-	return func(b *Board) {
-		b.exp = rankgenrt.TTL(d)
-	}
+	return rankgenrt.WithTTL(d)
 }
 
 // WithExpireAt makes the board's keys expire at t (to the millisecond), set by every write's own
 // script on all of the board's keys.
 func WithExpireAt(t time.Time) Option {
-	return func(b *Board) {
-		b.exp = rankgenrt.ExpireAt(t)
-	}
+	return rankgenrt.WithExpireAt(t)
 }
 
 // WithDedupWindow sets how long, at least, the board remembers each write call's token, so that a
 // resend of the call is applied once (rankgenrt.DedupWindow: rankgenrt.DefaultDedupWindow unless
 // set, 0 turns exactly-once writes off). Every writer of a board should use the same window.
 func WithDedupWindow(d time.Duration) Option {
-	return func(b *Board) {
-		b.dedup = rankgenrt.DedupWindow(d)
-	}
+	return rankgenrt.WithDedupWindow(d)
 }
 
 // WithReplicas makes every write wait, in its own round trip, until n replicas of the board's
@@ -230,17 +222,13 @@ func WithDedupWindow(d time.Duration) Option {
 // (rankgenrt.WaitReplicas says what survives a failover). Needs a *redis.Client or a
 // *redis.ClusterClient.
 func WithReplicas(n int, timeout time.Duration) Option {
-	return func(b *Board) {
-		b.replicas = rankgenrt.WaitReplicas(n, timeout)
-	}
+	return rankgenrt.WithReplicas(n, timeout)
 }
 
 // WithCoalescing combines the single field updates (AddPoints, …) of concurrent callers into
 // batch calls (rankgenrt.Coalescing), each caller told its own result, exactly once.
 func WithCoalescing(cfg rankgenrt.Coalescing) Option {
-	return func(b *Board) {
-		b.coalesce = rankgenrt.NewUpdateCoalescer(cfg, b.write)
-	}
+	return rankgenrt.WithCoalescing(cfg)
 }
 
 // NewBoard returns the board of season s stored under key (Seasons.Board names the key after the
@@ -254,39 +242,23 @@ func WithCoalescing(cfg rankgenrt.Coalescing) Option {
 // season-anchored value outside [0, s.Len()), and a stamp whose clock (Redis's, for server stamps)
 // reads outside s.
 func NewBoard(c redis.UniversalClient, key string, s Season, opts ...Option) *Board {
-	b := &Board{
-		c:      c,
-		dedup:  rankgenrt.DedupWindow(rankgenrt.DefaultDedupWindow),
-		exp:    rankgenrt.ExpireAt(expiryOf(s)),
+	return &Board{
+		core:   rankgenrt.NewSeasonCore(c, key, boardSpec, s, rankgenrt.ExpireAt(expiryOf(s)), opts...),
 		from:   s.Start.UnixMicro(),
-		keys:   boardKeys(key),
-		now:    time.Now,
 		season: s,
-		tokens: rankgenrt.NewSeasonTokens(s.ID),
 		until:  s.End.UnixMicro(),
 	}
-	for _, o := range opts {
-		o(b)
-	}
-	return b
-}
-
-// boardKeys are the keys the scripts of the board stored under key take: the sorted set and its
-// meta key, with the ack key base third (a write passes its token's ack key there:
-// rankgenrt.WriteKeys) and its migration fence fourth.
-func boardKeys(key string) []string {
-	return []string{key, rankgenrt.MetaKey(key), rankgenrt.AckBase(key), rankgenrt.FenceKey(key)}
 }
 
 // Key returns the board's key.
 func (b *Board) Key() string {
-	return b.keys[0]
+	return b.core.Key()
 }
 
 // Keys returns the keys that hold the board: the sorted set and its meta key. Its writes' tokens
 // are recorded beside them, each under a key of its own that expires by itself (rankgenrt.AckKey).
 func (b *Board) Keys() []string {
-	return append([]string{b.keys[0], b.keys[1]}, b.keys[4:]...)
+	return b.core.Keys()
 }
 
 // Load loads the board's Lua library on the server (on every master of a Cluster). Calls made
@@ -294,7 +266,7 @@ func (b *Board) Keys() []string {
 // functions in a pipeline, where a server that lacks it (after a restart or FUNCTION FLUSH)
 // answers that the function is not found.
 func (b *Board) Load(ctx context.Context) error {
-	return library.Load(ctx, b.c)
+	return b.core.Load(ctx)
 }
 
 // Ranked is an entry with its 1-based rank on the board.
@@ -363,7 +335,7 @@ func (b *Board) SetMany(ctx context.Context, entries []Entry) ([]Written, error)
 	if len(entries) == 0 {
 		return nil, nil
 	}
-	args := append(b.args(2+2*len(entries)), b.from, b.until) // the season's bounds: the script refuses an entry past its end
+	args := append(b.core.WriteArgs(2+2*len(entries)), b.from, b.until) // the season's bounds: the script refuses an entry past its end
 	for _, e := range entries {
 		if err := b.season.CheckOffset("ReachedAt", e.ReachedAt); err != nil {
 			return nil, err
@@ -374,7 +346,7 @@ func (b *Board) SetMany(ctx context.Context, entries []Entry) ([]Written, error)
 		}
 		args = append(args, rankgenrt.FormatScore(score), member)
 	}
-	v, err := b.write(ctx, scriptSet, args)
+	v, err := b.core.Write(ctx, fnSet, args)
 	if err != nil {
 		return nil, err
 	}
@@ -405,7 +377,7 @@ func (b *Board) BestMany(ctx context.Context, entries []Entry) ([]Written, error
 	if len(entries) == 0 {
 		return nil, nil
 	}
-	args := append(b.args(2+2*len(entries)), b.from, b.until) // the season's bounds: the script refuses an entry past its end
+	args := append(b.core.WriteArgs(2+2*len(entries)), b.from, b.until) // the season's bounds: the script refuses an entry past its end
 	for _, e := range entries {
 		if err := b.season.CheckOffset("ReachedAt", e.ReachedAt); err != nil {
 			return nil, err
@@ -416,7 +388,7 @@ func (b *Board) BestMany(ctx context.Context, entries []Entry) ([]Written, error
 		}
 		args = append(args, rankgenrt.FormatScore(score), member)
 	}
-	v, err := b.write(ctx, scriptBest, args)
+	v, err := b.core.Write(ctx, fnBest, args)
 	if err != nil {
 		return nil, err
 	}
@@ -432,14 +404,14 @@ func (b *Board) Remove(ctx context.Context, ids ...string) (int64, error) {
 	if len(ids) == 0 {
 		return 0, nil
 	}
-	args := b.args(len(ids))
+	args := b.core.WriteArgs(len(ids))
 	for _, id := range ids {
 		if err := checkID(id); err != nil {
 			return 0, err
 		}
 		args = append(args, id)
 	}
-	return rankgenrt.Int(b.write(ctx, scriptRemove, args))
+	return rankgenrt.Int(b.core.Write(ctx, fnRemove, args))
 }
 
 // Trim keeps the first keep entries, removes all below them and returns how many it removed.
@@ -447,7 +419,7 @@ func (b *Board) Trim(ctx context.Context, keep int64) (int64, error) {
 	if keep < 0 {
 		return 0, rankgenrt.IntRangeError("keep", keep, 0, math.MaxInt64)
 	}
-	return rankgenrt.Int(b.write(ctx, scriptTrim, append(b.args(1), keep)))
+	return rankgenrt.Int(b.core.Write(ctx, fnTrim, append(b.core.WriteArgs(1), keep)))
 }
 
 // AddPoints adds delta to the Points of the entry of id and returns what it did: the new entry,
@@ -456,12 +428,12 @@ func (b *Board) Trim(ctx context.Context, keep int64) (int64, error) {
 // entry starts from the zero entry (see Update). When the update changes the entry, it also sets
 // ReachedAt (server clock) to now.
 func (b *Board) AddPoints(ctx context.Context, id string, delta int64) (Written, error) {
-	return first(applyEach(ctx, b, scriptAddPoints, []Update[int64]{{PlayerID: id, Value: delta}}, rankgenrt.AsIs[int64]))
+	return first(applyEach(ctx, b, fnAddPoints, []Update[int64]{{PlayerID: id, Value: delta}}, rankgenrt.AsIs[int64]))
 }
 
 // AddPointsMany applies AddPoints to many updates in one script call, as a batch of Update does.
 func (b *Board) AddPointsMany(ctx context.Context, updates []Update[int64]) ([]Result, error) {
-	return applyEach(ctx, b, scriptAddPointsMany, updates, rankgenrt.AsIs[int64])
+	return applyEach(ctx, b, fnAddPointsMany, updates, rankgenrt.AsIs[int64])
 }
 
 // MaxPoints raises the Points of the entry of id to v when v is larger and returns what it did:
@@ -470,7 +442,7 @@ func (b *Board) AddPointsMany(ctx context.Context, updates []Update[int64]) ([]R
 // from the zero entry (see Update). When the update changes the entry, it also sets ReachedAt
 // (server clock) to now.
 func (b *Board) MaxPoints(ctx context.Context, id string, v uint32) (Written, error) {
-	return first(applyEach(ctx, b, scriptMaxPoints, []Update[uint32]{{PlayerID: id, Value: v}}, func(v uint32) (uint64, error) {
+	return first(applyEach(ctx, b, fnMaxPoints, []Update[uint32]{{PlayerID: id, Value: v}}, func(v uint32) (uint64, error) {
 		d := uint64(v)
 		return d, nil
 	}))
@@ -478,7 +450,7 @@ func (b *Board) MaxPoints(ctx context.Context, id string, v uint32) (Written, er
 
 // MaxPointsMany applies MaxPoints to many updates in one script call, as a batch of Update does.
 func (b *Board) MaxPointsMany(ctx context.Context, updates []Update[uint32]) ([]Result, error) {
-	return applyEach(ctx, b, scriptMaxPointsMany, updates, func(v uint32) (uint64, error) {
+	return applyEach(ctx, b, fnMaxPointsMany, updates, func(v uint32) (uint64, error) {
 		d := uint64(v)
 		return d, nil
 	})
@@ -489,7 +461,7 @@ func (b *Board) MaxPointsMany(ctx context.Context, updates []Update[uint32]) ([]
 // the zero entry (see Update). When the update changes the entry, it also sets ReachedAt (server
 // clock) to now.
 func (b *Board) SetPoints(ctx context.Context, id string, v uint32) (Written, error) {
-	return first(applyEach(ctx, b, scriptSetPoints, []Update[uint32]{{PlayerID: id, Value: v}}, func(v uint32) (uint64, error) {
+	return first(applyEach(ctx, b, fnSetPoints, []Update[uint32]{{PlayerID: id, Value: v}}, func(v uint32) (uint64, error) {
 		d := uint64(v)
 		return d, nil
 	}))
@@ -497,7 +469,7 @@ func (b *Board) SetPoints(ctx context.Context, id string, v uint32) (Written, er
 
 // SetPointsMany applies SetPoints to many updates in one script call, as a batch of Update does.
 func (b *Board) SetPointsMany(ctx context.Context, updates []Update[uint32]) ([]Result, error) {
-	return applyEach(ctx, b, scriptSetPointsMany, updates, func(v uint32) (uint64, error) {
+	return applyEach(ctx, b, fnSetPointsMany, updates, func(v uint32) (uint64, error) {
 		d := uint64(v)
 		return d, nil
 	})
@@ -508,7 +480,7 @@ func (b *Board) SetPointsMany(ctx context.Context, updates []Update[uint32]) ([]
 // zero entry (see Update). When the update changes the entry, it also sets ReachedAt (server
 // clock) to now.
 func (b *Board) SetPaid(ctx context.Context, id string, v bool) (Written, error) {
-	return first(applyEach(ctx, b, scriptSetPaid, []Update[bool]{{PlayerID: id, Value: v}}, func(v bool) (uint64, error) {
+	return first(applyEach(ctx, b, fnSetPaid, []Update[bool]{{PlayerID: id, Value: v}}, func(v bool) (uint64, error) {
 		d := digitOfPaid(v)
 		return d, nil
 	}))
@@ -516,7 +488,7 @@ func (b *Board) SetPaid(ctx context.Context, id string, v bool) (Written, error)
 
 // SetPaidMany applies SetPaid to many updates in one script call, as a batch of Update does.
 func (b *Board) SetPaidMany(ctx context.Context, updates []Update[bool]) ([]Result, error) {
-	return applyEach(ctx, b, scriptSetPaidMany, updates, func(v bool) (uint64, error) {
+	return applyEach(ctx, b, fnSetPaidMany, updates, func(v bool) (uint64, error) {
 		d := digitOfPaid(v)
 		return d, nil
 	})
@@ -605,7 +577,7 @@ func (b *Board) UpdateMany(ctx context.Context, lists []Changes) ([]Result, erro
 	if len(sent) == 0 {
 		return res, nil
 	}
-	v, err := b.write(ctx, scriptChanges, args)
+	v, err := b.core.Write(ctx, fnChanges, args)
 	if err != nil {
 		return nil, err
 	}
@@ -682,7 +654,7 @@ func (b *Board) TouchMany(ctx context.Context, ids []string) ([]Result, error) {
 	if len(sent) == 0 {
 		return res, nil
 	}
-	v, err := b.write(ctx, scriptTouch, args)
+	v, err := b.core.Write(ctx, fnTouch, args)
 	if err != nil {
 		return nil, err
 	}
@@ -701,45 +673,13 @@ func (b *Board) TouchMany(ctx context.Context, ids []string) ([]Result, error) {
 	return res, nil
 }
 
-// read sends one read command, which cmd queues on the client or on a pipeline, and returns its
-// result. Until this Board has seen its own fingerprint on the board, the fingerprint's read is
-// pipelined before the command, in the same round trip: another layout's is an error matching
-// ErrLayoutMismatch, not entries misread. A board that records no fingerprint yet is read as it
-// is. The command's own error is typed as a script's is (ErrWrongType, ErrServerFull).
-func read[T any, C interface {
-	redis.Cmder
-	Result() (T, error)
-}](ctx context.Context, b *Board, cmd func(redis.Cmdable) C) (v T, err error) {
-	if err = b.expired(); err != nil {
-		return v, err
-	}
-	if b.verified.Load() {
-		c := cmd(b.c)
-		rankgenrt.TypeError(c)
-		return c.Result()
-	}
-	pipe := b.c.Pipeline()
-	fp := rankgenrt.FingerprintCmd(ctx, pipe, b.keys[1], false)
-	c := cmd(pipe)
-	_, _ = pipe.Exec(ctx) // each command keeps its own reply and error
-	rankgenrt.TypeError(c)
-	ok, err := rankgenrt.CheckFingerprint(fp, Fingerprint)
-	if ok {
-		b.verified.Store(true)
-	}
-	if err != nil {
-		return v, err
-	}
-	return c.Result()
-}
-
 // Get returns the entry of id, or an error matching ErrNotFound.
 func (b *Board) Get(ctx context.Context, id string) (Entry, error) {
 	if err := checkID(id); err != nil {
 		return Entry{}, err
 	}
-	score, err := read(ctx, b, func(c redis.Cmdable) *redis.FloatCmd {
-		return c.ZScore(ctx, b.keys[0], id)
+	score, err := rankgenrt.Read(ctx, b.core, func(c redis.Cmdable) *redis.FloatCmd {
+		return c.ZScore(ctx, b.core.Key(), id)
 	})
 	if errors.Is(err, redis.Nil) {
 		return Entry{}, rankgenrt.NotFound(id)
@@ -756,8 +696,8 @@ func (b *Board) Rank(ctx context.Context, id string) (int64, error) {
 	if err := checkID(id); err != nil {
 		return 0, err
 	}
-	r, err := read(ctx, b, func(c redis.Cmdable) *redis.IntCmd {
-		return c.ZRevRank(ctx, b.keys[0], id)
+	r, err := rankgenrt.Read(ctx, b.core, func(c redis.Cmdable) *redis.IntCmd {
+		return c.ZRevRank(ctx, b.core.Key(), id)
 	})
 	if errors.Is(err, redis.Nil) {
 		return 0, rankgenrt.NotFound(id)
@@ -786,8 +726,8 @@ func (b *Board) Page(ctx context.Context, offset, limit int64) ([]Ranked, error)
 	if stop < offset {
 		stop = -1 // offset + limit overflows: to the end
 	}
-	zs, err := read(ctx, b, func(c redis.Cmdable) *redis.ZSliceCmd {
-		return c.ZRevRangeWithScores(ctx, b.keys[0], offset, stop)
+	zs, err := rankgenrt.Read(ctx, b.core, func(c redis.Cmdable) *redis.ZSliceCmd {
+		return c.ZRevRangeWithScores(ctx, b.core.Key(), offset, stop)
 	})
 	if err != nil {
 		return nil, err
@@ -814,7 +754,7 @@ func (b *Board) around(ctx context.Context, id string, before, after int64, fill
 	if err := checkID(id); err != nil {
 		return nil, err
 	}
-	v, err := b.runRO(ctx, scriptAround, id, max(before, 0), max(after, 0), fill)
+	v, err := b.core.CallRO(ctx, fnAround, id, max(before, 0), max(after, 0), fill)
 	if errors.Is(err, redis.Nil) {
 		return nil, rankgenrt.NotFound(id)
 	}
@@ -829,7 +769,7 @@ func (b *Board) After(ctx context.Context, cur Cursor, limit int64) ([]Ranked, C
 	if math.IsNaN(cur.Score) {
 		return nil, cur, rankgenrt.BadScore(cur.Score, "a cursor's score is a number, never NaN")
 	}
-	v, err := b.runRO(ctx, scriptAfter, rankgenrt.FormatScore(cur.Score), cur.Member, limit)
+	v, err := b.core.CallRO(ctx, fnAfter, rankgenrt.FormatScore(cur.Score), cur.Member, limit)
 	if err != nil {
 		return nil, cur, err
 	}
@@ -847,8 +787,8 @@ func (b *Board) After(ctx context.Context, cur Cursor, limit int64) ([]Ranked, C
 
 // Count returns the number of entries.
 func (b *Board) Count(ctx context.Context) (int64, error) {
-	return read(ctx, b, func(c redis.Cmdable) *redis.IntCmd {
-		return c.ZCard(ctx, b.keys[0])
+	return rankgenrt.Read(ctx, b.core, func(c redis.Cmdable) *redis.IntCmd {
+		return c.ZCard(ctx, b.core.Key())
 	})
 }
 
@@ -866,7 +806,7 @@ func (b *Board) GetMany(ctx context.Context, ids ...string) ([]Result, error) {
 		}
 		args[i] = id
 	}
-	v, err := b.runRO(ctx, scriptGetMany, args...)
+	v, err := b.core.CallRO(ctx, fnGetMany, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -900,7 +840,7 @@ func (b *Board) RankMany(ctx context.Context, ids ...string) ([]int64, error) {
 		}
 		args[i] = id
 	}
-	v, err := b.runRO(ctx, scriptRankMany, args...)
+	v, err := b.core.CallRO(ctx, fnRankMany, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -930,7 +870,7 @@ func (b *Board) PageFromEnd(ctx context.Context, offset, limit int64) ([]Ranked,
 	if limit <= 0 {
 		return nil, nil
 	}
-	return window(b.runRO(ctx, scriptBottom, offset, limit))
+	return window(b.core.CallRO(ctx, fnBottom, offset, limit))
 }
 
 // Percentile returns the share of the board's entries that rank behind the entry of id, in
@@ -963,7 +903,7 @@ func (b *Board) standing(ctx context.Context, id string) (pos, count int64, err 
 	if err := checkID(id); err != nil {
 		return 0, 0, err
 	}
-	v, err := b.runRO(ctx, scriptStanding, id)
+	v, err := b.core.CallRO(ctx, fnStanding, id)
 	if errors.Is(err, redis.Nil) {
 		return 0, 0, rankgenrt.NotFound(id)
 	}
@@ -984,11 +924,11 @@ func (b *Board) RangePoints(ctx context.Context, lo, hi uint32, offset, limit in
 		return nil, nil
 	}
 	// Points's digits dlo…dhi are the scores of P in [dlo·W, (dhi+1)·W), W = pointsWeight.
-	zs, err := read(ctx, b, func(c redis.Cmdable) *redis.ZSliceCmd {
+	zs, err := rankgenrt.Read(ctx, b.core, func(c redis.Cmdable) *redis.ZSliceCmd {
 		return c.ZRangeArgsWithScores(ctx, redis.ZRangeArgs{
 			ByScore: true,
 			Count:   limit,
-			Key:     b.keys[0],
+			Key:     b.core.Key(),
 			Offset:  offset,
 			Rev:     true,
 			Start:   "(" + rankgenrt.FormatScore(scoreOfP((dhi+1)*pointsWeight)),
@@ -1016,8 +956,8 @@ func (b *Board) CountPointsBetween(ctx context.Context, lo, hi uint32) (int64, e
 	if dlo > dhi {
 		return 0, nil
 	}
-	return read(ctx, b, func(c redis.Cmdable) *redis.IntCmd {
-		return c.ZCount(ctx, b.keys[0], rankgenrt.FormatScore(scoreOfP(dlo*pointsWeight)), "("+rankgenrt.FormatScore(scoreOfP((dhi+1)*pointsWeight)))
+	return rankgenrt.Read(ctx, b.core, func(c redis.Cmdable) *redis.IntCmd {
+		return c.ZCount(ctx, b.core.Key(), rankgenrt.FormatScore(scoreOfP(dlo*pointsWeight)), "("+rankgenrt.FormatScore(scoreOfP((dhi+1)*pointsWeight)))
 	})
 }
 
@@ -1040,7 +980,7 @@ func (b *Board) competition(ctx context.Context, id string, tied int) (int64, er
 	if err := checkID(id); err != nil {
 		return 0, err
 	}
-	v, err := b.runRO(ctx, scriptCompetition, id, tied)
+	v, err := b.core.CallRO(ctx, fnCompetition, id, tied)
 	if errors.Is(err, redis.Nil) {
 		return 0, rankgenrt.NotFound(id)
 	}
@@ -1054,7 +994,7 @@ func (b *Board) DenseRank(ctx context.Context, id string) (int64, error) {
 	if err := checkID(id); err != nil {
 		return 0, err
 	}
-	v, err := b.runRO(ctx, scriptDense, id)
+	v, err := b.core.CallRO(ctx, fnDense, id)
 	if errors.Is(err, redis.Nil) {
 		return 0, rankgenrt.NotFound(id)
 	}
@@ -1204,7 +1144,7 @@ func (b *Board) Between(ctx context.Context, band Band, offset, limit int64) ([]
 	if band.lo >= band.hi || limit <= 0 {
 		return nil, nil
 	}
-	v, err := b.runRO(ctx, scriptBand, rankgenrt.FormatScore(scoreOfP(band.lo)), rankgenrt.FormatScore(scoreOfP(band.hi)), offset, limit)
+	v, err := b.core.CallRO(ctx, fnBand, rankgenrt.FormatScore(scoreOfP(band.lo)), rankgenrt.FormatScore(scoreOfP(band.hi)), offset, limit)
 	if err != nil {
 		return nil, err
 	}
@@ -1224,8 +1164,8 @@ func (b *Board) CountBetween(ctx context.Context, band Band) (int64, error) {
 	if band.lo >= band.hi {
 		return 0, nil
 	}
-	return read(ctx, b, func(c redis.Cmdable) *redis.IntCmd {
-		return c.ZCount(ctx, b.keys[0], rankgenrt.FormatScore(scoreOfP(band.lo)), "("+rankgenrt.FormatScore(scoreOfP(band.hi)))
+	return rankgenrt.Read(ctx, b.core, func(c redis.Cmdable) *redis.IntCmd {
+		return c.ZCount(ctx, b.core.Key(), rankgenrt.FormatScore(scoreOfP(band.lo)), "("+rankgenrt.FormatScore(scoreOfP(band.hi)))
 	})
 }
 
@@ -1243,51 +1183,21 @@ func (b *Board) AroundScore(ctx context.Context, at Place, before, after int64) 
 	if err != nil {
 		return nil, err
 	}
-	return window(b.runRO(ctx, scriptAroundScore, rankgenrt.FormatScore(score), member, max(before, 0), max(after, 0)))
-}
-
-// args starts the arguments of a write script: the expiry, the place of the call's token (write
-// fills it in), the dedup window, then room for n more.
-func (b *Board) args(n int) []any {
-	mode, ms := b.exp.Args()
-	return append(make([]any, 0, 4+n), mode, ms, "", b.dedup.Arg())
-}
-
-// tokenArg is the index of the call's token in a write script's arguments.
-const tokenArg = 2
-
-// write runs a write script with args (started by args) under a new token of the call, or hands a
-// single field update to the coalescer (WithCoalescing): exactly once, and waiting for the board's
-// replicas with WithReplicas (rankgenrt.RunWriteWait).
-func (b *Board) write(ctx context.Context, s *rankgenrt.Function, args []any) (any, error) {
-	if v, coalesced, err := b.coalesce.Write(ctx, s, args); coalesced {
-		return v, err
-	}
-	if err := b.dedup.Err(); err != nil {
-		return nil, err
-	}
-	token, err := b.tokens.Next(ctx)
-	if err != nil {
-		return nil, err
-	}
-	args[tokenArg] = token
-	v, err := rankgenrt.RunWriteWait(ctx, b.c, s, b.keys, token, b.replicas, args...)
-	return v, rankgenrt.ExpiredSeason(err, b.season)
+	return window(b.core.CallRO(ctx, fnAroundScore, rankgenrt.FormatScore(score), member, max(before, 0), max(after, 0)))
 }
 
 // updateArgs starts the arguments of a field update script: the write arguments, an unused clock,
 // the season's bounds, then room for n id, value pairs.
 func (b *Board) updateArgs(n int) []any {
-	return append(b.args(3+2*n), "", b.from, b.until)
+	return append(b.core.WriteArgs(3+2*n), "", b.from, b.until)
 }
 
-// apply runs a field update script for the updates at positions sent, whose ids are args[7+2j],
-// and fills in res.
-func (b *Board) apply(ctx context.Context, s *rankgenrt.Function, args []any, res []Result, sent []int) error {
+// apply runs a field update script for the updates at positions sent, of ids, and fills in res.
+func (b *Board) apply(ctx context.Context, s *rankgenrt.Function, args []any, res []Result, sent []int, ids []string) error {
 	if len(sent) == 0 {
 		return nil
 	}
-	v, err := b.write(ctx, s, args)
+	v, err := b.core.Write(ctx, s, args)
 	if err != nil {
 		return err
 	}
@@ -1302,7 +1212,7 @@ func (b *Board) apply(ctx context.Context, s *rankgenrt.Function, args []any, re
 			continue
 		}
 		// The reply holds P alone: the member is the id sent.
-		member := args[7+2*j].(string)
+		member := ids[j]
 		r.Written, r.Err = updated(it, member, member)
 	}
 	return nil
@@ -1354,6 +1264,7 @@ func applyEach[V, A any](ctx context.Context, b *Board, s *rankgenrt.Function, u
 	res := make([]Result, len(updates))
 	args := b.updateArgs(len(updates))
 	sent := make([]int, 0, len(updates))
+	ids := make([]string, 0, len(updates))
 	for i, u := range updates {
 		if err := checkID(u.PlayerID); err != nil {
 			res[i].Err = err
@@ -1366,8 +1277,9 @@ func applyEach[V, A any](ctx context.Context, b *Board, s *rankgenrt.Function, u
 		}
 		args = append(args, u.PlayerID, a)
 		sent = append(sent, i)
+		ids = append(ids, u.PlayerID)
 	}
-	if err := b.apply(ctx, s, args, res, sent); err != nil {
+	if err := b.apply(ctx, s, args, res, sent, ids); err != nil {
 		return nil, err
 	}
 	return res, nil
@@ -1540,7 +1452,7 @@ func (ss *Seasons) ByID(id int64) (Season, error) {
 // after the season's expiry (see NewBoard).
 func (ss *Seasons) Board(s Season, opts ...Option) *Board {
 	b := NewBoard(ss.c, rankgenrt.SeasonKey(ss.base, s), s, opts...)
-	b.now = ss.now
+	b.core.SetClock(ss.now)
 	return b
 }
 
@@ -1584,22 +1496,6 @@ func (ss *Seasons) existing(ctx context.Context, keys func(Season) ([]string, er
 // Season returns the season the board holds.
 func (b *Board) Season() Season {
 	return b.season
-}
-
-// expired returns an error matching rankgenrt.ErrSeasonExpired once the board's expiry
-// (keepSeasons after its season, or WithExpireAt's) has passed on the board's clock: its keys are
-// gone, and a read would find an empty board. A read near that instant trusts this machine's
-// clock, which may be off Redis's; a write's own script decides by Redis's clock.
-func (b *Board) expired() error {
-	return rankgenrt.CheckExpiry(b.season, b.exp, b.now())
-}
-
-// runRO runs a read-only script on the board, unless its season has expired.
-func (b *Board) runRO(ctx context.Context, s *rankgenrt.Function, args ...any) (any, error) {
-	if err := b.expired(); err != nil {
-		return nil, err
-	}
-	return rankgenrt.RunRO(ctx, b.c, s, b.keys, args...)
 }
 
 // Live runs write on the board of the current season (the Seasons' clock; opts as for Board). A
@@ -1675,7 +1571,7 @@ func (ss *Seasons) History(ctx context.Context, id string, seasons ...Season) ([
 		out[i].Season = s
 		out[i].Err = rankgenrt.CheckExpiry(s, rankgenrt.ExpireAt(expiryOf(s)), now)
 		if out[i].Err == nil {
-			cmds[i] = pipe.RunRO(ctx, scriptAround, boardKeys(rankgenrt.SeasonKey(ss.base, s)), id, 0, 0, "0")
+			cmds[i] = pipe.CallRO(ctx, fnAround, boardSpec.Keys(rankgenrt.SeasonKey(ss.base, s)), id, 0, 0, "0")
 		}
 	}
 	pipe.Exec(ctx)
@@ -1799,15 +1695,15 @@ func (ss *Seasons) Rollup(ctx context.Context, spec RollupSpec) (*Board, error) 
 		newest = ss.Current()
 	}
 	key := rankgenrt.RollupKey(ss.base, spec.Field.String(), spec.Op, spec.Last, newest)
-	keys := append(boardKeys(key)[:2], rankgenrt.RollupsKey(ss.base))
+	keys := append(boardSpec.Keys(key)[:2], rankgenrt.RollupsKey(ss.base))
 	now := ss.now()
 	for i, s := 0, newest; i < spec.Last; i, s = i+1, calendar.Prev(s) {
 		if err := rankgenrt.CheckExpiry(s, rankgenrt.ExpireAt(expiryOf(s)), now); err != nil {
 			return nil, err
 		}
-		keys = append(keys, boardKeys(rankgenrt.SeasonKey(ss.base, s))[:2]...)
+		keys = append(keys, boardSpec.Keys(rankgenrt.SeasonKey(ss.base, s))[:2]...)
 	}
-	if _, err := rankgenrt.Int(rankgenrt.Call(ctx, ss.c, scriptRollup, keys, int(spec.Field), spec.Op.String(), spec.TTL.Milliseconds(), rankgenrt.RollupLine(key, newest))); err != nil {
+	if _, err := rankgenrt.Int(rankgenrt.Call(ctx, ss.c, fnRollup, keys, int(spec.Field), spec.Op.String(), spec.TTL.Milliseconds(), rankgenrt.RollupLine(key, newest))); err != nil {
 		return nil, err
 	}
 	return ss.rollupBoard(key, newest), nil
@@ -1818,8 +1714,8 @@ func (ss *Seasons) Rollup(ctx context.Context, spec RollupSpec) (*Board, error) 
 // reads do not check it against the Seasons' clock.
 func (ss *Seasons) rollupBoard(key string, newest Season) *Board {
 	b := NewBoard(ss.c, key, newest)
-	b.exp = rankgenrt.Expiry{}
-	b.now = ss.now
+	b.core.SetExpiry(rankgenrt.Expiry{})
+	b.core.SetClock(ss.now)
 	return b
 }
 
@@ -1924,7 +1820,7 @@ func (ss *Seasons) removeFrom(ctx context.Context, ids []string, groups [][]*Boa
 	for _, g := range groups {
 		for _, b := range g {
 			boards = append(boards, b)
-			keys = append(keys, b.keys...)
+			keys = append(keys, b.core.ScriptKeys()...)
 		}
 	}
 	var removed [][]int
@@ -1959,7 +1855,7 @@ func (ss *Seasons) removeFrom(ctx context.Context, ids []string, groups [][]*Boa
 func removeEach(ctx context.Context, boards []*Board, ids []string) ([][]int, error) {
 	removed := make([][]int, len(boards))
 	err := rankgenrt.Scatter(ctx, rankgenrt.EveryShard(len(boards)), func(ctx context.Context, k int, _ []int) error {
-		r, err := removeAll(ctx, boards[k:k+1], boards[k].keys, ids)
+		r, err := removeAll(ctx, boards[k:k+1], boards[k].core.ScriptKeys(), ids)
 		if errors.Is(err, rankgenrt.ErrSeasonExpired) {
 			return nil // an expired board holds nothing
 		}
@@ -1977,20 +1873,12 @@ func removeEach(ctx context.Context, boards []*Board, ids []string) ([][]int, er
 // and returns per board, per id, 1 when the board held it.
 func removeAll(ctx context.Context, boards []*Board, keys []string, ids []string) ([][]int, error) {
 	first := boards[0]
-	if err := first.dedup.Err(); err != nil {
-		return nil, err
-	}
-	token, err := first.tokens.Next(ctx)
-	if err != nil {
-		return nil, err
-	}
-	args := first.args(len(ids))
-	args[tokenArg] = token
+	args := first.core.WriteArgs(len(ids))
 	for _, id := range ids {
 		args = append(args, id)
 	}
-	v, err := rankgenrt.RunWriteWait(ctx, first.c, scriptRemoveEverywhere, keys, token, first.replicas, args...)
-	return rankgenrt.Removals(v, rankgenrt.ExpiredSeason(err, first.season), len(boards), len(ids))
+	v, err := first.core.WriteOn(ctx, fnRemoveEverywhere, keys, args)
+	return rankgenrt.Removals(v, err, len(boards), len(ids))
 }
 
 // ShardedBoard is one leaderboard of Entry values spread over several sorted sets, its shards, so
@@ -2051,7 +1939,7 @@ func (s *ShardedBoard) Shards() []*Board {
 func (s *ShardedBoard) Keys() []string {
 	var keys []string
 	for _, b := range s.shards {
-		keys = append(keys, b.keys...)
+		keys = append(keys, b.core.ScriptKeys()...)
 	}
 	return keys
 }
@@ -2074,7 +1962,7 @@ func (ss *Seasons) Sharded(s Season, shards int, opts ...Option) (*ShardedBoard,
 		return nil, err
 	}
 	for _, b := range sb.shards {
-		b.now = ss.now
+		b.core.SetClock(ss.now)
 	}
 	return sb, nil
 }
@@ -2639,7 +2527,7 @@ func (s *ShardedBoard) Between(ctx context.Context, band Band, offset, limit int
 	if n < offset {
 		n = math.MaxInt64 // offset + limit overflows: to the end
 	}
-	ahead, parts, err := s.windows(ctx, scriptBand, rankgenrt.FormatScore(scoreOfP(band.lo)), rankgenrt.FormatScore(scoreOfP(band.hi)), 0, n)
+	ahead, parts, err := s.windows(ctx, fnBand, rankgenrt.FormatScore(scoreOfP(band.lo)), rankgenrt.FormatScore(scoreOfP(band.hi)), 0, n)
 	if err != nil {
 		return nil, err
 	}
@@ -2684,7 +2572,7 @@ func (s *ShardedBoard) AroundScore(ctx context.Context, at Place, before, after 
 // greater scores, and equal scores with greater members (Redis's order of equal scores: their
 // bytes; the member ” is the place before every entry of its score).
 func (s *ShardedBoard) placeWindow(ctx context.Context, score float64, member string, before, after int64) (pos int64, ahead int, merged []Ranked, err error) {
-	starts, parts, err := s.windows(ctx, scriptAroundScore, rankgenrt.FormatScore(score), member, before, after)
+	starts, parts, err := s.windows(ctx, fnAroundScore, rankgenrt.FormatScore(score), member, before, after)
 	if err != nil {
 		return 0, 0, nil, err
 	}
@@ -2767,30 +2655,21 @@ func gatherBatch[T, R any](ctx context.Context, s *ShardedBoard, items []T, idOf
 // shard order. As Board.read does, a shard not yet seen to record Fingerprint has it read in the
 // same pipeline: another layout's board is an error matching ErrLayoutMismatch.
 func (s *ShardedBoard) readAll(ctx context.Context, cmd func(redis.Cmdable, int, string) redis.Cmder) ([]redis.Cmder, error) {
-	if err := s.shards[0].expired(); err != nil {
+	if err := s.shards[0].core.Expired(); err != nil {
 		return nil, err
 	}
 	pipe := s.c.Pipeline()
 	fps := make([]*redis.StringCmd, len(s.shards))
 	cmds := make([]redis.Cmder, len(s.shards))
 	for i, b := range s.shards {
-		if !b.verified.Load() {
-			fps[i] = rankgenrt.FingerprintCmd(ctx, pipe, b.keys[1], false)
-		}
-		cmds[i] = cmd(pipe, i, b.keys[0])
+		fps[i] = b.core.QueueFingerprint(ctx, pipe)
+		cmds[i] = cmd(pipe, i, b.core.Key())
 	}
 	_, _ = pipe.Exec(ctx) // each command keeps its own reply and error
 	for i, b := range s.shards {
 		rankgenrt.TypeError(cmds[i])
-		if fps[i] == nil {
-			continue
-		}
-		ok, err := rankgenrt.CheckFingerprint(fps[i], Fingerprint)
-		if err != nil {
+		if err := b.core.CheckFingerprint(fps[i]); err != nil {
 			return nil, err
-		}
-		if ok {
-			b.verified.Store(true)
 		}
 	}
 	return cmds, nil
@@ -2833,7 +2712,7 @@ func (s *ShardedBoard) ranges(ctx context.Context, bounds func(int) (int64, int6
 func (s *ShardedBoard) queueAfter(ctx context.Context, pipe *rankgenrt.Pipe, cur Cursor, limit int64) []*redis.Cmd {
 	cmds := make([]*redis.Cmd, len(s.shards))
 	for i, b := range s.shards {
-		cmds[i] = pipe.RunRO(ctx, scriptAfter, b.keys, rankgenrt.FormatScore(cur.Score), cur.Member, limit)
+		cmds[i] = pipe.CallRO(ctx, fnAfter, b.core.ScriptKeys(), rankgenrt.FormatScore(cur.Score), cur.Member, limit)
 	}
 	return cmds
 }
@@ -2841,7 +2720,7 @@ func (s *ShardedBoard) queueAfter(ctx context.Context, pipe *rankgenrt.Pipe, cur
 // afterAll runs the after script of every shard from cur, in one pipelined round: per shard, how
 // many of its entries rank at or before cur, and up to limit entries after it.
 func (s *ShardedBoard) afterAll(ctx context.Context, cur Cursor, limit int64) (starts []int64, pages [][]Ranked, err error) {
-	if err := s.shards[0].expired(); err != nil {
+	if err := s.shards[0].core.Expired(); err != nil {
 		return nil, nil, err
 	}
 	pipe := rankgenrt.NewPipe(s.c)
@@ -2892,7 +2771,7 @@ func (s *ShardedBoard) ahead(ctx context.Context, cur Cursor, sized bool) (count
 		if err != nil {
 			return nil, 0, err
 		}
-		ties, err := rankgenrt.TiesAhead(ctx, s.c, s.shards[i].keys[0], score, cur.Member, band)
+		ties, err := rankgenrt.TiesAhead(ctx, s.c, s.shards[i].core.Key(), score, cur.Member, band)
 		if err != nil {
 			return nil, 0, err
 		}
@@ -2944,13 +2823,13 @@ func renumber(rs []Ranked, start int64) []Ranked {
 // windows runs script, which answers {a count, entries}, on every shard with args, in one
 // pipelined round, and returns each shard's count and entries.
 func (s *ShardedBoard) windows(ctx context.Context, script *rankgenrt.Function, args ...any) (counts []int64, parts [][]Ranked, err error) {
-	if err := s.shards[0].expired(); err != nil {
+	if err := s.shards[0].core.Expired(); err != nil {
 		return nil, nil, err
 	}
 	pipe := rankgenrt.NewPipe(s.c)
 	cmds := make([]*redis.Cmd, len(s.shards))
 	for i, b := range s.shards {
-		cmds[i] = pipe.RunRO(ctx, script, b.keys, args...)
+		cmds[i] = pipe.CallRO(ctx, script, b.core.ScriptKeys(), args...)
 	}
 	pipe.Exec(ctx)
 	counts, parts = make([]int64, len(s.shards)), make([][]Ranked, len(s.shards))

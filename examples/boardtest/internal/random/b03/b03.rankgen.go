@@ -28,7 +28,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	rankgenrt "github.com/rankgen/rankgen/runtime"
@@ -38,8 +37,8 @@ import (
 // The generated code and the runtime package must agree on their contract; either
 // constant fails to compile when they drift apart. Regenerate with the matching rankgen.
 const (
-	_ = rankgenrt.EnforceVersion(2 - rankgenrt.MinVersion)
-	_ = rankgenrt.EnforceVersion(rankgenrt.MaxVersion - 2)
+	_ = rankgenrt.EnforceVersion(3 - rankgenrt.MinVersion)
+	_ = rankgenrt.EnforceVersion(rankgenrt.MaxVersion - 3)
 )
 
 // Fingerprint identifies the stored encoding: it changes exactly when a change to the schema
@@ -229,23 +228,29 @@ func Compare(a, b Entry) int {
 var luaLibrary string
 
 var (
-	library           = rankgenrt.NewLibrary(luaLibrary)
-	scriptSet         = library.Function("set")
-	scriptBest        = library.Function("best")
-	scriptRemove      = library.Function("remove")
-	scriptTrim        = library.Function("trim")
-	scriptTouch       = library.Function("touch")
-	scriptAround      = library.Function("around")
-	scriptAfter       = library.Function("after")
-	scriptGetMany     = library.Function("get_many")
-	scriptRankMany    = library.Function("rank_many")
-	scriptBottom      = library.Function("bottom")
-	scriptStanding    = library.Function("standing")
-	scriptCompetition = library.Function("competition")
-	scriptDense       = library.Function("dense")
-	scriptBand        = library.Function("band")
-	scriptAroundScore = library.Function("around_score")
+	library       = rankgenrt.NewLibrary(luaLibrary)
+	fnSet         = library.Function("set")
+	fnBest        = library.Function("best")
+	fnRemove      = library.Function("remove")
+	fnTrim        = library.Function("trim")
+	fnTouch       = library.Function("touch")
+	fnAround      = library.Function("around")
+	fnAfter       = library.Function("after")
+	fnGetMany     = library.Function("get_many")
+	fnRankMany    = library.Function("rank_many")
+	fnBottom      = library.Function("bottom")
+	fnStanding    = library.Function("standing")
+	fnCompetition = library.Function("competition")
+	fnDense       = library.Function("dense")
+	fnBand        = library.Function("band")
+	fnAroundScore = library.Function("around_score")
 )
+
+// boardSpec is what the board's machinery (rankgenrt.Core) needs of this layout.
+var boardSpec = &rankgenrt.Spec{
+	Fingerprint: Fingerprint,
+	Library:     library,
+}
 
 // Library returns the board's Lua library. Board.Load loads it; it is exported for calling a
 // board's functions in your own pipelines or transactions (after Load), where a call that finds
@@ -261,41 +266,29 @@ func Library() *rankgenrt.Library {
 // another layout's board too, within their one round trip. A Board is safe for concurrent use;
 // create it once per key and reuse it.
 type Board struct {
-	c        redis.UniversalClient
-	keys     []string // the scripts' keys: the sorted set, its meta key, the ack key base, the fence
-	exp      rankgenrt.Expiry
-	tokens   *rankgenrt.Tokens  // one per write call: exactly-once writes
-	dedup    rankgenrt.Dedup    // the dedup window (WithDedupWindow)
-	replicas rankgenrt.Replicas // how many replicas every write waits for (WithReplicas)
-	verified atomic.Bool        // the meta key records Fingerprint: reads need not check it
+	core *rankgenrt.Core // the board's machinery: client, keys, writes, the fingerprint check
 }
 
 // Option configures a Board.
-type Option func(*Board)
+type Option = rankgenrt.Option
 
 // WithTTL makes the board's keys expire d after every write. The expiry is set by the write's own
 // script, on all of the board's keys, so it is never lost.
 func WithTTL(d time.Duration) Option {
-	return func(b *Board) {
-		b.exp = rankgenrt.TTL(d)
-	}
+	return rankgenrt.WithTTL(d)
 }
 
 // WithExpireAt makes the board's keys expire at t (to the millisecond), set by every write's own
 // script on all of the board's keys.
 func WithExpireAt(t time.Time) Option {
-	return func(b *Board) {
-		b.exp = rankgenrt.ExpireAt(t)
-	}
+	return rankgenrt.WithExpireAt(t)
 }
 
 // WithDedupWindow sets how long, at least, the board remembers each write call's token, so that a
 // resend of the call is applied once (rankgenrt.DedupWindow: rankgenrt.DefaultDedupWindow unless
 // set, 0 turns exactly-once writes off). Every writer of a board should use the same window.
 func WithDedupWindow(d time.Duration) Option {
-	return func(b *Board) {
-		b.dedup = rankgenrt.DedupWindow(d)
-	}
+	return rankgenrt.WithDedupWindow(d)
 }
 
 // WithReplicas makes every write wait, in its own round trip, until n replicas of the board's
@@ -303,41 +296,23 @@ func WithDedupWindow(d time.Duration) Option {
 // (rankgenrt.WaitReplicas says what survives a failover). Needs a *redis.Client or a
 // *redis.ClusterClient.
 func WithReplicas(n int, timeout time.Duration) Option {
-	return func(b *Board) {
-		b.replicas = rankgenrt.WaitReplicas(n, timeout)
-	}
+	return rankgenrt.WithReplicas(n, timeout)
 }
 
 // NewBoard returns the board stored under key.
 func NewBoard(c redis.UniversalClient, key string, opts ...Option) *Board {
-	b := &Board{
-		c:      c,
-		dedup:  rankgenrt.DedupWindow(rankgenrt.DefaultDedupWindow),
-		keys:   boardKeys(key),
-		tokens: rankgenrt.NewTokens(),
-	}
-	for _, o := range opts {
-		o(b)
-	}
-	return b
-}
-
-// boardKeys are the keys the scripts of the board stored under key take: the sorted set and its
-// meta key, with the ack key base third (a write passes its token's ack key there:
-// rankgenrt.WriteKeys) and its migration fence fourth.
-func boardKeys(key string) []string {
-	return []string{key, rankgenrt.MetaKey(key), rankgenrt.AckBase(key), rankgenrt.FenceKey(key)}
+	return &Board{core: rankgenrt.NewCore(c, key, boardSpec, opts...)}
 }
 
 // Key returns the board's key.
 func (b *Board) Key() string {
-	return b.keys[0]
+	return b.core.Key()
 }
 
 // Keys returns the keys that hold the board: the sorted set and its meta key. Its writes' tokens
 // are recorded beside them, each under a key of its own that expires by itself (rankgenrt.AckKey).
 func (b *Board) Keys() []string {
-	return append([]string{b.keys[0], b.keys[1]}, b.keys[4:]...)
+	return b.core.Keys()
 }
 
 // Load loads the board's Lua library on the server (on every master of a Cluster). Calls made
@@ -345,7 +320,7 @@ func (b *Board) Keys() []string {
 // functions in a pipeline, where a server that lacks it (after a restart or FUNCTION FLUSH)
 // answers that the function is not found.
 func (b *Board) Load(ctx context.Context) error {
-	return library.Load(ctx, b.c)
+	return b.core.Load(ctx)
 }
 
 // Ranked is an entry with its 1-based rank on the board.
@@ -412,7 +387,7 @@ func (b *Board) SetMany(ctx context.Context, entries []Entry) ([]Written, error)
 	if len(entries) == 0 {
 		return nil, nil
 	}
-	args := b.args(2 * len(entries))
+	args := b.core.WriteArgs(2 * len(entries))
 	for _, e := range entries {
 		score, member, err := e.Encode()
 		if err != nil {
@@ -420,7 +395,7 @@ func (b *Board) SetMany(ctx context.Context, entries []Entry) ([]Written, error)
 		}
 		args = append(args, rankgenrt.FormatScore(score), member)
 	}
-	v, err := b.write(ctx, scriptSet, args)
+	v, err := b.core.Write(ctx, fnSet, args)
 	if err != nil {
 		return nil, err
 	}
@@ -451,7 +426,7 @@ func (b *Board) BestMany(ctx context.Context, entries []Entry) ([]Written, error
 	if len(entries) == 0 {
 		return nil, nil
 	}
-	args := b.args(2 * len(entries))
+	args := b.core.WriteArgs(2 * len(entries))
 	for _, e := range entries {
 		score, member, err := e.Encode()
 		if err != nil {
@@ -459,7 +434,7 @@ func (b *Board) BestMany(ctx context.Context, entries []Entry) ([]Written, error
 		}
 		args = append(args, rankgenrt.FormatScore(score), member)
 	}
-	v, err := b.write(ctx, scriptBest, args)
+	v, err := b.core.Write(ctx, fnBest, args)
 	if err != nil {
 		return nil, err
 	}
@@ -475,14 +450,14 @@ func (b *Board) Remove(ctx context.Context, ids ...string) (int64, error) {
 	if len(ids) == 0 {
 		return 0, nil
 	}
-	args := b.args(len(ids))
+	args := b.core.WriteArgs(len(ids))
 	for _, id := range ids {
 		if err := checkID(id); err != nil {
 			return 0, err
 		}
 		args = append(args, id)
 	}
-	return rankgenrt.Int(b.write(ctx, scriptRemove, args))
+	return rankgenrt.Int(b.core.Write(ctx, fnRemove, args))
 }
 
 // Trim keeps the first keep entries, removes all below them and returns how many it removed.
@@ -490,7 +465,7 @@ func (b *Board) Trim(ctx context.Context, keep int64) (int64, error) {
 	if keep < 0 {
 		return 0, rankgenrt.IntRangeError("keep", keep, 0, math.MaxInt64)
 	}
-	return rankgenrt.Int(b.write(ctx, scriptTrim, append(b.args(1), keep)))
+	return rankgenrt.Int(b.core.Write(ctx, fnTrim, append(b.core.WriteArgs(1), keep)))
 }
 
 // Touch sets Lap (server clock) of the entry of id to now and leaves its other fields as they are,
@@ -522,7 +497,7 @@ func (b *Board) TouchMany(ctx context.Context, ids []string) ([]Result, error) {
 	if len(sent) == 0 {
 		return res, nil
 	}
-	v, err := b.write(ctx, scriptTouch, args)
+	v, err := b.core.Write(ctx, fnTouch, args)
 	if err != nil {
 		return nil, err
 	}
@@ -541,42 +516,13 @@ func (b *Board) TouchMany(ctx context.Context, ids []string) ([]Result, error) {
 	return res, nil
 }
 
-// read sends one read command, which cmd queues on the client or on a pipeline, and returns its
-// result. Until this Board has seen its own fingerprint on the board, the fingerprint's read is
-// pipelined before the command, in the same round trip: another layout's is an error matching
-// ErrLayoutMismatch, not entries misread. A board that records no fingerprint yet is read as it
-// is. The command's own error is typed as a script's is (ErrWrongType, ErrServerFull).
-func read[T any, C interface {
-	redis.Cmder
-	Result() (T, error)
-}](ctx context.Context, b *Board, cmd func(redis.Cmdable) C) (v T, err error) {
-	if b.verified.Load() {
-		c := cmd(b.c)
-		rankgenrt.TypeError(c)
-		return c.Result()
-	}
-	pipe := b.c.Pipeline()
-	fp := rankgenrt.FingerprintCmd(ctx, pipe, b.keys[1], false)
-	c := cmd(pipe)
-	_, _ = pipe.Exec(ctx) // each command keeps its own reply and error
-	rankgenrt.TypeError(c)
-	ok, err := rankgenrt.CheckFingerprint(fp, Fingerprint)
-	if ok {
-		b.verified.Store(true)
-	}
-	if err != nil {
-		return v, err
-	}
-	return c.Result()
-}
-
 // Get returns the entry of id, or an error matching ErrNotFound.
 func (b *Board) Get(ctx context.Context, id string) (Entry, error) {
 	if err := checkID(id); err != nil {
 		return Entry{}, err
 	}
-	score, err := read(ctx, b, func(c redis.Cmdable) *redis.FloatCmd {
-		return c.ZScore(ctx, b.keys[0], id)
+	score, err := rankgenrt.Read(ctx, b.core, func(c redis.Cmdable) *redis.FloatCmd {
+		return c.ZScore(ctx, b.core.Key(), id)
 	})
 	if errors.Is(err, redis.Nil) {
 		return Entry{}, rankgenrt.NotFound(id)
@@ -593,8 +539,8 @@ func (b *Board) Rank(ctx context.Context, id string) (int64, error) {
 	if err := checkID(id); err != nil {
 		return 0, err
 	}
-	r, err := read(ctx, b, func(c redis.Cmdable) *redis.IntCmd {
-		return c.ZRevRank(ctx, b.keys[0], id)
+	r, err := rankgenrt.Read(ctx, b.core, func(c redis.Cmdable) *redis.IntCmd {
+		return c.ZRevRank(ctx, b.core.Key(), id)
 	})
 	if errors.Is(err, redis.Nil) {
 		return 0, rankgenrt.NotFound(id)
@@ -623,8 +569,8 @@ func (b *Board) Page(ctx context.Context, offset, limit int64) ([]Ranked, error)
 	if stop < offset {
 		stop = -1 // offset + limit overflows: to the end
 	}
-	zs, err := read(ctx, b, func(c redis.Cmdable) *redis.ZSliceCmd {
-		return c.ZRevRangeWithScores(ctx, b.keys[0], offset, stop)
+	zs, err := rankgenrt.Read(ctx, b.core, func(c redis.Cmdable) *redis.ZSliceCmd {
+		return c.ZRevRangeWithScores(ctx, b.core.Key(), offset, stop)
 	})
 	if err != nil {
 		return nil, err
@@ -651,7 +597,7 @@ func (b *Board) around(ctx context.Context, id string, before, after int64, fill
 	if err := checkID(id); err != nil {
 		return nil, err
 	}
-	v, err := rankgenrt.RunRO(ctx, b.c, scriptAround, b.keys, id, max(before, 0), max(after, 0), fill)
+	v, err := b.core.CallRO(ctx, fnAround, id, max(before, 0), max(after, 0), fill)
 	if errors.Is(err, redis.Nil) {
 		return nil, rankgenrt.NotFound(id)
 	}
@@ -666,7 +612,7 @@ func (b *Board) After(ctx context.Context, cur Cursor, limit int64) ([]Ranked, C
 	if math.IsNaN(cur.Score) {
 		return nil, cur, rankgenrt.BadScore(cur.Score, "a cursor's score is a number, never NaN")
 	}
-	v, err := rankgenrt.RunRO(ctx, b.c, scriptAfter, b.keys, rankgenrt.FormatScore(cur.Score), cur.Member, limit)
+	v, err := b.core.CallRO(ctx, fnAfter, rankgenrt.FormatScore(cur.Score), cur.Member, limit)
 	if err != nil {
 		return nil, cur, err
 	}
@@ -684,8 +630,8 @@ func (b *Board) After(ctx context.Context, cur Cursor, limit int64) ([]Ranked, C
 
 // Count returns the number of entries.
 func (b *Board) Count(ctx context.Context) (int64, error) {
-	return read(ctx, b, func(c redis.Cmdable) *redis.IntCmd {
-		return c.ZCard(ctx, b.keys[0])
+	return rankgenrt.Read(ctx, b.core, func(c redis.Cmdable) *redis.IntCmd {
+		return c.ZCard(ctx, b.core.Key())
 	})
 }
 
@@ -703,7 +649,7 @@ func (b *Board) GetMany(ctx context.Context, ids ...string) ([]Result, error) {
 		}
 		args[i] = id
 	}
-	v, err := rankgenrt.RunRO(ctx, b.c, scriptGetMany, b.keys, args...)
+	v, err := b.core.CallRO(ctx, fnGetMany, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -737,7 +683,7 @@ func (b *Board) RankMany(ctx context.Context, ids ...string) ([]int64, error) {
 		}
 		args[i] = id
 	}
-	v, err := rankgenrt.RunRO(ctx, b.c, scriptRankMany, b.keys, args...)
+	v, err := b.core.CallRO(ctx, fnRankMany, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -767,7 +713,7 @@ func (b *Board) PageFromEnd(ctx context.Context, offset, limit int64) ([]Ranked,
 	if limit <= 0 {
 		return nil, nil
 	}
-	return window(rankgenrt.RunRO(ctx, b.c, scriptBottom, b.keys, offset, limit))
+	return window(b.core.CallRO(ctx, fnBottom, offset, limit))
 }
 
 // Percentile returns the share of the board's entries that rank behind the entry of id, in
@@ -800,7 +746,7 @@ func (b *Board) standing(ctx context.Context, id string) (pos, count int64, err 
 	if err := checkID(id); err != nil {
 		return 0, 0, err
 	}
-	v, err := rankgenrt.RunRO(ctx, b.c, scriptStanding, b.keys, id)
+	v, err := b.core.CallRO(ctx, fnStanding, id)
 	if errors.Is(err, redis.Nil) {
 		return 0, 0, rankgenrt.NotFound(id)
 	}
@@ -828,11 +774,11 @@ func (b *Board) RangeLaps(ctx context.Context, lo, hi Laps, offset, limit int64)
 	}
 	dlo, dhi = dhi, dlo
 	// Laps's digits dlo…dhi are the scores of P in [dlo·W, (dhi+1)·W), W = lapsWeight.
-	zs, err := read(ctx, b, func(c redis.Cmdable) *redis.ZSliceCmd {
+	zs, err := rankgenrt.Read(ctx, b.core, func(c redis.Cmdable) *redis.ZSliceCmd {
 		return c.ZRangeArgsWithScores(ctx, redis.ZRangeArgs{
 			ByScore: true,
 			Count:   limit,
-			Key:     b.keys[0],
+			Key:     b.core.Key(),
 			Offset:  offset,
 			Rev:     true,
 			Start:   "(" + rankgenrt.FormatScore(scoreOfP((dhi+1)*lapsWeight)),
@@ -867,8 +813,8 @@ func (b *Board) CountLapsBetween(ctx context.Context, lo, hi Laps) (int64, error
 		return 0, nil
 	}
 	dlo, dhi = dhi, dlo
-	return read(ctx, b, func(c redis.Cmdable) *redis.IntCmd {
-		return c.ZCount(ctx, b.keys[0], rankgenrt.FormatScore(scoreOfP(dlo*lapsWeight)), "("+rankgenrt.FormatScore(scoreOfP((dhi+1)*lapsWeight)))
+	return rankgenrt.Read(ctx, b.core, func(c redis.Cmdable) *redis.IntCmd {
+		return c.ZCount(ctx, b.core.Key(), rankgenrt.FormatScore(scoreOfP(dlo*lapsWeight)), "("+rankgenrt.FormatScore(scoreOfP((dhi+1)*lapsWeight)))
 	})
 }
 
@@ -891,7 +837,7 @@ func (b *Board) competition(ctx context.Context, id string, tied int) (int64, er
 	if err := checkID(id); err != nil {
 		return 0, err
 	}
-	v, err := rankgenrt.RunRO(ctx, b.c, scriptCompetition, b.keys, id, tied)
+	v, err := b.core.CallRO(ctx, fnCompetition, id, tied)
 	if errors.Is(err, redis.Nil) {
 		return 0, rankgenrt.NotFound(id)
 	}
@@ -905,7 +851,7 @@ func (b *Board) DenseRank(ctx context.Context, id string) (int64, error) {
 	if err := checkID(id); err != nil {
 		return 0, err
 	}
-	v, err := rankgenrt.RunRO(ctx, b.c, scriptDense, b.keys, id)
+	v, err := b.core.CallRO(ctx, fnDense, id)
 	if errors.Is(err, redis.Nil) {
 		return 0, rankgenrt.NotFound(id)
 	}
@@ -1098,7 +1044,7 @@ func (b *Board) Between(ctx context.Context, band Band, offset, limit int64) ([]
 	if band.lo >= band.hi || limit <= 0 {
 		return nil, nil
 	}
-	v, err := rankgenrt.RunRO(ctx, b.c, scriptBand, b.keys, rankgenrt.FormatScore(scoreOfP(band.lo)), rankgenrt.FormatScore(scoreOfP(band.hi)), offset, limit)
+	v, err := b.core.CallRO(ctx, fnBand, rankgenrt.FormatScore(scoreOfP(band.lo)), rankgenrt.FormatScore(scoreOfP(band.hi)), offset, limit)
 	if err != nil {
 		return nil, err
 	}
@@ -1118,8 +1064,8 @@ func (b *Board) CountBetween(ctx context.Context, band Band) (int64, error) {
 	if band.lo >= band.hi {
 		return 0, nil
 	}
-	return read(ctx, b, func(c redis.Cmdable) *redis.IntCmd {
-		return c.ZCount(ctx, b.keys[0], rankgenrt.FormatScore(scoreOfP(band.lo)), "("+rankgenrt.FormatScore(scoreOfP(band.hi)))
+	return rankgenrt.Read(ctx, b.core, func(c redis.Cmdable) *redis.IntCmd {
+		return c.ZCount(ctx, b.core.Key(), rankgenrt.FormatScore(scoreOfP(band.lo)), "("+rankgenrt.FormatScore(scoreOfP(band.hi)))
 	})
 }
 
@@ -1137,46 +1083,21 @@ func (b *Board) AroundScore(ctx context.Context, at Place, before, after int64) 
 	if err != nil {
 		return nil, err
 	}
-	return window(rankgenrt.RunRO(ctx, b.c, scriptAroundScore, b.keys, rankgenrt.FormatScore(score), member, max(before, 0), max(after, 0)))
-}
-
-// args starts the arguments of a write script: the expiry, the place of the call's token (write
-// fills it in), the dedup window, then room for n more.
-func (b *Board) args(n int) []any {
-	mode, ms := b.exp.Args()
-	return append(make([]any, 0, 4+n), mode, ms, "", b.dedup.Arg())
-}
-
-// tokenArg is the index of the call's token in a write script's arguments.
-const tokenArg = 2
-
-// write runs a write script with args (started by args) under a new token of the call: exactly
-// once, and waiting for the board's replicas with WithReplicas (rankgenrt.RunWriteWait).
-func (b *Board) write(ctx context.Context, s *rankgenrt.Function, args []any) (any, error) {
-	if err := b.dedup.Err(); err != nil {
-		return nil, err
-	}
-	token, err := b.tokens.Next(ctx)
-	if err != nil {
-		return nil, err
-	}
-	args[tokenArg] = token
-	return rankgenrt.RunWriteWait(ctx, b.c, s, b.keys, token, b.replicas, args...)
+	return window(b.core.CallRO(ctx, fnAroundScore, rankgenrt.FormatScore(score), member, max(before, 0), max(after, 0)))
 }
 
 // updateArgs starts the arguments of a field update script: the write arguments, an unused clock,
 // then room for n id, value pairs.
 func (b *Board) updateArgs(n int) []any {
-	return append(b.args(1+2*n), "")
+	return append(b.core.WriteArgs(1+2*n), "")
 }
 
-// apply runs a field update script for the updates at positions sent, whose ids are args[5+2j],
-// and fills in res.
-func (b *Board) apply(ctx context.Context, s *rankgenrt.Function, args []any, res []Result, sent []int) error {
+// apply runs a field update script for the updates at positions sent, of ids, and fills in res.
+func (b *Board) apply(ctx context.Context, s *rankgenrt.Function, args []any, res []Result, sent []int, ids []string) error {
 	if len(sent) == 0 {
 		return nil
 	}
-	v, err := b.write(ctx, s, args)
+	v, err := b.core.Write(ctx, s, args)
 	if err != nil {
 		return err
 	}
@@ -1191,7 +1112,7 @@ func (b *Board) apply(ctx context.Context, s *rankgenrt.Function, args []any, re
 			continue
 		}
 		// The reply holds P alone: the member is the id sent.
-		member := args[5+2*j].(string)
+		member := ids[j]
 		r.Written, r.Err = updated(it, member, member)
 	}
 	return nil

@@ -30,7 +30,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"time"
 	_ "time/tzdata"
 
@@ -41,8 +40,8 @@ import (
 // The generated code and the runtime package must agree on their contract; either
 // constant fails to compile when they drift apart. Regenerate with the matching rankgen.
 const (
-	_ = rankgenrt.EnforceVersion(2 - rankgenrt.MinVersion)
-	_ = rankgenrt.EnforceVersion(rankgenrt.MaxVersion - 2)
+	_ = rankgenrt.EnforceVersion(3 - rankgenrt.MinVersion)
+	_ = rankgenrt.EnforceVersion(rankgenrt.MaxVersion - 3)
 )
 
 // Fingerprint identifies the stored encoding: it changes exactly when a change to the schema
@@ -215,31 +214,39 @@ func Compare(a, b Entry) int {
 var luaLibrary string
 
 var (
-	library                = rankgenrt.NewLibrary(luaLibrary)
-	scriptSet              = library.Function("set")
-	scriptBest             = library.Function("best")
-	scriptRemove           = library.Function("remove")
-	scriptTrim             = library.Function("trim")
-	scriptAddProfit        = library.Function("add_profit")
-	scriptAddProfitMany    = library.Function("add_profit_many")
-	scriptChanges          = library.Function("changes")
-	scriptGet              = library.Function("get")
-	scriptRank             = library.Function("rank")
-	scriptPage             = library.Function("page")
-	scriptAround           = library.Function("around")
-	scriptAfter            = library.Function("after")
-	scriptGetMany          = library.Function("get_many")
-	scriptRankMany         = library.Function("rank_many")
-	scriptBottom           = library.Function("bottom")
-	scriptStanding         = library.Function("standing")
-	scriptRange            = library.Function("range")
-	scriptCompetition      = library.Function("competition")
-	scriptDense            = library.Function("dense")
-	scriptBand             = library.Function("band")
-	scriptAroundScore      = library.Function("around_score")
-	scriptRollup           = library.Function("rollup")
-	scriptRemoveEverywhere = library.Function("remove_everywhere")
+	library            = rankgenrt.NewLibrary(luaLibrary)
+	fnSet              = library.Function("set")
+	fnBest             = library.Function("best")
+	fnRemove           = library.Function("remove")
+	fnTrim             = library.Function("trim")
+	fnAddProfit        = library.Function("add_profit")
+	fnAddProfitMany    = library.Function("add_profit_many")
+	fnChanges          = library.Function("changes")
+	fnGet              = library.Function("get")
+	fnRank             = library.Function("rank")
+	fnPage             = library.Function("page")
+	fnAround           = library.Function("around")
+	fnAfter            = library.Function("after")
+	fnGetMany          = library.Function("get_many")
+	fnRankMany         = library.Function("rank_many")
+	fnBottom           = library.Function("bottom")
+	fnStanding         = library.Function("standing")
+	fnRange            = library.Function("range")
+	fnCompetition      = library.Function("competition")
+	fnDense            = library.Function("dense")
+	fnBand             = library.Function("band")
+	fnAroundScore      = library.Function("around_score")
+	fnRollup           = library.Function("rollup")
+	fnRemoveEverywhere = library.Function("remove_everywhere")
 )
+
+// boardSpec is what the board's machinery (rankgenrt.Core) needs of this layout.
+var boardSpec = &rankgenrt.Spec{
+	Data:        true,
+	Fingerprint: Fingerprint,
+	Indexed:     true,
+	Library:     library,
+}
 
 // Library returns the board's Lua library. Board.Load loads it; it is exported for calling a
 // board's functions in your own pipelines or transactions (after Load), where a call that finds
@@ -259,45 +266,31 @@ func Library() *rankgenrt.Library {
 // data format's fingerprint DataFingerprint); the scripts write, delete and expire it with the
 // entries and read it with them.
 type Board struct {
-	c           redis.UniversalClient
-	keys        []string // the scripts' keys: the sorted set, its index, the ack key base, the fence, the data hash
-	exp         rankgenrt.Expiry
-	tokens      *rankgenrt.Tokens          // one per write call: exactly-once writes
-	dedup       rankgenrt.Dedup            // the dedup window (WithDedupWindow)
-	replicas    rankgenrt.Replicas         // how many replicas every write waits for (WithReplicas)
-	coalesce    *rankgenrt.UpdateCoalescer // single field updates combined into batches (WithCoalescing)
-	verified    atomic.Bool                // the index records Fingerprint: reads need not check it
-	season      Season                     // the season the board holds
-	from, until int64                      // the season's bounds in Unix microseconds, for the scripts
-	now         func() time.Time           // the clock of client stamps
+	core        *rankgenrt.Core // the board's machinery: client, keys, writes, the fingerprint check
+	season      Season          // the season the board holds
+	from, until int64           // the season's bounds in Unix microseconds, for the scripts
 }
 
 // Option configures a Board.
-type Option func(*Board)
+type Option = rankgenrt.Option
 
 // WithTTL makes the board's keys expire d after every write. The expiry is set by the write's own
 // script, on all of the board's keys, so it is never lost.
 func WithTTL(d time.Duration) Option {
-	return func(b *Board) {
-		b.exp = rankgenrt.TTL(d)
-	}
+	return rankgenrt.WithTTL(d)
 }
 
 // WithExpireAt makes the board's keys expire at t (to the millisecond), set by every write's own
 // script on all of the board's keys.
 func WithExpireAt(t time.Time) Option {
-	return func(b *Board) {
-		b.exp = rankgenrt.ExpireAt(t)
-	}
+	return rankgenrt.WithExpireAt(t)
 }
 
 // WithDedupWindow sets how long, at least, the board remembers each write call's token, so that a
 // resend of the call is applied once (rankgenrt.DedupWindow: rankgenrt.DefaultDedupWindow unless
 // set, 0 turns exactly-once writes off). Every writer of a board should use the same window.
 func WithDedupWindow(d time.Duration) Option {
-	return func(b *Board) {
-		b.dedup = rankgenrt.DedupWindow(d)
-	}
+	return rankgenrt.WithDedupWindow(d)
 }
 
 // WithReplicas makes every write wait, in its own round trip, until n replicas of the board's
@@ -305,17 +298,13 @@ func WithDedupWindow(d time.Duration) Option {
 // (rankgenrt.WaitReplicas says what survives a failover). Needs a *redis.Client or a
 // *redis.ClusterClient.
 func WithReplicas(n int, timeout time.Duration) Option {
-	return func(b *Board) {
-		b.replicas = rankgenrt.WaitReplicas(n, timeout)
-	}
+	return rankgenrt.WithReplicas(n, timeout)
 }
 
 // WithCoalescing combines the single field updates (AddProfit, …) of concurrent callers into
 // batch calls (rankgenrt.Coalescing), each caller told its own result, exactly once.
 func WithCoalescing(cfg rankgenrt.Coalescing) Option {
-	return func(b *Board) {
-		b.coalesce = rankgenrt.NewUpdateCoalescer(cfg, b.write)
-	}
+	return rankgenrt.WithCoalescing(cfg)
 }
 
 // NewBoard returns the board of season s stored under key (Seasons.Board names the key after the
@@ -326,40 +315,24 @@ func WithCoalescing(cfg rankgenrt.Coalescing) Option {
 // write that would vanish or reading an empty board. Its write tokens, idempotency keys included,
 // are bound to s (rankgenrt.InSeason), so that Seasons.Live sends their resends to this board.
 func NewBoard(c redis.UniversalClient, key string, s Season, opts ...Option) *Board {
-	b := &Board{
-		c:      c,
-		dedup:  rankgenrt.DedupWindow(rankgenrt.DefaultDedupWindow),
-		exp:    rankgenrt.ExpireAt(expiryOf(s)),
+	return &Board{
+		core:   rankgenrt.NewSeasonCore(c, key, boardSpec, s, rankgenrt.ExpireAt(expiryOf(s)), opts...),
 		from:   s.Start.UnixMicro(),
-		keys:   boardKeys(key),
-		now:    time.Now,
 		season: s,
-		tokens: rankgenrt.NewSeasonTokens(s.ID),
 		until:  s.End.UnixMicro(),
 	}
-	for _, o := range opts {
-		o(b)
-	}
-	return b
-}
-
-// boardKeys are the keys the scripts of the board stored under key take: the sorted set, its index
-// and the data hash, with the ack key base third (a write passes its token's ack key there:
-// rankgenrt.WriteKeys) and its migration fence fourth.
-func boardKeys(key string) []string {
-	return []string{key, rankgenrt.IndexKey(key), rankgenrt.AckBase(key), rankgenrt.FenceKey(key), rankgenrt.DataKey(key)}
 }
 
 // Key returns the board's key.
 func (b *Board) Key() string {
-	return b.keys[0]
+	return b.core.Key()
 }
 
 // Keys returns the keys that hold the board: the sorted set, its index and the data hash. Its
 // writes' tokens are recorded beside them, each under a key of its own that expires by itself
 // (rankgenrt.AckKey).
 func (b *Board) Keys() []string {
-	return append([]string{b.keys[0], b.keys[1]}, b.keys[4:]...)
+	return b.core.Keys()
 }
 
 // Load loads the board's Lua library on the server (on every master of a Cluster). Calls made
@@ -367,7 +340,7 @@ func (b *Board) Keys() []string {
 // functions in a pipeline, where a server that lacks it (after a restart or FUNCTION FLUSH)
 // answers that the function is not found.
 func (b *Board) Load(ctx context.Context) error {
-	return library.Load(ctx, b.c)
+	return b.core.Load(ctx)
 }
 
 // Ranked is an entry with its 1-based rank on the board.
@@ -439,7 +412,7 @@ func (b *Board) SetMany(ctx context.Context, entries []Entry) ([]Written, error)
 	if len(entries) == 0 {
 		return nil, nil
 	}
-	args := b.args(3 * len(entries))
+	args := b.core.WriteArgs(3 * len(entries))
 	for _, e := range entries {
 		score, member, err := e.Encode()
 		if err != nil {
@@ -451,7 +424,7 @@ func (b *Board) SetMany(ctx context.Context, entries []Entry) ([]Written, error)
 		}
 		args = append(args, rankgenrt.FormatScore(score), member, data)
 	}
-	v, err := b.write(ctx, scriptSet, args)
+	v, err := b.core.Write(ctx, fnSet, args)
 	if err != nil {
 		return nil, err
 	}
@@ -482,7 +455,7 @@ func (b *Board) BestMany(ctx context.Context, entries []Entry) ([]Written, error
 	if len(entries) == 0 {
 		return nil, nil
 	}
-	args := b.args(3 * len(entries))
+	args := b.core.WriteArgs(3 * len(entries))
 	for _, e := range entries {
 		score, member, err := e.Encode()
 		if err != nil {
@@ -494,7 +467,7 @@ func (b *Board) BestMany(ctx context.Context, entries []Entry) ([]Written, error
 		}
 		args = append(args, rankgenrt.FormatScore(score), member, data)
 	}
-	v, err := b.write(ctx, scriptBest, args)
+	v, err := b.core.Write(ctx, fnBest, args)
 	if err != nil {
 		return nil, err
 	}
@@ -510,14 +483,14 @@ func (b *Board) Remove(ctx context.Context, ids ...string) (int64, error) {
 	if len(ids) == 0 {
 		return 0, nil
 	}
-	args := b.args(len(ids))
+	args := b.core.WriteArgs(len(ids))
 	for _, id := range ids {
 		if err := checkID(id); err != nil {
 			return 0, err
 		}
 		args = append(args, id)
 	}
-	return rankgenrt.Int(b.write(ctx, scriptRemove, args))
+	return rankgenrt.Int(b.core.Write(ctx, fnRemove, args))
 }
 
 // Trim keeps the first keep entries, removes all below them and returns how many it removed.
@@ -525,7 +498,7 @@ func (b *Board) Trim(ctx context.Context, keep int64) (int64, error) {
 	if keep < 0 {
 		return 0, rankgenrt.IntRangeError("keep", keep, 0, math.MaxInt64)
 	}
-	return rankgenrt.Int(b.write(ctx, scriptTrim, append(b.args(1), keep)))
+	return rankgenrt.Int(b.core.Write(ctx, fnTrim, append(b.core.WriteArgs(1), keep)))
 }
 
 // AddProfit adds delta to the Profit of the entry of id and returns what it did: the new entry,
@@ -533,12 +506,12 @@ func (b *Board) Trim(ctx context.Context, keep int64) (int64, error) {
 // is refused with an error matching ErrOverflow, leaving the entry unchanged. An id without an
 // entry starts from the zero entry (see Update).
 func (b *Board) AddProfit(ctx context.Context, id string, delta int64) (Written, error) {
-	return first(applyEach(ctx, b, scriptAddProfit, []Update[int64]{{Trader: id, Value: delta}}, rankgenrt.AsIs[int64]))
+	return first(applyEach(ctx, b, fnAddProfit, []Update[int64]{{Trader: id, Value: delta}}, rankgenrt.AsIs[int64]))
 }
 
 // AddProfitMany applies AddProfit to many updates in one script call, as a batch of Update does.
 func (b *Board) AddProfitMany(ctx context.Context, updates []Update[int64]) ([]Result, error) {
-	return applyEach(ctx, b, scriptAddProfitMany, updates, rankgenrt.AsIs[int64])
+	return applyEach(ctx, b, fnAddProfitMany, updates, rankgenrt.AsIs[int64])
 }
 
 // Change is one field update or the new data of a change list (Board.Update, Board.UpdateMany),
@@ -630,7 +603,7 @@ func (b *Board) UpdateMany(ctx context.Context, lists []Changes) ([]Result, erro
 	if len(sent) == 0 {
 		return res, nil
 	}
-	v, err := b.write(ctx, scriptChanges, args)
+	v, err := b.core.Write(ctx, fnChanges, args)
 	if err != nil {
 		return nil, err
 	}
@@ -681,44 +654,12 @@ func changeGroup(id string, changes []Change) ([]any, error) {
 	return g, nil
 }
 
-// read sends one read command, which cmd queues on the client or on a pipeline, and returns its
-// result. Until this Board has seen its own fingerprint on the board, the fingerprint's read is
-// pipelined before the command, in the same round trip: another layout's is an error matching
-// ErrLayoutMismatch, not entries misread. A board that records no fingerprint yet is read as it
-// is. The command's own error is typed as a script's is (ErrWrongType, ErrServerFull).
-func read[T any, C interface {
-	redis.Cmder
-	Result() (T, error)
-}](ctx context.Context, b *Board, cmd func(redis.Cmdable) C) (v T, err error) {
-	if err = b.expired(); err != nil {
-		return v, err
-	}
-	if b.verified.Load() {
-		c := cmd(b.c)
-		rankgenrt.TypeError(c)
-		return c.Result()
-	}
-	pipe := b.c.Pipeline()
-	fp := rankgenrt.FingerprintCmd(ctx, pipe, b.keys[1], true)
-	c := cmd(pipe)
-	_, _ = pipe.Exec(ctx) // each command keeps its own reply and error
-	rankgenrt.TypeError(c)
-	ok, err := rankgenrt.CheckFingerprint(fp, Fingerprint)
-	if ok {
-		b.verified.Store(true)
-	}
-	if err != nil {
-		return v, err
-	}
-	return c.Result()
-}
-
 // Get returns the entry of id, or an error matching ErrNotFound.
 func (b *Board) Get(ctx context.Context, id string) (Entry, error) {
 	if err := checkID(id); err != nil {
 		return Entry{}, err
 	}
-	v, err := b.runRO(ctx, scriptGet, id)
+	v, err := b.core.CallRO(ctx, fnGet, id)
 	if errors.Is(err, redis.Nil) {
 		return Entry{}, rankgenrt.NotFound(id)
 	}
@@ -745,7 +686,7 @@ func (b *Board) Rank(ctx context.Context, id string) (int64, error) {
 	if err := checkID(id); err != nil {
 		return 0, err
 	}
-	v, err := b.runRO(ctx, scriptRank, id)
+	v, err := b.core.CallRO(ctx, fnRank, id)
 	if errors.Is(err, redis.Nil) {
 		return 0, rankgenrt.NotFound(id)
 	}
@@ -770,7 +711,7 @@ func (b *Board) Page(ctx context.Context, offset, limit int64) ([]Ranked, error)
 	if limit <= 0 {
 		return nil, nil
 	}
-	return window(b.runRO(ctx, scriptPage, offset, limit))
+	return window(b.core.CallRO(ctx, fnPage, offset, limit))
 }
 
 // Around returns the entry of id with up to before entries ahead of it and after entries behind
@@ -792,7 +733,7 @@ func (b *Board) around(ctx context.Context, id string, before, after int64, fill
 	if err := checkID(id); err != nil {
 		return nil, err
 	}
-	v, err := b.runRO(ctx, scriptAround, id, max(before, 0), max(after, 0), fill)
+	v, err := b.core.CallRO(ctx, fnAround, id, max(before, 0), max(after, 0), fill)
 	if errors.Is(err, redis.Nil) {
 		return nil, rankgenrt.NotFound(id)
 	}
@@ -807,7 +748,7 @@ func (b *Board) After(ctx context.Context, cur Cursor, limit int64) ([]Ranked, C
 	if math.IsNaN(cur.Score) {
 		return nil, cur, rankgenrt.BadScore(cur.Score, "a cursor's score is a number, never NaN")
 	}
-	v, err := b.runRO(ctx, scriptAfter, rankgenrt.FormatScore(cur.Score), cur.Member, limit)
+	v, err := b.core.CallRO(ctx, fnAfter, rankgenrt.FormatScore(cur.Score), cur.Member, limit)
 	if err != nil {
 		return nil, cur, err
 	}
@@ -825,8 +766,8 @@ func (b *Board) After(ctx context.Context, cur Cursor, limit int64) ([]Ranked, C
 
 // Count returns the number of entries.
 func (b *Board) Count(ctx context.Context) (int64, error) {
-	return read(ctx, b, func(c redis.Cmdable) *redis.IntCmd {
-		return c.ZCard(ctx, b.keys[0])
+	return rankgenrt.Read(ctx, b.core, func(c redis.Cmdable) *redis.IntCmd {
+		return c.ZCard(ctx, b.core.Key())
 	})
 }
 
@@ -844,7 +785,7 @@ func (b *Board) GetMany(ctx context.Context, ids ...string) ([]Result, error) {
 		}
 		args[i] = id
 	}
-	v, err := b.runRO(ctx, scriptGetMany, args...)
+	v, err := b.core.CallRO(ctx, fnGetMany, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -881,7 +822,7 @@ func (b *Board) RankMany(ctx context.Context, ids ...string) ([]int64, error) {
 		}
 		args[i] = id
 	}
-	v, err := b.runRO(ctx, scriptRankMany, args...)
+	v, err := b.core.CallRO(ctx, fnRankMany, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -911,7 +852,7 @@ func (b *Board) PageFromEnd(ctx context.Context, offset, limit int64) ([]Ranked,
 	if limit <= 0 {
 		return nil, nil
 	}
-	return window(b.runRO(ctx, scriptBottom, offset, limit))
+	return window(b.core.CallRO(ctx, fnBottom, offset, limit))
 }
 
 // Percentile returns the share of the board's entries that rank behind the entry of id, in
@@ -944,7 +885,7 @@ func (b *Board) standing(ctx context.Context, id string) (pos, count int64, err 
 	if err := checkID(id); err != nil {
 		return 0, 0, err
 	}
-	v, err := b.runRO(ctx, scriptStanding, id)
+	v, err := b.core.CallRO(ctx, fnStanding, id)
 	if errors.Is(err, redis.Nil) {
 		return 0, 0, rankgenrt.NotFound(id)
 	}
@@ -971,7 +912,7 @@ func (b *Board) RangeProfit(ctx context.Context, lo, hi int32, offset, limit int
 		return nil, nil
 	}
 	// Profit's digits dlo…dhi are the scores of P in [dlo·W, (dhi+1)·W), W = profitWeight.
-	v, err := b.runRO(ctx, scriptRange, rankgenrt.FormatScore(scoreOfP(dlo*profitWeight)), "("+rankgenrt.FormatScore(scoreOfP((dhi+1)*profitWeight)), offset, limit)
+	v, err := b.core.CallRO(ctx, fnRange, rankgenrt.FormatScore(scoreOfP(dlo*profitWeight)), "("+rankgenrt.FormatScore(scoreOfP((dhi+1)*profitWeight)), offset, limit)
 	if err != nil {
 		return nil, err
 	}
@@ -1006,8 +947,8 @@ func (b *Board) CountProfitBetween(ctx context.Context, lo, hi int32) (int64, er
 	if dlo > dhi {
 		return 0, nil
 	}
-	return read(ctx, b, func(c redis.Cmdable) *redis.IntCmd {
-		return c.ZCount(ctx, b.keys[0], rankgenrt.FormatScore(scoreOfP(dlo*profitWeight)), "("+rankgenrt.FormatScore(scoreOfP((dhi+1)*profitWeight)))
+	return rankgenrt.Read(ctx, b.core, func(c redis.Cmdable) *redis.IntCmd {
+		return c.ZCount(ctx, b.core.Key(), rankgenrt.FormatScore(scoreOfP(dlo*profitWeight)), "("+rankgenrt.FormatScore(scoreOfP((dhi+1)*profitWeight)))
 	})
 }
 
@@ -1030,7 +971,7 @@ func (b *Board) competition(ctx context.Context, id string, tied int) (int64, er
 	if err := checkID(id); err != nil {
 		return 0, err
 	}
-	v, err := b.runRO(ctx, scriptCompetition, id, tied)
+	v, err := b.core.CallRO(ctx, fnCompetition, id, tied)
 	if errors.Is(err, redis.Nil) {
 		return 0, rankgenrt.NotFound(id)
 	}
@@ -1044,7 +985,7 @@ func (b *Board) DenseRank(ctx context.Context, id string) (int64, error) {
 	if err := checkID(id); err != nil {
 		return 0, err
 	}
-	v, err := b.runRO(ctx, scriptDense, id)
+	v, err := b.core.CallRO(ctx, fnDense, id)
 	if errors.Is(err, redis.Nil) {
 		return 0, rankgenrt.NotFound(id)
 	}
@@ -1167,7 +1108,7 @@ func (b *Board) Between(ctx context.Context, band Band, offset, limit int64) ([]
 	if band.lo >= band.hi || limit <= 0 {
 		return nil, nil
 	}
-	v, err := b.runRO(ctx, scriptBand, rankgenrt.FormatScore(scoreOfP(band.lo)), rankgenrt.FormatScore(scoreOfP(band.hi)), offset, limit)
+	v, err := b.core.CallRO(ctx, fnBand, rankgenrt.FormatScore(scoreOfP(band.lo)), rankgenrt.FormatScore(scoreOfP(band.hi)), offset, limit)
 	if err != nil {
 		return nil, err
 	}
@@ -1187,8 +1128,8 @@ func (b *Board) CountBetween(ctx context.Context, band Band) (int64, error) {
 	if band.lo >= band.hi {
 		return 0, nil
 	}
-	return read(ctx, b, func(c redis.Cmdable) *redis.IntCmd {
-		return c.ZCount(ctx, b.keys[0], rankgenrt.FormatScore(scoreOfP(band.lo)), "("+rankgenrt.FormatScore(scoreOfP(band.hi)))
+	return rankgenrt.Read(ctx, b.core, func(c redis.Cmdable) *redis.IntCmd {
+		return c.ZCount(ctx, b.core.Key(), rankgenrt.FormatScore(scoreOfP(band.lo)), "("+rankgenrt.FormatScore(scoreOfP(band.hi)))
 	})
 }
 
@@ -1206,7 +1147,7 @@ func (b *Board) AroundScore(ctx context.Context, at Place, before, after int64) 
 	if err != nil {
 		return nil, err
 	}
-	return window(b.runRO(ctx, scriptAroundScore, rankgenrt.FormatScore(score), member, max(before, 0), max(after, 0)))
+	return window(b.core.CallRO(ctx, fnAroundScore, rankgenrt.FormatScore(score), member, max(before, 0), max(after, 0)))
 }
 
 // Reindex builds the board's index (id → member) from the members already in its sorted set: how
@@ -1217,45 +1158,16 @@ func (b *Board) AroundScore(ctx context.Context, at Place, before, after int64) 
 // while its member is still in the set, so it never undoes a concurrent write of this Board.
 // Members written meanwhile by other code are not indexed: stop such writers first.
 func (b *Board) Reindex(ctx context.Context) (rankgenrt.ReindexReport, error) {
-	return rankgenrt.Reindex(ctx, b.c, b.keys[0], Fingerprint, func(score float64, member string) (string, error) {
+	return rankgenrt.Reindex(ctx, b.core.Client(), b.core.Key(), Fingerprint, func(score float64, member string) (string, error) {
 		e, err := Decode(score, member)
 		return e.Trader, err
 	})
 }
 
-// args starts the arguments of a write script: the expiry, the place of the call's token (write
-// fills it in), the dedup window, then room for n more.
-func (b *Board) args(n int) []any {
-	mode, ms := b.exp.Args()
-	return append(make([]any, 0, 4+n), mode, ms, "", b.dedup.Arg())
-}
-
-// tokenArg is the index of the call's token in a write script's arguments.
-const tokenArg = 2
-
-// write runs a write script with args (started by args) under a new token of the call, or hands a
-// single field update to the coalescer (WithCoalescing): exactly once, and waiting for the board's
-// replicas with WithReplicas (rankgenrt.RunWriteWait).
-func (b *Board) write(ctx context.Context, s *rankgenrt.Function, args []any) (any, error) {
-	if v, coalesced, err := b.coalesce.Write(ctx, s, args); coalesced {
-		return v, err
-	}
-	if err := b.dedup.Err(); err != nil {
-		return nil, err
-	}
-	token, err := b.tokens.Next(ctx)
-	if err != nil {
-		return nil, err
-	}
-	args[tokenArg] = token
-	v, err := rankgenrt.RunWriteWait(ctx, b.c, s, b.keys, token, b.replicas, args...)
-	return v, rankgenrt.ExpiredSeason(err, b.season)
-}
-
 // updateArgs starts the arguments of a field update script: the write arguments, an unused clock,
 // the season's bounds, then room for n id, value pairs.
 func (b *Board) updateArgs(n int) []any {
-	return append(b.args(3+2*n), "", b.from, b.until)
+	return append(b.core.WriteArgs(3+2*n), "", b.from, b.until)
 }
 
 // apply runs a field update script for the updates at positions sent and fills in res.
@@ -1263,7 +1175,7 @@ func (b *Board) apply(ctx context.Context, s *rankgenrt.Function, args []any, re
 	if len(sent) == 0 {
 		return nil
 	}
-	v, err := b.write(ctx, s, args)
+	v, err := b.core.Write(ctx, s, args)
 	if err != nil {
 		return err
 	}
@@ -1507,7 +1419,7 @@ func (ss *Seasons) ByID(id int64) (Season, error) {
 // after the season's expiry (see NewBoard).
 func (ss *Seasons) Board(s Season, opts ...Option) *Board {
 	b := NewBoard(ss.c, rankgenrt.SeasonKey(ss.base, s), s, opts...)
-	b.now = ss.now
+	b.core.SetClock(ss.now)
 	return b
 }
 
@@ -1551,22 +1463,6 @@ func (ss *Seasons) existing(ctx context.Context, keys func(Season) ([]string, er
 // Season returns the season the board holds.
 func (b *Board) Season() Season {
 	return b.season
-}
-
-// expired returns an error matching rankgenrt.ErrSeasonExpired once the board's expiry
-// (keepSeasons after its season, or WithExpireAt's) has passed on the board's clock: its keys are
-// gone, and a read would find an empty board. A read near that instant trusts this machine's
-// clock, which may be off Redis's; a write's own script decides by Redis's clock.
-func (b *Board) expired() error {
-	return rankgenrt.CheckExpiry(b.season, b.exp, b.now())
-}
-
-// runRO runs a read-only script on the board, unless its season has expired.
-func (b *Board) runRO(ctx context.Context, s *rankgenrt.Function, args ...any) (any, error) {
-	if err := b.expired(); err != nil {
-		return nil, err
-	}
-	return rankgenrt.RunRO(ctx, b.c, s, b.keys, args...)
 }
 
 // Live runs write on the board of the current season (the Seasons' clock; opts as for Board). A
@@ -1642,7 +1538,7 @@ func (ss *Seasons) History(ctx context.Context, id string, seasons ...Season) ([
 		out[i].Season = s
 		out[i].Err = rankgenrt.CheckExpiry(s, rankgenrt.ExpireAt(expiryOf(s)), now)
 		if out[i].Err == nil {
-			cmds[i] = pipe.RunRO(ctx, scriptAround, boardKeys(rankgenrt.SeasonKey(ss.base, s)), id, 0, 0, "0")
+			cmds[i] = pipe.CallRO(ctx, fnAround, boardSpec.Keys(rankgenrt.SeasonKey(ss.base, s)), id, 0, 0, "0")
 		}
 	}
 	pipe.Exec(ctx)
@@ -1770,16 +1666,16 @@ func (ss *Seasons) Rollup(ctx context.Context, spec RollupSpec) (*Board, error) 
 		newest = ss.Current()
 	}
 	key := rankgenrt.RollupKey(ss.base, spec.Field.String(), spec.Op, spec.Last, newest)
-	keys := append(boardKeys(key)[:2], rankgenrt.RollupsKey(ss.base), rankgenrt.DataKey(key))
+	keys := append(boardSpec.Keys(key)[:2], rankgenrt.RollupsKey(ss.base), rankgenrt.DataKey(key))
 	now := ss.now()
 	for i, s := 0, newest; i < spec.Last; i, s = i+1, calendar.Prev(s) {
 		if err := rankgenrt.CheckExpiry(s, rankgenrt.ExpireAt(expiryOf(s)), now); err != nil {
 			return nil, err
 		}
 		k := rankgenrt.SeasonKey(ss.base, s)
-		keys = append(append(keys, boardKeys(k)[:2]...), rankgenrt.DataKey(k))
+		keys = append(append(keys, boardSpec.Keys(k)[:2]...), rankgenrt.DataKey(k))
 	}
-	if _, err := rankgenrt.Int(rankgenrt.Call(ctx, ss.c, scriptRollup, keys, int(spec.Field), spec.Op.String(), spec.TTL.Milliseconds(), rankgenrt.RollupLine(key, newest))); err != nil {
+	if _, err := rankgenrt.Int(rankgenrt.Call(ctx, ss.c, fnRollup, keys, int(spec.Field), spec.Op.String(), spec.TTL.Milliseconds(), rankgenrt.RollupLine(key, newest))); err != nil {
 		return nil, err
 	}
 	return ss.rollupBoard(key, newest), nil
@@ -1790,8 +1686,8 @@ func (ss *Seasons) Rollup(ctx context.Context, spec RollupSpec) (*Board, error) 
 // reads do not check it against the Seasons' clock.
 func (ss *Seasons) rollupBoard(key string, newest Season) *Board {
 	b := NewBoard(ss.c, key, newest)
-	b.exp = rankgenrt.Expiry{}
-	b.now = ss.now
+	b.core.SetExpiry(rankgenrt.Expiry{})
+	b.core.SetClock(ss.now)
 	return b
 }
 
@@ -1866,7 +1762,7 @@ func (ss *Seasons) removeFrom(ctx context.Context, ids []string, groups [][]*Boa
 	for _, g := range groups {
 		for _, b := range g {
 			boards = append(boards, b)
-			keys = append(keys, b.keys...)
+			keys = append(keys, b.core.ScriptKeys()...)
 		}
 	}
 	var removed [][]int
@@ -1901,7 +1797,7 @@ func (ss *Seasons) removeFrom(ctx context.Context, ids []string, groups [][]*Boa
 func removeEach(ctx context.Context, boards []*Board, ids []string) ([][]int, error) {
 	removed := make([][]int, len(boards))
 	err := rankgenrt.Scatter(ctx, rankgenrt.EveryShard(len(boards)), func(ctx context.Context, k int, _ []int) error {
-		r, err := removeAll(ctx, boards[k:k+1], boards[k].keys, ids)
+		r, err := removeAll(ctx, boards[k:k+1], boards[k].core.ScriptKeys(), ids)
 		if errors.Is(err, rankgenrt.ErrSeasonExpired) {
 			return nil // an expired board holds nothing
 		}
@@ -1919,18 +1815,10 @@ func removeEach(ctx context.Context, boards []*Board, ids []string) ([][]int, er
 // and returns per board, per id, 1 when the board held it.
 func removeAll(ctx context.Context, boards []*Board, keys []string, ids []string) ([][]int, error) {
 	first := boards[0]
-	if err := first.dedup.Err(); err != nil {
-		return nil, err
-	}
-	token, err := first.tokens.Next(ctx)
-	if err != nil {
-		return nil, err
-	}
-	args := first.args(len(ids))
-	args[tokenArg] = token
+	args := first.core.WriteArgs(len(ids))
 	for _, id := range ids {
 		args = append(args, id)
 	}
-	v, err := rankgenrt.RunWriteWait(ctx, first.c, scriptRemoveEverywhere, keys, token, first.replicas, args...)
-	return rankgenrt.Removals(v, rankgenrt.ExpiredSeason(err, first.season), len(boards), len(ids))
+	v, err := first.core.WriteOn(ctx, fnRemoveEverywhere, keys, args)
+	return rankgenrt.Removals(v, err, len(boards), len(ids))
 }

@@ -1,0 +1,260 @@
+package runtime
+
+import (
+	"context"
+	"sync/atomic"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// The board's machinery: what every generated Board holds whatever its layout. A generated
+// Board keeps a *Core and adds what its layout makes its own (the codec, the typed methods);
+// a Spec says, per layout, what the Core needs of it, so that one package may hold boards of
+// several layouts, each with its Spec, over one Library.
+
+// Spec is what a board's machinery needs of a layout: the library holding its functions, the
+// fingerprint its reads check, and which keys its scripts take.
+type Spec struct {
+	Library     *Library
+	Fingerprint string // the layout fingerprint the side key records
+	Indexed     bool   // the side key is the index (a layout with a member prefix), else the meta key
+	Data        bool   // the board keeps its entries' data in a hash beside the set
+}
+
+// Keys are the keys the scripts of the board stored under key take, in the order every
+// generated library reads them: the sorted set and its side key (meta key or index), the ack
+// key base (a write passes its token's ack key there: WriteKeys), the migration fence, and the
+// data hash on a layout with data.
+func (s *Spec) Keys(key string) []string {
+	side := MetaKey(key)
+	if s.Indexed {
+		side = IndexKey(key)
+	}
+	keys := []string{key, side, AckBase(key), FenceKey(key)}
+	if s.Data {
+		keys = append(keys, DataKey(key))
+	}
+	return keys
+}
+
+// The head of every write's arguments (ARGV[1] to ARGV[4] of a generated write function),
+// before the operation's own: the expiry's mode and milliseconds, the call's token, the dedup
+// window. Defined here once; the generator's catalogue declares the same names in this order
+// (catalog.WriteArgs), which its tests check against WriteHead.
+const (
+	argExpiryMode = iota
+	argExpiryMS
+	argToken
+	argWindow
+	// WriteHead is how many arguments start every write call: the ones above.
+	WriteHead
+)
+
+// Core is the layout-free part of a generated Board: its client and keys, and how it writes
+// (expiry, exactly-once tokens, the dedup window, replicas, coalescing) and reads (the
+// fingerprint check). Made by NewCore, safe for concurrent use.
+type Core struct {
+	spec     *Spec
+	client   redis.UniversalClient
+	keys     []string // the scripts' keys (Spec.Keys)
+	exp      Expiry
+	tokens   *Tokens          // one per write call: exactly-once writes
+	dedup    Dedup            // the dedup window (WithDedupWindow)
+	replicas Replicas         // how many replicas every write waits for (WithReplicas)
+	coalesce *UpdateCoalescer // single field updates combined into batches (WithCoalescing)
+	verified atomic.Bool      // the side key records the fingerprint: reads need not check it
+
+	season *Season          // a periodic layout's season (NewSeasonCore), else nil
+	now    func() time.Time // the clock a season's expiry is read by
+}
+
+// Option configures a board (a generated package's Option is this type).
+type Option func(*Core)
+
+// WithTTL makes the board's keys expire d after every write, set by the write's own script.
+func WithTTL(d time.Duration) Option { return func(c *Core) { c.exp = TTL(d) } }
+
+// WithExpireAt makes the board's keys expire at t (to the millisecond), set by every write's
+// own script.
+func WithExpireAt(t time.Time) Option { return func(c *Core) { c.exp = ExpireAt(t) } }
+
+// WithDedupWindow sets how long, at least, the board remembers each write call's token
+// (DedupWindow).
+func WithDedupWindow(d time.Duration) Option { return func(c *Core) { c.dedup = DedupWindow(d) } }
+
+// WithReplicas makes every write wait for n replicas, for at most timeout (WaitReplicas).
+func WithReplicas(n int, timeout time.Duration) Option {
+	return func(c *Core) { c.replicas = WaitReplicas(n, timeout) }
+}
+
+// WithCoalescing sends the board's single field updates through an UpdateCoalescer.
+func WithCoalescing(cfg Coalescing) Option {
+	return func(c *Core) { c.coalesce = NewUpdateCoalescer(cfg, c.send) }
+}
+
+// NewCore returns the machinery of the board of spec's layout stored under key.
+func NewCore(client redis.UniversalClient, key string, spec *Spec, opts ...Option) *Core {
+	c := &Core{spec: spec, client: client, keys: spec.Keys(key), tokens: NewTokens(), dedup: DedupWindow(DefaultDedupWindow), now: time.Now}
+	for _, o := range opts {
+		o(c)
+	}
+	return c
+}
+
+// NewSeasonCore returns the machinery of the board of season s: its tokens name s (InSeason),
+// its keys expire at exp unless an option says otherwise, and once that expiry has passed its
+// reads are refused (Expired) and its writes' refusals name s.
+func NewSeasonCore(client redis.UniversalClient, key string, spec *Spec, s Season, exp Expiry, opts ...Option) *Core {
+	c := &Core{spec: spec, client: client, keys: spec.Keys(key), tokens: NewSeasonTokens(s.ID), dedup: DedupWindow(DefaultDedupWindow), exp: exp, season: &s, now: time.Now}
+	for _, o := range opts {
+		o(c)
+	}
+	return c
+}
+
+// Client is the board's client.
+func (c *Core) Client() redis.UniversalClient { return c.client }
+
+// Key is the board's key, its sorted set.
+func (c *Core) Key() string { return c.keys[0] }
+
+// SideKey is the board's meta key, or its index on a layout with a member prefix.
+func (c *Core) SideKey() string { return c.keys[1] }
+
+// ScriptKeys are the keys every function of the board takes (Spec.Keys).
+func (c *Core) ScriptKeys() []string { return c.keys }
+
+// Keys are the keys that hold the board: the sorted set, its side key and, on a layout with
+// data, the data hash (the ack key base and the fence hold nothing of their own).
+func (c *Core) Keys() []string {
+	return append([]string{c.keys[0], c.keys[1]}, c.keys[4:]...)
+}
+
+// Load loads the board's library on the server (Library.Load).
+func (c *Core) Load(ctx context.Context) error { return c.spec.Library.Load(ctx, c.client) }
+
+// Expiry is the expiry the board's writes set.
+func (c *Core) Expiry() Expiry { return c.exp }
+
+// SetExpiry replaces the expiry the board's writes set.
+func (c *Core) SetExpiry(e Expiry) { c.exp = e }
+
+// Now reads the board's clock (time.Now unless SetClock).
+func (c *Core) Now() time.Time { return c.now() }
+
+// SetClock sets the clock a season's expiry and client stamps are read by.
+func (c *Core) SetClock(now func() time.Time) { c.now = now }
+
+// Expired is, for the board of a season (NewSeasonCore), an error matching ErrSeasonExpired
+// once the board's expiry has passed on its clock (CheckExpiry); nil for any other board.
+func (c *Core) Expired() error {
+	if c.season == nil {
+		return nil
+	}
+	return CheckExpiry(*c.season, c.exp, c.now())
+}
+
+// WriteArgs starts the arguments of a write call: the head (expiry, the place of the call's
+// token, which Write fills in, the dedup window), then room for n more.
+func (c *Core) WriteArgs(n int) []any {
+	mode, ms := c.exp.Args()
+	args := make([]any, WriteHead, WriteHead+n)
+	args[argExpiryMode], args[argExpiryMS], args[argToken], args[argWindow] = mode, ms, "", c.dedup.Arg()
+	return args
+}
+
+// Write runs the write function f with args (started by WriteArgs) on the board's keys under a
+// new token of the call, or hands a single field update to the coalescer (WithCoalescing):
+// exactly once, and waiting for the board's replicas (WithReplicas, RunWriteWait).
+func (c *Core) Write(ctx context.Context, f *Function, args []any) (any, error) {
+	if v, coalesced, err := c.coalesce.Write(ctx, f, args); coalesced {
+		return v, err
+	}
+	return c.send(ctx, f, args)
+}
+
+// send is Write past the coalescer: what the coalescer's batches are sent by.
+func (c *Core) send(ctx context.Context, f *Function, args []any) (any, error) {
+	return c.WriteOn(ctx, f, c.keys, args)
+}
+
+// WriteOn runs the write function f with args (started by WriteArgs) on keys, which start with
+// the board's own, under a new token of the call: a write across several boards (a periodic
+// layout's remove_everywhere) is sent under its first board's token, expiry and replicas.
+func (c *Core) WriteOn(ctx context.Context, f *Function, keys []string, args []any) (any, error) {
+	if err := c.dedup.Err(); err != nil {
+		return nil, err
+	}
+	token, err := c.tokens.Next(ctx)
+	if err != nil {
+		return nil, err
+	}
+	args[argToken] = token
+	v, err := RunWriteWait(ctx, c.client, f, keys, token, c.replicas, args...)
+	if c.season != nil {
+		err = ExpiredSeason(err, *c.season)
+	}
+	return v, err
+}
+
+// CallRO calls the read-only function f on the board's keys (FCALL_RO), unless the board's
+// season has expired (Expired).
+func (c *Core) CallRO(ctx context.Context, f *Function, args ...any) (any, error) {
+	if err := c.Expired(); err != nil {
+		return nil, err
+	}
+	return CallRO(ctx, c.client, f, c.keys, args...)
+}
+
+// QueueFingerprint queues the read of the board's fingerprint on pipe, unless the board has
+// been seen to record this layout's already (nil then). CheckFingerprint reads its reply.
+func (c *Core) QueueFingerprint(ctx context.Context, pipe redis.Cmdable) *redis.StringCmd {
+	if c.verified.Load() {
+		return nil
+	}
+	return FingerprintCmd(ctx, pipe, c.keys[1], c.spec.Indexed)
+}
+
+// CheckFingerprint reads the reply of QueueFingerprint (nil: nothing to check): an error
+// matching ErrLayoutMismatch when the board records another layout's fingerprint. A board that
+// records this layout's needs no check again.
+func (c *Core) CheckFingerprint(fp *redis.StringCmd) error {
+	if fp == nil {
+		return nil
+	}
+	ok, err := CheckFingerprint(fp, c.spec.Fingerprint)
+	if ok {
+		c.verified.Store(true)
+	}
+	return err
+}
+
+// Read sends one read command, which cmd queues on the client or on a pipeline, and returns its
+// result. Until the board has been seen to record its layout's fingerprint, the fingerprint's
+// read is pipelined before the command, in the same round trip: another layout's is an error
+// matching ErrLayoutMismatch, not entries misread. A board that records no fingerprint yet is
+// read as it is. The command's own error is typed as a script's is (ErrWrongType,
+// ErrServerFull); the board of an expired season is refused (Core.Expired).
+func Read[T any, C interface {
+	redis.Cmder
+	Result() (T, error)
+}](ctx context.Context, c *Core, cmd func(redis.Cmdable) C) (v T, err error) {
+	if err := c.Expired(); err != nil {
+		return v, err
+	}
+	if c.verified.Load() {
+		r := cmd(c.client)
+		TypeError(r)
+		return r.Result()
+	}
+	pipe := c.client.Pipeline()
+	fp := c.QueueFingerprint(ctx, pipe)
+	r := cmd(pipe)
+	_, _ = pipe.Exec(ctx) // each command keeps its own reply and error
+	TypeError(r)
+	if err := c.CheckFingerprint(fp); err != nil {
+		return v, err
+	}
+	return r.Result()
+}
