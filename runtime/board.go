@@ -198,6 +198,11 @@ func (c *Core) WriteOn(ctx context.Context, f *Function, keys []string, args []a
 	return v, err
 }
 
+// Count reads the number of the board's entries (ZCARD, through Read).
+func (c *Core) Count(ctx context.Context) (int64, error) {
+	return Read(ctx, c, func(r redis.Cmdable) *redis.IntCmd { return r.ZCard(ctx, c.Key()) })
+}
+
 // CallRO calls the read-only function f on the board's keys (FCALL_RO), unless the board's
 // season has expired (Expired).
 func (c *Core) CallRO(ctx context.Context, f *Function, args ...any) (any, error) {

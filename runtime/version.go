@@ -12,8 +12,10 @@ package runtime
 // wait for replicas, data replies, season calendars and the sharded-board machinery; code
 // generated for version 1 still runs on it. Version 3 moved the board's machinery here (Core,
 // Spec, Option, Read, CallRO in place of RunRO): code generated for an earlier version no
-// longer compiles against it, and says so here.
-const Version = 3
+// longer compiles against it, and says so here. Version 4 added Decoding, the reads that are
+// the same on every layout, which code generated for it calls; code generated for version 3
+// still runs on it.
+const Version = 4
 
 // MinVersion and MaxVersion bound the generated-code versions this runtime supports.
 const (

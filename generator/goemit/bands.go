@@ -167,7 +167,7 @@ value out of range is an error matching ErrOutOfRange, as is a negative offset.`
 		errNil().Block(jen.Return(jen.Nil(), jen.Err())),
 		jen.List(jen.Id("ahead"), jen.Id("ps"), jen.Err()).Op(":=").Add(reader(op, jen.Id("v"))),
 		errNil().Block(jen.Return(jen.Nil(), jen.Err())),
-		jen.Return(jen.Id("rankedPairs").Call(jen.Id("ahead").Op("+").Id("offset"), jen.Id("ps"))),
+		jen.Return(jen.Id("decoding").Dot("RankedAt").Call(jen.Id("ahead").Op("+").Id("offset"), jen.Id("ps"))),
 	)
 	b.f.Line()
 }
@@ -201,7 +201,7 @@ is an error matching ErrOutOfRange, as is a nil place.`, lead)
 		jen.If(jen.Id("at").Op("==").Nil()).Block(jen.Return(jen.Nil(), rt("NilPlaceError").Call(jen.Lit(lead+"Prefix")))),
 		jen.List(jen.Id("score"), jen.Id("member"), jen.Err()).Op(":=").Id("at").Dot("place").Call(),
 		errNil().Block(jen.Return(jen.Nil(), jen.Err())),
-		jen.Return(b.windowRead(op, b.runRO(op, rt("FormatScore").Call(jen.Id("score")), jen.Id("member"), jen.Max(jen.Id("before"), jen.Lit(0)), jen.Max(jen.Id("after"), jen.Lit(0))))),
+		jen.Return(windowRead(b.runRO(op, rt("FormatScore").Call(jen.Id("score")), jen.Id("member"), jen.Max(jen.Id("before"), jen.Lit(0)), jen.Max(jen.Id("after"), jen.Lit(0))))),
 	)
 	b.f.Line()
 }

@@ -64,8 +64,6 @@ type board struct {
 	l *layout.Layout
 	f *jen.File
 	c *codec // the codec's constants and range checks, which the board's methods share
-
-	window catalog.Reply // the reply of the reads that return windowRead(…), "" when none does
 }
 
 func rt(name string) *jen.Statement { return jen.Qual(runtimePath, name) }

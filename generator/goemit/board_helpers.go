@@ -19,8 +19,6 @@ func (b *board) helpers() {
 	if len(catalog.FieldUpdates(b.l)) > 0 || len(catalog.Stamped(b.l)) > 0 {
 		b.first() // the single field updates' and Touch's
 	}
-	b.rankedPairs()
-	b.windowHelper()
 	b.checkIDFunc()
 	b.scoreOfP()
 	for _, fd := range b.l.Fields {
@@ -98,42 +96,10 @@ func (b *board) apply() {
 	b.f.Line()
 }
 
-// rankedPairs emits the decoder of range replies.
-func (b *board) rankedPairs() {
-	b.f.Comment("rankedPairs decodes range replies; start is the 0-based position of the first.")
-	b.f.Func().Id("rankedPairs").Params(jen.Id("start").Int64(), jen.Id("ps").Index().Add(rt("Pair"))).Params(jen.Index().Id("Ranked"), jen.Error()).Block(
-		jen.Id("out").Op(":=").Make(jen.Index().Id("Ranked"), jen.Len(jen.Id("ps"))),
-		jen.For(jen.List(jen.Id("i"), jen.Id("p")).Op(":=").Range().Id("ps")).Block(
-			jen.List(jen.Id("e"), jen.Err()).Op(":=").Id("Decode").Call(jen.Id("p").Dot("Score"), jen.Id("p").Dot("Member")),
-			errNil().Block(jen.Return(jen.Nil(), jen.Err())),
-			b.decodeData(jen.Id("e"), jen.Id("p"), jen.Nil()),
-			jen.Id("out").Index(jen.Id("i")).Op("=").Id("Ranked").Values(jen.Dict{jen.Id("Rank"): jen.Id("start").Op("+").Int64().Call(jen.Id("i")).Op("+").Lit(1), jen.Id("Entry"): jen.Id("e")}),
-		),
-		jen.Return(jen.Id("out"), jen.Nil()),
-	)
-	b.f.Line()
-}
-
-// windowRead is "window(call)": call runs a read script of op, whose reply is a window of
-// entries; window decodes it.
-func (b *board) windowRead(op catalog.Op, call jen.Code) *jen.Statement {
-	b.window = op.Reply
-	return jen.Id("window").Call(call)
-}
-
-// windowHelper emits window, which the reads that answer a window of entries return through.
-func (b *board) windowHelper() {
-	if b.window == "" {
-		return
-	}
-	b.f.Comment("window decodes v, a read script's reply that is a window of entries (the 0-based position of\nthe first, then the entries), or returns err, the call's error.")
-	b.f.Func().Id("window").Params(jen.Id("v").Any(), jen.Err().Error()).Params(jen.Index().Id("Ranked"), jen.Error()).Block(
-		errNil().Block(jen.Return(jen.Nil(), jen.Err())),
-		jen.List(jen.Id("start"), jen.Id("ps"), jen.Err()).Op(":=").Add(rt(b.window.Reader())).Call(jen.Id("v")),
-		errNil().Block(jen.Return(jen.Nil(), jen.Err())),
-		jen.Return(jen.Id("rankedPairs").Call(jen.Id("start"), jen.Id("ps"))),
-	)
-	b.f.Line()
+// windowRead is "decoding.Window(call)": call runs a read script whose reply is a window of
+// entries, which decoding decodes.
+func windowRead(call jen.Code) *jen.Statement {
+	return jen.Id("decoding").Dot("Window").Call(call)
 }
 
 // checkIDFunc emits checkID for string ids (every uint64 is a valid id).

@@ -102,7 +102,7 @@ func (b *board) resultTypes() {
 	f.Type().Id("Ranked").Struct(jen.Id("Rank").Int64(), jen.Id("Entry"))
 	f.Line()
 	b.comment("Cursor marks a place in the board for After: the score and member of the last entry seen.\nThe zero Cursor is the top of the board.")
-	f.Type().Id("Cursor").Struct(jen.Id("Score").Float64(), jen.Id("Member").String())
+	f.Type().Id("Cursor").Op("=").Add(rt("Cursor"))
 	f.Line()
 	b.comment("Update is one update of a batch (the <Op><Field>Many methods): the id, and the delta or value. A batch is one script call, atomic as a whole, in order (an id may appear more than once). Each update succeeds or fails on its own: its Result holds the new entry or the error that left that entry unchanged. The batch's error return is for failures of the whole call (connection, ErrLayoutMismatch), which change nothing. An update of an id without an entry starts from the zero entry: 0, false, the first enum value, or the Unix epoch for a time (a field's lowest-ranking value when that is outside its range).")
 	f.Type().Id("Update").Types(jen.Id("V").Any()).Struct(jen.Id(l.IDName).Add(b.idType()), jen.Id("Value").Id("V"))
@@ -112,6 +112,41 @@ func (b *board) resultTypes() {
 	f.Line()
 	b.comment("%s", resultDoc(l))
 	f.Type().Id("Result").Struct(jen.Id("Written"), jen.Id("Err").Error())
+	f.Line()
+	b.decoding()
+}
+
+// decoding declares decoding, how the reads the runtime holds for every layout
+// (rankgenrt.Decoding) make this package's types of the entries they read.
+func (b *board) decoding() {
+	f, l := b.f, b.l
+	decode := jen.Func().Params(jen.Id("p").Add(rt("Pair"))).Params(jen.Id("Entry"), jen.Error()).Block(
+		jen.Return(jen.Id("Decode").Call(jen.Id("p").Dot("Score"), jen.Id("p").Dot("Member"))))
+	if l.HasData() {
+		decode = jen.Func().Params(jen.Id("p").Add(rt("Pair"))).Params(jen.Id("e").Id("Entry"), jen.Err().Error()).Block(
+			jen.If(jen.List(jen.Id("e"), jen.Err()).Op("=").Id("Decode").Call(jen.Id("p").Dot("Score"), jen.Id("p").Dot("Member")), jen.Err().Op("!=").Nil()).Block(jen.Return()),
+			jen.List(jen.Id("e").Dot("Data"), jen.Err()).Op("=").Id("DecodeData").Call(jen.Id("p").Dot("Data")),
+			jen.Return(),
+		)
+	}
+	fields := jen.Dict{
+		jen.Id("Decode"): decode,
+		jen.Id("Ranked"): jen.Func().Params(jen.Id("rank").Int64(), jen.Id("e").Id("Entry")).Id("Ranked").Block(
+			jen.Return(jen.Id("Ranked").Values(jen.Dict{jen.Id("Rank"): jen.Id("rank"), jen.Id("Entry"): jen.Id("e")}))),
+		jen.Id("Found"): jen.Func().Params(jen.Id("e").Id("Entry")).Id("Result").Block(
+			jen.Return(jen.Id("Result").Values(jen.Dict{jen.Id("Written"): jen.Id("Written").Values(jen.Dict{jen.Id("Entry"): jen.Id("e")})}))),
+		jen.Id("Missing"): jen.Func().Params(jen.Err().Error()).Id("Result").Block(
+			jen.Return(jen.Id("Result").Values(jen.Dict{jen.Id("Err"): jen.Err()}))),
+	}
+	if l.HasData() {
+		fields[jen.Id("Data")] = jen.True()
+	}
+	if l.IDType != layout.IDUint64 {
+		fields[jen.Id("IDName")] = jen.Lit(l.IDName)
+		fields[jen.Id("IDMaxBytes")] = b.c.idMaxBytes()
+	}
+	f.Comment("decoding is how the board's reads make this package's types of the entries they read.")
+	f.Var().Id("decoding").Op("=").Op("&").Add(rt("Decoding")).Types(jen.Id("Entry"), b.idType(), jen.Id("Ranked"), jen.Id("Result")).Values(fields)
 	f.Line()
 }
 

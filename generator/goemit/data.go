@@ -261,11 +261,7 @@ func (b *board) getData(op catalog.Op) []jen.Code {
 // window (Page on a board with data, PageFromEnd): a negative offset is refused, no limit is
 // an empty page.
 func (b *board) offsetPage(op catalog.Op) []jen.Code {
-	return []jen.Code{
-		refuseNegativeOffset(),
-		jen.If(jen.Id("limit").Op("<=").Lit(0)).Block(jen.Return(jen.Nil(), jen.Nil())),
-		jen.Return(b.windowRead(op, b.runRO(op, jen.Id("offset"), jen.Id("limit")))),
-	}
+	return []jen.Code{jen.Return(jen.Id("decoding").Dot("PageAt").Call(jen.Id("ctx"), jen.Id("b").Dot("core"), jen.Id(op.Function()), jen.Id("offset"), jen.Id("limit")))}
 }
 
 // rangeData reads the band of the leading field's digits dlo…dhi, with the entries' data, in

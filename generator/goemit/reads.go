@@ -2,7 +2,6 @@ package goemit
 
 import (
 	"fmt"
-	"math"
 	"strings"
 
 	"github.com/dave/jennifer/jen"
@@ -101,39 +100,23 @@ of 0 or less, an error matching ErrOutOfRange for a negative offset.`)
 		return
 	}
 	recvDecl(f).Id(op.Methods[1]).Params(ctxParam(), jen.List(jen.Id("offset"), jen.Id("limit")).Int64()).Params(jen.Index().Id("Ranked"), jen.Error()).Block(
-		refuseNegativeOffset(),
-		jen.If(jen.Id("limit").Op("<=").Lit(0)).Block(jen.Return(jen.Nil(), jen.Nil())),
-		jen.Id("stop").Op(":=").Id("offset").Op("+").Id("limit").Op("-").Lit(1),
-		jen.If(jen.Id("stop").Op("<").Id("offset")).Block(jen.Id("stop").Op("=").Lit(-1).Comment("offset + limit overflows: to the end")),
-		jen.List(jen.Id("zs"), jen.Err()).Op(":=").Add(readCall("ZSliceCmd", func(c jen.Code) jen.Code {
-			return jen.Add(c).Dot("ZRevRangeWithScores").Call(jen.Id("ctx"), board0(), jen.Id("offset"), jen.Id("stop"))
-		})),
-		errNil().Block(jen.Return(jen.Nil(), jen.Err())),
-		jen.Return(jen.Id("rankedPairs").Call(jen.Id("offset"), rt("ZPairs").Call(jen.Id("zs")))),
-	)
+		jen.Return(jen.Id("decoding").Dot("Page").Call(jen.Id("ctx"), jen.Id("b").Dot("core"), jen.Id("offset"), jen.Id("limit"))))
 	f.Line()
 }
 
 // around emits Around and AroundFilled, which share one script: its fill argument says which.
 func (b *board) around(op catalog.Op) {
+	call := func(fill bool) jen.Code {
+		return jen.Return(jen.Id("decoding").Dot("Around").Call(jen.Id("ctx"), jen.Id("b").Dot("core"), jen.Id(op.Function()), jen.Id("id"), jen.Id("before"), jen.Id("after"), jen.Lit(fill)))
+	}
 	b.comment("Around returns the entry of id with up to before entries ahead of it and after entries behind it, or an error matching ErrNotFound.")
-	recvDecl(b.f).Id(op.Methods[0]).Params(ctxParam(), jen.Id("id").Add(b.idType()), jen.List(jen.Id("before"), jen.Id("after")).Int64()).Params(jen.Index().Id("Ranked"), jen.Error()).Block(
-		jen.Return(jen.Id("b").Dot("around").Call(jen.Id("ctx"), jen.Id("id"), jen.Id("before"), jen.Id("after"), jen.Lit("0"))))
+	recvDecl(b.f).Id(op.Methods[0]).Params(ctxParam(), jen.Id("id").Add(b.idType()), jen.List(jen.Id("before"), jen.Id("after")).Int64()).Params(jen.Index().Id("Ranked"), jen.Error()).Block(call(false))
 	b.f.Line()
 	b.comment(`AroundFilled is Around with the window kept whole at the ends of the board: what the top
 cuts from before is taken after, and what the end cuts from after is taken before, so the
 first entry still sees before + after others when the board has them. The entry of id is in
 the window; or an error matching ErrNotFound.`)
-	recvDecl(b.f).Id(op.Methods[1]).Params(ctxParam(), jen.Id("id").Add(b.idType()), jen.List(jen.Id("before"), jen.Id("after")).Int64()).Params(jen.Index().Id("Ranked"), jen.Error()).Block(
-		jen.Return(jen.Id("b").Dot("around").Call(jen.Id("ctx"), jen.Id("id"), jen.Id("before"), jen.Id("after"), jen.Lit("1"))))
-	b.f.Line()
-	b.f.Comment("around runs the around script; fill is \"1\" to fill the window from the other side.")
-	recvDecl(b.f).Id("around").Params(ctxParam(), jen.Id("id").Add(b.idType()), jen.List(jen.Id("before"), jen.Id("after")).Int64(), jen.Id("fill").String()).Params(jen.Index().Id("Ranked"), jen.Error()).Block(
-		b.checkIDReturn(jen.Nil()),
-		jen.List(jen.Id("v"), jen.Err()).Op(":=").Add(b.runRO(op, jen.Id("id"), jen.Max(jen.Id("before"), jen.Lit(0)), jen.Max(jen.Id("after"), jen.Lit(0)), jen.Id("fill"))),
-		b.notFound(jen.Nil()),
-		jen.Return(b.windowRead(op, jen.List(jen.Id("v"), jen.Err()))),
-	)
+	recvDecl(b.f).Id(op.Methods[1]).Params(ctxParam(), jen.Id("id").Add(b.idType()), jen.List(jen.Id("before"), jen.Id("after")).Int64()).Params(jen.Index().Id("Ranked"), jen.Error()).Block(call(true))
 	b.f.Line()
 }
 
@@ -144,27 +127,14 @@ the last one (the same cursor when there are none). Paging by cursor is stable w
 change: an entry is never returned twice nor skipped because others moved ahead of it. A
 cursor whose score is NaN marks no place: it is refused (ErrBadScore) before anything is sent.`)
 	recvDecl(b.f).Id(op.Methods[0]).Params(ctxParam(), jen.Id("cur").Id("Cursor"), jen.Id("limit").Int64()).Params(jen.Index().Id("Ranked"), jen.Id("Cursor"), jen.Error()).Block(
-		jen.If(jen.Qual("math", "IsNaN").Call(jen.Id("cur").Dot("Score"))).Block(
-			jen.Return(jen.Nil(), jen.Id("cur"), rt("BadScore").Call(jen.Id("cur").Dot("Score"), jen.Lit("a cursor's score is a number, never NaN")))),
-		jen.List(jen.Id("v"), jen.Err()).Op(":=").Add(b.runRO(op, rt("FormatScore").Call(jen.Id("cur").Dot("Score")), jen.Id("cur").Dot("Member"), jen.Id("limit"))),
-		errNil().Block(jen.Return(jen.Nil(), jen.Id("cur"), jen.Err())),
-		jen.List(jen.Id("start"), jen.Id("ps"), jen.Err()).Op(":=").Add(reader(op, jen.Id("v"))),
-		errNil().Block(jen.Return(jen.Nil(), jen.Id("cur"), jen.Err())),
-		jen.List(jen.Id("page"), jen.Err()).Op(":=").Id("rankedPairs").Call(jen.Id("start"), jen.Id("ps")),
-		jen.If(jen.Err().Op("!=").Nil().Op("||").Len(jen.Id("ps")).Op("==").Lit(0)).Block(jen.Return(jen.Id("page"), jen.Id("cur"), jen.Err())),
-		jen.Id("last").Op(":=").Id("ps").Index(jen.Len(jen.Id("ps")).Op("-").Lit(1)),
-		jen.Return(jen.Id("page"), jen.Id("Cursor").Values(jen.Id("last").Dot("Score"), jen.Id("last").Dot("Member")), jen.Nil()),
-	)
+		jen.Return(jen.Id("decoding").Dot("After").Call(jen.Id("ctx"), jen.Id("b").Dot("core"), jen.Id(op.Function()), jen.Id("cur"), jen.Id("limit"))))
 	b.f.Line()
 }
 
 // count emits Count: one ZCARD.
 func (b *board) count(op catalog.Op) {
 	b.f.Comment("Count returns the number of entries.")
-	recvDecl(b.f).Id(op.Methods[0]).Params(ctxParam()).Params(jen.Int64(), jen.Error()).Block(
-		jen.Return(readCall("IntCmd", func(c jen.Code) jen.Code {
-			return jen.Add(c).Dot("ZCard").Call(jen.Id("ctx"), board0())
-		})))
+	recvDecl(b.f).Id(op.Methods[0]).Params(ctxParam()).Params(jen.Int64(), jen.Error()).Block(jen.Return(jen.Id("b").Dot("core").Dot("Count").Call(jen.Id("ctx"))))
 	b.f.Line()
 }
 
@@ -293,43 +263,13 @@ func (b *board) dense(op catalog.Op) {
 	b.f.Line()
 }
 
-// idsArgs checks every id of ids and returns them as a script's arguments, or returns ret...,
-// err for the first invalid one: nothing is sent.
-func (b *board) idsArgs(ret ...jen.Code) []jen.Code {
-	return []jen.Code{
-		jen.Id("args").Op(":=").Make(jen.Index().Any(), jen.Len(jen.Id("ids"))),
-		jen.For(jen.List(jen.Id("i"), jen.Id("id")).Op(":=").Range().Id("ids")).Block(
-			b.checkIDReturn(ret...),
-			jen.Id("args").Index(jen.Id("i")).Op("=").Id("id"),
-		),
-	}
-}
-
 // getMany emits GetMany: the entries of many ids in one script call.
 func (b *board) getMany(op catalog.Op) {
 	b.comment(`GetMany returns, in one round trip, a Result per id in the order given: the entry, or an Err
 matching ErrNotFound when the id has none. An invalid id fails the whole call before anything
 is sent.`)
-	body := []jen.Code{jen.If(jen.Len(jen.Id("ids")).Op("==").Lit(0)).Block(jen.Return(jen.Nil(), jen.Nil()))}
-	body = append(body, b.idsArgs(jen.Nil())...)
-	body = append(body,
-		jen.List(jen.Id("v"), jen.Err()).Op(":=").Add(b.runRO(op, jen.Id("args").Op("..."))),
-		errNil().Block(jen.Return(jen.Nil(), jen.Err())),
-		jen.List(jen.Id("ps"), jen.Id("found"), jen.Err()).Op(":=").Add(reader(op, jen.Id("v"), jen.Len(jen.Id("ids")))),
-		errNil().Block(jen.Return(jen.Nil(), jen.Err())),
-		jen.Id("out").Op(":=").Make(jen.Index().Id("Result"), jen.Len(jen.Id("ids"))),
-		jen.For(jen.List(jen.Id("i"), jen.Id("p")).Op(":=").Range().Id("ps")).Block(
-			jen.If(jen.Op("!").Id("found").Index(jen.Id("i"))).Block(
-				jen.Id("out").Index(jen.Id("i")).Dot("Err").Op("=").Add(rt("NotFound")).Call(b.idText(jen.Id("ids").Index(jen.Id("i")))),
-				jen.Continue(),
-			),
-			jen.If(jen.List(jen.Id("out").Index(jen.Id("i")).Dot("Entry"), jen.Err()).Op("=").Id("Decode").Call(jen.Id("p").Dot("Score"), jen.Id("p").Dot("Member")), jen.Err().Op("!=").Nil()).Block(
-				jen.Return(jen.Nil(), jen.Err())),
-			b.decodeData(jen.Id("out").Index(jen.Id("i")).Dot("Entry"), jen.Id("p"), jen.Nil()),
-		),
-		jen.Return(jen.Id("out"), jen.Nil()),
-	)
-	recvDecl(b.f).Id(op.Methods[0]).Params(ctxParam(), jen.Id("ids").Op("...").Add(b.idType())).Params(jen.Index().Id("Result"), jen.Error()).Block(body...)
+	recvDecl(b.f).Id(op.Methods[0]).Params(ctxParam(), jen.Id("ids").Op("...").Add(b.idType())).Params(jen.Index().Id("Result"), jen.Error()).Block(
+		jen.Return(jen.Id("decoding").Dot("GetMany").Call(jen.Id("ctx"), jen.Id("b").Dot("core"), jen.Id(op.Function()), jen.Id("ids"))))
 	b.f.Line()
 }
 
@@ -337,19 +277,8 @@ is sent.`)
 func (b *board) rankMany(op catalog.Op) {
 	b.comment(`RankMany returns, in one round trip, the 1-based rank of each id in the order given, 0 for
 an id without an entry. An invalid id fails the whole call before anything is sent.`)
-	body := []jen.Code{jen.If(jen.Len(jen.Id("ids")).Op("==").Lit(0)).Block(jen.Return(jen.Nil(), jen.Nil()))}
-	body = append(body, b.idsArgs(jen.Nil())...)
-	body = append(body,
-		jen.List(jen.Id("v"), jen.Err()).Op(":=").Add(b.runRO(op, jen.Id("args").Op("..."))),
-		errNil().Block(jen.Return(jen.Nil(), jen.Err())),
-		jen.List(jen.Id("rs"), jen.Err()).Op(":=").Add(reader(op, jen.Id("v"), jen.Len(jen.Id("ids")))),
-		errNil().Block(jen.Return(jen.Nil(), jen.Err())),
-		jen.For(jen.Id("i").Op(":=").Range().Id("rs")).Block(
-			jen.Id("rs").Index(jen.Id("i")).Op("++").Comment("0-based to 1-based; a missing id's -1 becomes 0"),
-		),
-		jen.Return(jen.Id("rs"), jen.Nil()),
-	)
-	recvDecl(b.f).Id(op.Methods[0]).Params(ctxParam(), jen.Id("ids").Op("...").Add(b.idType())).Params(jen.Index().Int64(), jen.Error()).Block(body...)
+	recvDecl(b.f).Id(op.Methods[0]).Params(ctxParam(), jen.Id("ids").Op("...").Add(b.idType())).Params(jen.Index().Int64(), jen.Error()).Block(
+		jen.Return(jen.Id("decoding").Dot("RankMany").Call(jen.Id("ctx"), jen.Id("b").Dot("core"), jen.Id(op.Function()), jen.Id("ids"))))
 	b.f.Line()
 }
 
@@ -368,35 +297,21 @@ offset is an error matching ErrOutOfRange.`)
 	f.Line()
 }
 
-// standing emits Percentile and PageOf, and the helper that reads an entry's position and the
-// board's size in one script call.
+// standing emits Percentile and PageOf, each one script call that reads an entry's position
+// and the board's size together.
 func (b *board) standing(op catalog.Op) {
 	f := b.f
+	call := func(method string, args ...jen.Code) jen.Code {
+		return jen.Return(jen.Id("decoding").Dot(method).Call(append([]jen.Code{jen.Id("ctx"), jen.Id("b").Dot("core"), jen.Id(op.Function()), jen.Id("id")}, args...)...))
+	}
 	b.comment(`Percentile returns the share of the board's entries that rank behind the entry of id, in
 percent: 0 for the last entry, 100·(n−1)/n for the first of n; or an error matching
 ErrNotFound. Its position and the board's size are read together, in one script call.`)
-	recvDecl(f).Id(op.Methods[0]).Params(ctxParam(), jen.Id("id").Add(b.idType())).Params(jen.Float64(), jen.Error()).Block(
-		jen.List(jen.Id("pos"), jen.Id("count"), jen.Err()).Op(":=").Id("b").Dot("standing").Call(jen.Id("ctx"), jen.Id("id")),
-		errNil().Block(jen.Return(jen.Lit(0), jen.Err())),
-		jen.Return(jen.Lit(100).Op("*").Float64().Call(jen.Id("count").Op("-").Lit(1).Op("-").Id("pos")).Op("/").Float64().Call(jen.Id("count")), jen.Nil()),
-	)
+	recvDecl(f).Id(op.Methods[0]).Params(ctxParam(), jen.Id("id").Add(b.idType())).Params(jen.Float64(), jen.Error()).Block(call("Percentile"))
 	f.Line()
 	b.comment(`PageOf returns the 1-based page of pageSize entries that holds the entry of id (Page(ctx,
 (page-1)*pageSize, pageSize) returns it), or an error matching ErrNotFound; a pageSize below 1
 is an error matching ErrOutOfRange.`)
-	recvDecl(f).Id(op.Methods[1]).Params(ctxParam(), jen.Id("id").Add(b.idType()), jen.Id("pageSize").Int64()).Params(jen.Int64(), jen.Error()).Block(
-		jen.If(jen.Id("pageSize").Op("<").Lit(1)).Block(jen.Return(jen.Lit(0), rt("IntRangeError").Call(jen.Lit("pageSize"), jen.Id("pageSize"), jen.Lit(1), jen.Lit(int64(math.MaxInt64))))),
-		jen.List(jen.Id("pos"), jen.Id("_"), jen.Err()).Op(":=").Id("b").Dot("standing").Call(jen.Id("ctx"), jen.Id("id")),
-		errNil().Block(jen.Return(jen.Lit(0), jen.Err())),
-		jen.Return(jen.Id("pos").Op("/").Id("pageSize").Op("+").Lit(1), jen.Nil()),
-	)
-	f.Line()
-	f.Comment("standing reads the 0-based position of the entry of id and the number of entries.")
-	recvDecl(f).Id("standing").Params(ctxParam(), jen.Id("id").Add(b.idType())).Params(jen.List(jen.Id("pos"), jen.Id("count")).Int64(), jen.Err().Error()).Block(
-		b.checkIDReturn(jen.Lit(0), jen.Lit(0)),
-		jen.List(jen.Id("v"), jen.Err()).Op(":=").Add(b.runRO(op, jen.Id("id"))),
-		b.notFound(jen.Lit(0), jen.Lit(0)),
-		jen.Return(reader(op, jen.Id("v"), jen.Err())),
-	)
+	recvDecl(f).Id(op.Methods[1]).Params(ctxParam(), jen.Id("id").Add(b.idType()), jen.Id("pageSize").Int64()).Params(jen.Int64(), jen.Error()).Block(call("PageOf", jen.Id("pageSize")))
 	f.Line()
 }

@@ -63,7 +63,7 @@ func (b *board) history(op catalog.Op) {
 			errNil().Block(jen.Return(jen.Nil(), jen.Err())),
 			jen.List(jen.Id("start"), jen.Id("ps"), jen.Err()).Op(":=").Add(reader(op, jen.Id("v"))),
 			errNil().Block(jen.Return(jen.Nil(), jen.Err())),
-			jen.List(jen.Id("rs"), jen.Err()).Op(":=").Id("rankedPairs").Call(jen.Id("start"), jen.Id("ps")),
+			jen.List(jen.Id("rs"), jen.Err()).Op(":=").Id("decoding").Dot("RankedAt").Call(jen.Id("start"), jen.Id("ps")),
 			errNil().Block(jen.Return(jen.Nil(), jen.Err())),
 			jen.If(jen.Len(jen.Id("rs")).Op("==").Lit(0)).Block(
 				jen.Id("out").Index(jen.Id("i")).Dot("Err").Op("=").Add(rt("NotFound").Call(b.idText(jen.Id("id")))),

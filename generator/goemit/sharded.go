@@ -638,7 +638,7 @@ func (s *sharded) windows() {
 			jen.List(id("n"), id("ps"), jen.Err()).Op(":=").Add(rt("Window").Call(id("v"))),
 			retErr(jen.Nil(), jen.Nil()),
 			id("counts").Index(id("i")).Op("=").Id("n"),
-			jen.If(jen.List(id("parts").Index(id("i")), jen.Err()).Op("=").Id("rankedPairs").Call(jen.Lit(0), id("ps")), jen.Err().Op("!=").Nil()).Block(
+			jen.If(jen.List(id("parts").Index(id("i")), jen.Err()).Op("=").Id("decoding").Dot("RankedAt").Call(jen.Lit(0), id("ps")), jen.Err().Op("!=").Nil()).Block(
 				jen.Return(jen.Nil(), jen.Nil(), jen.Err())),
 		),
 		jen.Return(id("counts"), id("parts"), jen.Nil()),
@@ -686,7 +686,7 @@ func (s *sharded) bottom(op catalog.Op) {
 			id("count").Op("+=").Id("size"),
 			jen.List(id("zs"), jen.Err()).Op(":=").Id("cmd").Assert(jen.Op("*").Add(rd("ZSliceCmd"))).Dot("Result").Call(),
 			retErr(jen.Nil(), jen.Lit(0)),
-			jen.If(jen.List(id("lists").Index(id("i")), jen.Err()).Op("=").Id("rankedPairs").Call(jen.Lit(0), rt("ZPairs").Call(id("zs"))), jen.Err().Op("!=").Nil()).Block(
+			jen.If(jen.List(id("lists").Index(id("i")), jen.Err()).Op("=").Id("decoding").Dot("RankedAt").Call(jen.Lit(0), rt("ZPairs").Call(id("zs"))), jen.Err().Op("!=").Nil()).Block(
 				jen.Return(jen.Nil(), jen.Lit(0), jen.Err())),
 		),
 		jen.Return(id("lists"), id("count"), jen.Nil()),

@@ -43,7 +43,7 @@ func (s *sharded) dataRanges() {
 			jen.List(id("n"), id("ps"), jen.Err()).Op(":=").Add(reader(s.op(catalog.Page), id("v"))),
 			retErr(jen.Nil(), jen.Nil()),
 			id("counts").Index(id("i")).Op("=").Id("n"),
-			jen.If(jen.List(id("parts").Index(id("i")), jen.Err()).Op("=").Id("rankedPairs").Call(jen.Lit(0), id("ps")), jen.Err().Op("!=").Nil()).Block(
+			jen.If(jen.List(id("parts").Index(id("i")), jen.Err()).Op("=").Id("decoding").Dot("RankedAt").Call(jen.Lit(0), id("ps")), jen.Err().Op("!=").Nil()).Block(
 				jen.Return(jen.Nil(), jen.Nil(), jen.Err())),
 		),
 		jen.Return(id("counts"), id("parts"), jen.Nil()),

@@ -101,7 +101,7 @@ func (s *sharded) plainRanges(name, doc string) {
 		jen.For(jen.List(id("i"), id("cmd")).Op(":=").Range().Id("cmds")).Block(
 			jen.List(id("zs"), jen.Err()).Op(":=").Id("cmd").Assert(jen.Op("*").Add(rd("ZSliceCmd"))).Dot("Result").Call(),
 			retErr(jen.Nil()),
-			jen.If(jen.List(id("lists").Index(id("i")), jen.Err()).Op("=").Id("rankedPairs").Call(jen.Lit(0), rt("ZPairs").Call(id("zs"))), jen.Err().Op("!=").Nil()).Block(
+			jen.If(jen.List(id("lists").Index(id("i")), jen.Err()).Op("=").Id("decoding").Dot("RankedAt").Call(jen.Lit(0), rt("ZPairs").Call(id("zs"))), jen.Err().Op("!=").Nil()).Block(
 				jen.Return(jen.Nil(), jen.Err())),
 		),
 		jen.Return(id("lists"), jen.Nil()),
@@ -135,7 +135,7 @@ func (s *sharded) afterAll() {
 			jen.List(id("start"), id("ps"), jen.Err()).Op(":=").Add(reader(after, id("v"))),
 			retErr(jen.Nil(), jen.Nil()),
 			id("starts").Index(id("i")).Op("=").Id("start"),
-			jen.If(jen.List(id("pages").Index(id("i")), jen.Err()).Op("=").Id("rankedPairs").Call(jen.Lit(0), id("ps")), jen.Err().Op("!=").Nil()).Block(
+			jen.If(jen.List(id("pages").Index(id("i")), jen.Err()).Op("=").Id("decoding").Dot("RankedAt").Call(jen.Lit(0), id("ps")), jen.Err().Op("!=").Nil()).Block(
 				jen.Return(jen.Nil(), jen.Nil(), jen.Err())),
 		),
 		jen.Return(id("starts"), id("pages"), jen.Nil()),
@@ -184,7 +184,7 @@ func (s *sharded) small() {
 	f.Comment("cursorOf is the cursor of e: its stored score and member.")
 	f.Func().Id("cursorOf").Params(id("e").Id("Entry")).Params(jen.Id("Cursor"), jen.Error()).Block(
 		jen.List(id("score"), id("member"), jen.Err()).Op(":=").Id("e").Dot("Encode").Call(),
-		jen.Return(jen.Id("Cursor").Values(id("score"), id("member")), jen.Err()),
+		jen.Return(jen.Id("Cursor").Values(jen.Dict{jen.Id("Score"): id("score"), jen.Id("Member"): id("member")}), jen.Err()),
 	)
 	f.Line()
 	f.Comment("compareRanked orders ranked entries as the board does.")

@@ -34,8 +34,8 @@ import (
 // The generated code and the runtime package must agree on their contract; either
 // constant fails to compile when they drift apart. Regenerate with the matching rankgen.
 const (
-	_ = rankgenrt.EnforceVersion(3 - rankgenrt.MinVersion)
-	_ = rankgenrt.EnforceVersion(rankgenrt.MaxVersion - 3)
+	_ = rankgenrt.EnforceVersion(4 - rankgenrt.MinVersion)
+	_ = rankgenrt.EnforceVersion(rankgenrt.MaxVersion - 4)
 )
 
 // Fingerprint identifies the stored encoding: it changes exactly when a change to the schema
@@ -310,10 +310,7 @@ type Ranked struct {
 
 // Cursor marks a place in the board for After: the score and member of the last entry seen. The
 // zero Cursor is the top of the board.
-type Cursor struct {
-	Score  float64
-	Member string
-}
+type Cursor = rankgenrt.Cursor
 
 // Update is one update of a batch (the <Op><Field>Many methods): the id, and the delta or value. A
 // batch is one script call, atomic as a whole, in order (an id may appear more than once). Each
@@ -348,6 +345,27 @@ type Written struct {
 type Result struct {
 	Written
 	Err error
+}
+
+// decoding is how the board's reads make this package's types of the entries they read.
+var decoding = &rankgenrt.Decoding[Entry, string, Ranked, Result]{
+	Decode: func(p rankgenrt.Pair) (Entry, error) {
+		return Decode(p.Score, p.Member)
+	},
+	Found: func(e Entry) Result {
+		return Result{Written: Written{Entry: e}}
+	},
+	IDMaxBytes: idMaxBytes,
+	IDName:     "ID",
+	Missing: func(err error) Result {
+		return Result{Err: err}
+	},
+	Ranked: func(rank int64, e Entry) Ranked {
+		return Ranked{
+			Entry: e,
+			Rank:  rank,
+		}
+	},
 }
 
 // Set stores e, replacing the entry of its id if there is one, and returns what it did: the entry
@@ -699,29 +717,13 @@ func (b *Board) Top(ctx context.Context, n int64) ([]Ranked, error) {
 // Page returns limit entries from the 0-based position offset, best first: none for a limit of 0
 // or less, an error matching ErrOutOfRange for a negative offset.
 func (b *Board) Page(ctx context.Context, offset, limit int64) ([]Ranked, error) {
-	if offset < 0 {
-		return nil, rankgenrt.IntRangeError("offset", offset, 0, math.MaxInt64)
-	}
-	if limit <= 0 {
-		return nil, nil
-	}
-	stop := offset + limit - 1
-	if stop < offset {
-		stop = -1 // offset + limit overflows: to the end
-	}
-	zs, err := rankgenrt.Read(ctx, b.core, func(c redis.Cmdable) *redis.ZSliceCmd {
-		return c.ZRevRangeWithScores(ctx, b.core.Key(), offset, stop)
-	})
-	if err != nil {
-		return nil, err
-	}
-	return rankedPairs(offset, rankgenrt.ZPairs(zs))
+	return decoding.Page(ctx, b.core, offset, limit)
 }
 
 // Around returns the entry of id with up to before entries ahead of it and after entries behind
 // it, or an error matching ErrNotFound.
 func (b *Board) Around(ctx context.Context, id string, before, after int64) ([]Ranked, error) {
-	return b.around(ctx, id, before, after, "0")
+	return decoding.Around(ctx, b.core, fnAround, id, before, after, false)
 }
 
 // AroundFilled is Around with the window kept whole at the ends of the board: what the top cuts
@@ -729,19 +731,7 @@ func (b *Board) Around(ctx context.Context, id string, before, after int64) ([]R
 // still sees before + after others when the board has them. The entry of id is in the window; or
 // an error matching ErrNotFound.
 func (b *Board) AroundFilled(ctx context.Context, id string, before, after int64) ([]Ranked, error) {
-	return b.around(ctx, id, before, after, "1")
-}
-
-// around runs the around script; fill is "1" to fill the window from the other side.
-func (b *Board) around(ctx context.Context, id string, before, after int64, fill string) ([]Ranked, error) {
-	if err := checkID(id); err != nil {
-		return nil, err
-	}
-	v, err := b.core.CallRO(ctx, fnAround, id, max(before, 0), max(after, 0), fill)
-	if errors.Is(err, redis.Nil) {
-		return nil, rankgenrt.NotFound(id)
-	}
-	return window(v, err)
+	return decoding.Around(ctx, b.core, fnAround, id, before, after, true)
 }
 
 // After returns up to limit entries that rank after the cursor, best first, and the cursor of the
@@ -749,92 +739,25 @@ func (b *Board) around(ctx context.Context, id string, before, after int64, fill
 // an entry is never returned twice nor skipped because others moved ahead of it. A cursor whose
 // score is NaN marks no place: it is refused (ErrBadScore) before anything is sent.
 func (b *Board) After(ctx context.Context, cur Cursor, limit int64) ([]Ranked, Cursor, error) {
-	if math.IsNaN(cur.Score) {
-		return nil, cur, rankgenrt.BadScore(cur.Score, "a cursor's score is a number, never NaN")
-	}
-	v, err := b.core.CallRO(ctx, fnAfter, rankgenrt.FormatScore(cur.Score), cur.Member, limit)
-	if err != nil {
-		return nil, cur, err
-	}
-	start, ps, err := rankgenrt.Window(v)
-	if err != nil {
-		return nil, cur, err
-	}
-	page, err := rankedPairs(start, ps)
-	if err != nil || len(ps) == 0 {
-		return page, cur, err
-	}
-	last := ps[len(ps)-1]
-	return page, Cursor{last.Score, last.Member}, nil
+	return decoding.After(ctx, b.core, fnAfter, cur, limit)
 }
 
 // Count returns the number of entries.
 func (b *Board) Count(ctx context.Context) (int64, error) {
-	return rankgenrt.Read(ctx, b.core, func(c redis.Cmdable) *redis.IntCmd {
-		return c.ZCard(ctx, b.core.Key())
-	})
+	return b.core.Count(ctx)
 }
 
 // GetMany returns, in one round trip, a Result per id in the order given: the entry, or an Err
 // matching ErrNotFound when the id has none. An invalid id fails the whole call before anything is
 // sent.
 func (b *Board) GetMany(ctx context.Context, ids ...string) ([]Result, error) {
-	if len(ids) == 0 {
-		return nil, nil
-	}
-	args := make([]any, len(ids))
-	for i, id := range ids {
-		if err := checkID(id); err != nil {
-			return nil, err
-		}
-		args[i] = id
-	}
-	v, err := b.core.CallRO(ctx, fnGetMany, args...)
-	if err != nil {
-		return nil, err
-	}
-	ps, found, err := rankgenrt.Entries(v, len(ids))
-	if err != nil {
-		return nil, err
-	}
-	out := make([]Result, len(ids))
-	for i, p := range ps {
-		if !found[i] {
-			out[i].Err = rankgenrt.NotFound(ids[i])
-			continue
-		}
-		if out[i].Entry, err = Decode(p.Score, p.Member); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
+	return decoding.GetMany(ctx, b.core, fnGetMany, ids)
 }
 
 // RankMany returns, in one round trip, the 1-based rank of each id in the order given, 0 for an id
 // without an entry. An invalid id fails the whole call before anything is sent.
 func (b *Board) RankMany(ctx context.Context, ids ...string) ([]int64, error) {
-	if len(ids) == 0 {
-		return nil, nil
-	}
-	args := make([]any, len(ids))
-	for i, id := range ids {
-		if err := checkID(id); err != nil {
-			return nil, err
-		}
-		args[i] = id
-	}
-	v, err := b.core.CallRO(ctx, fnRankMany, args...)
-	if err != nil {
-		return nil, err
-	}
-	rs, err := rankgenrt.Positions(v, len(ids))
-	if err != nil {
-		return nil, err
-	}
-	for i := range rs {
-		rs[i]++ // 0-based to 1-based; a missing id's -1 becomes 0
-	}
-	return rs, nil
+	return decoding.RankMany(ctx, b.core, fnRankMany, ids)
 }
 
 // Bottom returns the last n entries, best first (the board's last entry last).
@@ -847,50 +770,21 @@ func (b *Board) Bottom(ctx context.Context, n int64) ([]Ranked, error) {
 // before them. The board's size is read in the same script, so the page is exact. A negative
 // offset is an error matching ErrOutOfRange.
 func (b *Board) PageFromEnd(ctx context.Context, offset, limit int64) ([]Ranked, error) {
-	if offset < 0 {
-		return nil, rankgenrt.IntRangeError("offset", offset, 0, math.MaxInt64)
-	}
-	if limit <= 0 {
-		return nil, nil
-	}
-	return window(b.core.CallRO(ctx, fnBottom, offset, limit))
+	return decoding.PageAt(ctx, b.core, fnBottom, offset, limit)
 }
 
 // Percentile returns the share of the board's entries that rank behind the entry of id, in
 // percent: 0 for the last entry, 100·(n−1)/n for the first of n; or an error matching
 // ErrNotFound. Its position and the board's size are read together, in one script call.
 func (b *Board) Percentile(ctx context.Context, id string) (float64, error) {
-	pos, count, err := b.standing(ctx, id)
-	if err != nil {
-		return 0, err
-	}
-	return 100 * float64(count-1-pos) / float64(count), nil
+	return decoding.Percentile(ctx, b.core, fnStanding, id)
 }
 
 // PageOf returns the 1-based page of pageSize entries that holds the entry of id (Page(ctx,
 // (page-1)*pageSize, pageSize) returns it), or an error matching ErrNotFound; a pageSize below 1
 // is an error matching ErrOutOfRange.
 func (b *Board) PageOf(ctx context.Context, id string, pageSize int64) (int64, error) {
-	if pageSize < 1 {
-		return 0, rankgenrt.IntRangeError("pageSize", pageSize, 1, int64(9223372036854775807))
-	}
-	pos, _, err := b.standing(ctx, id)
-	if err != nil {
-		return 0, err
-	}
-	return pos/pageSize + 1, nil
-}
-
-// standing reads the 0-based position of the entry of id and the number of entries.
-func (b *Board) standing(ctx context.Context, id string) (pos, count int64, err error) {
-	if err := checkID(id); err != nil {
-		return 0, 0, err
-	}
-	v, err := b.core.CallRO(ctx, fnStanding, id)
-	if errors.Is(err, redis.Nil) {
-		return 0, 0, rankgenrt.NotFound(id)
-	}
-	return rankgenrt.Standing(v, err)
+	return decoding.PageOf(ctx, b.core, fnStanding, id, pageSize)
 }
 
 // RangeJoinedAt returns, best first, the entries whose JoinedAt lies in [lo, hi], skipping offset
@@ -1131,7 +1025,7 @@ func (b *Board) Between(ctx context.Context, band Band, offset, limit int64) ([]
 	if err != nil {
 		return nil, err
 	}
-	return rankedPairs(ahead+offset, ps)
+	return decoding.RankedAt(ahead+offset, ps)
 }
 
 // CountBetween returns the number of entries in the band, with one ZCOUNT in O(log n). A band
@@ -1162,7 +1056,7 @@ func (b *Board) AroundScore(ctx context.Context, at Place, before, after int64) 
 	if err != nil {
 		return nil, err
 	}
-	return window(b.core.CallRO(ctx, fnAroundScore, rankgenrt.FormatScore(score), member, max(before, 0), max(after, 0)))
+	return decoding.Window(b.core.CallRO(ctx, fnAroundScore, rankgenrt.FormatScore(score), member, max(before, 0), max(after, 0)))
 }
 
 // Reindex builds the board's index (id → member) from the members already in its sorted set: how
@@ -1280,37 +1174,6 @@ func first(res []Result, err error) (Written, error) {
 		return Written{}, err
 	}
 	return res[0].Written, res[0].Err
-}
-
-// rankedPairs decodes range replies; start is the 0-based position of the first.
-func rankedPairs(start int64, ps []rankgenrt.Pair) ([]Ranked, error) {
-	out := make([]Ranked, len(ps))
-	for i, p := range ps {
-		e, err := Decode(p.Score, p.Member)
-		if err != nil {
-			return nil, err
-		}
-		out[i] = Ranked{
-			Entry: e,
-			Rank:  start + int64(i) + 1,
-		}
-	}
-	return out, nil
-}
-
-/*
-window decodes v, a read script's reply that is a window of entries (the 0-based position of
-the first, then the entries), or returns err, the call's error.
-*/
-func window(v any, err error) ([]Ranked, error) {
-	if err != nil {
-		return nil, err
-	}
-	start, ps, err := rankgenrt.Window(v)
-	if err != nil {
-		return nil, err
-	}
-	return rankedPairs(start, ps)
 }
 
 // checkID refuses ids that no entry can have.

@@ -1,0 +1,279 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"math"
+	"strconv"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// ID is the type of a board's ids: text, or an unsigned integer (its decimal text on the board).
+type ID interface{ string | uint64 }
+
+// Decoding is what a board's reads need of its generated package: how an entry is decoded,
+// and how the package's result types are made of one. The package's Ranked and Result embed
+// its Entry, so that a result reads as an entry does (r.Laps); a type parameter cannot be
+// embedded, so the package gives their constructors. With it, the reads that are the same on
+// every layout (its methods) live here once, and a generated method calls one of them.
+type Decoding[E any, I ID, R, X any] struct {
+	Decode  func(Pair) (E, error)   // an entry as the board's reads return it, data included
+	Ranked  func(rank int64, e E) R // the package's Ranked
+	Found   func(e E) X             // the package's Result holding the entry of an id
+	Missing func(err error) X       // the package's Result of an id without one (err: why)
+
+	Data       bool   // the reads' replies carry each entry's data (a layout with data fields)
+	IDName     string // the id's field, as errors name it
+	IDMaxBytes int    // the longest text id an entry can have (text ids only)
+}
+
+// CheckID refuses an id no entry can have: a text id that is empty or longer than the layout
+// allows (*RangeError). Every integer is an id.
+func (d *Decoding[E, I, R, X]) CheckID(id I) error {
+	s, ok := any(id).(string)
+	if !ok {
+		return nil
+	}
+	if n := len(s); n == 0 || n > d.IDMaxBytes {
+		return IDLengthError(d.IDName, n, d.IDMaxBytes)
+	}
+	return nil
+}
+
+// IDText is an id as the board's members and errors write it.
+func IDText[I ID](id I) string {
+	if n, ok := any(id).(uint64); ok {
+		return strconv.FormatUint(n, 10)
+	}
+	return any(id).(string)
+}
+
+// RankedAt decodes the entries of a range reply, best first; start is the 0-based position of
+// the first.
+func (d *Decoding[E, I, R, X]) RankedAt(start int64, ps []Pair) ([]R, error) {
+	out := make([]R, len(ps))
+	for i, p := range ps {
+		e, err := d.Decode(p)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = d.Ranked(start+int64(i)+1, e)
+	}
+	return out, nil
+}
+
+// Window decodes v, a read function's reply that is a window of entries (the 0-based position
+// of the first, then the entries), or returns err, the call's error.
+func (d *Decoding[E, I, R, X]) Window(v any, err error) ([]R, error) {
+	if err != nil {
+		return nil, err
+	}
+	read := Window
+	if d.Data {
+		read = WindowData
+	}
+	start, ps, err := read(v)
+	if err != nil {
+		return nil, err
+	}
+	return d.RankedAt(start, ps)
+}
+
+// Around calls f, a board's around function, for the entry of id with up to before entries
+// ahead of it and after behind it; fill keeps the window whole at the board's ends (what one
+// end cuts is taken from the other). An id without an entry is an error matching ErrNotFound.
+func (d *Decoding[E, I, R, X]) Around(ctx context.Context, c *Core, f *Function, id I, before, after int64, fill bool) ([]R, error) {
+	if err := d.CheckID(id); err != nil {
+		return nil, err
+	}
+	fillArg := "0"
+	if fill {
+		fillArg = "1"
+	}
+	v, err := c.CallRO(ctx, f, id, max(before, 0), max(after, 0), fillArg)
+	if errors.Is(err, redis.Nil) {
+		return nil, NotFound(IDText(id))
+	}
+	return d.Window(v, err)
+}
+
+// After calls f, a board's after function, for up to limit entries that rank after cur, and
+// returns them with the cursor of the last (cur itself when there are none). A cursor whose
+// score is NaN marks no place: it is refused (ErrBadScore) before anything is sent.
+func (d *Decoding[E, I, R, X]) After(ctx context.Context, c *Core, f *Function, cur Cursor, limit int64) ([]R, Cursor, error) {
+	if math.IsNaN(cur.Score) {
+		return nil, cur, BadScore(cur.Score, "a cursor's score is a number, never NaN")
+	}
+	v, err := c.CallRO(ctx, f, FormatScore(cur.Score), cur.Member, limit)
+	if err != nil {
+		return nil, cur, err
+	}
+	read := Window
+	if d.Data {
+		read = WindowData
+	}
+	start, ps, err := read(v)
+	if err != nil {
+		return nil, cur, err
+	}
+	page, err := d.RankedAt(start, ps)
+	if err != nil || len(ps) == 0 {
+		return page, cur, err
+	}
+	last := ps[len(ps)-1]
+	return page, Cursor{Score: last.Score, Member: last.Member}, nil
+}
+
+// PageAt calls f, a read function that answers limit entries at offset with a window (a
+// board's bottom, or page on a layout with data): none for a limit of 0 or less, and a
+// negative offset an error matching ErrOutOfRange.
+func (d *Decoding[E, I, R, X]) PageAt(ctx context.Context, c *Core, f *Function, offset, limit int64) ([]R, error) {
+	if offset < 0 {
+		return nil, IntRangeError("offset", offset, 0, math.MaxInt64)
+	}
+	if limit <= 0 {
+		return nil, nil
+	}
+	return d.Window(c.CallRO(ctx, f, offset, limit))
+}
+
+// Percentile calls f, a board's standing function, for the share of the board's entries that
+// rank behind the entry of id, in percent (0 for the last, 100·(n−1)/n for the first of n).
+func (d *Decoding[E, I, R, X]) Percentile(ctx context.Context, c *Core, f *Function, id I) (float64, error) {
+	pos, count, err := d.standing(ctx, c, f, id)
+	if err != nil {
+		return 0, err
+	}
+	return 100 * float64(count-1-pos) / float64(count), nil
+}
+
+// PageOf calls f, a board's standing function, for the 1-based page of pageSize entries that
+// holds the entry of id; a pageSize below 1 is an error matching ErrOutOfRange.
+func (d *Decoding[E, I, R, X]) PageOf(ctx context.Context, c *Core, f *Function, id I, pageSize int64) (int64, error) {
+	if pageSize < 1 {
+		return 0, IntRangeError("pageSize", pageSize, 1, math.MaxInt64)
+	}
+	pos, _, err := d.standing(ctx, c, f, id)
+	if err != nil {
+		return 0, err
+	}
+	return pos/pageSize + 1, nil
+}
+
+// standing reads the 0-based position of the entry of id and the number of entries, in one
+// call of f.
+func (d *Decoding[E, I, R, X]) standing(ctx context.Context, c *Core, f *Function, id I) (pos, count int64, err error) {
+	if err := d.CheckID(id); err != nil {
+		return 0, 0, err
+	}
+	v, err := c.CallRO(ctx, f, id)
+	if errors.Is(err, redis.Nil) {
+		return 0, 0, NotFound(IDText(id))
+	}
+	return Standing(v, err)
+}
+
+// idArgs checks every id and returns them as a function's arguments; the first invalid id
+// refuses the call before anything is sent.
+func (d *Decoding[E, I, R, X]) idArgs(ids []I) ([]any, error) {
+	args := make([]any, len(ids))
+	for i, id := range ids {
+		if err := d.CheckID(id); err != nil {
+			return nil, err
+		}
+		args[i] = id
+	}
+	return args, nil
+}
+
+// GetMany calls f, a board's get_many function, for a Result per id in the order given: the
+// entry, or one whose error matches ErrNotFound.
+func (d *Decoding[E, I, R, X]) GetMany(ctx context.Context, c *Core, f *Function, ids []I) ([]X, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	args, err := d.idArgs(ids)
+	if err != nil {
+		return nil, err
+	}
+	v, err := c.CallRO(ctx, f, args...)
+	if err != nil {
+		return nil, err
+	}
+	read := Entries
+	if d.Data {
+		read = EntriesData
+	}
+	ps, found, err := read(v, len(ids))
+	if err != nil {
+		return nil, err
+	}
+	out := make([]X, len(ids))
+	for i, p := range ps {
+		if !found[i] {
+			out[i] = d.Missing(NotFound(IDText(ids[i])))
+			continue
+		}
+		e, err := d.Decode(p)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = d.Found(e)
+	}
+	return out, nil
+}
+
+// RankMany calls f, a board's rank_many function, for the 1-based rank of each id in the order
+// given, 0 for an id without an entry.
+func (d *Decoding[E, I, R, X]) RankMany(ctx context.Context, c *Core, f *Function, ids []I) ([]int64, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	args, err := d.idArgs(ids)
+	if err != nil {
+		return nil, err
+	}
+	v, err := c.CallRO(ctx, f, args...)
+	if err != nil {
+		return nil, err
+	}
+	rs, err := Positions(v, len(ids))
+	if err != nil {
+		return nil, err
+	}
+	for i := range rs {
+		rs[i]++ // 0-based to 1-based; a missing id's -1 becomes 0
+	}
+	return rs, nil
+}
+
+// Cursor marks a place in a board for its After read: the score and member of the last entry
+// seen. The zero Cursor is the top of the board.
+type Cursor struct {
+	Score  float64
+	Member string
+}
+
+// Page reads limit entries from the 0-based position offset of the board, best first, with
+// one ZREVRANGE (Read: the fingerprint checked in the same round trip): none for a limit of 0
+// or less, a negative offset an error matching ErrOutOfRange.
+func (d *Decoding[E, I, R, X]) Page(ctx context.Context, c *Core, offset, limit int64) ([]R, error) {
+	if offset < 0 {
+		return nil, IntRangeError("offset", offset, 0, math.MaxInt64)
+	}
+	if limit <= 0 {
+		return nil, nil
+	}
+	stop := offset + limit - 1
+	if stop < offset {
+		stop = -1 // offset + limit overflows: to the end
+	}
+	zs, err := Read(ctx, c, func(r redis.Cmdable) *redis.ZSliceCmd {
+		return r.ZRevRangeWithScores(ctx, c.Key(), offset, stop)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return d.RankedAt(offset, ZPairs(zs))
+}
