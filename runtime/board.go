@@ -203,6 +203,16 @@ func (c *Core) Count(ctx context.Context) (int64, error) {
 	return Read(ctx, c, func(r redis.Cmdable) *redis.IntCmd { return r.ZCard(ctx, c.Key()) })
 }
 
+// ItemErr is the error of one refused item of a write's reply: on the board of a season, a
+// refused time names the season in its calendar's zone (ExpiredSeason), as the call's own
+// refusals do.
+func (c *Core) ItemErr(err error) error {
+	if c.season != nil {
+		return ExpiredSeason(err, *c.season)
+	}
+	return err
+}
+
 // CallRO calls the read-only function f on the board's keys (FCALL_RO), unless the board's
 // season has expired (Expired).
 func (c *Core) CallRO(ctx context.Context, f *Function, args ...any) (any, error) {

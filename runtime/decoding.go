@@ -12,25 +12,39 @@ import (
 // ID is the type of a board's ids: text, or an unsigned integer (its decimal text on the board).
 type ID interface{ string | uint64 }
 
-// Decoding is what a board's reads need of its generated package: how an entry is decoded,
-// and how the package's result types are made of one. The package's Ranked and Result embed
-// its Entry, so that a result reads as an entry does (r.Laps); a type parameter cannot be
-// embedded, so the package gives their constructors. With it, the reads that are the same on
-// every layout (its methods) live here once, and a generated method calls one of them.
-type Decoding[E any, I ID, R, X any] struct {
-	Decode  func(Pair) (E, error)   // an entry as the board's reads return it, data included
-	Ranked  func(rank int64, e E) R // the package's Ranked
-	Found   func(e E) X             // the package's Result holding the entry of an id
-	Missing func(err error) X       // the package's Result of an id without one (err: why)
+// Decoding is what a board's reads and writes need of its generated package: how an entry is
+// decoded, and how the package's result types are made of one. The package's Ranked, Written
+// and Result embed its Entry, so that a result reads as an entry does (r.Laps); a type
+// parameter cannot be embedded, so the package gives their constructors. With it, what is the
+// same on every layout (its methods) lives here once, and a generated method calls one of them.
+type Decoding[E any, I ID, R, W, X any] struct {
+	Decode     func(score float64, member string) (E, error) // the package's Decode
+	DecodeData func(e *E, data string) error                 // reads an entry's data into it; nil on a layout without data
+	ScoreOfP   func(p uint64) float64                        // the score of a mixed-radix integer, as Encode computes it
 
-	Data       bool   // the reads' replies carry each entry's data (a layout with data fields)
+	NewRanked  func(rank int64, e E) R                    // the package's Ranked
+	NewWritten func(e, before E, existed, changed bool) W // the package's Written
+	NewResult  func(w W, err error) X                     // the package's Result
+
 	IDName     string // the id's field, as errors name it
 	IDMaxBytes int    // the longest text id an entry can have (text ids only)
 }
 
+// decode decodes an entry as the board's reads return it, its data included.
+func (d *Decoding[E, I, R, W, X]) decode(p Pair) (E, error) {
+	e, err := d.Decode(p.Score, p.Member)
+	if err == nil && d.DecodeData != nil {
+		err = d.DecodeData(&e, p.Data)
+	}
+	return e, err
+}
+
+// hasData says whether the board's replies carry each entry's data.
+func (d *Decoding[E, I, R, W, X]) hasData() bool { return d.DecodeData != nil }
+
 // CheckID refuses an id no entry can have: a text id that is empty or longer than the layout
 // allows (*RangeError). Every integer is an id.
-func (d *Decoding[E, I, R, X]) CheckID(id I) error {
+func (d *Decoding[E, I, R, W, X]) CheckID(id I) error {
 	s, ok := any(id).(string)
 	if !ok {
 		return nil
@@ -51,26 +65,26 @@ func IDText[I ID](id I) string {
 
 // RankedAt decodes the entries of a range reply, best first; start is the 0-based position of
 // the first.
-func (d *Decoding[E, I, R, X]) RankedAt(start int64, ps []Pair) ([]R, error) {
+func (d *Decoding[E, I, R, W, X]) RankedAt(start int64, ps []Pair) ([]R, error) {
 	out := make([]R, len(ps))
 	for i, p := range ps {
-		e, err := d.Decode(p)
+		e, err := d.decode(p)
 		if err != nil {
 			return nil, err
 		}
-		out[i] = d.Ranked(start+int64(i)+1, e)
+		out[i] = d.NewRanked(start+int64(i)+1, e)
 	}
 	return out, nil
 }
 
 // Window decodes v, a read function's reply that is a window of entries (the 0-based position
 // of the first, then the entries), or returns err, the call's error.
-func (d *Decoding[E, I, R, X]) Window(v any, err error) ([]R, error) {
+func (d *Decoding[E, I, R, W, X]) Window(v any, err error) ([]R, error) {
 	if err != nil {
 		return nil, err
 	}
 	read := Window
-	if d.Data {
+	if d.hasData() {
 		read = WindowData
 	}
 	start, ps, err := read(v)
@@ -83,7 +97,7 @@ func (d *Decoding[E, I, R, X]) Window(v any, err error) ([]R, error) {
 // Around calls f, a board's around function, for the entry of id with up to before entries
 // ahead of it and after behind it; fill keeps the window whole at the board's ends (what one
 // end cuts is taken from the other). An id without an entry is an error matching ErrNotFound.
-func (d *Decoding[E, I, R, X]) Around(ctx context.Context, c *Core, f *Function, id I, before, after int64, fill bool) ([]R, error) {
+func (d *Decoding[E, I, R, W, X]) Around(ctx context.Context, c *Core, f *Function, id I, before, after int64, fill bool) ([]R, error) {
 	if err := d.CheckID(id); err != nil {
 		return nil, err
 	}
@@ -101,7 +115,7 @@ func (d *Decoding[E, I, R, X]) Around(ctx context.Context, c *Core, f *Function,
 // After calls f, a board's after function, for up to limit entries that rank after cur, and
 // returns them with the cursor of the last (cur itself when there are none). A cursor whose
 // score is NaN marks no place: it is refused (ErrBadScore) before anything is sent.
-func (d *Decoding[E, I, R, X]) After(ctx context.Context, c *Core, f *Function, cur Cursor, limit int64) ([]R, Cursor, error) {
+func (d *Decoding[E, I, R, W, X]) After(ctx context.Context, c *Core, f *Function, cur Cursor, limit int64) ([]R, Cursor, error) {
 	if math.IsNaN(cur.Score) {
 		return nil, cur, BadScore(cur.Score, "a cursor's score is a number, never NaN")
 	}
@@ -110,7 +124,7 @@ func (d *Decoding[E, I, R, X]) After(ctx context.Context, c *Core, f *Function, 
 		return nil, cur, err
 	}
 	read := Window
-	if d.Data {
+	if d.hasData() {
 		read = WindowData
 	}
 	start, ps, err := read(v)
@@ -128,7 +142,7 @@ func (d *Decoding[E, I, R, X]) After(ctx context.Context, c *Core, f *Function, 
 // PageAt calls f, a read function that answers limit entries at offset with a window (a
 // board's bottom, or page on a layout with data): none for a limit of 0 or less, and a
 // negative offset an error matching ErrOutOfRange.
-func (d *Decoding[E, I, R, X]) PageAt(ctx context.Context, c *Core, f *Function, offset, limit int64) ([]R, error) {
+func (d *Decoding[E, I, R, W, X]) PageAt(ctx context.Context, c *Core, f *Function, offset, limit int64) ([]R, error) {
 	if offset < 0 {
 		return nil, IntRangeError("offset", offset, 0, math.MaxInt64)
 	}
@@ -140,7 +154,7 @@ func (d *Decoding[E, I, R, X]) PageAt(ctx context.Context, c *Core, f *Function,
 
 // Percentile calls f, a board's standing function, for the share of the board's entries that
 // rank behind the entry of id, in percent (0 for the last, 100·(n−1)/n for the first of n).
-func (d *Decoding[E, I, R, X]) Percentile(ctx context.Context, c *Core, f *Function, id I) (float64, error) {
+func (d *Decoding[E, I, R, W, X]) Percentile(ctx context.Context, c *Core, f *Function, id I) (float64, error) {
 	pos, count, err := d.standing(ctx, c, f, id)
 	if err != nil {
 		return 0, err
@@ -150,7 +164,7 @@ func (d *Decoding[E, I, R, X]) Percentile(ctx context.Context, c *Core, f *Funct
 
 // PageOf calls f, a board's standing function, for the 1-based page of pageSize entries that
 // holds the entry of id; a pageSize below 1 is an error matching ErrOutOfRange.
-func (d *Decoding[E, I, R, X]) PageOf(ctx context.Context, c *Core, f *Function, id I, pageSize int64) (int64, error) {
+func (d *Decoding[E, I, R, W, X]) PageOf(ctx context.Context, c *Core, f *Function, id I, pageSize int64) (int64, error) {
 	if pageSize < 1 {
 		return 0, IntRangeError("pageSize", pageSize, 1, math.MaxInt64)
 	}
@@ -163,7 +177,7 @@ func (d *Decoding[E, I, R, X]) PageOf(ctx context.Context, c *Core, f *Function,
 
 // standing reads the 0-based position of the entry of id and the number of entries, in one
 // call of f.
-func (d *Decoding[E, I, R, X]) standing(ctx context.Context, c *Core, f *Function, id I) (pos, count int64, err error) {
+func (d *Decoding[E, I, R, W, X]) standing(ctx context.Context, c *Core, f *Function, id I) (pos, count int64, err error) {
 	if err := d.CheckID(id); err != nil {
 		return 0, 0, err
 	}
@@ -176,7 +190,7 @@ func (d *Decoding[E, I, R, X]) standing(ctx context.Context, c *Core, f *Functio
 
 // idArgs checks every id and returns them as a function's arguments; the first invalid id
 // refuses the call before anything is sent.
-func (d *Decoding[E, I, R, X]) idArgs(ids []I) ([]any, error) {
+func (d *Decoding[E, I, R, W, X]) idArgs(ids []I) ([]any, error) {
 	args := make([]any, len(ids))
 	for i, id := range ids {
 		if err := d.CheckID(id); err != nil {
@@ -189,7 +203,7 @@ func (d *Decoding[E, I, R, X]) idArgs(ids []I) ([]any, error) {
 
 // GetMany calls f, a board's get_many function, for a Result per id in the order given: the
 // entry, or one whose error matches ErrNotFound.
-func (d *Decoding[E, I, R, X]) GetMany(ctx context.Context, c *Core, f *Function, ids []I) ([]X, error) {
+func (d *Decoding[E, I, R, W, X]) GetMany(ctx context.Context, c *Core, f *Function, ids []I) ([]X, error) {
 	if len(ids) == 0 {
 		return nil, nil
 	}
@@ -202,7 +216,7 @@ func (d *Decoding[E, I, R, X]) GetMany(ctx context.Context, c *Core, f *Function
 		return nil, err
 	}
 	read := Entries
-	if d.Data {
+	if d.hasData() {
 		read = EntriesData
 	}
 	ps, found, err := read(v, len(ids))
@@ -212,21 +226,23 @@ func (d *Decoding[E, I, R, X]) GetMany(ctx context.Context, c *Core, f *Function
 	out := make([]X, len(ids))
 	for i, p := range ps {
 		if !found[i] {
-			out[i] = d.Missing(NotFound(IDText(ids[i])))
+			var none W
+			out[i] = d.NewResult(none, NotFound(IDText(ids[i])))
 			continue
 		}
-		e, err := d.Decode(p)
+		e, err := d.decode(p)
 		if err != nil {
 			return nil, err
 		}
-		out[i] = d.Found(e)
+		var zero E
+		out[i] = d.NewResult(d.NewWritten(e, zero, false, false), nil)
 	}
 	return out, nil
 }
 
 // RankMany calls f, a board's rank_many function, for the 1-based rank of each id in the order
 // given, 0 for an id without an entry.
-func (d *Decoding[E, I, R, X]) RankMany(ctx context.Context, c *Core, f *Function, ids []I) ([]int64, error) {
+func (d *Decoding[E, I, R, W, X]) RankMany(ctx context.Context, c *Core, f *Function, ids []I) ([]int64, error) {
 	if len(ids) == 0 {
 		return nil, nil
 	}
@@ -258,7 +274,7 @@ type Cursor struct {
 // Page reads limit entries from the 0-based position offset of the board, best first, with
 // one ZREVRANGE (Read: the fingerprint checked in the same round trip): none for a limit of 0
 // or less, a negative offset an error matching ErrOutOfRange.
-func (d *Decoding[E, I, R, X]) Page(ctx context.Context, c *Core, offset, limit int64) ([]R, error) {
+func (d *Decoding[E, I, R, W, X]) Page(ctx context.Context, c *Core, offset, limit int64) ([]R, error) {
 	if offset < 0 {
 		return nil, IntRangeError("offset", offset, 0, math.MaxInt64)
 	}
@@ -276,4 +292,82 @@ func (d *Decoding[E, I, R, X]) Page(ctx context.Context, c *Core, offset, limit 
 		return nil, err
 	}
 	return d.RankedAt(offset, ZPairs(zs))
+}
+
+// Written is what a write of whole entries (set, best) did to each of entries, from its
+// function's reply: the entry its id held before (decoded as reads decode it), and after it
+// the entry given when the write stored it, else the one before. A stored entry this layout
+// cannot have written, which set replaces (best refuses it in its function), leaves before the
+// zero entry.
+func (d *Decoding[E, I, R, W, X]) Written(ps []Prior, entries []E) []W {
+	out := make([]W, len(ps))
+	for i, p := range ps {
+		var before E
+		if p.Found {
+			if e, err := d.decode(p.Pair); err == nil {
+				before = e
+			}
+		}
+		after := entries[i]
+		if p.Found && !p.Changed {
+			after = before
+		}
+		out[i] = d.NewWritten(after, before, p.Found, p.Changed)
+	}
+	return out
+}
+
+// Updated is what a field update or change list did to one entry, from its function's reply
+// item: the new entry (member: its member) and the one before (prior: its member). Field
+// updates neither read nor change data: both hold the zero data.
+func (d *Decoding[E, I, R, W, X]) Updated(it Item, member, prior string) (W, error) {
+	var w W
+	e, err := d.Decode(d.ScoreOfP(it.P), member)
+	if err != nil {
+		return w, err
+	}
+	var before E
+	if it.Existed {
+		if before, err = d.Decode(d.ScoreOfP(it.PriorP), prior); err != nil {
+			return w, err
+		}
+	}
+	return d.NewWritten(e, before, it.Existed, it.Changed()), nil
+}
+
+// Apply runs f, a field update function, with args for the updates at positions sent of res,
+// and fills those in. ids are the ids sent, in order, on a layout whose reply holds each
+// entry's P alone (its member is the id); nil where the reply names each entry's members (a
+// layout with a member prefix). A refused item keeps its own error (a periodic board's names
+// its season: Core.ItemErr).
+func (d *Decoding[E, I, R, W, X]) Apply(ctx context.Context, c *Core, f *Function, args []any, res []X, sent []int, ids []I) error {
+	if len(sent) == 0 {
+		return nil
+	}
+	v, err := c.Write(ctx, f, args)
+	if err != nil {
+		return err
+	}
+	read := Items
+	if ids != nil {
+		read = BareItems
+	}
+	items, err := read(v, len(sent))
+	if err != nil {
+		return err
+	}
+	var none W
+	for j, it := range items {
+		if it.Err != nil {
+			res[sent[j]] = d.NewResult(none, c.ItemErr(it.Err))
+			continue
+		}
+		member, prior := it.Member, it.PriorMember
+		if ids != nil {
+			member = IDText(ids[j])
+			prior = member
+		}
+		res[sent[j]] = d.NewResult(d.Updated(it, member, prior))
+	}
+	return nil
 }

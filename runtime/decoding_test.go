@@ -9,7 +9,7 @@ import (
 // TestDecodingIDs: text ids are checked against the layout's length, every integer is an id,
 // and both are written as the board's members write them.
 func TestDecodingIDs(t *testing.T) {
-	text := &Decoding[struct{}, string, struct{}, struct{}]{IDName: "PlayerID", IDMaxBytes: 4}
+	text := &Decoding[struct{}, string, struct{}, struct{}, struct{}]{IDName: "PlayerID", IDMaxBytes: 4}
 	for _, id := range []string{"a", "abcd"} {
 		if err := text.CheckID(id); err != nil {
 			t.Errorf("CheckID(%q) = %v, want nil", id, err)
@@ -22,7 +22,7 @@ func TestDecodingIDs(t *testing.T) {
 			t.Errorf("CheckID(%q) = %v, want a *RangeError naming PlayerID", id, err)
 		}
 	}
-	num := &Decoding[struct{}, uint64, struct{}, struct{}]{}
+	num := &Decoding[struct{}, uint64, struct{}, struct{}, struct{}]{}
 	if err := num.CheckID(0); err != nil {
 		t.Errorf("CheckID(0) = %v, want nil: every integer is an id", err)
 	}

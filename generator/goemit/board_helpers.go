@@ -11,8 +11,6 @@ import (
 // helpers emits the unexported functions the Board's methods share.
 func (b *board) helpers() {
 	b.argsHelpers()
-	b.apply()
-	b.written()
 	if len(catalog.FieldUpdates(b.l)) > 0 {
 		b.applyEach()
 	}
@@ -52,48 +50,6 @@ func (b *board) argsHelpers() {
 	b.comment("%s", doc)
 	recvDecl(f).Id("updateArgs").Params(jen.Id("n").Int()).Index().Any().Block(jen.Return(jen.Append(rest...)))
 	f.Line()
-}
-
-// apply emits Board.apply, which runs a field update script and reads its reply.
-func (b *board) apply() {
-	l := b.l
-	doc := "apply runs a field update script for the updates at positions sent and fills in res."
-	read, member, prior := catalog.ReplyItems.Reader(), jen.Code(jen.Id("it").Dot("Member")), jen.Code(jen.Id("it").Dot("PriorMember"))
-	var memberNote jen.Code = jen.Null()
-	params := []jen.Code{ctxParam(), jen.Id("s").Op("*").Add(rt("Function")), jen.Id("args").Index().Any(), jen.Id("res").Index().Id("Result"), jen.Id("sent").Index().Int()}
-	if !l.HasPrefix() {
-		doc = "apply runs a field update script for the updates at positions sent, of ids, and fills in res."
-		read = catalog.ReplyBareItems.Reader()
-		params = append(params, jen.Id("ids").Index().Add(b.idType()))
-		memberNote = jen.Comment("The reply holds P alone: the member is the id sent.").Line().Id("member").Op(":=").Add(b.idText(jen.Id("ids").Index(jen.Id("j"))))
-		member, prior = jen.Id("member"), jen.Id("member")
-	}
-	b.comment("%s", doc)
-	recvDecl(b.f).Id("apply").Params(params...).Error().Block(
-		jen.If(jen.Len(jen.Id("sent")).Op("==").Lit(0)).Block(jen.Return(jen.Nil())),
-		jen.List(jen.Id("v"), jen.Err()).Op(":=").Id("b").Dot("core").Dot("Write").Call(jen.Id("ctx"), jen.Id("s"), jen.Id("args")),
-		errNil().Block(jen.Return(jen.Err())),
-		jen.List(jen.Id("items"), jen.Err()).Op(":=").Add(rt(read)).Call(jen.Id("v"), jen.Len(jen.Id("sent"))),
-		errNil().Block(jen.Return(jen.Err())),
-		jen.For(jen.List(jen.Id("j"), jen.Id("it")).Op(":=").Range().Id("items")).Block(
-			jen.Id("r").Op(":=").Op("&").Id("res").Index(jen.Id("sent").Index(jen.Id("j"))),
-			jen.If(jen.Id("it").Dot("Err").Op("!=").Nil()).Block(jen.Id("r").Dot("Err").Op("=").Add(b.itemErr()), jen.Continue()),
-			memberNote,
-			jen.List(jen.Id("r").Dot("Written"), jen.Id("r").Dot("Err")).Op("=").Id("updated").Call(jen.Id("it"), member, prior),
-		),
-		jen.Return(jen.Nil()),
-	)
-	b.f.Line()
-	b.comment("updated is what a field update or change list did to one entry, from its script's reply item: the new entry (member: its member) and the one before (prior: its member), decoded as Get decodes them.")
-	p := func(name string) jen.Code { return jen.Id("scoreOfP").Call(jen.Id("it").Dot(name)) }
-	b.f.Func().Id("updated").Params(jen.Id("it").Add(rt("Item")), jen.List(jen.Id("member"), jen.Id("prior")).String()).Params(jen.Id("w").Id("Written"), jen.Err().Error()).Block(
-		jen.If(jen.List(jen.Id("w").Dot("Entry"), jen.Err()).Op("=").Id("Decode").Call(p("P"), jen.Id("member")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Id("w"), jen.Err())),
-		jen.If(jen.Id("it").Dot("Existed")).Block(
-			jen.If(jen.List(jen.Id("w").Dot("Before"), jen.Err()).Op("=").Id("Decode").Call(p("PriorP"), jen.Id("prior")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Id("w"), jen.Err()))),
-		jen.List(jen.Id("w").Dot("Existed"), jen.Id("w").Dot("Changed")).Op("=").List(jen.Id("it").Dot("Existed"), jen.Id("it").Dot("Changed").Call()),
-		jen.Return(jen.Id("w"), jen.Nil()),
-	)
-	b.f.Line()
 }
 
 // windowRead is "decoding.Window(call)": call runs a read script whose reply is a window of

@@ -116,37 +116,33 @@ func (b *board) resultTypes() {
 	b.decoding()
 }
 
-// decoding declares decoding, how the reads the runtime holds for every layout
-// (rankgenrt.Decoding) make this package's types of the entries they read.
+// decoding declares decoding, how what the runtime holds for every layout
+// (rankgenrt.Decoding) makes this package's types of the entries it reads.
 func (b *board) decoding() {
 	f, l := b.f, b.l
-	decode := jen.Func().Params(jen.Id("p").Add(rt("Pair"))).Params(jen.Id("Entry"), jen.Error()).Block(
-		jen.Return(jen.Id("Decode").Call(jen.Id("p").Dot("Score"), jen.Id("p").Dot("Member"))))
+	e := func(name string) *jen.Statement { return jen.Id(name).Id("Entry") }
+	fields := jen.Dict{
+		jen.Id("Decode"):   jen.Id("Decode"),
+		jen.Id("ScoreOfP"): jen.Id("scoreOfP"),
+		jen.Id("NewRanked"): jen.Func().Params(jen.Id("rank").Int64(), e("e")).Id("Ranked").Block(
+			jen.Return(jen.Id("Ranked").Values(jen.Dict{jen.Id("Rank"): jen.Id("rank"), jen.Id("Entry"): jen.Id("e")}))),
+		jen.Id("NewWritten"): jen.Func().Params(jen.List(jen.Id("e"), jen.Id("before")).Id("Entry"), jen.List(jen.Id("existed"), jen.Id("changed")).Bool()).Id("Written").Block(
+			jen.Return(jen.Id("Written").Values(jen.Dict{jen.Id("Entry"): jen.Id("e"), jen.Id("Before"): jen.Id("before"), jen.Id("Existed"): jen.Id("existed"), jen.Id("Changed"): jen.Id("changed")}))),
+		jen.Id("NewResult"): jen.Func().Params(jen.Id("w").Id("Written"), jen.Err().Error()).Id("Result").Block(
+			jen.Return(jen.Id("Result").Values(jen.Dict{jen.Id("Written"): jen.Id("w"), jen.Id("Err"): jen.Err()}))),
+	}
 	if l.HasData() {
-		decode = jen.Func().Params(jen.Id("p").Add(rt("Pair"))).Params(jen.Id("e").Id("Entry"), jen.Err().Error()).Block(
-			jen.If(jen.List(jen.Id("e"), jen.Err()).Op("=").Id("Decode").Call(jen.Id("p").Dot("Score"), jen.Id("p").Dot("Member")), jen.Err().Op("!=").Nil()).Block(jen.Return()),
-			jen.List(jen.Id("e").Dot("Data"), jen.Err()).Op("=").Id("DecodeData").Call(jen.Id("p").Dot("Data")),
+		fields[jen.Id("DecodeData")] = jen.Func().Params(jen.Id("e").Op("*").Id("Entry"), jen.Id("data").String()).Params(jen.Err().Error()).Block(
+			jen.List(jen.Id("e").Dot("Data"), jen.Err()).Op("=").Id("DecodeData").Call(jen.Id("data")),
 			jen.Return(),
 		)
-	}
-	fields := jen.Dict{
-		jen.Id("Decode"): decode,
-		jen.Id("Ranked"): jen.Func().Params(jen.Id("rank").Int64(), jen.Id("e").Id("Entry")).Id("Ranked").Block(
-			jen.Return(jen.Id("Ranked").Values(jen.Dict{jen.Id("Rank"): jen.Id("rank"), jen.Id("Entry"): jen.Id("e")}))),
-		jen.Id("Found"): jen.Func().Params(jen.Id("e").Id("Entry")).Id("Result").Block(
-			jen.Return(jen.Id("Result").Values(jen.Dict{jen.Id("Written"): jen.Id("Written").Values(jen.Dict{jen.Id("Entry"): jen.Id("e")})}))),
-		jen.Id("Missing"): jen.Func().Params(jen.Err().Error()).Id("Result").Block(
-			jen.Return(jen.Id("Result").Values(jen.Dict{jen.Id("Err"): jen.Err()}))),
-	}
-	if l.HasData() {
-		fields[jen.Id("Data")] = jen.True()
 	}
 	if l.IDType != layout.IDUint64 {
 		fields[jen.Id("IDName")] = jen.Lit(l.IDName)
 		fields[jen.Id("IDMaxBytes")] = b.c.idMaxBytes()
 	}
-	f.Comment("decoding is how the board's reads make this package's types of the entries they read.")
-	f.Var().Id("decoding").Op("=").Op("&").Add(rt("Decoding")).Types(jen.Id("Entry"), b.idType(), jen.Id("Ranked"), jen.Id("Result")).Values(fields)
+	f.Comment("decoding is how the board's reads and writes make this package's types of the entries they read.")
+	f.Var().Id("decoding").Op("=").Op("&").Add(rt("Decoding")).Types(jen.Id("Entry"), b.idType(), jen.Id("Ranked"), jen.Id("Written"), jen.Id("Result")).Values(fields)
 	f.Line()
 }
 

@@ -191,8 +191,8 @@ func (b *board) itemsBatch(op catalog.Op, items string, size, more jen.Code, loo
 		errNil().Block(jen.Return(jen.Nil(), jen.Err())),
 		jen.For(jen.List(jen.Id("j"), jen.Id("it")).Op(":=").Range().Id("items")).Block(
 			jen.Id("r").Op(":=").Op("&").Id("res").Index(jen.Id("sent").Index(jen.Id("j"))),
-			jen.If(jen.Id("it").Dot("Err").Op("!=").Nil()).Block(jen.Id("r").Dot("Err").Op("=").Add(b.itemErr()), jen.Continue()),
-			jen.List(jen.Id("r").Dot("Written"), jen.Id("r").Dot("Err")).Op("=").Id("updated").Call(jen.Id("it"), jen.Id("it").Dot("Member"), jen.Id("it").Dot("PriorMember")),
+			jen.If(jen.Id("it").Dot("Err").Op("!=").Nil()).Block(jen.Id("r").Dot("Err").Op("=").Id("b").Dot("core").Dot("ItemErr").Call(jen.Id("it").Dot("Err")), jen.Continue()),
+			jen.List(jen.Id("r").Dot("Written"), jen.Id("r").Dot("Err")).Op("=").Id("decoding").Dot("Updated").Call(jen.Id("it"), jen.Id("it").Dot("Member"), jen.Id("it").Dot("PriorMember")),
 			more,
 		),
 		jen.Return(jen.Id("res"), jen.Nil()),

@@ -87,13 +87,3 @@ func (b *board) seasonValueCheck(fd *layout.Field, v value, fail func(jen.Code) 
 	}
 	return []jen.Code{jen.If(jen.Err().Op(":=").Id("b").Dot("season").Dot("CheckOffset").Call(jen.Lit(fd.Name), v()), jen.Err().Op("!=").Nil()).Block(fail(jen.Err()))}
 }
-
-// itemErr is the error of a write reply's item it: on a periodic layout, a refused time names
-// the board's season, in its calendar's zone (rankgenrt.ExpiredSeason), as the call's own
-// refusals do (rankgenrt.Core's writes).
-func (b *board) itemErr() jen.Code {
-	if b.l.Season == nil {
-		return jen.Id("it").Dot("Err")
-	}
-	return rt("ExpiredSeason").Call(jen.Id("it").Dot("Err"), jen.Id("b").Dot("season"))
-}

@@ -127,11 +127,12 @@ func (b *board) applyEach() {
 	l := b.l
 	// Without a member prefix the reply holds P alone, and apply takes the ids sent.
 	ids, sentID := jen.Code(jen.Null()), jen.Code(jen.Null())
-	applyArgs := []jen.Code{jen.Id("ctx"), jen.Id("s"), jen.Id("args"), jen.Id("res"), jen.Id("sent")}
+	applyArgs := []jen.Code{jen.Id("ctx"), jen.Id("b").Dot("core"), jen.Id("s"), jen.Id("args"), jen.Id("res"), jen.Id("sent")}
+	sentIDs := jen.Code(jen.Nil()) // the reply names each entry's members
 	if !l.HasPrefix() {
 		ids = jen.Id("ids").Op(":=").Make(jen.Index().Add(b.idType()), jen.Lit(0), jen.Len(jen.Id("updates")))
 		sentID = jen.Id("ids").Op("=").Append(jen.Id("ids"), jen.Id("u").Dot(l.IDName))
-		applyArgs = append(applyArgs, jen.Id("ids"))
+		sentIDs = jen.Id("ids")
 	}
 	b.comment("applyEach runs the field update script s for updates, each value sent as arg(v) gives it; a value arg refuses (out of range) or an invalid id leaves the error in its update's Result, unsent.")
 	b.f.Func().Id("applyEach").Types(jen.List(jen.Id("V"), jen.Id("A")).Any()).Params(
@@ -151,7 +152,7 @@ func (b *board) applyEach() {
 			jen.Id("sent").Op("=").Append(jen.Id("sent"), jen.Id("i")),
 			sentID,
 		),
-		jen.If(jen.Err().Op(":=").Id("b").Dot("apply").Call(applyArgs...), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
+		jen.If(jen.Err().Op(":=").Id("decoding").Dot("Apply").Call(append(applyArgs, sentIDs)...), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
 		jen.Return(jen.Id("res"), jen.Nil()),
 	)
 	b.f.Line()

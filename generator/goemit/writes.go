@@ -40,30 +40,7 @@ func (b *board) writeMany(op catalog.Op) {
 		errNil().Block(jen.Return(jen.Nil(), jen.Err())),
 		jen.List(jen.Id("ps"), jen.Err()).Op(":=").Add(reader(op, jen.Id("v"), jen.Len(jen.Id("entries")))),
 		errNil().Block(jen.Return(jen.Nil(), jen.Err())),
-		jen.Return(jen.Id("written").Call(jen.Id("ps"), jen.Id("entries")), jen.Nil()),
-	)
-	b.f.Line()
-}
-
-// written emits the function that turns the set and best scripts' reply into Written values.
-func (b *board) written() {
-	b.comment("written is what Set and Best did to each of entries, from their script's reply: the entry its id held before (decoded as Get decodes it), and after it the entry given when the write stored it, else the one before. A stored entry this layout cannot have written, which Set replaces (Best refuses it in its script), leaves Before the zero Entry.")
-	var data jen.Code = jen.Null()
-	if b.l.HasData() {
-		data = jen.If(jen.Err().Op("==").Nil()).Block(jen.List(jen.Id("before").Dot("Data"), jen.Err()).Op("=").Id("DecodeData").Call(jen.Id("p").Dot("Data")))
-	}
-	b.f.Func().Id("written").Params(jen.Id("ps").Index().Add(rt("Prior")), jen.Id("entries").Index().Id("Entry")).Index().Id("Written").Block(
-		jen.Id("out").Op(":=").Make(jen.Index().Id("Written"), jen.Len(jen.Id("ps"))),
-		jen.For(jen.List(jen.Id("i"), jen.Id("p")).Op(":=").Range().Id("ps")).Block(
-			jen.Id("w").Op(":=").Op("&").Id("out").Index(jen.Id("i")),
-			jen.List(jen.Id("w").Dot("Existed"), jen.Id("w").Dot("Changed"), jen.Id("w").Dot("Entry")).Op("=").List(jen.Id("p").Dot("Found"), jen.Id("p").Dot("Changed"), jen.Id("entries").Index(jen.Id("i"))),
-			jen.If(jen.Op("!").Id("p").Dot("Found")).Block(jen.Continue()),
-			jen.List(jen.Id("before"), jen.Err()).Op(":=").Id("Decode").Call(jen.Id("p").Dot("Score"), jen.Id("p").Dot("Member")),
-			data,
-			jen.If(jen.Err().Op("==").Nil()).Block(jen.Id("w").Dot("Before").Op("=").Id("before")),
-			jen.If(jen.Op("!").Id("p").Dot("Changed")).Block(jen.Id("w").Dot("Entry").Op("=").Id("w").Dot("Before")),
-		),
-		jen.Return(jen.Id("out")),
+		jen.Return(jen.Id("decoding").Dot("Written").Call(jen.Id("ps"), jen.Id("entries")), jen.Nil()),
 	)
 	b.f.Line()
 }

@@ -315,23 +315,30 @@ type Result struct {
 	Err error
 }
 
-// decoding is how the board's reads make this package's types of the entries they read.
-var decoding = &rankgenrt.Decoding[Entry, uint64, Ranked, Result]{
-	Decode: func(p rankgenrt.Pair) (Entry, error) {
-		return Decode(p.Score, p.Member)
-	},
-	Found: func(e Entry) Result {
-		return Result{Written: Written{Entry: e}}
-	},
-	Missing: func(err error) Result {
-		return Result{Err: err}
-	},
-	Ranked: func(rank int64, e Entry) Ranked {
+// decoding is how the board's reads and writes make this package's types of the entries they read.
+var decoding = &rankgenrt.Decoding[Entry, uint64, Ranked, Written, Result]{
+	Decode: Decode,
+	NewRanked: func(rank int64, e Entry) Ranked {
 		return Ranked{
 			Entry: e,
 			Rank:  rank,
 		}
 	},
+	NewResult: func(w Written, err error) Result {
+		return Result{
+			Err:     err,
+			Written: w,
+		}
+	},
+	NewWritten: func(e, before Entry, existed, changed bool) Written {
+		return Written{
+			Before:  before,
+			Changed: changed,
+			Entry:   e,
+			Existed: existed,
+		}
+	},
+	ScoreOfP: scoreOfP,
 }
 
 // Set stores e, replacing the entry of its id if there is one, and returns what it did: the entry
@@ -368,7 +375,7 @@ func (b *Board) SetMany(ctx context.Context, entries []Entry) ([]Written, error)
 	if err != nil {
 		return nil, err
 	}
-	return written(ps, entries), nil
+	return decoding.Written(ps, entries), nil
 }
 
 // Best stores e unless the board's entry for its id ranks at least as high, comparing whole tuples
@@ -407,7 +414,7 @@ func (b *Board) BestMany(ctx context.Context, entries []Entry) ([]Written, error
 	if err != nil {
 		return nil, err
 	}
-	return written(ps, entries), nil
+	return decoding.Written(ps, entries), nil
 }
 
 // Remove deletes the entries of the given ids and returns how many there were.
@@ -627,10 +634,10 @@ func (b *Board) UpdateMany(ctx context.Context, lists []Changes) ([]Result, erro
 	for j, it := range items {
 		r := &res[sent[j]]
 		if it.Err != nil {
-			r.Err = it.Err
+			r.Err = b.core.ItemErr(it.Err)
 			continue
 		}
-		r.Written, r.Err = updated(it, it.Member, it.PriorMember)
+		r.Written, r.Err = decoding.Updated(it, it.Member, it.PriorMember)
 	}
 	return res, nil
 }
@@ -1055,69 +1062,6 @@ func (b *Board) updateArgs(n int) []any {
 	return append(b.core.WriteArgs(1+2*n), "")
 }
 
-// apply runs a field update script for the updates at positions sent and fills in res.
-func (b *Board) apply(ctx context.Context, s *rankgenrt.Function, args []any, res []Result, sent []int) error {
-	if len(sent) == 0 {
-		return nil
-	}
-	v, err := b.core.Write(ctx, s, args)
-	if err != nil {
-		return err
-	}
-	items, err := rankgenrt.Items(v, len(sent))
-	if err != nil {
-		return err
-	}
-	for j, it := range items {
-		r := &res[sent[j]]
-		if it.Err != nil {
-			r.Err = it.Err
-			continue
-		}
-		r.Written, r.Err = updated(it, it.Member, it.PriorMember)
-	}
-	return nil
-}
-
-// updated is what a field update or change list did to one entry, from its script's reply item:
-// the new entry (member: its member) and the one before (prior: its member), decoded as Get
-// decodes them.
-func updated(it rankgenrt.Item, member, prior string) (w Written, err error) {
-	if w.Entry, err = Decode(scoreOfP(it.P), member); err != nil {
-		return w, err
-	}
-	if it.Existed {
-		if w.Before, err = Decode(scoreOfP(it.PriorP), prior); err != nil {
-			return w, err
-		}
-	}
-	w.Existed, w.Changed = it.Existed, it.Changed()
-	return w, nil
-}
-
-// written is what Set and Best did to each of entries, from their script's reply: the entry its id
-// held before (decoded as Get decodes it), and after it the entry given when the write stored it,
-// else the one before. A stored entry this layout cannot have written, which Set replaces (Best
-// refuses it in its script), leaves Before the zero Entry.
-func written(ps []rankgenrt.Prior, entries []Entry) []Written {
-	out := make([]Written, len(ps))
-	for i, p := range ps {
-		w := &out[i]
-		w.Existed, w.Changed, w.Entry = p.Found, p.Changed, entries[i]
-		if !p.Found {
-			continue
-		}
-		before, err := Decode(p.Score, p.Member)
-		if err == nil {
-			w.Before = before
-		}
-		if !p.Changed {
-			w.Entry = w.Before
-		}
-	}
-	return out
-}
-
 // applyEach runs the field update script s for updates, each value sent as arg(v) gives it; a
 // value arg refuses (out of range) or an invalid id leaves the error in its update's Result,
 // unsent.
@@ -1134,7 +1078,7 @@ func applyEach[V, A any](ctx context.Context, b *Board, s *rankgenrt.Function, u
 		args = append(args, u.PlayerID, a)
 		sent = append(sent, i)
 	}
-	if err := b.apply(ctx, s, args, res, sent); err != nil {
+	if err := decoding.Apply(ctx, b.core, s, args, res, sent, nil); err != nil {
 		return nil, err
 	}
 	return res, nil
