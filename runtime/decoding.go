@@ -371,3 +371,65 @@ func (d *Decoding[E, I, R, W, X]) Apply(ctx context.Context, c *Core, f *Functio
 	}
 	return nil
 }
+
+// Get reads the entry of id on a layout whose member is the bare id (no member prefix, no
+// data): one ZSCORE (Read: the fingerprint checked in the same round trip), or an error
+// matching ErrNotFound.
+func (d *Decoding[E, I, R, W, X]) Get(ctx context.Context, c *Core, id I) (E, error) {
+	var zero E
+	if err := d.CheckID(id); err != nil {
+		return zero, err
+	}
+	member := IDText(id)
+	score, err := Read(ctx, c, func(r redis.Cmdable) *redis.FloatCmd { return r.ZScore(ctx, c.Key(), member) })
+	if errors.Is(err, redis.Nil) {
+		return zero, NotFound(member)
+	}
+	if err != nil {
+		return zero, err
+	}
+	return d.Decode(score, member)
+}
+
+// Rank reads the 1-based position of the entry of id on a layout whose member is the bare id:
+// one ZREVRANK (Read), or an error matching ErrNotFound.
+func (d *Decoding[E, I, R, W, X]) Rank(ctx context.Context, c *Core, id I) (int64, error) {
+	if err := d.CheckID(id); err != nil {
+		return 0, err
+	}
+	member := IDText(id)
+	r, err := Read(ctx, c, func(rc redis.Cmdable) *redis.IntCmd { return rc.ZRevRank(ctx, c.Key(), member) })
+	if errors.Is(err, redis.Nil) {
+		return 0, NotFound(member)
+	}
+	if err != nil {
+		return 0, err
+	}
+	return r + 1, nil
+}
+
+// Remove calls f, a board's remove function, for the entries of ids, and returns how many there
+// were; an invalid id refuses the call before anything is sent.
+func (d *Decoding[E, I, R, W, X]) Remove(ctx context.Context, c *Core, f *Function, ids []I) (int64, error) {
+	if len(ids) == 0 {
+		return 0, nil
+	}
+	args := c.WriteArgs(len(ids))
+	for _, id := range ids {
+		if err := d.CheckID(id); err != nil {
+			return 0, err
+		}
+		args = append(args, id)
+	}
+	return Int(c.Write(ctx, f, args))
+}
+
+// One is the single result of a batch of one (the single form of a batch write), or the call's
+// error.
+func One[W any](ws []W, err error) (W, error) {
+	if err != nil {
+		var zero W
+		return zero, err
+	}
+	return ws[0], nil
+}

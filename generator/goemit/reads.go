@@ -47,14 +47,7 @@ func (b *board) get(op catalog.Op) {
 			jen.Return(jen.Id("Decode").Call(jen.Id("score"), jen.Id("member"))),
 		)
 	} else {
-		body = append(body,
-			jen.List(jen.Id("score"), jen.Err()).Op(":=").Add(readCall("FloatCmd", func(c jen.Code) jen.Code {
-				return jen.Add(c).Dot("ZScore").Call(jen.Id("ctx"), board0(), b.idText(jen.Id("id")))
-			})),
-			b.notFound(zero),
-			errNil().Block(jen.Return(zero, jen.Err())),
-			jen.Return(jen.Id("Decode").Call(jen.Id("score"), b.idText(jen.Id("id")))),
-		)
+		body = []jen.Code{jen.Return(jen.Id("decoding").Dot("Get").Call(jen.Id("ctx"), jen.Id("b").Dot("core"), jen.Id("id")))} // ZSCORE of the bare id
 	}
 	recvDecl(b.f).Id(op.Methods[0]).Params(ctxParam(), jen.Id("id").Add(b.idType())).Params(jen.Id("Entry"), jen.Error()).Block(body...)
 	b.f.Line()
@@ -63,24 +56,17 @@ func (b *board) get(op catalog.Op) {
 // rank emits Rank: the script through the index, or ZREVRANK of the bare id.
 func (b *board) rank(op catalog.Op) {
 	b.comment("Rank returns the 1-based position of the entry of id in the board's order, or an error matching ErrNotFound.")
-	body := []jen.Code{b.checkIDReturn(jen.Lit(0))}
+	body := []jen.Code{jen.Return(jen.Id("decoding").Dot("Rank").Call(jen.Id("ctx"), jen.Id("b").Dot("core"), jen.Id("id")))} // ZREVRANK of the bare id
 	if op.Scripted() {
-		body = append(body,
+		body = []jen.Code{
+			b.checkIDReturn(jen.Lit(0)),
 			jen.List(jen.Id("v"), jen.Err()).Op(":=").Add(b.runRO(op, jen.Id("id"))),
 			b.notFound(jen.Lit(0)),
 			jen.List(jen.Id("r"), jen.Err()).Op(":=").Add(reader(op, jen.Id("v"), jen.Err())),
 			errNil().Block(jen.Return(jen.Lit(0), jen.Err())),
-		)
-	} else {
-		body = append(body,
-			jen.List(jen.Id("r"), jen.Err()).Op(":=").Add(readCall("IntCmd", func(c jen.Code) jen.Code {
-				return jen.Add(c).Dot("ZRevRank").Call(jen.Id("ctx"), board0(), b.idText(jen.Id("id")))
-			})),
-			b.notFound(jen.Lit(0)),
-			errNil().Block(jen.Return(jen.Lit(0), jen.Err())),
-		)
+			jen.Return(jen.Id("r").Op("+").Lit(1), jen.Nil()),
+		}
 	}
-	body = append(body, jen.Return(jen.Id("r").Op("+").Lit(1), jen.Nil()))
 	recvDecl(b.f).Id(op.Methods[0]).Params(ctxParam(), jen.Id("id").Add(b.idType())).Params(jen.Int64(), jen.Error()).Block(body...)
 	b.f.Line()
 }

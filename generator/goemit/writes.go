@@ -24,9 +24,7 @@ func (b *board) dataNote() string {
 // writeOne emits op.Methods[0](ctx, e), the single form of a write of whole entries.
 func (b *board) writeOne(op catalog.Op) {
 	recvDecl(b.f).Id(op.Methods[0]).Params(ctxParam(), jen.Id("e").Id("Entry")).Params(jen.Id("Written"), jen.Error()).Block(
-		jen.List(jen.Id("w"), jen.Err()).Op(":=").Id("b").Dot(op.Methods[1]).Call(jen.Id("ctx"), jen.Index().Id("Entry").Values(jen.Id("e"))),
-		errNil().Block(jen.Return(jen.Id("Written").Values(), jen.Err())),
-		jen.Return(jen.Id("w").Index(jen.Lit(0)), jen.Nil()),
+		jen.Return(rt("One").Call(jen.Id("b").Dot(op.Methods[1]).Call(jen.Id("ctx"), jen.Index().Id("Entry").Values(jen.Id("e"))))),
 	)
 	b.f.Line()
 }
@@ -75,13 +73,7 @@ func (b *board) remove(op catalog.Op) {
 	f := b.f
 	b.comment("Remove deletes the entries of the given ids and returns how many there were.")
 	recvDecl(f).Id(op.Methods[0]).Params(ctxParam(), jen.Id("ids").Op("...").Add(b.idType())).Params(jen.Int64(), jen.Error()).Block(
-		jen.If(jen.Len(jen.Id("ids")).Op("==").Lit(0)).Block(jen.Return(jen.Lit(0), jen.Nil())),
-		jen.Id("args").Op(":=").Id("b").Dot("core").Dot("WriteArgs").Call(jen.Len(jen.Id("ids"))),
-		jen.For(jen.List(jen.Id("_"), jen.Id("id")).Op(":=").Range().Id("ids")).Block(
-			b.checkID(jen.Id("id"), func(err jen.Code) jen.Code { return jen.Return(jen.Lit(0), err) }),
-			jen.Id("args").Op("=").Append(jen.Id("args"), jen.Id("id")),
-		),
-		jen.Return(reader(op, run(op, jen.Id("args")))),
+		jen.Return(jen.Id("decoding").Dot("Remove").Call(jen.Id("ctx"), jen.Id("b").Dot("core"), jen.Id(op.Function()), jen.Id("ids"))),
 	)
 	f.Line()
 }

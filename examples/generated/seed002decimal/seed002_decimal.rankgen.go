@@ -348,11 +348,7 @@ var decoding = &rankgenrt.Decoding[Entry, string, Ranked, Written, Result]{
 // before it (Existed false: none), e as stored, and whether the stored entry changed (Changed
 // false: the board held e already), read in the same script.
 func (b *Board) Set(ctx context.Context, e Entry) (Written, error) {
-	w, err := b.SetMany(ctx, []Entry{e})
-	if err != nil {
-		return Written{}, err
-	}
-	return w[0], nil
+	return rankgenrt.One(b.SetMany(ctx, []Entry{e}))
 }
 
 // SetMany stores many entries in one script call, atomically, and returns a Written per entry, in
@@ -387,11 +383,7 @@ func (b *Board) SetMany(ctx context.Context, entries []Entry) ([]Written, error)
 // a new personal best and its exact gain need no second read. It runs the best script, as every
 // write does, so the layout fingerprint is checked and the write applied exactly once.
 func (b *Board) Best(ctx context.Context, e Entry) (Written, error) {
-	w, err := b.BestMany(ctx, []Entry{e})
-	if err != nil {
-		return Written{}, err
-	}
-	return w[0], nil
+	return rankgenrt.One(b.BestMany(ctx, []Entry{e}))
 }
 
 // BestMany applies Best to many entries in one script call, atomically and in order, and returns a
@@ -422,17 +414,7 @@ func (b *Board) BestMany(ctx context.Context, entries []Entry) ([]Written, error
 
 // Remove deletes the entries of the given ids and returns how many there were.
 func (b *Board) Remove(ctx context.Context, ids ...string) (int64, error) {
-	if len(ids) == 0 {
-		return 0, nil
-	}
-	args := b.core.WriteArgs(len(ids))
-	for _, id := range ids {
-		if err := checkID(id); err != nil {
-			return 0, err
-		}
-		args = append(args, id)
-	}
-	return rankgenrt.Int(b.core.Write(ctx, fnRemove, args))
+	return decoding.Remove(ctx, b.core, fnRemove, ids)
 }
 
 // Trim keeps the first keep entries, removes all below them and returns how many it removed.
@@ -630,37 +612,13 @@ func changeGroup(id string, changes []Change) ([]any, error) {
 
 // Get returns the entry of id, or an error matching ErrNotFound.
 func (b *Board) Get(ctx context.Context, id string) (Entry, error) {
-	if err := checkID(id); err != nil {
-		return Entry{}, err
-	}
-	score, err := rankgenrt.Read(ctx, b.core, func(c redis.Cmdable) *redis.FloatCmd {
-		return c.ZScore(ctx, b.core.Key(), id)
-	})
-	if errors.Is(err, redis.Nil) {
-		return Entry{}, rankgenrt.NotFound(id)
-	}
-	if err != nil {
-		return Entry{}, err
-	}
-	return Decode(score, id)
+	return decoding.Get(ctx, b.core, id)
 }
 
 // Rank returns the 1-based position of the entry of id in the board's order, or an error matching
 // ErrNotFound.
 func (b *Board) Rank(ctx context.Context, id string) (int64, error) {
-	if err := checkID(id); err != nil {
-		return 0, err
-	}
-	r, err := rankgenrt.Read(ctx, b.core, func(c redis.Cmdable) *redis.IntCmd {
-		return c.ZRevRank(ctx, b.core.Key(), id)
-	})
-	if errors.Is(err, redis.Nil) {
-		return 0, rankgenrt.NotFound(id)
-	}
-	if err != nil {
-		return 0, err
-	}
-	return r + 1, nil
+	return decoding.Rank(ctx, b.core, id)
 }
 
 // Top returns the first n entries, best first.
