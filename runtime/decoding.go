@@ -433,3 +433,38 @@ func One[W any](ws []W, err error) (W, error) {
 	}
 	return ws[0], nil
 }
+
+// Between calls f, a board's band function, for up to limit entries whose mixed-radix integer
+// P lies in [lo, hi), best first with their ranks, skipping offset of them: none for an empty
+// band or a limit of 0 or less, and a negative offset an error matching ErrOutOfRange.
+func (d *Decoding[E, I, R, W, X]) Between(ctx context.Context, c *Core, f *Function, lo, hi uint64, offset, limit int64) ([]R, error) {
+	if offset < 0 {
+		return nil, IntRangeError("offset", offset, 0, math.MaxInt64)
+	}
+	if lo >= hi || limit <= 0 {
+		return nil, nil
+	}
+	v, err := c.CallRO(ctx, f, FormatScore(d.ScoreOfP(lo)), FormatScore(d.ScoreOfP(hi)), offset, limit)
+	if err != nil {
+		return nil, err
+	}
+	read := Window
+	if d.hasData() {
+		read = WindowData
+	}
+	ahead, ps, err := read(v)
+	if err != nil {
+		return nil, err
+	}
+	return d.RankedAt(ahead+offset, ps)
+}
+
+// CountBetween counts the entries whose P lies in [lo, hi), with one ZCOUNT (Read).
+func (d *Decoding[E, I, R, W, X]) CountBetween(ctx context.Context, c *Core, lo, hi uint64) (int64, error) {
+	if lo >= hi {
+		return 0, nil
+	}
+	return Read(ctx, c, func(r redis.Cmdable) *redis.IntCmd {
+		return r.ZCount(ctx, c.Key(), FormatScore(d.ScoreOfP(lo)), "("+FormatScore(d.ScoreOfP(hi)))
+	})
+}

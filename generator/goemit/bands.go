@@ -161,29 +161,17 @@ reads the page (ZRANGE … BYSCORE REV LIMIT), O(log n + offset + limit). A band
 value out of range is an error matching ErrOutOfRange, as is a negative offset.`, b.l.Fields[0].Name)
 	recvDecl(b.f).Id(op.Methods[0]).Params(ctxParam(), jen.Id("band").Id("Band"), jen.List(jen.Id("offset"), jen.Id("limit")).Int64()).Params(jen.Index().Id("Ranked"), jen.Error()).Block(
 		jen.If(jen.Id("band").Dot("err").Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Id("band").Dot("err"))),
-		refuseNegativeOffset(),
-		jen.If(jen.Id("band").Dot("lo").Op(">=").Id("band").Dot("hi").Op("||").Id("limit").Op("<=").Lit(0)).Block(jen.Return(jen.Nil(), jen.Nil())),
-		jen.List(jen.Id("v"), jen.Err()).Op(":=").Add(b.runRO(op, scoreText(jen.Id("band").Dot("lo")), scoreText(jen.Id("band").Dot("hi")), jen.Id("offset"), jen.Id("limit"))),
-		errNil().Block(jen.Return(jen.Nil(), jen.Err())),
-		jen.List(jen.Id("ahead"), jen.Id("ps"), jen.Err()).Op(":=").Add(reader(op, jen.Id("v"))),
-		errNil().Block(jen.Return(jen.Nil(), jen.Err())),
-		jen.Return(jen.Id("decoding").Dot("RankedAt").Call(jen.Id("ahead").Op("+").Id("offset"), jen.Id("ps"))),
+		jen.Return(jen.Id("decoding").Dot("Between").Call(jen.Id("ctx"), jen.Id("b").Dot("core"), jen.Id(op.Function()), jen.Id("band").Dot("lo"), jen.Id("band").Dot("hi"), jen.Id("offset"), jen.Id("limit"))),
 	)
 	b.f.Line()
 }
-
-// scoreText is the exact text of the score of P p, as Redis takes it.
-func scoreText(p jen.Code) jen.Code { return rt("FormatScore").Call(jen.Id("scoreOfP").Call(p)) }
 
 // countBand emits CountBetween: one ZCOUNT of the band's scores.
 func (b *board) countBand(op catalog.Op) {
 	b.comment("CountBetween returns the number of entries in the band, with one ZCOUNT in O(log n). A band built from a value out of range is an error matching ErrOutOfRange.")
 	recvDecl(b.f).Id(op.Methods[0]).Params(ctxParam(), jen.Id("band").Id("Band")).Params(jen.Int64(), jen.Error()).Block(
 		jen.If(jen.Id("band").Dot("err").Op("!=").Nil()).Block(jen.Return(jen.Lit(0), jen.Id("band").Dot("err"))),
-		jen.If(jen.Id("band").Dot("lo").Op(">=").Id("band").Dot("hi")).Block(jen.Return(jen.Lit(0), jen.Nil())),
-		jen.Return(readCall("IntCmd", func(c jen.Code) jen.Code {
-			return jen.Add(c).Dot("ZCount").Call(jen.Id("ctx"), board0(), scoreText(jen.Id("band").Dot("lo")), jen.Lit("(").Op("+").Add(scoreText(jen.Id("band").Dot("hi"))))
-		})),
+		jen.Return(jen.Id("decoding").Dot("CountBetween").Call(jen.Id("ctx"), jen.Id("b").Dot("core"), jen.Id("band").Dot("lo"), jen.Id("band").Dot("hi"))),
 	)
 	b.f.Line()
 }

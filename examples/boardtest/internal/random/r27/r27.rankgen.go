@@ -1053,21 +1053,7 @@ func (b *Board) Between(ctx context.Context, band Band, offset, limit int64) ([]
 	if band.err != nil {
 		return nil, band.err
 	}
-	if offset < 0 {
-		return nil, rankgenrt.IntRangeError("offset", offset, 0, math.MaxInt64)
-	}
-	if band.lo >= band.hi || limit <= 0 {
-		return nil, nil
-	}
-	v, err := b.core.CallRO(ctx, fnBand, rankgenrt.FormatScore(scoreOfP(band.lo)), rankgenrt.FormatScore(scoreOfP(band.hi)), offset, limit)
-	if err != nil {
-		return nil, err
-	}
-	ahead, ps, err := rankgenrt.Window(v)
-	if err != nil {
-		return nil, err
-	}
-	return decoding.RankedAt(ahead+offset, ps)
+	return decoding.Between(ctx, b.core, fnBand, band.lo, band.hi, offset, limit)
 }
 
 // CountBetween returns the number of entries in the band, with one ZCOUNT in O(log n). A band
@@ -1076,12 +1062,7 @@ func (b *Board) CountBetween(ctx context.Context, band Band) (int64, error) {
 	if band.err != nil {
 		return 0, band.err
 	}
-	if band.lo >= band.hi {
-		return 0, nil
-	}
-	return rankgenrt.Read(ctx, b.core, func(c redis.Cmdable) *redis.IntCmd {
-		return c.ZCount(ctx, b.core.Key(), rankgenrt.FormatScore(scoreOfP(band.lo)), "("+rankgenrt.FormatScore(scoreOfP(band.hi)))
-	})
+	return decoding.CountBetween(ctx, b.core, band.lo, band.hi)
 }
 
 // AroundScore returns, best first with their ranks, up to before entries that rank ahead of the
