@@ -42,6 +42,15 @@ func (d *Decoding[E, I, R, W, X]) decode(p Pair) (E, error) {
 // hasData says whether the board's replies carry each entry's data.
 func (d *Decoding[E, I, R, W, X]) hasData() bool { return d.DecodeData != nil }
 
+// window reads a reply that is a window of entries: the 0-based position of the first, then
+// the entries (with their data on a layout with data).
+func (d *Decoding[E, I, R, W, X]) window(v any) (int64, []Pair, error) {
+	if d.hasData() {
+		return WindowData(v)
+	}
+	return Window(v)
+}
+
 // CheckID refuses an id no entry can have: a text id that is empty or longer than the layout
 // allows (*RangeError). Every integer is an id.
 func (d *Decoding[E, I, R, W, X]) CheckID(id I) error {
@@ -83,11 +92,7 @@ func (d *Decoding[E, I, R, W, X]) Window(v any, err error) ([]R, error) {
 	if err != nil {
 		return nil, err
 	}
-	read := Window
-	if d.hasData() {
-		read = WindowData
-	}
-	start, ps, err := read(v)
+	start, ps, err := d.window(v)
 	if err != nil {
 		return nil, err
 	}
@@ -123,11 +128,7 @@ func (d *Decoding[E, I, R, W, X]) After(ctx context.Context, c *Core, f *Functio
 	if err != nil {
 		return nil, cur, err
 	}
-	read := Window
-	if d.hasData() {
-		read = WindowData
-	}
-	start, ps, err := read(v)
+	start, ps, err := d.window(v)
 	if err != nil {
 		return nil, cur, err
 	}
@@ -448,11 +449,7 @@ func (d *Decoding[E, I, R, W, X]) Between(ctx context.Context, c *Core, f *Funct
 	if err != nil {
 		return nil, err
 	}
-	read := Window
-	if d.hasData() {
-		read = WindowData
-	}
-	ahead, ps, err := read(v)
+	ahead, ps, err := d.window(v)
 	if err != nil {
 		return nil, err
 	}
