@@ -26,6 +26,12 @@ type Decoding[E any, I ID, R, W, X any] struct {
 	NewWritten func(e, before E, existed, changed bool) W // the package's Written
 	NewResult  func(w W, err error) X                     // the package's Result
 
+	// EntryArgs appends what the set and best functions take of e: its score and member, and
+	// its data on a layout with data. It refuses e (before anything is sent) where the layout
+	// cannot store it, as Encode does, or where season, the board's season (nil: none), cannot
+	// hold a season-anchored field of e.
+	EntryArgs func(season *Season, e E, args []any) ([]any, error)
+
 	IDName     string // the id's field, as errors name it
 	IDMaxBytes int    // the longest text id an entry can have (text ids only)
 }
@@ -390,6 +396,49 @@ func (d *Decoding[E, I, R, W, X]) Get(ctx context.Context, c *Core, id I) (E, er
 		return zero, err
 	}
 	return d.Decode(score, member)
+}
+
+// GetScripted reads the entry of id with f, the layout's get function (which finds the member
+// through the index, or reads the entry's data with it), or an error matching ErrNotFound.
+func (d *Decoding[E, I, R, W, X]) GetScripted(ctx context.Context, c *Core, f *Function, id I) (E, error) {
+	var zero E
+	if err := d.CheckID(id); err != nil {
+		return zero, err
+	}
+	v, err := c.CallRO(ctx, f, id)
+	if errors.Is(err, redis.Nil) {
+		return zero, NotFound(IDText(id))
+	}
+	if err != nil {
+		return zero, err
+	}
+	var p Pair
+	if d.hasData() {
+		p, err = ScoreMemberData(v)
+	} else {
+		p.Score, p.Member, err = ScoreMember(v)
+	}
+	if err != nil {
+		return zero, err
+	}
+	return d.decode(p)
+}
+
+// RankScripted reads the 1-based position of the entry of id with f, the layout's rank
+// function (which finds the member through the index), or an error matching ErrNotFound.
+func (d *Decoding[E, I, R, W, X]) RankScripted(ctx context.Context, c *Core, f *Function, id I) (int64, error) {
+	if err := d.CheckID(id); err != nil {
+		return 0, err
+	}
+	v, err := c.CallRO(ctx, f, id)
+	if errors.Is(err, redis.Nil) {
+		return 0, NotFound(IDText(id))
+	}
+	r, err := Int(v, err)
+	if err != nil {
+		return 0, err
+	}
+	return r + 1, nil
 }
 
 // Rank reads the 1-based position of the entry of id on a layout whose member is the bare id:
