@@ -2,6 +2,7 @@ package goemit
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/dave/jennifer/jen"
@@ -125,6 +126,9 @@ func (b *board) scripts(ops []catalog.Op) {
 	if catalog.EntriesTakeSeason(l) {
 		dict[jen.Id("SeasonBounds")] = jen.True()
 	}
+	if slices.ContainsFunc(l.Fields, func(fd *layout.Field) bool { return fd.Stamp == layout.StampClient }) {
+		dict[jen.Id("ClientClock")] = jen.True()
+	}
 	f.Var().Id("boardSpec").Op("=").Op("&").Add(rt("Spec")).Values(dict)
 	f.Line()
 	b.comment("Library returns the board's Lua library. Board.Load loads it; it is exported for calling a board's functions in your own pipelines or transactions (after Load), where a call that finds the library missing cannot load it first.")
@@ -134,11 +138,6 @@ func (b *board) scripts(ops []catalog.Op) {
 
 func recvDecl(f *jen.File) *jen.Statement {
 	return f.Func().Params(jen.Id("b").Op("*").Id("Board"))
-}
-
-// run calls a write function under the call's token: b.core.Write(ctx, fn, args).
-func run(op catalog.Op, args jen.Code) *jen.Statement {
-	return jen.Id("b").Dot("core").Dot("Write").Call(jen.Id("ctx"), jen.Id(op.Function()), args)
 }
 
 // runRO calls a read-only function: b.core.CallRO, which first refuses the board of an expired

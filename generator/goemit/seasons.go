@@ -68,17 +68,6 @@ func (b *board) seasonCheck(season, e jen.Code, ret ...jen.Code) jen.Code {
 	return jen.Add(out...)
 }
 
-// seasonClock is the clock argument of a periodic layout's update scripts: the board's clock
-// (injectable through Seasons) for client stamps.
-func (b *board) seasonClock(clientStamp bool) (jen.Code, string) {
-	doc := "updateArgs starts the arguments of a field update script: the write arguments, an unused clock, the season's bounds, then room for n id, value pairs."
-	if !clientStamp {
-		return jen.Lit(""), doc
-	}
-	doc = "updateArgs starts the arguments of a field update script: the write arguments, the board's clock (Unix microseconds, for client stamps), the season's bounds (the script refuses a stamp outside them), then room for n id, value pairs."
-	return jen.Id("b").Dot("core").Dot("Now").Call().Dot("UnixMicro").Call(), doc
-}
-
 // seasonValueCheck refuses, before the script runs, a new value of a season-anchored field
 // outside the board's season (an update's v); nothing for other fields.
 func (b *board) seasonValueCheck(fd *layout.Field, v value, fail func(jen.Code) jen.Code) []jen.Code {

@@ -23,7 +23,6 @@ import (
 	_ "embed"
 	"errors"
 	"math"
-	"slices"
 	"strings"
 	"time"
 
@@ -374,12 +373,7 @@ func (b *Board) SetPaidMany(ctx context.Context, updates []Update[bool]) ([]Resu
 
 // Change is one field update of a change list (Board.Update, Board.UpdateMany), made by AddPoints,
 // MaxPoints, SetPoints or SetPaid. A zero Change is refused.
-type Change struct {
-	field string // the field it updates: a list changes each field at most once
-	slot  int    // the place of its value among its id's arguments; 0 = a zero Change
-	value any    // the delta or the new digit, as the changes script takes it
-	err   error  // a value outside the field's range, returned by Update
-}
+type Change = rankgenrt.Change[Entry]
 
 // The changes script takes, per id, the id and then one argument per field update, in this order:
 // a list fills in its changes and leaves the others "".
@@ -393,26 +387,26 @@ const (
 
 // AddPoints is the change of Board.Update that adds delta to Points, as Board.AddPoints does.
 func AddPoints(delta int64) Change {
-	return Change{field: "Points", slot: changeAddPoints, value: delta}
+	return rankgenrt.NewChange[Entry]("Points", changeAddPoints, delta, nil)
 }
 
 // MaxPoints is the change of Board.Update that raises Points to v when v is larger, as
 // Board.MaxPoints does.
 func MaxPoints(v uint32) Change {
 	d, err := digitOfPoints(v)
-	return Change{field: "Points", slot: changeMaxPoints, value: d, err: err}
+	return rankgenrt.NewChange[Entry]("Points", changeMaxPoints, d, err)
 }
 
 // SetPoints is the change of Board.Update that sets Points to v, as Board.SetPoints does.
 func SetPoints(v uint32) Change {
 	d, err := digitOfPoints(v)
-	return Change{field: "Points", slot: changeSetPoints, value: d, err: err}
+	return rankgenrt.NewChange[Entry]("Points", changeSetPoints, d, err)
 }
 
 // SetPaid is the change of Board.Update that sets Paid to v, as Board.SetPaid does.
 func SetPaid(v bool) Change {
 	d := digitOfPaid(v)
-	return Change{field: "Paid", slot: changeSetPaid, value: d}
+	return rankgenrt.NewChange[Entry]("Paid", changeSetPaid, d, nil)
 }
 
 // Changes is the change list of one id, for UpdateMany.
@@ -440,67 +434,9 @@ func (b *Board) Update(ctx context.Context, id string, changes ...Change) (Writt
 // left that entry unchanged. The error return is for failures of the whole call (connection,
 // ErrLayoutMismatch), which change nothing.
 func (b *Board) UpdateMany(ctx context.Context, lists []Changes) ([]Result, error) {
-	res := make([]Result, len(lists))
-	args := slices.Grow(b.updateArgs(0), changeArgs*len(lists))
-	sent := make([]int, 0, len(lists))
-	for i, l := range lists {
-		group, err := changeGroup(l.PlayerID, l.Apply)
-		if err != nil {
-			res[i].Err = err
-			continue
-		}
-		args = append(args, group...)
-		sent = append(sent, i)
-	}
-	if len(sent) == 0 {
-		return res, nil
-	}
-	v, err := b.core.Write(ctx, fnChanges, args)
-	if err != nil {
-		return nil, err
-	}
-	items, err := rankgenrt.Items(v, len(sent))
-	if err != nil {
-		return nil, err
-	}
-	for j, it := range items {
-		r := &res[sent[j]]
-		if it.Err != nil {
-			r.Err = b.core.ItemErr(it.Err)
-			continue
-		}
-		r.Written, r.Err = decoding.Updated(it, it.Member, it.PriorMember)
-	}
-	return res, nil
-}
-
-// changeGroup is the changes script's arguments for one id's change list: the id, then per field
-// update its value, or "" when the list lacks it. An invalid id, a value out of range, a field
-// changed twice or a zero Change is refused: nothing of the list is sent.
-func changeGroup(id string, changes []Change) ([]any, error) {
-	if err := checkID(id); err != nil {
-		return nil, err
-	}
-	g := make([]any, changeArgs)
-	g[0] = id
-	for k := 1; k < changeArgs; k++ {
-		g[k] = ""
-	}
-	for j, c := range changes {
-		switch {
-		case c.err != nil:
-			return nil, c.err
-		case c.slot == 0:
-			return nil, rankgenrt.ZeroChangeError()
-		}
-		for _, prev := range changes[:j] {
-			if prev.field == c.field {
-				return nil, rankgenrt.FieldTwiceError(c.field)
-			}
-		}
-		g[c.slot] = c.value
-	}
-	return g, nil
+	return decoding.UpdateMany(ctx, b.core, fnChanges, changeArgs, len(lists), func(i int) (string, []Change) {
+		return lists[i].PlayerID, lists[i].Apply
+	})
 }
 
 // Touch sets ReachedAt (server clock) of the entry of id to now and leaves its other fields as
@@ -518,37 +454,7 @@ func (b *Board) Touch(ctx context.Context, id string) (Written, error) {
 // invalid id's, unsent). The error return is for failures of the whole call (connection,
 // ErrLayoutMismatch), which change nothing.
 func (b *Board) TouchMany(ctx context.Context, ids []string) ([]Result, error) {
-	res := make([]Result, len(ids))
-	args := slices.Grow(b.updateArgs(0), len(ids))
-	sent := make([]int, 0, len(ids))
-	for i, id := range ids {
-		if err := checkID(id); err != nil {
-			res[i].Err = err
-			continue
-		}
-		args = append(args, id)
-		sent = append(sent, i)
-	}
-	if len(sent) == 0 {
-		return res, nil
-	}
-	v, err := b.core.Write(ctx, fnTouch, args)
-	if err != nil {
-		return nil, err
-	}
-	items, err := rankgenrt.Items(v, len(sent))
-	if err != nil {
-		return nil, err
-	}
-	for j, it := range items {
-		r := &res[sent[j]]
-		if it.Err != nil {
-			r.Err = b.core.ItemErr(it.Err)
-			continue
-		}
-		r.Written, r.Err = decoding.Updated(it, it.Member, it.PriorMember)
-	}
-	return res, nil
+	return decoding.TouchMany(ctx, b.core, fnTouch, ids)
 }
 
 // RangePoints returns, best first, the entries whose Points lies in [lo, hi], skipping offset of
@@ -829,38 +735,14 @@ func (b *Board) AroundScore(ctx context.Context, at Place, before, after int64) 
 	return decoding.Window(b.core.CallRO(ctx, fnAroundScore, rankgenrt.FormatScore(score), member, max(before, 0), max(after, 0)))
 }
 
-// updateArgs starts the arguments of a field update script: the write arguments, an unused clock,
-// then room for n id, value pairs.
-func (b *Board) updateArgs(n int) []any {
-	return append(b.core.WriteArgs(1+2*n), "")
-}
-
-// applyEach runs the field update script s for updates, each value sent as arg(v) gives it; a
+// applyEach runs the field update function f for updates, each value sent as arg(v) gives it; a
 // value arg refuses (out of range) or an invalid id leaves the error in its update's Result,
 // unsent.
-func applyEach[V, A any](ctx context.Context, b *Board, s *rankgenrt.Function, updates []Update[V], arg func(V) (A, error)) ([]Result, error) {
-	res := make([]Result, len(updates))
-	args := b.updateArgs(len(updates))
-	sent := make([]int, 0, len(updates))
-	ids := make([]string, 0, len(updates))
-	for i, u := range updates {
-		if err := checkID(u.PlayerID); err != nil {
-			res[i].Err = err
-			continue
-		}
-		a, err := arg(u.Value)
-		if err != nil {
-			res[i].Err = err
-			continue
-		}
-		args = append(args, u.PlayerID, a)
-		sent = append(sent, i)
-		ids = append(ids, u.PlayerID)
-	}
-	if err := decoding.Apply(ctx, b.core, s, args, res, sent, ids); err != nil {
-		return nil, err
-	}
-	return res, nil
+func applyEach[V, A any](ctx context.Context, b *Board, f *rankgenrt.Function, updates []Update[V], arg func(V) (A, error)) ([]Result, error) {
+	return decoding.ApplyEach(ctx, b.core, f, len(updates), func(i int) (string, any, error) {
+		a, err := arg(updates[i].Value)
+		return updates[i].PlayerID, a, err
+	})
 }
 
 // first is the outcome of a batch of one: the call's error, else its one Result's.

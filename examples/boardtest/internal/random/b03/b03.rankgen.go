@@ -25,7 +25,6 @@ import (
 	_ "embed"
 	"errors"
 	"math"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -395,37 +394,7 @@ func (b *Board) Touch(ctx context.Context, id string) (Written, error) {
 // invalid id's, unsent). The error return is for failures of the whole call (connection,
 // ErrLayoutMismatch), which change nothing.
 func (b *Board) TouchMany(ctx context.Context, ids []string) ([]Result, error) {
-	res := make([]Result, len(ids))
-	args := slices.Grow(b.updateArgs(0), len(ids))
-	sent := make([]int, 0, len(ids))
-	for i, id := range ids {
-		if err := checkID(id); err != nil {
-			res[i].Err = err
-			continue
-		}
-		args = append(args, id)
-		sent = append(sent, i)
-	}
-	if len(sent) == 0 {
-		return res, nil
-	}
-	v, err := b.core.Write(ctx, fnTouch, args)
-	if err != nil {
-		return nil, err
-	}
-	items, err := rankgenrt.Items(v, len(sent))
-	if err != nil {
-		return nil, err
-	}
-	for j, it := range items {
-		r := &res[sent[j]]
-		if it.Err != nil {
-			r.Err = b.core.ItemErr(it.Err)
-			continue
-		}
-		r.Written, r.Err = decoding.Updated(it, it.Member, it.PriorMember)
-	}
-	return res, nil
+	return decoding.TouchMany(ctx, b.core, fnTouch, ids)
 }
 
 // RangeLaps returns, best first, the entries whose Laps lies in [lo, hi], skipping offset of them
@@ -740,12 +709,6 @@ func (b *Board) AroundScore(ctx context.Context, at Place, before, after int64) 
 		return nil, err
 	}
 	return decoding.Window(b.core.CallRO(ctx, fnAroundScore, rankgenrt.FormatScore(score), member, max(before, 0), max(after, 0)))
-}
-
-// updateArgs starts the arguments of a field update script: the write arguments, an unused clock,
-// then room for n id, value pairs.
-func (b *Board) updateArgs(n int) []any {
-	return append(b.core.WriteArgs(1+2*n), "")
 }
 
 // first is the outcome of a batch of one: the call's error, else its one Result's.

@@ -23,7 +23,6 @@ import (
 	_ "embed"
 	"errors"
 	"math"
-	"slices"
 	"strconv"
 	"time"
 
@@ -453,12 +452,7 @@ func (b *Board) MinLapMany(ctx context.Context, updates []Update[int32]) ([]Resu
 
 // Change is one field update of a change list (Board.Update, Board.UpdateMany), made by SetSeason,
 // AddUpdatedAt, MaxUpdatedAt, MaxGold, MaxLap or MinLap. A zero Change is refused.
-type Change struct {
-	field string // the field it updates: a list changes each field at most once
-	slot  int    // the place of its value among its id's arguments; 0 = a zero Change
-	value any    // the delta or the new digit, as the changes script takes it
-	err   error  // a value outside the field's range, returned by Update
-}
+type Change = rankgenrt.Change[Entry]
 
 // The changes script takes, per id, the id and then one argument per field update, in this order:
 // a list fills in its changes and leaves the others "".
@@ -475,41 +469,41 @@ const (
 // SetSeason is the change of Board.Update that sets Season to v, as Board.SetSeason does.
 func SetSeason(v time.Time) Change {
 	d, err := digitOfSeason(v)
-	return Change{field: "Season", slot: changeSetSeason, value: d, err: err}
+	return rankgenrt.NewChange[Entry]("Season", changeSetSeason, d, err)
 }
 
 // AddUpdatedAt is the change of Board.Update that adds delta to UpdatedAt, as Board.AddUpdatedAt
 // does.
 func AddUpdatedAt(delta int64) Change {
-	return Change{field: "UpdatedAt", slot: changeAddUpdatedAt, value: delta}
+	return rankgenrt.NewChange[Entry]("UpdatedAt", changeAddUpdatedAt, delta, nil)
 }
 
 // MaxUpdatedAt is the change of Board.Update that raises UpdatedAt to v when v is larger, as
 // Board.MaxUpdatedAt does.
 func MaxUpdatedAt(v uint64) Change {
 	d, err := digitOfUpdatedAt(v)
-	return Change{field: "UpdatedAt", slot: changeMaxUpdatedAt, value: d, err: err}
+	return rankgenrt.NewChange[Entry]("UpdatedAt", changeMaxUpdatedAt, d, err)
 }
 
 // MaxGold is the change of Board.Update that raises Gold to v when v is larger, as Board.MaxGold
 // does.
 func MaxGold(v time.Time) Change {
 	d, err := digitOfGold(v)
-	return Change{field: "Gold", slot: changeMaxGold, value: d, err: err}
+	return rankgenrt.NewChange[Entry]("Gold", changeMaxGold, d, err)
 }
 
 // MaxLap is the change of Board.Update that raises Lap to v when v is larger, as Board.MaxLap
 // does.
 func MaxLap(v int32) Change {
 	d, err := digitOfLap(v)
-	return Change{field: "Lap", slot: changeMaxLap, value: d, err: err}
+	return rankgenrt.NewChange[Entry]("Lap", changeMaxLap, d, err)
 }
 
 // MinLap is the change of Board.Update that lowers Lap to v when v is smaller, as Board.MinLap
 // does.
 func MinLap(v int32) Change {
 	d, err := digitOfLap(v)
-	return Change{field: "Lap", slot: changeMinLap, value: d, err: err}
+	return rankgenrt.NewChange[Entry]("Lap", changeMinLap, d, err)
 }
 
 // Changes is the change list of one id, for UpdateMany.
@@ -536,64 +530,9 @@ func (b *Board) Update(ctx context.Context, id uint64, changes ...Change) (Writt
 // left that entry unchanged. The error return is for failures of the whole call (connection,
 // ErrLayoutMismatch), which change nothing.
 func (b *Board) UpdateMany(ctx context.Context, lists []Changes) ([]Result, error) {
-	res := make([]Result, len(lists))
-	args := slices.Grow(b.updateArgs(0), changeArgs*len(lists))
-	sent := make([]int, 0, len(lists))
-	for i, l := range lists {
-		group, err := changeGroup(l.Car, l.Apply)
-		if err != nil {
-			res[i].Err = err
-			continue
-		}
-		args = append(args, group...)
-		sent = append(sent, i)
-	}
-	if len(sent) == 0 {
-		return res, nil
-	}
-	v, err := b.core.Write(ctx, fnChanges, args)
-	if err != nil {
-		return nil, err
-	}
-	items, err := rankgenrt.Items(v, len(sent))
-	if err != nil {
-		return nil, err
-	}
-	for j, it := range items {
-		r := &res[sent[j]]
-		if it.Err != nil {
-			r.Err = b.core.ItemErr(it.Err)
-			continue
-		}
-		r.Written, r.Err = decoding.Updated(it, it.Member, it.PriorMember)
-	}
-	return res, nil
-}
-
-// changeGroup is the changes script's arguments for one id's change list: the id, then per field
-// update its value, or "" when the list lacks it. An invalid id, a value out of range, a field
-// changed twice or a zero Change is refused: nothing of the list is sent.
-func changeGroup(id uint64, changes []Change) ([]any, error) {
-	g := make([]any, changeArgs)
-	g[0] = id
-	for k := 1; k < changeArgs; k++ {
-		g[k] = ""
-	}
-	for j, c := range changes {
-		switch {
-		case c.err != nil:
-			return nil, c.err
-		case c.slot == 0:
-			return nil, rankgenrt.ZeroChangeError()
-		}
-		for _, prev := range changes[:j] {
-			if prev.field == c.field {
-				return nil, rankgenrt.FieldTwiceError(c.field)
-			}
-		}
-		g[c.slot] = c.value
-	}
-	return g, nil
+	return decoding.UpdateMany(ctx, b.core, fnChanges, changeArgs, len(lists), func(i int) (uint64, []Change) {
+		return lists[i].Car, lists[i].Apply
+	})
 }
 
 // RangeSeason returns, best first, the entries whose Season lies in [lo, hi], skipping offset of
@@ -891,32 +830,14 @@ func (b *Board) Reindex(ctx context.Context) (rankgenrt.ReindexReport, error) {
 	})
 }
 
-// updateArgs starts the arguments of a field update script: the write arguments, an unused clock,
-// then room for n id, value pairs.
-func (b *Board) updateArgs(n int) []any {
-	return append(b.core.WriteArgs(1+2*n), "")
-}
-
-// applyEach runs the field update script s for updates, each value sent as arg(v) gives it; a
+// applyEach runs the field update function f for updates, each value sent as arg(v) gives it; a
 // value arg refuses (out of range) or an invalid id leaves the error in its update's Result,
 // unsent.
-func applyEach[V, A any](ctx context.Context, b *Board, s *rankgenrt.Function, updates []Update[V], arg func(V) (A, error)) ([]Result, error) {
-	res := make([]Result, len(updates))
-	args := b.updateArgs(len(updates))
-	sent := make([]int, 0, len(updates))
-	for i, u := range updates {
-		a, err := arg(u.Value)
-		if err != nil {
-			res[i].Err = err
-			continue
-		}
-		args = append(args, u.Car, a)
-		sent = append(sent, i)
-	}
-	if err := decoding.Apply(ctx, b.core, s, args, res, sent, nil); err != nil {
-		return nil, err
-	}
-	return res, nil
+func applyEach[V, A any](ctx context.Context, b *Board, f *rankgenrt.Function, updates []Update[V], arg func(V) (A, error)) ([]Result, error) {
+	return decoding.ApplyEach(ctx, b.core, f, len(updates), func(i int) (uint64, any, error) {
+		a, err := arg(updates[i].Value)
+		return updates[i].Car, a, err
+	})
 }
 
 // first is the outcome of a batch of one: the call's error, else its one Result's.

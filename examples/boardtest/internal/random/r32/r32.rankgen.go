@@ -602,12 +602,7 @@ func (b *Board) MaxLapMany(ctx context.Context, updates []Update[time.Time]) ([]
 // Change is one field update of a change list (Board.Update, Board.UpdateMany), made by
 // SetPriority, MinPriority, MaxPriority, MinPoints, SetPoints, SetDelta, AddBonus, MinLap or
 // MaxLap. A zero Change is refused.
-type Change struct {
-	field string // the field it updates: a list changes each field at most once
-	slot  int    // the place of its value among its id's arguments; 0 = a zero Change
-	value any    // the delta or the new digit, as the changes script takes it
-	err   error  // a value outside the field's range, returned by Update
-}
+type Change = rankgenrt.Change[Entry]
 
 // The changes script takes, per id, the id and then one argument per field update, in this order:
 // a list fills in its changes and leaves the others "".
@@ -627,59 +622,59 @@ const (
 // SetPriority is the change of Board.Update that sets Priority to v, as Board.SetPriority does.
 func SetPriority(v uint32) Change {
 	d, err := digitOfPriority(v)
-	return Change{field: "Priority", slot: changeSetPriority, value: d, err: err}
+	return rankgenrt.NewChange[Entry]("Priority", changeSetPriority, d, err)
 }
 
 // MinPriority is the change of Board.Update that lowers Priority to v when v is smaller, as
 // Board.MinPriority does.
 func MinPriority(v uint32) Change {
 	d, err := digitOfPriority(v)
-	return Change{field: "Priority", slot: changeMinPriority, value: d, err: err}
+	return rankgenrt.NewChange[Entry]("Priority", changeMinPriority, d, err)
 }
 
 // MaxPriority is the change of Board.Update that raises Priority to v when v is larger, as
 // Board.MaxPriority does.
 func MaxPriority(v uint32) Change {
 	d, err := digitOfPriority(v)
-	return Change{field: "Priority", slot: changeMaxPriority, value: d, err: err}
+	return rankgenrt.NewChange[Entry]("Priority", changeMaxPriority, d, err)
 }
 
 // MinPoints is the change of Board.Update that lowers Points to v when v is smaller, as
 // Board.MinPoints does.
 func MinPoints(v Points) Change {
 	d, err := digitOfPoints(v)
-	return Change{field: "Points", slot: changeMinPoints, value: d, err: err}
+	return rankgenrt.NewChange[Entry]("Points", changeMinPoints, d, err)
 }
 
 // SetPoints is the change of Board.Update that sets Points to v, as Board.SetPoints does.
 func SetPoints(v Points) Change {
 	d, err := digitOfPoints(v)
-	return Change{field: "Points", slot: changeSetPoints, value: d, err: err}
+	return rankgenrt.NewChange[Entry]("Points", changeSetPoints, d, err)
 }
 
 // SetDelta is the change of Board.Update that sets Delta to v, as Board.SetDelta does.
 func SetDelta(v bool) Change {
 	d := digitOfDelta(v)
-	return Change{field: "Delta", slot: changeSetDelta, value: d}
+	return rankgenrt.NewChange[Entry]("Delta", changeSetDelta, d, nil)
 }
 
 // AddBonus is the change of Board.Update that adds delta to Bonus, as Board.AddBonus does.
 func AddBonus(delta int64) Change {
-	return Change{field: "Bonus", slot: changeAddBonus, value: delta}
+	return rankgenrt.NewChange[Entry]("Bonus", changeAddBonus, delta, nil)
 }
 
 // MinLap is the change of Board.Update that lowers Lap to v when v is smaller, as Board.MinLap
 // does.
 func MinLap(v time.Time) Change {
 	d, err := digitOfLap(v)
-	return Change{field: "Lap", slot: changeMinLap, value: d, err: err}
+	return rankgenrt.NewChange[Entry]("Lap", changeMinLap, d, err)
 }
 
 // MaxLap is the change of Board.Update that raises Lap to v when v is larger, as Board.MaxLap
 // does.
 func MaxLap(v time.Time) Change {
 	d, err := digitOfLap(v)
-	return Change{field: "Lap", slot: changeMaxLap, value: d, err: err}
+	return rankgenrt.NewChange[Entry]("Lap", changeMaxLap, d, err)
 }
 
 // Changes is the change list of one id, for UpdateMany.
@@ -707,67 +702,9 @@ func (b *Board) Update(ctx context.Context, id string, changes ...Change) (Writt
 // left that entry unchanged. The error return is for failures of the whole call (connection,
 // ErrLayoutMismatch), which change nothing.
 func (b *Board) UpdateMany(ctx context.Context, lists []Changes) ([]Result, error) {
-	res := make([]Result, len(lists))
-	args := slices.Grow(b.updateArgs(0), changeArgs*len(lists))
-	sent := make([]int, 0, len(lists))
-	for i, l := range lists {
-		group, err := changeGroup(l.UserID, l.Apply)
-		if err != nil {
-			res[i].Err = err
-			continue
-		}
-		args = append(args, group...)
-		sent = append(sent, i)
-	}
-	if len(sent) == 0 {
-		return res, nil
-	}
-	v, err := b.core.Write(ctx, fnChanges, args)
-	if err != nil {
-		return nil, err
-	}
-	items, err := rankgenrt.Items(v, len(sent))
-	if err != nil {
-		return nil, err
-	}
-	for j, it := range items {
-		r := &res[sent[j]]
-		if it.Err != nil {
-			r.Err = b.core.ItemErr(it.Err)
-			continue
-		}
-		r.Written, r.Err = decoding.Updated(it, it.Member, it.PriorMember)
-	}
-	return res, nil
-}
-
-// changeGroup is the changes script's arguments for one id's change list: the id, then per field
-// update its value, or "" when the list lacks it. An invalid id, a value out of range, a field
-// changed twice or a zero Change is refused: nothing of the list is sent.
-func changeGroup(id string, changes []Change) ([]any, error) {
-	if err := checkID(id); err != nil {
-		return nil, err
-	}
-	g := make([]any, changeArgs)
-	g[0] = id
-	for k := 1; k < changeArgs; k++ {
-		g[k] = ""
-	}
-	for j, c := range changes {
-		switch {
-		case c.err != nil:
-			return nil, c.err
-		case c.slot == 0:
-			return nil, rankgenrt.ZeroChangeError()
-		}
-		for _, prev := range changes[:j] {
-			if prev.field == c.field {
-				return nil, rankgenrt.FieldTwiceError(c.field)
-			}
-		}
-		g[c.slot] = c.value
-	}
-	return g, nil
+	return decoding.UpdateMany(ctx, b.core, fnChanges, changeArgs, len(lists), func(i int) (string, []Change) {
+		return lists[i].UserID, lists[i].Apply
+	})
 }
 
 // Touch sets Lap (server clock) of the entry of id to now and leaves its other fields as they are,
@@ -785,37 +722,7 @@ func (b *Board) Touch(ctx context.Context, id string) (Written, error) {
 // invalid id's, unsent). The error return is for failures of the whole call (connection,
 // ErrLayoutMismatch), which change nothing.
 func (b *Board) TouchMany(ctx context.Context, ids []string) ([]Result, error) {
-	res := make([]Result, len(ids))
-	args := slices.Grow(b.updateArgs(0), len(ids))
-	sent := make([]int, 0, len(ids))
-	for i, id := range ids {
-		if err := checkID(id); err != nil {
-			res[i].Err = err
-			continue
-		}
-		args = append(args, id)
-		sent = append(sent, i)
-	}
-	if len(sent) == 0 {
-		return res, nil
-	}
-	v, err := b.core.Write(ctx, fnTouch, args)
-	if err != nil {
-		return nil, err
-	}
-	items, err := rankgenrt.Items(v, len(sent))
-	if err != nil {
-		return nil, err
-	}
-	for j, it := range items {
-		r := &res[sent[j]]
-		if it.Err != nil {
-			r.Err = b.core.ItemErr(it.Err)
-			continue
-		}
-		r.Written, r.Err = decoding.Updated(it, it.Member, it.PriorMember)
-	}
-	return res, nil
+	return decoding.TouchMany(ctx, b.core, fnTouch, ids)
 }
 
 // RangePriority returns, best first, the entries whose Priority lies in [lo, hi], skipping offset
@@ -1050,36 +957,14 @@ func (b *Board) Reindex(ctx context.Context) (rankgenrt.ReindexReport, error) {
 	})
 }
 
-// updateArgs starts the arguments of a field update script: the write arguments, an unused clock,
-// then room for n id, value pairs.
-func (b *Board) updateArgs(n int) []any {
-	return append(b.core.WriteArgs(1+2*n), "")
-}
-
-// applyEach runs the field update script s for updates, each value sent as arg(v) gives it; a
+// applyEach runs the field update function f for updates, each value sent as arg(v) gives it; a
 // value arg refuses (out of range) or an invalid id leaves the error in its update's Result,
 // unsent.
-func applyEach[V, A any](ctx context.Context, b *Board, s *rankgenrt.Function, updates []Update[V], arg func(V) (A, error)) ([]Result, error) {
-	res := make([]Result, len(updates))
-	args := b.updateArgs(len(updates))
-	sent := make([]int, 0, len(updates))
-	for i, u := range updates {
-		if err := checkID(u.UserID); err != nil {
-			res[i].Err = err
-			continue
-		}
-		a, err := arg(u.Value)
-		if err != nil {
-			res[i].Err = err
-			continue
-		}
-		args = append(args, u.UserID, a)
-		sent = append(sent, i)
-	}
-	if err := decoding.Apply(ctx, b.core, s, args, res, sent, nil); err != nil {
-		return nil, err
-	}
-	return res, nil
+func applyEach[V, A any](ctx context.Context, b *Board, f *rankgenrt.Function, updates []Update[V], arg func(V) (A, error)) ([]Result, error) {
+	return decoding.ApplyEach(ctx, b.core, f, len(updates), func(i int) (string, any, error) {
+		a, err := arg(updates[i].Value)
+		return updates[i].UserID, a, err
+	})
 }
 
 // first is the outcome of a batch of one: the call's error, else its one Result's.
