@@ -20,6 +20,12 @@ type Spec struct {
 	Fingerprint string // the layout fingerprint the side key records
 	Indexed     bool   // the side key is the index (a layout with a member prefix), else the meta key
 	Data        bool   // the board keeps its entries' data in a hash beside the set
+	// SeasonBounds: the set and best functions take the season's bounds first (a periodic
+	// layout with a season-anchored field), to refuse an entry past its board's season.
+	SeasonBounds bool
+	// ClientClock: the layout stamps a field with the client's clock, which its field
+	// updates send (UpdateArgs).
+	ClientClock bool
 }
 
 // Keys are the keys the scripts of the board stored under key take, in the order every
@@ -196,6 +202,21 @@ func (c *Core) WriteOn(ctx context.Context, f *Function, keys []string, args []a
 		err = ExpiredSeason(err, *c.season)
 	}
 	return v, err
+}
+
+// UpdateArgs starts the arguments of a field update, change list or touch function, in the
+// order every generated library reads them: the write's head, the clock (the board's, in Unix
+// microseconds, where the layout stamps with the client's clock; else unused), a season's
+// bounds (Unix microseconds) on a season's board, then room for n id, value pairs.
+func (c *Core) UpdateArgs(n int) []any {
+	var clock any = ""
+	if c.spec.ClientClock {
+		clock = c.now().UnixMicro()
+	}
+	if c.season == nil {
+		return append(c.WriteArgs(1+2*n), clock)
+	}
+	return append(c.WriteArgs(3+2*n), clock, c.season.Start.UnixMicro(), c.season.End.UnixMicro())
 }
 
 // Count reads the number of the board's entries (ZCARD, through Read).

@@ -35,3 +35,53 @@ func FieldTwiceError(field string) error {
 func ZeroChangeError() error {
 	return &ChangeError{Reason: "a zero Change; make changes with the generated constructors"}
 }
+
+// Change is one field update of a change list (a generated Board's Update and UpdateMany),
+// made by the generated package's functions named after it (AddPoints(3), SetData(d), …),
+// over the package's Entry, so that a list of one layout's changes cannot reach another's
+// board. A zero Change is refused.
+type Change[E any] struct {
+	field string   // the field it updates: a list changes each field at most once
+	slot  int      // the place of its value among its id's arguments; 0 = a zero Change
+	value any      // the delta or the new digit, as the changes function takes it
+	err   error    // a value outside the field's range, returned by Update
+	entry func(*E) // what the list's result entry takes of it (SetData: its data), or nil
+}
+
+// NewChange is the change of field at slot of an id's arguments, sending value; err, when not
+// nil, refuses the list it is in before anything is sent.
+func NewChange[E any](field string, slot int, value any, err error) Change[E] {
+	return Change[E]{field: field, slot: slot, value: value, err: err}
+}
+
+// NewEntryChange is NewChange for a change that also sets what the list's result entry holds
+// of it (SetData: the data, which the changes function does not return).
+func NewEntryChange[E any](field string, slot int, value any, entry func(*E)) Change[E] {
+	return Change[E]{field: field, slot: slot, value: value, entry: entry}
+}
+
+// changeGroup lays one id's change list out as the changes function takes it: the id, then
+// per field update (slots of them in all, the id's included) its value, or "" where the list
+// lacks it. A value out of range, a field changed twice or a zero Change refuses the list.
+func changeGroup[E any](id any, slots int, changes []Change[E]) ([]any, error) {
+	g := make([]any, slots)
+	g[0] = id
+	for k := 1; k < slots; k++ {
+		g[k] = ""
+	}
+	for j, c := range changes {
+		switch {
+		case c.err != nil:
+			return nil, c.err
+		case c.slot == 0:
+			return nil, ZeroChangeError()
+		}
+		for _, prev := range changes[:j] {
+			if prev.field == c.field {
+				return nil, FieldTwiceError(c.field)
+			}
+		}
+		g[c.slot] = c.value
+	}
+	return g, nil
+}

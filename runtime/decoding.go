@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"slices"
 	"strconv"
 
 	"github.com/redis/go-redis/v9"
@@ -25,6 +26,12 @@ type Decoding[E any, I ID, R, W, X any] struct {
 	NewRanked  func(rank int64, e E) R                    // the package's Ranked
 	NewWritten func(e, before E, existed, changed bool) W // the package's Written
 	NewResult  func(w W, err error) X                     // the package's Result
+
+	// EntryArgs appends what the set and best functions take of e: its score and member, and
+	// its data on a layout with data. It refuses e (before anything is sent) where the layout
+	// cannot store it, as Encode does, or where season, the board's season (nil: none), cannot
+	// hold a season-anchored field of e.
+	EntryArgs func(season *Season, e E, args []any) ([]any, error)
 
 	IDName     string // the id's field, as errors name it
 	IDMaxBytes int    // the longest text id an entry can have (text ids only)
@@ -322,10 +329,18 @@ func (d *Decoding[E, I, R, W, X]) Written(ps []Prior, entries []E) []W {
 // item: the new entry (member: its member) and the one before (prior: its member). Field
 // updates neither read nor change data: both hold the zero data.
 func (d *Decoding[E, I, R, W, X]) Updated(it Item, member, prior string) (W, error) {
+	return d.updated(it, member, prior, nil)
+}
+
+// updated is Updated, with what the new entry takes of its change list (entry, or nil).
+func (d *Decoding[E, I, R, W, X]) updated(it Item, member, prior string, entry func(*E)) (W, error) {
 	var w W
 	e, err := d.Decode(d.ScoreOfP(it.P), member)
 	if err != nil {
 		return w, err
+	}
+	if entry != nil {
+		entry(&e)
 	}
 	var before E
 	if it.Existed {
@@ -390,6 +405,49 @@ func (d *Decoding[E, I, R, W, X]) Get(ctx context.Context, c *Core, id I) (E, er
 		return zero, err
 	}
 	return d.Decode(score, member)
+}
+
+// GetScripted reads the entry of id with f, the layout's get function (which finds the member
+// through the index, or reads the entry's data with it), or an error matching ErrNotFound.
+func (d *Decoding[E, I, R, W, X]) GetScripted(ctx context.Context, c *Core, f *Function, id I) (E, error) {
+	var zero E
+	if err := d.CheckID(id); err != nil {
+		return zero, err
+	}
+	v, err := c.CallRO(ctx, f, id)
+	if errors.Is(err, redis.Nil) {
+		return zero, NotFound(IDText(id))
+	}
+	if err != nil {
+		return zero, err
+	}
+	var p Pair
+	if d.hasData() {
+		p, err = ScoreMemberData(v)
+	} else {
+		p.Score, p.Member, err = ScoreMember(v)
+	}
+	if err != nil {
+		return zero, err
+	}
+	return d.decode(p)
+}
+
+// RankScripted reads the 1-based position of the entry of id with f, the layout's rank
+// function (which finds the member through the index), or an error matching ErrNotFound.
+func (d *Decoding[E, I, R, W, X]) RankScripted(ctx context.Context, c *Core, f *Function, id I) (int64, error) {
+	if err := d.CheckID(id); err != nil {
+		return 0, err
+	}
+	v, err := c.CallRO(ctx, f, id)
+	if errors.Is(err, redis.Nil) {
+		return 0, NotFound(IDText(id))
+	}
+	r, err := Int(v, err)
+	if err != nil {
+		return 0, err
+	}
+	return r + 1, nil
 }
 
 // Rank reads the 1-based position of the entry of id on a layout whose member is the bare id:
@@ -464,4 +522,111 @@ func (d *Decoding[E, I, R, W, X]) CountBetween(ctx context.Context, c *Core, lo,
 	return Read(ctx, c, func(r redis.Cmdable) *redis.IntCmd {
 		return r.ZCount(ctx, c.Key(), FormatScore(d.ScoreOfP(lo)), "("+FormatScore(d.ScoreOfP(hi)))
 	})
+}
+
+// UpdateMany calls f, the layout's changes function, for n change lists (list(i): the id
+// and its changes; slots: the arguments per id), in one call, and returns a Result per list:
+// what it did, or the error that left its entry unchanged (an invalid id's or list's,
+// unsent).
+func (d *Decoding[E, I, R, W, X]) UpdateMany(ctx context.Context, c *Core, f *Function, slots, n int, list func(i int) (I, []Change[E])) ([]X, error) {
+	return d.items(ctx, c, f, n*slots, n, func(i int, args []any) ([]any, func(*E), error) {
+		id, changes := list(i)
+		if err := d.CheckID(id); err != nil {
+			return nil, nil, err
+		}
+		g, err := changeGroup(id, slots, changes)
+		if err != nil {
+			return nil, nil, err
+		}
+		entry := func(e *E) {
+			for _, c := range changes {
+				if c.entry != nil {
+					c.entry(e)
+				}
+			}
+		}
+		return append(args, g...), entry, nil
+	})
+}
+
+// TouchMany calls f, the layout's touch function, for ids in one call, and returns a Result
+// per id: what it did, or the error that left its entry unchanged (an invalid id's, unsent).
+func (d *Decoding[E, I, R, W, X]) TouchMany(ctx context.Context, c *Core, f *Function, ids []I) ([]X, error) {
+	return d.items(ctx, c, f, len(ids), len(ids), func(i int, args []any) ([]any, func(*E), error) {
+		if err := d.CheckID(ids[i]); err != nil {
+			return nil, nil, err
+		}
+		return append(args, ids[i]), nil, nil
+	})
+}
+
+// ApplyEach calls f, a field update function in its batch form, for n updates (update(i):
+// the id and the value's argument, or the error that refuses the value), and returns a
+// Result per update: what it did, or the error that left its entry unchanged (unsent).
+func (d *Decoding[E, I, R, W, X]) ApplyEach(ctx context.Context, c *Core, f *Function, n int, update func(i int) (I, any, error)) ([]X, error) {
+	res := make([]X, n)
+	args := c.UpdateArgs(n)
+	sent := make([]int, 0, n)
+	ids := make([]I, 0, n)
+	var none W
+	for i := range n {
+		id, a, err := update(i)
+		if err == nil {
+			err = d.CheckID(id)
+		}
+		if err != nil {
+			res[i] = d.NewResult(none, err)
+			continue
+		}
+		args = append(args, id, a)
+		sent = append(sent, i)
+		ids = append(ids, id)
+	}
+	if c.spec.Indexed {
+		ids = nil // the reply names each entry's members
+	}
+	if err := d.Apply(ctx, c, f, args, res, sent, ids); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// items runs f, whose reply is an item per id it was sent (Items), over n items: each appends
+// its arguments to args (room for size of them all), with what its result entry takes of the
+// item (or nil), or refuses its item, unsent.
+func (d *Decoding[E, I, R, W, X]) items(ctx context.Context, c *Core, f *Function, size, n int, item func(i int, args []any) ([]any, func(*E), error)) ([]X, error) {
+	res := make([]X, n)
+	args := slices.Grow(c.UpdateArgs(0), size)
+	sent := make([]int, 0, n)
+	entries := make([]func(*E), 0, n)
+	var none W
+	for i := range n {
+		more, entry, err := item(i, args)
+		if err != nil {
+			res[i] = d.NewResult(none, err)
+			continue
+		}
+		args = more
+		sent = append(sent, i)
+		entries = append(entries, entry)
+	}
+	if len(sent) == 0 {
+		return res, nil
+	}
+	v, err := c.Write(ctx, f, args)
+	if err != nil {
+		return nil, err
+	}
+	items, err := Items(v, len(sent))
+	if err != nil {
+		return nil, err
+	}
+	for j, it := range items {
+		if it.Err != nil {
+			res[sent[j]] = d.NewResult(none, c.ItemErr(it.Err))
+			continue
+		}
+		res[sent[j]] = d.NewResult(d.updated(it, it.Member, it.PriorMember, entries[j]))
+	}
+	return res, nil
 }

@@ -38,9 +38,11 @@ func NewLibrary(source string) *Library {
 
 // Function returns the library's function for operation op: <Name>_<op>.
 func (l *Library) Function(op string) *Function {
-	f := &Function{Lib: l, Name: l.Name + "_" + op, op: op}
-	l.functions.Store(op, f)
-	return f
+	if f, ok := l.functions.Load(op); ok {
+		return f.(*Function)
+	}
+	f, _ := l.functions.LoadOrStore(op, &Function{Lib: l, Name: l.Name + "_" + op, op: op})
+	return f.(*Function)
 }
 
 // BatchSuffix ends the operation of a field update's batch form ("add_points_many"). The

@@ -85,6 +85,9 @@ type Op struct {
 	DataDoc  string    // Data DataArgument or DataInReply: the usage line it adds there
 	Season   SeasonUse // what its script takes on a periodic layout (withSeason)
 	Model    string    // the method of the board model (internal/testkit/boardmodel) that says what it does
+	// Runtime: its methods are rankgenrt.Board's, the same on every layout, which every
+	// generated Board embeds: the generated file declares none of them.
+	Runtime bool
 }
 
 // Scripted reports whether the operation runs a Lua script.
@@ -160,23 +163,23 @@ func UpdateArgsOf(l *layout.Layout) Args {
 func writes() []Op {
 	expiry := WriteArgs()
 	return []Op{
-		{Name: "set", Kind: Set, Template: "entries", Batch: true, Methods: []string{"Set", "SetMany"}, Model: "Set", Scores: true,
+		{Name: rankgenrt.OpSet, Runtime: true, Kind: Set, Template: "entries", Batch: true, Methods: []string{"Set", "SetMany"}, Model: "Set", Scores: true,
 			Sharding: ShardMerged, Data: DataArgument, DataDoc: entryDataDoc, Season: SeasonEntries,
 			Args: Args{Head: expiry, Each: []string{ArgScore, ArgMember}}, Reply: ReplyPriors,
 			Title: "set: upsert whole entries.", Usage: []string{expiryDoc, tokenDoc,
 				"{each}: score, member pairs (encoded by the Go codec). Returns, per pair, 1 when it changed",
 				"the stored entry (else 0) and the entry its id held before it: score, member ('' when none)."}},
-		{Name: "best", Kind: Best, Template: "entries", Batch: true, Methods: []string{"Best", "BestMany"}, Model: "Best", Scores: true,
+		{Name: rankgenrt.OpBest, Runtime: true, Kind: Best, Template: "entries", Batch: true, Methods: []string{"Best", "BestMany"}, Model: "Best", Scores: true,
 			Sharding: ShardMerged, Data: DataArgument, DataDoc: entryDataDoc, Season: SeasonEntries,
 			Args: Args{Head: expiry, Each: []string{ArgScore, ArgMember}}, Reply: ReplyPriors,
 			Title: "best: keep, per id, whichever of the current and the given entry ranks first (whole tuple).", Usage: []string{expiryDoc, tokenDoc,
 				"{each}: score, member pairs. Returns, per pair, 1 (kept the given entry) or 0 and the entry",
 				"its id held before it: score, member ('' when none)."}},
-		{Name: "remove", Kind: Remove, Template: "remove", Batch: true, OnlyDeletes: true, Methods: []string{"Remove"}, Model: "Remove",
+		{Name: rankgenrt.OpRemove, Runtime: true, Kind: Remove, Template: "remove", Batch: true, OnlyDeletes: true, Methods: []string{"Remove"}, Model: "Remove",
 			Sharding: ShardMerged, Data: DataWithEntries, Season: SeasonFree,
 			Args: Args{Head: expiry, Each: []string{ArgID}}, Reply: ReplyCount,
 			Title: "remove: delete entries by id.", Usage: []string{expiryDoc, tokenDoc, "{each}: ids. Returns how many entries were removed."}},
-		{Name: "trim", Kind: Trim, Template: "trim", OnlyDeletes: true, Methods: []string{"Trim"}, Model: "Trim",
+		{Name: rankgenrt.OpTrim, Runtime: true, Kind: Trim, Template: "trim", OnlyDeletes: true, Methods: []string{"Trim"}, Model: "Trim",
 			Sharding: ShardMerged, Data: DataWithEntries, Season: SeasonFree,
 			Args: Args{Head: append(WriteArgs(), ArgKeep)}, Reply: ReplyCount,
 			Title: "trim: keep the first {keep} entries, drop the rest.", Usage: []string{expiryDoc, tokenDoc,
@@ -205,11 +208,11 @@ func updates(l *layout.Layout, f *layout.Field, u layout.Op) []Op {
 
 func reads(l *layout.Layout) []Op {
 	byID := Args{Head: []string{ArgID}}
-	get := Op{Name: "get", Kind: Get, ReadOnly: true, Methods: []string{"Get"}, Model: "Get",
+	get := Op{Name: rankgenrt.OpGet, Runtime: true, Kind: Get, ReadOnly: true, Methods: []string{"Get"}, Model: "Get",
 		Sharding: ShardMerged, Data: DataScripted, Season: SeasonFree, DataForm: &Op{
 			Template: "get", Args: byID, Reply: ReplyEntryData, Title: "get: an entry's score, member and data by id.",
 			Usage: []string{"{id}: the id. Returns {score, member, data}, or nil when the id has no entry."}}}
-	rank := Op{Name: "rank", Kind: Rank, ReadOnly: true, Methods: []string{"Rank"}, Model: "Rank",
+	rank := Op{Name: rankgenrt.OpRank, Runtime: true, Kind: Rank, ReadOnly: true, Methods: []string{"Rank"}, Model: "Rank",
 		Sharding: ShardMerged, Data: DataUntouched, Season: SeasonFree}
 	if l.HasPrefix() {
 		// The member is found through the index, in the script that reads the entry.
@@ -221,45 +224,45 @@ func reads(l *layout.Layout) []Op {
 			"{id}: the id. Returns the position, or nil when the id has no entry."}
 	}
 	ops := []Op{get, rank,
-		{Name: "page", Kind: Page, ReadOnly: true, Methods: []string{"Top", "Page"}, Model: "Page",
+		{Name: rankgenrt.OpPage, Runtime: true, Kind: Page, ReadOnly: true, Methods: []string{"Top", "Page"}, Model: "Page",
 			Sharding: ShardMerged, Data: DataScripted, Season: SeasonFree, DataForm: &Op{
 				Template: "page", Args: Args{Head: []string{ArgOffset, ArgLimit}}, Reply: ReplyWindowData,
 				Title: "page: entries by position, best first, with their data.",
 				Usage: []string{"{offset}: the 0-based position of the first entry; {limit}: the page size.",
 					"Returns {offset, {member, score, ...}, {data, ...}}."}}},
-		{Name: "around", Kind: Around, Template: "around", ReadOnly: true, Methods: []string{"Around", "AroundFilled"}, Model: "Around",
+		{Name: rankgenrt.OpAround, Runtime: true, Kind: Around, Template: "around", ReadOnly: true, Methods: []string{"Around", "AroundFilled"}, Model: "Around",
 			Sharding: ShardMerged, Data: DataInReply, DataDoc: dataDoc, Season: SeasonFree,
 			Args: Args{Head: []string{ArgID, ArgBefore, ArgAfter, ArgFill}}, Reply: ReplyWindow,
 			Title: "around: the entries around an id, best first.", Usage: []string{
 				"{id}: the id; {before}, {after}: how many entries before and after it; {fill}: '1' to",
 				"fill the window from the other side where it meets an end of the board.",
 				"Returns {position of the first entry, {member, score, ...}}, or nil when the id has no entry."}},
-		{Name: "after", Kind: After, Template: "after", ReadOnly: true, Methods: []string{"After"}, Model: "After",
+		{Name: rankgenrt.OpAfter, Runtime: true, Kind: After, Template: "after", ReadOnly: true, Methods: []string{"After"}, Model: "After",
 			Sharding: ShardMerged, Data: DataInReply, DataDoc: dataDoc, Season: SeasonFree,
 			Args: Args{Head: []string{ArgScore, ArgMember, ArgLimit}}, Reply: ReplyWindow,
 			Title: "after: a keyset page, the entries that rank after a cursor (score, member).", Usage: []string{
 				"{score}, {member}: the cursor's score and member (member '' = from the top); {limit}: the page size.",
 				"Returns {position of the first entry, {member, score, ...}}."}},
-		{Name: "count", Kind: Count, ReadOnly: true, Methods: []string{"Count"}, Model: "Count",
+		{Name: "count", Runtime: true, Kind: Count, ReadOnly: true, Methods: []string{"Count"}, Model: "Count",
 			Sharding: ShardMerged, Data: DataUntouched, Season: SeasonFree},
-		{Name: "get_many", Kind: GetMany, Template: "get_many", ReadOnly: true, Batch: true, Methods: []string{"GetMany"}, Model: "GetMany", Scores: true,
+		{Name: rankgenrt.OpGetMany, Runtime: true, Kind: GetMany, Template: "get_many", ReadOnly: true, Batch: true, Methods: []string{"GetMany"}, Model: "GetMany", Scores: true,
 			Sharding: ShardMerged, Data: DataInReply, Season: SeasonFree,
 			DataDoc: "With data: score, member and data per id, all '' when the id has no entry.",
 			Args:    Args{Each: []string{ArgID}}, Reply: ReplyEntries,
 			Title: "get_many: the entries of many ids in one call.", Usage: []string{
 				"{each}: ids. Returns score, member per id, both '' when the id has no entry."}},
-		{Name: "rank_many", Kind: RankMany, Template: "rank_many", ReadOnly: true, Batch: true, Methods: []string{"RankMany"}, Model: "RankMany",
+		{Name: rankgenrt.OpRankMany, Runtime: true, Kind: RankMany, Template: "rank_many", ReadOnly: true, Batch: true, Methods: []string{"RankMany"}, Model: "RankMany",
 			Sharding: ShardMerged, Data: DataUntouched, Season: SeasonFree,
 			Args: Args{Each: []string{ArgID}}, Reply: ReplyPositions,
 			Title: "rank_many: the 0-based positions, best first, of many ids in one call.", Usage: []string{
 				"{each}: ids. Returns a position per id, -1 when the id has no entry."}},
-		{Name: "bottom", Kind: Bottom, Template: "bottom", ReadOnly: true, Methods: []string{"Bottom", "PageFromEnd"}, Model: "PageFromEnd",
+		{Name: rankgenrt.OpBottom, Runtime: true, Kind: Bottom, Template: "bottom", ReadOnly: true, Methods: []string{"Bottom", "PageFromEnd"}, Model: "PageFromEnd",
 			Sharding: ShardMerged, Data: DataInReply, DataDoc: dataDoc, Season: SeasonFree,
 			Args: Args{Head: []string{ArgOffset, ArgLimit}}, Reply: ReplyWindow,
 			Title: "bottom: a page counted from the end of the board, best first.", Usage: []string{
 				"{offset}: how many of the last entries to skip; {limit}: the page size.",
 				"Returns {position of the first entry, {member, score, ...}}."}},
-		{Name: "standing", Kind: Standing, Template: "standing", ReadOnly: true, Methods: []string{"Percentile", "PageOf"}, Model: "Standing",
+		{Name: rankgenrt.OpStanding, Runtime: true, Kind: Standing, Template: "standing", ReadOnly: true, Methods: []string{"Percentile", "PageOf"}, Model: "Standing",
 			Sharding: ShardMerged, Data: DataUntouched, Season: SeasonFree,
 			Args: byID, Reply: ReplyStanding,
 			Title: "standing: an entry's 0-based position and the number of entries, read together.", Usage: []string{

@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"testing"
+	"time"
 
 	rankgenrt "github.com/rankgen/rankgen/runtime"
 )
@@ -28,6 +29,25 @@ func TestWriteHead(t *testing.T) {
 					break
 				}
 			}
+		}
+	}
+}
+
+// TestUpdateHead: the arguments the runtime starts a field update with
+// (rankgenrt.Core.UpdateArgs) are as many as the catalogue's update rows declare before their
+// id, value pairs, on a board with and without a season.
+func TestUpdateHead(t *testing.T) {
+	lib := rankgenrt.NewLibrary("#!lua name=t\n")
+	for _, l := range examples(t) {
+		spec := &rankgenrt.Spec{Library: lib}
+		core := rankgenrt.NewCore(nil, "k", spec)
+		if l.Season != nil {
+			s := rankgenrt.Season{ID: 1, Start: time.Unix(0, 0), End: time.Unix(60, 0)}
+			core = rankgenrt.NewSeasonCore(nil, "k", spec, s, rankgenrt.TTL(time.Minute))
+		}
+		want := UpdateArgsOf(l)
+		if got := len(core.UpdateArgs(0)); got != want.Fixed() || want.Stride() != 2 {
+			t.Errorf("%s: rankgenrt.Core.UpdateArgs starts with %d arguments; the catalogue's updates take %d, then %d per update", l.Package, got, want.Fixed(), want.Stride())
 		}
 	}
 }

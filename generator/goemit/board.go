@@ -2,6 +2,7 @@ package goemit
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/dave/jennifer/jen"
@@ -14,9 +15,9 @@ import (
 // Board type with its options, then one method group per operation of the catalogue, in its
 // order (writes, field updates, reads), then the helpers they share. Every method is one
 // round trip.
-func emitBoard(f *jen.File, c *codec) {
+func emitBoard(f *jen.File, c *codec, declare map[string]bool) {
 	l := c.l
-	b := &board{l: l, f: f, c: c}
+	b := &board{l: l, f: f, c: c, declare: declare}
 	ops := catalog.Ops(l)
 	b.scripts(append(catalog.Scripts(l), catalog.SeasonScripts(l)...))
 	b.boardType()
@@ -24,7 +25,9 @@ func emitBoard(f *jen.File, c *codec) {
 	b.constructor()
 	b.resultTypes()
 	for _, op := range ops {
-		emitters[op.Kind](b, op)
+		if !op.Runtime {
+			emitters[op.Kind](b, op)
+		}
 	}
 	b.reindex()
 	b.helpers()
@@ -32,25 +35,12 @@ func emitBoard(f *jen.File, c *codec) {
 	emitFeeds(b)
 }
 
-// emitters emits the Board methods of each kind of operation (op.Methods).
+// emitters emits the Board methods of each kind of operation (op.Methods) the runtime
+// does not hold (catalog.Op.Runtime).
 var emitters = map[catalog.Kind]func(*board, catalog.Op){
-	catalog.Set:         (*board).set,
-	catalog.Best:        (*board).best,
-	catalog.Remove:      (*board).remove,
-	catalog.Trim:        (*board).trim,
 	catalog.Update:      (*board).update,
-	catalog.Get:         (*board).get,
-	catalog.Rank:        (*board).rank,
-	catalog.Page:        (*board).page,
-	catalog.Around:      (*board).around,
-	catalog.After:       (*board).after,
-	catalog.Count:       (*board).count,
 	catalog.Range:       (*board).rangeLead,
 	catalog.Competition: (*board).competition,
-	catalog.GetMany:     (*board).getMany,
-	catalog.RankMany:    (*board).rankMany,
-	catalog.Bottom:      (*board).bottom,
-	catalog.Standing:    (*board).standing,
 	catalog.Dense:       (*board).dense,
 	catalog.CountRange:  (*board).countRange,
 	catalog.Band:        (*board).band,
@@ -64,6 +54,8 @@ type board struct {
 	l *layout.Layout
 	f *jen.File
 	c *codec // the codec's constants and range checks, which the board's methods share
+	// declare: the library functions whose variables the file declares (nil: all of them).
+	declare map[string]bool
 }
 
 func rt(name string) *jen.Statement { return jen.Qual(runtimePath, name) }
@@ -117,7 +109,9 @@ func (b *board) scripts(ops []catalog.Op) {
 	var vars []jen.Code
 	vars = append(vars, jen.Id("library").Op("=").Add(rt("NewLibrary")).Call(jen.Id("luaLibrary")))
 	for _, op := range ops {
-		vars = append(vars, jen.Id(op.Function()).Op("=").Id("library").Dot("Function").Call(jen.Lit(op.Name)))
+		if b.declare == nil || b.declare[op.Function()] {
+			vars = append(vars, jen.Id(op.Function()).Op("=").Id("library").Dot("Function").Call(jen.Lit(op.Name)))
+		}
 	}
 	f.Var().Defs(vars...)
 	f.Line()
@@ -129,6 +123,12 @@ func (b *board) scripts(ops []catalog.Op) {
 	if l.HasData() {
 		dict[jen.Id("Data")] = jen.True()
 	}
+	if catalog.EntriesTakeSeason(l) {
+		dict[jen.Id("SeasonBounds")] = jen.True()
+	}
+	if slices.ContainsFunc(l.Fields, func(fd *layout.Field) bool { return fd.Stamp == layout.StampClient }) {
+		dict[jen.Id("ClientClock")] = jen.True()
+	}
 	f.Var().Id("boardSpec").Op("=").Op("&").Add(rt("Spec")).Values(dict)
 	f.Line()
 	b.comment("Library returns the board's Lua library. Board.Load loads it; it is exported for calling a board's functions in your own pipelines or transactions (after Load), where a call that finds the library missing cannot load it first.")
@@ -138,11 +138,6 @@ func (b *board) scripts(ops []catalog.Op) {
 
 func recvDecl(f *jen.File) *jen.Statement {
 	return f.Func().Params(jen.Id("b").Op("*").Id("Board"))
-}
-
-// run calls a write function under the call's token: b.core.Write(ctx, fn, args).
-func run(op catalog.Op, args jen.Code) *jen.Statement {
-	return jen.Id("b").Dot("core").Dot("Write").Call(jen.Id("ctx"), jen.Id(op.Function()), args)
 }
 
 // runRO calls a read-only function: b.core.CallRO, which first refuses the board of an expired

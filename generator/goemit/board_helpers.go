@@ -10,7 +10,6 @@ import (
 
 // helpers emits the unexported functions the Board's methods share.
 func (b *board) helpers() {
-	b.argsHelpers()
 	if len(catalog.FieldUpdates(b.l)) > 0 {
 		b.applyEach()
 	}
@@ -24,32 +23,6 @@ func (b *board) helpers() {
 			b.digitOf(fd)
 		}
 	}
-}
-
-// argsHelpers emits updateArgs, which starts a field update's arguments in the catalogue's
-// order after the write's head (rankgenrt.Core.WriteArgs).
-func (b *board) argsHelpers() {
-	f, l := b.f, b.l
-	expiry, ua := len(catalog.WriteArgs()), catalog.UpdateArgsOf(l)
-	clientStamp := false
-	for _, fd := range l.Fields {
-		clientStamp = clientStamp || fd.Stamp == layout.StampClient
-	}
-	now := jen.Code(jen.Lit(""))
-	doc := "updateArgs starts the arguments of a field update script: the write arguments, an unused clock, then room for n id, value pairs."
-	if clientStamp {
-		now = jen.Qual("time", "Now").Call().Dot("UnixMicro").Call()
-		doc = "updateArgs starts the arguments of a field update script: the write arguments, the client's clock (Unix microseconds, for client stamps), then room for n id, value pairs."
-	}
-	start := jen.Id("b").Dot("core").Dot("WriteArgs").Call(jen.Lit(ua.Fixed() - expiry).Op("+").Lit(ua.Stride()).Op("*").Id("n"))
-	rest := []jen.Code{start, now}
-	if l.Season != nil {
-		now, doc = b.seasonClock(clientStamp)
-		rest = []jen.Code{start, now, jen.Id("b").Dot("from"), jen.Id("b").Dot("until")}
-	}
-	b.comment("%s", doc)
-	recvDecl(f).Id("updateArgs").Params(jen.Id("n").Int()).Index().Any().Block(jen.Return(jen.Append(rest...)))
-	f.Line()
 }
 
 // windowRead is "decoding.Window(call)": call runs a read script whose reply is a window of

@@ -23,10 +23,19 @@ Redis Cluster. Every write is one atomic script that refuses a board written by 
 layout (ErrLayoutMismatch) and leaves the board unchanged on any error.%s Reads refuse another
 layout's board too, within their one round trip. A Board is safe for concurrent use; create it
 once per key and reuse it.%s`, side, adopt, dataDoc(l))))
-	fields := []jen.Code{jen.Id("core").Op("*").Add(rt("Core")).Comment("the board's machinery: client, keys, writes, the fingerprint check")}
+	b.comment("Its reads and whole-entry writes (Get, Top, Around, Set, Best, …) are the methods of the embedded rankgenrt.Board, which are the same on every layout; this file declares those its layout makes its own.")
+	fields := []jen.Code{
+		jen.Op("*").Add(b.runtimeBoard()),
+		jen.Id("core").Op("*").Add(rt("Core")).Comment("the board's machinery: client, keys, writes, the fingerprint check"),
+	}
 	fields = append(fields, b.seasonFields()...)
 	f.Type().Id("Board").Struct(fields...)
 	f.Line()
+}
+
+// runtimeBoard is rankgenrt.Board over this package's types, which Board embeds.
+func (b *board) runtimeBoard() *jen.Statement {
+	return rt("Board").Types(jen.Id("Entry"), b.idType(), jen.Id("Ranked"), jen.Id("Written"), jen.Id("Result"))
 }
 
 // options declares Option and its constructors, the runtime's (rankgenrt.Core holds what
@@ -64,34 +73,21 @@ func (b *board) withReplicas() {
 	b.f.Line()
 }
 
-// constructor declares NewBoard and the methods that describe a Board: Key, Keys, Load.
+// constructor declares NewBoard.
 func (b *board) constructor() {
 	f, l := b.f, b.l
-	keysDoc := "the sorted set and its %s"
-	if l.HasData() {
-		keysDoc = "the sorted set, its %s and the data hash"
-	}
 	doc, params := "NewBoard returns the board stored under key.", []jen.Code{jen.Id("c").Qual(redisPath, "UniversalClient"), jen.Id("key").String()}
-	dict := jen.Dict{}
+	dict := jen.Dict{jen.Id("core"): jen.Id("core")}
+	newCore := rt("NewCore").Call(jen.Id("c"), jen.Id("key"), jen.Id("boardSpec"), jen.Id("opts").Op("..."))
 	if l.Season != nil {
-		doc, params = b.seasonConstructor(dict, params)
-	} else {
-		dict[jen.Id("core")] = rt("NewCore").Call(jen.Id("c"), jen.Id("key"), jen.Id("boardSpec"), jen.Id("opts").Op("..."))
+		doc, params, newCore = b.seasonConstructor(dict, params)
 	}
+	dict[jen.Id("Board")] = rt("NewBoard").Call(jen.Id("core"), jen.Id("decoding"))
 	b.comment("%s", doc)
 	f.Func().Id("NewBoard").Params(append(params, jen.Id("opts").Op("...").Id("Option"))...).Op("*").Id("Board").Block(
+		jen.Id("core").Op(":=").Add(newCore),
 		jen.Return(jen.Op("&").Id("Board").Values(dict)),
 	)
-	f.Line()
-	side := map[bool]string{true: "index", false: "meta key"}[l.HasPrefix()]
-	f.Comment("Key returns the board's key.")
-	recvDecl(f).Id("Key").Params().String().Block(jen.Return(jen.Id("b").Dot("core").Dot("Key").Call()))
-	f.Line()
-	b.comment("Keys returns the keys that hold the board: "+keysDoc+". Its writes' tokens are recorded beside them, each under a key of its own that expires by itself (rankgenrt.AckKey).", side)
-	recvDecl(f).Id("Keys").Params().Index().String().Block(jen.Return(jen.Id("b").Dot("core").Dot("Keys").Call()))
-	f.Line()
-	b.comment("Load loads the board's Lua library on the server (on every master of a Cluster). Calls made\noutside a pipeline load it themselves where it is missing; call Load before calling its\nfunctions in a pipeline, where a server that lacks it (after a restart or FUNCTION FLUSH)\nanswers that the function is not found.")
-	recvDecl(f).Id("Load").Params(ctxParam()).Error().Block(jen.Return(jen.Id("b").Dot("core").Dot("Load").Call(jen.Id("ctx"))))
 	f.Line()
 }
 
@@ -131,6 +127,7 @@ func (b *board) decoding() {
 		jen.Id("NewResult"): jen.Func().Params(jen.Id("w").Id("Written"), jen.Err().Error()).Id("Result").Block(
 			jen.Return(jen.Id("Result").Values(jen.Dict{jen.Id("Written"): jen.Id("w"), jen.Id("Err"): jen.Err()}))),
 	}
+	fields[jen.Id("EntryArgs")] = b.entryArgsFunc()
 	if l.HasData() {
 		fields[jen.Id("DecodeData")] = jen.Func().Params(jen.Id("e").Op("*").Id("Entry"), jen.Id("data").String()).Params(jen.Err().Error()).Block(
 			jen.List(jen.Id("e").Dot("Data"), jen.Err()).Op("=").Id("DecodeData").Call(jen.Id("data")),

@@ -12,24 +12,28 @@ import (
 	"github.com/rankgen/rankgen/generator/catalog"
 )
 
-// TestCatalogueMethods checks that every kind of catalogue operation has an emitter and that
-// the code generated for every golden layout declares each Board method its operations name.
+// TestCatalogueMethods checks that the methods of every operation of every golden layout are
+// either rankgenrt.Board's (catalog.Op.Runtime), which the generated Board embeds, or declared
+// by the generated file, through the emitter of its kind.
 func TestCatalogueMethods(t *testing.T) {
-	for _, k := range catalog.Kinds {
-		if emitters[k] == nil {
-			t.Errorf("no emitter for operations of kind %s", k)
-		}
-	}
 	for _, g := range readGoldens(t) {
 		l := parse(t, g.stem, g.schema)
 		src, err := Generate(l)
 		if err != nil {
 			t.Fatal(err)
 		}
-		methods := boardMethods(t, src)
+		methods, inRuntime := boardMethods(t, src), runtimeBoardMethods(l)
 		for _, op := range catalog.Ops(l) {
+			if op.Runtime == (emitters[op.Kind] != nil) {
+				t.Errorf("operation %s: Runtime %v, and an emitter: %v (exactly one of them holds its methods)", op.Name, op.Runtime, emitters[op.Kind] != nil)
+			}
 			for _, m := range op.Methods {
-				if !methods[m] {
+				switch {
+				case op.Runtime && inRuntime[m] == "":
+					t.Errorf("%s: operation %s: rankgenrt.Board lacks method %s", g.stem, op.Name, m)
+				case op.Runtime && methods[m]:
+					t.Errorf("%s: operation %s: the generated Board declares %s, which rankgenrt.Board has", g.stem, op.Name, m)
+				case !op.Runtime && !methods[m]:
 					t.Errorf("%s: operation %s: the generated Board lacks method %s", g.stem, op.Name, m)
 				}
 			}
@@ -111,6 +115,11 @@ func TestResultDocNamesItsMethods(t *testing.T) {
 						}
 					}
 				}
+			}
+		}
+		for m, sig := range runtimeBoardMethods(parse(t, g.stem, g.schema)) {
+			if strings.Contains(sig, "[]Result") {
+				returning = append(returning, m)
 			}
 		}
 		if len(returning) == 0 {

@@ -24,7 +24,6 @@ func (b *board) changes(op catalog.Op) {
 	b.changesType()
 	b.updateOneList(op)
 	b.updateLists(op)
-	b.changeGroup()
 }
 
 // changeSlot is the constant of an update's place among an id's arguments: changeAddPoints.
@@ -41,16 +40,7 @@ func (b *board) changeType(op catalog.Op, ups []catalog.FieldUpdate) {
 		names, what = append(names, dataChange), "one field update or the new data"
 	}
 	b.comment("Change is %s of a change list (Board.Update, Board.UpdateMany), made by %s. A zero Change is refused.", what, orList(names))
-	fields := []jen.Code{
-		jen.Id("field").String().Comment("the field it updates: a list changes each field at most once"),
-		jen.Id("slot").Int().Comment("the place of its value among its id's arguments; 0 = a zero Change"),
-		jen.Id("value").Any().Comment("the delta or the new digit, as the changes script takes it"),
-		jen.Id("err").Error().Comment("a value outside the field's range, returned by Update"),
-	}
-	if b.l.HasData() {
-		fields = append(fields, jen.Id("data").Id(layout.DataTypeName).Comment("SetData's data, which Update returns in Entry.Data"))
-	}
-	b.f.Type().Id("Change").Struct(fields...)
+	b.f.Type().Id("Change").Op("=").Add(rt("Change")).Types(jen.Id("Entry"))
 	b.f.Line()
 	id, _ := op.Args.Index(catalog.ArgID)
 	defs := []jen.Code{jen.Id("changeArgs").Op("=").Lit(op.Args.Stride()).Comment("arguments per id")}
@@ -77,14 +67,13 @@ func (b *board) changeConstructor(u catalog.FieldUpdate) {
 	arg := updateArg(u.Update)
 	b.comment("%s is the change of Board.Update that %s, as Board.%s does.", name, changeWhat(fd, u.Update, arg), name)
 	change := func(val, err jen.Code) jen.Code {
-		kv := []jen.Code{jen.Id("field").Op(":").Lit(fd.Name), jen.Id("slot").Op(":").Id(changeSlot(u))}
-		if val != nil {
-			kv = append(kv, jen.Id("value").Op(":").Add(val))
+		if val == nil {
+			val = jen.Nil()
 		}
-		if err != nil {
-			kv = append(kv, jen.Id("err").Op(":").Add(err))
+		if err == nil {
+			err = jen.Nil()
 		}
-		return jen.Id("Change").Values(kv...)
+		return rt("NewChange").Types(jen.Id("Entry")).Call(jen.Lit(fd.Name), jen.Id(changeSlot(u)), val, err)
 	}
 	var body []jen.Code
 	var val, err jen.Code = jen.Id(arg), nil
@@ -160,43 +149,14 @@ func (b *board) updateLists(op catalog.Op) {
 		doc += " Result.Entry.Data is the data the list set (SetData), else the zero Data: a list without SetData leaves the stored data as it is and does not read it (Get returns it)."
 	}
 	b.comment("%s", doc)
+	l := jen.Id("lists").Index(jen.Id("i"))
 	recvDecl(b.f).Id(op.Methods[1]).Params(ctxParam(), jen.Id("lists").Index().Id("Changes")).Params(jen.Index().Id("Result"), jen.Error()).Block(
-		b.itemsBatch(op, "lists", jen.Id("changeArgs").Op("*").Len(jen.Id("lists")), b.entryData(),
-			jen.List(jen.Id("group"), jen.Err()).Op(":=").Id("changeGroup").Call(jen.Id("l").Dot(b.l.IDName), jen.Id("l").Dot("Apply")),
-			errNil().Block(jen.Id("res").Index(jen.Id("i")).Dot("Err").Op("=").Err(), jen.Continue()),
-			jen.Id("args").Op("=").Append(jen.Id("args"), jen.Id("group").Op("...")),
-		)...,
+		jen.Return(jen.Id("decoding").Dot("UpdateMany").Call(jen.Id("ctx"), jen.Id("b").Dot("core"), jen.Id(op.Function()), jen.Id("changeArgs"), jen.Len(jen.Id("lists")),
+			jen.Func().Params(jen.Id("i").Int()).Params(b.idType(), jen.Index().Id("Change")).Block(
+				jen.Return(jen.Add(l).Dot(b.l.IDName), jen.Add(l).Dot("Apply")),
+			))),
 	)
 	b.f.Line()
-}
-
-// itemsBatch is the body of a batch method over items (the method's parameter, each one
-// named by its loop: lists as l, ids as id) whose script replies an item per id it was sent
-// (catalog.ReplyItems): args starts as a field update's, with room for size more; each item
-// runs loop, which appends its arguments or sets its error in res[i] and continues; the script
-// runs when any item was sent, and res[sent[j]] takes the j-th reply item (then more, which
-// may set its Entry's data).
-func (b *board) itemsBatch(op catalog.Op, items string, size, more jen.Code, loop ...jen.Code) []jen.Code {
-	each := map[string]string{"lists": "l", "ids": "id"}[items]
-	return []jen.Code{
-		jen.Id("res").Op(":=").Make(jen.Index().Id("Result"), jen.Len(jen.Id(items))),
-		jen.Id("args").Op(":=").Qual("slices", "Grow").Call(jen.Id("b").Dot("updateArgs").Call(jen.Lit(0)), size),
-		jen.Id("sent").Op(":=").Make(jen.Index().Int(), jen.Lit(0), jen.Len(jen.Id(items))),
-		jen.For(jen.List(jen.Id("i"), jen.Id(each)).Op(":=").Range().Id(items)).Block(
-			append(loop, jen.Id("sent").Op("=").Append(jen.Id("sent"), jen.Id("i")))...),
-		jen.If(jen.Len(jen.Id("sent")).Op("==").Lit(0)).Block(jen.Return(jen.Id("res"), jen.Nil())),
-		jen.List(jen.Id("v"), jen.Err()).Op(":=").Add(run(op, jen.Id("args"))),
-		errNil().Block(jen.Return(jen.Nil(), jen.Err())),
-		jen.List(jen.Id("items"), jen.Err()).Op(":=").Add(reader(op, jen.Id("v"), jen.Len(jen.Id("sent")))),
-		errNil().Block(jen.Return(jen.Nil(), jen.Err())),
-		jen.For(jen.List(jen.Id("j"), jen.Id("it")).Op(":=").Range().Id("items")).Block(
-			jen.Id("r").Op(":=").Op("&").Id("res").Index(jen.Id("sent").Index(jen.Id("j"))),
-			jen.If(jen.Id("it").Dot("Err").Op("!=").Nil()).Block(jen.Id("r").Dot("Err").Op("=").Id("b").Dot("core").Dot("ItemErr").Call(jen.Id("it").Dot("Err")), jen.Continue()),
-			jen.List(jen.Id("r").Dot("Written"), jen.Id("r").Dot("Err")).Op("=").Id("decoding").Dot("Updated").Call(jen.Id("it"), jen.Id("it").Dot("Member"), jen.Id("it").Dot("PriorMember")),
-			more,
-		),
-		jen.Return(jen.Id("res"), jen.Nil()),
-	}
 }
 
 // touch emits Touch(ctx, id) and TouchMany(ctx, ids): the touch script on ids.
@@ -212,39 +172,7 @@ func (b *board) touch(op catalog.Op) {
 	b.f.Line()
 	b.comment("%s touches many ids in one script call, atomic as a whole, with one clock, as Touch does each: its Result per id holds what it did or the error that left that entry unchanged (an invalid id's, unsent). The error return is for failures of the whole call (connection, ErrLayoutMismatch), which change nothing.", op.Methods[1])
 	recvDecl(b.f).Id(op.Methods[1]).Params(ctxParam(), jen.Id("ids").Index().Add(b.idType())).Params(jen.Index().Id("Result"), jen.Error()).Block(
-		b.itemsBatch(op, "ids", jen.Len(jen.Id("ids")), jen.Null(),
-			b.checkIDThen(jen.Id("id"), func(err jen.Code) []jen.Code {
-				return []jen.Code{jen.Id("res").Index(jen.Id("i")).Dot("Err").Op("=").Add(err), jen.Continue()}
-			}),
-			jen.Id("args").Op("=").Append(jen.Id("args"), jen.Id("id")),
-		)...,
-	)
-	b.f.Line()
-}
-
-// changeGroup emits changeGroup, which lays one id's change list out as the changes script's
-// arguments, refusing an invalid id, a value out of range, a field changed twice and a zero
-// Change.
-func (b *board) changeGroup() {
-	b.comment("changeGroup is the changes script's arguments for one id's change list: the id, then per field update its value, or \"\" when the list lacks it. An invalid id, a value out of range, a field changed twice or a zero Change is refused: nothing of the list is sent.")
-	fail := func(err jen.Code) jen.Code { return jen.Return(jen.Nil(), err) }
-	b.f.Func().Id("changeGroup").Params(jen.Id("id").Add(b.idType()), jen.Id("changes").Index().Id("Change")).Params(jen.Index().Any(), jen.Error()).Block(
-		b.checkID(jen.Id("id"), fail),
-		jen.Id("g").Op(":=").Make(jen.Index().Any(), jen.Id("changeArgs")),
-		jen.Id("g").Index(jen.Lit(0)).Op("=").Id("id"),
-		jen.For(jen.Id("k").Op(":=").Lit(1), jen.Id("k").Op("<").Id("changeArgs"), jen.Id("k").Op("++")).Block(
-			jen.Id("g").Index(jen.Id("k")).Op("=").Lit("")),
-		jen.For(jen.List(jen.Id("j"), jen.Id("c")).Op(":=").Range().Id("changes")).Block(
-			jen.Switch().Block(
-				jen.Case(jen.Id("c").Dot("err").Op("!=").Nil()).Block(fail(jen.Id("c").Dot("err"))),
-				jen.Case(jen.Id("c").Dot("slot").Op("==").Lit(0)).Block(fail(rt("ZeroChangeError").Call())),
-			),
-			jen.For(jen.List(jen.Id("_"), jen.Id("prev")).Op(":=").Range().Id("changes").Index(jen.Empty(), jen.Id("j"))).Block(
-				jen.If(jen.Id("prev").Dot("field").Op("==").Id("c").Dot("field")).Block(fail(rt("FieldTwiceError").Call(jen.Id("c").Dot("field")))),
-			),
-			jen.Id("g").Index(jen.Id("c").Dot("slot")).Op("=").Id("c").Dot("value"),
-		),
-		jen.Return(jen.Id("g"), jen.Nil()),
+		jen.Return(jen.Id("decoding").Dot("TouchMany").Call(jen.Id("ctx"), jen.Id("b").Dot("core"), jen.Id(op.Function()), jen.Id("ids"))),
 	)
 	b.f.Line()
 }

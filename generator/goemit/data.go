@@ -241,29 +241,6 @@ func (b *board) dataArg() []jen.Code {
 	return []jen.Code{jen.Id("data")}
 }
 
-// getData is Get's body on a board with data: the get script reads the score, member and data.
-func (b *board) getData(op catalog.Op) []jen.Code {
-	zero := jen.Id("Entry").Values()
-	return []jen.Code{
-		jen.List(jen.Id("v"), jen.Err()).Op(":=").Add(b.runRO(op, jen.Id("id"))),
-		b.notFound(zero),
-		errNil().Block(jen.Return(zero, jen.Err())),
-		jen.List(jen.Id("p"), jen.Err()).Op(":=").Add(reader(op, jen.Id("v"))),
-		errNil().Block(jen.Return(zero, jen.Err())),
-		jen.List(jen.Id("e"), jen.Err()).Op(":=").Id("Decode").Call(jen.Id("p").Dot("Score"), jen.Id("p").Dot("Member")),
-		errNil().Block(jen.Return(zero, jen.Err())),
-		b.decodeData(jen.Id("e"), jen.Id("p"), zero),
-		jen.Return(jen.Id("e"), jen.Nil()),
-	}
-}
-
-// offsetPage is the body of a read of limit entries at offset that one script answers with a
-// window (Page on a board with data, PageFromEnd): a negative offset is refused, no limit is
-// an empty page.
-func (b *board) offsetPage(op catalog.Op) []jen.Code {
-	return []jen.Code{jen.Return(jen.Id("decoding").Dot("PageAt").Call(jen.Id("ctx"), jen.Id("b").Dot("core"), jen.Id(op.Function()), jen.Id("offset"), jen.Id("limit")))}
-}
-
 // rangeData reads the band of the leading field's digits dlo…dhi, with the entries' data, in
 // the range script.
 func (b *board) rangeData(op catalog.Op, lead *layout.Field) []jen.Code {

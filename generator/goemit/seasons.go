@@ -39,44 +39,33 @@ func (b *board) seasonFields() []jen.Code {
 
 // seasonConstructor adds the season to NewBoard's parameters and to the Board it builds, with
 // the season's expiry, and returns NewBoard's doc.
-func (b *board) seasonConstructor(dict jen.Dict, params []jen.Code) (string, []jen.Code) {
+func (b *board) seasonConstructor(dict jen.Dict, params []jen.Code) (string, []jen.Code, *jen.Statement) {
 	dict[jen.Id("season")] = jen.Id("s")
 	dict[jen.Id("from")] = jen.Id("s").Dot("Start").Dot("UnixMicro").Call()
 	dict[jen.Id("until")] = jen.Id("s").Dot("End").Dot("UnixMicro").Call()
-	dict[jen.Id("core")] = rt("NewSeasonCore").Call(jen.Id("c"), jen.Id("key"), jen.Id("boardSpec"), jen.Id("s"), rt("ExpireAt").Call(jen.Id("expiryOf").Call(jen.Id("s"))), jen.Id("opts").Op("..."))
+	core := rt("NewSeasonCore").Call(jen.Id("c"), jen.Id("key"), jen.Id("boardSpec"), jen.Id("s"), rt("ExpireAt").Call(jen.Id("expiryOf").Call(jen.Id("s"))), jen.Id("opts").Op("..."))
 	doc := "NewBoard returns the board of season s stored under key (Seasons.Board names the key after the season). Its keys expire when keepSeasons more seasons have ended after s, set by every write's own script (WithTTL or WithExpireAt replace that). Once that expiry has passed, the board refuses writes before anything is written (Redis's clock decides, in the script) and reads (the board's clock decides) with an error matching rankgenrt.ErrSeasonExpired, never acknowledging a write that would vanish or reading an empty board. Its write tokens, idempotency keys included, are bound to s (rankgenrt.InSeason), so that Seasons.Live sends their resends to this board."
 	if catalog.EntriesTakeSeason(b.l) {
 		doc += " Writes refuse times outside s with an error matching rankgenrt.ErrSeasonClosed: a season-anchored value outside [0, s.Len()), and a stamp whose clock (Redis's, for server stamps) reads outside s."
 	}
-	return doc, append(params, jen.Id("s").Id("Season"))
+	return doc, append(params, jen.Id("s").Id("Season")), core
 }
 
-// seasonCheck refuses, before any write, an entry whose season-anchored fields lie outside the
-// board's season; ret... precede the error in the return.
-func (b *board) seasonCheck(e jen.Code, ret ...jen.Code) jen.Code {
+// seasonCheck refuses, before any write, an entry whose season-anchored fields lie outside
+// season, the board's; ret... precede the error in the return.
+func (b *board) seasonCheck(season, e jen.Code, ret ...jen.Code) jen.Code {
 	var out []jen.Code
 	for _, f := range catalog.SeasonFields(b.l) {
 		if len(out) > 0 {
 			out = append(out, jen.Line())
 		}
-		out = append(out, jen.If(jen.Err().Op(":=").Id("b").Dot("season").Dot("CheckOffset").Call(jen.Lit(f.Name), jen.Add(e).Dot(f.Name)), jen.Err().Op("!=").Nil()).Block(
+		out = append(out, jen.If(jen.Err().Op(":=").Add(season).Dot("CheckOffset").Call(jen.Lit(f.Name), jen.Add(e).Dot(f.Name)), jen.Err().Op("!=").Nil()).Block(
 			jen.Return(append(ret, jen.Err())...)))
 	}
 	if len(out) == 0 {
 		return jen.Null()
 	}
 	return jen.Add(out...)
-}
-
-// seasonClock is the clock argument of a periodic layout's update scripts: the board's clock
-// (injectable through Seasons) for client stamps.
-func (b *board) seasonClock(clientStamp bool) (jen.Code, string) {
-	doc := "updateArgs starts the arguments of a field update script: the write arguments, an unused clock, the season's bounds, then room for n id, value pairs."
-	if !clientStamp {
-		return jen.Lit(""), doc
-	}
-	doc = "updateArgs starts the arguments of a field update script: the write arguments, the board's clock (Unix microseconds, for client stamps), the season's bounds (the script refuses a stamp outside them), then room for n id, value pairs."
-	return jen.Id("b").Dot("core").Dot("Now").Call().Dot("UnixMicro").Call(), doc
 }
 
 // seasonValueCheck refuses, before the script runs, a new value of a season-anchored field

@@ -93,7 +93,7 @@ func (s *sharded) encodable() *jen.Statement {
 // batch with one invalid entry writes nothing on any shard, as on a Board.
 func (s *sharded) validEntries() {
 	checks := []jen.Code{
-		s.seasonCheck(id("e")),
+		s.seasonCheck(jen.Id("b").Dot("season"), id("e")),
 		jen.If(jen.List(jen.Id("_"), jen.Id("_"), jen.Err()).Op(":=").Id("e").Dot("Encode").Call(), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
 	}
 	refused := []string{"that Encode refuses"}

@@ -121,39 +121,19 @@ func (b *board) updateValue(fd *layout.Field, u layout.Op) jen.Code {
 	return jen.Func().Params(jen.Id(arg).Add(goType(fd))).Params(result, jen.Error()).Block(body...)
 }
 
-// applyEach emits applyEach, the body of every field update method, and first, which a single
-// update's method returns its one Result through.
+// applyEach emits applyEach, the body of every field update method (rankgenrt.Decoding's
+// ApplyEach over the package's Update).
 func (b *board) applyEach() {
-	l := b.l
-	// Without a member prefix the reply holds P alone, and apply takes the ids sent.
-	ids, sentID := jen.Code(jen.Null()), jen.Code(jen.Null())
-	applyArgs := []jen.Code{jen.Id("ctx"), jen.Id("b").Dot("core"), jen.Id("s"), jen.Id("args"), jen.Id("res"), jen.Id("sent")}
-	sentIDs := jen.Code(jen.Nil()) // the reply names each entry's members
-	if !l.HasPrefix() {
-		ids = jen.Id("ids").Op(":=").Make(jen.Index().Add(b.idType()), jen.Lit(0), jen.Len(jen.Id("updates")))
-		sentID = jen.Id("ids").Op("=").Append(jen.Id("ids"), jen.Id("u").Dot(l.IDName))
-		sentIDs = jen.Id("ids")
-	}
-	b.comment("applyEach runs the field update script s for updates, each value sent as arg(v) gives it; a value arg refuses (out of range) or an invalid id leaves the error in its update's Result, unsent.")
+	u := jen.Id("updates").Index(jen.Id("i"))
+	b.comment("applyEach runs the field update function f for updates, each value sent as arg(v) gives it; a value arg refuses (out of range) or an invalid id leaves the error in its update's Result, unsent.")
 	b.f.Func().Id("applyEach").Types(jen.List(jen.Id("V"), jen.Id("A")).Any()).Params(
-		ctxParam(), jen.Id("b").Op("*").Id("Board"), jen.Id("s").Op("*").Add(rt("Function")), jen.Id("updates").Index().Id("Update").Types(jen.Id("V")), jen.Id("arg").Func().Params(jen.Id("V")).Params(jen.Id("A"), jen.Error()),
+		ctxParam(), jen.Id("b").Op("*").Id("Board"), jen.Id("f").Op("*").Add(rt("Function")), jen.Id("updates").Index().Id("Update").Types(jen.Id("V")), jen.Id("arg").Func().Params(jen.Id("V")).Params(jen.Id("A"), jen.Error()),
 	).Params(jen.Index().Id("Result"), jen.Error()).Block(
-		jen.Id("res").Op(":=").Make(jen.Index().Id("Result"), jen.Len(jen.Id("updates"))),
-		jen.Id("args").Op(":=").Id("b").Dot("updateArgs").Call(jen.Len(jen.Id("updates"))),
-		jen.Id("sent").Op(":=").Make(jen.Index().Int(), jen.Lit(0), jen.Len(jen.Id("updates"))),
-		ids,
-		jen.For(jen.List(jen.Id("i"), jen.Id("u")).Op(":=").Range().Id("updates")).Block(
-			b.checkIDThen(jen.Id("u").Dot(l.IDName), func(err jen.Code) []jen.Code {
-				return []jen.Code{jen.Id("res").Index(jen.Id("i")).Dot("Err").Op("=").Add(err), jen.Continue()}
-			}),
-			jen.List(jen.Id("a"), jen.Err()).Op(":=").Id("arg").Call(jen.Id("u").Dot("Value")),
-			errNil().Block(jen.Id("res").Index(jen.Id("i")).Dot("Err").Op("=").Err(), jen.Continue()),
-			jen.Id("args").Op("=").Append(jen.Id("args"), jen.Id("u").Dot(l.IDName), jen.Id("a")),
-			jen.Id("sent").Op("=").Append(jen.Id("sent"), jen.Id("i")),
-			sentID,
-		),
-		jen.If(jen.Err().Op(":=").Id("decoding").Dot("Apply").Call(append(applyArgs, sentIDs)...), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
-		jen.Return(jen.Id("res"), jen.Nil()),
+		jen.Return(jen.Id("decoding").Dot("ApplyEach").Call(jen.Id("ctx"), jen.Id("b").Dot("core"), jen.Id("f"), jen.Len(jen.Id("updates")),
+			jen.Func().Params(jen.Id("i").Int()).Params(b.idType(), jen.Any(), jen.Error()).Block(
+				jen.List(jen.Id("a"), jen.Err()).Op(":=").Id("arg").Call(jen.Add(u).Dot("Value")),
+				jen.Return(jen.Add(u).Dot(b.l.IDName), jen.Id("a"), jen.Err()),
+			))),
 	)
 	b.f.Line()
 }

@@ -38,8 +38,8 @@ import (
 // The generated code and the runtime package must agree on their contract; either
 // constant fails to compile when they drift apart. Regenerate with the matching rankgen.
 const (
-	_ = rankgenrt.EnforceVersion(4 - rankgenrt.MinVersion)
-	_ = rankgenrt.EnforceVersion(rankgenrt.MaxVersion - 4)
+	_ = rankgenrt.EnforceVersion(5 - rankgenrt.MinVersion)
+	_ = rankgenrt.EnforceVersion(rankgenrt.MaxVersion - 5)
 )
 
 // Fingerprint identifies the stored encoding: it changes exactly when a change to the schema
@@ -209,10 +209,6 @@ var luaLibrary string
 
 var (
 	library         = rankgenrt.NewLibrary(luaLibrary)
-	fnSet           = library.Function("set")
-	fnBest          = library.Function("best")
-	fnRemove        = library.Function("remove")
-	fnTrim          = library.Function("trim")
 	fnAddPoints     = library.Function("add_points")
 	fnAddPointsMany = library.Function("add_points_many")
 	fnMaxPoints     = library.Function("max_points")
@@ -229,12 +225,7 @@ var (
 	fnMaxTierMany   = library.Function("max_tier_many")
 	fnChanges       = library.Function("changes")
 	fnTouch         = library.Function("touch")
-	fnAround        = library.Function("around")
 	fnAfter         = library.Function("after")
-	fnGetMany       = library.Function("get_many")
-	fnRankMany      = library.Function("rank_many")
-	fnBottom        = library.Function("bottom")
-	fnStanding      = library.Function("standing")
 	fnCompetition   = library.Function("competition")
 	fnDense         = library.Function("dense")
 	fnBand          = library.Function("band")
@@ -260,7 +251,11 @@ func Library() *rankgenrt.Library {
 // another layout (ErrLayoutMismatch) and leaves the board unchanged on any error. Reads refuse
 // another layout's board too, within their one round trip. A Board is safe for concurrent use;
 // create it once per key and reuse it.
+// Its reads and whole-entry writes (Get, Top, Around, Set, Best, …) are the methods of the
+// embedded rankgenrt.Board, which are the same on every layout; this file declares those its
+// layout makes its own.
 type Board struct {
+	*rankgenrt.Board[Entry, string, Ranked, Written, Result]
 	core *rankgenrt.Core // the board's machinery: client, keys, writes, the fingerprint check
 }
 
@@ -302,26 +297,11 @@ func WithCoalescing(cfg rankgenrt.Coalescing) Option {
 
 // NewBoard returns the board stored under key.
 func NewBoard(c redis.UniversalClient, key string, opts ...Option) *Board {
-	return &Board{core: rankgenrt.NewCore(c, key, boardSpec, opts...)}
-}
-
-// Key returns the board's key.
-func (b *Board) Key() string {
-	return b.core.Key()
-}
-
-// Keys returns the keys that hold the board: the sorted set and its meta key. Its writes' tokens
-// are recorded beside them, each under a key of its own that expires by itself (rankgenrt.AckKey).
-func (b *Board) Keys() []string {
-	return b.core.Keys()
-}
-
-// Load loads the board's Lua library on the server (on every master of a Cluster). Calls made
-// outside a pipeline load it themselves where it is missing; call Load before calling its
-// functions in a pipeline, where a server that lacks it (after a restart or FUNCTION FLUSH)
-// answers that the function is not found.
-func (b *Board) Load(ctx context.Context) error {
-	return b.core.Load(ctx)
+	core := rankgenrt.NewCore(c, key, boardSpec, opts...)
+	return &Board{
+		Board: rankgenrt.NewBoard(core, decoding),
+		core:  core,
+	}
 }
 
 // Ranked is an entry with its 1-based rank on the board.
@@ -372,7 +352,14 @@ type Result struct {
 
 // decoding is how the board's reads and writes make this package's types of the entries they read.
 var decoding = &rankgenrt.Decoding[Entry, string, Ranked, Written, Result]{
-	Decode:     Decode,
+	Decode: Decode,
+	EntryArgs: func(season *rankgenrt.Season, e Entry, args []any) ([]any, error) {
+		score, member, err := e.Encode()
+		if err != nil {
+			return nil, err
+		}
+		return append(args, rankgenrt.FormatScore(score), member), nil
+	},
 	IDMaxBytes: playerIDMaxBytes,
 	IDName:     "PlayerID",
 	NewRanked: func(rank int64, e Entry) Ranked {
@@ -396,87 +383,6 @@ var decoding = &rankgenrt.Decoding[Entry, string, Ranked, Written, Result]{
 		}
 	},
 	ScoreOfP: scoreOfP,
-}
-
-// Set stores e, replacing the entry of its id if there is one, and returns what it did: the entry
-// before it (Existed false: none), e as stored, and whether the stored entry changed (Changed
-// false: the board held e already), read in the same script.
-func (b *Board) Set(ctx context.Context, e Entry) (Written, error) {
-	return rankgenrt.One(b.SetMany(ctx, []Entry{e}))
-}
-
-// SetMany stores many entries in one script call, atomically, and returns a Written per entry, in
-// order; for an id given twice the last entry wins, and the second's Before is the first. It
-// validates every entry first and writes nothing when one is invalid.
-func (b *Board) SetMany(ctx context.Context, entries []Entry) ([]Written, error) {
-	if len(entries) == 0 {
-		return nil, nil
-	}
-	args := b.core.WriteArgs(2 * len(entries))
-	for _, e := range entries {
-		score, member, err := e.Encode()
-		if err != nil {
-			return nil, err
-		}
-		args = append(args, rankgenrt.FormatScore(score), member)
-	}
-	v, err := b.core.Write(ctx, fnSet, args)
-	if err != nil {
-		return nil, err
-	}
-	ps, err := rankgenrt.Priors(v, len(entries))
-	if err != nil {
-		return nil, err
-	}
-	return decoding.Written(ps, entries), nil
-}
-
-// Best stores e unless the board's entry for its id ranks at least as high, comparing whole tuples
-// (members are bare ids here, so the score alone orders them), and returns what it did: Changed
-// when it stored e, the entry before (Existed false: none) and after, read in the same script, so
-// a new personal best and its exact gain need no second read. It runs the best script, as every
-// write does, so the layout fingerprint is checked and the write applied exactly once.
-func (b *Board) Best(ctx context.Context, e Entry) (Written, error) {
-	return rankgenrt.One(b.BestMany(ctx, []Entry{e}))
-}
-
-// BestMany applies Best to many entries in one script call, atomically and in order, and returns a
-// Written per entry (an id given twice: the second's Before is what the first left). It validates
-// every entry first and writes nothing when one is invalid.
-func (b *Board) BestMany(ctx context.Context, entries []Entry) ([]Written, error) {
-	if len(entries) == 0 {
-		return nil, nil
-	}
-	args := b.core.WriteArgs(2 * len(entries))
-	for _, e := range entries {
-		score, member, err := e.Encode()
-		if err != nil {
-			return nil, err
-		}
-		args = append(args, rankgenrt.FormatScore(score), member)
-	}
-	v, err := b.core.Write(ctx, fnBest, args)
-	if err != nil {
-		return nil, err
-	}
-	ps, err := rankgenrt.Priors(v, len(entries))
-	if err != nil {
-		return nil, err
-	}
-	return decoding.Written(ps, entries), nil
-}
-
-// Remove deletes the entries of the given ids and returns how many there were.
-func (b *Board) Remove(ctx context.Context, ids ...string) (int64, error) {
-	return decoding.Remove(ctx, b.core, fnRemove, ids)
-}
-
-// Trim keeps the first keep entries, removes all below them and returns how many it removed.
-func (b *Board) Trim(ctx context.Context, keep int64) (int64, error) {
-	if keep < 0 {
-		return 0, rankgenrt.IntRangeError("keep", keep, 0, math.MaxInt64)
-	}
-	return rankgenrt.Int(b.core.Write(ctx, fnTrim, append(b.core.WriteArgs(1), keep)))
 }
 
 // AddPoints adds delta to the Points of the entry of id and returns what it did: the new entry,
@@ -582,12 +488,7 @@ func (b *Board) MaxTierMany(ctx context.Context, updates []Update[Tier]) ([]Resu
 
 // Change is one field update of a change list (Board.Update, Board.UpdateMany), made by AddPoints,
 // MaxPoints, SetPoints, AddWins, MinWins, SetTier or MaxTier. A zero Change is refused.
-type Change struct {
-	field string // the field it updates: a list changes each field at most once
-	slot  int    // the place of its value among its id's arguments; 0 = a zero Change
-	value any    // the delta or the new digit, as the changes script takes it
-	err   error  // a value outside the field's range, returned by Update
-}
+type Change = rankgenrt.Change[Entry]
 
 // The changes script takes, per id, the id and then one argument per field update, in this order:
 // a list fills in its changes and leaves the others "".
@@ -604,45 +505,45 @@ const (
 
 // AddPoints is the change of Board.Update that adds delta to Points, as Board.AddPoints does.
 func AddPoints(delta int64) Change {
-	return Change{field: "Points", slot: changeAddPoints, value: delta}
+	return rankgenrt.NewChange[Entry]("Points", changeAddPoints, delta, nil)
 }
 
 // MaxPoints is the change of Board.Update that raises Points to v when v is larger, as
 // Board.MaxPoints does.
 func MaxPoints(v uint32) Change {
 	d, err := digitOfPoints(v)
-	return Change{field: "Points", slot: changeMaxPoints, value: d, err: err}
+	return rankgenrt.NewChange[Entry]("Points", changeMaxPoints, d, err)
 }
 
 // SetPoints is the change of Board.Update that sets Points to v, as Board.SetPoints does.
 func SetPoints(v uint32) Change {
 	d, err := digitOfPoints(v)
-	return Change{field: "Points", slot: changeSetPoints, value: d, err: err}
+	return rankgenrt.NewChange[Entry]("Points", changeSetPoints, d, err)
 }
 
 // AddWins is the change of Board.Update that adds delta to Wins, as Board.AddWins does.
 func AddWins(delta int64) Change {
-	return Change{field: "Wins", slot: changeAddWins, value: delta}
+	return rankgenrt.NewChange[Entry]("Wins", changeAddWins, delta, nil)
 }
 
 // MinWins is the change of Board.Update that lowers Wins to v when v is smaller, as Board.MinWins
 // does.
 func MinWins(v uint8) Change {
 	d := uint64(v)
-	return Change{field: "Wins", slot: changeMinWins, value: d}
+	return rankgenrt.NewChange[Entry]("Wins", changeMinWins, d, nil)
 }
 
 // SetTier is the change of Board.Update that sets Tier to v, as Board.SetTier does.
 func SetTier(v Tier) Change {
 	d, err := digitOfTier(v)
-	return Change{field: "Tier", slot: changeSetTier, value: d, err: err}
+	return rankgenrt.NewChange[Entry]("Tier", changeSetTier, d, err)
 }
 
 // MaxTier is the change of Board.Update that raises Tier to v when v is larger, as Board.MaxTier
 // does.
 func MaxTier(v Tier) Change {
 	d, err := digitOfTier(v)
-	return Change{field: "Tier", slot: changeMaxTier, value: d, err: err}
+	return rankgenrt.NewChange[Entry]("Tier", changeMaxTier, d, err)
 }
 
 // Changes is the change list of one id, for UpdateMany.
@@ -670,67 +571,9 @@ func (b *Board) Update(ctx context.Context, id string, changes ...Change) (Writt
 // left that entry unchanged. The error return is for failures of the whole call (connection,
 // ErrLayoutMismatch), which change nothing.
 func (b *Board) UpdateMany(ctx context.Context, lists []Changes) ([]Result, error) {
-	res := make([]Result, len(lists))
-	args := slices.Grow(b.updateArgs(0), changeArgs*len(lists))
-	sent := make([]int, 0, len(lists))
-	for i, l := range lists {
-		group, err := changeGroup(l.PlayerID, l.Apply)
-		if err != nil {
-			res[i].Err = err
-			continue
-		}
-		args = append(args, group...)
-		sent = append(sent, i)
-	}
-	if len(sent) == 0 {
-		return res, nil
-	}
-	v, err := b.core.Write(ctx, fnChanges, args)
-	if err != nil {
-		return nil, err
-	}
-	items, err := rankgenrt.Items(v, len(sent))
-	if err != nil {
-		return nil, err
-	}
-	for j, it := range items {
-		r := &res[sent[j]]
-		if it.Err != nil {
-			r.Err = b.core.ItemErr(it.Err)
-			continue
-		}
-		r.Written, r.Err = decoding.Updated(it, it.Member, it.PriorMember)
-	}
-	return res, nil
-}
-
-// changeGroup is the changes script's arguments for one id's change list: the id, then per field
-// update its value, or "" when the list lacks it. An invalid id, a value out of range, a field
-// changed twice or a zero Change is refused: nothing of the list is sent.
-func changeGroup(id string, changes []Change) ([]any, error) {
-	if err := checkID(id); err != nil {
-		return nil, err
-	}
-	g := make([]any, changeArgs)
-	g[0] = id
-	for k := 1; k < changeArgs; k++ {
-		g[k] = ""
-	}
-	for j, c := range changes {
-		switch {
-		case c.err != nil:
-			return nil, c.err
-		case c.slot == 0:
-			return nil, rankgenrt.ZeroChangeError()
-		}
-		for _, prev := range changes[:j] {
-			if prev.field == c.field {
-				return nil, rankgenrt.FieldTwiceError(c.field)
-			}
-		}
-		g[c.slot] = c.value
-	}
-	return g, nil
+	return decoding.UpdateMany(ctx, b.core, fnChanges, changeArgs, len(lists), func(i int) (string, []Change) {
+		return lists[i].PlayerID, lists[i].Apply
+	})
 }
 
 // Touch sets ReachedAt (server clock) of the entry of id to now and leaves its other fields as
@@ -748,126 +591,7 @@ func (b *Board) Touch(ctx context.Context, id string) (Written, error) {
 // invalid id's, unsent). The error return is for failures of the whole call (connection,
 // ErrLayoutMismatch), which change nothing.
 func (b *Board) TouchMany(ctx context.Context, ids []string) ([]Result, error) {
-	res := make([]Result, len(ids))
-	args := slices.Grow(b.updateArgs(0), len(ids))
-	sent := make([]int, 0, len(ids))
-	for i, id := range ids {
-		if err := checkID(id); err != nil {
-			res[i].Err = err
-			continue
-		}
-		args = append(args, id)
-		sent = append(sent, i)
-	}
-	if len(sent) == 0 {
-		return res, nil
-	}
-	v, err := b.core.Write(ctx, fnTouch, args)
-	if err != nil {
-		return nil, err
-	}
-	items, err := rankgenrt.Items(v, len(sent))
-	if err != nil {
-		return nil, err
-	}
-	for j, it := range items {
-		r := &res[sent[j]]
-		if it.Err != nil {
-			r.Err = b.core.ItemErr(it.Err)
-			continue
-		}
-		r.Written, r.Err = decoding.Updated(it, it.Member, it.PriorMember)
-	}
-	return res, nil
-}
-
-// Get returns the entry of id, or an error matching ErrNotFound.
-func (b *Board) Get(ctx context.Context, id string) (Entry, error) {
-	return decoding.Get(ctx, b.core, id)
-}
-
-// Rank returns the 1-based position of the entry of id in the board's order, or an error matching
-// ErrNotFound.
-func (b *Board) Rank(ctx context.Context, id string) (int64, error) {
-	return decoding.Rank(ctx, b.core, id)
-}
-
-// Top returns the first n entries, best first.
-func (b *Board) Top(ctx context.Context, n int64) ([]Ranked, error) {
-	return b.Page(ctx, 0, n)
-}
-
-// Page returns limit entries from the 0-based position offset, best first: none for a limit of 0
-// or less, an error matching ErrOutOfRange for a negative offset.
-func (b *Board) Page(ctx context.Context, offset, limit int64) ([]Ranked, error) {
-	return decoding.Page(ctx, b.core, offset, limit)
-}
-
-// Around returns the entry of id with up to before entries ahead of it and after entries behind
-// it, or an error matching ErrNotFound.
-func (b *Board) Around(ctx context.Context, id string, before, after int64) ([]Ranked, error) {
-	return decoding.Around(ctx, b.core, fnAround, id, before, after, false)
-}
-
-// AroundFilled is Around with the window kept whole at the ends of the board: what the top cuts
-// from before is taken after, and what the end cuts from after is taken before, so the first entry
-// still sees before + after others when the board has them. The entry of id is in the window; or
-// an error matching ErrNotFound.
-func (b *Board) AroundFilled(ctx context.Context, id string, before, after int64) ([]Ranked, error) {
-	return decoding.Around(ctx, b.core, fnAround, id, before, after, true)
-}
-
-// After returns up to limit entries that rank after the cursor, best first, and the cursor of the
-// last one (the same cursor when there are none). Paging by cursor is stable while scores change:
-// an entry is never returned twice nor skipped because others moved ahead of it. A cursor whose
-// score is NaN marks no place: it is refused (ErrBadScore) before anything is sent.
-func (b *Board) After(ctx context.Context, cur Cursor, limit int64) ([]Ranked, Cursor, error) {
-	return decoding.After(ctx, b.core, fnAfter, cur, limit)
-}
-
-// Count returns the number of entries.
-func (b *Board) Count(ctx context.Context) (int64, error) {
-	return b.core.Count(ctx)
-}
-
-// GetMany returns, in one round trip, a Result per id in the order given: the entry, or an Err
-// matching ErrNotFound when the id has none. An invalid id fails the whole call before anything is
-// sent.
-func (b *Board) GetMany(ctx context.Context, ids ...string) ([]Result, error) {
-	return decoding.GetMany(ctx, b.core, fnGetMany, ids)
-}
-
-// RankMany returns, in one round trip, the 1-based rank of each id in the order given, 0 for an id
-// without an entry. An invalid id fails the whole call before anything is sent.
-func (b *Board) RankMany(ctx context.Context, ids ...string) ([]int64, error) {
-	return decoding.RankMany(ctx, b.core, fnRankMany, ids)
-}
-
-// Bottom returns the last n entries, best first (the board's last entry last).
-func (b *Board) Bottom(ctx context.Context, n int64) ([]Ranked, error) {
-	return b.PageFromEnd(ctx, 0, n)
-}
-
-// PageFromEnd returns up to limit entries that end offset entries before the end of the board,
-// best first, with their ranks: PageFromEnd(0, 10) is the last ten, PageFromEnd(10, 10) the ten
-// before them. The board's size is read in the same script, so the page is exact. A negative
-// offset is an error matching ErrOutOfRange.
-func (b *Board) PageFromEnd(ctx context.Context, offset, limit int64) ([]Ranked, error) {
-	return decoding.PageAt(ctx, b.core, fnBottom, offset, limit)
-}
-
-// Percentile returns the share of the board's entries that rank behind the entry of id, in
-// percent: 0 for the last entry, 100·(n−1)/n for the first of n; or an error matching
-// ErrNotFound. Its position and the board's size are read together, in one script call.
-func (b *Board) Percentile(ctx context.Context, id string) (float64, error) {
-	return decoding.Percentile(ctx, b.core, fnStanding, id)
-}
-
-// PageOf returns the 1-based page of pageSize entries that holds the entry of id (Page(ctx,
-// (page-1)*pageSize, pageSize) returns it), or an error matching ErrNotFound; a pageSize below 1
-// is an error matching ErrOutOfRange.
-func (b *Board) PageOf(ctx context.Context, id string, pageSize int64) (int64, error) {
-	return decoding.PageOf(ctx, b.core, fnStanding, id, pageSize)
+	return decoding.TouchMany(ctx, b.core, fnTouch, ids)
 }
 
 // RangePoints returns, best first, the entries whose Points lies in [lo, hi], skipping offset of
@@ -1183,38 +907,14 @@ func (b *Board) AroundScore(ctx context.Context, at Place, before, after int64) 
 	return decoding.Window(b.core.CallRO(ctx, fnAroundScore, rankgenrt.FormatScore(score), member, max(before, 0), max(after, 0)))
 }
 
-// updateArgs starts the arguments of a field update script: the write arguments, an unused clock,
-// then room for n id, value pairs.
-func (b *Board) updateArgs(n int) []any {
-	return append(b.core.WriteArgs(1+2*n), "")
-}
-
-// applyEach runs the field update script s for updates, each value sent as arg(v) gives it; a
+// applyEach runs the field update function f for updates, each value sent as arg(v) gives it; a
 // value arg refuses (out of range) or an invalid id leaves the error in its update's Result,
 // unsent.
-func applyEach[V, A any](ctx context.Context, b *Board, s *rankgenrt.Function, updates []Update[V], arg func(V) (A, error)) ([]Result, error) {
-	res := make([]Result, len(updates))
-	args := b.updateArgs(len(updates))
-	sent := make([]int, 0, len(updates))
-	ids := make([]string, 0, len(updates))
-	for i, u := range updates {
-		if err := checkID(u.PlayerID); err != nil {
-			res[i].Err = err
-			continue
-		}
-		a, err := arg(u.Value)
-		if err != nil {
-			res[i].Err = err
-			continue
-		}
-		args = append(args, u.PlayerID, a)
-		sent = append(sent, i)
-		ids = append(ids, u.PlayerID)
-	}
-	if err := decoding.Apply(ctx, b.core, s, args, res, sent, ids); err != nil {
-		return nil, err
-	}
-	return res, nil
+func applyEach[V, A any](ctx context.Context, b *Board, f *rankgenrt.Function, updates []Update[V], arg func(V) (A, error)) ([]Result, error) {
+	return decoding.ApplyEach(ctx, b.core, f, len(updates), func(i int) (string, any, error) {
+		a, err := arg(updates[i].Value)
+		return updates[i].PlayerID, a, err
+	})
 }
 
 // first is the outcome of a batch of one: the call's error, else its one Result's.

@@ -1,0 +1,49 @@
+package goemit
+
+import (
+	"reflect"
+	"strings"
+
+	"github.com/rankgen/rankgen/generator/layout"
+	rankgenrt "github.com/rankgen/rankgen/runtime"
+)
+
+// Stand-ins for a generated package's types, to name the methods of rankgenrt.Board as the
+// generated Board, which embeds it, has them.
+type (
+	standInEntry   struct{}
+	standInRanked  struct{}
+	standInWritten struct{}
+	standInResult  struct{}
+)
+
+// runtimeBoardMethods are the methods of rankgenrt.Board over a generated package of l's id
+// type, each with its parameter and result types as signatures writes them.
+func runtimeBoardMethods(l *layout.Layout) map[string]string {
+	var typ reflect.Type
+	if l.IDType == layout.IDUint64 {
+		typ = reflect.TypeFor[*rankgenrt.Board[standInEntry, uint64, standInRanked, standInWritten, standInResult]]()
+	} else {
+		typ = reflect.TypeFor[*rankgenrt.Board[standInEntry, string, standInRanked, standInWritten, standInResult]]()
+	}
+	names := strings.NewReplacer("goemit.standInEntry", "Entry", "goemit.standInRanked", "Ranked",
+		"goemit.standInWritten", "Written", "goemit.standInResult", "Result", "runtime.", "")
+	out := map[string]string{}
+	for i := range typ.NumMethod() {
+		m := typ.Method(i)
+		var in, res []string
+		for j := 1; j < m.Type.NumIn(); j++ { // the receiver first
+			p := m.Type.In(j)
+			if m.Type.IsVariadic() && j == m.Type.NumIn()-1 {
+				in = append(in, "..."+names.Replace(p.Elem().String()))
+				continue
+			}
+			in = append(in, names.Replace(p.String()))
+		}
+		for j := range m.Type.NumOut() {
+			res = append(res, names.Replace(m.Type.Out(j).String()))
+		}
+		out[m.Name] = "(" + strings.Join(in, ", ") + ") (" + strings.Join(res, ", ") + ")"
+	}
+	return out
+}
