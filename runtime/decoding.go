@@ -630,3 +630,81 @@ func (d *Decoding[E, I, R, W, X]) items(ctx context.Context, c *Core, f *Functio
 	}
 	return res, nil
 }
+
+// digitBand orders the digits of a leading field's bounds lo and hi (ascending says its
+// digits order against its values: a field where less ranks first) as the band of digits
+// dlo…dhi they span, or reports the band empty.
+func digitBand(dlo, dhi uint64, ascending bool) (uint64, uint64, bool) {
+	if ascending {
+		dlo, dhi = dhi, dlo
+	}
+	return dlo, dhi, dlo <= dhi
+}
+
+// LeadRange reads, best first, up to limit entries whose leading field's digit lies in
+// dlo…dhi (the digits of its bounds; weight: the field's weight in P; ascending: the field
+// ranks less first), skipping offset of them: one ZRANGE BYSCORE, or f, the layout's range
+// function, where entries carry data (nil: none). None for an empty band or a limit of 0 or
+// less; a negative offset is an error matching ErrOutOfRange.
+func (d *Decoding[E, I, R, W, X]) LeadRange(ctx context.Context, c *Core, f *Function, dlo, dhi, weight uint64, ascending bool, offset, limit int64) ([]E, error) {
+	if offset < 0 {
+		return nil, IntRangeError("offset", offset, 0, math.MaxInt64)
+	}
+	dlo, dhi, ok := digitBand(dlo, dhi, ascending)
+	if !ok || limit <= 0 {
+		return nil, nil
+	}
+	// The digits dlo…dhi are the scores of P in [dlo·weight, (dhi+1)·weight).
+	lo, hi := FormatScore(d.ScoreOfP(dlo*weight)), "("+FormatScore(d.ScoreOfP((dhi+1)*weight))
+	var ps []Pair
+	if f != nil {
+		v, err := c.CallRO(ctx, f, lo, hi, offset, limit)
+		if err != nil {
+			return nil, err
+		}
+		if _, ps, err = WindowData(v); err != nil {
+			return nil, err
+		}
+	} else {
+		zs, err := Read(ctx, c, func(r redis.Cmdable) *redis.ZSliceCmd {
+			return r.ZRangeArgsWithScores(ctx, redis.ZRangeArgs{Key: c.Key(), Start: hi, Stop: lo, ByScore: true, Rev: true, Offset: offset, Count: limit})
+		})
+		if err != nil {
+			return nil, err
+		}
+		ps = ZPairs(zs)
+	}
+	out := make([]E, len(ps))
+	for i, p := range ps {
+		var err error
+		if out[i], err = d.decode(p); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// CountLead counts the entries whose leading field's digit lies in dlo…dhi (as LeadRange),
+// with one ZCOUNT (Read).
+func (d *Decoding[E, I, R, W, X]) CountLead(ctx context.Context, c *Core, dlo, dhi, weight uint64, ascending bool) (int64, error) {
+	dlo, dhi, ok := digitBand(dlo, dhi, ascending)
+	if !ok {
+		return 0, nil
+	}
+	return Read(ctx, c, func(r redis.Cmdable) *redis.IntCmd {
+		return r.ZCount(ctx, c.Key(), FormatScore(d.ScoreOfP(dlo*weight)), "("+FormatScore(d.ScoreOfP((dhi+1)*weight)))
+	})
+}
+
+// Position calls f, a read function that replies a 1-based position of the entry of id
+// (competition, dense) with args after the id, or an error matching ErrNotFound.
+func (d *Decoding[E, I, R, W, X]) Position(ctx context.Context, c *Core, f *Function, id I, args ...any) (int64, error) {
+	if err := d.CheckID(id); err != nil {
+		return 0, err
+	}
+	v, err := c.CallRO(ctx, f, append([]any{id}, args...)...)
+	if errors.Is(err, redis.Nil) {
+		return 0, NotFound(IDText(id))
+	}
+	return Int(v, err)
+}

@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/dave/jennifer/jen"
-	"github.com/rankgen/rankgen/generator/catalog"
 	"github.com/rankgen/rankgen/generator/layout"
 )
 
@@ -213,16 +212,6 @@ func (c *codec) dataConstants(add func(name string, value jen.Code, comment stri
 
 // ---- the board ----
 
-// decodeData sets target's Data from the pair p's stored data when the layout has data
-// fields, returning ret..., err when it is bad; else nothing.
-func (b *board) decodeData(target jen.Code, p jen.Code, ret ...jen.Code) jen.Code {
-	if !b.l.HasData() {
-		return jen.Null()
-	}
-	return jen.If(jen.List(jen.Add(target).Dot("Data"), jen.Err()).Op("=").Id("DecodeData").Call(jen.Add(p).Dot("Data")), jen.Err().Op("!=").Nil()).
-		Block(jen.Return(append(ret, jen.Err())...))
-}
-
 // encodeData declares data, e's encoded Data, in a loop over entries; an invalid one returns
 // ret..., err. Nothing without data fields.
 func (b *board) encodeData(ret ...jen.Code) jen.Code {
@@ -239,26 +228,4 @@ func (b *board) dataArg() []jen.Code {
 		return nil
 	}
 	return []jen.Code{jen.Id("data")}
-}
-
-// rangeData reads the band of the leading field's digits dlo…dhi, with the entries' data, in
-// the range script.
-func (b *board) rangeData(op catalog.Op, lead *layout.Field) []jen.Code {
-	weight := b.c.bases[lead] + "Weight"
-	return []jen.Code{
-		jen.Comment(fmt.Sprintf("%s's digits dlo…dhi are the scores of P in [dlo·W, (dhi+1)·W), W = %s.", lead.Name, weight)),
-		jen.List(jen.Id("v"), jen.Err()).Op(":=").Add(b.runRO(op,
-			rt("FormatScore").Call(jen.Id("scoreOfP").Call(jen.Id("dlo").Op("*").Add(b.c.fc(lead, "Weight")))),
-			jen.Lit("(").Op("+").Add(rt("FormatScore")).Call(jen.Id("scoreOfP").Call(jen.Parens(jen.Id("dhi").Op("+").Lit(1)).Op("*").Add(b.c.fc(lead, "Weight")))),
-			jen.Id("offset"), jen.Id("limit"))),
-		errNil().Block(jen.Return(jen.Nil(), jen.Err())),
-		jen.List(jen.Id("_"), jen.Id("ps"), jen.Err()).Op(":=").Add(reader(op, jen.Id("v"))),
-		errNil().Block(jen.Return(jen.Nil(), jen.Err())),
-		jen.Id("out").Op(":=").Make(jen.Index().Id("Entry"), jen.Len(jen.Id("ps"))),
-		jen.For(jen.List(jen.Id("i"), jen.Id("p")).Op(":=").Range().Id("ps")).Block(
-			jen.If(jen.List(jen.Id("out").Index(jen.Id("i")), jen.Err()).Op("=").Id("Decode").Call(jen.Id("p").Dot("Score"), jen.Id("p").Dot("Member")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
-			b.decodeData(jen.Id("out").Index(jen.Id("i")), jen.Id("p"), jen.Nil()),
-		),
-		jen.Return(jen.Id("out"), jen.Nil()),
-	}
 }

@@ -26,7 +26,6 @@ import (
 	"cmp"
 	"context"
 	_ "embed"
-	"errors"
 	"math"
 	"strconv"
 	"strings"
@@ -515,31 +514,7 @@ func (b *Board) UpdateMany(ctx context.Context, lists []Changes) ([]Result, erro
 func (b *Board) RangeScore(ctx context.Context, lo, hi uint32, offset, limit int64) ([]Entry, error) {
 	dlo := uint64(lo)
 	dhi := uint64(hi)
-	if offset < 0 {
-		return nil, rankgenrt.IntRangeError("offset", offset, 0, math.MaxInt64)
-	}
-	if dlo > dhi || limit <= 0 {
-		return nil, nil
-	}
-	// Score's digits dlo…dhi are the scores of P in [dlo·W, (dhi+1)·W), W = scoreWeight.
-	v, err := b.core.CallRO(ctx, fnRange, rankgenrt.FormatScore(scoreOfP(dlo*scoreWeight)), "("+rankgenrt.FormatScore(scoreOfP((dhi+1)*scoreWeight)), offset, limit)
-	if err != nil {
-		return nil, err
-	}
-	_, ps, err := rankgenrt.WindowData(v)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]Entry, len(ps))
-	for i, p := range ps {
-		if out[i], err = Decode(p.Score, p.Member); err != nil {
-			return nil, err
-		}
-		if out[i].Data, err = DecodeData(p.Data); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
+	return decoding.LeadRange(ctx, b.core, fnRange, dlo, dhi, scoreWeight, false, offset, limit)
 }
 
 // CountScoreBetween returns the number of entries whose Score lies in [lo, hi], with one ZCOUNT in
@@ -548,52 +523,28 @@ func (b *Board) RangeScore(ctx context.Context, lo, hi uint32, offset, limit int
 func (b *Board) CountScoreBetween(ctx context.Context, lo, hi uint32) (int64, error) {
 	dlo := uint64(lo)
 	dhi := uint64(hi)
-	if dlo > dhi {
-		return 0, nil
-	}
-	return rankgenrt.Read(ctx, b.core, func(c redis.Cmdable) *redis.IntCmd {
-		return c.ZCount(ctx, b.core.Key(), rankgenrt.FormatScore(scoreOfP(dlo*scoreWeight)), "("+rankgenrt.FormatScore(scoreOfP((dhi+1)*scoreWeight)))
-	})
+	return decoding.CountLead(ctx, b.core, dlo, dhi, scoreWeight, false)
 }
 
 // CompetitionRank returns 1 + the number of entries with a better Score than the entry of id
 // ("1224" ranking: equal Score share a rank), counted with ZCOUNT in O(log n), or an error
 // matching ErrNotFound.
 func (b *Board) CompetitionRank(ctx context.Context, id string) (int64, error) {
-	return b.competition(ctx, id, 1)
+	return decoding.Position(ctx, b.core, fnCompetition, id, 1)
 }
 
 // CompetitionRankTuple is CompetitionRank on the whole score (Score): 1 + the number of entries
 // whose score fields rank before the entry of id; the fields in the member do not count: entries
 // equal on the score fields share a rank. Or an error matching ErrNotFound.
 func (b *Board) CompetitionRankTuple(ctx context.Context, id string) (int64, error) {
-	return b.competition(ctx, id, scoreFields)
-}
-
-// competition runs the competition script: entries tie when equal on the first tied score fields.
-func (b *Board) competition(ctx context.Context, id string, tied int) (int64, error) {
-	if err := checkID(id); err != nil {
-		return 0, err
-	}
-	v, err := b.core.CallRO(ctx, fnCompetition, id, tied)
-	if errors.Is(err, redis.Nil) {
-		return 0, rankgenrt.NotFound(id)
-	}
-	return rankgenrt.Int(v, err)
+	return decoding.Position(ctx, b.core, fnCompetition, id, scoreFields)
 }
 
 // DenseRank returns 1 + the number of distinct Score values ahead of the entry of id ("1223"
 // ranking: equal Score share a rank and the next value takes the next rank), or an error matching
 // ErrNotFound. The script steps once per distinct value ahead, O(log n) each.
 func (b *Board) DenseRank(ctx context.Context, id string) (int64, error) {
-	if err := checkID(id); err != nil {
-		return 0, err
-	}
-	v, err := b.core.CallRO(ctx, fnDense, id)
-	if errors.Is(err, redis.Nil) {
-		return 0, rankgenrt.NotFound(id)
-	}
-	return rankgenrt.Int(v, err)
+	return decoding.Position(ctx, b.core, fnDense, id)
 }
 
 // Band is a band of the board's order: the entries whose leading score fields equal given values

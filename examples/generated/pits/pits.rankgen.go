@@ -29,7 +29,6 @@ import (
 	"cmp"
 	"context"
 	_ "embed"
-	"errors"
 	"math"
 	"slices"
 	"strconv"
@@ -599,32 +598,7 @@ func (b *Board) UpdateMany(ctx context.Context, lists []Changes) ([]Result, erro
 func (b *Board) RangeStopMs(ctx context.Context, lo, hi uint16, offset, limit int64) ([]Entry, error) {
 	dlo := uint64(stopMsMax - lo)
 	dhi := uint64(stopMsMax - hi)
-	if offset < 0 {
-		return nil, rankgenrt.IntRangeError("offset", offset, 0, math.MaxInt64)
-	}
-	if dlo < dhi || limit <= 0 {
-		return nil, nil
-	}
-	dlo, dhi = dhi, dlo
-	// StopMs's digits dlo…dhi are the scores of P in [dlo·W, (dhi+1)·W), W = stopMsWeight.
-	v, err := b.core.CallRO(ctx, fnRange, rankgenrt.FormatScore(scoreOfP(dlo*stopMsWeight)), "("+rankgenrt.FormatScore(scoreOfP((dhi+1)*stopMsWeight)), offset, limit)
-	if err != nil {
-		return nil, err
-	}
-	_, ps, err := rankgenrt.WindowData(v)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]Entry, len(ps))
-	for i, p := range ps {
-		if out[i], err = Decode(p.Score, p.Member); err != nil {
-			return nil, err
-		}
-		if out[i].Data, err = DecodeData(p.Data); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
+	return decoding.LeadRange(ctx, b.core, fnRange, dlo, dhi, stopMsWeight, true, offset, limit)
 }
 
 // CountStopMsBetween returns the number of entries whose StopMs lies in [lo, hi], with one ZCOUNT
@@ -633,53 +607,28 @@ func (b *Board) RangeStopMs(ctx context.Context, lo, hi uint16, offset, limit in
 func (b *Board) CountStopMsBetween(ctx context.Context, lo, hi uint16) (int64, error) {
 	dlo := uint64(stopMsMax - lo)
 	dhi := uint64(stopMsMax - hi)
-	if dlo < dhi {
-		return 0, nil
-	}
-	dlo, dhi = dhi, dlo
-	return rankgenrt.Read(ctx, b.core, func(c redis.Cmdable) *redis.IntCmd {
-		return c.ZCount(ctx, b.core.Key(), rankgenrt.FormatScore(scoreOfP(dlo*stopMsWeight)), "("+rankgenrt.FormatScore(scoreOfP((dhi+1)*stopMsWeight)))
-	})
+	return decoding.CountLead(ctx, b.core, dlo, dhi, stopMsWeight, true)
 }
 
 // CompetitionRank returns 1 + the number of entries with a better StopMs than the entry of id
 // ("1224" ranking: equal StopMs share a rank), counted with ZCOUNT in O(log n), or an error
 // matching ErrNotFound.
 func (b *Board) CompetitionRank(ctx context.Context, id string) (int64, error) {
-	return b.competition(ctx, id, 1)
+	return decoding.Position(ctx, b.core, fnCompetition, id, 1)
 }
 
 // CompetitionRankTuple is CompetitionRank on the whole score (StopMs): 1 + the number of entries
 // whose score fields rank before the entry of id; the fields in the member do not count: entries
 // equal on the score fields share a rank. Or an error matching ErrNotFound.
 func (b *Board) CompetitionRankTuple(ctx context.Context, id string) (int64, error) {
-	return b.competition(ctx, id, scoreFields)
-}
-
-// competition runs the competition script: entries tie when equal on the first tied score fields.
-func (b *Board) competition(ctx context.Context, id string, tied int) (int64, error) {
-	if err := checkID(id); err != nil {
-		return 0, err
-	}
-	v, err := b.core.CallRO(ctx, fnCompetition, id, tied)
-	if errors.Is(err, redis.Nil) {
-		return 0, rankgenrt.NotFound(id)
-	}
-	return rankgenrt.Int(v, err)
+	return decoding.Position(ctx, b.core, fnCompetition, id, scoreFields)
 }
 
 // DenseRank returns 1 + the number of distinct StopMs values ahead of the entry of id ("1223"
 // ranking: equal StopMs share a rank and the next value takes the next rank), or an error matching
 // ErrNotFound. The script steps once per distinct value ahead, O(log n) each.
 func (b *Board) DenseRank(ctx context.Context, id string) (int64, error) {
-	if err := checkID(id); err != nil {
-		return 0, err
-	}
-	v, err := b.core.CallRO(ctx, fnDense, id)
-	if errors.Is(err, redis.Nil) {
-		return 0, rankgenrt.NotFound(id)
-	}
-	return rankgenrt.Int(v, err)
+	return decoding.Position(ctx, b.core, fnDense, id)
 }
 
 // Band is a band of the board's order: the entries whose leading score fields equal given values

@@ -20,7 +20,6 @@ import (
 	"cmp"
 	"context"
 	_ "embed"
-	"errors"
 	"math"
 	"strings"
 	"time"
@@ -423,34 +422,7 @@ func (b *Board) RangeValue(ctx context.Context, lo, hi uint64, offset, limit int
 	if err != nil {
 		return nil, err
 	}
-	if offset < 0 {
-		return nil, rankgenrt.IntRangeError("offset", offset, 0, math.MaxInt64)
-	}
-	if dlo > dhi || limit <= 0 {
-		return nil, nil
-	}
-	// Value's digits dlo…dhi are the scores of P in [dlo·W, (dhi+1)·W), W = valueWeight.
-	zs, err := rankgenrt.Read(ctx, b.core, func(c redis.Cmdable) *redis.ZSliceCmd {
-		return c.ZRangeArgsWithScores(ctx, redis.ZRangeArgs{
-			ByScore: true,
-			Count:   limit,
-			Key:     b.core.Key(),
-			Offset:  offset,
-			Rev:     true,
-			Start:   "(" + rankgenrt.FormatScore(scoreOfP((dhi+1)*valueWeight)),
-			Stop:    rankgenrt.FormatScore(scoreOfP(dlo * valueWeight)),
-		})
-	})
-	if err != nil {
-		return nil, err
-	}
-	out := make([]Entry, len(zs))
-	for i, p := range rankgenrt.ZPairs(zs) {
-		if out[i], err = Decode(p.Score, p.Member); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
+	return decoding.LeadRange(ctx, b.core, nil, dlo, dhi, valueWeight, false, offset, limit)
 }
 
 // CountValueBetween returns the number of entries whose Value lies in [lo, hi], with one ZCOUNT in
@@ -465,52 +437,28 @@ func (b *Board) CountValueBetween(ctx context.Context, lo, hi uint64) (int64, er
 	if err != nil {
 		return 0, err
 	}
-	if dlo > dhi {
-		return 0, nil
-	}
-	return rankgenrt.Read(ctx, b.core, func(c redis.Cmdable) *redis.IntCmd {
-		return c.ZCount(ctx, b.core.Key(), rankgenrt.FormatScore(scoreOfP(dlo*valueWeight)), "("+rankgenrt.FormatScore(scoreOfP((dhi+1)*valueWeight)))
-	})
+	return decoding.CountLead(ctx, b.core, dlo, dhi, valueWeight, false)
 }
 
 // CompetitionRank returns 1 + the number of entries with a better Value than the entry of id
 // ("1224" ranking: equal Value share a rank), counted with ZCOUNT in O(log n), or an error
 // matching ErrNotFound.
 func (b *Board) CompetitionRank(ctx context.Context, id string) (int64, error) {
-	return b.competition(ctx, id, 1)
+	return decoding.Position(ctx, b.core, fnCompetition, id, 1)
 }
 
 // CompetitionRankTuple is CompetitionRank on the whole score (Value, UpdatedAt): 1 + the number of
 // entries whose score fields rank before the entry of id; entries equal on every field share a
 // rank. Or an error matching ErrNotFound.
 func (b *Board) CompetitionRankTuple(ctx context.Context, id string) (int64, error) {
-	return b.competition(ctx, id, scoreFields)
-}
-
-// competition runs the competition script: entries tie when equal on the first tied score fields.
-func (b *Board) competition(ctx context.Context, id string, tied int) (int64, error) {
-	if err := checkID(id); err != nil {
-		return 0, err
-	}
-	v, err := b.core.CallRO(ctx, fnCompetition, id, tied)
-	if errors.Is(err, redis.Nil) {
-		return 0, rankgenrt.NotFound(id)
-	}
-	return rankgenrt.Int(v, err)
+	return decoding.Position(ctx, b.core, fnCompetition, id, scoreFields)
 }
 
 // DenseRank returns 1 + the number of distinct Value values ahead of the entry of id ("1223"
 // ranking: equal Value share a rank and the next value takes the next rank), or an error matching
 // ErrNotFound. The script steps once per distinct value ahead, O(log n) each.
 func (b *Board) DenseRank(ctx context.Context, id string) (int64, error) {
-	if err := checkID(id); err != nil {
-		return 0, err
-	}
-	v, err := b.core.CallRO(ctx, fnDense, id)
-	if errors.Is(err, redis.Nil) {
-		return 0, rankgenrt.NotFound(id)
-	}
-	return rankgenrt.Int(v, err)
+	return decoding.Position(ctx, b.core, fnDense, id)
 }
 
 // Band is a band of the board's order: the entries whose leading score fields equal given values

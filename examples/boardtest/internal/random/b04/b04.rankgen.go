@@ -21,7 +21,6 @@ import (
 	"cmp"
 	"context"
 	_ "embed"
-	"errors"
 	"math"
 	"strings"
 	"time"
@@ -436,34 +435,7 @@ func (b *Board) RangeTier(ctx context.Context, lo, hi uint32, offset, limit int6
 	if err != nil {
 		return nil, err
 	}
-	if offset < 0 {
-		return nil, rankgenrt.IntRangeError("offset", offset, 0, math.MaxInt64)
-	}
-	if dlo > dhi || limit <= 0 {
-		return nil, nil
-	}
-	// Tier's digits dlo…dhi are the scores of P in [dlo·W, (dhi+1)·W), W = tierWeight.
-	zs, err := rankgenrt.Read(ctx, b.core, func(c redis.Cmdable) *redis.ZSliceCmd {
-		return c.ZRangeArgsWithScores(ctx, redis.ZRangeArgs{
-			ByScore: true,
-			Count:   limit,
-			Key:     b.core.Key(),
-			Offset:  offset,
-			Rev:     true,
-			Start:   "(" + rankgenrt.FormatScore(scoreOfP((dhi+1)*tierWeight)),
-			Stop:    rankgenrt.FormatScore(scoreOfP(dlo * tierWeight)),
-		})
-	})
-	if err != nil {
-		return nil, err
-	}
-	out := make([]Entry, len(zs))
-	for i, p := range rankgenrt.ZPairs(zs) {
-		if out[i], err = Decode(p.Score, p.Member); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
+	return decoding.LeadRange(ctx, b.core, nil, dlo, dhi, tierWeight, false, offset, limit)
 }
 
 // CountTierBetween returns the number of entries whose Tier lies in [lo, hi], with one ZCOUNT in
@@ -478,52 +450,28 @@ func (b *Board) CountTierBetween(ctx context.Context, lo, hi uint32) (int64, err
 	if err != nil {
 		return 0, err
 	}
-	if dlo > dhi {
-		return 0, nil
-	}
-	return rankgenrt.Read(ctx, b.core, func(c redis.Cmdable) *redis.IntCmd {
-		return c.ZCount(ctx, b.core.Key(), rankgenrt.FormatScore(scoreOfP(dlo*tierWeight)), "("+rankgenrt.FormatScore(scoreOfP((dhi+1)*tierWeight)))
-	})
+	return decoding.CountLead(ctx, b.core, dlo, dhi, tierWeight, false)
 }
 
 // CompetitionRank returns 1 + the number of entries with a better Tier than the entry of id
 // ("1224" ranking: equal Tier share a rank), counted with ZCOUNT in O(log n), or an error matching
 // ErrNotFound.
 func (b *Board) CompetitionRank(ctx context.Context, id string) (int64, error) {
-	return b.competition(ctx, id, 1)
+	return decoding.Position(ctx, b.core, fnCompetition, id, 1)
 }
 
 // CompetitionRankTuple is CompetitionRank on the whole score (Tier): 1 + the number of entries
 // whose score fields rank before the entry of id; the fields in the member do not count: entries
 // equal on the score fields share a rank. Or an error matching ErrNotFound.
 func (b *Board) CompetitionRankTuple(ctx context.Context, id string) (int64, error) {
-	return b.competition(ctx, id, scoreFields)
-}
-
-// competition runs the competition script: entries tie when equal on the first tied score fields.
-func (b *Board) competition(ctx context.Context, id string, tied int) (int64, error) {
-	if err := checkID(id); err != nil {
-		return 0, err
-	}
-	v, err := b.core.CallRO(ctx, fnCompetition, id, tied)
-	if errors.Is(err, redis.Nil) {
-		return 0, rankgenrt.NotFound(id)
-	}
-	return rankgenrt.Int(v, err)
+	return decoding.Position(ctx, b.core, fnCompetition, id, scoreFields)
 }
 
 // DenseRank returns 1 + the number of distinct Tier values ahead of the entry of id ("1223"
 // ranking: equal Tier share a rank and the next value takes the next rank), or an error matching
 // ErrNotFound. The script steps once per distinct value ahead, O(log n) each.
 func (b *Board) DenseRank(ctx context.Context, id string) (int64, error) {
-	if err := checkID(id); err != nil {
-		return 0, err
-	}
-	v, err := b.core.CallRO(ctx, fnDense, id)
-	if errors.Is(err, redis.Nil) {
-		return 0, rankgenrt.NotFound(id)
-	}
-	return rankgenrt.Int(v, err)
+	return decoding.Position(ctx, b.core, fnDense, id)
 }
 
 // Band is a band of the board's order: the entries whose leading score fields equal given values
