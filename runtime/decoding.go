@@ -35,6 +35,33 @@ type Decoding[E any, I ID, R, W, X any] struct {
 
 	IDName     string // the id's field, as errors name it
 	IDMaxBytes int    // the longest text id an entry can have (text ids only)
+
+	// What a ShardedBoard needs beside (nil on a layout without sharded: true): how it routes
+	// an entry to its shard and merges the shards' entries.
+	IDOf     func(e E) I                                       // the entry's id
+	Encode   func(e E) (score float64, member string, _ error) // the package's Entry.Encode
+	Compare  func(a, b E) int                                  // the package's Compare: the board's order
+	EntryOf  func(r R) E                                       // the entry a Ranked holds
+	ResultOf func(x X) (E, error)                              // the entry a Result holds, or its Err
+}
+
+// CursorOf is the cursor of e: its stored score and member.
+func (d *Decoding[E, I, R, W, X]) CursorOf(e E) (Cursor, error) {
+	score, member, err := d.Encode(e)
+	return Cursor{Score: score, Member: member}, err
+}
+
+// CompareRanked orders ranked entries as the board does.
+func (d *Decoding[E, I, R, W, X]) CompareRanked(a, b R) int {
+	return d.Compare(d.EntryOf(a), d.EntryOf(b))
+}
+
+// Renumber gives merged entries their ranks: start is the 0-based position of the first.
+func (d *Decoding[E, I, R, W, X]) Renumber(rs []R, start int64) []R {
+	for i := range rs {
+		rs[i] = d.NewRanked(start+int64(i)+1, d.EntryOf(rs[i]))
+	}
+	return rs
 }
 
 // decode decodes an entry as the board's reads return it, its data included.

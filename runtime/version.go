@@ -14,9 +14,11 @@ package runtime
 // Spec, Option, Read, CallRO in place of RunRO): code generated for an earlier version no
 // longer compiles against it, and says so here. Version 4 added Decoding, the reads that are
 // the same on every layout, which code generated for it calls; code generated for version 3
-// still runs on it. Version 5 added Board, the methods every layout's board has, which
-// generated Boards embed (and Spec.SeasonBounds, Decoding.EntryArgs); code generated for
-// versions 3 and 4 still runs on it.
+// still runs on it. Version 5 added Board and ShardedBoard, the methods every layout's board
+// and sharded board have, which generated Boards and ShardedBoards embed (and
+// Spec.SeasonBounds, Decoding.EntryArgs and what a ShardedBoard routes and merges by:
+// Decoding.IDOf, Encode, Compare, EntryOf, ResultOf; GatherBatch, ShardWindows, ShardPlace,
+// ReshardShards); code generated for versions 3 and 4 still runs on it.
 const Version = 5
 
 // MinVersion and MaxVersion bound the generated-code versions this runtime supports.

@@ -86,7 +86,8 @@ type Op struct {
 	Season   SeasonUse // what its script takes on a periodic layout (withSeason)
 	Model    string    // the method of the board model (internal/testkit/boardmodel) that says what it does
 	// Runtime: its methods are rankgenrt.Board's, the same on every layout, which every
-	// generated Board embeds: the generated file declares none of them.
+	// generated Board embeds, and its ShardedBoard methods (Sharding) rankgenrt.ShardedBoard's,
+	// which every generated ShardedBoard embeds: the generated file declares none of them.
 	Runtime bool
 }
 

@@ -134,6 +134,13 @@ func (b *board) decoding() {
 			jen.Return(),
 		)
 	}
+	if l.Sharded { // what the runtime's ShardedBoard routes and merges by
+		fields[jen.Id("IDOf")] = jen.Func().Params(e("e")).Add(b.idType()).Block(jen.Return(jen.Id("e").Dot(l.IDName)))
+		fields[jen.Id("Encode")] = jen.Id("Entry").Dot("Encode")
+		fields[jen.Id("Compare")] = jen.Id("Compare")
+		fields[jen.Id("EntryOf")] = jen.Func().Params(jen.Id("r").Id("Ranked")).Id("Entry").Block(jen.Return(jen.Id("r").Dot("Entry")))
+		fields[jen.Id("ResultOf")] = jen.Func().Params(jen.Id("x").Id("Result")).Params(jen.Id("Entry"), jen.Error()).Block(jen.Return(jen.Id("x").Dot("Entry"), jen.Id("x").Dot("Err")))
+	}
 	if l.IDType != layout.IDUint64 {
 		fields[jen.Id("IDName")] = jen.Lit(l.IDName)
 		fields[jen.Id("IDMaxBytes")] = b.c.idMaxBytes()

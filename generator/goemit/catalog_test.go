@@ -42,16 +42,17 @@ func TestCatalogueMethods(t *testing.T) {
 }
 
 // TestShardedEmitters checks the ShardedBoard's table against the catalogue's rows: an emitter
-// for every kind of operation the golden layouts have that a ShardedBoard performs, none for a
-// kind read from the shards (catalog.ShardPerShard), and the goldens together have every kind,
-// so that no kind escapes these checks.
+// for every kind of operation the golden layouts have that a ShardedBoard performs and
+// rankgenrt.ShardedBoard does not hold (catalog.Op.Runtime), none for a kind the runtime holds
+// or read from the shards (catalog.ShardPerShard), and the goldens together have every kind, so
+// that no kind escapes these checks.
 func TestShardedEmitters(t *testing.T) {
 	var seen []catalog.Kind
 	for _, g := range readGoldens(t) {
 		for _, op := range catalog.Ops(parse(t, g.stem, g.schema)) {
 			seen = append(seen, op.Kind)
-			if has := shardedEmitters[op.Kind] != nil; has != (op.Sharding != catalog.ShardPerShard) {
-				t.Errorf("%s: operation %s (Sharding %d) has a ShardedBoard emitter: %v", g.stem, op.Name, op.Sharding, has)
+			if has := shardedEmitters[op.Kind] != nil; has != (op.Sharding != catalog.ShardPerShard && !op.Runtime) {
+				t.Errorf("%s: operation %s (Sharding %d, Runtime %v) has a ShardedBoard emitter: %v", g.stem, op.Name, op.Sharding, op.Runtime, has)
 			}
 		}
 	}

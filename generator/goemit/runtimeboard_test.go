@@ -20,12 +20,24 @@ type (
 // runtimeBoardMethods are the methods of rankgenrt.Board over a generated package of l's id
 // type, each with its parameter and result types as signatures writes them.
 func runtimeBoardMethods(l *layout.Layout) map[string]string {
-	var typ reflect.Type
 	if l.IDType == layout.IDUint64 {
-		typ = reflect.TypeFor[*rankgenrt.Board[standInEntry, uint64, standInRanked, standInWritten, standInResult]]()
-	} else {
-		typ = reflect.TypeFor[*rankgenrt.Board[standInEntry, string, standInRanked, standInWritten, standInResult]]()
+		return methodSignatures(reflect.TypeFor[*rankgenrt.Board[standInEntry, uint64, standInRanked, standInWritten, standInResult]]())
 	}
+	return methodSignatures(reflect.TypeFor[*rankgenrt.Board[standInEntry, string, standInRanked, standInWritten, standInResult]]())
+}
+
+// runtimeShardedMethods are the methods of rankgenrt.ShardedBoard over a generated package of
+// l's id type, as the generated ShardedBoard, which embeds it, has them.
+func runtimeShardedMethods(l *layout.Layout) map[string]string {
+	if l.IDType == layout.IDUint64 {
+		return methodSignatures(reflect.TypeFor[*rankgenrt.ShardedBoard[standInEntry, uint64, standInRanked, standInWritten, standInResult]]())
+	}
+	return methodSignatures(reflect.TypeFor[*rankgenrt.ShardedBoard[standInEntry, string, standInRanked, standInWritten, standInResult]]())
+}
+
+// methodSignatures are the methods of typ, a runtime type over the stand-ins, each with its
+// parameter and result types as signatures writes them.
+func methodSignatures(typ reflect.Type) map[string]string {
 	names := strings.NewReplacer("goemit.standInEntry", "Entry", "goemit.standInRanked", "Ranked",
 		"goemit.standInWritten", "Written", "goemit.standInResult", "Result", "runtime.", "")
 	out := map[string]string{}

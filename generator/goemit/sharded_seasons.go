@@ -48,13 +48,3 @@ func (s *sharded) seasons() {
 	sRecv(f).Id("Season").Params().Id("Season").Block(jen.Return(sDot("shards").Index(jen.Lit(0)).Dot("season")))
 	f.Line()
 }
-
-// expiredCheck is, on a periodic layout, the first statement of a read that pipelines the
-// shards' commands itself: the board of an expired season is refused (rankgenrt.Core.Expired), as each
-// shard's own reads refuse it. ret... precede the error in the return.
-func (s *sharded) expiredCheck(ret ...jen.Code) jen.Code {
-	if s.l.Season == nil {
-		return jen.Null()
-	}
-	return jen.If(jen.Err().Op(":=").Add(sDot("shards").Index(jen.Lit(0)).Dot("core").Dot("Expired").Call()), jen.Err().Op("!=").Nil()).Block(jen.Return(append(ret, jen.Err())...))
-}

@@ -29,6 +29,23 @@ func TestShardedMethods(t *testing.T) {
 		}
 		board, sharded := signatures(t, src, "Board"), signatures(t, src, "ShardedBoard")
 		maps.Copy(board, runtimeBoardMethods(l)) // the methods Board has of rankgenrt.Board
+		inRuntime := runtimeShardedMethods(l)
+		for _, op := range catalog.Ops(l) {
+			for _, m := range op.Methods {
+				switch {
+				case op.Runtime && op.Sharding != catalog.ShardPerShard && inRuntime[m] == "":
+					t.Errorf("%s: operation %s: rankgenrt.ShardedBoard lacks method %s", g.stem, op.Name, m)
+				case op.Runtime && sharded[m] != "":
+					t.Errorf("%s: operation %s: the generated ShardedBoard declares %s, which rankgenrt.ShardedBoard has", g.stem, op.Name, m)
+				}
+			}
+		}
+		for m, sig := range inRuntime {
+			if sharded[m] != "" {
+				t.Errorf("%s: the generated ShardedBoard declares %s, which rankgenrt.ShardedBoard has", g.stem, m)
+			}
+			sharded[m] = sig
+		}
 		names := ShardedMethods(catalog.Ops(l))
 		if len(names) == 0 {
 			t.Fatalf("%s: no sharded methods", g.stem)

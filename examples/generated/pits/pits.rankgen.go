@@ -33,7 +33,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	rankgenrt "github.com/rankgen/rankgen/runtime"
@@ -301,9 +300,6 @@ var (
 	fnSetStopMs     = library.Function("set_stop_ms")
 	fnSetStopMsMany = library.Function("set_stop_ms_many")
 	fnChanges       = library.Function("changes")
-	fnPage          = library.Function("page")
-	fnAfter         = library.Function("after")
-	fnBottom        = library.Function("bottom")
 	fnRange         = library.Function("range")
 	fnCompetition   = library.Function("competition")
 	fnDense         = library.Function("dense")
@@ -439,11 +435,13 @@ type Result struct {
 
 // decoding is how the board's reads and writes make this package's types of the entries they read.
 var decoding = &rankgenrt.Decoding[Entry, string, Ranked, Written, Result]{
-	Decode: Decode,
+	Compare: Compare,
+	Decode:  Decode,
 	DecodeData: func(e *Entry, data string) (err error) {
 		e.Data, err = DecodeData(data)
 		return
 	},
+	Encode: Entry.Encode,
 	EntryArgs: func(season *rankgenrt.Season, e Entry, args []any) ([]any, error) {
 		score, member, err := e.Encode()
 		if err != nil {
@@ -455,8 +453,14 @@ var decoding = &rankgenrt.Decoding[Entry, string, Ranked, Written, Result]{
 		}
 		return append(args, rankgenrt.FormatScore(score), member, data), nil
 	},
+	EntryOf: func(r Ranked) Entry {
+		return r.Entry
+	},
 	IDMaxBytes: crewMaxBytes,
 	IDName:     "Crew",
+	IDOf: func(e Entry) string {
+		return e.Crew
+	},
 	NewRanked: func(rank int64, e Entry) Ranked {
 		return Ranked{
 			Entry: e,
@@ -476,6 +480,9 @@ var decoding = &rankgenrt.Decoding[Entry, string, Ranked, Written, Result]{
 			Entry:   e,
 			Existed: existed,
 		}
+	},
+	ResultOf: func(x Result) (Entry, error) {
+		return x.Entry, x.Err
 	},
 	ScoreOfP: scoreOfP,
 }
@@ -796,10 +803,12 @@ func scoreOfP(p uint64) float64 {
 // shards (Shards), as Reindex. Each entry's Data lives on its shard, in the shard's data hash, and
 // every merged read returns it with the entry, in the same round trip, as Board's reads do. A
 // ShardedBoard is safe for concurrent use.
+// Its reads and whole-entry writes (Get, Top, Around, Set, Best, …) are the methods of the
+// embedded rankgenrt.ShardedBoard, which are the same on every layout; this file declares those
+// its layout makes its own.
 type ShardedBoard struct {
-	c      redis.UniversalClient
-	shards []*Board          // shard i holds the ids that rankgenrt.ShardOf maps to i
-	tokens *rankgenrt.Tokens // one per batch write, shared by its shards' scripts
+	*rankgenrt.ShardedBoard[Entry, string, Ranked, Written, Result]
+	shards []*Board // shard i holds the ids that rankgenrt.ShardOf maps to i
 }
 
 // NewShardedBoard returns the board stored under key in shards sorted sets, named by
@@ -811,14 +820,13 @@ func NewShardedBoard(c redis.UniversalClient, key string, shards int, opts ...Op
 	if err != nil {
 		return nil, err
 	}
-	s := &ShardedBoard{
-		c:      c,
-		shards: make([]*Board, len(keys)),
-		tokens: rankgenrt.NewTokens(),
-	}
+	s := &ShardedBoard{shards: make([]*Board, len(keys))}
+	boards := make([]*rankgenrt.Board[Entry, string, Ranked, Written, Result], len(keys))
 	for i, k := range keys {
 		s.shards[i] = NewBoard(c, k, opts...)
+		boards[i] = s.shards[i].Board
 	}
+	s.ShardedBoard = rankgenrt.NewShardedBoard(c, boards)
 	return s, nil
 }
 
@@ -826,120 +834,6 @@ func NewShardedBoard(c redis.UniversalClient, key string, shards int, opts ...Op
 // Each is a whole Board, for the reads a ShardedBoard does not merge.
 func (s *ShardedBoard) Shards() []*Board {
 	return append([]*Board{}, s.shards...)
-}
-
-// Keys returns every key of every shard, shard by shard.
-func (s *ShardedBoard) Keys() []string {
-	var keys []string
-	for _, b := range s.shards {
-		keys = append(keys, b.core.ScriptKeys()...)
-	}
-	return keys
-}
-
-// Load caches the board's scripts on the server (on every master of a Cluster), as Board.Load
-// does: the shards share them.
-func (s *ShardedBoard) Load(ctx context.Context) error {
-	return library.Load(ctx, s.c)
-}
-
-// Set applies Board.Set on the shard of e's id.
-func (s *ShardedBoard) Set(ctx context.Context, e Entry) (Written, error) {
-	return s.shard(e.Crew).Set(ctx, e)
-}
-
-// SetMany stores many entries with one script call per shard that holds some of them, all at once,
-// and returns a Written per entry in the order of entries; each shard's part is atomic, and for an
-// id given twice the last entry wins. It validates every entry first and writes nothing when one
-// is invalid. When a shard's call fails, the other shards' parts stand; a failure with
-// ErrUncertain carries the batch's token: resend the whole batch under it
-// (rankgenrt.WithIdempotencyKey) and every shard's part is applied exactly once, each answering
-// with its first reply.
-func (s *ShardedBoard) SetMany(ctx context.Context, entries []Entry) ([]Written, error) {
-	if err := encodable(entries); err != nil {
-		return nil, err
-	}
-	ctx, err := s.batch(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return gatherBatch(ctx, s, entries, func(x Entry) string {
-		return x.Crew
-	}, (*Board).SetMany)
-}
-
-// Best applies Board.Best on the shard of e's id.
-func (s *ShardedBoard) Best(ctx context.Context, e Entry) (Written, error) {
-	return s.shard(e.Crew).Best(ctx, e)
-}
-
-// BestMany applies Board.BestMany with one script call per shard that holds some of the entries,
-// all at once, and returns a Written per entry in the order of entries. It validates every entry
-// first and writes nothing when one is invalid; a failed shard's call is resent as SetMany's is.
-func (s *ShardedBoard) BestMany(ctx context.Context, entries []Entry) ([]Written, error) {
-	if err := encodable(entries); err != nil {
-		return nil, err
-	}
-	ctx, err := s.batch(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return gatherBatch(ctx, s, entries, func(x Entry) string {
-		return x.Crew
-	}, (*Board).BestMany)
-}
-
-// Remove deletes the entries of the given ids, with one script call per shard that holds some of
-// them, all at once, and returns how many there were. An invalid id fails the call before anything
-// is sent.
-func (s *ShardedBoard) Remove(ctx context.Context, ids ...string) (int64, error) {
-	for _, id := range ids {
-		if err := checkID(id); err != nil {
-			return 0, err
-		}
-	}
-	ctx, err := s.batch(ctx)
-	if err != nil {
-		return 0, err
-	}
-	var removed atomic.Int64
-	err = rankgenrt.ScatterItems(ctx, s.shards, len(ids), func(i int) string {
-		return ids[i]
-	}, func(ctx context.Context, b *Board, at []int) error {
-		n, err := b.Remove(ctx, rankgenrt.Pick(ids, at)...)
-		removed.Add(n)
-		return err
-	})
-	return removed.Load(), err
-}
-
-// Trim keeps the board's first keep entries, across all shards, removes all below them and returns
-// how many it removed. It reads the first keep entries of every shard (one pipelined round, as
-// Page does) to learn how many of each shard's entries are among the board's first keep, then
-// trims every shard to its share with one script each, all at once. Each shard's trim is atomic; a
-// write that lands between the two rounds may move the cut by that write, and the board never
-// keeps more than keep entries.
-func (s *ShardedBoard) Trim(ctx context.Context, keep int64) (int64, error) {
-	if keep < 0 {
-		return 0, rankgenrt.IntRangeError("keep", keep, 0, math.MaxInt64)
-	}
-	shares := make([]int64, len(s.shards))
-	if keep > 0 {
-		heads, err := s.bareRanges(ctx, func(int) (int64, int64) {
-			return 0, keep - 1
-		})
-		if err != nil {
-			return 0, err
-		}
-		shares = rankgenrt.Shares(heads, keep, compareRanked)
-	}
-	ctx, err := s.batch(ctx)
-	if err != nil {
-		return 0, err
-	}
-	return rankgenrt.SumShards(ctx, len(s.shards), func(ctx context.Context, i int) (int64, error) {
-		return s.shards[i].Trim(ctx, shares[i])
-	})
 }
 
 // MinStopMs applies Board.MinStopMs on the shard of id.
@@ -951,7 +845,7 @@ func (s *ShardedBoard) MinStopMs(ctx context.Context, id string, v uint16) (Writ
 // updates, all at once, each shard's part atomic and in order; the Results are in the order of
 // updates. A failed shard's call is resent as SetMany's is.
 func (s *ShardedBoard) MinStopMsMany(ctx context.Context, updates []Update[uint16]) ([]Result, error) {
-	return gatherBatch(ctx, s, updates, func(x Update[uint16]) string {
+	return rankgenrt.GatherBatch(ctx, s.ShardedBoard, s.shards, updates, func(x Update[uint16]) string {
 		return x.Crew
 	}, (*Board).MinStopMsMany)
 }
@@ -965,7 +859,7 @@ func (s *ShardedBoard) SetStopMs(ctx context.Context, id string, v uint16) (Writ
 // updates, all at once, each shard's part atomic and in order; the Results are in the order of
 // updates. A failed shard's call is resent as SetMany's is.
 func (s *ShardedBoard) SetStopMsMany(ctx context.Context, updates []Update[uint16]) ([]Result, error) {
-	return gatherBatch(ctx, s, updates, func(x Update[uint16]) string {
+	return rankgenrt.GatherBatch(ctx, s.ShardedBoard, s.shards, updates, func(x Update[uint16]) string {
 		return x.Crew
 	}, (*Board).SetStopMsMany)
 }
@@ -979,290 +873,9 @@ func (s *ShardedBoard) Update(ctx context.Context, id string, changes ...Change)
 // all at once, each shard's part atomic and in order; the Results are in the order of lists. A
 // failed shard's call is resent as SetMany's is.
 func (s *ShardedBoard) UpdateMany(ctx context.Context, lists []Changes) ([]Result, error) {
-	return gatherBatch(ctx, s, lists, func(x Changes) string {
+	return rankgenrt.GatherBatch(ctx, s.ShardedBoard, s.shards, lists, func(x Changes) string {
 		return x.Crew
 	}, (*Board).UpdateMany)
-}
-
-// Get returns the entry of id from its shard, or an error matching ErrNotFound.
-func (s *ShardedBoard) Get(ctx context.Context, id string) (Entry, error) {
-	return s.shard(id).Get(ctx, id)
-}
-
-// Rank returns the 1-based position of the entry of id among all shards, or an error matching
-// ErrNotFound: the entry from its shard, then, in one pipelined round, how many entries of every
-// shard rank ahead of it: greater scores (ZCOUNT, O(log n)) and equal scores with greater members
-// (the run of equal scores).
-func (s *ShardedBoard) Rank(ctx context.Context, id string) (int64, error) {
-	pos, _, err := s.standing(ctx, id, false)
-	if err != nil {
-		return 0, err
-	}
-	return pos + 1, nil
-}
-
-// Top returns the first n entries of the board, best first.
-func (s *ShardedBoard) Top(ctx context.Context, n int64) ([]Ranked, error) {
-	return s.Page(ctx, 0, n)
-}
-
-// Page returns limit entries from the 0-based position offset, best first. Every shard reads its
-// first offset + limit entries, in one pipelined round, and they are merged by Compare: the cost
-// grows with offset, so page deep boards with After.
-func (s *ShardedBoard) Page(ctx context.Context, offset, limit int64) ([]Ranked, error) {
-	if offset < 0 {
-		return nil, rankgenrt.IntRangeError("offset", offset, 0, math.MaxInt64)
-	}
-	if limit <= 0 {
-		return nil, nil
-	}
-	n := offset + limit
-	if n < offset {
-		n = math.MaxInt64 // offset + limit overflows: to the end
-	}
-	heads, err := s.heads(ctx, n)
-	if err != nil {
-		return nil, err
-	}
-	merged := rankgenrt.MergeSorted(heads, n, compareRanked)
-	return renumber(merged[min(offset, int64(len(merged))):], offset), nil
-}
-
-// Around returns the entry of id with up to before entries ahead of it and after entries behind
-// it, as Board.Around does, or an error matching ErrNotFound. It takes three rounds: the entry,
-// its position (as Rank), then the window's part of every shard, pipelined.
-func (s *ShardedBoard) Around(ctx context.Context, id string, before, after int64) ([]Ranked, error) {
-	return s.around(ctx, id, before, after, false)
-}
-
-// AroundFilled is Around with the window kept whole at the ends of the board, as
-// Board.AroundFilled does.
-func (s *ShardedBoard) AroundFilled(ctx context.Context, id string, before, after int64) ([]Ranked, error) {
-	return s.around(ctx, id, before, after, true)
-}
-
-// around reads the window around the entry of id, at position r. Of the entries ahead of it in the
-// window, a shard holds at most r-start, the last of those it has ahead of the entry; of those
-// behind, at most stop-r, the first after them: each shard reads that range, and the merge holds
-// the window.
-func (s *ShardedBoard) around(ctx context.Context, id string, before, after int64, fill bool) ([]Ranked, error) {
-	e, err := s.shard(id).Get(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	cur, err := cursorOf(e)
-	if err != nil {
-		return nil, err
-	}
-	ahead, count, err := s.ahead(ctx, cur, true)
-	if err != nil {
-		return nil, err
-	}
-	r := rankgenrt.Sum(ahead) // the entry's 0-based position
-	start, stop := rankgenrt.AroundBounds(r, max(before, 0), max(after, 0), count, fill)
-	parts, err := s.ranges(ctx, func(i int) (int64, int64) {
-		return max(0, ahead[i]-(r-start)), ahead[i] + (stop - r)
-	})
-	if err != nil {
-		return nil, err
-	}
-	merged := rankgenrt.MergeSorted(parts, -1, compareRanked)
-	k := slices.IndexFunc(merged, func(x Ranked) bool {
-		return Compare(x.Entry, e) == 0
-	})
-	if k < 0 {
-		return nil, rankgenrt.NotFound(id) // removed between the rounds
-	}
-	lo := max(0, k-int(r-start))
-	hi := min(len(merged), k+int(stop-r)+1)
-	return renumber(merged[lo:hi], r-int64(k-lo)), nil
-}
-
-// After returns up to limit entries that rank after the cursor, best first, and the cursor of the
-// last one (the same cursor when there are none), as Board.After does: every shard's after script
-// runs from the cursor, in one pipelined round, and the pages merge by Compare; an entry's rank is
-// its shard-summed position. A cursor whose score is NaN is refused (ErrBadScore) before anything
-// is sent.
-func (s *ShardedBoard) After(ctx context.Context, cur Cursor, limit int64) ([]Ranked, Cursor, error) {
-	if math.IsNaN(cur.Score) {
-		return nil, cur, rankgenrt.BadScore(cur.Score, "a cursor's score is a number, never NaN")
-	}
-	starts, pages, err := s.afterAll(ctx, cur, limit)
-	if err != nil {
-		return nil, cur, err
-	}
-	page := renumber(rankgenrt.MergeSorted(pages, limit, compareRanked), rankgenrt.Sum(starts))
-	if len(page) == 0 {
-		return page, cur, nil
-	}
-	next, err := cursorOf(page[len(page)-1].Entry)
-	if err != nil {
-		return nil, cur, err
-	}
-	return page, next, nil
-}
-
-// Count returns the number of entries of all shards, read in one pipelined round.
-func (s *ShardedBoard) Count(ctx context.Context) (int64, error) {
-	cmds, err := s.readAll(ctx, func(c redis.Cmdable, _ int, key string) redis.Cmder {
-		return c.ZCard(ctx, key)
-	})
-	if err != nil {
-		return 0, err
-	}
-	var n int64
-	for _, cmd := range cmds {
-		k, err := cmd.(*redis.IntCmd).Result()
-		if err != nil {
-			return 0, err
-		}
-		n += k
-	}
-	return n, nil
-}
-
-// GetMany returns a Result per id in the order given, as Board.GetMany does, with one script call
-// per shard that holds some of the ids, all at once. An invalid id fails the whole call before
-// anything is sent.
-func (s *ShardedBoard) GetMany(ctx context.Context, ids ...string) ([]Result, error) {
-	for _, id := range ids {
-		if err := checkID(id); err != nil {
-			return nil, err
-		}
-	}
-	return rankgenrt.Gather(ctx, s.shards, ids, func(id string) string {
-		return id
-	}, func(b *Board, ctx context.Context, ids []string) ([]Result, error) {
-		return b.GetMany(ctx, ids...)
-	})
-}
-
-// RankMany returns the 1-based rank of each id in the order given, 0 for an id without an entry,
-// in two rounds: the entries (GetMany), then one pipelined round in which every shard counts the
-// entries ahead of each of them (ids × shards after-script calls).
-func (s *ShardedBoard) RankMany(ctx context.Context, ids ...string) ([]int64, error) {
-	found, err := s.GetMany(ctx, ids...)
-	if err != nil {
-		return nil, err
-	}
-	pipe := rankgenrt.NewPipe(s.c)
-	calls := make([][]*redis.Cmd, len(found))
-	for i, r := range found {
-		if r.Err != nil {
-			continue // no entry: rank 0
-		}
-		cur, err := cursorOf(r.Entry)
-		if err != nil {
-			return nil, err
-		}
-		calls[i] = s.queueAfter(ctx, pipe, cur, 0)
-	}
-	pipe.Exec(ctx)
-	ranks := make([]int64, len(ids))
-	for i, cmds := range calls {
-		for _, cmd := range cmds {
-			v, err := cmd.Result()
-			if err != nil {
-				return nil, err
-			}
-			start, _, err := rankgenrt.WindowData(v)
-			if err != nil {
-				return nil, err
-			}
-			ranks[i] += start // the entry's own shard counts it: the sum is 1-based
-		}
-	}
-	return ranks, nil
-}
-
-// Bottom returns the last n entries, best first (the board's last entry last).
-func (s *ShardedBoard) Bottom(ctx context.Context, n int64) ([]Ranked, error) {
-	return s.PageFromEnd(ctx, 0, n)
-}
-
-// PageFromEnd returns up to limit entries that end offset entries before the end of the board,
-// best first, with their ranks, as Board.PageFromEnd does. Every shard reads its last offset +
-// limit entries and its size in one pipelined round; the board's last offset + limit entries are
-// the last of their merge by Compare. The cost grows with offset, as Page's does.
-func (s *ShardedBoard) PageFromEnd(ctx context.Context, offset, limit int64) ([]Ranked, error) {
-	if offset < 0 {
-		return nil, rankgenrt.IntRangeError("offset", offset, 0, math.MaxInt64)
-	}
-	if limit <= 0 {
-		return nil, nil
-	}
-	n := offset + limit
-	if n < offset {
-		n = math.MaxInt64 // offset + limit overflows: to the start
-	}
-	tails, count, err := s.tails(ctx, n)
-	if err != nil {
-		return nil, err
-	}
-	merged := rankgenrt.MergeSorted(tails, -1, compareRanked)
-	from := int64(len(merged)) - min(n, int64(len(merged)))
-	to := max(from, int64(len(merged))-offset)
-	return renumber(merged[from:to], count-int64(len(merged))+from), nil
-}
-
-// tails reads the last n entries of every shard, best first, with their data, and adds up the
-// shards' sizes: every shard's bottom script, in one pipelined round. A shard's reply starts at
-// its size less the entries it read, so the two add up to its size.
-func (s *ShardedBoard) tails(ctx context.Context, n int64) (lists [][]Ranked, count int64, err error) {
-	starts, lists, err := s.scriptWindows(ctx, fnBottom, func(int) []any {
-		return []any{0, n}
-	})
-	if err != nil {
-		return nil, 0, err
-	}
-	for i, start := range starts {
-		count += start + int64(len(lists[i]))
-	}
-	return lists, count, nil
-}
-
-// Percentile returns the share of the board's entries that rank behind the entry of id, in
-// percent, as Board.Percentile does, or an error matching ErrNotFound. Its position and the
-// board's size are read in the same pipelined round.
-func (s *ShardedBoard) Percentile(ctx context.Context, id string) (float64, error) {
-	pos, count, err := s.standing(ctx, id, true)
-	if err != nil {
-		return 0, err
-	}
-	return 100 * float64(count-1-pos) / float64(count), nil
-}
-
-// PageOf returns the 1-based page of pageSize entries that holds the entry of id (Page(ctx,
-// (page-1)*pageSize, pageSize) returns it), or an error matching ErrNotFound; a pageSize below 1
-// is an error matching ErrOutOfRange.
-func (s *ShardedBoard) PageOf(ctx context.Context, id string, pageSize int64) (int64, error) {
-	if pageSize < 1 {
-		return 0, rankgenrt.IntRangeError("pageSize", pageSize, 1, math.MaxInt64)
-	}
-	pos, _, err := s.standing(ctx, id, false)
-	if err != nil {
-		return 0, err
-	}
-	return pos/pageSize + 1, nil
-}
-
-// standing reads the 0-based position of the entry of id among all shards and, when sized, the
-// number of entries: the entry from its shard, then every shard's count of the entries ahead of
-// it, and its size, in one pipelined round (ahead).
-func (s *ShardedBoard) standing(ctx context.Context, id string, sized bool) (pos, count int64, err error) {
-	e, err := s.shard(id).Get(ctx, id)
-	if err != nil {
-		return 0, 0, err
-	}
-	cur, err := cursorOf(e)
-	if err != nil {
-		return 0, 0, err
-	}
-	ahead, count, err := s.ahead(ctx, cur, sized)
-	if err != nil {
-		return 0, 0, err
-	}
-	return rankgenrt.Sum(ahead), count, nil
 }
 
 // CountStopMsBetween returns the number of entries whose StopMs lies in [lo, hi]:
@@ -1290,7 +903,7 @@ func (s *ShardedBoard) CompetitionRankTuple(ctx context.Context, id string) (int
 // competition counts, on every shard, the entries ahead of the place before every entry equal to
 // the entry of id on its first tied score fields (tiedPlace), and adds 1.
 func (s *ShardedBoard) competition(ctx context.Context, id string, tied int) (int64, error) {
-	e, err := s.shard(id).Get(ctx, id)
+	e, err := s.Get(ctx, id)
 	if err != nil {
 		return 0, err
 	}
@@ -1298,7 +911,7 @@ func (s *ShardedBoard) competition(ctx context.Context, id string, tied int) (in
 	if err != nil {
 		return 0, err
 	}
-	pos, _, _, err := s.placeWindow(ctx, score, member, 0, 0)
+	pos, _, _, err := rankgenrt.ShardPlace(ctx, s.ShardedBoard, fnAroundScore, score, member, 0, 0)
 	if err != nil {
 		return 0, err
 	}
@@ -1332,12 +945,12 @@ func (s *ShardedBoard) Between(ctx context.Context, band Band, offset, limit int
 	if n < offset {
 		n = math.MaxInt64 // offset + limit overflows: to the end
 	}
-	ahead, parts, err := s.windows(ctx, fnBand, rankgenrt.FormatScore(scoreOfP(band.lo)), rankgenrt.FormatScore(scoreOfP(band.hi)), 0, n)
+	ahead, parts, err := rankgenrt.ShardWindows(ctx, s.ShardedBoard, fnBand, rankgenrt.FormatScore(scoreOfP(band.lo)), rankgenrt.FormatScore(scoreOfP(band.hi)), 0, n)
 	if err != nil {
 		return nil, err
 	}
-	merged := rankgenrt.MergeSorted(parts, n, compareRanked)
-	return renumber(merged[min(offset, int64(len(merged))):], rankgenrt.Sum(ahead)+offset), nil
+	merged := rankgenrt.MergeSorted(parts, n, decoding.CompareRanked)
+	return decoding.Renumber(merged[min(offset, int64(len(merged))):], rankgenrt.Sum(ahead)+offset), nil
 }
 
 // CountBetween returns the number of entries in the band: Board.CountBetween on every shard (one
@@ -1362,39 +975,13 @@ func (s *ShardedBoard) AroundScore(ctx context.Context, at Place, before, after 
 	if err != nil {
 		return nil, err
 	}
-	pos, ahead, merged, err := s.placeWindow(ctx, score, member, max(before, 0), max(after, 0))
+	pos, ahead, merged, err := rankgenrt.ShardPlace(ctx, s.ShardedBoard, fnAroundScore, score, member, max(before, 0), max(after, 0))
 	if err != nil {
 		return nil, err
 	}
 	take := int(min(max(before, 0), pos)) // entries ahead of the place in the window
 	hi := ahead + int(min(max(after, 0), int64(len(merged)-ahead)))
-	return renumber(merged[ahead-take:hi], pos-int64(take)), nil
-}
-
-// placeWindow runs the around_score script of every shard at the place (score, member) with before
-// and after, in one pipelined round, and returns the place's 0-based position among all shards,
-// the merged entries the shards read, and how many of them, a prefix, rank ahead of the place:
-// greater scores, and equal scores with greater members (Redis's order of equal scores: their
-// bytes; the member ” is the place before every entry of its score).
-func (s *ShardedBoard) placeWindow(ctx context.Context, score float64, member string, before, after int64) (pos int64, ahead int, merged []Ranked, err error) {
-	starts, parts, err := s.windows(ctx, fnAroundScore, rankgenrt.FormatScore(score), member, before, after)
-	if err != nil {
-		return 0, 0, nil, err
-	}
-	pos = rankgenrt.Sum(starts)
-	for _, part := range parts {
-		for _, r := range part {
-			cur, err := cursorOf(r.Entry)
-			if err != nil {
-				return 0, 0, nil, err
-			}
-			if cur.Score > score || cur.Score == score && cur.Member > member {
-				pos++ // a shard's start is its position of the place less the entries it read ahead of it
-				ahead++
-			}
-		}
-	}
-	return pos, ahead, rankgenrt.MergeSorted(parts, -1, compareRanked), nil
+	return decoding.Renumber(merged[ahead-take:hi], pos-int64(take)), nil
 }
 
 // ReshardProgress is how far Reshard got: the source shard it copies and the cursor of the last
@@ -1413,261 +1000,10 @@ type ReshardProgress = rankgenrt.ReshardProgress[Cursor]
 // already copied would be missing from dst. Each entry is copied with its Data (the source's After
 // reads it, dst's SetMany stores it on the entry's new shard).
 func (s *ShardedBoard) Reshard(ctx context.Context, dst *ShardedBoard, from ReshardProgress, pageSize int64, progress func(ReshardProgress)) (ReshardProgress, error) {
-	return rankgenrt.Reshard(ctx, len(s.shards), from, pageSize, s.entriesAfter, func(ctx context.Context, entries []Entry) error {
-		_, err := dst.SetMany(ctx, entries)
-		return err
-	}, progress, s.Count, dst.Count)
-}
-
-// entriesAfter reads shard i's entries after cur, up to n, and the cursor of the last (Board.After).
-func (s *ShardedBoard) entriesAfter(ctx context.Context, i int, cur Cursor, n int64) ([]Entry, Cursor, error) {
-	page, next, err := s.shards[i].After(ctx, cur, n)
-	entries := make([]Entry, len(page))
-	for j, r := range page {
-		entries[j] = r.Entry
-	}
-	return entries, next, err
+	return rankgenrt.ReshardShards(ctx, s.ShardedBoard, dst.ShardedBoard, from, pageSize, progress)
 }
 
 // shard returns the shard that holds id.
 func (s *ShardedBoard) shard(id string) *Board {
 	return s.shards[rankgenrt.ShardOf(id, len(s.shards))]
-}
-
-// batch gives a batch write's context its one write token (the caller's idempotency key, if any):
-// every shard's script of the batch runs under it, so that resending the batch under it applies
-// each part once.
-func (s *ShardedBoard) batch(ctx context.Context) (context.Context, error) {
-	token, err := s.tokens.Next(ctx)
-	if err != nil {
-		return ctx, err
-	}
-	return rankgenrt.WithIdempotencyKey(ctx, token), nil
-}
-
-// gatherBatch sends a batch write's items to their shards under the batch's one token (batch) and
-// returns call's results in the order of items (rankgenrt.Gather).
-func gatherBatch[T, R any](ctx context.Context, s *ShardedBoard, items []T, idOf func(T) string, call func(*Board, context.Context, []T) ([]R, error)) ([]R, error) {
-	ctx, err := s.batch(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return rankgenrt.Gather(ctx, s.shards, items, idOf, call)
-}
-
-// readAll sends one read command to every shard, which cmd queues on a pipeline for the shard's
-// sorted set key, in one round trip per node (the nodes at once), and returns the commands in
-// shard order. As Board.read does, a shard not yet seen to record Fingerprint has it read in the
-// same pipeline: another layout's board is an error matching ErrLayoutMismatch.
-func (s *ShardedBoard) readAll(ctx context.Context, cmd func(redis.Cmdable, int, string) redis.Cmder) ([]redis.Cmder, error) {
-	pipe := s.c.Pipeline()
-	fps := make([]*redis.StringCmd, len(s.shards))
-	cmds := make([]redis.Cmder, len(s.shards))
-	for i, b := range s.shards {
-		fps[i] = b.core.QueueFingerprint(ctx, pipe)
-		cmds[i] = cmd(pipe, i, b.core.Key())
-	}
-	_, _ = pipe.Exec(ctx) // each command keeps its own reply and error
-	for i, b := range s.shards {
-		rankgenrt.TypeError(cmds[i])
-		if err := b.core.CheckFingerprint(fps[i]); err != nil {
-			return nil, err
-		}
-	}
-	return cmds, nil
-}
-
-// heads reads enough of every shard's first entries that the first n of their merge are the
-// board's first n (every entry when n is math.MaxInt64): its share of n and a margin, and on the
-// rare shard that may hold more of them, up to n in a second round (rankgenrt.Heads).
-func (s *ShardedBoard) heads(ctx context.Context, n int64) ([][]Ranked, error) {
-	return rankgenrt.Heads(len(s.shards), n, compareRanked, func(bounds func(int) (int64, int64)) ([][]Ranked, error) {
-		return s.ranges(ctx, bounds)
-	})
-}
-
-// ranges reads, from every shard i, its entries at the 0-based positions bounds(i) (a stop of -1
-// reads to the end), best first, with their data: every shard's page script, in one pipelined
-// round.
-func (s *ShardedBoard) ranges(ctx context.Context, bounds func(int) (int64, int64)) ([][]Ranked, error) {
-	_, lists, err := s.scriptWindows(ctx, fnPage, func(i int) []any {
-		start, stop := bounds(i)
-		limit := stop - start + 1
-		if stop < 0 {
-			limit = math.MaxInt64 // to the end
-		}
-		return []any{start, limit}
-	})
-	return lists, err
-}
-
-// scriptWindows runs script, which answers a window of entries with their data ({a count, entries,
-// data}), on every shard i with args(i), in one pipelined round, and returns each shard's count
-// and entries.
-func (s *ShardedBoard) scriptWindows(ctx context.Context, script *rankgenrt.Function, args func(int) []any) (counts []int64, parts [][]Ranked, err error) {
-	pipe := rankgenrt.NewPipe(s.c)
-	cmds := make([]*redis.Cmd, len(s.shards))
-	for i, b := range s.shards {
-		cmds[i] = pipe.CallRO(ctx, script, b.core.ScriptKeys(), args(i)...)
-	}
-	pipe.Exec(ctx)
-	counts, parts = make([]int64, len(s.shards)), make([][]Ranked, len(s.shards))
-	for i, cmd := range cmds {
-		v, err := cmd.Result()
-		if err != nil {
-			return nil, nil, err
-		}
-		n, ps, err := rankgenrt.WindowData(v)
-		if err != nil {
-			return nil, nil, err
-		}
-		counts[i] = n
-		if parts[i], err = decoding.RankedAt(0, ps); err != nil {
-			return nil, nil, err
-		}
-	}
-	return counts, parts, nil
-}
-
-// bareRanges reads, from every shard i, its entries at the 0-based positions bounds(i), best
-// first, without their data (Trim only compares them), in one pipelined round.
-func (s *ShardedBoard) bareRanges(ctx context.Context, bounds func(int) (int64, int64)) ([][]Ranked, error) {
-	cmds, err := s.readAll(ctx, func(c redis.Cmdable, i int, key string) redis.Cmder {
-		start, stop := bounds(i)
-		return c.ZRevRangeWithScores(ctx, key, start, stop)
-	})
-	if err != nil {
-		return nil, err
-	}
-	lists := make([][]Ranked, len(cmds))
-	for i, cmd := range cmds {
-		zs, err := cmd.(*redis.ZSliceCmd).Result()
-		if err != nil {
-			return nil, err
-		}
-		if lists[i], err = decoding.RankedAt(0, rankgenrt.ZPairs(zs)); err != nil {
-			return nil, err
-		}
-	}
-	return lists, nil
-}
-
-// queueAfter queues on pipe the after script of every shard from cur with limit: each call answers
-// how many of its shard's entries rank at or before cur, and up to limit entries after it.
-func (s *ShardedBoard) queueAfter(ctx context.Context, pipe *rankgenrt.Pipe, cur Cursor, limit int64) []*redis.Cmd {
-	cmds := make([]*redis.Cmd, len(s.shards))
-	for i, b := range s.shards {
-		cmds[i] = pipe.CallRO(ctx, fnAfter, b.core.ScriptKeys(), rankgenrt.FormatScore(cur.Score), cur.Member, limit)
-	}
-	return cmds
-}
-
-// afterAll runs the after script of every shard from cur, in one pipelined round: per shard, how
-// many of its entries rank at or before cur, and up to limit entries after it.
-func (s *ShardedBoard) afterAll(ctx context.Context, cur Cursor, limit int64) (starts []int64, pages [][]Ranked, err error) {
-	pipe := rankgenrt.NewPipe(s.c)
-	windows := s.queueAfter(ctx, pipe, cur, limit)
-	pipe.Exec(ctx)
-	starts, pages = make([]int64, len(s.shards)), make([][]Ranked, len(s.shards))
-	for i, w := range windows {
-		v, err := w.Result()
-		if err != nil {
-			return nil, nil, err
-		}
-		start, ps, err := rankgenrt.WindowData(v)
-		if err != nil {
-			return nil, nil, err
-		}
-		starts[i] = start
-		if pages[i], err = decoding.RankedAt(0, ps); err != nil {
-			return nil, nil, err
-		}
-	}
-	return starts, pages, nil
-}
-
-// ahead counts, on every shard, the entries that rank ahead of cur — greater scores (ZCOUNT),
-// and equal scores with greater members (the run of equal scores, best first) — and, when sized,
-// adds up the shards' sizes (ZCARD), in one pipelined round; only a run of more than
-// rankgenrt.TieBand equal scores ahead takes more.
-func (s *ShardedBoard) ahead(ctx context.Context, cur Cursor, sized bool) (counts []int64, total int64, err error) {
-	score := rankgenrt.FormatScore(cur.Score)
-	greater, sizes := make([]*redis.IntCmd, len(s.shards)), make([]*redis.IntCmd, len(s.shards))
-	runs, err := s.readAll(ctx, func(c redis.Cmdable, i int, key string) redis.Cmder {
-		greater[i] = c.ZCount(ctx, key, "("+score, "+inf")
-		if sized {
-			sizes[i] = c.ZCard(ctx, key)
-		}
-		return rankgenrt.TieRun(ctx, c, key, score, 0)
-	})
-	if err != nil {
-		return nil, 0, err
-	}
-	counts = make([]int64, len(s.shards))
-	for i, run := range runs {
-		band, err := run.(*redis.StringSliceCmd).Result()
-		if err != nil {
-			return nil, 0, err
-		}
-		n, err := greater[i].Result()
-		if err != nil {
-			return nil, 0, err
-		}
-		ties, err := rankgenrt.TiesAhead(ctx, s.c, s.shards[i].core.Key(), score, cur.Member, band)
-		if err != nil {
-			return nil, 0, err
-		}
-		counts[i] = n + ties
-		if sized {
-			size, err := sizes[i].Result()
-			if err != nil {
-				return nil, 0, err
-			}
-			total += size
-		}
-	}
-	return counts, total, nil
-}
-
-// encodable reports the first entry that Encode refuses or whose Data is invalid.
-func encodable(entries []Entry) error {
-	for _, e := range entries {
-		if _, _, err := e.Encode(); err != nil {
-			return err
-		}
-		if _, err := e.Data.Encode(); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// cursorOf is the cursor of e: its stored score and member.
-func cursorOf(e Entry) (Cursor, error) {
-	score, member, err := e.Encode()
-	return Cursor{
-		Member: member,
-		Score:  score,
-	}, err
-}
-
-// compareRanked orders ranked entries as the board does.
-func compareRanked(a, b Ranked) int {
-	return Compare(a.Entry, b.Entry)
-}
-
-// renumber gives merged entries their ranks: start is the 0-based position of the first.
-func renumber(rs []Ranked, start int64) []Ranked {
-	for i := range rs {
-		rs[i].Rank = start + int64(i) + 1
-	}
-	return rs
-}
-
-// windows runs script, which answers {a count, entries, data}, on every shard with args, in one
-// pipelined round, and returns each shard's count and entries with their data.
-func (s *ShardedBoard) windows(ctx context.Context, script *rankgenrt.Function, args ...any) (counts []int64, parts [][]Ranked, err error) {
-	return s.scriptWindows(ctx, script, func(int) []any {
-		return args
-	})
 }
