@@ -24,7 +24,6 @@ import (
 	"context"
 	_ "embed"
 	"math"
-	"slices"
 	"strconv"
 	"strings"
 	"time"

@@ -27,7 +27,6 @@ import (
 	"context"
 	_ "embed"
 	"math"
-	"slices"
 	"strconv"
 	"strings"
 	"time"

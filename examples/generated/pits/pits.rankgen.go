@@ -30,7 +30,6 @@ import (
 	"context"
 	_ "embed"
 	"math"
-	"slices"
 	"strconv"
 	"strings"
 	"time"

@@ -23,7 +23,6 @@ import (
 	"context"
 	_ "embed"
 	"math"
-	"slices"
 	"strconv"
 	"strings"
 	"time"

@@ -22,7 +22,6 @@ import (
 	"context"
 	_ "embed"
 	"math"
-	"slices"
 	"strings"
 	"time"
 

@@ -20,7 +20,6 @@ import (
 	"context"
 	_ "embed"
 	"math"
-	"slices"
 	"strconv"
 	"time"
 

@@ -25,7 +25,6 @@ import (
 	"context"
 	_ "embed"
 	"math"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
