@@ -78,7 +78,7 @@ func Render(l *layout.Layout) (*Library, error) {
 			d.Usage = withoutPrefix(d.Usage, head.WriteDocs)
 		}
 		var body bytes.Buffer
-		d.Shared = op.Kind == catalog.Update || op.Template == entriesTemplate
+		d.Shared = op.Body == catalog.BodyFieldUpdate || op.Body.SharedEntries()
 		if err := tmpl.ExecuteTemplate(&body, op.Template, d); err != nil {
 			return nil, fmt.Errorf("luaemit: %s: %w", op.Name, err)
 		}
@@ -94,12 +94,12 @@ func Render(l *layout.Layout) (*Library, error) {
 			}
 		}
 		switch {
-		case op.Kind == catalog.Update:
+		case op.Body == catalog.BodyFieldUpdate:
 			if text, doc, callback, err = u.call(&b, d, text, op.Batch); err != nil {
 				return nil, fmt.Errorf("luaemit: %s: %w", op.Name, err)
 			}
-		case op.Template == entriesTemplate:
-			if doc, callback, err = u.entries(&b, d, text, op.Kind == catalog.Best); err != nil {
+		case op.Body.SharedEntries():
+			if doc, callback, err = u.entries(&b, d, text, op.Body == catalog.BodyBestEntries); err != nil {
 				return nil, err
 			}
 		}
@@ -109,11 +109,11 @@ func Render(l *layout.Layout) (*Library, error) {
 		} else if op.OnlyDeletes {
 			flags = "'allow-oom'"
 		}
-		if op.Kind == catalog.Update && regs.Len() == u.registered {
+		if op.Body == catalog.BodyFieldUpdate && regs.Len() == u.registered {
 			regs.Truncate(regs.Len() - 1) // the field updates' registrations are one block
 		}
 		registerFunction(&regs, doc, op.Name, flags, callback)
-		if op.Kind == catalog.Update {
+		if op.Body == catalog.BodyFieldUpdate {
 			u.registered = regs.Len()
 		}
 		fns = append(fns, Function{Op: op.Name, ReadOnly: op.ReadOnly, Body: text})
@@ -275,15 +275,15 @@ func (u *updates) name(d *data, batch bool) string {
 	return name
 }
 
-// entriesTemplate renders set's and best's one body: the head's function entries(KEYS, ARGV,
-// best), which both callbacks call.
-const entriesTemplate = "entries"
+// entriesBody names set's and best's one body (catalog.BodyEntries): the head's function
+// entries(KEYS, ARGV, best), which both callbacks call.
+const entriesBody = "entries"
 
 // entries writes to head, the first time, the function entries of set's and best's body, and
 // returns the doc and callback of d, which call it.
 func (u *updates) entries(head *bytes.Buffer, d *data, body string, best bool) (doc, callback string, err error) {
-	if !u.written[entriesTemplate] {
-		u.written[entriesTemplate] = true
+	if !u.written[entriesBody] {
+		u.written[entriesBody] = true
 		fmt.Fprintf(head, "\n-- entries writes whole entries for set and, when best is true, for best.\nlocal function entries(KEYS, ARGV, best)\n%send\n", body)
 	}
 	w, err := writeOf(d.Op, d.Args)
@@ -457,12 +457,12 @@ func allFields(l *layout.Layout) []*field {
 func scriptData(l *layout.Layout, op catalog.Op) (*data, error) {
 	var d *data
 	var err error
-	switch op.Kind {
-	case catalog.Update:
+	switch op.Body {
+	case catalog.BodyFieldUpdate:
 		d, err = updateData(l, op)
-	case catalog.Changes:
+	case catalog.BodyChangeList:
 		d, err = changesData(l, op)
-	case catalog.Touch:
+	case catalog.BodyStamps:
 		d = newData(l)
 		d.Scores = true
 		err = addStamps(l, nil, d) // every stamped field
