@@ -60,6 +60,9 @@ func Render(l *layout.Layout) (*Library, error) {
 	head.Library = unnamed
 	head.Touched = allFields(l)
 	head.Args = catalog.Args{Head: catalog.WriteArgs()}
+	if head.Clock, err = clockData(l); err != nil {
+		return nil, err
+	}
 	if head.WriteDocs, err = writeDocs(l); err != nil {
 		return nil, err
 	}
@@ -76,6 +79,9 @@ func Render(l *layout.Layout) (*Library, error) {
 		}
 		if !op.ReadOnly {
 			d.Usage = withoutPrefix(d.Usage, head.WriteDocs)
+		}
+		if len(d.Stamps) > 0 && !sameClock(d.Args, head.Clock.Args) {
+			return nil, fmt.Errorf("luaemit: %s stamps, but takes the clock or the season's bounds elsewhere than the head's stamps read them", op.Name)
 		}
 		var body bytes.Buffer
 		d.Shared = op.Body == catalog.BodyFieldUpdate || op.Body.SharedEntries()
@@ -335,17 +341,10 @@ func (u *updates) call(head *bytes.Buffer, d *data, body string, batch bool) (te
 		dest = &bytes.Buffer{}
 	}
 	u.written[table] = true
-	var local bytes.Buffer
 	if made := madeApply(d); made != "" {
 		apply = made // made by one of the head's functions, when the library loads
 	} else {
-		if d.Target.Season {
-			// Its range depends on the call's season: the apply function reads the call's bounds.
-			apply, dest = "apply", &local
-			if err := tmpl.ExecuteTemplate(dest, "season_bounds", d); err != nil {
-				return "", "", "", err
-			}
-		}
+		// Its own (a season-anchored field's reads the call's season, which the body sets).
 		d.Fn = apply
 		if err := tmpl.ExecuteTemplate(dest, "apply_fn", d); err != nil {
 			return "", "", "", err
@@ -360,14 +359,14 @@ func (u *updates) call(head *bytes.Buffer, d *data, body string, batch bool) (te
 	} else if g.InScore {
 		fmt.Fprintf(&what, ", weight = %s, radix = %s", g.Weight, g.Radix)
 	}
-	what.WriteString("}")
-	if d.Target.Season {
-		// Its apply function is the call's own: so is the table that carries it.
-		fmt.Fprintf(&local, "return %s(KEYS, ARGV, %s)\n", fn, what.String())
-		text = indent(tidy(local.String()))
-		callback, err := writeCallback(d.Op, d.Args, text)
-		return text, docOf(&own), callback, err
+	if d.Stamped {
+		var stamps []string
+		for _, s := range d.Stamps {
+			stamps = append(stamps, fmt.Sprintf("stamp_%d", s.Index))
+		}
+		fmt.Fprintf(&what, ", stamps = {%s}", strings.Join(stamps, ", "))
 	}
+	what.WriteString("}")
 	if dest == head {
 		// Built once, when the library loads: a call creates no table to say what it updates.
 		fmt.Fprintf(&u.tables, "%s = %s\n", table, what.String())
@@ -486,6 +485,15 @@ func scriptData(l *layout.Layout, op catalog.Op) (*data, error) {
 		d.Usage = append(d.Usage, u)
 	}
 	seasonGuards(l, op, d)
+	if op.Body == catalog.BodyFieldUpdate {
+		// One body serves every field's update of a form: what differs by field is in u, and the
+		// body sets the call's season whenever some update reads it.
+		clock, err := clockData(l)
+		if err != nil {
+			return nil, err
+		}
+		d.SeasonBounds, d.SeasonOffsets, d.Stamped = clock.SeasonBounds, clock.SeasonOffsets, len(clock.Stamps) > 0
+	}
 	if l.NumScore > 0 { // for the reads that compare on it (competition, dense)
 		d.Lead = newField(l, l.Fields[0])
 	}
@@ -512,4 +520,36 @@ func positions(text string, a catalog.Args) (string, error) {
 		return fmt.Sprintf("ARGV[%d]", i)
 	})
 	return out, err
+}
+
+// clockData is what the head's clock sees: every stamped field of l (the stamp functions are
+// defined once, for the scripts that stamp) and the season guards some script makes, with the
+// arguments of the scripts that stamp (catalog.UpdateArgsOf: the clock and the season's bounds).
+func clockData(l *layout.Layout) (*data, error) {
+	d := newData(l)
+	d.Args = catalog.UpdateArgsOf(l)
+	if err := addStamps(l, nil, d); err != nil {
+		return nil, err
+	}
+	if l.Season != nil {
+		d.SeasonOffsets = len(catalog.SeasonFields(l)) > 0
+		d.SeasonBounds = d.SeasonOffsets || len(d.Stamps) > 0
+	}
+	return d, nil
+}
+
+// sameClock reports whether a and b take the client's clock and the season's bounds at the same
+// positions (those of b that a takes).
+func sameClock(a, b catalog.Args) bool {
+	for _, name := range []string{catalog.ArgClock, catalog.ArgFrom, catalog.ArgUntil} {
+		if !b.Takes(name) {
+			continue
+		}
+		i, err := a.At(name)
+		j, _ := b.At(name)
+		if err != nil || i != j {
+			return false
+		}
+	}
+	return true
 }

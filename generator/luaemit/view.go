@@ -49,6 +49,7 @@ type data struct {
 	Target      *field
 	Touched     []*field // fields the script reads or writes: the target, then the stamps
 	Stamps      []*field
+	Stamped     bool // the layout has stamped fields: a field update's shared body applies u.stamps
 	ServerClock bool // some stamp reads Redis's TIME
 	ClientClock bool // some stamp reads the client's clock (ARGV[3])
 	Saturate    bool
@@ -63,6 +64,8 @@ type data struct {
 	WideTarget bool    // some change's field is too wide for doubles (compared as text)
 
 	Lead *field // competition
+
+	Clock *data // the head: the call's season and the stamps' clocks (every stamped field), defined once
 
 	Feed   *feedView // a feed's function: its boards
 	Stride int       // a feed's function, remove_everywhere: the keys each board passes
