@@ -90,6 +90,7 @@ func Render(l *layout.Layout) (*Library, error) {
 		}
 		text := indent(tidy(body.String()))
 		doc := ""
+		text = boardOnly(text)
 		callback, err := callbackOf(op, text)
 		if err != nil {
 			return nil, err
@@ -243,10 +244,9 @@ func seasonScript(l *layout.Layout, op catalog.Op, writeDocs []string) (string, 
 	return indent(tidy(body.String())), nil
 }
 
-// updates writes the field updates once: near-identical updates (the same shape on other
-// fields, another kind of update) share one Lua function, update_one for the single form and
-// update_many for the batch (KEYS, ARGV, u), which takes the field's accessors, its apply
-// function and its weight in u.
+// updates writes the field updates once: every field's updates of a form share one Lua
+// function, update_one for the single form and update_many for the batch (KEYS, ARGV, u),
+// which takes the field's accessors, its apply function, its weight and its stamps in u.
 type updates struct {
 	shared  map[string]*sharedUpdate // a shared function's body -> the function
 	names   map[string]bool          // the shared functions' names
@@ -263,9 +263,9 @@ type sharedUpdate struct {
 	usage []string
 }
 
-// name is the name of a new shared update function: update_one or update_many, or, for a
-// second body of the same form (an update of a field the others stamp, which does not stamp
-// itself, or of a season-anchored field), that name and the field's.
+// name is the name of a new shared update function: update_one or update_many, or, should a
+// form ever render a second body (what differs by field travels in u, so none does today),
+// that name and the field's.
 func (u *updates) name(d *data, batch bool) string {
 	name := "update_one"
 	if batch {
@@ -326,6 +326,7 @@ func (u *updates) call(head *bytes.Buffer, d *data, body string, batch bool) (te
 	}
 	fn := s.name
 	own := *d
+	// The batch form's doc is the single form's title and "(batch)": it says only its own lines.
 	own.Usage = nil
 	for _, line := range d.Usage {
 		if !slices.Contains(s.usage, line) {
@@ -372,7 +373,11 @@ func (u *updates) call(head *bytes.Buffer, d *data, body string, batch bool) (te
 		fmt.Fprintf(&u.tables, "%s = %s\n", table, what.String())
 	}
 	w, err := writeOf(d.Op, d.Args)
-	return fmt.Sprintf("  return %s(KEYS, ARGV, %s)\n", fn, table), docOf(&own),
+	doc = docOf(&own)
+	if batch && len(own.Usage) == 0 {
+		doc = ""
+	}
+	return fmt.Sprintf("  return %s(KEYS, ARGV, %s)\n", fn, table), doc,
 		fmt.Sprintf("%s, %s, %s)", w, fn, table), err
 }
 
@@ -385,7 +390,7 @@ func madeApply(d *data) string {
 	if g.Wide || g.Season {
 		return ""
 	}
-	field := fmt.Sprintf("'%s', ' min=%s max=%s', %s", g.Name, g.Min, g.Max, g.Span)
+	field := fmt.Sprintf("F.range_%d", g.Index) // the field's name, range and largest digit (fields.lua.tmpl)
 	switch {
 	case d.Kind == "add":
 		sign := 1
@@ -448,6 +453,7 @@ func allFields(l *layout.Layout) []*field {
 	out := make([]*field, len(l.Fields))
 	for i, f := range l.Fields {
 		out[i] = newField(l, f)
+		out[i].Ranged = len(f.Updates) > 0 && !out[i].Wide && !out[i].Season
 	}
 	return out
 }
@@ -552,4 +558,17 @@ func sameClock(a, b catalog.Args) bool {
 		}
 	}
 	return true
+}
+
+// auxWord is the name of the board's side key (its index or meta key) in a function's body.
+var auxWord = regexp.MustCompile(`\baux\b`)
+
+// boardOnly is a function's body without the side key in its header line when nothing else in
+// the body reads it (a read of places names the board alone).
+func boardOnly(text string) string {
+	const both = "local board, aux = KEYS[1], KEYS[2]\n"
+	if strings.Count(text, both) == 1 && len(auxWord.FindAllString(text, -1)) == 1 {
+		return strings.Replace(text, both, "local board = KEYS[1]\n", 1)
+	}
+	return text
 }

@@ -128,6 +128,7 @@ type field struct {
 	LimbFormat     string
 
 	// Stamps.
+	Ranged             bool   // the head: an update's apply function is made from F.range_<Index> (madeApply)
 	Server             bool   // Redis's clock, else the client's
 	Div                string // Unix microseconds per unit
 	UnitName           string
