@@ -363,7 +363,7 @@ func (u *updates) call(head *bytes.Buffer, d *data, body string, batch bool) (te
 	if d.Stamped {
 		var stamps []string
 		for _, s := range d.Stamps {
-			stamps = append(stamps, fmt.Sprintf("stamp_%d", s.Index))
+			stamps = append(stamps, "stamp_"+s.Stamp)
 		}
 		fmt.Fprintf(&what, ", stamps = {%s}", strings.Join(stamps, ", "))
 	}
@@ -537,12 +537,24 @@ func clockData(l *layout.Layout) (*data, error) {
 	if err := addStamps(l, nil, d); err != nil {
 		return nil, err
 	}
+	names := map[string]bool{}
+	for _, s := range d.Stamps {
+		for _, name := range []string{"stamp_" + s.Stamp, "stamp_digit_" + s.Stamp} {
+			if names[name] || !luaName.MatchString(name) {
+				return nil, fmt.Errorf("luaemit: field %s: its stamp's function %s is no Lua name of its own", s.Name, name)
+			}
+			names[name] = true
+		}
+	}
 	if l.Season != nil {
 		d.SeasonOffsets = len(catalog.SeasonFields(l)) > 0
 		d.SeasonBounds = d.SeasonOffsets || len(d.Stamps) > 0
 	}
 	return d, nil
 }
+
+// luaName is a Lua name of ASCII letters, digits and underscores.
+var luaName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 // sameClock reports whether a and b take the client's clock and the season's bounds at the same
 // positions (those of b that a takes).

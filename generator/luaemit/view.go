@@ -129,6 +129,7 @@ type field struct {
 
 	// Stamps.
 	Ranged             bool   // the head: an update's apply function is made from F.range_<Index> (madeApply)
+	Stamp              string // its stamp's functions' suffix, the field's name in snake case: stamp_<Stamp>, stamp_digit_<Stamp>
 	Server             bool   // Redis's clock, else the client's
 	Div                string // Unix microseconds per unit
 	UnitName           string
@@ -404,6 +405,7 @@ func setStamp(g *field, s *layout.Field) error {
 		return fmt.Errorf("luaemit: field %s: stamping needs its range within ±2^53 units", s.Name)
 	}
 	g.Server = s.Stamp == layout.StampServer
+	g.Stamp = strings.TrimPrefix(catalog.UpdateName(layout.OpSet, s), string(layout.OpSet)+"_") // the field's name in snake case
 	g.Div = map[layout.Unit]string{layout.Second: "1000000", layout.Milli: "1000", layout.Micro: "1"}[s.Unit]
 	g.UnitName = s.Unit.String()
 	g.MinUnits, g.MaxUnits = strconv.FormatInt(s.MinInt(), 10), strconv.FormatInt(s.MaxInt(), 10)
