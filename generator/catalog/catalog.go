@@ -78,6 +78,7 @@ type Op struct {
 	Title       string        // its script's one-line title
 	Usage       []string      // its script's usage lines: {name} is an argument, {each} the repeated group
 	Scores      bool          // its script reads the stored scores of the ids it looks up (Best, GetMany)
+	Body        Body          // how its script's body is made (row.go)
 
 	Sharding Sharding  // how a ShardedBoard performs it
 	Data     Carry     // how it carries entry data on a board with data fields (withData)
@@ -164,13 +165,13 @@ func UpdateArgsOf(l *layout.Layout) Args {
 func writes() []Op {
 	expiry := WriteArgs()
 	return []Op{
-		{Name: rankgenrt.OpSet, Runtime: true, Kind: Set, Template: "entries", Batch: true, Methods: []string{"Set", "SetMany"}, Model: "Set", Scores: true,
+		{Name: rankgenrt.OpSet, Runtime: true, Kind: Set, Template: "entries", Body: BodyEntries, Batch: true, Methods: []string{"Set", "SetMany"}, Model: "Set", Scores: true,
 			Sharding: ShardMerged, Data: DataArgument, DataDoc: entryDataDoc, Season: SeasonEntries,
 			Args: Args{Head: expiry, Each: []string{ArgScore, ArgMember}}, Reply: ReplyPriors,
 			Title: "set: upsert whole entries.", Usage: []string{expiryDoc, tokenDoc,
 				"{each}: score, member pairs (encoded by the Go codec). Returns, per pair, 1 when it changed",
 				"the stored entry (else 0) and the entry its id held before it: score, member ('' when none)."}},
-		{Name: rankgenrt.OpBest, Runtime: true, Kind: Best, Template: "entries", Batch: true, Methods: []string{"Best", "BestMany"}, Model: "Best", Scores: true,
+		{Name: rankgenrt.OpBest, Runtime: true, Kind: Best, Template: "entries", Body: BodyBestEntries, Batch: true, Methods: []string{"Best", "BestMany"}, Model: "Best", Scores: true,
 			Sharding: ShardMerged, Data: DataArgument, DataDoc: entryDataDoc, Season: SeasonEntries,
 			Args: Args{Head: expiry, Each: []string{ArgScore, ArgMember}}, Reply: ReplyPriors,
 			Title: "best: keep, per id, whichever of the current and the given entry ranks first (whole tuple).", Usage: []string{expiryDoc, tokenDoc,
@@ -197,7 +198,7 @@ func updates(l *layout.Layout, f *layout.Field, u layout.Op) []Op {
 		reply = ReplyItems // the member changes with the update
 	}
 	batch := UpdateArgsOf(l)
-	one := Op{Name: name, Kind: Update, Template: "update1", Field: f, Update: u, Reply: reply,
+	one := Op{Name: name, Kind: Update, Template: "update1", Body: BodyFieldUpdate, Field: f, Update: u, Reply: reply,
 		Args: Args{Head: append(slices.Clip(batch.Head), batch.Each...)}, Methods: []string{method}, Model: "Update",
 		Sharding: ShardMerged, Data: DataWithEntries, Season: SeasonStamps}
 	many := one

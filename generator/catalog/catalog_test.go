@@ -136,6 +136,18 @@ func rowFacts(t *testing.T, l *layout.Layout, op Op) {
 	if op.Sharding == shardingUnset || op.Data == carryUnset || op.Season == seasonUnset || op.Model == "" {
 		t.Errorf("%s: %s: its row lacks Sharding, Data, Season or Model", l.File, op.Name)
 	}
+	if (op.Body == BodyFieldUpdate) != (op.Field != nil) {
+		t.Errorf("%s: %s: the field updates' body, and only it, is given a field (Body %d)", l.File, op.Name, op.Body)
+	}
+	if op.Body != BodyOwn && !op.Scripted() {
+		t.Errorf("%s: %s: Body %d says how a script's body is made, but it has none", l.File, op.Name, op.Body)
+	}
+	if op.Body.SharedEntries() && (op.Template != "entries" || !slices.Equal(op.Args.Each[:2], []string{ArgScore, ArgMember})) {
+		t.Errorf("%s: %s: the whole-entry writes share one body, over score, member pairs", l.File, op.Name)
+	}
+	if (op.Body == BodyChangeList || op.Body == BodyStamps) && op.Season != SeasonStamps {
+		t.Errorf("%s: %s: a change list or touch stamps (Season: SeasonStamps)", l.File, op.Name)
+	}
 	if (op.Season == SeasonStamps) != slices.Contains(op.Args.Head, ArgClock) {
 		t.Errorf("%s: %s: the operations that take the client's clock, and only they, stamp (Season: SeasonStamps)", l.File, op.Name)
 	}

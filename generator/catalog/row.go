@@ -61,3 +61,30 @@ const (
 func (r Reply) WithData() Reply {
 	return map[Reply]Reply{ReplyWindow: ReplyWindowData, ReplyEntry: ReplyEntryData, ReplyEntries: ReplyEntriesData, ReplyPriors: ReplyPriorsData}[r]
 }
+
+// Body is how an operation's script body is made: what the emitter gives its template, and
+// whether the body is the operation's own or one that several operations share. Unlike the
+// other facts of a row, its zero value is meaningful (BodyOwn): most scripts are their own.
+type Body int
+
+const (
+	// BodyOwn: its template renders a body of its own from the layout.
+	BodyOwn Body = iota
+	// BodyFieldUpdate: one field update (Field, Update). Its body is one per form (single or
+	// batch) that every field's updates share, given the field's accessors and apply function.
+	BodyFieldUpdate
+	// BodyChangeList: every field update of the layout, one argument each (ChangesArgs), and
+	// the stamps of the fields the list leaves alone.
+	BodyChangeList
+	// BodyStamps: every stamped field set to now, nothing else.
+	BodyStamps
+	// BodyEntries: whole entries, the last pair of an id winning; one body that BodyBestEntries
+	// shares.
+	BodyEntries
+	// BodyBestEntries: whole entries, each id keeping the better of its entry and the given one;
+	// BodyEntries' body.
+	BodyBestEntries
+)
+
+// SharedEntries reports whether the body is the one the whole-entry writes share.
+func (b Body) SharedEntries() bool { return b == BodyEntries || b == BodyBestEntries }

@@ -32,9 +32,6 @@ func changesData(l *layout.Layout, op catalog.Op) (*data, error) {
 		}
 		c := &data{Op: u.Name()}
 		setApply(c, f, u.Update, touch(f), "F.apply_"+u.Name()) // the library's, shared with the updates
-		if c.Target.Season {
-			c.Fn = "apply_" + u.Name() // its range depends on the call's season: the changes function's own
-		}
 		slot, err := op.Args.Index(u.Name())
 		if err != nil {
 			return nil, err

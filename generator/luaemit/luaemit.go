@@ -60,6 +60,9 @@ func Render(l *layout.Layout) (*Library, error) {
 	head.Library = unnamed
 	head.Touched = allFields(l)
 	head.Args = catalog.Args{Head: catalog.WriteArgs()}
+	if head.Clock, err = clockData(l); err != nil {
+		return nil, err
+	}
 	if head.WriteDocs, err = writeDocs(l); err != nil {
 		return nil, err
 	}
@@ -77,13 +80,17 @@ func Render(l *layout.Layout) (*Library, error) {
 		if !op.ReadOnly {
 			d.Usage = withoutPrefix(d.Usage, head.WriteDocs)
 		}
+		if len(d.Stamps) > 0 && !sameClock(d.Args, head.Clock.Args) {
+			return nil, fmt.Errorf("luaemit: %s stamps, but takes the clock or the season's bounds elsewhere than the head's stamps read them", op.Name)
+		}
 		var body bytes.Buffer
-		d.Shared = op.Kind == catalog.Update || op.Template == entriesTemplate
+		d.Shared = op.Body == catalog.BodyFieldUpdate || op.Body.SharedEntries()
 		if err := tmpl.ExecuteTemplate(&body, op.Template, d); err != nil {
 			return nil, fmt.Errorf("luaemit: %s: %w", op.Name, err)
 		}
 		text := indent(tidy(body.String()))
 		doc := ""
+		text = boardOnly(text)
 		callback, err := callbackOf(op, text)
 		if err != nil {
 			return nil, err
@@ -94,12 +101,12 @@ func Render(l *layout.Layout) (*Library, error) {
 			}
 		}
 		switch {
-		case op.Kind == catalog.Update:
+		case op.Body == catalog.BodyFieldUpdate:
 			if text, doc, callback, err = u.call(&b, d, text, op.Batch); err != nil {
 				return nil, fmt.Errorf("luaemit: %s: %w", op.Name, err)
 			}
-		case op.Template == entriesTemplate:
-			if doc, callback, err = u.entries(&b, d, text, op.Kind == catalog.Best); err != nil {
+		case op.Body.SharedEntries():
+			if doc, callback, err = u.entries(&b, d, text, op.Body == catalog.BodyBestEntries); err != nil {
 				return nil, err
 			}
 		}
@@ -109,11 +116,11 @@ func Render(l *layout.Layout) (*Library, error) {
 		} else if op.OnlyDeletes {
 			flags = "'allow-oom'"
 		}
-		if op.Kind == catalog.Update && regs.Len() == u.registered {
+		if op.Body == catalog.BodyFieldUpdate && regs.Len() == u.registered {
 			regs.Truncate(regs.Len() - 1) // the field updates' registrations are one block
 		}
 		registerFunction(&regs, doc, op.Name, flags, callback)
-		if op.Kind == catalog.Update {
+		if op.Body == catalog.BodyFieldUpdate {
 			u.registered = regs.Len()
 		}
 		fns = append(fns, Function{Op: op.Name, ReadOnly: op.ReadOnly, Body: text})
@@ -237,10 +244,9 @@ func seasonScript(l *layout.Layout, op catalog.Op, writeDocs []string) (string, 
 	return indent(tidy(body.String())), nil
 }
 
-// updates writes the field updates once: near-identical updates (the same shape on other
-// fields, another kind of update) share one Lua function, update_one for the single form and
-// update_many for the batch (KEYS, ARGV, u), which takes the field's accessors, its apply
-// function and its weight in u.
+// updates writes the field updates once: every field's updates of a form share one Lua
+// function, update_one for the single form and update_many for the batch (KEYS, ARGV, u),
+// which takes the field's accessors, its apply function, its weight and its stamps in u.
 type updates struct {
 	shared  map[string]*sharedUpdate // a shared function's body -> the function
 	names   map[string]bool          // the shared functions' names
@@ -257,9 +263,9 @@ type sharedUpdate struct {
 	usage []string
 }
 
-// name is the name of a new shared update function: update_one or update_many, or, for a
-// second body of the same form (an update of a field the others stamp, which does not stamp
-// itself, or of a season-anchored field), that name and the field's.
+// name is the name of a new shared update function: update_one or update_many, or, should a
+// form ever render a second body (what differs by field travels in u, so none does today),
+// that name and the field's.
 func (u *updates) name(d *data, batch bool) string {
 	name := "update_one"
 	if batch {
@@ -275,15 +281,15 @@ func (u *updates) name(d *data, batch bool) string {
 	return name
 }
 
-// entriesTemplate renders set's and best's one body: the head's function entries(KEYS, ARGV,
-// best), which both callbacks call.
-const entriesTemplate = "entries"
+// entriesBody names set's and best's one body (catalog.BodyEntries): the head's function
+// entries(KEYS, ARGV, best), which both callbacks call.
+const entriesBody = "entries"
 
 // entries writes to head, the first time, the function entries of set's and best's body, and
 // returns the doc and callback of d, which call it.
 func (u *updates) entries(head *bytes.Buffer, d *data, body string, best bool) (doc, callback string, err error) {
-	if !u.written[entriesTemplate] {
-		u.written[entriesTemplate] = true
+	if !u.written[entriesBody] {
+		u.written[entriesBody] = true
 		fmt.Fprintf(head, "\n-- entries writes whole entries for set and, when best is true, for best.\nlocal function entries(KEYS, ARGV, best)\n%send\n", body)
 	}
 	w, err := writeOf(d.Op, d.Args)
@@ -320,6 +326,7 @@ func (u *updates) call(head *bytes.Buffer, d *data, body string, batch bool) (te
 	}
 	fn := s.name
 	own := *d
+	// The batch form's doc is the single form's title and "(batch)": it says only its own lines.
 	own.Usage = nil
 	for _, line := range d.Usage {
 		if !slices.Contains(s.usage, line) {
@@ -335,17 +342,10 @@ func (u *updates) call(head *bytes.Buffer, d *data, body string, batch bool) (te
 		dest = &bytes.Buffer{}
 	}
 	u.written[table] = true
-	var local bytes.Buffer
 	if made := madeApply(d); made != "" {
 		apply = made // made by one of the head's functions, when the library loads
 	} else {
-		if d.Target.Season {
-			// Its range depends on the call's season: the apply function reads the call's bounds.
-			apply, dest = "apply", &local
-			if err := tmpl.ExecuteTemplate(dest, "season_bounds", d); err != nil {
-				return "", "", "", err
-			}
-		}
+		// Its own (a season-anchored field's reads the call's season, which the body sets).
 		d.Fn = apply
 		if err := tmpl.ExecuteTemplate(dest, "apply_fn", d); err != nil {
 			return "", "", "", err
@@ -360,20 +360,24 @@ func (u *updates) call(head *bytes.Buffer, d *data, body string, batch bool) (te
 	} else if g.InScore {
 		fmt.Fprintf(&what, ", weight = %s, radix = %s", g.Weight, g.Radix)
 	}
-	what.WriteString("}")
-	if d.Target.Season {
-		// Its apply function is the call's own: so is the table that carries it.
-		fmt.Fprintf(&local, "return %s(KEYS, ARGV, %s)\n", fn, what.String())
-		text = indent(tidy(local.String()))
-		callback, err := writeCallback(d.Op, d.Args, text)
-		return text, docOf(&own), callback, err
+	if d.Stamped {
+		var stamps []string
+		for _, s := range d.Stamps {
+			stamps = append(stamps, "stamp_"+s.Stamp)
+		}
+		fmt.Fprintf(&what, ", stamps = {%s}", strings.Join(stamps, ", "))
 	}
+	what.WriteString("}")
 	if dest == head {
 		// Built once, when the library loads: a call creates no table to say what it updates.
 		fmt.Fprintf(&u.tables, "%s = %s\n", table, what.String())
 	}
 	w, err := writeOf(d.Op, d.Args)
-	return fmt.Sprintf("  return %s(KEYS, ARGV, %s)\n", fn, table), docOf(&own),
+	doc = docOf(&own)
+	if batch && len(own.Usage) == 0 {
+		doc = ""
+	}
+	return fmt.Sprintf("  return %s(KEYS, ARGV, %s)\n", fn, table), doc,
 		fmt.Sprintf("%s, %s, %s)", w, fn, table), err
 }
 
@@ -386,7 +390,7 @@ func madeApply(d *data) string {
 	if g.Wide || g.Season {
 		return ""
 	}
-	field := fmt.Sprintf("'%s', ' min=%s max=%s', %s", g.Name, g.Min, g.Max, g.Span)
+	field := fmt.Sprintf("F.range_%d", g.Index) // the field's name, range and largest digit (fields.lua.tmpl)
 	switch {
 	case d.Kind == "add":
 		sign := 1
@@ -449,6 +453,7 @@ func allFields(l *layout.Layout) []*field {
 	out := make([]*field, len(l.Fields))
 	for i, f := range l.Fields {
 		out[i] = newField(l, f)
+		out[i].Ranged = len(f.Updates) > 0 && !out[i].Wide && !out[i].Season
 	}
 	return out
 }
@@ -457,12 +462,12 @@ func allFields(l *layout.Layout) []*field {
 func scriptData(l *layout.Layout, op catalog.Op) (*data, error) {
 	var d *data
 	var err error
-	switch op.Kind {
-	case catalog.Update:
+	switch op.Body {
+	case catalog.BodyFieldUpdate:
 		d, err = updateData(l, op)
-	case catalog.Changes:
+	case catalog.BodyChangeList:
 		d, err = changesData(l, op)
-	case catalog.Touch:
+	case catalog.BodyStamps:
 		d = newData(l)
 		d.Scores = true
 		err = addStamps(l, nil, d) // every stamped field
@@ -486,6 +491,15 @@ func scriptData(l *layout.Layout, op catalog.Op) (*data, error) {
 		d.Usage = append(d.Usage, u)
 	}
 	seasonGuards(l, op, d)
+	if op.Body == catalog.BodyFieldUpdate {
+		// One body serves every field's update of a form: what differs by field is in u, and the
+		// body sets the call's season whenever some update reads it.
+		clock, err := clockData(l)
+		if err != nil {
+			return nil, err
+		}
+		d.SeasonBounds, d.SeasonOffsets, d.Stamped = clock.SeasonBounds, clock.SeasonOffsets, len(clock.Stamps) > 0
+	}
 	if l.NumScore > 0 { // for the reads that compare on it (competition, dense)
 		d.Lead = newField(l, l.Fields[0])
 	}
@@ -512,4 +526,61 @@ func positions(text string, a catalog.Args) (string, error) {
 		return fmt.Sprintf("ARGV[%d]", i)
 	})
 	return out, err
+}
+
+// clockData is what the head's clock sees: every stamped field of l (the stamp functions are
+// defined once, for the scripts that stamp) and the season guards some script makes, with the
+// arguments of the scripts that stamp (catalog.UpdateArgsOf: the clock and the season's bounds).
+func clockData(l *layout.Layout) (*data, error) {
+	d := newData(l)
+	d.Args = catalog.UpdateArgsOf(l)
+	if err := addStamps(l, nil, d); err != nil {
+		return nil, err
+	}
+	names := map[string]bool{}
+	for _, s := range d.Stamps {
+		for _, name := range []string{"stamp_" + s.Stamp, "stamp_digit_" + s.Stamp} {
+			if names[name] || !luaName.MatchString(name) {
+				return nil, fmt.Errorf("luaemit: field %s: its stamp's function %s is no Lua name of its own", s.Name, name)
+			}
+			names[name] = true
+		}
+	}
+	if l.Season != nil {
+		d.SeasonOffsets = len(catalog.SeasonFields(l)) > 0
+		d.SeasonBounds = d.SeasonOffsets || len(d.Stamps) > 0
+	}
+	return d, nil
+}
+
+// luaName is a Lua name of ASCII letters, digits and underscores.
+var luaName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// sameClock reports whether a and b take the client's clock and the season's bounds at the same
+// positions (those of b that a takes).
+func sameClock(a, b catalog.Args) bool {
+	for _, name := range []string{catalog.ArgClock, catalog.ArgFrom, catalog.ArgUntil} {
+		if !b.Takes(name) {
+			continue
+		}
+		i, err := a.At(name)
+		j, _ := b.At(name)
+		if err != nil || i != j {
+			return false
+		}
+	}
+	return true
+}
+
+// auxWord is the name of the board's side key (its index or meta key) in a function's body.
+var auxWord = regexp.MustCompile(`\baux\b`)
+
+// boardOnly is a function's body without the side key in its header line when nothing else in
+// the body reads it (a read of places names the board alone).
+func boardOnly(text string) string {
+	const both = "local board, aux = KEYS[1], KEYS[2]\n"
+	if strings.Count(text, both) == 1 && len(auxWord.FindAllString(text, -1)) == 1 {
+		return strings.Replace(text, both, "local board = KEYS[1]\n", 1)
+	}
+	return text
 }

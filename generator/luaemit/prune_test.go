@@ -73,6 +73,14 @@ func TestLeanLibraries(t *testing.T) {
 		if !l.HasPrefix() && regexp.MustCompile(`\b(zrem|hset)\b`).MatchString(code) {
 			t.Errorf("%s: the library keeps replaced members (zrem, hset), which a layout without a member prefix has none of", l.File)
 		}
+		if regexp.MustCompile(`\bstamp_(digit_)?[0-9]`).MatchString(src) {
+			t.Errorf("%s: a stamp's function is named by its field's index, not the field", l.File)
+		}
+		for _, leftover := range []string{"set_digit('", "add_digit('"} { // a field's range is said once, F.range_<n>
+			if strings.Contains(src, leftover) {
+				t.Errorf("%s: the library repeats a field's range in %q", l.File, leftover)
+			}
+		}
 		for _, leftover := range []string{" and a or a", "nil, zadd, nil", "update_1", "update_2", "store(board, aux, fp, zrem, zadd, hset)"} {
 			if !l.HasPrefix() && strings.Contains(src, leftover) {
 				t.Errorf("%s: the library has the leftover %q", l.File, leftover)

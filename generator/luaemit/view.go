@@ -49,6 +49,7 @@ type data struct {
 	Target      *field
 	Touched     []*field // fields the script reads or writes: the target, then the stamps
 	Stamps      []*field
+	Stamped     bool // the layout has stamped fields: a field update's shared body applies u.stamps
 	ServerClock bool // some stamp reads Redis's TIME
 	ClientClock bool // some stamp reads the client's clock (ARGV[3])
 	Saturate    bool
@@ -63,6 +64,8 @@ type data struct {
 	WideTarget bool    // some change's field is too wide for doubles (compared as text)
 
 	Lead *field // competition
+
+	Clock *data // the head: the call's season and the stamps' clocks (every stamped field), defined once
 
 	Feed   *feedView // a feed's function: its boards
 	Stride int       // a feed's function, remove_everywhere: the keys each board passes
@@ -125,6 +128,8 @@ type field struct {
 	LimbFormat     string
 
 	// Stamps.
+	Ranged             bool   // the head: an update's apply function is made from F.range_<Index> (madeApply)
+	Stamp              string // its stamp's functions' suffix, the field's name in snake case: stamp_<Stamp>, stamp_digit_<Stamp>
 	Server             bool   // Redis's clock, else the client's
 	Div                string // Unix microseconds per unit
 	UnitName           string
@@ -400,6 +405,7 @@ func setStamp(g *field, s *layout.Field) error {
 		return fmt.Errorf("luaemit: field %s: stamping needs its range within ±2^53 units", s.Name)
 	}
 	g.Server = s.Stamp == layout.StampServer
+	g.Stamp = strings.TrimPrefix(catalog.UpdateName(layout.OpSet, s), string(layout.OpSet)+"_") // the field's name in snake case
 	g.Div = map[layout.Unit]string{layout.Second: "1000000", layout.Milli: "1000", layout.Micro: "1"}[s.Unit]
 	g.UnitName = s.Unit.String()
 	g.MinUnits, g.MaxUnits = strconv.FormatInt(s.MinInt(), 10), strconv.FormatInt(s.MaxInt(), 10)
