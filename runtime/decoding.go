@@ -520,10 +520,14 @@ func One[W any](ws []W, err error) (W, error) {
 	return ws[0], nil
 }
 
-// Between calls f, a board's band function, for up to limit entries whose mixed-radix integer
-// P lies in [lo, hi), best first with their ranks, skipping offset of them: none for an empty
+// Between calls f, a board's band function, for up to limit entries of band (whose mixed-radix
+// integer P lies in [lo, hi)), best first with their ranks, skipping offset of them: none for an empty
 // band or a limit of 0 or less, and a negative offset an error matching ErrOutOfRange.
-func (d *Decoding[E, I, R, W, X]) Between(ctx context.Context, c *Core, f *Function, lo, hi uint64, offset, limit int64) ([]R, error) {
+func (d *Decoding[E, I, R, W, X]) Between(ctx context.Context, c *Core, f *Function, band Band[E], offset, limit int64) ([]R, error) {
+	if band.err != nil {
+		return nil, band.err
+	}
+	lo, hi := band.lo, band.hi
 	if offset < 0 {
 		return nil, IntRangeError("offset", offset, 0, math.MaxInt64)
 	}
@@ -541,8 +545,12 @@ func (d *Decoding[E, I, R, W, X]) Between(ctx context.Context, c *Core, f *Funct
 	return d.RankedAt(ahead+offset, ps)
 }
 
-// CountBetween counts the entries whose P lies in [lo, hi), with one ZCOUNT (Read).
-func (d *Decoding[E, I, R, W, X]) CountBetween(ctx context.Context, c *Core, lo, hi uint64) (int64, error) {
+// CountBetween counts the entries of band (whose P lies in [lo, hi)), with one ZCOUNT (Read).
+func (d *Decoding[E, I, R, W, X]) CountBetween(ctx context.Context, c *Core, band Band[E]) (int64, error) {
+	if band.err != nil {
+		return 0, band.err
+	}
+	lo, hi := band.lo, band.hi
 	if lo >= hi {
 		return 0, nil
 	}

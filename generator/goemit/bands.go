@@ -22,10 +22,7 @@ func (b *board) bandTypes() {
 and whose next score field lies between two values. Build one with %[1]sBetween(lo, hi), or
 %[1]sIs(v)… to fix fields first; read it with Between and CountBetween. The zero Band is empty.
 A value outside its field's range makes the read that takes the band fail with ErrOutOfRange.`, b.l.Fields[0].Name)
-	b.f.Type().Id("Band").Struct(
-		jen.List(jen.Id("lo"), jen.Id("hi")).Uint64().Comment("the band is the scores of P in [lo, hi)"),
-		jen.Id("err").Error().Comment("the first value out of range"),
-	)
+	b.f.Type().Id("Band").Op("=").Add(rt("Band")).Types(jen.Id("Entry"))
 	b.f.Line()
 	b.comment("Place is where a score prefix (a <Field>Prefix) or a whole Entry would rank: AroundScore reads the entries around it.")
 	b.f.Type().Id("Place").Interface(jen.Id("place").Params().Params(jen.Float64(), jen.String(), jen.Error()))
@@ -34,39 +31,11 @@ A value outside its field's range makes the read that takes the band fail with E
 	b.f.Func().Params(jen.Id("e").Id("Entry")).Id("place").Params().Params(jen.Float64(), jen.String(), jen.Error()).Block(
 		jen.Return(jen.Id("e").Dot("Encode").Call()))
 	b.f.Line()
-	b.scorePrefix()
 	for i, fd := range b.l.Fields[:b.l.NumScore] {
 		b.prefixType(i, fd)
 		b.bandBetween(i, fd)
 		b.bandIs(i, fd)
 	}
-}
-
-// scorePrefix emits the fixed leading score fields that every Prefix type embeds.
-func (b *board) scorePrefix() {
-	f := b.f
-	f.Comment("scorePrefix is the leading score fields fixed so far: their scores are those of P in [p, end).")
-	f.Type().Id("scorePrefix").Struct(
-		jen.List(jen.Id("p"), jen.Id("end")).Uint64(),
-		jen.Id("err").Error().Comment("the first value out of range"),
-	)
-	f.Line()
-	f.Comment("fix narrows the prefix to the next field's digit d, of the given weight.")
-	f.Func().Params(jen.Id("s").Id("scorePrefix")).Id("fix").Params(jen.List(jen.Id("d"), jen.Id("weight")).Uint64()).Id("scorePrefix").Block(
-		jen.Return(jen.Id("scorePrefix").Values(jen.Id("s").Dot("p").Op("+").Id("d").Op("*").Id("weight"), jen.Id("s").Dot("p").Op("+").Parens(jen.Id("d").Op("+").Lit(1)).Op("*").Id("weight"), jen.Nil())))
-	f.Line()
-	f.Comment("band is the band of the next field's digits dlo…dhi, of the given weight, under the prefix.")
-	f.Func().Params(jen.Id("s").Id("scorePrefix")).Id("band").Params(jen.List(jen.Id("dlo"), jen.Id("dhi"), jen.Id("weight")).Uint64()).Id("Band").Block(
-		jen.If(jen.Id("dlo").Op(">").Id("dhi")).Block(jen.Return(jen.Id("Band").Values())),
-		jen.Return(jen.Id("Band").Values(jen.Dict{
-			jen.Id("lo"): jen.Id("s").Dot("p").Op("+").Id("dlo").Op("*").Id("weight"),
-			jen.Id("hi"): jen.Id("s").Dot("p").Op("+").Parens(jen.Id("dhi").Op("+").Lit(1)).Op("*").Id("weight"),
-		})))
-	f.Line()
-	f.Comment("place is the place before every entry of the prefix: the lowest score of the entries ahead of it.")
-	f.Func().Params(jen.Id("s").Id("scorePrefix")).Id("place").Params().Params(jen.Float64(), jen.String(), jen.Error()).Block(
-		jen.Return(jen.Id("scoreOfP").Call(jen.Id("s").Dot("end")), jen.Lit(""), jen.Id("s").Dot("err")))
-	f.Line()
 }
 
 // prefixName is the Prefix type that fixes the score fields up to fd.
@@ -83,7 +52,11 @@ func (b *board) prefixType(i int, fd *layout.Field) {
 		given = fd.Name + " is a given value"
 	}
 	b.comment("%s is the entries whose %s: a Place for AroundScore%s.", prefixName(fd), given, b.narrowDoc(i))
-	b.f.Type().Id(prefixName(fd)).Struct(jen.Id("scorePrefix"))
+	b.f.Type().Id(prefixName(fd)).Struct(jen.Id("s").Add(rt("ScorePrefix")))
+	b.f.Line()
+	b.f.Comment("place is the place before every entry of the prefix: the lowest score of the entries ahead of it.")
+	b.f.Func().Params(jen.Id("p").Id(prefixName(fd))).Id("place").Params().Params(jen.Float64(), jen.String(), jen.Error()).Block(
+		jen.Return(jen.Id("p").Dot("s").Dot("Place").Call(jen.Id("scoreOfP"))))
 	b.f.Line()
 }
 
@@ -100,10 +73,10 @@ func (b *board) narrowDoc(i int) string {
 // else a method of the previous field's Prefix; from is the prefix it starts from.
 func (b *board) bandCtor(i int, name string) (decl *jen.Statement, from jen.Code) {
 	if i == 0 {
-		return b.f.Func().Id(name), jen.Id("scorePrefix").Values()
+		return b.f.Func().Id(name), rt("ScorePrefix").Values()
 	}
 	prev := b.l.Fields[i-1]
-	return b.f.Func().Params(jen.Id("p").Id(prefixName(prev))).Id(name), jen.Id("p").Dot("scorePrefix")
+	return b.f.Func().Params(jen.Id("p").Id(prefixName(prev))).Id(name), jen.Id("p").Dot("s")
 }
 
 // earlierErr returns ret when the prefix the constructor starts from already holds an error.
@@ -111,7 +84,7 @@ func earlierErr(i int, ret func(err jen.Code) jen.Code) jen.Code {
 	if i == 0 {
 		return jen.Null()
 	}
-	return jen.If(jen.Id("p").Dot("err").Op("!=").Nil()).Block(ret(jen.Id("p").Dot("err")))
+	return jen.If(jen.Err().Op(":=").Id("p").Dot("s").Dot("Err").Call(), jen.Err().Op("!=").Nil()).Block(ret(jen.Err()))
 }
 
 // bandBetween emits <Field>Between(lo, hi) Band.
@@ -122,7 +95,7 @@ func (b *board) bandBetween(i int, fd *layout.Field) {
 		fixed = " among the entries of the prefix"
 	}
 	b.comment("%s is the band of entries whose %s lies in [lo, hi]%s (empty when lo > hi).", name, fd.Name, fixed)
-	fail := func(err jen.Code) jen.Code { return jen.Return(jen.Id("Band").Values(jen.Dict{jen.Id("err"): err})) }
+	fail := func(err jen.Code) jen.Code { return jen.Return(rt("BandErr").Types(jen.Id("Entry")).Call(err)) }
 	decl, from := b.bandCtor(i, name)
 	body := []jen.Code{earlierErr(i, fail)}
 	body = append(body, b.digitStmts(fd, "dlo", func() *jen.Statement { return jen.Id("lo") }, fail)...)
@@ -131,7 +104,7 @@ func (b *board) bandBetween(i int, fd *layout.Field) {
 	if fd.Order == layout.Asc {
 		lo, hi = jen.Id("dhi"), jen.Id("dlo") // the digits of an asc field order against its values
 	}
-	body = append(body, jen.Return(jen.Add(from).Dot("band").Call(lo, hi, b.c.fc(fd, "Weight"))))
+	body = append(body, jen.Return(rt("BandOf").Types(jen.Id("Entry")).Call(from, lo, hi, b.c.fc(fd, "Weight"))))
 	decl.Params(jen.List(jen.Id("lo"), jen.Id("hi")).Add(goType(fd))).Id("Band").Block(body...)
 	b.f.Line()
 }
@@ -141,12 +114,12 @@ func (b *board) bandIs(i int, fd *layout.Field) {
 	name, typ := fd.Name+"Is", prefixName(fd)
 	b.comment("%s fixes %s to v.", name, fd.Name)
 	fail := func(err jen.Code) jen.Code {
-		return jen.Return(jen.Id(typ).Values(jen.Id("scorePrefix").Values(jen.Dict{jen.Id("err"): err})))
+		return jen.Return(jen.Id(typ).Values(rt("PrefixErr").Call(err)))
 	}
 	decl, from := b.bandCtor(i, name)
 	body := []jen.Code{earlierErr(i, fail)}
 	body = append(body, b.digitStmts(fd, "d", param, fail)...)
-	body = append(body, jen.Return(jen.Id(typ).Values(jen.Add(from).Dot("fix").Call(jen.Id("d"), b.c.fc(fd, "Weight")))))
+	body = append(body, jen.Return(jen.Id(typ).Values(jen.Add(from).Dot("Fix").Call(jen.Id("d"), b.c.fc(fd, "Weight")))))
 	decl.Params(jen.Id("v").Add(goType(fd))).Id(typ).Block(body...)
 	b.f.Line()
 }
@@ -160,8 +133,7 @@ offset of them: Between(ctx, %[1]sBetween(lo, hi), 0, 10) is the best ten whose 
 reads the page (ZRANGE … BYSCORE REV LIMIT), O(log n + offset + limit). A band built from a
 value out of range is an error matching ErrOutOfRange, as is a negative offset.`, b.l.Fields[0].Name)
 	recvDecl(b.f).Id(op.Methods[0]).Params(ctxParam(), jen.Id("band").Id("Band"), jen.List(jen.Id("offset"), jen.Id("limit")).Int64()).Params(jen.Index().Id("Ranked"), jen.Error()).Block(
-		jen.If(jen.Id("band").Dot("err").Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Id("band").Dot("err"))),
-		jen.Return(jen.Id("decoding").Dot("Between").Call(jen.Id("ctx"), jen.Id("b").Dot("core"), jen.Id(op.Function()), jen.Id("band").Dot("lo"), jen.Id("band").Dot("hi"), jen.Id("offset"), jen.Id("limit"))),
+		jen.Return(jen.Id("decoding").Dot("Between").Call(jen.Id("ctx"), jen.Id("b").Dot("core"), jen.Id(op.Function()), jen.Id("band"), jen.Id("offset"), jen.Id("limit"))),
 	)
 	b.f.Line()
 }
@@ -170,8 +142,7 @@ value out of range is an error matching ErrOutOfRange, as is a negative offset.`
 func (b *board) countBand(op catalog.Op) {
 	b.comment("CountBetween returns the number of entries in the band, with one ZCOUNT in O(log n). A band built from a value out of range is an error matching ErrOutOfRange.")
 	recvDecl(b.f).Id(op.Methods[0]).Params(ctxParam(), jen.Id("band").Id("Band")).Params(jen.Int64(), jen.Error()).Block(
-		jen.If(jen.Id("band").Dot("err").Op("!=").Nil()).Block(jen.Return(jen.Lit(0), jen.Id("band").Dot("err"))),
-		jen.Return(jen.Id("decoding").Dot("CountBetween").Call(jen.Id("ctx"), jen.Id("b").Dot("core"), jen.Id("band").Dot("lo"), jen.Id("band").Dot("hi"))),
+		jen.Return(jen.Id("decoding").Dot("CountBetween").Call(jen.Id("ctx"), jen.Id("b").Dot("core"), jen.Id("band"))),
 	)
 	b.f.Line()
 }

@@ -14,14 +14,6 @@ func (b *board) checkIDReturn(ret ...jen.Code) jen.Code {
 	return b.checkID(jen.Id("id"), func(err jen.Code) jen.Code { return jen.Return(append(ret, err)...) })
 }
 
-// refuseNegativeOffset is the first check of every read at an offset: a negative offset is
-// no position, an error matching ErrOutOfRange as PageOf's pageSize below 1 is. (A limit of 0
-// or less asks for nothing: an empty page.)
-func refuseNegativeOffset() jen.Code {
-	return jen.If(jen.Id("offset").Op("<").Lit(0)).Block(jen.Return(jen.Nil(),
-		rt("IntRangeError").Call(jen.Lit("offset"), jen.Id("offset"), jen.Lit(0), jen.Qual("math", "MaxInt64"))))
-}
-
 // rangeLead emits Range<Lead>: one ZRANGE BYSCORE over the band of the leading field.
 func (b *board) rangeLead(op catalog.Op) {
 	lead := b.l.Fields[0]

@@ -244,16 +244,7 @@ func (s *sharded) countBand(op catalog.Op) {
 func (s *sharded) band(op catalog.Op) {
 	s.comment("Between returns, best first with their ranks, up to limit entries of the band, skipping offset of them, as Board.Between does. Every shard runs the band script in one pipelined round: it counts its entries ahead of the band (their sum is the band's first position) and reads its first offset + limit entries of the band, which merge by Compare. The cost grows with offset: O(shards × (log n + offset + limit)).")
 	sRecv(s.f).Id(op.Methods[0]).Params(ctxParam(), id("band").Id("Band"), jen.List(id("offset"), id("limit")).Int64()).Params(ranked(), jen.Error()).Block(
-		jen.If(id("band").Dot("err").Op("!=").Nil()).Block(jen.Return(jen.Nil(), id("band").Dot("err"))),
-		refuseNegativeOffset(),
-		jen.If(id("band").Dot("lo").Op(">=").Id("band").Dot("hi").Op("||").Id("limit").Op("<=").Lit(0)).Block(jen.Return(jen.Nil(), jen.Nil())),
-		id("n").Op(":=").Id("offset").Op("+").Id("limit"),
-		jen.If(id("n").Op("<").Id("offset")).Block(id("n").Op("=").Qual("math", "MaxInt64").Comment("offset + limit overflows: to the end")),
-		jen.List(id("ahead"), id("parts"), jen.Err()).Op(":=").Add(rt("ShardWindows").Call(ctx(), sDot("ShardedBoard"), id(op.Function()),
-			rt("FormatScore").Call(id("scoreOfP").Call(id("band").Dot("lo"))), rt("FormatScore").Call(id("scoreOfP").Call(id("band").Dot("hi"))), jen.Lit(0), id("n"))),
-		retErr(jen.Nil()),
-		id("merged").Op(":=").Add(rt("MergeSorted")).Call(id("parts"), id("n"), id("decoding").Dot("CompareRanked")),
-		jen.Return(id("decoding").Dot("Renumber").Call(id("merged").Index(jen.Min(id("offset"), jen.Int64().Call(jen.Len(id("merged")))).Op(":")), rt("Sum").Call(id("ahead")).Op("+").Id("offset")), jen.Nil()),
+		jen.Return(rt("ShardBetween").Call(ctx(), sDot("ShardedBoard"), id(op.Function()), id("band"), id("offset"), id("limit"))),
 	)
 	s.f.Line()
 }

@@ -552,10 +552,7 @@ func (b *Board) DenseRank(ctx context.Context, id string) (int64, error) {
 // ScoreIs(v)… to fix fields first; read it with Between and CountBetween. The zero Band is
 // empty. A value outside its field's range makes the read that takes the band fail with
 // ErrOutOfRange.
-type Band struct {
-	lo, hi uint64 // the band is the scores of P in [lo, hi)
-	err    error  // the first value out of range
-}
+type Band = rankgenrt.Band[Entry]
 
 // Place is where a score prefix (a <Field>Prefix) or a whole Entry would rank: AroundScore reads
 // the entries around it.
@@ -568,49 +565,27 @@ func (e Entry) place() (float64, string, error) {
 	return e.Encode()
 }
 
-// scorePrefix is the leading score fields fixed so far: their scores are those of P in [p, end).
-type scorePrefix struct {
-	p, end uint64
-	err    error // the first value out of range
-}
-
-// fix narrows the prefix to the next field's digit d, of the given weight.
-func (s scorePrefix) fix(d, weight uint64) scorePrefix {
-	return scorePrefix{s.p + d*weight, s.p + (d+1)*weight, nil}
-}
-
-// band is the band of the next field's digits dlo…dhi, of the given weight, under the prefix.
-func (s scorePrefix) band(dlo, dhi, weight uint64) Band {
-	if dlo > dhi {
-		return Band{}
-	}
-	return Band{
-		hi: s.p + (dhi+1)*weight,
-		lo: s.p + dlo*weight,
-	}
+// ScorePrefix is the entries whose Score is a given value: a Place for AroundScore.
+type ScorePrefix struct {
+	s rankgenrt.ScorePrefix
 }
 
 // place is the place before every entry of the prefix: the lowest score of the entries ahead of it.
-func (s scorePrefix) place() (float64, string, error) {
-	return scoreOfP(s.end), "", s.err
-}
-
-// ScorePrefix is the entries whose Score is a given value: a Place for AroundScore.
-type ScorePrefix struct {
-	scorePrefix
+func (p ScorePrefix) place() (float64, string, error) {
+	return p.s.Place(scoreOfP)
 }
 
 // ScoreBetween is the band of entries whose Score lies in [lo, hi] (empty when lo > hi).
 func ScoreBetween(lo, hi uint32) Band {
 	dlo := uint64(lo)
 	dhi := uint64(hi)
-	return scorePrefix{}.band(dlo, dhi, scoreWeight)
+	return rankgenrt.BandOf[Entry](rankgenrt.ScorePrefix{}, dlo, dhi, scoreWeight)
 }
 
 // ScoreIs fixes Score to v.
 func ScoreIs(v uint32) ScorePrefix {
 	d := uint64(v)
-	return ScorePrefix{scorePrefix{}.fix(d, scoreWeight)}
+	return ScorePrefix{rankgenrt.ScorePrefix{}.Fix(d, scoreWeight)}
 }
 
 // Between returns, best first with their ranks, up to limit entries of the band, skipping offset
@@ -619,19 +594,13 @@ func ScoreIs(v uint32) ScorePrefix {
 // page (ZRANGE … BYSCORE REV LIMIT), O(log n + offset + limit). A band built from a value out of
 // range is an error matching ErrOutOfRange, as is a negative offset.
 func (b *Board) Between(ctx context.Context, band Band, offset, limit int64) ([]Ranked, error) {
-	if band.err != nil {
-		return nil, band.err
-	}
-	return decoding.Between(ctx, b.core, fnBand, band.lo, band.hi, offset, limit)
+	return decoding.Between(ctx, b.core, fnBand, band, offset, limit)
 }
 
 // CountBetween returns the number of entries in the band, with one ZCOUNT in O(log n). A band
 // built from a value out of range is an error matching ErrOutOfRange.
 func (b *Board) CountBetween(ctx context.Context, band Band) (int64, error) {
-	if band.err != nil {
-		return 0, band.err
-	}
-	return decoding.CountBetween(ctx, b.core, band.lo, band.hi)
+	return decoding.CountBetween(ctx, b.core, band)
 }
 
 // AroundScore returns, best first with their ranks, up to before entries that rank ahead of the

@@ -622,10 +622,7 @@ func (b *Board) DenseRank(ctx context.Context, id string) (int64, error) {
 // BestLapIs(v)… to fix fields first; read it with Between and CountBetween. The zero Band is
 // empty. A value outside its field's range makes the read that takes the band fail with
 // ErrOutOfRange.
-type Band struct {
-	lo, hi uint64 // the band is the scores of P in [lo, hi)
-	err    error  // the first value out of range
-}
+type Band = rankgenrt.Band[Entry]
 
 // Place is where a score prefix (a <Field>Prefix) or a whole Entry would rank: AroundScore reads
 // the entries around it.
@@ -638,93 +635,76 @@ func (e Entry) place() (float64, string, error) {
 	return e.Encode()
 }
 
-// scorePrefix is the leading score fields fixed so far: their scores are those of P in [p, end).
-type scorePrefix struct {
-	p, end uint64
-	err    error // the first value out of range
-}
-
-// fix narrows the prefix to the next field's digit d, of the given weight.
-func (s scorePrefix) fix(d, weight uint64) scorePrefix {
-	return scorePrefix{s.p + d*weight, s.p + (d+1)*weight, nil}
-}
-
-// band is the band of the next field's digits dlo…dhi, of the given weight, under the prefix.
-func (s scorePrefix) band(dlo, dhi, weight uint64) Band {
-	if dlo > dhi {
-		return Band{}
-	}
-	return Band{
-		hi: s.p + (dhi+1)*weight,
-		lo: s.p + dlo*weight,
-	}
-}
-
-// place is the place before every entry of the prefix: the lowest score of the entries ahead of it.
-func (s scorePrefix) place() (float64, string, error) {
-	return scoreOfP(s.end), "", s.err
-}
-
 // BestLapPrefix is the entries whose BestLap is a given value: a Place for AroundScore, narrowed
 // to a Band by LapsBetween or to the next Prefix by LapsIs.
 type BestLapPrefix struct {
-	scorePrefix
+	s rankgenrt.ScorePrefix
+}
+
+// place is the place before every entry of the prefix: the lowest score of the entries ahead of it.
+func (p BestLapPrefix) place() (float64, string, error) {
+	return p.s.Place(scoreOfP)
 }
 
 // BestLapBetween is the band of entries whose BestLap lies in [lo, hi] (empty when lo > hi).
 func BestLapBetween(lo, hi uint32) Band {
 	dlo, err := digitOfBestLap(lo)
 	if err != nil {
-		return Band{err: err}
+		return rankgenrt.BandErr[Entry](err)
 	}
 	dhi, err := digitOfBestLap(hi)
 	if err != nil {
-		return Band{err: err}
+		return rankgenrt.BandErr[Entry](err)
 	}
-	return scorePrefix{}.band(dhi, dlo, bestLapWeight)
+	return rankgenrt.BandOf[Entry](rankgenrt.ScorePrefix{}, dhi, dlo, bestLapWeight)
 }
 
 // BestLapIs fixes BestLap to v.
 func BestLapIs(v uint32) BestLapPrefix {
 	d, err := digitOfBestLap(v)
 	if err != nil {
-		return BestLapPrefix{scorePrefix{err: err}}
+		return BestLapPrefix{rankgenrt.PrefixErr(err)}
 	}
-	return BestLapPrefix{scorePrefix{}.fix(d, bestLapWeight)}
+	return BestLapPrefix{rankgenrt.ScorePrefix{}.Fix(d, bestLapWeight)}
 }
 
 // LapsPrefix is the entries whose BestLap, Laps are given values: a Place for AroundScore.
 type LapsPrefix struct {
-	scorePrefix
+	s rankgenrt.ScorePrefix
+}
+
+// place is the place before every entry of the prefix: the lowest score of the entries ahead of it.
+func (p LapsPrefix) place() (float64, string, error) {
+	return p.s.Place(scoreOfP)
 }
 
 // LapsBetween is the band of entries whose Laps lies in [lo, hi] among the entries of the prefix
 // (empty when lo > hi).
 func (p BestLapPrefix) LapsBetween(lo, hi uint32) Band {
-	if p.err != nil {
-		return Band{err: p.err}
+	if err := p.s.Err(); err != nil {
+		return rankgenrt.BandErr[Entry](err)
 	}
 	dlo, err := digitOfLaps(lo)
 	if err != nil {
-		return Band{err: err}
+		return rankgenrt.BandErr[Entry](err)
 	}
 	dhi, err := digitOfLaps(hi)
 	if err != nil {
-		return Band{err: err}
+		return rankgenrt.BandErr[Entry](err)
 	}
-	return p.scorePrefix.band(dlo, dhi, lapsWeight)
+	return rankgenrt.BandOf[Entry](p.s, dlo, dhi, lapsWeight)
 }
 
 // LapsIs fixes Laps to v.
 func (p BestLapPrefix) LapsIs(v uint32) LapsPrefix {
-	if p.err != nil {
-		return LapsPrefix{scorePrefix{err: p.err}}
+	if err := p.s.Err(); err != nil {
+		return LapsPrefix{rankgenrt.PrefixErr(err)}
 	}
 	d, err := digitOfLaps(v)
 	if err != nil {
-		return LapsPrefix{scorePrefix{err: err}}
+		return LapsPrefix{rankgenrt.PrefixErr(err)}
 	}
-	return LapsPrefix{p.scorePrefix.fix(d, lapsWeight)}
+	return LapsPrefix{p.s.Fix(d, lapsWeight)}
 }
 
 // Between returns, best first with their ranks, up to limit entries of the band, skipping offset
@@ -733,19 +713,13 @@ func (p BestLapPrefix) LapsIs(v uint32) LapsPrefix {
 // the page (ZRANGE … BYSCORE REV LIMIT), O(log n + offset + limit). A band built from a value
 // out of range is an error matching ErrOutOfRange, as is a negative offset.
 func (b *Board) Between(ctx context.Context, band Band, offset, limit int64) ([]Ranked, error) {
-	if band.err != nil {
-		return nil, band.err
-	}
-	return decoding.Between(ctx, b.core, fnBand, band.lo, band.hi, offset, limit)
+	return decoding.Between(ctx, b.core, fnBand, band, offset, limit)
 }
 
 // CountBetween returns the number of entries in the band, with one ZCOUNT in O(log n). A band
 // built from a value out of range is an error matching ErrOutOfRange.
 func (b *Board) CountBetween(ctx context.Context, band Band) (int64, error) {
-	if band.err != nil {
-		return 0, band.err
-	}
-	return decoding.CountBetween(ctx, b.core, band.lo, band.hi)
+	return decoding.CountBetween(ctx, b.core, band)
 }
 
 // AroundScore returns, best first with their ranks, up to before entries that rank ahead of the
@@ -973,25 +947,7 @@ func tiedPlace(e Entry, tied int) Place {
 // first offset + limit entries of the band, which merge by Compare. The cost grows with offset:
 // O(shards × (log n + offset + limit)).
 func (s *ShardedBoard) Between(ctx context.Context, band Band, offset, limit int64) ([]Ranked, error) {
-	if band.err != nil {
-		return nil, band.err
-	}
-	if offset < 0 {
-		return nil, rankgenrt.IntRangeError("offset", offset, 0, math.MaxInt64)
-	}
-	if band.lo >= band.hi || limit <= 0 {
-		return nil, nil
-	}
-	n := offset + limit
-	if n < offset {
-		n = math.MaxInt64 // offset + limit overflows: to the end
-	}
-	ahead, parts, err := rankgenrt.ShardWindows(ctx, s.ShardedBoard, fnBand, rankgenrt.FormatScore(scoreOfP(band.lo)), rankgenrt.FormatScore(scoreOfP(band.hi)), 0, n)
-	if err != nil {
-		return nil, err
-	}
-	merged := rankgenrt.MergeSorted(parts, n, decoding.CompareRanked)
-	return decoding.Renumber(merged[min(offset, int64(len(merged))):], rankgenrt.Sum(ahead)+offset), nil
+	return rankgenrt.ShardBetween(ctx, s.ShardedBoard, fnBand, band, offset, limit)
 }
 
 // CountBetween returns the number of entries in the band: Board.CountBetween on every shard (one

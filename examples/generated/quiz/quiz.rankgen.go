@@ -465,10 +465,7 @@ func (b *Board) DenseRank(ctx context.Context, id uint64) (int64, error) {
 // CorrectIs(v)… to fix fields first; read it with Between and CountBetween. The zero Band is
 // empty. A value outside its field's range makes the read that takes the band fail with
 // ErrOutOfRange.
-type Band struct {
-	lo, hi uint64 // the band is the scores of P in [lo, hi)
-	err    error  // the first value out of range
-}
+type Band = rankgenrt.Band[Entry]
 
 // Place is where a score prefix (a <Field>Prefix) or a whole Entry would rank: AroundScore reads
 // the entries around it.
@@ -481,84 +478,67 @@ func (e Entry) place() (float64, string, error) {
 	return e.Encode()
 }
 
-// scorePrefix is the leading score fields fixed so far: their scores are those of P in [p, end).
-type scorePrefix struct {
-	p, end uint64
-	err    error // the first value out of range
-}
-
-// fix narrows the prefix to the next field's digit d, of the given weight.
-func (s scorePrefix) fix(d, weight uint64) scorePrefix {
-	return scorePrefix{s.p + d*weight, s.p + (d+1)*weight, nil}
-}
-
-// band is the band of the next field's digits dlo…dhi, of the given weight, under the prefix.
-func (s scorePrefix) band(dlo, dhi, weight uint64) Band {
-	if dlo > dhi {
-		return Band{}
-	}
-	return Band{
-		hi: s.p + (dhi+1)*weight,
-		lo: s.p + dlo*weight,
-	}
-}
-
-// place is the place before every entry of the prefix: the lowest score of the entries ahead of it.
-func (s scorePrefix) place() (float64, string, error) {
-	return scoreOfP(s.end), "", s.err
-}
-
 // CorrectPrefix is the entries whose Correct is a given value: a Place for AroundScore, narrowed
 // to a Band by MillisBetween or to the next Prefix by MillisIs.
 type CorrectPrefix struct {
-	scorePrefix
+	s rankgenrt.ScorePrefix
+}
+
+// place is the place before every entry of the prefix: the lowest score of the entries ahead of it.
+func (p CorrectPrefix) place() (float64, string, error) {
+	return p.s.Place(scoreOfP)
 }
 
 // CorrectBetween is the band of entries whose Correct lies in [lo, hi] (empty when lo > hi).
 func CorrectBetween(lo, hi uint8) Band {
 	dlo := uint64(lo)
 	dhi := uint64(hi)
-	return scorePrefix{}.band(dlo, dhi, correctWeight)
+	return rankgenrt.BandOf[Entry](rankgenrt.ScorePrefix{}, dlo, dhi, correctWeight)
 }
 
 // CorrectIs fixes Correct to v.
 func CorrectIs(v uint8) CorrectPrefix {
 	d := uint64(v)
-	return CorrectPrefix{scorePrefix{}.fix(d, correctWeight)}
+	return CorrectPrefix{rankgenrt.ScorePrefix{}.Fix(d, correctWeight)}
 }
 
 // MillisPrefix is the entries whose Correct, Millis are given values: a Place for AroundScore.
 type MillisPrefix struct {
-	scorePrefix
+	s rankgenrt.ScorePrefix
+}
+
+// place is the place before every entry of the prefix: the lowest score of the entries ahead of it.
+func (p MillisPrefix) place() (float64, string, error) {
+	return p.s.Place(scoreOfP)
 }
 
 // MillisBetween is the band of entries whose Millis lies in [lo, hi] among the entries of the
 // prefix (empty when lo > hi).
 func (p CorrectPrefix) MillisBetween(lo, hi uint32) Band {
-	if p.err != nil {
-		return Band{err: p.err}
+	if err := p.s.Err(); err != nil {
+		return rankgenrt.BandErr[Entry](err)
 	}
 	dlo, err := digitOfMillis(lo)
 	if err != nil {
-		return Band{err: err}
+		return rankgenrt.BandErr[Entry](err)
 	}
 	dhi, err := digitOfMillis(hi)
 	if err != nil {
-		return Band{err: err}
+		return rankgenrt.BandErr[Entry](err)
 	}
-	return p.scorePrefix.band(dhi, dlo, millisWeight)
+	return rankgenrt.BandOf[Entry](p.s, dhi, dlo, millisWeight)
 }
 
 // MillisIs fixes Millis to v.
 func (p CorrectPrefix) MillisIs(v uint32) MillisPrefix {
-	if p.err != nil {
-		return MillisPrefix{scorePrefix{err: p.err}}
+	if err := p.s.Err(); err != nil {
+		return MillisPrefix{rankgenrt.PrefixErr(err)}
 	}
 	d, err := digitOfMillis(v)
 	if err != nil {
-		return MillisPrefix{scorePrefix{err: err}}
+		return MillisPrefix{rankgenrt.PrefixErr(err)}
 	}
-	return MillisPrefix{p.scorePrefix.fix(d, millisWeight)}
+	return MillisPrefix{p.s.Fix(d, millisWeight)}
 }
 
 // Between returns, best first with their ranks, up to limit entries of the band, skipping offset
@@ -567,19 +547,13 @@ func (p CorrectPrefix) MillisIs(v uint32) MillisPrefix {
 // the page (ZRANGE … BYSCORE REV LIMIT), O(log n + offset + limit). A band built from a value
 // out of range is an error matching ErrOutOfRange, as is a negative offset.
 func (b *Board) Between(ctx context.Context, band Band, offset, limit int64) ([]Ranked, error) {
-	if band.err != nil {
-		return nil, band.err
-	}
-	return decoding.Between(ctx, b.core, fnBand, band.lo, band.hi, offset, limit)
+	return decoding.Between(ctx, b.core, fnBand, band, offset, limit)
 }
 
 // CountBetween returns the number of entries in the band, with one ZCOUNT in O(log n). A band
 // built from a value out of range is an error matching ErrOutOfRange.
 func (b *Board) CountBetween(ctx context.Context, band Band) (int64, error) {
-	if band.err != nil {
-		return 0, band.err
-	}
-	return decoding.CountBetween(ctx, b.core, band.lo, band.hi)
+	return decoding.CountBetween(ctx, b.core, band)
 }
 
 // AroundScore returns, best first with their ranks, up to before entries that rank ahead of the
@@ -817,25 +791,7 @@ func tiedPlace(e Entry, tied int) Place {
 // first offset + limit entries of the band, which merge by Compare. The cost grows with offset:
 // O(shards × (log n + offset + limit)).
 func (s *ShardedBoard) Between(ctx context.Context, band Band, offset, limit int64) ([]Ranked, error) {
-	if band.err != nil {
-		return nil, band.err
-	}
-	if offset < 0 {
-		return nil, rankgenrt.IntRangeError("offset", offset, 0, math.MaxInt64)
-	}
-	if band.lo >= band.hi || limit <= 0 {
-		return nil, nil
-	}
-	n := offset + limit
-	if n < offset {
-		n = math.MaxInt64 // offset + limit overflows: to the end
-	}
-	ahead, parts, err := rankgenrt.ShardWindows(ctx, s.ShardedBoard, fnBand, rankgenrt.FormatScore(scoreOfP(band.lo)), rankgenrt.FormatScore(scoreOfP(band.hi)), 0, n)
-	if err != nil {
-		return nil, err
-	}
-	merged := rankgenrt.MergeSorted(parts, n, decoding.CompareRanked)
-	return decoding.Renumber(merged[min(offset, int64(len(merged))):], rankgenrt.Sum(ahead)+offset), nil
+	return rankgenrt.ShardBetween(ctx, s.ShardedBoard, fnBand, band, offset, limit)
 }
 
 // CountBetween returns the number of entries in the band: Board.CountBetween on every shard (one

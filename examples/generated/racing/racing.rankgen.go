@@ -485,10 +485,7 @@ func (b *Board) DenseRank(ctx context.Context, id uint64) (int64, error) {
 // and whose next score field lies between two values. Build one with LapsBetween(lo, hi), or
 // LapsIs(v)… to fix fields first; read it with Between and CountBetween. The zero Band is empty.
 // A value outside its field's range makes the read that takes the band fail with ErrOutOfRange.
-type Band struct {
-	lo, hi uint64 // the band is the scores of P in [lo, hi)
-	err    error  // the first value out of range
-}
+type Band = rankgenrt.Band[Entry]
 
 // Place is where a score prefix (a <Field>Prefix) or a whole Entry would rank: AroundScore reads
 // the entries around it.
@@ -501,93 +498,76 @@ func (e Entry) place() (float64, string, error) {
 	return e.Encode()
 }
 
-// scorePrefix is the leading score fields fixed so far: their scores are those of P in [p, end).
-type scorePrefix struct {
-	p, end uint64
-	err    error // the first value out of range
-}
-
-// fix narrows the prefix to the next field's digit d, of the given weight.
-func (s scorePrefix) fix(d, weight uint64) scorePrefix {
-	return scorePrefix{s.p + d*weight, s.p + (d+1)*weight, nil}
-}
-
-// band is the band of the next field's digits dlo…dhi, of the given weight, under the prefix.
-func (s scorePrefix) band(dlo, dhi, weight uint64) Band {
-	if dlo > dhi {
-		return Band{}
-	}
-	return Band{
-		hi: s.p + (dhi+1)*weight,
-		lo: s.p + dlo*weight,
-	}
-}
-
-// place is the place before every entry of the prefix: the lowest score of the entries ahead of it.
-func (s scorePrefix) place() (float64, string, error) {
-	return scoreOfP(s.end), "", s.err
-}
-
 // LapsPrefix is the entries whose Laps is a given value: a Place for AroundScore, narrowed to a
 // Band by RaceTimeBetween or to the next Prefix by RaceTimeIs.
 type LapsPrefix struct {
-	scorePrefix
+	s rankgenrt.ScorePrefix
+}
+
+// place is the place before every entry of the prefix: the lowest score of the entries ahead of it.
+func (p LapsPrefix) place() (float64, string, error) {
+	return p.s.Place(scoreOfP)
 }
 
 // LapsBetween is the band of entries whose Laps lies in [lo, hi] (empty when lo > hi).
 func LapsBetween(lo, hi uint16) Band {
 	dlo, err := digitOfLaps(lo)
 	if err != nil {
-		return Band{err: err}
+		return rankgenrt.BandErr[Entry](err)
 	}
 	dhi, err := digitOfLaps(hi)
 	if err != nil {
-		return Band{err: err}
+		return rankgenrt.BandErr[Entry](err)
 	}
-	return scorePrefix{}.band(dlo, dhi, lapsWeight)
+	return rankgenrt.BandOf[Entry](rankgenrt.ScorePrefix{}, dlo, dhi, lapsWeight)
 }
 
 // LapsIs fixes Laps to v.
 func LapsIs(v uint16) LapsPrefix {
 	d, err := digitOfLaps(v)
 	if err != nil {
-		return LapsPrefix{scorePrefix{err: err}}
+		return LapsPrefix{rankgenrt.PrefixErr(err)}
 	}
-	return LapsPrefix{scorePrefix{}.fix(d, lapsWeight)}
+	return LapsPrefix{rankgenrt.ScorePrefix{}.Fix(d, lapsWeight)}
 }
 
 // RaceTimePrefix is the entries whose Laps, RaceTime are given values: a Place for AroundScore.
 type RaceTimePrefix struct {
-	scorePrefix
+	s rankgenrt.ScorePrefix
+}
+
+// place is the place before every entry of the prefix: the lowest score of the entries ahead of it.
+func (p RaceTimePrefix) place() (float64, string, error) {
+	return p.s.Place(scoreOfP)
 }
 
 // RaceTimeBetween is the band of entries whose RaceTime lies in [lo, hi] among the entries of the
 // prefix (empty when lo > hi).
 func (p LapsPrefix) RaceTimeBetween(lo, hi uint32) Band {
-	if p.err != nil {
-		return Band{err: p.err}
+	if err := p.s.Err(); err != nil {
+		return rankgenrt.BandErr[Entry](err)
 	}
 	dlo, err := digitOfRaceTime(lo)
 	if err != nil {
-		return Band{err: err}
+		return rankgenrt.BandErr[Entry](err)
 	}
 	dhi, err := digitOfRaceTime(hi)
 	if err != nil {
-		return Band{err: err}
+		return rankgenrt.BandErr[Entry](err)
 	}
-	return p.scorePrefix.band(dhi, dlo, raceTimeWeight)
+	return rankgenrt.BandOf[Entry](p.s, dhi, dlo, raceTimeWeight)
 }
 
 // RaceTimeIs fixes RaceTime to v.
 func (p LapsPrefix) RaceTimeIs(v uint32) RaceTimePrefix {
-	if p.err != nil {
-		return RaceTimePrefix{scorePrefix{err: p.err}}
+	if err := p.s.Err(); err != nil {
+		return RaceTimePrefix{rankgenrt.PrefixErr(err)}
 	}
 	d, err := digitOfRaceTime(v)
 	if err != nil {
-		return RaceTimePrefix{scorePrefix{err: err}}
+		return RaceTimePrefix{rankgenrt.PrefixErr(err)}
 	}
-	return RaceTimePrefix{p.scorePrefix.fix(d, raceTimeWeight)}
+	return RaceTimePrefix{p.s.Fix(d, raceTimeWeight)}
 }
 
 // Between returns, best first with their ranks, up to limit entries of the band, skipping offset
@@ -596,19 +576,13 @@ func (p LapsPrefix) RaceTimeIs(v uint32) RaceTimePrefix {
 // page (ZRANGE … BYSCORE REV LIMIT), O(log n + offset + limit). A band built from a value out of
 // range is an error matching ErrOutOfRange, as is a negative offset.
 func (b *Board) Between(ctx context.Context, band Band, offset, limit int64) ([]Ranked, error) {
-	if band.err != nil {
-		return nil, band.err
-	}
-	return decoding.Between(ctx, b.core, fnBand, band.lo, band.hi, offset, limit)
+	return decoding.Between(ctx, b.core, fnBand, band, offset, limit)
 }
 
 // CountBetween returns the number of entries in the band, with one ZCOUNT in O(log n). A band
 // built from a value out of range is an error matching ErrOutOfRange.
 func (b *Board) CountBetween(ctx context.Context, band Band) (int64, error) {
-	if band.err != nil {
-		return 0, band.err
-	}
-	return decoding.CountBetween(ctx, b.core, band.lo, band.hi)
+	return decoding.CountBetween(ctx, b.core, band)
 }
 
 // AroundScore returns, best first with their ranks, up to before entries that rank ahead of the

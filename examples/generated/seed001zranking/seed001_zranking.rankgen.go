@@ -466,10 +466,7 @@ func (b *Board) DenseRank(ctx context.Context, id string) (int64, error) {
 // ValueIs(v)… to fix fields first; read it with Between and CountBetween. The zero Band is
 // empty. A value outside its field's range makes the read that takes the band fail with
 // ErrOutOfRange.
-type Band struct {
-	lo, hi uint64 // the band is the scores of P in [lo, hi)
-	err    error  // the first value out of range
-}
+type Band = rankgenrt.Band[Entry]
 
 // Place is where a score prefix (a <Field>Prefix) or a whole Entry would rank: AroundScore reads
 // the entries around it.
@@ -482,93 +479,76 @@ func (e Entry) place() (float64, string, error) {
 	return e.Encode()
 }
 
-// scorePrefix is the leading score fields fixed so far: their scores are those of P in [p, end).
-type scorePrefix struct {
-	p, end uint64
-	err    error // the first value out of range
-}
-
-// fix narrows the prefix to the next field's digit d, of the given weight.
-func (s scorePrefix) fix(d, weight uint64) scorePrefix {
-	return scorePrefix{s.p + d*weight, s.p + (d+1)*weight, nil}
-}
-
-// band is the band of the next field's digits dlo…dhi, of the given weight, under the prefix.
-func (s scorePrefix) band(dlo, dhi, weight uint64) Band {
-	if dlo > dhi {
-		return Band{}
-	}
-	return Band{
-		hi: s.p + (dhi+1)*weight,
-		lo: s.p + dlo*weight,
-	}
-}
-
-// place is the place before every entry of the prefix: the lowest score of the entries ahead of it.
-func (s scorePrefix) place() (float64, string, error) {
-	return scoreOfP(s.end), "", s.err
-}
-
 // ValuePrefix is the entries whose Value is a given value: a Place for AroundScore, narrowed to a
 // Band by UpdatedAtBetween or to the next Prefix by UpdatedAtIs.
 type ValuePrefix struct {
-	scorePrefix
+	s rankgenrt.ScorePrefix
+}
+
+// place is the place before every entry of the prefix: the lowest score of the entries ahead of it.
+func (p ValuePrefix) place() (float64, string, error) {
+	return p.s.Place(scoreOfP)
 }
 
 // ValueBetween is the band of entries whose Value lies in [lo, hi] (empty when lo > hi).
 func ValueBetween(lo, hi uint64) Band {
 	dlo, err := digitOfValue(lo)
 	if err != nil {
-		return Band{err: err}
+		return rankgenrt.BandErr[Entry](err)
 	}
 	dhi, err := digitOfValue(hi)
 	if err != nil {
-		return Band{err: err}
+		return rankgenrt.BandErr[Entry](err)
 	}
-	return scorePrefix{}.band(dlo, dhi, valueWeight)
+	return rankgenrt.BandOf[Entry](rankgenrt.ScorePrefix{}, dlo, dhi, valueWeight)
 }
 
 // ValueIs fixes Value to v.
 func ValueIs(v uint64) ValuePrefix {
 	d, err := digitOfValue(v)
 	if err != nil {
-		return ValuePrefix{scorePrefix{err: err}}
+		return ValuePrefix{rankgenrt.PrefixErr(err)}
 	}
-	return ValuePrefix{scorePrefix{}.fix(d, valueWeight)}
+	return ValuePrefix{rankgenrt.ScorePrefix{}.Fix(d, valueWeight)}
 }
 
 // UpdatedAtPrefix is the entries whose Value, UpdatedAt are given values: a Place for AroundScore.
 type UpdatedAtPrefix struct {
-	scorePrefix
+	s rankgenrt.ScorePrefix
+}
+
+// place is the place before every entry of the prefix: the lowest score of the entries ahead of it.
+func (p UpdatedAtPrefix) place() (float64, string, error) {
+	return p.s.Place(scoreOfP)
 }
 
 // UpdatedAtBetween is the band of entries whose UpdatedAt lies in [lo, hi] among the entries of
 // the prefix (empty when lo > hi).
 func (p ValuePrefix) UpdatedAtBetween(lo, hi time.Time) Band {
-	if p.err != nil {
-		return Band{err: p.err}
+	if err := p.s.Err(); err != nil {
+		return rankgenrt.BandErr[Entry](err)
 	}
 	dlo, err := digitOfUpdatedAt(lo)
 	if err != nil {
-		return Band{err: err}
+		return rankgenrt.BandErr[Entry](err)
 	}
 	dhi, err := digitOfUpdatedAt(hi)
 	if err != nil {
-		return Band{err: err}
+		return rankgenrt.BandErr[Entry](err)
 	}
-	return p.scorePrefix.band(dhi, dlo, updatedAtWeight)
+	return rankgenrt.BandOf[Entry](p.s, dhi, dlo, updatedAtWeight)
 }
 
 // UpdatedAtIs fixes UpdatedAt to v.
 func (p ValuePrefix) UpdatedAtIs(v time.Time) UpdatedAtPrefix {
-	if p.err != nil {
-		return UpdatedAtPrefix{scorePrefix{err: p.err}}
+	if err := p.s.Err(); err != nil {
+		return UpdatedAtPrefix{rankgenrt.PrefixErr(err)}
 	}
 	d, err := digitOfUpdatedAt(v)
 	if err != nil {
-		return UpdatedAtPrefix{scorePrefix{err: err}}
+		return UpdatedAtPrefix{rankgenrt.PrefixErr(err)}
 	}
-	return UpdatedAtPrefix{p.scorePrefix.fix(d, updatedAtWeight)}
+	return UpdatedAtPrefix{p.s.Fix(d, updatedAtWeight)}
 }
 
 // Between returns, best first with their ranks, up to limit entries of the band, skipping offset
@@ -577,19 +557,13 @@ func (p ValuePrefix) UpdatedAtIs(v time.Time) UpdatedAtPrefix {
 // page (ZRANGE … BYSCORE REV LIMIT), O(log n + offset + limit). A band built from a value out of
 // range is an error matching ErrOutOfRange, as is a negative offset.
 func (b *Board) Between(ctx context.Context, band Band, offset, limit int64) ([]Ranked, error) {
-	if band.err != nil {
-		return nil, band.err
-	}
-	return decoding.Between(ctx, b.core, fnBand, band.lo, band.hi, offset, limit)
+	return decoding.Between(ctx, b.core, fnBand, band, offset, limit)
 }
 
 // CountBetween returns the number of entries in the band, with one ZCOUNT in O(log n). A band
 // built from a value out of range is an error matching ErrOutOfRange.
 func (b *Board) CountBetween(ctx context.Context, band Band) (int64, error) {
-	if band.err != nil {
-		return 0, band.err
-	}
-	return decoding.CountBetween(ctx, b.core, band.lo, band.hi)
+	return decoding.CountBetween(ctx, b.core, band)
 }
 
 // AroundScore returns, best first with their ranks, up to before entries that rank ahead of the

@@ -450,10 +450,7 @@ func (b *Board) DenseRank(ctx context.Context, id string) (int64, error) {
 // PointsIs(v)… to fix fields first; read it with Between and CountBetween. The zero Band is
 // empty. A value outside its field's range makes the read that takes the band fail with
 // ErrOutOfRange.
-type Band struct {
-	lo, hi uint64 // the band is the scores of P in [lo, hi)
-	err    error  // the first value out of range
-}
+type Band = rankgenrt.Band[Entry]
 
 // Place is where a score prefix (a <Field>Prefix) or a whole Entry would rank: AroundScore reads
 // the entries around it.
@@ -466,93 +463,76 @@ func (e Entry) place() (float64, string, error) {
 	return e.Encode()
 }
 
-// scorePrefix is the leading score fields fixed so far: their scores are those of P in [p, end).
-type scorePrefix struct {
-	p, end uint64
-	err    error // the first value out of range
-}
-
-// fix narrows the prefix to the next field's digit d, of the given weight.
-func (s scorePrefix) fix(d, weight uint64) scorePrefix {
-	return scorePrefix{s.p + d*weight, s.p + (d+1)*weight, nil}
-}
-
-// band is the band of the next field's digits dlo…dhi, of the given weight, under the prefix.
-func (s scorePrefix) band(dlo, dhi, weight uint64) Band {
-	if dlo > dhi {
-		return Band{}
-	}
-	return Band{
-		hi: s.p + (dhi+1)*weight,
-		lo: s.p + dlo*weight,
-	}
-}
-
-// place is the place before every entry of the prefix: the lowest score of the entries ahead of it.
-func (s scorePrefix) place() (float64, string, error) {
-	return scoreOfP(s.end), "", s.err
-}
-
 // PointsPrefix is the entries whose Points is a given value: a Place for AroundScore, narrowed to
 // a Band by AtBetween or to the next Prefix by AtIs.
 type PointsPrefix struct {
-	scorePrefix
+	s rankgenrt.ScorePrefix
+}
+
+// place is the place before every entry of the prefix: the lowest score of the entries ahead of it.
+func (p PointsPrefix) place() (float64, string, error) {
+	return p.s.Place(scoreOfP)
 }
 
 // PointsBetween is the band of entries whose Points lies in [lo, hi] (empty when lo > hi).
 func PointsBetween(lo, hi uint32) Band {
 	dlo, err := digitOfPoints(lo)
 	if err != nil {
-		return Band{err: err}
+		return rankgenrt.BandErr[Entry](err)
 	}
 	dhi, err := digitOfPoints(hi)
 	if err != nil {
-		return Band{err: err}
+		return rankgenrt.BandErr[Entry](err)
 	}
-	return scorePrefix{}.band(dlo, dhi, pointsWeight)
+	return rankgenrt.BandOf[Entry](rankgenrt.ScorePrefix{}, dlo, dhi, pointsWeight)
 }
 
 // PointsIs fixes Points to v.
 func PointsIs(v uint32) PointsPrefix {
 	d, err := digitOfPoints(v)
 	if err != nil {
-		return PointsPrefix{scorePrefix{err: err}}
+		return PointsPrefix{rankgenrt.PrefixErr(err)}
 	}
-	return PointsPrefix{scorePrefix{}.fix(d, pointsWeight)}
+	return PointsPrefix{rankgenrt.ScorePrefix{}.Fix(d, pointsWeight)}
 }
 
 // AtPrefix is the entries whose Points, At are given values: a Place for AroundScore.
 type AtPrefix struct {
-	scorePrefix
+	s rankgenrt.ScorePrefix
+}
+
+// place is the place before every entry of the prefix: the lowest score of the entries ahead of it.
+func (p AtPrefix) place() (float64, string, error) {
+	return p.s.Place(scoreOfP)
 }
 
 // AtBetween is the band of entries whose At lies in [lo, hi] among the entries of the prefix
 // (empty when lo > hi).
 func (p PointsPrefix) AtBetween(lo, hi time.Time) Band {
-	if p.err != nil {
-		return Band{err: p.err}
+	if err := p.s.Err(); err != nil {
+		return rankgenrt.BandErr[Entry](err)
 	}
 	dlo, err := digitOfAt(lo)
 	if err != nil {
-		return Band{err: err}
+		return rankgenrt.BandErr[Entry](err)
 	}
 	dhi, err := digitOfAt(hi)
 	if err != nil {
-		return Band{err: err}
+		return rankgenrt.BandErr[Entry](err)
 	}
-	return p.scorePrefix.band(dhi, dlo, atWeight)
+	return rankgenrt.BandOf[Entry](p.s, dhi, dlo, atWeight)
 }
 
 // AtIs fixes At to v.
 func (p PointsPrefix) AtIs(v time.Time) AtPrefix {
-	if p.err != nil {
-		return AtPrefix{scorePrefix{err: p.err}}
+	if err := p.s.Err(); err != nil {
+		return AtPrefix{rankgenrt.PrefixErr(err)}
 	}
 	d, err := digitOfAt(v)
 	if err != nil {
-		return AtPrefix{scorePrefix{err: err}}
+		return AtPrefix{rankgenrt.PrefixErr(err)}
 	}
-	return AtPrefix{p.scorePrefix.fix(d, atWeight)}
+	return AtPrefix{p.s.Fix(d, atWeight)}
 }
 
 // Between returns, best first with their ranks, up to limit entries of the band, skipping offset
@@ -561,19 +541,13 @@ func (p PointsPrefix) AtIs(v time.Time) AtPrefix {
 // the page (ZRANGE … BYSCORE REV LIMIT), O(log n + offset + limit). A band built from a value
 // out of range is an error matching ErrOutOfRange, as is a negative offset.
 func (b *Board) Between(ctx context.Context, band Band, offset, limit int64) ([]Ranked, error) {
-	if band.err != nil {
-		return nil, band.err
-	}
-	return decoding.Between(ctx, b.core, fnBand, band.lo, band.hi, offset, limit)
+	return decoding.Between(ctx, b.core, fnBand, band, offset, limit)
 }
 
 // CountBetween returns the number of entries in the band, with one ZCOUNT in O(log n). A band
 // built from a value out of range is an error matching ErrOutOfRange.
 func (b *Board) CountBetween(ctx context.Context, band Band) (int64, error) {
-	if band.err != nil {
-		return 0, band.err
-	}
-	return decoding.CountBetween(ctx, b.core, band.lo, band.hi)
+	return decoding.CountBetween(ctx, b.core, band)
 }
 
 // AroundScore returns, best first with their ranks, up to before entries that rank ahead of the

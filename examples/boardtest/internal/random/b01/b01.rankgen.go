@@ -561,10 +561,7 @@ func (b *Board) DenseRank(ctx context.Context, id uint64) (int64, error) {
 // RaceTimeIs(v)… to fix fields first; read it with Between and CountBetween. The zero Band is
 // empty. A value outside its field's range makes the read that takes the band fail with
 // ErrOutOfRange.
-type Band struct {
-	lo, hi uint64 // the band is the scores of P in [lo, hi)
-	err    error  // the first value out of range
-}
+type Band = rankgenrt.Band[Entry]
 
 // Place is where a score prefix (a <Field>Prefix) or a whole Entry would rank: AroundScore reads
 // the entries around it.
@@ -577,93 +574,76 @@ func (e Entry) place() (float64, string, error) {
 	return e.Encode()
 }
 
-// scorePrefix is the leading score fields fixed so far: their scores are those of P in [p, end).
-type scorePrefix struct {
-	p, end uint64
-	err    error // the first value out of range
-}
-
-// fix narrows the prefix to the next field's digit d, of the given weight.
-func (s scorePrefix) fix(d, weight uint64) scorePrefix {
-	return scorePrefix{s.p + d*weight, s.p + (d+1)*weight, nil}
-}
-
-// band is the band of the next field's digits dlo…dhi, of the given weight, under the prefix.
-func (s scorePrefix) band(dlo, dhi, weight uint64) Band {
-	if dlo > dhi {
-		return Band{}
-	}
-	return Band{
-		hi: s.p + (dhi+1)*weight,
-		lo: s.p + dlo*weight,
-	}
-}
-
-// place is the place before every entry of the prefix: the lowest score of the entries ahead of it.
-func (s scorePrefix) place() (float64, string, error) {
-	return scoreOfP(s.end), "", s.err
-}
-
 // RaceTimePrefix is the entries whose RaceTime is a given value: a Place for AroundScore, narrowed
 // to a Band by StreakBetween or to the next Prefix by StreakIs.
 type RaceTimePrefix struct {
-	scorePrefix
+	s rankgenrt.ScorePrefix
+}
+
+// place is the place before every entry of the prefix: the lowest score of the entries ahead of it.
+func (p RaceTimePrefix) place() (float64, string, error) {
+	return p.s.Place(scoreOfP)
 }
 
 // RaceTimeBetween is the band of entries whose RaceTime lies in [lo, hi] (empty when lo > hi).
 func RaceTimeBetween(lo, hi int64) Band {
 	dlo, err := digitOfRaceTime(lo)
 	if err != nil {
-		return Band{err: err}
+		return rankgenrt.BandErr[Entry](err)
 	}
 	dhi, err := digitOfRaceTime(hi)
 	if err != nil {
-		return Band{err: err}
+		return rankgenrt.BandErr[Entry](err)
 	}
-	return scorePrefix{}.band(dhi, dlo, raceTimeWeight)
+	return rankgenrt.BandOf[Entry](rankgenrt.ScorePrefix{}, dhi, dlo, raceTimeWeight)
 }
 
 // RaceTimeIs fixes RaceTime to v.
 func RaceTimeIs(v int64) RaceTimePrefix {
 	d, err := digitOfRaceTime(v)
 	if err != nil {
-		return RaceTimePrefix{scorePrefix{err: err}}
+		return RaceTimePrefix{rankgenrt.PrefixErr(err)}
 	}
-	return RaceTimePrefix{scorePrefix{}.fix(d, raceTimeWeight)}
+	return RaceTimePrefix{rankgenrt.ScorePrefix{}.Fix(d, raceTimeWeight)}
 }
 
 // StreakPrefix is the entries whose RaceTime, Streak are given values: a Place for AroundScore.
 type StreakPrefix struct {
-	scorePrefix
+	s rankgenrt.ScorePrefix
+}
+
+// place is the place before every entry of the prefix: the lowest score of the entries ahead of it.
+func (p StreakPrefix) place() (float64, string, error) {
+	return p.s.Place(scoreOfP)
 }
 
 // StreakBetween is the band of entries whose Streak lies in [lo, hi] among the entries of the
 // prefix (empty when lo > hi).
 func (p RaceTimePrefix) StreakBetween(lo, hi uint8) Band {
-	if p.err != nil {
-		return Band{err: p.err}
+	if err := p.s.Err(); err != nil {
+		return rankgenrt.BandErr[Entry](err)
 	}
 	dlo, err := digitOfStreak(lo)
 	if err != nil {
-		return Band{err: err}
+		return rankgenrt.BandErr[Entry](err)
 	}
 	dhi, err := digitOfStreak(hi)
 	if err != nil {
-		return Band{err: err}
+		return rankgenrt.BandErr[Entry](err)
 	}
-	return p.scorePrefix.band(dlo, dhi, streakWeight)
+	return rankgenrt.BandOf[Entry](p.s, dlo, dhi, streakWeight)
 }
 
 // StreakIs fixes Streak to v.
 func (p RaceTimePrefix) StreakIs(v uint8) StreakPrefix {
-	if p.err != nil {
-		return StreakPrefix{scorePrefix{err: p.err}}
+	if err := p.s.Err(); err != nil {
+		return StreakPrefix{rankgenrt.PrefixErr(err)}
 	}
 	d, err := digitOfStreak(v)
 	if err != nil {
-		return StreakPrefix{scorePrefix{err: err}}
+		return StreakPrefix{rankgenrt.PrefixErr(err)}
 	}
-	return StreakPrefix{p.scorePrefix.fix(d, streakWeight)}
+	return StreakPrefix{p.s.Fix(d, streakWeight)}
 }
 
 // Between returns, best first with their ranks, up to limit entries of the band, skipping offset
@@ -672,19 +652,13 @@ func (p RaceTimePrefix) StreakIs(v uint8) StreakPrefix {
 // reads the page (ZRANGE … BYSCORE REV LIMIT), O(log n + offset + limit). A band built from a
 // value out of range is an error matching ErrOutOfRange, as is a negative offset.
 func (b *Board) Between(ctx context.Context, band Band, offset, limit int64) ([]Ranked, error) {
-	if band.err != nil {
-		return nil, band.err
-	}
-	return decoding.Between(ctx, b.core, fnBand, band.lo, band.hi, offset, limit)
+	return decoding.Between(ctx, b.core, fnBand, band, offset, limit)
 }
 
 // CountBetween returns the number of entries in the band, with one ZCOUNT in O(log n). A band
 // built from a value out of range is an error matching ErrOutOfRange.
 func (b *Board) CountBetween(ctx context.Context, band Band) (int64, error) {
-	if band.err != nil {
-		return 0, band.err
-	}
-	return decoding.CountBetween(ctx, b.core, band.lo, band.hi)
+	return decoding.CountBetween(ctx, b.core, band)
 }
 
 // AroundScore returns, best first with their ranks, up to before entries that rank ahead of the
@@ -952,25 +926,7 @@ func tiedPlace(e Entry, tied int) Place {
 // first offset + limit entries of the band, which merge by Compare. The cost grows with offset:
 // O(shards × (log n + offset + limit)).
 func (s *ShardedBoard) Between(ctx context.Context, band Band, offset, limit int64) ([]Ranked, error) {
-	if band.err != nil {
-		return nil, band.err
-	}
-	if offset < 0 {
-		return nil, rankgenrt.IntRangeError("offset", offset, 0, math.MaxInt64)
-	}
-	if band.lo >= band.hi || limit <= 0 {
-		return nil, nil
-	}
-	n := offset + limit
-	if n < offset {
-		n = math.MaxInt64 // offset + limit overflows: to the end
-	}
-	ahead, parts, err := rankgenrt.ShardWindows(ctx, s.ShardedBoard, fnBand, rankgenrt.FormatScore(scoreOfP(band.lo)), rankgenrt.FormatScore(scoreOfP(band.hi)), 0, n)
-	if err != nil {
-		return nil, err
-	}
-	merged := rankgenrt.MergeSorted(parts, n, decoding.CompareRanked)
-	return decoding.Renumber(merged[min(offset, int64(len(merged))):], rankgenrt.Sum(ahead)+offset), nil
+	return rankgenrt.ShardBetween(ctx, s.ShardedBoard, fnBand, band, offset, limit)
 }
 
 // CountBetween returns the number of entries in the band: Board.CountBetween on every shard (one

@@ -531,10 +531,7 @@ func (b *Board) DenseRank(ctx context.Context, id string) (int64, error) {
 // BonusIs(v)… to fix fields first; read it with Between and CountBetween. The zero Band is
 // empty. A value outside its field's range makes the read that takes the band fail with
 // ErrOutOfRange.
-type Band struct {
-	lo, hi uint64 // the band is the scores of P in [lo, hi)
-	err    error  // the first value out of range
-}
+type Band = rankgenrt.Band[Entry]
 
 // Place is where a score prefix (a <Field>Prefix) or a whole Entry would rank: AroundScore reads
 // the entries around it.
@@ -547,128 +544,116 @@ func (e Entry) place() (float64, string, error) {
 	return e.Encode()
 }
 
-// scorePrefix is the leading score fields fixed so far: their scores are those of P in [p, end).
-type scorePrefix struct {
-	p, end uint64
-	err    error // the first value out of range
-}
-
-// fix narrows the prefix to the next field's digit d, of the given weight.
-func (s scorePrefix) fix(d, weight uint64) scorePrefix {
-	return scorePrefix{s.p + d*weight, s.p + (d+1)*weight, nil}
-}
-
-// band is the band of the next field's digits dlo…dhi, of the given weight, under the prefix.
-func (s scorePrefix) band(dlo, dhi, weight uint64) Band {
-	if dlo > dhi {
-		return Band{}
-	}
-	return Band{
-		hi: s.p + (dhi+1)*weight,
-		lo: s.p + dlo*weight,
-	}
-}
-
-// place is the place before every entry of the prefix: the lowest score of the entries ahead of it.
-func (s scorePrefix) place() (float64, string, error) {
-	return scoreOfP(s.end), "", s.err
-}
-
 // BonusPrefix is the entries whose Bonus is a given value: a Place for AroundScore, narrowed to a
 // Band by StreakBetween or to the next Prefix by StreakIs.
 type BonusPrefix struct {
-	scorePrefix
+	s rankgenrt.ScorePrefix
+}
+
+// place is the place before every entry of the prefix: the lowest score of the entries ahead of it.
+func (p BonusPrefix) place() (float64, string, error) {
+	return p.s.Place(scoreOfP)
 }
 
 // BonusBetween is the band of entries whose Bonus lies in [lo, hi] (empty when lo > hi).
 func BonusBetween(lo, hi uint16) Band {
 	dlo, err := digitOfBonus(lo)
 	if err != nil {
-		return Band{err: err}
+		return rankgenrt.BandErr[Entry](err)
 	}
 	dhi, err := digitOfBonus(hi)
 	if err != nil {
-		return Band{err: err}
+		return rankgenrt.BandErr[Entry](err)
 	}
-	return scorePrefix{}.band(dlo, dhi, bonusWeight)
+	return rankgenrt.BandOf[Entry](rankgenrt.ScorePrefix{}, dlo, dhi, bonusWeight)
 }
 
 // BonusIs fixes Bonus to v.
 func BonusIs(v uint16) BonusPrefix {
 	d, err := digitOfBonus(v)
 	if err != nil {
-		return BonusPrefix{scorePrefix{err: err}}
+		return BonusPrefix{rankgenrt.PrefixErr(err)}
 	}
-	return BonusPrefix{scorePrefix{}.fix(d, bonusWeight)}
+	return BonusPrefix{rankgenrt.ScorePrefix{}.Fix(d, bonusWeight)}
 }
 
 // StreakPrefix is the entries whose Bonus, Streak are given values: a Place for AroundScore,
 // narrowed to a Band by PaidBetween or to the next Prefix by PaidIs.
 type StreakPrefix struct {
-	scorePrefix
+	s rankgenrt.ScorePrefix
+}
+
+// place is the place before every entry of the prefix: the lowest score of the entries ahead of it.
+func (p StreakPrefix) place() (float64, string, error) {
+	return p.s.Place(scoreOfP)
 }
 
 // StreakBetween is the band of entries whose Streak lies in [lo, hi] among the entries of the
 // prefix (empty when lo > hi).
 func (p BonusPrefix) StreakBetween(lo, hi time.Time) Band {
-	if p.err != nil {
-		return Band{err: p.err}
+	if err := p.s.Err(); err != nil {
+		return rankgenrt.BandErr[Entry](err)
 	}
 	dlo, err := digitOfStreak(lo)
 	if err != nil {
-		return Band{err: err}
+		return rankgenrt.BandErr[Entry](err)
 	}
 	dhi, err := digitOfStreak(hi)
 	if err != nil {
-		return Band{err: err}
+		return rankgenrt.BandErr[Entry](err)
 	}
-	return p.scorePrefix.band(dhi, dlo, streakWeight)
+	return rankgenrt.BandOf[Entry](p.s, dhi, dlo, streakWeight)
 }
 
 // StreakIs fixes Streak to v.
 func (p BonusPrefix) StreakIs(v time.Time) StreakPrefix {
-	if p.err != nil {
-		return StreakPrefix{scorePrefix{err: p.err}}
+	if err := p.s.Err(); err != nil {
+		return StreakPrefix{rankgenrt.PrefixErr(err)}
 	}
 	d, err := digitOfStreak(v)
 	if err != nil {
-		return StreakPrefix{scorePrefix{err: err}}
+		return StreakPrefix{rankgenrt.PrefixErr(err)}
 	}
-	return StreakPrefix{p.scorePrefix.fix(d, streakWeight)}
+	return StreakPrefix{p.s.Fix(d, streakWeight)}
 }
 
 // PaidPrefix is the entries whose Bonus, Streak, Paid are given values: a Place for AroundScore.
 type PaidPrefix struct {
-	scorePrefix
+	s rankgenrt.ScorePrefix
+}
+
+// place is the place before every entry of the prefix: the lowest score of the entries ahead of it.
+func (p PaidPrefix) place() (float64, string, error) {
+	return p.s.Place(scoreOfP)
 }
 
 // PaidBetween is the band of entries whose Paid lies in [lo, hi] among the entries of the prefix
 // (empty when lo > hi).
 func (p StreakPrefix) PaidBetween(lo, hi Paid) Band {
-	if p.err != nil {
-		return Band{err: p.err}
+	if err := p.s.Err(); err != nil {
+		return rankgenrt.BandErr[Entry](err)
 	}
 	dlo, err := digitOfPaid(lo)
 	if err != nil {
-		return Band{err: err}
+		return rankgenrt.BandErr[Entry](err)
 	}
 	dhi, err := digitOfPaid(hi)
 	if err != nil {
-		return Band{err: err}
+		return rankgenrt.BandErr[Entry](err)
 	}
-	return p.scorePrefix.band(dhi, dlo, paidWeight)
+	return rankgenrt.BandOf[Entry](p.s, dhi, dlo, paidWeight)
 }
 
 // PaidIs fixes Paid to v.
 func (p StreakPrefix) PaidIs(v Paid) PaidPrefix {
-	if p.err != nil {
-		return PaidPrefix{scorePrefix{err: p.err}}
+	if err := p.s.Err(); err != nil {
+		return PaidPrefix{rankgenrt.PrefixErr(err)}
 	}
 	d, err := digitOfPaid(v)
 	if err != nil {
-		return PaidPrefix{scorePrefix{err: err}}
+		return PaidPrefix{rankgenrt.PrefixErr(err)}
 	}
-	return PaidPrefix{p.scorePrefix.fix(d, paidWeight)}
+	return PaidPrefix{p.s.Fix(d, paidWeight)}
 }
 
 // Between returns, best first with their ranks, up to limit entries of the band, skipping offset
@@ -677,19 +662,13 @@ func (p StreakPrefix) PaidIs(v Paid) PaidPrefix {
 // page (ZRANGE … BYSCORE REV LIMIT), O(log n + offset + limit). A band built from a value out of
 // range is an error matching ErrOutOfRange, as is a negative offset.
 func (b *Board) Between(ctx context.Context, band Band, offset, limit int64) ([]Ranked, error) {
-	if band.err != nil {
-		return nil, band.err
-	}
-	return decoding.Between(ctx, b.core, fnBand, band.lo, band.hi, offset, limit)
+	return decoding.Between(ctx, b.core, fnBand, band, offset, limit)
 }
 
 // CountBetween returns the number of entries in the band, with one ZCOUNT in O(log n). A band
 // built from a value out of range is an error matching ErrOutOfRange.
 func (b *Board) CountBetween(ctx context.Context, band Band) (int64, error) {
-	if band.err != nil {
-		return 0, band.err
-	}
-	return decoding.CountBetween(ctx, b.core, band.lo, band.hi)
+	return decoding.CountBetween(ctx, b.core, band)
 }
 
 // AroundScore returns, best first with their ranks, up to before entries that rank ahead of the

@@ -452,10 +452,7 @@ func (b *Board) DenseRank(ctx context.Context, id string) (int64, error) {
 // and whose next score field lies between two values. Build one with LapsBetween(lo, hi), or
 // LapsIs(v)… to fix fields first; read it with Between and CountBetween. The zero Band is empty.
 // A value outside its field's range makes the read that takes the band fail with ErrOutOfRange.
-type Band struct {
-	lo, hi uint64 // the band is the scores of P in [lo, hi)
-	err    error  // the first value out of range
-}
+type Band = rankgenrt.Band[Entry]
 
 // Place is where a score prefix (a <Field>Prefix) or a whole Entry would rank: AroundScore reads
 // the entries around it.
@@ -468,155 +465,148 @@ func (e Entry) place() (float64, string, error) {
 	return e.Encode()
 }
 
-// scorePrefix is the leading score fields fixed so far: their scores are those of P in [p, end).
-type scorePrefix struct {
-	p, end uint64
-	err    error // the first value out of range
-}
-
-// fix narrows the prefix to the next field's digit d, of the given weight.
-func (s scorePrefix) fix(d, weight uint64) scorePrefix {
-	return scorePrefix{s.p + d*weight, s.p + (d+1)*weight, nil}
-}
-
-// band is the band of the next field's digits dlo…dhi, of the given weight, under the prefix.
-func (s scorePrefix) band(dlo, dhi, weight uint64) Band {
-	if dlo > dhi {
-		return Band{}
-	}
-	return Band{
-		hi: s.p + (dhi+1)*weight,
-		lo: s.p + dlo*weight,
-	}
-}
-
-// place is the place before every entry of the prefix: the lowest score of the entries ahead of it.
-func (s scorePrefix) place() (float64, string, error) {
-	return scoreOfP(s.end), "", s.err
-}
-
 // LapsPrefix is the entries whose Laps is a given value: a Place for AroundScore, narrowed to a
 // Band by RegionBetween or to the next Prefix by RegionIs.
 type LapsPrefix struct {
-	scorePrefix
+	s rankgenrt.ScorePrefix
+}
+
+// place is the place before every entry of the prefix: the lowest score of the entries ahead of it.
+func (p LapsPrefix) place() (float64, string, error) {
+	return p.s.Place(scoreOfP)
 }
 
 // LapsBetween is the band of entries whose Laps lies in [lo, hi] (empty when lo > hi).
 func LapsBetween(lo, hi Laps) Band {
 	dlo, err := digitOfLaps(lo)
 	if err != nil {
-		return Band{err: err}
+		return rankgenrt.BandErr[Entry](err)
 	}
 	dhi, err := digitOfLaps(hi)
 	if err != nil {
-		return Band{err: err}
+		return rankgenrt.BandErr[Entry](err)
 	}
-	return scorePrefix{}.band(dhi, dlo, lapsWeight)
+	return rankgenrt.BandOf[Entry](rankgenrt.ScorePrefix{}, dhi, dlo, lapsWeight)
 }
 
 // LapsIs fixes Laps to v.
 func LapsIs(v Laps) LapsPrefix {
 	d, err := digitOfLaps(v)
 	if err != nil {
-		return LapsPrefix{scorePrefix{err: err}}
+		return LapsPrefix{rankgenrt.PrefixErr(err)}
 	}
-	return LapsPrefix{scorePrefix{}.fix(d, lapsWeight)}
+	return LapsPrefix{rankgenrt.ScorePrefix{}.Fix(d, lapsWeight)}
 }
 
 // RegionPrefix is the entries whose Laps, Region are given values: a Place for AroundScore,
 // narrowed to a Band by LapBetween or to the next Prefix by LapIs.
 type RegionPrefix struct {
-	scorePrefix
+	s rankgenrt.ScorePrefix
+}
+
+// place is the place before every entry of the prefix: the lowest score of the entries ahead of it.
+func (p RegionPrefix) place() (float64, string, error) {
+	return p.s.Place(scoreOfP)
 }
 
 // RegionBetween is the band of entries whose Region lies in [lo, hi] among the entries of the
 // prefix (empty when lo > hi).
 func (p LapsPrefix) RegionBetween(lo, hi bool) Band {
-	if p.err != nil {
-		return Band{err: p.err}
+	if err := p.s.Err(); err != nil {
+		return rankgenrt.BandErr[Entry](err)
 	}
 	dlo := digitOfRegion(lo)
 	dhi := digitOfRegion(hi)
-	return p.scorePrefix.band(dlo, dhi, regionWeight)
+	return rankgenrt.BandOf[Entry](p.s, dlo, dhi, regionWeight)
 }
 
 // RegionIs fixes Region to v.
 func (p LapsPrefix) RegionIs(v bool) RegionPrefix {
-	if p.err != nil {
-		return RegionPrefix{scorePrefix{err: p.err}}
+	if err := p.s.Err(); err != nil {
+		return RegionPrefix{rankgenrt.PrefixErr(err)}
 	}
 	d := digitOfRegion(v)
-	return RegionPrefix{p.scorePrefix.fix(d, regionWeight)}
+	return RegionPrefix{p.s.Fix(d, regionWeight)}
 }
 
 // LapPrefix is the entries whose Laps, Region, Lap are given values: a Place for AroundScore,
 // narrowed to a Band by MedalBetween or to the next Prefix by MedalIs.
 type LapPrefix struct {
-	scorePrefix
+	s rankgenrt.ScorePrefix
+}
+
+// place is the place before every entry of the prefix: the lowest score of the entries ahead of it.
+func (p LapPrefix) place() (float64, string, error) {
+	return p.s.Place(scoreOfP)
 }
 
 // LapBetween is the band of entries whose Lap lies in [lo, hi] among the entries of the prefix
 // (empty when lo > hi).
 func (p RegionPrefix) LapBetween(lo, hi time.Time) Band {
-	if p.err != nil {
-		return Band{err: p.err}
+	if err := p.s.Err(); err != nil {
+		return rankgenrt.BandErr[Entry](err)
 	}
 	dlo, err := digitOfLap(lo)
 	if err != nil {
-		return Band{err: err}
+		return rankgenrt.BandErr[Entry](err)
 	}
 	dhi, err := digitOfLap(hi)
 	if err != nil {
-		return Band{err: err}
+		return rankgenrt.BandErr[Entry](err)
 	}
-	return p.scorePrefix.band(dlo, dhi, lapWeight)
+	return rankgenrt.BandOf[Entry](p.s, dlo, dhi, lapWeight)
 }
 
 // LapIs fixes Lap to v.
 func (p RegionPrefix) LapIs(v time.Time) LapPrefix {
-	if p.err != nil {
-		return LapPrefix{scorePrefix{err: p.err}}
+	if err := p.s.Err(); err != nil {
+		return LapPrefix{rankgenrt.PrefixErr(err)}
 	}
 	d, err := digitOfLap(v)
 	if err != nil {
-		return LapPrefix{scorePrefix{err: err}}
+		return LapPrefix{rankgenrt.PrefixErr(err)}
 	}
-	return LapPrefix{p.scorePrefix.fix(d, lapWeight)}
+	return LapPrefix{p.s.Fix(d, lapWeight)}
 }
 
 // MedalPrefix is the entries whose Laps, Region, Lap, Medal are given values: a Place for
 // AroundScore.
 type MedalPrefix struct {
-	scorePrefix
+	s rankgenrt.ScorePrefix
+}
+
+// place is the place before every entry of the prefix: the lowest score of the entries ahead of it.
+func (p MedalPrefix) place() (float64, string, error) {
+	return p.s.Place(scoreOfP)
 }
 
 // MedalBetween is the band of entries whose Medal lies in [lo, hi] among the entries of the prefix
 // (empty when lo > hi).
 func (p LapPrefix) MedalBetween(lo, hi uint32) Band {
-	if p.err != nil {
-		return Band{err: p.err}
+	if err := p.s.Err(); err != nil {
+		return rankgenrt.BandErr[Entry](err)
 	}
 	dlo, err := digitOfMedal(lo)
 	if err != nil {
-		return Band{err: err}
+		return rankgenrt.BandErr[Entry](err)
 	}
 	dhi, err := digitOfMedal(hi)
 	if err != nil {
-		return Band{err: err}
+		return rankgenrt.BandErr[Entry](err)
 	}
-	return p.scorePrefix.band(dlo, dhi, medalWeight)
+	return rankgenrt.BandOf[Entry](p.s, dlo, dhi, medalWeight)
 }
 
 // MedalIs fixes Medal to v.
 func (p LapPrefix) MedalIs(v uint32) MedalPrefix {
-	if p.err != nil {
-		return MedalPrefix{scorePrefix{err: p.err}}
+	if err := p.s.Err(); err != nil {
+		return MedalPrefix{rankgenrt.PrefixErr(err)}
 	}
 	d, err := digitOfMedal(v)
 	if err != nil {
-		return MedalPrefix{scorePrefix{err: err}}
+		return MedalPrefix{rankgenrt.PrefixErr(err)}
 	}
-	return MedalPrefix{p.scorePrefix.fix(d, medalWeight)}
+	return MedalPrefix{p.s.Fix(d, medalWeight)}
 }
 
 // Between returns, best first with their ranks, up to limit entries of the band, skipping offset
@@ -625,19 +615,13 @@ func (p LapPrefix) MedalIs(v uint32) MedalPrefix {
 // page (ZRANGE … BYSCORE REV LIMIT), O(log n + offset + limit). A band built from a value out of
 // range is an error matching ErrOutOfRange, as is a negative offset.
 func (b *Board) Between(ctx context.Context, band Band, offset, limit int64) ([]Ranked, error) {
-	if band.err != nil {
-		return nil, band.err
-	}
-	return decoding.Between(ctx, b.core, fnBand, band.lo, band.hi, offset, limit)
+	return decoding.Between(ctx, b.core, fnBand, band, offset, limit)
 }
 
 // CountBetween returns the number of entries in the band, with one ZCOUNT in O(log n). A band
 // built from a value out of range is an error matching ErrOutOfRange.
 func (b *Board) CountBetween(ctx context.Context, band Band) (int64, error) {
-	if band.err != nil {
-		return 0, band.err
-	}
-	return decoding.CountBetween(ctx, b.core, band.lo, band.hi)
+	return decoding.CountBetween(ctx, b.core, band)
 }
 
 // AroundScore returns, best first with their ranks, up to before entries that rank ahead of the

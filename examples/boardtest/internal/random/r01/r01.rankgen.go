@@ -694,10 +694,7 @@ func (b *Board) DenseRank(ctx context.Context, id string) (int64, error) {
 // LevelIs(v)… to fix fields first; read it with Between and CountBetween. The zero Band is
 // empty. A value outside its field's range makes the read that takes the band fail with
 // ErrOutOfRange.
-type Band struct {
-	lo, hi uint64 // the band is the scores of P in [lo, hi)
-	err    error  // the first value out of range
-}
+type Band = rankgenrt.Band[Entry]
 
 // Place is where a score prefix (a <Field>Prefix) or a whole Entry would rank: AroundScore reads
 // the entries around it.
@@ -710,93 +707,76 @@ func (e Entry) place() (float64, string, error) {
 	return e.Encode()
 }
 
-// scorePrefix is the leading score fields fixed so far: their scores are those of P in [p, end).
-type scorePrefix struct {
-	p, end uint64
-	err    error // the first value out of range
-}
-
-// fix narrows the prefix to the next field's digit d, of the given weight.
-func (s scorePrefix) fix(d, weight uint64) scorePrefix {
-	return scorePrefix{s.p + d*weight, s.p + (d+1)*weight, nil}
-}
-
-// band is the band of the next field's digits dlo…dhi, of the given weight, under the prefix.
-func (s scorePrefix) band(dlo, dhi, weight uint64) Band {
-	if dlo > dhi {
-		return Band{}
-	}
-	return Band{
-		hi: s.p + (dhi+1)*weight,
-		lo: s.p + dlo*weight,
-	}
-}
-
-// place is the place before every entry of the prefix: the lowest score of the entries ahead of it.
-func (s scorePrefix) place() (float64, string, error) {
-	return scoreOfP(s.end), "", s.err
-}
-
 // LevelPrefix is the entries whose Level is a given value: a Place for AroundScore, narrowed to a
 // Band by WinsBetween or to the next Prefix by WinsIs.
 type LevelPrefix struct {
-	scorePrefix
+	s rankgenrt.ScorePrefix
+}
+
+// place is the place before every entry of the prefix: the lowest score of the entries ahead of it.
+func (p LevelPrefix) place() (float64, string, error) {
+	return p.s.Place(scoreOfP)
 }
 
 // LevelBetween is the band of entries whose Level lies in [lo, hi] (empty when lo > hi).
 func LevelBetween(lo, hi time.Time) Band {
 	dlo, err := digitOfLevel(lo)
 	if err != nil {
-		return Band{err: err}
+		return rankgenrt.BandErr[Entry](err)
 	}
 	dhi, err := digitOfLevel(hi)
 	if err != nil {
-		return Band{err: err}
+		return rankgenrt.BandErr[Entry](err)
 	}
-	return scorePrefix{}.band(dhi, dlo, levelWeight)
+	return rankgenrt.BandOf[Entry](rankgenrt.ScorePrefix{}, dhi, dlo, levelWeight)
 }
 
 // LevelIs fixes Level to v.
 func LevelIs(v time.Time) LevelPrefix {
 	d, err := digitOfLevel(v)
 	if err != nil {
-		return LevelPrefix{scorePrefix{err: err}}
+		return LevelPrefix{rankgenrt.PrefixErr(err)}
 	}
-	return LevelPrefix{scorePrefix{}.fix(d, levelWeight)}
+	return LevelPrefix{rankgenrt.ScorePrefix{}.Fix(d, levelWeight)}
 }
 
 // WinsPrefix is the entries whose Level, Wins are given values: a Place for AroundScore.
 type WinsPrefix struct {
-	scorePrefix
+	s rankgenrt.ScorePrefix
+}
+
+// place is the place before every entry of the prefix: the lowest score of the entries ahead of it.
+func (p WinsPrefix) place() (float64, string, error) {
+	return p.s.Place(scoreOfP)
 }
 
 // WinsBetween is the band of entries whose Wins lies in [lo, hi] among the entries of the prefix
 // (empty when lo > hi).
 func (p LevelPrefix) WinsBetween(lo, hi Wins) Band {
-	if p.err != nil {
-		return Band{err: p.err}
+	if err := p.s.Err(); err != nil {
+		return rankgenrt.BandErr[Entry](err)
 	}
 	dlo, err := digitOfWins(lo)
 	if err != nil {
-		return Band{err: err}
+		return rankgenrt.BandErr[Entry](err)
 	}
 	dhi, err := digitOfWins(hi)
 	if err != nil {
-		return Band{err: err}
+		return rankgenrt.BandErr[Entry](err)
 	}
-	return p.scorePrefix.band(dlo, dhi, winsWeight)
+	return rankgenrt.BandOf[Entry](p.s, dlo, dhi, winsWeight)
 }
 
 // WinsIs fixes Wins to v.
 func (p LevelPrefix) WinsIs(v Wins) WinsPrefix {
-	if p.err != nil {
-		return WinsPrefix{scorePrefix{err: p.err}}
+	if err := p.s.Err(); err != nil {
+		return WinsPrefix{rankgenrt.PrefixErr(err)}
 	}
 	d, err := digitOfWins(v)
 	if err != nil {
-		return WinsPrefix{scorePrefix{err: err}}
+		return WinsPrefix{rankgenrt.PrefixErr(err)}
 	}
-	return WinsPrefix{p.scorePrefix.fix(d, winsWeight)}
+	return WinsPrefix{p.s.Fix(d, winsWeight)}
 }
 
 // Between returns, best first with their ranks, up to limit entries of the band, skipping offset
@@ -805,19 +785,13 @@ func (p LevelPrefix) WinsIs(v Wins) WinsPrefix {
 // page (ZRANGE … BYSCORE REV LIMIT), O(log n + offset + limit). A band built from a value out of
 // range is an error matching ErrOutOfRange, as is a negative offset.
 func (b *Board) Between(ctx context.Context, band Band, offset, limit int64) ([]Ranked, error) {
-	if band.err != nil {
-		return nil, band.err
-	}
-	return decoding.Between(ctx, b.core, fnBand, band.lo, band.hi, offset, limit)
+	return decoding.Between(ctx, b.core, fnBand, band, offset, limit)
 }
 
 // CountBetween returns the number of entries in the band, with one ZCOUNT in O(log n). A band
 // built from a value out of range is an error matching ErrOutOfRange.
 func (b *Board) CountBetween(ctx context.Context, band Band) (int64, error) {
-	if band.err != nil {
-		return 0, band.err
-	}
-	return decoding.CountBetween(ctx, b.core, band.lo, band.hi)
+	return decoding.CountBetween(ctx, b.core, band)
 }
 
 // AroundScore returns, best first with their ranks, up to before entries that rank ahead of the

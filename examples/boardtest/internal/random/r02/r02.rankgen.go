@@ -557,10 +557,7 @@ func (b *Board) DenseRank(ctx context.Context, id string) (int64, error) {
 // JoinedAtIs(v)… to fix fields first; read it with Between and CountBetween. The zero Band is
 // empty. A value outside its field's range makes the read that takes the band fail with
 // ErrOutOfRange.
-type Band struct {
-	lo, hi uint64 // the band is the scores of P in [lo, hi)
-	err    error  // the first value out of range
-}
+type Band = rankgenrt.Band[Entry]
 
 // Place is where a score prefix (a <Field>Prefix) or a whole Entry would rank: AroundScore reads
 // the entries around it.
@@ -573,93 +570,76 @@ func (e Entry) place() (float64, string, error) {
 	return e.Encode()
 }
 
-// scorePrefix is the leading score fields fixed so far: their scores are those of P in [p, end).
-type scorePrefix struct {
-	p, end uint64
-	err    error // the first value out of range
-}
-
-// fix narrows the prefix to the next field's digit d, of the given weight.
-func (s scorePrefix) fix(d, weight uint64) scorePrefix {
-	return scorePrefix{s.p + d*weight, s.p + (d+1)*weight, nil}
-}
-
-// band is the band of the next field's digits dlo…dhi, of the given weight, under the prefix.
-func (s scorePrefix) band(dlo, dhi, weight uint64) Band {
-	if dlo > dhi {
-		return Band{}
-	}
-	return Band{
-		hi: s.p + (dhi+1)*weight,
-		lo: s.p + dlo*weight,
-	}
-}
-
-// place is the place before every entry of the prefix: the lowest score of the entries ahead of it.
-func (s scorePrefix) place() (float64, string, error) {
-	return scoreOfP(s.end), "", s.err
-}
-
 // JoinedAtPrefix is the entries whose JoinedAt is a given value: a Place for AroundScore, narrowed
 // to a Band by LossesBetween or to the next Prefix by LossesIs.
 type JoinedAtPrefix struct {
-	scorePrefix
+	s rankgenrt.ScorePrefix
+}
+
+// place is the place before every entry of the prefix: the lowest score of the entries ahead of it.
+func (p JoinedAtPrefix) place() (float64, string, error) {
+	return p.s.Place(scoreOfP)
 }
 
 // JoinedAtBetween is the band of entries whose JoinedAt lies in [lo, hi] (empty when lo > hi).
 func JoinedAtBetween(lo, hi int64) Band {
 	dlo, err := digitOfJoinedAt(lo)
 	if err != nil {
-		return Band{err: err}
+		return rankgenrt.BandErr[Entry](err)
 	}
 	dhi, err := digitOfJoinedAt(hi)
 	if err != nil {
-		return Band{err: err}
+		return rankgenrt.BandErr[Entry](err)
 	}
-	return scorePrefix{}.band(dhi, dlo, joinedAtWeight)
+	return rankgenrt.BandOf[Entry](rankgenrt.ScorePrefix{}, dhi, dlo, joinedAtWeight)
 }
 
 // JoinedAtIs fixes JoinedAt to v.
 func JoinedAtIs(v int64) JoinedAtPrefix {
 	d, err := digitOfJoinedAt(v)
 	if err != nil {
-		return JoinedAtPrefix{scorePrefix{err: err}}
+		return JoinedAtPrefix{rankgenrt.PrefixErr(err)}
 	}
-	return JoinedAtPrefix{scorePrefix{}.fix(d, joinedAtWeight)}
+	return JoinedAtPrefix{rankgenrt.ScorePrefix{}.Fix(d, joinedAtWeight)}
 }
 
 // LossesPrefix is the entries whose JoinedAt, Losses are given values: a Place for AroundScore.
 type LossesPrefix struct {
-	scorePrefix
+	s rankgenrt.ScorePrefix
+}
+
+// place is the place before every entry of the prefix: the lowest score of the entries ahead of it.
+func (p LossesPrefix) place() (float64, string, error) {
+	return p.s.Place(scoreOfP)
 }
 
 // LossesBetween is the band of entries whose Losses lies in [lo, hi] among the entries of the
 // prefix (empty when lo > hi).
 func (p JoinedAtPrefix) LossesBetween(lo, hi uint64) Band {
-	if p.err != nil {
-		return Band{err: p.err}
+	if err := p.s.Err(); err != nil {
+		return rankgenrt.BandErr[Entry](err)
 	}
 	dlo, err := digitOfLosses(lo)
 	if err != nil {
-		return Band{err: err}
+		return rankgenrt.BandErr[Entry](err)
 	}
 	dhi, err := digitOfLosses(hi)
 	if err != nil {
-		return Band{err: err}
+		return rankgenrt.BandErr[Entry](err)
 	}
-	return p.scorePrefix.band(dlo, dhi, lossesWeight)
+	return rankgenrt.BandOf[Entry](p.s, dlo, dhi, lossesWeight)
 }
 
 // LossesIs fixes Losses to v.
 func (p JoinedAtPrefix) LossesIs(v uint64) LossesPrefix {
-	if p.err != nil {
-		return LossesPrefix{scorePrefix{err: p.err}}
+	if err := p.s.Err(); err != nil {
+		return LossesPrefix{rankgenrt.PrefixErr(err)}
 	}
 	d, err := digitOfLosses(v)
 	if err != nil {
-		return LossesPrefix{scorePrefix{err: err}}
+		return LossesPrefix{rankgenrt.PrefixErr(err)}
 	}
-	return LossesPrefix{p.scorePrefix.fix(d, lossesWeight)}
+	return LossesPrefix{p.s.Fix(d, lossesWeight)}
 }
 
 // Between returns, best first with their ranks, up to limit entries of the band, skipping offset
@@ -668,19 +648,13 @@ func (p JoinedAtPrefix) LossesIs(v uint64) LossesPrefix {
 // reads the page (ZRANGE … BYSCORE REV LIMIT), O(log n + offset + limit). A band built from a
 // value out of range is an error matching ErrOutOfRange, as is a negative offset.
 func (b *Board) Between(ctx context.Context, band Band, offset, limit int64) ([]Ranked, error) {
-	if band.err != nil {
-		return nil, band.err
-	}
-	return decoding.Between(ctx, b.core, fnBand, band.lo, band.hi, offset, limit)
+	return decoding.Between(ctx, b.core, fnBand, band, offset, limit)
 }
 
 // CountBetween returns the number of entries in the band, with one ZCOUNT in O(log n). A band
 // built from a value out of range is an error matching ErrOutOfRange.
 func (b *Board) CountBetween(ctx context.Context, band Band) (int64, error) {
-	if band.err != nil {
-		return 0, band.err
-	}
-	return decoding.CountBetween(ctx, b.core, band.lo, band.hi)
+	return decoding.CountBetween(ctx, b.core, band)
 }
 
 // AroundScore returns, best first with their ranks, up to before entries that rank ahead of the

@@ -789,10 +789,7 @@ func (b *Board) DenseRank(ctx context.Context, id string) (int64, error) {
 // PriorityIs(v)… to fix fields first; read it with Between and CountBetween. The zero Band is
 // empty. A value outside its field's range makes the read that takes the band fail with
 // ErrOutOfRange.
-type Band struct {
-	lo, hi uint64 // the band is the scores of P in [lo, hi)
-	err    error  // the first value out of range
-}
+type Band = rankgenrt.Band[Entry]
 
 // Place is where a score prefix (a <Field>Prefix) or a whole Entry would rank: AroundScore reads
 // the entries around it.
@@ -805,58 +802,36 @@ func (e Entry) place() (float64, string, error) {
 	return e.Encode()
 }
 
-// scorePrefix is the leading score fields fixed so far: their scores are those of P in [p, end).
-type scorePrefix struct {
-	p, end uint64
-	err    error // the first value out of range
-}
-
-// fix narrows the prefix to the next field's digit d, of the given weight.
-func (s scorePrefix) fix(d, weight uint64) scorePrefix {
-	return scorePrefix{s.p + d*weight, s.p + (d+1)*weight, nil}
-}
-
-// band is the band of the next field's digits dlo…dhi, of the given weight, under the prefix.
-func (s scorePrefix) band(dlo, dhi, weight uint64) Band {
-	if dlo > dhi {
-		return Band{}
-	}
-	return Band{
-		hi: s.p + (dhi+1)*weight,
-		lo: s.p + dlo*weight,
-	}
+// PriorityPrefix is the entries whose Priority is a given value: a Place for AroundScore.
+type PriorityPrefix struct {
+	s rankgenrt.ScorePrefix
 }
 
 // place is the place before every entry of the prefix: the lowest score of the entries ahead of it.
-func (s scorePrefix) place() (float64, string, error) {
-	return scoreOfP(s.end), "", s.err
-}
-
-// PriorityPrefix is the entries whose Priority is a given value: a Place for AroundScore.
-type PriorityPrefix struct {
-	scorePrefix
+func (p PriorityPrefix) place() (float64, string, error) {
+	return p.s.Place(scoreOfP)
 }
 
 // PriorityBetween is the band of entries whose Priority lies in [lo, hi] (empty when lo > hi).
 func PriorityBetween(lo, hi uint32) Band {
 	dlo, err := digitOfPriority(lo)
 	if err != nil {
-		return Band{err: err}
+		return rankgenrt.BandErr[Entry](err)
 	}
 	dhi, err := digitOfPriority(hi)
 	if err != nil {
-		return Band{err: err}
+		return rankgenrt.BandErr[Entry](err)
 	}
-	return scorePrefix{}.band(dhi, dlo, priorityWeight)
+	return rankgenrt.BandOf[Entry](rankgenrt.ScorePrefix{}, dhi, dlo, priorityWeight)
 }
 
 // PriorityIs fixes Priority to v.
 func PriorityIs(v uint32) PriorityPrefix {
 	d, err := digitOfPriority(v)
 	if err != nil {
-		return PriorityPrefix{scorePrefix{err: err}}
+		return PriorityPrefix{rankgenrt.PrefixErr(err)}
 	}
-	return PriorityPrefix{scorePrefix{}.fix(d, priorityWeight)}
+	return PriorityPrefix{rankgenrt.ScorePrefix{}.Fix(d, priorityWeight)}
 }
 
 // Between returns, best first with their ranks, up to limit entries of the band, skipping offset
@@ -865,19 +840,13 @@ func PriorityIs(v uint32) PriorityPrefix {
 // reads the page (ZRANGE … BYSCORE REV LIMIT), O(log n + offset + limit). A band built from a
 // value out of range is an error matching ErrOutOfRange, as is a negative offset.
 func (b *Board) Between(ctx context.Context, band Band, offset, limit int64) ([]Ranked, error) {
-	if band.err != nil {
-		return nil, band.err
-	}
-	return decoding.Between(ctx, b.core, fnBand, band.lo, band.hi, offset, limit)
+	return decoding.Between(ctx, b.core, fnBand, band, offset, limit)
 }
 
 // CountBetween returns the number of entries in the band, with one ZCOUNT in O(log n). A band
 // built from a value out of range is an error matching ErrOutOfRange.
 func (b *Board) CountBetween(ctx context.Context, band Band) (int64, error) {
-	if band.err != nil {
-		return 0, band.err
-	}
-	return decoding.CountBetween(ctx, b.core, band.lo, band.hi)
+	return decoding.CountBetween(ctx, b.core, band)
 }
 
 // AroundScore returns, best first with their ranks, up to before entries that rank ahead of the
@@ -1233,25 +1202,7 @@ func tiedPlace(e Entry, tied int) Place {
 // first offset + limit entries of the band, which merge by Compare. The cost grows with offset:
 // O(shards × (log n + offset + limit)).
 func (s *ShardedBoard) Between(ctx context.Context, band Band, offset, limit int64) ([]Ranked, error) {
-	if band.err != nil {
-		return nil, band.err
-	}
-	if offset < 0 {
-		return nil, rankgenrt.IntRangeError("offset", offset, 0, math.MaxInt64)
-	}
-	if band.lo >= band.hi || limit <= 0 {
-		return nil, nil
-	}
-	n := offset + limit
-	if n < offset {
-		n = math.MaxInt64 // offset + limit overflows: to the end
-	}
-	ahead, parts, err := rankgenrt.ShardWindows(ctx, s.ShardedBoard, fnBand, rankgenrt.FormatScore(scoreOfP(band.lo)), rankgenrt.FormatScore(scoreOfP(band.hi)), 0, n)
-	if err != nil {
-		return nil, err
-	}
-	merged := rankgenrt.MergeSorted(parts, n, decoding.CompareRanked)
-	return decoding.Renumber(merged[min(offset, int64(len(merged))):], rankgenrt.Sum(ahead)+offset), nil
+	return rankgenrt.ShardBetween(ctx, s.ShardedBoard, fnBand, band, offset, limit)
 }
 
 // CountBetween returns the number of entries in the band: Board.CountBetween on every shard (one

@@ -543,10 +543,7 @@ func (b *Board) DenseRank(ctx context.Context, id string) (int64, error) {
 // ProfitIs(v)… to fix fields first; read it with Between and CountBetween. The zero Band is
 // empty. A value outside its field's range makes the read that takes the band fail with
 // ErrOutOfRange.
-type Band struct {
-	lo, hi uint64 // the band is the scores of P in [lo, hi)
-	err    error  // the first value out of range
-}
+type Band = rankgenrt.Band[Entry]
 
 // Place is where a score prefix (a <Field>Prefix) or a whole Entry would rank: AroundScore reads
 // the entries around it.
@@ -559,84 +556,67 @@ func (e Entry) place() (float64, string, error) {
 	return e.Encode()
 }
 
-// scorePrefix is the leading score fields fixed so far: their scores are those of P in [p, end).
-type scorePrefix struct {
-	p, end uint64
-	err    error // the first value out of range
-}
-
-// fix narrows the prefix to the next field's digit d, of the given weight.
-func (s scorePrefix) fix(d, weight uint64) scorePrefix {
-	return scorePrefix{s.p + d*weight, s.p + (d+1)*weight, nil}
-}
-
-// band is the band of the next field's digits dlo…dhi, of the given weight, under the prefix.
-func (s scorePrefix) band(dlo, dhi, weight uint64) Band {
-	if dlo > dhi {
-		return Band{}
-	}
-	return Band{
-		hi: s.p + (dhi+1)*weight,
-		lo: s.p + dlo*weight,
-	}
-}
-
-// place is the place before every entry of the prefix: the lowest score of the entries ahead of it.
-func (s scorePrefix) place() (float64, string, error) {
-	return scoreOfP(s.end), "", s.err
-}
-
 // ProfitPrefix is the entries whose Profit is a given value: a Place for AroundScore, narrowed to
 // a Band by TradesBetween or to the next Prefix by TradesIs.
 type ProfitPrefix struct {
-	scorePrefix
+	s rankgenrt.ScorePrefix
+}
+
+// place is the place before every entry of the prefix: the lowest score of the entries ahead of it.
+func (p ProfitPrefix) place() (float64, string, error) {
+	return p.s.Place(scoreOfP)
 }
 
 // ProfitBetween is the band of entries whose Profit lies in [lo, hi] (empty when lo > hi).
 func ProfitBetween(lo, hi int32) Band {
 	dlo, err := digitOfProfit(lo)
 	if err != nil {
-		return Band{err: err}
+		return rankgenrt.BandErr[Entry](err)
 	}
 	dhi, err := digitOfProfit(hi)
 	if err != nil {
-		return Band{err: err}
+		return rankgenrt.BandErr[Entry](err)
 	}
-	return scorePrefix{}.band(dlo, dhi, profitWeight)
+	return rankgenrt.BandOf[Entry](rankgenrt.ScorePrefix{}, dlo, dhi, profitWeight)
 }
 
 // ProfitIs fixes Profit to v.
 func ProfitIs(v int32) ProfitPrefix {
 	d, err := digitOfProfit(v)
 	if err != nil {
-		return ProfitPrefix{scorePrefix{err: err}}
+		return ProfitPrefix{rankgenrt.PrefixErr(err)}
 	}
-	return ProfitPrefix{scorePrefix{}.fix(d, profitWeight)}
+	return ProfitPrefix{rankgenrt.ScorePrefix{}.Fix(d, profitWeight)}
 }
 
 // TradesPrefix is the entries whose Profit, Trades are given values: a Place for AroundScore.
 type TradesPrefix struct {
-	scorePrefix
+	s rankgenrt.ScorePrefix
+}
+
+// place is the place before every entry of the prefix: the lowest score of the entries ahead of it.
+func (p TradesPrefix) place() (float64, string, error) {
+	return p.s.Place(scoreOfP)
 }
 
 // TradesBetween is the band of entries whose Trades lies in [lo, hi] among the entries of the
 // prefix (empty when lo > hi).
 func (p ProfitPrefix) TradesBetween(lo, hi uint16) Band {
-	if p.err != nil {
-		return Band{err: p.err}
+	if err := p.s.Err(); err != nil {
+		return rankgenrt.BandErr[Entry](err)
 	}
 	dlo := uint64(lo)
 	dhi := uint64(hi)
-	return p.scorePrefix.band(dlo, dhi, tradesWeight)
+	return rankgenrt.BandOf[Entry](p.s, dlo, dhi, tradesWeight)
 }
 
 // TradesIs fixes Trades to v.
 func (p ProfitPrefix) TradesIs(v uint16) TradesPrefix {
-	if p.err != nil {
-		return TradesPrefix{scorePrefix{err: p.err}}
+	if err := p.s.Err(); err != nil {
+		return TradesPrefix{rankgenrt.PrefixErr(err)}
 	}
 	d := uint64(v)
-	return TradesPrefix{p.scorePrefix.fix(d, tradesWeight)}
+	return TradesPrefix{p.s.Fix(d, tradesWeight)}
 }
 
 // Between returns, best first with their ranks, up to limit entries of the band, skipping offset
@@ -645,19 +625,13 @@ func (p ProfitPrefix) TradesIs(v uint16) TradesPrefix {
 // the page (ZRANGE … BYSCORE REV LIMIT), O(log n + offset + limit). A band built from a value
 // out of range is an error matching ErrOutOfRange, as is a negative offset.
 func (b *Board) Between(ctx context.Context, band Band, offset, limit int64) ([]Ranked, error) {
-	if band.err != nil {
-		return nil, band.err
-	}
-	return decoding.Between(ctx, b.core, fnBand, band.lo, band.hi, offset, limit)
+	return decoding.Between(ctx, b.core, fnBand, band, offset, limit)
 }
 
 // CountBetween returns the number of entries in the band, with one ZCOUNT in O(log n). A band
 // built from a value out of range is an error matching ErrOutOfRange.
 func (b *Board) CountBetween(ctx context.Context, band Band) (int64, error) {
-	if band.err != nil {
-		return 0, band.err
-	}
-	return decoding.CountBetween(ctx, b.core, band.lo, band.hi)
+	return decoding.CountBetween(ctx, b.core, band)
 }
 
 // AroundScore returns, best first with their ranks, up to before entries that rank ahead of the

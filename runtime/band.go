@@ -1,0 +1,79 @@
+package runtime
+
+import (
+	"context"
+	"math"
+)
+
+// Band is a band of a board's order: the entries whose leading score fields equal given
+// values and whose next score field lies between two values, which are the scores of P in
+// [lo, hi). A generated package builds them (<Field>Between), over its Entry, so that a band
+// of one layout is no band of another's. The zero Band is empty; a value out of range is
+// carried to the read that takes the band.
+type Band[E any] struct {
+	lo, hi uint64
+	err    error // the first value out of range
+}
+
+// BandErr is the band of a constructor that met a value out of range: every read of it
+// returns err.
+func BandErr[E any](err error) Band[E] { return Band[E]{err: err} }
+
+// ScorePrefix is the leading score fields fixed so far (a generated <Field>Prefix holds one):
+// their scores are those of P in [p, end). The zero ScorePrefix fixes none.
+type ScorePrefix struct {
+	p, end uint64
+	err    error // the first value out of range
+}
+
+// PrefixErr is the prefix of a constructor that met a value out of range.
+func PrefixErr(err error) ScorePrefix { return ScorePrefix{err: err} }
+
+// Err is the first value out of range met building s, or nil.
+func (s ScorePrefix) Err() error { return s.err }
+
+// Fix narrows s to the next field's digit d, of the given weight.
+func (s ScorePrefix) Fix(d, weight uint64) ScorePrefix {
+	return ScorePrefix{s.p + d*weight, s.p + (d+1)*weight, nil}
+}
+
+// Place is where s lies in the board's order, as a read of the entries around it takes it: the
+// score of the lowest entry ahead of it (scoreOfP: the layout's score of P), before any member.
+func (s ScorePrefix) Place(scoreOfP func(uint64) float64) (float64, string, error) {
+	return scoreOfP(s.end), "", s.err
+}
+
+// BandOf is the band of the next field's digits dlo…dhi, of the given weight, under s: empty
+// when dlo > dhi.
+func BandOf[E any](s ScorePrefix, dlo, dhi, weight uint64) Band[E] {
+	if dlo > dhi {
+		return Band[E]{}
+	}
+	return Band[E]{lo: s.p + dlo*weight, hi: s.p + (dhi+1)*weight}
+}
+
+// ShardBetween is Between on sb's shards: every shard runs script, the band function, from 0
+// to offset + limit in one pipelined round; the shards' counts ahead of the band add up to its
+// first position, and their pages merge by the layout's order. O(shards × (log n + offset +
+// limit)).
+func ShardBetween[E any, I ID, R, W, X any](ctx context.Context, sb *ShardedBoard[E, I, R, W, X], script *Function, band Band[E], offset, limit int64) ([]R, error) {
+	if band.err != nil {
+		return nil, band.err
+	}
+	if offset < 0 {
+		return nil, IntRangeError("offset", offset, 0, math.MaxInt64)
+	}
+	if band.lo >= band.hi || limit <= 0 {
+		return nil, nil
+	}
+	n := offset + limit
+	if n < offset {
+		n = math.MaxInt64 // offset + limit overflows: to the end
+	}
+	ahead, parts, err := ShardWindows(ctx, sb, script, FormatScore(sb.dec.ScoreOfP(band.lo)), FormatScore(sb.dec.ScoreOfP(band.hi)), 0, n)
+	if err != nil {
+		return nil, err
+	}
+	merged := MergeSorted(parts, n, sb.dec.CompareRanked)
+	return sb.dec.Renumber(merged[min(offset, int64(len(merged))):], Sum(ahead)+offset), nil
+}
