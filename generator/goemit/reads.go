@@ -9,11 +9,6 @@ import (
 	"github.com/rankgen/rankgen/generator/layout"
 )
 
-// checkIDReturn checks id and returns ret..., err when it is invalid.
-func (b *board) checkIDReturn(ret ...jen.Code) jen.Code {
-	return b.checkID(jen.Id("id"), func(err jen.Code) jen.Code { return jen.Return(append(ret, err)...) })
-}
-
 // refuseNegativeOffset is the first check of every read at an offset: a negative offset is
 // no position, an error matching ErrOutOfRange as PageOf's pageSize below 1 is. (A limit of 0
 // or less asks for nothing: an empty page.)
