@@ -18,7 +18,10 @@ package runtime
 // and sharded board have, which generated Boards and ShardedBoards embed (and
 // Spec.SeasonBounds, Decoding.EntryArgs and what a ShardedBoard routes and merges by:
 // Decoding.IDOf, Encode, Compare, EntryOf, ResultOf; GatherBatch, ShardWindows, ShardPlace,
-// ReshardShards); code generated for versions 3 and 4 still runs on it.
+// ReshardShards; Seasons, what every periodic layout's Seasons embeds, with SeasonsSpec,
+// NewSeasons, SetSeasonsClock, Calendar.Expiry and the functions a layout's own season methods
+// call: Rollup, ShardedSeason, ExistingSharded, RemoveEverywhereSharded); code generated for
+// versions 3 and 4 still runs on it.
 const Version = 5
 
 // MinVersion and MaxVersion bound the generated-code versions this runtime supports.

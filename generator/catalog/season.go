@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/rankgen/rankgen/generator/layout"
+	rankgenrt "github.com/rankgen/rankgen/runtime"
 )
 
 // A periodic board holds one season. Its scripts guard the season themselves, atomically with
@@ -100,10 +101,10 @@ func RollupRefusal(f *layout.Field) string {
 
 // RemoveEverywhere is the name of the script that removes ids from several boards of a
 // periodic layout's family at once (SeasonScripts).
-const RemoveEverywhere = "remove_everywhere"
+const RemoveEverywhere = rankgenrt.OpRemoveEverywhere
 
 // RollupScript is the name of the rollup script (SeasonScripts).
-const RollupScript = "rollup"
+const RollupScript = rankgenrt.OpRollup
 
 // SeasonScripts are the scripts of a periodic layout that work across its seasons' boards
 // rather than on one board: the rollup, when l has RollupFields, and the removal of ids from

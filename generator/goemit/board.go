@@ -59,7 +59,6 @@ type board struct {
 }
 
 func rt(name string) *jen.Statement { return jen.Qual(runtimePath, name) }
-func rd(name string) *jen.Statement { return jen.Qual(redisPath, name) }
 func ctxParam() jen.Code            { return jen.Id("ctx").Qual("context", "Context") }
 func errNil() *jen.Statement        { return jen.If(jen.Err().Op("!=").Nil()) }
 
@@ -81,19 +80,6 @@ func (b *board) idText(id jen.Code) jen.Code {
 		return jen.Qual("strconv", "FormatUint").Call(id, jen.Lit(10))
 	}
 	return id
-}
-
-// checkID validates a string id (uint64 ids are always valid) and runs fail(err) on error.
-func (b *board) checkID(id jen.Code, fail func(jen.Code) jen.Code) jen.Code {
-	return b.checkIDThen(id, func(err jen.Code) []jen.Code { return []jen.Code{fail(err)} })
-}
-
-// checkIDThen is checkID with several statements on failure.
-func (b *board) checkIDThen(id jen.Code, fail func(jen.Code) []jen.Code) jen.Code {
-	if b.l.IDType == layout.IDUint64 {
-		return jen.Null()
-	}
-	return jen.If(jen.Err().Op(":=").Id("checkID").Call(id), jen.Err().Op("!=").Nil()).Block(fail(jen.Err())...)
 }
 
 // scripts declares the embedded library, Library(), and the function of every scripted
@@ -144,11 +130,6 @@ func recvDecl(f *jen.File) *jen.Statement {
 // season.
 func (b *board) runRO(op catalog.Op, args ...jen.Code) *jen.Statement {
 	return jen.Id("b").Dot("core").Dot("CallRO").Call(append([]jen.Code{jen.Id("ctx"), jen.Id(op.Function())}, args...)...)
-}
-
-// reader reads op's reply v: rankgenrt.<Reader>(args...).
-func reader(op catalog.Op, args ...jen.Code) *jen.Statement {
-	return rt(op.Reply.Reader()).Call(args...)
 }
 
 // wrap breaks a paragraph into lines of at most 96 columns.

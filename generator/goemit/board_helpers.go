@@ -16,7 +16,6 @@ func (b *board) helpers() {
 	if len(catalog.FieldUpdates(b.l)) > 0 || len(catalog.Stamped(b.l)) > 0 {
 		b.first() // the single field updates' and Touch's
 	}
-	b.checkIDFunc()
 	b.scoreOfP()
 	for _, fd := range b.l.Fields {
 		if b.needsDigit(fd) {
@@ -29,21 +28,6 @@ func (b *board) helpers() {
 // entries, which decoding decodes.
 func windowRead(call jen.Code) *jen.Statement {
 	return jen.Id("decoding").Dot("Window").Call(call)
-}
-
-// checkIDFunc emits checkID for string ids (every uint64 is a valid id).
-func (b *board) checkIDFunc() {
-	l := b.l
-	if l.IDType != layout.IDString {
-		return
-	}
-	b.f.Comment("checkID refuses ids that no entry can have.")
-	b.f.Func().Id("checkID").Params(jen.Id("id").String()).Error().Block(
-		jen.If(jen.Id("n").Op(":=").Len(jen.Id("id")), jen.Id("n").Op("==").Lit(0).Op("||").Id("n").Op(">").Add(b.c.idMaxBytes())).Block(
-			jen.Return(rt("IDLengthError").Call(jen.Lit(l.IDName), jen.Id("n"), b.c.idMaxBytes()))),
-		jen.Return(jen.Nil()),
-	)
-	b.f.Line()
 }
 
 // scoreOfP emits scoreOfP, the score of P as Encode computes it.

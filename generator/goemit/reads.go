@@ -9,11 +9,6 @@ import (
 	"github.com/rankgen/rankgen/generator/layout"
 )
 
-// checkIDReturn checks id and returns ret..., err when it is invalid.
-func (b *board) checkIDReturn(ret ...jen.Code) jen.Code {
-	return b.checkID(jen.Id("id"), func(err jen.Code) jen.Code { return jen.Return(append(ret, err)...) })
-}
-
 // rangeLead emits Range<Lead>: one ZRANGE BYSCORE over the band of the leading field.
 func (b *board) rangeLead(op catalog.Op) {
 	lead := b.l.Fields[0]

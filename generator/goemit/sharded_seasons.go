@@ -30,18 +30,16 @@ func (s *sharded) seasons() {
 	f := s.f
 	s.comment(`Sharded returns the board of season s in shards sorted sets (NewShardedBoard), under the key of the season's Board, <base>:<s.ID>, with the Seasons' clock; opts apply after the season's expiry. Its shards' keys start with that key, each under its own hash tag ("<base>:<s.ID>{<base>:<s.ID>:shards:i:n}"), so a sharded season needs a base without braces (else an error matching ErrBadKey). ExistingSharded lists the seasons whose sharded boards still exist.`)
 	f.Func().Params(id("ss").Op("*").Id("Seasons")).Id("Sharded").Params(id("s").Id("Season"), id("shards").Int(), id("opts").Op("...").Id("Option")).Params(jen.Op("*").Id("ShardedBoard"), jen.Error()).Block(
-		jen.List(id("sb"), jen.Err()).Op(":=").Id("NewShardedBoard").Call(id("ss").Dot("c"), rt("SeasonKey").Call(id("ss").Dot("base"), id("s")), id("s"), id("shards"), id("opts").Op("...")),
-		retErr(jen.Nil()),
-		jen.For(jen.List(jen.Id("_"), id("b")).Op(":=").Range().Id("sb").Dot("shards")).Block(
-			id("b").Dot("core").Dot("SetClock").Call(jen.Id("ss").Dot("now")),
-		),
-		jen.Return(id("sb"), jen.Nil()),
+		jen.Return(rt("ShardedSeason").Call(id("ss").Dot("Seasons"), id("s"),
+			jen.Func().Params(id("c").Qual(redisPath, "UniversalClient"), id("key").String()).Params(jen.Op("*").Id("ShardedBoard"), jen.Error()).Block(
+				jen.Return(jen.Id("NewShardedBoard").Call(id("c"), id("key"), id("s"), id("shards"), id("opts").Op("...")))),
+			jen.Func().Params(id("sb").Op("*").Id("ShardedBoard")).Index().Op("*").Id("Board").Block(jen.Return(id("sb").Dot("shards"))),
+		)),
 	)
 	f.Line()
 	s.comment("ExistingSharded is Existing for the seasons' sharded boards of shards shards (Sharded): the seasons, newest first, of which one shard still exists, checked with one EXISTS a shard key in one pipeline.")
 	f.Func().Params(id("ss").Op("*").Id("Seasons")).Id("ExistingSharded").Params(ctxParam(), id("shards").Int()).Params(jen.Index().Id("Season"), jen.Error()).Block(
-		jen.Return(id("ss").Dot("existing").Call(ctx(), jen.Func().Params(id("s").Id("Season")).Params(jen.Index().String(), jen.Error()).Block(
-			jen.Return(rt("ShardKeys").Call(rt("SeasonKey").Call(id("ss").Dot("base"), id("s")), id("shards")))))),
+		jen.Return(rt("ExistingSharded").Call(ctx(), id("ss").Dot("Seasons"), id("shards"))),
 	)
 	f.Line()
 	f.Comment("Season returns the season the board holds.")

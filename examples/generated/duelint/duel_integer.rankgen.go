@@ -842,14 +842,6 @@ func first(res []Result, err error) (Written, error) {
 	return res[0].Written, res[0].Err
 }
 
-// checkID refuses ids that no entry can have.
-func checkID(id string) error {
-	if n := len(id); n == 0 || n > playerIDMaxBytes {
-		return rankgenrt.IDLengthError("PlayerID", n, playerIDMaxBytes)
-	}
-	return nil
-}
-
 // scoreOfP is the score of the mixed-radix integer p, as Encode computes it.
 func scoreOfP(p uint64) float64 {
 	return float64(p)

@@ -21,9 +21,7 @@ import (
 	"cmp"
 	"context"
 	_ "embed"
-	"errors"
 	"math"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -171,20 +169,17 @@ func Compare(a, b Entry) int {
 var luaLibrary string
 
 var (
-	library            = rankgenrt.NewLibrary(luaLibrary)
-	fnAddPoints        = library.Function("add_points")
-	fnAddPointsMany    = library.Function("add_points_many")
-	fnMinBest          = library.Function("min_best")
-	fnMinBestMany      = library.Function("min_best_many")
-	fnChanges          = library.Function("changes")
-	fnTouch            = library.Function("touch")
-	fnAround           = library.Function("around")
-	fnCompetition      = library.Function("competition")
-	fnDense            = library.Function("dense")
-	fnBand             = library.Function("band")
-	fnAroundScore      = library.Function("around_score")
-	fnRollup           = library.Function("rollup")
-	fnRemoveEverywhere = library.Function("remove_everywhere")
+	library         = rankgenrt.NewLibrary(luaLibrary)
+	fnAddPoints     = library.Function("add_points")
+	fnAddPointsMany = library.Function("add_points_many")
+	fnMinBest       = library.Function("min_best")
+	fnMinBestMany   = library.Function("min_best_many")
+	fnChanges       = library.Function("changes")
+	fnTouch         = library.Function("touch")
+	fnCompetition   = library.Function("competition")
+	fnDense         = library.Function("dense")
+	fnBand          = library.Function("band")
+	fnAroundScore   = library.Function("around_score")
 )
 
 // boardSpec is what the board's machinery (rankgenrt.Core) needs of this layout.
@@ -267,7 +262,7 @@ func WithCoalescing(cfg rankgenrt.Coalescing) Option {
 // season-anchored value outside [0, s.Len()), and a stamp whose clock (Redis's, for server stamps)
 // reads outside s.
 func NewBoard(c redis.UniversalClient, key string, s Season, opts ...Option) *Board {
-	core := rankgenrt.NewSeasonCore(c, key, boardSpec, s, rankgenrt.ExpireAt(expiryOf(s)), opts...)
+	core := rankgenrt.NewSeasonCore(c, key, boardSpec, s, rankgenrt.ExpireAt(calendar.Expiry(s, keepSeasons)), opts...)
 	return &Board{
 		Board:  rankgenrt.NewBoard(core, decoding),
 		core:   core,
@@ -648,14 +643,6 @@ func first(res []Result, err error) (Written, error) {
 	return res[0].Written, res[0].Err
 }
 
-// checkID refuses ids that no entry can have.
-func checkID(id string) error {
-	if n := len(id); n == 0 || n > idMaxBytes {
-		return rankgenrt.IDLengthError("ID", n, idMaxBytes)
-	}
-	return nil
-}
-
 // scoreOfP is the score of the mixed-radix integer p, as Encode computes it.
 func scoreOfP(p uint64) float64 {
 	return float64(p)
@@ -689,28 +676,53 @@ var calendar = rankgenrt.MustCalendar(rankgenrt.CalendarSpec{
 	Period: rankgenrt.Fixed,
 })
 
-// keepSeasons is how many finished seasons stay readable; older boards expire by themselves.
+// keepSeasons is how many finished seasons stay readable; older boards expire by themselves (the
+// board of season s at the end of the 1st season after it: calendar.Expiry).
 const keepSeasons = 1
 
 // Season is one season of the board: the instants from Start (included) to End (excluded). Its ID
 // is Start in Unix seconds, which ends the keys of its board.
 type Season = rankgenrt.Season
 
-// expiryOf is when the board of season s expires: at the end of the 1st season after it.
-func expiryOf(s Season) time.Time {
-	for i := 0; i < keepSeasons; i++ {
-		s = calendar.Next(s)
-	}
-	return s.End
+// SeasonResult is an id's standing on one season's board (Seasons.History): its entry with its
+// 1-based rank, or an Err matching ErrNotFound when the id has no entry that season, or
+// rankgenrt.ErrSeasonExpired when the season's board has expired (the Seasons' clock, as a Board's
+// reads).
+type SeasonResult struct {
+	Season Season
+	Ranked
+	Err error
 }
 
 // Seasons is the board's calendar and the boards of its seasons, stored under a base key: season
 // s's board is <base>:<s.ID>, with its side keys in the same hash slot (give base a hash tag,
-// "{lb}:weekly", to keep every season in one slot). It is safe for concurrent use.
+// "{lb}:weekly", to keep every season in one slot). It is safe for concurrent use. Its calendar,
+// boards and reads across seasons (Current, Board, Live, Recent, History, RemoveEverywhere, …)
+// are the methods of the embedded rankgenrt.Seasons, which are the same on every periodic layout;
+// this file declares those its layout makes its own.
 type Seasons struct {
-	c    redis.UniversalClient
-	base string
-	now  func() time.Time
+	*rankgenrt.Seasons[*Board, string, Ranked, SeasonResult]
+}
+
+// seasonsSpec is what the seasons' machinery (rankgenrt.Seasons) needs of this layout.
+var seasonsSpec = &rankgenrt.SeasonsSpec[*Board, string, Ranked, SeasonResult]{
+	Board:    boardSpec,
+	Calendar: calendar,
+	CheckID:  decoding.CheckID,
+	Core: func(b *Board) *rankgenrt.Core {
+		return b.core
+	},
+	Keep:     keepSeasons,
+	NewBoard: NewBoard,
+	NewResult: func(s Season, r Ranked, err error) SeasonResult {
+		return SeasonResult{
+			Err:    err,
+			Ranked: r,
+			Season: s,
+		}
+	},
+	RankedAt: decoding.RankedAt,
+	Rollups:  true,
 }
 
 // SeasonsOption configures Seasons.
@@ -720,212 +732,22 @@ type SeasonsOption func(*Seasons)
 // stamps of its boards. Redis's clock still decides server stamps.
 func WithClock(now func() time.Time) SeasonsOption {
 	return func(s *Seasons) {
-		s.now = now
+		rankgenrt.SetSeasonsClock(s.Seasons, now)
 	}
 }
 
 // NewSeasons returns the seasons of the board stored under base.
 func NewSeasons(c redis.UniversalClient, base string, opts ...SeasonsOption) *Seasons {
-	s := &Seasons{
-		base: base,
-		c:    c,
-		now:  time.Now,
-	}
+	s := &Seasons{rankgenrt.NewSeasons(c, base, seasonsSpec)}
 	for _, o := range opts {
 		o(s)
 	}
 	return s
 }
 
-// At returns the season that contains t: exact across daylight saving, month lengths and leap
-// years.
-func (ss *Seasons) At(t time.Time) Season {
-	return calendar.At(t)
-}
-
-// Current returns the season that contains now (the Seasons' clock).
-func (ss *Seasons) Current() Season {
-	return calendar.At(ss.now())
-}
-
-// Previous returns the season n before the current one: Previous(1) is the last that ended.
-func (ss *Seasons) Previous(n int) Season {
-	s := ss.Current()
-	for i := 0; i < n; i++ {
-		s = calendar.Prev(s)
-	}
-	return s
-}
-
-// Next returns the season after s.
-func (ss *Seasons) Next(s Season) Season {
-	return calendar.Next(s)
-}
-
-// Prev returns the season before s.
-func (ss *Seasons) Prev(s Season) Season {
-	return calendar.Prev(s)
-}
-
-// ByID returns the season whose ID is id, or an error when id starts no season.
-func (ss *Seasons) ByID(id int64) (Season, error) {
-	return calendar.ByID(id)
-}
-
-// Board returns the board of season s, under <base>:<s.ID>, with the Seasons' clock; opts apply
-// after the season's expiry (see NewBoard).
-func (ss *Seasons) Board(s Season, opts ...Option) *Board {
-	b := NewBoard(ss.c, rankgenrt.SeasonKey(ss.base, s), s, opts...)
-	b.core.SetClock(ss.now)
-	return b
-}
-
-// Existing returns the seasons, newest first, whose boards still exist: the current one and the
-// keepSeasons before it (older ones have expired), checked with one EXISTS each in one pipeline.
-func (ss *Seasons) Existing(ctx context.Context) ([]Season, error) {
-	return ss.existing(ctx, func(s Season) ([]string, error) {
-		return []string{rankgenrt.SeasonKey(ss.base, s)}, nil
-	})
-}
-
-// existing returns, newest first, those of the current season and the keepSeasons before it for
-// which one of keys(s) exists: one EXISTS a key, all in one pipeline.
-func (ss *Seasons) existing(ctx context.Context, keys func(Season) ([]string, error)) ([]Season, error) {
-	cands := ss.Recent(keepSeasons + 1)
-	cmds := make([][]*redis.IntCmd, len(cands))
-	pipe := ss.c.Pipeline()
-	for i, s := range cands {
-		ks, err := keys(s)
-		if err != nil {
-			return nil, err
-		}
-		for _, k := range ks {
-			cmds[i] = append(cmds[i], pipe.Exists(ctx, k))
-		}
-	}
-	if _, err := pipe.Exec(ctx); err != nil {
-		return nil, err
-	}
-	var out []Season
-	for i, s := range cands {
-		if slices.ContainsFunc(cmds[i], func(c *redis.IntCmd) bool {
-			return c.Val() == 1
-		}) {
-			out = append(out, s)
-		}
-	}
-	return out, nil
-}
-
 // Season returns the season the board holds.
 func (b *Board) Season() Season {
 	return b.season
-}
-
-// Live runs write on the board of the current season (the Seasons' clock; opts as for Board). A
-// stamp is read by the write's script — Redis's clock for server stamps — and near a season's
-// end, or with this machine's clock off Redis's, it can fall in another season: that board refuses
-// the write (ErrSeasonClosed, nothing written), and Live runs write once more on the board of the
-// season the script's clock read, so the write lands where its stamp belongs. Any other outcome is
-// write's own: a refused season-anchored value (it has no clock), and a write whose client and
-// server stamps read different seasons (no board can hold it). A batch write should return its
-// first result's error for this to apply. A season's board binds its write tokens to its season
-// (rankgenrt.InSeason), so the Token of an UncertainError names the board that may have applied
-// the write. Under an idempotency key bound to a season — such a Token resent, or a key of your
-// own bound with rankgenrt.InSeason — Live runs write on that season's board and no other, even
-// after the season ended: a write applied there gets its first reply, and one never applied is
-// refused by a closed season's board (ErrSeasonClosed, nothing written) where the layout stamps
-// its entries. The write is thus applied once in all seasons together. A key bound to none is
-// bound to the season Live runs write on.
-func (ss *Seasons) Live(ctx context.Context, write func(ctx context.Context, b *Board) error, opts ...Option) error {
-	if key, ok := rankgenrt.IdempotencyKey(ctx); ok {
-		if id, bound := rankgenrt.KeySeason(key); bound {
-			if s, err := calendar.ByID(id); err == nil {
-				// A resend: only the board of the season its token names may have applied the write.
-				return write(ctx, ss.Board(s, opts...))
-			}
-		}
-	}
-	s := ss.Current()
-	err := write(ctx, ss.Board(s, opts...))
-	at, ok := rankgenrt.SeasonClock(err)
-	if !ok || s.Contains(at) {
-		return err
-	}
-	return write(ctx, ss.Board(calendar.At(at), opts...))
-}
-
-// Recent returns the current season and the n-1 before it, newest first: Recent(keepSeasons+1)
-// lists every season whose board may still exist.
-func (ss *Seasons) Recent(n int) []Season {
-	if n <= 0 {
-		return nil
-	}
-	out := make([]Season, 1, n)
-	out[0] = ss.Current()
-	for len(out) < n {
-		out = append(out, calendar.Prev(out[len(out)-1]))
-	}
-	return out
-}
-
-// SeasonResult is an id's standing on one season's board: its entry with its 1-based rank, or an
-// Err matching ErrNotFound when the id has no entry that season, or rankgenrt.ErrSeasonExpired
-// when the season's board has expired (the Seasons' clock, as a Board's reads).
-type SeasonResult struct {
-	Season Season
-	Ranked
-	Err error
-}
-
-// History returns the entry and rank of id on the board of each season given, in that order
-// (Recent(5) for this season and the 4 before it). The reads go in one pipeline: one round trip on
-// a single server, one per node in parallel on a Cluster (a base with a hash tag keeps every
-// season on one node). Each season's read is exact on its own; an error other than a missing entry
-// fails the call.
-func (ss *Seasons) History(ctx context.Context, id string, seasons ...Season) ([]SeasonResult, error) {
-	if err := checkID(id); err != nil {
-		return nil, err
-	}
-	pipe := rankgenrt.NewPipe(ss.c)
-	cmds := make([]*redis.Cmd, len(seasons))
-	out := make([]SeasonResult, len(seasons))
-	now := ss.now()
-	for i, s := range seasons {
-		out[i].Season = s
-		out[i].Err = rankgenrt.CheckExpiry(s, rankgenrt.ExpireAt(expiryOf(s)), now)
-		if out[i].Err == nil {
-			cmds[i] = pipe.CallRO(ctx, fnAround, boardSpec.Keys(rankgenrt.SeasonKey(ss.base, s)), id, 0, 0, "0")
-		}
-	}
-	pipe.Exec(ctx)
-	for i, cmd := range cmds {
-		if cmd == nil {
-			continue // the season expired
-		}
-		v, err := cmd.Result()
-		if errors.Is(err, redis.Nil) {
-			out[i].Err = rankgenrt.NotFound(id)
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		start, ps, err := rankgenrt.Window(v)
-		if err != nil {
-			return nil, err
-		}
-		rs, err := decoding.RankedAt(start, ps)
-		if err != nil {
-			return nil, err
-		}
-		if len(rs) == 0 {
-			out[i].Err = rankgenrt.NotFound(id)
-			continue // the script answers nil for a missing id; an empty window is read the same
-		}
-		out[i].Ranked = rs[0]
-	}
-	return out, nil
 }
 
 // RollupField is a field that Seasons.Rollup combines across seasons: an integer field (uint or
@@ -993,185 +815,5 @@ func (ss *Seasons) Rollup(ctx context.Context, spec RollupSpec) (*Board, error) 
 			Value: spec.Field.String(),
 		}
 	}
-	if spec.Op < RollupSum || spec.Op > RollupMin {
-		return nil, &rankgenrt.RangeError{
-			Field: "RollupSpec.Op",
-			Max:   "RollupMin",
-			Min:   "RollupSum",
-			Value: spec.Op.String(),
-		}
-	}
-	if spec.Last < 1 || spec.Last > keepSeasons+1 {
-		return nil, rankgenrt.RollupLastError(spec.Last, keepSeasons)
-	}
-	if spec.TTL < time.Millisecond || spec.TTL%time.Millisecond != 0 {
-		return nil, &rankgenrt.RangeError{
-			Field: "RollupSpec.TTL",
-			Max:   "whole milliseconds",
-			Min:   "1ms",
-			Value: spec.TTL.String(),
-		}
-	}
-	if err := rankgenrt.CheckSlots(ss.c, ss.base); err != nil {
-		return nil, err
-	}
-	newest := spec.Newest
-	if newest.End.IsZero() {
-		newest = ss.Current()
-	}
-	key := rankgenrt.RollupKey(ss.base, spec.Field.String(), spec.Op, spec.Last, newest)
-	keys := append(boardSpec.Keys(key)[:2], rankgenrt.RollupsKey(ss.base))
-	now := ss.now()
-	for i, s := 0, newest; i < spec.Last; i, s = i+1, calendar.Prev(s) {
-		if err := rankgenrt.CheckExpiry(s, rankgenrt.ExpireAt(expiryOf(s)), now); err != nil {
-			return nil, err
-		}
-		keys = append(keys, boardSpec.Keys(rankgenrt.SeasonKey(ss.base, s))[:2]...)
-	}
-	if _, err := rankgenrt.Int(rankgenrt.Call(ctx, ss.c, fnRollup, keys, int(spec.Field), spec.Op.String(), spec.TTL.Milliseconds(), rankgenrt.RollupLine(key, newest))); err != nil {
-		return nil, err
-	}
-	return ss.rollupBoard(key, newest), nil
-}
-
-// rollupBoard is the board of the rollup under key, whose newest season is newest. Its writes
-// (RemoveEverywhere's) leave the expiry the rollup script set, which is on Redis's clock, so its
-// reads do not check it against the Seasons' clock.
-func (ss *Seasons) rollupBoard(key string, newest Season) *Board {
-	b := NewBoard(ss.c, key, newest)
-	b.core.SetExpiry(rankgenrt.Expiry{})
-	b.core.SetClock(ss.now)
-	return b
-}
-
-// cachedRollups returns the boards of the rollups listed beside the seasons' boards: the rollup
-// script lists each one it builds, and drops those past their expiry (Redis's clock) whenever it
-// builds another, so a listed board may have expired and be empty.
-func (ss *Seasons) cachedRollups(ctx context.Context) ([]*Board, error) {
-	lines, err := ss.c.ZRange(ctx, rankgenrt.RollupsKey(ss.base), 0, -1).Result()
-	if err != nil {
-		return nil, rankgenrt.ReplyError(err) // a key of another type there: ErrWrongType
-	}
-	var out []*Board
-	for _, line := range lines {
-		id, key, err := rankgenrt.ParseRollupLine(line)
-		if err != nil {
-			return nil, err
-		}
-		s, err := calendar.ByID(id)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, ss.rollupBoard(key, s))
-	}
-	return out, nil
-}
-
-// RemoveEverywhere removes ids from every board of the family: the board of every season that may
-// hold entries (the current one, the keepSeasons before it and the next one), every cached rollup,
-// and the boards also given (of this layout: all-time or regional boards you keep beside the
-// seasons). It returns, for each id in order, how many boards held it. When one script can reach
-// every board's keys (one server, or on a Cluster one hash slot: a base with a hash tag,
-// "{lb}:weekly", and the boards given under the same tag), the removal is one script call, atomic:
-// on an error nothing is removed. Otherwise each board removes the ids in its own script call
-// (atomic there, not across boards), all at once, each in its own goroutine; on an error the
-// counts say what was removed before it, and a season that expires meanwhile holds nothing. Under
-// an idempotency key (rankgenrt.WithIdempotencyKey) a resend of the whole call, within the current
-// season, removes nothing twice and answers the first call's counts. Removing a cheater thus takes
-// one call; their entries written after it are not touched.
-func (ss *Seasons) RemoveEverywhere(ctx context.Context, ids []string, also ...*Board) ([]int, error) {
-	var groups [][]*Board
-	for _, s := range append(ss.Recent(keepSeasons+1), ss.Next(ss.Current())) {
-		groups = append(groups, []*Board{ss.Board(s)})
-	}
-	cached, err := ss.cachedRollups(ctx)
-	if err != nil {
-		return nil, err
-	}
-	for _, r := range cached {
-		groups = append(groups, []*Board{r})
-	}
-	for _, a := range also {
-		groups = append(groups, []*Board{a})
-	}
-	return ss.removeFrom(ctx, ids, groups)
-}
-
-// removeFrom removes ids from every board of groups (a group: one board, or the shards of one
-// sharded board) and returns, per id, how many groups held it: with one script call when one
-// script can reach every key (rankgenrt.OneScript), else with one call per board, all at once.
-func (ss *Seasons) removeFrom(ctx context.Context, ids []string, groups [][]*Board) ([]int, error) {
-	held := make([]int, len(ids))
-	if len(ids) == 0 {
-		return held, nil
-	}
-	for _, id := range ids {
-		if err := checkID(id); err != nil {
-			return nil, err
-		}
-	}
-	var boards []*Board
-	var keys []string
-	for _, g := range groups {
-		for _, b := range g {
-			boards = append(boards, b)
-			keys = append(keys, b.core.ScriptKeys()...)
-		}
-	}
-	var removed [][]int
-	var err error
-	if rankgenrt.OneScript(ss.c, keys) {
-		removed, err = removeAll(ctx, boards, keys, ids)
-	} else {
-		removed, err = removeEach(ctx, boards, ids)
-	}
-	if removed == nil {
-		return held, err // the one call failed: nothing removed
-	}
-	k := 0
-	for _, g := range groups {
-		for i := range ids {
-			in := 0
-			for _, r := range removed[k : k+len(g)] {
-				if len(r) > i {
-					in = max(in, r[i])
-				}
-			}
-			held[i] += in
-		}
-		k += len(g)
-	}
-	return held, err
-}
-
-// removeEach removes ids from each board in its own script call, all at once, each in its own
-// goroutine, and returns per board, per id, 1 when the board held it (a board that failed: none);
-// a season's board that has expired holds nothing.
-func removeEach(ctx context.Context, boards []*Board, ids []string) ([][]int, error) {
-	removed := make([][]int, len(boards))
-	err := rankgenrt.Scatter(ctx, rankgenrt.EveryShard(len(boards)), func(ctx context.Context, k int, _ []int) error {
-		r, err := removeAll(ctx, boards[k:k+1], boards[k].core.ScriptKeys(), ids)
-		if errors.Is(err, rankgenrt.ErrSeasonExpired) {
-			return nil // an expired board holds nothing
-		}
-		if err != nil {
-			return err
-		}
-		removed[k] = r[0]
-		return nil
-	})
-	return removed, err
-}
-
-// removeAll removes ids from boards, whose keys are keys, in one call of the remove_everywhere
-// script, under the token of the first board (which also gives the call's expiry and replicas),
-// and returns per board, per id, 1 when the board held it.
-func removeAll(ctx context.Context, boards []*Board, keys []string, ids []string) ([][]int, error) {
-	first := boards[0]
-	args := first.core.WriteArgs(len(ids))
-	for _, id := range ids {
-		args = append(args, id)
-	}
-	v, err := first.core.WriteOn(ctx, fnRemoveEverywhere, keys, args)
-	return rankgenrt.Removals(v, err, len(boards), len(ids))
+	return rankgenrt.Rollup(ctx, ss.Seasons, int(spec.Field), spec.Field.String(), spec.Op, spec.Last, spec.Newest, spec.TTL)
 }
