@@ -163,6 +163,9 @@ func TestEntriesRules(t *testing.T) {
 		}
 		for _, op := range catalog.Scripts(l) {
 			rule := op.Body.EntriesRule()
+			if op.Template == "entries" && rule == "" {
+				t.Errorf("%s: %s renders the whole-entry writes' template with no rule: give its row a Body whose EntriesRule names one", l.File, op.Name)
+			}
 			if rule == "" {
 				continue
 			}
