@@ -20,7 +20,7 @@ type Spec struct {
 	Fingerprint string // the layout fingerprint the side key records
 	Indexed     bool   // the side key is the index (a layout with a member prefix), else the meta key
 	Data        bool   // the board keeps its entries' data in a hash beside the set
-	// SeasonBounds: the set and best functions take the season's bounds first (a periodic
+	// SeasonBounds: the set, best and insert functions take the season's bounds first (a periodic
 	// layout with a season-anchored field), to refuse an entry past its board's season.
 	SeasonBounds bool
 	// ClientClock: the layout stamps a field with the client's clock, which its field

@@ -24,6 +24,7 @@ type Board[E any, I ID, R, W, X any] struct {
 const (
 	OpSet      = "set"
 	OpBest     = "best"
+	OpInsert   = "insert"
 	OpRemove   = "remove"
 	OpTrim     = "trim"
 	OpGet      = "get"
@@ -41,15 +42,15 @@ const (
 // get and rank are nil where the layout reads them with plain commands (bare ids, no data),
 // page where it has no data.
 type boardFunctions struct {
-	set, best, remove, trim, around, after, getMany, rankMany, bottom, standing *Function
-	get, rank, page                                                             *Function
+	set, best, insert, remove, trim, around, after, getMany, rankMany, bottom, standing *Function
+	get, rank, page                                                                     *Function
 }
 
 // NewBoard returns the board whose machinery is core, reading and writing entries as dec says.
 func NewBoard[E any, I ID, R, W, X any](core *Core, dec *Decoding[E, I, R, W, X]) *Board[E, I, R, W, X] {
 	lib, spec := core.spec.Library, core.spec
 	b := &Board[E, I, R, W, X]{core: core, dec: dec, fn: boardFunctions{
-		set: lib.Function(OpSet), best: lib.Function(OpBest), remove: lib.Function(OpRemove), trim: lib.Function(OpTrim),
+		set: lib.Function(OpSet), best: lib.Function(OpBest), insert: lib.Function(OpInsert), remove: lib.Function(OpRemove), trim: lib.Function(OpTrim),
 		around: lib.Function(OpAround), after: lib.Function(OpAfter), getMany: lib.Function(OpGetMany),
 		rankMany: lib.Function(OpRankMany), bottom: lib.Function(OpBottom), standing: lib.Function(OpStanding),
 	}}
@@ -109,7 +110,21 @@ func (b *Board[E, I, R, W, X]) BestMany(ctx context.Context, entries []E) ([]W, 
 	return b.writeEntries(ctx, b.fn.best, entries)
 }
 
-// writeEntries calls f, the set or best function, for entries, each encoded as the layout's
+// Insert stores e unless the board holds an entry for its id already (the first submission
+// wins), and returns what it did: Changed when it stored e; else the entry it keeps, unchanged,
+// as both Before and Entry, read in the same script.
+func (b *Board[E, I, R, W, X]) Insert(ctx context.Context, e E) (W, error) {
+	return One(b.InsertMany(ctx, []E{e}))
+}
+
+// InsertMany applies Insert to many entries in one script call, atomically and in order, and
+// returns a Written per entry (an id given twice: the first entry wins, and the second's
+// Before is it). It validates every entry first and writes nothing when one is invalid.
+func (b *Board[E, I, R, W, X]) InsertMany(ctx context.Context, entries []E) ([]W, error) {
+	return b.writeEntries(ctx, b.fn.insert, entries)
+}
+
+// writeEntries calls f, the set, best or insert function, for entries, each encoded as the layout's
 // EntryArgs says; a season's board sends its bounds first, so the script refuses an entry
 // stamped past its end.
 func (b *Board[E, I, R, W, X]) writeEntries(ctx context.Context, f *Function, entries []E) ([]W, error) {

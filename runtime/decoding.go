@@ -27,7 +27,7 @@ type Decoding[E any, I ID, R, W, X any] struct {
 	NewWritten func(e, before E, existed, changed bool) W // the package's Written
 	NewResult  func(w W, err error) X                     // the package's Result
 
-	// EntryArgs appends what the set and best functions take of e: its score and member, and
+	// EntryArgs appends what the set, best and insert functions take of e: its score and member, and
 	// its data on a layout with data. It refuses e (before anything is sent) where the layout
 	// cannot store it, as Encode does, or where season, the board's season (nil: none), cannot
 	// hold a season-anchored field of e.
@@ -329,10 +329,10 @@ func (d *Decoding[E, I, R, W, X]) Page(ctx context.Context, c *Core, offset, lim
 	return d.RankedAt(offset, ZPairs(zs))
 }
 
-// Written is what a write of whole entries (set, best) did to each of entries, from its
+// Written is what a write of whole entries (set, best, insert) did to each of entries, from its
 // function's reply: the entry its id held before (decoded as reads decode it), and after it
 // the entry given when the write stored it, else the one before. A stored entry this layout
-// cannot have written, which set replaces (best refuses it in its function), leaves before the
+// cannot have written, which set replaces (best and insert refuse it in their function), leaves before the
 // zero entry.
 func (d *Decoding[E, I, R, W, X]) Written(ps []Prior, entries []E) []W {
 	out := make([]W, len(ps))

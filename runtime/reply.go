@@ -215,20 +215,20 @@ func CheckFingerprint(cmd *redis.StringCmd, fp string) (bool, error) {
 	return true, nil
 }
 
-// Prior is what a write did to one of its entries, as the set and best scripts reply it:
-// whether it changed the board (for Best: replaced the entry), and the entry its id held
-// before it, from the same script (Found false: none).
+// Prior is what a write did to one of its entries, as the set, best and insert scripts reply
+// it: whether it changed the board (for Best and Insert: stored the given entry), and the
+// entry its id held before it, from the same script (Found false: none).
 type Prior struct {
 	Changed bool
 	Found   bool
 	Pair
 }
 
-// Priors reads the reply of the set and best scripts: per entry (n), 1 or 0, then its id's
+// Priors reads the reply of the set, best and insert scripts: per entry (n), 1 or 0, then its id's
 // previous score and member, both "" when it had no entry.
 func Priors(v any, n int) ([]Prior, error) { return readPriors(v, n, false) }
 
-// PriorsData reads the reply of the set and best scripts of a board with data: per entry,
+// PriorsData reads the reply of the set, best and insert scripts of a board with data: per entry,
 // 1 or 0, then its id's previous score, member and data, all "" when it had no entry.
 func PriorsData(v any, n int) ([]Prior, error) { return readPriors(v, n, true) }
 

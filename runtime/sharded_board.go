@@ -77,6 +77,19 @@ func (s *ShardedBoard[E, I, R, W, X]) BestMany(ctx context.Context, entries []E)
 	return s.writeMany(ctx, entries, (*Board[E, I, R, W, X]).BestMany)
 }
 
+// Insert applies Board.Insert on the shard of e's id.
+func (s *ShardedBoard[E, I, R, W, X]) Insert(ctx context.Context, e E) (W, error) {
+	return s.shard(s.dec.IDOf(e)).Insert(ctx, e)
+}
+
+// InsertMany applies Board.InsertMany with one script call per shard that holds some of the
+// entries, all at once, and returns a Written per entry in the order of entries. It validates
+// every entry first and writes nothing when one is invalid; a failed shard's call is resent as
+// SetMany's is.
+func (s *ShardedBoard[E, I, R, W, X]) InsertMany(ctx context.Context, entries []E) ([]W, error) {
+	return s.writeMany(ctx, entries, (*Board[E, I, R, W, X]).InsertMany)
+}
+
 // writeMany validates entries (encodable), then sends each shard's part through call, the
 // Board's batch method, under the batch's one token.
 func (s *ShardedBoard[E, I, R, W, X]) writeMany(ctx context.Context, entries []E, call func(*Board[E, I, R, W, X], context.Context, []E) ([]W, error)) ([]W, error) {

@@ -23,6 +23,7 @@ type driver struct {
 var drivers = map[catalog.Kind]driver{
 	catalog.Set:     {weight: 17, run: (*diff).driveSet},
 	catalog.Best:    {weight: 15, run: (*diff).driveBest},
+	catalog.Insert:  {weight: 10, run: (*diff).driveInsert},
 	catalog.Update:  {weight: 45, run: (*diff).driveUpdate},
 	catalog.Changes: {weight: 20, run: func(d *diff, _ catalog.Op) { d.randomChanges() }},
 	catalog.Touch:   {weight: 8, run: (*diff).driveTouch},
@@ -178,6 +179,20 @@ func (d *diff) driveBest(catalog.Op) {
 	got, err := d.b.BestMany(es)
 	want, werr := d.modelAll(es, d.m.Best)
 	d.compareWritten(fmt.Sprintf("BestMany(%d)", len(es)), got, err, want, werr)
+}
+
+func (d *diff) driveInsert(catalog.Op) {
+	if d.rng.IntN(3) < 2 {
+		e := d.entry()
+		got, err := d.b.Insert(e)
+		want, werr := d.m.Insert(e)
+		d.compareWritten(fmt.Sprintf("Insert(%s)", d.fmt(e)), []boardmodel.Written{got}, err, []boardmodel.Written{want}, werr)
+		return
+	}
+	es := d.entries()
+	got, err := d.b.InsertMany(es)
+	want, werr := d.modelAll(es, d.m.Insert)
+	d.compareWritten(fmt.Sprintf("InsertMany(%d)", len(es)), got, err, want, werr)
 }
 
 // modelAll applies the model's write to each of es in order, as a batch does, once all are

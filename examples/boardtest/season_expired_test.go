@@ -38,6 +38,8 @@ func blitzWrites(b *blitz.Board) []expiredWrite {
 		{"set", func(ctx context.Context) error { _, err := b.SetMany(ctx, []blitz.Entry{e, {ID: "q"}}); return err }},
 		{"best", func(ctx context.Context) error { _, err := b.Best(ctx, e); return err }},
 		{"best", func(ctx context.Context) error { _, err := b.BestMany(ctx, []blitz.Entry{e}); return err }},
+		{"insert", func(ctx context.Context) error { _, err := b.Insert(ctx, e); return err }},
+		{"insert", func(ctx context.Context) error { _, err := b.InsertMany(ctx, []blitz.Entry{e, {ID: "q"}}); return err }},
 		{"remove", func(ctx context.Context) error { _, err := b.Remove(ctx, "p", "q"); return err }},
 		{"trim", func(ctx context.Context) error { _, err := b.Trim(ctx, 0); return err }},
 		{"add_points", func(ctx context.Context) error { _, err := b.AddPoints(ctx, "p", 1); return err }},
@@ -67,6 +69,8 @@ func weeklyWrites(b interface {
 	SetMany(context.Context, []weekly.Entry) ([]weekly.Written, error)
 	Best(context.Context, weekly.Entry) (weekly.Written, error)
 	BestMany(context.Context, []weekly.Entry) ([]weekly.Written, error)
+	Insert(context.Context, weekly.Entry) (weekly.Written, error)
+	InsertMany(context.Context, []weekly.Entry) ([]weekly.Written, error)
 	Remove(context.Context, ...string) (int64, error)
 	Trim(context.Context, int64) (int64, error)
 	AddPoints(context.Context, string, int64) (weekly.Written, error)
@@ -91,6 +95,11 @@ func weeklyWrites(b interface {
 		}},
 		{"best", func(ctx context.Context) error { _, err := b.Best(ctx, e); return err }},
 		{"best", func(ctx context.Context) error { _, err := b.BestMany(ctx, []weekly.Entry{e}); return err }},
+		{"insert", func(ctx context.Context) error { _, err := b.Insert(ctx, e); return err }},
+		{"insert", func(ctx context.Context) error {
+			_, err := b.InsertMany(ctx, []weekly.Entry{e, {PlayerID: "q"}})
+			return err
+		}},
 		{"remove", func(ctx context.Context) error { _, err := b.Remove(ctx, "p", "q"); return err }},
 		{"trim", func(ctx context.Context) error { _, err := b.Trim(ctx, 0); return err }},
 		{"add_points", func(ctx context.Context) error { _, err := b.AddPoints(ctx, "p", 1); return err }},

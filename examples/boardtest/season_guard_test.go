@@ -69,6 +69,23 @@ func loadScript(t *testing.T, schema, dir, name string) rawScript {
 	return rawScript{}
 }
 
+// entryScripts names the scripts of schema that write whole entries and take the season's
+// bounds for them (catalog.SeasonEntries: set, best, insert), from its catalogue, so that a
+// write added there is checked here too.
+func entryScripts(t *testing.T, schema string) []string {
+	t.Helper()
+	var names []string
+	for _, op := range catalog.Scripts(parse(t, schema)) {
+		if op.Season == catalog.SeasonEntries {
+			names = append(names, op.Name)
+		}
+	}
+	if len(names) < 3 {
+		t.Fatalf("%s: whole-entry writes %v; want set, best and insert at least", schema, names)
+	}
+	return names
+}
+
 // tokens numbers the calls' tokens: a token used twice gets the first call's reply.
 var tokens atomic.Int64
 
@@ -147,8 +164,8 @@ func itemErr(t *testing.T, v any, err error) error {
 	return typed
 }
 
-// TestWeeklyScriptSeasonGuard: the weekly set and best scripts, called directly, refuse an
-// entry whose ReachedAt lies at or past the end of the board's week (the 169-hour week when the
+// TestWeeklyScriptSeasonGuard: the weekly whole-entry writes' scripts (set, best, insert),
+// called directly, refuse an entry whose ReachedAt lies at or past the end of the board's week (the 169-hour week when the
 // clocks go back in Paris, and a 168-hour one): the whole batch, before anything is written,
 // with no token recorded and the keys' expiry unchanged. The last second of the week is stored.
 func TestWeeklyScriptSeasonGuard(t *testing.T) {
@@ -165,7 +182,7 @@ func TestWeeklyScriptSeasonGuard(t *testing.T) {
 		t.Fatalf("weeks of %v and %v", long.Len(), short.Len())
 	}
 	dir := filepath.Join("..", "generated", "weekly")
-	for _, name := range []string{"set", "best"} {
+	for _, name := range entryScripts(t, "weekly.yaml") {
 		r := loadScript(t, "weekly.yaml", dir, name)
 		for _, s := range []weekly.Season{long, short} {
 			b := ss.Board(s)
@@ -221,10 +238,10 @@ func encodeBlitz(t *testing.T, e blitz.Entry) []any {
 }
 
 // TestBlitzScriptSeasonGuard: on blitz (two-second seasons, At and Best in milliseconds in the
-// member), the set and best scripts refuse an entry whose At or Best lies at or past 2 s, the
+// member), the set, best and insert scripts refuse an entry whose At or Best lies at or past 2 s, the
 // MinBest scripts (single and batch) and the change list refuse a Best of 2 s or more, each
 // naming the field; nothing is written, no index entry left, no expiry changed, and the refused
-// set and best calls record no token.
+// whole-entry calls record no token.
 func TestBlitzScriptSeasonGuard(t *testing.T) {
 	c := redistest.Client(t)
 	ss := blitz.NewSeasons(c, redistest.Key(t, "{blitz}"))
@@ -236,7 +253,7 @@ func TestBlitzScriptSeasonGuard(t *testing.T) {
 	before := boardState(t, c, b.Keys())
 	dir := filepath.Join("internal", "season", "blitz")
 	head := bounds(s.Start, s.End)
-	for _, name := range []string{"set", "best"} {
+	for _, name := range entryScripts(t, "internal/season/blitz/blitz.yaml") {
 		r := loadScript(t, "internal/season/blitz/blitz.yaml", dir, name)
 		for field, e := range map[string]blitz.Entry{
 			"At":   {ID: "new", Points: 1, At: 2 * time.Second},
@@ -340,8 +357,8 @@ func variantSchema(t *testing.T, spec string) string {
 	return b.String()
 }
 
-// TestSeasonGuardVariants: for every variant, the set and best scripts store an entry whose
-// offset is the season's last millisecond and refuse one at its end or later, up to the
+// TestSeasonGuardVariants: for every variant, the whole-entry writes' scripts (set, best,
+// insert) store an entry whose offset is the season's last millisecond and refuse one at its end or later, up to the
 // width's last value, with ErrSeasonClosed naming Off and nothing written.
 func TestSeasonGuardVariants(t *testing.T) {
 	c := redistest.Client(t)
@@ -359,7 +376,7 @@ func TestSeasonGuardVariants(t *testing.T) {
 		from := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 		head := bounds(from, from.Add(2*time.Second))
 		for _, op := range catalog.Scripts(l) {
-			if op.Kind != catalog.Set && op.Kind != catalog.Best {
+			if op.Season != catalog.SeasonEntries {
 				continue
 			}
 			r := rawScript{l: l, op: op, script: scriptNamed(t, lib, op.Name)}

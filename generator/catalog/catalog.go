@@ -27,6 +27,7 @@ type Kind string
 const (
 	Set         Kind = "set"         // upsert whole entries
 	Best        Kind = "best"        // keep the better of the stored and the given entry
+	Insert      Kind = "insert"      // store entries whose ids have none yet: the first one wins
 	Remove      Kind = "remove"      // delete entries by id
 	Trim        Kind = "trim"        // keep the first n entries
 	Update      Kind = "update"      // one field update (add, max, min or set)
@@ -57,7 +58,7 @@ const (
 )
 
 // Kinds lists every kind, in catalogue order.
-var Kinds = []Kind{Set, Best, Remove, Trim, Update, Get, Rank, Page, Around, After, Count, Range, Competition,
+var Kinds = []Kind{Set, Best, Insert, Remove, Trim, Update, Get, Rank, Page, Around, After, Count, Range, Competition,
 	GetMany, RankMany, Bottom, Standing, Dense, CountRange, Changes, Touch, Band, CountBand, AroundScore}
 
 // Op is one board operation of a layout.
@@ -103,7 +104,7 @@ func (o Op) Function() string { return "fn" + Camel(o.Name) }
 // it (its coalescer finds a single update's batch form by it).
 const ManySuffix = rankgenrt.BatchSuffix
 
-// Ops lists every board operation of l in catalogue order: the writes (set, best, remove,
+// Ops lists every board operation of l in catalogue order: the writes (set, best, insert, remove,
 // trim), each field's updates in field and declaration order (single, then batch), the
 // change lists (several field updates per write), the touch (stamps alone), then the reads
 // (get, rank, page, around, after, count, and with a leading score field range and
@@ -176,6 +177,12 @@ func writes() []Op {
 			Args: Args{Head: expiry, Each: []string{ArgScore, ArgMember}}, Reply: ReplyPriors,
 			Title: "best: keep, per id, whichever of the current and the given entry ranks first (whole tuple).", Usage: []string{expiryDoc, tokenDoc,
 				"{each}: score, member pairs. Returns, per pair, 1 (kept the given entry) or 0 and the entry",
+				"its id held before it: score, member ('' when none)."}},
+		{Name: rankgenrt.OpInsert, Runtime: true, Kind: Insert, Template: "entries", Body: BodyInsertEntries, Batch: true, Methods: []string{"Insert", "InsertMany"}, Model: "Insert", Scores: true,
+			Sharding: ShardMerged, Data: DataArgument, DataDoc: entryDataDoc, Season: SeasonEntries,
+			Args: Args{Head: expiry, Each: []string{ArgScore, ArgMember}}, Reply: ReplyPriors,
+			Title: "insert: store the entries whose ids have none yet; an id's stored (or first) entry stays.", Usage: []string{expiryDoc, tokenDoc,
+				"{each}: score, member pairs. Returns, per pair, 1 (stored the given entry) or 0 and the entry",
 				"its id held before it: score, member ('' when none)."}},
 		{Name: rankgenrt.OpRemove, Runtime: true, Kind: Remove, Template: "remove", Batch: true, OnlyDeletes: true, Methods: []string{"Remove"}, Model: "Remove",
 			Sharding: ShardMerged, Data: DataWithEntries, Season: SeasonFree,

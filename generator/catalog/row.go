@@ -50,7 +50,7 @@ const (
 	// SeasonFree: no season bounds (reads, Remove, Trim).
 	SeasonFree
 	// SeasonEntries: the season's bounds when EntriesTakeSeason, to check each entry's
-	// season-anchored offsets (Set, Best).
+	// season-anchored offsets (Set, Best, Insert).
 	SeasonEntries
 	// SeasonStamps: the season's bounds always (UpdateArgsOf), to measure and check stamps
 	// and season-anchored values (field updates, change lists).
@@ -79,12 +79,23 @@ const (
 	// BodyStamps: every stamped field set to now, nothing else.
 	BodyStamps
 	// BodyEntries: whole entries, the last pair of an id winning; one body that BodyBestEntries
-	// shares.
+	// and BodyInsertEntries share, told apart by their rule (EntriesRule).
 	BodyEntries
 	// BodyBestEntries: whole entries, each id keeping the better of its entry and the given one;
 	// BodyEntries' body.
 	BodyBestEntries
+	// BodyInsertEntries: whole entries, each id keeping its entry, stored or given first;
+	// BodyEntries' body.
+	BodyInsertEntries
 )
 
+// entriesRules are the rules of the whole-entry writes' one body, by Body: what its callback
+// passes it to say which write it is.
+var entriesRules = map[Body]string{BodyEntries: "set", BodyBestEntries: "best", BodyInsertEntries: "insert"}
+
 // SharedEntries reports whether the body is the one the whole-entry writes share.
-func (b Body) SharedEntries() bool { return b == BodyEntries || b == BodyBestEntries }
+func (b Body) SharedEntries() bool { return entriesRules[b] != "" }
+
+// EntriesRule is the rule a whole-entry write's callback passes the shared body ("set",
+// "best", "insert"): "" for any other body.
+func (b Body) EntriesRule() string { return entriesRules[b] }

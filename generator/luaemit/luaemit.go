@@ -106,7 +106,7 @@ func Render(l *layout.Layout) (*Library, error) {
 				return nil, fmt.Errorf("luaemit: %s: %w", op.Name, err)
 			}
 		case op.Body.SharedEntries():
-			if doc, callback, err = u.entries(&b, d, text, op.Body == catalog.BodyBestEntries); err != nil {
+			if doc, callback, err = u.entries(&b, d, text, op.Body.EntriesRule()); err != nil {
 				return nil, err
 			}
 		}
@@ -281,19 +281,19 @@ func (u *updates) name(d *data, batch bool) string {
 	return name
 }
 
-// entriesBody names set's and best's one body (catalog.BodyEntries): the head's function
-// entries(KEYS, ARGV, best), which both callbacks call.
+// entriesBody names the whole-entry writes' one body (catalog.BodyEntries): the head's function
+// entries(KEYS, ARGV, rule), which their callbacks call with their rule.
 const entriesBody = "entries"
 
-// entries writes to head, the first time, the function entries of set's and best's body, and
-// returns the doc and callback of d, which call it.
-func (u *updates) entries(head *bytes.Buffer, d *data, body string, best bool) (doc, callback string, err error) {
+// entries writes to head, the first time, the function entries of the whole-entry writes' body,
+// and returns the doc and callback of d, which call it with rule (catalog.Body.EntriesRule).
+func (u *updates) entries(head *bytes.Buffer, d *data, body, rule string) (doc, callback string, err error) {
 	if !u.written[entriesBody] {
 		u.written[entriesBody] = true
-		fmt.Fprintf(head, "\n-- entries writes whole entries for set and, when best is true, for best.\nlocal function entries(KEYS, ARGV, best)\n%send\n", body)
+		fmt.Fprintf(head, "\n-- entries writes whole entries by rule: 'set', 'best' or 'insert'.\nlocal function entries(KEYS, ARGV, rule)\n%send\n", body)
 	}
 	w, err := writeOf(d.Op, d.Args)
-	return docOf(d), fmt.Sprintf("%s, entries, %t)", w, best), err
+	return docOf(d), fmt.Sprintf("%s, entries, %s)", w, luaString(rule)), err
 }
 
 // docOf is the comment that says what d's function does and takes.

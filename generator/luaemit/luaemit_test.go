@@ -2,6 +2,7 @@ package luaemit
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -141,6 +142,38 @@ func TestCatalogueTemplates(t *testing.T) {
 		for _, op := range catalog.Scripts(l) {
 			if tmpl.Lookup(op.Template) == nil {
 				t.Errorf("%s: operation %s names template %q, which templates/ lacks", l.File, op.Name, op.Template)
+			}
+		}
+	}
+}
+
+// TestEntriesRules checks that the whole-entry writes' one body (catalog.BodyEntries) has a
+// branch for the rule each of their callbacks passes it (catalog.Body.EntriesRule), so that a
+// write added to the catalogue with a rule of its own cannot run another write's rule, or none.
+func TestEntriesRules(t *testing.T) {
+	for _, path := range mustGlob(t) {
+		src, _ := os.ReadFile(path)
+		l, err := layout.Parse(filepath.Base(path), src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lib, err := Render(l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, op := range catalog.Scripts(l) {
+			rule := op.Body.EntriesRule()
+			if op.Template == "entries" && rule == "" {
+				t.Errorf("%s: %s renders the whole-entry writes' template with no rule: give its row a Body whose EntriesRule names one", l.File, op.Name)
+			}
+			if rule == "" {
+				continue
+			}
+			if call := fmt.Sprintf("entries, '%s')", rule); !strings.Contains(lib.Source, call) {
+				t.Errorf("%s: %s's callback does not pass its rule (%s)", l.File, op.Name, call)
+			}
+			if branch := fmt.Sprintf("rule == '%s' then", rule); !strings.Contains(lib.Source, branch) {
+				t.Errorf("%s: %s: the entries body has no branch for its rule %q (%s in templates/write.lua.tmpl)", l.File, op.Name, rule, branch)
 			}
 		}
 	}

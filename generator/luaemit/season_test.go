@@ -5,12 +5,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rankgen/rankgen/generator/catalog"
 	"github.com/rankgen/rankgen/generator/layout"
 )
 
 const seasonHead = "package: p\nid: {name: ID}\nseason: {every: week, starts: monday 00:00, zone: UTC, keep: 1}\n"
 
-// TestSeasonGuardsWhereNeeded: the set and best scripts take the season and check entries only
+// TestSeasonGuardsWhereNeeded: the whole-entry writes' scripts (set, best, insert) take the season and check entries only
 // on a periodic layout with a season-anchored field; a field update (through its table's apply
 // function, in the head) checks the value of a season-anchored field it updates, and no other.
 func TestSeasonGuardsWhereNeeded(t *testing.T) {
@@ -19,9 +20,9 @@ func TestSeasonGuardsWhereNeeded(t *testing.T) {
 		guard  map[string]bool // script name → checks offsets (offset_closed)
 	}{
 		{"  - {name: At, type: time, unit: s, epoch: season, bits: 20, order: asc, update: [min]}\n  - {name: Points, type: uint, bits: 20, order: desc, update: [add]}\n",
-			map[string]bool{"set": true, "best": true, "min_at": true, "min_at_many": true, "changes": true, "add_points": false, "add_points_many": false}},
+			map[string]bool{"set": true, "best": true, "insert": true, "min_at": true, "min_at_many": true, "changes": true, "add_points": false, "add_points_many": false}},
 		{"  - {name: Points, type: uint, bits: 20, order: desc, update: [add]}\n",
-			map[string]bool{"set": false, "best": false, "add_points": false, "changes": false}},
+			map[string]bool{"set": false, "best": false, "insert": false, "add_points": false, "changes": false}},
 	} {
 		l, err := layout.Parse("p.yaml", []byte(seasonHead+"fields:\n"+tc.fields))
 		if err != nil {
@@ -30,6 +31,10 @@ func TestSeasonGuardsWhereNeeded(t *testing.T) {
 		lib, err := Render(l)
 		if err != nil {
 			t.Fatal(err)
+		}
+		entries := map[string]bool{} // the whole-entry writes: set, best, insert
+		for _, op := range catalog.Ops(l) {
+			entries[op.Name] = op.Season == catalog.SeasonEntries
 		}
 		seen := 0
 		for _, s := range lib.Functions {
@@ -41,7 +46,7 @@ func TestSeasonGuardsWhereNeeded(t *testing.T) {
 			if got := checksOffsets(lib.Source, s.Body); got != want {
 				t.Errorf("%q: script %s checks offsets: %v; want %v", tc.fields, s.Op, got, want)
 			}
-			if takes := strings.Contains(s.Body, "season_from"); (s.Op == "set" || s.Op == "best") && takes != want {
+			if takes := strings.Contains(s.Body, "season_from"); entries[s.Op] && takes != want {
 				t.Errorf("%q: script %s takes the season: %v; want %v", tc.fields, s.Op, takes, want)
 			}
 		}

@@ -141,6 +141,18 @@ func (b *Board) BestMany(es []layout.Entry) ([]Written, error) {
 	return b.writtenAll(out[0]), ErrOf(out[1])
 }
 
+// Insert calls Insert.
+func (b *Board) Insert(e layout.Entry) (Written, error) {
+	out := b.Call("Insert", b.Entry(e))
+	return b.written(out[0]), ErrOf(out[1])
+}
+
+// InsertMany calls InsertMany.
+func (b *Board) InsertMany(es []layout.Entry) ([]Written, error) {
+	out := b.Call("InsertMany", b.entries(es))
+	return b.writtenAll(out[0]), ErrOf(out[1])
+}
+
 // written is a generated Written in the interpreted codec's terms (Before is left zero when
 // the id had no entry). A failed write's zero Written is the zero Written.
 func (b *Board) written(v reflect.Value) Written {

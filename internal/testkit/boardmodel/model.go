@@ -95,6 +95,23 @@ func (m *Model) Best(e layout.Entry) (Written, error) {
 	return w, nil
 }
 
+// Insert stores e when the id has no entry (Changed), and otherwise keeps the stored entry,
+// its data included, as both Before and Entry.
+func (m *Model) Insert(e layout.Entry) (Written, error) {
+	if err := m.Check(e); err != nil {
+		return Written{}, err
+	}
+	w := m.before(e.ID)
+	if w.Existed {
+		w.Entry = w.Before
+		return w, nil
+	}
+	m.Entries[e.ID] = slices.Clone(e.Keys)
+	m.storeData(e)
+	w.Changed, w.Entry = true, m.entry(e.ID)
+	return w, nil
+}
+
 // before is a write's Written before it writes: the entry of id, if any.
 func (m *Model) before(id string) Written {
 	_, ok := m.Entries[id]
