@@ -1,9 +1,6 @@
 package runtime
 
-import (
-	"context"
-	"math"
-)
+import "context"
 
 // Band is a band of a board's order: the entries whose leading score fields equal given
 // values and whose next score field lies between two values, which are the scores of P in
@@ -60,15 +57,9 @@ func ShardBetween[E any, I ID, R, W, X any](ctx context.Context, sb *ShardedBoar
 	if band.err != nil {
 		return nil, band.err
 	}
-	if offset < 0 {
-		return nil, IntRangeError("offset", offset, 0, math.MaxInt64)
-	}
-	if band.lo >= band.hi || limit <= 0 {
-		return nil, nil
-	}
-	n := offset + limit
-	if n < offset {
-		n = math.MaxInt64 // offset + limit overflows: to the end
+	n, err := pageDepth(offset, limit)
+	if n == 0 || err != nil || band.lo >= band.hi {
+		return nil, err
 	}
 	ahead, parts, err := ShardWindows(ctx, sb, script, FormatScore(sb.dec.ScoreOfP(band.lo)), FormatScore(sb.dec.ScoreOfP(band.hi)), 0, n)
 	if err != nil {

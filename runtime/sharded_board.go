@@ -201,15 +201,9 @@ func (s *ShardedBoard[E, I, R, W, X]) Top(ctx context.Context, n int64) ([]R, er
 // its first offset + limit entries, in one pipelined round, and they are merged by Compare: the
 // cost grows with offset, so page deep boards with After.
 func (s *ShardedBoard[E, I, R, W, X]) Page(ctx context.Context, offset, limit int64) ([]R, error) {
-	if offset < 0 {
-		return nil, IntRangeError("offset", offset, 0, math.MaxInt64)
-	}
-	if limit <= 0 {
-		return nil, nil
-	}
-	n := offset + limit
-	if n < offset {
-		n = math.MaxInt64 // offset + limit overflows: to the end
+	n, err := pageDepth(offset, limit)
+	if n == 0 || err != nil {
+		return nil, err
 	}
 	heads, err := s.heads(ctx, n)
 	if err != nil {
@@ -375,15 +369,9 @@ func (s *ShardedBoard[E, I, R, W, X]) Bottom(ctx context.Context, n int64) ([]R,
 // limit entries and its size in one pipelined round; the board's last offset + limit entries
 // are the last of their merge by Compare. The cost grows with offset, as Page's does.
 func (s *ShardedBoard[E, I, R, W, X]) PageFromEnd(ctx context.Context, offset, limit int64) ([]R, error) {
-	if offset < 0 {
-		return nil, IntRangeError("offset", offset, 0, math.MaxInt64)
-	}
-	if limit <= 0 {
-		return nil, nil
-	}
-	n := offset + limit
-	if n < offset {
-		n = math.MaxInt64 // offset + limit overflows: to the start
+	n, err := pageDepth(offset, limit)
+	if n == 0 || err != nil {
+		return nil, err
 	}
 	tails, count, err := s.tails(ctx, n)
 	if err != nil {
@@ -756,4 +744,20 @@ func (s *ShardedBoard[E, I, R, W, X]) entriesAfter(ctx context.Context, i int, c
 		entries[j] = s.dec.EntryOf(r)
 	}
 	return entries, next, err
+}
+
+// pageDepth is how many entries a read of limit entries from position offset takes from each
+// shard's end: offset + limit (to the board's end where the sum overflows), 0 for a limit of 0
+// or less; a negative offset is an error matching ErrOutOfRange.
+func pageDepth(offset, limit int64) (int64, error) {
+	if offset < 0 {
+		return 0, IntRangeError("offset", offset, 0, math.MaxInt64)
+	}
+	if limit <= 0 {
+		return 0, nil
+	}
+	if n := offset + limit; n >= offset {
+		return n, nil
+	}
+	return math.MaxInt64, nil // offset + limit overflows: to the board's end
 }
