@@ -20,13 +20,14 @@ package runtime
 // Decoding.IDOf, Encode, Compare, EntryOf, ResultOf; GatherBatch, ShardWindows, ShardPlace,
 // ReshardShards; Seasons, what every periodic layout's Seasons embeds, with SeasonsSpec,
 // NewSeasons, SetSeasonsClock, Calendar.Expiry and the functions a layout's own season methods
-// call: Rollup, ShardedSeason, ExistingSharded, RemoveEverywhereSharded); code generated for
-// versions 3 and 4 still runs on it.
+// call: Rollup, ShardedSeason, ExistingSharded, RemoveEverywhereSharded). It also changed what
+// earlier code calls (Decoding.Between and CountBetween take a Band), so code generated for
+// an earlier version no longer compiles against it, and says so here.
 const Version = 5
 
 // MinVersion and MaxVersion bound the generated-code versions this runtime supports.
 const (
-	MinVersion = 3
+	MinVersion = 5
 	MaxVersion = Version
 )
 
