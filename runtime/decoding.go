@@ -378,43 +378,6 @@ func (d *Decoding[E, I, R, W, X]) updated(it Item, member, prior string, entry f
 	return d.NewWritten(e, before, it.Existed, it.Changed()), nil
 }
 
-// Apply runs f, a field update function, with args for the updates at positions sent of res,
-// and fills those in. ids are the ids sent, in order, on a layout whose reply holds each
-// entry's P alone (its member is the id); nil where the reply names each entry's members (a
-// layout with a member prefix). A refused item keeps its own error (a periodic board's names
-// its season: Core.ItemErr).
-func (d *Decoding[E, I, R, W, X]) Apply(ctx context.Context, c *Core, f *Function, args []any, res []X, sent []int, ids []I) error {
-	if len(sent) == 0 {
-		return nil
-	}
-	v, err := c.Write(ctx, f, args)
-	if err != nil {
-		return err
-	}
-	read := Items
-	if ids != nil {
-		read = BareItems
-	}
-	items, err := read(v, len(sent))
-	if err != nil {
-		return err
-	}
-	var none W
-	for j, it := range items {
-		if it.Err != nil {
-			res[sent[j]] = d.NewResult(none, c.ItemErr(it.Err))
-			continue
-		}
-		member, prior := it.Member, it.PriorMember
-		if ids != nil {
-			member = IDText(ids[j])
-			prior = member
-		}
-		res[sent[j]] = d.NewResult(d.Updated(it, member, prior))
-	}
-	return nil
-}
-
 // Get reads the entry of id on a layout whose member is the bare id (no member prefix, no
 // data): one ZSCORE (Read: the fingerprint checked in the same round trip), or an error
 // matching ErrNotFound.
@@ -463,18 +426,11 @@ func (d *Decoding[E, I, R, W, X]) GetScripted(ctx context.Context, c *Core, f *F
 // RankScripted reads the 1-based position of the entry of id with f, the layout's rank
 // function (which finds the member through the index), or an error matching ErrNotFound.
 func (d *Decoding[E, I, R, W, X]) RankScripted(ctx context.Context, c *Core, f *Function, id I) (int64, error) {
-	if err := d.CheckID(id); err != nil {
-		return 0, err
-	}
-	v, err := c.CallRO(ctx, f, id)
-	if errors.Is(err, redis.Nil) {
-		return 0, NotFound(IDText(id))
-	}
-	r, err := Int(v, err)
+	pos, err := d.Position(ctx, c, f, id) // 0-based
 	if err != nil {
 		return 0, err
 	}
-	return r + 1, nil
+	return pos + 1, nil
 }
 
 // Rank reads the 1-based position of the entry of id on a layout whose member is the bare id:
@@ -550,7 +506,11 @@ func (d *Decoding[E, I, R, W, X]) CountBetween(ctx context.Context, c *Core, ban
 	if band.err != nil {
 		return 0, band.err
 	}
-	lo, hi := band.lo, band.hi
+	return d.countP(ctx, c, band.lo, band.hi)
+}
+
+// countP counts the entries whose P lies in [lo, hi), with one ZCOUNT (Read).
+func (d *Decoding[E, I, R, W, X]) countP(ctx context.Context, c *Core, lo, hi uint64) (int64, error) {
 	if lo >= hi {
 		return 0, nil
 	}
@@ -564,14 +524,12 @@ func (d *Decoding[E, I, R, W, X]) CountBetween(ctx context.Context, c *Core, ban
 // what it did, or the error that left its entry unchanged (an invalid id's or list's,
 // unsent).
 func (d *Decoding[E, I, R, W, X]) UpdateMany(ctx context.Context, c *Core, f *Function, slots, n int, list func(i int) (I, []Change[E])) ([]X, error) {
-	return d.items(ctx, c, f, n*slots, n, func(i int, args []any) ([]any, func(*E), error) {
+	args := slices.Grow(c.UpdateArgs(0), n*slots)
+	return d.items(ctx, c, f, args, n, false, func(i int, args []any) ([]any, I, func(*E), error) {
 		id, changes := list(i)
-		if err := d.CheckID(id); err != nil {
-			return nil, nil, err
-		}
 		g, err := changeGroup(id, slots, changes)
 		if err != nil {
-			return nil, nil, err
+			return nil, id, nil, err
 		}
 		entry := func(e *E) {
 			for _, c := range changes {
@@ -580,69 +538,56 @@ func (d *Decoding[E, I, R, W, X]) UpdateMany(ctx context.Context, c *Core, f *Fu
 				}
 			}
 		}
-		return append(args, g...), entry, nil
+		return append(args, g...), id, entry, nil
 	})
 }
 
 // TouchMany calls f, the layout's touch function, for ids in one call, and returns a Result
 // per id: what it did, or the error that left its entry unchanged (an invalid id's, unsent).
 func (d *Decoding[E, I, R, W, X]) TouchMany(ctx context.Context, c *Core, f *Function, ids []I) ([]X, error) {
-	return d.items(ctx, c, f, len(ids), len(ids), func(i int, args []any) ([]any, func(*E), error) {
-		if err := d.CheckID(ids[i]); err != nil {
-			return nil, nil, err
-		}
-		return append(args, ids[i]), nil, nil
+	args := slices.Grow(c.UpdateArgs(0), len(ids))
+	return d.items(ctx, c, f, args, len(ids), false, func(i int, args []any) ([]any, I, func(*E), error) {
+		return append(args, ids[i]), ids[i], nil, nil
 	})
 }
 
 // ApplyEach calls f, a field update function in its batch form, for n updates (update(i):
 // the id and the value's argument, or the error that refuses the value), and returns a
-// Result per update: what it did, or the error that left its entry unchanged (unsent).
+// Result per update: what it did, or the error that left its entry unchanged (unsent). Where
+// the layout has no member prefix, its reply holds each entry's P alone: the member is the id.
 func (d *Decoding[E, I, R, W, X]) ApplyEach(ctx context.Context, c *Core, f *Function, n int, update func(i int) (I, any, error)) ([]X, error) {
-	res := make([]X, n)
-	args := c.UpdateArgs(n)
-	sent := make([]int, 0, n)
-	ids := make([]I, 0, n)
-	var none W
-	for i := range n {
+	return d.items(ctx, c, f, c.UpdateArgs(n), n, !c.spec.Indexed, func(i int, args []any) ([]any, I, func(*E), error) {
 		id, a, err := update(i)
-		if err == nil {
-			err = d.CheckID(id)
-		}
-		if err != nil {
-			res[i] = d.NewResult(none, err)
-			continue
-		}
-		args = append(args, id, a)
-		sent = append(sent, i)
-		ids = append(ids, id)
-	}
-	if c.spec.Indexed {
-		ids = nil // the reply names each entry's members
-	}
-	if err := d.Apply(ctx, c, f, args, res, sent, ids); err != nil {
-		return nil, err
-	}
-	return res, nil
+		return append(args, id, a), id, nil, err
+	})
 }
 
-// items runs f, whose reply is an item per id it was sent (Items), over n items: each appends
-// its arguments to args (room for size of them all), with what its result entry takes of the
-// item (or nil), or refuses its item, unsent.
-func (d *Decoding[E, I, R, W, X]) items(ctx context.Context, c *Core, f *Function, size, n int, item func(i int, args []any) ([]any, func(*E), error)) ([]X, error) {
+// items calls f, whose reply is an item per id it was sent, over n items, with args (the
+// function's head) followed by each item's arguments: item(i, args) appends them and gives
+// its id (always, even when it refuses the item) and what its result entry takes of it (or
+// nil), or refuses the item: its Result holds the error, an invalid id's first, and it is not
+// sent. bare: the reply
+// holds each entry's P alone (BareItems), its member the id sent; else it names the members
+// (Items). A refused reply item keeps its own error (a periodic board's names its season:
+// Core.ItemErr).
+func (d *Decoding[E, I, R, W, X]) items(ctx context.Context, c *Core, f *Function, args []any, n int, bare bool, item func(i int, args []any) ([]any, I, func(*E), error)) ([]X, error) {
 	res := make([]X, n)
-	args := slices.Grow(c.UpdateArgs(0), size)
 	sent := make([]int, 0, n)
+	ids := make([]I, 0, n)
 	entries := make([]func(*E), 0, n)
 	var none W
 	for i := range n {
-		more, entry, err := item(i, args)
+		more, id, entry, err := item(i, args)
+		if bad := d.CheckID(id); bad != nil {
+			err = bad // an invalid id is reported before what else its item refuses
+		}
 		if err != nil {
 			res[i] = d.NewResult(none, err)
 			continue
 		}
 		args = more
 		sent = append(sent, i)
+		ids = append(ids, id)
 		entries = append(entries, entry)
 	}
 	if len(sent) == 0 {
@@ -652,7 +597,11 @@ func (d *Decoding[E, I, R, W, X]) items(ctx context.Context, c *Core, f *Functio
 	if err != nil {
 		return nil, err
 	}
-	items, err := Items(v, len(sent))
+	read := Items
+	if bare {
+		read = BareItems
+	}
+	items, err := read(v, len(sent))
 	if err != nil {
 		return nil, err
 	}
@@ -661,7 +610,12 @@ func (d *Decoding[E, I, R, W, X]) items(ctx context.Context, c *Core, f *Functio
 			res[sent[j]] = d.NewResult(none, c.ItemErr(it.Err))
 			continue
 		}
-		res[sent[j]] = d.NewResult(d.updated(it, it.Member, it.PriorMember, entries[j]))
+		member, prior := it.Member, it.PriorMember
+		if bare {
+			member = IDText(ids[j])
+			prior = member
+		}
+		res[sent[j]] = d.NewResult(d.updated(it, member, prior, entries[j]))
 	}
 	return res, nil
 }
@@ -726,13 +680,11 @@ func (d *Decoding[E, I, R, W, X]) CountLead(ctx context.Context, c *Core, dlo, d
 	if !ok {
 		return 0, nil
 	}
-	return Read(ctx, c, func(r redis.Cmdable) *redis.IntCmd {
-		return r.ZCount(ctx, c.Key(), FormatScore(d.ScoreOfP(dlo*weight)), "("+FormatScore(d.ScoreOfP((dhi+1)*weight)))
-	})
+	return d.countP(ctx, c, dlo*weight, (dhi+1)*weight)
 }
 
-// Position calls f, a read function that replies a 1-based position of the entry of id
-// (competition, dense) with args after the id, or an error matching ErrNotFound.
+// Position calls f, a read function that replies a position of the entry of id (rank: 0-based;
+// competition, dense: 1-based) with args after the id, or an error matching ErrNotFound.
 func (d *Decoding[E, I, R, W, X]) Position(ctx context.Context, c *Core, f *Function, id I, args ...any) (int64, error) {
 	if err := d.CheckID(id); err != nil {
 		return 0, err
