@@ -15,11 +15,11 @@ import (
 // Board type with its options, then one method group per operation of the catalogue, in its
 // order (writes, field updates, reads), then the helpers they share. Every method is one
 // round trip.
-func emitBoard(f *jen.File, c *codec, declare map[string]bool) {
+func emitBoard(f *jen.File, c *codec) {
 	l := c.l
-	b := &board{l: l, f: f, c: c, declare: declare}
+	b := &board{l: l, f: f, c: c}
 	ops := catalog.Ops(l)
-	b.scripts(append(catalog.Scripts(l), catalog.SeasonScripts(l)...))
+	b.scripts(catalog.Scripts(l))
 	b.boardType()
 	b.options()
 	b.constructor()
@@ -54,8 +54,6 @@ type board struct {
 	l *layout.Layout
 	f *jen.File
 	c *codec // the codec's constants and range checks, which the board's methods share
-	// declare: the library functions whose variables the file declares (nil: all of them).
-	declare map[string]bool
 }
 
 func rt(name string) *jen.Statement { return jen.Qual(runtimePath, name) }
@@ -83,7 +81,8 @@ func (b *board) idText(id jen.Code) jen.Code {
 }
 
 // scripts declares the embedded library, Library(), and the function of every scripted
-// operation.
+// operation the file's own methods call: the runtime's (catalog.Op.Runtime) find theirs by
+// name.
 func (b *board) scripts(ops []catalog.Op) {
 	f, l := b.f, b.l
 	f.Anon("embed")
@@ -95,7 +94,7 @@ func (b *board) scripts(ops []catalog.Op) {
 	var vars []jen.Code
 	vars = append(vars, jen.Id("library").Op("=").Add(rt("NewLibrary")).Call(jen.Id("luaLibrary")))
 	for _, op := range ops {
-		if b.declare == nil || b.declare[op.Function()] {
+		if !op.Runtime {
 			vars = append(vars, jen.Id(op.Function()).Op("=").Id("library").Dot("Function").Call(jen.Lit(op.Name)))
 		}
 	}

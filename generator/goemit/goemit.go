@@ -12,7 +12,6 @@ import (
 	"bytes"
 	"fmt"
 	"go/format"
-	"regexp"
 	"strings"
 
 	"github.com/dave/jennifer/jen"
@@ -37,18 +36,6 @@ func Generate(l *layout.Layout) ([]byte, error) {
 			return nil, fmt.Errorf("goemit: %s: no emitter for operations of kind %s (a bug in rankgen; please report it)", op.Name, op.Kind)
 		}
 	}
-	// The library functions the runtime's methods call (catalog.Op.Runtime) are declared in the
-	// file only where its own code calls them too: render once to see which.
-	all, err := render(l, nil)
-	if err != nil {
-		return nil, err
-	}
-	return render(l, calledFunctions(all))
-}
-
-// render renders the Go file for l, declaring the variables of the library functions in
-// declare (nil: all).
-func render(l *layout.Layout, declare map[string]bool) ([]byte, error) {
 	f := jen.NewFile(l.Package)
 	f.HeaderComment(layout.Header(l.File))
 	f.ImportAlias(runtimePath, "rankgenrt")
@@ -57,7 +44,7 @@ func render(l *layout.Layout, declare map[string]bool) ([]byte, error) {
 
 	c := newCodec(l)
 	constBlock := emitCodec(f, c)
-	emitBoard(f, c, declare)
+	emitBoard(f, c)
 	if l.Sharded { // ShardedBoard is about 40% of a file: only where the schema asks for it
 		emitSharded(f, c)
 	}
@@ -74,24 +61,6 @@ func render(l *layout.Layout, declare map[string]bool) ([]byte, error) {
 		return nil, fmt.Errorf("goemit: formatting %s: %w", l.GoFile(), err)
 	}
 	return out, nil
-}
-
-// functionVar matches the name of a library function's variable (catalog.Op.Function).
-var functionVar = regexp.MustCompile(`\bfn[A-Z][A-Za-z0-9]*\b`)
-
-// calledFunctions are the library functions' variables that src uses beyond declaring them.
-func calledFunctions(src []byte) map[string]bool {
-	seen := map[string]int{}
-	for _, name := range functionVar.FindAll(src, -1) {
-		seen[string(name)]++
-	}
-	called := map[string]bool{}
-	for name, n := range seen {
-		if n > 1 {
-			called[name] = true
-		}
-	}
-	return called
 }
 
 // groupImports puts the standard library's imports before the others, separated by a blank
