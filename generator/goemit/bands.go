@@ -69,7 +69,7 @@ func (b *board) narrowDoc(i int) string {
 	return fmt.Sprintf(", narrowed to a Band by %sBetween or to the next Prefix by %sIs", next, next)
 }
 
-// constructor declares a band constructor of score field i: a function for the leading field,
+// bandCtor declares a band constructor of score field i: a function for the leading field,
 // else a method of the previous field's Prefix; from is the prefix it starts from.
 func (b *board) bandCtor(i int, name string) (decl *jen.Statement, from jen.Code) {
 	if i == 0 {
@@ -77,14 +77,6 @@ func (b *board) bandCtor(i int, name string) (decl *jen.Statement, from jen.Code
 	}
 	prev := b.l.Fields[i-1]
 	return b.f.Func().Params(jen.Id("p").Id(prefixName(prev))).Id(name), jen.Id("p").Dot("s")
-}
-
-// earlierErr returns ret when the prefix the constructor starts from already holds an error.
-func earlierErr(i int, ret func(err jen.Code) jen.Code) jen.Code {
-	if i == 0 {
-		return jen.Null()
-	}
-	return jen.If(jen.Err().Op(":=").Id("p").Dot("s").Dot("Err").Call(), jen.Err().Op("!=").Nil()).Block(ret(jen.Err()))
 }
 
 // bandBetween emits <Field>Between(lo, hi) Band.
@@ -95,17 +87,10 @@ func (b *board) bandBetween(i int, fd *layout.Field) {
 		fixed = " among the entries of the prefix"
 	}
 	b.comment("%s is the band of entries whose %s lies in [lo, hi]%s (empty when lo > hi).", name, fd.Name, fixed)
-	fail := func(err jen.Code) jen.Code { return jen.Return(rt("BandErr").Types(jen.Id("Entry")).Call(err)) }
 	decl, from := b.bandCtor(i, name)
-	body := []jen.Code{earlierErr(i, fail)}
-	body = append(body, b.digitStmts(fd, "dlo", func() *jen.Statement { return jen.Id("lo") }, fail)...)
-	body = append(body, b.digitStmts(fd, "dhi", func() *jen.Statement { return jen.Id("hi") }, fail)...)
-	lo, hi := jen.Id("dlo"), jen.Id("dhi")
-	if fd.Order == layout.Asc {
-		lo, hi = jen.Id("dhi"), jen.Id("dlo") // the digits of an asc field order against its values
-	}
-	body = append(body, jen.Return(rt("BandOf").Types(jen.Id("Entry")).Call(from, lo, hi, b.c.fc(fd, "Weight"))))
-	decl.Params(jen.List(jen.Id("lo"), jen.Id("hi")).Add(goType(fd))).Id("Band").Block(body...)
+	decl.Params(jen.List(jen.Id("lo"), jen.Id("hi")).Add(goType(fd))).Id("Band").Block(
+		jen.Return(rt("BandBetween").Types(jen.Id("Entry")).Call(from, jen.Id(digitFunc(fd)), jen.Id("lo"), jen.Id("hi"),
+			b.c.fc(fd, "Weight"), jen.Lit(fd.Order == layout.Asc))))
 	b.f.Line()
 }
 
@@ -113,37 +98,9 @@ func (b *board) bandBetween(i int, fd *layout.Field) {
 func (b *board) bandIs(i int, fd *layout.Field) {
 	name, typ := fd.Name+"Is", prefixName(fd)
 	b.comment("%s fixes %s to v.", name, fd.Name)
-	fail := func(err jen.Code) jen.Code {
-		return jen.Return(jen.Id(typ).Values(rt("PrefixErr").Call(err)))
-	}
 	decl, from := b.bandCtor(i, name)
-	body := []jen.Code{earlierErr(i, fail)}
-	body = append(body, b.digitStmts(fd, "d", param, fail)...)
-	body = append(body, jen.Return(jen.Id(typ).Values(jen.Add(from).Dot("Fix").Call(jen.Id("d"), b.c.fc(fd, "Weight")))))
-	decl.Params(jen.Id("v").Add(goType(fd))).Id(typ).Block(body...)
-	b.f.Line()
-}
-
-// band emits Between: the band's page, with ranks, in one script call.
-func (b *board) band(op catalog.Op) {
-	b.bandTypes()
-	b.comment(`Between returns, best first with their ranks, up to limit entries of the band, skipping
-offset of them: Between(ctx, %[1]sBetween(lo, hi), 0, 10) is the best ten whose %[1]s lies in
-[lo, hi]. The band is a band of scores: one script counts the entries ahead of it (ZCOUNT) and
-reads the page (ZRANGE … BYSCORE REV LIMIT), O(log n + offset + limit). A band built from a
-value out of range is an error matching ErrOutOfRange, as is a negative offset.`, b.l.Fields[0].Name)
-	recvDecl(b.f).Id(op.Methods[0]).Params(ctxParam(), jen.Id("band").Id("Band"), jen.List(jen.Id("offset"), jen.Id("limit")).Int64()).Params(jen.Index().Id("Ranked"), jen.Error()).Block(
-		jen.Return(jen.Id("decoding").Dot("Between").Call(jen.Id("ctx"), jen.Id("b").Dot("core"), jen.Id(op.Function()), jen.Id("band"), jen.Id("offset"), jen.Id("limit"))),
-	)
-	b.f.Line()
-}
-
-// countBand emits CountBetween: one ZCOUNT of the band's scores.
-func (b *board) countBand(op catalog.Op) {
-	b.comment("CountBetween returns the number of entries in the band, with one ZCOUNT in O(log n). A band built from a value out of range is an error matching ErrOutOfRange.")
-	recvDecl(b.f).Id(op.Methods[0]).Params(ctxParam(), jen.Id("band").Id("Band")).Params(jen.Int64(), jen.Error()).Block(
-		jen.Return(jen.Id("decoding").Dot("CountBetween").Call(jen.Id("ctx"), jen.Id("b").Dot("core"), jen.Id("band"))),
-	)
+	decl.Params(jen.Id("v").Add(goType(fd))).Id(typ).Block(
+		jen.Return(jen.Id(typ).Values(rt("FixValue").Call(from, jen.Id(digitFunc(fd)), jen.Id("v"), b.c.fc(fd, "Weight")))))
 	b.f.Line()
 }
 

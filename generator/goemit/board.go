@@ -24,9 +24,12 @@ func emitBoard(f *jen.File, c *codec) {
 	b.options()
 	b.constructor()
 	b.resultTypes()
+	if b.l.NumScore > 0 {
+		b.bandTypes()
+	}
 	for _, op := range ops {
-		if !op.Runtime {
-			emitters[op.Kind](b, op)
+		if !op.Go.InRuntime() {
+			emitters[op.Go](b, op)
 		}
 	}
 	b.reindex()
@@ -35,19 +38,15 @@ func emitBoard(f *jen.File, c *codec) {
 	emitFeeds(b)
 }
 
-// emitters emits the Board methods of each kind of operation (op.Methods) the runtime
-// does not hold (catalog.Op.Runtime).
-var emitters = map[catalog.Kind]func(*board, catalog.Op){
-	catalog.Update:      (*board).update,
-	catalog.Range:       (*board).rangeLead,
-	catalog.Competition: (*board).competition,
-	catalog.Dense:       (*board).dense,
-	catalog.CountRange:  (*board).countRange,
-	catalog.Band:        (*board).band,
-	catalog.CountBand:   (*board).countBand,
-	catalog.AroundScore: (*board).aroundScore,
-	catalog.Changes:     (*board).changes,
-	catalog.Touch:       (*board).touch,
+// emitters emits the Board methods (op.Methods) of each form of operation the catalogue's
+// rows name (catalog.Op.Go) that no runtime type holds.
+var emitters = map[catalog.GoPart]func(*board, catalog.Op){
+	catalog.GoFieldUpdate: (*board).update,
+	catalog.GoChangeList:  (*board).changes,
+	catalog.GoTouch:       (*board).touch,
+	catalog.GoLeadRange:   (*board).rangeLead,
+	catalog.GoLeadCount:   (*board).countRange,
+	catalog.GoAroundScore: (*board).aroundScore,
 }
 
 type board struct {
@@ -81,8 +80,7 @@ func (b *board) idText(id jen.Code) jen.Code {
 }
 
 // scripts declares the embedded library, Library(), and the function of every scripted
-// operation the file's own methods call: the runtime's (catalog.Op.Runtime) find theirs by
-// name.
+// operation the file's own methods call: the runtime's (catalog.Op.Go) find theirs by name.
 func (b *board) scripts(ops []catalog.Op) {
 	f, l := b.f, b.l
 	f.Anon("embed")
@@ -94,7 +92,7 @@ func (b *board) scripts(ops []catalog.Op) {
 	var vars []jen.Code
 	vars = append(vars, jen.Id("library").Op("=").Add(rt("NewLibrary")).Call(jen.Id("luaLibrary")))
 	for _, op := range ops {
-		if !op.Runtime {
+		if !op.Go.InRuntime() {
 			vars = append(vars, jen.Id(op.Function()).Op("=").Id("library").Dot("Function").Call(jen.Lit(op.Name)))
 		}
 	}
@@ -113,6 +111,9 @@ func (b *board) scripts(ops []catalog.Op) {
 	}
 	if slices.ContainsFunc(l.Fields, func(fd *layout.Field) bool { return fd.Stamp == layout.StampClient }) {
 		dict[jen.Id("ClientClock")] = jen.True()
+	}
+	if l.NumScore > 0 {
+		dict[jen.Id("ScoreFields")] = b.c.konst("scoreFields")
 	}
 	f.Var().Id("boardSpec").Op("=").Op("&").Add(rt("Spec")).Values(dict)
 	f.Line()
