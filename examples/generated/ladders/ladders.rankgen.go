@@ -38,8 +38,8 @@ import (
 // The generated code and the runtime package must agree on their contract; either
 // constant fails to compile when they drift apart. Regenerate with the matching rankgen.
 const (
-	_ = rankgenrt.EnforceVersion(5 - rankgenrt.MinVersion)
-	_ = rankgenrt.EnforceVersion(rankgenrt.MaxVersion - 5)
+	_ = rankgenrt.EnforceVersion(6 - rankgenrt.MinVersion)
+	_ = rankgenrt.EnforceVersion(rankgenrt.MaxVersion - 6)
 )
 
 // Fingerprint identifies the stored encoding: it changes exactly when a change to the schema
@@ -254,9 +254,6 @@ var (
 	fnAddScoreMany = library.Function("add_score_many")
 	fnChanges      = library.Function("changes")
 	fnRange        = library.Function("range")
-	fnCompetition  = library.Function("competition")
-	fnDense        = library.Function("dense")
-	fnBand         = library.Function("band")
 	fnAroundScore  = library.Function("around_score")
 )
 
@@ -266,6 +263,7 @@ var boardSpec = &rankgenrt.Spec{
 	Fingerprint: Fingerprint,
 	Indexed:     true,
 	Library:     library,
+	ScoreFields: scoreFields,
 }
 
 // Library returns the board's Lua library. Board.Load loads it; it is exported for calling a
@@ -286,45 +284,44 @@ func Library() *rankgenrt.Library {
 // data format's fingerprint DataFingerprint); the scripts write, delete and expire it with the
 // entries and read it with them.
 // Its reads and whole-entry writes (Get, Top, Around, Set, Best, …) are the methods of the
-// embedded rankgenrt.Board, which are the same on every layout; this file declares those its
+// embedded rankgenrt.Board and, for its bands and competition ranks (Between, CompetitionRank,
+// …), rankgenrt.ScoreReads, which are the same on every layout; this file declares those its
 // layout makes its own.
 type Board struct {
 	*rankgenrt.Board[Entry, string, Ranked, Written, Result]
+	*rankgenrt.ScoreReads[Entry, string, Ranked, Written, Result]
 	core *rankgenrt.Core // the board's machinery: client, keys, writes, the fingerprint check
 }
 
 // Option configures a Board.
 type Option = rankgenrt.Option
 
-// WithTTL makes the board's keys expire d after every write. The expiry is set by the write's own
-// script, on all of the board's keys, so it is never lost.
+// WithTTL makes the board's keys expire d after every write, set by the write's own script
+// (rankgenrt.WithTTL).
 func WithTTL(d time.Duration) Option {
 	return rankgenrt.WithTTL(d)
 }
 
-// WithExpireAt makes the board's keys expire at t (to the millisecond), set by every write's own
-// script on all of the board's keys.
+// WithExpireAt makes the board's keys expire at t, set by every write's own script
+// (rankgenrt.WithExpireAt).
 func WithExpireAt(t time.Time) Option {
 	return rankgenrt.WithExpireAt(t)
 }
 
-// WithDedupWindow sets how long, at least, the board remembers each write call's token, so that a
-// resend of the call is applied once (rankgenrt.DedupWindow: rankgenrt.DefaultDedupWindow unless
-// set, 0 turns exactly-once writes off). Every writer of a board should use the same window.
+// WithDedupWindow sets how long the board remembers each write call's token, so that a resend is
+// applied once (rankgenrt.WithDedupWindow).
 func WithDedupWindow(d time.Duration) Option {
 	return rankgenrt.WithDedupWindow(d)
 }
 
-// WithReplicas makes every write wait, in its own round trip, until n replicas of the board's
-// master have it, for at most timeout; too few in time is rankgenrt.ErrNotReplicated
-// (rankgenrt.WaitReplicas says what survives a failover). Needs a *redis.Client or a
-// *redis.ClusterClient.
+// WithReplicas makes every write wait until n replicas have it, for at most timeout
+// (rankgenrt.WithReplicas).
 func WithReplicas(n int, timeout time.Duration) Option {
 	return rankgenrt.WithReplicas(n, timeout)
 }
 
 // WithCoalescing combines the single field updates (AddScore, …) of concurrent callers into
-// batch calls (rankgenrt.Coalescing), each caller told its own result, exactly once.
+// batch calls, each caller told its own result (rankgenrt.WithCoalescing).
 func WithCoalescing(cfg rankgenrt.Coalescing) Option {
 	return rankgenrt.WithCoalescing(cfg)
 }
@@ -333,8 +330,9 @@ func WithCoalescing(cfg rankgenrt.Coalescing) Option {
 func NewBoard(c redis.UniversalClient, key string, opts ...Option) *Board {
 	core := rankgenrt.NewCore(c, key, boardSpec, opts...)
 	return &Board{
-		Board: rankgenrt.NewBoard(core, decoding),
-		core:  core,
+		Board:      rankgenrt.NewBoard(core, decoding),
+		ScoreReads: rankgenrt.NewScoreReads(core, decoding),
+		core:       core,
 	}
 }
 
@@ -407,26 +405,53 @@ var decoding = &rankgenrt.Decoding[Entry, string, Ranked, Written, Result]{
 	IDMaxBytes: playerIDMaxBytes,
 	IDName:     "PlayerID",
 	NewRanked: func(rank int64, e Entry) Ranked {
-		return Ranked{
-			Entry: e,
-			Rank:  rank,
-		}
+		return Ranked{Rank: rank, Entry: e}
 	},
 	NewResult: func(w Written, err error) Result {
-		return Result{
-			Err:     err,
-			Written: w,
-		}
+		return Result{Written: w, Err: err}
 	},
 	NewWritten: func(e, before Entry, existed, changed bool) Written {
-		return Written{
-			Before:  before,
-			Changed: changed,
-			Entry:   e,
-			Existed: existed,
-		}
+		return Written{Entry: e, Before: before, Existed: existed, Changed: changed}
 	},
 	ScoreOfP: scoreOfP,
+}
+
+// Band is a band of the board's order: the entries whose leading score fields equal given values
+// and whose next score field lies between two values. Build one with ScoreBetween(lo, hi), or
+// ScoreIs(v)… to fix fields first; read it with Between and CountBetween. The zero Band is
+// empty. A value outside its field's range makes the read that takes the band fail with
+// ErrOutOfRange.
+type Band = rankgenrt.Band[Entry]
+
+// Place is where a score prefix (a <Field>Prefix) or a whole Entry would rank: AroundScore reads
+// the entries around it.
+type Place interface {
+	place() (float64, string, error)
+}
+
+// place is the entry's own score and member.
+func (e Entry) place() (float64, string, error) {
+	return e.Encode()
+}
+
+// ScorePrefix is the entries whose Score is a given value: a Place for AroundScore.
+type ScorePrefix struct {
+	s rankgenrt.ScorePrefix
+}
+
+// place is the place before every entry of the prefix: the lowest score of the entries ahead of it.
+func (p ScorePrefix) place() (float64, string, error) {
+	return p.s.Place(scoreOfP)
+}
+
+// ScoreBetween is the band of entries whose Score lies in [lo, hi] (empty when lo > hi).
+func ScoreBetween(lo, hi uint32) Band {
+	return rankgenrt.BandBetween[Entry](rankgenrt.ScorePrefix{}, digitOfScore, lo, hi, scoreWeight, false)
+}
+
+// ScoreIs fixes Score to v.
+func ScoreIs(v uint32) ScorePrefix {
+	return ScorePrefix{rankgenrt.FixValue(rankgenrt.ScorePrefix{}, digitOfScore, v, scoreWeight)}
 }
 
 // AddScore adds delta to the Score of the entry of id and returns what it did: the new entry, the
@@ -512,95 +537,14 @@ func (b *Board) UpdateMany(ctx context.Context, lists []Changes) ([]Result, erro
 // is a band of scores. Bounds outside Score's range, and a negative offset, are an error matching
 // ErrOutOfRange.
 func (b *Board) RangeScore(ctx context.Context, lo, hi uint32, offset, limit int64) ([]Entry, error) {
-	dlo := uint64(lo)
-	dhi := uint64(hi)
-	return decoding.LeadRange(ctx, b.core, fnRange, dlo, dhi, scoreWeight, false, offset, limit)
+	return decoding.LeadRange(ctx, b.core, fnRange, ScoreBetween(lo, hi), offset, limit)
 }
 
 // CountScoreBetween returns the number of entries whose Score lies in [lo, hi], with one ZCOUNT in
 // O(log n): Score leads the score, so the range is a band of scores. Bounds outside Score's range
 // are an error matching ErrOutOfRange.
 func (b *Board) CountScoreBetween(ctx context.Context, lo, hi uint32) (int64, error) {
-	dlo := uint64(lo)
-	dhi := uint64(hi)
-	return decoding.CountLead(ctx, b.core, dlo, dhi, scoreWeight, false)
-}
-
-// CompetitionRank returns 1 + the number of entries with a better Score than the entry of id
-// ("1224" ranking: equal Score share a rank), counted with ZCOUNT in O(log n), or an error
-// matching ErrNotFound.
-func (b *Board) CompetitionRank(ctx context.Context, id string) (int64, error) {
-	return decoding.Position(ctx, b.core, fnCompetition, id, 1)
-}
-
-// CompetitionRankTuple is CompetitionRank on the whole score (Score): 1 + the number of entries
-// whose score fields rank before the entry of id; the fields in the member do not count: entries
-// equal on the score fields share a rank. Or an error matching ErrNotFound.
-func (b *Board) CompetitionRankTuple(ctx context.Context, id string) (int64, error) {
-	return decoding.Position(ctx, b.core, fnCompetition, id, scoreFields)
-}
-
-// DenseRank returns 1 + the number of distinct Score values ahead of the entry of id ("1223"
-// ranking: equal Score share a rank and the next value takes the next rank), or an error matching
-// ErrNotFound. The script steps once per distinct value ahead, O(log n) each.
-func (b *Board) DenseRank(ctx context.Context, id string) (int64, error) {
-	return decoding.Position(ctx, b.core, fnDense, id)
-}
-
-// Band is a band of the board's order: the entries whose leading score fields equal given values
-// and whose next score field lies between two values. Build one with ScoreBetween(lo, hi), or
-// ScoreIs(v)… to fix fields first; read it with Between and CountBetween. The zero Band is
-// empty. A value outside its field's range makes the read that takes the band fail with
-// ErrOutOfRange.
-type Band = rankgenrt.Band[Entry]
-
-// Place is where a score prefix (a <Field>Prefix) or a whole Entry would rank: AroundScore reads
-// the entries around it.
-type Place interface {
-	place() (float64, string, error)
-}
-
-// place is the entry's own score and member.
-func (e Entry) place() (float64, string, error) {
-	return e.Encode()
-}
-
-// ScorePrefix is the entries whose Score is a given value: a Place for AroundScore.
-type ScorePrefix struct {
-	s rankgenrt.ScorePrefix
-}
-
-// place is the place before every entry of the prefix: the lowest score of the entries ahead of it.
-func (p ScorePrefix) place() (float64, string, error) {
-	return p.s.Place(scoreOfP)
-}
-
-// ScoreBetween is the band of entries whose Score lies in [lo, hi] (empty when lo > hi).
-func ScoreBetween(lo, hi uint32) Band {
-	dlo := uint64(lo)
-	dhi := uint64(hi)
-	return rankgenrt.BandOf[Entry](rankgenrt.ScorePrefix{}, dlo, dhi, scoreWeight)
-}
-
-// ScoreIs fixes Score to v.
-func ScoreIs(v uint32) ScorePrefix {
-	d := uint64(v)
-	return ScorePrefix{rankgenrt.ScorePrefix{}.Fix(d, scoreWeight)}
-}
-
-// Between returns, best first with their ranks, up to limit entries of the band, skipping offset
-// of them: Between(ctx, ScoreBetween(lo, hi), 0, 10) is the best ten whose Score lies in [lo, hi].
-// The band is a band of scores: one script counts the entries ahead of it (ZCOUNT) and reads the
-// page (ZRANGE … BYSCORE REV LIMIT), O(log n + offset + limit). A band built from a value out of
-// range is an error matching ErrOutOfRange, as is a negative offset.
-func (b *Board) Between(ctx context.Context, band Band, offset, limit int64) ([]Ranked, error) {
-	return decoding.Between(ctx, b.core, fnBand, band, offset, limit)
-}
-
-// CountBetween returns the number of entries in the band, with one ZCOUNT in O(log n). A band
-// built from a value out of range is an error matching ErrOutOfRange.
-func (b *Board) CountBetween(ctx context.Context, band Band) (int64, error) {
-	return decoding.CountBetween(ctx, b.core, band)
+	return decoding.CountBetween(ctx, b.core, ScoreBetween(lo, hi))
 }
 
 // AroundScore returns, best first with their ranks, up to before entries that rank ahead of the
@@ -655,6 +599,11 @@ func first(res []Result, err error) (Written, error) {
 // scoreOfP is the score of the mixed-radix integer p, as Encode computes it.
 func scoreOfP(p uint64) float64 {
 	return float64(p)
+}
+
+// digitOfScore is the stored digit of a Score value (larger digit ranks first).
+func digitOfScore(v uint32) (uint64, error) {
+	return uint64(v), nil
 }
 
 // A feed's script replies each board's rank when its last argument is withRanks.

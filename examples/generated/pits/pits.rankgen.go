@@ -41,8 +41,8 @@ import (
 // The generated code and the runtime package must agree on their contract; either
 // constant fails to compile when they drift apart. Regenerate with the matching rankgen.
 const (
-	_ = rankgenrt.EnforceVersion(5 - rankgenrt.MinVersion)
-	_ = rankgenrt.EnforceVersion(rankgenrt.MaxVersion - 5)
+	_ = rankgenrt.EnforceVersion(6 - rankgenrt.MinVersion)
+	_ = rankgenrt.EnforceVersion(rankgenrt.MaxVersion - 6)
 )
 
 // Fingerprint identifies the stored encoding: it changes exactly when a change to the schema
@@ -300,9 +300,6 @@ var (
 	fnSetStopMsMany = library.Function("set_stop_ms_many")
 	fnChanges       = library.Function("changes")
 	fnRange         = library.Function("range")
-	fnCompetition   = library.Function("competition")
-	fnDense         = library.Function("dense")
-	fnBand          = library.Function("band")
 	fnAroundScore   = library.Function("around_score")
 )
 
@@ -312,6 +309,7 @@ var boardSpec = &rankgenrt.Spec{
 	Fingerprint: Fingerprint,
 	Indexed:     true,
 	Library:     library,
+	ScoreFields: scoreFields,
 }
 
 // Library returns the board's Lua library. Board.Load loads it; it is exported for calling a
@@ -332,45 +330,44 @@ func Library() *rankgenrt.Library {
 // data format's fingerprint DataFingerprint); the scripts write, delete and expire it with the
 // entries and read it with them.
 // Its reads and whole-entry writes (Get, Top, Around, Set, Best, …) are the methods of the
-// embedded rankgenrt.Board, which are the same on every layout; this file declares those its
+// embedded rankgenrt.Board and, for its bands and competition ranks (Between, CompetitionRank,
+// …), rankgenrt.ScoreReads, which are the same on every layout; this file declares those its
 // layout makes its own.
 type Board struct {
 	*rankgenrt.Board[Entry, string, Ranked, Written, Result]
+	*rankgenrt.ScoreReads[Entry, string, Ranked, Written, Result]
 	core *rankgenrt.Core // the board's machinery: client, keys, writes, the fingerprint check
 }
 
 // Option configures a Board.
 type Option = rankgenrt.Option
 
-// WithTTL makes the board's keys expire d after every write. The expiry is set by the write's own
-// script, on all of the board's keys, so it is never lost.
+// WithTTL makes the board's keys expire d after every write, set by the write's own script
+// (rankgenrt.WithTTL).
 func WithTTL(d time.Duration) Option {
 	return rankgenrt.WithTTL(d)
 }
 
-// WithExpireAt makes the board's keys expire at t (to the millisecond), set by every write's own
-// script on all of the board's keys.
+// WithExpireAt makes the board's keys expire at t, set by every write's own script
+// (rankgenrt.WithExpireAt).
 func WithExpireAt(t time.Time) Option {
 	return rankgenrt.WithExpireAt(t)
 }
 
-// WithDedupWindow sets how long, at least, the board remembers each write call's token, so that a
-// resend of the call is applied once (rankgenrt.DedupWindow: rankgenrt.DefaultDedupWindow unless
-// set, 0 turns exactly-once writes off). Every writer of a board should use the same window.
+// WithDedupWindow sets how long the board remembers each write call's token, so that a resend is
+// applied once (rankgenrt.WithDedupWindow).
 func WithDedupWindow(d time.Duration) Option {
 	return rankgenrt.WithDedupWindow(d)
 }
 
-// WithReplicas makes every write wait, in its own round trip, until n replicas of the board's
-// master have it, for at most timeout; too few in time is rankgenrt.ErrNotReplicated
-// (rankgenrt.WaitReplicas says what survives a failover). Needs a *redis.Client or a
-// *redis.ClusterClient.
+// WithReplicas makes every write wait until n replicas have it, for at most timeout
+// (rankgenrt.WithReplicas).
 func WithReplicas(n int, timeout time.Duration) Option {
 	return rankgenrt.WithReplicas(n, timeout)
 }
 
 // WithCoalescing combines the single field updates (MinStopMs, …) of concurrent callers into
-// batch calls (rankgenrt.Coalescing), each caller told its own result, exactly once.
+// batch calls, each caller told its own result (rankgenrt.WithCoalescing).
 func WithCoalescing(cfg rankgenrt.Coalescing) Option {
 	return rankgenrt.WithCoalescing(cfg)
 }
@@ -379,8 +376,9 @@ func WithCoalescing(cfg rankgenrt.Coalescing) Option {
 func NewBoard(c redis.UniversalClient, key string, opts ...Option) *Board {
 	core := rankgenrt.NewCore(c, key, boardSpec, opts...)
 	return &Board{
-		Board: rankgenrt.NewBoard(core, decoding),
-		core:  core,
+		Board:      rankgenrt.NewBoard(core, decoding),
+		ScoreReads: rankgenrt.NewScoreReads(core, decoding),
+		core:       core,
 	}
 }
 
@@ -461,29 +459,57 @@ var decoding = &rankgenrt.Decoding[Entry, string, Ranked, Written, Result]{
 		return e.Crew
 	},
 	NewRanked: func(rank int64, e Entry) Ranked {
-		return Ranked{
-			Entry: e,
-			Rank:  rank,
-		}
+		return Ranked{Rank: rank, Entry: e}
 	},
 	NewResult: func(w Written, err error) Result {
-		return Result{
-			Err:     err,
-			Written: w,
-		}
+		return Result{Written: w, Err: err}
 	},
 	NewWritten: func(e, before Entry, existed, changed bool) Written {
-		return Written{
-			Before:  before,
-			Changed: changed,
-			Entry:   e,
-			Existed: existed,
-		}
+		return Written{Entry: e, Before: before, Existed: existed, Changed: changed}
 	},
 	ResultOf: func(x Result) (Entry, error) {
 		return x.Entry, x.Err
 	},
-	ScoreOfP: scoreOfP,
+	ScoreOfP:  scoreOfP,
+	TiedPlace: tiedPlace,
+}
+
+// Band is a band of the board's order: the entries whose leading score fields equal given values
+// and whose next score field lies between two values. Build one with StopMsBetween(lo, hi), or
+// StopMsIs(v)… to fix fields first; read it with Between and CountBetween. The zero Band is
+// empty. A value outside its field's range makes the read that takes the band fail with
+// ErrOutOfRange.
+type Band = rankgenrt.Band[Entry]
+
+// Place is where a score prefix (a <Field>Prefix) or a whole Entry would rank: AroundScore reads
+// the entries around it.
+type Place interface {
+	place() (float64, string, error)
+}
+
+// place is the entry's own score and member.
+func (e Entry) place() (float64, string, error) {
+	return e.Encode()
+}
+
+// StopMsPrefix is the entries whose StopMs is a given value: a Place for AroundScore.
+type StopMsPrefix struct {
+	s rankgenrt.ScorePrefix
+}
+
+// place is the place before every entry of the prefix: the lowest score of the entries ahead of it.
+func (p StopMsPrefix) place() (float64, string, error) {
+	return p.s.Place(scoreOfP)
+}
+
+// StopMsBetween is the band of entries whose StopMs lies in [lo, hi] (empty when lo > hi).
+func StopMsBetween(lo, hi uint16) Band {
+	return rankgenrt.BandBetween[Entry](rankgenrt.ScorePrefix{}, digitOfStopMs, lo, hi, stopMsWeight, true)
+}
+
+// StopMsIs fixes StopMs to v.
+func StopMsIs(v uint16) StopMsPrefix {
+	return StopMsPrefix{rankgenrt.FixValue(rankgenrt.ScorePrefix{}, digitOfStopMs, v, stopMsWeight)}
 }
 
 // MinStopMs lowers the StopMs of the entry of id to v when v is smaller and returns what it did:
@@ -491,36 +517,24 @@ var decoding = &rankgenrt.Decoding[Entry, string, Ranked, Written, Result]{
 // entry takes v as its StopMs (its first min is the value submitted), the other fields starting
 // from the zero entry (see Update).
 func (b *Board) MinStopMs(ctx context.Context, id string, v uint16) (Written, error) {
-	return first(applyEach(ctx, b, fnMinStopMs, []Update[uint16]{{Crew: id, Value: v}}, func(v uint16) (uint64, error) {
-		d := uint64(stopMsMax - v)
-		return d, nil
-	}))
+	return first(applyEach(ctx, b, fnMinStopMs, []Update[uint16]{{Crew: id, Value: v}}, digitOfStopMs))
 }
 
 // MinStopMsMany applies MinStopMs to many updates in one script call, as a batch of Update does.
 func (b *Board) MinStopMsMany(ctx context.Context, updates []Update[uint16]) ([]Result, error) {
-	return applyEach(ctx, b, fnMinStopMsMany, updates, func(v uint16) (uint64, error) {
-		d := uint64(stopMsMax - v)
-		return d, nil
-	})
+	return applyEach(ctx, b, fnMinStopMsMany, updates, digitOfStopMs)
 }
 
 // SetStopMs sets the StopMs of the entry of id to v and returns what it did: the new entry, the
 // one before (read in the same script) and whether it changed. An id without an entry starts from
 // the zero entry (see Update).
 func (b *Board) SetStopMs(ctx context.Context, id string, v uint16) (Written, error) {
-	return first(applyEach(ctx, b, fnSetStopMs, []Update[uint16]{{Crew: id, Value: v}}, func(v uint16) (uint64, error) {
-		d := uint64(stopMsMax - v)
-		return d, nil
-	}))
+	return first(applyEach(ctx, b, fnSetStopMs, []Update[uint16]{{Crew: id, Value: v}}, digitOfStopMs))
 }
 
 // SetStopMsMany applies SetStopMs to many updates in one script call, as a batch of Update does.
 func (b *Board) SetStopMsMany(ctx context.Context, updates []Update[uint16]) ([]Result, error) {
-	return applyEach(ctx, b, fnSetStopMsMany, updates, func(v uint16) (uint64, error) {
-		d := uint64(stopMsMax - v)
-		return d, nil
-	})
+	return applyEach(ctx, b, fnSetStopMsMany, updates, digitOfStopMs)
 }
 
 // Change is one field update or the new data of a change list (Board.Update, Board.UpdateMany),
@@ -540,14 +554,14 @@ const (
 // MinStopMs is the change of Board.Update that lowers StopMs to v when v is smaller, as
 // Board.MinStopMs does.
 func MinStopMs(v uint16) Change {
-	d := uint64(stopMsMax - v)
-	return rankgenrt.NewChange[Entry]("StopMs", changeMinStopMs, d, nil)
+	d, err := digitOfStopMs(v)
+	return rankgenrt.NewChange[Entry]("StopMs", changeMinStopMs, d, err)
 }
 
 // SetStopMs is the change of Board.Update that sets StopMs to v, as Board.SetStopMs does.
 func SetStopMs(v uint16) Change {
-	d := uint64(stopMsMax - v)
-	return rankgenrt.NewChange[Entry]("StopMs", changeSetStopMs, d, nil)
+	d, err := digitOfStopMs(v)
+	return rankgenrt.NewChange[Entry]("StopMs", changeSetStopMs, d, err)
 }
 
 // SetData is the change of Board.Update that replaces the entry's data with d. It is stored only
@@ -602,95 +616,14 @@ func (b *Board) UpdateMany(ctx context.Context, lists []Changes) ([]Result, erro
 // is a band of scores. Bounds outside StopMs's range, and a negative offset, are an error matching
 // ErrOutOfRange.
 func (b *Board) RangeStopMs(ctx context.Context, lo, hi uint16, offset, limit int64) ([]Entry, error) {
-	dlo := uint64(stopMsMax - lo)
-	dhi := uint64(stopMsMax - hi)
-	return decoding.LeadRange(ctx, b.core, fnRange, dlo, dhi, stopMsWeight, true, offset, limit)
+	return decoding.LeadRange(ctx, b.core, fnRange, StopMsBetween(lo, hi), offset, limit)
 }
 
 // CountStopMsBetween returns the number of entries whose StopMs lies in [lo, hi], with one ZCOUNT
 // in O(log n): StopMs leads the score, so the range is a band of scores. Bounds outside StopMs's
 // range are an error matching ErrOutOfRange.
 func (b *Board) CountStopMsBetween(ctx context.Context, lo, hi uint16) (int64, error) {
-	dlo := uint64(stopMsMax - lo)
-	dhi := uint64(stopMsMax - hi)
-	return decoding.CountLead(ctx, b.core, dlo, dhi, stopMsWeight, true)
-}
-
-// CompetitionRank returns 1 + the number of entries with a better StopMs than the entry of id
-// ("1224" ranking: equal StopMs share a rank), counted with ZCOUNT in O(log n), or an error
-// matching ErrNotFound.
-func (b *Board) CompetitionRank(ctx context.Context, id string) (int64, error) {
-	return decoding.Position(ctx, b.core, fnCompetition, id, 1)
-}
-
-// CompetitionRankTuple is CompetitionRank on the whole score (StopMs): 1 + the number of entries
-// whose score fields rank before the entry of id; the fields in the member do not count: entries
-// equal on the score fields share a rank. Or an error matching ErrNotFound.
-func (b *Board) CompetitionRankTuple(ctx context.Context, id string) (int64, error) {
-	return decoding.Position(ctx, b.core, fnCompetition, id, scoreFields)
-}
-
-// DenseRank returns 1 + the number of distinct StopMs values ahead of the entry of id ("1223"
-// ranking: equal StopMs share a rank and the next value takes the next rank), or an error matching
-// ErrNotFound. The script steps once per distinct value ahead, O(log n) each.
-func (b *Board) DenseRank(ctx context.Context, id string) (int64, error) {
-	return decoding.Position(ctx, b.core, fnDense, id)
-}
-
-// Band is a band of the board's order: the entries whose leading score fields equal given values
-// and whose next score field lies between two values. Build one with StopMsBetween(lo, hi), or
-// StopMsIs(v)… to fix fields first; read it with Between and CountBetween. The zero Band is
-// empty. A value outside its field's range makes the read that takes the band fail with
-// ErrOutOfRange.
-type Band = rankgenrt.Band[Entry]
-
-// Place is where a score prefix (a <Field>Prefix) or a whole Entry would rank: AroundScore reads
-// the entries around it.
-type Place interface {
-	place() (float64, string, error)
-}
-
-// place is the entry's own score and member.
-func (e Entry) place() (float64, string, error) {
-	return e.Encode()
-}
-
-// StopMsPrefix is the entries whose StopMs is a given value: a Place for AroundScore.
-type StopMsPrefix struct {
-	s rankgenrt.ScorePrefix
-}
-
-// place is the place before every entry of the prefix: the lowest score of the entries ahead of it.
-func (p StopMsPrefix) place() (float64, string, error) {
-	return p.s.Place(scoreOfP)
-}
-
-// StopMsBetween is the band of entries whose StopMs lies in [lo, hi] (empty when lo > hi).
-func StopMsBetween(lo, hi uint16) Band {
-	dlo := uint64(stopMsMax - lo)
-	dhi := uint64(stopMsMax - hi)
-	return rankgenrt.BandOf[Entry](rankgenrt.ScorePrefix{}, dhi, dlo, stopMsWeight)
-}
-
-// StopMsIs fixes StopMs to v.
-func StopMsIs(v uint16) StopMsPrefix {
-	d := uint64(stopMsMax - v)
-	return StopMsPrefix{rankgenrt.ScorePrefix{}.Fix(d, stopMsWeight)}
-}
-
-// Between returns, best first with their ranks, up to limit entries of the band, skipping offset
-// of them: Between(ctx, StopMsBetween(lo, hi), 0, 10) is the best ten whose StopMs lies in [lo,
-// hi]. The band is a band of scores: one script counts the entries ahead of it (ZCOUNT) and reads
-// the page (ZRANGE … BYSCORE REV LIMIT), O(log n + offset + limit). A band built from a value
-// out of range is an error matching ErrOutOfRange, as is a negative offset.
-func (b *Board) Between(ctx context.Context, band Band, offset, limit int64) ([]Ranked, error) {
-	return decoding.Between(ctx, b.core, fnBand, band, offset, limit)
-}
-
-// CountBetween returns the number of entries in the band, with one ZCOUNT in O(log n). A band
-// built from a value out of range is an error matching ErrOutOfRange.
-func (b *Board) CountBetween(ctx context.Context, band Band) (int64, error) {
-	return decoding.CountBetween(ctx, b.core, band)
+	return decoding.CountBetween(ctx, b.core, StopMsBetween(lo, hi))
 }
 
 // AroundScore returns, best first with their ranks, up to before entries that rank ahead of the
@@ -747,6 +680,11 @@ func scoreOfP(p uint64) float64 {
 	return float64(p)
 }
 
+// digitOfStopMs is the stored digit of a StopMs value (larger digit ranks first).
+func digitOfStopMs(v uint16) (uint64, error) {
+	return uint64(stopMsMax - v), nil
+}
+
 // ShardedBoard is one leaderboard of Entry values spread over several sorted sets, its shards, so
 // that it outgrows one Redis node: each shard is a Board under its own hash tag, and on Redis
 // Cluster the shards spread over the masters (rankgenrt.ShardKeys). An id always lives on the same
@@ -768,6 +706,7 @@ func scoreOfP(p uint64) float64 {
 // its layout makes its own.
 type ShardedBoard struct {
 	*rankgenrt.ShardedBoard[Entry, string, Ranked, Written, Result]
+	*rankgenrt.ShardedScoreReads[Entry, string, Ranked, Written, Result]
 	shards []*Board // shard i holds the ids that rankgenrt.ShardOf maps to i
 }
 
@@ -787,6 +726,11 @@ func NewShardedBoard(c redis.UniversalClient, key string, shards int, opts ...Op
 		boards[i] = s.shards[i].Board
 	}
 	s.ShardedBoard = rankgenrt.NewShardedBoard(c, boards)
+	reads := make([]*rankgenrt.ScoreReads[Entry, string, Ranked, Written, Result], len(keys))
+	for i, shard := range s.shards {
+		reads[i] = shard.ScoreReads
+	}
+	s.ShardedScoreReads = rankgenrt.NewShardedScoreReads(s.ShardedBoard, reads)
 	return s, nil
 }
 
@@ -846,63 +790,6 @@ func (s *ShardedBoard) CountStopMsBetween(ctx context.Context, lo, hi uint16) (i
 	})
 }
 
-// CompetitionRank returns 1 + the number of entries of all shards with a better StopMs than the
-// entry of id, as Board.CompetitionRank does, or an error matching ErrNotFound: the entry from its
-// shard, then every shard's count of the entries better on StopMs (one ZCOUNT each), pipelined,
-// added up.
-func (s *ShardedBoard) CompetitionRank(ctx context.Context, id string) (int64, error) {
-	return s.competition(ctx, id, 1)
-}
-
-// CompetitionRankTuple is CompetitionRank on the whole score, as Board.CompetitionRankTuple is: 1
-// + the number of entries of all shards whose score fields rank before the entry of id.
-func (s *ShardedBoard) CompetitionRankTuple(ctx context.Context, id string) (int64, error) {
-	return s.competition(ctx, id, scoreFields)
-}
-
-// competition counts, on every shard, the entries ahead of the place before every entry equal to
-// the entry of id on its first tied score fields (tiedPlace), and adds 1.
-func (s *ShardedBoard) competition(ctx context.Context, id string, tied int) (int64, error) {
-	e, err := s.Get(ctx, id)
-	if err != nil {
-		return 0, err
-	}
-	score, member, err := tiedPlace(e, tied).place()
-	if err != nil {
-		return 0, err
-	}
-	pos, _, _, err := rankgenrt.ShardPlace(ctx, s.ShardedBoard, fnAroundScore, score, member, 0, 0)
-	if err != nil {
-		return 0, err
-	}
-	return pos + 1, nil
-}
-
-// tiedPlace is the place before every entry whose first tied score fields equal e's.
-func tiedPlace(e Entry, tied int) Place {
-	switch tied {
-	default:
-		return StopMsIs(e.StopMs)
-	}
-}
-
-// Between returns, best first with their ranks, up to limit entries of the band, skipping offset
-// of them, as Board.Between does. Every shard runs the band script in one pipelined round: it
-// counts its entries ahead of the band (their sum is the band's first position) and reads its
-// first offset + limit entries of the band, which merge by Compare. The cost grows with offset:
-// O(shards × (log n + offset + limit)).
-func (s *ShardedBoard) Between(ctx context.Context, band Band, offset, limit int64) ([]Ranked, error) {
-	return rankgenrt.ShardBetween(ctx, s.ShardedBoard, fnBand, band, offset, limit)
-}
-
-// CountBetween returns the number of entries in the band: Board.CountBetween on every shard (one
-// ZCOUNT each, O(log n)), all at once, added up.
-func (s *ShardedBoard) CountBetween(ctx context.Context, band Band) (int64, error) {
-	return rankgenrt.SumShards(ctx, len(s.shards), func(ctx context.Context, i int) (int64, error) {
-		return s.shards[i].CountBetween(ctx, band)
-	})
-}
-
 // AroundScore returns, best first with their ranks, up to before entries that rank ahead of the
 // place and up to after entries from it on, as Board.AroundScore does. Every shard runs the
 // around_score script at the place in one pipelined round: of the window, a shard holds at most
@@ -924,6 +811,17 @@ func (s *ShardedBoard) AroundScore(ctx context.Context, at Place, before, after 
 	take := int(min(max(before, 0), pos)) // entries ahead of the place in the window
 	hi := ahead + int(min(max(after, 0), int64(len(merged)-ahead)))
 	return decoding.Renumber(merged[ahead-take:hi], pos-int64(take)), nil
+}
+
+/*
+tiedPlace is the place before every entry whose first tied score fields equal e's (the
+ShardedBoard's competition ranks, rankgenrt.ShardedScoreReads).
+*/
+func tiedPlace(e Entry, tied int) (float64, string, error) {
+	switch tied {
+	default:
+		return StopMsIs(e.StopMs).place()
+	}
 }
 
 // ReshardProgress is how far Reshard got: the source shard it copies and the cursor of the last

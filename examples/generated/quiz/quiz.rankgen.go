@@ -30,8 +30,8 @@ import (
 // The generated code and the runtime package must agree on their contract; either
 // constant fails to compile when they drift apart. Regenerate with the matching rankgen.
 const (
-	_ = rankgenrt.EnforceVersion(5 - rankgenrt.MinVersion)
-	_ = rankgenrt.EnforceVersion(rankgenrt.MaxVersion - 5)
+	_ = rankgenrt.EnforceVersion(6 - rankgenrt.MinVersion)
+	_ = rankgenrt.EnforceVersion(rankgenrt.MaxVersion - 6)
 )
 
 // Fingerprint identifies the stored encoding: it changes exactly when a change to the schema
@@ -129,9 +129,6 @@ var (
 	fnSetMillis      = library.Function("set_millis")
 	fnSetMillisMany  = library.Function("set_millis_many")
 	fnChanges        = library.Function("changes")
-	fnCompetition    = library.Function("competition")
-	fnDense          = library.Function("dense")
-	fnBand           = library.Function("band")
 	fnAroundScore    = library.Function("around_score")
 )
 
@@ -140,6 +137,7 @@ var boardSpec = &rankgenrt.Spec{
 	Fingerprint: Fingerprint,
 	Indexed:     true,
 	Library:     library,
+	ScoreFields: scoreFields,
 }
 
 // Library returns the board's Lua library. Board.Load loads it; it is exported for calling a
@@ -157,45 +155,44 @@ func Library() *rankgenrt.Library {
 // (ErrNotIndexed) until Reindex adopts them. Reads refuse another layout's board too, within their
 // one round trip. A Board is safe for concurrent use; create it once per key and reuse it.
 // Its reads and whole-entry writes (Get, Top, Around, Set, Best, …) are the methods of the
-// embedded rankgenrt.Board, which are the same on every layout; this file declares those its
+// embedded rankgenrt.Board and, for its bands and competition ranks (Between, CompetitionRank,
+// …), rankgenrt.ScoreReads, which are the same on every layout; this file declares those its
 // layout makes its own.
 type Board struct {
 	*rankgenrt.Board[Entry, uint64, Ranked, Written, Result]
+	*rankgenrt.ScoreReads[Entry, uint64, Ranked, Written, Result]
 	core *rankgenrt.Core // the board's machinery: client, keys, writes, the fingerprint check
 }
 
 // Option configures a Board.
 type Option = rankgenrt.Option
 
-// WithTTL makes the board's keys expire d after every write. The expiry is set by the write's own
-// script, on all of the board's keys, so it is never lost.
+// WithTTL makes the board's keys expire d after every write, set by the write's own script
+// (rankgenrt.WithTTL).
 func WithTTL(d time.Duration) Option {
 	return rankgenrt.WithTTL(d)
 }
 
-// WithExpireAt makes the board's keys expire at t (to the millisecond), set by every write's own
-// script on all of the board's keys.
+// WithExpireAt makes the board's keys expire at t, set by every write's own script
+// (rankgenrt.WithExpireAt).
 func WithExpireAt(t time.Time) Option {
 	return rankgenrt.WithExpireAt(t)
 }
 
-// WithDedupWindow sets how long, at least, the board remembers each write call's token, so that a
-// resend of the call is applied once (rankgenrt.DedupWindow: rankgenrt.DefaultDedupWindow unless
-// set, 0 turns exactly-once writes off). Every writer of a board should use the same window.
+// WithDedupWindow sets how long the board remembers each write call's token, so that a resend is
+// applied once (rankgenrt.WithDedupWindow).
 func WithDedupWindow(d time.Duration) Option {
 	return rankgenrt.WithDedupWindow(d)
 }
 
-// WithReplicas makes every write wait, in its own round trip, until n replicas of the board's
-// master have it, for at most timeout; too few in time is rankgenrt.ErrNotReplicated
-// (rankgenrt.WaitReplicas says what survives a failover). Needs a *redis.Client or a
-// *redis.ClusterClient.
+// WithReplicas makes every write wait until n replicas have it, for at most timeout
+// (rankgenrt.WithReplicas).
 func WithReplicas(n int, timeout time.Duration) Option {
 	return rankgenrt.WithReplicas(n, timeout)
 }
 
 // WithCoalescing combines the single field updates (AddCorrect, …) of concurrent callers into
-// batch calls (rankgenrt.Coalescing), each caller told its own result, exactly once.
+// batch calls, each caller told its own result (rankgenrt.WithCoalescing).
 func WithCoalescing(cfg rankgenrt.Coalescing) Option {
 	return rankgenrt.WithCoalescing(cfg)
 }
@@ -204,8 +201,9 @@ func WithCoalescing(cfg rankgenrt.Coalescing) Option {
 func NewBoard(c redis.UniversalClient, key string, opts ...Option) *Board {
 	core := rankgenrt.NewCore(c, key, boardSpec, opts...)
 	return &Board{
-		Board: rankgenrt.NewBoard(core, decoding),
-		core:  core,
+		Board:      rankgenrt.NewBoard(core, decoding),
+		ScoreReads: rankgenrt.NewScoreReads(core, decoding),
+		core:       core,
 	}
 }
 
@@ -255,16 +253,10 @@ type Result struct {
 
 // decoding is how the board's reads and writes make this package's types of the entries they read.
 var decoding = &rankgenrt.Decoding[Entry, uint64, Ranked, Written, Result]{
-	Compare: Compare,
-	Decode:  Decode,
-	Encode:  Entry.Encode,
-	EntryArgs: func(season *rankgenrt.Season, e Entry, args []any) ([]any, error) {
-		score, member, err := e.Encode()
-		if err != nil {
-			return nil, err
-		}
-		return append(args, rankgenrt.FormatScore(score), member), nil
-	},
+	Compare:   Compare,
+	Decode:    Decode,
+	Encode:    Entry.Encode,
+	EntryArgs: rankgenrt.EncodedArgs(Entry.Encode),
 	EntryOf: func(r Ranked) Entry {
 		return r.Entry
 	},
@@ -272,29 +264,79 @@ var decoding = &rankgenrt.Decoding[Entry, uint64, Ranked, Written, Result]{
 		return e.PlayerID
 	},
 	NewRanked: func(rank int64, e Entry) Ranked {
-		return Ranked{
-			Entry: e,
-			Rank:  rank,
-		}
+		return Ranked{Rank: rank, Entry: e}
 	},
 	NewResult: func(w Written, err error) Result {
-		return Result{
-			Err:     err,
-			Written: w,
-		}
+		return Result{Written: w, Err: err}
 	},
 	NewWritten: func(e, before Entry, existed, changed bool) Written {
-		return Written{
-			Before:  before,
-			Changed: changed,
-			Entry:   e,
-			Existed: existed,
-		}
+		return Written{Entry: e, Before: before, Existed: existed, Changed: changed}
 	},
 	ResultOf: func(x Result) (Entry, error) {
 		return x.Entry, x.Err
 	},
-	ScoreOfP: scoreOfP,
+	ScoreOfP:  scoreOfP,
+	TiedPlace: tiedPlace,
+}
+
+// Band is a band of the board's order: the entries whose leading score fields equal given values
+// and whose next score field lies between two values. Build one with CorrectBetween(lo, hi), or
+// CorrectIs(v)… to fix fields first; read it with Between and CountBetween. The zero Band is
+// empty. A value outside its field's range makes the read that takes the band fail with
+// ErrOutOfRange.
+type Band = rankgenrt.Band[Entry]
+
+// Place is where a score prefix (a <Field>Prefix) or a whole Entry would rank: AroundScore reads
+// the entries around it.
+type Place interface {
+	place() (float64, string, error)
+}
+
+// place is the entry's own score and member.
+func (e Entry) place() (float64, string, error) {
+	return e.Encode()
+}
+
+// CorrectPrefix is the entries whose Correct is a given value: a Place for AroundScore, narrowed
+// to a Band by MillisBetween or to the next Prefix by MillisIs.
+type CorrectPrefix struct {
+	s rankgenrt.ScorePrefix
+}
+
+// place is the place before every entry of the prefix: the lowest score of the entries ahead of it.
+func (p CorrectPrefix) place() (float64, string, error) {
+	return p.s.Place(scoreOfP)
+}
+
+// CorrectBetween is the band of entries whose Correct lies in [lo, hi] (empty when lo > hi).
+func CorrectBetween(lo, hi uint8) Band {
+	return rankgenrt.BandBetween[Entry](rankgenrt.ScorePrefix{}, digitOfCorrect, lo, hi, correctWeight, false)
+}
+
+// CorrectIs fixes Correct to v.
+func CorrectIs(v uint8) CorrectPrefix {
+	return CorrectPrefix{rankgenrt.FixValue(rankgenrt.ScorePrefix{}, digitOfCorrect, v, correctWeight)}
+}
+
+// MillisPrefix is the entries whose Correct, Millis are given values: a Place for AroundScore.
+type MillisPrefix struct {
+	s rankgenrt.ScorePrefix
+}
+
+// place is the place before every entry of the prefix: the lowest score of the entries ahead of it.
+func (p MillisPrefix) place() (float64, string, error) {
+	return p.s.Place(scoreOfP)
+}
+
+// MillisBetween is the band of entries whose Millis lies in [lo, hi] among the entries of the
+// prefix (empty when lo > hi).
+func (p CorrectPrefix) MillisBetween(lo, hi uint32) Band {
+	return rankgenrt.BandBetween[Entry](p.s, digitOfMillis, lo, hi, millisWeight, true)
+}
+
+// MillisIs fixes Millis to v.
+func (p CorrectPrefix) MillisIs(v uint32) MillisPrefix {
+	return MillisPrefix{rankgenrt.FixValue(p.s, digitOfMillis, v, millisWeight)}
 }
 
 // AddCorrect adds delta to the Correct of the entry of id and returns what it did: the new entry,
@@ -314,18 +356,12 @@ func (b *Board) AddCorrectMany(ctx context.Context, updates []Update[int64]) ([]
 // one before (read in the same script) and whether it changed. An id without an entry starts from
 // the zero entry (see Update).
 func (b *Board) SetCorrect(ctx context.Context, id uint64, v uint8) (Written, error) {
-	return first(applyEach(ctx, b, fnSetCorrect, []Update[uint8]{{PlayerID: id, Value: v}}, func(v uint8) (uint64, error) {
-		d := uint64(v)
-		return d, nil
-	}))
+	return first(applyEach(ctx, b, fnSetCorrect, []Update[uint8]{{PlayerID: id, Value: v}}, digitOfCorrect))
 }
 
 // SetCorrectMany applies SetCorrect to many updates in one script call, as a batch of Update does.
 func (b *Board) SetCorrectMany(ctx context.Context, updates []Update[uint8]) ([]Result, error) {
-	return applyEach(ctx, b, fnSetCorrectMany, updates, func(v uint8) (uint64, error) {
-		d := uint64(v)
-		return d, nil
-	})
+	return applyEach(ctx, b, fnSetCorrectMany, updates, digitOfCorrect)
 }
 
 // MinMillis lowers the Millis of the entry of id to v when v is smaller and returns what it did:
@@ -374,8 +410,8 @@ func AddCorrect(delta int64) Change {
 
 // SetCorrect is the change of Board.Update that sets Correct to v, as Board.SetCorrect does.
 func SetCorrect(v uint8) Change {
-	d := uint64(v)
-	return rankgenrt.NewChange[Entry]("Correct", changeSetCorrect, d, nil)
+	d, err := digitOfCorrect(v)
+	return rankgenrt.NewChange[Entry]("Correct", changeSetCorrect, d, err)
 }
 
 // MinMillis is the change of Board.Update that lowers Millis to v when v is smaller, as
@@ -425,135 +461,14 @@ func (b *Board) UpdateMany(ctx context.Context, lists []Changes) ([]Result, erro
 // range is a band of scores. Bounds outside Correct's range, and a negative offset, are an error
 // matching ErrOutOfRange.
 func (b *Board) RangeCorrect(ctx context.Context, lo, hi uint8, offset, limit int64) ([]Entry, error) {
-	dlo := uint64(lo)
-	dhi := uint64(hi)
-	return decoding.LeadRange(ctx, b.core, nil, dlo, dhi, correctWeight, false, offset, limit)
+	return decoding.LeadRange(ctx, b.core, nil, CorrectBetween(lo, hi), offset, limit)
 }
 
 // CountCorrectBetween returns the number of entries whose Correct lies in [lo, hi], with one
 // ZCOUNT in O(log n): Correct leads the score, so the range is a band of scores. Bounds outside
 // Correct's range are an error matching ErrOutOfRange.
 func (b *Board) CountCorrectBetween(ctx context.Context, lo, hi uint8) (int64, error) {
-	dlo := uint64(lo)
-	dhi := uint64(hi)
-	return decoding.CountLead(ctx, b.core, dlo, dhi, correctWeight, false)
-}
-
-// CompetitionRank returns 1 + the number of entries with a better Correct than the entry of id
-// ("1224" ranking: equal Correct share a rank), counted with ZCOUNT in O(log n), or an error
-// matching ErrNotFound.
-func (b *Board) CompetitionRank(ctx context.Context, id uint64) (int64, error) {
-	return decoding.Position(ctx, b.core, fnCompetition, id, 1)
-}
-
-// CompetitionRankTuple is CompetitionRank on the whole score (Correct, Millis): 1 + the number of
-// entries whose score fields rank before the entry of id; entries equal on every field share a
-// rank. Or an error matching ErrNotFound.
-func (b *Board) CompetitionRankTuple(ctx context.Context, id uint64) (int64, error) {
-	return decoding.Position(ctx, b.core, fnCompetition, id, scoreFields)
-}
-
-// DenseRank returns 1 + the number of distinct Correct values ahead of the entry of id ("1223"
-// ranking: equal Correct share a rank and the next value takes the next rank), or an error
-// matching ErrNotFound. The script steps once per distinct value ahead, O(log n) each.
-func (b *Board) DenseRank(ctx context.Context, id uint64) (int64, error) {
-	return decoding.Position(ctx, b.core, fnDense, id)
-}
-
-// Band is a band of the board's order: the entries whose leading score fields equal given values
-// and whose next score field lies between two values. Build one with CorrectBetween(lo, hi), or
-// CorrectIs(v)… to fix fields first; read it with Between and CountBetween. The zero Band is
-// empty. A value outside its field's range makes the read that takes the band fail with
-// ErrOutOfRange.
-type Band = rankgenrt.Band[Entry]
-
-// Place is where a score prefix (a <Field>Prefix) or a whole Entry would rank: AroundScore reads
-// the entries around it.
-type Place interface {
-	place() (float64, string, error)
-}
-
-// place is the entry's own score and member.
-func (e Entry) place() (float64, string, error) {
-	return e.Encode()
-}
-
-// CorrectPrefix is the entries whose Correct is a given value: a Place for AroundScore, narrowed
-// to a Band by MillisBetween or to the next Prefix by MillisIs.
-type CorrectPrefix struct {
-	s rankgenrt.ScorePrefix
-}
-
-// place is the place before every entry of the prefix: the lowest score of the entries ahead of it.
-func (p CorrectPrefix) place() (float64, string, error) {
-	return p.s.Place(scoreOfP)
-}
-
-// CorrectBetween is the band of entries whose Correct lies in [lo, hi] (empty when lo > hi).
-func CorrectBetween(lo, hi uint8) Band {
-	dlo := uint64(lo)
-	dhi := uint64(hi)
-	return rankgenrt.BandOf[Entry](rankgenrt.ScorePrefix{}, dlo, dhi, correctWeight)
-}
-
-// CorrectIs fixes Correct to v.
-func CorrectIs(v uint8) CorrectPrefix {
-	d := uint64(v)
-	return CorrectPrefix{rankgenrt.ScorePrefix{}.Fix(d, correctWeight)}
-}
-
-// MillisPrefix is the entries whose Correct, Millis are given values: a Place for AroundScore.
-type MillisPrefix struct {
-	s rankgenrt.ScorePrefix
-}
-
-// place is the place before every entry of the prefix: the lowest score of the entries ahead of it.
-func (p MillisPrefix) place() (float64, string, error) {
-	return p.s.Place(scoreOfP)
-}
-
-// MillisBetween is the band of entries whose Millis lies in [lo, hi] among the entries of the
-// prefix (empty when lo > hi).
-func (p CorrectPrefix) MillisBetween(lo, hi uint32) Band {
-	if err := p.s.Err(); err != nil {
-		return rankgenrt.BandErr[Entry](err)
-	}
-	dlo, err := digitOfMillis(lo)
-	if err != nil {
-		return rankgenrt.BandErr[Entry](err)
-	}
-	dhi, err := digitOfMillis(hi)
-	if err != nil {
-		return rankgenrt.BandErr[Entry](err)
-	}
-	return rankgenrt.BandOf[Entry](p.s, dhi, dlo, millisWeight)
-}
-
-// MillisIs fixes Millis to v.
-func (p CorrectPrefix) MillisIs(v uint32) MillisPrefix {
-	if err := p.s.Err(); err != nil {
-		return MillisPrefix{rankgenrt.PrefixErr(err)}
-	}
-	d, err := digitOfMillis(v)
-	if err != nil {
-		return MillisPrefix{rankgenrt.PrefixErr(err)}
-	}
-	return MillisPrefix{p.s.Fix(d, millisWeight)}
-}
-
-// Between returns, best first with their ranks, up to limit entries of the band, skipping offset
-// of them: Between(ctx, CorrectBetween(lo, hi), 0, 10) is the best ten whose Correct lies in [lo,
-// hi]. The band is a band of scores: one script counts the entries ahead of it (ZCOUNT) and reads
-// the page (ZRANGE … BYSCORE REV LIMIT), O(log n + offset + limit). A band built from a value
-// out of range is an error matching ErrOutOfRange, as is a negative offset.
-func (b *Board) Between(ctx context.Context, band Band, offset, limit int64) ([]Ranked, error) {
-	return decoding.Between(ctx, b.core, fnBand, band, offset, limit)
-}
-
-// CountBetween returns the number of entries in the band, with one ZCOUNT in O(log n). A band
-// built from a value out of range is an error matching ErrOutOfRange.
-func (b *Board) CountBetween(ctx context.Context, band Band) (int64, error) {
-	return decoding.CountBetween(ctx, b.core, band)
+	return decoding.CountBetween(ctx, b.core, CorrectBetween(lo, hi))
 }
 
 // AroundScore returns, best first with their ranks, up to before entries that rank ahead of the
@@ -610,6 +525,11 @@ func scoreOfP(p uint64) float64 {
 	return float64(p)
 }
 
+// digitOfCorrect is the stored digit of a Correct value (larger digit ranks first).
+func digitOfCorrect(v uint8) (uint64, error) {
+	return uint64(v), nil
+}
+
 // digitOfMillis is the stored digit of a Millis value (larger digit ranks first).
 func digitOfMillis(v uint32) (uint64, error) {
 	if v > millisMax {
@@ -637,6 +557,7 @@ func digitOfMillis(v uint32) (uint64, error) {
 // its layout makes its own.
 type ShardedBoard struct {
 	*rankgenrt.ShardedBoard[Entry, uint64, Ranked, Written, Result]
+	*rankgenrt.ShardedScoreReads[Entry, uint64, Ranked, Written, Result]
 	shards []*Board // shard i holds the ids that rankgenrt.ShardOf maps to i
 }
 
@@ -656,6 +577,11 @@ func NewShardedBoard(c redis.UniversalClient, key string, shards int, opts ...Op
 		boards[i] = s.shards[i].Board
 	}
 	s.ShardedBoard = rankgenrt.NewShardedBoard(c, boards)
+	reads := make([]*rankgenrt.ScoreReads[Entry, uint64, Ranked, Written, Result], len(keys))
+	for i, shard := range s.shards {
+		reads[i] = shard.ScoreReads
+	}
+	s.ShardedScoreReads = rankgenrt.NewShardedScoreReads(s.ShardedBoard, reads)
 	return s, nil
 }
 
@@ -743,65 +669,6 @@ func (s *ShardedBoard) CountCorrectBetween(ctx context.Context, lo, hi uint8) (i
 	})
 }
 
-// CompetitionRank returns 1 + the number of entries of all shards with a better Correct than the
-// entry of id, as Board.CompetitionRank does, or an error matching ErrNotFound: the entry from its
-// shard, then every shard's count of the entries better on Correct (one ZCOUNT each), pipelined,
-// added up.
-func (s *ShardedBoard) CompetitionRank(ctx context.Context, id uint64) (int64, error) {
-	return s.competition(ctx, id, 1)
-}
-
-// CompetitionRankTuple is CompetitionRank on the whole score, as Board.CompetitionRankTuple is: 1
-// + the number of entries of all shards whose score fields rank before the entry of id.
-func (s *ShardedBoard) CompetitionRankTuple(ctx context.Context, id uint64) (int64, error) {
-	return s.competition(ctx, id, scoreFields)
-}
-
-// competition counts, on every shard, the entries ahead of the place before every entry equal to
-// the entry of id on its first tied score fields (tiedPlace), and adds 1.
-func (s *ShardedBoard) competition(ctx context.Context, id uint64, tied int) (int64, error) {
-	e, err := s.Get(ctx, id)
-	if err != nil {
-		return 0, err
-	}
-	score, member, err := tiedPlace(e, tied).place()
-	if err != nil {
-		return 0, err
-	}
-	pos, _, _, err := rankgenrt.ShardPlace(ctx, s.ShardedBoard, fnAroundScore, score, member, 0, 0)
-	if err != nil {
-		return 0, err
-	}
-	return pos + 1, nil
-}
-
-// tiedPlace is the place before every entry whose first tied score fields equal e's.
-func tiedPlace(e Entry, tied int) Place {
-	switch tied {
-	case 1:
-		return CorrectIs(e.Correct)
-	default:
-		return CorrectIs(e.Correct).MillisIs(e.Millis)
-	}
-}
-
-// Between returns, best first with their ranks, up to limit entries of the band, skipping offset
-// of them, as Board.Between does. Every shard runs the band script in one pipelined round: it
-// counts its entries ahead of the band (their sum is the band's first position) and reads its
-// first offset + limit entries of the band, which merge by Compare. The cost grows with offset:
-// O(shards × (log n + offset + limit)).
-func (s *ShardedBoard) Between(ctx context.Context, band Band, offset, limit int64) ([]Ranked, error) {
-	return rankgenrt.ShardBetween(ctx, s.ShardedBoard, fnBand, band, offset, limit)
-}
-
-// CountBetween returns the number of entries in the band: Board.CountBetween on every shard (one
-// ZCOUNT each, O(log n)), all at once, added up.
-func (s *ShardedBoard) CountBetween(ctx context.Context, band Band) (int64, error) {
-	return rankgenrt.SumShards(ctx, len(s.shards), func(ctx context.Context, i int) (int64, error) {
-		return s.shards[i].CountBetween(ctx, band)
-	})
-}
-
 // AroundScore returns, best first with their ranks, up to before entries that rank ahead of the
 // place and up to after entries from it on, as Board.AroundScore does. Every shard runs the
 // around_score script at the place in one pipelined round: of the window, a shard holds at most
@@ -823,6 +690,19 @@ func (s *ShardedBoard) AroundScore(ctx context.Context, at Place, before, after 
 	take := int(min(max(before, 0), pos)) // entries ahead of the place in the window
 	hi := ahead + int(min(max(after, 0), int64(len(merged)-ahead)))
 	return decoding.Renumber(merged[ahead-take:hi], pos-int64(take)), nil
+}
+
+/*
+tiedPlace is the place before every entry whose first tied score fields equal e's (the
+ShardedBoard's competition ranks, rankgenrt.ShardedScoreReads).
+*/
+func tiedPlace(e Entry, tied int) (float64, string, error) {
+	switch tied {
+	case 1:
+		return CorrectIs(e.Correct).place()
+	default:
+		return CorrectIs(e.Correct).MillisIs(e.Millis).place()
+	}
 }
 
 // ReshardProgress is how far Reshard got: the source shard it copies and the cursor of the last

@@ -35,8 +35,8 @@ import (
 // The generated code and the runtime package must agree on their contract; either
 // constant fails to compile when they drift apart. Regenerate with the matching rankgen.
 const (
-	_ = rankgenrt.EnforceVersion(5 - rankgenrt.MinVersion)
-	_ = rankgenrt.EnforceVersion(rankgenrt.MaxVersion - 5)
+	_ = rankgenrt.EnforceVersion(6 - rankgenrt.MinVersion)
+	_ = rankgenrt.EnforceVersion(rankgenrt.MaxVersion - 6)
 )
 
 // Fingerprint identifies the stored encoding: it changes exactly when a change to the schema
@@ -228,9 +228,6 @@ var luaLibrary string
 var (
 	library       = rankgenrt.NewLibrary(luaLibrary)
 	fnTouch       = library.Function("touch")
-	fnCompetition = library.Function("competition")
-	fnDense       = library.Function("dense")
-	fnBand        = library.Function("band")
 	fnAroundScore = library.Function("around_score")
 )
 
@@ -238,6 +235,7 @@ var (
 var boardSpec = &rankgenrt.Spec{
 	Fingerprint: Fingerprint,
 	Library:     library,
+	ScoreFields: scoreFields,
 }
 
 // Library returns the board's Lua library. Board.Load loads it; it is exported for calling a
@@ -254,39 +252,38 @@ func Library() *rankgenrt.Library {
 // another layout's board too, within their one round trip. A Board is safe for concurrent use;
 // create it once per key and reuse it.
 // Its reads and whole-entry writes (Get, Top, Around, Set, Best, …) are the methods of the
-// embedded rankgenrt.Board, which are the same on every layout; this file declares those its
+// embedded rankgenrt.Board and, for its bands and competition ranks (Between, CompetitionRank,
+// …), rankgenrt.ScoreReads, which are the same on every layout; this file declares those its
 // layout makes its own.
 type Board struct {
 	*rankgenrt.Board[Entry, string, Ranked, Written, Result]
+	*rankgenrt.ScoreReads[Entry, string, Ranked, Written, Result]
 	core *rankgenrt.Core // the board's machinery: client, keys, writes, the fingerprint check
 }
 
 // Option configures a Board.
 type Option = rankgenrt.Option
 
-// WithTTL makes the board's keys expire d after every write. The expiry is set by the write's own
-// script, on all of the board's keys, so it is never lost.
+// WithTTL makes the board's keys expire d after every write, set by the write's own script
+// (rankgenrt.WithTTL).
 func WithTTL(d time.Duration) Option {
 	return rankgenrt.WithTTL(d)
 }
 
-// WithExpireAt makes the board's keys expire at t (to the millisecond), set by every write's own
-// script on all of the board's keys.
+// WithExpireAt makes the board's keys expire at t, set by every write's own script
+// (rankgenrt.WithExpireAt).
 func WithExpireAt(t time.Time) Option {
 	return rankgenrt.WithExpireAt(t)
 }
 
-// WithDedupWindow sets how long, at least, the board remembers each write call's token, so that a
-// resend of the call is applied once (rankgenrt.DedupWindow: rankgenrt.DefaultDedupWindow unless
-// set, 0 turns exactly-once writes off). Every writer of a board should use the same window.
+// WithDedupWindow sets how long the board remembers each write call's token, so that a resend is
+// applied once (rankgenrt.WithDedupWindow).
 func WithDedupWindow(d time.Duration) Option {
 	return rankgenrt.WithDedupWindow(d)
 }
 
-// WithReplicas makes every write wait, in its own round trip, until n replicas of the board's
-// master have it, for at most timeout; too few in time is rankgenrt.ErrNotReplicated
-// (rankgenrt.WaitReplicas says what survives a failover). Needs a *redis.Client or a
-// *redis.ClusterClient.
+// WithReplicas makes every write wait until n replicas have it, for at most timeout
+// (rankgenrt.WithReplicas).
 func WithReplicas(n int, timeout time.Duration) Option {
 	return rankgenrt.WithReplicas(n, timeout)
 }
@@ -295,8 +292,9 @@ func WithReplicas(n int, timeout time.Duration) Option {
 func NewBoard(c redis.UniversalClient, key string, opts ...Option) *Board {
 	core := rankgenrt.NewCore(c, key, boardSpec, opts...)
 	return &Board{
-		Board: rankgenrt.NewBoard(core, decoding),
-		core:  core,
+		Board:      rankgenrt.NewBoard(core, decoding),
+		ScoreReads: rankgenrt.NewScoreReads(core, decoding),
+		core:       core,
 	}
 }
 
@@ -345,107 +343,20 @@ type Result struct {
 
 // decoding is how the board's reads and writes make this package's types of the entries they read.
 var decoding = &rankgenrt.Decoding[Entry, string, Ranked, Written, Result]{
-	Decode: Decode,
-	EntryArgs: func(season *rankgenrt.Season, e Entry, args []any) ([]any, error) {
-		score, member, err := e.Encode()
-		if err != nil {
-			return nil, err
-		}
-		return append(args, rankgenrt.FormatScore(score), member), nil
-	},
+	Decode:     Decode,
+	EntryArgs:  rankgenrt.EncodedArgs(Entry.Encode),
 	IDMaxBytes: userIDMaxBytes,
 	IDName:     "UserID",
 	NewRanked: func(rank int64, e Entry) Ranked {
-		return Ranked{
-			Entry: e,
-			Rank:  rank,
-		}
+		return Ranked{Rank: rank, Entry: e}
 	},
 	NewResult: func(w Written, err error) Result {
-		return Result{
-			Err:     err,
-			Written: w,
-		}
+		return Result{Written: w, Err: err}
 	},
 	NewWritten: func(e, before Entry, existed, changed bool) Written {
-		return Written{
-			Before:  before,
-			Changed: changed,
-			Entry:   e,
-			Existed: existed,
-		}
+		return Written{Entry: e, Before: before, Existed: existed, Changed: changed}
 	},
 	ScoreOfP: scoreOfP,
-}
-
-// Touch sets Lap (server clock) of the entry of id to now and leaves its other fields as they are,
-// in one script call, and returns what it did (Written: the entry after, the one before, and
-// Changed when a stamp moved). A play that scores nothing still counts as the latest: ties on the
-// stamp see it. An id without an entry gets the zero entry, stamped, as a field update that
-// creates it does. A clock outside a stamped field's range (or the board's season) is refused,
-// leaving the entry as it was.
-func (b *Board) Touch(ctx context.Context, id string) (Written, error) {
-	return first(b.TouchMany(ctx, []string{id}))
-}
-
-// TouchMany touches many ids in one script call, atomic as a whole, with one clock, as Touch does
-// each: its Result per id holds what it did or the error that left that entry unchanged (an
-// invalid id's, unsent). The error return is for failures of the whole call (connection,
-// ErrLayoutMismatch), which change nothing.
-func (b *Board) TouchMany(ctx context.Context, ids []string) ([]Result, error) {
-	return decoding.TouchMany(ctx, b.core, fnTouch, ids)
-}
-
-// RangeLaps returns, best first, the entries whose Laps lies in [lo, hi], skipping offset of them
-// and returning at most limit. It is one ZRANGE BYSCORE: Laps leads the score, so the range is a
-// band of scores. Bounds outside Laps's range, and a negative offset, are an error matching
-// ErrOutOfRange.
-func (b *Board) RangeLaps(ctx context.Context, lo, hi Laps, offset, limit int64) ([]Entry, error) {
-	dlo, err := digitOfLaps(lo)
-	if err != nil {
-		return nil, err
-	}
-	dhi, err := digitOfLaps(hi)
-	if err != nil {
-		return nil, err
-	}
-	return decoding.LeadRange(ctx, b.core, nil, dlo, dhi, lapsWeight, true, offset, limit)
-}
-
-// CountLapsBetween returns the number of entries whose Laps lies in [lo, hi], with one ZCOUNT in
-// O(log n): Laps leads the score, so the range is a band of scores. Bounds outside Laps's range
-// are an error matching ErrOutOfRange.
-func (b *Board) CountLapsBetween(ctx context.Context, lo, hi Laps) (int64, error) {
-	dlo, err := digitOfLaps(lo)
-	if err != nil {
-		return 0, err
-	}
-	dhi, err := digitOfLaps(hi)
-	if err != nil {
-		return 0, err
-	}
-	return decoding.CountLead(ctx, b.core, dlo, dhi, lapsWeight, true)
-}
-
-// CompetitionRank returns 1 + the number of entries with a better Laps than the entry of id
-// ("1224" ranking: equal Laps share a rank), counted with ZCOUNT in O(log n), or an error matching
-// ErrNotFound.
-func (b *Board) CompetitionRank(ctx context.Context, id string) (int64, error) {
-	return decoding.Position(ctx, b.core, fnCompetition, id, 1)
-}
-
-// CompetitionRankTuple is CompetitionRank on the whole score (Laps, Region, Lap, Medal): 1 + the
-// number of entries whose score fields rank before the entry of id; entries equal on every field
-// share a rank. Or an error matching ErrNotFound.
-func (b *Board) CompetitionRankTuple(ctx context.Context, id string) (int64, error) {
-	return decoding.Position(ctx, b.core, fnCompetition, id, scoreFields)
-}
-
-// DenseRank returns 1 + the number of distinct Laps values ahead of the entry of id ("1223"
-// ranking: equal Laps share a rank and the next value takes the next rank), or an error matching
-// ErrNotFound. The script steps once per distinct value ahead, O(log n) each.
-func (b *Board) DenseRank(ctx context.Context, id string) (int64, error) {
-	return decoding.Position(ctx, b.core, fnDense, id)
 }
 
 // Band is a band of the board's order: the entries whose leading score fields equal given values
@@ -478,24 +389,12 @@ func (p LapsPrefix) place() (float64, string, error) {
 
 // LapsBetween is the band of entries whose Laps lies in [lo, hi] (empty when lo > hi).
 func LapsBetween(lo, hi Laps) Band {
-	dlo, err := digitOfLaps(lo)
-	if err != nil {
-		return rankgenrt.BandErr[Entry](err)
-	}
-	dhi, err := digitOfLaps(hi)
-	if err != nil {
-		return rankgenrt.BandErr[Entry](err)
-	}
-	return rankgenrt.BandOf[Entry](rankgenrt.ScorePrefix{}, dhi, dlo, lapsWeight)
+	return rankgenrt.BandBetween[Entry](rankgenrt.ScorePrefix{}, digitOfLaps, lo, hi, lapsWeight, true)
 }
 
 // LapsIs fixes Laps to v.
 func LapsIs(v Laps) LapsPrefix {
-	d, err := digitOfLaps(v)
-	if err != nil {
-		return LapsPrefix{rankgenrt.PrefixErr(err)}
-	}
-	return LapsPrefix{rankgenrt.ScorePrefix{}.Fix(d, lapsWeight)}
+	return LapsPrefix{rankgenrt.FixValue(rankgenrt.ScorePrefix{}, digitOfLaps, v, lapsWeight)}
 }
 
 // RegionPrefix is the entries whose Laps, Region are given values: a Place for AroundScore,
@@ -512,21 +411,12 @@ func (p RegionPrefix) place() (float64, string, error) {
 // RegionBetween is the band of entries whose Region lies in [lo, hi] among the entries of the
 // prefix (empty when lo > hi).
 func (p LapsPrefix) RegionBetween(lo, hi bool) Band {
-	if err := p.s.Err(); err != nil {
-		return rankgenrt.BandErr[Entry](err)
-	}
-	dlo := digitOfRegion(lo)
-	dhi := digitOfRegion(hi)
-	return rankgenrt.BandOf[Entry](p.s, dlo, dhi, regionWeight)
+	return rankgenrt.BandBetween[Entry](p.s, digitOfRegion, lo, hi, regionWeight, false)
 }
 
 // RegionIs fixes Region to v.
 func (p LapsPrefix) RegionIs(v bool) RegionPrefix {
-	if err := p.s.Err(); err != nil {
-		return RegionPrefix{rankgenrt.PrefixErr(err)}
-	}
-	d := digitOfRegion(v)
-	return RegionPrefix{p.s.Fix(d, regionWeight)}
+	return RegionPrefix{rankgenrt.FixValue(p.s, digitOfRegion, v, regionWeight)}
 }
 
 // LapPrefix is the entries whose Laps, Region, Lap are given values: a Place for AroundScore,
@@ -543,30 +433,12 @@ func (p LapPrefix) place() (float64, string, error) {
 // LapBetween is the band of entries whose Lap lies in [lo, hi] among the entries of the prefix
 // (empty when lo > hi).
 func (p RegionPrefix) LapBetween(lo, hi time.Time) Band {
-	if err := p.s.Err(); err != nil {
-		return rankgenrt.BandErr[Entry](err)
-	}
-	dlo, err := digitOfLap(lo)
-	if err != nil {
-		return rankgenrt.BandErr[Entry](err)
-	}
-	dhi, err := digitOfLap(hi)
-	if err != nil {
-		return rankgenrt.BandErr[Entry](err)
-	}
-	return rankgenrt.BandOf[Entry](p.s, dlo, dhi, lapWeight)
+	return rankgenrt.BandBetween[Entry](p.s, digitOfLap, lo, hi, lapWeight, false)
 }
 
 // LapIs fixes Lap to v.
 func (p RegionPrefix) LapIs(v time.Time) LapPrefix {
-	if err := p.s.Err(); err != nil {
-		return LapPrefix{rankgenrt.PrefixErr(err)}
-	}
-	d, err := digitOfLap(v)
-	if err != nil {
-		return LapPrefix{rankgenrt.PrefixErr(err)}
-	}
-	return LapPrefix{p.s.Fix(d, lapWeight)}
+	return LapPrefix{rankgenrt.FixValue(p.s, digitOfLap, v, lapWeight)}
 }
 
 // MedalPrefix is the entries whose Laps, Region, Lap, Medal are given values: a Place for
@@ -583,45 +455,45 @@ func (p MedalPrefix) place() (float64, string, error) {
 // MedalBetween is the band of entries whose Medal lies in [lo, hi] among the entries of the prefix
 // (empty when lo > hi).
 func (p LapPrefix) MedalBetween(lo, hi uint32) Band {
-	if err := p.s.Err(); err != nil {
-		return rankgenrt.BandErr[Entry](err)
-	}
-	dlo, err := digitOfMedal(lo)
-	if err != nil {
-		return rankgenrt.BandErr[Entry](err)
-	}
-	dhi, err := digitOfMedal(hi)
-	if err != nil {
-		return rankgenrt.BandErr[Entry](err)
-	}
-	return rankgenrt.BandOf[Entry](p.s, dlo, dhi, medalWeight)
+	return rankgenrt.BandBetween[Entry](p.s, digitOfMedal, lo, hi, medalWeight, false)
 }
 
 // MedalIs fixes Medal to v.
 func (p LapPrefix) MedalIs(v uint32) MedalPrefix {
-	if err := p.s.Err(); err != nil {
-		return MedalPrefix{rankgenrt.PrefixErr(err)}
-	}
-	d, err := digitOfMedal(v)
-	if err != nil {
-		return MedalPrefix{rankgenrt.PrefixErr(err)}
-	}
-	return MedalPrefix{p.s.Fix(d, medalWeight)}
+	return MedalPrefix{rankgenrt.FixValue(p.s, digitOfMedal, v, medalWeight)}
 }
 
-// Between returns, best first with their ranks, up to limit entries of the band, skipping offset
-// of them: Between(ctx, LapsBetween(lo, hi), 0, 10) is the best ten whose Laps lies in [lo, hi].
-// The band is a band of scores: one script counts the entries ahead of it (ZCOUNT) and reads the
-// page (ZRANGE … BYSCORE REV LIMIT), O(log n + offset + limit). A band built from a value out of
-// range is an error matching ErrOutOfRange, as is a negative offset.
-func (b *Board) Between(ctx context.Context, band Band, offset, limit int64) ([]Ranked, error) {
-	return decoding.Between(ctx, b.core, fnBand, band, offset, limit)
+// Touch sets Lap (server clock) of the entry of id to now and leaves its other fields as they are,
+// in one script call, and returns what it did (Written: the entry after, the one before, and
+// Changed when a stamp moved). A play that scores nothing still counts as the latest: ties on the
+// stamp see it. An id without an entry gets the zero entry, stamped, as a field update that
+// creates it does. A clock outside a stamped field's range (or the board's season) is refused,
+// leaving the entry as it was.
+func (b *Board) Touch(ctx context.Context, id string) (Written, error) {
+	return first(b.TouchMany(ctx, []string{id}))
 }
 
-// CountBetween returns the number of entries in the band, with one ZCOUNT in O(log n). A band
-// built from a value out of range is an error matching ErrOutOfRange.
-func (b *Board) CountBetween(ctx context.Context, band Band) (int64, error) {
-	return decoding.CountBetween(ctx, b.core, band)
+// TouchMany touches many ids in one script call, atomic as a whole, with one clock, as Touch does
+// each: its Result per id holds what it did or the error that left that entry unchanged (an
+// invalid id's, unsent). The error return is for failures of the whole call (connection,
+// ErrLayoutMismatch), which change nothing.
+func (b *Board) TouchMany(ctx context.Context, ids []string) ([]Result, error) {
+	return decoding.TouchMany(ctx, b.core, fnTouch, ids)
+}
+
+// RangeLaps returns, best first, the entries whose Laps lies in [lo, hi], skipping offset of them
+// and returning at most limit. It is one ZRANGE BYSCORE: Laps leads the score, so the range is a
+// band of scores. Bounds outside Laps's range, and a negative offset, are an error matching
+// ErrOutOfRange.
+func (b *Board) RangeLaps(ctx context.Context, lo, hi Laps, offset, limit int64) ([]Entry, error) {
+	return decoding.LeadRange(ctx, b.core, nil, LapsBetween(lo, hi), offset, limit)
+}
+
+// CountLapsBetween returns the number of entries whose Laps lies in [lo, hi], with one ZCOUNT in
+// O(log n): Laps leads the score, so the range is a band of scores. Bounds outside Laps's range
+// are an error matching ErrOutOfRange.
+func (b *Board) CountLapsBetween(ctx context.Context, lo, hi Laps) (int64, error) {
+	return decoding.CountBetween(ctx, b.core, LapsBetween(lo, hi))
 }
 
 // AroundScore returns, best first with their ranks, up to before entries that rank ahead of the
@@ -663,11 +535,11 @@ func digitOfLaps(v Laps) (uint64, error) {
 }
 
 // digitOfRegion is the stored digit of a Region value (larger digit ranks first).
-func digitOfRegion(v bool) uint64 {
+func digitOfRegion(v bool) (uint64, error) {
 	if v {
-		return 1
+		return 1, nil
 	}
-	return 0
+	return 0, nil
 }
 
 // digitOfLap is the stored digit of a Lap value (larger digit ranks first).
