@@ -30,4 +30,3 @@ func (b *board) countRange(op catalog.Op) {
 	recvDecl(b.f).Id(op.Methods[0]).Params(ctxParam(), jen.List(jen.Id("lo"), jen.Id("hi")).Add(goType(lead))).Params(jen.Int64(), jen.Error()).Block(body...)
 	b.f.Line()
 }
-
