@@ -43,6 +43,8 @@ type Decoding[E any, I ID, R, W, X any] struct {
 	Compare  func(a, b E) int                                  // the package's Compare: the board's order
 	EntryOf  func(r R) E                                       // the entry a Ranked holds
 	ResultOf func(x X) (E, error)                              // the entry a Result holds, or its Err
+	// WrittenOf: what a Result holds, for First (a layout with field updates or Touch).
+	WrittenOf func(x X) (W, error)
 	// TiedPlace: the place before every entry equal to e on its first tied score fields
 	// (ShardedScoreReads' competition ranks).
 	TiedPlace func(e E, tied int) (float64, string, error)
@@ -665,6 +667,30 @@ func (d *Decoding[E, I, R, W, X]) LeadRange(ctx context.Context, c *Core, f *Fun
 		}
 	}
 	return out, nil
+}
+
+// First is the outcome of a batch of one (a single field update or touch, sent as its batch
+// form): the call's error, else its one Result's.
+func (d *Decoding[E, I, R, W, X]) First(res []X, err error) (W, error) {
+	if err != nil {
+		var none W
+		return none, err
+	}
+	return d.WrittenOf(res[0])
+}
+
+// IntegerScore is the score of P on a layout whose score is the integer P itself: a Decoding's
+// ScoreOfP, and what a score prefix's place takes.
+func IntegerScore(p uint64) float64 { return float64(p) }
+
+// AroundPlace calls f, the layout's around_score function, at place (a generated Place's
+// score and member): the entries around it, before ahead of it and after from it on.
+func (d *Decoding[E, I, R, W, X]) AroundPlace(ctx context.Context, c *Core, f *Function, place func() (float64, string, error), before, after int64) ([]R, error) {
+	score, member, err := place()
+	if err != nil {
+		return nil, err
+	}
+	return d.Window(c.CallRO(ctx, f, FormatScore(score), member, max(before, 0), max(after, 0)))
 }
 
 // Position calls f, a read function that replies a position of the entry of id (rank: 0-based;

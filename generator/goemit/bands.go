@@ -19,12 +19,11 @@ import (
 // its Prefix type with the constructors that lead to it.
 func (b *board) bandTypes() {
 	b.comment(`Band is a band of the board's order: the entries whose leading score fields equal given values
-and whose next score field lies between two values. Build one with %[1]sBetween(lo, hi), or
-%[1]sIs(v)… to fix fields first; read it with Between and CountBetween. The zero Band is empty.
-A value outside its field's range makes the read that takes the band fail with ErrOutOfRange.`, b.l.Fields[0].Name)
+and whose next score field lies between two values, built by %[1]sBetween(lo, hi) or %[1]sIs(v)…
+and read by Between and CountBetween (a value out of range: ErrOutOfRange). The zero Band is empty.`, b.l.Fields[0].Name)
 	b.f.Type().Id("Band").Op("=").Add(rt("Band")).Types(jen.Id("Entry"))
 	b.f.Line()
-	b.comment("Place is where a score prefix (a <Field>Prefix) or a whole Entry would rank: AroundScore reads the entries around it.")
+	b.comment("Place is where a score prefix (a <Field>Prefix) or an Entry would rank, for AroundScore.")
 	b.f.Type().Id("Place").Interface(jen.Id("place").Params().Params(jen.Float64(), jen.String(), jen.Error()))
 	b.f.Line()
 	b.f.Comment("place is the entry's own score and member.")
@@ -56,7 +55,7 @@ func (b *board) prefixType(i int, fd *layout.Field) {
 	b.f.Line()
 	b.f.Comment("place is the place before every entry of the prefix: the lowest score of the entries ahead of it.")
 	b.f.Func().Params(jen.Id("p").Id(prefixName(fd))).Id("place").Params().Params(jen.Float64(), jen.String(), jen.Error()).Block(
-		jen.Return(jen.Id("p").Dot("s").Dot("Place").Call(jen.Id("scoreOfP"))))
+		jen.Return(jen.Id("p").Dot("s").Dot("Place").Call(b.scoreOfPFunc())))
 	b.f.Line()
 }
 
@@ -115,9 +114,7 @@ would rank, itself included when it is on the board. A place built from a value 
 is an error matching ErrOutOfRange, as is a nil place.`, lead)
 	recvDecl(b.f).Id(op.Methods[0]).Params(ctxParam(), jen.Id("at").Id("Place"), jen.List(jen.Id("before"), jen.Id("after")).Int64()).Params(jen.Index().Id("Ranked"), jen.Error()).Block(
 		jen.If(jen.Id("at").Op("==").Nil()).Block(jen.Return(jen.Nil(), rt("NilPlaceError").Call(jen.Lit(lead+"Prefix")))),
-		jen.List(jen.Id("score"), jen.Id("member"), jen.Err()).Op(":=").Id("at").Dot("place").Call(),
-		errNil().Block(jen.Return(jen.Nil(), jen.Err())),
-		jen.Return(windowRead(b.runRO(op, rt("FormatScore").Call(jen.Id("score")), jen.Id("member"), jen.Max(jen.Id("before"), jen.Lit(0)), jen.Max(jen.Id("after"), jen.Lit(0))))),
+		jen.Return(jen.Id("decoding").Dot("AroundPlace").Call(jen.Id("ctx"), jen.Id("b").Dot("core"), jen.Id(op.Function()), jen.Id("at").Dot("place"), jen.Id("before"), jen.Id("after"))),
 	)
 	b.f.Line()
 }

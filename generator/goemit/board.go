@@ -85,7 +85,7 @@ func (b *board) scripts(ops []catalog.Op) {
 	f, l := b.f, b.l
 	f.Anon("embed")
 	f.Line()
-	b.comment("luaLibrary is the board's Lua library, generated beside this file from the same layout: one\nRedis function per operation, called with FCALL (FCALL_RO for reads).")
+	b.comment("luaLibrary is the board's Redis Functions library, generated beside this file.")
 	f.Comment("//go:embed " + l.LuaFile())
 	f.Var().Id("luaLibrary").String()
 	f.Line()
@@ -117,19 +117,13 @@ func (b *board) scripts(ops []catalog.Op) {
 	}
 	f.Var().Id("boardSpec").Op("=").Op("&").Add(rt("Spec")).Values(dict)
 	f.Line()
-	b.comment("Library returns the board's Lua library. Board.Load loads it; it is exported for calling a board's functions in your own pipelines or transactions (after Load), where a call that finds the library missing cannot load it first.")
+	b.comment("Library returns the board's Lua library, for calling its functions in your own pipelines (after Board.Load).")
 	f.Func().Id("Library").Params().Op("*").Add(rt("Library")).Block(jen.Return(jen.Id("library")))
 	f.Line()
 }
 
 func recvDecl(f *jen.File) *jen.Statement {
 	return f.Func().Params(jen.Id("b").Op("*").Id("Board"))
-}
-
-// runRO calls a read-only function: b.core.CallRO, which first refuses the board of an expired
-// season.
-func (b *board) runRO(op catalog.Op, args ...jen.Code) *jen.Statement {
-	return jen.Id("b").Dot("core").Dot("CallRO").Call(append([]jen.Code{jen.Id("ctx"), jen.Id(op.Function())}, args...)...)
 }
 
 // wrap breaks a paragraph into lines of at most 96 columns.

@@ -13,10 +13,9 @@ func (b *board) helpers() {
 	if len(catalog.FieldUpdates(b.l)) > 0 {
 		b.applyEach()
 	}
-	if len(catalog.FieldUpdates(b.l)) > 0 || len(catalog.Stamped(b.l)) > 0 {
-		b.first() // the single field updates' and Touch's
+	if b.l.Score != layout.ScoreInteger {
+		b.scoreOfP()
 	}
-	b.scoreOfP()
 	for _, fd := range b.l.Fields {
 		if b.needsDigit(fd) {
 			b.digitOf(fd)
@@ -24,10 +23,13 @@ func (b *board) helpers() {
 	}
 }
 
-// windowRead is "decoding.Window(call)": call runs a read script whose reply is a window of
-// entries, which decoding decodes.
-func windowRead(call jen.Code) *jen.Statement {
-	return jen.Id("decoding").Dot("Window").Call(call)
+// scoreOfPFunc is the score of P as Encode computes it: the runtime's on a layout whose score is
+// P itself, else the file's scoreOfP.
+func (b *board) scoreOfPFunc() jen.Code {
+	if b.l.Score == layout.ScoreInteger {
+		return rt("IntegerScore")
+	}
+	return jen.Id("scoreOfP")
 }
 
 // scoreOfP emits scoreOfP, the score of P as Encode computes it.

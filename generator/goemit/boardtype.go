@@ -2,7 +2,6 @@ package goemit
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/dave/jennifer/jen"
 	"github.com/rankgen/rankgen/generator/catalog"
@@ -19,11 +18,11 @@ func (b *board) boardType() {
 	}
 	b.comment("%s", wrap(fmt.Sprintf(`Board is a leaderboard of Entry values in a Redis sorted set, read best first. Its key is
 given to NewBoard; its %s is a second key in the same hash slot, so the board works on
-Redis Cluster. Every write is one atomic script that refuses a board written by another
-layout (ErrLayoutMismatch) and leaves the board unchanged on any error.%s Reads refuse another
-layout's board too, within their one round trip. A Board is safe for concurrent use; create it
+Redis Cluster. Every write is one atomic script that refuses another layout's board
+(ErrLayoutMismatch) and leaves the board unchanged on any error, and every read refuses it in
+its one round trip.%s A Board is safe for concurrent use; create it
 once per key and reuse it.%s`, side, adopt, dataDoc(l))))
-	b.comment("Its reads and whole-entry writes (Get, Top, Around, Set, Best, …) are the methods of the embedded rankgenrt.Board%s, which are the same on every layout; this file declares those its layout makes its own.", b.scoreReadsDoc())
+	b.comment("Its methods that are the same on every layout are those of the embedded rankgenrt.Board%s.", b.scoreReadsDoc())
 	fields := []jen.Code{jen.Op("*").Add(b.runtimeBoard())}
 	if b.l.NumScore > 0 {
 		fields = append(fields, jen.Op("*").Add(b.runtimeScoreReads()))
@@ -46,7 +45,7 @@ func (b *board) scoreReadsDoc() string {
 	if b.l.NumScore == 0 {
 		return ""
 	}
-	return " and, for its bands and competition ranks (Between, CompetitionRank, …), rankgenrt.ScoreReads"
+	return " and ScoreReads"
 }
 
 // runtimeScoreReads is rankgenrt.ScoreReads over this package's types, which Board embeds on a
@@ -62,19 +61,19 @@ func (b *board) options() {
 	f.Comment("Option configures a Board.")
 	f.Type().Id("Option").Op("=").Add(rt("Option"))
 	f.Line()
-	b.comment("WithTTL makes the board's keys expire d after every write, set by the write's own script (rankgenrt.WithTTL).")
+	b.comment("WithTTL makes the board's keys expire d after every write (rankgenrt.WithTTL).")
 	f.Func().Id("WithTTL").Params(jen.Id("d").Qual("time", "Duration")).Id("Option").Block(jen.Return(rt("WithTTL").Call(jen.Id("d"))))
 	f.Line()
-	b.comment("WithExpireAt makes the board's keys expire at t, set by every write's own script (rankgenrt.WithExpireAt).")
+	b.comment("WithExpireAt makes the board's keys expire at t (rankgenrt.WithExpireAt).")
 	f.Func().Id("WithExpireAt").Params(jen.Id("t").Qual("time", "Time")).Id("Option").Block(jen.Return(rt("WithExpireAt").Call(jen.Id("t"))))
 	f.Line()
-	b.comment("WithDedupWindow sets how long the board remembers each write call's token, so that a resend is applied once (rankgenrt.WithDedupWindow).")
+	b.comment("WithDedupWindow sets how long each write's token is remembered (rankgenrt.WithDedupWindow).")
 	f.Func().Id("WithDedupWindow").Params(jen.Id("d").Qual("time", "Duration")).Id("Option").Block(jen.Return(rt("WithDedupWindow").Call(jen.Id("d"))))
 	f.Line()
 	b.withReplicas()
 	if b.coalesces() {
 		first := catalog.FieldUpdates(b.l)[0]
-		b.comment("WithCoalescing combines the single field updates (%s, …) of concurrent callers into batch calls, each caller told its own result (rankgenrt.WithCoalescing).", catalog.UpdateMethod(first.Update, first.Field))
+		b.comment("WithCoalescing sends concurrent single field updates (%s, …) as batches (rankgenrt.WithCoalescing).", catalog.UpdateMethod(first.Update, first.Field))
 		b.f.Func().Id("WithCoalescing").Params(jen.Id("cfg").Add(rt("Coalescing"))).Id("Option").Block(jen.Return(rt("WithCoalescing").Call(jen.Id("cfg"))))
 		b.f.Line()
 	}
@@ -85,7 +84,7 @@ func (b *board) coalesces() bool { return len(catalog.FieldUpdates(b.l)) > 0 }
 
 // withReplicas declares WithReplicas, the option that makes every write wait for replicas.
 func (b *board) withReplicas() {
-	b.comment("WithReplicas makes every write wait until n replicas have it, for at most timeout (rankgenrt.WithReplicas).")
+	b.comment("WithReplicas makes every write wait for n replicas, at most timeout (rankgenrt.WithReplicas).")
 	b.f.Func().Id("WithReplicas").Params(jen.Id("n").Int(), jen.Id("timeout").Qual("time", "Duration")).Id("Option").Block(jen.Return(rt("WithReplicas").Call(jen.Id("n"), jen.Id("timeout"))))
 	b.f.Line()
 }
@@ -117,13 +116,13 @@ func (b *board) resultTypes() {
 	f.Comment("Ranked is an entry with its 1-based rank on the board.")
 	f.Type().Id("Ranked").Struct(jen.Id("Rank").Int64(), jen.Id("Entry"))
 	f.Line()
-	b.comment("Cursor marks a place in the board for After: the score and member of the last entry seen.\nThe zero Cursor is the top of the board.")
+	b.comment("Cursor marks a place in the board for After: the last entry seen (zero: the top).")
 	f.Type().Id("Cursor").Op("=").Add(rt("Cursor"))
 	f.Line()
-	b.comment("Update is one update of a batch (the <Op><Field>Many methods): the id, and the delta or value. A batch is one script call, atomic as a whole, in order (an id may appear more than once). Each update succeeds or fails on its own: its Result holds the new entry or the error that left that entry unchanged. The batch's error return is for failures of the whole call (connection, ErrLayoutMismatch), which change nothing. An update of an id without an entry starts from the zero entry: 0, false, the first enum value, or the Unix epoch for a time (a field's lowest-ranking value when that is outside its range).")
+	b.comment("Update is one update of a batch (the <Op><Field>Many methods): the id, and the delta or value. A batch is one script call, atomic, in order; each update succeeds or fails on its own (its Result). An id without an entry starts from the zero entry: 0, false, the first enum value, or the Unix epoch (a field's lowest-ranking value when that is outside its range).")
 	f.Type().Id("Update").Types(jen.Id("V").Any()).Struct(jen.Id(l.IDName).Add(b.idType()), jen.Id("Value").Id("V"))
 	f.Line()
-	b.comment("Written is what a write did to one entry, read in the write's own script (no second read, so no other writer comes between): the entry after the write (embedded: w.%s is its field), the entry its id held before (Existed false: none, and Before is the zero Entry), and whether the write changed the stored entry (for Best: whether it replaced it). A new personal best is Changed && Existed, its exact gain the difference of Entry and Before.%s", l.Fields[0].Name, writtenDataDoc(l))
+	b.comment("Written is what a write did to one entry, read in the write's own script: the entry after the write (embedded: w.%s is its field), the entry its id held before (Existed false: none, and Before is the zero Entry), and whether the write changed the stored entry (for Best: whether it replaced it). A new personal best is Changed && Existed, its exact gain the difference of Entry and Before.%s", l.Fields[0].Name, writtenDataDoc(l))
 	f.Type().Id("Written").Struct(jen.Id("Entry"), jen.Id("Before").Id("Entry"), jen.Id("Existed").Bool(), jen.Id("Changed").Bool())
 	f.Line()
 	b.comment("%s", resultDoc(l))
@@ -142,7 +141,7 @@ func (b *board) decoding() {
 	e := func(name string) *jen.Statement { return jen.Id(name).Id("Entry") }
 	fields := jen.Dict{
 		jen.Id("Decode"):   jen.Id("Decode"),
-		jen.Id("ScoreOfP"): jen.Id("scoreOfP"),
+		jen.Id("ScoreOfP"): b.scoreOfPFunc(),
 		jen.Id("NewRanked"): jen.Func().Params(jen.Id("rank").Int64(), e("e")).Id("Ranked").Block(
 			jen.Return(jen.Id("Ranked").Values(field("Rank", "rank"), field("Entry", "e")))),
 		jen.Id("NewWritten"): jen.Func().Params(jen.List(jen.Id("e"), jen.Id("before")).Id("Entry"), jen.List(jen.Id("existed"), jen.Id("changed")).Bool()).Id("Written").Block(
@@ -151,6 +150,10 @@ func (b *board) decoding() {
 			jen.Return(jen.Id("Result").Values(field("Written", "w"), field("Err", "err")))),
 	}
 	fields[jen.Id("EntryArgs")] = b.entryArgsFunc()
+	if len(catalog.FieldUpdates(l)) > 0 || len(catalog.Stamped(l)) > 0 { // decoding.First, for the single field updates and Touch
+		fields[jen.Id("WrittenOf")] = jen.Func().Params(jen.Id("x").Id("Result")).Params(jen.Id("Written"), jen.Error()).Block(
+			jen.Return(jen.Id("x").Dot("Written"), jen.Id("x").Dot("Err")))
+	}
 	if l.HasData() {
 		fields[jen.Id("DecodeData")] = jen.Func().Params(jen.Id("e").Op("*").Id("Entry"), jen.Id("data").String()).Params(jen.Err().Error()).Block(
 			jen.List(jen.Id("e").Dot("Data"), jen.Err()).Op("=").Id("DecodeData").Call(jen.Id("data")),
@@ -217,7 +220,7 @@ func resultDoc(l *layout.Layout) string {
 		}
 	}
 	if len(updates) > 0 {
-		doc += fmt.Sprintf(" %s give one per update: the new entry and the one before, or the error that left it unchanged.", strings.Join(updates, ", "))
+		doc += fmt.Sprintf(" The field updates' batch forms (%s, …) give one per update: the new entry and the one before, or the error that left it unchanged.", updates[0])
 		if l.HasData() {
 			doc += " Field updates neither read nor change an entry's data, so their Entry.Data is the zero Data (Get returns the stored data)."
 		}
