@@ -31,8 +31,7 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// The generated code and the runtime package must agree on their contract; either
-// constant fails to compile when they drift apart. Regenerate with the matching rankgen.
+// Either constant fails to compile against a runtime of another contract: regenerate then.
 const (
 	_ = rankgenrt.EnforceVersion(6 - rankgenrt.MinVersion)
 	_ = rankgenrt.EnforceVersion(rankgenrt.MaxVersion - 6)
@@ -211,8 +210,7 @@ func Compare(a, b Entry) int {
 	return strings.Compare(b.PlayerID, a.PlayerID)
 }
 
-// luaLibrary is the board's Lua library, generated beside this file from the same layout: one
-// Redis function per operation, called with FCALL (FCALL_RO for reads).
+// luaLibrary is the board's Redis Functions library, generated beside this file.
 //
 //go:embed duel_integer.rankgen.lua
 var luaLibrary string
@@ -246,9 +244,8 @@ var boardSpec = &rankgenrt.Spec{
 	ScoreFields: scoreFields,
 }
 
-// Library returns the board's Lua library. Board.Load loads it; it is exported for calling a
-// board's functions in your own pipelines or transactions (after Load), where a call that finds
-// the library missing cannot load it first.
+// Library returns the board's Lua library, for calling its functions in your own pipelines (after
+// Board.Load).
 func Library() *rankgenrt.Library {
 	return library
 }
@@ -256,14 +253,12 @@ func Library() *rankgenrt.Library {
 // Board is a leaderboard of Entry values in a Redis sorted set, read best first. Its key is given
 // to NewBoard; its index (a hash id → member, which also records the layout fingerprint) is a
 // second key in the same hash slot, so the board works on Redis Cluster. Every write is one atomic
-// script that refuses a board written by another layout (ErrLayoutMismatch) and leaves the board
-// unchanged on any error. Entries written by other code, without an index, are refused
-// (ErrNotIndexed) until Reindex adopts them. Reads refuse another layout's board too, within their
-// one round trip. A Board is safe for concurrent use; create it once per key and reuse it.
-// Its reads and whole-entry writes (Get, Top, Around, Set, Best, …) are the methods of the
-// embedded rankgenrt.Board and, for its bands and competition ranks (Between, CompetitionRank,
-// …), rankgenrt.ScoreReads, which are the same on every layout; this file declares those its
-// layout makes its own.
+// script that refuses another layout's board (ErrLayoutMismatch) and leaves the board unchanged on
+// any error, and every read refuses it in its one round trip. Entries written by other code,
+// without an index, are refused (ErrNotIndexed) until Reindex adopts them. A Board is safe for
+// concurrent use; create it once per key and reuse it.
+// Its methods that are the same on every layout are those of the embedded rankgenrt.Board and
+// ScoreReads.
 type Board struct {
 	*rankgenrt.Board[Entry, string, Ranked, Written, Result]
 	*rankgenrt.ScoreReads[Entry, string, Ranked, Written, Result]
@@ -273,32 +268,28 @@ type Board struct {
 // Option configures a Board.
 type Option = rankgenrt.Option
 
-// WithTTL makes the board's keys expire d after every write, set by the write's own script
-// (rankgenrt.WithTTL).
+// WithTTL makes the board's keys expire d after every write (rankgenrt.WithTTL).
 func WithTTL(d time.Duration) Option {
 	return rankgenrt.WithTTL(d)
 }
 
-// WithExpireAt makes the board's keys expire at t, set by every write's own script
-// (rankgenrt.WithExpireAt).
+// WithExpireAt makes the board's keys expire at t (rankgenrt.WithExpireAt).
 func WithExpireAt(t time.Time) Option {
 	return rankgenrt.WithExpireAt(t)
 }
 
-// WithDedupWindow sets how long the board remembers each write call's token, so that a resend is
-// applied once (rankgenrt.WithDedupWindow).
+// WithDedupWindow sets how long each write's token is remembered (rankgenrt.WithDedupWindow).
 func WithDedupWindow(d time.Duration) Option {
 	return rankgenrt.WithDedupWindow(d)
 }
 
-// WithReplicas makes every write wait until n replicas have it, for at most timeout
-// (rankgenrt.WithReplicas).
+// WithReplicas makes every write wait for n replicas, at most timeout (rankgenrt.WithReplicas).
 func WithReplicas(n int, timeout time.Duration) Option {
 	return rankgenrt.WithReplicas(n, timeout)
 }
 
-// WithCoalescing combines the single field updates (AddPoints, …) of concurrent callers into
-// batch calls, each caller told its own result (rankgenrt.WithCoalescing).
+// WithCoalescing sends concurrent single field updates (AddPoints, …) as batches
+// (rankgenrt.WithCoalescing).
 func WithCoalescing(cfg rankgenrt.Coalescing) Option {
 	return rankgenrt.WithCoalescing(cfg)
 }
@@ -319,27 +310,23 @@ type Ranked struct {
 	Entry
 }
 
-// Cursor marks a place in the board for After: the score and member of the last entry seen. The
-// zero Cursor is the top of the board.
+// Cursor marks a place in the board for After: the last entry seen (zero: the top).
 type Cursor = rankgenrt.Cursor
 
 // Update is one update of a batch (the <Op><Field>Many methods): the id, and the delta or value. A
-// batch is one script call, atomic as a whole, in order (an id may appear more than once). Each
-// update succeeds or fails on its own: its Result holds the new entry or the error that left that
-// entry unchanged. The batch's error return is for failures of the whole call (connection,
-// ErrLayoutMismatch), which change nothing. An update of an id without an entry starts from the
-// zero entry: 0, false, the first enum value, or the Unix epoch for a time (a field's
-// lowest-ranking value when that is outside its range).
+// batch is one script call, atomic, in order; each update succeeds or fails on its own (its
+// Result). An id without an entry starts from the zero entry: 0, false, the first enum value, or
+// the Unix epoch (a field's lowest-ranking value when that is outside its range).
 type Update[V any] struct {
 	PlayerID string
 	Value    V
 }
 
-// Written is what a write did to one entry, read in the write's own script (no second read, so no
-// other writer comes between): the entry after the write (embedded: w.Points is its field), the
-// entry its id held before (Existed false: none, and Before is the zero Entry), and whether the
-// write changed the stored entry (for Best: whether it replaced it). A new personal best is
-// Changed && Existed, its exact gain the difference of Entry and Before.
+// Written is what a write did to one entry, read in the write's own script: the entry after the
+// write (embedded: w.Points is its field), the entry its id held before (Existed false: none, and
+// Before is the zero Entry), and whether the write changed the stored entry (for Best: whether it
+// replaced it). A new personal best is Changed && Existed, its exact gain the difference of Entry
+// and Before.
 type Written struct {
 	Entry
 	Before  Entry
@@ -350,10 +337,9 @@ type Written struct {
 // Result is the outcome of one item of a batch: what it did (Written; Entry is the entry), or the
 // error of that item alone. GetMany gives one per id: the stored entry (Entry alone), or an Err
 // matching ErrNotFound. UpdateMany gives one per change list: the new entry and the one before, or
-// the error that left it unchanged. AddPointsMany, MaxPointsMany, SetPointsMany, AddWinsMany,
-// MinWinsMany, SetTierMany, MaxTierMany give one per update: the new entry and the one before, or
-// the error that left it unchanged. TouchMany gives one per id: the touched entry and the one
-// before, or the error that left it unchanged.
+// the error that left it unchanged. The field updates' batch forms (AddPointsMany, …) give one
+// per update: the new entry and the one before, or the error that left it unchanged. TouchMany
+// gives one per id: the touched entry and the one before, or the error that left it unchanged.
 type Result struct {
 	Written
 	Err error
@@ -374,18 +360,19 @@ var decoding = &rankgenrt.Decoding[Entry, string, Ranked, Written, Result]{
 	NewWritten: func(e, before Entry, existed, changed bool) Written {
 		return Written{Entry: e, Before: before, Existed: existed, Changed: changed}
 	},
-	ScoreOfP: scoreOfP,
+	ScoreOfP: rankgenrt.IntegerScore,
+	WrittenOf: func(x Result) (Written, error) {
+		return x.Written, x.Err
+	},
 }
 
 // Band is a band of the board's order: the entries whose leading score fields equal given values
-// and whose next score field lies between two values. Build one with PointsBetween(lo, hi), or
-// PointsIs(v)… to fix fields first; read it with Between and CountBetween. The zero Band is
-// empty. A value outside its field's range makes the read that takes the band fail with
-// ErrOutOfRange.
+// and whose next score field lies between two values, built by PointsBetween(lo, hi) or
+// PointsIs(v)… and read by Between and CountBetween (a value out of range: ErrOutOfRange). The
+// zero Band is empty.
 type Band = rankgenrt.Band[Entry]
 
-// Place is where a score prefix (a <Field>Prefix) or a whole Entry would rank: AroundScore reads
-// the entries around it.
+// Place is where a score prefix (a <Field>Prefix) or an Entry would rank, for AroundScore.
 type Place interface {
 	place() (float64, string, error)
 }
@@ -403,7 +390,7 @@ type PointsPrefix struct {
 
 // place is the place before every entry of the prefix: the lowest score of the entries ahead of it.
 func (p PointsPrefix) place() (float64, string, error) {
-	return p.s.Place(scoreOfP)
+	return p.s.Place(rankgenrt.IntegerScore)
 }
 
 // PointsBetween is the band of entries whose Points lies in [lo, hi] (empty when lo > hi).
@@ -424,7 +411,7 @@ type WinsPrefix struct {
 
 // place is the place before every entry of the prefix: the lowest score of the entries ahead of it.
 func (p WinsPrefix) place() (float64, string, error) {
-	return p.s.Place(scoreOfP)
+	return p.s.Place(rankgenrt.IntegerScore)
 }
 
 // WinsBetween is the band of entries whose Wins lies in [lo, hi] among the entries of the prefix
@@ -445,7 +432,7 @@ type TierPrefix struct {
 
 // place is the place before every entry of the prefix: the lowest score of the entries ahead of it.
 func (p TierPrefix) place() (float64, string, error) {
-	return p.s.Place(scoreOfP)
+	return p.s.Place(rankgenrt.IntegerScore)
 }
 
 // TierBetween is the band of entries whose Tier lies in [lo, hi] among the entries of the prefix
@@ -459,12 +446,12 @@ func (p WinsPrefix) TierIs(v Tier) TierPrefix {
 	return TierPrefix{rankgenrt.FixValue(p.s, digitOfTier, v, tierWeight)}
 }
 
-// AddPoints adds delta to the Points of the entry of id and returns what it did: the new entry,
-// the one before (read in the same script) and whether it changed. A result outside Points's range
-// is clamped to its edge. An id without an entry starts from the zero entry (see Update). When the
-// update changes the entry, it also sets ReachedAt (server clock) to now.
+// AddPoints adds delta to the Points of the entry of id and returns what it did (Written: the
+// entry after and before). A result outside Points's range is clamped to its edge. An id without
+// an entry starts from the zero entry (see Update). When the update changes the entry, it also
+// sets ReachedAt (server clock) to now.
 func (b *Board) AddPoints(ctx context.Context, id string, delta int64) (Written, error) {
-	return first(applyEach(ctx, b, fnAddPoints, []Update[int64]{{PlayerID: id, Value: delta}}, rankgenrt.AsIs[int64]))
+	return decoding.First(applyEach(ctx, b, fnAddPoints, []Update[int64]{{PlayerID: id, Value: delta}}, rankgenrt.AsIs[int64]))
 }
 
 // AddPointsMany applies AddPoints to many updates in one script call, as a batch of Update does.
@@ -472,13 +459,12 @@ func (b *Board) AddPointsMany(ctx context.Context, updates []Update[int64]) ([]R
 	return applyEach(ctx, b, fnAddPointsMany, updates, rankgenrt.AsIs[int64])
 }
 
-// MaxPoints raises the Points of the entry of id to v when v is larger and returns what it did:
-// the new entry, the one before (read in the same script) and whether it changed. An id without an
-// entry takes v as its Points (its first max is the value submitted), the other fields starting
-// from the zero entry (see Update). When the update changes the entry, it also sets ReachedAt
-// (server clock) to now.
+// MaxPoints raises the Points of the entry of id to v when v is larger and returns what it did
+// (Written: the entry after and before). An id without an entry takes v as its Points (its first
+// max is the value submitted), the other fields starting from the zero entry (see Update). When
+// the update changes the entry, it also sets ReachedAt (server clock) to now.
 func (b *Board) MaxPoints(ctx context.Context, id string, v uint32) (Written, error) {
-	return first(applyEach(ctx, b, fnMaxPoints, []Update[uint32]{{PlayerID: id, Value: v}}, digitOfPoints))
+	return decoding.First(applyEach(ctx, b, fnMaxPoints, []Update[uint32]{{PlayerID: id, Value: v}}, digitOfPoints))
 }
 
 // MaxPointsMany applies MaxPoints to many updates in one script call, as a batch of Update does.
@@ -486,12 +472,11 @@ func (b *Board) MaxPointsMany(ctx context.Context, updates []Update[uint32]) ([]
 	return applyEach(ctx, b, fnMaxPointsMany, updates, digitOfPoints)
 }
 
-// SetPoints sets the Points of the entry of id to v and returns what it did: the new entry, the
-// one before (read in the same script) and whether it changed. An id without an entry starts from
-// the zero entry (see Update). When the update changes the entry, it also sets ReachedAt (server
-// clock) to now.
+// SetPoints sets the Points of the entry of id to v and returns what it did (Written: the entry
+// after and before). An id without an entry starts from the zero entry (see Update). When the
+// update changes the entry, it also sets ReachedAt (server clock) to now.
 func (b *Board) SetPoints(ctx context.Context, id string, v uint32) (Written, error) {
-	return first(applyEach(ctx, b, fnSetPoints, []Update[uint32]{{PlayerID: id, Value: v}}, digitOfPoints))
+	return decoding.First(applyEach(ctx, b, fnSetPoints, []Update[uint32]{{PlayerID: id, Value: v}}, digitOfPoints))
 }
 
 // SetPointsMany applies SetPoints to many updates in one script call, as a batch of Update does.
@@ -499,13 +484,12 @@ func (b *Board) SetPointsMany(ctx context.Context, updates []Update[uint32]) ([]
 	return applyEach(ctx, b, fnSetPointsMany, updates, digitOfPoints)
 }
 
-// AddWins adds delta to the Wins of the entry of id and returns what it did: the new entry, the
-// one before (read in the same script) and whether it changed. A result outside Wins's range is
-// refused with an error matching ErrOverflow, leaving the entry unchanged. An id without an entry
-// starts from the zero entry (see Update). When the update changes the entry, it also sets
-// ReachedAt (server clock) to now.
+// AddWins adds delta to the Wins of the entry of id and returns what it did (Written: the entry
+// after and before). A result outside Wins's range is refused with an error matching ErrOverflow,
+// leaving the entry unchanged. An id without an entry starts from the zero entry (see Update).
+// When the update changes the entry, it also sets ReachedAt (server clock) to now.
 func (b *Board) AddWins(ctx context.Context, id string, delta int64) (Written, error) {
-	return first(applyEach(ctx, b, fnAddWins, []Update[int64]{{PlayerID: id, Value: delta}}, rankgenrt.AsIs[int64]))
+	return decoding.First(applyEach(ctx, b, fnAddWins, []Update[int64]{{PlayerID: id, Value: delta}}, rankgenrt.AsIs[int64]))
 }
 
 // AddWinsMany applies AddWins to many updates in one script call, as a batch of Update does.
@@ -513,13 +497,12 @@ func (b *Board) AddWinsMany(ctx context.Context, updates []Update[int64]) ([]Res
 	return applyEach(ctx, b, fnAddWinsMany, updates, rankgenrt.AsIs[int64])
 }
 
-// MinWins lowers the Wins of the entry of id to v when v is smaller and returns what it did: the
-// new entry, the one before (read in the same script) and whether it changed. An id without an
-// entry takes v as its Wins (its first min is the value submitted), the other fields starting from
-// the zero entry (see Update). When the update changes the entry, it also sets ReachedAt (server
-// clock) to now.
+// MinWins lowers the Wins of the entry of id to v when v is smaller and returns what it did
+// (Written: the entry after and before). An id without an entry takes v as its Wins (its first min
+// is the value submitted), the other fields starting from the zero entry (see Update). When the
+// update changes the entry, it also sets ReachedAt (server clock) to now.
 func (b *Board) MinWins(ctx context.Context, id string, v uint8) (Written, error) {
-	return first(applyEach(ctx, b, fnMinWins, []Update[uint8]{{PlayerID: id, Value: v}}, digitOfWins))
+	return decoding.First(applyEach(ctx, b, fnMinWins, []Update[uint8]{{PlayerID: id, Value: v}}, digitOfWins))
 }
 
 // MinWinsMany applies MinWins to many updates in one script call, as a batch of Update does.
@@ -527,12 +510,11 @@ func (b *Board) MinWinsMany(ctx context.Context, updates []Update[uint8]) ([]Res
 	return applyEach(ctx, b, fnMinWinsMany, updates, digitOfWins)
 }
 
-// SetTier sets the Tier of the entry of id to v and returns what it did: the new entry, the one
-// before (read in the same script) and whether it changed. An id without an entry starts from the
-// zero entry (see Update). When the update changes the entry, it also sets ReachedAt (server
-// clock) to now.
+// SetTier sets the Tier of the entry of id to v and returns what it did (Written: the entry after
+// and before). An id without an entry starts from the zero entry (see Update). When the update
+// changes the entry, it also sets ReachedAt (server clock) to now.
 func (b *Board) SetTier(ctx context.Context, id string, v Tier) (Written, error) {
-	return first(applyEach(ctx, b, fnSetTier, []Update[Tier]{{PlayerID: id, Value: v}}, digitOfTier))
+	return decoding.First(applyEach(ctx, b, fnSetTier, []Update[Tier]{{PlayerID: id, Value: v}}, digitOfTier))
 }
 
 // SetTierMany applies SetTier to many updates in one script call, as a batch of Update does.
@@ -540,13 +522,12 @@ func (b *Board) SetTierMany(ctx context.Context, updates []Update[Tier]) ([]Resu
 	return applyEach(ctx, b, fnSetTierMany, updates, digitOfTier)
 }
 
-// MaxTier raises the Tier of the entry of id to v when v is larger and returns what it did: the
-// new entry, the one before (read in the same script) and whether it changed. An id without an
-// entry takes v as its Tier (its first max is the value submitted), the other fields starting from
-// the zero entry (see Update). When the update changes the entry, it also sets ReachedAt (server
-// clock) to now.
+// MaxTier raises the Tier of the entry of id to v when v is larger and returns what it did
+// (Written: the entry after and before). An id without an entry takes v as its Tier (its first max
+// is the value submitted), the other fields starting from the zero entry (see Update). When the
+// update changes the entry, it also sets ReachedAt (server clock) to now.
 func (b *Board) MaxTier(ctx context.Context, id string, v Tier) (Written, error) {
-	return first(applyEach(ctx, b, fnMaxTier, []Update[Tier]{{PlayerID: id, Value: v}}, digitOfTier))
+	return decoding.First(applyEach(ctx, b, fnMaxTier, []Update[Tier]{{PlayerID: id, Value: v}}, digitOfTier))
 }
 
 // MaxTierMany applies MaxTier to many updates in one script call, as a batch of Update does.
@@ -554,8 +535,8 @@ func (b *Board) MaxTierMany(ctx context.Context, updates []Update[Tier]) ([]Resu
 	return applyEach(ctx, b, fnMaxTierMany, updates, digitOfTier)
 }
 
-// Change is one field update of a change list (Board.Update, Board.UpdateMany), made by AddPoints,
-// MaxPoints, SetPoints, AddWins, MinWins, SetTier or MaxTier. A zero Change is refused.
+// Change is one field update of a change list (Board.Update), made by AddPoints, …; a zero
+// Change is refused.
 type Change = rankgenrt.Change[Entry]
 
 // The changes script takes, per id, the id and then one argument per field update, in this order:
@@ -579,14 +560,12 @@ func AddPoints(delta int64) Change {
 // MaxPoints is the change of Board.Update that raises Points to v when v is larger, as
 // Board.MaxPoints does.
 func MaxPoints(v uint32) Change {
-	d, err := digitOfPoints(v)
-	return rankgenrt.NewChange[Entry]("Points", changeMaxPoints, d, err)
+	return rankgenrt.ChangeTo[Entry]("Points", changeMaxPoints, digitOfPoints, v)
 }
 
 // SetPoints is the change of Board.Update that sets Points to v, as Board.SetPoints does.
 func SetPoints(v uint32) Change {
-	d, err := digitOfPoints(v)
-	return rankgenrt.NewChange[Entry]("Points", changeSetPoints, d, err)
+	return rankgenrt.ChangeTo[Entry]("Points", changeSetPoints, digitOfPoints, v)
 }
 
 // AddWins is the change of Board.Update that adds delta to Wins, as Board.AddWins does.
@@ -597,21 +576,18 @@ func AddWins(delta int64) Change {
 // MinWins is the change of Board.Update that lowers Wins to v when v is smaller, as Board.MinWins
 // does.
 func MinWins(v uint8) Change {
-	d, err := digitOfWins(v)
-	return rankgenrt.NewChange[Entry]("Wins", changeMinWins, d, err)
+	return rankgenrt.ChangeTo[Entry]("Wins", changeMinWins, digitOfWins, v)
 }
 
 // SetTier is the change of Board.Update that sets Tier to v, as Board.SetTier does.
 func SetTier(v Tier) Change {
-	d, err := digitOfTier(v)
-	return rankgenrt.NewChange[Entry]("Tier", changeSetTier, d, err)
+	return rankgenrt.ChangeTo[Entry]("Tier", changeSetTier, digitOfTier, v)
 }
 
 // MaxTier is the change of Board.Update that raises Tier to v when v is larger, as Board.MaxTier
 // does.
 func MaxTier(v Tier) Change {
-	d, err := digitOfTier(v)
-	return rankgenrt.NewChange[Entry]("Tier", changeMaxTier, d, err)
+	return rankgenrt.ChangeTo[Entry]("Tier", changeMaxTier, digitOfTier, v)
 }
 
 // Changes is the change list of one id, for UpdateMany.
@@ -620,17 +596,17 @@ type Changes struct {
 	Apply    []Change
 }
 
-// Update applies changes to the entry of id in one script call and returns what it did (Written:
-// the new entry, the one before, read in the same script, and whether it changed): all of them or,
-// when one fails (a value out of range, an add that overflows), none, with an error naming the
-// field. Each change works as its field's update method does: an id without an entry starts from
-// the zero entry, and its first min or max takes the value given. Changes of distinct fields do
-// not depend on their order; a list that changes a field twice, or holds a zero Change, is refused
-// with an error matching rankgenrt.ErrBadChange before anything is sent. An empty list leaves an
-// entry as it is (and stores the zero entry for an id without one). When the changes move the
-// entry (or create it), ReachedAt (server clock) is set to now, once, unless the list changes it.
+// Update applies changes to the entry of id in one script call and returns what it did (Written):
+// all of them or, when one fails (a value out of range, an add that overflows), none, with an
+// error naming the field. Each change works as its field's update method does: an id without an
+// entry starts from the zero entry, and its first min or max takes the value given. Changes of
+// distinct fields do not depend on their order; a list that changes a field twice, or holds a zero
+// Change, is refused with an error matching rankgenrt.ErrBadChange before anything is sent. An
+// empty list leaves an entry as it is (and stores the zero entry for an id without one). When the
+// changes move the entry (or create it), ReachedAt (server clock) is set to now, once, unless the
+// list changes it.
 func (b *Board) Update(ctx context.Context, id string, changes ...Change) (Written, error) {
-	return first(b.UpdateMany(ctx, []Changes{{PlayerID: id, Apply: changes}}))
+	return decoding.First(b.UpdateMany(ctx, []Changes{{PlayerID: id, Apply: changes}}))
 }
 
 // UpdateMany applies many change lists in one script call, atomic as a whole, in order (an id may
@@ -651,7 +627,7 @@ func (b *Board) UpdateMany(ctx context.Context, lists []Changes) ([]Result, erro
 // creates it does. A clock outside a stamped field's range (or the board's season) is refused,
 // leaving the entry as it was.
 func (b *Board) Touch(ctx context.Context, id string) (Written, error) {
-	return first(b.TouchMany(ctx, []string{id}))
+	return decoding.First(b.TouchMany(ctx, []string{id}))
 }
 
 // TouchMany touches many ids in one script call, atomic as a whole, with one clock, as Touch does
@@ -687,11 +663,7 @@ func (b *Board) AroundScore(ctx context.Context, at Place, before, after int64) 
 	if at == nil {
 		return nil, rankgenrt.NilPlaceError("PointsPrefix")
 	}
-	score, member, err := at.place()
-	if err != nil {
-		return nil, err
-	}
-	return decoding.Window(b.core.CallRO(ctx, fnAroundScore, rankgenrt.FormatScore(score), member, max(before, 0), max(after, 0)))
+	return decoding.AroundPlace(ctx, b.core, fnAroundScore, at.place, before, after)
 }
 
 // Reindex builds the board's index (id → member) from the members already in its sorted set: how
@@ -716,19 +688,6 @@ func applyEach[V, A any](ctx context.Context, b *Board, f *rankgenrt.Function, u
 		a, err := arg(updates[i].Value)
 		return updates[i].PlayerID, a, err
 	})
-}
-
-// first is the outcome of a batch of one: the call's error, else its one Result's.
-func first(res []Result, err error) (Written, error) {
-	if err != nil {
-		return Written{}, err
-	}
-	return res[0].Written, res[0].Err
-}
-
-// scoreOfP is the score of the mixed-radix integer p, as Encode computes it.
-func scoreOfP(p uint64) float64 {
-	return float64(p)
 }
 
 // digitOfPoints is the stored digit of a Points value (larger digit ranks first).

@@ -28,8 +28,7 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// The generated code and the runtime package must agree on their contract; either
-// constant fails to compile when they drift apart. Regenerate with the matching rankgen.
+// Either constant fails to compile against a runtime of another contract: regenerate then.
 const (
 	_ = rankgenrt.EnforceVersion(6 - rankgenrt.MinVersion)
 	_ = rankgenrt.EnforceVersion(rankgenrt.MaxVersion - 6)
@@ -125,8 +124,7 @@ func Compare(a, b Entry) int {
 	return strings.Compare(b.Member, a.Member)
 }
 
-// luaLibrary is the board's Lua library, generated beside this file from the same layout: one
-// Redis function per operation, called with FCALL (FCALL_RO for reads).
+// luaLibrary is the board's Redis Functions library, generated beside this file.
 //
 //go:embed seed003_scaling.rankgen.lua
 var luaLibrary string
@@ -150,23 +148,19 @@ var boardSpec = &rankgenrt.Spec{
 	ScoreFields: scoreFields,
 }
 
-// Library returns the board's Lua library. Board.Load loads it; it is exported for calling a
-// board's functions in your own pipelines or transactions (after Load), where a call that finds
-// the library missing cannot load it first.
+// Library returns the board's Lua library, for calling its functions in your own pipelines (after
+// Board.Load).
 func Library() *rankgenrt.Library {
 	return library
 }
 
 // Board is a leaderboard of Entry values in a Redis sorted set, read best first. Its key is given
 // to NewBoard; its meta key (the layout fingerprint) is a second key in the same hash slot, so the
-// board works on Redis Cluster. Every write is one atomic script that refuses a board written by
-// another layout (ErrLayoutMismatch) and leaves the board unchanged on any error. Reads refuse
-// another layout's board too, within their one round trip. A Board is safe for concurrent use;
-// create it once per key and reuse it.
-// Its reads and whole-entry writes (Get, Top, Around, Set, Best, …) are the methods of the
-// embedded rankgenrt.Board and, for its bands and competition ranks (Between, CompetitionRank,
-// …), rankgenrt.ScoreReads, which are the same on every layout; this file declares those its
-// layout makes its own.
+// board works on Redis Cluster. Every write is one atomic script that refuses another layout's
+// board (ErrLayoutMismatch) and leaves the board unchanged on any error, and every read refuses it
+// in its one round trip. A Board is safe for concurrent use; create it once per key and reuse it.
+// Its methods that are the same on every layout are those of the embedded rankgenrt.Board and
+// ScoreReads.
 type Board struct {
 	*rankgenrt.Board[Entry, string, Ranked, Written, Result]
 	*rankgenrt.ScoreReads[Entry, string, Ranked, Written, Result]
@@ -176,32 +170,28 @@ type Board struct {
 // Option configures a Board.
 type Option = rankgenrt.Option
 
-// WithTTL makes the board's keys expire d after every write, set by the write's own script
-// (rankgenrt.WithTTL).
+// WithTTL makes the board's keys expire d after every write (rankgenrt.WithTTL).
 func WithTTL(d time.Duration) Option {
 	return rankgenrt.WithTTL(d)
 }
 
-// WithExpireAt makes the board's keys expire at t, set by every write's own script
-// (rankgenrt.WithExpireAt).
+// WithExpireAt makes the board's keys expire at t (rankgenrt.WithExpireAt).
 func WithExpireAt(t time.Time) Option {
 	return rankgenrt.WithExpireAt(t)
 }
 
-// WithDedupWindow sets how long the board remembers each write call's token, so that a resend is
-// applied once (rankgenrt.WithDedupWindow).
+// WithDedupWindow sets how long each write's token is remembered (rankgenrt.WithDedupWindow).
 func WithDedupWindow(d time.Duration) Option {
 	return rankgenrt.WithDedupWindow(d)
 }
 
-// WithReplicas makes every write wait until n replicas have it, for at most timeout
-// (rankgenrt.WithReplicas).
+// WithReplicas makes every write wait for n replicas, at most timeout (rankgenrt.WithReplicas).
 func WithReplicas(n int, timeout time.Duration) Option {
 	return rankgenrt.WithReplicas(n, timeout)
 }
 
-// WithCoalescing combines the single field updates (AddRaw, …) of concurrent callers into batch
-// calls, each caller told its own result (rankgenrt.WithCoalescing).
+// WithCoalescing sends concurrent single field updates (AddRaw, …) as batches
+// (rankgenrt.WithCoalescing).
 func WithCoalescing(cfg rankgenrt.Coalescing) Option {
 	return rankgenrt.WithCoalescing(cfg)
 }
@@ -222,27 +212,23 @@ type Ranked struct {
 	Entry
 }
 
-// Cursor marks a place in the board for After: the score and member of the last entry seen. The
-// zero Cursor is the top of the board.
+// Cursor marks a place in the board for After: the last entry seen (zero: the top).
 type Cursor = rankgenrt.Cursor
 
 // Update is one update of a batch (the <Op><Field>Many methods): the id, and the delta or value. A
-// batch is one script call, atomic as a whole, in order (an id may appear more than once). Each
-// update succeeds or fails on its own: its Result holds the new entry or the error that left that
-// entry unchanged. The batch's error return is for failures of the whole call (connection,
-// ErrLayoutMismatch), which change nothing. An update of an id without an entry starts from the
-// zero entry: 0, false, the first enum value, or the Unix epoch for a time (a field's
-// lowest-ranking value when that is outside its range).
+// batch is one script call, atomic, in order; each update succeeds or fails on its own (its
+// Result). An id without an entry starts from the zero entry: 0, false, the first enum value, or
+// the Unix epoch (a field's lowest-ranking value when that is outside its range).
 type Update[V any] struct {
 	Member string
 	Value  V
 }
 
-// Written is what a write did to one entry, read in the write's own script (no second read, so no
-// other writer comes between): the entry after the write (embedded: w.Raw is its field), the entry
-// its id held before (Existed false: none, and Before is the zero Entry), and whether the write
-// changed the stored entry (for Best: whether it replaced it). A new personal best is Changed &&
-// Existed, its exact gain the difference of Entry and Before.
+// Written is what a write did to one entry, read in the write's own script: the entry after the
+// write (embedded: w.Raw is its field), the entry its id held before (Existed false: none, and
+// Before is the zero Entry), and whether the write changed the stored entry (for Best: whether it
+// replaced it). A new personal best is Changed && Existed, its exact gain the difference of Entry
+// and Before.
 type Written struct {
 	Entry
 	Before  Entry
@@ -253,8 +239,8 @@ type Written struct {
 // Result is the outcome of one item of a batch: what it did (Written; Entry is the entry), or the
 // error of that item alone. GetMany gives one per id: the stored entry (Entry alone), or an Err
 // matching ErrNotFound. UpdateMany gives one per change list: the new entry and the one before, or
-// the error that left it unchanged. AddRawMany, SetRawMany, SetAtMany give one per update: the new
-// entry and the one before, or the error that left it unchanged.
+// the error that left it unchanged. The field updates' batch forms (AddRawMany, …) give one per
+// update: the new entry and the one before, or the error that left it unchanged.
 type Result struct {
 	Written
 	Err error
@@ -275,17 +261,19 @@ var decoding = &rankgenrt.Decoding[Entry, string, Ranked, Written, Result]{
 	NewWritten: func(e, before Entry, existed, changed bool) Written {
 		return Written{Entry: e, Before: before, Existed: existed, Changed: changed}
 	},
-	ScoreOfP: scoreOfP,
+	ScoreOfP: rankgenrt.IntegerScore,
+	WrittenOf: func(x Result) (Written, error) {
+		return x.Written, x.Err
+	},
 }
 
 // Band is a band of the board's order: the entries whose leading score fields equal given values
-// and whose next score field lies between two values. Build one with RawBetween(lo, hi), or
-// RawIs(v)… to fix fields first; read it with Between and CountBetween. The zero Band is empty.
-// A value outside its field's range makes the read that takes the band fail with ErrOutOfRange.
+// and whose next score field lies between two values, built by RawBetween(lo, hi) or RawIs(v)…
+// and read by Between and CountBetween (a value out of range: ErrOutOfRange). The zero Band is
+// empty.
 type Band = rankgenrt.Band[Entry]
 
-// Place is where a score prefix (a <Field>Prefix) or a whole Entry would rank: AroundScore reads
-// the entries around it.
+// Place is where a score prefix (a <Field>Prefix) or an Entry would rank, for AroundScore.
 type Place interface {
 	place() (float64, string, error)
 }
@@ -303,7 +291,7 @@ type RawPrefix struct {
 
 // place is the place before every entry of the prefix: the lowest score of the entries ahead of it.
 func (p RawPrefix) place() (float64, string, error) {
-	return p.s.Place(scoreOfP)
+	return p.s.Place(rankgenrt.IntegerScore)
 }
 
 // RawBetween is the band of entries whose Raw lies in [lo, hi] (empty when lo > hi).
@@ -323,7 +311,7 @@ type AtPrefix struct {
 
 // place is the place before every entry of the prefix: the lowest score of the entries ahead of it.
 func (p AtPrefix) place() (float64, string, error) {
-	return p.s.Place(scoreOfP)
+	return p.s.Place(rankgenrt.IntegerScore)
 }
 
 // AtBetween is the band of entries whose At lies in [lo, hi] among the entries of the prefix
@@ -337,12 +325,11 @@ func (p RawPrefix) AtIs(v time.Time) AtPrefix {
 	return AtPrefix{rankgenrt.FixValue(p.s, digitOfAt, v, atWeight)}
 }
 
-// AddRaw adds delta to the Raw of the entry of id and returns what it did: the new entry, the one
-// before (read in the same script) and whether it changed. A result outside Raw's range is refused
-// with an error matching ErrOverflow, leaving the entry unchanged. An id without an entry starts
-// from the zero entry (see Update).
+// AddRaw adds delta to the Raw of the entry of id and returns what it did (Written: the entry
+// after and before). A result outside Raw's range is refused with an error matching ErrOverflow,
+// leaving the entry unchanged. An id without an entry starts from the zero entry (see Update).
 func (b *Board) AddRaw(ctx context.Context, id string, delta int64) (Written, error) {
-	return first(applyEach(ctx, b, fnAddRaw, []Update[int64]{{Member: id, Value: delta}}, rankgenrt.AsIs[int64]))
+	return decoding.First(applyEach(ctx, b, fnAddRaw, []Update[int64]{{Member: id, Value: delta}}, rankgenrt.AsIs[int64]))
 }
 
 // AddRawMany applies AddRaw to many updates in one script call, as a batch of Update does.
@@ -350,11 +337,10 @@ func (b *Board) AddRawMany(ctx context.Context, updates []Update[int64]) ([]Resu
 	return applyEach(ctx, b, fnAddRawMany, updates, rankgenrt.AsIs[int64])
 }
 
-// SetRaw sets the Raw of the entry of id to v and returns what it did: the new entry, the one
-// before (read in the same script) and whether it changed. An id without an entry starts from the
-// zero entry (see Update).
+// SetRaw sets the Raw of the entry of id to v and returns what it did (Written: the entry after
+// and before). An id without an entry starts from the zero entry (see Update).
 func (b *Board) SetRaw(ctx context.Context, id string, v uint16) (Written, error) {
-	return first(applyEach(ctx, b, fnSetRaw, []Update[uint16]{{Member: id, Value: v}}, digitOfRaw))
+	return decoding.First(applyEach(ctx, b, fnSetRaw, []Update[uint16]{{Member: id, Value: v}}, digitOfRaw))
 }
 
 // SetRawMany applies SetRaw to many updates in one script call, as a batch of Update does.
@@ -362,11 +348,10 @@ func (b *Board) SetRawMany(ctx context.Context, updates []Update[uint16]) ([]Res
 	return applyEach(ctx, b, fnSetRawMany, updates, digitOfRaw)
 }
 
-// SetAt sets the At of the entry of id to v and returns what it did: the new entry, the one before
-// (read in the same script) and whether it changed. An id without an entry starts from the zero
-// entry (see Update).
+// SetAt sets the At of the entry of id to v and returns what it did (Written: the entry after and
+// before). An id without an entry starts from the zero entry (see Update).
 func (b *Board) SetAt(ctx context.Context, id string, v time.Time) (Written, error) {
-	return first(applyEach(ctx, b, fnSetAt, []Update[time.Time]{{Member: id, Value: v}}, digitOfAt))
+	return decoding.First(applyEach(ctx, b, fnSetAt, []Update[time.Time]{{Member: id, Value: v}}, digitOfAt))
 }
 
 // SetAtMany applies SetAt to many updates in one script call, as a batch of Update does.
@@ -374,8 +359,8 @@ func (b *Board) SetAtMany(ctx context.Context, updates []Update[time.Time]) ([]R
 	return applyEach(ctx, b, fnSetAtMany, updates, digitOfAt)
 }
 
-// Change is one field update of a change list (Board.Update, Board.UpdateMany), made by AddRaw,
-// SetRaw or SetAt. A zero Change is refused.
+// Change is one field update of a change list (Board.Update), made by AddRaw, …; a zero Change
+// is refused.
 type Change = rankgenrt.Change[Entry]
 
 // The changes script takes, per id, the id and then one argument per field update, in this order:
@@ -394,14 +379,12 @@ func AddRaw(delta int64) Change {
 
 // SetRaw is the change of Board.Update that sets Raw to v, as Board.SetRaw does.
 func SetRaw(v uint16) Change {
-	d, err := digitOfRaw(v)
-	return rankgenrt.NewChange[Entry]("Raw", changeSetRaw, d, err)
+	return rankgenrt.ChangeTo[Entry]("Raw", changeSetRaw, digitOfRaw, v)
 }
 
 // SetAt is the change of Board.Update that sets At to v, as Board.SetAt does.
 func SetAt(v time.Time) Change {
-	d, err := digitOfAt(v)
-	return rankgenrt.NewChange[Entry]("At", changeSetAt, d, err)
+	return rankgenrt.ChangeTo[Entry]("At", changeSetAt, digitOfAt, v)
 }
 
 // Changes is the change list of one id, for UpdateMany.
@@ -410,16 +393,15 @@ type Changes struct {
 	Apply  []Change
 }
 
-// Update applies changes to the entry of id in one script call and returns what it did (Written:
-// the new entry, the one before, read in the same script, and whether it changed): all of them or,
-// when one fails (a value out of range, an add that overflows), none, with an error naming the
-// field. Each change works as its field's update method does: an id without an entry starts from
-// the zero entry, and its first min or max takes the value given. Changes of distinct fields do
-// not depend on their order; a list that changes a field twice, or holds a zero Change, is refused
-// with an error matching rankgenrt.ErrBadChange before anything is sent. An empty list leaves an
-// entry as it is (and stores the zero entry for an id without one).
+// Update applies changes to the entry of id in one script call and returns what it did (Written):
+// all of them or, when one fails (a value out of range, an add that overflows), none, with an
+// error naming the field. Each change works as its field's update method does: an id without an
+// entry starts from the zero entry, and its first min or max takes the value given. Changes of
+// distinct fields do not depend on their order; a list that changes a field twice, or holds a zero
+// Change, is refused with an error matching rankgenrt.ErrBadChange before anything is sent. An
+// empty list leaves an entry as it is (and stores the zero entry for an id without one).
 func (b *Board) Update(ctx context.Context, id string, changes ...Change) (Written, error) {
-	return first(b.UpdateMany(ctx, []Changes{{Member: id, Apply: changes}}))
+	return decoding.First(b.UpdateMany(ctx, []Changes{{Member: id, Apply: changes}}))
 }
 
 // UpdateMany applies many change lists in one script call, atomic as a whole, in order (an id may
@@ -458,11 +440,7 @@ func (b *Board) AroundScore(ctx context.Context, at Place, before, after int64) 
 	if at == nil {
 		return nil, rankgenrt.NilPlaceError("RawPrefix")
 	}
-	score, member, err := at.place()
-	if err != nil {
-		return nil, err
-	}
-	return decoding.Window(b.core.CallRO(ctx, fnAroundScore, rankgenrt.FormatScore(score), member, max(before, 0), max(after, 0)))
+	return decoding.AroundPlace(ctx, b.core, fnAroundScore, at.place, before, after)
 }
 
 // applyEach runs the field update function f for updates, each value sent as arg(v) gives it; a
@@ -473,19 +451,6 @@ func applyEach[V, A any](ctx context.Context, b *Board, f *rankgenrt.Function, u
 		a, err := arg(updates[i].Value)
 		return updates[i].Member, a, err
 	})
-}
-
-// first is the outcome of a batch of one: the call's error, else its one Result's.
-func first(res []Result, err error) (Written, error) {
-	if err != nil {
-		return Written{}, err
-	}
-	return res[0].Written, res[0].Err
-}
-
-// scoreOfP is the score of the mixed-radix integer p, as Encode computes it.
-func scoreOfP(p uint64) float64 {
-	return float64(p)
 }
 
 // digitOfRaw is the stored digit of a Raw value (larger digit ranks first).

@@ -32,8 +32,7 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// The generated code and the runtime package must agree on their contract; either
-// constant fails to compile when they drift apart. Regenerate with the matching rankgen.
+// Either constant fails to compile against a runtime of another contract: regenerate then.
 const (
 	_ = rankgenrt.EnforceVersion(6 - rankgenrt.MinVersion)
 	_ = rankgenrt.EnforceVersion(rankgenrt.MaxVersion - 6)
@@ -337,8 +336,7 @@ func Compare(a, b Entry) int {
 	return strings.Compare(a.Handle, b.Handle)
 }
 
-// luaLibrary is the board's Lua library, generated beside this file from the same layout: one
-// Redis function per operation, called with FCALL (FCALL_RO for reads).
+// luaLibrary is the board's Redis Functions library, generated beside this file.
 //
 //go:embed r01.rankgen.lua
 var luaLibrary string
@@ -365,9 +363,8 @@ var boardSpec = &rankgenrt.Spec{
 	ScoreFields: scoreFields,
 }
 
-// Library returns the board's Lua library. Board.Load loads it; it is exported for calling a
-// board's functions in your own pipelines or transactions (after Load), where a call that finds
-// the library missing cannot load it first.
+// Library returns the board's Lua library, for calling its functions in your own pipelines (after
+// Board.Load).
 func Library() *rankgenrt.Library {
 	return library
 }
@@ -375,14 +372,12 @@ func Library() *rankgenrt.Library {
 // Board is a leaderboard of Entry values in a Redis sorted set, read best first. Its key is given
 // to NewBoard; its index (a hash id → member, which also records the layout fingerprint) is a
 // second key in the same hash slot, so the board works on Redis Cluster. Every write is one atomic
-// script that refuses a board written by another layout (ErrLayoutMismatch) and leaves the board
-// unchanged on any error. Entries written by other code, without an index, are refused
-// (ErrNotIndexed) until Reindex adopts them. Reads refuse another layout's board too, within their
-// one round trip. A Board is safe for concurrent use; create it once per key and reuse it.
-// Its reads and whole-entry writes (Get, Top, Around, Set, Best, …) are the methods of the
-// embedded rankgenrt.Board and, for its bands and competition ranks (Between, CompetitionRank,
-// …), rankgenrt.ScoreReads, which are the same on every layout; this file declares those its
-// layout makes its own.
+// script that refuses another layout's board (ErrLayoutMismatch) and leaves the board unchanged on
+// any error, and every read refuses it in its one round trip. Entries written by other code,
+// without an index, are refused (ErrNotIndexed) until Reindex adopts them. A Board is safe for
+// concurrent use; create it once per key and reuse it.
+// Its methods that are the same on every layout are those of the embedded rankgenrt.Board and
+// ScoreReads.
 type Board struct {
 	*rankgenrt.Board[Entry, string, Ranked, Written, Result]
 	*rankgenrt.ScoreReads[Entry, string, Ranked, Written, Result]
@@ -392,32 +387,28 @@ type Board struct {
 // Option configures a Board.
 type Option = rankgenrt.Option
 
-// WithTTL makes the board's keys expire d after every write, set by the write's own script
-// (rankgenrt.WithTTL).
+// WithTTL makes the board's keys expire d after every write (rankgenrt.WithTTL).
 func WithTTL(d time.Duration) Option {
 	return rankgenrt.WithTTL(d)
 }
 
-// WithExpireAt makes the board's keys expire at t, set by every write's own script
-// (rankgenrt.WithExpireAt).
+// WithExpireAt makes the board's keys expire at t (rankgenrt.WithExpireAt).
 func WithExpireAt(t time.Time) Option {
 	return rankgenrt.WithExpireAt(t)
 }
 
-// WithDedupWindow sets how long the board remembers each write call's token, so that a resend is
-// applied once (rankgenrt.WithDedupWindow).
+// WithDedupWindow sets how long each write's token is remembered (rankgenrt.WithDedupWindow).
 func WithDedupWindow(d time.Duration) Option {
 	return rankgenrt.WithDedupWindow(d)
 }
 
-// WithReplicas makes every write wait until n replicas have it, for at most timeout
-// (rankgenrt.WithReplicas).
+// WithReplicas makes every write wait for n replicas, at most timeout (rankgenrt.WithReplicas).
 func WithReplicas(n int, timeout time.Duration) Option {
 	return rankgenrt.WithReplicas(n, timeout)
 }
 
-// WithCoalescing combines the single field updates (MaxWins, …) of concurrent callers into batch
-// calls, each caller told its own result (rankgenrt.WithCoalescing).
+// WithCoalescing sends concurrent single field updates (MaxWins, …) as batches
+// (rankgenrt.WithCoalescing).
 func WithCoalescing(cfg rankgenrt.Coalescing) Option {
 	return rankgenrt.WithCoalescing(cfg)
 }
@@ -438,27 +429,23 @@ type Ranked struct {
 	Entry
 }
 
-// Cursor marks a place in the board for After: the score and member of the last entry seen. The
-// zero Cursor is the top of the board.
+// Cursor marks a place in the board for After: the last entry seen (zero: the top).
 type Cursor = rankgenrt.Cursor
 
 // Update is one update of a batch (the <Op><Field>Many methods): the id, and the delta or value. A
-// batch is one script call, atomic as a whole, in order (an id may appear more than once). Each
-// update succeeds or fails on its own: its Result holds the new entry or the error that left that
-// entry unchanged. The batch's error return is for failures of the whole call (connection,
-// ErrLayoutMismatch), which change nothing. An update of an id without an entry starts from the
-// zero entry: 0, false, the first enum value, or the Unix epoch for a time (a field's
-// lowest-ranking value when that is outside its range).
+// batch is one script call, atomic, in order; each update succeeds or fails on its own (its
+// Result). An id without an entry starts from the zero entry: 0, false, the first enum value, or
+// the Unix epoch (a field's lowest-ranking value when that is outside its range).
 type Update[V any] struct {
 	Handle string
 	Value  V
 }
 
-// Written is what a write did to one entry, read in the write's own script (no second read, so no
-// other writer comes between): the entry after the write (embedded: w.Level is its field), the
-// entry its id held before (Existed false: none, and Before is the zero Entry), and whether the
-// write changed the stored entry (for Best: whether it replaced it). A new personal best is
-// Changed && Existed, its exact gain the difference of Entry and Before.
+// Written is what a write did to one entry, read in the write's own script: the entry after the
+// write (embedded: w.Level is its field), the entry its id held before (Existed false: none, and
+// Before is the zero Entry), and whether the write changed the stored entry (for Best: whether it
+// replaced it). A new personal best is Changed && Existed, its exact gain the difference of Entry
+// and Before.
 type Written struct {
 	Entry
 	Before  Entry
@@ -469,8 +456,8 @@ type Written struct {
 // Result is the outcome of one item of a batch: what it did (Written; Entry is the entry), or the
 // error of that item alone. GetMany gives one per id: the stored entry (Entry alone), or an Err
 // matching ErrNotFound. UpdateMany gives one per change list: the new entry and the one before, or
-// the error that left it unchanged. MaxWinsMany, MaxRaceTimeMany, MinRaceTimeMany, SetRaceTimeMany
-// give one per update: the new entry and the one before, or the error that left it unchanged.
+// the error that left it unchanged. The field updates' batch forms (MaxWinsMany, …) give one per
+// update: the new entry and the one before, or the error that left it unchanged.
 type Result struct {
 	Written
 	Err error
@@ -491,18 +478,19 @@ var decoding = &rankgenrt.Decoding[Entry, string, Ranked, Written, Result]{
 	NewWritten: func(e, before Entry, existed, changed bool) Written {
 		return Written{Entry: e, Before: before, Existed: existed, Changed: changed}
 	},
-	ScoreOfP: scoreOfP,
+	ScoreOfP: rankgenrt.IntegerScore,
+	WrittenOf: func(x Result) (Written, error) {
+		return x.Written, x.Err
+	},
 }
 
 // Band is a band of the board's order: the entries whose leading score fields equal given values
-// and whose next score field lies between two values. Build one with LevelBetween(lo, hi), or
-// LevelIs(v)… to fix fields first; read it with Between and CountBetween. The zero Band is
-// empty. A value outside its field's range makes the read that takes the band fail with
-// ErrOutOfRange.
+// and whose next score field lies between two values, built by LevelBetween(lo, hi) or
+// LevelIs(v)… and read by Between and CountBetween (a value out of range: ErrOutOfRange). The
+// zero Band is empty.
 type Band = rankgenrt.Band[Entry]
 
-// Place is where a score prefix (a <Field>Prefix) or a whole Entry would rank: AroundScore reads
-// the entries around it.
+// Place is where a score prefix (a <Field>Prefix) or an Entry would rank, for AroundScore.
 type Place interface {
 	place() (float64, string, error)
 }
@@ -520,7 +508,7 @@ type LevelPrefix struct {
 
 // place is the place before every entry of the prefix: the lowest score of the entries ahead of it.
 func (p LevelPrefix) place() (float64, string, error) {
-	return p.s.Place(scoreOfP)
+	return p.s.Place(rankgenrt.IntegerScore)
 }
 
 // LevelBetween is the band of entries whose Level lies in [lo, hi] (empty when lo > hi).
@@ -540,7 +528,7 @@ type WinsPrefix struct {
 
 // place is the place before every entry of the prefix: the lowest score of the entries ahead of it.
 func (p WinsPrefix) place() (float64, string, error) {
-	return p.s.Place(scoreOfP)
+	return p.s.Place(rankgenrt.IntegerScore)
 }
 
 // WinsBetween is the band of entries whose Wins lies in [lo, hi] among the entries of the prefix
@@ -554,12 +542,11 @@ func (p LevelPrefix) WinsIs(v Wins) WinsPrefix {
 	return WinsPrefix{rankgenrt.FixValue(p.s, digitOfWins, v, winsWeight)}
 }
 
-// MaxWins raises the Wins of the entry of id to v when v is larger and returns what it did: the
-// new entry, the one before (read in the same script) and whether it changed. An id without an
-// entry takes v as its Wins (its first max is the value submitted), the other fields starting from
-// the zero entry (see Update).
+// MaxWins raises the Wins of the entry of id to v when v is larger and returns what it did
+// (Written: the entry after and before). An id without an entry takes v as its Wins (its first max
+// is the value submitted), the other fields starting from the zero entry (see Update).
 func (b *Board) MaxWins(ctx context.Context, id string, v Wins) (Written, error) {
-	return first(applyEach(ctx, b, fnMaxWins, []Update[Wins]{{Handle: id, Value: v}}, digitOfWins))
+	return decoding.First(applyEach(ctx, b, fnMaxWins, []Update[Wins]{{Handle: id, Value: v}}, digitOfWins))
 }
 
 // MaxWinsMany applies MaxWins to many updates in one script call, as a batch of Update does.
@@ -567,12 +554,11 @@ func (b *Board) MaxWinsMany(ctx context.Context, updates []Update[Wins]) ([]Resu
 	return applyEach(ctx, b, fnMaxWinsMany, updates, digitOfWins)
 }
 
-// MaxRaceTime raises the RaceTime of the entry of id to v when v is larger and returns what it
-// did: the new entry, the one before (read in the same script) and whether it changed. An id
-// without an entry takes v as its RaceTime (its first max is the value submitted), the other
-// fields starting from the zero entry (see Update).
+// MaxRaceTime raises the RaceTime of the entry of id to v when v is larger and returns what it did
+// (Written: the entry after and before). An id without an entry takes v as its RaceTime (its first
+// max is the value submitted), the other fields starting from the zero entry (see Update).
 func (b *Board) MaxRaceTime(ctx context.Context, id string, v int32) (Written, error) {
-	return first(applyEach(ctx, b, fnMaxRaceTime, []Update[int32]{{Handle: id, Value: v}}, digitOfRaceTime))
+	return decoding.First(applyEach(ctx, b, fnMaxRaceTime, []Update[int32]{{Handle: id, Value: v}}, digitOfRaceTime))
 }
 
 // MaxRaceTimeMany applies MaxRaceTime to many updates in one script call, as a batch of Update
@@ -582,11 +568,10 @@ func (b *Board) MaxRaceTimeMany(ctx context.Context, updates []Update[int32]) ([
 }
 
 // MinRaceTime lowers the RaceTime of the entry of id to v when v is smaller and returns what it
-// did: the new entry, the one before (read in the same script) and whether it changed. An id
-// without an entry takes v as its RaceTime (its first min is the value submitted), the other
-// fields starting from the zero entry (see Update).
+// did (Written: the entry after and before). An id without an entry takes v as its RaceTime (its
+// first min is the value submitted), the other fields starting from the zero entry (see Update).
 func (b *Board) MinRaceTime(ctx context.Context, id string, v int32) (Written, error) {
-	return first(applyEach(ctx, b, fnMinRaceTime, []Update[int32]{{Handle: id, Value: v}}, digitOfRaceTime))
+	return decoding.First(applyEach(ctx, b, fnMinRaceTime, []Update[int32]{{Handle: id, Value: v}}, digitOfRaceTime))
 }
 
 // MinRaceTimeMany applies MinRaceTime to many updates in one script call, as a batch of Update
@@ -595,11 +580,10 @@ func (b *Board) MinRaceTimeMany(ctx context.Context, updates []Update[int32]) ([
 	return applyEach(ctx, b, fnMinRaceTimeMany, updates, digitOfRaceTime)
 }
 
-// SetRaceTime sets the RaceTime of the entry of id to v and returns what it did: the new entry,
-// the one before (read in the same script) and whether it changed. An id without an entry starts
-// from the zero entry (see Update).
+// SetRaceTime sets the RaceTime of the entry of id to v and returns what it did (Written: the
+// entry after and before). An id without an entry starts from the zero entry (see Update).
 func (b *Board) SetRaceTime(ctx context.Context, id string, v int32) (Written, error) {
-	return first(applyEach(ctx, b, fnSetRaceTime, []Update[int32]{{Handle: id, Value: v}}, digitOfRaceTime))
+	return decoding.First(applyEach(ctx, b, fnSetRaceTime, []Update[int32]{{Handle: id, Value: v}}, digitOfRaceTime))
 }
 
 // SetRaceTimeMany applies SetRaceTime to many updates in one script call, as a batch of Update
@@ -608,8 +592,8 @@ func (b *Board) SetRaceTimeMany(ctx context.Context, updates []Update[int32]) ([
 	return applyEach(ctx, b, fnSetRaceTimeMany, updates, digitOfRaceTime)
 }
 
-// Change is one field update of a change list (Board.Update, Board.UpdateMany), made by MaxWins,
-// MaxRaceTime, MinRaceTime or SetRaceTime. A zero Change is refused.
+// Change is one field update of a change list (Board.Update), made by MaxWins, …; a zero Change
+// is refused.
 type Change = rankgenrt.Change[Entry]
 
 // The changes script takes, per id, the id and then one argument per field update, in this order:
@@ -625,28 +609,24 @@ const (
 // MaxWins is the change of Board.Update that raises Wins to v when v is larger, as Board.MaxWins
 // does.
 func MaxWins(v Wins) Change {
-	d, err := digitOfWins(v)
-	return rankgenrt.NewChange[Entry]("Wins", changeMaxWins, d, err)
+	return rankgenrt.ChangeTo[Entry]("Wins", changeMaxWins, digitOfWins, v)
 }
 
 // MaxRaceTime is the change of Board.Update that raises RaceTime to v when v is larger, as
 // Board.MaxRaceTime does.
 func MaxRaceTime(v int32) Change {
-	d, err := digitOfRaceTime(v)
-	return rankgenrt.NewChange[Entry]("RaceTime", changeMaxRaceTime, d, err)
+	return rankgenrt.ChangeTo[Entry]("RaceTime", changeMaxRaceTime, digitOfRaceTime, v)
 }
 
 // MinRaceTime is the change of Board.Update that lowers RaceTime to v when v is smaller, as
 // Board.MinRaceTime does.
 func MinRaceTime(v int32) Change {
-	d, err := digitOfRaceTime(v)
-	return rankgenrt.NewChange[Entry]("RaceTime", changeMinRaceTime, d, err)
+	return rankgenrt.ChangeTo[Entry]("RaceTime", changeMinRaceTime, digitOfRaceTime, v)
 }
 
 // SetRaceTime is the change of Board.Update that sets RaceTime to v, as Board.SetRaceTime does.
 func SetRaceTime(v int32) Change {
-	d, err := digitOfRaceTime(v)
-	return rankgenrt.NewChange[Entry]("RaceTime", changeSetRaceTime, d, err)
+	return rankgenrt.ChangeTo[Entry]("RaceTime", changeSetRaceTime, digitOfRaceTime, v)
 }
 
 // Changes is the change list of one id, for UpdateMany.
@@ -655,16 +635,15 @@ type Changes struct {
 	Apply  []Change
 }
 
-// Update applies changes to the entry of id in one script call and returns what it did (Written:
-// the new entry, the one before, read in the same script, and whether it changed): all of them or,
-// when one fails (a value out of range, an add that overflows), none, with an error naming the
-// field. Each change works as its field's update method does: an id without an entry starts from
-// the zero entry, and its first min or max takes the value given. Changes of distinct fields do
-// not depend on their order; a list that changes a field twice, or holds a zero Change, is refused
-// with an error matching rankgenrt.ErrBadChange before anything is sent. An empty list leaves an
-// entry as it is (and stores the zero entry for an id without one).
+// Update applies changes to the entry of id in one script call and returns what it did (Written):
+// all of them or, when one fails (a value out of range, an add that overflows), none, with an
+// error naming the field. Each change works as its field's update method does: an id without an
+// entry starts from the zero entry, and its first min or max takes the value given. Changes of
+// distinct fields do not depend on their order; a list that changes a field twice, or holds a zero
+// Change, is refused with an error matching rankgenrt.ErrBadChange before anything is sent. An
+// empty list leaves an entry as it is (and stores the zero entry for an id without one).
 func (b *Board) Update(ctx context.Context, id string, changes ...Change) (Written, error) {
-	return first(b.UpdateMany(ctx, []Changes{{Handle: id, Apply: changes}}))
+	return decoding.First(b.UpdateMany(ctx, []Changes{{Handle: id, Apply: changes}}))
 }
 
 // UpdateMany applies many change lists in one script call, atomic as a whole, in order (an id may
@@ -703,11 +682,7 @@ func (b *Board) AroundScore(ctx context.Context, at Place, before, after int64) 
 	if at == nil {
 		return nil, rankgenrt.NilPlaceError("LevelPrefix")
 	}
-	score, member, err := at.place()
-	if err != nil {
-		return nil, err
-	}
-	return decoding.Window(b.core.CallRO(ctx, fnAroundScore, rankgenrt.FormatScore(score), member, max(before, 0), max(after, 0)))
+	return decoding.AroundPlace(ctx, b.core, fnAroundScore, at.place, before, after)
 }
 
 // Reindex builds the board's index (id → member) from the members already in its sorted set: how
@@ -732,19 +707,6 @@ func applyEach[V, A any](ctx context.Context, b *Board, f *rankgenrt.Function, u
 		a, err := arg(updates[i].Value)
 		return updates[i].Handle, a, err
 	})
-}
-
-// first is the outcome of a batch of one: the call's error, else its one Result's.
-func first(res []Result, err error) (Written, error) {
-	if err != nil {
-		return Written{}, err
-	}
-	return res[0].Written, res[0].Err
-}
-
-// scoreOfP is the score of the mixed-radix integer p, as Encode computes it.
-func scoreOfP(p uint64) float64 {
-	return float64(p)
 }
 
 // digitOfLevel is the stored digit of a Level value (larger digit ranks first).

@@ -33,8 +33,7 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// The generated code and the runtime package must agree on their contract; either
-// constant fails to compile when they drift apart. Regenerate with the matching rankgen.
+// Either constant fails to compile against a runtime of another contract: regenerate then.
 const (
 	_ = rankgenrt.EnforceVersion(6 - rankgenrt.MinVersion)
 	_ = rankgenrt.EnforceVersion(rankgenrt.MaxVersion - 6)
@@ -276,8 +275,7 @@ func Compare(a, b Entry) int {
 	return strings.Compare(a.UserID, b.UserID)
 }
 
-// luaLibrary is the board's Lua library, generated beside this file from the same layout: one
-// Redis function per operation, called with FCALL (FCALL_RO for reads).
+// luaLibrary is the board's Redis Functions library, generated beside this file.
 //
 //go:embed r32.rankgen.lua
 var luaLibrary string
@@ -315,9 +313,8 @@ var boardSpec = &rankgenrt.Spec{
 	ScoreFields: scoreFields,
 }
 
-// Library returns the board's Lua library. Board.Load loads it; it is exported for calling a
-// board's functions in your own pipelines or transactions (after Load), where a call that finds
-// the library missing cannot load it first.
+// Library returns the board's Lua library, for calling its functions in your own pipelines (after
+// Board.Load).
 func Library() *rankgenrt.Library {
 	return library
 }
@@ -325,14 +322,12 @@ func Library() *rankgenrt.Library {
 // Board is a leaderboard of Entry values in a Redis sorted set, read best first. Its key is given
 // to NewBoard; its index (a hash id → member, which also records the layout fingerprint) is a
 // second key in the same hash slot, so the board works on Redis Cluster. Every write is one atomic
-// script that refuses a board written by another layout (ErrLayoutMismatch) and leaves the board
-// unchanged on any error. Entries written by other code, without an index, are refused
-// (ErrNotIndexed) until Reindex adopts them. Reads refuse another layout's board too, within their
-// one round trip. A Board is safe for concurrent use; create it once per key and reuse it.
-// Its reads and whole-entry writes (Get, Top, Around, Set, Best, …) are the methods of the
-// embedded rankgenrt.Board and, for its bands and competition ranks (Between, CompetitionRank,
-// …), rankgenrt.ScoreReads, which are the same on every layout; this file declares those its
-// layout makes its own.
+// script that refuses another layout's board (ErrLayoutMismatch) and leaves the board unchanged on
+// any error, and every read refuses it in its one round trip. Entries written by other code,
+// without an index, are refused (ErrNotIndexed) until Reindex adopts them. A Board is safe for
+// concurrent use; create it once per key and reuse it.
+// Its methods that are the same on every layout are those of the embedded rankgenrt.Board and
+// ScoreReads.
 type Board struct {
 	*rankgenrt.Board[Entry, string, Ranked, Written, Result]
 	*rankgenrt.ScoreReads[Entry, string, Ranked, Written, Result]
@@ -342,32 +337,28 @@ type Board struct {
 // Option configures a Board.
 type Option = rankgenrt.Option
 
-// WithTTL makes the board's keys expire d after every write, set by the write's own script
-// (rankgenrt.WithTTL).
+// WithTTL makes the board's keys expire d after every write (rankgenrt.WithTTL).
 func WithTTL(d time.Duration) Option {
 	return rankgenrt.WithTTL(d)
 }
 
-// WithExpireAt makes the board's keys expire at t, set by every write's own script
-// (rankgenrt.WithExpireAt).
+// WithExpireAt makes the board's keys expire at t (rankgenrt.WithExpireAt).
 func WithExpireAt(t time.Time) Option {
 	return rankgenrt.WithExpireAt(t)
 }
 
-// WithDedupWindow sets how long the board remembers each write call's token, so that a resend is
-// applied once (rankgenrt.WithDedupWindow).
+// WithDedupWindow sets how long each write's token is remembered (rankgenrt.WithDedupWindow).
 func WithDedupWindow(d time.Duration) Option {
 	return rankgenrt.WithDedupWindow(d)
 }
 
-// WithReplicas makes every write wait until n replicas have it, for at most timeout
-// (rankgenrt.WithReplicas).
+// WithReplicas makes every write wait for n replicas, at most timeout (rankgenrt.WithReplicas).
 func WithReplicas(n int, timeout time.Duration) Option {
 	return rankgenrt.WithReplicas(n, timeout)
 }
 
-// WithCoalescing combines the single field updates (SetPriority, …) of concurrent callers into
-// batch calls, each caller told its own result (rankgenrt.WithCoalescing).
+// WithCoalescing sends concurrent single field updates (SetPriority, …) as batches
+// (rankgenrt.WithCoalescing).
 func WithCoalescing(cfg rankgenrt.Coalescing) Option {
 	return rankgenrt.WithCoalescing(cfg)
 }
@@ -388,27 +379,23 @@ type Ranked struct {
 	Entry
 }
 
-// Cursor marks a place in the board for After: the score and member of the last entry seen. The
-// zero Cursor is the top of the board.
+// Cursor marks a place in the board for After: the last entry seen (zero: the top).
 type Cursor = rankgenrt.Cursor
 
 // Update is one update of a batch (the <Op><Field>Many methods): the id, and the delta or value. A
-// batch is one script call, atomic as a whole, in order (an id may appear more than once). Each
-// update succeeds or fails on its own: its Result holds the new entry or the error that left that
-// entry unchanged. The batch's error return is for failures of the whole call (connection,
-// ErrLayoutMismatch), which change nothing. An update of an id without an entry starts from the
-// zero entry: 0, false, the first enum value, or the Unix epoch for a time (a field's
-// lowest-ranking value when that is outside its range).
+// batch is one script call, atomic, in order; each update succeeds or fails on its own (its
+// Result). An id without an entry starts from the zero entry: 0, false, the first enum value, or
+// the Unix epoch (a field's lowest-ranking value when that is outside its range).
 type Update[V any] struct {
 	UserID string
 	Value  V
 }
 
-// Written is what a write did to one entry, read in the write's own script (no second read, so no
-// other writer comes between): the entry after the write (embedded: w.Priority is its field), the
-// entry its id held before (Existed false: none, and Before is the zero Entry), and whether the
-// write changed the stored entry (for Best: whether it replaced it). A new personal best is
-// Changed && Existed, its exact gain the difference of Entry and Before.
+// Written is what a write did to one entry, read in the write's own script: the entry after the
+// write (embedded: w.Priority is its field), the entry its id held before (Existed false: none,
+// and Before is the zero Entry), and whether the write changed the stored entry (for Best: whether
+// it replaced it). A new personal best is Changed && Existed, its exact gain the difference of
+// Entry and Before.
 type Written struct {
 	Entry
 	Before  Entry
@@ -419,10 +406,9 @@ type Written struct {
 // Result is the outcome of one item of a batch: what it did (Written; Entry is the entry), or the
 // error of that item alone. GetMany gives one per id: the stored entry (Entry alone), or an Err
 // matching ErrNotFound. UpdateMany gives one per change list: the new entry and the one before, or
-// the error that left it unchanged. SetPriorityMany, MinPriorityMany, MaxPriorityMany,
-// MinPointsMany, SetPointsMany, SetDeltaMany, AddBonusMany, MinLapMany, MaxLapMany give one per
-// update: the new entry and the one before, or the error that left it unchanged. TouchMany gives
-// one per id: the touched entry and the one before, or the error that left it unchanged.
+// the error that left it unchanged. The field updates' batch forms (SetPriorityMany, …) give one
+// per update: the new entry and the one before, or the error that left it unchanged. TouchMany
+// gives one per id: the touched entry and the one before, or the error that left it unchanged.
 type Result struct {
 	Written
 	Err error
@@ -454,19 +440,20 @@ var decoding = &rankgenrt.Decoding[Entry, string, Ranked, Written, Result]{
 	ResultOf: func(x Result) (Entry, error) {
 		return x.Entry, x.Err
 	},
-	ScoreOfP:  scoreOfP,
+	ScoreOfP:  rankgenrt.IntegerScore,
 	TiedPlace: tiedPlace,
+	WrittenOf: func(x Result) (Written, error) {
+		return x.Written, x.Err
+	},
 }
 
 // Band is a band of the board's order: the entries whose leading score fields equal given values
-// and whose next score field lies between two values. Build one with PriorityBetween(lo, hi), or
-// PriorityIs(v)… to fix fields first; read it with Between and CountBetween. The zero Band is
-// empty. A value outside its field's range makes the read that takes the band fail with
-// ErrOutOfRange.
+// and whose next score field lies between two values, built by PriorityBetween(lo, hi) or
+// PriorityIs(v)… and read by Between and CountBetween (a value out of range: ErrOutOfRange). The
+// zero Band is empty.
 type Band = rankgenrt.Band[Entry]
 
-// Place is where a score prefix (a <Field>Prefix) or a whole Entry would rank: AroundScore reads
-// the entries around it.
+// Place is where a score prefix (a <Field>Prefix) or an Entry would rank, for AroundScore.
 type Place interface {
 	place() (float64, string, error)
 }
@@ -483,7 +470,7 @@ type PriorityPrefix struct {
 
 // place is the place before every entry of the prefix: the lowest score of the entries ahead of it.
 func (p PriorityPrefix) place() (float64, string, error) {
-	return p.s.Place(scoreOfP)
+	return p.s.Place(rankgenrt.IntegerScore)
 }
 
 // PriorityBetween is the band of entries whose Priority lies in [lo, hi] (empty when lo > hi).
@@ -496,12 +483,11 @@ func PriorityIs(v uint32) PriorityPrefix {
 	return PriorityPrefix{rankgenrt.FixValue(rankgenrt.ScorePrefix{}, digitOfPriority, v, priorityWeight)}
 }
 
-// SetPriority sets the Priority of the entry of id to v and returns what it did: the new entry,
-// the one before (read in the same script) and whether it changed. An id without an entry starts
-// from the zero entry (see Update). When the update changes the entry, it also sets Lap (server
-// clock) to now.
+// SetPriority sets the Priority of the entry of id to v and returns what it did (Written: the
+// entry after and before). An id without an entry starts from the zero entry (see Update). When
+// the update changes the entry, it also sets Lap (server clock) to now.
 func (b *Board) SetPriority(ctx context.Context, id string, v uint32) (Written, error) {
-	return first(applyEach(ctx, b, fnSetPriority, []Update[uint32]{{UserID: id, Value: v}}, digitOfPriority))
+	return decoding.First(applyEach(ctx, b, fnSetPriority, []Update[uint32]{{UserID: id, Value: v}}, digitOfPriority))
 }
 
 // SetPriorityMany applies SetPriority to many updates in one script call, as a batch of Update
@@ -511,12 +497,11 @@ func (b *Board) SetPriorityMany(ctx context.Context, updates []Update[uint32]) (
 }
 
 // MinPriority lowers the Priority of the entry of id to v when v is smaller and returns what it
-// did: the new entry, the one before (read in the same script) and whether it changed. An id
-// without an entry takes v as its Priority (its first min is the value submitted), the other
-// fields starting from the zero entry (see Update). When the update changes the entry, it also
-// sets Lap (server clock) to now.
+// did (Written: the entry after and before). An id without an entry takes v as its Priority (its
+// first min is the value submitted), the other fields starting from the zero entry (see Update).
+// When the update changes the entry, it also sets Lap (server clock) to now.
 func (b *Board) MinPriority(ctx context.Context, id string, v uint32) (Written, error) {
-	return first(applyEach(ctx, b, fnMinPriority, []Update[uint32]{{UserID: id, Value: v}}, digitOfPriority))
+	return decoding.First(applyEach(ctx, b, fnMinPriority, []Update[uint32]{{UserID: id, Value: v}}, digitOfPriority))
 }
 
 // MinPriorityMany applies MinPriority to many updates in one script call, as a batch of Update
@@ -525,13 +510,12 @@ func (b *Board) MinPriorityMany(ctx context.Context, updates []Update[uint32]) (
 	return applyEach(ctx, b, fnMinPriorityMany, updates, digitOfPriority)
 }
 
-// MaxPriority raises the Priority of the entry of id to v when v is larger and returns what it
-// did: the new entry, the one before (read in the same script) and whether it changed. An id
-// without an entry takes v as its Priority (its first max is the value submitted), the other
-// fields starting from the zero entry (see Update). When the update changes the entry, it also
-// sets Lap (server clock) to now.
+// MaxPriority raises the Priority of the entry of id to v when v is larger and returns what it did
+// (Written: the entry after and before). An id without an entry takes v as its Priority (its first
+// max is the value submitted), the other fields starting from the zero entry (see Update). When
+// the update changes the entry, it also sets Lap (server clock) to now.
 func (b *Board) MaxPriority(ctx context.Context, id string, v uint32) (Written, error) {
-	return first(applyEach(ctx, b, fnMaxPriority, []Update[uint32]{{UserID: id, Value: v}}, digitOfPriority))
+	return decoding.First(applyEach(ctx, b, fnMaxPriority, []Update[uint32]{{UserID: id, Value: v}}, digitOfPriority))
 }
 
 // MaxPriorityMany applies MaxPriority to many updates in one script call, as a batch of Update
@@ -540,13 +524,12 @@ func (b *Board) MaxPriorityMany(ctx context.Context, updates []Update[uint32]) (
 	return applyEach(ctx, b, fnMaxPriorityMany, updates, digitOfPriority)
 }
 
-// MinPoints lowers the Points of the entry of id to v when v is smaller and returns what it did:
-// the new entry, the one before (read in the same script) and whether it changed. An id without an
-// entry takes v as its Points (its first min is the value submitted), the other fields starting
-// from the zero entry (see Update). When the update changes the entry, it also sets Lap (server
-// clock) to now.
+// MinPoints lowers the Points of the entry of id to v when v is smaller and returns what it did
+// (Written: the entry after and before). An id without an entry takes v as its Points (its first
+// min is the value submitted), the other fields starting from the zero entry (see Update). When
+// the update changes the entry, it also sets Lap (server clock) to now.
 func (b *Board) MinPoints(ctx context.Context, id string, v Points) (Written, error) {
-	return first(applyEach(ctx, b, fnMinPoints, []Update[Points]{{UserID: id, Value: v}}, digitOfPoints))
+	return decoding.First(applyEach(ctx, b, fnMinPoints, []Update[Points]{{UserID: id, Value: v}}, digitOfPoints))
 }
 
 // MinPointsMany applies MinPoints to many updates in one script call, as a batch of Update does.
@@ -554,12 +537,11 @@ func (b *Board) MinPointsMany(ctx context.Context, updates []Update[Points]) ([]
 	return applyEach(ctx, b, fnMinPointsMany, updates, digitOfPoints)
 }
 
-// SetPoints sets the Points of the entry of id to v and returns what it did: the new entry, the
-// one before (read in the same script) and whether it changed. An id without an entry starts from
-// the zero entry (see Update). When the update changes the entry, it also sets Lap (server clock)
-// to now.
+// SetPoints sets the Points of the entry of id to v and returns what it did (Written: the entry
+// after and before). An id without an entry starts from the zero entry (see Update). When the
+// update changes the entry, it also sets Lap (server clock) to now.
 func (b *Board) SetPoints(ctx context.Context, id string, v Points) (Written, error) {
-	return first(applyEach(ctx, b, fnSetPoints, []Update[Points]{{UserID: id, Value: v}}, digitOfPoints))
+	return decoding.First(applyEach(ctx, b, fnSetPoints, []Update[Points]{{UserID: id, Value: v}}, digitOfPoints))
 }
 
 // SetPointsMany applies SetPoints to many updates in one script call, as a batch of Update does.
@@ -567,12 +549,11 @@ func (b *Board) SetPointsMany(ctx context.Context, updates []Update[Points]) ([]
 	return applyEach(ctx, b, fnSetPointsMany, updates, digitOfPoints)
 }
 
-// SetDelta sets the Delta of the entry of id to v and returns what it did: the new entry, the one
-// before (read in the same script) and whether it changed. An id without an entry starts from the
-// zero entry (see Update). When the update changes the entry, it also sets Lap (server clock) to
-// now.
+// SetDelta sets the Delta of the entry of id to v and returns what it did (Written: the entry
+// after and before). An id without an entry starts from the zero entry (see Update). When the
+// update changes the entry, it also sets Lap (server clock) to now.
 func (b *Board) SetDelta(ctx context.Context, id string, v bool) (Written, error) {
-	return first(applyEach(ctx, b, fnSetDelta, []Update[bool]{{UserID: id, Value: v}}, func(v bool) (uint64, error) {
+	return decoding.First(applyEach(ctx, b, fnSetDelta, []Update[bool]{{UserID: id, Value: v}}, func(v bool) (uint64, error) {
 		d := digitOfDelta(v)
 		return d, nil
 	}))
@@ -586,13 +567,12 @@ func (b *Board) SetDeltaMany(ctx context.Context, updates []Update[bool]) ([]Res
 	})
 }
 
-// AddBonus adds delta to the Bonus of the entry of id and returns what it did: the new entry, the
-// one before (read in the same script) and whether it changed. A result outside Bonus's range is
-// refused with an error matching ErrOverflow, leaving the entry unchanged. An id without an entry
-// starts from the zero entry (see Update). When the update changes the entry, it also sets Lap
-// (server clock) to now.
+// AddBonus adds delta to the Bonus of the entry of id and returns what it did (Written: the entry
+// after and before). A result outside Bonus's range is refused with an error matching ErrOverflow,
+// leaving the entry unchanged. An id without an entry starts from the zero entry (see Update).
+// When the update changes the entry, it also sets Lap (server clock) to now.
 func (b *Board) AddBonus(ctx context.Context, id string, delta int64) (Written, error) {
-	return first(applyEach(ctx, b, fnAddBonus, []Update[int64]{{UserID: id, Value: delta}}, rankgenrt.AsIs[int64]))
+	return decoding.First(applyEach(ctx, b, fnAddBonus, []Update[int64]{{UserID: id, Value: delta}}, rankgenrt.AsIs[int64]))
 }
 
 // AddBonusMany applies AddBonus to many updates in one script call, as a batch of Update does.
@@ -600,12 +580,11 @@ func (b *Board) AddBonusMany(ctx context.Context, updates []Update[int64]) ([]Re
 	return applyEach(ctx, b, fnAddBonusMany, updates, rankgenrt.AsIs[int64])
 }
 
-// MinLap lowers the Lap of the entry of id to v when v is smaller and returns what it did: the new
-// entry, the one before (read in the same script) and whether it changed. An id without an entry
-// takes v as its Lap (its first min is the value submitted), the other fields starting from the
-// zero entry (see Update).
+// MinLap lowers the Lap of the entry of id to v when v is smaller and returns what it did
+// (Written: the entry after and before). An id without an entry takes v as its Lap (its first min
+// is the value submitted), the other fields starting from the zero entry (see Update).
 func (b *Board) MinLap(ctx context.Context, id string, v time.Time) (Written, error) {
-	return first(applyEach(ctx, b, fnMinLap, []Update[time.Time]{{UserID: id, Value: v}}, digitOfLap))
+	return decoding.First(applyEach(ctx, b, fnMinLap, []Update[time.Time]{{UserID: id, Value: v}}, digitOfLap))
 }
 
 // MinLapMany applies MinLap to many updates in one script call, as a batch of Update does.
@@ -613,12 +592,11 @@ func (b *Board) MinLapMany(ctx context.Context, updates []Update[time.Time]) ([]
 	return applyEach(ctx, b, fnMinLapMany, updates, digitOfLap)
 }
 
-// MaxLap raises the Lap of the entry of id to v when v is larger and returns what it did: the new
-// entry, the one before (read in the same script) and whether it changed. An id without an entry
-// takes v as its Lap (its first max is the value submitted), the other fields starting from the
-// zero entry (see Update).
+// MaxLap raises the Lap of the entry of id to v when v is larger and returns what it did (Written:
+// the entry after and before). An id without an entry takes v as its Lap (its first max is the
+// value submitted), the other fields starting from the zero entry (see Update).
 func (b *Board) MaxLap(ctx context.Context, id string, v time.Time) (Written, error) {
-	return first(applyEach(ctx, b, fnMaxLap, []Update[time.Time]{{UserID: id, Value: v}}, digitOfLap))
+	return decoding.First(applyEach(ctx, b, fnMaxLap, []Update[time.Time]{{UserID: id, Value: v}}, digitOfLap))
 }
 
 // MaxLapMany applies MaxLap to many updates in one script call, as a batch of Update does.
@@ -626,9 +604,8 @@ func (b *Board) MaxLapMany(ctx context.Context, updates []Update[time.Time]) ([]
 	return applyEach(ctx, b, fnMaxLapMany, updates, digitOfLap)
 }
 
-// Change is one field update of a change list (Board.Update, Board.UpdateMany), made by
-// SetPriority, MinPriority, MaxPriority, MinPoints, SetPoints, SetDelta, AddBonus, MinLap or
-// MaxLap. A zero Change is refused.
+// Change is one field update of a change list (Board.Update), made by SetPriority, …; a zero
+// Change is refused.
 type Change = rankgenrt.Change[Entry]
 
 // The changes script takes, per id, the id and then one argument per field update, in this order:
@@ -648,35 +625,30 @@ const (
 
 // SetPriority is the change of Board.Update that sets Priority to v, as Board.SetPriority does.
 func SetPriority(v uint32) Change {
-	d, err := digitOfPriority(v)
-	return rankgenrt.NewChange[Entry]("Priority", changeSetPriority, d, err)
+	return rankgenrt.ChangeTo[Entry]("Priority", changeSetPriority, digitOfPriority, v)
 }
 
 // MinPriority is the change of Board.Update that lowers Priority to v when v is smaller, as
 // Board.MinPriority does.
 func MinPriority(v uint32) Change {
-	d, err := digitOfPriority(v)
-	return rankgenrt.NewChange[Entry]("Priority", changeMinPriority, d, err)
+	return rankgenrt.ChangeTo[Entry]("Priority", changeMinPriority, digitOfPriority, v)
 }
 
 // MaxPriority is the change of Board.Update that raises Priority to v when v is larger, as
 // Board.MaxPriority does.
 func MaxPriority(v uint32) Change {
-	d, err := digitOfPriority(v)
-	return rankgenrt.NewChange[Entry]("Priority", changeMaxPriority, d, err)
+	return rankgenrt.ChangeTo[Entry]("Priority", changeMaxPriority, digitOfPriority, v)
 }
 
 // MinPoints is the change of Board.Update that lowers Points to v when v is smaller, as
 // Board.MinPoints does.
 func MinPoints(v Points) Change {
-	d, err := digitOfPoints(v)
-	return rankgenrt.NewChange[Entry]("Points", changeMinPoints, d, err)
+	return rankgenrt.ChangeTo[Entry]("Points", changeMinPoints, digitOfPoints, v)
 }
 
 // SetPoints is the change of Board.Update that sets Points to v, as Board.SetPoints does.
 func SetPoints(v Points) Change {
-	d, err := digitOfPoints(v)
-	return rankgenrt.NewChange[Entry]("Points", changeSetPoints, d, err)
+	return rankgenrt.ChangeTo[Entry]("Points", changeSetPoints, digitOfPoints, v)
 }
 
 // SetDelta is the change of Board.Update that sets Delta to v, as Board.SetDelta does.
@@ -693,15 +665,13 @@ func AddBonus(delta int64) Change {
 // MinLap is the change of Board.Update that lowers Lap to v when v is smaller, as Board.MinLap
 // does.
 func MinLap(v time.Time) Change {
-	d, err := digitOfLap(v)
-	return rankgenrt.NewChange[Entry]("Lap", changeMinLap, d, err)
+	return rankgenrt.ChangeTo[Entry]("Lap", changeMinLap, digitOfLap, v)
 }
 
 // MaxLap is the change of Board.Update that raises Lap to v when v is larger, as Board.MaxLap
 // does.
 func MaxLap(v time.Time) Change {
-	d, err := digitOfLap(v)
-	return rankgenrt.NewChange[Entry]("Lap", changeMaxLap, d, err)
+	return rankgenrt.ChangeTo[Entry]("Lap", changeMaxLap, digitOfLap, v)
 }
 
 // Changes is the change list of one id, for UpdateMany.
@@ -710,17 +680,17 @@ type Changes struct {
 	Apply  []Change
 }
 
-// Update applies changes to the entry of id in one script call and returns what it did (Written:
-// the new entry, the one before, read in the same script, and whether it changed): all of them or,
-// when one fails (a value out of range, an add that overflows), none, with an error naming the
-// field. Each change works as its field's update method does: an id without an entry starts from
-// the zero entry, and its first min or max takes the value given. Changes of distinct fields do
-// not depend on their order; a list that changes a field twice, or holds a zero Change, is refused
-// with an error matching rankgenrt.ErrBadChange before anything is sent. An empty list leaves an
-// entry as it is (and stores the zero entry for an id without one). When the changes move the
-// entry (or create it), Lap (server clock) is set to now, once, unless the list changes it.
+// Update applies changes to the entry of id in one script call and returns what it did (Written):
+// all of them or, when one fails (a value out of range, an add that overflows), none, with an
+// error naming the field. Each change works as its field's update method does: an id without an
+// entry starts from the zero entry, and its first min or max takes the value given. Changes of
+// distinct fields do not depend on their order; a list that changes a field twice, or holds a zero
+// Change, is refused with an error matching rankgenrt.ErrBadChange before anything is sent. An
+// empty list leaves an entry as it is (and stores the zero entry for an id without one). When the
+// changes move the entry (or create it), Lap (server clock) is set to now, once, unless the list
+// changes it.
 func (b *Board) Update(ctx context.Context, id string, changes ...Change) (Written, error) {
-	return first(b.UpdateMany(ctx, []Changes{{UserID: id, Apply: changes}}))
+	return decoding.First(b.UpdateMany(ctx, []Changes{{UserID: id, Apply: changes}}))
 }
 
 // UpdateMany applies many change lists in one script call, atomic as a whole, in order (an id may
@@ -741,7 +711,7 @@ func (b *Board) UpdateMany(ctx context.Context, lists []Changes) ([]Result, erro
 // creates it does. A clock outside a stamped field's range (or the board's season) is refused,
 // leaving the entry as it was.
 func (b *Board) Touch(ctx context.Context, id string) (Written, error) {
-	return first(b.TouchMany(ctx, []string{id}))
+	return decoding.First(b.TouchMany(ctx, []string{id}))
 }
 
 // TouchMany touches many ids in one script call, atomic as a whole, with one clock, as Touch does
@@ -777,11 +747,7 @@ func (b *Board) AroundScore(ctx context.Context, at Place, before, after int64) 
 	if at == nil {
 		return nil, rankgenrt.NilPlaceError("PriorityPrefix")
 	}
-	score, member, err := at.place()
-	if err != nil {
-		return nil, err
-	}
-	return decoding.Window(b.core.CallRO(ctx, fnAroundScore, rankgenrt.FormatScore(score), member, max(before, 0), max(after, 0)))
+	return decoding.AroundPlace(ctx, b.core, fnAroundScore, at.place, before, after)
 }
 
 // Reindex builds the board's index (id → member) from the members already in its sorted set: how
@@ -806,19 +772,6 @@ func applyEach[V, A any](ctx context.Context, b *Board, f *rankgenrt.Function, u
 		a, err := arg(updates[i].Value)
 		return updates[i].UserID, a, err
 	})
-}
-
-// first is the outcome of a batch of one: the call's error, else its one Result's.
-func first(res []Result, err error) (Written, error) {
-	if err != nil {
-		return Written{}, err
-	}
-	return res[0].Written, res[0].Err
-}
-
-// scoreOfP is the score of the mixed-radix integer p, as Encode computes it.
-func scoreOfP(p uint64) float64 {
-	return float64(p)
 }
 
 // digitOfPriority is the stored digit of a Priority value (larger digit ranks first).

@@ -35,8 +35,7 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// The generated code and the runtime package must agree on their contract; either
-// constant fails to compile when they drift apart. Regenerate with the matching rankgen.
+// Either constant fails to compile against a runtime of another contract: regenerate then.
 const (
 	_ = rankgenrt.EnforceVersion(6 - rankgenrt.MinVersion)
 	_ = rankgenrt.EnforceVersion(rankgenrt.MaxVersion - 6)
@@ -205,8 +204,7 @@ func Compare(a, b Entry) int {
 	return strings.Compare(b.Trader, a.Trader)
 }
 
-// luaLibrary is the board's Lua library, generated beside this file from the same layout: one
-// Redis function per operation, called with FCALL (FCALL_RO for reads).
+// luaLibrary is the board's Redis Functions library, generated beside this file.
 //
 //go:embed daily.rankgen.lua
 var luaLibrary string
@@ -229,9 +227,8 @@ var boardSpec = &rankgenrt.Spec{
 	ScoreFields: scoreFields,
 }
 
-// Library returns the board's Lua library. Board.Load loads it; it is exported for calling a
-// board's functions in your own pipelines or transactions (after Load), where a call that finds
-// the library missing cannot load it first.
+// Library returns the board's Lua library, for calling its functions in your own pipelines (after
+// Board.Load).
 func Library() *rankgenrt.Library {
 	return library
 }
@@ -239,17 +236,15 @@ func Library() *rankgenrt.Library {
 // Board is a leaderboard of Entry values in a Redis sorted set, read best first. Its key is given
 // to NewBoard; its index (a hash id → member, which also records the layout fingerprint) is a
 // second key in the same hash slot, so the board works on Redis Cluster. Every write is one atomic
-// script that refuses a board written by another layout (ErrLayoutMismatch) and leaves the board
-// unchanged on any error. Entries written by other code, without an index, are refused
-// (ErrNotIndexed) until Reindex adopts them. Reads refuse another layout's board too, within their
-// one round trip. A Board is safe for concurrent use; create it once per key and reuse it. Each
-// entry's Data lives in a hash beside the set (a fifth key of the same slot, which records the
-// data format's fingerprint DataFingerprint); the scripts write, delete and expire it with the
-// entries and read it with them.
-// Its reads and whole-entry writes (Get, Top, Around, Set, Best, …) are the methods of the
-// embedded rankgenrt.Board and, for its bands and competition ranks (Between, CompetitionRank,
-// …), rankgenrt.ScoreReads, which are the same on every layout; this file declares those its
-// layout makes its own.
+// script that refuses another layout's board (ErrLayoutMismatch) and leaves the board unchanged on
+// any error, and every read refuses it in its one round trip. Entries written by other code,
+// without an index, are refused (ErrNotIndexed) until Reindex adopts them. A Board is safe for
+// concurrent use; create it once per key and reuse it. Each entry's Data lives in a hash beside
+// the set (a fifth key of the same slot, which records the data format's fingerprint
+// DataFingerprint); the scripts write, delete and expire it with the entries and read it with
+// them.
+// Its methods that are the same on every layout are those of the embedded rankgenrt.Board and
+// ScoreReads.
 type Board struct {
 	*rankgenrt.Board[Entry, string, Ranked, Written, Result]
 	*rankgenrt.ScoreReads[Entry, string, Ranked, Written, Result]
@@ -261,32 +256,28 @@ type Board struct {
 // Option configures a Board.
 type Option = rankgenrt.Option
 
-// WithTTL makes the board's keys expire d after every write, set by the write's own script
-// (rankgenrt.WithTTL).
+// WithTTL makes the board's keys expire d after every write (rankgenrt.WithTTL).
 func WithTTL(d time.Duration) Option {
 	return rankgenrt.WithTTL(d)
 }
 
-// WithExpireAt makes the board's keys expire at t, set by every write's own script
-// (rankgenrt.WithExpireAt).
+// WithExpireAt makes the board's keys expire at t (rankgenrt.WithExpireAt).
 func WithExpireAt(t time.Time) Option {
 	return rankgenrt.WithExpireAt(t)
 }
 
-// WithDedupWindow sets how long the board remembers each write call's token, so that a resend is
-// applied once (rankgenrt.WithDedupWindow).
+// WithDedupWindow sets how long each write's token is remembered (rankgenrt.WithDedupWindow).
 func WithDedupWindow(d time.Duration) Option {
 	return rankgenrt.WithDedupWindow(d)
 }
 
-// WithReplicas makes every write wait until n replicas have it, for at most timeout
-// (rankgenrt.WithReplicas).
+// WithReplicas makes every write wait for n replicas, at most timeout (rankgenrt.WithReplicas).
 func WithReplicas(n int, timeout time.Duration) Option {
 	return rankgenrt.WithReplicas(n, timeout)
 }
 
-// WithCoalescing combines the single field updates (AddProfit, …) of concurrent callers into
-// batch calls, each caller told its own result (rankgenrt.WithCoalescing).
+// WithCoalescing sends concurrent single field updates (AddProfit, …) as batches
+// (rankgenrt.WithCoalescing).
 func WithCoalescing(cfg rankgenrt.Coalescing) Option {
 	return rankgenrt.WithCoalescing(cfg)
 }
@@ -316,29 +307,24 @@ type Ranked struct {
 	Entry
 }
 
-// Cursor marks a place in the board for After: the score and member of the last entry seen. The
-// zero Cursor is the top of the board.
+// Cursor marks a place in the board for After: the last entry seen (zero: the top).
 type Cursor = rankgenrt.Cursor
 
 // Update is one update of a batch (the <Op><Field>Many methods): the id, and the delta or value. A
-// batch is one script call, atomic as a whole, in order (an id may appear more than once). Each
-// update succeeds or fails on its own: its Result holds the new entry or the error that left that
-// entry unchanged. The batch's error return is for failures of the whole call (connection,
-// ErrLayoutMismatch), which change nothing. An update of an id without an entry starts from the
-// zero entry: 0, false, the first enum value, or the Unix epoch for a time (a field's
-// lowest-ranking value when that is outside its range).
+// batch is one script call, atomic, in order; each update succeeds or fails on its own (its
+// Result). An id without an entry starts from the zero entry: 0, false, the first enum value, or
+// the Unix epoch (a field's lowest-ranking value when that is outside its range).
 type Update[V any] struct {
 	Trader string
 	Value  V
 }
 
-// Written is what a write did to one entry, read in the write's own script (no second read, so no
-// other writer comes between): the entry after the write (embedded: w.Profit is its field), the
-// entry its id held before (Existed false: none, and Before is the zero Entry), and whether the
-// write changed the stored entry (for Best: whether it replaced it). A new personal best is
-// Changed && Existed, its exact gain the difference of Entry and Before. After Set and Best,
-// Before carries the data stored with it and Entry the data stored (or kept); field updates
-// neither read nor change data, so there both hold the zero Data.
+// Written is what a write did to one entry, read in the write's own script: the entry after the
+// write (embedded: w.Profit is its field), the entry its id held before (Existed false: none, and
+// Before is the zero Entry), and whether the write changed the stored entry (for Best: whether it
+// replaced it). A new personal best is Changed && Existed, its exact gain the difference of Entry
+// and Before. After Set and Best, Before carries the data stored with it and Entry the data stored
+// (or kept); field updates neither read nor change data, so there both hold the zero Data.
 type Written struct {
 	Entry
 	Before  Entry
@@ -350,9 +336,10 @@ type Written struct {
 // error of that item alone. GetMany gives one per id: the stored entry, with its Data (Entry
 // alone), or an Err matching ErrNotFound. UpdateMany gives one per change list: the new entry and
 // the one before, or the error that left it unchanged. Its Entry.Data is the data the list set
-// (SetData), else the zero Data. AddProfitMany give one per update: the new entry and the one
-// before, or the error that left it unchanged. Field updates neither read nor change an entry's
-// data, so their Entry.Data is the zero Data (Get returns the stored data).
+// (SetData), else the zero Data. The field updates' batch forms (AddProfitMany, …) give one per
+// update: the new entry and the one before, or the error that left it unchanged. Field updates
+// neither read nor change an entry's data, so their Entry.Data is the zero Data (Get returns the
+// stored data).
 type Result struct {
 	Written
 	Err error
@@ -387,18 +374,19 @@ var decoding = &rankgenrt.Decoding[Entry, string, Ranked, Written, Result]{
 	NewWritten: func(e, before Entry, existed, changed bool) Written {
 		return Written{Entry: e, Before: before, Existed: existed, Changed: changed}
 	},
-	ScoreOfP: scoreOfP,
+	ScoreOfP: rankgenrt.IntegerScore,
+	WrittenOf: func(x Result) (Written, error) {
+		return x.Written, x.Err
+	},
 }
 
 // Band is a band of the board's order: the entries whose leading score fields equal given values
-// and whose next score field lies between two values. Build one with ProfitBetween(lo, hi), or
-// ProfitIs(v)… to fix fields first; read it with Between and CountBetween. The zero Band is
-// empty. A value outside its field's range makes the read that takes the band fail with
-// ErrOutOfRange.
+// and whose next score field lies between two values, built by ProfitBetween(lo, hi) or
+// ProfitIs(v)… and read by Between and CountBetween (a value out of range: ErrOutOfRange). The
+// zero Band is empty.
 type Band = rankgenrt.Band[Entry]
 
-// Place is where a score prefix (a <Field>Prefix) or a whole Entry would rank: AroundScore reads
-// the entries around it.
+// Place is where a score prefix (a <Field>Prefix) or an Entry would rank, for AroundScore.
 type Place interface {
 	place() (float64, string, error)
 }
@@ -416,7 +404,7 @@ type ProfitPrefix struct {
 
 // place is the place before every entry of the prefix: the lowest score of the entries ahead of it.
 func (p ProfitPrefix) place() (float64, string, error) {
-	return p.s.Place(scoreOfP)
+	return p.s.Place(rankgenrt.IntegerScore)
 }
 
 // ProfitBetween is the band of entries whose Profit lies in [lo, hi] (empty when lo > hi).
@@ -436,7 +424,7 @@ type TradesPrefix struct {
 
 // place is the place before every entry of the prefix: the lowest score of the entries ahead of it.
 func (p TradesPrefix) place() (float64, string, error) {
-	return p.s.Place(scoreOfP)
+	return p.s.Place(rankgenrt.IntegerScore)
 }
 
 // TradesBetween is the band of entries whose Trades lies in [lo, hi] among the entries of the
@@ -450,12 +438,12 @@ func (p ProfitPrefix) TradesIs(v uint16) TradesPrefix {
 	return TradesPrefix{rankgenrt.FixValue(p.s, digitOfTrades, v, tradesWeight)}
 }
 
-// AddProfit adds delta to the Profit of the entry of id and returns what it did: the new entry,
-// the one before (read in the same script) and whether it changed. A result outside Profit's range
-// is refused with an error matching ErrOverflow, leaving the entry unchanged. An id without an
-// entry starts from the zero entry (see Update).
+// AddProfit adds delta to the Profit of the entry of id and returns what it did (Written: the
+// entry after and before). A result outside Profit's range is refused with an error matching
+// ErrOverflow, leaving the entry unchanged. An id without an entry starts from the zero entry (see
+// Update).
 func (b *Board) AddProfit(ctx context.Context, id string, delta int64) (Written, error) {
-	return first(applyEach(ctx, b, fnAddProfit, []Update[int64]{{Trader: id, Value: delta}}, rankgenrt.AsIs[int64]))
+	return decoding.First(applyEach(ctx, b, fnAddProfit, []Update[int64]{{Trader: id, Value: delta}}, rankgenrt.AsIs[int64]))
 }
 
 // AddProfitMany applies AddProfit to many updates in one script call, as a batch of Update does.
@@ -463,8 +451,8 @@ func (b *Board) AddProfitMany(ctx context.Context, updates []Update[int64]) ([]R
 	return applyEach(ctx, b, fnAddProfitMany, updates, rankgenrt.AsIs[int64])
 }
 
-// Change is one field update or the new data of a change list (Board.Update, Board.UpdateMany),
-// made by AddProfit or SetData. A zero Change is refused.
+// Change is one field update or the new data of a change list (Board.Update), made by AddProfit,
+// …; a zero Change is refused.
 type Change = rankgenrt.Change[Entry]
 
 // The changes script takes, per id, the id and then one argument per field update, in this order:
@@ -501,18 +489,18 @@ type Changes struct {
 	Apply  []Change
 }
 
-// Update applies changes to the entry of id in one script call and returns what it did (Written:
-// the new entry, the one before, read in the same script, and whether it changed): all of them or,
-// when one fails (a value out of range, an add that overflows), none, with an error naming the
-// field. Each change works as its field's update method does: an id without an entry starts from
-// the zero entry, and its first min or max takes the value given. Changes of distinct fields do
-// not depend on their order; a list that changes a field twice, or holds a zero Change, is refused
-// with an error matching rankgenrt.ErrBadChange before anything is sent. An empty list leaves an
-// entry as it is (and stores the zero entry for an id without one). A list may also hold SetData,
-// which replaces the entry's data when the list applies; the returned Entry.Data is that data, or
-// the zero Data for a list without SetData (which leaves the stored data as it is).
+// Update applies changes to the entry of id in one script call and returns what it did (Written):
+// all of them or, when one fails (a value out of range, an add that overflows), none, with an
+// error naming the field. Each change works as its field's update method does: an id without an
+// entry starts from the zero entry, and its first min or max takes the value given. Changes of
+// distinct fields do not depend on their order; a list that changes a field twice, or holds a zero
+// Change, is refused with an error matching rankgenrt.ErrBadChange before anything is sent. An
+// empty list leaves an entry as it is (and stores the zero entry for an id without one). A list
+// may also hold SetData, which replaces the entry's data when the list applies; the returned
+// Entry.Data is that data, or the zero Data for a list without SetData (which leaves the stored
+// data as it is).
 func (b *Board) Update(ctx context.Context, id string, changes ...Change) (Written, error) {
-	return first(b.UpdateMany(ctx, []Changes{{Trader: id, Apply: changes}}))
+	return decoding.First(b.UpdateMany(ctx, []Changes{{Trader: id, Apply: changes}}))
 }
 
 // UpdateMany applies many change lists in one script call, atomic as a whole, in order (an id may
@@ -553,11 +541,7 @@ func (b *Board) AroundScore(ctx context.Context, at Place, before, after int64) 
 	if at == nil {
 		return nil, rankgenrt.NilPlaceError("ProfitPrefix")
 	}
-	score, member, err := at.place()
-	if err != nil {
-		return nil, err
-	}
-	return decoding.Window(b.core.CallRO(ctx, fnAroundScore, rankgenrt.FormatScore(score), member, max(before, 0), max(after, 0)))
+	return decoding.AroundPlace(ctx, b.core, fnAroundScore, at.place, before, after)
 }
 
 // Reindex builds the board's index (id → member) from the members already in its sorted set: how
@@ -582,19 +566,6 @@ func applyEach[V, A any](ctx context.Context, b *Board, f *rankgenrt.Function, u
 		a, err := arg(updates[i].Value)
 		return updates[i].Trader, a, err
 	})
-}
-
-// first is the outcome of a batch of one: the call's error, else its one Result's.
-func first(res []Result, err error) (Written, error) {
-	if err != nil {
-		return Written{}, err
-	}
-	return res[0].Written, res[0].Err
-}
-
-// scoreOfP is the score of the mixed-radix integer p, as Encode computes it.
-func scoreOfP(p uint64) float64 {
-	return float64(p)
 }
 
 // digitOfProfit is the stored digit of a Profit value (larger digit ranks first).
