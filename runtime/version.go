@@ -22,8 +22,12 @@ package runtime
 // NewSeasons, SetSeasonsClock, Calendar.Expiry and the functions a layout's own season methods
 // call: Rollup, ShardedSeason, ExistingSharded, RemoveEverywhereSharded). It also changed what
 // earlier code calls (Decoding.Between and CountBetween take a Band), so code generated for
-// an earlier version no longer compiles against it, and says so here.
-const Version = 5
+// an earlier version no longer compiles against it, and says so here. Version 6 moved the Lua head
+// that every layout's library shares here (ComposeLibrary, NewLayoutLibrary): a generated
+// <stem>.rankgen.lua holds only its layout's part, which code generated for version 6 passes to
+// NewLayoutLibrary; code generated for version 5, which passes a whole library to NewLibrary,
+// still runs on it.
+const Version = 6
 
 // MinVersion and MaxVersion bound the generated-code versions this runtime supports.
 const (
