@@ -87,12 +87,12 @@ func (b *board) scripts(ops []catalog.Op) {
 	f, l := b.f, b.l
 	f.Anon("embed")
 	f.Line()
-	b.comment("luaLibrary is the board's Lua library, generated beside this file from the same layout: one\nRedis function per operation, called with FCALL (FCALL_RO for reads).")
+	b.comment("luaLibrary is the layout's part of the board's Lua library, generated beside this file from\nthe same layout: one Redis function per operation, called with FCALL (FCALL_RO for reads), which\nthe runtime loads behind the Lua head every layout shares.")
 	f.Comment("//go:embed " + l.LuaFile())
 	f.Var().Id("luaLibrary").String()
 	f.Line()
 	var vars []jen.Code
-	vars = append(vars, jen.Id("library").Op("=").Add(rt("NewLibrary")).Call(jen.Id("luaLibrary")))
+	vars = append(vars, jen.Id("library").Op("=").Add(rt("NewLayoutLibrary")).Call(jen.Lit(l.Stem()), jen.Id("luaLibrary")))
 	for _, op := range ops {
 		if !op.Runtime {
 			vars = append(vars, jen.Id(op.Function()).Op("=").Id("library").Dot("Function").Call(jen.Lit(op.Name)))
