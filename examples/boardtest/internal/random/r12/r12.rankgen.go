@@ -34,8 +34,8 @@ import (
 // The generated code and the runtime package must agree on their contract; either
 // constant fails to compile when they drift apart. Regenerate with the matching rankgen.
 const (
-	_ = rankgenrt.EnforceVersion(5 - rankgenrt.MinVersion)
-	_ = rankgenrt.EnforceVersion(rankgenrt.MaxVersion - 5)
+	_ = rankgenrt.EnforceVersion(6 - rankgenrt.MinVersion)
+	_ = rankgenrt.EnforceVersion(rankgenrt.MaxVersion - 6)
 )
 
 // Fingerprint identifies the stored encoding: it changes exactly when a change to the schema
@@ -215,14 +215,15 @@ func Compare(a, b Entry) int {
 	return strings.Compare(b.PlayerID, a.PlayerID)
 }
 
-// luaLibrary is the board's Lua library, generated beside this file from the same layout: one
-// Redis function per operation, called with FCALL (FCALL_RO for reads).
+// luaLibrary is the layout's part of the board's Lua library, generated beside this file from the
+// same layout: one Redis function per operation, called with FCALL (FCALL_RO for reads), which the
+// runtime loads behind the Lua head every layout shares.
 //
 //go:embed r12.rankgen.lua
 var luaLibrary string
 
 var (
-	library       = rankgenrt.NewLibrary(luaLibrary)
+	library       = rankgenrt.NewLayoutLibrary("r12", luaLibrary)
 	fnMinWins     = library.Function("min_wins")
 	fnMinWinsMany = library.Function("min_wins_many")
 	fnSetWins     = library.Function("set_wins")

@@ -36,8 +36,8 @@ import (
 // The generated code and the runtime package must agree on their contract; either
 // constant fails to compile when they drift apart. Regenerate with the matching rankgen.
 const (
-	_ = rankgenrt.EnforceVersion(5 - rankgenrt.MinVersion)
-	_ = rankgenrt.EnforceVersion(rankgenrt.MaxVersion - 5)
+	_ = rankgenrt.EnforceVersion(6 - rankgenrt.MinVersion)
+	_ = rankgenrt.EnforceVersion(rankgenrt.MaxVersion - 6)
 )
 
 // Fingerprint identifies the stored encoding: it changes exactly when a change to the schema
@@ -276,14 +276,15 @@ func Compare(a, b Entry) int {
 	return strings.Compare(a.UserID, b.UserID)
 }
 
-// luaLibrary is the board's Lua library, generated beside this file from the same layout: one
-// Redis function per operation, called with FCALL (FCALL_RO for reads).
+// luaLibrary is the layout's part of the board's Lua library, generated beside this file from the
+// same layout: one Redis function per operation, called with FCALL (FCALL_RO for reads), which the
+// runtime loads behind the Lua head every layout shares.
 //
 //go:embed r32.rankgen.lua
 var luaLibrary string
 
 var (
-	library           = rankgenrt.NewLibrary(luaLibrary)
+	library           = rankgenrt.NewLayoutLibrary("r32", luaLibrary)
 	fnSetPriority     = library.Function("set_priority")
 	fnSetPriorityMany = library.Function("set_priority_many")
 	fnMinPriority     = library.Function("min_priority")

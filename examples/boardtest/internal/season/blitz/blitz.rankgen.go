@@ -33,8 +33,8 @@ import (
 // The generated code and the runtime package must agree on their contract; either
 // constant fails to compile when they drift apart. Regenerate with the matching rankgen.
 const (
-	_ = rankgenrt.EnforceVersion(5 - rankgenrt.MinVersion)
-	_ = rankgenrt.EnforceVersion(rankgenrt.MaxVersion - 5)
+	_ = rankgenrt.EnforceVersion(6 - rankgenrt.MinVersion)
+	_ = rankgenrt.EnforceVersion(rankgenrt.MaxVersion - 6)
 )
 
 // Fingerprint identifies the stored encoding: it changes exactly when a change to the schema
@@ -162,14 +162,15 @@ func Compare(a, b Entry) int {
 	return strings.Compare(b.ID, a.ID)
 }
 
-// luaLibrary is the board's Lua library, generated beside this file from the same layout: one
-// Redis function per operation, called with FCALL (FCALL_RO for reads).
+// luaLibrary is the layout's part of the board's Lua library, generated beside this file from the
+// same layout: one Redis function per operation, called with FCALL (FCALL_RO for reads), which the
+// runtime loads behind the Lua head every layout shares.
 //
 //go:embed blitz.rankgen.lua
 var luaLibrary string
 
 var (
-	library         = rankgenrt.NewLibrary(luaLibrary)
+	library         = rankgenrt.NewLayoutLibrary("blitz", luaLibrary)
 	fnAddPoints     = library.Function("add_points")
 	fnAddPointsMany = library.Function("add_points_many")
 	fnMinBest       = library.Function("min_best")
