@@ -30,8 +30,9 @@ local floor, fmt, sub
 -- (prefixed layouts) and data_of (layouts with data).
 local FINGERPRINT, PREFIXED, SEASONAL, DATA_FINGERPRINT, owned, data_of
 
--- registering is the layout the part now registering its functions declared.
-local registering
+-- registering is the layout the part now registering its functions declared; bound_layout the
+-- one whose values the upvalues above hold.
+local registering, bound_layout
 
 -- use_layout declares the layout of the functions a part registers after it: fingerprint,
 -- prefixed, seasonal, data_fingerprint, owned, data_of, as above.
@@ -39,11 +40,16 @@ local function use_layout(values)
   registering = values
 end
 
--- bind starts a call of a function of layout lay: Lua's libraries, then the layout's values.
+-- bind starts a call of a function of layout lay: Lua's libraries, then the layout's values. They
+-- stay bound between calls (upvalues of the library's chunk), so a call of the layout the last
+-- call bound compares one value.
 local function bind(lay)
-  floor, fmt, sub = math.floor, string.format, string.sub
-  FINGERPRINT, PREFIXED, SEASONAL = lay.fingerprint, lay.prefixed, lay.seasonal
-  DATA_FINGERPRINT, owned, data_of = lay.data_fingerprint, lay.owned, lay.data_of
+  if lay ~= bound_layout then
+    floor, fmt, sub = math.floor, string.format, string.sub
+    FINGERPRINT, PREFIXED, SEASONAL = lay.fingerprint, lay.prefixed, lay.seasonal
+    DATA_FINGERPRINT, owned, data_of = lay.data_fingerprint, lay.owned, lay.data_of
+    bound_layout = lay
+  end
 end
 
 -- register registers the library's function for operation op: <LIBRARY>_<op>, LIBRARY being the

@@ -35,23 +35,36 @@ func TestComposeLibrary(t *testing.T) {
 }
 
 // TestLayoutLibraryRuns loads a composed library on a real server: the head's wrappers run a
-// part's function under the layout it declared (a read of another layout's board is refused).
+// part's function under the layout it declared, so that a read of another layout's board is
+// refused, also when one library holds two layouts' functions and calls alternate between them.
 func TestLayoutLibraryRuns(t *testing.T) {
 	ctx := context.Background()
 	c := redistest.Client(t)
-	fp := fmt.Sprintf("%x", sha256.Sum256([]byte(redistest.Prefix(t))))[:16]
-	part := "use_layout{fingerprint = '" + fp + "'}\nregister('count', {'no-writes'}, checked(function(KEYS, ARGV)\n  return redis.call('ZCARD', KEYS[1])\nend))\n"
-	f := NewLayoutLibrary("t", part).Function("count")
-	board, meta := redistest.Key(t, "b"), redistest.Key(t, "b")+":meta"
-	if err := c.ZAdd(ctx, board, redis.Z{Score: 1, Member: "x"}).Err(); err != nil {
-		t.Fatal(err)
+	fp := func(s string) string { return fmt.Sprintf("%x", sha256.Sum256([]byte(redistest.Prefix(t)+s)))[:16] }
+	count := func(op, fp string) string {
+		return "use_layout{fingerprint = '" + fp + "'}\nregister('" + op + "', {'no-writes'}, checked(function(KEYS, ARGV)\n  return redis.call('ZCARD', KEYS[1])\nend))\n"
 	}
-	c.Set(ctx, meta, fp, 0)
-	if v, err := CallRO(ctx, c, f, []string{board, meta}); err != nil || v != int64(1) {
-		t.Fatalf("count = %v, %v; want 1", v, err)
+	lib := NewLayoutLibrary("t", count("a", fp("a"))+count("b", fp("b")))
+	boards := map[string][]string{}
+	for _, name := range []string{"a", "b"} {
+		board := redistest.Key(t, name)
+		boards[name] = []string{board, board + ":meta"}
+		if err := c.ZAdd(ctx, board, redis.Z{Score: 1, Member: "x"}).Err(); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Set(ctx, board+":meta", fp(name), 0).Err(); err != nil {
+			t.Fatal(err)
+		}
 	}
-	c.Set(ctx, meta, "0000000000000000", 0)
-	if _, err := CallRO(ctx, c, f, []string{board, meta}); !errors.Is(err, ErrLayoutMismatch) {
-		t.Fatalf("count of another layout's board: %v; want a layout mismatch", err)
+	for range 2 {
+		for _, call := range []struct{ op, board string }{{"a", "a"}, {"b", "a"}, {"b", "b"}, {"a", "b"}} {
+			v, err := CallRO(ctx, c, lib.Function(call.op), boards[call.board])
+			if call.op == call.board && (err != nil || v != int64(1)) {
+				t.Fatalf("%s of its own board = %v, %v; want 1", call.op, v, err)
+			}
+			if call.op != call.board && !errors.Is(err, ErrLayoutMismatch) {
+				t.Fatalf("%s of layout %s's board: %v, %v; want a layout mismatch", call.op, call.board, v, err)
+			}
+		}
 	}
 }
