@@ -85,12 +85,12 @@ func (b *board) scripts(ops []catalog.Op) {
 	f, l := b.f, b.l
 	f.Anon("embed")
 	f.Line()
-	b.comment("luaLibrary is the board's Redis Functions library, generated beside this file.")
+	b.comment("luaLibrary is this layout's part of its Lua library, behind the runtime's shared head.")
 	f.Comment("//go:embed " + l.LuaFile())
 	f.Var().Id("luaLibrary").String()
 	f.Line()
 	var vars []jen.Code
-	vars = append(vars, jen.Id("library").Op("=").Add(rt("NewLibrary")).Call(jen.Id("luaLibrary")))
+	vars = append(vars, jen.Id("library").Op("=").Add(rt("NewLayoutLibrary")).Call(jen.Lit(l.Stem()), jen.Id("luaLibrary")))
 	for _, op := range ops {
 		if !op.Go.InRuntime() {
 			vars = append(vars, jen.Id(op.Function()).Op("=").Id("library").Dot("Function").Call(jen.Lit(op.Name)))

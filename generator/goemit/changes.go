@@ -65,7 +65,7 @@ func (b *board) changeType(op catalog.Op, ups []catalog.FieldUpdate) {
 func (b *board) changeConstructor(u catalog.FieldUpdate) {
 	fd, name := u.Field, u.Method()
 	arg := updateArg(u.Update)
-	b.comment("%s is the change of Board.Update that %s, as Board.%s does.", name, changeWhat(fd, u.Update, arg), name)
+	b.comment("%s is the change that %s (Board.%s, in Board.Update).", name, changeWhat(fd, u.Update, arg), name)
 	change := func(val, err jen.Code) jen.Code {
 		if val == nil {
 			val = jen.Nil()

@@ -85,7 +85,7 @@ func (b *board) updateOne(op catalog.Op) {
 // updateMany emits <Op><Field>Many(ctx, updates).
 func (b *board) updateMany(op catalog.Op) {
 	fd, u, name := op.Field, op.Update, op.Methods[0]
-	b.comment("%s applies %s to many updates in one script call, as a batch of Update does.", name, strings.TrimSuffix(name, "Many"))
+	b.comment("%s applies %s to many updates in one script call (see Update).", name, strings.TrimSuffix(name, "Many"))
 	recvDecl(b.f).Id(name).Params(ctxParam(), jen.Id("updates").Index().Id("Update").Types(valueType(fd, u))).Params(jen.Index().Id("Result"), jen.Error()).Block(
 		jen.Return(jen.Id("applyEach").Call(jen.Id("ctx"), jen.Id("b"), jen.Id(op.Function()), jen.Id("updates"), b.updateValue(fd, u))),
 	)

@@ -133,13 +133,13 @@ func Compare(a, b Entry) int {
 	return strings.Compare(b.PlayerID, a.PlayerID)
 }
 
-// luaLibrary is the board's Redis Functions library, generated beside this file.
+// luaLibrary is this layout's part of its Lua library, behind the runtime's shared head.
 //
 //go:embed arena.rankgen.lua
 var luaLibrary string
 
 var (
-	library         = rankgenrt.NewLibrary(luaLibrary)
+	library         = rankgenrt.NewLayoutLibrary("arena", luaLibrary)
 	fnAddPoints     = library.Function("add_points")
 	fnAddPointsMany = library.Function("add_points_many")
 	fnMaxPoints     = library.Function("max_points")
@@ -369,7 +369,7 @@ func (b *Board) AddPoints(ctx context.Context, id string, delta int64) (Written,
 	return decoding.First(applyEach(ctx, b, fnAddPoints, []Update[int64]{{PlayerID: id, Value: delta}}, rankgenrt.AsIs[int64]))
 }
 
-// AddPointsMany applies AddPoints to many updates in one script call, as a batch of Update does.
+// AddPointsMany applies AddPoints to many updates in one script call (see Update).
 func (b *Board) AddPointsMany(ctx context.Context, updates []Update[int64]) ([]Result, error) {
 	return applyEach(ctx, b, fnAddPointsMany, updates, rankgenrt.AsIs[int64])
 }
@@ -382,7 +382,7 @@ func (b *Board) MaxPoints(ctx context.Context, id string, v uint32) (Written, er
 	return decoding.First(applyEach(ctx, b, fnMaxPoints, []Update[uint32]{{PlayerID: id, Value: v}}, digitOfPoints))
 }
 
-// MaxPointsMany applies MaxPoints to many updates in one script call, as a batch of Update does.
+// MaxPointsMany applies MaxPoints to many updates in one script call (see Update).
 func (b *Board) MaxPointsMany(ctx context.Context, updates []Update[uint32]) ([]Result, error) {
 	return applyEach(ctx, b, fnMaxPointsMany, updates, digitOfPoints)
 }
@@ -394,7 +394,7 @@ func (b *Board) SetPoints(ctx context.Context, id string, v uint32) (Written, er
 	return decoding.First(applyEach(ctx, b, fnSetPoints, []Update[uint32]{{PlayerID: id, Value: v}}, digitOfPoints))
 }
 
-// SetPointsMany applies SetPoints to many updates in one script call, as a batch of Update does.
+// SetPointsMany applies SetPoints to many updates in one script call (see Update).
 func (b *Board) SetPointsMany(ctx context.Context, updates []Update[uint32]) ([]Result, error) {
 	return applyEach(ctx, b, fnSetPointsMany, updates, digitOfPoints)
 }
@@ -406,7 +406,7 @@ func (b *Board) SetPaid(ctx context.Context, id string, v bool) (Written, error)
 	return decoding.First(applyEach(ctx, b, fnSetPaid, []Update[bool]{{PlayerID: id, Value: v}}, digitOfPaid))
 }
 
-// SetPaidMany applies SetPaid to many updates in one script call, as a batch of Update does.
+// SetPaidMany applies SetPaid to many updates in one script call (see Update).
 func (b *Board) SetPaidMany(ctx context.Context, updates []Update[bool]) ([]Result, error) {
 	return applyEach(ctx, b, fnSetPaidMany, updates, digitOfPaid)
 }
@@ -425,23 +425,23 @@ const (
 	changeSetPaid   = 4
 )
 
-// AddPoints is the change of Board.Update that adds delta to Points, as Board.AddPoints does.
+// AddPoints is the change that adds delta to Points (Board.AddPoints, in Board.Update).
 func AddPoints(delta int64) Change {
 	return rankgenrt.NewChange[Entry]("Points", changeAddPoints, delta, nil)
 }
 
-// MaxPoints is the change of Board.Update that raises Points to v when v is larger, as
-// Board.MaxPoints does.
+// MaxPoints is the change that raises Points to v when v is larger (Board.MaxPoints, in
+// Board.Update).
 func MaxPoints(v uint32) Change {
 	return rankgenrt.ChangeTo[Entry]("Points", changeMaxPoints, digitOfPoints, v)
 }
 
-// SetPoints is the change of Board.Update that sets Points to v, as Board.SetPoints does.
+// SetPoints is the change that sets Points to v (Board.SetPoints, in Board.Update).
 func SetPoints(v uint32) Change {
 	return rankgenrt.ChangeTo[Entry]("Points", changeSetPoints, digitOfPoints, v)
 }
 
-// SetPaid is the change of Board.Update that sets Paid to v, as Board.SetPaid does.
+// SetPaid is the change that sets Paid to v (Board.SetPaid, in Board.Update).
 func SetPaid(v bool) Change {
 	return rankgenrt.ChangeTo[Entry]("Paid", changeSetPaid, digitOfPaid, v)
 }

@@ -197,13 +197,13 @@ func Compare(a, b Entry) int {
 	return strings.Compare(b.PlayerID, a.PlayerID)
 }
 
-// luaLibrary is the board's Redis Functions library, generated beside this file.
+// luaLibrary is this layout's part of its Lua library, behind the runtime's shared head.
 //
 //go:embed duel.rankgen.lua
 var luaLibrary string
 
 var (
-	library         = rankgenrt.NewLibrary(luaLibrary)
+	library         = rankgenrt.NewLayoutLibrary("duel", luaLibrary)
 	fnAddPoints     = library.Function("add_points")
 	fnAddPointsMany = library.Function("add_points_many")
 	fnMaxPoints     = library.Function("max_points")
@@ -473,7 +473,7 @@ func (b *Board) AddPoints(ctx context.Context, id string, delta int64) (Written,
 	return decoding.First(applyEach(ctx, b, fnAddPoints, []Update[int64]{{PlayerID: id, Value: delta}}, rankgenrt.AsIs[int64]))
 }
 
-// AddPointsMany applies AddPoints to many updates in one script call, as a batch of Update does.
+// AddPointsMany applies AddPoints to many updates in one script call (see Update).
 func (b *Board) AddPointsMany(ctx context.Context, updates []Update[int64]) ([]Result, error) {
 	return applyEach(ctx, b, fnAddPointsMany, updates, rankgenrt.AsIs[int64])
 }
@@ -486,7 +486,7 @@ func (b *Board) MaxPoints(ctx context.Context, id string, v uint32) (Written, er
 	return decoding.First(applyEach(ctx, b, fnMaxPoints, []Update[uint32]{{PlayerID: id, Value: v}}, digitOfPoints))
 }
 
-// MaxPointsMany applies MaxPoints to many updates in one script call, as a batch of Update does.
+// MaxPointsMany applies MaxPoints to many updates in one script call (see Update).
 func (b *Board) MaxPointsMany(ctx context.Context, updates []Update[uint32]) ([]Result, error) {
 	return applyEach(ctx, b, fnMaxPointsMany, updates, digitOfPoints)
 }
@@ -498,7 +498,7 @@ func (b *Board) SetPoints(ctx context.Context, id string, v uint32) (Written, er
 	return decoding.First(applyEach(ctx, b, fnSetPoints, []Update[uint32]{{PlayerID: id, Value: v}}, digitOfPoints))
 }
 
-// SetPointsMany applies SetPoints to many updates in one script call, as a batch of Update does.
+// SetPointsMany applies SetPoints to many updates in one script call (see Update).
 func (b *Board) SetPointsMany(ctx context.Context, updates []Update[uint32]) ([]Result, error) {
 	return applyEach(ctx, b, fnSetPointsMany, updates, digitOfPoints)
 }
@@ -511,7 +511,7 @@ func (b *Board) AddWins(ctx context.Context, id string, delta int64) (Written, e
 	return decoding.First(applyEach(ctx, b, fnAddWins, []Update[int64]{{PlayerID: id, Value: delta}}, rankgenrt.AsIs[int64]))
 }
 
-// AddWinsMany applies AddWins to many updates in one script call, as a batch of Update does.
+// AddWinsMany applies AddWins to many updates in one script call (see Update).
 func (b *Board) AddWinsMany(ctx context.Context, updates []Update[int64]) ([]Result, error) {
 	return applyEach(ctx, b, fnAddWinsMany, updates, rankgenrt.AsIs[int64])
 }
@@ -524,7 +524,7 @@ func (b *Board) MinWins(ctx context.Context, id string, v uint8) (Written, error
 	return decoding.First(applyEach(ctx, b, fnMinWins, []Update[uint8]{{PlayerID: id, Value: v}}, digitOfWins))
 }
 
-// MinWinsMany applies MinWins to many updates in one script call, as a batch of Update does.
+// MinWinsMany applies MinWins to many updates in one script call (see Update).
 func (b *Board) MinWinsMany(ctx context.Context, updates []Update[uint8]) ([]Result, error) {
 	return applyEach(ctx, b, fnMinWinsMany, updates, digitOfWins)
 }
@@ -536,7 +536,7 @@ func (b *Board) SetTier(ctx context.Context, id string, v Tier) (Written, error)
 	return decoding.First(applyEach(ctx, b, fnSetTier, []Update[Tier]{{PlayerID: id, Value: v}}, digitOfTier))
 }
 
-// SetTierMany applies SetTier to many updates in one script call, as a batch of Update does.
+// SetTierMany applies SetTier to many updates in one script call (see Update).
 func (b *Board) SetTierMany(ctx context.Context, updates []Update[Tier]) ([]Result, error) {
 	return applyEach(ctx, b, fnSetTierMany, updates, digitOfTier)
 }
@@ -549,7 +549,7 @@ func (b *Board) MaxTier(ctx context.Context, id string, v Tier) (Written, error)
 	return decoding.First(applyEach(ctx, b, fnMaxTier, []Update[Tier]{{PlayerID: id, Value: v}}, digitOfTier))
 }
 
-// MaxTierMany applies MaxTier to many updates in one script call, as a batch of Update does.
+// MaxTierMany applies MaxTier to many updates in one script call (see Update).
 func (b *Board) MaxTierMany(ctx context.Context, updates []Update[Tier]) ([]Result, error) {
 	return applyEach(ctx, b, fnMaxTierMany, updates, digitOfTier)
 }
@@ -571,40 +571,38 @@ const (
 	changeMaxTier   = 7
 )
 
-// AddPoints is the change of Board.Update that adds delta to Points, as Board.AddPoints does.
+// AddPoints is the change that adds delta to Points (Board.AddPoints, in Board.Update).
 func AddPoints(delta int64) Change {
 	return rankgenrt.NewChange[Entry]("Points", changeAddPoints, delta, nil)
 }
 
-// MaxPoints is the change of Board.Update that raises Points to v when v is larger, as
-// Board.MaxPoints does.
+// MaxPoints is the change that raises Points to v when v is larger (Board.MaxPoints, in
+// Board.Update).
 func MaxPoints(v uint32) Change {
 	return rankgenrt.ChangeTo[Entry]("Points", changeMaxPoints, digitOfPoints, v)
 }
 
-// SetPoints is the change of Board.Update that sets Points to v, as Board.SetPoints does.
+// SetPoints is the change that sets Points to v (Board.SetPoints, in Board.Update).
 func SetPoints(v uint32) Change {
 	return rankgenrt.ChangeTo[Entry]("Points", changeSetPoints, digitOfPoints, v)
 }
 
-// AddWins is the change of Board.Update that adds delta to Wins, as Board.AddWins does.
+// AddWins is the change that adds delta to Wins (Board.AddWins, in Board.Update).
 func AddWins(delta int64) Change {
 	return rankgenrt.NewChange[Entry]("Wins", changeAddWins, delta, nil)
 }
 
-// MinWins is the change of Board.Update that lowers Wins to v when v is smaller, as Board.MinWins
-// does.
+// MinWins is the change that lowers Wins to v when v is smaller (Board.MinWins, in Board.Update).
 func MinWins(v uint8) Change {
 	return rankgenrt.ChangeTo[Entry]("Wins", changeMinWins, digitOfWins, v)
 }
 
-// SetTier is the change of Board.Update that sets Tier to v, as Board.SetTier does.
+// SetTier is the change that sets Tier to v (Board.SetTier, in Board.Update).
 func SetTier(v Tier) Change {
 	return rankgenrt.ChangeTo[Entry]("Tier", changeSetTier, digitOfTier, v)
 }
 
-// MaxTier is the change of Board.Update that raises Tier to v when v is larger, as Board.MaxTier
-// does.
+// MaxTier is the change that raises Tier to v when v is larger (Board.MaxTier, in Board.Update).
 func MaxTier(v Tier) Change {
 	return rankgenrt.ChangeTo[Entry]("Tier", changeMaxTier, digitOfTier, v)
 }

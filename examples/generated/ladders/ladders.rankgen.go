@@ -241,13 +241,13 @@ func Compare(a, b Entry) int {
 	return strings.Compare(b.PlayerID, a.PlayerID)
 }
 
-// luaLibrary is the board's Redis Functions library, generated beside this file.
+// luaLibrary is this layout's part of its Lua library, behind the runtime's shared head.
 //
 //go:embed ladders.rankgen.lua
 var luaLibrary string
 
 var (
-	library        = rankgenrt.NewLibrary(luaLibrary)
+	library        = rankgenrt.NewLayoutLibrary("ladders", luaLibrary)
 	fnAddScore     = library.Function("add_score")
 	fnAddScoreMany = library.Function("add_score_many")
 	fnChanges      = library.Function("changes")
@@ -449,7 +449,7 @@ func (b *Board) AddScore(ctx context.Context, id string, delta int64) (Written, 
 	return decoding.First(applyEach(ctx, b, fnAddScore, []Update[int64]{{PlayerID: id, Value: delta}}, rankgenrt.AsIs[int64]))
 }
 
-// AddScoreMany applies AddScore to many updates in one script call, as a batch of Update does.
+// AddScoreMany applies AddScore to many updates in one script call (see Update).
 func (b *Board) AddScoreMany(ctx context.Context, updates []Update[int64]) ([]Result, error) {
 	return applyEach(ctx, b, fnAddScoreMany, updates, rankgenrt.AsIs[int64])
 }
@@ -467,7 +467,7 @@ const (
 	changeData     = 2
 )
 
-// AddScore is the change of Board.Update that adds delta to Score, as Board.AddScore does.
+// AddScore is the change that adds delta to Score (Board.AddScore, in Board.Update).
 func AddScore(delta int64) Change {
 	return rankgenrt.NewChange[Entry]("Score", changeAddScore, delta, nil)
 }

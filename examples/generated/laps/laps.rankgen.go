@@ -247,13 +247,13 @@ func Compare(a, b Entry) int {
 	return strings.Compare(b.Driver, a.Driver)
 }
 
-// luaLibrary is the board's Redis Functions library, generated beside this file.
+// luaLibrary is this layout's part of its Lua library, behind the runtime's shared head.
 //
 //go:embed laps.rankgen.lua
 var luaLibrary string
 
 var (
-	library          = rankgenrt.NewLibrary(luaLibrary)
+	library          = rankgenrt.NewLayoutLibrary("laps", luaLibrary)
 	fnMinBestLap     = library.Function("min_best_lap")
 	fnMinBestLapMany = library.Function("min_best_lap_many")
 	fnSetBestLap     = library.Function("set_best_lap")
@@ -490,7 +490,7 @@ func (b *Board) MinBestLap(ctx context.Context, id string, v uint32) (Written, e
 	return decoding.First(applyEach(ctx, b, fnMinBestLap, []Update[uint32]{{Driver: id, Value: v}}, digitOfBestLap))
 }
 
-// MinBestLapMany applies MinBestLap to many updates in one script call, as a batch of Update does.
+// MinBestLapMany applies MinBestLap to many updates in one script call (see Update).
 func (b *Board) MinBestLapMany(ctx context.Context, updates []Update[uint32]) ([]Result, error) {
 	return applyEach(ctx, b, fnMinBestLapMany, updates, digitOfBestLap)
 }
@@ -501,7 +501,7 @@ func (b *Board) SetBestLap(ctx context.Context, id string, v uint32) (Written, e
 	return decoding.First(applyEach(ctx, b, fnSetBestLap, []Update[uint32]{{Driver: id, Value: v}}, digitOfBestLap))
 }
 
-// SetBestLapMany applies SetBestLap to many updates in one script call, as a batch of Update does.
+// SetBestLapMany applies SetBestLap to many updates in one script call (see Update).
 func (b *Board) SetBestLapMany(ctx context.Context, updates []Update[uint32]) ([]Result, error) {
 	return applyEach(ctx, b, fnSetBestLapMany, updates, digitOfBestLap)
 }
@@ -513,7 +513,7 @@ func (b *Board) AddLaps(ctx context.Context, id string, delta int64) (Written, e
 	return decoding.First(applyEach(ctx, b, fnAddLaps, []Update[int64]{{Driver: id, Value: delta}}, rankgenrt.AsIs[int64]))
 }
 
-// AddLapsMany applies AddLaps to many updates in one script call, as a batch of Update does.
+// AddLapsMany applies AddLaps to many updates in one script call (see Update).
 func (b *Board) AddLapsMany(ctx context.Context, updates []Update[int64]) ([]Result, error) {
 	return applyEach(ctx, b, fnAddLapsMany, updates, rankgenrt.AsIs[int64])
 }
@@ -533,18 +533,18 @@ const (
 	changeData       = 4
 )
 
-// MinBestLap is the change of Board.Update that lowers BestLap to v when v is smaller, as
-// Board.MinBestLap does.
+// MinBestLap is the change that lowers BestLap to v when v is smaller (Board.MinBestLap, in
+// Board.Update).
 func MinBestLap(v uint32) Change {
 	return rankgenrt.ChangeTo[Entry]("BestLap", changeMinBestLap, digitOfBestLap, v)
 }
 
-// SetBestLap is the change of Board.Update that sets BestLap to v, as Board.SetBestLap does.
+// SetBestLap is the change that sets BestLap to v (Board.SetBestLap, in Board.Update).
 func SetBestLap(v uint32) Change {
 	return rankgenrt.ChangeTo[Entry]("BestLap", changeSetBestLap, digitOfBestLap, v)
 }
 
-// AddLaps is the change of Board.Update that adds delta to Laps, as Board.AddLaps does.
+// AddLaps is the change that adds delta to Laps (Board.AddLaps, in Board.Update).
 func AddLaps(delta int64) Change {
 	return rankgenrt.NewChange[Entry]("Laps", changeAddLaps, delta, nil)
 }

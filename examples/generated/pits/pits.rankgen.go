@@ -285,13 +285,13 @@ func Compare(a, b Entry) int {
 	return strings.Compare(b.Crew, a.Crew)
 }
 
-// luaLibrary is the board's Redis Functions library, generated beside this file.
+// luaLibrary is this layout's part of its Lua library, behind the runtime's shared head.
 //
 //go:embed pits.rankgen.lua
 var luaLibrary string
 
 var (
-	library         = rankgenrt.NewLibrary(luaLibrary)
+	library         = rankgenrt.NewLayoutLibrary("pits", luaLibrary)
 	fnMinStopMs     = library.Function("min_stop_ms")
 	fnMinStopMsMany = library.Function("min_stop_ms_many")
 	fnSetStopMs     = library.Function("set_stop_ms")
@@ -507,7 +507,7 @@ func (b *Board) MinStopMs(ctx context.Context, id string, v uint16) (Written, er
 	return decoding.First(applyEach(ctx, b, fnMinStopMs, []Update[uint16]{{Crew: id, Value: v}}, digitOfStopMs))
 }
 
-// MinStopMsMany applies MinStopMs to many updates in one script call, as a batch of Update does.
+// MinStopMsMany applies MinStopMs to many updates in one script call (see Update).
 func (b *Board) MinStopMsMany(ctx context.Context, updates []Update[uint16]) ([]Result, error) {
 	return applyEach(ctx, b, fnMinStopMsMany, updates, digitOfStopMs)
 }
@@ -518,7 +518,7 @@ func (b *Board) SetStopMs(ctx context.Context, id string, v uint16) (Written, er
 	return decoding.First(applyEach(ctx, b, fnSetStopMs, []Update[uint16]{{Crew: id, Value: v}}, digitOfStopMs))
 }
 
-// SetStopMsMany applies SetStopMs to many updates in one script call, as a batch of Update does.
+// SetStopMsMany applies SetStopMs to many updates in one script call (see Update).
 func (b *Board) SetStopMsMany(ctx context.Context, updates []Update[uint16]) ([]Result, error) {
 	return applyEach(ctx, b, fnSetStopMsMany, updates, digitOfStopMs)
 }
@@ -537,13 +537,13 @@ const (
 	changeData      = 3
 )
 
-// MinStopMs is the change of Board.Update that lowers StopMs to v when v is smaller, as
-// Board.MinStopMs does.
+// MinStopMs is the change that lowers StopMs to v when v is smaller (Board.MinStopMs, in
+// Board.Update).
 func MinStopMs(v uint16) Change {
 	return rankgenrt.ChangeTo[Entry]("StopMs", changeMinStopMs, digitOfStopMs, v)
 }
 
-// SetStopMs is the change of Board.Update that sets StopMs to v, as Board.SetStopMs does.
+// SetStopMs is the change that sets StopMs to v (Board.SetStopMs, in Board.Update).
 func SetStopMs(v uint16) Change {
 	return rankgenrt.ChangeTo[Entry]("StopMs", changeSetStopMs, digitOfStopMs, v)
 }

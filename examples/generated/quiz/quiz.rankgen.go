@@ -111,13 +111,13 @@ func Compare(a, b Entry) int {
 	return cmp.Compare(a.PlayerID, b.PlayerID)
 }
 
-// luaLibrary is the board's Redis Functions library, generated beside this file.
+// luaLibrary is this layout's part of its Lua library, behind the runtime's shared head.
 //
 //go:embed quiz.rankgen.lua
 var luaLibrary string
 
 var (
-	library          = rankgenrt.NewLibrary(luaLibrary)
+	library          = rankgenrt.NewLayoutLibrary("quiz", luaLibrary)
 	fnAddCorrect     = library.Function("add_correct")
 	fnAddCorrectMany = library.Function("add_correct_many")
 	fnSetCorrect     = library.Function("set_correct")
@@ -335,7 +335,7 @@ func (b *Board) AddCorrect(ctx context.Context, id uint64, delta int64) (Written
 	return decoding.First(applyEach(ctx, b, fnAddCorrect, []Update[int64]{{PlayerID: id, Value: delta}}, rankgenrt.AsIs[int64]))
 }
 
-// AddCorrectMany applies AddCorrect to many updates in one script call, as a batch of Update does.
+// AddCorrectMany applies AddCorrect to many updates in one script call (see Update).
 func (b *Board) AddCorrectMany(ctx context.Context, updates []Update[int64]) ([]Result, error) {
 	return applyEach(ctx, b, fnAddCorrectMany, updates, rankgenrt.AsIs[int64])
 }
@@ -346,7 +346,7 @@ func (b *Board) SetCorrect(ctx context.Context, id uint64, v uint8) (Written, er
 	return decoding.First(applyEach(ctx, b, fnSetCorrect, []Update[uint8]{{PlayerID: id, Value: v}}, digitOfCorrect))
 }
 
-// SetCorrectMany applies SetCorrect to many updates in one script call, as a batch of Update does.
+// SetCorrectMany applies SetCorrect to many updates in one script call (see Update).
 func (b *Board) SetCorrectMany(ctx context.Context, updates []Update[uint8]) ([]Result, error) {
 	return applyEach(ctx, b, fnSetCorrectMany, updates, digitOfCorrect)
 }
@@ -358,7 +358,7 @@ func (b *Board) MinMillis(ctx context.Context, id uint64, v uint32) (Written, er
 	return decoding.First(applyEach(ctx, b, fnMinMillis, []Update[uint32]{{PlayerID: id, Value: v}}, digitOfMillis))
 }
 
-// MinMillisMany applies MinMillis to many updates in one script call, as a batch of Update does.
+// MinMillisMany applies MinMillis to many updates in one script call (see Update).
 func (b *Board) MinMillisMany(ctx context.Context, updates []Update[uint32]) ([]Result, error) {
 	return applyEach(ctx, b, fnMinMillisMany, updates, digitOfMillis)
 }
@@ -369,7 +369,7 @@ func (b *Board) SetMillis(ctx context.Context, id uint64, v uint32) (Written, er
 	return decoding.First(applyEach(ctx, b, fnSetMillis, []Update[uint32]{{PlayerID: id, Value: v}}, digitOfMillis))
 }
 
-// SetMillisMany applies SetMillis to many updates in one script call, as a batch of Update does.
+// SetMillisMany applies SetMillis to many updates in one script call (see Update).
 func (b *Board) SetMillisMany(ctx context.Context, updates []Update[uint32]) ([]Result, error) {
 	return applyEach(ctx, b, fnSetMillisMany, updates, digitOfMillis)
 }
@@ -388,23 +388,23 @@ const (
 	changeSetMillis  = 4
 )
 
-// AddCorrect is the change of Board.Update that adds delta to Correct, as Board.AddCorrect does.
+// AddCorrect is the change that adds delta to Correct (Board.AddCorrect, in Board.Update).
 func AddCorrect(delta int64) Change {
 	return rankgenrt.NewChange[Entry]("Correct", changeAddCorrect, delta, nil)
 }
 
-// SetCorrect is the change of Board.Update that sets Correct to v, as Board.SetCorrect does.
+// SetCorrect is the change that sets Correct to v (Board.SetCorrect, in Board.Update).
 func SetCorrect(v uint8) Change {
 	return rankgenrt.ChangeTo[Entry]("Correct", changeSetCorrect, digitOfCorrect, v)
 }
 
-// MinMillis is the change of Board.Update that lowers Millis to v when v is smaller, as
-// Board.MinMillis does.
+// MinMillis is the change that lowers Millis to v when v is smaller (Board.MinMillis, in
+// Board.Update).
 func MinMillis(v uint32) Change {
 	return rankgenrt.ChangeTo[Entry]("Millis", changeMinMillis, digitOfMillis, v)
 }
 
-// SetMillis is the change of Board.Update that sets Millis to v, as Board.SetMillis does.
+// SetMillis is the change that sets Millis to v (Board.SetMillis, in Board.Update).
 func SetMillis(v uint32) Change {
 	return rankgenrt.ChangeTo[Entry]("Millis", changeSetMillis, digitOfMillis, v)
 }

@@ -113,13 +113,13 @@ func Compare(a, b Entry) int {
 	return rankgenrt.CompareDecimal(b.Car, a.Car)
 }
 
-// luaLibrary is the board's Redis Functions library, generated beside this file.
+// luaLibrary is this layout's part of its Lua library, behind the runtime's shared head.
 //
 //go:embed racing.rankgen.lua
 var luaLibrary string
 
 var (
-	library           = rankgenrt.NewLibrary(luaLibrary)
+	library           = rankgenrt.NewLayoutLibrary("racing", luaLibrary)
 	fnAddLaps         = library.Function("add_laps")
 	fnAddLapsMany     = library.Function("add_laps_many")
 	fnSetLaps         = library.Function("set_laps")
@@ -323,7 +323,7 @@ func (b *Board) AddLaps(ctx context.Context, id uint64, delta int64) (Written, e
 	return decoding.First(applyEach(ctx, b, fnAddLaps, []Update[int64]{{Car: id, Value: delta}}, rankgenrt.AsIs[int64]))
 }
 
-// AddLapsMany applies AddLaps to many updates in one script call, as a batch of Update does.
+// AddLapsMany applies AddLaps to many updates in one script call (see Update).
 func (b *Board) AddLapsMany(ctx context.Context, updates []Update[int64]) ([]Result, error) {
 	return applyEach(ctx, b, fnAddLapsMany, updates, rankgenrt.AsIs[int64])
 }
@@ -334,7 +334,7 @@ func (b *Board) SetLaps(ctx context.Context, id uint64, v uint16) (Written, erro
 	return decoding.First(applyEach(ctx, b, fnSetLaps, []Update[uint16]{{Car: id, Value: v}}, digitOfLaps))
 }
 
-// SetLapsMany applies SetLaps to many updates in one script call, as a batch of Update does.
+// SetLapsMany applies SetLaps to many updates in one script call (see Update).
 func (b *Board) SetLapsMany(ctx context.Context, updates []Update[uint16]) ([]Result, error) {
 	return applyEach(ctx, b, fnSetLapsMany, updates, digitOfLaps)
 }
@@ -346,8 +346,7 @@ func (b *Board) AddRaceTime(ctx context.Context, id uint64, delta int64) (Writte
 	return decoding.First(applyEach(ctx, b, fnAddRaceTime, []Update[int64]{{Car: id, Value: delta}}, rankgenrt.AsIs[int64]))
 }
 
-// AddRaceTimeMany applies AddRaceTime to many updates in one script call, as a batch of Update
-// does.
+// AddRaceTimeMany applies AddRaceTime to many updates in one script call (see Update).
 func (b *Board) AddRaceTimeMany(ctx context.Context, updates []Update[int64]) ([]Result, error) {
 	return applyEach(ctx, b, fnAddRaceTimeMany, updates, rankgenrt.AsIs[int64])
 }
@@ -359,8 +358,7 @@ func (b *Board) MinRaceTime(ctx context.Context, id uint64, v uint32) (Written, 
 	return decoding.First(applyEach(ctx, b, fnMinRaceTime, []Update[uint32]{{Car: id, Value: v}}, digitOfRaceTime))
 }
 
-// MinRaceTimeMany applies MinRaceTime to many updates in one script call, as a batch of Update
-// does.
+// MinRaceTimeMany applies MinRaceTime to many updates in one script call (see Update).
 func (b *Board) MinRaceTimeMany(ctx context.Context, updates []Update[uint32]) ([]Result, error) {
 	return applyEach(ctx, b, fnMinRaceTimeMany, updates, digitOfRaceTime)
 }
@@ -371,8 +369,7 @@ func (b *Board) SetRaceTime(ctx context.Context, id uint64, v uint32) (Written, 
 	return decoding.First(applyEach(ctx, b, fnSetRaceTime, []Update[uint32]{{Car: id, Value: v}}, digitOfRaceTime))
 }
 
-// SetRaceTimeMany applies SetRaceTime to many updates in one script call, as a batch of Update
-// does.
+// SetRaceTimeMany applies SetRaceTime to many updates in one script call (see Update).
 func (b *Board) SetRaceTimeMany(ctx context.Context, updates []Update[uint32]) ([]Result, error) {
 	return applyEach(ctx, b, fnSetRaceTimeMany, updates, digitOfRaceTime)
 }
@@ -392,29 +389,28 @@ const (
 	changeSetRaceTime = 5
 )
 
-// AddLaps is the change of Board.Update that adds delta to Laps, as Board.AddLaps does.
+// AddLaps is the change that adds delta to Laps (Board.AddLaps, in Board.Update).
 func AddLaps(delta int64) Change {
 	return rankgenrt.NewChange[Entry]("Laps", changeAddLaps, delta, nil)
 }
 
-// SetLaps is the change of Board.Update that sets Laps to v, as Board.SetLaps does.
+// SetLaps is the change that sets Laps to v (Board.SetLaps, in Board.Update).
 func SetLaps(v uint16) Change {
 	return rankgenrt.ChangeTo[Entry]("Laps", changeSetLaps, digitOfLaps, v)
 }
 
-// AddRaceTime is the change of Board.Update that adds delta to RaceTime, as Board.AddRaceTime
-// does.
+// AddRaceTime is the change that adds delta to RaceTime (Board.AddRaceTime, in Board.Update).
 func AddRaceTime(delta int64) Change {
 	return rankgenrt.NewChange[Entry]("RaceTime", changeAddRaceTime, delta, nil)
 }
 
-// MinRaceTime is the change of Board.Update that lowers RaceTime to v when v is smaller, as
-// Board.MinRaceTime does.
+// MinRaceTime is the change that lowers RaceTime to v when v is smaller (Board.MinRaceTime, in
+// Board.Update).
 func MinRaceTime(v uint32) Change {
 	return rankgenrt.ChangeTo[Entry]("RaceTime", changeMinRaceTime, digitOfRaceTime, v)
 }
 
-// SetRaceTime is the change of Board.Update that sets RaceTime to v, as Board.SetRaceTime does.
+// SetRaceTime is the change that sets RaceTime to v (Board.SetRaceTime, in Board.Update).
 func SetRaceTime(v uint32) Change {
 	return rankgenrt.ChangeTo[Entry]("RaceTime", changeSetRaceTime, digitOfRaceTime, v)
 }

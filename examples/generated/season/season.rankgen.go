@@ -220,13 +220,13 @@ func Compare(a, b Entry) int {
 	return strings.Compare(b.UserID, a.UserID)
 }
 
-// luaLibrary is the board's Redis Functions library, generated beside this file.
+// luaLibrary is this layout's part of its Lua library, behind the runtime's shared head.
 //
 //go:embed season.rankgen.lua
 var luaLibrary string
 
 var (
-	library         = rankgenrt.NewLibrary(luaLibrary)
+	library         = rankgenrt.NewLayoutLibrary("season", luaLibrary)
 	fnAddPoints     = library.Function("add_points")
 	fnAddPointsMany = library.Function("add_points_many")
 	fnMaxTier       = library.Function("max_tier")
@@ -451,7 +451,7 @@ func (b *Board) AddPoints(ctx context.Context, id string, delta int64) (Written,
 	return decoding.First(applyEach(ctx, b, fnAddPoints, []Update[int64]{{UserID: id, Value: delta}}, rankgenrt.AsIs[int64]))
 }
 
-// AddPointsMany applies AddPoints to many updates in one script call, as a batch of Update does.
+// AddPointsMany applies AddPoints to many updates in one script call (see Update).
 func (b *Board) AddPointsMany(ctx context.Context, updates []Update[int64]) ([]Result, error) {
 	return applyEach(ctx, b, fnAddPointsMany, updates, rankgenrt.AsIs[int64])
 }
@@ -464,7 +464,7 @@ func (b *Board) MaxTier(ctx context.Context, id string, v Tier) (Written, error)
 	return decoding.First(applyEach(ctx, b, fnMaxTier, []Update[Tier]{{UserID: id, Value: v}}, digitOfTier))
 }
 
-// MaxTierMany applies MaxTier to many updates in one script call, as a batch of Update does.
+// MaxTierMany applies MaxTier to many updates in one script call (see Update).
 func (b *Board) MaxTierMany(ctx context.Context, updates []Update[Tier]) ([]Result, error) {
 	return applyEach(ctx, b, fnMaxTierMany, updates, digitOfTier)
 }
@@ -476,7 +476,7 @@ func (b *Board) SetTier(ctx context.Context, id string, v Tier) (Written, error)
 	return decoding.First(applyEach(ctx, b, fnSetTier, []Update[Tier]{{UserID: id, Value: v}}, digitOfTier))
 }
 
-// SetTierMany applies SetTier to many updates in one script call, as a batch of Update does.
+// SetTierMany applies SetTier to many updates in one script call (see Update).
 func (b *Board) SetTierMany(ctx context.Context, updates []Update[Tier]) ([]Result, error) {
 	return applyEach(ctx, b, fnSetTierMany, updates, digitOfTier)
 }
@@ -489,7 +489,7 @@ func (b *Board) AddWins(ctx context.Context, id string, delta int64) (Written, e
 	return decoding.First(applyEach(ctx, b, fnAddWins, []Update[int64]{{UserID: id, Value: delta}}, rankgenrt.AsIs[int64]))
 }
 
-// AddWinsMany applies AddWins to many updates in one script call, as a batch of Update does.
+// AddWinsMany applies AddWins to many updates in one script call (see Update).
 func (b *Board) AddWinsMany(ctx context.Context, updates []Update[int64]) ([]Result, error) {
 	return applyEach(ctx, b, fnAddWinsMany, updates, rankgenrt.AsIs[int64])
 }
@@ -504,7 +504,7 @@ func (b *Board) SetWins(ctx context.Context, id string, v uint16) (Written, erro
 	}))
 }
 
-// SetWinsMany applies SetWins to many updates in one script call, as a batch of Update does.
+// SetWinsMany applies SetWins to many updates in one script call (see Update).
 func (b *Board) SetWinsMany(ctx context.Context, updates []Update[uint16]) ([]Result, error) {
 	return applyEach(ctx, b, fnSetWinsMany, updates, func(v uint16) (uint64, error) {
 		d := uint64(v)
@@ -527,28 +527,27 @@ const (
 	changeSetWins   = 5
 )
 
-// AddPoints is the change of Board.Update that adds delta to Points, as Board.AddPoints does.
+// AddPoints is the change that adds delta to Points (Board.AddPoints, in Board.Update).
 func AddPoints(delta int64) Change {
 	return rankgenrt.NewChange[Entry]("Points", changeAddPoints, delta, nil)
 }
 
-// MaxTier is the change of Board.Update that raises Tier to v when v is larger, as Board.MaxTier
-// does.
+// MaxTier is the change that raises Tier to v when v is larger (Board.MaxTier, in Board.Update).
 func MaxTier(v Tier) Change {
 	return rankgenrt.ChangeTo[Entry]("Tier", changeMaxTier, digitOfTier, v)
 }
 
-// SetTier is the change of Board.Update that sets Tier to v, as Board.SetTier does.
+// SetTier is the change that sets Tier to v (Board.SetTier, in Board.Update).
 func SetTier(v Tier) Change {
 	return rankgenrt.ChangeTo[Entry]("Tier", changeSetTier, digitOfTier, v)
 }
 
-// AddWins is the change of Board.Update that adds delta to Wins, as Board.AddWins does.
+// AddWins is the change that adds delta to Wins (Board.AddWins, in Board.Update).
 func AddWins(delta int64) Change {
 	return rankgenrt.NewChange[Entry]("Wins", changeAddWins, delta, nil)
 }
 
-// SetWins is the change of Board.Update that sets Wins to v, as Board.SetWins does.
+// SetWins is the change that sets Wins to v (Board.SetWins, in Board.Update).
 func SetWins(v uint16) Change {
 	d := uint64(v)
 	return rankgenrt.NewChange[Entry]("Wins", changeSetWins, d, nil)

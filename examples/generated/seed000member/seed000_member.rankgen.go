@@ -135,13 +135,13 @@ func Compare(a, b Entry) int {
 	return strings.Compare(b.UserID, a.UserID)
 }
 
-// luaLibrary is the board's Redis Functions library, generated beside this file.
+// luaLibrary is this layout's part of its Lua library, behind the runtime's shared head.
 //
 //go:embed seed000_member.rankgen.lua
 var luaLibrary string
 
 var (
-	library            = rankgenrt.NewLibrary(luaLibrary)
+	library            = rankgenrt.NewLayoutLibrary("seed000_member", luaLibrary)
 	fnAddPrimary       = library.Function("add_primary")
 	fnAddPrimaryMany   = library.Function("add_primary_many")
 	fnSetPrimary       = library.Function("set_primary")
@@ -325,7 +325,7 @@ func (b *Board) AddPrimary(ctx context.Context, id string, delta int64) (Written
 	return decoding.First(applyEach(ctx, b, fnAddPrimary, []Update[int64]{{UserID: id, Value: delta}}, rankgenrt.AsIs[int64]))
 }
 
-// AddPrimaryMany applies AddPrimary to many updates in one script call, as a batch of Update does.
+// AddPrimaryMany applies AddPrimary to many updates in one script call (see Update).
 func (b *Board) AddPrimaryMany(ctx context.Context, updates []Update[int64]) ([]Result, error) {
 	return applyEach(ctx, b, fnAddPrimaryMany, updates, rankgenrt.AsIs[int64])
 }
@@ -336,7 +336,7 @@ func (b *Board) SetPrimary(ctx context.Context, id string, v uint64) (Written, e
 	return decoding.First(applyEach(ctx, b, fnSetPrimary, []Update[uint64]{{UserID: id, Value: v}}, digitOfPrimary))
 }
 
-// SetPrimaryMany applies SetPrimary to many updates in one script call, as a batch of Update does.
+// SetPrimaryMany applies SetPrimary to many updates in one script call (see Update).
 func (b *Board) SetPrimaryMany(ctx context.Context, updates []Update[uint64]) ([]Result, error) {
 	return applyEach(ctx, b, fnSetPrimaryMany, updates, digitOfPrimary)
 }
@@ -347,8 +347,7 @@ func (b *Board) SetReachedAt(ctx context.Context, id string, v time.Time) (Writt
 	return decoding.First(applyEach(ctx, b, fnSetReachedAt, []Update[time.Time]{{UserID: id, Value: v}}, digitOfReachedAt))
 }
 
-// SetReachedAtMany applies SetReachedAt to many updates in one script call, as a batch of Update
-// does.
+// SetReachedAtMany applies SetReachedAt to many updates in one script call (see Update).
 func (b *Board) SetReachedAtMany(ctx context.Context, updates []Update[time.Time]) ([]Result, error) {
 	return applyEach(ctx, b, fnSetReachedAtMany, updates, digitOfReachedAt)
 }
@@ -366,17 +365,17 @@ const (
 	changeSetReachedAt = 3
 )
 
-// AddPrimary is the change of Board.Update that adds delta to Primary, as Board.AddPrimary does.
+// AddPrimary is the change that adds delta to Primary (Board.AddPrimary, in Board.Update).
 func AddPrimary(delta int64) Change {
 	return rankgenrt.NewChange[Entry]("Primary", changeAddPrimary, delta, nil)
 }
 
-// SetPrimary is the change of Board.Update that sets Primary to v, as Board.SetPrimary does.
+// SetPrimary is the change that sets Primary to v (Board.SetPrimary, in Board.Update).
 func SetPrimary(v uint64) Change {
 	return rankgenrt.ChangeTo[Entry]("Primary", changeSetPrimary, digitOfPrimary, v)
 }
 
-// SetReachedAt is the change of Board.Update that sets ReachedAt to v, as Board.SetReachedAt does.
+// SetReachedAt is the change that sets ReachedAt to v (Board.SetReachedAt, in Board.Update).
 func SetReachedAt(v time.Time) Change {
 	return rankgenrt.ChangeTo[Entry]("ReachedAt", changeSetReachedAt, digitOfReachedAt, v)
 }

@@ -139,13 +139,13 @@ func Compare(a, b Entry) int {
 	return strings.Compare(b.UID, a.UID)
 }
 
-// luaLibrary is the board's Redis Functions library, generated beside this file.
+// luaLibrary is this layout's part of its Lua library, behind the runtime's shared head.
 //
 //go:embed seed001_zranking.rankgen.lua
 var luaLibrary string
 
 var (
-	library            = rankgenrt.NewLibrary(luaLibrary)
+	library            = rankgenrt.NewLayoutLibrary("seed001_zranking", luaLibrary)
 	fnAddValue         = library.Function("add_value")
 	fnAddValueMany     = library.Function("add_value_many")
 	fnSetValue         = library.Function("set_value")
@@ -347,7 +347,7 @@ func (b *Board) AddValue(ctx context.Context, id string, delta int64) (Written, 
 	return decoding.First(applyEach(ctx, b, fnAddValue, []Update[int64]{{UID: id, Value: delta}}, rankgenrt.AsIs[int64]))
 }
 
-// AddValueMany applies AddValue to many updates in one script call, as a batch of Update does.
+// AddValueMany applies AddValue to many updates in one script call (see Update).
 func (b *Board) AddValueMany(ctx context.Context, updates []Update[int64]) ([]Result, error) {
 	return applyEach(ctx, b, fnAddValueMany, updates, rankgenrt.AsIs[int64])
 }
@@ -358,7 +358,7 @@ func (b *Board) SetValue(ctx context.Context, id string, v uint64) (Written, err
 	return decoding.First(applyEach(ctx, b, fnSetValue, []Update[uint64]{{UID: id, Value: v}}, digitOfValue))
 }
 
-// SetValueMany applies SetValue to many updates in one script call, as a batch of Update does.
+// SetValueMany applies SetValue to many updates in one script call (see Update).
 func (b *Board) SetValueMany(ctx context.Context, updates []Update[uint64]) ([]Result, error) {
 	return applyEach(ctx, b, fnSetValueMany, updates, digitOfValue)
 }
@@ -369,8 +369,7 @@ func (b *Board) SetUpdatedAt(ctx context.Context, id string, v time.Time) (Writt
 	return decoding.First(applyEach(ctx, b, fnSetUpdatedAt, []Update[time.Time]{{UID: id, Value: v}}, digitOfUpdatedAt))
 }
 
-// SetUpdatedAtMany applies SetUpdatedAt to many updates in one script call, as a batch of Update
-// does.
+// SetUpdatedAtMany applies SetUpdatedAt to many updates in one script call (see Update).
 func (b *Board) SetUpdatedAtMany(ctx context.Context, updates []Update[time.Time]) ([]Result, error) {
 	return applyEach(ctx, b, fnSetUpdatedAtMany, updates, digitOfUpdatedAt)
 }
@@ -388,17 +387,17 @@ const (
 	changeSetUpdatedAt = 3
 )
 
-// AddValue is the change of Board.Update that adds delta to Value, as Board.AddValue does.
+// AddValue is the change that adds delta to Value (Board.AddValue, in Board.Update).
 func AddValue(delta int64) Change {
 	return rankgenrt.NewChange[Entry]("Value", changeAddValue, delta, nil)
 }
 
-// SetValue is the change of Board.Update that sets Value to v, as Board.SetValue does.
+// SetValue is the change that sets Value to v (Board.SetValue, in Board.Update).
 func SetValue(v uint64) Change {
 	return rankgenrt.ChangeTo[Entry]("Value", changeSetValue, digitOfValue, v)
 }
 
-// SetUpdatedAt is the change of Board.Update that sets UpdatedAt to v, as Board.SetUpdatedAt does.
+// SetUpdatedAt is the change that sets UpdatedAt to v (Board.SetUpdatedAt, in Board.Update).
 func SetUpdatedAt(v time.Time) Change {
 	return rankgenrt.ChangeTo[Entry]("UpdatedAt", changeSetUpdatedAt, digitOfUpdatedAt, v)
 }

@@ -133,13 +133,13 @@ func Compare(a, b Entry) int {
 	return strings.Compare(b.Player, a.Player)
 }
 
-// luaLibrary is the board's Redis Functions library, generated beside this file.
+// luaLibrary is this layout's part of its Lua library, behind the runtime's shared head.
 //
 //go:embed seed002_binary.rankgen.lua
 var luaLibrary string
 
 var (
-	library            = rankgenrt.NewLibrary(luaLibrary)
+	library            = rankgenrt.NewLayoutLibrary("seed002_binary", luaLibrary)
 	fnAddPoints        = library.Function("add_points")
 	fnAddPointsMany    = library.Function("add_points_many")
 	fnSetPoints        = library.Function("set_points")
@@ -367,7 +367,7 @@ func (b *Board) AddPoints(ctx context.Context, id string, delta int64) (Written,
 	return decoding.First(applyEach(ctx, b, fnAddPoints, []Update[int64]{{Player: id, Value: delta}}, rankgenrt.AsIs[int64]))
 }
 
-// AddPointsMany applies AddPoints to many updates in one script call, as a batch of Update does.
+// AddPointsMany applies AddPoints to many updates in one script call (see Update).
 func (b *Board) AddPointsMany(ctx context.Context, updates []Update[int64]) ([]Result, error) {
 	return applyEach(ctx, b, fnAddPointsMany, updates, rankgenrt.AsIs[int64])
 }
@@ -378,7 +378,7 @@ func (b *Board) SetPoints(ctx context.Context, id string, v uint32) (Written, er
 	return decoding.First(applyEach(ctx, b, fnSetPoints, []Update[uint32]{{Player: id, Value: v}}, digitOfPoints))
 }
 
-// SetPointsMany applies SetPoints to many updates in one script call, as a batch of Update does.
+// SetPointsMany applies SetPoints to many updates in one script call (see Update).
 func (b *Board) SetPointsMany(ctx context.Context, updates []Update[uint32]) ([]Result, error) {
 	return applyEach(ctx, b, fnSetPointsMany, updates, digitOfPoints)
 }
@@ -389,7 +389,7 @@ func (b *Board) SetPaid(ctx context.Context, id string, v bool) (Written, error)
 	return decoding.First(applyEach(ctx, b, fnSetPaid, []Update[bool]{{Player: id, Value: v}}, digitOfPaid))
 }
 
-// SetPaidMany applies SetPaid to many updates in one script call, as a batch of Update does.
+// SetPaidMany applies SetPaid to many updates in one script call (see Update).
 func (b *Board) SetPaidMany(ctx context.Context, updates []Update[bool]) ([]Result, error) {
 	return applyEach(ctx, b, fnSetPaidMany, updates, digitOfPaid)
 }
@@ -400,8 +400,7 @@ func (b *Board) SetReachedAt(ctx context.Context, id string, v time.Time) (Writt
 	return decoding.First(applyEach(ctx, b, fnSetReachedAt, []Update[time.Time]{{Player: id, Value: v}}, digitOfReachedAt))
 }
 
-// SetReachedAtMany applies SetReachedAt to many updates in one script call, as a batch of Update
-// does.
+// SetReachedAtMany applies SetReachedAt to many updates in one script call (see Update).
 func (b *Board) SetReachedAtMany(ctx context.Context, updates []Update[time.Time]) ([]Result, error) {
 	return applyEach(ctx, b, fnSetReachedAtMany, updates, digitOfReachedAt)
 }
@@ -420,22 +419,22 @@ const (
 	changeSetReachedAt = 4
 )
 
-// AddPoints is the change of Board.Update that adds delta to Points, as Board.AddPoints does.
+// AddPoints is the change that adds delta to Points (Board.AddPoints, in Board.Update).
 func AddPoints(delta int64) Change {
 	return rankgenrt.NewChange[Entry]("Points", changeAddPoints, delta, nil)
 }
 
-// SetPoints is the change of Board.Update that sets Points to v, as Board.SetPoints does.
+// SetPoints is the change that sets Points to v (Board.SetPoints, in Board.Update).
 func SetPoints(v uint32) Change {
 	return rankgenrt.ChangeTo[Entry]("Points", changeSetPoints, digitOfPoints, v)
 }
 
-// SetPaid is the change of Board.Update that sets Paid to v, as Board.SetPaid does.
+// SetPaid is the change that sets Paid to v (Board.SetPaid, in Board.Update).
 func SetPaid(v bool) Change {
 	return rankgenrt.ChangeTo[Entry]("Paid", changeSetPaid, digitOfPaid, v)
 }
 
-// SetReachedAt is the change of Board.Update that sets ReachedAt to v, as Board.SetReachedAt does.
+// SetReachedAt is the change that sets ReachedAt to v (Board.SetReachedAt, in Board.Update).
 func SetReachedAt(v time.Time) Change {
 	return rankgenrt.ChangeTo[Entry]("ReachedAt", changeSetReachedAt, digitOfReachedAt, v)
 }

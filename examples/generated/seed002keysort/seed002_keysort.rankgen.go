@@ -157,13 +157,13 @@ func Compare(a, b Entry) int {
 	return strings.Compare(b.Player, a.Player)
 }
 
-// luaLibrary is the board's Redis Functions library, generated beside this file.
+// luaLibrary is this layout's part of its Lua library, behind the runtime's shared head.
 //
 //go:embed seed002_keysort.rankgen.lua
 var luaLibrary string
 
 var (
-	library            = rankgenrt.NewLibrary(luaLibrary)
+	library            = rankgenrt.NewLayoutLibrary("seed002_keysort", luaLibrary)
 	fnAddPoints        = library.Function("add_points")
 	fnAddPointsMany    = library.Function("add_points_many")
 	fnSetPoints        = library.Function("set_points")
@@ -349,7 +349,7 @@ func (b *Board) AddPoints(ctx context.Context, id string, delta int64) (Written,
 	return decoding.First(applyEach(ctx, b, fnAddPoints, []Update[int64]{{Player: id, Value: delta}}, rankgenrt.AsIs[int64]))
 }
 
-// AddPointsMany applies AddPoints to many updates in one script call, as a batch of Update does.
+// AddPointsMany applies AddPoints to many updates in one script call (see Update).
 func (b *Board) AddPointsMany(ctx context.Context, updates []Update[int64]) ([]Result, error) {
 	return applyEach(ctx, b, fnAddPointsMany, updates, rankgenrt.AsIs[int64])
 }
@@ -360,7 +360,7 @@ func (b *Board) SetPoints(ctx context.Context, id string, v uint64) (Written, er
 	return decoding.First(applyEach(ctx, b, fnSetPoints, []Update[uint64]{{Player: id, Value: v}}, digitOfPoints))
 }
 
-// SetPointsMany applies SetPoints to many updates in one script call, as a batch of Update does.
+// SetPointsMany applies SetPoints to many updates in one script call (see Update).
 func (b *Board) SetPointsMany(ctx context.Context, updates []Update[uint64]) ([]Result, error) {
 	return applyEach(ctx, b, fnSetPointsMany, updates, digitOfPoints)
 }
@@ -374,7 +374,7 @@ func (b *Board) SetPaid(ctx context.Context, id string, v bool) (Written, error)
 	}))
 }
 
-// SetPaidMany applies SetPaid to many updates in one script call, as a batch of Update does.
+// SetPaidMany applies SetPaid to many updates in one script call (see Update).
 func (b *Board) SetPaidMany(ctx context.Context, updates []Update[bool]) ([]Result, error) {
 	return applyEach(ctx, b, fnSetPaidMany, updates, func(v bool) (uint64, error) {
 		d := digitOfPaid(v)
@@ -388,8 +388,7 @@ func (b *Board) SetReachedAt(ctx context.Context, id string, v time.Time) (Writt
 	return decoding.First(applyEach(ctx, b, fnSetReachedAt, []Update[time.Time]{{Player: id, Value: v}}, digitOfReachedAt))
 }
 
-// SetReachedAtMany applies SetReachedAt to many updates in one script call, as a batch of Update
-// does.
+// SetReachedAtMany applies SetReachedAt to many updates in one script call (see Update).
 func (b *Board) SetReachedAtMany(ctx context.Context, updates []Update[time.Time]) ([]Result, error) {
 	return applyEach(ctx, b, fnSetReachedAtMany, updates, digitOfReachedAt)
 }
@@ -408,23 +407,23 @@ const (
 	changeSetReachedAt = 4
 )
 
-// AddPoints is the change of Board.Update that adds delta to Points, as Board.AddPoints does.
+// AddPoints is the change that adds delta to Points (Board.AddPoints, in Board.Update).
 func AddPoints(delta int64) Change {
 	return rankgenrt.NewChange[Entry]("Points", changeAddPoints, delta, nil)
 }
 
-// SetPoints is the change of Board.Update that sets Points to v, as Board.SetPoints does.
+// SetPoints is the change that sets Points to v (Board.SetPoints, in Board.Update).
 func SetPoints(v uint64) Change {
 	return rankgenrt.ChangeTo[Entry]("Points", changeSetPoints, digitOfPoints, v)
 }
 
-// SetPaid is the change of Board.Update that sets Paid to v, as Board.SetPaid does.
+// SetPaid is the change that sets Paid to v (Board.SetPaid, in Board.Update).
 func SetPaid(v bool) Change {
 	d := digitOfPaid(v)
 	return rankgenrt.NewChange[Entry]("Paid", changeSetPaid, d, nil)
 }
 
-// SetReachedAt is the change of Board.Update that sets ReachedAt to v, as Board.SetReachedAt does.
+// SetReachedAt is the change that sets ReachedAt to v (Board.SetReachedAt, in Board.Update).
 func SetReachedAt(v time.Time) Change {
 	return rankgenrt.ChangeTo[Entry]("ReachedAt", changeSetReachedAt, digitOfReachedAt, v)
 }

@@ -124,13 +124,13 @@ func Compare(a, b Entry) int {
 	return strings.Compare(b.Member, a.Member)
 }
 
-// luaLibrary is the board's Redis Functions library, generated beside this file.
+// luaLibrary is this layout's part of its Lua library, behind the runtime's shared head.
 //
 //go:embed seed003_scaling.rankgen.lua
 var luaLibrary string
 
 var (
-	library       = rankgenrt.NewLibrary(luaLibrary)
+	library       = rankgenrt.NewLayoutLibrary("seed003_scaling", luaLibrary)
 	fnAddRaw      = library.Function("add_raw")
 	fnAddRawMany  = library.Function("add_raw_many")
 	fnSetRaw      = library.Function("set_raw")
@@ -332,7 +332,7 @@ func (b *Board) AddRaw(ctx context.Context, id string, delta int64) (Written, er
 	return decoding.First(applyEach(ctx, b, fnAddRaw, []Update[int64]{{Member: id, Value: delta}}, rankgenrt.AsIs[int64]))
 }
 
-// AddRawMany applies AddRaw to many updates in one script call, as a batch of Update does.
+// AddRawMany applies AddRaw to many updates in one script call (see Update).
 func (b *Board) AddRawMany(ctx context.Context, updates []Update[int64]) ([]Result, error) {
 	return applyEach(ctx, b, fnAddRawMany, updates, rankgenrt.AsIs[int64])
 }
@@ -343,7 +343,7 @@ func (b *Board) SetRaw(ctx context.Context, id string, v uint16) (Written, error
 	return decoding.First(applyEach(ctx, b, fnSetRaw, []Update[uint16]{{Member: id, Value: v}}, digitOfRaw))
 }
 
-// SetRawMany applies SetRaw to many updates in one script call, as a batch of Update does.
+// SetRawMany applies SetRaw to many updates in one script call (see Update).
 func (b *Board) SetRawMany(ctx context.Context, updates []Update[uint16]) ([]Result, error) {
 	return applyEach(ctx, b, fnSetRawMany, updates, digitOfRaw)
 }
@@ -354,7 +354,7 @@ func (b *Board) SetAt(ctx context.Context, id string, v time.Time) (Written, err
 	return decoding.First(applyEach(ctx, b, fnSetAt, []Update[time.Time]{{Member: id, Value: v}}, digitOfAt))
 }
 
-// SetAtMany applies SetAt to many updates in one script call, as a batch of Update does.
+// SetAtMany applies SetAt to many updates in one script call (see Update).
 func (b *Board) SetAtMany(ctx context.Context, updates []Update[time.Time]) ([]Result, error) {
 	return applyEach(ctx, b, fnSetAtMany, updates, digitOfAt)
 }
@@ -372,17 +372,17 @@ const (
 	changeSetAt  = 3
 )
 
-// AddRaw is the change of Board.Update that adds delta to Raw, as Board.AddRaw does.
+// AddRaw is the change that adds delta to Raw (Board.AddRaw, in Board.Update).
 func AddRaw(delta int64) Change {
 	return rankgenrt.NewChange[Entry]("Raw", changeAddRaw, delta, nil)
 }
 
-// SetRaw is the change of Board.Update that sets Raw to v, as Board.SetRaw does.
+// SetRaw is the change that sets Raw to v (Board.SetRaw, in Board.Update).
 func SetRaw(v uint16) Change {
 	return rankgenrt.ChangeTo[Entry]("Raw", changeSetRaw, digitOfRaw, v)
 }
 
-// SetAt is the change of Board.Update that sets At to v, as Board.SetAt does.
+// SetAt is the change that sets At to v (Board.SetAt, in Board.Update).
 func SetAt(v time.Time) Change {
 	return rankgenrt.ChangeTo[Entry]("At", changeSetAt, digitOfAt, v)
 }

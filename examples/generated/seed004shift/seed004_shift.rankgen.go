@@ -124,13 +124,13 @@ func Compare(a, b Entry) int {
 	return strings.Compare(b.UserID, a.UserID)
 }
 
-// luaLibrary is the board's Redis Functions library, generated beside this file.
+// luaLibrary is this layout's part of its Lua library, behind the runtime's shared head.
 //
 //go:embed seed004_shift.rankgen.lua
 var luaLibrary string
 
 var (
-	library         = rankgenrt.NewLibrary(luaLibrary)
+	library         = rankgenrt.NewLayoutLibrary("seed004_shift", luaLibrary)
 	fnAddPoints     = library.Function("add_points")
 	fnAddPointsMany = library.Function("add_points_many")
 	fnSetPoints     = library.Function("set_points")
@@ -333,7 +333,7 @@ func (b *Board) AddPoints(ctx context.Context, id string, delta int64) (Written,
 	return decoding.First(applyEach(ctx, b, fnAddPoints, []Update[int64]{{UserID: id, Value: delta}}, rankgenrt.AsIs[int64]))
 }
 
-// AddPointsMany applies AddPoints to many updates in one script call, as a batch of Update does.
+// AddPointsMany applies AddPoints to many updates in one script call (see Update).
 func (b *Board) AddPointsMany(ctx context.Context, updates []Update[int64]) ([]Result, error) {
 	return applyEach(ctx, b, fnAddPointsMany, updates, rankgenrt.AsIs[int64])
 }
@@ -344,7 +344,7 @@ func (b *Board) SetPoints(ctx context.Context, id string, v uint32) (Written, er
 	return decoding.First(applyEach(ctx, b, fnSetPoints, []Update[uint32]{{UserID: id, Value: v}}, digitOfPoints))
 }
 
-// SetPointsMany applies SetPoints to many updates in one script call, as a batch of Update does.
+// SetPointsMany applies SetPoints to many updates in one script call (see Update).
 func (b *Board) SetPointsMany(ctx context.Context, updates []Update[uint32]) ([]Result, error) {
 	return applyEach(ctx, b, fnSetPointsMany, updates, digitOfPoints)
 }
@@ -355,7 +355,7 @@ func (b *Board) SetAt(ctx context.Context, id string, v time.Time) (Written, err
 	return decoding.First(applyEach(ctx, b, fnSetAt, []Update[time.Time]{{UserID: id, Value: v}}, digitOfAt))
 }
 
-// SetAtMany applies SetAt to many updates in one script call, as a batch of Update does.
+// SetAtMany applies SetAt to many updates in one script call (see Update).
 func (b *Board) SetAtMany(ctx context.Context, updates []Update[time.Time]) ([]Result, error) {
 	return applyEach(ctx, b, fnSetAtMany, updates, digitOfAt)
 }
@@ -373,17 +373,17 @@ const (
 	changeSetAt     = 3
 )
 
-// AddPoints is the change of Board.Update that adds delta to Points, as Board.AddPoints does.
+// AddPoints is the change that adds delta to Points (Board.AddPoints, in Board.Update).
 func AddPoints(delta int64) Change {
 	return rankgenrt.NewChange[Entry]("Points", changeAddPoints, delta, nil)
 }
 
-// SetPoints is the change of Board.Update that sets Points to v, as Board.SetPoints does.
+// SetPoints is the change that sets Points to v (Board.SetPoints, in Board.Update).
 func SetPoints(v uint32) Change {
 	return rankgenrt.ChangeTo[Entry]("Points", changeSetPoints, digitOfPoints, v)
 }
 
-// SetAt is the change of Board.Update that sets At to v, as Board.SetAt does.
+// SetAt is the change that sets At to v (Board.SetAt, in Board.Update).
 func SetAt(v time.Time) Change {
 	return rankgenrt.ChangeTo[Entry]("At", changeSetAt, digitOfAt, v)
 }

@@ -144,13 +144,13 @@ func Compare(a, b Entry) int {
 	return rankgenrt.CompareDecimal(b.PlayerID, a.PlayerID)
 }
 
-// luaLibrary is the board's Redis Functions library, generated beside this file.
+// luaLibrary is this layout's part of its Lua library, behind the runtime's shared head.
 //
 //go:embed b01.rankgen.lua
 var luaLibrary string
 
 var (
-	library           = rankgenrt.NewLibrary(luaLibrary)
+	library           = rankgenrt.NewLayoutLibrary("b01", luaLibrary)
 	fnAddRaceTime     = library.Function("add_race_time")
 	fnAddRaceTimeMany = library.Function("add_race_time_many")
 	fnMaxRaceTime     = library.Function("max_race_time")
@@ -369,8 +369,7 @@ func (b *Board) AddRaceTime(ctx context.Context, id uint64, delta int64) (Writte
 	return decoding.First(applyEach(ctx, b, fnAddRaceTime, []Update[int64]{{PlayerID: id, Value: delta}}, rankgenrt.AsIs[int64]))
 }
 
-// AddRaceTimeMany applies AddRaceTime to many updates in one script call, as a batch of Update
-// does.
+// AddRaceTimeMany applies AddRaceTime to many updates in one script call (see Update).
 func (b *Board) AddRaceTimeMany(ctx context.Context, updates []Update[int64]) ([]Result, error) {
 	return applyEach(ctx, b, fnAddRaceTimeMany, updates, rankgenrt.AsIs[int64])
 }
@@ -382,8 +381,7 @@ func (b *Board) MaxRaceTime(ctx context.Context, id uint64, v int64) (Written, e
 	return decoding.First(applyEach(ctx, b, fnMaxRaceTime, []Update[int64]{{PlayerID: id, Value: v}}, digitOfRaceTime))
 }
 
-// MaxRaceTimeMany applies MaxRaceTime to many updates in one script call, as a batch of Update
-// does.
+// MaxRaceTimeMany applies MaxRaceTime to many updates in one script call (see Update).
 func (b *Board) MaxRaceTimeMany(ctx context.Context, updates []Update[int64]) ([]Result, error) {
 	return applyEach(ctx, b, fnMaxRaceTimeMany, updates, digitOfRaceTime)
 }
@@ -394,7 +392,7 @@ func (b *Board) SetStreak(ctx context.Context, id uint64, v uint8) (Written, err
 	return decoding.First(applyEach(ctx, b, fnSetStreak, []Update[uint8]{{PlayerID: id, Value: v}}, digitOfStreak))
 }
 
-// SetStreakMany applies SetStreak to many updates in one script call, as a batch of Update does.
+// SetStreakMany applies SetStreak to many updates in one script call (see Update).
 func (b *Board) SetStreakMany(ctx context.Context, updates []Update[uint8]) ([]Result, error) {
 	return applyEach(ctx, b, fnSetStreakMany, updates, digitOfStreak)
 }
@@ -411,7 +409,7 @@ func (b *Board) SetGems(ctx context.Context, id uint64, v int64) (Written, error
 	}))
 }
 
-// SetGemsMany applies SetGems to many updates in one script call, as a batch of Update does.
+// SetGemsMany applies SetGems to many updates in one script call (see Update).
 func (b *Board) SetGemsMany(ctx context.Context, updates []Update[int64]) ([]Result, error) {
 	return applyEach(ctx, b, fnSetGemsMany, updates, func(v int64) (string, error) {
 		d, err := digitOfGems(v)
@@ -435,7 +433,7 @@ func (b *Board) MaxGems(ctx context.Context, id uint64, v int64) (Written, error
 	}))
 }
 
-// MaxGemsMany applies MaxGems to many updates in one script call, as a batch of Update does.
+// MaxGemsMany applies MaxGems to many updates in one script call (see Update).
 func (b *Board) MaxGemsMany(ctx context.Context, updates []Update[int64]) ([]Result, error) {
 	return applyEach(ctx, b, fnMaxGemsMany, updates, func(v int64) (string, error) {
 		d, err := digitOfGems(v)
@@ -461,24 +459,23 @@ const (
 	changeMaxGems     = 5
 )
 
-// AddRaceTime is the change of Board.Update that adds delta to RaceTime, as Board.AddRaceTime
-// does.
+// AddRaceTime is the change that adds delta to RaceTime (Board.AddRaceTime, in Board.Update).
 func AddRaceTime(delta int64) Change {
 	return rankgenrt.NewChange[Entry]("RaceTime", changeAddRaceTime, delta, nil)
 }
 
-// MaxRaceTime is the change of Board.Update that raises RaceTime to v when v is larger, as
-// Board.MaxRaceTime does.
+// MaxRaceTime is the change that raises RaceTime to v when v is larger (Board.MaxRaceTime, in
+// Board.Update).
 func MaxRaceTime(v int64) Change {
 	return rankgenrt.ChangeTo[Entry]("RaceTime", changeMaxRaceTime, digitOfRaceTime, v)
 }
 
-// SetStreak is the change of Board.Update that sets Streak to v, as Board.SetStreak does.
+// SetStreak is the change that sets Streak to v (Board.SetStreak, in Board.Update).
 func SetStreak(v uint8) Change {
 	return rankgenrt.ChangeTo[Entry]("Streak", changeSetStreak, digitOfStreak, v)
 }
 
-// SetGems is the change of Board.Update that sets Gems to v, as Board.SetGems does.
+// SetGems is the change that sets Gems to v (Board.SetGems, in Board.Update).
 func SetGems(v int64) Change {
 	d, err := digitOfGems(v)
 	if err != nil {
@@ -487,8 +484,7 @@ func SetGems(v int64) Change {
 	return rankgenrt.NewChange[Entry]("Gems", changeSetGems, rankgenrt.DigitText(d, gemsEnd-gemsOff, true), nil)
 }
 
-// MaxGems is the change of Board.Update that raises Gems to v when v is larger, as Board.MaxGems
-// does.
+// MaxGems is the change that raises Gems to v when v is larger (Board.MaxGems, in Board.Update).
 func MaxGems(v int64) Change {
 	d, err := digitOfGems(v)
 	if err != nil {

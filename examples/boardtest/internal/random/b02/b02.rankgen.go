@@ -199,13 +199,13 @@ func Compare(a, b Entry) int {
 	return strings.Compare(a.ID, b.ID)
 }
 
-// luaLibrary is the board's Redis Functions library, generated beside this file.
+// luaLibrary is this layout's part of its Lua library, behind the runtime's shared head.
 //
 //go:embed b02.rankgen.lua
 var luaLibrary string
 
 var (
-	library       = rankgenrt.NewLibrary(luaLibrary)
+	library       = rankgenrt.NewLayoutLibrary("b02", luaLibrary)
 	fnMinPaid     = library.Function("min_paid")
 	fnMinPaidMany = library.Function("min_paid_many")
 	fnMaxPaid     = library.Function("max_paid")
@@ -432,7 +432,7 @@ func (b *Board) MinPaid(ctx context.Context, id string, v Paid) (Written, error)
 	return decoding.First(applyEach(ctx, b, fnMinPaid, []Update[Paid]{{ID: id, Value: v}}, digitOfPaid))
 }
 
-// MinPaidMany applies MinPaid to many updates in one script call, as a batch of Update does.
+// MinPaidMany applies MinPaid to many updates in one script call (see Update).
 func (b *Board) MinPaidMany(ctx context.Context, updates []Update[Paid]) ([]Result, error) {
 	return applyEach(ctx, b, fnMinPaidMany, updates, digitOfPaid)
 }
@@ -444,7 +444,7 @@ func (b *Board) MaxPaid(ctx context.Context, id string, v Paid) (Written, error)
 	return decoding.First(applyEach(ctx, b, fnMaxPaid, []Update[Paid]{{ID: id, Value: v}}, digitOfPaid))
 }
 
-// MaxPaidMany applies MaxPaid to many updates in one script call, as a batch of Update does.
+// MaxPaidMany applies MaxPaid to many updates in one script call (see Update).
 func (b *Board) MaxPaidMany(ctx context.Context, updates []Update[Paid]) ([]Result, error) {
 	return applyEach(ctx, b, fnMaxPaidMany, updates, digitOfPaid)
 }
@@ -455,7 +455,7 @@ func (b *Board) SetPaid(ctx context.Context, id string, v Paid) (Written, error)
 	return decoding.First(applyEach(ctx, b, fnSetPaid, []Update[Paid]{{ID: id, Value: v}}, digitOfPaid))
 }
 
-// SetPaidMany applies SetPaid to many updates in one script call, as a batch of Update does.
+// SetPaidMany applies SetPaid to many updates in one script call (see Update).
 func (b *Board) SetPaidMany(ctx context.Context, updates []Update[Paid]) ([]Result, error) {
 	return applyEach(ctx, b, fnSetPaidMany, updates, digitOfPaid)
 }
@@ -473,19 +473,17 @@ const (
 	changeSetPaid = 3
 )
 
-// MinPaid is the change of Board.Update that lowers Paid to v when v is smaller, as Board.MinPaid
-// does.
+// MinPaid is the change that lowers Paid to v when v is smaller (Board.MinPaid, in Board.Update).
 func MinPaid(v Paid) Change {
 	return rankgenrt.ChangeTo[Entry]("Paid", changeMinPaid, digitOfPaid, v)
 }
 
-// MaxPaid is the change of Board.Update that raises Paid to v when v is larger, as Board.MaxPaid
-// does.
+// MaxPaid is the change that raises Paid to v when v is larger (Board.MaxPaid, in Board.Update).
 func MaxPaid(v Paid) Change {
 	return rankgenrt.ChangeTo[Entry]("Paid", changeMaxPaid, digitOfPaid, v)
 }
 
-// SetPaid is the change of Board.Update that sets Paid to v, as Board.SetPaid does.
+// SetPaid is the change that sets Paid to v (Board.SetPaid, in Board.Update).
 func SetPaid(v Paid) Change {
 	return rankgenrt.ChangeTo[Entry]("Paid", changeSetPaid, digitOfPaid, v)
 }

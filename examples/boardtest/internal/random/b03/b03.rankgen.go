@@ -218,13 +218,13 @@ func Compare(a, b Entry) int {
 	return strings.Compare(b.UserID, a.UserID)
 }
 
-// luaLibrary is the board's Redis Functions library, generated beside this file.
+// luaLibrary is this layout's part of its Lua library, behind the runtime's shared head.
 //
 //go:embed b03.rankgen.lua
 var luaLibrary string
 
 var (
-	library       = rankgenrt.NewLibrary(luaLibrary)
+	library       = rankgenrt.NewLayoutLibrary("b03", luaLibrary)
 	fnTouch       = library.Function("touch")
 	fnAroundScore = library.Function("around_score")
 )

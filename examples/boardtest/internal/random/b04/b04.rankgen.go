@@ -186,13 +186,13 @@ func Compare(a, b Entry) int {
 	return strings.Compare(a.Car, b.Car)
 }
 
-// luaLibrary is the board's Redis Functions library, generated beside this file.
+// luaLibrary is this layout's part of its Lua library, behind the runtime's shared head.
 //
 //go:embed b04.rankgen.lua
 var luaLibrary string
 
 var (
-	library           = rankgenrt.NewLibrary(luaLibrary)
+	library           = rankgenrt.NewLayoutLibrary("b04", luaLibrary)
 	fnSetDeadline     = library.Function("set_deadline")
 	fnSetDeadlineMany = library.Function("set_deadline_many")
 	fnChanges         = library.Function("changes")
@@ -373,8 +373,7 @@ func (b *Board) SetDeadline(ctx context.Context, id string, v bool) (Written, er
 	}))
 }
 
-// SetDeadlineMany applies SetDeadline to many updates in one script call, as a batch of Update
-// does.
+// SetDeadlineMany applies SetDeadline to many updates in one script call (see Update).
 func (b *Board) SetDeadlineMany(ctx context.Context, updates []Update[bool]) ([]Result, error) {
 	return applyEach(ctx, b, fnSetDeadlineMany, updates, func(v bool) (uint64, error) {
 		d := digitOfDeadline(v)
@@ -393,7 +392,7 @@ const (
 	changeSetDeadline = 1
 )
 
-// SetDeadline is the change of Board.Update that sets Deadline to v, as Board.SetDeadline does.
+// SetDeadline is the change that sets Deadline to v (Board.SetDeadline, in Board.Update).
 func SetDeadline(v bool) Change {
 	d := digitOfDeadline(v)
 	return rankgenrt.NewChange[Entry]("Deadline", changeSetDeadline, d, nil)

@@ -336,13 +336,13 @@ func Compare(a, b Entry) int {
 	return strings.Compare(a.Handle, b.Handle)
 }
 
-// luaLibrary is the board's Redis Functions library, generated beside this file.
+// luaLibrary is this layout's part of its Lua library, behind the runtime's shared head.
 //
 //go:embed r01.rankgen.lua
 var luaLibrary string
 
 var (
-	library           = rankgenrt.NewLibrary(luaLibrary)
+	library           = rankgenrt.NewLayoutLibrary("r01", luaLibrary)
 	fnMaxWins         = library.Function("max_wins")
 	fnMaxWinsMany     = library.Function("max_wins_many")
 	fnMaxRaceTime     = library.Function("max_race_time")
@@ -549,7 +549,7 @@ func (b *Board) MaxWins(ctx context.Context, id string, v Wins) (Written, error)
 	return decoding.First(applyEach(ctx, b, fnMaxWins, []Update[Wins]{{Handle: id, Value: v}}, digitOfWins))
 }
 
-// MaxWinsMany applies MaxWins to many updates in one script call, as a batch of Update does.
+// MaxWinsMany applies MaxWins to many updates in one script call (see Update).
 func (b *Board) MaxWinsMany(ctx context.Context, updates []Update[Wins]) ([]Result, error) {
 	return applyEach(ctx, b, fnMaxWinsMany, updates, digitOfWins)
 }
@@ -561,8 +561,7 @@ func (b *Board) MaxRaceTime(ctx context.Context, id string, v int32) (Written, e
 	return decoding.First(applyEach(ctx, b, fnMaxRaceTime, []Update[int32]{{Handle: id, Value: v}}, digitOfRaceTime))
 }
 
-// MaxRaceTimeMany applies MaxRaceTime to many updates in one script call, as a batch of Update
-// does.
+// MaxRaceTimeMany applies MaxRaceTime to many updates in one script call (see Update).
 func (b *Board) MaxRaceTimeMany(ctx context.Context, updates []Update[int32]) ([]Result, error) {
 	return applyEach(ctx, b, fnMaxRaceTimeMany, updates, digitOfRaceTime)
 }
@@ -574,8 +573,7 @@ func (b *Board) MinRaceTime(ctx context.Context, id string, v int32) (Written, e
 	return decoding.First(applyEach(ctx, b, fnMinRaceTime, []Update[int32]{{Handle: id, Value: v}}, digitOfRaceTime))
 }
 
-// MinRaceTimeMany applies MinRaceTime to many updates in one script call, as a batch of Update
-// does.
+// MinRaceTimeMany applies MinRaceTime to many updates in one script call (see Update).
 func (b *Board) MinRaceTimeMany(ctx context.Context, updates []Update[int32]) ([]Result, error) {
 	return applyEach(ctx, b, fnMinRaceTimeMany, updates, digitOfRaceTime)
 }
@@ -586,8 +584,7 @@ func (b *Board) SetRaceTime(ctx context.Context, id string, v int32) (Written, e
 	return decoding.First(applyEach(ctx, b, fnSetRaceTime, []Update[int32]{{Handle: id, Value: v}}, digitOfRaceTime))
 }
 
-// SetRaceTimeMany applies SetRaceTime to many updates in one script call, as a batch of Update
-// does.
+// SetRaceTimeMany applies SetRaceTime to many updates in one script call (see Update).
 func (b *Board) SetRaceTimeMany(ctx context.Context, updates []Update[int32]) ([]Result, error) {
 	return applyEach(ctx, b, fnSetRaceTimeMany, updates, digitOfRaceTime)
 }
@@ -606,25 +603,24 @@ const (
 	changeSetRaceTime = 4
 )
 
-// MaxWins is the change of Board.Update that raises Wins to v when v is larger, as Board.MaxWins
-// does.
+// MaxWins is the change that raises Wins to v when v is larger (Board.MaxWins, in Board.Update).
 func MaxWins(v Wins) Change {
 	return rankgenrt.ChangeTo[Entry]("Wins", changeMaxWins, digitOfWins, v)
 }
 
-// MaxRaceTime is the change of Board.Update that raises RaceTime to v when v is larger, as
-// Board.MaxRaceTime does.
+// MaxRaceTime is the change that raises RaceTime to v when v is larger (Board.MaxRaceTime, in
+// Board.Update).
 func MaxRaceTime(v int32) Change {
 	return rankgenrt.ChangeTo[Entry]("RaceTime", changeMaxRaceTime, digitOfRaceTime, v)
 }
 
-// MinRaceTime is the change of Board.Update that lowers RaceTime to v when v is smaller, as
-// Board.MinRaceTime does.
+// MinRaceTime is the change that lowers RaceTime to v when v is smaller (Board.MinRaceTime, in
+// Board.Update).
 func MinRaceTime(v int32) Change {
 	return rankgenrt.ChangeTo[Entry]("RaceTime", changeMinRaceTime, digitOfRaceTime, v)
 }
 
-// SetRaceTime is the change of Board.Update that sets RaceTime to v, as Board.SetRaceTime does.
+// SetRaceTime is the change that sets RaceTime to v (Board.SetRaceTime, in Board.Update).
 func SetRaceTime(v int32) Change {
 	return rankgenrt.ChangeTo[Entry]("RaceTime", changeSetRaceTime, digitOfRaceTime, v)
 }

@@ -177,13 +177,13 @@ func Compare(a, b Entry) int {
 	return strings.Compare(a.ID, b.ID)
 }
 
-// luaLibrary is the board's Redis Functions library, generated beside this file.
+// luaLibrary is this layout's part of its Lua library, behind the runtime's shared head.
 //
 //go:embed r02.rankgen.lua
 var luaLibrary string
 
 var (
-	library           = rankgenrt.NewLibrary(luaLibrary)
+	library           = rankgenrt.NewLayoutLibrary("r02", luaLibrary)
 	fnSetJoinedAt     = library.Function("set_joined_at")
 	fnSetJoinedAtMany = library.Function("set_joined_at_many")
 	fnAddJoinedAt     = library.Function("add_joined_at")
@@ -391,8 +391,7 @@ func (b *Board) SetJoinedAt(ctx context.Context, id string, v int64) (Written, e
 	return decoding.First(applyEach(ctx, b, fnSetJoinedAt, []Update[int64]{{ID: id, Value: v}}, digitOfJoinedAt))
 }
 
-// SetJoinedAtMany applies SetJoinedAt to many updates in one script call, as a batch of Update
-// does.
+// SetJoinedAtMany applies SetJoinedAt to many updates in one script call (see Update).
 func (b *Board) SetJoinedAtMany(ctx context.Context, updates []Update[int64]) ([]Result, error) {
 	return applyEach(ctx, b, fnSetJoinedAtMany, updates, digitOfJoinedAt)
 }
@@ -404,8 +403,7 @@ func (b *Board) AddJoinedAt(ctx context.Context, id string, delta int64) (Writte
 	return decoding.First(applyEach(ctx, b, fnAddJoinedAt, []Update[int64]{{ID: id, Value: delta}}, rankgenrt.AsIs[int64]))
 }
 
-// AddJoinedAtMany applies AddJoinedAt to many updates in one script call, as a batch of Update
-// does.
+// AddJoinedAtMany applies AddJoinedAt to many updates in one script call (see Update).
 func (b *Board) AddJoinedAtMany(ctx context.Context, updates []Update[int64]) ([]Result, error) {
 	return applyEach(ctx, b, fnAddJoinedAtMany, updates, rankgenrt.AsIs[int64])
 }
@@ -417,8 +415,7 @@ func (b *Board) MinJoinedAt(ctx context.Context, id string, v int64) (Written, e
 	return decoding.First(applyEach(ctx, b, fnMinJoinedAt, []Update[int64]{{ID: id, Value: v}}, digitOfJoinedAt))
 }
 
-// MinJoinedAtMany applies MinJoinedAt to many updates in one script call, as a batch of Update
-// does.
+// MinJoinedAtMany applies MinJoinedAt to many updates in one script call (see Update).
 func (b *Board) MinJoinedAtMany(ctx context.Context, updates []Update[int64]) ([]Result, error) {
 	return applyEach(ctx, b, fnMinJoinedAtMany, updates, digitOfJoinedAt)
 }
@@ -430,8 +427,7 @@ func (b *Board) MaxJoinedAt(ctx context.Context, id string, v int64) (Written, e
 	return decoding.First(applyEach(ctx, b, fnMaxJoinedAt, []Update[int64]{{ID: id, Value: v}}, digitOfJoinedAt))
 }
 
-// MaxJoinedAtMany applies MaxJoinedAt to many updates in one script call, as a batch of Update
-// does.
+// MaxJoinedAtMany applies MaxJoinedAt to many updates in one script call (see Update).
 func (b *Board) MaxJoinedAtMany(ctx context.Context, updates []Update[int64]) ([]Result, error) {
 	return applyEach(ctx, b, fnMaxJoinedAtMany, updates, digitOfJoinedAt)
 }
@@ -442,7 +438,7 @@ func (b *Board) SetGold(ctx context.Context, id string, v int64) (Written, error
 	return decoding.First(applyEach(ctx, b, fnSetGold, []Update[int64]{{ID: id, Value: v}}, digitOfGold))
 }
 
-// SetGoldMany applies SetGold to many updates in one script call, as a batch of Update does.
+// SetGoldMany applies SetGold to many updates in one script call (see Update).
 func (b *Board) SetGoldMany(ctx context.Context, updates []Update[int64]) ([]Result, error) {
 	return applyEach(ctx, b, fnSetGoldMany, updates, digitOfGold)
 }
@@ -462,30 +458,29 @@ const (
 	changeSetGold     = 5
 )
 
-// SetJoinedAt is the change of Board.Update that sets JoinedAt to v, as Board.SetJoinedAt does.
+// SetJoinedAt is the change that sets JoinedAt to v (Board.SetJoinedAt, in Board.Update).
 func SetJoinedAt(v int64) Change {
 	return rankgenrt.ChangeTo[Entry]("JoinedAt", changeSetJoinedAt, digitOfJoinedAt, v)
 }
 
-// AddJoinedAt is the change of Board.Update that adds delta to JoinedAt, as Board.AddJoinedAt
-// does.
+// AddJoinedAt is the change that adds delta to JoinedAt (Board.AddJoinedAt, in Board.Update).
 func AddJoinedAt(delta int64) Change {
 	return rankgenrt.NewChange[Entry]("JoinedAt", changeAddJoinedAt, delta, nil)
 }
 
-// MinJoinedAt is the change of Board.Update that lowers JoinedAt to v when v is smaller, as
-// Board.MinJoinedAt does.
+// MinJoinedAt is the change that lowers JoinedAt to v when v is smaller (Board.MinJoinedAt, in
+// Board.Update).
 func MinJoinedAt(v int64) Change {
 	return rankgenrt.ChangeTo[Entry]("JoinedAt", changeMinJoinedAt, digitOfJoinedAt, v)
 }
 
-// MaxJoinedAt is the change of Board.Update that raises JoinedAt to v when v is larger, as
-// Board.MaxJoinedAt does.
+// MaxJoinedAt is the change that raises JoinedAt to v when v is larger (Board.MaxJoinedAt, in
+// Board.Update).
 func MaxJoinedAt(v int64) Change {
 	return rankgenrt.ChangeTo[Entry]("JoinedAt", changeMaxJoinedAt, digitOfJoinedAt, v)
 }
 
-// SetGold is the change of Board.Update that sets Gold to v, as Board.SetGold does.
+// SetGold is the change that sets Gold to v (Board.SetGold, in Board.Update).
 func SetGold(v int64) Change {
 	return rankgenrt.ChangeTo[Entry]("Gold", changeSetGold, digitOfGold, v)
 }

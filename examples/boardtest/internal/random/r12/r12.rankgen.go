@@ -214,13 +214,13 @@ func Compare(a, b Entry) int {
 	return strings.Compare(b.PlayerID, a.PlayerID)
 }
 
-// luaLibrary is the board's Redis Functions library, generated beside this file.
+// luaLibrary is this layout's part of its Lua library, behind the runtime's shared head.
 //
 //go:embed r12.rankgen.lua
 var luaLibrary string
 
 var (
-	library       = rankgenrt.NewLibrary(luaLibrary)
+	library       = rankgenrt.NewLayoutLibrary("r12", luaLibrary)
 	fnMinWins     = library.Function("min_wins")
 	fnMinWinsMany = library.Function("min_wins_many")
 	fnSetWins     = library.Function("set_wins")
@@ -405,7 +405,7 @@ func (b *Board) MinWins(ctx context.Context, id string, v time.Time) (Written, e
 	return decoding.First(applyEach(ctx, b, fnMinWins, []Update[time.Time]{{PlayerID: id, Value: v}}, digitOfWins))
 }
 
-// MinWinsMany applies MinWins to many updates in one script call, as a batch of Update does.
+// MinWinsMany applies MinWins to many updates in one script call (see Update).
 func (b *Board) MinWinsMany(ctx context.Context, updates []Update[time.Time]) ([]Result, error) {
 	return applyEach(ctx, b, fnMinWinsMany, updates, digitOfWins)
 }
@@ -417,7 +417,7 @@ func (b *Board) SetWins(ctx context.Context, id string, v time.Time) (Written, e
 	return decoding.First(applyEach(ctx, b, fnSetWins, []Update[time.Time]{{PlayerID: id, Value: v}}, digitOfWins))
 }
 
-// SetWinsMany applies SetWins to many updates in one script call, as a batch of Update does.
+// SetWinsMany applies SetWins to many updates in one script call (see Update).
 func (b *Board) SetWinsMany(ctx context.Context, updates []Update[time.Time]) ([]Result, error) {
 	return applyEach(ctx, b, fnSetWinsMany, updates, digitOfWins)
 }
@@ -434,13 +434,12 @@ const (
 	changeSetWins = 2
 )
 
-// MinWins is the change of Board.Update that lowers Wins to v when v is smaller, as Board.MinWins
-// does.
+// MinWins is the change that lowers Wins to v when v is smaller (Board.MinWins, in Board.Update).
 func MinWins(v time.Time) Change {
 	return rankgenrt.ChangeTo[Entry]("Wins", changeMinWins, digitOfWins, v)
 }
 
-// SetWins is the change of Board.Update that sets Wins to v, as Board.SetWins does.
+// SetWins is the change that sets Wins to v (Board.SetWins, in Board.Update).
 func SetWins(v time.Time) Change {
 	return rankgenrt.ChangeTo[Entry]("Wins", changeSetWins, digitOfWins, v)
 }

@@ -190,13 +190,13 @@ func Compare(a, b Entry) int {
 	return rankgenrt.CompareDecimal(b.Car, a.Car)
 }
 
-// luaLibrary is the board's Redis Functions library, generated beside this file.
+// luaLibrary is this layout's part of its Lua library, behind the runtime's shared head.
 //
 //go:embed r27.rankgen.lua
 var luaLibrary string
 
 var (
-	library            = rankgenrt.NewLibrary(luaLibrary)
+	library            = rankgenrt.NewLayoutLibrary("r27", luaLibrary)
 	fnSetSeason        = library.Function("set_season")
 	fnSetSeasonMany    = library.Function("set_season_many")
 	fnAddUpdatedAt     = library.Function("add_updated_at")
@@ -427,7 +427,7 @@ func (b *Board) SetSeason(ctx context.Context, id uint64, v time.Time) (Written,
 	return decoding.First(applyEach(ctx, b, fnSetSeason, []Update[time.Time]{{Car: id, Value: v}}, digitOfSeason))
 }
 
-// SetSeasonMany applies SetSeason to many updates in one script call, as a batch of Update does.
+// SetSeasonMany applies SetSeason to many updates in one script call (see Update).
 func (b *Board) SetSeasonMany(ctx context.Context, updates []Update[time.Time]) ([]Result, error) {
 	return applyEach(ctx, b, fnSetSeasonMany, updates, digitOfSeason)
 }
@@ -440,8 +440,7 @@ func (b *Board) AddUpdatedAt(ctx context.Context, id uint64, delta int64) (Writt
 	return decoding.First(applyEach(ctx, b, fnAddUpdatedAt, []Update[int64]{{Car: id, Value: delta}}, rankgenrt.AsIs[int64]))
 }
 
-// AddUpdatedAtMany applies AddUpdatedAt to many updates in one script call, as a batch of Update
-// does.
+// AddUpdatedAtMany applies AddUpdatedAt to many updates in one script call (see Update).
 func (b *Board) AddUpdatedAtMany(ctx context.Context, updates []Update[int64]) ([]Result, error) {
 	return applyEach(ctx, b, fnAddUpdatedAtMany, updates, rankgenrt.AsIs[int64])
 }
@@ -453,8 +452,7 @@ func (b *Board) MaxUpdatedAt(ctx context.Context, id uint64, v uint64) (Written,
 	return decoding.First(applyEach(ctx, b, fnMaxUpdatedAt, []Update[uint64]{{Car: id, Value: v}}, digitOfUpdatedAt))
 }
 
-// MaxUpdatedAtMany applies MaxUpdatedAt to many updates in one script call, as a batch of Update
-// does.
+// MaxUpdatedAtMany applies MaxUpdatedAt to many updates in one script call (see Update).
 func (b *Board) MaxUpdatedAtMany(ctx context.Context, updates []Update[uint64]) ([]Result, error) {
 	return applyEach(ctx, b, fnMaxUpdatedAtMany, updates, digitOfUpdatedAt)
 }
@@ -466,7 +464,7 @@ func (b *Board) MaxGold(ctx context.Context, id uint64, v time.Time) (Written, e
 	return decoding.First(applyEach(ctx, b, fnMaxGold, []Update[time.Time]{{Car: id, Value: v}}, digitOfGold))
 }
 
-// MaxGoldMany applies MaxGold to many updates in one script call, as a batch of Update does.
+// MaxGoldMany applies MaxGold to many updates in one script call (see Update).
 func (b *Board) MaxGoldMany(ctx context.Context, updates []Update[time.Time]) ([]Result, error) {
 	return applyEach(ctx, b, fnMaxGoldMany, updates, digitOfGold)
 }
@@ -478,7 +476,7 @@ func (b *Board) MaxLap(ctx context.Context, id uint64, v int32) (Written, error)
 	return decoding.First(applyEach(ctx, b, fnMaxLap, []Update[int32]{{Car: id, Value: v}}, digitOfLap))
 }
 
-// MaxLapMany applies MaxLap to many updates in one script call, as a batch of Update does.
+// MaxLapMany applies MaxLap to many updates in one script call (see Update).
 func (b *Board) MaxLapMany(ctx context.Context, updates []Update[int32]) ([]Result, error) {
 	return applyEach(ctx, b, fnMaxLapMany, updates, digitOfLap)
 }
@@ -490,7 +488,7 @@ func (b *Board) MinLap(ctx context.Context, id uint64, v int32) (Written, error)
 	return decoding.First(applyEach(ctx, b, fnMinLap, []Update[int32]{{Car: id, Value: v}}, digitOfLap))
 }
 
-// MinLapMany applies MinLap to many updates in one script call, as a batch of Update does.
+// MinLapMany applies MinLap to many updates in one script call (see Update).
 func (b *Board) MinLapMany(ctx context.Context, updates []Update[int32]) ([]Result, error) {
 	return applyEach(ctx, b, fnMinLapMany, updates, digitOfLap)
 }
@@ -511,37 +509,33 @@ const (
 	changeMinLap       = 6
 )
 
-// SetSeason is the change of Board.Update that sets Season to v, as Board.SetSeason does.
+// SetSeason is the change that sets Season to v (Board.SetSeason, in Board.Update).
 func SetSeason(v time.Time) Change {
 	return rankgenrt.ChangeTo[Entry]("Season", changeSetSeason, digitOfSeason, v)
 }
 
-// AddUpdatedAt is the change of Board.Update that adds delta to UpdatedAt, as Board.AddUpdatedAt
-// does.
+// AddUpdatedAt is the change that adds delta to UpdatedAt (Board.AddUpdatedAt, in Board.Update).
 func AddUpdatedAt(delta int64) Change {
 	return rankgenrt.NewChange[Entry]("UpdatedAt", changeAddUpdatedAt, delta, nil)
 }
 
-// MaxUpdatedAt is the change of Board.Update that raises UpdatedAt to v when v is larger, as
-// Board.MaxUpdatedAt does.
+// MaxUpdatedAt is the change that raises UpdatedAt to v when v is larger (Board.MaxUpdatedAt, in
+// Board.Update).
 func MaxUpdatedAt(v uint64) Change {
 	return rankgenrt.ChangeTo[Entry]("UpdatedAt", changeMaxUpdatedAt, digitOfUpdatedAt, v)
 }
 
-// MaxGold is the change of Board.Update that raises Gold to v when v is larger, as Board.MaxGold
-// does.
+// MaxGold is the change that raises Gold to v when v is larger (Board.MaxGold, in Board.Update).
 func MaxGold(v time.Time) Change {
 	return rankgenrt.ChangeTo[Entry]("Gold", changeMaxGold, digitOfGold, v)
 }
 
-// MaxLap is the change of Board.Update that raises Lap to v when v is larger, as Board.MaxLap
-// does.
+// MaxLap is the change that raises Lap to v when v is larger (Board.MaxLap, in Board.Update).
 func MaxLap(v int32) Change {
 	return rankgenrt.ChangeTo[Entry]("Lap", changeMaxLap, digitOfLap, v)
 }
 
-// MinLap is the change of Board.Update that lowers Lap to v when v is smaller, as Board.MinLap
-// does.
+// MinLap is the change that lowers Lap to v when v is smaller (Board.MinLap, in Board.Update).
 func MinLap(v int32) Change {
 	return rankgenrt.ChangeTo[Entry]("Lap", changeMinLap, digitOfLap, v)
 }

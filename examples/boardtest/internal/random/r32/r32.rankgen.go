@@ -275,13 +275,13 @@ func Compare(a, b Entry) int {
 	return strings.Compare(a.UserID, b.UserID)
 }
 
-// luaLibrary is the board's Redis Functions library, generated beside this file.
+// luaLibrary is this layout's part of its Lua library, behind the runtime's shared head.
 //
 //go:embed r32.rankgen.lua
 var luaLibrary string
 
 var (
-	library           = rankgenrt.NewLibrary(luaLibrary)
+	library           = rankgenrt.NewLayoutLibrary("r32", luaLibrary)
 	fnSetPriority     = library.Function("set_priority")
 	fnSetPriorityMany = library.Function("set_priority_many")
 	fnMinPriority     = library.Function("min_priority")
@@ -490,8 +490,7 @@ func (b *Board) SetPriority(ctx context.Context, id string, v uint32) (Written, 
 	return decoding.First(applyEach(ctx, b, fnSetPriority, []Update[uint32]{{UserID: id, Value: v}}, digitOfPriority))
 }
 
-// SetPriorityMany applies SetPriority to many updates in one script call, as a batch of Update
-// does.
+// SetPriorityMany applies SetPriority to many updates in one script call (see Update).
 func (b *Board) SetPriorityMany(ctx context.Context, updates []Update[uint32]) ([]Result, error) {
 	return applyEach(ctx, b, fnSetPriorityMany, updates, digitOfPriority)
 }
@@ -504,8 +503,7 @@ func (b *Board) MinPriority(ctx context.Context, id string, v uint32) (Written, 
 	return decoding.First(applyEach(ctx, b, fnMinPriority, []Update[uint32]{{UserID: id, Value: v}}, digitOfPriority))
 }
 
-// MinPriorityMany applies MinPriority to many updates in one script call, as a batch of Update
-// does.
+// MinPriorityMany applies MinPriority to many updates in one script call (see Update).
 func (b *Board) MinPriorityMany(ctx context.Context, updates []Update[uint32]) ([]Result, error) {
 	return applyEach(ctx, b, fnMinPriorityMany, updates, digitOfPriority)
 }
@@ -518,8 +516,7 @@ func (b *Board) MaxPriority(ctx context.Context, id string, v uint32) (Written, 
 	return decoding.First(applyEach(ctx, b, fnMaxPriority, []Update[uint32]{{UserID: id, Value: v}}, digitOfPriority))
 }
 
-// MaxPriorityMany applies MaxPriority to many updates in one script call, as a batch of Update
-// does.
+// MaxPriorityMany applies MaxPriority to many updates in one script call (see Update).
 func (b *Board) MaxPriorityMany(ctx context.Context, updates []Update[uint32]) ([]Result, error) {
 	return applyEach(ctx, b, fnMaxPriorityMany, updates, digitOfPriority)
 }
@@ -532,7 +529,7 @@ func (b *Board) MinPoints(ctx context.Context, id string, v Points) (Written, er
 	return decoding.First(applyEach(ctx, b, fnMinPoints, []Update[Points]{{UserID: id, Value: v}}, digitOfPoints))
 }
 
-// MinPointsMany applies MinPoints to many updates in one script call, as a batch of Update does.
+// MinPointsMany applies MinPoints to many updates in one script call (see Update).
 func (b *Board) MinPointsMany(ctx context.Context, updates []Update[Points]) ([]Result, error) {
 	return applyEach(ctx, b, fnMinPointsMany, updates, digitOfPoints)
 }
@@ -544,7 +541,7 @@ func (b *Board) SetPoints(ctx context.Context, id string, v Points) (Written, er
 	return decoding.First(applyEach(ctx, b, fnSetPoints, []Update[Points]{{UserID: id, Value: v}}, digitOfPoints))
 }
 
-// SetPointsMany applies SetPoints to many updates in one script call, as a batch of Update does.
+// SetPointsMany applies SetPoints to many updates in one script call (see Update).
 func (b *Board) SetPointsMany(ctx context.Context, updates []Update[Points]) ([]Result, error) {
 	return applyEach(ctx, b, fnSetPointsMany, updates, digitOfPoints)
 }
@@ -559,7 +556,7 @@ func (b *Board) SetDelta(ctx context.Context, id string, v bool) (Written, error
 	}))
 }
 
-// SetDeltaMany applies SetDelta to many updates in one script call, as a batch of Update does.
+// SetDeltaMany applies SetDelta to many updates in one script call (see Update).
 func (b *Board) SetDeltaMany(ctx context.Context, updates []Update[bool]) ([]Result, error) {
 	return applyEach(ctx, b, fnSetDeltaMany, updates, func(v bool) (uint64, error) {
 		d := digitOfDelta(v)
@@ -575,7 +572,7 @@ func (b *Board) AddBonus(ctx context.Context, id string, delta int64) (Written, 
 	return decoding.First(applyEach(ctx, b, fnAddBonus, []Update[int64]{{UserID: id, Value: delta}}, rankgenrt.AsIs[int64]))
 }
 
-// AddBonusMany applies AddBonus to many updates in one script call, as a batch of Update does.
+// AddBonusMany applies AddBonus to many updates in one script call (see Update).
 func (b *Board) AddBonusMany(ctx context.Context, updates []Update[int64]) ([]Result, error) {
 	return applyEach(ctx, b, fnAddBonusMany, updates, rankgenrt.AsIs[int64])
 }
@@ -587,7 +584,7 @@ func (b *Board) MinLap(ctx context.Context, id string, v time.Time) (Written, er
 	return decoding.First(applyEach(ctx, b, fnMinLap, []Update[time.Time]{{UserID: id, Value: v}}, digitOfLap))
 }
 
-// MinLapMany applies MinLap to many updates in one script call, as a batch of Update does.
+// MinLapMany applies MinLap to many updates in one script call (see Update).
 func (b *Board) MinLapMany(ctx context.Context, updates []Update[time.Time]) ([]Result, error) {
 	return applyEach(ctx, b, fnMinLapMany, updates, digitOfLap)
 }
@@ -599,7 +596,7 @@ func (b *Board) MaxLap(ctx context.Context, id string, v time.Time) (Written, er
 	return decoding.First(applyEach(ctx, b, fnMaxLap, []Update[time.Time]{{UserID: id, Value: v}}, digitOfLap))
 }
 
-// MaxLapMany applies MaxLap to many updates in one script call, as a batch of Update does.
+// MaxLapMany applies MaxLap to many updates in one script call (see Update).
 func (b *Board) MaxLapMany(ctx context.Context, updates []Update[time.Time]) ([]Result, error) {
 	return applyEach(ctx, b, fnMaxLapMany, updates, digitOfLap)
 }
@@ -623,53 +620,51 @@ const (
 	changeMaxLap      = 9
 )
 
-// SetPriority is the change of Board.Update that sets Priority to v, as Board.SetPriority does.
+// SetPriority is the change that sets Priority to v (Board.SetPriority, in Board.Update).
 func SetPriority(v uint32) Change {
 	return rankgenrt.ChangeTo[Entry]("Priority", changeSetPriority, digitOfPriority, v)
 }
 
-// MinPriority is the change of Board.Update that lowers Priority to v when v is smaller, as
-// Board.MinPriority does.
+// MinPriority is the change that lowers Priority to v when v is smaller (Board.MinPriority, in
+// Board.Update).
 func MinPriority(v uint32) Change {
 	return rankgenrt.ChangeTo[Entry]("Priority", changeMinPriority, digitOfPriority, v)
 }
 
-// MaxPriority is the change of Board.Update that raises Priority to v when v is larger, as
-// Board.MaxPriority does.
+// MaxPriority is the change that raises Priority to v when v is larger (Board.MaxPriority, in
+// Board.Update).
 func MaxPriority(v uint32) Change {
 	return rankgenrt.ChangeTo[Entry]("Priority", changeMaxPriority, digitOfPriority, v)
 }
 
-// MinPoints is the change of Board.Update that lowers Points to v when v is smaller, as
-// Board.MinPoints does.
+// MinPoints is the change that lowers Points to v when v is smaller (Board.MinPoints, in
+// Board.Update).
 func MinPoints(v Points) Change {
 	return rankgenrt.ChangeTo[Entry]("Points", changeMinPoints, digitOfPoints, v)
 }
 
-// SetPoints is the change of Board.Update that sets Points to v, as Board.SetPoints does.
+// SetPoints is the change that sets Points to v (Board.SetPoints, in Board.Update).
 func SetPoints(v Points) Change {
 	return rankgenrt.ChangeTo[Entry]("Points", changeSetPoints, digitOfPoints, v)
 }
 
-// SetDelta is the change of Board.Update that sets Delta to v, as Board.SetDelta does.
+// SetDelta is the change that sets Delta to v (Board.SetDelta, in Board.Update).
 func SetDelta(v bool) Change {
 	d := digitOfDelta(v)
 	return rankgenrt.NewChange[Entry]("Delta", changeSetDelta, d, nil)
 }
 
-// AddBonus is the change of Board.Update that adds delta to Bonus, as Board.AddBonus does.
+// AddBonus is the change that adds delta to Bonus (Board.AddBonus, in Board.Update).
 func AddBonus(delta int64) Change {
 	return rankgenrt.NewChange[Entry]("Bonus", changeAddBonus, delta, nil)
 }
 
-// MinLap is the change of Board.Update that lowers Lap to v when v is smaller, as Board.MinLap
-// does.
+// MinLap is the change that lowers Lap to v when v is smaller (Board.MinLap, in Board.Update).
 func MinLap(v time.Time) Change {
 	return rankgenrt.ChangeTo[Entry]("Lap", changeMinLap, digitOfLap, v)
 }
 
-// MaxLap is the change of Board.Update that raises Lap to v when v is larger, as Board.MaxLap
-// does.
+// MaxLap is the change that raises Lap to v when v is larger (Board.MaxLap, in Board.Update).
 func MaxLap(v time.Time) Change {
 	return rankgenrt.ChangeTo[Entry]("Lap", changeMaxLap, digitOfLap, v)
 }

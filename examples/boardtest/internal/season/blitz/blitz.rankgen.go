@@ -161,13 +161,13 @@ func Compare(a, b Entry) int {
 	return strings.Compare(b.ID, a.ID)
 }
 
-// luaLibrary is the board's Redis Functions library, generated beside this file.
+// luaLibrary is this layout's part of its Lua library, behind the runtime's shared head.
 //
 //go:embed blitz.rankgen.lua
 var luaLibrary string
 
 var (
-	library         = rankgenrt.NewLibrary(luaLibrary)
+	library         = rankgenrt.NewLayoutLibrary("blitz", luaLibrary)
 	fnAddPoints     = library.Function("add_points")
 	fnAddPointsMany = library.Function("add_points_many")
 	fnMinBest       = library.Function("min_best")
@@ -380,7 +380,7 @@ func (b *Board) AddPoints(ctx context.Context, id string, delta int64) (Written,
 	return decoding.First(applyEach(ctx, b, fnAddPoints, []Update[int64]{{ID: id, Value: delta}}, rankgenrt.AsIs[int64]))
 }
 
-// AddPointsMany applies AddPoints to many updates in one script call, as a batch of Update does.
+// AddPointsMany applies AddPoints to many updates in one script call (see Update).
 func (b *Board) AddPointsMany(ctx context.Context, updates []Update[int64]) ([]Result, error) {
 	return applyEach(ctx, b, fnAddPointsMany, updates, rankgenrt.AsIs[int64])
 }
@@ -402,7 +402,7 @@ func (b *Board) MinBest(ctx context.Context, id string, v time.Duration) (Writte
 	}))
 }
 
-// MinBestMany applies MinBest to many updates in one script call, as a batch of Update does.
+// MinBestMany applies MinBest to many updates in one script call (see Update).
 func (b *Board) MinBestMany(ctx context.Context, updates []Update[time.Duration]) ([]Result, error) {
 	return applyEach(ctx, b, fnMinBestMany, updates, func(v time.Duration) (uint64, error) {
 		if err := b.season.CheckOffset("Best", v); err != nil {
@@ -428,13 +428,12 @@ const (
 	changeMinBest   = 2
 )
 
-// AddPoints is the change of Board.Update that adds delta to Points, as Board.AddPoints does.
+// AddPoints is the change that adds delta to Points (Board.AddPoints, in Board.Update).
 func AddPoints(delta int64) Change {
 	return rankgenrt.NewChange[Entry]("Points", changeAddPoints, delta, nil)
 }
 
-// MinBest is the change of Board.Update that lowers Best to v when v is smaller, as Board.MinBest
-// does.
+// MinBest is the change that lowers Best to v when v is smaller (Board.MinBest, in Board.Update).
 func MinBest(v time.Duration) Change {
 	return rankgenrt.ChangeTo[Entry]("Best", changeMinBest, digitOfBest, v)
 }

@@ -204,13 +204,13 @@ func Compare(a, b Entry) int {
 	return strings.Compare(b.Trader, a.Trader)
 }
 
-// luaLibrary is the board's Redis Functions library, generated beside this file.
+// luaLibrary is this layout's part of its Lua library, behind the runtime's shared head.
 //
 //go:embed daily.rankgen.lua
 var luaLibrary string
 
 var (
-	library         = rankgenrt.NewLibrary(luaLibrary)
+	library         = rankgenrt.NewLayoutLibrary("daily", luaLibrary)
 	fnAddProfit     = library.Function("add_profit")
 	fnAddProfitMany = library.Function("add_profit_many")
 	fnChanges       = library.Function("changes")
@@ -446,7 +446,7 @@ func (b *Board) AddProfit(ctx context.Context, id string, delta int64) (Written,
 	return decoding.First(applyEach(ctx, b, fnAddProfit, []Update[int64]{{Trader: id, Value: delta}}, rankgenrt.AsIs[int64]))
 }
 
-// AddProfitMany applies AddProfit to many updates in one script call, as a batch of Update does.
+// AddProfitMany applies AddProfit to many updates in one script call (see Update).
 func (b *Board) AddProfitMany(ctx context.Context, updates []Update[int64]) ([]Result, error) {
 	return applyEach(ctx, b, fnAddProfitMany, updates, rankgenrt.AsIs[int64])
 }
@@ -464,7 +464,7 @@ const (
 	changeData      = 2
 )
 
-// AddProfit is the change of Board.Update that adds delta to Profit, as Board.AddProfit does.
+// AddProfit is the change that adds delta to Profit (Board.AddProfit, in Board.Update).
 func AddProfit(delta int64) Change {
 	return rankgenrt.NewChange[Entry]("Profit", changeAddProfit, delta, nil)
 }
