@@ -2,6 +2,7 @@ package goemit
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/dave/jennifer/jen"
 	"github.com/rankgen/rankgen/generator/catalog"
@@ -220,7 +221,7 @@ func resultDoc(l *layout.Layout) string {
 		}
 	}
 	if len(updates) > 0 {
-		doc += fmt.Sprintf(" The field updates' batch forms (%s, …) give one per update: the new entry and the one before, or the error that left it unchanged.", updates[0])
+		doc += fmt.Sprintf(" %s give one per update: the new entry and the one before, or the error that left it unchanged.", strings.Join(updates, ", "))
 		if l.HasData() {
 			doc += " Field updates neither read nor change an entry's data, so their Entry.Data is the zero Data (Get returns the stored data)."
 		}

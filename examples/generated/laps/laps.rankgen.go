@@ -369,10 +369,10 @@ type Written struct {
 // error of that item alone. GetMany gives one per id: the stored entry, with its Data (Entry
 // alone), or an Err matching ErrNotFound. UpdateMany gives one per change list: the new entry and
 // the one before, or the error that left it unchanged. Its Entry.Data is the data the list set
-// (SetData), else the zero Data. The field updates' batch forms (MinBestLapMany, …) give one per
-// update: the new entry and the one before, or the error that left it unchanged. Field updates
-// neither read nor change an entry's data, so their Entry.Data is the zero Data (Get returns the
-// stored data).
+// (SetData), else the zero Data. MinBestLapMany, SetBestLapMany, AddLapsMany give one per update:
+// the new entry and the one before, or the error that left it unchanged. Field updates neither
+// read nor change an entry's data, so their Entry.Data is the zero Data (Get returns the stored
+// data).
 type Result struct {
 	Written
 	Err error

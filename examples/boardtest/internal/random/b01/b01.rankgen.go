@@ -266,8 +266,9 @@ type Written struct {
 // Result is the outcome of one item of a batch: what it did (Written; Entry is the entry), or the
 // error of that item alone. GetMany gives one per id: the stored entry (Entry alone), or an Err
 // matching ErrNotFound. UpdateMany gives one per change list: the new entry and the one before, or
-// the error that left it unchanged. The field updates' batch forms (AddRaceTimeMany, …) give one
-// per update: the new entry and the one before, or the error that left it unchanged.
+// the error that left it unchanged. AddRaceTimeMany, MaxRaceTimeMany, SetStreakMany, SetGemsMany,
+// MaxGemsMany give one per update: the new entry and the one before, or the error that left it
+// unchanged.
 type Result struct {
 	Written
 	Err error
