@@ -47,7 +47,7 @@ func FromLayout(l *layout.Layout) ([]File, error) {
 	if err != nil {
 		return nil, emitError(l, "the Lua library", err)
 	}
-	files = append(files, File{Name: lib.File, Data: []byte(lib.Source)})
+	files = append(files, File{Name: lib.File, Data: []byte(lib.Part)})
 	seen := map[string]bool{}
 	for _, f := range files {
 		if seen[f.Name] {
@@ -65,8 +65,8 @@ func emitError(l *layout.Layout, what string, err error) error {
 	return layout.Diagnostics{{File: l.File, Message: fmt.Sprintf("cannot generate %s: %v", what, err)}}
 }
 
-// headerLines is how far from the top IsGenerated looks for the header: a Lua library starts
-// with a "#!lua" shebang line before it.
+// headerLines is how far from the top IsGenerated looks for the header: a Lua library written
+// by an earlier release starts with a "#!lua" shebang line before it.
 const headerLines = 5
 
 // IsGenerated reports whether data carries rankgen's generated-code header for the schema

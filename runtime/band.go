@@ -49,6 +49,41 @@ func BandOf[E any](s ScorePrefix, dlo, dhi, weight uint64) Band[E] {
 	return Band[E]{lo: s.p + dlo*weight, hi: s.p + (dhi+1)*weight}
 }
 
+// BandBetween is the band of the next score field's values lo…hi under s: digit is the
+// field's digit of a value (the package's digitOf<Field>), weight its weight in P, ascending
+// says the field ranks less first, so that its digits order against its values. It is empty
+// when lo ranks after hi; the first value out of range, s's own included, is its error.
+func BandBetween[E, V any](s ScorePrefix, digit func(V) (uint64, error), lo, hi V, weight uint64, ascending bool) Band[E] {
+	if s.err != nil {
+		return BandErr[E](s.err)
+	}
+	dlo, err := digit(lo)
+	if err != nil {
+		return BandErr[E](err)
+	}
+	dhi, err := digit(hi)
+	if err != nil {
+		return BandErr[E](err)
+	}
+	if ascending {
+		dlo, dhi = dhi, dlo
+	}
+	return BandOf[E](s, dlo, dhi, weight)
+}
+
+// FixValue narrows s to the next score field's value v (digit and weight as BandBetween
+// takes them); the first value out of range, s's own included, is its error.
+func FixValue[V any](s ScorePrefix, digit func(V) (uint64, error), v V, weight uint64) ScorePrefix {
+	if s.err != nil {
+		return s
+	}
+	d, err := digit(v)
+	if err != nil {
+		return PrefixErr(err)
+	}
+	return s.Fix(d, weight)
+}
+
 // ShardBetween is Between on sb's shards: every shard runs script, the band function, from 0
 // to offset + limit in one pipelined round; the shards' counts ahead of the band add up to its
 // first position, and their pages merge by the layout's order. O(shards × (log n + offset +

@@ -26,6 +26,8 @@ type Spec struct {
 	// ClientClock: the layout stamps a field with the client's clock, which its field
 	// updates send (UpdateArgs).
 	ClientClock bool
+	// ScoreFields: how many fields the score holds (a layout with some has ScoreReads).
+	ScoreFields int
 }
 
 // Keys are the keys the scripts of the board stored under key take, in the order every
@@ -75,26 +77,45 @@ type Core struct {
 	now    func() time.Time // the clock a season's expiry is read by
 }
 
+// EncodedArgs is a Decoding's EntryArgs for a layout whose entries carry no data and no
+// season-anchored field: the entry's score, as exact text, and member, from encode (the
+// package's Entry.Encode).
+func EncodedArgs[E any](encode func(E) (float64, string, error)) func(*Season, E, []any) ([]any, error) {
+	return func(_ *Season, e E, args []any) ([]any, error) {
+		score, member, err := encode(e)
+		if err != nil {
+			return nil, err
+		}
+		return append(args, FormatScore(score), member), nil
+	}
+}
+
 // Option configures a board (a generated package's Option is this type).
 type Option func(*Core)
 
-// WithTTL makes the board's keys expire d after every write, set by the write's own script.
+// WithTTL makes the board's keys expire d after every write. The expiry is set by the write's
+// own script, on all of the board's keys, so it is never lost.
 func WithTTL(d time.Duration) Option { return func(c *Core) { c.exp = TTL(d) } }
 
 // WithExpireAt makes the board's keys expire at t (to the millisecond), set by every write's
-// own script.
+// own script on all of the board's keys.
 func WithExpireAt(t time.Time) Option { return func(c *Core) { c.exp = ExpireAt(t) } }
 
-// WithDedupWindow sets how long, at least, the board remembers each write call's token
-// (DedupWindow).
+// WithDedupWindow sets how long, at least, the board remembers each write call's token, so
+// that a resend of the call is applied once (DedupWindow: DefaultDedupWindow unless set, 0
+// turns exactly-once writes off). Every writer of a board should use the same window.
 func WithDedupWindow(d time.Duration) Option { return func(c *Core) { c.dedup = DedupWindow(d) } }
 
-// WithReplicas makes every write wait for n replicas, for at most timeout (WaitReplicas).
+// WithReplicas makes every write wait, in its own round trip, until n replicas of the board's
+// master have it, for at most timeout; too few in time is ErrNotReplicated (WaitReplicas says
+// what survives a failover). Needs a *redis.Client or a *redis.ClusterClient.
 func WithReplicas(n int, timeout time.Duration) Option {
 	return func(c *Core) { c.replicas = WaitReplicas(n, timeout) }
 }
 
-// WithCoalescing sends the board's single field updates through an UpdateCoalescer.
+// WithCoalescing combines the single field updates of concurrent callers into batch calls
+// (Coalescing), each caller told its own result, exactly once: it sends the board's single
+// field updates through an UpdateCoalescer.
 func WithCoalescing(cfg Coalescing) Option {
 	return func(c *Core) { c.coalesce = NewUpdateCoalescer(cfg, c.send) }
 }

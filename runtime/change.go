@@ -54,6 +54,13 @@ func NewChange[E any](field string, slot int, value any, err error) Change[E] {
 	return Change[E]{field: field, slot: slot, value: value, err: err}
 }
 
+// ChangeTo is NewChange of a set, max or min to v: its value is v's digit, by digit (the
+// package's digitOf<Field>), or, out of range, the error that refuses its list.
+func ChangeTo[E, V any](field string, slot int, digit func(V) (uint64, error), v V) Change[E] {
+	d, err := digit(v)
+	return NewChange[E](field, slot, d, err)
+}
+
 // NewEntryChange is NewChange for a change that also sets what the list's result entry holds
 // of it (SetData: the data, which the changes function does not return).
 func NewEntryChange[E any](field string, slot int, value any, entry func(*E)) Change[E] {

@@ -43,6 +43,11 @@ type Decoding[E any, I ID, R, W, X any] struct {
 	Compare  func(a, b E) int                                  // the package's Compare: the board's order
 	EntryOf  func(r R) E                                       // the entry a Ranked holds
 	ResultOf func(x X) (E, error)                              // the entry a Result holds, or its Err
+	// WrittenOf: what a Result holds, for First (a layout with field updates or Touch).
+	WrittenOf func(x X) (W, error)
+	// TiedPlace: the place before every entry equal to e on its first tied score fields
+	// (ShardedScoreReads' competition ranks).
+	TiedPlace func(e E, tied int) (float64, string, error)
 }
 
 // CursorOf is the cursor of e: its stored score and member.
@@ -620,31 +625,22 @@ func (d *Decoding[E, I, R, W, X]) items(ctx context.Context, c *Core, f *Functio
 	return res, nil
 }
 
-// digitBand orders the digits of a leading field's bounds lo and hi (ascending says its
-// digits order against its values: a field where less ranks first) as the band of digits
-// dlo…dhi they span, or reports the band empty.
-func digitBand(dlo, dhi uint64, ascending bool) (uint64, uint64, bool) {
-	if ascending {
-		dlo, dhi = dhi, dlo
+// LeadRange reads, best first, up to limit entries of band, a band of the leading field (the
+// package's <Lead>Between), skipping offset of them: one ZRANGE BYSCORE, or f, the layout's
+// range function, where entries carry data (nil: none). None for an empty band or a limit of 0
+// or less; a band built from a value out of range, and a negative offset, are an error matching
+// ErrOutOfRange.
+func (d *Decoding[E, I, R, W, X]) LeadRange(ctx context.Context, c *Core, f *Function, band Band[E], offset, limit int64) ([]E, error) {
+	if band.err != nil {
+		return nil, band.err
 	}
-	return dlo, dhi, dlo <= dhi
-}
-
-// LeadRange reads, best first, up to limit entries whose leading field's digit lies in
-// dlo…dhi (the digits of its bounds; weight: the field's weight in P; ascending: the field
-// ranks less first), skipping offset of them: one ZRANGE BYSCORE, or f, the layout's range
-// function, where entries carry data (nil: none). None for an empty band or a limit of 0 or
-// less; a negative offset is an error matching ErrOutOfRange.
-func (d *Decoding[E, I, R, W, X]) LeadRange(ctx context.Context, c *Core, f *Function, dlo, dhi, weight uint64, ascending bool, offset, limit int64) ([]E, error) {
 	if offset < 0 {
 		return nil, IntRangeError("offset", offset, 0, math.MaxInt64)
 	}
-	dlo, dhi, ok := digitBand(dlo, dhi, ascending)
-	if !ok || limit <= 0 {
+	if band.lo >= band.hi || limit <= 0 {
 		return nil, nil
 	}
-	// The digits dlo…dhi are the scores of P in [dlo·weight, (dhi+1)·weight).
-	lo, hi := FormatScore(d.ScoreOfP(dlo*weight)), "("+FormatScore(d.ScoreOfP((dhi+1)*weight))
+	lo, hi := FormatScore(d.ScoreOfP(band.lo)), "("+FormatScore(d.ScoreOfP(band.hi))
 	var ps []Pair
 	if f != nil {
 		v, err := c.CallRO(ctx, f, lo, hi, offset, limit)
@@ -673,14 +669,28 @@ func (d *Decoding[E, I, R, W, X]) LeadRange(ctx context.Context, c *Core, f *Fun
 	return out, nil
 }
 
-// CountLead counts the entries whose leading field's digit lies in dlo…dhi (as LeadRange),
-// with one ZCOUNT (Read).
-func (d *Decoding[E, I, R, W, X]) CountLead(ctx context.Context, c *Core, dlo, dhi, weight uint64, ascending bool) (int64, error) {
-	dlo, dhi, ok := digitBand(dlo, dhi, ascending)
-	if !ok {
-		return 0, nil
+// First is the outcome of a batch of one (a single field update or touch, sent as its batch
+// form): the call's error, else its one Result's.
+func (d *Decoding[E, I, R, W, X]) First(res []X, err error) (W, error) {
+	if err != nil {
+		var none W
+		return none, err
 	}
-	return d.countP(ctx, c, dlo*weight, (dhi+1)*weight)
+	return d.WrittenOf(res[0])
+}
+
+// IntegerScore is the score of P on a layout whose score is the integer P itself: a Decoding's
+// ScoreOfP, and what a score prefix's place takes.
+func IntegerScore(p uint64) float64 { return float64(p) }
+
+// AroundPlace calls f, the layout's around_score function, at place (a generated Place's
+// score and member): the entries around it, before ahead of it and after from it on.
+func (d *Decoding[E, I, R, W, X]) AroundPlace(ctx context.Context, c *Core, f *Function, place func() (float64, string, error), before, after int64) ([]R, error) {
+	score, member, err := place()
+	if err != nil {
+		return nil, err
+	}
+	return d.Window(c.CallRO(ctx, f, FormatScore(score), member, max(before, 0), max(after, 0)))
 }
 
 // Position calls f, a read function that replies a position of the entry of id (rank: 0-based;

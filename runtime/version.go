@@ -22,12 +22,18 @@ package runtime
 // NewSeasons, SetSeasonsClock, Calendar.Expiry and the functions a layout's own season methods
 // call: Rollup, ShardedSeason, ExistingSharded, RemoveEverywhereSharded). It also changed what
 // earlier code calls (Decoding.Between and CountBetween take a Band), so code generated for
-// an earlier version no longer compiles against it, and says so here.
-const Version = 5
+// an earlier version no longer compiles against it, and says so here. Version 6 moved the Lua
+// head that every layout's library shares here (ComposeLibrary, NewLayoutLibrary: a generated
+// <stem>.rankgen.lua holds only its layout's part), and builds a layout's bands and ranges
+// (BandBetween, FixValue; Decoding.LeadRange takes a Band, and a leading field's count is
+// CountBetween's), its score reads (ScoreReads, ShardedScoreReads), its entries' arguments
+// (EncodedArgs) and a single update's result (Decoding.First): code generated for an earlier
+// version no longer compiles against it.
+const Version = 6
 
 // MinVersion and MaxVersion bound the generated-code versions this runtime supports.
 const (
-	MinVersion = 5
+	MinVersion = 6
 	MaxVersion = Version
 )
 

@@ -1,5 +1,6 @@
-// Package templates holds the Lua templates that generator/luaemit renders into a board's
-// library: its head (lib.lua.tmpl's "library": what every function shares, defined once) and
+// Package templates holds the Lua templates that generator/luaemit renders into the layout's
+// part of a board's library: the part's own head (lib.lua.tmpl's "library": what the layout's
+// functions share that depends on the layout; what does not is the runtime's head.lua) and
 // one function body per operation. The templates are text/template files embedded in the
 // binary.
 //

@@ -44,7 +44,7 @@ func TestExplainOperations(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		registered := regexp.MustCompile(`(?m)^redis\.register_function\{function_name = '\w+?_[0-9a-f]{12}_(\w+)'`).FindAllStringSubmatch(string(lib), -1)
+		registered := regexp.MustCompile(`(?m)^register\('(\w+)'`).FindAllStringSubmatch(string(lib), -1)
 		var functions []string
 		for _, m := range registered {
 			functions = append(functions, filepath.Base(onDisk[0])+":"+m[1])

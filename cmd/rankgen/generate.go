@@ -25,9 +25,9 @@ func init() {
 		args:  "schema.yaml…",
 		short: "write the generated files of one or more schemas",
 		long: `Generate parses each schema and writes its generated files: <stem>.rankgen.go (the Go
-package: Entry, Encode, Decode, Compare, Board) and <stem>.rankgen.lua (its Lua library:
-one Redis function per board operation), where <stem> is the schema's file name without
-.yaml.
+package: Entry, Encode, Decode, Compare, Board) and <stem>.rankgen.lua (the layout's part of
+its Lua library: one Redis function per board operation, loaded behind the runtime's Lua
+head), where <stem> is the schema's file name without .yaml.
 
 Files go to the schema's own directory, or to -o dir. Only files whose bytes change are
 written (so unchanged files keep their modification times), and files that carry the

@@ -78,10 +78,11 @@ func BenchmarkPairedFunctions(b *testing.B) {
 	})
 }
 
-// scriptOf is the script an operation had before the library: the library's head (without its
-// first line, which names the library) and the function's body, flagged as the function is.
+// scriptOf is the script an operation had before the library: the library's heads, the
+// runtime's and the layout's (without its first line, which names the library), and the
+// function's body run under the layout, flagged as the function is.
 func scriptOf(b *testing.B, lib *luaemit.Library, op string) string {
-	head, _, _ := strings.Cut(lib.Source, "\nredis.register_function")
+	head, _, _ := strings.Cut(lib.Source, "\nregister('")
 	_, head, _ = strings.Cut(head, "\n")
 	for _, fn := range lib.Functions {
 		if fn.Op == op {
@@ -89,7 +90,7 @@ func scriptOf(b *testing.B, lib *luaemit.Library, op string) string {
 			if fn.ReadOnly {
 				flags = "#!lua flags=no-writes\n"
 			}
-			return flags + head + "\nbind()\n" + fn.Body
+			return flags + head + "\nbind(registering)\n" + fn.Body
 		}
 	}
 	b.Fatalf("no function %s", op)

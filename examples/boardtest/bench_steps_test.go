@@ -93,7 +93,7 @@ func BenchmarkWriteSteps(b *testing.B) {
 		"redis.register_function('steps_minimal_wide', function(KEYS, ARGV) return minimal_body(KEYS, {ARGV[6], ARGV[7]}) end)\n" +
 		"redis.register_function('steps_loop_minimal', function(KEYS, ARGV)\n" +
 		fmt.Sprintf("  for i = 1, %d do minimal_body(KEYS, {ARGV[6], ARGV[7]}) end\n  return 1\nend)\n", stepsPerCall) +
-		"redis.register_function('steps_loop_generated', function(KEYS, ARGV)\n  bind()\n  open_write(KEYS, ARGV, 'add_laps')\n" +
+		"redis.register_function('steps_loop_generated', function(KEYS, ARGV)\n  bind(registering)\n  open_write(KEYS, ARGV, 'add_laps')\n" +
 		fmt.Sprintf("  for i = 1, %d do update_one(KEYS, ARGV, F.add_laps) end\n  return 1\nend)\n", stepsPerCall)
 	alone := "#!lua name=steps_alone\nredis.register_function('steps_alone_minimal', " + minimalBody + ")\n"
 	if err := c.FunctionLoadReplace(ctx, alone).Err(); err != nil {

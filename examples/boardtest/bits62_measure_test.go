@@ -359,12 +359,14 @@ func measureScriptPieces(t *testing.T, c *redis.Client) []string {
 		t.Fatal(err)
 	}
 	lib := string(src)
-	start, end := strings.Index(lib, "local floor, fmt, tonumber"), strings.Index(lib, "local function score_p(")
+	start, end := strings.Index(lib, "local HIGH, LIMBS, BASE"), strings.Index(lib, "local function score_p(")
 	if start < 0 || end < start {
 		t.Fatal("duel.rankgen.lua: no codec part found")
 	}
 	keys := []string{redistest.Key(t, "pieces"), redistest.Key(t, "pieces:idx")}
-	script := redis.NewScript(lib[start:end] + scriptPieces)
+	// The codec as the part holds it, behind the bindings the runtime's head makes.
+	bind := "local floor, fmt, sub = math.floor, string.format, string.sub\n"
+	script := redis.NewScript(bind + lib[start:end] + scriptPieces)
 	cpu := func(n int, piece string, run int) float64 {
 		least := math.Inf(1)
 		for range 10 {

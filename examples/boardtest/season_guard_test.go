@@ -62,7 +62,7 @@ func loadScript(t *testing.T, schema, dir, name string) rawScript {
 			if err != nil {
 				t.Fatal(err)
 			}
-			return rawScript{l: l, op: op, script: rankgenrt.NewLibrary(string(src)).Function(name)}
+			return rawScript{l: l, op: op, script: rankgenrt.NewLayoutLibrary(l.Stem(), string(src)).Function(name)}
 		}
 	}
 	t.Fatalf("%s has no script %s", schema, name)

@@ -105,7 +105,7 @@ func TestAllowOOMOnlyWhereEveryCommandMay(t *testing.T) {
 		t.Fatalf("no generated libraries: %v", err)
 	}
 	call := regexp.MustCompile(`(?:redis\.call|many)\('([A-Z]+)', (\w+)`)
-	register := regexp.MustCompile(`(?m)^redis\.register_function\{function_name = '\w+?_[0-9a-f]{12}_(\w+)', flags = \{([^}]*)\}`)
+	register := regexp.MustCompile(`(?m)^register\('(\w+)', \{([^}]*)\}`)
 	deleting := regexp.MustCompile(`^(remove|trim|remove_everywhere)$`)
 	for _, file := range files {
 		lib, err := os.ReadFile(file)

@@ -17,7 +17,7 @@ import (
 	"github.com/rankgen/rankgen/generator/layout"
 )
 
-// Kind is what an operation does; the emitters and the board model dispatch on it.
+// Kind is what an operation does.
 type Kind string
 
 // The kinds of board operation. A layout has one operation of each kind, except Update, which
@@ -87,10 +87,7 @@ type Op struct {
 	DataDoc  string    // Data DataArgument or DataInReply: the usage line it adds there
 	Season   SeasonUse // what its script takes on a periodic layout (withSeason)
 	Model    string    // the method of the board model (internal/testkit/boardmodel) that says what it does
-	// Runtime: its methods are rankgenrt.Board's, the same on every layout, which every
-	// generated Board embeds, and its ShardedBoard methods (Sharding) rankgenrt.ShardedBoard's,
-	// which every generated ShardedBoard embeds: the generated file declares none of them.
-	Runtime bool
+	Go       GoPart    // where its Go methods live: a runtime type the generated boards embed, or generated in a form goemit names
 }
 
 // Scripted reports whether the operation runs a Lua script.
@@ -166,29 +163,29 @@ func UpdateArgsOf(l *layout.Layout) Args {
 func writes() []Op {
 	expiry := WriteArgs()
 	return []Op{
-		{Name: rankgenrt.OpSet, Runtime: true, Kind: Set, Template: "entries", Body: BodyEntries, Batch: true, Methods: []string{"Set", "SetMany"}, Model: "Set", Scores: true,
+		{Name: rankgenrt.OpSet, Go: GoRuntimeBoard, Kind: Set, Template: "entries", Body: BodyEntries, Batch: true, Methods: []string{"Set", "SetMany"}, Model: "Set", Scores: true,
 			Sharding: ShardMerged, Data: DataArgument, DataDoc: entryDataDoc, Season: SeasonEntries,
 			Args: Args{Head: expiry, Each: []string{ArgScore, ArgMember}}, Reply: ReplyPriors,
 			Title: "set: upsert whole entries.", Usage: []string{expiryDoc, tokenDoc,
 				"{each}: score, member pairs (encoded by the Go codec). Returns, per pair, 1 when it changed",
 				"the stored entry (else 0) and the entry its id held before it: score, member ('' when none)."}},
-		{Name: rankgenrt.OpBest, Runtime: true, Kind: Best, Template: "entries", Body: BodyBestEntries, Batch: true, Methods: []string{"Best", "BestMany"}, Model: "Best", Scores: true,
+		{Name: rankgenrt.OpBest, Go: GoRuntimeBoard, Kind: Best, Template: "entries", Body: BodyBestEntries, Batch: true, Methods: []string{"Best", "BestMany"}, Model: "Best", Scores: true,
 			Sharding: ShardMerged, Data: DataArgument, DataDoc: entryDataDoc, Season: SeasonEntries,
 			Args: Args{Head: expiry, Each: []string{ArgScore, ArgMember}}, Reply: ReplyPriors,
 			Title: "best: keep, per id, whichever of the current and the given entry ranks first (whole tuple).", Usage: []string{expiryDoc, tokenDoc,
 				"{each}: score, member pairs. Returns, per pair, 1 (kept the given entry) or 0 and the entry",
 				"its id held before it: score, member ('' when none)."}},
-		{Name: rankgenrt.OpInsert, Runtime: true, Kind: Insert, Template: "entries", Body: BodyInsertEntries, Batch: true, Methods: []string{"Insert", "InsertMany"}, Model: "Insert", Scores: true,
+		{Name: rankgenrt.OpInsert, Go: GoRuntimeBoard, Kind: Insert, Template: "entries", Body: BodyInsertEntries, Batch: true, Methods: []string{"Insert", "InsertMany"}, Model: "Insert", Scores: true,
 			Sharding: ShardMerged, Data: DataArgument, DataDoc: entryDataDoc, Season: SeasonEntries,
 			Args: Args{Head: expiry, Each: []string{ArgScore, ArgMember}}, Reply: ReplyPriors,
 			Title: "insert: store the entries whose ids have none yet; an id's stored (or first) entry stays.", Usage: []string{expiryDoc, tokenDoc,
 				"{each}: score, member pairs. Returns, per pair, 1 (stored the given entry) or 0 and the entry",
 				"its id held before it: score, member ('' when none)."}},
-		{Name: rankgenrt.OpRemove, Runtime: true, Kind: Remove, Template: "remove", Batch: true, OnlyDeletes: true, Methods: []string{"Remove"}, Model: "Remove",
+		{Name: rankgenrt.OpRemove, Go: GoRuntimeBoard, Kind: Remove, Template: "remove", Batch: true, OnlyDeletes: true, Methods: []string{"Remove"}, Model: "Remove",
 			Sharding: ShardMerged, Data: DataWithEntries, Season: SeasonFree,
 			Args: Args{Head: expiry, Each: []string{ArgID}}, Reply: ReplyCount,
 			Title: "remove: delete entries by id.", Usage: []string{expiryDoc, tokenDoc, "{each}: ids. Returns how many entries were removed."}},
-		{Name: rankgenrt.OpTrim, Runtime: true, Kind: Trim, Template: "trim", OnlyDeletes: true, Methods: []string{"Trim"}, Model: "Trim",
+		{Name: rankgenrt.OpTrim, Go: GoRuntimeBoard, Kind: Trim, Template: "trim", OnlyDeletes: true, Methods: []string{"Trim"}, Model: "Trim",
 			Sharding: ShardMerged, Data: DataWithEntries, Season: SeasonFree,
 			Args: Args{Head: append(WriteArgs(), ArgKeep)}, Reply: ReplyCount,
 			Title: "trim: keep the first {keep} entries, drop the rest.", Usage: []string{expiryDoc, tokenDoc,
@@ -205,7 +202,7 @@ func updates(l *layout.Layout, f *layout.Field, u layout.Op) []Op {
 		reply = ReplyItems // the member changes with the update
 	}
 	batch := UpdateArgsOf(l)
-	one := Op{Name: name, Kind: Update, Template: "update1", Body: BodyFieldUpdate, Field: f, Update: u, Reply: reply,
+	one := Op{Name: name, Kind: Update, Go: GoFieldUpdate, Template: "update1", Body: BodyFieldUpdate, Field: f, Update: u, Reply: reply,
 		Args: Args{Head: append(slices.Clip(batch.Head), batch.Each...)}, Methods: []string{method}, Model: "Update",
 		Sharding: ShardMerged, Data: DataWithEntries, Season: SeasonStamps}
 	many := one
@@ -217,11 +214,11 @@ func updates(l *layout.Layout, f *layout.Field, u layout.Op) []Op {
 
 func reads(l *layout.Layout) []Op {
 	byID := Args{Head: []string{ArgID}}
-	get := Op{Name: rankgenrt.OpGet, Runtime: true, Kind: Get, ReadOnly: true, Methods: []string{"Get"}, Model: "Get",
+	get := Op{Name: rankgenrt.OpGet, Go: GoRuntimeBoard, Kind: Get, ReadOnly: true, Methods: []string{"Get"}, Model: "Get",
 		Sharding: ShardMerged, Data: DataScripted, Season: SeasonFree, DataForm: &Op{
 			Template: "get", Args: byID, Reply: ReplyEntryData, Title: "get: an entry's score, member and data by id.",
 			Usage: []string{"{id}: the id. Returns {score, member, data}, or nil when the id has no entry."}}}
-	rank := Op{Name: rankgenrt.OpRank, Runtime: true, Kind: Rank, ReadOnly: true, Methods: []string{"Rank"}, Model: "Rank",
+	rank := Op{Name: rankgenrt.OpRank, Go: GoRuntimeBoard, Kind: Rank, ReadOnly: true, Methods: []string{"Rank"}, Model: "Rank",
 		Sharding: ShardMerged, Data: DataUntouched, Season: SeasonFree}
 	if l.HasPrefix() {
 		// The member is found through the index, in the script that reads the entry.
@@ -233,45 +230,45 @@ func reads(l *layout.Layout) []Op {
 			"{id}: the id. Returns the position, or nil when the id has no entry."}
 	}
 	ops := []Op{get, rank,
-		{Name: rankgenrt.OpPage, Runtime: true, Kind: Page, ReadOnly: true, Methods: []string{"Top", "Page"}, Model: "Page",
+		{Name: rankgenrt.OpPage, Go: GoRuntimeBoard, Kind: Page, ReadOnly: true, Methods: []string{"Top", "Page"}, Model: "Page",
 			Sharding: ShardMerged, Data: DataScripted, Season: SeasonFree, DataForm: &Op{
 				Template: "page", Args: Args{Head: []string{ArgOffset, ArgLimit}}, Reply: ReplyWindowData,
 				Title: "page: entries by position, best first, with their data.",
 				Usage: []string{"{offset}: the 0-based position of the first entry; {limit}: the page size.",
 					"Returns {offset, {member, score, ...}, {data, ...}}."}}},
-		{Name: rankgenrt.OpAround, Runtime: true, Kind: Around, Template: "around", ReadOnly: true, Methods: []string{"Around", "AroundFilled"}, Model: "Around",
+		{Name: rankgenrt.OpAround, Go: GoRuntimeBoard, Kind: Around, Template: "around", ReadOnly: true, Methods: []string{"Around", "AroundFilled"}, Model: "Around",
 			Sharding: ShardMerged, Data: DataInReply, DataDoc: dataDoc, Season: SeasonFree,
 			Args: Args{Head: []string{ArgID, ArgBefore, ArgAfter, ArgFill}}, Reply: ReplyWindow,
 			Title: "around: the entries around an id, best first.", Usage: []string{
 				"{id}: the id; {before}, {after}: how many entries before and after it; {fill}: '1' to",
 				"fill the window from the other side where it meets an end of the board.",
 				"Returns {position of the first entry, {member, score, ...}}, or nil when the id has no entry."}},
-		{Name: rankgenrt.OpAfter, Runtime: true, Kind: After, Template: "after", ReadOnly: true, Methods: []string{"After"}, Model: "After",
+		{Name: rankgenrt.OpAfter, Go: GoRuntimeBoard, Kind: After, Template: "after", ReadOnly: true, Methods: []string{"After"}, Model: "After",
 			Sharding: ShardMerged, Data: DataInReply, DataDoc: dataDoc, Season: SeasonFree,
 			Args: Args{Head: []string{ArgScore, ArgMember, ArgLimit}}, Reply: ReplyWindow,
 			Title: "after: a keyset page, the entries that rank after a cursor (score, member).", Usage: []string{
 				"{score}, {member}: the cursor's score and member (member '' = from the top); {limit}: the page size.",
 				"Returns {position of the first entry, {member, score, ...}}."}},
-		{Name: "count", Runtime: true, Kind: Count, ReadOnly: true, Methods: []string{"Count"}, Model: "Count",
+		{Name: "count", Go: GoRuntimeBoard, Kind: Count, ReadOnly: true, Methods: []string{"Count"}, Model: "Count",
 			Sharding: ShardMerged, Data: DataUntouched, Season: SeasonFree},
-		{Name: rankgenrt.OpGetMany, Runtime: true, Kind: GetMany, Template: "get_many", ReadOnly: true, Batch: true, Methods: []string{"GetMany"}, Model: "GetMany", Scores: true,
+		{Name: rankgenrt.OpGetMany, Go: GoRuntimeBoard, Kind: GetMany, Template: "get_many", ReadOnly: true, Batch: true, Methods: []string{"GetMany"}, Model: "GetMany", Scores: true,
 			Sharding: ShardMerged, Data: DataInReply, Season: SeasonFree,
 			DataDoc: "With data: score, member and data per id, all '' when the id has no entry.",
 			Args:    Args{Each: []string{ArgID}}, Reply: ReplyEntries,
 			Title: "get_many: the entries of many ids in one call.", Usage: []string{
 				"{each}: ids. Returns score, member per id, both '' when the id has no entry."}},
-		{Name: rankgenrt.OpRankMany, Runtime: true, Kind: RankMany, Template: "rank_many", ReadOnly: true, Batch: true, Methods: []string{"RankMany"}, Model: "RankMany",
+		{Name: rankgenrt.OpRankMany, Go: GoRuntimeBoard, Kind: RankMany, Template: "rank_many", ReadOnly: true, Batch: true, Methods: []string{"RankMany"}, Model: "RankMany",
 			Sharding: ShardMerged, Data: DataUntouched, Season: SeasonFree,
 			Args: Args{Each: []string{ArgID}}, Reply: ReplyPositions,
 			Title: "rank_many: the 0-based positions, best first, of many ids in one call.", Usage: []string{
 				"{each}: ids. Returns a position per id, -1 when the id has no entry."}},
-		{Name: rankgenrt.OpBottom, Runtime: true, Kind: Bottom, Template: "bottom", ReadOnly: true, Methods: []string{"Bottom", "PageFromEnd"}, Model: "PageFromEnd",
+		{Name: rankgenrt.OpBottom, Go: GoRuntimeBoard, Kind: Bottom, Template: "bottom", ReadOnly: true, Methods: []string{"Bottom", "PageFromEnd"}, Model: "PageFromEnd",
 			Sharding: ShardMerged, Data: DataInReply, DataDoc: dataDoc, Season: SeasonFree,
 			Args: Args{Head: []string{ArgOffset, ArgLimit}}, Reply: ReplyWindow,
 			Title: "bottom: a page counted from the end of the board, best first.", Usage: []string{
 				"{offset}: how many of the last entries to skip; {limit}: the page size.",
 				"Returns {position of the first entry, {member, score, ...}}."}},
-		{Name: rankgenrt.OpStanding, Runtime: true, Kind: Standing, Template: "standing", ReadOnly: true, Methods: []string{"Percentile", "PageOf"}, Model: "Standing",
+		{Name: rankgenrt.OpStanding, Go: GoRuntimeBoard, Kind: Standing, Template: "standing", ReadOnly: true, Methods: []string{"Percentile", "PageOf"}, Model: "Standing",
 			Sharding: ShardMerged, Data: DataUntouched, Season: SeasonFree,
 			Args: byID, Reply: ReplyStanding,
 			Title: "standing: an entry's 0-based position and the number of entries, read together.", Usage: []string{
@@ -280,21 +277,21 @@ func reads(l *layout.Layout) []Op {
 	if l.NumScore > 0 {
 		lead := l.Fields[0].Name
 		ops = append(ops,
-			Op{Name: "range", Kind: Range, ReadOnly: true, Methods: []string{"Range" + lead}, Model: "Range",
+			Op{Name: "range", Kind: Range, Go: GoLeadRange, ReadOnly: true, Methods: []string{"Range" + lead}, Model: "Range",
 				Sharding: ShardPerShard, Data: DataScripted, Season: SeasonFree, DataForm: &Op{
 					Template: "range", Args: Args{Head: []string{ArgLo, ArgHi, ArgOffset, ArgLimit}}, Reply: ReplyWindowData,
 					Title: "range: the entries whose scores lie between {lo} and {hi}, best first, with their data.",
 					Usage: []string{"{lo}, {hi}: score bounds as ZRANGE BYSCORE takes them; {offset}, {limit}: as its LIMIT.",
 						"Returns {0, {member, score, ...}, {data, ...}}."}}},
-			Op{Name: "count_range", Kind: CountRange, ReadOnly: true, Methods: []string{"Count" + lead + "Between"}, Model: "CountRange",
+			Op{Name: "count_range", Kind: CountRange, Go: GoLeadCount, ReadOnly: true, Methods: []string{"Count" + lead + "Between"}, Model: "CountRange",
 				Sharding: ShardMerged, Data: DataUntouched, Season: SeasonFree},
-			Op{Name: "competition", Kind: Competition, Template: "competition", ReadOnly: true,
+			Op{Name: rankgenrt.OpCompetition, Kind: Competition, Go: GoRuntimeScoreReads, Template: "competition", ReadOnly: true,
 				Methods: []string{"CompetitionRank", "CompetitionRankTuple"}, Model: "Competition",
 				Sharding: ShardMerged, Data: DataUntouched, Season: SeasonFree, Args: Args{Head: []string{ArgID, ArgTied}}, Reply: ReplyPosition,
 				Title: "competition: 1 + the number of entries ahead on the score's leading fields (equal ones share a rank).",
 				Usage: []string{"{id}: the id; {tied}: how many leading score fields count (1: " + lead + " alone).",
 					"Returns the rank, or nil when the id has no entry."}},
-			Op{Name: "dense", Kind: Dense, Template: "dense", ReadOnly: true,
+			Op{Name: rankgenrt.OpDense, Kind: Dense, Go: GoRuntimeScoreReads, Template: "dense", ReadOnly: true,
 				Methods: []string{"DenseRank"}, Model: "Dense",
 				Sharding: ShardPerShard, Data: DataUntouched, Season: SeasonFree, Args: byID, Reply: ReplyPosition,
 				Title: "dense: 1 + the number of distinct " + lead + " values ahead (\"1223\" ranking).",
@@ -309,16 +306,16 @@ func reads(l *layout.Layout) []Op {
 // or an entry would take.
 func bands() []Op {
 	return []Op{
-		{Name: "band", Kind: Band, Template: "band", ReadOnly: true, Methods: []string{"Between"}, Model: "Band",
+		{Name: rankgenrt.OpBand, Kind: Band, Go: GoRuntimeScoreReads, Template: "band", ReadOnly: true, Methods: []string{"Between"}, Model: "Band",
 			Sharding: ShardWindows, Data: DataInReply, DataDoc: dataDoc, Season: SeasonFree,
 			Args: Args{Head: []string{ArgLo, ArgHi, ArgOffset, ArgLimit}}, Reply: ReplyWindow,
 			Title: "band: the entries whose score lies in [lo, hi), best first, with their positions.", Usage: []string{
 				"{lo}, {hi}: the band's lowest score and the score above it, as exact text; {offset}: how many",
 				"of the band's entries to skip; {limit}: the page size. Returns {the number of entries",
 				"ahead of the band, {member, score, ...}}."}},
-		{Name: "count_band", Kind: CountBand, ReadOnly: true, Methods: []string{"CountBetween"}, Model: "CountBand",
+		{Name: "count_band", Kind: CountBand, Go: GoRuntimeScoreReads, ReadOnly: true, Methods: []string{"CountBetween"}, Model: "CountBand",
 			Sharding: ShardMerged, Data: DataUntouched, Season: SeasonFree},
-		{Name: "around_score", Kind: AroundScore, Template: "around_score", ReadOnly: true, Methods: []string{"AroundScore"}, Model: "AroundScore",
+		{Name: rankgenrt.OpAroundScore, Kind: AroundScore, Go: GoAroundScore, Template: "around_score", ReadOnly: true, Methods: []string{"AroundScore"}, Model: "AroundScore",
 			Sharding: ShardWindows, Data: DataInReply, DataDoc: dataDoc, Season: SeasonFree,
 			Args: Args{Head: []string{ArgScore, ArgMember, ArgBefore, ArgAfter}}, Reply: ReplyWindow,
 			Title: "around_score: the entries around the place a score (and member) would take, best first.", Usage: []string{

@@ -133,8 +133,8 @@ func callStart(t *testing.T, l *layout.Layout, name string, a Args) {
 // each is unset), and each consistent with the rest of the row.
 func rowFacts(t *testing.T, l *layout.Layout, op Op) {
 	t.Helper()
-	if op.Sharding == shardingUnset || op.Data == carryUnset || op.Season == seasonUnset || op.Model == "" {
-		t.Errorf("%s: %s: its row lacks Sharding, Data, Season or Model", l.File, op.Name)
+	if op.Go == goPartUnset || op.Sharding == shardingUnset || op.Data == carryUnset || op.Season == seasonUnset || op.Model == "" {
+		t.Errorf("%s: %s: its row lacks Go, Sharding, Data, Season or Model", l.File, op.Name)
 	}
 	if (op.Body == BodyFieldUpdate) != (op.Field != nil) {
 		t.Errorf("%s: %s: the field updates' body, and only it, is given a field (Body %d)", l.File, op.Name, op.Body)

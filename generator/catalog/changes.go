@@ -60,7 +60,7 @@ func changes(l *layout.Layout) []Op {
 		usage = append(usage, "Last per id its new data (encoded Data), '' for none: stored when the id's list succeeds,",
 			"even when no field moves.")
 	}
-	return []Op{{Name: "changes", Kind: Changes, Template: "changes", Body: BodyChangeList, Batch: true,
+	return []Op{{Name: "changes", Kind: Changes, Go: GoChangeList, Template: "changes", Body: BodyChangeList, Batch: true,
 		Methods: []string{"Update", "UpdateMany"}, Args: ChangesArgs(l), Reply: ReplyItems, Model: "Changes",
 		Sharding: ShardMerged, Data: DataWithEntries, Season: SeasonStamps, // its Args carry the data (ChangesArgs)
 		Title: "changes: apply a list of field updates to each id, all or none per id, with one stamp.",
@@ -88,7 +88,7 @@ func touch(l *layout.Layout) []Op {
 	if len(Stamped(l)) == 0 {
 		return nil
 	}
-	return []Op{{Name: "touch", Kind: Touch, Template: "touch", Body: BodyStamps, Batch: true,
+	return []Op{{Name: "touch", Kind: Touch, Go: GoTouch, Template: "touch", Body: BodyStamps, Batch: true,
 		Methods: []string{"Touch", "TouchMany"}, Args: Args{Head: UpdateArgsOf(l).Head, Each: []string{ArgID}}, Reply: ReplyItems, Model: "Touch",
 		Sharding: ShardMerged, Data: DataWithEntries, Season: SeasonStamps,
 		Title: "touch: set the stamped fields of each id's entry to now, the other fields as they are.",

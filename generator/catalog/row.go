@@ -5,6 +5,36 @@ package catalog
 // a periodic layout's script takes, and the board model's method that says what it does. The
 // zero value of each is "unset": TestOps fails for a row that forgot one.
 
+// GoPart is where an operation's Go methods live: in a runtime type that the generated Board
+// and ShardedBoard embed (the same on every layout that has the row, but for its types), or
+// declared by the generated file in the form it names, one emitting function of goemit's per
+// form on each board (Sharding says how a ShardedBoard performs it).
+type GoPart int
+
+const (
+	goPartUnset GoPart = iota
+	// GoRuntimeBoard: rankgenrt.Board and ShardedBoard hold them (every layout has the row).
+	GoRuntimeBoard
+	// GoRuntimeScoreReads: rankgenrt.ScoreReads and ShardedScoreReads hold them (every layout
+	// with score fields has the row).
+	GoRuntimeScoreReads
+	// GoFieldUpdate: a field update's method, single or batch, over its field's type.
+	GoFieldUpdate
+	// GoChangeList: Update and UpdateMany, with the layout's change constructors.
+	GoChangeList
+	// GoTouch: Touch and TouchMany, which stamp the layout's stamped fields.
+	GoTouch
+	// GoLeadRange: Range<Lead>, a page of the leading field's values.
+	GoLeadRange
+	// GoLeadCount: Count<Lead>Between.
+	GoLeadCount
+	// GoAroundScore: AroundScore, over the layout's Place (its score prefixes and Entry).
+	GoAroundScore
+)
+
+// InRuntime reports whether a runtime type holds the methods: the generated file declares none.
+func (p GoPart) InRuntime() bool { return p == GoRuntimeBoard || p == GoRuntimeScoreReads }
+
 // Sharding is how a ShardedBoard performs an operation.
 type Sharding int
 

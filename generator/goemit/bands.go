@@ -19,12 +19,11 @@ import (
 // its Prefix type with the constructors that lead to it.
 func (b *board) bandTypes() {
 	b.comment(`Band is a band of the board's order: the entries whose leading score fields equal given values
-and whose next score field lies between two values. Build one with %[1]sBetween(lo, hi), or
-%[1]sIs(v)… to fix fields first; read it with Between and CountBetween. The zero Band is empty.
-A value outside its field's range makes the read that takes the band fail with ErrOutOfRange.`, b.l.Fields[0].Name)
+and whose next score field lies between two values, built by %[1]sBetween(lo, hi) or %[1]sIs(v)…
+and read by Between and CountBetween (a value out of range: ErrOutOfRange). The zero Band is empty.`, b.l.Fields[0].Name)
 	b.f.Type().Id("Band").Op("=").Add(rt("Band")).Types(jen.Id("Entry"))
 	b.f.Line()
-	b.comment("Place is where a score prefix (a <Field>Prefix) or a whole Entry would rank: AroundScore reads the entries around it.")
+	b.comment("Place is where a score prefix (a <Field>Prefix) or an Entry would rank, for AroundScore.")
 	b.f.Type().Id("Place").Interface(jen.Id("place").Params().Params(jen.Float64(), jen.String(), jen.Error()))
 	b.f.Line()
 	b.f.Comment("place is the entry's own score and member.")
@@ -56,7 +55,7 @@ func (b *board) prefixType(i int, fd *layout.Field) {
 	b.f.Line()
 	b.f.Comment("place is the place before every entry of the prefix: the lowest score of the entries ahead of it.")
 	b.f.Func().Params(jen.Id("p").Id(prefixName(fd))).Id("place").Params().Params(jen.Float64(), jen.String(), jen.Error()).Block(
-		jen.Return(jen.Id("p").Dot("s").Dot("Place").Call(jen.Id("scoreOfP"))))
+		jen.Return(jen.Id("p").Dot("s").Dot("Place").Call(b.scoreOfPFunc())))
 	b.f.Line()
 }
 
@@ -69,7 +68,7 @@ func (b *board) narrowDoc(i int) string {
 	return fmt.Sprintf(", narrowed to a Band by %sBetween or to the next Prefix by %sIs", next, next)
 }
 
-// constructor declares a band constructor of score field i: a function for the leading field,
+// bandCtor declares a band constructor of score field i: a function for the leading field,
 // else a method of the previous field's Prefix; from is the prefix it starts from.
 func (b *board) bandCtor(i int, name string) (decl *jen.Statement, from jen.Code) {
 	if i == 0 {
@@ -77,14 +76,6 @@ func (b *board) bandCtor(i int, name string) (decl *jen.Statement, from jen.Code
 	}
 	prev := b.l.Fields[i-1]
 	return b.f.Func().Params(jen.Id("p").Id(prefixName(prev))).Id(name), jen.Id("p").Dot("s")
-}
-
-// earlierErr returns ret when the prefix the constructor starts from already holds an error.
-func earlierErr(i int, ret func(err jen.Code) jen.Code) jen.Code {
-	if i == 0 {
-		return jen.Null()
-	}
-	return jen.If(jen.Err().Op(":=").Id("p").Dot("s").Dot("Err").Call(), jen.Err().Op("!=").Nil()).Block(ret(jen.Err()))
 }
 
 // bandBetween emits <Field>Between(lo, hi) Band.
@@ -95,17 +86,10 @@ func (b *board) bandBetween(i int, fd *layout.Field) {
 		fixed = " among the entries of the prefix"
 	}
 	b.comment("%s is the band of entries whose %s lies in [lo, hi]%s (empty when lo > hi).", name, fd.Name, fixed)
-	fail := func(err jen.Code) jen.Code { return jen.Return(rt("BandErr").Types(jen.Id("Entry")).Call(err)) }
 	decl, from := b.bandCtor(i, name)
-	body := []jen.Code{earlierErr(i, fail)}
-	body = append(body, b.digitStmts(fd, "dlo", func() *jen.Statement { return jen.Id("lo") }, fail)...)
-	body = append(body, b.digitStmts(fd, "dhi", func() *jen.Statement { return jen.Id("hi") }, fail)...)
-	lo, hi := jen.Id("dlo"), jen.Id("dhi")
-	if fd.Order == layout.Asc {
-		lo, hi = jen.Id("dhi"), jen.Id("dlo") // the digits of an asc field order against its values
-	}
-	body = append(body, jen.Return(rt("BandOf").Types(jen.Id("Entry")).Call(from, lo, hi, b.c.fc(fd, "Weight"))))
-	decl.Params(jen.List(jen.Id("lo"), jen.Id("hi")).Add(goType(fd))).Id("Band").Block(body...)
+	decl.Params(jen.List(jen.Id("lo"), jen.Id("hi")).Add(goType(fd))).Id("Band").Block(
+		jen.Return(rt("BandBetween").Types(jen.Id("Entry")).Call(from, jen.Id(digitFunc(fd)), jen.Id("lo"), jen.Id("hi"),
+			b.c.fc(fd, "Weight"), jen.Lit(fd.Order == layout.Asc))))
 	b.f.Line()
 }
 
@@ -113,37 +97,9 @@ func (b *board) bandBetween(i int, fd *layout.Field) {
 func (b *board) bandIs(i int, fd *layout.Field) {
 	name, typ := fd.Name+"Is", prefixName(fd)
 	b.comment("%s fixes %s to v.", name, fd.Name)
-	fail := func(err jen.Code) jen.Code {
-		return jen.Return(jen.Id(typ).Values(rt("PrefixErr").Call(err)))
-	}
 	decl, from := b.bandCtor(i, name)
-	body := []jen.Code{earlierErr(i, fail)}
-	body = append(body, b.digitStmts(fd, "d", param, fail)...)
-	body = append(body, jen.Return(jen.Id(typ).Values(jen.Add(from).Dot("Fix").Call(jen.Id("d"), b.c.fc(fd, "Weight")))))
-	decl.Params(jen.Id("v").Add(goType(fd))).Id(typ).Block(body...)
-	b.f.Line()
-}
-
-// band emits Between: the band's page, with ranks, in one script call.
-func (b *board) band(op catalog.Op) {
-	b.bandTypes()
-	b.comment(`Between returns, best first with their ranks, up to limit entries of the band, skipping
-offset of them: Between(ctx, %[1]sBetween(lo, hi), 0, 10) is the best ten whose %[1]s lies in
-[lo, hi]. The band is a band of scores: one script counts the entries ahead of it (ZCOUNT) and
-reads the page (ZRANGE … BYSCORE REV LIMIT), O(log n + offset + limit). A band built from a
-value out of range is an error matching ErrOutOfRange, as is a negative offset.`, b.l.Fields[0].Name)
-	recvDecl(b.f).Id(op.Methods[0]).Params(ctxParam(), jen.Id("band").Id("Band"), jen.List(jen.Id("offset"), jen.Id("limit")).Int64()).Params(jen.Index().Id("Ranked"), jen.Error()).Block(
-		jen.Return(jen.Id("decoding").Dot("Between").Call(jen.Id("ctx"), jen.Id("b").Dot("core"), jen.Id(op.Function()), jen.Id("band"), jen.Id("offset"), jen.Id("limit"))),
-	)
-	b.f.Line()
-}
-
-// countBand emits CountBetween: one ZCOUNT of the band's scores.
-func (b *board) countBand(op catalog.Op) {
-	b.comment("CountBetween returns the number of entries in the band, with one ZCOUNT in O(log n). A band built from a value out of range is an error matching ErrOutOfRange.")
-	recvDecl(b.f).Id(op.Methods[0]).Params(ctxParam(), jen.Id("band").Id("Band")).Params(jen.Int64(), jen.Error()).Block(
-		jen.Return(jen.Id("decoding").Dot("CountBetween").Call(jen.Id("ctx"), jen.Id("b").Dot("core"), jen.Id("band"))),
-	)
+	decl.Params(jen.Id("v").Add(goType(fd))).Id(typ).Block(
+		jen.Return(jen.Id(typ).Values(rt("FixValue").Call(from, jen.Id(digitFunc(fd)), jen.Id("v"), b.c.fc(fd, "Weight")))))
 	b.f.Line()
 }
 
@@ -158,9 +114,7 @@ would rank, itself included when it is on the board. A place built from a value 
 is an error matching ErrOutOfRange, as is a nil place.`, lead)
 	recvDecl(b.f).Id(op.Methods[0]).Params(ctxParam(), jen.Id("at").Id("Place"), jen.List(jen.Id("before"), jen.Id("after")).Int64()).Params(jen.Index().Id("Ranked"), jen.Error()).Block(
 		jen.If(jen.Id("at").Op("==").Nil()).Block(jen.Return(jen.Nil(), rt("NilPlaceError").Call(jen.Lit(lead+"Prefix")))),
-		jen.List(jen.Id("score"), jen.Id("member"), jen.Err()).Op(":=").Id("at").Dot("place").Call(),
-		errNil().Block(jen.Return(jen.Nil(), jen.Err())),
-		jen.Return(windowRead(b.runRO(op, rt("FormatScore").Call(jen.Id("score")), jen.Id("member"), jen.Max(jen.Id("before"), jen.Lit(0)), jen.Max(jen.Id("after"), jen.Lit(0))))),
+		jen.Return(jen.Id("decoding").Dot("AroundPlace").Call(jen.Id("ctx"), jen.Id("b").Dot("core"), jen.Id(op.Function()), jen.Id("at").Dot("place"), jen.Id("before"), jen.Id("after"))),
 	)
 	b.f.Line()
 }

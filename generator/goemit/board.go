@@ -24,9 +24,12 @@ func emitBoard(f *jen.File, c *codec) {
 	b.options()
 	b.constructor()
 	b.resultTypes()
+	if b.l.NumScore > 0 {
+		b.bandTypes()
+	}
 	for _, op := range ops {
-		if !op.Runtime {
-			emitters[op.Kind](b, op)
+		if !op.Go.InRuntime() {
+			emitters[op.Go](b, op)
 		}
 	}
 	b.reindex()
@@ -35,19 +38,15 @@ func emitBoard(f *jen.File, c *codec) {
 	emitFeeds(b)
 }
 
-// emitters emits the Board methods of each kind of operation (op.Methods) the runtime
-// does not hold (catalog.Op.Runtime).
-var emitters = map[catalog.Kind]func(*board, catalog.Op){
-	catalog.Update:      (*board).update,
-	catalog.Range:       (*board).rangeLead,
-	catalog.Competition: (*board).competition,
-	catalog.Dense:       (*board).dense,
-	catalog.CountRange:  (*board).countRange,
-	catalog.Band:        (*board).band,
-	catalog.CountBand:   (*board).countBand,
-	catalog.AroundScore: (*board).aroundScore,
-	catalog.Changes:     (*board).changes,
-	catalog.Touch:       (*board).touch,
+// emitters emits the Board methods (op.Methods) of each form of operation the catalogue's
+// rows name (catalog.Op.Go) that no runtime type holds.
+var emitters = map[catalog.GoPart]func(*board, catalog.Op){
+	catalog.GoFieldUpdate: (*board).update,
+	catalog.GoChangeList:  (*board).changes,
+	catalog.GoTouch:       (*board).touch,
+	catalog.GoLeadRange:   (*board).rangeLead,
+	catalog.GoLeadCount:   (*board).countRange,
+	catalog.GoAroundScore: (*board).aroundScore,
 }
 
 type board struct {
@@ -81,20 +80,19 @@ func (b *board) idText(id jen.Code) jen.Code {
 }
 
 // scripts declares the embedded library, Library(), and the function of every scripted
-// operation the file's own methods call: the runtime's (catalog.Op.Runtime) find theirs by
-// name.
+// operation the file's own methods call: the runtime's (catalog.Op.Go) find theirs by name.
 func (b *board) scripts(ops []catalog.Op) {
 	f, l := b.f, b.l
 	f.Anon("embed")
 	f.Line()
-	b.comment("luaLibrary is the board's Lua library, generated beside this file from the same layout: one\nRedis function per operation, called with FCALL (FCALL_RO for reads).")
+	b.comment("luaLibrary is this layout's part of its Lua library, behind the runtime's shared head.")
 	f.Comment("//go:embed " + l.LuaFile())
 	f.Var().Id("luaLibrary").String()
 	f.Line()
 	var vars []jen.Code
-	vars = append(vars, jen.Id("library").Op("=").Add(rt("NewLibrary")).Call(jen.Id("luaLibrary")))
+	vars = append(vars, jen.Id("library").Op("=").Add(rt("NewLayoutLibrary")).Call(jen.Lit(l.Stem()), jen.Id("luaLibrary")))
 	for _, op := range ops {
-		if !op.Runtime {
+		if !op.Go.InRuntime() {
 			vars = append(vars, jen.Id(op.Function()).Op("=").Id("library").Dot("Function").Call(jen.Lit(op.Name)))
 		}
 	}
@@ -114,21 +112,18 @@ func (b *board) scripts(ops []catalog.Op) {
 	if slices.ContainsFunc(l.Fields, func(fd *layout.Field) bool { return fd.Stamp == layout.StampClient }) {
 		dict[jen.Id("ClientClock")] = jen.True()
 	}
+	if l.NumScore > 0 {
+		dict[jen.Id("ScoreFields")] = b.c.konst("scoreFields")
+	}
 	f.Var().Id("boardSpec").Op("=").Op("&").Add(rt("Spec")).Values(dict)
 	f.Line()
-	b.comment("Library returns the board's Lua library. Board.Load loads it; it is exported for calling a board's functions in your own pipelines or transactions (after Load), where a call that finds the library missing cannot load it first.")
+	b.comment("Library returns the board's Lua library, for calling its functions in your own pipelines (after Board.Load).")
 	f.Func().Id("Library").Params().Op("*").Add(rt("Library")).Block(jen.Return(jen.Id("library")))
 	f.Line()
 }
 
 func recvDecl(f *jen.File) *jen.Statement {
 	return f.Func().Params(jen.Id("b").Op("*").Id("Board"))
-}
-
-// runRO calls a read-only function: b.core.CallRO, which first refuses the board of an expired
-// season.
-func (b *board) runRO(op catalog.Op, args ...jen.Code) *jen.Statement {
-	return jen.Id("b").Dot("core").Dot("CallRO").Call(append([]jen.Code{jen.Id("ctx"), jen.Id(op.Function())}, args...)...)
 }
 
 // wrap breaks a paragraph into lines of at most 96 columns.

@@ -13,10 +13,9 @@ func (b *board) helpers() {
 	if len(catalog.FieldUpdates(b.l)) > 0 {
 		b.applyEach()
 	}
-	if len(catalog.FieldUpdates(b.l)) > 0 || len(catalog.Stamped(b.l)) > 0 {
-		b.first() // the single field updates' and Touch's
+	if b.l.Score != layout.ScoreInteger {
+		b.scoreOfP()
 	}
-	b.scoreOfP()
 	for _, fd := range b.l.Fields {
 		if b.needsDigit(fd) {
 			b.digitOf(fd)
@@ -24,10 +23,13 @@ func (b *board) helpers() {
 	}
 }
 
-// windowRead is "decoding.Window(call)": call runs a read script whose reply is a window of
-// entries, which decoding decodes.
-func windowRead(call jen.Code) *jen.Statement {
-	return jen.Id("decoding").Dot("Window").Call(call)
+// scoreOfPFunc is the score of P as Encode computes it: the runtime's on a layout whose score is
+// P itself, else the file's scoreOfP.
+func (b *board) scoreOfPFunc() jen.Code {
+	if b.l.Score == layout.ScoreInteger {
+		return rt("IntegerScore")
+	}
+	return jen.Id("scoreOfP")
 }
 
 // scoreOfP emits scoreOfP, the score of P as Encode computes it.
@@ -61,16 +63,25 @@ func (b *board) needsDigit(fd *layout.Field) bool {
 // digitCall says how the board turns a value of fd into its digit: through digitOf<Field>
 // (fallible when the value can lie outside the range, which Encode's checker decides) or, for
 // a field every value of whose type is in range, inline (a time needs its local, so it keeps
-// a function).
+// a function). A score field's is always a fallible function: the band constructors pass it
+// to the runtime's (rankgenrt.BandBetween, FixValue).
 func (b *board) digitCall(fd *layout.Field) (fn, fallible bool) {
-	switch fd.Kind {
-	case layout.Bool:
-		return true, false
-	case layout.Time:
+	switch {
+	case fd.Place == layout.InScore, fd.Kind == layout.Time:
 		return true, true
+	case fd.Kind == layout.Bool:
+		return true, false
 	}
 	fallible = len(b.c.check(fd, param, func(err jen.Code) jen.Code { return err })) > 0
 	return fallible, fallible
+}
+
+// digitResults is what digitOf<Field> returns: the digit, and when fallible an error.
+func (b *board) digitResults(fallible bool) *jen.Statement {
+	if fallible {
+		return jen.Params(jen.Uint64(), jen.Error())
+	}
+	return jen.Uint64()
 }
 
 // param is the value parameter of digitOf functions and the one its callers pass: v.
@@ -101,18 +112,21 @@ func (b *board) digitOf(fd *layout.Field) {
 	}
 	b.f.Comment(fmt.Sprintf("%s is the stored digit of a %s value (larger digit ranks first).", digitFunc(fd), fd.Name))
 	decl := b.f.Func().Id(digitFunc(fd)).Params(jen.Id("v").Add(goType(fd)))
-	if !fallible {
+	if fd.Kind == layout.Bool {
 		// A bool: true is digit 1 where it ranks first.
-		one, zero := jen.Lit(1), jen.Lit(0)
+		one, zero := []jen.Code{jen.Lit(1)}, []jen.Code{jen.Lit(0)}
 		if fd.Order == layout.Asc {
-			one, zero = jen.Lit(0), jen.Lit(1)
+			one, zero = zero, one
 		}
-		decl.Uint64().Block(jen.If(jen.Id("v")).Block(jen.Return(one)), jen.Return(zero))
+		if fallible {
+			one, zero = append(one, jen.Nil()), append(zero, jen.Nil())
+		}
+		decl.Add(b.digitResults(fallible)).Block(jen.If(jen.Id("v")).Block(jen.Return(one...)), jen.Return(zero...))
 		b.f.Line()
 		return
 	}
 	fail := func(err jen.Code) jen.Code { return jen.Return(jen.Lit(0), err) }
 	body := append(b.c.check(fd, param, fail), jen.Return(b.c.digit(fd, param), jen.Nil()))
-	decl.Params(jen.Uint64(), jen.Error()).Block(body...)
+	decl.Add(b.digitResults(true)).Block(body...)
 	b.f.Line()
 }

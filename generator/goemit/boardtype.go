@@ -19,15 +19,18 @@ func (b *board) boardType() {
 	}
 	b.comment("%s", wrap(fmt.Sprintf(`Board is a leaderboard of Entry values in a Redis sorted set, read best first. Its key is
 given to NewBoard; its %s is a second key in the same hash slot, so the board works on
-Redis Cluster. Every write is one atomic script that refuses a board written by another
-layout (ErrLayoutMismatch) and leaves the board unchanged on any error.%s Reads refuse another
-layout's board too, within their one round trip. A Board is safe for concurrent use; create it
+Redis Cluster. Every write is one atomic script that refuses another layout's board
+(ErrLayoutMismatch) and leaves the board unchanged on any error, and every read refuses it in
+its one round trip.%s A Board is safe for concurrent use; create it
 once per key and reuse it.%s`, side, adopt, dataDoc(l))))
-	b.comment("Its reads and whole-entry writes (Get, Top, Around, Set, Best, …) are the methods of the embedded rankgenrt.Board, which are the same on every layout; this file declares those its layout makes its own.")
-	fields := []jen.Code{
-		jen.Op("*").Add(b.runtimeBoard()),
-		jen.Id("core").Op("*").Add(rt("Core")).Comment("the board's machinery: client, keys, writes, the fingerprint check"),
+	b.comment("Its methods that are the same on every layout are those of the embedded rankgenrt.Board%s.", b.scoreReadsDoc())
+	fields := []jen.Code{jen.Op("*").Add(b.runtimeBoard())}
+	if b.l.NumScore > 0 {
+		fields = append(fields, jen.Op("*").Add(b.runtimeScoreReads()))
 	}
+	fields = append(fields,
+		jen.Id("core").Op("*").Add(rt("Core")).Comment("the board's machinery: client, keys, writes, the fingerprint check"),
+	)
 	fields = append(fields, b.seasonFields()...)
 	f.Type().Id("Board").Struct(fields...)
 	f.Line()
@@ -38,6 +41,20 @@ func (b *board) runtimeBoard() *jen.Statement {
 	return rt("Board").Types(jen.Id("Entry"), b.idType(), jen.Id("Ranked"), jen.Id("Written"), jen.Id("Result"))
 }
 
+// scoreReadsDoc names the embedded rankgenrt.ScoreReads, on a layout with score fields.
+func (b *board) scoreReadsDoc() string {
+	if b.l.NumScore == 0 {
+		return ""
+	}
+	return " and ScoreReads"
+}
+
+// runtimeScoreReads is rankgenrt.ScoreReads over this package's types, which Board embeds on a
+// layout with score fields.
+func (b *board) runtimeScoreReads() *jen.Statement {
+	return rt("ScoreReads").Types(jen.Id("Entry"), b.idType(), jen.Id("Ranked"), jen.Id("Written"), jen.Id("Result"))
+}
+
 // options declares Option and its constructors, the runtime's (rankgenrt.Core holds what
 // they set).
 func (b *board) options() {
@@ -45,19 +62,19 @@ func (b *board) options() {
 	f.Comment("Option configures a Board.")
 	f.Type().Id("Option").Op("=").Add(rt("Option"))
 	f.Line()
-	b.comment("WithTTL makes the board's keys expire d after every write. The expiry is set by the write's\nown script, on all of the board's keys, so it is never lost.")
+	b.comment("WithTTL makes the board's keys expire d after every write (rankgenrt.WithTTL).")
 	f.Func().Id("WithTTL").Params(jen.Id("d").Qual("time", "Duration")).Id("Option").Block(jen.Return(rt("WithTTL").Call(jen.Id("d"))))
 	f.Line()
-	b.comment("WithExpireAt makes the board's keys expire at t (to the millisecond), set by every write's\nown script on all of the board's keys.")
+	b.comment("WithExpireAt makes the board's keys expire at t (rankgenrt.WithExpireAt).")
 	f.Func().Id("WithExpireAt").Params(jen.Id("t").Qual("time", "Time")).Id("Option").Block(jen.Return(rt("WithExpireAt").Call(jen.Id("t"))))
 	f.Line()
-	b.comment("WithDedupWindow sets how long, at least, the board remembers each write call's token, so that a resend of the call is applied once (rankgenrt.DedupWindow: rankgenrt.DefaultDedupWindow unless set, 0 turns exactly-once writes off). Every writer of a board should use the same window.")
+	b.comment("WithDedupWindow sets how long each write's token is remembered (rankgenrt.WithDedupWindow).")
 	f.Func().Id("WithDedupWindow").Params(jen.Id("d").Qual("time", "Duration")).Id("Option").Block(jen.Return(rt("WithDedupWindow").Call(jen.Id("d"))))
 	f.Line()
 	b.withReplicas()
 	if b.coalesces() {
 		first := catalog.FieldUpdates(b.l)[0]
-		b.comment("WithCoalescing combines the single field updates (%s, …) of concurrent callers into batch calls (rankgenrt.Coalescing), each caller told its own result, exactly once.", catalog.UpdateMethod(first.Update, first.Field))
+		b.comment("WithCoalescing sends concurrent single field updates (%s, …) as batches (rankgenrt.WithCoalescing).", catalog.UpdateMethod(first.Update, first.Field))
 		b.f.Func().Id("WithCoalescing").Params(jen.Id("cfg").Add(rt("Coalescing"))).Id("Option").Block(jen.Return(rt("WithCoalescing").Call(jen.Id("cfg"))))
 		b.f.Line()
 	}
@@ -68,7 +85,7 @@ func (b *board) coalesces() bool { return len(catalog.FieldUpdates(b.l)) > 0 }
 
 // withReplicas declares WithReplicas, the option that makes every write wait for replicas.
 func (b *board) withReplicas() {
-	b.comment("WithReplicas makes every write wait, in its own round trip, until n replicas of the board's master have it, for at most timeout; too few in time is rankgenrt.ErrNotReplicated (rankgenrt.WaitReplicas says what survives a failover). Needs a *redis.Client or a *redis.ClusterClient.")
+	b.comment("WithReplicas makes every write wait for n replicas, at most timeout (rankgenrt.WithReplicas).")
 	b.f.Func().Id("WithReplicas").Params(jen.Id("n").Int(), jen.Id("timeout").Qual("time", "Duration")).Id("Option").Block(jen.Return(rt("WithReplicas").Call(jen.Id("n"), jen.Id("timeout"))))
 	b.f.Line()
 }
@@ -83,6 +100,9 @@ func (b *board) constructor() {
 		doc, params, newCore = b.seasonConstructor(dict, params)
 	}
 	dict[jen.Id("Board")] = rt("NewBoard").Call(jen.Id("core"), jen.Id("decoding"))
+	if l.NumScore > 0 {
+		dict[jen.Id("ScoreReads")] = rt("NewScoreReads").Call(jen.Id("core"), jen.Id("decoding"))
+	}
 	b.comment("%s", doc)
 	f.Func().Id("NewBoard").Params(append(params, jen.Id("opts").Op("...").Id("Option"))...).Op("*").Id("Board").Block(
 		jen.Id("core").Op(":=").Add(newCore),
@@ -97,13 +117,13 @@ func (b *board) resultTypes() {
 	f.Comment("Ranked is an entry with its 1-based rank on the board.")
 	f.Type().Id("Ranked").Struct(jen.Id("Rank").Int64(), jen.Id("Entry"))
 	f.Line()
-	b.comment("Cursor marks a place in the board for After: the score and member of the last entry seen.\nThe zero Cursor is the top of the board.")
+	b.comment("Cursor marks a place in the board for After: the last entry seen (zero: the top).")
 	f.Type().Id("Cursor").Op("=").Add(rt("Cursor"))
 	f.Line()
-	b.comment("Update is one update of a batch (the <Op><Field>Many methods): the id, and the delta or value. A batch is one script call, atomic as a whole, in order (an id may appear more than once). Each update succeeds or fails on its own: its Result holds the new entry or the error that left that entry unchanged. The batch's error return is for failures of the whole call (connection, ErrLayoutMismatch), which change nothing. An update of an id without an entry starts from the zero entry: 0, false, the first enum value, or the Unix epoch for a time (a field's lowest-ranking value when that is outside its range).")
+	b.comment("Update is one update of a batch (the <Op><Field>Many methods): the id, and the delta or value. A batch is one script call, atomic, in order; each update succeeds or fails on its own (its Result). An id without an entry starts from the zero entry: 0, false, the first enum value, or the Unix epoch (a field's lowest-ranking value when that is outside its range).")
 	f.Type().Id("Update").Types(jen.Id("V").Any()).Struct(jen.Id(l.IDName).Add(b.idType()), jen.Id("Value").Id("V"))
 	f.Line()
-	b.comment("Written is what a write did to one entry, read in the write's own script (no second read, so no other writer comes between): the entry after the write (embedded: w.%s is its field), the entry its id held before (Existed false: none, and Before is the zero Entry), and whether the write changed the stored entry (for Best: whether it replaced it). A new personal best is Changed && Existed, its exact gain the difference of Entry and Before.%s", l.Fields[0].Name, writtenDataDoc(l))
+	b.comment("Written is what a write did to one entry, read in the write's own script: the entry after the write (embedded: w.%s is its field), the entry its id held before (Existed false: none, and Before is the zero Entry), and whether the write changed the stored entry (for Best: whether it replaced it). A new personal best is Changed && Existed, its exact gain the difference of Entry and Before.%s", l.Fields[0].Name, writtenDataDoc(l))
 	f.Type().Id("Written").Struct(jen.Id("Entry"), jen.Id("Before").Id("Entry"), jen.Id("Existed").Bool(), jen.Id("Changed").Bool())
 	f.Line()
 	b.comment("%s", resultDoc(l))
@@ -112,6 +132,9 @@ func (b *board) resultTypes() {
 	b.decoding()
 }
 
+// field is "name: value", a keyed field of a composite literal written on one line.
+func field(name, value string) jen.Code { return jen.Id(name).Op(":").Id(value) }
+
 // decoding declares decoding, how what the runtime holds for every layout
 // (rankgenrt.Decoding) makes this package's types of the entries it reads.
 func (b *board) decoding() {
@@ -119,15 +142,19 @@ func (b *board) decoding() {
 	e := func(name string) *jen.Statement { return jen.Id(name).Id("Entry") }
 	fields := jen.Dict{
 		jen.Id("Decode"):   jen.Id("Decode"),
-		jen.Id("ScoreOfP"): jen.Id("scoreOfP"),
+		jen.Id("ScoreOfP"): b.scoreOfPFunc(),
 		jen.Id("NewRanked"): jen.Func().Params(jen.Id("rank").Int64(), e("e")).Id("Ranked").Block(
-			jen.Return(jen.Id("Ranked").Values(jen.Dict{jen.Id("Rank"): jen.Id("rank"), jen.Id("Entry"): jen.Id("e")}))),
+			jen.Return(jen.Id("Ranked").Values(field("Rank", "rank"), field("Entry", "e")))),
 		jen.Id("NewWritten"): jen.Func().Params(jen.List(jen.Id("e"), jen.Id("before")).Id("Entry"), jen.List(jen.Id("existed"), jen.Id("changed")).Bool()).Id("Written").Block(
-			jen.Return(jen.Id("Written").Values(jen.Dict{jen.Id("Entry"): jen.Id("e"), jen.Id("Before"): jen.Id("before"), jen.Id("Existed"): jen.Id("existed"), jen.Id("Changed"): jen.Id("changed")}))),
+			jen.Return(jen.Id("Written").Values(field("Entry", "e"), field("Before", "before"), field("Existed", "existed"), field("Changed", "changed")))),
 		jen.Id("NewResult"): jen.Func().Params(jen.Id("w").Id("Written"), jen.Err().Error()).Id("Result").Block(
-			jen.Return(jen.Id("Result").Values(jen.Dict{jen.Id("Written"): jen.Id("w"), jen.Id("Err"): jen.Err()}))),
+			jen.Return(jen.Id("Result").Values(field("Written", "w"), field("Err", "err")))),
 	}
 	fields[jen.Id("EntryArgs")] = b.entryArgsFunc()
+	if len(catalog.FieldUpdates(l)) > 0 || len(catalog.Stamped(l)) > 0 { // decoding.First, for the single field updates and Touch
+		fields[jen.Id("WrittenOf")] = jen.Func().Params(jen.Id("x").Id("Result")).Params(jen.Id("Written"), jen.Error()).Block(
+			jen.Return(jen.Id("x").Dot("Written"), jen.Id("x").Dot("Err")))
+	}
 	if l.HasData() {
 		fields[jen.Id("DecodeData")] = jen.Func().Params(jen.Id("e").Op("*").Id("Entry"), jen.Id("data").String()).Params(jen.Err().Error()).Block(
 			jen.List(jen.Id("e").Dot("Data"), jen.Err()).Op("=").Id("DecodeData").Call(jen.Id("data")),
@@ -140,6 +167,9 @@ func (b *board) decoding() {
 		fields[jen.Id("Compare")] = jen.Id("Compare")
 		fields[jen.Id("EntryOf")] = jen.Func().Params(jen.Id("r").Id("Ranked")).Id("Entry").Block(jen.Return(jen.Id("r").Dot("Entry")))
 		fields[jen.Id("ResultOf")] = jen.Func().Params(jen.Id("x").Id("Result")).Params(jen.Id("Entry"), jen.Error()).Block(jen.Return(jen.Id("x").Dot("Entry"), jen.Id("x").Dot("Err")))
+		if l.NumScore > 0 {
+			fields[jen.Id("TiedPlace")] = jen.Id("tiedPlace")
+		}
 	}
 	if l.IDType != layout.IDUint64 {
 		fields[jen.Id("IDName")] = jen.Lit(l.IDName)

@@ -13,8 +13,8 @@ import (
 )
 
 // TestCatalogueMethods checks that the methods of every operation of every golden layout are
-// either rankgenrt.Board's (catalog.Op.Runtime), which the generated Board embeds, or declared
-// by the generated file, through the emitter of its kind.
+// either a runtime type's (catalog.Op.Go: rankgenrt.Board, ScoreReads), which the generated
+// Board embeds, or declared by the generated file, through the emitter of its Go part.
 func TestCatalogueMethods(t *testing.T) {
 	for _, g := range readGoldens(t) {
 		l := parse(t, g.stem, g.schema)
@@ -24,16 +24,16 @@ func TestCatalogueMethods(t *testing.T) {
 		}
 		methods, inRuntime := boardMethods(t, src), runtimeBoardMethods(l)
 		for _, op := range catalog.Ops(l) {
-			if op.Runtime == (emitters[op.Kind] != nil) {
-				t.Errorf("operation %s: Runtime %v, and an emitter: %v (exactly one of them holds its methods)", op.Name, op.Runtime, emitters[op.Kind] != nil)
+			if op.Go.InRuntime() == (emitters[op.Go] != nil) {
+				t.Errorf("operation %s: Go part %d in the runtime %v, and an emitter: %v (exactly one of them holds its methods)", op.Name, op.Go, op.Go.InRuntime(), emitters[op.Go] != nil)
 			}
 			for _, m := range op.Methods {
 				switch {
-				case op.Runtime && inRuntime[m] == "":
+				case op.Go.InRuntime() && inRuntime[m] == "":
 					t.Errorf("%s: operation %s: rankgenrt.Board lacks method %s", g.stem, op.Name, m)
-				case op.Runtime && methods[m]:
+				case op.Go.InRuntime() && methods[m]:
 					t.Errorf("%s: operation %s: the generated Board declares %s, which rankgenrt.Board has", g.stem, op.Name, m)
-				case !op.Runtime && !methods[m]:
+				case !op.Go.InRuntime() && !methods[m]:
 					t.Errorf("%s: operation %s: the generated Board lacks method %s", g.stem, op.Name, m)
 				}
 			}
@@ -43,7 +43,7 @@ func TestCatalogueMethods(t *testing.T) {
 
 // TestShardedEmitters checks the ShardedBoard's table against the catalogue's rows: an emitter
 // for every kind of operation the golden layouts have that a ShardedBoard performs and
-// rankgenrt.ShardedBoard does not hold (catalog.Op.Runtime), none for a kind the runtime holds
+// no runtime type holds (catalog.Op.Go), none for a kind the runtime holds
 // or read from the shards (catalog.ShardPerShard), and the goldens together have every kind, so
 // that no kind escapes these checks.
 func TestShardedEmitters(t *testing.T) {
@@ -51,8 +51,8 @@ func TestShardedEmitters(t *testing.T) {
 	for _, g := range readGoldens(t) {
 		for _, op := range catalog.Ops(parse(t, g.stem, g.schema)) {
 			seen = append(seen, op.Kind)
-			if has := shardedEmitters[op.Kind] != nil; has != (op.Sharding != catalog.ShardPerShard && !op.Runtime) {
-				t.Errorf("%s: operation %s (Sharding %d, Runtime %v) has a ShardedBoard emitter: %v", g.stem, op.Name, op.Sharding, op.Runtime, has)
+			if has := shardedEmitters[op.Go] != nil; has != (op.Sharding != catalog.ShardPerShard && !op.Go.InRuntime()) {
+				t.Errorf("%s: operation %s (Sharding %d, Go part %d) has a ShardedBoard emitter: %v", g.stem, op.Name, op.Sharding, op.Go, has)
 			}
 		}
 	}

@@ -39,7 +39,7 @@ func (b *board) changeType(op catalog.Op, ups []catalog.FieldUpdate) {
 	if b.l.HasData() {
 		names, what = append(names, dataChange), "one field update or the new data"
 	}
-	b.comment("Change is %s of a change list (Board.Update, Board.UpdateMany), made by %s. A zero Change is refused.", what, orList(names))
+	b.comment("Change is %s of a change list (Board.Update), made by %s, …; a zero Change is refused.", what, names[0])
 	b.f.Type().Id("Change").Op("=").Add(rt("Change")).Types(jen.Id("Entry"))
 	b.f.Line()
 	id, _ := op.Args.Index(catalog.ArgID)
@@ -65,7 +65,7 @@ func (b *board) changeType(op catalog.Op, ups []catalog.FieldUpdate) {
 func (b *board) changeConstructor(u catalog.FieldUpdate) {
 	fd, name := u.Field, u.Method()
 	arg := updateArg(u.Update)
-	b.comment("%s is the change of Board.Update that %s, as Board.%s does.", name, changeWhat(fd, u.Update, arg), name)
+	b.comment("%s is the change that %s (Board.%s, in Board.Update).", name, changeWhat(fd, u.Update, arg), name)
 	change := func(val, err jen.Code) jen.Code {
 		if val == nil {
 			val = jen.Nil()
@@ -83,8 +83,10 @@ func (b *board) changeConstructor(u catalog.FieldUpdate) {
 		val = rt("WideDelta").Call(jen.Id(arg), jen.Lit(fd.Hex))
 	case u.Update != layout.OpAdd && fallible && !wide(fd):
 		// A value out of range stays in the Change: its list is refused before anything is sent.
-		body = append(body, jen.List(jen.Id("d"), jen.Err()).Op(":=").Id(digitFunc(fd)).Call(jen.Id(arg)))
-		val, err = jen.Id("d"), jen.Err()
+		b.f.Func().Id(name).Params(jen.Id(arg).Add(valueType(fd, u.Update))).Id("Change").Block(
+			jen.Return(rt("ChangeTo").Types(jen.Id("Entry")).Call(jen.Lit(fd.Name), jen.Id(changeSlot(u)), jen.Id(digitFunc(fd)), jen.Id(arg))))
+		b.f.Line()
+		return
 	case u.Update != layout.OpAdd:
 		body = b.digitStmts(fd, "d", param, func(err jen.Code) jen.Code { return jen.Return(change(nil, err)) })
 		val = b.digitArg(fd)
@@ -118,7 +120,7 @@ func (b *board) changesType() {
 func (b *board) updateOneList(op catalog.Op) {
 	b.comment("%s", b.updateListDoc())
 	recvDecl(b.f).Id(op.Methods[0]).Params(ctxParam(), jen.Id("id").Add(b.idType()), jen.Id("changes").Op("...").Id("Change")).Params(jen.Id("Written"), jen.Error()).Block(
-		jen.Return(jen.Id("first").Call(jen.Id("b").Dot(op.Methods[1]).Call(jen.Id("ctx"), jen.Index().Id("Changes").Values(jen.Values(
+		jen.Return(jen.Id("decoding").Dot("First").Call(jen.Id("b").Dot(op.Methods[1]).Call(jen.Id("ctx"), jen.Index().Id("Changes").Values(jen.Values(
 			jen.Id(b.l.IDName).Op(":").Id("id"), jen.Id("Apply").Op(":").Id("changes")))))),
 	)
 	b.f.Line()
@@ -126,7 +128,7 @@ func (b *board) updateOneList(op catalog.Op) {
 
 // updateListDoc is Update's doc comment.
 func (b *board) updateListDoc() string {
-	doc := "Update applies changes to the entry of id in one script call and returns what it did (Written: the new entry, the one before, read in the same script, and whether it changed): all of them or, when one fails (a value out of range, an add that overflows), none, with an error naming the field. Each change works as its field's update method does: an id without an entry starts from the zero entry, and its first min or max takes the value given. Changes of distinct fields do not depend on their order; a list that changes a field twice, or holds a zero Change, is refused with an error matching rankgenrt.ErrBadChange before anything is sent. An empty list leaves an entry as it is (and stores the zero entry for an id without one)."
+	doc := "Update applies changes to the entry of id in one script call and returns what it did (Written): all of them or, when one fails (a value out of range, an add that overflows), none, with an error naming the field. Each change works as its field's update method does: an id without an entry starts from the zero entry, and its first min or max takes the value given. Changes of distinct fields do not depend on their order; a list that changes a field twice, or holds a zero Change, is refused with an error matching rankgenrt.ErrBadChange before anything is sent. An empty list leaves an entry as it is (and stores the zero entry for an id without one)."
 	var stamps []string
 	for _, s := range b.l.Fields {
 		if s.Stamp != layout.StampNone {
@@ -167,7 +169,7 @@ func (b *board) touch(op catalog.Op) {
 	}
 	b.comment("%s sets %s of the entry of id to now and leaves its other fields as they are, in one script call, and returns what it did (Written: the entry after, the one before, and Changed when a stamp moved). A play that scores nothing still counts as the latest: ties on the stamp see it. An id without an entry gets the zero entry, stamped, as a field update that creates it does. A clock outside a stamped field's range (or the board's season) is refused, leaving the entry as it was.", op.Methods[0], strings.Join(stamps, ", "))
 	recvDecl(b.f).Id(op.Methods[0]).Params(ctxParam(), jen.Id("id").Add(b.idType())).Params(jen.Id("Written"), jen.Error()).Block(
-		jen.Return(jen.Id("first").Call(jen.Id("b").Dot(op.Methods[1]).Call(jen.Id("ctx"), jen.Index().Add(b.idType()).Values(jen.Id("id"))))),
+		jen.Return(jen.Id("decoding").Dot("First").Call(jen.Id("b").Dot(op.Methods[1]).Call(jen.Id("ctx"), jen.Index().Add(b.idType()).Values(jen.Id("id"))))),
 	)
 	b.f.Line()
 	b.comment("%s touches many ids in one script call, atomic as a whole, with one clock, as Touch does each: its Result per id holds what it did or the error that left that entry unchanged (an invalid id's, unsent). The error return is for failures of the whole call (connection, ErrLayoutMismatch), which change nothing.", op.Methods[1])
@@ -175,12 +177,4 @@ func (b *board) touch(op catalog.Op) {
 		jen.Return(jen.Id("decoding").Dot("TouchMany").Call(jen.Id("ctx"), jen.Id("b").Dot("core"), jen.Id(op.Function()), jen.Id("ids"))),
 	)
 	b.f.Line()
-}
-
-// orList joins names as "A, B or C".
-func orList(names []string) string {
-	if len(names) < 2 {
-		return strings.Join(names, "")
-	}
-	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }

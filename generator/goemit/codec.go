@@ -61,8 +61,7 @@ func emitCodec(f *jen.File, c *codec) (constBlock *jen.Statement) {
 
 // versionGuard declares the constants that tie the file to the runtime's contract version.
 func (c *codec) versionGuard(f *jen.File) {
-	f.Comment("The generated code and the runtime package must agree on their contract; either")
-	f.Comment("constant fails to compile when they drift apart. Regenerate with the matching rankgen.")
+	f.Comment("Either constant fails to compile against a runtime of another contract: regenerate then.")
 	f.Const().Defs(
 		jen.Id("_").Op("=").Qual(runtimePath, "EnforceVersion").Call(jen.Lit(genVersion).Op("-").Qual(runtimePath, "MinVersion")),
 		jen.Id("_").Op("=").Qual(runtimePath, "EnforceVersion").Call(jen.Qual(runtimePath, "MaxVersion").Op("-").Lit(genVersion)),

@@ -32,8 +32,8 @@ func Generate(l *layout.Layout) ([]byte, error) {
 		return nil, err
 	}
 	for _, op := range catalog.Ops(l) {
-		if !op.Runtime && emitters[op.Kind] == nil {
-			return nil, fmt.Errorf("goemit: %s: no emitter for operations of kind %s (a bug in rankgen; please report it)", op.Name, op.Kind)
+		if !op.Go.InRuntime() && emitters[op.Go] == nil {
+			return nil, fmt.Errorf("goemit: %s: no emitter for operations of Go form %d (a bug in rankgen; please report it)", op.Name, op.Go)
 		}
 	}
 	f := jen.NewFile(l.Package)

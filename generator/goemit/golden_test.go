@@ -195,7 +195,7 @@ func TestGeneratedCompiles(t *testing.T) {
 		}
 		for pkgDir, code := range map[string][]byte{g.stem: g.want, g.stem + "_sharded": sharded} {
 			write(t, filepath.Join(dir, pkgDir, l.GoFile()), code)
-			write(t, filepath.Join(dir, pkgDir, lib.File), []byte(lib.Source))
+			write(t, filepath.Join(dir, pkgDir, lib.File), []byte(lib.Part))
 		}
 	}
 	if out, err := goCmd(t, dir, "vet", "./..."); err != nil {

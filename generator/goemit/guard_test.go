@@ -60,14 +60,17 @@ func TestGuardsFailToCompile(t *testing.T) {
 			"EnforceVersion(rankgenrt.MaxVersion - " + v + ")", fmt.Sprintf("EnforceVersion(rankgenrt.MaxVersion - %d)", n),
 		}
 	}
+	oldest := asVersion(rankgenrt.MinVersion) // the oldest contract still supported
 	cases := []struct {
-		name  string
-		edits []string // old, new, old, new, …
+		name     string
+		edits    []string // old, new, old, new, …
+		compiles bool
 	}{
-		{"intact", nil},
-		{"generated for a newer runtime", asVersion(rankgenrt.MaxVersion + 1)},
-		{"generated for an older runtime", asVersion(rankgenrt.MinVersion - 1)},
-		{"enum value inserted", []string{"\tDivisionAmateur\n", "\tDivisionSemiPro\n\tDivisionAmateur\n"}},
+		{"intact", nil, true},
+		{"generated for the oldest runtime contract supported", oldest, true},
+		{"generated for a newer runtime", asVersion(rankgenrt.MaxVersion + 1), false},
+		{"generated for an older runtime", asVersion(rankgenrt.MinVersion - 1), false},
+		{"enum value inserted", []string{"\tDivisionAmateur\n", "\tDivisionSemiPro\n\tDivisionAmateur\n"}, false},
 	}
 	dir := tempModule(t)
 	for i, c := range cases {
@@ -84,14 +87,14 @@ func TestGuardsFailToCompile(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		write(t, filepath.Join(pkgDir, lib.File), []byte(lib.Source))
+		write(t, filepath.Join(pkgDir, lib.File), []byte(lib.Part))
 		out, err := goCmd(t, dir, "vet", "./"+filepath.Base(pkgDir))
 		switch {
-		case c.edits == nil && err != nil:
-			t.Fatalf("the intact package does not compile: %v\n%s", err, out)
-		case c.edits != nil && err == nil:
+		case c.compiles && err != nil:
+			t.Fatalf("%s: the package does not compile: %v\n%s", c.name, err, out)
+		case !c.compiles && err == nil:
 			t.Errorf("%s: still compiles", c.name)
-		case c.edits != nil && !strings.Contains(out, "overflows") && !strings.Contains(out, "invalid argument: index"):
+		case !c.compiles && !strings.Contains(out, "overflows") && !strings.Contains(out, "invalid argument: index"):
 			t.Errorf("%s: fails for another reason than the guard:\n%s", c.name, out)
 		}
 	}

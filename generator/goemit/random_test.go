@@ -62,7 +62,7 @@ func TestRandomSchemas(t *testing.T) {
 		}
 		write(t, filepath.Join(dir, pkg, l.GoFile()), out)
 		write(t, filepath.Join(dir, pkg, pkg+".yaml"), src)
-		write(t, filepath.Join(dir, pkg, lib.File), []byte(lib.Source))
+		write(t, filepath.Join(dir, pkg, lib.File), []byte(lib.Part))
 		ls = append(ls, l)
 		i++
 	}

@@ -1,6 +1,7 @@
 package goemit
 
 import (
+	"maps"
 	"reflect"
 	"strings"
 
@@ -17,22 +18,36 @@ type (
 	standInResult  struct{}
 )
 
-// runtimeBoardMethods are the methods of rankgenrt.Board over a generated package of l's id
-// type, each with its parameter and result types as signatures writes them.
+// runtimeBoardMethods are the methods of rankgenrt.Board, and on a layout with score fields
+// rankgenrt.ScoreReads, over a generated package of l's id type, each with its parameter and
+// result types as signatures writes them.
 func runtimeBoardMethods(l *layout.Layout) map[string]string {
 	if l.IDType == layout.IDUint64 {
-		return methodSignatures(reflect.TypeFor[*rankgenrt.Board[standInEntry, uint64, standInRanked, standInWritten, standInResult]]())
+		return runtimeMethods[*rankgenrt.Board[standInEntry, uint64, standInRanked, standInWritten, standInResult],
+			*rankgenrt.ScoreReads[standInEntry, uint64, standInRanked, standInWritten, standInResult]](l)
 	}
-	return methodSignatures(reflect.TypeFor[*rankgenrt.Board[standInEntry, string, standInRanked, standInWritten, standInResult]]())
+	return runtimeMethods[*rankgenrt.Board[standInEntry, string, standInRanked, standInWritten, standInResult],
+		*rankgenrt.ScoreReads[standInEntry, string, standInRanked, standInWritten, standInResult]](l)
 }
 
-// runtimeShardedMethods are the methods of rankgenrt.ShardedBoard over a generated package of
-// l's id type, as the generated ShardedBoard, which embeds it, has them.
+// runtimeShardedMethods are the methods of rankgenrt.ShardedBoard (and ShardedScoreReads) over a
+// generated package of l's id type, as the generated ShardedBoard, which embeds them, has them.
 func runtimeShardedMethods(l *layout.Layout) map[string]string {
 	if l.IDType == layout.IDUint64 {
-		return methodSignatures(reflect.TypeFor[*rankgenrt.ShardedBoard[standInEntry, uint64, standInRanked, standInWritten, standInResult]]())
+		return runtimeMethods[*rankgenrt.ShardedBoard[standInEntry, uint64, standInRanked, standInWritten, standInResult],
+			*rankgenrt.ShardedScoreReads[standInEntry, uint64, standInRanked, standInWritten, standInResult]](l)
 	}
-	return methodSignatures(reflect.TypeFor[*rankgenrt.ShardedBoard[standInEntry, string, standInRanked, standInWritten, standInResult]]())
+	return runtimeMethods[*rankgenrt.ShardedBoard[standInEntry, string, standInRanked, standInWritten, standInResult],
+		*rankgenrt.ShardedScoreReads[standInEntry, string, standInRanked, standInWritten, standInResult]](l)
+}
+
+// runtimeMethods are the methods of Board, and of ScoreReads where l has score fields.
+func runtimeMethods[Board, ScoreReads any](l *layout.Layout) map[string]string {
+	out := methodSignatures(reflect.TypeFor[Board]())
+	if l.NumScore > 0 {
+		maps.Copy(out, methodSignatures(reflect.TypeFor[ScoreReads]()))
+	}
+	return out
 }
 
 // methodSignatures are the methods of typ, a runtime type over the stand-ins, each with its

@@ -10,7 +10,7 @@ import (
 
 // emitSharded adds the ShardedBoard to the file: one leaderboard over several Boards (its
 // shards), each under its own hash tag. It embeds rankgenrt.ShardedBoard, which holds the
-// methods that are the same on every layout (catalog.Op.Runtime) and the merges behind them;
+// methods that are the same on every layout (catalog.Op.Go) and the merges behind them;
 // the file declares the rest, thin methods: a write goes to the shard of its id (a batch to
 // every shard it touches, at once), and a read asks every shard in one pipeline and merges the
 // answers with runtime's machinery (rankgenrt.ShardWindows, ShardPlace, MergeSorted,
@@ -21,28 +21,27 @@ func emitSharded(f *jen.File, c *codec) {
 	s.constructor()
 	s.seasons()
 	for _, op := range s.ops {
-		if op.Sharding != catalog.ShardPerShard && !op.Runtime {
-			shardedEmitters[op.Kind](s, op)
+		if op.Sharding != catalog.ShardPerShard && !op.Go.InRuntime() {
+			shardedEmitters[op.Go](s, op)
 		}
+	}
+	if s.l.NumScore > 0 {
+		s.tiedPlace()
 	}
 	s.reshard()
 	s.helpers()
 }
 
-// shardedEmitters emits the ShardedBoard methods of each kind of operation the ShardedBoard
-// performs (Op.Sharding) that rankgenrt.ShardedBoard does not hold (catalog.Op.Runtime): every
-// other kind but those read from the shards themselves (catalog.ShardPerShard; the type's
-// comment says so). TestShardedEmitters fails on a kind that has an emitter it should not, or
-// lacks one.
-var shardedEmitters = map[catalog.Kind]func(*sharded, catalog.Op){
-	catalog.Update:      (*sharded).update,
-	catalog.CountRange:  (*sharded).countRange,
-	catalog.Changes:     (*sharded).changes,
-	catalog.Touch:       (*sharded).touch,
-	catalog.CountBand:   (*sharded).countBand,
-	catalog.Band:        (*sharded).band,
-	catalog.AroundScore: (*sharded).aroundScore,
-	catalog.Competition: (*sharded).competition,
+// shardedEmitters emits the ShardedBoard methods of each form of operation (catalog.Op.Go)
+// the ShardedBoard performs (Op.Sharding) that no runtime type holds: every other form but
+// those read from the shards themselves (catalog.ShardPerShard; the type's comment says so).
+// TestShardedEmitters fails on a form that has an emitter it should not, or lacks one.
+var shardedEmitters = map[catalog.GoPart]func(*sharded, catalog.Op){
+	catalog.GoFieldUpdate: (*sharded).update,
+	catalog.GoChangeList:  (*sharded).changes,
+	catalog.GoTouch:       (*sharded).touch,
+	catalog.GoLeadCount:   (*sharded).countRange,
+	catalog.GoAroundScore: (*sharded).aroundScore,
 }
 
 // shardedWithout are the Board methods outside the catalogue that a ShardedBoard lacks: Key
@@ -107,9 +106,12 @@ func (s *sharded) shardedType() {
 	}
 	s.comment(`ShardedBoard is one leaderboard of Entry values spread over several sorted sets, its shards, so that it outgrows one Redis node: each shard is a Board under its own hash tag, and on Redis Cluster the shards spread over the masters (rankgenrt.ShardKeys). An id always lives on the same shard — rankgenrt.ShardOf: FNV-1a 64 of %s, modulo the number of shards — so every write is one atomic script on one shard, in one round trip, and a batch is one script per shard it touches, all sent at once. Reads ask every shard in one pipeline (one round trip per node, the nodes at once) and merge the answers by Compare, or add them up, so ranks, pages and counts are exactly those of one Board holding the same entries. A read that needs an entry first (Rank, Around, RankMany, Percentile, PageOf, CompetitionRank) takes one more round, and Around one more again; such a read is not a snapshot: a write that lands between its rounds may shift its answer by that write. Offset reads (Page, Between, PageFromEnd) read offset + limit entries of every shard. The ranges of the leading field by offset (Range…) and DenseRank, whose distinct values ahead are a union across shards, not a sum, are not merged: read them from the shards (Shards), as Reindex.%s A ShardedBoard is safe for concurrent use.`, idText, s.typeDocExtra())
 	s.comment("Its reads and whole-entry writes (Get, Top, Around, Set, Best, …) are the methods of the embedded rankgenrt.ShardedBoard, which are the same on every layout; this file declares those its layout makes its own.")
-	s.f.Type().Id("ShardedBoard").Struct(
-		jen.Op("*").Add(s.runtimeSharded()),
-		jen.Id("shards").Index().Op("*").Id("Board").Comment("shard i holds the ids that rankgenrt.ShardOf maps to i"),
+	fields := []jen.Code{jen.Op("*").Add(s.runtimeSharded())}
+	if s.l.NumScore > 0 {
+		fields = append(fields, jen.Op("*").Add(rt("ShardedScoreReads").Types(jen.Id("Entry"), s.idType(), jen.Id("Ranked"), jen.Id("Written"), jen.Id("Result"))))
+	}
+	s.f.Type().Id("ShardedBoard").Struct(append(fields,
+		jen.Id("shards").Index().Op("*").Id("Board").Comment("shard i holds the ids that rankgenrt.ShardOf maps to i"))...,
 	)
 	s.f.Line()
 }
@@ -141,6 +143,7 @@ func (s *sharded) constructor() {
 			id("boards").Index(id("i")).Op("=").Add(sDot("shards")).Index(id("i")).Dot("Board"),
 		),
 		sDot("ShardedBoard").Op("=").Add(rt("NewShardedBoard")).Call(id("c"), id("boards")),
+		s.scoreReads(),
 		jen.Return(id("s"), jen.Nil()),
 	)
 	f.Line()
@@ -148,6 +151,17 @@ func (s *sharded) constructor() {
 	sRecv(f).Id("Shards").Params().Index().Op("*").Id("Board").Block(
 		jen.Return(jen.Append(jen.Index().Op("*").Id("Board").Values(), sDot("shards").Op("..."))))
 	f.Line()
+}
+
+// scoreReads sets, on a layout with score fields, the embedded rankgenrt.ShardedScoreReads over
+// the shards' own.
+func (s *sharded) scoreReads() jen.Code {
+	if s.l.NumScore == 0 {
+		return jen.Null()
+	}
+	return jen.Id("reads").Op(":=").Make(jen.Index().Op("*").Add(rt("ScoreReads").Types(jen.Id("Entry"), s.idType(), jen.Id("Ranked"), jen.Id("Written"), jen.Id("Result"))), jen.Len(id("keys"))).Line().
+		For(jen.List(id("i"), id("shard")).Op(":=").Range().Add(sDot("shards"))).Block(id("reads").Index(id("i")).Op("=").Id("shard").Dot("ScoreReads")).Line().
+		Add(sDot("ShardedScoreReads")).Op("=").Add(rt("NewShardedScoreReads")).Call(sDot("ShardedBoard"), id("reads"))
 }
 
 // idOfItem is func(x <typ>) string { return <x.<id> as text> }.
@@ -231,24 +245,6 @@ func (s *sharded) touch(op catalog.Op) {
 	f.Line()
 }
 
-// countBand emits CountBetween: the shards' counts added up.
-func (s *sharded) countBand(op catalog.Op) {
-	s.comment("CountBetween returns the number of entries in the band: Board.CountBetween on every shard (one ZCOUNT each, O(log n)), all at once, added up.")
-	sRecv(s.f).Id(op.Methods[0]).Params(ctxParam(), id("band").Id("Band")).Params(jen.Int64(), jen.Error()).Block(
-		sumOver(sDot("shards").Index(id("i")).Dot(op.Methods[0]).Call(ctx(), id("band"))),
-	)
-	s.f.Line()
-}
-
-// band emits Between: every shard's band script from 0 to offset + limit, merged.
-func (s *sharded) band(op catalog.Op) {
-	s.comment("Between returns, best first with their ranks, up to limit entries of the band, skipping offset of them, as Board.Between does. Every shard runs the band script in one pipelined round: it counts its entries ahead of the band (their sum is the band's first position) and reads its first offset + limit entries of the band, which merge by Compare. The cost grows with offset: O(shards × (log n + offset + limit)).")
-	sRecv(s.f).Id(op.Methods[0]).Params(ctxParam(), id("band").Id("Band"), jen.List(id("offset"), id("limit")).Int64()).Params(ranked(), jen.Error()).Block(
-		jen.Return(rt("ShardBetween").Call(ctx(), sDot("ShardedBoard"), id(op.Function()), id("band"), id("offset"), id("limit"))),
-	)
-	s.f.Line()
-}
-
 // aroundScore emits AroundScore.
 func (s *sharded) aroundScore(op catalog.Op) {
 	f := s.f
@@ -273,32 +269,6 @@ func (s *sharded) place(score, member, before, after jen.Code) *jen.Statement {
 	return rt("ShardPlace").Call(ctx(), sDot("ShardedBoard"), id(s.op(catalog.AroundScore).Function()), score, member, before, after)
 }
 
-// competition emits CompetitionRank, CompetitionRankTuple, competition and tiedPlace.
-func (s *sharded) competition(op catalog.Op) {
-	f := s.f
-	lead := s.l.Fields[0].Name
-	s.comment("CompetitionRank returns 1 + the number of entries of all shards with a better %s than the entry of id, as Board.CompetitionRank does, or an error matching ErrNotFound: the entry from its shard, then every shard's count of the entries better on %s (one ZCOUNT each), pipelined, added up.", lead, lead)
-	sRecv(f).Id(op.Methods[0]).Params(ctxParam(), id("id").Add(s.idType())).Params(jen.Int64(), jen.Error()).Block(
-		jen.Return(sDot("competition").Call(ctx(), id("id"), jen.Lit(1))))
-	f.Line()
-	s.comment("CompetitionRankTuple is CompetitionRank on the whole score, as Board.CompetitionRankTuple is: 1 + the number of entries of all shards whose score fields rank before the entry of id.")
-	sRecv(f).Id(op.Methods[1]).Params(ctxParam(), id("id").Add(s.idType())).Params(jen.Int64(), jen.Error()).Block(
-		jen.Return(sDot("competition").Call(ctx(), id("id"), id("scoreFields"))))
-	f.Line()
-	s.comment("competition counts, on every shard, the entries ahead of the place before every entry equal to the entry of id on its first tied score fields (tiedPlace), and adds 1.")
-	sRecv(f).Id("competition").Params(ctxParam(), id("id").Add(s.idType()), id("tied").Int()).Params(jen.Int64(), jen.Error()).Block(
-		jen.List(id("e"), jen.Err()).Op(":=").Add(sDot("Get").Call(ctx(), id("id"))),
-		retErr(jen.Lit(0)),
-		jen.List(id("score"), id("member"), jen.Err()).Op(":=").Id("tiedPlace").Call(id("e"), id("tied")).Dot("place").Call(),
-		retErr(jen.Lit(0)),
-		jen.List(id("pos"), jen.Id("_"), jen.Id("_"), jen.Err()).Op(":=").Add(s.place(id("score"), id("member"), jen.Lit(0), jen.Lit(0))),
-		retErr(jen.Lit(0)),
-		jen.Return(id("pos").Op("+").Lit(1), jen.Nil()),
-	)
-	f.Line()
-	s.tiedPlace()
-}
-
 // tiedPlace emits tiedPlace: the prefix of an entry's first tied score fields.
 func (s *sharded) tiedPlace() {
 	prefix := jen.Id(s.l.Fields[0].Name + "Is").Call(id("e").Dot(s.l.Fields[0].Name))
@@ -312,9 +282,9 @@ func (s *sharded) tiedPlace() {
 		if k == s.l.NumScore {
 			c = jen.Default()
 		}
-		cases = append(cases, c.Block(jen.Return(jen.Add(prefix))))
+		cases = append(cases, c.Block(jen.Return(jen.Add(prefix).Dot("place").Call())))
 	}
-	s.f.Comment("tiedPlace is the place before every entry whose first tied score fields equal e's.")
-	s.f.Func().Id("tiedPlace").Params(id("e").Id("Entry"), id("tied").Int()).Id("Place").Block(jen.Switch(id("tied")).Block(cases...))
+	s.f.Comment("tiedPlace is the place before every entry whose first tied score fields equal e's (the\nShardedBoard's competition ranks, rankgenrt.ShardedScoreReads).")
+	s.f.Func().Id("tiedPlace").Params(id("e").Id("Entry"), id("tied").Int()).Params(jen.Float64(), jen.String(), jen.Error()).Block(jen.Switch(id("tied")).Block(cases...))
 	s.f.Line()
 }

@@ -33,9 +33,9 @@ func TestShardedMethods(t *testing.T) {
 		for _, op := range catalog.Ops(l) {
 			for _, m := range op.Methods {
 				switch {
-				case op.Runtime && op.Sharding != catalog.ShardPerShard && inRuntime[m] == "":
+				case op.Go.InRuntime() && op.Sharding != catalog.ShardPerShard && inRuntime[m] == "":
 					t.Errorf("%s: operation %s: rankgenrt.ShardedBoard lacks method %s", g.stem, op.Name, m)
-				case op.Runtime && sharded[m] != "":
+				case op.Go.InRuntime() && sharded[m] != "":
 					t.Errorf("%s: operation %s: the generated ShardedBoard declares %s, which rankgenrt.ShardedBoard has", g.stem, op.Name, m)
 				}
 			}

@@ -36,7 +36,7 @@ func (b *board) updateDoc(name string, fd *layout.Field, op layout.Op) string {
 		layout.OpMin: fmt.Sprintf("lowers the %s of the entry of id to v when v is smaller", fd.Name),
 		layout.OpSet: fmt.Sprintf("sets the %s of the entry of id to v", fd.Name),
 	}[op]
-	doc := fmt.Sprintf("%s %s and returns what it did: the new entry, the one before (read in the same script) and whether it changed.", name, what)
+	doc := fmt.Sprintf("%s %s and returns what it did (Written: the entry after and before).", name, what)
 	if op == layout.OpAdd {
 		if fd.Overflow == layout.OverflowSaturate {
 			doc += fmt.Sprintf(" A result outside %s's range is clamped to its edge.", fd.Name)
@@ -78,14 +78,14 @@ func (b *board) updateOne(op catalog.Op) {
 	b.comment("%s", wrap(b.updateDoc(name, fd, u)))
 	one := jen.Index().Id("Update").Types(valueType(fd, u)).Values(jen.Values(jen.Id(b.l.IDName).Op(":").Id("id"), jen.Id("Value").Op(":").Id(arg)))
 	recvDecl(b.f).Id(name).Params(ctxParam(), jen.Id("id").Add(b.idType()), jen.Id(arg).Add(valueType(fd, u))).Params(jen.Id("Written"), jen.Error()).Block(
-		jen.Return(jen.Id("first").Call(jen.Id("applyEach").Call(jen.Id("ctx"), jen.Id("b"), jen.Id(op.Function()), one, b.updateValue(fd, u)))),
+		jen.Return(jen.Id("decoding").Dot("First").Call(jen.Id("applyEach").Call(jen.Id("ctx"), jen.Id("b"), jen.Id(op.Function()), one, b.updateValue(fd, u)))),
 	)
 }
 
 // updateMany emits <Op><Field>Many(ctx, updates).
 func (b *board) updateMany(op catalog.Op) {
 	fd, u, name := op.Field, op.Update, op.Methods[0]
-	b.comment("%s applies %s to many updates in one script call, as a batch of Update does.", name, strings.TrimSuffix(name, "Many"))
+	b.comment("%s applies %s to many updates in one script call (see Update).", name, strings.TrimSuffix(name, "Many"))
 	recvDecl(b.f).Id(name).Params(ctxParam(), jen.Id("updates").Index().Id("Update").Types(valueType(fd, u))).Params(jen.Index().Id("Result"), jen.Error()).Block(
 		jen.Return(jen.Id("applyEach").Call(jen.Id("ctx"), jen.Id("b"), jen.Id(op.Function()), jen.Id("updates"), b.updateValue(fd, u))),
 	)
@@ -134,16 +134,6 @@ func (b *board) applyEach() {
 				jen.List(jen.Id("a"), jen.Err()).Op(":=").Id("arg").Call(jen.Add(u).Dot("Value")),
 				jen.Return(jen.Add(u).Dot(b.l.IDName), jen.Id("a"), jen.Err()),
 			))),
-	)
-	b.f.Line()
-}
-
-// first emits first: the one Result of a batch of one as its single method returns it.
-func (b *board) first() {
-	b.f.Comment("first is the outcome of a batch of one: the call's error, else its one Result's.")
-	b.f.Func().Id("first").Params(jen.Id("res").Index().Id("Result"), jen.Err().Error()).Params(jen.Id("Written"), jen.Error()).Block(
-		errNil().Block(jen.Return(jen.Id("Written").Values(), jen.Err())),
-		jen.Return(jen.Id("res").Index(jen.Lit(0)).Dot("Written"), jen.Id("res").Index(jen.Lit(0)).Dot("Err")),
 	)
 	b.f.Line()
 }

@@ -55,8 +55,6 @@ func changesData(l *layout.Layout, op catalog.Op) (*data, error) {
 		}
 		g.Named = slots[s]
 		d.Stamps = append(d.Stamps, g)
-		d.ServerClock = d.ServerClock || g.Server
-		d.ClientClock = d.ClientClock || !g.Server
 	}
 	return d, nil
 }

@@ -1,9 +1,12 @@
-// Package luaemit renders a layout's Lua library from the templates in templates/: one
-// Redis Functions library per layout, whose head defines once what its functions share (the
-// layout's constants: radices, weights, widths, member offsets, 10^w for decimal scores, the
-// fingerprint; the score codec, the field accessors) and which registers one function per
-// operation of generator/catalog that has a template, with the catalogue's argument positions
-// written into its text. luaemit.go renders, view.go builds what the templates see, lua.go
+// Package luaemit renders the layout's part of its Lua library from the templates in
+// templates/: the runtime loads it behind its own Lua head (runtime/head.lua: the guards, the
+// exactly-once tokens, the wrappers, what no layout changes) as one Redis Functions library per
+// layout. The part defines once what its functions share that depends on the layout (its
+// constants: radices, weights, widths, member offsets, 10^w for decimal scores; the score
+// codec, the field accessors), declares the layout the head's wrappers run its functions under
+// (use_layout: its fingerprint and flags), and registers one function per operation of
+// generator/catalog that has a template, with the catalogue's argument positions written into
+// its text. luaemit.go renders, view.go builds what the templates see, lua.go
 // writes Lua literals.
 //
 // The functions do the digit arithmetic of the Go codec on Lua's doubles, which is exact
@@ -13,7 +16,6 @@ package luaemit
 
 import (
 	"bytes"
-	"crypto/sha256"
 	"fmt"
 	"regexp"
 	"slices"
@@ -23,14 +25,18 @@ import (
 
 	"github.com/rankgen/rankgen/generator/catalog"
 	"github.com/rankgen/rankgen/generator/layout"
+	rankgenrt "github.com/rankgen/rankgen/runtime"
 	"github.com/rankgen/rankgen/templates"
 )
 
-// Library is a layout's generated Lua library.
+// Library is a layout's generated Lua library: the layout's part, which its file holds, and the
+// whole library the runtime composes of the runtime's Lua head and the part
+// (rankgenrt.ComposeLibrary, as rankgenrt.NewLayoutLibrary loads it).
 type Library struct {
-	Name      string // <stem>_<hash of the text>: the library's name and its functions' prefix
+	Name      string // <stem>_<hash of the head and the part>: the library's name and its functions' prefix
 	File      string // its file name, l.LuaFile()
-	Source    string // its text
+	Part      string // the file's text: the layout's part
+	Source    string // the whole library's text, as loaded
 	Functions []Function
 }
 
@@ -47,17 +53,14 @@ var tmpl = template.Must(templates.Parse(nil))
 // exact is 2^53: the Lua side keeps every number it computes below it.
 const exact = 1 << 53
 
-// unnamed stands for the library's name while its text is hashed.
-const unnamed = "@LIBRARY@"
-
-// Render renders the layout's library: its head, then one function per operation that has a
-// template, in catalogue order (set, best, remove, trim, the field updates in field order,
-// then the reads).
+// Render renders the layout's part of its library: its layout's own head (what the runtime's
+// shared head cannot hold), then one function per operation that has a template, in catalogue
+// order (set, best, remove, trim, the field updates in field order, then the reads), and
+// composes the whole library as the runtime does.
 func Render(l *layout.Layout) (*Library, error) {
 	var b bytes.Buffer
 	var err error
 	head := newData(l)
-	head.Library = unnamed
 	head.Touched = allFields(l)
 	head.Args = catalog.Args{Head: catalog.WriteArgs()}
 	if head.Clock, err = clockData(l); err != nil {
@@ -161,13 +164,18 @@ func Render(l *layout.Layout) (*Library, error) {
 		b.WriteString("\n-- The field updates' tables (u), built when the library loads, not by each call.\n")
 		b.Write(u.tables.Bytes())
 	}
+	b.WriteString("\n")
+	if err := tmpl.ExecuteTemplate(&b, "use_layout", head); err != nil {
+		return nil, fmt.Errorf("luaemit: library: %w", err)
+	}
 	b.Write(regs.Bytes())
-	src := prune(tidy(b.String()))
-	name := libraryName(l.Stem(), src)
+	part := prune(tidy(b.String()))
+	src := rankgenrt.ComposeLibrary(l.Stem(), part)
+	name := rankgenrt.NewLibrary(src).Name
 	for i := range fns {
 		fns[i].Name = name + "_" + fns[i].Op
 	}
-	return &Library{Name: name, File: l.LuaFile(), Source: strings.ReplaceAll(src, unnamed, name), Functions: fns}, nil
+	return &Library{Name: name, File: l.LuaFile(), Part: part, Source: src, Functions: fns}, nil
 }
 
 // foundCallback is the callback of a read of one id's entry (found, declared by its template's
@@ -212,10 +220,10 @@ func writeOf(op string, args catalog.Args) (string, error) {
 	return fmt.Sprintf("write('%s', %d", op, from), nil
 }
 
-// registerFunction writes the registration of the library's function op, after its doc.
+// registerFunction writes the registration of the library's function op, after its doc: the
+// head's register, which names it <library>_<op>.
 func registerFunction(regs *bytes.Buffer, doc, op, flags, callback string) {
-	fmt.Fprintf(regs, "\n%sredis.register_function{function_name = '%s_%s', flags = {%s}, callback = %s}\n",
-		doc, unnamed, op, flags, callback)
+	fmt.Fprintf(regs, "\n%sregister('%s', {%s}, %s)\n", doc, op, flags, callback)
 }
 
 // seasonScript renders the body of a script that works across a periodic layout's seasons
@@ -428,13 +436,6 @@ func withoutPrefix(lines, prefix []string) []string {
 		return lines
 	}
 	return lines[len(prefix):]
-}
-
-// libraryName is the stem (letters, digits and underscores only, as Redis wants) and 12 hex
-// digits of the SHA-256 of the library's text.
-func libraryName(stem, src string) string {
-	safe := regexp.MustCompile(`[^A-Za-z0-9_]`).ReplaceAllString(stem, "_")
-	return fmt.Sprintf("%s_%x", safe, sha256.Sum256([]byte(src)))[:len(safe)+13]
 }
 
 // indent indents every line but the blank ones by two spaces: a callback's body.

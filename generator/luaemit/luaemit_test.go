@@ -14,6 +14,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/rankgen/rankgen/internal/testkit/oracle"
+	rankgenrt "github.com/rankgen/rankgen/runtime"
 )
 
 // TestGolden renders the library of every example schema and compares it with the one
@@ -46,7 +47,7 @@ func TestGolden(t *testing.T) {
 			t.Fatal(err)
 		}
 		want, err := os.ReadFile(filepath.Join(dir, lib.File))
-		if err != nil || !bytes.Equal([]byte(lib.Source), want) {
+		if err != nil || !bytes.Equal([]byte(lib.Part), want) {
 			t.Errorf("%s: %s differs from the one in %s (run go generate ./examples/... and review the diff)", name, lib.File, dir)
 		}
 		for _, c := range committed {
@@ -57,8 +58,8 @@ func TestGolden(t *testing.T) {
 	}
 }
 
-// TestLibraryShape checks what the library must carry: its name first, then the generated
-// header; one function per scripted operation, in catalogue order, named <library>_<op> and
+// TestLibraryShape checks what the library must carry: its name first, then the name the
+// head's register reads, and the part starting with the generated header; one function per scripted operation, in catalogue order, named <library>_<op> and
 // flagged as the operation needs (no-writes for reads, allow-oom for the ones that only
 // delete); keys only through KEYS, no 14-digit number formatting, no bit library; a
 // deterministic text, whose hash is in its name.
@@ -81,8 +82,11 @@ func TestLibraryShape(t *testing.T) {
 			t.Fatalf("%s: misnamed %s", a.File, a.Name)
 		}
 		lines := strings.SplitN(a.Source, "\n", 3)
-		if lines[0] != "#!lua name="+a.Name || lines[1] != "-- "+layout.Header(l.File) {
-			t.Fatalf("%s: header %q", a.File, lines[:2])
+		if lines[0] != "#!lua name="+a.Name || lines[1] != "local LIBRARY = '"+a.Name+"'" {
+			t.Fatalf("%s: head %q", a.File, lines[:2])
+		}
+		if first, _, _ := strings.Cut(a.Part, "\n"); first != "-- "+layout.Header(l.File) || !strings.HasSuffix(a.Source, "\n"+a.Part) {
+			t.Fatalf("%s: the part starts %q, or does not end the library", a.File, first)
 		}
 		ops := append(catalog.Scripts(l), catalog.SeasonScripts(l)...)
 		for _, f := range catalog.Feeds(l) { // a feed's function follows the operations', a write
@@ -91,7 +95,7 @@ func TestLibraryShape(t *testing.T) {
 		if len(ops) != len(a.Functions) {
 			t.Fatalf("%s: %d functions for %d scripted operations and feeds", l.File, len(a.Functions), len(ops))
 		}
-		registered := regexp.MustCompile(`(?m)^redis\.register_function\{function_name = '(\w+)', flags = \{([^}]*)\}`).FindAllStringSubmatch(a.Source, -1)
+		registered := regexp.MustCompile(`(?m)^register\('(\w+)', \{([^}]*)\}`).FindAllStringSubmatch(a.Part, -1)
 		if len(registered) != len(ops) {
 			t.Fatalf("%s: %d functions registered for %d operations", a.File, len(registered), len(ops))
 		}
@@ -104,7 +108,7 @@ func TestLibraryShape(t *testing.T) {
 				want = "'allow-oom'" // they only delete: a full server still runs them
 			}
 			if fn.Op != op.Name || fn.Name != a.Name+"_"+op.Name || fn.ReadOnly != op.ReadOnly ||
-				registered[i][1] != fn.Name || registered[i][2] != want {
+				registered[i][1] != op.Name || registered[i][2] != want {
 				t.Fatalf("%s: function %d is %+v registered as %q; want %s flagged {%s}", a.File, i, fn, registered[i][1:], op.Name, want)
 			}
 		}
@@ -113,11 +117,8 @@ func TestLibraryShape(t *testing.T) {
 				t.Errorf("%s uses %s", a.File, banned)
 			}
 		}
-		if strings.Contains(a.Source, unnamed) {
-			t.Errorf("%s: the name placeholder is left in the text", a.File)
-		}
-		if want := libraryName(l.Stem(), strings.ReplaceAll(a.Source, a.Name, unnamed)); want != a.Name {
-			t.Errorf("%s: named %s; its text hashes to %s", a.File, a.Name, want)
+		if strings.Contains(a.Part, a.Name) {
+			t.Errorf("%s: the part names the library %s: its registrations must not hard-code the hash", a.File, a.Name)
 		}
 	}
 }
@@ -222,4 +223,26 @@ func TestRandomSchemas(t *testing.T) {
 		}
 	}
 	t.Logf("%d of 500 random schemas refused: %v", refused, reasons)
+}
+
+// TestHeadWriteArgs: the runtime's Lua head reads every write's first arguments at fixed
+// positions (open_write: the token and its window; done and a season's guard: the expiry), as
+// the catalogue places them (catalog.WriteArgs); a catalogue that moves them fails here.
+func TestHeadWriteArgs(t *testing.T) {
+	head := rankgenrt.ComposeLibrary("x", "")
+	a := catalog.Args{Head: catalog.WriteArgs()}
+	for name, read := range map[string]string{
+		catalog.ArgMode:   "argv[%d] == 'pxat'",
+		catalog.ArgMS:     "local ms = argv[%d]",
+		catalog.ArgToken:  "local token = argv[%d]",
+		catalog.ArgWindow: "tonumber(argv[%d])",
+	} {
+		at, err := a.At(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := fmt.Sprintf(read, at); !strings.Contains(head, want) {
+			t.Errorf("the head does not read %s as the catalogue places it: %s", name, want)
+		}
+	}
 }

@@ -14,7 +14,6 @@ import (
 type data struct {
 	found                        *found // a read of one id's entry: how its callback finds it (Finds)
 	Shared                       bool   // a field update's body, shared by the updates like it (its title and apply function are not in it)
-	Library                      string // the library's name (its head only)
 	File, Title, Op, Fingerprint string
 	Header                       string // the generated-code marker, layout.Header
 	Usage                        []string
@@ -45,16 +44,14 @@ type data struct {
 	Plan bits62Plan // Bits62: how the scripts split P exactly
 
 	// Field updates.
-	Kind        string // add, max, min or set
-	Target      *field
-	Touched     []*field // fields the script reads or writes: the target, then the stamps
-	Stamps      []*field
-	Stamped     bool // the layout has stamped fields: a field update's shared body applies u.stamps
-	ServerClock bool // some stamp reads Redis's TIME
-	ClientClock bool // some stamp reads the client's clock (ARGV[3])
-	Saturate    bool
-	KeepLarger  bool // max/min: keep the larger digit
-	BestOf      bool // max/min: an id's first write takes the submitted value (apply's fresh)
+	Kind       string // add, max, min or set
+	Target     *field
+	Touched    []*field // fields the script reads or writes: the target, then the stamps
+	Stamps     []*field
+	Stamped    bool // the layout has stamped fields: a field update's shared body applies u.stamps
+	Saturate   bool
+	KeepLarger bool // max/min: keep the larger digit
+	BestOf     bool // max/min: an id's first write takes the submitted value (apply's fresh)
 
 	Fn string // the Lua function that applies the update: apply, or add_points in a changes script
 
@@ -381,11 +378,6 @@ func addStamps(l *layout.Layout, f *layout.Field, d *data) error {
 		}
 		d.Touched = append(d.Touched, g)
 		d.Stamps = append(d.Stamps, g)
-		if s.Stamp == layout.StampServer {
-			d.ServerClock = true
-		} else {
-			d.ClientClock = true
-		}
 	}
 	return nil
 }

@@ -35,11 +35,10 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// The generated code and the runtime package must agree on their contract; either
-// constant fails to compile when they drift apart. Regenerate with the matching rankgen.
+// Either constant fails to compile against a runtime of another contract: regenerate then.
 const (
-	_ = rankgenrt.EnforceVersion(5 - rankgenrt.MinVersion)
-	_ = rankgenrt.EnforceVersion(rankgenrt.MaxVersion - 5)
+	_ = rankgenrt.EnforceVersion(6 - rankgenrt.MinVersion)
+	_ = rankgenrt.EnforceVersion(rankgenrt.MaxVersion - 6)
 )
 
 // Fingerprint identifies the stored encoding: it changes exactly when a change to the schema
@@ -242,21 +241,17 @@ func Compare(a, b Entry) int {
 	return strings.Compare(b.PlayerID, a.PlayerID)
 }
 
-// luaLibrary is the board's Lua library, generated beside this file from the same layout: one
-// Redis function per operation, called with FCALL (FCALL_RO for reads).
+// luaLibrary is this layout's part of its Lua library, behind the runtime's shared head.
 //
 //go:embed ladders.rankgen.lua
 var luaLibrary string
 
 var (
-	library        = rankgenrt.NewLibrary(luaLibrary)
+	library        = rankgenrt.NewLayoutLibrary("ladders", luaLibrary)
 	fnAddScore     = library.Function("add_score")
 	fnAddScoreMany = library.Function("add_score_many")
 	fnChanges      = library.Function("changes")
 	fnRange        = library.Function("range")
-	fnCompetition  = library.Function("competition")
-	fnDense        = library.Function("dense")
-	fnBand         = library.Function("band")
 	fnAroundScore  = library.Function("around_score")
 )
 
@@ -266,11 +261,11 @@ var boardSpec = &rankgenrt.Spec{
 	Fingerprint: Fingerprint,
 	Indexed:     true,
 	Library:     library,
+	ScoreFields: scoreFields,
 }
 
-// Library returns the board's Lua library. Board.Load loads it; it is exported for calling a
-// board's functions in your own pipelines or transactions (after Load), where a call that finds
-// the library missing cannot load it first.
+// Library returns the board's Lua library, for calling its functions in your own pipelines (after
+// Board.Load).
 func Library() *rankgenrt.Library {
 	return library
 }
@@ -278,53 +273,46 @@ func Library() *rankgenrt.Library {
 // Board is a leaderboard of Entry values in a Redis sorted set, read best first. Its key is given
 // to NewBoard; its index (a hash id → member, which also records the layout fingerprint) is a
 // second key in the same hash slot, so the board works on Redis Cluster. Every write is one atomic
-// script that refuses a board written by another layout (ErrLayoutMismatch) and leaves the board
-// unchanged on any error. Entries written by other code, without an index, are refused
-// (ErrNotIndexed) until Reindex adopts them. Reads refuse another layout's board too, within their
-// one round trip. A Board is safe for concurrent use; create it once per key and reuse it. Each
-// entry's Data lives in a hash beside the set (a fifth key of the same slot, which records the
-// data format's fingerprint DataFingerprint); the scripts write, delete and expire it with the
-// entries and read it with them.
-// Its reads and whole-entry writes (Get, Top, Around, Set, Best, …) are the methods of the
-// embedded rankgenrt.Board, which are the same on every layout; this file declares those its
-// layout makes its own.
+// script that refuses another layout's board (ErrLayoutMismatch) and leaves the board unchanged on
+// any error, and every read refuses it in its one round trip. Entries written by other code,
+// without an index, are refused (ErrNotIndexed) until Reindex adopts them. A Board is safe for
+// concurrent use; create it once per key and reuse it. Each entry's Data lives in a hash beside
+// the set (a fifth key of the same slot, which records the data format's fingerprint
+// DataFingerprint); the scripts write, delete and expire it with the entries and read it with
+// them.
+// Its methods that are the same on every layout are those of the embedded rankgenrt.Board and
+// ScoreReads.
 type Board struct {
 	*rankgenrt.Board[Entry, string, Ranked, Written, Result]
+	*rankgenrt.ScoreReads[Entry, string, Ranked, Written, Result]
 	core *rankgenrt.Core // the board's machinery: client, keys, writes, the fingerprint check
 }
 
 // Option configures a Board.
 type Option = rankgenrt.Option
 
-// WithTTL makes the board's keys expire d after every write. The expiry is set by the write's own
-// script, on all of the board's keys, so it is never lost.
+// WithTTL makes the board's keys expire d after every write (rankgenrt.WithTTL).
 func WithTTL(d time.Duration) Option {
 	return rankgenrt.WithTTL(d)
 }
 
-// WithExpireAt makes the board's keys expire at t (to the millisecond), set by every write's own
-// script on all of the board's keys.
+// WithExpireAt makes the board's keys expire at t (rankgenrt.WithExpireAt).
 func WithExpireAt(t time.Time) Option {
 	return rankgenrt.WithExpireAt(t)
 }
 
-// WithDedupWindow sets how long, at least, the board remembers each write call's token, so that a
-// resend of the call is applied once (rankgenrt.DedupWindow: rankgenrt.DefaultDedupWindow unless
-// set, 0 turns exactly-once writes off). Every writer of a board should use the same window.
+// WithDedupWindow sets how long each write's token is remembered (rankgenrt.WithDedupWindow).
 func WithDedupWindow(d time.Duration) Option {
 	return rankgenrt.WithDedupWindow(d)
 }
 
-// WithReplicas makes every write wait, in its own round trip, until n replicas of the board's
-// master have it, for at most timeout; too few in time is rankgenrt.ErrNotReplicated
-// (rankgenrt.WaitReplicas says what survives a failover). Needs a *redis.Client or a
-// *redis.ClusterClient.
+// WithReplicas makes every write wait for n replicas, at most timeout (rankgenrt.WithReplicas).
 func WithReplicas(n int, timeout time.Duration) Option {
 	return rankgenrt.WithReplicas(n, timeout)
 }
 
-// WithCoalescing combines the single field updates (AddScore, …) of concurrent callers into
-// batch calls (rankgenrt.Coalescing), each caller told its own result, exactly once.
+// WithCoalescing sends concurrent single field updates (AddScore, …) as batches
+// (rankgenrt.WithCoalescing).
 func WithCoalescing(cfg rankgenrt.Coalescing) Option {
 	return rankgenrt.WithCoalescing(cfg)
 }
@@ -333,8 +321,9 @@ func WithCoalescing(cfg rankgenrt.Coalescing) Option {
 func NewBoard(c redis.UniversalClient, key string, opts ...Option) *Board {
 	core := rankgenrt.NewCore(c, key, boardSpec, opts...)
 	return &Board{
-		Board: rankgenrt.NewBoard(core, decoding),
-		core:  core,
+		Board:      rankgenrt.NewBoard(core, decoding),
+		ScoreReads: rankgenrt.NewScoreReads(core, decoding),
+		core:       core,
 	}
 }
 
@@ -344,29 +333,24 @@ type Ranked struct {
 	Entry
 }
 
-// Cursor marks a place in the board for After: the score and member of the last entry seen. The
-// zero Cursor is the top of the board.
+// Cursor marks a place in the board for After: the last entry seen (zero: the top).
 type Cursor = rankgenrt.Cursor
 
 // Update is one update of a batch (the <Op><Field>Many methods): the id, and the delta or value. A
-// batch is one script call, atomic as a whole, in order (an id may appear more than once). Each
-// update succeeds or fails on its own: its Result holds the new entry or the error that left that
-// entry unchanged. The batch's error return is for failures of the whole call (connection,
-// ErrLayoutMismatch), which change nothing. An update of an id without an entry starts from the
-// zero entry: 0, false, the first enum value, or the Unix epoch for a time (a field's
-// lowest-ranking value when that is outside its range).
+// batch is one script call, atomic, in order; each update succeeds or fails on its own (its
+// Result). An id without an entry starts from the zero entry: 0, false, the first enum value, or
+// the Unix epoch (a field's lowest-ranking value when that is outside its range).
 type Update[V any] struct {
 	PlayerID string
 	Value    V
 }
 
-// Written is what a write did to one entry, read in the write's own script (no second read, so no
-// other writer comes between): the entry after the write (embedded: w.Score is its field), the
-// entry its id held before (Existed false: none, and Before is the zero Entry), and whether the
-// write changed the stored entry (for Best: whether it replaced it). A new personal best is
-// Changed && Existed, its exact gain the difference of Entry and Before. After Set and Best,
-// Before carries the data stored with it and Entry the data stored (or kept); field updates
-// neither read nor change data, so there both hold the zero Data.
+// Written is what a write did to one entry, read in the write's own script: the entry after the
+// write (embedded: w.Score is its field), the entry its id held before (Existed false: none, and
+// Before is the zero Entry), and whether the write changed the stored entry (for Best: whether it
+// replaced it). A new personal best is Changed && Existed, its exact gain the difference of Entry
+// and Before. After Set and Best, Before carries the data stored with it and Entry the data stored
+// (or kept); field updates neither read nor change data, so there both hold the zero Data.
 type Written struct {
 	Entry
 	Before  Entry
@@ -407,43 +391,70 @@ var decoding = &rankgenrt.Decoding[Entry, string, Ranked, Written, Result]{
 	IDMaxBytes: playerIDMaxBytes,
 	IDName:     "PlayerID",
 	NewRanked: func(rank int64, e Entry) Ranked {
-		return Ranked{
-			Entry: e,
-			Rank:  rank,
-		}
+		return Ranked{Rank: rank, Entry: e}
 	},
 	NewResult: func(w Written, err error) Result {
-		return Result{
-			Err:     err,
-			Written: w,
-		}
+		return Result{Written: w, Err: err}
 	},
 	NewWritten: func(e, before Entry, existed, changed bool) Written {
-		return Written{
-			Before:  before,
-			Changed: changed,
-			Entry:   e,
-			Existed: existed,
-		}
+		return Written{Entry: e, Before: before, Existed: existed, Changed: changed}
 	},
-	ScoreOfP: scoreOfP,
+	ScoreOfP: rankgenrt.IntegerScore,
+	WrittenOf: func(x Result) (Written, error) {
+		return x.Written, x.Err
+	},
 }
 
-// AddScore adds delta to the Score of the entry of id and returns what it did: the new entry, the
-// one before (read in the same script) and whether it changed. A result outside Score's range is
-// refused with an error matching ErrOverflow, leaving the entry unchanged. An id without an entry
-// starts from the zero entry (see Update).
+// Band is a band of the board's order: the entries whose leading score fields equal given values
+// and whose next score field lies between two values, built by ScoreBetween(lo, hi) or
+// ScoreIs(v)… and read by Between and CountBetween (a value out of range: ErrOutOfRange). The
+// zero Band is empty.
+type Band = rankgenrt.Band[Entry]
+
+// Place is where a score prefix (a <Field>Prefix) or an Entry would rank, for AroundScore.
+type Place interface {
+	place() (float64, string, error)
+}
+
+// place is the entry's own score and member.
+func (e Entry) place() (float64, string, error) {
+	return e.Encode()
+}
+
+// ScorePrefix is the entries whose Score is a given value: a Place for AroundScore.
+type ScorePrefix struct {
+	s rankgenrt.ScorePrefix
+}
+
+// place is the place before every entry of the prefix: the lowest score of the entries ahead of it.
+func (p ScorePrefix) place() (float64, string, error) {
+	return p.s.Place(rankgenrt.IntegerScore)
+}
+
+// ScoreBetween is the band of entries whose Score lies in [lo, hi] (empty when lo > hi).
+func ScoreBetween(lo, hi uint32) Band {
+	return rankgenrt.BandBetween[Entry](rankgenrt.ScorePrefix{}, digitOfScore, lo, hi, scoreWeight, false)
+}
+
+// ScoreIs fixes Score to v.
+func ScoreIs(v uint32) ScorePrefix {
+	return ScorePrefix{rankgenrt.FixValue(rankgenrt.ScorePrefix{}, digitOfScore, v, scoreWeight)}
+}
+
+// AddScore adds delta to the Score of the entry of id and returns what it did (Written: the entry
+// after and before). A result outside Score's range is refused with an error matching ErrOverflow,
+// leaving the entry unchanged. An id without an entry starts from the zero entry (see Update).
 func (b *Board) AddScore(ctx context.Context, id string, delta int64) (Written, error) {
-	return first(applyEach(ctx, b, fnAddScore, []Update[int64]{{PlayerID: id, Value: delta}}, rankgenrt.AsIs[int64]))
+	return decoding.First(applyEach(ctx, b, fnAddScore, []Update[int64]{{PlayerID: id, Value: delta}}, rankgenrt.AsIs[int64]))
 }
 
-// AddScoreMany applies AddScore to many updates in one script call, as a batch of Update does.
+// AddScoreMany applies AddScore to many updates in one script call (see Update).
 func (b *Board) AddScoreMany(ctx context.Context, updates []Update[int64]) ([]Result, error) {
 	return applyEach(ctx, b, fnAddScoreMany, updates, rankgenrt.AsIs[int64])
 }
 
-// Change is one field update or the new data of a change list (Board.Update, Board.UpdateMany),
-// made by AddScore or SetData. A zero Change is refused.
+// Change is one field update or the new data of a change list (Board.Update), made by AddScore,
+// …; a zero Change is refused.
 type Change = rankgenrt.Change[Entry]
 
 // The changes script takes, per id, the id and then one argument per field update, in this order:
@@ -455,7 +466,7 @@ const (
 	changeData     = 2
 )
 
-// AddScore is the change of Board.Update that adds delta to Score, as Board.AddScore does.
+// AddScore is the change that adds delta to Score (Board.AddScore, in Board.Update).
 func AddScore(delta int64) Change {
 	return rankgenrt.NewChange[Entry]("Score", changeAddScore, delta, nil)
 }
@@ -480,18 +491,18 @@ type Changes struct {
 	Apply    []Change
 }
 
-// Update applies changes to the entry of id in one script call and returns what it did (Written:
-// the new entry, the one before, read in the same script, and whether it changed): all of them or,
-// when one fails (a value out of range, an add that overflows), none, with an error naming the
-// field. Each change works as its field's update method does: an id without an entry starts from
-// the zero entry, and its first min or max takes the value given. Changes of distinct fields do
-// not depend on their order; a list that changes a field twice, or holds a zero Change, is refused
-// with an error matching rankgenrt.ErrBadChange before anything is sent. An empty list leaves an
-// entry as it is (and stores the zero entry for an id without one). A list may also hold SetData,
-// which replaces the entry's data when the list applies; the returned Entry.Data is that data, or
-// the zero Data for a list without SetData (which leaves the stored data as it is).
+// Update applies changes to the entry of id in one script call and returns what it did (Written):
+// all of them or, when one fails (a value out of range, an add that overflows), none, with an
+// error naming the field. Each change works as its field's update method does: an id without an
+// entry starts from the zero entry, and its first min or max takes the value given. Changes of
+// distinct fields do not depend on their order; a list that changes a field twice, or holds a zero
+// Change, is refused with an error matching rankgenrt.ErrBadChange before anything is sent. An
+// empty list leaves an entry as it is (and stores the zero entry for an id without one). A list
+// may also hold SetData, which replaces the entry's data when the list applies; the returned
+// Entry.Data is that data, or the zero Data for a list without SetData (which leaves the stored
+// data as it is).
 func (b *Board) Update(ctx context.Context, id string, changes ...Change) (Written, error) {
-	return first(b.UpdateMany(ctx, []Changes{{PlayerID: id, Apply: changes}}))
+	return decoding.First(b.UpdateMany(ctx, []Changes{{PlayerID: id, Apply: changes}}))
 }
 
 // UpdateMany applies many change lists in one script call, atomic as a whole, in order (an id may
@@ -512,95 +523,14 @@ func (b *Board) UpdateMany(ctx context.Context, lists []Changes) ([]Result, erro
 // is a band of scores. Bounds outside Score's range, and a negative offset, are an error matching
 // ErrOutOfRange.
 func (b *Board) RangeScore(ctx context.Context, lo, hi uint32, offset, limit int64) ([]Entry, error) {
-	dlo := uint64(lo)
-	dhi := uint64(hi)
-	return decoding.LeadRange(ctx, b.core, fnRange, dlo, dhi, scoreWeight, false, offset, limit)
+	return decoding.LeadRange(ctx, b.core, fnRange, ScoreBetween(lo, hi), offset, limit)
 }
 
 // CountScoreBetween returns the number of entries whose Score lies in [lo, hi], with one ZCOUNT in
 // O(log n): Score leads the score, so the range is a band of scores. Bounds outside Score's range
 // are an error matching ErrOutOfRange.
 func (b *Board) CountScoreBetween(ctx context.Context, lo, hi uint32) (int64, error) {
-	dlo := uint64(lo)
-	dhi := uint64(hi)
-	return decoding.CountLead(ctx, b.core, dlo, dhi, scoreWeight, false)
-}
-
-// CompetitionRank returns 1 + the number of entries with a better Score than the entry of id
-// ("1224" ranking: equal Score share a rank), counted with ZCOUNT in O(log n), or an error
-// matching ErrNotFound.
-func (b *Board) CompetitionRank(ctx context.Context, id string) (int64, error) {
-	return decoding.Position(ctx, b.core, fnCompetition, id, 1)
-}
-
-// CompetitionRankTuple is CompetitionRank on the whole score (Score): 1 + the number of entries
-// whose score fields rank before the entry of id; the fields in the member do not count: entries
-// equal on the score fields share a rank. Or an error matching ErrNotFound.
-func (b *Board) CompetitionRankTuple(ctx context.Context, id string) (int64, error) {
-	return decoding.Position(ctx, b.core, fnCompetition, id, scoreFields)
-}
-
-// DenseRank returns 1 + the number of distinct Score values ahead of the entry of id ("1223"
-// ranking: equal Score share a rank and the next value takes the next rank), or an error matching
-// ErrNotFound. The script steps once per distinct value ahead, O(log n) each.
-func (b *Board) DenseRank(ctx context.Context, id string) (int64, error) {
-	return decoding.Position(ctx, b.core, fnDense, id)
-}
-
-// Band is a band of the board's order: the entries whose leading score fields equal given values
-// and whose next score field lies between two values. Build one with ScoreBetween(lo, hi), or
-// ScoreIs(v)… to fix fields first; read it with Between and CountBetween. The zero Band is
-// empty. A value outside its field's range makes the read that takes the band fail with
-// ErrOutOfRange.
-type Band = rankgenrt.Band[Entry]
-
-// Place is where a score prefix (a <Field>Prefix) or a whole Entry would rank: AroundScore reads
-// the entries around it.
-type Place interface {
-	place() (float64, string, error)
-}
-
-// place is the entry's own score and member.
-func (e Entry) place() (float64, string, error) {
-	return e.Encode()
-}
-
-// ScorePrefix is the entries whose Score is a given value: a Place for AroundScore.
-type ScorePrefix struct {
-	s rankgenrt.ScorePrefix
-}
-
-// place is the place before every entry of the prefix: the lowest score of the entries ahead of it.
-func (p ScorePrefix) place() (float64, string, error) {
-	return p.s.Place(scoreOfP)
-}
-
-// ScoreBetween is the band of entries whose Score lies in [lo, hi] (empty when lo > hi).
-func ScoreBetween(lo, hi uint32) Band {
-	dlo := uint64(lo)
-	dhi := uint64(hi)
-	return rankgenrt.BandOf[Entry](rankgenrt.ScorePrefix{}, dlo, dhi, scoreWeight)
-}
-
-// ScoreIs fixes Score to v.
-func ScoreIs(v uint32) ScorePrefix {
-	d := uint64(v)
-	return ScorePrefix{rankgenrt.ScorePrefix{}.Fix(d, scoreWeight)}
-}
-
-// Between returns, best first with their ranks, up to limit entries of the band, skipping offset
-// of them: Between(ctx, ScoreBetween(lo, hi), 0, 10) is the best ten whose Score lies in [lo, hi].
-// The band is a band of scores: one script counts the entries ahead of it (ZCOUNT) and reads the
-// page (ZRANGE … BYSCORE REV LIMIT), O(log n + offset + limit). A band built from a value out of
-// range is an error matching ErrOutOfRange, as is a negative offset.
-func (b *Board) Between(ctx context.Context, band Band, offset, limit int64) ([]Ranked, error) {
-	return decoding.Between(ctx, b.core, fnBand, band, offset, limit)
-}
-
-// CountBetween returns the number of entries in the band, with one ZCOUNT in O(log n). A band
-// built from a value out of range is an error matching ErrOutOfRange.
-func (b *Board) CountBetween(ctx context.Context, band Band) (int64, error) {
-	return decoding.CountBetween(ctx, b.core, band)
+	return decoding.CountBetween(ctx, b.core, ScoreBetween(lo, hi))
 }
 
 // AroundScore returns, best first with their ranks, up to before entries that rank ahead of the
@@ -613,11 +543,7 @@ func (b *Board) AroundScore(ctx context.Context, at Place, before, after int64) 
 	if at == nil {
 		return nil, rankgenrt.NilPlaceError("ScorePrefix")
 	}
-	score, member, err := at.place()
-	if err != nil {
-		return nil, err
-	}
-	return decoding.Window(b.core.CallRO(ctx, fnAroundScore, rankgenrt.FormatScore(score), member, max(before, 0), max(after, 0)))
+	return decoding.AroundPlace(ctx, b.core, fnAroundScore, at.place, before, after)
 }
 
 // Reindex builds the board's index (id → member) from the members already in its sorted set: how
@@ -644,17 +570,9 @@ func applyEach[V, A any](ctx context.Context, b *Board, f *rankgenrt.Function, u
 	})
 }
 
-// first is the outcome of a batch of one: the call's error, else its one Result's.
-func first(res []Result, err error) (Written, error) {
-	if err != nil {
-		return Written{}, err
-	}
-	return res[0].Written, res[0].Err
-}
-
-// scoreOfP is the score of the mixed-radix integer p, as Encode computes it.
-func scoreOfP(p uint64) float64 {
-	return float64(p)
+// digitOfScore is the stored digit of a Score value (larger digit ranks first).
+func digitOfScore(v uint32) (uint64, error) {
+	return uint64(v), nil
 }
 
 // A feed's script replies each board's rank when its last argument is withRanks.

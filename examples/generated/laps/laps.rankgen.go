@@ -35,11 +35,10 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// The generated code and the runtime package must agree on their contract; either
-// constant fails to compile when they drift apart. Regenerate with the matching rankgen.
+// Either constant fails to compile against a runtime of another contract: regenerate then.
 const (
-	_ = rankgenrt.EnforceVersion(5 - rankgenrt.MinVersion)
-	_ = rankgenrt.EnforceVersion(rankgenrt.MaxVersion - 5)
+	_ = rankgenrt.EnforceVersion(6 - rankgenrt.MinVersion)
+	_ = rankgenrt.EnforceVersion(rankgenrt.MaxVersion - 6)
 )
 
 // Fingerprint identifies the stored encoding: it changes exactly when a change to the schema
@@ -248,14 +247,13 @@ func Compare(a, b Entry) int {
 	return strings.Compare(b.Driver, a.Driver)
 }
 
-// luaLibrary is the board's Lua library, generated beside this file from the same layout: one
-// Redis function per operation, called with FCALL (FCALL_RO for reads).
+// luaLibrary is this layout's part of its Lua library, behind the runtime's shared head.
 //
 //go:embed laps.rankgen.lua
 var luaLibrary string
 
 var (
-	library          = rankgenrt.NewLibrary(luaLibrary)
+	library          = rankgenrt.NewLayoutLibrary("laps", luaLibrary)
 	fnMinBestLap     = library.Function("min_best_lap")
 	fnMinBestLapMany = library.Function("min_best_lap_many")
 	fnSetBestLap     = library.Function("set_best_lap")
@@ -264,9 +262,6 @@ var (
 	fnAddLapsMany    = library.Function("add_laps_many")
 	fnChanges        = library.Function("changes")
 	fnRange          = library.Function("range")
-	fnCompetition    = library.Function("competition")
-	fnDense          = library.Function("dense")
-	fnBand           = library.Function("band")
 	fnAroundScore    = library.Function("around_score")
 )
 
@@ -275,63 +270,56 @@ var boardSpec = &rankgenrt.Spec{
 	Data:        true,
 	Fingerprint: Fingerprint,
 	Library:     library,
+	ScoreFields: scoreFields,
 }
 
-// Library returns the board's Lua library. Board.Load loads it; it is exported for calling a
-// board's functions in your own pipelines or transactions (after Load), where a call that finds
-// the library missing cannot load it first.
+// Library returns the board's Lua library, for calling its functions in your own pipelines (after
+// Board.Load).
 func Library() *rankgenrt.Library {
 	return library
 }
 
 // Board is a leaderboard of Entry values in a Redis sorted set, read best first. Its key is given
 // to NewBoard; its meta key (the layout fingerprint) is a second key in the same hash slot, so the
-// board works on Redis Cluster. Every write is one atomic script that refuses a board written by
-// another layout (ErrLayoutMismatch) and leaves the board unchanged on any error. Reads refuse
-// another layout's board too, within their one round trip. A Board is safe for concurrent use;
-// create it once per key and reuse it. Each entry's Data lives in a hash beside the set (a fifth
-// key of the same slot, which records the data format's fingerprint DataFingerprint); the scripts
-// write, delete and expire it with the entries and read it with them.
-// Its reads and whole-entry writes (Get, Top, Around, Set, Best, …) are the methods of the
-// embedded rankgenrt.Board, which are the same on every layout; this file declares those its
-// layout makes its own.
+// board works on Redis Cluster. Every write is one atomic script that refuses another layout's
+// board (ErrLayoutMismatch) and leaves the board unchanged on any error, and every read refuses it
+// in its one round trip. A Board is safe for concurrent use; create it once per key and reuse it.
+// Each entry's Data lives in a hash beside the set (a fifth key of the same slot, which records
+// the data format's fingerprint DataFingerprint); the scripts write, delete and expire it with the
+// entries and read it with them.
+// Its methods that are the same on every layout are those of the embedded rankgenrt.Board and
+// ScoreReads.
 type Board struct {
 	*rankgenrt.Board[Entry, string, Ranked, Written, Result]
+	*rankgenrt.ScoreReads[Entry, string, Ranked, Written, Result]
 	core *rankgenrt.Core // the board's machinery: client, keys, writes, the fingerprint check
 }
 
 // Option configures a Board.
 type Option = rankgenrt.Option
 
-// WithTTL makes the board's keys expire d after every write. The expiry is set by the write's own
-// script, on all of the board's keys, so it is never lost.
+// WithTTL makes the board's keys expire d after every write (rankgenrt.WithTTL).
 func WithTTL(d time.Duration) Option {
 	return rankgenrt.WithTTL(d)
 }
 
-// WithExpireAt makes the board's keys expire at t (to the millisecond), set by every write's own
-// script on all of the board's keys.
+// WithExpireAt makes the board's keys expire at t (rankgenrt.WithExpireAt).
 func WithExpireAt(t time.Time) Option {
 	return rankgenrt.WithExpireAt(t)
 }
 
-// WithDedupWindow sets how long, at least, the board remembers each write call's token, so that a
-// resend of the call is applied once (rankgenrt.DedupWindow: rankgenrt.DefaultDedupWindow unless
-// set, 0 turns exactly-once writes off). Every writer of a board should use the same window.
+// WithDedupWindow sets how long each write's token is remembered (rankgenrt.WithDedupWindow).
 func WithDedupWindow(d time.Duration) Option {
 	return rankgenrt.WithDedupWindow(d)
 }
 
-// WithReplicas makes every write wait, in its own round trip, until n replicas of the board's
-// master have it, for at most timeout; too few in time is rankgenrt.ErrNotReplicated
-// (rankgenrt.WaitReplicas says what survives a failover). Needs a *redis.Client or a
-// *redis.ClusterClient.
+// WithReplicas makes every write wait for n replicas, at most timeout (rankgenrt.WithReplicas).
 func WithReplicas(n int, timeout time.Duration) Option {
 	return rankgenrt.WithReplicas(n, timeout)
 }
 
-// WithCoalescing combines the single field updates (MinBestLap, …) of concurrent callers into
-// batch calls (rankgenrt.Coalescing), each caller told its own result, exactly once.
+// WithCoalescing sends concurrent single field updates (MinBestLap, …) as batches
+// (rankgenrt.WithCoalescing).
 func WithCoalescing(cfg rankgenrt.Coalescing) Option {
 	return rankgenrt.WithCoalescing(cfg)
 }
@@ -340,8 +328,9 @@ func WithCoalescing(cfg rankgenrt.Coalescing) Option {
 func NewBoard(c redis.UniversalClient, key string, opts ...Option) *Board {
 	core := rankgenrt.NewCore(c, key, boardSpec, opts...)
 	return &Board{
-		Board: rankgenrt.NewBoard(core, decoding),
-		core:  core,
+		Board:      rankgenrt.NewBoard(core, decoding),
+		ScoreReads: rankgenrt.NewScoreReads(core, decoding),
+		core:       core,
 	}
 }
 
@@ -351,29 +340,24 @@ type Ranked struct {
 	Entry
 }
 
-// Cursor marks a place in the board for After: the score and member of the last entry seen. The
-// zero Cursor is the top of the board.
+// Cursor marks a place in the board for After: the last entry seen (zero: the top).
 type Cursor = rankgenrt.Cursor
 
 // Update is one update of a batch (the <Op><Field>Many methods): the id, and the delta or value. A
-// batch is one script call, atomic as a whole, in order (an id may appear more than once). Each
-// update succeeds or fails on its own: its Result holds the new entry or the error that left that
-// entry unchanged. The batch's error return is for failures of the whole call (connection,
-// ErrLayoutMismatch), which change nothing. An update of an id without an entry starts from the
-// zero entry: 0, false, the first enum value, or the Unix epoch for a time (a field's
-// lowest-ranking value when that is outside its range).
+// batch is one script call, atomic, in order; each update succeeds or fails on its own (its
+// Result). An id without an entry starts from the zero entry: 0, false, the first enum value, or
+// the Unix epoch (a field's lowest-ranking value when that is outside its range).
 type Update[V any] struct {
 	Driver string
 	Value  V
 }
 
-// Written is what a write did to one entry, read in the write's own script (no second read, so no
-// other writer comes between): the entry after the write (embedded: w.BestLap is its field), the
-// entry its id held before (Existed false: none, and Before is the zero Entry), and whether the
-// write changed the stored entry (for Best: whether it replaced it). A new personal best is
-// Changed && Existed, its exact gain the difference of Entry and Before. After Set and Best,
-// Before carries the data stored with it and Entry the data stored (or kept); field updates
-// neither read nor change data, so there both hold the zero Data.
+// Written is what a write did to one entry, read in the write's own script: the entry after the
+// write (embedded: w.BestLap is its field), the entry its id held before (Existed false: none, and
+// Before is the zero Entry), and whether the write changed the stored entry (for Best: whether it
+// replaced it). A new personal best is Changed && Existed, its exact gain the difference of Entry
+// and Before. After Set and Best, Before carries the data stored with it and Entry the data stored
+// (or kept); field updates neither read nor change data, so there both hold the zero Data.
 type Written struct {
 	Entry
 	Before  Entry
@@ -423,70 +407,119 @@ var decoding = &rankgenrt.Decoding[Entry, string, Ranked, Written, Result]{
 		return e.Driver
 	},
 	NewRanked: func(rank int64, e Entry) Ranked {
-		return Ranked{
-			Entry: e,
-			Rank:  rank,
-		}
+		return Ranked{Rank: rank, Entry: e}
 	},
 	NewResult: func(w Written, err error) Result {
-		return Result{
-			Err:     err,
-			Written: w,
-		}
+		return Result{Written: w, Err: err}
 	},
 	NewWritten: func(e, before Entry, existed, changed bool) Written {
-		return Written{
-			Before:  before,
-			Changed: changed,
-			Entry:   e,
-			Existed: existed,
-		}
+		return Written{Entry: e, Before: before, Existed: existed, Changed: changed}
 	},
 	ResultOf: func(x Result) (Entry, error) {
 		return x.Entry, x.Err
 	},
-	ScoreOfP: scoreOfP,
+	ScoreOfP:  rankgenrt.IntegerScore,
+	TiedPlace: tiedPlace,
+	WrittenOf: func(x Result) (Written, error) {
+		return x.Written, x.Err
+	},
 }
 
-// MinBestLap lowers the BestLap of the entry of id to v when v is smaller and returns what it did:
-// the new entry, the one before (read in the same script) and whether it changed. An id without an
-// entry takes v as its BestLap (its first min is the value submitted), the other fields starting
-// from the zero entry (see Update).
+// Band is a band of the board's order: the entries whose leading score fields equal given values
+// and whose next score field lies between two values, built by BestLapBetween(lo, hi) or
+// BestLapIs(v)… and read by Between and CountBetween (a value out of range: ErrOutOfRange). The
+// zero Band is empty.
+type Band = rankgenrt.Band[Entry]
+
+// Place is where a score prefix (a <Field>Prefix) or an Entry would rank, for AroundScore.
+type Place interface {
+	place() (float64, string, error)
+}
+
+// place is the entry's own score and member.
+func (e Entry) place() (float64, string, error) {
+	return e.Encode()
+}
+
+// BestLapPrefix is the entries whose BestLap is a given value: a Place for AroundScore, narrowed
+// to a Band by LapsBetween or to the next Prefix by LapsIs.
+type BestLapPrefix struct {
+	s rankgenrt.ScorePrefix
+}
+
+// place is the place before every entry of the prefix: the lowest score of the entries ahead of it.
+func (p BestLapPrefix) place() (float64, string, error) {
+	return p.s.Place(rankgenrt.IntegerScore)
+}
+
+// BestLapBetween is the band of entries whose BestLap lies in [lo, hi] (empty when lo > hi).
+func BestLapBetween(lo, hi uint32) Band {
+	return rankgenrt.BandBetween[Entry](rankgenrt.ScorePrefix{}, digitOfBestLap, lo, hi, bestLapWeight, true)
+}
+
+// BestLapIs fixes BestLap to v.
+func BestLapIs(v uint32) BestLapPrefix {
+	return BestLapPrefix{rankgenrt.FixValue(rankgenrt.ScorePrefix{}, digitOfBestLap, v, bestLapWeight)}
+}
+
+// LapsPrefix is the entries whose BestLap, Laps are given values: a Place for AroundScore.
+type LapsPrefix struct {
+	s rankgenrt.ScorePrefix
+}
+
+// place is the place before every entry of the prefix: the lowest score of the entries ahead of it.
+func (p LapsPrefix) place() (float64, string, error) {
+	return p.s.Place(rankgenrt.IntegerScore)
+}
+
+// LapsBetween is the band of entries whose Laps lies in [lo, hi] among the entries of the prefix
+// (empty when lo > hi).
+func (p BestLapPrefix) LapsBetween(lo, hi uint32) Band {
+	return rankgenrt.BandBetween[Entry](p.s, digitOfLaps, lo, hi, lapsWeight, false)
+}
+
+// LapsIs fixes Laps to v.
+func (p BestLapPrefix) LapsIs(v uint32) LapsPrefix {
+	return LapsPrefix{rankgenrt.FixValue(p.s, digitOfLaps, v, lapsWeight)}
+}
+
+// MinBestLap lowers the BestLap of the entry of id to v when v is smaller and returns what it did
+// (Written: the entry after and before). An id without an entry takes v as its BestLap (its first
+// min is the value submitted), the other fields starting from the zero entry (see Update).
 func (b *Board) MinBestLap(ctx context.Context, id string, v uint32) (Written, error) {
-	return first(applyEach(ctx, b, fnMinBestLap, []Update[uint32]{{Driver: id, Value: v}}, digitOfBestLap))
+	return decoding.First(applyEach(ctx, b, fnMinBestLap, []Update[uint32]{{Driver: id, Value: v}}, digitOfBestLap))
 }
 
-// MinBestLapMany applies MinBestLap to many updates in one script call, as a batch of Update does.
+// MinBestLapMany applies MinBestLap to many updates in one script call (see Update).
 func (b *Board) MinBestLapMany(ctx context.Context, updates []Update[uint32]) ([]Result, error) {
 	return applyEach(ctx, b, fnMinBestLapMany, updates, digitOfBestLap)
 }
 
-// SetBestLap sets the BestLap of the entry of id to v and returns what it did: the new entry, the
-// one before (read in the same script) and whether it changed. An id without an entry starts from
-// the zero entry (see Update).
+// SetBestLap sets the BestLap of the entry of id to v and returns what it did (Written: the entry
+// after and before). An id without an entry starts from the zero entry (see Update).
 func (b *Board) SetBestLap(ctx context.Context, id string, v uint32) (Written, error) {
-	return first(applyEach(ctx, b, fnSetBestLap, []Update[uint32]{{Driver: id, Value: v}}, digitOfBestLap))
+	return decoding.First(applyEach(ctx, b, fnSetBestLap, []Update[uint32]{{Driver: id, Value: v}}, digitOfBestLap))
 }
 
-// SetBestLapMany applies SetBestLap to many updates in one script call, as a batch of Update does.
+// SetBestLapMany applies SetBestLap to many updates in one script call (see Update).
 func (b *Board) SetBestLapMany(ctx context.Context, updates []Update[uint32]) ([]Result, error) {
 	return applyEach(ctx, b, fnSetBestLapMany, updates, digitOfBestLap)
 }
 
-// AddLaps adds delta to the Laps of the entry of id and returns what it did: the new entry, the
-// one before (read in the same script) and whether it changed. A result outside Laps's range is
-// clamped to its edge. An id without an entry starts from the zero entry (see Update).
+// AddLaps adds delta to the Laps of the entry of id and returns what it did (Written: the entry
+// after and before). A result outside Laps's range is clamped to its edge. An id without an entry
+// starts from the zero entry (see Update).
 func (b *Board) AddLaps(ctx context.Context, id string, delta int64) (Written, error) {
-	return first(applyEach(ctx, b, fnAddLaps, []Update[int64]{{Driver: id, Value: delta}}, rankgenrt.AsIs[int64]))
+	return decoding.First(applyEach(ctx, b, fnAddLaps, []Update[int64]{{Driver: id, Value: delta}}, rankgenrt.AsIs[int64]))
 }
 
-// AddLapsMany applies AddLaps to many updates in one script call, as a batch of Update does.
+// AddLapsMany applies AddLaps to many updates in one script call (see Update).
 func (b *Board) AddLapsMany(ctx context.Context, updates []Update[int64]) ([]Result, error) {
 	return applyEach(ctx, b, fnAddLapsMany, updates, rankgenrt.AsIs[int64])
 }
 
-// Change is one field update or the new data of a change list (Board.Update, Board.UpdateMany),
-// made by MinBestLap, SetBestLap, AddLaps or SetData. A zero Change is refused.
+// Change is one field update or the new data of a change list (Board.Update), made by MinBestLap,
+// …; a zero Change is refused.
 type Change = rankgenrt.Change[Entry]
 
 // The changes script takes, per id, the id and then one argument per field update, in this order:
@@ -500,20 +533,18 @@ const (
 	changeData       = 4
 )
 
-// MinBestLap is the change of Board.Update that lowers BestLap to v when v is smaller, as
-// Board.MinBestLap does.
+// MinBestLap is the change that lowers BestLap to v when v is smaller (Board.MinBestLap, in
+// Board.Update).
 func MinBestLap(v uint32) Change {
-	d, err := digitOfBestLap(v)
-	return rankgenrt.NewChange[Entry]("BestLap", changeMinBestLap, d, err)
+	return rankgenrt.ChangeTo[Entry]("BestLap", changeMinBestLap, digitOfBestLap, v)
 }
 
-// SetBestLap is the change of Board.Update that sets BestLap to v, as Board.SetBestLap does.
+// SetBestLap is the change that sets BestLap to v (Board.SetBestLap, in Board.Update).
 func SetBestLap(v uint32) Change {
-	d, err := digitOfBestLap(v)
-	return rankgenrt.NewChange[Entry]("BestLap", changeSetBestLap, d, err)
+	return rankgenrt.ChangeTo[Entry]("BestLap", changeSetBestLap, digitOfBestLap, v)
 }
 
-// AddLaps is the change of Board.Update that adds delta to Laps, as Board.AddLaps does.
+// AddLaps is the change that adds delta to Laps (Board.AddLaps, in Board.Update).
 func AddLaps(delta int64) Change {
 	return rankgenrt.NewChange[Entry]("Laps", changeAddLaps, delta, nil)
 }
@@ -538,18 +569,18 @@ type Changes struct {
 	Apply  []Change
 }
 
-// Update applies changes to the entry of id in one script call and returns what it did (Written:
-// the new entry, the one before, read in the same script, and whether it changed): all of them or,
-// when one fails (a value out of range, an add that overflows), none, with an error naming the
-// field. Each change works as its field's update method does: an id without an entry starts from
-// the zero entry, and its first min or max takes the value given. Changes of distinct fields do
-// not depend on their order; a list that changes a field twice, or holds a zero Change, is refused
-// with an error matching rankgenrt.ErrBadChange before anything is sent. An empty list leaves an
-// entry as it is (and stores the zero entry for an id without one). A list may also hold SetData,
-// which replaces the entry's data when the list applies; the returned Entry.Data is that data, or
-// the zero Data for a list without SetData (which leaves the stored data as it is).
+// Update applies changes to the entry of id in one script call and returns what it did (Written):
+// all of them or, when one fails (a value out of range, an add that overflows), none, with an
+// error naming the field. Each change works as its field's update method does: an id without an
+// entry starts from the zero entry, and its first min or max takes the value given. Changes of
+// distinct fields do not depend on their order; a list that changes a field twice, or holds a zero
+// Change, is refused with an error matching rankgenrt.ErrBadChange before anything is sent. An
+// empty list leaves an entry as it is (and stores the zero entry for an id without one). A list
+// may also hold SetData, which replaces the entry's data when the list applies; the returned
+// Entry.Data is that data, or the zero Data for a list without SetData (which leaves the stored
+// data as it is).
 func (b *Board) Update(ctx context.Context, id string, changes ...Change) (Written, error) {
-	return first(b.UpdateMany(ctx, []Changes{{Driver: id, Apply: changes}}))
+	return decoding.First(b.UpdateMany(ctx, []Changes{{Driver: id, Apply: changes}}))
 }
 
 // UpdateMany applies many change lists in one script call, atomic as a whole, in order (an id may
@@ -570,156 +601,14 @@ func (b *Board) UpdateMany(ctx context.Context, lists []Changes) ([]Result, erro
 // range is a band of scores. Bounds outside BestLap's range, and a negative offset, are an error
 // matching ErrOutOfRange.
 func (b *Board) RangeBestLap(ctx context.Context, lo, hi uint32, offset, limit int64) ([]Entry, error) {
-	dlo, err := digitOfBestLap(lo)
-	if err != nil {
-		return nil, err
-	}
-	dhi, err := digitOfBestLap(hi)
-	if err != nil {
-		return nil, err
-	}
-	return decoding.LeadRange(ctx, b.core, fnRange, dlo, dhi, bestLapWeight, true, offset, limit)
+	return decoding.LeadRange(ctx, b.core, fnRange, BestLapBetween(lo, hi), offset, limit)
 }
 
 // CountBestLapBetween returns the number of entries whose BestLap lies in [lo, hi], with one
 // ZCOUNT in O(log n): BestLap leads the score, so the range is a band of scores. Bounds outside
 // BestLap's range are an error matching ErrOutOfRange.
 func (b *Board) CountBestLapBetween(ctx context.Context, lo, hi uint32) (int64, error) {
-	dlo, err := digitOfBestLap(lo)
-	if err != nil {
-		return 0, err
-	}
-	dhi, err := digitOfBestLap(hi)
-	if err != nil {
-		return 0, err
-	}
-	return decoding.CountLead(ctx, b.core, dlo, dhi, bestLapWeight, true)
-}
-
-// CompetitionRank returns 1 + the number of entries with a better BestLap than the entry of id
-// ("1224" ranking: equal BestLap share a rank), counted with ZCOUNT in O(log n), or an error
-// matching ErrNotFound.
-func (b *Board) CompetitionRank(ctx context.Context, id string) (int64, error) {
-	return decoding.Position(ctx, b.core, fnCompetition, id, 1)
-}
-
-// CompetitionRankTuple is CompetitionRank on the whole score (BestLap, Laps): 1 + the number of
-// entries whose score fields rank before the entry of id; entries equal on every field share a
-// rank. Or an error matching ErrNotFound.
-func (b *Board) CompetitionRankTuple(ctx context.Context, id string) (int64, error) {
-	return decoding.Position(ctx, b.core, fnCompetition, id, scoreFields)
-}
-
-// DenseRank returns 1 + the number of distinct BestLap values ahead of the entry of id ("1223"
-// ranking: equal BestLap share a rank and the next value takes the next rank), or an error
-// matching ErrNotFound. The script steps once per distinct value ahead, O(log n) each.
-func (b *Board) DenseRank(ctx context.Context, id string) (int64, error) {
-	return decoding.Position(ctx, b.core, fnDense, id)
-}
-
-// Band is a band of the board's order: the entries whose leading score fields equal given values
-// and whose next score field lies between two values. Build one with BestLapBetween(lo, hi), or
-// BestLapIs(v)… to fix fields first; read it with Between and CountBetween. The zero Band is
-// empty. A value outside its field's range makes the read that takes the band fail with
-// ErrOutOfRange.
-type Band = rankgenrt.Band[Entry]
-
-// Place is where a score prefix (a <Field>Prefix) or a whole Entry would rank: AroundScore reads
-// the entries around it.
-type Place interface {
-	place() (float64, string, error)
-}
-
-// place is the entry's own score and member.
-func (e Entry) place() (float64, string, error) {
-	return e.Encode()
-}
-
-// BestLapPrefix is the entries whose BestLap is a given value: a Place for AroundScore, narrowed
-// to a Band by LapsBetween or to the next Prefix by LapsIs.
-type BestLapPrefix struct {
-	s rankgenrt.ScorePrefix
-}
-
-// place is the place before every entry of the prefix: the lowest score of the entries ahead of it.
-func (p BestLapPrefix) place() (float64, string, error) {
-	return p.s.Place(scoreOfP)
-}
-
-// BestLapBetween is the band of entries whose BestLap lies in [lo, hi] (empty when lo > hi).
-func BestLapBetween(lo, hi uint32) Band {
-	dlo, err := digitOfBestLap(lo)
-	if err != nil {
-		return rankgenrt.BandErr[Entry](err)
-	}
-	dhi, err := digitOfBestLap(hi)
-	if err != nil {
-		return rankgenrt.BandErr[Entry](err)
-	}
-	return rankgenrt.BandOf[Entry](rankgenrt.ScorePrefix{}, dhi, dlo, bestLapWeight)
-}
-
-// BestLapIs fixes BestLap to v.
-func BestLapIs(v uint32) BestLapPrefix {
-	d, err := digitOfBestLap(v)
-	if err != nil {
-		return BestLapPrefix{rankgenrt.PrefixErr(err)}
-	}
-	return BestLapPrefix{rankgenrt.ScorePrefix{}.Fix(d, bestLapWeight)}
-}
-
-// LapsPrefix is the entries whose BestLap, Laps are given values: a Place for AroundScore.
-type LapsPrefix struct {
-	s rankgenrt.ScorePrefix
-}
-
-// place is the place before every entry of the prefix: the lowest score of the entries ahead of it.
-func (p LapsPrefix) place() (float64, string, error) {
-	return p.s.Place(scoreOfP)
-}
-
-// LapsBetween is the band of entries whose Laps lies in [lo, hi] among the entries of the prefix
-// (empty when lo > hi).
-func (p BestLapPrefix) LapsBetween(lo, hi uint32) Band {
-	if err := p.s.Err(); err != nil {
-		return rankgenrt.BandErr[Entry](err)
-	}
-	dlo, err := digitOfLaps(lo)
-	if err != nil {
-		return rankgenrt.BandErr[Entry](err)
-	}
-	dhi, err := digitOfLaps(hi)
-	if err != nil {
-		return rankgenrt.BandErr[Entry](err)
-	}
-	return rankgenrt.BandOf[Entry](p.s, dlo, dhi, lapsWeight)
-}
-
-// LapsIs fixes Laps to v.
-func (p BestLapPrefix) LapsIs(v uint32) LapsPrefix {
-	if err := p.s.Err(); err != nil {
-		return LapsPrefix{rankgenrt.PrefixErr(err)}
-	}
-	d, err := digitOfLaps(v)
-	if err != nil {
-		return LapsPrefix{rankgenrt.PrefixErr(err)}
-	}
-	return LapsPrefix{p.s.Fix(d, lapsWeight)}
-}
-
-// Between returns, best first with their ranks, up to limit entries of the band, skipping offset
-// of them: Between(ctx, BestLapBetween(lo, hi), 0, 10) is the best ten whose BestLap lies in [lo,
-// hi]. The band is a band of scores: one script counts the entries ahead of it (ZCOUNT) and reads
-// the page (ZRANGE … BYSCORE REV LIMIT), O(log n + offset + limit). A band built from a value
-// out of range is an error matching ErrOutOfRange, as is a negative offset.
-func (b *Board) Between(ctx context.Context, band Band, offset, limit int64) ([]Ranked, error) {
-	return decoding.Between(ctx, b.core, fnBand, band, offset, limit)
-}
-
-// CountBetween returns the number of entries in the band, with one ZCOUNT in O(log n). A band
-// built from a value out of range is an error matching ErrOutOfRange.
-func (b *Board) CountBetween(ctx context.Context, band Band) (int64, error) {
-	return decoding.CountBetween(ctx, b.core, band)
+	return decoding.CountBetween(ctx, b.core, BestLapBetween(lo, hi))
 }
 
 // AroundScore returns, best first with their ranks, up to before entries that rank ahead of the
@@ -732,11 +621,7 @@ func (b *Board) AroundScore(ctx context.Context, at Place, before, after int64) 
 	if at == nil {
 		return nil, rankgenrt.NilPlaceError("BestLapPrefix")
 	}
-	score, member, err := at.place()
-	if err != nil {
-		return nil, err
-	}
-	return decoding.Window(b.core.CallRO(ctx, fnAroundScore, rankgenrt.FormatScore(score), member, max(before, 0), max(after, 0)))
+	return decoding.AroundPlace(ctx, b.core, fnAroundScore, at.place, before, after)
 }
 
 // applyEach runs the field update function f for updates, each value sent as arg(v) gives it; a
@@ -747,19 +632,6 @@ func applyEach[V, A any](ctx context.Context, b *Board, f *rankgenrt.Function, u
 		a, err := arg(updates[i].Value)
 		return updates[i].Driver, a, err
 	})
-}
-
-// first is the outcome of a batch of one: the call's error, else its one Result's.
-func first(res []Result, err error) (Written, error) {
-	if err != nil {
-		return Written{}, err
-	}
-	return res[0].Written, res[0].Err
-}
-
-// scoreOfP is the score of the mixed-radix integer p, as Encode computes it.
-func scoreOfP(p uint64) float64 {
-	return float64(p)
 }
 
 // digitOfBestLap is the stored digit of a BestLap value (larger digit ranks first).
@@ -799,6 +671,7 @@ func digitOfLaps(v uint32) (uint64, error) {
 // its layout makes its own.
 type ShardedBoard struct {
 	*rankgenrt.ShardedBoard[Entry, string, Ranked, Written, Result]
+	*rankgenrt.ShardedScoreReads[Entry, string, Ranked, Written, Result]
 	shards []*Board // shard i holds the ids that rankgenrt.ShardOf maps to i
 }
 
@@ -818,6 +691,11 @@ func NewShardedBoard(c redis.UniversalClient, key string, shards int, opts ...Op
 		boards[i] = s.shards[i].Board
 	}
 	s.ShardedBoard = rankgenrt.NewShardedBoard(c, boards)
+	reads := make([]*rankgenrt.ScoreReads[Entry, string, Ranked, Written, Result], len(keys))
+	for i, shard := range s.shards {
+		reads[i] = shard.ScoreReads
+	}
+	s.ShardedScoreReads = rankgenrt.NewShardedScoreReads(s.ShardedBoard, reads)
 	return s, nil
 }
 
@@ -891,65 +769,6 @@ func (s *ShardedBoard) CountBestLapBetween(ctx context.Context, lo, hi uint32) (
 	})
 }
 
-// CompetitionRank returns 1 + the number of entries of all shards with a better BestLap than the
-// entry of id, as Board.CompetitionRank does, or an error matching ErrNotFound: the entry from its
-// shard, then every shard's count of the entries better on BestLap (one ZCOUNT each), pipelined,
-// added up.
-func (s *ShardedBoard) CompetitionRank(ctx context.Context, id string) (int64, error) {
-	return s.competition(ctx, id, 1)
-}
-
-// CompetitionRankTuple is CompetitionRank on the whole score, as Board.CompetitionRankTuple is: 1
-// + the number of entries of all shards whose score fields rank before the entry of id.
-func (s *ShardedBoard) CompetitionRankTuple(ctx context.Context, id string) (int64, error) {
-	return s.competition(ctx, id, scoreFields)
-}
-
-// competition counts, on every shard, the entries ahead of the place before every entry equal to
-// the entry of id on its first tied score fields (tiedPlace), and adds 1.
-func (s *ShardedBoard) competition(ctx context.Context, id string, tied int) (int64, error) {
-	e, err := s.Get(ctx, id)
-	if err != nil {
-		return 0, err
-	}
-	score, member, err := tiedPlace(e, tied).place()
-	if err != nil {
-		return 0, err
-	}
-	pos, _, _, err := rankgenrt.ShardPlace(ctx, s.ShardedBoard, fnAroundScore, score, member, 0, 0)
-	if err != nil {
-		return 0, err
-	}
-	return pos + 1, nil
-}
-
-// tiedPlace is the place before every entry whose first tied score fields equal e's.
-func tiedPlace(e Entry, tied int) Place {
-	switch tied {
-	case 1:
-		return BestLapIs(e.BestLap)
-	default:
-		return BestLapIs(e.BestLap).LapsIs(e.Laps)
-	}
-}
-
-// Between returns, best first with their ranks, up to limit entries of the band, skipping offset
-// of them, as Board.Between does. Every shard runs the band script in one pipelined round: it
-// counts its entries ahead of the band (their sum is the band's first position) and reads its
-// first offset + limit entries of the band, which merge by Compare. The cost grows with offset:
-// O(shards × (log n + offset + limit)).
-func (s *ShardedBoard) Between(ctx context.Context, band Band, offset, limit int64) ([]Ranked, error) {
-	return rankgenrt.ShardBetween(ctx, s.ShardedBoard, fnBand, band, offset, limit)
-}
-
-// CountBetween returns the number of entries in the band: Board.CountBetween on every shard (one
-// ZCOUNT each, O(log n)), all at once, added up.
-func (s *ShardedBoard) CountBetween(ctx context.Context, band Band) (int64, error) {
-	return rankgenrt.SumShards(ctx, len(s.shards), func(ctx context.Context, i int) (int64, error) {
-		return s.shards[i].CountBetween(ctx, band)
-	})
-}
-
 // AroundScore returns, best first with their ranks, up to before entries that rank ahead of the
 // place and up to after entries from it on, as Board.AroundScore does. Every shard runs the
 // around_score script at the place in one pipelined round: of the window, a shard holds at most
@@ -971,6 +790,19 @@ func (s *ShardedBoard) AroundScore(ctx context.Context, at Place, before, after 
 	take := int(min(max(before, 0), pos)) // entries ahead of the place in the window
 	hi := ahead + int(min(max(after, 0), int64(len(merged)-ahead)))
 	return decoding.Renumber(merged[ahead-take:hi], pos-int64(take)), nil
+}
+
+/*
+tiedPlace is the place before every entry whose first tied score fields equal e's (the
+ShardedBoard's competition ranks, rankgenrt.ShardedScoreReads).
+*/
+func tiedPlace(e Entry, tied int) (float64, string, error) {
+	switch tied {
+	case 1:
+		return BestLapIs(e.BestLap).place()
+	default:
+		return BestLapIs(e.BestLap).LapsIs(e.Laps).place()
+	}
 }
 
 // ReshardProgress is how far Reshard got: the source shard it copies and the cursor of the last

@@ -27,11 +27,10 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// The generated code and the runtime package must agree on their contract; either
-// constant fails to compile when they drift apart. Regenerate with the matching rankgen.
+// Either constant fails to compile against a runtime of another contract: regenerate then.
 const (
-	_ = rankgenrt.EnforceVersion(5 - rankgenrt.MinVersion)
-	_ = rankgenrt.EnforceVersion(rankgenrt.MaxVersion - 5)
+	_ = rankgenrt.EnforceVersion(6 - rankgenrt.MinVersion)
+	_ = rankgenrt.EnforceVersion(rankgenrt.MaxVersion - 6)
 )
 
 // Fingerprint identifies the stored encoding: it changes exactly when a change to the schema
@@ -112,14 +111,13 @@ func Compare(a, b Entry) int {
 	return cmp.Compare(a.PlayerID, b.PlayerID)
 }
 
-// luaLibrary is the board's Lua library, generated beside this file from the same layout: one
-// Redis function per operation, called with FCALL (FCALL_RO for reads).
+// luaLibrary is this layout's part of its Lua library, behind the runtime's shared head.
 //
 //go:embed quiz.rankgen.lua
 var luaLibrary string
 
 var (
-	library          = rankgenrt.NewLibrary(luaLibrary)
+	library          = rankgenrt.NewLayoutLibrary("quiz", luaLibrary)
 	fnAddCorrect     = library.Function("add_correct")
 	fnAddCorrectMany = library.Function("add_correct_many")
 	fnSetCorrect     = library.Function("set_correct")
@@ -129,9 +127,6 @@ var (
 	fnSetMillis      = library.Function("set_millis")
 	fnSetMillisMany  = library.Function("set_millis_many")
 	fnChanges        = library.Function("changes")
-	fnCompetition    = library.Function("competition")
-	fnDense          = library.Function("dense")
-	fnBand           = library.Function("band")
 	fnAroundScore    = library.Function("around_score")
 )
 
@@ -140,11 +135,11 @@ var boardSpec = &rankgenrt.Spec{
 	Fingerprint: Fingerprint,
 	Indexed:     true,
 	Library:     library,
+	ScoreFields: scoreFields,
 }
 
-// Library returns the board's Lua library. Board.Load loads it; it is exported for calling a
-// board's functions in your own pipelines or transactions (after Load), where a call that finds
-// the library missing cannot load it first.
+// Library returns the board's Lua library, for calling its functions in your own pipelines (after
+// Board.Load).
 func Library() *rankgenrt.Library {
 	return library
 }
@@ -152,50 +147,43 @@ func Library() *rankgenrt.Library {
 // Board is a leaderboard of Entry values in a Redis sorted set, read best first. Its key is given
 // to NewBoard; its index (a hash id → member, which also records the layout fingerprint) is a
 // second key in the same hash slot, so the board works on Redis Cluster. Every write is one atomic
-// script that refuses a board written by another layout (ErrLayoutMismatch) and leaves the board
-// unchanged on any error. Entries written by other code, without an index, are refused
-// (ErrNotIndexed) until Reindex adopts them. Reads refuse another layout's board too, within their
-// one round trip. A Board is safe for concurrent use; create it once per key and reuse it.
-// Its reads and whole-entry writes (Get, Top, Around, Set, Best, …) are the methods of the
-// embedded rankgenrt.Board, which are the same on every layout; this file declares those its
-// layout makes its own.
+// script that refuses another layout's board (ErrLayoutMismatch) and leaves the board unchanged on
+// any error, and every read refuses it in its one round trip. Entries written by other code,
+// without an index, are refused (ErrNotIndexed) until Reindex adopts them. A Board is safe for
+// concurrent use; create it once per key and reuse it.
+// Its methods that are the same on every layout are those of the embedded rankgenrt.Board and
+// ScoreReads.
 type Board struct {
 	*rankgenrt.Board[Entry, uint64, Ranked, Written, Result]
+	*rankgenrt.ScoreReads[Entry, uint64, Ranked, Written, Result]
 	core *rankgenrt.Core // the board's machinery: client, keys, writes, the fingerprint check
 }
 
 // Option configures a Board.
 type Option = rankgenrt.Option
 
-// WithTTL makes the board's keys expire d after every write. The expiry is set by the write's own
-// script, on all of the board's keys, so it is never lost.
+// WithTTL makes the board's keys expire d after every write (rankgenrt.WithTTL).
 func WithTTL(d time.Duration) Option {
 	return rankgenrt.WithTTL(d)
 }
 
-// WithExpireAt makes the board's keys expire at t (to the millisecond), set by every write's own
-// script on all of the board's keys.
+// WithExpireAt makes the board's keys expire at t (rankgenrt.WithExpireAt).
 func WithExpireAt(t time.Time) Option {
 	return rankgenrt.WithExpireAt(t)
 }
 
-// WithDedupWindow sets how long, at least, the board remembers each write call's token, so that a
-// resend of the call is applied once (rankgenrt.DedupWindow: rankgenrt.DefaultDedupWindow unless
-// set, 0 turns exactly-once writes off). Every writer of a board should use the same window.
+// WithDedupWindow sets how long each write's token is remembered (rankgenrt.WithDedupWindow).
 func WithDedupWindow(d time.Duration) Option {
 	return rankgenrt.WithDedupWindow(d)
 }
 
-// WithReplicas makes every write wait, in its own round trip, until n replicas of the board's
-// master have it, for at most timeout; too few in time is rankgenrt.ErrNotReplicated
-// (rankgenrt.WaitReplicas says what survives a failover). Needs a *redis.Client or a
-// *redis.ClusterClient.
+// WithReplicas makes every write wait for n replicas, at most timeout (rankgenrt.WithReplicas).
 func WithReplicas(n int, timeout time.Duration) Option {
 	return rankgenrt.WithReplicas(n, timeout)
 }
 
-// WithCoalescing combines the single field updates (AddCorrect, …) of concurrent callers into
-// batch calls (rankgenrt.Coalescing), each caller told its own result, exactly once.
+// WithCoalescing sends concurrent single field updates (AddCorrect, …) as batches
+// (rankgenrt.WithCoalescing).
 func WithCoalescing(cfg rankgenrt.Coalescing) Option {
 	return rankgenrt.WithCoalescing(cfg)
 }
@@ -204,8 +192,9 @@ func WithCoalescing(cfg rankgenrt.Coalescing) Option {
 func NewBoard(c redis.UniversalClient, key string, opts ...Option) *Board {
 	core := rankgenrt.NewCore(c, key, boardSpec, opts...)
 	return &Board{
-		Board: rankgenrt.NewBoard(core, decoding),
-		core:  core,
+		Board:      rankgenrt.NewBoard(core, decoding),
+		ScoreReads: rankgenrt.NewScoreReads(core, decoding),
+		core:       core,
 	}
 }
 
@@ -215,27 +204,23 @@ type Ranked struct {
 	Entry
 }
 
-// Cursor marks a place in the board for After: the score and member of the last entry seen. The
-// zero Cursor is the top of the board.
+// Cursor marks a place in the board for After: the last entry seen (zero: the top).
 type Cursor = rankgenrt.Cursor
 
 // Update is one update of a batch (the <Op><Field>Many methods): the id, and the delta or value. A
-// batch is one script call, atomic as a whole, in order (an id may appear more than once). Each
-// update succeeds or fails on its own: its Result holds the new entry or the error that left that
-// entry unchanged. The batch's error return is for failures of the whole call (connection,
-// ErrLayoutMismatch), which change nothing. An update of an id without an entry starts from the
-// zero entry: 0, false, the first enum value, or the Unix epoch for a time (a field's
-// lowest-ranking value when that is outside its range).
+// batch is one script call, atomic, in order; each update succeeds or fails on its own (its
+// Result). An id without an entry starts from the zero entry: 0, false, the first enum value, or
+// the Unix epoch (a field's lowest-ranking value when that is outside its range).
 type Update[V any] struct {
 	PlayerID uint64
 	Value    V
 }
 
-// Written is what a write did to one entry, read in the write's own script (no second read, so no
-// other writer comes between): the entry after the write (embedded: w.Correct is its field), the
-// entry its id held before (Existed false: none, and Before is the zero Entry), and whether the
-// write changed the stored entry (for Best: whether it replaced it). A new personal best is
-// Changed && Existed, its exact gain the difference of Entry and Before.
+// Written is what a write did to one entry, read in the write's own script: the entry after the
+// write (embedded: w.Correct is its field), the entry its id held before (Existed false: none, and
+// Before is the zero Entry), and whether the write changed the stored entry (for Best: whether it
+// replaced it). A new personal best is Changed && Existed, its exact gain the difference of Entry
+// and Before.
 type Written struct {
 	Entry
 	Before  Entry
@@ -255,16 +240,10 @@ type Result struct {
 
 // decoding is how the board's reads and writes make this package's types of the entries they read.
 var decoding = &rankgenrt.Decoding[Entry, uint64, Ranked, Written, Result]{
-	Compare: Compare,
-	Decode:  Decode,
-	Encode:  Entry.Encode,
-	EntryArgs: func(season *rankgenrt.Season, e Entry, args []any) ([]any, error) {
-		score, member, err := e.Encode()
-		if err != nil {
-			return nil, err
-		}
-		return append(args, rankgenrt.FormatScore(score), member), nil
-	},
+	Compare:   Compare,
+	Decode:    Decode,
+	Encode:    Entry.Encode,
+	EntryArgs: rankgenrt.EncodedArgs(Entry.Encode),
 	EntryOf: func(r Ranked) Entry {
 		return r.Entry
 	},
@@ -272,89 +251,131 @@ var decoding = &rankgenrt.Decoding[Entry, uint64, Ranked, Written, Result]{
 		return e.PlayerID
 	},
 	NewRanked: func(rank int64, e Entry) Ranked {
-		return Ranked{
-			Entry: e,
-			Rank:  rank,
-		}
+		return Ranked{Rank: rank, Entry: e}
 	},
 	NewResult: func(w Written, err error) Result {
-		return Result{
-			Err:     err,
-			Written: w,
-		}
+		return Result{Written: w, Err: err}
 	},
 	NewWritten: func(e, before Entry, existed, changed bool) Written {
-		return Written{
-			Before:  before,
-			Changed: changed,
-			Entry:   e,
-			Existed: existed,
-		}
+		return Written{Entry: e, Before: before, Existed: existed, Changed: changed}
 	},
 	ResultOf: func(x Result) (Entry, error) {
 		return x.Entry, x.Err
 	},
-	ScoreOfP: scoreOfP,
+	ScoreOfP:  rankgenrt.IntegerScore,
+	TiedPlace: tiedPlace,
+	WrittenOf: func(x Result) (Written, error) {
+		return x.Written, x.Err
+	},
 }
 
-// AddCorrect adds delta to the Correct of the entry of id and returns what it did: the new entry,
-// the one before (read in the same script) and whether it changed. A result outside Correct's
-// range is refused with an error matching ErrOverflow, leaving the entry unchanged. An id without
-// an entry starts from the zero entry (see Update).
+// Band is a band of the board's order: the entries whose leading score fields equal given values
+// and whose next score field lies between two values, built by CorrectBetween(lo, hi) or
+// CorrectIs(v)… and read by Between and CountBetween (a value out of range: ErrOutOfRange). The
+// zero Band is empty.
+type Band = rankgenrt.Band[Entry]
+
+// Place is where a score prefix (a <Field>Prefix) or an Entry would rank, for AroundScore.
+type Place interface {
+	place() (float64, string, error)
+}
+
+// place is the entry's own score and member.
+func (e Entry) place() (float64, string, error) {
+	return e.Encode()
+}
+
+// CorrectPrefix is the entries whose Correct is a given value: a Place for AroundScore, narrowed
+// to a Band by MillisBetween or to the next Prefix by MillisIs.
+type CorrectPrefix struct {
+	s rankgenrt.ScorePrefix
+}
+
+// place is the place before every entry of the prefix: the lowest score of the entries ahead of it.
+func (p CorrectPrefix) place() (float64, string, error) {
+	return p.s.Place(rankgenrt.IntegerScore)
+}
+
+// CorrectBetween is the band of entries whose Correct lies in [lo, hi] (empty when lo > hi).
+func CorrectBetween(lo, hi uint8) Band {
+	return rankgenrt.BandBetween[Entry](rankgenrt.ScorePrefix{}, digitOfCorrect, lo, hi, correctWeight, false)
+}
+
+// CorrectIs fixes Correct to v.
+func CorrectIs(v uint8) CorrectPrefix {
+	return CorrectPrefix{rankgenrt.FixValue(rankgenrt.ScorePrefix{}, digitOfCorrect, v, correctWeight)}
+}
+
+// MillisPrefix is the entries whose Correct, Millis are given values: a Place for AroundScore.
+type MillisPrefix struct {
+	s rankgenrt.ScorePrefix
+}
+
+// place is the place before every entry of the prefix: the lowest score of the entries ahead of it.
+func (p MillisPrefix) place() (float64, string, error) {
+	return p.s.Place(rankgenrt.IntegerScore)
+}
+
+// MillisBetween is the band of entries whose Millis lies in [lo, hi] among the entries of the
+// prefix (empty when lo > hi).
+func (p CorrectPrefix) MillisBetween(lo, hi uint32) Band {
+	return rankgenrt.BandBetween[Entry](p.s, digitOfMillis, lo, hi, millisWeight, true)
+}
+
+// MillisIs fixes Millis to v.
+func (p CorrectPrefix) MillisIs(v uint32) MillisPrefix {
+	return MillisPrefix{rankgenrt.FixValue(p.s, digitOfMillis, v, millisWeight)}
+}
+
+// AddCorrect adds delta to the Correct of the entry of id and returns what it did (Written: the
+// entry after and before). A result outside Correct's range is refused with an error matching
+// ErrOverflow, leaving the entry unchanged. An id without an entry starts from the zero entry (see
+// Update).
 func (b *Board) AddCorrect(ctx context.Context, id uint64, delta int64) (Written, error) {
-	return first(applyEach(ctx, b, fnAddCorrect, []Update[int64]{{PlayerID: id, Value: delta}}, rankgenrt.AsIs[int64]))
+	return decoding.First(applyEach(ctx, b, fnAddCorrect, []Update[int64]{{PlayerID: id, Value: delta}}, rankgenrt.AsIs[int64]))
 }
 
-// AddCorrectMany applies AddCorrect to many updates in one script call, as a batch of Update does.
+// AddCorrectMany applies AddCorrect to many updates in one script call (see Update).
 func (b *Board) AddCorrectMany(ctx context.Context, updates []Update[int64]) ([]Result, error) {
 	return applyEach(ctx, b, fnAddCorrectMany, updates, rankgenrt.AsIs[int64])
 }
 
-// SetCorrect sets the Correct of the entry of id to v and returns what it did: the new entry, the
-// one before (read in the same script) and whether it changed. An id without an entry starts from
-// the zero entry (see Update).
+// SetCorrect sets the Correct of the entry of id to v and returns what it did (Written: the entry
+// after and before). An id without an entry starts from the zero entry (see Update).
 func (b *Board) SetCorrect(ctx context.Context, id uint64, v uint8) (Written, error) {
-	return first(applyEach(ctx, b, fnSetCorrect, []Update[uint8]{{PlayerID: id, Value: v}}, func(v uint8) (uint64, error) {
-		d := uint64(v)
-		return d, nil
-	}))
+	return decoding.First(applyEach(ctx, b, fnSetCorrect, []Update[uint8]{{PlayerID: id, Value: v}}, digitOfCorrect))
 }
 
-// SetCorrectMany applies SetCorrect to many updates in one script call, as a batch of Update does.
+// SetCorrectMany applies SetCorrect to many updates in one script call (see Update).
 func (b *Board) SetCorrectMany(ctx context.Context, updates []Update[uint8]) ([]Result, error) {
-	return applyEach(ctx, b, fnSetCorrectMany, updates, func(v uint8) (uint64, error) {
-		d := uint64(v)
-		return d, nil
-	})
+	return applyEach(ctx, b, fnSetCorrectMany, updates, digitOfCorrect)
 }
 
-// MinMillis lowers the Millis of the entry of id to v when v is smaller and returns what it did:
-// the new entry, the one before (read in the same script) and whether it changed. An id without an
-// entry takes v as its Millis (its first min is the value submitted), the other fields starting
-// from the zero entry (see Update).
+// MinMillis lowers the Millis of the entry of id to v when v is smaller and returns what it did
+// (Written: the entry after and before). An id without an entry takes v as its Millis (its first
+// min is the value submitted), the other fields starting from the zero entry (see Update).
 func (b *Board) MinMillis(ctx context.Context, id uint64, v uint32) (Written, error) {
-	return first(applyEach(ctx, b, fnMinMillis, []Update[uint32]{{PlayerID: id, Value: v}}, digitOfMillis))
+	return decoding.First(applyEach(ctx, b, fnMinMillis, []Update[uint32]{{PlayerID: id, Value: v}}, digitOfMillis))
 }
 
-// MinMillisMany applies MinMillis to many updates in one script call, as a batch of Update does.
+// MinMillisMany applies MinMillis to many updates in one script call (see Update).
 func (b *Board) MinMillisMany(ctx context.Context, updates []Update[uint32]) ([]Result, error) {
 	return applyEach(ctx, b, fnMinMillisMany, updates, digitOfMillis)
 }
 
-// SetMillis sets the Millis of the entry of id to v and returns what it did: the new entry, the
-// one before (read in the same script) and whether it changed. An id without an entry starts from
-// the zero entry (see Update).
+// SetMillis sets the Millis of the entry of id to v and returns what it did (Written: the entry
+// after and before). An id without an entry starts from the zero entry (see Update).
 func (b *Board) SetMillis(ctx context.Context, id uint64, v uint32) (Written, error) {
-	return first(applyEach(ctx, b, fnSetMillis, []Update[uint32]{{PlayerID: id, Value: v}}, digitOfMillis))
+	return decoding.First(applyEach(ctx, b, fnSetMillis, []Update[uint32]{{PlayerID: id, Value: v}}, digitOfMillis))
 }
 
-// SetMillisMany applies SetMillis to many updates in one script call, as a batch of Update does.
+// SetMillisMany applies SetMillis to many updates in one script call (see Update).
 func (b *Board) SetMillisMany(ctx context.Context, updates []Update[uint32]) ([]Result, error) {
 	return applyEach(ctx, b, fnSetMillisMany, updates, digitOfMillis)
 }
 
-// Change is one field update of a change list (Board.Update, Board.UpdateMany), made by
-// AddCorrect, SetCorrect, MinMillis or SetMillis. A zero Change is refused.
+// Change is one field update of a change list (Board.Update), made by AddCorrect, …; a zero
+// Change is refused.
 type Change = rankgenrt.Change[Entry]
 
 // The changes script takes, per id, the id and then one argument per field update, in this order:
@@ -367,28 +388,25 @@ const (
 	changeSetMillis  = 4
 )
 
-// AddCorrect is the change of Board.Update that adds delta to Correct, as Board.AddCorrect does.
+// AddCorrect is the change that adds delta to Correct (Board.AddCorrect, in Board.Update).
 func AddCorrect(delta int64) Change {
 	return rankgenrt.NewChange[Entry]("Correct", changeAddCorrect, delta, nil)
 }
 
-// SetCorrect is the change of Board.Update that sets Correct to v, as Board.SetCorrect does.
+// SetCorrect is the change that sets Correct to v (Board.SetCorrect, in Board.Update).
 func SetCorrect(v uint8) Change {
-	d := uint64(v)
-	return rankgenrt.NewChange[Entry]("Correct", changeSetCorrect, d, nil)
+	return rankgenrt.ChangeTo[Entry]("Correct", changeSetCorrect, digitOfCorrect, v)
 }
 
-// MinMillis is the change of Board.Update that lowers Millis to v when v is smaller, as
-// Board.MinMillis does.
+// MinMillis is the change that lowers Millis to v when v is smaller (Board.MinMillis, in
+// Board.Update).
 func MinMillis(v uint32) Change {
-	d, err := digitOfMillis(v)
-	return rankgenrt.NewChange[Entry]("Millis", changeMinMillis, d, err)
+	return rankgenrt.ChangeTo[Entry]("Millis", changeMinMillis, digitOfMillis, v)
 }
 
-// SetMillis is the change of Board.Update that sets Millis to v, as Board.SetMillis does.
+// SetMillis is the change that sets Millis to v (Board.SetMillis, in Board.Update).
 func SetMillis(v uint32) Change {
-	d, err := digitOfMillis(v)
-	return rankgenrt.NewChange[Entry]("Millis", changeSetMillis, d, err)
+	return rankgenrt.ChangeTo[Entry]("Millis", changeSetMillis, digitOfMillis, v)
 }
 
 // Changes is the change list of one id, for UpdateMany.
@@ -397,16 +415,15 @@ type Changes struct {
 	Apply    []Change
 }
 
-// Update applies changes to the entry of id in one script call and returns what it did (Written:
-// the new entry, the one before, read in the same script, and whether it changed): all of them or,
-// when one fails (a value out of range, an add that overflows), none, with an error naming the
-// field. Each change works as its field's update method does: an id without an entry starts from
-// the zero entry, and its first min or max takes the value given. Changes of distinct fields do
-// not depend on their order; a list that changes a field twice, or holds a zero Change, is refused
-// with an error matching rankgenrt.ErrBadChange before anything is sent. An empty list leaves an
-// entry as it is (and stores the zero entry for an id without one).
+// Update applies changes to the entry of id in one script call and returns what it did (Written):
+// all of them or, when one fails (a value out of range, an add that overflows), none, with an
+// error naming the field. Each change works as its field's update method does: an id without an
+// entry starts from the zero entry, and its first min or max takes the value given. Changes of
+// distinct fields do not depend on their order; a list that changes a field twice, or holds a zero
+// Change, is refused with an error matching rankgenrt.ErrBadChange before anything is sent. An
+// empty list leaves an entry as it is (and stores the zero entry for an id without one).
 func (b *Board) Update(ctx context.Context, id uint64, changes ...Change) (Written, error) {
-	return first(b.UpdateMany(ctx, []Changes{{PlayerID: id, Apply: changes}}))
+	return decoding.First(b.UpdateMany(ctx, []Changes{{PlayerID: id, Apply: changes}}))
 }
 
 // UpdateMany applies many change lists in one script call, atomic as a whole, in order (an id may
@@ -425,135 +442,14 @@ func (b *Board) UpdateMany(ctx context.Context, lists []Changes) ([]Result, erro
 // range is a band of scores. Bounds outside Correct's range, and a negative offset, are an error
 // matching ErrOutOfRange.
 func (b *Board) RangeCorrect(ctx context.Context, lo, hi uint8, offset, limit int64) ([]Entry, error) {
-	dlo := uint64(lo)
-	dhi := uint64(hi)
-	return decoding.LeadRange(ctx, b.core, nil, dlo, dhi, correctWeight, false, offset, limit)
+	return decoding.LeadRange(ctx, b.core, nil, CorrectBetween(lo, hi), offset, limit)
 }
 
 // CountCorrectBetween returns the number of entries whose Correct lies in [lo, hi], with one
 // ZCOUNT in O(log n): Correct leads the score, so the range is a band of scores. Bounds outside
 // Correct's range are an error matching ErrOutOfRange.
 func (b *Board) CountCorrectBetween(ctx context.Context, lo, hi uint8) (int64, error) {
-	dlo := uint64(lo)
-	dhi := uint64(hi)
-	return decoding.CountLead(ctx, b.core, dlo, dhi, correctWeight, false)
-}
-
-// CompetitionRank returns 1 + the number of entries with a better Correct than the entry of id
-// ("1224" ranking: equal Correct share a rank), counted with ZCOUNT in O(log n), or an error
-// matching ErrNotFound.
-func (b *Board) CompetitionRank(ctx context.Context, id uint64) (int64, error) {
-	return decoding.Position(ctx, b.core, fnCompetition, id, 1)
-}
-
-// CompetitionRankTuple is CompetitionRank on the whole score (Correct, Millis): 1 + the number of
-// entries whose score fields rank before the entry of id; entries equal on every field share a
-// rank. Or an error matching ErrNotFound.
-func (b *Board) CompetitionRankTuple(ctx context.Context, id uint64) (int64, error) {
-	return decoding.Position(ctx, b.core, fnCompetition, id, scoreFields)
-}
-
-// DenseRank returns 1 + the number of distinct Correct values ahead of the entry of id ("1223"
-// ranking: equal Correct share a rank and the next value takes the next rank), or an error
-// matching ErrNotFound. The script steps once per distinct value ahead, O(log n) each.
-func (b *Board) DenseRank(ctx context.Context, id uint64) (int64, error) {
-	return decoding.Position(ctx, b.core, fnDense, id)
-}
-
-// Band is a band of the board's order: the entries whose leading score fields equal given values
-// and whose next score field lies between two values. Build one with CorrectBetween(lo, hi), or
-// CorrectIs(v)… to fix fields first; read it with Between and CountBetween. The zero Band is
-// empty. A value outside its field's range makes the read that takes the band fail with
-// ErrOutOfRange.
-type Band = rankgenrt.Band[Entry]
-
-// Place is where a score prefix (a <Field>Prefix) or a whole Entry would rank: AroundScore reads
-// the entries around it.
-type Place interface {
-	place() (float64, string, error)
-}
-
-// place is the entry's own score and member.
-func (e Entry) place() (float64, string, error) {
-	return e.Encode()
-}
-
-// CorrectPrefix is the entries whose Correct is a given value: a Place for AroundScore, narrowed
-// to a Band by MillisBetween or to the next Prefix by MillisIs.
-type CorrectPrefix struct {
-	s rankgenrt.ScorePrefix
-}
-
-// place is the place before every entry of the prefix: the lowest score of the entries ahead of it.
-func (p CorrectPrefix) place() (float64, string, error) {
-	return p.s.Place(scoreOfP)
-}
-
-// CorrectBetween is the band of entries whose Correct lies in [lo, hi] (empty when lo > hi).
-func CorrectBetween(lo, hi uint8) Band {
-	dlo := uint64(lo)
-	dhi := uint64(hi)
-	return rankgenrt.BandOf[Entry](rankgenrt.ScorePrefix{}, dlo, dhi, correctWeight)
-}
-
-// CorrectIs fixes Correct to v.
-func CorrectIs(v uint8) CorrectPrefix {
-	d := uint64(v)
-	return CorrectPrefix{rankgenrt.ScorePrefix{}.Fix(d, correctWeight)}
-}
-
-// MillisPrefix is the entries whose Correct, Millis are given values: a Place for AroundScore.
-type MillisPrefix struct {
-	s rankgenrt.ScorePrefix
-}
-
-// place is the place before every entry of the prefix: the lowest score of the entries ahead of it.
-func (p MillisPrefix) place() (float64, string, error) {
-	return p.s.Place(scoreOfP)
-}
-
-// MillisBetween is the band of entries whose Millis lies in [lo, hi] among the entries of the
-// prefix (empty when lo > hi).
-func (p CorrectPrefix) MillisBetween(lo, hi uint32) Band {
-	if err := p.s.Err(); err != nil {
-		return rankgenrt.BandErr[Entry](err)
-	}
-	dlo, err := digitOfMillis(lo)
-	if err != nil {
-		return rankgenrt.BandErr[Entry](err)
-	}
-	dhi, err := digitOfMillis(hi)
-	if err != nil {
-		return rankgenrt.BandErr[Entry](err)
-	}
-	return rankgenrt.BandOf[Entry](p.s, dhi, dlo, millisWeight)
-}
-
-// MillisIs fixes Millis to v.
-func (p CorrectPrefix) MillisIs(v uint32) MillisPrefix {
-	if err := p.s.Err(); err != nil {
-		return MillisPrefix{rankgenrt.PrefixErr(err)}
-	}
-	d, err := digitOfMillis(v)
-	if err != nil {
-		return MillisPrefix{rankgenrt.PrefixErr(err)}
-	}
-	return MillisPrefix{p.s.Fix(d, millisWeight)}
-}
-
-// Between returns, best first with their ranks, up to limit entries of the band, skipping offset
-// of them: Between(ctx, CorrectBetween(lo, hi), 0, 10) is the best ten whose Correct lies in [lo,
-// hi]. The band is a band of scores: one script counts the entries ahead of it (ZCOUNT) and reads
-// the page (ZRANGE … BYSCORE REV LIMIT), O(log n + offset + limit). A band built from a value
-// out of range is an error matching ErrOutOfRange, as is a negative offset.
-func (b *Board) Between(ctx context.Context, band Band, offset, limit int64) ([]Ranked, error) {
-	return decoding.Between(ctx, b.core, fnBand, band, offset, limit)
-}
-
-// CountBetween returns the number of entries in the band, with one ZCOUNT in O(log n). A band
-// built from a value out of range is an error matching ErrOutOfRange.
-func (b *Board) CountBetween(ctx context.Context, band Band) (int64, error) {
-	return decoding.CountBetween(ctx, b.core, band)
+	return decoding.CountBetween(ctx, b.core, CorrectBetween(lo, hi))
 }
 
 // AroundScore returns, best first with their ranks, up to before entries that rank ahead of the
@@ -566,11 +462,7 @@ func (b *Board) AroundScore(ctx context.Context, at Place, before, after int64) 
 	if at == nil {
 		return nil, rankgenrt.NilPlaceError("CorrectPrefix")
 	}
-	score, member, err := at.place()
-	if err != nil {
-		return nil, err
-	}
-	return decoding.Window(b.core.CallRO(ctx, fnAroundScore, rankgenrt.FormatScore(score), member, max(before, 0), max(after, 0)))
+	return decoding.AroundPlace(ctx, b.core, fnAroundScore, at.place, before, after)
 }
 
 // Reindex builds the board's index (id → member) from the members already in its sorted set: how
@@ -597,17 +489,9 @@ func applyEach[V, A any](ctx context.Context, b *Board, f *rankgenrt.Function, u
 	})
 }
 
-// first is the outcome of a batch of one: the call's error, else its one Result's.
-func first(res []Result, err error) (Written, error) {
-	if err != nil {
-		return Written{}, err
-	}
-	return res[0].Written, res[0].Err
-}
-
-// scoreOfP is the score of the mixed-radix integer p, as Encode computes it.
-func scoreOfP(p uint64) float64 {
-	return float64(p)
+// digitOfCorrect is the stored digit of a Correct value (larger digit ranks first).
+func digitOfCorrect(v uint8) (uint64, error) {
+	return uint64(v), nil
 }
 
 // digitOfMillis is the stored digit of a Millis value (larger digit ranks first).
@@ -637,6 +521,7 @@ func digitOfMillis(v uint32) (uint64, error) {
 // its layout makes its own.
 type ShardedBoard struct {
 	*rankgenrt.ShardedBoard[Entry, uint64, Ranked, Written, Result]
+	*rankgenrt.ShardedScoreReads[Entry, uint64, Ranked, Written, Result]
 	shards []*Board // shard i holds the ids that rankgenrt.ShardOf maps to i
 }
 
@@ -656,6 +541,11 @@ func NewShardedBoard(c redis.UniversalClient, key string, shards int, opts ...Op
 		boards[i] = s.shards[i].Board
 	}
 	s.ShardedBoard = rankgenrt.NewShardedBoard(c, boards)
+	reads := make([]*rankgenrt.ScoreReads[Entry, uint64, Ranked, Written, Result], len(keys))
+	for i, shard := range s.shards {
+		reads[i] = shard.ScoreReads
+	}
+	s.ShardedScoreReads = rankgenrt.NewShardedScoreReads(s.ShardedBoard, reads)
 	return s, nil
 }
 
@@ -743,65 +633,6 @@ func (s *ShardedBoard) CountCorrectBetween(ctx context.Context, lo, hi uint8) (i
 	})
 }
 
-// CompetitionRank returns 1 + the number of entries of all shards with a better Correct than the
-// entry of id, as Board.CompetitionRank does, or an error matching ErrNotFound: the entry from its
-// shard, then every shard's count of the entries better on Correct (one ZCOUNT each), pipelined,
-// added up.
-func (s *ShardedBoard) CompetitionRank(ctx context.Context, id uint64) (int64, error) {
-	return s.competition(ctx, id, 1)
-}
-
-// CompetitionRankTuple is CompetitionRank on the whole score, as Board.CompetitionRankTuple is: 1
-// + the number of entries of all shards whose score fields rank before the entry of id.
-func (s *ShardedBoard) CompetitionRankTuple(ctx context.Context, id uint64) (int64, error) {
-	return s.competition(ctx, id, scoreFields)
-}
-
-// competition counts, on every shard, the entries ahead of the place before every entry equal to
-// the entry of id on its first tied score fields (tiedPlace), and adds 1.
-func (s *ShardedBoard) competition(ctx context.Context, id uint64, tied int) (int64, error) {
-	e, err := s.Get(ctx, id)
-	if err != nil {
-		return 0, err
-	}
-	score, member, err := tiedPlace(e, tied).place()
-	if err != nil {
-		return 0, err
-	}
-	pos, _, _, err := rankgenrt.ShardPlace(ctx, s.ShardedBoard, fnAroundScore, score, member, 0, 0)
-	if err != nil {
-		return 0, err
-	}
-	return pos + 1, nil
-}
-
-// tiedPlace is the place before every entry whose first tied score fields equal e's.
-func tiedPlace(e Entry, tied int) Place {
-	switch tied {
-	case 1:
-		return CorrectIs(e.Correct)
-	default:
-		return CorrectIs(e.Correct).MillisIs(e.Millis)
-	}
-}
-
-// Between returns, best first with their ranks, up to limit entries of the band, skipping offset
-// of them, as Board.Between does. Every shard runs the band script in one pipelined round: it
-// counts its entries ahead of the band (their sum is the band's first position) and reads its
-// first offset + limit entries of the band, which merge by Compare. The cost grows with offset:
-// O(shards × (log n + offset + limit)).
-func (s *ShardedBoard) Between(ctx context.Context, band Band, offset, limit int64) ([]Ranked, error) {
-	return rankgenrt.ShardBetween(ctx, s.ShardedBoard, fnBand, band, offset, limit)
-}
-
-// CountBetween returns the number of entries in the band: Board.CountBetween on every shard (one
-// ZCOUNT each, O(log n)), all at once, added up.
-func (s *ShardedBoard) CountBetween(ctx context.Context, band Band) (int64, error) {
-	return rankgenrt.SumShards(ctx, len(s.shards), func(ctx context.Context, i int) (int64, error) {
-		return s.shards[i].CountBetween(ctx, band)
-	})
-}
-
 // AroundScore returns, best first with their ranks, up to before entries that rank ahead of the
 // place and up to after entries from it on, as Board.AroundScore does. Every shard runs the
 // around_score script at the place in one pipelined round: of the window, a shard holds at most
@@ -823,6 +654,19 @@ func (s *ShardedBoard) AroundScore(ctx context.Context, at Place, before, after 
 	take := int(min(max(before, 0), pos)) // entries ahead of the place in the window
 	hi := ahead + int(min(max(after, 0), int64(len(merged)-ahead)))
 	return decoding.Renumber(merged[ahead-take:hi], pos-int64(take)), nil
+}
+
+/*
+tiedPlace is the place before every entry whose first tied score fields equal e's (the
+ShardedBoard's competition ranks, rankgenrt.ShardedScoreReads).
+*/
+func tiedPlace(e Entry, tied int) (float64, string, error) {
+	switch tied {
+	case 1:
+		return CorrectIs(e.Correct).place()
+	default:
+		return CorrectIs(e.Correct).MillisIs(e.Millis).place()
+	}
 }
 
 // ReshardProgress is how far Reshard got: the source shard it copies and the cursor of the last

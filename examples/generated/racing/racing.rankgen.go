@@ -27,11 +27,10 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// The generated code and the runtime package must agree on their contract; either
-// constant fails to compile when they drift apart. Regenerate with the matching rankgen.
+// Either constant fails to compile against a runtime of another contract: regenerate then.
 const (
-	_ = rankgenrt.EnforceVersion(5 - rankgenrt.MinVersion)
-	_ = rankgenrt.EnforceVersion(rankgenrt.MaxVersion - 5)
+	_ = rankgenrt.EnforceVersion(6 - rankgenrt.MinVersion)
+	_ = rankgenrt.EnforceVersion(rankgenrt.MaxVersion - 6)
 )
 
 // Fingerprint identifies the stored encoding: it changes exactly when a change to the schema
@@ -114,14 +113,13 @@ func Compare(a, b Entry) int {
 	return rankgenrt.CompareDecimal(b.Car, a.Car)
 }
 
-// luaLibrary is the board's Lua library, generated beside this file from the same layout: one
-// Redis function per operation, called with FCALL (FCALL_RO for reads).
+// luaLibrary is this layout's part of its Lua library, behind the runtime's shared head.
 //
 //go:embed racing.rankgen.lua
 var luaLibrary string
 
 var (
-	library           = rankgenrt.NewLibrary(luaLibrary)
+	library           = rankgenrt.NewLayoutLibrary("racing", luaLibrary)
 	fnAddLaps         = library.Function("add_laps")
 	fnAddLapsMany     = library.Function("add_laps_many")
 	fnSetLaps         = library.Function("set_laps")
@@ -133,9 +131,6 @@ var (
 	fnSetRaceTime     = library.Function("set_race_time")
 	fnSetRaceTimeMany = library.Function("set_race_time_many")
 	fnChanges         = library.Function("changes")
-	fnCompetition     = library.Function("competition")
-	fnDense           = library.Function("dense")
-	fnBand            = library.Function("band")
 	fnAroundScore     = library.Function("around_score")
 )
 
@@ -143,61 +138,53 @@ var (
 var boardSpec = &rankgenrt.Spec{
 	Fingerprint: Fingerprint,
 	Library:     library,
+	ScoreFields: scoreFields,
 }
 
-// Library returns the board's Lua library. Board.Load loads it; it is exported for calling a
-// board's functions in your own pipelines or transactions (after Load), where a call that finds
-// the library missing cannot load it first.
+// Library returns the board's Lua library, for calling its functions in your own pipelines (after
+// Board.Load).
 func Library() *rankgenrt.Library {
 	return library
 }
 
 // Board is a leaderboard of Entry values in a Redis sorted set, read best first. Its key is given
 // to NewBoard; its meta key (the layout fingerprint) is a second key in the same hash slot, so the
-// board works on Redis Cluster. Every write is one atomic script that refuses a board written by
-// another layout (ErrLayoutMismatch) and leaves the board unchanged on any error. Reads refuse
-// another layout's board too, within their one round trip. A Board is safe for concurrent use;
-// create it once per key and reuse it.
-// Its reads and whole-entry writes (Get, Top, Around, Set, Best, …) are the methods of the
-// embedded rankgenrt.Board, which are the same on every layout; this file declares those its
-// layout makes its own.
+// board works on Redis Cluster. Every write is one atomic script that refuses another layout's
+// board (ErrLayoutMismatch) and leaves the board unchanged on any error, and every read refuses it
+// in its one round trip. A Board is safe for concurrent use; create it once per key and reuse it.
+// Its methods that are the same on every layout are those of the embedded rankgenrt.Board and
+// ScoreReads.
 type Board struct {
 	*rankgenrt.Board[Entry, uint64, Ranked, Written, Result]
+	*rankgenrt.ScoreReads[Entry, uint64, Ranked, Written, Result]
 	core *rankgenrt.Core // the board's machinery: client, keys, writes, the fingerprint check
 }
 
 // Option configures a Board.
 type Option = rankgenrt.Option
 
-// WithTTL makes the board's keys expire d after every write. The expiry is set by the write's own
-// script, on all of the board's keys, so it is never lost.
+// WithTTL makes the board's keys expire d after every write (rankgenrt.WithTTL).
 func WithTTL(d time.Duration) Option {
 	return rankgenrt.WithTTL(d)
 }
 
-// WithExpireAt makes the board's keys expire at t (to the millisecond), set by every write's own
-// script on all of the board's keys.
+// WithExpireAt makes the board's keys expire at t (rankgenrt.WithExpireAt).
 func WithExpireAt(t time.Time) Option {
 	return rankgenrt.WithExpireAt(t)
 }
 
-// WithDedupWindow sets how long, at least, the board remembers each write call's token, so that a
-// resend of the call is applied once (rankgenrt.DedupWindow: rankgenrt.DefaultDedupWindow unless
-// set, 0 turns exactly-once writes off). Every writer of a board should use the same window.
+// WithDedupWindow sets how long each write's token is remembered (rankgenrt.WithDedupWindow).
 func WithDedupWindow(d time.Duration) Option {
 	return rankgenrt.WithDedupWindow(d)
 }
 
-// WithReplicas makes every write wait, in its own round trip, until n replicas of the board's
-// master have it, for at most timeout; too few in time is rankgenrt.ErrNotReplicated
-// (rankgenrt.WaitReplicas says what survives a failover). Needs a *redis.Client or a
-// *redis.ClusterClient.
+// WithReplicas makes every write wait for n replicas, at most timeout (rankgenrt.WithReplicas).
 func WithReplicas(n int, timeout time.Duration) Option {
 	return rankgenrt.WithReplicas(n, timeout)
 }
 
-// WithCoalescing combines the single field updates (AddLaps, …) of concurrent callers into batch
-// calls (rankgenrt.Coalescing), each caller told its own result, exactly once.
+// WithCoalescing sends concurrent single field updates (AddLaps, …) as batches
+// (rankgenrt.WithCoalescing).
 func WithCoalescing(cfg rankgenrt.Coalescing) Option {
 	return rankgenrt.WithCoalescing(cfg)
 }
@@ -206,8 +193,9 @@ func WithCoalescing(cfg rankgenrt.Coalescing) Option {
 func NewBoard(c redis.UniversalClient, key string, opts ...Option) *Board {
 	core := rankgenrt.NewCore(c, key, boardSpec, opts...)
 	return &Board{
-		Board: rankgenrt.NewBoard(core, decoding),
-		core:  core,
+		Board:      rankgenrt.NewBoard(core, decoding),
+		ScoreReads: rankgenrt.NewScoreReads(core, decoding),
+		core:       core,
 	}
 }
 
@@ -217,27 +205,23 @@ type Ranked struct {
 	Entry
 }
 
-// Cursor marks a place in the board for After: the score and member of the last entry seen. The
-// zero Cursor is the top of the board.
+// Cursor marks a place in the board for After: the last entry seen (zero: the top).
 type Cursor = rankgenrt.Cursor
 
 // Update is one update of a batch (the <Op><Field>Many methods): the id, and the delta or value. A
-// batch is one script call, atomic as a whole, in order (an id may appear more than once). Each
-// update succeeds or fails on its own: its Result holds the new entry or the error that left that
-// entry unchanged. The batch's error return is for failures of the whole call (connection,
-// ErrLayoutMismatch), which change nothing. An update of an id without an entry starts from the
-// zero entry: 0, false, the first enum value, or the Unix epoch for a time (a field's
-// lowest-ranking value when that is outside its range).
+// batch is one script call, atomic, in order; each update succeeds or fails on its own (its
+// Result). An id without an entry starts from the zero entry: 0, false, the first enum value, or
+// the Unix epoch (a field's lowest-ranking value when that is outside its range).
 type Update[V any] struct {
 	Car   uint64
 	Value V
 }
 
-// Written is what a write did to one entry, read in the write's own script (no second read, so no
-// other writer comes between): the entry after the write (embedded: w.Laps is its field), the
-// entry its id held before (Existed false: none, and Before is the zero Entry), and whether the
-// write changed the stored entry (for Best: whether it replaced it). A new personal best is
-// Changed && Existed, its exact gain the difference of Entry and Before.
+// Written is what a write did to one entry, read in the write's own script: the entry after the
+// write (embedded: w.Laps is its field), the entry its id held before (Existed false: none, and
+// Before is the zero Entry), and whether the write changed the stored entry (for Best: whether it
+// replaced it). A new personal best is Changed && Existed, its exact gain the difference of Entry
+// and Before.
 type Written struct {
 	Entry
 	Before  Entry
@@ -258,105 +242,141 @@ type Result struct {
 
 // decoding is how the board's reads and writes make this package's types of the entries they read.
 var decoding = &rankgenrt.Decoding[Entry, uint64, Ranked, Written, Result]{
-	Decode: Decode,
-	EntryArgs: func(season *rankgenrt.Season, e Entry, args []any) ([]any, error) {
-		score, member, err := e.Encode()
-		if err != nil {
-			return nil, err
-		}
-		return append(args, rankgenrt.FormatScore(score), member), nil
-	},
+	Decode:    Decode,
+	EntryArgs: rankgenrt.EncodedArgs(Entry.Encode),
 	NewRanked: func(rank int64, e Entry) Ranked {
-		return Ranked{
-			Entry: e,
-			Rank:  rank,
-		}
+		return Ranked{Rank: rank, Entry: e}
 	},
 	NewResult: func(w Written, err error) Result {
-		return Result{
-			Err:     err,
-			Written: w,
-		}
+		return Result{Written: w, Err: err}
 	},
 	NewWritten: func(e, before Entry, existed, changed bool) Written {
-		return Written{
-			Before:  before,
-			Changed: changed,
-			Entry:   e,
-			Existed: existed,
-		}
+		return Written{Entry: e, Before: before, Existed: existed, Changed: changed}
 	},
-	ScoreOfP: scoreOfP,
+	ScoreOfP: rankgenrt.IntegerScore,
+	WrittenOf: func(x Result) (Written, error) {
+		return x.Written, x.Err
+	},
 }
 
-// AddLaps adds delta to the Laps of the entry of id and returns what it did: the new entry, the
-// one before (read in the same script) and whether it changed. A result outside Laps's range is
-// refused with an error matching ErrOverflow, leaving the entry unchanged. An id without an entry
-// starts from the zero entry (see Update).
+// Band is a band of the board's order: the entries whose leading score fields equal given values
+// and whose next score field lies between two values, built by LapsBetween(lo, hi) or LapsIs(v)…
+// and read by Between and CountBetween (a value out of range: ErrOutOfRange). The zero Band is
+// empty.
+type Band = rankgenrt.Band[Entry]
+
+// Place is where a score prefix (a <Field>Prefix) or an Entry would rank, for AroundScore.
+type Place interface {
+	place() (float64, string, error)
+}
+
+// place is the entry's own score and member.
+func (e Entry) place() (float64, string, error) {
+	return e.Encode()
+}
+
+// LapsPrefix is the entries whose Laps is a given value: a Place for AroundScore, narrowed to a
+// Band by RaceTimeBetween or to the next Prefix by RaceTimeIs.
+type LapsPrefix struct {
+	s rankgenrt.ScorePrefix
+}
+
+// place is the place before every entry of the prefix: the lowest score of the entries ahead of it.
+func (p LapsPrefix) place() (float64, string, error) {
+	return p.s.Place(rankgenrt.IntegerScore)
+}
+
+// LapsBetween is the band of entries whose Laps lies in [lo, hi] (empty when lo > hi).
+func LapsBetween(lo, hi uint16) Band {
+	return rankgenrt.BandBetween[Entry](rankgenrt.ScorePrefix{}, digitOfLaps, lo, hi, lapsWeight, false)
+}
+
+// LapsIs fixes Laps to v.
+func LapsIs(v uint16) LapsPrefix {
+	return LapsPrefix{rankgenrt.FixValue(rankgenrt.ScorePrefix{}, digitOfLaps, v, lapsWeight)}
+}
+
+// RaceTimePrefix is the entries whose Laps, RaceTime are given values: a Place for AroundScore.
+type RaceTimePrefix struct {
+	s rankgenrt.ScorePrefix
+}
+
+// place is the place before every entry of the prefix: the lowest score of the entries ahead of it.
+func (p RaceTimePrefix) place() (float64, string, error) {
+	return p.s.Place(rankgenrt.IntegerScore)
+}
+
+// RaceTimeBetween is the band of entries whose RaceTime lies in [lo, hi] among the entries of the
+// prefix (empty when lo > hi).
+func (p LapsPrefix) RaceTimeBetween(lo, hi uint32) Band {
+	return rankgenrt.BandBetween[Entry](p.s, digitOfRaceTime, lo, hi, raceTimeWeight, true)
+}
+
+// RaceTimeIs fixes RaceTime to v.
+func (p LapsPrefix) RaceTimeIs(v uint32) RaceTimePrefix {
+	return RaceTimePrefix{rankgenrt.FixValue(p.s, digitOfRaceTime, v, raceTimeWeight)}
+}
+
+// AddLaps adds delta to the Laps of the entry of id and returns what it did (Written: the entry
+// after and before). A result outside Laps's range is refused with an error matching ErrOverflow,
+// leaving the entry unchanged. An id without an entry starts from the zero entry (see Update).
 func (b *Board) AddLaps(ctx context.Context, id uint64, delta int64) (Written, error) {
-	return first(applyEach(ctx, b, fnAddLaps, []Update[int64]{{Car: id, Value: delta}}, rankgenrt.AsIs[int64]))
+	return decoding.First(applyEach(ctx, b, fnAddLaps, []Update[int64]{{Car: id, Value: delta}}, rankgenrt.AsIs[int64]))
 }
 
-// AddLapsMany applies AddLaps to many updates in one script call, as a batch of Update does.
+// AddLapsMany applies AddLaps to many updates in one script call (see Update).
 func (b *Board) AddLapsMany(ctx context.Context, updates []Update[int64]) ([]Result, error) {
 	return applyEach(ctx, b, fnAddLapsMany, updates, rankgenrt.AsIs[int64])
 }
 
-// SetLaps sets the Laps of the entry of id to v and returns what it did: the new entry, the one
-// before (read in the same script) and whether it changed. An id without an entry starts from the
-// zero entry (see Update).
+// SetLaps sets the Laps of the entry of id to v and returns what it did (Written: the entry after
+// and before). An id without an entry starts from the zero entry (see Update).
 func (b *Board) SetLaps(ctx context.Context, id uint64, v uint16) (Written, error) {
-	return first(applyEach(ctx, b, fnSetLaps, []Update[uint16]{{Car: id, Value: v}}, digitOfLaps))
+	return decoding.First(applyEach(ctx, b, fnSetLaps, []Update[uint16]{{Car: id, Value: v}}, digitOfLaps))
 }
 
-// SetLapsMany applies SetLaps to many updates in one script call, as a batch of Update does.
+// SetLapsMany applies SetLaps to many updates in one script call (see Update).
 func (b *Board) SetLapsMany(ctx context.Context, updates []Update[uint16]) ([]Result, error) {
 	return applyEach(ctx, b, fnSetLapsMany, updates, digitOfLaps)
 }
 
-// AddRaceTime adds delta to the RaceTime of the entry of id and returns what it did: the new
-// entry, the one before (read in the same script) and whether it changed. A result outside
-// RaceTime's range is clamped to its edge. An id without an entry starts from the zero entry (see
-// Update).
+// AddRaceTime adds delta to the RaceTime of the entry of id and returns what it did (Written: the
+// entry after and before). A result outside RaceTime's range is clamped to its edge. An id without
+// an entry starts from the zero entry (see Update).
 func (b *Board) AddRaceTime(ctx context.Context, id uint64, delta int64) (Written, error) {
-	return first(applyEach(ctx, b, fnAddRaceTime, []Update[int64]{{Car: id, Value: delta}}, rankgenrt.AsIs[int64]))
+	return decoding.First(applyEach(ctx, b, fnAddRaceTime, []Update[int64]{{Car: id, Value: delta}}, rankgenrt.AsIs[int64]))
 }
 
-// AddRaceTimeMany applies AddRaceTime to many updates in one script call, as a batch of Update
-// does.
+// AddRaceTimeMany applies AddRaceTime to many updates in one script call (see Update).
 func (b *Board) AddRaceTimeMany(ctx context.Context, updates []Update[int64]) ([]Result, error) {
 	return applyEach(ctx, b, fnAddRaceTimeMany, updates, rankgenrt.AsIs[int64])
 }
 
 // MinRaceTime lowers the RaceTime of the entry of id to v when v is smaller and returns what it
-// did: the new entry, the one before (read in the same script) and whether it changed. An id
-// without an entry takes v as its RaceTime (its first min is the value submitted), the other
-// fields starting from the zero entry (see Update).
+// did (Written: the entry after and before). An id without an entry takes v as its RaceTime (its
+// first min is the value submitted), the other fields starting from the zero entry (see Update).
 func (b *Board) MinRaceTime(ctx context.Context, id uint64, v uint32) (Written, error) {
-	return first(applyEach(ctx, b, fnMinRaceTime, []Update[uint32]{{Car: id, Value: v}}, digitOfRaceTime))
+	return decoding.First(applyEach(ctx, b, fnMinRaceTime, []Update[uint32]{{Car: id, Value: v}}, digitOfRaceTime))
 }
 
-// MinRaceTimeMany applies MinRaceTime to many updates in one script call, as a batch of Update
-// does.
+// MinRaceTimeMany applies MinRaceTime to many updates in one script call (see Update).
 func (b *Board) MinRaceTimeMany(ctx context.Context, updates []Update[uint32]) ([]Result, error) {
 	return applyEach(ctx, b, fnMinRaceTimeMany, updates, digitOfRaceTime)
 }
 
-// SetRaceTime sets the RaceTime of the entry of id to v and returns what it did: the new entry,
-// the one before (read in the same script) and whether it changed. An id without an entry starts
-// from the zero entry (see Update).
+// SetRaceTime sets the RaceTime of the entry of id to v and returns what it did (Written: the
+// entry after and before). An id without an entry starts from the zero entry (see Update).
 func (b *Board) SetRaceTime(ctx context.Context, id uint64, v uint32) (Written, error) {
-	return first(applyEach(ctx, b, fnSetRaceTime, []Update[uint32]{{Car: id, Value: v}}, digitOfRaceTime))
+	return decoding.First(applyEach(ctx, b, fnSetRaceTime, []Update[uint32]{{Car: id, Value: v}}, digitOfRaceTime))
 }
 
-// SetRaceTimeMany applies SetRaceTime to many updates in one script call, as a batch of Update
-// does.
+// SetRaceTimeMany applies SetRaceTime to many updates in one script call (see Update).
 func (b *Board) SetRaceTimeMany(ctx context.Context, updates []Update[uint32]) ([]Result, error) {
 	return applyEach(ctx, b, fnSetRaceTimeMany, updates, digitOfRaceTime)
 }
 
-// Change is one field update of a change list (Board.Update, Board.UpdateMany), made by AddLaps,
-// SetLaps, AddRaceTime, MinRaceTime or SetRaceTime. A zero Change is refused.
+// Change is one field update of a change list (Board.Update), made by AddLaps, …; a zero Change
+// is refused.
 type Change = rankgenrt.Change[Entry]
 
 // The changes script takes, per id, the id and then one argument per field update, in this order:
@@ -370,34 +390,30 @@ const (
 	changeSetRaceTime = 5
 )
 
-// AddLaps is the change of Board.Update that adds delta to Laps, as Board.AddLaps does.
+// AddLaps is the change that adds delta to Laps (Board.AddLaps, in Board.Update).
 func AddLaps(delta int64) Change {
 	return rankgenrt.NewChange[Entry]("Laps", changeAddLaps, delta, nil)
 }
 
-// SetLaps is the change of Board.Update that sets Laps to v, as Board.SetLaps does.
+// SetLaps is the change that sets Laps to v (Board.SetLaps, in Board.Update).
 func SetLaps(v uint16) Change {
-	d, err := digitOfLaps(v)
-	return rankgenrt.NewChange[Entry]("Laps", changeSetLaps, d, err)
+	return rankgenrt.ChangeTo[Entry]("Laps", changeSetLaps, digitOfLaps, v)
 }
 
-// AddRaceTime is the change of Board.Update that adds delta to RaceTime, as Board.AddRaceTime
-// does.
+// AddRaceTime is the change that adds delta to RaceTime (Board.AddRaceTime, in Board.Update).
 func AddRaceTime(delta int64) Change {
 	return rankgenrt.NewChange[Entry]("RaceTime", changeAddRaceTime, delta, nil)
 }
 
-// MinRaceTime is the change of Board.Update that lowers RaceTime to v when v is smaller, as
-// Board.MinRaceTime does.
+// MinRaceTime is the change that lowers RaceTime to v when v is smaller (Board.MinRaceTime, in
+// Board.Update).
 func MinRaceTime(v uint32) Change {
-	d, err := digitOfRaceTime(v)
-	return rankgenrt.NewChange[Entry]("RaceTime", changeMinRaceTime, d, err)
+	return rankgenrt.ChangeTo[Entry]("RaceTime", changeMinRaceTime, digitOfRaceTime, v)
 }
 
-// SetRaceTime is the change of Board.Update that sets RaceTime to v, as Board.SetRaceTime does.
+// SetRaceTime is the change that sets RaceTime to v (Board.SetRaceTime, in Board.Update).
 func SetRaceTime(v uint32) Change {
-	d, err := digitOfRaceTime(v)
-	return rankgenrt.NewChange[Entry]("RaceTime", changeSetRaceTime, d, err)
+	return rankgenrt.ChangeTo[Entry]("RaceTime", changeSetRaceTime, digitOfRaceTime, v)
 }
 
 // Changes is the change list of one id, for UpdateMany.
@@ -406,16 +422,15 @@ type Changes struct {
 	Apply []Change
 }
 
-// Update applies changes to the entry of id in one script call and returns what it did (Written:
-// the new entry, the one before, read in the same script, and whether it changed): all of them or,
-// when one fails (a value out of range, an add that overflows), none, with an error naming the
-// field. Each change works as its field's update method does: an id without an entry starts from
-// the zero entry, and its first min or max takes the value given. Changes of distinct fields do
-// not depend on their order; a list that changes a field twice, or holds a zero Change, is refused
-// with an error matching rankgenrt.ErrBadChange before anything is sent. An empty list leaves an
-// entry as it is (and stores the zero entry for an id without one).
+// Update applies changes to the entry of id in one script call and returns what it did (Written):
+// all of them or, when one fails (a value out of range, an add that overflows), none, with an
+// error naming the field. Each change works as its field's update method does: an id without an
+// entry starts from the zero entry, and its first min or max takes the value given. Changes of
+// distinct fields do not depend on their order; a list that changes a field twice, or holds a zero
+// Change, is refused with an error matching rankgenrt.ErrBadChange before anything is sent. An
+// empty list leaves an entry as it is (and stores the zero entry for an id without one).
 func (b *Board) Update(ctx context.Context, id uint64, changes ...Change) (Written, error) {
-	return first(b.UpdateMany(ctx, []Changes{{Car: id, Apply: changes}}))
+	return decoding.First(b.UpdateMany(ctx, []Changes{{Car: id, Apply: changes}}))
 }
 
 // UpdateMany applies many change lists in one script call, atomic as a whole, in order (an id may
@@ -434,155 +449,14 @@ func (b *Board) UpdateMany(ctx context.Context, lists []Changes) ([]Result, erro
 // band of scores. Bounds outside Laps's range, and a negative offset, are an error matching
 // ErrOutOfRange.
 func (b *Board) RangeLaps(ctx context.Context, lo, hi uint16, offset, limit int64) ([]Entry, error) {
-	dlo, err := digitOfLaps(lo)
-	if err != nil {
-		return nil, err
-	}
-	dhi, err := digitOfLaps(hi)
-	if err != nil {
-		return nil, err
-	}
-	return decoding.LeadRange(ctx, b.core, nil, dlo, dhi, lapsWeight, false, offset, limit)
+	return decoding.LeadRange(ctx, b.core, nil, LapsBetween(lo, hi), offset, limit)
 }
 
 // CountLapsBetween returns the number of entries whose Laps lies in [lo, hi], with one ZCOUNT in
 // O(log n): Laps leads the score, so the range is a band of scores. Bounds outside Laps's range
 // are an error matching ErrOutOfRange.
 func (b *Board) CountLapsBetween(ctx context.Context, lo, hi uint16) (int64, error) {
-	dlo, err := digitOfLaps(lo)
-	if err != nil {
-		return 0, err
-	}
-	dhi, err := digitOfLaps(hi)
-	if err != nil {
-		return 0, err
-	}
-	return decoding.CountLead(ctx, b.core, dlo, dhi, lapsWeight, false)
-}
-
-// CompetitionRank returns 1 + the number of entries with a better Laps than the entry of id
-// ("1224" ranking: equal Laps share a rank), counted with ZCOUNT in O(log n), or an error matching
-// ErrNotFound.
-func (b *Board) CompetitionRank(ctx context.Context, id uint64) (int64, error) {
-	return decoding.Position(ctx, b.core, fnCompetition, id, 1)
-}
-
-// CompetitionRankTuple is CompetitionRank on the whole score (Laps, RaceTime): 1 + the number of
-// entries whose score fields rank before the entry of id; entries equal on every field share a
-// rank. Or an error matching ErrNotFound.
-func (b *Board) CompetitionRankTuple(ctx context.Context, id uint64) (int64, error) {
-	return decoding.Position(ctx, b.core, fnCompetition, id, scoreFields)
-}
-
-// DenseRank returns 1 + the number of distinct Laps values ahead of the entry of id ("1223"
-// ranking: equal Laps share a rank and the next value takes the next rank), or an error matching
-// ErrNotFound. The script steps once per distinct value ahead, O(log n) each.
-func (b *Board) DenseRank(ctx context.Context, id uint64) (int64, error) {
-	return decoding.Position(ctx, b.core, fnDense, id)
-}
-
-// Band is a band of the board's order: the entries whose leading score fields equal given values
-// and whose next score field lies between two values. Build one with LapsBetween(lo, hi), or
-// LapsIs(v)… to fix fields first; read it with Between and CountBetween. The zero Band is empty.
-// A value outside its field's range makes the read that takes the band fail with ErrOutOfRange.
-type Band = rankgenrt.Band[Entry]
-
-// Place is where a score prefix (a <Field>Prefix) or a whole Entry would rank: AroundScore reads
-// the entries around it.
-type Place interface {
-	place() (float64, string, error)
-}
-
-// place is the entry's own score and member.
-func (e Entry) place() (float64, string, error) {
-	return e.Encode()
-}
-
-// LapsPrefix is the entries whose Laps is a given value: a Place for AroundScore, narrowed to a
-// Band by RaceTimeBetween or to the next Prefix by RaceTimeIs.
-type LapsPrefix struct {
-	s rankgenrt.ScorePrefix
-}
-
-// place is the place before every entry of the prefix: the lowest score of the entries ahead of it.
-func (p LapsPrefix) place() (float64, string, error) {
-	return p.s.Place(scoreOfP)
-}
-
-// LapsBetween is the band of entries whose Laps lies in [lo, hi] (empty when lo > hi).
-func LapsBetween(lo, hi uint16) Band {
-	dlo, err := digitOfLaps(lo)
-	if err != nil {
-		return rankgenrt.BandErr[Entry](err)
-	}
-	dhi, err := digitOfLaps(hi)
-	if err != nil {
-		return rankgenrt.BandErr[Entry](err)
-	}
-	return rankgenrt.BandOf[Entry](rankgenrt.ScorePrefix{}, dlo, dhi, lapsWeight)
-}
-
-// LapsIs fixes Laps to v.
-func LapsIs(v uint16) LapsPrefix {
-	d, err := digitOfLaps(v)
-	if err != nil {
-		return LapsPrefix{rankgenrt.PrefixErr(err)}
-	}
-	return LapsPrefix{rankgenrt.ScorePrefix{}.Fix(d, lapsWeight)}
-}
-
-// RaceTimePrefix is the entries whose Laps, RaceTime are given values: a Place for AroundScore.
-type RaceTimePrefix struct {
-	s rankgenrt.ScorePrefix
-}
-
-// place is the place before every entry of the prefix: the lowest score of the entries ahead of it.
-func (p RaceTimePrefix) place() (float64, string, error) {
-	return p.s.Place(scoreOfP)
-}
-
-// RaceTimeBetween is the band of entries whose RaceTime lies in [lo, hi] among the entries of the
-// prefix (empty when lo > hi).
-func (p LapsPrefix) RaceTimeBetween(lo, hi uint32) Band {
-	if err := p.s.Err(); err != nil {
-		return rankgenrt.BandErr[Entry](err)
-	}
-	dlo, err := digitOfRaceTime(lo)
-	if err != nil {
-		return rankgenrt.BandErr[Entry](err)
-	}
-	dhi, err := digitOfRaceTime(hi)
-	if err != nil {
-		return rankgenrt.BandErr[Entry](err)
-	}
-	return rankgenrt.BandOf[Entry](p.s, dhi, dlo, raceTimeWeight)
-}
-
-// RaceTimeIs fixes RaceTime to v.
-func (p LapsPrefix) RaceTimeIs(v uint32) RaceTimePrefix {
-	if err := p.s.Err(); err != nil {
-		return RaceTimePrefix{rankgenrt.PrefixErr(err)}
-	}
-	d, err := digitOfRaceTime(v)
-	if err != nil {
-		return RaceTimePrefix{rankgenrt.PrefixErr(err)}
-	}
-	return RaceTimePrefix{p.s.Fix(d, raceTimeWeight)}
-}
-
-// Between returns, best first with their ranks, up to limit entries of the band, skipping offset
-// of them: Between(ctx, LapsBetween(lo, hi), 0, 10) is the best ten whose Laps lies in [lo, hi].
-// The band is a band of scores: one script counts the entries ahead of it (ZCOUNT) and reads the
-// page (ZRANGE … BYSCORE REV LIMIT), O(log n + offset + limit). A band built from a value out of
-// range is an error matching ErrOutOfRange, as is a negative offset.
-func (b *Board) Between(ctx context.Context, band Band, offset, limit int64) ([]Ranked, error) {
-	return decoding.Between(ctx, b.core, fnBand, band, offset, limit)
-}
-
-// CountBetween returns the number of entries in the band, with one ZCOUNT in O(log n). A band
-// built from a value out of range is an error matching ErrOutOfRange.
-func (b *Board) CountBetween(ctx context.Context, band Band) (int64, error) {
-	return decoding.CountBetween(ctx, b.core, band)
+	return decoding.CountBetween(ctx, b.core, LapsBetween(lo, hi))
 }
 
 // AroundScore returns, best first with their ranks, up to before entries that rank ahead of the
@@ -595,11 +469,7 @@ func (b *Board) AroundScore(ctx context.Context, at Place, before, after int64) 
 	if at == nil {
 		return nil, rankgenrt.NilPlaceError("LapsPrefix")
 	}
-	score, member, err := at.place()
-	if err != nil {
-		return nil, err
-	}
-	return decoding.Window(b.core.CallRO(ctx, fnAroundScore, rankgenrt.FormatScore(score), member, max(before, 0), max(after, 0)))
+	return decoding.AroundPlace(ctx, b.core, fnAroundScore, at.place, before, after)
 }
 
 // applyEach runs the field update function f for updates, each value sent as arg(v) gives it; a
@@ -610,19 +480,6 @@ func applyEach[V, A any](ctx context.Context, b *Board, f *rankgenrt.Function, u
 		a, err := arg(updates[i].Value)
 		return updates[i].Car, a, err
 	})
-}
-
-// first is the outcome of a batch of one: the call's error, else its one Result's.
-func first(res []Result, err error) (Written, error) {
-	if err != nil {
-		return Written{}, err
-	}
-	return res[0].Written, res[0].Err
-}
-
-// scoreOfP is the score of the mixed-radix integer p, as Encode computes it.
-func scoreOfP(p uint64) float64 {
-	return float64(p)
 }
 
 // digitOfLaps is the stored digit of a Laps value (larger digit ranks first).

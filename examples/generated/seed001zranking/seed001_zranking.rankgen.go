@@ -28,11 +28,10 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// The generated code and the runtime package must agree on their contract; either
-// constant fails to compile when they drift apart. Regenerate with the matching rankgen.
+// Either constant fails to compile against a runtime of another contract: regenerate then.
 const (
-	_ = rankgenrt.EnforceVersion(5 - rankgenrt.MinVersion)
-	_ = rankgenrt.EnforceVersion(rankgenrt.MaxVersion - 5)
+	_ = rankgenrt.EnforceVersion(6 - rankgenrt.MinVersion)
+	_ = rankgenrt.EnforceVersion(rankgenrt.MaxVersion - 6)
 )
 
 // Fingerprint identifies the stored encoding: it changes exactly when a change to the schema
@@ -140,14 +139,13 @@ func Compare(a, b Entry) int {
 	return strings.Compare(b.UID, a.UID)
 }
 
-// luaLibrary is the board's Lua library, generated beside this file from the same layout: one
-// Redis function per operation, called with FCALL (FCALL_RO for reads).
+// luaLibrary is this layout's part of its Lua library, behind the runtime's shared head.
 //
 //go:embed seed001_zranking.rankgen.lua
 var luaLibrary string
 
 var (
-	library            = rankgenrt.NewLibrary(luaLibrary)
+	library            = rankgenrt.NewLayoutLibrary("seed001_zranking", luaLibrary)
 	fnAddValue         = library.Function("add_value")
 	fnAddValueMany     = library.Function("add_value_many")
 	fnSetValue         = library.Function("set_value")
@@ -155,9 +153,6 @@ var (
 	fnSetUpdatedAt     = library.Function("set_updated_at")
 	fnSetUpdatedAtMany = library.Function("set_updated_at_many")
 	fnChanges          = library.Function("changes")
-	fnCompetition      = library.Function("competition")
-	fnDense            = library.Function("dense")
-	fnBand             = library.Function("band")
 	fnAroundScore      = library.Function("around_score")
 )
 
@@ -165,61 +160,53 @@ var (
 var boardSpec = &rankgenrt.Spec{
 	Fingerprint: Fingerprint,
 	Library:     library,
+	ScoreFields: scoreFields,
 }
 
-// Library returns the board's Lua library. Board.Load loads it; it is exported for calling a
-// board's functions in your own pipelines or transactions (after Load), where a call that finds
-// the library missing cannot load it first.
+// Library returns the board's Lua library, for calling its functions in your own pipelines (after
+// Board.Load).
 func Library() *rankgenrt.Library {
 	return library
 }
 
 // Board is a leaderboard of Entry values in a Redis sorted set, read best first. Its key is given
 // to NewBoard; its meta key (the layout fingerprint) is a second key in the same hash slot, so the
-// board works on Redis Cluster. Every write is one atomic script that refuses a board written by
-// another layout (ErrLayoutMismatch) and leaves the board unchanged on any error. Reads refuse
-// another layout's board too, within their one round trip. A Board is safe for concurrent use;
-// create it once per key and reuse it.
-// Its reads and whole-entry writes (Get, Top, Around, Set, Best, …) are the methods of the
-// embedded rankgenrt.Board, which are the same on every layout; this file declares those its
-// layout makes its own.
+// board works on Redis Cluster. Every write is one atomic script that refuses another layout's
+// board (ErrLayoutMismatch) and leaves the board unchanged on any error, and every read refuses it
+// in its one round trip. A Board is safe for concurrent use; create it once per key and reuse it.
+// Its methods that are the same on every layout are those of the embedded rankgenrt.Board and
+// ScoreReads.
 type Board struct {
 	*rankgenrt.Board[Entry, string, Ranked, Written, Result]
+	*rankgenrt.ScoreReads[Entry, string, Ranked, Written, Result]
 	core *rankgenrt.Core // the board's machinery: client, keys, writes, the fingerprint check
 }
 
 // Option configures a Board.
 type Option = rankgenrt.Option
 
-// WithTTL makes the board's keys expire d after every write. The expiry is set by the write's own
-// script, on all of the board's keys, so it is never lost.
+// WithTTL makes the board's keys expire d after every write (rankgenrt.WithTTL).
 func WithTTL(d time.Duration) Option {
 	return rankgenrt.WithTTL(d)
 }
 
-// WithExpireAt makes the board's keys expire at t (to the millisecond), set by every write's own
-// script on all of the board's keys.
+// WithExpireAt makes the board's keys expire at t (rankgenrt.WithExpireAt).
 func WithExpireAt(t time.Time) Option {
 	return rankgenrt.WithExpireAt(t)
 }
 
-// WithDedupWindow sets how long, at least, the board remembers each write call's token, so that a
-// resend of the call is applied once (rankgenrt.DedupWindow: rankgenrt.DefaultDedupWindow unless
-// set, 0 turns exactly-once writes off). Every writer of a board should use the same window.
+// WithDedupWindow sets how long each write's token is remembered (rankgenrt.WithDedupWindow).
 func WithDedupWindow(d time.Duration) Option {
 	return rankgenrt.WithDedupWindow(d)
 }
 
-// WithReplicas makes every write wait, in its own round trip, until n replicas of the board's
-// master have it, for at most timeout; too few in time is rankgenrt.ErrNotReplicated
-// (rankgenrt.WaitReplicas says what survives a failover). Needs a *redis.Client or a
-// *redis.ClusterClient.
+// WithReplicas makes every write wait for n replicas, at most timeout (rankgenrt.WithReplicas).
 func WithReplicas(n int, timeout time.Duration) Option {
 	return rankgenrt.WithReplicas(n, timeout)
 }
 
-// WithCoalescing combines the single field updates (AddValue, …) of concurrent callers into
-// batch calls (rankgenrt.Coalescing), each caller told its own result, exactly once.
+// WithCoalescing sends concurrent single field updates (AddValue, …) as batches
+// (rankgenrt.WithCoalescing).
 func WithCoalescing(cfg rankgenrt.Coalescing) Option {
 	return rankgenrt.WithCoalescing(cfg)
 }
@@ -228,8 +215,9 @@ func WithCoalescing(cfg rankgenrt.Coalescing) Option {
 func NewBoard(c redis.UniversalClient, key string, opts ...Option) *Board {
 	core := rankgenrt.NewCore(c, key, boardSpec, opts...)
 	return &Board{
-		Board: rankgenrt.NewBoard(core, decoding),
-		core:  core,
+		Board:      rankgenrt.NewBoard(core, decoding),
+		ScoreReads: rankgenrt.NewScoreReads(core, decoding),
+		core:       core,
 	}
 }
 
@@ -239,27 +227,23 @@ type Ranked struct {
 	Entry
 }
 
-// Cursor marks a place in the board for After: the score and member of the last entry seen. The
-// zero Cursor is the top of the board.
+// Cursor marks a place in the board for After: the last entry seen (zero: the top).
 type Cursor = rankgenrt.Cursor
 
 // Update is one update of a batch (the <Op><Field>Many methods): the id, and the delta or value. A
-// batch is one script call, atomic as a whole, in order (an id may appear more than once). Each
-// update succeeds or fails on its own: its Result holds the new entry or the error that left that
-// entry unchanged. The batch's error return is for failures of the whole call (connection,
-// ErrLayoutMismatch), which change nothing. An update of an id without an entry starts from the
-// zero entry: 0, false, the first enum value, or the Unix epoch for a time (a field's
-// lowest-ranking value when that is outside its range).
+// batch is one script call, atomic, in order; each update succeeds or fails on its own (its
+// Result). An id without an entry starts from the zero entry: 0, false, the first enum value, or
+// the Unix epoch (a field's lowest-ranking value when that is outside its range).
 type Update[V any] struct {
 	UID   string
 	Value V
 }
 
-// Written is what a write did to one entry, read in the write's own script (no second read, so no
-// other writer comes between): the entry after the write (embedded: w.Value is its field), the
-// entry its id held before (Existed false: none, and Before is the zero Entry), and whether the
-// write changed the stored entry (for Best: whether it replaced it). A new personal best is
-// Changed && Existed, its exact gain the difference of Entry and Before.
+// Written is what a write did to one entry, read in the write's own script: the entry after the
+// write (embedded: w.Value is its field), the entry its id held before (Existed false: none, and
+// Before is the zero Entry), and whether the write changed the stored entry (for Best: whether it
+// replaced it). A new personal best is Changed && Existed, its exact gain the difference of Entry
+// and Before.
 type Written struct {
 	Entry
 	Before  Entry
@@ -279,197 +263,32 @@ type Result struct {
 
 // decoding is how the board's reads and writes make this package's types of the entries they read.
 var decoding = &rankgenrt.Decoding[Entry, string, Ranked, Written, Result]{
-	Decode: Decode,
-	EntryArgs: func(season *rankgenrt.Season, e Entry, args []any) ([]any, error) {
-		score, member, err := e.Encode()
-		if err != nil {
-			return nil, err
-		}
-		return append(args, rankgenrt.FormatScore(score), member), nil
-	},
+	Decode:     Decode,
+	EntryArgs:  rankgenrt.EncodedArgs(Entry.Encode),
 	IDMaxBytes: uidMaxBytes,
 	IDName:     "UID",
 	NewRanked: func(rank int64, e Entry) Ranked {
-		return Ranked{
-			Entry: e,
-			Rank:  rank,
-		}
+		return Ranked{Rank: rank, Entry: e}
 	},
 	NewResult: func(w Written, err error) Result {
-		return Result{
-			Err:     err,
-			Written: w,
-		}
+		return Result{Written: w, Err: err}
 	},
 	NewWritten: func(e, before Entry, existed, changed bool) Written {
-		return Written{
-			Before:  before,
-			Changed: changed,
-			Entry:   e,
-			Existed: existed,
-		}
+		return Written{Entry: e, Before: before, Existed: existed, Changed: changed}
 	},
 	ScoreOfP: scoreOfP,
-}
-
-// AddValue adds delta to the Value of the entry of id and returns what it did: the new entry, the
-// one before (read in the same script) and whether it changed. A result outside Value's range is
-// refused with an error matching ErrOverflow, leaving the entry unchanged. An id without an entry
-// starts from the zero entry (see Update).
-func (b *Board) AddValue(ctx context.Context, id string, delta int64) (Written, error) {
-	return first(applyEach(ctx, b, fnAddValue, []Update[int64]{{UID: id, Value: delta}}, rankgenrt.AsIs[int64]))
-}
-
-// AddValueMany applies AddValue to many updates in one script call, as a batch of Update does.
-func (b *Board) AddValueMany(ctx context.Context, updates []Update[int64]) ([]Result, error) {
-	return applyEach(ctx, b, fnAddValueMany, updates, rankgenrt.AsIs[int64])
-}
-
-// SetValue sets the Value of the entry of id to v and returns what it did: the new entry, the one
-// before (read in the same script) and whether it changed. An id without an entry starts from the
-// zero entry (see Update).
-func (b *Board) SetValue(ctx context.Context, id string, v uint64) (Written, error) {
-	return first(applyEach(ctx, b, fnSetValue, []Update[uint64]{{UID: id, Value: v}}, digitOfValue))
-}
-
-// SetValueMany applies SetValue to many updates in one script call, as a batch of Update does.
-func (b *Board) SetValueMany(ctx context.Context, updates []Update[uint64]) ([]Result, error) {
-	return applyEach(ctx, b, fnSetValueMany, updates, digitOfValue)
-}
-
-// SetUpdatedAt sets the UpdatedAt of the entry of id to v and returns what it did: the new entry,
-// the one before (read in the same script) and whether it changed. An id without an entry starts
-// from the zero entry (see Update).
-func (b *Board) SetUpdatedAt(ctx context.Context, id string, v time.Time) (Written, error) {
-	return first(applyEach(ctx, b, fnSetUpdatedAt, []Update[time.Time]{{UID: id, Value: v}}, digitOfUpdatedAt))
-}
-
-// SetUpdatedAtMany applies SetUpdatedAt to many updates in one script call, as a batch of Update
-// does.
-func (b *Board) SetUpdatedAtMany(ctx context.Context, updates []Update[time.Time]) ([]Result, error) {
-	return applyEach(ctx, b, fnSetUpdatedAtMany, updates, digitOfUpdatedAt)
-}
-
-// Change is one field update of a change list (Board.Update, Board.UpdateMany), made by AddValue,
-// SetValue or SetUpdatedAt. A zero Change is refused.
-type Change = rankgenrt.Change[Entry]
-
-// The changes script takes, per id, the id and then one argument per field update, in this order:
-// a list fills in its changes and leaves the others "".
-const (
-	changeArgs         = 4 // arguments per id
-	changeAddValue     = 1
-	changeSetValue     = 2
-	changeSetUpdatedAt = 3
-)
-
-// AddValue is the change of Board.Update that adds delta to Value, as Board.AddValue does.
-func AddValue(delta int64) Change {
-	return rankgenrt.NewChange[Entry]("Value", changeAddValue, delta, nil)
-}
-
-// SetValue is the change of Board.Update that sets Value to v, as Board.SetValue does.
-func SetValue(v uint64) Change {
-	d, err := digitOfValue(v)
-	return rankgenrt.NewChange[Entry]("Value", changeSetValue, d, err)
-}
-
-// SetUpdatedAt is the change of Board.Update that sets UpdatedAt to v, as Board.SetUpdatedAt does.
-func SetUpdatedAt(v time.Time) Change {
-	d, err := digitOfUpdatedAt(v)
-	return rankgenrt.NewChange[Entry]("UpdatedAt", changeSetUpdatedAt, d, err)
-}
-
-// Changes is the change list of one id, for UpdateMany.
-type Changes struct {
-	UID   string
-	Apply []Change
-}
-
-// Update applies changes to the entry of id in one script call and returns what it did (Written:
-// the new entry, the one before, read in the same script, and whether it changed): all of them or,
-// when one fails (a value out of range, an add that overflows), none, with an error naming the
-// field. Each change works as its field's update method does: an id without an entry starts from
-// the zero entry, and its first min or max takes the value given. Changes of distinct fields do
-// not depend on their order; a list that changes a field twice, or holds a zero Change, is refused
-// with an error matching rankgenrt.ErrBadChange before anything is sent. An empty list leaves an
-// entry as it is (and stores the zero entry for an id without one).
-func (b *Board) Update(ctx context.Context, id string, changes ...Change) (Written, error) {
-	return first(b.UpdateMany(ctx, []Changes{{UID: id, Apply: changes}}))
-}
-
-// UpdateMany applies many change lists in one script call, atomic as a whole, in order (an id may
-// appear more than once: a later list starts from what an earlier one left). Each list is applied
-// or refused on its own, as Update does: its Result holds what it did (Written) or the error that
-// left that entry unchanged. The error return is for failures of the whole call (connection,
-// ErrLayoutMismatch), which change nothing.
-func (b *Board) UpdateMany(ctx context.Context, lists []Changes) ([]Result, error) {
-	return decoding.UpdateMany(ctx, b.core, fnChanges, changeArgs, len(lists), func(i int) (string, []Change) {
-		return lists[i].UID, lists[i].Apply
-	})
-}
-
-// RangeValue returns, best first, the entries whose Value lies in [lo, hi], skipping offset of
-// them and returning at most limit. It is one ZRANGE BYSCORE: Value leads the score, so the range
-// is a band of scores. Bounds outside Value's range, and a negative offset, are an error matching
-// ErrOutOfRange.
-func (b *Board) RangeValue(ctx context.Context, lo, hi uint64, offset, limit int64) ([]Entry, error) {
-	dlo, err := digitOfValue(lo)
-	if err != nil {
-		return nil, err
-	}
-	dhi, err := digitOfValue(hi)
-	if err != nil {
-		return nil, err
-	}
-	return decoding.LeadRange(ctx, b.core, nil, dlo, dhi, valueWeight, false, offset, limit)
-}
-
-// CountValueBetween returns the number of entries whose Value lies in [lo, hi], with one ZCOUNT in
-// O(log n): Value leads the score, so the range is a band of scores. Bounds outside Value's range
-// are an error matching ErrOutOfRange.
-func (b *Board) CountValueBetween(ctx context.Context, lo, hi uint64) (int64, error) {
-	dlo, err := digitOfValue(lo)
-	if err != nil {
-		return 0, err
-	}
-	dhi, err := digitOfValue(hi)
-	if err != nil {
-		return 0, err
-	}
-	return decoding.CountLead(ctx, b.core, dlo, dhi, valueWeight, false)
-}
-
-// CompetitionRank returns 1 + the number of entries with a better Value than the entry of id
-// ("1224" ranking: equal Value share a rank), counted with ZCOUNT in O(log n), or an error
-// matching ErrNotFound.
-func (b *Board) CompetitionRank(ctx context.Context, id string) (int64, error) {
-	return decoding.Position(ctx, b.core, fnCompetition, id, 1)
-}
-
-// CompetitionRankTuple is CompetitionRank on the whole score (Value, UpdatedAt): 1 + the number of
-// entries whose score fields rank before the entry of id; entries equal on every field share a
-// rank. Or an error matching ErrNotFound.
-func (b *Board) CompetitionRankTuple(ctx context.Context, id string) (int64, error) {
-	return decoding.Position(ctx, b.core, fnCompetition, id, scoreFields)
-}
-
-// DenseRank returns 1 + the number of distinct Value values ahead of the entry of id ("1223"
-// ranking: equal Value share a rank and the next value takes the next rank), or an error matching
-// ErrNotFound. The script steps once per distinct value ahead, O(log n) each.
-func (b *Board) DenseRank(ctx context.Context, id string) (int64, error) {
-	return decoding.Position(ctx, b.core, fnDense, id)
+	WrittenOf: func(x Result) (Written, error) {
+		return x.Written, x.Err
+	},
 }
 
 // Band is a band of the board's order: the entries whose leading score fields equal given values
-// and whose next score field lies between two values. Build one with ValueBetween(lo, hi), or
-// ValueIs(v)… to fix fields first; read it with Between and CountBetween. The zero Band is
-// empty. A value outside its field's range makes the read that takes the band fail with
-// ErrOutOfRange.
+// and whose next score field lies between two values, built by ValueBetween(lo, hi) or
+// ValueIs(v)… and read by Between and CountBetween (a value out of range: ErrOutOfRange). The
+// zero Band is empty.
 type Band = rankgenrt.Band[Entry]
 
-// Place is where a score prefix (a <Field>Prefix) or a whole Entry would rank: AroundScore reads
-// the entries around it.
+// Place is where a score prefix (a <Field>Prefix) or an Entry would rank, for AroundScore.
 type Place interface {
 	place() (float64, string, error)
 }
@@ -492,24 +311,12 @@ func (p ValuePrefix) place() (float64, string, error) {
 
 // ValueBetween is the band of entries whose Value lies in [lo, hi] (empty when lo > hi).
 func ValueBetween(lo, hi uint64) Band {
-	dlo, err := digitOfValue(lo)
-	if err != nil {
-		return rankgenrt.BandErr[Entry](err)
-	}
-	dhi, err := digitOfValue(hi)
-	if err != nil {
-		return rankgenrt.BandErr[Entry](err)
-	}
-	return rankgenrt.BandOf[Entry](rankgenrt.ScorePrefix{}, dlo, dhi, valueWeight)
+	return rankgenrt.BandBetween[Entry](rankgenrt.ScorePrefix{}, digitOfValue, lo, hi, valueWeight, false)
 }
 
 // ValueIs fixes Value to v.
 func ValueIs(v uint64) ValuePrefix {
-	d, err := digitOfValue(v)
-	if err != nil {
-		return ValuePrefix{rankgenrt.PrefixErr(err)}
-	}
-	return ValuePrefix{rankgenrt.ScorePrefix{}.Fix(d, valueWeight)}
+	return ValuePrefix{rankgenrt.FixValue(rankgenrt.ScorePrefix{}, digitOfValue, v, valueWeight)}
 }
 
 // UpdatedAtPrefix is the entries whose Value, UpdatedAt are given values: a Place for AroundScore.
@@ -525,45 +332,117 @@ func (p UpdatedAtPrefix) place() (float64, string, error) {
 // UpdatedAtBetween is the band of entries whose UpdatedAt lies in [lo, hi] among the entries of
 // the prefix (empty when lo > hi).
 func (p ValuePrefix) UpdatedAtBetween(lo, hi time.Time) Band {
-	if err := p.s.Err(); err != nil {
-		return rankgenrt.BandErr[Entry](err)
-	}
-	dlo, err := digitOfUpdatedAt(lo)
-	if err != nil {
-		return rankgenrt.BandErr[Entry](err)
-	}
-	dhi, err := digitOfUpdatedAt(hi)
-	if err != nil {
-		return rankgenrt.BandErr[Entry](err)
-	}
-	return rankgenrt.BandOf[Entry](p.s, dhi, dlo, updatedAtWeight)
+	return rankgenrt.BandBetween[Entry](p.s, digitOfUpdatedAt, lo, hi, updatedAtWeight, true)
 }
 
 // UpdatedAtIs fixes UpdatedAt to v.
 func (p ValuePrefix) UpdatedAtIs(v time.Time) UpdatedAtPrefix {
-	if err := p.s.Err(); err != nil {
-		return UpdatedAtPrefix{rankgenrt.PrefixErr(err)}
-	}
-	d, err := digitOfUpdatedAt(v)
-	if err != nil {
-		return UpdatedAtPrefix{rankgenrt.PrefixErr(err)}
-	}
-	return UpdatedAtPrefix{p.s.Fix(d, updatedAtWeight)}
+	return UpdatedAtPrefix{rankgenrt.FixValue(p.s, digitOfUpdatedAt, v, updatedAtWeight)}
 }
 
-// Between returns, best first with their ranks, up to limit entries of the band, skipping offset
-// of them: Between(ctx, ValueBetween(lo, hi), 0, 10) is the best ten whose Value lies in [lo, hi].
-// The band is a band of scores: one script counts the entries ahead of it (ZCOUNT) and reads the
-// page (ZRANGE … BYSCORE REV LIMIT), O(log n + offset + limit). A band built from a value out of
-// range is an error matching ErrOutOfRange, as is a negative offset.
-func (b *Board) Between(ctx context.Context, band Band, offset, limit int64) ([]Ranked, error) {
-	return decoding.Between(ctx, b.core, fnBand, band, offset, limit)
+// AddValue adds delta to the Value of the entry of id and returns what it did (Written: the entry
+// after and before). A result outside Value's range is refused with an error matching ErrOverflow,
+// leaving the entry unchanged. An id without an entry starts from the zero entry (see Update).
+func (b *Board) AddValue(ctx context.Context, id string, delta int64) (Written, error) {
+	return decoding.First(applyEach(ctx, b, fnAddValue, []Update[int64]{{UID: id, Value: delta}}, rankgenrt.AsIs[int64]))
 }
 
-// CountBetween returns the number of entries in the band, with one ZCOUNT in O(log n). A band
-// built from a value out of range is an error matching ErrOutOfRange.
-func (b *Board) CountBetween(ctx context.Context, band Band) (int64, error) {
-	return decoding.CountBetween(ctx, b.core, band)
+// AddValueMany applies AddValue to many updates in one script call (see Update).
+func (b *Board) AddValueMany(ctx context.Context, updates []Update[int64]) ([]Result, error) {
+	return applyEach(ctx, b, fnAddValueMany, updates, rankgenrt.AsIs[int64])
+}
+
+// SetValue sets the Value of the entry of id to v and returns what it did (Written: the entry
+// after and before). An id without an entry starts from the zero entry (see Update).
+func (b *Board) SetValue(ctx context.Context, id string, v uint64) (Written, error) {
+	return decoding.First(applyEach(ctx, b, fnSetValue, []Update[uint64]{{UID: id, Value: v}}, digitOfValue))
+}
+
+// SetValueMany applies SetValue to many updates in one script call (see Update).
+func (b *Board) SetValueMany(ctx context.Context, updates []Update[uint64]) ([]Result, error) {
+	return applyEach(ctx, b, fnSetValueMany, updates, digitOfValue)
+}
+
+// SetUpdatedAt sets the UpdatedAt of the entry of id to v and returns what it did (Written: the
+// entry after and before). An id without an entry starts from the zero entry (see Update).
+func (b *Board) SetUpdatedAt(ctx context.Context, id string, v time.Time) (Written, error) {
+	return decoding.First(applyEach(ctx, b, fnSetUpdatedAt, []Update[time.Time]{{UID: id, Value: v}}, digitOfUpdatedAt))
+}
+
+// SetUpdatedAtMany applies SetUpdatedAt to many updates in one script call (see Update).
+func (b *Board) SetUpdatedAtMany(ctx context.Context, updates []Update[time.Time]) ([]Result, error) {
+	return applyEach(ctx, b, fnSetUpdatedAtMany, updates, digitOfUpdatedAt)
+}
+
+// Change is one field update of a change list (Board.Update), made by AddValue, …; a zero Change
+// is refused.
+type Change = rankgenrt.Change[Entry]
+
+// The changes script takes, per id, the id and then one argument per field update, in this order:
+// a list fills in its changes and leaves the others "".
+const (
+	changeArgs         = 4 // arguments per id
+	changeAddValue     = 1
+	changeSetValue     = 2
+	changeSetUpdatedAt = 3
+)
+
+// AddValue is the change that adds delta to Value (Board.AddValue, in Board.Update).
+func AddValue(delta int64) Change {
+	return rankgenrt.NewChange[Entry]("Value", changeAddValue, delta, nil)
+}
+
+// SetValue is the change that sets Value to v (Board.SetValue, in Board.Update).
+func SetValue(v uint64) Change {
+	return rankgenrt.ChangeTo[Entry]("Value", changeSetValue, digitOfValue, v)
+}
+
+// SetUpdatedAt is the change that sets UpdatedAt to v (Board.SetUpdatedAt, in Board.Update).
+func SetUpdatedAt(v time.Time) Change {
+	return rankgenrt.ChangeTo[Entry]("UpdatedAt", changeSetUpdatedAt, digitOfUpdatedAt, v)
+}
+
+// Changes is the change list of one id, for UpdateMany.
+type Changes struct {
+	UID   string
+	Apply []Change
+}
+
+// Update applies changes to the entry of id in one script call and returns what it did (Written):
+// all of them or, when one fails (a value out of range, an add that overflows), none, with an
+// error naming the field. Each change works as its field's update method does: an id without an
+// entry starts from the zero entry, and its first min or max takes the value given. Changes of
+// distinct fields do not depend on their order; a list that changes a field twice, or holds a zero
+// Change, is refused with an error matching rankgenrt.ErrBadChange before anything is sent. An
+// empty list leaves an entry as it is (and stores the zero entry for an id without one).
+func (b *Board) Update(ctx context.Context, id string, changes ...Change) (Written, error) {
+	return decoding.First(b.UpdateMany(ctx, []Changes{{UID: id, Apply: changes}}))
+}
+
+// UpdateMany applies many change lists in one script call, atomic as a whole, in order (an id may
+// appear more than once: a later list starts from what an earlier one left). Each list is applied
+// or refused on its own, as Update does: its Result holds what it did (Written) or the error that
+// left that entry unchanged. The error return is for failures of the whole call (connection,
+// ErrLayoutMismatch), which change nothing.
+func (b *Board) UpdateMany(ctx context.Context, lists []Changes) ([]Result, error) {
+	return decoding.UpdateMany(ctx, b.core, fnChanges, changeArgs, len(lists), func(i int) (string, []Change) {
+		return lists[i].UID, lists[i].Apply
+	})
+}
+
+// RangeValue returns, best first, the entries whose Value lies in [lo, hi], skipping offset of
+// them and returning at most limit. It is one ZRANGE BYSCORE: Value leads the score, so the range
+// is a band of scores. Bounds outside Value's range, and a negative offset, are an error matching
+// ErrOutOfRange.
+func (b *Board) RangeValue(ctx context.Context, lo, hi uint64, offset, limit int64) ([]Entry, error) {
+	return decoding.LeadRange(ctx, b.core, nil, ValueBetween(lo, hi), offset, limit)
+}
+
+// CountValueBetween returns the number of entries whose Value lies in [lo, hi], with one ZCOUNT in
+// O(log n): Value leads the score, so the range is a band of scores. Bounds outside Value's range
+// are an error matching ErrOutOfRange.
+func (b *Board) CountValueBetween(ctx context.Context, lo, hi uint64) (int64, error) {
+	return decoding.CountBetween(ctx, b.core, ValueBetween(lo, hi))
 }
 
 // AroundScore returns, best first with their ranks, up to before entries that rank ahead of the
@@ -576,11 +455,7 @@ func (b *Board) AroundScore(ctx context.Context, at Place, before, after int64) 
 	if at == nil {
 		return nil, rankgenrt.NilPlaceError("ValuePrefix")
 	}
-	score, member, err := at.place()
-	if err != nil {
-		return nil, err
-	}
-	return decoding.Window(b.core.CallRO(ctx, fnAroundScore, rankgenrt.FormatScore(score), member, max(before, 0), max(after, 0)))
+	return decoding.AroundPlace(ctx, b.core, fnAroundScore, at.place, before, after)
 }
 
 // applyEach runs the field update function f for updates, each value sent as arg(v) gives it; a
@@ -591,14 +466,6 @@ func applyEach[V, A any](ctx context.Context, b *Board, f *rankgenrt.Function, u
 		a, err := arg(updates[i].Value)
 		return updates[i].UID, a, err
 	})
-}
-
-// first is the outcome of a batch of one: the call's error, else its one Result's.
-func first(res []Result, err error) (Written, error) {
-	if err != nil {
-		return Written{}, err
-	}
-	return res[0].Written, res[0].Err
 }
 
 // scoreOfP is the score of the mixed-radix integer p, as Encode computes it.

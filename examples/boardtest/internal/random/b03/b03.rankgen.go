@@ -32,11 +32,10 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// The generated code and the runtime package must agree on their contract; either
-// constant fails to compile when they drift apart. Regenerate with the matching rankgen.
+// Either constant fails to compile against a runtime of another contract: regenerate then.
 const (
-	_ = rankgenrt.EnforceVersion(5 - rankgenrt.MinVersion)
-	_ = rankgenrt.EnforceVersion(rankgenrt.MaxVersion - 5)
+	_ = rankgenrt.EnforceVersion(6 - rankgenrt.MinVersion)
+	_ = rankgenrt.EnforceVersion(rankgenrt.MaxVersion - 6)
 )
 
 // Fingerprint identifies the stored encoding: it changes exactly when a change to the schema
@@ -219,18 +218,14 @@ func Compare(a, b Entry) int {
 	return strings.Compare(b.UserID, a.UserID)
 }
 
-// luaLibrary is the board's Lua library, generated beside this file from the same layout: one
-// Redis function per operation, called with FCALL (FCALL_RO for reads).
+// luaLibrary is this layout's part of its Lua library, behind the runtime's shared head.
 //
 //go:embed b03.rankgen.lua
 var luaLibrary string
 
 var (
-	library       = rankgenrt.NewLibrary(luaLibrary)
+	library       = rankgenrt.NewLayoutLibrary("b03", luaLibrary)
 	fnTouch       = library.Function("touch")
-	fnCompetition = library.Function("competition")
-	fnDense       = library.Function("dense")
-	fnBand        = library.Function("band")
 	fnAroundScore = library.Function("around_score")
 )
 
@@ -238,55 +233,47 @@ var (
 var boardSpec = &rankgenrt.Spec{
 	Fingerprint: Fingerprint,
 	Library:     library,
+	ScoreFields: scoreFields,
 }
 
-// Library returns the board's Lua library. Board.Load loads it; it is exported for calling a
-// board's functions in your own pipelines or transactions (after Load), where a call that finds
-// the library missing cannot load it first.
+// Library returns the board's Lua library, for calling its functions in your own pipelines (after
+// Board.Load).
 func Library() *rankgenrt.Library {
 	return library
 }
 
 // Board is a leaderboard of Entry values in a Redis sorted set, read best first. Its key is given
 // to NewBoard; its meta key (the layout fingerprint) is a second key in the same hash slot, so the
-// board works on Redis Cluster. Every write is one atomic script that refuses a board written by
-// another layout (ErrLayoutMismatch) and leaves the board unchanged on any error. Reads refuse
-// another layout's board too, within their one round trip. A Board is safe for concurrent use;
-// create it once per key and reuse it.
-// Its reads and whole-entry writes (Get, Top, Around, Set, Best, …) are the methods of the
-// embedded rankgenrt.Board, which are the same on every layout; this file declares those its
-// layout makes its own.
+// board works on Redis Cluster. Every write is one atomic script that refuses another layout's
+// board (ErrLayoutMismatch) and leaves the board unchanged on any error, and every read refuses it
+// in its one round trip. A Board is safe for concurrent use; create it once per key and reuse it.
+// Its methods that are the same on every layout are those of the embedded rankgenrt.Board and
+// ScoreReads.
 type Board struct {
 	*rankgenrt.Board[Entry, string, Ranked, Written, Result]
+	*rankgenrt.ScoreReads[Entry, string, Ranked, Written, Result]
 	core *rankgenrt.Core // the board's machinery: client, keys, writes, the fingerprint check
 }
 
 // Option configures a Board.
 type Option = rankgenrt.Option
 
-// WithTTL makes the board's keys expire d after every write. The expiry is set by the write's own
-// script, on all of the board's keys, so it is never lost.
+// WithTTL makes the board's keys expire d after every write (rankgenrt.WithTTL).
 func WithTTL(d time.Duration) Option {
 	return rankgenrt.WithTTL(d)
 }
 
-// WithExpireAt makes the board's keys expire at t (to the millisecond), set by every write's own
-// script on all of the board's keys.
+// WithExpireAt makes the board's keys expire at t (rankgenrt.WithExpireAt).
 func WithExpireAt(t time.Time) Option {
 	return rankgenrt.WithExpireAt(t)
 }
 
-// WithDedupWindow sets how long, at least, the board remembers each write call's token, so that a
-// resend of the call is applied once (rankgenrt.DedupWindow: rankgenrt.DefaultDedupWindow unless
-// set, 0 turns exactly-once writes off). Every writer of a board should use the same window.
+// WithDedupWindow sets how long each write's token is remembered (rankgenrt.WithDedupWindow).
 func WithDedupWindow(d time.Duration) Option {
 	return rankgenrt.WithDedupWindow(d)
 }
 
-// WithReplicas makes every write wait, in its own round trip, until n replicas of the board's
-// master have it, for at most timeout; too few in time is rankgenrt.ErrNotReplicated
-// (rankgenrt.WaitReplicas says what survives a failover). Needs a *redis.Client or a
-// *redis.ClusterClient.
+// WithReplicas makes every write wait for n replicas, at most timeout (rankgenrt.WithReplicas).
 func WithReplicas(n int, timeout time.Duration) Option {
 	return rankgenrt.WithReplicas(n, timeout)
 }
@@ -295,8 +282,9 @@ func WithReplicas(n int, timeout time.Duration) Option {
 func NewBoard(c redis.UniversalClient, key string, opts ...Option) *Board {
 	core := rankgenrt.NewCore(c, key, boardSpec, opts...)
 	return &Board{
-		Board: rankgenrt.NewBoard(core, decoding),
-		core:  core,
+		Board:      rankgenrt.NewBoard(core, decoding),
+		ScoreReads: rankgenrt.NewScoreReads(core, decoding),
+		core:       core,
 	}
 }
 
@@ -306,27 +294,23 @@ type Ranked struct {
 	Entry
 }
 
-// Cursor marks a place in the board for After: the score and member of the last entry seen. The
-// zero Cursor is the top of the board.
+// Cursor marks a place in the board for After: the last entry seen (zero: the top).
 type Cursor = rankgenrt.Cursor
 
 // Update is one update of a batch (the <Op><Field>Many methods): the id, and the delta or value. A
-// batch is one script call, atomic as a whole, in order (an id may appear more than once). Each
-// update succeeds or fails on its own: its Result holds the new entry or the error that left that
-// entry unchanged. The batch's error return is for failures of the whole call (connection,
-// ErrLayoutMismatch), which change nothing. An update of an id without an entry starts from the
-// zero entry: 0, false, the first enum value, or the Unix epoch for a time (a field's
-// lowest-ranking value when that is outside its range).
+// batch is one script call, atomic, in order; each update succeeds or fails on its own (its
+// Result). An id without an entry starts from the zero entry: 0, false, the first enum value, or
+// the Unix epoch (a field's lowest-ranking value when that is outside its range).
 type Update[V any] struct {
 	UserID string
 	Value  V
 }
 
-// Written is what a write did to one entry, read in the write's own script (no second read, so no
-// other writer comes between): the entry after the write (embedded: w.Laps is its field), the
-// entry its id held before (Existed false: none, and Before is the zero Entry), and whether the
-// write changed the stored entry (for Best: whether it replaced it). A new personal best is
-// Changed && Existed, its exact gain the difference of Entry and Before.
+// Written is what a write did to one entry, read in the write's own script: the entry after the
+// write (embedded: w.Laps is its field), the entry its id held before (Existed false: none, and
+// Before is the zero Entry), and whether the write changed the stored entry (for Best: whether it
+// replaced it). A new personal best is Changed && Existed, its exact gain the difference of Entry
+// and Before.
 type Written struct {
 	Entry
 	Before  Entry
@@ -345,117 +329,32 @@ type Result struct {
 
 // decoding is how the board's reads and writes make this package's types of the entries they read.
 var decoding = &rankgenrt.Decoding[Entry, string, Ranked, Written, Result]{
-	Decode: Decode,
-	EntryArgs: func(season *rankgenrt.Season, e Entry, args []any) ([]any, error) {
-		score, member, err := e.Encode()
-		if err != nil {
-			return nil, err
-		}
-		return append(args, rankgenrt.FormatScore(score), member), nil
-	},
+	Decode:     Decode,
+	EntryArgs:  rankgenrt.EncodedArgs(Entry.Encode),
 	IDMaxBytes: userIDMaxBytes,
 	IDName:     "UserID",
 	NewRanked: func(rank int64, e Entry) Ranked {
-		return Ranked{
-			Entry: e,
-			Rank:  rank,
-		}
+		return Ranked{Rank: rank, Entry: e}
 	},
 	NewResult: func(w Written, err error) Result {
-		return Result{
-			Err:     err,
-			Written: w,
-		}
+		return Result{Written: w, Err: err}
 	},
 	NewWritten: func(e, before Entry, existed, changed bool) Written {
-		return Written{
-			Before:  before,
-			Changed: changed,
-			Entry:   e,
-			Existed: existed,
-		}
+		return Written{Entry: e, Before: before, Existed: existed, Changed: changed}
 	},
 	ScoreOfP: scoreOfP,
-}
-
-// Touch sets Lap (server clock) of the entry of id to now and leaves its other fields as they are,
-// in one script call, and returns what it did (Written: the entry after, the one before, and
-// Changed when a stamp moved). A play that scores nothing still counts as the latest: ties on the
-// stamp see it. An id without an entry gets the zero entry, stamped, as a field update that
-// creates it does. A clock outside a stamped field's range (or the board's season) is refused,
-// leaving the entry as it was.
-func (b *Board) Touch(ctx context.Context, id string) (Written, error) {
-	return first(b.TouchMany(ctx, []string{id}))
-}
-
-// TouchMany touches many ids in one script call, atomic as a whole, with one clock, as Touch does
-// each: its Result per id holds what it did or the error that left that entry unchanged (an
-// invalid id's, unsent). The error return is for failures of the whole call (connection,
-// ErrLayoutMismatch), which change nothing.
-func (b *Board) TouchMany(ctx context.Context, ids []string) ([]Result, error) {
-	return decoding.TouchMany(ctx, b.core, fnTouch, ids)
-}
-
-// RangeLaps returns, best first, the entries whose Laps lies in [lo, hi], skipping offset of them
-// and returning at most limit. It is one ZRANGE BYSCORE: Laps leads the score, so the range is a
-// band of scores. Bounds outside Laps's range, and a negative offset, are an error matching
-// ErrOutOfRange.
-func (b *Board) RangeLaps(ctx context.Context, lo, hi Laps, offset, limit int64) ([]Entry, error) {
-	dlo, err := digitOfLaps(lo)
-	if err != nil {
-		return nil, err
-	}
-	dhi, err := digitOfLaps(hi)
-	if err != nil {
-		return nil, err
-	}
-	return decoding.LeadRange(ctx, b.core, nil, dlo, dhi, lapsWeight, true, offset, limit)
-}
-
-// CountLapsBetween returns the number of entries whose Laps lies in [lo, hi], with one ZCOUNT in
-// O(log n): Laps leads the score, so the range is a band of scores. Bounds outside Laps's range
-// are an error matching ErrOutOfRange.
-func (b *Board) CountLapsBetween(ctx context.Context, lo, hi Laps) (int64, error) {
-	dlo, err := digitOfLaps(lo)
-	if err != nil {
-		return 0, err
-	}
-	dhi, err := digitOfLaps(hi)
-	if err != nil {
-		return 0, err
-	}
-	return decoding.CountLead(ctx, b.core, dlo, dhi, lapsWeight, true)
-}
-
-// CompetitionRank returns 1 + the number of entries with a better Laps than the entry of id
-// ("1224" ranking: equal Laps share a rank), counted with ZCOUNT in O(log n), or an error matching
-// ErrNotFound.
-func (b *Board) CompetitionRank(ctx context.Context, id string) (int64, error) {
-	return decoding.Position(ctx, b.core, fnCompetition, id, 1)
-}
-
-// CompetitionRankTuple is CompetitionRank on the whole score (Laps, Region, Lap, Medal): 1 + the
-// number of entries whose score fields rank before the entry of id; entries equal on every field
-// share a rank. Or an error matching ErrNotFound.
-func (b *Board) CompetitionRankTuple(ctx context.Context, id string) (int64, error) {
-	return decoding.Position(ctx, b.core, fnCompetition, id, scoreFields)
-}
-
-// DenseRank returns 1 + the number of distinct Laps values ahead of the entry of id ("1223"
-// ranking: equal Laps share a rank and the next value takes the next rank), or an error matching
-// ErrNotFound. The script steps once per distinct value ahead, O(log n) each.
-func (b *Board) DenseRank(ctx context.Context, id string) (int64, error) {
-	return decoding.Position(ctx, b.core, fnDense, id)
+	WrittenOf: func(x Result) (Written, error) {
+		return x.Written, x.Err
+	},
 }
 
 // Band is a band of the board's order: the entries whose leading score fields equal given values
-// and whose next score field lies between two values. Build one with LapsBetween(lo, hi), or
-// LapsIs(v)… to fix fields first; read it with Between and CountBetween. The zero Band is empty.
-// A value outside its field's range makes the read that takes the band fail with ErrOutOfRange.
+// and whose next score field lies between two values, built by LapsBetween(lo, hi) or LapsIs(v)…
+// and read by Between and CountBetween (a value out of range: ErrOutOfRange). The zero Band is
+// empty.
 type Band = rankgenrt.Band[Entry]
 
-// Place is where a score prefix (a <Field>Prefix) or a whole Entry would rank: AroundScore reads
-// the entries around it.
+// Place is where a score prefix (a <Field>Prefix) or an Entry would rank, for AroundScore.
 type Place interface {
 	place() (float64, string, error)
 }
@@ -478,24 +377,12 @@ func (p LapsPrefix) place() (float64, string, error) {
 
 // LapsBetween is the band of entries whose Laps lies in [lo, hi] (empty when lo > hi).
 func LapsBetween(lo, hi Laps) Band {
-	dlo, err := digitOfLaps(lo)
-	if err != nil {
-		return rankgenrt.BandErr[Entry](err)
-	}
-	dhi, err := digitOfLaps(hi)
-	if err != nil {
-		return rankgenrt.BandErr[Entry](err)
-	}
-	return rankgenrt.BandOf[Entry](rankgenrt.ScorePrefix{}, dhi, dlo, lapsWeight)
+	return rankgenrt.BandBetween[Entry](rankgenrt.ScorePrefix{}, digitOfLaps, lo, hi, lapsWeight, true)
 }
 
 // LapsIs fixes Laps to v.
 func LapsIs(v Laps) LapsPrefix {
-	d, err := digitOfLaps(v)
-	if err != nil {
-		return LapsPrefix{rankgenrt.PrefixErr(err)}
-	}
-	return LapsPrefix{rankgenrt.ScorePrefix{}.Fix(d, lapsWeight)}
+	return LapsPrefix{rankgenrt.FixValue(rankgenrt.ScorePrefix{}, digitOfLaps, v, lapsWeight)}
 }
 
 // RegionPrefix is the entries whose Laps, Region are given values: a Place for AroundScore,
@@ -512,21 +399,12 @@ func (p RegionPrefix) place() (float64, string, error) {
 // RegionBetween is the band of entries whose Region lies in [lo, hi] among the entries of the
 // prefix (empty when lo > hi).
 func (p LapsPrefix) RegionBetween(lo, hi bool) Band {
-	if err := p.s.Err(); err != nil {
-		return rankgenrt.BandErr[Entry](err)
-	}
-	dlo := digitOfRegion(lo)
-	dhi := digitOfRegion(hi)
-	return rankgenrt.BandOf[Entry](p.s, dlo, dhi, regionWeight)
+	return rankgenrt.BandBetween[Entry](p.s, digitOfRegion, lo, hi, regionWeight, false)
 }
 
 // RegionIs fixes Region to v.
 func (p LapsPrefix) RegionIs(v bool) RegionPrefix {
-	if err := p.s.Err(); err != nil {
-		return RegionPrefix{rankgenrt.PrefixErr(err)}
-	}
-	d := digitOfRegion(v)
-	return RegionPrefix{p.s.Fix(d, regionWeight)}
+	return RegionPrefix{rankgenrt.FixValue(p.s, digitOfRegion, v, regionWeight)}
 }
 
 // LapPrefix is the entries whose Laps, Region, Lap are given values: a Place for AroundScore,
@@ -543,30 +421,12 @@ func (p LapPrefix) place() (float64, string, error) {
 // LapBetween is the band of entries whose Lap lies in [lo, hi] among the entries of the prefix
 // (empty when lo > hi).
 func (p RegionPrefix) LapBetween(lo, hi time.Time) Band {
-	if err := p.s.Err(); err != nil {
-		return rankgenrt.BandErr[Entry](err)
-	}
-	dlo, err := digitOfLap(lo)
-	if err != nil {
-		return rankgenrt.BandErr[Entry](err)
-	}
-	dhi, err := digitOfLap(hi)
-	if err != nil {
-		return rankgenrt.BandErr[Entry](err)
-	}
-	return rankgenrt.BandOf[Entry](p.s, dlo, dhi, lapWeight)
+	return rankgenrt.BandBetween[Entry](p.s, digitOfLap, lo, hi, lapWeight, false)
 }
 
 // LapIs fixes Lap to v.
 func (p RegionPrefix) LapIs(v time.Time) LapPrefix {
-	if err := p.s.Err(); err != nil {
-		return LapPrefix{rankgenrt.PrefixErr(err)}
-	}
-	d, err := digitOfLap(v)
-	if err != nil {
-		return LapPrefix{rankgenrt.PrefixErr(err)}
-	}
-	return LapPrefix{p.s.Fix(d, lapWeight)}
+	return LapPrefix{rankgenrt.FixValue(p.s, digitOfLap, v, lapWeight)}
 }
 
 // MedalPrefix is the entries whose Laps, Region, Lap, Medal are given values: a Place for
@@ -583,45 +443,45 @@ func (p MedalPrefix) place() (float64, string, error) {
 // MedalBetween is the band of entries whose Medal lies in [lo, hi] among the entries of the prefix
 // (empty when lo > hi).
 func (p LapPrefix) MedalBetween(lo, hi uint32) Band {
-	if err := p.s.Err(); err != nil {
-		return rankgenrt.BandErr[Entry](err)
-	}
-	dlo, err := digitOfMedal(lo)
-	if err != nil {
-		return rankgenrt.BandErr[Entry](err)
-	}
-	dhi, err := digitOfMedal(hi)
-	if err != nil {
-		return rankgenrt.BandErr[Entry](err)
-	}
-	return rankgenrt.BandOf[Entry](p.s, dlo, dhi, medalWeight)
+	return rankgenrt.BandBetween[Entry](p.s, digitOfMedal, lo, hi, medalWeight, false)
 }
 
 // MedalIs fixes Medal to v.
 func (p LapPrefix) MedalIs(v uint32) MedalPrefix {
-	if err := p.s.Err(); err != nil {
-		return MedalPrefix{rankgenrt.PrefixErr(err)}
-	}
-	d, err := digitOfMedal(v)
-	if err != nil {
-		return MedalPrefix{rankgenrt.PrefixErr(err)}
-	}
-	return MedalPrefix{p.s.Fix(d, medalWeight)}
+	return MedalPrefix{rankgenrt.FixValue(p.s, digitOfMedal, v, medalWeight)}
 }
 
-// Between returns, best first with their ranks, up to limit entries of the band, skipping offset
-// of them: Between(ctx, LapsBetween(lo, hi), 0, 10) is the best ten whose Laps lies in [lo, hi].
-// The band is a band of scores: one script counts the entries ahead of it (ZCOUNT) and reads the
-// page (ZRANGE … BYSCORE REV LIMIT), O(log n + offset + limit). A band built from a value out of
-// range is an error matching ErrOutOfRange, as is a negative offset.
-func (b *Board) Between(ctx context.Context, band Band, offset, limit int64) ([]Ranked, error) {
-	return decoding.Between(ctx, b.core, fnBand, band, offset, limit)
+// Touch sets Lap (server clock) of the entry of id to now and leaves its other fields as they are,
+// in one script call, and returns what it did (Written: the entry after, the one before, and
+// Changed when a stamp moved). A play that scores nothing still counts as the latest: ties on the
+// stamp see it. An id without an entry gets the zero entry, stamped, as a field update that
+// creates it does. A clock outside a stamped field's range (or the board's season) is refused,
+// leaving the entry as it was.
+func (b *Board) Touch(ctx context.Context, id string) (Written, error) {
+	return decoding.First(b.TouchMany(ctx, []string{id}))
 }
 
-// CountBetween returns the number of entries in the band, with one ZCOUNT in O(log n). A band
-// built from a value out of range is an error matching ErrOutOfRange.
-func (b *Board) CountBetween(ctx context.Context, band Band) (int64, error) {
-	return decoding.CountBetween(ctx, b.core, band)
+// TouchMany touches many ids in one script call, atomic as a whole, with one clock, as Touch does
+// each: its Result per id holds what it did or the error that left that entry unchanged (an
+// invalid id's, unsent). The error return is for failures of the whole call (connection,
+// ErrLayoutMismatch), which change nothing.
+func (b *Board) TouchMany(ctx context.Context, ids []string) ([]Result, error) {
+	return decoding.TouchMany(ctx, b.core, fnTouch, ids)
+}
+
+// RangeLaps returns, best first, the entries whose Laps lies in [lo, hi], skipping offset of them
+// and returning at most limit. It is one ZRANGE BYSCORE: Laps leads the score, so the range is a
+// band of scores. Bounds outside Laps's range, and a negative offset, are an error matching
+// ErrOutOfRange.
+func (b *Board) RangeLaps(ctx context.Context, lo, hi Laps, offset, limit int64) ([]Entry, error) {
+	return decoding.LeadRange(ctx, b.core, nil, LapsBetween(lo, hi), offset, limit)
+}
+
+// CountLapsBetween returns the number of entries whose Laps lies in [lo, hi], with one ZCOUNT in
+// O(log n): Laps leads the score, so the range is a band of scores. Bounds outside Laps's range
+// are an error matching ErrOutOfRange.
+func (b *Board) CountLapsBetween(ctx context.Context, lo, hi Laps) (int64, error) {
+	return decoding.CountBetween(ctx, b.core, LapsBetween(lo, hi))
 }
 
 // AroundScore returns, best first with their ranks, up to before entries that rank ahead of the
@@ -634,19 +494,7 @@ func (b *Board) AroundScore(ctx context.Context, at Place, before, after int64) 
 	if at == nil {
 		return nil, rankgenrt.NilPlaceError("LapsPrefix")
 	}
-	score, member, err := at.place()
-	if err != nil {
-		return nil, err
-	}
-	return decoding.Window(b.core.CallRO(ctx, fnAroundScore, rankgenrt.FormatScore(score), member, max(before, 0), max(after, 0)))
-}
-
-// first is the outcome of a batch of one: the call's error, else its one Result's.
-func first(res []Result, err error) (Written, error) {
-	if err != nil {
-		return Written{}, err
-	}
-	return res[0].Written, res[0].Err
+	return decoding.AroundPlace(ctx, b.core, fnAroundScore, at.place, before, after)
 }
 
 // scoreOfP is the score of the mixed-radix integer p, as Encode computes it.
@@ -663,11 +511,11 @@ func digitOfLaps(v Laps) (uint64, error) {
 }
 
 // digitOfRegion is the stored digit of a Region value (larger digit ranks first).
-func digitOfRegion(v bool) uint64 {
+func digitOfRegion(v bool) (uint64, error) {
 	if v {
-		return 1
+		return 1, nil
 	}
-	return 0
+	return 0, nil
 }
 
 // digitOfLap is the stored digit of a Lap value (larger digit ranks first).

@@ -32,11 +32,10 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// The generated code and the runtime package must agree on their contract; either
-// constant fails to compile when they drift apart. Regenerate with the matching rankgen.
+// Either constant fails to compile against a runtime of another contract: regenerate then.
 const (
-	_ = rankgenrt.EnforceVersion(5 - rankgenrt.MinVersion)
-	_ = rankgenrt.EnforceVersion(rankgenrt.MaxVersion - 5)
+	_ = rankgenrt.EnforceVersion(6 - rankgenrt.MinVersion)
+	_ = rankgenrt.EnforceVersion(rankgenrt.MaxVersion - 6)
 )
 
 // Fingerprint identifies the stored encoding: it changes exactly when a change to the schema
@@ -337,14 +336,13 @@ func Compare(a, b Entry) int {
 	return strings.Compare(a.Handle, b.Handle)
 }
 
-// luaLibrary is the board's Lua library, generated beside this file from the same layout: one
-// Redis function per operation, called with FCALL (FCALL_RO for reads).
+// luaLibrary is this layout's part of its Lua library, behind the runtime's shared head.
 //
 //go:embed r01.rankgen.lua
 var luaLibrary string
 
 var (
-	library           = rankgenrt.NewLibrary(luaLibrary)
+	library           = rankgenrt.NewLayoutLibrary("r01", luaLibrary)
 	fnMaxWins         = library.Function("max_wins")
 	fnMaxWinsMany     = library.Function("max_wins_many")
 	fnMaxRaceTime     = library.Function("max_race_time")
@@ -354,9 +352,6 @@ var (
 	fnSetRaceTime     = library.Function("set_race_time")
 	fnSetRaceTimeMany = library.Function("set_race_time_many")
 	fnChanges         = library.Function("changes")
-	fnCompetition     = library.Function("competition")
-	fnDense           = library.Function("dense")
-	fnBand            = library.Function("band")
 	fnAroundScore     = library.Function("around_score")
 )
 
@@ -365,11 +360,11 @@ var boardSpec = &rankgenrt.Spec{
 	Fingerprint: Fingerprint,
 	Indexed:     true,
 	Library:     library,
+	ScoreFields: scoreFields,
 }
 
-// Library returns the board's Lua library. Board.Load loads it; it is exported for calling a
-// board's functions in your own pipelines or transactions (after Load), where a call that finds
-// the library missing cannot load it first.
+// Library returns the board's Lua library, for calling its functions in your own pipelines (after
+// Board.Load).
 func Library() *rankgenrt.Library {
 	return library
 }
@@ -377,50 +372,43 @@ func Library() *rankgenrt.Library {
 // Board is a leaderboard of Entry values in a Redis sorted set, read best first. Its key is given
 // to NewBoard; its index (a hash id → member, which also records the layout fingerprint) is a
 // second key in the same hash slot, so the board works on Redis Cluster. Every write is one atomic
-// script that refuses a board written by another layout (ErrLayoutMismatch) and leaves the board
-// unchanged on any error. Entries written by other code, without an index, are refused
-// (ErrNotIndexed) until Reindex adopts them. Reads refuse another layout's board too, within their
-// one round trip. A Board is safe for concurrent use; create it once per key and reuse it.
-// Its reads and whole-entry writes (Get, Top, Around, Set, Best, …) are the methods of the
-// embedded rankgenrt.Board, which are the same on every layout; this file declares those its
-// layout makes its own.
+// script that refuses another layout's board (ErrLayoutMismatch) and leaves the board unchanged on
+// any error, and every read refuses it in its one round trip. Entries written by other code,
+// without an index, are refused (ErrNotIndexed) until Reindex adopts them. A Board is safe for
+// concurrent use; create it once per key and reuse it.
+// Its methods that are the same on every layout are those of the embedded rankgenrt.Board and
+// ScoreReads.
 type Board struct {
 	*rankgenrt.Board[Entry, string, Ranked, Written, Result]
+	*rankgenrt.ScoreReads[Entry, string, Ranked, Written, Result]
 	core *rankgenrt.Core // the board's machinery: client, keys, writes, the fingerprint check
 }
 
 // Option configures a Board.
 type Option = rankgenrt.Option
 
-// WithTTL makes the board's keys expire d after every write. The expiry is set by the write's own
-// script, on all of the board's keys, so it is never lost.
+// WithTTL makes the board's keys expire d after every write (rankgenrt.WithTTL).
 func WithTTL(d time.Duration) Option {
 	return rankgenrt.WithTTL(d)
 }
 
-// WithExpireAt makes the board's keys expire at t (to the millisecond), set by every write's own
-// script on all of the board's keys.
+// WithExpireAt makes the board's keys expire at t (rankgenrt.WithExpireAt).
 func WithExpireAt(t time.Time) Option {
 	return rankgenrt.WithExpireAt(t)
 }
 
-// WithDedupWindow sets how long, at least, the board remembers each write call's token, so that a
-// resend of the call is applied once (rankgenrt.DedupWindow: rankgenrt.DefaultDedupWindow unless
-// set, 0 turns exactly-once writes off). Every writer of a board should use the same window.
+// WithDedupWindow sets how long each write's token is remembered (rankgenrt.WithDedupWindow).
 func WithDedupWindow(d time.Duration) Option {
 	return rankgenrt.WithDedupWindow(d)
 }
 
-// WithReplicas makes every write wait, in its own round trip, until n replicas of the board's
-// master have it, for at most timeout; too few in time is rankgenrt.ErrNotReplicated
-// (rankgenrt.WaitReplicas says what survives a failover). Needs a *redis.Client or a
-// *redis.ClusterClient.
+// WithReplicas makes every write wait for n replicas, at most timeout (rankgenrt.WithReplicas).
 func WithReplicas(n int, timeout time.Duration) Option {
 	return rankgenrt.WithReplicas(n, timeout)
 }
 
-// WithCoalescing combines the single field updates (MaxWins, …) of concurrent callers into batch
-// calls (rankgenrt.Coalescing), each caller told its own result, exactly once.
+// WithCoalescing sends concurrent single field updates (MaxWins, …) as batches
+// (rankgenrt.WithCoalescing).
 func WithCoalescing(cfg rankgenrt.Coalescing) Option {
 	return rankgenrt.WithCoalescing(cfg)
 }
@@ -429,8 +417,9 @@ func WithCoalescing(cfg rankgenrt.Coalescing) Option {
 func NewBoard(c redis.UniversalClient, key string, opts ...Option) *Board {
 	core := rankgenrt.NewCore(c, key, boardSpec, opts...)
 	return &Board{
-		Board: rankgenrt.NewBoard(core, decoding),
-		core:  core,
+		Board:      rankgenrt.NewBoard(core, decoding),
+		ScoreReads: rankgenrt.NewScoreReads(core, decoding),
+		core:       core,
 	}
 }
 
@@ -440,27 +429,23 @@ type Ranked struct {
 	Entry
 }
 
-// Cursor marks a place in the board for After: the score and member of the last entry seen. The
-// zero Cursor is the top of the board.
+// Cursor marks a place in the board for After: the last entry seen (zero: the top).
 type Cursor = rankgenrt.Cursor
 
 // Update is one update of a batch (the <Op><Field>Many methods): the id, and the delta or value. A
-// batch is one script call, atomic as a whole, in order (an id may appear more than once). Each
-// update succeeds or fails on its own: its Result holds the new entry or the error that left that
-// entry unchanged. The batch's error return is for failures of the whole call (connection,
-// ErrLayoutMismatch), which change nothing. An update of an id without an entry starts from the
-// zero entry: 0, false, the first enum value, or the Unix epoch for a time (a field's
-// lowest-ranking value when that is outside its range).
+// batch is one script call, atomic, in order; each update succeeds or fails on its own (its
+// Result). An id without an entry starts from the zero entry: 0, false, the first enum value, or
+// the Unix epoch (a field's lowest-ranking value when that is outside its range).
 type Update[V any] struct {
 	Handle string
 	Value  V
 }
 
-// Written is what a write did to one entry, read in the write's own script (no second read, so no
-// other writer comes between): the entry after the write (embedded: w.Level is its field), the
-// entry its id held before (Existed false: none, and Before is the zero Entry), and whether the
-// write changed the stored entry (for Best: whether it replaced it). A new personal best is
-// Changed && Existed, its exact gain the difference of Entry and Before.
+// Written is what a write did to one entry, read in the write's own script: the entry after the
+// write (embedded: w.Level is its field), the entry its id held before (Existed false: none, and
+// Before is the zero Entry), and whether the write changed the stored entry (for Best: whether it
+// replaced it). A new personal best is Changed && Existed, its exact gain the difference of Entry
+// and Before.
 type Written struct {
 	Entry
 	Before  Entry
@@ -480,95 +465,132 @@ type Result struct {
 
 // decoding is how the board's reads and writes make this package's types of the entries they read.
 var decoding = &rankgenrt.Decoding[Entry, string, Ranked, Written, Result]{
-	Decode: Decode,
-	EntryArgs: func(season *rankgenrt.Season, e Entry, args []any) ([]any, error) {
-		score, member, err := e.Encode()
-		if err != nil {
-			return nil, err
-		}
-		return append(args, rankgenrt.FormatScore(score), member), nil
-	},
+	Decode:     Decode,
+	EntryArgs:  rankgenrt.EncodedArgs(Entry.Encode),
 	IDMaxBytes: handleMaxBytes,
 	IDName:     "Handle",
 	NewRanked: func(rank int64, e Entry) Ranked {
-		return Ranked{
-			Entry: e,
-			Rank:  rank,
-		}
+		return Ranked{Rank: rank, Entry: e}
 	},
 	NewResult: func(w Written, err error) Result {
-		return Result{
-			Err:     err,
-			Written: w,
-		}
+		return Result{Written: w, Err: err}
 	},
 	NewWritten: func(e, before Entry, existed, changed bool) Written {
-		return Written{
-			Before:  before,
-			Changed: changed,
-			Entry:   e,
-			Existed: existed,
-		}
+		return Written{Entry: e, Before: before, Existed: existed, Changed: changed}
 	},
-	ScoreOfP: scoreOfP,
+	ScoreOfP: rankgenrt.IntegerScore,
+	WrittenOf: func(x Result) (Written, error) {
+		return x.Written, x.Err
+	},
 }
 
-// MaxWins raises the Wins of the entry of id to v when v is larger and returns what it did: the
-// new entry, the one before (read in the same script) and whether it changed. An id without an
-// entry takes v as its Wins (its first max is the value submitted), the other fields starting from
-// the zero entry (see Update).
+// Band is a band of the board's order: the entries whose leading score fields equal given values
+// and whose next score field lies between two values, built by LevelBetween(lo, hi) or
+// LevelIs(v)… and read by Between and CountBetween (a value out of range: ErrOutOfRange). The
+// zero Band is empty.
+type Band = rankgenrt.Band[Entry]
+
+// Place is where a score prefix (a <Field>Prefix) or an Entry would rank, for AroundScore.
+type Place interface {
+	place() (float64, string, error)
+}
+
+// place is the entry's own score and member.
+func (e Entry) place() (float64, string, error) {
+	return e.Encode()
+}
+
+// LevelPrefix is the entries whose Level is a given value: a Place for AroundScore, narrowed to a
+// Band by WinsBetween or to the next Prefix by WinsIs.
+type LevelPrefix struct {
+	s rankgenrt.ScorePrefix
+}
+
+// place is the place before every entry of the prefix: the lowest score of the entries ahead of it.
+func (p LevelPrefix) place() (float64, string, error) {
+	return p.s.Place(rankgenrt.IntegerScore)
+}
+
+// LevelBetween is the band of entries whose Level lies in [lo, hi] (empty when lo > hi).
+func LevelBetween(lo, hi time.Time) Band {
+	return rankgenrt.BandBetween[Entry](rankgenrt.ScorePrefix{}, digitOfLevel, lo, hi, levelWeight, true)
+}
+
+// LevelIs fixes Level to v.
+func LevelIs(v time.Time) LevelPrefix {
+	return LevelPrefix{rankgenrt.FixValue(rankgenrt.ScorePrefix{}, digitOfLevel, v, levelWeight)}
+}
+
+// WinsPrefix is the entries whose Level, Wins are given values: a Place for AroundScore.
+type WinsPrefix struct {
+	s rankgenrt.ScorePrefix
+}
+
+// place is the place before every entry of the prefix: the lowest score of the entries ahead of it.
+func (p WinsPrefix) place() (float64, string, error) {
+	return p.s.Place(rankgenrt.IntegerScore)
+}
+
+// WinsBetween is the band of entries whose Wins lies in [lo, hi] among the entries of the prefix
+// (empty when lo > hi).
+func (p LevelPrefix) WinsBetween(lo, hi Wins) Band {
+	return rankgenrt.BandBetween[Entry](p.s, digitOfWins, lo, hi, winsWeight, false)
+}
+
+// WinsIs fixes Wins to v.
+func (p LevelPrefix) WinsIs(v Wins) WinsPrefix {
+	return WinsPrefix{rankgenrt.FixValue(p.s, digitOfWins, v, winsWeight)}
+}
+
+// MaxWins raises the Wins of the entry of id to v when v is larger and returns what it did
+// (Written: the entry after and before). An id without an entry takes v as its Wins (its first max
+// is the value submitted), the other fields starting from the zero entry (see Update).
 func (b *Board) MaxWins(ctx context.Context, id string, v Wins) (Written, error) {
-	return first(applyEach(ctx, b, fnMaxWins, []Update[Wins]{{Handle: id, Value: v}}, digitOfWins))
+	return decoding.First(applyEach(ctx, b, fnMaxWins, []Update[Wins]{{Handle: id, Value: v}}, digitOfWins))
 }
 
-// MaxWinsMany applies MaxWins to many updates in one script call, as a batch of Update does.
+// MaxWinsMany applies MaxWins to many updates in one script call (see Update).
 func (b *Board) MaxWinsMany(ctx context.Context, updates []Update[Wins]) ([]Result, error) {
 	return applyEach(ctx, b, fnMaxWinsMany, updates, digitOfWins)
 }
 
-// MaxRaceTime raises the RaceTime of the entry of id to v when v is larger and returns what it
-// did: the new entry, the one before (read in the same script) and whether it changed. An id
-// without an entry takes v as its RaceTime (its first max is the value submitted), the other
-// fields starting from the zero entry (see Update).
+// MaxRaceTime raises the RaceTime of the entry of id to v when v is larger and returns what it did
+// (Written: the entry after and before). An id without an entry takes v as its RaceTime (its first
+// max is the value submitted), the other fields starting from the zero entry (see Update).
 func (b *Board) MaxRaceTime(ctx context.Context, id string, v int32) (Written, error) {
-	return first(applyEach(ctx, b, fnMaxRaceTime, []Update[int32]{{Handle: id, Value: v}}, digitOfRaceTime))
+	return decoding.First(applyEach(ctx, b, fnMaxRaceTime, []Update[int32]{{Handle: id, Value: v}}, digitOfRaceTime))
 }
 
-// MaxRaceTimeMany applies MaxRaceTime to many updates in one script call, as a batch of Update
-// does.
+// MaxRaceTimeMany applies MaxRaceTime to many updates in one script call (see Update).
 func (b *Board) MaxRaceTimeMany(ctx context.Context, updates []Update[int32]) ([]Result, error) {
 	return applyEach(ctx, b, fnMaxRaceTimeMany, updates, digitOfRaceTime)
 }
 
 // MinRaceTime lowers the RaceTime of the entry of id to v when v is smaller and returns what it
-// did: the new entry, the one before (read in the same script) and whether it changed. An id
-// without an entry takes v as its RaceTime (its first min is the value submitted), the other
-// fields starting from the zero entry (see Update).
+// did (Written: the entry after and before). An id without an entry takes v as its RaceTime (its
+// first min is the value submitted), the other fields starting from the zero entry (see Update).
 func (b *Board) MinRaceTime(ctx context.Context, id string, v int32) (Written, error) {
-	return first(applyEach(ctx, b, fnMinRaceTime, []Update[int32]{{Handle: id, Value: v}}, digitOfRaceTime))
+	return decoding.First(applyEach(ctx, b, fnMinRaceTime, []Update[int32]{{Handle: id, Value: v}}, digitOfRaceTime))
 }
 
-// MinRaceTimeMany applies MinRaceTime to many updates in one script call, as a batch of Update
-// does.
+// MinRaceTimeMany applies MinRaceTime to many updates in one script call (see Update).
 func (b *Board) MinRaceTimeMany(ctx context.Context, updates []Update[int32]) ([]Result, error) {
 	return applyEach(ctx, b, fnMinRaceTimeMany, updates, digitOfRaceTime)
 }
 
-// SetRaceTime sets the RaceTime of the entry of id to v and returns what it did: the new entry,
-// the one before (read in the same script) and whether it changed. An id without an entry starts
-// from the zero entry (see Update).
+// SetRaceTime sets the RaceTime of the entry of id to v and returns what it did (Written: the
+// entry after and before). An id without an entry starts from the zero entry (see Update).
 func (b *Board) SetRaceTime(ctx context.Context, id string, v int32) (Written, error) {
-	return first(applyEach(ctx, b, fnSetRaceTime, []Update[int32]{{Handle: id, Value: v}}, digitOfRaceTime))
+	return decoding.First(applyEach(ctx, b, fnSetRaceTime, []Update[int32]{{Handle: id, Value: v}}, digitOfRaceTime))
 }
 
-// SetRaceTimeMany applies SetRaceTime to many updates in one script call, as a batch of Update
-// does.
+// SetRaceTimeMany applies SetRaceTime to many updates in one script call (see Update).
 func (b *Board) SetRaceTimeMany(ctx context.Context, updates []Update[int32]) ([]Result, error) {
 	return applyEach(ctx, b, fnSetRaceTimeMany, updates, digitOfRaceTime)
 }
 
-// Change is one field update of a change list (Board.Update, Board.UpdateMany), made by MaxWins,
-// MaxRaceTime, MinRaceTime or SetRaceTime. A zero Change is refused.
+// Change is one field update of a change list (Board.Update), made by MaxWins, …; a zero Change
+// is refused.
 type Change = rankgenrt.Change[Entry]
 
 // The changes script takes, per id, the id and then one argument per field update, in this order:
@@ -581,31 +603,26 @@ const (
 	changeSetRaceTime = 4
 )
 
-// MaxWins is the change of Board.Update that raises Wins to v when v is larger, as Board.MaxWins
-// does.
+// MaxWins is the change that raises Wins to v when v is larger (Board.MaxWins, in Board.Update).
 func MaxWins(v Wins) Change {
-	d, err := digitOfWins(v)
-	return rankgenrt.NewChange[Entry]("Wins", changeMaxWins, d, err)
+	return rankgenrt.ChangeTo[Entry]("Wins", changeMaxWins, digitOfWins, v)
 }
 
-// MaxRaceTime is the change of Board.Update that raises RaceTime to v when v is larger, as
-// Board.MaxRaceTime does.
+// MaxRaceTime is the change that raises RaceTime to v when v is larger (Board.MaxRaceTime, in
+// Board.Update).
 func MaxRaceTime(v int32) Change {
-	d, err := digitOfRaceTime(v)
-	return rankgenrt.NewChange[Entry]("RaceTime", changeMaxRaceTime, d, err)
+	return rankgenrt.ChangeTo[Entry]("RaceTime", changeMaxRaceTime, digitOfRaceTime, v)
 }
 
-// MinRaceTime is the change of Board.Update that lowers RaceTime to v when v is smaller, as
-// Board.MinRaceTime does.
+// MinRaceTime is the change that lowers RaceTime to v when v is smaller (Board.MinRaceTime, in
+// Board.Update).
 func MinRaceTime(v int32) Change {
-	d, err := digitOfRaceTime(v)
-	return rankgenrt.NewChange[Entry]("RaceTime", changeMinRaceTime, d, err)
+	return rankgenrt.ChangeTo[Entry]("RaceTime", changeMinRaceTime, digitOfRaceTime, v)
 }
 
-// SetRaceTime is the change of Board.Update that sets RaceTime to v, as Board.SetRaceTime does.
+// SetRaceTime is the change that sets RaceTime to v (Board.SetRaceTime, in Board.Update).
 func SetRaceTime(v int32) Change {
-	d, err := digitOfRaceTime(v)
-	return rankgenrt.NewChange[Entry]("RaceTime", changeSetRaceTime, d, err)
+	return rankgenrt.ChangeTo[Entry]("RaceTime", changeSetRaceTime, digitOfRaceTime, v)
 }
 
 // Changes is the change list of one id, for UpdateMany.
@@ -614,16 +631,15 @@ type Changes struct {
 	Apply  []Change
 }
 
-// Update applies changes to the entry of id in one script call and returns what it did (Written:
-// the new entry, the one before, read in the same script, and whether it changed): all of them or,
-// when one fails (a value out of range, an add that overflows), none, with an error naming the
-// field. Each change works as its field's update method does: an id without an entry starts from
-// the zero entry, and its first min or max takes the value given. Changes of distinct fields do
-// not depend on their order; a list that changes a field twice, or holds a zero Change, is refused
-// with an error matching rankgenrt.ErrBadChange before anything is sent. An empty list leaves an
-// entry as it is (and stores the zero entry for an id without one).
+// Update applies changes to the entry of id in one script call and returns what it did (Written):
+// all of them or, when one fails (a value out of range, an add that overflows), none, with an
+// error naming the field. Each change works as its field's update method does: an id without an
+// entry starts from the zero entry, and its first min or max takes the value given. Changes of
+// distinct fields do not depend on their order; a list that changes a field twice, or holds a zero
+// Change, is refused with an error matching rankgenrt.ErrBadChange before anything is sent. An
+// empty list leaves an entry as it is (and stores the zero entry for an id without one).
 func (b *Board) Update(ctx context.Context, id string, changes ...Change) (Written, error) {
-	return first(b.UpdateMany(ctx, []Changes{{Handle: id, Apply: changes}}))
+	return decoding.First(b.UpdateMany(ctx, []Changes{{Handle: id, Apply: changes}}))
 }
 
 // UpdateMany applies many change lists in one script call, atomic as a whole, in order (an id may
@@ -642,156 +658,14 @@ func (b *Board) UpdateMany(ctx context.Context, lists []Changes) ([]Result, erro
 // is a band of scores. Bounds outside Level's range, and a negative offset, are an error matching
 // ErrOutOfRange.
 func (b *Board) RangeLevel(ctx context.Context, lo, hi time.Time, offset, limit int64) ([]Entry, error) {
-	dlo, err := digitOfLevel(lo)
-	if err != nil {
-		return nil, err
-	}
-	dhi, err := digitOfLevel(hi)
-	if err != nil {
-		return nil, err
-	}
-	return decoding.LeadRange(ctx, b.core, nil, dlo, dhi, levelWeight, true, offset, limit)
+	return decoding.LeadRange(ctx, b.core, nil, LevelBetween(lo, hi), offset, limit)
 }
 
 // CountLevelBetween returns the number of entries whose Level lies in [lo, hi], with one ZCOUNT in
 // O(log n): Level leads the score, so the range is a band of scores. Bounds outside Level's range
 // are an error matching ErrOutOfRange.
 func (b *Board) CountLevelBetween(ctx context.Context, lo, hi time.Time) (int64, error) {
-	dlo, err := digitOfLevel(lo)
-	if err != nil {
-		return 0, err
-	}
-	dhi, err := digitOfLevel(hi)
-	if err != nil {
-		return 0, err
-	}
-	return decoding.CountLead(ctx, b.core, dlo, dhi, levelWeight, true)
-}
-
-// CompetitionRank returns 1 + the number of entries with a better Level than the entry of id
-// ("1224" ranking: equal Level share a rank), counted with ZCOUNT in O(log n), or an error
-// matching ErrNotFound.
-func (b *Board) CompetitionRank(ctx context.Context, id string) (int64, error) {
-	return decoding.Position(ctx, b.core, fnCompetition, id, 1)
-}
-
-// CompetitionRankTuple is CompetitionRank on the whole score (Level, Wins): 1 + the number of
-// entries whose score fields rank before the entry of id; the fields in the member do not count:
-// entries equal on the score fields share a rank. Or an error matching ErrNotFound.
-func (b *Board) CompetitionRankTuple(ctx context.Context, id string) (int64, error) {
-	return decoding.Position(ctx, b.core, fnCompetition, id, scoreFields)
-}
-
-// DenseRank returns 1 + the number of distinct Level values ahead of the entry of id ("1223"
-// ranking: equal Level share a rank and the next value takes the next rank), or an error matching
-// ErrNotFound. The script steps once per distinct value ahead, O(log n) each.
-func (b *Board) DenseRank(ctx context.Context, id string) (int64, error) {
-	return decoding.Position(ctx, b.core, fnDense, id)
-}
-
-// Band is a band of the board's order: the entries whose leading score fields equal given values
-// and whose next score field lies between two values. Build one with LevelBetween(lo, hi), or
-// LevelIs(v)… to fix fields first; read it with Between and CountBetween. The zero Band is
-// empty. A value outside its field's range makes the read that takes the band fail with
-// ErrOutOfRange.
-type Band = rankgenrt.Band[Entry]
-
-// Place is where a score prefix (a <Field>Prefix) or a whole Entry would rank: AroundScore reads
-// the entries around it.
-type Place interface {
-	place() (float64, string, error)
-}
-
-// place is the entry's own score and member.
-func (e Entry) place() (float64, string, error) {
-	return e.Encode()
-}
-
-// LevelPrefix is the entries whose Level is a given value: a Place for AroundScore, narrowed to a
-// Band by WinsBetween or to the next Prefix by WinsIs.
-type LevelPrefix struct {
-	s rankgenrt.ScorePrefix
-}
-
-// place is the place before every entry of the prefix: the lowest score of the entries ahead of it.
-func (p LevelPrefix) place() (float64, string, error) {
-	return p.s.Place(scoreOfP)
-}
-
-// LevelBetween is the band of entries whose Level lies in [lo, hi] (empty when lo > hi).
-func LevelBetween(lo, hi time.Time) Band {
-	dlo, err := digitOfLevel(lo)
-	if err != nil {
-		return rankgenrt.BandErr[Entry](err)
-	}
-	dhi, err := digitOfLevel(hi)
-	if err != nil {
-		return rankgenrt.BandErr[Entry](err)
-	}
-	return rankgenrt.BandOf[Entry](rankgenrt.ScorePrefix{}, dhi, dlo, levelWeight)
-}
-
-// LevelIs fixes Level to v.
-func LevelIs(v time.Time) LevelPrefix {
-	d, err := digitOfLevel(v)
-	if err != nil {
-		return LevelPrefix{rankgenrt.PrefixErr(err)}
-	}
-	return LevelPrefix{rankgenrt.ScorePrefix{}.Fix(d, levelWeight)}
-}
-
-// WinsPrefix is the entries whose Level, Wins are given values: a Place for AroundScore.
-type WinsPrefix struct {
-	s rankgenrt.ScorePrefix
-}
-
-// place is the place before every entry of the prefix: the lowest score of the entries ahead of it.
-func (p WinsPrefix) place() (float64, string, error) {
-	return p.s.Place(scoreOfP)
-}
-
-// WinsBetween is the band of entries whose Wins lies in [lo, hi] among the entries of the prefix
-// (empty when lo > hi).
-func (p LevelPrefix) WinsBetween(lo, hi Wins) Band {
-	if err := p.s.Err(); err != nil {
-		return rankgenrt.BandErr[Entry](err)
-	}
-	dlo, err := digitOfWins(lo)
-	if err != nil {
-		return rankgenrt.BandErr[Entry](err)
-	}
-	dhi, err := digitOfWins(hi)
-	if err != nil {
-		return rankgenrt.BandErr[Entry](err)
-	}
-	return rankgenrt.BandOf[Entry](p.s, dlo, dhi, winsWeight)
-}
-
-// WinsIs fixes Wins to v.
-func (p LevelPrefix) WinsIs(v Wins) WinsPrefix {
-	if err := p.s.Err(); err != nil {
-		return WinsPrefix{rankgenrt.PrefixErr(err)}
-	}
-	d, err := digitOfWins(v)
-	if err != nil {
-		return WinsPrefix{rankgenrt.PrefixErr(err)}
-	}
-	return WinsPrefix{p.s.Fix(d, winsWeight)}
-}
-
-// Between returns, best first with their ranks, up to limit entries of the band, skipping offset
-// of them: Between(ctx, LevelBetween(lo, hi), 0, 10) is the best ten whose Level lies in [lo, hi].
-// The band is a band of scores: one script counts the entries ahead of it (ZCOUNT) and reads the
-// page (ZRANGE … BYSCORE REV LIMIT), O(log n + offset + limit). A band built from a value out of
-// range is an error matching ErrOutOfRange, as is a negative offset.
-func (b *Board) Between(ctx context.Context, band Band, offset, limit int64) ([]Ranked, error) {
-	return decoding.Between(ctx, b.core, fnBand, band, offset, limit)
-}
-
-// CountBetween returns the number of entries in the band, with one ZCOUNT in O(log n). A band
-// built from a value out of range is an error matching ErrOutOfRange.
-func (b *Board) CountBetween(ctx context.Context, band Band) (int64, error) {
-	return decoding.CountBetween(ctx, b.core, band)
+	return decoding.CountBetween(ctx, b.core, LevelBetween(lo, hi))
 }
 
 // AroundScore returns, best first with their ranks, up to before entries that rank ahead of the
@@ -804,11 +678,7 @@ func (b *Board) AroundScore(ctx context.Context, at Place, before, after int64) 
 	if at == nil {
 		return nil, rankgenrt.NilPlaceError("LevelPrefix")
 	}
-	score, member, err := at.place()
-	if err != nil {
-		return nil, err
-	}
-	return decoding.Window(b.core.CallRO(ctx, fnAroundScore, rankgenrt.FormatScore(score), member, max(before, 0), max(after, 0)))
+	return decoding.AroundPlace(ctx, b.core, fnAroundScore, at.place, before, after)
 }
 
 // Reindex builds the board's index (id → member) from the members already in its sorted set: how
@@ -833,19 +703,6 @@ func applyEach[V, A any](ctx context.Context, b *Board, f *rankgenrt.Function, u
 		a, err := arg(updates[i].Value)
 		return updates[i].Handle, a, err
 	})
-}
-
-// first is the outcome of a batch of one: the call's error, else its one Result's.
-func first(res []Result, err error) (Written, error) {
-	if err != nil {
-		return Written{}, err
-	}
-	return res[0].Written, res[0].Err
-}
-
-// scoreOfP is the score of the mixed-radix integer p, as Encode computes it.
-func scoreOfP(p uint64) float64 {
-	return float64(p)
 }
 
 // digitOfLevel is the stored digit of a Level value (larger digit ranks first).

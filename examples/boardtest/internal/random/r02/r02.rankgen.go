@@ -29,11 +29,10 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// The generated code and the runtime package must agree on their contract; either
-// constant fails to compile when they drift apart. Regenerate with the matching rankgen.
+// Either constant fails to compile against a runtime of another contract: regenerate then.
 const (
-	_ = rankgenrt.EnforceVersion(5 - rankgenrt.MinVersion)
-	_ = rankgenrt.EnforceVersion(rankgenrt.MaxVersion - 5)
+	_ = rankgenrt.EnforceVersion(6 - rankgenrt.MinVersion)
+	_ = rankgenrt.EnforceVersion(rankgenrt.MaxVersion - 6)
 )
 
 // Fingerprint identifies the stored encoding: it changes exactly when a change to the schema
@@ -178,14 +177,13 @@ func Compare(a, b Entry) int {
 	return strings.Compare(a.ID, b.ID)
 }
 
-// luaLibrary is the board's Lua library, generated beside this file from the same layout: one
-// Redis function per operation, called with FCALL (FCALL_RO for reads).
+// luaLibrary is this layout's part of its Lua library, behind the runtime's shared head.
 //
 //go:embed r02.rankgen.lua
 var luaLibrary string
 
 var (
-	library           = rankgenrt.NewLibrary(luaLibrary)
+	library           = rankgenrt.NewLayoutLibrary("r02", luaLibrary)
 	fnSetJoinedAt     = library.Function("set_joined_at")
 	fnSetJoinedAtMany = library.Function("set_joined_at_many")
 	fnAddJoinedAt     = library.Function("add_joined_at")
@@ -197,9 +195,6 @@ var (
 	fnSetGold         = library.Function("set_gold")
 	fnSetGoldMany     = library.Function("set_gold_many")
 	fnChanges         = library.Function("changes")
-	fnCompetition     = library.Function("competition")
-	fnDense           = library.Function("dense")
-	fnBand            = library.Function("band")
 	fnAroundScore     = library.Function("around_score")
 )
 
@@ -208,11 +203,11 @@ var boardSpec = &rankgenrt.Spec{
 	Fingerprint: Fingerprint,
 	Indexed:     true,
 	Library:     library,
+	ScoreFields: scoreFields,
 }
 
-// Library returns the board's Lua library. Board.Load loads it; it is exported for calling a
-// board's functions in your own pipelines or transactions (after Load), where a call that finds
-// the library missing cannot load it first.
+// Library returns the board's Lua library, for calling its functions in your own pipelines (after
+// Board.Load).
 func Library() *rankgenrt.Library {
 	return library
 }
@@ -220,50 +215,43 @@ func Library() *rankgenrt.Library {
 // Board is a leaderboard of Entry values in a Redis sorted set, read best first. Its key is given
 // to NewBoard; its index (a hash id → member, which also records the layout fingerprint) is a
 // second key in the same hash slot, so the board works on Redis Cluster. Every write is one atomic
-// script that refuses a board written by another layout (ErrLayoutMismatch) and leaves the board
-// unchanged on any error. Entries written by other code, without an index, are refused
-// (ErrNotIndexed) until Reindex adopts them. Reads refuse another layout's board too, within their
-// one round trip. A Board is safe for concurrent use; create it once per key and reuse it.
-// Its reads and whole-entry writes (Get, Top, Around, Set, Best, …) are the methods of the
-// embedded rankgenrt.Board, which are the same on every layout; this file declares those its
-// layout makes its own.
+// script that refuses another layout's board (ErrLayoutMismatch) and leaves the board unchanged on
+// any error, and every read refuses it in its one round trip. Entries written by other code,
+// without an index, are refused (ErrNotIndexed) until Reindex adopts them. A Board is safe for
+// concurrent use; create it once per key and reuse it.
+// Its methods that are the same on every layout are those of the embedded rankgenrt.Board and
+// ScoreReads.
 type Board struct {
 	*rankgenrt.Board[Entry, string, Ranked, Written, Result]
+	*rankgenrt.ScoreReads[Entry, string, Ranked, Written, Result]
 	core *rankgenrt.Core // the board's machinery: client, keys, writes, the fingerprint check
 }
 
 // Option configures a Board.
 type Option = rankgenrt.Option
 
-// WithTTL makes the board's keys expire d after every write. The expiry is set by the write's own
-// script, on all of the board's keys, so it is never lost.
+// WithTTL makes the board's keys expire d after every write (rankgenrt.WithTTL).
 func WithTTL(d time.Duration) Option {
 	return rankgenrt.WithTTL(d)
 }
 
-// WithExpireAt makes the board's keys expire at t (to the millisecond), set by every write's own
-// script on all of the board's keys.
+// WithExpireAt makes the board's keys expire at t (rankgenrt.WithExpireAt).
 func WithExpireAt(t time.Time) Option {
 	return rankgenrt.WithExpireAt(t)
 }
 
-// WithDedupWindow sets how long, at least, the board remembers each write call's token, so that a
-// resend of the call is applied once (rankgenrt.DedupWindow: rankgenrt.DefaultDedupWindow unless
-// set, 0 turns exactly-once writes off). Every writer of a board should use the same window.
+// WithDedupWindow sets how long each write's token is remembered (rankgenrt.WithDedupWindow).
 func WithDedupWindow(d time.Duration) Option {
 	return rankgenrt.WithDedupWindow(d)
 }
 
-// WithReplicas makes every write wait, in its own round trip, until n replicas of the board's
-// master have it, for at most timeout; too few in time is rankgenrt.ErrNotReplicated
-// (rankgenrt.WaitReplicas says what survives a failover). Needs a *redis.Client or a
-// *redis.ClusterClient.
+// WithReplicas makes every write wait for n replicas, at most timeout (rankgenrt.WithReplicas).
 func WithReplicas(n int, timeout time.Duration) Option {
 	return rankgenrt.WithReplicas(n, timeout)
 }
 
-// WithCoalescing combines the single field updates (SetJoinedAt, …) of concurrent callers into
-// batch calls (rankgenrt.Coalescing), each caller told its own result, exactly once.
+// WithCoalescing sends concurrent single field updates (SetJoinedAt, …) as batches
+// (rankgenrt.WithCoalescing).
 func WithCoalescing(cfg rankgenrt.Coalescing) Option {
 	return rankgenrt.WithCoalescing(cfg)
 }
@@ -272,8 +260,9 @@ func WithCoalescing(cfg rankgenrt.Coalescing) Option {
 func NewBoard(c redis.UniversalClient, key string, opts ...Option) *Board {
 	core := rankgenrt.NewCore(c, key, boardSpec, opts...)
 	return &Board{
-		Board: rankgenrt.NewBoard(core, decoding),
-		core:  core,
+		Board:      rankgenrt.NewBoard(core, decoding),
+		ScoreReads: rankgenrt.NewScoreReads(core, decoding),
+		core:       core,
 	}
 }
 
@@ -283,27 +272,23 @@ type Ranked struct {
 	Entry
 }
 
-// Cursor marks a place in the board for After: the score and member of the last entry seen. The
-// zero Cursor is the top of the board.
+// Cursor marks a place in the board for After: the last entry seen (zero: the top).
 type Cursor = rankgenrt.Cursor
 
 // Update is one update of a batch (the <Op><Field>Many methods): the id, and the delta or value. A
-// batch is one script call, atomic as a whole, in order (an id may appear more than once). Each
-// update succeeds or fails on its own: its Result holds the new entry or the error that left that
-// entry unchanged. The batch's error return is for failures of the whole call (connection,
-// ErrLayoutMismatch), which change nothing. An update of an id without an entry starts from the
-// zero entry: 0, false, the first enum value, or the Unix epoch for a time (a field's
-// lowest-ranking value when that is outside its range).
+// batch is one script call, atomic, in order; each update succeeds or fails on its own (its
+// Result). An id without an entry starts from the zero entry: 0, false, the first enum value, or
+// the Unix epoch (a field's lowest-ranking value when that is outside its range).
 type Update[V any] struct {
 	ID    string
 	Value V
 }
 
-// Written is what a write did to one entry, read in the write's own script (no second read, so no
-// other writer comes between): the entry after the write (embedded: w.JoinedAt is its field), the
-// entry its id held before (Existed false: none, and Before is the zero Entry), and whether the
-// write changed the stored entry (for Best: whether it replaced it). A new personal best is
-// Changed && Existed, its exact gain the difference of Entry and Before.
+// Written is what a write did to one entry, read in the write's own script: the entry after the
+// write (embedded: w.JoinedAt is its field), the entry its id held before (Existed false: none,
+// and Before is the zero Entry), and whether the write changed the stored entry (for Best: whether
+// it replaced it). A new personal best is Changed && Existed, its exact gain the difference of
+// Entry and Before.
 type Written struct {
 	Entry
 	Before  Entry
@@ -324,108 +309,143 @@ type Result struct {
 
 // decoding is how the board's reads and writes make this package's types of the entries they read.
 var decoding = &rankgenrt.Decoding[Entry, string, Ranked, Written, Result]{
-	Decode: Decode,
-	EntryArgs: func(season *rankgenrt.Season, e Entry, args []any) ([]any, error) {
-		score, member, err := e.Encode()
-		if err != nil {
-			return nil, err
-		}
-		return append(args, rankgenrt.FormatScore(score), member), nil
-	},
+	Decode:     Decode,
+	EntryArgs:  rankgenrt.EncodedArgs(Entry.Encode),
 	IDMaxBytes: idMaxBytes,
 	IDName:     "ID",
 	NewRanked: func(rank int64, e Entry) Ranked {
-		return Ranked{
-			Entry: e,
-			Rank:  rank,
-		}
+		return Ranked{Rank: rank, Entry: e}
 	},
 	NewResult: func(w Written, err error) Result {
-		return Result{
-			Err:     err,
-			Written: w,
-		}
+		return Result{Written: w, Err: err}
 	},
 	NewWritten: func(e, before Entry, existed, changed bool) Written {
-		return Written{
-			Before:  before,
-			Changed: changed,
-			Entry:   e,
-			Existed: existed,
-		}
+		return Written{Entry: e, Before: before, Existed: existed, Changed: changed}
 	},
-	ScoreOfP: scoreOfP,
+	ScoreOfP: rankgenrt.IntegerScore,
+	WrittenOf: func(x Result) (Written, error) {
+		return x.Written, x.Err
+	},
 }
 
-// SetJoinedAt sets the JoinedAt of the entry of id to v and returns what it did: the new entry,
-// the one before (read in the same script) and whether it changed. An id without an entry starts
-// from the zero entry (see Update).
+// Band is a band of the board's order: the entries whose leading score fields equal given values
+// and whose next score field lies between two values, built by JoinedAtBetween(lo, hi) or
+// JoinedAtIs(v)… and read by Between and CountBetween (a value out of range: ErrOutOfRange). The
+// zero Band is empty.
+type Band = rankgenrt.Band[Entry]
+
+// Place is where a score prefix (a <Field>Prefix) or an Entry would rank, for AroundScore.
+type Place interface {
+	place() (float64, string, error)
+}
+
+// place is the entry's own score and member.
+func (e Entry) place() (float64, string, error) {
+	return e.Encode()
+}
+
+// JoinedAtPrefix is the entries whose JoinedAt is a given value: a Place for AroundScore, narrowed
+// to a Band by LossesBetween or to the next Prefix by LossesIs.
+type JoinedAtPrefix struct {
+	s rankgenrt.ScorePrefix
+}
+
+// place is the place before every entry of the prefix: the lowest score of the entries ahead of it.
+func (p JoinedAtPrefix) place() (float64, string, error) {
+	return p.s.Place(rankgenrt.IntegerScore)
+}
+
+// JoinedAtBetween is the band of entries whose JoinedAt lies in [lo, hi] (empty when lo > hi).
+func JoinedAtBetween(lo, hi int64) Band {
+	return rankgenrt.BandBetween[Entry](rankgenrt.ScorePrefix{}, digitOfJoinedAt, lo, hi, joinedAtWeight, true)
+}
+
+// JoinedAtIs fixes JoinedAt to v.
+func JoinedAtIs(v int64) JoinedAtPrefix {
+	return JoinedAtPrefix{rankgenrt.FixValue(rankgenrt.ScorePrefix{}, digitOfJoinedAt, v, joinedAtWeight)}
+}
+
+// LossesPrefix is the entries whose JoinedAt, Losses are given values: a Place for AroundScore.
+type LossesPrefix struct {
+	s rankgenrt.ScorePrefix
+}
+
+// place is the place before every entry of the prefix: the lowest score of the entries ahead of it.
+func (p LossesPrefix) place() (float64, string, error) {
+	return p.s.Place(rankgenrt.IntegerScore)
+}
+
+// LossesBetween is the band of entries whose Losses lies in [lo, hi] among the entries of the
+// prefix (empty when lo > hi).
+func (p JoinedAtPrefix) LossesBetween(lo, hi uint64) Band {
+	return rankgenrt.BandBetween[Entry](p.s, digitOfLosses, lo, hi, lossesWeight, false)
+}
+
+// LossesIs fixes Losses to v.
+func (p JoinedAtPrefix) LossesIs(v uint64) LossesPrefix {
+	return LossesPrefix{rankgenrt.FixValue(p.s, digitOfLosses, v, lossesWeight)}
+}
+
+// SetJoinedAt sets the JoinedAt of the entry of id to v and returns what it did (Written: the
+// entry after and before). An id without an entry starts from the zero entry (see Update).
 func (b *Board) SetJoinedAt(ctx context.Context, id string, v int64) (Written, error) {
-	return first(applyEach(ctx, b, fnSetJoinedAt, []Update[int64]{{ID: id, Value: v}}, digitOfJoinedAt))
+	return decoding.First(applyEach(ctx, b, fnSetJoinedAt, []Update[int64]{{ID: id, Value: v}}, digitOfJoinedAt))
 }
 
-// SetJoinedAtMany applies SetJoinedAt to many updates in one script call, as a batch of Update
-// does.
+// SetJoinedAtMany applies SetJoinedAt to many updates in one script call (see Update).
 func (b *Board) SetJoinedAtMany(ctx context.Context, updates []Update[int64]) ([]Result, error) {
 	return applyEach(ctx, b, fnSetJoinedAtMany, updates, digitOfJoinedAt)
 }
 
-// AddJoinedAt adds delta to the JoinedAt of the entry of id and returns what it did: the new
-// entry, the one before (read in the same script) and whether it changed. A result outside
-// JoinedAt's range is clamped to its edge. An id without an entry starts from the zero entry (see
-// Update).
+// AddJoinedAt adds delta to the JoinedAt of the entry of id and returns what it did (Written: the
+// entry after and before). A result outside JoinedAt's range is clamped to its edge. An id without
+// an entry starts from the zero entry (see Update).
 func (b *Board) AddJoinedAt(ctx context.Context, id string, delta int64) (Written, error) {
-	return first(applyEach(ctx, b, fnAddJoinedAt, []Update[int64]{{ID: id, Value: delta}}, rankgenrt.AsIs[int64]))
+	return decoding.First(applyEach(ctx, b, fnAddJoinedAt, []Update[int64]{{ID: id, Value: delta}}, rankgenrt.AsIs[int64]))
 }
 
-// AddJoinedAtMany applies AddJoinedAt to many updates in one script call, as a batch of Update
-// does.
+// AddJoinedAtMany applies AddJoinedAt to many updates in one script call (see Update).
 func (b *Board) AddJoinedAtMany(ctx context.Context, updates []Update[int64]) ([]Result, error) {
 	return applyEach(ctx, b, fnAddJoinedAtMany, updates, rankgenrt.AsIs[int64])
 }
 
 // MinJoinedAt lowers the JoinedAt of the entry of id to v when v is smaller and returns what it
-// did: the new entry, the one before (read in the same script) and whether it changed. An id
-// without an entry takes v as its JoinedAt (its first min is the value submitted), the other
-// fields starting from the zero entry (see Update).
+// did (Written: the entry after and before). An id without an entry takes v as its JoinedAt (its
+// first min is the value submitted), the other fields starting from the zero entry (see Update).
 func (b *Board) MinJoinedAt(ctx context.Context, id string, v int64) (Written, error) {
-	return first(applyEach(ctx, b, fnMinJoinedAt, []Update[int64]{{ID: id, Value: v}}, digitOfJoinedAt))
+	return decoding.First(applyEach(ctx, b, fnMinJoinedAt, []Update[int64]{{ID: id, Value: v}}, digitOfJoinedAt))
 }
 
-// MinJoinedAtMany applies MinJoinedAt to many updates in one script call, as a batch of Update
-// does.
+// MinJoinedAtMany applies MinJoinedAt to many updates in one script call (see Update).
 func (b *Board) MinJoinedAtMany(ctx context.Context, updates []Update[int64]) ([]Result, error) {
 	return applyEach(ctx, b, fnMinJoinedAtMany, updates, digitOfJoinedAt)
 }
 
-// MaxJoinedAt raises the JoinedAt of the entry of id to v when v is larger and returns what it
-// did: the new entry, the one before (read in the same script) and whether it changed. An id
-// without an entry takes v as its JoinedAt (its first max is the value submitted), the other
-// fields starting from the zero entry (see Update).
+// MaxJoinedAt raises the JoinedAt of the entry of id to v when v is larger and returns what it did
+// (Written: the entry after and before). An id without an entry takes v as its JoinedAt (its first
+// max is the value submitted), the other fields starting from the zero entry (see Update).
 func (b *Board) MaxJoinedAt(ctx context.Context, id string, v int64) (Written, error) {
-	return first(applyEach(ctx, b, fnMaxJoinedAt, []Update[int64]{{ID: id, Value: v}}, digitOfJoinedAt))
+	return decoding.First(applyEach(ctx, b, fnMaxJoinedAt, []Update[int64]{{ID: id, Value: v}}, digitOfJoinedAt))
 }
 
-// MaxJoinedAtMany applies MaxJoinedAt to many updates in one script call, as a batch of Update
-// does.
+// MaxJoinedAtMany applies MaxJoinedAt to many updates in one script call (see Update).
 func (b *Board) MaxJoinedAtMany(ctx context.Context, updates []Update[int64]) ([]Result, error) {
 	return applyEach(ctx, b, fnMaxJoinedAtMany, updates, digitOfJoinedAt)
 }
 
-// SetGold sets the Gold of the entry of id to v and returns what it did: the new entry, the one
-// before (read in the same script) and whether it changed. An id without an entry starts from the
-// zero entry (see Update).
+// SetGold sets the Gold of the entry of id to v and returns what it did (Written: the entry after
+// and before). An id without an entry starts from the zero entry (see Update).
 func (b *Board) SetGold(ctx context.Context, id string, v int64) (Written, error) {
-	return first(applyEach(ctx, b, fnSetGold, []Update[int64]{{ID: id, Value: v}}, digitOfGold))
+	return decoding.First(applyEach(ctx, b, fnSetGold, []Update[int64]{{ID: id, Value: v}}, digitOfGold))
 }
 
-// SetGoldMany applies SetGold to many updates in one script call, as a batch of Update does.
+// SetGoldMany applies SetGold to many updates in one script call (see Update).
 func (b *Board) SetGoldMany(ctx context.Context, updates []Update[int64]) ([]Result, error) {
 	return applyEach(ctx, b, fnSetGoldMany, updates, digitOfGold)
 }
 
-// Change is one field update of a change list (Board.Update, Board.UpdateMany), made by
-// SetJoinedAt, AddJoinedAt, MinJoinedAt, MaxJoinedAt or SetGold. A zero Change is refused.
+// Change is one field update of a change list (Board.Update), made by SetJoinedAt, …; a zero
+// Change is refused.
 type Change = rankgenrt.Change[Entry]
 
 // The changes script takes, per id, the id and then one argument per field update, in this order:
@@ -439,36 +459,31 @@ const (
 	changeSetGold     = 5
 )
 
-// SetJoinedAt is the change of Board.Update that sets JoinedAt to v, as Board.SetJoinedAt does.
+// SetJoinedAt is the change that sets JoinedAt to v (Board.SetJoinedAt, in Board.Update).
 func SetJoinedAt(v int64) Change {
-	d, err := digitOfJoinedAt(v)
-	return rankgenrt.NewChange[Entry]("JoinedAt", changeSetJoinedAt, d, err)
+	return rankgenrt.ChangeTo[Entry]("JoinedAt", changeSetJoinedAt, digitOfJoinedAt, v)
 }
 
-// AddJoinedAt is the change of Board.Update that adds delta to JoinedAt, as Board.AddJoinedAt
-// does.
+// AddJoinedAt is the change that adds delta to JoinedAt (Board.AddJoinedAt, in Board.Update).
 func AddJoinedAt(delta int64) Change {
 	return rankgenrt.NewChange[Entry]("JoinedAt", changeAddJoinedAt, delta, nil)
 }
 
-// MinJoinedAt is the change of Board.Update that lowers JoinedAt to v when v is smaller, as
-// Board.MinJoinedAt does.
+// MinJoinedAt is the change that lowers JoinedAt to v when v is smaller (Board.MinJoinedAt, in
+// Board.Update).
 func MinJoinedAt(v int64) Change {
-	d, err := digitOfJoinedAt(v)
-	return rankgenrt.NewChange[Entry]("JoinedAt", changeMinJoinedAt, d, err)
+	return rankgenrt.ChangeTo[Entry]("JoinedAt", changeMinJoinedAt, digitOfJoinedAt, v)
 }
 
-// MaxJoinedAt is the change of Board.Update that raises JoinedAt to v when v is larger, as
-// Board.MaxJoinedAt does.
+// MaxJoinedAt is the change that raises JoinedAt to v when v is larger (Board.MaxJoinedAt, in
+// Board.Update).
 func MaxJoinedAt(v int64) Change {
-	d, err := digitOfJoinedAt(v)
-	return rankgenrt.NewChange[Entry]("JoinedAt", changeMaxJoinedAt, d, err)
+	return rankgenrt.ChangeTo[Entry]("JoinedAt", changeMaxJoinedAt, digitOfJoinedAt, v)
 }
 
-// SetGold is the change of Board.Update that sets Gold to v, as Board.SetGold does.
+// SetGold is the change that sets Gold to v (Board.SetGold, in Board.Update).
 func SetGold(v int64) Change {
-	d, err := digitOfGold(v)
-	return rankgenrt.NewChange[Entry]("Gold", changeSetGold, d, err)
+	return rankgenrt.ChangeTo[Entry]("Gold", changeSetGold, digitOfGold, v)
 }
 
 // Changes is the change list of one id, for UpdateMany.
@@ -477,16 +492,15 @@ type Changes struct {
 	Apply []Change
 }
 
-// Update applies changes to the entry of id in one script call and returns what it did (Written:
-// the new entry, the one before, read in the same script, and whether it changed): all of them or,
-// when one fails (a value out of range, an add that overflows), none, with an error naming the
-// field. Each change works as its field's update method does: an id without an entry starts from
-// the zero entry, and its first min or max takes the value given. Changes of distinct fields do
-// not depend on their order; a list that changes a field twice, or holds a zero Change, is refused
-// with an error matching rankgenrt.ErrBadChange before anything is sent. An empty list leaves an
-// entry as it is (and stores the zero entry for an id without one).
+// Update applies changes to the entry of id in one script call and returns what it did (Written):
+// all of them or, when one fails (a value out of range, an add that overflows), none, with an
+// error naming the field. Each change works as its field's update method does: an id without an
+// entry starts from the zero entry, and its first min or max takes the value given. Changes of
+// distinct fields do not depend on their order; a list that changes a field twice, or holds a zero
+// Change, is refused with an error matching rankgenrt.ErrBadChange before anything is sent. An
+// empty list leaves an entry as it is (and stores the zero entry for an id without one).
 func (b *Board) Update(ctx context.Context, id string, changes ...Change) (Written, error) {
-	return first(b.UpdateMany(ctx, []Changes{{ID: id, Apply: changes}}))
+	return decoding.First(b.UpdateMany(ctx, []Changes{{ID: id, Apply: changes}}))
 }
 
 // UpdateMany applies many change lists in one script call, atomic as a whole, in order (an id may
@@ -505,156 +519,14 @@ func (b *Board) UpdateMany(ctx context.Context, lists []Changes) ([]Result, erro
 // range is a band of scores. Bounds outside JoinedAt's range, and a negative offset, are an error
 // matching ErrOutOfRange.
 func (b *Board) RangeJoinedAt(ctx context.Context, lo, hi int64, offset, limit int64) ([]Entry, error) {
-	dlo, err := digitOfJoinedAt(lo)
-	if err != nil {
-		return nil, err
-	}
-	dhi, err := digitOfJoinedAt(hi)
-	if err != nil {
-		return nil, err
-	}
-	return decoding.LeadRange(ctx, b.core, nil, dlo, dhi, joinedAtWeight, true, offset, limit)
+	return decoding.LeadRange(ctx, b.core, nil, JoinedAtBetween(lo, hi), offset, limit)
 }
 
 // CountJoinedAtBetween returns the number of entries whose JoinedAt lies in [lo, hi], with one
 // ZCOUNT in O(log n): JoinedAt leads the score, so the range is a band of scores. Bounds outside
 // JoinedAt's range are an error matching ErrOutOfRange.
 func (b *Board) CountJoinedAtBetween(ctx context.Context, lo, hi int64) (int64, error) {
-	dlo, err := digitOfJoinedAt(lo)
-	if err != nil {
-		return 0, err
-	}
-	dhi, err := digitOfJoinedAt(hi)
-	if err != nil {
-		return 0, err
-	}
-	return decoding.CountLead(ctx, b.core, dlo, dhi, joinedAtWeight, true)
-}
-
-// CompetitionRank returns 1 + the number of entries with a better JoinedAt than the entry of id
-// ("1224" ranking: equal JoinedAt share a rank), counted with ZCOUNT in O(log n), or an error
-// matching ErrNotFound.
-func (b *Board) CompetitionRank(ctx context.Context, id string) (int64, error) {
-	return decoding.Position(ctx, b.core, fnCompetition, id, 1)
-}
-
-// CompetitionRankTuple is CompetitionRank on the whole score (JoinedAt, Losses): 1 + the number of
-// entries whose score fields rank before the entry of id; the fields in the member do not count:
-// entries equal on the score fields share a rank. Or an error matching ErrNotFound.
-func (b *Board) CompetitionRankTuple(ctx context.Context, id string) (int64, error) {
-	return decoding.Position(ctx, b.core, fnCompetition, id, scoreFields)
-}
-
-// DenseRank returns 1 + the number of distinct JoinedAt values ahead of the entry of id ("1223"
-// ranking: equal JoinedAt share a rank and the next value takes the next rank), or an error
-// matching ErrNotFound. The script steps once per distinct value ahead, O(log n) each.
-func (b *Board) DenseRank(ctx context.Context, id string) (int64, error) {
-	return decoding.Position(ctx, b.core, fnDense, id)
-}
-
-// Band is a band of the board's order: the entries whose leading score fields equal given values
-// and whose next score field lies between two values. Build one with JoinedAtBetween(lo, hi), or
-// JoinedAtIs(v)… to fix fields first; read it with Between and CountBetween. The zero Band is
-// empty. A value outside its field's range makes the read that takes the band fail with
-// ErrOutOfRange.
-type Band = rankgenrt.Band[Entry]
-
-// Place is where a score prefix (a <Field>Prefix) or a whole Entry would rank: AroundScore reads
-// the entries around it.
-type Place interface {
-	place() (float64, string, error)
-}
-
-// place is the entry's own score and member.
-func (e Entry) place() (float64, string, error) {
-	return e.Encode()
-}
-
-// JoinedAtPrefix is the entries whose JoinedAt is a given value: a Place for AroundScore, narrowed
-// to a Band by LossesBetween or to the next Prefix by LossesIs.
-type JoinedAtPrefix struct {
-	s rankgenrt.ScorePrefix
-}
-
-// place is the place before every entry of the prefix: the lowest score of the entries ahead of it.
-func (p JoinedAtPrefix) place() (float64, string, error) {
-	return p.s.Place(scoreOfP)
-}
-
-// JoinedAtBetween is the band of entries whose JoinedAt lies in [lo, hi] (empty when lo > hi).
-func JoinedAtBetween(lo, hi int64) Band {
-	dlo, err := digitOfJoinedAt(lo)
-	if err != nil {
-		return rankgenrt.BandErr[Entry](err)
-	}
-	dhi, err := digitOfJoinedAt(hi)
-	if err != nil {
-		return rankgenrt.BandErr[Entry](err)
-	}
-	return rankgenrt.BandOf[Entry](rankgenrt.ScorePrefix{}, dhi, dlo, joinedAtWeight)
-}
-
-// JoinedAtIs fixes JoinedAt to v.
-func JoinedAtIs(v int64) JoinedAtPrefix {
-	d, err := digitOfJoinedAt(v)
-	if err != nil {
-		return JoinedAtPrefix{rankgenrt.PrefixErr(err)}
-	}
-	return JoinedAtPrefix{rankgenrt.ScorePrefix{}.Fix(d, joinedAtWeight)}
-}
-
-// LossesPrefix is the entries whose JoinedAt, Losses are given values: a Place for AroundScore.
-type LossesPrefix struct {
-	s rankgenrt.ScorePrefix
-}
-
-// place is the place before every entry of the prefix: the lowest score of the entries ahead of it.
-func (p LossesPrefix) place() (float64, string, error) {
-	return p.s.Place(scoreOfP)
-}
-
-// LossesBetween is the band of entries whose Losses lies in [lo, hi] among the entries of the
-// prefix (empty when lo > hi).
-func (p JoinedAtPrefix) LossesBetween(lo, hi uint64) Band {
-	if err := p.s.Err(); err != nil {
-		return rankgenrt.BandErr[Entry](err)
-	}
-	dlo, err := digitOfLosses(lo)
-	if err != nil {
-		return rankgenrt.BandErr[Entry](err)
-	}
-	dhi, err := digitOfLosses(hi)
-	if err != nil {
-		return rankgenrt.BandErr[Entry](err)
-	}
-	return rankgenrt.BandOf[Entry](p.s, dlo, dhi, lossesWeight)
-}
-
-// LossesIs fixes Losses to v.
-func (p JoinedAtPrefix) LossesIs(v uint64) LossesPrefix {
-	if err := p.s.Err(); err != nil {
-		return LossesPrefix{rankgenrt.PrefixErr(err)}
-	}
-	d, err := digitOfLosses(v)
-	if err != nil {
-		return LossesPrefix{rankgenrt.PrefixErr(err)}
-	}
-	return LossesPrefix{p.s.Fix(d, lossesWeight)}
-}
-
-// Between returns, best first with their ranks, up to limit entries of the band, skipping offset
-// of them: Between(ctx, JoinedAtBetween(lo, hi), 0, 10) is the best ten whose JoinedAt lies in
-// [lo, hi]. The band is a band of scores: one script counts the entries ahead of it (ZCOUNT) and
-// reads the page (ZRANGE … BYSCORE REV LIMIT), O(log n + offset + limit). A band built from a
-// value out of range is an error matching ErrOutOfRange, as is a negative offset.
-func (b *Board) Between(ctx context.Context, band Band, offset, limit int64) ([]Ranked, error) {
-	return decoding.Between(ctx, b.core, fnBand, band, offset, limit)
-}
-
-// CountBetween returns the number of entries in the band, with one ZCOUNT in O(log n). A band
-// built from a value out of range is an error matching ErrOutOfRange.
-func (b *Board) CountBetween(ctx context.Context, band Band) (int64, error) {
-	return decoding.CountBetween(ctx, b.core, band)
+	return decoding.CountBetween(ctx, b.core, JoinedAtBetween(lo, hi))
 }
 
 // AroundScore returns, best first with their ranks, up to before entries that rank ahead of the
@@ -667,11 +539,7 @@ func (b *Board) AroundScore(ctx context.Context, at Place, before, after int64) 
 	if at == nil {
 		return nil, rankgenrt.NilPlaceError("JoinedAtPrefix")
 	}
-	score, member, err := at.place()
-	if err != nil {
-		return nil, err
-	}
-	return decoding.Window(b.core.CallRO(ctx, fnAroundScore, rankgenrt.FormatScore(score), member, max(before, 0), max(after, 0)))
+	return decoding.AroundPlace(ctx, b.core, fnAroundScore, at.place, before, after)
 }
 
 // Reindex builds the board's index (id → member) from the members already in its sorted set: how
@@ -696,19 +564,6 @@ func applyEach[V, A any](ctx context.Context, b *Board, f *rankgenrt.Function, u
 		a, err := arg(updates[i].Value)
 		return updates[i].ID, a, err
 	})
-}
-
-// first is the outcome of a batch of one: the call's error, else its one Result's.
-func first(res []Result, err error) (Written, error) {
-	if err != nil {
-		return Written{}, err
-	}
-	return res[0].Written, res[0].Err
-}
-
-// scoreOfP is the score of the mixed-radix integer p, as Encode computes it.
-func scoreOfP(p uint64) float64 {
-	return float64(p)
 }
 
 // digitOfJoinedAt is the stored digit of a JoinedAt value (larger digit ranks first).

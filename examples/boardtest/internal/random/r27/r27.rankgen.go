@@ -29,11 +29,10 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// The generated code and the runtime package must agree on their contract; either
-// constant fails to compile when they drift apart. Regenerate with the matching rankgen.
+// Either constant fails to compile against a runtime of another contract: regenerate then.
 const (
-	_ = rankgenrt.EnforceVersion(5 - rankgenrt.MinVersion)
-	_ = rankgenrt.EnforceVersion(rankgenrt.MaxVersion - 5)
+	_ = rankgenrt.EnforceVersion(6 - rankgenrt.MinVersion)
+	_ = rankgenrt.EnforceVersion(rankgenrt.MaxVersion - 6)
 )
 
 // Fingerprint identifies the stored encoding: it changes exactly when a change to the schema
@@ -191,14 +190,13 @@ func Compare(a, b Entry) int {
 	return rankgenrt.CompareDecimal(b.Car, a.Car)
 }
 
-// luaLibrary is the board's Lua library, generated beside this file from the same layout: one
-// Redis function per operation, called with FCALL (FCALL_RO for reads).
+// luaLibrary is this layout's part of its Lua library, behind the runtime's shared head.
 //
 //go:embed r27.rankgen.lua
 var luaLibrary string
 
 var (
-	library            = rankgenrt.NewLibrary(luaLibrary)
+	library            = rankgenrt.NewLayoutLibrary("r27", luaLibrary)
 	fnSetSeason        = library.Function("set_season")
 	fnSetSeasonMany    = library.Function("set_season_many")
 	fnAddUpdatedAt     = library.Function("add_updated_at")
@@ -212,9 +210,6 @@ var (
 	fnMinLap           = library.Function("min_lap")
 	fnMinLapMany       = library.Function("min_lap_many")
 	fnChanges          = library.Function("changes")
-	fnCompetition      = library.Function("competition")
-	fnDense            = library.Function("dense")
-	fnBand             = library.Function("band")
 	fnAroundScore      = library.Function("around_score")
 )
 
@@ -223,11 +218,11 @@ var boardSpec = &rankgenrt.Spec{
 	Fingerprint: Fingerprint,
 	Indexed:     true,
 	Library:     library,
+	ScoreFields: scoreFields,
 }
 
-// Library returns the board's Lua library. Board.Load loads it; it is exported for calling a
-// board's functions in your own pipelines or transactions (after Load), where a call that finds
-// the library missing cannot load it first.
+// Library returns the board's Lua library, for calling its functions in your own pipelines (after
+// Board.Load).
 func Library() *rankgenrt.Library {
 	return library
 }
@@ -235,50 +230,43 @@ func Library() *rankgenrt.Library {
 // Board is a leaderboard of Entry values in a Redis sorted set, read best first. Its key is given
 // to NewBoard; its index (a hash id → member, which also records the layout fingerprint) is a
 // second key in the same hash slot, so the board works on Redis Cluster. Every write is one atomic
-// script that refuses a board written by another layout (ErrLayoutMismatch) and leaves the board
-// unchanged on any error. Entries written by other code, without an index, are refused
-// (ErrNotIndexed) until Reindex adopts them. Reads refuse another layout's board too, within their
-// one round trip. A Board is safe for concurrent use; create it once per key and reuse it.
-// Its reads and whole-entry writes (Get, Top, Around, Set, Best, …) are the methods of the
-// embedded rankgenrt.Board, which are the same on every layout; this file declares those its
-// layout makes its own.
+// script that refuses another layout's board (ErrLayoutMismatch) and leaves the board unchanged on
+// any error, and every read refuses it in its one round trip. Entries written by other code,
+// without an index, are refused (ErrNotIndexed) until Reindex adopts them. A Board is safe for
+// concurrent use; create it once per key and reuse it.
+// Its methods that are the same on every layout are those of the embedded rankgenrt.Board and
+// ScoreReads.
 type Board struct {
 	*rankgenrt.Board[Entry, uint64, Ranked, Written, Result]
+	*rankgenrt.ScoreReads[Entry, uint64, Ranked, Written, Result]
 	core *rankgenrt.Core // the board's machinery: client, keys, writes, the fingerprint check
 }
 
 // Option configures a Board.
 type Option = rankgenrt.Option
 
-// WithTTL makes the board's keys expire d after every write. The expiry is set by the write's own
-// script, on all of the board's keys, so it is never lost.
+// WithTTL makes the board's keys expire d after every write (rankgenrt.WithTTL).
 func WithTTL(d time.Duration) Option {
 	return rankgenrt.WithTTL(d)
 }
 
-// WithExpireAt makes the board's keys expire at t (to the millisecond), set by every write's own
-// script on all of the board's keys.
+// WithExpireAt makes the board's keys expire at t (rankgenrt.WithExpireAt).
 func WithExpireAt(t time.Time) Option {
 	return rankgenrt.WithExpireAt(t)
 }
 
-// WithDedupWindow sets how long, at least, the board remembers each write call's token, so that a
-// resend of the call is applied once (rankgenrt.DedupWindow: rankgenrt.DefaultDedupWindow unless
-// set, 0 turns exactly-once writes off). Every writer of a board should use the same window.
+// WithDedupWindow sets how long each write's token is remembered (rankgenrt.WithDedupWindow).
 func WithDedupWindow(d time.Duration) Option {
 	return rankgenrt.WithDedupWindow(d)
 }
 
-// WithReplicas makes every write wait, in its own round trip, until n replicas of the board's
-// master have it, for at most timeout; too few in time is rankgenrt.ErrNotReplicated
-// (rankgenrt.WaitReplicas says what survives a failover). Needs a *redis.Client or a
-// *redis.ClusterClient.
+// WithReplicas makes every write wait for n replicas, at most timeout (rankgenrt.WithReplicas).
 func WithReplicas(n int, timeout time.Duration) Option {
 	return rankgenrt.WithReplicas(n, timeout)
 }
 
-// WithCoalescing combines the single field updates (SetSeason, …) of concurrent callers into
-// batch calls (rankgenrt.Coalescing), each caller told its own result, exactly once.
+// WithCoalescing sends concurrent single field updates (SetSeason, …) as batches
+// (rankgenrt.WithCoalescing).
 func WithCoalescing(cfg rankgenrt.Coalescing) Option {
 	return rankgenrt.WithCoalescing(cfg)
 }
@@ -287,8 +275,9 @@ func WithCoalescing(cfg rankgenrt.Coalescing) Option {
 func NewBoard(c redis.UniversalClient, key string, opts ...Option) *Board {
 	core := rankgenrt.NewCore(c, key, boardSpec, opts...)
 	return &Board{
-		Board: rankgenrt.NewBoard(core, decoding),
-		core:  core,
+		Board:      rankgenrt.NewBoard(core, decoding),
+		ScoreReads: rankgenrt.NewScoreReads(core, decoding),
+		core:       core,
 	}
 }
 
@@ -298,27 +287,23 @@ type Ranked struct {
 	Entry
 }
 
-// Cursor marks a place in the board for After: the score and member of the last entry seen. The
-// zero Cursor is the top of the board.
+// Cursor marks a place in the board for After: the last entry seen (zero: the top).
 type Cursor = rankgenrt.Cursor
 
 // Update is one update of a batch (the <Op><Field>Many methods): the id, and the delta or value. A
-// batch is one script call, atomic as a whole, in order (an id may appear more than once). Each
-// update succeeds or fails on its own: its Result holds the new entry or the error that left that
-// entry unchanged. The batch's error return is for failures of the whole call (connection,
-// ErrLayoutMismatch), which change nothing. An update of an id without an entry starts from the
-// zero entry: 0, false, the first enum value, or the Unix epoch for a time (a field's
-// lowest-ranking value when that is outside its range).
+// batch is one script call, atomic, in order; each update succeeds or fails on its own (its
+// Result). An id without an entry starts from the zero entry: 0, false, the first enum value, or
+// the Unix epoch (a field's lowest-ranking value when that is outside its range).
 type Update[V any] struct {
 	Car   uint64
 	Value V
 }
 
-// Written is what a write did to one entry, read in the write's own script (no second read, so no
-// other writer comes between): the entry after the write (embedded: w.Season is its field), the
-// entry its id held before (Existed false: none, and Before is the zero Entry), and whether the
-// write changed the stored entry (for Best: whether it replaced it). A new personal best is
-// Changed && Existed, its exact gain the difference of Entry and Before.
+// Written is what a write did to one entry, read in the write's own script: the entry after the
+// write (embedded: w.Season is its field), the entry its id held before (Existed false: none, and
+// Before is the zero Entry), and whether the write changed the stored entry (for Best: whether it
+// replaced it). A new personal best is Changed && Existed, its exact gain the difference of Entry
+// and Before.
 type Written struct {
 	Entry
 	Before  Entry
@@ -339,262 +324,30 @@ type Result struct {
 
 // decoding is how the board's reads and writes make this package's types of the entries they read.
 var decoding = &rankgenrt.Decoding[Entry, uint64, Ranked, Written, Result]{
-	Decode: Decode,
-	EntryArgs: func(season *rankgenrt.Season, e Entry, args []any) ([]any, error) {
-		score, member, err := e.Encode()
-		if err != nil {
-			return nil, err
-		}
-		return append(args, rankgenrt.FormatScore(score), member), nil
-	},
+	Decode:    Decode,
+	EntryArgs: rankgenrt.EncodedArgs(Entry.Encode),
 	NewRanked: func(rank int64, e Entry) Ranked {
-		return Ranked{
-			Entry: e,
-			Rank:  rank,
-		}
+		return Ranked{Rank: rank, Entry: e}
 	},
 	NewResult: func(w Written, err error) Result {
-		return Result{
-			Err:     err,
-			Written: w,
-		}
+		return Result{Written: w, Err: err}
 	},
 	NewWritten: func(e, before Entry, existed, changed bool) Written {
-		return Written{
-			Before:  before,
-			Changed: changed,
-			Entry:   e,
-			Existed: existed,
-		}
+		return Written{Entry: e, Before: before, Existed: existed, Changed: changed}
 	},
 	ScoreOfP: scoreOfP,
-}
-
-// SetSeason sets the Season of the entry of id to v and returns what it did: the new entry, the
-// one before (read in the same script) and whether it changed. An id without an entry starts from
-// the zero entry (see Update).
-func (b *Board) SetSeason(ctx context.Context, id uint64, v time.Time) (Written, error) {
-	return first(applyEach(ctx, b, fnSetSeason, []Update[time.Time]{{Car: id, Value: v}}, digitOfSeason))
-}
-
-// SetSeasonMany applies SetSeason to many updates in one script call, as a batch of Update does.
-func (b *Board) SetSeasonMany(ctx context.Context, updates []Update[time.Time]) ([]Result, error) {
-	return applyEach(ctx, b, fnSetSeasonMany, updates, digitOfSeason)
-}
-
-// AddUpdatedAt adds delta to the UpdatedAt of the entry of id and returns what it did: the new
-// entry, the one before (read in the same script) and whether it changed. A result outside
-// UpdatedAt's range is refused with an error matching ErrOverflow, leaving the entry unchanged. An
-// id without an entry starts from the zero entry (see Update).
-func (b *Board) AddUpdatedAt(ctx context.Context, id uint64, delta int64) (Written, error) {
-	return first(applyEach(ctx, b, fnAddUpdatedAt, []Update[int64]{{Car: id, Value: delta}}, rankgenrt.AsIs[int64]))
-}
-
-// AddUpdatedAtMany applies AddUpdatedAt to many updates in one script call, as a batch of Update
-// does.
-func (b *Board) AddUpdatedAtMany(ctx context.Context, updates []Update[int64]) ([]Result, error) {
-	return applyEach(ctx, b, fnAddUpdatedAtMany, updates, rankgenrt.AsIs[int64])
-}
-
-// MaxUpdatedAt raises the UpdatedAt of the entry of id to v when v is larger and returns what it
-// did: the new entry, the one before (read in the same script) and whether it changed. An id
-// without an entry takes v as its UpdatedAt (its first max is the value submitted), the other
-// fields starting from the zero entry (see Update).
-func (b *Board) MaxUpdatedAt(ctx context.Context, id uint64, v uint64) (Written, error) {
-	return first(applyEach(ctx, b, fnMaxUpdatedAt, []Update[uint64]{{Car: id, Value: v}}, digitOfUpdatedAt))
-}
-
-// MaxUpdatedAtMany applies MaxUpdatedAt to many updates in one script call, as a batch of Update
-// does.
-func (b *Board) MaxUpdatedAtMany(ctx context.Context, updates []Update[uint64]) ([]Result, error) {
-	return applyEach(ctx, b, fnMaxUpdatedAtMany, updates, digitOfUpdatedAt)
-}
-
-// MaxGold raises the Gold of the entry of id to v when v is larger and returns what it did: the
-// new entry, the one before (read in the same script) and whether it changed. An id without an
-// entry takes v as its Gold (its first max is the value submitted), the other fields starting from
-// the zero entry (see Update).
-func (b *Board) MaxGold(ctx context.Context, id uint64, v time.Time) (Written, error) {
-	return first(applyEach(ctx, b, fnMaxGold, []Update[time.Time]{{Car: id, Value: v}}, digitOfGold))
-}
-
-// MaxGoldMany applies MaxGold to many updates in one script call, as a batch of Update does.
-func (b *Board) MaxGoldMany(ctx context.Context, updates []Update[time.Time]) ([]Result, error) {
-	return applyEach(ctx, b, fnMaxGoldMany, updates, digitOfGold)
-}
-
-// MaxLap raises the Lap of the entry of id to v when v is larger and returns what it did: the new
-// entry, the one before (read in the same script) and whether it changed. An id without an entry
-// takes v as its Lap (its first max is the value submitted), the other fields starting from the
-// zero entry (see Update).
-func (b *Board) MaxLap(ctx context.Context, id uint64, v int32) (Written, error) {
-	return first(applyEach(ctx, b, fnMaxLap, []Update[int32]{{Car: id, Value: v}}, digitOfLap))
-}
-
-// MaxLapMany applies MaxLap to many updates in one script call, as a batch of Update does.
-func (b *Board) MaxLapMany(ctx context.Context, updates []Update[int32]) ([]Result, error) {
-	return applyEach(ctx, b, fnMaxLapMany, updates, digitOfLap)
-}
-
-// MinLap lowers the Lap of the entry of id to v when v is smaller and returns what it did: the new
-// entry, the one before (read in the same script) and whether it changed. An id without an entry
-// takes v as its Lap (its first min is the value submitted), the other fields starting from the
-// zero entry (see Update).
-func (b *Board) MinLap(ctx context.Context, id uint64, v int32) (Written, error) {
-	return first(applyEach(ctx, b, fnMinLap, []Update[int32]{{Car: id, Value: v}}, digitOfLap))
-}
-
-// MinLapMany applies MinLap to many updates in one script call, as a batch of Update does.
-func (b *Board) MinLapMany(ctx context.Context, updates []Update[int32]) ([]Result, error) {
-	return applyEach(ctx, b, fnMinLapMany, updates, digitOfLap)
-}
-
-// Change is one field update of a change list (Board.Update, Board.UpdateMany), made by SetSeason,
-// AddUpdatedAt, MaxUpdatedAt, MaxGold, MaxLap or MinLap. A zero Change is refused.
-type Change = rankgenrt.Change[Entry]
-
-// The changes script takes, per id, the id and then one argument per field update, in this order:
-// a list fills in its changes and leaves the others "".
-const (
-	changeArgs         = 7 // arguments per id
-	changeSetSeason    = 1
-	changeAddUpdatedAt = 2
-	changeMaxUpdatedAt = 3
-	changeMaxGold      = 4
-	changeMaxLap       = 5
-	changeMinLap       = 6
-)
-
-// SetSeason is the change of Board.Update that sets Season to v, as Board.SetSeason does.
-func SetSeason(v time.Time) Change {
-	d, err := digitOfSeason(v)
-	return rankgenrt.NewChange[Entry]("Season", changeSetSeason, d, err)
-}
-
-// AddUpdatedAt is the change of Board.Update that adds delta to UpdatedAt, as Board.AddUpdatedAt
-// does.
-func AddUpdatedAt(delta int64) Change {
-	return rankgenrt.NewChange[Entry]("UpdatedAt", changeAddUpdatedAt, delta, nil)
-}
-
-// MaxUpdatedAt is the change of Board.Update that raises UpdatedAt to v when v is larger, as
-// Board.MaxUpdatedAt does.
-func MaxUpdatedAt(v uint64) Change {
-	d, err := digitOfUpdatedAt(v)
-	return rankgenrt.NewChange[Entry]("UpdatedAt", changeMaxUpdatedAt, d, err)
-}
-
-// MaxGold is the change of Board.Update that raises Gold to v when v is larger, as Board.MaxGold
-// does.
-func MaxGold(v time.Time) Change {
-	d, err := digitOfGold(v)
-	return rankgenrt.NewChange[Entry]("Gold", changeMaxGold, d, err)
-}
-
-// MaxLap is the change of Board.Update that raises Lap to v when v is larger, as Board.MaxLap
-// does.
-func MaxLap(v int32) Change {
-	d, err := digitOfLap(v)
-	return rankgenrt.NewChange[Entry]("Lap", changeMaxLap, d, err)
-}
-
-// MinLap is the change of Board.Update that lowers Lap to v when v is smaller, as Board.MinLap
-// does.
-func MinLap(v int32) Change {
-	d, err := digitOfLap(v)
-	return rankgenrt.NewChange[Entry]("Lap", changeMinLap, d, err)
-}
-
-// Changes is the change list of one id, for UpdateMany.
-type Changes struct {
-	Car   uint64
-	Apply []Change
-}
-
-// Update applies changes to the entry of id in one script call and returns what it did (Written:
-// the new entry, the one before, read in the same script, and whether it changed): all of them or,
-// when one fails (a value out of range, an add that overflows), none, with an error naming the
-// field. Each change works as its field's update method does: an id without an entry starts from
-// the zero entry, and its first min or max takes the value given. Changes of distinct fields do
-// not depend on their order; a list that changes a field twice, or holds a zero Change, is refused
-// with an error matching rankgenrt.ErrBadChange before anything is sent. An empty list leaves an
-// entry as it is (and stores the zero entry for an id without one).
-func (b *Board) Update(ctx context.Context, id uint64, changes ...Change) (Written, error) {
-	return first(b.UpdateMany(ctx, []Changes{{Car: id, Apply: changes}}))
-}
-
-// UpdateMany applies many change lists in one script call, atomic as a whole, in order (an id may
-// appear more than once: a later list starts from what an earlier one left). Each list is applied
-// or refused on its own, as Update does: its Result holds what it did (Written) or the error that
-// left that entry unchanged. The error return is for failures of the whole call (connection,
-// ErrLayoutMismatch), which change nothing.
-func (b *Board) UpdateMany(ctx context.Context, lists []Changes) ([]Result, error) {
-	return decoding.UpdateMany(ctx, b.core, fnChanges, changeArgs, len(lists), func(i int) (uint64, []Change) {
-		return lists[i].Car, lists[i].Apply
-	})
-}
-
-// RangeSeason returns, best first, the entries whose Season lies in [lo, hi], skipping offset of
-// them and returning at most limit. It is one ZRANGE BYSCORE: Season leads the score, so the range
-// is a band of scores. Bounds outside Season's range, and a negative offset, are an error matching
-// ErrOutOfRange.
-func (b *Board) RangeSeason(ctx context.Context, lo, hi time.Time, offset, limit int64) ([]Entry, error) {
-	dlo, err := digitOfSeason(lo)
-	if err != nil {
-		return nil, err
-	}
-	dhi, err := digitOfSeason(hi)
-	if err != nil {
-		return nil, err
-	}
-	return decoding.LeadRange(ctx, b.core, nil, dlo, dhi, seasonWeight, false, offset, limit)
-}
-
-// CountSeasonBetween returns the number of entries whose Season lies in [lo, hi], with one ZCOUNT
-// in O(log n): Season leads the score, so the range is a band of scores. Bounds outside Season's
-// range are an error matching ErrOutOfRange.
-func (b *Board) CountSeasonBetween(ctx context.Context, lo, hi time.Time) (int64, error) {
-	dlo, err := digitOfSeason(lo)
-	if err != nil {
-		return 0, err
-	}
-	dhi, err := digitOfSeason(hi)
-	if err != nil {
-		return 0, err
-	}
-	return decoding.CountLead(ctx, b.core, dlo, dhi, seasonWeight, false)
-}
-
-// CompetitionRank returns 1 + the number of entries with a better Season than the entry of id
-// ("1224" ranking: equal Season share a rank), counted with ZCOUNT in O(log n), or an error
-// matching ErrNotFound.
-func (b *Board) CompetitionRank(ctx context.Context, id uint64) (int64, error) {
-	return decoding.Position(ctx, b.core, fnCompetition, id, 1)
-}
-
-// CompetitionRankTuple is CompetitionRank on the whole score (Season, UpdatedAt, Gold): 1 + the
-// number of entries whose score fields rank before the entry of id; the fields in the member do
-// not count: entries equal on the score fields share a rank. Or an error matching ErrNotFound.
-func (b *Board) CompetitionRankTuple(ctx context.Context, id uint64) (int64, error) {
-	return decoding.Position(ctx, b.core, fnCompetition, id, scoreFields)
-}
-
-// DenseRank returns 1 + the number of distinct Season values ahead of the entry of id ("1223"
-// ranking: equal Season share a rank and the next value takes the next rank), or an error matching
-// ErrNotFound. The script steps once per distinct value ahead, O(log n) each.
-func (b *Board) DenseRank(ctx context.Context, id uint64) (int64, error) {
-	return decoding.Position(ctx, b.core, fnDense, id)
+	WrittenOf: func(x Result) (Written, error) {
+		return x.Written, x.Err
+	},
 }
 
 // Band is a band of the board's order: the entries whose leading score fields equal given values
-// and whose next score field lies between two values. Build one with SeasonBetween(lo, hi), or
-// SeasonIs(v)… to fix fields first; read it with Between and CountBetween. The zero Band is
-// empty. A value outside its field's range makes the read that takes the band fail with
-// ErrOutOfRange.
+// and whose next score field lies between two values, built by SeasonBetween(lo, hi) or
+// SeasonIs(v)… and read by Between and CountBetween (a value out of range: ErrOutOfRange). The
+// zero Band is empty.
 type Band = rankgenrt.Band[Entry]
 
-// Place is where a score prefix (a <Field>Prefix) or a whole Entry would rank: AroundScore reads
-// the entries around it.
+// Place is where a score prefix (a <Field>Prefix) or an Entry would rank, for AroundScore.
 type Place interface {
 	place() (float64, string, error)
 }
@@ -617,24 +370,12 @@ func (p SeasonPrefix) place() (float64, string, error) {
 
 // SeasonBetween is the band of entries whose Season lies in [lo, hi] (empty when lo > hi).
 func SeasonBetween(lo, hi time.Time) Band {
-	dlo, err := digitOfSeason(lo)
-	if err != nil {
-		return rankgenrt.BandErr[Entry](err)
-	}
-	dhi, err := digitOfSeason(hi)
-	if err != nil {
-		return rankgenrt.BandErr[Entry](err)
-	}
-	return rankgenrt.BandOf[Entry](rankgenrt.ScorePrefix{}, dlo, dhi, seasonWeight)
+	return rankgenrt.BandBetween[Entry](rankgenrt.ScorePrefix{}, digitOfSeason, lo, hi, seasonWeight, false)
 }
 
 // SeasonIs fixes Season to v.
 func SeasonIs(v time.Time) SeasonPrefix {
-	d, err := digitOfSeason(v)
-	if err != nil {
-		return SeasonPrefix{rankgenrt.PrefixErr(err)}
-	}
-	return SeasonPrefix{rankgenrt.ScorePrefix{}.Fix(d, seasonWeight)}
+	return SeasonPrefix{rankgenrt.FixValue(rankgenrt.ScorePrefix{}, digitOfSeason, v, seasonWeight)}
 }
 
 // UpdatedAtPrefix is the entries whose Season, UpdatedAt are given values: a Place for
@@ -651,30 +392,12 @@ func (p UpdatedAtPrefix) place() (float64, string, error) {
 // UpdatedAtBetween is the band of entries whose UpdatedAt lies in [lo, hi] among the entries of
 // the prefix (empty when lo > hi).
 func (p SeasonPrefix) UpdatedAtBetween(lo, hi uint64) Band {
-	if err := p.s.Err(); err != nil {
-		return rankgenrt.BandErr[Entry](err)
-	}
-	dlo, err := digitOfUpdatedAt(lo)
-	if err != nil {
-		return rankgenrt.BandErr[Entry](err)
-	}
-	dhi, err := digitOfUpdatedAt(hi)
-	if err != nil {
-		return rankgenrt.BandErr[Entry](err)
-	}
-	return rankgenrt.BandOf[Entry](p.s, dhi, dlo, updatedAtWeight)
+	return rankgenrt.BandBetween[Entry](p.s, digitOfUpdatedAt, lo, hi, updatedAtWeight, true)
 }
 
 // UpdatedAtIs fixes UpdatedAt to v.
 func (p SeasonPrefix) UpdatedAtIs(v uint64) UpdatedAtPrefix {
-	if err := p.s.Err(); err != nil {
-		return UpdatedAtPrefix{rankgenrt.PrefixErr(err)}
-	}
-	d, err := digitOfUpdatedAt(v)
-	if err != nil {
-		return UpdatedAtPrefix{rankgenrt.PrefixErr(err)}
-	}
-	return UpdatedAtPrefix{p.s.Fix(d, updatedAtWeight)}
+	return UpdatedAtPrefix{rankgenrt.FixValue(p.s, digitOfUpdatedAt, v, updatedAtWeight)}
 }
 
 // GoldPrefix is the entries whose Season, UpdatedAt, Gold are given values: a Place for
@@ -691,45 +414,174 @@ func (p GoldPrefix) place() (float64, string, error) {
 // GoldBetween is the band of entries whose Gold lies in [lo, hi] among the entries of the prefix
 // (empty when lo > hi).
 func (p UpdatedAtPrefix) GoldBetween(lo, hi time.Time) Band {
-	if err := p.s.Err(); err != nil {
-		return rankgenrt.BandErr[Entry](err)
-	}
-	dlo, err := digitOfGold(lo)
-	if err != nil {
-		return rankgenrt.BandErr[Entry](err)
-	}
-	dhi, err := digitOfGold(hi)
-	if err != nil {
-		return rankgenrt.BandErr[Entry](err)
-	}
-	return rankgenrt.BandOf[Entry](p.s, dhi, dlo, goldWeight)
+	return rankgenrt.BandBetween[Entry](p.s, digitOfGold, lo, hi, goldWeight, true)
 }
 
 // GoldIs fixes Gold to v.
 func (p UpdatedAtPrefix) GoldIs(v time.Time) GoldPrefix {
-	if err := p.s.Err(); err != nil {
-		return GoldPrefix{rankgenrt.PrefixErr(err)}
-	}
-	d, err := digitOfGold(v)
-	if err != nil {
-		return GoldPrefix{rankgenrt.PrefixErr(err)}
-	}
-	return GoldPrefix{p.s.Fix(d, goldWeight)}
+	return GoldPrefix{rankgenrt.FixValue(p.s, digitOfGold, v, goldWeight)}
 }
 
-// Between returns, best first with their ranks, up to limit entries of the band, skipping offset
-// of them: Between(ctx, SeasonBetween(lo, hi), 0, 10) is the best ten whose Season lies in [lo,
-// hi]. The band is a band of scores: one script counts the entries ahead of it (ZCOUNT) and reads
-// the page (ZRANGE … BYSCORE REV LIMIT), O(log n + offset + limit). A band built from a value
-// out of range is an error matching ErrOutOfRange, as is a negative offset.
-func (b *Board) Between(ctx context.Context, band Band, offset, limit int64) ([]Ranked, error) {
-	return decoding.Between(ctx, b.core, fnBand, band, offset, limit)
+// SetSeason sets the Season of the entry of id to v and returns what it did (Written: the entry
+// after and before). An id without an entry starts from the zero entry (see Update).
+func (b *Board) SetSeason(ctx context.Context, id uint64, v time.Time) (Written, error) {
+	return decoding.First(applyEach(ctx, b, fnSetSeason, []Update[time.Time]{{Car: id, Value: v}}, digitOfSeason))
 }
 
-// CountBetween returns the number of entries in the band, with one ZCOUNT in O(log n). A band
-// built from a value out of range is an error matching ErrOutOfRange.
-func (b *Board) CountBetween(ctx context.Context, band Band) (int64, error) {
-	return decoding.CountBetween(ctx, b.core, band)
+// SetSeasonMany applies SetSeason to many updates in one script call (see Update).
+func (b *Board) SetSeasonMany(ctx context.Context, updates []Update[time.Time]) ([]Result, error) {
+	return applyEach(ctx, b, fnSetSeasonMany, updates, digitOfSeason)
+}
+
+// AddUpdatedAt adds delta to the UpdatedAt of the entry of id and returns what it did (Written:
+// the entry after and before). A result outside UpdatedAt's range is refused with an error
+// matching ErrOverflow, leaving the entry unchanged. An id without an entry starts from the zero
+// entry (see Update).
+func (b *Board) AddUpdatedAt(ctx context.Context, id uint64, delta int64) (Written, error) {
+	return decoding.First(applyEach(ctx, b, fnAddUpdatedAt, []Update[int64]{{Car: id, Value: delta}}, rankgenrt.AsIs[int64]))
+}
+
+// AddUpdatedAtMany applies AddUpdatedAt to many updates in one script call (see Update).
+func (b *Board) AddUpdatedAtMany(ctx context.Context, updates []Update[int64]) ([]Result, error) {
+	return applyEach(ctx, b, fnAddUpdatedAtMany, updates, rankgenrt.AsIs[int64])
+}
+
+// MaxUpdatedAt raises the UpdatedAt of the entry of id to v when v is larger and returns what it
+// did (Written: the entry after and before). An id without an entry takes v as its UpdatedAt (its
+// first max is the value submitted), the other fields starting from the zero entry (see Update).
+func (b *Board) MaxUpdatedAt(ctx context.Context, id uint64, v uint64) (Written, error) {
+	return decoding.First(applyEach(ctx, b, fnMaxUpdatedAt, []Update[uint64]{{Car: id, Value: v}}, digitOfUpdatedAt))
+}
+
+// MaxUpdatedAtMany applies MaxUpdatedAt to many updates in one script call (see Update).
+func (b *Board) MaxUpdatedAtMany(ctx context.Context, updates []Update[uint64]) ([]Result, error) {
+	return applyEach(ctx, b, fnMaxUpdatedAtMany, updates, digitOfUpdatedAt)
+}
+
+// MaxGold raises the Gold of the entry of id to v when v is larger and returns what it did
+// (Written: the entry after and before). An id without an entry takes v as its Gold (its first max
+// is the value submitted), the other fields starting from the zero entry (see Update).
+func (b *Board) MaxGold(ctx context.Context, id uint64, v time.Time) (Written, error) {
+	return decoding.First(applyEach(ctx, b, fnMaxGold, []Update[time.Time]{{Car: id, Value: v}}, digitOfGold))
+}
+
+// MaxGoldMany applies MaxGold to many updates in one script call (see Update).
+func (b *Board) MaxGoldMany(ctx context.Context, updates []Update[time.Time]) ([]Result, error) {
+	return applyEach(ctx, b, fnMaxGoldMany, updates, digitOfGold)
+}
+
+// MaxLap raises the Lap of the entry of id to v when v is larger and returns what it did (Written:
+// the entry after and before). An id without an entry takes v as its Lap (its first max is the
+// value submitted), the other fields starting from the zero entry (see Update).
+func (b *Board) MaxLap(ctx context.Context, id uint64, v int32) (Written, error) {
+	return decoding.First(applyEach(ctx, b, fnMaxLap, []Update[int32]{{Car: id, Value: v}}, digitOfLap))
+}
+
+// MaxLapMany applies MaxLap to many updates in one script call (see Update).
+func (b *Board) MaxLapMany(ctx context.Context, updates []Update[int32]) ([]Result, error) {
+	return applyEach(ctx, b, fnMaxLapMany, updates, digitOfLap)
+}
+
+// MinLap lowers the Lap of the entry of id to v when v is smaller and returns what it did
+// (Written: the entry after and before). An id without an entry takes v as its Lap (its first min
+// is the value submitted), the other fields starting from the zero entry (see Update).
+func (b *Board) MinLap(ctx context.Context, id uint64, v int32) (Written, error) {
+	return decoding.First(applyEach(ctx, b, fnMinLap, []Update[int32]{{Car: id, Value: v}}, digitOfLap))
+}
+
+// MinLapMany applies MinLap to many updates in one script call (see Update).
+func (b *Board) MinLapMany(ctx context.Context, updates []Update[int32]) ([]Result, error) {
+	return applyEach(ctx, b, fnMinLapMany, updates, digitOfLap)
+}
+
+// Change is one field update of a change list (Board.Update), made by SetSeason, …; a zero
+// Change is refused.
+type Change = rankgenrt.Change[Entry]
+
+// The changes script takes, per id, the id and then one argument per field update, in this order:
+// a list fills in its changes and leaves the others "".
+const (
+	changeArgs         = 7 // arguments per id
+	changeSetSeason    = 1
+	changeAddUpdatedAt = 2
+	changeMaxUpdatedAt = 3
+	changeMaxGold      = 4
+	changeMaxLap       = 5
+	changeMinLap       = 6
+)
+
+// SetSeason is the change that sets Season to v (Board.SetSeason, in Board.Update).
+func SetSeason(v time.Time) Change {
+	return rankgenrt.ChangeTo[Entry]("Season", changeSetSeason, digitOfSeason, v)
+}
+
+// AddUpdatedAt is the change that adds delta to UpdatedAt (Board.AddUpdatedAt, in Board.Update).
+func AddUpdatedAt(delta int64) Change {
+	return rankgenrt.NewChange[Entry]("UpdatedAt", changeAddUpdatedAt, delta, nil)
+}
+
+// MaxUpdatedAt is the change that raises UpdatedAt to v when v is larger (Board.MaxUpdatedAt, in
+// Board.Update).
+func MaxUpdatedAt(v uint64) Change {
+	return rankgenrt.ChangeTo[Entry]("UpdatedAt", changeMaxUpdatedAt, digitOfUpdatedAt, v)
+}
+
+// MaxGold is the change that raises Gold to v when v is larger (Board.MaxGold, in Board.Update).
+func MaxGold(v time.Time) Change {
+	return rankgenrt.ChangeTo[Entry]("Gold", changeMaxGold, digitOfGold, v)
+}
+
+// MaxLap is the change that raises Lap to v when v is larger (Board.MaxLap, in Board.Update).
+func MaxLap(v int32) Change {
+	return rankgenrt.ChangeTo[Entry]("Lap", changeMaxLap, digitOfLap, v)
+}
+
+// MinLap is the change that lowers Lap to v when v is smaller (Board.MinLap, in Board.Update).
+func MinLap(v int32) Change {
+	return rankgenrt.ChangeTo[Entry]("Lap", changeMinLap, digitOfLap, v)
+}
+
+// Changes is the change list of one id, for UpdateMany.
+type Changes struct {
+	Car   uint64
+	Apply []Change
+}
+
+// Update applies changes to the entry of id in one script call and returns what it did (Written):
+// all of them or, when one fails (a value out of range, an add that overflows), none, with an
+// error naming the field. Each change works as its field's update method does: an id without an
+// entry starts from the zero entry, and its first min or max takes the value given. Changes of
+// distinct fields do not depend on their order; a list that changes a field twice, or holds a zero
+// Change, is refused with an error matching rankgenrt.ErrBadChange before anything is sent. An
+// empty list leaves an entry as it is (and stores the zero entry for an id without one).
+func (b *Board) Update(ctx context.Context, id uint64, changes ...Change) (Written, error) {
+	return decoding.First(b.UpdateMany(ctx, []Changes{{Car: id, Apply: changes}}))
+}
+
+// UpdateMany applies many change lists in one script call, atomic as a whole, in order (an id may
+// appear more than once: a later list starts from what an earlier one left). Each list is applied
+// or refused on its own, as Update does: its Result holds what it did (Written) or the error that
+// left that entry unchanged. The error return is for failures of the whole call (connection,
+// ErrLayoutMismatch), which change nothing.
+func (b *Board) UpdateMany(ctx context.Context, lists []Changes) ([]Result, error) {
+	return decoding.UpdateMany(ctx, b.core, fnChanges, changeArgs, len(lists), func(i int) (uint64, []Change) {
+		return lists[i].Car, lists[i].Apply
+	})
+}
+
+// RangeSeason returns, best first, the entries whose Season lies in [lo, hi], skipping offset of
+// them and returning at most limit. It is one ZRANGE BYSCORE: Season leads the score, so the range
+// is a band of scores. Bounds outside Season's range, and a negative offset, are an error matching
+// ErrOutOfRange.
+func (b *Board) RangeSeason(ctx context.Context, lo, hi time.Time, offset, limit int64) ([]Entry, error) {
+	return decoding.LeadRange(ctx, b.core, nil, SeasonBetween(lo, hi), offset, limit)
+}
+
+// CountSeasonBetween returns the number of entries whose Season lies in [lo, hi], with one ZCOUNT
+// in O(log n): Season leads the score, so the range is a band of scores. Bounds outside Season's
+// range are an error matching ErrOutOfRange.
+func (b *Board) CountSeasonBetween(ctx context.Context, lo, hi time.Time) (int64, error) {
+	return decoding.CountBetween(ctx, b.core, SeasonBetween(lo, hi))
 }
 
 // AroundScore returns, best first with their ranks, up to before entries that rank ahead of the
@@ -742,11 +594,7 @@ func (b *Board) AroundScore(ctx context.Context, at Place, before, after int64) 
 	if at == nil {
 		return nil, rankgenrt.NilPlaceError("SeasonPrefix")
 	}
-	score, member, err := at.place()
-	if err != nil {
-		return nil, err
-	}
-	return decoding.Window(b.core.CallRO(ctx, fnAroundScore, rankgenrt.FormatScore(score), member, max(before, 0), max(after, 0)))
+	return decoding.AroundPlace(ctx, b.core, fnAroundScore, at.place, before, after)
 }
 
 // Reindex builds the board's index (id → member) from the members already in its sorted set: how
@@ -771,14 +619,6 @@ func applyEach[V, A any](ctx context.Context, b *Board, f *rankgenrt.Function, u
 		a, err := arg(updates[i].Value)
 		return updates[i].Car, a, err
 	})
-}
-
-// first is the outcome of a batch of one: the call's error, else its one Result's.
-func first(res []Result, err error) (Written, error) {
-	if err != nil {
-		return Written{}, err
-	}
-	return res[0].Written, res[0].Err
 }
 
 // scoreOfP is the score of the mixed-radix integer p, as Encode computes it.

@@ -30,11 +30,10 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// The generated code and the runtime package must agree on their contract; either
-// constant fails to compile when they drift apart. Regenerate with the matching rankgen.
+// Either constant fails to compile against a runtime of another contract: regenerate then.
 const (
-	_ = rankgenrt.EnforceVersion(5 - rankgenrt.MinVersion)
-	_ = rankgenrt.EnforceVersion(rankgenrt.MaxVersion - 5)
+	_ = rankgenrt.EnforceVersion(6 - rankgenrt.MinVersion)
+	_ = rankgenrt.EnforceVersion(rankgenrt.MaxVersion - 6)
 )
 
 // Fingerprint identifies the stored encoding: it changes exactly when a change to the schema
@@ -162,23 +161,19 @@ func Compare(a, b Entry) int {
 	return strings.Compare(b.ID, a.ID)
 }
 
-// luaLibrary is the board's Lua library, generated beside this file from the same layout: one
-// Redis function per operation, called with FCALL (FCALL_RO for reads).
+// luaLibrary is this layout's part of its Lua library, behind the runtime's shared head.
 //
 //go:embed blitz.rankgen.lua
 var luaLibrary string
 
 var (
-	library         = rankgenrt.NewLibrary(luaLibrary)
+	library         = rankgenrt.NewLayoutLibrary("blitz", luaLibrary)
 	fnAddPoints     = library.Function("add_points")
 	fnAddPointsMany = library.Function("add_points_many")
 	fnMinBest       = library.Function("min_best")
 	fnMinBestMany   = library.Function("min_best_many")
 	fnChanges       = library.Function("changes")
 	fnTouch         = library.Function("touch")
-	fnCompetition   = library.Function("competition")
-	fnDense         = library.Function("dense")
-	fnBand          = library.Function("band")
 	fnAroundScore   = library.Function("around_score")
 )
 
@@ -188,12 +183,12 @@ var boardSpec = &rankgenrt.Spec{
 	Fingerprint:  Fingerprint,
 	Indexed:      true,
 	Library:      library,
+	ScoreFields:  scoreFields,
 	SeasonBounds: true,
 }
 
-// Library returns the board's Lua library. Board.Load loads it; it is exported for calling a
-// board's functions in your own pipelines or transactions (after Load), where a call that finds
-// the library missing cannot load it first.
+// Library returns the board's Lua library, for calling its functions in your own pipelines (after
+// Board.Load).
 func Library() *rankgenrt.Library {
 	return library
 }
@@ -201,15 +196,15 @@ func Library() *rankgenrt.Library {
 // Board is a leaderboard of Entry values in a Redis sorted set, read best first. Its key is given
 // to NewBoard; its index (a hash id → member, which also records the layout fingerprint) is a
 // second key in the same hash slot, so the board works on Redis Cluster. Every write is one atomic
-// script that refuses a board written by another layout (ErrLayoutMismatch) and leaves the board
-// unchanged on any error. Entries written by other code, without an index, are refused
-// (ErrNotIndexed) until Reindex adopts them. Reads refuse another layout's board too, within their
-// one round trip. A Board is safe for concurrent use; create it once per key and reuse it.
-// Its reads and whole-entry writes (Get, Top, Around, Set, Best, …) are the methods of the
-// embedded rankgenrt.Board, which are the same on every layout; this file declares those its
-// layout makes its own.
+// script that refuses another layout's board (ErrLayoutMismatch) and leaves the board unchanged on
+// any error, and every read refuses it in its one round trip. Entries written by other code,
+// without an index, are refused (ErrNotIndexed) until Reindex adopts them. A Board is safe for
+// concurrent use; create it once per key and reuse it.
+// Its methods that are the same on every layout are those of the embedded rankgenrt.Board and
+// ScoreReads.
 type Board struct {
 	*rankgenrt.Board[Entry, string, Ranked, Written, Result]
+	*rankgenrt.ScoreReads[Entry, string, Ranked, Written, Result]
 	core        *rankgenrt.Core // the board's machinery: client, keys, writes, the fingerprint check
 	season      Season          // the season the board holds
 	from, until int64           // the season's bounds in Unix microseconds, for the scripts
@@ -218,35 +213,28 @@ type Board struct {
 // Option configures a Board.
 type Option = rankgenrt.Option
 
-// WithTTL makes the board's keys expire d after every write. The expiry is set by the write's own
-// script, on all of the board's keys, so it is never lost.
+// WithTTL makes the board's keys expire d after every write (rankgenrt.WithTTL).
 func WithTTL(d time.Duration) Option {
 	return rankgenrt.WithTTL(d)
 }
 
-// WithExpireAt makes the board's keys expire at t (to the millisecond), set by every write's own
-// script on all of the board's keys.
+// WithExpireAt makes the board's keys expire at t (rankgenrt.WithExpireAt).
 func WithExpireAt(t time.Time) Option {
 	return rankgenrt.WithExpireAt(t)
 }
 
-// WithDedupWindow sets how long, at least, the board remembers each write call's token, so that a
-// resend of the call is applied once (rankgenrt.DedupWindow: rankgenrt.DefaultDedupWindow unless
-// set, 0 turns exactly-once writes off). Every writer of a board should use the same window.
+// WithDedupWindow sets how long each write's token is remembered (rankgenrt.WithDedupWindow).
 func WithDedupWindow(d time.Duration) Option {
 	return rankgenrt.WithDedupWindow(d)
 }
 
-// WithReplicas makes every write wait, in its own round trip, until n replicas of the board's
-// master have it, for at most timeout; too few in time is rankgenrt.ErrNotReplicated
-// (rankgenrt.WaitReplicas says what survives a failover). Needs a *redis.Client or a
-// *redis.ClusterClient.
+// WithReplicas makes every write wait for n replicas, at most timeout (rankgenrt.WithReplicas).
 func WithReplicas(n int, timeout time.Duration) Option {
 	return rankgenrt.WithReplicas(n, timeout)
 }
 
-// WithCoalescing combines the single field updates (AddPoints, …) of concurrent callers into
-// batch calls (rankgenrt.Coalescing), each caller told its own result, exactly once.
+// WithCoalescing sends concurrent single field updates (AddPoints, …) as batches
+// (rankgenrt.WithCoalescing).
 func WithCoalescing(cfg rankgenrt.Coalescing) Option {
 	return rankgenrt.WithCoalescing(cfg)
 }
@@ -264,11 +252,12 @@ func WithCoalescing(cfg rankgenrt.Coalescing) Option {
 func NewBoard(c redis.UniversalClient, key string, s Season, opts ...Option) *Board {
 	core := rankgenrt.NewSeasonCore(c, key, boardSpec, s, rankgenrt.ExpireAt(calendar.Expiry(s, keepSeasons)), opts...)
 	return &Board{
-		Board:  rankgenrt.NewBoard(core, decoding),
-		core:   core,
-		from:   s.Start.UnixMicro(),
-		season: s,
-		until:  s.End.UnixMicro(),
+		Board:      rankgenrt.NewBoard(core, decoding),
+		ScoreReads: rankgenrt.NewScoreReads(core, decoding),
+		core:       core,
+		from:       s.Start.UnixMicro(),
+		season:     s,
+		until:      s.End.UnixMicro(),
 	}
 }
 
@@ -278,27 +267,23 @@ type Ranked struct {
 	Entry
 }
 
-// Cursor marks a place in the board for After: the score and member of the last entry seen. The
-// zero Cursor is the top of the board.
+// Cursor marks a place in the board for After: the last entry seen (zero: the top).
 type Cursor = rankgenrt.Cursor
 
 // Update is one update of a batch (the <Op><Field>Many methods): the id, and the delta or value. A
-// batch is one script call, atomic as a whole, in order (an id may appear more than once). Each
-// update succeeds or fails on its own: its Result holds the new entry or the error that left that
-// entry unchanged. The batch's error return is for failures of the whole call (connection,
-// ErrLayoutMismatch), which change nothing. An update of an id without an entry starts from the
-// zero entry: 0, false, the first enum value, or the Unix epoch for a time (a field's
-// lowest-ranking value when that is outside its range).
+// batch is one script call, atomic, in order; each update succeeds or fails on its own (its
+// Result). An id without an entry starts from the zero entry: 0, false, the first enum value, or
+// the Unix epoch (a field's lowest-ranking value when that is outside its range).
 type Update[V any] struct {
 	ID    string
 	Value V
 }
 
-// Written is what a write did to one entry, read in the write's own script (no second read, so no
-// other writer comes between): the entry after the write (embedded: w.Points is its field), the
-// entry its id held before (Existed false: none, and Before is the zero Entry), and whether the
-// write changed the stored entry (for Best: whether it replaced it). A new personal best is
-// Changed && Existed, its exact gain the difference of Entry and Before.
+// Written is what a write did to one entry, read in the write's own script: the entry after the
+// write (embedded: w.Points is its field), the entry its id held before (Existed false: none, and
+// Before is the zero Entry), and whether the write changed the stored entry (for Best: whether it
+// replaced it). A new personal best is Changed && Existed, its exact gain the difference of Entry
+// and Before.
 type Written struct {
 	Entry
 	Before  Entry
@@ -336,49 +321,76 @@ var decoding = &rankgenrt.Decoding[Entry, string, Ranked, Written, Result]{
 	IDMaxBytes: idMaxBytes,
 	IDName:     "ID",
 	NewRanked: func(rank int64, e Entry) Ranked {
-		return Ranked{
-			Entry: e,
-			Rank:  rank,
-		}
+		return Ranked{Rank: rank, Entry: e}
 	},
 	NewResult: func(w Written, err error) Result {
-		return Result{
-			Err:     err,
-			Written: w,
-		}
+		return Result{Written: w, Err: err}
 	},
 	NewWritten: func(e, before Entry, existed, changed bool) Written {
-		return Written{
-			Before:  before,
-			Changed: changed,
-			Entry:   e,
-			Existed: existed,
-		}
+		return Written{Entry: e, Before: before, Existed: existed, Changed: changed}
 	},
-	ScoreOfP: scoreOfP,
+	ScoreOfP: rankgenrt.IntegerScore,
+	WrittenOf: func(x Result) (Written, error) {
+		return x.Written, x.Err
+	},
 }
 
-// AddPoints adds delta to the Points of the entry of id and returns what it did: the new entry,
-// the one before (read in the same script) and whether it changed. A result outside Points's range
-// is refused with an error matching ErrOverflow, leaving the entry unchanged. An id without an
-// entry starts from the zero entry (see Update). When the update changes the entry, it also sets
-// At (server clock), Best (client clock) to now.
+// Band is a band of the board's order: the entries whose leading score fields equal given values
+// and whose next score field lies between two values, built by PointsBetween(lo, hi) or
+// PointsIs(v)… and read by Between and CountBetween (a value out of range: ErrOutOfRange). The
+// zero Band is empty.
+type Band = rankgenrt.Band[Entry]
+
+// Place is where a score prefix (a <Field>Prefix) or an Entry would rank, for AroundScore.
+type Place interface {
+	place() (float64, string, error)
+}
+
+// place is the entry's own score and member.
+func (e Entry) place() (float64, string, error) {
+	return e.Encode()
+}
+
+// PointsPrefix is the entries whose Points is a given value: a Place for AroundScore.
+type PointsPrefix struct {
+	s rankgenrt.ScorePrefix
+}
+
+// place is the place before every entry of the prefix: the lowest score of the entries ahead of it.
+func (p PointsPrefix) place() (float64, string, error) {
+	return p.s.Place(rankgenrt.IntegerScore)
+}
+
+// PointsBetween is the band of entries whose Points lies in [lo, hi] (empty when lo > hi).
+func PointsBetween(lo, hi uint32) Band {
+	return rankgenrt.BandBetween[Entry](rankgenrt.ScorePrefix{}, digitOfPoints, lo, hi, pointsWeight, false)
+}
+
+// PointsIs fixes Points to v.
+func PointsIs(v uint32) PointsPrefix {
+	return PointsPrefix{rankgenrt.FixValue(rankgenrt.ScorePrefix{}, digitOfPoints, v, pointsWeight)}
+}
+
+// AddPoints adds delta to the Points of the entry of id and returns what it did (Written: the
+// entry after and before). A result outside Points's range is refused with an error matching
+// ErrOverflow, leaving the entry unchanged. An id without an entry starts from the zero entry (see
+// Update). When the update changes the entry, it also sets At (server clock), Best (client clock)
+// to now.
 func (b *Board) AddPoints(ctx context.Context, id string, delta int64) (Written, error) {
-	return first(applyEach(ctx, b, fnAddPoints, []Update[int64]{{ID: id, Value: delta}}, rankgenrt.AsIs[int64]))
+	return decoding.First(applyEach(ctx, b, fnAddPoints, []Update[int64]{{ID: id, Value: delta}}, rankgenrt.AsIs[int64]))
 }
 
-// AddPointsMany applies AddPoints to many updates in one script call, as a batch of Update does.
+// AddPointsMany applies AddPoints to many updates in one script call (see Update).
 func (b *Board) AddPointsMany(ctx context.Context, updates []Update[int64]) ([]Result, error) {
 	return applyEach(ctx, b, fnAddPointsMany, updates, rankgenrt.AsIs[int64])
 }
 
-// MinBest lowers the Best of the entry of id to v when v is smaller and returns what it did: the
-// new entry, the one before (read in the same script) and whether it changed. An id without an
-// entry takes v as its Best (its first min is the value submitted), the other fields starting from
-// the zero entry (see Update). When the update changes the entry, it also sets At (server clock)
-// to now.
+// MinBest lowers the Best of the entry of id to v when v is smaller and returns what it did
+// (Written: the entry after and before). An id without an entry takes v as its Best (its first min
+// is the value submitted), the other fields starting from the zero entry (see Update). When the
+// update changes the entry, it also sets At (server clock) to now.
 func (b *Board) MinBest(ctx context.Context, id string, v time.Duration) (Written, error) {
-	return first(applyEach(ctx, b, fnMinBest, []Update[time.Duration]{{ID: id, Value: v}}, func(v time.Duration) (uint64, error) {
+	return decoding.First(applyEach(ctx, b, fnMinBest, []Update[time.Duration]{{ID: id, Value: v}}, func(v time.Duration) (uint64, error) {
 		if err := b.season.CheckOffset("Best", v); err != nil {
 			return 0, err
 		}
@@ -390,7 +402,7 @@ func (b *Board) MinBest(ctx context.Context, id string, v time.Duration) (Writte
 	}))
 }
 
-// MinBestMany applies MinBest to many updates in one script call, as a batch of Update does.
+// MinBestMany applies MinBest to many updates in one script call (see Update).
 func (b *Board) MinBestMany(ctx context.Context, updates []Update[time.Duration]) ([]Result, error) {
 	return applyEach(ctx, b, fnMinBestMany, updates, func(v time.Duration) (uint64, error) {
 		if err := b.season.CheckOffset("Best", v); err != nil {
@@ -404,8 +416,8 @@ func (b *Board) MinBestMany(ctx context.Context, updates []Update[time.Duration]
 	})
 }
 
-// Change is one field update of a change list (Board.Update, Board.UpdateMany), made by AddPoints
-// or MinBest. A zero Change is refused.
+// Change is one field update of a change list (Board.Update), made by AddPoints, …; a zero
+// Change is refused.
 type Change = rankgenrt.Change[Entry]
 
 // The changes script takes, per id, the id and then one argument per field update, in this order:
@@ -416,16 +428,14 @@ const (
 	changeMinBest   = 2
 )
 
-// AddPoints is the change of Board.Update that adds delta to Points, as Board.AddPoints does.
+// AddPoints is the change that adds delta to Points (Board.AddPoints, in Board.Update).
 func AddPoints(delta int64) Change {
 	return rankgenrt.NewChange[Entry]("Points", changeAddPoints, delta, nil)
 }
 
-// MinBest is the change of Board.Update that lowers Best to v when v is smaller, as Board.MinBest
-// does.
+// MinBest is the change that lowers Best to v when v is smaller (Board.MinBest, in Board.Update).
 func MinBest(v time.Duration) Change {
-	d, err := digitOfBest(v)
-	return rankgenrt.NewChange[Entry]("Best", changeMinBest, d, err)
+	return rankgenrt.ChangeTo[Entry]("Best", changeMinBest, digitOfBest, v)
 }
 
 // Changes is the change list of one id, for UpdateMany.
@@ -434,18 +444,17 @@ type Changes struct {
 	Apply []Change
 }
 
-// Update applies changes to the entry of id in one script call and returns what it did (Written:
-// the new entry, the one before, read in the same script, and whether it changed): all of them or,
-// when one fails (a value out of range, an add that overflows), none, with an error naming the
-// field. Each change works as its field's update method does: an id without an entry starts from
-// the zero entry, and its first min or max takes the value given. Changes of distinct fields do
-// not depend on their order; a list that changes a field twice, or holds a zero Change, is refused
-// with an error matching rankgenrt.ErrBadChange before anything is sent. An empty list leaves an
-// entry as it is (and stores the zero entry for an id without one). When the changes move the
-// entry (or create it), At (server clock), Best (client clock) is set to now, once, unless the
-// list changes it.
+// Update applies changes to the entry of id in one script call and returns what it did (Written):
+// all of them or, when one fails (a value out of range, an add that overflows), none, with an
+// error naming the field. Each change works as its field's update method does: an id without an
+// entry starts from the zero entry, and its first min or max takes the value given. Changes of
+// distinct fields do not depend on their order; a list that changes a field twice, or holds a zero
+// Change, is refused with an error matching rankgenrt.ErrBadChange before anything is sent. An
+// empty list leaves an entry as it is (and stores the zero entry for an id without one). When the
+// changes move the entry (or create it), At (server clock), Best (client clock) is set to now,
+// once, unless the list changes it.
 func (b *Board) Update(ctx context.Context, id string, changes ...Change) (Written, error) {
-	return first(b.UpdateMany(ctx, []Changes{{ID: id, Apply: changes}}))
+	return decoding.First(b.UpdateMany(ctx, []Changes{{ID: id, Apply: changes}}))
 }
 
 // UpdateMany applies many change lists in one script call, atomic as a whole, in order (an id may
@@ -466,7 +475,7 @@ func (b *Board) UpdateMany(ctx context.Context, lists []Changes) ([]Result, erro
 // field update that creates it does. A clock outside a stamped field's range (or the board's
 // season) is refused, leaving the entry as it was.
 func (b *Board) Touch(ctx context.Context, id string) (Written, error) {
-	return first(b.TouchMany(ctx, []string{id}))
+	return decoding.First(b.TouchMany(ctx, []string{id}))
 }
 
 // TouchMany touches many ids in one script call, atomic as a whole, with one clock, as Touch does
@@ -482,116 +491,14 @@ func (b *Board) TouchMany(ctx context.Context, ids []string) ([]Result, error) {
 // is a band of scores. Bounds outside Points's range, and a negative offset, are an error matching
 // ErrOutOfRange.
 func (b *Board) RangePoints(ctx context.Context, lo, hi uint32, offset, limit int64) ([]Entry, error) {
-	dlo, err := digitOfPoints(lo)
-	if err != nil {
-		return nil, err
-	}
-	dhi, err := digitOfPoints(hi)
-	if err != nil {
-		return nil, err
-	}
-	return decoding.LeadRange(ctx, b.core, nil, dlo, dhi, pointsWeight, false, offset, limit)
+	return decoding.LeadRange(ctx, b.core, nil, PointsBetween(lo, hi), offset, limit)
 }
 
 // CountPointsBetween returns the number of entries whose Points lies in [lo, hi], with one ZCOUNT
 // in O(log n): Points leads the score, so the range is a band of scores. Bounds outside Points's
 // range are an error matching ErrOutOfRange.
 func (b *Board) CountPointsBetween(ctx context.Context, lo, hi uint32) (int64, error) {
-	dlo, err := digitOfPoints(lo)
-	if err != nil {
-		return 0, err
-	}
-	dhi, err := digitOfPoints(hi)
-	if err != nil {
-		return 0, err
-	}
-	return decoding.CountLead(ctx, b.core, dlo, dhi, pointsWeight, false)
-}
-
-// CompetitionRank returns 1 + the number of entries with a better Points than the entry of id
-// ("1224" ranking: equal Points share a rank), counted with ZCOUNT in O(log n), or an error
-// matching ErrNotFound.
-func (b *Board) CompetitionRank(ctx context.Context, id string) (int64, error) {
-	return decoding.Position(ctx, b.core, fnCompetition, id, 1)
-}
-
-// CompetitionRankTuple is CompetitionRank on the whole score (Points): 1 + the number of entries
-// whose score fields rank before the entry of id; the fields in the member do not count: entries
-// equal on the score fields share a rank. Or an error matching ErrNotFound.
-func (b *Board) CompetitionRankTuple(ctx context.Context, id string) (int64, error) {
-	return decoding.Position(ctx, b.core, fnCompetition, id, scoreFields)
-}
-
-// DenseRank returns 1 + the number of distinct Points values ahead of the entry of id ("1223"
-// ranking: equal Points share a rank and the next value takes the next rank), or an error matching
-// ErrNotFound. The script steps once per distinct value ahead, O(log n) each.
-func (b *Board) DenseRank(ctx context.Context, id string) (int64, error) {
-	return decoding.Position(ctx, b.core, fnDense, id)
-}
-
-// Band is a band of the board's order: the entries whose leading score fields equal given values
-// and whose next score field lies between two values. Build one with PointsBetween(lo, hi), or
-// PointsIs(v)… to fix fields first; read it with Between and CountBetween. The zero Band is
-// empty. A value outside its field's range makes the read that takes the band fail with
-// ErrOutOfRange.
-type Band = rankgenrt.Band[Entry]
-
-// Place is where a score prefix (a <Field>Prefix) or a whole Entry would rank: AroundScore reads
-// the entries around it.
-type Place interface {
-	place() (float64, string, error)
-}
-
-// place is the entry's own score and member.
-func (e Entry) place() (float64, string, error) {
-	return e.Encode()
-}
-
-// PointsPrefix is the entries whose Points is a given value: a Place for AroundScore.
-type PointsPrefix struct {
-	s rankgenrt.ScorePrefix
-}
-
-// place is the place before every entry of the prefix: the lowest score of the entries ahead of it.
-func (p PointsPrefix) place() (float64, string, error) {
-	return p.s.Place(scoreOfP)
-}
-
-// PointsBetween is the band of entries whose Points lies in [lo, hi] (empty when lo > hi).
-func PointsBetween(lo, hi uint32) Band {
-	dlo, err := digitOfPoints(lo)
-	if err != nil {
-		return rankgenrt.BandErr[Entry](err)
-	}
-	dhi, err := digitOfPoints(hi)
-	if err != nil {
-		return rankgenrt.BandErr[Entry](err)
-	}
-	return rankgenrt.BandOf[Entry](rankgenrt.ScorePrefix{}, dlo, dhi, pointsWeight)
-}
-
-// PointsIs fixes Points to v.
-func PointsIs(v uint32) PointsPrefix {
-	d, err := digitOfPoints(v)
-	if err != nil {
-		return PointsPrefix{rankgenrt.PrefixErr(err)}
-	}
-	return PointsPrefix{rankgenrt.ScorePrefix{}.Fix(d, pointsWeight)}
-}
-
-// Between returns, best first with their ranks, up to limit entries of the band, skipping offset
-// of them: Between(ctx, PointsBetween(lo, hi), 0, 10) is the best ten whose Points lies in [lo,
-// hi]. The band is a band of scores: one script counts the entries ahead of it (ZCOUNT) and reads
-// the page (ZRANGE … BYSCORE REV LIMIT), O(log n + offset + limit). A band built from a value
-// out of range is an error matching ErrOutOfRange, as is a negative offset.
-func (b *Board) Between(ctx context.Context, band Band, offset, limit int64) ([]Ranked, error) {
-	return decoding.Between(ctx, b.core, fnBand, band, offset, limit)
-}
-
-// CountBetween returns the number of entries in the band, with one ZCOUNT in O(log n). A band
-// built from a value out of range is an error matching ErrOutOfRange.
-func (b *Board) CountBetween(ctx context.Context, band Band) (int64, error) {
-	return decoding.CountBetween(ctx, b.core, band)
+	return decoding.CountBetween(ctx, b.core, PointsBetween(lo, hi))
 }
 
 // AroundScore returns, best first with their ranks, up to before entries that rank ahead of the
@@ -604,11 +511,7 @@ func (b *Board) AroundScore(ctx context.Context, at Place, before, after int64) 
 	if at == nil {
 		return nil, rankgenrt.NilPlaceError("PointsPrefix")
 	}
-	score, member, err := at.place()
-	if err != nil {
-		return nil, err
-	}
-	return decoding.Window(b.core.CallRO(ctx, fnAroundScore, rankgenrt.FormatScore(score), member, max(before, 0), max(after, 0)))
+	return decoding.AroundPlace(ctx, b.core, fnAroundScore, at.place, before, after)
 }
 
 // Reindex builds the board's index (id → member) from the members already in its sorted set: how
@@ -633,19 +536,6 @@ func applyEach[V, A any](ctx context.Context, b *Board, f *rankgenrt.Function, u
 		a, err := arg(updates[i].Value)
 		return updates[i].ID, a, err
 	})
-}
-
-// first is the outcome of a batch of one: the call's error, else its one Result's.
-func first(res []Result, err error) (Written, error) {
-	if err != nil {
-		return Written{}, err
-	}
-	return res[0].Written, res[0].Err
-}
-
-// scoreOfP is the score of the mixed-radix integer p, as Encode computes it.
-func scoreOfP(p uint64) float64 {
-	return float64(p)
 }
 
 // digitOfPoints is the stored digit of a Points value (larger digit ranks first).
