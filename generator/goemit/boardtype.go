@@ -7,6 +7,7 @@ import (
 	"github.com/dave/jennifer/jen"
 	"github.com/rankgen/rankgen/generator/catalog"
 	"github.com/rankgen/rankgen/generator/layout"
+	rankgenrt "github.com/rankgen/rankgen/runtime"
 )
 
 // boardType declares type Board.
@@ -196,13 +197,13 @@ func resultDoc(l *layout.Layout) string {
 	var touches string
 	for _, op := range catalog.Ops(l) {
 		switch {
-		case op.Kind == catalog.GetMany:
+		case op.Name == rankgenrt.OpGetMany:
 			gets = append(gets, op.Methods...)
-		case op.Kind == catalog.Changes:
+		case op.Go == catalog.GoChangeList:
 			lists = append(lists, op.Methods[len(op.Methods)-1])
-		case op.Kind == catalog.Update && op.Batch:
+		case op.Go == catalog.GoFieldUpdate && op.Batch:
 			updates = append(updates, op.Methods...)
-		case op.Kind == catalog.Touch:
+		case op.Go == catalog.GoTouch:
 			touches = op.Methods[1]
 		}
 	}

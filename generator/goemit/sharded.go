@@ -80,7 +80,6 @@ type sharded struct {
 }
 
 // op is the layout's operation of kind k (its first, for the kinds a layout has twice).
-func (s *sharded) op(k catalog.Kind) catalog.Op { return catalog.OpOf(s.ops, k) }
 
 func sRecv(f *jen.File) *jen.Statement {
 	return f.Func().Params(jen.Id("s").Op("*").Id("ShardedBoard"))
@@ -253,7 +252,7 @@ func (s *sharded) aroundScore(op catalog.Op) {
 		jen.If(id("at").Op("==").Nil()).Block(jen.Return(sDot("shards").Index(jen.Lit(0)).Dot(op.Methods[0]).Call(ctx(), id("at"), id("before"), id("after"))).Comment("its error, nothing sent")),
 		jen.List(id("score"), id("member"), jen.Err()).Op(":=").Id("at").Dot("place").Call(),
 		retErr(jen.Nil()),
-		jen.List(id("pos"), id("ahead"), id("merged"), jen.Err()).Op(":=").Add(s.place(id("score"), id("member"), jen.Max(id("before"), jen.Lit(0)), jen.Max(id("after"), jen.Lit(0)))),
+		jen.List(id("pos"), id("ahead"), id("merged"), jen.Err()).Op(":=").Add(s.place(op, id("score"), id("member"), jen.Max(id("before"), jen.Lit(0)), jen.Max(id("after"), jen.Lit(0)))),
 		retErr(jen.Nil()),
 		id("take").Op(":=").Int().Call(jen.Min(jen.Max(id("before"), jen.Lit(0)), id("pos"))).Comment("entries ahead of the place in the window"),
 		id("hi").Op(":=").Id("ahead").Op("+").Int().Call(jen.Min(jen.Max(id("after"), jen.Lit(0)), jen.Int64().Call(jen.Len(id("merged")).Op("-").Id("ahead")))),
@@ -262,11 +261,10 @@ func (s *sharded) aroundScore(op catalog.Op) {
 	f.Line()
 }
 
-// place is rankgenrt.ShardPlace(ctx, s.ShardedBoard, <the around_score function>, score,
-// member, before, after): the place's position among all shards, and the window the shards read
-// around it.
-func (s *sharded) place(score, member, before, after jen.Code) *jen.Statement {
-	return rt("ShardPlace").Call(ctx(), sDot("ShardedBoard"), id(s.op(catalog.AroundScore).Function()), score, member, before, after)
+// place is rankgenrt.ShardPlace(ctx, s.ShardedBoard, <op's function>, score, member, before,
+// after): the place's position among all shards, and the window the shards read around it.
+func (s *sharded) place(op catalog.Op, score, member, before, after jen.Code) *jen.Statement {
+	return rt("ShardPlace").Call(ctx(), sDot("ShardedBoard"), id(op.Function()), score, member, before, after)
 }
 
 // tiedPlace emits tiedPlace: the prefix of an entry's first tied score fields.

@@ -18,7 +18,7 @@ func (s *sharded) helpers() {
 // routesByID reports whether the ShardedBoard's method of op, which the file declares, sends
 // one id's write to its shard (shardOf).
 func routesByID(op catalog.Op) bool {
-	return op.Kind == catalog.Update && !op.Batch || op.Kind == catalog.Changes || op.Kind == catalog.Touch
+	return op.Go == catalog.GoFieldUpdate && !op.Batch || op.Go == catalog.GoChangeList || op.Go == catalog.GoTouch
 }
 
 // sumOver is "return rankgenrt.SumShards(ctx, len(s.shards), func(ctx, i) (int64, error) {
