@@ -3,7 +3,9 @@ package runtime
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/rankgen/rankgen/text/quote"
@@ -232,4 +234,24 @@ func EntriesData(v any, n int) (ps []Pair, found []bool, err error) {
 		return nil, nil, err
 	}
 	return ps, found, withData(ps, data)
+}
+
+// The data hash's field "" records the stored data format as the fingerprints of the data
+// fields' prefixes, the first field's to all of them, comma-separated (a hash written before
+// chains holds only the last). Code whose data fields extend the stored ones, or the stored ones
+// extend its own (fields appended at the end), shares the board.
+
+// DataFormatLast is the fingerprint of all the data fields of the stored format stored (the
+// data hash's field ""): the last of its chain.
+func DataFormatLast(stored string) string {
+	return stored[strings.LastIndexByte(stored, ',')+1:]
+}
+
+// DataFormatShared reports whether code whose data format has the chain chain reads and writes
+// a data hash of stored format stored: the same, or one of them extends the other.
+func DataFormatShared(stored string, chain []string) bool {
+	if len(chain) == 0 {
+		return false
+	}
+	return slices.Contains(chain, DataFormatLast(stored)) || slices.Contains(strings.Split(stored, ","), chain[len(chain)-1])
 }
