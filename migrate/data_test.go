@@ -47,7 +47,7 @@ type dataCase struct {
 }
 
 var dataCases = []dataCase{
-	{name: "data field added, Go zero", rule: "DATA_COUNT", old: lay("", points20+data(name8)), new: lay("", points20+data(name8, car)),
+	{name: "data field added, Go zero", rule: "", old: lay("", points20+data(name8)), new: lay("", points20+data(name8, car)),
 		entries: []string{"ann Points=1 | Name=Ann", "bob Points=2"},
 		want:    []string{"ann Points=1 | Name=Ann Car=kart", "bob Points=2"}},
 	{name: "data fields added, defaults", rule: "DATA_COUNT", old: lay("", points20+data(name8)), new: lay("", points20+data(name8, car, since, bonus)),
@@ -147,7 +147,7 @@ func TestDataMisfitsStopBeforeAnyWrite(t *testing.T) {
 	c := redistest.Client(t)
 	key := redistest.Key(t, "board")
 	writeDataBoard(t, c, old, key, []string{"ann Points=1 | Name=Annabel", "bob Points=2 | Name=Bob Car=formula", "cy Points=3 | Name=Cy Car=touring", "dee Points=4"})
-	c.HSet(context.Background(), rankgenrt.DataKey(key), "eve", "3:Eve") // one value of two
+	c.HSet(context.Background(), rankgenrt.DataKey(key), "eve", "3:Eve1:") // the second value cut short
 	// A name that is not UTF-8, written by other code: the old layout reads it, no encoder
 	// writes it.
 	c.HSet(context.Background(), rankgenrt.DataKey(key), "fay", "3:F\xffy1:0")
@@ -369,7 +369,7 @@ func readDataBoard(t testing.TB, c redis.UniversalClient, l *layout.Layout, key 
 	if err != nil {
 		t.Fatal(err)
 	}
-	if fp := stored[""]; l.HasData() && len(stored) > 0 && fp != l.DataFingerprint {
+	if fp := stored[""]; l.HasData() && len(stored) > 0 && rankgenrt.DataFormatLast(fp) != l.DataFingerprint {
 		t.Errorf("the data hash records format %q, want %s", fp, l.DataFingerprint)
 	}
 	var out []string

@@ -40,7 +40,7 @@ func (m *migration) checkSourceData(ctx context.Context) error {
 		return err
 	}
 	switch {
-	case have == "" || have == m.p.Old.DataFingerprint:
+	case have == "" || rankgenrt.DataFormatLast(have) == m.p.Old.DataFingerprint:
 		return nil
 	case !m.p.Old.HasData():
 		return fmt.Errorf("%w: %s holds data of format %s, but the old schema has no data fields; delete it, or migrate from the schema that wrote it", rankgenrt.ErrLayoutMismatch, m.k.srcData, have)
@@ -58,7 +58,7 @@ func (m *migration) dataDone(ctx context.Context) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	return have == "" || (m.p.New.HasData() && have == m.p.New.DataFingerprint), nil
+	return have == "" || (m.p.New.HasData() && rankgenrt.DataFormatLast(have) == m.p.New.DataFingerprint), nil
 }
 
 // recode maps a batch of source entries to the new layout, reading their data when the

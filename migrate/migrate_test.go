@@ -375,7 +375,7 @@ var refusals = []refusal{
 		want: "data field Car: type enum → uint has no mapping of values"},
 	{name: "new data field whose zero is out of range", rule: "DATA_COUNT", old: lay("", points20+nickData), new: lay("", points20+nickData+bonus),
 		want: "data field Bonus is new and its Go zero value is outside its range (1 … 100): give its value in migrated entries with -default Bonus=VALUE"},
-	{name: "bad data default", rule: "DATA_COUNT", old: lay("", points20+nickData), new: lay("", points20+nickData+car+str("Team", 2)),
+	{name: "bad data default", rule: "", old: lay("", points20+nickData), new: lay("", points20+nickData+car+str("Team", 2)),
 		mapping: migrate.Mapping{Defaults: map[string]string{"Car": "bus", "Team": "abc"}},
 		want:    "-default Car: want one of kart, formula, touring, not \"bus\"; -default Team = 3 bytes"},
 	{name: "data default on a board without data", old: lay("", points20), new: lay("", points20+nickData),

@@ -31,7 +31,7 @@ end
 local function data_claimed(dkey, dfp, board)
   if dfp == '' then return nil end
   local have = redis.call('HGET', dkey, '')
-  if have and have ~= dfp then
+  if have and string.match(have, '[^,]*$') ~= dfp then
     return have, redis.error_reply('RANKGEN_LAYOUT_MISMATCH ' .. board .. ' has data of format ' .. have .. ', the migration writes ' .. dfp)
   end
   return have
@@ -196,7 +196,7 @@ if n ~= m then
 end
 if data then
   local dhave = redis.call('HGET', sdata, '')
-  if dhave and dhave ~= olddfp then
+  if dhave and string.match(dhave, '[^,]*$') ~= olddfp then
     return redis.error_reply('MIGRATE_CHANGED ' .. src .. ' now has data of format ' .. dhave .. ', not ' .. olddfp)
   end
   if olddfp ~= '' and newdfp ~= '' and data_count(sdata) ~= data_count(tdata) then

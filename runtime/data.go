@@ -3,7 +3,9 @@ package runtime
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/rankgen/rankgen/text/quote"
@@ -109,27 +111,30 @@ func AppendDataBool(b []byte, v bool) []byte {
 	return AppendDataText(b, "0")
 }
 
-// DataTexts splits stored data into the texts of its n fields, refusing any other shape.
+// DataTexts splits stored data into the texts of its first n fields. Data written by a schema
+// with fewer data fields (appended since) holds fewer texts: the caller reads the missing ones
+// as their zero. Data written by a schema with more holds more: they are checked to be
+// well-formed and left out. Any other shape is refused.
 func DataTexts(data string, n int) ([]string, error) {
 	out := make([]string, 0, n)
-	rest := data
-	for len(out) < n {
+	rest, count := data, 0
+	for rest != "" {
 		i := 0
 		for i < len(rest) && i < 8 && rest[i] >= '0' && rest[i] <= '9' {
 			i++
 		}
 		if i == 0 || i >= len(rest) || rest[i] != ':' || (rest[0] == '0' && i > 1) {
-			return nil, badData(data, fmt.Sprintf("value %d has no length", len(out)+1))
+			return nil, badData(data, fmt.Sprintf("value %d has no length", count+1))
 		}
 		size, _ := strconv.Atoi(rest[:i])
 		if size > len(rest)-i-1 {
-			return nil, badData(data, fmt.Sprintf("value %d is cut short", len(out)+1))
+			return nil, badData(data, fmt.Sprintf("value %d is cut short", count+1))
 		}
-		out = append(out, rest[i+1:i+1+size])
+		if count < n {
+			out = append(out, rest[i+1:i+1+size])
+		}
+		count++
 		rest = rest[i+1+size:]
-	}
-	if rest != "" {
-		return nil, badData(data, fmt.Sprintf("more than %d values", n))
 	}
 	return out, nil
 }
@@ -229,4 +234,24 @@ func EntriesData(v any, n int) (ps []Pair, found []bool, err error) {
 		return nil, nil, err
 	}
 	return ps, found, withData(ps, data)
+}
+
+// The data hash's field "" records the stored data format as the fingerprints of the data
+// fields' prefixes, the first field's to all of them, comma-separated (a hash written before
+// chains holds only the last). Code whose data fields extend the stored ones, or the stored ones
+// extend its own (fields appended at the end), shares the board.
+
+// DataFormatLast is the fingerprint of all the data fields of the stored format stored (the
+// data hash's field ""): the last of its chain.
+func DataFormatLast(stored string) string {
+	return stored[strings.LastIndexByte(stored, ',')+1:]
+}
+
+// DataFormatShared reports whether code whose data format has the chain chain reads and writes
+// a data hash of stored format stored: the same, or one of them extends the other.
+func DataFormatShared(stored string, chain []string) bool {
+	if len(chain) == 0 {
+		return false
+	}
+	return slices.Contains(chain, DataFormatLast(stored)) || slices.Contains(strings.Split(stored, ","), chain[len(chain)-1])
 }

@@ -46,3 +46,36 @@ func TestCheckDataText(t *testing.T) {
 		}
 	}
 }
+
+// TestDataTextsAppended: data written by a schema with fewer data fields gives fewer texts (the
+// reader's zero for the rest), data written by one with more gives the first n, and damaged
+// data anywhere, in the extra fields too, is ErrBadData.
+func TestDataTextsAppended(t *testing.T) {
+	for _, c := range []struct {
+		data string
+		want []string
+	}{
+		{"2:ab", []string{"ab"}},
+		{"2:ab1:7", []string{"ab", "7"}},
+		{"2:ab1:70:", []string{"ab", "7"}},
+		{"2:ab1:73:xyz1:1", []string{"ab", "7"}},
+	} {
+		got, err := DataTexts(c.data, 2)
+		if err != nil || strconv.Quote(fmtTexts(got)) != strconv.Quote(fmtTexts(c.want)) {
+			t.Errorf("DataTexts(%q, 2) = %q, %v; want %q", c.data, got, err, c.want)
+		}
+	}
+	for _, bad := range []string{"2:a", "2:ab1", "2:ab1:7x", "2:ab1:73:xy", "2:ab1:701:x", "x"} {
+		if got, err := DataTexts(bad, 2); !errors.Is(err, ErrBadData) {
+			t.Errorf("DataTexts(%q, 2) = %q, %v; want ErrBadData", bad, got, err)
+		}
+	}
+}
+
+func fmtTexts(ts []string) string {
+	s := ""
+	for _, t := range ts {
+		s += strconv.Itoa(len(t)) + ":" + t + "|"
+	}
+	return s
+}

@@ -26,16 +26,17 @@ local floor, fmt, sub
 
 -- The running call's layout (see use_layout): its fingerprint; whether its members carry a prefix
 -- (an index maps ids to members); whether it is a season's board (a write past the board's
--- expiry is refused); its data format's fingerprint (nil: no entry data); and the part's owned
--- (prefixed layouts) and data_of (layouts with data).
-local FINGERPRINT, PREFIXED, SEASONAL, DATA_FINGERPRINT, owned, data_of
+-- expiry is refused); its data format's fingerprint (nil: no entry data), the chain of its data
+-- fields' prefixes' fingerprints (comma-separated, ending with it) and how many data fields it
+-- has; and the part's owned (prefixed layouts) and data_of (layouts with data).
+local FINGERPRINT, PREFIXED, SEASONAL, DATA_FINGERPRINT, DATA_CHAIN, DATA_FIELDS, owned, data_of
 
 -- registering is the layout the part now registering its functions declared; bound_layout the
 -- one whose values the upvalues above hold.
 local registering, bound_layout
 
 -- use_layout declares the layout of the functions a part registers after it: fingerprint,
--- prefixed, seasonal, data_fingerprint, owned, data_of, as above.
+-- prefixed, seasonal, data_fingerprint, data_chain, data_fields, owned, data_of, as above.
 local function use_layout(values)
   registering = values
 end
@@ -47,7 +48,8 @@ local function bind(lay)
   if lay ~= bound_layout then
     floor, fmt, sub = math.floor, string.format, string.sub
     FINGERPRINT, PREFIXED, SEASONAL = lay.fingerprint, lay.prefixed, lay.seasonal
-    DATA_FINGERPRINT, owned, data_of = lay.data_fingerprint, lay.owned, lay.data_of
+    DATA_FINGERPRINT, DATA_CHAIN, DATA_FIELDS = lay.data_fingerprint, lay.data_chain, lay.data_fields
+    owned, data_of = lay.owned, lay.data_of
     bound_layout = lay
   end
 end
@@ -491,28 +493,81 @@ local function window(board, start, stop, dkey)
   return {start, list}
 end
 
--- The data hash records the stored format of the data it holds: another one is refused, never
--- misread.
+-- The data hash records the stored format of the data it holds, as the chain of fingerprints of
+-- its data fields' prefixes, comma-separated (a board written before chains holds one, its
+-- last). Code of another format shares the board when one chain extends the other (data fields
+-- appended at the end): a newer writer records its longer chain, an older one keeps the fields
+-- it does not know. Any other format is refused, never misread.
+
+-- data_newer reports whether the stored chain dfp, compatible with this code's, extends it (nil:
+-- not compatible). Chains hold hex fingerprints: plain find compares them whole.
+local function data_newer(dfp)
+  local last = string.match(dfp, '[^,]*$')
+  if string.find(',' .. DATA_CHAIN .. ',', ',' .. last .. ',', 1, true) then
+    return false
+  elseif string.find(',' .. dfp .. ',', ',' .. DATA_FINGERPRINT .. ',', 1, true) then
+    return true
+  end
+  return nil
+end
 
 -- data_format returns the stored format of the data hash dkey (false: none yet), and the
--- refusal of another one, or nil; verb says what the calling code does.
+-- refusal of an incompatible one, or nil; verb says what the calling code does.
 local function data_format(dkey, verb)
   local dfp = redis.call('HGET', dkey, '')
-  if dfp and dfp ~= DATA_FINGERPRINT then
-    return dfp, redis.error_reply('RANKGEN_LAYOUT_MISMATCH the board data has stored format ' .. dfp .. ', this code ' .. verb .. ' ' .. DATA_FINGERPRINT)
+  if dfp and dfp ~= DATA_CHAIN and data_newer(dfp) == nil then
+    return dfp, redis.error_reply('RANKGEN_LAYOUT_MISMATCH the board data has stored format ' .. dfp .. ', this code ' .. verb .. ' ' .. DATA_CHAIN .. ' (neither extends the other by data fields appended at the end: migrate the board)')
   end
   return dfp, nil
 end
 
--- store_data writes the id, data pairs hdata, when there are any, and claims the data hash for
--- this format when it has none yet (dfp).
+-- data_tail returns what stored data v holds past its first n fields ('' if nothing, or if v is
+-- not well-formed data: readers refuse it anyway).
+local function data_tail(v, n)
+  local at = 1
+  for _ = 1, n do
+    local colon = string.find(v, ':', at, true)
+    local size = colon and tonumber(sub(v, at, colon - 1))
+    if not size then
+      return ''
+    end
+    at = colon + 1 + size
+  end
+  return sub(v, at)
+end
+
+-- keep_tails appends to each new data of the id, data pairs hdata the fields a newer format
+-- stored for the id past this code's: an older writer loses none of them.
+local function keep_tails(dkey, hdata)
+  local ids = {}
+  for i = 1, #hdata, 2 do
+    ids[#ids + 1] = hdata[i]
+  end
+  local old = many('HMGET', dkey, ids)
+  for j = 1, #ids do
+    local tail = old[j] and data_tail(old[j], DATA_FIELDS) or ''
+    if tail ~= '' and hdata[2 * j] ~= '' then
+      hdata[2 * j] = hdata[2 * j] .. tail
+    end
+  end
+end
+
+-- store_data writes the id, data pairs hdata, when there are any: it records this code's format
+-- when the hash has none yet (dfp) or an older one, and keeps a newer one's extra fields.
 local function store_data(dkey, dfp, hdata)
   if #hdata == 0 then
     return
   end
+  if dfp and dfp ~= DATA_CHAIN and dfp ~= DATA_FINGERPRINT then
+    if data_newer(dfp) then
+      keep_tails(dkey, hdata)
+    else
+      dfp = false
+    end
+  end
   if not dfp then
     hdata[#hdata + 1] = ''
-    hdata[#hdata + 1] = DATA_FINGERPRINT
+    hdata[#hdata + 1] = DATA_CHAIN
   end
   many('HSET', dkey, hdata)
 end

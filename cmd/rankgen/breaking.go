@@ -39,6 +39,11 @@ to a new key. After WIRE changes, a MIGRATE finding gives the rankgen migrate co
 for you to choose), the live season boards of a periodic board, and the shard keys of a
 sharded one; or says why migrate has no mapping.
 
+COMPATIBLE findings break nothing and say why: data fields appended at the end of data: need
+no migration, as code of both versions reads and writes the same board (the older keeps the
+values of fields it does not know; the newer reads an entry written without them as their zero).
+Removing, reordering or retyping a data field stays a WIRE change.
+
 SOURCE changes break Go code that uses the generated package: a package, id, field, Board
 method (an update dropped from "update:") or enum constant is gone, or a Go type changed.
 Fields are compared by name.
@@ -49,7 +54,7 @@ revision lacks is new: it is reported as NEW and breaks nothing (exit 0).
 
 -format text (the default), json (an array of {category, rule, file, line, col, message}; a
 MIGRATE item adds command and notes), or github (workflow commands that annotate the pull
-request: errors for WIRE and SOURCE, notices for NEW and MIGRATE).
+request: errors for WIRE and SOURCE, notices for NEW, COMPATIBLE and MIGRATE).
 
 -list prints every rule instead, one per line with its category and purpose (-format json:
 an array of {id, category, purpose}), in the order changes are reported; it takes no schema.
@@ -120,6 +125,12 @@ func runBreaking(e *env, against, format string, args []string) int {
 		breaking.Schema{Layout: oldL, Src: oldSrc, Name: oldName},
 		breaking.Schema{Layout: newL, Src: newSrc, Name: schema})
 	var findings []breakingFinding
+	for _, c := range breaking.CompatibleChanges(
+		breaking.Schema{Layout: oldL, Src: oldSrc, Name: oldName},
+		breaking.Schema{Layout: newL, Src: newSrc, Name: schema}) {
+		// Compatible changes inform, as NEW and MIGRATE do: no rule, never an error.
+		findings = append(findings, breakingFinding{Category: string(c.Category), File: c.File, Line: c.Line, Col: c.Col, Message: c.Message})
+	}
 	for _, c := range changes {
 		findings = append(findings, breakingFinding{Category: string(c.Category), Rule: c.Rule, File: c.File, Line: c.Line, Col: c.Col, Message: c.Message})
 	}
@@ -327,7 +338,7 @@ func writeBreaking(e *env, format string, findings []breakingFinding) error {
 		for _, f := range findings {
 			// A workflow command's properties end at ",", ":" and newlines: escape them.
 			level, title, text := "error", f.Category+" "+f.Rule, f.Message
-			if f.Rule == "" { // NEW and MIGRATE inform; they break nothing
+			if f.Rule == "" { // NEW, COMPATIBLE and MIGRATE inform; they break nothing
 				level, title = "notice", f.Category
 				text = strings.Join(slices.Concat([]string{f.Message}, nonEmpty(f.Command), f.Notes), "\n")
 			}

@@ -181,7 +181,7 @@ func (b *boardView) recorded(own, other, dfp *redis.StringCmd, ownRole string) (
 	switch dfmt, has, err := read(dfp); {
 	case err != nil:
 		problem = "the board's data format cannot be read (" + shownText(err.Error()) + "): no entry is decoded"
-	case has && dfmt != b.l.DataFingerprint:
+	case has && !rankgenrt.DataFormatShared(dfmt, b.l.DataChain):
 		problem = fmt.Sprintf("the board's data hash records stored format %s, but %s's data fields are format %s: its data would decode to wrong values, so no entry is decoded. Serve it with the schema that wrote it, or migrate the board", quote.Short(dfmt), b.l.File, b.l.DataFingerprint)
 	}
 	return shown, ok, problem

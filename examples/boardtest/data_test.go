@@ -316,7 +316,7 @@ func TestDataRefusedNeverCut(t *testing.T) {
 	if _, err := b.Set(ctx, ok); err != nil {
 		t.Fatal(err)
 	}
-	for _, bad := range []string{"x", "2:ab", "32:" + strings.Repeat("n", 32) + "1:9", "1:a1:01"} {
+	for _, bad := range []string{"x", "2:a", "2:ab1:", "32:" + strings.Repeat("n", 32) + "1:9", "1:a1:01"} {
 		c.HSet(ctx, rankgenrt.DataKey(b.Key()), "c", bad)
 		if _, err := b.Get(ctx, "c"); !errors.Is(err, rankgenrt.ErrBadData) {
 			t.Errorf("Get with stored data %q: %v; want ErrBadData", bad, err)

@@ -416,8 +416,8 @@ func (d *diff) checkData(key string) {
 		d.errorf("HGETALL %s: %v", key, err)
 		return
 	}
-	if fp, ok := got[""]; ok && fp != d.l.DataFingerprint {
-		d.errorf("data fingerprint %q; want %q", fp, d.l.DataFingerprint)
+	if fp, want := got[""], strings.Join(d.l.DataChain, ","); fp != "" && fp != want {
+		d.errorf("data format %q; want %q", fp, want)
 	}
 	delete(got, "")
 	if len(got) != len(d.m.Data) {

@@ -22,11 +22,11 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// TestSeasonBoardsFresh: the committed season packages (blitz, daily) are what their schemas
-// generate now.
+// TestSeasonBoardsFresh: the committed season packages (blitz, daily), and the two versions of
+// the compat board (v1, v2), are what their schemas generate now.
 func TestSeasonBoardsFresh(t *testing.T) {
-	for _, name := range []string{"blitz", "daily"} {
-		dir := filepath.Join("internal", "season", name)
+	for _, dir := range []string{"season/blitz", "season/daily", "compat/v1", "compat/v2"} {
+		name, dir := filepath.Base(dir), filepath.Join("internal", dir)
 		src, err := os.ReadFile(filepath.Join(dir, name+".yaml"))
 		if err != nil {
 			t.Fatal(err)

@@ -30,6 +30,9 @@ type Category string
 const (
 	Wire   Category = "WIRE"   // stored boards
 	Source Category = "SOURCE" // Go code using the generated package
+	// Compatible changes break nothing (CompatibleChanges): stored boards and code of both
+	// versions take them as they are.
+	Compatible Category = "COMPATIBLE"
 )
 
 // Change is one breaking change, positioned in the new schema (or in the old one for what the
@@ -76,11 +79,12 @@ func Compare(old, new Schema) []Change {
 // wireChanges reports whether boards the old layout wrote read differently with the new one.
 // The fingerprints cover everything that decides the stored encoding: the ranking layout's,
 // and the stored format's, which adds the entry data (a board whose schema had no data fields
-// stores none, so the first ones break nothing). Names are in neither, so fields that store
+// stores none, so the first ones break nothing, and data fields appended at the end break
+// nothing either: code of both versions shares the data, see CompatibleChanges). Names are in neither, so fields that store
 // the same way and trade places leave both as they are, and their stored values swap.
 func wireChanges(old, new *layout.Layout, m fieldMatch) bool {
 	return old.Fingerprint != new.Fingerprint ||
-		old.HasData() && old.DataFingerprint != new.DataFingerprint ||
+		old.HasData() && !dataAppended(old, new) ||
 		len(m.moved) > 0
 }
 

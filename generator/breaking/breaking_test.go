@@ -36,7 +36,7 @@ func TestGolden(t *testing.T) {
 			old := parse(t, "old.yaml", src["old.yaml"])
 			new := parse(t, "new.yaml", src["new.yaml"])
 			var b strings.Builder
-			for _, c := range Compare(old, new) {
+			for _, c := range append(CompatibleChanges(old, new), Compare(old, new)...) {
 				b.WriteString(c.String() + "\n")
 			}
 			got := b.String()

@@ -51,7 +51,7 @@ var ruleTable = []Rule{
 	{"FIELD_RANGE", Wire, "a field's range (min, max or a time's epoch) changes", eachField, checkFieldRange},
 	{"FIELD_TEXT", Wire, "a member field's text width or hex/decimal form changes", eachField, checkFieldText},
 	{"SEASON", Wire, "a board's season calendar (period, start, zone) comes, goes or changes: season ids, keys and season-anchored offsets mean other instants", wholeSchema, checkSeason},
-	{"DATA_COUNT", Wire, "a data field is added or removed: the data stored with each entry holds another number of values", wholeSchema, checkDataCount},
+	{"DATA_COUNT", Wire, "a data field is removed, or added where the stored data cannot take it (its Go zero outside its range): the data stored with each entry holds another number of values", wholeSchema, checkDataCount},
 	{"DATA_FORMAT", Wire, "a data field's type, range, enum values, unit or max_bytes changes: its stored values mean others", wholeSchema, checkDataFormat},
 	{"LAYOUT", Wire, "the layout fingerprint changes and no other rule says why (a gap in the rules)", fallback, checkLayout},
 	{"PACKAGE", Source, "the Go package name changes", wholeSchema, checkPackage},

@@ -129,6 +129,9 @@ func (c *codec) dataDecode() jen.Code {
 	var u, i bool // whether the uint64 and int64 locals are used
 	for k, f := range c.l.Data {
 		text, name := jen.Id("texts").Index(jen.Lit(k)), jen.Lit(f.Name)
+		if k > 0 { // data written before this field was appended: it reads as its zero
+			body = append(body, jen.If(jen.Len(jen.Id("texts")).Op("==").Lit(k)).Block(jen.Return(jen.Id("d"), jen.Nil())))
+		}
 		switch f.Kind {
 		case layout.String:
 			body = append(body, jen.If(jen.List(jen.Id("d").Dot(f.Name), jen.Err()).Op("=").Qual(runtimePath, "DataString").Call(text, name, c.fc(f, "MaxBytes")), jen.Err().Op("!=").Nil()).Block(jen.Return(zero, jen.Err())))
@@ -153,7 +156,9 @@ func (c *codec) dataDecode() jen.Code {
 	body = append(append(body[:3:3], locals...), body[3:]...)
 	body = append(body, jen.Return(jen.Id("d"), jen.Nil()))
 	doc := `DecodeData reads data as a board stores it; "" (an entry written without data, or by a field
-update) is the zero Data. Data this layout cannot have written is an error matching
+update) is the zero Data. Data written before a field was appended reads that field as its
+zero; data written by a schema that appended fields since keeps them in the board, and DecodeData
+leaves them out. Data this layout cannot have written is an error matching
 rankgenrt.ErrBadData, except a string that is not valid UTF-8 (which Encode refuses): written by
 other code, it is read as it is. DecodeData never panics, whatever its input.`
 	return jen.Comment(lineComment(doc)).Line().

@@ -144,13 +144,27 @@ func (v *validator) stringData(raw *rawField, f *Field, label string) *Field {
 
 // dataCanonical is the text of the data fields' stored format: their kinds, ranges and order
 // (values are stored by position), not their names.
-func dataCanonical(l *Layout) string {
-	if !l.HasData() {
+func dataCanonical(l *Layout) string { return dataCanonicalOf(l.Data) }
+
+// dataChain is the fingerprints of the stored formats of the first 1, 2, … n data fields: the
+// last is DataFingerprint. A format whose fingerprint is in another's chain is its prefix, so
+// that code of either reads and writes data of the other (fields appended since read as zero).
+func dataChain(l *Layout) []string {
+	chain := make([]string, len(l.Data))
+	for i := range l.Data {
+		chain[i] = fingerprint(dataCanonicalOf(l.Data[:i+1]))
+	}
+	return chain
+}
+
+// dataCanonicalOf is dataCanonical of the data fields data.
+func dataCanonicalOf(data []*Field) string {
+	if len(data) == 0 {
 		return ""
 	}
 	var b strings.Builder
 	b.WriteString("data 1\n")
-	for _, f := range l.Data {
+	for _, f := range data {
 		if f.Kind == String {
 			fmt.Fprintf(&b, "data string max_bytes=%d\n", f.MaxBytes)
 			continue
@@ -247,7 +261,8 @@ func (l *Layout) EncodeData(vals []DataValue) (string, error) {
 	return string(b), nil
 }
 
-// DecodeData reads data as a board stores it; "" is ZeroData. Data this layout cannot have
+// DecodeData reads data as a board stores it; "" is ZeroData. Fields appended since the data
+// was written read as their zero, fields appended by a newer schema are left out. Data this layout cannot have
 // written is an error matching ErrBadData, except a string that is not valid UTF-8 (which
 // EncodeData refuses): written by other code, it is read as it is, never left unreadable.
 func (l *Layout) DecodeData(s string) ([]DataValue, error) {
@@ -258,8 +273,8 @@ func (l *Layout) DecodeData(s string) ([]DataValue, error) {
 	if err != nil {
 		return nil, err
 	}
-	vals := make([]DataValue, len(l.Data))
-	for i, f := range l.Data {
+	vals := l.ZeroData() // fields appended since the data was written read as their zero
+	for i, f := range l.Data[:len(texts)] {
 		switch {
 		case f.Kind == String:
 			vals[i].Text, err = rankgenrt.DataString(texts[i], f.Name, f.MaxBytes)

@@ -328,6 +328,11 @@ type Layout struct {
 	// DataFingerprint is the fingerprint of the data fields' stored format alone: the data hash
 	// records it, so that data outlives a migration of the ranking layout ("" without data).
 	DataFingerprint string
+	// DataChain is the fingerprints of the stored formats of the data fields' prefixes, the
+	// first field's to all of them (DataFingerprint): the data hash records it, and code whose
+	// chain holds the stored format's last fingerprint, or whose last is in the stored chain,
+	// shares the board (fields appended at the end are a compatible change).
+	DataChain []string
 }
 
 // ScoreFields and MemberFields split Fields by place.

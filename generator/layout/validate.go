@@ -106,6 +106,7 @@ func (v *validator) layout(raw *rawSchema) *Layout {
 	l.StoreFingerprint = fingerprint(l.StoreCanonical)
 	if l.HasData() {
 		l.DataFingerprint = fingerprint(dataCanonical(l))
+		l.DataChain = dataChain(l)
 	}
 	return l
 }

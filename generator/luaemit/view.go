@@ -69,7 +69,9 @@ type data struct {
 
 	Season          bool   // a periodic layout: update scripts take the season's bounds (Unix µs)
 	Data            bool   // the layout has data fields: KEYS[5] is the data hash
-	DataFingerprint string // the data format's fingerprint, which the data hash records
+	DataFingerprint string // the data format's fingerprint
+	DataChain       string // its chain (layout.DataChain, comma-separated), which the data hash records
+	DataFields      int    // how many data fields
 
 	// Season guards (season.go).
 	SeasonBounds  bool     // the script reads the season's bounds (season_from, season_until)
@@ -152,6 +154,8 @@ func newData(l *layout.Layout) *data {
 		Season:          l.Season != nil,
 		Data:            l.HasData(),
 		DataFingerprint: l.DataFingerprint,
+		DataChain:       strings.Join(l.DataChain, ","),
+		DataFields:      len(l.Data),
 	}
 	if d.Decimal {
 		d.Pow = "1" + strings.Repeat("0", l.DecimalPlaces)

@@ -158,7 +158,9 @@ func (d Data) Encode() (string, error) {
 }
 
 // DecodeData reads data as a board stores it; "" (an entry written without data, or by a field
-// update) is the zero Data. Data this layout cannot have written is an error matching
+// update) is the zero Data. Data written before a field was appended reads that field as its
+// zero; data written by a schema that appended fields since keeps them in the board, and DecodeData
+// leaves them out. Data this layout cannot have written is an error matching
 // rankgenrt.ErrBadData, except a string that is not valid UTF-8 (which Encode refuses): written by
 // other code, it is read as it is. DecodeData never panics, whatever its input.
 func DecodeData(s string) (d Data, err error) {

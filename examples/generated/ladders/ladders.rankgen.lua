@@ -312,7 +312,7 @@ end
 F.add_score = {get = F.get_1, put = F.put_1, apply = add_digit(F.range_1, 1, false), weight = 1, radix = 4294967296}
 
 -- The layout of the functions registered below: the head's wrappers set a call's values from it.
-use_layout{fingerprint = '05ded1a41e4aa33a', prefixed = true, owned = owned, data_fingerprint = '672d49c866470e5b', data_of = data_of}
+use_layout{fingerprint = '05ded1a41e4aa33a', prefixed = true, owned = owned, data_fingerprint = '672d49c866470e5b', data_chain = '672d49c866470e5b', data_fields = 1, data_of = data_of}
 
 -- set: upsert whole entries.
 -- ARGV[5..]: score, member pairs (encoded by the Go codec). Returns, per pair, 1 when it changed

@@ -266,7 +266,7 @@ F.set_best_lap = {get = F.get_1, put = F.put_1, apply = set_digit(F.range_1), we
 F.add_laps = {get = F.get_2, put = F.put_2, apply = add_digit(F.range_2, 1, true), weight = 1, radix = 1048576}
 
 -- The layout of the functions registered below: the head's wrappers set a call's values from it.
-use_layout{fingerprint = 'fc67176e3f4b7bf3', data_fingerprint = 'c8100f5b185c8cd2', data_of = data_of}
+use_layout{fingerprint = 'fc67176e3f4b7bf3', data_fingerprint = 'c8100f5b185c8cd2', data_chain = '7c35f32e89c516f1,c8100f5b185c8cd2', data_fields = 2, data_of = data_of}
 
 -- set: upsert whole entries.
 -- ARGV[5..]: score, member pairs (encoded by the Go codec). Returns, per pair, 1 when it changed

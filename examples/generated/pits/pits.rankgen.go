@@ -189,7 +189,9 @@ func (d Data) Encode() (string, error) {
 }
 
 // DecodeData reads data as a board stores it; "" (an entry written without data, or by a field
-// update) is the zero Data. Data this layout cannot have written is an error matching
+// update) is the zero Data. Data written before a field was appended reads that field as its
+// zero; data written by a schema that appended fields since keeps them in the board, and DecodeData
+// leaves them out. Data this layout cannot have written is an error matching
 // rankgenrt.ErrBadData, except a string that is not valid UTF-8 (which Encode refuses): written by
 // other code, it is read as it is. DecodeData never panics, whatever its input.
 func DecodeData(s string) (d Data, err error) {
@@ -205,14 +207,23 @@ func DecodeData(s string) (d Data, err error) {
 	if d.Team, err = rankgenrt.DataString(texts[0], "Team", teamMaxBytes); err != nil {
 		return Data{}, err
 	}
+	if len(texts) == 1 {
+		return d, nil
+	}
 	if u, err = rankgenrt.DataUint(texts[1], "Tyre", 0, uint64(TyreHard)); err != nil {
 		return Data{}, err
 	}
 	d.Tyre = Tyre(u)
+	if len(texts) == 2 {
+		return d, nil
+	}
 	if u, err = rankgenrt.DataUint(texts[2], "Pro", 0, 1); err != nil {
 		return Data{}, err
 	}
 	d.Pro = u == 1
+	if len(texts) == 3 {
+		return d, nil
+	}
 	if i, err = rankgenrt.DataInt(texts[3], "Stops", stopsMin, stopsMax); err != nil {
 		return Data{}, err
 	}

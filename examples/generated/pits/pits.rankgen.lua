@@ -312,7 +312,7 @@ F.min_stop_ms = {get = F.get_1, put = F.put_1, apply = set_digit(F.range_1, true
 F.set_stop_ms = {get = F.get_1, put = F.put_1, apply = set_digit(F.range_1), weight = 1, radix = 65536}
 
 -- The layout of the functions registered below: the head's wrappers set a call's values from it.
-use_layout{fingerprint = '792c288c367c436d', prefixed = true, owned = owned, data_fingerprint = '61fbb4dfb0d0b140', data_of = data_of}
+use_layout{fingerprint = '792c288c367c436d', prefixed = true, owned = owned, data_fingerprint = '61fbb4dfb0d0b140', data_chain = '971d9fb1c8048328,1a85ab6dd827620d,2967efd0f0d4b647,61fbb4dfb0d0b140', data_fields = 4, data_of = data_of}
 
 -- set: upsert whole entries.
 -- ARGV[5..]: score, member pairs (encoded by the Go codec). Returns, per pair, 1 when it changed

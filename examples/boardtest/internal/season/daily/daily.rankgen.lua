@@ -314,7 +314,7 @@ end
 F.add_profit = {get = F.get_1, put = F.put_1, apply = add_digit(F.range_1, 1, false), weight = 65536, radix = 2000000001}
 
 -- The layout of the functions registered below: the head's wrappers set a call's values from it.
-use_layout{fingerprint = '9e1e151a252a2450', prefixed = true, owned = owned, seasonal = true, data_fingerprint = 'd52a2580e5f7c052', data_of = data_of}
+use_layout{fingerprint = '9e1e151a252a2450', prefixed = true, owned = owned, seasonal = true, data_fingerprint = 'd52a2580e5f7c052', data_chain = 'd52a2580e5f7c052', data_fields = 1, data_of = data_of}
 
 -- set: upsert whole entries.
 -- ARGV[5..]: score, member pairs (encoded by the Go codec). Returns, per pair, 1 when it changed
