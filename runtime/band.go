@@ -12,9 +12,9 @@ type Band[E any] struct {
 	err    error // the first value out of range
 }
 
-// BandErr is the band of a constructor that met a value out of range: every read of it
+// bandErr is the band of a constructor that met a value out of range: every read of it
 // returns err.
-func BandErr[E any](err error) Band[E] { return Band[E]{err: err} }
+func bandErr[E any](err error) Band[E] { return Band[E]{err: err} }
 
 // ScorePrefix is the leading score fields fixed so far (a generated <Field>Prefix holds one):
 // their scores are those of P in [p, end). The zero ScorePrefix fixes none.
@@ -23,8 +23,8 @@ type ScorePrefix struct {
 	err    error // the first value out of range
 }
 
-// PrefixErr is the prefix of a constructor that met a value out of range.
-func PrefixErr(err error) ScorePrefix { return ScorePrefix{err: err} }
+// prefixErr is the prefix of a constructor that met a value out of range.
+func prefixErr(err error) ScorePrefix { return ScorePrefix{err: err} }
 
 // Err is the first value out of range met building s, or nil.
 func (s ScorePrefix) Err() error { return s.err }
@@ -40,9 +40,9 @@ func (s ScorePrefix) Place(scoreOfP func(uint64) float64) (float64, string, erro
 	return scoreOfP(s.end), "", s.err
 }
 
-// BandOf is the band of the next field's digits dlo…dhi, of the given weight, under s: empty
+// bandOf is the band of the next field's digits dlo…dhi, of the given weight, under s: empty
 // when dlo > dhi.
-func BandOf[E any](s ScorePrefix, dlo, dhi, weight uint64) Band[E] {
+func bandOf[E any](s ScorePrefix, dlo, dhi, weight uint64) Band[E] {
 	if dlo > dhi {
 		return Band[E]{}
 	}
@@ -55,20 +55,20 @@ func BandOf[E any](s ScorePrefix, dlo, dhi, weight uint64) Band[E] {
 // when lo ranks after hi; the first value out of range, s's own included, is its error.
 func BandBetween[E, V any](s ScorePrefix, digit func(V) (uint64, error), lo, hi V, weight uint64, ascending bool) Band[E] {
 	if s.err != nil {
-		return BandErr[E](s.err)
+		return bandErr[E](s.err)
 	}
 	dlo, err := digit(lo)
 	if err != nil {
-		return BandErr[E](err)
+		return bandErr[E](err)
 	}
 	dhi, err := digit(hi)
 	if err != nil {
-		return BandErr[E](err)
+		return bandErr[E](err)
 	}
 	if ascending {
 		dlo, dhi = dhi, dlo
 	}
-	return BandOf[E](s, dlo, dhi, weight)
+	return bandOf[E](s, dlo, dhi, weight)
 }
 
 // FixValue narrows s to the next score field's value v (digit and weight as BandBetween
@@ -79,7 +79,7 @@ func FixValue[V any](s ScorePrefix, digit func(V) (uint64, error), v V, weight u
 	}
 	d, err := digit(v)
 	if err != nil {
-		return PrefixErr(err)
+		return prefixErr(err)
 	}
 	return s.Fix(d, weight)
 }
