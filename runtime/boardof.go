@@ -22,28 +22,29 @@ type Board[E any, I ID, R, W, X any] struct {
 // The library functions every layout's library has, by operation name (the generator's
 // catalogue names its operations with these constants; its tests check that they agree).
 const (
-	OpSet      = "set"
-	OpBest     = "best"
-	OpInsert   = "insert"
-	OpRemove   = "remove"
-	OpTrim     = "trim"
-	OpGet      = "get"
-	OpRank     = "rank"
-	OpPage     = "page"
-	OpAround   = "around"
-	OpAfter    = "after"
-	OpGetMany  = "get_many"
-	OpRankMany = "rank_many"
-	OpBottom   = "bottom"
-	OpStanding = "standing"
+	OpSet        = "set"
+	OpBest       = "best"
+	OpInsert     = "insert"
+	OpRemove     = "remove"
+	OpTrim       = "trim"
+	OpGet        = "get"
+	OpRank       = "rank"
+	OpPage       = "page"
+	OpAround     = "around"
+	OpAfter      = "after"
+	OpGetMany    = "get_many"
+	OpRankMany   = "rank_many"
+	OpRankedMany = "ranked_many"
+	OpBottom     = "bottom"
+	OpStanding   = "standing"
 )
 
 // boardFunctions are a board's handles on the functions of its library that Board calls.
 // get and rank are nil where the layout reads them with plain commands (bare ids, no data),
 // page where it has no data.
 type boardFunctions struct {
-	set, best, insert, remove, trim, around, after, getMany, rankMany, bottom, standing *Function
-	get, rank, page                                                                     *Function
+	set, best, insert, remove, trim, around, after, getMany, rankMany, rankedMany, bottom, standing *Function
+	get, rank, page                                                                                 *Function
 }
 
 // NewBoard returns the board whose machinery is core, reading and writing entries as dec says.
@@ -52,7 +53,7 @@ func NewBoard[E any, I ID, R, W, X any](core *Core, dec *Decoding[E, I, R, W, X]
 	b := &Board[E, I, R, W, X]{core: core, dec: dec, fn: boardFunctions{
 		set: lib.Function(OpSet), best: lib.Function(OpBest), insert: lib.Function(OpInsert), remove: lib.Function(OpRemove), trim: lib.Function(OpTrim),
 		around: lib.Function(OpAround), after: lib.Function(OpAfter), getMany: lib.Function(OpGetMany),
-		rankMany: lib.Function(OpRankMany), bottom: lib.Function(OpBottom), standing: lib.Function(OpStanding),
+		rankMany: lib.Function(OpRankMany), rankedMany: lib.Function(OpRankedMany), bottom: lib.Function(OpBottom), standing: lib.Function(OpStanding),
 	}}
 	if spec.Indexed || spec.Data {
 		// The entry of an id is found through the index, or read with its data, by a script.
@@ -243,6 +244,13 @@ func (b *Board[E, I, R, W, X]) GetMany(ctx context.Context, ids ...I) ([]X, erro
 // an id without an entry. An invalid id fails the whole call before anything is sent.
 func (b *Board[E, I, R, W, X]) RankMany(ctx context.Context, ids ...I) ([]int64, error) {
 	return b.dec.RankMany(ctx, b.core, b.fn.rankMany, ids)
+}
+
+// RankedMany returns, in one round trip, the entry and 1-based rank of each id that has an
+// entry, best first: a friends list's standings. An id without an entry is left out, an id
+// given twice comes once. An invalid id fails the whole call before anything is sent.
+func (b *Board[E, I, R, W, X]) RankedMany(ctx context.Context, ids ...I) ([]R, error) {
+	return b.dec.RankedMany(ctx, b.core, b.fn.rankedMany, ids)
 }
 
 // Bottom returns the last n entries, best first (the board's last entry last).

@@ -236,6 +236,12 @@ func EntriesData(v any, n int) (ps []Pair, found []bool, err error) {
 	return ps, found, withData(ps, data)
 }
 
+// RankedEntriesData reads the reply of the ranked_many script on a board with data: as
+// RankedEntries, with each entry's data (EntriesData).
+func RankedEntriesData(v any, n int) (positions []int64, ps []Pair, found []bool, err error) {
+	return rankedEntries(v, n, EntriesData)
+}
+
 // The data hash's field "" records the stored data format as the fingerprints of the data
 // fields' prefixes, the first field's to all of them, comma-separated (a hash written before
 // chains holds only the last). Code whose data fields extend the stored ones, or the stored ones

@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"math"
@@ -302,6 +303,76 @@ func (d *Decoding[E, I, R, W, X]) RankMany(ctx context.Context, c *Core, f *Func
 		rs[i]++ // 0-based to 1-based; a missing id's -1 becomes 0
 	}
 	return rs, nil
+}
+
+// RankedMany calls f, a board's ranked_many function, for the entry and 1-based rank of each
+// id that has an entry, best first: an id without one is left out, an id given twice comes
+// once.
+func (d *Decoding[E, I, R, W, X]) RankedMany(ctx context.Context, c *Core, f *Function, ids []I) ([]R, error) {
+	ids = Distinct(ids)
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	args, err := d.idArgs(ids)
+	if err != nil {
+		return nil, err
+	}
+	v, err := c.CallRO(ctx, f, args...)
+	if err != nil {
+		return nil, err
+	}
+	read := RankedEntries
+	if d.hasData() {
+		read = RankedEntriesData
+	}
+	positions, ps, found, err := read(v, len(ids))
+	if err != nil {
+		return nil, err
+	}
+	ranks := make([]int64, len(ids))
+	entries := make([]E, len(ids))
+	for i, p := range ps {
+		if !found[i] {
+			continue
+		}
+		if positions[i] < 0 {
+			return nil, badReply("ranked_many", "a position for every id it found", v)
+		}
+		if entries[i], err = d.decode(p); err != nil {
+			return nil, err
+		}
+		ranks[i] = positions[i] + 1
+	}
+	return d.rankedInOrder(ranks, entries), nil
+}
+
+// rankedInOrder is the entries whose rank is not 0, each with its rank, best first.
+func (d *Decoding[E, I, R, W, X]) rankedInOrder(ranks []int64, entries []E) []R {
+	order := make([]int, 0, len(ranks))
+	for i, r := range ranks {
+		if r > 0 {
+			order = append(order, i)
+		}
+	}
+	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(ranks[a], ranks[b]) })
+	out := make([]R, len(order))
+	for k, i := range order {
+		out[k] = d.NewRanked(ranks[i], entries[i])
+	}
+	return out
+}
+
+// Distinct is ids without repeats, in the order each first comes.
+func Distinct[I comparable](ids []I) []I {
+	seen := make(map[I]bool, len(ids))
+	out := ids[:0:0]
+	for _, id := range ids {
+		if !seen[id] {
+			seen[id] = true
+			out = append(out, id)
+		}
+	}
+	return out
 }
 
 // Cursor marks a place in a board for its After read: the score and member of the last entry

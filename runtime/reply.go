@@ -368,6 +368,27 @@ func Positions(v any, n int) ([]int64, error) {
 	return out, nil
 }
 
+// RankedEntries reads the reply of the ranked_many script for n ids: {rank_many's reply,
+// get_many's}, a position per id (-1 when absent), then its score and member.
+func RankedEntries(v any, n int) (positions []int64, ps []Pair, found []bool, err error) {
+	return rankedEntries(v, n, Entries)
+}
+
+// rankedEntries reads a ranked_many reply whose entries read reads.
+func rankedEntries(v any, n int, read func(any, int) ([]Pair, []bool, error)) (positions []int64, ps []Pair, found []bool, err error) {
+	a, ok := v.([]any)
+	if !ok || len(a) != 2 {
+		return nil, nil, nil, badReply("ranked_many", "{positions, entries}", v)
+	}
+	if positions, err = Positions(a[0], n); err != nil {
+		return nil, nil, nil, err
+	}
+	if ps, found, err = read(a[1], n); err != nil {
+		return nil, nil, nil, err
+	}
+	return positions, ps, found, nil
+}
+
 // Standing reads the reply of the standing script: {0-based position, number of entries}.
 func Standing(v any, err error) (pos, count int64, _ error) {
 	if err != nil {

@@ -328,6 +328,32 @@ func (s *ShardedBoard[E, I, R, W, X]) RankMany(ctx context.Context, ids ...I) ([
 	if err != nil {
 		return nil, err
 	}
+	return s.ranksOf(ctx, found)
+}
+
+// RankedMany returns the entry and 1-based rank of each id that has an entry, best first, as
+// Board.RankedMany does, in RankMany's two rounds.
+func (s *ShardedBoard[E, I, R, W, X]) RankedMany(ctx context.Context, ids ...I) ([]R, error) {
+	ids = Distinct(ids)
+	found, err := s.GetMany(ctx, ids...)
+	if err != nil {
+		return nil, err
+	}
+	ranks, err := s.ranksOf(ctx, found)
+	if err != nil {
+		return nil, err
+	}
+	entries := make([]E, len(found))
+	for i, r := range found {
+		entries[i], _ = s.dec.ResultOf(r) // an id without an entry has rank 0 and is left out
+	}
+	return s.dec.rankedInOrder(ranks, entries), nil
+}
+
+// ranksOf is the 1-based rank of each of GetMany's results, 0 for one without an entry: every
+// shard counts the entries ahead of each entry, in one pipelined round (entries × shards
+// after-script calls).
+func (s *ShardedBoard[E, I, R, W, X]) ranksOf(ctx context.Context, found []X) ([]int64, error) {
 	pipe := NewPipe(s.c)
 	calls := make([][]*redis.Cmd, len(found))
 	for i, r := range found {
@@ -342,7 +368,7 @@ func (s *ShardedBoard[E, I, R, W, X]) RankMany(ctx context.Context, ids ...I) ([
 		calls[i] = s.queueAfter(ctx, pipe, cur, 0)
 	}
 	pipe.Exec(ctx)
-	ranks := make([]int64, len(ids))
+	ranks := make([]int64, len(found))
 	for i, cmds := range calls {
 		for _, cmd := range cmds {
 			v, err := cmd.Result()

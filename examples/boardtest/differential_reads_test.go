@@ -205,6 +205,23 @@ func (d *diff) driveRankMany(catalog.Op) {
 	}
 }
 
+func (d *diff) driveRankedMany(catalog.Op) {
+	ids := d.manyIDs()
+	got, err := d.b.RankedMany(ids...)
+	want := d.m.RankedMany(ids...)
+	if err != nil || len(got) != len(want) {
+		d.errorf("RankedMany(%q) = %d entries, %v; the model has %d", ids, len(got), err, len(want))
+		return
+	}
+	for i, r := range got {
+		what := fmt.Sprintf("RankedMany(%q)[%d]", ids, i)
+		if r.Rank != want[i].Rank {
+			d.errorf("%s.Rank = %d; the model's %d", what, r.Rank, want[i].Rank)
+		}
+		d.compareEntry(what, r.Entry, want[i].Entry)
+	}
+}
+
 // compareRanked checks a window of ranked entries against the model's entries and first rank
 // (rank 0: no entries).
 func (d *diff) compareRanked(what string, got []boardmodel.Ranked, err error, first int64, want []layout.Entry, werr error) {

@@ -42,6 +42,7 @@ var drivers = map[catalog.Kind]driver{
 	catalog.Dense:       {run: (*diff).driveDense},
 	catalog.GetMany:     {run: (*diff).driveGetMany},
 	catalog.RankMany:    {run: (*diff).driveRankMany},
+	catalog.RankedMany:  {run: (*diff).driveRankedMany},
 	catalog.Bottom:      {run: (*diff).driveBottom},
 	catalog.Standing:    {run: (*diff).driveStanding},
 	catalog.Band:        {run: (*diff).driveBand},

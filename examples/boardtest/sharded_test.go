@@ -102,7 +102,7 @@ func shardTargets(t *testing.T) []shardTarget {
 // updates single and batch, change lists (Update, UpdateMany), Remove, Trim, and the reads) to
 // every sharded example's ShardedBoard and to the in-memory model, on a single server and on the real
 // cluster, and every few steps compares every merged read of the ShardedBoard — Count, Top,
-// Page, Rank and Get of every id, GetMany, RankMany, Around, AroundFilled, Percentile, PageOf,
+// Page, Rank and Get of every id, GetMany, RankMany, RankedMany, Around, AroundFilled, Percentile, PageOf,
 // a whole walk of After pages, Count<Lead>Between, PageFromEnd, Bottom, CompetitionRank,
 // CompetitionRankTuple, and Between, CountBetween, AroundScore on random bands and places
 // (offsets and windows that overflow included) — with the same read of a one-key Board
@@ -194,6 +194,7 @@ func compareSharded(d *diff, one *boardmodel.Board) {
 	}
 	same("GetMany", ids...)
 	same("RankMany", ids...)
+	same("RankedMany", ids...)
 	for range 4 {
 		id := boardmodel.ID(d.l, d.id())
 		before, after := int64(d.rng.IntN(5)), int64(d.rng.IntN(5))

@@ -32,6 +32,7 @@ func TestReadsOfIdsNeedTheIndex(t *testing.T) {
 			"AroundFilled":    func() error { _, err := b.AroundFilled(ctx, 7, 1, 1); return err },
 			"GetMany":         func() error { return resultErr(b.GetMany(ctx, 7, 8)) },
 			"RankMany":        func() error { _, err := b.RankMany(ctx, 7, 8); return err },
+			"RankedMany":      func() error { _, err := b.RankedMany(ctx, 7, 8); return err },
 			"Percentile":      func() error { _, err := b.Percentile(ctx, 7); return err },
 			"PageOf":          func() error { _, err := b.PageOf(ctx, 7, 10); return err },
 			"CompetitionRank": func() error { _, err := b.CompetitionRank(ctx, 7); return err },

@@ -19,7 +19,7 @@ import (
 var (
 	offsetReads        = map[catalog.Kind]bool{catalog.Page: true, catalog.Bottom: true, catalog.Range: true, catalog.Band: true}
 	readsWithoutOffset = map[catalog.Kind]bool{catalog.Get: true, catalog.Rank: true, catalog.Around: true, catalog.After: true,
-		catalog.Count: true, catalog.Competition: true, catalog.GetMany: true, catalog.RankMany: true, catalog.Standing: true,
+		catalog.Count: true, catalog.Competition: true, catalog.GetMany: true, catalog.RankMany: true, catalog.RankedMany: true, catalog.Standing: true,
 		catalog.Dense: true, catalog.CountRange: true, catalog.CountBand: true, catalog.AroundScore: true}
 )
 

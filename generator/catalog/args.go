@@ -109,6 +109,7 @@ const (
 	ReplyWindow    Reply = "window"     // {position of the first entry, {member, score, ...}}
 	ReplyEntries   Reply = "entries"    // per id, score and member ('' and '' when absent)
 	ReplyPositions Reply = "positions"  // per id, its position (-1 when absent)
+	ReplyRanked    Reply = "ranked"     // {positions, entries}: ReplyPositions, then ReplyEntries
 	ReplyStanding  Reply = "standing"   // {position, count}, or nil when the id has no entry
 	ReplyRemovals  Reply = "removals"   // per board, per id, 1 when the board held it else 0 (remove_everywhere)
 )
@@ -125,12 +126,14 @@ func (r Reply) Reader() string {
 		ReplyWindow:    "Window",
 		ReplyEntries:   "Entries",
 		ReplyPositions: "Positions",
+		ReplyRanked:    "RankedEntries",
 		ReplyStanding:  "Standing",
 		ReplyRemovals:  "Removals",
 
 		ReplyWindowData:  "WindowData",
 		ReplyEntryData:   "ScoreMemberData",
 		ReplyEntriesData: "EntriesData",
+		ReplyRankedData:  "RankedEntriesData",
 		ReplyPriorsData:  "PriorsData",
 	}[r]
 }

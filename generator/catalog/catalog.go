@@ -41,6 +41,7 @@ const (
 	Competition Kind = "competition" // 1 + the entries ahead on the leading field
 	GetMany     Kind = "get_many"    // entries of many ids, missing ones reported per id
 	RankMany    Kind = "rank_many"   // positions of many ids
+	RankedMany  Kind = "ranked_many" // entries and ranks of many ids, best first
 	Bottom      Kind = "bottom"      // entries by position counted from the end
 	Standing    Kind = "standing"    // an entry's position and the board's size: percentile, page
 	Dense       Kind = "dense"       // 1 + the distinct leading-field values ahead ("1223")
@@ -59,7 +60,7 @@ const (
 
 // Kinds lists every kind, in catalogue order.
 var Kinds = []Kind{Set, Best, Insert, Remove, Trim, Update, Get, Rank, Page, Around, After, Count, Range, Competition,
-	GetMany, RankMany, Bottom, Standing, Dense, CountRange, Changes, Touch, Band, CountBand, AroundScore}
+	GetMany, RankMany, RankedMany, Bottom, Standing, Dense, CountRange, Changes, Touch, Band, CountBand, AroundScore}
 
 // Op is one board operation of a layout.
 type Op struct {
@@ -262,6 +263,12 @@ func reads(l *layout.Layout) []Op {
 			Args: Args{Each: []string{ArgID}}, Reply: ReplyPositions,
 			Title: "rank_many: the 0-based positions, best first, of many ids in one call.", Usage: []string{
 				"{each}: ids. Returns a position per id, -1 when the id has no entry."}},
+		{Name: rankgenrt.OpRankedMany, Go: GoRuntimeBoard, Kind: RankedMany, Template: "ranked_many", ReadOnly: true, Batch: true, Methods: []string{"RankedMany"}, Model: "RankedMany", Scores: true,
+			Sharding: ShardMerged, Data: DataInReply, Season: SeasonFree,
+			DataDoc: "With data: the entries are score, member and data per id, all '' when the id has no entry.",
+			Args:    Args{Each: []string{ArgID}}, Reply: ReplyRanked,
+			Title: "ranked_many: the entries and 0-based positions of many ids in one call (a friends list).", Usage: []string{
+				"{each}: ids. Returns {a position per id (-1 when the id has no entry), score and member per id (both '' when it has none)}."}},
 		{Name: rankgenrt.OpBottom, Go: GoRuntimeBoard, Kind: Bottom, Template: "bottom", ReadOnly: true, Methods: []string{"Bottom", "PageFromEnd"}, Model: "PageFromEnd",
 			Sharding: ShardMerged, Data: DataInReply, DataDoc: dataDoc, Season: SeasonFree,
 			Args: Args{Head: []string{ArgOffset, ArgLimit}}, Reply: ReplyWindow,

@@ -19,6 +19,7 @@ const (
 	ReplyWindowData  Reply = "window_data"  // {position of the first entry, {member, score, ...}, {data, ...}}
 	ReplyEntryData   Reply = "entry_data"   // {score, member, data}, or nil when the id has no entry
 	ReplyEntriesData Reply = "entries_data" // per id, score, member and data ('' each when absent)
+	ReplyRankedData  Reply = "ranked_data"  // {positions, entries_data}
 	ReplyPriorsData  Reply = "priors_data"  // per entry, 1 (changed) or 0, then its id's previous score, member and data
 )
 

@@ -89,7 +89,7 @@ const (
 
 // WithData is the reply shape of r on a board with data fields: "" when r has none.
 func (r Reply) WithData() Reply {
-	return map[Reply]Reply{ReplyWindow: ReplyWindowData, ReplyEntry: ReplyEntryData, ReplyEntries: ReplyEntriesData, ReplyPriors: ReplyPriorsData}[r]
+	return map[Reply]Reply{ReplyWindow: ReplyWindowData, ReplyEntry: ReplyEntryData, ReplyEntries: ReplyEntriesData, ReplyRanked: ReplyRankedData, ReplyPriors: ReplyPriorsData}[r]
 }
 
 // Body is how an operation's script body is made: what the emitter gives its template, and

@@ -46,6 +46,11 @@ func (b *Board) RankMany(ids ...string) ([]int64, error) {
 	return rs, ErrOf(out[1])
 }
 
+// RankedMany calls RankedMany.
+func (b *Board) RankedMany(ids ...string) ([]Ranked, error) {
+	return b.rankedCall("RankedMany", b.ids(ids)...)
+}
+
 // Around calls Around.
 func (b *Board) Around(id string, before, after int64) ([]Ranked, error) {
 	return b.rankedCall("Around", ID(b.Layout, id), before, after)

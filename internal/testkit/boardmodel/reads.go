@@ -1,8 +1,10 @@
 package boardmodel
 
 import (
+	"cmp"
 	"math"
 	"reflect"
+	"slices"
 
 	"github.com/rankgen/rankgen/generator/catalog"
 	"github.com/rankgen/rankgen/generator/layout"
@@ -155,6 +157,24 @@ func (m *Model) RankMany(ids ...string) []int64 {
 	for i, id := range ids {
 		out[i], _ = m.Rank(id)
 	}
+	return out
+}
+
+// RankedMany is the entry and 1-based rank of each id that has an entry, best first, each id
+// once.
+func (m *Model) RankedMany(ids ...string) []Ranked {
+	var out []Ranked
+	seen := map[string]bool{}
+	for _, id := range ids {
+		if seen[id] {
+			continue
+		}
+		seen[id] = true
+		if r, _ := m.Rank(id); r > 0 {
+			out = append(out, Ranked{Rank: r, Entry: layout.Entry{ID: id, Keys: m.Entries[id], Data: m.dataOf(id)}})
+		}
+	}
+	slices.SortFunc(out, func(a, b Ranked) int { return cmp.Compare(a.Rank, b.Rank) })
 	return out
 }
 

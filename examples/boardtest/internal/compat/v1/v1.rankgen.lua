@@ -105,6 +105,39 @@ local function data_of(dkey, list)
   end
   return out
 end
+-- read_ids looks up ids (a read's ARGV) on the board of KEYS: a refusal of another layout's
+-- board, or nil, then get_many's reply ('' for each value of an id without an entry) and each
+-- id's member (false: none).
+local function read_ids(KEYS, ids)
+  local board, aux = KEYS[1], KEYS[2]
+  local fp, members, scores = lookup_ids(board, aux, ids, true)
+  local refused = layout_refused(board, fp, 'reads')
+  if refused then
+    return refused
+  end
+  local out = {}
+  local dfp, data_refused = data_format(KEYS[5], 'reads')
+  if data_refused then
+    return data_refused
+  end
+  local data = many('HMGET', KEYS[5], ids)
+  for i = 1, #ids do
+    out[3 * i - 2], out[3 * i - 1] = scores[i] or '', members[i] or ''
+    out[3 * i] = members[i] and data[i] or ''
+  end
+  return nil, out, members
+end
+
+-- ranks_of is the 0-based position, best first, of each id's member on board (members from
+-- lookup_ids; false: none), -1 where it has none.
+local function ranks_of(board, ids, members)
+  local ranks = {}
+  for i = 1, #ids do
+    local r = members[i] and redis.call('ZREVRANK', board, members[i])
+    ranks[i] = r or -1
+  end
+  return ranks
+end
 
 -- F holds the accessors and the updates' tables (u): one upvalue however many fields.
 local F = {}
@@ -478,20 +511,8 @@ register('get_many', {'no-writes'}, bound(function(KEYS, ARGV)
   -- get_many: the entries of many ids in one call.
   -- ARGV[1..]: ids. Returns score, member per id, both '' when the id has no entry.
   -- With data: score, member and data per id, all '' when the id has no entry.
-  local board, aux = KEYS[1], KEYS[2]
-  local dkey = KEYS[5]
-  local fp, members, scores = lookup_ids(board, aux, ARGV, true)
-  local refused = layout_refused(board, fp, 'reads')
-  if refused then return refused end
-  local dfp, data_refused = data_format(dkey, 'reads')
-  if data_refused then return data_refused end
-  local data = many('HMGET', dkey, ARGV)
-  local out = {}
-  for i = 1, #ARGV do
-    out[3 * i - 2], out[3 * i - 1] = scores[i] or '', members[i] or ''
-    out[3 * i] = members[i] and data[i] or ''
-  end
-  return out
+  local refused, out = read_ids(KEYS, ARGV)
+  return refused or out
 end))
 
 register('rank_many', {'no-writes'}, bound(function(KEYS, ARGV)
@@ -501,12 +522,20 @@ register('rank_many', {'no-writes'}, bound(function(KEYS, ARGV)
   local fp, members = lookup_ids(board, aux, ARGV, false)
   local refused = layout_refused(board, fp, 'reads')
   if refused then return refused end
-  local out = {}
-  for i = 1, #ARGV do
-    local r = members[i] and redis.call('ZREVRANK', board, members[i])
-    out[i] = r or -1
+  local ranks, bad = ranks_of(board, ARGV, members)
+  return bad or ranks
+end))
+
+register('ranked_many', {'no-writes'}, bound(function(KEYS, ARGV)
+  -- ranked_many: the entries and 0-based positions of many ids in one call (a friends list).
+  -- ARGV[1..]: ids. Returns {a position per id (-1 when the id has no entry), score and member per id (both '' when it has none)}.
+  -- With data: the entries are score, member and data per id, all '' when the id has no entry.
+  local refused, out, members = read_ids(KEYS, ARGV)
+  if refused then
+    return refused
   end
-  return out
+  local ranks, bad = ranks_of(KEYS[1], ARGV, members)
+  return bad or {ranks, out}
 end))
 
 register('bottom', {'no-writes'}, checked(function(KEYS, ARGV)

@@ -132,6 +132,38 @@ local function owned(id, m)
   return m
 end
 
+-- read_ids looks up ids (a read's ARGV) on the board of KEYS: a refusal of another layout's
+-- board, or nil, then get_many's reply ('' for each value of an id without an entry) and each
+-- id's member (false: none).
+local function read_ids(KEYS, ids)
+  local board, aux = KEYS[1], KEYS[2]
+  local fp, members, scores = lookup_ids(board, aux, ids, true)
+  local refused = layout_refused(board, fp, 'reads') or unindexed(board, fp)
+  if refused then
+    return refused
+  end
+  local out = {}
+  for i = 1, #ids do
+    out[2 * i - 1], out[2 * i] = scores[i] or '', members[i] or ''
+  end
+  return nil, out, members
+end
+
+-- ranks_of is the 0-based position, best first, of each id's member on board (members from
+-- lookup_ids; false: none), -1 where it has none, and a refusal of an index that maps an id to a
+-- member the board lacks.
+local function ranks_of(board, ids, members)
+  local ranks = {}
+  for i = 1, #ids do
+    local r = members[i] and redis.call('ZREVRANK', board, members[i])
+    if members[i] and not r then
+      return nil, redis.error_reply('RANKGEN_BAD_MEMBER the index maps ' .. ids[i] .. ' to a member the board lacks')
+    end
+    ranks[i] = r or -1
+  end
+  return ranks
+end
+
 -- F holds the accessors and the updates' tables (u): one upvalue however many fields.
 local F = {}
 
@@ -504,15 +536,8 @@ end))
 register('get_many', {'no-writes'}, bound(function(KEYS, ARGV)
   -- get_many: the entries of many ids in one call.
   -- ARGV[1..]: ids. Returns score, member per id, both '' when the id has no entry.
-  local board, aux = KEYS[1], KEYS[2]
-  local fp, members, scores = lookup_ids(board, aux, ARGV, true)
-  local refused = layout_refused(board, fp, 'reads') or unindexed(board, fp)
-  if refused then return refused end
-  local out = {}
-  for i = 1, #ARGV do
-    out[2 * i - 1], out[2 * i] = scores[i] or '', members[i] or ''
-  end
-  return out
+  local refused, out = read_ids(KEYS, ARGV)
+  return refused or out
 end))
 
 register('rank_many', {'no-writes'}, bound(function(KEYS, ARGV)
@@ -522,15 +547,19 @@ register('rank_many', {'no-writes'}, bound(function(KEYS, ARGV)
   local fp, members = lookup_ids(board, aux, ARGV, false)
   local refused = layout_refused(board, fp, 'reads') or unindexed(board, fp)
   if refused then return refused end
-  local out = {}
-  for i = 1, #ARGV do
-    local r = members[i] and redis.call('ZREVRANK', board, members[i])
-    if members[i] and not r then
-      return redis.error_reply('RANKGEN_BAD_MEMBER the index maps ' .. ARGV[i] .. ' to a member the board lacks')
-    end
-    out[i] = r or -1
+  local ranks, bad = ranks_of(board, ARGV, members)
+  return bad or ranks
+end))
+
+register('ranked_many', {'no-writes'}, bound(function(KEYS, ARGV)
+  -- ranked_many: the entries and 0-based positions of many ids in one call (a friends list).
+  -- ARGV[1..]: ids. Returns {a position per id (-1 when the id has no entry), score and member per id (both '' when it has none)}.
+  local refused, out, members = read_ids(KEYS, ARGV)
+  if refused then
+    return refused
   end
-  return out
+  local ranks, bad = ranks_of(KEYS[1], ARGV, members)
+  return bad or {ranks, out}
 end))
 
 register('bottom', {'no-writes'}, checked(function(KEYS, ARGV)
