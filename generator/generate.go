@@ -13,6 +13,7 @@ import (
 	"github.com/rankgen/rankgen/generator/goemit"
 	"github.com/rankgen/rankgen/generator/layout"
 	"github.com/rankgen/rankgen/generator/luaemit"
+	"github.com/rankgen/rankgen/generator/pyemit"
 )
 
 // File is one generated file: its name (no directory) and its bytes.
@@ -86,7 +87,7 @@ func IsGenerated(data []byte, schemaFile string) bool {
 			data = nil
 		}
 		s := strings.TrimSuffix(string(line), "\r")
-		for _, c := range []string{"// ", "-- "} {
+		for _, c := range []string{"// ", "-- ", "# "} {
 			rest, ok := strings.CutPrefix(s, c)
 			if !ok {
 				continue
@@ -97,4 +98,19 @@ func IsGenerated(data []byte, schemaFile string) bool {
 		}
 	}
 	return false
+}
+
+// Python returns the layout's Python module (generator/pyemit), which carries the whole text of
+// the board's Lua library, composed as the Go package composes it, so that clients of either
+// language load and call one library.
+func Python(l *layout.Layout) (File, error) {
+	lib, err := luaemit.Render(l)
+	if err != nil {
+		return File{}, emitError(l, "the Lua library", err)
+	}
+	code, err := pyemit.Generate(l, pyemit.Library{Name: lib.Name, Source: lib.Source})
+	if err != nil {
+		return File{}, emitError(l, "the Python module", err)
+	}
+	return File{Name: pyemit.File(l), Data: code}, nil
 }

@@ -49,8 +49,9 @@ Exit status: 0 when every schema generated, 1 on schema or I/O errors, 2 on usag
 			out := fs.String("o", "", "write the files to `dir` (default: the schema's directory)")
 			verbose := fs.Bool("v", false, "list each file written or deleted on stderr")
 			strict := fs.Bool("strict", false, "treat a time range that has ended or ends within a year as an error")
+			py := fs.String("py", "", "also write the Python module <stem>_rankgen.py to `dir`")
 			return func(e *env, args []string) int {
-				return generateOrCheck(e, "generate", *out, args, false, *verbose, *strict)
+				return generateOrCheck(e, "generate", *out, args, false, *verbose, *strict, clients{py: *py})
 			}
 		},
 	})
@@ -72,8 +73,9 @@ Exit status: 0 when everything is up to date, 1 when anything is stale, missing 
 orphaned (or on schema and I/O errors), 2 on usage errors.`,
 		flags: func(fs *flag.FlagSet) func(*env, []string) int {
 			out := fs.String("o", "", "compare with the files in `dir` (default: the schema's directory)")
+			py := fs.String("py", "", "also compare the Python module with the one in `dir`")
 			return func(e *env, args []string) int {
-				return generateOrCheck(e, "check", *out, args, true, false, false)
+				return generateOrCheck(e, "check", *out, args, true, false, false, clients{py: *py})
 			}
 		},
 	})
@@ -85,6 +87,29 @@ type target struct {
 	dir    string // output directory as given (for messages), "" = current
 	l      *layout.Layout
 	files  []generator.File
+	client bool // a client of another language: no Go package rules apply to its directory
+}
+
+// clients are the directories of the other languages' clients to generate (-py), "" = none.
+type clients struct {
+	py string
+}
+
+// clientTargets are the targets of the other languages' clients of t's schema: in t's own
+// directory, their files join t's (so that neither sees the other's as orphans).
+func clientTargets(t *target, c clients) ([]*target, error) {
+	if c.py == "" {
+		return nil, nil
+	}
+	f, err := generator.Python(t.l)
+	if err != nil {
+		return nil, err
+	}
+	if filepath.Clean(c.py) == t.dir {
+		t.files = append(t.files, f)
+		return nil, nil
+	}
+	return []*target{{schema: t.schema, dir: filepath.Clean(c.py), l: t.l, files: []generator.File{f}, client: true}}, nil
 }
 
 // change is one file that differs between disk and what generate produces.
@@ -105,7 +130,7 @@ func (c change) what() string {
 	return "stale"
 }
 
-func generateOrCheck(e *env, cmd, out string, args []string, check, verbose, strict bool) int {
+func generateOrCheck(e *env, cmd, out string, args []string, check, verbose, strict bool, langs clients) int {
 	if len(args) == 0 {
 		return usageFail(e, commands[cmd], "no schema given")
 	}
@@ -130,7 +155,14 @@ func generateOrCheck(e *env, cmd, out string, args []string, check, verbose, str
 		if dir == "" {
 			dir = filepath.Dir(schema)
 		}
-		targets = append(targets, &target{schema: schema, dir: filepath.Clean(dir), l: l, files: files})
+		t := &target{schema: schema, dir: filepath.Clean(dir), l: l, files: files}
+		more, err := clientTargets(t, langs)
+		if err != nil {
+			printError(e, cmd, err)
+			failed = true
+			continue
+		}
+		targets = append(append(targets, t), more...)
 	}
 	if !sameDirRules(e, cmd, targets) || !packageRules(e, cmd, targets) {
 		return exitFail
@@ -180,7 +212,9 @@ func sameDirRules(e *env, cmd string, targets []*target) bool {
 	byFile := map[string]*target{}
 	for _, t := range targets {
 		dir := e.path(t.dir)
-		if first := byDir[dir]; first != nil && first.l.Package != t.l.Package {
+		if first := byDir[dir]; t.client {
+			// Another language's files: only their names may clash.
+		} else if first != nil && first.l.Package != t.l.Package {
 			e.errorf(cmd, "%s (package %s) and %s (package %s) would both write into %s; one directory holds one Go package: give each its own -o",
 				first.schema, first.l.Package, t.schema, t.l.Package, t.dir)
 			ok = false
@@ -220,6 +254,9 @@ func sameDirRules(e *env, cmd string, targets []*target) bool {
 func packageRules(e *env, cmd string, targets []*target) bool {
 	ok := true
 	for _, t := range targets {
+		if t.client {
+			continue
+		}
 		dir := e.path(t.dir)
 		entries, err := os.ReadDir(dir)
 		if err != nil {
