@@ -172,6 +172,16 @@ func errorCode(err error) string {
 		return "BAD_DATA"
 	case errors.Is(err, rankgenrt.ErrOutOfRange):
 		return "OUT_OF_RANGE"
+	case errors.Is(err, rankgenrt.ErrNotFound):
+		return "NOT_FOUND"
+	case errors.Is(err, rankgenrt.ErrLayoutMismatch):
+		return "LAYOUT_MISMATCH"
+	case errors.Is(err, rankgenrt.ErrNotIndexed):
+		return "NOT_INDEXED"
+	case errors.Is(err, rankgenrt.ErrBadReply):
+		return "BAD_REPLY"
+	case errors.Is(err, rankgenrt.ErrWrongType):
+		return "WRONGTYPE"
 	}
 	return "unexpected: " + err.Error()
 }
