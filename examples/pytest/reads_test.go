@@ -322,4 +322,3 @@ func normalize(v any) any {
 	}
 	return v
 }
-
