@@ -114,3 +114,13 @@ func Python(l *layout.Layout) (File, error) {
 	}
 	return File{Name: pyemit.File(l), Data: code}, nil
 }
+
+// LibraryName is the name of the layout's Lua library on the server, <stem>_<hash>: the prefix
+// of its functions' names, which clients of every language call.
+func LibraryName(l *layout.Layout) (string, error) {
+	lib, err := luaemit.Render(l)
+	if err != nil {
+		return "", emitError(l, "the Lua library", err)
+	}
+	return lib.Name, nil
+}

@@ -29,7 +29,8 @@ package: Entry, Encode, Decode, Compare, Board) and <stem>.rankgen.lua (the layo
 its Lua library: one Redis function per board operation, loaded behind the runtime's Lua
 head), where <stem> is the schema's file name without .yaml.
 
-Files go to the schema's own directory, or to -o dir. Only files whose bytes change are
+Files go to the schema's own directory, or to -o dir. With -py dir it also writes the
+schema's Python client there, <stem>_rankgen.py for redis-py (docs/python.md). Only files whose bytes change are
 written (so unchanged files keep their modification times), and files that carry the
 generated-code header for this schema but are no longer produced (a removed update
 operation, say) are deleted. Nothing else in the directory is touched. A directory whose
@@ -63,6 +64,8 @@ Exit status: 0 when every schema generated, 1 on schema or I/O errors, 2 on usag
 with what is in the output directory (the schema's directory, or -o dir) and fails when a
 file is stale, missing, or orphaned (it carries the generated-code header for this schema
 but the schema no longer produces it).
+
+With -py dir it checks the Python client there too.
 
 For each such file it prints a unified diff on stdout, from the files on disk to the files
 generate would write (so "rankgen check … | patch -p0", run from the same directory, brings
