@@ -125,38 +125,45 @@ func pyData(l *layout.Layout, vals []layout.DataValue) []any {
 	return out
 }
 
-// fieldDocs name the fields for the scripts: their attributes and kinds, in layout order.
-func fieldDocs(t *testing.T, dir, name string, fields []*layout.Field, table string) []map[string]string {
+// names are the Python names of a module's id and fields, read from the module.
+type names struct {
+	ID     string   `json:"id"`
+	Fields []string `json:"fields"`
+	Data   []string `json:"data"`
+}
+
+// moduleNames reads the Python names of the module's id (the Entry's first attribute), fields
+// and data fields (its tables _FIELDS and _DATA).
+func moduleNames(t *testing.T, dir, name string) names {
 	t.Helper()
-	attrs := attrsOf(t, dir, name, table)
+	const code = `import sys, json, dataclasses
+sys.path.insert(0, sys.argv[1])
+m = __import__(sys.argv[2])
+print(json.dumps({"id": dataclasses.fields(m.Entry)[0].name, "fields": [f.attr for f in m._FIELDS],
+                  "data": [f.attr for f in getattr(m, "_DATA", ())]}))`
+	out, err := exec.Command(python, "-c", code, dir, name).CombinedOutput()
+	if err != nil {
+		t.Fatalf("reading the names of %s: %v\n%s", name, err, out)
+	}
+	var n names
+	if err := json.Unmarshal(out, &n); err != nil {
+		t.Fatalf("reading the names of %s: %v: %s", name, err, out)
+	}
+	return n
+}
+
+// fieldDocs name the fields for the scripts: their attributes (attrs, as moduleNames reads
+// them) and kinds, in layout order.
+func fieldDocs(t *testing.T, fields []*layout.Field, attrs []string) []map[string]string {
+	t.Helper()
 	if len(attrs) != len(fields) {
-		t.Fatalf("%s: %d attributes for %d fields", table, len(attrs), len(fields))
+		t.Fatalf("%d attributes for %d fields", len(attrs), len(fields))
 	}
 	out := make([]map[string]string, len(fields))
 	for i, f := range fields {
 		out[i] = map[string]string{"attr": attrs[i], "kind": f.Kind.String()}
 	}
 	return out
-}
-
-// attrsOf reads the Python attributes of the module's field table (_FIELDS or _DATA).
-func attrsOf(t *testing.T, dir, name, table string) []string {
-	t.Helper()
-	return pyStrings(t, dir, name, "[f.attr for f in getattr(m, '"+table+"', ())]")
-}
-
-// pyStrings evaluates a Python expression over the module m that gives a list of strings.
-func pyStrings(t *testing.T, dir, name, expr string) []string {
-	t.Helper()
-	out, err := exec.Command(python, "-c", "import sys, json; sys.path.insert(0, sys.argv[1]); m = __import__(sys.argv[2]); print(json.dumps("+expr+"))", dir, name).CombinedOutput()
-	if err != nil {
-		t.Fatalf("%s of %s: %v\n%s", expr, name, err, out)
-	}
-	var strs []string
-	if err := json.Unmarshal(out, &strs); err != nil {
-		t.Fatalf("%s of %s: %v: %s", expr, name, err, out)
-	}
-	return strs
 }
 
 // errorCode is the code of a codec error, as the Python module's exceptions name it.
@@ -182,6 +189,10 @@ func errorCode(err error) string {
 		return "BAD_REPLY"
 	case errors.Is(err, rankgenrt.ErrWrongType):
 		return "WRONGTYPE"
+	case errors.Is(err, rankgenrt.ErrOverflow):
+		return "OVERFLOW"
+	case errors.Is(err, rankgenrt.ErrTokenReused):
+		return "TOKEN_REUSED"
 	}
 	return "unexpected: " + err.Error()
 }

@@ -14,6 +14,7 @@ import (
 	_ "embed"
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"text/template"
@@ -90,6 +91,20 @@ type view struct {
 	GetScripted  bool // get is a library function (else ZSCORE)
 	RankScripted bool // rank is a library function (else ZREVRANK)
 	PageScripted bool // page is a library function (else ZREVRANGE)
+
+	// Writes: the layout's Python board writes (a layout without a season: periodic boards'
+	// writes need their season's calendar, expiry and clock, which Go's runtime holds).
+	Writes      bool
+	ClientClock bool // field updates send the client's clock (a field stamped by it)
+	Updates     []*updateView
+}
+
+// updateView is one field update: its method, its library function (and its batch form's,
+// op + "_many") and how its value goes to the script.
+type updateView struct {
+	Method, Op, Field, Attr, Kind string
+	FieldIndex                    int
+	Wide                          bool // a member field too wide for doubles: values as text
 }
 
 // fieldView is one field (or data field) as the module's tables and classes write it.
@@ -138,6 +153,21 @@ func newView(l *layout.Layout, lib Library) (*view, error) {
 		GetScripted:      catalog.OpOf(ops, catalog.Get).Scripted(),
 		RankScripted:     catalog.OpOf(ops, catalog.Rank).Scripted(),
 		PageScripted:     catalog.OpOf(ops, catalog.Page).Scripted(),
+	}
+	if v.Writes = l.Season == nil; v.Writes {
+		for _, f := range l.Fields {
+			v.ClientClock = v.ClientClock || f.Stamp == layout.StampClient
+		}
+		for _, op := range ops {
+			if op.Kind != catalog.Update || op.Batch {
+				continue
+			}
+			v.Updates = append(v.Updates, &updateView{
+				Method: snake(op.Methods[0]), Op: op.Name, Field: op.Field.Name, Kind: string(op.Update),
+				FieldIndex: slices.Index(l.Fields, op.Field),
+				Wide:       op.Field.Place == layout.InMember && op.Field.Span() >= 1<<53,
+			})
+		}
 	}
 	v.IDType = "str"
 	if v.IDUint {
@@ -336,3 +366,7 @@ func pyLines(text string) []string {
 	}
 	return out
 }
+
+// Snake is the Python name of a schema or Go name: snake case ("RaceTime" → race_time,
+// "AddLaps" → add_laps), as the module's attributes and methods are named (keywords aside).
+func Snake(name string) string { return snake(name) }

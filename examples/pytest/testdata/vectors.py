@@ -70,6 +70,8 @@ def main():
         s2, m2 = m.encode(entry_of(c))
         if hex_of_score(s2) != c["score"] or m2 != member:
             bad.append("entry %d: encode gave (%s, %r), Go (%s, %r)" % (i, hex_of_score(s2), m2, c["score"], member))
+        if hasattr(m, "_format_score") and m._format_score(score) != c["score_text"]:
+            bad.append("entry %d: the score's text is %r, Go's %r" % (i, m._format_score(score), c["score_text"]))
         if "stored_data" in c:
             stored = bytes.fromhex(c["stored_data"])
             if m.encode_data(data_of(c["data"])) != stored:
