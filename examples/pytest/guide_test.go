@@ -59,7 +59,7 @@ func TestGuideSnippet(t *testing.T) {
 	want.WriteString("car 7 has not finished a lap\n")
 
 	cmd := exec.Command(python, "-c", snippet)
-	cmd.Env = append(os.Environ(), "PYTHONPATH=../clients/py", "REDIS_URL=redis://"+srv.Options().Addr+"/0")
+	cmd.Env = append(os.Environ(), "PYTHONDONTWRITEBYTECODE=1", "PYTHONPATH=../clients/py", "REDIS_URL=redis://"+srv.Options().Addr+"/0")
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("the snippet: %v\n%s", err, out)

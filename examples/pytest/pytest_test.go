@@ -196,3 +196,18 @@ func errorCode(err error) string {
 	}
 	return "unexpected: " + err.Error()
 }
+
+// pyStrings evaluates a Python expression over the module (as m) that gives a list of strings.
+func pyStrings(t *testing.T, dir, name, expr string) []string {
+	t.Helper()
+	code := "import sys, json\nsys.path.insert(0, sys.argv[1])\nm = __import__(sys.argv[2])\nprint(json.dumps(" + expr + "))"
+	out, err := exec.Command(python, "-c", code, dir, name).CombinedOutput()
+	if err != nil {
+		t.Fatalf("%s of %s: %v\n%s", expr, name, err, out)
+	}
+	var strs []string
+	if err := json.Unmarshal(out, &strs); err != nil {
+		t.Fatalf("%s of %s: %v: %s", expr, name, err, out)
+	}
+	return strs
+}

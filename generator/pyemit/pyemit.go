@@ -27,7 +27,12 @@ import (
 //go:embed module.py.tmpl
 var moduleText string
 
-var tmpl = template.Must(template.New("module").Parse(moduleText))
+var tmpl = template.Must(template.New("module").Funcs(template.FuncMap{"doc": docText}).Parse(moduleText))
+
+// docText is text for a docstring ("""…"""): a schema's doc may hold quotes and backslashes.
+func docText(s string) string {
+	return strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(s)
+}
 
 // File is the Python module's file name for the layout: the schema's stem, with every byte
 // that a Python module name cannot hold as "_", then "_rankgen.py" (racing.yaml →
@@ -241,7 +246,7 @@ func newField(f *layout.Field, taken map[string]string) (*fieldView, error) {
 				f.MinInt(), f.Format(f.Lo), f.MaxInt(), f.Format(f.Hi))
 		}
 	case layout.String:
-		fv.PyType, fv.Default, fv.Range = "str", `""`, fmt.Sprintf("text of at most %d bytes (UTF-8)", f.MaxBytes)
+		fv.PyType, fv.Default, fv.Range = "str", `""`, fmt.Sprintf("UTF-8 text of at most %d bytes", f.MaxBytes)
 	}
 	return fv, nil
 }

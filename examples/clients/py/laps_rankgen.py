@@ -196,15 +196,15 @@ _DATA = (
     _Field("Car", "car", "enum", 0, 3, True, False, 0, 0, 0, 0, False, ("kart", "formula", "touring", "rally",), 0),
 )
 
+
 @dataclasses.dataclass
 class Data:
     """An entry's data: stored beside it, returned with it by every read, never ranked."""
 
     name: str = ""
-    """Name: The driver's display name. (text of at most 32 bytes (UTF-8))."""
-
+    """Name (UTF-8 text of at most 32 bytes): The driver's display name."""
     car: str = "kart"
-    """Car: The car the best lap was driven in. (one of kart, formula, touring, rally)."""
+    """Car (one of kart, formula, touring, rally): The car the best lap was driven in."""
 
 
 @dataclasses.dataclass
@@ -212,11 +212,11 @@ class Entry:
     """An entry of the board: Fastest laps, best lap first, then most laps run."""
 
     driver: str = ""
-    """Driver: the id (text of 1 to 32 bytes)."""
+    """Driver, the id (text of 1 to 32 bytes)."""
     best_lap: int = 0
-    """BestLap: The driver's fastest lap in milliseconds (up to about 4.6 hours). (0 … 16777215)."""
+    """BestLap (0 … 16777215): The driver's fastest lap in milliseconds (up to about 4.6 hours)."""
     laps: int = 0
-    """Laps: Laps run. (0 … 1048575)."""
+    """Laps (0 … 1048575): Laps run."""
     data: Data = dataclasses.field(default_factory=Data)
     """The entry's data."""
 

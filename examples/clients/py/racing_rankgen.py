@@ -191,16 +191,17 @@ _ID_UINT = True
 _ID_ASC = False
 _ID_MAX_BYTES = 20
 
+
 @dataclasses.dataclass
 class Entry:
     """An entry of the board: Race standings, most laps first, then the shortest total race time."""
 
     car: int = 0
-    """Car: the id (an int from 0 to 2**64 - 1)."""
+    """Car, the id (an int from 0 to 2**64 - 1)."""
     laps: int = 0
-    """Laps (0 … 999)."""
+    """Laps (0 … 999)"""
     race_time: int = 0
-    """RaceTime: Total race time in milliseconds. (0 … 999999999)."""
+    """RaceTime (0 … 999999999): Total race time in milliseconds."""
 
 
 @dataclasses.dataclass

@@ -195,20 +195,21 @@ _ID_UINT = False
 _ID_ASC = False
 _ID_MAX_BYTES = 48
 
+
 @dataclasses.dataclass
 class Entry:
     """An entry of the board: Season standings. Wins and reached-at live in the member prefix."""
 
     user_id: str = ""
-    """UserID: the id (text of 1 to 48 bytes)."""
+    """UserID, the id (text of 1 to 48 bytes)."""
     points: int = 0
-    """Points (0 … 1099511627775)."""
+    """Points (0 … 1099511627775)"""
     tier: str = "bronze"
-    """Tier (one of bronze, silver, gold, platinum)."""
+    """Tier (one of bronze, silver, gold, platinum)"""
     wins: int = 0
-    """Wins (0 … 65535)."""
+    """Wins (0 … 65535)"""
     reached_at: int = -62135596800000
-    """ReachedAt (milliseconds since 1970-01-01T00:00:00Z, 1767225600000 (2026-01-01T00:00:00Z) to 3966248855551 (2095-09-07T15:47:35.551Z))."""
+    """ReachedAt (milliseconds since 1970-01-01T00:00:00Z, 1767225600000 (2026-01-01T00:00:00Z) to 3966248855551 (2095-09-07T15:47:35.551Z))"""
 
 
 @dataclasses.dataclass

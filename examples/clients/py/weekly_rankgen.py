@@ -193,18 +193,19 @@ _ID_UINT = False
 _ID_ASC = False
 _ID_MAX_BYTES = 64
 
+
 @dataclasses.dataclass
 class Entry:
     """An entry of the board: Weekly ladder ranked by points, then who reached them first in the week, then paid."""
 
     player_id: str = ""
-    """PlayerID: the id (text of 1 to 64 bytes)."""
+    """PlayerID, the id (text of 1 to 64 bytes)."""
     points: int = 0
-    """Points (0 … 4294967295)."""
+    """Points (0 … 4294967295)"""
     reached_at: int = 0
-    """ReachedAt (seconds from the season's start, 0 to 1048575)."""
+    """ReachedAt (seconds from the season's start, 0 to 1048575)"""
     paid: bool = False
-    """Paid (False or True)."""
+    """Paid (False or True)"""
 
 
 @dataclasses.dataclass
