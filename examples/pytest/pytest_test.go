@@ -152,20 +152,6 @@ print(json.dumps({"id": dataclasses.fields(m.Entry)[0].name, "fields": [f.attr f
 	return n
 }
 
-// fieldDocs name the fields for the scripts: their attributes (attrs, as moduleNames reads
-// them) and kinds, in layout order.
-func fieldDocs(t *testing.T, fields []*layout.Field, attrs []string) []map[string]string {
-	t.Helper()
-	if len(attrs) != len(fields) {
-		t.Fatalf("%d attributes for %d fields", len(attrs), len(fields))
-	}
-	out := make([]map[string]string, len(fields))
-	for i, f := range fields {
-		out[i] = map[string]string{"attr": attrs[i], "kind": f.Kind.String()}
-	}
-	return out
-}
-
 // errorCode is the code of a codec error, as the Python module's exceptions name it.
 func errorCode(err error) string {
 	switch {

@@ -45,10 +45,9 @@ func checkWrites(t *testing.T, ex exampleboards.Example, rng *rand.Rand) {
 	goKey, pyKey := redistest.Key(t, ex.Name+"-go"), redistest.Key(t, ex.Name+"-py")
 	want := goWrites(t, l, ex, reflect.ValueOf(ex.Board(c, goKey)), ops)
 
-	opts, n := c.Options(), moduleNames(t, dir, name)
+	opts := c.Options()
 	req := map[string]any{"addr": opts.Addr, "db": opts.DB, "password": opts.Password, "key": pyKey,
-		"id_uint": l.IDType == layout.IDUint64, "id_attr": n.ID,
-		"fields": fieldDocs(t, l.Fields, n.Fields), "data": fieldDocs(t, l.Data, n.Data), "ops": ops}
+		"id_uint": l.IDType == layout.IDUint64, "ops": ops}
 	out := runPython(t, "writes.py", dir, name, writeJSON(t, req))
 	var res struct {
 		Results []any `json:"results"`

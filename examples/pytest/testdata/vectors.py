@@ -4,6 +4,7 @@ usage: vectors.py MODULE_DIR MODULE VECTORS.json
 Prints one line per disagreement and exits 1 if there is any; else prints "ok N".
 """
 
+import dataclasses
 import functools
 import importlib
 import json
@@ -28,6 +29,14 @@ def main():
     m = importlib.import_module(sys.argv[2])
     with open(sys.argv[3]) as f:
         vec = json.load(f)
+    # The module's names of the id, fields and data fields, in the layout's order.
+    vec["id_attr"] = dataclasses.fields(m.Entry)[0].name
+    vec["fields"] = [{"attr": f.attr, "kind": f.kind} for f in m._FIELDS]
+    vec["data"] = [{"attr": f.attr, "kind": f.kind} for f in getattr(m, "_DATA", ())]
+    if len(vec["fields"]) != vec["num_fields"] or len(vec["data"]) != vec["num_data"]:
+        print("the module has %d fields and %d data fields, the layout %d and %d" % (
+            len(vec["fields"]), len(vec["data"]), vec["num_fields"], vec["num_data"]))
+        sys.exit(1)
     bad = []
     n = 0
 

@@ -5,6 +5,7 @@ usage: writes.py MODULE_DIR MODULE REQUEST.json
 REQUEST: {"addr", "db", "password", "key", "id_uint", "fields", "data", "id_attr", "ops": [...]}
 """
 
+import dataclasses
 import importlib
 import json
 import struct
@@ -18,6 +19,10 @@ def main():
     m = importlib.import_module(sys.argv[2])
     with open(sys.argv[3]) as f:
         req = json.load(f)
+    # The module's names of the id, fields and data fields, in the layout's order.
+    req["id_attr"] = dataclasses.fields(m.Entry)[0].name
+    req["fields"] = [{"attr": f.attr, "kind": f.kind} for f in m._FIELDS]
+    req["data"] = [{"attr": f.attr, "kind": f.kind} for f in getattr(m, "_DATA", ())]
     host, _, port = req["addr"].rpartition(":")
     client = redis.Redis(host=host, port=int(port), db=req["db"], password=req["password"] or None)
 
