@@ -61,6 +61,7 @@ func module(t *testing.T, l *layout.Layout) (dir, name string) {
 func runPython(t *testing.T, script string, args ...string) []byte {
 	t.Helper()
 	cmd := exec.Command(python, append([]string{filepath.Join("testdata", script)}, args...)...)
+	cmd.Env = append(os.Environ(), "PYTHONDONTWRITEBYTECODE=1") // modules are imported from the repository too
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {

@@ -380,3 +380,15 @@ func goValue(l *layout.Layout, ex exampleboards.Example, op map[string]any, v an
 	oracle.ToGenerated(l, e, ptr.Interface())
 	return ptr.Elem().FieldByName(l.Fields[i].Name)
 }
+
+// TestUncertainWrite: a Python write whose reply is lost raises UncertainError with its token,
+// and resending it under that token applies it once (uncertain.py, on a server of its own:
+// it pauses the server's writes).
+func TestUncertainWrite(t *testing.T) {
+	needPython(t)
+	srv := redistest.Start(t)
+	out := runPython(t, "uncertain.py", "../clients/py", srv.Options().Addr, "race:uncertain")
+	if strings.TrimSpace(string(out)) != "ok" {
+		t.Fatalf("uncertain.py: %s", out)
+	}
+}
