@@ -91,6 +91,7 @@ func checkVectors(t *testing.T, l *layout.Layout, ex *exampleboards.Example, rng
 	vec["damaged"] = damagedCases(t, l, entries, rng)
 	vec["damaged_data"] = damagedData(t, l, entries, rng)
 	vec["refused"] = refusedCases(l, entries, rng)
+	vec["times"] = timeCases(l, entries)
 
 	out := runPython(t, "vectors.py", dir, name, writeJSON(t, vec))
 	if !strings.HasPrefix(string(out), "ok ") {
@@ -237,6 +238,31 @@ func refusedCases(l *layout.Layout, entries []layout.Entry, rng *rand.Rand) []ma
 		add(e, "id too long")
 		e.ID = ""
 		add(e, "empty id")
+	}
+	return out
+}
+
+// timeCases are the values of the entries' time fields (and data fields) counted from the Unix
+// epoch, within datetime's years, with their unit and the instant as Go writes it.
+func timeCases(l *layout.Layout, entries []layout.Entry) [][3]any {
+	var out [][3]any
+	add := func(f *layout.Field, key uint64) {
+		if f.Kind != layout.Time || f.Season {
+			return
+		}
+		if at := f.TimeOf(key); at.Year() >= 1000 && at.Year() <= 9999 {
+			out = append(out, [3]any{f.Unit.String(), layout.IntOf(key), at.Format("2006-01-02T15:04:05.999999Z07:00")})
+		}
+	}
+	for _, e := range entries {
+		for i, f := range l.Fields {
+			add(f, e.Keys[i])
+		}
+		for i, f := range l.Data {
+			if e.Data != nil {
+				add(f, e.Data[i].Key)
+			}
+		}
 	}
 	return out
 }

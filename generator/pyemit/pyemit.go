@@ -93,6 +93,7 @@ type view struct {
 
 	Indexed      bool // the side key is the index (a member prefix), else the meta key
 	Seasonal     bool
+	Times        bool // a time field (or data field) counted from the Unix epoch: the datetime helpers
 	GetScripted  bool // get is a library function (else ZSCORE)
 	RankScripted bool // rank is a library function (else ZREVRANK)
 	PageScripted bool // page is a library function (else ZREVRANGE)
@@ -173,6 +174,9 @@ func newView(l *layout.Layout, lib Library) (*view, error) {
 				Wide:       op.Field.Place == layout.InMember && op.Field.Span() >= 1<<53,
 			})
 		}
+	}
+	for _, f := range append(slices.Clone(l.Fields), l.Data...) {
+		v.Times = v.Times || f.Kind == layout.Time && !f.Season
 	}
 	v.IDType = "str"
 	if v.IDUint {

@@ -7,7 +7,7 @@ and a Board whose reads and writes call the board's Redis library functions by n
 loading the library where a server lacks it. Needs redis-py (Debian: python3-redis).
 
 Values are exact Python ints: a time field holds whole units since 1970-01-01T00:00:00Z
-(its unit: s, ms or us); an enum holds its value's name; a text id or data string is a str whose bytes
+(its unit: s, ms or us; to_datetime and from_datetime convert); an enum holds its value's name; a text id or data string is a str whose bytes
 are its UTF-8 (bytes that are not UTF-8 come back as surrogate escapes, and go back as the
 same bytes).
 """
@@ -15,6 +15,7 @@ same bytes).
 from __future__ import annotations
 
 import dataclasses
+import datetime
 import math
 import secrets
 import struct
@@ -466,6 +467,32 @@ def compare(a: Entry, b: Entry) -> int:
     if _ID_ASC:
         return -1 if x < y else 1
     return -1 if x > y else 1
+
+
+_EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
+_MICROS = {"s": 1000000, "ms": 1000, "us": 1}
+
+
+def to_datetime(units: int, unit: str) -> datetime.datetime:
+    """The instant (UTC) of a time field's value: units of unit ("s", "ms" or "us", the
+    field's) since 1970-01-01T00:00:00Z. OutOfRangeError beyond datetime's years 1 to 9999."""
+    try:
+        return _EPOCH + datetime.timedelta(microseconds=units * _MICROS[unit])
+    except OverflowError:
+        raise OutOfRangeError("%d %s since 1970 is beyond datetime's years 1 to 9999" % (units, unit)) from None
+
+
+def from_datetime(t: datetime.datetime, unit: str) -> int:
+    """A time field's value of the instant t (timezone-aware): whole units of unit since
+    1970-01-01T00:00:00Z. An instant finer than the unit is refused (OutOfRangeError), never
+    truncated, as Go refuses it."""
+    if t.tzinfo is None or t.utcoffset() is None:
+        raise TypeError("a time field's instant must be timezone-aware, not %r" % (t,))
+    d = t - _EPOCH
+    micros = (d.days * 86400 + d.seconds) * 1000000 + d.microseconds
+    if micros % _MICROS[unit]:
+        raise OutOfRangeError("%s is not a whole number of %s (the field's unit); truncate or round it first" % (t.isoformat(), unit))
+    return micros // _MICROS[unit]
 
 
 def _hash_tag(key: str) -> str:

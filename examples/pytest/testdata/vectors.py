@@ -134,6 +134,13 @@ def main():
         if got != "OUT_OF_RANGE":
             bad.append("refused %d: encode(%r): %s, Go refuses it (%s)" % (i, entry_of(c), got, c["why"]))
 
+    for unit, units, go_text in vec["times"] or []:
+        n += 1
+        t = m.to_datetime(units, unit)
+        got = t.strftime("%Y-%m-%dT%H:%M:%S") + (("." + "%06d" % t.microsecond).rstrip("0") if t.microsecond else "") + "Z"
+        if got != go_text or m.from_datetime(t, unit) != units:
+            bad.append("time %d %s: to_datetime gives %s (back: %d), Go %s" % (units, unit, got, m.from_datetime(t, unit), go_text))
+
     for line in bad[:40]:
         print(line)
     if bad:
