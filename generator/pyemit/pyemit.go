@@ -134,6 +134,11 @@ type fieldView struct {
 }
 
 func newView(l *layout.Layout, lib Library) (*view, error) {
+	switch l.Score {
+	case layout.ScoreInteger, layout.ScoreDecimal, layout.ScoreBits62:
+	default: // a new score mode needs its score_of and p_of in module.py.tmpl
+		return nil, fmt.Errorf("the Python module has no codec for score: %s", l.Score)
+	}
 	ops := catalog.Ops(l)
 	v := &view{
 		Header:           layout.Header(l.File),
@@ -251,6 +256,8 @@ func newField(f *layout.Field, taken map[string]string) (*fieldView, error) {
 		}
 	case layout.String:
 		fv.PyType, fv.Default, fv.Range = "str", `""`, fmt.Sprintf("UTF-8 text of at most %d bytes", f.MaxBytes)
+	default: // a new kind needs its Python type here and its keys in module.py.tmpl's _key_of
+		return nil, fmt.Errorf("the Python module has no type for %s's kind %s", f.Name, f.Kind)
 	}
 	return fv, nil
 }
