@@ -169,3 +169,34 @@ func names(files []File) []string {
 	}
 	return s
 }
+
+// TestPython checks the Python module of every example schema and of random valid ones: every
+// schema that generates Go generates it, named <stem>_rankgen.py, with the header check finds
+// orphans by, the same bytes on every run, and the library's name that explain -json reports.
+func TestPython(t *testing.T) {
+	for name, src := range schemas(t, true) {
+		l, err := layout.Parse(name, src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := Python(l)
+		if err != nil {
+			t.Errorf("%s: %v\n%s", name, err, src)
+			continue
+		}
+		again, err := Python(l)
+		if err != nil || !bytes.Equal(f.Data, again.Data) {
+			t.Errorf("%s: the Python module differs between two runs (%v)", name, err)
+		}
+		if want := strings.TrimSuffix(name, ".yaml") + "_rankgen.py"; f.Name != want {
+			t.Errorf("%s: the module is %s, want %s", name, f.Name, want)
+		}
+		if !IsGenerated(f.Data, name) {
+			t.Errorf("%s: %s lacks the generated-code header", name, f.Name)
+		}
+		lib, err := LibraryName(l)
+		if err != nil || !bytes.Contains(f.Data, []byte(`LIBRARY_NAME = "`+lib+`"`)) {
+			t.Errorf("%s: the module does not name the library %s (%v)", name, lib, err)
+		}
+	}
+}

@@ -4,8 +4,9 @@
 #	bash scripts/test.sh
 #
 # It installs redis-server (the integration tests start private servers on free loopback
-# ports; set REDIS_URL to use another server) and chromium (headless, for rankgen serve's
-# page), downloads the Go modules, checks that
+# ports; set REDIS_URL to use another server), python3 with python3-redis (Debian's, at
+# /usr/bin/python3, for the generated Python clients) and chromium (headless, for rankgen
+# serve's page), downloads the Go modules, checks that
 # go.mod/go.sum are tidy, then runs gofmt, go vet, staticcheck, go test ./..., short fuzz
 # runs and rankgen check of the committed examples. It stops at the first failing step and exits non-zero.
 set -euo pipefail
@@ -43,6 +44,18 @@ if ! command -v redis-server >/dev/null || ! command -v redis-cli >/dev/null; th
 	}
 fi
 redis-server --version
+
+step "python3 and python3-redis (the generated Python clients are tested with Debian's /usr/bin/python3)"
+if ! [ -x /usr/bin/python3 ] || ! /usr/bin/python3 -c 'import redis' 2>/dev/null; then
+	sudo=""
+	if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+	export DEBIAN_FRONTEND=noninteractive
+	$sudo apt-get install -y python3 python3-redis || {
+		$sudo apt-get update
+		$sudo apt-get install -y python3 python3-redis
+	}
+fi
+/usr/bin/python3 -c 'import redis, sys; print("python", sys.version.split()[0], "redis-py", redis.__version__)'
 
 step "chromium (rankgen serve's page is tested in headless Chromium)"
 if ! command -v chromium >/dev/null; then
@@ -113,10 +126,10 @@ bin=$(mktemp -d)
 trap 'rm -rf "$bin"' EXIT
 go build -o "$bin/rankgen" ./cmd/rankgen
 n=0
-while read -r out schema; do
-	(cd examples && "$bin/rankgen" check -o "$out" "$schema")
+while read -r -a args; do
+	(cd examples && "$bin/rankgen" check "${args[@]}")
 	n=$((n + 1))
-done < <(sed -n 's|^//go:generate go run github.com/rankgen/rankgen/cmd/rankgen generate -o \([^ ]*\) \([^ ]*\)$|\1 \2|p' examples/gen.go)
+done < <(sed -n 's|^//go:generate go run github.com/rankgen/rankgen/cmd/rankgen generate \(-o .*\)$|\1|p' examples/gen.go)
 if [ "$n" -eq 0 ]; then
 	echo "no go:generate directives found in examples/gen.go"
 	exit 1

@@ -7,8 +7,10 @@ import (
 	"math"
 	"math/big"
 	"os"
+	"strconv"
 	"strings"
 
+	"github.com/rankgen/rankgen/generator"
 	"github.com/rankgen/rankgen/generator/catalog"
 	"github.com/rankgen/rankgen/generator/layout"
 	"github.com/rankgen/rankgen/generator/picture"
@@ -29,8 +31,9 @@ the layout fingerprint.
 A time field whose range has ended, or ends within a year, is reported on stderr as a warning
 with the date; with -strict it is an error (exit 1, nothing printed).
 
-With -json it prints the layout as one JSON document instead (format 1; keys are stable and
-only ever added). Values that can exceed 2^53 (ranges, radices) are strings.
+With -json it prints the layout as one JSON document instead (format 2; keys are stable and
+only ever added): the contract clients of other languages are generated from, documented in
+docs/layout-json.md. Values that can exceed 2^53 (ranges, radices) are strings.
 
 For a periodic layout (a season: block), -season S (a season id, the season's start in Unix
 seconds; or an RFC 3339 time in the season) also prints that season: its start and end in
@@ -82,7 +85,11 @@ a year; and a -season that names no season), 2 on usage errors.`,
 					}
 				}
 				if *asJSON {
-					doc := layoutJSON(l)
+					doc, err := layoutJSON(l)
+					if err != nil {
+						printError(e, "explain", err)
+						return exitFail
+					}
 					if season != nil {
 						doc.Season = seasonJSON(l, *season)
 					}
@@ -200,7 +207,14 @@ type explainDoc struct {
 	Data             []dataDoc `json:"data,omitempty"`
 	// The season -season names, on a periodic layout.
 	Season *seasonDoc `json:"season,omitempty"`
+	// Format 2: what a client of another language needs beside (docs/layout-json.md).
+	Library    string   `json:"library"`     // the Lua library's name on the server: <stem>_<hash>
+	ScriptKeys []string `json:"script_keys"` // the keys every library function takes: "board", then side keys' suffixes
 }
+
+// explainFormat is the -json document's format: 2 added what clients of other languages read
+// (docs/layout-json.md).
+const explainFormat = 2
 
 // dataDoc is one data field: stored beside the entry, never ranked.
 type dataDoc struct {
@@ -210,6 +224,11 @@ type dataDoc struct {
 	Values   string `json:"values"`
 	MaxBytes int    `json:"max_bytes,omitempty"`
 	Order    string `json:"order"` // how ties rank: desc (the default) or asc
+	// Format 2: the range as keys (absent for a string), a time's unit, an enum's values.
+	Lo         string   `json:"lo,omitempty"`
+	Hi         string   `json:"hi,omitempty"`
+	Unit       string   `json:"unit,omitempty"`
+	EnumValues []string `json:"enum_values,omitempty"`
 }
 
 // opDoc is one board operation of the catalogue: what the generated Board can do, and which
@@ -223,15 +242,28 @@ type opDoc struct {
 	Field    string   `json:"field,omitempty"`
 	Update   string   `json:"update,omitempty"`
 	Methods  []string `json:"methods"`
+	// Format 2: the library function, its arguments (ARGV in order: head, then each repeated
+	// per item) and its reply's shape; absent when one Redis command does it.
+	Function string   `json:"function,omitempty"`
+	Args     *argsDoc `json:"args,omitempty"`
+	Reply    string   `json:"reply,omitempty"`
+}
+
+// argsDoc is an operation's ARGV: the head once, then each once per item (a batch's entries).
+type argsDoc struct {
+	Head []string `json:"head"`
+	Each []string `json:"each,omitempty"`
 }
 
 // operationsJSON lists the layout's board operations, in the catalogue's order.
-func operationsJSON(l *layout.Layout) []opDoc {
+func operationsJSON(l *layout.Layout, library string) []opDoc {
 	var out []opDoc
 	for _, op := range catalog.Ops(l) {
 		d := opDoc{Name: op.Name, Kind: string(op.Kind), ReadOnly: op.ReadOnly, Batch: op.Batch, Methods: op.Methods}
 		if op.Scripted() {
 			d.Script = l.LuaFile() + ":" + op.Name
+			d.Function, d.Reply = library+"_"+op.Name, string(op.Reply)
+			d.Args = &argsDoc{Head: append([]string{}, op.Args.Head...), Each: op.Args.Each}
 		}
 		if op.Field != nil {
 			d.Field, d.Update = op.Field.Name, string(op.Update)
@@ -288,11 +320,20 @@ type fieldDoc struct {
 	Updates   []string `json:"updates,omitempty"`
 	Overflow  string   `json:"overflow,omitempty"`
 	Stamp     string   `json:"stamp,omitempty"`
+	// Format 2: the range as keys, as the codec reads them (docs/layout-json.md), and whether a
+	// time counts from its season's start.
+	Lo             string `json:"lo"`
+	Hi             string `json:"hi"`
+	SeasonAnchored bool   `json:"season_anchored,omitempty"`
 }
 
-func layoutJSON(l *layout.Layout) explainDoc {
+func layoutJSON(l *layout.Layout) (explainDoc, error) {
+	library, err := generator.LibraryName(l)
+	if err != nil {
+		return explainDoc{}, err
+	}
 	d := explainDoc{
-		Format:      1,
+		Format:      explainFormat,
 		Schema:      l.File,
 		Package:     l.Package,
 		Doc:         l.Doc,
@@ -315,8 +356,11 @@ func layoutJSON(l *layout.Layout) explainDoc {
 			Index:       l.HasPrefix(),
 		},
 		Fields:     []fieldDoc{},
+		Files:      []string{l.GoFile(), l.LuaFile()},
 		Canonical:  strings.Split(strings.TrimSuffix(l.Canonical, "\n"), "\n"),
-		Operations: operationsJSON(l),
+		Operations: operationsJSON(l, library),
+		Library:    library,
+		ScriptKeys: scriptKeys(l),
 	}
 	if l.IDType == layout.IDString {
 		d.ID.MaxBytes = l.MaxBytes
@@ -335,7 +379,10 @@ func layoutJSON(l *layout.Layout) explainDoc {
 			Min:       f.Format(f.Lo),
 			Max:       f.Format(f.Hi),
 			Values:    f.Values,
+			Lo:        strconv.FormatUint(f.Lo, 10),
+			Hi:        strconv.FormatUint(f.Hi, 10),
 		}
+		fd.SeasonAnchored = f.Season
 		if f.Kind == layout.Time {
 			fd.Unit = f.Unit.String()
 			fd.Lifetime = f.Lifetime()
@@ -363,7 +410,21 @@ func layoutJSON(l *layout.Layout) explainDoc {
 		d.Fields = append(d.Fields, fd)
 	}
 	addDataJSON(&d, l)
-	return d
+	return d, nil
+}
+
+// scriptKeys are the keys every library function of l takes, in order: the board's key, then
+// the suffixes of its side keys (rankgenrt.SideKey), as rankgenrt.Spec.Keys lists them.
+func scriptKeys(l *layout.Layout) []string {
+	side := "meta"
+	if l.HasPrefix() {
+		side = "idx"
+	}
+	keys := []string{"board", side, "ack", "migrate:fence"}
+	if l.HasData() {
+		keys = append(keys, "data")
+	}
+	return keys
 }
 
 // addDataJSON adds the data fields and the stored-format fingerprint of a layout that has them.
@@ -373,7 +434,14 @@ func addDataJSON(d *explainDoc, l *layout.Layout) {
 	}
 	d.StoreFingerprint, d.DataFingerprint = l.StoreFingerprint, l.DataFingerprint
 	for _, f := range l.Data {
-		d.Data = append(d.Data, dataDoc{Name: f.Name, Type: f.Kind.String(), GoType: f.GoType, Values: f.DataRange(), MaxBytes: f.MaxBytes})
+		dd := dataDoc{Name: f.Name, Type: f.Kind.String(), GoType: f.GoType, Values: f.DataRange(), MaxBytes: f.MaxBytes, EnumValues: f.Values}
+		if f.Kind != layout.String {
+			dd.Lo, dd.Hi = strconv.FormatUint(f.Lo, 10), strconv.FormatUint(f.Hi, 10)
+		}
+		if f.Kind == layout.Time {
+			dd.Unit = f.Unit.String()
+		}
+		d.Data = append(d.Data, dd)
 	}
 }
 

@@ -29,7 +29,8 @@ package: Entry, Encode, Decode, Compare, Board) and <stem>.rankgen.lua (the layo
 its Lua library: one Redis function per board operation, loaded behind the runtime's Lua
 head), where <stem> is the schema's file name without .yaml.
 
-Files go to the schema's own directory, or to -o dir. Only files whose bytes change are
+Files go to the schema's own directory, or to -o dir. With -py dir it also writes the
+schema's Python client there, <stem>_rankgen.py for redis-py (docs/python.md). Only files whose bytes change are
 written (so unchanged files keep their modification times), and files that carry the
 generated-code header for this schema but are no longer produced (a removed update
 operation, say) are deleted. Nothing else in the directory is touched. A directory whose
@@ -49,8 +50,9 @@ Exit status: 0 when every schema generated, 1 on schema or I/O errors, 2 on usag
 			out := fs.String("o", "", "write the files to `dir` (default: the schema's directory)")
 			verbose := fs.Bool("v", false, "list each file written or deleted on stderr")
 			strict := fs.Bool("strict", false, "treat a time range that has ended or ends within a year as an error")
+			py := fs.String("py", "", "also write the Python module <stem>_rankgen.py to `dir`")
 			return func(e *env, args []string) int {
-				return generateOrCheck(e, "generate", *out, args, false, *verbose, *strict)
+				return generateOrCheck(e, "generate", *out, args, false, *verbose, *strict, clients{py: *py})
 			}
 		},
 	})
@@ -63,6 +65,8 @@ with what is in the output directory (the schema's directory, or -o dir) and fai
 file is stale, missing, or orphaned (it carries the generated-code header for this schema
 but the schema no longer produces it).
 
+With -py dir it checks the Python client there too.
+
 For each such file it prints a unified diff on stdout, from the files on disk to the files
 generate would write (so "rankgen check … | patch -p0", run from the same directory, brings
 them up to date), and a one-line summary on stderr. Use it in CI to catch a schema edited
@@ -72,8 +76,9 @@ Exit status: 0 when everything is up to date, 1 when anything is stale, missing 
 orphaned (or on schema and I/O errors), 2 on usage errors.`,
 		flags: func(fs *flag.FlagSet) func(*env, []string) int {
 			out := fs.String("o", "", "compare with the files in `dir` (default: the schema's directory)")
+			py := fs.String("py", "", "also compare the Python module with the one in `dir`")
 			return func(e *env, args []string) int {
-				return generateOrCheck(e, "check", *out, args, true, false, false)
+				return generateOrCheck(e, "check", *out, args, true, false, false, clients{py: *py})
 			}
 		},
 	})
@@ -85,6 +90,29 @@ type target struct {
 	dir    string // output directory as given (for messages), "" = current
 	l      *layout.Layout
 	files  []generator.File
+	client bool // a client of another language: no Go package rules apply to its directory
+}
+
+// clients are the directories of the other languages' clients to generate (-py), "" = none.
+type clients struct {
+	py string
+}
+
+// clientTargets are the targets of the other languages' clients of t's schema: in t's own
+// directory, their files join t's (so that neither sees the other's as orphans).
+func clientTargets(t *target, c clients) ([]*target, error) {
+	if c.py == "" {
+		return nil, nil
+	}
+	f, err := generator.Python(t.l)
+	if err != nil {
+		return nil, err
+	}
+	if filepath.Clean(c.py) == t.dir {
+		t.files = append(t.files, f)
+		return nil, nil
+	}
+	return []*target{{schema: t.schema, dir: filepath.Clean(c.py), l: t.l, files: []generator.File{f}, client: true}}, nil
 }
 
 // change is one file that differs between disk and what generate produces.
@@ -105,7 +133,7 @@ func (c change) what() string {
 	return "stale"
 }
 
-func generateOrCheck(e *env, cmd, out string, args []string, check, verbose, strict bool) int {
+func generateOrCheck(e *env, cmd, out string, args []string, check, verbose, strict bool, langs clients) int {
 	if len(args) == 0 {
 		return usageFail(e, commands[cmd], "no schema given")
 	}
@@ -130,7 +158,14 @@ func generateOrCheck(e *env, cmd, out string, args []string, check, verbose, str
 		if dir == "" {
 			dir = filepath.Dir(schema)
 		}
-		targets = append(targets, &target{schema: schema, dir: filepath.Clean(dir), l: l, files: files})
+		t := &target{schema: schema, dir: filepath.Clean(dir), l: l, files: files}
+		more, err := clientTargets(t, langs)
+		if err != nil {
+			printError(e, cmd, err)
+			failed = true
+			continue
+		}
+		targets = append(append(targets, t), more...)
 	}
 	if !sameDirRules(e, cmd, targets) || !packageRules(e, cmd, targets) {
 		return exitFail
@@ -180,7 +215,9 @@ func sameDirRules(e *env, cmd string, targets []*target) bool {
 	byFile := map[string]*target{}
 	for _, t := range targets {
 		dir := e.path(t.dir)
-		if first := byDir[dir]; first != nil && first.l.Package != t.l.Package {
+		if first := byDir[dir]; t.client {
+			// Another language's files: only their names may clash.
+		} else if first != nil && first.l.Package != t.l.Package {
 			e.errorf(cmd, "%s (package %s) and %s (package %s) would both write into %s; one directory holds one Go package: give each its own -o",
 				first.schema, first.l.Package, t.schema, t.l.Package, t.dir)
 			ok = false
@@ -220,6 +257,9 @@ func sameDirRules(e *env, cmd string, targets []*target) bool {
 func packageRules(e *env, cmd string, targets []*target) bool {
 	ok := true
 	for _, t := range targets {
+		if t.client {
+			continue
+		}
 		dir := e.path(t.dir)
 		entries, err := os.ReadDir(dir)
 		if err != nil {
