@@ -29,4 +29,5 @@ package examples
 //go:generate go run github.com/rankgen/rankgen/cmd/rankgen generate -o generated/seed002keysort schemas/seed002_keysort.yaml
 //go:generate go run github.com/rankgen/rankgen/cmd/rankgen generate -o generated/seed003scaling schemas/seed003_scaling.yaml
 //go:generate go run github.com/rankgen/rankgen/cmd/rankgen generate -o generated/seed004shift schemas/seed004_shift.yaml
+//go:generate go run github.com/rankgen/rankgen/cmd/rankgen generate -o generated/tournament schemas/tournament.yaml
 //go:generate go run github.com/rankgen/rankgen/cmd/rankgen generate -o generated/weekly -py clients/py schemas/weekly.yaml

@@ -36,10 +36,19 @@ func seasonJSON(l *layout.Layout, s rankgenrt.Season) *seasonDoc {
 		Start: inZone(l, s.Start), StartUTC: utc(s.Start),
 		End: inZone(l, s.End), EndUTC: utc(s.End),
 		Length: s.Len().String(), LengthSeconds: int64(s.Len() / time.Second),
-		KeySuffix: rankgenrt.SeasonKey("", s),
+		KeySuffix: seasonKeySuffix(l, s),
 		Expires:   inZone(l, exp), ExpiresUTC: utc(exp),
 		Previous: cal.Prev(s).ID, Next: cal.Next(s).ID,
 	}
+}
+
+// seasonKeySuffix ends the key of season s's board after its base: ":<season id>", and on a
+// regional layout ":<zone>:<season id>".
+func seasonKeySuffix(l *layout.Layout, s rankgenrt.Season) string {
+	if l.Season.Regions != nil {
+		return rankgenrt.SeasonKey(rankgenrt.RegionBase("", l.Season.Calendar.Spec().Zone), s)
+	}
+	return rankgenrt.SeasonKey("", s)
 }
 
 // seasonExpiry is when the writes to season s's board set its keys to expire: the end of the

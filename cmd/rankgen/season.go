@@ -23,16 +23,22 @@ import (
 // -season, by its id (its start in Unix seconds, as board keys end) or by an instant in it;
 // an encode line may also name its own, as decode -season prints it.
 
-// seasonFlag is the -season flag: a season, named by its id or by an instant in it.
-type seasonFlag struct{ text string }
+// seasonFlag is the -season flag: a season, named by its id or by an instant in it; with
+// -zone, the zone of a regional board (season: zones:) whose calendar names it.
+type seasonFlag struct{ text, zone string }
 
-// register declares -season on fs; use says what it does for the command.
+// register declares -season and -zone on fs; use says what -season does for the command.
 func (sf *seasonFlag) register(fs *flag.FlagSet, use string) {
 	fs.StringVar(&sf.text, "season", "", "a periodic board's season `S`: its id (its start in Unix seconds) or an RFC 3339 time in it; "+use)
+	fs.StringVar(&sf.zone, "zone", "", "a regional board's zone `Z` (one of its schema's season zones), whose calendar -season and season ids are read in; a -key of the zone's board names it too")
 }
 
-// resolve returns the season named, nil when none is, or an error.
+// resolve returns the season named, nil when none is, or an error. It first makes a regional
+// layout's calendar that of -zone's.
 func (sf seasonFlag) resolve(l *layout.Layout) (*rankgenrt.Season, error) {
+	if err := useZone(l, sf.zone, sf.text != ""); err != nil {
+		return nil, err
+	}
 	if sf.text == "" {
 		return nil, nil
 	}
@@ -44,6 +50,45 @@ func (sf seasonFlag) resolve(l *layout.Layout) (*rankgenrt.Season, error) {
 		return nil, fmt.Errorf("-season: %v", err)
 	}
 	return &s, nil
+}
+
+// useZone makes a regional layout's calendar that of zone: its season ids, starts and expiry
+// are that zone's. A regional layout needs one where a season is named (needed); a layout of
+// one zone takes none.
+func useZone(l *layout.Layout, zone string, needed bool) error {
+	regional := l.Season != nil && l.Season.Regions != nil
+	switch {
+	case zone == "" && regional && needed:
+		return fmt.Errorf("%s is regional: its seasons start on each zone's wall clock; give -zone, one of %s", l.File, strings.Join(l.Season.Zones(), ", "))
+	case zone == "":
+		return nil
+	case !regional:
+		return fmt.Errorf("-zone: %s lists no zones (season: zones:), so its seasons have one calendar; drop -zone", l.File)
+	}
+	cal, err := l.Season.Regions.In(zone)
+	if err != nil {
+		return fmt.Errorf("-zone: %s", strings.TrimPrefix(err.Error(), "rankgen: "))
+	}
+	l.Season.Calendar = cal
+	return nil
+}
+
+// keyZone is the zone a regional board's key names: <base>:<zone>, or <base>:<zone>:<season
+// id>; "" for a key that names none of the layout's zones.
+func keyZone(l *layout.Layout, key string) string {
+	if l.Season == nil || l.Season.Regions == nil {
+		return ""
+	}
+	parts := strings.Split(key, ":")
+	if len(parts) > 1 && idText.MatchString(parts[len(parts)-1]) {
+		parts = parts[:len(parts)-1]
+	}
+	if zone := parts[len(parts)-1]; len(parts) > 1 {
+		if _, err := l.Season.Regions.In(zone); err == nil {
+			return zone
+		}
+	}
+	return ""
 }
 
 // idText is what a season id looks like (any sign, digits); parseSeason then insists on the
@@ -110,6 +155,16 @@ func seasonBounds(l *layout.Layout, s rankgenrt.Season) string {
 // rankgenrt.SeasonKey writes it), checked against flagged (-season's); flagged when the
 // layout has no seasons or the key ends in no season id.
 func keySeason(l *layout.Layout, key string, flagged *rankgenrt.Season) (*rankgenrt.Season, error) {
+	if zone := keyZone(l, key); zone != "" {
+		if flagged != nil && l.Season.Calendar.Spec().Zone != zone {
+			return nil, fmt.Errorf("-zone is %s, but -key %s is a board of zone %s", l.Season.Calendar.Spec().Zone, quote.Short(key), zone)
+		}
+		if err := useZone(l, zone, true); err != nil {
+			return nil, err
+		}
+	} else if l.Season != nil && l.Season.Regions != nil && idText.MatchString(key[strings.LastIndexByte(key, ':')+1:]) {
+		return nil, fmt.Errorf("-key %s names no zone of %s: a regional board's key is <base>:<zone>:<season id> (its zones: %s)", quote.Short(key), l.File, strings.Join(l.Season.Zones(), ", "))
+	}
 	i := strings.LastIndexByte(key, ':')
 	if l.Season == nil || i < 0 || !idText.MatchString(key[i+1:]) {
 		return flagged, nil

@@ -211,6 +211,13 @@ func newServer(l *layout.Layout, key string, o serveOptions) (*server, error) {
 	if season != nil && strings.HasSuffix(key, ":"+strconv.FormatInt(season.ID, 10)) {
 		s.board.base = strings.TrimSuffix(key, ":"+strconv.FormatInt(season.ID, 10)) // the key named a season
 	}
+	if l.Season != nil && l.Season.Regions != nil && keyZone(l, key) == "" {
+		// A regional board's base names no zone: its seasons are under <base>:<zone>, -zone's.
+		if err := useZone(l, o.season.zone, true); err != nil {
+			return nil, err
+		}
+		s.board.base = rankgenrt.RegionBase(s.board.base, o.season.zone)
+	}
 	s.firstSeason = season
 	if _, err := s.board.setKeys(season); err != nil {
 		return nil, errors.New(errText(err))

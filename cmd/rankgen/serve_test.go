@@ -338,6 +338,9 @@ func TestServeEveryOtherLayout(t *testing.T) {
 			var season rankgenrt.Season
 			if reader.SeasonAt != nil {
 				season = reader.SeasonAt(time.Now())
+				if layouts[reader.Name].Season.Regions != nil { // a regional board's base names its zone
+					base = rankgenrt.RegionBase(base, season.Start.Location().String())
+				}
 				key = rankgenrt.SeasonKey(base, season)
 			} else if writer.SeasonAt != nil {
 				season = writer.SeasonAt(time.Now())
@@ -543,5 +546,33 @@ func TestExportWideIntegers(t *testing.T) {
 	got := string(entryJSON(l, layout.Entry{ID: "a\xff", Keys: []uint64{1<<60 - 1, layout.IntKey(-3)}}, nil))
 	if want := `{"ID": {"base64":"Yf8="}, "Big": "1152921504606846975", "Neg": -3}`; got != want {
 		t.Errorf("entry %s, want %s", got, want)
+	}
+}
+
+// TestServeRegionalZone: a regional board is served from its base and -zone, or from a key that
+// names the zone; its base alone is refused, naming the zones.
+func TestServeRegionalZone(t *testing.T) {
+	srv := redistest.Start(t)
+	c := srv.Client(t)
+	var ex exampleboards.Example
+	for _, p := range exampleboards.Periodic() {
+		if p.Name == "tournament" {
+			ex = p
+		}
+	}
+	l := ex.Layout(t)
+	season := ex.SeasonAt(time.Now()) // Tokyo's
+	setOne(t, ex, c, rankgenrt.SeasonKey(rankgenrt.RegionBase("cup", "Asia/Tokyo"), season), season)
+	for _, tc := range []struct {
+		key  string
+		zone string
+	}{{"cup", "Asia/Tokyo"}, {"cup:Asia/Tokyo", ""}, {rankgenrt.SeasonKey("cup:Asia/Tokyo", season), ""}} {
+		web := newTestServer(t, l, c, tc.key, serveOptions{season: seasonFlag{zone: tc.zone}})
+		if m, code := getJSON(t, web, ""); code != http.StatusOK || len(m.Rows) != 1 || m.Rows[0].Entry == nil {
+			t.Errorf("serve %s -zone %q: status %d, error %q, %d rows; want Tokyo's one entry", tc.key, tc.zone, code, m.Error, len(m.Rows))
+		}
+	}
+	if _, err := newServer(l, "cup", serveOptions{rows: 25}); err == nil || !strings.Contains(err.Error(), "give -zone") {
+		t.Errorf("serve of a regional base without -zone: %v; want it to ask for -zone", err)
 	}
 }

@@ -31,6 +31,7 @@ import (
 	"github.com/rankgen/rankgen/examples/generated/seed002keysort"
 	"github.com/rankgen/rankgen/examples/generated/seed003scaling"
 	"github.com/rankgen/rankgen/examples/generated/seed004shift"
+	"github.com/rankgen/rankgen/examples/generated/tournament"
 	"github.com/rankgen/rankgen/examples/generated/weekly"
 	"github.com/rankgen/rankgen/generator/catalog"
 	"github.com/rankgen/rankgen/generator/layout"
@@ -60,6 +61,7 @@ var bandRoots = map[string][2]any{
 	"seed003scaling":  {seed003scaling.RawBetween, seed003scaling.RawIs},
 	"seed004shift":    {seed004shift.PointsBetween, seed004shift.PointsIs},
 	"weekly":          {weekly.PointsBetween, weekly.PointsIs},
+	"tournament":      {tournament.BestLapBetween, tournament.BestLapIs},
 	"r01":             {r01.LevelBetween, r01.LevelIs},
 	"r02":             {r02.JoinedAtBetween, r02.JoinedAtIs},
 	"r12":             {r12.WinsBetween, r12.WinsIs},

@@ -62,6 +62,7 @@ var ruleTable = []Rule{
 	{"UPDATE_REMOVED", Source, "an update is dropped from a field's update list: its Board methods no longer exist", eachField, checkUpdateRemoved},
 	{"ENUM_VALUE_REMOVED", Source, "an enum value is gone, and with it its Go constant", eachField, checkEnumValueRemoved},
 	{"SEASONS_API", Source, "a board becomes periodic or stops being: NewBoard gains or loses its Season, Seasons comes or goes", wholeSchema, checkSeasonsAPI},
+	{"SEASON_ZONE_REMOVED", Source, "a regional board stops serving a zone: its Zone constant is gone, NewSeasons refuses it, and its boards are no longer written; adding a zone breaks nothing", wholeSchema, checkZoneRemoved},
 	{"DATA_REMOVED", Source, "a data field is gone (or renamed): its Data field no longer exists", wholeSchema, checkDataRemoved},
 	{"DATA_GO_TYPE", Source, "a data field's Go type changes", wholeSchema, checkDataGoType},
 	{"FEED_API", Source, "a feed is gone, or a board or key part of it: its generated type, result field or key part no longer exists; adding one breaks nothing", wholeSchema, checkFeedAPI},

@@ -36,3 +36,20 @@ func checkSeasonsAPI(p *probe) bool {
 	}
 	return false
 }
+
+func checkZoneRemoved(p *probe) bool {
+	o, n := p.oldL(), p.newL()
+	if o.Season == nil || n.Season == nil || o.Season.Regions == nil || n.Season.Regions == nil {
+		return false // a calendar that becomes or stops being regional is SEASON's
+	}
+	kept := map[string]bool{}
+	for _, z := range n.Season.Zones() {
+		kept[z] = true
+	}
+	for _, z := range o.Season.Zones() {
+		if !kept[z] {
+			p.atKey([]string{"season", "zones"}, "zone %s is no longer served: %s is gone, NewSeasons refuses it, and its boards are no longer written (keep it listed while its players play)", z, layout.ZoneConst(z))
+		}
+	}
+	return false
+}

@@ -43,7 +43,11 @@ func (b *board) seasonConstructor(dict jen.Dict, params []jen.Code) (string, []j
 	dict[jen.Id("season")] = jen.Id("s")
 	dict[jen.Id("from")] = jen.Id("s").Dot("Start").Dot("UnixMicro").Call()
 	dict[jen.Id("until")] = jen.Id("s").Dot("End").Dot("UnixMicro").Call()
-	core := rt("NewSeasonCore").Call(jen.Id("c"), jen.Id("key"), jen.Id("boardSpec"), jen.Id("s"), rt("ExpireAt").Call(jen.Id("calendar").Dot("Expiry").Call(jen.Id("s"), jen.Id("keepSeasons"))), jen.Id("opts").Op("..."))
+	calendar := "calendar"
+	if b.l.Season.Regions != nil {
+		calendar = "regions" // the calendar of s's zone
+	}
+	core := rt("NewSeasonCore").Call(jen.Id("c"), jen.Id("key"), jen.Id("boardSpec"), jen.Id("s"), rt("ExpireAt").Call(jen.Id(calendar).Dot("Expiry").Call(jen.Id("s"), jen.Id("keepSeasons"))), jen.Id("opts").Op("..."))
 	doc := "NewBoard returns the board of season s stored under key (Seasons.Board names the key after the season). Its keys expire when keepSeasons more seasons have ended after s, set by every write's own script (WithTTL or WithExpireAt replace that). Once that expiry has passed, the board refuses writes before anything is written (Redis's clock decides, in the script) and reads (the board's clock decides) with an error matching rankgenrt.ErrSeasonExpired, never acknowledging a write that would vanish or reading an empty board. Its write tokens, idempotency keys included, are bound to s (rankgenrt.InSeason), so that Seasons.Live sends their resends to this board."
 	if catalog.EntriesTakeSeason(b.l) {
 		doc += " Writes refuse times outside s with an error matching rankgenrt.ErrSeasonClosed: a season-anchored value outside [0, s.Len()), and a stamp whose clock (Redis's, for server stamps) reads outside s."

@@ -6,6 +6,7 @@ import (
 
 	"github.com/dave/jennifer/jen"
 	"github.com/rankgen/rankgen/generator/catalog"
+	"github.com/rankgen/rankgen/generator/layout"
 	rankgenrt "github.com/rankgen/rankgen/runtime"
 )
 
@@ -33,15 +34,38 @@ func (b *board) calendar() {
 	if s.Spec().Period != rankgenrt.Fixed {
 		f.Anon("time/tzdata") // the zone is found on machines without a zoneinfo database
 	}
-	b.comment("calendar maps instants to the board's seasons: %s. The generator checked its spec, and the zone database is embedded (time/tzdata).", s.Describe())
-	f.Var().Id("calendar").Op("=").Add(rt("MustCalendar")).Call(rt("CalendarSpec").Values(b.calendarSpec()))
+	calendar := "calendar"
+	if s.Regions != nil {
+		calendar = "regions"
+		b.regions()
+	} else {
+		b.comment("calendar maps instants to the board's seasons: %s. The generator checked its spec, and the zone database is embedded (time/tzdata).", s.Describe())
+		f.Var().Id("calendar").Op("=").Add(rt("MustCalendar")).Call(rt("CalendarSpec").Values(b.calendarSpec()))
+	}
 	f.Line()
-	b.comment("keepSeasons is how many finished seasons stay readable; older boards expire by themselves (the board of season s at the end of the %s season after it: calendar.Expiry).", ordinal(s.Keep))
+	b.comment("keepSeasons is how many finished seasons stay readable; older boards expire by themselves (the board of season s at the end of the %s season after it: %s.Expiry).", ordinal(s.Keep), calendar)
 	f.Const().Id("keepSeasons").Op("=").Lit(s.Keep)
 	f.Line()
 	b.comment("Season is one season of the board: the instants from Start (included) to End (excluded). Its ID is Start in Unix seconds, which ends the keys of its board.")
 	f.Type().Id("Season").Op("=").Add(rt("Season"))
 	f.Line()
+}
+
+// regions declares a regional layout's calendars, one per zone, and the zones' constants.
+func (b *board) regions() {
+	f, s := b.f, b.l.Season
+	zones := s.Regions.Zones()
+	b.comment("The zones the board's seasons run in (the schema's zones), for NewSeasons: each zone's seasons are boards of their own, under <base>:<zone>.")
+	consts := make([]jen.Code, len(zones))
+	args := []jen.Code{rt("CalendarSpec").Values(b.calendarSpec())}
+	for i, z := range zones {
+		consts[i] = jen.Id(layout.ZoneConst(z)).Op("=").Lit(z)
+		args = append(args, jen.Id(layout.ZoneConst(z)))
+	}
+	f.Const().Defs(consts...)
+	f.Line()
+	b.comment("regions maps instants to the board's seasons in each zone: %s. The generator checked every zone's widths, and the zone database is embedded (time/tzdata).", s.Describe())
+	f.Var().Id("regions").Op("=").Add(rt("MustRegions")).Call(args...)
 }
 
 func ordinal(n int) string {
@@ -77,7 +101,9 @@ func (b *board) calendarSpec() jen.Dict {
 	if spec.Minute != 0 {
 		d[jen.Id("Minute")] = jen.Lit(spec.Minute)
 	}
-	d[jen.Id("Zone")] = jen.Lit(spec.Zone)
+	if b.l.Season.Regions == nil {
+		d[jen.Id("Zone")] = jen.Lit(spec.Zone)
+	}
 	return d
 }
 
@@ -86,12 +112,15 @@ func (b *board) calendarSpec() jen.Dict {
 func (b *board) seasonsType() {
 	f := b.f
 	seasonsT := rt("Seasons").Types(jen.Op("*").Id("Board"), b.idType(), jen.Id("Ranked"), jen.Id("SeasonResult"))
-	b.comment("Seasons is the board's calendar and the boards of its seasons, stored under a base key: season s's board is <base>:<s.ID>, with its side keys in the same hash slot (give base a hash tag, \"{lb}:weekly\", to keep every season in one slot). It is safe for concurrent use.\nIts calendar, boards and reads across seasons (Current, Board, Live, Recent, History, RemoveEverywhere, …) are the methods of the embedded rankgenrt.Seasons, which are the same on every periodic layout; this file declares those its layout makes its own.")
+	keys := "season s's board is <base>:<s.ID>"
+	if b.l.Season.Regions != nil {
+		keys = "in one zone: season s's board is <base>:<zone>:<s.ID>"
+	}
+	b.comment("Seasons is the board's calendar and the boards of its seasons, stored under a base key: %s, with its side keys in the same hash slot (give base a hash tag, \"{lb}:weekly\", to keep every season in one slot). It is safe for concurrent use.\nIts calendar, boards and reads across seasons (Current, Board, Live, Recent, History, RemoveEverywhere, …) are the methods of the embedded rankgenrt.Seasons, which are the same on every periodic layout; this file declares those its layout makes its own.", keys)
 	f.Type().Id("Seasons").Struct(jen.Op("*").Add(seasonsT))
 	f.Line()
 	b.comment("seasonsSpec is what the seasons' machinery (rankgenrt.Seasons) needs of this layout.")
 	dict := jen.Dict{
-		jen.Id("Calendar"): jen.Id("calendar"),
 		jen.Id("Keep"):     jen.Id("keepSeasons"),
 		jen.Id("Board"):    jen.Id("boardSpec"),
 		jen.Id("NewBoard"): jen.Id("NewBoard"),
@@ -101,6 +130,9 @@ func (b *board) seasonsType() {
 		jen.Id("RankedAt"): jen.Id("decoding").Dot("RankedAt"),
 		jen.Id("NewResult"): jen.Func().Params(jen.Id("s").Id("Season"), jen.Id("r").Id("Ranked"), jen.Err().Error()).Id("SeasonResult").Block(
 			jen.Return(jen.Id("SeasonResult").Values(jen.Dict{jen.Id("Season"): jen.Id("s"), jen.Id("Ranked"): jen.Id("r"), jen.Id("Err"): jen.Err()}))),
+	}
+	if b.l.Season.Regions == nil { // a regional layout's Seasons take their zone's calendar
+		dict[jen.Id("Calendar")] = jen.Id("calendar")
 	}
 	if len(catalog.RollupFields(b.l)) > 0 {
 		dict[jen.Id("Rollups")] = jen.True()
@@ -114,11 +146,29 @@ func (b *board) seasonsType() {
 	f.Func().Id("WithClock").Params(jen.Id("now").Func().Params().Qual("time", "Time")).Id("SeasonsOption").Block(
 		jen.Return(jen.Func().Params(jen.Id("s").Op("*").Id("Seasons")).Block(rt("SetSeasonsClock").Call(jen.Id("s").Dot("Seasons"), jen.Id("now")))))
 	f.Line()
+	if b.l.Season.Regions != nil {
+		b.regionSeasons()
+		return
+	}
 	f.Comment("NewSeasons returns the seasons of the board stored under base.")
 	f.Func().Id("NewSeasons").Params(jen.Id("c").Qual(redisPath, "UniversalClient"), jen.Id("base").String(), jen.Id("opts").Op("...").Id("SeasonsOption")).Op("*").Id("Seasons").Block(
 		jen.Id("s").Op(":=").Op("&").Id("Seasons").Values(rt("NewSeasons").Call(jen.Id("c"), jen.Id("base"), jen.Id("seasonsSpec"))),
 		jen.For(jen.List(jen.Id("_"), jen.Id("o")).Op(":=").Range().Id("opts")).Block(jen.Id("o").Call(jen.Id("s"))),
 		jen.Return(jen.Id("s")),
+	)
+	f.Line()
+}
+
+// regionSeasons declares a regional layout's NewSeasons, which takes the zone.
+func (b *board) regionSeasons() {
+	f := b.f
+	b.comment("NewSeasons returns the seasons, in zone, of the board stored under base: their boards are under <base>:<zone>, so that regions never share a board, and their seasons start on zone's wall clock. zone is one of the schema's zones (ZoneEuropeParis, …); another is an error matching rankgenrt.ErrUnknownZone.")
+	f.Func().Id("NewSeasons").Params(jen.Id("c").Qual(redisPath, "UniversalClient"), jen.List(jen.Id("base"), jen.Id("zone")).String(), jen.Id("opts").Op("...").Id("SeasonsOption")).Params(jen.Op("*").Id("Seasons"), jen.Error()).Block(
+		jen.List(jen.Id("ss"), jen.Err()).Op(":=").Add(rt("NewRegionSeasons")).Call(jen.Id("c"), jen.Id("base"), jen.Id("zone"), jen.Id("regions"), jen.Id("seasonsSpec")),
+		errNil().Block(jen.Return(jen.Nil(), jen.Err())),
+		jen.Id("s").Op(":=").Op("&").Id("Seasons").Values(jen.Id("ss")),
+		jen.For(jen.List(jen.Id("_"), jen.Id("o")).Op(":=").Range().Id("opts")).Block(jen.Id("o").Call(jen.Id("s"))),
+		jen.Return(jen.Id("s"), jen.Nil()),
 	)
 	f.Line()
 }

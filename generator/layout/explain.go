@@ -121,7 +121,9 @@ func (l *Layout) Table() string {
 	} else {
 		fmt.Fprintf(&b, "member: the %s itself (%s)\n", l.IDName, l.IDType)
 	}
-	if l.Season != nil {
+	if l.Season != nil && l.Season.Regions != nil {
+		fmt.Fprintf(&b, "season: %s; one board per zone and season under <key>:<zone>:<season id> (its start in Unix seconds)\n", l.Season.Describe())
+	} else if l.Season != nil {
 		fmt.Fprintf(&b, "season: %s; one board per season under <key>:<season id> (its start in Unix seconds)\n", l.Season.Describe())
 	}
 	for _, f := range l.Fields {

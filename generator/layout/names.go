@@ -32,7 +32,7 @@ func (v *validator) goName(s scalar, what string) bool {
 		v.errAt(s, "%s %q is not a Go identifier; use letters, digits and _ , starting with an upper-case letter", what, name)
 	case !token.IsExported(name):
 		v.errAt(s, "%s %q is unexported; start it with an upper-case letter: %q", what, name, exported(name))
-	case contains(ReservedNames, name) || v.season != nil && contains(SeasonNames, name):
+	case contains(ReservedNames, name) || v.season != nil && (contains(SeasonNames, name) || v.season.zoneConst(name)):
 		v.errAt(s, "%s %q clashes with a name rankgen generates; pick another (e.g. %q)", what, name, name+"Value")
 	default:
 		return true

@@ -20,10 +20,11 @@ import (
 // under the base key and the season's id, and time fields with epoch: season store their
 // offset from the season's start.
 type Season struct {
-	Calendar *rankgenrt.Calendar
-	Keep     int    // finished seasons kept readable; older ones expire
-	Every    string // the period as written: day, week, month, year, or a duration ("6h")
-	Starts   string // the start as written (defaults filled in)
+	Calendar *rankgenrt.Calendar // the calendar; on a regional layout, the first zone's
+	Regions  *rankgenrt.Regions  // a regional layout's calendars (zones:), one per zone; nil otherwise
+	Keep     int                 // finished seasons kept readable; older ones expire
+	Every    string              // the period as written: day, week, month, year, or a duration ("6h")
+	Starts   string              // the start as written (defaults filled in)
 }
 
 // Spec is the calendar's spec.
@@ -32,11 +33,13 @@ func (s *Season) Spec() rankgenrt.CalendarSpec { return s.Calendar.Spec() }
 // rawSeason is the season block as written.
 type rawSeason struct {
 	Every, Starts, Zone, Keep scalar
+	Zones                     []scalar // zones: a regional layout's, each a season calendar of its own
+	ZonesAt                   scalar   // where zones: is written (Set when it is)
 	Line, Col                 int
 	Set, Bad                  bool
 }
 
-var seasonKeys = []string{"every", "starts", "zone", "keep"}
+var seasonKeys = []string{"every", "starts", "zone", "zones", "keep"}
 
 // SeasonNames are the package-level names a periodic board's package adds; its fields, id and
 // enum constants must not take them either.
@@ -48,6 +51,11 @@ const MaxKeep = 10000
 func (p *parser) season(k, v *yaml.Node) rawSeason {
 	s := rawSeason{Line: k.Line, Col: k.Column, Set: true}
 	_, ok := p.mapping(v, "season", seasonKeys, func(key string, _, v *yaml.Node) {
+		if key == "zones" {
+			zones, bad := p.list(v, "season zones")
+			s.Zones, s.ZonesAt = zones, scalar{Line: v.Line, Col: v.Column, Set: true, Bad: bad}
+			return
+		}
 		sc := p.scalar(v, "season "+key)
 		switch key {
 		case "every":
@@ -71,7 +79,7 @@ var defaultStarts = map[rankgenrt.Period]string{rankgenrt.Daily: "00:00", rankge
 
 // seasonBlock validates the season block; nil when there is none or it is refused (reported).
 func (v *validator) seasonBlock(raw rawSeason) *Season {
-	if !raw.Set || raw.Bad || anyBad(raw.Every, raw.Starts, raw.Zone, raw.Keep) {
+	if !raw.Set || raw.Bad || anyBad(append([]scalar{raw.Every, raw.Starts, raw.Zone, raw.Keep, raw.ZonesAt}, raw.Zones...)...) {
 		return nil
 	}
 	// Every key is checked, so that all the block's problems are reported at once.
@@ -88,12 +96,24 @@ func (v *validator) seasonBlock(raw rawSeason) *Season {
 	if !v.seasonZone(raw, &spec) || !okStarts || !okKeep {
 		return nil
 	}
-	cal, err := rankgenrt.NewCalendar(spec)
+	season := &Season{Keep: keep, Every: raw.Every.Value, Starts: starts}
+	var err error
+	if raw.ZonesAt.Set {
+		zones := make([]string, len(raw.Zones))
+		for i, z := range raw.Zones {
+			zones[i] = z.Value
+		}
+		if season.Regions, err = rankgenrt.NewRegions(spec, zones...); err == nil {
+			season.Calendar, err = season.Regions.In(zones[0])
+		}
+	} else {
+		season.Calendar, err = rankgenrt.NewCalendar(spec)
+	}
 	if err != nil {
 		v.errorf(raw.Line, raw.Col, "season: %s", strings.TrimPrefix(err.Error(), "rankgen: "))
 		return nil
 	}
-	return &Season{Calendar: cal, Keep: keep, Every: raw.Every.Value, Starts: starts}
+	return season
 }
 
 // seasonEvery reads the period: a civil one, or a fixed duration of whole seconds.
@@ -198,25 +218,104 @@ func startMonthDay(s string, spec *rankgenrt.CalendarSpec) bool {
 	return true
 }
 
-// seasonZone reads the zone of a civil period; a fixed period has none.
+// seasonZone reads the zone of a civil period, or the zones of a regional one (zones:); a
+// fixed period has none.
 func (v *validator) seasonZone(raw rawSeason, spec *rankgenrt.CalendarSpec) bool {
 	if spec.Period == rankgenrt.Fixed {
-		if raw.Zone.Set {
-			v.errAt(raw.Zone, "season: a fixed period counts instants, not wall-clock time; remove zone (starts carries its offset)")
-			return false
+		ok := true
+		for key, at := range map[string]scalar{"zone": raw.Zone, "zones": raw.ZonesAt} {
+			if at.Set {
+				v.errAt(at, "season: a fixed period counts instants, not wall-clock time; remove %s (starts carries its offset)", key)
+				ok = false
+			}
 		}
-		return true
+		return ok
 	}
-	if !raw.Zone.Set {
-		v.errorf(raw.Line, raw.Col, "season: every %s follows a wall clock; add \"zone:\" with an IANA time zone such as Europe/Paris or UTC", raw.Every.Value)
+	switch {
+	case raw.Zone.Set && raw.ZonesAt.Set:
+		v.errAt(raw.ZonesAt, "season: give zone (one zone) or zones (a board per zone, chosen at run time), not both")
+		return false
+	case raw.ZonesAt.Set:
+		return v.seasonZones(raw)
+	case !raw.Zone.Set:
+		v.errorf(raw.Line, raw.Col, "season: every %s follows a wall clock; add \"zone:\" with an IANA time zone such as Europe/Paris or UTC, or \"zones:\" with the zones of your regions", raw.Every.Value)
 		return false
 	}
-	if _, err := time.LoadLocation(raw.Zone.Value); err != nil || raw.Zone.Value == "Local" || raw.Zone.Value == "" {
+	if !knownZone(raw.Zone.Value) {
 		v.errAt(raw.Zone, "season: unknown time zone %s; use an IANA name such as Europe/Paris, America/New_York or UTC", quote.Short(raw.Zone.Value))
 		return false
 	}
 	spec.Zone = raw.Zone.Value
 	return true
+}
+
+// seasonZones checks a regional layout's zones: IANA names, each once, at least one; every
+// zone's problems are reported at once.
+func (v *validator) seasonZones(raw rawSeason) bool {
+	if len(raw.Zones) == 0 {
+		v.errAt(raw.ZonesAt, "season: zones lists no zone; list the IANA zones of your regions, such as [Europe/Paris, America/New_York, Asia/Tokyo]")
+		return false
+	}
+	ok, seen := true, map[string]string{} // constant name → zone
+	for _, z := range raw.Zones {
+		switch c := ZoneConst(z.Value); {
+		case !knownZone(z.Value):
+			v.errAt(z, "season: unknown time zone %s; use an IANA name such as Europe/Paris, America/New_York or UTC", quote.Short(z.Value))
+			ok = false
+		case seen[c] == z.Value:
+			v.errAt(z, "season: zone %s is listed twice; list each zone once", z.Value)
+			ok = false
+		case seen[c] != "":
+			v.errAt(z, "season: zones %s and %s would both be the constant %s; list one of them", seen[c], z.Value, c)
+			ok = false
+		default:
+			seen[c] = z.Value
+		}
+	}
+	return ok
+}
+
+// ZoneConst is the name of a regional layout's constant for zone: "Europe/Paris" →
+// ZoneEuropeParis, "Etc/GMT+5" → ZoneEtcGMTPlus5.
+func ZoneConst(zone string) string {
+	var b strings.Builder
+	b.WriteString("Zone")
+	upper := true
+	for i, r := range zone {
+		switch {
+		case r == '+' || r == '-' && i+1 < len(zone) && zone[i+1] >= '0' && zone[i+1] <= '9':
+			b.WriteString(map[rune]string{'+': "Plus", '-': "Minus"}[r])
+			upper = true
+		case r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9':
+			if upper && r >= 'a' && r <= 'z' {
+				r -= 'a' - 'A'
+			}
+			b.WriteRune(r)
+			upper = false
+		default:
+			upper = true
+		}
+	}
+	return b.String()
+}
+
+// zoneConst reports whether name is one of a regional layout's zone constants.
+func (s *Season) zoneConst(name string) bool {
+	if s.Regions == nil {
+		return false
+	}
+	for _, z := range s.Regions.Zones() {
+		if ZoneConst(z) == name {
+			return true
+		}
+	}
+	return false
+}
+
+// knownZone reports whether name is an IANA zone (not the machine's Local).
+func knownZone(name string) bool {
+	_, err := time.LoadLocation(name)
+	return err == nil && name != "Local" && name != ""
 }
 
 func (v *validator) seasonKeep(s scalar) (int, bool) {
@@ -274,8 +373,42 @@ func (v *validator) seasonRange(raw *rawField, f *Field, label string, radix *bi
 
 // LongestUnits is the longest season in units of u, rounded up.
 func (s *Season) LongestUnits(u Unit) uint64 {
-	d := s.Calendar.Longest()
+	d := s.Longest()
 	return uint64((d + u.Duration() - 1) / u.Duration())
+}
+
+// Longest bounds the length of every season, in every zone of a regional layout.
+func (s *Season) Longest() time.Duration {
+	if s.Regions != nil {
+		return s.Regions.Longest()
+	}
+	return s.Calendar.Longest()
+}
+
+// longestZone is the zone whose seasons are the longest: the first of them on a regional
+// layout.
+func (s *Season) longestZone() string {
+	if s.Regions == nil {
+		return s.Spec().Zone
+	}
+	for _, z := range s.Regions.Zones() {
+		if cal, _ := s.Regions.In(z); cal.Longest() == s.Longest() {
+			return z
+		}
+	}
+	return s.Spec().Zone
+}
+
+// Zones are the zones of the seasons: the one zone, or a regional layout's zones; none for a
+// fixed period.
+func (s *Season) Zones() []string {
+	if s.Regions != nil {
+		return s.Regions.Zones()
+	}
+	if z := s.Spec().Zone; z != "" {
+		return []string{z}
+	}
+	return nil
 }
 
 // LongestText describes the longest season: "608400 s (a week and 1h of daylight saving)".
@@ -286,11 +419,11 @@ func (s *Season) LongestText(u Unit) string {
 		return text
 	}
 	civil := map[rankgenrt.Period]string{rankgenrt.Daily: "a day", rankgenrt.Weekly: "a week", rankgenrt.Monthly: "a month of 31 days", rankgenrt.Yearly: "a year of 366 days"}[spec.Period]
-	extra := s.Calendar.Longest() - map[rankgenrt.Period]time.Duration{rankgenrt.Daily: 24 * time.Hour, rankgenrt.Weekly: 7 * 24 * time.Hour, rankgenrt.Monthly: 31 * 24 * time.Hour, rankgenrt.Yearly: 366 * 24 * time.Hour}[spec.Period]
+	extra := s.Longest() - map[rankgenrt.Period]time.Duration{rankgenrt.Daily: 24 * time.Hour, rankgenrt.Weekly: 7 * 24 * time.Hour, rankgenrt.Monthly: 31 * 24 * time.Hour, rankgenrt.Yearly: 366 * 24 * time.Hour}[spec.Period]
 	if extra > 0 {
-		return fmt.Sprintf("%s (%s and %s of daylight saving in %s)", text, civil, shortDuration(extra), spec.Zone)
+		return fmt.Sprintf("%s (%s and %s of daylight saving in %s)", text, civil, shortDuration(extra), s.longestZone())
 	}
-	return fmt.Sprintf("%s (%s in %s)", text, civil, spec.Zone)
+	return fmt.Sprintf("%s (%s in %s)", text, civil, s.longestZone())
 }
 
 // shortDuration writes 1h0m0s as 1h and 30m0s as 30m.
@@ -305,6 +438,9 @@ func shortDuration(d time.Duration) string {
 func (s *Season) Describe() string {
 	spec := s.Spec()
 	at := fmt.Sprintf("%02d:%02d %s", spec.Hour, spec.Minute, spec.Zone)
+	if s.Regions != nil {
+		at = fmt.Sprintf("%02d:%02d in each of %s", spec.Hour, spec.Minute, strings.Join(s.Regions.Zones(), ", "))
+	}
 	var from string
 	switch spec.Period {
 	case rankgenrt.Daily:
@@ -328,20 +464,26 @@ func (s *Season) Describe() string {
 }
 
 // canonical is the season's line of the canonical form: the period, start and zone decide
-// what an offset and a season id mean; keep only decides expiry, so it is left out.
+// what an offset and a season id mean; keep only decides expiry, so it is left out. A regional
+// layout's line says "regional" where the zone goes: a board's zone is in its key, and the
+// zones listed only bound the widths, so that a zone added later shares the layout.
 func (s *Season) Canonical() string {
 	spec := s.Spec()
+	zone := spec.Zone
+	if s.Regions != nil {
+		zone = "regional"
+	}
 	switch spec.Period {
 	case rankgenrt.Fixed:
 		return fmt.Sprintf("season every=%s origin=%d\n", spec.Every, spec.Origin.Unix())
 	case rankgenrt.Weekly:
-		return fmt.Sprintf("season week %s %02d:%02d %s\n", spec.Weekday, spec.Hour, spec.Minute, spec.Zone)
+		return fmt.Sprintf("season week %s %02d:%02d %s\n", spec.Weekday, spec.Hour, spec.Minute, zone)
 	case rankgenrt.Monthly:
-		return fmt.Sprintf("season month %d %02d:%02d %s\n", spec.Day, spec.Hour, spec.Minute, spec.Zone)
+		return fmt.Sprintf("season month %d %02d:%02d %s\n", spec.Day, spec.Hour, spec.Minute, zone)
 	case rankgenrt.Yearly:
-		return fmt.Sprintf("season year %02d-%02d %02d:%02d %s\n", int(spec.Month), spec.Day, spec.Hour, spec.Minute, spec.Zone)
+		return fmt.Sprintf("season year %02d-%02d %02d:%02d %s\n", int(spec.Month), spec.Day, spec.Hour, spec.Minute, zone)
 	}
-	return fmt.Sprintf("season day %02d:%02d %s\n", spec.Hour, spec.Minute, spec.Zone)
+	return fmt.Sprintf("season day %02d:%02d %s\n", spec.Hour, spec.Minute, zone)
 }
 
 // OffsetOf is the offset a key of a season-anchored field stands for.

@@ -17,6 +17,7 @@ import (
 	"github.com/rankgen/rankgen/examples/generated/seed002keysort"
 	"github.com/rankgen/rankgen/examples/generated/seed003scaling"
 	"github.com/rankgen/rankgen/examples/generated/seed004shift"
+	"github.com/rankgen/rankgen/examples/generated/tournament"
 	"github.com/rankgen/rankgen/examples/generated/weekly"
 )
 
@@ -41,6 +42,7 @@ var changeFuncs = map[string][]any{
 	"seed002keysort":  {seed002keysort.AddPoints, seed002keysort.SetPoints, seed002keysort.SetPaid, seed002keysort.SetReachedAt},
 	"seed003scaling":  {seed003scaling.AddRaw, seed003scaling.SetRaw, seed003scaling.SetAt},
 	"seed004shift":    {seed004shift.AddPoints, seed004shift.SetPoints, seed004shift.SetAt},
+	"tournament":      {tournament.MinBestLap, tournament.SetBestLap},
 	"weekly":          {weekly.AddPoints, weekly.MaxPoints, weekly.SetPoints, weekly.SetPaid},
 }
 

@@ -30,6 +30,7 @@ import (
 	"github.com/rankgen/rankgen/examples/generated/seed002keysort"
 	"github.com/rankgen/rankgen/examples/generated/seed003scaling"
 	"github.com/rankgen/rankgen/examples/generated/seed004shift"
+	"github.com/rankgen/rankgen/examples/generated/tournament"
 	"github.com/rankgen/rankgen/examples/generated/weekly"
 	"github.com/rankgen/rankgen/generator/layout"
 	rankgenrt "github.com/rankgen/rankgen/runtime"
@@ -101,8 +102,20 @@ func Periodic() []Example {
 		{Name: "weekly", Schema: "weekly.yaml", Fingerprint: weekly.Fingerprint, Codec: CodecOf(weekly.Entry.Encode, weekly.Decode, weekly.Compare),
 			NewBoard: weekly.NewBoard, Decode: weekly.Decode, WithTTL: weekly.WithTTL, WithExpireAt: weekly.WithExpireAt,
 			SeasonAt: weekly.NewSeasons(nil, "").At},
+		{Name: "tournament", Schema: "tournament.yaml", Fingerprint: tournament.Fingerprint, Codec: CodecOf(tournament.Entry.Encode, tournament.Decode, tournament.Compare),
+			NewBoard: tournament.NewBoard, Decode: tournament.Decode, WithTTL: tournament.WithTTL, WithExpireAt: tournament.WithExpireAt,
+			SeasonAt: tokyo.At},
 	}
 }
+
+// tokyo is the tournament's seasons in one of its zones, for the suites that drive one board.
+var tokyo = func() *tournament.Seasons {
+	ss, err := tournament.NewSeasons(nil, "", tournament.ZoneAsiaTokyo)
+	if err != nil {
+		panic(err) // the zone is the schema's: only a regenerated package without it gets here
+	}
+	return ss
+}()
 
 // Seed reports whether the example reproduces a hand-made scheme (see examples/seeds).
 func (ex Example) Seed() bool { return strings.HasPrefix(ex.Name, "seed") }
