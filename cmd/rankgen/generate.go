@@ -49,8 +49,9 @@ Exit status: 0 when every schema generated, 1 on schema or I/O errors, 2 on usag
 			out := fs.String("o", "", "write the files to `dir` (default: the schema's directory)")
 			verbose := fs.Bool("v", false, "list each file written or deleted on stderr")
 			strict := fs.Bool("strict", false, "treat a time range that has ended or ends within a year as an error")
+			ts := fs.String("ts", "", "also write the TypeScript module <stem>.rankgen.ts to `dir` (docs/typescript.md)")
 			return func(e *env, args []string) int {
-				return generateOrCheck(e, "generate", *out, args, false, *verbose, *strict)
+				return generateOrCheck(e, "generate", *out, args, false, *verbose, *strict, options{ts: *ts})
 			}
 		},
 	})
@@ -72,8 +73,9 @@ Exit status: 0 when everything is up to date, 1 when anything is stale, missing 
 orphaned (or on schema and I/O errors), 2 on usage errors.`,
 		flags: func(fs *flag.FlagSet) func(*env, []string) int {
 			out := fs.String("o", "", "compare with the files in `dir` (default: the schema's directory)")
+			ts := fs.String("ts", "", "also check the TypeScript module <stem>.rankgen.ts in `dir`")
 			return func(e *env, args []string) int {
-				return generateOrCheck(e, "check", *out, args, true, false, false)
+				return generateOrCheck(e, "check", *out, args, true, false, false, options{ts: *ts})
 			}
 		},
 	})
@@ -85,6 +87,12 @@ type target struct {
 	dir    string // output directory as given (for messages), "" = current
 	l      *layout.Layout
 	files  []generator.File
+	client bool // a client module in another language (-ts): no Go package in its directory
+}
+
+// options are the outputs beside the Go package: a client module's directory ("" = none).
+type options struct {
+	ts string
 }
 
 // change is one file that differs between disk and what generate produces.
@@ -105,7 +113,7 @@ func (c change) what() string {
 	return "stale"
 }
 
-func generateOrCheck(e *env, cmd, out string, args []string, check, verbose, strict bool) int {
+func generateOrCheck(e *env, cmd, out string, args []string, check, verbose, strict bool, opts options) int {
 	if len(args) == 0 {
 		return usageFail(e, commands[cmd], "no schema given")
 	}
@@ -130,7 +138,21 @@ func generateOrCheck(e *env, cmd, out string, args []string, check, verbose, str
 		if dir == "" {
 			dir = filepath.Dir(schema)
 		}
-		targets = append(targets, &target{schema: schema, dir: filepath.Clean(dir), l: l, files: files})
+		t := &target{schema: schema, dir: filepath.Clean(dir), l: l, files: files}
+		targets = append(targets, t)
+		if opts.ts != "" {
+			f, err := generator.TypeScript(l)
+			if err != nil {
+				printError(e, cmd, err)
+				failed = true
+				continue
+			}
+			if e.path(filepath.Clean(opts.ts)) == e.path(t.dir) {
+				t.files = append(t.files, f) // one directory: one target, so that neither file is the other's orphan
+			} else {
+				targets = append(targets, &target{schema: schema, dir: filepath.Clean(opts.ts), l: l, files: []generator.File{f}, client: true})
+			}
+		}
 	}
 	if !sameDirRules(e, cmd, targets) || !packageRules(e, cmd, targets) {
 		return exitFail
@@ -180,7 +202,9 @@ func sameDirRules(e *env, cmd string, targets []*target) bool {
 	byFile := map[string]*target{}
 	for _, t := range targets {
 		dir := e.path(t.dir)
-		if first := byDir[dir]; first != nil && first.l.Package != t.l.Package {
+		if first := byDir[dir]; t.client {
+			// A client module's directory holds no Go package: any schemas may share it.
+		} else if first != nil && first.l.Package != t.l.Package {
 			e.errorf(cmd, "%s (package %s) and %s (package %s) would both write into %s; one directory holds one Go package: give each its own -o",
 				first.schema, first.l.Package, t.schema, t.l.Package, t.dir)
 			ok = false
@@ -220,6 +244,9 @@ func sameDirRules(e *env, cmd string, targets []*target) bool {
 func packageRules(e *env, cmd string, targets []*target) bool {
 	ok := true
 	for _, t := range targets {
+		if t.client {
+			continue
+		}
 		dir := e.path(t.dir)
 		entries, err := os.ReadDir(dir)
 		if err != nil {
