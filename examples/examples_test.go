@@ -12,14 +12,15 @@ import (
 	"github.com/rankgen/rankgen/generator/layout"
 )
 
-// directive is one "//go:generate … rankgen generate -o DIR SCHEMA" line of gen.go.
+// directive is one "//go:generate … rankgen generate -o DIR [-ts DIR] SCHEMA" line of gen.go.
 type directive struct {
-	line   string
-	out    string
-	schema string
+	line    string
+	out     string
+	clients []string // the flags of client modules in other languages: "-ts", "clients/ts"
+	schema  string
 }
 
-var directiveRE = regexp.MustCompile(`^//go:generate go run github\.com/rankgen/rankgen/cmd/rankgen generate -o (\S+) (\S+)$`)
+var directiveRE = regexp.MustCompile(`^//go:generate go run github\.com/rankgen/rankgen/cmd/rankgen generate -o (\S+)((?: -ts \S+)?) (\S+)$`)
 
 func directives(t *testing.T) []directive {
 	t.Helper()
@@ -36,7 +37,7 @@ func directives(t *testing.T) []directive {
 		if m == nil {
 			t.Fatalf("gen.go: directive %q is not of the form %s", line, directiveRE)
 		}
-		ds = append(ds, directive{line: line, out: m[1], schema: m[2]})
+		ds = append(ds, directive{line: line, out: m[1], clients: strings.Fields(m[2]), schema: m[3]})
 	}
 	return ds
 }
@@ -80,6 +81,9 @@ func TestDirectives(t *testing.T) {
 		if want := "generated/" + l.Package; d.out != want {
 			t.Errorf("gen.go writes %s into %s; use -o %s (one directory per package)", s, d.out, want)
 		}
+		if len(d.clients) > 0 && d.clients[1] != "clients/ts" {
+			t.Errorf("gen.go writes the TypeScript module of %s into %s; use -ts clients/ts", s, d.clients[1])
+		}
 	}
 	for s := range bySchema {
 		t.Errorf("gen.go has a directive for %s, which does not exist", s)
@@ -120,7 +124,7 @@ func TestGeneratedUpToDate(t *testing.T) {
 				t.Errorf("%s/%s is not generated from %s; generated/<package>/ holds only generated files and tests", d.out, e.Name(), d.schema)
 			}
 		}
-		cmd := exec.Command(bin, "check", "-o", d.out, d.schema)
+		cmd := exec.Command(bin, append(append([]string{"check", "-o", d.out}, d.clients...), d.schema)...)
 		if out, err := cmd.CombinedOutput(); err != nil {
 			t.Errorf("%s is stale (%v); run go generate ./examples/... and commit:\n%s", d.out, err, out)
 		}

@@ -13,12 +13,12 @@
 package examples
 
 //go:generate go run github.com/rankgen/rankgen/cmd/rankgen generate -o generated/arena schemas/arena.yaml
-//go:generate go run github.com/rankgen/rankgen/cmd/rankgen generate -o generated/duel schemas/duel.yaml
+//go:generate go run github.com/rankgen/rankgen/cmd/rankgen generate -o generated/duel -ts clients/ts schemas/duel.yaml
 //go:generate go run github.com/rankgen/rankgen/cmd/rankgen generate -o generated/duelint schemas/duel_integer.yaml
-//go:generate go run github.com/rankgen/rankgen/cmd/rankgen generate -o generated/laps schemas/laps.yaml
+//go:generate go run github.com/rankgen/rankgen/cmd/rankgen generate -o generated/laps -ts clients/ts schemas/laps.yaml
 //go:generate go run github.com/rankgen/rankgen/cmd/rankgen generate -o generated/ladders schemas/ladders.yaml
-//go:generate go run github.com/rankgen/rankgen/cmd/rankgen generate -o generated/pits schemas/pits.yaml
-//go:generate go run github.com/rankgen/rankgen/cmd/rankgen generate -o generated/racing schemas/racing.yaml
+//go:generate go run github.com/rankgen/rankgen/cmd/rankgen generate -o generated/pits -ts clients/ts schemas/pits.yaml
+//go:generate go run github.com/rankgen/rankgen/cmd/rankgen generate -o generated/racing -ts clients/ts schemas/racing.yaml
 //go:generate go run github.com/rankgen/rankgen/cmd/rankgen generate -o generated/quiz schemas/quiz.yaml
 //go:generate go run github.com/rankgen/rankgen/cmd/rankgen generate -o generated/season schemas/season.yaml
 //go:generate go run github.com/rankgen/rankgen/cmd/rankgen generate -o generated/seed000member schemas/seed000_member.yaml
@@ -28,4 +28,4 @@ package examples
 //go:generate go run github.com/rankgen/rankgen/cmd/rankgen generate -o generated/seed002keysort schemas/seed002_keysort.yaml
 //go:generate go run github.com/rankgen/rankgen/cmd/rankgen generate -o generated/seed003scaling schemas/seed003_scaling.yaml
 //go:generate go run github.com/rankgen/rankgen/cmd/rankgen generate -o generated/seed004shift schemas/seed004_shift.yaml
-//go:generate go run github.com/rankgen/rankgen/cmd/rankgen generate -o generated/weekly schemas/weekly.yaml
+//go:generate go run github.com/rankgen/rankgen/cmd/rankgen generate -o generated/weekly -ts clients/ts schemas/weekly.yaml

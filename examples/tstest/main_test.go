@@ -1,0 +1,124 @@
+package tstest
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"github.com/rankgen/rankgen/generator"
+	"github.com/rankgen/rankgen/internal/testkit/exampleboards"
+	"github.com/rankgen/rankgen/internal/testkit/redistest"
+)
+
+func TestMain(m *testing.M) { redistest.Main(m) }
+
+// clients is the npm project of the committed TypeScript examples: its node_modules holds the
+// pinned compiler and Redis client, and test/harness.ts runs the modules for these tests.
+var clients = filepath.Join("..", "clients", "ts")
+
+// examples are every example board, the periodic ones included.
+func examples() []exampleboards.Example {
+	return append(exampleboards.All(), exampleboards.Periodic()...)
+}
+
+var built struct {
+	once sync.Once
+	dir  string
+	err  string
+}
+
+// buildModules generates the TypeScript module of every example into a directory of its own,
+// compiles them with the harness (tsc, pinned in the clients' package-lock.json) and returns
+// the directory of the compiled JavaScript. It fails the test, saying how to install them,
+// when Node or the npm packages are missing: nothing is skipped.
+func buildModules(t *testing.T) string {
+	t.Helper()
+	built.once.Do(func() { built.dir, built.err = build(t) })
+	if built.err != "" {
+		t.Fatal(built.err)
+	}
+	return built.dir
+}
+
+func build(t *testing.T) (string, string) {
+	node, err := exec.LookPath("node")
+	if err != nil {
+		return "", "node is not installed: run scripts/test.sh, which installs Debian's nodejs and the npm packages of examples/clients/ts"
+	}
+	modules, err := filepath.Abs(filepath.Join(clients, "node_modules"))
+	if err != nil {
+		return "", err.Error()
+	}
+	tsc := filepath.Join(modules, "typescript", "bin", "tsc")
+	for _, need := range []string{tsc, filepath.Join(modules, "ioredis")} {
+		if _, err := os.Stat(need); err != nil {
+			return "", need + " is missing: run scripts/test.sh (or npm ci in examples/clients/ts)"
+		}
+	}
+	dir, err := os.MkdirTemp("", "rankgen-tstest-")
+	if err != nil {
+		return "", err.Error()
+	}
+	if err := os.Symlink(modules, filepath.Join(dir, "node_modules")); err != nil {
+		return "", err.Error()
+	}
+	harness, err := os.ReadFile(filepath.Join(clients, "test", "harness.ts"))
+	if err != nil {
+		return "", err.Error()
+	}
+	files := map[string][]byte{"harness.ts": harness}
+	for _, ex := range examples() {
+		f, err := generator.TypeScript(ex.Layout(t))
+		if err != nil {
+			return "", err.Error()
+		}
+		files[f.Name] = f.Data
+	}
+	config := map[string]any{"compilerOptions": map[string]any{
+		"target": "ES2022", "module": "commonjs", "moduleResolution": "node", "lib": []string{"ES2022"},
+		"types": []string{"node"}, "strict": true, "outDir": "dist", "rootDir": ".",
+	}, "include": []string{"*.ts"}}
+	files["tsconfig.json"], _ = json.Marshal(config)
+	for name, data := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			return "", err.Error()
+		}
+	}
+	cmd := exec.Command(node, tsc, "-p", dir)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", "tsc: " + err.Error() + "\n" + string(out)
+	}
+	return filepath.Join(dir, "dist"), ""
+}
+
+// runHarness runs the harness in mode on input and decodes what it printed into out.
+func runHarness(t *testing.T, dist, mode string, input, out any) {
+	t.Helper()
+	in, err := json.Marshal(input)
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "input.json")
+	if err := os.WriteFile(file, in, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("node", filepath.Join(dist, "harness.js"), mode, file)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	stdout, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("node harness %s: %v\n%s", mode, err, stderr.String())
+	}
+	if err := json.Unmarshal(stdout, out); err != nil {
+		t.Fatalf("harness output: %v\n%.500s", err, stdout)
+	}
+}
+
+// modulePath is the compiled module of the example in dist.
+func modulePath(dist string, ex exampleboards.Example) string {
+	return filepath.Join(dist, ex.SchemaName()+".rankgen.js")
+}
