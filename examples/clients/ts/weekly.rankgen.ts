@@ -568,16 +568,16 @@ export class Board {
     await this.client.call("FUNCTION", "LOAD", "REPLACE", LibrarySource);
   }
 
-  /** top returns the first n entries, best first. */
+  /** top returns the first n entries, best first (none for n of 0 or less). */
   top(n: number): Promise<Ranked[]> {
     return this.page(0, n);
   }
 
   /** page returns limit entries from the 0-based position offset, best first. */
   async page(offset: number, limit: number): Promise<Ranked[]> {
-    if (!Number.isSafeInteger(offset) || offset < 0) throw new OutOfRangeError(`offset = ${offset} is out of range [0, ${Number.MAX_SAFE_INTEGER}]`);
-    if (!(limit > 0)) return [];
-    const stop = offset + Math.floor(limit) - 1;
+    if (whole("offset", offset) < 0) throw new OutOfRangeError(`offset = ${offset} is out of range [0, ${Number.MAX_SAFE_INTEGER}]`);
+    if (whole("limit", limit) <= 0) return [];
+    const stop = offset + limit - 1;
     const v = await this.command(["ZREVRANGE", this.key, String(offset), String(Number.isSafeInteger(stop) ? stop : -1), "WITHSCORES"]);
     return ranked(offset, pairs(v));
   }
@@ -585,7 +585,7 @@ export class Board {
   /** around returns the entry of id with up to before entries ahead of it and after behind it; fill keeps the window whole at the board's ends. */
   async around(id: string, before: number, after: number, fill = false): Promise<Ranked[]> {
     const b = idBytes(id);
-    const v = await this.callRO("around", [b, String(Math.max(0, Math.floor(before))), String(Math.max(0, Math.floor(after))), fill ? "1" : "0"]);
+    const v = await this.callRO("around", [b, String(Math.max(0, whole("before", before))), String(Math.max(0, whole("after", after))), fill ? "1" : "0"]);
     if (v === null) throw notFound(b);
     const w = windowReply(v);
     return ranked(w.start, w.ps);
@@ -671,6 +671,12 @@ export class Board {
       throw replyError(err);
     }
   }
+}
+
+/** whole refuses a count or position that is not a whole number (NaN, 1.5, beyond 2^53). */
+function whole(name: string, v: number): number {
+  if (!Number.isSafeInteger(v)) throw new OutOfRangeError(`${name} = ${v} is not a whole number`);
+  return v;
 }
 
 function notFound(id: Buffer): NotFoundError {
