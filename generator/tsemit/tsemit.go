@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/big"
+	"slices"
 	"strconv"
 	"strings"
 	"text/template"
@@ -92,6 +93,16 @@ type view struct {
 	Periodic                      bool
 	SeasonFields                  []string
 	IDDoc                         string
+	ClientClock                   bool
+	Updates                       []updateView
+}
+
+// updateView is one field update the TypeScript Board performs: its method, library function,
+// field (an index into FIELDS) and kind, and whether its values travel as text (wide).
+type updateView struct {
+	Method, Fn, Kind, Arg, Type, Doc string
+	Field                            int
+	Wide                             bool
 }
 
 type fieldView struct {
@@ -147,7 +158,11 @@ func newView(l *layout.Layout, lib Library) (*view, error) {
 			v.Enums = append(v.Enums, *enum)
 		}
 	}
+	v.ClientClock = slices.ContainsFunc(l.Fields, func(f *layout.Field) bool { return f.Stamp == layout.StampClient })
 	for _, op := range catalog.Ops(l) {
+		if op.Kind == catalog.Update && !op.Batch && !op.Field.Season {
+			v.Updates = append(v.Updates, newUpdate(l, op))
+		}
 		switch op.Kind {
 		case catalog.Get:
 			v.FnGet = op.Scripted()
@@ -158,6 +173,26 @@ func newView(l *layout.Layout, lib Library) (*view, error) {
 		}
 	}
 	return v, nil
+}
+
+// newUpdate is a single field update's method: addLaps(id, delta), setLaps(id, v), ….
+func newUpdate(l *layout.Layout, op catalog.Op) updateView {
+	i := slices.Index(l.Fields, op.Field)
+	fv, _ := newField(op.Field)
+	u := updateView{Method: PropName(op.Methods[0]), Fn: op.Name, Kind: string(op.Update), Field: i, Arg: "v", Type: fv.Type,
+		Wide: op.Field.Place == layout.InMember && op.Field.Span() >= 1<<53}
+	switch op.Update {
+	case layout.OpAdd:
+		u.Arg, u.Type = "delta", "number | bigint"
+		u.Doc = fmt.Sprintf("adds delta (a whole number, negative to subtract) to the %s of the entry of id", op.Field.Name)
+	case layout.OpMax:
+		u.Doc = fmt.Sprintf("sets the %s of the entry of id to the larger of v and its current one", op.Field.Name)
+	case layout.OpMin:
+		u.Doc = fmt.Sprintf("sets the %s of the entry of id to the smaller of v and its current one", op.Field.Name)
+	default:
+		u.Doc = fmt.Sprintf("sets the %s of the entry of id to v", op.Field.Name)
+	}
+	return u
 }
 
 // newField is a field's row in the layout table and its TypeScript type (and the enum's type

@@ -7,6 +7,7 @@
 //
 // Fastest laps, best lap first, then most laps run.
 
+import { randomBytes } from "node:crypto";
 import type { Cluster, Redis } from "ioredis";
 
 /** Identifies the stored encoding: a board written by another layout is refused, never misread. */
@@ -43,6 +44,29 @@ export interface Data {
 export interface Ranked {
   rank: number;
   entry: Entry;
+}
+/** What a write did to one entry: the entry after it, the one its id held before (existed), and whether it changed the board. */
+export interface Written {
+  entry: Entry;
+  before?: Entry;
+  existed: boolean;
+  changed: boolean;
+}
+
+/** Options of one write call. */
+export interface WriteOptions {
+  /**
+   * The call's idempotency key (1 to 128 bytes): a resend under the key of a write the board
+   * has applied answers the first reply and writes nothing again; another write under it is
+   * refused (code TOKEN_REUSED). Without one, each call gets a fresh key.
+   */
+  idempotencyKey?: string;
+}
+
+/** Options of a Board. */
+export interface BoardOptions {
+  /** How long, in seconds, the board remembers each write's key (default 60; 0 turns exactly-once writes off). */
+  dedupWindowSeconds?: number;
 }
 
 /** One id's answer of getMany: its entry, or error (a NotFoundError when the id has none). */
@@ -97,6 +121,17 @@ export class LayoutMismatchError extends RankgenError {
 /** A reply of a shape the board's functions never give (another program's key or function). */
 export class BadReplyError extends RankgenError {
   constructor(message: string) { super("BAD_REPLY", message); }
+}
+
+/**
+ * A write that failed without a reply (connection lost, timeout): it may or may not have been
+ * applied. Resend it with { idempotencyKey: err.token } within the board's dedup window to have
+ * it applied exactly once and learn its result.
+ */
+export class UncertainError extends RankgenError {
+  constructor(readonly token: string, readonly reason: unknown) {
+    super("UNCERTAIN", `write outcome unknown (${reason}); resend it with idempotencyKey ${JSON.stringify(token)} to apply it exactly once`);
+  }
 }
 
 const scriptCodes: Record<string, (m: string) => RankgenError> = {
@@ -161,6 +196,7 @@ const ID_ASC: boolean = false; // ties: the smaller id first, its text reversed 
 const ID_MAX_BYTES = 32;
 const INDEXED: boolean = false; // the side key is the index (members carry a prefix)
 const HAS_DATA: boolean = true;
+const CLIENT_CLOCK: boolean = false; // a field is stamped with the writer's clock
 
 const SIGN = 1n << 63n;
 const MAX_U64 = (1n << 64n) - 1n;
@@ -665,14 +701,20 @@ export const LibrarySource: string = "#!lua name=laps_33384abeea18\nlocal LIBRAR
  * Every read calls the board's library by name with FCALL_RO (or, where one command reads
  * the entry of a bare id, that command), loads the library where the server lacks it, and
  * refuses a board another layout wrote (LayoutMismatchError) before decoding anything.
- * Writes are the Go package's (docs/typescript.md says why).
+ * Writes (set and the field updates) are exactly once: each call carries a token.
  */
 export class Board {
   readonly keys: string[];
   private verified = false;
+  private readonly window: string;
+  private readonly tokens = randomBytes(9).toString("hex") + ".";
+  private count = 0;
 
-  constructor(readonly client: Redis | Cluster, readonly key: string) {
+  constructor(readonly client: Redis | Cluster, readonly key: string, options: BoardOptions = {}) {
     this.keys = boardKeys(key);
+    const w = options.dedupWindowSeconds ?? 60;
+    if (!Number.isSafeInteger(w) || w < 0) throw new OutOfRangeError(`dedupWindowSeconds = ${w} is not a whole number of seconds`);
+    this.window = String(w);
   }
 
   /** load loads the board's library on the server (reads do it themselves when it is missing). */
@@ -733,20 +775,115 @@ export class Board {
     });
   }
 
-  /** callRO calls the board's read function op with FCALL_RO, loading the library where it is missing. */
-  private async callRO(op: string, args: (string | Buffer)[]): Promise<Reply> {
-    const call = () => this.client.callBuffer("FCALL_RO", `${LibraryName}_${op}`, String(this.keys.length), ...this.keys, ...args) as Promise<Reply>;
+  /** callRO calls the board's read function op with FCALL_RO. */
+  private callRO(op: string, args: (string | Buffer)[]): Promise<Reply> {
+    return this.call("FCALL_RO", op, this.keys, args);
+  }
+
+  /** call calls the board's function op, loading the library where it is missing; error replies typed. */
+  private async call(cmd: string, op: string, keys: string[], args: (string | Buffer)[]): Promise<Reply> {
+    const send = () => this.client.callBuffer(cmd, `${LibraryName}_${op}`, String(keys.length), ...keys, ...args) as Promise<Reply>;
     try {
-      return await call();
+      return await send();
     } catch (err) {
       if (!(await this.missing(err))) throw replyError(err);
     }
     await this.load();
     try {
-      return await call();
+      return await send();
     } catch (err) {
       throw replyError(err);
     }
+  }
+
+  /**
+   * write calls the write function op under the call's token (exactly once: the function
+   * records its reply under the token, and a resend gets it without writing again). A failure
+   * without a reply is an UncertainError carrying the token.
+   */
+  private async write(op: string, args: (string | Buffer)[], opts: WriteOptions = {}): Promise<Reply> {
+    const token = opts.idempotencyKey ?? this.tokens + (++this.count).toString(36);
+    const n = Buffer.byteLength(token, "utf8");
+    if (n === 0 || n > 128) throw new OutOfRangeError(`idempotency key = ${n} bytes is out of range [1 byte, 128 bytes]`);
+    const keys = [...this.keys];
+    keys[2] = `${keys[2]}:${token}`; // the token's ack key, in the ack base's place
+    try {
+      // The head of every write: no expiry, the token, the dedup window.
+      return await this.call("FCALL", op, keys, ["", "0", token, this.window, ...args]);
+    } catch (err) {
+      if (err instanceof RankgenError || (err instanceof Error && err.name === "ReplyError")) throw err;
+      throw new UncertainError(token, err);
+    }
+  }
+
+  /** set stores e (its data too) under its id, replacing the entry the id had, and returns what it did. */
+  async set(e: Entry, opts?: WriteOptions): Promise<Written> {
+    const { score, member } = encode(e);
+    const args: (string | Buffer)[] = [formatScore(score), member];
+    args.push(encodeData(e.data ?? zeroData()));
+    const v = await this.write("set", args, opts);
+    const n = HAS_DATA ? 4 : 3;
+    if (!Array.isArray(v) || v.length !== n) throw badReply("write", `${n} values`, v);
+    if (v[0] !== 0 && v[0] !== 1) throw badReply("write", "0 or 1", v[0]);
+    const s = text(v[1], "write"), m = text(v[2], "write");
+    const existed = s.length > 0 || m.length > 0;
+    let before: Entry | undefined;
+    if (existed) {
+      const prior = { score: parseScore(s.toString("latin1")), member: m, data: HAS_DATA ? text(v[3], "write") : undefined };
+      try {
+        before = entryOf(prior);
+      } catch {
+        before = undefined; // an entry this layout cannot have written, which set replaced
+      }
+    }
+    const changed = v[0] === 1;
+    return { entry: existed && !changed && before ? before : e, before, existed, changed };
+  }
+
+  /** minBestLap sets the BestLap of the entry of id to the smaller of v and its current one, and returns what it did. An id without an entry starts from the zero entry. */
+  minBestLap(id: string, v: number, opts?: WriteOptions): Promise<Written> {
+    return this.update("min_best_lap", 0, "min", false, id, v, opts);
+  }
+
+  /** setBestLap sets the BestLap of the entry of id to v, and returns what it did. An id without an entry starts from the zero entry. */
+  setBestLap(id: string, v: number, opts?: WriteOptions): Promise<Written> {
+    return this.update("set_best_lap", 0, "set", false, id, v, opts);
+  }
+
+  /** addLaps adds delta (a whole number, negative to subtract) to the Laps of the entry of id, and returns what it did. An id without an entry starts from the zero entry. */
+  addLaps(id: string, delta: number | bigint, opts?: WriteOptions): Promise<Written> {
+    return this.update("add_laps", 1, "add", false, id, delta, opts);
+  }
+
+  /** update runs a field update function on the entry of id, with value's script argument. */
+  private async update(fn: string, field: number, kind: string, wide: boolean, id: unknown, value: unknown, opts?: WriteOptions): Promise<Written> {
+    const f = FIELDS[field];
+    const b = idBytes(id);
+    let arg: string;
+    if (kind === "add") {
+      const d = wholeNumber("delta", value);
+      if (d < -SIGN || d >= SIGN) throw new OutOfRangeError(`delta = ${d} is out of range [${-SIGN}, ${SIGN - 1n}]`);
+      arg = wide ? wideDelta(d, f.hex) : d.toString();
+    } else {
+      const digit = digitOf(f, keyOf(f, value));
+      arg = wide ? digit.toString(f.hex ? 16 : 10).padStart(f.width, "0") : digit.toString();
+    }
+    // The write's head, then the clock (the writer's, in Unix microseconds, where the layout stamps with it).
+    const v = await this.write(fn, [CLIENT_CLOCK ? String(Date.now() * 1000) : "", b, arg], opts);
+    const n = INDEXED ? 4 : 2;
+    if (!Array.isArray(v) || v.length !== n) throw badReply("update", `${n} values`, v);
+    const p = itemP(v[0]);
+    if (typeof p !== "bigint") throw p;
+    const prior = v[n / 2]; // "" when the id had no entry
+    const existed = !(Buffer.isBuffer(prior) && prior.length === 0);
+    const priorP = existed ? itemP(prior) : 0n;
+    if (typeof priorP !== "bigint") throw badReply("update", "the prior P", prior);
+    const member = INDEXED ? text(v[1], "update") : idText(b);
+    const priorMember = INDEXED ? text(v[3], "update") : member;
+    if (INDEXED && existed !== priorMember.length > 0) throw badReply("update", "a member and the prior one", v);
+    const entry = decode(scoreOf(p), member);
+    const before = existed ? decode(scoreOf(priorP), priorMember) : undefined;
+    return { entry, before, existed, changed: !existed || p !== priorP || !member.equals(priorMember) };
   }
 
   /**
@@ -783,6 +920,38 @@ export class Board {
       throw replyError(err);
     }
   }
+}
+/** itemP reads a P of an update's reply item (an integer, or decimal text), or the item's error. */
+function itemP(x: Reply): bigint | Error {
+  if (typeof x === "number" && Number.isSafeInteger(x) && x >= 0) return BigInt(x);
+  if (Buffer.isBuffer(x) && x.length > 0) {
+    const s = x.toString("latin1");
+    if (/^[0-9]+$/.test(s) && BigInt(s) < 1n << 62n) return BigInt(s);
+    if (s.startsWith("RANKGEN_")) {
+      const err = replyError(new Error(s));
+      if (err instanceof RankgenError) return err;
+    }
+  }
+  return badReply("update", "P or error text", x);
+}
+
+/** wideDelta writes an add's delta for a member field too wide for doubles: "hi:lo", limbs of 2^32 (hex) or 10^9, the sign in front. */
+function wideDelta(d: bigint, hex: boolean): string {
+  const m = d < 0n ? -d : d;
+  const base = hex ? 1n << 32n : 1000000000n;
+  return `${d < 0n ? "-" : ""}${m / base}:${m % base}`;
+}
+
+/** formatScore writes a score as plain decimal digits (never an exponent), as the Go runtime's FormatScore. */
+function formatScore(f: number): string {
+  if (f === 0) return "0";
+  const s = String(f); // the shortest text that reads back as f
+  const m = /^(-?)([0-9])(?:\.([0-9]+))?e([+-][0-9]+)$/.exec(s);
+  if (!m) return s;
+  const [, sign, lead, frac = "", exp] = m;
+  const e = Number(exp);
+  if (e < 0) return `${sign}0.${"0".repeat(-e - 1)}${lead}${frac}`;
+  return sign + lead + frac + "0".repeat(e - frac.length);
 }
 
 /** whole refuses a count or position that is not a whole number (NaN, 1.5, beyond 2^53). */

@@ -7,6 +7,7 @@
 //
 // Weekly ladder ranked by points, then who reached them first in the week, then paid.
 
+import { randomBytes } from "node:crypto";
 import type { Cluster, Redis } from "ioredis";
 
 /** Identifies the stored encoding: a board written by another layout is refused, never misread. */
@@ -32,6 +33,12 @@ export interface Entry {
 export interface Ranked {
   rank: number;
   entry: Entry;
+}
+
+/** Options of a Board. */
+export interface BoardOptions {
+  /** How long, in seconds, the board remembers each write's key (default 60; 0 turns exactly-once writes off). */
+  dedupWindowSeconds?: number;
 }
 
 /** One id's answer of getMany: its entry, or error (a NotFoundError when the id has none). */
@@ -86,6 +93,17 @@ export class LayoutMismatchError extends RankgenError {
 /** A reply of a shape the board's functions never give (another program's key or function). */
 export class BadReplyError extends RankgenError {
   constructor(message: string) { super("BAD_REPLY", message); }
+}
+
+/**
+ * A write that failed without a reply (connection lost, timeout): it may or may not have been
+ * applied. Resend it with { idempotencyKey: err.token } within the board's dedup window to have
+ * it applied exactly once and learn its result.
+ */
+export class UncertainError extends RankgenError {
+  constructor(readonly token: string, readonly reason: unknown) {
+    super("UNCERTAIN", `write outcome unknown (${reason}); resend it with idempotencyKey ${JSON.stringify(token)} to apply it exactly once`);
+  }
 }
 
 const scriptCodes: Record<string, (m: string) => RankgenError> = {
@@ -149,6 +167,7 @@ const ID_ASC: boolean = false; // ties: the smaller id first, its text reversed 
 const ID_MAX_BYTES = 64;
 const INDEXED: boolean = false; // the side key is the index (members carry a prefix)
 const HAS_DATA: boolean = false;
+const CLIENT_CLOCK: boolean = false; // a field is stamped with the writer's clock
 
 const SIGN = 1n << 63n;
 const MAX_U64 = (1n << 64n) - 1n;
@@ -553,14 +572,20 @@ export const LibrarySource: string = "#!lua name=weekly_c1ab0635f2ca\nlocal LIBR
  * Every read calls the board's library by name with FCALL_RO (or, where one command reads
  * the entry of a bare id, that command), loads the library where the server lacks it, and
  * refuses a board another layout wrote (LayoutMismatchError) before decoding anything.
- * Writes are the Go package's (docs/typescript.md says why).
+ * Writes to a periodic board are the Go package's (docs/typescript.md says why).
  */
 export class Board {
   readonly keys: string[];
   private verified = false;
+  private readonly window: string;
+  private readonly tokens = randomBytes(9).toString("hex") + ".";
+  private count = 0;
 
-  constructor(readonly client: Redis | Cluster, readonly key: string) {
+  constructor(readonly client: Redis | Cluster, readonly key: string, options: BoardOptions = {}) {
     this.keys = boardKeys(key);
+    const w = options.dedupWindowSeconds ?? 60;
+    if (!Number.isSafeInteger(w) || w < 0) throw new OutOfRangeError(`dedupWindowSeconds = ${w} is not a whole number of seconds`);
+    this.window = String(w);
   }
 
   /** load loads the board's library on the server (reads do it themselves when it is missing). */
@@ -621,17 +646,22 @@ export class Board {
     });
   }
 
-  /** callRO calls the board's read function op with FCALL_RO, loading the library where it is missing. */
-  private async callRO(op: string, args: (string | Buffer)[]): Promise<Reply> {
-    const call = () => this.client.callBuffer("FCALL_RO", `${LibraryName}_${op}`, String(this.keys.length), ...this.keys, ...args) as Promise<Reply>;
+  /** callRO calls the board's read function op with FCALL_RO. */
+  private callRO(op: string, args: (string | Buffer)[]): Promise<Reply> {
+    return this.call("FCALL_RO", op, this.keys, args);
+  }
+
+  /** call calls the board's function op, loading the library where it is missing; error replies typed. */
+  private async call(cmd: string, op: string, keys: string[], args: (string | Buffer)[]): Promise<Reply> {
+    const send = () => this.client.callBuffer(cmd, `${LibraryName}_${op}`, String(keys.length), ...keys, ...args) as Promise<Reply>;
     try {
-      return await call();
+      return await send();
     } catch (err) {
       if (!(await this.missing(err))) throw replyError(err);
     }
     await this.load();
     try {
-      return await call();
+      return await send();
     } catch (err) {
       throw replyError(err);
     }

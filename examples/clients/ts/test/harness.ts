@@ -3,6 +3,7 @@
 //
 //   node harness.js codec <vectors.json>   decode, re-encode and compare the vectors' entries
 //   node harness.js reads <reads.json>     run reads on a live board
+//   node harness.js writes <writes.json>   run writes (set, field updates) on a live board
 //
 // Values are printed as canonical JSON: whole numbers (number or bigint) as decimal strings,
 // bytes as hex, errors as their RankgenError code.
@@ -152,10 +153,73 @@ async function reads(r: Reads): Promise<unknown> {
   return out;
 }
 
+interface Writes {
+  module: string;
+  addr: string;
+  key: string;
+  ops: { op: string; entry?: Record<string, unknown>; method?: string; field?: number; id?: string; value?: unknown; key?: string }[];
+}
+
+// fromJSON is a value of field f (a LayoutTable row) as the module takes it.
+function fromJSON(f: any, v: unknown): unknown {
+  if (f.kind === "bool" || f.kind === "enum" || f.kind === "string") return v;
+  return f.big ? BigInt(v as string) : Number(v);
+}
+
+function entryFromJSON(m: Module, j: Record<string, unknown>): unknown {
+  const t = m.LayoutTable;
+  const e: Record<string, unknown> = { [t.id.prop]: t.id.kind === "uint64" ? BigInt(j[t.id.prop] as string) : j[t.id.prop] };
+  for (const f of t.fields) e[f.prop] = fromJSON(f, j[f.prop]);
+  if (j.data) {
+    const d: Record<string, unknown> = {};
+    for (const f of t.data) d[f.prop] = fromJSON(f, (j.data as Record<string, unknown>)[f.prop]);
+    e.data = d;
+  }
+  return e;
+}
+
+async function writes(w: Writes): Promise<unknown> {
+  const m: Module = require(w.module);
+  const Redis = require("ioredis");
+  const colon = w.addr.lastIndexOf(":");
+  const client = new Redis({ host: w.addr.slice(0, colon), port: Number(w.addr.slice(colon + 1)), lazyConnect: true, maxRetriesPerRequest: 0 });
+  await client.connect();
+  const id = (s: string) => (m.LayoutTable.id.kind === "uint64" ? BigInt(s) : s);
+  const board = new m.Board(client, w.key);
+  const out: unknown[] = [];
+  try {
+    for (const o of w.ops) {
+      const opts = o.key ? { idempotencyKey: o.key } : undefined;
+      try {
+        switch (o.op) {
+          case "set":
+            out.push(canon(await board.set(entryFromJSON(m, o.entry!), opts)));
+            break;
+          case "update": {
+            const value = o.method!.startsWith("add") ? BigInt(o.value as string) : fromJSON(m.LayoutTable.fields[o.field!], o.value);
+            out.push(canon(await board[o.method!](id(o.id!), value, opts)));
+            break;
+          }
+          case "top":
+            out.push(canon(await board.top(100000)));
+            break;
+          default:
+            throw new Error("unknown op " + o.op);
+        }
+      } catch (err) {
+        out.push({ error: code(err) });
+      }
+    }
+  } finally {
+    client.disconnect();
+  }
+  return out;
+}
+
 async function main(): Promise<void> {
   const [mode, file] = process.argv.slice(2);
   const input = JSON.parse(readFileSync(file, "utf8"));
-  const result = mode === "codec" ? codec(input) : await reads(input);
+  const result = mode === "codec" ? codec(input) : mode === "writes" ? await writes(input) : await reads(input);
   process.stdout.write(JSON.stringify(result));
 }
 
