@@ -3,9 +3,12 @@ package tstest
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 
@@ -78,9 +81,16 @@ func build(t *testing.T) (string, string) {
 		}
 		files[f.Name] = f.Data
 	}
+	snippets, err := docSnippets()
+	if err != nil {
+		return "", err.Error()
+	}
+	for i, snippet := range snippets {
+		files[fmt.Sprintf("doc_typescript_%d.ts", i+1)] = []byte(snippet)
+	}
 	config := map[string]any{"compilerOptions": map[string]any{
 		"target": "ES2022", "module": "commonjs", "moduleResolution": "node", "lib": []string{"ES2022"},
-		"types": []string{"node"}, "strict": true, "outDir": "dist", "rootDir": ".",
+		"types": []string{"node"}, "strict": true, "esModuleInterop": true, "outDir": "dist", "rootDir": ".",
 	}, "include": []string{"*.ts"}}
 	files["tsconfig.json"], _ = json.Marshal(config)
 	for name, data := range files {
@@ -93,6 +103,33 @@ func build(t *testing.T) (string, string) {
 		return "", "tsc: " + err.Error() + "\n" + string(out)
 	}
 	return filepath.Join(dir, "dist"), ""
+}
+
+// docSnippets are the ```ts blocks of docs/typescript.md: compiled with the modules (they
+// import ./racing.rankgen), so that the guide's code stays true.
+func docSnippets() ([]string, error) {
+	src, err := os.ReadFile(filepath.Join("..", "..", "docs", "typescript.md"))
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	var cur []string
+	in := false
+	for _, line := range strings.Split(string(src), "\n") {
+		switch {
+		case !in && line == "```ts":
+			in, cur = true, nil
+		case in && line == "```":
+			in = false
+			out = append(out, strings.Join(cur, "\n")+"\n")
+		case in:
+			cur = append(cur, line)
+		}
+	}
+	if len(out) == 0 {
+		return nil, errors.New("docs/typescript.md has no ```ts block")
+	}
+	return out, nil
 }
 
 // runHarness runs the harness in mode on input and decodes what it printed into out.
