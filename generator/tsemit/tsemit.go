@@ -238,6 +238,7 @@ func newField(f *layout.Field) (fieldView, *enumView) {
 	if fv.Big {
 		fv.Type = "bigint"
 	}
+	fv.Range = strings.ToUpper(fv.Range[:1]) + fv.Range[1:]
 	return fv, enum
 }
 
