@@ -16,11 +16,11 @@ import (
 type directive struct {
 	line    string
 	out     string
-	clients []string // the flags of client modules in other languages: "-ts", "clients/ts"
+	clients []string // the flags of the other languages' clients (-ts DIR), as written
 	schema  string
 }
 
-var directiveRE = regexp.MustCompile(`^//go:generate go run github\.com/rankgen/rankgen/cmd/rankgen generate -o (\S+)((?: -ts \S+)?) (\S+)$`)
+var directiveRE = regexp.MustCompile(`^//go:generate go run github\.com/rankgen/rankgen/cmd/rankgen generate -o (\S+)((?: -(?:ts) \S+)*) (\S+)$`)
 
 func directives(t *testing.T) []directive {
 	t.Helper()
@@ -81,8 +81,10 @@ func TestDirectives(t *testing.T) {
 		if want := "generated/" + l.Package; d.out != want {
 			t.Errorf("gen.go writes %s into %s; use -o %s (one directory per package)", s, d.out, want)
 		}
-		if len(d.clients) > 0 && d.clients[1] != "clients/ts" {
-			t.Errorf("gen.go writes the TypeScript module of %s into %s; use -ts clients/ts", s, d.clients[1])
+		for i := 0; i+1 < len(d.clients); i += 2 {
+			if d.clients[i] == "-ts" && d.clients[i+1] != "clients/ts" {
+				t.Errorf("gen.go writes the TypeScript module of %s into %s; use -ts clients/ts", s, d.clients[i+1])
+			}
 		}
 	}
 	for s := range bySchema {

@@ -29,7 +29,8 @@ package: Entry, Encode, Decode, Compare, Board) and <stem>.rankgen.lua (the layo
 its Lua library: one Redis function per board operation, loaded behind the runtime's Lua
 head), where <stem> is the schema's file name without .yaml.
 
-Files go to the schema's own directory, or to -o dir. Only files whose bytes change are
+Files go to the schema's own directory, or to -o dir. With -ts dir it also writes the
+schema's TypeScript module there, <stem>.rankgen.ts (docs/typescript.md). Only files whose bytes change are
 written (so unchanged files keep their modification times), and files that carry the
 generated-code header for this schema but are no longer produced (a removed update
 operation, say) are deleted. Nothing else in the directory is touched. A directory whose
@@ -51,7 +52,7 @@ Exit status: 0 when every schema generated, 1 on schema or I/O errors, 2 on usag
 			strict := fs.Bool("strict", false, "treat a time range that has ended or ends within a year as an error")
 			ts := fs.String("ts", "", "also write the TypeScript module <stem>.rankgen.ts to `dir` (docs/typescript.md)")
 			return func(e *env, args []string) int {
-				return generateOrCheck(e, "generate", *out, args, false, *verbose, *strict, options{ts: *ts})
+				return generateOrCheck(e, "generate", *out, args, false, *verbose, *strict, clients{ts: *ts})
 			}
 		},
 	})
@@ -64,6 +65,8 @@ with what is in the output directory (the schema's directory, or -o dir) and fai
 file is stale, missing, or orphaned (it carries the generated-code header for this schema
 but the schema no longer produces it).
 
+With -ts dir it checks the TypeScript module there too.
+
 For each such file it prints a unified diff on stdout, from the files on disk to the files
 generate would write (so "rankgen check … | patch -p0", run from the same directory, brings
 them up to date), and a one-line summary on stderr. Use it in CI to catch a schema edited
@@ -75,7 +78,7 @@ orphaned (or on schema and I/O errors), 2 on usage errors.`,
 			out := fs.String("o", "", "compare with the files in `dir` (default: the schema's directory)")
 			ts := fs.String("ts", "", "also check the TypeScript module <stem>.rankgen.ts in `dir`")
 			return func(e *env, args []string) int {
-				return generateOrCheck(e, "check", *out, args, true, false, false, options{ts: *ts})
+				return generateOrCheck(e, "check", *out, args, true, false, false, clients{ts: *ts})
 			}
 		},
 	})
@@ -87,11 +90,11 @@ type target struct {
 	dir    string // output directory as given (for messages), "" = current
 	l      *layout.Layout
 	files  []generator.File
-	client bool // a client module in another language (-ts): no Go package in its directory
+	client bool // a client of another language: no Go package rules apply to its directory
 }
 
-// options are the outputs beside the Go package: a client module's directory ("" = none).
-type options struct {
+// clients are the directories of the other languages' clients to generate (-ts), "" = none.
+type clients struct {
 	ts string
 }
 
@@ -113,7 +116,7 @@ func (c change) what() string {
 	return "stale"
 }
 
-func generateOrCheck(e *env, cmd, out string, args []string, check, verbose, strict bool, opts options) int {
+func generateOrCheck(e *env, cmd, out string, args []string, check, verbose, strict bool, opts clients) int {
 	if len(args) == 0 {
 		return usageFail(e, commands[cmd], "no schema given")
 	}
