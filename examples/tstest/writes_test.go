@@ -38,7 +38,8 @@ type writeOp struct {
 // out of range. Each write's answer (the entry after and before, existed, changed, or the
 // error) and the boards' contents must agree, stamped fields aside (each board stamps its own
 // clock). A resend under an idempotency key answers the first reply without writing again; a
-// different write under it is refused.
+// different write under it is refused; one whose reply was lost after it ran (UncertainError)
+// and is resent twice under its token is applied once.
 func TestWritesEqualGo(t *testing.T) {
 	dist := buildModules(t)
 	c := redistest.Client(t)
@@ -165,6 +166,18 @@ func writeOps(t *testing.T, g *boardmodel.Board, l *layout.Layout, rng *rand.Ran
 	ops = append(ops, writeOp{Op: "set", Entry: fullEntryJSON(l, e), Key: "once-1"}, writeOp{Op: "set", Entry: fullEntryJSON(l, e), Key: "once-1"},
 		writeOp{Op: "set", Entry: fullEntryJSON(l, other), Key: "once-1"})
 	want = append(want, first, first, map[string]any{"error": "TOKEN_REUSED"})
+	// A write whose reply was lost (it ran), resent twice under its token: applied once.
+	e = oracle.RandomEntry(l, rng)
+	for l.IDType == layout.IDString && !utf8.ValidString(e.ID) {
+		e.ID = oracle.RandomID(l, rng)
+	}
+	if l.HasData() {
+		e.Data = oracle.RandomData(l, rng)
+	}
+	w, err = g.Set(e)
+	once := writtenJSON(t, l, w, err, true)
+	ops = append(ops, writeOp{Op: "uncertain", Entry: fullEntryJSON(l, e)})
+	want = append(want, []any{"UNCERTAIN", once, once})
 	top, err := g.Top(100000)
 	if err != nil {
 		t.Fatal(err)

@@ -203,6 +203,29 @@ async function writes(w: Writes): Promise<unknown> {
           case "top":
             out.push(canon(await board.top(100000)));
             break;
+          case "uncertain": {
+            // A client whose connection is lost after the write ran, before its reply: the
+            // write fails without one, then is resent (twice) under the token the
+            // UncertainError carries, and is applied once in all.
+            const lost = {
+              callBuffer: async (...args: any[]) => {
+                await client.callBuffer(...args);
+                throw new Error("connection lost");
+              },
+            };
+            const e = entryFromJSON(m, o.entry!);
+            let token = "";
+            let first = "no error";
+            try {
+              await new m.Board(lost, w.key).set(e);
+            } catch (err) {
+              first = code(err);
+              token = (err as any).token;
+            }
+            const again = canon(await board.set(e, { idempotencyKey: token }));
+            out.push([first, again, canon(await board.set(e, { idempotencyKey: token }))]);
+            break;
+          }
           default:
             throw new Error("unknown op " + o.op);
         }
