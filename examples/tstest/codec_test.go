@@ -7,6 +7,7 @@ import (
 	"hash/fnv"
 	"math"
 	"math/rand/v2"
+	"path/filepath"
 	"reflect"
 	"strconv"
 	"testing"
@@ -56,7 +57,8 @@ const (
 	damagedCases = 200 // pairs and data near valid ones, which the layout may or may not have written
 )
 
-// TestCodecVectors gives the TypeScript module of every example the pairs Go encodes for random
+// TestCodecVectors gives the TypeScript module of every example (and of the edge and random
+// schemas of extraLayouts) the pairs Go encodes for random
 // entries (and their data), pairs near them that Go refuses or accepts, and pairs of entries to
 // order. The module must decode each as Go does (the same values, or the same refusal), encode
 // it back to the same score bits and member bytes, order every pair as Go's Compare, and refuse
@@ -69,36 +71,50 @@ func TestCodecVectors(t *testing.T) {
 			h := fnv.New64a()
 			h.Write([]byte(ex.Name))
 			rng := rand.New(rand.NewPCG(20261128, h.Sum64()))
-			v, want := vectorsOf(t, ex, l, rng)
+			v, want := vectorsOf(t, &ex, l, rng)
 			v.Module = modulePath(dist, ex)
-			var got codecResult
-			runHarness(t, dist, "codec", v, &got)
-			if len(got.Cases) != len(want.Cases) || len(got.Pairs) != len(want.Pairs) {
-				t.Fatalf("harness answered %d cases and %d pairs, want %d and %d", len(got.Cases), len(got.Pairs), len(want.Cases), len(want.Pairs))
-			}
-			bad := 0
-			for i := range want.Cases {
-				if !reflect.DeepEqual(got.Cases[i], want.Cases[i]) && bad < 5 {
-					bad++
-					t.Errorf("case %d (score %s, member %s):\n TypeScript: %+v\n Go:         %+v", i, v.Cases[i].Score, v.Cases[i].Member, got.Cases[i], want.Cases[i])
-				}
-			}
-			for i := range want.Pairs {
-				if got.Pairs[i] != want.Pairs[i] && bad < 10 {
-					bad++
-					p := v.Pairs[i]
-					t.Errorf("compare(case %d, case %d) = %d in TypeScript, %d in Go", p[0], p[1], got.Pairs[i], want.Pairs[i])
-				}
-			}
-			if !reflect.DeepEqual(got.Ranges, want.Ranges) {
-				t.Errorf("values past each field's range: TypeScript %v, want %v", got.Ranges, want.Ranges)
-			}
+			checkVectors(t, dist, v, want)
+		})
+	}
+	for _, l := range extraLayouts(t) {
+		t.Run(l.Stem(), func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(20261128, uint64(len(l.File))))
+			v, want := vectorsOf(t, nil, l, rng)
+			v.Module = filepath.Join(dist, l.Stem()+".rankgen.js")
+			checkVectors(t, dist, v, want)
 		})
 	}
 }
 
+// checkVectors runs the module on v and compares its answers with Go's, want.
+func checkVectors(t *testing.T, dist string, v vectors, want codecResult) {
+	t.Helper()
+	var got codecResult
+	runHarness(t, dist, "codec", v, &got)
+	if len(got.Cases) != len(want.Cases) || len(got.Pairs) != len(want.Pairs) {
+		t.Fatalf("harness answered %d cases and %d pairs, want %d and %d", len(got.Cases), len(got.Pairs), len(want.Cases), len(want.Pairs))
+	}
+	bad := 0
+	for i := range want.Cases {
+		if !reflect.DeepEqual(got.Cases[i], want.Cases[i]) && bad < 5 {
+			bad++
+			t.Errorf("case %d (score %s, member %s):\n TypeScript: %+v\n Go:         %+v", i, v.Cases[i].Score, v.Cases[i].Member, got.Cases[i], want.Cases[i])
+		}
+	}
+	for i := range want.Pairs {
+		if got.Pairs[i] != want.Pairs[i] && bad < 10 {
+			bad++
+			p := v.Pairs[i]
+			t.Errorf("compare(case %d, case %d) = %d in TypeScript, %d in Go", p[0], p[1], got.Pairs[i], want.Pairs[i])
+		}
+	}
+	if !reflect.DeepEqual(got.Ranges, want.Ranges) {
+		t.Errorf("values past each field's range: TypeScript %v, want %v", got.Ranges, want.Ranges)
+	}
+}
+
 // vectorsOf draws an example's vectors and what Go answers for each.
-func vectorsOf(t *testing.T, ex exampleboards.Example, l *layout.Layout, rng *rand.Rand) (vectors, codecResult) {
+func vectorsOf(t *testing.T, ex *exampleboards.Example, l *layout.Layout, rng *rand.Rand) (vectors, codecResult) {
 	var v vectors
 	want := codecResult{Ranges: map[string]string{}}
 	var entries []layout.Entry // of the cases whose entry TypeScript decodes (its id is text)
@@ -116,7 +132,9 @@ func vectorsOf(t *testing.T, ex exampleboards.Example, l *layout.Layout, rng *ra
 		if err != nil {
 			t.Fatalf("Encode(%v): %v", e, err)
 		}
-		checkGenerated(t, ex, l, e, score, member)
+		if ex != nil {
+			checkGenerated(t, *ex, l, e, score, member)
+		}
 		c := vectorCase{Score: scoreHex(score), Member: hex.EncodeToString([]byte(member))}
 		r := entryResult(l, e, score, member)
 		if l.HasData() {
@@ -192,12 +210,13 @@ func entryResult(l *layout.Layout, e layout.Entry, score float64, member string)
 	return caseResult{Entry: entryJSON(l, e), Score: scoreHex(score), Member: hex.EncodeToString([]byte(member))}
 }
 
-// entryJSON is e as the harness prints a decoded entry: properties named by tsemit.PropName,
+// entryJSON is e as the harness prints a decoded entry: properties named by tsemit.Props,
 // whole numbers in decimal, enums by name.
 func entryJSON(l *layout.Layout, e layout.Entry) map[string]any {
-	out := map[string]any{tsemit.PropName(l.IDName): e.ID}
+	props, _ := tsemit.Props(l)
+	out := map[string]any{props[l.IDName]: e.ID}
 	for i, f := range l.Fields {
-		out[tsemit.PropName(f.Name)] = valueJSON(f, e.Keys[i])
+		out[props[f.Name]] = valueJSON(f, e.Keys[i])
 	}
 	return out
 }
@@ -250,13 +269,14 @@ func storedDataCase(t *testing.T, l *layout.Layout, stored string, r caseResult)
 }
 
 func dataJSON(l *layout.Layout, vals []layout.DataValue) map[string]any {
+	_, props := tsemit.Props(l)
 	out := map[string]any{}
 	for i, f := range l.Data {
 		if f.Kind == layout.String {
-			out[tsemit.PropName(f.Name)] = vals[i].Text
+			out[props[f.Name]] = vals[i].Text
 			continue
 		}
-		out[tsemit.PropName(f.Name)] = valueJSON(f, vals[i].Key)
+		out[props[f.Name]] = valueJSON(f, vals[i].Key)
 	}
 	return out
 }

@@ -12,8 +12,12 @@ import (
 	"sync"
 	"testing"
 
+	"math/rand/v2"
+
 	"github.com/rankgen/rankgen/generator"
+	"github.com/rankgen/rankgen/generator/layout"
 	"github.com/rankgen/rankgen/internal/testkit/exampleboards"
+	"github.com/rankgen/rankgen/internal/testkit/oracle"
 	"github.com/rankgen/rankgen/internal/testkit/redistest"
 )
 
@@ -74,8 +78,12 @@ func build(t *testing.T) (string, string) {
 		return "", err.Error()
 	}
 	files := map[string][]byte{"harness.ts": harness}
+	layouts := extraLayouts(t)
 	for _, ex := range examples() {
-		f, err := generator.TypeScript(ex.Layout(t))
+		layouts = append(layouts, ex.Layout(t))
+	}
+	for _, l := range layouts {
+		f, err := generator.TypeScript(l)
 		if err != nil {
 			return "", err.Error()
 		}
@@ -103,6 +111,53 @@ func build(t *testing.T) (string, string) {
 		return "", "tsc: " + err.Error() + "\n" + string(out)
 	}
 	return filepath.Join(dir, "dist"), ""
+}
+
+// randomSchemas is how many random schemas (half of them bits62) the codec vectors cover
+// besides the examples.
+const randomSchemas = 8
+
+// extraLayouts are the layouts the codec vectors cover besides the examples: the edge schemas
+// of the Go emitter's goldens (full-width int64 and uint64 member fields, microseconds, a
+// multi-byte separator and none, enums in the member, names that meet when lower-cased) and
+// random schemas, the same on every run (random1.yaml, …).
+func extraLayouts(t *testing.T) []*layout.Layout {
+	var out []*layout.Layout
+	goldens, err := filepath.Glob(filepath.Join("..", "..", "generator", "goemit", "testdata", "*.txtar"))
+	if err != nil || len(goldens) == 0 {
+		t.Fatalf("no edge schemas in generator/goemit/testdata: %v", err)
+	}
+	for _, path := range goldens {
+		ar, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, rest, ok := strings.Cut(string(ar), "-- schema.yaml --\n")
+		if !ok {
+			t.Fatalf("%s has no schema.yaml", path)
+		}
+		src, _, _ := strings.Cut(rest, "\n-- ")
+		name := strings.TrimSuffix(filepath.Base(path), ".txtar") + ".yaml"
+		l, err := layout.Parse(name, []byte(src))
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		out = append(out, l)
+	}
+	for i := 1; i <= randomSchemas; i++ {
+		rng := rand.New(rand.NewPCG(20261128, uint64(i)))
+		pkg := fmt.Sprintf("random%d", i)
+		src := oracle.RandomSchema(rng, pkg)
+		if i%2 == 0 {
+			src = oracle.RandomBits62Schema(rng, pkg)
+		}
+		l, err := layout.Parse(pkg+".yaml", src)
+		if err != nil {
+			t.Fatalf("random schema %d: %v\n%s", i, err, src)
+		}
+		out = append(out, l)
+	}
+	return out
 }
 
 // docSnippets are the ```ts blocks of docs/typescript.md: compiled with the modules (they

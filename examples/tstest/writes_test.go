@@ -61,9 +61,10 @@ func TestWritesEqualGo(t *testing.T) {
 				t.Fatalf("harness answered %d writes, want %d", len(got), len(want))
 			}
 			stamped := map[string]bool{}
+			props, _ := tsemit.Props(l)
 			for _, f := range l.Fields {
 				if f.Stamp != layout.StampNone {
-					stamped[tsemit.PropName(f.Name)] = true
+					stamped[props[f.Name]] = true
 				}
 			}
 			for i := range want {
@@ -256,7 +257,8 @@ func byID(l *layout.Layout, v any) any {
 	out := map[string]any{}
 	for _, r := range rs {
 		e := r.(map[string]any)["entry"].(map[string]any)
-		out[e[tsemit.PropName(l.IDName)].(string)] = e
+		props, _ := tsemit.Props(l)
+		out[e[props[l.IDName]].(string)] = e
 	}
 	return out
 }

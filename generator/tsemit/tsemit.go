@@ -73,6 +73,38 @@ func PropName(name string) string {
 	return string(r)
 }
 
+// Props maps the layout's id and field names to their properties in the TypeScript Entry, and
+// its data fields' names to theirs in Data: PropName of each, except where two names would
+// meet ("ID" and "Id") or a name would take the entry's data property: those keep the
+// schema's spelling, which is unique.
+func Props(l *layout.Layout) (entry, data map[string]string) {
+	names := []string{l.IDName}
+	for _, f := range l.Fields {
+		names = append(names, f.Name)
+	}
+	var dataNames []string
+	for _, f := range l.Data {
+		dataNames = append(dataNames, f.Name)
+	}
+	return props(names, "data"), props(dataNames, "")
+}
+
+func props(names []string, reserved string) map[string]string {
+	count := map[string]int{}
+	for _, n := range names {
+		count[PropName(n)]++
+	}
+	out := map[string]string{}
+	for _, n := range names {
+		p := PropName(n)
+		if count[p] > 1 || p == reserved {
+			p = n
+		}
+		out[n] = p
+	}
+	return out
+}
+
 type view struct {
 	Header, Schema, Package, Doc  string
 	Fingerprint, StoreFingerprint string
@@ -98,11 +130,10 @@ type view struct {
 }
 
 // updateView is one field update the TypeScript Board performs: its method, library function,
-// field (an index into FIELDS) and kind, and whether its values travel as text (wide).
+// field (an index into FIELDS) and kind.
 type updateView struct {
 	Method, Fn, Kind, Arg, Type, Doc string
 	Field                            int
-	Wide                             bool
 }
 
 type fieldView struct {
@@ -126,6 +157,7 @@ func newView(l *layout.Layout, lib Library) (*view, error) {
 	if err != nil {
 		return nil, err
 	}
+	entryProps, dataProps := Props(l)
 	v := &view{
 		Header: layout.Header(l.File), Schema: l.File, Package: l.Package, Doc: comment(l.Doc),
 		Fingerprint: l.Fingerprint, StoreFingerprint: l.StoreFingerprint, DataFingerprint: l.DataFingerprint,
@@ -133,7 +165,7 @@ func newView(l *layout.Layout, lib Library) (*view, error) {
 		ScoreKind: l.Score.String(), NumScore: l.NumScore, PrefixLen: l.PrefixLen, Separator: sep,
 		ScoreRadix:  strconv.FormatUint(l.ScoreRadix, 10) + "n",
 		ScoreRadixF: strconv.FormatFloat(float64(l.ScoreRadix), 'g', -1, 64),
-		IDName:      l.IDName, IDProp: PropName(l.IDName), IDUint: l.IDType == layout.IDUint64, IDAsc: l.IDOrder == layout.Asc,
+		IDName:      l.IDName, IDProp: entryProps[l.IDName], IDUint: l.IDType == layout.IDUint64, IDAsc: l.IDOrder == layout.Asc,
 		IDMaxBytes: l.MaxIDBytes(), Indexed: l.HasPrefix(), HasData: l.HasData(), Periodic: l.Season != nil,
 	}
 	v.DecimalPow10 = strconv.FormatFloat(l.Pow10(), 'g', -1, 64)
@@ -143,6 +175,7 @@ func newView(l *layout.Layout, lib Library) (*view, error) {
 	}
 	for _, f := range l.Fields {
 		fv, enum := newField(f)
+		fv.Prop = entryProps[f.Name]
 		v.Fields = append(v.Fields, fv)
 		if enum != nil {
 			v.Enums = append(v.Enums, *enum)
@@ -153,6 +186,7 @@ func newView(l *layout.Layout, lib Library) (*view, error) {
 	}
 	for _, f := range l.Data {
 		fv, enum := newField(f)
+		fv.Prop = dataProps[f.Name]
 		v.Data = append(v.Data, fv)
 		if enum != nil {
 			v.Enums = append(v.Enums, *enum)
@@ -160,7 +194,9 @@ func newView(l *layout.Layout, lib Library) (*view, error) {
 	}
 	v.ClientClock = slices.ContainsFunc(l.Fields, func(f *layout.Field) bool { return f.Stamp == layout.StampClient })
 	for _, op := range catalog.Ops(l) {
-		if op.Kind == catalog.Update && !op.Batch && !op.Field.Season {
+		// Updates of season-anchored fields need the season's bounds, and those of member fields
+		// too wide for doubles send their values as text: both are the Go package's for now.
+		if op.Kind == catalog.Update && !op.Batch && !op.Field.Season && !wide(op.Field) {
 			v.Updates = append(v.Updates, newUpdate(l, op))
 		}
 		switch op.Kind {
@@ -175,12 +211,14 @@ func newView(l *layout.Layout, lib Library) (*view, error) {
 	return v, nil
 }
 
+// wide reports a member field whose digits reach 2^53, whose updates the scripts take as text.
+func wide(f *layout.Field) bool { return f.Place == layout.InMember && f.Span() >= 1<<53 }
+
 // newUpdate is a single field update's method: addLaps(id, delta), setLaps(id, v), ….
 func newUpdate(l *layout.Layout, op catalog.Op) updateView {
 	i := slices.Index(l.Fields, op.Field)
 	fv, _ := newField(op.Field)
-	u := updateView{Method: PropName(op.Methods[0]), Fn: op.Name, Kind: string(op.Update), Field: i, Arg: "v", Type: fv.Type,
-		Wide: op.Field.Place == layout.InMember && op.Field.Span() >= 1<<53}
+	u := updateView{Method: PropName(op.Methods[0]), Fn: op.Name, Kind: string(op.Update), Field: i, Arg: "v", Type: fv.Type}
 	switch op.Update {
 	case layout.OpAdd:
 		u.Arg, u.Type = "delta", "number | bigint"

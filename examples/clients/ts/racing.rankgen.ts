@@ -723,41 +723,40 @@ export class Board {
 
   /** addLaps adds delta (a whole number, negative to subtract) to the Laps of the entry of id, and returns what it did. An id without an entry starts from the zero entry. */
   addLaps(id: bigint, delta: number | bigint, opts?: WriteOptions): Promise<Written> {
-    return this.update("add_laps", 0, "add", false, id, delta, opts);
+    return this.update("add_laps", 0, "add", id, delta, opts);
   }
 
   /** setLaps sets the Laps of the entry of id to v, and returns what it did. An id without an entry starts from the zero entry. */
   setLaps(id: bigint, v: number, opts?: WriteOptions): Promise<Written> {
-    return this.update("set_laps", 0, "set", false, id, v, opts);
+    return this.update("set_laps", 0, "set", id, v, opts);
   }
 
   /** addRaceTime adds delta (a whole number, negative to subtract) to the RaceTime of the entry of id, and returns what it did. An id without an entry starts from the zero entry. */
   addRaceTime(id: bigint, delta: number | bigint, opts?: WriteOptions): Promise<Written> {
-    return this.update("add_race_time", 1, "add", false, id, delta, opts);
+    return this.update("add_race_time", 1, "add", id, delta, opts);
   }
 
   /** minRaceTime sets the RaceTime of the entry of id to the smaller of v and its current one, and returns what it did. An id without an entry starts from the zero entry. */
   minRaceTime(id: bigint, v: number, opts?: WriteOptions): Promise<Written> {
-    return this.update("min_race_time", 1, "min", false, id, v, opts);
+    return this.update("min_race_time", 1, "min", id, v, opts);
   }
 
   /** setRaceTime sets the RaceTime of the entry of id to v, and returns what it did. An id without an entry starts from the zero entry. */
   setRaceTime(id: bigint, v: number, opts?: WriteOptions): Promise<Written> {
-    return this.update("set_race_time", 1, "set", false, id, v, opts);
+    return this.update("set_race_time", 1, "set", id, v, opts);
   }
 
   /** update runs a field update function on the entry of id, with value's script argument. */
-  private async update(fn: string, field: number, kind: string, wide: boolean, id: unknown, value: unknown, opts?: WriteOptions): Promise<Written> {
+  private async update(fn: string, field: number, kind: string, id: unknown, value: unknown, opts?: WriteOptions): Promise<Written> {
     const f = FIELDS[field];
     const b = idBytes(id);
     let arg: string;
     if (kind === "add") {
       const d = wholeNumber("delta", value);
       if (d < -SIGN || d >= SIGN) throw new OutOfRangeError(`delta = ${d} is out of range [${-SIGN}, ${SIGN - 1n}]`);
-      arg = wide ? wideDelta(d, f.hex) : d.toString();
+      arg = d.toString();
     } else {
-      const digit = digitOf(f, keyOf(f, value));
-      arg = wide ? digit.toString(f.hex ? 16 : 10).padStart(f.width, "0") : digit.toString();
+      arg = digitOf(f, keyOf(f, value)).toString();
     }
     // The write's head, then the clock (the writer's, in Unix microseconds, where the layout stamps with it).
     const v = await this.write(fn, [CLIENT_CLOCK ? String(Date.now() * 1000) : "", b, arg], opts);
@@ -824,13 +823,6 @@ function itemP(x: Reply): bigint | Error {
     }
   }
   return badReply("update", "P or error text", x);
-}
-
-/** wideDelta writes an add's delta for a member field too wide for doubles: "hi:lo", limbs of 2^32 (hex) or 10^9, the sign in front. */
-function wideDelta(d: bigint, hex: boolean): string {
-  const m = d < 0n ? -d : d;
-  const base = hex ? 1n << 32n : 1000000000n;
-  return `${d < 0n ? "-" : ""}${m / base}:${m % base}`;
 }
 
 /** formatScore writes a score as plain decimal digits (never an exponent), as the Go runtime's FormatScore. */
