@@ -56,7 +56,7 @@ func goBoard(t *testing.T, ex exampleboards.Example, c *redis.Client, l *layout.
 }
 
 // TestReadsEqualGo fills a board of every example through its Go package, flushes the server's
-// functions, and reads the board from TypeScript: top, pages (empty and past the end
+// functions (on the private server), and reads the board from TypeScript: top, pages (empty and past the end
 // included), around (filled too, at both ends), rank, get and getMany of present, missing and
 // invalid ids must equal the Go board's reads, and the reads must have loaded the library.
 func TestReadsEqualGo(t *testing.T) {
@@ -75,7 +75,11 @@ func TestReadsEqualGo(t *testing.T) {
 			for i, op := range ops {
 				want[i] = goRead(t, b, l, op)
 			}
-			if err := c.FunctionFlush(context.Background()).Err(); err != nil {
+			if redistest.External() {
+				// Other packages' tests may share a server named by REDIS_URL, with this very
+				// library in their pipelines: it stays, and the reads find it loaded.
+				t.Log("REDIS_URL: the library is not flushed; the private server's run tests that the reads load it")
+			} else if err := c.FunctionFlush(context.Background()).Err(); err != nil {
 				t.Fatal(err)
 			}
 			ops = append(ops, readOp{Op: "functions"})
