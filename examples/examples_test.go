@@ -12,15 +12,15 @@ import (
 	"github.com/rankgen/rankgen/generator/layout"
 )
 
-// directive is one "//go:generate … rankgen generate -o DIR [-py DIR] SCHEMA" line of gen.go.
+// directive is one "//go:generate … rankgen generate -o DIR [-py DIR] [-ts DIR] SCHEMA" line of gen.go.
 type directive struct {
 	line    string
 	out     string
-	clients []string // the flags of the other languages' clients (-py DIR), as written
+	clients []string // the flags of the other languages' clients (-py DIR, -ts DIR), as written
 	schema  string
 }
 
-var directiveRE = regexp.MustCompile(`^//go:generate go run github\.com/rankgen/rankgen/cmd/rankgen generate -o (\S+)((?: -(?:py) \S+)*) (\S+)$`)
+var directiveRE = regexp.MustCompile(`^//go:generate go run github\.com/rankgen/rankgen/cmd/rankgen generate -o (\S+)((?: -(?:py|ts) \S+)*) (\S+)$`)
 
 func directives(t *testing.T) []directive {
 	t.Helper()
@@ -80,6 +80,11 @@ func TestDirectives(t *testing.T) {
 		}
 		if want := "generated/" + l.Package; d.out != want {
 			t.Errorf("gen.go writes %s into %s; use -o %s (one directory per package)", s, d.out, want)
+		}
+		for i := 0; i+1 < len(d.clients); i += 2 {
+			if d.clients[i] == "-ts" && d.clients[i+1] != "clients/ts" {
+				t.Errorf("gen.go writes the TypeScript module of %s into %s; use -ts clients/ts", s, d.clients[i+1])
+			}
 		}
 	}
 	for s := range bySchema {

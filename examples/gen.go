@@ -14,12 +14,12 @@
 package examples
 
 //go:generate go run github.com/rankgen/rankgen/cmd/rankgen generate -o generated/arena schemas/arena.yaml
-//go:generate go run github.com/rankgen/rankgen/cmd/rankgen generate -o generated/duel schemas/duel.yaml
+//go:generate go run github.com/rankgen/rankgen/cmd/rankgen generate -o generated/duel -ts clients/ts schemas/duel.yaml
 //go:generate go run github.com/rankgen/rankgen/cmd/rankgen generate -o generated/duelint schemas/duel_integer.yaml
-//go:generate go run github.com/rankgen/rankgen/cmd/rankgen generate -o generated/laps -py clients/py schemas/laps.yaml
+//go:generate go run github.com/rankgen/rankgen/cmd/rankgen generate -o generated/laps -py clients/py -ts clients/ts schemas/laps.yaml
 //go:generate go run github.com/rankgen/rankgen/cmd/rankgen generate -o generated/ladders schemas/ladders.yaml
-//go:generate go run github.com/rankgen/rankgen/cmd/rankgen generate -o generated/pits schemas/pits.yaml
-//go:generate go run github.com/rankgen/rankgen/cmd/rankgen generate -o generated/racing -py clients/py schemas/racing.yaml
+//go:generate go run github.com/rankgen/rankgen/cmd/rankgen generate -o generated/pits -ts clients/ts schemas/pits.yaml
+//go:generate go run github.com/rankgen/rankgen/cmd/rankgen generate -o generated/racing -py clients/py -ts clients/ts schemas/racing.yaml
 //go:generate go run github.com/rankgen/rankgen/cmd/rankgen generate -o generated/quiz schemas/quiz.yaml
 //go:generate go run github.com/rankgen/rankgen/cmd/rankgen generate -o generated/season -py clients/py schemas/season.yaml
 //go:generate go run github.com/rankgen/rankgen/cmd/rankgen generate -o generated/seed000member schemas/seed000_member.yaml
@@ -30,4 +30,4 @@ package examples
 //go:generate go run github.com/rankgen/rankgen/cmd/rankgen generate -o generated/seed003scaling schemas/seed003_scaling.yaml
 //go:generate go run github.com/rankgen/rankgen/cmd/rankgen generate -o generated/seed004shift schemas/seed004_shift.yaml
 //go:generate go run github.com/rankgen/rankgen/cmd/rankgen generate -o generated/tournament schemas/tournament.yaml
-//go:generate go run github.com/rankgen/rankgen/cmd/rankgen generate -o generated/weekly -py clients/py schemas/weekly.yaml
+//go:generate go run github.com/rankgen/rankgen/cmd/rankgen generate -o generated/weekly -py clients/py -ts clients/ts schemas/weekly.yaml

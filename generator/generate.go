@@ -14,6 +14,7 @@ import (
 	"github.com/rankgen/rankgen/generator/layout"
 	"github.com/rankgen/rankgen/generator/luaemit"
 	"github.com/rankgen/rankgen/generator/pyemit"
+	"github.com/rankgen/rankgen/generator/tsemit"
 )
 
 // File is one generated file: its name (no directory) and its bytes.
@@ -114,6 +115,20 @@ func Python(l *layout.Layout) (File, error) {
 		return File{}, emitError(l, "the Python module", err)
 	}
 	return File{Name: pyemit.File(l), Data: code}, nil
+}
+
+// TypeScript returns the TypeScript module of a parsed layout (<stem>.rankgen.ts), which
+// loads the same Lua library as the Go package: rankgen generate -ts writes it.
+func TypeScript(l *layout.Layout) (File, error) {
+	lib, err := luaemit.Render(l)
+	if err != nil {
+		return File{}, emitError(l, "the Lua library", err)
+	}
+	code, err := tsemit.Generate(l, tsemit.Library{Name: lib.Name, Source: lib.Source})
+	if err != nil {
+		return File{}, emitError(l, "the TypeScript module", err)
+	}
+	return File{Name: tsemit.File(l), Data: code}, nil
 }
 
 // LibraryName is the name of the layout's Lua library on the server, <stem>_<hash>: the prefix

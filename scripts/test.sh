@@ -5,8 +5,10 @@
 #
 # It installs redis-server (the integration tests start private servers on free loopback
 # ports; set REDIS_URL to use another server), python3 with python3-redis (Debian's, at
-# /usr/bin/python3, for the generated Python clients) and chromium (headless, for rankgen
-# serve's page), downloads the Go modules, checks that
+# /usr/bin/python3, for the generated Python clients), chromium (headless, for rankgen
+# serve's page) and Debian's nodejs with the npm packages of examples/clients/ts (the
+# TypeScript compiler and Redis client that the generated TypeScript modules are tested
+# with), downloads the Go modules, checks that
 # go.mod/go.sum are tidy, then runs gofmt, go vet, staticcheck, go test ./..., short fuzz
 # runs and rankgen check of the committed examples. It stops at the first failing step and exits non-zero.
 set -euo pipefail
@@ -69,6 +71,22 @@ if ! command -v chromium >/dev/null; then
 fi
 chromium --version
 
+step "node and npm (the generated TypeScript modules are tested in Node: examples/tstest)"
+if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+	sudo=""
+	if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+	export DEBIAN_FRONTEND=noninteractive
+	$sudo apt-get install -y nodejs npm || {
+		$sudo apt-get update
+		$sudo apt-get install -y nodejs npm
+	}
+fi
+node --version
+if [ ! -d examples/clients/ts/node_modules ]; then
+	# The TypeScript compiler and Redis client pinned by package-lock.json.
+	(cd examples/clients/ts && npm ci --no-audit --no-fund)
+fi
+
 step "go $(go env GOVERSION): module download"
 go mod download
 
@@ -126,8 +144,9 @@ bin=$(mktemp -d)
 trap 'rm -rf "$bin"' EXIT
 go build -o "$bin/rankgen" ./cmd/rankgen
 n=0
-while read -r -a args; do
-	(cd examples && "$bin/rankgen" check "${args[@]}")
+while read -r -a flags; do
+	# flags: -o DIR [-py DIR] [-ts DIR] SCHEMA, as the directive gives them
+	(cd examples && "$bin/rankgen" check "${flags[@]}")
 	n=$((n + 1))
 done < <(sed -n 's|^//go:generate go run github.com/rankgen/rankgen/cmd/rankgen generate \(-o .*\)$|\1|p' examples/gen.go)
 if [ "$n" -eq 0 ]; then

@@ -30,7 +30,8 @@ its Lua library: one Redis function per board operation, loaded behind the runti
 head), where <stem> is the schema's file name without .yaml.
 
 Files go to the schema's own directory, or to -o dir. With -py dir it also writes the
-schema's Python client there, <stem>_rankgen.py for redis-py (docs/python.md). Only files whose bytes change are
+schema's Python client there, <stem>_rankgen.py for redis-py (docs/python.md); with -ts dir,
+its TypeScript module, <stem>.rankgen.ts (docs/typescript.md). Only files whose bytes change are
 written (so unchanged files keep their modification times), and files that carry the
 generated-code header for this schema but are no longer produced (a removed update
 operation, say) are deleted. Nothing else in the directory is touched. A directory whose
@@ -51,8 +52,9 @@ Exit status: 0 when every schema generated, 1 on schema or I/O errors, 2 on usag
 			verbose := fs.Bool("v", false, "list each file written or deleted on stderr")
 			strict := fs.Bool("strict", false, "treat a time range that has ended or ends within a year as an error")
 			py := fs.String("py", "", "also write the Python module <stem>_rankgen.py to `dir`")
+			ts := fs.String("ts", "", "also write the TypeScript module <stem>.rankgen.ts to `dir` (docs/typescript.md)")
 			return func(e *env, args []string) int {
-				return generateOrCheck(e, "generate", *out, args, false, *verbose, *strict, clients{py: *py})
+				return generateOrCheck(e, "generate", *out, args, false, *verbose, *strict, clients{py: *py, ts: *ts})
 			}
 		},
 	})
@@ -65,7 +67,7 @@ with what is in the output directory (the schema's directory, or -o dir) and fai
 file is stale, missing, or orphaned (it carries the generated-code header for this schema
 but the schema no longer produces it).
 
-With -py dir it checks the Python client there too.
+With -py dir it checks the Python client there too, and with -ts dir the TypeScript module.
 
 For each such file it prints a unified diff on stdout, from the files on disk to the files
 generate would write (so "rankgen check … | patch -p0", run from the same directory, brings
@@ -77,8 +79,9 @@ orphaned (or on schema and I/O errors), 2 on usage errors.`,
 		flags: func(fs *flag.FlagSet) func(*env, []string) int {
 			out := fs.String("o", "", "compare with the files in `dir` (default: the schema's directory)")
 			py := fs.String("py", "", "also compare the Python module with the one in `dir`")
+			ts := fs.String("ts", "", "also check the TypeScript module <stem>.rankgen.ts in `dir`")
 			return func(e *env, args []string) int {
-				return generateOrCheck(e, "check", *out, args, true, false, false, clients{py: *py})
+				return generateOrCheck(e, "check", *out, args, true, false, false, clients{py: *py, ts: *ts})
 			}
 		},
 	})
@@ -93,26 +96,34 @@ type target struct {
 	client bool // a client of another language: no Go package rules apply to its directory
 }
 
-// clients are the directories of the other languages' clients to generate (-py), "" = none.
+// clients are the directories of the other languages' clients to generate (-py, -ts), "" =
+// none.
 type clients struct {
-	py string
+	py, ts string
 }
 
 // clientTargets are the targets of the other languages' clients of t's schema: in t's own
 // directory, their files join t's (so that neither sees the other's as orphans).
-func clientTargets(t *target, c clients) ([]*target, error) {
-	if c.py == "" {
-		return nil, nil
+func clientTargets(e *env, t *target, c clients) ([]*target, error) {
+	var more []*target
+	for _, client := range []struct {
+		dir  string
+		file func(*layout.Layout) (generator.File, error)
+	}{{c.py, generator.Python}, {c.ts, generator.TypeScript}} {
+		if client.dir == "" {
+			continue
+		}
+		f, err := client.file(t.l)
+		if err != nil {
+			return nil, err
+		}
+		if e.path(filepath.Clean(client.dir)) == e.path(t.dir) {
+			t.files = append(t.files, f)
+			continue
+		}
+		more = append(more, &target{schema: t.schema, dir: filepath.Clean(client.dir), l: t.l, files: []generator.File{f}, client: true})
 	}
-	f, err := generator.Python(t.l)
-	if err != nil {
-		return nil, err
-	}
-	if filepath.Clean(c.py) == t.dir {
-		t.files = append(t.files, f)
-		return nil, nil
-	}
-	return []*target{{schema: t.schema, dir: filepath.Clean(c.py), l: t.l, files: []generator.File{f}, client: true}}, nil
+	return more, nil
 }
 
 // change is one file that differs between disk and what generate produces.
@@ -159,7 +170,7 @@ func generateOrCheck(e *env, cmd, out string, args []string, check, verbose, str
 			dir = filepath.Dir(schema)
 		}
 		t := &target{schema: schema, dir: filepath.Clean(dir), l: l, files: files}
-		more, err := clientTargets(t, langs)
+		more, err := clientTargets(e, t, langs)
 		if err != nil {
 			printError(e, cmd, err)
 			failed = true
@@ -216,7 +227,8 @@ func sameDirRules(e *env, cmd string, targets []*target) bool {
 	for _, t := range targets {
 		dir := e.path(t.dir)
 		if first := byDir[dir]; t.client {
-			// Another language's files: only their names may clash.
+			// A client module's directory holds no Go package: any schemas may share it; only
+			// their files' names may clash.
 		} else if first != nil && first.l.Package != t.l.Package {
 			e.errorf(cmd, "%s (package %s) and %s (package %s) would both write into %s; one directory holds one Go package: give each its own -o",
 				first.schema, first.l.Package, t.schema, t.l.Package, t.dir)
