@@ -227,7 +227,6 @@ func (m *migration) replayLog(ctx context.Context, strict bool) (int64, error) {
 		if err != nil {
 			return replayed, err
 		}
-		m.progress("replay", m.rep.Replayed+replayed)
 		if next == 0 {
 			break
 		}

@@ -2,6 +2,7 @@ package migrate_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -36,15 +37,58 @@ func duelPlan(t testing.TB) *migrate.Plan {
 	return p
 }
 
+// TestPauseChild migrates the board "addr key [finish]" names, as rankgen migrate would in a
+// process of its own: until killed, or with finish to the end, its report on stdout as JSON.
 func TestPauseChild(t *testing.T) {
 	arg := os.Getenv(pauseChildEnv)
 	if arg == "" {
 		t.Skip("run by TestMigrationPause in a child process")
 	}
-	addr, key, _ := strings.Cut(arg, " ")
-	c := redis.NewClient(&redis.Options{Addr: addr})
-	_, err := migrate.Run(context.Background(), c, duelPlan(t), migrate.Options{Key: key})
-	t.Fatalf("the child finished (%v) before it was killed", err)
+	parts := strings.Fields(arg)
+	c := redis.NewClient(&redis.Options{Addr: parts[0]})
+	rep, err := migrate.Run(context.Background(), c, duelPlan(t), migrate.Options{Key: parts[1]})
+	if len(parts) < 3 {
+		t.Fatalf("the child finished (%v) before it was killed", err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := json.Marshal(rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Printf("report %s\n", out)
+}
+
+// migrateInChild runs TestPauseChild on key: finished, it returns the run's report.
+func migrateInChild(t *testing.T, c *redis.Client, key string, finish bool) (*exec.Cmd, func() migrate.Report) {
+	arg := c.Options().Addr + " " + key
+	if finish {
+		arg += " finish"
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestPauseChild$", "-test.v")
+	cmd.Env = append(os.Environ(), pauseChildEnv+"="+arg, "REDIS_URL=redis://"+c.Options().Addr)
+	var out strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return cmd, func() migrate.Report {
+		if err := cmd.Wait(); err != nil {
+			t.Fatalf("child: %v\n%s", err, out.String())
+		}
+		var rep migrate.Report
+		for _, line := range strings.Split(out.String(), "\n") {
+			if js, ok := strings.CutPrefix(line, "report "); ok {
+				if err := json.Unmarshal([]byte(js), &rep); err != nil {
+					t.Fatal(err)
+				}
+				return rep
+			}
+		}
+		t.Fatalf("the child reported nothing:\n%s", out.String())
+		return rep
+	}
 }
 
 // pauseWriter is one writer's acknowledged writes: the Points each of its ids was last Set to.
@@ -55,6 +99,7 @@ type pauseWriter struct {
 	longest       time.Duration // the longest a write took, from its first attempt to its acknowledgement
 	longestAt     time.Time     // when that write began
 	unrefused     time.Duration // the longest a write took that was never refused
+	refusedLong   time.Duration // the longest a write took that was refused at least once
 	first, last   time.Time     // its first and last refusal
 	err           error
 	switchedAfter time.Duration // from migrate's switch to the writer's first write with the new code
@@ -107,13 +152,21 @@ func TestMigrationPause(t *testing.T) {
 		}()
 	}
 
-	// The first run, in a child, is killed halfway through its copy.
-	prog := rankgenrt.SideKey(rankgenrt.SideKey(key, "migrate:board"), "migrate")
-	cmd := exec.Command(os.Args[0], "-test.run=^TestPauseChild$")
-	cmd.Env = append(os.Environ(), pauseChildEnv+"="+c.Options().Addr+" "+key, "REDIS_URL=redis://"+c.Options().Addr)
-	if err := cmd.Start(); err != nil {
+	// Redis's slow log names what took it 50 ms or more: a script of the migration, a write,
+	// or any command on a machine too busy to run Redis.
+	was, err := c.ConfigGet(ctx, "slowlog-log-slower-than").Result()
+	if err != nil {
 		t.Fatal(err)
 	}
+	defer c.ConfigSet(ctx, "slowlog-log-slower-than", was["slowlog-log-slower-than"])
+	if err := errors.Join(c.ConfigSet(ctx, "slowlog-log-slower-than", "50000").Err(), c.SlowLogReset(ctx).Err()); err != nil {
+		t.Fatal(err)
+	}
+
+	// The migration runs in processes of its own, as rankgen migrate does: the first one is
+	// killed halfway through its copy, the second runs to the switch.
+	prog := rankgenrt.SideKey(rankgenrt.SideKey(key, "migrate:board"), "migrate")
+	cmd, _ := migrateInChild(t, c, key, false)
 	start := time.Now()
 	for done := 0; done < n/2; done, _ = strconv.Atoi(c.HGet(ctx, prog, "done").Val()) {
 		if time.Since(start) > 10*time.Minute {
@@ -128,21 +181,34 @@ func TestMigrationPause(t *testing.T) {
 	cmd.Wait()
 	killed, _ := strconv.Atoi(c.HGet(ctx, prog, "done").Val())
 
-	rep, err := migrate.Run(ctx, c, duelPlan(t), migrate.Options{Key: key})
-	if err != nil || !rep.Switched || !rep.Resumed {
-		t.Fatalf("the run after the kill: %+v, %v; want resumed and switched", rep, err)
+	_, report := migrateInChild(t, c, key, true)
+	rep := report()
+	if !rep.Switched || !rep.Resumed {
+		t.Fatalf("the run after the kill: %+v; want resumed and switched", rep)
 	}
 	elapsed := time.Since(start)
 	time.Sleep(300 * time.Millisecond) // the writers go on with the new code
 	close(stop)
 	wg.Wait()
+	slow, err := c.SlowLogGet(ctx, 20).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var slowest []string
+	for _, e := range slow {
+		what := e.Args[0]
+		if len(e.Args) > 2 && strings.EqualFold(what, "evalsha") {
+			what += " (" + e.Args[2] + " keys)" // the migration's scripts: 7 keys read, 8 replay
+		}
+		slowest = append(slowest, fmt.Sprintf("%s %v", what, e.Duration.Round(time.Millisecond)))
+	}
 
 	want := make(map[string]uint32, n)
 	for i := range n {
 		want[entry(i, 0).PlayerID] = uint32(i)
 	}
 	var writes, refused int
-	var longest, unrefused time.Duration
+	var longest, unrefused, refusedLong time.Duration
 	var longestAt, first, last time.Time
 	for w, pw := range ws {
 		if pw.err != nil {
@@ -155,6 +221,7 @@ func TestMigrationPause(t *testing.T) {
 			want[id] = pts
 		}
 		writes, refused, unrefused = writes+pw.writes, refused+pw.refused, max(unrefused, pw.unrefused)
+		refusedLong = max(refusedLong, pw.refusedLong)
 		if pw.longest > longest {
 			longest, longestAt = pw.longest, pw.longestAt
 		}
@@ -192,9 +259,9 @@ func TestMigrationPause(t *testing.T) {
 	if !first.IsZero() {
 		span = last.Sub(first)
 	}
-	t.Logf("%d entries, %d writers of the old layout, migrate killed (SIGKILL) after copying %d and run again: %d writes acknowledged, 0 lost; %d refused (ErrRetry) over %v; the longest write took %v (begun %v before the switch; the longest never refused %v); the fence stood %v, closed for %v; %d ids replayed from the change log, all %d verified; %v from the start to the switch",
+	t.Logf("%d entries, %d writers of the old layout, migrate killed (SIGKILL) after copying %d and run again: %d writes acknowledged, 0 lost; %d refused (ErrRetry) over %v; the longest write took %v (begun %v before the switch; the longest refused at least once %v, never refused %v); the fence stood %v, closed for %v; %d ids replayed from the change log, all %d verified; %v from the start to the switch; Redis's commands of 50 ms or more: %v",
 		n, pauseWriters, killed, writes, refused, span.Round(time.Millisecond), longest.Round(time.Millisecond),
-		rep.SwitchedAt.Sub(longestAt).Round(time.Millisecond), unrefused.Round(time.Millisecond), rep.Fenced.Round(time.Millisecond), rep.Closed.Round(time.Millisecond), rep.Replayed, rep.Verified, elapsed.Round(time.Millisecond))
+		rep.SwitchedAt.Sub(longestAt).Round(time.Millisecond), refusedLong.Round(time.Millisecond), unrefused.Round(time.Millisecond), rep.Fenced.Round(time.Millisecond), rep.Closed.Round(time.Millisecond), rep.Replayed, rep.Verified, elapsed.Round(time.Millisecond), slowest)
 }
 
 // write Sets random ids of writer w's (i % pauseWriters == w) until stop, each time to Points
@@ -230,6 +297,8 @@ func (pw *pauseWriter) write(ctx context.Context, c *redis.Client, key string, w
 				}
 				if refusedBefore == pw.refused {
 					pw.unrefused = max(pw.unrefused, time.Since(began))
+				} else {
+					pw.refusedLong = max(pw.refusedLong, time.Since(began))
 				}
 				if !oldCode && pw.switchedAt.IsZero() {
 					pw.switchedAt = time.Now()

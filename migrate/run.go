@@ -39,7 +39,7 @@ type Options struct {
 
 // Progress is where a migration stands.
 type Progress struct {
-	// Phase is "check" (reading the source) or "copy"; RunBoard also reports "board" before
+	// Phase is "check" (reading the source), "copy" or "verify"; RunBoard also reports "board" before
 	// each part of a board of several (Total: its entries) and "absent" for a part it skips.
 	Phase   string
 	Done    int64 // entries of the source read in this phase (a scan may read one twice)
