@@ -1,6 +1,7 @@
 package boardtest
 
 import (
+	"errors"
 	"maps"
 	"slices"
 	"strconv"
@@ -9,6 +10,8 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/rankgen/rankgen/examples/boardtest/internal/season/daily"
+	"github.com/rankgen/rankgen/examples/generated/ladders"
 	"github.com/rankgen/rankgen/internal/testkit/redistest"
 	rankgenrt "github.com/rankgen/rankgen/runtime"
 )
@@ -131,4 +134,73 @@ func union(a, b map[string]string) map[string]string {
 	out := maps.Clone(a)
 	maps.Copy(out, b)
 	return out
+}
+
+// TestFeedLogsEachBoard: a feed writes several boards in one call; each board whose fence
+// logs (a migration copies it) gets the ids changed there in its own change log, and a board
+// with no fence none.
+func TestFeedLogsEachBoard(t *testing.T) {
+	c := redistest.Client(t)
+	feed := ladders.NewSubmitFeed(c, ladders.SubmitKeys{Game: redistest.Key(t, "g"), Day: "d", Week: "w"})
+	run := feedRun("ann", 500, 1, ladders.RegionEu)
+	boards := feed.BoardKeys(run)
+	migrating := boards[1:]
+	for _, b := range migrating {
+		fence := rankgenrt.FenceKey(b)
+		if err := errors.Join(c.HSet(ctx, fence, "plan", "test", "layout", "test", "logged", ladders.Fingerprint).Err(), c.PExpire(ctx, fence, time.Minute).Err()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := feed.Submit(ctx, run); err != nil {
+		t.Fatal(err)
+	}
+	for i, b := range boards {
+		got, err := c.SMembers(ctx, rankgenrt.ChangeLogKey(b)).Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []string{"ann"}
+		if i == 0 {
+			want = []string{}
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("board %s's change log holds %q; want %q", b, got, want)
+		}
+	}
+}
+
+// TestRemoveEverywhereLogsEachBoard: a removal across a periodic board's seasons, in one
+// script, logs the ids it removes on each season's board whose fence logs, and on no other.
+func TestRemoveEverywhereLogsEachBoard(t *testing.T) {
+	c := redistest.Client(t)
+	now := time.Date(2027, 3, 10, 12, 0, 0, 0, time.UTC)
+	ds := daily.NewSeasons(c, "{"+redistest.Key(t, "everywhere")+"}:daily", daily.WithClock(func() time.Time { return now }))
+	days := ds.Recent(3)
+	for _, s := range days {
+		if _, err := ds.Board(s).Set(ctx, daily.Entry{Trader: "cheat", Profit: 9}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	migrating := ds.Board(days[1]).Key()
+	fence := rankgenrt.FenceKey(migrating)
+	if err := errors.Join(c.HSet(ctx, fence, "plan", "test", "layout", "test", "logged", daily.Fingerprint).Err(), c.PExpire(ctx, fence, time.Minute).Err()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ds.RemoveEverywhere(ctx, []string{"cheat"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range days {
+		key := ds.Board(s).Key()
+		got, err := c.SMembers(ctx, rankgenrt.ChangeLogKey(key)).Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []string{}
+		if key == migrating {
+			want = []string{"cheat"}
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("day %d's change log holds %q; want %q", s.ID, got, want)
+		}
+	}
 }
