@@ -210,6 +210,10 @@ func (m *migration) replayTime(n int64) time.Duration {
 	return time.Duration(n) * per
 }
 
+// replayBatchMax caps the ids one replay script copies: its scripts run while writers write, so
+// each is kept short (about a fifth of a copy batch's work).
+const replayBatchMax = 100
+
 // replayLog replays every id the change log holds when it starts, a batch at a time, and
 // returns how many it replayed. strict (the fence closed): an id replayed must verify, logged
 // or not.
@@ -218,7 +222,7 @@ func (m *migration) replayLog(ctx context.Context, strict bool) (int64, error) {
 	var replayed int64
 	var cursor uint64
 	for {
-		ids, next, err := m.c.SScan(ctx, m.k.log, cursor, "", int64(m.o.Batch)).Result()
+		ids, next, err := m.c.SScan(ctx, m.k.log, cursor, "", int64(min(m.o.Batch, replayBatchMax))).Result()
 		if err != nil {
 			return replayed, err
 		}

@@ -238,7 +238,7 @@ func (m *migration) changed(ctx context.Context, err error) error {
 		if derr := m.c.Del(ctx, m.k.dest, m.k.destAux, m.k.destData, m.k.prog).Err(); derr != nil {
 			return errors.Join(err, derr)
 		}
-		return fmt.Errorf("%w; stop the writers of the old layout and rerun (the copy was dropped)", err)
+		return fmt.Errorf("%w; stop what writes the board other than its generated write functions, and rerun (the copy was dropped)", err)
 	}
 	if rerr := m.c.HSet(ctx, m.k.prog, "phase", "copy", "cursor", "0", "done", "0").Err(); rerr != nil {
 		return errors.Join(err, rerr)

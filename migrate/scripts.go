@@ -15,8 +15,10 @@ import (
 // running at the same time. Nothing is written.
 var ErrConflict = errors.New("rankgen migrate: conflicting state")
 
-// ErrChanged: the source changed under the migration (its entry count or layout differs from
-// the copy's), so the copy was not switched in. Stop the writers of the old layout and rerun.
+// ErrChanged: the source changed under the migration in a way the copy did not follow (an
+// entry written without the change log, its entry count or layout differs from the copy's),
+// so the copy was not switched in. Stop what writes the board other than its generated write
+// functions (at -to-key: any writer of the old layout alone) and rerun.
 var ErrChanged = errors.New("rankgen migrate: the source changed during the migration")
 
 // The scripts share a prologue: the layout fingerprint the destination's side key claims,
