@@ -229,8 +229,9 @@ local function logged(side)
 end
 
 -- log_changes adds to the change log of the board of side key side (see logged) the ids of list
--- at from, from + step, ... ('' skipped: the fingerprint's field); the log outlives the fence,
--- which the migration renews with it, so that no change it holds is lost before the fence is.
+-- at from, from + step, ... ('' skipped: the fingerprint's field); the log outlives the fence by
+-- a minute (migrate's logSlack), as the migration's renewals keep it, so that no change it holds
+-- is lost while the fence stands.
 local function log_changes(side, list, from, step)
   local log, ms = logged(side)
   if not log then
