@@ -93,17 +93,16 @@ func migrateInChild(t *testing.T, c *redis.Client, key string, finish bool) (*ex
 
 // pauseWriter is one writer's acknowledged writes: the Points each of its ids was last Set to.
 type pauseWriter struct {
-	acked         map[string]uint32
-	writes        int
-	refused       int           // refusals matching rankgenrt.ErrRetry
-	longest       time.Duration // the longest a write took, from its first attempt to its acknowledgement
-	longestAt     time.Time     // when that write began
-	unrefused     time.Duration // the longest a write took that was never refused
-	refusedLong   time.Duration // the longest a write took that was refused at least once
-	first, last   time.Time     // its first and last refusal
-	err           error
-	switchedAfter time.Duration // from migrate's switch to the writer's first write with the new code
-	switchedAt    time.Time
+	acked       map[string]uint32
+	writes      int
+	refused     int           // refusals matching rankgenrt.ErrRetry
+	longest     time.Duration // the longest a write took, from its first attempt to its acknowledgement
+	longestAt   time.Time     // when that write began
+	unrefused   time.Duration // the longest a write took that was never refused
+	refusedLong time.Duration // the longest a write took that was refused at least once
+	first, last time.Time     // its first and last refusal
+	err         error
+	switchedAt  time.Time
 }
 
 // TestMigrationPause migrates a board of 100,000 duel entries (RANKGEN_LONG=1: 1,000,000) in
