@@ -302,3 +302,63 @@ func TestFenceOfKilledRunLapses(t *testing.T) {
 		t.Errorf("the fence is still there after the switch")
 	}
 }
+
+// TestRerunResumesTheLogOfAKilledRun: a run killed with the fence standing leaves its change
+// log, which a rerun within the fence's expiry replays: a write logged under the fence of the
+// killed run, and then refused while that fence stands closed (as a run killed during its last
+// catch-up leaves it), is on the board after the rerun, which opens the fence again to writers.
+func TestRerunResumesTheLogOfAKilledRun(t *testing.T) {
+	ctx := context.Background()
+	c := redistest.Client(t)
+	key := redistest.Key(t, "board")
+	p, err := migrate.NewPlan(exampleSchema(t, "duel.yaml", same), exampleSchema(t, "duel_integer.yaml", same), migrate.Mapping{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := duel.NewBoard(c, key)
+	at := time.Date(2026, 1, 2, 0, 0, 0, 0, time.UTC)
+	batch := make([]duel.Entry, 3000)
+	for i := range batch {
+		batch[i] = duel.Entry{PlayerID: fmt.Sprintf("p%04d", i), Points: uint32(i), ReachedAt: at}
+	}
+	if _, err := b.SetMany(ctx, batch); err != nil {
+		t.Fatal(err)
+	}
+	const ttl = time.Minute // no lapse on a loaded machine: this test is about the log
+	runCtx, cancel := context.WithCancel(ctx)
+	_, err = migrate.Run(runCtx, c, p, migrate.Options{Key: key, Batch: 10, FenceTTL: ttl, Progress: func(pr migrate.Progress) {
+		if pr.Phase == "copy" && pr.Done >= 2000 {
+			cancel()
+		}
+	}})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled run: %v", err)
+	}
+	// p0007 was copied before the cancel; p2999 may not have been.
+	for _, e := range []duel.Entry{{PlayerID: "p0007", Points: 99999, ReachedAt: at}, {PlayerID: "p2999", Points: 77777, ReachedAt: at}} {
+		if _, err := b.Set(ctx, e); err != nil {
+			t.Fatalf("Set %s under the logging fence: %v", e.PlayerID, err)
+		}
+	}
+	fence := rankgenrt.FenceKey(key)
+	if err := errors.Join(c.HDel(ctx, fence, "logged").Err(), c.HSet(ctx, fence, "closed", time.Now().UnixMilli()).Err()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Set(ctx, duel.Entry{PlayerID: "p0008", Points: 88888, ReachedAt: at}); !errors.Is(err, rankgenrt.ErrMigrating) {
+		t.Fatalf("Set under the closed fence: %v; want ErrMigrating", err)
+	}
+	rep, err := migrate.Run(ctx, c, p, migrate.Options{Key: key, FenceTTL: ttl})
+	if err != nil || !rep.Switched || !rep.Resumed || rep.Restarted || rep.Replayed < 1 || rep.Verified != 3000 {
+		t.Fatalf("rerun: %+v, %v; want resumed (not restarted), the log replayed, 3000 verified and switched", rep, err)
+	}
+	nb := duelint.NewBoard(c, key)
+	for id, want := range map[string]uint32{"p0007": 99999, "p2999": 77777, "p0008": 8} {
+		got, err := nb.Get(ctx, id)
+		if err != nil || got.Points != want {
+			t.Errorf("%s reads %+v, %v after the rerun; want Points %d", id, got, err, want)
+		}
+	}
+	if n := c.Exists(ctx, fence, rankgenrt.ChangeLogKey(key)).Val(); n != 0 {
+		t.Errorf("%d of the fence and the change log are still there after the switch", n)
+	}
+}
