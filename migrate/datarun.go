@@ -101,38 +101,6 @@ func (m *migration) recode(ctx context.Context, batch []entry) ([]recoded, error
 	return out, nil
 }
 
-// dataCount is the number of ids a data hash holds data for.
-func dataCount(ctx context.Context, c redis.UniversalClient, key string) (int64, error) {
-	n, err := c.HLen(ctx, key).Result()
-	if err != nil {
-		return 0, err
-	}
-	fp, err := c.HExists(ctx, key, "").Result()
-	if fp {
-		n--
-	}
-	return n, err
-}
-
-// verifyDataCount checks that the copy holds data for as many ids as the source.
-func (m *migration) verifyDataCount(ctx context.Context) error {
-	if !m.p.carriesData() {
-		return nil
-	}
-	n, err := dataCount(ctx, m.c, m.k.srcData)
-	if err != nil {
-		return err
-	}
-	got, err := dataCount(ctx, m.c, m.k.destData)
-	if err != nil {
-		return err
-	}
-	if n != got {
-		return fmt.Errorf("%w: %s has data for %d ids but its copy for %d", ErrChanged, m.k.src, n, got)
-	}
-	return nil
-}
-
 // verifyData checks one sampled id's data: the source's, decoded with the old layout and
 // mapped, equals the copy's decoded with the new one; an id without data has none in the
 // copy either. (When the old layout has no data, the copy writes none: data there is a

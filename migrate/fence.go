@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -12,49 +13,69 @@ import (
 )
 
 // An in-place migration fences the board (rankgenrt.FenceKey): while the fence stands, the
-// write scripts of every layout refuse with ErrMigrating (a *MigratingError, which matches
-// rankgenrt.ErrRetry), before anything is written. The fence is raised open for the check pass
-// (writers of the old layout still write; the copy reads what they wrote) and closed before the
-// copy, so that the source is still from the copy's first batch until the switch, which lifts
-// the fence in the same script. It expires unless the migration renews it: one a killed run
-// leaves lifts by itself, and a run that finds this plan's copy unfenced starts it again.
-// After each batch the run records in the fence when it expects to switch (expect), which a
-// refusal turns into the writer's Wait.
+// write scripts refuse with ErrMigrating (a *MigratingError, which matches
+// rankgenrt.ErrRetry), before anything is written. It is raised logging: writers of the old
+// layout still write, and each adds the ids it changes to the change log
+// (rankgenrt.ChangeLogKey), which the run replays into its copy (changelog.go) while they go
+// on; it is closed only for the last replay, its verification and the switch, which lifts the
+// fence in the same script. It expires unless the migration renews it (the log with it, a
+// minute longer): one a killed run leaves lifts by itself, and a run that finds this plan's
+// copy unfenced starts it again. After each batch the run records in the fence when it expects
+// to switch (expect), which a refusal turns into the writer's Wait.
 
 // errFenceLapsed cancels a run whose fence expired under it (the run stalled past the
 // expiry): writers may have written what was copied.
 var errFenceLapsed = errors.New("the fence lapsed")
 
-// fenceScript raises or closes the fence. KEYS: the fence, the progress record, the copy, its
-// index or meta key, its data hash. ARGV: plan, new fingerprint, "open" or "close", the old
-// fingerprint (the writers an open fence lets through), expiry in ms. A fence of another plan
-// (a run of other options, which a rerun replaces as begin replaces its copy) is taken over;
-// a fence raised afresh over this plan's copy drops the copy (writers wrote while the board
-// was unfenced). It returns 1 when it dropped one.
+// logSlack is how much longer than its fence the change log lives: the write scripts give it
+// the fence's expiry plus this (runtime/head.lua's log_changes), so that it outlives the fence.
+const logSlack = 60_000
+
+// fenceScript raises the fence logging, or closes it. KEYS: the fence, the progress record,
+// the copy, its index or meta key, its data hash, the change log. ARGV: plan, new fingerprint,
+// "log" or "close", the old fingerprint (the writers a logging fence lets through), expiry in
+// ms. A fence of another plan (a run of other options, which a rerun replaces as begin
+// replaces its copy) is taken over; a fence raised afresh over this plan's copy drops the copy
+// and the log (writers wrote while the board was unfenced), and so does a fence an earlier
+// rankgen raised open (its writers wrote without logging). A closed fence of this plan opens
+// again for a rerun: nothing was written since it closed, and its log still holds what was.
+// It returns 1 when it dropped a copy.
 var fenceScript = redis.NewScript(`
-local fence, prog = KEYS[1], KEYS[2]
-local plan, layout, mode, open, ttl = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
-local cur = redis.call('HGET', fence, 'plan')
+local fence, prog, log = KEYS[1], KEYS[2], KEYS[6]
+local plan, layout, mode, old, ttl = ARGV[1], ARGV[2], ARGV[3], ARGV[4], tonumber(ARGV[5])
+local fresh = redis.call('HGET', fence, 'plan') ~= plan
 local dropped = 0
-if cur ~= plan then -- raised afresh, or taken over from a run of other options (begin drops its copy)
-  redis.call('DEL', fence)
+if fresh or (mode == 'log' and redis.call('HEXISTS', fence, 'open') == 1) then
   if redis.call('HGET', prog, 'plan') == plan then
     redis.call('DEL', KEYS[3], KEYS[4], KEYS[5], prog)
     dropped = 1
   end
-  local t = redis.call('TIME')
-  local now = string.format('%d', tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000))
-  redis.call('HSET', fence, 'plan', plan, 'layout', layout, 'refused', 0, 'since', now)
-  if mode == 'open' then redis.call('HSET', fence, 'open', open) end
+  redis.call('DEL', log)
 end
-if mode == 'close' then redis.call('HDEL', fence, 'open') end
+local t = redis.call('TIME')
+local now = string.format('%d', tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000))
+if fresh then -- raised afresh, or taken over from a run of other options (begin drops its copy)
+  redis.call('DEL', fence)
+  redis.call('HSET', fence, 'plan', plan, 'layout', layout, 'refused', 0, 'since', now)
+end
+redis.call('HDEL', fence, 'open')
+if mode == 'log' then
+  redis.call('HSET', fence, 'logged', old)
+  redis.call('HDEL', fence, 'closed')
+else
+  redis.call('HDEL', fence, 'logged')
+  redis.call('HSET', fence, 'closed', now)
+end
 redis.call('PEXPIRE', fence, ttl)
+redis.call('PEXPIRE', log, ttl + ` + strconv.Itoa(logSlack) + `)
 return dropped
 `)
 
-// renewScript extends the fence of plan ARGV[1] by ARGV[2] ms; 0 when it is gone.
+// renewScript extends the fence of plan ARGV[1] by ARGV[2] ms, and its change log a minute
+// longer; 0 when it is gone.
 var renewScript = redis.NewScript(`
 if redis.call('HGET', KEYS[1], 'plan') ~= ARGV[1] then return 0 end
+redis.call('PEXPIRE', KEYS[2], tonumber(ARGV[2]) + ` + strconv.Itoa(logSlack) + `)
 return redis.call('PEXPIRE', KEYS[1], ARGV[2])
 `)
 
@@ -68,16 +89,16 @@ redis.call('HSET', KEYS[1], 'eta', string.format('%d', now + tonumber(ARGV[2])))
 return 1
 `)
 
-// liftScript removes the fence of plan ARGV[1] (a run that failed for good).
+// liftScript removes the fence of plan ARGV[1] and its change log (a run that failed for good).
 var liftScript = redis.NewScript(`
 if redis.call('HGET', KEYS[1], 'plan') ~= ARGV[1] then return 0 end
-return redis.call('DEL', KEYS[1])
+return redis.call('DEL', KEYS[1], KEYS[2])
 `)
 
-// fence raises the fence (mode "open") or closes it ("close"), and keeps renewing it until
-// the run ends; a lapse found by a renewal cancels the run.
+// fence raises the fence logging (mode "log") or closes it ("close"), and keeps renewing it
+// until the run ends; a lapse found by a renewal cancels the run.
 func (m *migration) fence(ctx context.Context, mode string) error {
-	v, err := run(ctx, m.c, fenceScript, []string{m.k.fence, m.k.prog, m.k.dest, m.k.destAux, m.k.destData},
+	v, err := run(ctx, m.c, fenceScript, []string{m.k.fence, m.k.prog, m.k.dest, m.k.destAux, m.k.destData, m.k.log},
 		m.p.id, m.p.New.Fingerprint, mode, m.p.Old.Fingerprint, m.o.FenceTTL.Milliseconds())
 	if err != nil {
 		return err
@@ -113,8 +134,12 @@ func (m *migration) expect(phase string, done int64) {
 		return
 	}
 	left := max(m.rep.Entries-done, 0) + after*m.rep.Entries
-	ms := time.Duration(float64(left) / float64(read) * float64(elapsed)).Milliseconds()
-	_ = etaScript.Run(m.ctx, m.c, []string{m.k.fence}, m.p.id, ms).Err()
+	m.eta(time.Duration(float64(left) / float64(read) * float64(elapsed)))
+}
+
+// eta records in the fence that the run expects to switch in d.
+func (m *migration) eta(d time.Duration) {
+	_ = etaScript.Run(m.ctx, m.c, []string{m.k.fence}, m.p.id, d.Milliseconds()).Err()
 }
 
 // renew extends the fence every third of its expiry until the run ends.
@@ -128,7 +153,7 @@ func (m *migration) renew() {
 		case <-m.ctx.Done():
 			return
 		case <-tick.C:
-			n, err := renewScript.Run(m.ctx, m.c, []string{m.k.fence}, m.p.id, m.o.FenceTTL.Milliseconds()).Int64()
+			n, err := renewScript.Run(m.ctx, m.c, []string{m.k.fence, m.k.log}, m.p.id, m.o.FenceTTL.Milliseconds()).Int64()
 			if err == nil && n == 0 {
 				m.cancel(errFenceLapsed)
 				return
@@ -151,7 +176,7 @@ func (m *migration) unfence(err error) error {
 	if err == nil || m.ctx.Err() != nil || !errors.Is(err, ErrChanged) && !errors.Is(err, ErrMisfit) && !errors.Is(err, ErrConflict) && !errors.Is(err, rankgenrt.ErrLayoutMismatch) {
 		return err
 	}
-	if lerr := liftScript.Run(context.Background(), m.c, []string{m.k.fence}, m.p.id).Err(); lerr != nil {
+	if lerr := liftScript.Run(context.Background(), m.c, []string{m.k.fence, m.k.log}, m.p.id).Err(); lerr != nil {
 		return errors.Join(err, lerr)
 	}
 	return err

@@ -225,9 +225,10 @@ func (l *ledger) write(ctx context.Context, c *redis.Client, key string, w, n in
 	}
 }
 
-// TestFenceOfKilledRunLapses: a run cancelled during its copy leaves the fence, which refuses
-// writes (a *MigratingError with the time it has left) until its expiry and then lets them
-// through; a rerun finds its copy unfenced, copies again (Restarted) and keeps the write.
+// TestFenceOfKilledRunLapses: a run cancelled during its copy leaves the fence, which lets the
+// old layout's writes through, logged, and refuses the new layout's (a *MigratingError with the
+// time it has left) until its expiry, and then lets them meet the board; a rerun finds its
+// copy unfenced, copies again (Restarted) and keeps the writes made under the fence and after.
 func TestFenceOfKilledRunLapses(t *testing.T) {
 	ctx := context.Background()
 	c := redistest.Client(t)
@@ -258,34 +259,106 @@ func TestFenceOfKilledRunLapses(t *testing.T) {
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("cancelled run: %v", err)
 	}
+	if _, err := b.Set(ctx, duel.Entry{PlayerID: "p0007", Points: 99999, ReachedAt: at}); err != nil {
+		t.Fatalf("an old-layout write under the fence of a killed run: %v; want it written", err)
+	}
+	if logged, err := c.SIsMember(ctx, rankgenrt.ChangeLogKey(key), "p0007").Result(); err != nil || !logged {
+		t.Fatalf("the write under the fence is not in the change log (%v)", err)
+	}
 	write := func() error {
-		_, err := b.Set(ctx, duel.Entry{PlayerID: "p0007", Points: 99999, ReachedAt: at})
+		_, err := duelint.NewBoard(c, key).Set(ctx, duelint.Entry{PlayerID: "p0008", Points: 88888, ReachedAt: at})
 		return err
 	}
 	err = write()
 	var me *rankgenrt.MigratingError
 	if !errors.As(err, &me) || !errors.Is(err, rankgenrt.ErrMigrating) || !errors.Is(err, rankgenrt.ErrRetry) || me.Wait <= 0 || me.Wait > 100*time.Millisecond || me.Layout != duelint.Fingerprint {
-		t.Fatalf("a write under the fence of a killed run: %v; want a *MigratingError (ErrMigrating, ErrRetry) waiting at most 100ms for layout %s", err, duelint.Fingerprint)
+		t.Fatalf("a new-layout write under the fence of a killed run: %v; want a *MigratingError (ErrMigrating, ErrRetry) waiting at most 100ms for layout %s", err, duelint.Fingerprint)
 	}
-	// Retried after each Wait, the write goes through once the fence has expired.
+	// Retried after each Wait, the write meets the board once the fence has expired: a board of
+	// the old layout still.
 	for deadline := time.Now().Add(30 * time.Second); errors.As(err, &me); err = write() {
 		if time.Now().After(deadline) {
 			t.Fatalf("the fence of a killed run (expiry %v) still refuses writes after 30 s: %v", ttl, err)
 		}
 		time.Sleep(me.Wait)
 	}
-	if err != nil {
-		t.Fatalf("a write after the fence's expiry: %v; want it written", err)
+	if !errors.Is(err, rankgenrt.ErrLayoutMismatch) {
+		t.Fatalf("a new-layout write after the fence's expiry: %v; want ErrLayoutMismatch", err)
+	}
+	if _, err := b.Set(ctx, duel.Entry{PlayerID: "p0008", Points: 88888, ReachedAt: at}); err != nil {
+		t.Fatalf("an old-layout write after the fence's expiry: %v", err)
 	}
 	rep, err := migrate.Run(ctx, c, p, migrate.Options{Key: key, FenceTTL: ttl})
 	if err != nil || !rep.Switched || !rep.Restarted || rep.Verified != 3000 {
 		t.Fatalf("rerun: %+v, %v; want the copy restarted, 3000 verified and switched", rep, err)
 	}
-	got, err := duelint.NewBoard(c, key).Get(ctx, "p0007")
-	if err != nil || got.Points != 99999 {
-		t.Errorf("p0007 reads %+v, %v after the migration; want the write made while the fence was down", got, err)
+	for id, want := range map[string]uint32{"p0007": 99999, "p0008": 88888} {
+		got, err := duelint.NewBoard(c, key).Get(ctx, id)
+		if err != nil || got.Points != want {
+			t.Errorf("%s reads %+v, %v after the migration; want the write made under the fence or after it", id, got, err)
+		}
 	}
 	if n := c.Exists(ctx, rankgenrt.FenceKey(key)).Val(); n != 0 {
 		t.Errorf("the fence is still there after the switch")
+	}
+}
+
+// TestRerunResumesTheLogOfAKilledRun: a run killed with the fence standing leaves its change
+// log, which a rerun within the fence's expiry replays: a write logged under the fence of the
+// killed run, and then refused while that fence stands closed (as a run killed during its last
+// catch-up leaves it), is on the board after the rerun, which opens the fence again to writers.
+func TestRerunResumesTheLogOfAKilledRun(t *testing.T) {
+	ctx := context.Background()
+	c := redistest.Client(t)
+	key := redistest.Key(t, "board")
+	p, err := migrate.NewPlan(exampleSchema(t, "duel.yaml", same), exampleSchema(t, "duel_integer.yaml", same), migrate.Mapping{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := duel.NewBoard(c, key)
+	at := time.Date(2026, 1, 2, 0, 0, 0, 0, time.UTC)
+	batch := make([]duel.Entry, 3000)
+	for i := range batch {
+		batch[i] = duel.Entry{PlayerID: fmt.Sprintf("p%04d", i), Points: uint32(i), ReachedAt: at}
+	}
+	if _, err := b.SetMany(ctx, batch); err != nil {
+		t.Fatal(err)
+	}
+	const ttl = time.Minute // no lapse on a loaded machine: this test is about the log
+	runCtx, cancel := context.WithCancel(ctx)
+	_, err = migrate.Run(runCtx, c, p, migrate.Options{Key: key, Batch: 10, FenceTTL: ttl, Progress: func(pr migrate.Progress) {
+		if pr.Phase == "copy" && pr.Done >= 2000 {
+			cancel()
+		}
+	}})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled run: %v", err)
+	}
+	// p0007 was copied before the cancel; p2999 may not have been.
+	for _, e := range []duel.Entry{{PlayerID: "p0007", Points: 99999, ReachedAt: at}, {PlayerID: "p2999", Points: 77777, ReachedAt: at}} {
+		if _, err := b.Set(ctx, e); err != nil {
+			t.Fatalf("Set %s under the logging fence: %v", e.PlayerID, err)
+		}
+	}
+	fence := rankgenrt.FenceKey(key)
+	if err := errors.Join(c.HDel(ctx, fence, "logged").Err(), c.HSet(ctx, fence, "closed", time.Now().UnixMilli()).Err()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Set(ctx, duel.Entry{PlayerID: "p0008", Points: 88888, ReachedAt: at}); !errors.Is(err, rankgenrt.ErrMigrating) {
+		t.Fatalf("Set under the closed fence: %v; want ErrMigrating", err)
+	}
+	rep, err := migrate.Run(ctx, c, p, migrate.Options{Key: key, FenceTTL: ttl})
+	if err != nil || !rep.Switched || !rep.Resumed || rep.Restarted || rep.Replayed < 1 || rep.Verified != 3000 {
+		t.Fatalf("rerun: %+v, %v; want resumed (not restarted), the log replayed, 3000 verified and switched", rep, err)
+	}
+	nb := duelint.NewBoard(c, key)
+	for id, want := range map[string]uint32{"p0007": 99999, "p2999": 77777, "p0008": 8} {
+		got, err := nb.Get(ctx, id)
+		if err != nil || got.Points != want {
+			t.Errorf("%s reads %+v, %v after the rerun; want Points %d", id, got, err, want)
+		}
+	}
+	if n := c.Exists(ctx, fence, rankgenrt.ChangeLogKey(key)).Val(); n != 0 {
+		t.Errorf("%d of the fence and the change log are still there after the switch", n)
 	}
 }

@@ -39,7 +39,7 @@ type Options struct {
 
 // Progress is where a migration stands.
 type Progress struct {
-	// Phase is "check" (reading the source) or "copy"; RunBoard also reports "board" before
+	// Phase is "check" (reading the source), "copy" or "verify"; RunBoard also reports "board" before
 	// each part of a board of several (Total: its entries) and "absent" for a part it skips.
 	Phase   string
 	Done    int64 // entries of the source read in this phase (a scan may read one twice)
@@ -63,8 +63,10 @@ type Report struct {
 	Resumed     bool          // this run continued an interrupted migration
 	Sampled     int           // at ToKey: entries verified by decoding both ways
 	Verified    int64         // in place: entries verified by decoding both ways, with their data (the whole board)
+	Replayed    int64         // in place: ids copied again from the change log (written while the copy ran), by this run
 	Refused     int64         // in place: writes the fence refused (ErrMigrating), over every run of this migration
 	Fenced      time.Duration // in place: how long the fence stood, from its first raise to the switch
+	Closed      time.Duration // in place: how long it stood closed (refusing every write) before the switch
 	Restarted   bool          // the fence had lapsed since an earlier run copied: the copy started again
 	Switched    bool          // the copy replaced Key
 	SwitchedAt  time.Time     // in place: when the copy replaced Key, on the server's clock
@@ -75,7 +77,7 @@ type Report struct {
 type keys struct {
 	src, srcIdx, srcMeta, srcData string
 	dest, destAux, destData, prog string
-	fence                         string // in place: the fence writers meet (rankgenrt.FenceKey)
+	fence, log                    string // in place: the fence writers meet (rankgenrt.FenceKey), and its change log
 	inPlace                       bool
 }
 
@@ -84,7 +86,7 @@ func keysFor(p *Plan, o Options) keys {
 	if k.dest == "" {
 		k.inPlace = true
 		k.dest = rankgenrt.SideKey(o.Key, "migrate:board") // in the source's hash slot
-		k.fence = rankgenrt.FenceKey(o.Key)
+		k.fence, k.log = rankgenrt.FenceKey(o.Key), rankgenrt.ChangeLogKey(o.Key)
 	}
 	k.destAux = auxKey(p.New, k.dest)
 	k.srcData, k.destData = rankgenrt.DataKey(k.src), rankgenrt.DataKey(k.dest)
@@ -105,8 +107,10 @@ func auxKey(l *layout.Layout, key string) string {
 // batch; verifies the copy (entry count, and every entry, or at o.ToKey a sample, decoded
 // with both layouts); and then, unless o.ToKey is set, replaces the source with the copy in
 // one script. The source is not modified before that switch. In place, the board is fenced
-// from the check pass to the switch (see fence.go): no write of either layout is lost, each
-// one refused returns ErrMigrating. A run interrupted at any point (even kill -9) is resumed
+// from the check pass to the switch (see fence.go): writers of the old layout write on and log
+// what they change, which the run copies again (changelog.go), and only the last catch-up,
+// its verification and the switch refuse them; no write of either layout is lost, each one
+// refused returns ErrMigrating. A run interrupted at any point (even kill -9) is resumed
 // by running it again with the same plan, and ends in the same state.
 func Run(ctx context.Context, c redis.UniversalClient, p *Plan, o Options) (rep Report, err error) {
 	o = o.withDefaults()
@@ -124,9 +128,8 @@ func Run(ctx context.Context, c redis.UniversalClient, p *Plan, o Options) (rep 
 	}
 	steps := []func(context.Context) error{m.checkSource, m.checkDest, m.checkAll, m.begin, m.copyAll, m.verify, m.finish}
 	if m.k.inPlace {
-		open := func(ctx context.Context) error { return m.fence(ctx, "open") }
-		closed := func(ctx context.Context) error { return m.fence(ctx, "close") }
-		steps = []func(context.Context) error{m.checkSource, open, m.checkAll, closed, m.begin, m.copyAll, m.verify, m.finish}
+		logged := func(ctx context.Context) error { return m.fence(ctx, "log") }
+		steps = []func(context.Context) error{m.checkSource, logged, m.checkAll, m.begin, m.copyAll, m.verify, m.catchUp, m.closeAndCatchUp, m.finish}
 	}
 	for _, step := range steps {
 		if err := step(ctx); err != nil || m.rep.AlreadyDone {
@@ -171,7 +174,8 @@ type migration struct {
 
 	// in place, what the run's passes have read, for the switch it expects (expect)
 	readPhase            string
-	readBefore, readDone int64 // entries read in the passes before readPhase's, and in it
+	readBefore, readDone int64         // entries read in the passes before readPhase's, and in it
+	replaying            time.Duration // spent replaying the change log, for the rate of Replayed
 }
 
 // alreadyDone reports an in-place migration whose switch has happened: no progress record,

@@ -15,8 +15,10 @@ import (
 // running at the same time. Nothing is written.
 var ErrConflict = errors.New("rankgen migrate: conflicting state")
 
-// ErrChanged: the source changed under the migration (its entry count or layout differs from
-// the copy's), so the copy was not switched in. Stop the writers of the old layout and rerun.
+// ErrChanged: the source changed under the migration in a way the copy did not follow (an
+// entry written without the change log, its entry count or layout differs from the copy's),
+// so the copy was not switched in. Stop what writes the board other than its generated write
+// functions (at -to-key: any writer of the old layout alone) and rerun.
 var ErrChanged = errors.New("rankgen migrate: the source changed during the migration")
 
 // The scripts share a prologue: the layout fingerprint the destination's side key claims,
@@ -154,18 +156,19 @@ return {copied, kept, withdata, replaced}
 
 // switchScript replaces the source with the copy, atomically. KEYS: source board, its index,
 // its meta key, the copy, the copy's side key, the progress record, the source's data hash,
-// the copy's, the fence. ARGV: plan, old fingerprint, old prefix (1/0), new fingerprint, new
-// prefix (1/0), old and new data fingerprints (empty without data). The fence must stand,
-// closed, under this plan (else writers may have written since the copy began), and is lifted
-// with the switch. It returns {entries, writes the fence refused, Unix ms it stood since, Unix
-// ms now}. Both of the source's side keys
+// the copy's, the fence, its change log. ARGV: plan, old fingerprint, old prefix (1/0), new
+// fingerprint, new prefix (1/0), old and new data fingerprints (empty without data). The fence
+// must stand, closed, under this plan (else writers may have written since the copy began),
+// and the change log be empty (every change replayed); the fence is lifted with the switch. It
+// returns {entries, writes the fence refused, Unix ms it stood since, Unix ms now, Unix ms it
+// closed}. Both of the source's side keys
 // end up claiming the new fingerprint, so writers of either kind of old layout are refused
 // (RANKGEN_LAYOUT_MISMATCH, or NOT_INDEXED); the data hash is replaced by the copy's (deleted
 // when the new layout has no data, untouched when neither has); the source's time to live
 // carries over.
 var switchScript = redis.NewScript(claimed + `
 local src, idx, meta, tmp, tmpaux, prog = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
-local sdata, tdata, fence = KEYS[7], KEYS[8], KEYS[9]
+local sdata, tdata, fence, log = KEYS[7], KEYS[8], KEYS[9], KEYS[10]
 local plan, oldfp, oldprefix, newfp, newprefix = ARGV[1], ARGV[2], ARGV[3] == '1', ARGV[4], ARGV[5] == '1'
 local olddfp, newdfp = ARGV[6], ARGV[7]
 local data = olddfp ~= '' or newdfp ~= ''
@@ -178,9 +181,12 @@ local p = redis.call('HMGET', prog, 'plan', 'phase')
 if p[1] ~= plan or p[2] ~= 'copied' then
   return redis.error_reply('MIGRATE_CONFLICT another migration of ' .. src .. ' is running (its progress moved)')
 end
-local f = redis.call('HMGET', fence, 'plan', 'open', 'refused', 'since')
-if f[1] ~= plan or f[2] then
+local f = redis.call('HMGET', fence, 'plan', 'open', 'refused', 'since', 'logged', 'closed')
+if f[1] ~= plan or f[2] or f[5] then
   return redis.error_reply('MIGRATE_CHANGED the fence of ' .. src .. ' lapsed (or is open) since the copy began: writers may have written what was copied')
+end
+if redis.call('EXISTS', log) == 1 then
+  return redis.error_reply('MIGRATE_CHANGED the change log of ' .. src .. ' holds ids not copied again')
 end
 if redis.call('EXISTS', tmpaux) == 0 then
   return redis.error_reply('MIGRATE_CONFLICT the copy of ' .. src .. ' has no layout claim; rerun to copy it again')
@@ -209,10 +215,11 @@ local ttl = -2
 for _, k in ipairs({src, idx, meta, sdata}) do
   if ttl == -2 then ttl = redis.call('PTTL', k) end
 end
-redis.call('DEL', src, idx, meta, prog, fence)
+-- UNLINK: a large board is freed after the switch, not while writers wait for it.
+redis.call('UNLINK', src, idx, meta, prog, fence)
 if m > 0 then redis.call('RENAME', tmp, src) end
 if data then
-  redis.call('DEL', sdata)
+  redis.call('UNLINK', sdata)
   if redis.call('EXISTS', tdata) == 1 then redis.call('RENAME', tdata, sdata) end
 end
 if newprefix then
@@ -227,7 +234,8 @@ if ttl > 0 then
   if data then redis.call('PEXPIRE', sdata, ttl) end
 end
 local t = redis.call('TIME')
-return {m, tonumber(f[3]) or 0, tonumber(f[4]) or 0, tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)}
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+return {m, tonumber(f[3]) or 0, tonumber(f[4]) or 0, now, tonumber(f[6]) or now}
 `)
 
 // run runs a migration script, mapping its MIGRATE_ error replies to ErrConflict and

@@ -31,6 +31,11 @@ local floor, fmt, sub
 -- has; and the part's owned (prefixed layouts) and data_of (layouts with data).
 local FINGERPRINT, PREFIXED, SEASONAL, DATA_FINGERPRINT, DATA_CHAIN, DATA_FIELDS, owned, data_of
 
+-- logs: while rankgen migrate copies a board (its fence logging this layout's writes), the
+-- prefix of the board's side keys (up to its last ':') -> the fence's expiry in ms, for each
+-- board the running call writes (fenced sets it); nil, the usual case, when none.
+local logs
+
 -- registering is the layout the part now registering its functions declared; bound_layout the
 -- one whose values the upvalues above hold.
 local registering, bound_layout
@@ -43,8 +48,9 @@ end
 
 -- bind starts a call of a function of layout lay: Lua's libraries, then the layout's values. They
 -- stay bound between calls (upvalues of the library's chunk), so a call of the layout the last
--- call bound compares one value.
+-- call bound compares one value. The last call's change logs (logs, above) are forgotten.
 local function bind(lay)
+  logs = nil
   if lay ~= bound_layout then
     floor, fmt, sub = math.floor, string.format, string.sub
     FINGERPRINT, PREFIXED, SEASONAL = lay.fingerprint, lay.prefixed, lay.seasonal
@@ -177,14 +183,20 @@ local function add_digit(r, sign, saturate)
 end
 
 -- fenced refuses a write while rankgen migrate holds the board's fence (KEYS[4], expiring unless
--- renewed), but for the layout it names open; the refusal, counted, says to retry at the fence's
--- eta (or 2..100 ms after it when late, never past the fence's expiry).
+-- renewed), but for the layout it names open (its check pass) or logged (its copy: the write
+-- goes on, logging the ids it changes beside the fence); the refusal, counted, says to retry at
+-- the fence's eta (or 2..100 ms after it when late, never past the fence's expiry).
 local function fenced(key)
   local ms = redis.call('PTTL', key)
   if ms == -2 then
     return nil
   end
-  local f = redis.call('HMGET', key, 'open', 'layout', 'eta')
+  local f = redis.call('HMGET', key, 'open', 'layout', 'eta', 'logged')
+  if f[4] == FINGERPRINT then
+    logs = logs or {}
+    logs[sub(key, 1, -14)] = ms -- the side keys' prefix: key ends with 'migrate:fence'
+    return nil
+  end
   if f[1] == FINGERPRINT then
     return nil
   end
@@ -199,6 +211,45 @@ local function fenced(key)
     wait = math.min(wait, ms)
   end
   return redis.error_reply(string.format('RANKGEN_MIGRATING wait=%dms layout=%s', wait, f[2] or '?'))
+end
+
+-- logged returns the change log of the board whose side key (its index, meta key or data hash)
+-- is side, and its fence's expiry in ms, while the running call must log the ids it changes
+-- there; else nil.
+local function logged(side)
+  if not logs then
+    return nil
+  end
+  local prefix = string.match(side, '^(.*:)')
+  local ms = prefix and logs[prefix]
+  if not ms then
+    return nil
+  end
+  return prefix .. 'migrate:log', ms
+end
+
+-- log_changes adds to the change log of the board of side key side (see logged) the ids of list
+-- at from, from + step, ... ('' skipped: the fingerprint's field); the log outlives the fence by
+-- a minute (migrate's logSlack), as the migration's renewals keep it, so that no change it holds
+-- is lost while the fence stands.
+local function log_changes(side, list, from, step)
+  local log, ms = logged(side)
+  if not log then
+    return
+  end
+  local ids = {}
+  for i = from or 1, #list, step or 1 do
+    if list[i] ~= '' then
+      ids[#ids + 1] = list[i]
+    end
+  end
+  if #ids == 0 then
+    return
+  end
+  many('SADD', log, ids)
+  if ms >= 0 then
+    redis.call('PEXPIRE', log, ms + 60000)
+  end
 end
 
 -- Exactly once: a call records its reply under its token's own ack key (KEYS[3]) for one window,
@@ -398,6 +449,7 @@ end
 local function store(board, aux, fp, zadd, zrem, hset)
   if #zadd == 0 then return end
   if PREFIXED then
+    if hset then log_changes(aux, hset, 1, 2) end
     many('ZREM', board, zrem)
     many('ZADD', board, zadd)
     if not fp then
@@ -406,6 +458,7 @@ local function store(board, aux, fp, zadd, zrem, hset)
     end
     many('HSET', aux, hset)
   else
+    log_changes(aux, zadd, 2, 2) -- the members are the ids
     many('ZADD', board, zadd)
     if not fp then
       redis.call('SET', aux, FINGERPRINT)
@@ -565,6 +618,7 @@ local function store_data(dkey, dfp, hdata)
       dfp = false
     end
   end
+  log_changes(dkey, hdata, 1, 2)
   if not dfp then
     hdata[#hdata + 1] = ''
     hdata[#hdata + 1] = DATA_CHAIN

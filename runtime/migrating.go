@@ -30,18 +30,27 @@ func (e *retryable) Unwrap() error { return ErrRetry }
 
 // FenceKey is the key rankgen migrate holds while it moves the board key to another layout
 // (a hash: the migration's plan, the target layout, the layout whose writers may still write
-// while it checks the board, refusals counted, when it was raised), with an expiry the
-// migration renews: the write scripts refuse every write while it exists, so one a killed
-// migration leaves behind lifts by itself. It lives beside the board's index and meta key.
+// while it copies the board, logging what they change (ChangeLogKey), refusals counted, when
+// it was raised and closed), with an expiry the migration renews: the write scripts refuse
+// every other write while it exists, and every write once it is closed for the final catch-up
+// and the switch, so one a killed migration leaves behind lifts by itself. It lives beside the
+// board's index and meta key.
 func FenceKey(key string) string { return SideKey(key, "migrate:fence") }
+
+// ChangeLogKey is the change log of a migration of the board key (a set of ids, beside its
+// FenceKey): while rankgen migrate copies the board, its fence lets the old layout's writes
+// through and each adds the ids it changes there, so that the migration copies them again
+// before it switches. It expires a minute after the fence would.
+func ChangeLogKey(key string) string { return SideKey(key, "migrate:log") }
 
 // MigratingError is a write refused by a board's migration fence. It matches ErrMigrating and
 // ErrRetry.
 type MigratingError struct {
 	// Wait is when to retry: the time until the switch the migration expects (from its
-	// progress), at most 100 ms, so that a writer retrying after each Wait writes within about
-	// 100 ms of the switch, sooner where the estimate holds. Retried while the fence stands,
-	// the write is refused again, with a new Wait.
+	// progress; a few milliseconds once the fence is closed for the final catch-up), at most
+	// 100 ms, so that a writer retrying after each Wait writes within about 100 ms of the
+	// switch, sooner where the estimate holds. Retried while the fence stands, the write is
+	// refused again, with a new Wait.
 	Wait   time.Duration
 	Layout string // the fingerprint of the layout the board is being migrated to
 }

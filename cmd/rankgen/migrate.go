@@ -291,6 +291,7 @@ func printMigrateReport(e *env, asJSON bool, rep migrate.Report) {
 		}
 		if rep.Switched {
 			result["verified"], result["refused"], result["fenced_ms"] = rep.Verified, rep.Refused, rep.Fenced.Milliseconds()
+			result["closed_ms"], result["replayed"] = rep.Closed.Milliseconds(), rep.Replayed
 		}
 		_ = enc.Encode(map[string]any{"result": result})
 		return
@@ -303,8 +304,8 @@ func printMigrateReport(e *env, asJSON bool, rep migrate.Report) {
 	case rep.AlreadyDone:
 		fmt.Fprintf(e.stdout, "%s: already migrated (%d entries); nothing to do\n", rep.Dest, rep.Entries)
 	case rep.Switched:
-		fmt.Fprintf(e.stdout, "%s: %d entries migrated (%s, %d kept from an earlier run), all %d verified; switched in (writes fenced for %v, %d refused with ErrMigrating)\n",
-			rep.Key, rep.Entries, copied, rep.Kept, rep.Verified, rep.Fenced.Round(time.Millisecond), rep.Refused)
+		fmt.Fprintf(e.stdout, "%s: %d entries migrated (%s, %d kept from an earlier run, %d copied again as writers changed them), all %d verified; switched in (fenced for %v, every write refused for the last %v, %d refused with ErrMigrating)\n",
+			rep.Key, rep.Entries, copied, rep.Kept, rep.Replayed, rep.Verified, rep.Fenced.Round(time.Millisecond), rep.Closed.Round(time.Millisecond), rep.Refused)
 	default:
 		merged := fmt.Sprintf("%d kept as %s had them", rep.Kept, rep.Dest)
 		switch rep.Merge {

@@ -102,7 +102,8 @@ func runOtherSeason(t *testing.T, c redis.UniversalClient, ex example, dir int, 
 	runDifferentialOn(t, c, ex, ex.boardIn(c, redistest.Key(t, "other"), s), uint64(7+dir), steps)
 }
 
-func runDifferentialOn(t *testing.T, c redis.UniversalClient, ex example, board any, seed uint64, steps int) {
+// runDifferentialOn drives board; given watch, it also checks what the writes log.
+func runDifferentialOn(t *testing.T, c redis.UniversalClient, ex example, board any, seed uint64, steps int, watch ...*logWatch) {
 	l := parse(t, ex.schema)
 	d := &diff{
 		t:   t,
@@ -110,6 +111,9 @@ func runDifferentialOn(t *testing.T, c redis.UniversalClient, ex example, board 
 		l:   l,
 		b:   boardmodel.NewBoard(l, board),
 		rng: newRand(t, seed),
+	}
+	if len(watch) > 0 {
+		d.watch = watch[0]
 	}
 	d.m = boardmodel.For(d.b)
 	if d.m.Season != nil {
@@ -130,8 +134,10 @@ func runDifferentialOn(t *testing.T, c redis.UniversalClient, ex example, board 
 	}
 	d.useCatalogue(false)
 	for d.step = 1; d.step <= steps; d.step++ {
+		before := d.watch.snapshot(d)
 		d.randomOp()
 		d.checkState()
+		d.watch.check(d, before)
 		if t.Failed() {
 			t.Fatalf("stopped at step %d", d.step)
 		}
@@ -149,6 +155,8 @@ type diff struct {
 	ids  []string
 	step int
 
+	watch         *logWatch             // nil, or the change log the writes must fill
+	op            string                // the operation driven last
 	writes, reads []catalog.Op          // the operations it drives, one per kind (useCatalogue)
 	driven        map[catalog.Kind]bool // the kinds it has driven
 }

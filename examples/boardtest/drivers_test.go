@@ -121,6 +121,7 @@ func (d *diff) writeWeights() int {
 
 func (d *diff) drive(op catalog.Op) {
 	d.driven[op.Kind] = true
+	d.op = op.Name
 	drivers[op.Kind].run(d, op)
 }
 

@@ -281,6 +281,7 @@ local function update_one(KEYS, ARGV, u)
     return done(KEYS, ARGV, {before, m, before, m})
   end
   p, m = u.put(p, m, nd, d)
+  log_changes(aux, {id})
   if old and old ~= m then
     redis.call('ZREM', board, old)
   end
@@ -354,6 +355,7 @@ register('remove', {'allow-oom'}, write('remove', 5, function(KEYS, ARGV)
   end
   local removed = 0
   if #present > 0 then
+    log_changes(aux, ids)
     removed = many('ZREM', board, present)
     many('HDEL', aux, ids)
   end
@@ -386,6 +388,7 @@ register('trim', {'allow-oom'}, write('trim', 5, function(KEYS, ARGV)
         owned[#owned + 1] = ids[i]
       end
     end
+    log_changes(aux, ids)
     many('HDEL', aux, owned)
     removed = redis.call('ZREMRANGEBYRANK', board, 0, last)
   end

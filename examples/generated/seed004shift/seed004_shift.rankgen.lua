@@ -291,6 +291,7 @@ register('remove', {'allow-oom'}, write('remove', 5, function(KEYS, ARGV)
   local present = members -- the ids themselves: ZREM skips the absent ones and counts a repeated one once
   local removed = 0
   if #present > 0 then
+    log_changes(aux, ids)
     removed = many('ZREM', board, present)
   end
   return done(KEYS, ARGV, removed)
@@ -308,6 +309,9 @@ register('trim', {'allow-oom'}, write('trim', 5, function(KEYS, ARGV)
   local removed = 0
   if drop > 0 then
     local last = string.format('%d', drop - 1)
+    if logged(aux) then -- members are the ids
+      log_changes(aux, redis.call('ZRANGE', board, 0, last))
+    end
     removed = redis.call('ZREMRANGEBYRANK', board, 0, last)
   end
   return done(KEYS, ARGV, removed)

@@ -329,6 +329,7 @@ register('remove', {'allow-oom'}, write('remove', 5, function(KEYS, ARGV)
   local present = members -- the ids themselves: ZREM skips the absent ones and counts a repeated one once
   local removed = 0
   if #present > 0 then
+    log_changes(aux, ids)
     removed = many('ZREM', board, present)
     many('HDEL', dkey, ids)
   end
@@ -351,7 +352,9 @@ register('trim', {'allow-oom'}, write('trim', 5, function(KEYS, ARGV)
   if drop > 0 then
     local last = string.format('%d', drop - 1)
     -- Members are the ids: the data of the entries removed goes with them.
-    many('HDEL', dkey, redis.call('ZRANGE', board, 0, last))
+    local gone = redis.call('ZRANGE', board, 0, last)
+    log_changes(aux, gone)
+    many('HDEL', dkey, gone)
     removed = redis.call('ZREMRANGEBYRANK', board, 0, last)
   end
   return done(KEYS, ARGV, removed)

@@ -380,6 +380,7 @@ local function update_one(KEYS, ARGV, u)
   p, m = u.put(p, m, nd, d)
   p, m, err = stamped(u, p, m, ARGV)
   if err then return {err, '', '', ''} end
+  log_changes(aux, {id})
   if old and old ~= m then
     redis.call('ZREM', board, old)
   end
@@ -473,6 +474,7 @@ register('remove', {'allow-oom'}, write('remove', 5, function(KEYS, ARGV)
   end
   local removed = 0
   if #present > 0 then
+    log_changes(aux, ids)
     removed = many('ZREM', board, present)
     many('HDEL', aux, ids)
   end
@@ -505,6 +507,7 @@ register('trim', {'allow-oom'}, write('trim', 5, function(KEYS, ARGV)
         owned[#owned + 1] = ids[i]
       end
     end
+    log_changes(aux, ids)
     many('HDEL', aux, owned)
     removed = redis.call('ZREMRANGEBYRANK', board, 0, last)
   end
@@ -925,6 +928,7 @@ register('remove_everywhere', {'allow-oom'}, write('remove_everywhere', 5, funct
       end
     end
     if #present > 0 then
+      log_changes(b.aux, ids)
       many('ZREM', b.board, present)
       many('HDEL', b.aux, ids)
     end
