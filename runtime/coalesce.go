@@ -17,9 +17,10 @@ import (
 // first entry; an entry more in a batch costs a few. A Coalescer collects the writes of
 // concurrent callers and sends them as one call of the batch operation (AddPointsMany for
 // AddPoints): when the batch is full (MaxBatch), when its first write has waited Linger, or,
-// when no batch of its own is on its way, once it holds as many writes as the last batch
-// answered (whose callers, writing in a loop, come back with their next writes; a lone
-// caller waits for nothing), whichever comes first. Each caller gets its own item's result
+// when fewer than InFlight batches of its own are on their way, once it holds as many writes
+// as the last batch answered (whose callers, writing in a loop, come back with their next
+// writes; a lone caller waits for nothing), whichever comes first. Several batches on their
+// way keep the server busy while an answered batch's callers come back. Each caller gets its own item's result
 // and the call's error.
 //
 // One write's refusal is its caller's alone where the Coalescer can send a write on its own (a
@@ -50,11 +51,16 @@ type Coalescing struct {
 	Linger time.Duration
 	// MaxBatch is the most writes in one call (at least 1): a full batch is sent at once.
 	MaxBatch int
+	// InFlight is how many batches may be on their way when a batch goes because it holds as
+	// many writes as the last one answered (0 means 1): more keep the server busy while the
+	// callers of an answered batch come back. A full batch, or one whose linger ended, goes
+	// whatever is on its way.
+	InFlight int
 }
 
-// DefaultCoalescing is a linger of 1 ms (a few loopback round trips) and batches of at most
-// 100 writes.
-var DefaultCoalescing = Coalescing{Linger: time.Millisecond, MaxBatch: 100}
+// DefaultCoalescing is a linger of 1 ms (a few loopback round trips), batches of at most 100
+// writes, and up to 4 on their way.
+var DefaultCoalescing = Coalescing{Linger: time.Millisecond, MaxBatch: 100, InFlight: 4}
 
 // ErrResendForgotten: a resend named a coalesced batch this Coalescer no longer remembers
 // (older than DefaultDedupWindow, or sent by another Coalescer). It is not sent: the batch
@@ -76,7 +82,7 @@ type Coalescer[U, R any] struct {
 	mu        sync.Mutex
 	open      *coalesced[U, R]            // the batch collecting writes, nil when none
 	inFlight  int                         // batches sent and not yet answered
-	expect    int                         // writes the open batch waits for once none is on its way
+	expect    int                         // writes the open batch waits for: as many as the last batch answered
 	uncertain map[string]*coalesced[U, R] // batches that ended without a reply, by token
 }
 
@@ -117,8 +123,15 @@ func (cfg Coalescing) check() error {
 	if cfg.MaxBatch < 1 {
 		return IntRangeError("coalescing batch size", int64(cfg.MaxBatch), 1, int64(^uint(0)>>1))
 	}
+	if cfg.InFlight < 0 {
+		return IntRangeError("coalescing batches in flight", int64(cfg.InFlight), 0, int64(^uint(0)>>1))
+	}
 	return nil
 }
+
+// inFlight is how many batches may be on their way when one goes for holding as many writes as
+// the last one answered.
+func (cfg Coalescing) inFlight() int { return max(cfg.InFlight, 1) }
 
 // Do writes u in a batch with the writes of other callers and returns its result. The error
 // is the batch call's (connection, a refused layout: the same for every write of the batch;
@@ -143,7 +156,7 @@ func (c *Coalescer[U, R]) Do(ctx context.Context, u U) (R, error) {
 	i := len(b.items)
 	b.items = append(b.items, u)
 	b.left = append(b.left, false)
-	if len(b.items) >= c.cfg.MaxBatch || (c.inFlight == 0 && len(b.items) >= c.expect) {
+	if len(b.items) >= c.cfg.MaxBatch || (c.inFlight < c.cfg.inFlight() && len(b.items) >= c.expect) {
 		c.sendLocked(b)
 	}
 	c.mu.Unlock()
@@ -260,13 +273,12 @@ func (c *Coalescer[U, R]) run(b *coalesced[U, R]) {
 		c.rememberLocked(b)
 	}
 	c.inFlight--
-	if c.inFlight == 0 {
-		// The callers answered now come back with their next writes (a loop of writes, as
-		// under load): the open batch waits for as many (or its linger) before it goes.
-		c.expect = len(b.sent)
-		if c.open != nil && len(c.open.items) >= c.expect {
-			c.sendLocked(c.open)
-		}
+	// The callers answered now come back with their next writes (a loop of writes, as under
+	// load): the open batch waits for as many (or its linger) before it goes, and goes then
+	// when fewer than InFlight batches are on their way.
+	c.expect = len(b.sent)
+	if c.inFlight < c.cfg.inFlight() && c.open != nil && len(c.open.items) >= c.expect {
+		c.sendLocked(c.open)
 	}
 	c.mu.Unlock()
 	close(b.done)

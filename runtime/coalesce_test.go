@@ -115,6 +115,39 @@ func TestCoalescerGroupsWhileBusy(t *testing.T) {
 	}
 }
 
+// TestCoalescerInFlight: with InFlight 2, a write goes at once while one batch is on its way
+// (two on their way keep the server busy while the first one's callers come back); the writes
+// made while two are on their way wait for an answer (the linger is an hour) and go together.
+func TestCoalescerInFlight(t *testing.T) {
+	g := &gatedFlush{gate: make(chan struct{})}
+	c := newTestCoalescer(t, g, Coalescing{Linger: time.Hour, MaxBatch: 100, InFlight: 2})
+	first := doAll(context.Background(), c, 1)
+	g.waitSent(t, 1)
+	second := doAll(context.Background(), c, 2)
+	g.waitSent(t, 2) // beside the first, not after it
+	rest := doAll(context.Background(), c, 3, 4, 5)
+	time.Sleep(20 * time.Millisecond) // the three join the open batch
+	if n := len(g.sent()); n != 2 {
+		t.Fatalf("batches %v while two were on their way; want the three to wait", g.sent())
+	}
+	g.gate <- struct{}{} // one answers: the open batch goes
+	g.waitSent(t, 3)
+	close(g.gate)
+	for _, ch := range []<-chan outcome{first, second} {
+		if o := <-ch; o.err != nil || o.got != o.x*10 {
+			t.Errorf("write %d: got %d, %v; want %d", o.x, o.got, o.err, o.x*10)
+		}
+	}
+	for range 3 {
+		if o := <-rest; o.err != nil || o.got != o.x*10 {
+			t.Errorf("write %d: got %d, %v; want %d", o.x, o.got, o.err, o.x*10)
+		}
+	}
+	if b := g.sent(); len(b) != 3 || len(b[2]) != 3 {
+		t.Errorf("batches %v, want [1], [2], then the three others", b)
+	}
+}
+
 // TestCoalescerMaxBatch: a full batch goes at once, without waiting for the linger or for
 // the batch on its way.
 func TestCoalescerMaxBatch(t *testing.T) {
@@ -249,7 +282,7 @@ func TestCoalescerErrors(t *testing.T) {
 // TestCoalescingBounds: a linger under 1 µs or a batch under 1 write is refused.
 func TestCoalescingBounds(t *testing.T) {
 	g := &gatedFlush{}
-	for _, cfg := range []Coalescing{{Linger: 0, MaxBatch: 10}, {Linger: time.Millisecond, MaxBatch: 0}} {
+	for _, cfg := range []Coalescing{{Linger: 0, MaxBatch: 10}, {Linger: time.Millisecond, MaxBatch: 0}, {Linger: time.Millisecond, MaxBatch: 10, InFlight: -1}} {
 		if _, err := NewCoalescer(g.flush, cfg); !errors.Is(err, ErrOutOfRange) {
 			t.Errorf("NewCoalescer(%+v) = %v, want ErrOutOfRange", cfg, err)
 		}

@@ -184,17 +184,24 @@ func rotatingRounds(b *testing.B, c *redis.Client, sides, perRound int, call fun
 	return cpu
 }
 
-// BenchmarkCoalescedPaired: 16 goroutines each making single-entry updates, one after the
-// other, through the generated AddLaps of a board made WithCoalescing (every guard on: token,
-// fingerprint, range checks), against 16 goroutines each sending its updates as pipelined
-// ZINCRBYs (one pipeline of 20, no check at all), as ZINCRBYs one at a time, and as AddLaps
-// of a board without coalescing; rounds of 16 × 20 calls rotate among the four, as
-// BenchmarkPaired pairs. ratio-wall-<side> is the throughput ratio (≥ 1: the coalesced
-// updates are as fast), ratio-cpu-<side> the CPU one (server and client).
+// BenchmarkCoalescedPaired: C goroutines (callers=16, callers=64) each making single-entry
+// updates, one after the other, through the generated AddLaps of a board made WithCoalescing
+// (every guard on: token, fingerprint, range checks), against C goroutines each sending its
+// updates as pipelined ZINCRBYs (one pipeline of 20, no check at all), as ZINCRBYs one at a
+// time, and as AddLaps of a board without coalescing; rounds of C × 20 calls rotate among the
+// four, as BenchmarkPaired pairs. ratio-wall-<side> is the throughput ratio (≥ 1: the
+// coalesced updates are as fast), ratio-cpu-<side> the CPU one (server and client), and
+// ratio-srv-<side> the server's alone (≥ 1: the coalesced updates cost the server no more).
 //
 //	go test -run '^$' -bench CoalescedPaired -count 3 -benchtime 100x ./examples/boardtest
 func BenchmarkCoalescedPaired(b *testing.B) {
-	const goroutines, perGoroutine = 16, 20
+	for _, goroutines := range []int{16, 64} {
+		b.Run(fmt.Sprintf("callers=%d", goroutines), func(b *testing.B) { coalescedPaired(b, goroutines) })
+	}
+}
+
+func coalescedPaired(b *testing.B, goroutines int) {
+	const perGoroutine = 20
 	c := benchClient(b)
 	zb := newBenchBoard(b, c, exampleNamed("racing").schema, "coalesced-zincrby")
 	gb := newBenchBoard(b, c, exampleNamed("racing").schema, "coalesced-generated")
@@ -207,6 +214,9 @@ func BenchmarkCoalescedPaired(b *testing.B) {
 	coalescedClient, calls := benchClient(b), &fcallCounter{}
 	coalescedClient.AddHook(calls)
 	coalesced := racing.NewBoard(coalescedClient, gb.key, racing.WithCoalescing(rankgenrt.DefaultCoalescing))
+	one := rankgenrt.DefaultCoalescing
+	one.InFlight = 1 // a batch goes for the callers that came back only when none is on its way
+	coalescedOne := racing.NewBoard(c, gb.key, racing.WithCoalescing(one))
 	plain := racing.NewBoard(c, pb.key)
 	zincrby := func(i int) *redis.FloatCmd {
 		return c.ZIncrBy(ctx, zb.key, float64(delta(i))*float64(f.Weight), zb.members[i%benchEntries])
@@ -219,6 +229,14 @@ func BenchmarkCoalescedPaired(b *testing.B) {
 		{"coalesced", func(i int) error {
 			for j := range perGoroutine {
 				if _, err := coalesced.AddLaps(ctx, cars[(i+j)%len(cars)], delta(i+j)); err != nil {
+					return err
+				}
+			}
+			return nil
+		}},
+		{"inflight1", func(i int) error {
+			for j := range perGoroutine {
+				if _, err := coalescedOne.AddLaps(ctx, cars[(i+j)%len(cars)], delta(i+j)); err != nil {
 					return err
 				}
 			}
@@ -277,6 +295,7 @@ func BenchmarkCoalescedPaired(b *testing.B) {
 	for side := 1; side < len(sides); side++ {
 		b.ReportMetric(float64(wall[side])/float64(wall[0]), "ratio-wall-"+sides[side].name)
 		b.ReportMetric(cpu[side]/cpu[0], "ratio-cpu-"+sides[side].name)
+		b.ReportMetric(srv[side]/srv[0], "ratio-srv-"+sides[side].name)
 	}
 	b.ReportMetric(n/wall[0].Seconds(), "coalesced-updates/s")
 	b.ReportMetric(n/float64(calls.calls), "updates/batch")
