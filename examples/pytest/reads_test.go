@@ -159,7 +159,8 @@ func readOps(l *layout.Layout, entries []layout.Entry, rng *rand.Rand) []map[str
 			map[string]any{"op": "rank", "id": id},
 			map[string]any{"op": "get", "id": id})
 	}
-	ops = append(ops, map[string]any{"op": "get_many", "ids": ids}, map[string]any{"op": "rank_many", "ids": ids})
+	ops = append(ops, map[string]any{"op": "get_many", "ids": ids}, map[string]any{"op": "rank_many", "ids": ids},
+		map[string]any{"op": "ranked_many", "ids": append(ids, ids[0])}) // an id twice comes once
 	if l.IDType == layout.IDString {
 		empty := hex.EncodeToString(nil)
 		ops = append(ops, map[string]any{"op": "get", "id": empty}, map[string]any{"op": "around", "id": empty, "before": 1, "after": 1, "fill": false})
@@ -204,12 +205,12 @@ func goReads(t *testing.T, l *layout.Layout, b reflect.Value, ops []map[string]a
 			res = b.MethodByName("Rank").Call([]reflect.Value{ctx, goID(l, op["id"])})
 		case "get":
 			res = b.MethodByName("Get").Call([]reflect.Value{ctx, goID(l, op["id"])})
-		case "get_many", "rank_many":
+		case "get_many", "rank_many", "ranked_many":
 			args := []reflect.Value{ctx}
 			for _, id := range op["ids"].([]any) {
 				args = append(args, goID(l, id))
 			}
-			res = b.MethodByName(map[any]string{"get_many": "GetMany", "rank_many": "RankMany"}[op["op"]]).Call(args)
+			res = b.MethodByName(map[any]string{"get_many": "GetMany", "rank_many": "RankMany", "ranked_many": "RankedMany"}[op["op"]]).Call(args)
 		default:
 			t.Fatalf("unknown op %v", op)
 		}

@@ -157,7 +157,7 @@ func readOps(l *layout.Layout, ids []string, rng *rand.Rand) []readOp {
 		ops = append(ops, readOp{Op: "rank", ID: id}, readOp{Op: "get", ID: id},
 			readOp{Op: "around", ID: id, Before: int64(rng.IntN(4)), After: int64(rng.IntN(4)), Fill: rng.IntN(2) == 0})
 	}
-	ops = append(ops, readOp{Op: "getMany", IDs: ids})
+	ops = append(ops, readOp{Op: "getMany", IDs: ids}, readOp{Op: "rankedMany", IDs: append([]string{missing, ids[0]}, ids...)})
 	if l.IDType == layout.IDString { // an id longer than any entry's: refused before anything is sent
 		long := strings.Repeat("y", l.MaxBytes+1)
 		ops = append(ops, readOp{Op: "get", ID: long}, readOp{Op: "rank", ID: long}, readOp{Op: "getMany", IDs: []string{ids[0], long}})
@@ -208,6 +208,10 @@ func goRead(t *testing.T, b *boardmodel.Board, l *layout.Layout, op readOp) any 
 			out = append(out, map[string]any{"entry": fullEntryJSON(l, r.Written.Entry)})
 		}
 		v = out
+	case "rankedMany":
+		var rs []boardmodel.Ranked
+		rs, err = b.RankedMany(op.IDs...)
+		v = rankedJSON(l, rs)
 	default:
 		t.Fatalf("no Go read for %q", op.Op)
 	}

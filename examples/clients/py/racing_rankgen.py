@@ -1852,6 +1852,30 @@ class Board:
             raise _bad_reply("rank_many", "%d positions" % len(ids), reply)
         return [r + 1 for r in reply]
 
+    def ranked_many(self, ids: typing.Sequence[int]) -> typing.List[Ranked]:
+        """A friends list's standings in one round trip: the entry and 1-based rank of each id
+        that has an entry, best first; an id without one is left out, an id given twice comes
+        once. An invalid id fails the whole call before anything is sent."""
+        ids = list(dict.fromkeys(ids))
+        if not ids:
+            return []
+        reply = self._call_ro("ranked_many", *[_id_bytes(i) for i in ids])
+        stride = 2
+        if (not isinstance(reply, list) or len(reply) != 2 or not isinstance(reply[0], list) or len(reply[0]) != len(ids)
+                or not isinstance(reply[1], list) or len(reply[1]) != stride * len(ids)
+                or not all(isinstance(r, int) and r >= -1 for r in reply[0])):
+            raise _bad_reply("ranked_many", "{%d positions, %d values}" % (len(ids), stride * len(ids)), reply)
+        out = []
+        for i, pos in enumerate(reply[0]):
+            x = reply[1][stride * i:stride * (i + 1)]
+            if x[0] == b"" and x[1] == b"":
+                continue
+            if pos < 0:
+                raise _bad_reply("ranked_many", "a position for every id it found", reply)
+            out.append(Ranked(pos + 1, self._entry(*x)))
+        out.sort(key=lambda r: r.rank)
+        return out
+
     def count(self) -> int:
         """The number of entries."""
         return self._read(lambda c: c.zcard(self.key))

@@ -657,6 +657,31 @@ export class Board {
     });
   }
 
+  /**
+   * rankedMany returns, in one call, a friends list's standings: the entry and 1-based rank of
+   * each id that has an entry, best first; an id without one is left out, an id given twice
+   * comes once. An invalid id fails the whole call before anything is sent.
+   */
+  async rankedMany(ids: bigint[]): Promise<Ranked[]> {
+    const bs = [...new Map(ids.map((id) => { const b = idBytes(id); return [b.toString("latin1"), b] as const; })).values()];
+    if (bs.length === 0) return [];
+    const v = await this.callRO("ranked_many", bs);
+    const n = HAS_DATA ? 3 : 2;
+    if (!Array.isArray(v) || v.length !== 2 || !Array.isArray(v[0]) || v[0].length !== bs.length || !Array.isArray(v[1]) || v[1].length !== n * bs.length) {
+      throw badReply("ranked_many", `{${bs.length} positions, ${n * bs.length} values}`, v);
+    }
+    const positions = v[0], entries = v[1];
+    const out: Ranked[] = [];
+    bs.forEach((_, i) => {
+      const s = text(entries[n * i], "ranked_many"), m = text(entries[n * i + 1], "ranked_many");
+      if (s.length === 0 && m.length === 0) return;
+      const pos = integer(positions[i], "ranked_many");
+      if (pos < 0) throw badReply("ranked_many", "a position for every id it found", v);
+      out.push({ rank: pos + 1, entry: entryOf({ score: parseScore(s.toString("latin1")), member: m, data: HAS_DATA ? text(entries[n * i + 2], "ranked_many") : undefined }) });
+    });
+    return out.sort((a, b) => a.rank - b.rank);
+  }
+
   /** callRO calls the board's read function op with FCALL_RO. */
   private callRO(op: string, args: (string | Buffer)[]): Promise<Reply> {
     return this.call("FCALL_RO", op, this.keys, args);

@@ -51,6 +51,8 @@ def main():
                 res = [None if e is None else pair(e) for e in board.get_many([ident(i) for i in op["ids"]])]
             elif name == "rank_many":
                 res = board.rank_many([ident(i) for i in op["ids"]])
+            elif name == "ranked_many":
+                res = ranked(board.ranked_many([ident(i) for i in op["ids"]]))
             elif name == "count":
                 res = board.count()
             else:

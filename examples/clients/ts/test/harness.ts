@@ -134,6 +134,9 @@ async function reads(r: Reads): Promise<unknown> {
             out.push(rs.map((x: any) => (x.error ? { error: code(x.error) } : { entry: canon(x.entry) })));
             break;
           }
+          case "rankedMany":
+            out.push(canon(await board.rankedMany(o.ids!.map(id))));
+            break;
           case "functions": {
             // The board's library on the server: loaded by the reads themselves when missing.
             const libs = (await client.call("FUNCTION", "LIST", "LIBRARYNAME", m.LibraryName)) as unknown[];
