@@ -83,7 +83,7 @@ func minimalBatchOnce(b *testing.B, c *redis.Client, l *layout.Layout, bb *bench
 	return func(c *redis.Client, i int) error {
 		args := make([]any, 0, 2*batchSize)
 		for j := range batchSize {
-			args = append(args, bb.ids[(i*batchSize+j)%benchEntries], delta(i))
+			args = append(args, bb.ids[(i*batchSize+j)%benchEntries], batchDelta(i))
 		}
 		return o.run(c, []string{bb.key}, args...).Err()
 	}

@@ -46,12 +46,12 @@ func BenchmarkPaired(b *testing.B) {
 		zbb := board("zincrby-batch")
 		lbb := minimalScript(b, c, l, board("lua-batch"))
 		gb := genFor(b, l.Package, c, board("generated-batch"))
-		many := func(_ *redis.Client, i int) error { return gb.many(i*batchSize, batchSize, delta(i)) }
+		many := func(_ *redis.Client, i int) error { return gb.many(i*batchSize, batchSize, batchDelta(i)) }
 		runPaired(b, "op=Batch/base=zincrby-pipeline", c, zincrbyPipeline(zbb, f), many)
 		runPaired(b, "op=Batch/base=minimal-lua-pipeline", c, func(c *redis.Client, i int) error {
 			pipe := c.Pipeline()
 			for j := range batchSize {
-				lbb(pipe, i*batchSize+j, delta(i))
+				lbb(pipe, i*batchSize+j, batchDelta(i))
 			}
 			_, err := pipe.Exec(ctx)
 			return err
@@ -178,8 +178,8 @@ func BenchmarkPairedDedup(b *testing.B) {
 		on := genFor(b, l.Package, c, board("dedup-on"))
 		runPaired(b, "op=Update/base=dedup-off", c, func(_ *redis.Client, i int) error { return off.update(i, delta(i)) },
 			func(_ *redis.Client, i int) error { return on.update(i, delta(i)) })
-		runPaired(b, "op=Batch/base=dedup-off", c, func(_ *redis.Client, i int) error { return off.many(i*batchSize, batchSize, delta(i)) },
-			func(_ *redis.Client, i int) error { return on.many(i*batchSize, batchSize, delta(i)) })
+		runPaired(b, "op=Batch/base=dedup-off", c, func(_ *redis.Client, i int) error { return off.many(i*batchSize, batchSize, batchDelta(i)) },
+			func(_ *redis.Client, i int) error { return on.many(i*batchSize, batchSize, batchDelta(i)) })
 		runPaired(b, "op=Best/base=dedup-off", c, func(_ *redis.Client, i int) error { return off.best(i) },
 			func(_ *redis.Client, i int) error { return on.best(i) })
 		bz := board("best-zadd")

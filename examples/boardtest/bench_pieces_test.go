@@ -68,7 +68,7 @@ func BenchmarkWritePieces(b *testing.B) {
 		case "add_laps_many":
 			args = append(args, "")
 			for j := range batchSize {
-				args = append(args, cars[(i*batchSize+j)%len(cars)], delta(i))
+				args = append(args, cars[(i*batchSize+j)%len(cars)], batchDelta(i))
 			}
 		case "best":
 			z := bestZ[i%len(bestZ)]
