@@ -242,25 +242,40 @@ func (d *Decoding[E, I, R, W, X]) idArgs(ids []I) ([]any, error) {
 	return args, nil
 }
 
+// callIDs calls f, a read of many ids, with ids as its arguments; an invalid id fails the call
+// before anything is sent.
+func (d *Decoding[E, I, R, W, X]) callIDs(ctx context.Context, c *Core, f *Function, ids []I) (any, error) {
+	args, err := d.idArgs(ids)
+	if err != nil {
+		return nil, err
+	}
+	return c.CallRO(ctx, f, args...)
+}
+
+// readEntries reads get_many's reply for n ids: Entries, or EntriesData on a board with data.
+func (d *Decoding[E, I, R, W, X]) readEntries(v any, n int) ([]Pair, []bool, error) {
+	if d.hasData() {
+		return EntriesData(v, n)
+	}
+	return Entries(v, n)
+}
+
+// rankedEntries reads ranked_many's reply for n ids, the entries as readEntries does.
+func (d *Decoding[E, I, R, W, X]) rankedEntries(v any, n int) ([]int64, []Pair, []bool, error) {
+	return rankedEntries(v, n, d.readEntries)
+}
+
 // GetMany calls f, a board's get_many function, for a Result per id in the order given: the
 // entry, or one whose error matches ErrNotFound.
 func (d *Decoding[E, I, R, W, X]) GetMany(ctx context.Context, c *Core, f *Function, ids []I) ([]X, error) {
 	if len(ids) == 0 {
 		return nil, nil
 	}
-	args, err := d.idArgs(ids)
+	v, err := d.callIDs(ctx, c, f, ids)
 	if err != nil {
 		return nil, err
 	}
-	v, err := c.CallRO(ctx, f, args...)
-	if err != nil {
-		return nil, err
-	}
-	read := Entries
-	if d.hasData() {
-		read = EntriesData
-	}
-	ps, found, err := read(v, len(ids))
+	ps, found, err := d.readEntries(v, len(ids))
 	if err != nil {
 		return nil, err
 	}
@@ -287,11 +302,7 @@ func (d *Decoding[E, I, R, W, X]) RankMany(ctx context.Context, c *Core, f *Func
 	if len(ids) == 0 {
 		return nil, nil
 	}
-	args, err := d.idArgs(ids)
-	if err != nil {
-		return nil, err
-	}
-	v, err := c.CallRO(ctx, f, args...)
+	v, err := d.callIDs(ctx, c, f, ids)
 	if err != nil {
 		return nil, err
 	}
@@ -313,19 +324,11 @@ func (d *Decoding[E, I, R, W, X]) RankedMany(ctx context.Context, c *Core, f *Fu
 	if len(ids) == 0 {
 		return nil, nil
 	}
-	args, err := d.idArgs(ids)
+	v, err := d.callIDs(ctx, c, f, ids)
 	if err != nil {
 		return nil, err
 	}
-	v, err := c.CallRO(ctx, f, args...)
-	if err != nil {
-		return nil, err
-	}
-	read := RankedEntries
-	if d.hasData() {
-		read = RankedEntriesData
-	}
-	positions, ps, found, err := read(v, len(ids))
+	positions, ps, found, err := d.rankedEntries(v, len(ids))
 	if err != nil {
 		return nil, err
 	}

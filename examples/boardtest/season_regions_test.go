@@ -18,8 +18,9 @@ import (
 // Paris, America/New_York and Asia/Tokyo) serves every zone. Each zone's season starts on its
 // own wall clock; its boards are its own (<base>:<zone>:<season id>), so a write in one region
 // is in no other; a server stamp counts from the zone's own season start; each board expires
-// when its zone's calendar says; Live writes the zone's current season; a zone the schema
-// does not list is refused. On a single server and on the cluster.
+// when its zone's calendar says; Live writes the zone's current season; History and
+// RemoveEverywhere reach the zone's boards alone; a zone the schema does not list is refused.
+// On a single server and on the cluster.
 func TestRegionalSeasons(t *testing.T) {
 	redistest.RunTargets(t, func(t *testing.T, tg redistest.Target) { regionalSeasons(t, tg.Client) })
 }
@@ -84,6 +85,23 @@ func regionalSeasons(t *testing.T, c redis.UniversalClient) {
 	}
 	if len(keys) != len(zones) {
 		t.Errorf("the zones' boards share keys: %v", keys)
+	}
+	// A zone's reads across seasons and its removal reach its own boards alone.
+	paris, _ := tournament.NewSeasons(c, base, tournament.ZoneEuropeParis)
+	tokyo, _ := tournament.NewSeasons(c, base, tournament.ZoneAsiaTokyo)
+	history, err := tokyo.History(ctx, "ana", tokyo.Current())
+	if err != nil || len(history) != 1 || history[0].Err != nil || history[0].BestLap != 61002 {
+		t.Errorf("Tokyo's history of ana: %+v, %v; want its one entry, BestLap 61002", history, err)
+	}
+	removed, err := tokyo.RemoveEverywhere(ctx, []string{"ana"})
+	if err != nil || len(removed) != 1 || removed[0] != 1 {
+		t.Errorf("RemoveEverywhere in Tokyo = %v, %v; want ana removed from one board", removed, err)
+	}
+	if _, err := tokyo.Board(tokyo.Current()).Get(ctx, "ana"); !errors.Is(err, rankgenrt.ErrNotFound) {
+		t.Errorf("ana on Tokyo's board after RemoveEverywhere: %v; want ErrNotFound", err)
+	}
+	if e, err := paris.Board(paris.Current()).Get(ctx, "ana"); err != nil || e.BestLap != 61000 {
+		t.Errorf("ana on Paris's board after Tokyo's RemoveEverywhere: %+v, %v; want it kept", e, err)
 	}
 	if _, err := tournament.NewSeasons(c, base, "Europe/Lisbon"); !errors.Is(err, rankgenrt.ErrUnknownZone) {
 		t.Errorf("NewSeasons in a zone the schema does not list: %v; want ErrUnknownZone", err)
