@@ -102,6 +102,46 @@ func IsGenerated(data []byte, schemaFile string) bool {
 	return false
 }
 
+// GenerateBoards returns the files of a package of boards (layout.ParseBoards): the package's
+// own Go file, each board's Go file, then the one Lua library that holds every board's part.
+// Every file carries the package file's header.
+func GenerateBoards(p *layout.Boards) ([]File, error) {
+	pkg, boards, err := goemit.GenerateBoards(p)
+	if err != nil {
+		return nil, boardsError(p, "the Go package", err)
+	}
+	files := []File{{Name: p.Stem() + ".rankgen.go", Data: pkg}}
+	var parts []luaemit.BoardPart
+	for i, b := range p.Boards {
+		files = append(files, File{Name: b.GoFile(), Data: boards[i]})
+		lib, err := luaemit.RenderBoard(b.Layout, b.Name)
+		if err != nil {
+			return nil, emitError(b.Layout, "the Lua library", err)
+		}
+		parts = append(parts, luaemit.BoardPart{Board: b.Name, Schema: b.Schema, Lib: lib})
+	}
+	lib, err := luaemit.Package(p.File, p.Stem(), parts)
+	if err != nil {
+		return nil, boardsError(p, "the Lua library", err)
+	}
+	files = append(files, File{Name: lib.File, Data: []byte(lib.Part)})
+	seen := map[string]bool{}
+	for _, f := range files {
+		if seen[f.Name] {
+			return nil, boardsError(p, "the file list", fmt.Errorf("two files are named %s: rename the board or the package file", f.Name))
+		}
+		seen[f.Name] = true
+		if !IsGenerated(f.Data, p.File) {
+			return nil, boardsError(p, "the file list", fmt.Errorf("%s lacks the generated-code header (a bug in rankgen; please report it)", f.Name))
+		}
+	}
+	return files, nil
+}
+
+func boardsError(p *layout.Boards, what string, err error) error {
+	return layout.Diagnostics{{File: p.File, Message: fmt.Sprintf("cannot generate %s: %v", what, err)}}
+}
+
 // Python returns the layout's Python module (generator/pyemit), which carries the whole text of
 // the board's Lua library, composed as the Go package composes it, so that clients of either
 // language load and call one library.

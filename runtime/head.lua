@@ -41,7 +41,9 @@ local logs
 local registering, bound_layout
 
 -- use_layout declares the layout of the functions a part registers after it: fingerprint,
--- prefixed, seasonal, data_fingerprint, data_chain, data_fields, owned, data_of, as above.
+-- prefixed, seasonal, data_fingerprint, data_chain, data_fields, owned, data_of, as above, and
+-- board: in a package of boards (several layouts' parts in one library), the board's name, which
+-- its functions' names carry.
 local function use_layout(values)
   registering = values
 end
@@ -61,9 +63,12 @@ local function bind(lay)
 end
 
 -- register registers the library's function for operation op: <LIBRARY>_<op>, LIBRARY being the
--- library's name, which the runtime defines above this head.
+-- library's name, which the runtime defines above this head; <LIBRARY>_<board>_<op> for a board
+-- of a package.
 local function register(op, flags, callback)
-  redis.register_function{function_name = LIBRARY .. '_' .. op, flags = flags, callback = callback}
+  local board = registering and registering.board
+  local name = board and (LIBRARY .. '_' .. board .. '_' .. op) or (LIBRARY .. '_' .. op)
+  redis.register_function{function_name = name, flags = flags, callback = callback}
 end
 
 -- many calls cmd on key with list's items in chunks below Lua's stack limit (pairs kept whole):

@@ -59,6 +59,9 @@ func (b *board) runtimeScoreReads() *jen.Statement {
 // options declares Option and its constructors, the runtime's (rankgenrt.Core holds what
 // they set).
 func (b *board) options() {
+	if b.c.inPackage != nil {
+		return // the package file declares them for every board
+	}
 	f := b.f
 	f.Comment("Option configures a Board.")
 	f.Type().Id("Option").Op("=").Add(rt("Option"))
@@ -118,9 +121,11 @@ func (b *board) resultTypes() {
 	f.Comment("Ranked is an entry with its 1-based rank on the board.")
 	f.Type().Id("Ranked").Struct(jen.Id("Rank").Int64(), jen.Id("Entry"))
 	f.Line()
-	b.comment("Cursor marks a place in the board for After: the last entry seen (zero: the top).")
-	f.Type().Id("Cursor").Op("=").Add(rt("Cursor"))
-	f.Line()
+	if b.c.inPackage == nil { // a package of boards declares it once
+		b.comment("Cursor marks a place in the board for After: the last entry seen (zero: the top).")
+		f.Type().Id("Cursor").Op("=").Add(rt("Cursor"))
+		f.Line()
+	}
 	b.comment("Update is one update of a batch (the <Op><Field>Many methods): the id, and the delta or value. A batch is one script call, atomic, in order; each update succeeds or fails on its own (its Result). An id without an entry starts from the zero entry: 0, false, the first enum value, or the Unix epoch (a field's lowest-ranking value when that is outside its range).")
 	f.Type().Id("Update").Types(jen.Id("V").Any()).Struct(jen.Id(l.IDName).Add(b.idType()), jen.Id("Value").Id("V"))
 	f.Line()

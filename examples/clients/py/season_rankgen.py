@@ -30,7 +30,7 @@ FINGERPRINT = "2672ff33eeb45072"
 # The fingerprint of everything the board stores (the layout and the entry data's format).
 STORE_FINGERPRINT = "2672ff33eeb45072"
 # The board's Lua library on the server: its name (each function is <name>_<operation>).
-LIBRARY_NAME = "season_176b94501f88"
+LIBRARY_NAME = "season_221a532eaea3"
 SCORE_KIND = "integer"
 # Every P (the score fields' mixed-radix integer) lies in [0, SCORE_RADIX).
 SCORE_RADIX = 4398046511104
@@ -530,8 +530,8 @@ def _bad_reply(reply: str, want: str, got) -> BadReplyError:
 
 
 _LIBRARY_SOURCE = (
-    "#!lua name=season_176b94501f88\n"
-    "local LIBRARY = 'season_176b94501f88'\n"
+    "#!lua name=season_221a532eaea3\n"
+    "local LIBRARY = 'season_221a532eaea3'\n"
     "-- rankgen's Lua head: what every generated library's functions share, whatever the layout.\n"
     "--\n"
     "-- A generated <stem>.rankgen.lua file holds only its layout's part (constants, score codec,\n"
@@ -575,7 +575,9 @@ _LIBRARY_SOURCE = (
     "local registering, bound_layout\n"
     "\n"
     "-- use_layout declares the layout of the functions a part registers after it: fingerprint,\n"
-    "-- prefixed, seasonal, data_fingerprint, data_chain, data_fields, owned, data_of, as above.\n"
+    "-- prefixed, seasonal, data_fingerprint, data_chain, data_fields, owned, data_of, as above, and\n"
+    "-- board: in a package of boards (several layouts' parts in one library), the board's name, which\n"
+    "-- its functions' names carry.\n"
     "local function use_layout(values)\n"
     "  registering = values\n"
     "end\n"
@@ -595,9 +597,12 @@ _LIBRARY_SOURCE = (
     "end\n"
     "\n"
     "-- register registers the library's function for operation op: <LIBRARY>_<op>, LIBRARY being the\n"
-    "-- library's name, which the runtime defines above this head.\n"
+    "-- library's name, which the runtime defines above this head; <LIBRARY>_<board>_<op> for a board\n"
+    "-- of a package.\n"
     "local function register(op, flags, callback)\n"
-    "  redis.register_function{function_name = LIBRARY .. '_' .. op, flags = flags, callback = callback}\n"
+    "  local board = registering and registering.board\n"
+    "  local name = board and (LIBRARY .. '_' .. board .. '_' .. op) or (LIBRARY .. '_' .. op)\n"
+    "  redis.register_function{function_name = name, flags = flags, callback = callback}\n"
     "end\n"
     "\n"
     "-- many calls cmd on key with list's items in chunks below Lua's stack limit (pairs kept whole):\n"
