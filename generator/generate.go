@@ -111,18 +111,12 @@ func GenerateBoards(p *layout.Boards) ([]File, error) {
 		return nil, boardsError(p, "the Go package", err)
 	}
 	files := []File{{Name: p.Stem() + ".rankgen.go", Data: pkg}}
-	var parts []luaemit.BoardPart
 	for i, b := range p.Boards {
 		files = append(files, File{Name: b.GoFile(), Data: boards[i]})
-		lib, err := luaemit.RenderBoard(b.Layout, b.Name)
-		if err != nil {
-			return nil, emitError(b.Layout, "the Lua library", err)
-		}
-		parts = append(parts, luaemit.BoardPart{Board: b.Name, Schema: b.Schema, Lib: lib})
 	}
-	lib, err := luaemit.Package(p.File, p.Stem(), parts)
+	lib, err := boardsLibrary(p)
 	if err != nil {
-		return nil, boardsError(p, "the Lua library", err)
+		return nil, err
 	}
 	files = append(files, File{Name: lib.File, Data: []byte(lib.Part)})
 	seen := map[string]bool{}
@@ -136,6 +130,33 @@ func GenerateBoards(p *layout.Boards) ([]File, error) {
 		}
 	}
 	return files, nil
+}
+
+// boardsLibrary is the one Lua library of a package of boards.
+func boardsLibrary(p *layout.Boards) (*luaemit.Library, error) {
+	var parts []luaemit.BoardPart
+	for _, b := range p.Boards {
+		lib, err := luaemit.RenderBoard(b.Layout, b.Name)
+		if err != nil {
+			return nil, emitError(b.Layout, "the Lua library", err)
+		}
+		parts = append(parts, luaemit.BoardPart{Board: b.Name, Schema: b.Schema, Lib: lib})
+	}
+	lib, err := luaemit.Package(p.File, p.Stem(), parts)
+	if err != nil {
+		return nil, boardsError(p, "the Lua library", err)
+	}
+	return lib, nil
+}
+
+// BoardsLibraryName is the name of a package of boards' Lua library on the server; board b's
+// functions are named <name>_<b>_<op>.
+func BoardsLibraryName(p *layout.Boards) (string, error) {
+	lib, err := boardsLibrary(p)
+	if err != nil {
+		return "", err
+	}
+	return lib.Name, nil
 }
 
 func boardsError(p *layout.Boards, what string, err error) error {
