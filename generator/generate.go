@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/rankgen/rankgen/generator/catalog"
 	"github.com/rankgen/rankgen/generator/goemit"
 	"github.com/rankgen/rankgen/generator/layout"
 	"github.com/rankgen/rankgen/generator/luaemit"
@@ -106,6 +107,18 @@ func IsGenerated(data []byte, schemaFile string) bool {
 // own Go file, each board's Go file, then the one Lua library that holds every board's part.
 // Every file carries the package file's header.
 func GenerateBoards(p *layout.Boards) ([]File, error) {
+	var ds layout.Diagnostics
+	for _, sub := range p.Submissions {
+		for _, st := range sub.Steps {
+			if _, err := catalog.StepOp(st.Board.Layout, st.Write); err != nil {
+				ds = append(ds, layout.Diagnostic{File: p.File, Line: st.Line, Col: st.Col,
+					Message: fmt.Sprintf("submission %s writes board %s with %s, but %v", sub.Name, st.Board.Name, st.Write, err)})
+			}
+		}
+	}
+	if len(ds) > 0 {
+		return nil, ds
+	}
 	pkg, boards, err := goemit.GenerateBoards(p)
 	if err != nil {
 		return nil, boardsError(p, "the Go package", err)
@@ -142,7 +155,7 @@ func boardsLibrary(p *layout.Boards) (*luaemit.Library, error) {
 		}
 		parts = append(parts, luaemit.BoardPart{Board: b.Name, Schema: b.Schema, Lib: lib})
 	}
-	lib, err := luaemit.Package(p.File, p.Stem(), parts)
+	lib, err := luaemit.Package(p.File, p.Stem(), parts, p.Submissions)
 	if err != nil {
 		return nil, boardsError(p, "the Lua library", err)
 	}

@@ -195,6 +195,9 @@ func (c *Core) WriteArgs(n int) []any {
 // new token of the call, or hands a single field update to the coalescer (WithCoalescing):
 // exactly once, and waiting for the board's replicas (WithReplicas, RunWriteWait).
 func (c *Core) Write(ctx context.Context, f *Function, args []any) (any, error) {
+	if s := stepOf(ctx); s != nil { // a submission's step (Submit)
+		return s.write(c, f, args)
+	}
 	if v, coalesced, err := c.coalesce.Write(ctx, f, args); coalesced {
 		return v, err
 	}

@@ -140,6 +140,10 @@ func packageFile(p *layout.Boards) ([]byte, error) {
 	f.Line()
 	b.comment("Cursor marks a place in a board for After: the last entry seen (zero: the top).")
 	f.Type().Id("Cursor").Op("=").Add(rt("Cursor"))
+	f.Line()
+	if err := emitSubmissions(f, p); err != nil {
+		return nil, err
+	}
 	var buf bytes.Buffer
 	if err := f.Render(&buf); err != nil {
 		return nil, fmt.Errorf("goemit: rendering %s.rankgen.go: %v", p.Stem(), err)

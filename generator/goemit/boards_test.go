@@ -77,7 +77,7 @@ func TestBoardsCompile(t *testing.T) {
 		}
 		parts = append(parts, luaemit.BoardPart{Board: b.Name, Schema: b.Schema, Lib: lib})
 	}
-	lib, err := luaemit.Package(p.File, "all", parts)
+	lib, err := luaemit.Package(p.File, "all", parts, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -93,3 +93,54 @@ boards:
 		}
 	}
 }
+
+// TestParseSubmissions: a submission's writes name the package's boards and one of their
+// writes; a board written twice needs a name for its second write; every problem at once.
+func TestParseSubmissions(t *testing.T) {
+	files := boardFiles(map[string]string{"a.yaml": boardSchema, "b.yaml": boardSchema})
+	src := `package: game
+boards: {a: a.yaml, b: b.yaml}
+submissions:
+  lap:
+    doc: A lap.
+    writes:
+      - {board: a, write: best}
+      - {board: a, write: update, name: AByClass}
+      - {board: b, write: set}
+`
+	p, err := ParseBoards("game.yaml", []byte(src), files)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sub := p.Submissions[0]
+	if sub.Name != "lap" || sub.GoName() != "Lap" || sub.Doc != "A lap." || len(sub.Steps) != 3 ||
+		sub.Steps[1].Name != "AByClass" || sub.Steps[1].Write != StepUpdate || sub.Steps[2].Name != "B" || sub.Steps[2].Board != p.Boards[1] {
+		t.Errorf("got %+v", sub)
+	}
+	bad := `package: game
+boards: {a: a.yaml, b: b.yaml}
+submissions:
+  lap:
+    writes:
+      - {board: c, write: best}
+      - {board: a, write: keep}
+      - {board: a, write: best}
+      - {board: a, write: set}
+      - {board: b, write: set, name: lower}
+      - {board: b, writ: set}
+  Pit: {writes: []}
+`
+	_, err = ParseBoards("game.yaml", []byte(bad), files)
+	for _, want := range []string{
+		`game.yaml:6:17: submission lap writes board "c", which the package does not have; its boards are a, b`,
+		`game.yaml:7:27: write "keep" of submission lap: want one of set, best, insert, update`,
+		`game.yaml:9:9: submission lap writes A twice: give the second write its own name (name: AByClass)`,
+		`game.yaml:10:38: write name "lower" must be an exported Go name, as TrackByClass`,
+		`game.yaml:11:20: unknown key "writ" in a write of submission lap; did you mean "write"?`,
+		`game.yaml:12:3: submission name "Pit" must be lower-case letters and digits`,
+	} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("missing %q in:\n%v", want, err)
+		}
+	}
+}

@@ -47,7 +47,7 @@ func TestPackageLoads(t *testing.T) {
 		add(name, l)
 		i++
 	}
-	lib, err := Package("all.yaml", "all", parts)
+	lib, err := Package("all.yaml", "all", parts, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -211,7 +211,10 @@ type BoardPart struct {
 // neither reach another's functions nor add to Lua's limit of locals in one chunk. Each part
 // keeps what its layout uses; the runtime's head comes once, before them all. Functions lists
 // every board's functions, board by board.
-func Package(file, stem string, parts []BoardPart) (*Library, error) {
+//
+// Then each submission of subs (a write over several boards: the head's submission) is
+// registered, its steps naming the board operation each runs (catalog.StepOp).
+func Package(file, stem string, parts []BoardPart, subs []*layout.Submission) (*Library, error) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "-- %s\n--\n", layout.Header(file))
 	b.WriteString("-- A package of boards' Redis Functions library: each board's part (its layout's constants, score\n")
@@ -231,10 +234,30 @@ func Package(file, stem string, parts []BoardPart) (*Library, error) {
 		}
 		b.WriteString("end\n")
 	}
+	for _, sub := range subs {
+		var steps []string
+		for _, st := range sub.Steps {
+			op, err := catalog.StepOp(st.Board.Layout, st.Write)
+			if err != nil {
+				return nil, fmt.Errorf("luaemit: submission %s, board %s: %w", sub.Name, st.Board.Name, err)
+			}
+			steps = append(steps, fmt.Sprintf("{'%s', '%s', '%s'}", st.Board.Name, op.Name, st.Name))
+		}
+		fmt.Fprintf(&b, "\n-- Submission %s: %s, in one call, all or nothing.\nsubmission('%s', {%s})\n", sub.Name, stepsSaid(sub), sub.Name, strings.Join(steps, ", "))
+	}
 	text := b.String()
 	src := rankgenrt.ComposeLibrary(stem, text)
 	name := rankgenrt.NewLibrary(src).Name
 	return &Library{Name: name, File: stem + ".rankgen.lua", Part: text, Source: src, Functions: packageFunctions(name, parts)}, nil
+}
+
+// stepsSaid says what a submission writes: "track (best), alltime (update)".
+func stepsSaid(sub *layout.Submission) string {
+	var said []string
+	for _, st := range sub.Steps {
+		said = append(said, fmt.Sprintf("%s (%s %s)", st.Name, st.Write, st.Board.Name))
+	}
+	return strings.Join(said, ", ")
 }
 
 // packageFunctions names every board's functions in the package's library.

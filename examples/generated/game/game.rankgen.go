@@ -13,6 +13,7 @@
 package game
 
 import (
+	"context"
 	_ "embed"
 	"time"
 
@@ -70,3 +71,87 @@ func WithCoalescing(cfg rankgenrt.Coalescing) Option {
 
 // Cursor marks a place in a board for After: the last entry seen (zero: the top).
 type Cursor = rankgenrt.Cursor
+
+// Lap is the lap submission. One finished lap. It writes Track (best), TrackClass (best), Alltime
+// (update), Weekly (best), Daily (update) in one call of the package's library under one token,
+// all or nothing. Give it the boards to write (each board's own key, season and options), then
+// call Submit; its boards must lie in one hash slot (give their keys one hash tag).
+type Lap struct {
+	Track      *TrackBoard   // best: keeps whichever of its entry and the given one ranks first
+	TrackClass *TrackBoard   // best: keeps whichever of its entry and the given one ranks first
+	Alltime    *AlltimeBoard // update: applies the given changes to the id's entry
+	Weekly     *WeeklyBoard  // best: keeps whichever of its entry and the given one ranks first
+	Daily      *DailyBoard   // update: applies the given changes to the id's entry
+}
+
+// LapInput is what one lap submission writes to each of its boards.
+type LapInput struct {
+	Track      TrackEntry
+	TrackClass TrackEntry
+	Alltime    AlltimeChanges // the id and its changes
+	Weekly     WeeklyEntry
+	Daily      DailyChanges // the id and its changes
+}
+
+// LapWritten is what a lap submission did on each of its boards, as each board's own write
+// replies.
+type LapWritten struct {
+	Track      TrackWritten
+	TrackClass TrackWritten
+	Alltime    AlltimeWritten
+	Weekly     WeeklyWritten
+	Daily      DailyWritten
+}
+
+var submitLapFunction = packageLibrary.Function("submit_lap")
+
+// Submit writes in to the submission's boards in one script call, exactly once: every board is
+// checked by its own write's guards (layout, migration fence, season, ranges) before any is
+// written, and a refusal leaves them all as they were, as a *rankgenrt.SubmissionError naming the
+// write (errors.Is matches the write's own refusal). A lost reply is a *rankgenrt.UncertainError:
+// resend the same submission under its token (rankgenrt.WithIdempotencyKey) and it applies once.
+// The first board's options (dedup window, replicas) apply to the call.
+func (s Lap) Submit(ctx context.Context, in LapInput) (out LapWritten, err error) {
+	err = rankgenrt.Submit(ctx, submitLapFunction, []rankgenrt.Step{{
+		Board: "track",
+		Name:  "Track",
+		Op:    "best",
+		Write: func(ctx context.Context) (err error) {
+			out.Track, err = s.Track.Best(ctx, in.Track)
+			return err
+		},
+	}, {
+		Board: "track",
+		Name:  "TrackClass",
+		Op:    "best",
+		Write: func(ctx context.Context) (err error) {
+			out.TrackClass, err = s.TrackClass.Best(ctx, in.TrackClass)
+			return err
+		},
+	}, {
+		Board: "alltime",
+		Name:  "Alltime",
+		Op:    "changes",
+		Write: func(ctx context.Context) (err error) {
+			out.Alltime, err = s.Alltime.Update(ctx, in.Alltime.Driver, in.Alltime.Apply...)
+			return err
+		},
+	}, {
+		Board: "weekly",
+		Name:  "Weekly",
+		Op:    "best",
+		Write: func(ctx context.Context) (err error) {
+			out.Weekly, err = s.Weekly.Best(ctx, in.Weekly)
+			return err
+		},
+	}, {
+		Board: "daily",
+		Name:  "Daily",
+		Op:    "changes",
+		Write: func(ctx context.Context) (err error) {
+			out.Daily, err = s.Daily.Update(ctx, in.Daily.Driver, in.Daily.Apply...)
+			return err
+		},
+	}})
+	return out, err
+}

@@ -332,16 +332,7 @@ do
     p, m = u.put(p, m, nd, d)
     p, m, err = stamped(u, p, m, ARGV)
     if err then return {err, '', '', ''} end
-    log_changes(aux, {id})
-    if old and old ~= m then
-      redis.call('ZREM', board, old)
-    end
-    redis.call('ZADD', board, fmt('%d', p), m)
-    if fp then
-      redis.call('HSET', aux, id, m)
-    else
-      redis.call('HSET', aux, id, m, '', FINGERPRINT)
-    end
+    store(board, aux, fp, {fmt('%d', p), m}, old and old ~= m and {old} or {}, {id, m})
     return done(KEYS, ARGV, {p, m, before, before_m})
   end
 
@@ -2751,3 +2742,6 @@ do
     return done(KEYS, ARGV, out)
   end))
 end
+
+-- Submission lap: Track (best track), TrackClass (best track), Alltime (update alltime), Weekly (best weekly), Daily (update daily), in one call, all or nothing.
+submission('lap', {{'track', 'best', 'Track'}, {'track', 'best', 'TrackClass'}, {'alltime', 'changes', 'Alltime'}, {'weekly', 'best', 'Weekly'}, {'daily', 'changes', 'Daily'}})
