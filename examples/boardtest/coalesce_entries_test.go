@@ -501,3 +501,55 @@ func TestCoalescedEntriesCancel(t *testing.T) {
 		t.Errorf("another layout's board after refused writes: %+v, %v; want its one entry", top, err)
 	}
 }
+
+// TestCoalescedTouch: single Touch calls of 16 goroutines on a weekly board made
+// WithCoalescing go out in fewer calls than touches, each caller told its own entry (created
+// by its first touch, found by the others); a batch of touches whose reply is lost, resent
+// under each caller's token, gets the first application's reply (the entry new), applied once.
+func TestCoalescedTouch(t *testing.T) {
+	c, calls := redistest.Client(t), &fcallCounter{}
+	c.AddHook(calls)
+	week := liveSeason(t, c, weeklyAt)
+	b := weekly.NewBoard(c, redistest.Key(t, "touch"), week, weekly.WithCoalescing(rankgenrt.Coalescing{Linger: 2 * time.Millisecond, MaxBatch: 8}))
+	const goroutines, each = 16, 10
+	var wg sync.WaitGroup
+	errs := make([]error, goroutines)
+	for g := range goroutines {
+		wg.Go(func() {
+			id := fmt.Sprint("toucher", g)
+			for i := range each {
+				w, err := b.Touch(ctx, id)
+				if err == nil && (w.PlayerID != id || w.Existed != (i > 0)) {
+					err = fmt.Errorf("touch %d told %+v", i, w)
+				}
+				if err != nil {
+					errs[g] = err
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	for g, err := range errs {
+		if err != nil {
+			t.Errorf("goroutine %d: %v", g, err)
+		}
+	}
+	calls.fewer(t, goroutines*each)
+
+	lose := &replyLoser{}
+	c.AddHook(lose)
+	b = weekly.NewBoard(c, redistest.Key(t, "touch-resend"), week, weekly.WithCoalescing(rankgenrt.Coalescing{Linger: time.Hour, MaxBatch: 100}))
+	tokens := lostBatchTokens(t, c, lose, loseReply, 3, func(i int) error {
+		_, err := b.Touch(ctx, fmt.Sprint("p", i))
+		return err
+	})
+	for round := range 2 {
+		for i, token := range tokens {
+			w, err := b.Touch(rankgenrt.WithIdempotencyKey(ctx, token), fmt.Sprint("p", i))
+			if err != nil || w.Existed || !w.Changed {
+				t.Errorf("resend %d of touch %d: %+v, %v; want the first reply, a new entry", round, i, w, err)
+			}
+		}
+	}
+}
