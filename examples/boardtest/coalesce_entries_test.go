@@ -61,7 +61,7 @@ func TestCoalescedEntriesDifferential(t *testing.T) {
 			}
 			return func(ctx context.Context, i int) outcome { return outcomeOf(boards[i].Update(ctx, id, changes...)) }
 		}, func() (any, any) { return topOf(t, boards[0].Top), topOf(t, boards[1].Top) })
-		calls.fewer(t, 16*60)
+		calls.fewer(t, 16*60, rankgenrt.OpSet, rankgenrt.OpBest, rankgenrt.OpInsert, "changes")
 	})
 	t.Run("quiz", func(t *testing.T) {
 		c, calls := redistest.Client(t), &fcallCounter{}
@@ -86,15 +86,30 @@ func TestCoalescedEntriesDifferential(t *testing.T) {
 				return outcomeOf(boards[i].Update(ctx, id, quiz.AddCorrect(delta), quiz.MinMillis(e.Millis)))
 			}
 		}, func() (any, any) { return topOf(t, boards[0].Top), topOf(t, boards[1].Top) })
-		calls.fewer(t, 16*60)
+		calls.fewer(t, 16*60, rankgenrt.OpSet, rankgenrt.OpBest, rankgenrt.OpInsert, "changes")
 	})
 }
 
-// fewer fails t unless the writes went out in fewer FCALLs than there were writes.
-func (h *fcallCounter) fewer(t *testing.T, writes int) {
+// fewer fails t unless the writes went out in fewer FCALLs than there were writes and, for
+// each op, some call of its function carried more arguments than another: more than one
+// write (a call holds one head and the same number of arguments per write).
+func (h *fcallCounter) fewer(t *testing.T, writes int, ops ...string) {
 	t.Helper()
+	h.mu.Lock()
+	defer h.mu.Unlock()
 	if h.calls >= writes {
 		t.Errorf("%d FCALLs for %d single writes: nothing was combined", h.calls, writes)
+	}
+	for _, op := range ops {
+		combined := false
+		for name, n := range h.args {
+			if strings.HasSuffix(name, "_"+op) && n[1] > n[0] {
+				combined = true
+			}
+		}
+		if !combined {
+			t.Errorf("no call of %s carried more than one write: %v", op, h.args)
+		}
 	}
 	t.Logf("%d single writes in %d FCALLs", writes, h.calls)
 }
@@ -535,7 +550,7 @@ func TestCoalescedTouch(t *testing.T) {
 			t.Errorf("goroutine %d: %v", g, err)
 		}
 	}
-	calls.fewer(t, goroutines*each)
+	calls.fewer(t, goroutines*each, "touch")
 
 	lose := &replyLoser{}
 	c.AddHook(lose)
