@@ -70,7 +70,7 @@ type Core struct {
 	tokens   *Tokens          // one per write call: exactly-once writes
 	dedup    Dedup            // the dedup window (WithDedupWindow)
 	replicas Replicas         // how many replicas every write waits for (WithReplicas)
-	coalesce *UpdateCoalescer // single field updates combined into batches (WithCoalescing)
+	coalesce *UpdateCoalescer // single writes combined into batches (WithCoalescing)
 	verified atomic.Bool      // the side key records the fingerprint: reads need not check it
 
 	season *Season          // a periodic layout's season (NewSeasonCore), else nil
@@ -113,9 +113,10 @@ func WithReplicas(n int, timeout time.Duration) Option {
 	return func(c *Core) { c.replicas = WaitReplicas(n, timeout) }
 }
 
-// WithCoalescing combines the single field updates of concurrent callers into batch calls
+// WithCoalescing combines the single writes of concurrent callers into batch calls
 // (Coalescing), each caller told its own result, exactly once: it sends the board's single
-// field updates through an UpdateCoalescer.
+// writes that have a batch form (the field updates, Set, Best, Insert, Update, Touch) through
+// an UpdateCoalescer. The batch methods, Remove, Trim and the reads are sent as they are.
 func WithCoalescing(cfg Coalescing) Option {
 	return func(c *Core) { c.coalesce = NewUpdateCoalescer(cfg, c.send) }
 }
@@ -199,6 +200,17 @@ func (c *Core) Write(ctx context.Context, f *Function, args []any) (any, error) 
 		return s.write(c, f, args)
 	}
 	if v, coalesced, err := c.coalesce.Write(ctx, f, args); coalesced {
+		return v, err
+	}
+	return c.send(ctx, f, args)
+}
+
+// WriteOne is Write for the single write (Set, Best, Insert, Update, Touch) of f, a function
+// that is its own batch form: the last width of args are the write's own, and f takes any
+// number of such after the same head. On a board made WithCoalescing it joins a batch with the
+// other single writes of f (UpdateCoalescer.WriteOne) and gets the reply f gives it alone.
+func (c *Core) WriteOne(ctx context.Context, f *Function, args []any, width int) (any, error) {
+	if v, coalesced, err := c.coalesce.WriteOne(ctx, f, args, width); coalesced {
 		return v, err
 	}
 	return c.send(ctx, f, args)

@@ -76,16 +76,22 @@ func (b *board) options() {
 	f.Func().Id("WithDedupWindow").Params(jen.Id("d").Qual("time", "Duration")).Id("Option").Block(jen.Return(rt("WithDedupWindow").Call(jen.Id("d"))))
 	f.Line()
 	b.withReplicas()
-	if b.coalesces() {
-		first := catalog.FieldUpdates(b.l)[0]
-		b.comment("WithCoalescing sends concurrent single field updates (%s, …) as batches (rankgenrt.WithCoalescing).", catalog.UpdateMethod(first.Update, first.Field))
-		b.f.Func().Id("WithCoalescing").Params(jen.Id("cfg").Add(rt("Coalescing"))).Id("Option").Block(jen.Return(rt("WithCoalescing").Call(jen.Id("cfg"))))
-		b.f.Line()
-	}
+	b.comment("WithCoalescing sends concurrent single writes (%s) as batches, each caller told its own result (rankgenrt.WithCoalescing).", b.coalescedWrites())
+	b.f.Func().Id("WithCoalescing").Params(jen.Id("cfg").Add(rt("Coalescing"))).Id("Option").Block(jen.Return(rt("WithCoalescing").Call(jen.Id("cfg"))))
+	b.f.Line()
 }
 
-// coalesces reports whether the board has single field updates, which WithCoalescing combines.
-func (b *board) coalesces() bool { return len(catalog.FieldUpdates(b.l)) > 0 }
+// coalescedWrites names the single writes WithCoalescing combines: every one with a batch form.
+func (b *board) coalescedWrites() string {
+	writes := []string{"Set", "Best", "Insert"}
+	if ups := catalog.FieldUpdates(b.l); len(ups) > 0 {
+		writes = append(writes, catalog.UpdateMethod(ups[0].Update, ups[0].Field)+", …", "Update")
+	}
+	if len(catalog.Stamped(b.l)) > 0 {
+		writes = append(writes, "Touch")
+	}
+	return strings.Join(writes, ", ")
+}
 
 // withReplicas declares WithReplicas, the option that makes every write wait for replicas.
 func (b *board) withReplicas() {
