@@ -210,6 +210,9 @@ func (c *Core) Write(ctx context.Context, f *Function, args []any) (any, error) 
 // number of such after the same head. On a board made WithCoalescing it joins a batch with the
 // other single writes of f (UpdateCoalescer.WriteOne) and gets the reply f gives it alone.
 func (c *Core) WriteOne(ctx context.Context, f *Function, args []any, width int) (any, error) {
+	if s := stepOf(ctx); s != nil { // a submission's step (Submit)
+		return s.write(c, f, args)
+	}
 	if v, coalesced, err := c.coalesce.WriteOne(ctx, f, args, width); coalesced {
 		return v, err
 	}

@@ -408,6 +408,15 @@ func TestSubmissionRefusals(t *testing.T) {
 	if n, _ := c.Exists(ctx, strings.TrimSuffix(rankgenrt.FenceKey(r.latest.Key()), "fence")+"log").Result(); n != 0 {
 		t.Errorf("the latest board, under no fence, got a change log")
 	}
+
+	// Boards that coalesce their own single writes still write a submission's steps in its call.
+	co := relay.WithCoalescing(rankgenrt.DefaultCoalescing)
+	race = relay.Race{Best: relay.NewBestBoard(c, tag+":5:best", co), Latest: relay.NewBestBoard(c, tag+":5:latest", co),
+		Total: relay.NewTotalBoard(c, tag+":5:total", co), Week: relay.NewWeekBoard(c, tag+":5:week", s, co)}
+	w, err := race.Submit(ctx, in)
+	if err != nil || w.Total.Points != 10 || w.Week.Wins != 1 {
+		t.Errorf("a race over coalescing boards: %+v, %v", w, err)
+	}
 }
 
 // TestRelayFresh: the relay package is what rankgen generates from its package file today.

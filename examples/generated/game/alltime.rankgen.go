@@ -330,7 +330,7 @@ type AlltimeChanges struct {
 // AlltimeChange, is refused with an error matching rankgenrt.ErrBadChange before anything is sent. An
 // empty list leaves an entry as it is (and stores the zero entry for an id without one).
 func (b *AlltimeBoard) Update(ctx context.Context, id string, changes ...AlltimeChange) (AlltimeWritten, error) {
-	return alltimeDecoding.First(b.UpdateMany(ctx, []AlltimeChanges{{Driver: id, Apply: changes}}))
+	return alltimeDecoding.Update(ctx, b.core, alltimeFnChanges, alltimeChangeArgs, id, changes)
 }
 
 // UpdateMany applies many change lists in one script call, atomic as a whole, in order (an id may

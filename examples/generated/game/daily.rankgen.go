@@ -287,7 +287,7 @@ type DailyChanges struct {
 // DailyChange, is refused with an error matching rankgenrt.ErrBadChange before anything is sent. An
 // empty list leaves an entry as it is (and stores the zero entry for an id without one).
 func (b *DailyBoard) Update(ctx context.Context, id string, changes ...DailyChange) (DailyWritten, error) {
-	return dailyDecoding.First(b.UpdateMany(ctx, []DailyChanges{{Driver: id, Apply: changes}}))
+	return dailyDecoding.Update(ctx, b.core, dailyFnChanges, dailyChangeArgs, id, changes)
 }
 
 // UpdateMany applies many change lists in one script call, atomic as a whole, in order (an id may

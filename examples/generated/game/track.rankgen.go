@@ -499,7 +499,7 @@ type TrackChanges struct {
 // the returned TrackEntry.Data is that data, or the zero TrackData for a list without TrackSetData (which leaves
 // the stored data as it is).
 func (b *TrackBoard) Update(ctx context.Context, id string, changes ...TrackChange) (TrackWritten, error) {
-	return trackDecoding.First(b.UpdateMany(ctx, []TrackChanges{{Driver: id, Apply: changes}}))
+	return trackDecoding.Update(ctx, b.core, trackFnChanges, trackChangeArgs, id, changes)
 }
 
 // UpdateMany applies many change lists in one script call, atomic as a whole, in order (an id may
@@ -522,7 +522,7 @@ func (b *TrackBoard) UpdateMany(ctx context.Context, lists []TrackChanges) ([]Tr
 // creates it does. A clock outside a stamped field's range (or the board's season) is refused,
 // leaving the entry as it was.
 func (b *TrackBoard) Touch(ctx context.Context, id string) (TrackWritten, error) {
-	return trackDecoding.First(b.TouchMany(ctx, []string{id}))
+	return trackDecoding.Touch(ctx, b.core, trackFnTouch, id)
 }
 
 // TouchMany touches many ids in one script call, atomic as a whole, with one clock, as Touch does

@@ -369,7 +369,7 @@ type WeeklyChanges struct {
 // changes move the entry (or create it), SetAt (server clock) is set to now, once, unless the list
 // changes it.
 func (b *WeeklyBoard) Update(ctx context.Context, id string, changes ...WeeklyChange) (WeeklyWritten, error) {
-	return weeklyDecoding.First(b.UpdateMany(ctx, []WeeklyChanges{{Driver: id, Apply: changes}}))
+	return weeklyDecoding.Update(ctx, b.core, weeklyFnChanges, weeklyChangeArgs, id, changes)
 }
 
 // UpdateMany applies many change lists in one script call, atomic as a whole, in order (an id may
@@ -390,7 +390,7 @@ func (b *WeeklyBoard) UpdateMany(ctx context.Context, lists []WeeklyChanges) ([]
 // creates it does. A clock outside a stamped field's range (or the board's season) is refused,
 // leaving the entry as it was.
 func (b *WeeklyBoard) Touch(ctx context.Context, id string) (WeeklyWritten, error) {
-	return weeklyDecoding.First(b.TouchMany(ctx, []string{id}))
+	return weeklyDecoding.Touch(ctx, b.core, weeklyFnTouch, id)
 }
 
 // TouchMany touches many ids in one script call, atomic as a whole, with one clock, as Touch does

@@ -559,7 +559,7 @@ type BestChanges struct {
 // BestEntry.Data is that data, or the zero BestData for a list without BestSetData (which leaves the stored
 // data as it is).
 func (b *BestBoard) Update(ctx context.Context, id string, changes ...BestChange) (BestWritten, error) {
-	return bestDecoding.First(b.UpdateMany(ctx, []BestChanges{{Driver: id, Apply: changes}}))
+	return bestDecoding.Update(ctx, b.core, bestFnChanges, bestChangeArgs, id, changes)
 }
 
 // UpdateMany applies many change lists in one script call, atomic as a whole, in order (an id may

@@ -287,7 +287,7 @@ type TotalChanges struct {
 // TotalChange, is refused with an error matching rankgenrt.ErrBadChange before anything is sent. An
 // empty list leaves an entry as it is (and stores the zero entry for an id without one).
 func (b *TotalBoard) Update(ctx context.Context, id uint64, changes ...TotalChange) (TotalWritten, error) {
-	return totalDecoding.First(b.UpdateMany(ctx, []TotalChanges{{Car: id, Apply: changes}}))
+	return totalDecoding.Update(ctx, b.core, totalFnChanges, totalChangeArgs, id, changes)
 }
 
 // UpdateMany applies many change lists in one script call, atomic as a whole, in order (an id may

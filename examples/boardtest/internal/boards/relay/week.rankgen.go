@@ -357,7 +357,7 @@ type WeekChanges struct {
 // WeekChange, is refused with an error matching rankgenrt.ErrBadChange before anything is sent. An
 // empty list leaves an entry as it is (and stores the zero entry for an id without one).
 func (b *WeekBoard) Update(ctx context.Context, id string, changes ...WeekChange) (WeekWritten, error) {
-	return weekDecoding.First(b.UpdateMany(ctx, []WeekChanges{{Driver: id, Apply: changes}}))
+	return weekDecoding.Update(ctx, b.core, weekFnChanges, weekChangeArgs, id, changes)
 }
 
 // UpdateMany applies many change lists in one script call, atomic as a whole, in order (an id may
