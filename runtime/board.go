@@ -5,6 +5,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/rankgen/rankgen/text/quote"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -282,27 +283,48 @@ func (c *Core) CallRO(ctx context.Context, f *Function, args ...any) (any, error
 	return CallRO(ctx, c.client, f, c.keys, args...)
 }
 
+// Fingerprints is the read of a board's fingerprint that QueueFingerprint queues: where this
+// layout records it (its meta key or its index) and where a layout of the other kind would.
+type Fingerprints struct{ own, other *redis.StringCmd }
+
 // QueueFingerprint queues the read of the board's fingerprint on pipe, unless the board has
 // been seen to record this layout's already (nil then). CheckFingerprint reads its reply.
-func (c *Core) QueueFingerprint(ctx context.Context, pipe redis.Cmdable) *redis.StringCmd {
+func (c *Core) QueueFingerprint(ctx context.Context, pipe redis.Cmdable) *Fingerprints {
 	if c.verified.Load() {
 		return nil
 	}
-	return FingerprintCmd(ctx, pipe, c.keys[1], c.spec.Indexed)
+	other := IndexKey(c.keys[0])
+	if c.spec.Indexed {
+		other = MetaKey(c.keys[0])
+	}
+	return &Fingerprints{
+		own:   FingerprintCmd(ctx, pipe, c.keys[1], c.spec.Indexed),
+		other: FingerprintCmd(ctx, pipe, other, !c.spec.Indexed),
+	}
 }
 
 // CheckFingerprint reads the reply of QueueFingerprint (nil: nothing to check): an error
-// matching ErrLayoutMismatch when the board records another layout's fingerprint. A board that
-// records this layout's needs no check again.
-func (c *Core) CheckFingerprint(fp *redis.StringCmd) error {
+// matching ErrLayoutMismatch when the board records another layout's fingerprint, where this
+// layout records it or, when it records none there, where a layout of the other kind records
+// its own (a board with an index read by code of a layout with a meta key, or the reverse). A
+// board that records this layout's needs no check again.
+func (c *Core) CheckFingerprint(fp *Fingerprints) error {
 	if fp == nil {
 		return nil
 	}
-	ok, err := CheckFingerprint(fp, c.spec.Fingerprint)
+	ok, err := CheckFingerprint(fp.own, c.spec.Fingerprint)
 	if ok {
 		c.verified.Store(true)
 	}
-	return err
+	if ok || err != nil {
+		return err
+	}
+	// A key of another type, or none, where the other kind records its fingerprint: no board
+	// of the other kind wrote here.
+	if have, err := fp.other.Result(); err == nil {
+		return &ScriptError{Code: "LAYOUT_MISMATCH", Detail: "board has layout " + quote.Short(have) + ", this code reads layout " + c.spec.Fingerprint, kind: ErrLayoutMismatch}
+	}
+	return nil
 }
 
 // Read sends one read command, which cmd queues on the client or on a pipeline, and returns its

@@ -504,6 +504,41 @@ local function store(board, aux, fp, zadd, zrem, hset)
   end
 end
 
+-- unstore removes the members present (of the ids ids) from board, its index (aux, on a
+-- prefixed layout) and its data (dkey, on a layout with data), and returns how many the board
+-- held; while a submission plans (planning) it counts them now and removes them at its end.
+local function unstore(board, aux, dkey, ids, present)
+  if #present == 0 then
+    return 0
+  end
+  if planning then
+    local distinct, seen = {}, {}
+    for i = 1, #present do
+      if not seen[present[i]] then
+        seen[present[i]] = true
+        distinct[#distinct + 1] = present[i]
+      end
+    end
+    local scores, n = many('ZMSCORE', board, distinct), 0
+    for i = 1, #distinct do
+      if scores[i] then
+        n = n + 1
+      end
+    end
+    deferred(unstore, board, aux, dkey, ids, present)
+    return n
+  end
+  log_changes(aux, ids)
+  local removed = many('ZREM', board, present)
+  if PREFIXED then
+    many('HDEL', aux, ids)
+  end
+  if dkey then
+    many('HDEL', dkey, ids)
+  end
+  return removed
+end
+
 -- lookup_ids reads the fingerprint in aux and each id's member (false: none), and score when
 -- scored, in a constant number of calls.
 local function lookup_ids(board, aux, ids, scored)
@@ -676,13 +711,16 @@ end
 
 -- run_steps runs every step with planning set: their replies in order, or the refusal of the
 -- first that refuses, naming it. A refusal raised as an error is named by at.
-local function run_steps(steps, ks, as, at)
+local function run_steps(steps, ks, as, at, expired_ok)
   local out = {}
   for i = 1, #steps do
     local board, op, name = steps[i][1], steps[i][2], steps[i][3]
     at[1] = i
     local r = parts[board].fns[op](ks[i], as[i])
     local err = type(r) == 'table' and (r.err or (type(r[1]) == 'string' and sub(r[1], 1, 8) == 'RANKGEN_' and r[1]))
+    if err and expired_ok and sub(err, 1, 22) == 'RANKGEN_SEASON_EXPIRED' then
+      r, err = 0, nil
+    end
     if err then
       return redis.error_reply('RANKGEN_SUBMISSION step=' .. name .. ' board=' .. board .. ' ' .. err)
     end
@@ -701,52 +739,82 @@ local function flush(queue)
   end
 end
 
+-- submit runs the call of a submission op of steps (a step: {board, op, name}), whose per-step
+-- counts of keys and arguments start at ARGV[at]; expired_ok: a step refused because its season's
+-- board has expired removes nothing and replies 0 (a removal) rather than refusing the call.
+local function submit(op, steps, KEYS, ARGV, at, expired_ok)
+  local first = parts[steps[1][1]].layout
+  bind(first)
+  local ks, as, digests, boards = {}, {}, {}, {}
+  local k, a = 1, at + 2 * #steps
+  for i = 1, #steps do
+    local nk, na = tonumber(ARGV[at + 2 * i - 2]), tonumber(ARGV[at + 2 * i - 1])
+    ks[i], as[i] = {unpack(KEYS, k, k + nk - 1)}, {unpack(ARGV, a, a + na - 1)}
+    k, a = k + nk, a + na
+    if boards[ks[i][1]] then
+      return redis.error_reply('RANKGEN_BAD_KEYS steps ' .. boards[ks[i][1]] .. ' and ' .. steps[i][3] .. ' write one board, ' .. ks[i][1])
+    end
+    boards[ks[i][1]] = steps[i][3]
+    digests[i] = call_digest(as[i], parts[steps[i][1]].from[steps[i][2]])
+  end
+  local refused = open_write(KEYS, ARGV, op, #ARGV + 1, table.concat(digests, ','))
+  if refused then
+    return refused
+  end
+  local window, akey, acall = ack_window, ack_key, ack_call
+  local at_step = {0}
+  planning = {}
+  local ok, out = pcall(run_steps, steps, ks, as, at_step, expired_ok)
+  local queue = planning
+  planning = nil
+  if not ok then
+    if type(out) == 'table' and out.err then
+      local s = steps[at_step[1]]
+      return redis.error_reply('RANKGEN_SUBMISSION step=' .. s[3] .. ' board=' .. s[1] .. ' ' .. out.err)
+    end
+    error(out, 0)
+  end
+  if out.err then
+    return out
+  end
+  flush(queue)
+  bind(first)
+  ack_window, ack_key, ack_op, ack_call = window, akey, op, acall
+  return done(KEYS, ARGV, out)
+end
+
 -- submission registers the package's submission name: <LIBRARY>_submit_<name>, of steps
--- {board, op, step name}, in order.
+-- {board, op, step name}, in order. Its arguments: the write head, the number of steps, then
+-- each step's count of keys and of arguments, then the steps' arguments.
 local function submission(name, steps)
   local op = 'submit_' .. name
   redis.register_function{function_name = LIBRARY .. '_' .. op, flags = {}, callback = function(KEYS, ARGV)
-    local first = parts[steps[1][1]].layout
-    bind(first)
-    local n = tonumber(ARGV[5])
-    if n ~= #steps then
+    if tonumber(ARGV[5]) ~= #steps then
+      bind(parts[steps[1][1]].layout)
       return redis.error_reply(fmt('RANKGEN_BAD_KEYS %s takes %d steps, not %s (runtime.Submit)', op, #steps, ARGV[5] or 'none'))
     end
-    local ks, as, digests, boards = {}, {}, {}, {}
-    local k, a = 1, 6 + 2 * n
+    return submit(op, steps, KEYS, ARGV, 6)
+  end}
+end
+
+-- removal registers <LIBRARY>_remove_from: the remove of ids from boards of any of the
+-- package's layouts in one call, all or nothing, each board's count in order. Its arguments:
+-- the write head, the number of boards, each board's name in the package, each one's count of
+-- keys and of arguments, then each one's remove arguments. A season's board that has expired
+-- holds nothing: it counts 0.
+local function removal()
+  redis.register_function{function_name = LIBRARY .. '_remove_from', flags = {'allow-oom'}, callback = function(KEYS, ARGV)
+    local n, steps = tonumber(ARGV[5]) or 0, {}
     for i = 1, n do
-      local nk, na = tonumber(ARGV[4 + 2 * i]), tonumber(ARGV[5 + 2 * i])
-      ks[i], as[i] = {unpack(KEYS, k, k + nk - 1)}, {unpack(ARGV, a, a + na - 1)}
-      k, a = k + nk, a + na
-      if boards[ks[i][1]] then
-        return redis.error_reply('RANKGEN_BAD_KEYS steps ' .. boards[ks[i][1]] .. ' and ' .. steps[i][3] .. ' write one board, ' .. ks[i][1])
+      local board = ARGV[5 + i]
+      if not (parts[board] and parts[board].fns.remove) then
+        return redis.error_reply('RANKGEN_BAD_KEYS no board ' .. (board or 'none') .. ' in this package')
       end
-      boards[ks[i][1]] = steps[i][3]
-      digests[i] = call_digest(as[i], parts[steps[i][1]].from[steps[i][2]])
+      steps[i] = {board, 'remove', board .. '#' .. i}
     end
-    local refused = open_write(KEYS, ARGV, op, #ARGV + 1, table.concat(digests, ','))
-    if refused then
-      return refused
+    if n == 0 then
+      return redis.error_reply('RANKGEN_BAD_KEYS a removal names no board')
     end
-    local window, akey, acall = ack_window, ack_key, ack_call
-    local at = {0}
-    planning = {}
-    local ok, out = pcall(run_steps, steps, ks, as, at)
-    local queue = planning
-    planning = nil
-    if not ok then
-      if type(out) == 'table' and out.err then
-        local s = steps[at[1]]
-        return redis.error_reply('RANKGEN_SUBMISSION step=' .. s[3] .. ' board=' .. s[1] .. ' ' .. out.err)
-      end
-      error(out, 0)
-    end
-    if out.err then
-      return out
-    end
-    flush(queue)
-    bind(first)
-    ack_window, ack_key, ack_op, ack_call = window, akey, op, acall
-    return done(KEYS, ARGV, out)
+    return submit('remove_from', steps, KEYS, ARGV, 6 + n, true)
   end}
 end

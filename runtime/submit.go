@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/rankgen/rankgen/text/quote"
+	"github.com/redis/go-redis/v9"
 )
 
 // A submission is one call of a package of boards' library that writes several of its boards,
@@ -94,63 +96,195 @@ func Submit(ctx context.Context, f *Function, steps []Step) error {
 	if len(steps) == 0 {
 		return errors.New("rankgen: a submission without steps")
 	}
+	calls, err := capture(ctx, steps, false)
+	if err != nil {
+		return err
+	}
+	return send(ctx, f, steps, calls, nil)
+}
+
+// capture runs each step's write to capture its call. skipIdle (a removal): a step that sends
+// nothing (nothing to do) or writes a board an earlier step writes is left out (its call nil)
+// rather than refused, and steps may lie in several hash slots.
+func capture(ctx context.Context, steps []Step, skipIdle bool) ([]*stepCall, error) {
 	calls := make([]*stepCall, len(steps))
-	var keys []string
 	written := map[string]string{} // board key → the step that writes it
-	args := []any{"", "", "", "", len(steps)}
-	var own []any
+	var first string
 	for i, st := range steps {
 		call := &stepCall{capture: true}
 		err := st.Write(context.WithValue(ctx, stepKey{}, call))
 		if call.core == nil {
+			if err == nil && skipIdle {
+				continue
+			}
 			if err == nil {
 				err = errors.New("rankgen: the step's write sent nothing")
 			}
-			return &SubmissionError{Step: st.Name, Board: st.Board, Err: err}
+			return nil, &SubmissionError{Step: st.Name, Board: st.Board, Err: err}
 		}
 		if call.f.op != st.Op {
-			return fmt.Errorf("rankgen: submission step %s calls %s, not %s (regenerate the package)", st.Name, call.f.op, st.Op)
+			return nil, fmt.Errorf("rankgen: submission step %s calls %s, not %s (regenerate the package)", st.Name, call.f.op, st.Op)
 		}
-		c := call.core
-		if other, dup := written[c.keys[0]]; dup {
-			return &SubmissionError{Step: st.Name, Board: st.Board, Err: fmt.Errorf("writes the board %s, as step %s does: a submission writes each board once", quote.Short(c.keys[0]), other)}
+		key := call.core.keys[0]
+		if _, dup := written[key]; dup && skipIdle {
+			continue // a removal names a board twice: once is enough
 		}
-		written[c.keys[0]] = st.Name
-		if len(keys) > 0 && Slot(c.keys[0]) != Slot(keys[0]) {
-			return &SubmissionError{Step: st.Name, Board: st.Board, Err: fmt.Errorf("%w: %s lies in hash slot %d, the first board %s in %d",
-				ErrStepsCrossSlot, quote.Short(c.keys[0]), Slot(c.keys[0]), quote.Short(keys[0]), Slot(keys[0]))}
+		if other, dup := written[key]; dup {
+			return nil, &SubmissionError{Step: st.Name, Board: st.Board, Err: fmt.Errorf("writes the board %s, as step %s does: a submission writes each board once", quote.Short(key), other)}
 		}
-		stepArgs := append([]any(nil), call.args...)
-		stepArgs[argToken], stepArgs[argWindow] = "", "0" // the submission's token stands for every step
-		keys = append(keys, c.keys...)
-		args = append(args, len(c.keys), len(stepArgs))
-		own = append(own, stepArgs...)
+		written[key] = st.Name
+		if first == "" {
+			first = key
+		} else if !skipIdle && Slot(key) != Slot(first) {
+			return nil, &SubmissionError{Step: st.Name, Board: st.Board, Err: fmt.Errorf("%w: %s lies in hash slot %d, the first board %s in %d",
+				ErrStepsCrossSlot, quote.Short(key), Slot(key), quote.Short(first), Slot(first))}
+		}
 		calls[i] = call
 	}
-	first := calls[0].core
-	if err := first.dedup.Err(); err != nil {
+	return calls, nil
+}
+
+// send sends the captured calls of steps (nil: left out) as one call of f under one token,
+// with names (a removal's boards) after the number of steps, and hands each step its reply.
+func send(ctx context.Context, f *Function, steps []Step, calls []*stepCall, names []any) error {
+	var keys []string
+	var counts, own []any
+	var firstCore *Core
+	n := 0
+	for _, call := range calls {
+		if call == nil {
+			continue
+		}
+		if firstCore == nil {
+			firstCore = call.core
+		}
+		stepArgs := append([]any(nil), call.args...)
+		stepArgs[argToken], stepArgs[argWindow] = "", "0" // the call's token stands for every step
+		keys = append(keys, call.core.keys...)
+		counts = append(counts, len(call.core.keys), len(stepArgs))
+		own = append(own, stepArgs...)
+		n++
+	}
+	if err := firstCore.dedup.Err(); err != nil {
 		return err
 	}
-	token, err := first.tokens.Next(ctx)
+	token, err := firstCore.tokens.Next(ctx)
 	if err != nil {
 		return err
 	}
-	args[argToken], args[argWindow] = token, first.dedup.Arg()
-	v, err := RunWriteWait(ctx, first.client, f, keys, token, first.replicas, append(args, own...)...)
+	args := append([]any{"", "", token, firstCore.dedup.Arg(), n}, names...)
+	args = append(append(args, counts...), own...)
+	v, err := RunWriteWait(ctx, firstCore.client, f, keys, token, firstCore.replicas, args...)
 	if err != nil {
 		return submissionError(err)
 	}
 	replies, ok := v.([]any)
-	if !ok || len(replies) != len(steps) {
-		return fmt.Errorf("rankgen: submission %s replied %T of %d parts for %d steps", f.Name, v, len(replies), len(steps))
+	if !ok || len(replies) != n {
+		return fmt.Errorf("rankgen: %s replied %T of %d parts for %d steps", f.Name, v, len(replies), n)
 	}
+	k := 0
 	for i, st := range steps {
-		calls[i].capture, calls[i].reply = false, replies[i]
+		if calls[i] == nil {
+			continue
+		}
+		calls[i].capture, calls[i].reply = false, replies[k]
+		k++
 		if err := st.Write(context.WithValue(ctx, stepKey{}, calls[i])); err != nil {
-			return fmt.Errorf("rankgen: reading step %s of the submission's reply: %w", st.Name, err)
+			return fmt.Errorf("rankgen: reading step %s of the call's reply: %w", st.Name, err)
 		}
 	}
 	return nil
+}
+
+// RemovalBoard is one board of a package-wide removal (a generated Removal): its name in its
+// package and its Remove over ids (the board's own, the ids in its id type: an id it cannot
+// hold is left out).
+type RemovalBoard struct {
+	Board  string
+	Remove func(ctx context.Context, ids []string) (int64, error)
+}
+
+// Removed is how many of the ids one board of a removal held.
+type Removed struct {
+	Board string // its name in the package
+	Key   string // its key
+	Count int64
+}
+
+// RemoveFrom removes ids from boards of a package (f: its library's remove_from function),
+// whatever their layouts, and returns each board's count, in order. When one script reaches
+// every board's keys (one server; on a Cluster, one hash slot) it is one call, atomic: a board
+// that refuses (another layout's, a migration's fence) refuses it, as a *SubmissionError naming
+// the board, and nothing is removed; a season's board that has expired counts 0. Otherwise the
+// boards of each hash slot are one call each, atomic within the slot, in turn: on an error
+// the counts say what was removed before it. Under an idempotency key a resend removes nothing
+// twice and answers the first call's counts.
+func RemoveFrom(ctx context.Context, f *Function, boards []RemovalBoard, ids []string) ([]Removed, error) {
+	out := make([]Removed, len(boards))
+	steps := make([]Step, len(boards))
+	for i, b := range boards {
+		out[i].Board = b.Board
+		steps[i] = Step{Name: b.Board, Board: b.Board, Op: OpRemove, Write: func(ctx context.Context) (err error) {
+			out[i].Count, err = b.Remove(ctx, ids)
+			return err
+		}}
+	}
+	if len(boards) == 0 || len(ids) == 0 {
+		return out, nil
+	}
+	calls, err := capture(ctx, steps, true)
+	if err != nil {
+		return nil, err
+	}
+	var keys []string
+	var client redis.UniversalClient
+	for i, call := range calls {
+		if call != nil {
+			out[i].Key = call.core.keys[0]
+			keys = append(keys, call.core.ScriptKeys()...)
+			client = call.core.client
+		}
+	}
+	if client == nil {
+		return out, nil // no board can hold any of the ids
+	}
+	// One call per hash slot (one in all where one script reaches every key).
+	var groups [][]int
+	if OneScript(client, keys) {
+		groups = [][]int{nil}
+		for i, call := range calls {
+			if call != nil {
+				groups[0] = append(groups[0], i)
+			}
+		}
+	} else {
+		bySlot := map[int]int{}
+		for i, call := range calls {
+			if call == nil {
+				continue
+			}
+			slot := Slot(call.core.keys[0])
+			g, ok := bySlot[slot]
+			if !ok {
+				g = len(groups)
+				bySlot[slot] = g
+				groups = append(groups, nil)
+			}
+			groups[g] = append(groups[g], i)
+		}
+	}
+	for _, g := range groups {
+		part := make([]*stepCall, len(calls))
+		var names []any
+		for _, i := range g {
+			part[i] = calls[i]
+			names = append(names, boards[i].Board)
+		}
+		if err := send(ctx, f, steps, part, names); err != nil {
+			return out, err
+		}
+	}
+	return out, nil
 }
 
 // submissionError types the refusal the script names a step of:
@@ -173,4 +307,53 @@ func submissionError(err error) error {
 		out.Err = errors.New(rest)
 	}
 	return out
+}
+
+// Removal is a package-wide removal being put together: the boards to remove ids from, in
+// order, each part given as boards or, for a season family, found when it runs (a generated
+// package's Removal holds one).
+type Removal struct {
+	parts []func(context.Context) ([]RemovalBoard, error)
+}
+
+// Add adds boards, found when the removal runs.
+func (r *Removal) Add(part func(context.Context) ([]RemovalBoard, error)) {
+	r.parts = append(r.parts, part)
+}
+
+// Run removes ids from every board added, with f, the package library's remove_from function
+// (RemoveFrom).
+func (r *Removal) Run(ctx context.Context, f *Function, ids []string) ([]Removed, error) {
+	var boards []RemovalBoard
+	for _, part := range r.parts {
+		bs, err := part(ctx)
+		if err != nil {
+			return nil, err
+		}
+		boards = append(boards, bs...)
+	}
+	return RemoveFrom(ctx, f, boards, ids)
+}
+
+// RemoveByText is the RemovalBoard of board b, named board in its package, whose ids are text.
+func RemoveByText[B interface {
+	Remove(ctx context.Context, ids ...string) (int64, error)
+}](board string, b B) RemovalBoard {
+	return RemovalBoard{Board: board, Remove: func(ctx context.Context, ids []string) (int64, error) { return b.Remove(ctx, ids...) }}
+}
+
+// RemoveByNumber is the RemovalBoard of board b, named board in its package, whose ids are
+// uint64: an id that is not one's decimal text is not on it.
+func RemoveByNumber[B interface {
+	Remove(ctx context.Context, ids ...uint64) (int64, error)
+}](board string, b B) RemovalBoard {
+	return RemovalBoard{Board: board, Remove: func(ctx context.Context, ids []string) (int64, error) {
+		var nums []uint64
+		for _, id := range ids {
+			if n, err := strconv.ParseUint(id, 10, 64); err == nil && strconv.FormatUint(n, 10) == id {
+				nums = append(nums, n)
+			}
+		}
+		return b.Remove(ctx, nums...)
+	}}
 }

@@ -441,3 +441,95 @@ func TestRelayFresh(t *testing.T) {
 		}
 	}
 }
+
+// TestRemovalEverywhere: a cheater removed from boards of three layouts and from every season
+// of a weekly family that may hold entries, in one call: each board's count, nothing left; a
+// resend under the call's key answers the first counts and removes nothing twice; a board of
+// another layout refuses the whole call, removing nothing; boards in two hash slots (a
+// Cluster) are one call per slot.
+func TestRemovalEverywhere(t *testing.T) {
+	redistest.RunTargets(t, func(t *testing.T, tg redistest.Target) {
+		c, ctx := tg.Client, context.Background()
+		tag := "{" + redistest.Key(t, "removal") + "}"
+		family := relay.NewWeekSeasons(c, tag+":week")
+		now := exampleboards.LiveSeason(t, c, relay.NewWeekSeasons(nil, "").At, time.Minute)
+		if family.Current() != now {
+			t.Fatalf("the family's season %v is not the live one %v", family.Current(), now)
+		}
+		r := newRelay(c, tag, now)
+		in := relay.RaceInput{
+			Best:   relay.BestEntry{Driver: "cheat", BestLap: 1000},
+			Latest: relay.BestEntry{Driver: "cheat", BestLap: 1000},
+			Total:  relay.TotalChanges{Car: 7, Apply: []relay.TotalChange{relay.TotalAddPoints(10)}},
+			Week:   relay.WeekChanges{Driver: "cheat", Apply: []relay.WeekChange{relay.WeekAddWins(1)}},
+		}
+		race := r.race()
+		race.Week = family.Board(now)
+		if _, err := race.Submit(ctx, in); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := family.Board(family.Previous(1)).Update(ctx, "cheat", relay.WeekAddWins(2)); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := r.best.Best(ctx, relay.BestEntry{Driver: "fair", BestLap: 2000}); err != nil {
+			t.Fatal(err)
+		}
+		removal := func() *relay.Removal {
+			return (&relay.Removal{}).Best(r.best, r.latest).Total(r.total).WeekSeasons(family)
+		}
+		key := rankgenrt.WithIdempotencyKey(ctx, "ban-cheat")
+		got, err := removal().Remove(key, "cheat", "7")
+		if err != nil {
+			t.Fatal(err)
+		}
+		counts := map[string]int64{}
+		for _, rm := range got {
+			counts[strings.TrimPrefix(rm.Key, tag)] = rm.Count
+		}
+		want := map[string]int64{":best": 1, ":latest": 1, ":total": 1,
+			":week:" + fmt.Sprint(now.ID): 1, ":week:" + fmt.Sprint(family.Previous(1).ID): 1, ":week:" + fmt.Sprint(family.Next(now).ID): 0}
+		if !reflect.DeepEqual(counts, want) {
+			t.Fatalf("removed %v; want %v", counts, want)
+		}
+		for _, b := range []*relay.BestBoard{r.best, r.latest} {
+			if _, err := b.Get(ctx, "cheat"); !errors.Is(err, rankgenrt.ErrNotFound) {
+				t.Errorf("%s still holds the cheater: %v", b.Key(), err)
+			}
+		}
+		if _, err := r.best.Get(ctx, "fair"); err != nil {
+			t.Errorf("the fair driver was removed too: %v", err)
+		}
+		// A resend of the call answers its counts and removes nothing written since.
+		if _, err := r.best.Best(ctx, relay.BestEntry{Driver: "cheat", BestLap: 1500}); err != nil {
+			t.Fatal(err)
+		}
+		again, err := removal().Remove(key, "cheat", "7")
+		if err != nil || !reflect.DeepEqual(again, got) {
+			t.Errorf("the resend answered %v, %v; want the first counts %v", again, err, got)
+		}
+		if _, err := r.best.Get(ctx, "cheat"); err != nil {
+			t.Errorf("the resend removed an entry written after the call: %v", err)
+		}
+		// A board of another layout refuses the call: nothing is removed.
+		if _, err := relay.NewWeekBoard(c, tag+":other", now).Update(ctx, "x", relay.WeekAddWins(1)); err != nil {
+			t.Fatal(err)
+		}
+		_, err = (&relay.Removal{}).Best(r.best, relay.NewBestBoard(c, tag+":other")).Remove(ctx, "cheat")
+		var se *rankgenrt.SubmissionError
+		if !errors.As(err, &se) || se.Board != "best" || !errors.Is(err, rankgenrt.ErrLayoutMismatch) {
+			t.Fatalf("a removal over another layout's board: %v; want ErrLayoutMismatch naming board best", err)
+		}
+		if _, err := r.best.Get(ctx, "cheat"); err != nil {
+			t.Errorf("a refused removal removed: %v", err)
+		}
+		// Boards in another hash slot are removed from too.
+		far := relay.NewBestBoard(c, "{"+redistest.Key(t, "far")+"}:best")
+		if _, err := far.Best(ctx, relay.BestEntry{Driver: "cheat", BestLap: 900}); err != nil {
+			t.Fatal(err)
+		}
+		got, err = (&relay.Removal{}).Best(r.best, far).Remove(ctx, "cheat")
+		if err != nil || len(got) != 2 || got[0].Count != 1 || got[1].Count != 1 {
+			t.Errorf("a removal over two hash slots: %v, %v; want 1 and 1", got, err)
+		}
+	})
+}

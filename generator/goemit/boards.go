@@ -144,6 +144,7 @@ func packageFile(p *layout.Boards) ([]byte, error) {
 	if err := emitSubmissions(f, p); err != nil {
 		return nil, err
 	}
+	emitRemoval(f, p)
 	var buf bytes.Buffer
 	if err := f.Render(&buf); err != nil {
 		return nil, fmt.Errorf("goemit: rendering %s.rankgen.go: %v", p.Stem(), err)

@@ -245,6 +245,7 @@ func Package(file, stem string, parts []BoardPart, subs []*layout.Submission) (*
 		}
 		fmt.Fprintf(&b, "\n-- Submission %s: %s, in one call, all or nothing.\nsubmission('%s', {%s})\n", sub.Name, stepsSaid(sub), sub.Name, strings.Join(steps, ", "))
 	}
+	b.WriteString("\n-- Removal: ids removed from boards of any of the package's layouts in one call.\nremoval()\n")
 	text := b.String()
 	src := rankgenrt.ComposeLibrary(stem, text)
 	name := rankgenrt.NewLibrary(src).Name

@@ -155,3 +155,105 @@ func (s Lap) Submit(ctx context.Context, in LapInput) (out LapWritten, err error
 	}})
 	return out, err
 }
+
+// Removal removes ids from boards of the package, whatever their layouts, in one call: add the
+// boards with its methods (one per board of the package; for a periodic board also its season
+// families), then call Remove. Removing a cheater from every board of the game is one Removal.
+type Removal struct {
+	r rankgenrt.Removal
+}
+
+var removeFromFunction = packageLibrary.Function("remove_from")
+
+// Track adds boards of board track's layout.
+func (r *Removal) Track(boards ...*TrackBoard) *Removal {
+	r.r.Add(func(context.Context) ([]rankgenrt.RemovalBoard, error) {
+		var out []rankgenrt.RemovalBoard
+		for _, b := range boards {
+			out = append(out, rankgenrt.RemoveByText("track", b))
+		}
+		return out, nil
+	})
+	return r
+}
+
+// Alltime adds boards of board alltime's layout.
+func (r *Removal) Alltime(boards ...*AlltimeBoard) *Removal {
+	r.r.Add(func(context.Context) ([]rankgenrt.RemovalBoard, error) {
+		var out []rankgenrt.RemovalBoard
+		for _, b := range boards {
+			out = append(out, rankgenrt.RemoveByText("alltime", b))
+		}
+		return out, nil
+	})
+	return r
+}
+
+// Weekly adds boards of board weekly's layout.
+func (r *Removal) Weekly(boards ...*WeeklyBoard) *Removal {
+	r.r.Add(func(context.Context) ([]rankgenrt.RemovalBoard, error) {
+		var out []rankgenrt.RemovalBoard
+		for _, b := range boards {
+			out = append(out, rankgenrt.RemoveByText("weekly", b))
+		}
+		return out, nil
+	})
+	return r
+}
+
+// WeeklySeasons adds, for each family, every board that may hold entries when Remove runs
+// (WeeklySeasons.Holding: the current season's, the ones kept before it, the next one's, cached
+// rollups).
+func (r *Removal) WeeklySeasons(families ...*WeeklySeasons) *Removal {
+	for _, ss := range families {
+		r.r.Add(func(ctx context.Context) ([]rankgenrt.RemovalBoard, error) {
+			boards, err := ss.Holding(ctx)
+			var out []rankgenrt.RemovalBoard
+			for _, b := range boards {
+				out = append(out, rankgenrt.RemoveByText("weekly", b))
+			}
+			return out, err
+		})
+	}
+	return r
+}
+
+// Daily adds boards of board daily's layout.
+func (r *Removal) Daily(boards ...*DailyBoard) *Removal {
+	r.r.Add(func(context.Context) ([]rankgenrt.RemovalBoard, error) {
+		var out []rankgenrt.RemovalBoard
+		for _, b := range boards {
+			out = append(out, rankgenrt.RemoveByText("daily", b))
+		}
+		return out, nil
+	})
+	return r
+}
+
+// DailySeasons adds, for each family, every board that may hold entries when Remove runs
+// (DailySeasons.Holding: the current season's, the ones kept before it, the next one's, cached
+// rollups).
+func (r *Removal) DailySeasons(families ...*DailySeasons) *Removal {
+	for _, ss := range families {
+		r.r.Add(func(ctx context.Context) ([]rankgenrt.RemovalBoard, error) {
+			boards, err := ss.Holding(ctx)
+			var out []rankgenrt.RemovalBoard
+			for _, b := range boards {
+				out = append(out, rankgenrt.RemoveByText("daily", b))
+			}
+			return out, err
+		})
+	}
+	return r
+}
+
+// Remove removes ids (a uint64 id as its decimal text) from every board added, in the order added,
+// and returns each board's key and how many of ids it held. Where one script reaches every board's
+// keys (one server; on a Cluster, one hash slot: give the keys one hash tag) it is one call,
+// atomic: a board that refuses (another layout's, a migration's fence) refuses it as a
+// *rankgenrt.SubmissionError naming the board, and nothing is removed. Otherwise the boards of
+// each hash slot are one call each, atomic within it. A season's board that has expired counts 0;
+// under an idempotency key (rankgenrt.WithIdempotencyKey) a resend removes nothing twice.
+func (r *Removal) Remove(ctx context.Context, ids ...string) ([]rankgenrt.Removed, error) {
+	return r.r.Run(ctx, removeFromFunction, ids)
+}

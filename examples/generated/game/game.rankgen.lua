@@ -401,14 +401,7 @@ do
         present[#present + 1] = members[i]
       end
     end
-    local removed = 0
-    if #present > 0 then
-      log_changes(aux, ids)
-      removed = many('ZREM', board, present)
-      many('HDEL', aux, ids)
-      many('HDEL', dkey, ids)
-    end
-    return done(KEYS, ARGV, removed)
+    return done(KEYS, ARGV, unstore(board, aux, dkey, ids, present))
   end))
 
   register('trim', {'allow-oom'}, write('trim', 5, function(KEYS, ARGV)
@@ -1066,12 +1059,7 @@ do
     local refused = layout_refused(board, fp, 'writes', aux)
     if refused then return refused end
     local present = members -- the ids themselves: ZREM skips the absent ones and counts a repeated one once
-    local removed = 0
-    if #present > 0 then
-      log_changes(aux, ids)
-      removed = many('ZREM', board, present)
-    end
-    return done(KEYS, ARGV, removed)
+    return done(KEYS, ARGV, unstore(board, aux, nil, ids, present))
   end))
 
   register('trim', {'allow-oom'}, write('trim', 5, function(KEYS, ARGV)
@@ -1656,12 +1644,7 @@ do
     local refused = layout_refused(board, fp, 'writes', aux)
     if refused then return refused end
     local present = members -- the ids themselves: ZREM skips the absent ones and counts a repeated one once
-    local removed = 0
-    if #present > 0 then
-      log_changes(aux, ids)
-      removed = many('ZREM', board, present)
-    end
-    return done(KEYS, ARGV, removed)
+    return done(KEYS, ARGV, unstore(board, aux, nil, ids, present))
   end))
 
   register('trim', {'allow-oom'}, write('trim', 5, function(KEYS, ARGV)
@@ -2360,12 +2343,7 @@ do
     local refused = layout_refused(board, fp, 'writes', aux)
     if refused then return refused end
     local present = members -- the ids themselves: ZREM skips the absent ones and counts a repeated one once
-    local removed = 0
-    if #present > 0 then
-      log_changes(aux, ids)
-      removed = many('ZREM', board, present)
-    end
-    return done(KEYS, ARGV, removed)
+    return done(KEYS, ARGV, unstore(board, aux, nil, ids, present))
   end))
 
   register('trim', {'allow-oom'}, write('trim', 5, function(KEYS, ARGV)
@@ -2745,3 +2723,6 @@ end
 
 -- Submission lap: Track (best track), TrackClass (best track), Alltime (update alltime), Weekly (best weekly), Daily (update daily), in one call, all or nothing.
 submission('lap', {{'track', 'best', 'Track'}, {'track', 'best', 'TrackClass'}, {'alltime', 'changes', 'Alltime'}, {'weekly', 'best', 'Weekly'}, {'daily', 'changes', 'Daily'}})
+
+-- Removal: ids removed from boards of any of the package's layouts in one call.
+removal()

@@ -344,13 +344,7 @@ register('remove', {'allow-oom'}, write('remove', 5, function(KEYS, ARGV)
       present[#present + 1] = members[i]
     end
   end
-  local removed = 0
-  if #present > 0 then
-    log_changes(aux, ids)
-    removed = many('ZREM', board, present)
-    many('HDEL', aux, ids)
-  end
-  return done(KEYS, ARGV, removed)
+  return done(KEYS, ARGV, unstore(board, aux, nil, ids, present))
 end))
 
 register('trim', {'allow-oom'}, write('trim', 5, function(KEYS, ARGV)

@@ -192,3 +192,76 @@ func (s Entry) Submit(ctx context.Context, in EntryInput) (out EntryWritten, err
 	}})
 	return out, err
 }
+
+// Removal removes ids from boards of the package, whatever their layouts, in one call: add the
+// boards with its methods (one per board of the package; for a periodic board also its season
+// families), then call Remove. Removing a cheater from every board of the game is one Removal.
+type Removal struct {
+	r rankgenrt.Removal
+}
+
+var removeFromFunction = packageLibrary.Function("remove_from")
+
+// Best adds boards of board best's layout.
+func (r *Removal) Best(boards ...*BestBoard) *Removal {
+	r.r.Add(func(context.Context) ([]rankgenrt.RemovalBoard, error) {
+		var out []rankgenrt.RemovalBoard
+		for _, b := range boards {
+			out = append(out, rankgenrt.RemoveByText("best", b))
+		}
+		return out, nil
+	})
+	return r
+}
+
+// Total adds boards of board total's layout.
+func (r *Removal) Total(boards ...*TotalBoard) *Removal {
+	r.r.Add(func(context.Context) ([]rankgenrt.RemovalBoard, error) {
+		var out []rankgenrt.RemovalBoard
+		for _, b := range boards {
+			out = append(out, rankgenrt.RemoveByNumber("total", b))
+		}
+		return out, nil
+	})
+	return r
+}
+
+// Week adds boards of board week's layout.
+func (r *Removal) Week(boards ...*WeekBoard) *Removal {
+	r.r.Add(func(context.Context) ([]rankgenrt.RemovalBoard, error) {
+		var out []rankgenrt.RemovalBoard
+		for _, b := range boards {
+			out = append(out, rankgenrt.RemoveByText("week", b))
+		}
+		return out, nil
+	})
+	return r
+}
+
+// WeekSeasons adds, for each family, every board that may hold entries when Remove runs
+// (WeekSeasons.Holding: the current season's, the ones kept before it, the next one's, cached
+// rollups).
+func (r *Removal) WeekSeasons(families ...*WeekSeasons) *Removal {
+	for _, ss := range families {
+		r.r.Add(func(ctx context.Context) ([]rankgenrt.RemovalBoard, error) {
+			boards, err := ss.Holding(ctx)
+			var out []rankgenrt.RemovalBoard
+			for _, b := range boards {
+				out = append(out, rankgenrt.RemoveByText("week", b))
+			}
+			return out, err
+		})
+	}
+	return r
+}
+
+// Remove removes ids (a uint64 id as its decimal text) from every board added, in the order added,
+// and returns each board's key and how many of ids it held. Where one script reaches every board's
+// keys (one server; on a Cluster, one hash slot: give the keys one hash tag) it is one call,
+// atomic: a board that refuses (another layout's, a migration's fence) refuses it as a
+// *rankgenrt.SubmissionError naming the board, and nothing is removed. Otherwise the boards of
+// each hash slot are one call each, atomic within it. A season's board that has expired counts 0;
+// under an idempotency key (rankgenrt.WithIdempotencyKey) a resend removes nothing twice.
+func (r *Removal) Remove(ctx context.Context, ids ...string) ([]rankgenrt.Removed, error) {
+	return r.r.Run(ctx, removeFromFunction, ids)
+}

@@ -383,14 +383,7 @@ do
         present[#present + 1] = members[i]
       end
     end
-    local removed = 0
-    if #present > 0 then
-      log_changes(aux, ids)
-      removed = many('ZREM', board, present)
-      many('HDEL', aux, ids)
-      many('HDEL', dkey, ids)
-    end
-    return done(KEYS, ARGV, removed)
+    return done(KEYS, ARGV, unstore(board, aux, dkey, ids, present))
   end))
 
   register('trim', {'allow-oom'}, write('trim', 5, function(KEYS, ARGV)
@@ -1024,12 +1017,7 @@ do
     local refused = layout_refused(board, fp, 'writes', aux)
     if refused then return refused end
     local present = members -- the ids themselves: ZREM skips the absent ones and counts a repeated one once
-    local removed = 0
-    if #present > 0 then
-      log_changes(aux, ids)
-      removed = many('ZREM', board, present)
-    end
-    return done(KEYS, ARGV, removed)
+    return done(KEYS, ARGV, unstore(board, aux, nil, ids, present))
   end))
 
   register('trim', {'allow-oom'}, write('trim', 5, function(KEYS, ARGV)
@@ -1541,12 +1529,7 @@ do
     local refused = layout_refused(board, fp, 'writes', aux)
     if refused then return refused end
     local present = members -- the ids themselves: ZREM skips the absent ones and counts a repeated one once
-    local removed = 0
-    if #present > 0 then
-      log_changes(aux, ids)
-      removed = many('ZREM', board, present)
-    end
-    return done(KEYS, ARGV, removed)
+    return done(KEYS, ARGV, unstore(board, aux, nil, ids, present))
   end))
 
   register('trim', {'allow-oom'}, write('trim', 5, function(KEYS, ARGV)
@@ -1941,3 +1924,6 @@ submission('race', {{'best', 'best', 'Best'}, {'best', 'set', 'Latest'}, {'total
 
 -- Submission entry: Best (insert best), Week (best week), in one call, all or nothing.
 submission('entry', {{'best', 'insert', 'Best'}, {'week', 'best', 'Week'}})
+
+-- Removal: ids removed from boards of any of the package's layouts in one call.
+removal()
