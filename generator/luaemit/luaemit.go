@@ -249,7 +249,12 @@ func Package(file, stem string, parts []BoardPart, subs []*layout.Submission) (*
 	text := b.String()
 	src := rankgenrt.ComposeLibrary(stem, text)
 	name := rankgenrt.NewLibrary(src).Name
-	return &Library{Name: name, File: stem + ".rankgen.lua", Part: text, Source: src, Functions: packageFunctions(name, parts)}, nil
+	fns := packageFunctions(name, parts)
+	for _, sub := range subs {
+		fns = append(fns, Function{Op: "submit_" + sub.Name, Name: name + "_submit_" + sub.Name})
+	}
+	fns = append(fns, Function{Op: "remove_from", Name: name + "_remove_from"})
+	return &Library{Name: name, File: stem + ".rankgen.lua", Part: text, Source: src, Functions: fns}, nil
 }
 
 // stepsSaid says what a submission writes: "track (best), alltime (update)".
