@@ -107,12 +107,7 @@ func runBreaking(e *env, against, format string, args []string) int {
 			printError(e, "breaking", err)
 			return exitFail
 		}
-		msg := fmt.Sprintf("%s is new: %s has no such file, so there is no stored board or Go caller of it to break", schema, absent.ref)
-		if err := writeBreaking(e, format, []breakingFinding{{Category: "NEW", File: schema, Line: 1, Col: 1, Message: msg}}); err != nil {
-			e.errorf("breaking", "%v", err)
-			return exitFail
-		}
-		return exitOK
+		return reportNew(e, format, schema, absent)
 	}
 	if err != nil {
 		e.errorf("breaking", "%v", err)
@@ -157,6 +152,17 @@ func runBreaking(e *env, against, format string, args []string) int {
 	return exitFail
 }
 
+// reportNew reports a schema (or package file) the -against revision lacks: new, it breaks
+// nothing, as nothing was built from it.
+func reportNew(e *env, format, schema string, absent *notAtRefError) int {
+	msg := fmt.Sprintf("%s is new: %s has no such file, so there is no stored board or Go caller of it to break", schema, absent.ref)
+	if err := writeBreaking(e, format, []breakingFinding{{Category: "NEW", File: schema, Line: 1, Col: 1, Message: msg}}); err != nil {
+		e.errorf("breaking", "%v", err)
+		return exitFail
+	}
+	return exitOK
+}
+
 // runBreakingBoards is breaking for a package file: its boards compared by name with those of
 // the earlier package file, each finding naming its board (breaking.CompareBoards), with a
 // MIGRATE finding for each board whose stored layout changes.
@@ -171,12 +177,7 @@ func runBreakingBoards(e *env, against, format, schema string, newSrc []byte) in
 		if !ok {
 			return exitFail
 		}
-		msg := fmt.Sprintf("%s is new: %s has no such file, so there is no stored board or Go caller of it to break", schema, absent.ref)
-		if err := writeBreaking(e, format, []breakingFinding{{Category: "NEW", File: schema, Line: 1, Col: 1, Message: msg}}); err != nil {
-			e.errorf("breaking", "%v", err)
-			return exitFail
-		}
-		return exitOK
+		return reportNew(e, format, schema, absent)
 	}
 	if err != nil {
 		e.errorf("breaking", "%v", err)

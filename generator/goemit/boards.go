@@ -122,22 +122,7 @@ func packageFile(p *layout.Boards) ([]byte, error) {
 	f.Func().Id("Library").Params().Op("*").Add(rt("Library")).Block(jen.Return(jen.Id(packageLibrary)))
 	f.Line()
 	b := &board{f: f, c: c}
-	f.Comment("Option configures a board of any of the package's layouts.")
-	f.Type().Id("Option").Op("=").Add(rt("Option"))
-	f.Line()
-	b.comment("WithTTL makes the board's keys expire d after every write (rankgenrt.WithTTL).")
-	f.Func().Id("WithTTL").Params(jen.Id("d").Qual("time", "Duration")).Id("Option").Block(jen.Return(rt("WithTTL").Call(jen.Id("d"))))
-	f.Line()
-	b.comment("WithExpireAt makes the board's keys expire at t (rankgenrt.WithExpireAt).")
-	f.Func().Id("WithExpireAt").Params(jen.Id("t").Qual("time", "Time")).Id("Option").Block(jen.Return(rt("WithExpireAt").Call(jen.Id("t"))))
-	f.Line()
-	b.comment("WithDedupWindow sets how long each write's token is remembered (rankgenrt.WithDedupWindow).")
-	f.Func().Id("WithDedupWindow").Params(jen.Id("d").Qual("time", "Duration")).Id("Option").Block(jen.Return(rt("WithDedupWindow").Call(jen.Id("d"))))
-	f.Line()
-	b.withReplicas()
-	b.comment("WithCoalescing sends concurrent single writes that have a batch form as batches (rankgenrt.WithCoalescing).")
-	f.Func().Id("WithCoalescing").Params(jen.Id("cfg").Add(rt("Coalescing"))).Id("Option").Block(jen.Return(rt("WithCoalescing").Call(jen.Id("cfg"))))
-	f.Line()
+	b.optionDecls("Option configures a board of any of the package's layouts.", "WithCoalescing sends concurrent single writes that have a batch form as batches (rankgenrt.WithCoalescing).")
 	b.comment("Cursor marks a place in a board for After: the last entry seen (zero: the top).")
 	f.Type().Id("Cursor").Op("=").Add(rt("Cursor"))
 	f.Line()
@@ -200,20 +185,8 @@ func prefixNames(src []byte, prefix string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	ast.Inspect(f, func(n ast.Node) bool {
-		switch n := n.(type) {
-		case *ast.SelectorExpr:
-			ast.Inspect(n.X, func(m ast.Node) bool { return renameIdent(m, f, renamed) })
-			if embedded[n.Sel.Name] {
-				n.Sel.Name = renamed[n.Sel.Name]
-			}
-			return false
-		case *ast.CompositeLit:
-			renameLit(n, n.Type, f, renamed, embedded)
-			return false
-		}
-		return renameIdent(n, f, renamed)
-	})
+	r := &renamer{f: f, renamed: renamed, embedded: embedded}
+	ast.Inspect(f, r.visit)
 	methods := map[*ast.CommentGroup]string{}
 	for _, d := range f.Decls {
 		if fd, ok := d.(*ast.FuncDecl); ok && fd.Recv != nil && fd.Doc != nil {
@@ -235,27 +208,41 @@ func prefixNames(src []byte, prefix string) ([]byte, error) {
 	return format.Source(buf.Bytes())
 }
 
-// renameIdent renames an identifier that refers to one of the file's package-level
-// declarations; it returns true to go on inspecting other nodes.
-func renameIdent(n ast.Node, f *ast.File, renamed map[string]string) bool {
-	id, ok := n.(*ast.Ident)
-	if !ok {
-		return true
-	}
-	if id.Obj != nil && f.Scope.Objects[id.Name] == id.Obj {
-		if nn, ok := renamed[id.Name]; ok {
-			id.Name = nn
+// renamer gives a board's file's names the board's (prefixNames).
+type renamer struct {
+	f        *ast.File
+	renamed  map[string]string // each package-level name → its name with the board's
+	embedded map[string]bool   // the names of the file's types a struct embeds
+}
+
+// visit renames, for ast.Inspect, what node n refers to: an identifier resolved to one of the
+// file's package-level declarations, a selector of an embedded type's field (its X in turn),
+// and composite literals (lit).
+func (r *renamer) visit(n ast.Node) bool {
+	switch n := n.(type) {
+	case *ast.SelectorExpr:
+		ast.Inspect(n.X, r.visit)
+		if r.embedded[n.Sel.Name] {
+			n.Sel.Name = r.renamed[n.Sel.Name]
+		}
+		return false
+	case *ast.CompositeLit:
+		r.lit(n, n.Type)
+		return false
+	case *ast.Ident:
+		if nn, ok := r.renamed[n.Name]; ok && n.Obj != nil && r.f.Scope.Objects[n.Name] == n.Obj {
+			n.Name = nn
 		}
 	}
 	return true
 }
 
-// renameLit renames in a composite literal of type typ (nil: elided, a struct's): the keys of a
+// lit renames in a composite literal of type typ (nil: elided, a struct's): the keys of a
 // map's or a slice's elements are expressions, a struct's are field names, renamed only where
 // they are an embedded type's.
-func renameLit(lit *ast.CompositeLit, typ ast.Expr, f *ast.File, renamed map[string]string, embedded map[string]bool) {
+func (r *renamer) lit(lit *ast.CompositeLit, typ ast.Expr) {
 	if lit.Type != nil {
-		ast.Inspect(lit.Type, func(m ast.Node) bool { return renameIdent(m, f, renamed) })
+		ast.Inspect(lit.Type, r.visit)
 	}
 	var elem ast.Expr
 	keysAreFields := true
@@ -266,34 +253,17 @@ func renameLit(lit *ast.CompositeLit, typ ast.Expr, f *ast.File, renamed map[str
 		elem, keysAreFields = t.Value, false
 	}
 	walk := func(e ast.Expr) {
-		if inner, ok := e.(*ast.CompositeLit); ok {
-			t := inner.Type
-			if t == nil {
-				t = elem
-			}
-			renameLit(inner, t, f, renamed, embedded)
+		if inner, ok := e.(*ast.CompositeLit); ok && inner.Type == nil {
+			r.lit(inner, elem)
 			return
 		}
 		if u, ok := e.(*ast.UnaryExpr); ok { // &{…} elided in a slice of pointers
 			if inner, ok := u.X.(*ast.CompositeLit); ok && inner.Type == nil {
-				renameLit(inner, nil, f, renamed, embedded)
+				r.lit(inner, nil)
 				return
 			}
 		}
-		ast.Inspect(e, func(m ast.Node) bool {
-			switch m := m.(type) {
-			case *ast.SelectorExpr:
-				ast.Inspect(m.X, func(k ast.Node) bool { return renameIdent(k, f, renamed) })
-				if embedded[m.Sel.Name] {
-					m.Sel.Name = renamed[m.Sel.Name]
-				}
-				return false
-			case *ast.CompositeLit:
-				renameLit(m, m.Type, f, renamed, embedded)
-				return false
-			}
-			return renameIdent(m, f, renamed)
-		})
+		ast.Inspect(e, r.visit)
 	}
 	for _, e := range lit.Elts {
 		kv, ok := e.(*ast.KeyValueExpr)
@@ -302,8 +272,8 @@ func renameLit(lit *ast.CompositeLit, typ ast.Expr, f *ast.File, renamed map[str
 			continue
 		}
 		if key, ok := kv.Key.(*ast.Ident); ok && keysAreFields {
-			if embedded[key.Name] {
-				key.Name = renamed[key.Name]
+			if r.embedded[key.Name] {
+				key.Name = r.renamed[key.Name]
 			}
 		} else {
 			walk(kv.Key)

@@ -62,8 +62,13 @@ func (b *board) options() {
 	if b.c.inPackage != nil {
 		return // the package file declares them for every board
 	}
+	b.optionDecls("Option configures a Board.", fmt.Sprintf("WithCoalescing sends concurrent single writes (%s) as batches, each caller told its own result (rankgenrt.WithCoalescing).", b.coalescedWrites()))
+}
+
+// optionDecls declares Option (its doc given) and its constructors, WithCoalescing's doc given.
+func (b *board) optionDecls(optionDoc, coalescingDoc string) {
 	f := b.f
-	f.Comment("Option configures a Board.")
+	f.Comment(optionDoc)
 	f.Type().Id("Option").Op("=").Add(rt("Option"))
 	f.Line()
 	b.comment("WithTTL makes the board's keys expire d after every write (rankgenrt.WithTTL).")
@@ -76,7 +81,7 @@ func (b *board) options() {
 	f.Func().Id("WithDedupWindow").Params(jen.Id("d").Qual("time", "Duration")).Id("Option").Block(jen.Return(rt("WithDedupWindow").Call(jen.Id("d"))))
 	f.Line()
 	b.withReplicas()
-	b.comment("WithCoalescing sends concurrent single writes (%s) as batches, each caller told its own result (rankgenrt.WithCoalescing).", b.coalescedWrites())
+	b.comment("%s", coalescingDoc)
 	b.f.Func().Id("WithCoalescing").Params(jen.Id("cfg").Add(rt("Coalescing"))).Id("Option").Block(jen.Return(rt("WithCoalescing").Call(jen.Id("cfg"))))
 	b.f.Line()
 }
