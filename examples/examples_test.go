@@ -49,6 +49,16 @@ func TestDirectives(t *testing.T) {
 	if err != nil || len(schemas) == 0 {
 		t.Fatalf("no schemas: %v", err)
 	}
+	// A package of boards is one directive for its package file (schemas/<package>/<package>.yaml).
+	packages, err := filepath.Glob("schemas/*/*.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range packages {
+		if src, err := os.ReadFile(s); err == nil && layout.IsBoards(src) {
+			schemas = append(schemas, s)
+		}
+	}
 	bySchema := map[string]directive{}
 	for _, d := range directives(t) {
 		if _, dup := bySchema[d.schema]; dup {
@@ -73,12 +83,23 @@ func TestDirectives(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		l, err := layout.Parse(s, src)
-		if err != nil {
-			t.Errorf("%v", err)
-			continue
+		pkg := ""
+		if layout.IsBoards(src) {
+			p, err := layout.ParseBoards(s, src, os.ReadFile)
+			if err != nil {
+				t.Errorf("%v", err)
+				continue
+			}
+			pkg = p.Package
+		} else {
+			l, err := layout.Parse(s, src)
+			if err != nil {
+				t.Errorf("%v", err)
+				continue
+			}
+			pkg = l.Package
 		}
-		if want := "generated/" + l.Package; d.out != want {
+		if want := "generated/" + pkg; d.out != want {
 			t.Errorf("gen.go writes %s into %s; use -o %s (one directory per package)", s, d.out, want)
 		}
 		for i := 0; i+1 < len(d.clients); i += 2 {

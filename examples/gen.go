@@ -16,6 +16,7 @@ package examples
 //go:generate go run github.com/rankgen/rankgen/cmd/rankgen generate -o generated/arena schemas/arena.yaml
 //go:generate go run github.com/rankgen/rankgen/cmd/rankgen generate -o generated/duel -ts clients/ts schemas/duel.yaml
 //go:generate go run github.com/rankgen/rankgen/cmd/rankgen generate -o generated/duelint schemas/duel_integer.yaml
+//go:generate go run github.com/rankgen/rankgen/cmd/rankgen generate -o generated/game schemas/game/game.yaml
 //go:generate go run github.com/rankgen/rankgen/cmd/rankgen generate -o generated/laps -py clients/py -ts clients/ts schemas/laps.yaml
 //go:generate go run github.com/rankgen/rankgen/cmd/rankgen generate -o generated/ladders schemas/ladders.yaml
 //go:generate go run github.com/rankgen/rankgen/cmd/rankgen generate -o generated/pits -ts clients/ts schemas/pits.yaml

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/rankgen/rankgen/generator/catalog"
 	"github.com/rankgen/rankgen/generator/goemit"
 	"github.com/rankgen/rankgen/generator/layout"
 	"github.com/rankgen/rankgen/generator/luaemit"
@@ -100,6 +101,79 @@ func IsGenerated(data []byte, schemaFile string) bool {
 		}
 	}
 	return false
+}
+
+// GenerateBoards returns the files of a package of boards (layout.ParseBoards): the package's
+// own Go file, each board's Go file, then the one Lua library that holds every board's part.
+// Every file carries the package file's header.
+func GenerateBoards(p *layout.Boards) ([]File, error) {
+	var ds layout.Diagnostics
+	for _, sub := range p.Submissions {
+		for _, st := range sub.Steps {
+			if _, err := catalog.StepOp(st.Board.Layout, st.Write); err != nil {
+				ds = append(ds, layout.Diagnostic{File: p.File, Line: st.Line, Col: st.Col,
+					Message: fmt.Sprintf("submission %s writes board %s with %s, but %v", sub.Name, st.Board.Name, st.Write, err)})
+			}
+		}
+	}
+	if len(ds) > 0 {
+		return nil, ds
+	}
+	pkg, boards, err := goemit.GenerateBoards(p)
+	if err != nil {
+		return nil, boardsError(p, "the Go package", err)
+	}
+	files := []File{{Name: p.Stem() + ".rankgen.go", Data: pkg}}
+	for i, b := range p.Boards {
+		files = append(files, File{Name: b.GoFile(), Data: boards[i]})
+	}
+	lib, err := boardsLibrary(p)
+	if err != nil {
+		return nil, err
+	}
+	files = append(files, File{Name: lib.File, Data: []byte(lib.Part)})
+	seen := map[string]bool{}
+	for _, f := range files {
+		if seen[f.Name] {
+			return nil, boardsError(p, "the file list", fmt.Errorf("two files are named %s: rename the board or the package file", f.Name))
+		}
+		seen[f.Name] = true
+		if !IsGenerated(f.Data, p.File) {
+			return nil, boardsError(p, "the file list", fmt.Errorf("%s lacks the generated-code header (a bug in rankgen; please report it)", f.Name))
+		}
+	}
+	return files, nil
+}
+
+// boardsLibrary is the one Lua library of a package of boards.
+func boardsLibrary(p *layout.Boards) (*luaemit.Library, error) {
+	var parts []luaemit.BoardPart
+	for _, b := range p.Boards {
+		lib, err := luaemit.RenderBoard(b.Layout, b.Name)
+		if err != nil {
+			return nil, emitError(b.Layout, "the Lua library", err)
+		}
+		parts = append(parts, luaemit.BoardPart{Board: b.Name, Schema: b.Schema, Lib: lib})
+	}
+	lib, err := luaemit.Package(p.File, p.Stem(), parts, p.Submissions)
+	if err != nil {
+		return nil, boardsError(p, "the Lua library", err)
+	}
+	return lib, nil
+}
+
+// BoardsLibraryName is the name of a package of boards' Lua library on the server; board b's
+// functions are named <name>_<b>_<op>.
+func BoardsLibraryName(p *layout.Boards) (string, error) {
+	lib, err := boardsLibrary(p)
+	if err != nil {
+		return "", err
+	}
+	return lib.Name, nil
+}
+
+func boardsError(p *layout.Boards, what string, err error) error {
+	return layout.Diagnostics{{File: p.File, Message: fmt.Sprintf("cannot generate %s: %v", what, err)}}
 }
 
 // Python returns the layout's Python module (generator/pyemit), which carries the whole text of

@@ -5,6 +5,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/rankgen/rankgen/text/quote"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -70,7 +71,7 @@ type Core struct {
 	tokens   *Tokens          // one per write call: exactly-once writes
 	dedup    Dedup            // the dedup window (WithDedupWindow)
 	replicas Replicas         // how many replicas every write waits for (WithReplicas)
-	coalesce *UpdateCoalescer // single field updates combined into batches (WithCoalescing)
+	coalesce *UpdateCoalescer // single writes combined into batches (WithCoalescing)
 	verified atomic.Bool      // the side key records the fingerprint: reads need not check it
 
 	season *Season          // a periodic layout's season (NewSeasonCore), else nil
@@ -113,9 +114,10 @@ func WithReplicas(n int, timeout time.Duration) Option {
 	return func(c *Core) { c.replicas = WaitReplicas(n, timeout) }
 }
 
-// WithCoalescing combines the single field updates of concurrent callers into batch calls
+// WithCoalescing combines the single writes of concurrent callers into batch calls
 // (Coalescing), each caller told its own result, exactly once: it sends the board's single
-// field updates through an UpdateCoalescer.
+// writes that have a batch form (the field updates, Set, Best, Insert, Update, Touch) through
+// an UpdateCoalescer. The batch methods, Remove, Trim and the reads are sent as they are.
 func WithCoalescing(cfg Coalescing) Option {
 	return func(c *Core) { c.coalesce = NewUpdateCoalescer(cfg, c.send) }
 }
@@ -195,7 +197,24 @@ func (c *Core) WriteArgs(n int) []any {
 // new token of the call, or hands a single field update to the coalescer (WithCoalescing):
 // exactly once, and waiting for the board's replicas (WithReplicas, RunWriteWait).
 func (c *Core) Write(ctx context.Context, f *Function, args []any) (any, error) {
+	if s := stepOf(ctx); s != nil { // a submission's step (Submit)
+		return s.write(c, f, args)
+	}
 	if v, coalesced, err := c.coalesce.Write(ctx, f, args); coalesced {
+		return v, err
+	}
+	return c.send(ctx, f, args)
+}
+
+// WriteOne is Write for the single write (Set, Best, Insert, Update, Touch) of f, a function
+// that is its own batch form: the last width of args are the write's own, and f takes any
+// number of such after the same head. On a board made WithCoalescing it joins a batch with the
+// other single writes of f (UpdateCoalescer.WriteOne) and gets the reply f gives it alone.
+func (c *Core) WriteOne(ctx context.Context, f *Function, args []any, width int) (any, error) {
+	if s := stepOf(ctx); s != nil { // a submission's step (Submit)
+		return s.write(c, f, args)
+	}
+	if v, coalesced, err := c.coalesce.WriteOne(ctx, f, args, width); coalesced {
 		return v, err
 	}
 	return c.send(ctx, f, args)
@@ -264,27 +283,48 @@ func (c *Core) CallRO(ctx context.Context, f *Function, args ...any) (any, error
 	return CallRO(ctx, c.client, f, c.keys, args...)
 }
 
+// Fingerprints is the read of a board's fingerprint that QueueFingerprint queues: where this
+// layout records it (its meta key or its index) and where a layout of the other kind would.
+type Fingerprints struct{ own, other *redis.StringCmd }
+
 // QueueFingerprint queues the read of the board's fingerprint on pipe, unless the board has
 // been seen to record this layout's already (nil then). CheckFingerprint reads its reply.
-func (c *Core) QueueFingerprint(ctx context.Context, pipe redis.Cmdable) *redis.StringCmd {
+func (c *Core) QueueFingerprint(ctx context.Context, pipe redis.Cmdable) *Fingerprints {
 	if c.verified.Load() {
 		return nil
 	}
-	return FingerprintCmd(ctx, pipe, c.keys[1], c.spec.Indexed)
+	other := IndexKey(c.keys[0])
+	if c.spec.Indexed {
+		other = MetaKey(c.keys[0])
+	}
+	return &Fingerprints{
+		own:   FingerprintCmd(ctx, pipe, c.keys[1], c.spec.Indexed),
+		other: FingerprintCmd(ctx, pipe, other, !c.spec.Indexed),
+	}
 }
 
 // CheckFingerprint reads the reply of QueueFingerprint (nil: nothing to check): an error
-// matching ErrLayoutMismatch when the board records another layout's fingerprint. A board that
-// records this layout's needs no check again.
-func (c *Core) CheckFingerprint(fp *redis.StringCmd) error {
+// matching ErrLayoutMismatch when the board records another layout's fingerprint, where this
+// layout records it or, when it records none there, where a layout of the other kind records
+// its own (a board with an index read by code of a layout with a meta key, or the reverse). A
+// board that records this layout's needs no check again.
+func (c *Core) CheckFingerprint(fp *Fingerprints) error {
 	if fp == nil {
 		return nil
 	}
-	ok, err := CheckFingerprint(fp, c.spec.Fingerprint)
+	ok, err := CheckFingerprint(fp.own, c.spec.Fingerprint)
 	if ok {
 		c.verified.Store(true)
 	}
-	return err
+	if ok || err != nil {
+		return err
+	}
+	// A key of another type, or none, where the other kind records its fingerprint: no board
+	// of the other kind wrote here.
+	if have, err := fp.other.Result(); err == nil {
+		return &ScriptError{Code: "LAYOUT_MISMATCH", Detail: "board has layout " + quote.Short(have) + ", this code reads layout " + c.spec.Fingerprint, kind: ErrLayoutMismatch}
+	}
+	return nil
 }
 
 // Read sends one read command, which cmd queues on the client or on a pipeline, and returns its

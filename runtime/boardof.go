@@ -86,14 +86,14 @@ func (b *Board[E, I, R, W, X]) Load(ctx context.Context) error { return b.core.L
 // entry before it (Existed false: none), e as stored, and whether the stored entry changed
 // (Changed false: the board held e already), read in the same script.
 func (b *Board[E, I, R, W, X]) Set(ctx context.Context, e E) (W, error) {
-	return One(b.SetMany(ctx, []E{e}))
+	return One(b.writeEntries(ctx, b.fn.set, []E{e}, true))
 }
 
 // SetMany stores many entries in one script call, atomically, and returns a Written per entry,
 // in order; for an id given twice the last entry wins, and the second's Before is the first. It
 // validates every entry first and writes nothing when one is invalid.
 func (b *Board[E, I, R, W, X]) SetMany(ctx context.Context, entries []E) ([]W, error) {
-	return b.writeEntries(ctx, b.fn.set, entries)
+	return b.writeEntries(ctx, b.fn.set, entries, false)
 }
 
 // Best stores e unless the board's entry for its id ranks at least as high, comparing whole
@@ -101,34 +101,35 @@ func (b *Board[E, I, R, W, X]) SetMany(ctx context.Context, entries []E) ([]W, e
 // none) and after, read in the same script, so a new personal best and its exact gain need no
 // second read.
 func (b *Board[E, I, R, W, X]) Best(ctx context.Context, e E) (W, error) {
-	return One(b.BestMany(ctx, []E{e}))
+	return One(b.writeEntries(ctx, b.fn.best, []E{e}, true))
 }
 
 // BestMany applies Best to many entries in one script call, atomically and in order, and
 // returns a Written per entry (an id given twice: the second's Before is what the first left).
 // It validates every entry first and writes nothing when one is invalid.
 func (b *Board[E, I, R, W, X]) BestMany(ctx context.Context, entries []E) ([]W, error) {
-	return b.writeEntries(ctx, b.fn.best, entries)
+	return b.writeEntries(ctx, b.fn.best, entries, false)
 }
 
 // Insert stores e unless the board holds an entry for its id already (the first submission
 // wins), and returns what it did: Changed when it stored e; else the entry it keeps, unchanged,
 // as both Before and Entry, read in the same script.
 func (b *Board[E, I, R, W, X]) Insert(ctx context.Context, e E) (W, error) {
-	return One(b.InsertMany(ctx, []E{e}))
+	return One(b.writeEntries(ctx, b.fn.insert, []E{e}, true))
 }
 
 // InsertMany applies Insert to many entries in one script call, atomically and in order, and
 // returns a Written per entry (an id given twice: the first entry wins, and the second's
 // Before is it). It validates every entry first and writes nothing when one is invalid.
 func (b *Board[E, I, R, W, X]) InsertMany(ctx context.Context, entries []E) ([]W, error) {
-	return b.writeEntries(ctx, b.fn.insert, entries)
+	return b.writeEntries(ctx, b.fn.insert, entries, false)
 }
 
 // writeEntries calls f, the set, best or insert function, for entries, each encoded as the layout's
 // EntryArgs says; a season's board sends its bounds first, so the script refuses an entry
-// stamped past its end.
-func (b *Board[E, I, R, W, X]) writeEntries(ctx context.Context, f *Function, entries []E) ([]W, error) {
+// stamped past its end. single: the call is Set, Best or Insert, a single write
+// (Core.WriteOne), which a board made WithCoalescing combines with others.
+func (b *Board[E, I, R, W, X]) writeEntries(ctx context.Context, f *Function, entries []E, single bool) ([]W, error) {
 	if len(entries) == 0 {
 		return nil, nil
 	}
@@ -148,7 +149,13 @@ func (b *Board[E, I, R, W, X]) writeEntries(ctx context.Context, f *Function, en
 			return nil, err
 		}
 	}
-	v, err := b.core.Write(ctx, f, args)
+	var v any
+	var err error
+	if single {
+		v, err = b.core.WriteOne(ctx, f, args, stride)
+	} else {
+		v, err = b.core.Write(ctx, f, args)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -16,10 +16,10 @@ import (
 // function, the exactly-once token's GET and SET, writing the reply) before its
 // first entry; an entry more in a batch costs a few. A Coalescer collects the writes of
 // concurrent callers and sends them as one call of the batch operation (AddPointsMany for
-// AddPoints): when the batch is full (MaxBatch), when its first write has waited Linger, or,
-// when fewer than InFlight batches of its own are on their way, once it holds as many writes
-// as the last batch answered (whose callers, writing in a loop, come back with their next
-// writes; a lone caller waits for nothing), whichever comes first. Several batches on their
+// AddPoints, SetMany's function for Set): when the batch is full (MaxBatch), when its first
+// write has waited Linger, or, when fewer than InFlight batches of its own are on their way,
+// once it holds as many writes as the last batch answered (whose callers, writing in a loop,
+// come back with their next writes; a lone caller waits for nothing), whichever comes first. Several batches on their
 // way keep the server busy while an answered batch's callers come back. Each caller gets its own item's result
 // and the call's error.
 //

@@ -6,18 +6,21 @@ import (
 	"sync"
 )
 
-// Coalescing inside a generated board (its WithCoalescing option): every single field update
-// (AddPoints, SetWins, …) of the board goes through a Coalescer of its own function, whose
-// batches are calls of the function's batch form (see BatchSuffix). The board's other writes,
-// its batch methods and its reads are sent as they are.
+// Coalescing inside a generated board (its WithCoalescing option): every single write of the
+// board that has a batch form goes through a Coalescer of its own function: a single field
+// update (AddPoints, SetWins, …), whose batches are calls of the function's batch form (see
+// BatchSuffix), and a single Set, Best, Insert, Update (a change list) or Touch, whose function
+// is its own batch form (it takes any number of entries, lists or ids after one head:
+// Core.WriteOne). The board's batch methods, its other writes and its reads are sent as they
+// are.
 
 // updateItem is how many of a single field update's arguments are its update (the id, the
 // value); the ones before it are the call's head, the same for every update of a board.
 const updateItem = 2
 
-// UpdateCoalescer combines the single field updates of one board's concurrent callers into
-// calls of their batch forms, one Coalescer per update function. A generated Board makes one
-// for WithCoalescing; it is safe for concurrent use.
+// UpdateCoalescer combines the single writes of one board's concurrent callers into calls of
+// their batch forms, one Coalescer per function. A generated Board makes one for
+// WithCoalescing; it is safe for concurrent use.
 type UpdateCoalescer struct {
 	cfg  Coalescing
 	err  error // cfg out of its bounds: every write is refused with it
@@ -27,10 +30,12 @@ type UpdateCoalescer struct {
 	queues map[*Function]*updateQueue
 }
 
-// updateQueue coalesces the calls of one single update function whose head is head.
+// updateQueue coalesces the single writes of one function whose head is head and whose own
+// arguments are width wide.
 type updateQueue struct {
-	head []any
-	c    *Coalescer[[]any, []any]
+	head  []any
+	width int
+	c     *Coalescer[[]any, []any]
 }
 
 // NewUpdateCoalescer returns the coalescer of a board whose writes send runs (the board's own
@@ -44,7 +49,7 @@ func NewUpdateCoalescer(cfg Coalescing, send func(ctx context.Context, f *Functi
 // Write coalesces the write of f with args when f is a single field update: it joins a batch
 // with the same update's other callers and returns its own share of the batch's reply (the
 // reply f itself gives), coalesced true, and Coalescer.Do's errors. Any other write is left to
-// the caller (coalesced false): a batch form, an update under an idempotency key no Coalescer
+// the caller (coalesced false): a batch form (or a function without one), an update under an idempotency key no Coalescer
 // handed out (a write of the caller's own), one whose head differs from the first update's (a
 // client stamp's clock: combining them would change a stamp), and every write of a nil
 // UpdateCoalescer (a board without WithCoalescing).
@@ -56,12 +61,36 @@ func (u *UpdateCoalescer) Write(ctx context.Context, f *Function, args []any) (r
 		return nil, true, u.err
 	}
 	many := f.batchForm()
-	if many == nil || len(args) < updateItem {
+	if many == nil {
 		return nil, false, nil
 	}
-	q := u.queue(f, many, args)
-	split := len(args) - updateItem
-	if !sameArgs(q.head, args[:split]) {
+	return u.write(ctx, f, many, args, updateItem)
+}
+
+// WriteOne coalesces the single write of f, a function that is its own batch form (set, best,
+// insert, changes, touch), whose own arguments are the last width of args: it joins a batch
+// with f's other single writes, as Write does with a field update's, and returns its own
+// share of the batch's reply (the reply f gives a call of it alone). It is left to the caller
+// as Write says; a Coalescing out of its bounds refuses every write, as there.
+func (u *UpdateCoalescer) WriteOne(ctx context.Context, f *Function, args []any, width int) (reply any, coalesced bool, err error) {
+	if u == nil {
+		return nil, false, nil
+	}
+	return u.write(ctx, f, f, args, width)
+}
+
+// write coalesces the single write of f with args, whose last width are its own, into calls of
+// many.
+func (u *UpdateCoalescer) write(ctx context.Context, f, many *Function, args []any, width int) (reply any, coalesced bool, err error) {
+	if u.err != nil {
+		return nil, true, u.err
+	}
+	if width < 1 || len(args) < width {
+		return nil, false, nil
+	}
+	q := u.queue(f, many, args, width)
+	split := len(args) - width
+	if q.width != width || !sameArgs(q.head, args[:split]) {
 		return nil, false, nil
 	}
 	if key, ok := IdempotencyKey(ctx); ok {
@@ -76,16 +105,16 @@ func (u *UpdateCoalescer) Write(ctx context.Context, f *Function, args []any) (r
 	return v, true, nil
 }
 
-// queue is f's queue, made on f's first update, whose head it keeps.
-func (u *UpdateCoalescer) queue(f, many *Function, args []any) *updateQueue {
+// queue is f's queue, made on f's first write, whose head and width it keeps.
+func (u *UpdateCoalescer) queue(f, many *Function, args []any, width int) *updateQueue {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	if q := u.queues[f]; q != nil {
 		return q
 	}
-	head := append([]any{}, args[:len(args)-updateItem]...)
+	head := append([]any{}, args[:len(args)-width]...)
 	flush := func(ctx context.Context, batch [][]any) ([][]any, error) {
-		call := append(make([]any, 0, len(head)+updateItem*len(batch)), head...)
+		call := append(make([]any, 0, len(head)+width*len(batch)), head...)
 		for _, item := range batch {
 			call = append(call, item...)
 		}
@@ -96,22 +125,21 @@ func (u *UpdateCoalescer) queue(f, many *Function, args []any) *updateQueue {
 		return splitReply(v, len(batch))
 	}
 	c, _ := NewCoalescer(flush, u.cfg) // cfg was checked by NewUpdateCoalescer
-	// A batch form's call is one script call, which writes nothing when refused: a batch
-	// refused for one update's entry is sent again update by update, each through the single
-	// form f (so that a resend under its token, through the board's own method, is the same
-	// operation).
+	// A batch is one script call, which writes nothing when refused: a batch refused for one
+	// write's entry is sent again write by write, each through the single form f (so that a
+	// resend under its token, through the board's own method, is the same operation).
 	c.alone = func(ctx context.Context, item []any) ([]any, error) {
-		v, err := u.send(ctx, f, append(append(make([]any, 0, len(head)+updateItem), head...), item...))
+		v, err := u.send(ctx, f, append(append(make([]any, 0, len(head)+width), head...), item...))
 		if err != nil {
 			return nil, err
 		}
 		values, ok := v.([]any)
 		if !ok {
-			return nil, badReply("update", "an array", v)
+			return nil, badReply("write", "an array", v)
 		}
 		return values, nil
 	}
-	q := &updateQueue{head: head, c: c}
+	q := &updateQueue{head: head, width: width, c: c}
 	u.queues[f] = q
 	return q
 }

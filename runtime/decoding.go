@@ -603,8 +603,21 @@ func (d *Decoding[E, I, R, W, X]) countP(ctx context.Context, c *Core, lo, hi ui
 // what it did, or the error that left its entry unchanged (an invalid id's or list's,
 // unsent).
 func (d *Decoding[E, I, R, W, X]) UpdateMany(ctx context.Context, c *Core, f *Function, slots, n int, list func(i int) (I, []Change[E])) ([]X, error) {
+	return d.changeLists(ctx, c, f, slots, n, false, list)
+}
+
+// Update calls f, the layout's changes function, for the one change list of id (slots: the
+// arguments per id), and returns what it did or the error that left its entry unchanged. It
+// is a single write (Core.WriteOne): a board made WithCoalescing combines it with other
+// callers' into one call of f.
+func (d *Decoding[E, I, R, W, X]) Update(ctx context.Context, c *Core, f *Function, slots int, id I, changes []Change[E]) (W, error) {
+	return d.First(d.changeLists(ctx, c, f, slots, 1, true, func(int) (I, []Change[E]) { return id, changes }))
+}
+
+// changeLists is UpdateMany, or Update when single.
+func (d *Decoding[E, I, R, W, X]) changeLists(ctx context.Context, c *Core, f *Function, slots, n int, single bool, list func(i int) (I, []Change[E])) ([]X, error) {
 	args := slices.Grow(c.UpdateArgs(0), n*slots)
-	return d.items(ctx, c, f, args, n, false, func(i int, args []any) ([]any, I, func(*E), error) {
+	return d.items(ctx, c, f, args, n, false, single, func(i int, args []any) ([]any, I, func(*E), error) {
 		id, changes := list(i)
 		g, err := changeGroup(id, slots, changes)
 		if err != nil {
@@ -624,8 +637,20 @@ func (d *Decoding[E, I, R, W, X]) UpdateMany(ctx context.Context, c *Core, f *Fu
 // TouchMany calls f, the layout's touch function, for ids in one call, and returns a Result
 // per id: what it did, or the error that left its entry unchanged (an invalid id's, unsent).
 func (d *Decoding[E, I, R, W, X]) TouchMany(ctx context.Context, c *Core, f *Function, ids []I) ([]X, error) {
+	return d.touch(ctx, c, f, ids, false)
+}
+
+// Touch calls f, the layout's touch function, for id, and returns what it did or the error
+// that left its entry unchanged. It is a single write (Core.WriteOne): a board made
+// WithCoalescing combines it with other callers' into one call of f.
+func (d *Decoding[E, I, R, W, X]) Touch(ctx context.Context, c *Core, f *Function, id I) (W, error) {
+	return d.First(d.touch(ctx, c, f, []I{id}, true))
+}
+
+// touch is TouchMany, or Touch when single.
+func (d *Decoding[E, I, R, W, X]) touch(ctx context.Context, c *Core, f *Function, ids []I, single bool) ([]X, error) {
 	args := slices.Grow(c.UpdateArgs(0), len(ids))
-	return d.items(ctx, c, f, args, len(ids), false, func(i int, args []any) ([]any, I, func(*E), error) {
+	return d.items(ctx, c, f, args, len(ids), false, single, func(i int, args []any) ([]any, I, func(*E), error) {
 		return append(args, ids[i]), ids[i], nil, nil
 	})
 }
@@ -635,7 +660,7 @@ func (d *Decoding[E, I, R, W, X]) TouchMany(ctx context.Context, c *Core, f *Fun
 // Result per update: what it did, or the error that left its entry unchanged (unsent). Where
 // the layout has no member prefix, its reply holds each entry's P alone: the member is the id.
 func (d *Decoding[E, I, R, W, X]) ApplyEach(ctx context.Context, c *Core, f *Function, n int, update func(i int) (I, any, error)) ([]X, error) {
-	return d.items(ctx, c, f, c.UpdateArgs(n), n, !c.spec.Indexed, func(i int, args []any) ([]any, I, func(*E), error) {
+	return d.items(ctx, c, f, c.UpdateArgs(n), n, !c.spec.Indexed, false, func(i int, args []any) ([]any, I, func(*E), error) {
 		id, a, err := update(i)
 		return append(args, id, a), id, nil, err
 	})
@@ -648,8 +673,10 @@ func (d *Decoding[E, I, R, W, X]) ApplyEach(ctx context.Context, c *Core, f *Fun
 // sent. bare: the reply
 // holds each entry's P alone (BareItems), its member the id sent; else it names the members
 // (Items). A refused reply item keeps its own error (a periodic board's names its season:
-// Core.ItemErr).
-func (d *Decoding[E, I, R, W, X]) items(ctx context.Context, c *Core, f *Function, args []any, n int, bare bool, item func(i int, args []any) ([]any, I, func(*E), error)) ([]X, error) {
+// Core.ItemErr). single: the call is one write of f, its own batch form (Update, Touch), sent
+// by Core.WriteOne.
+func (d *Decoding[E, I, R, W, X]) items(ctx context.Context, c *Core, f *Function, args []any, n int, bare, single bool, item func(i int, args []any) ([]any, I, func(*E), error)) ([]X, error) {
+	head := len(args)
 	res := make([]X, n)
 	sent := make([]int, 0, n)
 	ids := make([]I, 0, n)
@@ -672,7 +699,13 @@ func (d *Decoding[E, I, R, W, X]) items(ctx context.Context, c *Core, f *Functio
 	if len(sent) == 0 {
 		return res, nil
 	}
-	v, err := c.Write(ctx, f, args)
+	var v any
+	var err error
+	if single {
+		v, err = c.WriteOne(ctx, f, args, len(args)-head)
+	} else {
+		v, err = c.Write(ctx, f, args)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -40,10 +40,25 @@ local logs
 -- one whose values the upvalues above hold.
 local registering, bound_layout
 
+-- parts: in a package of boards, each board by name: its layout, its functions' callbacks by
+-- operation (fns), and where each write's own arguments start (from), which a submission calls.
+-- froms: each write callback's from, as write made it.
+local parts, froms = {}, {}
+
+-- planning: while a submission runs its steps, the writes they make, queued in order, each with
+-- the layout and change logs it was made under, to be made once every step has accepted; nil
+-- otherwise, and then every write is made at once.
+local planning
+
 -- use_layout declares the layout of the functions a part registers after it: fingerprint,
--- prefixed, seasonal, data_fingerprint, data_chain, data_fields, owned, data_of, as above.
+-- prefixed, seasonal, data_fingerprint, data_chain, data_fields, owned, data_of, as above, and
+-- board: in a package of boards (several layouts' parts in one library), the board's name, which
+-- its functions' names carry.
 local function use_layout(values)
   registering = values
+  if values.board then
+    parts[values.board] = {layout = values, fns = {}, from = {}}
+  end
 end
 
 -- bind starts a call of a function of layout lay: Lua's libraries, then the layout's values. They
@@ -60,10 +75,26 @@ local function bind(lay)
   end
 end
 
+-- deferred reports whether f(...) was queued for the end of the running submission (planning)
+-- rather than to be run now.
+local function deferred(f, ...)
+  if not planning then
+    return false
+  end
+  planning[#planning + 1] = {lay = bound_layout, logs = logs, f = f, n = select('#', ...), ...}
+  return true
+end
+
 -- register registers the library's function for operation op: <LIBRARY>_<op>, LIBRARY being the
--- library's name, which the runtime defines above this head.
+-- library's name, which the runtime defines above this head; <LIBRARY>_<board>_<op> for a board
+-- of a package.
 local function register(op, flags, callback)
-  redis.register_function{function_name = LIBRARY .. '_' .. op, flags = flags, callback = callback}
+  local board = registering and registering.board
+  if board then
+    parts[board].fns[op], parts[board].from[op] = callback, froms[callback]
+  end
+  local name = board and (LIBRARY .. '_' .. board .. '_' .. op) or (LIBRARY .. '_' .. op)
+  redis.register_function{function_name = name, flags = flags, callback = callback}
 end
 
 -- many calls cmd on key with list's items in chunks below Lua's stack limit (pairs kept whole):
@@ -328,7 +359,7 @@ end
 -- open_write returns the reply to give at once (a resend's first reply, or a refusal), or nil
 -- when the call of op (its own arguments from position from on) goes on. On a season's board a
 -- write at or past the board's expiry (pxat) would vanish at once: it is refused.
-local function open_write(keys, argv, op, from)
+local function open_write(keys, argv, op, from, digest)
   local token = argv[3]
   ack_window, ack_key, ack_op, call_time = tonumber(argv[4]), keys[3], op, nil
   if not keys[4] then
@@ -340,7 +371,7 @@ local function open_write(keys, argv, op, from)
     if sub(ack_key, -#token - 1) ~= ':' .. token then
       return redis.error_reply('RANKGEN_BAD_ACK_KEY the ack key does not end with ":" and the token (runtime.AckKey)')
     end
-    ack_call = call_digest(argv, from)
+    ack_call = digest or call_digest(argv, from)
     local first
     first, fence_may_stand = find_record(token, keys[4])
     if first then
@@ -365,18 +396,23 @@ local function open_write(keys, argv, op, from)
   return nil
 end
 
--- done applies a successful write's expiry (to the data hash too, on a layout with data),
--- records its reply r under its token, and returns r.
-local function done(keys, argv, r)
+-- expire applies a successful write's expiry (to the data hash too, on a layout with data).
+local function expire(keys, argv)
   local mode, ms = argv[1], argv[2]
-  local expire = (mode == 'px' and 'PEXPIRE') or (mode == 'pxat' and 'PEXPIREAT')
-  if expire then
-    redis.call(expire, keys[1], ms)
-    redis.call(expire, keys[2], ms)
-    if DATA_FINGERPRINT then
-      redis.call(expire, keys[5], ms)
-    end
+  local cmd = (mode == 'px' and 'PEXPIRE') or (mode == 'pxat' and 'PEXPIREAT')
+  if not cmd or deferred(expire, keys, argv) then
+    return
   end
+  redis.call(cmd, keys[1], ms)
+  redis.call(cmd, keys[2], ms)
+  if DATA_FINGERPRINT then
+    redis.call(cmd, keys[5], ms)
+  end
+end
+
+-- done applies a successful write's expiry, records its reply r under its token, and returns r.
+local function done(keys, argv, r)
+  expire(keys, argv)
   if ack_window > 0 then
     redis.call('SET', ack_key, cmsgpack.pack(ack_op, r, FINGERPRINT, ack_call), 'EX', ack_window)
   end
@@ -410,10 +446,12 @@ end
 -- shared body's table (F.<operation>).
 local function write(op, from, body, u)
   local lay = registering
-  return function(KEYS, ARGV)
+  local callback = function(KEYS, ARGV)
     bind(lay)
     return open_write(KEYS, ARGV, op, from) or body(KEYS, ARGV, u)
   end
+  froms[callback] = from
+  return callback
 end
 
 -- found makes the callback of a read of id ARGV[1]'s entry: body(KEYS, ARGV, v, m) gets what cmd
@@ -447,7 +485,7 @@ end
 -- members zrem, and the index's id, member pairs hset), if any, and claims a board without a
 -- fingerprint (fp).
 local function store(board, aux, fp, zadd, zrem, hset)
-  if #zadd == 0 then return end
+  if #zadd == 0 or deferred(store, board, aux, fp, zadd, zrem, hset) then return end
   if PREFIXED then
     if hset then log_changes(aux, hset, 1, 2) end
     many('ZREM', board, zrem)
@@ -464,6 +502,41 @@ local function store(board, aux, fp, zadd, zrem, hset)
       redis.call('SET', aux, FINGERPRINT)
     end
   end
+end
+
+-- unstore removes the members present (of the ids ids) from board, its index (aux, on a
+-- prefixed layout) and its data (dkey, on a layout with data), and returns how many the board
+-- held; while a submission plans (planning) it counts them now and removes them at its end.
+local function unstore(board, aux, dkey, ids, present)
+  if #present == 0 then
+    return 0
+  end
+  if planning then
+    local distinct, seen = {}, {}
+    for i = 1, #present do
+      if not seen[present[i]] then
+        seen[present[i]] = true
+        distinct[#distinct + 1] = present[i]
+      end
+    end
+    local scores, n = many('ZMSCORE', board, distinct), 0
+    for i = 1, #distinct do
+      if scores[i] then
+        n = n + 1
+      end
+    end
+    deferred(unstore, board, aux, dkey, ids, present)
+    return n
+  end
+  log_changes(aux, ids)
+  local removed = many('ZREM', board, present)
+  if PREFIXED then
+    many('HDEL', aux, ids)
+  end
+  if dkey then
+    many('HDEL', dkey, ids)
+  end
+  return removed
 end
 
 -- lookup_ids reads the fingerprint in aux and each id's member (false: none), and score when
@@ -608,7 +681,7 @@ end
 -- store_data writes the id, data pairs hdata, when there are any: it records this code's format
 -- when the hash has none yet (dfp) or an older one, and keeps a newer one's extra fields.
 local function store_data(dkey, dfp, hdata)
-  if #hdata == 0 then
+  if #hdata == 0 or deferred(store_data, dkey, dfp, hdata) then
     return
   end
   if dfp and dfp ~= DATA_CHAIN and dfp ~= DATA_FINGERPRINT then
@@ -624,4 +697,124 @@ local function store_data(dkey, dfp, hdata)
     hdata[#hdata + 1] = DATA_CHAIN
   end
   many('HSET', dkey, hdata)
+end
+
+-- A package's submissions: one call that writes several of its boards, each with one of the
+-- board's own single writes (a step: the board, the operation and the step's name), under one
+-- token, all or nothing. Each step runs as its function would alone, bound to its board's layout
+-- and checked by its own guards (layout, fence, season, ranges), but its writes are queued
+-- (planning); only when every step has accepted are they made, in order: a step that refuses
+-- leaves every board as it was, and the reply names it. The call's keys are its steps' keys in
+-- turn (the first step's ack key is the submission's token's), its arguments the write head,
+-- then the number of steps and each step's count of keys and arguments, then each step's
+-- arguments as its function takes them (no token of its own).
+
+-- run_steps runs every step with planning set: their replies in order, or the refusal of the
+-- first that refuses, naming it. A refusal raised as an error is named by at.
+local function run_steps(steps, ks, as, at, expired_ok)
+  local out = {}
+  for i = 1, #steps do
+    local board, op, name = steps[i][1], steps[i][2], steps[i][3]
+    at[1] = i
+    local r = parts[board].fns[op](ks[i], as[i])
+    local err = type(r) == 'table' and (r.err or (type(r[1]) == 'string' and sub(r[1], 1, 8) == 'RANKGEN_' and r[1]))
+    if err and expired_ok and sub(err, 1, 22) == 'RANKGEN_SEASON_EXPIRED' then
+      r, err = 0, nil
+    end
+    if err then
+      return redis.error_reply('RANKGEN_SUBMISSION step=' .. name .. ' board=' .. board .. ' ' .. err)
+    end
+    out[i] = r
+  end
+  return out
+end
+
+-- flush makes the writes a submission's steps queued, each under its layout and change logs.
+local function flush(queue)
+  for i = 1, #queue do
+    local w = queue[i]
+    bind(w.lay)
+    logs = w.logs
+    w.f(unpack(w, 1, w.n))
+  end
+end
+
+-- submit runs the call of a submission op of steps (a step: {board, op, name}), whose per-step
+-- counts of keys and arguments start at ARGV[at]; expired_ok: a step refused because its season's
+-- board has expired removes nothing and replies 0 (a removal) rather than refusing the call.
+local function submit(op, steps, KEYS, ARGV, at, expired_ok)
+  local first = parts[steps[1][1]].layout
+  bind(first)
+  local ks, as, digests, boards = {}, {}, {}, {}
+  local k, a = 1, at + 2 * #steps
+  for i = 1, #steps do
+    local nk, na = tonumber(ARGV[at + 2 * i - 2]), tonumber(ARGV[at + 2 * i - 1])
+    ks[i], as[i] = {unpack(KEYS, k, k + nk - 1)}, {unpack(ARGV, a, a + na - 1)}
+    k, a = k + nk, a + na
+    if boards[ks[i][1]] then
+      return redis.error_reply('RANKGEN_BAD_KEYS steps ' .. boards[ks[i][1]] .. ' and ' .. steps[i][3] .. ' write one board, ' .. ks[i][1])
+    end
+    boards[ks[i][1]] = steps[i][3]
+    digests[i] = call_digest(as[i], parts[steps[i][1]].from[steps[i][2]])
+  end
+  local refused = open_write(KEYS, ARGV, op, #ARGV + 1, table.concat(digests, ','))
+  if refused then
+    return refused
+  end
+  local window, akey, acall = ack_window, ack_key, ack_call
+  local at_step = {0}
+  planning = {}
+  local ok, out = pcall(run_steps, steps, ks, as, at_step, expired_ok)
+  local queue = planning
+  planning = nil
+  if not ok then
+    if type(out) == 'table' and out.err then
+      local s = steps[at_step[1]]
+      return redis.error_reply('RANKGEN_SUBMISSION step=' .. s[3] .. ' board=' .. s[1] .. ' ' .. out.err)
+    end
+    error(out, 0)
+  end
+  if out.err then
+    return out
+  end
+  flush(queue)
+  bind(first)
+  ack_window, ack_key, ack_op, ack_call = window, akey, op, acall
+  return done(KEYS, ARGV, out)
+end
+
+-- submission registers the package's submission name: <LIBRARY>_submit_<name>, of steps
+-- {board, op, step name}, in order. Its arguments: the write head, the number of steps, then
+-- each step's count of keys and of arguments, then the steps' arguments.
+local function submission(name, steps)
+  local op = 'submit_' .. name
+  redis.register_function{function_name = LIBRARY .. '_' .. op, flags = {}, callback = function(KEYS, ARGV)
+    if tonumber(ARGV[5]) ~= #steps then
+      bind(parts[steps[1][1]].layout)
+      return redis.error_reply(fmt('RANKGEN_BAD_KEYS %s takes %d steps, not %s (runtime.Submit)', op, #steps, ARGV[5] or 'none'))
+    end
+    return submit(op, steps, KEYS, ARGV, 6)
+  end}
+end
+
+-- removal registers <LIBRARY>_remove_from: the remove of ids from boards of any of the
+-- package's layouts in one call, all or nothing, each board's count in order. Its arguments:
+-- the write head, the number of boards, each board's name in the package, each one's count of
+-- keys and of arguments, then each one's remove arguments. A season's board that has expired
+-- holds nothing: it counts 0.
+local function removal()
+  redis.register_function{function_name = LIBRARY .. '_remove_from', flags = {'allow-oom'}, callback = function(KEYS, ARGV)
+    local n, steps = tonumber(ARGV[5]) or 0, {}
+    for i = 1, n do
+      local board = ARGV[5 + i]
+      if not (parts[board] and parts[board].fns.remove) then
+        return redis.error_reply('RANKGEN_BAD_KEYS no board ' .. (board or 'none') .. ' in this package')
+      end
+      steps[i] = {board, 'remove', board .. '#' .. i}
+    end
+    if n == 0 then
+      return redis.error_reply('RANKGEN_BAD_KEYS a removal names no board')
+    end
+    return submit('remove_from', steps, KEYS, ARGV, 6 + n, true)
+  end}
 end

@@ -18,6 +18,9 @@ type Library struct {
 	Name   string // the library's name: <stem>_<hash>
 	Source string // its text, starting "#!lua name=<Name>"
 
+	// board: a view of one board's functions in a package's library (Board), whose names
+	// carry the board's name after the library's.
+	board     string
 	functions sync.Map // op → *Function: the functions made by Function, for batchForm
 }
 
@@ -36,13 +39,26 @@ func NewLibrary(source string) *Library {
 	return &Library{Name: name, Source: source}
 }
 
-// Function returns the library's function for operation op: <Name>_<op>.
+// Function returns the library's function for operation op: <Name>_<op>, or on a board's view
+// (Board) <Name>_<board>_<op>.
 func (l *Library) Function(op string) *Function {
 	if f, ok := l.functions.Load(op); ok {
 		return f.(*Function)
 	}
-	f, _ := l.functions.LoadOrStore(op, &Function{Lib: l, Name: l.Name + "_" + op, op: op})
+	name := l.Name + "_" + op
+	if l.board != "" {
+		name = l.Name + "_" + l.board + "_" + op
+	}
+	f, _ := l.functions.LoadOrStore(op, &Function{Lib: l, Name: name, op: op})
 	return f.(*Function)
+}
+
+// Board returns the view of one board's functions in a package's library, whose part for that
+// board declared it (use_layout{board = name}): the same library, loaded and named as l, whose
+// Function names the board's functions. A generated package of boards gives each board's code
+// its view.
+func (l *Library) Board(name string) *Library {
+	return &Library{Name: l.Name, Source: l.Source, board: name}
 }
 
 // BatchSuffix ends the operation of a field update's batch form ("add_points_many"). The

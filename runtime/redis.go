@@ -41,6 +41,7 @@ var replyCodes = map[string]error{
 	"SEASON_EXPIRED":  ErrSeasonExpired,
 	"TOKEN_REUSED":    ErrTokenReused,
 	"MIGRATING":       ErrMigrating,
+	"SUBMISSION":      ErrSubmission,
 }
 
 // ScriptError is an error reported by a generated script. It matches, with errors.Is, the

@@ -27,6 +27,7 @@ var refusalDetails = map[string]string{
 	"SEASON_EXPIRED":  "expiry=1000ms now=2000ms",
 	"TOKEN_REUSED":    "first=set op=remove",
 	"MIGRATING":       "wait=4000ms layout=fedcba9876543210",
+	"SUBMISSION":      "step=Total board=total RANKGEN_OVERFLOW field=Points delta=9 min=0 max=5",
 }
 
 // TestRefusalsAreNotUncertain: every refusal a write's script or server can answer (each

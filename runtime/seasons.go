@@ -390,6 +390,17 @@ func RemoveEverywhereSharded[B any, I ID, R, SR, SB any](ctx context.Context, ss
 // sharded board's shards): those of each season that may hold entries by season, then, on a
 // layout with rollups, each cached rollup, then also.
 func (ss *Seasons[B, I, R, SR]) removeFamily(ctx context.Context, ids []I, season func(Season) ([]B, error), also [][]B) ([]int, error) {
+	groups, err := ss.holding(ctx, season)
+	if err != nil {
+		return nil, err
+	}
+	return ss.removeFrom(ctx, ids, append(groups, also...))
+}
+
+// holding is the groups of boards of the family that may hold entries (a group: one board, or a
+// sharded board's shards): those of each such season by season, then, on a layout with
+// rollups, each cached rollup.
+func (ss *Seasons[B, I, R, SR]) holding(ctx context.Context, season func(Season) ([]B, error)) ([][]B, error) {
 	var groups [][]B
 	for _, s := range append(ss.Recent(ss.spec.Keep+1), ss.Next(ss.Current())) {
 		g, err := season(s)
@@ -407,7 +418,20 @@ func (ss *Seasons[B, I, R, SR]) removeFamily(ctx context.Context, ids []I, seaso
 			groups = append(groups, []B{r})
 		}
 	}
-	return ss.removeFrom(ctx, ids, append(groups, also...))
+	return groups, nil
+}
+
+// Holding returns the boards of the family that may hold entries, which RemoveEverywhere
+// removes from: the current season's, the keepSeasons before it, the next one's and, on a
+// layout with rollups, each cached rollup. A package's Removal removes from them with boards of
+// other layouts.
+func (ss *Seasons[B, I, R, SR]) Holding(ctx context.Context) ([]B, error) {
+	groups, err := ss.holding(ctx, func(s Season) ([]B, error) { return []B{ss.Board(s)}, nil })
+	var out []B
+	for _, g := range groups {
+		out = append(out, g...)
+	}
+	return out, err
 }
 
 // removeFrom removes ids from every board of groups (a group: one board, or the shards of one

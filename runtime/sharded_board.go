@@ -537,7 +537,7 @@ func (s *ShardedBoard[E, I, R, W, X]) readAll(ctx context.Context, cmd func(redi
 		return nil, err
 	}
 	pipe := s.c.Pipeline()
-	fps := make([]*redis.StringCmd, len(s.shards))
+	fps := make([]*Fingerprints, len(s.shards))
 	cmds := make([]redis.Cmder, len(s.shards))
 	for i, b := range s.shards {
 		fps[i] = b.core.QueueFingerprint(ctx, pipe)

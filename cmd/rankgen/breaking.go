@@ -52,6 +52,10 @@ Fields are compared by name.
 example git:origin/main), read with "git show" in the schema's directory. A schema the
 revision lacks is new: it is reported as NEW and breaks nothing (exit 0).
 
+A package file (a boards: key) is compared board by board with the earlier package file's
+boards of the same name (read beside it, or at the same revision): each finding names its
+board, a board gone is BOARD_REMOVED, a board added breaks nothing.
+
 -format text (the default), json (an array of {category, rule, file, line, col, message}; a
 MIGRATE item adds command and notes), or github (workflow commands that annotate the pull
 request: errors for WIRE and SOURCE, notices for NEW, COMPATIBLE and MIGRATE).
@@ -92,6 +96,9 @@ func runBreaking(e *env, against, format string, args []string) int {
 		e.errorf("breaking", "%v", err)
 		return exitFail
 	}
+	if layout.IsBoards(newSrc) {
+		return runBreakingBoards(e, against, format, schema, newSrc)
+	}
 	oldName, oldSrc, err := e.earlier(against, schema)
 	var absent *notAtRefError
 	if errors.As(err, &absent) {
@@ -100,12 +107,7 @@ func runBreaking(e *env, against, format string, args []string) int {
 			printError(e, "breaking", err)
 			return exitFail
 		}
-		msg := fmt.Sprintf("%s is new: %s has no such file, so there is no stored board or Go caller of it to break", schema, absent.ref)
-		if err := writeBreaking(e, format, []breakingFinding{{Category: "NEW", File: schema, Line: 1, Col: 1, Message: msg}}); err != nil {
-			e.errorf("breaking", "%v", err)
-			return exitFail
-		}
-		return exitOK
+		return reportNew(e, format, schema, absent)
 	}
 	if err != nil {
 		e.errorf("breaking", "%v", err)
@@ -148,6 +150,113 @@ func runBreaking(e *env, against, format string, args []string) int {
 		fmt.Fprintf(e.stderr, "rankgen breaking: the layout fingerprint changes from %s to %s: boards the old layout wrote are refused (ErrLayoutMismatch) until migrated; or use a new key\n", oldL.Fingerprint, newL.Fingerprint)
 	}
 	return exitFail
+}
+
+// reportNew reports a schema (or package file) the -against revision lacks: new, it breaks
+// nothing, as nothing was built from it.
+func reportNew(e *env, format, schema string, absent *notAtRefError) int {
+	msg := fmt.Sprintf("%s is new: %s has no such file, so there is no stored board or Go caller of it to break", schema, absent.ref)
+	if err := writeBreaking(e, format, []breakingFinding{{Category: "NEW", File: schema, Line: 1, Col: 1, Message: msg}}); err != nil {
+		e.errorf("breaking", "%v", err)
+		return exitFail
+	}
+	return exitOK
+}
+
+// runBreakingBoards is breaking for a package file: its boards compared by name with those of
+// the earlier package file, each finding naming its board (breaking.CompareBoards), with a
+// MIGRATE finding for each board whose stored layout changes.
+func runBreakingBoards(e *env, against, format, schema string, newSrc []byte) int {
+	newPkg, ok := breakingPackage(e, schema, schema, newSrc, func(path string) (string, []byte, error) {
+		src, err := os.ReadFile(e.path(path))
+		return path, src, err
+	})
+	oldName, oldSrc, err := e.earlier(against, schema)
+	var absent *notAtRefError
+	if errors.As(err, &absent) {
+		if !ok {
+			return exitFail
+		}
+		return reportNew(e, format, schema, absent)
+	}
+	if err != nil {
+		e.errorf("breaking", "%v", err)
+		return exitFail
+	}
+	// The earlier package's boards are read where the earlier package file is: at the revision,
+	// or beside the -against file.
+	oldPkg, oldOK := breakingPackage(e, oldName, schema, oldSrc, func(path string) (string, []byte, error) {
+		if strings.HasPrefix(against, "git:") {
+			return e.earlier(against, path)
+		}
+		rel, err := filepath.Rel(filepath.Dir(schema), path)
+		if err != nil {
+			return "", nil, err
+		}
+		old := filepath.Join(filepath.Dir(against), rel)
+		src, err := os.ReadFile(e.path(old))
+		return old, src, err
+	})
+	if !ok || !oldOK {
+		return exitFail
+	}
+	var findings []breakingFinding
+	for _, c := range breaking.CompatibleBoardChanges(oldPkg, newPkg) {
+		findings = append(findings, breakingFinding{Category: string(c.Category), File: c.File, Line: c.Line, Col: c.Col, Message: c.Message})
+	}
+	changes := breaking.CompareBoards(oldPkg, newPkg)
+	for _, c := range changes {
+		findings = append(findings, breakingFinding{Category: string(c.Category), Rule: c.Rule, File: c.File, Line: c.Line, Col: c.Col, Message: c.Message})
+	}
+	for _, b := range newPkg.Boards.Boards {
+		before, ok := oldPkg.Schemas[b.Name]
+		if !ok {
+			continue
+		}
+		now := newPkg.Schemas[b.Name]
+		if m := breaking.Migrate(before.Layout, now.Layout); m != nil {
+			from := against
+			if !strings.HasPrefix(against, "git:") {
+				from = before.Name
+			}
+			f := migrationFinding(e, m, from, now.Name, before.Layout, now.Layout)
+			f.Message = "board " + b.Name + ": " + f.Message
+			findings = append(findings, f)
+		}
+		if before.Layout.Fingerprint != now.Layout.Fingerprint {
+			fmt.Fprintf(e.stderr, "rankgen breaking: board %s: the layout fingerprint changes from %s to %s: boards the old layout wrote are refused (ErrLayoutMismatch) until migrated; or use a new key\n", b.Name, before.Layout.Fingerprint, now.Layout.Fingerprint)
+		}
+	}
+	if err := writeBreaking(e, format, findings); err != nil {
+		e.errorf("breaking", "%v", err)
+		return exitFail
+	}
+	if len(changes) > 0 {
+		return exitFail
+	}
+	return exitOK
+}
+
+// breakingPackage parses one version of a package file (src, named name in findings; its
+// boards' schemas read by read, given their path beside at) for CompareBoards.
+func breakingPackage(e *env, name, at string, src []byte, read func(path string) (string, []byte, error)) (breaking.Package, bool) {
+	names := map[string]string{}
+	srcs := map[string][]byte{}
+	p, err := layout.ParseBoards(at, src, func(path string) ([]byte, error) {
+		n, s, err := read(path)
+		names[path], srcs[path] = n, s
+		return s, err
+	})
+	if err != nil {
+		printError(e, "breaking", err)
+		return breaking.Package{}, false
+	}
+	pkg := breaking.Package{Boards: p, Src: src, Name: name, Schemas: map[string]breaking.Schema{}}
+	for _, b := range p.Boards {
+		path := filepath.Join(filepath.Dir(at), filepath.FromSlash(b.Schema))
+		pkg.Schemas[b.Name] = breaking.Schema{Layout: b.Layout, Src: srcs[path], Name: names[path]}
+	}
+	return pkg, true
 }
 
 // breakingFinding is one item of breaking's report: a breaking change (category WIRE or SOURCE, with

@@ -73,6 +73,7 @@ var snippetImports = map[string]string{
 	"layout":    "github.com/rankgen/rankgen/generator/layout",
 	"redistest": "github.com/rankgen/rankgen/internal/testkit/redistest",
 	"arena":     "github.com/rankgen/rankgen/examples/generated/arena",
+	"game":      "github.com/rankgen/rankgen/examples/generated/game",
 	"ladders":   "github.com/rankgen/rankgen/examples/generated/ladders",
 	"laps":      "github.com/rankgen/rankgen/examples/generated/laps",
 	"racing":    "github.com/rankgen/rankgen/examples/generated/racing",
@@ -107,9 +108,9 @@ func importsOf(text string) string {
 //     func(ctx context.Context, rdb redis.UniversalClient) error, to which the harness adds
 //     the closing "return nil" and the imports of the packages the fragment names
 //     (snippetImports); a fmt.Println line that ends in a comment must print exactly the
-//     comment's text (checkPrints). The fragments run in order, each on a database of its
-//     own of this test's private server, and an error one returns fails the test with the
-//     block's file and line.
+//     comment's text (checkPrints). The fragments run in order, each on a database of this
+//     test's private server, emptied first (a server has 16), and an error one returns fails
+//     the test with the block's file and line.
 //
 // The programs live in the module through an overlay (go build -overlay), so they import
 // the example packages and internal/testkit like the module's own tests, and nothing is
@@ -168,9 +169,15 @@ func main() {
 	ctx := context.Background()
 	db := 0
 	run := func(where string, snippet func(context.Context, redis.UniversalClient) error) {
-		rdb := redis.NewClient(&redis.Options{Addr: addr, DB: db})
+		// A database of its own, emptied first: a server has 16.
+		rdb := redis.NewClient(&redis.Options{Addr: addr, DB: db % 16})
 		defer rdb.Close()
 		db++
+		if err := rdb.FlushDB(ctx).Err(); err != nil {
+			fmt.Printf("%s: %v\n", where, err)
+			failed = true
+			return
+		}
 		if err := snippet(ctx, rdb); err != nil {
 			fmt.Printf("%s: %v\n", where, err)
 			failed = true

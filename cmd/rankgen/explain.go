@@ -47,6 +47,10 @@ a bar of bits (each field with its width, weight and order, and the headroom lef
 member's bytes, the data fields and the fingerprints, for a pull request to show; -svg -
 writes the picture to stdout instead of the text.
 
+A package file (a boards: key) explains each of its boards in turn; -board NAME explains one,
+as -json, -svg and -season need (its functions are the package library's, named
+<library>_<board>_<op>).
+
 Exit status: 0 on success, 1 on schema errors (and, with -strict, time ranges ending within
 a year; and a -season that names no season), 2 on usage errors.`,
 		flags: func(fs *flag.FlagSet) func(*env, []string) int {
@@ -55,6 +59,8 @@ a year; and a -season that names no season), 2 on usage errors.`,
 			var sf seasonFlag
 			sf.register(fs, "also print that season (bounds, length, key, expiry, neighbours)")
 			svg := fs.String("svg", "", "also write the layout as an SVG picture to `FILE` (- for stdout, instead of the text)")
+			var bf boardFlag
+			bf.register(fs)
 			return func(e *env, args []string) int {
 				if len(args) != 1 {
 					return usageFail(e, commands["explain"], "explain takes exactly one schema")
@@ -62,10 +68,30 @@ a year; and a -season that names no season), 2 on usage errors.`,
 				if *svg == "-" && *asJSON {
 					return usageFail(e, commands["explain"], "-svg - writes the picture to stdout instead of the text; give -json or -svg -, not both")
 				}
-				l, ok := loadSchema(e, "explain", args[0])
+				if p, all, ok := explainAllBoards(e, args[0], bf, *asJSON || *svg != "" || sf.given()); p != nil || !ok {
+					if !ok {
+						return exitFail
+					}
+					for i, s := range all {
+						if i > 0 {
+							fmt.Fprintln(e.stdout)
+						}
+						fmt.Fprintf(e.stdout, "board %s of package %s (%s), %sBoard from %s:\n\n", s.board, p.Package, p.File, (&layout.Board{Name: s.board}).GoName(), s.path)
+						if !timeLint(e, s.path, s.l, *strict) {
+							return exitFail
+						}
+						fmt.Fprint(e.stdout, explainText(s.l))
+					}
+					return exitOK
+				}
+				s, p, msg, ok := bf.pick(e, "explain", args[0])
+				if msg != "" {
+					return usageFail(e, commands["explain"], msg)
+				}
 				if !ok {
 					return exitFail
 				}
+				l := s.l
 				season, err := sf.resolve(l)
 				if err != nil {
 					e.errorf("explain", "%s", err)
@@ -85,7 +111,7 @@ a year; and a -season that names no season), 2 on usage errors.`,
 					}
 				}
 				if *asJSON {
-					doc, err := layoutJSON(l)
+					doc, err := layoutJSONOf(l, p, s.board)
 					if err != nil {
 						printError(e, "explain", err)
 						return exitFail
@@ -208,8 +234,9 @@ type explainDoc struct {
 	// The season -season names, on a periodic layout.
 	Season *seasonDoc `json:"season,omitempty"`
 	// Format 2: what a client of another language needs beside (docs/layout-json.md).
-	Library    string   `json:"library"`     // the Lua library's name on the server: <stem>_<hash>
-	ScriptKeys []string `json:"script_keys"` // the keys every library function takes: "board", then side keys' suffixes
+	Library    string   `json:"library"`         // the Lua library's name on the server: <stem>_<hash>
+	Board      string   `json:"board,omitempty"` // a board of a package of boards: its name, which its functions' names carry
+	ScriptKeys []string `json:"script_keys"`     // the keys every library function takes: "board", then side keys' suffixes
 }
 
 // explainFormat is the -json document's format: 2 added what clients of other languages read
@@ -327,11 +354,56 @@ type fieldDoc struct {
 	SeasonAnchored bool   `json:"season_anchored,omitempty"`
 }
 
+// explainAllBoards: explain given a package file and no -board, in text, explains every
+// board (p non-nil); -json, -svg and -season take one board. ok is false after a problem.
+func explainAllBoards(e *env, arg string, bf boardFlag, oneOnly bool) (p *layout.Boards, all []boardSchema, ok bool) {
+	if bf.name != "" || oneOnly {
+		return nil, nil, true
+	}
+	src, err := os.ReadFile(e.path(arg))
+	if err != nil || !layout.IsBoards(src) {
+		return nil, nil, true
+	}
+	all, p, ok = schemasOf(e, "explain", arg)
+	return p, all, ok
+}
+
+// layoutJSONOf is layoutJSON of a schema alone (p nil) or of board of package p, whose
+// functions are in the package's library.
+func layoutJSONOf(l *layout.Layout, p *layout.Boards, board string) (explainDoc, error) {
+	if p == nil {
+		return layoutJSON(l)
+	}
+	library, err := generator.BoardsLibraryName(p)
+	if err != nil {
+		return explainDoc{}, err
+	}
+	d, err := layoutJSONIn(l, library, library+"_"+board)
+	if err != nil {
+		return explainDoc{}, err
+	}
+	d.Board = board
+	d.Package = p.Package
+	lua := p.Stem() + ".rankgen.lua"
+	d.Files = []string{board + ".rankgen.go", lua}
+	for i := range d.Operations {
+		if d.Operations[i].Script != "" {
+			d.Operations[i].Script = lua + ":" + board + "_" + d.Operations[i].Name
+		}
+	}
+	return d, nil
+}
+
 func layoutJSON(l *layout.Layout) (explainDoc, error) {
 	library, err := generator.LibraryName(l)
 	if err != nil {
 		return explainDoc{}, err
 	}
+	return layoutJSONIn(l, library, library)
+}
+
+// layoutJSONIn is the document of layout l whose functions are in library, named <prefix>_<op>.
+func layoutJSONIn(l *layout.Layout, library, prefix string) (explainDoc, error) {
 	d := explainDoc{
 		Format:      explainFormat,
 		Schema:      l.File,
@@ -358,7 +430,7 @@ func layoutJSON(l *layout.Layout) (explainDoc, error) {
 		Fields:     []fieldDoc{},
 		Files:      []string{l.GoFile(), l.LuaFile()},
 		Canonical:  strings.Split(strings.TrimSuffix(l.Canonical, "\n"), "\n"),
-		Operations: operationsJSON(l, library),
+		Operations: operationsJSON(l, prefix),
 		Library:    library,
 		ScriptKeys: scriptKeys(l),
 	}

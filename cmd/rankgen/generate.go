@@ -151,6 +151,15 @@ func generateOrCheck(e *env, cmd, out string, args []string, check, verbose, str
 	var targets []*target
 	failed := false
 	for _, schema := range args {
+		if boards, isBoards, ok := loadBoards(e, cmd, schema); isBoards {
+			t, ok := boardsTarget(e, cmd, schema, out, boards, ok, check, strict, langs)
+			if !ok {
+				failed = true
+				continue
+			}
+			targets = append(targets, t)
+			continue
+		}
 		l, ok := loadSchema(e, cmd, schema)
 		if !ok || !check && !timeLint(e, schema, l, strict) {
 			failed = true
@@ -443,6 +452,55 @@ func loadSchema(e *env, cmd, schema string) (*layout.Layout, bool) {
 		return nil, false
 	}
 	return l, true
+}
+
+// loadBoards reads schema when it is a package file (a boards: key): isBoards, and whether it
+// and every board's schema parsed (each problem printed).
+func loadBoards(e *env, cmd, schema string) (p *layout.Boards, isBoards, ok bool) {
+	src, err := os.ReadFile(e.path(schema))
+	if err != nil || !layout.IsBoards(src) {
+		return nil, false, false // loadSchema reports what is wrong with it
+	}
+	p, err = layout.ParseBoards(schema, src, func(path string) ([]byte, error) { return os.ReadFile(e.path(path)) })
+	if err != nil {
+		printError(e, cmd, err)
+		return nil, true, false
+	}
+	return p, true, true
+}
+
+// boardsTarget is the target of a package of boards: its files, written beside the package
+// file unless out says where.
+func boardsTarget(e *env, cmd, schema, out string, p *layout.Boards, parsed, check, strict bool, langs clients) (*target, bool) {
+	if !parsed {
+		return nil, false
+	}
+	if langs.py != "" || langs.ts != "" {
+		e.errorf(cmd, "%s is a package of boards: -py and -ts take a board's own schema (generate its client from %s)", schema, p.Boards[0].Schema)
+		return nil, false
+	}
+	ok := true
+	for _, b := range p.Boards {
+		if !check && !timeLint(e, b.Layout.File, b.Layout, strict) {
+			ok = false
+		}
+		if s := b.Layout.SuggestBits62(); s != "" && !check {
+			fmt.Fprintf(e.stderr, "%s: %s\n", b.Layout.File, s)
+		}
+	}
+	files, err := generator.GenerateBoards(p)
+	if err != nil {
+		printError(e, cmd, err)
+		return nil, false
+	}
+	dir := out
+	if dir == "" {
+		dir = filepath.Dir(schema)
+	}
+	// The package's own Go file stands for the package in the directory rules; every file
+	// carries the package file's header.
+	l := &layout.Layout{File: p.File, Package: p.Package}
+	return &target{schema: schema, dir: filepath.Clean(dir), l: l, files: files}, ok
 }
 
 // timeLint reports the time fields of l (the schema file given as schema) whose range has ended or ends within a year: as

@@ -299,3 +299,6 @@ func seasonExtras(l *layout.Layout, fields []*layout.Field, keys []uint64, s *ra
 	}
 	return fmt.Sprintf(`, "season": %d, "at": {%s}`, s.ID, at), nil
 }
+
+// given reports whether -season or -zone was given: both speak of one board.
+func (sf seasonFlag) given() bool { return sf.text != "" || sf.zone != "" }

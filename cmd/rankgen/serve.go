@@ -36,6 +36,7 @@ KEY is the board's key; for a periodic board (a season: block) its base key, and
 lists the current season and the finished ones the board keeps that exist (-season chooses
 the first shown; a KEY ending in a season's id does too). With -shards N the board is a
 ShardedBoard of N shards: the table merges them or shows one, and the key table lists each.
+-schema may be a package file (a boards: key), with -board naming the board KEY holds.
 
 It only reads (ZREVRANGE, ZREVRANK, ZCARD, HGET, HMGET, GET, TYPE, EXISTS, MEMORY USAGE,
 PTTL): open it on a production replica without fear of writes. What a board holds is shown as
@@ -69,6 +70,7 @@ type serveOptions struct {
 	shards, rows      int
 	refresh           time.Duration
 	season            seasonFlag
+	board             boardFlag // -board: the board of a package file that KEY holds
 }
 
 // maxServeRows bounds -rows: a table row reads its data too.
@@ -91,6 +93,7 @@ func init() {
 			fs.IntVar(&o.rows, "rows", 25, "show `N` entries per table")
 			fs.DurationVar(&o.refresh, "refresh", 5*time.Second, "refresh the page every `duration` (0: never)")
 			o.season.register(fs, "the season shown first")
+			o.board.register(fs)
 			return func(e *env, args []string) int { return runServe(e, o, args) }
 		},
 	})
@@ -115,10 +118,14 @@ func runServe(e *env, o serveOptions, args []string) int {
 	if msg := checkListen(o.addr, o.allowRemote); msg != "" {
 		return usageFail(e, c, msg)
 	}
-	l, ok := loadSchema(e, "serve", o.schema)
+	bs, _, msg, ok := o.board.pick(e, "serve", o.schema)
+	if msg != "" {
+		return usageFail(e, c, msg)
+	}
 	if !ok {
 		return exitFail
 	}
+	l := bs.l
 	srv, err := newServer(l, args[0], o)
 	if err != nil {
 		e.errorf("serve", "%s", err)

@@ -4,10 +4,8 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"os"
 	"text/tabwriter"
 
-	"github.com/rankgen/rankgen/generator/layout"
 	"github.com/rankgen/rankgen/generator/vet"
 )
 
@@ -27,6 +25,8 @@ bound; fields spilling into the member that would all fit a 62-bit score.
 fix}), or github (workflow commands that annotate the pull request: ::warning or ::error).
 
 -list prints every rule instead (ID, severity, purpose, fix; -format json for an array).
+
+A package file (a boards: key) stands for its boards' schemas; each finding names its board.
 
 Exit status: 1 when a finding is at least as severe as -fail-on (error by default; warning
 makes every finding fail), or on schema errors; 0 otherwise; 2 on usage errors.`,
@@ -65,20 +65,18 @@ func runVet(e *env, r vetRun, args []string) int {
 	}
 	code := exitOK
 	findings := []vet.Finding{}
-	for _, schema := range args {
-		src, err := os.ReadFile(e.path(schema))
-		if err != nil {
-			e.errorf("vet", "%v", err)
+	for _, arg := range args {
+		schemas, _, ok := schemasOf(e, "vet", arg)
+		if !ok {
 			code = exitFail
 			continue
 		}
-		l, err := layout.Parse(schema, src)
-		if err != nil {
-			printError(e, "vet", err)
-			code = exitFail
-			continue
+		for _, s := range schemas {
+			for _, f := range vet.Check(vet.Schema{Layout: s.l, Src: s.src, Name: s.path}, vet.Options{Now: e.clock(), Years: r.years}) {
+				f.Message = s.label() + f.Message
+				findings = append(findings, f)
+			}
 		}
-		findings = append(findings, vet.Check(vet.Schema{Layout: l, Src: src, Name: schema}, vet.Options{Now: e.clock(), Years: r.years})...)
 	}
 	writeFindings(e, r.format, findings)
 	for _, f := range findings {

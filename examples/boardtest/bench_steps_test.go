@@ -184,26 +184,51 @@ func rotatingRounds(b *testing.B, c *redis.Client, sides, perRound int, call fun
 	return cpu
 }
 
-// BenchmarkCoalescedPaired: C goroutines (callers=16, callers=64) each making single-entry
-// updates, one after the other, through the generated AddLaps of a board made WithCoalescing
-// (every guard on: token, fingerprint, range checks), against C goroutines each sending its
-// updates as pipelined ZINCRBYs (one pipeline of 20, no check at all), as ZINCRBYs one at a
-// time, and as AddLaps of a board without coalescing; rounds of C × 20 calls rotate among the
-// four, as BenchmarkPaired pairs. ratio-wall-<side> is the throughput ratio (≥ 1: the
-// coalesced updates are as fast), ratio-cpu-<side> the CPU one (server and client), and
-// ratio-srv-<side> the server's alone (≥ 1: the coalesced updates cost the server no more).
+// BenchmarkCoalescedPaired: C goroutines (callers=16, callers=64) each making single writes,
+// one after the other, through a board made WithCoalescing (every guard on: token,
+// fingerprint, range checks), against C goroutines each sending the same writes as plain
+// commands in a pipeline of 20 (no check at all), as plain commands one at a time, and as
+// the same method of a board without coalescing (and of one coalescing with InFlight 1);
+// rounds of C × 20 writes rotate among the five sides, as BenchmarkPaired pairs. write=add:
+// AddLaps against ZINCRBY; write=set: Set against ZADD; write=best: Best against ZADD GT (the
+// same entries, some better than the stored one, some not: racing's score is the whole
+// entry). ratio-wall-<side> is the throughput ratio (≥ 1: the coalesced writes are as fast),
+// ratio-cpu-<side> the CPU one (server and client), and ratio-srv-<side> the server's alone
+// (≥ 1: the coalesced writes cost the server no more).
 //
 //	go test -run '^$' -bench CoalescedPaired -count 3 -benchtime 100x ./examples/boardtest
 func BenchmarkCoalescedPaired(b *testing.B) {
-	for _, goroutines := range []int{16, 64} {
-		b.Run(fmt.Sprintf("callers=%d", goroutines), func(b *testing.B) { coalescedPaired(b, goroutines) })
+	for _, write := range []string{"add", "set", "best"} {
+		for _, goroutines := range []int{16, 64} {
+			b.Run(fmt.Sprintf("write=%s/callers=%d", write, goroutines), func(b *testing.B) { coalescedPaired(b, write, goroutines) })
+		}
 	}
 }
 
-func coalescedPaired(b *testing.B, goroutines int) {
-	const perGoroutine = 20
+// pairedSide is one side of BenchmarkCoalescedPaired: writes makes one goroutine's
+// perGoroutine writes, from the i-th on.
+type pairedSide struct {
+	name   string
+	writes func(i int) error
+}
+
+const perGoroutine = 20
+
+// eachWrite is a side that makes a goroutine's writes one at a time with write.
+func eachWrite(name string, write func(i int) error) pairedSide {
+	return pairedSide{name, func(i int) error {
+		for j := range perGoroutine {
+			if err := write(i + j); err != nil {
+				return err
+			}
+		}
+		return nil
+	}}
+}
+
+func coalescedPaired(b *testing.B, write string, goroutines int) {
 	c := benchClient(b)
-	zb := newBenchBoard(b, c, exampleNamed("racing").schema, "coalesced-zincrby")
+	zb := newBenchBoard(b, c, exampleNamed("racing").schema, "coalesced-plain-commands")
 	gb := newBenchBoard(b, c, exampleNamed("racing").schema, "coalesced-generated")
 	pb := newBenchBoard(b, c, exampleNamed("racing").schema, "coalesced-plain")
 	f := zb.l.Field(updateTarget["racing"])
@@ -218,55 +243,51 @@ func coalescedPaired(b *testing.B, goroutines int) {
 	one.InFlight = 1 // a batch goes for the callers that came back only when none is on its way
 	coalescedOne := racing.NewBoard(c, gb.key, racing.WithCoalescing(one))
 	plain := racing.NewBoard(c, pb.key)
-	zincrby := func(i int) *redis.FloatCmd {
-		return c.ZIncrBy(ctx, zb.key, float64(delta(i))*float64(f.Weight), zb.members[i%benchEntries])
+
+	// The i-th write of each kind, the same on every side: an entry of a benchmark board's car
+	// (whose Laps and RaceTime wander over their ranges, so that Best and ZADD GT store some
+	// and not others), and its score and member, encoded once.
+	entries := make([]racing.Entry, 4096)
+	scores, members := make([]float64, len(entries)), make([]string, len(entries))
+	for i := range entries {
+		entries[i] = racing.Entry{Car: cars[i%len(cars)], Laps: uint16(i * 7919 % 1000), RaceTime: uint32(i * 104729 % 1_000_000_000)}
+		var err error
+		if scores[i], members[i], err = entries[i].Encode(); err != nil {
+			b.Fatal(err)
+		}
 	}
-	// Each side makes one goroutine's perGoroutine updates, from the i-th on.
-	sides := []struct {
-		name    string
-		updates func(i int) error
-	}{
-		{"coalesced", func(i int) error {
-			for j := range perGoroutine {
-				if _, err := coalesced.AddLaps(ctx, cars[(i+j)%len(cars)], delta(i+j)); err != nil {
-					return err
-				}
-			}
-			return nil
-		}},
-		{"inflight1", func(i int) error {
-			for j := range perGoroutine {
-				if _, err := coalescedOne.AddLaps(ctx, cars[(i+j)%len(cars)], delta(i+j)); err != nil {
-					return err
-				}
-			}
-			return nil
-		}},
-		{"pipelined", func(i int) error {
-			_, err := c.Pipelined(ctx, func(p redis.Pipeliner) error {
-				for j := range perGoroutine {
-					p.ZIncrBy(ctx, zb.key, float64(delta(i+j))*float64(f.Weight), zb.members[(i+j)%benchEntries])
-				}
-				return nil
-			})
-			return err
-		}},
-		{"zincrby", func(i int) error {
-			for j := range perGoroutine {
-				if err := zincrby(i + j).Err(); err != nil {
-					return err
-				}
-			}
-			return nil
-		}},
-		{"plain", func(i int) error {
-			for j := range perGoroutine {
-				if _, err := plain.AddLaps(ctx, cars[(i+j)%len(cars)], delta(i+j)); err != nil {
-					return err
-				}
-			}
-			return nil
-		}},
+	entry := func(i int) racing.Entry { return entries[i%len(entries)] }
+	z := func(i int) redis.Z { return redis.Z{Score: scores[i%len(entries)], Member: members[i%len(entries)]} }
+	var sides []pairedSide
+	switch write {
+	case "add":
+		car := func(i int) uint64 { return cars[i%len(cars)] }
+		zincrby := func(p redis.Cmdable, i int) *redis.FloatCmd {
+			return p.ZIncrBy(ctx, zb.key, float64(delta(i))*float64(f.Weight), zb.members[i%benchEntries])
+		}
+		sides = []pairedSide{
+			eachWrite("coalesced", func(i int) error { _, err := coalesced.AddLaps(ctx, car(i), delta(i)); return err }),
+			eachWrite("inflight1", func(i int) error { _, err := coalescedOne.AddLaps(ctx, car(i), delta(i)); return err }),
+			pipelinedSide(c, func(p redis.Pipeliner, i int) { zincrby(p, i) }),
+			eachWrite("zincrby", func(i int) error { return zincrby(c, i).Err() }),
+			eachWrite("plain", func(i int) error { _, err := plain.AddLaps(ctx, car(i), delta(i)); return err }),
+		}
+	case "set":
+		sides = []pairedSide{
+			eachWrite("coalesced", func(i int) error { _, err := coalesced.Set(ctx, entry(i)); return err }),
+			eachWrite("inflight1", func(i int) error { _, err := coalescedOne.Set(ctx, entry(i)); return err }),
+			pipelinedSide(c, func(p redis.Pipeliner, i int) { p.ZAdd(ctx, zb.key, z(i)) }),
+			eachWrite("zadd", func(i int) error { return c.ZAdd(ctx, zb.key, z(i)).Err() }),
+			eachWrite("plain", func(i int) error { _, err := plain.Set(ctx, entry(i)); return err }),
+		}
+	case "best":
+		sides = []pairedSide{
+			eachWrite("coalesced", func(i int) error { _, err := coalesced.Best(ctx, entry(i)); return err }),
+			eachWrite("inflight1", func(i int) error { _, err := coalescedOne.Best(ctx, entry(i)); return err }),
+			pipelinedSide(c, func(p redis.Pipeliner, i int) { p.ZAddGT(ctx, zb.key, z(i)) }),
+			eachWrite("zadd-gt", func(i int) error { return c.ZAddGT(ctx, zb.key, z(i)).Err() }),
+			eachWrite("plain", func(i int) error { _, err := plain.Best(ctx, entry(i)); return err }),
+		}
 	}
 	wall := make([]time.Duration, len(sides))
 	cpu, srv := make([]float64, len(sides)), make([]float64, len(sides))
@@ -278,7 +299,7 @@ func coalescedPaired(b *testing.B, goroutines int) {
 			var wg sync.WaitGroup
 			for g := range goroutines {
 				wg.Go(func() {
-					if err := sides[side].updates(i + g*perGoroutine); err != nil {
+					if err := sides[side].writes(i + g*perGoroutine); err != nil {
 						b.Error(err)
 					}
 				})
@@ -297,10 +318,24 @@ func coalescedPaired(b *testing.B, goroutines int) {
 		b.ReportMetric(cpu[side]/cpu[0], "ratio-cpu-"+sides[side].name)
 		b.ReportMetric(srv[side]/srv[0], "ratio-srv-"+sides[side].name)
 	}
-	b.ReportMetric(n/wall[0].Seconds(), "coalesced-updates/s")
-	b.ReportMetric(n/float64(calls.calls), "updates/batch")
+	b.ReportMetric(n/wall[0].Seconds(), "coalesced-writes/s")
+	b.ReportMetric(n/float64(calls.calls), "writes/batch")
 	for side, sd := range sides {
 		b.ReportMetric(srv[side]*1e6/n, sd.name+"-srv-us")
 		b.ReportMetric((cpu[side]-srv[side])*1e6/n, sd.name+"-cli-us")
 	}
+}
+
+// pipelinedSide sends a goroutine's writes as one pipeline of plain commands, which queue
+// queues.
+func pipelinedSide(c *redis.Client, queue func(p redis.Pipeliner, i int)) pairedSide {
+	return pairedSide{"pipelined", func(i int) error {
+		_, err := c.Pipelined(ctx, func(p redis.Pipeliner) error {
+			for j := range perGoroutine {
+				queue(p, i+j)
+			}
+			return nil
+		})
+		return err
+	}}
 }

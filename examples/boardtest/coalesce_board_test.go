@@ -93,10 +93,12 @@ func TestCoalescedBoardDifferential(t *testing.T) {
 	})
 }
 
-// fcallCounter counts the FCALLs of a client: all, and those of batch forms.
+// fcallCounter counts the FCALLs of a client: all, and those of batch forms; and, by
+// function, the fewest and the most arguments a call of it had.
 type fcallCounter struct {
 	mu          sync.Mutex
 	calls, many int
+	args        map[string][2]int
 }
 
 func (h *fcallCounter) DialHook(next redis.DialHook) redis.DialHook { return next }
@@ -110,9 +112,19 @@ func (h *fcallCounter) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 		if cmd.Name() == "fcall" {
 			h.mu.Lock()
 			h.calls++
-			if name, _ := cmd.Args()[1].(string); strings.HasSuffix(name, rankgenrt.BatchSuffix) {
+			name, _ := cmd.Args()[1].(string)
+			if strings.HasSuffix(name, rankgenrt.BatchSuffix) {
 				h.many++
 			}
+			if h.args == nil {
+				h.args = map[string][2]int{}
+			}
+			n, seen := len(cmd.Args()), h.args[name]
+			if seen[0] == 0 || n < seen[0] {
+				seen[0] = n
+			}
+			seen[1] = max(seen[1], n)
+			h.args[name] = seen
 			h.mu.Unlock()
 		}
 		return next(ctx, cmd)

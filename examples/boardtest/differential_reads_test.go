@@ -18,6 +18,7 @@ import (
 	"github.com/rankgen/rankgen/examples/generated/arena"
 	"github.com/rankgen/rankgen/examples/generated/duel"
 	"github.com/rankgen/rankgen/examples/generated/duelint"
+	"github.com/rankgen/rankgen/examples/generated/game"
 	"github.com/rankgen/rankgen/examples/generated/ladders"
 	"github.com/rankgen/rankgen/examples/generated/laps"
 	"github.com/rankgen/rankgen/examples/generated/pits"
@@ -73,6 +74,10 @@ var bandRoots = map[string][2]any{
 	"b04":             {b04.TierBetween, b04.TierIs},
 	"blitz":           {blitz.PointsBetween, blitz.PointsIs},
 	"daily":           {daily.ProfitBetween, daily.ProfitIs},
+	"game_track":      {game.TrackBestLapBetween, game.TrackBestLapIs},
+	"game_alltime":    {game.AlltimeLapsBetween, game.AlltimeLapsIs},
+	"game_weekly":     {game.WeeklyBestLapBetween, game.WeeklyBestLapIs},
+	"game_daily":      {game.DailyLapsBetween, game.DailyLapsIs},
 }
 
 func (d *diff) driveGet(catalog.Op) {

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -130,7 +131,7 @@ func fromList(exs []exampleboards.Example) []example {
 func parse(tb testing.TB, schema string) *layout.Layout {
 	tb.Helper()
 	file := schema
-	if filepath.Base(schema) == schema { // an example's schema
+	if !strings.HasPrefix(schema, "internal/") { // an example's schema
 		file = filepath.Join("..", "schemas", schema)
 	}
 	src, err := os.ReadFile(file)

@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -276,7 +277,7 @@ func sameResult(a, b reflect.Value) bool {
 	if a.Kind() == reflect.Slice && a.Len() == 0 && b.Len() == 0 {
 		return true
 	}
-	if a.Kind() == reflect.Slice && a.Type().Elem().Name() == "Result" {
+	if a.Kind() == reflect.Slice && strings.HasSuffix(a.Type().Elem().Name(), "Result") {
 		if a.Len() != b.Len() {
 			return false
 		}

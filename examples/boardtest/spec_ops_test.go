@@ -68,7 +68,7 @@ func (b *board) updates(fi int, op layout.Op, us []upd) ([]layout.Entry, []error
 			errs[i] = err
 			continue
 		}
-		entries[i] = b.ex.interp(b.t, r.FieldByName("Entry"))
+		entries[i] = b.ex.interp(b.t, boardmodel.Embedded(r, "Entry"))
 	}
 	return entries, errs, nil
 }
@@ -293,7 +293,7 @@ func (b *board) checkReads(m *boardmodel.Model, r *rand.Rand) {
 				if rank := rv.FieldByName("Rank").Int(); rank < 1 {
 					b.t.Fatalf("%s: rank %d", what, rank)
 				}
-				es = append(es, b.ex.interp(b.t, rv.FieldByName("Entry")))
+				es = append(es, b.ex.interp(b.t, boardmodel.Embedded(rv, "Entry")))
 			} else {
 				es = append(es, b.ex.interp(b.t, rv))
 			}

@@ -42,7 +42,7 @@ func (b *board) checkMoreReads(m *boardmodel.Model, r *rand.Rand) {
 			}
 			continue
 		}
-		if got := b.ex.interp(b.t, res.FieldByName("Entry")); err != nil || got.ID != want[i].ID || !slices.Equal(got.Keys, want[i].Keys) {
+		if got := b.ex.interp(b.t, boardmodel.Embedded(res, "Entry")); err != nil || got.ID != want[i].ID || !slices.Equal(got.Keys, want[i].Keys) {
 			b.t.Fatalf("GetMany[%d] = %q %s, %v; want %q %s", i, got.ID, fmtKeys(l, got.Keys), err, ids[i], fmtKeys(l, want[i].Keys))
 		}
 	}
@@ -123,7 +123,7 @@ func (b *board) sameRanked(what string, out []reflect.Value, first int64, want [
 	}
 	for i, w := range want {
 		rv := out[0].Index(i)
-		got := b.ex.interp(b.t, rv.FieldByName("Entry"))
+		got := b.ex.interp(b.t, boardmodel.Embedded(rv, "Entry"))
 		if rank := rv.FieldByName("Rank").Int(); rank != first+int64(i) || got.ID != w.ID || !slices.Equal(got.Keys, w.Keys) {
 			b.t.Fatalf("%s[%d] = rank %d %q %s; want rank %d %q %s", what, i, rank, got.ID, fmtKeys(b.ex.l, got.Keys), first+int64(i), w.ID, fmtKeys(b.ex.l, w.Keys))
 		}

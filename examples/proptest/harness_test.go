@@ -85,8 +85,8 @@ func TestEveryExampleListed(t *testing.T) {
 		t.Fatal(err)
 	}
 	listed := map[string]bool{}
-	for _, ex := range examples {
-		listed[ex.name] = true
+	for _, ex := range append(exampleboards.All(), exampleboards.Periodic()...) {
+		listed[ex.Dir()] = true
 	}
 	for _, d := range dirs {
 		if d.IsDir() && !listed[d.Name()] {

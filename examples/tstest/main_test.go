@@ -29,7 +29,7 @@ var clients = filepath.Join("..", "clients", "ts")
 
 // examples are every example board, the periodic ones included.
 func examples() []exampleboards.Example {
-	return append(exampleboards.All(), exampleboards.Periodic()...)
+	return exampleboards.Alone()
 }
 
 var built struct {

@@ -89,9 +89,10 @@ func wireChanges(old, new *layout.Layout, m fieldMatch) bool {
 }
 
 type comparer struct {
-	old, new Schema
-	match    fieldMatch
-	out      []Change
+	old, new       Schema
+	oldPkg, newPkg *Package // CompareBoards: the two versions of a package of boards
+	match          fieldMatch
+	out            []Change
 }
 
 // pair is two fields the rules of scope eachField compare, of the same name: old or new is nil

@@ -33,10 +33,8 @@ func TestGolden(t *testing.T) {
 			for _, f := range a.Files {
 				src[f.Name] = f.Data
 			}
-			old := parse(t, "old.yaml", src["old.yaml"])
-			new := parse(t, "new.yaml", src["new.yaml"])
 			var b strings.Builder
-			for _, c := range append(CompatibleChanges(old, new), Compare(old, new)...) {
+			for _, c := range goldenChanges(t, src, true) {
 				b.WriteString(c.String() + "\n")
 			}
 			got := b.String()
@@ -95,6 +93,47 @@ func TestWireIffFingerprint(t *testing.T) {
 			}
 		}
 	}
+}
+
+// goldenChanges compares the golden's two versions: old.yaml and new.yaml, or, for a package of
+// boards, old/game.yaml and new/game.yaml with their boards' schemas beside them; with the
+// compatible changes first when compatible is set.
+func goldenChanges(t *testing.T, src map[string][]byte, compatible bool) []Change {
+	if _, ok := src["old/game.yaml"]; ok {
+		old, new := goldenPackage(t, "old", src), goldenPackage(t, "new", src)
+		out := CompareBoards(old, new)
+		if compatible {
+			out = append(CompatibleBoardChanges(old, new), out...)
+		}
+		return out
+	}
+	old := parse(t, "old.yaml", src["old.yaml"])
+	new := parse(t, "new.yaml", src["new.yaml"])
+	if compatible {
+		return append(CompatibleChanges(old, new), Compare(old, new)...)
+	}
+	return Compare(old, new)
+}
+
+// goldenPackage is version dir of a golden's package of boards.
+func goldenPackage(t *testing.T, dir string, src map[string][]byte) Package {
+	t.Helper()
+	file := dir + "/game.yaml"
+	p, err := layout.ParseBoards(file, src[file], func(path string) ([]byte, error) {
+		if s, ok := src[path]; ok {
+			return s, nil
+		}
+		return nil, fmt.Errorf("%s: not in the golden", path)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pkg := Package{Boards: p, Src: src[file], Name: file, Schemas: map[string]Schema{}}
+	for _, b := range p.Boards {
+		path := dir + "/" + b.Schema
+		pkg.Schemas[b.Name] = Schema{Layout: b.Layout, Src: src[path], Name: path}
+	}
+	return pkg
 }
 
 // TestMigrate: what Migrate proposes for rankgen migrate on golden pairs: nothing without a

@@ -27,6 +27,7 @@ const (
 	wholeSchema scope = iota // the two schemas, once
 	eachField                // each pair of fields of the same name
 	fallback                 // the two schemas, once, when no other rule of the category fired
+	packageFile              // two package files' lists of boards (RemovedBoards), not Compare's
 )
 
 // Rules returns every rule, WIRE first, in the order Compare reports them.
@@ -66,6 +67,7 @@ var ruleTable = []Rule{
 	{"DATA_REMOVED", Source, "a data field is gone (or renamed): its Data field no longer exists", wholeSchema, checkDataRemoved},
 	{"DATA_GO_TYPE", Source, "a data field's Go type changes", wholeSchema, checkDataGoType},
 	{"FEED_API", Source, "a feed is gone, or a board or key part of it: its generated type, result field or key part no longer exists; adding one breaks nothing", wholeSchema, checkFeedAPI},
+	{"BOARD_REMOVED", Source, "a board of a package of boards is gone (or renamed): its Go types, constructors and functions no longer exist; adding a board breaks nothing", packageFile, checkBoardRemoved},
 	{"SHARDED_API", Source, "sharded: true is dropped: ShardedBoard (and a periodic board's Seasons.Sharded) is no longer generated; adding it breaks nothing", wholeSchema, checkShardedAPI},
 }
 

@@ -69,7 +69,7 @@ func TestEmittedRulesRegistered(t *testing.T) {
 		for _, f := range a.Files {
 			src[f.Name] = f.Data
 		}
-		check(Compare(parse(t, "old.yaml", src["old.yaml"]), parse(t, "new.yaml", src["new.yaml"])))
+		check(goldenChanges(t, src, false))
 	}
 	for _, r := range Rules() {
 		if !emitted[r.ID] && r.scope != fallback {

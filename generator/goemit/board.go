@@ -83,14 +83,19 @@ func (b *board) idText(id jen.Code) jen.Code {
 // operation the file's own methods call: the runtime's (catalog.Op.Go) find theirs by name.
 func (b *board) scripts(ops []catalog.Op) {
 	f, l := b.f, b.l
-	f.Anon("embed")
-	f.Line()
-	b.comment("luaLibrary is this layout's part of its Lua library, behind the runtime's shared head.")
-	f.Comment("//go:embed " + l.LuaFile())
-	f.Var().Id("luaLibrary").String()
-	f.Line()
 	var vars []jen.Code
-	vars = append(vars, jen.Id("library").Op("=").Add(rt("NewLayoutLibrary")).Call(jen.Lit(l.Stem()), jen.Id("luaLibrary")))
+	if pb := b.c.inPackage; pb != nil {
+		// The package's library holds every board's part; this board's functions are its view.
+		vars = append(vars, jen.Id("library").Op("=").Id(packageLibrary).Dot("Board").Call(jen.Lit(pb.Name)))
+	} else {
+		f.Anon("embed")
+		f.Line()
+		b.comment("luaLibrary is this layout's part of its Lua library, behind the runtime's shared head.")
+		f.Comment("//go:embed " + l.LuaFile())
+		f.Var().Id("luaLibrary").String()
+		f.Line()
+		vars = append(vars, jen.Id("library").Op("=").Add(rt("NewLayoutLibrary")).Call(jen.Lit(l.Stem()), jen.Id("luaLibrary")))
+	}
 	for _, op := range ops {
 		if !op.Go.InRuntime() {
 			vars = append(vars, jen.Id(op.Function()).Op("=").Id("library").Dot("Function").Call(jen.Lit(op.Name)))

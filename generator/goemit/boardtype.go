@@ -59,8 +59,16 @@ func (b *board) runtimeScoreReads() *jen.Statement {
 // options declares Option and its constructors, the runtime's (rankgenrt.Core holds what
 // they set).
 func (b *board) options() {
+	if b.c.inPackage != nil {
+		return // the package file declares them for every board
+	}
+	b.optionDecls("Option configures a Board.", fmt.Sprintf("WithCoalescing sends concurrent single writes (%s) as batches, each caller told its own result (rankgenrt.WithCoalescing).", b.coalescedWrites()))
+}
+
+// optionDecls declares Option (its doc given) and its constructors, WithCoalescing's doc given.
+func (b *board) optionDecls(optionDoc, coalescingDoc string) {
 	f := b.f
-	f.Comment("Option configures a Board.")
+	f.Comment(optionDoc)
 	f.Type().Id("Option").Op("=").Add(rt("Option"))
 	f.Line()
 	b.comment("WithTTL makes the board's keys expire d after every write (rankgenrt.WithTTL).")
@@ -73,16 +81,22 @@ func (b *board) options() {
 	f.Func().Id("WithDedupWindow").Params(jen.Id("d").Qual("time", "Duration")).Id("Option").Block(jen.Return(rt("WithDedupWindow").Call(jen.Id("d"))))
 	f.Line()
 	b.withReplicas()
-	if b.coalesces() {
-		first := catalog.FieldUpdates(b.l)[0]
-		b.comment("WithCoalescing sends concurrent single field updates (%s, …) as batches (rankgenrt.WithCoalescing).", catalog.UpdateMethod(first.Update, first.Field))
-		b.f.Func().Id("WithCoalescing").Params(jen.Id("cfg").Add(rt("Coalescing"))).Id("Option").Block(jen.Return(rt("WithCoalescing").Call(jen.Id("cfg"))))
-		b.f.Line()
-	}
+	b.comment("%s", coalescingDoc)
+	b.f.Func().Id("WithCoalescing").Params(jen.Id("cfg").Add(rt("Coalescing"))).Id("Option").Block(jen.Return(rt("WithCoalescing").Call(jen.Id("cfg"))))
+	b.f.Line()
 }
 
-// coalesces reports whether the board has single field updates, which WithCoalescing combines.
-func (b *board) coalesces() bool { return len(catalog.FieldUpdates(b.l)) > 0 }
+// coalescedWrites names the single writes WithCoalescing combines: every one with a batch form.
+func (b *board) coalescedWrites() string {
+	writes := []string{"Set", "Best", "Insert"}
+	if ups := catalog.FieldUpdates(b.l); len(ups) > 0 {
+		writes = append(writes, catalog.UpdateMethod(ups[0].Update, ups[0].Field)+", …", "Update")
+	}
+	if len(catalog.Stamped(b.l)) > 0 {
+		writes = append(writes, "Touch")
+	}
+	return strings.Join(writes, ", ")
+}
 
 // withReplicas declares WithReplicas, the option that makes every write wait for replicas.
 func (b *board) withReplicas() {
@@ -118,9 +132,11 @@ func (b *board) resultTypes() {
 	f.Comment("Ranked is an entry with its 1-based rank on the board.")
 	f.Type().Id("Ranked").Struct(jen.Id("Rank").Int64(), jen.Id("Entry"))
 	f.Line()
-	b.comment("Cursor marks a place in the board for After: the last entry seen (zero: the top).")
-	f.Type().Id("Cursor").Op("=").Add(rt("Cursor"))
-	f.Line()
+	if b.c.inPackage == nil { // a package of boards declares it once
+		b.comment("Cursor marks a place in the board for After: the last entry seen (zero: the top).")
+		f.Type().Id("Cursor").Op("=").Add(rt("Cursor"))
+		f.Line()
+	}
 	b.comment("Update is one update of a batch (the <Op><Field>Many methods): the id, and the delta or value. A batch is one script call, atomic, in order; each update succeeds or fails on its own (its Result). An id without an entry starts from the zero entry: 0, false, the first enum value, or the Unix epoch (a field's lowest-ranking value when that is outside its range).")
 	f.Type().Id("Update").Types(jen.Id("V").Any()).Struct(jen.Id(l.IDName).Add(b.idType()), jen.Id("Value").Id("V"))
 	f.Line()

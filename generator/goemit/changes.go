@@ -120,8 +120,7 @@ func (b *board) changesType() {
 func (b *board) updateOneList(op catalog.Op) {
 	b.comment("%s", b.updateListDoc())
 	recvDecl(b.f).Id(op.Methods[0]).Params(ctxParam(), jen.Id("id").Add(b.idType()), jen.Id("changes").Op("...").Id("Change")).Params(jen.Id("Written"), jen.Error()).Block(
-		jen.Return(jen.Id("decoding").Dot("First").Call(jen.Id("b").Dot(op.Methods[1]).Call(jen.Id("ctx"), jen.Index().Id("Changes").Values(jen.Values(
-			jen.Id(b.l.IDName).Op(":").Id("id"), jen.Id("Apply").Op(":").Id("changes")))))),
+		jen.Return(jen.Id("decoding").Dot("Update").Call(jen.Id("ctx"), jen.Id("b").Dot("core"), jen.Id(op.Function()), jen.Id("changeArgs"), jen.Id("id"), jen.Id("changes"))),
 	)
 	b.f.Line()
 }
@@ -169,7 +168,7 @@ func (b *board) touch(op catalog.Op) {
 	}
 	b.comment("%s sets %s of the entry of id to now and leaves its other fields as they are, in one script call, and returns what it did (Written: the entry after, the one before, and Changed when a stamp moved). A play that scores nothing still counts as the latest: ties on the stamp see it. An id without an entry gets the zero entry, stamped, as a field update that creates it does. A clock outside a stamped field's range (or the board's season) is refused, leaving the entry as it was.", op.Methods[0], strings.Join(stamps, ", "))
 	recvDecl(b.f).Id(op.Methods[0]).Params(ctxParam(), jen.Id("id").Add(b.idType())).Params(jen.Id("Written"), jen.Error()).Block(
-		jen.Return(jen.Id("decoding").Dot("First").Call(jen.Id("b").Dot(op.Methods[1]).Call(jen.Id("ctx"), jen.Index().Add(b.idType()).Values(jen.Id("id"))))),
+		jen.Return(jen.Id("decoding").Dot("Touch").Call(jen.Id("ctx"), jen.Id("b").Dot("core"), jen.Id(op.Function()), jen.Id("id"))),
 	)
 	b.f.Line()
 	b.comment("%s touches many ids in one script call, atomic as a whole, with one clock, as Touch does each: its Result per id holds what it did or the error that left that entry unchanged (an invalid id's, unsent). The error return is for failures of the whole call (connection, ErrLayoutMismatch), which change nothing.", op.Methods[1])

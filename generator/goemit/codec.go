@@ -20,6 +20,9 @@ type codec struct {
 	l     *layout.Layout
 	used  map[string]bool          // constant names referenced so far; only looked up, never iterated
 	bases map[*layout.Field]string // each field's unexported base name; only looked up
+	// inPackage: the board of a package of boards this file is (GenerateBoards), whose package
+	// file declares what every board shares (the version guard, the library, Option, Cursor).
+	inPackage *layout.Board
 }
 
 func newCodec(l *layout.Layout) *codec {
@@ -31,7 +34,9 @@ func newCodec(l *layout.Layout) *codec {
 // constants() once the whole file is built: the board's methods use the constants too.
 func emitCodec(f *jen.File, c *codec) (constBlock *jen.Statement) {
 	l := c.l
-	c.versionGuard(f)
+	if c.inPackage == nil {
+		c.versionGuard(f)
+	}
 	c.fingerprint(f)
 	constBlock = &jen.Statement{}
 	f.Add(constBlock)

@@ -27,10 +27,15 @@ func emitFeeds(b *board) {
 	)
 	f.Line()
 	b.comment("%s is what a feed's call did on one of its boards.", FedType)
+	entry := jen.Id("Entry").Id("Entry")
+	if b.c.inPackage != nil {
+		// Embedded, as in Ranked, so that the field is named as the board's entry type is.
+		entry = jen.Id("Entry")
+	}
 	f.Type().Id(FedType).Struct(
 		jen.Id("Changed").Bool().Comment("the call wrote the board's entry for the id"),
 		jen.Id("Found").Bool().Comment("the board has an entry for the id after the call"),
-		jen.Id("Entry").Id("Entry").Comment("Found: that entry (its Data is the zero Data: Get reads the stored data)"),
+		entry.Comment("Found: that entry (its Data is the zero Data: Get reads the stored data)"),
 		jen.Id("Rank").Int64().Comment("Found, from the Ranked form of the call: the entry's 1-based rank after it; else 0"),
 	)
 	f.Line()

@@ -38,11 +38,18 @@ func Generate(l *layout.Layout) ([]byte, error) {
 	}
 	f := jen.NewFile(l.Package)
 	f.HeaderComment(layout.Header(l.File))
+	f.PackageComment(packageComment(l))
+	return render(f, l, nil)
+}
+
+// render renders a layout's declarations into f, whose header and package doc are set: as a
+// package of its own (pb nil) or as board pb of a package of boards.
+func render(f *jen.File, l *layout.Layout, pb *layout.Board) ([]byte, error) {
 	f.ImportAlias(runtimePath, "rankgenrt")
 	f.ImportName(redisPath, "redis")
-	f.PackageComment(packageComment(l))
 
 	c := newCodec(l)
+	c.inPackage = pb
 	constBlock := emitCodec(f, c)
 	emitBoard(f, c)
 	if l.Sharded { // ShardedBoard is about 40% of a file: only where the schema asks for it

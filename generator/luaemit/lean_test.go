@@ -23,6 +23,9 @@ func TestNoRepeatedRuns(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		if layout.IsBoards(src) {
+			continue // a package file: its boards' schemas are listed themselves
+		}
 		l, err := layout.Parse(filepath.Base(path), src)
 		if err != nil {
 			t.Fatalf("%s: %v", path, err)

@@ -58,9 +58,21 @@ const exact = 1 << 53
 // order (set, best, remove, trim, the field updates in field order, then the reads), and
 // composes the whole library as the runtime does.
 func Render(l *layout.Layout) (*Library, error) {
+	return render(l, "")
+}
+
+// RenderBoard renders the part of board, a board of a package of boards, as Render renders a
+// layout's: its use_layout names the board, which its functions' names carry
+// (<library>_<board>_<op>). Package puts the parts of a package's boards in one library.
+func RenderBoard(l *layout.Layout, board string) (*Library, error) {
+	return render(l, board)
+}
+
+func render(l *layout.Layout, board string) (*Library, error) {
 	var b bytes.Buffer
 	var err error
 	head := newData(l)
+	head.Board = board
 	head.Touched = allFields(l)
 	head.Args = catalog.Args{Head: catalog.WriteArgs()}
 	if head.Clock, err = clockData(l); err != nil {
@@ -171,11 +183,108 @@ func Render(l *layout.Layout) (*Library, error) {
 	b.Write(regs.Bytes())
 	part := prune(tidy(b.String()))
 	src := rankgenrt.ComposeLibrary(l.Stem(), part)
-	name := rankgenrt.NewLibrary(src).Name
-	for i := range fns {
-		fns[i].Name = name + "_" + fns[i].Op
+	return named(&Library{File: l.LuaFile(), Part: part, Source: src, Functions: fns}, board), nil
+}
+
+// named sets the library's name from its source, and its functions' names from it.
+func named(lib *Library, board string) *Library {
+	lib.Name = rankgenrt.NewLibrary(lib.Source).Name
+	prefix := lib.Name + "_"
+	if board != "" {
+		prefix += board + "_"
 	}
-	return &Library{Name: name, File: l.LuaFile(), Part: part, Source: src, Functions: fns}, nil
+	for i := range lib.Functions {
+		lib.Functions[i].Name = prefix + lib.Functions[i].Op
+	}
+	return lib
+}
+
+// BoardPart is one board of a package of boards and its part (RenderBoard).
+type BoardPart struct {
+	Board  string // the board's name in the package
+	Schema string // its schema's file name
+	Lib    *Library
+}
+
+// Package composes the library of a package of boards (generated from the package file file
+// into <stem>.rankgen.lua): each board's part in a block of its own, so that one part's locals
+// neither reach another's functions nor add to Lua's limit of locals in one chunk. Each part
+// keeps what its layout uses; the runtime's head comes once, before them all. Functions lists
+// every board's functions, board by board.
+//
+// Then each submission of subs (a write over several boards: the head's submission) is
+// registered, its steps naming the board operation each runs (catalog.StepOp).
+func Package(file, stem string, parts []BoardPart, subs []*layout.Submission) (*Library, error) {
+	var b strings.Builder
+	fmt.Fprintf(&b, "-- %s\n--\n", layout.Header(file))
+	b.WriteString("-- A package of boards' Redis Functions library: each board's part (its layout's constants, score\n")
+	b.WriteString("-- codec, accessors and bodies, and its operations, one function each, named\n")
+	b.WriteString("-- <library>_<board>_<op>) in a block of its own. The runtime (rankgenrt.NewLayoutLibrary)\n")
+	b.WriteString("-- loads it behind the Lua head every layout shares, named with a hash of both.\n")
+	for _, p := range parts {
+		if p.Lib == nil || p.Board == "" {
+			return nil, fmt.Errorf("luaemit: a package's board has no name or no part (a bug in rankgen; please report it)")
+		}
+		fmt.Fprintf(&b, "\n-- Board %s, from %s.\ndo\n", p.Board, p.Schema)
+		for _, line := range strings.Split(strings.TrimRight(withoutHeader(p.Lib.Part), "\n"), "\n") {
+			if line != "" {
+				b.WriteString("  " + line)
+			}
+			b.WriteString("\n")
+		}
+		b.WriteString("end\n")
+	}
+	for _, sub := range subs {
+		var steps []string
+		for _, st := range sub.Steps {
+			op, err := catalog.StepOp(st.Board.Layout, st.Write)
+			if err != nil {
+				return nil, fmt.Errorf("luaemit: submission %s, board %s: %w", sub.Name, st.Board.Name, err)
+			}
+			steps = append(steps, fmt.Sprintf("{'%s', '%s', '%s'}", st.Board.Name, op.Name, st.Name))
+		}
+		fmt.Fprintf(&b, "\n-- Submission %s: %s, in one call, all or nothing.\nsubmission('%s', {%s})\n", sub.Name, stepsSaid(sub), sub.Name, strings.Join(steps, ", "))
+	}
+	b.WriteString("\n-- Removal: ids removed from boards of any of the package's layouts in one call.\nremoval()\n")
+	text := b.String()
+	src := rankgenrt.ComposeLibrary(stem, text)
+	name := rankgenrt.NewLibrary(src).Name
+	fns := packageFunctions(name, parts)
+	for _, sub := range subs {
+		fns = append(fns, Function{Op: "submit_" + sub.Name, Name: name + "_submit_" + sub.Name})
+	}
+	fns = append(fns, Function{Op: "remove_from", Name: name + "_remove_from"})
+	return &Library{Name: name, File: stem + ".rankgen.lua", Part: text, Source: src, Functions: fns}, nil
+}
+
+// stepsSaid says what a submission writes: "track (best), alltime (update)".
+func stepsSaid(sub *layout.Submission) string {
+	var said []string
+	for _, st := range sub.Steps {
+		said = append(said, fmt.Sprintf("%s (%s %s)", st.Name, st.Write, st.Board.Name))
+	}
+	return strings.Join(said, ", ")
+}
+
+// packageFunctions names every board's functions in the package's library.
+func packageFunctions(name string, parts []BoardPart) []Function {
+	var fns []Function
+	for _, p := range parts {
+		for _, f := range p.Lib.Functions {
+			f.Name = name + "_" + p.Board + "_" + f.Op
+			fns = append(fns, f)
+		}
+	}
+	return fns
+}
+
+// withoutHeader is a part without its opening comment block (its header and what it is), which
+// the package's library says once.
+func withoutHeader(part string) string {
+	for strings.HasPrefix(part, "--") {
+		_, part, _ = strings.Cut(part, "\n")
+	}
+	return strings.TrimLeft(part, "\n")
 }
 
 // foundCallback is the callback of a read of one id's entry (found, declared by its template's

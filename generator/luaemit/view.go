@@ -15,6 +15,7 @@ type data struct {
 	found                        *found // a read of one id's entry: how its callback finds it (Finds)
 	Shared                       bool   // a field update's body, shared by the updates like it (its title and apply function are not in it)
 	File, Title, Op, Fingerprint string
+	Board                        string // a board of a package of boards: its name, which use_layout declares
 	Header                       string // the generated-code marker, layout.Header
 	Usage                        []string
 	WriteDocs                    []string     // the head: the usage lines of the arguments every write function takes first, said once

@@ -295,8 +295,8 @@ func WithReplicas(n int, timeout time.Duration) Option {
 	return rankgenrt.WithReplicas(n, timeout)
 }
 
-// WithCoalescing sends concurrent single field updates (AddPoints, …) as batches
-// (rankgenrt.WithCoalescing).
+// WithCoalescing sends concurrent single writes (Set, Best, Insert, AddPoints, …, Update, Touch)
+// as batches, each caller told its own result (rankgenrt.WithCoalescing).
 func WithCoalescing(cfg rankgenrt.Coalescing) Option {
 	return rankgenrt.WithCoalescing(cfg)
 }
@@ -570,7 +570,7 @@ type Changes struct {
 // changes move the entry (or create it), ReachedAt (client clock) is set to now, once, unless the
 // list changes it.
 func (b *Board) Update(ctx context.Context, id string, changes ...Change) (Written, error) {
-	return decoding.First(b.UpdateMany(ctx, []Changes{{UserID: id, Apply: changes}}))
+	return decoding.Update(ctx, b.core, fnChanges, changeArgs, id, changes)
 }
 
 // UpdateMany applies many change lists in one script call, atomic as a whole, in order (an id may
@@ -591,7 +591,7 @@ func (b *Board) UpdateMany(ctx context.Context, lists []Changes) ([]Result, erro
 // creates it does. A clock outside a stamped field's range (or the board's season) is refused,
 // leaving the entry as it was.
 func (b *Board) Touch(ctx context.Context, id string) (Written, error) {
-	return decoding.First(b.TouchMany(ctx, []string{id}))
+	return decoding.Touch(ctx, b.core, fnTouch, id)
 }
 
 // TouchMany touches many ids in one script call, atomic as a whole, with one clock, as Touch does

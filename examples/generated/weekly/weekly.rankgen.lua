@@ -372,12 +372,7 @@ register('remove', {'allow-oom'}, write('remove', 5, function(KEYS, ARGV)
   local refused = layout_refused(board, fp, 'writes', aux)
   if refused then return refused end
   local present = members -- the ids themselves: ZREM skips the absent ones and counts a repeated one once
-  local removed = 0
-  if #present > 0 then
-    log_changes(aux, ids)
-    removed = many('ZREM', board, present)
-  end
-  return done(KEYS, ARGV, removed)
+  return done(KEYS, ARGV, unstore(board, aux, nil, ids, present))
 end))
 
 register('trim', {'allow-oom'}, write('trim', 5, function(KEYS, ARGV)

@@ -160,7 +160,7 @@ func (b *Board) written(v reflect.Value) Written {
 		return Written{}
 	}
 	w := Written{Existed: v.FieldByName("Existed").Bool(), Changed: v.FieldByName("Changed").Bool(),
-		Entry: b.FromEntry(v.FieldByName("Entry"))}
+		Entry: b.FromEntry(Embedded(v, "Entry"))}
 	if w.Existed {
 		w.Before = b.FromEntry(v.FieldByName("Before"))
 	}
@@ -259,7 +259,7 @@ func (b *Board) Top(n int64) ([]Ranked, error) {
 	rs := make([]Ranked, out[0].Len())
 	for i := range rs {
 		r := out[0].Index(i)
-		rs[i] = Ranked{Rank: r.FieldByName("Rank").Int(), Entry: b.FromEntry(r.FieldByName("Entry"))}
+		rs[i] = Ranked{Rank: r.FieldByName("Rank").Int(), Entry: b.FromEntry(Embedded(r, "Entry"))}
 	}
 	return rs, nil
 }
@@ -287,8 +287,22 @@ func (b *Board) results(out []reflect.Value) ([]Result, error) {
 	for i := range res {
 		r := out[0].Index(i)
 		if res[i].Err = ErrOf(r.FieldByName("Err")); res[i].Err == nil {
-			res[i].Written = b.written(r.FieldByName("Written"))
+			res[i].Written = b.written(Embedded(r, "Written"))
 		}
 	}
 	return res, nil
+}
+
+// Embedded is v's field of the package's type name it embeds (Entry, Written): named so, or
+// in a package of boards with the board's name before it (TrackEntry).
+func Embedded(v reflect.Value, name string) reflect.Value {
+	if f := v.FieldByName(name); f.IsValid() {
+		return f
+	}
+	for i := 0; i < v.NumField(); i++ {
+		if f := v.Type().Field(i); f.Anonymous && namedFor("."+f.Name, name) {
+			return v.Field(i)
+		}
+	}
+	return reflect.Value{}
 }

@@ -12,7 +12,7 @@ func (b *Board) ranked(v reflect.Value) []Ranked {
 	rs := make([]Ranked, v.Len())
 	for i := range rs {
 		r := v.Index(i)
-		rs[i] = Ranked{Rank: r.FieldByName("Rank").Int(), Entry: b.FromEntry(r.FieldByName("Entry"))}
+		rs[i] = Ranked{Rank: r.FieldByName("Rank").Int(), Entry: b.FromEntry(Embedded(r, "Entry"))}
 	}
 	return rs
 }

@@ -136,7 +136,7 @@ func (b *Board) UseChanges(fns []any) error {
 	ups := catalog.FieldUpdates(b.Layout)
 	if b.Layout.HasData() && len(fns) == len(ups)+1 {
 		v := reflect.ValueOf(fns[len(ups)])
-		if name := runtime.FuncForPC(v.Pointer()).Name(); !strings.HasSuffix(name, "."+layout.DataChangeName) {
+		if name := runtime.FuncForPC(v.Pointer()).Name(); !namedFor(name, layout.DataChangeName) {
 			return fmt.Errorf("boardmodel: the last change constructor is %s; want %s", name, layout.DataChangeName)
 		}
 		b.setData, fns = v, fns[:len(ups)]
@@ -148,12 +148,21 @@ func (b *Board) UseChanges(fns []any) error {
 	for i, fn := range fns {
 		v := reflect.ValueOf(fn)
 		name := runtime.FuncForPC(v.Pointer()).Name()
-		if !strings.HasSuffix(name, "."+ups[i].Method()) {
+		if !namedFor(name, ups[i].Method()) {
 			return fmt.Errorf("boardmodel: change constructor %d is %s; want %s", i, name, ups[i].Method())
 		}
 		b.changes[b.changeKey(ups[i].Field, ups[i].Update)] = v
 	}
 	return nil
+}
+
+// namedFor reports whether the function of full name (package path, then its name) is the
+// change constructor method names: named so, or in a package of boards with the board's name
+// before it (TrackSetData).
+func namedFor(name, method string) bool {
+	base := name[strings.LastIndex(name, ".")+1:]
+	prefix, ok := strings.CutSuffix(base, method)
+	return ok && (prefix == "" || prefix[0] >= 'A' && prefix[0] <= 'Z')
 }
 
 // changeKey names a change constructor: the field's index and the update.

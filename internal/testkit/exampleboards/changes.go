@@ -4,6 +4,7 @@ import (
 	"github.com/rankgen/rankgen/examples/generated/arena"
 	"github.com/rankgen/rankgen/examples/generated/duel"
 	"github.com/rankgen/rankgen/examples/generated/duelint"
+	"github.com/rankgen/rankgen/examples/generated/game"
 	"github.com/rankgen/rankgen/examples/generated/ladders"
 	"github.com/rankgen/rankgen/examples/generated/laps"
 	"github.com/rankgen/rankgen/examples/generated/pits"
@@ -44,6 +45,10 @@ var changeFuncs = map[string][]any{
 	"seed004shift":    {seed004shift.AddPoints, seed004shift.SetPoints, seed004shift.SetAt},
 	"tournament":      {tournament.MinBestLap, tournament.SetBestLap},
 	"weekly":          {weekly.AddPoints, weekly.MaxPoints, weekly.SetPoints, weekly.SetPaid},
+	"game_track":      {game.TrackMinBestLap, game.TrackSetBestLap, game.TrackSetData},
+	"game_alltime":    {game.AlltimeAddLaps, game.AlltimeAddMeters},
+	"game_weekly":     {game.WeeklyMinBestLap, game.WeeklySetBestLap},
+	"game_daily":      {game.DailyAddLaps},
 }
 
 // Changes returns the example's change constructors (AddPoints, …) in catalogue order, for

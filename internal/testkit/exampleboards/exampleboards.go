@@ -17,6 +17,7 @@ import (
 	"github.com/rankgen/rankgen/examples/generated/arena"
 	"github.com/rankgen/rankgen/examples/generated/duel"
 	"github.com/rankgen/rankgen/examples/generated/duelint"
+	"github.com/rankgen/rankgen/examples/generated/game"
 	"github.com/rankgen/rankgen/examples/generated/ladders"
 	"github.com/rankgen/rankgen/examples/generated/laps"
 	"github.com/rankgen/rankgen/examples/generated/pits"
@@ -39,10 +40,12 @@ import (
 
 // Example is one generated package.
 type Example struct {
-	Name        string // package name: its directory under examples/generated
-	Schema      string // its schema's file name under examples/schemas
-	Fingerprint string // the package's Fingerprint constant
-	Codec       Codec  // Encode, Decode and Compare, the Entry type erased
+	Name   string // package name: its directory under examples/generated; <package>_<board> for a board of a package of boards
+	Schema string // its schema's file name under examples/schemas
+	// Board: a board of a package of boards (examples/generated/<Package>): its name there.
+	Package, BoardName string
+	Fingerprint        string // the package's Fingerprint constant
+	Codec              Codec  // Encode, Decode and Compare, the Entry type erased
 
 	// The package's functions, for tests that call them through reflection.
 	NewBoard     any // func(redis.UniversalClient, string, ...Option) *Board; periodic: (…, string, Season, ...Option)
@@ -90,6 +93,10 @@ func All() []Example {
 			NewBoard: seed003scaling.NewBoard, Decode: seed003scaling.Decode, WithTTL: seed003scaling.WithTTL, WithExpireAt: seed003scaling.WithExpireAt},
 		{Name: "seed004shift", Schema: "seed004_shift.yaml", Fingerprint: seed004shift.Fingerprint, Codec: CodecOf(seed004shift.Entry.Encode, seed004shift.Decode, seed004shift.Compare),
 			NewBoard: seed004shift.NewBoard, Decode: seed004shift.Decode, WithTTL: seed004shift.WithTTL, WithExpireAt: seed004shift.WithExpireAt},
+		{Name: "game_track", Package: "game", BoardName: "track", Schema: "game/track.yaml", Fingerprint: game.TrackFingerprint, Codec: CodecOf(game.TrackEntry.Encode, game.TrackDecode, game.TrackCompare),
+			NewBoard: game.NewTrackBoard, Decode: game.TrackDecode, WithTTL: game.WithTTL, WithExpireAt: game.WithExpireAt},
+		{Name: "game_alltime", Package: "game", BoardName: "alltime", Schema: "game/alltime.yaml", Fingerprint: game.AlltimeFingerprint, Codec: CodecOf(game.AlltimeEntry.Encode, game.AlltimeDecode, game.AlltimeCompare),
+			NewBoard: game.NewAlltimeBoard, Decode: game.AlltimeDecode, WithTTL: game.WithTTL, WithExpireAt: game.WithExpireAt},
 	}
 }
 
@@ -105,7 +112,39 @@ func Periodic() []Example {
 		{Name: "tournament", Schema: "tournament.yaml", Fingerprint: tournament.Fingerprint, Codec: CodecOf(tournament.Entry.Encode, tournament.Decode, tournament.Compare),
 			NewBoard: tournament.NewBoard, Decode: tournament.Decode, WithTTL: tournament.WithTTL, WithExpireAt: tournament.WithExpireAt,
 			SeasonAt: tokyo.At},
+		{Name: "game_weekly", Package: "game", BoardName: "weekly", Schema: "game/weekly.yaml", Fingerprint: game.WeeklyFingerprint, Codec: CodecOf(game.WeeklyEntry.Encode, game.WeeklyDecode, game.WeeklyCompare),
+			NewBoard: game.NewWeeklyBoard, Decode: game.WeeklyDecode, WithTTL: game.WithTTL, WithExpireAt: game.WithExpireAt,
+			SeasonAt: weeklyParis.At},
+		{Name: "game_daily", Package: "game", BoardName: "daily", Schema: "game/daily.yaml", Fingerprint: game.DailyFingerprint, Codec: CodecOf(game.DailyEntry.Encode, game.DailyDecode, game.DailyCompare),
+			NewBoard: game.NewDailyBoard, Decode: game.DailyDecode, WithTTL: game.WithTTL, WithExpireAt: game.WithExpireAt,
+			SeasonAt: game.NewDailySeasons(nil, "").At},
 	}
+}
+
+// weeklyParis is the game's weekly tournaments in one of their zones.
+var weeklyParis = func() *game.WeeklySeasons {
+	ss, err := game.NewWeeklySeasons(nil, "", game.WeeklyZoneEuropeParis)
+	if err != nil {
+		panic(err) // the zone is the schema's: only a regenerated package without it gets here
+	}
+	return ss
+}()
+
+// Dir is the example's package directory under examples/generated.
+func (ex Example) Dir() string {
+	if ex.Package != "" {
+		return ex.Package
+	}
+	return ex.Name
+}
+
+// GoName is what the example's package-level names start with: its board's Go name in a
+// package of boards ("Track"), else nothing.
+func (ex Example) GoName() string {
+	if ex.BoardName == "" {
+		return ""
+	}
+	return (&layout.Board{Name: ex.BoardName}).GoName()
 }
 
 // tokyo is the tournament's seasons in one of its zones, for the suites that drive one board.
@@ -259,3 +298,15 @@ func (c codec[E]) Decode(score float64, member string) (any, error) {
 func (c codec[E]) Compare(a, b any) int { return c.compare(a.(E), b.(E)) }
 
 func (c codec[E]) Entry() reflect.Type { return reflect.TypeFor[E]() }
+
+// Alone returns the examples generated from a schema of their own (All, then Periodic), not as
+// boards of a package: those the clients of other languages are generated for.
+func Alone() []Example {
+	var out []Example
+	for _, ex := range append(All(), Periodic()...) {
+		if ex.BoardName == "" {
+			out = append(out, ex)
+		}
+	}
+	return out
+}

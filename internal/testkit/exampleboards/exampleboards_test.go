@@ -21,11 +21,11 @@ func TestEveryGeneratedPackageListed(t *testing.T) {
 	}
 	listed := map[string]bool{}
 	for _, ex := range append(All(), Periodic()...) {
-		listed[ex.Name] = true
-		if !onDisk[ex.Name] {
-			t.Errorf("%s is listed but examples/generated/%s does not exist", ex.Name, ex.Name)
+		listed[ex.Dir()] = true
+		if !onDisk[ex.Dir()] {
+			t.Errorf("%s is listed but examples/generated/%s does not exist", ex.Name, ex.Dir())
 		}
-		if l := ex.Layout(t); l.Fingerprint != ex.Fingerprint || l.Package != ex.Name {
+		if l := ex.Layout(t); l.Fingerprint != ex.Fingerprint || l.Package != ex.Dir() {
 			t.Errorf("%s: schema %s has package %s, fingerprint %s; the generated package %s (regenerate examples)",
 				ex.Name, ex.Schema, l.Package, l.Fingerprint, ex.Fingerprint)
 		}
@@ -33,7 +33,7 @@ func TestEveryGeneratedPackageListed(t *testing.T) {
 			t.Errorf("%s: periodic layout %v, SeasonAt given %v; a periodic package is listed in Periodic with its Seasons.At",
 				ex.Name, l.Season != nil, ex.SeasonAt != nil)
 		}
-		if ex.Codec.Entry().Name() != "Entry" {
+		if ex.Codec.Entry().Name() != ex.GoName()+"Entry" {
 			t.Errorf("%s: codec of %v; want the package's Entry", ex.Name, ex.Codec.Entry())
 		}
 	}

@@ -327,13 +327,7 @@ register('remove', {'allow-oom'}, write('remove', 5, function(KEYS, ARGV)
   local dfp, data_refused = data_format(dkey, 'writes')
   if data_refused then return data_refused end
   local present = members -- the ids themselves: ZREM skips the absent ones and counts a repeated one once
-  local removed = 0
-  if #present > 0 then
-    log_changes(aux, ids)
-    removed = many('ZREM', board, present)
-    many('HDEL', dkey, ids)
-  end
-  return done(KEYS, ARGV, removed)
+  return done(KEYS, ARGV, unstore(board, aux, dkey, ids, present))
 end))
 
 register('trim', {'allow-oom'}, write('trim', 5, function(KEYS, ARGV)

@@ -310,8 +310,8 @@ func WithReplicas(n int, timeout time.Duration) Option {
 	return rankgenrt.WithReplicas(n, timeout)
 }
 
-// WithCoalescing sends concurrent single field updates (AddPoints, …) as batches
-// (rankgenrt.WithCoalescing).
+// WithCoalescing sends concurrent single writes (Set, Best, Insert, AddPoints, …, Update) as
+// batches, each caller told its own result (rankgenrt.WithCoalescing).
 func WithCoalescing(cfg rankgenrt.Coalescing) Option {
 	return rankgenrt.WithCoalescing(cfg)
 }
@@ -519,7 +519,7 @@ type Changes struct {
 // Entry.Data is that data, or the zero Data for a list without SetData (which leaves the stored
 // data as it is).
 func (b *Board) Update(ctx context.Context, id string, changes ...Change) (Written, error) {
-	return decoding.First(b.UpdateMany(ctx, []Changes{{PlayerID: id, Apply: changes}}))
+	return decoding.Update(ctx, b.core, fnChanges, changeArgs, id, changes)
 }
 
 // UpdateMany applies many change lists in one script call, atomic as a whole, in order (an id may

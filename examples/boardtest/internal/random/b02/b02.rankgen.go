@@ -268,8 +268,8 @@ func WithReplicas(n int, timeout time.Duration) Option {
 	return rankgenrt.WithReplicas(n, timeout)
 }
 
-// WithCoalescing sends concurrent single field updates (MinPaid, …) as batches
-// (rankgenrt.WithCoalescing).
+// WithCoalescing sends concurrent single writes (Set, Best, Insert, MinPaid, …, Update) as
+// batches, each caller told its own result (rankgenrt.WithCoalescing).
 func WithCoalescing(cfg rankgenrt.Coalescing) Option {
 	return rankgenrt.WithCoalescing(cfg)
 }
@@ -502,7 +502,7 @@ type Changes struct {
 // Change, is refused with an error matching rankgenrt.ErrBadChange before anything is sent. An
 // empty list leaves an entry as it is (and stores the zero entry for an id without one).
 func (b *Board) Update(ctx context.Context, id string, changes ...Change) (Written, error) {
-	return decoding.First(b.UpdateMany(ctx, []Changes{{ID: id, Apply: changes}}))
+	return decoding.Update(ctx, b.core, fnChanges, changeArgs, id, changes)
 }
 
 // UpdateMany applies many change lists in one script call, atomic as a whole, in order (an id may

@@ -278,6 +278,12 @@ func WithReplicas(n int, timeout time.Duration) Option {
 	return rankgenrt.WithReplicas(n, timeout)
 }
 
+// WithCoalescing sends concurrent single writes (Set, Best, Insert, Touch) as batches, each caller
+// told its own result (rankgenrt.WithCoalescing).
+func WithCoalescing(cfg rankgenrt.Coalescing) Option {
+	return rankgenrt.WithCoalescing(cfg)
+}
+
 // NewBoard returns the board stored under key.
 func NewBoard(c redis.UniversalClient, key string, opts ...Option) *Board {
 	core := rankgenrt.NewCore(c, key, boardSpec, opts...)
@@ -458,7 +464,7 @@ func (p LapPrefix) MedalIs(v uint32) MedalPrefix {
 // creates it does. A clock outside a stamped field's range (or the board's season) is refused,
 // leaving the entry as it was.
 func (b *Board) Touch(ctx context.Context, id string) (Written, error) {
-	return decoding.First(b.TouchMany(ctx, []string{id}))
+	return decoding.Touch(ctx, b.core, fnTouch, id)
 }
 
 // TouchMany touches many ids in one script call, atomic as a whole, with one clock, as Touch does

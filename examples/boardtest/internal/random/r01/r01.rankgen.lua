@@ -310,16 +310,7 @@ local function update_one(KEYS, ARGV, u)
     return done(KEYS, ARGV, {before, m, before, m})
   end
   p, m = u.put(p, m, nd, d)
-  log_changes(aux, {id})
-  if old and old ~= m then
-    redis.call('ZREM', board, old)
-  end
-  redis.call('ZADD', board, fmt('%d', p), m)
-  if fp then
-    redis.call('HSET', aux, id, m)
-  else
-    redis.call('HSET', aux, id, m, '', FINGERPRINT)
-  end
+  store(board, aux, fp, {fmt('%d', p), m}, old and old ~= m and {old} or {}, {id, m})
   return done(KEYS, ARGV, {p, m, before, before_m})
 end
 
@@ -382,13 +373,7 @@ register('remove', {'allow-oom'}, write('remove', 5, function(KEYS, ARGV)
       present[#present + 1] = members[i]
     end
   end
-  local removed = 0
-  if #present > 0 then
-    log_changes(aux, ids)
-    removed = many('ZREM', board, present)
-    many('HDEL', aux, ids)
-  end
-  return done(KEYS, ARGV, removed)
+  return done(KEYS, ARGV, unstore(board, aux, nil, ids, present))
 end))
 
 register('trim', {'allow-oom'}, write('trim', 5, function(KEYS, ARGV)

@@ -1,0 +1,359 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/rankgen/rankgen/text/quote"
+	"github.com/redis/go-redis/v9"
+)
+
+// A submission is one call of a package of boards' library that writes several of its boards,
+// each with one of the board's own single writes (Set, Best, Insert or Update), exactly once
+// under one token and all or nothing: every board is checked, by its own guards, before any is
+// written (the library's submission function, in head.lua). The generated code of a
+// submission gives Submit one Step per board; Submit runs each step's write twice through the
+// board's own method: first to capture the function, keys and arguments it would send (Write
+// sends nothing then), then, once the submission's reply is in, to read its part of the reply
+// as the method reads a reply of its own (Write returns that part).
+
+// Step is one board's write in a submission.
+type Step struct {
+	Name  string // the step's name in the submission (its field in the generated types)
+	Board string // the board's name in its package
+	Op    string // the operation its write calls: the library function Write must be handed
+	// Write calls the board's method (b.Best(ctx, e), b.Update(ctx, id, changes...)) with ctx,
+	// keeping what it returns.
+	Write func(ctx context.Context) error
+}
+
+// SubmissionError is a submission refused by one of its steps: nothing was written. It
+// matches, with errors.Is, what the step's write alone would have been refused with
+// (ErrOverflow, ErrLayoutMismatch, ErrMigrating, ErrSeasonExpired, …) and ErrSubmission.
+type SubmissionError struct {
+	Step  string // the step that refused
+	Board string // its board
+	Err   error
+}
+
+// ErrSubmission matches every SubmissionError.
+var ErrSubmission = errors.New("rankgen: a submission's step refused it")
+
+func (e *SubmissionError) Error() string {
+	return fmt.Sprintf("rankgen: submission refused by its step %s (board %s), nothing written: %v", e.Step, e.Board, e.Err)
+}
+
+func (e *SubmissionError) Unwrap() []error { return []error{e.Err, ErrSubmission} }
+
+// ErrStepsCrossSlot: a submission's boards lie in different hash slots, which one script
+// cannot reach on Redis Cluster.
+var ErrStepsCrossSlot = errors.New("rankgen: a submission's boards lie in different hash slots; give their keys one hash tag")
+
+// stepCall is what a step's write meets in Core.Write: capture, or the reply to read.
+type stepCall struct {
+	capture bool
+	core    *Core
+	f       *Function
+	args    []any
+	reply   any
+}
+
+type stepKey struct{}
+
+// errCaptured ends a step's write once its call is captured.
+var errCaptured = errors.New("rankgen: a submission's step was captured, not sent")
+
+// stepOf is the step call ctx carries, if any.
+func stepOf(ctx context.Context) *stepCall {
+	s, _ := ctx.Value(stepKey{}).(*stepCall)
+	return s
+}
+
+// write is Core.Write within a step: the call captured (nothing sent), or the submission's
+// reply for it.
+func (s *stepCall) write(c *Core, f *Function, args []any) (any, error) {
+	if !s.capture {
+		return s.reply, nil
+	}
+	if s.core != nil {
+		return nil, errors.New("rankgen: a submission's step wrote twice; a step is one single write")
+	}
+	s.core, s.f, s.args = c, f, args
+	return nil, errCaptured
+}
+
+// Submit runs the submission f (the library's submit_<name> function) of steps: it captures
+// each step's call, checks that they reach distinct boards in one hash slot, sends them as one
+// call under one token (the first step's board's: its dedup window and replicas apply, and its
+// idempotency key, WithIdempotencyKey, names the submission), and hands each step its part of
+// the reply. A step's own refusal before anything is sent (an entry out of range) and a
+// step's refusal by the script are a *SubmissionError naming the step; a lost reply is an
+// *UncertainError whose token resends the whole submission exactly once.
+func Submit(ctx context.Context, f *Function, steps []Step) error {
+	if len(steps) == 0 {
+		return errors.New("rankgen: a submission without steps")
+	}
+	calls, err := capture(ctx, steps, false)
+	if err != nil {
+		return err
+	}
+	return send(ctx, f, steps, calls, nil)
+}
+
+// capture runs each step's write to capture its call. skipIdle (a removal): a step that sends
+// nothing (nothing to do) or writes a board an earlier step writes is left out (its call nil)
+// rather than refused, and steps may lie in several hash slots.
+func capture(ctx context.Context, steps []Step, skipIdle bool) ([]*stepCall, error) {
+	calls := make([]*stepCall, len(steps))
+	written := map[string]string{} // board key → the step that writes it
+	var first string
+	for i, st := range steps {
+		call := &stepCall{capture: true}
+		err := st.Write(context.WithValue(ctx, stepKey{}, call))
+		if call.core == nil {
+			if err == nil && skipIdle {
+				continue
+			}
+			if err == nil {
+				err = errors.New("rankgen: the step's write sent nothing")
+			}
+			return nil, &SubmissionError{Step: st.Name, Board: st.Board, Err: err}
+		}
+		if call.f.op != st.Op {
+			return nil, fmt.Errorf("rankgen: submission step %s calls %s, not %s (regenerate the package)", st.Name, call.f.op, st.Op)
+		}
+		key := call.core.keys[0]
+		if _, dup := written[key]; dup && skipIdle {
+			continue // a removal names a board twice: once is enough
+		}
+		if other, dup := written[key]; dup {
+			return nil, &SubmissionError{Step: st.Name, Board: st.Board, Err: fmt.Errorf("writes the board %s, as step %s does: a submission writes each board once", quote.Short(key), other)}
+		}
+		written[key] = st.Name
+		if first == "" {
+			first = key
+		} else if !skipIdle && Slot(key) != Slot(first) {
+			return nil, &SubmissionError{Step: st.Name, Board: st.Board, Err: fmt.Errorf("%w: %s lies in hash slot %d, the first board %s in %d",
+				ErrStepsCrossSlot, quote.Short(key), Slot(key), quote.Short(first), Slot(first))}
+		}
+		calls[i] = call
+	}
+	return calls, nil
+}
+
+// send sends the captured calls of steps (nil: left out) as one call of f under one token,
+// with names (a removal's boards) after the number of steps, and hands each step its reply.
+func send(ctx context.Context, f *Function, steps []Step, calls []*stepCall, names []any) error {
+	var keys []string
+	var counts, own []any
+	var firstCore *Core
+	n := 0
+	for _, call := range calls {
+		if call == nil {
+			continue
+		}
+		if firstCore == nil {
+			firstCore = call.core
+		}
+		stepArgs := append([]any(nil), call.args...)
+		stepArgs[argToken], stepArgs[argWindow] = "", "0" // the call's token stands for every step
+		keys = append(keys, call.core.keys...)
+		counts = append(counts, len(call.core.keys), len(stepArgs))
+		own = append(own, stepArgs...)
+		n++
+	}
+	if err := firstCore.dedup.Err(); err != nil {
+		return err
+	}
+	token, err := firstCore.tokens.Next(ctx)
+	if err != nil {
+		return err
+	}
+	args := append([]any{"", "", token, firstCore.dedup.Arg(), n}, names...)
+	args = append(append(args, counts...), own...)
+	v, err := RunWriteWait(ctx, firstCore.client, f, keys, token, firstCore.replicas, args...)
+	if err != nil {
+		return submissionError(err)
+	}
+	replies, ok := v.([]any)
+	if !ok || len(replies) != n {
+		return fmt.Errorf("rankgen: %s replied %T of %d parts for %d steps", f.Name, v, len(replies), n)
+	}
+	k := 0
+	for i, st := range steps {
+		if calls[i] == nil {
+			continue
+		}
+		calls[i].capture, calls[i].reply = false, replies[k]
+		k++
+		if err := st.Write(context.WithValue(ctx, stepKey{}, calls[i])); err != nil {
+			return fmt.Errorf("rankgen: reading step %s of the call's reply: %w", st.Name, err)
+		}
+	}
+	return nil
+}
+
+// RemovalBoard is one board of a package-wide removal (a generated Removal): its name in its
+// package and its Remove over ids (the board's own, the ids in its id type: an id it cannot
+// hold is left out).
+type RemovalBoard struct {
+	Board  string
+	Remove func(ctx context.Context, ids []string) (int64, error)
+}
+
+// Removed is how many of the ids one board of a removal held.
+type Removed struct {
+	Board string // its name in the package
+	Key   string // its key
+	Count int64
+}
+
+// RemoveFrom removes ids from boards of a package (f: its library's remove_from function),
+// whatever their layouts, and returns each board's count, in order. When one script reaches
+// every board's keys (one server; on a Cluster, one hash slot) it is one call, atomic: a board
+// that refuses (another layout's, a migration's fence) refuses it, as a *SubmissionError naming
+// the board, and nothing is removed; a season's board that has expired counts 0. Otherwise the
+// boards of each hash slot are one call each, atomic within the slot, in turn: on an error
+// the counts say what was removed before it. Under an idempotency key a resend removes nothing
+// twice and answers the first call's counts.
+func RemoveFrom(ctx context.Context, f *Function, boards []RemovalBoard, ids []string) ([]Removed, error) {
+	out := make([]Removed, len(boards))
+	steps := make([]Step, len(boards))
+	for i, b := range boards {
+		out[i].Board = b.Board
+		steps[i] = Step{Name: b.Board, Board: b.Board, Op: OpRemove, Write: func(ctx context.Context) (err error) {
+			out[i].Count, err = b.Remove(ctx, ids)
+			return err
+		}}
+	}
+	if len(boards) == 0 || len(ids) == 0 {
+		return out, nil
+	}
+	calls, err := capture(ctx, steps, true)
+	if err != nil {
+		return nil, err
+	}
+	var keys []string
+	var client redis.UniversalClient
+	for i, call := range calls {
+		if call != nil {
+			out[i].Key = call.core.keys[0]
+			keys = append(keys, call.core.ScriptKeys()...)
+			client = call.core.client
+		}
+	}
+	if client == nil {
+		return out, nil // no board can hold any of the ids
+	}
+	// One call per hash slot (one in all where one script reaches every key).
+	var groups [][]int
+	if OneScript(client, keys) {
+		groups = [][]int{nil}
+		for i, call := range calls {
+			if call != nil {
+				groups[0] = append(groups[0], i)
+			}
+		}
+	} else {
+		bySlot := map[int]int{}
+		for i, call := range calls {
+			if call == nil {
+				continue
+			}
+			slot := Slot(call.core.keys[0])
+			g, ok := bySlot[slot]
+			if !ok {
+				g = len(groups)
+				bySlot[slot] = g
+				groups = append(groups, nil)
+			}
+			groups[g] = append(groups[g], i)
+		}
+	}
+	for _, g := range groups {
+		part := make([]*stepCall, len(calls))
+		var names []any
+		for _, i := range g {
+			part[i] = calls[i]
+			names = append(names, boards[i].Board)
+		}
+		if err := send(ctx, f, steps, part, names); err != nil {
+			return out, err
+		}
+	}
+	return out, nil
+}
+
+// submissionError types the refusal the script names a step of:
+// RANKGEN_SUBMISSION step=<name> board=<board> <the step's own refusal>.
+func submissionError(err error) error {
+	var se *ScriptError
+	if !errors.As(err, &se) || se.Code != "SUBMISSION" {
+		return err
+	}
+	out := &SubmissionError{}
+	rest := se.Detail
+	for _, field := range []*string{&out.Step, &out.Board} {
+		part, tail, _ := strings.Cut(rest, " ")
+		_, *field, _ = strings.Cut(part, "=")
+		rest = tail
+	}
+	if inner, ok := ParseReply(rest); ok {
+		out.Err = inner
+	} else {
+		out.Err = errors.New(rest)
+	}
+	return out
+}
+
+// Removal is a package-wide removal being put together: the boards to remove ids from, in
+// order, each part given as boards or, for a season family, found when it runs (a generated
+// package's Removal holds one).
+type Removal struct {
+	parts []func(context.Context) ([]RemovalBoard, error)
+}
+
+// Add adds boards, found when the removal runs.
+func (r *Removal) Add(part func(context.Context) ([]RemovalBoard, error)) {
+	r.parts = append(r.parts, part)
+}
+
+// Run removes ids from every board added, with f, the package library's remove_from function
+// (RemoveFrom).
+func (r *Removal) Run(ctx context.Context, f *Function, ids []string) ([]Removed, error) {
+	var boards []RemovalBoard
+	for _, part := range r.parts {
+		bs, err := part(ctx)
+		if err != nil {
+			return nil, err
+		}
+		boards = append(boards, bs...)
+	}
+	return RemoveFrom(ctx, f, boards, ids)
+}
+
+// RemoveByText is the RemovalBoard of board b, named board in its package, whose ids are text.
+func RemoveByText[B interface {
+	Remove(ctx context.Context, ids ...string) (int64, error)
+}](board string, b B) RemovalBoard {
+	return RemovalBoard{Board: board, Remove: func(ctx context.Context, ids []string) (int64, error) { return b.Remove(ctx, ids...) }}
+}
+
+// RemoveByNumber is the RemovalBoard of board b, named board in its package, whose ids are
+// uint64: an id that is not one's decimal text is not on it.
+func RemoveByNumber[B interface {
+	Remove(ctx context.Context, ids ...uint64) (int64, error)
+}](board string, b B) RemovalBoard {
+	return RemovalBoard{Board: board, Remove: func(ctx context.Context, ids []string) (int64, error) {
+		var nums []uint64
+		for _, id := range ids {
+			if n, err := strconv.ParseUint(id, 10, 64); err == nil && strconv.FormatUint(n, 10) == id {
+				nums = append(nums, n)
+			}
+		}
+		return b.Remove(ctx, nums...)
+	}}
+}
