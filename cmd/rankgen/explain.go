@@ -82,6 +82,7 @@ a year; and a -season that names no season), 2 on usage errors.`,
 						}
 						fmt.Fprint(e.stdout, explainText(s.l))
 					}
+					fmt.Fprint(e.stdout, submissionsText(p))
 					return exitOK
 				}
 				s, p, msg, ok := bf.pick(e, "explain", args[0])
@@ -352,6 +353,19 @@ type fieldDoc struct {
 	Lo             string `json:"lo"`
 	Hi             string `json:"hi"`
 	SeasonAnchored bool   `json:"season_anchored,omitempty"`
+}
+
+// submissionsText says what each submission of a package writes, one line each.
+func submissionsText(p *layout.Boards) string {
+	var b strings.Builder
+	for _, sub := range p.Submissions {
+		var steps []string
+		for _, st := range sub.Steps {
+			steps = append(steps, fmt.Sprintf("%s (%s on board %s)", st.Name, st.Write, st.Board.Name))
+		}
+		fmt.Fprintf(&b, "\nsubmission %s (%s.Submit): %s, in one call, all or nothing\n", sub.Name, sub.GoName(), strings.Join(steps, ", "))
+	}
+	return b.String()
 }
 
 // explainAllBoards: explain given a package file and no -board, in text, explains every

@@ -41,6 +41,10 @@ A time field whose range has ended, or ends within a year, is reported as a warn
 date (rankgen vet's TIME_ENDED and TIME_ENDS_SOON); with -strict it is an error and nothing is
 written for that schema.
 
+A package file (a boards: key, docs/game.md) generates one Go package and one Lua library of
+all its boards: <stem>.rankgen.go and <stem>.rankgen.lua (the package file's stem) and each
+board's <board>.rankgen.go; -py and -ts write each board's client, its schema's own.
+
 All of a schema's errors are printed, one per line as file:line:col: message, and nothing is
 written for that schema. Run it from a go:generate directive beside the schema:
 
@@ -94,6 +98,8 @@ type target struct {
 	l      *layout.Layout
 	files  []generator.File
 	client bool // a client of another language: no Go package rules apply to its directory
+	// clients: a package of boards' clients of other languages written elsewhere, one target each.
+	clients []*target
 }
 
 // clients are the directories of the other languages' clients to generate (-py, -ts), "" =
@@ -157,7 +163,7 @@ func generateOrCheck(e *env, cmd, out string, args []string, check, verbose, str
 				failed = true
 				continue
 			}
-			targets = append(targets, t)
+			targets = append(append(targets, t), t.clients...)
 			continue
 		}
 		l, ok := loadSchema(e, cmd, schema)
@@ -475,10 +481,6 @@ func boardsTarget(e *env, cmd, schema, out string, p *layout.Boards, parsed, che
 	if !parsed {
 		return nil, false
 	}
-	if langs.py != "" || langs.ts != "" {
-		e.errorf(cmd, "%s is a package of boards: -py and -ts take a board's own schema (generate its client from %s)", schema, p.Boards[0].Schema)
-		return nil, false
-	}
 	ok := true
 	for _, b := range p.Boards {
 		if !check && !timeLint(e, b.Layout.File, b.Layout, strict) {
@@ -500,7 +502,20 @@ func boardsTarget(e *env, cmd, schema, out string, p *layout.Boards, parsed, che
 	// The package's own Go file stands for the package in the directory rules; every file
 	// carries the package file's header.
 	l := &layout.Layout{File: p.File, Package: p.Package}
-	return &target{schema: schema, dir: filepath.Clean(dir), l: l, files: files}, ok
+	t := &target{schema: schema, dir: filepath.Clean(dir), l: l, files: files}
+	// Each board's client of another language is its schema's own (its layout's library): it
+	// reads and writes the package's boards of that layout; submissions and removals are Go's.
+	for _, b := range p.Boards {
+		bt := &target{schema: filepath.Join(filepath.Dir(schema), filepath.FromSlash(b.Schema)), dir: t.dir, l: b.Layout}
+		more, err := clientTargets(e, bt, langs)
+		if err != nil {
+			printError(e, cmd, err)
+			return nil, false
+		}
+		t.files = append(t.files, bt.files...) // a client written beside the package
+		t.clients = append(t.clients, more...)
+	}
+	return t, ok
 }
 
 // timeLint reports the time fields of l (the schema file given as schema) whose range has ended or ends within a year: as

@@ -28,7 +28,7 @@ import (
 // The examples run one after another: each flushes the server's functions.
 func TestReads(t *testing.T) {
 	needPython(t)
-	all := exampleboards.Alone()
+	all := append(exampleboards.All(), exampleboards.Periodic()...)
 	for i, ex := range all {
 		t.Run(ex.Name, func(t *testing.T) {
 			other := all[(i+1)%len(all)]

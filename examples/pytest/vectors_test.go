@@ -24,7 +24,7 @@ const vectorEntries = 200
 // read, as Go refuses or reads them; values out of range are refused.
 func TestVectors(t *testing.T) {
 	needPython(t)
-	for _, ex := range exampleboards.Alone() {
+	for _, ex := range append(exampleboards.All(), exampleboards.Periodic()...) {
 		t.Run(ex.Name, func(t *testing.T) {
 			t.Parallel()
 			l := ex.Layout(t)

@@ -28,10 +28,7 @@ import (
 // key and data hash. Periodic layouts have no Python writes (docs/python.md says why).
 func TestWrites(t *testing.T) {
 	needPython(t)
-	for i, ex := range exampleboards.Alone() {
-		if ex.SeasonAt != nil {
-			continue
-		}
+	for i, ex := range exampleboards.All() {
 		t.Run(ex.Name, func(t *testing.T) {
 			t.Parallel()
 			checkWrites(t, ex, rand.New(rand.NewPCG(5, uint64(i))))

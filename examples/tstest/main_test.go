@@ -29,7 +29,7 @@ var clients = filepath.Join("..", "clients", "ts")
 
 // examples are every example board, the periodic ones included.
 func examples() []exampleboards.Example {
-	return exampleboards.Alone()
+	return append(exampleboards.All(), exampleboards.Periodic()...)
 }
 
 var built struct {
@@ -78,16 +78,21 @@ func build(t *testing.T) (string, string) {
 		return "", err.Error()
 	}
 	files := map[string][]byte{"harness.ts": harness}
-	layouts := extraLayouts(t)
-	for _, ex := range examples() {
-		layouts = append(layouts, ex.Layout(t))
-	}
-	for _, l := range layouts {
+	for _, l := range extraLayouts(t) {
 		f, err := generator.TypeScript(l)
 		if err != nil {
 			return "", err.Error()
 		}
 		files[f.Name] = f.Data
+	}
+	// A board of a package gets its schema's own module (rankgen generate -ts on the package
+	// file writes the same), named after the example: boards of two packages may share a stem.
+	for _, ex := range examples() {
+		f, err := generator.TypeScript(ex.Layout(t))
+		if err != nil {
+			return "", err.Error()
+		}
+		files[moduleName(ex)+".ts"] = f.Data
 	}
 	snippets, err := docSnippets()
 	if err != nil {
@@ -212,5 +217,14 @@ func runHarness(t *testing.T, dist, mode string, input, out any) {
 
 // modulePath is the compiled module of the example in dist.
 func modulePath(dist string, ex exampleboards.Example) string {
-	return filepath.Join(dist, ex.SchemaName()+".rankgen.js")
+	return filepath.Join(dist, moduleName(ex)+".js")
+}
+
+// moduleName is the example's module without its extension: <stem>.rankgen, or for a board of
+// a package <example>.rankgen.
+func moduleName(ex exampleboards.Example) string {
+	if ex.BoardName != "" {
+		return ex.Name + ".rankgen"
+	}
+	return ex.SchemaName() + ".rankgen"
 }

@@ -323,6 +323,24 @@ func embeddedTypes(f *ast.File, renamed map[string]string) (map[string]bool, err
 	return out, nil
 }
 
+// articleFor is before, the text before a renamed word, with its last word's article ("a",
+// "an") made right for the new name: "an Entry" becomes "a TrackEntry", "a Board" "an AlltimeBoard".
+func articleFor(before, name string) string {
+	vowel := strings.ContainsRune("AEIOU", rune(name[0]))
+	for _, a := range [][2]string{{"a ", "an "}, {"A ", "An "}} {
+		short, long := a[0], a[1]
+		at := len(before) - len(long)
+		if !vowel && at >= 0 && before[at:] == long && (at == 0 || before[at-1] == ' ') {
+			return before[:at] + short
+		}
+		at = len(before) - len(short)
+		if vowel && at >= 0 && before[at:] == short && (at == 0 || before[at-1] == ' ' || before[at-1] == '/') {
+			return before[:at] + long
+		}
+	}
+	return before
+}
+
 var word = regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_]*`)
 
 // renameWords renames, in one comment line, the exported words that name a renamed
@@ -337,7 +355,7 @@ func renameWords(text string, renamed map[string]string, method string) string {
 		if !ok || !unicode.IsUpper(rune(w[0])) || w == method || m[0] > 0 && text[m[0]-1] == '.' {
 			continue
 		}
-		out.WriteString(text[last:m[0]])
+		out.WriteString(articleFor(text[last:m[0]], nn))
 		out.WriteString(nn)
 		last = m[1]
 	}

@@ -129,6 +129,7 @@ type Ranked struct {
 	Entry
 }
 
+// Spec holds an Entry.
 type Spec struct{ E Entry; Fingerprint string }
 
 const Fingerprint = "f"
@@ -160,6 +161,7 @@ func NewBoard() *Board { return &Board{} }
 		"// TrackEntry is an entry; see TrackCompare, strings.Compare and TrackBoard.Update.",
 		"type TrackEntry struct{ Update int }",
 		"\tTrackEntry\n",
+		"// TrackSpec holds a TrackEntry.",
 		"type TrackSpec struct {\n\tE           TrackEntry",
 		`const TrackFingerprint = "f"`,
 		"var trackDigits = map[string]int{TrackFingerprint: 1}",

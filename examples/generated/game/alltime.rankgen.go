@@ -135,7 +135,7 @@ func AlltimeLibrary() *rankgenrt.Library {
 // to NewAlltimeBoard; its meta key (the layout fingerprint) is a second key in the same hash slot, so the
 // board works on Redis Cluster. Every write is one atomic script that refuses another layout's
 // board (ErrLayoutMismatch) and leaves the board unchanged on any error, and every read refuses it
-// in its one round trip. A AlltimeBoard is safe for concurrent use; create it once per key and reuse it.
+// in its one round trip. An AlltimeBoard is safe for concurrent use; create it once per key and reuse it.
 // Its methods that are the same on every layout are those of the embedded rankgenrt.Board and
 // ScoreReads.
 type AlltimeBoard struct {
@@ -228,7 +228,7 @@ func (e AlltimeEntry) place() (float64, string, error) {
 	return e.Encode()
 }
 
-// AlltimeLapsPrefix is the entries whose Laps is a given value: a AlltimePlace for AroundScore, narrowed to a
+// AlltimeLapsPrefix is the entries whose Laps is a given value: an AlltimePlace for AroundScore, narrowed to a
 // AlltimeBand by MetersBetween or to the next Prefix by MetersIs.
 type AlltimeLapsPrefix struct {
 	s rankgenrt.ScorePrefix
@@ -249,7 +249,7 @@ func AlltimeLapsIs(v uint32) AlltimeLapsPrefix {
 	return AlltimeLapsPrefix{rankgenrt.FixValue(rankgenrt.ScorePrefix{}, alltimeDigitOfLaps, v, alltimeLapsWeight)}
 }
 
-// AlltimeMetersPrefix is the entries whose Laps, Meters are given values: a AlltimePlace for AroundScore.
+// AlltimeMetersPrefix is the entries whose Laps, Meters are given values: an AlltimePlace for AroundScore.
 type AlltimeMetersPrefix struct {
 	s rankgenrt.ScorePrefix
 }

@@ -215,7 +215,7 @@ var dailyDecoding = &rankgenrt.Decoding[DailyEntry, string, DailyRanked, DailyWr
 // empty.
 type DailyBand = rankgenrt.Band[DailyEntry]
 
-// DailyPlace is where a score prefix (a <Field>Prefix) or an DailyEntry would rank, for AroundScore.
+// DailyPlace is where a score prefix (a <Field>Prefix) or a DailyEntry would rank, for AroundScore.
 type DailyPlace interface {
 	place() (float64, string, error)
 }

@@ -387,7 +387,7 @@ var trackDecoding = &rankgenrt.Decoding[TrackEntry, string, TrackRanked, TrackWr
 // zero TrackBand is empty.
 type TrackBand = rankgenrt.Band[TrackEntry]
 
-// TrackPlace is where a score prefix (a <Field>Prefix) or an TrackEntry would rank, for AroundScore.
+// TrackPlace is where a score prefix (a <Field>Prefix) or a TrackEntry would rank, for AroundScore.
 type TrackPlace interface {
 	place() (float64, string, error)
 }

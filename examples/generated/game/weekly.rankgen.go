@@ -253,7 +253,7 @@ var weeklyDecoding = &rankgenrt.Decoding[WeeklyEntry, string, WeeklyRanked, Week
 // zero WeeklyBand is empty.
 type WeeklyBand = rankgenrt.Band[WeeklyEntry]
 
-// WeeklyPlace is where a score prefix (a <Field>Prefix) or an WeeklyEntry would rank, for AroundScore.
+// WeeklyPlace is where a score prefix (a <Field>Prefix) or a WeeklyEntry would rank, for AroundScore.
 type WeeklyPlace interface {
 	place() (float64, string, error)
 }

@@ -298,15 +298,3 @@ func (c codec[E]) Decode(score float64, member string) (any, error) {
 func (c codec[E]) Compare(a, b any) int { return c.compare(a.(E), b.(E)) }
 
 func (c codec[E]) Entry() reflect.Type { return reflect.TypeFor[E]() }
-
-// Alone returns the examples generated from a schema of their own (All, then Periodic), not as
-// boards of a package: those the clients of other languages are generated for.
-func Alone() []Example {
-	var out []Example
-	for _, ex := range append(All(), Periodic()...) {
-		if ex.BoardName == "" {
-			out = append(out, ex)
-		}
-	}
-	return out
-}

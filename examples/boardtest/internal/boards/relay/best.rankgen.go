@@ -384,7 +384,7 @@ var bestDecoding = &rankgenrt.Decoding[BestEntry, string, BestRanked, BestWritte
 // zero BestBand is empty.
 type BestBand = rankgenrt.Band[BestEntry]
 
-// BestPlace is where a score prefix (a <Field>Prefix) or an BestEntry would rank, for AroundScore.
+// BestPlace is where a score prefix (a <Field>Prefix) or a BestEntry would rank, for AroundScore.
 type BestPlace interface {
 	place() (float64, string, error)
 }

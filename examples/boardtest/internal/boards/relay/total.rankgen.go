@@ -195,7 +195,7 @@ var totalDecoding = &rankgenrt.Decoding[TotalEntry, uint64, TotalRanked, TotalWr
 // zero TotalBand is empty.
 type TotalBand = rankgenrt.Band[TotalEntry]
 
-// TotalPlace is where a score prefix (a <Field>Prefix) or an TotalEntry would rank, for AroundScore.
+// TotalPlace is where a score prefix (a <Field>Prefix) or a TotalEntry would rank, for AroundScore.
 type TotalPlace interface {
 	place() (float64, string, error)
 }

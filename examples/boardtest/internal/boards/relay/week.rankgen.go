@@ -228,7 +228,7 @@ var weekDecoding = &rankgenrt.Decoding[WeekEntry, string, WeekRanked, WeekWritte
 // empty.
 type WeekBand = rankgenrt.Band[WeekEntry]
 
-// WeekPlace is where a score prefix (a <Field>Prefix) or an WeekEntry would rank, for AroundScore.
+// WeekPlace is where a score prefix (a <Field>Prefix) or a WeekEntry would rank, for AroundScore.
 type WeekPlace interface {
 	place() (float64, string, error)
 }
