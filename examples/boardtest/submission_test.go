@@ -266,15 +266,30 @@ func TestSubmissionResendOnce(t *testing.T) {
 
 // TestSubmissionKillStormTotals: concurrent races under a storm of killed connections, each
 // resent under its token until acknowledged: every total is the sum of the acknowledged adds.
+// On one server and on the cluster (the storm on the master of the boards' slot).
 func TestSubmissionKillStormTotals(t *testing.T) {
-	srv := redistest.Start(t)
-	c := redis.NewClient(&redis.Options{Addr: srv.Addr, PoolSize: 8})
-	defer c.Close()
+	t.Run("single", func(t *testing.T) {
+		srv := redistest.Start(t)
+		c := redis.NewClient(&redis.Options{Addr: srv.Addr, PoolSize: 8})
+		defer c.Close()
+		submissionKillStorm(t, c, "{"+redistest.Key(t, "storm")+"}", srv.Addr)
+	})
+	t.Run("cluster", func(t *testing.T) {
+		c := redistest.StartClusterWith(t, func(o *redis.ClusterOptions) { o.PoolSize = 8 })
+		tag := "{" + redistest.Key(t, "storm") + "}"
+		// The storm hits the master of the boards' slot.
+		submissionKillStorm(t, c, tag, redistest.SlotMaster(t, c, c.ClusterKeySlot(context.Background(), tag).Val()))
+	})
+}
+
+// submissionKillStorm races under a storm of killed connections at addr, the server of the
+// boards under tag.
+func submissionKillStorm(t *testing.T, c redis.UniversalClient, tag, addr string) {
 	ctx := context.Background()
 	s := exampleboards.LiveSeason(t, c, relay.NewWeekSeasons(nil, "").At, time.Minute)
-	r := newRelay(c, "{"+redistest.Key(t, "storm")+"}", s)
+	r := newRelay(c, tag, s)
 	stop := make(chan struct{})
-	storm := killStorm(srv.Addr, time.Millisecond, stop)
+	storm := killStorm(addr, time.Millisecond, stop)
 	const workers = 4
 	var resent atomic.Int64
 	sums := make([][5]int64, workers)

@@ -179,3 +179,24 @@ func NewBoard() *Board { return &Board{} }
 		}
 	}
 }
+
+// TestRewrapComments: a paragraph of comment prose that renaming made too long is wrapped
+// again; short paragraphs, preformatted lines and list items are left as they are.
+func TestRewrapComments(t *testing.T) {
+	long := strings.Repeat("word ", 25) + "end."
+	src := "// Short stays.\n//\n// " + long + "\n// and more.\n//\n//\t" + long + "\n// - " + long + "\n\t// " + long + "\nfunc f() {}\n"
+	got := string(rewrapComments([]byte(src)))
+	want := "// Short stays.\n//\n" + commentLines("", long+" and more.") + "\n//\n//\t" + long + "\n// - " + long + "\n" + commentLines("\t", long) + "\nfunc f() {}\n"
+	if got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}
+
+// commentLines is text wrapped as comment lines under indent.
+func commentLines(indent, text string) string {
+	var out []string
+	for _, l := range strings.Split(wrap(text), "\n") {
+		out = append(out, indent+"// "+l)
+	}
+	return strings.Join(out, "\n")
+}
