@@ -768,11 +768,14 @@ local function submit(op, steps, KEYS, ARGV, at, expired_ok)
   local queue = planning
   planning = nil
   if not ok then
-    if type(out) == 'table' and out.err then
-      local s = steps[at_step[1]]
-      return redis.error_reply('RANKGEN_SUBMISSION step=' .. s[3] .. ' board=' .. s[1] .. ' ' .. out.err)
+    -- A step's command refused (a key of another type, a full server) or its guard raised:
+    -- nothing is written; the reply names the step. Redis gives a command's error as text.
+    local err = type(out) == 'table' and out.err or out
+    local s = steps[at_step[1]]
+    if type(err) ~= 'string' or not s then
+      error(out, 0)
     end
-    error(out, 0)
+    return redis.error_reply('RANKGEN_SUBMISSION step=' .. s[3] .. ' board=' .. s[1] .. ' ' .. err)
   end
   if out.err then
     return out

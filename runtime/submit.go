@@ -301,13 +301,18 @@ func submissionError(err error) error {
 		_, *field, _ = strings.Cut(part, "=")
 		rest = tail
 	}
-	if inner, ok := ParseReply(rest); ok {
-		out.Err = inner
-	} else {
-		out.Err = errors.New(rest)
-	}
+	out.Err = ReplyError(stepReply(rest)) // typed as the step's own reply would be
 	return out
 }
+
+// stepReply is a step's own error reply within a submission's: RANKGEN_<CODE> …, or a server's
+// (WRONGTYPE, OOM) met by the step's commands.
+type stepReply string
+
+func (r stepReply) Error() string { return string(r) }
+
+// RedisError marks it as a reply of the server, which ReplyError types.
+func (stepReply) RedisError() {}
 
 // Removal is a package-wide removal being put together: the boards to remove ids from, in
 // order, each part given as boards or, for a season family, found when it runs (a generated

@@ -388,6 +388,18 @@ func TestSubmissionRefusals(t *testing.T) {
 		t.Errorf("the refused race wrote:\n%v\nwas\n%v", after, before)
 	}
 
+	// A key of another type at a step's board: the server's refusal, typed, naming the step.
+	wrong := newRelay(c, tag+":wrong", s)
+	if err := c.Set(ctx, wrong.week.Key(), "x", 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := wrong.race().Submit(ctx, in); !errors.Is(err, rankgenrt.ErrWrongType) || !errors.As(err, &se) || se.Step != "Week" {
+		t.Errorf("a string at the week board's key: %v; want ErrWrongType naming step Week", err)
+	}
+	if n, _ := c.Exists(ctx, wrong.best.Key(), wrong.total.Key()).Result(); n != 0 {
+		t.Errorf("a refused race wrote %d boards", n)
+	}
+
 	// Boards in two hash slots, and one board twice: refused before anything is sent.
 	other := newRelay(c, "{"+redistest.Key(t, "elsewhere")+"}", s)
 	race := newRelay(c, tag+":2", s).race()

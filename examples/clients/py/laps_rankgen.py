@@ -28,7 +28,7 @@ FINGERPRINT = "fc67176e3f4b7bf3"
 # The fingerprint of everything the board stores (the layout and the entry data's format).
 STORE_FINGERPRINT = "24a73db94107de9e"
 # The board's Lua library on the server: its name (each function is <name>_<operation>).
-LIBRARY_NAME = "laps_7049d1adeff4"
+LIBRARY_NAME = "laps_2ea24da1f519"
 SCORE_KIND = "integer"
 # Every P (the score fields' mixed-radix integer) lies in [0, SCORE_RADIX).
 SCORE_RADIX = 17592186044416
@@ -597,8 +597,8 @@ def _bad_reply(reply: str, want: str, got) -> BadReplyError:
 
 
 _LIBRARY_SOURCE = (
-    "#!lua name=laps_7049d1adeff4\n"
-    "local LIBRARY = 'laps_7049d1adeff4'\n"
+    "#!lua name=laps_2ea24da1f519\n"
+    "local LIBRARY = 'laps_2ea24da1f519'\n"
     "-- rankgen's Lua head: what every generated library's functions share, whatever the layout.\n"
     "--\n"
     "-- A generated <stem>.rankgen.lua file holds only its layout's part (constants, score codec,\n"
@@ -1369,11 +1369,14 @@ _LIBRARY_SOURCE = (
     "  local queue = planning\n"
     "  planning = nil\n"
     "  if not ok then\n"
-    "    if type(out) == 'table' and out.err then\n"
-    "      local s = steps[at_step[1]]\n"
-    "      return redis.error_reply('RANKGEN_SUBMISSION step=' .. s[3] .. ' board=' .. s[1] .. ' ' .. out.err)\n"
+    "    -- A step's command refused (a key of another type, a full server) or its guard raised:\n"
+    "    -- nothing is written; the reply names the step. Redis gives a command's error as text.\n"
+    "    local err = type(out) == 'table' and out.err or out\n"
+    "    local s = steps[at_step[1]]\n"
+    "    if type(err) ~= 'string' or not s then\n"
+    "      error(out, 0)\n"
     "    end\n"
-    "    error(out, 0)\n"
+    "    return redis.error_reply('RANKGEN_SUBMISSION step=' .. s[3] .. ' board=' .. s[1] .. ' ' .. err)\n"
     "  end\n"
     "  if out.err then\n"
     "    return out\n"

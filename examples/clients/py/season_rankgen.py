@@ -30,7 +30,7 @@ FINGERPRINT = "2672ff33eeb45072"
 # The fingerprint of everything the board stores (the layout and the entry data's format).
 STORE_FINGERPRINT = "2672ff33eeb45072"
 # The board's Lua library on the server: its name (each function is <name>_<operation>).
-LIBRARY_NAME = "season_f0bae6ca3b9f"
+LIBRARY_NAME = "season_f2af5a91bf3f"
 SCORE_KIND = "integer"
 # Every P (the score fields' mixed-radix integer) lies in [0, SCORE_RADIX).
 SCORE_RADIX = 4398046511104
@@ -530,8 +530,8 @@ def _bad_reply(reply: str, want: str, got) -> BadReplyError:
 
 
 _LIBRARY_SOURCE = (
-    "#!lua name=season_f0bae6ca3b9f\n"
-    "local LIBRARY = 'season_f0bae6ca3b9f'\n"
+    "#!lua name=season_f2af5a91bf3f\n"
+    "local LIBRARY = 'season_f2af5a91bf3f'\n"
     "-- rankgen's Lua head: what every generated library's functions share, whatever the layout.\n"
     "--\n"
     "-- A generated <stem>.rankgen.lua file holds only its layout's part (constants, score codec,\n"
@@ -1302,11 +1302,14 @@ _LIBRARY_SOURCE = (
     "  local queue = planning\n"
     "  planning = nil\n"
     "  if not ok then\n"
-    "    if type(out) == 'table' and out.err then\n"
-    "      local s = steps[at_step[1]]\n"
-    "      return redis.error_reply('RANKGEN_SUBMISSION step=' .. s[3] .. ' board=' .. s[1] .. ' ' .. out.err)\n"
+    "    -- A step's command refused (a key of another type, a full server) or its guard raised:\n"
+    "    -- nothing is written; the reply names the step. Redis gives a command's error as text.\n"
+    "    local err = type(out) == 'table' and out.err or out\n"
+    "    local s = steps[at_step[1]]\n"
+    "    if type(err) ~= 'string' or not s then\n"
+    "      error(out, 0)\n"
     "    end\n"
-    "    error(out, 0)\n"
+    "    return redis.error_reply('RANKGEN_SUBMISSION step=' .. s[3] .. ' board=' .. s[1] .. ' ' .. err)\n"
     "  end\n"
     "  if out.err then\n"
     "    return out\n"

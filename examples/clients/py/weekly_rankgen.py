@@ -28,7 +28,7 @@ FINGERPRINT = "54a5e8087f965eef"
 # The fingerprint of everything the board stores (the layout and the entry data's format).
 STORE_FINGERPRINT = "54a5e8087f965eef"
 # The board's Lua library on the server: its name (each function is <name>_<operation>).
-LIBRARY_NAME = "weekly_808267e4700a"
+LIBRARY_NAME = "weekly_81b623b973b5"
 SCORE_KIND = "integer"
 # Every P (the score fields' mixed-radix integer) lies in [0, SCORE_RADIX).
 SCORE_RADIX = 9007199254740992
@@ -505,8 +505,8 @@ def _bad_reply(reply: str, want: str, got) -> BadReplyError:
 
 
 _LIBRARY_SOURCE = (
-    "#!lua name=weekly_808267e4700a\n"
-    "local LIBRARY = 'weekly_808267e4700a'\n"
+    "#!lua name=weekly_81b623b973b5\n"
+    "local LIBRARY = 'weekly_81b623b973b5'\n"
     "-- rankgen's Lua head: what every generated library's functions share, whatever the layout.\n"
     "--\n"
     "-- A generated <stem>.rankgen.lua file holds only its layout's part (constants, score codec,\n"
@@ -1277,11 +1277,14 @@ _LIBRARY_SOURCE = (
     "  local queue = planning\n"
     "  planning = nil\n"
     "  if not ok then\n"
-    "    if type(out) == 'table' and out.err then\n"
-    "      local s = steps[at_step[1]]\n"
-    "      return redis.error_reply('RANKGEN_SUBMISSION step=' .. s[3] .. ' board=' .. s[1] .. ' ' .. out.err)\n"
+    "    -- A step's command refused (a key of another type, a full server) or its guard raised:\n"
+    "    -- nothing is written; the reply names the step. Redis gives a command's error as text.\n"
+    "    local err = type(out) == 'table' and out.err or out\n"
+    "    local s = steps[at_step[1]]\n"
+    "    if type(err) ~= 'string' or not s then\n"
+    "      error(out, 0)\n"
     "    end\n"
-    "    error(out, 0)\n"
+    "    return redis.error_reply('RANKGEN_SUBMISSION step=' .. s[3] .. ' board=' .. s[1] .. ' ' .. err)\n"
     "  end\n"
     "  if out.err then\n"
     "    return out\n"
