@@ -560,3 +560,39 @@ func TestRemovalEverywhere(t *testing.T) {
 		}
 	})
 }
+
+// TestPackageShardedBoard: a board of a package whose schema says sharded: true has its
+// ShardedBoard, renamed as the rest of the board's names (NewBestShardedBoard): it writes and
+// reads across its shards, and a Removal takes its shards, one call per shard's hash slot.
+func TestPackageShardedBoard(t *testing.T) {
+	redistest.RunTargets(t, func(t *testing.T, tg redistest.Target) {
+		c, ctx := tg.Client, context.Background()
+		sb, err := relay.NewBestShardedBoard(c, redistest.Key(t, "sharded"), 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, d := range []string{"ann", "bo", "cy", "dee", "eve"} {
+			if _, err := sb.Best(ctx, relay.BestEntry{Driver: d, BestLap: uint32(60000 + 1000*i), Laps: 1}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := sb.AddLaps(ctx, "cy", 2); err != nil {
+			t.Fatal(err)
+		}
+		top, err := sb.Top(ctx, 2)
+		if err != nil || len(top) != 2 || top[0].Driver != "ann" || top[1].Driver != "bo" {
+			t.Fatalf("Top(2) = %+v, %v; want ann, bo", top, err)
+		}
+		removed, err := (&relay.Removal{}).Best(sb.Shards()...).Remove(ctx, "cy", "eve")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var n int64
+		for _, r := range removed {
+			n += r.Count
+		}
+		if count, err := sb.Count(ctx); n != 2 || err != nil || count != 3 {
+			t.Errorf("removed %d across %d shards, %d left (%v); want 2 removed, 3 left", n, len(removed), count, err)
+		}
+	})
+}

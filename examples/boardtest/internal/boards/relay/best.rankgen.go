@@ -347,11 +347,13 @@ type BestResult struct {
 
 // decoding is how the board's reads and writes make this package's types of the entries they read.
 var bestDecoding = &rankgenrt.Decoding[BestEntry, string, BestRanked, BestWritten, BestResult]{
-	Decode: BestDecode,
+	Compare: BestCompare,
+	Decode:  BestDecode,
 	DecodeData: func(e *BestEntry, data string) (err error) {
 		e.Data, err = BestDecodeData(data)
 		return
 	},
+	Encode: BestEntry.Encode,
 	EntryArgs: func(season *rankgenrt.Season, e BestEntry, args []any) ([]any, error) {
 		score, member, err := e.Encode()
 		if err != nil {
@@ -363,8 +365,14 @@ var bestDecoding = &rankgenrt.Decoding[BestEntry, string, BestRanked, BestWritte
 		}
 		return append(args, rankgenrt.FormatScore(score), member, data), nil
 	},
+	EntryOf: func(r BestRanked) BestEntry {
+		return r.BestEntry
+	},
 	IDMaxBytes: bestDriverMaxBytes,
 	IDName:     "Driver",
+	IDOf: func(e BestEntry) string {
+		return e.Driver
+	},
 	NewRanked: func(rank int64, e BestEntry) BestRanked {
 		return BestRanked{Rank: rank, BestEntry: e}
 	},
@@ -374,7 +382,11 @@ var bestDecoding = &rankgenrt.Decoding[BestEntry, string, BestRanked, BestWritte
 	NewWritten: func(e, before BestEntry, existed, changed bool) BestWritten {
 		return BestWritten{BestEntry: e, Before: before, Existed: existed, Changed: changed}
 	},
-	ScoreOfP: rankgenrt.IntegerScore,
+	ResultOf: func(x BestResult) (BestEntry, error) {
+		return x.BestEntry, x.Err
+	},
+	ScoreOfP:  rankgenrt.IntegerScore,
+	TiedPlace: bestTiedPlace,
 	WrittenOf: func(x BestResult) (BestWritten, error) {
 		return x.BestWritten, x.Err
 	},
@@ -648,4 +660,197 @@ func bestDigitOfLaps(v uint32) (uint64, error) {
 		return 0, rankgenrt.UintRangeError("Laps", uint64(v), bestLapsMin, bestLapsMax)
 	}
 	return uint64(v), nil
+}
+
+// BestShardedBoard is one leaderboard of BestEntry values spread over several sorted sets, its
+// shards, so that it outgrows one Redis node: each shard is a BestBoard under its own hash tag,
+// and on Redis Cluster the shards spread over the masters (rankgenrt.ShardKeys). An id always
+// lives on the same shard — rankgenrt.ShardOf: FNV-1a 64 of the id's text, modulo the number of
+// shards — so every write is one atomic script on one shard, in one round trip, and a batch is
+// one script per shard it touches, all sent at once. Reads ask every shard in one pipeline (one
+// round trip per node, the nodes at once) and merge the answers by BestCompare, or add them up, so
+// ranks, pages and counts are exactly those of one BestBoard holding the same entries. A read that
+// needs an entry first (Rank, Around, RankMany, Percentile, PageOf, CompetitionRank) takes one
+// more round, and Around one more again; such a read is not a snapshot: a write that lands between
+// its rounds may shift its answer by that write. Offset reads (Page, Between, PageFromEnd) read
+// offset + limit entries of every shard. The ranges of the leading field by offset (Range…) and
+// DenseRank, whose distinct values ahead are a union across shards, not a sum, are not merged:
+// read them from the shards (Shards), as Reindex. Each entry's BestData lives on its shard, in the
+// shard's data hash, and every merged read returns it with the entry, in the same round trip, as
+// BestBoard's reads do. A BestShardedBoard is safe for concurrent use. Its reads and whole-entry
+// writes (Get, Top, Around, Set, Best, …) are the methods of the embedded
+// rankgenrt.ShardedBoard, which are the same on every layout; this file declares those its layout
+// makes its own.
+type BestShardedBoard struct {
+	*rankgenrt.ShardedBoard[BestEntry, string, BestRanked, BestWritten, BestResult]
+	*rankgenrt.ShardedScoreReads[BestEntry, string, BestRanked, BestWritten, BestResult]
+	shards []*BestBoard // shard i holds the ids that rankgenrt.ShardOf maps to i
+}
+
+// NewBestShardedBoard returns the board stored under key in shards sorted sets, named by
+// rankgenrt.ShardKeys ("key{key:shards:i:n}"); the options apply to every shard. A shard count
+// outside [1, rankgenrt.MaxShards] is an error matching ErrOutOfRange, a key holding a brace one
+// matching ErrBadKey. Every process must use the same count: changing it is a migration (Reshard).
+func NewBestShardedBoard(c redis.UniversalClient, key string, shards int, opts ...Option) (*BestShardedBoard, error) {
+	keys, err := rankgenrt.ShardKeys(key, shards)
+	if err != nil {
+		return nil, err
+	}
+	s := &BestShardedBoard{shards: make([]*BestBoard, len(keys))}
+	boards := make([]*rankgenrt.Board[BestEntry, string, BestRanked, BestWritten, BestResult], len(keys))
+	for i, k := range keys {
+		s.shards[i] = NewBestBoard(c, k, opts...)
+		boards[i] = s.shards[i].Board
+	}
+	s.ShardedBoard = rankgenrt.NewShardedBoard(c, boards)
+	reads := make([]*rankgenrt.ScoreReads[BestEntry, string, BestRanked, BestWritten, BestResult], len(keys))
+	for i, shard := range s.shards {
+		reads[i] = shard.ScoreReads
+	}
+	s.ShardedScoreReads = rankgenrt.NewShardedScoreReads(s.ShardedBoard, reads)
+	return s, nil
+}
+
+// Shards returns the shards, in order: shard i holds the ids that rankgenrt.ShardOf maps to i.
+// Each is a whole BestBoard, for the reads a BestShardedBoard does not merge.
+func (s *BestShardedBoard) Shards() []*BestBoard {
+	return append([]*BestBoard{}, s.shards...)
+}
+
+// MinBestLap applies BestBoard.MinBestLap on the shard of id.
+func (s *BestShardedBoard) MinBestLap(ctx context.Context, id string, v uint32) (BestWritten, error) {
+	return s.shard(id).MinBestLap(ctx, id, v)
+}
+
+// MinBestLapMany applies BestBoard.MinBestLapMany with one script call per shard that holds some
+// of the updates, all at once, each shard's part atomic and in order; the Results are in the order
+// of updates. A failed shard's call is resent as SetMany's is.
+func (s *BestShardedBoard) MinBestLapMany(ctx context.Context, updates []BestUpdate[uint32]) ([]BestResult, error) {
+	return rankgenrt.GatherBatch(ctx, s.ShardedBoard, s.shards, updates, func(x BestUpdate[uint32]) string {
+		return x.Driver
+	}, (*BestBoard).MinBestLapMany)
+}
+
+// SetBestLap applies BestBoard.SetBestLap on the shard of id.
+func (s *BestShardedBoard) SetBestLap(ctx context.Context, id string, v uint32) (BestWritten, error) {
+	return s.shard(id).SetBestLap(ctx, id, v)
+}
+
+// SetBestLapMany applies BestBoard.SetBestLapMany with one script call per shard that holds some
+// of the updates, all at once, each shard's part atomic and in order; the Results are in the order
+// of updates. A failed shard's call is resent as SetMany's is.
+func (s *BestShardedBoard) SetBestLapMany(ctx context.Context, updates []BestUpdate[uint32]) ([]BestResult, error) {
+	return rankgenrt.GatherBatch(ctx, s.ShardedBoard, s.shards, updates, func(x BestUpdate[uint32]) string {
+		return x.Driver
+	}, (*BestBoard).SetBestLapMany)
+}
+
+// AddLaps applies BestBoard.AddLaps on the shard of id.
+func (s *BestShardedBoard) AddLaps(ctx context.Context, id string, delta int64) (BestWritten, error) {
+	return s.shard(id).AddLaps(ctx, id, delta)
+}
+
+// AddLapsMany applies BestBoard.AddLapsMany with one script call per shard that holds some of the
+// updates, all at once, each shard's part atomic and in order; the Results are in the order of
+// updates. A failed shard's call is resent as SetMany's is.
+func (s *BestShardedBoard) AddLapsMany(ctx context.Context, updates []BestUpdate[int64]) ([]BestResult, error) {
+	return rankgenrt.GatherBatch(ctx, s.ShardedBoard, s.shards, updates, func(x BestUpdate[int64]) string {
+		return x.Driver
+	}, (*BestBoard).AddLapsMany)
+}
+
+// MaxSpeed applies BestBoard.MaxSpeed on the shard of id.
+func (s *BestShardedBoard) MaxSpeed(ctx context.Context, id string, v uint16) (BestWritten, error) {
+	return s.shard(id).MaxSpeed(ctx, id, v)
+}
+
+// MaxSpeedMany applies BestBoard.MaxSpeedMany with one script call per shard that holds some of
+// the updates, all at once, each shard's part atomic and in order; the Results are in the order of
+// updates. A failed shard's call is resent as SetMany's is.
+func (s *BestShardedBoard) MaxSpeedMany(ctx context.Context, updates []BestUpdate[uint16]) ([]BestResult, error) {
+	return rankgenrt.GatherBatch(ctx, s.ShardedBoard, s.shards, updates, func(x BestUpdate[uint16]) string {
+		return x.Driver
+	}, (*BestBoard).MaxSpeedMany)
+}
+
+// Update applies BestBoard.Update on the shard of id: one atomic script call.
+func (s *BestShardedBoard) Update(ctx context.Context, id string, changes ...BestChange) (BestWritten, error) {
+	return s.shard(id).Update(ctx, id, changes...)
+}
+
+// UpdateMany applies BestBoard.UpdateMany with one script call per shard that holds some of the
+// lists, all at once, each shard's part atomic and in order; the Results are in the order of
+// lists. A failed shard's call is resent as SetMany's is.
+func (s *BestShardedBoard) UpdateMany(ctx context.Context, lists []BestChanges) ([]BestResult, error) {
+	return rankgenrt.GatherBatch(ctx, s.ShardedBoard, s.shards, lists, func(x BestChanges) string {
+		return x.Driver
+	}, (*BestBoard).UpdateMany)
+}
+
+// CountBestLapBetween returns the number of entries whose BestLap lies in [lo, hi]:
+// BestBoard.CountBestLapBetween on every shard, all at once, added up.
+func (s *BestShardedBoard) CountBestLapBetween(ctx context.Context, lo, hi uint32) (int64, error) {
+	return rankgenrt.SumShards(ctx, len(s.shards), func(ctx context.Context, i int) (int64, error) {
+		return s.shards[i].CountBestLapBetween(ctx, lo, hi)
+	})
+}
+
+// AroundScore returns, best first with their ranks, up to before entries that rank ahead of the
+// place and up to after entries from it on, as BestBoard.AroundScore does. Every shard runs the
+// around_score script at the place in one pipelined round: of the window, a shard holds at most
+// its last before entries ahead of the place and its first after from it, which is what it reads;
+// the merge by BestCompare holds the window, and the shards' positions of the place add up to its
+// position. A nil place is refused as BestBoard.AroundScore refuses it.
+func (s *BestShardedBoard) AroundScore(ctx context.Context, at BestPlace, before, after int64) ([]BestRanked, error) {
+	if at == nil {
+		return s.shards[0].AroundScore(ctx, at, before, after) // its error, nothing sent
+	}
+	score, member, err := at.place()
+	if err != nil {
+		return nil, err
+	}
+	pos, ahead, merged, err := rankgenrt.ShardPlace(ctx, s.ShardedBoard, bestFnAroundScore, score, member, max(before, 0), max(after, 0))
+	if err != nil {
+		return nil, err
+	}
+	take := int(min(max(before, 0), pos)) // entries ahead of the place in the window
+	hi := ahead + int(min(max(after, 0), int64(len(merged)-ahead)))
+	return bestDecoding.Renumber(merged[ahead-take:hi], pos-int64(take)), nil
+}
+
+/*
+tiedPlace is the place before every entry whose first tied score fields equal e's (the
+BestShardedBoard's competition ranks, rankgenrt.ShardedScoreReads).
+*/
+func bestTiedPlace(e BestEntry, tied int) (float64, string, error) {
+	switch tied {
+	case 1:
+		return BestBestLapIs(e.BestLap).place()
+	default:
+		return BestBestLapIs(e.BestLap).LapsIs(e.Laps).place()
+	}
+}
+
+// BestReshardProgress is how far Reshard got: the source shard it copies and the cursor of the
+// last entry it copied from that shard. The zero value is the start.
+type BestReshardProgress = rankgenrt.ReshardProgress[Cursor]
+
+// Reshard copies every entry of s into dst — the same board under another shard count
+// (NewBestShardedBoard with the same key and another count names other keys) or another key —
+// shard by shard, in keyset pages (BestBoard.After) of pageSize entries, each stored in dst with
+// one SetMany, and reports its progress after every page. Storing a page twice leaves dst as
+// storing it once (SetMany replaces an id's entry), so a Reshard that stopped is resumed by
+// calling it again from the last progress it returned or reported (or from the zero value): no
+// entry is lost or doubled. At the end it checks that dst holds as many entries as s: a difference
+// is an error matching ErrReshardDrift. Its limit: s must not be written during the copy (stop the
+// writers, Reshard, then move readers and writers to dst and delete s's keys, Keys); a write to an
+// entry already copied would be missing from dst. Each entry is copied with its BestData (the
+// source's After reads it, dst's SetMany stores it on the entry's new shard).
+func (s *BestShardedBoard) Reshard(ctx context.Context, dst *BestShardedBoard, from BestReshardProgress, pageSize int64, progress func(BestReshardProgress)) (BestReshardProgress, error) {
+	return rankgenrt.ReshardShards(ctx, s.ShardedBoard, dst.ShardedBoard, from, pageSize, progress)
+}
+
+// shard returns the shard that holds id.
+func (s *BestShardedBoard) shard(id string) *BestBoard {
+	return s.shards[rankgenrt.ShardOf(id, len(s.shards))]
 }
