@@ -30,9 +30,11 @@ type Step struct {
 	Write func(ctx context.Context) error
 }
 
-// SubmissionError is a submission refused by one of its steps: nothing was written. It
-// matches, with errors.Is, what the step's write alone would have been refused with
-// (ErrOverflow, ErrLayoutMismatch, ErrMigrating, ErrSeasonExpired, …) and ErrSubmission.
+// SubmissionError is a submission (or a removal's call) refused by one of its steps: that call
+// wrote nothing. (A removal over several hash slots is a call per slot: the calls before the
+// refused one stand, as its counts say.) It matches, with errors.Is, what the step's write
+// alone would have been refused with (ErrOverflow, ErrLayoutMismatch, ErrMigrating,
+// ErrSeasonExpired, ErrWrongType, …) and ErrSubmission.
 type SubmissionError struct {
 	Step  string // the step that refused
 	Board string // its board
@@ -43,7 +45,7 @@ type SubmissionError struct {
 var ErrSubmission = errors.New("rankgen: a submission's step refused it")
 
 func (e *SubmissionError) Error() string {
-	return fmt.Sprintf("rankgen: submission refused by its step %s (board %s), nothing written: %v", e.Step, e.Board, e.Err)
+	return fmt.Sprintf("rankgen: refused by step %s (board %s), the call wrote nothing: %v", e.Step, e.Board, e.Err)
 }
 
 func (e *SubmissionError) Unwrap() []error { return []error{e.Err, ErrSubmission} }
