@@ -596,3 +596,25 @@ func TestPackageShardedBoard(t *testing.T) {
 		}
 	})
 }
+
+// TestRemovalSkipsExpiredSeasons: a Removal given the board of a season whose expiry has passed
+// counts 0 there and removes from the other boards of its call, rather than refusing the call.
+func TestRemovalSkipsExpiredSeasons(t *testing.T) {
+	redistest.RunTargets(t, func(t *testing.T, tg redistest.Target) {
+		c, ctx := tg.Client, context.Background()
+		tag := "{" + redistest.Key(t, "expired") + "}"
+		family := relay.NewWeekSeasons(c, tag+":week")
+		long := family.Previous(4) // keep is 1: its board expired two seasons ago
+		live := relay.NewBestBoard(c, tag+":best")
+		if _, err := live.Best(ctx, relay.BestEntry{Driver: "cheat", BestLap: 1000}); err != nil {
+			t.Fatal(err)
+		}
+		got, err := (&relay.Removal{}).Week(family.Board(long)).Best(live).Remove(ctx, "cheat")
+		if err != nil || len(got) != 2 || got[0].Count != 0 || got[1].Count != 1 {
+			t.Fatalf("removal over an expired season's board and a live one: %+v, %v; want 0 and 1", got, err)
+		}
+		if _, err := live.Get(ctx, "cheat"); !errors.Is(err, rankgenrt.ErrNotFound) {
+			t.Errorf("the live board still holds the id: %v", err)
+		}
+	})
+}
