@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 
@@ -38,18 +39,13 @@ func schemasOf(e *env, cmd, arg string) (out []boardSchema, p *layout.Boards, ok
 		}
 		return []boardSchema{{path: arg, src: src, l: l}}, nil, true
 	}
-	p, isBoards, ok := loadBoards(e, cmd, arg)
+	p, srcs, isBoards, ok := loadBoards(e, cmd, arg)
 	if !isBoards || !ok {
 		return nil, nil, false
 	}
 	for _, b := range p.Boards {
-		path := filepath.Join(filepath.Dir(arg), filepath.FromSlash(b.Schema))
-		bsrc, err := os.ReadFile(e.path(path))
-		if err != nil {
-			e.errorf(cmd, "%v", err)
-			return nil, nil, false
-		}
-		out = append(out, boardSchema{board: b.Name, path: path, src: bsrc, l: b.Layout})
+		at := path.Join(path.Dir(filepath.ToSlash(arg)), b.Schema) // as ParseBoards read it
+		out = append(out, boardSchema{board: b.Name, path: filepath.FromSlash(at), src: srcs[at], l: b.Layout})
 	}
 	return out, p, true
 }

@@ -157,7 +157,7 @@ func generateOrCheck(e *env, cmd, out string, args []string, check, verbose, str
 	var targets []*target
 	failed := false
 	for _, schema := range args {
-		if boards, isBoards, ok := loadBoards(e, cmd, schema); isBoards {
+		if boards, _, isBoards, ok := loadBoards(e, cmd, schema); isBoards {
 			t, ok := boardsTarget(e, cmd, schema, out, boards, ok, check, strict, langs)
 			if !ok {
 				failed = true
@@ -460,19 +460,25 @@ func loadSchema(e *env, cmd, schema string) (*layout.Layout, bool) {
 	return l, true
 }
 
-// loadBoards reads schema when it is a package file (a boards: key): isBoards, and whether it
-// and every board's schema parsed (each problem printed).
-func loadBoards(e *env, cmd, schema string) (p *layout.Boards, isBoards, ok bool) {
+// loadBoards reads schema when it is a package file (a boards: key): isBoards, whether it and
+// every board's schema parsed (each problem printed), and the text of each board's schema by
+// its path.
+func loadBoards(e *env, cmd, schema string) (p *layout.Boards, srcs map[string][]byte, isBoards, ok bool) {
 	src, err := os.ReadFile(e.path(schema))
 	if err != nil || !layout.IsBoards(src) {
-		return nil, false, false // loadSchema reports what is wrong with it
+		return nil, nil, false, false // loadSchema reports what is wrong with it
 	}
-	p, err = layout.ParseBoards(schema, src, func(path string) ([]byte, error) { return os.ReadFile(e.path(path)) })
+	srcs = map[string][]byte{}
+	p, err = layout.ParseBoards(schema, src, func(path string) ([]byte, error) {
+		text, err := os.ReadFile(e.path(path))
+		srcs[path] = text
+		return text, err
+	})
 	if err != nil {
 		printError(e, cmd, err)
-		return nil, true, false
+		return nil, nil, true, false
 	}
-	return p, true, true
+	return p, srcs, true, true
 }
 
 // boardsTarget is the target of a package of boards: its files, written beside the package

@@ -37,11 +37,11 @@ func GenerateBoards(p *layout.Boards) (pkg []byte, boards [][]byte, err error) {
 		declared[name] = p.Stem() + ".rankgen.go"
 	}
 	for _, b := range p.Boards {
-		src, err := boardFile(p, b)
+		src, names, err := boardFile(p, b)
 		if err != nil {
 			return nil, nil, fmt.Errorf("board %s: %w", b.Name, err)
 		}
-		for _, name := range topLevelNames(src) {
+		for _, name := range names {
 			if other, dup := declared[name]; dup {
 				return nil, nil, fmt.Errorf("board %s declares %s, as %s does; rename the board", b.Name, name, other)
 			}
@@ -53,17 +53,18 @@ func GenerateBoards(p *layout.Boards) (pkg []byte, boards [][]byte, err error) {
 }
 
 // boardFile renders one board's file: its layout's file as Generate renders it, without what
-// the package file declares for every board, then with its names prefixed.
-func boardFile(p *layout.Boards, b *layout.Board) ([]byte, error) {
+// the package file declares for every board, then with its names prefixed; and the names it
+// declares.
+func boardFile(p *layout.Boards, b *layout.Board) ([]byte, []string, error) {
 	l := b.Layout
 	if _, err := baseNames(l); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	f := jen.NewFile(p.Package)
 	f.HeaderComment("// " + layout.Header(p.File) + "\n\n" + strings.ReplaceAll(lineComment(boardComment(p, b)), "// \t", "//\t"))
 	src, err := render(f, l, b)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	return prefixNames(src, b.GoName())
 }
@@ -168,12 +169,13 @@ func prefixedName(prefix, name string) string {
 // prefixNames gives every package-level name a file declares (src: formatted Go) the board's
 // Go name (prefixedName), wherever the file refers to it: identifiers resolved to the file's
 // declarations (not fields, methods or locals that share a name), the field names of embedded
-// types (Ranked's Entry), and the words of its comments that name them.
-func prefixNames(src []byte, prefix string) ([]byte, error) {
+// types (Ranked's Entry), and the words of its comments that name them; it returns the file
+// and the names it then declares, sorted.
+func prefixNames(src []byte, prefix string) (out []byte, names []string, err error) {
 	fset := token.NewFileSet()
 	f, err := parser.ParseFile(fset, "", src, parser.ParseComments)
 	if err != nil {
-		return nil, fmt.Errorf("goemit: reading back a board's file: %v", err)
+		return nil, nil, fmt.Errorf("goemit: reading back a board's file: %v", err)
 	}
 	renamed := map[string]string{}
 	for name := range f.Scope.Objects {
@@ -183,7 +185,7 @@ func prefixNames(src []byte, prefix string) ([]byte, error) {
 	}
 	embedded, err := embeddedTypes(f, renamed)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	r := &renamer{f: f, renamed: renamed, embedded: embedded}
 	ast.Inspect(f, r.visit)
@@ -203,9 +205,14 @@ func prefixNames(src []byte, prefix string) ([]byte, error) {
 	}
 	var buf bytes.Buffer
 	if err := format.Node(&buf, fset, f); err != nil {
-		return nil, fmt.Errorf("goemit: printing a board's file: %v", err)
+		return nil, nil, fmt.Errorf("goemit: printing a board's file: %v", err)
 	}
-	return format.Source(rewrapComments(buf.Bytes()))
+	for _, name := range renamed {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	out, err = format.Source(rewrapComments(buf.Bytes()))
+	return out, names, err
 }
 
 // commentLine is a line of comment prose: its indent, then "// " and a word (not a list item).

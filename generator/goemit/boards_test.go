@@ -153,7 +153,7 @@ func (b *Board) Update(e Entry) Ranked {
 
 func NewBoard() *Board { return &Board{} }
 `
-	got, err := prefixNames([]byte(src), "Track")
+	got, _, err := prefixNames([]byte(src), "Track")
 	if err != nil {
 		t.Fatal(err)
 	}
