@@ -24,6 +24,7 @@ func emitBoard(f *jen.File, c *codec) {
 	b.options()
 	b.constructor()
 	b.resultTypes()
+	b.previous()
 	if b.l.NumScore > 0 {
 		b.bandTypes()
 	}

@@ -114,14 +114,21 @@ func (b *board) constructor() {
 	if l.Season != nil {
 		doc, params, newCore = b.seasonConstructor(dict, params)
 	}
-	dict[jen.Id("Board")] = rt("NewBoard").Call(jen.Id("core"), jen.Id("decoding"))
+	newBoard := rt("NewBoard").Call(jen.Id("core"), jen.Id("decoding"))
 	if l.NumScore > 0 {
 		dict[jen.Id("ScoreReads")] = rt("NewScoreReads").Call(jen.Id("core"), jen.Id("decoding"))
 	}
+	body := []jen.Code{jen.Id("core").Op(":=").Add(newCore)}
+	if pr := l.Previous; pr != nil && pr.Layout != nil {
+		doc += fmt.Sprintf(" Until a migration switches the board to this layout, it reads and writes the board in the layout this one replaces (%s), as that layout's code does; then in this one (rankgenrt.NewBoardReplacing).", pr.Schema)
+		body = append(body, jen.Id("previous").Op(":=").Add(rt("NewBoard")).Call(
+			rt("NewCore").Call(jen.Id("c"), jen.Id("key"), jen.Id(prevName("boardSpec")), jen.Id("opts").Op("...")), jen.Id("decodingViaPrevious")))
+		newBoard = rt("NewBoardReplacing").Call(jen.Id("core"), jen.Id("decoding"), jen.Id("previous"))
+	}
+	dict[jen.Id("Board")] = newBoard
 	b.comment("%s", doc)
 	f.Func().Id("NewBoard").Params(append(params, jen.Id("opts").Op("...").Id("Option"))...).Op("*").Id("Board").Block(
-		jen.Id("core").Op(":=").Add(newCore),
-		jen.Return(jen.Op("&").Id("Board").Values(dict)),
+		append(body, jen.Return(jen.Op("&").Id("Board").Values(dict)))...,
 	)
 	f.Line()
 }

@@ -1,0 +1,282 @@
+package boardtest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/rankgen/rankgen/examples/boardtest/internal/compat/v1"
+	"github.com/rankgen/rankgen/examples/boardtest/internal/compat/v3"
+	"github.com/rankgen/rankgen/generator/layout"
+	"github.com/rankgen/rankgen/internal/testkit/redistest"
+	"github.com/rankgen/rankgen/migrate"
+	rankgenrt "github.com/rankgen/rankgen/runtime"
+)
+
+// TestRollingDeployLayoutChange runs the documented procedure for a change of layout, with
+// writers counting every acknowledged write: a board filled by v1's code; v3's code (Points
+// widened, a ranking field Class added; previous: v1) deployed beside v1's, both writing and
+// reading the board, which stays in v1's layout; then v3's alone while rankgen migrate moves
+// the board to v3's layout; then v3's on the new layout. Nothing is refused but what v1's
+// layout cannot hold exactly (before the switch) and what the migration's final fence holds
+// back; nothing is lost. 10,000 entries; RANKGEN_LONG=1 fills 100,000.
+func TestRollingDeployLayoutChange(t *testing.T) {
+	n := 10_000
+	if os.Getenv("RANKGEN_LONG") == "1" {
+		n = 100_000
+	}
+	c := redistest.Client(t)
+	key := redistest.Key(t, "deploy")
+	b1, b3 := v1.NewBoard(c, key), v3.NewBoard(c, key)
+	id := func(i int) string { return fmt.Sprintf("p%06d", i) }
+
+	// want is each entry as last acknowledged, in v3's terms.
+	want := make([]v3.Entry, n)
+	fill := make([]v1.Entry, 0, 1000)
+	for i := range n {
+		want[i] = v3.Entry{PlayerID: id(i), Points: uint64(i), Class: v3.ClassKart, Data: v3.Data{Nick: "n" + id(i), Level: uint8(i)}}
+		fill = append(fill, v1.Entry{PlayerID: id(i), Points: uint32(i), Data: v1.Data{Nick: "n" + id(i), Level: uint8(i)}})
+		if len(fill) == cap(fill) || i == n-1 {
+			if _, err := b1.SetMany(ctx, fill); err != nil {
+				t.Fatalf("filling with v1: %v", err)
+			}
+			fill = fill[:0]
+		}
+	}
+	var (
+		mu       sync.Mutex
+		failures []string
+	)
+	fail := func(format string, args ...any) {
+		mu.Lock()
+		defer mu.Unlock()
+		if len(failures) < 10 {
+			failures = append(failures, fmt.Sprintf(format, args...))
+		}
+	}
+	check := func(phase string) {
+		t.Helper()
+		if len(failures) > 0 {
+			t.Fatalf("%s: (first %d)\n%s", phase, len(failures), strings.Join(failures, "\n"))
+		}
+	}
+
+	// The deploy: four writers, each on every 40th id from its own, run both versions' code on
+	// them in turn, each reading back what the other wrote.
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 10 * g; i < n; i += 40 {
+				deployRound(b1, b3, &want[i], i, fail)
+			}
+		}()
+	}
+	wg.Wait()
+	check("during the deploy")
+	if _, err := b1.Top(ctx, 10); err != nil {
+		t.Fatalf("v1 reads the board after the deploy: %v; want it still in v1's layout", err)
+	}
+
+	// v3 alone, while the migration runs: eight writers set their ids' entries again and again,
+	// retrying a write the fence refuses after its Wait.
+	src, err := os.ReadFile("internal/compat/v3/v3.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := layout.Parse("internal/compat/v3/v3.yaml", src)
+	if err == nil {
+		err = layout.LoadPrevious(l, "internal/compat/v3/v3.yaml", os.ReadFile)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := migrate.PreviousPlan(l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var (
+		stop            = make(chan struct{})
+		acked, fenced   atomic.Int64
+		longest         atomic.Int64 // nanoseconds from a write's first attempt to its acknowledgement
+		switched        atomic.Bool
+		newLayoutWrites atomic.Int64
+		writers         sync.WaitGroup
+		stopped         = func() bool {
+			select {
+			case <-stop:
+				return true
+			default:
+				return false
+			}
+		}
+	)
+	for g := range 8 {
+		writers.Add(1)
+		go func() {
+			defer writers.Done()
+			for round := 0; !stopped() || round < 1; round++ {
+				for i := g; i < n && !stopped(); i += 8 * 7 {
+					w := want[i]
+					w.Points += 3
+					after := switched.Load()
+					if after && i%2 == 0 {
+						w.Class = v3.ClassRally // only v3's layout holds it
+					}
+					start := time.Now()
+					for {
+						_, err := b3.Set(ctx, w)
+						var me *rankgenrt.MigratingError
+						if errors.As(err, &me) {
+							fenced.Add(1)
+							time.Sleep(me.Wait)
+							continue
+						}
+						if err != nil {
+							fail("v3 Set %s during the migration: %v", w.PlayerID, err)
+							return
+						}
+						break
+					}
+					if d := int64(time.Since(start)); d > longest.Load() {
+						longest.Store(d)
+					}
+					want[i] = w
+					acked.Add(1)
+					if after {
+						newLayoutWrites.Add(1)
+					}
+				}
+			}
+		}()
+	}
+	time.Sleep(50 * time.Millisecond)
+	rep, err := migrate.Run(context.Background(), c, plan, migrate.Options{Key: key})
+	if err != nil {
+		close(stop)
+		writers.Wait()
+		t.Fatalf("migrate: %v", err)
+	}
+	switched.Store(true)
+	time.Sleep(100 * time.Millisecond)
+	close(stop)
+	writers.Wait()
+	check("during the migration")
+	if !rep.Switched {
+		t.Fatalf("the migration did not switch the board: %+v", rep)
+	}
+	if newLayoutWrites.Load() == 0 {
+		t.Fatal("no write reached the board after the switch")
+	}
+	t.Logf("%d entries: %d writes acknowledged during and after the migration, %d refused by the fence (it stood %v, closed %v; the migration's count %d), longest write %v",
+		n, acked.Load(), fenced.Load(), rep.Fenced, rep.Closed, rep.Refused, time.Duration(longest.Load()))
+
+	// After the switch: v1's code is refused (nothing written), v3's writes v3's layout.
+	if _, err := b1.Set(ctx, v1.Entry{PlayerID: id(1), Points: 1}); !errors.Is(err, rankgenrt.ErrLayoutMismatch) {
+		t.Errorf("v1 Set after the switch: %v; want ErrLayoutMismatch", err)
+	}
+	top := want[3]
+	top.Points, top.Class = 1<<39, v3.ClassTouring
+	if _, err := b3.Set(ctx, top); err != nil {
+		t.Fatalf("v3 Set of a value only its layout holds, after the switch: %v", err)
+	}
+	want[3] = top
+
+	// Nothing lost: every entry as last acknowledged, and the board in v3's order.
+	live := make([]v3.Entry, 0, n)
+	ids := make([]string, n)
+	for i := range n {
+		ids[i] = id(i)
+	}
+	for at := 0; at < n; at += 1000 {
+		got, err := b3.GetMany(ctx, ids[at:min(at+1000, n)]...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for j, r := range got {
+			if i := at + j; r.Err != nil || r.Entry != want[i] {
+				t.Fatalf("%s reads %+v (%v); want %+v", id(i), r.Entry, r.Err, want[i])
+			}
+		}
+		live = append(live, want[at:min(at+1000, n)]...)
+	}
+	slices.SortFunc(live, v3.Compare)
+	page, err := b3.Top(ctx, 20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, r := range page {
+		if r.Entry != live[k] {
+			t.Fatalf("rank %d is %+v; want %+v", k+1, r.Entry, live[k])
+		}
+	}
+}
+
+// deployRound writes and reads one id with both versions' code while the board holds v1's
+// layout, keeping w (the entry in v3's terms) as last acknowledged.
+func deployRound(b1 *v1.Board, b3 *v3.Board, w *v3.Entry, i int, fail func(string, ...any)) {
+	id := w.PlayerID
+	next := v3.Entry{PlayerID: id, Points: w.Points + 1, Class: v3.ClassKart, Data: v3.Data{Nick: "v3", Level: 3}}
+	if _, err := b3.Set(ctx, next); err != nil {
+		fail("v3 Set %s: %v", id, err)
+		return
+	}
+	*w = next
+	if got, err := b1.Get(ctx, id); err != nil || uint64(got.Points) != w.Points || got.Data != (v1.Data{Nick: "v3", Level: 3}) {
+		fail("v1 Get %s after v3's Set: %+v, %v", id, got, err)
+		return
+	}
+	if _, err := b1.AddPoints(ctx, id, 2); err != nil {
+		fail("v1 AddPoints %s: %v", id, err)
+		return
+	}
+	w.Points += 2
+	if got, err := b3.Get(ctx, id); err != nil || got != *w {
+		fail("v3 Get %s after v1's AddPoints: %+v, %v; want %+v", id, got, err, *w)
+		return
+	}
+	// What v1's layout cannot hold is refused, typed, and writes nothing.
+	rally := *w
+	rally.Class = v3.ClassRally
+	if _, err := b3.Set(ctx, rally); !errors.Is(err, rankgenrt.ErrNotInPreviousLayout) || !errors.Is(err, rankgenrt.ErrRetry) {
+		fail("v3 Set of Class rally on v1's layout: %v; want ErrNotInPreviousLayout", err)
+		return
+	}
+	wide := *w
+	wide.Points = 1 << 31
+	if _, err := b3.Best(ctx, wide); !errors.Is(err, rankgenrt.ErrNotInPreviousLayout) || !errors.Is(err, rankgenrt.ErrOutOfRange) {
+		fail("v3 Best of Points 2^31 on v1's layout: %v; want ErrNotInPreviousLayout and ErrOutOfRange", err)
+		return
+	}
+	if got, err := b3.Get(ctx, id); err != nil || got != *w {
+		fail("v3 Get %s after refused writes: %+v, %v; want %+v", id, got, err, *w)
+		return
+	}
+	if i%3 == 0 { // removed by v3, inserted again by v3, then seen by v1
+		if n, err := b3.Remove(ctx, id); err != nil || n != 1 {
+			fail("v3 Remove %s: %d, %v", id, n, err)
+			return
+		}
+		if _, err := b1.Get(ctx, id); !errors.Is(err, rankgenrt.ErrNotFound) {
+			fail("v1 Get %s after v3's Remove: %v; want ErrNotFound", id, err)
+			return
+		}
+		again := v3.Entry{PlayerID: id, Points: 5, Class: v3.ClassKart, Data: v3.Data{Nick: "again"}}
+		if wr, err := b3.Insert(ctx, again); err != nil || !wr.Changed || wr.Existed {
+			fail("v3 Insert %s: %+v, %v", id, wr, err)
+			return
+		}
+		*w = again
+	}
+	if rank3, err := b3.Rank(ctx, id); err != nil || rank3 < 1 {
+		fail("v3 Rank %s: %d, %v", id, rank3, err)
+	}
+}

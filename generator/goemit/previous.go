@@ -1,0 +1,264 @@
+package goemit
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+
+	"github.com/dave/jennifer/jen"
+	"github.com/rankgen/rankgen/generator/layout"
+)
+
+// The layout a schema replaces (previous:) is generated into the package beside it, every
+// name starting with previousPrefix (PreviousEntry, PreviousBoard); the schema's own Board
+// reads and writes a board in that layout until a migration switches it
+// (rankgenrt.NewBoardReplacing), converting entries both ways.
+const previousPrefix = "Previous"
+
+// PreviousFiles names the files of the previous layout: its Go file and its Lua library.
+func PreviousFiles(l *layout.Layout) (goFile, luaFile string) {
+	return l.Stem() + ".previous.rankgen.go", l.Stem() + ".previous.rankgen.lua"
+}
+
+// GeneratePrevious renders the Go file of the layout l replaces (l.Previous.Layout): what
+// Generate renders for it, in l's package, with every package-level name prefixed and its
+// library read from PreviousFiles' Lua file.
+func GeneratePrevious(l *layout.Layout) ([]byte, error) {
+	pl := *l.Previous.Layout
+	pl.Package, pl.Previous = l.Package, nil
+	if _, err := baseNames(&pl); err != nil {
+		return nil, err
+	}
+	f := jen.NewFile(l.Package)
+	var doc strings.Builder
+	doc.WriteString(wrap(fmt.Sprintf("The layout %s replaces (previous: %s): its names start with %s (%sEntry, %sBoard). Board reads and writes a board in this layout until a migration switches the board to %s's.",
+		l.File, l.Previous.Schema, previousPrefix, previousPrefix, previousPrefix, l.File)) + "\n\nLayout:\n\n")
+	for _, line := range strings.Split(strings.TrimRight(pl.Table(), "\n"), "\n") {
+		doc.WriteString("\t" + strings.TrimRight(line, " ") + "\n")
+	}
+	f.HeaderComment("// " + layout.Header(l.File) + "\n\n" + strings.ReplaceAll(lineComment(strings.TrimSuffix(doc.String(), "\n")), "// \t", "//\t"))
+	src, err := render(f, &pl, nil)
+	if err != nil {
+		return nil, err
+	}
+	_, luaFile := PreviousFiles(l)
+	src = bytes.Replace(src, []byte("//go:embed "+pl.LuaFile()+"\n"), []byte("//go:embed "+luaFile+"\n"), 1)
+	out, _, err := prefixNames(src, previousPrefix)
+	return out, err
+}
+
+// previous declares, in the file of a layout that names its previous schema, the conversions
+// of entries between the two layouts and the decoding of the board's view in the previous
+// layout.
+func (b *board) previous() {
+	pr := b.l.Previous
+	if pr == nil || pr.Layout == nil {
+		return
+	}
+	f, l, old := b.f, b.l, pr.Layout
+	b.comment("toPrevious is e in the layout this one replaces (%s), or an error matching rankgenrt.ErrNotInPreviousLayout where that layout cannot hold it exactly.", pr.Schema)
+	body := []jen.Code{jen.Id("p").Op(":=").Id(prevName("Entry")).Values(jen.Dict{jen.Id(old.IDName): jen.Id("e").Dot(l.IDName)})}
+	body = append(body, convertFields(old.Fields, l.Fields, pr.PreviousFields, pr.Fields, pr.DefaultKeys, "p", "e", jen.Id(prevName("Entry")).Values())...)
+	switch {
+	case old.HasData() && l.HasData():
+		body = append(body, jen.Var().Err().Error(), jen.If(jen.List(jen.Id("p").Dot("Data"), jen.Err()).Op("=").Id("e").Dot("Data").Dot("toPrevious").Call(), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Id(prevName("Entry")).Values(), jen.Err())))
+	case old.HasData(): // this layout dropped the data: the previous layout's holds its zero
+		body = append(body, convertFields(old.Data, nil, pr.PreviousData, nil, nil, "p.Data", "e", jen.Id(prevName("Entry")).Values())...)
+	case l.HasData(): // the previous layout has no data: it holds this layout's defaults only
+		body = append(body, convertFields(nil, l.Data, nil, pr.Data, pr.DefaultDataKeys, "p", "e.Data", jen.Id(prevName("Entry")).Values())...)
+	}
+	f.Func().Params(jen.Id("e").Id("Entry")).Id("toPrevious").Params().Params(jen.Id(prevName("Entry")), jen.Error()).Block(append(body, jen.Return(jen.Id("p"), jen.Nil()))...)
+	f.Line()
+	b.comment("fromPrevious is an entry of the layout this one replaces (%s) in this one, as rankgen migrate maps it.", pr.Schema)
+	body = []jen.Code{jen.Id("e").Op(":=").Id("Entry").Values(jen.Dict{jen.Id(l.IDName): jen.Id("p").Dot(old.IDName)})}
+	body = append(body, mapFields(l.Fields, old.Fields, pr.Fields, pr.DefaultKeys, "e", "p")...)
+	if l.HasData() && old.HasData() {
+		body = append(body, jen.Id("e").Dot("Data").Op("=").Id("fromPreviousData").Call(jen.Id("p").Dot("Data")))
+	} else if l.HasData() {
+		body = append(body, mapFields(l.Data, nil, pr.Data, pr.DefaultDataKeys, "e.Data", "p")...)
+	}
+	f.Func().Id("fromPrevious").Params(jen.Id("p").Id(prevName("Entry"))).Id("Entry").Block(append(body, jen.Return(jen.Id("e")))...)
+	f.Line()
+	b.previousData()
+	b.viaPrevious()
+}
+
+// previousData declares the data's conversions, where either layout has data.
+func (b *board) previousData() {
+	pr, l := b.l.Previous, b.l
+	old := pr.Layout
+	if l.HasData() && old.HasData() {
+		b.comment("toPrevious is d in the data of the layout this one replaces, or an error matching rankgenrt.ErrNotInPreviousLayout where that layout cannot hold it exactly.")
+		body := []jen.Code{jen.Var().Id("p").Id(prevName(layout.DataTypeName))}
+		body = append(body, convertFields(old.Data, l.Data, pr.PreviousData, pr.Data, pr.DefaultDataKeys, "p", "d", jen.Id(prevName(layout.DataTypeName)).Values())...)
+		f := b.f
+		f.Func().Params(jen.Id("d").Id(layout.DataTypeName)).Id("toPrevious").Params().Params(jen.Id(prevName(layout.DataTypeName)), jen.Error()).Block(append(body, jen.Return(jen.Id("p"), jen.Nil()))...)
+		f.Line()
+		b.comment("fromPreviousData is data of the layout this one replaces in this one, as rankgen migrate maps it.")
+		body = []jen.Code{jen.Var().Id("d").Id(layout.DataTypeName)}
+		body = append(body, mapFields(l.Data, old.Data, pr.Data, pr.DefaultDataKeys, "d", "p")...)
+		f.Func().Id("fromPreviousData").Params(jen.Id("p").Id(prevName(layout.DataTypeName))).Id(layout.DataTypeName).Block(append(body, jen.Return(jen.Id("d")))...)
+		f.Line()
+	}
+}
+
+// viaPrevious declares the decoding of the board's view in the previous layout: this layout's
+// entries, read and written as the previous layout's.
+func (b *board) viaPrevious() {
+	l, old := b.l, b.l.Previous.Layout
+	fp := jen.Id(prevName("Fingerprint"))
+	dict := jen.Dict{
+		jen.Id("Decode"): jen.Func().Params(jen.Id("score").Float64(), jen.Id("member").String()).Params(jen.Id("Entry"), jen.Error()).Block(
+			jen.List(jen.Id("p"), jen.Err()).Op(":=").Id(prevName("Decode")).Call(jen.Id("score"), jen.Id("member")),
+			jen.Return(jen.Id("fromPrevious").Call(jen.Id("p")), jen.Err())),
+		jen.Id("Encode"): jen.Func().Params(jen.Id("e").Id("Entry")).Params(jen.Float64(), jen.String(), jen.Error()).Block(
+			jen.List(jen.Id("p"), jen.Err()).Op(":=").Id("e").Dot("toPrevious").Call(),
+			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Lit(0), jen.Lit(""), jen.Err())),
+			jen.List(jen.Id("score"), jen.Id("member"), jen.Err()).Op(":=").Id("p").Dot("Encode").Call(),
+			jen.Return(jen.Id("score"), jen.Id("member"), rt("NotInPrevious").Call(fp, jen.Err()))),
+		jen.Id("EntryArgs"): jen.Func().Params(jen.Id("season").Op("*").Add(rt("Season")), jen.Id("e").Id("Entry"), jen.Id("args").Index().Any()).Params(jen.Index().Any(), jen.Error()).Block(
+			jen.List(jen.Id("p"), jen.Err()).Op(":=").Id("e").Dot("toPrevious").Call(),
+			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
+			jen.List(jen.Id("args"), jen.Err()).Op("=").Id(prevName("decoding")).Dot("EntryArgs").Call(jen.Id("season"), jen.Id("p"), jen.Id("args")),
+			jen.Return(jen.Id("args"), rt("NotInPrevious").Call(fp, jen.Err()))),
+	}
+	// The previous layout's replies carry data where it has data, whatever this layout has.
+	switch {
+	case old.HasData() && l.HasData():
+		dict[jen.Id("DecodeData")] = jen.Func().Params(jen.Id("e").Op("*").Id("Entry"), jen.Id("data").String()).Error().Block(
+			jen.List(jen.Id("p"), jen.Err()).Op(":=").Id(prevName("DecodeData")).Call(jen.Id("data")),
+			jen.Id("e").Dot("Data").Op("=").Id("fromPreviousData").Call(jen.Id("p")),
+			jen.Return(jen.Err()))
+	case old.HasData():
+		dict[jen.Id("DecodeData")] = jen.Func().Params(jen.Id("_").Op("*").Id("Entry"), jen.Id("data").String()).Error().Block(
+			jen.List(jen.Id("_"), jen.Err()).Op(":=").Id(prevName("DecodeData")).Call(jen.Id("data")),
+			jen.Return(jen.Err()))
+	}
+	b.comment("decodingViaPrevious is how the board's view in the layout this one replaces reads and writes this layout's entries: each converted from and to a %sEntry.", previousPrefix)
+	b.f.Var().Id("decodingViaPrevious").Op("=").Id("decoding").Dot("Via").Call(rt("Via").Types(jen.Id("Entry")).Values(dict))
+	b.f.Line()
+}
+
+// convertFields assigns each field of the previous layout (to, in variable dst) from this
+// one's (from, in src): converted where it has a source, its zero where this layout dropped
+// it; and refuses a value the previous layout cannot hold: a field it lacks holding another
+// value than its default, a number its type cannot hold (its range is Encode's to check).
+func convertFields(to, from []*layout.Field, source, back []int, defaults []uint64, dst, src string, zero jen.Code) []jen.Code {
+	var out []jen.Code
+	fail := func(f *layout.Field, why string) jen.Code {
+		return jen.Return(zero, rt("NotInPreviousValue").Call(jen.Id(prevName("Fingerprint")), jen.Lit(f.Name), jen.Id(src).Dot(f.Name), jen.Lit(why)))
+	}
+	for i, nf := range from {
+		if back[i] >= 0 {
+			continue
+		}
+		def := goValue(nf, defaults[i])
+		differs := jen.Id(src).Dot(nf.Name).Op("!=").Add(def)
+		if nf.Kind == layout.Time {
+			differs = jen.Op("!").Id(src).Dot(nf.Name).Dot("Equal").Call(def)
+		}
+		out = append(out, jen.If(differs).Block(fail(nf, fmt.Sprintf("the previous layout lacks %s: it holds only its default, %s", nf.Name, nf.Format(defaults[i])))))
+	}
+	for j, of := range to {
+		target := jen.Id(dst).Dot(of.Name)
+		if source[j] < 0 {
+			out = append(out, target.Op("=").Add(goValue(of, zeroKey(of))))
+			continue
+		}
+		nf := from[source[j]]
+		v := jen.Id(src).Dot(nf.Name)
+		switch {
+		case of.Kind == layout.Enum:
+			var cases []jen.Code
+			for _, name := range nf.Values {
+				if !contains(of.Values, name) {
+					continue
+				}
+				cases = append(cases, jen.Case(jen.Id(layout.EnumConst(nf, name))).Block(target.Clone().Op("=").Id(prevName(layout.EnumConst(of, name)))))
+			}
+			cases = append(cases, jen.Default().Block(fail(nf, "the previous layout's "+of.Name+" has no such value")))
+			out = append(out, jen.Switch(v).Block(cases...))
+		case of.GoType == nf.GoType && of.Kind != layout.Enum: // the range is Encode's to check
+			out = append(out, target.Op("=").Add(v))
+		case of.Kind == layout.Bool:
+			out = append(out, jen.Switch(v).Block(
+				jen.Case(jen.Lit(0)).Block(target.Clone().Op("=").False()),
+				jen.Case(jen.Lit(1)).Block(target.Clone().Op("=").True()),
+				jen.Default().Block(fail(nf, "the previous layout's "+of.Name+" is a bool: 0 or 1"))))
+		case nf.Kind == layout.Bool:
+			out = append(out, jen.If(v).Block(target.Clone().Op("=").Lit(1)))
+		default:
+			out = append(out, jen.If(jen.List(jen.Id("x"), jen.Id("ok")).Op(":=").Add(rt("ConvertInt").Types(jen.Id(of.GoType), jen.Id(nf.GoType))).Call(v), jen.Id("ok")).Block(
+				target.Clone().Op("=").Id("x"),
+			).Else().Block(fail(nf, "the previous layout's "+of.Name+" cannot hold it (a "+of.GoType+")")))
+		}
+	}
+	return out
+}
+
+// mapFields assigns each field of this layout (to, in dst) from the previous one's (from, in
+// src), as rankgen migrate maps them: converted, or its default where the previous layout
+// lacks it. Every previous value converts (LoadPrevious checked the types); a number is only
+// widened or narrowed within what the previous layout's range holds.
+func mapFields(to, from []*layout.Field, source []int, defaults []uint64, dst, src string) []jen.Code {
+	var out []jen.Code
+	for i, nf := range to {
+		target := jen.Id(dst).Dot(nf.Name)
+		if source[i] < 0 {
+			out = append(out, target.Op("=").Add(goValue(nf, defaults[i])))
+			continue
+		}
+		of := from[source[i]]
+		v := jen.Id(src).Dot(of.Name)
+		switch {
+		case nf.Kind == layout.Enum:
+			var cases []jen.Code
+			for _, name := range of.Values {
+				cases = append(cases, jen.Case(jen.Id(prevName(layout.EnumConst(of, name)))).Block(target.Clone().Op("=").Id(layout.EnumConst(nf, name))))
+			}
+			out = append(out, jen.Switch(v).Block(cases...))
+		case nf.GoType == of.GoType:
+			out = append(out, target.Op("=").Add(v))
+		case nf.Kind == layout.Bool:
+			out = append(out, target.Op("=").Add(v).Op("!=").Lit(0))
+		case of.Kind == layout.Bool:
+			out = append(out, jen.If(v).Block(target.Clone().Op("=").Lit(1)))
+		default:
+			out = append(out, target.Op("=").Id(nf.GoType).Call(v))
+		}
+	}
+	return out
+}
+
+// zeroKey is the key of a field's Go zero value where its range holds it, else of its
+// lowest-ranking value: what an entry starts from (layout.Field.ZeroDigit).
+func zeroKey(f *layout.Field) uint64 { return f.Key(f.ZeroDigit()) }
+
+// goValue is the Go expression of a field's value key.
+func goValue(f *layout.Field, key uint64) jen.Code {
+	switch f.Kind {
+	case layout.Bool:
+		return jen.Lit(key == 1)
+	case layout.Enum:
+		return jen.Id(layout.EnumConst(f, f.Values[key]))
+	case layout.Int:
+		return jen.Id(f.GoType).Call(inum(layout.IntOf(key)))
+	case layout.Time:
+		t := f.TimeOf(key)
+		return jen.Qual("time", "Unix").Call(inum(t.Unix()), inum(int64(t.Nanosecond()))).Dot("UTC").Call()
+	case layout.String:
+		return jen.Lit("")
+	}
+	return jen.Id(f.GoType).Call(unum(key))
+}
+
+func prevName(name string) string { return prefixedName(previousPrefix, name) }
+
+func contains(values []string, v string) bool {
+	for _, x := range values {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
