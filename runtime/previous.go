@@ -104,6 +104,11 @@ func route[E any, I ID, R, W, X, T any](b *Board[E, I, R, W, X], call func(*Boar
 		first, second = b, b.previous
 	}
 	v, err := call(first)
+	if recordedBy(err, second) {
+		// A resend whose first call the other layout's view made (before the switch, or after
+		// it by another process): that view answers it with the first call's reply.
+		return call(second)
+	}
 	if !errors.Is(err, ErrLayoutMismatch) && !errors.Is(err, ErrNotInPreviousLayout) {
 		if err == nil {
 			b.held.v.Store(b.heldBy(first))
@@ -116,6 +121,35 @@ func route[E any, I ID, R, W, X, T any](b *Board[E, I, R, W, X], call func(*Boar
 	}
 	b.held.v.Store(b.heldBy(second))
 	return v2, err2
+}
+
+// Route runs current, a method of b's own layout, or previous, the same method of the layout
+// it replaces, as the key holds one or the other (as b's methods do): a generated Board's
+// methods that its layout makes its own. Without a previous layout it runs current.
+func Route[E any, I ID, R, W, X, T any](b *Board[E, I, R, W, X], current, previous func() (T, error)) (T, error) {
+	return route(b, func(view *Board[E, I, R, W, X]) (T, error) {
+		if view == b {
+			return current()
+		}
+		return previous()
+	})
+}
+
+// OnPrevious is err, an error of a write the previous layout's view made, as this layout's
+// code reports it: a value its range cannot hold (ErrOutOfRange, ErrOverflow) is one the
+// previous layout cannot hold (ErrNotInPreviousLayout, matching the range error too).
+func OnPrevious(layout string, err error) error {
+	if errors.Is(err, ErrOutOfRange) || errors.Is(err, ErrOverflow) {
+		return NotInPrevious(layout, err)
+	}
+	return err
+}
+
+// recordedBy says whether err refuses a write because its token was recorded by a call of the
+// view's layout.
+func recordedBy[E any, I ID, R, W, X any](err error, view *Board[E, I, R, W, X]) bool {
+	var te *TokenReusedError
+	return errors.As(err, &te) && te.Why == ReusedByLayout && te.Layout == view.core.spec.Fingerprint
 }
 
 func (b *Board[E, I, R, W, X]) heldBy(view *Board[E, I, R, W, X]) int32 {

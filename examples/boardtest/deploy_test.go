@@ -18,6 +18,7 @@ import (
 	"github.com/rankgen/rankgen/internal/testkit/redistest"
 	"github.com/rankgen/rankgen/migrate"
 	rankgenrt "github.com/rankgen/rankgen/runtime"
+	"github.com/redis/go-redis/v9"
 )
 
 // TestRollingDeployLayoutChange runs the documented procedure for a change of layout, with
@@ -88,21 +89,6 @@ func TestRollingDeployLayoutChange(t *testing.T) {
 
 	// v3 alone, while the migration runs: eight writers set their ids' entries again and again,
 	// retrying a write the fence refuses after its Wait.
-	src, err := os.ReadFile("internal/compat/v3/v3.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	l, err := layout.Parse("internal/compat/v3/v3.yaml", src)
-	if err == nil {
-		err = layout.LoadPrevious(l, "internal/compat/v3/v3.yaml", os.ReadFile)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	plan, err := migrate.PreviousPlan(l)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var (
 		stop            = make(chan struct{})
 		acked, fenced   atomic.Int64
@@ -131,9 +117,19 @@ func TestRollingDeployLayoutChange(t *testing.T) {
 					if after && i%2 == 0 {
 						w.Class = v3.ClassRally // only v3's layout holds it
 					}
+					add := round%2 == 1 // every other round adds instead, as v1's code did
+					if add {
+						w = want[i]
+						w.Points += 7
+					}
 					start := time.Now()
 					for {
-						_, err := b3.Set(ctx, w)
+						var err error
+						if add {
+							_, err = b3.AddPoints(ctx, w.PlayerID, 7)
+						} else {
+							_, err = b3.Set(ctx, w)
+						}
 						var me *rankgenrt.MigratingError
 						if errors.As(err, &me) {
 							fenced.Add(1)
@@ -141,7 +137,7 @@ func TestRollingDeployLayoutChange(t *testing.T) {
 							continue
 						}
 						if err != nil {
-							fail("v3 Set %s during the migration: %v", w.PlayerID, err)
+							fail("v3 write %s during the migration: %v", w.PlayerID, err)
 							return
 						}
 						break
@@ -159,20 +155,12 @@ func TestRollingDeployLayoutChange(t *testing.T) {
 		}()
 	}
 	time.Sleep(50 * time.Millisecond)
-	rep, err := migrate.Run(context.Background(), c, plan, migrate.Options{Key: key})
-	if err != nil {
-		close(stop)
-		writers.Wait()
-		t.Fatalf("migrate: %v", err)
-	}
+	rep := migrateToV3(t, c, key)
 	switched.Store(true)
 	time.Sleep(100 * time.Millisecond)
 	close(stop)
 	writers.Wait()
 	check("during the migration")
-	if !rep.Switched {
-		t.Fatalf("the migration did not switch the board: %+v", rep)
-	}
 	if newLayoutWrites.Load() == 0 {
 		t.Fatal("no write reached the board after the switch")
 	}
@@ -276,7 +264,93 @@ func deployRound(b1 *v1.Board, b3 *v3.Board, w *v3.Entry, i int, fail func(strin
 		}
 		*w = again
 	}
+	// v3's field updates run as v1's where they behave alike.
+	if wr, err := b3.AddPoints(ctx, id, 4); err != nil || wr.Points != w.Points+4 || wr.Before.Points != w.Points || wr.Class != w.Class {
+		fail("v3 AddPoints %s: %+v, %v", id, wr, err)
+		return
+	}
+	w.Points += 4
+	if _, err := b3.SetPoints(ctx, id, 1<<35); !errors.Is(err, rankgenrt.ErrNotInPreviousLayout) {
+		fail("v3 SetPoints 2^35 on v1's layout: %v; want ErrNotInPreviousLayout", err)
+		return
+	}
 	if rank3, err := b3.Rank(ctx, id); err != nil || rank3 < 1 {
 		fail("v3 Rank %s: %d, %v", id, rank3, err)
 	}
+}
+
+// TestResendAcrossTheSwitch: a write v3's code made in v1's layout, whose reply was lost, is
+// resent under its idempotency key after the migration switched the board: it gets its first
+// reply, applied once, whichever layout the resending board tries first.
+func TestResendAcrossTheSwitch(t *testing.T) {
+	c := redistest.Client(t)
+	key := redistest.Key(t, "resend")
+	b1 := v1.NewBoard(c, key)
+	if _, err := b1.SetMany(ctx, []v1.Entry{{PlayerID: "a", Points: 10}, {PlayerID: "b", Points: 20}}); err != nil {
+		t.Fatal(err)
+	}
+	b3 := v3.NewBoard(c, key)
+	set := rankgenrt.WithIdempotencyKey(ctx, "set-a")
+	add := rankgenrt.WithIdempotencyKey(ctx, "add-b")
+	first, err := b3.Set(set, v3.Entry{PlayerID: "a", Points: 11})
+	if err != nil {
+		t.Fatal(err)
+	}
+	firstAdd, err := b3.AddPoints(add, "b", 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	migrateToV3(t, c, key)
+
+	// The same board (it last saw v1's layout), then one that has seen v3's.
+	again, err := b3.Set(set, v3.Entry{PlayerID: "a", Points: 11})
+	if err != nil || again != first {
+		t.Fatalf("resend of Set after the switch: %+v, %v; want the first reply %+v", again, err, first)
+	}
+	fresh := v3.NewBoard(c, key)
+	if _, err := fresh.Set(ctx, v3.Entry{PlayerID: "c", Points: 1, Class: v3.ClassRally}); err != nil {
+		t.Fatal(err)
+	}
+	againAdd, err := fresh.AddPoints(add, "b", 5)
+	if err != nil || againAdd != firstAdd {
+		t.Fatalf("resend of AddPoints after the switch: %+v, %v; want the first reply %+v", againAdd, err, firstAdd)
+	}
+	againSet, err := fresh.Set(set, v3.Entry{PlayerID: "a", Points: 11})
+	if err != nil || againSet != first {
+		t.Fatalf("resend of Set by a board that has seen v3's layout: %+v, %v; want %+v", againSet, err, first)
+	}
+	for id, points := range map[string]uint64{"a": 11, "b": 25, "c": 1} {
+		if e, err := fresh.Get(ctx, id); err != nil || e.Points != points {
+			t.Errorf("%s: %+v, %v; want %d points, applied once", id, e, err, points)
+		}
+	}
+	// Another write under a used key is still refused.
+	if _, err := fresh.Set(set, v3.Entry{PlayerID: "a", Points: 99}); !errors.Is(err, rankgenrt.ErrTokenReused) {
+		t.Errorf("another Set under a used key: %v; want ErrTokenReused", err)
+	}
+}
+
+// migrateToV3 migrates key to v3's layout, with the mapping its schema names.
+func migrateToV3(t *testing.T, c redis.UniversalClient, key string) migrate.Report {
+	t.Helper()
+	src, err := os.ReadFile("internal/compat/v3/v3.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := layout.Parse("internal/compat/v3/v3.yaml", src)
+	if err == nil {
+		err = layout.LoadPrevious(l, "internal/compat/v3/v3.yaml", os.ReadFile)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := migrate.PreviousPlan(l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := migrate.Run(context.Background(), c, plan, migrate.Options{Key: key})
+	if err != nil || !rep.Switched {
+		t.Fatalf("migrate: %+v, %v", rep, err)
+	}
+	return rep
 }

@@ -33,6 +33,9 @@ once per key and reuse it.%s`, side, adopt, dataDoc(l))))
 		jen.Id("core").Op("*").Add(rt("Core")).Comment("the board's machinery: client, keys, writes, the fingerprint check"),
 	)
 	fields = append(fields, b.seasonFields()...)
+	if pr := b.l.Previous; pr != nil && pr.Layout != nil {
+		fields = append(fields, jen.Id("previous").Op("*").Id(prevName("Board")).Comment("the board in the layout this one replaces, until a migration switches it"))
+	}
 	f.Type().Id("Board").Struct(fields...)
 	f.Line()
 }
@@ -121,9 +124,9 @@ func (b *board) constructor() {
 	body := []jen.Code{jen.Id("core").Op(":=").Add(newCore)}
 	if pr := l.Previous; pr != nil && pr.Layout != nil {
 		doc += fmt.Sprintf(" Until a migration switches the board to this layout, it reads and writes the board in the layout this one replaces (%s), as that layout's code does; then in this one (rankgenrt.NewBoardReplacing).", pr.Schema)
-		body = append(body, jen.Id("previous").Op(":=").Add(rt("NewBoard")).Call(
-			rt("NewCore").Call(jen.Id("c"), jen.Id("key"), jen.Id(prevName("boardSpec")), jen.Id("opts").Op("...")), jen.Id("decodingViaPrevious")))
-		newBoard = rt("NewBoardReplacing").Call(jen.Id("core"), jen.Id("decoding"), jen.Id("previous"))
+		body = append(body, jen.Id("previous").Op(":=").Id(prevName("NewBoard")).Call(jen.Id("c"), jen.Id("key"), jen.Id("opts").Op("...")))
+		newBoard = rt("NewBoardReplacing").Call(jen.Id("core"), jen.Id("decoding"), rt("NewBoard").Call(jen.Id("previous").Dot("core"), jen.Id("decodingViaPrevious")))
+		dict[jen.Id("previous")] = jen.Id("previous")
 	}
 	dict[jen.Id("Board")] = newBoard
 	b.comment("%s", doc)

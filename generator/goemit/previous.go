@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/dave/jennifer/jen"
+	"github.com/rankgen/rankgen/generator/catalog"
 	"github.com/rankgen/rankgen/generator/layout"
 )
 
@@ -166,34 +167,39 @@ func convertFields(to, from []*layout.Field, source, back []int, defaults []uint
 			continue
 		}
 		nf := from[source[j]]
-		v := jen.Id(src).Dot(nf.Name)
-		switch {
-		case of.Kind == layout.Enum:
-			var cases []jen.Code
-			for _, name := range nf.Values {
-				if !contains(of.Values, name) {
-					continue
-				}
-				cases = append(cases, jen.Case(jen.Id(layout.EnumConst(nf, name))).Block(target.Clone().Op("=").Id(prevName(layout.EnumConst(of, name)))))
-			}
-			cases = append(cases, jen.Default().Block(fail(nf, "the previous layout's "+of.Name+" has no such value")))
-			out = append(out, jen.Switch(v).Block(cases...))
-		case of.GoType == nf.GoType && of.Kind != layout.Enum: // the range is Encode's to check
-			out = append(out, target.Op("=").Add(v))
-		case of.Kind == layout.Bool:
-			out = append(out, jen.Switch(v).Block(
-				jen.Case(jen.Lit(0)).Block(target.Clone().Op("=").False()),
-				jen.Case(jen.Lit(1)).Block(target.Clone().Op("=").True()),
-				jen.Default().Block(fail(nf, "the previous layout's "+of.Name+" is a bool: 0 or 1"))))
-		case nf.Kind == layout.Bool:
-			out = append(out, jen.If(v).Block(target.Clone().Op("=").Lit(1)))
-		default:
-			out = append(out, jen.If(jen.List(jen.Id("x"), jen.Id("ok")).Op(":=").Add(rt("ConvertInt").Types(jen.Id(of.GoType), jen.Id(nf.GoType))).Call(v), jen.Id("ok")).Block(
-				target.Clone().Op("=").Id("x"),
-			).Else().Block(fail(nf, "the previous layout's "+of.Name+" cannot hold it (a "+of.GoType+")")))
-		}
+		out = append(out, convertValue(of, nf, jen.Id(src).Dot(nf.Name), target, func(why string) jen.Code { return fail(nf, why) })...)
 	}
 	return out
+}
+
+// convertValue assigns v, a value of this layout's field nf, to target, of the previous
+// layout's field of, converted; fail(why) returns where the previous field cannot hold it (its
+// range is Encode's to check, or the script's).
+func convertValue(of, nf *layout.Field, v, target *jen.Statement, fail func(why string) jen.Code) []jen.Code {
+	switch {
+	case of.Kind == layout.Enum:
+		var cases []jen.Code
+		for _, name := range nf.Values {
+			if !contains(of.Values, name) {
+				continue
+			}
+			cases = append(cases, jen.Case(jen.Id(layout.EnumConst(nf, name))).Block(target.Clone().Op("=").Id(prevName(layout.EnumConst(of, name)))))
+		}
+		cases = append(cases, jen.Default().Block(fail("the previous layout's "+of.Name+" has no such value")))
+		return []jen.Code{jen.Switch(v).Block(cases...)}
+	case of.GoType == nf.GoType: // the range is Encode's to check
+		return []jen.Code{target.Op("=").Add(v)}
+	case of.Kind == layout.Bool:
+		return []jen.Code{jen.Switch(v).Block(
+			jen.Case(jen.Lit(0)).Block(target.Clone().Op("=").False()),
+			jen.Case(jen.Lit(1)).Block(target.Clone().Op("=").True()),
+			jen.Default().Block(fail("the previous layout's "+of.Name+" is a bool: 0 or 1")))}
+	case nf.Kind == layout.Bool:
+		return []jen.Code{jen.If(v).Block(target.Clone().Op("=").Lit(1))}
+	}
+	return []jen.Code{jen.If(jen.List(jen.Id("x"), jen.Id("ok")).Op(":=").Add(rt("ConvertInt").Types(jen.Id(of.GoType), jen.Id(nf.GoType))).Call(v), jen.Id("ok")).Block(
+		target.Clone().Op("=").Id("x"),
+	).Else().Block(fail("the previous layout's " + of.Name + " cannot hold it (a " + of.GoType + ")"))}
 }
 
 // mapFields assigns each field of this layout (to, in dst) from the previous one's (from, in
@@ -261,4 +267,131 @@ func contains(values []string, v string) bool {
 		}
 	}
 	return false
+}
+
+// routedUpdate is the body of a field update method (call, on this layout's board) where the
+// schema names its previous one and the update behaves alike in both (UpdateRoutes): the
+// update of the layout the key holds (rankgenrt.Route), the previous one's through the
+// package's PreviousBoard, its values converted and its results read back.
+func (b *board) routedUpdate(op catalog.Op, call *jen.Statement, many bool) jen.Code {
+	pr := b.l.Previous
+	if pr == nil || pr.Layout == nil {
+		return call
+	}
+	of, ok := pr.UpdateRoutes(b.l, op.Field, op.Update)
+	if !ok {
+		return call
+	}
+	result := jen.Id("Written")
+	if many {
+		result = jen.Index().Id("Result")
+	}
+	name := op.Methods[0]
+	var prev []jen.Code
+	if many {
+		prev = []jen.Code{
+			jen.Id("batch").Op(":=").Make(jen.Index().Id(prevName("Update")).Types(prevValueType(of, op.Update)), jen.Lit(0), jen.Len(jen.Id("updates"))),
+			jen.For(jen.List(jen.Id("_"), jen.Id("u")).Op(":=").Range().Id("updates")).Block(append(prevValue(op, jen.Id("u").Dot("Value"), jen.Nil()),
+				jen.Id("batch").Op("=").Append(jen.Id("batch"), jen.Id(prevName("Update")).Types(prevValueType(of, op.Update)).Values(jen.Dict{
+					jen.Id(pr.Layout.IDName): jen.Id("u").Dot(b.l.IDName), jen.Id("Value"): prevArg(op, jen.Id("u").Dot("Value"))})))...),
+			jen.List(jen.Id("rs"), jen.Err()).Op(":=").Id("b").Dot("previous").Dot(name).Call(jen.Id("ctx"), jen.Id("batch")),
+			jen.Return(jen.Id("resultsOfPrevious").Call(jen.Id("rs")), jen.Id("refusedByPrevious").Call(jen.Err())),
+		}
+	} else {
+		arg := updateArg(op.Update)
+		prev = append(prevValue(op, jen.Id(arg), jen.Id("Written").Values()),
+			jen.List(jen.Id("w"), jen.Err()).Op(":=").Id("b").Dot("previous").Dot(name).Call(jen.Id("ctx"), jen.Id("id"), prevArg(op, jen.Id(arg))),
+			jen.Return(jen.Id("writtenOfPrevious").Call(jen.Id("w")), jen.Id("refusedByPrevious").Call(jen.Err())))
+	}
+	b.routed++
+	if op.Update != layout.OpAdd {
+		b.previousValues[op.Field] = of
+	}
+	return rt("Route").Call(jen.Id("b").Dot("Board"),
+		jen.Func().Params().Params(result, jen.Error()).Block(jen.Return(call)),
+		jen.Func().Params().Params(result.Clone(), jen.Error()).Block(prev...))
+}
+
+// prevValue converts an update's value v to the previous field's, into pv; zero is what the
+// method returns beside a value the previous field cannot hold.
+func prevValue(op catalog.Op, v *jen.Statement, zero jen.Code) []jen.Code {
+	if op.Update == layout.OpAdd {
+		return nil
+	}
+	return []jen.Code{
+		jen.List(jen.Id("pv"), jen.Err()).Op(":=").Id(previousValueFunc(op.Field)).Call(v),
+		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(zero, jen.Err())),
+	}
+}
+
+// prevValueType is the type of the previous layout's update argument.
+func prevValueType(of *layout.Field, op layout.Op) jen.Code {
+	if op == layout.OpAdd {
+		return jen.Int64()
+	}
+	return prevType(of)
+}
+
+// prevArg is the value the previous layout's update takes: the delta as it is, else pv.
+func prevArg(op catalog.Op, v *jen.Statement) jen.Code {
+	if op.Update == layout.OpAdd {
+		return v
+	}
+	return jen.Id("pv")
+}
+
+func previousValueFunc(f *layout.Field) string { return lowerCamel(f.Name) + "ToPrevious" }
+
+// previousHelpers declares what the routed updates share: the conversions of their values
+// (one per field whose set, max or min routes), and of the previous layout's results.
+func (b *board) previousHelpers() {
+	pr := b.l.Previous
+	if pr == nil || pr.Layout == nil {
+		return
+	}
+	f := b.f
+	for _, nf := range b.l.Fields {
+		of, ok := b.previousValues[nf]
+		if !ok {
+			continue
+		}
+		b.comment("%s is a value of %s in the layout this one replaces, or an error matching rankgenrt.ErrNotInPreviousLayout where that layout cannot hold it.", previousValueFunc(nf), nf.Name)
+		body := []jen.Code{jen.Var().Id("p").Add(prevType(of))}
+		body = append(body, convertValue(of, nf, jen.Id("v"), jen.Id("p"), func(why string) jen.Code {
+			return jen.Return(jen.Id("p"), rt("NotInPreviousValue").Call(jen.Id(prevName("Fingerprint")), jen.Lit(nf.Name), jen.Id("v"), jen.Lit(why)))
+		})...)
+		f.Func().Id(previousValueFunc(nf)).Params(jen.Id("v").Add(goType(nf))).Params(prevType(of), jen.Error()).Block(append(body, jen.Return(jen.Id("p"), jen.Nil()))...)
+		f.Line()
+	}
+	if b.routed == 0 {
+		return
+	}
+	b.comment("writtenOfPrevious is what a write of the layout this one replaces did, in this layout's terms.")
+	f.Func().Id("writtenOfPrevious").Params(jen.Id("w").Id(prevName("Written"))).Id("Written").Block(
+		jen.Id("r").Op(":=").Id("Written").Values(jen.Dict{jen.Id("Entry"): jen.Id("fromPrevious").Call(jen.Id("w").Dot(prevName("Entry"))), jen.Id("Existed"): jen.Id("w").Dot("Existed"), jen.Id("Changed"): jen.Id("w").Dot("Changed")}),
+		jen.If(jen.Id("w").Dot("Existed")).Block(jen.Id("r").Dot("Before").Op("=").Id("fromPrevious").Call(jen.Id("w").Dot("Before"))),
+		jen.Return(jen.Id("r")),
+	)
+	f.Line()
+	b.comment("resultsOfPrevious is what a batch of the layout this one replaces did, in this layout's terms.")
+	f.Func().Id("resultsOfPrevious").Params(jen.Id("rs").Index().Id(prevName("Result"))).Index().Id("Result").Block(
+		jen.If(jen.Id("rs").Op("==").Nil()).Block(jen.Return(jen.Nil())),
+		jen.Id("out").Op(":=").Make(jen.Index().Id("Result"), jen.Len(jen.Id("rs"))),
+		jen.For(jen.List(jen.Id("i"), jen.Id("r")).Op(":=").Range().Id("rs")).Block(
+			jen.Id("out").Index(jen.Id("i")).Op("=").Id("Result").Values(jen.Dict{jen.Id("Written"): jen.Id("writtenOfPrevious").Call(jen.Id("r").Dot(prevName("Written"))), jen.Id("Err"): jen.Id("refusedByPrevious").Call(jen.Id("r").Dot("Err"))}),
+		),
+		jen.Return(jen.Id("out")),
+	)
+	f.Line()
+	b.comment("refusedByPrevious is a refusal by the layout this one replaces, in this layout's terms: a value that layout's range cannot hold is one it cannot hold (rankgenrt.ErrNotInPreviousLayout).")
+	f.Func().Id("refusedByPrevious").Params(jen.Err().Error()).Error().Block(jen.Return(rt("OnPrevious").Call(jen.Id(prevName("Fingerprint")), jen.Err())))
+	f.Line()
+}
+
+// prevType is the Go type of a field of the previous layout, as its file names it.
+func prevType(of *layout.Field) jen.Code {
+	if of.Kind == layout.Enum {
+		return jen.Id(prevName(of.GoType))
+	}
+	return goType(of)
 }

@@ -280,3 +280,68 @@ func sortedNames(m map[string]string) []string {
 	sort.Strings(names)
 	return names
 }
+
+// UpdateRoutes says whether code of l applies update op of its field f to a board that holds
+// the previous layout with the previous layout's same update of the field f comes from (which
+// it returns), getting exactly the result l's update would or a refusal: the previous field
+// has the update; an add's result is clamped at the same edges (the same range) or refused
+// there (overflow: error); and the two layouts stamp the same fields alike. A value the
+// previous field cannot hold is refused when the update is made (ErrNotInPreviousLayout).
+func (pr *Previous) UpdateRoutes(l *Layout, f *Field, op Op) (*Field, bool) {
+	i := slices.Index(l.Fields, f)
+	if pr.Layout == nil || i < 0 || pr.Fields[i] < 0 || !pr.stampsAlike(l) {
+		return nil, false
+	}
+	of := pr.Layout.Fields[pr.Fields[i]]
+	if !slices.Contains(of.Updates, op) {
+		return nil, false
+	}
+	if op == OpAdd && of.Overflow != OverflowError && (of.Lo != f.Lo || of.Hi != f.Hi || of.Overflow != f.Overflow) {
+		return nil, false
+	}
+	return of, pr.zerosAlike(l)
+}
+
+// zerosAlike: an update of an id without an entry starts from the same entry in both layouts
+// (layout.Field.ZeroDigit): each field's zero is the previous field's, or its default where the
+// previous layout lacks it.
+func (pr *Previous) zerosAlike(l *Layout) bool {
+	for i, f := range l.Fields {
+		zero := f.Key(f.ZeroDigit())
+		if pr.Fields[i] < 0 {
+			if pr.DefaultKeys[i] != zero {
+				return false
+			}
+			continue
+		}
+		of := pr.Layout.Fields[pr.Fields[i]]
+		if of.Format(of.Key(of.ZeroDigit())) != f.Format(zero) {
+			return false
+		}
+	}
+	return true
+}
+
+// stampsAlike: every field either layout stamps on an update is one of both, stamped by the
+// same clock in the same unit.
+func (pr *Previous) stampsAlike(l *Layout) bool {
+	stamped := 0
+	for i, f := range l.Fields {
+		if f.Stamp == StampNone {
+			continue
+		}
+		stamped++
+		if pr.Fields[i] < 0 {
+			return false
+		}
+		if of := pr.Layout.Fields[pr.Fields[i]]; of.Stamp != f.Stamp || of.Unit != f.Unit {
+			return false
+		}
+	}
+	for _, of := range pr.Layout.Fields {
+		if of.Stamp != StampNone {
+			stamped--
+		}
+	}
+	return stamped == 0
+}

@@ -283,7 +283,8 @@ func Library() *rankgenrt.Library {
 type Board struct {
 	*rankgenrt.Board[Entry, string, Ranked, Written, Result]
 	*rankgenrt.ScoreReads[Entry, string, Ranked, Written, Result]
-	core *rankgenrt.Core // the board's machinery: client, keys, writes, the fingerprint check
+	core     *rankgenrt.Core // the board's machinery: client, keys, writes, the fingerprint check
+	previous *PreviousBoard  // the board in the layout this one replaces, until a migration switches it
 }
 
 // Option configures a Board.
@@ -320,11 +321,12 @@ func WithCoalescing(cfg rankgenrt.Coalescing) Option {
 // layout's code does; then in this one (rankgenrt.NewBoardReplacing).
 func NewBoard(c redis.UniversalClient, key string, opts ...Option) *Board {
 	core := rankgenrt.NewCore(c, key, boardSpec, opts...)
-	previous := rankgenrt.NewBoard(rankgenrt.NewCore(c, key, previousBoardSpec, opts...), decodingViaPrevious)
+	previous := NewPreviousBoard(c, key, opts...)
 	return &Board{
-		Board:      rankgenrt.NewBoardReplacing(core, decoding, previous),
+		Board:      rankgenrt.NewBoardReplacing(core, decoding, rankgenrt.NewBoard(previous.core, decodingViaPrevious)),
 		ScoreReads: rankgenrt.NewScoreReads(core, decoding),
 		core:       core,
+		previous:   previous,
 	}
 }
 
@@ -546,23 +548,65 @@ func (p PointsPrefix) ClassIs(v Class) ClassPrefix {
 // ErrOverflow, leaving the entry unchanged. An id without an entry starts from the zero entry (see
 // Update).
 func (b *Board) AddPoints(ctx context.Context, id string, delta int64) (Written, error) {
-	return decoding.First(applyEach(ctx, b, fnAddPoints, []Update[int64]{{PlayerID: id, Value: delta}}, rankgenrt.AsIs[int64]))
+	return rankgenrt.Route(b.Board, func() (Written, error) {
+		return decoding.First(applyEach(ctx, b, fnAddPoints, []Update[int64]{{PlayerID: id, Value: delta}}, rankgenrt.AsIs[int64]))
+	}, func() (Written, error) {
+		w, err := b.previous.AddPoints(ctx, id, delta)
+		return writtenOfPrevious(w), refusedByPrevious(err)
+	})
 }
 
 // AddPointsMany applies AddPoints to many updates in one script call (see Update).
 func (b *Board) AddPointsMany(ctx context.Context, updates []Update[int64]) ([]Result, error) {
-	return applyEach(ctx, b, fnAddPointsMany, updates, rankgenrt.AsIs[int64])
+	return rankgenrt.Route(b.Board, func() ([]Result, error) {
+		return applyEach(ctx, b, fnAddPointsMany, updates, rankgenrt.AsIs[int64])
+	}, func() ([]Result, error) {
+		batch := make([]PreviousUpdate[int64], 0, len(updates))
+		for _, u := range updates {
+			batch = append(batch, PreviousUpdate[int64]{
+				PlayerID: u.PlayerID,
+				Value:    u.Value,
+			})
+		}
+		rs, err := b.previous.AddPointsMany(ctx, batch)
+		return resultsOfPrevious(rs), refusedByPrevious(err)
+	})
 }
 
 // SetPoints sets the Points of the entry of id to v and returns what it did (Written: the entry
 // after and before). An id without an entry starts from the zero entry (see Update).
 func (b *Board) SetPoints(ctx context.Context, id string, v uint64) (Written, error) {
-	return decoding.First(applyEach(ctx, b, fnSetPoints, []Update[uint64]{{PlayerID: id, Value: v}}, digitOfPoints))
+	return rankgenrt.Route(b.Board, func() (Written, error) {
+		return decoding.First(applyEach(ctx, b, fnSetPoints, []Update[uint64]{{PlayerID: id, Value: v}}, digitOfPoints))
+	}, func() (Written, error) {
+		pv, err := pointsToPrevious(v)
+		if err != nil {
+			return Written{}, err
+		}
+		w, err := b.previous.SetPoints(ctx, id, pv)
+		return writtenOfPrevious(w), refusedByPrevious(err)
+	})
 }
 
 // SetPointsMany applies SetPoints to many updates in one script call (see Update).
 func (b *Board) SetPointsMany(ctx context.Context, updates []Update[uint64]) ([]Result, error) {
-	return applyEach(ctx, b, fnSetPointsMany, updates, digitOfPoints)
+	return rankgenrt.Route(b.Board, func() ([]Result, error) {
+		return applyEach(ctx, b, fnSetPointsMany, updates, digitOfPoints)
+	}, func() ([]Result, error) {
+		batch := make([]PreviousUpdate[uint32], 0, len(updates))
+		for _, u := range updates {
+			pv, err := pointsToPrevious(u.Value)
+			if err != nil {
+				return nil, err
+			}
+			batch = append(batch, PreviousUpdate[uint32]{
+				PlayerID: u.PlayerID,
+				Value:    pv,
+			})
+		}
+		rs, err := b.previous.SetPointsMany(ctx, batch)
+		return resultsOfPrevious(rs), refusedByPrevious(err)
+	})
 }
 
 // Change is one field update or the new data of a change list (Board.Update), made by AddPoints,
@@ -662,6 +706,52 @@ func (b *Board) AroundScore(ctx context.Context, at Place, before, after int64) 
 		return nil, rankgenrt.NilPlaceError("PointsPrefix")
 	}
 	return decoding.AroundPlace(ctx, b.core, fnAroundScore, at.place, before, after)
+}
+
+// pointsToPrevious is a value of Points in the layout this one replaces, or an error matching
+// rankgenrt.ErrNotInPreviousLayout where that layout cannot hold it.
+func pointsToPrevious(v uint64) (uint32, error) {
+	var p uint32
+	if x, ok := rankgenrt.ConvertInt[uint32, uint64](v); ok {
+		p = x
+	} else {
+		return p, rankgenrt.NotInPreviousValue(PreviousFingerprint, "Points", v, "the previous layout's Points cannot hold it (a uint32)")
+	}
+	return p, nil
+}
+
+// writtenOfPrevious is what a write of the layout this one replaces did, in this layout's terms.
+func writtenOfPrevious(w PreviousWritten) Written {
+	r := Written{
+		Changed: w.Changed,
+		Entry:   fromPrevious(w.PreviousEntry),
+		Existed: w.Existed,
+	}
+	if w.Existed {
+		r.Before = fromPrevious(w.Before)
+	}
+	return r
+}
+
+// resultsOfPrevious is what a batch of the layout this one replaces did, in this layout's terms.
+func resultsOfPrevious(rs []PreviousResult) []Result {
+	if rs == nil {
+		return nil
+	}
+	out := make([]Result, len(rs))
+	for i, r := range rs {
+		out[i] = Result{
+			Err:     refusedByPrevious(r.Err),
+			Written: writtenOfPrevious(r.PreviousWritten),
+		}
+	}
+	return out
+}
+
+// refusedByPrevious is a refusal by the layout this one replaces, in this layout's terms: a value
+// that layout's range cannot hold is one it cannot hold (rankgenrt.ErrNotInPreviousLayout).
+func refusedByPrevious(err error) error {
+	return rankgenrt.OnPrevious(PreviousFingerprint, err)
 }
 
 // applyEach runs the field update function f for updates, each value sent as arg(v) gives it; a
