@@ -270,6 +270,24 @@ func deployRound(b1 *v1.Board, b3 *v3.Board, w *v3.Entry, i int, fail func(strin
 		return
 	}
 	w.Points += 4
+	if wr, err := b3.Update(ctx, id, v3.AddPoints(1), v3.SetData(v3.Data{Nick: "list", Level: 8})); err != nil || wr.Points != w.Points+1 || wr.Data != (v3.Data{Nick: "list", Level: 8}) {
+		fail("v3 Update %s: %+v, %v", id, wr, err)
+		return
+	}
+	w.Points, w.Data = w.Points+1, v3.Data{Nick: "list", Level: 8}
+	if got, err := b1.Get(ctx, id); err != nil || uint64(got.Points) != w.Points || got.Data != (v1.Data{Nick: "list", Level: 8}) {
+		fail("v1 Get %s after v3's Update: %+v, %v", id, got, err)
+		return
+	}
+	if rs, err := b3.UpdateMany(ctx, []v3.Changes{{PlayerID: id, Apply: []v3.Change{v3.SetPoints(w.Points + 2)}}}); err != nil || rs[0].Err != nil || rs[0].Points != w.Points+2 {
+		fail("v3 UpdateMany %s: %+v, %v", id, rs, err)
+		return
+	}
+	w.Points += 2
+	if _, err := b3.Update(ctx, id, v3.SetPoints(1<<33)); !errors.Is(err, rankgenrt.ErrNotInPreviousLayout) {
+		fail("v3 Update SetPoints 2^33 on v1's layout: %v; want ErrNotInPreviousLayout", err)
+		return
+	}
 	if _, err := b3.SetPoints(ctx, id, 1<<35); !errors.Is(err, rankgenrt.ErrNotInPreviousLayout) {
 		fail("v3 SetPoints 2^35 on v1's layout: %v; want ErrNotInPreviousLayout", err)
 		return

@@ -58,8 +58,9 @@ type board struct {
 
 	// Where the schema names its previous one: how many methods route to it, and the previous
 	// field of each field whose value a routed update converts.
-	routed         int
-	previousValues map[*layout.Field]*layout.Field
+	routed          int
+	previousValues  map[*layout.Field]*layout.Field
+	previousChanges []catalog.FieldUpdate // the set, max and min changes that route
 }
 
 func rt(name string) *jen.Statement { return jen.Qual(runtimePath, name) }

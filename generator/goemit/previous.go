@@ -26,7 +26,8 @@ func PreviousFiles(l *layout.Layout) (goFile, luaFile string) {
 // library read from PreviousFiles' Lua file.
 func GeneratePrevious(l *layout.Layout) ([]byte, error) {
 	pl := *l.Previous.Layout
-	pl.Package, pl.Previous = l.Package, nil
+	// Only its Board is needed: a sharded board's shards are Boards, and feeds are this layout's.
+	pl.Package, pl.Previous, pl.Sharded, pl.Feeds = l.Package, nil, false, nil
 	if _, err := baseNames(&pl); err != nil {
 		return nil, err
 	}
@@ -363,6 +364,20 @@ func (b *board) previousHelpers() {
 		f.Func().Id(previousValueFunc(nf)).Params(jen.Id("v").Add(goType(nf))).Params(prevType(of), jen.Error()).Block(append(body, jen.Return(jen.Id("p"), jen.Nil()))...)
 		f.Line()
 	}
+	for _, u := range b.previousChanges {
+		b.comment("%s is %s(v) in the layout this one replaces, or why that layout cannot hold v.", previousChangeFunc(u), u.Method())
+		f.Func().Id(previousChangeFunc(u)).Params(jen.Id("v").Add(valueType(u.Field, u.Update))).Params(jen.Id(prevName("Change")), jen.Error()).Block(
+			jen.List(jen.Id("pv"), jen.Err()).Op(":=").Id(previousValueFunc(u.Field)).Call(jen.Id("v")),
+			jen.Return(jen.Id(prevName(u.Method())).Call(jen.Id("pv")), jen.Err()))
+		f.Line()
+	}
+	if b.l.HasData() && pr.Layout.HasData() && b.routed > 0 {
+		b.comment("previousSetData is SetData(d) in the layout this one replaces, or why that layout cannot hold d.")
+		f.Func().Id("previousSetData").Params(jen.Id("d").Id(layout.DataTypeName)).Params(jen.Id(prevName("Change")), jen.Error()).Block(
+			jen.List(jen.Id("p"), jen.Err()).Op(":=").Id("d").Dot("toPrevious").Call(),
+			jen.Return(jen.Id(prevName(layout.DataChangeName)).Call(jen.Id("p")), jen.Err()))
+		f.Line()
+	}
 	if b.routed == 0 {
 		return
 	}
@@ -394,4 +409,95 @@ func prevType(of *layout.Field) jen.Code {
 		return jen.Id(prevName(of.GoType))
 	}
 	return goType(of)
+}
+
+// previousChange is the return of a change constructor (change): where the update routes to
+// the previous layout (UpdateRoutes), the change carries the previous layout's same change,
+// or why that layout cannot hold its value (rankgenrt.Change.WithPrevious).
+func (b *board) previousChange(u catalog.FieldUpdate, change *jen.Statement) jen.Code {
+	pr := b.l.Previous
+	if pr == nil || pr.Layout == nil {
+		return change
+	}
+	of, ok := pr.UpdateRoutes(b.l, u.Field, u.Update)
+	if !ok {
+		return change
+	}
+	arg := updateArg(u.Update)
+	if u.Update == layout.OpAdd {
+		return change.Dot("WithPrevious").Call(jen.Id(prevName(u.Method())).Call(jen.Id(arg)), jen.Nil())
+	}
+	b.previousValues[u.Field] = of
+	b.previousChanges = append(b.previousChanges, u)
+	b.routed++
+	return change.Dot("WithPrevious").Call(jen.Id(previousChangeFunc(u)).Call(jen.Id(arg)))
+}
+
+// previousChangeFunc names the helper that makes a set, max or min change in the previous
+// layout: previousSetPoints.
+func previousChangeFunc(u catalog.FieldUpdate) string { return "previous" + u.Method() }
+
+// previousDataChange is SetData's return: where the previous layout has data too, the change
+// carries that layout's SetData of d, or why it cannot hold d.
+func (b *board) previousDataChange(change *jen.Statement) jen.Code {
+	pr := b.l.Previous
+	if pr == nil || pr.Layout == nil || !pr.Layout.HasData() {
+		return change
+	}
+	return change.Dot("WithPrevious").Call(jen.Id("previousSetData").Call(jen.Id("d")))
+}
+
+// routedList is the body of Update or UpdateMany (call, on this layout's board) where the
+// schema names its previous one: on a board in the previous layout, the same lists of the
+// changes each carries for that layout (rankgenrt.ChangesIn), through the PreviousBoard.
+func (b *board) routedList(call *jen.Statement, many bool) jen.Code {
+	pr := b.l.Previous
+	if pr == nil || pr.Layout == nil {
+		return call
+	}
+	b.routed++
+	in := func(changes jen.Code) jen.Code {
+		return rt("ChangesIn").Types(jen.Id(prevName("Entry")), jen.Id("Entry")).Call(jen.Id(prevName("Fingerprint")), changes)
+	}
+	if !many {
+		return rt("Route").Call(jen.Id("b").Dot("Board"),
+			jen.Func().Params().Params(jen.Id("Written"), jen.Error()).Block(jen.Return(call)),
+			jen.Func().Params().Params(jen.Id("Written"), jen.Error()).Block(
+				jen.List(jen.Id("changes"), jen.Err()).Op(":=").Add(in(jen.Id("changes"))),
+				jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Id("Written").Values(), jen.Err())),
+				jen.List(jen.Id("w"), jen.Err()).Op(":=").Id("b").Dot("previous").Dot("Update").Call(jen.Id("ctx"), jen.Id("id"), jen.Id("changes").Op("...")),
+				jen.Return(jen.Id("writtenOfPrevious").Call(jen.Id("w")), jen.Id("refusedByPrevious").Call(jen.Err()))))
+	}
+	return rt("Route").Call(jen.Id("b").Dot("Board"),
+		jen.Func().Params().Params(jen.Index().Id("Result"), jen.Error()).Block(jen.Return(call)),
+		jen.Func().Params().Params(jen.Index().Id("Result"), jen.Error()).Block(
+			jen.Id("batch").Op(":=").Make(jen.Index().Id(prevName("Changes")), jen.Lit(0), jen.Len(jen.Id("lists"))),
+			jen.For(jen.List(jen.Id("_"), jen.Id("list")).Op(":=").Range().Id("lists")).Block(
+				jen.List(jen.Id("changes"), jen.Err()).Op(":=").Add(in(jen.Id("list").Dot("Apply"))),
+				jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
+				jen.Id("batch").Op("=").Append(jen.Id("batch"), jen.Id(prevName("Changes")).Values(jen.Dict{
+					jen.Id(pr.Layout.IDName): jen.Id("list").Dot(b.l.IDName), jen.Id("Apply"): jen.Id("changes")})),
+			),
+			jen.List(jen.Id("rs"), jen.Err()).Op(":=").Id("b").Dot("previous").Dot("UpdateMany").Call(jen.Id("ctx"), jen.Id("batch")),
+			jen.Return(jen.Id("resultsOfPrevious").Call(jen.Id("rs")), jen.Id("refusedByPrevious").Call(jen.Err()))))
+}
+
+// routedTouch is the body of Touch or TouchMany (call, on this layout's board; ids, its
+// argument) where the previous layout touches alike (TouchRoutes): on a board in that layout,
+// its own method through the PreviousBoard.
+func (b *board) routedTouch(method string, call *jen.Statement, ids jen.Code, many bool) jen.Code {
+	pr := b.l.Previous
+	if pr == nil || !pr.TouchRoutes(b.l) {
+		return call
+	}
+	b.routed++
+	result, read := jen.Id("Written"), "writtenOfPrevious"
+	if many {
+		result, read = jen.Index().Id("Result"), "resultsOfPrevious"
+	}
+	return rt("Route").Call(jen.Id("b").Dot("Board"),
+		jen.Func().Params().Params(result, jen.Error()).Block(jen.Return(call)),
+		jen.Func().Params().Params(result.Clone(), jen.Error()).Block(
+			jen.List(jen.Id("r"), jen.Err()).Op(":=").Id("b").Dot("previous").Dot(method).Call(jen.Id("ctx"), ids),
+			jen.Return(jen.Id(read).Call(jen.Id("r")), jen.Id("refusedByPrevious").Call(jen.Err()))))
 }

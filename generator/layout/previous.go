@@ -322,6 +322,12 @@ func (pr *Previous) zerosAlike(l *Layout) bool {
 	return true
 }
 
+// TouchRoutes says whether code of l touches an entry on a board in the previous layout with
+// that layout's touch: both stamp the same fields alike and start a missing id alike.
+func (pr *Previous) TouchRoutes(l *Layout) bool {
+	return pr.Layout != nil && pr.stampsAlike(l) && pr.zerosAlike(l)
+}
+
 // stampsAlike: every field either layout stamps on an update is one of both, stamped by the
 // same clock in the same unit.
 func (pr *Previous) stampsAlike(l *Layout) bool {

@@ -625,12 +625,12 @@ const (
 
 // AddPoints is the change that adds delta to Points (Board.AddPoints, in Board.Update).
 func AddPoints(delta int64) Change {
-	return rankgenrt.NewChange[Entry]("Points", changeAddPoints, delta, nil)
+	return rankgenrt.NewChange[Entry]("Points", changeAddPoints, delta, nil).WithPrevious(PreviousAddPoints(delta), nil)
 }
 
 // SetPoints is the change that sets Points to v (Board.SetPoints, in Board.Update).
 func SetPoints(v uint64) Change {
-	return rankgenrt.ChangeTo[Entry]("Points", changeSetPoints, digitOfPoints, v)
+	return rankgenrt.ChangeTo[Entry]("Points", changeSetPoints, digitOfPoints, v).WithPrevious(previousSetPoints(v))
 }
 
 // SetData is the change of Board.Update that replaces the entry's data with d. It is stored only
@@ -644,7 +644,7 @@ func SetData(d Data) Change {
 	}
 	return rankgenrt.NewEntryChange[Entry]("Data", changeData, s, func(e *Entry) {
 		e.Data = d
-	})
+	}).WithPrevious(previousSetData(d))
 }
 
 // Changes is the change list of one id, for UpdateMany.
@@ -664,7 +664,16 @@ type Changes struct {
 // Entry.Data is that data, or the zero Data for a list without SetData (which leaves the stored
 // data as it is).
 func (b *Board) Update(ctx context.Context, id string, changes ...Change) (Written, error) {
-	return decoding.Update(ctx, b.core, fnChanges, changeArgs, id, changes)
+	return rankgenrt.Route(b.Board, func() (Written, error) {
+		return decoding.Update(ctx, b.core, fnChanges, changeArgs, id, changes)
+	}, func() (Written, error) {
+		changes, err := rankgenrt.ChangesIn[PreviousEntry, Entry](PreviousFingerprint, changes)
+		if err != nil {
+			return Written{}, err
+		}
+		w, err := b.previous.Update(ctx, id, changes...)
+		return writtenOfPrevious(w), refusedByPrevious(err)
+	})
 }
 
 // UpdateMany applies many change lists in one script call, atomic as a whole, in order (an id may
@@ -675,8 +684,24 @@ func (b *Board) Update(ctx context.Context, id string, changes ...Change) (Writt
 // else the zero Data: a list without SetData leaves the stored data as it is and does not read it
 // (Get returns it).
 func (b *Board) UpdateMany(ctx context.Context, lists []Changes) ([]Result, error) {
-	return decoding.UpdateMany(ctx, b.core, fnChanges, changeArgs, len(lists), func(i int) (string, []Change) {
-		return lists[i].PlayerID, lists[i].Apply
+	return rankgenrt.Route(b.Board, func() ([]Result, error) {
+		return decoding.UpdateMany(ctx, b.core, fnChanges, changeArgs, len(lists), func(i int) (string, []Change) {
+			return lists[i].PlayerID, lists[i].Apply
+		})
+	}, func() ([]Result, error) {
+		batch := make([]PreviousChanges, 0, len(lists))
+		for _, list := range lists {
+			changes, err := rankgenrt.ChangesIn[PreviousEntry, Entry](PreviousFingerprint, list.Apply)
+			if err != nil {
+				return nil, err
+			}
+			batch = append(batch, PreviousChanges{
+				Apply:    changes,
+				PlayerID: list.PlayerID,
+			})
+		}
+		rs, err := b.previous.UpdateMany(ctx, batch)
+		return resultsOfPrevious(rs), refusedByPrevious(err)
 	})
 }
 
@@ -718,6 +743,19 @@ func pointsToPrevious(v uint64) (uint32, error) {
 		return p, rankgenrt.NotInPreviousValue(PreviousFingerprint, "Points", v, "the previous layout's Points cannot hold it (a uint32)")
 	}
 	return p, nil
+}
+
+// previousSetPoints is SetPoints(v) in the layout this one replaces, or why that layout cannot
+// hold v.
+func previousSetPoints(v uint64) (PreviousChange, error) {
+	pv, err := pointsToPrevious(v)
+	return PreviousSetPoints(pv), err
+}
+
+// previousSetData is SetData(d) in the layout this one replaces, or why that layout cannot hold d.
+func previousSetData(d Data) (PreviousChange, error) {
+	p, err := d.toPrevious()
+	return PreviousSetData(p), err
 }
 
 // writtenOfPrevious is what a write of the layout this one replaces did, in this layout's terms.
