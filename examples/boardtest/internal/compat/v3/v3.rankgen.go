@@ -375,11 +375,13 @@ type Result struct {
 
 // decoding is how the board's reads and writes make this package's types of the entries they read.
 var decoding = &rankgenrt.Decoding[Entry, string, Ranked, Written, Result]{
-	Decode: Decode,
+	Compare: Compare,
+	Decode:  Decode,
 	DecodeData: func(e *Entry, data string) (err error) {
 		e.Data, err = DecodeData(data)
 		return
 	},
+	Encode: Entry.Encode,
 	EntryArgs: func(season *rankgenrt.Season, e Entry, args []any) ([]any, error) {
 		score, member, err := e.Encode()
 		if err != nil {
@@ -391,8 +393,14 @@ var decoding = &rankgenrt.Decoding[Entry, string, Ranked, Written, Result]{
 		}
 		return append(args, rankgenrt.FormatScore(score), member, data), nil
 	},
+	EntryOf: func(r Ranked) Entry {
+		return r.Entry
+	},
 	IDMaxBytes: playerIDMaxBytes,
 	IDName:     "PlayerID",
+	IDOf: func(e Entry) string {
+		return e.PlayerID
+	},
 	NewRanked: func(rank int64, e Entry) Ranked {
 		return Ranked{Rank: rank, Entry: e}
 	},
@@ -402,7 +410,11 @@ var decoding = &rankgenrt.Decoding[Entry, string, Ranked, Written, Result]{
 	NewWritten: func(e, before Entry, existed, changed bool) Written {
 		return Written{Entry: e, Before: before, Existed: existed, Changed: changed}
 	},
-	ScoreOfP: rankgenrt.IntegerScore,
+	ResultOf: func(x Result) (Entry, error) {
+		return x.Entry, x.Err
+	},
+	ScoreOfP:  rankgenrt.IntegerScore,
+	TiedPlace: tiedPlace,
 	WrittenOf: func(x Result) (Written, error) {
 		return x.Written, x.Err
 	},
@@ -816,4 +828,169 @@ func digitOfClass(v Class) (uint64, error) {
 		return 0, &rankgenrt.RangeError{Field: "Class", Value: v.String(), Min: "kart", Max: "touring"}
 	}
 	return uint64(ClassTouring - v), nil
+}
+
+// ShardedBoard is one leaderboard of Entry values spread over several sorted sets, its shards, so
+// that it outgrows one Redis node: each shard is a Board under its own hash tag, and on Redis
+// Cluster the shards spread over the masters (rankgenrt.ShardKeys). An id always lives on the same
+// shard — rankgenrt.ShardOf: FNV-1a 64 of the id's text, modulo the number of shards — so
+// every write is one atomic script on one shard, in one round trip, and a batch is one script per
+// shard it touches, all sent at once. Reads ask every shard in one pipeline (one round trip per
+// node, the nodes at once) and merge the answers by Compare, or add them up, so ranks, pages and
+// counts are exactly those of one Board holding the same entries. A read that needs an entry first
+// (Rank, Around, RankMany, Percentile, PageOf, CompetitionRank) takes one more round, and Around
+// one more again; such a read is not a snapshot: a write that lands between its rounds may shift
+// its answer by that write. Offset reads (Page, Between, PageFromEnd) read offset + limit entries
+// of every shard. The ranges of the leading field by offset (Range…) and DenseRank, whose
+// distinct values ahead are a union across shards, not a sum, are not merged: read them from the
+// shards (Shards), as Reindex. Each entry's Data lives on its shard, in the shard's data hash, and
+// every merged read returns it with the entry, in the same round trip, as Board's reads do. A
+// ShardedBoard is safe for concurrent use.
+// Its reads and whole-entry writes (Get, Top, Around, Set, Best, …) are the methods of the
+// embedded rankgenrt.ShardedBoard, which are the same on every layout; this file declares those
+// its layout makes its own.
+type ShardedBoard struct {
+	*rankgenrt.ShardedBoard[Entry, string, Ranked, Written, Result]
+	*rankgenrt.ShardedScoreReads[Entry, string, Ranked, Written, Result]
+	shards []*Board // shard i holds the ids that rankgenrt.ShardOf maps to i
+}
+
+// NewShardedBoard returns the board stored under key in shards sorted sets, named by
+// rankgenrt.ShardKeys ("key{key:shards:i:n}"); the options apply to every shard. A shard count
+// outside [1, rankgenrt.MaxShards] is an error matching ErrOutOfRange, a key holding a brace one
+// matching ErrBadKey. Every process must use the same count: changing it is a migration (Reshard).
+func NewShardedBoard(c redis.UniversalClient, key string, shards int, opts ...Option) (*ShardedBoard, error) {
+	keys, err := rankgenrt.ShardKeys(key, shards)
+	if err != nil {
+		return nil, err
+	}
+	s := &ShardedBoard{shards: make([]*Board, len(keys))}
+	boards := make([]*rankgenrt.Board[Entry, string, Ranked, Written, Result], len(keys))
+	for i, k := range keys {
+		s.shards[i] = NewBoard(c, k, opts...)
+		boards[i] = s.shards[i].Board
+	}
+	s.ShardedBoard = rankgenrt.NewShardedBoard(c, boards)
+	reads := make([]*rankgenrt.ScoreReads[Entry, string, Ranked, Written, Result], len(keys))
+	for i, shard := range s.shards {
+		reads[i] = shard.ScoreReads
+	}
+	s.ShardedScoreReads = rankgenrt.NewShardedScoreReads(s.ShardedBoard, reads)
+	return s, nil
+}
+
+// Shards returns the shards, in order: shard i holds the ids that rankgenrt.ShardOf maps to i.
+// Each is a whole Board, for the reads a ShardedBoard does not merge.
+func (s *ShardedBoard) Shards() []*Board {
+	return append([]*Board{}, s.shards...)
+}
+
+// AddPoints applies Board.AddPoints on the shard of id.
+func (s *ShardedBoard) AddPoints(ctx context.Context, id string, delta int64) (Written, error) {
+	return s.shard(id).AddPoints(ctx, id, delta)
+}
+
+// AddPointsMany applies Board.AddPointsMany with one script call per shard that holds some of the
+// updates, all at once, each shard's part atomic and in order; the Results are in the order of
+// updates. A failed shard's call is resent as SetMany's is.
+func (s *ShardedBoard) AddPointsMany(ctx context.Context, updates []Update[int64]) ([]Result, error) {
+	return rankgenrt.GatherBatch(ctx, s.ShardedBoard, s.shards, updates, func(x Update[int64]) string {
+		return x.PlayerID
+	}, (*Board).AddPointsMany)
+}
+
+// SetPoints applies Board.SetPoints on the shard of id.
+func (s *ShardedBoard) SetPoints(ctx context.Context, id string, v uint64) (Written, error) {
+	return s.shard(id).SetPoints(ctx, id, v)
+}
+
+// SetPointsMany applies Board.SetPointsMany with one script call per shard that holds some of the
+// updates, all at once, each shard's part atomic and in order; the Results are in the order of
+// updates. A failed shard's call is resent as SetMany's is.
+func (s *ShardedBoard) SetPointsMany(ctx context.Context, updates []Update[uint64]) ([]Result, error) {
+	return rankgenrt.GatherBatch(ctx, s.ShardedBoard, s.shards, updates, func(x Update[uint64]) string {
+		return x.PlayerID
+	}, (*Board).SetPointsMany)
+}
+
+// Update applies Board.Update on the shard of id: one atomic script call.
+func (s *ShardedBoard) Update(ctx context.Context, id string, changes ...Change) (Written, error) {
+	return s.shard(id).Update(ctx, id, changes...)
+}
+
+// UpdateMany applies Board.UpdateMany with one script call per shard that holds some of the lists,
+// all at once, each shard's part atomic and in order; the Results are in the order of lists. A
+// failed shard's call is resent as SetMany's is.
+func (s *ShardedBoard) UpdateMany(ctx context.Context, lists []Changes) ([]Result, error) {
+	return rankgenrt.GatherBatch(ctx, s.ShardedBoard, s.shards, lists, func(x Changes) string {
+		return x.PlayerID
+	}, (*Board).UpdateMany)
+}
+
+// CountPointsBetween returns the number of entries whose Points lies in [lo, hi]:
+// Board.CountPointsBetween on every shard, all at once, added up.
+func (s *ShardedBoard) CountPointsBetween(ctx context.Context, lo, hi uint64) (int64, error) {
+	return rankgenrt.SumShards(ctx, len(s.shards), func(ctx context.Context, i int) (int64, error) {
+		return s.shards[i].CountPointsBetween(ctx, lo, hi)
+	})
+}
+
+// AroundScore returns, best first with their ranks, up to before entries that rank ahead of the
+// place and up to after entries from it on, as Board.AroundScore does. Every shard runs the
+// around_score script at the place in one pipelined round: of the window, a shard holds at most
+// its last before entries ahead of the place and its first after from it, which is what it reads;
+// the merge by Compare holds the window, and the shards' positions of the place add up to its
+// position. A nil place is refused as Board.AroundScore refuses it.
+func (s *ShardedBoard) AroundScore(ctx context.Context, at Place, before, after int64) ([]Ranked, error) {
+	if at == nil {
+		return s.shards[0].AroundScore(ctx, at, before, after) // its error, nothing sent
+	}
+	score, member, err := at.place()
+	if err != nil {
+		return nil, err
+	}
+	pos, ahead, merged, err := rankgenrt.ShardPlace(ctx, s.ShardedBoard, fnAroundScore, score, member, max(before, 0), max(after, 0))
+	if err != nil {
+		return nil, err
+	}
+	take := int(min(max(before, 0), pos)) // entries ahead of the place in the window
+	hi := ahead + int(min(max(after, 0), int64(len(merged)-ahead)))
+	return decoding.Renumber(merged[ahead-take:hi], pos-int64(take)), nil
+}
+
+/*
+tiedPlace is the place before every entry whose first tied score fields equal e's (the
+ShardedBoard's competition ranks, rankgenrt.ShardedScoreReads).
+*/
+func tiedPlace(e Entry, tied int) (float64, string, error) {
+	switch tied {
+	case 1:
+		return PointsIs(e.Points).place()
+	default:
+		return PointsIs(e.Points).ClassIs(e.Class).place()
+	}
+}
+
+// ReshardProgress is how far Reshard got: the source shard it copies and the cursor of the last
+// entry it copied from that shard. The zero value is the start.
+type ReshardProgress = rankgenrt.ReshardProgress[Cursor]
+
+// Reshard copies every entry of s into dst — the same board under another shard count
+// (NewShardedBoard with the same key and another count names other keys) or another key — shard
+// by shard, in keyset pages (Board.After) of pageSize entries, each stored in dst with one
+// SetMany, and reports its progress after every page. Storing a page twice leaves dst as storing
+// it once (SetMany replaces an id's entry), so a Reshard that stopped is resumed by calling it
+// again from the last progress it returned or reported (or from the zero value): no entry is lost
+// or doubled. At the end it checks that dst holds as many entries as s: a difference is an error
+// matching ErrReshardDrift. Its limit: s must not be written during the copy (stop the writers,
+// Reshard, then move readers and writers to dst and delete s's keys, Keys); a write to an entry
+// already copied would be missing from dst. Each entry is copied with its Data (the source's After
+// reads it, dst's SetMany stores it on the entry's new shard).
+func (s *ShardedBoard) Reshard(ctx context.Context, dst *ShardedBoard, from ReshardProgress, pageSize int64, progress func(ReshardProgress)) (ReshardProgress, error) {
+	return rankgenrt.ReshardShards(ctx, s.ShardedBoard, dst.ShardedBoard, from, pageSize, progress)
+}
+
+// shard returns the shard that holds id.
+func (s *ShardedBoard) shard(id string) *Board {
+	return s.shards[rankgenrt.ShardOf(id, len(s.shards))]
 }
