@@ -12,9 +12,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rankgen/rankgen/examples/boardtest/internal/compat/p1"
+	"github.com/rankgen/rankgen/examples/boardtest/internal/compat/p2"
 	"github.com/rankgen/rankgen/examples/boardtest/internal/compat/v1"
 	"github.com/rankgen/rankgen/examples/boardtest/internal/compat/v3"
 	"github.com/rankgen/rankgen/generator/layout"
+	"github.com/rankgen/rankgen/internal/testkit/exampleboards"
 	"github.com/rankgen/rankgen/internal/testkit/redistest"
 	"github.com/rankgen/rankgen/migrate"
 	rankgenrt "github.com/rankgen/rankgen/runtime"
@@ -167,9 +170,14 @@ func TestRollingDeployLayoutChange(t *testing.T) {
 	t.Logf("%d entries: %d writes acknowledged during and after the migration, %d refused by the fence (it stood %v, closed %v; the migration's count %d), longest write %v",
 		n, acked.Load(), fenced.Load(), rep.Fenced, rep.Closed, rep.Refused, time.Duration(longest.Load()))
 
-	// After the switch: v1's code is refused (nothing written), v3's writes v3's layout.
+	// After the switch: v1's code is refused (nothing written), its reads too (this Board read
+	// the board in v1's layout before: nothing it remembers lets it misread v3's entries), and
+	// v3's code writes v3's layout.
 	if _, err := b1.Set(ctx, v1.Entry{PlayerID: id(1), Points: 1}); !errors.Is(err, rankgenrt.ErrLayoutMismatch) {
 		t.Errorf("v1 Set after the switch: %v; want ErrLayoutMismatch", err)
+	}
+	if top, err := b1.Top(ctx, 3); !errors.Is(err, rankgenrt.ErrLayoutMismatch) {
+		t.Errorf("v1 Top after the switch: %+v, %v; want ErrLayoutMismatch", top, err)
 	}
 	top := want[3]
 	top.Points, top.Class = 1<<39, v3.ClassTouring
@@ -371,4 +379,79 @@ func migrateToV3(t *testing.T, c redis.UniversalClient, key string) migrate.Repo
 		t.Fatalf("migrate: %+v, %v", rep, err)
 	}
 	return rep
+}
+
+// TestSeasonsRollingDeploy: on a periodic board, p2's code (previous: p1) writes and reads the
+// live season's board in p1's layout beside p1's code, its field updates, change lists and
+// touches included; migrate moves the board's live seasons to p2's layout; then p2 writes its
+// own.
+func TestSeasonsRollingDeploy(t *testing.T) {
+	c := redistest.Client(t)
+	base := redistest.Key(t, "daily")
+	s1, s2 := p1.NewSeasons(c, base), p2.NewSeasons(c, base)
+	season := exampleboards.LiveSeason(t, c, s1.At, 30*time.Second)
+	b1, b2 := s1.Board(season), s2.Board(season)
+	for i := range 50 {
+		if _, err := b1.Set(ctx, p1.Entry{PlayerID: fmt.Sprintf("p%02d", i), Points: uint32(i)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := b2.AddPoints(ctx, "p01", 10); err != nil {
+		t.Fatalf("p2 AddPoints on p1's layout: %v", err)
+	}
+	if _, err := b2.Update(ctx, "p02", p2.AddPoints(3)); err != nil {
+		t.Fatalf("p2 Update on p1's layout: %v", err)
+	}
+	if _, err := b2.Touch(ctx, "p03"); err != nil {
+		t.Fatalf("p2 Touch on p1's layout: %v", err)
+	}
+	// p1's layout has no Tier: a change of it is refused, as is a value past p1's Points.
+	if _, err := b2.Update(ctx, "p04", p2.AddPoints(1), p2.SetTier(p2.TierGold)); !errors.Is(err, rankgenrt.ErrNotInPreviousLayout) {
+		t.Fatalf("p2 Update to Tier gold on p1's layout: %v; want ErrNotInPreviousLayout", err)
+	}
+	if _, err := b2.SetPoints(ctx, "p04", 1<<24); !errors.Is(err, rankgenrt.ErrNotInPreviousLayout) || !errors.Is(err, rankgenrt.ErrOutOfRange) {
+		t.Fatalf("p2 SetPoints 2^24 on p1's layout: %v; want ErrNotInPreviousLayout", err)
+	}
+	for id, points := range map[string]uint32{"p01": 11, "p02": 5, "p03": 3, "p04": 4} {
+		e1, err1 := b1.Get(ctx, id)
+		e2, err2 := b2.Get(ctx, id)
+		if err1 != nil || err2 != nil || e1.Points != points || uint64(e2.Points) != uint64(points) || e2.ReachedAt != e1.ReachedAt || e2.Tier != p2.TierBronze {
+			t.Fatalf("%s: p1 reads %+v (%v), p2 %+v (%v); want %d points", id, e1, err1, e2, err2, points)
+		}
+	}
+
+	src, err := os.ReadFile("internal/compat/p2/p2.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := layout.Parse("internal/compat/p2/p2.yaml", src)
+	if err == nil {
+		err = layout.LoadPrevious(l, "internal/compat/p2/p2.yaml", os.ReadFile)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := migrate.PreviousPlan(l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	now, err := c.Time(ctx).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := migrate.RunBoard(ctx, c, plan, migrate.Options{Key: base, Now: now}); err != nil {
+		t.Fatalf("migrate the seasons: %v", err)
+	}
+	if _, err := b2.Update(ctx, "p04", p2.SetTier(p2.TierGold), p2.SetPoints(1<<30)); err != nil {
+		t.Fatalf("p2 Update after the switch: %v", err)
+	}
+	top, err := b2.Top(ctx, 3)
+	if err != nil || len(top) != 3 || top[0].PlayerID != "p04" || top[0].Tier != p2.TierGold || top[1].PlayerID != "p49" || top[2].PlayerID != "p48" {
+		t.Fatalf("Top after the switch: %+v, %v", top, err)
+	}
+	// p1's Board read the board with a plain command before the switch; it reads no entry of
+	// p2's layout as its own after it.
+	if e, err := b1.Get(ctx, "p01"); !errors.Is(err, rankgenrt.ErrLayoutMismatch) {
+		t.Fatalf("p1 reads after the switch: %+v, %v; want ErrLayoutMismatch", e, err)
+	}
 }

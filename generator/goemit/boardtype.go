@@ -124,7 +124,11 @@ func (b *board) constructor() {
 	body := []jen.Code{jen.Id("core").Op(":=").Add(newCore)}
 	if pr := l.Previous; pr != nil && pr.Layout != nil {
 		doc += fmt.Sprintf(" Until a migration switches the board to this layout, it reads and writes the board in the layout this one replaces (%s), as that layout's code does; then in this one (rankgenrt.NewBoardReplacing).", pr.Schema)
-		body = append(body, jen.Id("previous").Op(":=").Id(prevName("NewBoard")).Call(jen.Id("c"), jen.Id("key"), jen.Id("opts").Op("...")))
+		args := []jen.Code{jen.Id("c"), jen.Id("key")}
+		if l.Season != nil {
+			args = append(args, jen.Id("s"))
+		}
+		body = append(body, jen.Id("previous").Op(":=").Id(prevName("NewBoard")).Call(append(args, jen.Id("opts").Op("..."))...))
 		newBoard = rt("NewBoardReplacing").Call(jen.Id("core"), jen.Id("decoding"), rt("NewBoard").Call(jen.Id("previous").Dot("core"), jen.Id("decodingViaPrevious")))
 		dict[jen.Id("previous")] = jen.Id("previous")
 	}

@@ -155,8 +155,10 @@ func LoadPrevious(l *Layout, file string, read func(path string) ([]byte, error)
 	switch {
 	case old.IDType != l.IDType:
 		bad("the id's type changes from %s to %s; code writing both layouts needs one id type (migrate to a new key instead)", old.IDType, l.IDType)
-	case old.Season != nil || l.Season != nil:
-		bad("a periodic layout cannot name its previous schema yet: migrate its seasons' boards with rankgen migrate and deploy the new code right after the switch, or start the new layout on a new base key")
+	case (old.Season == nil) != (l.Season == nil):
+		bad("one of the layouts has a season and the other not; code writing both needs the same season (start the new layout on a new base key instead)")
+	case old.Season != nil && old.Season.Canonical() != l.Season.Canonical():
+		bad("the season changes; code writing both layouts needs the same season (start the new layout on a new base key instead)")
 	}
 	pr.checkNames(old, l, bad)
 	pr.Fields, pr.PreviousFields, pr.DefaultKeys = pr.assign(old.Fields, l.Fields, old, bad)
