@@ -455,3 +455,121 @@ func TestSeasonsRollingDeploy(t *testing.T) {
 		t.Fatalf("p1 reads after the switch: %+v, %v; want ErrLayoutMismatch", e, err)
 	}
 }
+
+// TestShardedRollingDeploy: v3's ShardedBoard over shards v1's code filled reads and writes
+// them in v1's layout, merging the shards' entries in rank order; migrate moves each shard to
+// v3's layout (migrate.RunBoard with Shards); then it writes v3's.
+func TestShardedRollingDeploy(t *testing.T) {
+	const n, shards = 400, 4
+	c := redistest.Client(t)
+	key := redistest.Key(t, "sharded")
+	keys, err := rankgenrt.ShardKeys(key, shards)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]v3.Entry{}
+	for i := range n {
+		id := fmt.Sprintf("p%04d", i)
+		e := v1.Entry{PlayerID: id, Points: uint32(i * 7 % 1000), Data: v1.Data{Nick: id}}
+		if _, err := v1.NewBoard(c, keys[rankgenrt.ShardOf(id, shards)]).Set(ctx, e); err != nil {
+			t.Fatal(err)
+		}
+		want[id] = v3.Entry{PlayerID: id, Points: uint64(e.Points), Class: v3.ClassKart, Data: v3.Data{Nick: id}}
+	}
+	s3, err := v3.NewShardedBoard(c, key, shards)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkTop := func(when string) {
+		t.Helper()
+		all := make([]v3.Entry, 0, len(want))
+		for _, e := range want {
+			all = append(all, e)
+		}
+		slices.SortFunc(all, v3.Compare)
+		top, err := s3.Top(ctx, 25)
+		if err != nil {
+			t.Fatalf("%s: Top: %v", when, err)
+		}
+		for k, r := range top {
+			if r.Entry != all[k] || r.Rank != int64(k+1) {
+				t.Fatalf("%s: rank %d is %+v; want %+v", when, k+1, r, all[k])
+			}
+		}
+	}
+	checkTop("before")
+	for i := 0; i < n; i += 9 {
+		id := fmt.Sprintf("p%04d", i)
+		w := want[id]
+		w.Points += 1000
+		if _, err := s3.Set(ctx, w); err != nil {
+			t.Fatalf("Set %s on v1's shards: %v", id, err)
+		}
+		if _, err := s3.AddPoints(ctx, id, 5); err != nil {
+			t.Fatalf("AddPoints %s on v1's shards: %v", id, err)
+		}
+		w.Points += 5
+		want[id] = w
+		if got, err := s3.Get(ctx, id); err != nil || got != w {
+			t.Fatalf("Get %s: %+v, %v; want %+v", id, got, err, w)
+		}
+	}
+	checkTop("during the deploy")
+
+	src, err := os.ReadFile("internal/compat/v3/v3.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := layout.Parse("internal/compat/v3/v3.yaml", src)
+	if err == nil {
+		err = layout.LoadPrevious(l, "internal/compat/v3/v3.yaml", os.ReadFile)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := migrate.PreviousPlan(l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Halfway (one shard switched), writes and reads of one id go on; a read that merges
+	// shards of two layouts is refused, typed.
+	if _, err := migrate.Run(ctx, c, plan, migrate.Options{Key: keys[0]}); err != nil {
+		t.Fatalf("migrate shard 0: %v", err)
+	}
+	if _, err := s3.Top(ctx, 5); !errors.Is(err, rankgenrt.ErrLayoutMismatch) {
+		t.Fatalf("Top over shards of two layouts: %v; want ErrLayoutMismatch", err)
+	}
+	for i := 2; i < n; i += 9 {
+		id := fmt.Sprintf("p%04d", i)
+		w := want[id]
+		w.Points++
+		if _, err := s3.Set(ctx, w); err != nil {
+			t.Fatalf("Set %s halfway: %v", id, err)
+		}
+		want[id] = w
+		if got, err := s3.Get(ctx, id); err != nil || got != w {
+			t.Fatalf("Get %s halfway: %+v, %v; want %+v", id, got, err, w)
+		}
+	}
+	if _, err := migrate.RunBoard(ctx, c, plan, migrate.Options{Key: key, Shards: shards}); err != nil {
+		t.Fatalf("migrate the shards: %v", err)
+	}
+	for i := 1; i < n; i += 9 {
+		id := fmt.Sprintf("p%04d", i)
+		w := want[id]
+		w.Points, w.Class = 1<<38, v3.ClassRally // only v3's layout holds these
+		if _, err := s3.Set(ctx, w); err != nil {
+			t.Fatalf("Set %s after the switch: %v", id, err)
+		}
+		want[id] = w
+	}
+	checkTop("after the switch")
+	if top, err := s3.Top(ctx, 2); err != nil || len(top) != 2 {
+		t.Fatalf("Top 2: %+v, %v", top, err)
+	} else if r, err := s3.Rank(ctx, top[1].PlayerID); err != nil || r != 2 {
+		t.Fatalf("Rank of %s: %d, %v; want 2", top[1].PlayerID, r, err)
+	}
+	if count, err := s3.Count(ctx); err != nil || count != n {
+		t.Fatalf("Count: %d, %v; want %d", count, err, n)
+	}
+}
