@@ -74,6 +74,8 @@ type Core struct {
 
 	season *Season          // a periodic layout's season (NewSeasonCore), else nil
 	now    func() time.Time // the clock a season's expiry is read by
+
+	newLayoutFirst bool // a board of a layout that replaces another: WithNewLayoutFirst
 }
 
 // EncodedArgs is a Decoding's EntryArgs for a layout whose entries carry no data and no

@@ -70,6 +70,14 @@ func NewBoardReplacing[E any, I ID, R, W, X any](core *Core, dec *Decoding[E, I,
 	return b
 }
 
+// WithNewLayoutFirst makes a board of a layout that replaces another (previous: in its schema)
+// try its own layout first where it has not yet seen the key hold one (a process's first call
+// on the key): a new key (the next season's board, a new region's) then starts in this layout,
+// not the previous one. Set it once no code of the previous layout writes any more (after the
+// rolling deploy); until then, new boards start in the previous layout, which both versions'
+// code writes. A key that holds either layout is read and written in it either way.
+func WithNewLayoutFirst() Option { return func(c *Core) { c.newLayoutFirst = true } }
+
 // heldLayout is which of two layouts a key was last seen to hold: unknown, the previous, or
 // the new one.
 type heldLayout struct{ v atomic.Int32 }
@@ -91,8 +99,8 @@ func heldOf(key, previous, next string) *heldLayout {
 }
 
 // route runs call on the view of the layout b's key holds: first the one it was last seen to
-// hold (the previous layout when unknown, so that a new board is one both versions of the
-// code write), then, where that refuses the board as another layout's or could not hold the
+// hold (when unknown, the previous layout, so that a new board is one both versions of the
+// code write, or this one WithNewLayoutFirst), then, where that refuses the board as another layout's or could not hold the
 // entry, the other view. Only a script's refusal (nothing written) or a client-side refusal
 // (nothing sent) leads to the second call, so a write is still made at most once.
 func route[E any, I ID, R, W, X, T any](b *Board[E, I, R, W, X], call func(*Board[E, I, R, W, X]) (T, error)) (T, error) {
@@ -100,7 +108,7 @@ func route[E any, I ID, R, W, X, T any](b *Board[E, I, R, W, X], call func(*Boar
 		return call(b)
 	}
 	first, second := b.previous, b
-	if b.held.v.Load() == heldNew {
+	if h := b.held.v.Load(); h == heldNew || h == heldUnknown && b.core.newLayoutFirst {
 		first, second = b, b.previous
 	}
 	v, err := call(first)

@@ -573,3 +573,35 @@ func TestShardedRollingDeploy(t *testing.T) {
 		t.Fatalf("Count: %d, %v; want %d", count, err, n)
 	}
 }
+
+// TestNewBoardsLayout: a new key starts in v1's layout, which both versions' code writes during
+// the deploy, unless v3's code is told WithNewLayoutFirst (once no v1 code runs); either way
+// v3's code reads and writes the key in the layout it holds.
+func TestNewBoardsLayout(t *testing.T) {
+	c := redistest.Client(t)
+	during, after := redistest.Key(t, "during"), redistest.Key(t, "after")
+	e := v3.Entry{PlayerID: "ann", Points: 3}
+	if _, err := v3.NewBoard(c, during).Set(ctx, e); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := v1.NewBoard(c, during).Get(ctx, "ann"); err != nil || got.Points != 3 {
+		t.Fatalf("v1 reads the new board v3 started during the deploy: %+v, %v", got, err)
+	}
+	if _, err := v3.NewBoard(c, after, v3.WithNewLayoutFirst()).Set(ctx, e); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := v1.NewBoard(c, after).Get(ctx, "ann"); !errors.Is(err, rankgenrt.ErrLayoutMismatch) {
+		t.Fatalf("v1 reads the new board v3 started WithNewLayoutFirst: %v; want ErrLayoutMismatch (v3's layout)", err)
+	}
+	for _, key := range []string{during, after} {
+		for _, opts := range [][]v3.Option{nil, {v3.WithNewLayoutFirst()}} {
+			b := v3.NewBoard(c, key, opts...)
+			if _, err := b.AddPoints(ctx, "ann", 1); err != nil {
+				t.Fatalf("%s: AddPoints: %v", key, err)
+			}
+		}
+		if got, err := v3.NewBoard(c, key).Get(ctx, "ann"); err != nil || got.Points != 5 {
+			t.Fatalf("%s: %+v, %v; want 5 points", key, got, err)
+		}
+	}
+}

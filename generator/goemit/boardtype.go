@@ -66,6 +66,11 @@ func (b *board) options() {
 		return // the package file declares them for every board
 	}
 	b.optionDecls("Option configures a Board.", fmt.Sprintf("WithCoalescing sends concurrent single writes (%s) as batches, each caller told its own result (rankgenrt.WithCoalescing).", b.coalescedWrites()))
+	if pr := b.l.Previous; pr != nil && pr.Layout != nil {
+		b.comment("WithNewLayoutFirst makes a board this code finds in neither layout (a new key) start in this layout rather than the one it replaces (%s); set it once no code of that layout writes any more (rankgenrt.WithNewLayoutFirst).", pr.Schema)
+		b.f.Func().Id("WithNewLayoutFirst").Params().Id("Option").Block(jen.Return(rt("WithNewLayoutFirst").Call()))
+		b.f.Line()
+	}
 }
 
 // optionDecls declares Option (its doc given) and its constructors, WithCoalescing's doc given.

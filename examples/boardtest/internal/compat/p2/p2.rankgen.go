@@ -253,6 +253,13 @@ func WithCoalescing(cfg rankgenrt.Coalescing) Option {
 	return rankgenrt.WithCoalescing(cfg)
 }
 
+// WithNewLayoutFirst makes a board this code finds in neither layout (a new key) start in this
+// layout rather than the one it replaces (../p1/p1.yaml); set it once no code of that layout
+// writes any more (rankgenrt.WithNewLayoutFirst).
+func WithNewLayoutFirst() Option {
+	return rankgenrt.WithNewLayoutFirst()
+}
+
 // NewBoard returns the board of season s stored under key (Seasons.Board names the key after the
 // season). Its keys expire when keepSeasons more seasons have ended after s, set by every write's
 // own script (WithTTL or WithExpireAt replace that). Once that expiry has passed, the board

@@ -316,6 +316,13 @@ func WithCoalescing(cfg rankgenrt.Coalescing) Option {
 	return rankgenrt.WithCoalescing(cfg)
 }
 
+// WithNewLayoutFirst makes a board this code finds in neither layout (a new key) start in this
+// layout rather than the one it replaces (../v1/v1.yaml); set it once no code of that layout
+// writes any more (rankgenrt.WithNewLayoutFirst).
+func WithNewLayoutFirst() Option {
+	return rankgenrt.WithNewLayoutFirst()
+}
+
 // NewBoard returns the board stored under key. Until a migration switches the board to this
 // layout, it reads and writes the board in the layout this one replaces (../v1/v1.yaml), as that
 // layout's code does; then in this one (rankgenrt.NewBoardReplacing).
