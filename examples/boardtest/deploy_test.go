@@ -30,13 +30,23 @@ import (
 // reading the board, which stays in v1's layout; then v3's alone while rankgen migrate moves
 // the board to v3's layout; then v3's on the new layout. Nothing is refused but what v1's
 // layout cannot hold exactly (before the switch) and what the migration's final fence holds
-// back; nothing is lost. 10,000 entries; RANKGEN_LONG=1 fills 100,000.
+// back; nothing is lost, though connections are killed every few milliseconds during the
+// migration (writers resend under their idempotency keys; the killed migration runs again and
+// resumes). 10,000 entries; RANKGEN_LONG=1 fills 100,000.
 func TestRollingDeployLayoutChange(t *testing.T) {
 	n := 10_000
 	if os.Getenv("RANKGEN_LONG") == "1" {
 		n = 100_000
 	}
-	c := redistest.Client(t)
+	t.Run("quiet", func(t *testing.T) { rollingDeploy(t, n, false) })
+	t.Run("kill storm", func(t *testing.T) { rollingDeploy(t, n, true) })
+}
+
+// rollingDeploy runs TestRollingDeployLayoutChange on n entries, with a storm of killed
+// connections during the migration or without.
+func rollingDeploy(t *testing.T, n int, storm bool) {
+	srv := redistest.Start(t)
+	c := srv.Client(t)
 	key := redistest.Key(t, "deploy")
 	b1, b3 := v1.NewBoard(c, key), v3.NewBoard(c, key)
 	id := func(i int) string { return fmt.Sprintf("p%06d", i) }
@@ -95,6 +105,7 @@ func TestRollingDeployLayoutChange(t *testing.T) {
 	var (
 		stop            = make(chan struct{})
 		acked, fenced   atomic.Int64
+		resent          atomic.Int64
 		longest         atomic.Int64 // nanoseconds from a write's first attempt to its acknowledgement
 		switched        atomic.Bool
 		newLayoutWrites atomic.Int64
@@ -125,18 +136,24 @@ func TestRollingDeployLayoutChange(t *testing.T) {
 						w = want[i]
 						w.Points += 7
 					}
-					start := time.Now()
-					for {
+					start, wctx := time.Now(), ctx
+					for attempt := 0; ; attempt++ {
 						var err error
 						if add {
-							_, err = b3.AddPoints(ctx, w.PlayerID, 7)
+							_, err = b3.AddPoints(wctx, w.PlayerID, 7)
 						} else {
-							_, err = b3.Set(ctx, w)
+							_, err = b3.Set(wctx, w)
 						}
 						var me *rankgenrt.MigratingError
 						if errors.As(err, &me) {
 							fenced.Add(1)
 							time.Sleep(me.Wait)
+							continue
+						}
+						var ue *rankgenrt.UncertainError
+						if errors.As(err, &ue) && attempt < 1000 {
+							resent.Add(1) // a killed connection: the same write again under its key
+							wctx = rankgenrt.WithIdempotencyKey(ctx, ue.Token)
 							continue
 						}
 						if err != nil {
@@ -158,17 +175,40 @@ func TestRollingDeployLayoutChange(t *testing.T) {
 		}()
 	}
 	time.Sleep(50 * time.Millisecond)
-	rep := migrateToV3(t, c, key)
+	storming := make(chan struct{})
+	killer := &sync.WaitGroup{}
+	if storm {
+		killer = killStorm(srv.Addr, 3*time.Millisecond, storming)
+	}
+	var (
+		rep  migrate.Report
+		runs int
+		err  error
+	)
+	for runs = 1; ; runs++ { // a run whose connection is killed is run again: it resumes
+		rep, err = migrate.Run(context.Background(), c, previousPlan(t, "internal/compat/v3/v3.yaml"), migrate.Options{Key: key})
+		if err == nil || runs == 500 {
+			break
+		}
+	}
+	if err != nil || !rep.Switched {
+		close(storming)
+		close(stop)
+		writers.Wait()
+		t.Fatalf("migrate, %d runs: %+v, %v", runs, rep, err)
+	}
 	switched.Store(true)
 	time.Sleep(100 * time.Millisecond)
+	close(storming)
+	killer.Wait()
 	close(stop)
 	writers.Wait()
 	check("during the migration")
 	if newLayoutWrites.Load() == 0 {
 		t.Fatal("no write reached the board after the switch")
 	}
-	t.Logf("%d entries: %d writes acknowledged during and after the migration, %d refused by the fence (it stood %v, closed %v; the migration's count %d), longest write %v",
-		n, acked.Load(), fenced.Load(), rep.Fenced, rep.Closed, rep.Refused, time.Duration(longest.Load()))
+	t.Logf("%d entries: %d writes acknowledged during and after the migration, %d resent after a killed connection, %d refused by the fence (it stood %v, closed %v; the migration's count %d), longest write %v; the migration ran %d times",
+		n, acked.Load(), resent.Load(), fenced.Load(), rep.Fenced, rep.Closed, rep.Refused, time.Duration(longest.Load()), runs)
 
 	// After the switch: v1's code is refused (nothing written), its reads too (this Board read
 	// the board in v1's layout before: nothing it remembers lets it misread v3's entries), and
@@ -356,16 +396,16 @@ func TestResendAcrossTheSwitch(t *testing.T) {
 	}
 }
 
-// migrateToV3 migrates key to v3's layout, with the mapping its schema names.
-func migrateToV3(t *testing.T, c redis.UniversalClient, key string) migrate.Report {
+// previousPlan is the migration to the schema file from the previous schema it names.
+func previousPlan(t *testing.T, file string) *migrate.Plan {
 	t.Helper()
-	src, err := os.ReadFile("internal/compat/v3/v3.yaml")
+	src, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
 	}
-	l, err := layout.Parse("internal/compat/v3/v3.yaml", src)
+	l, err := layout.Parse(file, src)
 	if err == nil {
-		err = layout.LoadPrevious(l, "internal/compat/v3/v3.yaml", os.ReadFile)
+		err = layout.LoadPrevious(l, file, os.ReadFile)
 	}
 	if err != nil {
 		t.Fatal(err)
@@ -374,7 +414,13 @@ func migrateToV3(t *testing.T, c redis.UniversalClient, key string) migrate.Repo
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := migrate.Run(context.Background(), c, plan, migrate.Options{Key: key})
+	return plan
+}
+
+// migrateToV3 migrates key to v3's layout, with the mapping its schema names.
+func migrateToV3(t *testing.T, c redis.UniversalClient, key string) migrate.Report {
+	t.Helper()
+	rep, err := migrate.Run(context.Background(), c, previousPlan(t, "internal/compat/v3/v3.yaml"), migrate.Options{Key: key})
 	if err != nil || !rep.Switched {
 		t.Fatalf("migrate: %+v, %v", rep, err)
 	}
