@@ -51,6 +51,13 @@ func FromLayout(l *layout.Layout) ([]File, error) {
 		return nil, emitError(l, "the Lua library", err)
 	}
 	files = append(files, File{Name: lib.File, Data: []byte(lib.Part)})
+	if l.Previous != nil && l.Previous.Layout != nil {
+		prev, err := previousFiles(l)
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, prev...)
+	}
 	seen := map[string]bool{}
 	for _, f := range files {
 		if seen[f.Name] {
@@ -213,4 +220,25 @@ func LibraryName(l *layout.Layout) (string, error) {
 		return "", emitError(l, "the Lua library", err)
 	}
 	return lib.Name, nil
+}
+
+// previousFiles are the files of the layout l replaces (previous:), in l's package: its Go
+// file (goemit.GeneratePrevious) and its Lua library, each with l's header.
+func previousFiles(l *layout.Layout) ([]File, error) {
+	goFile, luaFile := goemit.PreviousFiles(l)
+	code, err := goemit.GeneratePrevious(l)
+	if err != nil {
+		return nil, emitError(l, "the previous layout's Go file", err)
+	}
+	pl := *l.Previous.Layout
+	pl.Previous, pl.Sharded, pl.Feeds = nil, false, nil // as goemit.GeneratePrevious renders it
+	lib, err := luaemit.Render(&pl)
+	if err != nil {
+		return nil, emitError(l, "the previous layout's Lua library", err)
+	}
+	part, ok := strings.CutPrefix(lib.Part, "-- "+layout.Header(pl.File)+"\n")
+	if !ok {
+		return nil, emitError(l, "the previous layout's Lua library", fmt.Errorf("it lacks the generated-code header (a bug in rankgen; please report it)"))
+	}
+	return []File{{Name: goFile, Data: code}, {Name: luaFile, Data: []byte("-- " + layout.Header(l.File) + "\n" + part)}}, nil
 }

@@ -352,3 +352,14 @@ func (p *Plan) mappedAfter(i int) int {
 	}
 	return -1
 }
+
+// PreviousPlan is the plan from the layout l replaces (previous: in its schema, read by
+// layout.LoadPrevious) to l, with the mapping the schema gives: the one its code reads the
+// previous layout's entries by until the switch.
+func PreviousPlan(l *layout.Layout) (*Plan, error) {
+	pr := l.Previous
+	if pr == nil || pr.Layout == nil {
+		return nil, fmt.Errorf("rankgen: %s names no previous schema (previous: {schema: …})", l.File)
+	}
+	return NewPlan(pr.Layout, l, Mapping{Renames: pr.Renames, Defaults: pr.Defaults, Drops: pr.Drops})
+}

@@ -2,7 +2,6 @@ package runtime
 
 import (
 	"context"
-	"sync/atomic"
 	"time"
 
 	"github.com/rankgen/rankgen/text/quote"
@@ -72,10 +71,11 @@ type Core struct {
 	dedup    Dedup            // the dedup window (WithDedupWindow)
 	replicas Replicas         // how many replicas every write waits for (WithReplicas)
 	coalesce *UpdateCoalescer // single writes combined into batches (WithCoalescing)
-	verified atomic.Bool      // the side key records the fingerprint: reads need not check it
 
 	season *Season          // a periodic layout's season (NewSeasonCore), else nil
 	now    func() time.Time // the clock a season's expiry is read by
+
+	newLayoutFirst bool // a board of a layout that replaces another: WithNewLayoutFirst
 }
 
 // EncodedArgs is a Decoding's EntryArgs for a layout whose entries carry no data and no
@@ -287,12 +287,10 @@ func (c *Core) CallRO(ctx context.Context, f *Function, args ...any) (any, error
 // layout records it (its meta key or its index) and where a layout of the other kind would.
 type Fingerprints struct{ own, other *redis.StringCmd }
 
-// QueueFingerprint queues the read of the board's fingerprint on pipe, unless the board has
-// been seen to record this layout's already (nil then). CheckFingerprint reads its reply.
+// QueueFingerprint queues the read of the board's fingerprint on pipe; CheckFingerprint reads
+// its reply. It is read on every read, never remembered: a migration may switch the board to
+// another layout under a long-lived Board.
 func (c *Core) QueueFingerprint(ctx context.Context, pipe redis.Cmdable) *Fingerprints {
-	if c.verified.Load() {
-		return nil
-	}
 	other := IndexKey(c.keys[0])
 	if c.spec.Indexed {
 		other = MetaKey(c.keys[0])
@@ -313,9 +311,6 @@ func (c *Core) CheckFingerprint(fp *Fingerprints) error {
 		return nil
 	}
 	ok, err := CheckFingerprint(fp.own, c.spec.Fingerprint)
-	if ok {
-		c.verified.Store(true)
-	}
 	if ok || err != nil {
 		return err
 	}
@@ -328,8 +323,8 @@ func (c *Core) CheckFingerprint(fp *Fingerprints) error {
 }
 
 // Read sends one read command, which cmd queues on the client or on a pipeline, and returns its
-// result. Until the board has been seen to record its layout's fingerprint, the fingerprint's
-// read is pipelined before the command, in the same round trip: another layout's is an error
+// result. The fingerprint's read is pipelined before the command, in the same round trip:
+// another layout's (a migration may have switched the board since the last read) is an error
 // matching ErrLayoutMismatch, not entries misread. A board that records no fingerprint yet is
 // read as it is. The command's own error is typed as a script's is (ErrWrongType,
 // ErrServerFull); the board of an expired season is refused (Core.Expired).
@@ -339,11 +334,6 @@ func Read[T any, C interface {
 }](ctx context.Context, c *Core, cmd func(redis.Cmdable) C) (v T, err error) {
 	if err := c.Expired(); err != nil {
 		return v, err
-	}
-	if c.verified.Load() {
-		r := cmd(c.client)
-		TypeError(r)
-		return r.Result()
 	}
 	pipe := c.client.Pipeline()
 	fp := c.QueueFingerprint(ctx, pipe)

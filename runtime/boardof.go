@@ -17,6 +17,10 @@ type Board[E any, I ID, R, W, X any] struct {
 	core *Core
 	dec  *Decoding[E, I, R, W, X]
 	fn   boardFunctions
+	// previous is the board's view in the layout this one replaces, where the schema names one
+	// (NewBoardReplacing): the methods then run on the view of the layout the key holds (route).
+	previous *Board[E, I, R, W, X]
+	held     *heldLayout
 }
 
 // The library functions every layout's library has, by operation name (the generator's
@@ -80,20 +84,27 @@ func (b *Board[E, I, R, W, X]) Keys() []string { return b.core.Keys() }
 // outside a pipeline load it themselves where it is missing; call Load before calling its
 // functions in a pipeline, where a server that lacks it (after a restart or FUNCTION FLUSH)
 // answers that the function is not found.
-func (b *Board[E, I, R, W, X]) Load(ctx context.Context) error { return b.core.Load(ctx) }
+func (b *Board[E, I, R, W, X]) Load(ctx context.Context) error {
+	if b.previous != nil {
+		if err := b.previous.core.Load(ctx); err != nil {
+			return err
+		}
+	}
+	return b.core.Load(ctx)
+}
 
 // Set stores e, replacing the entry of its id if there is one, and returns what it did: the
 // entry before it (Existed false: none), e as stored, and whether the stored entry changed
 // (Changed false: the board held e already), read in the same script.
 func (b *Board[E, I, R, W, X]) Set(ctx context.Context, e E) (W, error) {
-	return One(b.writeEntries(ctx, b.fn.set, []E{e}, true))
+	return route(b, func(b *Board[E, I, R, W, X]) (W, error) { return One(b.writeEntries(ctx, b.fn.set, []E{e}, true)) })
 }
 
 // SetMany stores many entries in one script call, atomically, and returns a Written per entry,
 // in order; for an id given twice the last entry wins, and the second's Before is the first. It
 // validates every entry first and writes nothing when one is invalid.
 func (b *Board[E, I, R, W, X]) SetMany(ctx context.Context, entries []E) ([]W, error) {
-	return b.writeEntries(ctx, b.fn.set, entries, false)
+	return route(b, func(b *Board[E, I, R, W, X]) ([]W, error) { return b.writeEntries(ctx, b.fn.set, entries, false) })
 }
 
 // Best stores e unless the board's entry for its id ranks at least as high, comparing whole
@@ -101,28 +112,28 @@ func (b *Board[E, I, R, W, X]) SetMany(ctx context.Context, entries []E) ([]W, e
 // none) and after, read in the same script, so a new personal best and its exact gain need no
 // second read.
 func (b *Board[E, I, R, W, X]) Best(ctx context.Context, e E) (W, error) {
-	return One(b.writeEntries(ctx, b.fn.best, []E{e}, true))
+	return route(b, func(b *Board[E, I, R, W, X]) (W, error) { return One(b.writeEntries(ctx, b.fn.best, []E{e}, true)) })
 }
 
 // BestMany applies Best to many entries in one script call, atomically and in order, and
 // returns a Written per entry (an id given twice: the second's Before is what the first left).
 // It validates every entry first and writes nothing when one is invalid.
 func (b *Board[E, I, R, W, X]) BestMany(ctx context.Context, entries []E) ([]W, error) {
-	return b.writeEntries(ctx, b.fn.best, entries, false)
+	return route(b, func(b *Board[E, I, R, W, X]) ([]W, error) { return b.writeEntries(ctx, b.fn.best, entries, false) })
 }
 
 // Insert stores e unless the board holds an entry for its id already (the first submission
 // wins), and returns what it did: Changed when it stored e; else the entry it keeps, unchanged,
 // as both Before and Entry, read in the same script.
 func (b *Board[E, I, R, W, X]) Insert(ctx context.Context, e E) (W, error) {
-	return One(b.writeEntries(ctx, b.fn.insert, []E{e}, true))
+	return route(b, func(b *Board[E, I, R, W, X]) (W, error) { return One(b.writeEntries(ctx, b.fn.insert, []E{e}, true)) })
 }
 
 // InsertMany applies Insert to many entries in one script call, atomically and in order, and
 // returns a Written per entry (an id given twice: the first entry wins, and the second's
 // Before is it). It validates every entry first and writes nothing when one is invalid.
 func (b *Board[E, I, R, W, X]) InsertMany(ctx context.Context, entries []E) ([]W, error) {
-	return b.writeEntries(ctx, b.fn.insert, entries, false)
+	return route(b, func(b *Board[E, I, R, W, X]) ([]W, error) { return b.writeEntries(ctx, b.fn.insert, entries, false) })
 }
 
 // writeEntries calls f, the set, best or insert function, for entries, each encoded as the layout's
@@ -172,7 +183,7 @@ func (b *Board[E, I, R, W, X]) writeEntries(ctx context.Context, f *Function, en
 
 // Remove deletes the entries of the given ids and returns how many there were.
 func (b *Board[E, I, R, W, X]) Remove(ctx context.Context, ids ...I) (int64, error) {
-	return b.dec.Remove(ctx, b.core, b.fn.remove, ids)
+	return route(b, func(b *Board[E, I, R, W, X]) (int64, error) { return b.dec.Remove(ctx, b.core, b.fn.remove, ids) })
 }
 
 // Trim keeps the first keep entries, removes all below them and returns how many it removed.
@@ -180,24 +191,30 @@ func (b *Board[E, I, R, W, X]) Trim(ctx context.Context, keep int64) (int64, err
 	if keep < 0 {
 		return 0, IntRangeError("keep", keep, 0, math.MaxInt64)
 	}
-	return Int(b.core.Write(ctx, b.fn.trim, append(b.core.WriteArgs(1), keep)))
+	return route(b, func(b *Board[E, I, R, W, X]) (int64, error) {
+		return Int(b.core.Write(ctx, b.fn.trim, append(b.core.WriteArgs(1), keep)))
+	})
 }
 
 // Get returns the entry of id, or an error matching ErrNotFound.
 func (b *Board[E, I, R, W, X]) Get(ctx context.Context, id I) (E, error) {
-	if b.fn.get == nil {
-		return b.dec.Get(ctx, b.core, id)
-	}
-	return b.dec.GetScripted(ctx, b.core, b.fn.get, id)
+	return route(b, func(b *Board[E, I, R, W, X]) (E, error) {
+		if b.fn.get == nil {
+			return b.dec.Get(ctx, b.core, id)
+		}
+		return b.dec.GetScripted(ctx, b.core, b.fn.get, id)
+	})
 }
 
 // Rank returns the 1-based position of the entry of id in the board's order, or an error
 // matching ErrNotFound.
 func (b *Board[E, I, R, W, X]) Rank(ctx context.Context, id I) (int64, error) {
-	if b.fn.rank == nil {
-		return b.dec.Rank(ctx, b.core, id)
-	}
-	return b.dec.RankScripted(ctx, b.core, b.fn.rank, id)
+	return route(b, func(b *Board[E, I, R, W, X]) (int64, error) {
+		if b.fn.rank == nil {
+			return b.dec.Rank(ctx, b.core, id)
+		}
+		return b.dec.RankScripted(ctx, b.core, b.fn.rank, id)
+	})
 }
 
 // Top returns the first n entries, best first.
@@ -208,16 +225,20 @@ func (b *Board[E, I, R, W, X]) Top(ctx context.Context, n int64) ([]R, error) {
 // Page returns limit entries from the 0-based position offset, best first: none for a limit of
 // 0 or less, an error matching ErrOutOfRange for a negative offset.
 func (b *Board[E, I, R, W, X]) Page(ctx context.Context, offset, limit int64) ([]R, error) {
-	if b.fn.page == nil {
-		return b.dec.Page(ctx, b.core, offset, limit)
-	}
-	return b.dec.PageAt(ctx, b.core, b.fn.page, offset, limit)
+	return route(b, func(b *Board[E, I, R, W, X]) ([]R, error) {
+		if b.fn.page == nil {
+			return b.dec.Page(ctx, b.core, offset, limit)
+		}
+		return b.dec.PageAt(ctx, b.core, b.fn.page, offset, limit)
+	})
 }
 
 // Around returns the entry of id with up to before entries ahead of it and after entries behind
 // it, or an error matching ErrNotFound.
 func (b *Board[E, I, R, W, X]) Around(ctx context.Context, id I, before, after int64) ([]R, error) {
-	return b.dec.Around(ctx, b.core, b.fn.around, id, before, after, false)
+	return route(b, func(b *Board[E, I, R, W, X]) ([]R, error) {
+		return b.dec.Around(ctx, b.core, b.fn.around, id, before, after, false)
+	})
 }
 
 // AroundFilled is Around with the window kept whole at the ends of the board: what the top cuts
@@ -225,7 +246,9 @@ func (b *Board[E, I, R, W, X]) Around(ctx context.Context, id I, before, after i
 // entry still sees before + after others when the board has them. The entry of id is in the
 // window; or an error matching ErrNotFound.
 func (b *Board[E, I, R, W, X]) AroundFilled(ctx context.Context, id I, before, after int64) ([]R, error) {
-	return b.dec.Around(ctx, b.core, b.fn.around, id, before, after, true)
+	return route(b, func(b *Board[E, I, R, W, X]) ([]R, error) {
+		return b.dec.Around(ctx, b.core, b.fn.around, id, before, after, true)
+	})
 }
 
 // After returns up to limit entries that rank after the cursor, best first, and the cursor of
@@ -234,30 +257,40 @@ func (b *Board[E, I, R, W, X]) AroundFilled(ctx context.Context, id I, before, a
 // cursor whose score is NaN marks no place: it is refused (ErrBadScore) before anything is
 // sent.
 func (b *Board[E, I, R, W, X]) After(ctx context.Context, cur Cursor, limit int64) ([]R, Cursor, error) {
-	return b.dec.After(ctx, b.core, b.fn.after, cur, limit)
+	type page struct {
+		rs  []R
+		cur Cursor
+	}
+	p, err := route(b, func(b *Board[E, I, R, W, X]) (page, error) {
+		rs, next, err := b.dec.After(ctx, b.core, b.fn.after, cur, limit)
+		return page{rs, next}, err
+	})
+	return p.rs, p.cur, err
 }
 
 // Count returns the number of entries.
-func (b *Board[E, I, R, W, X]) Count(ctx context.Context) (int64, error) { return b.core.Count(ctx) }
+func (b *Board[E, I, R, W, X]) Count(ctx context.Context) (int64, error) {
+	return route(b, func(b *Board[E, I, R, W, X]) (int64, error) { return b.core.Count(ctx) })
+}
 
 // GetMany returns, in one round trip, a Result per id in the order given: the entry, or an Err
 // matching ErrNotFound when the id has none. An invalid id fails the whole call before
 // anything is sent.
 func (b *Board[E, I, R, W, X]) GetMany(ctx context.Context, ids ...I) ([]X, error) {
-	return b.dec.GetMany(ctx, b.core, b.fn.getMany, ids)
+	return route(b, func(b *Board[E, I, R, W, X]) ([]X, error) { return b.dec.GetMany(ctx, b.core, b.fn.getMany, ids) })
 }
 
 // RankMany returns, in one round trip, the 1-based rank of each id in the order given, 0 for
 // an id without an entry. An invalid id fails the whole call before anything is sent.
 func (b *Board[E, I, R, W, X]) RankMany(ctx context.Context, ids ...I) ([]int64, error) {
-	return b.dec.RankMany(ctx, b.core, b.fn.rankMany, ids)
+	return route(b, func(b *Board[E, I, R, W, X]) ([]int64, error) { return b.dec.RankMany(ctx, b.core, b.fn.rankMany, ids) })
 }
 
 // RankedMany returns, in one round trip, the entry and 1-based rank of each id that has an
 // entry, best first: a friends list's standings. An id without an entry is left out, an id
 // given twice comes once. An invalid id fails the whole call before anything is sent.
 func (b *Board[E, I, R, W, X]) RankedMany(ctx context.Context, ids ...I) ([]R, error) {
-	return b.dec.RankedMany(ctx, b.core, b.fn.rankedMany, ids)
+	return route(b, func(b *Board[E, I, R, W, X]) ([]R, error) { return b.dec.RankedMany(ctx, b.core, b.fn.rankedMany, ids) })
 }
 
 // Bottom returns the last n entries, best first (the board's last entry last).
@@ -270,19 +303,25 @@ func (b *Board[E, I, R, W, X]) Bottom(ctx context.Context, n int64) ([]R, error)
 // before them. The board's size is read in the same script, so the page is exact. A negative
 // offset is an error matching ErrOutOfRange.
 func (b *Board[E, I, R, W, X]) PageFromEnd(ctx context.Context, offset, limit int64) ([]R, error) {
-	return b.dec.PageAt(ctx, b.core, b.fn.bottom, offset, limit)
+	return route(b, func(b *Board[E, I, R, W, X]) ([]R, error) {
+		return b.dec.PageAt(ctx, b.core, b.fn.bottom, offset, limit)
+	})
 }
 
 // Percentile returns the share of the board's entries that rank behind the entry of id, in
 // percent: 0 for the last entry, 100·(n−1)/n for the first of n; or an error matching
 // ErrNotFound. Its position and the board's size are read together, in one script call.
 func (b *Board[E, I, R, W, X]) Percentile(ctx context.Context, id I) (float64, error) {
-	return b.dec.Percentile(ctx, b.core, b.fn.standing, id)
+	return route(b, func(b *Board[E, I, R, W, X]) (float64, error) {
+		return b.dec.Percentile(ctx, b.core, b.fn.standing, id)
+	})
 }
 
 // PageOf returns the 1-based page of pageSize entries that holds the entry of id (Page(ctx,
 // (page-1)*pageSize, pageSize) returns it), or an error matching ErrNotFound; a pageSize below
 // 1 is an error matching ErrOutOfRange.
 func (b *Board[E, I, R, W, X]) PageOf(ctx context.Context, id I, pageSize int64) (int64, error) {
-	return b.dec.PageOf(ctx, b.core, b.fn.standing, id, pageSize)
+	return route(b, func(b *Board[E, I, R, W, X]) (int64, error) {
+		return b.dec.PageOf(ctx, b.core, b.fn.standing, id, pageSize)
+	})
 }

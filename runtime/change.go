@@ -46,6 +46,11 @@ type Change[E any] struct {
 	value any      // the delta or the new digit, as the changes function takes it
 	err   error    // a value outside the field's range, returned by Update
 	entry func(*E) // what the list's result entry takes of it (SetData: its data), or nil
+
+	// previous is the same change in the layout E's replaces (a Change of its Entry), or nil;
+	// previousErr, why that layout cannot hold its value.
+	previous    any
+	previousErr error
 }
 
 // NewChange is the change of field at slot of an id's arguments, sending value; err, when not
@@ -91,4 +96,36 @@ func changeGroup[E any](id any, slots int, changes []Change[E]) ([]any, error) {
 		g[c.slot] = c.value
 	}
 	return g, nil
+}
+
+// WithPrevious is c carrying the same change in the layout its layout replaces (previous, a
+// Change of that layout's Entry), or why that layout cannot take it (err): what a generated
+// Update sends where the board still holds the previous layout.
+func (c Change[E]) WithPrevious(previous any, err error) Change[E] {
+	c.previous, c.previousErr = previous, err
+	if err != nil {
+		c.previous = nil
+	}
+	return c
+}
+
+// ChangesIn is changes as the previous layout's (P's) changes, or an error matching
+// ErrNotInPreviousLayout for the first one that layout cannot apply alike (layout: its
+// fingerprint) or whose value it cannot hold.
+func ChangesIn[P, E any](layout string, changes []Change[E]) ([]Change[P], error) {
+	out := make([]Change[P], 0, len(changes))
+	for _, c := range changes {
+		if c.err != nil {
+			return nil, c.err
+		}
+		if c.previousErr != nil {
+			return nil, NotInPrevious(layout, c.previousErr)
+		}
+		p, ok := c.previous.(Change[P])
+		if !ok {
+			return nil, &PreviousLayoutError{Layout: layout, Field: c.field, Value: "(this change)", Why: "the previous layout applies this update otherwise (another range, stamp or zero entry), or lacks it"}
+		}
+		out = append(out, p)
+	}
+	return out, nil
 }

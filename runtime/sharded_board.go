@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"errors"
 	"math"
 	"slices"
 	"sync/atomic"
@@ -25,12 +26,47 @@ type ShardedBoard[E any, I ID, R, W, X any] struct {
 	shards []*Board[E, I, R, W, X] // shard i holds the ids that ShardOf maps to i
 	tokens *Tokens                 // one per batch write, shared by its shards' scripts
 	dec    *Decoding[E, I, R, W, X]
+	// previous is the board over its shards' views in the layout theirs replaces (Board's
+	// previous), where they have one: its reads that merge shards run on the view of the layout
+	// the shards hold (shardedRoute).
+	previous *ShardedBoard[E, I, R, W, X]
 }
 
 // NewShardedBoard returns the board whose shards are shards (at least one), in order: shard i
 // holds the ids that ShardOf maps to i. Every shard is a Board of the same layout and options.
 func NewShardedBoard[E any, I ID, R, W, X any](c redis.UniversalClient, shards []*Board[E, I, R, W, X]) *ShardedBoard[E, I, R, W, X] {
-	return &ShardedBoard[E, I, R, W, X]{c: c, shards: shards, tokens: NewTokens(), dec: shards[0].dec}
+	s := &ShardedBoard[E, I, R, W, X]{c: c, shards: shards, tokens: NewTokens(), dec: shards[0].dec}
+	if shards[0].previous != nil {
+		views := make([]*Board[E, I, R, W, X], len(shards))
+		for i, b := range shards {
+			views[i] = b.previous
+		}
+		s.previous = &ShardedBoard[E, I, R, W, X]{c: c, shards: views, tokens: s.tokens, dec: views[0].dec}
+	}
+	return s
+}
+
+// shardedRoute runs call on s or on its view in the previous layout, as its shards hold the
+// one or the other (Board's route): a read that merges the shards' entries compares them in
+// one layout's order, so while a migration has switched some shards and not others, it is
+// refused (ErrLayoutMismatch), and writes and reads of one id are not.
+func shardedRoute[E any, I ID, R, W, X, T any](s *ShardedBoard[E, I, R, W, X], call func(*ShardedBoard[E, I, R, W, X]) (T, error)) (T, error) {
+	if s.previous == nil {
+		return call(s)
+	}
+	first, second := s.previous, s
+	if h := s.shards[0].held.v.Load(); h == heldNew || h == heldUnknown && s.shards[0].core.newLayoutFirst {
+		first, second = s, s.previous
+	}
+	v, err := call(first)
+	if !errors.Is(err, ErrLayoutMismatch) {
+		return v, err
+	}
+	v2, err2 := call(second)
+	if errors.Is(err2, ErrLayoutMismatch) {
+		return v, err
+	}
+	return v2, err2
 }
 
 // Keys returns every key of every shard, shard by shard.
@@ -144,23 +180,25 @@ func (s *ShardedBoard[E, I, R, W, X]) Remove(ctx context.Context, ids ...I) (int
 // trim is atomic; a write that lands between the two rounds may move the cut by that write, and
 // the board never keeps more than keep entries.
 func (s *ShardedBoard[E, I, R, W, X]) Trim(ctx context.Context, keep int64) (int64, error) {
-	if keep < 0 {
-		return 0, IntRangeError("keep", keep, 0, math.MaxInt64)
-	}
-	shares := make([]int64, len(s.shards))
-	if keep > 0 {
-		heads, err := s.trimHeads(ctx, keep)
+	return shardedRoute(s, func(s *ShardedBoard[E, I, R, W, X]) (int64, error) {
+		if keep < 0 {
+			return 0, IntRangeError("keep", keep, 0, math.MaxInt64)
+		}
+		shares := make([]int64, len(s.shards))
+		if keep > 0 {
+			heads, err := s.trimHeads(ctx, keep)
+			if err != nil {
+				return 0, err
+			}
+			shares = Shares(heads, keep, s.dec.CompareRanked)
+		}
+		ctx, err := s.batch(ctx)
 		if err != nil {
 			return 0, err
 		}
-		shares = Shares(heads, keep, s.dec.CompareRanked)
-	}
-	ctx, err := s.batch(ctx)
-	if err != nil {
-		return 0, err
-	}
-	return SumShards(ctx, len(s.shards), func(ctx context.Context, i int) (int64, error) {
-		return s.shards[i].Trim(ctx, shares[i])
+		return SumShards(ctx, len(s.shards), func(ctx context.Context, i int) (int64, error) {
+			return s.shards[i].Trim(ctx, shares[i])
+		})
 	})
 }
 
@@ -185,11 +223,13 @@ func (s *ShardedBoard[E, I, R, W, X]) Get(ctx context.Context, id I) (E, error) 
 // shard rank ahead of it: greater scores (ZCOUNT, O(log n)) and equal scores with greater
 // members (the run of equal scores).
 func (s *ShardedBoard[E, I, R, W, X]) Rank(ctx context.Context, id I) (int64, error) {
-	pos, _, err := s.standing(ctx, id, false)
-	if err != nil {
-		return 0, err
-	}
-	return pos + 1, nil
+	return shardedRoute(s, func(s *ShardedBoard[E, I, R, W, X]) (int64, error) {
+		pos, _, err := s.standing(ctx, id, false)
+		if err != nil {
+			return 0, err
+		}
+		return pos + 1, nil
+	})
 }
 
 // Top returns the first n entries of the board, best first.
@@ -201,29 +241,31 @@ func (s *ShardedBoard[E, I, R, W, X]) Top(ctx context.Context, n int64) ([]R, er
 // its first offset + limit entries, in one pipelined round, and they are merged by Compare: the
 // cost grows with offset, so page deep boards with After.
 func (s *ShardedBoard[E, I, R, W, X]) Page(ctx context.Context, offset, limit int64) ([]R, error) {
-	n, err := pageDepth(offset, limit)
-	if n == 0 || err != nil {
-		return nil, err
-	}
-	heads, err := s.heads(ctx, n)
-	if err != nil {
-		return nil, err
-	}
-	merged := MergeSorted(heads, n, s.dec.CompareRanked)
-	return s.dec.Renumber(merged[min(offset, int64(len(merged))):], offset), nil
+	return shardedRoute(s, func(s *ShardedBoard[E, I, R, W, X]) ([]R, error) {
+		n, err := pageDepth(offset, limit)
+		if n == 0 || err != nil {
+			return nil, err
+		}
+		heads, err := s.heads(ctx, n)
+		if err != nil {
+			return nil, err
+		}
+		merged := MergeSorted(heads, n, s.dec.CompareRanked)
+		return s.dec.Renumber(merged[min(offset, int64(len(merged))):], offset), nil
+	})
 }
 
 // Around returns the entry of id with up to before entries ahead of it and after entries behind
 // it, as Board.Around does, or an error matching ErrNotFound. It takes three rounds: the entry,
 // its position (as Rank), then the window's part of every shard, pipelined.
 func (s *ShardedBoard[E, I, R, W, X]) Around(ctx context.Context, id I, before, after int64) ([]R, error) {
-	return s.around(ctx, id, before, after, false)
+	return shardedRoute(s, func(s *ShardedBoard[E, I, R, W, X]) ([]R, error) { return s.around(ctx, id, before, after, false) })
 }
 
 // AroundFilled is Around with the window kept whole at the ends of the board, as
 // Board.AroundFilled does.
 func (s *ShardedBoard[E, I, R, W, X]) AroundFilled(ctx context.Context, id I, before, after int64) ([]R, error) {
-	return s.around(ctx, id, before, after, true)
+	return shardedRoute(s, func(s *ShardedBoard[E, I, R, W, X]) ([]R, error) { return s.around(ctx, id, before, after, true) })
 }
 
 // around reads the window around the entry of id, at position r. Of the entries ahead of it in
@@ -272,15 +314,23 @@ func (s *ShardedBoard[E, I, R, W, X]) After(ctx context.Context, cur Cursor, lim
 	if math.IsNaN(cur.Score) {
 		return nil, cur, BadScore(cur.Score, "a cursor's score is a number, never NaN")
 	}
-	starts, pages, err := s.afterAll(ctx, cur, limit)
+	type after struct {
+		starts []int64
+		pages  [][]R
+		dec    *Decoding[E, I, R, W, X]
+	}
+	a, err := shardedRoute(s, func(s *ShardedBoard[E, I, R, W, X]) (after, error) {
+		starts, pages, err := s.afterAll(ctx, cur, limit)
+		return after{starts, pages, s.dec}, err
+	})
 	if err != nil {
 		return nil, cur, err
 	}
-	page := s.dec.Renumber(MergeSorted(pages, limit, s.dec.CompareRanked), Sum(starts))
+	page := s.dec.Renumber(MergeSorted(a.pages, limit, s.dec.CompareRanked), Sum(a.starts))
 	if len(page) == 0 {
 		return page, cur, nil
 	}
-	next, err := s.dec.CursorOf(s.dec.EntryOf(page[len(page)-1]))
+	next, err := a.dec.CursorOf(s.dec.EntryOf(page[len(page)-1])) // in the layout the shards hold
 	if err != nil {
 		return nil, cur, err
 	}
@@ -289,21 +339,23 @@ func (s *ShardedBoard[E, I, R, W, X]) After(ctx context.Context, cur Cursor, lim
 
 // Count returns the number of entries of all shards, read in one pipelined round.
 func (s *ShardedBoard[E, I, R, W, X]) Count(ctx context.Context) (int64, error) {
-	cmds, err := s.readAll(ctx, func(c redis.Cmdable, _ int, key string) redis.Cmder {
-		return c.ZCard(ctx, key)
-	})
-	if err != nil {
-		return 0, err
-	}
-	var n int64
-	for _, cmd := range cmds {
-		k, err := cmd.(*redis.IntCmd).Result()
+	return shardedRoute(s, func(s *ShardedBoard[E, I, R, W, X]) (int64, error) {
+		cmds, err := s.readAll(ctx, func(c redis.Cmdable, _ int, key string) redis.Cmder {
+			return c.ZCard(ctx, key)
+		})
 		if err != nil {
 			return 0, err
 		}
-		n += k
-	}
-	return n, nil
+		var n int64
+		for _, cmd := range cmds {
+			k, err := cmd.(*redis.IntCmd).Result()
+			if err != nil {
+				return 0, err
+			}
+			n += k
+		}
+		return n, nil
+	})
 }
 
 // GetMany returns a Result per id in the order given, as Board.GetMany does, with one script
@@ -324,30 +376,34 @@ func (s *ShardedBoard[E, I, R, W, X]) GetMany(ctx context.Context, ids ...I) ([]
 // entry, in two rounds: the entries (GetMany), then one pipelined round in which every shard
 // counts the entries ahead of each of them (ids × shards after-script calls).
 func (s *ShardedBoard[E, I, R, W, X]) RankMany(ctx context.Context, ids ...I) ([]int64, error) {
-	found, err := s.GetMany(ctx, ids...)
-	if err != nil {
-		return nil, err
-	}
-	return s.ranksOf(ctx, found)
+	return shardedRoute(s, func(s *ShardedBoard[E, I, R, W, X]) ([]int64, error) {
+		found, err := s.GetMany(ctx, ids...)
+		if err != nil {
+			return nil, err
+		}
+		return s.ranksOf(ctx, found)
+	})
 }
 
 // RankedMany returns the entry and 1-based rank of each id that has an entry, best first, as
 // Board.RankedMany does, in RankMany's two rounds.
 func (s *ShardedBoard[E, I, R, W, X]) RankedMany(ctx context.Context, ids ...I) ([]R, error) {
-	ids = Distinct(ids)
-	found, err := s.GetMany(ctx, ids...)
-	if err != nil {
-		return nil, err
-	}
-	ranks, err := s.ranksOf(ctx, found)
-	if err != nil {
-		return nil, err
-	}
-	entries := make([]E, len(found))
-	for i, r := range found {
-		entries[i], _ = s.dec.ResultOf(r) // an id without an entry has rank 0 and is left out
-	}
-	return s.dec.rankedInOrder(ranks, entries), nil
+	return shardedRoute(s, func(s *ShardedBoard[E, I, R, W, X]) ([]R, error) {
+		ids = Distinct(ids)
+		found, err := s.GetMany(ctx, ids...)
+		if err != nil {
+			return nil, err
+		}
+		ranks, err := s.ranksOf(ctx, found)
+		if err != nil {
+			return nil, err
+		}
+		entries := make([]E, len(found))
+		for i, r := range found {
+			entries[i], _ = s.dec.ResultOf(r) // an id without an entry has rank 0 and is left out
+		}
+		return s.dec.rankedInOrder(ranks, entries), nil
+	})
 }
 
 // ranksOf is the 1-based rank of each of GetMany's results, 0 for one without an entry: every
@@ -395,18 +451,20 @@ func (s *ShardedBoard[E, I, R, W, X]) Bottom(ctx context.Context, n int64) ([]R,
 // limit entries and its size in one pipelined round; the board's last offset + limit entries
 // are the last of their merge by Compare. The cost grows with offset, as Page's does.
 func (s *ShardedBoard[E, I, R, W, X]) PageFromEnd(ctx context.Context, offset, limit int64) ([]R, error) {
-	n, err := pageDepth(offset, limit)
-	if n == 0 || err != nil {
-		return nil, err
-	}
-	tails, count, err := s.tails(ctx, n)
-	if err != nil {
-		return nil, err
-	}
-	merged := MergeSorted(tails, -1, s.dec.CompareRanked)
-	from := int64(len(merged)) - min(n, int64(len(merged)))
-	to := max(from, int64(len(merged))-offset)
-	return s.dec.Renumber(merged[from:to], count-int64(len(merged))+from), nil
+	return shardedRoute(s, func(s *ShardedBoard[E, I, R, W, X]) ([]R, error) {
+		n, err := pageDepth(offset, limit)
+		if n == 0 || err != nil {
+			return nil, err
+		}
+		tails, count, err := s.tails(ctx, n)
+		if err != nil {
+			return nil, err
+		}
+		merged := MergeSorted(tails, -1, s.dec.CompareRanked)
+		from := int64(len(merged)) - min(n, int64(len(merged)))
+		to := max(from, int64(len(merged))-offset)
+		return s.dec.Renumber(merged[from:to], count-int64(len(merged))+from), nil
+	})
 }
 
 // tails reads the last n entries of every shard, best first, and adds up the shards' sizes, in
@@ -456,25 +514,29 @@ func (s *ShardedBoard[E, I, R, W, X]) tails(ctx context.Context, n int64) (lists
 // percent, as Board.Percentile does, or an error matching ErrNotFound. Its position and the
 // board's size are read in the same pipelined round.
 func (s *ShardedBoard[E, I, R, W, X]) Percentile(ctx context.Context, id I) (float64, error) {
-	pos, count, err := s.standing(ctx, id, true)
-	if err != nil {
-		return 0, err
-	}
-	return 100 * float64(count-1-pos) / float64(count), nil
+	return shardedRoute(s, func(s *ShardedBoard[E, I, R, W, X]) (float64, error) {
+		pos, count, err := s.standing(ctx, id, true)
+		if err != nil {
+			return 0, err
+		}
+		return 100 * float64(count-1-pos) / float64(count), nil
+	})
 }
 
 // PageOf returns the 1-based page of pageSize entries that holds the entry of id (Page(ctx,
 // (page-1)*pageSize, pageSize) returns it), or an error matching ErrNotFound; a pageSize below 1
 // is an error matching ErrOutOfRange.
 func (s *ShardedBoard[E, I, R, W, X]) PageOf(ctx context.Context, id I, pageSize int64) (int64, error) {
-	if pageSize < 1 {
-		return 0, IntRangeError("pageSize", pageSize, 1, math.MaxInt64)
-	}
-	pos, _, err := s.standing(ctx, id, false)
-	if err != nil {
-		return 0, err
-	}
-	return pos/pageSize + 1, nil
+	return shardedRoute(s, func(s *ShardedBoard[E, I, R, W, X]) (int64, error) {
+		if pageSize < 1 {
+			return 0, IntRangeError("pageSize", pageSize, 1, math.MaxInt64)
+		}
+		pos, _, err := s.standing(ctx, id, false)
+		if err != nil {
+			return 0, err
+		}
+		return pos/pageSize + 1, nil
+	})
 }
 
 // standing reads the 0-based position of the entry of id among all shards and, when sized, the

@@ -453,6 +453,9 @@ func loadSchema(e *env, cmd, schema string) (*layout.Layout, bool) {
 		return nil, false
 	}
 	l, err := layout.Parse(schema, src)
+	if err == nil {
+		err = layout.LoadPrevious(l, schema, func(path string) ([]byte, error) { return os.ReadFile(e.path(path)) })
+	}
 	if err != nil {
 		printError(e, cmd, err)
 		return nil, false

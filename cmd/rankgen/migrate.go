@@ -22,7 +22,7 @@ func init() {
 	register(&command{
 		name:     "migrate",
 		args:     "KEY",
-		required: []string{"from", "to"},
+		required: []string{"to"},
 		short:    "re-encode a live board from an earlier schema's layout to the schema's",
 		long: `Migrate re-encodes the board KEY, written with the layout of an earlier schema (-from), to the
 layout of the schema -to, as package migrate does from Go. Fields are mapped by name: -rename
@@ -56,7 +56,10 @@ board (the current one and the keep before it, KEY:ID) is migrated in turn, thos
 skipped; -to-key KEY2 names the copies KEY2:ID. -shards S migrates each of the S shards of a
 ShardedBoard (in each season). A line on stderr names each part as it starts.
 
--from is a file, or git:REF for the -to file at a git revision (as for breaking).
+-from is a file, or git:REF for the -to file at a git revision (as for breaking). Without it,
+the -to schema's previous: block names the earlier schema and gives the mapping (its rename,
+default and drop), the one its generated code reads the earlier layout's entries by until the
+switch.
 
 Progress (entries done, rate, ETA) goes to a terminal's stderr; nothing when stderr is not a
 terminal. -json writes progress and the result as JSON lines on stdout instead.
@@ -67,7 +70,7 @@ Exit status: 0 when the board is migrated (or was already), 1 on schema, mapping
 verification or Redis errors, 2 on usage errors.`,
 		flags: func(fs *flag.FlagSet) func(*env, []string) int {
 			o := &migrateFlags{renames: map[string]string{}, defaults: map[string]string{}}
-			fs.StringVar(&o.from, "from", "", "the earlier schema: a `file`, or git:REF (required)")
+			fs.StringVar(&o.from, "from", "", "the earlier schema: a `file`, or git:REF (default: the -to schema's previous:)")
 			fs.StringVar(&o.to, "to", "", "the new schema `file` (required)")
 			fs.StringVar(&o.url, "redis", "", "the server, as a redis:// `URL` (default $REDIS_URL, else redis://localhost:6379)")
 			fs.StringVar(&o.toKey, "to-key", "", "build the copy at `KEY2` and leave KEY as it is")
@@ -124,8 +127,8 @@ func pairFlag(name string, into map[string]string) func(string) error {
 func runMigrate(e *env, o *migrateFlags, args []string) int {
 	c := commands["migrate"]
 	switch {
-	case o.from == "" || o.to == "":
-		return usageFail(e, c, "-from and -to are required")
+	case o.to == "":
+		return usageFail(e, c, "-to is required")
 	case len(args) != 1:
 		return usageFail(e, c, "migrate takes the board's KEY")
 	case o.batch < 1 || o.maxIDs < 1:
@@ -166,6 +169,9 @@ func migrationPlan(e *env, o *migrateFlags) (*migrate.Plan, bool) {
 	if !ok {
 		return nil, false
 	}
+	if o.from == "" {
+		return previousPlan(e, o, newL)
+	}
 	oldName, oldSrc, err := e.earlier(o.from, o.to)
 	if err != nil {
 		e.errorf("migrate", "%v", err)
@@ -183,6 +189,26 @@ func migrationPlan(e *env, o *migrateFlags) (*migrate.Plan, bool) {
 		return nil, false
 	}
 	return p, true
+}
+
+// previousPlan is the plan from the schema's previous: block (no -from given), whose mapping
+// is the one its code reads the previous layout by: the mapping flags may not change it.
+func previousPlan(e *env, o *migrateFlags, l *layout.Layout) (*migrate.Plan, bool) {
+	switch {
+	case l.Previous == nil:
+		e.errorf("migrate", "%s names no previous schema: give the earlier one with -from FILE or -from git:REF", o.to)
+		return nil, false
+	case len(o.renames) > 0 || len(o.defaults) > 0 || len(o.drops) > 0:
+		e.errorf("migrate", "%s's previous: gives the mapping; change it there (rename, default, drop), or give -from with the flags", o.to)
+		return nil, false
+	}
+	p, err := migrate.PreviousPlan(l)
+	var nm *migrate.NoMappingError
+	if errors.As(err, &nm) {
+		e.errorf("migrate", "no mapping from %s to %s:\n  %s", l.Previous.Schema, o.to, strings.Join(nm.Problems, "\n  "))
+		return nil, false
+	}
+	return p, err == nil
 }
 
 func redisURL(flagValue string) string {

@@ -324,3 +324,33 @@ func TestMigrateCommandSlipFails(t *testing.T) {
 		t.Errorf("the fence stands after the run failed; want it lifted")
 	}
 }
+
+// TestMigrateCommandPrevious: without -from, migrate takes the earlier schema and the mapping
+// from the -to schema's previous: block.
+func TestMigrateCommandPrevious(t *testing.T) {
+	dir := t.TempDir()
+	newSrc := strings.Replace(migrateOld, "bits: 20", "bits: 24", 1) + "  - name: Paid\n    type: bool\n    order: desc\nprevious:\n  schema: old.yaml\n  default: {Paid: true}\n"
+	for name, src := range map[string]string{"old.yaml": migrateOld, "board.yaml": newSrc} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	srv := redistest.Start(t)
+	c := srv.Client(t)
+	ctx := context.Background()
+	old, _ := layout.Parse("old", []byte(migrateOld))
+	score, member, _ := old.Encode(layout.Entry{ID: "ann", Keys: []uint64{7}})
+	c.ZAdd(ctx, "board", redis.Z{Score: score, Member: member})
+	c.Set(ctx, rankgenrt.MetaKey("board"), old.Fingerprint, 0)
+
+	var stdout, stderr bytes.Buffer
+	args := []string{"migrate", "-to", "board.yaml", "-redis", "redis://" + srv.Options().Addr, "-json", "board"}
+	if code := runIn(&env{stdout: &stdout, stderr: &stderr, dir: dir}, args); code != exitOK || !strings.Contains(stdout.String(), `"switched":true`) {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout.String(), stderr.String())
+	}
+	newL, _ := layout.Parse("new", []byte(newSrc))
+	score, member, _ = newL.Encode(layout.Entry{ID: "ann", Keys: []uint64{7, 1}}) // Paid: the previous: default
+	if got, err := c.ZScore(ctx, "board", member).Result(); err != nil || got != score {
+		t.Errorf("ann: score %v (%v), want %v (Paid true, as previous: says)", got, err, score)
+	}
+}

@@ -228,6 +228,11 @@ func TestSubmissionResendOnce(t *testing.T) {
 	c.AddHook(lose)
 	ctx := context.Background()
 	s := exampleboards.LiveSeason(t, c, relay.NewWeekSeasons(nil, "").At, time.Minute)
+	// Loaded first: on a server without it, the first call the hook loses would be the one
+	// that finds the library missing, not the submission.
+	if err := relay.Library().Load(ctx, c); err != nil {
+		t.Fatal(err)
+	}
 	for _, mode := range []int32{loseReply, loseRequest} {
 		r := newRelay(c, fmt.Sprintf("{%s}", redistest.Key(t, fmt.Sprint("resend", mode))), s)
 		in := relay.RaceInput{

@@ -37,6 +37,33 @@ func TestReads(t *testing.T) {
 	}
 }
 
+// TestReadsAfterASwitch: a Board that has read its board refuses it once another layout
+// claims it (a migration's switch), by plain command and by library function alike: it never
+// reads the new layout's entries as its own.
+func TestReadsAfterASwitch(t *testing.T) {
+	needPython(t)
+	for _, ex := range exampleboards.All() {
+		t.Run(ex.Name, func(t *testing.T) {
+			c := redistest.Client(t)
+			l := ex.Layout(t)
+			dir, name := module(t, l)
+			key := redistest.Key(t, ex.Name)
+			b := aBoard(t, c, ex, key)
+			entries := fill(t, l, ex, b, 5, rand.New(rand.NewPCG(4, 5)))
+			id := pyID(l, entries[0].ID)
+			ops := []map[string]any{{"op": "top", "n": 3}, {"op": "count"}, {"op": "switch", "fp": "0123456789abcdef"},
+				{"op": "top", "n": 3}, {"op": "count"}, {"op": "rank", "id": id}, {"op": "get", "id": id}}
+			got, _ := pyReads(t, c, l, dir, name, b.MethodByName("Key").Call(nil)[0].String(), ops)
+			for i, r := range got {
+				refused := reflect.DeepEqual(r, map[string]any{"error": "LAYOUT_MISMATCH"})
+				if i < 2 && refused || i > 2 && !refused {
+					t.Errorf("%v: %v; want the read %s", ops[i], r, map[bool]string{true: "refused", false: "to succeed"}[i > 2])
+				}
+			}
+		})
+	}
+}
+
 // aBoard is a Go board of ex on key: a periodic example's of the season that holds the
 // server's clock.
 func aBoard(t *testing.T, c *redis.Client, ex exampleboards.Example, key string) reflect.Value {

@@ -33,6 +33,7 @@ type readOp struct {
 	Before int64    `json:"before"`
 	After  int64    `json:"after"`
 	Fill   bool     `json:"fill"`
+	Fp     string   `json:"fp,omitempty"` // switch: the fingerprint another layout claims the board with
 }
 
 type readsInput struct {
@@ -265,6 +266,30 @@ func normalize(t *testing.T, v []any) []any {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// TestReadsAfterASwitch: a module's Board that has read its board refuses it once another
+// layout claims it (a migration's switch): it never reads the new layout's entries as its own.
+func TestReadsAfterASwitch(t *testing.T) {
+	dist := buildModules(t)
+	c := redistest.Client(t)
+	for _, ex := range examples() {
+		t.Run(ex.Name, func(t *testing.T) {
+			l := ex.Layout(t)
+			b, key := goBoard(t, ex, c, l, "switch")
+			ids := fill(t, b, l, rand.New(rand.NewPCG(6, 7)), 5)
+			ops := []readOp{{Op: "top", N: 3}, {Op: "get", ID: ids[0]}, {Op: "switch", Fp: "0123456789abcdef"},
+				{Op: "top", N: 3}, {Op: "get", ID: ids[0]}, {Op: "rank", ID: ids[0]}}
+			var got []any
+			runHarness(t, dist, "reads", readsInput{Module: modulePath(dist, ex), Addr: c.Options().Addr, Key: key, Ops: ops}, &got)
+			for i, r := range got {
+				refused := reflect.DeepEqual(r, map[string]any{"error": "LAYOUT_MISMATCH"})
+				if i < 2 && refused || i > 2 && !refused {
+					t.Errorf("%+v: %v; want the read %s", ops[i], r, map[bool]string{true: "refused", false: "to succeed"}[i > 2])
+				}
+			}
+		})
+	}
 }
 
 // TestReadsRefuseAnotherLayout reads a board one example wrote with the TypeScript module of

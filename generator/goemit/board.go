@@ -17,13 +17,14 @@ import (
 // round trip.
 func emitBoard(f *jen.File, c *codec) {
 	l := c.l
-	b := &board{l: l, f: f, c: c}
+	b := &board{l: l, f: f, c: c, previousValues: map[*layout.Field]*layout.Field{}}
 	ops := catalog.Ops(l)
 	b.scripts(catalog.Scripts(l))
 	b.boardType()
 	b.options()
 	b.constructor()
 	b.resultTypes()
+	b.previous()
 	if b.l.NumScore > 0 {
 		b.bandTypes()
 	}
@@ -33,6 +34,7 @@ func emitBoard(f *jen.File, c *codec) {
 		}
 	}
 	b.reindex()
+	b.previousHelpers()
 	b.helpers()
 	b.seasons()
 	emitFeeds(b)
@@ -53,6 +55,12 @@ type board struct {
 	l *layout.Layout
 	f *jen.File
 	c *codec // the codec's constants and range checks, which the board's methods share
+
+	// Where the schema names its previous one: how many methods route to it, and the previous
+	// field of each field whose value a routed update converts.
+	routed          int
+	previousValues  map[*layout.Field]*layout.Field
+	previousChanges []catalog.FieldUpdate // the set, max and min changes that route
 }
 
 func rt(name string) *jen.Statement { return jen.Qual(runtimePath, name) }

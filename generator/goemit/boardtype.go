@@ -33,6 +33,9 @@ once per key and reuse it.%s`, side, adopt, dataDoc(l))))
 		jen.Id("core").Op("*").Add(rt("Core")).Comment("the board's machinery: client, keys, writes, the fingerprint check"),
 	)
 	fields = append(fields, b.seasonFields()...)
+	if pr := b.l.Previous; pr != nil && pr.Layout != nil {
+		fields = append(fields, jen.Id("previous").Op("*").Id(prevName("Board")).Comment("the board in the layout this one replaces, until a migration switches it"))
+	}
 	f.Type().Id("Board").Struct(fields...)
 	f.Line()
 }
@@ -63,6 +66,11 @@ func (b *board) options() {
 		return // the package file declares them for every board
 	}
 	b.optionDecls("Option configures a Board.", fmt.Sprintf("WithCoalescing sends concurrent single writes (%s) as batches, each caller told its own result (rankgenrt.WithCoalescing).", b.coalescedWrites()))
+	if pr := b.l.Previous; pr != nil && pr.Layout != nil {
+		b.comment("WithNewLayoutFirst makes a board this code finds in neither layout (a new key) start in this layout rather than the one it replaces (%s); set it once no code of that layout writes any more (rankgenrt.WithNewLayoutFirst).", pr.Schema)
+		b.f.Func().Id("WithNewLayoutFirst").Params().Id("Option").Block(jen.Return(rt("WithNewLayoutFirst").Call()))
+		b.f.Line()
+	}
 }
 
 // optionDecls declares Option (its doc given) and its constructors, WithCoalescing's doc given.
@@ -114,14 +122,25 @@ func (b *board) constructor() {
 	if l.Season != nil {
 		doc, params, newCore = b.seasonConstructor(dict, params)
 	}
-	dict[jen.Id("Board")] = rt("NewBoard").Call(jen.Id("core"), jen.Id("decoding"))
+	newBoard := rt("NewBoard").Call(jen.Id("core"), jen.Id("decoding"))
 	if l.NumScore > 0 {
 		dict[jen.Id("ScoreReads")] = rt("NewScoreReads").Call(jen.Id("core"), jen.Id("decoding"))
 	}
+	body := []jen.Code{jen.Id("core").Op(":=").Add(newCore)}
+	if pr := l.Previous; pr != nil && pr.Layout != nil {
+		doc += fmt.Sprintf(" Until a migration switches the board to this layout, it reads and writes the board in the layout this one replaces (%s), as that layout's code does; then in this one (rankgenrt.NewBoardReplacing).", pr.Schema)
+		args := []jen.Code{jen.Id("c"), jen.Id("key")}
+		if l.Season != nil {
+			args = append(args, jen.Id("s"))
+		}
+		body = append(body, jen.Id("previous").Op(":=").Id(prevName("NewBoard")).Call(append(args, jen.Id("opts").Op("..."))...))
+		newBoard = rt("NewBoardReplacing").Call(jen.Id("core"), jen.Id("decoding"), rt("NewBoard").Call(jen.Id("previous").Dot("core"), jen.Id("decodingViaPrevious")))
+		dict[jen.Id("previous")] = jen.Id("previous")
+	}
+	dict[jen.Id("Board")] = newBoard
 	b.comment("%s", doc)
 	f.Func().Id("NewBoard").Params(append(params, jen.Id("opts").Op("...").Id("Option"))...).Op("*").Id("Board").Block(
-		jen.Id("core").Op(":=").Add(newCore),
-		jen.Return(jen.Op("&").Id("Board").Values(dict)),
+		append(body, jen.Return(jen.Op("&").Id("Board").Values(dict)))...,
 	)
 	f.Line()
 }

@@ -84,14 +84,14 @@ func (b *board) changeConstructor(u catalog.FieldUpdate) {
 	case u.Update != layout.OpAdd && fallible && !wide(fd):
 		// A value out of range stays in the Change: its list is refused before anything is sent.
 		b.f.Func().Id(name).Params(jen.Id(arg).Add(valueType(fd, u.Update))).Id("Change").Block(
-			jen.Return(rt("ChangeTo").Types(jen.Id("Entry")).Call(jen.Lit(fd.Name), jen.Id(changeSlot(u)), jen.Id(digitFunc(fd)), jen.Id(arg))))
+			jen.Return(b.previousChange(u, rt("ChangeTo").Types(jen.Id("Entry")).Call(jen.Lit(fd.Name), jen.Id(changeSlot(u)), jen.Id(digitFunc(fd)), jen.Id(arg)))))
 		b.f.Line()
 		return
 	case u.Update != layout.OpAdd:
 		body = b.digitStmts(fd, "d", param, func(err jen.Code) jen.Code { return jen.Return(change(nil, err)) })
 		val = b.digitArg(fd)
 	}
-	body = append(body, jen.Return(change(val, err)))
+	body = append(body, jen.Return(b.previousChange(u, change(val, err).(*jen.Statement))))
 	b.f.Func().Id(name).Params(jen.Id(arg).Add(valueType(fd, u.Update))).Id("Change").Block(body...)
 	b.f.Line()
 }
@@ -119,8 +119,9 @@ func (b *board) changesType() {
 // updateOneList emits Update(ctx, id, changes...).
 func (b *board) updateOneList(op catalog.Op) {
 	b.comment("%s", b.updateListDoc())
+	call := jen.Id("decoding").Dot("Update").Call(jen.Id("ctx"), jen.Id("b").Dot("core"), jen.Id(op.Function()), jen.Id("changeArgs"), jen.Id("id"), jen.Id("changes"))
 	recvDecl(b.f).Id(op.Methods[0]).Params(ctxParam(), jen.Id("id").Add(b.idType()), jen.Id("changes").Op("...").Id("Change")).Params(jen.Id("Written"), jen.Error()).Block(
-		jen.Return(jen.Id("decoding").Dot("Update").Call(jen.Id("ctx"), jen.Id("b").Dot("core"), jen.Id(op.Function()), jen.Id("changeArgs"), jen.Id("id"), jen.Id("changes"))),
+		jen.Return(b.routedList(call, false)),
 	)
 	b.f.Line()
 }
@@ -151,11 +152,12 @@ func (b *board) updateLists(op catalog.Op) {
 	}
 	b.comment("%s", doc)
 	l := jen.Id("lists").Index(jen.Id("i"))
+	call := jen.Id("decoding").Dot("UpdateMany").Call(jen.Id("ctx"), jen.Id("b").Dot("core"), jen.Id(op.Function()), jen.Id("changeArgs"), jen.Len(jen.Id("lists")),
+		jen.Func().Params(jen.Id("i").Int()).Params(b.idType(), jen.Index().Id("Change")).Block(
+			jen.Return(jen.Add(l).Dot(b.l.IDName), jen.Add(l).Dot("Apply")),
+		))
 	recvDecl(b.f).Id(op.Methods[1]).Params(ctxParam(), jen.Id("lists").Index().Id("Changes")).Params(jen.Index().Id("Result"), jen.Error()).Block(
-		jen.Return(jen.Id("decoding").Dot("UpdateMany").Call(jen.Id("ctx"), jen.Id("b").Dot("core"), jen.Id(op.Function()), jen.Id("changeArgs"), jen.Len(jen.Id("lists")),
-			jen.Func().Params(jen.Id("i").Int()).Params(b.idType(), jen.Index().Id("Change")).Block(
-				jen.Return(jen.Add(l).Dot(b.l.IDName), jen.Add(l).Dot("Apply")),
-			))),
+		jen.Return(b.routedList(call, true)),
 	)
 	b.f.Line()
 }
@@ -168,12 +170,12 @@ func (b *board) touch(op catalog.Op) {
 	}
 	b.comment("%s sets %s of the entry of id to now and leaves its other fields as they are, in one script call, and returns what it did (Written: the entry after, the one before, and Changed when a stamp moved). A play that scores nothing still counts as the latest: ties on the stamp see it. An id without an entry gets the zero entry, stamped, as a field update that creates it does. A clock outside a stamped field's range (or the board's season) is refused, leaving the entry as it was.", op.Methods[0], strings.Join(stamps, ", "))
 	recvDecl(b.f).Id(op.Methods[0]).Params(ctxParam(), jen.Id("id").Add(b.idType())).Params(jen.Id("Written"), jen.Error()).Block(
-		jen.Return(jen.Id("decoding").Dot("Touch").Call(jen.Id("ctx"), jen.Id("b").Dot("core"), jen.Id(op.Function()), jen.Id("id"))),
+		jen.Return(b.routedTouch(op.Methods[0], jen.Id("decoding").Dot("Touch").Call(jen.Id("ctx"), jen.Id("b").Dot("core"), jen.Id(op.Function()), jen.Id("id")), jen.Id("id"), false)),
 	)
 	b.f.Line()
 	b.comment("%s touches many ids in one script call, atomic as a whole, with one clock, as Touch does each: its Result per id holds what it did or the error that left that entry unchanged (an invalid id's, unsent). The error return is for failures of the whole call (connection, ErrLayoutMismatch), which change nothing.", op.Methods[1])
 	recvDecl(b.f).Id(op.Methods[1]).Params(ctxParam(), jen.Id("ids").Index().Add(b.idType())).Params(jen.Index().Id("Result"), jen.Error()).Block(
-		jen.Return(jen.Id("decoding").Dot("TouchMany").Call(jen.Id("ctx"), jen.Id("b").Dot("core"), jen.Id(op.Function()), jen.Id("ids"))),
+		jen.Return(b.routedTouch(op.Methods[1], jen.Id("decoding").Dot("TouchMany").Call(jen.Id("ctx"), jen.Id("b").Dot("core"), jen.Id(op.Function()), jen.Id("ids")), jen.Id("ids"), true)),
 	)
 	b.f.Line()
 }

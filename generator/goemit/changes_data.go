@@ -16,8 +16,8 @@ func (b *board) setDataChange() {
 	b.f.Func().Id(dataChange).Params(jen.Id("d").Id(data)).Id("Change").Block(
 		jen.List(jen.Id("s"), jen.Err()).Op(":=").Id("d").Dot("Encode").Call(),
 		errNil().Block(jen.Return(rt("NewChange").Types(jen.Id("Entry")).Call(jen.Lit(data), jen.Id("changeData"), jen.Nil(), jen.Err()))),
-		jen.Return(rt("NewEntryChange").Types(jen.Id("Entry")).Call(jen.Lit(data), jen.Id("changeData"), jen.Id("s"),
-			jen.Func().Params(jen.Id("e").Op("*").Id("Entry")).Block(jen.Id("e").Dot(data).Op("=").Id("d")))),
+		jen.Return(b.previousDataChange(rt("NewEntryChange").Types(jen.Id("Entry")).Call(jen.Lit(data), jen.Id("changeData"), jen.Id("s"),
+			jen.Func().Params(jen.Id("e").Op("*").Id("Entry")).Block(jen.Id("e").Dot(data).Op("=").Id("d"))))),
 	)
 	b.f.Line()
 }

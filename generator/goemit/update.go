@@ -77,8 +77,9 @@ func (b *board) updateOne(op catalog.Op) {
 	arg := updateArg(u)
 	b.comment("%s", wrap(b.updateDoc(name, fd, u)))
 	one := jen.Index().Id("Update").Types(valueType(fd, u)).Values(jen.Values(jen.Id(b.l.IDName).Op(":").Id("id"), jen.Id("Value").Op(":").Id(arg)))
+	call := jen.Id("decoding").Dot("First").Call(jen.Id("applyEach").Call(jen.Id("ctx"), jen.Id("b"), jen.Id(op.Function()), one, b.updateValue(fd, u)))
 	recvDecl(b.f).Id(name).Params(ctxParam(), jen.Id("id").Add(b.idType()), jen.Id(arg).Add(valueType(fd, u))).Params(jen.Id("Written"), jen.Error()).Block(
-		jen.Return(jen.Id("decoding").Dot("First").Call(jen.Id("applyEach").Call(jen.Id("ctx"), jen.Id("b"), jen.Id(op.Function()), one, b.updateValue(fd, u)))),
+		jen.Return(b.routedUpdate(op, call, false)),
 	)
 }
 
@@ -86,8 +87,9 @@ func (b *board) updateOne(op catalog.Op) {
 func (b *board) updateMany(op catalog.Op) {
 	fd, u, name := op.Field, op.Update, op.Methods[0]
 	b.comment("%s applies %s to many updates in one script call (see Update).", name, strings.TrimSuffix(name, "Many"))
+	call := jen.Id("applyEach").Call(jen.Id("ctx"), jen.Id("b"), jen.Id(op.Function()), jen.Id("updates"), b.updateValue(fd, u))
 	recvDecl(b.f).Id(name).Params(ctxParam(), jen.Id("updates").Index().Id("Update").Types(valueType(fd, u))).Params(jen.Index().Id("Result"), jen.Error()).Block(
-		jen.Return(jen.Id("applyEach").Call(jen.Id("ctx"), jen.Id("b"), jen.Id(op.Function()), jen.Id("updates"), b.updateValue(fd, u))),
+		jen.Return(b.routedUpdate(op, call, true)),
 	)
 }
 

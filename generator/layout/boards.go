@@ -142,6 +142,10 @@ func ParseBoards(file string, src []byte, read func(path string) ([]byte, error)
 			}
 			continue
 		}
+		if l.Previous != nil {
+			p.errAt(b.schema, "board %s: %s names a previous schema, which a board of a package cannot use yet (its code would write only its own layout); remove previous: there, and migrate the board with rankgen migrate -from, deploying right after the switch", b.name.Value, b.schema.Value)
+			continue
+		}
 		if l.Package != pkg.Package && pkg.Package != "" {
 			p.errAt(b.schema, "board %s: %s says package %s, but this file generates package %s; set \"package: %s\" in %s", b.name.Value, b.schema.Value, l.Package, pkg.Package, pkg.Package, b.schema.Value)
 			continue

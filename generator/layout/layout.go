@@ -310,6 +310,11 @@ type Layout struct {
 	// layout in one script. Generated API only, outside the canonical form and the fingerprints.
 	Feeds []*Feed
 
+	// Previous is the schema this one replaces, when it names one (previous:): generated code
+	// then writes a board in the previous layout until a migration switches it. Generated API
+	// only, outside the canonical form and the fingerprints; LoadPrevious reads its layout.
+	Previous *Previous
+
 	ScoreRadix uint64 // Π R over the score fields: P ∈ [0, ScoreRadix)
 	ScoreLimit uint64 // the most distinct P the score kind holds exactly (2^53, 2^62, or the decimal bound)
 

@@ -33,6 +33,7 @@ type rawSchema struct {
 	DataPos                                       scalar
 	Feeds                                         []rawFeed // feeds: writes to several boards at once
 	FeedsPos                                      scalar
+	Previous                                      rawPrevious // previous: the schema this one replaces
 }
 
 type rawID struct {
@@ -52,7 +53,7 @@ type rawField struct {
 }
 
 var (
-	topKeys   = []string{"package", "doc", "id", "separator", "score", "decimal_places", "fields", "season", "data", "sharded", "feeds"}
+	topKeys   = []string{"package", "doc", "id", "separator", "score", "decimal_places", "fields", "season", "data", "sharded", "feeds", "previous"}
 	idKeys    = []string{"name", "type", "max_bytes", "order"}
 	fieldKeys = []string{"name", "type", "bits", "digits", "order", "min", "max", "epoch", "unit",
 		"values", "in", "doc", "update", "overflow", "stamp"}
@@ -225,6 +226,8 @@ func (p *parser) schema(root *yaml.Node) *rawSchema {
 		case "feeds":
 			raw.FeedsPos = scalar{Line: k.Line, Col: k.Column, Set: true}
 			raw.Feeds, raw.FeedsPos.Bad = p.feeds(v)
+		case "previous":
+			raw.Previous = p.previous(k, v)
 		}
 	})
 	markBad(misspelt, map[string]*scalar{"package": &raw.Package, "decimal_places": &raw.DecimalPlaces, "fields": &raw.FieldsPos})

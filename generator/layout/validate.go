@@ -80,6 +80,7 @@ func (v *validator) layout(raw *rawSchema) *Layout {
 	v.dataLayout(raw, l, names)
 	v.enumNames(l)
 	v.feeds(raw, l, names)
+	v.previousBlock(raw.Previous, l)
 	// Placement needs every field's radix and the score's kind; it does not need names,
 	// orders or updates, so errors there do not hide the score's capacity.
 	if len(l.Fields) == 0 || len(l.Fields) < len(raw.Fields) || !scoreOK {

@@ -2050,7 +2050,6 @@ class Board:
         self.key = key
         self._side = side_key(key, "idx" if _INDEXED else "meta")
         self._keys = [key, self._side, side_key(key, "ack"), side_key(key, "migrate:fence")]
-        self._verified = False
         if dedup_window < 0:
             raise OutOfRangeError("dedup window = %d is out of range [0, ...]" % dedup_window)
         self._head = ["px" if ttl_ms is not None else "", max(int(ttl_ms), 1) if ttl_ms is not None else 0, "", str(dedup_window)]
@@ -2110,13 +2109,8 @@ class Board:
 
     def _read(self, queue):
         """One read command (queue puts it on a pipeline), with the board's layout fingerprint
-        read in the same round trip until the board has been seen to record this layout's:
-        another layout's is a LayoutMismatchError, never entries misread."""
-        if self._verified:
-            try:
-                return queue(self.client)
-            except redis.exceptions.ResponseError as err:
-                raise _typed(err) from err
+        read in the same round trip, every time (a migration may have switched the board since
+        the last read): another layout's is a LayoutMismatchError, never entries misread."""
         pipe = self.client.pipeline(transaction=False)
         # Where this layout records its fingerprint, and where a layout of the other kind would.
         if _INDEXED:
@@ -2134,7 +2128,6 @@ class Board:
         if fp is not None:
             if fp != FINGERPRINT.encode():
                 raise LayoutMismatchError("board has layout %s, this code reads layout %s" % (fp.decode("utf-8", "replace"), FINGERPRINT))
-            self._verified = True
         if isinstance(reply, Exception):
             raise _typed(reply) from reply
         return reply

@@ -599,7 +599,6 @@ export const LibrarySource: string = "#!lua name=duel_8896786dbb33\nlocal LIBRAR
  */
 export class Board {
   readonly keys: string[];
-  private verified = false;
   private readonly window: string;
   private readonly tokens = randomBytes(9).toString("hex") + ".";
   private count = 0;
@@ -837,25 +836,23 @@ export class Board {
   }
 
   /**
-   * command sends one read command, after checking the fingerprint the board records until
-   * it has been seen to be this layout's: another layout's is a LayoutMismatchError.
+   * command sends one read command, after checking the fingerprint the board records, every
+   * time (a migration may have switched the board since the last read): another layout's is
+   * a LayoutMismatchError, never entries misread.
    */
   private async command(args: (string | Buffer)[]): Promise<Reply> {
     try {
-      if (!this.verified) {
-        const side = this.keys[1];
-        let fp = (await (INDEXED ? this.client.callBuffer("HGET", side, "") : this.client.callBuffer("GET", side))) as Reply;
-        if (fp === null) {
-          // None where this layout records it: a board the other kind of layout wrote records
-          // its own in its side key (a key of another type there: none).
-          const other = INDEXED ? this.client.callBuffer("GET", sideKey(this.keys[0], "meta")) : this.client.callBuffer("HGET", sideKey(this.keys[0], "idx"), "");
-          fp = ((await (other as Promise<Reply>).catch(() => null)) as Reply) ?? null;
-        }
-        if (fp !== null) {
-          const have = text(fp, "fingerprint").toString("latin1");
-          if (have !== Fingerprint) throw new LayoutMismatchError(`board has layout ${JSON.stringify(have)}, this code reads layout ${Fingerprint}`);
-          this.verified = true;
-        }
+      const side = this.keys[1];
+      let fp = (await (INDEXED ? this.client.callBuffer("HGET", side, "") : this.client.callBuffer("GET", side))) as Reply;
+      if (fp === null) {
+        // None where this layout records it: a board the other kind of layout wrote records
+        // its own in its side key (a key of another type there: none).
+        const other = INDEXED ? this.client.callBuffer("GET", sideKey(this.keys[0], "meta")) : this.client.callBuffer("HGET", sideKey(this.keys[0], "idx"), "");
+        fp = ((await (other as Promise<Reply>).catch(() => null)) as Reply) ?? null;
+      }
+      if (fp !== null) {
+        const have = text(fp, "fingerprint").toString("latin1");
+        if (have !== Fingerprint) throw new LayoutMismatchError(`board has layout ${JSON.stringify(have)}, this code reads layout ${Fingerprint}`);
       }
       const [cmd, ...rest] = args;
       return (await this.client.callBuffer(cmd as string, ...rest)) as Reply;

@@ -55,6 +55,12 @@ def main():
                 res = ranked(board.ranked_many([ident(i) for i in op["ids"]]))
             elif name == "count":
                 res = board.count()
+            elif name == "switch":  # another layout claims the board, as a migration's switch does
+                if m._INDEXED:
+                    client.hset(board._side, "", op["fp"])
+                else:
+                    client.set(board._side, op["fp"])
+                res = None
             else:
                 raise ValueError("unknown op " + name)
         except m.RankgenError as err:

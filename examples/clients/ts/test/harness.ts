@@ -98,7 +98,7 @@ interface Reads {
   module: string;
   addr: string; // host:port
   key: string;
-  ops: { op: string; id?: string; ids?: string[]; n?: number; offset?: number; limit?: number; before?: number; after?: number; fill?: boolean }[];
+  ops: { op: string; id?: string; ids?: string[]; n?: number; offset?: number; limit?: number; before?: number; after?: number; fill?: boolean; fp?: string }[];
 }
 
 async function reads(r: Reads): Promise<unknown> {
@@ -137,6 +137,13 @@ async function reads(r: Reads): Promise<unknown> {
           case "rankedMany":
             out.push(canon(await board.rankedMany(o.ids!.map(id))));
             break;
+          case "switch": {
+            // Another layout claims the board, as a migration's switch does.
+            if ((await client.call("TYPE", board.keys[1])) === "hash") await client.call("HSET", board.keys[1], "", o.fp!);
+            else await client.call("SET", board.keys[1], o.fp!);
+            out.push(null);
+            break;
+          }
           case "functions": {
             // The board's library on the server: loaded by the reads themselves when missing.
             const libs = (await client.call("FUNCTION", "LIST", "LIBRARYNAME", m.LibraryName)) as unknown[];
