@@ -16,6 +16,9 @@ type Band[E any] struct {
 // returns err.
 func bandErr[E any](err error) Band[E] { return Band[E]{err: err} }
 
+// Err is the error of a band built from a value out of its field's range, or nil.
+func (b Band[E]) Err() error { return b.err }
+
 // ScorePrefix is the leading score fields fixed so far (a generated <Field>Prefix holds one):
 // their scores are those of P in [p, end). The zero ScorePrefix fixes none.
 type ScorePrefix struct {

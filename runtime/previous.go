@@ -200,3 +200,34 @@ func (d *Decoding[E, I, R, W, X]) Via(v Via[E]) *Decoding[E, I, R, W, X] {
 	c.Decode, c.DecodeData, c.Encode, c.EntryArgs = v.Decode, v.DecodeData, v.Encode, v.EntryArgs
 	return &c
 }
+
+// ClampRange is [lo, hi] (bounds of a field of a layout) within [min, max] (the range of the
+// same field in the layout it replaces), as that field's values: the entries of a board in the
+// previous layout whose field lies in [lo, hi] are exactly those in the range it returns, and
+// false says there are none.
+func ClampRange[To, From Integer](lo, hi From, min, max To) (To, To, bool) {
+	if less(hi, min) || less(max, lo) || less(hi, lo) {
+		return 0, 0, false
+	}
+	plo, phi := min, max
+	if !less(lo, min) {
+		plo = To(lo)
+	}
+	if !less(max, hi) {
+		phi = To(hi)
+	}
+	return plo, phi, true
+}
+
+// less compares integers of any two types exactly.
+func less[A, B Integer](a A, b B) bool {
+	switch {
+	case a < 0 && b >= 0:
+		return true
+	case a >= 0 && b < 0:
+		return false
+	case a < 0: // both negative: int64 holds both
+		return int64(a) < int64(b)
+	}
+	return uint64(a) < uint64(b)
+}

@@ -340,6 +340,19 @@ func deployRound(b1 *v1.Board, b3 *v3.Board, w *v3.Entry, i int, fail func(strin
 		fail("v3 SetPoints 2^35 on v1's layout: %v; want ErrNotInPreviousLayout", err)
 		return
 	}
+	// v3's reads of a range of Points read v1's, over the bounds within v1's range.
+	if es, err := b3.RangePoints(ctx, w.Points, w.Points, 0, 1000); err != nil || !slices.Contains(es, *w) {
+		fail("v3 RangePoints [%d, %d] does not hold %+v: %d entries, %v", w.Points, w.Points, *w, len(es), err)
+		return
+	}
+	if n, err := b3.CountPointsBetween(ctx, 1<<31, 1<<36); err != nil || n != 0 {
+		fail("v3 CountPointsBetween [2^31, 2^36] on v1's layout: %d, %v; want 0 (past v1's range)", n, err)
+		return
+	}
+	if _, err := b3.CountPointsBetween(ctx, 0, 1<<41); !errors.Is(err, rankgenrt.ErrOutOfRange) {
+		fail("v3 CountPointsBetween past its own range: %v; want ErrOutOfRange", err)
+		return
+	}
 	if rank3, err := b3.Rank(ctx, id); err != nil || rank3 < 1 {
 		fail("v3 Rank %s: %d, %v", id, rank3, err)
 	}

@@ -61,6 +61,7 @@ type board struct {
 	routed          int
 	previousValues  map[*layout.Field]*layout.Field
 	previousChanges []catalog.FieldUpdate // the set, max and min changes that route
+	previousEntries bool                  // a routed read returns the previous layout's entries
 }
 
 func rt(name string) *jen.Statement { return jen.Qual(runtimePath, name) }

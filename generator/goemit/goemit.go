@@ -43,13 +43,18 @@ func Generate(l *layout.Layout) ([]byte, error) {
 }
 
 // render renders a layout's declarations into f, whose header and package doc are set: as a
-// package of its own (pb nil) or as board pb of a package of boards.
-func render(f *jen.File, l *layout.Layout, pb *layout.Board) ([]byte, error) {
+// package of its own (pb nil) or as board pb of a package of boards;
+// keep names constants to declare even where the file itself does not use them (what another
+// file of the package refers to).
+func render(f *jen.File, l *layout.Layout, pb *layout.Board, keep ...string) ([]byte, error) {
 	f.ImportAlias(runtimePath, "rankgenrt")
 	f.ImportName(redisPath, "redis")
 
 	c := newCodec(l)
 	c.inPackage = pb
+	for _, name := range keep {
+		c.used[name] = true
+	}
 	constBlock := emitCodec(f, c)
 	emitBoard(f, c)
 	if l.Sharded { // ShardedBoard is about 40% of a file: only where the schema asks for it

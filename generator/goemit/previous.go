@@ -39,7 +39,7 @@ func GeneratePrevious(l *layout.Layout) ([]byte, error) {
 		doc.WriteString("\t" + strings.TrimRight(line, " ") + "\n")
 	}
 	f.HeaderComment("// " + layout.Header(l.File) + "\n\n" + strings.ReplaceAll(lineComment(strings.TrimSuffix(doc.String(), "\n")), "// \t", "//\t"))
-	src, err := render(f, &pl, nil)
+	src, err := render(f, &pl, nil, previousBounds(l)...)
 	if err != nil {
 		return nil, err
 	}
@@ -388,6 +388,16 @@ func (b *board) previousHelpers() {
 		jen.Return(jen.Id("r")),
 	)
 	f.Line()
+	if b.previousEntries {
+		b.comment("entriesOfPrevious are entries of the layout this one replaces, in this layout's terms.")
+		f.Func().Id("entriesOfPrevious").Params(jen.Id("es").Index().Id(prevName("Entry"))).Index().Id("Entry").Block(
+			jen.If(jen.Id("es").Op("==").Nil()).Block(jen.Return(jen.Nil())),
+			jen.Id("out").Op(":=").Make(jen.Index().Id("Entry"), jen.Len(jen.Id("es"))),
+			jen.For(jen.List(jen.Id("i"), jen.Id("e")).Op(":=").Range().Id("es")).Block(jen.Id("out").Index(jen.Id("i")).Op("=").Id("fromPrevious").Call(jen.Id("e"))),
+			jen.Return(jen.Id("out")),
+		)
+		f.Line()
+	}
 	b.comment("resultsOfPrevious is what a batch of the layout this one replaces did, in this layout's terms.")
 	f.Func().Id("resultsOfPrevious").Params(jen.Id("rs").Index().Id(prevName("Result"))).Index().Id("Result").Block(
 		jen.If(jen.Id("rs").Op("==").Nil()).Block(jen.Return(jen.Nil())),
@@ -500,4 +510,59 @@ func (b *board) routedTouch(method string, call *jen.Statement, ids jen.Code, ma
 		jen.Func().Params().Params(result.Clone(), jen.Error()).Block(
 			jen.List(jen.Id("r"), jen.Err()).Op(":=").Id("b").Dot("previous").Dot(method).Call(jen.Id("ctx"), ids),
 			jen.Return(jen.Id(read).Call(jen.Id("r")), jen.Id("refusedByPrevious").Call(jen.Err()))))
+}
+
+// routedLead is the body of Range<Lead> (entries) or Count<Lead>Between (call, on this
+// layout's board) where the previous layout reads the same band (LeadRoutes): on a board in
+// that layout, its own method over the bounds clamped to its field's range, which holds every
+// value it stores (an empty intersection reads nothing), after this layout's range check.
+func (b *board) routedLead(method string, call *jen.Statement, entries bool) jen.Code {
+	pr := b.l.Previous
+	if pr == nil {
+		return call
+	}
+	of, ok := pr.LeadRoutes(b.l)
+	if !ok {
+		return call
+	}
+	lead := b.l.Fields[0]
+	bounds := previousBounds(b.l)
+	bound := func(name string) jen.Code { return jen.Id(of.GoType).Call(jen.Id(prevName(name))) }
+	result, empty, args := jen.Int64(), jen.Lit(0), []jen.Code{jen.Id("ctx"), jen.Id("lo"), jen.Id("hi")}
+	read := []jen.Code{
+		jen.List(jen.Id("n"), jen.Err()).Op(":=").Id("b").Dot("previous").Dot(method).Call(args...),
+		jen.Return(jen.Id("n"), jen.Id("refusedByPrevious").Call(jen.Err())),
+	}
+	if entries {
+		b.previousEntries = true
+		result, empty = jen.Index().Id("Entry"), jen.Nil()
+		args = append(args, jen.Id("offset"), jen.Id("limit"))
+		read = []jen.Code{
+			jen.List(jen.Id("es"), jen.Err()).Op(":=").Id("b").Dot("previous").Dot(method).Call(args...),
+			jen.Return(jen.Id("entriesOfPrevious").Call(jen.Id("es")), jen.Id("refusedByPrevious").Call(jen.Err())),
+		}
+	}
+	b.routed++
+	prev := append([]jen.Code{
+		jen.If(jen.Err().Op(":=").Id(lead.Name+"Between").Call(jen.Id("lo"), jen.Id("hi")).Dot("Err").Call(), jen.Err().Op("!=").Nil()).Block(jen.Return(empty, jen.Err())),
+		jen.List(jen.Id("lo"), jen.Id("hi"), jen.Id("ok")).Op(":=").Add(rt("ClampRange")).Call(jen.Id("lo"), jen.Id("hi"), bound(bounds[0]), bound(bounds[1])),
+		jen.If(jen.Op("!").Id("ok")).Block(jen.Return(empty, jen.Nil())),
+	}, read...)
+	return rt("Route").Call(jen.Id("b").Dot("Board"),
+		jen.Func().Params().Params(result, jen.Error()).Block(jen.Return(call)),
+		jen.Func().Params().Params(result.Clone(), jen.Error()).Block(prev...))
+}
+
+// previousBounds names the previous layout's constants of its leading field's range, which
+// the routed range reads clamp to (its file declares them for them), where they route.
+func previousBounds(l *layout.Layout) []string {
+	of, ok := l.Previous.LeadRoutes(l)
+	if !ok {
+		return nil
+	}
+	bases, err := baseNames(l.Previous.Layout)
+	if err != nil {
+		return nil
+	}
+	return []string{bases[of] + "Min", bases[of] + "Max"}
 }

@@ -15,8 +15,9 @@ func (b *board) rangeLead(op catalog.Op) {
 	if b.l.HasData() {
 		fn = jen.Id(op.Function())
 	}
-	body := []jen.Code{jen.Return(jen.Id("decoding").Dot("LeadRange").Call(jen.Id("ctx"), jen.Id("b").Dot("core"), fn,
-		jen.Id(lead.Name+"Between").Call(jen.Id("lo"), jen.Id("hi")), jen.Id("offset"), jen.Id("limit")))}
+	call := jen.Id("decoding").Dot("LeadRange").Call(jen.Id("ctx"), jen.Id("b").Dot("core"), fn,
+		jen.Id(lead.Name+"Between").Call(jen.Id("lo"), jen.Id("hi")), jen.Id("offset"), jen.Id("limit"))
+	body := []jen.Code{jen.Return(b.routedLead(op.Methods[0], call, true))}
 	recvDecl(b.f).Id(op.Methods[0]).Params(ctxParam(), jen.List(jen.Id("lo"), jen.Id("hi")).Add(goType(lead)), jen.List(jen.Id("offset"), jen.Id("limit")).Int64()).Params(jen.Index().Id("Entry"), jen.Error()).Block(body...)
 	b.f.Line()
 }
@@ -25,8 +26,9 @@ func (b *board) rangeLead(op catalog.Op) {
 func (b *board) countRange(op catalog.Op) {
 	lead := b.l.Fields[0]
 	b.comment("%s", wrap(fmt.Sprintf("%s returns the number of entries whose %s lies in [lo, hi], with one ZCOUNT in O(log n): %s leads the score, so the range is a band of scores. Bounds outside %s's range are an error matching ErrOutOfRange.", op.Methods[0], lead.Name, lead.Name, lead.Name)))
-	body := []jen.Code{jen.Return(jen.Id("decoding").Dot("CountBetween").Call(jen.Id("ctx"), jen.Id("b").Dot("core"),
-		jen.Id(lead.Name+"Between").Call(jen.Id("lo"), jen.Id("hi"))))}
+	call := jen.Id("decoding").Dot("CountBetween").Call(jen.Id("ctx"), jen.Id("b").Dot("core"),
+		jen.Id(lead.Name+"Between").Call(jen.Id("lo"), jen.Id("hi")))
+	body := []jen.Code{jen.Return(b.routedLead(op.Methods[0], call, false))}
 	recvDecl(b.f).Id(op.Methods[0]).Params(ctxParam(), jen.List(jen.Id("lo"), jen.Id("hi")).Add(goType(lead))).Params(jen.Int64(), jen.Error()).Block(body...)
 	b.f.Line()
 }

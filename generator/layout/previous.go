@@ -324,6 +324,19 @@ func (pr *Previous) zerosAlike(l *Layout) bool {
 	return true
 }
 
+// LeadRoutes says whether code of l reads a range of its leading field on a board in the
+// previous layout with that layout's same read, getting the same entries in the same order:
+// the previous layout's leading field is the one l's comes from, an integer leading the score
+// in the same order (the read's bounds clamped to its range, which holds every value it stores).
+func (pr *Previous) LeadRoutes(l *Layout) (*Field, bool) {
+	if pr.Layout == nil || l.NumScore == 0 || pr.Layout.NumScore == 0 || pr.Fields[0] != 0 {
+		return nil, false
+	}
+	of, nf := pr.Layout.Fields[0], l.Fields[0]
+	integer := func(f *Field) bool { return f.Kind == Uint || f.Kind == Int }
+	return of, integer(of) && integer(nf) && of.Order == nf.Order && !of.Season && !nf.Season
+}
+
 // TouchRoutes says whether code of l touches an entry on a board in the previous layout with
 // that layout's touch: both stamp the same fields alike and start a missing id alike.
 func (pr *Previous) TouchRoutes(l *Layout) bool {

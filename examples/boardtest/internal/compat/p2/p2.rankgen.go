@@ -680,14 +680,38 @@ func (b *Board) TouchMany(ctx context.Context, ids []string) ([]Result, error) {
 // is a band of scores. Bounds outside Points's range, and a negative offset, are an error matching
 // ErrOutOfRange.
 func (b *Board) RangePoints(ctx context.Context, lo, hi uint32, offset, limit int64) ([]Entry, error) {
-	return decoding.LeadRange(ctx, b.core, nil, PointsBetween(lo, hi), offset, limit)
+	return rankgenrt.Route(b.Board, func() ([]Entry, error) {
+		return decoding.LeadRange(ctx, b.core, nil, PointsBetween(lo, hi), offset, limit)
+	}, func() ([]Entry, error) {
+		if err := PointsBetween(lo, hi).Err(); err != nil {
+			return nil, err
+		}
+		lo, hi, ok := rankgenrt.ClampRange(lo, hi, uint32(previousPointsMin), uint32(previousPointsMax))
+		if !ok {
+			return nil, nil
+		}
+		es, err := b.previous.RangePoints(ctx, lo, hi, offset, limit)
+		return entriesOfPrevious(es), refusedByPrevious(err)
+	})
 }
 
 // CountPointsBetween returns the number of entries whose Points lies in [lo, hi], with one ZCOUNT
 // in O(log n): Points leads the score, so the range is a band of scores. Bounds outside Points's
 // range are an error matching ErrOutOfRange.
 func (b *Board) CountPointsBetween(ctx context.Context, lo, hi uint32) (int64, error) {
-	return decoding.CountBetween(ctx, b.core, PointsBetween(lo, hi))
+	return rankgenrt.Route(b.Board, func() (int64, error) {
+		return decoding.CountBetween(ctx, b.core, PointsBetween(lo, hi))
+	}, func() (int64, error) {
+		if err := PointsBetween(lo, hi).Err(); err != nil {
+			return 0, err
+		}
+		lo, hi, ok := rankgenrt.ClampRange(lo, hi, uint32(previousPointsMin), uint32(previousPointsMax))
+		if !ok {
+			return 0, nil
+		}
+		n, err := b.previous.CountPointsBetween(ctx, lo, hi)
+		return n, refusedByPrevious(err)
+	})
 }
 
 // AroundScore returns, best first with their ranks, up to before entries that rank ahead of the
@@ -729,6 +753,18 @@ func writtenOfPrevious(w PreviousWritten) Written {
 		r.Before = fromPrevious(w.Before)
 	}
 	return r
+}
+
+// entriesOfPrevious are entries of the layout this one replaces, in this layout's terms.
+func entriesOfPrevious(es []PreviousEntry) []Entry {
+	if es == nil {
+		return nil
+	}
+	out := make([]Entry, len(es))
+	for i, e := range es {
+		out[i] = fromPrevious(e)
+	}
+	return out
 }
 
 // resultsOfPrevious is what a batch of the layout this one replaces did, in this layout's terms.
