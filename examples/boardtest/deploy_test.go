@@ -479,21 +479,7 @@ func TestSeasonsRollingDeploy(t *testing.T) {
 		}
 	}
 
-	src, err := os.ReadFile("internal/compat/p2/p2.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	l, err := layout.Parse("internal/compat/p2/p2.yaml", src)
-	if err == nil {
-		err = layout.LoadPrevious(l, "internal/compat/p2/p2.yaml", os.ReadFile)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	plan, err := migrate.PreviousPlan(l)
-	if err != nil {
-		t.Fatal(err)
-	}
+	plan := previousPlan(t, "internal/compat/p2/p2.yaml")
 	now, err := c.Time(ctx).Result()
 	if err != nil {
 		t.Fatal(err)
@@ -575,21 +561,7 @@ func TestShardedRollingDeploy(t *testing.T) {
 	}
 	checkTop("during the deploy")
 
-	src, err := os.ReadFile("internal/compat/v3/v3.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	l, err := layout.Parse("internal/compat/v3/v3.yaml", src)
-	if err == nil {
-		err = layout.LoadPrevious(l, "internal/compat/v3/v3.yaml", os.ReadFile)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	plan, err := migrate.PreviousPlan(l)
-	if err != nil {
-		t.Fatal(err)
-	}
+	plan := previousPlan(t, "internal/compat/v3/v3.yaml")
 	// Halfway (one shard switched), writes and reads of one id go on; a read that merges
 	// shards of two layouts is refused, typed.
 	if _, err := migrate.Run(ctx, c, plan, migrate.Options{Key: keys[0]}); err != nil {
