@@ -105,6 +105,9 @@ func rollingDeploy(t *testing.T, n int, storm bool) {
 	var (
 		stop            = make(chan struct{})
 		acked, fenced   atomic.Int64
+		heldBack        atomic.Int64 // refusals of writes of values only v3's layout holds
+		heldByFence     atomic.Int64 // of which the migration's fence made (ErrMigrating, with Wait)
+		rallyAcked      atomic.Int64
 		resent          atomic.Int64
 		longest         atomic.Int64 // nanoseconds from a write's first attempt to its acknowledgement
 		switched        atomic.Bool
@@ -128,10 +131,13 @@ func rollingDeploy(t *testing.T, n int, storm bool) {
 					w := want[i]
 					w.Points += 3
 					after := switched.Load()
-					if after && i%2 == 0 {
-						w.Class = v3.ClassRally // only v3's layout holds it
+					// Writer 7 sets Class rally, which only v3's layout holds: refused until
+					// the switch, then written. The others do so once it has switched.
+					rally := g == 7 || after && i%2 == 0
+					if rally {
+						w.Class = v3.ClassRally
 					}
-					add := round%2 == 1 // every other round adds instead, as v1's code did
+					add := round%2 == 1 && !rally // every other round adds instead, as v1's code did
 					if add {
 						w = want[i]
 						w.Points += 7
@@ -145,6 +151,16 @@ func rollingDeploy(t *testing.T, n int, storm bool) {
 							_, err = b3.Set(wctx, w)
 						}
 						var me *rankgenrt.MigratingError
+						if rally && (errors.As(err, &me) || errors.Is(err, rankgenrt.ErrNotInPreviousLayout)) {
+							heldBack.Add(1) // until the switch: during the migration, told when by Wait
+							if me != nil {
+								heldByFence.Add(1)
+								time.Sleep(me.Wait)
+							} else {
+								time.Sleep(5 * time.Millisecond)
+							}
+							continue
+						}
 						if errors.As(err, &me) {
 							fenced.Add(1)
 							time.Sleep(me.Wait)
@@ -162,11 +178,14 @@ func rollingDeploy(t *testing.T, n int, storm bool) {
 						}
 						break
 					}
-					if d := int64(time.Since(start)); d > longest.Load() {
+					if d := int64(time.Since(start)); !rally && d > longest.Load() { // the pause: writes the old layout holds
 						longest.Store(d)
 					}
 					want[i] = w
 					acked.Add(1)
+					if rally {
+						rallyAcked.Add(1)
+					}
 					if after {
 						newLayoutWrites.Add(1)
 					}
@@ -207,8 +226,11 @@ func rollingDeploy(t *testing.T, n int, storm bool) {
 	if newLayoutWrites.Load() == 0 {
 		t.Fatal("no write reached the board after the switch")
 	}
-	t.Logf("%d entries: %d writes acknowledged during and after the migration, %d resent after a killed connection, %d refused by the fence (it stood %v, closed %v; the migration's count %d), longest write %v; the migration ran %d times",
-		n, acked.Load(), resent.Load(), fenced.Load(), rep.Fenced, rep.Closed, rep.Refused, time.Duration(longest.Load()), runs)
+	if rallyAcked.Load() == 0 {
+		t.Fatal("no write of Class rally was acknowledged after the switch")
+	}
+	t.Logf("%d entries: %d writes acknowledged during and after the migration, %d resent after a killed connection, %d refused by the fence's final catch-up (it stood %v, closed %v; the migration counts %d refusals in all), longest write %v; the migration ran %d times; writes of Class rally refused until the switch %d times (%d by the fence, with a Wait), %d acknowledged after it",
+		n, acked.Load(), resent.Load(), fenced.Load(), rep.Fenced, rep.Closed, rep.Refused, time.Duration(longest.Load()), runs, heldBack.Load(), heldByFence.Load(), rallyAcked.Load())
 
 	// After the switch: v1's code is refused (nothing written), its reads too (this Board read
 	// the board in v1's layout before: nothing it remembers lets it misread v3's entries), and
