@@ -169,6 +169,17 @@ func OnPrevious(layout string, err error) error {
 	return err
 }
 
+// OnPreviousAdd is err, an add's refusal by the previous layout's view, as this layout's code
+// reports it: an overflow past an edge both layouts share (lowShared: the lowest value; delta
+// below 0) is this layout's own; past an edge only the previous layout has, one it cannot hold
+// (ErrNotInPreviousLayout). Other errors as OnPrevious says.
+func OnPreviousAdd(layout string, err error, delta int64, lowShared, highShared bool) error {
+	if errors.Is(err, ErrOverflow) && (delta < 0 && lowShared || delta > 0 && highShared) {
+		return err
+	}
+	return OnPrevious(layout, err)
+}
+
 // recordedBy says whether err refuses a write because its token was recorded by a call of the
 // view's layout.
 func recordedBy[E any, I ID, R, W, X any](err error, view *Board[E, I, R, W, X]) bool {

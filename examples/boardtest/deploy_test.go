@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"os"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -657,4 +659,153 @@ func TestNewBoardsLayout(t *testing.T) {
 			t.Fatalf("%s: %+v, %v; want 5 points", key, got, err)
 		}
 	}
+}
+
+// TestRoutedEqualsNative: random writes and reads of v3's code on a board in v1's layout give
+// what the same calls give on a board in v3's own layout (started WithNewLayoutFirst), reply
+// for reply, where v1's layout can hold their values; where it cannot, the call is refused with
+// ErrNotInPreviousLayout and changes nothing, and the native board is given the same refusal's
+// outcome by leaving the call out. Both boards then hold the same entries.
+func TestRoutedEqualsNative(t *testing.T) {
+	for seed := range uint64(4) {
+		t.Run(fmt.Sprint("seed", seed), func(t *testing.T) { routedEqualsNative(t, seed) })
+	}
+}
+
+func routedEqualsNative(t *testing.T, seed uint64) {
+	c := redistest.Client(t)
+	routed := v3.NewBoard(c, redistest.Key(t, "routed"))
+	native := v3.NewBoard(c, redistest.Key(t, "native"), v3.WithNewLayoutFirst())
+	if _, err := v1.NewBoard(c, routed.Key()).Set(ctx, v1.Entry{PlayerID: "seed", Points: 1}); err != nil {
+		t.Fatal(err) // the routed board holds v1's layout from the start
+	}
+	if _, err := native.Set(ctx, v3.Entry{PlayerID: "seed", Points: 1}); err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(7, seed))
+	points := func() uint64 {
+		switch rng.IntN(10) {
+		case 0:
+			return 1<<30 + uint64(rng.IntN(10)) // past v1's range
+		case 1:
+			return 1<<30 - 1 - uint64(rng.IntN(3)) // v1's edge
+		}
+		return uint64(rng.IntN(50))
+	}
+	entry := func() v3.Entry {
+		e := v3.Entry{PlayerID: fmt.Sprintf("p%d", rng.IntN(12)), Points: points(), Data: v3.Data{Nick: fmt.Sprint("n", rng.IntN(5)), Level: uint8(rng.IntN(3))}}
+		if rng.IntN(6) == 0 {
+			e.Class = v3.ClassRally // v1's layout holds only kart
+		}
+		return e
+	}
+	type call func(b *v3.Board) (any, error)
+	var refused, applied int
+	for step := range 600 {
+		var f call
+		switch rng.IntN(9) {
+		case 0:
+			e := entry()
+			f = func(b *v3.Board) (any, error) { return b.Set(ctx, e) }
+		case 1:
+			e := entry()
+			f = func(b *v3.Board) (any, error) { return b.Best(ctx, e) }
+		case 2:
+			e := entry()
+			f = func(b *v3.Board) (any, error) { return b.Insert(ctx, e) }
+		case 3:
+			id, d := entry().PlayerID, int64(rng.IntN(40))-10
+			f = func(b *v3.Board) (any, error) { return b.AddPoints(ctx, id, d) }
+		case 4:
+			id, v := entry().PlayerID, points()
+			f = func(b *v3.Board) (any, error) { return b.SetPoints(ctx, id, v) }
+		case 5:
+			id, d, data := entry().PlayerID, int64(rng.IntN(5)), entry().Data
+			f = func(b *v3.Board) (any, error) { return b.Update(ctx, id, v3.AddPoints(d), v3.SetData(data)) }
+		case 6: // a batch: an item v1's layout cannot hold is refused alone, as the native board's is left out
+			ups := []v3.Update[int64]{{PlayerID: entry().PlayerID, Value: 3}, {PlayerID: entry().PlayerID, Value: -100}, {PlayerID: entry().PlayerID, Value: 1 << 29}}
+			got, err := routed.AddPointsMany(ctx, ups)
+			if err != nil {
+				t.Fatalf("step %d: AddPointsMany on v1's layout: %v", step, err)
+			}
+			var kept []v3.Update[int64]
+			var keptGot []v3.Result
+			for i, r := range got {
+				if errors.Is(r.Err, rankgenrt.ErrNotInPreviousLayout) {
+					refused++
+					continue
+				}
+				kept, keptGot = append(kept, ups[i]), append(keptGot, r)
+			}
+			want, err := native.AddPointsMany(ctx, kept)
+			if err != nil || !sameResults(keptGot, want) {
+				t.Fatalf("step %d: AddPointsMany on v1's layout %+v; on v3's %+v, %v", step, keptGot, want, err)
+			}
+			applied++
+			continue
+		case 7:
+			id := entry().PlayerID
+			f = func(b *v3.Board) (any, error) { return b.Remove(ctx, id) }
+		case 8:
+			lo, hi := uint64(rng.IntN(30)), uint64(rng.IntN(1<<31))
+			f = func(b *v3.Board) (any, error) {
+				es, err := b.RangePoints(ctx, lo, hi, 0, 100)
+				if err != nil {
+					return nil, err
+				}
+				n, err := b.CountPointsBetween(ctx, lo, hi)
+				return []any{es, n}, err
+			}
+		}
+		got, gotErr := f(routed)
+		if errors.Is(gotErr, rankgenrt.ErrNotInPreviousLayout) {
+			refused++
+			continue // changed nothing on the routed board (the comparison below), so skip it on the native one
+		}
+		want, wantErr := f(native)
+		applied++
+		if errKind(gotErr) != errKind(wantErr) || !reflect.DeepEqual(got, want) {
+			t.Fatalf("step %d: on v1's layout %+v, %v; on v3's %+v, %v", step, got, gotErr, want, wantErr)
+		}
+		if step%50 == 0 {
+			a, err1 := routed.Top(ctx, 100)
+			b, err2 := native.Top(ctx, 100)
+			if err1 != nil || err2 != nil || !reflect.DeepEqual(a, b) {
+				t.Fatalf("step %d: the boards differ:\n%+v (%v)\n%+v (%v)", step, a, err1, b, err2)
+			}
+		}
+	}
+	a, err1 := routed.Top(ctx, 100)
+	b, err2 := native.Top(ctx, 100)
+	if err1 != nil || err2 != nil || !reflect.DeepEqual(a, b) {
+		t.Fatalf("the boards differ:\n%+v (%v)\n%+v (%v)", a, err1, b, err2)
+	}
+	if refused == 0 || applied < 300 {
+		t.Fatalf("%d calls applied, %d refused: the run did not drive both", applied, refused)
+	}
+	t.Logf("%d calls alike on both layouts, %d refused on v1's (nothing changed)", applied, refused)
+}
+
+// errKind is the sentinel an error matches, for comparing refusals whose texts name their own
+// layout's ranges.
+func errKind(err error) string {
+	for _, k := range []error{rankgenrt.ErrNotInPreviousLayout, rankgenrt.ErrOverflow, rankgenrt.ErrOutOfRange, rankgenrt.ErrNotFound} {
+		if errors.Is(err, k) {
+			return k.Error()
+		}
+	}
+	return fmt.Sprint(err)
+}
+
+// sameResults: the same entries written, and the same kinds of refusal, item by item.
+func sameResults(a, b []v3.Result) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].Written != b[i].Written || errKind(a[i].Err) != errKind(b[i].Err) {
+			return false
+		}
+	}
+	return true
 }
