@@ -703,7 +703,7 @@ func routedEqualsNative(t *testing.T, seed uint64) {
 	var refused, applied int
 	for step := range 600 {
 		var f call
-		switch rng.IntN(9) {
+		switch rng.IntN(10) {
 		case 0:
 			e := entry()
 			f = func(b *v3.Board) (any, error) { return b.Set(ctx, e) }
@@ -746,6 +746,27 @@ func routedEqualsNative(t *testing.T, seed uint64) {
 		case 7:
 			id := entry().PlayerID
 			f = func(b *v3.Board) (any, error) { return b.Remove(ctx, id) }
+		case 9: // a batch of sets: a value v3 refuses is its item's error on both; one only v1 cannot hold is refused alone
+			ups := []v3.Update[uint64]{{PlayerID: entry().PlayerID, Value: points()}, {PlayerID: entry().PlayerID, Value: 1 << 41}, {PlayerID: entry().PlayerID, Value: points()}}
+			got, err := routed.SetPointsMany(ctx, ups)
+			if err != nil {
+				t.Fatalf("step %d: SetPointsMany on v1's layout: %v", step, err)
+			}
+			var kept []v3.Update[uint64]
+			var keptGot []v3.Result
+			for i, r := range got {
+				if errors.Is(r.Err, rankgenrt.ErrNotInPreviousLayout) {
+					refused++
+					continue
+				}
+				kept, keptGot = append(kept, ups[i]), append(keptGot, r)
+			}
+			want, err := native.SetPointsMany(ctx, kept)
+			if err != nil || !sameResults(keptGot, want) {
+				t.Fatalf("step %d: SetPointsMany on v1's layout %+v; on v3's %+v, %v", step, keptGot, want, err)
+			}
+			applied++
+			continue
 		case 8:
 			lo, hi := uint64(rng.IntN(30)), uint64(rng.IntN(1<<31))
 			f = func(b *v3.Board) (any, error) {

@@ -302,6 +302,28 @@ func (b *board) routedUpdate(op catalog.Op, call *jen.Statement, many bool) jen.
 			jen.List(jen.Id("rs"), jen.Err()).Op(":=").Id("b").Dot("previous").Dot(name).Call(jen.Id("ctx"), jen.Id("batch")),
 			jen.Return(jen.Id("resultsOfPrevious").Call(jen.Id("rs")), jen.Id("refusedByPrevious").Call(jen.Err())),
 		}
+		if op.Update != layout.OpAdd { // a value this layout refuses is its item's error, as here
+			prev = []jen.Code{
+				jen.Id("out").Op(":=").Make(jen.Index().Id("Result"), jen.Len(jen.Id("updates"))),
+				jen.Id("batch").Op(":=").Make(jen.Index().Id(prevName("Update")).Types(prevValueType(of, op.Update)), jen.Lit(0), jen.Len(jen.Id("updates"))),
+				jen.Var().Id("sent").Index().Int(),
+				jen.For(jen.List(jen.Id("i"), jen.Id("u")).Op(":=").Range().Id("updates")).Block(
+					jen.If(jen.List(jen.Id("_"), jen.Err()).Op(":=").Add(b.updateValue(op.Field, op.Update)).Call(jen.Id("u").Dot("Value")), jen.Err().Op("!=").Nil()).Block(
+						jen.Id("out").Index(jen.Id("i")).Dot("Err").Op("=").Err(),
+						jen.Continue()),
+					jen.List(jen.Id("pv"), jen.Err()).Op(":=").Id(previousValueFunc(op.Field)).Call(jen.Id("u").Dot("Value")),
+					jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
+					jen.Id("batch").Op("=").Append(jen.Id("batch"), jen.Id(prevName("Update")).Types(prevValueType(of, op.Update)).Values(jen.Dict{
+						jen.Id(pr.Layout.IDName): jen.Id("u").Dot(b.l.IDName), jen.Id("Value"): jen.Id("pv")})),
+					jen.Id("sent").Op("=").Append(jen.Id("sent"), jen.Id("i")),
+				),
+				jen.List(jen.Id("rs"), jen.Err()).Op(":=").Id("b").Dot("previous").Dot(name).Call(jen.Id("ctx"), jen.Id("batch")),
+				jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Id("refusedByPrevious").Call(jen.Err()))),
+				jen.For(jen.List(jen.Id("k"), jen.Id("r")).Op(":=").Range().Id("resultsOfPrevious").Call(jen.Id("rs"))).Block(
+					jen.Id("out").Index(jen.Id("sent").Index(jen.Id("k"))).Op("=").Id("r")),
+				jen.Return(jen.Id("out"), jen.Nil()),
+			}
+		}
 		if op.Update == layout.OpAdd { // each item's overflow, as this layout would see it
 			prev[len(prev)-1] = jen.Id("out").Op(":=").Id("resultsOfPrevious").Call(jen.Id("rs"))
 			prev = append(prev,

@@ -625,8 +625,14 @@ func (b *Board) SetPointsMany(ctx context.Context, updates []Update[uint64]) ([]
 	return rankgenrt.Route(b.Board, func() ([]Result, error) {
 		return applyEach(ctx, b, fnSetPointsMany, updates, digitOfPoints)
 	}, func() ([]Result, error) {
+		out := make([]Result, len(updates))
 		batch := make([]PreviousUpdate[uint32], 0, len(updates))
-		for _, u := range updates {
+		var sent []int
+		for i, u := range updates {
+			if _, err := digitOfPoints(u.Value); err != nil {
+				out[i].Err = err
+				continue
+			}
 			pv, err := pointsToPrevious(u.Value)
 			if err != nil {
 				return nil, err
@@ -635,9 +641,16 @@ func (b *Board) SetPointsMany(ctx context.Context, updates []Update[uint64]) ([]
 				PlayerID: u.PlayerID,
 				Value:    pv,
 			})
+			sent = append(sent, i)
 		}
 		rs, err := b.previous.SetPointsMany(ctx, batch)
-		return resultsOfPrevious(rs), refusedByPrevious(err)
+		if err != nil {
+			return nil, refusedByPrevious(err)
+		}
+		for k, r := range resultsOfPrevious(rs) {
+			out[sent[k]] = r
+		}
+		return out, nil
 	})
 }
 
