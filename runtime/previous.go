@@ -90,12 +90,28 @@ const (
 
 // held remembers, per key and pair of layouts, what the key holds, so that a board made anew
 // for every call (a season's, a shard's) keeps what earlier boards of its key learnt: after
-// the switch, its writes go to the new layout at once.
-var held sync.Map // key + " " + previous + " " + new fingerprint → *heldLayout
+// the switch, its writes go to the new layout at once. It holds at most heldKeys keys and then
+// starts again (a board of a forgotten key learns it again, at the cost of one more call).
+var held struct {
+	sync.Mutex
+	keys map[string]*heldLayout // key + " " + previous + " " + new fingerprint
+}
+
+const heldKeys = 1 << 16
 
 func heldOf(key, previous, next string) *heldLayout {
-	h, _ := held.LoadOrStore(key+" "+previous+" "+next, new(heldLayout))
-	return h.(*heldLayout)
+	k := key + " " + previous + " " + next
+	held.Lock()
+	defer held.Unlock()
+	if h := held.keys[k]; h != nil {
+		return h
+	}
+	if held.keys == nil || len(held.keys) >= heldKeys {
+		held.keys = map[string]*heldLayout{}
+	}
+	h := new(heldLayout)
+	held.keys[k] = h
+	return h
 }
 
 // route runs call on the view of the layout b's key holds: first the one it was last seen to
@@ -151,6 +167,17 @@ func OnPrevious(layout string, err error) error {
 		return NotInPrevious(layout, err)
 	}
 	return err
+}
+
+// OnPreviousAdd is err, an add's refusal by the previous layout's view, as this layout's code
+// reports it: an overflow past an edge both layouts share (lowShared: the lowest value; delta
+// below 0) is this layout's own; past an edge only the previous layout has, one it cannot hold
+// (ErrNotInPreviousLayout). Other errors as OnPrevious says.
+func OnPreviousAdd(layout string, err error, delta int64, lowShared, highShared bool) error {
+	if errors.Is(err, ErrOverflow) && (delta < 0 && lowShared || delta > 0 && highShared) {
+		return err
+	}
+	return OnPrevious(layout, err)
 }
 
 // recordedBy says whether err refuses a write because its token was recorded by a call of the

@@ -307,6 +307,11 @@ func migrationFinding(e *env, m *breaking.Migration, against, schema string, old
 	}
 	f.Message = "to migrate each board the old layout wrote (rankgen migrate maps fields by name), run:"
 	f.Command = shellJoin(cmd)
+	if pr := newL.Previous; pr != nil {
+		f.Notes = append(f.Notes, fmt.Sprintf("%s names its previous schema (%s): deploy it while the old code runs, then run rankgen migrate -to %s KEY, which takes the mapping from previous: (docs/schema-changes.md#a-rolling-deploy-of-a-layout-change)", schema, pr.Schema, schema))
+	} else if oldL.IDType == newL.IDType && (oldL.Season == nil) == (newL.Season == nil) && (oldL.Season == nil || oldL.Season.Canonical() == newL.Season.Canonical()) {
+		f.Notes = append(f.Notes, "to deploy the new code while the old code still runs, and migrate after, name the old schema and this mapping in previous: (docs/schema-changes.md#a-rolling-deploy-of-a-layout-change)")
+	}
 	if m.Season != nil {
 		f.Notes = append(f.Notes, liveSeasons(e, m.Season))
 	}

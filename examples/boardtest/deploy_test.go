@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"os"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -105,6 +107,9 @@ func rollingDeploy(t *testing.T, n int, storm bool) {
 	var (
 		stop            = make(chan struct{})
 		acked, fenced   atomic.Int64
+		heldBack        atomic.Int64 // refusals of writes of values only v3's layout holds
+		heldByFence     atomic.Int64 // of which the migration's fence made (ErrMigrating, with Wait)
+		rallyAcked      atomic.Int64
 		resent          atomic.Int64
 		longest         atomic.Int64 // nanoseconds from a write's first attempt to its acknowledgement
 		switched        atomic.Bool
@@ -128,10 +133,13 @@ func rollingDeploy(t *testing.T, n int, storm bool) {
 					w := want[i]
 					w.Points += 3
 					after := switched.Load()
-					if after && i%2 == 0 {
-						w.Class = v3.ClassRally // only v3's layout holds it
+					// Writer 7 sets Class rally, which only v3's layout holds: refused until
+					// the switch, then written. The others do so once it has switched.
+					rally := g == 7 || after && i%2 == 0
+					if rally {
+						w.Class = v3.ClassRally
 					}
-					add := round%2 == 1 // every other round adds instead, as v1's code did
+					add := round%2 == 1 && !rally // every other round adds instead, as v1's code did
 					if add {
 						w = want[i]
 						w.Points += 7
@@ -145,6 +153,16 @@ func rollingDeploy(t *testing.T, n int, storm bool) {
 							_, err = b3.Set(wctx, w)
 						}
 						var me *rankgenrt.MigratingError
+						if rally && (errors.As(err, &me) || errors.Is(err, rankgenrt.ErrNotInPreviousLayout)) {
+							heldBack.Add(1) // until the switch: during the migration, told when by Wait
+							if me != nil {
+								heldByFence.Add(1)
+								time.Sleep(me.Wait)
+							} else {
+								time.Sleep(5 * time.Millisecond)
+							}
+							continue
+						}
 						if errors.As(err, &me) {
 							fenced.Add(1)
 							time.Sleep(me.Wait)
@@ -162,11 +180,14 @@ func rollingDeploy(t *testing.T, n int, storm bool) {
 						}
 						break
 					}
-					if d := int64(time.Since(start)); d > longest.Load() {
+					if d := int64(time.Since(start)); !rally && d > longest.Load() { // the pause: writes the old layout holds
 						longest.Store(d)
 					}
 					want[i] = w
 					acked.Add(1)
+					if rally {
+						rallyAcked.Add(1)
+					}
 					if after {
 						newLayoutWrites.Add(1)
 					}
@@ -207,8 +228,11 @@ func rollingDeploy(t *testing.T, n int, storm bool) {
 	if newLayoutWrites.Load() == 0 {
 		t.Fatal("no write reached the board after the switch")
 	}
-	t.Logf("%d entries: %d writes acknowledged during and after the migration, %d resent after a killed connection, %d refused by the fence (it stood %v, closed %v; the migration's count %d), longest write %v; the migration ran %d times",
-		n, acked.Load(), resent.Load(), fenced.Load(), rep.Fenced, rep.Closed, rep.Refused, time.Duration(longest.Load()), runs)
+	if rallyAcked.Load() == 0 {
+		t.Fatal("no write of Class rally was acknowledged after the switch")
+	}
+	t.Logf("%d entries: %d writes acknowledged during and after the migration, %d resent after a killed connection, %d refused by the fence's final catch-up (it stood %v, closed %v; the migration counts %d refusals in all), longest write %v; the migration ran %d times; writes of Class rally refused until the switch %d times (%d by the fence, with a Wait), %d acknowledged after it",
+		n, acked.Load(), resent.Load(), fenced.Load(), rep.Fenced, rep.Closed, rep.Refused, time.Duration(longest.Load()), runs, heldBack.Load(), heldByFence.Load(), rallyAcked.Load())
 
 	// After the switch: v1's code is refused (nothing written), its reads too (this Board read
 	// the board in v1's layout before: nothing it remembers lets it misread v3's entries), and
@@ -479,21 +503,7 @@ func TestSeasonsRollingDeploy(t *testing.T) {
 		}
 	}
 
-	src, err := os.ReadFile("internal/compat/p2/p2.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	l, err := layout.Parse("internal/compat/p2/p2.yaml", src)
-	if err == nil {
-		err = layout.LoadPrevious(l, "internal/compat/p2/p2.yaml", os.ReadFile)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	plan, err := migrate.PreviousPlan(l)
-	if err != nil {
-		t.Fatal(err)
-	}
+	plan := previousPlan(t, "internal/compat/p2/p2.yaml")
 	now, err := c.Time(ctx).Result()
 	if err != nil {
 		t.Fatal(err)
@@ -575,21 +585,7 @@ func TestShardedRollingDeploy(t *testing.T) {
 	}
 	checkTop("during the deploy")
 
-	src, err := os.ReadFile("internal/compat/v3/v3.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	l, err := layout.Parse("internal/compat/v3/v3.yaml", src)
-	if err == nil {
-		err = layout.LoadPrevious(l, "internal/compat/v3/v3.yaml", os.ReadFile)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	plan, err := migrate.PreviousPlan(l)
-	if err != nil {
-		t.Fatal(err)
-	}
+	plan := previousPlan(t, "internal/compat/v3/v3.yaml")
 	// Halfway (one shard switched), writes and reads of one id go on; a read that merges
 	// shards of two layouts is refused, typed.
 	if _, err := migrate.Run(ctx, c, plan, migrate.Options{Key: keys[0]}); err != nil {
@@ -663,4 +659,174 @@ func TestNewBoardsLayout(t *testing.T) {
 			t.Fatalf("%s: %+v, %v; want 5 points", key, got, err)
 		}
 	}
+}
+
+// TestRoutedEqualsNative: random writes and reads of v3's code on a board in v1's layout give
+// what the same calls give on a board in v3's own layout (started WithNewLayoutFirst), reply
+// for reply, where v1's layout can hold their values; where it cannot, the call is refused with
+// ErrNotInPreviousLayout and changes nothing, and the native board is given the same refusal's
+// outcome by leaving the call out. Both boards then hold the same entries.
+func TestRoutedEqualsNative(t *testing.T) {
+	for seed := range uint64(4) {
+		t.Run(fmt.Sprint("seed", seed), func(t *testing.T) { routedEqualsNative(t, seed) })
+	}
+}
+
+func routedEqualsNative(t *testing.T, seed uint64) {
+	c := redistest.Client(t)
+	routed := v3.NewBoard(c, redistest.Key(t, "routed"))
+	native := v3.NewBoard(c, redistest.Key(t, "native"), v3.WithNewLayoutFirst())
+	if _, err := v1.NewBoard(c, routed.Key()).Set(ctx, v1.Entry{PlayerID: "seed", Points: 1}); err != nil {
+		t.Fatal(err) // the routed board holds v1's layout from the start
+	}
+	if _, err := native.Set(ctx, v3.Entry{PlayerID: "seed", Points: 1}); err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(7, seed))
+	points := func() uint64 {
+		switch rng.IntN(10) {
+		case 0:
+			return 1<<30 + uint64(rng.IntN(10)) // past v1's range
+		case 1:
+			return 1<<30 - 1 - uint64(rng.IntN(3)) // v1's edge
+		}
+		return uint64(rng.IntN(50))
+	}
+	entry := func() v3.Entry {
+		e := v3.Entry{PlayerID: fmt.Sprintf("p%d", rng.IntN(12)), Points: points(), Data: v3.Data{Nick: fmt.Sprint("n", rng.IntN(5)), Level: uint8(rng.IntN(3))}}
+		if rng.IntN(6) == 0 {
+			e.Class = v3.ClassRally // v1's layout holds only kart
+		}
+		return e
+	}
+	type call func(b *v3.Board) (any, error)
+	var refused, applied int
+	for step := range 600 {
+		var f call
+		switch rng.IntN(10) {
+		case 0:
+			e := entry()
+			f = func(b *v3.Board) (any, error) { return b.Set(ctx, e) }
+		case 1:
+			e := entry()
+			f = func(b *v3.Board) (any, error) { return b.Best(ctx, e) }
+		case 2:
+			e := entry()
+			f = func(b *v3.Board) (any, error) { return b.Insert(ctx, e) }
+		case 3:
+			id, d := entry().PlayerID, int64(rng.IntN(40))-10
+			f = func(b *v3.Board) (any, error) { return b.AddPoints(ctx, id, d) }
+		case 4:
+			id, v := entry().PlayerID, points()
+			f = func(b *v3.Board) (any, error) { return b.SetPoints(ctx, id, v) }
+		case 5:
+			id, d, data := entry().PlayerID, int64(rng.IntN(5)), entry().Data
+			f = func(b *v3.Board) (any, error) { return b.Update(ctx, id, v3.AddPoints(d), v3.SetData(data)) }
+		case 6: // a batch: an item v1's layout cannot hold is refused alone, as the native board's is left out
+			ups := []v3.Update[int64]{{PlayerID: entry().PlayerID, Value: 3}, {PlayerID: entry().PlayerID, Value: -100}, {PlayerID: entry().PlayerID, Value: 1 << 29}}
+			got, err := routed.AddPointsMany(ctx, ups)
+			if err != nil {
+				t.Fatalf("step %d: AddPointsMany on v1's layout: %v", step, err)
+			}
+			var kept []v3.Update[int64]
+			var keptGot []v3.Result
+			for i, r := range got {
+				if errors.Is(r.Err, rankgenrt.ErrNotInPreviousLayout) {
+					refused++
+					continue
+				}
+				kept, keptGot = append(kept, ups[i]), append(keptGot, r)
+			}
+			want, err := native.AddPointsMany(ctx, kept)
+			if err != nil || !sameResults(keptGot, want) {
+				t.Fatalf("step %d: AddPointsMany on v1's layout %+v; on v3's %+v, %v", step, keptGot, want, err)
+			}
+			applied++
+			continue
+		case 7:
+			id := entry().PlayerID
+			f = func(b *v3.Board) (any, error) { return b.Remove(ctx, id) }
+		case 9: // a batch of sets: a value v3 refuses is its item's error on both; one only v1 cannot hold is refused alone
+			ups := []v3.Update[uint64]{{PlayerID: entry().PlayerID, Value: points()}, {PlayerID: entry().PlayerID, Value: 1 << 41}, {PlayerID: entry().PlayerID, Value: points()}}
+			got, err := routed.SetPointsMany(ctx, ups)
+			if err != nil {
+				t.Fatalf("step %d: SetPointsMany on v1's layout: %v", step, err)
+			}
+			var kept []v3.Update[uint64]
+			var keptGot []v3.Result
+			for i, r := range got {
+				if errors.Is(r.Err, rankgenrt.ErrNotInPreviousLayout) {
+					refused++
+					continue
+				}
+				kept, keptGot = append(kept, ups[i]), append(keptGot, r)
+			}
+			want, err := native.SetPointsMany(ctx, kept)
+			if err != nil || !sameResults(keptGot, want) {
+				t.Fatalf("step %d: SetPointsMany on v1's layout %+v; on v3's %+v, %v", step, keptGot, want, err)
+			}
+			applied++
+			continue
+		case 8:
+			lo, hi := uint64(rng.IntN(30)), uint64(rng.IntN(1<<31))
+			f = func(b *v3.Board) (any, error) {
+				es, err := b.RangePoints(ctx, lo, hi, 0, 100)
+				if err != nil {
+					return nil, err
+				}
+				n, err := b.CountPointsBetween(ctx, lo, hi)
+				return []any{es, n}, err
+			}
+		}
+		got, gotErr := f(routed)
+		if errors.Is(gotErr, rankgenrt.ErrNotInPreviousLayout) {
+			refused++
+			continue // changed nothing on the routed board (the comparison below), so skip it on the native one
+		}
+		want, wantErr := f(native)
+		applied++
+		if errKind(gotErr) != errKind(wantErr) || !reflect.DeepEqual(got, want) {
+			t.Fatalf("step %d: on v1's layout %+v, %v; on v3's %+v, %v", step, got, gotErr, want, wantErr)
+		}
+		if step%50 == 0 {
+			a, err1 := routed.Top(ctx, 100)
+			b, err2 := native.Top(ctx, 100)
+			if err1 != nil || err2 != nil || !reflect.DeepEqual(a, b) {
+				t.Fatalf("step %d: the boards differ:\n%+v (%v)\n%+v (%v)", step, a, err1, b, err2)
+			}
+		}
+	}
+	a, err1 := routed.Top(ctx, 100)
+	b, err2 := native.Top(ctx, 100)
+	if err1 != nil || err2 != nil || !reflect.DeepEqual(a, b) {
+		t.Fatalf("the boards differ:\n%+v (%v)\n%+v (%v)", a, err1, b, err2)
+	}
+	if refused == 0 || applied < 300 {
+		t.Fatalf("%d calls applied, %d refused: the run did not drive both", applied, refused)
+	}
+	t.Logf("%d calls alike on both layouts, %d refused on v1's (nothing changed)", applied, refused)
+}
+
+// errKind is the sentinel an error matches, for comparing refusals whose texts name their own
+// layout's ranges.
+func errKind(err error) string {
+	for _, k := range []error{rankgenrt.ErrNotInPreviousLayout, rankgenrt.ErrOverflow, rankgenrt.ErrOutOfRange, rankgenrt.ErrNotFound} {
+		if errors.Is(err, k) {
+			return k.Error()
+		}
+	}
+	return fmt.Sprint(err)
+}
+
+// sameResults: the same entries written, and the same kinds of refusal, item by item.
+func sameResults(a, b []v3.Result) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].Written != b[i].Written || errKind(a[i].Err) != errKind(b[i].Err) {
+			return false
+		}
+	}
+	return true
 }

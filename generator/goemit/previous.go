@@ -114,11 +114,15 @@ func (b *board) viaPrevious() {
 			jen.List(jen.Id("p"), jen.Err()).Op(":=").Id(prevName("Decode")).Call(jen.Id("score"), jen.Id("member")),
 			jen.Return(jen.Id("fromPrevious").Call(jen.Id("p")), jen.Err())),
 		jen.Id("Encode"): jen.Func().Params(jen.Id("e").Id("Entry")).Params(jen.Float64(), jen.String(), jen.Error()).Block(
+			jen.If(jen.List(jen.Id("_"), jen.Id("_"), jen.Err()).Op(":=").Id("e").Dot("Encode").Call(), jen.Err().Op("!=").Nil()).Block(
+				jen.Return(jen.Lit(0), jen.Lit(""), jen.Err())), // what this layout refuses, it refuses as itself
 			jen.List(jen.Id("p"), jen.Err()).Op(":=").Id("e").Dot("toPrevious").Call(),
 			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Lit(0), jen.Lit(""), jen.Err())),
 			jen.List(jen.Id("score"), jen.Id("member"), jen.Err()).Op(":=").Id("p").Dot("Encode").Call(),
 			jen.Return(jen.Id("score"), jen.Id("member"), rt("NotInPrevious").Call(fp, jen.Err()))),
 		jen.Id("EntryArgs"): jen.Func().Params(jen.Id("season").Op("*").Add(rt("Season")), jen.Id("e").Id("Entry"), jen.Id("args").Index().Any()).Params(jen.Index().Any(), jen.Error()).Block(
+			jen.If(jen.List(jen.Id("_"), jen.Err()).Op(":=").Id("decoding").Dot("EntryArgs").Call(jen.Id("season"), jen.Id("e"), jen.Nil()), jen.Err().Op("!=").Nil()).Block(
+				jen.Return(jen.Nil(), jen.Err())), // what this layout refuses, it refuses as itself
 			jen.List(jen.Id("p"), jen.Err()).Op(":=").Id("e").Dot("toPrevious").Call(),
 			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
 			jen.List(jen.Id("args"), jen.Err()).Op("=").Id(prevName("decoding")).Dot("EntryArgs").Call(jen.Id("season"), jen.Id("p"), jen.Id("args")),
@@ -298,11 +302,48 @@ func (b *board) routedUpdate(op catalog.Op, call *jen.Statement, many bool) jen.
 			jen.List(jen.Id("rs"), jen.Err()).Op(":=").Id("b").Dot("previous").Dot(name).Call(jen.Id("ctx"), jen.Id("batch")),
 			jen.Return(jen.Id("resultsOfPrevious").Call(jen.Id("rs")), jen.Id("refusedByPrevious").Call(jen.Err())),
 		}
+		if op.Update != layout.OpAdd { // a value this layout refuses is its item's error, as here
+			prev = []jen.Code{
+				jen.Id("out").Op(":=").Make(jen.Index().Id("Result"), jen.Len(jen.Id("updates"))),
+				jen.Id("batch").Op(":=").Make(jen.Index().Id(prevName("Update")).Types(prevValueType(of, op.Update)), jen.Lit(0), jen.Len(jen.Id("updates"))),
+				jen.Var().Id("sent").Index().Int(),
+				jen.For(jen.List(jen.Id("i"), jen.Id("u")).Op(":=").Range().Id("updates")).Block(
+					jen.If(jen.List(jen.Id("_"), jen.Err()).Op(":=").Add(b.updateValue(op.Field, op.Update)).Call(jen.Id("u").Dot("Value")), jen.Err().Op("!=").Nil()).Block(
+						jen.Id("out").Index(jen.Id("i")).Dot("Err").Op("=").Err(),
+						jen.Continue()),
+					jen.List(jen.Id("pv"), jen.Err()).Op(":=").Id(previousValueFunc(op.Field)).Call(jen.Id("u").Dot("Value")),
+					jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
+					jen.Id("batch").Op("=").Append(jen.Id("batch"), jen.Id(prevName("Update")).Types(prevValueType(of, op.Update)).Values(jen.Dict{
+						jen.Id(pr.Layout.IDName): jen.Id("u").Dot(b.l.IDName), jen.Id("Value"): jen.Id("pv")})),
+					jen.Id("sent").Op("=").Append(jen.Id("sent"), jen.Id("i")),
+				),
+				jen.List(jen.Id("rs"), jen.Err()).Op(":=").Id("b").Dot("previous").Dot(name).Call(jen.Id("ctx"), jen.Id("batch")),
+				jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Id("refusedByPrevious").Call(jen.Err()))),
+				jen.For(jen.List(jen.Id("k"), jen.Id("r")).Op(":=").Range().Id("resultsOfPrevious").Call(jen.Id("rs"))).Block(
+					jen.Id("out").Index(jen.Id("sent").Index(jen.Id("k"))).Op("=").Id("r")),
+				jen.Return(jen.Id("out"), jen.Nil()),
+			}
+		}
+		if op.Update == layout.OpAdd { // each item's overflow, as this layout would see it
+			prev[len(prev)-1] = jen.Id("out").Op(":=").Id("resultsOfPrevious").Call(jen.Id("rs"))
+			prev = append(prev,
+				jen.For(jen.Id("i").Op(":=").Range().Id("out")).Block(
+					jen.Id("out").Index(jen.Id("i")).Dot("Err").Op("=").Add(b.addRefusal(of, op.Field, jen.Id("rs").Index(jen.Id("i")).Dot("Err"), jen.Id("updates").Index(jen.Id("i")).Dot("Value")))),
+				jen.Return(jen.Id("out"), jen.Id("refusedByPrevious").Call(jen.Err())))
+		}
 	} else {
 		arg := updateArg(op.Update)
-		prev = append(prevValue(op, jen.Id(arg), jen.Id("Written").Values()),
+		if op.Update != layout.OpAdd { // a value this layout refuses, it refuses as itself
+			prev = append(prev, jen.If(jen.List(jen.Id("_"), jen.Err()).Op(":=").Add(b.updateValue(op.Field, op.Update)).Call(jen.Id(arg)), jen.Err().Op("!=").Nil()).Block(
+				jen.Return(jen.Id("Written").Values(), jen.Err())))
+		}
+		var refusal jen.Code = jen.Id("refusedByPrevious").Call(jen.Err())
+		if op.Update == layout.OpAdd {
+			refusal = b.addRefusal(of, op.Field, jen.Err(), jen.Id("delta"))
+		}
+		prev = append(append(prev, prevValue(op, jen.Id(arg), jen.Id("Written").Values())...),
 			jen.List(jen.Id("w"), jen.Err()).Op(":=").Id("b").Dot("previous").Dot(name).Call(jen.Id("ctx"), jen.Id("id"), prevArg(op, jen.Id(arg))),
-			jen.Return(jen.Id("writtenOfPrevious").Call(jen.Id("w")), jen.Id("refusedByPrevious").Call(jen.Err())))
+			jen.Return(jen.Id("writtenOfPrevious").Call(jen.Id("w")), refusal))
 	}
 	b.routed++
 	if op.Update != layout.OpAdd {
@@ -565,4 +606,12 @@ func previousBounds(l *layout.Layout) []string {
 		return nil
 	}
 	return []string{bases[of] + "Min", bases[of] + "Max"}
+}
+
+// addRefusal is an add's refusal by the previous layout (err; delta, the add), as this layout
+// sees it: an overflow past an edge both layouts share is this layout's too (ErrOverflow as
+// it is); past an edge only the previous layout has, one the previous layout cannot hold
+// (rankgenrt.ErrNotInPreviousLayout).
+func (b *board) addRefusal(of, nf *layout.Field, err, delta jen.Code) jen.Code {
+	return rt("OnPreviousAdd").Call(jen.Id(prevName("Fingerprint")), err, delta, jen.Lit(of.Lo == nf.Lo), jen.Lit(of.Hi == nf.Hi))
 }

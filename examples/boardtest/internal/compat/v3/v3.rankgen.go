@@ -487,6 +487,9 @@ var decodingViaPrevious = decoding.Via(rankgenrt.Via[Entry]{
 		return err
 	},
 	Encode: func(e Entry) (float64, string, error) {
+		if _, _, err := e.Encode(); err != nil {
+			return 0, "", err
+		}
 		p, err := e.toPrevious()
 		if err != nil {
 			return 0, "", err
@@ -495,6 +498,9 @@ var decodingViaPrevious = decoding.Via(rankgenrt.Via[Entry]{
 		return score, member, rankgenrt.NotInPrevious(PreviousFingerprint, err)
 	},
 	EntryArgs: func(season *rankgenrt.Season, e Entry, args []any) ([]any, error) {
+		if _, err := decoding.EntryArgs(season, e, nil); err != nil {
+			return nil, err
+		}
 		p, err := e.toPrevious()
 		if err != nil {
 			return nil, err
@@ -571,7 +577,7 @@ func (b *Board) AddPoints(ctx context.Context, id string, delta int64) (Written,
 		return decoding.First(applyEach(ctx, b, fnAddPoints, []Update[int64]{{PlayerID: id, Value: delta}}, rankgenrt.AsIs[int64]))
 	}, func() (Written, error) {
 		w, err := b.previous.AddPoints(ctx, id, delta)
-		return writtenOfPrevious(w), refusedByPrevious(err)
+		return writtenOfPrevious(w), rankgenrt.OnPreviousAdd(PreviousFingerprint, err, delta, true, false)
 	})
 }
 
@@ -588,7 +594,11 @@ func (b *Board) AddPointsMany(ctx context.Context, updates []Update[int64]) ([]R
 			})
 		}
 		rs, err := b.previous.AddPointsMany(ctx, batch)
-		return resultsOfPrevious(rs), refusedByPrevious(err)
+		out := resultsOfPrevious(rs)
+		for i := range out {
+			out[i].Err = rankgenrt.OnPreviousAdd(PreviousFingerprint, rs[i].Err, updates[i].Value, true, false)
+		}
+		return out, refusedByPrevious(err)
 	})
 }
 
@@ -598,6 +608,9 @@ func (b *Board) SetPoints(ctx context.Context, id string, v uint64) (Written, er
 	return rankgenrt.Route(b.Board, func() (Written, error) {
 		return decoding.First(applyEach(ctx, b, fnSetPoints, []Update[uint64]{{PlayerID: id, Value: v}}, digitOfPoints))
 	}, func() (Written, error) {
+		if _, err := digitOfPoints(v); err != nil {
+			return Written{}, err
+		}
 		pv, err := pointsToPrevious(v)
 		if err != nil {
 			return Written{}, err
@@ -612,8 +625,14 @@ func (b *Board) SetPointsMany(ctx context.Context, updates []Update[uint64]) ([]
 	return rankgenrt.Route(b.Board, func() ([]Result, error) {
 		return applyEach(ctx, b, fnSetPointsMany, updates, digitOfPoints)
 	}, func() ([]Result, error) {
+		out := make([]Result, len(updates))
 		batch := make([]PreviousUpdate[uint32], 0, len(updates))
-		for _, u := range updates {
+		var sent []int
+		for i, u := range updates {
+			if _, err := digitOfPoints(u.Value); err != nil {
+				out[i].Err = err
+				continue
+			}
 			pv, err := pointsToPrevious(u.Value)
 			if err != nil {
 				return nil, err
@@ -622,9 +641,16 @@ func (b *Board) SetPointsMany(ctx context.Context, updates []Update[uint64]) ([]
 				PlayerID: u.PlayerID,
 				Value:    pv,
 			})
+			sent = append(sent, i)
 		}
 		rs, err := b.previous.SetPointsMany(ctx, batch)
-		return resultsOfPrevious(rs), refusedByPrevious(err)
+		if err != nil {
+			return nil, refusedByPrevious(err)
+		}
+		for k, r := range resultsOfPrevious(rs) {
+			out[sent[k]] = r
+		}
+		return out, nil
 	})
 }
 
