@@ -31,6 +31,9 @@ type SeasonsSpec[B any, I ID, R, SR any] struct {
 	CheckID   func(id I) error                                                      // the package's Decoding.CheckID
 	RankedAt  func(start int64, ps []Pair) ([]R, error)                             // the package's Decoding.RankedAt
 	NewResult func(s Season, r R, err error) SR                                     // the package's SeasonResult
+	// Standing reads an id's entry and rank on a season's board through the board itself, for
+	// a season whose board holds the layout the package's replaces (History); nil without one.
+	Standing func(ctx context.Context, b B, id I) (R, error)
 }
 
 // Seasons is what a periodic layout's generated Seasons is on every layout: the calendar, a
@@ -244,6 +247,13 @@ func (ss *Seasons[B, I, R, SR]) History(ctx context.Context, id I, seasons ...Se
 		if errors.Is(err, redis.Nil) {
 			errs[i] = NotFound(IDText(id))
 			continue
+		}
+		if errors.Is(err, ErrLayoutMismatch) && ss.spec.Standing != nil {
+			// A season not yet migrated to this layout: its board reads it in the one it holds.
+			if rs[i], err = ss.spec.Standing(ctx, ss.Board(seasons[i]), id); err == nil || errors.Is(err, ErrNotFound) {
+				errs[i] = err
+				continue
+			}
 		}
 		if err != nil {
 			return nil, err

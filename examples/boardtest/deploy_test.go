@@ -495,6 +495,11 @@ func TestSeasonsRollingDeploy(t *testing.T) {
 	if _, err := b2.SetPoints(ctx, "p04", 1<<24); !errors.Is(err, rankgenrt.ErrNotInPreviousLayout) || !errors.Is(err, rankgenrt.ErrOutOfRange) {
 		t.Fatalf("p2 SetPoints 2^24 on p1's layout: %v; want ErrNotInPreviousLayout", err)
 	}
+	// Reads across seasons read each season's board in the layout it holds.
+	hist, err := s2.History(ctx, "p01", season, s2.Prev(season))
+	if err != nil || hist[0].Err != nil || hist[0].Points != 11 || hist[0].Rank < 1 || !errors.Is(hist[1].Err, rankgenrt.ErrNotFound) {
+		t.Fatalf("p2 History on p1's layout: %+v, %v", hist, err)
+	}
 	for id, points := range map[string]uint32{"p01": 11, "p02": 5, "p03": 3, "p04": 4} {
 		e1, err1 := b1.Get(ctx, id)
 		e2, err2 := b2.Get(ctx, id)
@@ -513,6 +518,9 @@ func TestSeasonsRollingDeploy(t *testing.T) {
 	}
 	if _, err := b2.Update(ctx, "p04", p2.SetTier(p2.TierGold), p2.SetPoints(1<<30)); err != nil {
 		t.Fatalf("p2 Update after the switch: %v", err)
+	}
+	if hist, err := s2.History(ctx, "p04", season); err != nil || hist[0].Err != nil || hist[0].Tier != p2.TierGold || hist[0].Rank != 1 {
+		t.Fatalf("p2 History after the switch: %+v, %v", hist, err)
 	}
 	top, err := b2.Top(ctx, 3)
 	if err != nil || len(top) != 3 || top[0].PlayerID != "p04" || top[0].Tier != p2.TierGold || top[1].PlayerID != "p49" || top[2].PlayerID != "p48" {

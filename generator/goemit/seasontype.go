@@ -137,6 +137,13 @@ func (b *board) seasonsType() {
 	if len(catalog.RollupFields(b.l)) > 0 {
 		dict[jen.Id("Rollups")] = jen.True()
 	}
+	if pr := b.l.Previous; pr != nil && pr.Layout != nil {
+		// A season's board still in the layout this one replaces reads an id through its Board.
+		dict[jen.Id("Standing")] = jen.Func().Params(ctxParam(), jen.Id("b").Op("*").Id("Board"), jen.Id("id").Add(b.idType())).Params(jen.Id("Ranked"), jen.Error()).Block(
+			jen.List(jen.Id("rs"), jen.Err()).Op(":=").Id("b").Dot("Around").Call(jen.Id("ctx"), jen.Id("id"), jen.Lit(0), jen.Lit(0)),
+			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Id("Ranked").Values(), jen.Err())),
+			jen.Return(jen.Id("rs").Index(jen.Lit(0)), jen.Nil()))
+	}
 	f.Var().Id("seasonsSpec").Op("=").Op("&").Add(rt("SeasonsSpec").Types(jen.Op("*").Id("Board"), b.idType(), jen.Id("Ranked"), jen.Id("SeasonResult"))).Values(dict)
 	f.Line()
 	f.Comment("SeasonsOption configures Seasons.")

@@ -903,6 +903,13 @@ var seasonsSpec = &rankgenrt.SeasonsSpec[*Board, string, Ranked, SeasonResult]{
 	},
 	RankedAt: decoding.RankedAt,
 	Rollups:  true,
+	Standing: func(ctx context.Context, b *Board, id string) (Ranked, error) {
+		rs, err := b.Around(ctx, id, 0, 0)
+		if err != nil {
+			return Ranked{}, err
+		}
+		return rs[0], nil
+	},
 }
 
 // SeasonsOption configures Seasons.
