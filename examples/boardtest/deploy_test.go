@@ -469,8 +469,11 @@ func migrateToV3(t *testing.T, c redis.UniversalClient, key string) migrate.Repo
 // touches included; migrate moves the board's live seasons to p2's layout; then p2 writes its
 // own.
 func TestSeasonsRollingDeploy(t *testing.T) {
-	c := redistest.Client(t)
-	base := redistest.Key(t, "daily")
+	redistest.RunTargets(t, func(t *testing.T, tg redistest.Target) { seasonsRollingDeploy(t, tg.Client) })
+}
+
+func seasonsRollingDeploy(t *testing.T, c redis.UniversalClient) {
+	base := redistest.Key(t, "{daily}")
 	s1, s2 := p1.NewSeasons(c, base), p2.NewSeasons(c, base)
 	season := exampleboards.LiveSeason(t, c, s1.At, 30*time.Second)
 	b1, b2 := s1.Board(season), s2.Board(season)
@@ -535,10 +538,14 @@ func TestSeasonsRollingDeploy(t *testing.T) {
 
 // TestShardedRollingDeploy: v3's ShardedBoard over shards v1's code filled reads and writes
 // them in v1's layout, merging the shards' entries in rank order; migrate moves each shard to
-// v3's layout (migrate.RunBoard with Shards); then it writes v3's.
+// v3's layout (migrate.RunBoard with Shards); then it writes v3's. On one server and on a
+// cluster, where the shards lie in other hash slots.
 func TestShardedRollingDeploy(t *testing.T) {
+	redistest.RunTargets(t, func(t *testing.T, tg redistest.Target) { shardedRollingDeploy(t, tg.Client) })
+}
+
+func shardedRollingDeploy(t *testing.T, c redis.UniversalClient) {
 	const n, shards = 400, 4
-	c := redistest.Client(t)
 	key := redistest.Key(t, "sharded")
 	keys, err := rankgenrt.ShardKeys(key, shards)
 	if err != nil {
@@ -675,13 +682,14 @@ func TestNewBoardsLayout(t *testing.T) {
 // ErrNotInPreviousLayout and changes nothing, and the native board is given the same refusal's
 // outcome by leaving the call out. Both boards then hold the same entries.
 func TestRoutedEqualsNative(t *testing.T) {
-	for seed := range uint64(4) {
-		t.Run(fmt.Sprint("seed", seed), func(t *testing.T) { routedEqualsNative(t, seed) })
-	}
+	redistest.RunTargets(t, func(t *testing.T, tg redistest.Target) {
+		for seed := range uint64(4) {
+			t.Run(fmt.Sprint("seed", seed), func(t *testing.T) { routedEqualsNative(t, tg.Client, seed) })
+		}
+	})
 }
 
-func routedEqualsNative(t *testing.T, seed uint64) {
-	c := redistest.Client(t)
+func routedEqualsNative(t *testing.T, c redis.UniversalClient, seed uint64) {
 	routed := v3.NewBoard(c, redistest.Key(t, "routed"))
 	native := v3.NewBoard(c, redistest.Key(t, "native"), v3.WithNewLayoutFirst())
 	if _, err := v1.NewBoard(c, routed.Key()).Set(ctx, v1.Entry{PlayerID: "seed", Points: 1}); err != nil {
