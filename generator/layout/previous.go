@@ -170,6 +170,18 @@ func LoadPrevious(l *Layout, file string, read func(path string) ([]byte, error)
 	return nil
 }
 
+// Generated is the previous layout as l's package generates it beside l (its Go file and
+// library): in l's package, without a previous schema of its own, a ShardedBoard or feeds (a
+// sharded board's shards are Boards; feeds are l's to declare). Nil before LoadPrevious.
+func (pr *Previous) Generated(l *Layout) *Layout {
+	if pr == nil || pr.Layout == nil {
+		return nil
+	}
+	g := *pr.Layout
+	g.Package, g.Previous, g.Sharded, g.Feeds = l.Package, nil, false, nil
+	return &g
+}
+
 // checkNames refuses a rename, default or drop that names no field.
 func (pr *Previous) checkNames(old, l *Layout, bad func(string, ...any)) {
 	for _, from := range sortedNames(pr.Renames) {
