@@ -273,16 +273,27 @@ func (b *board) routedUpdate(op catalog.Op, call *jen.Statement, many bool) jen.
 	if pr == nil || pr.Layout == nil {
 		return call
 	}
-	of, ok := pr.UpdateRoutes(b.l, op.Field, op.Update)
-	if !ok {
-		return call
+	result := jen.Id("Written")
+	if many {
+		result = jen.Index().Id("Result")
 	}
-	result, prev := jen.Id("Written"), b.previousUpdate(op, of)
+	of, ok := pr.UpdateRoutes(b.l, op.Field, op.Update)
+	if !ok { // refused as the previous layout's, not as another layout's board: it switches
+		zero := jen.Code(jen.Id("Written").Values())
+		if many {
+			zero = jen.Nil()
+		}
+		return rt("Route").Call(jen.Id("b").Dot("Board"),
+			jen.Func().Params().Params(result, jen.Error()).Block(jen.Return(call)),
+			jen.Func().Params().Params(result.Clone(), jen.Error()).Block(jen.Return(zero, rt("NotInPreviousValue").Call(
+				jen.Id(prevName("Fingerprint")), jen.Lit(op.Field.Name), jen.Lit(op.Methods[0]), jen.Lit("the previous layout has no such update, or applies it otherwise (another range, stamps or zero entry)")))))
+	}
+	prev := b.previousUpdate(op, of)
 	switch {
 	case many && op.Update == layout.OpAdd:
-		result, prev = jen.Index().Id("Result"), b.previousAddBatch(op, of)
+		prev = b.previousAddBatch(op, of)
 	case many:
-		result, prev = jen.Index().Id("Result"), b.previousValueBatch(op, of)
+		prev = b.previousValueBatch(op, of)
 	}
 	b.routed++
 	if op.Update != layout.OpAdd {
