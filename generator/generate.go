@@ -230,9 +230,8 @@ func previousFiles(l *layout.Layout) ([]File, error) {
 	if err != nil {
 		return nil, emitError(l, "the previous layout's Go file", err)
 	}
-	pl := *l.Previous.Layout
-	pl.Previous, pl.Sharded, pl.Feeds = nil, false, nil // as goemit.GeneratePrevious renders it
-	lib, err := luaemit.Render(&pl)
+	pl := l.Previous.Generated(l)
+	lib, err := luaemit.Render(pl)
 	if err != nil {
 		return nil, emitError(l, "the previous layout's Lua library", err)
 	}

@@ -124,7 +124,7 @@ func route[E any, I ID, R, W, X, T any](b *Board[E, I, R, W, X], call func(*Boar
 		return call(b)
 	}
 	first, second := b.previous, b
-	if h := b.held.v.Load(); h == heldNew || h == heldUnknown && b.core.newLayoutFirst {
+	if b.newFirst() {
 		first, second = b, b.previous
 	}
 	v, err := call(first)
@@ -185,6 +185,13 @@ func OnPreviousAdd(layout string, err error, delta int64, lowShared, highShared 
 func recordedBy[E any, I ID, R, W, X any](err error, view *Board[E, I, R, W, X]) bool {
 	var te *TokenReusedError
 	return errors.As(err, &te) && te.Why == ReusedByLayout && te.Layout == view.core.spec.Fingerprint
+}
+
+// newFirst says whether b's calls try its own layout's view first: the key was last seen to
+// hold it, or, not seen yet, WithNewLayoutFirst says so.
+func (b *Board[E, I, R, W, X]) newFirst() bool {
+	h := b.held.v.Load()
+	return h == heldNew || h == heldUnknown && b.core.newLayoutFirst
 }
 
 func (b *Board[E, I, R, W, X]) heldBy(view *Board[E, I, R, W, X]) int32 {

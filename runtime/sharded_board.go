@@ -55,7 +55,7 @@ func shardedRoute[E any, I ID, R, W, X, T any](s *ShardedBoard[E, I, R, W, X], c
 		return call(s)
 	}
 	first, second := s.previous, s
-	if h := s.shards[0].held.v.Load(); h == heldNew || h == heldUnknown && s.shards[0].core.newLayoutFirst {
+	if s.shards[0].newFirst() { // every shard is in the layout shard 0 is, but mid-migration
 		first, second = s, s.previous
 	}
 	v, err := call(first)

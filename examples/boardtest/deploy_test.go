@@ -495,6 +495,12 @@ func seasonsRollingDeploy(t *testing.T, c redis.UniversalClient) {
 	if _, err := b2.Update(ctx, "p04", p2.AddPoints(1), p2.SetTier(p2.TierGold)); !errors.Is(err, rankgenrt.ErrNotInPreviousLayout) {
 		t.Fatalf("p2 Update to Tier gold on p1's layout: %v; want ErrNotInPreviousLayout", err)
 	}
+	if _, err := b2.SetTier(ctx, "p04", p2.TierBronze); !errors.Is(err, rankgenrt.ErrNotInPreviousLayout) {
+		t.Fatalf("p2 SetTier, an update p1's layout lacks: %v; want ErrNotInPreviousLayout", err)
+	}
+	if _, err := b2.SetTierMany(ctx, []p2.Update[p2.Tier]{{PlayerID: "p04", Value: p2.TierGold}}); !errors.Is(err, rankgenrt.ErrNotInPreviousLayout) {
+		t.Fatalf("p2 SetTierMany, an update p1's layout lacks: %v; want ErrNotInPreviousLayout", err)
+	}
 	if _, err := b2.SetPoints(ctx, "p04", 1<<24); !errors.Is(err, rankgenrt.ErrNotInPreviousLayout) || !errors.Is(err, rankgenrt.ErrOutOfRange) {
 		t.Fatalf("p2 SetPoints 2^24 on p1's layout: %v; want ErrNotInPreviousLayout", err)
 	}
@@ -518,6 +524,9 @@ func seasonsRollingDeploy(t *testing.T, c redis.UniversalClient) {
 	}
 	if _, err := migrate.RunBoard(ctx, c, plan, migrate.Options{Key: base, Now: now}); err != nil {
 		t.Fatalf("migrate the seasons: %v", err)
+	}
+	if _, err := b2.SetTier(ctx, "p05", p2.TierBronze); err != nil {
+		t.Fatalf("p2 SetTier after the switch: %v", err)
 	}
 	if _, err := b2.Update(ctx, "p04", p2.SetTier(p2.TierGold), p2.SetPoints(1<<30)); err != nil {
 		t.Fatalf("p2 Update after the switch: %v", err)

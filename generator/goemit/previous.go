@@ -3,6 +3,7 @@ package goemit
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/dave/jennifer/jen"
@@ -25,10 +26,8 @@ func PreviousFiles(l *layout.Layout) (goFile, luaFile string) {
 // Generate renders for it, in l's package, with every package-level name prefixed and its
 // library read from PreviousFiles' Lua file.
 func GeneratePrevious(l *layout.Layout) ([]byte, error) {
-	pl := *l.Previous.Layout
-	// Only its Board is needed: a sharded board's shards are Boards, and feeds are this layout's.
-	pl.Package, pl.Previous, pl.Sharded, pl.Feeds = l.Package, nil, false, nil
-	if _, err := baseNames(&pl); err != nil {
+	pl := l.Previous.Generated(l)
+	if _, err := baseNames(pl); err != nil {
 		return nil, err
 	}
 	f := jen.NewFile(l.Package)
@@ -39,7 +38,7 @@ func GeneratePrevious(l *layout.Layout) ([]byte, error) {
 		doc.WriteString("\t" + strings.TrimRight(line, " ") + "\n")
 	}
 	f.HeaderComment("// " + layout.Header(l.File) + "\n\n" + strings.ReplaceAll(lineComment(strings.TrimSuffix(doc.String(), "\n")), "// \t", "//\t"))
-	src, err := render(f, &pl, nil, previousBounds(l)...)
+	src, err := render(f, pl, nil, previousBounds(l)...)
 	if err != nil {
 		return nil, err
 	}
@@ -185,7 +184,7 @@ func convertValue(of, nf *layout.Field, v, target *jen.Statement, fail func(why 
 	case of.Kind == layout.Enum:
 		var cases []jen.Code
 		for _, name := range nf.Values {
-			if !contains(of.Values, name) {
+			if !slices.Contains(of.Values, name) {
 				continue
 			}
 			cases = append(cases, jen.Case(jen.Id(layout.EnumConst(nf, name))).Block(target.Clone().Op("=").Id(prevName(layout.EnumConst(of, name)))))
@@ -265,15 +264,6 @@ func goValue(f *layout.Field, key uint64) jen.Code {
 
 func prevName(name string) string { return prefixedName(previousPrefix, name) }
 
-func contains(values []string, v string) bool {
-	for _, x := range values {
-		if x == v {
-			return true
-		}
-	}
-	return false
-}
-
 // routedUpdate is the body of a field update method (call, on this layout's board) where the
 // schema names its previous one and the update behaves alike in both (UpdateRoutes): the
 // update of the layout the key holds (rankgenrt.Route), the previous one's through the
@@ -283,67 +273,27 @@ func (b *board) routedUpdate(op catalog.Op, call *jen.Statement, many bool) jen.
 	if pr == nil || pr.Layout == nil {
 		return call
 	}
-	of, ok := pr.UpdateRoutes(b.l, op.Field, op.Update)
-	if !ok {
-		return call
-	}
 	result := jen.Id("Written")
 	if many {
 		result = jen.Index().Id("Result")
 	}
-	name := op.Methods[0]
-	var prev []jen.Code
-	if many {
-		prev = []jen.Code{
-			jen.Id("batch").Op(":=").Make(jen.Index().Id(prevName("Update")).Types(prevValueType(of, op.Update)), jen.Lit(0), jen.Len(jen.Id("updates"))),
-			jen.For(jen.List(jen.Id("_"), jen.Id("u")).Op(":=").Range().Id("updates")).Block(append(prevValue(op, jen.Id("u").Dot("Value"), jen.Nil()),
-				jen.Id("batch").Op("=").Append(jen.Id("batch"), jen.Id(prevName("Update")).Types(prevValueType(of, op.Update)).Values(jen.Dict{
-					jen.Id(pr.Layout.IDName): jen.Id("u").Dot(b.l.IDName), jen.Id("Value"): prevArg(op, jen.Id("u").Dot("Value"))})))...),
-			jen.List(jen.Id("rs"), jen.Err()).Op(":=").Id("b").Dot("previous").Dot(name).Call(jen.Id("ctx"), jen.Id("batch")),
-			jen.Return(jen.Id("resultsOfPrevious").Call(jen.Id("rs")), jen.Id("refusedByPrevious").Call(jen.Err())),
+	of, ok := pr.UpdateRoutes(b.l, op.Field, op.Update)
+	if !ok { // refused as the previous layout's, not as another layout's board: it switches
+		zero := jen.Code(jen.Id("Written").Values())
+		if many {
+			zero = jen.Nil()
 		}
-		if op.Update != layout.OpAdd { // a value this layout refuses is its item's error, as here
-			prev = []jen.Code{
-				jen.Id("out").Op(":=").Make(jen.Index().Id("Result"), jen.Len(jen.Id("updates"))),
-				jen.Id("batch").Op(":=").Make(jen.Index().Id(prevName("Update")).Types(prevValueType(of, op.Update)), jen.Lit(0), jen.Len(jen.Id("updates"))),
-				jen.Var().Id("sent").Index().Int(),
-				jen.For(jen.List(jen.Id("i"), jen.Id("u")).Op(":=").Range().Id("updates")).Block(
-					jen.If(jen.List(jen.Id("_"), jen.Err()).Op(":=").Add(b.updateValue(op.Field, op.Update)).Call(jen.Id("u").Dot("Value")), jen.Err().Op("!=").Nil()).Block(
-						jen.Id("out").Index(jen.Id("i")).Dot("Err").Op("=").Err(),
-						jen.Continue()),
-					jen.List(jen.Id("pv"), jen.Err()).Op(":=").Id(previousValueFunc(op.Field)).Call(jen.Id("u").Dot("Value")),
-					jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
-					jen.Id("batch").Op("=").Append(jen.Id("batch"), jen.Id(prevName("Update")).Types(prevValueType(of, op.Update)).Values(jen.Dict{
-						jen.Id(pr.Layout.IDName): jen.Id("u").Dot(b.l.IDName), jen.Id("Value"): jen.Id("pv")})),
-					jen.Id("sent").Op("=").Append(jen.Id("sent"), jen.Id("i")),
-				),
-				jen.List(jen.Id("rs"), jen.Err()).Op(":=").Id("b").Dot("previous").Dot(name).Call(jen.Id("ctx"), jen.Id("batch")),
-				jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Id("refusedByPrevious").Call(jen.Err()))),
-				jen.For(jen.List(jen.Id("k"), jen.Id("r")).Op(":=").Range().Id("resultsOfPrevious").Call(jen.Id("rs"))).Block(
-					jen.Id("out").Index(jen.Id("sent").Index(jen.Id("k"))).Op("=").Id("r")),
-				jen.Return(jen.Id("out"), jen.Nil()),
-			}
-		}
-		if op.Update == layout.OpAdd { // each item's overflow, as this layout would see it
-			prev[len(prev)-1] = jen.Id("out").Op(":=").Id("resultsOfPrevious").Call(jen.Id("rs"))
-			prev = append(prev,
-				jen.For(jen.Id("i").Op(":=").Range().Id("out")).Block(
-					jen.Id("out").Index(jen.Id("i")).Dot("Err").Op("=").Add(b.addRefusal(of, op.Field, jen.Id("rs").Index(jen.Id("i")).Dot("Err"), jen.Id("updates").Index(jen.Id("i")).Dot("Value")))),
-				jen.Return(jen.Id("out"), jen.Id("refusedByPrevious").Call(jen.Err())))
-		}
-	} else {
-		arg := updateArg(op.Update)
-		if op.Update != layout.OpAdd { // a value this layout refuses, it refuses as itself
-			prev = append(prev, jen.If(jen.List(jen.Id("_"), jen.Err()).Op(":=").Add(b.updateValue(op.Field, op.Update)).Call(jen.Id(arg)), jen.Err().Op("!=").Nil()).Block(
-				jen.Return(jen.Id("Written").Values(), jen.Err())))
-		}
-		var refusal jen.Code = jen.Id("refusedByPrevious").Call(jen.Err())
-		if op.Update == layout.OpAdd {
-			refusal = b.addRefusal(of, op.Field, jen.Err(), jen.Id("delta"))
-		}
-		prev = append(append(prev, prevValue(op, jen.Id(arg), jen.Id("Written").Values())...),
-			jen.List(jen.Id("w"), jen.Err()).Op(":=").Id("b").Dot("previous").Dot(name).Call(jen.Id("ctx"), jen.Id("id"), prevArg(op, jen.Id(arg))),
-			jen.Return(jen.Id("writtenOfPrevious").Call(jen.Id("w")), refusal))
+		return rt("Route").Call(jen.Id("b").Dot("Board"),
+			jen.Func().Params().Params(result, jen.Error()).Block(jen.Return(call)),
+			jen.Func().Params().Params(result.Clone(), jen.Error()).Block(jen.Return(zero, rt("NotInPreviousValue").Call(
+				jen.Id(prevName("Fingerprint")), jen.Lit(op.Field.Name), jen.Lit(op.Methods[0]), jen.Lit("the previous layout has no such update, or applies it otherwise (another range, stamps or zero entry)")))))
+	}
+	prev := b.previousUpdate(op, of)
+	switch {
+	case many && op.Update == layout.OpAdd:
+		prev = b.previousAddBatch(op, of)
+	case many:
+		prev = b.previousValueBatch(op, of)
 	}
 	b.routed++
 	if op.Update != layout.OpAdd {
@@ -354,32 +304,70 @@ func (b *board) routedUpdate(op catalog.Op, call *jen.Statement, many bool) jen.
 		jen.Func().Params().Params(result.Clone(), jen.Error()).Block(prev...))
 }
 
-// prevValue converts an update's value v to the previous field's, into pv; zero is what the
-// method returns beside a value the previous field cannot hold.
-func prevValue(op catalog.Op, v *jen.Statement, zero jen.Code) []jen.Code {
+// previousUpdate is a single update through the PreviousBoard: a value this layout refuses is
+// refused as it would be, before it is converted; an add's overflow is reported as this layout
+// sees it (addRefusal).
+func (b *board) previousUpdate(op catalog.Op, of *layout.Field) []jen.Code {
+	name, arg := op.Methods[0], updateArg(op.Update)
 	if op.Update == layout.OpAdd {
-		return nil
+		return []jen.Code{
+			jen.List(jen.Id("w"), jen.Err()).Op(":=").Id("b").Dot("previous").Dot(name).Call(jen.Id("ctx"), jen.Id("id"), jen.Id(arg)),
+			jen.Return(jen.Id("writtenOfPrevious").Call(jen.Id("w")), b.addRefusal(of, op.Field, jen.Err(), jen.Id(arg))),
+		}
 	}
 	return []jen.Code{
-		jen.List(jen.Id("pv"), jen.Err()).Op(":=").Id(previousValueFunc(op.Field)).Call(v),
-		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(zero, jen.Err())),
+		jen.If(jen.List(jen.Id("_"), jen.Err()).Op(":=").Add(b.updateValue(op.Field, op.Update)).Call(jen.Id(arg)), jen.Err().Op("!=").Nil()).Block(
+			jen.Return(jen.Id("Written").Values(), jen.Err())),
+		jen.List(jen.Id("pv"), jen.Err()).Op(":=").Id(previousValueFunc(op.Field)).Call(jen.Id(arg)),
+		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Id("Written").Values(), jen.Err())),
+		jen.List(jen.Id("w"), jen.Err()).Op(":=").Id("b").Dot("previous").Dot(name).Call(jen.Id("ctx"), jen.Id("id"), jen.Id("pv")),
+		jen.Return(jen.Id("writtenOfPrevious").Call(jen.Id("w")), jen.Id("refusedByPrevious").Call(jen.Err())),
 	}
 }
 
-// prevValueType is the type of the previous layout's update argument.
-func prevValueType(of *layout.Field, op layout.Op) jen.Code {
-	if op == layout.OpAdd {
-		return jen.Int64()
+// previousAddBatch is an add batch through the PreviousBoard, each item's overflow reported as
+// this layout sees it (addRefusal).
+func (b *board) previousAddBatch(op catalog.Op, of *layout.Field) []jen.Code {
+	update := jen.Id(prevName("Update")).Types(jen.Int64())
+	return []jen.Code{
+		jen.Id("batch").Op(":=").Make(jen.Index().Add(update), jen.Lit(0), jen.Len(jen.Id("updates"))),
+		jen.For(jen.List(jen.Id("_"), jen.Id("u")).Op(":=").Range().Id("updates")).Block(
+			jen.Id("batch").Op("=").Append(jen.Id("batch"), update.Clone().Values(jen.Dict{
+				jen.Id(b.l.Previous.Layout.IDName): jen.Id("u").Dot(b.l.IDName), jen.Id("Value"): jen.Id("u").Dot("Value")}))),
+		jen.List(jen.Id("rs"), jen.Err()).Op(":=").Id("b").Dot("previous").Dot(op.Methods[0]).Call(jen.Id("ctx"), jen.Id("batch")),
+		jen.Id("out").Op(":=").Id("resultsOfPrevious").Call(jen.Id("rs")),
+		jen.For(jen.Id("i").Op(":=").Range().Id("out")).Block(
+			jen.Id("out").Index(jen.Id("i")).Dot("Err").Op("=").Add(b.addRefusal(of, op.Field, jen.Id("rs").Index(jen.Id("i")).Dot("Err"), jen.Id("updates").Index(jen.Id("i")).Dot("Value")))),
+		jen.Return(jen.Id("out"), jen.Id("refusedByPrevious").Call(jen.Err())),
 	}
-	return prevType(of)
 }
 
-// prevArg is the value the previous layout's update takes: the delta as it is, else pv.
-func prevArg(op catalog.Op, v *jen.Statement) jen.Code {
-	if op.Update == layout.OpAdd {
-		return v
+// previousValueBatch is a set, max or min batch through the PreviousBoard: a value this layout
+// refuses is its item's error, unsent, as in this layout's own batch; the others are converted
+// (one the previous layout cannot hold refuses the call) and sent, their results put back in
+// place.
+func (b *board) previousValueBatch(op catalog.Op, of *layout.Field) []jen.Code {
+	update := jen.Id(prevName("Update")).Types(prevType(of))
+	return []jen.Code{
+		jen.Id("out").Op(":=").Make(jen.Index().Id("Result"), jen.Len(jen.Id("updates"))),
+		jen.Id("batch").Op(":=").Make(jen.Index().Add(update), jen.Lit(0), jen.Len(jen.Id("updates"))),
+		jen.Var().Id("sent").Index().Int(),
+		jen.For(jen.List(jen.Id("i"), jen.Id("u")).Op(":=").Range().Id("updates")).Block(
+			jen.If(jen.List(jen.Id("_"), jen.Err()).Op(":=").Add(b.updateValue(op.Field, op.Update)).Call(jen.Id("u").Dot("Value")), jen.Err().Op("!=").Nil()).Block(
+				jen.Id("out").Index(jen.Id("i")).Dot("Err").Op("=").Err(),
+				jen.Continue()),
+			jen.List(jen.Id("pv"), jen.Err()).Op(":=").Id(previousValueFunc(op.Field)).Call(jen.Id("u").Dot("Value")),
+			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
+			jen.Id("batch").Op("=").Append(jen.Id("batch"), update.Clone().Values(jen.Dict{
+				jen.Id(b.l.Previous.Layout.IDName): jen.Id("u").Dot(b.l.IDName), jen.Id("Value"): jen.Id("pv")})),
+			jen.Id("sent").Op("=").Append(jen.Id("sent"), jen.Id("i")),
+		),
+		jen.List(jen.Id("rs"), jen.Err()).Op(":=").Id("b").Dot("previous").Dot(op.Methods[0]).Call(jen.Id("ctx"), jen.Id("batch")),
+		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Id("refusedByPrevious").Call(jen.Err()))),
+		jen.For(jen.List(jen.Id("k"), jen.Id("r")).Op(":=").Range().Id("resultsOfPrevious").Call(jen.Id("rs"))).Block(
+			jen.Id("out").Index(jen.Id("sent").Index(jen.Id("k"))).Op("=").Id("r")),
+		jen.Return(jen.Id("out"), jen.Nil()),
 	}
-	return jen.Id("pv")
 }
 
 func previousValueFunc(f *layout.Field) string { return lowerCamel(f.Name) + "ToPrevious" }

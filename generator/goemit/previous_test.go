@@ -33,8 +33,7 @@ func TestPreviousCompiles(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		old, err := layout.Parse("old.yaml", src)
-		if err != nil {
+		if _, err := layout.Parse("old.yaml", src); err != nil {
 			continue
 		}
 		wider := bits.ReplaceAllFunc(src, func(m []byte) []byte {
@@ -69,9 +68,7 @@ func TestPreviousCompiles(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			bare := *old
-			bare.Sharded, bare.Feeds = false, nil
-			prevLib, err := luaemit.Render(&bare)
+			prevLib, err := luaemit.Render(l.Previous.Generated(l))
 			if err != nil {
 				t.Fatal(err)
 			}

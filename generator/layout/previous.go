@@ -2,9 +2,9 @@ package layout
 
 import (
 	"fmt"
+	"maps"
 	"path"
 	"slices"
-	"sort"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -35,17 +35,12 @@ type Previous struct {
 }
 
 type rawPrevious struct {
-	Set, Bad     bool
-	At           scalar
-	Schema       scalar
-	Renames      map[string]scalar // old → new
-	Defaults     map[string]scalar
-	Drops        []scalar
-	RenamesPos   scalar
-	DefaultsPos  scalar
-	DropsPos     scalar
-	renameOrder  []string
-	defaultOrder []string
+	Set, Bad bool
+	At       scalar
+	Schema   scalar
+	Renames  map[string]scalar // old → new
+	Defaults map[string]scalar
+	Drops    []scalar
 }
 
 var previousKeys = []string{"schema", "rename", "default", "drop"}
@@ -53,18 +48,15 @@ var previousKeys = []string{"schema", "rename", "default", "drop"}
 // previous reads the previous: block.
 func (p *parser) previous(k, v *yaml.Node) rawPrevious {
 	r := rawPrevious{Set: true, At: scalar{Line: k.Line, Col: k.Column, Set: true}}
-	misspelt, ok := p.mapping(v, "previous", previousKeys, func(key string, k, v *yaml.Node) {
+	misspelt, ok := p.mapping(v, "previous", previousKeys, func(key string, _, v *yaml.Node) {
 		switch key {
 		case "schema":
 			r.Schema = p.scalar(v, "previous schema")
 		case "rename":
-			r.RenamesPos = scalar{Line: k.Line, Col: k.Column, Set: true}
-			r.Renames, r.renameOrder = p.scalarMap(v, "previous rename")
+			r.Renames = p.scalarMap(v, "previous rename")
 		case "default":
-			r.DefaultsPos = scalar{Line: k.Line, Col: k.Column, Set: true}
-			r.Defaults, r.defaultOrder = p.scalarMap(v, "previous default")
+			r.Defaults = p.scalarMap(v, "previous default")
 		case "drop":
-			r.DropsPos = scalar{Line: k.Line, Col: k.Column, Set: true}
 			r.Drops, _ = p.list(v, "previous drop")
 		}
 	})
@@ -73,14 +65,13 @@ func (p *parser) previous(k, v *yaml.Node) rawPrevious {
 	return r
 }
 
-// scalarMap reads a mapping of names to single values, in the order written.
-func (p *parser) scalarMap(v *yaml.Node, where string) (map[string]scalar, []string) {
+// scalarMap reads a mapping of names to single values.
+func (p *parser) scalarMap(v *yaml.Node, where string) map[string]scalar {
 	m := map[string]scalar{}
-	var order []string
 	v = deref(v)
 	if v.Kind != yaml.MappingNode {
 		p.errorf(v.Line, v.Column, "%s must be a mapping of field names to values, not a %s", where, kindName(v))
-		return m, nil
+		return m
 	}
 	for i := 0; i+1 < len(v.Content); i += 2 {
 		k := deref(v.Content[i])
@@ -89,9 +80,8 @@ func (p *parser) scalarMap(v *yaml.Node, where string) (map[string]scalar, []str
 			continue
 		}
 		m[k.Value] = p.scalar(v.Content[i+1], where+" "+k.Value)
-		order = append(order, k.Value)
 	}
-	return m, order
+	return m
 }
 
 // previousBlock checks what the previous: block says on its own; LoadPrevious reads the schema
@@ -107,13 +97,13 @@ func (v *validator) previousBlock(raw rawPrevious, l *Layout) {
 		return
 	}
 	pr := &Previous{Schema: raw.Schema.Value, Renames: map[string]string{}, Defaults: map[string]string{}, at: raw.Schema}
-	for _, old := range raw.renameOrder {
-		if s := raw.Renames[old]; s.Set {
+	for old, s := range raw.Renames {
+		if s.Set {
 			pr.Renames[old] = s.Value
 		}
 	}
-	for _, name := range raw.defaultOrder {
-		if s := raw.Defaults[name]; s.Set {
+	for name, s := range raw.Defaults {
+		if s.Set {
 			pr.Defaults[name] = s.Value
 		}
 	}
@@ -170,9 +160,21 @@ func LoadPrevious(l *Layout, file string, read func(path string) ([]byte, error)
 	return nil
 }
 
+// Generated is the previous layout as l's package generates it beside l (its Go file and
+// library): in l's package, without a previous schema of its own, a ShardedBoard or feeds (a
+// sharded board's shards are Boards; feeds are l's to declare). Nil before LoadPrevious.
+func (pr *Previous) Generated(l *Layout) *Layout {
+	if pr == nil || pr.Layout == nil {
+		return nil
+	}
+	g := *pr.Layout
+	g.Package, g.Previous, g.Sharded, g.Feeds = l.Package, nil, false, nil
+	return &g
+}
+
 // checkNames refuses a rename, default or drop that names no field.
 func (pr *Previous) checkNames(old, l *Layout, bad func(string, ...any)) {
-	for _, from := range sortedNames(pr.Renames) {
+	for _, from := range slices.Sorted(maps.Keys(pr.Renames)) {
 		to := pr.Renames[from]
 		of, nf := old.field(from), l.field(to)
 		switch {
@@ -184,7 +186,7 @@ func (pr *Previous) checkNames(old, l *Layout, bad func(string, ...any)) {
 			bad("rename %s: %s: one is a ranking field and the other a data field; ranking fields map to ranking fields, data fields to data fields", from, to)
 		}
 	}
-	for _, name := range sortedNames(pr.Defaults) {
+	for _, name := range slices.Sorted(maps.Keys(pr.Defaults)) {
 		if l.field(name) == nil {
 			bad("default %s: this schema has no field %s", name, name)
 		}
@@ -272,15 +274,6 @@ func (l *Layout) field(name string) *Field {
 
 func (l *Layout) isData(name string) bool {
 	return slices.ContainsFunc(l.Data, func(f *Field) bool { return f.Name == name })
-}
-
-func sortedNames(m map[string]string) []string {
-	names := make([]string, 0, len(m))
-	for k := range m {
-		names = append(names, k)
-	}
-	sort.Strings(names)
-	return names
 }
 
 // UpdateRoutes says whether code of l applies update op of its field f to a board that holds

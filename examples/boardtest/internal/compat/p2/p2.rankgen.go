@@ -582,12 +582,20 @@ func (b *Board) SetPointsMany(ctx context.Context, updates []Update[uint32]) ([]
 // and before). An id without an entry starts from the zero entry (see Update). When the update
 // changes the entry, it also sets ReachedAt (server clock) to now.
 func (b *Board) SetTier(ctx context.Context, id string, v Tier) (Written, error) {
-	return decoding.First(applyEach(ctx, b, fnSetTier, []Update[Tier]{{PlayerID: id, Value: v}}, digitOfTier))
+	return rankgenrt.Route(b.Board, func() (Written, error) {
+		return decoding.First(applyEach(ctx, b, fnSetTier, []Update[Tier]{{PlayerID: id, Value: v}}, digitOfTier))
+	}, func() (Written, error) {
+		return Written{}, rankgenrt.NotInPreviousValue(PreviousFingerprint, "Tier", "SetTier", "the previous layout has no such update, or applies it otherwise (another range, stamps or zero entry)")
+	})
 }
 
 // SetTierMany applies SetTier to many updates in one script call (see Update).
 func (b *Board) SetTierMany(ctx context.Context, updates []Update[Tier]) ([]Result, error) {
-	return applyEach(ctx, b, fnSetTierMany, updates, digitOfTier)
+	return rankgenrt.Route(b.Board, func() ([]Result, error) {
+		return applyEach(ctx, b, fnSetTierMany, updates, digitOfTier)
+	}, func() ([]Result, error) {
+		return nil, rankgenrt.NotInPreviousValue(PreviousFingerprint, "Tier", "SetTierMany", "the previous layout has no such update, or applies it otherwise (another range, stamps or zero entry)")
+	})
 }
 
 // Change is one field update of a change list (Board.Update), made by AddPoints, …; a zero
