@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"time"
 
@@ -34,6 +35,15 @@ type SeasonsSpec[B any, I ID, R, SR any] struct {
 	// Standing reads an id's entry and rank on a season's board through the board itself, for
 	// a season whose board holds the layout the package's replaces (History); nil without one.
 	Standing func(ctx context.Context, b B, id I) (R, error)
+	// Previous is the machinery of b's view in the layout the package's replaces, and
+	// PreviousBoard that layout's Spec (nil without one): RemoveEverywhere and Rollup reach the
+	// boards still in that layout through them.
+	Previous      func(b B) *Core
+	PreviousBoard *Spec
+	// PreviousRollups maps a field Rollup combines (its number, as Rollup takes it) to the same
+	// field's in the previous layout, where that layout's rollup combines the same values: a
+	// rollup of seasons all still in that layout is built in it.
+	PreviousRollups map[int]int
 }
 
 // Seasons is what a periodic layout's generated Seasons is on every layout: the calendar, a
@@ -113,7 +123,9 @@ func (ss *Seasons[B, I, R, SR]) Recent(n int) []Season {
 // after the season's expiry (see NewBoard).
 func (ss *Seasons[B, I, R, SR]) Board(s Season, opts ...Option) B {
 	b := ss.spec.NewBoard(ss.c, SeasonKey(ss.base, s), s, opts...)
-	ss.spec.Core(b).SetClock(ss.now)
+	for _, core := range ss.cores(b) {
+		core.SetClock(ss.now)
+	}
 	return b
 }
 
@@ -172,7 +184,9 @@ func ShardedSeason[B any, I ID, R, SR, SB any](ss *Seasons[B, I, R, SR], s Seaso
 		return sb, err
 	}
 	for _, b := range shards(sb) {
-		ss.spec.Core(b).SetClock(ss.now)
+		for _, core := range ss.cores(b) {
+			core.SetClock(ss.now)
+		}
 	}
 	return sb, nil
 }
@@ -299,27 +313,55 @@ func Rollup[B any, I ID, R, SR any](ctx context.Context, ss *Seasons[B, I, R, SR
 	if newest.End.IsZero() {
 		newest = ss.Current()
 	}
-	spec := ss.spec.Board
 	key := RollupKey(ss.base, name, op, last, newest)
-	keys := append(spec.Keys(key)[:2], RollupsKey(ss.base))
-	if spec.Data {
-		keys = append(keys, DataKey(key))
-	}
 	now := ss.now()
 	for i, s := 0, newest; i < last; i, s = i+1, ss.spec.Calendar.Prev(s) {
 		if err := CheckExpiry(s, ss.expiry(s), now); err != nil {
 			return none, err
 		}
+	}
+	err := ss.rollup(ctx, ss.spec.Board, field, op, last, newest, ttl, key)
+	if errors.Is(err, ErrLayoutMismatch) && ss.spec.PreviousBoard != nil {
+		err = ss.previousRollup(ctx, field, op, last, newest, ttl, key)
+	}
+	if err != nil {
+		return none, err
+	}
+	return ss.rollupBoard(key, newest), nil
+}
+
+// rollup runs the rollup script of spec's layout: the field-th field combined by op over the
+// last seasons up to newest, into key.
+func (ss *Seasons[B, I, R, SR]) rollup(ctx context.Context, spec *Spec, field int, op RollupOp, last int, newest Season, ttl time.Duration, key string) error {
+	keys := append(spec.Keys(key)[:2], RollupsKey(ss.base))
+	if spec.Data {
+		keys = append(keys, DataKey(key))
+	}
+	for i, s := 0, newest; i < last; i, s = i+1, ss.spec.Calendar.Prev(s) {
 		k := SeasonKey(ss.base, s)
 		keys = append(keys, spec.Keys(k)[:2]...)
 		if spec.Data {
 			keys = append(keys, DataKey(k))
 		}
 	}
-	if _, err := Int(Call(ctx, ss.c, spec.Library.Function(OpRollup), keys, field, op.String(), ttl.Milliseconds(), RollupLine(key, newest))); err != nil {
-		return none, err
+	_, err := Int(Call(ctx, ss.c, spec.Library.Function(OpRollup), keys, field, op.String(), ttl.Milliseconds(), RollupLine(key, newest)))
+	return err
+}
+
+// previousRollup builds the rollup in the layout the package's replaces, for seasons whose
+// boards all still hold it; the rollup's board reads it in that layout, as every board does. A
+// sum that layout's field cannot hold is ErrNotInPreviousLayout; seasons of both layouts (a
+// migration moving them one by one) are ErrMigrating: the rollup is built once all are moved.
+func (ss *Seasons[B, I, R, SR]) previousRollup(ctx context.Context, field int, op RollupOp, last int, newest Season, ttl time.Duration, key string) error {
+	previous, ok := ss.spec.PreviousRollups[field]
+	if !ok {
+		return NotInPreviousValue(ss.spec.PreviousBoard.Fingerprint, "RollupSpec.Field", field, "the previous layout's rollup does not combine this field alike")
 	}
-	return ss.rollupBoard(key, newest), nil
+	err := ss.rollup(ctx, ss.spec.PreviousBoard, previous, op, last, newest, ttl, key)
+	if errors.Is(err, ErrLayoutMismatch) {
+		return fmt.Errorf("rankgen: the seasons' boards hold two layouts while a migration moves them; build the rollup again once it has moved them all: %w", ErrMigrating)
+	}
+	return OnPrevious(ss.spec.PreviousBoard.Fingerprint, err)
 }
 
 // rollupBoard is the board of the rollup under key, whose newest season is newest. Its writes
@@ -327,10 +369,19 @@ func Rollup[B any, I ID, R, SR any](ctx context.Context, ss *Seasons[B, I, R, SR
 // reads do not check it against the Seasons' clock.
 func (ss *Seasons[B, I, R, SR]) rollupBoard(key string, newest Season) B {
 	b := ss.spec.NewBoard(ss.c, key, newest)
-	core := ss.spec.Core(b)
-	core.SetExpiry(Expiry{})
-	core.SetClock(ss.now)
+	for _, core := range ss.cores(b) {
+		core.SetExpiry(Expiry{})
+		core.SetClock(ss.now)
+	}
 	return b
+}
+
+// cores is b's machinery: its own and, where the layout replaces another, its view's in that one.
+func (ss *Seasons[B, I, R, SR]) cores(b B) []*Core {
+	if ss.spec.Previous == nil {
+		return []*Core{ss.spec.Core(b)}
+	}
+	return []*Core{ss.spec.Core(b), ss.spec.Previous(b)}
 }
 
 // cachedRollups returns the boards of the rollups listed beside the seasons' boards: the rollup
@@ -457,23 +508,17 @@ func (ss *Seasons[B, I, R, SR]) removeFrom(ctx context.Context, ids []I, groups 
 			return nil, err
 		}
 	}
-	var cores []*Core
-	var keys []string
+	var boards []removing
 	for _, g := range groups {
 		for _, b := range g {
-			core := ss.spec.Core(b)
-			cores = append(cores, core)
-			keys = append(keys, core.ScriptKeys()...)
+			r := removing{core: ss.spec.Core(b)}
+			if ss.spec.Previous != nil {
+				r.previous = ss.spec.Previous(b)
+			}
+			boards = append(boards, r)
 		}
 	}
-	var removed [][]int
-	var err error
-	f := ss.spec.Board.Library.Function(OpRemoveEverywhere)
-	if OneScript(ss.c, keys) {
-		removed, err = removeAll(ctx, f, cores, keys, ids)
-	} else {
-		removed, err = removeEach(ctx, f, cores, ids)
-	}
+	removed, err := removeEverywhere(ctx, ss.c, boards, ids)
 	if removed == nil {
 		return held, err // the one call failed: nothing removed
 	}
@@ -493,13 +538,62 @@ func (ss *Seasons[B, I, R, SR]) removeFrom(ctx context.Context, ids []I, groups 
 	return held, err
 }
 
-// removeEach removes ids from each board (its core) in its own script call of f, all at once,
-// each in its own goroutine, and returns per board, per id, 1 when the board held it (a board
-// that failed: none); a season's board that has expired holds nothing.
-func removeEach[I ID](ctx context.Context, f *Function, cores []*Core, ids []I) ([][]int, error) {
-	removed := make([][]int, len(cores))
-	err := Scatter(ctx, EveryShard(len(cores)), func(ctx context.Context, k int, _ []int) error {
-		r, err := removeAll(ctx, f, cores[k:k+1], cores[k].ScriptKeys(), ids)
+// removing is a board as a removal reaches it: its machinery and, where the layout replaces
+// another, its view in that layout (nil without one).
+type removing struct{ core, previous *Core }
+
+// removeEverywhere removes ids from boards and returns, per board, per id, 1 when the board held
+// it: with one script call when one script can reach every key (OneScript), else with one call
+// per board, all at once. Where the layout replaces another, boards still holding that layout
+// are reached in it: all of them by that layout's one call, or, holding both (a migration moving
+// them one by one), each by its own call in the layout it holds.
+func removeEverywhere[I ID](ctx context.Context, c redis.UniversalClient, boards []removing, ids []I) ([][]int, error) {
+	cores := make([]*Core, len(boards))
+	for k, b := range boards {
+		cores[k] = b.core
+	}
+	if !OneScript(c, scriptKeys(cores)) {
+		return removeEach(ctx, boards, ids)
+	}
+	removed, err := removeAll(ctx, cores, ids)
+	if boards[0].previous == nil || !inOtherLayout(err) {
+		return removed, err
+	}
+	for k, b := range boards {
+		cores[k] = b.previous
+	}
+	if removed, err = removeAll(ctx, cores, ids); !inOtherLayout(err) {
+		return removed, err
+	}
+	return removeEach(ctx, boards, ids)
+}
+
+// inOtherLayout says whether err refuses a call, which wrote nothing, because a board holds
+// another layout or the call's token was recorded by another layout's call.
+func inOtherLayout(err error) bool {
+	var te *TokenReusedError
+	return errors.Is(err, ErrLayoutMismatch) || errors.As(err, &te) && te.Why == ReusedByLayout
+}
+
+// scriptKeys is the keys of the boards of cores, in order.
+func scriptKeys(cores []*Core) []string {
+	var keys []string
+	for _, c := range cores {
+		keys = append(keys, c.ScriptKeys()...)
+	}
+	return keys
+}
+
+// removeEach removes ids from each board in its own script call, in the layout it holds, all
+// at once, each in its own goroutine, and returns per board, per id, 1 when the board held it (a
+// board that failed: none); a season's board that has expired holds nothing.
+func removeEach[I ID](ctx context.Context, boards []removing, ids []I) ([][]int, error) {
+	removed := make([][]int, len(boards))
+	err := Scatter(ctx, EveryShard(len(boards)), func(ctx context.Context, k int, _ []int) error {
+		r, err := removeAll(ctx, []*Core{boards[k].core}, ids)
+		if p := boards[k].previous; p != nil && inOtherLayout(err) {
+			r, err = removeAll(ctx, []*Core{p}, ids)
+		}
 		if errors.Is(err, ErrSeasonExpired) {
 			return nil // an expired board holds nothing
 		}
@@ -512,15 +606,15 @@ func removeEach[I ID](ctx context.Context, f *Function, cores []*Core, ids []I) 
 	return removed, err
 }
 
-// removeAll removes ids from the boards of cores, whose keys are keys, in one call of f (the
-// remove_everywhere script), under the token of the first board (which also gives the call's
+// removeAll removes ids from the boards of cores in one call of their layout's
+// remove_everywhere script, under the token of the first board (which also gives the call's
 // expiry and replicas), and returns per board, per id, 1 when the board held it.
-func removeAll[I ID](ctx context.Context, f *Function, cores []*Core, keys []string, ids []I) ([][]int, error) {
+func removeAll[I ID](ctx context.Context, cores []*Core, ids []I) ([][]int, error) {
 	first := cores[0]
 	args := first.WriteArgs(len(ids))
 	for _, id := range ids {
 		args = append(args, id)
 	}
-	v, err := first.WriteOn(ctx, f, keys, args)
+	v, err := first.WriteOn(ctx, first.spec.Library.Function(OpRemoveEverywhere), scriptKeys(cores), args)
 	return Removals(v, err, len(cores), len(ids))
 }

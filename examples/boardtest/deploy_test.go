@@ -517,6 +517,27 @@ func seasonsRollingDeploy(t *testing.T, c redis.UniversalClient) {
 		}
 	}
 
+	// A removal and a rollup across the seasons reach the boards in p1's layout: an all-time
+	// board kept beside the seasons (p1's until the migration, which moves the seasons only)
+	// and the season's.
+	allTime := base + ":alltime"
+	for _, id := range []string{"p10", "p11"} {
+		if _, err := p1.NewBoard(c, allTime, season).Set(ctx, p1.Entry{PlayerID: id, Points: 500}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a2 := p2.NewBoard(c, allTime, season)
+	if held, err := s2.RemoveEverywhere(ctx, []string{"p10", "nobody"}, a2); err != nil || !slices.Equal(held, []int{2, 0}) {
+		t.Fatalf("p2 RemoveEverywhere on p1's layout: %v, %v; want [2 0]", held, err)
+	}
+	rollup, err := s2.Rollup(ctx, p2.RollupSpec{Field: p2.RollupPoints, Op: p2.RollupSum, Last: 2, TTL: time.Minute})
+	if err != nil {
+		t.Fatalf("p2 Rollup of seasons in p1's layout: %v", err)
+	}
+	if top, err := rollup.Top(ctx, 2); err != nil || len(top) != 2 || top[0].PlayerID != "p49" || top[0].Points != 49 || top[1].PlayerID != "p48" {
+		t.Fatalf("the rollup built in p1's layout reads %+v, %v", top, err)
+	}
+
 	plan := previousPlan(t, "internal/compat/p2/p2.yaml")
 	now, err := c.Time(ctx).Result()
 	if err != nil {
@@ -528,6 +549,16 @@ func seasonsRollingDeploy(t *testing.T, c redis.UniversalClient) {
 	if _, err := b2.SetTier(ctx, "p05", p2.TierBronze); err != nil {
 		t.Fatalf("p2 SetTier after the switch: %v", err)
 	}
+	// The seasons hold p2's layout now, the all-time board still p1's: each is reached in its
+	// own, and so is the rollup cached in p1's layout.
+	if held, err := s2.RemoveEverywhere(ctx, []string{"p11", "p12"}, a2); err != nil || !slices.Equal(held, []int{3, 2}) {
+		t.Fatalf("p2 RemoveEverywhere over both layouts: %v, %v; want [3 2]", held, err)
+	}
+	for _, b := range []*p2.Board{b2, a2, rollup} {
+		if _, err := b.Get(ctx, "p11"); !errors.Is(err, rankgenrt.ErrNotFound) {
+			t.Fatalf("p11 on %s after RemoveEverywhere: %v; want ErrNotFound", b.Key(), err)
+		}
+	}
 	if _, err := b2.Update(ctx, "p04", p2.SetTier(p2.TierGold), p2.SetPoints(1<<30)); err != nil {
 		t.Fatalf("p2 Update after the switch: %v", err)
 	}
@@ -538,6 +569,21 @@ func seasonsRollingDeploy(t *testing.T, c redis.UniversalClient) {
 	if err != nil || len(top) != 3 || top[0].PlayerID != "p04" || top[0].Tier != p2.TierGold || top[1].PlayerID != "p49" || top[2].PlayerID != "p48" {
 		t.Fatalf("Top after the switch: %+v, %v", top, err)
 	}
+	// Seasons of both layouts, as while a migration moves them one by one (here the season
+	// before holds a copy of a board of p1's layout): a rollup over both waits for the move.
+	scratch, before := p1.NewBoard(c, base+":scratch", season), s1.Board(s1.Prev(season))
+	if _, err := scratch.Set(ctx, p1.Entry{PlayerID: "p01", Points: 1}); err != nil {
+		t.Fatal(err)
+	}
+	for i, k := range scratch.Keys() {
+		if err := c.Copy(ctx, k, before.Keys()[i], 0, true).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := s2.Rollup(ctx, p2.RollupSpec{Field: p2.RollupPoints, Op: p2.RollupMax, Last: 2, TTL: time.Minute}); !errors.Is(err, rankgenrt.ErrMigrating) {
+		t.Fatalf("p2 Rollup over seasons of both layouts: %v; want ErrMigrating", err)
+	}
+
 	// p1's Board read the board with a plain command before the switch; it reads no entry of
 	// p2's layout as its own after it.
 	if e, err := b1.Get(ctx, "p01"); !errors.Is(err, rankgenrt.ErrLayoutMismatch) {

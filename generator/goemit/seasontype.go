@@ -2,6 +2,7 @@ package goemit
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/dave/jennifer/jen"
@@ -143,6 +144,17 @@ func (b *board) seasonsType() {
 			jen.List(jen.Id("rs"), jen.Err()).Op(":=").Id("b").Dot("Around").Call(jen.Id("ctx"), jen.Id("id"), jen.Lit(0), jen.Lit(0)),
 			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Id("Ranked").Values(), jen.Err())),
 			jen.Return(jen.Id("rs").Index(jen.Lit(0)), jen.Nil()))
+		// RemoveEverywhere and Rollup reach a season's board still in that layout through its view.
+		dict[jen.Id("Previous")] = jen.Func().Params(jen.Id("b").Op("*").Id("Board")).Op("*").Add(rt("Core")).Block(
+			jen.Return(jen.Id("b").Dot("previous").Dot("core")))
+		dict[jen.Id("PreviousBoard")] = jen.Id("previousBoardSpec")
+		if routes := previousRollups(b.l); len(routes) > 0 {
+			d := jen.Dict{}
+			for field, previous := range routes {
+				d[jen.Lit(field)] = jen.Lit(previous)
+			}
+			dict[jen.Id("PreviousRollups")] = jen.Map(jen.Int()).Int().Values(d)
+		}
 	}
 	f.Var().Id("seasonsSpec").Op("=").Op("&").Add(rt("SeasonsSpec").Types(jen.Op("*").Id("Board"), b.idType(), jen.Id("Ranked"), jen.Id("SeasonResult"))).Values(dict)
 	f.Line()
@@ -193,4 +205,20 @@ func (b *board) seasonResult() {
 		jen.Id("Err").Error(),
 	)
 	b.f.Line()
+}
+
+// previousRollups maps each field a rollup of l combines (its number, 1-based) to the same
+// field's in the layout l replaces, where that layout's rollup combines the same values: an
+// integer field both roll up, whose values convert as they are.
+func previousRollups(l *layout.Layout) map[int]int {
+	pr := l.Previous
+	out := map[int]int{}
+	old := catalog.RollupFields(pr.Layout)
+	for _, f := range catalog.RollupFields(l) {
+		i := slices.Index(l.Fields, f)
+		if j := pr.Fields[i]; j >= 0 && slices.Contains(old, pr.Layout.Fields[j]) {
+			out[i+1] = j + 1
+		}
+	}
+	return out
 }

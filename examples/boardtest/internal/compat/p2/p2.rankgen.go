@@ -909,8 +909,13 @@ var seasonsSpec = &rankgenrt.SeasonsSpec[*Board, string, Ranked, SeasonResult]{
 			Season: s,
 		}
 	},
-	RankedAt: decoding.RankedAt,
-	Rollups:  true,
+	Previous: func(b *Board) *rankgenrt.Core {
+		return b.previous.core
+	},
+	PreviousBoard:   previousBoardSpec,
+	PreviousRollups: map[int]int{1: 1},
+	RankedAt:        decoding.RankedAt,
+	Rollups:         true,
 	Standing: func(ctx context.Context, b *Board, id string) (Ranked, error) {
 		rs, err := b.Around(ctx, id, 0, 0)
 		if err != nil {
