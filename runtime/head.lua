@@ -780,7 +780,10 @@ local function submit(op, steps, KEYS, ARGV, at, expired_ok)
       return redis.error_reply('RANKGEN_BAD_KEYS steps ' .. boards[ks[i][1]] .. ' and ' .. steps[i][3] .. ' write one board, ' .. ks[i][1])
     end
     boards[ks[i][1]] = steps[i][3]
-    digests[i] = call_digest(as[i], parts[steps[i][1]].from[steps[i][2]])
+    -- A step run in its board's previous layout's part is told apart: its reply is in that
+    -- layout's terms, so a resend that runs it in the other answers no reply of it.
+    local part = steps[i][1] ~= steps[i][4] and (steps[i][1] .. ':') or ''
+    digests[i] = part .. call_digest(as[i], parts[steps[i][1]].from[steps[i][2]])
   end
   local refused = open_write(KEYS, ARGV, op, #ARGV + 1, table.concat(digests, ','))
   if refused then

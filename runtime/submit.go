@@ -135,11 +135,9 @@ func Submit(ctx context.Context, f *Function, steps []Step) error {
 
 // sendViews sends the calls of steps (send), each step in the view of its board tried first. A
 // step refused because its board holds the other layout (the call wrote nothing) is sent again
-// in its other view; a call whose token another layout's call recorded (a resend across a
-// migration's switch) again with every step in its other view, where the first call's reply
-// answers it.
+// in its other view; a call whose token another call recorded, in other views (a resend across
+// a migration's switch), again in the others, where the first call's reply answers it.
 func sendViews(ctx context.Context, f *Function, steps []Step, calls []*stepCall) error {
-	flipped := false
 	for {
 		err := send(ctx, f, steps, calls)
 		var se *SubmissionError
@@ -154,17 +152,46 @@ func sendViews(ctx context.Context, f *Function, steps []Step, calls []*stepCall
 			if call != nil && call.refused != nil {
 				return &SubmissionError{Step: se.Step, Board: se.Board, Err: call.refused}
 			}
-		case errors.As(err, &te) && te.Why == ReusedByLayout && !flipped:
-			flipped = true
-			for _, call := range calls {
-				if call != nil && len(call.views) == 2 {
-					call.chosen, call.tried = 1-call.chosen, 0
-				}
+		case errors.As(err, &te) && (te.Why == ReusedByLayout || te.Why == ReusedWithArguments):
+			if answered, err2 := resendInOtherViews(ctx, f, steps, calls); answered {
+				return err2
 			}
-			continue
 		}
 		return err
 	}
+}
+
+// maxViewsSearched bounds the steps of two views a resend tries every choice of views for.
+const maxViewsSearched = 6
+
+// resendInOtherViews sends calls again with every other choice of views of the steps that have
+// two, until one is not refused for its token: the choice the first call made, answered with
+// its reply. Each refused try writes nothing (the token is checked first). False: none was.
+func resendInOtherViews(ctx context.Context, f *Function, steps []Step, calls []*stepCall) (bool, error) {
+	var two []*stepCall
+	for _, call := range calls {
+		if call != nil && len(call.views) == 2 {
+			two = append(two, call)
+		}
+	}
+	if len(two) == 0 || len(two) > maxViewsSearched {
+		return false, nil
+	}
+	first := make([]int, len(two))
+	for i, call := range two {
+		first[i] = call.chosen
+	}
+	for choice := 1; choice < 1<<len(two); choice++ {
+		for i, call := range two {
+			call.chosen = first[i] ^ (choice >> i & 1)
+		}
+		err := send(ctx, f, steps, calls)
+		var te *TokenReusedError
+		if !errors.As(err, &te) {
+			return true, err
+		}
+	}
+	return false, nil
 }
 
 // refusedStep is the call of the step the script names (a submission's step by its name, a

@@ -28,7 +28,7 @@ FINGERPRINT = "54a5e8087f965eef"
 # The fingerprint of everything the board stores (the layout and the entry data's format).
 STORE_FINGERPRINT = "54a5e8087f965eef"
 # The board's Lua library on the server: its name (each function is <name>_<operation>).
-LIBRARY_NAME = "weekly_7a3ad3a99751"
+LIBRARY_NAME = "weekly_c9404624f61c"
 SCORE_KIND = "integer"
 # Every P (the score fields' mixed-radix integer) lies in [0, SCORE_RADIX).
 SCORE_RADIX = 9007199254740992
@@ -505,8 +505,8 @@ def _bad_reply(reply: str, want: str, got) -> BadReplyError:
 
 
 _LIBRARY_SOURCE = (
-    "#!lua name=weekly_7a3ad3a99751\n"
-    "local LIBRARY = 'weekly_7a3ad3a99751'\n"
+    "#!lua name=weekly_c9404624f61c\n"
+    "local LIBRARY = 'weekly_c9404624f61c'\n"
     "-- rankgen's Lua head: what every generated library's functions share, whatever the layout.\n"
     "--\n"
     "-- A generated <stem>.rankgen.lua file holds only its layout's part (constants, score codec,\n"
@@ -1289,7 +1289,10 @@ _LIBRARY_SOURCE = (
     "      return redis.error_reply('RANKGEN_BAD_KEYS steps ' .. boards[ks[i][1]] .. ' and ' .. steps[i][3] .. ' write one board, ' .. ks[i][1])\n"
     "    end\n"
     "    boards[ks[i][1]] = steps[i][3]\n"
-    "    digests[i] = call_digest(as[i], parts[steps[i][1]].from[steps[i][2]])\n"
+    "    -- A step run in its board's previous layout's part is told apart: its reply is in that\n"
+    "    -- layout's terms, so a resend that runs it in the other answers no reply of it.\n"
+    "    local part = steps[i][1] ~= steps[i][4] and (steps[i][1] .. ':') or ''\n"
+    "    digests[i] = part .. call_digest(as[i], parts[steps[i][1]].from[steps[i][2]])\n"
     "  end\n"
     "  local refused = open_write(KEYS, ARGV, op, #ARGV + 1, table.concat(digests, ','))\n"
     "  if refused then\n"
