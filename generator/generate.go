@@ -131,8 +131,8 @@ func GenerateBoards(p *layout.Boards) ([]File, error) {
 		return nil, boardsError(p, "the Go package", err)
 	}
 	files := []File{{Name: p.Stem() + ".rankgen.go", Data: pkg}}
-	for i, b := range p.Boards {
-		files = append(files, File{Name: b.GoFile(), Data: boards[i]})
+	for _, f := range boards {
+		files = append(files, File{Name: f.Name, Data: f.Data})
 	}
 	lib, err := boardsLibrary(p)
 	if err != nil {
@@ -154,14 +154,24 @@ func GenerateBoards(p *layout.Boards) ([]File, error) {
 
 // boardsLibrary is the one Lua library of a package of boards.
 func boardsLibrary(p *layout.Boards) (*luaemit.Library, error) {
-	var parts []luaemit.BoardPart
+	var parts, previous []luaemit.BoardPart
 	for _, b := range p.Boards {
 		lib, err := luaemit.RenderBoard(b.Layout, b.Name)
 		if err != nil {
 			return nil, emitError(b.Layout, "the Lua library", err)
 		}
-		parts = append(parts, luaemit.BoardPart{Board: b.Name, Schema: b.Schema, Lib: lib})
+		part := luaemit.BoardPart{Board: b.Name, Schema: b.Schema, Lib: lib}
+		if prev := b.Previous(); prev != nil {
+			plib, err := luaemit.RenderBoard(prev.Layout, prev.Name)
+			if err != nil {
+				return nil, emitError(b.Layout, "the previous layout's Lua library", err)
+			}
+			part.Previous = prev.Name
+			previous = append(previous, luaemit.BoardPart{Board: prev.Name, Schema: prev.Schema, Lib: plib})
+		}
+		parts = append(parts, part)
 	}
+	parts = append(parts, previous...) // the previous layouts' parts after the boards'
 	lib, err := luaemit.Package(p.File, p.Stem(), parts, p.Submissions)
 	if err != nil {
 		return nil, boardsError(p, "the Lua library", err)

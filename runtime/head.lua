@@ -41,7 +41,9 @@ local logs
 local registering, bound_layout
 
 -- parts: in a package of boards, each board by name: its layout, its functions' callbacks by
--- operation (fns), and where each write's own arguments start (from), which a submission calls.
+-- operation (fns), and where each write's own arguments start (from), which a submission calls;
+-- for a board whose layout replaces another, previous: the part of that layout (previous_part),
+-- whose board_of names the board.
 -- froms: each write callback's from, as write made it.
 local parts, froms = {}, {}
 
@@ -709,14 +711,37 @@ end
 -- then the number of steps and each step's count of keys and arguments, then each step's
 -- arguments as its function takes them (no token of its own).
 
+-- previous_part says that board's layout replaces the layout of part, a part of the library of
+-- its own: a step of a submission or a removal that writes board may run part's function, for a
+-- board still in that layout.
+local function previous_part(board, part)
+  parts[board].previous, parts[part].board_of = part, board
+end
+
+-- step_parts is steps ({board, op, name}) with the part each step runs, which ARGV names from at
+-- on: {part, op, name, board}; the part is its board's or its board's previous_part. Or nil and
+-- the refusal.
+local function step_parts(steps, ARGV, at)
+  local out = {}
+  for i = 1, #steps do
+    local board, part = steps[i][1], ARGV[at + i - 1]
+    if part ~= board and not (parts[board] and parts[board].previous == part) then
+      bind(parts[steps[1][1]].layout)
+      return nil, redis.error_reply('RANKGEN_BAD_KEYS step ' .. steps[i][3] .. ' writes board ' .. board .. ', not ' .. (part or 'none') .. ' (runtime.Submit)')
+    end
+    out[i] = {part, steps[i][2], steps[i][3], board}
+  end
+  return out
+end
+
 -- run_steps runs every step with planning set: their replies in order, or the refusal of the
 -- first that refuses, naming it. A refusal raised as an error is named by at.
 local function run_steps(steps, ks, as, at, expired_ok)
   local out = {}
   for i = 1, #steps do
-    local board, op, name = steps[i][1], steps[i][2], steps[i][3]
+    local part, op, name, board = steps[i][1], steps[i][2], steps[i][3], steps[i][4]
     at[1] = i
-    local r = parts[board].fns[op](ks[i], as[i])
+    local r = parts[part].fns[op](ks[i], as[i])
     local err = type(r) == 'table' and (r.err or (type(r[1]) == 'string' and sub(r[1], 1, 8) == 'RANKGEN_' and r[1]))
     if err and expired_ok and sub(err, 1, 22) == 'RANKGEN_SEASON_EXPIRED' then
       r, err = 0, nil
@@ -739,7 +764,7 @@ local function flush(queue)
   end
 end
 
--- submit runs the call of a submission op of steps (a step: {board, op, name}), whose per-step
+-- submit runs the call of a submission op of steps (a step: {part, op, name, board}), whose per-step
 -- counts of keys and arguments start at ARGV[at]; expired_ok: a step refused because its season's
 -- board has expired removes nothing and replies 0 (a removal) rather than refusing the call.
 local function submit(op, steps, KEYS, ARGV, at, expired_ok)
@@ -755,7 +780,10 @@ local function submit(op, steps, KEYS, ARGV, at, expired_ok)
       return redis.error_reply('RANKGEN_BAD_KEYS steps ' .. boards[ks[i][1]] .. ' and ' .. steps[i][3] .. ' write one board, ' .. ks[i][1])
     end
     boards[ks[i][1]] = steps[i][3]
-    digests[i] = call_digest(as[i], parts[steps[i][1]].from[steps[i][2]])
+    -- A step run in its board's previous layout's part is told apart: its reply is in that
+    -- layout's terms, so a resend that runs it in the other answers no reply of it.
+    local part = steps[i][1] ~= steps[i][4] and (steps[i][1] .. ':') or ''
+    digests[i] = part .. call_digest(as[i], parts[steps[i][1]].from[steps[i][2]])
   end
   local refused = open_write(KEYS, ARGV, op, #ARGV + 1, table.concat(digests, ','))
   if refused then
@@ -775,7 +803,7 @@ local function submit(op, steps, KEYS, ARGV, at, expired_ok)
     if type(err) ~= 'string' or not s then
       error(out, 0)
     end
-    return redis.error_reply('RANKGEN_SUBMISSION step=' .. s[3] .. ' board=' .. s[1] .. ' ' .. err)
+    return redis.error_reply('RANKGEN_SUBMISSION step=' .. s[3] .. ' board=' .. s[4] .. ' ' .. err)
   end
   if out.err then
     return out
@@ -787,8 +815,9 @@ local function submit(op, steps, KEYS, ARGV, at, expired_ok)
 end
 
 -- submission registers the package's submission name: <LIBRARY>_submit_<name>, of steps
--- {board, op, step name}, in order. Its arguments: the write head, the number of steps, then
--- each step's count of keys and of arguments, then the steps' arguments.
+-- {board, op, step name}, in order. Its arguments: the write head, the number of steps, the
+-- part each step runs (step_parts), then each step's count of keys and of arguments, then the
+-- steps' arguments.
 local function submission(name, steps)
   local op = 'submit_' .. name
   redis.register_function{function_name = LIBRARY .. '_' .. op, flags = {}, callback = function(KEYS, ARGV)
@@ -796,7 +825,11 @@ local function submission(name, steps)
       bind(parts[steps[1][1]].layout)
       return redis.error_reply(fmt('RANKGEN_BAD_KEYS %s takes %d steps, not %s (runtime.Submit)', op, #steps, ARGV[5] or 'none'))
     end
-    return submit(op, steps, KEYS, ARGV, 6)
+    local run, refused = step_parts(steps, ARGV, 6)
+    if not run then
+      return refused
+    end
+    return submit(op, run, KEYS, ARGV, 6 + #steps)
   end}
 end
 
@@ -809,11 +842,12 @@ local function removal()
   redis.register_function{function_name = LIBRARY .. '_remove_from', flags = {'allow-oom'}, callback = function(KEYS, ARGV)
     local n, steps = tonumber(ARGV[5]) or 0, {}
     for i = 1, n do
-      local board = ARGV[5 + i]
-      if not (parts[board] and parts[board].fns.remove) then
-        return redis.error_reply('RANKGEN_BAD_KEYS no board ' .. (board or 'none') .. ' in this package')
+      local part = ARGV[5 + i]
+      if not (parts[part] and parts[part].fns.remove) then
+        return redis.error_reply('RANKGEN_BAD_KEYS no board ' .. (part or 'none') .. ' in this package')
       end
-      steps[i] = {board, 'remove', board .. '#' .. i}
+      local board = parts[part].board_of or part
+      steps[i] = {part, 'remove', board .. '#' .. i, board}
     end
     if n == 0 then
       return redis.error_reply('RANKGEN_BAD_KEYS a removal names no board')

@@ -143,7 +143,9 @@ func route[E any, I ID, R, W, X, T any](b *Board[E, I, R, W, X], call func(*Boar
 	if errors.Is(err2, ErrLayoutMismatch) {
 		return v, err // the board holds neither layout, or the one that could not hold the entry
 	}
-	b.held.v.Store(b.heldBy(second))
+	if !errors.Is(err2, errCaptured) { // a submission's step only captured both views' calls
+		b.held.v.Store(b.heldBy(second))
+	}
 	return v2, err2
 }
 

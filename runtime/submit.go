@@ -57,16 +57,35 @@ var ErrStepsCrossSlot = errors.New("rankgen: a submission's boards lie in differ
 // stepCall is what a step's write meets in Core.Write: capture, or the reply to read.
 type stepCall struct {
 	capture bool
-	core    *Core
-	f       *Function
-	args    []any
+	// views are the calls captured: one, or, on a board whose layout replaces another, one
+	// per view of the board its write tried, in the order it tried them; chosen is the one sent.
+	views  []captured
+	chosen int
+	tried  int    // how many of views were sent
+	name   string // the step's name
+	// refused is why the view the board tried first refused the step before sending (a value
+	// the layout it replaces cannot hold): the step's error if its other view's call is refused
+	// as another layout's.
+	refused error
 	reply   any
+}
+
+// captured is one call a step's write would send.
+type captured struct {
+	core *Core
+	f    *Function
+	args []any
 }
 
 type stepKey struct{}
 
 // errCaptured ends a step's write once its call is captured.
 var errCaptured = errors.New("rankgen: a submission's step was captured, not sent")
+
+// errOtherView ends the first call captured of a step's write, so that a board whose layout
+// replaces another tries its other view too (it matches ErrLayoutMismatch, which routes); and,
+// reading the reply, answers the view whose call was not sent.
+var errOtherView = fmt.Errorf("rankgen: a submission's step in the other view: %w", ErrLayoutMismatch)
 
 // stepOf is the step call ctx carries, if any.
 func stepOf(ctx context.Context) *stepCall {
@@ -78,14 +97,23 @@ func stepOf(ctx context.Context) *stepCall {
 // reply for it.
 func (s *stepCall) write(c *Core, f *Function, args []any) (any, error) {
 	if !s.capture {
+		if s.views[s.chosen].core != c {
+			return nil, errOtherView
+		}
 		return s.reply, nil
 	}
-	if s.core != nil {
+	if len(s.views) > 0 && (len(s.views) == 2 || s.views[0].core.keys[0] != c.keys[0] || s.views[0].core.spec == c.spec) {
 		return nil, errors.New("rankgen: a submission's step wrote twice; a step is one single write")
 	}
-	s.core, s.f, s.args = c, f, args
+	s.views = append(s.views, captured{c, f, args})
+	if len(s.views) == 1 {
+		return nil, errOtherView
+	}
 	return nil, errCaptured
 }
+
+// sent is the call of the view sent.
+func (s *stepCall) sent() captured { return s.views[s.chosen] }
 
 // Submit runs the submission f (the library's submit_<name> function) of steps: it captures
 // each step's call, checks that they reach distinct boards in one hash slot, sends them as one
@@ -102,7 +130,85 @@ func Submit(ctx context.Context, f *Function, steps []Step) error {
 	if err != nil {
 		return err
 	}
-	return send(ctx, f, steps, calls, nil)
+	return sendViews(ctx, f, steps, calls)
+}
+
+// sendViews sends the calls of steps (send), each step in the view of its board tried first. A
+// step refused because its board holds the other layout (the call wrote nothing) is sent again
+// in its other view; a call whose token another call recorded, in other views (a resend across
+// a migration's switch), again in the others, where the first call's reply answers it.
+func sendViews(ctx context.Context, f *Function, steps []Step, calls []*stepCall) error {
+	for {
+		err := send(ctx, f, steps, calls)
+		var se *SubmissionError
+		var te *TokenReusedError
+		switch {
+		case errors.As(err, &se) && errors.Is(se.Err, ErrLayoutMismatch):
+			call := refusedStep(calls, se.Step)
+			if call != nil && call.tried < len(call.views) {
+				call.chosen = 1 - call.chosen
+				continue
+			}
+			if call != nil && call.refused != nil {
+				return &SubmissionError{Step: se.Step, Board: se.Board, Err: call.refused}
+			}
+		case errors.As(err, &te) && (te.Why == ReusedByLayout || te.Why == ReusedWithArguments):
+			if answered, err2 := resendInOtherViews(ctx, f, steps, calls); answered {
+				return err2
+			}
+		}
+		return err
+	}
+}
+
+// maxViewsSearched bounds the steps of two views a resend tries every choice of views for.
+const maxViewsSearched = 6
+
+// resendInOtherViews sends calls again with every other choice of views of the steps that have
+// two, until one is not refused for its token: the choice the first call made, answered with
+// its reply. Each refused try writes nothing (the token is checked first). False: none was.
+func resendInOtherViews(ctx context.Context, f *Function, steps []Step, calls []*stepCall) (bool, error) {
+	var two []*stepCall
+	for _, call := range calls {
+		if call != nil && len(call.views) == 2 {
+			two = append(two, call)
+		}
+	}
+	if len(two) == 0 || len(two) > maxViewsSearched {
+		return false, nil
+	}
+	first := make([]int, len(two))
+	for i, call := range two {
+		first[i] = call.chosen
+	}
+	for choice := 1; choice < 1<<len(two); choice++ {
+		for i, call := range two {
+			call.chosen = first[i] ^ (choice >> i & 1)
+		}
+		err := send(ctx, f, steps, calls)
+		var te *TokenReusedError
+		if !errors.As(err, &te) {
+			return true, err
+		}
+	}
+	return false, nil
+}
+
+// refusedStep is the call of the step the script names (a submission's step by its name, a
+// removal's "<board>#<k>" by its place among the calls sent), or nil.
+func refusedStep(calls []*stepCall, step string) *stepCall {
+	_, k, removal := strings.Cut(step, "#")
+	n := 0
+	for _, call := range calls {
+		if call == nil {
+			continue
+		}
+		n++
+		if removal && strconv.Itoa(n) == k || !removal && call.name == step {
+			return call
+		}
+	}
+	return nil
 }
 
 // capture runs each step's write to capture its call. skipIdle (a removal): a step that sends
@@ -113,9 +219,9 @@ func capture(ctx context.Context, steps []Step, skipIdle bool) ([]*stepCall, err
 	written := map[string]string{} // board key → the step that writes it
 	var first string
 	for i, st := range steps {
-		call := &stepCall{capture: true}
+		call := &stepCall{capture: true, name: st.Name}
 		err := st.Write(context.WithValue(ctx, stepKey{}, call))
-		if call.core == nil {
+		if len(call.views) == 0 {
 			if err == nil && skipIdle {
 				continue
 			}
@@ -124,10 +230,15 @@ func capture(ctx context.Context, steps []Step, skipIdle bool) ([]*stepCall, err
 			}
 			return nil, &SubmissionError{Step: st.Name, Board: st.Board, Err: err}
 		}
-		if call.f.op != st.Op {
-			return nil, fmt.Errorf("rankgen: submission step %s calls %s, not %s (regenerate the package)", st.Name, call.f.op, st.Op)
+		if len(call.views) == 1 && err != nil && !errors.Is(err, errOtherView) {
+			call.refused = err
 		}
-		key := call.core.keys[0]
+		for _, v := range call.views {
+			if v.f.op != st.Op {
+				return nil, fmt.Errorf("rankgen: submission step %s calls %s, not %s (regenerate the package)", st.Name, v.f.op, st.Op)
+			}
+		}
+		key := call.sent().core.keys[0]
 		if _, dup := written[key]; dup && skipIdle {
 			continue // a removal names a board twice: once is enough
 		}
@@ -146,24 +257,29 @@ func capture(ctx context.Context, steps []Step, skipIdle bool) ([]*stepCall, err
 	return calls, nil
 }
 
-// send sends the captured calls of steps (nil: left out) as one call of f under one token,
-// with names (a removal's boards) after the number of steps, and hands each step its reply.
-func send(ctx context.Context, f *Function, steps []Step, calls []*stepCall, names []any) error {
+// send sends the captured calls of steps (nil: left out), each its chosen view's, as one call
+// of f under one token, with the part of the library each step's call is in after the number of
+// steps (its board's, or the part of the layout its layout replaces), and hands each step its
+// reply.
+func send(ctx context.Context, f *Function, steps []Step, calls []*stepCall) error {
 	var keys []string
-	var counts, own []any
+	var parts, counts, own []any
 	var firstCore *Core
 	n := 0
 	for _, call := range calls {
 		if call == nil {
 			continue
 		}
+		call.tried++
+		sent := call.sent()
 		if firstCore == nil {
-			firstCore = call.core
+			firstCore = sent.core
 		}
-		stepArgs := append([]any(nil), call.args...)
+		stepArgs := append([]any(nil), sent.args...)
 		stepArgs[argToken], stepArgs[argWindow] = "", "0" // the call's token stands for every step
-		keys = append(keys, call.core.keys...)
-		counts = append(counts, len(call.core.keys), len(stepArgs))
+		keys = append(keys, sent.core.keys...)
+		parts = append(parts, sent.core.spec.Library.board)
+		counts = append(counts, len(sent.core.keys), len(stepArgs))
 		own = append(own, stepArgs...)
 		n++
 	}
@@ -174,7 +290,7 @@ func send(ctx context.Context, f *Function, steps []Step, calls []*stepCall, nam
 	if err != nil {
 		return err
 	}
-	args := append([]any{"", "", token, firstCore.dedup.Arg(), n}, names...)
+	args := append([]any{"", "", token, firstCore.dedup.Arg(), n}, parts...)
 	args = append(append(args, counts...), own...)
 	v, err := RunWriteWait(ctx, firstCore.client, f, keys, token, firstCore.replicas, args...)
 	if err != nil {
@@ -242,9 +358,9 @@ func RemoveFrom(ctx context.Context, f *Function, boards []RemovalBoard, ids []s
 	var client redis.UniversalClient
 	for i, call := range calls {
 		if call != nil {
-			out[i].Key = call.core.keys[0]
-			keys = append(keys, call.core.ScriptKeys()...)
-			client = call.core.client
+			out[i].Key = call.sent().core.keys[0]
+			keys = append(keys, call.sent().core.ScriptKeys()...)
+			client = call.sent().core.client
 		}
 	}
 	if client == nil {
@@ -265,7 +381,7 @@ func RemoveFrom(ctx context.Context, f *Function, boards []RemovalBoard, ids []s
 			if call == nil {
 				continue
 			}
-			slot := Slot(call.core.keys[0])
+			slot := Slot(call.sent().core.keys[0])
 			g, ok := bySlot[slot]
 			if !ok {
 				g = len(groups)
@@ -277,12 +393,10 @@ func RemoveFrom(ctx context.Context, f *Function, boards []RemovalBoard, ids []s
 	}
 	for _, g := range groups {
 		part := make([]*stepCall, len(calls))
-		var names []any
 		for _, i := range g {
 			part[i] = calls[i]
-			names = append(names, boards[i].Board)
 		}
-		if err := send(ctx, f, steps, part, names); err != nil {
+		if err := sendViews(ctx, f, steps, part); err != nil {
 			return out, err
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"go/format"
 	"go/parser"
 	"go/token"
+	"maps"
 	"regexp"
 	"sort"
 	"strings"
@@ -23,11 +24,13 @@ const packageLibrary = "packageLibrary"
 // GenerateBoards renders the Go files of a package of boards: the package's own (named
 // p.Stem()+".rankgen.go": the package doc, the version guard, the library that holds every
 // board's functions, Option and its constructors, Cursor) and one per board
-// (layout.Board.GoFile), in p.Boards' order. A board's file is what Generate renders for its
-// layout with every package-level name starting with the board's (TrackEntry, TrackBoard,
-// NewTrackBoard, trackDecoding), so that boards of any layouts share one package; two boards
-// whose names would still clash are refused.
-func GenerateBoards(p *layout.Boards) (pkg []byte, boards [][]byte, err error) {
+// (layout.Board.GoFile), in p.Boards' order, each followed, for a board whose schema names the
+// one it replaces, by that layout's (layout.Board.PreviousGoFile). A board's file is what
+// Generate renders for its layout with every package-level name starting with the board's
+// (TrackEntry, TrackBoard, NewTrackBoard, trackDecoding), so that boards of any layouts share
+// one package; its previous layout's names start with the board's, then Previous
+// (TrackPreviousEntry). Two boards whose names would still clash are refused.
+func GenerateBoards(p *layout.Boards) (pkg []byte, boards []File, err error) {
 	declared := map[string]string{} // package-level name → the file declaring it
 	pkg, err = packageFile(p)
 	if err != nil {
@@ -37,25 +40,71 @@ func GenerateBoards(p *layout.Boards) (pkg []byte, boards [][]byte, err error) {
 		declared[name] = p.Stem() + ".rankgen.go"
 	}
 	for _, b := range p.Boards {
-		src, names, err := boardFile(p, b)
+		files, err := boardFiles(p, b)
 		if err != nil {
 			return nil, nil, fmt.Errorf("board %s: %w", b.Name, err)
 		}
-		for _, name := range names {
-			if other, dup := declared[name]; dup {
-				return nil, nil, fmt.Errorf("board %s declares %s, as %s does; rename the board", b.Name, name, other)
+		for _, f := range files {
+			for _, name := range f.names {
+				if other, dup := declared[name]; dup {
+					return nil, nil, fmt.Errorf("board %s declares %s, as %s does; rename the board", b.Name, name, other)
+				}
+				declared[name] = f.Name
 			}
-			declared[name] = b.GoFile()
+			boards = append(boards, f.File)
 		}
-		boards = append(boards, src)
 	}
 	return pkg, boards, nil
 }
 
+// File is a generated file: its name and text.
+type File struct {
+	Name string
+	Data []byte
+}
+
+// namedFile is a board's file with the package-level names it declares.
+type namedFile struct {
+	File
+	names []string
+}
+
+// boardFiles renders one board's files: its own, and its previous layout's where its schema
+// names one.
+func boardFiles(p *layout.Boards, b *layout.Board) ([]namedFile, error) {
+	prev := b.Previous()
+	var prevSrc []byte
+	var prevNames []declaredElsewhere // the previous file's names before the board's prefix (PreviousEntry)
+	if prev != nil {
+		src, err := GeneratePreviousIn(p, b, prev)
+		if err != nil {
+			return nil, err
+		}
+		declared, err := declaredIn(src)
+		if err != nil {
+			return nil, err
+		}
+		prevSrc, prevNames = src, []declaredElsewhere{declared}
+	}
+	src, names, err := boardFile(p, b, prevNames)
+	if err != nil {
+		return nil, err
+	}
+	out := []namedFile{{File{b.GoFile(), src}, names}}
+	if prev != nil {
+		src, names, err := prefixNames(prevSrc, b.GoName())
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, namedFile{File{b.PreviousGoFile(), src}, names})
+	}
+	return out, nil
+}
+
 // boardFile renders one board's file: its layout's file as Generate renders it, without what
-// the package file declares for every board, then with its names prefixed; and the names it
-// declares.
-func boardFile(p *layout.Boards, b *layout.Board) ([]byte, []string, error) {
+// the package file declares for every board, then with its names prefixed, and those of others
+// (its previous layout's file declares them) where it refers to them; and the names it declares.
+func boardFile(p *layout.Boards, b *layout.Board, others []declaredElsewhere) ([]byte, []string, error) {
 	l := b.Layout
 	if _, err := baseNames(l); err != nil {
 		return nil, nil, err
@@ -66,7 +115,7 @@ func boardFile(p *layout.Boards, b *layout.Board) ([]byte, []string, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	return prefixNames(src, b.GoName())
+	return prefixNames(src, b.GoName(), others...)
 }
 
 // boardComment heads a board's file: which board it is and its layout table.
@@ -171,7 +220,7 @@ func prefixedName(prefix, name string) string {
 // declarations (not fields, methods or locals that share a name), the field names of embedded
 // types (Ranked's Entry), and the words of its comments that name them; it returns the file
 // and the names it then declares, sorted.
-func prefixNames(src []byte, prefix string) (out []byte, names []string, err error) {
+func prefixNames(src []byte, prefix string, others ...declaredElsewhere) (out []byte, names []string, err error) {
 	fset := token.NewFileSet()
 	f, err := parser.ParseFile(fset, "", src, parser.ParseComments)
 	if err != nil {
@@ -183,11 +232,23 @@ func prefixNames(src []byte, prefix string) (out []byte, names []string, err err
 			renamed[name] = prefixedName(prefix, name)
 		}
 	}
+	declared := maps.Clone(renamed)
+	elsewhere := map[string]bool{}
+	for _, o := range others {
+		for name, embedded := range o {
+			if _, own := renamed[name]; !own {
+				renamed[name], elsewhere[name] = prefixedName(prefix, name), embedded
+			}
+		}
+	}
 	embedded, err := embeddedTypes(f, renamed)
 	if err != nil {
 		return nil, nil, err
 	}
-	r := &renamer{f: f, renamed: renamed, embedded: embedded}
+	for name, e := range elsewhere {
+		embedded[name] = embedded[name] || e
+	}
+	r := &renamer{f: f, renamed: renamed, embedded: embedded, elsewhere: elsewhere}
 	ast.Inspect(f, r.visit)
 	methods := map[*ast.CommentGroup]string{}
 	for _, d := range f.Decls {
@@ -207,7 +268,7 @@ func prefixNames(src []byte, prefix string) (out []byte, names []string, err err
 	if err := format.Node(&buf, fset, f); err != nil {
 		return nil, nil, fmt.Errorf("goemit: printing a board's file: %v", err)
 	}
-	for _, name := range renamed {
+	for _, name := range declared {
 		names = append(names, name)
 	}
 	sort.Strings(names)
@@ -255,9 +316,38 @@ func rewrapComments(src []byte) []byte {
 
 // renamer gives a board's file's names the board's (prefixNames).
 type renamer struct {
-	f        *ast.File
-	renamed  map[string]string // each package-level name → its name with the board's
-	embedded map[string]bool   // the names of the file's types a struct embeds
+	f         *ast.File
+	renamed   map[string]string // each package-level name → its name with the board's
+	embedded  map[string]bool   // the names of the file's types a struct embeds
+	elsewhere map[string]bool   // package-level names another file declares, renamed too
+}
+
+// declaredElsewhere is the package-level names another file of the package declares, each
+// true where a struct of that file embeds it (its field has its name): a file that refers to
+// them is renamed with it (declaredIn).
+type declaredElsewhere map[string]bool
+
+// declaredIn is what src (formatted Go) declares, for prefixNames of another file.
+func declaredIn(src []byte) (declaredElsewhere, error) {
+	f, err := parser.ParseFile(token.NewFileSet(), "", src, 0)
+	if err != nil {
+		return nil, fmt.Errorf("goemit: reading back a board's file: %v", err)
+	}
+	names := map[string]string{}
+	for name := range f.Scope.Objects {
+		names[name] = name
+	}
+	embedded, err := embeddedTypes(f, names)
+	if err != nil {
+		return nil, err
+	}
+	out := declaredElsewhere{}
+	for name := range names {
+		if name != "_" && name != "init" {
+			out[name] = embedded[name]
+		}
+	}
+	return out, nil
 }
 
 // visit renames, for ast.Inspect, what node n refers to: an identifier resolved to one of the
@@ -275,7 +365,10 @@ func (r *renamer) visit(n ast.Node) bool {
 		r.lit(n, n.Type)
 		return false
 	case *ast.Ident:
-		if nn, ok := r.renamed[n.Name]; ok && n.Obj != nil && r.f.Scope.Objects[n.Name] == n.Obj {
+		nn, ok := r.renamed[n.Name]
+		own := n.Obj != nil && r.f.Scope.Objects[n.Name] == n.Obj
+		_, elsewhere := r.elsewhere[n.Name]
+		if ok && (own || n.Obj == nil && elsewhere) {
 			n.Name = nn
 		}
 	}

@@ -26,26 +26,47 @@ func PreviousFiles(l *layout.Layout) (goFile, luaFile string) {
 // Generate renders for it, in l's package, with every package-level name prefixed and its
 // library read from PreviousFiles' Lua file.
 func GeneratePrevious(l *layout.Layout) ([]byte, error) {
+	src, err := renderPrevious(l, l.File, "", nil)
+	if err != nil {
+		return nil, err
+	}
+	_, luaFile := PreviousFiles(l)
+	src = bytes.Replace(src, []byte("//go:embed "+l.Previous.Generated(l).LuaFile()+"\n"), []byte("//go:embed "+luaFile+"\n"), 1)
+	out, _, err := prefixNames(src, previousPrefix)
+	return out, err
+}
+
+// GeneratePreviousIn is GeneratePrevious for board b of package p, whose layout replaces the
+// one of prev (b.Previous()): its functions are prev's part of the package's library, and what
+// the package file declares for every board is left out. Its names start with Previous; the
+// board's name goes before them (GenerateBoards).
+func GeneratePreviousIn(p *layout.Boards, b, prev *layout.Board) ([]byte, error) {
+	src, err := renderPrevious(b.Layout, p.File, b.GoName(), prev)
+	if err != nil {
+		return nil, err
+	}
+	out, _, err := prefixNames(src, previousPrefix)
+	return out, err
+}
+
+// renderPrevious renders the previous layout's file of l, before its names are prefixed, headed
+// as generated from file; in a package of boards, as the board prev of the board whose names
+// start with board (prev nil: l's own package).
+func renderPrevious(l *layout.Layout, file, board string, prev *layout.Board) ([]byte, error) {
 	pl := l.Previous.Generated(l)
 	if _, err := baseNames(pl); err != nil {
 		return nil, err
 	}
 	f := jen.NewFile(l.Package)
 	var doc strings.Builder
-	doc.WriteString(wrap(fmt.Sprintf("The layout %s replaces (previous: %s): its names start with %s (%sEntry, %sBoard). Board reads and writes a board in this layout until a migration switches the board to %s's.",
-		l.File, l.Previous.Schema, previousPrefix, previousPrefix, previousPrefix, l.File)) + "\n\nLayout:\n\n")
+	names := board + previousPrefix
+	doc.WriteString(wrap(fmt.Sprintf("The layout %s replaces (previous: %s): its names start with %s (%sEntry, %sBoard). %sBoard reads and writes a board in this layout until a migration switches the board to %s's.",
+		l.File, l.Previous.Schema, names, names, names, board, l.File)) + "\n\nLayout:\n\n")
 	for _, line := range strings.Split(strings.TrimRight(pl.Table(), "\n"), "\n") {
 		doc.WriteString("\t" + strings.TrimRight(line, " ") + "\n")
 	}
-	f.HeaderComment("// " + layout.Header(l.File) + "\n\n" + strings.ReplaceAll(lineComment(strings.TrimSuffix(doc.String(), "\n")), "// \t", "//\t"))
-	src, err := render(f, pl, nil, previousBounds(l)...)
-	if err != nil {
-		return nil, err
-	}
-	_, luaFile := PreviousFiles(l)
-	src = bytes.Replace(src, []byte("//go:embed "+pl.LuaFile()+"\n"), []byte("//go:embed "+luaFile+"\n"), 1)
-	out, _, err := prefixNames(src, previousPrefix)
-	return out, err
+	f.HeaderComment("// " + layout.Header(file) + "\n\n" + strings.ReplaceAll(lineComment(strings.TrimSuffix(doc.String(), "\n")), "// \t", "//\t"))
+	return render(f, pl, prev, previousBounds(l)...)
 }
 
 // previous declares, in the file of a layout that names its previous schema, the conversions

@@ -86,6 +86,36 @@ func (b *Board) GoName() string {
 // GoFile is the name of the board's generated Go file in its package.
 func (b *Board) GoFile() string { return b.Name + ".rankgen.go" }
 
+// Previous is, for a board whose schema names the one it replaces (previous:), the board of
+// that layout in the package: named <name>_previous (its part of the package's library, its Go
+// names Previous<…> after the board's own: TrackPreviousEntry), its file
+// <name>.previous.rankgen.go. Nil without one.
+func (b *Board) Previous() *Board {
+	pr := b.Layout.Previous
+	if pr == nil || pr.Layout == nil {
+		return nil
+	}
+	return &Board{Name: b.Name + "_previous", Schema: pr.Schema, Layout: pr.Generated(b.Layout)}
+}
+
+// PreviousGoFile is the name of the Go file of the board's previous layout (Previous).
+func (b *Board) PreviousGoFile() string { return b.Name + ".previous.rankgen.go" }
+
+// previousParts refuses a board named as another board's previous layout's part is.
+func (p *parser) previousParts(pkg *rawBoards) {
+	for _, b := range pkg.Boards.Boards {
+		prev := b.Previous()
+		if prev == nil {
+			continue
+		}
+		for _, other := range pkg.raw {
+			if other.name.Value == prev.Name {
+				p.errAt(other.name, "board %s: its name is the one board %s's previous layout takes in the package (its schema names a previous schema); rename it", prev.Name, b.Name)
+			}
+		}
+	}
+}
+
 // Stem is the package file's name without its extension: the package's own files are named
 // after it.
 func (p *Boards) Stem() string { return (&Layout{File: p.File}).Stem() }
@@ -142,8 +172,12 @@ func ParseBoards(file string, src []byte, read func(path string) ([]byte, error)
 			}
 			continue
 		}
-		if l.Previous != nil {
-			p.errAt(b.schema, "board %s: %s names a previous schema, which a board of a package cannot use yet (its code would write only its own layout); remove previous: there, and migrate the board with rankgen migrate -from, deploying right after the switch", b.name.Value, b.schema.Value)
+		if err := LoadPrevious(l, schemaPath, read); err != nil {
+			if ds, ok := err.(Diagnostics); ok {
+				p.diags = append(p.diags, ds...)
+			} else {
+				p.errAt(b.schema, "board %s: %v", b.name.Value, err)
+			}
 			continue
 		}
 		if l.Package != pkg.Package && pkg.Package != "" {
@@ -152,6 +186,7 @@ func ParseBoards(file string, src []byte, read func(path string) ([]byte, error)
 		}
 		pkg.Boards.Boards = append(pkg.Boards.Boards, &Board{Name: b.name.Value, Schema: b.schema.Value, Layout: l})
 	}
+	p.previousParts(pkg)
 	if len(p.diags) == 0 {
 		pkg.Submissions = p.submissionsOf(pkg.submissions, pkg.Boards.Boards)
 	}

@@ -204,6 +204,9 @@ type BoardPart struct {
 	Board  string // the board's name in the package
 	Schema string // its schema's file name
 	Lib    *Library
+	// Previous names the part of the layout this board's replaces (its schema's previous:), a
+	// part of the package too: a submission's step on the board may run its functions instead.
+	Previous string
 }
 
 // Package composes the library of a package of boards (generated from the package file file
@@ -233,6 +236,11 @@ func Package(file, stem string, parts []BoardPart, subs []*layout.Submission) (*
 			b.WriteString("\n")
 		}
 		b.WriteString("end\n")
+	}
+	for _, p := range parts {
+		if p.Previous != "" {
+			fmt.Fprintf(&b, "\n-- Board %s's layout replaces %s's: a step on it may run that part, for a board still in it.\nprevious_part('%s', '%s')\n", p.Board, p.Previous, p.Board, p.Previous)
+		}
 	}
 	for _, sub := range subs {
 		var steps []string
