@@ -208,6 +208,30 @@ func Python(l *layout.Layout) (File, error) {
 	return File{Name: pyemit.File(l), Data: code}, nil
 }
 
+// PythonPrevious returns, for a layout that names the one it replaces and whose Python board
+// writes (no season), the Python module of that layout, which l's module imports to read and
+// write a board still in it; ok false otherwise.
+func PythonPrevious(l *layout.Layout) (f File, ok bool, err error) {
+	if l.Previous == nil || l.Previous.Layout == nil || l.Season != nil {
+		return File{}, false, nil
+	}
+	lib, err := previousLibrary(l)
+	if err != nil {
+		return File{}, false, err
+	}
+	pl := l.Previous.Generated(l)
+	code, err := pyemit.Generate(pl, pyemit.Library{Name: lib.Name, Source: lib.Source})
+	if err != nil {
+		return File{}, false, emitError(l, "the previous layout's Python module", err)
+	}
+	header := []byte("# " + layout.Header(pl.File) + "\n")
+	if !bytes.HasPrefix(code, header) {
+		return File{}, false, emitError(l, "the previous layout's Python module", fmt.Errorf("it lacks the generated-code header (a bug in rankgen; please report it)"))
+	}
+	code = append([]byte("# "+layout.Header(l.File)+"\n"), code[len(header):]...)
+	return File{Name: pyemit.PreviousFile(l), Data: code}, true, nil
+}
+
 // TypeScript returns the TypeScript module of a parsed layout (<stem>.rankgen.ts), which
 // loads the same Lua library as the Go package: rankgen generate -ts writes it.
 func TypeScript(l *layout.Layout) (File, error) {
@@ -240,14 +264,23 @@ func previousFiles(l *layout.Layout) ([]File, error) {
 	if err != nil {
 		return nil, emitError(l, "the previous layout's Go file", err)
 	}
+	lib, err := previousLibrary(l)
+	if err != nil {
+		return nil, err
+	}
+	return []File{{Name: goFile, Data: code}, {Name: luaFile, Data: []byte(lib.Part)}}, nil
+}
+
+// previousLibrary is the Lua library of the layout l replaces, generated into l's package (with
+// l's header): the library every client of l reads and writes a board in that layout with.
+func previousLibrary(l *layout.Layout) (*luaemit.Library, error) {
 	pl := l.Previous.Generated(l)
 	lib, err := luaemit.Render(pl)
+	if err == nil {
+		lib, err = luaemit.Reheaded(lib, pl.Stem(), l.File)
+	}
 	if err != nil {
 		return nil, emitError(l, "the previous layout's Lua library", err)
 	}
-	part, ok := strings.CutPrefix(lib.Part, "-- "+layout.Header(pl.File)+"\n")
-	if !ok {
-		return nil, emitError(l, "the previous layout's Lua library", fmt.Errorf("it lacks the generated-code header (a bug in rankgen; please report it)"))
-	}
-	return []File{{Name: goFile, Data: code}, {Name: luaFile, Data: []byte("-- " + layout.Header(l.File) + "\n" + part)}}, nil
+	return lib, nil
 }

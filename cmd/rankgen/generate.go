@@ -113,23 +113,45 @@ type clients struct {
 func clientTargets(e *env, t *target, c clients) ([]*target, error) {
 	var more []*target
 	for _, client := range []struct {
-		dir  string
-		file func(*layout.Layout) (generator.File, error)
-	}{{c.py, generator.Python}, {c.ts, generator.TypeScript}} {
+		dir   string
+		files func(*layout.Layout) ([]generator.File, error)
+	}{{c.py, pythonFiles}, {c.ts, oneFile(generator.TypeScript)}} {
 		if client.dir == "" {
 			continue
 		}
-		f, err := client.file(t.l)
+		fs, err := client.files(t.l)
 		if err != nil {
 			return nil, err
 		}
 		if e.path(filepath.Clean(client.dir)) == e.path(t.dir) {
-			t.files = append(t.files, f)
+			t.files = append(t.files, fs...)
 			continue
 		}
-		more = append(more, &target{schema: t.schema, dir: filepath.Clean(client.dir), l: t.l, files: []generator.File{f}, client: true})
+		more = append(more, &target{schema: t.schema, dir: filepath.Clean(client.dir), l: t.l, files: fs, client: true})
 	}
 	return more, nil
+}
+
+// pythonFiles are the Python client's modules of l: its own and, where it names the layout it
+// replaces, that layout's, which its own imports.
+func pythonFiles(l *layout.Layout) ([]generator.File, error) {
+	f, err := generator.Python(l)
+	if err != nil {
+		return nil, err
+	}
+	prev, ok, err := generator.PythonPrevious(l)
+	if err != nil || !ok {
+		return []generator.File{f}, err
+	}
+	return []generator.File{f, prev}, nil
+}
+
+// oneFile is a client of one file as a list of them.
+func oneFile(file func(*layout.Layout) (generator.File, error)) func(*layout.Layout) ([]generator.File, error) {
+	return func(l *layout.Layout) ([]generator.File, error) {
+		f, err := file(l)
+		return []generator.File{f}, err
+	}
 }
 
 // change is one file that differs between disk and what generate produces.

@@ -186,6 +186,21 @@ func render(l *layout.Layout, board string) (*Library, error) {
 	return named(&Library{File: l.LuaFile(), Part: part, Source: src, Functions: fns}, board), nil
 }
 
+// Reheaded is lib, the part of the layout whose stem is stem, headed as generated from file
+// instead (a layout's previous one, generated into its package): its part's header line
+// replaced, its source and name made again.
+func Reheaded(lib *Library, stem, file string) (*Library, error) {
+	nl, _, ok := strings.Cut(lib.Part, "\n")
+	if !ok || !strings.HasPrefix(nl, "-- ") {
+		return nil, fmt.Errorf("luaemit: the library lacks the generated-code header (a bug in rankgen; please report it)")
+	}
+	out := *lib
+	out.Part = "-- " + layout.Header(file) + lib.Part[len(nl):]
+	out.Source = rankgenrt.ComposeLibrary(stem, out.Part)
+	out.Functions = slices.Clone(lib.Functions)
+	return named(&out, ""), nil
+}
+
 // named sets the library's name from its source, and its functions' names from it.
 func named(lib *Library, board string) *Library {
 	lib.Name = rankgenrt.NewLibrary(lib.Source).Name

@@ -103,6 +103,10 @@ type view struct {
 	Writes      bool
 	ClientClock bool // field updates send the client's clock (a field stamped by it)
 	Updates     []*updateView
+
+	// Previous: for a layout that replaces another (previous: in its schema) and has writes,
+	// how its Board reads and writes a board still in that layout (previous.go); nil otherwise.
+	Previous *previousView
 }
 
 // updateView is one field update: its method, its library function (and its batch form's,
@@ -110,7 +114,8 @@ type view struct {
 type updateView struct {
 	Method, Op, Field, Attr, Kind string
 	FieldIndex                    int
-	Wide                          bool // a member field too wide for doubles: values as text
+	Wide                          bool         // a member field too wide for doubles: values as text
+	Previous                      *updateRoute // with a previous layout: how it runs there
 }
 
 // fieldView is one field (or data field) as the module's tables and classes write it.
@@ -210,6 +215,11 @@ func newView(l *layout.Layout, lib Library) (*view, error) {
 				return nil, err
 			}
 			v.Data = append(v.Data, fv)
+		}
+	}
+	if v.Writes {
+		if err := newPrevious(v, l); err != nil {
+			return nil, err
 		}
 	}
 	return v, nil
