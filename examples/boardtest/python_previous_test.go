@@ -47,6 +47,7 @@ func TestPythonRoutesToPrevious(t *testing.T) {
 		{"set", entryCall("p4", 250, "kart", "n4", 4)},
 		{"set", entryCall("p5", 1<<31, "kart", "big", 1)}, // past v1's 30 bits
 		{"set", entryCall("p5", 50, "rally", "rally", 1)}, // a class v1 lacks
+		{"set", entryCall("p5", 1<<41, "rally", "", 1)},   // past v3's 40 bits too
 		{"best", entryCall("p1", 350, "kart", "n1", 9)},
 		{"insert", entryCall("p2", 999, "kart", "", 0)},
 		{"add_points", "p3", 5}, {"add_points", "p3", 1 << 30}, {"add_points", "p3", -1000},
