@@ -19,6 +19,24 @@ type ScoreReads[E any, I ID, R, W, X any] struct {
 	core                     *Core
 	dec                      *Decoding[E, I, R, W, X]
 	band, competition, dense *Function
+	// Where the layout replaces another (NewScoreReadsReplacing): board, whose key's layout
+	// decides which view reads (route), the reads of its view in the previous layout, and
+	// which ranks that view answers exactly.
+	board    *Board[E, I, R, W, X]
+	previous *ScoreReads[E, I, R, W, X]
+	routes   ScoreRoutes
+}
+
+// ScoreRoutes says which ranks a board still in the layout a layout replaces answers exactly
+// as a board in that layout would (the generator decides, from the two layouts); the others
+// are refused there with ErrNotInPreviousLayout until the board is migrated.
+type ScoreRoutes struct {
+	// Lead: the previous layout's leading score field is the one this layout's comes from,
+	// an integer in the same order (CompetitionRank, DenseRank).
+	Lead bool
+	// Tuple: every score field is, one to one and in order, of the same order and kind
+	// (CompetitionRankTuple).
+	Tuple bool
 }
 
 // NewScoreReads returns the score reads of the board whose machinery is core.
@@ -28,41 +46,106 @@ func NewScoreReads[E any, I ID, R, W, X any](core *Core, dec *Decoding[E, I, R, 
 		band: lib.Function(OpBand), competition: lib.Function(OpCompetition), dense: lib.Function(OpDense)}
 }
 
+// NewScoreReadsReplacing returns the score reads of b, a board of a layout that replaces
+// another (NewBoardReplacing): each read runs on the view of the layout b's key holds, as b's
+// methods do; on the previous layout's, a band's form in that layout (BandWithPrevious) and
+// the ranks routes names, and the others are refused (ErrNotInPreviousLayout).
+func NewScoreReadsReplacing[E any, I ID, R, W, X any](b *Board[E, I, R, W, X], routes ScoreRoutes) *ScoreReads[E, I, R, W, X] {
+	s := NewScoreReads(b.core, b.dec)
+	if b.previous != nil {
+		s.board, s.previous, s.routes = b, NewScoreReads(b.previous.core, b.previous.dec), routes
+	}
+	return s
+}
+
+// routeScores runs current, a read on s's own layout, or previous on the reads of the view in
+// the layout it replaces, as s's key holds one or the other (Route).
+func routeScores[E any, I ID, R, W, X, T any](s *ScoreReads[E, I, R, W, X], current func() (T, error), previous func(p *ScoreReads[E, I, R, W, X]) (T, error)) (T, error) {
+	if s.board == nil {
+		return current()
+	}
+	return Route(s.board, current, func() (T, error) { return previous(s.previous) })
+}
+
+// refused is the error of read, a rank the previous layout's view cannot answer exactly.
+func (s *ScoreReads[E, I, R, W, X]) refused(read, why string) error {
+	return NotInPreviousRead(s.core.spec.Fingerprint, read, why)
+}
+
 // Between returns, best first with their ranks, up to limit entries of the band, skipping
 // offset of them: Between(ctx, <Lead>Between(lo, hi), 0, 10) is the best ten whose leading
 // field lies in [lo, hi]. The band is a band of scores: one script counts the entries ahead of
 // it (ZCOUNT) and reads the page (ZRANGE … BYSCORE REV LIMIT), O(log n + offset + limit). A
 // band built from a value out of range is an error matching ErrOutOfRange, as is a negative
-// offset.
+// offset. On a board still in the layout this one replaces, the band's form in that layout is
+// read, and a band without one is refused (ErrNotInPreviousLayout).
 func (s *ScoreReads[E, I, R, W, X]) Between(ctx context.Context, band Band[E], offset, limit int64) ([]R, error) {
-	return s.dec.Between(ctx, s.core, s.band, band, offset, limit)
+	return routeScores(s, func() ([]R, error) {
+		return s.dec.Between(ctx, s.core, s.band, band, offset, limit)
+	}, func(p *ScoreReads[E, I, R, W, X]) ([]R, error) {
+		pb, err := band.inPrevious(p.core.spec.Fingerprint)
+		if err != nil {
+			return nil, err
+		}
+		return p.Between(ctx, pb, offset, limit)
+	})
 }
 
 // CountBetween returns the number of entries in the band, with one ZCOUNT in O(log n). A band
-// built from a value out of range is an error matching ErrOutOfRange.
+// built from a value out of range is an error matching ErrOutOfRange. On a board still in the
+// layout this one replaces, as Between.
 func (s *ScoreReads[E, I, R, W, X]) CountBetween(ctx context.Context, band Band[E]) (int64, error) {
-	return s.dec.CountBetween(ctx, s.core, band)
+	return routeScores(s, func() (int64, error) {
+		return s.dec.CountBetween(ctx, s.core, band)
+	}, func(p *ScoreReads[E, I, R, W, X]) (int64, error) {
+		pb, err := band.inPrevious(p.core.spec.Fingerprint)
+		if err != nil {
+			return 0, err
+		}
+		return p.CountBetween(ctx, pb)
+	})
 }
 
 // CompetitionRank returns 1 + the number of entries with a better leading score field than the
 // entry of id ("1224" ranking: equal values share a rank), counted with ZCOUNT in O(log n), or
 // an error matching ErrNotFound.
 func (s *ScoreReads[E, I, R, W, X]) CompetitionRank(ctx context.Context, id I) (int64, error) {
-	return s.dec.Position(ctx, s.core, s.competition, id, 1)
+	return routeScores(s, func() (int64, error) {
+		return s.dec.Position(ctx, s.core, s.competition, id, 1)
+	}, func(p *ScoreReads[E, I, R, W, X]) (int64, error) {
+		if !s.routes.Lead {
+			return 0, p.refused("CompetitionRank", "its leading score field is not this layout's, in the same order")
+		}
+		return p.CompetitionRank(ctx, id)
+	})
 }
 
 // CompetitionRankTuple is CompetitionRank on the whole score: 1 + the number of entries whose
 // score fields rank before the entry of id; entries equal on the score fields share a rank
 // (fields in the member do not count). Or an error matching ErrNotFound.
 func (s *ScoreReads[E, I, R, W, X]) CompetitionRankTuple(ctx context.Context, id I) (int64, error) {
-	return s.dec.Position(ctx, s.core, s.competition, id, s.core.spec.ScoreFields)
+	return routeScores(s, func() (int64, error) {
+		return s.dec.Position(ctx, s.core, s.competition, id, s.core.spec.ScoreFields)
+	}, func(p *ScoreReads[E, I, R, W, X]) (int64, error) {
+		if !s.routes.Tuple {
+			return 0, p.refused("CompetitionRankTuple", "its score fields are not this layout's, one to one, in the same order")
+		}
+		return p.CompetitionRankTuple(ctx, id)
+	})
 }
 
 // DenseRank returns 1 + the number of distinct leading score field values ahead of the entry
 // of id ("1223" ranking: equal values share a rank and the next value takes the next rank), or
 // an error matching ErrNotFound. The script steps once per distinct value ahead, O(log n) each.
 func (s *ScoreReads[E, I, R, W, X]) DenseRank(ctx context.Context, id I) (int64, error) {
-	return s.dec.Position(ctx, s.core, s.dense, id)
+	return routeScores(s, func() (int64, error) {
+		return s.dec.Position(ctx, s.core, s.dense, id)
+	}, func(p *ScoreReads[E, I, R, W, X]) (int64, error) {
+		if !s.routes.Lead {
+			return 0, p.refused("DenseRank", "its leading score field is not this layout's, in the same order")
+		}
+		return p.DenseRank(ctx, id)
+	})
 }
 
 // ShardedScoreReads is ScoreReads on a ShardedBoard, which a generated ShardedBoard embeds on a
