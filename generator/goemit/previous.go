@@ -126,6 +126,7 @@ func (b *board) viaPrevious() {
 			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
 			jen.List(jen.Id("args"), jen.Err()).Op("=").Id(prevName("decoding")).Dot("EntryArgs").Call(jen.Id("season"), jen.Id("p"), jen.Id("args")),
 			jen.Return(jen.Id("args"), rt("NotInPrevious").Call(fp, jen.Err()))),
+		jen.Id("ScoreOfP"): jen.Id(prevName("decoding")).Dot("ScoreOfP"), // the previous layout's bands and updates are its P
 	}
 	// The previous layout's replies carry data where it has data, whatever this layout has.
 	switch {
