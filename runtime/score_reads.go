@@ -156,13 +156,20 @@ type ShardedScoreReads[E any, I ID, R, W, X any] struct {
 	sb          *ShardedBoard[E, I, R, W, X]
 	shards      []*ScoreReads[E, I, R, W, X]
 	band, place *Function
+	// previous is the shards' reads in the layout theirs replaces, where they have one: Between
+	// runs there on shards that still hold it (shardedRoute).
+	previous *ScoreReads[E, I, R, W, X]
 }
 
 // NewShardedScoreReads returns the score reads of sb, whose shards' score reads are shards, in
 // shard order.
 func NewShardedScoreReads[E any, I ID, R, W, X any](sb *ShardedBoard[E, I, R, W, X], shards []*ScoreReads[E, I, R, W, X]) *ShardedScoreReads[E, I, R, W, X] {
 	lib := shards[0].core.spec.Library
-	return &ShardedScoreReads[E, I, R, W, X]{sb: sb, shards: shards, band: lib.Function(OpBand), place: lib.Function(OpAroundScore)}
+	s := &ShardedScoreReads[E, I, R, W, X]{sb: sb, shards: shards, band: lib.Function(OpBand), place: lib.Function(OpAroundScore)}
+	if p := sb.previous; p != nil {
+		s.previous = NewScoreReads(p.shards[0].core, p.dec)
+	}
+	return s
 }
 
 // Between returns, best first with their ranks, up to limit entries of the band, skipping
@@ -170,8 +177,20 @@ func NewShardedScoreReads[E any, I ID, R, W, X any](sb *ShardedBoard[E, I, R, W,
 // pipelined round: it counts its entries ahead of the band (their sum is the band's first
 // position) and reads its first offset + limit entries of the band, which merge by the
 // layout's order. The cost grows with offset: O(shards × (log n + offset + limit)).
+//
+// On shards still in the layout theirs replaces, the band's form in that layout is read, as
+// ScoreReads.Between reads it.
 func (s *ShardedScoreReads[E, I, R, W, X]) Between(ctx context.Context, band Band[E], offset, limit int64) ([]R, error) {
-	return ShardBetween(ctx, s.sb, s.band, band, offset, limit)
+	return shardedRoute(s.sb, func(sb *ShardedBoard[E, I, R, W, X]) ([]R, error) {
+		if sb == s.sb {
+			return ShardBetween(ctx, sb, s.band, band, offset, limit)
+		}
+		pb, err := band.inPrevious(s.previous.core.spec.Fingerprint)
+		if err != nil {
+			return nil, err
+		}
+		return ShardBetween(ctx, sb, s.previous.band, pb, offset, limit)
+	})
 }
 
 // CountBetween returns the number of entries in the band: CountBetween on every shard (one
@@ -197,8 +216,20 @@ func (s *ShardedScoreReads[E, I, R, W, X]) CompetitionRankTuple(ctx context.Cont
 }
 
 // competition counts, on every shard, the entries ahead of the place before every entry equal
-// to the entry of id on its first tied score fields (Decoding.TiedPlace), and adds 1.
+// to the entry of id on its first tied score fields (Decoding.TiedPlace), and adds 1. On shards
+// still in the layout theirs replaces it is refused (ErrNotInPreviousLayout): that layout's
+// place is not known here.
 func (s *ShardedScoreReads[E, I, R, W, X]) competition(ctx context.Context, id I, tied int) (int64, error) {
+	return shardedRoute(s.sb, func(sb *ShardedBoard[E, I, R, W, X]) (int64, error) {
+		if sb != s.sb {
+			return 0, s.previous.refused("a ShardedBoard's competition rank", "the place of its tie is not known in that layout")
+		}
+		return s.competitionIn(ctx, id, tied)
+	})
+}
+
+// competitionIn is competition on shards in this layout.
+func (s *ShardedScoreReads[E, I, R, W, X]) competitionIn(ctx context.Context, id I, tied int) (int64, error) {
 	e, err := s.sb.Get(ctx, id)
 	if err != nil {
 		return 0, err

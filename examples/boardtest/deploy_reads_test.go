@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/rankgen/rankgen/examples/boardtest/internal/compat/v1"
@@ -192,6 +193,78 @@ func TestRefusedReadKeepsNewBoardsOld(t *testing.T) {
 		}
 		if _, err := v1.NewBoard(tg.Client, routed.Key()).Set(ctx, v1.Entry{PlayerID: "b", Points: 6}); err != nil {
 			t.Fatalf("v1's code on the board v3's code started: %v", err)
+		}
+	})
+}
+
+// TestShardedRoutedScoreReads: a ShardedBoard of v3's code over shards in v1's layout reads a
+// band of Points (bounds past v1's range included) as the whole board's entries in it, with
+// their ranks, and counts it; a band of Class and the competition ranks are refused with
+// ErrNotInPreviousLayout until the shards are migrated, and answered after.
+func TestShardedRoutedScoreReads(t *testing.T) {
+	redistest.RunTargets(t, func(t *testing.T, tg redistest.Target) {
+		const n, shards = 200, 4
+		key := redistest.Key(t, "sharded-reads")
+		keys, err := rankgenrt.ShardKeys(key, shards)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rng := rand.New(rand.NewPCG(5, 6))
+		var all []v3.Entry
+		for i := range n {
+			id := fmt.Sprintf("p%03d", i)
+			e := v1.Entry{PlayerID: id, Points: uint32(rng.IntN(60))}
+			if i%20 == 0 {
+				e.Points = v1Max - uint32(rng.IntN(2))
+			}
+			if _, err := v1.NewBoard(tg.Client, keys[rankgenrt.ShardOf(id, shards)]).Set(ctx, e); err != nil {
+				t.Fatal(err)
+			}
+			all = append(all, v3.Entry{PlayerID: id, Points: uint64(e.Points), Class: v3.ClassKart})
+		}
+		slices.SortFunc(all, v3.Compare)
+		s3, err := v3.NewShardedBoard(tg.Client, key, shards)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range 60 {
+			lo, hi := uint64(rng.IntN(70)), uint64(rng.IntN(70))
+			if rng.IntN(4) == 0 {
+				hi = v1Max + 1 + uint64(rng.IntN(1<<20))
+			}
+			offset, limit := int64(rng.IntN(5)), int64(rng.IntN(15))
+			var want []v3.Ranked
+			for k, e := range all {
+				if lo <= e.Points && e.Points <= hi {
+					want = append(want, v3.Ranked{Rank: int64(k + 1), Entry: e})
+				}
+			}
+			count := int64(len(want))
+			want = want[min(offset, int64(len(want))):]
+			want, _ = ranked(want[:min(limit, int64(len(want)))], nil)
+			got, err := ranked(s3.Between(ctx, v3.PointsBetween(lo, hi), offset, limit))
+			if err != nil || !reflect.DeepEqual(got, want) {
+				t.Fatalf("Between(PointsBetween(%d, %d), %d, %d) on v1's shards: %+v, %v; want %+v", lo, hi, offset, limit, got, err, want)
+			}
+			if got, err := s3.CountBetween(ctx, v3.PointsBetween(lo, hi)); err != nil || got != count {
+				t.Fatalf("CountBetween(PointsBetween(%d, %d)) on v1's shards: %d, %v; want %d", lo, hi, got, err, count)
+			}
+		}
+		classes := v3.PointsIs(all[0].Points).ClassBetween(v3.ClassKart, v3.ClassRally)
+		if _, err := s3.Between(ctx, classes, 0, 10); !errors.Is(err, rankgenrt.ErrNotInPreviousLayout) {
+			t.Errorf("a band of Class on v1's shards: %v", err)
+		}
+		if _, err := s3.CompetitionRank(ctx, all[0].PlayerID); !errors.Is(err, rankgenrt.ErrNotInPreviousLayout) {
+			t.Errorf("CompetitionRank on v1's shards: %v", err)
+		}
+		for _, k := range keys {
+			migrateToV3(t, tg.Client, k)
+		}
+		if got, err := s3.Between(ctx, classes, 0, 10); err != nil || len(got) == 0 || got[0].Entry != all[0] {
+			t.Errorf("a band of Class after the switch: %+v, %v; want %+v first", got, err, all[0])
+		}
+		if r, err := s3.CompetitionRank(ctx, all[0].PlayerID); err != nil || r != 1 {
+			t.Errorf("CompetitionRank of the best entry after the switch: %d, %v", r, err)
 		}
 	})
 }
