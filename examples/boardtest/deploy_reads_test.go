@@ -176,10 +176,10 @@ func routedScoreReads(t *testing.T, c redis.UniversalClient, seed uint64) {
 	}
 }
 
-// TestRefusedReadKeepsNewBoardsOld: a read v1's layout cannot answer, on a key that holds
+// TestRoutedRefusedReadKeepsKeysOld: a read v1's layout cannot answer, on a key that holds
 // nothing yet, is answered in v3's (empty) and does not make the Board start the key in v3's
 // layout: its next write still makes a board v1's code writes.
-func TestRefusedReadKeepsNewBoardsOld(t *testing.T) {
+func TestRoutedRefusedReadKeepsKeysOld(t *testing.T) {
 	redistest.RunTargets(t, func(t *testing.T, tg redistest.Target) {
 		routed := v3.NewBoard(tg.Client, redistest.Key(t, "fresh"))
 		if n, err := routed.CountBetween(ctx, v3.PointsIs(1).ClassBetween(v3.ClassKart, v3.ClassRally)); err != nil || n != 0 {
