@@ -245,19 +245,22 @@ func NotInPreviousValue(layout, field string, value any, why string) error {
 // Via is how a board's view in the layout its layout replaces reads and writes its entries:
 // converted from and to the previous layout's, with that layout's codec (Decoding's fields of
 // the same names). DecodeData is nil where the previous layout has no data; ScoreOfP is that
-// layout's, which its bands' and updates' P are scores of.
+// layout's, which its bands' and updates' P are scores of; TiedPlace, the place of a tie in
+// that layout (a ShardedBoard's competition ranks), nil where the layout is not sharded.
 type Via[E any] struct {
 	Decode     func(score float64, member string) (E, error)
 	DecodeData func(e *E, data string) error
 	Encode     func(e E) (score float64, member string, _ error)
 	EntryArgs  func(season *Season, e E, args []any) ([]any, error)
 	ScoreOfP   func(p uint64) float64
+	TiedPlace  func(e E, tied int) (float64, string, error)
 }
 
 // Via is d with the codec v gives: the decoding of a board's view in the previous layout.
 func (d *Decoding[E, I, R, W, X]) Via(v Via[E]) *Decoding[E, I, R, W, X] {
 	c := *d
 	c.Decode, c.DecodeData, c.Encode, c.EntryArgs, c.ScoreOfP = v.Decode, v.DecodeData, v.Encode, v.EntryArgs, v.ScoreOfP
+	c.TiedPlace = v.TiedPlace
 	return &c
 }
 

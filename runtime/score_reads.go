@@ -108,7 +108,8 @@ func (s *ScoreReads[E, I, R, W, X]) CountBetween(ctx context.Context, band Band[
 
 // CompetitionRank returns 1 + the number of entries with a better leading score field than the
 // entry of id ("1224" ranking: equal values share a rank), counted with ZCOUNT in O(log n), or
-// an error matching ErrNotFound.
+// an error matching ErrNotFound. On a board still in the layout this one replaces, that
+// layout's rank where ScoreRoutes.Lead says it is the same, else ErrNotInPreviousLayout.
 func (s *ScoreReads[E, I, R, W, X]) CompetitionRank(ctx context.Context, id I) (int64, error) {
 	return routeScores(s, func() (int64, error) {
 		return s.dec.Position(ctx, s.core, s.competition, id, 1)
@@ -122,7 +123,8 @@ func (s *ScoreReads[E, I, R, W, X]) CompetitionRank(ctx context.Context, id I) (
 
 // CompetitionRankTuple is CompetitionRank on the whole score: 1 + the number of entries whose
 // score fields rank before the entry of id; entries equal on the score fields share a rank
-// (fields in the member do not count). Or an error matching ErrNotFound.
+// (fields in the member do not count). Or an error matching ErrNotFound. On a board still in
+// the layout this one replaces, as CompetitionRank, where ScoreRoutes.Tuple says.
 func (s *ScoreReads[E, I, R, W, X]) CompetitionRankTuple(ctx context.Context, id I) (int64, error) {
 	return routeScores(s, func() (int64, error) {
 		return s.dec.Position(ctx, s.core, s.competition, id, s.core.spec.ScoreFields)
@@ -137,6 +139,7 @@ func (s *ScoreReads[E, I, R, W, X]) CompetitionRankTuple(ctx context.Context, id
 // DenseRank returns 1 + the number of distinct leading score field values ahead of the entry
 // of id ("1223" ranking: equal values share a rank and the next value takes the next rank), or
 // an error matching ErrNotFound. The script steps once per distinct value ahead, O(log n) each.
+// On a board still in the layout this one replaces, as CompetitionRank.
 func (s *ScoreReads[E, I, R, W, X]) DenseRank(ctx context.Context, id I) (int64, error) {
 	return routeScores(s, func() (int64, error) {
 		return s.dec.Position(ctx, s.core, s.dense, id)
@@ -156,9 +159,11 @@ type ShardedScoreReads[E any, I ID, R, W, X any] struct {
 	sb          *ShardedBoard[E, I, R, W, X]
 	shards      []*ScoreReads[E, I, R, W, X]
 	band, place *Function
-	// previous is the shards' reads in the layout theirs replaces, where they have one: Between
-	// runs there on shards that still hold it (shardedRoute).
-	previous *ScoreReads[E, I, R, W, X]
+	// previous is the shards' reads in the layout theirs replaces, where they have one, and
+	// that layout's around_score function: the reads run there on shards that still hold it
+	// (shardedRoute).
+	previous      *ScoreReads[E, I, R, W, X]
+	previousPlace *Function
 }
 
 // NewShardedScoreReads returns the score reads of sb, whose shards' score reads are shards, in
@@ -168,6 +173,7 @@ func NewShardedScoreReads[E any, I ID, R, W, X any](sb *ShardedBoard[E, I, R, W,
 	s := &ShardedScoreReads[E, I, R, W, X]{sb: sb, shards: shards, band: lib.Function(OpBand), place: lib.Function(OpAroundScore)}
 	if p := sb.previous; p != nil {
 		s.previous = NewScoreReads(p.shards[0].core, p.dec)
+		s.previousPlace = p.shards[0].core.spec.Library.Function(OpAroundScore)
 	}
 	return s
 }
@@ -204,7 +210,9 @@ func (s *ShardedScoreReads[E, I, R, W, X]) CountBetween(ctx context.Context, ban
 // CompetitionRank returns 1 + the number of entries of all shards with a better leading score
 // field than the entry of id, as ScoreReads.CompetitionRank does, or an error matching
 // ErrNotFound: the entry from its shard, then every shard's count of the entries ahead of the
-// place before its value (one script each), pipelined, added up.
+// place before its value (one script each), pipelined, added up. On shards still in the
+// layout theirs replaces, at that place's form there (the generated previousTiedPlace), or
+// ErrNotInPreviousLayout where it has none.
 func (s *ShardedScoreReads[E, I, R, W, X]) CompetitionRank(ctx context.Context, id I) (int64, error) {
 	return s.competition(ctx, id, 1)
 }
@@ -217,30 +225,60 @@ func (s *ShardedScoreReads[E, I, R, W, X]) CompetitionRankTuple(ctx context.Cont
 
 // competition counts, on every shard, the entries ahead of the place before every entry equal
 // to the entry of id on its first tied score fields (Decoding.TiedPlace), and adds 1. On shards
-// still in the layout theirs replaces it is refused (ErrNotInPreviousLayout): that layout's
-// place is not known here.
+// still in the layout theirs replaces, the place is that layout's (the view's TiedPlace, which
+// refuses a tie it has no exact place of).
 func (s *ShardedScoreReads[E, I, R, W, X]) competition(ctx context.Context, id I, tied int) (int64, error) {
 	return shardedRoute(s.sb, func(sb *ShardedBoard[E, I, R, W, X]) (int64, error) {
+		script := s.place
 		if sb != s.sb {
+			script = s.previousPlace
+		}
+		if sb.dec.TiedPlace == nil {
 			return 0, s.previous.refused("a ShardedBoard's competition rank", "the place of its tie is not known in that layout")
 		}
-		return s.competitionIn(ctx, id, tied)
+		e, err := sb.Get(ctx, id)
+		if err != nil {
+			return 0, err
+		}
+		score, member, err := sb.dec.TiedPlace(e, tied)
+		if err != nil {
+			return 0, err
+		}
+		pos, _, _, err := ShardPlace(ctx, sb, script, score, member, 0, 0)
+		if err != nil {
+			return 0, err
+		}
+		return pos + 1, nil
 	})
 }
 
-// competitionIn is competition on shards in this layout.
-func (s *ShardedScoreReads[E, I, R, W, X]) competitionIn(ctx context.Context, id I, tied int) (int64, error) {
-	e, err := s.sb.Get(ctx, id)
-	if err != nil {
-		return 0, err
-	}
-	score, member, err := s.sb.dec.TiedPlace(e, tied)
-	if err != nil {
-		return 0, err
-	}
-	pos, _, _, err := ShardPlace(ctx, s.sb, s.place, score, member, 0, 0)
-	if err != nil {
-		return 0, err
-	}
-	return pos + 1, nil
+// ShardAroundScore is AroundScore on the ShardedBoard whose score reads are s: every shard
+// runs the around_score function at the place in one pipelined round; of the window, a shard
+// holds at most its last before entries ahead of the place and its first after from it, which
+// is what it reads; the merge by the layout's order holds the window, and the shards'
+// positions of the place add up to its position. place is the place in the board's layout;
+// previousPlace, where the layout replaces another, the same place in that one (or why it has
+// none), read on shards that still hold that layout (nil: the layout replaces none).
+func ShardAroundScore[E any, I ID, R, W, X any](ctx context.Context, s *ShardedScoreReads[E, I, R, W, X], place, previousPlace func() (float64, string, error), before, after int64) ([]R, error) {
+	return shardedRoute(s.sb, func(sb *ShardedBoard[E, I, R, W, X]) ([]R, error) {
+		script, at := s.place, place
+		if sb != s.sb {
+			if previousPlace == nil {
+				return nil, s.previous.refused("AroundScore", "no place in that layout was given")
+			}
+			script, at = s.previousPlace, previousPlace
+		}
+		score, member, err := at()
+		if err != nil {
+			return nil, err
+		}
+		before, after = max(before, 0), max(after, 0)
+		pos, ahead, merged, err := ShardPlace(ctx, sb, script, score, member, before, after)
+		if err != nil {
+			return nil, err
+		}
+		take := int(min(before, pos)) // entries ahead of the place in the window
+		hi := ahead + int(min(after, int64(len(merged)-ahead)))
+		return sb.dec.Renumber(merged[ahead-take:hi], pos-int64(take)), nil
+	})
 }

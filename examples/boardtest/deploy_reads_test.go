@@ -199,8 +199,9 @@ func TestRoutedRefusedReadKeepsKeysOld(t *testing.T) {
 
 // TestShardedRoutedScoreReads: a ShardedBoard of v3's code over shards in v1's layout reads a
 // band of Points (bounds past v1's range included) as the whole board's entries in it, with
-// their ranks, and counts it; a band of Class and the competition ranks are refused with
-// ErrNotInPreviousLayout until the shards are migrated, and answered after.
+// their ranks, and counts it; CompetitionRank and AroundScore of a place of Points answer as
+// the whole board's entries say; a band of Class, CompetitionRankTuple and an Entry's place
+// are refused with ErrNotInPreviousLayout until the shards are migrated, and answered after.
 func TestShardedRoutedScoreReads(t *testing.T) {
 	redistest.RunTargets(t, func(t *testing.T, tg redistest.Target) {
 		const n, shards = 200, 4
@@ -250,12 +251,37 @@ func TestShardedRoutedScoreReads(t *testing.T) {
 				t.Fatalf("CountBetween(PointsBetween(%d, %d)) on v1's shards: %d, %v; want %d", lo, hi, got, err, count)
 			}
 		}
+		var whole []v1.Ranked // the board, best first, as v1's code reads it
+		for k, e := range all {
+			whole = append(whole, v1.Ranked{Rank: int64(k + 1), Entry: v1.Entry{PlayerID: e.PlayerID, Points: uint32(e.Points)}})
+		}
+		for range 40 {
+			e, v := all[rng.IntN(n)], uint64(rng.IntN(70))
+			if rng.IntN(4) == 0 {
+				v = v1Max + 1 + uint64(rng.IntN(1<<20))
+			}
+			better := 0
+			for better < n && all[better].Points > e.Points {
+				better++
+			}
+			if r, err := s3.CompetitionRank(ctx, e.PlayerID); err != nil || r != int64(better+1) {
+				t.Fatalf("CompetitionRank(%s) on v1's shards (Points %d): %d, %v; want %d", e.PlayerID, e.Points, r, err, better+1)
+			}
+			before, after := int64(rng.IntN(5)), int64(rng.IntN(5))
+			want, _ := ranked(around(whole, v, before, after), nil)
+			if got, err := ranked(s3.AroundScore(ctx, v3.PointsIs(v), before, after)); err != nil || !reflect.DeepEqual(got, want) {
+				t.Fatalf("AroundScore(PointsIs(%d), %d, %d) on v1's shards: %+v, %v; want %+v", v, before, after, got, err, want)
+			}
+		}
 		classes := v3.PointsIs(all[0].Points).ClassBetween(v3.ClassKart, v3.ClassRally)
 		if _, err := s3.Between(ctx, classes, 0, 10); !errors.Is(err, rankgenrt.ErrNotInPreviousLayout) {
 			t.Errorf("a band of Class on v1's shards: %v", err)
 		}
-		if _, err := s3.CompetitionRank(ctx, all[0].PlayerID); !errors.Is(err, rankgenrt.ErrNotInPreviousLayout) {
-			t.Errorf("CompetitionRank on v1's shards: %v", err)
+		if _, err := s3.CompetitionRankTuple(ctx, all[0].PlayerID); !errors.Is(err, rankgenrt.ErrNotInPreviousLayout) {
+			t.Errorf("CompetitionRankTuple on v1's shards: %v", err)
+		}
+		if _, err := s3.AroundScore(ctx, all[0], 1, 1); !errors.Is(err, rankgenrt.ErrNotInPreviousLayout) {
+			t.Errorf("AroundScore of an Entry on v1's shards: %v", err)
 		}
 		for _, k := range keys {
 			migrateToV3(t, tg.Client, k)
@@ -263,8 +289,11 @@ func TestShardedRoutedScoreReads(t *testing.T) {
 		if got, err := s3.Between(ctx, classes, 0, 10); err != nil || len(got) == 0 || got[0].Entry != all[0] {
 			t.Errorf("a band of Class after the switch: %+v, %v; want %+v first", got, err, all[0])
 		}
-		if r, err := s3.CompetitionRank(ctx, all[0].PlayerID); err != nil || r != 1 {
-			t.Errorf("CompetitionRank of the best entry after the switch: %d, %v", r, err)
+		if r, err := s3.CompetitionRankTuple(ctx, all[0].PlayerID); err != nil || r != 1 {
+			t.Errorf("CompetitionRankTuple of the best entry after the switch: %d, %v", r, err)
+		}
+		if rs, err := s3.AroundScore(ctx, all[0], 0, 1); err != nil || len(rs) != 1 || rs[0].Entry != all[0] {
+			t.Errorf("AroundScore of the best entry after the switch: %+v, %v", rs, err)
 		}
 	})
 }

@@ -128,6 +128,9 @@ func (b *board) viaPrevious() {
 			jen.Return(jen.Id("args"), rt("NotInPrevious").Call(fp, jen.Err()))),
 		jen.Id("ScoreOfP"): jen.Id(prevName("decoding")).Dot("ScoreOfP"), // the previous layout's bands and updates are its P
 	}
+	if l.Sharded && l.NumScore > 0 { // a ShardedBoard's competition ranks, on shards in the previous layout
+		dict[jen.Id("TiedPlace")] = jen.Id("previousTiedPlace")
+	}
 	// The previous layout's replies carry data where it has data, whatever this layout has.
 	switch {
 	case old.HasData() && l.HasData():

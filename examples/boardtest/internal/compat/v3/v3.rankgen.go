@@ -509,7 +509,8 @@ var decodingViaPrevious = decoding.Via(rankgenrt.Via[Entry]{
 		args, err = previousDecoding.EntryArgs(season, p, args)
 		return args, rankgenrt.NotInPrevious(PreviousFingerprint, err)
 	},
-	ScoreOfP: previousDecoding.ScoreOfP,
+	ScoreOfP:  previousDecoding.ScoreOfP,
+	TiedPlace: previousTiedPlace,
 })
 
 // Band is a band of the board's order: the entries whose leading score fields equal given values
@@ -1059,22 +1060,13 @@ func (s *ShardedBoard) CountPointsBetween(ctx context.Context, lo, hi uint64) (i
 // around_score script at the place in one pipelined round: of the window, a shard holds at most
 // its last before entries ahead of the place and its first after from it, which is what it reads;
 // the merge by Compare holds the window, and the shards' positions of the place add up to its
-// position. A nil place is refused as Board.AroundScore refuses it.
+// position. A nil place is refused as Board.AroundScore refuses it. On shards still in the layout
+// this one replaces, the place's form there is read, as Board.AroundScore reads it.
 func (s *ShardedBoard) AroundScore(ctx context.Context, at Place, before, after int64) ([]Ranked, error) {
 	if at == nil {
 		return s.shards[0].AroundScore(ctx, at, before, after) // its error, nothing sent
 	}
-	score, member, err := at.place()
-	if err != nil {
-		return nil, err
-	}
-	pos, ahead, merged, err := rankgenrt.ShardPlace(ctx, s.ShardedBoard, fnAroundScore, score, member, max(before, 0), max(after, 0))
-	if err != nil {
-		return nil, err
-	}
-	take := int(min(max(before, 0), pos)) // entries ahead of the place in the window
-	hi := ahead + int(min(max(after, 0), int64(len(merged)-ahead)))
-	return decoding.Renumber(merged[ahead-take:hi], pos-int64(take)), nil
+	return rankgenrt.ShardAroundScore(ctx, s.ShardedScoreReads, at.place, at.previousPlace, before, after)
 }
 
 /*
@@ -1087,6 +1079,17 @@ func tiedPlace(e Entry, tied int) (float64, string, error) {
 		return PointsIs(e.Points).place()
 	default:
 		return PointsIs(e.Points).ClassIs(e.Class).place()
+	}
+}
+
+// previousTiedPlace is tiedPlace in the layout this one replaces, or why that layout has no such
+// place exactly (its competition ranks on shards that still hold it).
+func previousTiedPlace(e Entry, tied int) (float64, string, error) {
+	switch tied {
+	case 1:
+		return PointsIs(e.Points).previousPlace()
+	default:
+		return PointsIs(e.Points).ClassIs(e.Class).previousPlace()
 	}
 }
 
