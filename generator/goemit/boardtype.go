@@ -154,14 +154,14 @@ func (b *board) constructor() {
 // scoreRoutes is the rankgenrt.ScoreRoutes of a layout that replaces another: which ranks a
 // board still in that layout answers exactly.
 func scoreRoutes(l *layout.Layout) jen.Code {
-	routes := jen.Dict{}
+	var routes []jen.Code // on one line: {Lead: true, Tuple: true}
 	if _, ok := l.Previous.LeadRoutes(l); ok {
-		routes[jen.Id("Lead")] = jen.True()
+		routes = append(routes, jen.Id("Lead").Op(":").True())
 	}
 	if l.Previous.ScoreRoutes(l) {
-		routes[jen.Id("Tuple")] = jen.True()
+		routes = append(routes, jen.Id("Tuple").Op(":").True())
 	}
-	return rt("ScoreRoutes").Values(routes)
+	return rt("ScoreRoutes").Values(routes...)
 }
 
 // resultTypes declares the types the methods take and return beside Entry.
