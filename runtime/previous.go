@@ -17,9 +17,10 @@ import (
 
 // ErrNotInPreviousLayout: the board still holds the layout this code's layout replaces, and
 // that layout cannot hold the entry exactly (a value past its range, a field it lacks set to
-// another value than its default). Nothing was written: the write succeeds once the board is
-// migrated. Matches ErrRetry; a *PreviousLayoutError says which value.
-var ErrNotInPreviousLayout error = &retryable{"rankgen: the board holds the previous layout, which cannot hold the entry"}
+// another value than its default), or cannot answer the read exactly (a band, place or rank it
+// has no exact form of). Nothing was written or read: the call succeeds once the board is
+// migrated. Matches ErrRetry; a *PreviousLayoutError says which value or read.
+var ErrNotInPreviousLayout error = &retryable{"rankgen: the board holds the previous layout, which cannot hold the entry or answer the read exactly"}
 
 // PreviousLayoutError is an entry refused by a board that still holds the previous layout:
 // Err says what that layout cannot hold (it matches ErrOutOfRange where a range refuses it).
