@@ -84,7 +84,8 @@ func (b *board) prefixType(i int, fd *layout.Field) {
 func (b *board) replaces() bool { return b.l.Previous != nil && b.l.Previous.Layout != nil }
 
 // previousLead is the previous layout's leading field where it reads this layout's leading
-// field's bands and places alike (LeadRoutes), with the names of the constants of its range.
+// field's bands and places alike (LeadRoutes), with its range's bounds (the previous file's
+// constants) as that field's type.
 func (b *board) previousLead() (of *layout.Field, min, max jen.Code, ok bool) {
 	if !b.replaces() {
 		return nil, nil, nil, false
@@ -206,9 +207,9 @@ func (b *board) routedAround(op catalog.Op, call *jen.Statement) jen.Code {
 		return call
 	}
 	result := jen.Index().Id("Ranked")
-	previous := []jen.Code{ // a previous layout without score fields has no such read: the place's refusal
-		jen.List(jen.Id("_"), jen.Id("_"), jen.Err()).Op(":=").Id("at").Dot("previousPlace").Call(),
-		jen.Return(jen.Nil(), jen.Err()),
+	previous := []jen.Code{ // a previous layout without score fields has no such read
+		jen.If(jen.List(jen.Id("_"), jen.Id("_"), jen.Err()).Op(":=").Id("at").Dot("place").Call(), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
+		jen.Return(jen.Nil(), rt("NotInPreviousRead").Call(jen.Id(prevName("Fingerprint")), jen.Lit("AroundScore"), jen.Lit("it has no score fields"))),
 	}
 	if b.l.Previous.Layout.NumScore > 0 {
 		previous = []jen.Code{jen.Return(jen.Id("decodingViaPrevious").Dot("AroundPlace").Call(jen.Id("ctx"), jen.Id("b").Dot("previous").Dot("core"),
