@@ -17,22 +17,31 @@ import (
 
 // ErrNotInPreviousLayout: the board still holds the layout this code's layout replaces, and
 // that layout cannot hold the entry exactly (a value past its range, a field it lacks set to
-// another value than its default). Nothing was written: the write succeeds once the board is
-// migrated. Matches ErrRetry; a *PreviousLayoutError says which value.
-var ErrNotInPreviousLayout error = &retryable{"rankgen: the board holds the previous layout, which cannot hold the entry"}
+// another value than its default), or cannot answer the read exactly (a band, place or rank it
+// has no exact form of). Nothing was written or read: the call succeeds once the board is
+// migrated. Matches ErrRetry; a *PreviousLayoutError says which value or read.
+var ErrNotInPreviousLayout error = &retryable{"rankgen: the board holds the previous layout, which cannot hold the entry or answer the read exactly"}
 
 // PreviousLayoutError is an entry refused by a board that still holds the previous layout:
 // Err says what that layout cannot hold (it matches ErrOutOfRange where a range refuses it).
-// It matches ErrNotInPreviousLayout and ErrRetry.
+// Or a read that layout has no exact form of (Read). It matches ErrNotInPreviousLayout and
+// ErrRetry.
 type PreviousLayoutError struct {
 	Layout string // the fingerprint of the layout the board holds
 	// Field, Value and Why say what the layout cannot hold, where the conversion refused it;
 	// Err, where the layout's own codec did (a *RangeError).
 	Field, Value, Why string
 	Err               error
+	// Read is what a refused read asked for (Why says why the layout cannot answer it
+	// exactly): nothing was read, and the read answers once the board is migrated.
+	Read string
 }
 
 func (e *PreviousLayoutError) Error() string {
+	if e.Read != "" {
+		return "rankgen: the board still holds the previous layout " + quote.Short(e.Layout) +
+			", which cannot answer " + e.Read + " exactly (" + e.Why + "); nothing read: read it again once the board is migrated"
+	}
 	what := strings.TrimPrefix(fmt.Sprint(e.Err), "rankgen: ")
 	if e.Err == nil {
 		what = e.Field + " = " + e.Value + ": " + e.Why
@@ -57,6 +66,12 @@ func NotInPrevious(layout string, err error) error {
 		return err
 	}
 	return &PreviousLayoutError{Layout: layout, Err: err}
+}
+
+// NotInPreviousRead is the error of a read (what it asks for) that the previous layout
+// (fingerprint layout) cannot answer exactly, why saying why.
+func NotInPreviousRead(layout, read, why string) error {
+	return &PreviousLayoutError{Layout: layout, Read: read, Why: why}
 }
 
 // NewBoardReplacing returns the board whose machinery is core, as NewBoard does, of a layout
@@ -143,7 +158,10 @@ func route[E any, I ID, R, W, X, T any](b *Board[E, I, R, W, X], call func(*Boar
 	if errors.Is(err2, ErrLayoutMismatch) {
 		return v, err // the board holds neither layout, or the one that could not hold the entry
 	}
-	if !errors.Is(err2, errCaptured) { // a submission's step only captured both views' calls
+	// Nothing learnt from a submission's step, which only captured both views' calls, nor from a
+	// read the first view refused unsent when the second answers: a key that holds nothing yet
+	// answers in either layout, and stays one both versions write.
+	if !errors.Is(err2, errCaptured) && !readRefused(err) {
 		b.held.v.Store(b.heldBy(second))
 	}
 	return v2, err2
@@ -180,6 +198,12 @@ func OnPreviousAdd(layout string, err error, delta int64, lowShared, highShared 
 		return err
 	}
 	return OnPrevious(layout, err)
+}
+
+// readRefused says whether err is a read the previous layout's view refused before sending it.
+func readRefused(err error) bool {
+	var pe *PreviousLayoutError
+	return errors.As(err, &pe) && pe.Read != ""
 }
 
 // recordedBy says whether err refuses a write because its token was recorded by a call of the
@@ -222,18 +246,23 @@ func NotInPreviousValue(layout, field string, value any, why string) error {
 
 // Via is how a board's view in the layout its layout replaces reads and writes its entries:
 // converted from and to the previous layout's, with that layout's codec (Decoding's fields of
-// the same names). DecodeData is nil where the previous layout has no data.
+// the same names). DecodeData is nil where the previous layout has no data; ScoreOfP is that
+// layout's, which its bands' and updates' P are scores of; TiedPlace, the place of a tie in
+// that layout (a ShardedBoard's competition ranks), nil where the layout is not sharded.
 type Via[E any] struct {
 	Decode     func(score float64, member string) (E, error)
 	DecodeData func(e *E, data string) error
 	Encode     func(e E) (score float64, member string, _ error)
 	EntryArgs  func(season *Season, e E, args []any) ([]any, error)
+	ScoreOfP   func(p uint64) float64
+	TiedPlace  func(e E, tied int) (float64, string, error)
 }
 
 // Via is d with the codec v gives: the decoding of a board's view in the previous layout.
 func (d *Decoding[E, I, R, W, X]) Via(v Via[E]) *Decoding[E, I, R, W, X] {
 	c := *d
-	c.Decode, c.DecodeData, c.Encode, c.EntryArgs = v.Decode, v.DecodeData, v.Encode, v.EntryArgs
+	c.Decode, c.DecodeData, c.Encode, c.EntryArgs, c.ScoreOfP = v.Decode, v.DecodeData, v.Encode, v.EntryArgs, v.ScoreOfP
+	c.TiedPlace = v.TiedPlace
 	return &c
 }
 

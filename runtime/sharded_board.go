@@ -49,7 +49,8 @@ func NewShardedBoard[E any, I ID, R, W, X any](c redis.UniversalClient, shards [
 // shardedRoute runs call on s or on its view in the previous layout, as its shards hold the
 // one or the other (Board's route): a read that merges the shards' entries compares them in
 // one layout's order, so while a migration has switched some shards and not others, it is
-// refused (ErrLayoutMismatch), and writes and reads of one id are not.
+// refused (ErrLayoutMismatch), and writes and reads of one id are not. A read the previous
+// layout's view refuses unsent (no exact form there) is tried on this layout's.
 func shardedRoute[E any, I ID, R, W, X, T any](s *ShardedBoard[E, I, R, W, X], call func(*ShardedBoard[E, I, R, W, X]) (T, error)) (T, error) {
 	if s.previous == nil {
 		return call(s)
@@ -59,7 +60,7 @@ func shardedRoute[E any, I ID, R, W, X, T any](s *ShardedBoard[E, I, R, W, X], c
 		first, second = s, s.previous
 	}
 	v, err := call(first)
-	if !errors.Is(err, ErrLayoutMismatch) {
+	if !errors.Is(err, ErrLayoutMismatch) && !readRefused(err) {
 		return v, err
 	}
 	v2, err2 := call(second)

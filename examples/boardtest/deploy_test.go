@@ -838,15 +838,29 @@ func routedEqualsNative(t *testing.T, c redis.UniversalClient, seed uint64) {
 			}
 			applied++
 			continue
-		case 8:
-			lo, hi := uint64(rng.IntN(30)), uint64(rng.IntN(1<<31))
+		case 8: // reads, the score reads included (TestRoutedScoreReads compares them with v1's code)
+			lo, hi, id := uint64(rng.IntN(30)), uint64(rng.IntN(1<<31)), entry().PlayerID
 			f = func(b *v3.Board) (any, error) {
 				es, err := b.RangePoints(ctx, lo, hi, 0, 100)
 				if err != nil {
 					return nil, err
 				}
 				n, err := b.CountPointsBetween(ctx, lo, hi)
-				return []any{es, n}, err
+				if err != nil {
+					return nil, err
+				}
+				band, errs := v3.PointsBetween(lo, hi), []string{}
+				rs, err := ranked(b.Between(ctx, band, 0, 100))
+				errs = append(errs, errKind(err))
+				count, err := b.CountBetween(ctx, band)
+				errs = append(errs, errKind(err))
+				around, err := ranked(b.AroundScore(ctx, v3.PointsIs(hi), 3, 3))
+				errs = append(errs, errKind(err))
+				competition, err := b.CompetitionRank(ctx, id)
+				errs = append(errs, errKind(err))
+				dense, err := b.DenseRank(ctx, id)
+				errs = append(errs, errKind(err))
+				return []any{es, n, rs, count, around, competition, dense, errs}, nil
 			}
 		}
 		got, gotErr := f(routed)

@@ -123,9 +123,7 @@ func (b *board) constructor() {
 		doc, params, newCore = b.seasonConstructor(dict, params)
 	}
 	newBoard := rt("NewBoard").Call(jen.Id("core"), jen.Id("decoding"))
-	if l.NumScore > 0 {
-		dict[jen.Id("ScoreReads")] = rt("NewScoreReads").Call(jen.Id("core"), jen.Id("decoding"))
-	}
+	scoreReads := rt("NewScoreReads").Call(jen.Id("core"), jen.Id("decoding"))
 	body := []jen.Code{jen.Id("core").Op(":=").Add(newCore)}
 	if pr := l.Previous; pr != nil && pr.Layout != nil {
 		doc += fmt.Sprintf(" Until a migration switches the board to this layout, it reads and writes the board in the layout this one replaces (%s), as that layout's code does; then in this one (rankgenrt.NewBoardReplacing).", pr.Schema)
@@ -136,6 +134,14 @@ func (b *board) constructor() {
 		body = append(body, jen.Id("previous").Op(":=").Id(prevName("NewBoard")).Call(append(args, jen.Id("opts").Op("..."))...))
 		newBoard = rt("NewBoardReplacing").Call(jen.Id("core"), jen.Id("decoding"), rt("NewBoard").Call(jen.Id("previous").Dot("core"), jen.Id("decodingViaPrevious")))
 		dict[jen.Id("previous")] = jen.Id("previous")
+		if l.NumScore > 0 { // the score reads route as the board's methods do
+			body = append(body, jen.Id("board").Op(":=").Add(newBoard))
+			newBoard = jen.Id("board")
+			scoreReads = rt("NewScoreReadsReplacing").Call(jen.Id("board"), scoreRoutes(l))
+		}
+	}
+	if l.NumScore > 0 {
+		dict[jen.Id("ScoreReads")] = scoreReads
 	}
 	dict[jen.Id("Board")] = newBoard
 	b.comment("%s", doc)
@@ -143,6 +149,19 @@ func (b *board) constructor() {
 		append(body, jen.Return(jen.Op("&").Id("Board").Values(dict)))...,
 	)
 	f.Line()
+}
+
+// scoreRoutes is the rankgenrt.ScoreRoutes of a layout that replaces another: which ranks a
+// board still in that layout answers exactly.
+func scoreRoutes(l *layout.Layout) jen.Code {
+	var routes []jen.Code // on one line: {Lead: true, Tuple: true}
+	if _, ok := l.Previous.LeadRoutes(l); ok {
+		routes = append(routes, jen.Id("Lead").Op(":").True())
+	}
+	if l.Previous.ScoreRoutes(l) {
+		routes = append(routes, jen.Id("Tuple").Op(":").True())
+	}
+	return rt("ScoreRoutes").Values(routes...)
 }
 
 // resultTypes declares the types the methods take and return beside Entry.

@@ -147,6 +147,10 @@ func (b *board) viaPrevious() {
 			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
 			jen.List(jen.Id("args"), jen.Err()).Op("=").Id(prevName("decoding")).Dot("EntryArgs").Call(jen.Id("season"), jen.Id("p"), jen.Id("args")),
 			jen.Return(jen.Id("args"), rt("NotInPrevious").Call(fp, jen.Err()))),
+		jen.Id("ScoreOfP"): jen.Id(prevName("decoding")).Dot("ScoreOfP"), // the previous layout's bands and updates are its P
+	}
+	if l.Sharded && l.NumScore > 0 { // a ShardedBoard's competition ranks, on shards in the previous layout
+		dict[jen.Id("TiedPlace")] = jen.Id("previousTiedPlace")
 	}
 	// The previous layout's replies carry data where it has data, whatever this layout has.
 	switch {

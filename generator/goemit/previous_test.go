@@ -88,3 +88,53 @@ func TestPreviousCompiles(t *testing.T) {
 	}
 	t.Logf("%d packages with a previous layout build and vet", built)
 }
+
+// TestPreviousScoreRoutes: NewBoard passes the runtime the ranks the previous layout answers
+// exactly (LeadRoutes, ScoreRoutes), and only a leading field that routes gets band and place
+// constructors that carry their form in that layout.
+func TestPreviousScoreRoutes(t *testing.T) {
+	const old = `package: old
+id: {name: ID, type: string, max_bytes: 8}
+fields:
+  - {name: Points, type: uint, bits: 20, order: desc}
+  - {name: Tier, type: enum, values: [bronze, gold], order: desc}
+`
+	for _, c := range []struct {
+		name, fields, routes string
+		carried              bool
+	}{
+		{"wider", `
+  - {name: Points, type: uint, bits: 30, order: desc}
+  - {name: Tier, type: enum, values: [bronze, gold], order: desc}`, "rankgenrt.ScoreRoutes{Lead: true, Tuple: true}", true},
+		{"the second field's order turned", `
+  - {name: Points, type: uint, bits: 20, order: desc}
+  - {name: Tier, type: enum, values: [bronze, gold], order: asc}`, "rankgenrt.ScoreRoutes{Lead: true}", true},
+		{"the leading field's order turned", `
+  - {name: Points, type: uint, bits: 20, order: asc}
+  - {name: Tier, type: enum, values: [bronze, gold], order: desc}`, "rankgenrt.ScoreRoutes{}", false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			l, err := layout.Parse("next.yaml", []byte("package: next\nid: {name: ID, type: string, max_bytes: 8}\nfields:"+c.fields+"\nprevious:\n  schema: old.yaml\n"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := layout.LoadPrevious(l, "next.yaml", func(string) ([]byte, error) { return []byte(old), nil }); err != nil {
+				t.Fatal(err)
+			}
+			code, err := Generate(l)
+			if err != nil {
+				t.Fatal(err)
+			}
+			src := string(code)
+			if !strings.Contains(src, "rankgenrt.NewScoreReadsReplacing(board, "+c.routes+")") {
+				t.Errorf("NewBoard does not pass %s:\n%s", c.routes, src[strings.Index(src, "func NewBoard"):][:600])
+			}
+			if got := strings.Contains(src, "func previousPointsBetween(") && strings.Contains(src, "func previousPointsIs("); got != c.carried {
+				t.Errorf("the leading field's constructors carry its previous form: %v, want %v", got, c.carried)
+			}
+			if !strings.Contains(src, "func (e Entry) previousPlace()") || strings.Contains(src, "func previousTierBetween(") {
+				t.Error("an Entry has no previousPlace, or a deeper field's band carries a previous form")
+			}
+		})
+	}
+}

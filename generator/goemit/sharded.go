@@ -13,7 +13,7 @@ import (
 // methods that are the same on every layout (catalog.Op.Go) and the merges behind them;
 // the file declares the rest, thin methods: a write goes to the shard of its id (a batch to
 // every shard it touches, at once), and a read asks every shard in one pipeline and merges the
-// answers with runtime's machinery (rankgenrt.ShardWindows, ShardPlace, MergeSorted,
+// answers with runtime's machinery (rankgenrt.ShardWindows, ShardAroundScore, MergeSorted,
 // SumShards) and the layout's Compare.
 func emitSharded(f *jen.File, c *codec) {
 	s := &sharded{board: &board{l: c.l, f: f, c: c}, ops: catalog.Ops(c.l)}
@@ -244,31 +244,40 @@ func (s *sharded) touch(op catalog.Op) {
 	f.Line()
 }
 
-// aroundScore emits AroundScore.
+// aroundScore emits AroundScore: rankgenrt.ShardAroundScore at the place (and, where the
+// schema names its previous layout, at its form there, for shards that still hold it).
 func (s *sharded) aroundScore(op catalog.Op) {
 	f := s.f
-	s.comment("AroundScore returns, best first with their ranks, up to before entries that rank ahead of the place and up to after entries from it on, as Board.AroundScore does. Every shard runs the around_score script at the place in one pipelined round: of the window, a shard holds at most its last before entries ahead of the place and its first after from it, which is what it reads; the merge by Compare holds the window, and the shards' positions of the place add up to its position. A nil place is refused as Board.AroundScore refuses it.")
+	doc := "AroundScore returns, best first with their ranks, up to before entries that rank ahead of the place and up to after entries from it on, as Board.AroundScore does. Every shard runs the around_score script at the place in one pipelined round: of the window, a shard holds at most its last before entries ahead of the place and its first after from it, which is what it reads; the merge by Compare holds the window, and the shards' positions of the place add up to its position. A nil place is refused as Board.AroundScore refuses it."
+	previous := jen.Code(jen.Nil())
+	if s.replaces() {
+		doc += " On shards still in the layout this one replaces, the place's form there is read, as Board.AroundScore reads it."
+		previous = id("at").Dot("previousPlace")
+	}
+	s.comment("%s", doc)
 	sRecv(f).Id(op.Methods[0]).Params(ctxParam(), id("at").Id("Place"), jen.List(id("before"), id("after")).Int64()).Params(ranked(), jen.Error()).Block(
 		jen.If(id("at").Op("==").Nil()).Block(jen.Return(sDot("shards").Index(jen.Lit(0)).Dot(op.Methods[0]).Call(ctx(), id("at"), id("before"), id("after"))).Comment("its error, nothing sent")),
-		jen.List(id("score"), id("member"), jen.Err()).Op(":=").Id("at").Dot("place").Call(),
-		retErr(jen.Nil()),
-		jen.List(id("pos"), id("ahead"), id("merged"), jen.Err()).Op(":=").Add(s.place(op, id("score"), id("member"), jen.Max(id("before"), jen.Lit(0)), jen.Max(id("after"), jen.Lit(0)))),
-		retErr(jen.Nil()),
-		id("take").Op(":=").Int().Call(jen.Min(jen.Max(id("before"), jen.Lit(0)), id("pos"))).Comment("entries ahead of the place in the window"),
-		id("hi").Op(":=").Id("ahead").Op("+").Int().Call(jen.Min(jen.Max(id("after"), jen.Lit(0)), jen.Int64().Call(jen.Len(id("merged")).Op("-").Id("ahead")))),
-		jen.Return(id("decoding").Dot("Renumber").Call(id("merged").Index(id("ahead").Op("-").Id("take").Op(":").Id("hi")), id("pos").Op("-").Int64().Call(id("take"))), jen.Nil()),
+		jen.Return(rt("ShardAroundScore").Call(ctx(), sDot("ShardedScoreReads"), id("at").Dot("place"), previous, id("before"), id("after"))),
 	)
 	f.Line()
 }
 
-// place is rankgenrt.ShardPlace(ctx, s.ShardedBoard, <op's function>, score, member, before,
-// after): the place's position among all shards, and the window the shards read around it.
-func (s *sharded) place(op catalog.Op, score, member, before, after jen.Code) *jen.Statement {
-	return rt("ShardPlace").Call(ctx(), sDot("ShardedBoard"), id(op.Function()), score, member, before, after)
+// tiedPlace emits tiedPlace: the prefix of an entry's first tied score fields; and, where the
+// schema names its previous layout, previousTiedPlace: the same prefix's place in that layout.
+func (s *sharded) tiedPlace() {
+	s.f.Comment("tiedPlace is the place before every entry whose first tied score fields equal e's (the\nShardedBoard's competition ranks, rankgenrt.ShardedScoreReads).")
+	s.f.Func().Id("tiedPlace").Params(id("e").Id("Entry"), id("tied").Int()).Params(jen.Float64(), jen.String(), jen.Error()).Block(s.tiedSwitch("place"))
+	s.f.Line()
+	if s.replaces() {
+		s.comment("previousTiedPlace is tiedPlace in the layout this one replaces, or why that layout has no such place exactly (its competition ranks on shards that still hold it).")
+		s.f.Func().Id("previousTiedPlace").Params(id("e").Id("Entry"), id("tied").Int()).Params(jen.Float64(), jen.String(), jen.Error()).Block(s.tiedSwitch("previousPlace"))
+		s.f.Line()
+	}
 }
 
-// tiedPlace emits tiedPlace: the prefix of an entry's first tied score fields.
-func (s *sharded) tiedPlace() {
+// tiedSwitch returns, by tied, method (place or previousPlace) of the prefix of e's first tied
+// score fields.
+func (s *sharded) tiedSwitch(method string) jen.Code {
 	prefix := jen.Id(s.l.Fields[0].Name + "Is").Call(id("e").Dot(s.l.Fields[0].Name))
 	var cases []jen.Code
 	for k := 1; k <= s.l.NumScore; k++ {
@@ -280,9 +289,7 @@ func (s *sharded) tiedPlace() {
 		if k == s.l.NumScore {
 			c = jen.Default()
 		}
-		cases = append(cases, c.Block(jen.Return(jen.Add(prefix).Dot("place").Call())))
+		cases = append(cases, c.Block(jen.Return(jen.Add(prefix).Dot(method).Call())))
 	}
-	s.f.Comment("tiedPlace is the place before every entry whose first tied score fields equal e's (the\nShardedBoard's competition ranks, rankgenrt.ShardedScoreReads).")
-	s.f.Func().Id("tiedPlace").Params(id("e").Id("Entry"), id("tied").Int()).Params(jen.Float64(), jen.String(), jen.Error()).Block(jen.Switch(id("tied")).Block(cases...))
-	s.f.Line()
+	return jen.Switch(id("tied")).Block(cases...)
 }

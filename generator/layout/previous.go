@@ -330,6 +330,48 @@ func (pr *Previous) LeadRoutes(l *Layout) (*Field, bool) {
 	return of, integer(of) && integer(nf) && of.Order == nf.Order && !of.Season && !nf.Season
 }
 
+// ScoreRoutes says whether code of l ranks an entry by all its score fields on a board in the
+// previous layout with that layout's same read (CompetitionRankTuple), getting the same rank:
+// the two layouts' score fields correspond one to one and in order, each an integer or an
+// enum in both, in the same order, an enum's values in the same order in both (none of them
+// season-anchored), so that the entries ahead of any entry are the same in both.
+func (pr *Previous) ScoreRoutes(l *Layout) bool {
+	if pr.Layout == nil || l.NumScore == 0 || pr.Layout.NumScore != l.NumScore {
+		return false
+	}
+	integer := func(f *Field) bool { return f.Kind == Uint || f.Kind == Int }
+	for i, nf := range l.Fields[:l.NumScore] {
+		if pr.Fields[i] != i {
+			return false
+		}
+		of := pr.Layout.Fields[i]
+		switch {
+		case of.Order != nf.Order || of.Season || nf.Season:
+			return false
+		case of.Kind == Enum && nf.Kind == Enum:
+			if !valuesInOrder(of.Values, nf.Values) {
+				return false
+			}
+		case !integer(of) || !integer(nf):
+			return false
+		}
+	}
+	return true
+}
+
+// valuesInOrder says whether every value of old is one of new's, in the same order.
+func valuesInOrder(old, new []string) bool {
+	last := -1
+	for _, v := range old {
+		i := slices.Index(new, v)
+		if i <= last {
+			return false
+		}
+		last = i
+	}
+	return true
+}
+
 // TouchRoutes says whether code of l touches an entry on a board in the previous layout with
 // that layout's touch: both stamp the same fields alike and start a missing id alike.
 func (pr *Previous) TouchRoutes(l *Layout) bool {

@@ -777,17 +777,7 @@ func (s *ShardedBoard) AroundScore(ctx context.Context, at Place, before, after 
 	if at == nil {
 		return s.shards[0].AroundScore(ctx, at, before, after) // its error, nothing sent
 	}
-	score, member, err := at.place()
-	if err != nil {
-		return nil, err
-	}
-	pos, ahead, merged, err := rankgenrt.ShardPlace(ctx, s.ShardedBoard, fnAroundScore, score, member, max(before, 0), max(after, 0))
-	if err != nil {
-		return nil, err
-	}
-	take := int(min(max(before, 0), pos)) // entries ahead of the place in the window
-	hi := ahead + int(min(max(after, 0), int64(len(merged)-ahead)))
-	return decoding.Renumber(merged[ahead-take:hi], pos-int64(take)), nil
+	return rankgenrt.ShardAroundScore(ctx, s.ShardedScoreReads, at.place, nil, before, after)
 }
 
 /*

@@ -367,9 +367,10 @@ type BestBoard struct {
 func NewBestBoard(c redis.UniversalClient, key string, opts ...Option) *BestBoard {
 	core := rankgenrt.NewCore(c, key, bestBoardSpec, opts...)
 	previous := NewBestPreviousBoard(c, key, opts...)
+	board := rankgenrt.NewBoardReplacing(core, bestDecoding, rankgenrt.NewBoard(previous.core, bestDecodingViaPrevious))
 	return &BestBoard{
-		Board:      rankgenrt.NewBoardReplacing(core, bestDecoding, rankgenrt.NewBoard(previous.core, bestDecodingViaPrevious)),
-		ScoreReads: rankgenrt.NewScoreReads(core, bestDecoding),
+		Board:      board,
+		ScoreReads: rankgenrt.NewScoreReadsReplacing(board, rankgenrt.ScoreRoutes{Lead: true, Tuple: true}),
 		core:       core,
 		previous:   previous,
 	}
@@ -559,6 +560,8 @@ var bestDecodingViaPrevious = bestDecoding.Via(rankgenrt.Via[BestEntry]{
 		args, err = bestPreviousDecoding.EntryArgs(season, p, args)
 		return args, rankgenrt.NotInPrevious(BestPreviousFingerprint, err)
 	},
+	ScoreOfP:  bestPreviousDecoding.ScoreOfP,
+	TiedPlace: bestPreviousTiedPlace,
 })
 
 // BestBand is a band of the board's order: the entries whose leading score fields equal given
@@ -570,11 +573,24 @@ type BestBand = rankgenrt.Band[BestEntry]
 // BestPlace is where a score prefix (a <Field>Prefix) or a BestEntry would rank, for AroundScore.
 type BestPlace interface {
 	place() (float64, string, error)
+	// previousPlace is the same place in the layout this one replaces, or why that layout has none
+	// exactly.
+	previousPlace() (float64, string, error)
 }
 
 // place is the entry's own score and member.
 func (e BestEntry) place() (float64, string, error) {
 	return e.Encode()
+}
+
+// previousPlace refuses an entry's place on a board in the layout this one replaces, after this
+// layout's own checks: the two layouts' orders are not known to agree on where an entry ranks
+// among the others.
+func (e BestEntry) previousPlace() (float64, string, error) {
+	if _, _, err := e.Encode(); err != nil {
+		return 0, "", err
+	}
+	return 0, "", rankgenrt.NotInPreviousRead(BestPreviousFingerprint, "the place of an Entry", "its order may rank the entry elsewhere")
 }
 
 // BestBestLapPrefix is the entries whose BestLap is a given value: a BestPlace for AroundScore,
@@ -589,14 +605,40 @@ func (p BestBestLapPrefix) place() (float64, string, error) {
 	return p.s.Place(rankgenrt.IntegerScore)
 }
 
+// previousPlace is the same place in the layout this one replaces, where that layout has one
+// exactly.
+func (p BestBestLapPrefix) previousPlace() (float64, string, error) {
+	return p.s.PreviousPlace(BestPreviousFingerprint, bestPreviousDecoding.ScoreOfP)
+}
+
 // BestBestLapBetween is the band of entries whose BestLap lies in [lo, hi] (empty when lo > hi).
 func BestBestLapBetween(lo, hi uint32) BestBand {
-	return rankgenrt.BandBetween[BestEntry](rankgenrt.ScorePrefix{}, bestDigitOfBestLap, lo, hi, bestBestLapWeight, true)
+	band := rankgenrt.BandBetween[BestEntry](rankgenrt.ScorePrefix{}, bestDigitOfBestLap, lo, hi, bestBestLapWeight, true)
+	return rankgenrt.BandWithPrevious(band, bestPreviousBestLapBetween(lo, hi))
+}
+
+// previousBestLapBetween is BestBestLapBetween(lo, hi) in the layout this one replaces: its band
+// of the bounds clamped to its BestLap's range, which holds every value it stores.
+func bestPreviousBestLapBetween(lo, hi uint32) BestPreviousBand {
+	plo, phi, ok := rankgenrt.ClampRange(lo, hi, uint32(bestPreviousBestLapMin), uint32(bestPreviousBestLapMax))
+	if !ok {
+		return BestPreviousBand{}
+	}
+	return BestPreviousBestLapBetween(plo, phi)
 }
 
 // BestBestLapIs fixes BestLap to v.
 func BestBestLapIs(v uint32) BestBestLapPrefix {
-	return BestBestLapPrefix{rankgenrt.FixValue(rankgenrt.ScorePrefix{}, bestDigitOfBestLap, v, bestBestLapWeight)}
+	s := rankgenrt.FixValue(rankgenrt.ScorePrefix{}, bestDigitOfBestLap, v, bestBestLapWeight)
+	return BestBestLapPrefix{s.WithPrevious(bestPreviousBestLapIs(v))}
+}
+
+// previousBestLapIs is BestBestLapIs(v) in the layout this one replaces, as a place: the one
+// before every entry whose BestLap is v (rankgenrt.PreviousLeadPlace).
+func bestPreviousBestLapIs(v uint32) rankgenrt.ScorePrefix {
+	return rankgenrt.PreviousLeadPlace(v, uint32(bestPreviousBestLapMin), uint32(bestPreviousBestLapMax), true, func(p uint32) rankgenrt.ScorePrefix {
+		return BestPreviousBestLapIs(p).s
+	})
 }
 
 // BestLapsPrefix is the entries whose BestLap, Laps are given values: a BestPlace for AroundScore.
@@ -608,6 +650,12 @@ type BestLapsPrefix struct {
 // it.
 func (p BestLapsPrefix) place() (float64, string, error) {
 	return p.s.Place(rankgenrt.IntegerScore)
+}
+
+// previousPlace is the same place in the layout this one replaces, where that layout has one
+// exactly.
+func (p BestLapsPrefix) previousPlace() (float64, string, error) {
+	return p.s.PreviousPlace(BestPreviousFingerprint, bestPreviousDecoding.ScoreOfP)
 }
 
 // LapsBetween is the band of entries whose Laps lies in [lo, hi] among the entries of the prefix
@@ -982,12 +1030,18 @@ func (b *BestBoard) CountBestLapBetween(ctx context.Context, lo, hi uint32) (int
 // entries just better than every entry whose BestLap is v, then the first five of them (or of the
 // entries after, when none has v). A whole BestEntry is a place too: the entries around where it
 // would rank, itself included when it is on the board. A place built from a value out of range is
-// an error matching ErrOutOfRange, as is a nil place.
+// an error matching ErrOutOfRange, as is a nil place. On a board still in the layout this one
+// replaces, a place BestBestLapIs(v) is read there; other places are refused until a migration
+// switches the board (ErrNotInPreviousLayout).
 func (b *BestBoard) AroundScore(ctx context.Context, at BestPlace, before, after int64) ([]BestRanked, error) {
 	if at == nil {
 		return nil, rankgenrt.NilPlaceError("BestLapPrefix")
 	}
-	return bestDecoding.AroundPlace(ctx, b.core, bestFnAroundScore, at.place, before, after)
+	return rankgenrt.Route(b.Board, func() ([]BestRanked, error) {
+		return bestDecoding.AroundPlace(ctx, b.core, bestFnAroundScore, at.place, before, after)
+	}, func() ([]BestRanked, error) {
+		return bestDecodingViaPrevious.AroundPlace(ctx, b.previous.core, bestPreviousFnAroundScore, at.previousPlace, before, after)
+	})
 }
 
 // Reindex builds the board's index (id → member) from the members already in its sorted set: how
@@ -1258,22 +1312,13 @@ func (s *BestShardedBoard) CountBestLapBetween(ctx context.Context, lo, hi uint3
 // around_score script at the place in one pipelined round: of the window, a shard holds at most
 // its last before entries ahead of the place and its first after from it, which is what it reads;
 // the merge by BestCompare holds the window, and the shards' positions of the place add up to its
-// position. A nil place is refused as BestBoard.AroundScore refuses it.
+// position. A nil place is refused as BestBoard.AroundScore refuses it. On shards still in the
+// layout this one replaces, the place's form there is read, as BestBoard.AroundScore reads it.
 func (s *BestShardedBoard) AroundScore(ctx context.Context, at BestPlace, before, after int64) ([]BestRanked, error) {
 	if at == nil {
 		return s.shards[0].AroundScore(ctx, at, before, after) // its error, nothing sent
 	}
-	score, member, err := at.place()
-	if err != nil {
-		return nil, err
-	}
-	pos, ahead, merged, err := rankgenrt.ShardPlace(ctx, s.ShardedBoard, bestFnAroundScore, score, member, max(before, 0), max(after, 0))
-	if err != nil {
-		return nil, err
-	}
-	take := int(min(max(before, 0), pos)) // entries ahead of the place in the window
-	hi := ahead + int(min(max(after, 0), int64(len(merged)-ahead)))
-	return bestDecoding.Renumber(merged[ahead-take:hi], pos-int64(take)), nil
+	return rankgenrt.ShardAroundScore(ctx, s.ShardedScoreReads, at.place, at.previousPlace, before, after)
 }
 
 /*
@@ -1286,6 +1331,17 @@ func bestTiedPlace(e BestEntry, tied int) (float64, string, error) {
 		return BestBestLapIs(e.BestLap).place()
 	default:
 		return BestBestLapIs(e.BestLap).LapsIs(e.Laps).place()
+	}
+}
+
+// previousTiedPlace is tiedPlace in the layout this one replaces, or why that layout has no such
+// place exactly (its competition ranks on shards that still hold it).
+func bestPreviousTiedPlace(e BestEntry, tied int) (float64, string, error) {
+	switch tied {
+	case 1:
+		return BestBestLapIs(e.BestLap).previousPlace()
+	default:
+		return BestBestLapIs(e.BestLap).LapsIs(e.Laps).previousPlace()
 	}
 }
 

@@ -166,9 +166,10 @@ type WeekBoard struct {
 func NewWeekBoard(c redis.UniversalClient, key string, s WeekSeason, opts ...Option) *WeekBoard {
 	core := rankgenrt.NewSeasonCore(c, key, weekBoardSpec, s, rankgenrt.ExpireAt(weekCalendar.Expiry(s, weekKeepSeasons)), opts...)
 	previous := NewWeekPreviousBoard(c, key, s, opts...)
+	board := rankgenrt.NewBoardReplacing(core, weekDecoding, rankgenrt.NewBoard(previous.core, weekDecodingViaPrevious))
 	return &WeekBoard{
-		Board:      rankgenrt.NewBoardReplacing(core, weekDecoding, rankgenrt.NewBoard(previous.core, weekDecodingViaPrevious)),
-		ScoreReads: rankgenrt.NewScoreReads(core, weekDecoding),
+		Board:      board,
+		ScoreReads: rankgenrt.NewScoreReadsReplacing(board, rankgenrt.ScoreRoutes{Lead: true, Tuple: true}),
 		core:       core,
 		from:       s.Start.UnixMicro(),
 		previous:   previous,
@@ -286,6 +287,7 @@ var weekDecodingViaPrevious = weekDecoding.Via(rankgenrt.Via[WeekEntry]{
 		args, err = weekPreviousDecoding.EntryArgs(season, p, args)
 		return args, rankgenrt.NotInPrevious(WeekPreviousFingerprint, err)
 	},
+	ScoreOfP: weekPreviousDecoding.ScoreOfP,
 })
 
 // WeekBand is a band of the board's order: the entries whose leading score fields equal given
@@ -297,11 +299,24 @@ type WeekBand = rankgenrt.Band[WeekEntry]
 // WeekPlace is where a score prefix (a <Field>Prefix) or a WeekEntry would rank, for AroundScore.
 type WeekPlace interface {
 	place() (float64, string, error)
+	// previousPlace is the same place in the layout this one replaces, or why that layout has none
+	// exactly.
+	previousPlace() (float64, string, error)
 }
 
 // place is the entry's own score and member.
 func (e WeekEntry) place() (float64, string, error) {
 	return e.Encode()
+}
+
+// previousPlace refuses an entry's place on a board in the layout this one replaces, after this
+// layout's own checks: the two layouts' orders are not known to agree on where an entry ranks
+// among the others.
+func (e WeekEntry) previousPlace() (float64, string, error) {
+	if _, _, err := e.Encode(); err != nil {
+		return 0, "", err
+	}
+	return 0, "", rankgenrt.NotInPreviousRead(WeekPreviousFingerprint, "the place of an Entry", "its order may rank the entry elsewhere")
 }
 
 // WeekWinsPrefix is the entries whose Wins is a given value: a WeekPlace for AroundScore, narrowed
@@ -316,14 +331,40 @@ func (p WeekWinsPrefix) place() (float64, string, error) {
 	return p.s.Place(rankgenrt.IntegerScore)
 }
 
+// previousPlace is the same place in the layout this one replaces, where that layout has one
+// exactly.
+func (p WeekWinsPrefix) previousPlace() (float64, string, error) {
+	return p.s.PreviousPlace(WeekPreviousFingerprint, weekPreviousDecoding.ScoreOfP)
+}
+
 // WeekWinsBetween is the band of entries whose Wins lies in [lo, hi] (empty when lo > hi).
 func WeekWinsBetween(lo, hi uint32) WeekBand {
-	return rankgenrt.BandBetween[WeekEntry](rankgenrt.ScorePrefix{}, weekDigitOfWins, lo, hi, weekWinsWeight, false)
+	band := rankgenrt.BandBetween[WeekEntry](rankgenrt.ScorePrefix{}, weekDigitOfWins, lo, hi, weekWinsWeight, false)
+	return rankgenrt.BandWithPrevious(band, weekPreviousWinsBetween(lo, hi))
+}
+
+// previousWinsBetween is WeekWinsBetween(lo, hi) in the layout this one replaces: its band of the
+// bounds clamped to its Wins's range, which holds every value it stores.
+func weekPreviousWinsBetween(lo, hi uint32) WeekPreviousBand {
+	plo, phi, ok := rankgenrt.ClampRange(lo, hi, uint16(weekPreviousWinsMin), uint16(weekPreviousWinsMax))
+	if !ok {
+		return WeekPreviousBand{}
+	}
+	return WeekPreviousWinsBetween(plo, phi)
 }
 
 // WeekWinsIs fixes Wins to v.
 func WeekWinsIs(v uint32) WeekWinsPrefix {
-	return WeekWinsPrefix{rankgenrt.FixValue(rankgenrt.ScorePrefix{}, weekDigitOfWins, v, weekWinsWeight)}
+	s := rankgenrt.FixValue(rankgenrt.ScorePrefix{}, weekDigitOfWins, v, weekWinsWeight)
+	return WeekWinsPrefix{s.WithPrevious(weekPreviousWinsIs(v))}
+}
+
+// previousWinsIs is WeekWinsIs(v) in the layout this one replaces, as a place: the one before
+// every entry whose Wins is v (rankgenrt.PreviousLeadPlace).
+func weekPreviousWinsIs(v uint32) rankgenrt.ScorePrefix {
+	return rankgenrt.PreviousLeadPlace(v, uint16(weekPreviousWinsMin), uint16(weekPreviousWinsMax), false, func(p uint16) rankgenrt.ScorePrefix {
+		return WeekPreviousWinsIs(p).s
+	})
 }
 
 // WeekRacesPrefix is the entries whose Wins, Races are given values: a WeekPlace for AroundScore.
@@ -335,6 +376,12 @@ type WeekRacesPrefix struct {
 // it.
 func (p WeekRacesPrefix) place() (float64, string, error) {
 	return p.s.Place(rankgenrt.IntegerScore)
+}
+
+// previousPlace is the same place in the layout this one replaces, where that layout has one
+// exactly.
+func (p WeekRacesPrefix) previousPlace() (float64, string, error) {
+	return p.s.PreviousPlace(WeekPreviousFingerprint, weekPreviousDecoding.ScoreOfP)
 }
 
 // RacesBetween is the band of entries whose Races lies in [lo, hi] among the entries of the prefix
@@ -593,12 +640,18 @@ func (b *WeekBoard) CountWinsBetween(ctx context.Context, lo, hi uint32) (int64,
 // entries just better than every entry whose Wins is v, then the first five of them (or of the
 // entries after, when none has v). A whole WeekEntry is a place too: the entries around where it
 // would rank, itself included when it is on the board. A place built from a value out of range is
-// an error matching ErrOutOfRange, as is a nil place.
+// an error matching ErrOutOfRange, as is a nil place. On a board still in the layout this one
+// replaces, a place WeekWinsIs(v) is read there; other places are refused until a migration
+// switches the board (ErrNotInPreviousLayout).
 func (b *WeekBoard) AroundScore(ctx context.Context, at WeekPlace, before, after int64) ([]WeekRanked, error) {
 	if at == nil {
 		return nil, rankgenrt.NilPlaceError("WinsPrefix")
 	}
-	return weekDecoding.AroundPlace(ctx, b.core, weekFnAroundScore, at.place, before, after)
+	return rankgenrt.Route(b.Board, func() ([]WeekRanked, error) {
+		return weekDecoding.AroundPlace(ctx, b.core, weekFnAroundScore, at.place, before, after)
+	}, func() ([]WeekRanked, error) {
+		return weekDecodingViaPrevious.AroundPlace(ctx, b.previous.core, weekPreviousFnAroundScore, at.previousPlace, before, after)
+	})
 }
 
 // winsToPrevious is a value of Wins in the layout this one replaces, or an error matching

@@ -275,9 +275,10 @@ func WithNewLayoutFirst() Option {
 func NewBoard(c redis.UniversalClient, key string, s Season, opts ...Option) *Board {
 	core := rankgenrt.NewSeasonCore(c, key, boardSpec, s, rankgenrt.ExpireAt(calendar.Expiry(s, keepSeasons)), opts...)
 	previous := NewPreviousBoard(c, key, s, opts...)
+	board := rankgenrt.NewBoardReplacing(core, decoding, rankgenrt.NewBoard(previous.core, decodingViaPrevious))
 	return &Board{
-		Board:      rankgenrt.NewBoardReplacing(core, decoding, rankgenrt.NewBoard(previous.core, decodingViaPrevious)),
-		ScoreReads: rankgenrt.NewScoreReads(core, decoding),
+		Board:      board,
+		ScoreReads: rankgenrt.NewScoreReadsReplacing(board, rankgenrt.ScoreRoutes{Lead: true}),
 		core:       core,
 		from:       s.Start.UnixMicro(),
 		previous:   previous,
@@ -408,6 +409,7 @@ var decodingViaPrevious = decoding.Via(rankgenrt.Via[Entry]{
 		args, err = previousDecoding.EntryArgs(season, p, args)
 		return args, rankgenrt.NotInPrevious(PreviousFingerprint, err)
 	},
+	ScoreOfP: previousDecoding.ScoreOfP,
 })
 
 // Band is a band of the board's order: the entries whose leading score fields equal given values
@@ -419,11 +421,23 @@ type Band = rankgenrt.Band[Entry]
 // Place is where a score prefix (a <Field>Prefix) or an Entry would rank, for AroundScore.
 type Place interface {
 	place() (float64, string, error)
+	// previousPlace is the same place in the layout this one replaces, or why that layout has none exactly.
+	previousPlace() (float64, string, error)
 }
 
 // place is the entry's own score and member.
 func (e Entry) place() (float64, string, error) {
 	return e.Encode()
+}
+
+// previousPlace refuses an entry's place on a board in the layout this one replaces, after this
+// layout's own checks: the two layouts' orders are not known to agree on where an entry ranks
+// among the others.
+func (e Entry) previousPlace() (float64, string, error) {
+	if _, _, err := e.Encode(); err != nil {
+		return 0, "", err
+	}
+	return 0, "", rankgenrt.NotInPreviousRead(PreviousFingerprint, "the place of an Entry", "its order may rank the entry elsewhere")
 }
 
 // PointsPrefix is the entries whose Points is a given value: a Place for AroundScore, narrowed to
@@ -437,14 +451,39 @@ func (p PointsPrefix) place() (float64, string, error) {
 	return p.s.Place(rankgenrt.IntegerScore)
 }
 
+// previousPlace is the same place in the layout this one replaces, where that layout has one exactly.
+func (p PointsPrefix) previousPlace() (float64, string, error) {
+	return p.s.PreviousPlace(PreviousFingerprint, previousDecoding.ScoreOfP)
+}
+
 // PointsBetween is the band of entries whose Points lies in [lo, hi] (empty when lo > hi).
 func PointsBetween(lo, hi uint32) Band {
-	return rankgenrt.BandBetween[Entry](rankgenrt.ScorePrefix{}, digitOfPoints, lo, hi, pointsWeight, false)
+	band := rankgenrt.BandBetween[Entry](rankgenrt.ScorePrefix{}, digitOfPoints, lo, hi, pointsWeight, false)
+	return rankgenrt.BandWithPrevious(band, previousPointsBetween(lo, hi))
+}
+
+// previousPointsBetween is PointsBetween(lo, hi) in the layout this one replaces: its band of the
+// bounds clamped to its Points's range, which holds every value it stores.
+func previousPointsBetween(lo, hi uint32) PreviousBand {
+	plo, phi, ok := rankgenrt.ClampRange(lo, hi, uint32(previousPointsMin), uint32(previousPointsMax))
+	if !ok {
+		return PreviousBand{}
+	}
+	return PreviousPointsBetween(plo, phi)
 }
 
 // PointsIs fixes Points to v.
 func PointsIs(v uint32) PointsPrefix {
-	return PointsPrefix{rankgenrt.FixValue(rankgenrt.ScorePrefix{}, digitOfPoints, v, pointsWeight)}
+	s := rankgenrt.FixValue(rankgenrt.ScorePrefix{}, digitOfPoints, v, pointsWeight)
+	return PointsPrefix{s.WithPrevious(previousPointsIs(v))}
+}
+
+// previousPointsIs is PointsIs(v) in the layout this one replaces, as a place: the one before
+// every entry whose Points is v (rankgenrt.PreviousLeadPlace).
+func previousPointsIs(v uint32) rankgenrt.ScorePrefix {
+	return rankgenrt.PreviousLeadPlace(v, uint32(previousPointsMin), uint32(previousPointsMax), false, func(p uint32) rankgenrt.ScorePrefix {
+		return PreviousPointsIs(p).s
+	})
 }
 
 // TierPrefix is the entries whose Points, Tier are given values: a Place for AroundScore, narrowed
@@ -456,6 +495,11 @@ type TierPrefix struct {
 // place is the place before every entry of the prefix: the lowest score of the entries ahead of it.
 func (p TierPrefix) place() (float64, string, error) {
 	return p.s.Place(rankgenrt.IntegerScore)
+}
+
+// previousPlace is the same place in the layout this one replaces, where that layout has one exactly.
+func (p TierPrefix) previousPlace() (float64, string, error) {
+	return p.s.PreviousPlace(PreviousFingerprint, previousDecoding.ScoreOfP)
 }
 
 // TierBetween is the band of entries whose Tier lies in [lo, hi] among the entries of the prefix
@@ -478,6 +522,11 @@ type ReachedAtPrefix struct {
 // place is the place before every entry of the prefix: the lowest score of the entries ahead of it.
 func (p ReachedAtPrefix) place() (float64, string, error) {
 	return p.s.Place(rankgenrt.IntegerScore)
+}
+
+// previousPlace is the same place in the layout this one replaces, where that layout has one exactly.
+func (p ReachedAtPrefix) previousPlace() (float64, string, error) {
+	return p.s.PreviousPlace(PreviousFingerprint, previousDecoding.ScoreOfP)
 }
 
 // ReachedAtBetween is the band of entries whose ReachedAt lies in [lo, hi] among the entries of
@@ -753,12 +802,18 @@ func (b *Board) CountPointsBetween(ctx context.Context, lo, hi uint32) (int64, e
 // entries just better than every entry whose Points is v, then the first five of them (or of the
 // entries after, when none has v). A whole Entry is a place too: the entries around where it would
 // rank, itself included when it is on the board. A place built from a value out of range is an
-// error matching ErrOutOfRange, as is a nil place.
+// error matching ErrOutOfRange, as is a nil place. On a board still in the layout this one
+// replaces, a place PointsIs(v) is read there; other places are refused until a migration switches
+// the board (ErrNotInPreviousLayout).
 func (b *Board) AroundScore(ctx context.Context, at Place, before, after int64) ([]Ranked, error) {
 	if at == nil {
 		return nil, rankgenrt.NilPlaceError("PointsPrefix")
 	}
-	return decoding.AroundPlace(ctx, b.core, fnAroundScore, at.place, before, after)
+	return rankgenrt.Route(b.Board, func() ([]Ranked, error) {
+		return decoding.AroundPlace(ctx, b.core, fnAroundScore, at.place, before, after)
+	}, func() ([]Ranked, error) {
+		return decodingViaPrevious.AroundPlace(ctx, b.previous.core, previousFnAroundScore, at.previousPlace, before, after)
+	})
 }
 
 // pointsToPrevious is a value of Points in the layout this one replaces, or an error matching

@@ -329,9 +329,10 @@ func WithNewLayoutFirst() Option {
 func NewBoard(c redis.UniversalClient, key string, opts ...Option) *Board {
 	core := rankgenrt.NewCore(c, key, boardSpec, opts...)
 	previous := NewPreviousBoard(c, key, opts...)
+	board := rankgenrt.NewBoardReplacing(core, decoding, rankgenrt.NewBoard(previous.core, decodingViaPrevious))
 	return &Board{
-		Board:      rankgenrt.NewBoardReplacing(core, decoding, rankgenrt.NewBoard(previous.core, decodingViaPrevious)),
-		ScoreReads: rankgenrt.NewScoreReads(core, decoding),
+		Board:      board,
+		ScoreReads: rankgenrt.NewScoreReadsReplacing(board, rankgenrt.ScoreRoutes{Lead: true}),
 		core:       core,
 		previous:   previous,
 	}
@@ -508,6 +509,8 @@ var decodingViaPrevious = decoding.Via(rankgenrt.Via[Entry]{
 		args, err = previousDecoding.EntryArgs(season, p, args)
 		return args, rankgenrt.NotInPrevious(PreviousFingerprint, err)
 	},
+	ScoreOfP:  previousDecoding.ScoreOfP,
+	TiedPlace: previousTiedPlace,
 })
 
 // Band is a band of the board's order: the entries whose leading score fields equal given values
@@ -519,11 +522,23 @@ type Band = rankgenrt.Band[Entry]
 // Place is where a score prefix (a <Field>Prefix) or an Entry would rank, for AroundScore.
 type Place interface {
 	place() (float64, string, error)
+	// previousPlace is the same place in the layout this one replaces, or why that layout has none exactly.
+	previousPlace() (float64, string, error)
 }
 
 // place is the entry's own score and member.
 func (e Entry) place() (float64, string, error) {
 	return e.Encode()
+}
+
+// previousPlace refuses an entry's place on a board in the layout this one replaces, after this
+// layout's own checks: the two layouts' orders are not known to agree on where an entry ranks
+// among the others.
+func (e Entry) previousPlace() (float64, string, error) {
+	if _, _, err := e.Encode(); err != nil {
+		return 0, "", err
+	}
+	return 0, "", rankgenrt.NotInPreviousRead(PreviousFingerprint, "the place of an Entry", "its order may rank the entry elsewhere")
 }
 
 // PointsPrefix is the entries whose Points is a given value: a Place for AroundScore, narrowed to
@@ -537,14 +552,39 @@ func (p PointsPrefix) place() (float64, string, error) {
 	return p.s.Place(rankgenrt.IntegerScore)
 }
 
+// previousPlace is the same place in the layout this one replaces, where that layout has one exactly.
+func (p PointsPrefix) previousPlace() (float64, string, error) {
+	return p.s.PreviousPlace(PreviousFingerprint, previousDecoding.ScoreOfP)
+}
+
 // PointsBetween is the band of entries whose Points lies in [lo, hi] (empty when lo > hi).
 func PointsBetween(lo, hi uint64) Band {
-	return rankgenrt.BandBetween[Entry](rankgenrt.ScorePrefix{}, digitOfPoints, lo, hi, pointsWeight, false)
+	band := rankgenrt.BandBetween[Entry](rankgenrt.ScorePrefix{}, digitOfPoints, lo, hi, pointsWeight, false)
+	return rankgenrt.BandWithPrevious(band, previousPointsBetween(lo, hi))
+}
+
+// previousPointsBetween is PointsBetween(lo, hi) in the layout this one replaces: its band of the
+// bounds clamped to its Points's range, which holds every value it stores.
+func previousPointsBetween(lo, hi uint64) PreviousBand {
+	plo, phi, ok := rankgenrt.ClampRange(lo, hi, uint32(previousPointsMin), uint32(previousPointsMax))
+	if !ok {
+		return PreviousBand{}
+	}
+	return PreviousPointsBetween(plo, phi)
 }
 
 // PointsIs fixes Points to v.
 func PointsIs(v uint64) PointsPrefix {
-	return PointsPrefix{rankgenrt.FixValue(rankgenrt.ScorePrefix{}, digitOfPoints, v, pointsWeight)}
+	s := rankgenrt.FixValue(rankgenrt.ScorePrefix{}, digitOfPoints, v, pointsWeight)
+	return PointsPrefix{s.WithPrevious(previousPointsIs(v))}
+}
+
+// previousPointsIs is PointsIs(v) in the layout this one replaces, as a place: the one before
+// every entry whose Points is v (rankgenrt.PreviousLeadPlace).
+func previousPointsIs(v uint64) rankgenrt.ScorePrefix {
+	return rankgenrt.PreviousLeadPlace(v, uint32(previousPointsMin), uint32(previousPointsMax), false, func(p uint32) rankgenrt.ScorePrefix {
+		return PreviousPointsIs(p).s
+	})
 }
 
 // ClassPrefix is the entries whose Points, Class are given values: a Place for AroundScore.
@@ -555,6 +595,11 @@ type ClassPrefix struct {
 // place is the place before every entry of the prefix: the lowest score of the entries ahead of it.
 func (p ClassPrefix) place() (float64, string, error) {
 	return p.s.Place(rankgenrt.IntegerScore)
+}
+
+// previousPlace is the same place in the layout this one replaces, where that layout has one exactly.
+func (p ClassPrefix) previousPlace() (float64, string, error) {
+	return p.s.PreviousPlace(PreviousFingerprint, previousDecoding.ScoreOfP)
 }
 
 // ClassBetween is the band of entries whose Class lies in [lo, hi] among the entries of the prefix
@@ -794,12 +839,18 @@ func (b *Board) CountPointsBetween(ctx context.Context, lo, hi uint64) (int64, e
 // entries just better than every entry whose Points is v, then the first five of them (or of the
 // entries after, when none has v). A whole Entry is a place too: the entries around where it would
 // rank, itself included when it is on the board. A place built from a value out of range is an
-// error matching ErrOutOfRange, as is a nil place.
+// error matching ErrOutOfRange, as is a nil place. On a board still in the layout this one
+// replaces, a place PointsIs(v) is read there; other places are refused until a migration switches
+// the board (ErrNotInPreviousLayout).
 func (b *Board) AroundScore(ctx context.Context, at Place, before, after int64) ([]Ranked, error) {
 	if at == nil {
 		return nil, rankgenrt.NilPlaceError("PointsPrefix")
 	}
-	return decoding.AroundPlace(ctx, b.core, fnAroundScore, at.place, before, after)
+	return rankgenrt.Route(b.Board, func() ([]Ranked, error) {
+		return decoding.AroundPlace(ctx, b.core, fnAroundScore, at.place, before, after)
+	}, func() ([]Ranked, error) {
+		return decodingViaPrevious.AroundPlace(ctx, b.previous.core, previousFnAroundScore, at.previousPlace, before, after)
+	})
 }
 
 // pointsToPrevious is a value of Points in the layout this one replaces, or an error matching
@@ -1009,22 +1060,13 @@ func (s *ShardedBoard) CountPointsBetween(ctx context.Context, lo, hi uint64) (i
 // around_score script at the place in one pipelined round: of the window, a shard holds at most
 // its last before entries ahead of the place and its first after from it, which is what it reads;
 // the merge by Compare holds the window, and the shards' positions of the place add up to its
-// position. A nil place is refused as Board.AroundScore refuses it.
+// position. A nil place is refused as Board.AroundScore refuses it. On shards still in the layout
+// this one replaces, the place's form there is read, as Board.AroundScore reads it.
 func (s *ShardedBoard) AroundScore(ctx context.Context, at Place, before, after int64) ([]Ranked, error) {
 	if at == nil {
 		return s.shards[0].AroundScore(ctx, at, before, after) // its error, nothing sent
 	}
-	score, member, err := at.place()
-	if err != nil {
-		return nil, err
-	}
-	pos, ahead, merged, err := rankgenrt.ShardPlace(ctx, s.ShardedBoard, fnAroundScore, score, member, max(before, 0), max(after, 0))
-	if err != nil {
-		return nil, err
-	}
-	take := int(min(max(before, 0), pos)) // entries ahead of the place in the window
-	hi := ahead + int(min(max(after, 0), int64(len(merged)-ahead)))
-	return decoding.Renumber(merged[ahead-take:hi], pos-int64(take)), nil
+	return rankgenrt.ShardAroundScore(ctx, s.ShardedScoreReads, at.place, at.previousPlace, before, after)
 }
 
 /*
@@ -1037,6 +1079,17 @@ func tiedPlace(e Entry, tied int) (float64, string, error) {
 		return PointsIs(e.Points).place()
 	default:
 		return PointsIs(e.Points).ClassIs(e.Class).place()
+	}
+}
+
+// previousTiedPlace is tiedPlace in the layout this one replaces, or why that layout has no such
+// place exactly (its competition ranks on shards that still hold it).
+func previousTiedPlace(e Entry, tied int) (float64, string, error) {
+	switch tied {
+	case 1:
+		return PointsIs(e.Points).previousPlace()
+	default:
+		return PointsIs(e.Points).ClassIs(e.Class).previousPlace()
 	}
 }
 
