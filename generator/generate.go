@@ -246,6 +246,30 @@ func TypeScript(l *layout.Layout) (File, error) {
 	return File{Name: tsemit.File(l), Data: code}, nil
 }
 
+// TypeScriptPrevious returns, for a layout that names the one it replaces and whose TypeScript
+// board writes (no season), the TypeScript module of that layout, which l's module imports to
+// read and write a board still in it; ok false otherwise.
+func TypeScriptPrevious(l *layout.Layout) (f File, ok bool, err error) {
+	if l.Previous == nil || l.Previous.Layout == nil || l.Season != nil {
+		return File{}, false, nil
+	}
+	lib, err := previousLibrary(l)
+	if err != nil {
+		return File{}, false, err
+	}
+	pl := l.Previous.Generated(l)
+	code, err := tsemit.Generate(pl, tsemit.Library{Name: lib.Name, Source: lib.Source})
+	if err != nil {
+		return File{}, false, emitError(l, "the previous layout's TypeScript module", err)
+	}
+	header := []byte("// " + layout.Header(pl.File) + "\n")
+	if !bytes.HasPrefix(code, header) {
+		return File{}, false, emitError(l, "the previous layout's TypeScript module", fmt.Errorf("it lacks the generated-code header (a bug in rankgen; please report it)"))
+	}
+	code = append([]byte("// "+layout.Header(l.File)+"\n"), code[len(header):]...)
+	return File{Name: tsemit.PreviousFile(l), Data: code}, true, nil
+}
+
 // LibraryName is the name of the layout's Lua library on the server, <stem>_<hash>: the prefix
 // of its functions' names, which clients of every language call.
 func LibraryName(l *layout.Layout) (string, error) {

@@ -115,7 +115,7 @@ func clientTargets(e *env, t *target, c clients) ([]*target, error) {
 	for _, client := range []struct {
 		dir   string
 		files func(*layout.Layout) ([]generator.File, error)
-	}{{c.py, pythonFiles}, {c.ts, oneFile(generator.TypeScript)}} {
+	}{{c.py, clientFiles(generator.Python, generator.PythonPrevious)}, {c.ts, clientFiles(generator.TypeScript, generator.TypeScriptPrevious)}} {
 		if client.dir == "" {
 			continue
 		}
@@ -132,25 +132,19 @@ func clientTargets(e *env, t *target, c clients) ([]*target, error) {
 	return more, nil
 }
 
-// pythonFiles are the Python client's modules of l: its own and, where it names the layout it
-// replaces, that layout's, which its own imports.
-func pythonFiles(l *layout.Layout) ([]generator.File, error) {
-	f, err := generator.Python(l)
-	if err != nil {
-		return nil, err
-	}
-	prev, ok, err := generator.PythonPrevious(l)
-	if err != nil || !ok {
-		return []generator.File{f}, err
-	}
-	return []generator.File{f, prev}, nil
-}
-
-// oneFile is a client of one file as a list of them.
-func oneFile(file func(*layout.Layout) (generator.File, error)) func(*layout.Layout) ([]generator.File, error) {
+// clientFiles are a client's modules of a layout: its own (own) and, where the layout names the
+// one it replaces, that layout's (previous), which its own imports.
+func clientFiles(own func(*layout.Layout) (generator.File, error), previous func(*layout.Layout) (generator.File, bool, error)) func(*layout.Layout) ([]generator.File, error) {
 	return func(l *layout.Layout) ([]generator.File, error) {
-		f, err := file(l)
-		return []generator.File{f}, err
+		f, err := own(l)
+		if err != nil {
+			return nil, err
+		}
+		prev, ok, err := previous(l)
+		if err != nil || !ok {
+			return []generator.File{f}, err
+		}
+		return []generator.File{f, prev}, nil
 	}
 }
 

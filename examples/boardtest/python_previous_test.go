@@ -42,11 +42,12 @@ func TestPythonRoutesToPrevious(t *testing.T) {
 			}
 		}
 	}
-	before := []pyCall{
+	before := []clientCall{
 		{"get", "p1"}, {"top", 10}, {"rank", "p2"}, {"count"}, {"get_many", []string{"p3", "nobody"}}, {"around", "p2", 1, 1},
 		{"set", entryCall("p4", 250, "kart", "n4", 4)},
 		{"set", entryCall("p5", 1<<31, "kart", "big", 1)}, // past v1's 30 bits
 		{"set", entryCall("p5", 50, "rally", "rally", 1)}, // a class v1 lacks
+		{"set", entryCall("p5", 1<<41, "rally", "", 1)},   // past v3's 40 bits too
 		{"best", entryCall("p1", 350, "kart", "n1", 9)},
 		{"insert", entryCall("p2", 999, "kart", "", 0)},
 		{"add_points", "p3", 5}, {"add_points", "p3", 1 << 30}, {"add_points", "p3", -1000},
@@ -63,7 +64,7 @@ func TestPythonRoutesToPrevious(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	after := []pyCall{
+	after := []clientCall{
 		{"set", entryCall("p5", 1<<31, "rally", "big", 1)}, {"add_points", "p3", 1 << 30},
 		{"get", "p5"}, {"top", 10}, {"rank", "p3"}, {"count"},
 	}
@@ -73,16 +74,16 @@ func TestPythonRoutesToPrevious(t *testing.T) {
 	}
 }
 
-// pyCall is one call of the Board: its Python method's name and its arguments.
-type pyCall []any
+// clientCall is one call of the Board: its method's name in Python (the TypeScript driver
+// reads the same names) and its arguments.
+type clientCall []any
 
 func entryCall(id string, points uint64, class, nick string, level int) []any {
 	return []any{id, points, class, nick, level}
 }
 
-// v3PythonModules writes v3's Python modules (its own and v1's, which it imports) into a new
-// directory.
-func v3PythonModules(t *testing.T) string {
+// v3Layout is v3's layout, with v1's as its previous one.
+func v3Layout(t *testing.T) *layout.Layout {
 	t.Helper()
 	file := "internal/compat/v3/v3.yaml"
 	src, err := os.ReadFile(file)
@@ -96,6 +97,14 @@ func v3PythonModules(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return l
+}
+
+// v3PythonModules writes v3's Python modules (its own and v1's, which it imports) into a new
+// directory.
+func v3PythonModules(t *testing.T) string {
+	t.Helper()
+	l := v3Layout(t)
 	own, err := generator.Python(l)
 	if err != nil {
 		t.Fatal(err)
@@ -115,7 +124,7 @@ func v3PythonModules(t *testing.T) string {
 
 // compareCalls makes calls with v3's Go Board on goKey and its Python Board on pyKey, and
 // compares their results, call by call.
-func compareCalls(t *testing.T, c *redis.Client, dir, goKey, pyKey string, calls []pyCall) {
+func compareCalls(t *testing.T, c *redis.Client, dir, goKey, pyKey string, calls []clientCall) {
 	t.Helper()
 	req, err := json.Marshal(map[string]any{"addr": c.Options().Addr, "key": pyKey, "calls": calls})
 	if err != nil {
@@ -132,11 +141,17 @@ func compareCalls(t *testing.T, c *redis.Client, dir, goKey, pyKey string, calls
 	if err := cmd.Run(); err != nil {
 		t.Fatalf("previous.py: %v\n%s", err, stderr.String())
 	}
+	compareResults(t, v3.NewBoard(c, goKey), calls, stdout.Bytes())
+}
+
+// compareResults compares out, a client's results of calls (a JSON array), with those of v3's
+// Go Board b, call by call.
+func compareResults(t *testing.T, b *v3.Board, calls []clientCall, out []byte) {
+	t.Helper()
 	var got []json.RawMessage
-	if err := json.Unmarshal(stdout.Bytes(), &got); err != nil || len(got) != len(calls) {
-		t.Fatalf("previous.py printed %s (%v)", stdout.String(), err)
+	if err := json.Unmarshal(out, &got); err != nil || len(got) != len(calls) {
+		t.Fatalf("the client printed %s (%v)", out, err)
 	}
-	b := v3.NewBoard(c, goKey)
 	for i, cl := range calls {
 		want, err := json.Marshal(goCall(t, b, cl))
 		if err != nil {
@@ -148,13 +163,13 @@ func compareCalls(t *testing.T, c *redis.Client, dir, goKey, pyKey string, calls
 		}
 		gotJSON, _ := json.Marshal(g)
 		if !bytes.Equal(want, gotJSON) {
-			t.Errorf("%v: Go %s, Python %s", cl, want, gotJSON)
+			t.Errorf("%v: Go %s, client %s", cl, want, gotJSON)
 		}
 	}
 }
 
 // goCall makes cl with v3's Go Board, its result as previous.py prints Python's.
-func goCall(t *testing.T, b *v3.Board, cl pyCall) any {
+func goCall(t *testing.T, b *v3.Board, cl clientCall) any {
 	t.Helper()
 	plain := func(e v3.Entry) []any {
 		return []any{e.PlayerID, e.Points, e.Class.String(), e.Data.Nick, e.Data.Level}

@@ -127,6 +127,9 @@ type view struct {
 	IDDoc                         string
 	ClientClock                   bool
 	Updates                       []updateView
+	// Previous: for a layout that replaces another (previous: in its schema) and has writes,
+	// how its Board reads and writes a board still in that layout (previous.go); nil otherwise.
+	Previous *previousView
 }
 
 // updateView is one field update the TypeScript Board performs: its method, library function,
@@ -134,6 +137,7 @@ type view struct {
 type updateView struct {
 	Method, Fn, Kind, Arg, Type, Doc string
 	Field                            int
+	Previous                         *updateRoute // with a previous layout: how it runs there
 }
 
 type fieldView struct {
@@ -207,6 +211,9 @@ func newView(l *layout.Layout, lib Library) (*view, error) {
 		case catalog.Page:
 			v.FnPage = op.Scripted()
 		}
+	}
+	if err := newPrevious(v, l); err != nil {
+		return nil, err
 	}
 	return v, nil
 }
