@@ -182,6 +182,7 @@ func (m *migration) closeAndCatchUp(ctx context.Context) error {
 		return err
 	}
 	m.eta(m.replayTime(n) + 5*time.Millisecond) // refused writers come back at the switch
+	m.progress("closing", n)
 	if err := m.fence(ctx, "close"); err != nil {
 		return err
 	}

@@ -34,13 +34,21 @@ type Options struct {
 	// FenceTTL is how long the fence of an in-place migration stands unless the run renews it
 	// (every third of it): writers wait at most that long after a run is killed (default 5s).
 	FenceTTL time.Duration
-	Progress func(Progress) // called after each batch of the check and copy passes, if set
+	// Progress is called after each batch of the check and copy passes, if set; RunBoard calls
+	// it from several goroutines at once (a sharded board's shards migrate together).
+	Progress func(Progress)
+
+	gate     *gate // RunBoard's, for a shard of a sharded board: its shards switch together (gate.go)
+	gatePart int   // the shard's place at the gate
 }
 
 // Progress is where a migration stands.
 type Progress struct {
 	// Phase is "check" (reading the source), "copy" or "verify"; RunBoard also reports "board" before
-	// each part of a board of several (Total: its entries) and "absent" for a part it skips.
+	// each part of a board of several (Total: its entries), "absent" for a part it skips and, for
+	// a shard of a sharded board, "ready" when it has copied and waits for the other shards;
+	// "closing" (in place: Done, the ids left to copy again) when the fence closes for the last
+	// catch-up and the switch.
 	Phase   string
 	Done    int64 // entries of the source read in this phase (a scan may read one twice)
 	Total   int64 // entries of the source when the migration started
@@ -129,7 +137,7 @@ func Run(ctx context.Context, c redis.UniversalClient, p *Plan, o Options) (rep 
 	steps := []func(context.Context) error{m.checkSource, m.checkDest, m.checkAll, m.begin, m.copyAll, m.verify, m.finish}
 	if m.k.inPlace {
 		logged := func(ctx context.Context) error { return m.fence(ctx, "log") }
-		steps = []func(context.Context) error{m.checkSource, logged, m.checkAll, m.begin, m.copyAll, m.verify, m.catchUp, m.closeAndCatchUp, m.finish}
+		steps = []func(context.Context) error{m.checkSource, logged, m.checkAll, m.begin, m.copyAll, m.verify, m.catchUp, m.await, m.closeAndCatchUp, m.finish}
 	}
 	for _, step := range steps {
 		if err := step(ctx); err != nil || m.rep.AlreadyDone {

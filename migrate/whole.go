@@ -2,7 +2,9 @@ package migrate
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -94,9 +96,10 @@ type BoardReport struct {
 }
 
 // RunBoard migrates every part of the board o.Key (see Parts; o.Shards, o.Now) that exists,
-// one after the other, each as Run does (o.ToKey names the copy's board the same way). It
-// stops at the first part that fails, with an error naming it; a rerun resumes that part and
-// finds the parts before it done.
+// each as Run does (o.ToKey names the copy's board the same way): the seasons one after the
+// other and, of a sharded board, each season's shards together, all switching once all have
+// copied (gate.go). It stops at the first part that fails, with an error naming it; a rerun
+// resumes that part and finds the parts done before it done.
 func RunBoard(ctx context.Context, c redis.UniversalClient, p *Plan, o Options) (BoardReport, error) {
 	var rep BoardReport
 	now := o.Now
@@ -111,38 +114,91 @@ func RunBoard(ctx context.Context, c redis.UniversalClient, p *Plan, o Options) 
 	if err != nil {
 		return rep, err
 	}
+	var group []int // the parts of one season's board that exist: its shards, or the board itself
 	for i, part := range parts {
 		at := Progress{Part: part, Index: i + 1, Parts: len(parts)}
 		if !exists[i] {
 			rep.Absent = append(rep.Absent, part)
 			at.Phase = "absent"
 			o.report(at)
-			continue
-		}
-		if len(parts) > 1 { // announce the part, with its size
-			if at.Total, err = c.ZCard(ctx, part.Key).Result(); err != nil {
-				return rep, err
+		} else {
+			if len(parts) > 1 { // announce the part, with its size
+				if at.Total, err = c.ZCard(ctx, part.Key).Result(); err != nil {
+					return rep, err
+				}
+				at.Phase = "board"
+				o.report(at)
 			}
-			at.Phase = "board"
-			o.report(at)
+			group = append(group, i)
 		}
+		if i+1 < len(parts) && parts[i+1].Season == part.Season && parts[i+1].Shard > part.Shard {
+			continue // more shards of this season's board
+		}
+		reports, err := runTogether(ctx, c, p, o, parts, group)
+		rep.Parts = append(rep.Parts, reports...)
+		if err != nil {
+			return rep, err
+		}
+		group = group[:0]
+	}
+	return rep, nil
+}
+
+// runTogether migrates the parts of one season's board (indexes of parts): one alone, as Run
+// does, or the shards of a sharded board at once, through one gate, so that they switch
+// together. It returns the reports of the parts that succeeded, in order, and the first error
+// of one that failed, naming it.
+func runTogether(ctx context.Context, c redis.UniversalClient, p *Plan, o Options, parts []Part, group []int) ([]Report, error) {
+	reports := make([]Report, len(group))
+	errs := make([]error, len(group))
+	var g *gate
+	if len(group) > 1 && o.ToKey == "" {
+		g = newGate(len(group))
+	}
+	var wg sync.WaitGroup
+	for k, i := range group {
+		part := parts[i]
 		po := o
-		po.Key, po.ToKey = part.Key, part.ToKey
+		po.Key, po.ToKey, po.gate, po.gatePart = part.Key, part.ToKey, g, k
 		po.Progress = func(pr Progress) {
 			pr.Part, pr.Index, pr.Parts = part, i+1, len(parts)
 			o.report(pr)
 		}
-		r, err := Run(ctx, c, p, po)
-		r.Part = part
-		if err != nil {
-			if len(parts) > 1 {
+		run := func() {
+			r, err := Run(ctx, c, p, po)
+			r.Part = part
+			if err != nil && len(parts) > 1 {
 				err = fmt.Errorf("%s (%d of %d): %w", part, i+1, len(parts), err)
 			}
-			return rep, err
+			if g != nil {
+				if err != nil {
+					g.failPart()
+				}
+				g.arrive(k) // a part that ended before the gate (already switched) holds no other back
+			}
+			reports[k], errs[k] = r, err
 		}
-		rep.Parts = append(rep.Parts, r)
+		if g == nil {
+			if run(); errs[k] != nil {
+				return reports[:k], errs[k]
+			}
+			continue
+		}
+		wg.Add(1)
+		go func() { defer wg.Done(); run() }()
 	}
-	return rep, nil
+	wg.Wait()
+	var out []Report
+	var first error
+	for k := range group {
+		switch {
+		case errs[k] == nil:
+			out = append(out, reports[k])
+		case first == nil || errors.Is(first, errGateFailed):
+			first = errs[k] // the shard that failed, rather than one that stopped for it
+		}
+	}
+	return out, first
 }
 
 func (o Options) report(p Progress) {

@@ -10,6 +10,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -223,8 +224,19 @@ func redisURL(flagValue string) string {
 
 // progressPrinter reports progress as JSON lines on stdout (-json), or else names each part
 // of a board of several on a line of stderr as it starts (or is skipped) and shows the
-// batches' progress on one rewritten line of a terminal's stderr.
+// batches' progress on one rewritten line of a terminal's stderr. A sharded board's shards
+// migrate at once: it prints one report at a time.
 func progressPrinter(e *env, asJSON bool) func(migrate.Progress) {
+	var mu sync.Mutex
+	print := progressLines(e, asJSON)
+	return func(p migrate.Progress) {
+		mu.Lock()
+		defer mu.Unlock()
+		print(p)
+	}
+}
+
+func progressLines(e *env, asJSON bool) func(migrate.Progress) {
 	if asJSON {
 		enc := json.NewEncoder(e.stdout)
 		return func(p migrate.Progress) {
@@ -246,6 +258,8 @@ func progressPrinter(e *env, asJSON bool) func(migrate.Progress) {
 			fmt.Fprintf(e.stderr, "migrate: %s (%d of %d): %s entries\n", p.Part, p.Index, p.Parts, thousands(p.Total))
 		case p.Phase == "absent":
 			fmt.Fprintf(e.stderr, "migrate: %s (%d of %d): absent, skipped\n", p.Part, p.Index, p.Parts)
+		case p.Phase == "ready" || p.Phase == "closing":
+			// no batches: the shard waits for the others, or its fence closes for the switch
 		case batches != nil:
 			batches(p)
 		}
