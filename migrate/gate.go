@@ -64,6 +64,11 @@ func (m *migration) await(ctx context.Context) error {
 	g.arrive(m.o.gatePart)
 	for {
 		select {
+		case <-g.failed: // before open: a part that failed never arrives, but be sure
+			return errGateFailed
+		default:
+		}
+		select {
 		case <-g.open:
 			return nil
 		case <-g.failed:

@@ -170,10 +170,10 @@ func runTogether(ctx context.Context, c redis.UniversalClient, p *Plan, o Option
 			if err != nil && len(parts) > 1 {
 				err = fmt.Errorf("%s (%d of %d): %w", part, i+1, len(parts), err)
 			}
-			if g != nil {
-				if err != nil {
-					g.failPart()
-				}
+			switch {
+			case g != nil && err != nil:
+				g.failPart()
+			case g != nil:
 				g.arrive(k) // a part that ended before the gate (already switched) holds no other back
 			}
 			reports[k], errs[k] = r, err

@@ -197,3 +197,54 @@ func TestClusterSeasonShards(t *testing.T) {
 		t.Errorf("the first shard's copy expires at %v, want %v", got, expiry)
 	}
 }
+
+// TestRunBoardShardsInPlace migrates a sharded board's shards in place, together: a run in
+// which one shard fails (an entry the new layout cannot hold) switches none, closes no fence
+// and names that shard; once the entry is gone a rerun switches them all.
+func TestRunBoardShardsInPlace(t *testing.T) {
+	ctx := context.Background()
+	c := redistest.Client(t)
+	key := redistest.Key(t, "board")
+	old := schema(t, "old.yaml", "", points20)
+	new := schema(t, "new.yaml", "", pts("8"))
+	p, err := migrate.NewPlan(old, new, migrate.Mapping{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	entries := seasonEntries(60)
+	shardedBoard(t, c, old, key, 4, append(entries, "big Points=1000"))
+	keys, err := rankgenrt.ShardKeys(key, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bigShard := rankgenrt.ShardOf("big", 4)
+
+	_, err = migrate.RunBoard(ctx, c, p, migrate.Options{Key: key, Shards: 4})
+	if !errors.Is(err, migrate.ErrMisfit) || !strings.Contains(err.Error(), fmt.Sprintf("shard %d of 4", bigShard)) {
+		t.Fatalf("RunBoard over a shard with a misfit: %v; want ErrMisfit naming shard %d", err, bigShard)
+	}
+	for _, k := range keys {
+		if fp := c.Get(ctx, rankgenrt.MetaKey(k)).Val(); fp != old.Fingerprint {
+			t.Errorf("%s claims %q after the failed run; want the old layout's %s", k, fp, old.Fingerprint)
+		}
+		// A fence left open logs writes and refuses none; it lapses by itself, or a rerun
+		// resumes under it.
+		if closed := c.HExists(ctx, rankgenrt.FenceKey(k), "closed").Val(); closed {
+			t.Errorf("%s: the fence stands closed after the failed run", k)
+		}
+	}
+
+	if err := c.ZRem(ctx, keys[bigShard], "big").Err(); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := migrate.RunBoard(ctx, c, p, migrate.Options{Key: key, Shards: 4})
+	if err != nil || len(rep.Parts) != 4 {
+		t.Fatalf("the rerun: %+v, %v; want 4 shards switched", rep, err)
+	}
+	for _, k := range keys {
+		assertClaims(t, c, k, new.Fingerprint)
+	}
+	if got := readSharded(t, c, new, key, 4); strings.Join(got, ",") != strings.Join(sorted(entries), ",") {
+		t.Errorf("the shards read %q", got)
+	}
+}
