@@ -436,6 +436,16 @@ func TestResendAcrossTheSwitch(t *testing.T) {
 // previousPlan is the migration to the schema file from the previous schema it names.
 func previousPlan(t *testing.T, file string) *migrate.Plan {
 	t.Helper()
+	plan, err := migrate.PreviousPlan(previousLayout(t, file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return plan
+}
+
+// previousLayout is the layout of the schema file, with the previous one it names loaded.
+func previousLayout(t *testing.T, file string) *layout.Layout {
+	t.Helper()
 	src, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
@@ -447,11 +457,7 @@ func previousPlan(t *testing.T, file string) *migrate.Plan {
 	if err != nil {
 		t.Fatal(err)
 	}
-	plan, err := migrate.PreviousPlan(l)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return plan
+	return l
 }
 
 // migrateToV3 migrates key to v3's layout, with the mapping its schema names.

@@ -34,14 +34,7 @@ func TestPythonRoutesToPrevious(t *testing.T) {
 	dir := v3PythonModules(t)
 	c := redistest.Client(t)
 	goKey, pyKey := redistest.Key(t, "go"), redistest.Key(t, "py")
-	for _, key := range []string{goKey, pyKey} {
-		for i, points := range []uint32{300, 200, 100} {
-			e := v1.Entry{PlayerID: fmt.Sprint("p", i+1), Points: points, Data: v1.Data{Nick: fmt.Sprint("n", i+1), Level: uint8(i)}}
-			if _, err := v1.NewBoard(c, key).Set(ctx, e); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
+	fillV1(t, c, goKey, pyKey)
 	before := []clientCall{
 		{"get", "p1"}, {"top", 10}, {"rank", "p2"}, {"count"}, {"get_many", []string{"p3", "nobody"}}, {"around", "p2", 1, 1},
 		{"set", entryCall("p4", 250, "kart", "n4", 4)},
@@ -84,20 +77,20 @@ func entryCall(id string, points uint64, class, nick string, level int) []any {
 
 // v3Layout is v3's layout, with v1's as its previous one.
 func v3Layout(t *testing.T) *layout.Layout {
+	return previousLayout(t, "internal/compat/v3/v3.yaml")
+}
+
+// fillV1 writes the same three entries on each key with v1's code.
+func fillV1(t *testing.T, c redis.UniversalClient, keys ...string) {
 	t.Helper()
-	file := "internal/compat/v3/v3.yaml"
-	src, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
+	for _, key := range keys {
+		for i, points := range []uint32{300, 200, 100} {
+			e := v1.Entry{PlayerID: fmt.Sprint("p", i+1), Points: points, Data: v1.Data{Nick: fmt.Sprint("n", i+1), Level: uint8(i)}}
+			if _, err := v1.NewBoard(c, key).Set(ctx, e); err != nil {
+				t.Fatal(err)
+			}
+		}
 	}
-	l, err := layout.Parse(file, src)
-	if err == nil {
-		err = layout.LoadPrevious(l, file, os.ReadFile)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	return l
 }
 
 // v3PythonModules writes v3's Python modules (its own and v1's, which it imports) into a new

@@ -3,7 +3,6 @@ package boardtest
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"net"
 	"os"
 	"os/exec"
@@ -11,7 +10,6 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/rankgen/rankgen/examples/boardtest/internal/compat/v1"
 	"github.com/rankgen/rankgen/examples/boardtest/internal/compat/v3"
 	"github.com/rankgen/rankgen/generator"
 	"github.com/rankgen/rankgen/internal/testkit/redistest"
@@ -25,14 +23,7 @@ func TestTypeScriptRoutesToPrevious(t *testing.T) {
 	script := v3TypeScript(t)
 	c := redistest.Client(t)
 	goKey, tsKey := redistest.Key(t, "go"), redistest.Key(t, "ts")
-	for _, key := range []string{goKey, tsKey} {
-		for i, points := range []uint32{300, 200, 100} {
-			e := v1.Entry{PlayerID: fmt.Sprint("p", i+1), Points: points, Data: v1.Data{Nick: fmt.Sprint("n", i+1), Level: uint8(i)}}
-			if _, err := v1.NewBoard(c, key).Set(ctx, e); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
+	fillV1(t, c, goKey, tsKey)
 	run := func(calls []clientCall) {
 		t.Helper()
 		host, port, _ := splitAddr(c.Options().Addr)

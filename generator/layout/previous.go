@@ -262,6 +262,54 @@ func convertible(of, nf *Field) string {
 	return fmt.Sprintf("type %s → %s has no mapping of values (uint, int and bool convert into each other, enums by value name, times by instant); keep the type, or rename the field and give the new one a default", of.Kind, nf.Kind)
 }
 
+// Conversion is how a value of a field becomes one of the field it maps to in the other layout
+// (Previous' mapping, either way), for code that converts entries between the two: as it is
+// (Same), a number that must be 0 or 1 as a bool (ToBool), a bool as 0 or 1 (FromBool), or a
+// time counted in another unit (Scale: times N, divided by D, which must leave no remainder).
+type Conversion struct {
+	How  ConversionKind
+	N, D int64
+}
+
+// ConversionKind is the kind of a Conversion.
+type ConversionKind int
+
+// The kinds of conversion.
+const (
+	Same ConversionKind = iota
+	ToBool
+	FromBool
+	Scale
+)
+
+// ConversionOf is how a value of field from becomes one of field to (a pair convertible allows).
+func ConversionOf(from, to *Field) Conversion {
+	switch {
+	case from.Kind == Time && to.Kind == Time:
+		n, d := unitNanos(from.Unit), unitNanos(to.Unit)
+		g := gcd(n, d)
+		if n, d = n/g, d/g; n != d {
+			return Conversion{How: Scale, N: n, D: d}
+		}
+	case to.Kind == Bool && from.Kind != Bool:
+		return Conversion{How: ToBool, N: 1, D: 1}
+	case from.Kind == Bool && to.Kind != Bool:
+		return Conversion{How: FromBool, N: 1, D: 1}
+	}
+	return Conversion{How: Same, N: 1, D: 1}
+}
+
+func unitNanos(u Unit) int64 {
+	return map[Unit]int64{Second: 1e9, Milli: 1e6, Micro: 1e3}[u]
+}
+
+func gcd(a, b int64) int64 {
+	for b != 0 {
+		a, b = b, a%b
+	}
+	return a
+}
+
 // field is the ranking or data field named name, or nil.
 func (l *Layout) field(name string) *Field {
 	for _, f := range append(slices.Clip(l.Fields), l.Data...) {

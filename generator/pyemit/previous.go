@@ -132,31 +132,16 @@ func conversions(fields []*layout.Field, views []*fieldView, old []*layout.Field
 // ("same",), ("bool",) (a number that must be 0 or 1), ("int",) (a bool as 0 or 1), or
 // ("scale", n, d) (a time: times n, divided by d, which must leave no remainder).
 func convOf(from, to *layout.Field) string {
-	switch {
-	case from.Kind == layout.Time && to.Kind == layout.Time:
-		n, d := unitNanos(from.Unit), unitNanos(to.Unit)
-		if n == d {
-			return `("same",)`
-		}
-		g := gcd(n, d)
-		return fmt.Sprintf(`("scale", %d, %d)`, n/g, d/g)
-	case to.Kind == layout.Bool && from.Kind != layout.Bool:
+	c := layout.ConversionOf(from, to)
+	switch c.How {
+	case layout.Scale:
+		return fmt.Sprintf(`("scale", %d, %d)`, c.N, c.D)
+	case layout.ToBool:
 		return `("bool",)`
-	case from.Kind == layout.Bool && to.Kind != layout.Bool:
+	case layout.FromBool:
 		return `("int",)`
 	}
 	return `("same",)`
-}
-
-func unitNanos(u layout.Unit) int64 {
-	return map[layout.Unit]int64{layout.Second: 1e9, layout.Milli: 1e6, layout.Micro: 1e3}[u]
-}
-
-func gcd(a, b int64) int64 {
-	for b != 0 {
-		a, b = b, a%b
-	}
-	return a
 }
 
 // pyValue is the Python literal of field f's value whose key is key (a string's: text).

@@ -122,46 +122,22 @@ func conversions(fields []*layout.Field, props map[string]string, old []*layout.
 
 // convOf is how a value of field from becomes one of field to, as a tuple convert reads: its
 // way ("same", "bool": a number that must be 0 or 1, "int": a boolean as 0 or 1, "scale": a
-// time times n divided by d, leaving no remainder), n, d, and whether to holds bigints.
+// time times n divided by d, leaving no remainder), n, d, and the type to holds ("number",
+// "bigint", "boolean", or "as-is" for a value of another kind, which converts as it is).
 func convOf(from, to *layout.Field) string {
-	how, n, d := "same", int64(1), int64(1)
-	switch {
-	case from.Kind == layout.Time && to.Kind == layout.Time:
-		n, d = unitNanos(from.Unit), unitNanos(to.Unit)
-		g := gcd(n, d)
-		n, d = n/g, d/g
-		if n != d {
-			how = "scale"
-		}
-	case to.Kind == layout.Bool && from.Kind != layout.Bool:
-		how = "bool"
-	case from.Kind == layout.Bool && to.Kind != layout.Bool:
-		how = "int"
-	case !numeric(to):
+	numeric := to.Kind == layout.Uint || to.Kind == layout.Int || to.Kind == layout.Time || to.Kind == layout.Bool
+	if !numeric {
 		return `["same", 1, 1, "as-is"]`
 	}
+	c := layout.ConversionOf(from, to)
+	how := map[layout.ConversionKind]string{layout.Same: "same", layout.ToBool: "bool", layout.FromBool: "int", layout.Scale: "scale"}[c.How]
 	target := "number"
 	if fv, _ := newField(to); fv.Big {
 		target = "bigint"
 	} else if to.Kind == layout.Bool {
 		target = "boolean"
 	}
-	return fmt.Sprintf(`[%q, %d, %d, %q]`, how, n, d, target)
-}
-
-func numeric(f *layout.Field) bool {
-	return f.Kind == layout.Uint || f.Kind == layout.Int || f.Kind == layout.Time || f.Kind == layout.Bool
-}
-
-func unitNanos(u layout.Unit) int64 {
-	return map[layout.Unit]int64{layout.Second: 1e9, layout.Milli: 1e6, layout.Micro: 1e3}[u]
-}
-
-func gcd(a, b int64) int64 {
-	for b != 0 {
-		a, b = b, a%b
-	}
-	return a
+	return fmt.Sprintf(`[%q, %d, %d, %q]`, how, c.N, c.D, target)
 }
 
 // tsValue is the TypeScript literal of field f's value whose key is key (a string's: text).
