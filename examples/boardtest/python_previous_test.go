@@ -31,7 +31,7 @@ func TestPythonRoutesToPrevious(t *testing.T) {
 	if out, err := exec.Command(systemPython, "-c", "import redis").CombinedOutput(); err != nil {
 		t.Fatalf("%s cannot import redis (%v: %s): run scripts/test.sh, which installs python3-redis (apt-get)", systemPython, err, out)
 	}
-	dir := v3PythonModules(t)
+	dir := pythonClient(t, v3Layout(t))
 	c := redistest.Client(t)
 	goKey, pyKey := redistest.Key(t, "go"), redistest.Key(t, "py")
 	fillV1(t, c, goKey, pyKey)
@@ -93,18 +93,17 @@ func fillV1(t *testing.T, c redis.UniversalClient, keys ...string) {
 	}
 }
 
-// v3PythonModules writes v3's Python modules (its own and v1's, which it imports) into a new
-// directory.
-func v3PythonModules(t *testing.T) string {
+// pythonClient writes the Python modules of l (its own and its previous layout's, which it
+// imports) into a new directory.
+func pythonClient(t *testing.T, l *layout.Layout) string {
 	t.Helper()
-	l := v3Layout(t)
 	own, err := generator.Python(l)
 	if err != nil {
 		t.Fatal(err)
 	}
 	prev, ok, err := generator.PythonPrevious(l)
 	if err != nil || !ok {
-		t.Fatalf("v3's previous Python module: %v, %v", ok, err)
+		t.Fatalf("%s's previous Python module: %v, %v", l.File, ok, err)
 	}
 	dir := t.TempDir()
 	for _, f := range []generator.File{own, prev} {

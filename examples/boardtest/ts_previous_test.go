@@ -8,10 +8,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/rankgen/rankgen/examples/boardtest/internal/compat/v3"
 	"github.com/rankgen/rankgen/generator"
+	"github.com/rankgen/rankgen/generator/layout"
 	"github.com/rankgen/rankgen/internal/testkit/redistest"
 	"github.com/rankgen/rankgen/migrate"
 )
@@ -20,7 +22,7 @@ import (
 // writes it in v1's layout as v3's Go Board does (every call's reply or refusal compared), and
 // in v3's own once the migration has switched it; the two boards end equal, byte for byte.
 func TestTypeScriptRoutesToPrevious(t *testing.T) {
-	script := v3TypeScript(t)
+	script := typeScriptClient(t, v3Layout(t), "previous.ts")
 	c := redistest.Client(t)
 	goKey, tsKey := redistest.Key(t, "go"), redistest.Key(t, "ts")
 	fillV1(t, c, goKey, tsKey)
@@ -68,9 +70,10 @@ func TestTypeScriptRoutesToPrevious(t *testing.T) {
 	}
 }
 
-// v3TypeScript compiles v3's TypeScript modules (its own and v1's, which it imports) and the
-// driver testdata/previous.ts with the clients' pinned tsc, and returns the driver's JavaScript.
-func v3TypeScript(t *testing.T) string {
+// typeScriptClient compiles the TypeScript modules of l (its own and its previous layout's,
+// which it imports) and the driver testdata/<driver> with the clients' pinned tsc, and returns
+// the driver's JavaScript.
+func typeScriptClient(t *testing.T, l *layout.Layout, driver string) string {
 	t.Helper()
 	modules, err := filepath.Abs(filepath.Join("..", "clients", "ts", "node_modules"))
 	if err != nil {
@@ -82,23 +85,22 @@ func v3TypeScript(t *testing.T) string {
 			t.Fatalf("%s is missing: run scripts/test.sh (or npm ci in examples/clients/ts)", need)
 		}
 	}
-	l := v3Layout(t)
 	own, err := generator.TypeScript(l)
 	if err != nil {
 		t.Fatal(err)
 	}
 	prev, ok, err := generator.TypeScriptPrevious(l)
 	if err != nil || !ok {
-		t.Fatalf("v3's previous TypeScript module: %v, %v", ok, err)
+		t.Fatalf("%s's previous TypeScript module: %v, %v", l.File, ok, err)
 	}
-	driver, err := os.ReadFile(filepath.Join("testdata", "previous.ts"))
+	src, err := os.ReadFile(filepath.Join("testdata", driver))
 	if err != nil {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
 	config := `{"compilerOptions": {"target": "ES2022", "module": "commonjs", "moduleResolution": "node", "lib": ["ES2022"],
 	  "types": ["node"], "strict": true, "esModuleInterop": true, "outDir": "dist", "rootDir": "."}, "include": ["*.ts"]}`
-	for name, data := range map[string][]byte{own.Name: own.Data, prev.Name: prev.Data, "previous.ts": driver, "tsconfig.json": []byte(config)} {
+	for name, data := range map[string][]byte{own.Name: own.Data, prev.Name: prev.Data, driver: src, "tsconfig.json": []byte(config)} {
 		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -109,7 +111,7 @@ func v3TypeScript(t *testing.T) string {
 	if out, err := exec.Command("node", tsc, "-p", dir).CombinedOutput(); err != nil {
 		t.Fatalf("tsc: %v\n%s", err, out)
 	}
-	return filepath.Join(dir, "dist", "previous.js")
+	return filepath.Join(dir, "dist", strings.TrimSuffix(driver, ".ts")+".js")
 }
 
 func splitAddr(addr string) (string, int, error) {

@@ -52,7 +52,7 @@ type updateRoute struct {
 // newPrevious fills v's previous view from l.Previous, and each update's route.
 func newPrevious(v *view, l *layout.Layout) error {
 	pr := l.Previous
-	if pr == nil || pr.Layout == nil {
+	if pr == nil || pr.Layout == nil || !pr.TimesAlike(l) {
 		return nil
 	}
 	old := pr.Layout

@@ -217,10 +217,8 @@ func newView(l *layout.Layout, lib Library) (*view, error) {
 			v.Data = append(v.Data, fv)
 		}
 	}
-	if v.Writes {
-		if err := newPrevious(v, l); err != nil {
-			return nil, err
-		}
+	if err := newPrevious(v, l); err != nil {
+		return nil, err
 	}
 	return v, nil
 }
