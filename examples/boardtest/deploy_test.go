@@ -569,6 +569,35 @@ func seasonsRollingDeploy(t *testing.T, c redis.UniversalClient) {
 	if top, err := rollup.Top(ctx, 2); err != nil || len(top) != 2 || top[0].PlayerID != "p49" || top[0].Points != 49 || top[1].PlayerID != "p48" {
 		t.Fatalf("the rollup built in p1's layout reads %+v, %v", top, err)
 	}
+	// A sum p1's 24-bit Points cannot hold is refused as that layout's (the season before holds
+	// a copy of this season's board, its big entry included), and builds nothing.
+	if _, err := b1.Set(ctx, p1.Entry{PlayerID: "big", Points: 10_000_000}); err != nil {
+		t.Fatal(err)
+	}
+	prevKeys := s1.Board(s1.Prev(season)).Keys()
+	for i, k := range b1.Keys() {
+		if err := c.Copy(ctx, k, prevKeys[i], 0, true).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := c.Del(ctx, rollup.Keys()...).Err(); err != nil { // not the cached rollup: a new one
+		t.Fatal(err)
+	}
+	if _, err := s2.Rollup(ctx, p2.RollupSpec{Field: p2.RollupPoints, Op: p2.RollupSum, Last: 2, TTL: time.Minute}); !errors.Is(err, rankgenrt.ErrNotInPreviousLayout) || !errors.Is(err, rankgenrt.ErrOverflow) {
+		t.Fatalf("p2 Rollup of a sum past p1's Points: %v; want ErrNotInPreviousLayout and ErrOverflow", err)
+	}
+	if n := c.Exists(ctx, rollup.Keys()...).Val(); n != 0 {
+		t.Fatalf("the refused rollup left %d keys", n)
+	}
+	if _, err := b1.Remove(ctx, "big"); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Del(ctx, prevKeys...).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if rollup, err = s2.Rollup(ctx, p2.RollupSpec{Field: p2.RollupPoints, Op: p2.RollupSum, Last: 2, TTL: time.Minute}); err != nil {
+		t.Fatalf("p2 Rollup built again: %v", err)
+	}
 
 	plan := previousPlan(t, "internal/compat/p2/p2.yaml")
 	now, err := c.Time(ctx).Result()
