@@ -433,6 +433,32 @@ func TestResendAcrossTheSwitch(t *testing.T) {
 	}
 }
 
+// routedBatch runs a batch of updates on the routed board (a board in v1's layout, through
+// v3's code) and the items it did not refuse as v1's layout cannot hold them on the native
+// one (v3's layout): their results must agree. It returns how many items were refused.
+func routedBatch[V any](t *testing.T, step int, name string, routed, native func(context.Context, []v3.Update[V]) ([]v3.Result, error), ups []v3.Update[V]) int {
+	t.Helper()
+	got, err := routed(ctx, ups)
+	if err != nil {
+		t.Fatalf("step %d: %s on v1's layout: %v", step, name, err)
+	}
+	refused := 0
+	var kept []v3.Update[V]
+	var keptGot []v3.Result
+	for i, r := range got {
+		if errors.Is(r.Err, rankgenrt.ErrNotInPreviousLayout) {
+			refused++
+			continue
+		}
+		kept, keptGot = append(kept, ups[i]), append(keptGot, r)
+	}
+	want, err := native(ctx, kept)
+	if err != nil || !sameResults(keptGot, want) {
+		t.Fatalf("step %d: %s on v1's layout %+v; on v3's %+v, %v", step, name, keptGot, want, err)
+	}
+	return refused
+}
+
 // previousPlan is the migration to the schema file from the previous schema it names.
 func previousPlan(t *testing.T, file string) *migrate.Plan {
 	t.Helper()
@@ -542,6 +568,35 @@ func seasonsRollingDeploy(t *testing.T, c redis.UniversalClient) {
 	}
 	if top, err := rollup.Top(ctx, 2); err != nil || len(top) != 2 || top[0].PlayerID != "p49" || top[0].Points != 49 || top[1].PlayerID != "p48" {
 		t.Fatalf("the rollup built in p1's layout reads %+v, %v", top, err)
+	}
+	// A sum p1's 24-bit Points cannot hold is refused as that layout's (the season before holds
+	// a copy of this season's board, its big entry included), and builds nothing.
+	if _, err := b1.Set(ctx, p1.Entry{PlayerID: "big", Points: 10_000_000}); err != nil {
+		t.Fatal(err)
+	}
+	prevKeys := s1.Board(s1.Prev(season)).Keys()
+	for i, k := range b1.Keys() {
+		if err := c.Copy(ctx, k, prevKeys[i], 0, true).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := c.Del(ctx, rollup.Keys()...).Err(); err != nil { // not the cached rollup: a new one
+		t.Fatal(err)
+	}
+	if _, err := s2.Rollup(ctx, p2.RollupSpec{Field: p2.RollupPoints, Op: p2.RollupSum, Last: 2, TTL: time.Minute}); !errors.Is(err, rankgenrt.ErrNotInPreviousLayout) || !errors.Is(err, rankgenrt.ErrOverflow) {
+		t.Fatalf("p2 Rollup of a sum past p1's Points: %v; want ErrNotInPreviousLayout and ErrOverflow", err)
+	}
+	if n := c.Exists(ctx, rollup.Keys()...).Val(); n != 0 {
+		t.Fatalf("the refused rollup left %d keys", n)
+	}
+	if _, err := b1.Remove(ctx, "big"); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Del(ctx, prevKeys...).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if rollup, err = s2.Rollup(ctx, p2.RollupSpec{Field: p2.RollupPoints, Op: p2.RollupSum, Last: 2, TTL: time.Minute}); err != nil {
+		t.Fatalf("p2 Rollup built again: %v", err)
 	}
 
 	plan := previousPlan(t, "internal/compat/p2/p2.yaml")
@@ -801,23 +856,7 @@ func routedEqualsNative(t *testing.T, c redis.UniversalClient, seed uint64) {
 			f = func(b *v3.Board) (any, error) { return b.Update(ctx, id, v3.AddPoints(d), v3.SetData(data)) }
 		case 6: // a batch: an item v1's layout cannot hold is refused alone, as the native board's is left out
 			ups := []v3.Update[int64]{{PlayerID: entry().PlayerID, Value: 3}, {PlayerID: entry().PlayerID, Value: -100}, {PlayerID: entry().PlayerID, Value: 1 << 29}}
-			got, err := routed.AddPointsMany(ctx, ups)
-			if err != nil {
-				t.Fatalf("step %d: AddPointsMany on v1's layout: %v", step, err)
-			}
-			var kept []v3.Update[int64]
-			var keptGot []v3.Result
-			for i, r := range got {
-				if errors.Is(r.Err, rankgenrt.ErrNotInPreviousLayout) {
-					refused++
-					continue
-				}
-				kept, keptGot = append(kept, ups[i]), append(keptGot, r)
-			}
-			want, err := native.AddPointsMany(ctx, kept)
-			if err != nil || !sameResults(keptGot, want) {
-				t.Fatalf("step %d: AddPointsMany on v1's layout %+v; on v3's %+v, %v", step, keptGot, want, err)
-			}
+			refused += routedBatch(t, step, "AddPointsMany", routed.AddPointsMany, native.AddPointsMany, ups)
 			applied++
 			continue
 		case 7:
@@ -825,23 +864,7 @@ func routedEqualsNative(t *testing.T, c redis.UniversalClient, seed uint64) {
 			f = func(b *v3.Board) (any, error) { return b.Remove(ctx, id) }
 		case 9: // a batch of sets: a value v3 refuses is its item's error on both; one only v1 cannot hold is refused alone
 			ups := []v3.Update[uint64]{{PlayerID: entry().PlayerID, Value: points()}, {PlayerID: entry().PlayerID, Value: 1 << 41}, {PlayerID: entry().PlayerID, Value: points()}}
-			got, err := routed.SetPointsMany(ctx, ups)
-			if err != nil {
-				t.Fatalf("step %d: SetPointsMany on v1's layout: %v", step, err)
-			}
-			var kept []v3.Update[uint64]
-			var keptGot []v3.Result
-			for i, r := range got {
-				if errors.Is(r.Err, rankgenrt.ErrNotInPreviousLayout) {
-					refused++
-					continue
-				}
-				kept, keptGot = append(kept, ups[i]), append(keptGot, r)
-			}
-			want, err := native.SetPointsMany(ctx, kept)
-			if err != nil || !sameResults(keptGot, want) {
-				t.Fatalf("step %d: SetPointsMany on v1's layout %+v; on v3's %+v, %v", step, keptGot, want, err)
-			}
+			refused += routedBatch(t, step, "SetPointsMany", routed.SetPointsMany, native.SetPointsMany, ups)
 			applied++
 			continue
 		case 8: // reads, the score reads included (TestRoutedScoreReads compares them with v1's code)

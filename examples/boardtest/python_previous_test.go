@@ -118,22 +118,9 @@ func pythonClient(t *testing.T, l *layout.Layout) string {
 // compares their results, call by call.
 func compareCalls(t *testing.T, c *redis.Client, dir, goKey, pyKey string, calls []clientCall) {
 	t.Helper()
-	req, err := json.Marshal(map[string]any{"addr": c.Options().Addr, "key": pyKey, "calls": calls})
-	if err != nil {
-		t.Fatal(err)
-	}
-	reqFile := filepath.Join(t.TempDir(), "req.json")
-	if err := os.WriteFile(reqFile, req, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(systemPython, filepath.Join("testdata", "previous.py"), dir, reqFile)
-	cmd.Env = append(os.Environ(), "PYTHONDONTWRITEBYTECODE=1")
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("previous.py: %v\n%s", err, stderr.String())
-	}
-	compareResults(t, v3.NewBoard(c, goKey), calls, stdout.Bytes())
+	req := map[string]any{"addr": c.Options().Addr, "key": pyKey, "calls": calls}
+	out := runClient(t, req, systemPython, filepath.Join("testdata", "previous.py"), dir)
+	compareResults(t, v3.NewBoard(c, goKey), calls, out)
 }
 
 // compareResults compares out, a client's results of calls (a JSON array), with those of v3's

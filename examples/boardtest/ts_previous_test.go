@@ -1,8 +1,6 @@
 package boardtest
 
 import (
-	"bytes"
-	"encoding/json"
 	"net"
 	"os"
 	"os/exec"
@@ -26,24 +24,14 @@ func TestTypeScriptRoutesToPrevious(t *testing.T) {
 	c := redistest.Client(t)
 	goKey, tsKey := redistest.Key(t, "go"), redistest.Key(t, "ts")
 	fillV1(t, c, goKey, tsKey)
+	host, port, err := splitAddr(c.Options().Addr)
+	if err != nil {
+		t.Fatal(err)
+	}
 	run := func(calls []clientCall) {
 		t.Helper()
-		host, port, _ := splitAddr(c.Options().Addr)
-		req, err := json.Marshal(map[string]any{"host": host, "port": port, "key": tsKey, "calls": calls})
-		if err != nil {
-			t.Fatal(err)
-		}
-		reqFile := filepath.Join(t.TempDir(), "req.json")
-		if err := os.WriteFile(reqFile, req, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		cmd := exec.Command("node", script, reqFile)
-		var stdout, stderr bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &stdout, &stderr
-		if err := cmd.Run(); err != nil {
-			t.Fatalf("previous.js: %v\n%s", err, stderr.String())
-		}
-		compareResults(t, v3.NewBoard(c, goKey), calls, stdout.Bytes())
+		out := runClient(t, map[string]any{"host": host, "port": port, "key": tsKey, "calls": calls}, "node", script)
+		compareResults(t, v3.NewBoard(c, goKey), calls, out)
 	}
 	run([]clientCall{
 		{"get", "p1"}, {"top", 10}, {"rank", "p2"}, {"get_many", []string{"p3", "nobody"}}, {"around", "p2", 1, 1},

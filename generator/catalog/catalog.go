@@ -129,6 +129,18 @@ func OpOf(ops []Op, k Kind) Op {
 	return ops[i]
 }
 
+// UpdateOf is l's update u of field f, in its batch form when batch, and whether l has it:
+// the operation a layout's code calls where another layout's update of the field maps to it
+// (a field renamed keeps its updates under its new name).
+func UpdateOf(l *layout.Layout, f *layout.Field, u layout.Op, batch bool) (Op, bool) {
+	for _, op := range Ops(l) {
+		if op.Kind == Update && op.Field == f && op.Update == u && op.Batch == batch {
+			return op, true
+		}
+	}
+	return Op{}, false
+}
+
 // Scripts lists the operations of l that run a script, in catalogue order.
 func Scripts(l *layout.Layout) []Op {
 	var out []Op

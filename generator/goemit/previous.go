@@ -303,6 +303,10 @@ func (b *board) routedUpdate(op catalog.Op, call *jen.Statement, many bool) jen.
 		result = jen.Index().Id("Result")
 	}
 	of, ok := pr.UpdateRoutes(b.l, op.Field, op.Update)
+	var prevOp catalog.Op // the previous layout's own update of the field, named as it names the field
+	if ok {
+		prevOp, ok = catalog.UpdateOf(pr.Layout, of, op.Update, many)
+	}
 	if !ok { // refused as the previous layout's, not as another layout's board: it switches
 		zero := jen.Code(jen.Id("Written").Values())
 		if many {
@@ -313,12 +317,12 @@ func (b *board) routedUpdate(op catalog.Op, call *jen.Statement, many bool) jen.
 			jen.Func().Params().Params(result.Clone(), jen.Error()).Block(jen.Return(zero, rt("NotInPreviousValue").Call(
 				jen.Id(prevName("Fingerprint")), jen.Lit(op.Field.Name), jen.Lit(op.Methods[0]), jen.Lit("the previous layout has no such update, or applies it otherwise (another range, stamps or zero entry)")))))
 	}
-	prev := b.previousUpdate(op, of)
+	prev := b.previousUpdate(op, of, prevOp.Methods[0])
 	switch {
 	case many && op.Update == layout.OpAdd:
-		prev = b.previousAddBatch(op, of)
+		prev = b.previousAddBatch(op, of, prevOp.Methods[0])
 	case many:
-		prev = b.previousValueBatch(op, of)
+		prev = b.previousValueBatch(op, of, prevOp.Methods[0])
 	}
 	b.routed++
 	if op.Update != layout.OpAdd {
@@ -332,8 +336,8 @@ func (b *board) routedUpdate(op catalog.Op, call *jen.Statement, many bool) jen.
 // previousUpdate is a single update through the PreviousBoard: a value this layout refuses is
 // refused as it would be, before it is converted; an add's overflow is reported as this layout
 // sees it (addRefusal).
-func (b *board) previousUpdate(op catalog.Op, of *layout.Field) []jen.Code {
-	name, arg := op.Methods[0], updateArg(op.Update)
+func (b *board) previousUpdate(op catalog.Op, of *layout.Field, name string) []jen.Code {
+	arg := updateArg(op.Update)
 	if op.Update == layout.OpAdd {
 		return []jen.Code{
 			jen.List(jen.Id("w"), jen.Err()).Op(":=").Id("b").Dot("previous").Dot(name).Call(jen.Id("ctx"), jen.Id("id"), jen.Id(arg)),
@@ -352,14 +356,14 @@ func (b *board) previousUpdate(op catalog.Op, of *layout.Field) []jen.Code {
 
 // previousAddBatch is an add batch through the PreviousBoard, each item's overflow reported as
 // this layout sees it (addRefusal).
-func (b *board) previousAddBatch(op catalog.Op, of *layout.Field) []jen.Code {
+func (b *board) previousAddBatch(op catalog.Op, of *layout.Field, name string) []jen.Code {
 	update := jen.Id(prevName("Update")).Types(jen.Int64())
 	return []jen.Code{
 		jen.Id("batch").Op(":=").Make(jen.Index().Add(update), jen.Lit(0), jen.Len(jen.Id("updates"))),
 		jen.For(jen.List(jen.Id("_"), jen.Id("u")).Op(":=").Range().Id("updates")).Block(
 			jen.Id("batch").Op("=").Append(jen.Id("batch"), update.Clone().Values(jen.Dict{
 				jen.Id(b.l.Previous.Layout.IDName): jen.Id("u").Dot(b.l.IDName), jen.Id("Value"): jen.Id("u").Dot("Value")}))),
-		jen.List(jen.Id("rs"), jen.Err()).Op(":=").Id("b").Dot("previous").Dot(op.Methods[0]).Call(jen.Id("ctx"), jen.Id("batch")),
+		jen.List(jen.Id("rs"), jen.Err()).Op(":=").Id("b").Dot("previous").Dot(name).Call(jen.Id("ctx"), jen.Id("batch")),
 		jen.Id("out").Op(":=").Id("resultsOfPrevious").Call(jen.Id("rs")),
 		jen.For(jen.Id("i").Op(":=").Range().Id("out")).Block(
 			jen.Id("out").Index(jen.Id("i")).Dot("Err").Op("=").Add(b.addRefusal(of, op.Field, jen.Id("rs").Index(jen.Id("i")).Dot("Err"), jen.Id("updates").Index(jen.Id("i")).Dot("Value")))),
@@ -371,7 +375,7 @@ func (b *board) previousAddBatch(op catalog.Op, of *layout.Field) []jen.Code {
 // refuses is its item's error, unsent, as in this layout's own batch; the others are converted
 // (one the previous layout cannot hold refuses the call) and sent, their results put back in
 // place.
-func (b *board) previousValueBatch(op catalog.Op, of *layout.Field) []jen.Code {
+func (b *board) previousValueBatch(op catalog.Op, of *layout.Field, name string) []jen.Code {
 	update := jen.Id(prevName("Update")).Types(prevType(of))
 	return []jen.Code{
 		jen.Id("out").Op(":=").Make(jen.Index().Id("Result"), jen.Len(jen.Id("updates"))),
@@ -387,7 +391,7 @@ func (b *board) previousValueBatch(op catalog.Op, of *layout.Field) []jen.Code {
 				jen.Id(b.l.Previous.Layout.IDName): jen.Id("u").Dot(b.l.IDName), jen.Id("Value"): jen.Id("pv")})),
 			jen.Id("sent").Op("=").Append(jen.Id("sent"), jen.Id("i")),
 		),
-		jen.List(jen.Id("rs"), jen.Err()).Op(":=").Id("b").Dot("previous").Dot(op.Methods[0]).Call(jen.Id("ctx"), jen.Id("batch")),
+		jen.List(jen.Id("rs"), jen.Err()).Op(":=").Id("b").Dot("previous").Dot(name).Call(jen.Id("ctx"), jen.Id("batch")),
 		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Id("refusedByPrevious").Call(jen.Err()))),
 		jen.For(jen.List(jen.Id("k"), jen.Id("r")).Op(":=").Range().Id("resultsOfPrevious").Call(jen.Id("rs"))).Block(
 			jen.Id("out").Index(jen.Id("sent").Index(jen.Id("k"))).Op("=").Id("r")),
@@ -422,7 +426,7 @@ func (b *board) previousHelpers() {
 		b.comment("%s is %s(v) in the layout this one replaces, or why that layout cannot hold v.", previousChangeFunc(u), u.Method())
 		f.Func().Id(previousChangeFunc(u)).Params(jen.Id("v").Add(valueType(u.Field, u.Update))).Params(jen.Id(prevName("Change")), jen.Error()).Block(
 			jen.List(jen.Id("pv"), jen.Err()).Op(":=").Id(previousValueFunc(u.Field)).Call(jen.Id("v")),
-			jen.Return(jen.Id(prevName(u.Method())).Call(jen.Id("pv")), jen.Err()))
+			jen.Return(jen.Id(prevName(catalog.UpdateMethod(u.Update, b.previousValues[u.Field]))).Call(jen.Id("pv")), jen.Err()))
 		f.Line()
 	}
 	if b.l.HasData() && pr.Layout.HasData() && b.routed > 0 {
@@ -489,7 +493,7 @@ func (b *board) previousChange(u catalog.FieldUpdate, change *jen.Statement) jen
 	}
 	arg := updateArg(u.Update)
 	if u.Update == layout.OpAdd {
-		return change.Dot("WithPrevious").Call(jen.Id(prevName(u.Method())).Call(jen.Id(arg)), jen.Nil())
+		return change.Dot("WithPrevious").Call(jen.Id(prevName(catalog.UpdateMethod(u.Update, of))).Call(jen.Id(arg)), jen.Nil())
 	}
 	b.previousValues[u.Field] = of
 	b.previousChanges = append(b.previousChanges, u)
@@ -570,7 +574,7 @@ func (b *board) routedTouch(method string, call *jen.Statement, ids jen.Code, ma
 // layout's board) where the previous layout reads the same band (LeadRoutes): on a board in
 // that layout, its own method over the bounds clamped to its field's range, which holds every
 // value it stores (an empty intersection reads nothing), after this layout's range check.
-func (b *board) routedLead(method string, call *jen.Statement, entries bool) jen.Code {
+func (b *board) routedLead(op catalog.Op, call *jen.Statement, entries bool) jen.Code {
 	pr := b.l.Previous
 	if pr == nil {
 		return call
@@ -579,6 +583,13 @@ func (b *board) routedLead(method string, call *jen.Statement, entries bool) jen
 	if !ok {
 		return call
 	}
+	// The previous layout's own read of its leading field, named as it names the field.
+	olds := catalog.Ops(pr.Layout)
+	i := slices.IndexFunc(olds, func(o catalog.Op) bool { return o.Kind == op.Kind })
+	if i < 0 {
+		return call
+	}
+	method := olds[i].Methods[0]
 	lead := b.l.Fields[0]
 	bounds := previousBounds(b.l)
 	bound := func(name string) jen.Code { return jen.Id(of.GoType).Call(jen.Id(prevName(name))) }

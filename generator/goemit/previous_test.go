@@ -33,7 +33,8 @@ func TestPreviousCompiles(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := layout.Parse("old.yaml", src); err != nil {
+		old, err := layout.Parse("old.yaml", src)
+		if err != nil {
 			continue
 		}
 		wider := bits.ReplaceAllFunc(src, func(m []byte) []byte {
@@ -41,11 +42,21 @@ func TestPreviousCompiles(t *testing.T) {
 			n, _ := strconv.Atoi(string(sub[2]))
 			return []byte(fmt.Sprintf("%s%d", sub[1], min(n+1, 64)))
 		})
-		for i, next := range [][]byte{src, wider} {
+		// Every ranking field renamed: the generated code calls the previous layout's updates
+		// by that layout's names.
+		renamed, renames := src, "  rename:\n"
+		for _, f := range old.Fields {
+			renamed = regexp.MustCompile(`name: `+f.Name+`\b`).ReplaceAll(renamed, []byte("name: "+f.Name+"Now"))
+			renames += fmt.Sprintf("    %s: %sNow\n", f.Name, f.Name)
+		}
+		for i, next := range [][]byte{src, wider, renamed} {
 			stem := fmt.Sprintf("%s%d", strings.TrimSuffix(filepath.Base(file), ".yaml"), i)
 			pkg := strings.ReplaceAll(stem, "_", "")
 			text := regexp.MustCompile(`(?m)^package: .*$`).ReplaceAll(next, []byte("package: "+pkg))
 			text = append(text, []byte("\nprevious:\n  schema: old.yaml\n")...)
+			if i == 2 {
+				text = append(text, renames...)
+			}
 			l, err := layout.Parse(stem+".yaml", text)
 			if err != nil {
 				continue // one bit wider does not fit the score: the same layout covers it
@@ -80,8 +91,8 @@ func TestPreviousCompiles(t *testing.T) {
 			built++
 		}
 	}
-	if built < 20 {
-		t.Fatalf("only %d packages with a previous layout; want every example, twice", built)
+	if built < 30 {
+		t.Fatalf("only %d packages with a previous layout; want every example, three times", built)
 	}
 	if out, err := goCmd(t, dir, "vet", "./..."); err != nil {
 		t.Fatalf("go vet: %v\n%s", err, out)

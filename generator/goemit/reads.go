@@ -17,7 +17,7 @@ func (b *board) rangeLead(op catalog.Op) {
 	}
 	call := jen.Id("decoding").Dot("LeadRange").Call(jen.Id("ctx"), jen.Id("b").Dot("core"), fn,
 		jen.Id(lead.Name+"Between").Call(jen.Id("lo"), jen.Id("hi")), jen.Id("offset"), jen.Id("limit"))
-	body := []jen.Code{jen.Return(b.routedLead(op.Methods[0], call, true))}
+	body := []jen.Code{jen.Return(b.routedLead(op, call, true))}
 	recvDecl(b.f).Id(op.Methods[0]).Params(ctxParam(), jen.List(jen.Id("lo"), jen.Id("hi")).Add(goType(lead)), jen.List(jen.Id("offset"), jen.Id("limit")).Int64()).Params(jen.Index().Id("Entry"), jen.Error()).Block(body...)
 	b.f.Line()
 }
@@ -28,7 +28,7 @@ func (b *board) countRange(op catalog.Op) {
 	b.comment("%s", wrap(fmt.Sprintf("%s returns the number of entries whose %s lies in [lo, hi], with one ZCOUNT in O(log n): %s leads the score, so the range is a band of scores. Bounds outside %s's range are an error matching ErrOutOfRange.", op.Methods[0], lead.Name, lead.Name, lead.Name)))
 	call := jen.Id("decoding").Dot("CountBetween").Call(jen.Id("ctx"), jen.Id("b").Dot("core"),
 		jen.Id(lead.Name+"Between").Call(jen.Id("lo"), jen.Id("hi")))
-	body := []jen.Code{jen.Return(b.routedLead(op.Methods[0], call, false))}
+	body := []jen.Code{jen.Return(b.routedLead(op, call, false))}
 	recvDecl(b.f).Id(op.Methods[0]).Params(ctxParam(), jen.List(jen.Id("lo"), jen.Id("hi")).Add(goType(lead))).Params(jen.Int64(), jen.Error()).Block(body...)
 	b.f.Line()
 }

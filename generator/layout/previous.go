@@ -286,24 +286,15 @@ const (
 // count from the same epoch kind (both from the season's start, or both from the Unix epoch),
 // so that a client converting entries between the two only scales units (ConversionOf).
 func (pr *Previous) TimesAlike(l *Layout) bool {
-	for i, f := range append(slices.Clip(l.Fields), l.Data...) {
-		from := pr.Fields
-		j := i
-		if i >= len(l.Fields) {
-			from, j = pr.Data, i-len(l.Fields)
+	alike := func(fields, olds []*Field, from []int) bool {
+		for i, f := range fields {
+			if j := from[i]; j >= 0 && f.Kind == Time && olds[j].Kind == Time && olds[j].Season != f.Season {
+				return false
+			}
 		}
-		if from[j] < 0 || f.Kind != Time {
-			continue
-		}
-		olds := pr.Layout.Fields
-		if i >= len(l.Fields) {
-			olds = pr.Layout.Data
-		}
-		if of := olds[from[j]]; of.Kind == Time && of.Season != f.Season {
-			return false
-		}
+		return true
 	}
-	return true
+	return alike(l.Fields, pr.Layout.Fields, pr.Fields) && alike(l.Data, pr.Layout.Data, pr.Data)
 }
 
 // ConversionOf is how a value of field from becomes one of field to (a pair convertible allows).

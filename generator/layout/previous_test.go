@@ -59,3 +59,42 @@ fields:
 		})
 	}
 }
+
+// TestConversions: a client converting entries between a layout and its previous one scales a
+// time's units, turns numbers into bools (0 or 1) and back, and takes the rest as they are;
+// where a time counts from the season's start in one layout and from the Unix epoch in the
+// other (TimesAlike false), it does not convert at all.
+func TestConversions(t *testing.T) {
+	const head = "id: {name: ID, type: string, max_bytes: 8}\nseason: {every: day, starts: \"00:00\", zone: UTC, keep: 1}\nfields:\n"
+	old := "package: old\n" + head + "  - {name: At, type: time, unit: s, epoch: season, bits: 17, order: asc}\n  - {name: Paid, type: uint, bits: 1, order: desc}\n"
+	for _, c := range []struct {
+		name, fields string
+		at, paid     layout.Conversion
+		alike        bool
+	}{
+		{"milliseconds from the season's start, a bool", "  - {name: At, type: time, unit: ms, epoch: season, bits: 27, order: asc}\n  - {name: Paid, type: bool, order: desc}\n",
+			layout.Conversion{How: layout.Scale, N: 1000, D: 1}, layout.Conversion{How: layout.ToBool, N: 1, D: 1}, true},
+		{"seconds from the Unix epoch", "  - {name: At, type: time, unit: s, epoch: 2020-01-01T00:00:00Z, bits: 32, order: asc}\n  - {name: Paid, type: uint, bits: 2, order: desc}\n",
+			layout.Conversion{How: layout.Same, N: 1, D: 1}, layout.Conversion{How: layout.Same, N: 1, D: 1}, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			l := mustParse(t, "package: next\n"+head+c.fields+"previous:\n  schema: old.yaml\n")
+			if err := layout.LoadPrevious(l, "next.yaml", func(string) ([]byte, error) { return []byte(old), nil }); err != nil {
+				t.Fatal(err)
+			}
+			o := l.Previous.Layout
+			if got := layout.ConversionOf(o.Fields[0], l.Fields[0]); got != c.at {
+				t.Errorf("At: %+v, want %+v", got, c.at)
+			}
+			if got := layout.ConversionOf(o.Fields[1], l.Fields[1]); got != c.paid {
+				t.Errorf("Paid: %+v, want %+v", got, c.paid)
+			}
+			if back := layout.ConversionOf(l.Fields[1], o.Fields[1]); c.paid.How == layout.ToBool && back.How != layout.FromBool {
+				t.Errorf("Paid back: %+v, want FromBool", back)
+			}
+			if got := l.Previous.TimesAlike(l); got != c.alike {
+				t.Errorf("TimesAlike: %v, want %v", got, c.alike)
+			}
+		})
+	}
+}

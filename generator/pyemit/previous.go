@@ -70,20 +70,15 @@ func newPrevious(v *view, l *layout.Layout) error {
 	for _, u := range v.Updates {
 		f := l.Fields[u.FieldIndex]
 		of, ok := pr.UpdateRoutes(l, f, layout.Op(u.Kind))
+		var prevOp catalog.Op // the previous layout's own update, named as it names the field
+		if ok {
+			prevOp, ok = catalog.UpdateOf(old, of, layout.Op(u.Kind), false)
+		}
 		if !ok {
 			u.Previous = &updateRoute{}
 			continue
 		}
-		var method string
-		for _, op := range catalog.Ops(old) {
-			if op.Kind == catalog.Update && !op.Batch && op.Field == of && op.Update == layout.Op(u.Kind) {
-				method = snake(op.Methods[0])
-			}
-		}
-		if method == "" {
-			return fmt.Errorf("the previous layout's %s has no %s update (a bug in rankgen; please report it)", of.Name, u.Kind)
-		}
-		u.Previous = &updateRoute{Method: method, Conv: convOf(f, of), LowShared: of.Lo == f.Lo, HighShared: of.Hi == f.Hi}
+		u.Previous = &updateRoute{Method: snake(prevOp.Methods[0]), Conv: convOf(f, of), LowShared: of.Lo == f.Lo, HighShared: of.Hi == f.Hi}
 	}
 	v.Previous = pv
 	return nil

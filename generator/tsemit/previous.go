@@ -43,10 +43,10 @@ type updateRoute struct {
 }
 
 // newPrevious fills v's previous view from l.Previous, and each update's route.
-func newPrevious(v *view, l *layout.Layout) error {
+func newPrevious(v *view, l *layout.Layout) {
 	pr := l.Previous
 	if pr == nil || pr.Layout == nil || !pr.TimesAlike(l) {
-		return nil
+		return
 	}
 	old := pr.Layout
 	oldEntry, oldData := Props(old)
@@ -64,22 +64,18 @@ func newPrevious(v *view, l *layout.Layout) error {
 		u := &v.Updates[i]
 		f := l.Fields[u.Field]
 		of, ok := pr.UpdateRoutes(l, f, layout.Op(u.Kind))
+		var prevOp catalog.Op // the previous layout's own update, named as it names the field
+		if ok {
+			prevOp, ok = catalog.UpdateOf(old, of, layout.Op(u.Kind), false)
+		}
 		u.Previous = &updateRoute{}
 		if !ok {
 			continue
 		}
-		for _, op := range catalog.Ops(old) {
-			if op.Kind == catalog.Update && !op.Batch && op.Field == of && op.Update == layout.Op(u.Kind) {
-				u.Previous.Method = PropName(op.Methods[0])
-			}
-		}
-		if u.Previous.Method == "" {
-			return fmt.Errorf("the previous layout's %s has no %s update (a bug in rankgen; please report it)", of.Name, u.Kind)
-		}
+		u.Previous.Method = PropName(prevOp.Methods[0])
 		u.Previous.Conv, u.Previous.LowShared, u.Previous.HighShared = convOf(f, of), of.Lo == f.Lo, of.Hi == f.Hi
 	}
 	v.Previous = pv
-	return nil
 }
 
 // tsZero is the TypeScript literal of field f's zero value, the Go zero value's, which an

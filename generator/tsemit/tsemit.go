@@ -212,9 +212,7 @@ func newView(l *layout.Layout, lib Library) (*view, error) {
 			v.FnPage = op.Scripted()
 		}
 	}
-	if err := newPrevious(v, l); err != nil {
-		return nil, err
-	}
+	newPrevious(v, l)
 	return v, nil
 }
 
